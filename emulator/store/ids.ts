@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+let lastTime = 0;
+let counter = 0;
+
+/**
+ * A new record id: `<prefix>_` + 10 chars of time + 4 of a per-millisecond counter + 6 random,
+ * so ids sort by creation time and never collide inside one process.
+ */
+export function newId(prefix: string): string {
+  const now = Date.now();
+  if (now > lastTime) {
+    lastTime = now;
+    counter = 0;
+  } else {
+    counter++;
+  }
+  return `${prefix}_${encode(lastTime, 10)}${encode(counter, 4)}${randomChars(6)}`;
+}
+
+let lastIso = 0;
+/** The current time as an ISO string that never goes backwards inside this process. */
+export function nowIso(): string {
+  lastIso = Math.max(Date.now(), lastIso);
+  return new Date(lastIso).toISOString();
+}
+
+function encode(value: number, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = ALPHABET[value % 32] + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
+}
+
+function randomChars(length: number): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i] % 32];
+  return out;
+}
+
+/** A random secret string with a kind prefix, e.g. `pst_…` for a user token. */
+export function newSecret(prefix: string, bytes = 24): string {
+  return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+}

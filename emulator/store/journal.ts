@@ -1,0 +1,79 @@
+import { open, type FileHandle } from 'node:fs/promises';
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * An append-only JSON-lines file with group commit: every line appended in the same turn of
+ * the event loop, or while the previous batch is being synced, is written and fdatasync'ed
+ * together, and each append resolves only once its line is on disk.
+ */
+export class Journal {
+  private pending: string[] = [];
+  private waiters: Waiter[] = [];
+  private flushing: Promise<void> | null = null;
+  private bytes = 0;
+  lines = 0;
+
+  private constructor(
+    readonly path: string,
+    private handle: FileHandle,
+    initialBytes: number,
+    initialLines: number,
+  ) {
+    this.bytes = initialBytes;
+    this.lines = initialLines;
+  }
+
+  static async open(path: string, initialLines = 0): Promise<Journal> {
+    const handle = await open(path, 'a');
+    const { size } = await handle.stat();
+    return new Journal(path, handle, size, initialLines);
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** Appends one line (without its newline); resolves once it is durable. */
+  append(line: string): Promise<void> {
+    this.pending.push(line + '\n');
+    this.lines++;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.flushing) this.flushing = new Promise((r) => setImmediate(r)).then(() => this.flushLoop());
+    return done;
+  }
+
+  /** Resolves once every line appended so far is durable. */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const chunk = this.pending.join('');
+        const waiters = this.waiters;
+        this.pending = [];
+        this.waiters = [];
+        try {
+          await this.handle.write(chunk);
+          await this.handle.datasync();
+          this.bytes += Buffer.byteLength(chunk);
+          for (const w of waiters) w.resolve();
+        } catch (error) {
+          for (const w of waiters) w.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.drain();
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,346 @@
+import { ApiError, detail, type ErrorDetail } from '../errors.js';
+import type { BaseRecord, Collection } from './store.js';
+
+/** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
+export type FieldType = 'string' | 'number' | 'boolean' | 'array';
+
+/** What a collection endpoint allows in its query. */
+export interface QuerySpec {
+  fields: Record<string, FieldType>;
+  /** Fields `@search` looks into (strings or arrays of strings). */
+  search: string[];
+}
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface Filter {
+  field: string;
+  values: unknown[];
+}
+
+export interface ParsedQuery {
+  page: number;
+  limit: number;
+  /** Set for cursor pagination; '' means "from the start". */
+  cursor?: string;
+  sortBy: string[];
+  sortOrder: SortOrder[];
+  search?: string;
+  filters: Filter[];
+}
+
+export interface IndexPagination {
+  type: 'index';
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+}
+
+export interface CursorPagination {
+  type: 'cursor';
+  limit: number;
+  hasNext: boolean;
+  nextCursor: string | null;
+}
+
+export interface QueryResult<T> {
+  data: T[];
+  pagination: IndexPagination | CursorPagination;
+}
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+const CONTROL = new Set(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
+
+function list(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  const parts = Array.isArray(value) ? value : [value];
+  return parts.flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p.length > 0);
+}
+
+function single(raw: RawQuery, key: string, problems: ErrorDetail[]): string | undefined {
+  const value = raw[key];
+  if (Array.isArray(value)) {
+    problems.push(detail([key], 'invalid_type', 'a single value', value, `${key} must be given once`));
+    return value[value.length - 1];
+  }
+  return value;
+}
+
+function integer(raw: RawQuery, key: string, min: number, max: number, fallback: number, problems: ErrorDetail[]): number {
+  const value = single(raw, key, problems);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n)) {
+    problems.push(detail([key], 'invalid_type', 'integer', value, `${key} must be a whole number`));
+    return fallback;
+  }
+  if (n < min || n > max) {
+    const expected = max === Number.MAX_SAFE_INTEGER ? `integer >= ${min}` : `integer from ${min} to ${max}`;
+    problems.push(detail([key], n < min ? 'too_small' : 'too_big', expected, value, `${key} must be ${expected.replace('integer ', '')}`));
+    return fallback;
+  }
+  return n;
+}
+
+/** Reads the shared query system's parameters; throws a 400 `Invalid query parameters`. */
+export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly string[] = []): ParsedQuery {
+  const problems: ErrorDetail[] = [];
+  const limit = integer(raw, '@limit', 1, 100, 20, problems);
+  const page = integer(raw, '@page', 1, Number.MAX_SAFE_INTEGER, 1, problems);
+  const cursor = single(raw, '@cursor', problems);
+  if (cursor !== undefined && raw['@page'] !== undefined) {
+    problems.push(detail(['@page'], 'invalid_combination', 'either @page or @cursor', raw['@page'], '@page and @cursor cannot be used together'));
+  }
+
+  const sortBy = list(raw['@sortBy']);
+  if (sortBy.length === 0) sortBy.push('createdAt');
+  for (const field of sortBy) {
+    if (!(field in spec.fields)) {
+      problems.push(detail(['@sortBy'], 'invalid_enum_value', Object.keys(spec.fields).join(' | '), field, `cannot sort by ${field}`));
+    }
+  }
+  const orders = list(raw['@sortOrder']);
+  const sortOrder: SortOrder[] = [];
+  for (const order of orders) {
+    if (order !== 'asc' && order !== 'desc') {
+      problems.push(detail(['@sortOrder'], 'invalid_enum_value', 'asc | desc', order, '@sortOrder must be asc or desc'));
+    } else sortOrder.push(order);
+  }
+  if (orders.length > sortBy.length) {
+    problems.push(detail(['@sortOrder'], 'too_big', `at most ${sortBy.length} orders`, raw['@sortOrder'], 'more sort orders than @sortBy fields'));
+  }
+  // Fewer orders than fields: the last order given applies to the rest.
+  const last = sortOrder.length > 0 ? sortOrder[sortOrder.length - 1] : 'desc';
+  while (sortOrder.length < sortBy.length) sortOrder.push(last);
+
+  const search = single(raw, '@search', problems);
+
+  const filters: Filter[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined || CONTROL.has(key) || ignore.includes(key)) continue;
+    if (key.startsWith('@')) {
+      problems.push(detail([key], 'unrecognized_keys', [...CONTROL].join(' | '), key, `unknown query parameter ${key}`));
+      continue;
+    }
+    const type = spec.fields[key];
+    if (!type) {
+      problems.push(detail([key], 'unrecognized_keys', Object.keys(spec.fields).join(' | '), key, `cannot filter by ${key}`));
+      continue;
+    }
+    const parts = list(value);
+    if (parts.length === 0) {
+      problems.push(detail([key], 'too_small', 'at least one value', value, `${key} needs a value`));
+      continue;
+    }
+    const values: unknown[] = [];
+    for (const part of parts) {
+      if (type === 'boolean') {
+        if (part === 'true' || part === 'false') values.push(part === 'true');
+        else problems.push(detail([key], 'invalid_type', 'boolean', part, `${key} must be true or false`));
+      } else if (type === 'number') {
+        const n = Number(part);
+        if (Number.isFinite(n)) values.push(n);
+        else problems.push(detail([key], 'invalid_type', 'number', part, `${key} must be a number`));
+      } else values.push(part);
+    }
+    filters.push({ field: key, values });
+  }
+
+  if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', problems);
+  return { page, limit, cursor, sortBy, sortOrder, search: search === '' ? undefined : search, filters };
+}
+
+/** Where a query starts: equality constraints that every record must meet, and a visibility test. */
+export interface QueryScope<T> {
+  where?: Array<[field: string, value: unknown]>;
+  visible?: (record: T) => boolean;
+}
+
+/**
+ * Runs a parsed query over a collection: narrows through the smallest index posting,
+ * filters, searches, sorts (ties broken by insertion order), and pages by index or cursor.
+ */
+export function runQuery<T extends BaseRecord>(
+  collection: Collection<T>,
+  query: ParsedQuery,
+  spec: QuerySpec,
+  scope: QueryScope<T> = {},
+): QueryResult<T> {
+  const constraints: Filter[] = [
+    ...(scope.where ?? []).map(([field, value]) => ({ field, values: [value] })),
+    ...query.filters,
+  ];
+
+  // Drive the scan from the smallest set of candidates an index gives.
+  let driver: Filter | null = null;
+  let driverSize = collection.size;
+  for (const c of constraints) {
+    if (!collection.hasIndex(c.field)) continue;
+    let size = 0;
+    for (const v of c.values) size += collection.lookup(c.field, v).ids.size;
+    if (driver === null || size < driverSize) {
+      driver = c;
+      driverSize = size;
+    }
+  }
+
+  let candidates: Iterable<T>;
+  let inSeqOrder = true;
+  if (driver) {
+    const rest: T[] = [];
+    if (driver.values.length === 1) {
+      const posting = collection.lookup(driver.field, driver.values[0]);
+      for (const id of posting.ids) rest.push(collection.get(id)!);
+      inSeqOrder = posting.ordered;
+    } else {
+      const seen = new Set<string>();
+      for (const v of driver.values) {
+        for (const id of collection.lookup(driver.field, v).ids) {
+          if (!seen.has(id)) {
+            seen.add(id);
+            rest.push(collection.get(id)!);
+          }
+        }
+      }
+      inSeqOrder = false;
+    }
+    candidates = rest;
+  } else {
+    candidates = collection.values();
+  }
+
+  const checks = constraints.filter((c) => c !== driver).map((c) => matcher(c, spec));
+  const needle = query.search?.toLowerCase();
+  const visible = scope.visible;
+  const matched: T[] = [];
+  for (const record of candidates) {
+    if (visible && !visible(record)) continue;
+    let ok = true;
+    for (const check of checks) {
+      if (!check(record)) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    if (needle !== undefined && !searchMatches(record, spec.search, needle)) continue;
+    matched.push(record);
+  }
+
+  const seq = (r: T) => collection.seq(r.id);
+  let compare: (a: T, b: T) => number;
+  if (query.sortBy.length === 1 && query.sortBy[0] === 'createdAt') {
+    // createdAt never goes backwards as records are inserted: insertion order is createdAt order.
+    const sign = query.sortOrder[0] === 'asc' ? 1 : -1;
+    compare = (a, b) => sign * (seq(a) - seq(b));
+    if (inSeqOrder) {
+      if (sign === -1) matched.reverse();
+    } else matched.sort(compare);
+  } else {
+    compare = comparator(query, seq);
+    matched.sort(compare);
+  }
+
+  if (query.cursor !== undefined) {
+    let start = 0;
+    if (query.cursor !== '') {
+      const at = collection.get(query.cursor);
+      if (!at || (visible && !visible(at))) {
+        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+          detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
+        ]);
+      }
+      start = firstAfter(matched, at, compare);
+    }
+    const data = matched.slice(start, start + query.limit);
+    const hasNext = start + query.limit < matched.length;
+    return {
+      data,
+      pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null },
+    };
+  }
+
+  const total = matched.length;
+  const totalPages = Math.ceil(total / query.limit);
+  const from = (query.page - 1) * query.limit;
+  return {
+    data: matched.slice(from, from + query.limit),
+    pagination: {
+      type: 'index',
+      page: query.page,
+      limit: query.limit,
+      total,
+      totalPages,
+      hasNext: query.page < totalPages,
+      hasPrev: query.page > 1,
+    },
+  };
+}
+
+/** Index of the first record that sorts after `at` (binary search over a sorted list). */
+function firstAfter<T>(sorted: T[], at: T, compare: (a: T, b: T) => number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(sorted[mid], at) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function comparator<T extends BaseRecord>(query: ParsedQuery, seq: (r: T) => number): (a: T, b: T) => number {
+  const keys = query.sortBy.map((field, i) => ({ field, sign: query.sortOrder[i] === 'asc' ? 1 : -1 }));
+  return (a, b) => {
+    for (const { field, sign } of keys) {
+      const c = compareValues((a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]);
+      if (c !== 0) return sign * c;
+    }
+    // Ties keep insertion order in the direction of the first key.
+    return keys[0].sign * (seq(a) - seq(b));
+  };
+}
+
+/** Orders values of one field: missing and null first, then by type-appropriate comparison. */
+export function compareValues(a: unknown, b: unknown): number {
+  const an = a === undefined || a === null;
+  const bn = b === undefined || b === null;
+  if (an || bn) return an && bn ? 0 : an ? -1 : 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  const as = Array.isArray(a) ? a.join(',') : String(a);
+  const bs = Array.isArray(b) ? b.join(',') : String(b);
+  return as < bs ? -1 : as > bs ? 1 : 0;
+}
+
+function matcher<T>(filter: Filter, spec: QuerySpec): (record: T) => boolean {
+  const { field, values } = filter;
+  const type = spec.fields[field];
+  if (type === 'array') {
+    return (record) => {
+      const value = (record as Record<string, unknown>)[field];
+      return Array.isArray(value) && value.some((v) => values.includes(v));
+    };
+  }
+  if (values.length === 1) {
+    const only = values[0];
+    return (record) => (record as Record<string, unknown>)[field] === only;
+  }
+  return (record) => values.includes((record as Record<string, unknown>)[field]);
+}
+
+function searchMatches(record: object, fields: string[], needle: string): boolean {
+  for (const field of fields) {
+    const value = (record as Record<string, unknown>)[field];
+    if (typeof value === 'string') {
+      if (value.toLowerCase().includes(needle)) return true;
+    } else if (Array.isArray(value)) {
+      for (const v of value) if (typeof v === 'string' && v.toLowerCase().includes(needle)) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,397 @@
+import { mkdir, readdir, readFile, rm, writeFile, open as openFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Low } from 'lowdb';
+import { DataFile } from 'lowdb/node';
+import { Journal } from './journal.js';
+
+/** The version of the on-disk layout; a data dir written by a newer emulator is refused. */
+export const SCHEMA_VERSION = 1;
+
+/** Compact the journal into the snapshot once it holds this many lines or bytes. */
+const COMPACT_LINES = 200_000;
+const COMPACT_BYTES = 128 * 1024 * 1024;
+
+export interface BaseRecord {
+  id: string;
+}
+
+type Mutation = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
+
+interface Snapshot {
+  schemaVersion: number;
+  generation: number;
+  collections: Record<string, BaseRecord[]>;
+}
+
+/** A refusal to open a data dir, with a message meant for the person running the emulator. */
+export class StoreError extends Error {}
+
+/**
+ * One named set of records, held in memory in insertion order, with optional secondary
+ * indexes. Every change is applied in memory at once and resolves when it is durable.
+ */
+export class Collection<T extends BaseRecord> {
+  private readonly records = new Map<string, T>();
+  private readonly seqs = new Map<string, number>();
+  private readonly indexes = new Map<string, Map<unknown, Posting>>();
+  private nextSeq = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly store: Store,
+    indexFields: string[] = [],
+  ) {
+    for (const field of indexFields) this.indexes.set(field, new Map());
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  get(id: string): T | undefined {
+    return this.records.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  /** Records in insertion order. */
+  values(): IterableIterator<T> {
+    return this.records.values();
+  }
+
+  /** The insertion sequence number of a record: the tie-breaker of every sort. */
+  seq(id: string): number {
+    return this.seqs.get(id) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /** The posting of an indexed `field` for `value` (for arrays: records containing it). */
+  lookup(field: string, value: unknown): Posting {
+    const index = this.indexes.get(field);
+    if (!index) throw new Error(`collection ${this.name} has no index on ${field}`);
+    return index.get(value) ?? EMPTY;
+  }
+
+  hasIndex(field: string): boolean {
+    return this.indexes.has(field);
+  }
+
+  /** Records whose indexed field matches, in insertion order. */
+  where(field: string, value: unknown): T[] {
+    const posting = this.lookup(field, value);
+    const out: T[] = [];
+    for (const id of posting.ids) {
+      const r = this.records.get(id);
+      if (r) out.push(r);
+    }
+    if (!posting.ordered) out.sort((a, b) => this.seq(a.id) - this.seq(b.id));
+    return out;
+  }
+
+  /** Inserts or replaces a record; resolves once durable. */
+  put(record: T): Promise<void> {
+    this.apply(record);
+    return this.store.log({ t: 'put', c: this.name, r: record });
+  }
+
+  /** Removes a record if present; resolves once durable. */
+  delete(id: string): Promise<void> {
+    if (!this.records.has(id)) return Promise.resolve();
+    this.remove(id);
+    return this.store.log({ t: 'del', c: this.name, id });
+  }
+
+  /** @internal applies a put without logging it (load and replay). */
+  apply(record: T): void {
+    const previous = this.records.get(record.id);
+    if (!previous) this.seqs.set(record.id, this.nextSeq++);
+    this.records.set(record.id, record);
+    const seq = this.seqs.get(record.id)!;
+    for (const [field, index] of this.indexes) {
+      const before = previous ? indexValues(previous, field) : [];
+      const after = indexValues(record, field);
+      for (const value of before) if (!after.includes(value)) unpost(index, value, record.id);
+      for (const value of after) if (!before.includes(value)) post(index, value, record.id, seq);
+    }
+  }
+
+  /** @internal */
+  remove(id: string): void {
+    const previous = this.records.get(id);
+    if (!previous) return;
+    for (const [field, index] of this.indexes) {
+      for (const value of indexValues(previous, field)) unpost(index, value, id);
+    }
+    this.records.delete(id);
+    this.seqs.delete(id);
+  }
+
+  /** @internal */
+  clear(): void {
+    this.records.clear();
+    this.seqs.clear();
+    for (const index of this.indexes.values()) index.clear();
+  }
+}
+
+/** The ids of the records that have one value of an indexed field. */
+export interface Posting {
+  readonly ids: Set<string>;
+  /** False once an id was added out of insertion order (an update changed the field). */
+  ordered: boolean;
+  lastSeq: number;
+}
+
+function post(index: Map<unknown, Posting>, value: unknown, id: string, seq: number): void {
+  let posting = index.get(value);
+  if (!posting) index.set(value, (posting = { ids: new Set(), ordered: true, lastSeq: -1 }));
+  posting.ids.add(id);
+  if (seq < posting.lastSeq) posting.ordered = false;
+  posting.lastSeq = Math.max(posting.lastSeq, seq);
+}
+
+function unpost(index: Map<unknown, Posting>, value: unknown, id: string): void {
+  const posting = index.get(value);
+  if (!posting) return;
+  posting.ids.delete(id);
+  if (posting.ids.size === 0) index.delete(value);
+}
+
+const EMPTY: Posting = { ids: new Set(), ordered: true, lastSeq: -1 };
+
+function indexValues(record: BaseRecord, field: string): unknown[] {
+  const value = (record as unknown as Record<string, unknown>)[field];
+  if (Array.isArray(value)) return value;
+  return value === undefined ? [] : [value];
+}
+
+export interface StoreOptions {
+  /** Folder for the snapshot and journal; omitted means in memory only. */
+  dataDir?: string;
+}
+
+/**
+ * The emulator's JSON file store: a lowdb snapshot plus an append-only journal of changes
+ * since it, replayed at start and compacted into a new snapshot as it grows. A lock file
+ * keeps a second emulator off the same data dir.
+ */
+export class Store {
+  private readonly collections = new Map<string, Collection<BaseRecord>>();
+  private journal: Journal | null = null;
+  private generation = 0;
+  private compacting: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(readonly dataDir: string | null) {}
+
+  /** Opens (and locks) a data dir, or an in-memory store when none is given. */
+  static async open(options: StoreOptions, define: (store: Store) => void): Promise<Store> {
+    const store = new Store(options.dataDir ?? null);
+    define(store);
+    if (store.dataDir) await store.load(store.dataDir);
+    return store;
+  }
+
+  /** Declares a collection; call before loading, from the `define` callback. */
+  define<T extends BaseRecord>(name: string, indexFields: string[] = []): Collection<T> {
+    const collection = new Collection<T>(name, this, indexFields);
+    this.collections.set(name, collection as unknown as Collection<BaseRecord>);
+    return collection;
+  }
+
+  collection<T extends BaseRecord>(name: string): Collection<T> {
+    const c = this.collections.get(name);
+    if (!c) throw new Error(`unknown collection ${name}`);
+    return c as unknown as Collection<T>;
+  }
+
+  get persistent(): boolean {
+    return this.dataDir !== null;
+  }
+
+  /** @internal records one change in the journal. */
+  log(mutation: Mutation): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    if (!this.journal) return Promise.resolve();
+    const done = this.journal.append(JSON.stringify(mutation));
+    if (!this.compacting && (this.journal.lines > COMPACT_LINES || this.journal.size > COMPACT_BYTES)) {
+      this.compacting = this.compact().finally(() => (this.compacting = null));
+    }
+    return done;
+  }
+
+  /** Resolves once every acknowledged change is durable. */
+  async flush(): Promise<void> {
+    await this.journal?.drain();
+    await this.compacting;
+  }
+
+  /** Empties every collection (durably). */
+  async clear(): Promise<void> {
+    for (const c of this.collections.values()) c.clear();
+    if (this.dataDir) await this.compact();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    await this.journal?.close();
+    if (this.dataDir) {
+      try {
+        unlinkSync(join(this.dataDir, LOCK_FILE));
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  /** Writes the whole state as a new snapshot and starts a fresh journal. */
+  async compact(): Promise<void> {
+    if (!this.dataDir || !this.journal) return;
+    const dir = this.dataDir;
+    // Rotate first, so changes made while the snapshot is written land in the new journal.
+    // Replaying a change the snapshot already holds is harmless: every change is a whole put
+    // or delete.
+    const old = this.journal;
+    this.generation++;
+    this.journal = await Journal.open(journalPath(dir, this.generation));
+    const data: Snapshot = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
+    for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
+    const db = new Low<Snapshot>(new DataFile(join(dir, SNAPSHOT_FILE), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), data);
+    await old.close();
+    await db.write();
+    await fsyncPath(join(dir, SNAPSHOT_FILE));
+    await fsyncPath(dir);
+    await rm(old.path, { force: true });
+  }
+
+  private async load(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    acquireLock(dir);
+    try {
+      const db = new Low<Snapshot | null>(new DataFile(join(dir, SNAPSHOT_FILE), { parse: JSON.parse, stringify: JSON.stringify }), null);
+      try {
+        await db.read();
+      } catch (error) {
+        throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} is not valid JSON (${(error as Error).message}); restore it from a backup or start with an empty --data-dir`);
+      }
+      const snapshot = db.data;
+      if (snapshot) {
+        if (typeof snapshot.schemaVersion !== 'number' || snapshot.schemaVersion > SCHEMA_VERSION) {
+          throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);
+        }
+        this.generation = snapshot.generation ?? 0;
+        for (const [name, records] of Object.entries(snapshot.collections ?? {})) {
+          const c = this.collections.get(name);
+          if (c) for (const r of records) c.apply(r);
+        }
+      }
+      const journals = (await readdir(dir))
+        .map((f) => /^journal-(\d+)\.jsonl$/.exec(f))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => Number(m[1]))
+        .sort((a, b) => a - b);
+      let lines = 0;
+      for (const gen of journals) {
+        if (gen < this.generation) {
+          await rm(journalPath(dir, gen), { force: true });
+          continue;
+        }
+        lines += await this.replay(journalPath(dir, gen));
+        this.generation = gen;
+      }
+      this.journal = await Journal.open(journalPath(dir, this.generation), lines);
+      if (!snapshot) await this.compact();
+    } catch (error) {
+      releaseLock(dir);
+      throw error;
+    }
+  }
+
+  private async replay(path: string): Promise<number> {
+    const text = await readFile(path, 'utf8');
+    let start = 0;
+    let count = 0;
+    while (start < text.length) {
+      const end = text.indexOf('\n', start);
+      if (end === -1) {
+        // A torn final line was never acknowledged: drop it so appends start clean.
+        await writeFile(path, text.slice(0, start));
+        break;
+      }
+      const line = text.slice(start, end);
+      start = end + 1;
+      if (line.length === 0) continue;
+      let m: Mutation;
+      try {
+        m = JSON.parse(line);
+      } catch {
+        throw new StoreError(`the journal ${path} is corrupt at byte ${start - line.length - 1}; restore the data dir from a backup or start with an empty --data-dir`);
+      }
+      const c = this.collections.get(m.c);
+      if (!c) continue;
+      if (m.t === 'put') c.apply(m.r);
+      else c.remove(m.id);
+      count++;
+    }
+    return count;
+  }
+}
+
+const SNAPSHOT_FILE = 'snapshot.json';
+const LOCK_FILE = 'emulator.lock';
+
+function journalPath(dir: string, generation: number): string {
+  return join(dir, `journal-${generation}.jsonl`);
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await openFile(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function acquireLock(dir: string): void {
+  const lock = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const pid = Number(readFileSync(lock, 'utf8').trim());
+    if (pid === process.pid) {
+      throw new StoreError(`the data dir ${dir} is already open in this process; close the other emulator first, or pass another dataDir`);
+    }
+    if (pid && isAlive(pid)) {
+      throw new StoreError(`the data dir ${dir} is in use by another emulator (pid ${pid}); stop it first, or pass another --data-dir`);
+    }
+    // The lock of a process that died: take it over.
+    unlinkSync(lock);
+  }
+  throw new StoreError(`could not lock the data dir ${dir}; another emulator may be starting there`);
+}
+
+function releaseLock(dir: string): void {
+  try {
+    unlinkSync(join(dir, LOCK_FILE));
+  } catch {
+    // none
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from 'tsup';
+
+// Two builds: the libraries plugin authors import get type declarations; the CLI is split
+// into chunks so that each command loads only what it uses (ink and react only for chat).
+export default defineConfig([
+  {
+    entry: {
+      'emulator/index': 'emulator/index.ts',
+      'client/index': 'src/client/index.ts',
+      'webhooks/index': 'src/webhooks/index.ts',
+    },
+    format: 'esm',
+    target: 'node20',
+    platform: 'node',
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    splitting: true,
+    outDir: 'dist',
+  },
+  {
+    entry: { cli: 'src/cli.ts' },
+    format: 'esm',
+    target: 'node20',
+    platform: 'node',
+    sourcemap: true,
+    splitting: true,
+    outDir: 'dist',
+  },
+]);
