@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
 // Two builds: the libraries plugin authors import get type declarations; the CLI is split
 // into chunks so that each command loads only what it uses (ink and react only for chat).
@@ -14,12 +17,12 @@ export default defineConfig([
     platform: 'node',
     dts: true,
     sourcemap: true,
-    clean: true,
     splitting: true,
     outDir: 'dist',
   },
   {
     entry: { cli: 'src/cli.ts' },
+    define: { __PLUGSMITH_VERSION__: JSON.stringify(version) },
     format: 'esm',
     target: 'node20',
     platform: 'node',

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { newId, newSecret, nowIso } from '../store/ids.js';
+import type { Db, TokenRecord, ApiKeyRecord } from '../model.js';
+
+/** Prefixes of secret strings, so a leaked string says what it is. */
+export const SECRET_PREFIX = { user: 'pst', instance: 'psi', apiKey: 'psk' } as const;
+
+/** The stored form of a secret: its SHA-256, hex. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function hint(secret: string): string {
+  return secret.slice(-4);
+}
+
+/** Issues a user token (or stores a given one, for seeds); returns the record and the secret. */
+export async function issueUserToken(
+  db: Db,
+  input: { userId: string; name: string; orgId: string | null; token?: string },
+): Promise<{ record: TokenRecord; token: string }> {
+  const token = input.token ?? newSecret(SECRET_PREFIX.user);
+  const now = nowIso();
+  const record: TokenRecord = {
+    id: newId('tok'),
+    kind: 'user',
+    hash: hashSecret(token),
+    hint: hint(token),
+    name: input.name,
+    userId: input.userId,
+    orgId: input.orgId,
+    instanceId: null,
+    revokedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.tokens.put(record);
+  return { record, token };
+}
+
+/** Issues the installation access token of a plugin instance. */
+export async function issueInstanceToken(
+  db: Db,
+  input: { instanceId: string; orgId: string; name: string },
+): Promise<{ record: TokenRecord; token: string }> {
+  const token = newSecret(SECRET_PREFIX.instance);
+  const now = nowIso();
+  const record: TokenRecord = {
+    id: newId('tok'),
+    kind: 'instance',
+    hash: hashSecret(token),
+    hint: hint(token),
+    name: input.name,
+    userId: null,
+    orgId: input.orgId,
+    instanceId: input.instanceId,
+    revokedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.tokens.put(record);
+  return { record, token };
+}
+
+/** Issues a messaging API key for an org (or stores a given one, for seeds). */
+export async function issueApiKey(
+  db: Db,
+  input: { orgId: string; name?: string; key?: string },
+): Promise<{ record: ApiKeyRecord; key: string }> {
+  const key = input.key ?? newSecret(SECRET_PREFIX.apiKey);
+  const now = nowIso();
+  const record: ApiKeyRecord = {
+    id: newId('key'),
+    hash: hashSecret(key),
+    hint: hint(key),
+    orgId: input.orgId,
+    name: input.name ?? 'default',
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.apiKeys.put(record);
+  return { record, key };
+}
+
+/** Finds the live token record for a secret string. */
+export function findToken(db: Db, secret: string): TokenRecord | undefined {
+  for (const id of db.tokens.lookup('hash', hashSecret(secret)).ids) {
+    const record = db.tokens.get(id);
+    if (record && record.revokedAt === null) return record;
+  }
+  return undefined;
+}
+
+/** Finds the API key record for a key string. */
+export function findApiKey(db: Db, key: string): ApiKeyRecord | undefined {
+  for (const id of db.apiKeys.lookup('hash', hashSecret(key)).ids) return db.apiKeys.get(id);
+  return undefined;
+}

@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import type { Db, Role } from '../model.js';
+import { forbidden, notFound, unauthorized } from '../errors.js';
+import { roleIn, type InstancePrincipal, type Principal, type UserPrincipal } from './principal.js';
+
+const RANK: Record<Role, number> = { VIEWER: 1, MEMBER: 2, OWNER: 3 };
+
+/** Any authenticated caller, or a 401. */
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+/** A caller with a user token, or a 401/403 (instance tokens act only through their scopes). */
+export function requireUser(request: FastifyRequest): UserPrincipal {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'user') throw forbidden('An installation access token cannot do this: use a user token');
+  return principal;
+}
+
+/** A caller with an instance token, or a 401/403. */
+export function requireInstance(request: FastifyRequest): InstancePrincipal {
+  const principal = requirePrincipal(request);
+  if (principal.kind !== 'instance') throw forbidden('Only a plugin installation access token can do this');
+  return principal;
+}
+
+export function hasRole(db: Db, principal: Principal | null, orgId: string, minimum: Role): boolean {
+  const role = roleIn(db, principal, orgId);
+  return role !== null && RANK[role] >= RANK[minimum];
+}
+
+/**
+ * Requires at least `minimum` in `orgId`. A caller who cannot even see the resource gets the
+ * 404 `hidden` gives (so private things are not revealed); one who sees it but lacks the role, a 403.
+ */
+export function requireRole(
+  db: Db,
+  request: FastifyRequest,
+  orgId: string,
+  minimum: Role,
+  action: string,
+  hidden?: { what: string; id: string; visibleToNonMembers: boolean },
+): UserPrincipal {
+  const principal = requireUser(request);
+  const role = roleIn(db, principal, orgId);
+  if (role === null) {
+    if (hidden && !hidden.visibleToNonMembers) throw notFound(hidden.what, hidden.id);
+    if (principal.orgId !== null && principal.orgId !== orgId) {
+      throw forbidden(`This token is limited to org ${principal.orgId} and cannot ${action} in org ${orgId}`);
+    }
+    throw forbidden(`You are not a member of org ${orgId}, so you cannot ${action}`);
+  }
+  if (RANK[role] < RANK[minimum]) {
+    throw forbidden(`Your role in org ${orgId} is ${role}; ${minimum === 'OWNER' ? 'only an OWNER' : 'a MEMBER or OWNER'} can ${action}`);
+  }
+  return principal;
+}

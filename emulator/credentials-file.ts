@@ -1,0 +1,22 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Seed } from './seed.js';
+
+const FILE = 'seed.json';
+
+/**
+ * Keeps the seed a data dir was created from (owner-only), so that a restart can print the
+ * same token and API key: the store itself holds only their hashes.
+ */
+export async function saveCredentials(dataDir: string, seed: Seed): Promise<void> {
+  await writeFile(join(dataDir, FILE), JSON.stringify(seed, null, 2), { mode: 0o600 });
+}
+
+/** The seed a data dir was created from, if it was kept. */
+export async function loadCredentials(dataDir: string): Promise<Seed | null> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, FILE), 'utf8')) as Seed;
+  } catch {
+    return null;
+  }
+}

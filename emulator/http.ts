@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
+import { fromAjv } from './validation/json-schema.js';
+
+/** The success envelope. */
+export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data: T; meta?: Record<string, unknown> } {
+  return meta === undefined ? { ok: true, data } : { ok: true, data, meta };
+}
+
+/** Options for fastify's ajv: report every problem, never coerce or strip silently. */
+export const AJV_OPTIONS = {
+  customOptions: { allErrors: true, verbose: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
+} as const;
+
+const TYPE_BY_STATUS: Record<number, ErrorType> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/** Sends the error envelope. */
+export function sendError(reply: FastifyReply, type: ErrorType, message: string, details?: ErrorDetail[], status: number = ERROR_STATUS[type]) {
+  const error: Record<string, unknown> = { message, error: type };
+  if (details) error.details = details;
+  return reply.status(status).send({ ok: false, error });
+}
+
+/**
+ * Installs the error envelope: ApiErrors as they are, schema validation as 400 with details,
+ * fastify's own 4xx (bad JSON, wrong content type, too large) with their status, and
+ * anything else as a 500 that never leaks its message.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
+    if (error.validation) {
+      const context = error.validationContext ?? 'body';
+      const base = context === 'body' ? [] : context === 'querystring' ? [] : [context];
+      const details = error.validation.map((e) => fromAjv(e as never, base));
+      const message = context === 'querystring' ? 'Invalid query parameters' : `Invalid request ${context === 'body' ? 'body' : context}: ${details[0]?.message ?? 'validation failed'}`;
+      return sendError(reply, 'VALIDATION_ERROR', message, details);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const type = TYPE_BY_STATUS[status] ?? 'VALIDATION_ERROR';
+      return sendError(reply, type, error.message, undefined, status);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendError(reply, 'SERVER_ERROR', 'Internal server error', undefined, 500);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

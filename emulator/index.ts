@@ -1,0 +1,140 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { Store } from './store/store.js';
+import { defineCollections, type Db } from './model.js';
+import { buildManagementApp, buildMessagingApp } from './app.js';
+import { applySeed, defaultSeed, readSeedFile, validateSeed, type Credentials, type Seed } from './seed.js';
+import type { Services } from './services.js';
+import { newSecret } from './store/ids.js';
+import { SECRET_PREFIX } from './auth/credentials.js';
+import { loadCredentials, saveCredentials } from './credentials-file.js';
+
+export { SeedError, validateSeed, type Seed } from './seed.js';
+export { StoreError } from './store/store.js';
+
+/** How to start an emulator. Embedded, it is in memory unless given a data dir. */
+export interface EmulatorOptions {
+  /** A seed object or the path of a seed JSON file; without one the default workspace is created. */
+  seed?: Seed | string;
+  /** Folder for the durable store; omitted (or `inMemory`) keeps everything in memory. */
+  dataDir?: string;
+  inMemory?: boolean;
+  /** Management API port; 0 (the default when embedded) picks a free one. */
+  port?: number;
+  /** Messaging API port; 0 (the default when embedded) picks a free one. */
+  messagingPort?: number;
+  host?: string;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL of the management API, e.g. http://127.0.0.1:4010 (paths start with /api). */
+  url: string;
+  /** Base URL of the messaging API. */
+  messagingUrl: string;
+  /** The user token of the seed's first token (the default workspace's OWNER). */
+  token: string | null;
+  /** The seed's first messaging API key. */
+  apiKey: string | null;
+  /** The org of the default credentials. */
+  orgId: string | null;
+  /** The data dir, or null in memory. */
+  dataDir: string | null;
+  /** Direct access to the emulator's services (store and collections), for tests. */
+  services: Services;
+  /** Empties the store and loads the seed again (the same credentials stay valid). */
+  reset(): Promise<void>;
+  /** Stops both servers and flushes the store. */
+  close(): Promise<void>;
+}
+
+/** Starts an emulator: opens the store, seeds it when empty, and listens on both ports. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const dataDir = options.inMemory ? undefined : options.dataDir;
+  const host = options.host ?? '127.0.0.1';
+  let seed: Seed | undefined;
+  if (typeof options.seed === 'string') seed = await readSeedFile(options.seed);
+  else if (options.seed) seed = validateSeed(options.seed);
+
+  let db!: Db;
+  const store = await Store.open({ dataDir }, (s) => {
+    db = defineCollections(s);
+  });
+  let management: FastifyInstance | undefined;
+  let messaging: FastifyInstance | undefined;
+  try {
+    let credentials: Credentials;
+    let effectiveSeed: Seed;
+    if (db.users.size === 0) {
+      effectiveSeed = seed ?? defaultSeed({ token: newSecret(SECRET_PREFIX.user), apiKey: newSecret(SECRET_PREFIX.apiKey) });
+      credentials = await applySeed(db, effectiveSeed);
+      if (dataDir) await saveCredentials(dataDir, effectiveSeed);
+    } else {
+      // An existing data dir keeps its records; the credentials it was seeded with are reused.
+      effectiveSeed = (dataDir && (await loadCredentials(dataDir))) || seed || defaultSeed();
+      credentials = credentialsOf(effectiveSeed);
+    }
+
+    let managementUrl = '';
+    let messagingUrl = '';
+    const services: Services = {
+      store,
+      db,
+      config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl },
+    };
+    management = await buildManagementApp(services);
+    messaging = await buildMessagingApp(services);
+    await management.listen({ port: options.port ?? 0, host });
+    await messaging.listen({ port: options.messagingPort ?? 0, host });
+    managementUrl = urlOf(management, host);
+    messagingUrl = urlOf(messaging, host);
+
+    const apps = [management, messaging];
+    let closed = false;
+    return {
+      url: managementUrl,
+      messagingUrl,
+      ...credentials,
+      dataDir: dataDir ?? null,
+      services,
+      async reset() {
+        await store.clear();
+        await applySeed(db, effectiveSeed);
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await Promise.all(apps.map((a) => a.close()));
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await Promise.all([management?.close(), messaging?.close()]);
+    await store.close();
+    throw error;
+  }
+}
+
+function credentialsOf(seed: Seed): Credentials {
+  const first = seed.tokens[0];
+  return {
+    token: first?.token ?? null,
+    apiKey: seed.apiKeys?.[0]?.key ?? null,
+    orgId: first?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === first?.userId))?.id ?? null,
+  };
+}
+
+function urlOf(app: FastifyInstance, host: string): string {
+  const address = app.server.address() as AddressInfo;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${address.port}`;
+}
+
+/** A temporary folder for tests that want a data dir; removed by the returned function. */
+export async function temporaryDataDir(prefix = 'plugsmith-'): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,161 @@
+import type { Collection, Store } from './store/store.js';
+
+/** Roles a user can hold in an org; VIEWER may read but not change. */
+export type Role = 'OWNER' | 'MEMBER' | 'VIEWER';
+export const ROLES: readonly Role[] = ['OWNER', 'MEMBER', 'VIEWER'];
+
+export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;
+export type PluginType = (typeof PLUGIN_TYPES)[number];
+
+/** Event kinds the platform dispatches to plugins. */
+export const EVENT_KINDS = [
+  'WEBHOOK_CHALLENGE',
+  'PLUGIN_INSTALLED',
+  'PLUGIN_UNINSTALLED',
+  'AGENT_MESSAGE_RECEIVED',
+  'REPOSITORY_FILE_ADDED',
+  'REPOSITORY_FILE_REMOVED',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** Scopes an instance token can carry. */
+export const SCOPES = ['AGENT_MESSAGE_WRITE', 'REPOSITORY_FILES_READ'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Timestamps {
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface UserRecord extends Timestamps {
+  id: string;
+  name: string;
+}
+
+export interface OrgRecord extends Timestamps {
+  id: string;
+  name: string;
+}
+
+export interface MembershipRecord extends Timestamps {
+  id: string;
+  orgId: string;
+  userId: string;
+  role: Role;
+}
+
+/** A stored credential: only the SHA-256 of the secret is kept. */
+export interface TokenRecord extends Timestamps {
+  id: string;
+  kind: 'user' | 'instance';
+  hash: string;
+  name: string;
+  /** Last characters of the secret, to tell tokens apart in listings. */
+  hint: string;
+  userId: string | null;
+  orgId: string | null;
+  instanceId: string | null;
+  revokedAt: string | null;
+}
+
+export interface ApiKeyRecord extends Timestamps {
+  id: string;
+  hash: string;
+  hint: string;
+  orgId: string;
+  name: string;
+}
+
+export interface PluginRecord extends Timestamps {
+  id: string;
+  orgId: string;
+  name: string;
+  description: string;
+  type: PluginType;
+  events: string[];
+  scopes: string[];
+  tags: string[];
+  inputsSchema: Record<string, unknown>;
+  isPublic: boolean;
+  webhookUrl: string | null;
+  webhookUrlIsVerified: boolean;
+  webhookSecret: string;
+}
+
+export interface ActionRecord extends Timestamps {
+  id: string;
+  pluginId: string;
+  name: string;
+  title: string;
+  description: string;
+  argsSchema?: Record<string, unknown>;
+  returnSchema?: Record<string, unknown>;
+}
+
+export interface ExternalEventRecord extends Timestamps {
+  id: string;
+  pluginId: string;
+  name: string;
+  title: string;
+  description: string;
+  payloadSchema?: Record<string, unknown>;
+}
+
+export interface RepositoryRecord extends Timestamps {
+  id: string;
+  orgId: string;
+  name: string;
+  description: string;
+}
+
+export interface AgentRecord extends Timestamps {
+  id: string;
+  orgId: string;
+  name: string;
+}
+
+export interface CharacterRecord extends Timestamps {
+  id: string;
+  orgId: string;
+  agentId: string | null;
+  name: string;
+  persona?: string;
+  engine?: 'scripted' | 'openai' | 'plugin';
+  script?: Array<{ match: string; reply: string }>;
+  fallbackReply?: string;
+  packetSize?: number;
+  packetIntervalMs?: number;
+}
+
+/** The typed collections of the emulator's store. */
+export interface Db {
+  users: Collection<UserRecord>;
+  orgs: Collection<OrgRecord>;
+  memberships: Collection<MembershipRecord>;
+  tokens: Collection<TokenRecord>;
+  apiKeys: Collection<ApiKeyRecord>;
+  plugins: Collection<PluginRecord>;
+  actions: Collection<ActionRecord>;
+  externalEvents: Collection<ExternalEventRecord>;
+  repositories: Collection<RepositoryRecord>;
+  agents: Collection<AgentRecord>;
+  characters: Collection<CharacterRecord>;
+  // Records of later features are declared by their modules through `extraCollections`.
+}
+
+/** Declares every collection with its indexes; called once when the store opens. */
+export function defineCollections(store: Store): Db {
+  return {
+    users: store.define('users'),
+    orgs: store.define('orgs'),
+    memberships: store.define('memberships', ['orgId', 'userId']),
+    tokens: store.define('tokens', ['hash', 'instanceId']),
+    apiKeys: store.define('apiKeys', ['hash', 'orgId']),
+    plugins: store.define('plugins', ['orgId', 'isPublic', 'tags', 'type']),
+    actions: store.define('actions', ['pluginId']),
+    externalEvents: store.define('externalEvents', ['pluginId']),
+    repositories: store.define('repositories', ['orgId']),
+    agents: store.define('agents', ['orgId']),
+    characters: store.define('characters', ['orgId', 'agentId']),
+  };
+}

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import type { RouteOptions } from './common.js';
+
+/** The emulator's own admin API under /_emulator (never under /api): health and state. */
+export default async function adminRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  app.get('/health', async () =>
+    ok({
+      status: 'ok',
+      managementUrl: services.config.publicUrl(),
+      messagingUrl: services.config.messagingUrl(),
+      persistent: services.store.persistent,
+      pid: process.pid,
+    }),
+  );
+}

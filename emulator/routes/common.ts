@@ -1,0 +1,57 @@
+import type { FastifyRequest } from 'fastify';
+import type { Services } from '../services.js';
+import type { OrgRecord, PluginRecord } from '../model.js';
+import { badRequest, detail, notFound } from '../errors.js';
+import { hasRole } from '../auth/guards.js';
+import { checkJsonSchema } from '../validation/json-schema.js';
+
+/** Route options: every route module receives the emulator's services. */
+export interface RouteOptions {
+  services: Services;
+}
+
+/** Path parameter schema: ids are non-empty strings of reasonable length. */
+export const idParam = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+export function params(...names: string[]) {
+  return {
+    type: 'object',
+    required: names,
+    properties: Object.fromEntries(names.map((n) => [n, idParam])),
+  } as const;
+}
+
+/** The org, or a 404. */
+export function findOrg(services: Services, orgId: string): OrgRecord {
+  const org = services.db.orgs.get(orgId);
+  if (!org) throw notFound('organization', orgId);
+  return org;
+}
+
+/**
+ * The plugin, if the caller may see it: public plugins are visible to anyone authenticated,
+ * private ones only to members of the owning org. Anything else is a 404.
+ */
+export function findVisiblePlugin(services: Services, request: FastifyRequest, pluginId: string): PluginRecord {
+  const plugin = services.db.plugins.get(pluginId);
+  if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
+    throw notFound('plugin', pluginId);
+  }
+  return plugin;
+}
+
+/** Refuses `orgId` in the body of the org-path variants: the org comes from the path. */
+export function refuseOrgIdInBody(request: FastifyRequest): void {
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && 'orgId' in body) {
+    throw badRequest('orgId must not be in the body: the org comes from the path', [
+      detail(['orgId'], 'unrecognized_keys', 'absent', body.orgId, 'orgId must not be supplied in the body of /api/orgs/:orgId/… requests'),
+    ]);
+  }
+}
+
+/** Meta-validates the JSON Schemas among `fields` of a body; a 400 with details if any is invalid. */
+export function requireValidSchemas(body: Record<string, unknown>, fields: string[]): void {
+  const problems = fields.flatMap((f) => (body[f] === undefined ? [] : checkJsonSchema(body[f], [f])));
+  if (problems.length > 0) throw badRequest(`Invalid JSON Schema in ${[...new Set(problems.map((p) => p.path[0]))].join(', ')}`, problems);
+}

@@ -1,0 +1,160 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { conflict, notFound } from '../errors.js';
+import { newId, nowIso } from '../store/ids.js';
+import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { requireRole, requireUser } from '../auth/guards.js';
+import type { Collection } from '../store/store.js';
+import type { Timestamps } from '../model.js';
+import { findVisiblePlugin, requireValidSchemas, type RouteOptions } from './common.js';
+
+/** A named definition inside a plugin: an action or an external event. */
+interface Definition extends Timestamps {
+  id: string;
+  pluginId: string;
+  name: string;
+  title: string;
+  description: string;
+  [schema: string]: unknown;
+}
+
+interface DefinitionKind {
+  /** What people call it, e.g. "action". */
+  noun: string;
+  /** Path segment under /plugins/:pluginId, e.g. "actions". */
+  segment: string;
+  /** Path parameter holding the name, e.g. "name" or "eventName". */
+  param: string;
+  /** Fields holding JSON Schemas, e.g. argsSchema and returnSchema. */
+  schemaFields: string[];
+  collection: (options: RouteOptions) => Collection<Definition>;
+  idPrefix: string;
+}
+
+const NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
+
+export const DEFINITION_QUERY: QuerySpec = {
+  fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
+  search: ['name', 'title', 'description'],
+};
+
+/**
+ * The five routes of a kind of plugin definition (list, get, create, update, delete), with the
+ * spec's rules: readable by whoever sees the plugin, changed by MEMBER or OWNER, deleted by
+ * OWNER, names unique inside the plugin, schemas meta-validated.
+ */
+export function definitionRoutes(kind: DefinitionKind) {
+  const schemaProps = Object.fromEntries(kind.schemaFields.map((f) => [f, { type: 'object' }]));
+  const properties = { name: NAME, title: { type: 'string', maxLength: 200 }, description: { type: 'string', maxLength: 10_000 }, ...schemaProps };
+  const createBody = { type: 'object', additionalProperties: false, required: ['name'], properties } as const;
+  const updateBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+  const listParams = { type: 'object', required: ['pluginId'], properties: { pluginId: { type: 'string', minLength: 1, maxLength: 200 } } };
+  const itemParams = {
+    type: 'object',
+    required: ['pluginId', kind.param],
+    properties: { pluginId: { type: 'string', minLength: 1, maxLength: 200 }, [kind.param]: { type: 'string', minLength: 1, maxLength: 200 } },
+  };
+
+  return async function routes(app: FastifyInstance, options: RouteOptions): Promise<void> {
+    const { services } = options;
+    const collection = kind.collection(options);
+
+    function byName(pluginId: string, name: string): Definition | undefined {
+      return collection.where('pluginId', pluginId).find((d) => d.name === name);
+    }
+
+    function find(pluginId: string, name: string): Definition {
+      const found = byName(pluginId, name);
+      if (!found) throw notFound(kind.noun, name);
+      return found;
+    }
+
+    const base = `/plugins/:pluginId/${kind.segment}`;
+    const item = `${base}/:${kind.param}`;
+
+    app.get(base, { schema: { params: listParams } }, async (request) => {
+      requireUser(request);
+      const { pluginId } = request.params as { pluginId: string };
+      findVisiblePlugin(services, request, pluginId);
+      const query = parseQuery(request.query as Record<string, string>, DEFINITION_QUERY);
+      const result = runQuery(collection, query, DEFINITION_QUERY, { where: [['pluginId', pluginId]] });
+      return ok(result.data, { pagination: result.pagination });
+    });
+
+    app.get(item, { schema: { params: itemParams } }, async (request) => {
+      requireUser(request);
+      const p = request.params as Record<string, string>;
+      findVisiblePlugin(services, request, p.pluginId);
+      return ok(find(p.pluginId, p[kind.param]));
+    });
+
+    app.post(base, { schema: { params: listParams, body: createBody } }, async (request, reply) => {
+      const { pluginId } = request.params as { pluginId: string };
+      const plugin = findVisiblePlugin(services, request, pluginId);
+      requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
+      const body = request.body as Record<string, unknown>;
+      requireValidSchemas(body, kind.schemaFields);
+      if (byName(pluginId, body.name as string)) {
+        throw conflict(`plugin ${pluginId} already has an ${kind.noun} named ${body.name}: update it with PUT instead`);
+      }
+      const now = nowIso();
+      const record: Definition = {
+        id: newId(kind.idPrefix),
+        pluginId,
+        name: body.name as string,
+        title: (body.title as string) ?? '',
+        description: (body.description as string) ?? '',
+        ...Object.fromEntries(kind.schemaFields.filter((f) => body[f] !== undefined).map((f) => [f, body[f]])),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await collection.put(record);
+      reply.status(201);
+      return ok(record);
+    });
+
+    app.put(item, { schema: { params: itemParams, body: updateBody } }, async (request) => {
+      const p = request.params as Record<string, string>;
+      const plugin = findVisiblePlugin(services, request, p.pluginId);
+      const existing = find(p.pluginId, p[kind.param]);
+      requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
+      const body = request.body as Record<string, unknown>;
+      requireValidSchemas(body, kind.schemaFields);
+      if (typeof body.name === 'string' && body.name !== existing.name && byName(p.pluginId, body.name)) {
+        throw conflict(`plugin ${p.pluginId} already has an ${kind.noun} named ${body.name}`);
+      }
+      const updated: Definition = { ...existing, ...body, updatedAt: nowIso() };
+      await collection.put(updated);
+      return ok(updated);
+    });
+
+    app.delete(item, { schema: { params: itemParams } }, async (request) => {
+      const p = request.params as Record<string, string>;
+      const plugin = findVisiblePlugin(services, request, p.pluginId);
+      const existing = find(p.pluginId, p[kind.param]);
+      requireRole(services.db, request, plugin.orgId, 'OWNER', `delete ${kind.noun}s`);
+      await collection.delete(existing.id);
+      return ok({ id: existing.id, name: existing.name, deleted: true });
+    });
+  };
+}
+
+/** Plugin actions: /api/plugins/:pluginId/actions[/:name]. */
+export const actionRoutes = definitionRoutes({
+  noun: 'action',
+  segment: 'actions',
+  param: 'name',
+  schemaFields: ['argsSchema', 'returnSchema'],
+  collection: ({ services }) => services.db.actions as unknown as Collection<Definition>,
+  idPrefix: 'act',
+});
+
+/** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
+export const externalEventRoutes = definitionRoutes({
+  noun: 'external event',
+  segment: 'external-events',
+  param: 'eventName',
+  schemaFields: ['payloadSchema'],
+  collection: ({ services }) => services.db.externalEvents as unknown as Collection<Definition>,
+  idPrefix: 'evt',
+});

@@ -1,0 +1,268 @@
+import { readFile } from 'node:fs/promises';
+import { Ajv } from 'ajv';
+import { newSecret, nowIso } from './store/ids.js';
+import { ROLES, type Db, type Role } from './model.js';
+import { issueApiKey, issueUserToken, SECRET_PREFIX } from './auth/credentials.js';
+import { membershipId } from './auth/principal.js';
+
+/** The seed file format (DESIGN.md): the people, orgs and characters an emulator starts with. */
+export interface Seed {
+  users: Array<{ id: string; name: string }>;
+  orgs: Array<{ id: string; name: string; members: Array<{ userId: string; role: Role }> }>;
+  tokens: Array<{ userId: string; token: string; orgId?: string | null; name?: string }>;
+  agents?: Array<{ id: string; orgId: string; name: string }>;
+  characters?: Array<{
+    id: string;
+    orgId: string;
+    agentId?: string | null;
+    name: string;
+    persona?: string;
+    engine?: 'scripted' | 'openai' | 'plugin';
+    script?: Array<{ match: string; reply: string }>;
+    fallbackReply?: string;
+    packetSize?: number;
+    packetIntervalMs?: number;
+  }>;
+  apiKeys?: Array<{ key: string; orgId: string; name?: string }>;
+  repositories?: Array<{ id: string; orgId: string; name: string; description?: string }>;
+}
+
+/** The credentials to print and to write to the state file. */
+export interface Credentials {
+  token: string | null;
+  apiKey: string | null;
+  orgId: string | null;
+}
+
+const id = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const seedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['users', 'orgs', 'tokens'],
+  properties: {
+    $schema: { type: 'string' },
+    users: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'name'], properties: { id, name: { type: 'string' } } } },
+    orgs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'name', 'members'],
+        properties: {
+          id,
+          name: { type: 'string' },
+          members: {
+            type: 'array',
+            items: { type: 'object', additionalProperties: false, required: ['userId', 'role'], properties: { userId: id, role: { enum: ROLES } } },
+          },
+        },
+      },
+    },
+    tokens: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['userId', 'token'],
+        properties: { userId: id, token: { type: 'string', minLength: 8, maxLength: 500 }, orgId: { type: ['string', 'null'] }, name: { type: 'string' } },
+      },
+    },
+    agents: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'orgId', 'name'], properties: { id, orgId: id, name: { type: 'string' } } } },
+    characters: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'orgId', 'name'],
+        properties: {
+          id,
+          orgId: id,
+          agentId: { type: ['string', 'null'] },
+          name: { type: 'string' },
+          persona: { type: 'string' },
+          engine: { enum: ['scripted', 'openai', 'plugin'] },
+          script: {
+            type: 'array',
+            items: { type: 'object', additionalProperties: false, required: ['match', 'reply'], properties: { match: { type: 'string' }, reply: { type: 'string' } } },
+          },
+          fallbackReply: { type: 'string' },
+          packetSize: { type: 'integer', minimum: 1, maximum: 10_000 },
+          packetIntervalMs: { type: 'integer', minimum: 0, maximum: 60_000 },
+        },
+      },
+    },
+    apiKeys: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['key', 'orgId'], properties: { key: { type: 'string', minLength: 8, maxLength: 500 }, orgId: id, name: { type: 'string' } } },
+    },
+    repositories: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['id', 'orgId', 'name'], properties: { id, orgId: id, name: { type: 'string' }, description: { type: 'string' } } },
+    },
+  },
+} as const;
+
+const validateShape = new Ajv({ allErrors: true, strict: false }).compile(seedSchema);
+
+/** A seed that does not fit the format, with the path of the first bad field. */
+export class SeedError extends Error {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
+    super(`${path}: ${problem}`);
+  }
+}
+
+function jsonPath(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '') || '(root)';
+}
+
+/** Checks a seed's shape and references; throws SeedError naming the bad field's path. */
+export function validateSeed(seed: unknown): Seed {
+  if (!validateShape(seed)) {
+    const e = validateShape.errors![0];
+    const params = e.params as Record<string, unknown>;
+    let path = jsonPath(e.instancePath);
+    let problem = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') {
+      path = `${path === '(root)' ? '' : path + '.'}${params.additionalProperty}`;
+      problem = 'is not a field of the seed format';
+    } else if (e.keyword === 'required') {
+      path = `${path === '(root)' ? '' : path + '.'}${params.missingProperty}`;
+      problem = 'is required';
+    } else if (e.keyword === 'enum') problem = `must be one of ${(params.allowedValues as string[]).join(', ')}`;
+    throw new SeedError(path, problem);
+  }
+  const s = seed as Seed;
+  const users = new Set<string>();
+  s.users.forEach((u, i) => {
+    if (users.has(u.id)) throw new SeedError(`users[${i}].id`, `duplicate user id ${u.id}`);
+    users.add(u.id);
+  });
+  const orgs = new Set<string>();
+  s.orgs.forEach((o, i) => {
+    if (orgs.has(o.id)) throw new SeedError(`orgs[${i}].id`, `duplicate org id ${o.id}`);
+    orgs.add(o.id);
+    o.members.forEach((m, j) => {
+      if (!users.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `no user ${m.userId} in users`);
+    });
+  });
+  const member = (orgId: string, userId: string) => s.orgs.find((o) => o.id === orgId)?.members.some((m) => m.userId === userId);
+  s.tokens.forEach((t, i) => {
+    if (!users.has(t.userId)) throw new SeedError(`tokens[${i}].userId`, `no user ${t.userId} in users`);
+    if (t.orgId != null) {
+      if (!orgs.has(t.orgId)) throw new SeedError(`tokens[${i}].orgId`, `no org ${t.orgId} in orgs`);
+      if (!member(t.orgId, t.userId)) throw new SeedError(`tokens[${i}].orgId`, `user ${t.userId} is not a member of ${t.orgId}`);
+    }
+  });
+  const agents = new Map<string, string>();
+  (s.agents ?? []).forEach((a, i) => {
+    if (!orgs.has(a.orgId)) throw new SeedError(`agents[${i}].orgId`, `no org ${a.orgId} in orgs`);
+    agents.set(a.id, a.orgId);
+  });
+  (s.characters ?? []).forEach((c, i) => {
+    if (!orgs.has(c.orgId)) throw new SeedError(`characters[${i}].orgId`, `no org ${c.orgId} in orgs`);
+    if (c.agentId != null) {
+      if (!agents.has(c.agentId)) throw new SeedError(`characters[${i}].agentId`, `no agent ${c.agentId} in agents`);
+      if (agents.get(c.agentId) !== c.orgId) throw new SeedError(`characters[${i}].agentId`, `agent ${c.agentId} belongs to another org`);
+    }
+    (c.script ?? []).forEach((line, j) => {
+      try {
+        new RegExp(line.match, 'i');
+      } catch (error) {
+        throw new SeedError(`characters[${i}].script[${j}].match`, `is not a valid regular expression (${(error as Error).message})`);
+      }
+    });
+  });
+  (s.apiKeys ?? []).forEach((k, i) => {
+    if (!orgs.has(k.orgId)) throw new SeedError(`apiKeys[${i}].orgId`, `no org ${k.orgId} in orgs`);
+  });
+  (s.repositories ?? []).forEach((r, i) => {
+    if (!orgs.has(r.orgId)) throw new SeedError(`repositories[${i}].orgId`, `no org ${r.orgId} in orgs`);
+  });
+  return s;
+}
+
+/** Reads and validates a seed file; errors name the file and the field. */
+export async function readSeedFile(path: string): Promise<Seed> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new SeedError(path, `cannot read the seed file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new SeedError(path, `is not valid JSON (${(error as Error).message})`);
+  }
+  try {
+    return validateSeed(json);
+  } catch (error) {
+    if (error instanceof SeedError) throw new SeedError(`${path}: ${error.path}`, error.message.slice(error.path.length + 2));
+    throw error;
+  }
+}
+
+/**
+ * The default workspace: one user who owns one org, with an agent, a scripted character,
+ * a repository, a user token and a messaging API key (fresh random secrets).
+ */
+export function defaultSeed(secrets?: { token: string; apiKey: string }): Seed {
+  return {
+    users: [{ id: 'user_dev', name: 'Developer' }],
+    orgs: [{ id: 'org_dev', name: 'Dev Org', members: [{ userId: 'user_dev', role: 'OWNER' }] }],
+    tokens: [{ userId: 'user_dev', token: secrets?.token ?? newSecret(SECRET_PREFIX.user), orgId: null, name: 'emulator default' }],
+    agents: [{ id: 'agent_nova', orgId: 'org_dev', name: 'Nova agent' }],
+    characters: [
+      {
+        id: 'char_nova',
+        orgId: 'org_dev',
+        agentId: 'agent_nova',
+        name: 'Nova',
+        persona: 'Nova is a friendly, concise assistant.',
+        script: [
+          { match: '\\b(hello|hi|hey)\\b', reply: "Hi there! I'm Nova, a scripted character in the plugsmith emulator." },
+          { match: 'help', reply: 'Ask me anything: I answer from my script, and say "Tell me more." to everything else.' },
+        ],
+        fallbackReply: 'Tell me more.',
+      },
+    ],
+    apiKeys: [{ key: secrets?.apiKey ?? newSecret(SECRET_PREFIX.apiKey), orgId: 'org_dev', name: 'emulator default' }],
+    repositories: [{ id: 'repo_docs', orgId: 'org_dev', name: 'Docs', description: 'A repository to attach data providers to' }],
+  };
+}
+
+/** Writes a validated seed into an empty store; returns the credentials to show. */
+export async function applySeed(db: Db, seed: Seed): Promise<Credentials> {
+  const now = nowIso();
+  const writes: Promise<void>[] = [];
+  for (const u of seed.users) writes.push(db.users.put({ id: u.id, name: u.name, createdAt: now, updatedAt: now }));
+  for (const o of seed.orgs) {
+    writes.push(db.orgs.put({ id: o.id, name: o.name, createdAt: now, updatedAt: now }));
+    for (const m of o.members) {
+      writes.push(db.memberships.put({ id: membershipId(o.id, m.userId), orgId: o.id, userId: m.userId, role: m.role, createdAt: now, updatedAt: now }));
+    }
+  }
+  for (const a of seed.agents ?? []) writes.push(db.agents.put({ id: a.id, orgId: a.orgId, name: a.name, createdAt: now, updatedAt: now }));
+  for (const c of seed.characters ?? []) {
+    writes.push(db.characters.put({ ...c, agentId: c.agentId ?? null, createdAt: now, updatedAt: now }));
+  }
+  for (const r of seed.repositories ?? []) {
+    writes.push(db.repositories.put({ id: r.id, orgId: r.orgId, name: r.name, description: r.description ?? '', createdAt: now, updatedAt: now }));
+  }
+  for (const t of seed.tokens) writes.push(issueUserToken(db, { userId: t.userId, name: t.name ?? 'seed', orgId: t.orgId ?? null, token: t.token }).then(() => undefined));
+  for (const k of seed.apiKeys ?? []) writes.push(issueApiKey(db, { orgId: k.orgId, name: k.name, key: k.key }).then(() => undefined));
+  await Promise.all(writes);
+  const firstToken = seed.tokens[0];
+  return {
+    token: firstToken?.token ?? null,
+    apiKey: seed.apiKeys?.[0]?.key ?? null,
+    orgId: firstToken?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === firstToken?.userId))?.id ?? null,
+  };
+}

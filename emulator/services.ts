@@ -1,0 +1,25 @@
+import type { Store } from './store/store.js';
+import type { Db } from './model.js';
+import type { Principal } from './auth/principal.js';
+
+/** Settings of one running emulator. */
+export interface EmulatorConfig {
+  /** Base URL of the management API once listening (known after listen). */
+  publicUrl: () => string;
+  /** Base URL of the messaging API once listening. */
+  messagingUrl: () => string;
+}
+
+/** The services routes call: storage, auth data, configuration. One per running emulator. */
+export interface Services {
+  store: Store;
+  db: Db;
+  config: EmulatorConfig;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling, from the Authorization header; null when there is none. */
+    principal: Principal | null;
+  }
+}

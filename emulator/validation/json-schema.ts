@@ -1,0 +1,105 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { detail, type ErrorDetail } from '../errors.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+const options = { strict: false, allErrors: true, verbose: true, validateFormats: true } as const;
+const draft07 = addFormats(new Ajv(options));
+const draft2020 = addFormats(new Ajv2020(options) as unknown as Ajv);
+
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
+const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+
+function ajvFor(schema: Record<string, unknown>): Ajv | string {
+  const declared = schema.$schema;
+  if (declared === undefined) return draft07;
+  if (typeof declared !== 'string') return 'a $schema URI string';
+  if (DRAFT_07.test(declared)) return draft07;
+  if (DRAFT_2020.test(declared)) return draft2020;
+  return 'http://json-schema.org/draft-07/schema# or https://json-schema.org/draft/2020-12/schema';
+}
+
+/**
+ * Meta-validates a JSON Schema someone supplied (draft-07 unless `$schema` says 2020-12) and
+ * checks it compiles. Returns problems as error details under `path`; empty when valid.
+ */
+export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    if (typeof schema === 'boolean') return [];
+    return [detail(path, 'invalid_type', 'object', schema, `${path.join('.')} must be a JSON Schema object`)];
+  }
+  const ajv = ajvFor(schema as Record<string, unknown>);
+  if (typeof ajv === 'string') {
+    return [detail([...path, '$schema'], 'invalid_schema', ajv, (schema as Record<string, unknown>).$schema, `unsupported $schema: use ${ajv}`)];
+  }
+  if (!ajv.validateSchema(schema)) {
+    return (ajv.errors ?? []).map((e) => fromAjv(e, path, 'invalid_schema'));
+  }
+  try {
+    compile(schema as Record<string, unknown>);
+  } catch (error) {
+    return [detail(path, 'invalid_schema', 'a JSON Schema that compiles', schema, `${path.join('.')} does not compile: ${(error as Error).message}`)];
+  }
+  return [];
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** A cached validator for a schema that passed `checkJsonSchema`. */
+export function compile(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let fn = compiled.get(key);
+  if (!fn) {
+    const ajv = ajvFor(schema) as Ajv;
+    // $id clashes between supplied schemas must not break compilation: compile a copy without it.
+    const { $id: _ignored, ...rest } = schema;
+    fn = ajv.compile(rest);
+    if (compiled.size > 1000) compiled.clear();
+    compiled.set(key, fn);
+  }
+  return fn;
+}
+
+/** Validates a value against a supplied schema; problems come back as error details. */
+export function validateAgainst(schema: Record<string, unknown>, value: unknown, path: string[]): ErrorDetail[] {
+  const fn = compile(schema);
+  if (fn(value)) return [];
+  return (fn.errors ?? []).map((e) => fromAjv(e, path, e.keyword));
+}
+
+/** Turns an ajv error into the spec's detail shape. */
+export function fromAjv(error: ErrorObject, base: string[], code = error.keyword): ErrorDetail {
+  const instance = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = [...base, ...instance];
+  let expected = error.keyword;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'type') expected = String(params.type);
+  else if (error.keyword === 'enum') expected = (params.allowedValues as unknown[]).join(' | ');
+  else if (error.keyword === 'required') {
+    path.push(String(params.missingProperty));
+    expected = 'present';
+  } else if (error.keyword === 'additionalProperties') {
+    path.push(String(params.additionalProperty));
+    expected = 'absent';
+  } else if (typeof params.limit === 'number') expected = `${error.keyword} ${params.limit}`;
+  else if (typeof params.format === 'string') expected = `format ${params.format}`;
+  else if (typeof params.pattern === 'string') expected = `pattern ${params.pattern}`;
+  const where = path.length > 0 ? path.join('.') : 'the value';
+  let message = `${where} ${error.message ?? 'is invalid'}`;
+  if (error.keyword === 'required') message = `${where} is required`;
+  if (error.keyword === 'additionalProperties') message = `${where} is not allowed here`;
+  return { code, expected, received: received(error), path, message };
+}
+
+function received(error: ErrorObject): string {
+  if (error.keyword === 'required') return 'undefined';
+  if (error.keyword === 'additionalProperties') return String((error.params as Record<string, unknown>).additionalProperty);
+  const data = error.data;
+  if (data === undefined) return 'undefined';
+  if (data === null) return 'null';
+  if (Array.isArray(data)) return 'array';
+  return typeof data === 'object' ? 'object' : String(data).slice(0, 200);
+}

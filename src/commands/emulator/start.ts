@@ -1,0 +1,85 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { CommandHandler } from '../types.js';
+import { UserError, EXIT } from '../../errors.js';
+import { emulatorStatePath } from '../../config/paths.js';
+
+interface StartOptions {
+  port: number;
+  messagingPort: number;
+  host: string;
+  dataDir: string;
+  inMemory?: boolean;
+  seed?: string;
+}
+
+/** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
+const start: CommandHandler = async ({ options, global, io }) => {
+  const o = options as StartOptions;
+  const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
+  let emulator;
+  try {
+    emulator = await startEmulator({
+      port: o.port,
+      messagingPort: o.messagingPort,
+      host: o.host,
+      dataDir: o.inMemory ? undefined : resolve(o.dataDir),
+      inMemory: o.inMemory,
+      seed: o.seed ? resolve(o.seed) : undefined,
+    });
+  } catch (error) {
+    if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
+    if (error instanceof StoreError) throw new UserError(error.message, EXIT.UNEXPECTED);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new UserError(`a port is already in use (${(error as Error).message}); pass --port and --messaging-port (0 picks free ports)`, EXIT.UNEXPECTED);
+    }
+    throw error;
+  }
+
+  const state = {
+    url: emulator.url,
+    messagingUrl: emulator.messagingUrl,
+    token: emulator.token,
+    apiKey: emulator.apiKey,
+    orgId: emulator.orgId,
+    dataDir: emulator.dataDir,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+  };
+  const statePath = emulatorStatePath();
+  await mkdir(dirname(statePath), { recursive: true, mode: 0o700 });
+  await writeFile(statePath, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+
+  if (global.json) io.stdout.write(JSON.stringify(state) + '\n');
+  else {
+    io.stdout.write(
+      [
+        'plugsmith emulator ready',
+        `  management API  ${state.url}/api`,
+        `  messaging API   ${state.messagingUrl}`,
+        `  token           ${state.token ?? '(none in the seed)'}`,
+        `  API key         ${state.apiKey ?? '(none in the seed)'}`,
+        `  org             ${state.orgId ?? '-'}`,
+        `  store           ${state.dataDir ?? 'in memory'}`,
+        '',
+        'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
+        '',
+      ].join('\n'),
+    );
+  }
+
+  await new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveStop();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  if (!global.quiet) io.stderr.write('stopping the emulator…\n');
+  await emulator.close();
+  await rm(statePath, { force: true });
+};
+
+export default start;

@@ -1,0 +1,5 @@
+import type { CommandSpec } from './types.js';
+import { emulatorCommands } from './emulator/index.js';
+
+/** Every command of the CLI. Each noun's list lives beside its handlers. */
+export const commands: CommandSpec[] = [...emulatorCommands];

@@ -1,0 +1,34 @@
+/**
+ * Every environment variable plugsmith reads, one typed accessor each. Nothing else in the
+ * code reads process.env.
+ */
+export const env = {
+  /** User token; overrides the profile's. */
+  token: () => process.env.PLUGSMITH_TOKEN || undefined,
+  /** Messaging API key; overrides the profile's. */
+  apiKey: () => process.env.PLUGSMITH_API_KEY || undefined,
+  /** Management API base URL; overrides the profile's. */
+  baseUrl: () => process.env.PLUGSMITH_BASE_URL || undefined,
+  /** Messaging API base URL; overrides the profile's. */
+  messagingUrl: () => process.env.PLUGSMITH_MESSAGING_URL || undefined,
+  /** Profile to use instead of the config file's current one. */
+  profile: () => process.env.PLUGSMITH_PROFILE || undefined,
+  /** Folder of the config file and the emulator state file (default: the user's config dir). */
+  configDir: () => process.env.PLUGSMITH_CONFIG_DIR || undefined,
+  /** XDG base directory for configuration. */
+  xdgConfigHome: () => process.env.XDG_CONFIG_HOME || undefined,
+  /** Set by CI systems: never prompt. */
+  ci: () => process.env.CI === 'true' || process.env.CI === '1',
+  /** Disables colour (https://no-color.org). */
+  noColor: () => process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '',
+  /** S3-compatible storage for the emulator's uploads (used when the endpoint is set). */
+  s3Endpoint: () => process.env.PLUGSMITH_S3_ENDPOINT || undefined,
+  s3AccessKey: () => process.env.PLUGSMITH_S3_ACCESS_KEY || undefined,
+  s3SecretKey: () => process.env.PLUGSMITH_S3_SECRET_KEY || undefined,
+  s3Bucket: () => process.env.PLUGSMITH_S3_BUCKET || undefined,
+  s3Region: () => process.env.PLUGSMITH_S3_REGION || undefined,
+  /** OpenAI-compatible chat-completions backend for characters with the `openai` engine. */
+  llmBaseUrl: () => process.env.PLUGSMITH_LLM_BASE_URL || undefined,
+  llmModel: () => process.env.PLUGSMITH_LLM_MODEL || undefined,
+  llmApiKey: () => process.env.PLUGSMITH_LLM_API_KEY || undefined,
+} as const;

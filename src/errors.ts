@@ -1,0 +1,21 @@
+/** Exit codes, documented in the README. */
+export const EXIT = {
+  OK: 0,
+  UNEXPECTED: 1,
+  USAGE: 2,
+  AUTH: 3,
+  NOT_FOUND: 4,
+  VALIDATION: 5,
+  CONFLICT: 6,
+  NETWORK: 7,
+} as const;
+
+/** An error the user can fix; its message says how. Printed without a stack trace. */
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.USAGE,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,95 @@
+import { Command, CommanderError, Option, InvalidArgumentError } from 'commander';
+import { commands } from './commands/registry.js';
+import { InvalidOptionValue, type CommandSpec, type GlobalOptions } from './commands/types.js';
+import { UserError, EXIT } from './errors.js';
+import type { Io } from './ui/io.js';
+
+declare const __PLUGSMITH_VERSION__: string;
+/** The package version, inlined at build time. */
+export const VERSION = typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
+
+/** Builds the commander program from the command registry. */
+export function buildProgram(io: Io): Command {
+  const program = new Command('plugsmith')
+    .description('Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator')
+    .version(VERSION, '-v, --version', 'print the version')
+    .option('--json', 'print only the result as JSON on stdout')
+    .option('-q, --quiet', 'print nothing but results and errors')
+    .option('--no-color', 'disable colour')
+    .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
+    .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+
+  const groups = new Map<string, Command>();
+  for (const spec of commands) {
+    let parent = program;
+    for (let i = 0; i < spec.path.length - 1; i++) {
+      const key = spec.path.slice(0, i + 1).join(' ');
+      let group = groups.get(key);
+      if (!group) {
+        group = parent.command(spec.path[i]).description(`${spec.path[i]} commands`).exitOverride();
+        groups.set(key, group);
+      }
+      parent = group;
+    }
+    addCommand(parent, spec, io);
+  }
+  return program;
+}
+
+function addCommand(parent: Command, spec: CommandSpec, io: Io): void {
+  const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
+  for (const arg of spec.args ?? []) command.argument(arg);
+  for (const o of spec.options ?? []) {
+    const option = new Option(o.flags, o.description);
+    if (o.default !== undefined) option.default(o.default);
+    if (o.choices) option.choices(o.choices);
+    if (o.parse) {
+      const parse = o.parse;
+      option.argParser((value: string, previous: unknown) => {
+        try {
+          return parse(value, previous);
+        } catch (error) {
+          if (error instanceof InvalidOptionValue) throw new InvalidArgumentError(error.message);
+          throw error;
+        }
+      });
+    }
+    command.addOption(option);
+  }
+  command.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  command.action(async (...received: unknown[]) => {
+    const self = received[received.length - 1] as Command;
+    const args = received.slice(0, -2) as string[];
+    const all = self.optsWithGlobals();
+    const global: GlobalOptions = {
+      json: Boolean(all.json),
+      quiet: Boolean(all.quiet),
+      color: all.color !== false,
+      verbose: Boolean(all.verbose),
+      profile: all.profile,
+    };
+    const { default: handler } = await spec.load();
+    await handler({ args, options: self.opts(), global, io });
+  });
+}
+
+/** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
+export async function main(argv: string[], io: Io): Promise<void> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0.
+      if (error.exitCode === 0) return;
+      throw new UserError(error.message.replace(/^error: /, ''), EXIT.USAGE);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,27 @@
+import { UserError, EXIT } from '../errors.js';
+
+/** The exit code for an error: a UserError's own, an API error's by status, network 7, else 1. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof UserError) return error.exitCode;
+  const e = error as { status?: number; name?: string; code?: string };
+  if (typeof e.status === 'number') {
+    if (e.status === 401 || e.status === 403) return EXIT.AUTH;
+    if (e.status === 404) return EXIT.NOT_FOUND;
+    if (e.status === 409) return EXIT.CONFLICT;
+    if (e.status === 400 || e.status === 413 || e.status === 415 || e.status === 422) return EXIT.VALIDATION;
+  }
+  if (e.name === 'NetworkError') return EXIT.NETWORK;
+  return EXIT.UNEXPECTED;
+}
+
+/** The message printed for an error: short for the user's mistakes, with a stack under --verbose. */
+export function formatError(error: unknown, { verbose }: { verbose: boolean }): string {
+  if (error instanceof UserError) return `error: ${error.message}`;
+  const e = error as Error & { details?: Array<{ path?: string[]; message?: string }> };
+  let text = `error: ${e?.message ?? String(error)}`;
+  if (Array.isArray(e?.details)) {
+    for (const d of e.details) text += `\n  - ${d.path && d.path.length ? d.path.join('.') + ': ' : ''}${d.message ?? ''}`;
+  }
+  if (verbose && e?.stack) text += `\n${e.stack}`;
+  return text;
+}
