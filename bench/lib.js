@@ -1,0 +1,73 @@
+// Shared helpers of `npm run bench`: child servers, autocannon runs, timing, the results table.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import autocannon from 'autocannon';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Starts `node <script> ...args` and resolves with the first JSON line it prints on stdout. */
+export async function startServer(script, args = [], env = {}) {
+  const child = spawn(process.execPath, [join(root, 'bench/servers', script), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  const lines = createInterface({ input: child.stdout });
+  const [line] = await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`${script} exited with ${code} before it was ready`);
+    }),
+  ]);
+  const info = JSON.parse(line);
+  return {
+    ...info,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Runs autocannon and returns req/s and latency percentiles. */
+export async function load({ url, connections = 50, duration = 5, method = 'GET', headers = {}, body, requests }) {
+  const result = await autocannon({ url, connections, duration, method, headers, body, requests, pipelining: 1 });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    failures: bad,
+  };
+}
+
+/** Median of numbers. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Percentile (0..100) of numbers. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Wall time of one run of a command, in ms. */
+export async function timeCommand(cmd, args, options = {}) {
+  const start = process.hrtime.bigint();
+  const child = spawn(cmd, args, { stdio: 'ignore', ...options });
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${code}`);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+export function fmt(n, digits = 1) {
+  return typeof n === 'number' ? n.toFixed(digits) : String(n);
+}
