@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -79,7 +79,13 @@ const start: CommandHandler = async ({ options, global, io }) => {
   });
   if (!global.quiet) io.stderr.write('stopping the emulator…\n');
   await emulator.close();
-  await rm(statePath, { force: true });
+  // Leave the state file alone if another emulator has since written its own.
+  try {
+    const current = JSON.parse(await readFile(statePath, 'utf8')) as { pid?: number };
+    if (current.pid === process.pid) await rm(statePath, { force: true });
+  } catch {
+    // already gone
+  }
 };
 
 export default start;

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { onTestFinished } from 'vitest';
+
+/** The built CLI entry; `npm test` builds before running vitest. */
+export const CLI = resolve(import.meta.dirname, '../../bin/plugsmith.js');
+
+function assertBuilt(): void {
+  if (!existsSync(resolve(import.meta.dirname, '../../dist/cli.js'))) {
+    throw new Error('dist/cli.js is missing: run `npm run build` (npm test does it) before these tests');
+  }
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** An isolated config dir for one test, removed when it finishes. */
+export async function tempConfigDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-cfg-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs the CLI to completion as a child process, without a terminal. */
+export async function runCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.end(options.input ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(timer);
+  return { code, signal, stdout, stderr };
+}
+
+/** A long-running CLI process (e.g. `emulator start`), killed when the test finishes. */
+export interface CliProcess {
+  child: ChildProcess;
+  /** Resolves with the next line the process prints on stdout. */
+  nextLine(): Promise<string>;
+  stderr(): string;
+  /** Sends a signal and resolves with the exit code and signal. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const lines = createInterface({ input: child.stdout! });
+  const queue: string[] = [];
+  const waiting: Array<(line: string) => void> = [];
+  lines.on('line', (line) => {
+    const w = waiting.shift();
+    if (w) w(line);
+    else queue.push(line);
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return {
+    child,
+    nextLine: () =>
+      queue.length > 0
+        ? Promise.resolve(queue.shift()!)
+        : Promise.race([
+            new Promise<string>((r) => waiting.push(r)),
+            exited.then(([code]) => {
+              throw new Error(`the CLI exited (${code}) before printing a line; stderr: ${err}`);
+            }),
+          ]),
+    stderr: () => err,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code, sig] = await exited;
+      return { code, signal: sig };
+    },
+  };
+}
