@@ -1,0 +1,32 @@
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { onTestFinished } from 'vitest';
+import { webhookHeaders, type WebhookEvent } from '../../src/webhooks/index.js';
+
+/** Serves `listener` on a free loopback port until the test finishes; returns its base URL. */
+export async function serve(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Posts `event` to `url` as the platform would, signed with `secret`; returns status and parsed JSON. */
+export async function deliver(url: string, event: WebhookEvent | string, secret: string, headers: Record<string, string> = {}) {
+  const body = typeof event === 'string' ? event : JSON.stringify(event);
+  const id = typeof event === 'string' ? 'msg_raw' : event.id;
+  return post(url, body, { ...webhookHeaders({ id, body, secret }), ...headers });
+}
+
+/** Posts a raw body with the given headers; returns status and parsed JSON. */
+export async function post(url: string, body: string, headers: Record<string, string>) {
+  const response = await request(url, { method: 'POST', body, headers });
+  return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as any };
+}
