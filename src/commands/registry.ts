@@ -1,5 +1,7 @@
 import type { CommandSpec } from './types.js';
 import { emulatorCommands } from './emulator/index.js';
+import { authCommands } from './auth/index.js';
+import { profileCommands } from './profiles/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
-export const commands: CommandSpec[] = [...emulatorCommands];
+export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands];

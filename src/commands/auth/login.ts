@@ -1,0 +1,67 @@
+import type { CommandHandler } from '../types.js';
+import { loadConfig, readEmulatorState, saveConfig, type Profile } from '../../config/profiles.js';
+import { UserError, EXIT } from '../../errors.js';
+import { askSecret, askText, readStdin } from '../../ui/dialogs.js';
+import { note, printResult, details } from '../../ui/output.js';
+import { configPath } from '../../config/paths.js';
+
+interface LoginOptions {
+  local?: boolean;
+  baseUrl?: string;
+  messagingUrl?: string;
+  token?: string;
+  apiKey?: string;
+  org?: string;
+}
+
+function checkUrl(flag: string, value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value.replace(/\/+$/, '');
+  } catch {
+    // fall through
+  }
+  throw new UserError(`${flag} must be an http(s) URL such as https://api.example.com, not "${value}"`, EXIT.USAGE);
+}
+
+/** Saves a profile and makes it current. */
+const login: CommandHandler = async ({ options, global, io }) => {
+  const o = options as LoginOptions;
+  const name = global.profile ?? (o.local ? 'local' : 'default');
+  let profile: Profile;
+
+  if (o.local) {
+    const state = await readEmulatorState();
+    if (!state) throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `npm start`), then run `plugsmith login --local` again', EXIT.NETWORK);
+    profile = {
+      baseUrl: state.url,
+      messagingUrl: state.messagingUrl,
+      token: state.token ?? undefined,
+      apiKey: state.apiKey ?? undefined,
+      orgId: o.org ?? state.orgId ?? undefined,
+      local: true,
+    };
+  } else {
+    if (o.token === '-' && o.apiKey === '-') throw new UserError('only one of --token and --api-key can read from stdin ("-")', EXIT.USAGE);
+    const baseUrl = checkUrl('--base-url', o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' })));
+    const messagingUrl = o.messagingUrl ? checkUrl('--messaging-url', o.messagingUrl) : undefined;
+    let token = o.token;
+    if (token === '-') token = await readStdin(io);
+    else if (token === undefined) token = await askSecret(io, { flag: '--token - (reading the token from stdin)', message: 'Token:' });
+    else note(io, global, 'warning: a token given on the command line stays in your shell history; prefer --token - and stdin');
+    let apiKey = o.apiKey;
+    if (apiKey === '-') apiKey = await readStdin(io);
+    if (!token) throw new UserError('the token is empty: pass it on stdin with --token -', EXIT.USAGE);
+    profile = { baseUrl, messagingUrl, token, apiKey: apiKey || undefined, orgId: o.org };
+  }
+
+  const config = await loadConfig();
+  config.profiles[name] = profile;
+  config.current = name;
+  await saveConfig(config);
+  const shown = { profile: name, baseUrl: profile.baseUrl, messagingUrl: profile.messagingUrl ?? null, orgId: profile.orgId ?? null, local: Boolean(profile.local) };
+  printResult(io, global, shown, () => details(shown));
+  note(io, global, `saved to ${configPath()}; try \`plugsmith whoami\``);
+};
+
+export default login;

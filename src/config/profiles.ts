@@ -1,0 +1,105 @@
+import { chmod, mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { configPath, emulatorStatePath } from './paths.js';
+import { env } from './env.js';
+import { UserError, EXIT } from '../errors.js';
+
+/** Where and as whom the CLI talks to a platform (remote or the local emulator). */
+export interface Profile {
+  baseUrl: string;
+  messagingUrl?: string;
+  token?: string;
+  apiKey?: string;
+  /** The org commands use when none is given with --org. */
+  orgId?: string;
+  /** True for a profile made by `login --local`. */
+  local?: boolean;
+}
+
+export interface ConfigFile {
+  current?: string;
+  profiles: Record<string, Profile>;
+}
+
+/** Reads the config file (an empty config when there is none). */
+export async function loadConfig(): Promise<ConfigFile> {
+  try {
+    const parsed = JSON.parse(await readFile(configPath(), 'utf8')) as ConfigFile;
+    return { current: parsed.current, profiles: parsed.profiles ?? {} };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw new UserError(`the config file ${configPath()} is not valid JSON: fix or delete it, then run \`plugsmith login\``, EXIT.UNEXPECTED);
+  }
+}
+
+/** Writes the config file atomically, readable by its owner only. */
+export async function saveConfig(config: ConfigFile): Promise<void> {
+  const path = configPath();
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, path);
+}
+
+/** What a running `plugsmith emulator start` wrote about itself. */
+export interface EmulatorState {
+  url: string;
+  messagingUrl: string;
+  token: string | null;
+  apiKey: string | null;
+  orgId: string | null;
+  dataDir: string | null;
+  pid: number;
+  startedAt: string;
+}
+
+/** The local emulator's state file, or null when none is running. */
+export async function readEmulatorState(): Promise<EmulatorState | null> {
+  try {
+    const state = JSON.parse(await readFile(emulatorStatePath(), 'utf8')) as EmulatorState;
+    try {
+      process.kill(state.pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return null;
+    }
+    return state;
+  } catch {
+    return null;
+  }
+}
+
+/** The settings a command runs with, after flags, environment and profile are merged. */
+export interface Settings {
+  profileName: string | null;
+  baseUrl?: string;
+  messagingUrl?: string;
+  token?: string;
+  apiKey?: string;
+  orgId?: string;
+  local: boolean;
+}
+
+/** Flags override environment variables, which override the profile. */
+export async function resolveSettings(flags: { profile?: string; baseUrl?: string; messagingUrl?: string; token?: string; apiKey?: string; org?: string }): Promise<Settings> {
+  const config = await loadConfig();
+  const profileName = flags.profile ?? env.profile() ?? config.current ?? null;
+  let profile: Profile | undefined;
+  if (profileName !== null) {
+    profile = config.profiles[profileName];
+    const named = flags.profile ?? env.profile();
+    if (!profile && named) {
+      const known = Object.keys(config.profiles);
+      throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.USAGE);
+    }
+  }
+  return {
+    profileName: profile ? profileName : null,
+    baseUrl: flags.baseUrl ?? env.baseUrl() ?? profile?.baseUrl,
+    messagingUrl: flags.messagingUrl ?? env.messagingUrl() ?? profile?.messagingUrl,
+    token: flags.token ?? env.token() ?? profile?.token,
+    apiKey: flags.apiKey ?? env.apiKey() ?? profile?.apiKey,
+    orgId: flags.org ?? profile?.orgId,
+    local: Boolean(profile?.local),
+  };
+}
