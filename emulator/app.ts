@@ -1,19 +1,27 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from './services.js';
-import { AJV_OPTIONS, installErrorHandling } from './http.js';
+import { AJV_OPTIONS, frameworkErrors, installErrorHandling } from './http.js';
 import { principalFromHeader } from './auth/principal.js';
 import pluginRoutes from './routes/plugins.js';
 import { actionRoutes, externalEventRoutes } from './routes/plugin-definitions.js';
 import repositoryRoutes from './routes/repositories.js';
 import tokenRoutes from './routes/tokens.js';
 import adminRoutes from './routes/admin.js';
+import instanceRoutes from './routes/instances.js';
+import verifyWebhookRoutes from './routes/verify-webhook.js';
+import deliveryRoutes from './routes/deliveries.js';
+import conversationRoutes from './routes/messaging/conversations.js';
+import agentMessageRoutes from './routes/messaging/agent-messages.js';
+import adminCharacterRoutes from './routes/messaging/admin-characters.js';
+import adminAgentRoutes from './routes/messaging/admin-agents.js';
+import adminApiKeyRoutes from './routes/messaging/admin-api-keys.js';
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
 /** Builds the management API app (`/api/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, frameworkErrors });
   installErrorHandling(app);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
@@ -29,16 +37,26 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
       await api.register(actionRoutes, opts);
       await api.register(externalEventRoutes, opts);
       await api.register(repositoryRoutes, opts);
+      await api.register(verifyWebhookRoutes, opts);
+      await api.register(instanceRoutes, opts);
+      await api.register(agentMessageRoutes, opts);
     },
     { prefix: '/api' },
   );
   await app.register(adminRoutes, { ...opts, prefix: '/_emulator' });
+  await app.register(deliveryRoutes, { ...opts, prefix: '/_emulator' });
+  await app.register(adminCharacterRoutes, { ...opts, prefix: '/_emulator' });
+  await app.register(adminAgentRoutes, { ...opts, prefix: '/_emulator' });
+  await app.register(adminApiKeyRoutes, { ...opts, prefix: '/_emulator' });
   return app;
 }
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
-export async function buildMessagingApp(_services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true });
+export async function buildMessagingApp(services: Services): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, frameworkErrors });
   installErrorHandling(app);
+  await app.register(conversationRoutes, { services });
+  // Event streams are hijacked responses: end them, or close() would wait for their clients.
+  app.addHook('preClose', async () => services.messaging.streams.closeAll());
   return app;
 }

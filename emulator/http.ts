@@ -30,6 +30,16 @@ export function sendError(reply: FastifyReply, type: ErrorType, message: string,
 }
 
 /**
+ * Fastify's `frameworkErrors` option: errors the router raises before any route or error handler
+ * runs (a path parameter over the router's length limit, a URL that does not decode) would
+ * otherwise be answered in fastify's own shape, outside the envelope. They are bad input: 400.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed';
+  return sendError(reply, 'VALIDATION_ERROR', message, undefined, 400);
+}
+
+/**
  * Installs the error envelope: ApiErrors as they are, schema validation as 400 with details,
  * fastify's own 4xx (bad JSON, wrong content type, too large) with their status, and
  * anything else as a 500 that never leaks its message.

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
-import { hasRole } from '../auth/guards.js';
+import { hasRole, requirePrincipal } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
 
 /** Route options: every route module receives the emulator's services. */
@@ -33,6 +33,8 @@ export function findOrg(services: Services, orgId: string): OrgRecord {
  * private ones only to members of the owning org. Anything else is a 404.
  */
 export function findVisiblePlugin(services: Services, request: FastifyRequest, pluginId: string): PluginRecord {
+  // Without a token the answer is 401 whether the plugin is public, private or missing.
+  requirePrincipal(request);
   const plugin = services.db.plugins.get(pluginId);
   if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
     throw notFound('plugin', pluginId);
@@ -52,6 +54,26 @@ export function refuseOrgIdInBody(request: FastifyRequest): void {
 
 /** Meta-validates the JSON Schemas among `fields` of a body; a 400 with details if any is invalid. */
 export function requireValidSchemas(body: Record<string, unknown>, fields: string[]): void {
-  const problems = fields.flatMap((f) => (body[f] === undefined ? [] : checkJsonSchema(body[f], [f])));
+  const problems = fields.flatMap((f) => (body[f] === undefined ? [] : checkSafely(body[f], [f])));
   if (problems.length > 0) throw badRequest(`Invalid JSON Schema in ${[...new Set(problems.map((p) => p.path[0]))].join(', ')}`, problems);
+}
+
+/** checkJsonSchema, with anything it throws (ajv cannot even start on the schema) as a problem, never a 500. */
+function checkSafely(schema: unknown, path: string[]) {
+  try {
+    return checkJsonSchema(schema, path);
+  } catch (error) {
+    return [detail(path, 'invalid_schema', 'a JSON Schema ajv can check', schema, `${path.join('.')} cannot be checked: ${(error as Error).message}`)];
+  }
+}
+
+/**
+ * A `preValidation` hook for route modules whose routes all need a token: a request without
+ * one is a 401 before its body is validated (so the first thing a caller learns is to authenticate).
+ * Routes listed in `open` (full URLs such as /api/plugins/marketplace) are left alone.
+ */
+export function tokenBeforeValidation(open: readonly string[] = []) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!open.includes(request.routeOptions.url ?? '')) requirePrincipal(request);
+  };
 }

@@ -5,9 +5,10 @@ import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { generateWebhookSecret } from '../../src/webhooks/signing.js';
-import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, type RouteOptions } from './common.js';
+import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, tokenBeforeValidation, type RouteOptions } from './common.js';
 import { roleIn } from '../auth/principal.js';
 import type { Services } from '../services.js';
+import { uninstallPluginInstances } from '../events/lifecycle.js';
 
 const fields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -62,8 +63,10 @@ export function presentPlugin(services: Services, request: FastifyRequest, plugi
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
 export default async function pluginRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
+  app.addHook('preValidation', tokenBeforeValidation(['/api/plugins/marketplace']));
 
   async function create(request: FastifyRequest, orgId: string, body: PluginBody) {
+    requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
@@ -146,6 +149,8 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     const { pluginId } = request.params as { pluginId: string };
     const plugin = findVisiblePlugin(services, request, pluginId);
     requireRole(db, request, plugin.orgId, 'OWNER', 'delete plugins');
+    // Instances go first: their PLUGIN_UNINSTALLED events are built from the plugin record.
+    await uninstallPluginInstances(services, pluginId);
     const removals: Promise<void>[] = [];
     for (const action of db.actions.where('pluginId', pluginId)) removals.push(db.actions.delete(action.id));
     for (const event of db.externalEvents.where('pluginId', pluginId)) removals.push(db.externalEvents.delete(event.id));

@@ -6,7 +6,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import type { RepositoryRecord } from '../model.js';
 import type { Services } from '../services.js';
-import { findOrg, params, refuseOrgIdInBody, type RouteOptions } from './common.js';
+import { findOrg, params, refuseOrgIdInBody, tokenBeforeValidation, type RouteOptions } from './common.js';
 
 const fields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -37,8 +37,10 @@ export function findVisibleRepository(services: Services, request: FastifyReques
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
+  app.addHook('preValidation', tokenBeforeValidation());
 
   async function create(request: FastifyRequest, orgId: string, body: { name: string; description?: string }) {
+    requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create repositories');
     const now = nowIso();
@@ -77,6 +79,7 @@ export default async function repositoryRoutes(app: FastifyInstance, { services 
   });
 
   app.get('/orgs/:orgId/repositories', { schema: { params: params('orgId') } }, async (request) => {
+    requireUser(request);
     const { orgId } = request.params as { orgId: string };
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'VIEWER', 'list its repositories');

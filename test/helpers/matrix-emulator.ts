@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js';
+import { call, type ApiResponse, type CallOptions } from './http.js';
+
+/** The seed of `test/fixtures/seed-matrix.json`: two orgs and a user token for every kind of caller. */
+export const MATRIX_SEED: Seed = JSON.parse(readFileSync(new URL('../fixtures/seed-matrix.json', import.meta.url), 'utf8'));
+
+/** The org most tests act in (org_acme) and a second org (org_beta). */
+export const ORG = 'org_acme';
+export const OTHER_ORG = 'org_beta';
+/** A repository of each org in the seed. */
+export const REPOSITORY = 'repo_acme';
+export const OTHER_REPOSITORY = 'repo_beta';
+
+/**
+ * Token strings by kind of caller, relative to ORG: OWNER, MEMBER, VIEWER, a non-member
+ * (OWNER of OTHER_ORG only), and two tokens of ORG's OWNER, one limited to ORG and one
+ * limited to OTHER_ORG (where that user is OWNER too).
+ */
+export const TOKENS = {
+  owner: 'pst_matrix_owner',
+  member: 'pst_matrix_member',
+  viewer: 'pst_matrix_viewer',
+  outsider: 'pst_matrix_outsider',
+  limitedInside: 'pst_matrix_olive_in_acme',
+  limitedOutside: 'pst_matrix_olive_in_beta',
+} as const;
+
+export type Role = 'OWNER' | 'MEMBER' | 'VIEWER';
+
+/** A kind of caller and the role it has in ORG (null: none); `token` undefined sends no header. */
+export interface Caller {
+  name: string;
+  token: string | undefined;
+  /** false: no token or an unknown one (401 on every route that needs a token). */
+  authenticated: boolean;
+  roleInOrg: Role | null;
+  /** The org the token is limited to, or null. */
+  limitedTo: string | null;
+}
+
+/** The eight kinds of caller of the authorization matrix. */
+export const CALLERS: readonly Caller[] = [
+  { name: 'no token', token: undefined, authenticated: false, roleInOrg: null, limitedTo: null },
+  { name: 'unknown token', token: 'pst_not_a_token_of_this_emulator', authenticated: false, roleInOrg: null, limitedTo: null },
+  { name: 'non-member', token: TOKENS.outsider, authenticated: true, roleInOrg: null, limitedTo: null },
+  { name: 'VIEWER', token: TOKENS.viewer, authenticated: true, roleInOrg: 'VIEWER', limitedTo: null },
+  { name: 'MEMBER', token: TOKENS.member, authenticated: true, roleInOrg: 'MEMBER', limitedTo: null },
+  { name: 'OWNER', token: TOKENS.owner, authenticated: true, roleInOrg: 'OWNER', limitedTo: null },
+  { name: 'org-limited token inside its org', token: TOKENS.limitedInside, authenticated: true, roleInOrg: 'OWNER', limitedTo: ORG },
+  // Its user is OWNER of ORG too: only the token's limit keeps it out.
+  { name: 'org-limited token outside its org', token: TOKENS.limitedOutside, authenticated: true, roleInOrg: null, limitedTo: OTHER_ORG },
+];
+
+/** A running emulator loaded with MATRIX_SEED, and shortcuts to call it. */
+export interface MatrixEmulator {
+  emu: Emulator;
+  /** A request to the management API (`path` starts with /api or /_emulator). */
+  call(method: string, path: string, options?: CallOptions): Promise<ApiResponse>;
+  /** Creates a plugin in `orgId` (default ORG) as its OWNER; fields override sensible defaults. */
+  createPlugin(fields?: Record<string, unknown>, orgId?: string): Promise<Record<string, any>>;
+  /** Adds an action or external event to a plugin as the OWNER of ORG. */
+  createDefinition(pluginId: string, segment: 'actions' | 'external-events', fields: Record<string, unknown>): Promise<Record<string, any>>;
+}
+
+let pluginCount = 0;
+
+/** Starts an in-memory emulator with MATRIX_SEED; close it with `emu.close()`. */
+export async function startMatrixEmulator(): Promise<MatrixEmulator> {
+  const emu = await startEmulator({ seed: MATRIX_SEED });
+  const send = (method: string, path: string, options?: CallOptions) => call(emu.url, method, path, options);
+  const created = (response: ApiResponse, what: string) => {
+    if (response.status !== 201) throw new Error(`creating ${what} failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body.data as Record<string, any>;
+  };
+  return {
+    emu,
+    call: send,
+    async createPlugin(fields = {}, orgId = ORG) {
+      const body = {
+        name: `Plugin ${++pluginCount}`,
+        description: 'A plugin made by a test',
+        type: 'DATA_PROVIDER',
+        events: ['PLUGIN_INSTALLED'],
+        scopes: ['REPOSITORY_FILES_READ'],
+        tags: ['test'],
+        isPublic: false,
+        webhookUrl: 'http://127.0.0.1:9/webhook',
+        inputsSchema: { type: 'object' },
+        ...fields,
+      };
+      const token = orgId === ORG ? TOKENS.owner : TOKENS.outsider;
+      return created(await send('POST', `/api/orgs/${orgId}/plugins`, { token, body }), 'a plugin');
+    },
+    async createDefinition(pluginId, segment, fields) {
+      return created(await send('POST', `/api/plugins/${pluginId}/${segment}`, { token: TOKENS.owner, body: fields }), segment);
+    },
+  };
+}
+
+/**
+ * Starts a matrix emulator before the tests of the enclosing describe (or file) and closes it
+ * after them. Read `.current` inside tests and hooks.
+ */
+export function useMatrixEmulator(): { current: MatrixEmulator } {
+  const holder = {} as { current: MatrixEmulator };
+  beforeAll(async () => {
+    holder.current = await startMatrixEmulator();
+  });
+  afterAll(async () => {
+    await holder.current?.emu.close();
+  });
+  return holder;
+}
