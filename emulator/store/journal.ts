@@ -58,12 +58,21 @@ export class Journal {
         const waiters = this.waiters;
         this.pending = [];
         this.waiters = [];
+        const buffer = Buffer.from(chunk);
         try {
-          await this.handle.write(chunk);
+          // write() may write less than asked (a full disk): loop until the whole batch is out.
+          let offset = 0;
+          while (offset < buffer.length) {
+            const { bytesWritten } = await this.handle.write(buffer, offset, buffer.length - offset);
+            if (bytesWritten === 0) throw new Error(`could not write to the journal ${this.path}`);
+            offset += bytesWritten;
+          }
           await this.handle.datasync();
-          this.bytes += Buffer.byteLength(chunk);
+          this.bytes += buffer.length;
           for (const w of waiters) w.resolve();
         } catch (error) {
+          // Cut a partly written batch off again, so later lines do not follow a torn one.
+          await this.handle.truncate(this.bytes).catch(() => undefined);
           for (const w of waiters) w.reject(error);
         }
       }

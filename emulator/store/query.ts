@@ -99,7 +99,8 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
   const sortBy = list(raw['@sortBy']);
   if (sortBy.length === 0) sortBy.push('createdAt');
   for (const field of sortBy) {
-    if (!(field in spec.fields)) {
+    // Own keys only: `constructor` or `__proto__` are not fields.
+    if (!Object.hasOwn(spec.fields, field)) {
       problems.push(detail(['@sortBy'], 'invalid_enum_value', Object.keys(spec.fields).join(' | '), field, `cannot sort by ${field}`));
     }
   }
@@ -126,7 +127,7 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
       problems.push(detail([key], 'unrecognized_keys', [...CONTROL].join(' | '), key, `unknown query parameter ${key}`));
       continue;
     }
-    const type = spec.fields[key];
+    const type = Object.hasOwn(spec.fields, key) ? spec.fields[key] : undefined;
     if (!type) {
       problems.push(detail([key], 'unrecognized_keys', Object.keys(spec.fields).join(' | '), key, `cannot filter by ${key}`));
       continue;
@@ -249,7 +250,9 @@ export function runQuery<T extends BaseRecord>(
     let start = 0;
     if (query.cursor !== '') {
       const at = collection.get(query.cursor);
-      if (!at || (visible && !visible(at))) {
+      // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
+      const inScope = at !== undefined && (scope.where ?? []).every(([field, value]) => hasValue(at, field, value));
+      if (!at || !inScope || (visible && !visible(at))) {
         throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
         ]);
@@ -315,6 +318,12 @@ export function compareValues(a: unknown, b: unknown): number {
   const as = Array.isArray(a) ? a.join(',') : String(a);
   const bs = Array.isArray(b) ? b.join(',') : String(b);
   return as < bs ? -1 : as > bs ? 1 : 0;
+}
+
+/** Whether a record's field is `value` (or, for an array field, contains it). */
+function hasValue(record: object, field: string, value: unknown): boolean {
+  const actual = (record as Record<string, unknown>)[field];
+  return Array.isArray(actual) ? actual.includes(value) : actual === value;
 }
 
 function matcher<T>(filter: Filter, spec: QuerySpec): (record: T) => boolean {

@@ -1,9 +1,9 @@
-import { mkdir, readdir, readFile, rm, writeFile, open as openFile } from 'node:fs/promises';
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
 import { Journal } from './journal.js';
+import { fsyncPath, SnapshotFile } from './snapshot-file.js';
 
 /** The version of the on-disk layout; a data dir written by a newer emulator is refused. */
 export const SCHEMA_VERSION = 1;
@@ -170,6 +170,8 @@ function indexValues(record: BaseRecord, field: string): unknown[] {
 export interface StoreOptions {
   /** Folder for the snapshot and journal; omitted means in memory only. */
   dataDir?: string;
+  /** When the journal is compacted into the snapshot (defaults: 200,000 lines or 128 MiB); for tests. */
+  compactAfter?: { lines?: number; bytes?: number };
 }
 
 /**
@@ -182,13 +184,24 @@ export class Store {
   private journal: Journal | null = null;
   private generation = 0;
   private compacting: Promise<void> | null = null;
+  /** The compaction running or last run: compactions never overlap. */
+  private compactions: Promise<void> = Promise.resolve();
   private closed = false;
+  private lockKey: string | null = null;
+  private readonly compactLines: number;
+  private readonly compactBytes: number;
 
-  private constructor(readonly dataDir: string | null) {}
+  private constructor(
+    readonly dataDir: string | null,
+    options: StoreOptions,
+  ) {
+    this.compactLines = options.compactAfter?.lines ?? COMPACT_LINES;
+    this.compactBytes = options.compactAfter?.bytes ?? COMPACT_BYTES;
+  }
 
   /** Opens (and locks) a data dir, or an in-memory store when none is given. */
   static async open(options: StoreOptions, define: (store: Store) => void): Promise<Store> {
-    const store = new Store(options.dataDir ?? null);
+    const store = new Store(options.dataDir ?? null, options);
     define(store);
     if (store.dataDir) await store.load(store.dataDir);
     return store;
@@ -216,8 +229,11 @@ export class Store {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     if (!this.journal) return Promise.resolve();
     const done = this.journal.append(JSON.stringify(mutation));
-    if (!this.compacting && (this.journal.lines > COMPACT_LINES || this.journal.size > COMPACT_BYTES)) {
-      this.compacting = this.compact().finally(() => (this.compacting = null));
+    if (!this.compacting && (this.journal.lines >= this.compactLines || this.journal.size >= this.compactBytes)) {
+      this.compacting = this.compact()
+        // A failed compaction loses nothing: the journals it would have replaced stay.
+        .catch(() => undefined)
+        .finally(() => (this.compacting = null));
     }
     return done;
   }
@@ -237,20 +253,22 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.flush();
+    await this.compactions;
     this.closed = true;
     await this.journal?.close();
-    if (this.dataDir) {
-      try {
-        unlinkSync(join(this.dataDir, LOCK_FILE));
-      } catch {
-        // already gone
-      }
-    }
+    if (this.dataDir && this.lockKey) releaseLock(this.dataDir, this.lockKey);
   }
 
   /** Writes the whole state as a new snapshot and starts a fresh journal. */
-  async compact(): Promise<void> {
-    if (!this.dataDir || !this.journal) return;
+  compact(): Promise<void> {
+    // Two compactions at once could delete the journal the other one's snapshot relies on.
+    const run = this.compactions.catch(() => undefined).then(() => this.compactNow());
+    this.compactions = run;
+    return run;
+  }
+
+  private async compactNow(): Promise<void> {
+    if (!this.dataDir || !this.journal || this.closed) return;
     const dir = this.dataDir;
     // Rotate first, so changes made while the snapshot is written land in the new journal.
     // Replaying a change the snapshot already holds is harmless: every change is a whole put
@@ -260,27 +278,30 @@ export class Store {
     this.journal = await Journal.open(journalPath(dir, this.generation));
     const data: Snapshot = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
     for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
-    const db = new Low<Snapshot>(new DataFile(join(dir, SNAPSHOT_FILE), { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }), data);
+    const db = new Low<Snapshot>(new SnapshotFile<Snapshot>(join(dir, SNAPSHOT_FILE)), data);
     await old.close();
     await db.write();
-    await fsyncPath(join(dir, SNAPSHOT_FILE));
-    await fsyncPath(dir);
     await rm(old.path, { force: true });
+    await fsyncPath(dir);
   }
 
   private async load(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
-    acquireLock(dir);
+    const lockKey = acquireLock(dir);
+    this.lockKey = lockKey;
     try {
-      const db = new Low<Snapshot | null>(new DataFile(join(dir, SNAPSHOT_FILE), { parse: JSON.parse, stringify: JSON.stringify }), null);
+      const db = new Low<Snapshot | null>(new SnapshotFile<Snapshot | null>(join(dir, SNAPSHOT_FILE)), null);
       try {
         await db.read();
       } catch (error) {
         throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} is not valid JSON (${(error as Error).message}); restore it from a backup or start with an empty --data-dir`);
       }
       const snapshot = db.data;
-      if (snapshot) {
-        if (typeof snapshot.schemaVersion !== 'number' || snapshot.schemaVersion > SCHEMA_VERSION) {
+      if (snapshot !== null) {
+        if (typeof snapshot !== 'object' || Array.isArray(snapshot) || typeof snapshot.schemaVersion !== 'number') {
+          throw new StoreError(`the file ${join(dir, SNAPSHOT_FILE)} is not a plugsmith store snapshot (no schemaVersion); use another --data-dir`);
+        }
+        if (snapshot.schemaVersion > SCHEMA_VERSION) {
           throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);
         }
         this.generation = snapshot.generation ?? 0;
@@ -306,7 +327,9 @@ export class Store {
       this.journal = await Journal.open(journalPath(dir, this.generation), lines);
       if (!snapshot) await this.compact();
     } catch (error) {
-      releaseLock(dir);
+      await this.journal?.close().catch(() => undefined);
+      this.journal = null;
+      releaseLock(dir, lockKey);
       throw error;
     }
   }
@@ -318,8 +341,8 @@ export class Store {
     while (start < text.length) {
       const end = text.indexOf('\n', start);
       if (end === -1) {
-        // A torn final line was never acknowledged: drop it so appends start clean.
-        await writeFile(path, text.slice(0, start));
+        // A torn final line was never acknowledged: cut it off so appends start clean.
+        await truncate(path, Buffer.byteLength(text.slice(0, start)));
         break;
       }
       const line = text.slice(start, end);
@@ -348,42 +371,54 @@ function journalPath(dir: string, generation: number): string {
   return join(dir, `journal-${generation}.jsonl`);
 }
 
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await openFile(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+/**
+ * Data dirs this process holds. A lock file naming our own pid is only ours if it is listed
+ * here: in a container an emulator restarted after a crash often gets the same pid again.
+ */
+const heldDirs = new Set<string>();
 
-function acquireLock(dir: string): void {
+/** Locks a data dir for this process; returns the key to release it with. */
+function acquireLock(dir: string): string {
+  const key = realpathSync(dir);
+  if (heldDirs.has(key)) {
+    throw new StoreError(`the data dir ${dir} is already open in this process; close the other emulator first, or pass another dataDir`);
+  }
   const lock = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      return;
+      heldDirs.add(key);
+      return key;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const pid = Number(readFileSync(lock, 'utf8').trim());
-    if (pid === process.pid) {
-      throw new StoreError(`the data dir ${dir} is already open in this process; close the other emulator first, or pass another dataDir`);
+    let pid = 0;
+    try {
+      pid = Number(readFileSync(lock, 'utf8').trim());
+    } catch {
+      // removed meanwhile: try again
     }
-    if (pid && isAlive(pid)) {
-      throw new StoreError(`the data dir ${dir} is in use by another emulator (pid ${pid}); stop it first, or pass another --data-dir`);
+    if (pid && pid !== process.pid && isAlive(pid)) {
+      throw new StoreError(
+        `the data dir ${dir} is in use by another emulator (pid ${pid}); stop it first, or pass another --data-dir (if process ${pid} is not an emulator, delete ${lock})`,
+      );
     }
     // The lock of a process that died: take it over.
-    unlinkSync(lock);
+    try {
+      unlinkSync(lock);
+    } catch {
+      // removed meanwhile
+    }
   }
   throw new StoreError(`could not lock the data dir ${dir}; another emulator may be starting there`);
 }
 
-function releaseLock(dir: string): void {
+function releaseLock(dir: string, key: string): void {
+  heldDirs.delete(key);
   try {
     unlinkSync(join(dir, LOCK_FILE));
   } catch {
-    // none
+    // already gone
   }
 }
 
