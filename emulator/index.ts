@@ -9,9 +9,13 @@ import type { Services } from './services.js';
 import { newSecret } from './store/ids.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
+import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
+import type { OpenAiEngineOptions } from './characters/index.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
+export type { MessagingOptions } from './messaging/conversation-service.js';
+export type { OpenAiEngineOptions } from './characters/index.js';
 
 /** How to start an emulator. Embedded, it is in memory unless given a data dir. */
 export interface EmulatorOptions {
@@ -25,6 +29,10 @@ export interface EmulatorOptions {
   /** Messaging API port; 0 (the default when embedded) picks a free one. */
   messagingPort?: number;
   host?: string;
+  /** An OpenAI-compatible chat-completions backend for `engine: 'openai'` characters (`--llm-base-url`, `--llm-model`, `--llm-api-key`). */
+  llm?: OpenAiEngineOptions;
+  /** Messaging: default packet size and interval of scripted replies, plugin reply timeout, keep-alive interval. */
+  messaging?: MessagingOptions;
 }
 
 /** A running emulator. */
@@ -82,7 +90,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       store,
       db,
       config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl },
+      messaging: null as never, // set just below: the service needs the services object itself
     };
+    services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
+    await services.messaging.finishInterrupted();
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });
@@ -99,12 +110,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dataDir: dataDir ?? null,
       services,
       async reset() {
+        await services.messaging.reset();
         await store.clear();
         await applySeed(db, effectiveSeed);
       },
       async close() {
         if (closed) return;
         closed = true;
+        await services.messaging.close();
         await Promise.all(apps.map((a) => a.close()));
         await store.close();
       },

@@ -127,6 +127,35 @@ export interface CharacterRecord extends Timestamps {
   packetIntervalMs?: number;
 }
 
+/** Message types: TEXT (text), IMAGE and AUDIO (content is the media's http(s) URL), FORM (content is a JSON object). */
+export const MESSAGE_TYPES = ['TEXT', 'IMAGE', 'AUDIO', 'FORM'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/** Attachment types a message may carry: IMAGE_URL (content is an http(s) image URL). */
+export const ATTACHMENT_TYPES = ['IMAGE_URL'] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+
+/** A conversation between a messaging client (an org's API key) and one character. */
+export interface ConversationRecord extends Timestamps {
+  id: string;
+  characterId: string;
+  /** The org of the character (and of the API keys that may reach it); not shown in responses. */
+  orgId: string;
+}
+
+/** One message of a conversation; a streaming CHARACTER message's live content is kept in memory. */
+export interface MessageRecord extends Timestamps {
+  id: string;
+  conversationId: string;
+  sender: 'USER' | 'CHARACTER';
+  type: MessageType;
+  content: string;
+  attachments: Array<{ type: AttachmentType; content: string }>;
+  isStreaming: boolean;
+  /** Set on a CHARACTER message whose reply failed; `content` also says why. */
+  error?: { code: string; message: string };
+}
+
 /** The typed collections of the emulator's store. */
 export interface Db {
   users: Collection<UserRecord>;
@@ -140,6 +169,8 @@ export interface Db {
   repositories: Collection<RepositoryRecord>;
   agents: Collection<AgentRecord>;
   characters: Collection<CharacterRecord>;
+  conversations: Collection<ConversationRecord>;
+  messages: Collection<MessageRecord>;
   // Records of later features are declared by their modules through `extraCollections`.
 }
 
@@ -157,5 +188,7 @@ export function defineCollections(store: Store): Db {
     repositories: store.define('repositories', ['orgId']),
     agents: store.define('agents', ['orgId']),
     characters: store.define('characters', ['orgId', 'agentId']),
+    conversations: store.define('conversations', ['characterId', 'orgId']),
+    messages: store.define('messages', ['conversationId', 'isStreaming']),
   };
 }

@@ -1,6 +1,7 @@
 import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
+import type { ConversationService } from './messaging/conversation-service.js';
 
 /** Settings of one running emulator. */
 export interface EmulatorConfig {
@@ -15,6 +16,8 @@ export interface Services {
   store: Store;
   db: Db;
   config: EmulatorConfig;
+  /** Messaging: conversations, character replies in packets, event streams. */
+  messaging: ConversationService;
 }
 
 declare module 'fastify' {

@@ -1,0 +1,90 @@
+import type { ServerResponse } from 'node:http';
+
+/** How often an idle event stream gets a `: keep-alive` comment, so proxies and clients keep it open. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/**
+ * Unsent bytes a client may fall behind by before it is dropped; a client that cannot keep
+ * up reconnects and gets the streaming message so far, instead of growing memory without end.
+ */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+/** One server-sent-events frame with a JSON `data` line. */
+export function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The open `GET /conversations/:id/events` streams, by conversation. Frames are written as
+ * they are, once serialized, to every client; one timer sends keep-alives to all of them.
+ */
+export class EventStreams {
+  private readonly byConversation = new Map<string, Set<ServerResponse>>();
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(keepAliveMs = DEFAULT_KEEP_ALIVE_MS) {
+    this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  /**
+   * Starts an event stream on a raw response (the route has hijacked it) and registers it.
+   * `catchUp` frames go first, in the same turn as the registration, so no packet falls between.
+   */
+  open(conversationId: string, response: ServerResponse, catchUp: string[]): void {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    response.socket?.setNoDelay(true);
+    response.write(': connected\n\n' + catchUp.join(''));
+    let clients = this.byConversation.get(conversationId);
+    if (!clients) this.byConversation.set(conversationId, (clients = new Set()));
+    clients.add(response);
+    response.once('close', () => this.remove(conversationId, response));
+  }
+
+  /** Writes a frame to every client of a conversation. */
+  broadcast(conversationId: string, frame: string): void {
+    const clients = this.byConversation.get(conversationId);
+    if (!clients) return;
+    for (const response of clients) this.write(response, frame);
+  }
+
+  /** Number of clients following a conversation. */
+  count(conversationId: string): number {
+    return this.byConversation.get(conversationId)?.size ?? 0;
+  }
+
+  /** Ends every stream (emulator shutdown or reset); clients see a normal end of stream. */
+  closeAll(): void {
+    for (const clients of this.byConversation.values()) for (const response of clients) response.end();
+    this.byConversation.clear();
+  }
+
+  /** Ends every stream and stops the keep-alive timer. */
+  close(): void {
+    clearInterval(this.keepAlive);
+    this.closeAll();
+  }
+
+  private broadcastAll(frame: string): void {
+    for (const clients of this.byConversation.values()) for (const response of clients) this.write(response, frame);
+  }
+
+  private write(response: ServerResponse, frame: string): void {
+    if (response.writableLength > MAX_BUFFERED_BYTES) {
+      response.destroy();
+      return;
+    }
+    response.write(frame);
+  }
+
+  private remove(conversationId: string, response: ServerResponse): void {
+    const clients = this.byConversation.get(conversationId);
+    if (!clients) return;
+    clients.delete(response);
+    if (clients.size === 0) this.byConversation.delete(conversationId);
+  }
+}

@@ -1,0 +1,135 @@
+import type { Db, MessageRecord, MessageType } from '../model.js';
+import { newId, nowIso } from '../store/ids.js';
+import { sseFrame, type EventStreams } from './event-streams.js';
+
+/** The client-side event every packet of a character message is sent as. */
+export const CHARACTER_MESSAGE_SENT = 'CHARACTER_MESSAGE_SENT';
+
+/** Why a reply ended without its complete text. */
+export interface ReplyFailure {
+  code: string;
+  message: string;
+}
+
+/** Who builds a live reply: an engine of the emulator, or a plugin writing packets through the API. */
+export type ReplyOrigin = 'engine' | 'plugin';
+
+/** What a live reply needs from the conversation service. */
+export interface LiveReplyHost {
+  db: Db;
+  streams: EventStreams;
+  /** Called once, when the final packet has been sent. */
+  ended(reply: LiveReply): void;
+}
+
+/** The words a failed reply ends with, appended to the text so far so every packet still extends the last. */
+export function failureText(soFar: string, failure: ReplyFailure): string {
+  return `${soFar === '' ? '' : '\n\n'}[error: ${failure.message}]`;
+}
+
+/**
+ * One CHARACTER message being built packet by packet. Its growing content lives here, in
+ * memory (listings read it through the service); the store gets the record when the first
+ * packet creates it and again when the final packet ends it. Every packet is one
+ * `CHARACTER_MESSAGE_SENT` event on the conversation's streams.
+ */
+export class LiveReply {
+  readonly id = newId('msg');
+  private current: MessageRecord | null = null;
+  private writes: Promise<void> = Promise.resolve();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly host: LiveReplyHost,
+    readonly conversationId: string,
+    readonly origin: ReplyOrigin,
+    private readonly shape: { type: MessageType; attachments: MessageRecord['attachments']; idleTimeoutMs?: number } = { type: 'TEXT', attachments: [] },
+  ) {
+    this.armIdleTimer();
+  }
+
+  /** The message as it stands, or null before the first packet. */
+  get message(): MessageRecord | null {
+    return this.current;
+  }
+
+  get ended(): boolean {
+    return this.finished;
+  }
+
+  /** Length of the content so far. */
+  get length(): number {
+    return this.current?.content.length ?? 0;
+  }
+
+  /** Resolves when the latest store write (creation, or the final record) is durable. */
+  persisted(): Promise<void> {
+    return this.writes;
+  }
+
+  /** Sends one packet: `delta` is appended to the content; `final` ends the message. */
+  packet(delta: string, final: boolean, failure?: ReplyFailure): MessageRecord {
+    if (this.finished) throw new Error(`message ${this.id} has already ended`);
+    const now = nowIso();
+    const previous = this.current;
+    const message: MessageRecord = previous
+      ? { ...previous, content: previous.content + delta, isStreaming: !final, updatedAt: now }
+      : {
+          id: this.id,
+          conversationId: this.conversationId,
+          sender: 'CHARACTER',
+          type: this.shape.type,
+          content: delta,
+          attachments: this.shape.attachments,
+          isStreaming: !final,
+          createdAt: now,
+          updatedAt: now,
+        };
+    if (failure) message.error = failure;
+    this.current = message;
+    // Persist at creation and at the end only; in between, the content lives here.
+    if (!previous || final) this.persist(message);
+    if (final) {
+      this.finished = true;
+      clearTimeout(this.idleTimer);
+      this.host.ended(this);
+    } else {
+      this.armIdleTimer();
+    }
+    this.host.streams.broadcast(this.conversationId, sseFrame(CHARACTER_MESSAGE_SENT, { message, contentDelta: delta }));
+    return message;
+  }
+
+  /** Ends the message with an explanation of the failure appended, as its final packet. */
+  fail(failure: ReplyFailure): MessageRecord {
+    return this.packet(failureText(this.current?.content ?? '', failure), true, failure);
+  }
+
+  /** The catch-up event for a client that connects mid-reply: the content so far as one delta. */
+  catchUpFrame(): string | null {
+    if (!this.current || this.finished) return null;
+    return sseFrame(CHARACTER_MESSAGE_SENT, { message: this.current, contentDelta: this.current.content });
+  }
+
+  private persist(message: MessageRecord): void {
+    // put() applies in memory at once (listings never see an older record) and the journal
+    // keeps the order of calls, so the final record cannot land before the creation.
+    const durable = this.host.db.messages.put(message);
+    this.writes = Promise.all([this.writes, durable]).then(
+      () => undefined,
+      () => undefined, // the store closed under a reply (shutdown): the next start marks it interrupted
+    );
+  }
+
+  private armIdleTimer(): void {
+    const ms = this.shape.idleTimeoutMs;
+    if (!ms) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.finished) return;
+      this.fail({ code: 'TIMEOUT', message: `no packet was written into this message for ${Math.round(ms / 1000)} s, so the emulator ended it` });
+    }, ms);
+    this.idleTimer.unref();
+  }
+}

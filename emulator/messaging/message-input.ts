@@ -1,0 +1,112 @@
+import { ATTACHMENT_TYPES, MESSAGE_TYPES, type MessageRecord, type MessageType } from '../model.js';
+import { badRequest, detail, type ErrorDetail } from '../errors.js';
+
+/** Longest `content` of one message (and of one packet a plugin writes), in characters. */
+export const MAX_CONTENT_LENGTH = 32 * 1024;
+/** Longest content a plugin may build by streaming packets into one message. */
+export const MAX_STREAMED_CONTENT_LENGTH = 1024 * 1024;
+/** Most attachments on one message. */
+export const MAX_ATTACHMENTS = 10;
+/** Longest attachment or media URL. */
+export const MAX_URL_LENGTH = 2048;
+
+const attachmentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'content'],
+  properties: {
+    type: { enum: ATTACHMENT_TYPES },
+    content: { type: 'string', minLength: 1, maxLength: MAX_URL_LENGTH },
+  },
+} as const;
+
+/** JSON schema of `POST /conversations/:id/messages`; per-type content rules are checked after it. */
+export const userMessageBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['content'],
+  properties: {
+    content: { type: 'string', minLength: 1, maxLength: MAX_CONTENT_LENGTH },
+    type: { enum: MESSAGE_TYPES, default: 'TEXT' },
+    attachments: { type: 'array', maxItems: MAX_ATTACHMENTS, items: attachmentSchema, default: [] },
+  },
+} as const;
+
+/** JSON schema of the plugin's `POST /api/agents/:agentId/conversations/:conversationId/messages`. */
+export const agentMessageBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['content'],
+  properties: {
+    // Empty is allowed: a plugin may open a message before it has text, or close one with no last delta.
+    content: { type: 'string', maxLength: MAX_CONTENT_LENGTH },
+    type: { enum: MESSAGE_TYPES, default: 'TEXT' },
+    isStreaming: { type: 'boolean' },
+    messageId: { type: 'string', minLength: 1, maxLength: 200 },
+    attachments: { type: 'array', maxItems: MAX_ATTACHMENTS, items: attachmentSchema },
+  },
+} as const;
+
+export type Attachments = MessageRecord['attachments'];
+
+/** A message body after the schema: what the per-type rules look at. */
+export interface MessageInput {
+  content: string;
+  type: MessageType;
+  attachments: Attachments;
+}
+
+/**
+ * Checks what a schema cannot say well: TEXT is not only whitespace, IMAGE/AUDIO content is an
+ * http(s) URL, FORM content is a JSON object, attachments are http(s) URLs. Throws a 400 with details.
+ */
+export function checkMessageInput(input: MessageInput): void {
+  const problems = messageProblems(input);
+  if (problems.length > 0) throw badRequest(`Invalid message: ${problems[0].message}`, problems);
+}
+
+/** The problems of a message's content and attachments, as error details (empty when fine). */
+export function messageProblems(input: MessageInput): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const { content, type } = input;
+  if (type === 'TEXT' && content.trim() === '') {
+    problems.push(detail(['content'], 'too_small', 'text with at least one non-space character', content, 'content of a TEXT message must not be empty'));
+  } else if (type === 'IMAGE' || type === 'AUDIO') {
+    if (!isHttpUrl(content)) {
+      problems.push(detail(['content'], 'invalid_string', 'an http(s) URL', content, `content of an ${type} message must be the http(s) URL of the ${type === 'IMAGE' ? 'image' : 'audio'}`));
+    }
+  } else if (type === 'FORM') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(content);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      problems.push(detail(['content'], 'invalid_string', 'a JSON object', content, 'content of a FORM message must be a JSON object as text (a form, or the values submitted to one)'));
+    }
+  }
+  input.attachments.forEach((attachment, i) => {
+    if (!isHttpUrl(attachment.content)) {
+      problems.push(detail(['attachments', String(i), 'content'], 'invalid_string', 'an http(s) URL', attachment.content, `attachments[${i}].content must be the http(s) URL of the image`));
+    }
+  });
+  return problems;
+}
+
+function isHttpUrl(text: string): boolean {
+  if (text.length > MAX_URL_LENGTH) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** How a message reads as one chat turn for a reply engine: TEXT as it is, others tagged with their type. */
+export function asChatText(message: Pick<MessageRecord, 'type' | 'content' | 'attachments'>): string {
+  const body = message.type === 'TEXT' ? message.content : `[${message.type}] ${message.content}`;
+  if (message.attachments.length === 0) return body;
+  return [body, ...message.attachments.map((a) => `[${a.type}] ${a.content}`)].join('\n');
+}

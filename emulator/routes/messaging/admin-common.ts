@@ -1,0 +1,27 @@
+import type { Services } from '../../services.js';
+import { badRequest, detail } from '../../errors.js';
+import type { AgentRecord } from '../../model.js';
+
+/** Ids chosen by the caller: URL-safe, so they work in paths as they are. */
+export const chosenId = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
+export const orgIdField = { type: 'string', minLength: 1, maxLength: 200 } as const;
+export const nameField = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+/** The org named in a body, or a 400 pointing at the field (it is input, not a path). */
+export function requireBodyOrg(services: Services, orgId: string): void {
+  if (!services.db.orgs.has(orgId)) {
+    throw badRequest(`No org ${orgId}`, [detail(['orgId'], 'not_found', 'the id of an existing org', orgId, `org ${orgId} not found`)]);
+  }
+}
+
+/** The agent named in a body, in the given org, or a 400 pointing at the field. */
+export function requireBodyAgent(services: Services, agentId: string, orgId: string): AgentRecord {
+  const agent = services.db.agents.get(agentId);
+  if (!agent) throw badRequest(`No agent ${agentId}`, [detail(['agentId'], 'not_found', 'the id of an existing agent', agentId, `agent ${agentId} not found`)]);
+  if (agent.orgId !== orgId) {
+    throw badRequest(`Agent ${agentId} belongs to org ${agent.orgId}, not ${orgId}`, [
+      detail(['agentId'], 'invalid_reference', `an agent of org ${orgId}`, agentId, `agent ${agentId} belongs to another org`),
+    ]);
+  }
+  return agent;
+}
