@@ -9,11 +9,15 @@ import type { Services } from './services.js';
 import { newSecret } from './store/ids.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
+import { EventDispatcher, presentDelivery, type DeliveryMatch, type DeliveryView } from './events/dispatcher.js';
+import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.js';
 import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
+export type { DeliveryMatch, DeliveryView } from './events/dispatcher.js';
+export type { DeliveryOptions } from './events/options.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
 
@@ -29,6 +33,8 @@ export interface EmulatorOptions {
   /** Messaging API port; 0 (the default when embedded) picks a free one. */
   messagingPort?: number;
   host?: string;
+  /** Webhook delivery: per-attempt timeout, retry schedule (ms), and a time scale that shrinks every wait for tests. */
+  delivery?: DeliveryOptions;
   /** An OpenAI-compatible chat-completions backend for `engine: 'openai'` characters (`--llm-base-url`, `--llm-model`, `--llm-api-key`). */
   llm?: OpenAiEngineOptions;
   /** Messaging: default packet size and interval of scripted replies, plugin reply timeout, keep-alive interval. */
@@ -51,6 +57,13 @@ export interface Emulator {
   dataDir: string | null;
   /** Direct access to the emulator's services (store and collections), for tests. */
   services: Services;
+  /** The webhook delivery log (every delivery with its attempts; secrets left out). */
+  deliveries: {
+    list(match?: DeliveryMatch): DeliveryView[];
+    get(id: string): DeliveryView | undefined;
+  };
+  /** Resolves with the first delivery (already logged or still to come) that matches; status defaults to 'delivered'. */
+  waitForDelivery(match: DeliveryMatch & { timeoutMs?: number }): Promise<DeliveryView>;
   /** Empties the store and loads the seed again (the same credentials stay valid). */
   reset(): Promise<void>;
   /** Stops both servers and flushes the store. */
@@ -64,6 +77,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let seed: Seed | undefined;
   if (typeof options.seed === 'string') seed = await readSeedFile(options.seed);
   else if (options.seed) seed = validateSeed(options.seed);
+  const deliveryOptions = resolveDeliveryOptions(options.delivery);
 
   let db!: Db;
   const store = await Store.open({ dataDir }, (s) => {
@@ -71,6 +85,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   let management: FastifyInstance | undefined;
   let messaging: FastifyInstance | undefined;
+  const events = new EventDispatcher(db, deliveryOptions);
   try {
     let credentials: Credentials;
     let effectiveSeed: Seed;
@@ -90,6 +105,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       store,
       db,
       config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl },
+      events,
       messaging: null as never, // set just below: the service needs the services object itself
     };
     services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
@@ -100,6 +116,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await messaging.listen({ port: options.messagingPort ?? 0, host });
     managementUrl = urlOf(management, host);
     messagingUrl = urlOf(messaging, host);
+    // Deliveries left pending by the last run (a data dir) pick up where they stopped.
+    events.resume();
 
     const apps = [management, messaging];
     let closed = false;
@@ -109,7 +127,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       ...credentials,
       dataDir: dataDir ?? null,
       services,
+      deliveries: {
+        list: (match) => events.list(match ?? { status: 'any' }),
+        get: (id) => {
+          const record = db.deliveries.get(id);
+          return record && presentDelivery(record);
+        },
+      },
+      waitForDelivery: ({ timeoutMs, ...match }) => events.waitFor(match, timeoutMs),
       async reset() {
+        events.reset();
         await services.messaging.reset();
         await store.clear();
         await applySeed(db, effectiveSeed);
@@ -119,11 +146,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         closed = true;
         await services.messaging.close();
         await Promise.all(apps.map((a) => a.close()));
+        await events.close();
         await store.close();
       },
     };
   } catch (error) {
     await Promise.all([management?.close(), messaging?.close()]);
+    await events.close();
     await store.close();
     throw error;
   }

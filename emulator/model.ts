@@ -156,6 +156,71 @@ export interface MessageRecord extends Timestamps {
   error?: { code: string; message: string };
 }
 
+/** Entities a plugin instance attaches to: repositories (data providers), agents (event handlers), apps. */
+export const INSTANCE_ENTITY_TYPES = ['REPOSITORY', 'AGENT', 'APP'] as const;
+export type InstanceEntityType = (typeof INSTANCE_ENTITY_TYPES)[number];
+
+/** An installed plugin: the fields of the spec's plugin instance table. */
+export interface InstanceRecord extends Timestamps {
+  id: string;
+  /** Present when attached to an agent. */
+  agentId?: string;
+  entityId: string;
+  entityType: InstanceEntityType;
+  /** Stored as given; null when unset. */
+  eventDispatchCondition: unknown;
+  eventDispatchMode: 'SYNC' | 'ASYNC';
+  events: string[];
+  inputs: Record<string, unknown>;
+  name: string;
+  orgId: string;
+  pluginId: string;
+  scopes: string[];
+}
+
+/** pending: an attempt is due; delivered: a 2xx (a right challenge answer); failed: not retried; exhausted: every retry failed. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
+
+/** One HTTP attempt of a delivery, as the delivery log shows it. */
+export interface DeliveryAttempt {
+  number: number;
+  startedAt: string;
+  url: string;
+  /** The webhook-timestamp header sent (each attempt is signed anew). */
+  webhookTimestamp: string;
+  durationMs: number;
+  responseStatus: number | null;
+  /** The first 2 KB of the answer. */
+  responseBody: string | null;
+  error: string | null;
+  /** When the next attempt is due; null when this was the last one. */
+  nextAttemptAt: string | null;
+}
+
+/** One event sent to one plugin webhook, with every attempt (the delivery log). */
+export interface DeliveryRecord extends Timestamps {
+  id: string;
+  /** The event's id: the webhook-id header on every attempt. */
+  eventId: string;
+  type: EventKind;
+  pluginId: string;
+  pluginInstanceId: string | null;
+  orgId: string;
+  url: string | null;
+  /** The request body (the event), sent as JSON. */
+  event: Record<string, unknown>;
+  status: DeliveryStatus;
+  mode: 'SYNC' | 'ASYNC';
+  /** False for challenges, which are never retried. */
+  retries: boolean;
+  attempts: DeliveryAttempt[];
+  nextAttemptAt: string | null;
+  /** The delivery this one repeats, for redeliveries. */
+  redeliveryOf: string | null;
+  /** The plugin's signing secret when the event was emitted; never shown. */
+  secret: string;
+}
+
 /** The typed collections of the emulator's store. */
 export interface Db {
   users: Collection<UserRecord>;
@@ -171,6 +236,8 @@ export interface Db {
   characters: Collection<CharacterRecord>;
   conversations: Collection<ConversationRecord>;
   messages: Collection<MessageRecord>;
+  instances: Collection<InstanceRecord>;
+  deliveries: Collection<DeliveryRecord>;
   // Records of later features are declared by their modules through `extraCollections`.
 }
 
@@ -188,6 +255,8 @@ export function defineCollections(store: Store): Db {
     repositories: store.define('repositories', ['orgId']),
     agents: store.define('agents', ['orgId']),
     characters: store.define('characters', ['orgId', 'agentId']),
+    instances: store.define('instances', ['pluginId', 'entityId', 'orgId']),
+    deliveries: store.define('deliveries', ['pluginId', 'status', 'type', 'pluginInstanceId']),
     conversations: store.define('conversations', ['characterId', 'orgId']),
     messages: store.define('messages', ['conversationId', 'isStreaming']),
   };

@@ -1,6 +1,7 @@
 import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
+import type { EventDispatcher } from './events/dispatcher.js';
 import type { ConversationService } from './messaging/conversation-service.js';
 
 /** Settings of one running emulator. */
@@ -16,6 +17,8 @@ export interface Services {
   store: Store;
   db: Db;
   config: EmulatorConfig;
+  /** Webhook delivery: emit events to plugins, the delivery log, challenges. */
+  events: EventDispatcher;
   /** Messaging: conversations, character replies in packets, event streams. */
   messaging: ConversationService;
 }

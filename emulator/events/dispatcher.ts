@@ -1,0 +1,396 @@
+import { randomBytes } from 'node:crypto';
+import { Agent } from 'undici';
+import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
+import { newId, nowIso } from '../store/ids.js';
+import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
+import { attemptDelivery, truncateForLog, type AttemptOutcome } from './attempt.js';
+import { challengeProblem } from './challenge.js';
+import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
+
+/** A delivery as the log shows it: everything but the signing secret. */
+export type DeliveryView = Omit<DeliveryRecord, 'secret'>;
+
+/** What `waitFor` looks for; `status` defaults to 'delivered', 'any' matches every status. */
+export interface DeliveryMatch {
+  type?: EventKind;
+  pluginId?: string;
+  pluginInstanceId?: string;
+  eventId?: string;
+  status?: DeliveryStatus | 'any';
+}
+
+/** One attempt, told to stream listeners as it is logged. */
+export interface AttemptNotice {
+  delivery: DeliveryView;
+  attempt: DeliveryAttempt;
+}
+
+/** One event for one plugin (and instance, unless it concerns the plugin alone). */
+export interface EmitInput {
+  plugin: PluginRecord;
+  instance: InstanceRecord | null;
+  /** Defaults to the instance's org, else the plugin's. */
+  orgId?: string;
+  data: unknown;
+  /** SYNC waits for the first attempt; defaults to the instance's eventDispatchMode, else ASYNC. */
+  mode?: 'SYNC' | 'ASYNC';
+}
+
+/** The result of a webhook challenge. */
+export interface ChallengeResult {
+  verified: boolean;
+  reason?: string;
+  deliveryId: string;
+}
+
+/** How long `close()` lets attempts in flight finish before cutting them off. */
+const CLOSE_GRACE_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
+
+/** Strips the secret from a delivery record. */
+export function presentDelivery(record: DeliveryRecord): DeliveryView {
+  const { secret: _secret, ...view } = record;
+  return view;
+}
+
+/** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
+export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null, type: EventKind): boolean {
+  if (LIFECYCLE.has(type)) return true;
+  return plugin.events.includes(type) && (instance === null || instance.events.includes(type));
+}
+
+/**
+ * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
+ * attempt in the `deliveries` collection, retried on a schedule, resumed after a restart. Each
+ * pending delivery has its own timer and attempts run side by side (bounded by `concurrency`),
+ * so a target that hangs or refuses connections never holds up the others.
+ */
+export class EventDispatcher {
+  readonly options: ResolvedDeliveryOptions;
+  private readonly http: Agent;
+  private readonly stop = new AbortController();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
+  private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
+  private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
+  private readonly queue: Array<() => void> = [];
+  private running = 0;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    options?: DeliveryOptions,
+  ) {
+    this.options = resolveDeliveryOptions(options);
+    this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
+  }
+
+  /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
+  async emit(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
+    const { plugin, instance } = input;
+    if (!subscribes(plugin, instance, type) || !plugin.webhookUrl) return null;
+    const mode = input.mode ?? instance?.eventDispatchMode ?? 'ASYNC';
+    const orgId = input.orgId ?? instance?.orgId ?? plugin.orgId;
+    const event = createWebhookEvent(type as WebhookEventType, {
+      pluginId: plugin.id,
+      pluginInstanceId: (instance?.id ?? null) as never,
+      orgId,
+      data: input.data as never,
+    });
+    const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
+    await this.save(record);
+    const first = this.run(record.id);
+    const settled = mode === 'SYNC' ? await first : null;
+    return presentDelivery(settled ?? this.db.deliveries.get(record.id) ?? record);
+  }
+
+  /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
+  async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown | ((instance: InstanceRecord) => unknown)): Promise<DeliveryView[]> {
+    const sent = await Promise.all(
+      instances.map((instance) => {
+        const plugin = this.db.plugins.get(instance.pluginId);
+        if (!plugin) return null;
+        const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
+        return this.emit(type, { plugin, instance, data: payload });
+      }),
+    );
+    return sent.filter((d): d is DeliveryView => d !== null);
+  }
+
+  /** Emits an event to every instance attached to an entity (e.g. REPOSITORY_FILE_ADDED to a repository's data providers). */
+  emitToEntity(entityType: InstanceEntityType, entityId: string, type: EventKind, data: unknown): Promise<DeliveryView[]> {
+    const instances = this.db.instances.where('entityId', entityId).filter((i) => i.entityType === entityType);
+    return this.emitForInstances(type, instances, data);
+  }
+
+  /** Sends a WEBHOOK_CHALLENGE to the plugin's webhook once (never retried) and judges the answer. */
+  async challenge(plugin: PluginRecord): Promise<ChallengeResult> {
+    const challenge = randomBytes(24).toString('base64url');
+    const event = createWebhookEvent('WEBHOOK_CHALLENGE', { pluginId: plugin.id, pluginInstanceId: null, orgId: plugin.orgId, data: { challenge } });
+    const record = this.newRecord({
+      type: 'WEBHOOK_CHALLENGE',
+      plugin,
+      instanceId: null,
+      orgId: plugin.orgId,
+      event: event as unknown as Record<string, unknown>,
+      mode: 'SYNC',
+      retries: false,
+    });
+    await this.save(record);
+    const done = await this.run(record.id, (outcome) => challengeProblem(outcome, challenge));
+    if (!done) return { verified: false, reason: 'the emulator is shutting down', deliveryId: record.id };
+    if (done.status === 'delivered') return { verified: true, deliveryId: record.id };
+    return { verified: false, reason: done.attempts.at(-1)?.error ?? 'no answer', deliveryId: record.id };
+  }
+
+  /** Sends a logged delivery's event again (same event id) as a new delivery, to the plugin's current URL; resolves after its first attempt. */
+  async redeliver(deliveryId: string): Promise<DeliveryView | null> {
+    const original = this.db.deliveries.get(deliveryId);
+    if (!original) return null;
+    const plugin = this.db.plugins.get(original.pluginId);
+    const now = nowIso();
+    const record: DeliveryRecord = {
+      ...original,
+      id: newId('dlv'),
+      url: plugin?.webhookUrl ?? original.url,
+      secret: plugin?.webhookSecret ?? original.secret,
+      status: 'pending',
+      mode: 'SYNC',
+      attempts: [],
+      nextAttemptAt: now,
+      redeliveryOf: original.id,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.save(record);
+    return presentDelivery((await this.run(record.id)) ?? record);
+  }
+
+  /** Schedules every pending delivery found in the store (after a restart). */
+  resume(): void {
+    for (const record of this.db.deliveries.where('status', 'pending')) {
+      this.scheduleAt(record.id, record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now());
+    }
+  }
+
+  /** Deliveries in the log that match, oldest first. */
+  list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
+    const out: DeliveryView[] = [];
+    for (const record of this.db.deliveries.values()) if (matches(record, match)) out.push(presentDelivery(record));
+    return out;
+  }
+
+  /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */
+  waitFor(match: DeliveryMatch, timeoutMs = 10_000): Promise<DeliveryView> {
+    for (const record of this.db.deliveries.values()) if (matches(record, match)) return Promise.resolve(presentDelivery(record));
+    return new Promise((resolve, reject) => {
+      const listener = (record: DeliveryRecord) => {
+        if (!matches(record, match)) return;
+        cleanup();
+        resolve(presentDelivery(record));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const seen = this.list({ ...match, status: 'any' }).map((d) => `${d.id} ${d.type} ${d.status}`);
+        reject(new Error(`no ${match.status ?? 'delivered'} delivery matching ${JSON.stringify(match)} within ${timeoutMs} ms; similar: ${seen.join(', ') || 'none'}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.changeListeners.delete(listener);
+      };
+      this.changeListeners.add(listener);
+    });
+  }
+
+  /** Calls `listener` with every attempt as it is logged; returns the unsubscribe function. */
+  onAttempt(listener: (notice: AttemptNotice) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
+  }
+
+  /** Drops every timer (the store was emptied). */
+  reset(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** Stops the timers, lets attempts in flight finish briefly, then cuts them off (they stay pending for the next start). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.reset();
+    const pending = [...this.inFlight.values()];
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
+    clearTimeout(grace);
+    this.stop.abort();
+    for (const wake of this.queue.splice(0)) wake();
+    await Promise.allSettled(pending);
+    await this.http.destroy();
+  }
+
+  private newRecord(input: {
+    type: EventKind;
+    plugin: PluginRecord;
+    instanceId: string | null;
+    orgId: string;
+    event: Record<string, unknown>;
+    mode: 'SYNC' | 'ASYNC';
+    retries: boolean;
+  }): DeliveryRecord {
+    const now = nowIso();
+    return {
+      id: newId('dlv'),
+      eventId: input.event.id as string,
+      type: input.type,
+      pluginId: input.plugin.id,
+      pluginInstanceId: input.instanceId,
+      orgId: input.orgId,
+      url: input.plugin.webhookUrl,
+      event: input.event,
+      status: 'pending',
+      mode: input.mode,
+      retries: input.retries,
+      attempts: [],
+      nextAttemptAt: now,
+      redeliveryOf: null,
+      secret: input.plugin.webhookSecret,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /** Runs the due attempt of a delivery, once even if asked twice; resolves with the record after it (null if none ran). */
+  private run(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
+    const existing = this.inFlight.get(id);
+    if (existing) return existing;
+    const attempt = this.attemptOnce(id, judge).finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, attempt);
+    return attempt;
+  }
+
+  private async attemptOnce(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
+    this.clearTimer(id);
+    if (this.closed || this.db.deliveries.get(id)?.status !== 'pending') return null;
+    await this.acquire();
+    try {
+      const due = this.db.deliveries.get(id);
+      if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
+      const outcome = await attemptDelivery({
+        url: due.url,
+        eventId: due.eventId,
+        body: JSON.stringify(due.event),
+        secret: due.secret,
+        timeoutMs: this.options.timeoutMs,
+        stop: this.stop.signal,
+        http: this.http,
+      });
+      if (outcome.interrupted) return null;
+      const current = this.db.deliveries.get(id);
+      if (!current) return null; // the store was reset meanwhile
+      const { record, attempt } = this.settle(current, outcome, judge?.(outcome) ?? null);
+      await this.save(record);
+      const view = presentDelivery(record);
+      for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+      if (record.status === 'pending' && record.nextAttemptAt) this.scheduleAt(id, Date.parse(record.nextAttemptAt));
+      return record;
+    } catch {
+      // The store closed under us: the delivery stays pending in the journal and resumes next start.
+      return null;
+    } finally {
+      this.release();
+    }
+  }
+
+  /** The record after an attempt: delivered, retried later, or given up. */
+  private settle(current: DeliveryRecord, outcome: AttemptOutcome, problem: string | null): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+    const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
+    const success = answered2xx && problem === null;
+    const number = current.attempts.length + 1;
+    let status: DeliveryStatus = 'delivered';
+    let nextAttemptAt: string | null = null;
+    if (!success) {
+      const delay = current.retries ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after'])) : null;
+      if (delay === null) status = current.retries ? 'exhausted' : 'failed';
+      else {
+        status = 'pending';
+        nextAttemptAt = new Date(Date.now() + delay).toISOString();
+      }
+    }
+    const attempt: DeliveryAttempt = {
+      number,
+      startedAt: outcome.startedAt,
+      url: current.url ?? '',
+      webhookTimestamp: outcome.webhookTimestamp,
+      durationMs: outcome.durationMs,
+      responseStatus: outcome.status,
+      responseBody: truncateForLog(outcome.body),
+      error: success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`),
+      nextAttemptAt,
+    };
+    const record: DeliveryRecord = { ...current, status, nextAttemptAt, attempts: [...current.attempts, attempt], updatedAt: nowIso() };
+    return { record, attempt };
+  }
+
+  private async save(record: DeliveryRecord): Promise<void> {
+    const done = this.db.deliveries.put(record);
+    for (const listener of this.changeListeners) safely(() => listener(record));
+    await done;
+  }
+
+  private scheduleAt(id: string, at: number): void {
+    if (this.closed) return;
+    this.clearTimer(id);
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      void this.run(id);
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+    // Pending retries must not keep an embedding test process alive; the servers do that when needed.
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  private clearTimer(id: string): void {
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.options.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      this.queue.push(() => {
+        this.running++;
+        resolve();
+      }),
+    );
+  }
+
+  private release(): void {
+    this.running--;
+    this.queue.shift()?.();
+  }
+}
+
+function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
+  const status = match.status ?? 'delivered';
+  return (
+    (status === 'any' || record.status === status) &&
+    (match.type === undefined || record.type === match.type) &&
+    (match.pluginId === undefined || record.pluginId === match.pluginId) &&
+    (match.pluginInstanceId === undefined || record.pluginInstanceId === match.pluginInstanceId) &&
+    (match.eventId === undefined || record.eventId === match.eventId)
+  );
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // A listener's failure must not break delivery.
+  }
+}

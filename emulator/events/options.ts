@@ -1,0 +1,60 @@
+/** How the emulator delivers webhooks; every field has a default suited to local development. */
+export interface DeliveryOptions {
+  /** Per-attempt timeout in ms (connect, answer and body); default 10 000. */
+  timeoutMs?: number;
+  /** Delays before each retry, in ms; its length is the number of retries. Default 1 s, 5 s, 30 s, 2 min, 10 min. */
+  schedule?: number[];
+  /** Multiplies every wait (schedule and Retry-After), so tests can shrink them to milliseconds; default 1. */
+  timeScale?: number;
+  /** Relative jitter applied to each scheduled delay (0.2 = ±20 %); default 0.2. */
+  jitter?: number;
+  /** Most attempts in flight at once, over all targets; default 128. */
+  concurrency?: number;
+}
+
+/** The options with every default filled in. */
+export type ResolvedDeliveryOptions = Required<DeliveryOptions>;
+
+export const DEFAULT_SCHEDULE_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
+
+/** Fills in the defaults and refuses nonsense (negative waits, a zero timeout). */
+export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedDeliveryOptions {
+  const resolved = {
+    timeoutMs: options.timeoutMs ?? 10_000,
+    schedule: options.schedule ?? DEFAULT_SCHEDULE_MS,
+    timeScale: options.timeScale ?? 1,
+    jitter: options.jitter ?? 0.2,
+    concurrency: options.concurrency ?? 128,
+  };
+  if (!(resolved.timeoutMs > 0)) throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
+  if (!(resolved.timeScale > 0)) throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
+  if (!(resolved.jitter >= 0 && resolved.jitter < 1)) throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
+  if (!(Number.isInteger(resolved.concurrency) && resolved.concurrency > 0)) throw new RangeError(`delivery.concurrency must be a positive integer`);
+  if (!resolved.schedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new RangeError('delivery.schedule must hold non-negative numbers of ms');
+  return resolved;
+}
+
+/** Longest wait a Retry-After may impose (before scaling), so a bogus header cannot park a delivery for days. */
+const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * The wait before the retry that follows `attemptsDone` attempts, or null when the schedule is
+ * used up. A Retry-After from the target replaces the scheduled delay (jitter applies only to the schedule).
+ */
+export function retryDelay(options: ResolvedDeliveryOptions, attemptsDone: number, retryAfterMs: number | null, random = Math.random): number | null {
+  if (attemptsDone < 1 || attemptsDone > options.schedule.length) return null;
+  const base = retryAfterMs !== null
+    ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
+    : options.schedule[attemptsDone - 1] * (1 + (random() * 2 - 1) * options.jitter);
+  return Math.max(0, Math.round(base * options.timeScale));
+}
+
+/** Reads a Retry-After header (delay in seconds, or an HTTP date) as ms from `now`; null when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return null;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now);
+}

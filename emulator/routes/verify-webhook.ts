@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { badRequest, detail } from '../errors.js';
+import { requireRole, requireUser } from '../auth/guards.js';
+import { nowIso } from '../store/ids.js';
+import { findVisiblePlugin, params, type RouteOptions } from './common.js';
+
+/** POST /api/plugins/:pluginId/verify-webhook: sends WEBHOOK_CHALLENGE and records whether the answer verifies the URL. */
+export default async function verifyWebhookRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const { db } = services;
+  // No token is a 401 and an instance token a 403, before anything else.
+  app.addHook('preValidation', async (request) => {
+    requireUser(request);
+  });
+  app.post('/plugins/:pluginId/verify-webhook', { schema: { params: params('pluginId') } }, async (request) => {
+    requireUser(request);
+    const { pluginId } = request.params as { pluginId: string };
+    const plugin = findVisiblePlugin(services, request, pluginId);
+    requireRole(db, request, plugin.orgId, 'MEMBER', 'verify plugin webhooks');
+    if (!plugin.webhookUrl) {
+      throw badRequest(`plugin ${pluginId} has no webhookUrl to verify: set one with PUT /api/plugins/${pluginId} {"webhookUrl": "https://…"} first`, [
+        detail(['webhookUrl'], 'required', 'a webhook URL', null, 'the plugin has no webhookUrl'),
+      ]);
+    }
+    const result = await services.events.challenge(plugin);
+    // The URL may have changed while the challenge was out: only the URL that answered is verified.
+    const current = db.plugins.get(pluginId);
+    if (current && current.webhookUrl === plugin.webhookUrl && current.webhookUrlIsVerified !== result.verified) {
+      await db.plugins.put({ ...current, webhookUrlIsVerified: result.verified, updatedAt: nowIso() });
+    }
+    return ok(result.verified ? { verified: true, deliveryId: result.deliveryId } : { verified: false, reason: result.reason, deliveryId: result.deliveryId });
+  });
+}
