@@ -1,0 +1,61 @@
+import type { QueryPairs } from './query.js';
+import type { ApiKind, CallOptions, RequestSpec, Transport } from './transport.js';
+import type { Page } from './types.js';
+
+interface CallInit {
+  query?: QueryPairs;
+  body?: unknown;
+  options?: CallOptions;
+  /** Overrides the method's default (GET retried, others not). */
+  idempotent?: boolean;
+  accept?: string;
+}
+
+/** One API (management or messaging) of one client: base URL, credentials, envelope handling. */
+export class Api {
+  constructor(
+    private readonly transport: Transport,
+    readonly kind: ApiKind,
+    private readonly baseUrl: string | undefined,
+    private readonly authorization: () => string | undefined,
+  ) {}
+
+  /** Sends a request and returns the envelope's `data`. */
+  async data<T>(method: string, path: string, init: CallInit = {}): Promise<T> {
+    const { data } = await this.transport.json<T>(this.spec(method, path, init));
+    return data;
+  }
+
+  /** Sends a list request and returns `{ data, pagination, meta }`. */
+  async page<T>(method: string, path: string, init: CallInit = {}): Promise<Page<T>> {
+    const { data, meta } = await this.transport.json<T[]>(this.spec(method, path, init));
+    return { data: Array.isArray(data) ? data : [], pagination: meta?.pagination, meta };
+  }
+
+  /** Opens a streaming GET (server-sent events). */
+  stream(path: string, init: CallInit = {}) {
+    return this.transport.stream(this.spec('GET', path, init));
+  }
+
+  /** The absolute URL of a path of this API. */
+  url(path: string): string {
+    if (this.baseUrl === undefined) {
+      throw new Error(`no ${this.kind} URL configured: pass ${this.kind === 'messaging' ? 'messagingUrl' : 'baseUrl'} to createClient`);
+    }
+    return this.baseUrl + path;
+  }
+
+  private spec(method: string, path: string, init: CallInit): RequestSpec {
+    return {
+      api: this.kind,
+      method,
+      url: this.url(path),
+      query: init.query,
+      body: init.body,
+      authorization: this.authorization(),
+      idempotent: init.idempotent,
+      accept: init.accept,
+      options: init.options,
+    };
+  }
+}

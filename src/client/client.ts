@@ -1,0 +1,131 @@
+import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Api } from './api.js';
+import { agentMessagesResource } from './resources/agent-messages.js';
+import { emulatorAdminResource } from './resources/emulator-admin.js';
+import { agentPluginsResource, appPluginsResource, dataProvidersResource } from './resources/instances.js';
+import { messagingResource } from './resources/messaging.js';
+import { actionsResource, externalEventsResource } from './resources/plugin-children.js';
+import { pluginsResource } from './resources/plugins.js';
+import { repositoriesResource } from './resources/repositories.js';
+import { tokensResource } from './resources/tokens.js';
+import { uploadsResource } from './resources/uploads.js';
+import { Transport, type TraceEvent } from './transport.js';
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** Management API base URL (paths start with /api), e.g. `http://127.0.0.1:4010`. */
+  baseUrl: string;
+  /** Messaging API base URL (paths start with /conversations). */
+  messagingUrl?: string;
+  /** User or instance token, sent as `Authorization: Bearer <token>` to the management API. */
+  token?: string;
+  /** API key, sent as `Authorization: Bearer <apiKey>` to the messaging API. */
+  apiKey?: string;
+  userAgent?: string;
+  /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
+  timeoutMs?: number;
+  /** Automatic retries of idempotent reads after network errors and 502/503/504. Default 2. */
+  retries?: number;
+  /** First retry delay in milliseconds, doubled each retry. Default 250. */
+  retryBaseMs?: number;
+  /** Receives every HTTP attempt, secrets redacted (for `--verbose`). */
+  onTrace?: (event: TraceEvent) => void;
+  /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
+  dispatcher?: Dispatcher;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRIES = 2;
+export const DEFAULT_RETRY_BASE_MS = 250;
+export const DEFAULT_USER_AGENT = 'plugsmith-client';
+
+/** A typed client of the platform's management and messaging APIs (and the emulator's admin API). */
+export class PlatformClient {
+  readonly baseUrl: string;
+  readonly messagingUrl: string | undefined;
+  readonly tokens;
+  readonly plugins;
+  readonly actions;
+  readonly externalEvents;
+  readonly repositories;
+  readonly dataProviders;
+  readonly agentPlugins;
+  readonly appPlugins;
+  readonly agentMessages;
+  readonly uploads;
+  readonly messaging;
+  /** The emulator's admin API under /_emulator; only the emulator answers it. */
+  readonly emulator;
+
+  private readonly options: ClientOptions;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(options: ClientOptions, sharedDispatcher?: Dispatcher) {
+    this.options = options;
+    this.baseUrl = normalizeBaseUrl(options.baseUrl, 'baseUrl');
+    this.messagingUrl = options.messagingUrl === undefined ? undefined : normalizeBaseUrl(options.messagingUrl, 'messagingUrl');
+    this.ownsDispatcher = options.dispatcher === undefined && sharedDispatcher === undefined;
+    // http:// targets go to the proxy as plain absolute-URL requests: many proxies (Squid's
+    // defaults) refuse CONNECT to port 80. https:// targets still tunnel with CONNECT.
+    this.dispatcher = options.dispatcher ?? sharedDispatcher ?? new EnvHttpProxyAgent({ proxyTunnel: false });
+    const transport = new Transport({
+      dispatcher: this.dispatcher,
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retries: options.retries ?? DEFAULT_RETRIES,
+      retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+      onTrace: options.onTrace,
+    });
+    const management = new Api(transport, 'management', this.baseUrl, () => bearer(options.token));
+    const messaging = new Api(transport, 'messaging', this.messagingUrl, () => bearer(options.apiKey));
+
+    this.tokens = tokensResource(management);
+    this.plugins = pluginsResource(management);
+    this.actions = actionsResource(management);
+    this.externalEvents = externalEventsResource(management);
+    this.repositories = repositoriesResource(management);
+    this.dataProviders = dataProvidersResource(management);
+    this.agentPlugins = agentPluginsResource(management);
+    this.appPlugins = appPluginsResource(management);
+    this.agentMessages = agentMessagesResource(management);
+    this.uploads = uploadsResource(management, transport);
+    this.messaging = messagingResource(messaging);
+    this.emulator = emulatorAdminResource(management);
+  }
+
+  /** A client with some options changed (e.g. an instance token) sharing this one's connections. */
+  withOptions(overrides: Partial<ClientOptions>): PlatformClient {
+    return new PlatformClient({ ...this.options, ...overrides }, overrides.dispatcher ?? this.dispatcher);
+  }
+
+  /** Closes the connections of the dispatcher this client created (not one passed in). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+/** Creates a PlatformClient. */
+export function createClient(options: ClientOptions): PlatformClient {
+  return new PlatformClient(options);
+}
+
+function bearer(secret: string | undefined): string | undefined {
+  if (secret === undefined || secret === '') return undefined;
+  return /^bearer\s/i.test(secret) ? secret : `Bearer ${secret}`;
+}
+
+function normalizeBaseUrl(value: string, name: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  // `localhost:4010` parses with the scheme "localhost:", so the scheme check catches it too.
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new TypeError(`${name} must be an absolute http(s) URL such as http://127.0.0.1:4010, got "${value}"`);
+  }
+  if (url.search !== '' || url.hash !== '') throw new TypeError(`${name} must not have a query or fragment, got "${value}"`);
+  return url.toString().replace(/\/+$/, '');
+}

@@ -1,0 +1,65 @@
+import type { Api } from './api.js';
+import { NetworkError } from './errors.js';
+import type { QueryPairs } from './query.js';
+import { redactUrl } from './redact.js';
+import { SseParser, type ServerSentEvent } from './sse.js';
+
+/** Options of a server-sent-events subscription. */
+export interface EventsOptions {
+  /** Ends the iteration (quietly) when aborted. */
+  signal?: AbortSignal;
+  /** Resume after this event id (sent as Last-Event-ID). */
+  lastEventId?: string;
+}
+
+/** An async iterable of server-sent events that also tells how to reconnect. */
+export interface EventStream extends AsyncIterable<ServerSentEvent> {
+  /** What the server asked with `retry:`, if anything. */
+  readonly retryMs: number | undefined;
+  readonly lastEventId: string | undefined;
+}
+
+/**
+ * Subscribes to a text/event-stream endpoint. The request is made when iteration starts; the
+ * iteration ends when the server closes the stream or `signal` aborts, and throws on errors.
+ */
+export function openEventStream(api: Api, path: string, query: QueryPairs, options: EventsOptions = {}): EventStream {
+  const parser = new SseParser();
+  parser.lastEventId = options.lastEventId;
+  async function* iterate(): AsyncGenerator<ServerSentEvent> {
+    const { signal } = options;
+    if (signal?.aborted) return;
+    const headers: Record<string, string> = { 'cache-control': 'no-cache' };
+    if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
+    let opened;
+    try {
+      opened = await api.stream(path, { query, accept: 'text/event-stream', options: { signal, headers } });
+    } catch (error) {
+      if (signal?.aborted) return;
+      throw error;
+    }
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of opened.body) {
+        yield* parser.push(decoder.decode(chunk as Buffer, { stream: true }));
+      }
+      yield* parser.push(decoder.decode());
+    } catch (error) {
+      if (signal?.aborted) return;
+      const code = (error as { code?: unknown }).code;
+      throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method: 'GET', url: redactUrl(api.url(path)), cause: error });
+    } finally {
+      opened.release();
+      opened.body.destroy();
+    }
+  }
+  return {
+    [Symbol.asyncIterator]: iterate,
+    get retryMs() {
+      return parser.retryMs;
+    },
+    get lastEventId() {
+      return parser.lastEventId;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import type { ListQuery } from './query.js';
+import type { Page } from './types.js';
+
+/** A list method with its other arguments bound: `(q) => client.actions.list(pluginId, q)`. */
+export type ListFn<T, Q extends ListQuery = ListQuery> = (query: Q) => Promise<Page<T>>;
+
+/**
+ * Yields every record of a collection, following index pages (`@page`) or, when the server
+ * answers with cursor pagination, `nextCursor`. Stops when the server says there is no next
+ * page, sends no pagination, or sends an empty page (so a confused server cannot loop it).
+ */
+export async function* paginate<T, Q extends ListQuery = ListQuery>(list: ListFn<T, Q>, query: Q = {} as Q): AsyncGenerator<T> {
+  let next: Q = { ...query };
+  const seenCursors = new Set<string>();
+  for (;;) {
+    const page = await list(next);
+    yield* page.data;
+    const pagination = page.pagination;
+    if (pagination === undefined || !pagination.hasNext || page.data.length === 0) return;
+    if (pagination.type === 'cursor') {
+      const cursor = pagination.nextCursor;
+      if (cursor === null || cursor === undefined || seenCursors.has(cursor)) return;
+      seenCursors.add(cursor);
+      const { page: _page, ...rest } = next;
+      next = { ...rest, cursor } as Q;
+    } else {
+      const current = typeof pagination.page === 'number' ? pagination.page : (next.page ?? 1);
+      next = { ...next, page: current + 1 };
+    }
+  }
+}

@@ -1,0 +1,253 @@
+import { request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { NetworkError } from './errors.js';
+import { unwrap, type Unwrapped } from './envelope.js';
+import { toQueryString, type QueryPairs } from './query.js';
+import { redactHeaders, redactUrl } from './redact.js';
+import { backoffMs, IDEMPOTENT_METHODS, MAX_RETRY_AFTER_MS, parseRetryAfter, RETRY_STATUSES, sleep } from './retry.js';
+
+/** Which API a request went to; `upload` is a PUT to a signed object-storage URL. */
+export type ApiKind = 'management' | 'messaging' | 'upload';
+
+/** One HTTP attempt, reported to `onTrace` (for `--verbose`). Never carries a secret. */
+export interface TraceEvent {
+  api: ApiKind;
+  method: string;
+  /** The URL with signed-URL credentials redacted. */
+  url: string;
+  /** 1 for the first attempt, 2 for the first retry… */
+  attempt: number;
+  /** Absent when no response arrived. */
+  status?: number;
+  durationMs: number;
+  /** Request headers, Authorization shown as e.g. `Bearer pst_…abcd`. */
+  requestHeaders: Record<string, string>;
+  responseHeaders?: Record<string, string>;
+  /** Set when the attempt failed without a response. */
+  error?: { code: string; message: string };
+  /** Set when another attempt follows after this many milliseconds. */
+  retryInMs?: number;
+}
+
+/** Per-call options every client method accepts last. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's timeout for this call. */
+  timeoutMs?: number;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+}
+
+/** Settings shared by every request of one client. */
+export interface TransportConfig {
+  dispatcher: Dispatcher;
+  userAgent: string;
+  timeoutMs: number;
+  retries: number;
+  retryBaseMs: number;
+  onTrace?: (event: TraceEvent) => void;
+}
+
+/** One logical request; the transport may make several attempts of it. */
+export interface RequestSpec {
+  api: ApiKind;
+  method: string;
+  url: string;
+  query?: QueryPairs;
+  body?: unknown;
+  /** The full Authorization header value, if any. */
+  authorization?: string;
+  /** Whether retrying is safe; defaults to true for GET/HEAD/OPTIONS only. */
+  idempotent?: boolean;
+  accept?: string;
+  options?: CallOptions;
+}
+
+interface Attempt {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The whole body, when the attempt read it. */
+  text?: string;
+  /** The unread body, for streams. */
+  body?: Dispatcher.ResponseData['body'];
+  /** Ends a stream attempt's abort wiring once the stream is done. */
+  release(): void;
+}
+
+const TIMEOUT = Symbol('timeout');
+
+/** Sends requests with retries, timeouts and tracing; knows nothing about resources. */
+export class Transport {
+  constructor(readonly config: TransportConfig) {}
+
+  /** Sends a JSON request and unwraps the envelope (throws ApiError / NetworkError). */
+  async json<T>(spec: RequestSpec): Promise<Unwrapped<T>> {
+    const attempt = await this.withRetries(spec, true);
+    return unwrap<T>({
+      status: attempt.status,
+      contentType: header(attempt.headers, 'content-type'),
+      text: attempt.text ?? '',
+      method: spec.method,
+      url: redactUrl(this.fullUrl(spec)),
+    });
+  }
+
+  /**
+   * Opens a streaming response (server-sent events). The timeout covers only the wait for
+   * headers; an error status is read and thrown as ApiError.
+   */
+  async stream(spec: RequestSpec): Promise<{ body: Readable; headers: Attempt['headers']; release(): void }> {
+    const attempt = await this.withRetries(spec, false);
+    const body = attempt.body as Readable;
+    if (attempt.status < 200 || attempt.status >= 300) {
+      let text = '';
+      try {
+        text = await (attempt.body as Dispatcher.ResponseData['body']).text();
+      } catch {
+        // The status says enough.
+      } finally {
+        attempt.release();
+      }
+      unwrap({ status: attempt.status, contentType: header(attempt.headers, 'content-type'), text, method: spec.method, url: redactUrl(this.fullUrl(spec)) });
+    }
+    return { body, headers: attempt.headers, release: attempt.release };
+  }
+
+  /** Headers every request carries, before per-call additions. */
+  buildHeaders(spec: RequestSpec): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': this.config.userAgent, accept: spec.accept ?? 'application/json' };
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    if (spec.authorization !== undefined) headers.authorization = spec.authorization;
+    return { ...headers, ...spec.options?.headers };
+  }
+
+  /** Reports a trace event; a failing trace callback must not fail the request. */
+  trace(event: TraceEvent): void {
+    try {
+      this.config.onTrace?.(event);
+    } catch {
+      // Tracing is diagnostics only.
+    }
+  }
+
+  fullUrl(spec: RequestSpec): string {
+    return spec.url + toQueryString(spec.query ?? []);
+  }
+
+  private async withRetries(spec: RequestSpec, readBody: boolean): Promise<Attempt> {
+    const idempotent = spec.idempotent ?? IDEMPOTENT_METHODS.has(spec.method);
+    const maxAttempts = 1 + (idempotent ? Math.max(0, this.config.retries) : 0);
+    const signal = spec.options?.signal;
+    const url = this.fullUrl(spec);
+    const traceBase = { api: spec.api, method: spec.method, url: redactUrl(url), requestHeaders: redactHeaders(this.buildHeaders(spec)) };
+
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      let result: Attempt;
+      try {
+        result = await this.send(spec, url, readBody);
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        const retryInMs = attempt < maxAttempts ? backoffMs(attempt, this.config.retryBaseMs) : undefined;
+        this.trace({ ...traceBase, attempt, durationMs: elapsed(started), error: { code: error.code, message: error.message }, retryInMs });
+        if (retryInMs === undefined) {
+          throw new NetworkError({ code: error.code, method: spec.method, url: traceBase.url, cause: error.cause, attempts: attempt });
+        }
+        await sleep(retryInMs, signal);
+        continue;
+      }
+
+      const retryInMs = attempt < maxAttempts && RETRY_STATUSES.has(result.status) ? this.retryDelay(result, attempt) : undefined;
+      this.trace({
+        ...traceBase,
+        attempt,
+        status: result.status,
+        durationMs: elapsed(started),
+        responseHeaders: redactHeaders(result.headers),
+        retryInMs,
+      });
+      if (retryInMs === undefined) return result;
+      result.release();
+      await result.body?.dump().catch(() => undefined);
+      await sleep(retryInMs, signal);
+    }
+  }
+
+  private retryDelay(result: Attempt, attempt: number): number | undefined {
+    const retryAfter = parseRetryAfter(result.headers['retry-after']);
+    if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) return undefined;
+    return retryAfter ?? backoffMs(attempt, this.config.retryBaseMs);
+  }
+
+  /**
+   * One attempt. With `readBody` the timeout covers the whole body, which is read here so a
+   * connection lost mid-body counts as a network error of this attempt; otherwise the timeout
+   * ends at the response headers and the caller consumes the stream.
+   */
+  private async send(spec: RequestSpec, url: string, readBody: boolean): Promise<Attempt> {
+    const userSignal = spec.options?.signal;
+    if (userSignal?.aborted) throw userSignal.reason;
+    const controller = new AbortController();
+    const onUserAbort = () => controller.abort(userSignal?.reason);
+    userSignal?.addEventListener('abort', onUserAbort, { once: true });
+    const timeoutMs = spec.options?.timeoutMs ?? this.config.timeoutMs;
+    const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(TIMEOUT), timeoutMs) : undefined;
+    const release = () => {
+      clearTimeout(timer);
+      userSignal?.removeEventListener('abort', onUserAbort);
+    };
+    try {
+      const response = await request(url, {
+        method: spec.method as Dispatcher.HttpMethod,
+        headers: this.buildHeaders(spec),
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        dispatcher: this.config.dispatcher,
+        signal: controller.signal,
+        // Streams may idle between events for as long as they like.
+        bodyTimeout: readBody ? undefined : 0,
+      });
+      if (!readBody) {
+        clearTimeout(timer);
+        return { status: response.statusCode, headers: response.headers, body: response.body, release };
+      }
+      const text = await response.body.text();
+      release();
+      return { status: response.statusCode, headers: response.headers, text, release: () => undefined };
+    } catch (error) {
+      release();
+      throw classify(error, spec, url, controller.signal, userSignal);
+    }
+  }
+}
+
+/** Maps a failure to the user's abort reason, a timeout NetworkError or a NetworkError with the cause's code. */
+function classify(
+  error: unknown,
+  spec: RequestSpec,
+  url: string,
+  ownSignal: AbortSignal,
+  userSignal: AbortSignal | undefined,
+): unknown {
+  if (userSignal?.aborted) return userSignal.reason ?? error;
+  if (ownSignal?.reason === TIMEOUT || error === TIMEOUT) return new NetworkError({ code: 'ETIMEDOUT', method: spec.method, url: redactUrl(url), cause: error === TIMEOUT ? undefined : error });
+  const code = errorCode(error);
+  if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
+  return new NetworkError({ code, method: spec.method, url: redactUrl(url), cause: error });
+}
+
+function errorCode(error: unknown): string {
+  const e = error as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | undefined;
+  for (const candidate of [e?.code, e?.cause?.code, e?.errors?.[0]?.code]) {
+    if (typeof candidate === 'string' && candidate !== '') return candidate;
+  }
+  return 'UNKNOWN';
+}
+
+function header(headers: Attempt['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}
