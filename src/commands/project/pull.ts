@@ -1,0 +1,55 @@
+import { access, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { CommandHandler } from '../types.js';
+import { clientFor } from '../context.js';
+import { fetchRemote } from '../../manifest/apply.js';
+import { readProjectState } from '../../manifest/state.js';
+import { UserError, EXIT } from '../../errors.js';
+import { note } from '../../ui/output.js';
+
+interface PullOptions {
+  plugin?: string;
+  out: string;
+  force?: boolean;
+}
+
+const PLUGIN_KEYS = ['name', 'description', 'type', 'events', 'scopes', 'tags', 'isPublic', 'webhookUrl', 'inputsSchema'];
+
+function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => record[k] !== undefined && record[k] !== null).map((k) => [k, record[k]]));
+}
+
+/** Writes the platform's state of a plugin as a manifest. */
+const pull: CommandHandler = async (input) => {
+  const o = input.options as PullOptions;
+  const out = resolve(o.out);
+  const { client, settings } = await clientFor(input);
+  try {
+    let pluginId = o.plugin;
+    if (!pluginId) {
+      const state = await readProjectState(out);
+      pluginId = state.targets[settings.profileName ?? settings.baseUrl!]?.pluginId;
+    }
+    if (!pluginId) throw new UserError('which plugin? pass --plugin PLUGIN_ID (this project has not deployed one with this profile)', EXIT.USAGE);
+    const remote = await fetchRemote(client, pluginId);
+    if (!remote.plugin) throw new UserError(`plugin ${pluginId} not found: list yours with \`plugsmith plugins list\``, EXIT.NOT_FOUND);
+    if (!o.force) {
+      const exists = await access(out).then(() => true, () => false);
+      if (exists) throw new UserError(`${o.out} exists: pass --force to overwrite it`, EXIT.USAGE);
+    }
+    const manifest = {
+      $schema: './node_modules/plugsmith/plugsmith.schema.json',
+      plugin: pick(remote.plugin, PLUGIN_KEYS),
+      actions: remote.actions.map((a) => pick(a, ['name', 'title', 'description', 'argsSchema', 'returnSchema'])),
+      externalEvents: remote.externalEvents.map((e) => pick(e, ['name', 'title', 'description', 'payloadSchema'])),
+    };
+    await writeFile(out, JSON.stringify(manifest, null, 2) + '\n');
+    if (input.global.json) input.io.stdout.write(JSON.stringify(manifest, null, 2) + '\n');
+    else input.io.stdout.write(`Wrote ${o.out} from plugin ${pluginId}.\n`);
+    note(input.io, input.global, 'Secrets are not pulled; the webhook secret stays on the platform (`plugsmith plugins secret`).');
+  } finally {
+    await client.close();
+  }
+};
+
+export default pull;

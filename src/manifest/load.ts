@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
+import { UserError, EXIT } from '../errors.js';
+import type { JsonSchema, Manifest } from './types.js';
+
+/** The file name `plugsmith deploy` looks for. */
+export const MANIFEST_FILE = 'plugsmith.json';
+
+const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(manifestSchema);
+
+/** A manifest problem: names the file, the path inside it, and the fix. */
+export class ManifestError extends UserError {
+  constructor(
+    readonly file: string,
+    readonly path: string,
+    problem: string,
+  ) {
+    super(`${file}: ${path ? `${path}: ` : ''}${problem}`, EXIT.VALIDATION);
+  }
+}
+
+function pathOf(error: ErrorObject): string {
+  const parts = error.instancePath.split('/').slice(1);
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') parts.push(String(params.missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String(params.additionalProperty));
+  return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
+}
+
+function explain(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required: add it';
+    case 'additionalProperties':
+      return 'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)';
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'oneOf':
+      return 'needs exactly one of "repository", "agent" or "app"';
+    case 'pattern':
+      return 'may hold only letters, digits and _ . : - (it is used in URL paths)';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Replaces ${VAR} and ${VAR:-default} in a string from the environment. */
+export function interpolate(value: string, file: string, path: string, environment: NodeJS.ProcessEnv = process.env): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, _d, fallback: string | undefined) => {
+    const v = environment[name];
+    if (v !== undefined && v !== '') return v;
+    if (fallback !== undefined) return fallback;
+    throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
+  });
+}
+
+async function resolveSchema(schema: unknown, base: string, file: string, path: string): Promise<JsonSchema | undefined> {
+  if (schema === undefined) return undefined;
+  const s = schema as JsonSchema;
+  const ref = s.$ref;
+  // Only a schema that is nothing but a relative file reference is read from disk; other $refs
+  // (like "#/definitions/x") belong to the schema itself.
+  if (typeof ref === 'string' && Object.keys(s).length === 1 && !ref.startsWith('#') && !/^[a-z]+:/i.test(ref)) {
+    const target = isAbsolute(ref) ? ref : resolve(base, ref);
+    let text: string;
+    try {
+      text = await readFile(target, 'utf8');
+    } catch (error) {
+      throw new ManifestError(file, `${path}.$ref`, `cannot read ${relative(process.cwd(), target) || target} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
+    }
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+      return parsed as JsonSchema;
+    } catch (error) {
+      throw new ManifestError(file, `${path}.$ref`, `${ref} is not a JSON Schema object (${(error as Error).message})`);
+    }
+  }
+  return s;
+}
+
+/** Reads, validates and resolves a manifest. Errors name the file, the path and the fix. */
+export async function loadManifest(path: string, environment: NodeJS.ProcessEnv = process.env): Promise<Manifest> {
+  const file = relative(process.cwd(), path) || path;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new ManifestError(file, '', 'not found: run `plugsmith init` to create a plugin project, or pass --manifest PATH');
+    }
+    throw new ManifestError(file, '', `cannot be read (${(error as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ManifestError(file, '', `is not valid JSON (${(error as Error).message})`);
+  }
+  if (!validate(raw)) {
+    // A oneOf failure also reports the `required` of each branch; the oneOf says it better.
+    const first = validate.errors!.find((e) => e.keyword === 'oneOf') ?? validate.errors![0];
+    throw new ManifestError(file, pathOf(first), explain(first));
+  }
+  const m = raw as {
+    plugin: Manifest['plugin'];
+    actions?: Manifest['actions'];
+    externalEvents?: Manifest['externalEvents'];
+    installs?: Manifest['installs'];
+  };
+  const base = dirname(path);
+  const seen = (list: Array<{ name: string }>, key: string) => {
+    const names = new Set<string>();
+    list.forEach((x, i) => {
+      if (names.has(x.name)) throw new ManifestError(file, `${key}[${i}].name`, `duplicate name "${x.name}": names must be unique`);
+      names.add(x.name);
+    });
+  };
+  const actions = m.actions ?? [];
+  const externalEvents = m.externalEvents ?? [];
+  const installs = m.installs ?? [];
+  seen(actions, 'actions');
+  seen(externalEvents, 'externalEvents');
+  seen(installs, 'installs');
+
+  const plugin = { ...m.plugin };
+  if (plugin.webhookUrl !== undefined) {
+    plugin.webhookUrl = interpolate(plugin.webhookUrl, file, 'plugin.webhookUrl', environment);
+    if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
+      throw new ManifestError(file, 'plugin.webhookUrl', `"${plugin.webhookUrl}" is not an http(s) URL`);
+    }
+  }
+  plugin.inputsSchema = (await resolveSchema(plugin.inputsSchema, base, file, 'plugin.inputsSchema')) ?? {};
+  return {
+    path: resolve(path),
+    plugin,
+    actions: await Promise.all(
+      actions.map(async (a, i) => ({
+        name: a.name,
+        title: a.title ?? '',
+        description: a.description ?? '',
+        argsSchema: await resolveSchema(a.argsSchema, base, file, `actions[${i}].argsSchema`),
+        returnSchema: await resolveSchema(a.returnSchema, base, file, `actions[${i}].returnSchema`),
+      })),
+    ),
+    externalEvents: await Promise.all(
+      externalEvents.map(async (e, i) => ({
+        name: e.name,
+        title: e.title ?? '',
+        description: e.description ?? '',
+        payloadSchema: await resolveSchema(e.payloadSchema, base, file, `externalEvents[${i}].payloadSchema`),
+      })),
+    ),
+    installs,
+  };
+}

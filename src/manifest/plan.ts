@@ -1,0 +1,166 @@
+import type { Manifest, ManifestAction, ManifestExternalEvent } from './types.js';
+import type { AppliedState } from './state.js';
+
+/** What the platform has for a plugin (null plugin: none yet). */
+export interface RemoteState {
+  plugin: Record<string, unknown> | null;
+  actions: Array<Record<string, unknown>>;
+  externalEvents: Array<Record<string, unknown>>;
+}
+
+export type Resource = 'plugin' | 'action' | 'externalEvent';
+export type Operation = 'create' | 'update' | 'delete' | 'unchanged';
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface PlanStep {
+  resource: Resource;
+  name: string;
+  op: Operation;
+  changes: FieldChange[];
+  /** Set on deletes that were not allowed (no --allow-deletes). */
+  skipped?: string;
+  /** The desired fields (create and update). */
+  desired?: Record<string, unknown>;
+}
+
+/** A difference between the platform and what the last deploy applied: a change made elsewhere. */
+export interface Drift {
+  resource: Resource;
+  name: string;
+  changes: FieldChange[];
+  kind: 'changed' | 'added' | 'removed';
+}
+
+export interface Plan {
+  pluginId: string | null;
+  steps: PlanStep[];
+  drift: Drift[];
+}
+
+const PLUGIN_FIELDS = ['name', 'description', 'type', 'events', 'scopes', 'tags', 'isPublic', 'webhookUrl', 'inputsSchema'] as const;
+/** Array fields compared as sets. */
+const SET_FIELDS = new Set(['events', 'scopes', 'tags']);
+
+/** JSON with sorted keys (and sorted set fields), for comparisons that ignore order. */
+export function canonical(value: unknown, field?: string): string {
+  const norm = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(norm);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(
+        Object.keys(v as object)
+          .sort()
+          .map((k) => [k, norm((v as Record<string, unknown>)[k])]),
+      );
+    }
+    return v;
+  };
+  const n = field && SET_FIELDS.has(field) && Array.isArray(value) ? [...value].sort() : value;
+  return JSON.stringify(norm(n ?? null));
+}
+
+function diff(desired: Record<string, unknown>, actual: Record<string, unknown> | undefined, fields: readonly string[]): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const field of fields) {
+    if (!(field in desired)) continue;
+    const to = desired[field];
+    const from = actual?.[field];
+    if (canonical(from, field) !== canonical(to, field)) changes.push({ field, from, to });
+  }
+  return changes;
+}
+
+/** The fields a deploy manages for the plugin. */
+export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
+  const p = manifest.plugin;
+  const out: Record<string, unknown> = {
+    name: p.name,
+    description: p.description ?? '',
+    type: p.type,
+    events: p.events ?? [],
+    scopes: p.scopes ?? [],
+    tags: p.tags ?? [],
+    isPublic: p.isPublic ?? false,
+    inputsSchema: p.inputsSchema ?? {},
+  };
+  if (p.webhookUrl !== undefined) out.webhookUrl = p.webhookUrl;
+  return out;
+}
+
+function desiredDefinition(d: ManifestAction | ManifestExternalEvent, schemaFields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: d.name, title: d.title, description: d.description };
+  for (const f of schemaFields) {
+    const v = (d as unknown as Record<string, unknown>)[f];
+    if (v !== undefined) out[f] = v;
+  }
+  return out;
+}
+
+const DEFINITIONS = [
+  { resource: 'action' as const, key: 'actions' as const, fields: ['name', 'title', 'description', 'argsSchema', 'returnSchema'], schemas: ['argsSchema', 'returnSchema'] },
+  { resource: 'externalEvent' as const, key: 'externalEvents' as const, fields: ['name', 'title', 'description', 'payloadSchema'], schemas: ['payloadSchema'] },
+];
+
+/**
+ * Compares the manifest with the platform. Creates and updates carry the changed fields;
+ * remote definitions missing from the manifest become deletes, skipped unless allowed. Drift
+ * compares the platform with what the last deploy applied.
+ */
+export function planDeploy(manifest: Manifest, remote: RemoteState, applied: AppliedState | null, options: { allowDeletes: boolean }): Plan {
+  const steps: PlanStep[] = [];
+  const drift: Drift[] = [];
+  const plugin = desiredPlugin(manifest);
+
+  if (!remote.plugin) {
+    steps.push({ resource: 'plugin', name: manifest.plugin.name, op: 'create', changes: diff(plugin, undefined, PLUGIN_FIELDS), desired: plugin });
+  } else {
+    const changes = diff(plugin, remote.plugin, PLUGIN_FIELDS);
+    steps.push({ resource: 'plugin', name: manifest.plugin.name, op: changes.length ? 'update' : 'unchanged', changes, desired: plugin });
+    if (applied) {
+      const drifted = diff(applied.plugin, remote.plugin, PLUGIN_FIELDS);
+      if (drifted.length) drift.push({ resource: 'plugin', name: manifest.plugin.name, kind: 'changed', changes: drifted.map((c) => ({ field: c.field, from: c.to, to: c.from })) });
+    }
+  }
+
+  for (const def of DEFINITIONS) {
+    const wanted = new Map(manifest[def.key].map((d) => [d.name, desiredDefinition(d, def.schemas)]));
+    const existing = new Map(remote[def.key].map((r) => [String(r.name), r]));
+    for (const [name, desired] of wanted) {
+      const actual = existing.get(name);
+      if (!actual) steps.push({ resource: def.resource, name, op: 'create', changes: diff(desired, undefined, def.fields), desired });
+      else {
+        const changes = diff(desired, actual, def.fields);
+        steps.push({ resource: def.resource, name, op: changes.length ? 'update' : 'unchanged', changes, desired });
+      }
+    }
+    for (const [name] of existing) {
+      if (!wanted.has(name)) {
+        steps.push({ resource: def.resource, name, op: 'delete', changes: [], skipped: options.allowDeletes ? undefined : 'pass --allow-deletes to delete it' });
+      }
+    }
+    if (applied && remote.plugin) {
+      const before = applied[def.key];
+      for (const [name, actual] of existing) {
+        const was = before[name];
+        if (!was) drift.push({ resource: def.resource, name, kind: 'added', changes: [] });
+        else {
+          const changed = diff(was, actual, def.fields);
+          if (changed.length) drift.push({ resource: def.resource, name, kind: 'changed', changes: changed.map((c) => ({ field: c.field, from: c.to, to: c.from })) });
+        }
+      }
+      for (const name of Object.keys(before)) {
+        if (!existing.has(name)) drift.push({ resource: def.resource, name, kind: 'removed', changes: [] });
+      }
+    }
+  }
+  return { pluginId: remote.plugin ? String(remote.plugin.id) : null, steps, drift };
+}
+
+/** True when applying the plan would change nothing. */
+export function isNoop(plan: Plan): boolean {
+  return plan.steps.every((s) => s.op === 'unchanged' || (s.op === 'delete' && s.skipped));
+}

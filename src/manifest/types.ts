@@ -1,0 +1,51 @@
+/** A JSON Schema object. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The plugin section of a manifest, after defaults and `$ref` files are resolved. */
+export interface ManifestPlugin {
+  name: string;
+  description: string;
+  type: 'EVENT_HANDLER' | 'APP' | 'DATA_PROVIDER';
+  events: string[];
+  scopes: string[];
+  tags: string[];
+  isPublic: boolean;
+  webhookUrl?: string;
+  inputsSchema: JsonSchema;
+}
+
+export interface ManifestAction {
+  name: string;
+  title: string;
+  description: string;
+  argsSchema?: JsonSchema;
+  returnSchema?: JsonSchema;
+}
+
+export interface ManifestExternalEvent {
+  name: string;
+  title: string;
+  description: string;
+  payloadSchema?: JsonSchema;
+}
+
+export interface ManifestInstall {
+  name: string;
+  repository?: string;
+  agent?: string;
+  app?: string;
+  events?: string[];
+  scopes?: string[];
+  inputs?: Record<string, unknown>;
+  eventDispatchMode?: 'SYNC' | 'ASYNC';
+}
+
+/** A loaded, validated manifest (plugsmith.json). */
+export interface Manifest {
+  /** Absolute path of the file it came from. */
+  path: string;
+  plugin: ManifestPlugin;
+  actions: ManifestAction[];
+  externalEvents: ManifestExternalEvent[];
+  installs: ManifestInstall[];
+}
