@@ -116,3 +116,14 @@ export async function verifiedPlugin(
 export function verifyReceived(received: Received, secret: string): WebhookEvent {
   return verifyWebhook(received.body, received.headers as Record<string, string>, secret);
 }
+
+/** Installs an instance through `path` and returns it with the access token its PLUGIN_INSTALLED carried. */
+export async function install(emu: Emulator, hook: WebhookServer, token: string, path: string, body: Record<string, unknown>) {
+  const installed = await call(emu.url, 'POST', path, token, body);
+  if (installed.status !== 201) throw new Error(`install through ${path} failed: ${installed.status} ${JSON.stringify(installed.body)}`);
+  const instance = installed.body.data as { id: string; [k: string]: unknown };
+  await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instance.id });
+  const received = hook.ofType('PLUGIN_INSTALLED').find((r) => r.event.pluginInstanceId === instance.id);
+  if (!received) throw new Error('the webhook did not receive PLUGIN_INSTALLED');
+  return { instance, accessToken: (received.event.data as { accessToken: string }).accessToken, received };
+}
