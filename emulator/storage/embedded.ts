@@ -1,0 +1,204 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream, type ReadStream } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { assertValidKey, encodeKeyPath } from './keys.js';
+import { signedQuery, verifyQuery, type Verdict } from './signing.js';
+import {
+  DEFAULT_MAX_BYTES,
+  checkExpiresIn,
+  StorageError,
+  type ObjectInfo,
+  type ObjectStorage,
+  type PresignGetOptions,
+  type PresignPutOptions,
+} from './types.js';
+
+/** How to build the embedded store. */
+export interface EmbeddedStorageOptions {
+  /** Folder for the objects (the emulator passes `<dataDir>/objects`); omitted: a temporary folder removed by `close()`. */
+  rootDir?: string;
+  /** The emulator's base URL, e.g. http://127.0.0.1:4010; a function because the port is known only after listen. */
+  baseUrl: () => string;
+  /** Key of the URL signatures (HMAC-SHA256). */
+  secret: string | Buffer;
+  /** Largest object accepted by any upload, default 100 MB; a presigned `maxBytes` can only lower it. */
+  maxBytes?: number;
+  /** Where `embeddedStorageRoutes` is registered, default `/_storage`. */
+  routePrefix?: string;
+}
+
+/** A stored object opened for reading. */
+export interface OpenedObject {
+  size: number;
+  contentType?: string;
+  /** Reads the bytes; call at most once. */
+  stream(): ReadStream;
+  /** Releases the file when the bytes are not wanted (HEAD). */
+  close(): Promise<void>;
+}
+
+/** The body arrived larger than allowed; the partial file is already gone. */
+export class ObjectTooLargeError extends StorageError {
+  constructor(readonly limit: number) {
+    super(`The upload is larger than ${limit} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+interface Sidecar {
+  key: string;
+  size: number;
+  contentType?: string;
+  uploadedAt: string;
+}
+
+/**
+ * The zero-setup object store: each object is a file named by the SHA-256 of its key (so no
+ * key, however long or oddly cased, can clash on any filesystem), with a JSON sidecar that
+ * holds the key and content type. The emulator serves it through `embeddedStorageRoutes`.
+ */
+export class EmbeddedStorage implements ObjectStorage {
+  readonly kind = 'embedded' as const;
+  readonly maxBytes: number;
+  readonly routePrefix: string;
+  private root: string | undefined;
+  private readonly ownsRoot: boolean;
+
+  constructor(private readonly options: EmbeddedStorageOptions) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.routePrefix = (options.routePrefix ?? '/_storage').replace(/\/+$/, '');
+    this.root = options.rootDir;
+    this.ownsRoot = options.rootDir === undefined;
+  }
+
+  async init(): Promise<void> {
+    if (this.root === undefined) this.root = await mkdtemp(join(tmpdir(), 'plugsmith-objects-'));
+    await mkdir(join(this.root, 'objects'), { recursive: true });
+    await mkdir(join(this.root, 'tmp'), { recursive: true });
+  }
+
+  async presignPut(key: string, options: PresignPutOptions): Promise<string> {
+    assertValidKey(key);
+    const maxBytes = Math.min(options.maxBytes ?? this.maxBytes, this.maxBytes);
+    const expires = expiryOf(options.expiresInSeconds, options.issuedAt);
+    return `${this.objectUrl(key)}?${signedQuery(this.options.secret, { method: 'PUT', key, expires, maxBytes })}`;
+  }
+
+  async presignGet(key: string, options: PresignGetOptions): Promise<string> {
+    assertValidKey(key);
+    const expires = expiryOf(options.expiresInSeconds, options.issuedAt);
+    const grant = { method: 'GET' as const, key, expires, fileName: options.fileName };
+    return `${this.objectUrl(key)}?${signedQuery(this.options.secret, grant)}`;
+  }
+
+  publicUrl(key: string): string {
+    assertValidKey(key);
+    return this.objectUrl(key);
+  }
+
+  async stat(key: string): Promise<ObjectInfo | null> {
+    const opened = await this.open(key);
+    if (!opened) return null;
+    await opened.close();
+    return opened.contentType === undefined ? { size: opened.size } : { size: opened.size, contentType: opened.contentType };
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidKey(key);
+    const path = this.pathOf(key);
+    await rm(path, { force: true });
+    await rm(path + '.json', { force: true });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsRoot && this.root !== undefined) await rm(this.root, { recursive: true, force: true });
+  }
+
+  /** Checks a request's signature query for `method` on `key` (used by the routes). */
+  verify(method: 'GET' | 'PUT', key: string, query: Record<string, unknown>): Verdict {
+    return verifyQuery(this.options.secret, method, key, query, Math.floor(Date.now() / 1000));
+  }
+
+  /**
+   * Streams a body into the object: to a temporary file, counting bytes, then renamed into
+   * place. Past `limit` bytes it stops reading, deletes the partial file and throws
+   * ObjectTooLargeError. The body is never held in memory whole.
+   */
+  async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string): Promise<ObjectInfo> {
+    assertValidKey(key);
+    const root = this.rootDir();
+    const temporary = join(root, 'tmp', randomUUID());
+    let size = 0;
+    try {
+      await pipeline(async function* count() {
+        for await (const chunk of body) {
+          size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+          if (size > limit) throw new ObjectTooLargeError(limit);
+          yield chunk;
+        }
+      }, createWriteStream(temporary, { flags: 'wx' }));
+      const sidecar: Sidecar = { key, size, uploadedAt: new Date().toISOString() };
+      if (contentType) sidecar.contentType = contentType;
+      await writeFile(temporary + '.json', JSON.stringify(sidecar));
+      const path = this.pathOf(key);
+      await rename(temporary, path);
+      await rename(temporary + '.json', path + '.json');
+    } catch (error) {
+      await rm(temporary, { force: true });
+      await rm(temporary + '.json', { force: true });
+      throw error;
+    }
+    return contentType ? { size, contentType } : { size };
+  }
+
+  /** Opens an object for reading, or null when there is none. */
+  async open(key: string): Promise<OpenedObject | null> {
+    assertValidKey(key);
+    const path = this.pathOf(key);
+    let handle;
+    try {
+      handle = await open(path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      const contentType = (await readSidecar(path + '.json'))?.contentType;
+      const file = handle;
+      return { size, contentType, stream: () => file.createReadStream(), close: () => file.close() };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  private objectUrl(key: string): string {
+    return `${this.options.baseUrl().replace(/\/+$/, '')}${this.routePrefix}/objects/${encodeKeyPath(key)}`;
+  }
+
+  private pathOf(key: string): string {
+    return join(this.rootDir(), 'objects', createHash('sha256').update(key).digest('hex'));
+  }
+
+  private rootDir(): string {
+    if (this.root === undefined) throw new StorageError('The embedded object storage is used before init()');
+    return this.root;
+  }
+}
+
+function expiryOf(expiresInSeconds: number, issuedAt: Date = new Date()): number {
+  return Math.floor(issuedAt.getTime() / 1000) + checkExpiresIn(expiresInSeconds);
+}
+
+async function readSidecar(path: string): Promise<Sidecar | null> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as Sidecar;
+  } catch {
+    // A missing or torn sidecar only loses the content type; the bytes are still served.
+    return null;
+  }
+}
