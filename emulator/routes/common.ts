@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
-import { hasRole, requirePrincipal } from '../auth/guards.js';
+import { hasRole, requirePrincipal, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
 
 /** Route options: every route module receives the emulator's services. */
@@ -33,8 +33,9 @@ export function findOrg(services: Services, orgId: string): OrgRecord {
  * private ones only to members of the owning org. Anything else is a 404.
  */
 export function findVisiblePlugin(services: Services, request: FastifyRequest, pluginId: string): PluginRecord {
-  // Without a token the answer is 401 whether the plugin is public, private or missing.
-  requirePrincipal(request);
+  // Without a token the answer is 401 whether the plugin is public, private or missing; an
+  // installation access token is a 403 (plugin routes are for users; instances act only through scopes).
+  requireUser(request);
   const plugin = services.db.plugins.get(pluginId);
   if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
     throw notFound('plugin', pluginId);
