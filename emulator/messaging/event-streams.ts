@@ -20,6 +20,7 @@ export function sseFrame(event: string, data: unknown): string {
 export class EventStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
   private readonly keepAlive: NodeJS.Timeout;
+  private readonly corked = new Set<string>();
 
   constructor(keepAliveMs = DEFAULT_KEEP_ALIVE_MS) {
     this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
@@ -45,10 +46,21 @@ export class EventStreams {
     response.once('close', () => this.remove(conversationId, response));
   }
 
-  /** Writes a frame to every client of a conversation. */
+  /**
+   * Writes a frame to every client of a conversation. Sockets stay corked until the current
+   * burst of packets is over (next tick), so back-to-back packets leave in one write per client.
+   */
   broadcast(conversationId: string, frame: string): void {
     const clients = this.byConversation.get(conversationId);
     if (!clients) return;
+    if (!this.corked.has(conversationId)) {
+      this.corked.add(conversationId);
+      for (const response of clients) response.cork();
+      process.nextTick(() => {
+        this.corked.delete(conversationId);
+        for (const response of this.byConversation.get(conversationId) ?? []) response.uncork();
+      });
+    }
     for (const response of clients) this.write(response, frame);
   }
 
@@ -74,6 +86,7 @@ export class EventStreams {
   }
 
   private write(response: ServerResponse, frame: string): void {
+    if (response.destroyed || response.writableEnded) return; // gone; its 'close' removes it
     if (response.writableLength > MAX_BUFFERED_BYTES) {
       response.destroy();
       return;
