@@ -15,7 +15,7 @@ describe('pending deliveries across a restart', () => {
     const hook = await WebhookServer.start();
     cleanups.push(() => hook.close());
 
-    const first = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { schedule: [400] , jitter: 0 } });
+    const first = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { schedule: [1500], jitter: 0 } });
     let closed = false;
     try {
       const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: hook.url });
@@ -30,7 +30,7 @@ describe('pending deliveries across a restart', () => {
       expect(hook.ofType('PLUGIN_INSTALLED')).toHaveLength(1);
 
       hook.responder = answerProperly;
-      const second = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { schedule: [400], jitter: 0 } });
+      const second = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { schedule: [1500], jitter: 0 } });
       try {
         const delivery = await second.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id, timeoutMs: 5000 });
         expect(delivery.id).toBe(notice.delivery.id);
