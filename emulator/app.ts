@@ -15,6 +15,9 @@ import agentMessageRoutes from './routes/messaging/agent-messages.js';
 import adminCharacterRoutes from './routes/messaging/admin-characters.js';
 import adminAgentRoutes from './routes/messaging/admin-agents.js';
 import adminApiKeyRoutes from './routes/messaging/admin-api-keys.js';
+import uploadRoutes from './routes/uploads.js';
+import repositoryFileRoutes from './routes/repository-files.js';
+import { embeddedStorageRoutes, EmbeddedStorage } from './storage/index.js';
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
@@ -40,9 +43,12 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
       await api.register(verifyWebhookRoutes, opts);
       await api.register(instanceRoutes, opts);
       await api.register(agentMessageRoutes, opts);
+      await api.register(uploadRoutes, opts);
+      await api.register(repositoryFileRoutes, opts);
     },
     { prefix: '/api' },
   );
+  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage), { prefix: '/_storage' });
   await app.register(adminRoutes, { ...opts, prefix: '/_emulator' });
   await app.register(deliveryRoutes, { ...opts, prefix: '/_emulator' });
   await app.register(adminCharacterRoutes, { ...opts, prefix: '/_emulator' });

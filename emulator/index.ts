@@ -1,4 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createObjectStorage, type ObjectStorage, type S3Settings } from './storage/index.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
@@ -33,6 +36,8 @@ export interface EmulatorOptions {
   /** Messaging API port; 0 (the default when embedded) picks a free one. */
   messagingPort?: number;
   host?: string;
+  /** S3-compatible object storage for uploads (MinIO, AWS S3…); without an endpoint the embedded store is used. */
+  storage?: S3Settings;
   /** Webhook delivery: per-attempt timeout, retry schedule (ms), and a time scale that shrinks every wait for tests. */
   delivery?: DeliveryOptions;
   /** An OpenAI-compatible chat-completions backend for `engine: 'openai'` characters (`--llm-base-url`, `--llm-model`, `--llm-api-key`). */
@@ -86,7 +91,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let management: FastifyInstance | undefined;
   let messaging: FastifyInstance | undefined;
   const events = new EventDispatcher(db, deliveryOptions);
+  let managementUrl = '';
+  let messagingUrl = '';
+  let storage: ObjectStorage | undefined;
   try {
+    storage = createObjectStorage({
+      ...options.storage,
+      rootDir: dataDir ? join(dataDir, 'objects') : undefined,
+      baseUrl: () => managementUrl,
+      secret: await storageSecret(dataDir),
+    });
+    await storage.init();
     let credentials: Credentials;
     let effectiveSeed: Seed;
     if (db.users.size === 0) {
@@ -99,14 +114,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       credentials = credentialsOf(effectiveSeed);
     }
 
-    let managementUrl = '';
-    let messagingUrl = '';
     const services: Services = {
       store,
       db,
       config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
+      storage,
     };
     services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
@@ -147,14 +161,29 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         await services.messaging.close();
         await Promise.all(apps.map((a) => a.close()));
         await events.close();
+        await storage!.close();
         await store.close();
       },
     };
   } catch (error) {
     await Promise.all([management?.close(), messaging?.close()]);
+    await storage?.close();
     await events.close();
     await store.close();
     throw error;
+  }
+}
+
+/** The key of the embedded store's URL signatures: kept in the data dir so URLs survive a restart. */
+async function storageSecret(dataDir: string | undefined): Promise<Buffer> {
+  if (!dataDir) return randomBytes(32);
+  const path = join(dataDir, 'storage-secret');
+  try {
+    return Buffer.from((await readFile(path, 'utf8')).trim(), 'base64');
+  } catch {
+    const secret = randomBytes(32);
+    await writeFile(path, secret.toString('base64'), { mode: 0o600 });
+    return secret;
   }
 }
 

@@ -238,7 +238,33 @@ export interface Db {
   messages: Collection<MessageRecord>;
   instances: Collection<InstanceRecord>;
   deliveries: Collection<DeliveryRecord>;
-  // Records of later features are declared by their modules through `extraCollections`.
+  files: Collection<FileRecord>;
+  repositoryFiles: Collection<RepositoryFileRecord>;
+}
+
+/** An uploaded (or awaited) file of the upload interface. */
+export interface FileRecord extends Timestamps {
+  id: string;
+  fileName: string;
+  contentType: string | null;
+  fileSize: number | null;
+  isPublic: boolean;
+  /** null until the upload is reported. */
+  status: 'UPLOADED' | 'FAILED' | 'PROCESSING' | 'COMPLETED' | null;
+  errorMessage: string | null;
+  parentId: string | null;
+  parentType: 'ORG' | 'CHARACTER' | 'KNOWLEDGE' | 'AGENT' | null;
+  folder: string | null;
+  orgId: string;
+  /** Where the object lives in storage (never shown). */
+  storageKey: string;
+}
+
+/** A file held by a repository. */
+export interface RepositoryFileRecord extends Timestamps {
+  id: string;
+  repositoryId: string;
+  fileId: string;
 }
 
 /** Declares every collection with its indexes; called once when the store opens. */
@@ -259,5 +285,7 @@ export function defineCollections(store: Store): Db {
     deliveries: store.define('deliveries', ['pluginId', 'status', 'type', 'pluginInstanceId']),
     conversations: store.define('conversations', ['characterId', 'orgId']),
     messages: store.define('messages', ['conversationId', 'isStreaming']),
+    files: store.define('files', ['orgId', 'parentId']),
+    repositoryFiles: store.define('repositoryFiles', ['repositoryId', 'fileId']),
   };
 }

@@ -3,6 +3,7 @@ import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
 import type { EventDispatcher } from './events/dispatcher.js';
 import type { ConversationService } from './messaging/conversation-service.js';
+import type { ObjectStorage } from './storage/index.js';
 
 /** Settings of one running emulator. */
 export interface EmulatorConfig {
@@ -21,6 +22,8 @@ export interface Services {
   events: EventDispatcher;
   /** Messaging: conversations, character replies in packets, event streams. */
   messaging: ConversationService;
+  /** Object storage for uploads: the embedded store, or S3/MinIO. */
+  storage: ObjectStorage;
 }
 
 declare module 'fastify' {

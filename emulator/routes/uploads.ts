@@ -1,0 +1,321 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Ajv } from 'ajv';
+import { fromAjv } from '../validation/json-schema.js';
+import { ok } from '../http.js';
+import { ApiError, badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
+import { newId, nowIso } from '../store/ids.js';
+import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { hasRole, requireRole, requireUser } from '../auth/guards.js';
+import { roleIn } from '../auth/principal.js';
+import { requireInstanceScope } from '../auth/scopes.js';
+import { objectKey } from '../storage/index.js';
+import type { FileRecord } from '../model.js';
+import type { Services } from '../services.js';
+import {
+  assertMove,
+  FILE_STATUSES,
+  fileNameProblem,
+  folderProblem,
+  MAX_FILE_BYTES,
+  MAX_FILES_PER_REQUEST,
+  PARENT_TYPES,
+  type FileStatus,
+  type ParentType,
+} from '../uploads/rules.js';
+import { idParam, type RouteOptions } from './common.js';
+
+/** How long an upload URL stays valid. */
+const UPLOAD_URL_SECONDS = 3600;
+const MAX_EXPIRES_IN = 7 * 24 * 3600;
+const MAX_GET_BODY = 1024 * 1024;
+
+const generateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['files'],
+  properties: {
+    files: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_FILES_PER_REQUEST,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['fileName'],
+        properties: {
+          fileName: { type: 'string' },
+          contentType: { type: 'string', maxLength: 255 },
+          fileSize: { type: 'integer', minimum: 0, maximum: MAX_FILE_BYTES },
+          isPublic: { type: 'boolean' },
+        },
+      },
+    },
+    folder: { type: 'string' },
+    parentId: { type: 'string', minLength: 1, maxLength: 200 },
+    parentType: { type: 'string', enum: PARENT_TYPES },
+    orgId: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+} as const;
+
+const validateGenerateBody = new Ajv({ allErrors: true, verbose: true, strict: false }).compile(generateBody);
+
+const statusBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['fileId', 'status'],
+  properties: {
+    fileId: idParam,
+    status: { type: 'string', enum: FILE_STATUSES },
+    errorMessage: { type: 'string', maxLength: 2000 },
+  },
+} as const;
+
+/** Filterable and sortable file fields, and what `@search` looks at. */
+export const FILE_QUERY: QuerySpec = {
+  fields: {
+    id: 'string',
+    fileName: 'string',
+    contentType: 'string',
+    fileSize: 'number',
+    isPublic: 'boolean',
+    status: 'string',
+    parentId: 'string',
+    parentType: 'string',
+    folder: 'string',
+    orgId: 'string',
+    createdAt: 'string',
+    updatedAt: 'string',
+  },
+  search: ['fileName', 'folder', 'contentType'],
+};
+
+interface GenerateBody {
+  files: Array<{ fileName: string; contentType?: string; fileSize?: number; isPublic?: boolean }>;
+  folder?: string;
+  parentId?: string;
+  parentType?: ParentType;
+  orgId?: string;
+}
+
+/** The file as the caller may see it; a 404 when they may not. */
+export function findVisibleFile(services: Services, request: FastifyRequest, fileId: string): FileRecord {
+  const file = services.db.files.get(fileId);
+  if (!file) throw notFound('file', fileId);
+  const principal = request.principal;
+  if (principal?.kind === 'instance') {
+    // A data provider reads the files of its repository, and nothing else.
+    const instance = services.db.instances.get(principal.instanceId);
+    const inRepository =
+      instance?.entityType === 'REPOSITORY' &&
+      services.db.repositoryFiles.where('repositoryId', instance.entityId).some((link) => link.fileId === fileId);
+    if (!inRepository) throw notFound('file', fileId);
+    requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: instance!.entityId });
+    return file;
+  }
+  requireUser(request);
+  if (!hasRole(services.db, principal, file.orgId, 'VIEWER')) throw notFound('file', fileId);
+  return file;
+}
+
+/** Which org owns an upload: the parent's, else `orgId`, else the token's org, else the user's only org. */
+function owningOrg(services: Services, request: FastifyRequest, body: GenerateBody): string {
+  const { db } = services;
+  const principal = requireUser(request);
+  if ((body.parentId === undefined) !== (body.parentType === undefined)) {
+    const missing = body.parentId === undefined ? 'parentId' : 'parentType';
+    throw badRequest('parentId and parentType must be given together', [
+      detail([missing], 'invalid_combination', 'present together with ' + (missing === 'parentId' ? 'parentType' : 'parentId'), undefined, `${missing} is required when ${missing === 'parentId' ? 'parentType' : 'parentId'} is given`),
+    ]);
+  }
+  if (body.parentType && body.parentId) {
+    const id = body.parentId;
+    let orgId: string | undefined;
+    if (body.parentType === 'ORG') orgId = db.orgs.get(id)?.id;
+    else if (body.parentType === 'CHARACTER') orgId = db.characters.get(id)?.orgId;
+    else if (body.parentType === 'AGENT') orgId = db.agents.get(id)?.orgId;
+    else orgId = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
+    if (!orgId) throw notFound(body.parentType.toLowerCase(), id);
+    if (body.orgId && body.orgId !== orgId) {
+      throw badRequest(`orgId ${body.orgId} is not the org of ${body.parentType.toLowerCase()} ${id}`, [detail(['orgId'], 'invalid_value', orgId, body.orgId, 'orgId must match the parent\'s org (or be omitted)')]);
+    }
+    return orgId;
+  }
+  const orgId = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
+  if (!orgId) {
+    throw badRequest('which org owns these files? give parentId and parentType, or orgId', [detail(['orgId'], 'invalid_type', 'string', undefined, 'orgId is required when there is no parent and you belong to several orgs')]);
+  }
+  return orgId;
+}
+
+function onlyOrg(services: Services, userId: string): string | undefined {
+  const orgs = services.db.memberships.where('userId', userId);
+  return orgs.length === 1 ? orgs[0].orgId : undefined;
+}
+
+/** Reads a JSON body that a GET request carries (fastify does not parse GET bodies). */
+async function readGetBody(request: FastifyRequest): Promise<unknown> {
+  const type = request.headers['content-type'];
+  const length = request.headers['content-length'];
+  if (length === undefined && request.headers['transfer-encoding'] === undefined) return undefined;
+  if (type !== undefined && !/^application\/json\b/i.test(type)) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Media Type: ${type}; send the JSON body with content-type: application/json`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request.raw) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_GET_BODY) throw new ApiError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`Body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The upload interface: upload URLs, status, listing and access URLs (the spec's /api/… paths). */
+export default async function uploadRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const { db, storage } = services;
+
+  async function generate(request: FastifyRequest) {
+    const body = request.body as GenerateBody | undefined;
+    if (body === undefined) throw badRequest('a JSON body with "files" is required', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
+    const problems: ErrorDetail[] = [];
+    body.files.forEach((f, i) => {
+      const p = fileNameProblem(f.fileName);
+      if (p) problems.push(detail(['files', String(i), 'fileName'], 'invalid_string', 'a file name', f.fileName, `fileName ${p}`));
+    });
+    if (body.folder !== undefined) {
+      const p = folderProblem(body.folder);
+      if (p) problems.push(detail(['folder'], 'invalid_string', 'a folder', body.folder, `folder ${p}`));
+    }
+    if (problems.length) throw badRequest('Invalid upload request', problems);
+    const orgId = owningOrg(services, request, body);
+    requireRole(db, request, orgId, 'MEMBER', 'upload files');
+
+    const now = nowIso();
+    const folder = body.folder?.replace(/^\/+|\/+$/g, '') ?? null;
+    const out = [];
+    const writes: Promise<void>[] = [];
+    for (const f of body.files) {
+      const id = newId('file');
+      const isPublic = f.isPublic ?? false;
+      const record: FileRecord = {
+        id,
+        fileName: f.fileName,
+        contentType: f.contentType ?? null,
+        fileSize: f.fileSize ?? null,
+        isPublic,
+        status: null,
+        errorMessage: null,
+        parentId: body.parentId ?? null,
+        parentType: body.parentType ?? null,
+        folder,
+        orgId,
+        storageKey: objectKey(id, f.fileName, isPublic),
+        createdAt: now,
+        updatedAt: now,
+      };
+      writes.push(db.files.put(record));
+      const signedUrl = await storage.presignPut(record.storageKey, {
+        expiresInSeconds: UPLOAD_URL_SECONDS,
+        contentType: f.contentType,
+        maxBytes: Math.min(MAX_FILE_BYTES, f.fileSize ?? MAX_FILE_BYTES),
+      });
+      out.push({ signedUrl, fileRecord: presentFile(record) });
+    }
+    await Promise.all(writes);
+    return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
+  }
+
+  // fastify neither parses nor validates GET bodies: read and check this one here.
+  app.get('/generate-upload-url', {
+    preValidation: async (request) => {
+      const body = await readGetBody(request);
+      if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
+      if (!validateGenerateBody(body)) {
+        const details = (validateGenerateBody.errors ?? []).map((e) => fromAjv(e, []));
+        throw badRequest(`Invalid request body: ${details[0]?.message ?? 'validation failed'}`, details);
+      }
+      request.body = body;
+    },
+  }, generate);
+  app.post('/generate-upload-url', { schema: { body: generateBody } }, async (request, reply) => {
+    reply.status(201);
+    return generate(request);
+  });
+
+  app.patch('/status', { schema: { body: statusBody } }, async (request) => {
+    const body = request.body as { fileId: string; status: FileStatus; errorMessage?: string };
+    requireUser(request);
+    const file = findVisibleFile(services, request, body.fileId);
+    requireRole(db, request, file.orgId, 'MEMBER', 'change file status');
+    if (body.status === 'FAILED' && !body.errorMessage) {
+      throw badRequest('errorMessage is required when status is FAILED', [detail(['errorMessage'], 'invalid_type', 'string', undefined, 'errorMessage is required when status is FAILED')]);
+    }
+    assertMove(file.status as FileStatus | null, body.status);
+    let next: FileRecord = { ...file, status: body.status, errorMessage: body.status === 'FAILED' ? body.errorMessage! : null, updatedAt: nowIso() };
+    if (body.status === 'UPLOADED') {
+      const stat = await storage.stat(file.storageKey);
+      if (!stat) throw new ApiError('CONFLICT', `file ${file.id} has no uploaded object yet: PUT it to its signedUrl first`);
+      const limit = Math.min(MAX_FILE_BYTES, file.fileSize ?? MAX_FILE_BYTES);
+      if (stat.size > limit) {
+        await storage.delete(file.storageKey);
+        next = {
+          ...next,
+          status: 'FAILED',
+          errorMessage: stat.size > MAX_FILE_BYTES ? `the uploaded object is ${stat.size} bytes, over the 100 MB limit` : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
+        };
+      } else {
+        next = { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };
+      }
+    }
+    await db.files.put(next);
+    return ok(presentFile(next));
+  });
+
+  app.get('/', async (request) => {
+    const principal = requireUser(request);
+    const raw = request.query as Record<string, string | string[]>;
+    const query = parseQuery(raw, FILE_QUERY);
+    const result = runQuery(db.files, query, FILE_QUERY, {
+      where: principal.orgId ? [['orgId', principal.orgId]] : [],
+      visible: (f) => roleIn(db, principal, f.orgId) !== null,
+    });
+    return ok(result.data.map(presentFile), { pagination: result.pagination });
+  });
+
+  app.get('/access/:fileId', {
+    schema: {
+      params: { type: 'object', required: ['fileId'], properties: { fileId: idParam } },
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { expiresIn: { type: 'string', pattern: '^[0-9]+$' } },
+      },
+    },
+  }, async (request) => {
+    const { fileId } = request.params as { fileId: string };
+    const raw = (request.query as { expiresIn?: string }).expiresIn;
+    const expiresIn = raw === undefined ? 3600 : Number(raw);
+    if (expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
+      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'too_big', `integer from 1 to ${MAX_EXPIRES_IN}`, raw, `expiresIn must be from 1 to ${MAX_EXPIRES_IN} seconds`)]);
+    }
+    const file = findVisibleFile(services, request, fileId);
+    if (file.status === null || file.status === 'FAILED') {
+      throw new ApiError('CONFLICT', `file ${fileId} has no content to read (status ${file.status ?? 'null: awaiting upload'})`);
+    }
+    if (file.isPublic) return ok({ fileId, url: storage.publicUrl(file.storageKey), isPublic: true, expiresAt: null });
+    const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName });
+    return ok({ fileId, url, isPublic: false, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() });
+  });
+}
+
+/** A file record as the API shows it (without the storage key). */
+export function presentFile(file: FileRecord): Omit<FileRecord, 'storageKey'> {
+  const { storageKey: _key, ...rest } = file;
+  return rest;
+}
