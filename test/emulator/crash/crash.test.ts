@@ -65,7 +65,7 @@ test(`every acknowledged create survives SIGKILL of the emulator mid-storm (${RO
   for (let round = 0; round < ROUNDS; round++) {
     const child = await startChild(dir);
     // Kill after a varying number of acknowledged creates, with dozens still in flight.
-    const killAt = 150 + Math.floor(Math.random() * 600);
+    const killAt = 100 + Math.floor(Math.random() * 300);
     let killing: Promise<void> | undefined;
     const { acked } = await storm(child.info, round, (_id, count) => {
       if (count >= killAt && !killing) killing = child.kill();

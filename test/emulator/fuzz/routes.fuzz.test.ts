@@ -76,7 +76,7 @@ function bodyArb(route: Route): fc.Arbitrary<string> {
     fc.array(fc.tuple(key, nastyValue), { minLength: 1, maxLength: 3 }).map((pairs) => JSON.stringify(Object.assign({ ...base }, Object.fromEntries(pairs)))),
     fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
     fc.integer({ min: 1000, max: 20_000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
-    fc.integer({ min: 100, max: 500 }).map((d) => JSON.stringify({ ...base, inputsSchema: deep(d), argsSchema: deep(d), payloadSchema: deep(d) })),
+    fc.integer({ min: 100, max: 300 }).map((d) => JSON.stringify({ ...base, inputsSchema: deep(d), argsSchema: deep(d), payloadSchema: deep(d) })),
     fc.constantFrom(
       '',
       '{',
