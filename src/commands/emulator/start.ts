@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
 import { emulatorStatePath } from '../../config/paths.js';
+import { env } from '../../config/env.js';
 
 interface StartOptions {
   port: number;
@@ -11,6 +12,22 @@ interface StartOptions {
   dataDir: string;
   inMemory?: boolean;
   seed?: string;
+  s3Endpoint?: string;
+  s3AccessKey?: string;
+  s3SecretKey?: string;
+  s3Bucket?: string;
+  s3Region?: string;
+  llmBaseUrl?: string;
+  llmModel?: string;
+  llmApiKey?: string;
+}
+
+function llmOptions(o: StartOptions) {
+  const baseUrl = o.llmBaseUrl ?? env.llmBaseUrl();
+  if (!baseUrl) return undefined;
+  const model = o.llmModel ?? env.llmModel();
+  if (!model) throw new UserError('--llm-base-url needs --llm-model (or PLUGSMITH_LLM_MODEL), e.g. --llm-model llama3.2', EXIT.USAGE);
+  return { baseUrl, model, apiKey: o.llmApiKey ?? env.llmApiKey() };
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
@@ -26,10 +43,21 @@ const start: CommandHandler = async ({ options, global, io }) => {
       dataDir: o.inMemory ? undefined : resolve(o.dataDir),
       inMemory: o.inMemory,
       seed: o.seed ? resolve(o.seed) : undefined,
+      storage: {
+        s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
+        s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
+        s3SecretKey: o.s3SecretKey ?? env.s3SecretKey(),
+        s3Bucket: o.s3Bucket ?? env.s3Bucket(),
+        s3Region: o.s3Region ?? env.s3Region(),
+      },
+      llm: llmOptions(o),
     });
   } catch (error) {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
     if (error instanceof StoreError) throw new UserError(error.message, EXIT.UNEXPECTED);
+    const name = (error as Error).name;
+    if (name === 'StorageError') throw new UserError(`object storage: ${(error as Error).message}`, EXIT.NETWORK);
+    if (name === 'ReplyEngineError') throw new UserError(`LLM backend: ${(error as Error).message}`, EXIT.USAGE);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new UserError(`a port is already in use (${(error as Error).message}); pass --port and --messaging-port (0 picks free ports)`, EXIT.UNEXPECTED);
     }
