@@ -1,6 +1,11 @@
-import type { PlatformClient, TraceEvent } from '../client/index.js';
+import { readFile } from 'node:fs/promises';
+import type { ListFn, Page, Pagination, PlatformClient, TraceEvent } from '../client/index.js';
 import { resolveSettings, type Settings } from '../config/profiles.js';
 import { UserError, EXIT } from '../errors.js';
+import { confirm } from '../ui/dialogs.js';
+import { details, note, printResult, table, type Column } from '../ui/output.js';
+import { styleFor } from '../ui/style.js';
+import { listQueryOf, type ListFlags } from './list-options.js';
 import type { CommandInput } from './types.js';
 
 /** Flags that pick the target and credentials; every API command accepts them through its profile. */
@@ -25,7 +30,8 @@ export async function clientFor(
   needs: { token?: boolean; apiKey?: boolean; messaging?: boolean } = { token: true },
 ): Promise<{ client: PlatformClient; settings: Settings }> {
   const settings = await settingsFor(input);
-  if (!settings.baseUrl) {
+  // Messaging commands never call the management API, so its URL may be missing for them.
+  if (!settings.baseUrl && !needs.messaging) {
     throw new UserError('no platform to talk to: run `plugsmith login --local` (emulator) or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL', EXIT.AUTH);
   }
   if (needs.token && !settings.token) {
@@ -39,22 +45,133 @@ export async function clientFor(
   }
   const { createClient } = await import('../client/index.js');
   const trace = input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined;
-  const client = createClient({
-    baseUrl: settings.baseUrl,
-    messagingUrl: settings.messagingUrl,
-    token: settings.token,
-    apiKey: settings.apiKey,
-    userAgent: 'plugsmith-cli',
-    onTrace: trace,
-  });
-  return { client, settings };
+  try {
+    const client = createClient({
+      baseUrl: (settings.baseUrl ?? settings.messagingUrl)!,
+      messagingUrl: settings.messagingUrl,
+      token: settings.token,
+      apiKey: settings.apiKey,
+      userAgent: 'plugsmith-cli',
+      onTrace: trace,
+    });
+    return { client, settings };
+  } catch (error) {
+    // A malformed URL from a flag, the environment or the profile.
+    if (error instanceof TypeError) throw new UserError(`${error.message.replace(/^baseUrl/, 'the management URL').replace(/^messagingUrl/, 'the messaging URL')} (check --base-url/--messaging-url, PLUGSMITH_BASE_URL/PLUGSMITH_MESSAGING_URL or the profile)`, EXIT.USAGE);
+    throw error;
+  }
 }
 
+/** One line per HTTP attempt; the client already redacted secrets from the URL and headers. */
 function formatTrace(e: TraceEvent): string {
-  const t = e as unknown as Record<string, unknown>;
-  const status = t.status ?? t.error ?? '';
-  const ms = typeof t.durationMs === 'number' ? ` ${Math.round(t.durationMs)}ms` : '';
-  return `> ${t.method} ${t.url} ${status}${ms}`;
+  const outcome = e.status !== undefined ? String(e.status) : e.error ? `${e.error.code}` : '';
+  const attempt = e.attempt > 1 ? ` (attempt ${e.attempt})` : '';
+  const retry = e.retryInMs !== undefined ? `, retrying in ${e.retryInMs}ms` : '';
+  const auth = e.requestHeaders.authorization ? ` [authorization: ${e.requestHeaders.authorization}]` : '';
+  return `> ${e.method} ${e.url} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}${auth}`;
+}
+
+/**
+ * Runs `work` with a client and closes the client's connections afterwards, so the process
+ * exits as soon as the command is done instead of waiting for idle keep-alive sockets.
+ */
+export async function withClient<T>(
+  input: CommandInput,
+  needs: Parameters<typeof clientFor>[1],
+  work: (client: PlatformClient, settings: Settings) => Promise<T>,
+): Promise<T> {
+  const { client, settings } = await clientFor(input, needs);
+  try {
+    return await work(client, settings);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Reads a JSON file given to a flag (e.g. `--args-schema ./args.json`); errors name the flag and the file. */
+export async function readJsonFile(flag: string, path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new UserError(`cannot read ${flag} ${path}: ${why}`, EXIT.USAGE);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`${flag} ${path} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UserError(`${flag} ${path} must hold a JSON object (a JSON Schema), not ${Array.isArray(parsed) ? 'an array' : typeof parsed}`, EXIT.VALIDATION);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Runs a request whose body holds schemas read from files; when the platform refuses one of
+ * them, the error says which file it came from (`field` → [flag, path]).
+ */
+export async function naming<T>(files: Record<string, [flag: string, path: string]>, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    const e = error as { name?: string; details?: Array<{ path?: string[] }>; message: string };
+    if (e?.name === 'ApiError' && Array.isArray(e.details)) {
+      const named = [...new Set(e.details.map((d) => d.path?.[0]).filter((f): f is string => f !== undefined && f in files))];
+      if (named.length > 0) e.message += ` (in ${named.map((f) => `${files[f][1]} from ${files[f][0]}`).join(', ')})`;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Asks before deleting: `--yes` skips the question; without a terminal (or under CI) the
+ * missing `--yes` is a usage error. Declining is a usage error too (nothing was deleted).
+ */
+export async function confirmDeletion(input: CommandInput, what: string): Promise<void> {
+  if ((input.options as { yes?: boolean }).yes) return;
+  const yes = await confirm(input.io, { flag: '--yes', message: `Delete ${what}?`, default: false });
+  if (!yes) throw new UserError(`not deleted: ${what}`, EXIT.USAGE);
+}
+
+/** Prints one record: JSON with --json, else `key  value` lines. */
+export function printRecord(input: CommandInput, record: unknown, keys?: string[]): void {
+  printResult(input.io, input.global, record, () => details((record ?? {}) as Record<string, unknown>, keys));
+}
+
+/**
+ * A list command's whole output: with `--all` every page (paginate), else one page and a note on
+ * stderr saying how to get the next. --json prints the records as one array.
+ */
+export async function printList<T>(input: CommandInput, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
+  const flags = input.options as ListFlags;
+  const query = listQueryOf(flags);
+  let rows: T[];
+  let pagination: Pagination | undefined;
+  if (flags.all) {
+    const { paginate } = await import('../client/index.js');
+    rows = [];
+    for await (const row of paginate(list, query)) rows.push(row);
+  } else {
+    const page: Page<T> = await list(query);
+    rows = page.data;
+    pagination = page.pagination;
+  }
+  const style = styleFor(input.io, input.global);
+  printResult(input.io, input.global, rows, () =>
+    rows.length === 0 ? `no ${what}\n` : table(rows, columns, { bold: style.bold, width: input.io.stdout.columns }),
+  );
+  const more = pagination ? nextPageHint(pagination) : '';
+  if (more) note(input.io, input.global, styleFor(input.io, input.global, 'stderr').dim(more));
+}
+
+function nextPageHint(p: Pagination): string {
+  if (p.type === 'cursor') return p.hasNext && p.nextCursor ? `more records: --cursor ${p.nextCursor} (or --all)` : '';
+  const where = `page ${p.page} of ${Math.max(1, p.totalPages)}, ${p.total} in all`;
+  return p.hasNext ? `${where}; next: --page ${p.page + 1} (or --all)` : p.page > 1 || p.totalPages > 1 ? where : '';
 }
 
 /** The org a command acts in: --org, else the profile's, else a usage error. */

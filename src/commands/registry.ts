@@ -3,6 +3,19 @@ import { emulatorCommands } from './emulator/index.js';
 import { authCommands } from './auth/index.js';
 import { profileCommands } from './profiles/index.js';
 import { projectCommands } from './project/index.js';
+import { tokenCommands } from './tokens/index.js';
+import { pluginCommands } from './plugins/index.js';
+import { actionCommands } from './actions/index.js';
+import { eventCommands } from './events/index.js';
+import { repoCommands } from './repos/index.js';
+import { providerCommands } from './providers/index.js';
+import { fileCommands } from './files/index.js';
+import { conversationCommands } from './conversations/index.js';
+import { messageCommands } from './messages/index.js';
+import { completionCommands } from './completion/index.js';
+import { doctorCommands } from './doctor/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
-export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...projectCommands];
+export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...projectCommands,
+  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands,
+  ...fileCommands, ...conversationCommands, ...messageCommands, ...completionCommands, ...doctorCommands];

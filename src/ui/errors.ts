@@ -17,11 +17,22 @@ export function exitCodeOf(error: unknown): number {
 /** The message printed for an error: short for the user's mistakes, with a stack under --verbose. */
 export function formatError(error: unknown, { verbose }: { verbose: boolean }): string {
   if (error instanceof UserError) return `error: ${error.message}`;
-  const e = error as Error & { details?: Array<{ path?: string[]; message?: string }> };
+  const e = error as Error & { status?: number; type?: string; details?: Array<{ path?: string[]; message?: string }> };
   let text = `error: ${e?.message ?? String(error)}`;
+  // An API error names its HTTP status and type, so scripts' logs say what the server said.
+  if (e?.name === 'ApiError' && typeof e.status === 'number') text += ` (HTTP ${e.status}${e.type ? ` ${e.type}` : ''})`;
   if (Array.isArray(e?.details)) {
     for (const d of e.details) text += `\n  - ${d.path && d.path.length ? d.path.join('.') + ': ' : ''}${d.message ?? ''}`;
   }
+  const hint = hintFor(e);
+  if (hint) text += `\n${hint}`;
   if (verbose && e?.stack) text += `\n${e.stack}`;
   return text;
+}
+
+/** What to do next, for the errors whose cure is always the same. */
+function hintFor(e: { name?: string; status?: number } | undefined): string | undefined {
+  if (e?.name === 'NetworkError') return 'is the server running and the URL right? (`plugsmith doctor` checks; the local emulator starts with `plugsmith emulator start`)';
+  if (e?.name === 'ApiError' && e.status === 401) return 'the credentials were refused: run `plugsmith login` again, or check PLUGSMITH_TOKEN or PLUGSMITH_API_KEY (`plugsmith whoami`)';
+  return undefined;
 }

@@ -1,0 +1,113 @@
+import type { CommandHandler, CommandInput } from '../types.js';
+import { confirmDeletion, naming, printList, printRecord, readJsonFile, withClient } from '../context.js';
+import { UserError, EXIT } from '../../errors.js';
+import { askText } from '../../ui/dialogs.js';
+import { printResult } from '../../ui/output.js';
+import type { ActionsResource, PlatformClient } from '../../client/index.js';
+
+/**
+ * Actions and external events are the same kind of thing to the CLI: named definitions under a
+ * plugin with title, description and JSON Schema fields read from files. One set of handlers
+ * serves both; `DefinitionKind` says which.
+ */
+export interface DefinitionKind {
+  /** e.g. "action" */
+  noun: string;
+  plural: string;
+  resource: (client: PlatformClient) => ActionsResource;
+  /** Flag and body field of each schema, e.g. ['--args-schema', 'argsSchema']. */
+  schemas: Array<[flag: string, field: string]>;
+}
+
+interface DefinitionFlags {
+  name?: string;
+  title?: string;
+  description?: string;
+  [schemaFlag: string]: unknown;
+}
+
+/** commander's camelCase key of a flag: --args-schema → argsSchema. */
+function optionKey(flag: string): string {
+  return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The body for the flags given, and which file each schema field came from. */
+async function bodyOf(kind: DefinitionKind, input: CommandInput): Promise<{ body: Record<string, unknown>; files: Record<string, [string, string]> }> {
+  const o = input.options as DefinitionFlags;
+  const body: Record<string, unknown> = {};
+  const files: Record<string, [string, string]> = {};
+  if (o.title !== undefined) body.title = o.title;
+  if (o.description !== undefined) body.description = o.description;
+  for (const [flag, field] of kind.schemas) {
+    const path = o[optionKey(flag)];
+    if (typeof path === 'string') {
+      body[field] = await readJsonFile(flag, path);
+      files[field] = [flag, path];
+    }
+  }
+  return { body, files };
+}
+
+function keys(kind: DefinitionKind): string[] {
+  return ['name', 'title', 'description', ...kind.schemas.map(([, field]) => field), 'createdAt', 'updatedAt'];
+}
+
+/** `<noun>s list <pluginId>` */
+export function listHandler(kind: DefinitionKind): CommandHandler {
+  return (input) =>
+    withClient(input, { token: true }, (client) =>
+      printList(
+        input,
+        (q) => kind.resource(client).list(input.args[0], q),
+        [
+          { header: 'NAME', value: (d) => d.name },
+          { header: 'TITLE', value: (d) => d.title },
+          { header: 'DESCRIPTION', value: (d) => d.description },
+        ],
+        kind.plural,
+      ),
+    );
+}
+
+/** `<noun>s get <pluginId> <name>` */
+export function getHandler(kind: DefinitionKind): CommandHandler {
+  return async (input) => {
+    const record = await withClient(input, { token: true }, (client) => kind.resource(client).get(input.args[0], input.args[1]));
+    printRecord(input, record, keys(kind));
+  };
+}
+
+/** `<noun>s create <pluginId> --name …` */
+export function createHandler(kind: DefinitionKind): CommandHandler {
+  return async (input) => {
+    const { body, files } = await bodyOf(kind, input);
+    const name = (input.options as DefinitionFlags).name ?? (await askText(input.io, { flag: '--name', message: `${kind.noun[0].toUpperCase()}${kind.noun.slice(1)} name:` }));
+    const record = await withClient(input, { token: true }, (client) => naming(files, () => kind.resource(client).create(input.args[0], { ...body, name })));
+    printRecord(input, record, keys(kind));
+  };
+}
+
+/** `<noun>s update <pluginId> <name> …` (renaming with --name is allowed). */
+export function updateHandler(kind: DefinitionKind): CommandHandler {
+  return async (input) => {
+    const { body, files } = await bodyOf(kind, input);
+    const rename = (input.options as DefinitionFlags).name;
+    if (rename !== undefined) body.name = rename;
+    if (Object.keys(body).length === 0) {
+      const flags = ['--name', '--title', '--description', ...kind.schemas.map(([flag]) => flag)];
+      throw new UserError(`nothing to update: pass at least one of ${flags.join(', ')}`, EXIT.USAGE);
+    }
+    const record = await withClient(input, { token: true }, (client) => naming(files, () => kind.resource(client).update(input.args[0], input.args[1], body)));
+    printRecord(input, record, keys(kind));
+  };
+}
+
+/** `<noun>s delete <pluginId> <name>` */
+export function deleteHandler(kind: DefinitionKind): CommandHandler {
+  return async (input) => {
+    const [pluginId, name] = input.args;
+    await confirmDeletion(input, `${kind.noun} ${name} of plugin ${pluginId}`);
+    const result = await withClient(input, { token: true }, (client) => kind.resource(client).delete(pluginId, name));
+    printResult(input.io, input.global, result ?? { name, deleted: true }, () => `deleted ${kind.noun} ${name}\n`);
+  };
+}

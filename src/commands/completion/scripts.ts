@@ -1,0 +1,123 @@
+import type { CompletionNode } from './model.js';
+
+// Each script finds the command path the same way: the words typed so far that, appended to the
+// path, name a known command (so option values like `--org org_x` are skipped), then offers that
+// node's subcommands and options, or an option's choices right after it.
+
+const key = (node: CompletionNode) => node.path.join(' ');
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Bash: `source <(plugsmith completion bash)`. */
+export function bashScript(nodes: CompletionNode[]): string {
+  const paths = nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
+  const cases = nodes
+    .map((n) => {
+      const words = [...n.subcommands.map((s) => s.name), ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
+      const choices = n.options
+        .filter((o) => o.choices.length)
+        .map((o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`)
+        .join('\n');
+      const prev = choices ? `      case "$prev" in\n${choices}\n      esac\n` : '';
+      return `    ${shellQuote(key(n))})\n${prev}      words=${shellQuote(words)} ;;`;
+    })
+    .join('\n');
+  return `# plugsmith bash completion. Install: source <(plugsmith completion bash)
+_plugsmith() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  local cmdpath="" words="" w i p
+  local -a known=(${paths})
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    [[ "$w" == -* ]] && continue
+    for p in "\${known[@]}"; do
+      if [[ "$p" == "\${cmdpath:+$cmdpath }$w" ]]; then cmdpath="$p"; break; fi
+    done
+  done
+  case "$cmdpath" in
+${cases}
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -o default -F _plugsmith plugsmith
+`;
+}
+
+function zshEscape(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/:/g, '\\:').replace(/'/g, `'\\''`);
+}
+
+/** Zsh: save as `_plugsmith` on $fpath (or `source <(plugsmith completion zsh)` after compinit). */
+export function zshScript(nodes: CompletionNode[]): string {
+  const paths = nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
+  const cases = nodes
+    .map((n) => {
+      const items = [
+        ...n.subcommands.map((s) => `'${zshEscape(s.name)}:${zshEscape(s.description)}'`),
+        ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')).map((name) => `'${zshEscape(name)}:${zshEscape(o.description)}'`)),
+      ].join(' ');
+      const choices = n.options
+        .filter((o) => o.choices.length)
+        .map((o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`)
+        .join('\n');
+      const prev = choices ? `      case "$prev" in\n${choices}\n      esac\n` : '';
+      return `    (${shellQuote(key(n))})\n${prev}      items=(${items}) ;;`;
+    })
+    .join('\n');
+  return `#compdef plugsmith
+# plugsmith zsh completion. Install: plugsmith completion zsh > "\${fpath[1]}/_plugsmith"
+_plugsmith() {
+  local cmdpath="" w p prev="\${words[CURRENT-1]}"
+  local -a items known=(${paths})
+  for w in "\${(@)words[2,CURRENT-1]}"; do
+    [[ "$w" == -* ]] && continue
+    for p in "\${known[@]}"; do
+      if [[ "$p" == "\${cmdpath:+$cmdpath }$w" ]]; then cmdpath="$p"; break; fi
+    done
+  done
+  case "$cmdpath" in
+${cases}
+  esac
+  _describe -t commands 'plugsmith' items
+}
+compdef _plugsmith plugsmith
+`;
+}
+
+function fishEscape(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/'/g, `\\'`);
+}
+
+/** Fish: save as ~/.config/fish/completions/plugsmith.fish. */
+export function fishScript(nodes: CompletionNode[]): string {
+  const paths = nodes.filter((n) => n.path.length > 0).map((n) => `'${fishEscape(key(n))}'`).join(' ');
+  const lines: string[] = [];
+  for (const n of nodes) {
+    // The path is printed with a prefix so the root (an empty path) is still one argument.
+    const condition = `-n "test (__plugsmith_path) = 'p:${fishEscape(key(n))}'"`;
+    for (const s of n.subcommands) lines.push(`complete -c plugsmith ${condition} -a '${fishEscape(s.name)}' -d '${fishEscape(s.description)}'`);
+    for (const o of n.options) {
+      const long = o.names.find((x) => x.startsWith('--'))?.slice(2);
+      const short = o.names.find((x) => !x.startsWith('--'))?.slice(1);
+      if (!long) continue;
+      const value = o.takesValue ? (o.choices.length ? ` -x -a '${o.choices.join(' ')}'` : ' -r') : '';
+      lines.push(`complete -c plugsmith ${condition}${short ? ` -s ${short}` : ''} -l ${long}${value} -d '${fishEscape(o.description)}'`);
+    }
+  }
+  return `# plugsmith fish completion. Install: plugsmith completion fish > ~/.config/fish/completions/plugsmith.fish
+set -g __plugsmith_paths ${paths}
+function __plugsmith_path
+  set -l cmdpath ''
+  for w in (commandline -opc)[2..-1]
+    string match -q -- '-*' $w; and continue
+    set -l candidate (string trim -- "$cmdpath $w")
+    contains -- $candidate $__plugsmith_paths; and set cmdpath $candidate
+  end
+  echo "p:$cmdpath"
+end
+complete -c plugsmith -f
+${lines.join('\n')}
+`;
+}

@@ -1,0 +1,10 @@
+import type { CommandHandler } from '../types.js';
+import { printRecord, withClient } from '../context.js';
+
+/** Shows a conversation. */
+const get: CommandHandler = async (input) => {
+  const conversation = await withClient(input, { apiKey: true, messaging: true }, (client) => client.messaging.conversations.get(input.args[0]));
+  printRecord(input, conversation);
+};
+
+export default get;

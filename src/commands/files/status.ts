@@ -1,0 +1,19 @@
+import type { CommandHandler } from '../types.js';
+import { printRecord, withClient } from '../context.js';
+import { UserError, EXIT } from '../../errors.js';
+import { FILE_STATUSES } from './index.js';
+
+/** Sets a file's status (PATCH /api/status); FAILED needs the reason. */
+const status: CommandHandler = async (input) => {
+  const [fileId, given] = input.args;
+  const value = given.toUpperCase();
+  if (!FILE_STATUSES.includes(value)) throw new UserError(`status must be one of ${FILE_STATUSES.join(', ')}, not "${given}"`, EXIT.USAGE);
+  const errorMessage = (input.options as { error?: string }).error;
+  if (value === 'FAILED' && !errorMessage) throw new UserError('missing reason: pass --error MESSAGE with FAILED', EXIT.USAGE);
+  const record = await withClient(input, { token: true }, (client) =>
+    client.uploads.setStatus({ fileId, status: value, ...(errorMessage ? { errorMessage } : {}) }),
+  );
+  printRecord(input, record);
+};
+
+export default status;

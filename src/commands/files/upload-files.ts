@@ -1,0 +1,171 @@
+import { stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { isApiError, type FileRecord, type PlatformClient, type UploadFileSpec } from '../../client/index.js';
+import { UserError, EXIT } from '../../errors.js';
+import type { TransferProgress } from '../../ui/progress.js';
+
+/** The spec's limit of files per upload-URL request. */
+export const BATCH_SIZE = 10;
+
+/** What happened to one path. `fileId` is null when no record was created. */
+export interface UploadOutcome {
+  path: string;
+  fileName: string;
+  fileId: string | null;
+  size: number | null;
+  status: 'UPLOADED' | 'FAILED';
+  error: string | null;
+  /** The error itself, for the exit code (not printed). */
+  cause?: unknown;
+}
+
+/** Where the files go. */
+export interface UploadTarget {
+  parentType: string;
+  parentId: string;
+  folder?: string;
+  isPublic?: boolean;
+  concurrency: number;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.txt': 'text/plain',
+  '.md': 'text/markdown',
+  '.csv': 'text/csv',
+  '.html': 'text/html',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+  '.mp3': 'audio/mpeg',
+  '.wav': 'audio/wav',
+  '.zip': 'application/zip',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+
+function contentTypeOf(path: string): string {
+  return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+interface Candidate {
+  path: string;
+  fileName: string;
+  size: number;
+  contentType: string;
+}
+
+/**
+ * Uploads every path: signed URLs for up to ten files at a time, each file streamed to its URL,
+ * then UPLOADED or FAILED (with the error) set on its record. A failing file never stops the
+ * others; the outcomes come back in the order of `paths`.
+ */
+export async function uploadFiles(client: PlatformClient, paths: string[], target: UploadTarget, progress: TransferProgress): Promise<UploadOutcome[]> {
+  const outcomes = new Map<string, UploadOutcome>();
+  const failLocally = (path: string, error: unknown, size: number | null = null) =>
+    outcomes.set(path, { path, fileName: basename(path), fileId: null, size, status: 'FAILED', error: messageOf(error), cause: error });
+
+  for (let start = 0; start < paths.length; start += BATCH_SIZE) {
+    // Sizes are read per batch, just before asking for URLs, so they match what is sent.
+    const candidates: Candidate[] = [];
+    for (const path of paths.slice(start, start + BATCH_SIZE)) {
+      try {
+        const info = await stat(path);
+        if (!info.isFile()) throw new UserError(`${path} is not a file`, EXIT.USAGE);
+        candidates.push({ path, fileName: basename(path), size: info.size, contentType: contentTypeOf(path) });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        failLocally(path, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.USAGE) : error);
+      }
+    }
+    if (candidates.length === 0) continue;
+    progress.expect(candidates.length, candidates.reduce((sum, c) => sum + c.size, 0));
+
+    const signed = await requestUrls(client, candidates, target);
+    const queue = candidates.map((candidate, i) => ({ candidate, signed: signed[i] }));
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const { candidate, signed: answer } = next;
+        const outcome =
+          answer instanceof Error || answer === undefined
+            ? { path: candidate.path, fileName: candidate.fileName, fileId: null, size: candidate.size, status: 'FAILED' as const, error: messageOf(answer ?? 'no upload URL returned'), cause: answer }
+            : await sendOne(client, candidate, answer, progress);
+        progress.done(candidate.path, candidate.size);
+        outcomes.set(candidate.path, outcome);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(target.concurrency, queue.length) }, worker));
+  }
+  return paths.map((path) => outcomes.get(path)!);
+}
+
+type SignedFile = { signedUrl: string; fileRecord: FileRecord };
+
+/**
+ * Asks for the batch's URLs. When the platform refuses the batch as invalid (one bad name or
+ * size), each file is asked for alone, so only the bad ones fail; any other failure fails the
+ * whole batch (no records were made).
+ */
+async function requestUrls(client: PlatformClient, batch: Candidate[], target: UploadTarget): Promise<Array<SignedFile | Error>> {
+  const ask = (files: Candidate[]) =>
+    client.uploads.generateUploadUrls({
+      files: files.map((c): UploadFileSpec => ({ fileName: c.fileName, contentType: c.contentType, fileSize: c.size, isPublic: Boolean(target.isPublic) })),
+      parentType: target.parentType,
+      parentId: target.parentId,
+      ...(target.folder !== undefined ? { folder: target.folder } : {}),
+    });
+  try {
+    const answer = await ask(batch);
+    return batch.map((_, i) => answer.files[i] ?? new Error('the platform returned fewer upload URLs than files asked for'));
+  } catch (error) {
+    if (!(isApiError(error) && error.status === 400 && batch.length > 1)) return batch.map(() => error as Error);
+    const one: Array<SignedFile | Error> = [];
+    for (const candidate of batch) {
+      try {
+        one.push((await ask([candidate])).files[0]);
+      } catch (single) {
+        one.push(single as Error);
+      }
+    }
+    return one;
+  }
+}
+
+async function sendOne(client: PlatformClient, candidate: Candidate, signed: SignedFile, progress: TransferProgress): Promise<UploadOutcome> {
+  const fileId = signed.fileRecord.id;
+  const base = { path: candidate.path, fileName: candidate.fileName, fileId, size: candidate.size };
+  try {
+    await client.uploads.uploadFile(signed.signedUrl, candidate.path, {
+      size: candidate.size,
+      contentType: candidate.contentType,
+      onProgress: (sent) => progress.update(candidate.path, candidate.fileName, sent),
+    });
+  } catch (error) {
+    await markFailed(client, fileId, error);
+    return { ...base, status: 'FAILED', error: messageOf(error), cause: error };
+  }
+  try {
+    await client.uploads.setStatus({ fileId, status: 'UPLOADED' });
+    return { ...base, status: 'UPLOADED', error: null };
+  } catch (error) {
+    // The platform refused UPLOADED (e.g. the stored object does not match): record why.
+    await markFailed(client, fileId, error);
+    return { ...base, status: 'FAILED', error: messageOf(error), cause: error };
+  }
+}
+
+/** Best effort: the record may already be FAILED (the platform marks size mismatches itself). */
+async function markFailed(client: PlatformClient, fileId: string, error: unknown): Promise<void> {
+  try {
+    await client.uploads.setStatus({ fileId, status: 'FAILED', errorMessage: messageOf(error).slice(0, 1000) });
+  } catch {
+    // The outcome already carries the original error.
+  }
+}

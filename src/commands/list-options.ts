@@ -1,0 +1,83 @@
+import { InvalidOptionValue, integerOption, type OptionSpec } from './types.js';
+
+// Option declarations shared by many commands. Pure data and parsers: the registry imports this
+// file at start-up, so it must stay free of client, config and UI imports.
+
+/** `--filter key=value`, repeatable: values of one key gather into an array. */
+function parseFilter(value: string, previous: unknown): Record<string, string[]> {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidOptionValue(`--filter takes key=value (e.g. --filter isPublic=true), not "${value}"`);
+  const key = value.slice(0, at);
+  if (key.startsWith('@')) throw new InvalidOptionValue(`--filter keys cannot start with "@" (use --page, --limit, --sort… instead): "${value}"`);
+  const filters = { ...((previous as Record<string, string[]> | undefined) ?? {}) };
+  filters[key] = [...(filters[key] ?? []), value.slice(at + 1)];
+  return filters;
+}
+
+/** `--order asc,desc`: one order per --sort field. */
+function parseOrder(value: string): string[] {
+  const orders = value.split(',').map((o) => o.trim().toLowerCase());
+  for (const o of orders) if (o !== 'asc' && o !== 'desc') throw new InvalidOptionValue(`--order takes asc or desc (comma-separated for several fields), not "${value}"`);
+  return orders;
+}
+
+/** A comma-separated list; repeating the flag appends (`--events A --events B` = `--events A,B`). */
+export function commaList(value: string, previous: unknown): string[] {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  return [...((previous as string[] | undefined) ?? []), ...items];
+}
+
+/** The shared query system of every list command, plus `--all`. */
+export const listOptions: OptionSpec[] = [
+  { flags: '--page <n>', description: 'page number (index pagination, from 1)', parse: integerOption('--page', 1) },
+  { flags: '--limit <n>', description: 'records per page (1-100; with --all, the page size used)', parse: integerOption('--limit', 1, 100) },
+  { flags: '--cursor <id>', description: 'cursor pagination: records after this id ("" starts from the first)' },
+  { flags: '--sort <fields>', description: 'sort by these fields, comma-separated (default createdAt)' },
+  { flags: '--order <orders>', description: 'asc or desc, comma-separated per --sort field (default desc)', parse: parseOrder },
+  { flags: '--search <text>', description: 'text search in the endpoint’s text fields' },
+  { flags: '--filter <key=value>', description: 'property filter, repeatable (comma-separated values match any)', parse: parseFilter },
+  { flags: '--all', description: 'follow the pages and print every record' },
+];
+
+/** What the list options parse to. */
+export interface ListFlags {
+  page?: number;
+  limit?: number;
+  cursor?: string;
+  sort?: string;
+  order?: string[];
+  search?: string;
+  filter?: Record<string, string[]>;
+  all?: boolean;
+}
+
+/** The client's ListQuery for the parsed list options (structurally `ListQuery`). */
+export function listQueryOf(flags: ListFlags) {
+  const filters: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(flags.filter ?? {})) filters[key] = values.length === 1 ? values[0] : values;
+  return {
+    page: flags.page,
+    limit: flags.limit ?? (flags.all ? 100 : undefined),
+    cursor: flags.cursor,
+    sortBy: flags.sort,
+    sortOrder: flags.order as Array<'asc' | 'desc'> | undefined,
+    search: flags.search,
+    filters: Object.keys(filters).length ? filters : undefined,
+  };
+}
+
+/** `--base-url` and `--messaging-url`: override the environment and the profile for one command. */
+export const targetOptions: OptionSpec[] = [
+  { flags: '--base-url <url>', description: 'management API base URL (overrides PLUGSMITH_BASE_URL and the profile)' },
+];
+
+/** The same for commands of the messaging API. */
+export const messagingTargetOptions: OptionSpec[] = [
+  { flags: '--messaging-url <url>', description: 'messaging API base URL (overrides PLUGSMITH_MESSAGING_URL and the profile)' },
+];
+
+/** `--org`, defaulting to the profile's org. */
+export const orgOption: OptionSpec = { flags: '--org <orgId>', description: 'org to act in (default: the profile’s org)' };
+
+/** `--yes`: confirms a deletion without a prompt (required without a terminal). */
+export const yesOption: OptionSpec = { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' };

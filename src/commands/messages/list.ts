@@ -1,0 +1,46 @@
+import type { CommandHandler } from '../types.js';
+import { withClient } from '../context.js';
+import { note, printResult, table } from '../../ui/output.js';
+import { styleFor } from '../../ui/style.js';
+import type { Message } from '../../client/index.js';
+
+/**
+ * Lists messages. The messaging API has its own paging (`after`, `limit`), not the `@` query
+ * system, so this command takes --after, --limit and --all only.
+ */
+const list: CommandHandler = (input) =>
+  withClient(input, { apiKey: true, messaging: true }, async (client) => {
+    const o = input.options as { after?: string; limit?: number; all?: boolean };
+    const conversationId = input.args[0];
+    const query = { after: o.after, limit: o.limit ?? (o.all ? 100 : undefined) };
+    let rows: Message[];
+    let next: string | null = null;
+    if (o.all) {
+      const { paginate } = await import('../../client/index.js');
+      rows = [];
+      for await (const m of paginate((q) => client.messaging.messages.list(conversationId, q), query)) rows.push(m);
+    } else {
+      const page = await client.messaging.messages.list(conversationId, query);
+      rows = page.data;
+      if (page.pagination?.type === 'cursor' && page.pagination.hasNext) next = page.pagination.nextCursor;
+    }
+    const style = styleFor(input.io, input.global);
+    printResult(input.io, input.global, rows, () =>
+      rows.length === 0
+        ? 'no messages\n'
+        : table(
+            rows,
+            [
+              { header: 'ID', value: (m) => m.id },
+              { header: 'SENDER', value: (m) => m.sender },
+              { header: 'TYPE', value: (m) => m.type },
+              { header: 'CONTENT', value: (m) => `${m.content ?? ''}${m.isStreaming ? ' …' : ''}` },
+              { header: 'SENT', value: (m) => m.createdAt },
+            ],
+            { bold: style.bold, width: input.io.stdout.columns },
+          ),
+    );
+    if (next) note(input.io, input.global, `more messages: --after ${next} (or --all)`);
+  });
+
+export default list;

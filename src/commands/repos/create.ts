@@ -1,0 +1,15 @@
+import type { CommandHandler } from '../types.js';
+import { orgOf, printRecord, withClient } from '../context.js';
+import { askText } from '../../ui/dialogs.js';
+
+/** Creates a repository in the org (--org or the profile's). */
+const create: CommandHandler = async (input) => {
+  const o = input.options as { name?: string; description?: string };
+  const name = o.name ?? (await askText(input.io, { flag: '--name', message: 'Repository name:' }));
+  const repository = await withClient(input, { token: true }, (client, settings) =>
+    client.repositories.createInOrg(orgOf(settings), { name, ...(o.description !== undefined ? { description: o.description } : {}) }),
+  );
+  printRecord(input, repository);
+};
+
+export default create;
