@@ -40,6 +40,26 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 }
 
 /**
+ * Fastify's `clientErrorHandler`: requests node's HTTP parser refuses (headers or URL over
+ * 16 KiB, malformed request lines) are answered in the error envelope too, then closed.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    ok: false,
+    error: { message: tooLarge ? 'The request headers or URL are too large' : 'The HTTP request is malformed', error: 'VALIDATION_ERROR' },
+  });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
  * Installs the error envelope: ApiErrors as they are, schema validation as 400 with details,
  * fastify's own 4xx (bad JSON, wrong content type, too large) with their status, and
  * anything else as a 500 that never leaks its message.
