@@ -23,6 +23,18 @@ function ajvFor(schema: Record<string, unknown>): Ajv | string {
 }
 
 /**
+ * The schema with `$schema` spelled as ajv knows it (http for draft-07, https for 2020-12, with or
+ * without the trailing #): people write either form, and ajv refuses the one it has not registered.
+ */
+function canonical(schema: Record<string, unknown>): Record<string, unknown> {
+  const declared = schema.$schema;
+  if (typeof declared !== 'string') return schema;
+  if (DRAFT_07.test(declared)) return { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' };
+  if (DRAFT_2020.test(declared)) return { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' };
+  return schema;
+}
+
+/**
  * Meta-validates a JSON Schema someone supplied (draft-07 unless `$schema` says 2020-12) and
  * checks it compiles. Returns problems as error details under `path`; empty when valid.
  */
@@ -35,7 +47,7 @@ export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] 
   if (typeof ajv === 'string') {
     return [detail([...path, '$schema'], 'invalid_schema', ajv, (schema as Record<string, unknown>).$schema, `unsupported $schema: use ${ajv}`)];
   }
-  if (!ajv.validateSchema(schema)) {
+  if (!ajv.validateSchema(canonical(schema as Record<string, unknown>))) {
     return (ajv.errors ?? []).map((e) => fromAjv(e, path, 'invalid_schema'));
   }
   try {
@@ -55,7 +67,7 @@ export function compile(schema: Record<string, unknown>): ValidateFunction {
   if (!fn) {
     const ajv = ajvFor(schema) as Ajv;
     // $id clashes between supplied schemas must not break compilation: compile a copy without it.
-    const { $id: _ignored, ...rest } = schema;
+    const { $id: _ignored, ...rest } = canonical(schema);
     fn = ajv.compile(rest);
     if (compiled.size > 1000) compiled.clear();
     compiled.set(key, fn);
