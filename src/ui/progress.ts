@@ -57,7 +57,8 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     const bar = style.cyan('█'.repeat(filled)) + style.dim('░'.repeat(width - filled));
     const current = [...sent.values()].map((s) => s.label).join(', ');
     const text = `${bar} ${String(Math.round(ratio * 100)).padStart(3)}%  ${finishedFiles}/${totalFiles} files  ${formatBytes(bytes)}/${formatBytes(totalBytes)}  ${current}`;
-    const columns = stream.columns ?? 80;
+    // A terminal that reports no size (some ptys say 0) gets the classic 80 columns.
+    const columns = stream.columns && stream.columns >= 40 ? stream.columns : 80;
     // Cut the plain tail (the file names) so the line never wraps; the coloured bar comes first.
     const visible = text.replace(/\x1b\[[0-9;]*m/g, '');
     return visible.length > columns - 1 ? text.slice(0, text.length - (visible.length - (columns - 1))) : text;

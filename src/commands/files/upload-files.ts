@@ -51,8 +51,12 @@ function contentTypeOf(path: string): string {
   return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 
+/** The error as one line, with the platform's details (they say which field was refused). */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const details = (error as { details?: Array<{ message?: string }> }).details;
+  const extra = Array.isArray(details) ? details.map((d) => d.message).filter(Boolean) : [];
+  return extra.length ? `${error.message}: ${extra.join('; ')}` : error.message;
 }
 
 interface Candidate {
@@ -147,7 +151,8 @@ async function sendOne(client: PlatformClient, candidate: Candidate, signed: Sig
       contentType: candidate.contentType,
       onProgress: (sent) => progress.update(candidate.path, candidate.fileName, sent),
     });
-  } catch (error) {
+  } catch (sendError) {
+    const error = (await changedOnDisk(candidate)) ?? sendError;
     await markFailed(client, fileId, error);
     return { ...base, status: 'FAILED', error: messageOf(error), cause: error };
   }
@@ -159,6 +164,19 @@ async function sendOne(client: PlatformClient, candidate: Candidate, signed: Sig
     await markFailed(client, fileId, error);
     return { ...base, status: 'FAILED', error: messageOf(error), cause: error };
   }
+}
+
+/**
+ * After a failed send: was the file removed or resized while it was read? Then that is the
+ * story to tell, not the transport's "content-length mismatch".
+ */
+async function changedOnDisk(candidate: Candidate): Promise<UserError | undefined> {
+  const now = await stat(candidate.path).catch(() => null);
+  if (now === null) return new UserError(`${candidate.path} was removed during the upload`, EXIT.UNEXPECTED);
+  if (now.size !== candidate.size) {
+    return new UserError(`${candidate.path} changed during the upload (${candidate.size} bytes when the upload started, ${now.size} now)`, EXIT.UNEXPECTED);
+  }
+  return undefined;
 }
 
 /** Best effort: the record may already be FAILED (the platform marks size mismatches itself). */
