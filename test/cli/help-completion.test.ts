@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { commands } from '../../src/commands/registry.js';
+import { buildProgram, main } from '../../src/main.js';
+import type { Io } from '../../src/ui/io.js';
+import { runCli } from '../helpers/cli-process.js';
+import { useCliEnv } from './cli-env.js';
+
+const t = useCliEnv();
+
+/** An Io that keeps what is written, for running the program in-process. */
+function bufferIo(): Io & { out(): string } {
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk;
+      done();
+    },
+  });
+  return { stdout: sink, stderr: sink, stdin: process.stdin, interactive: false, out: () => text };
+}
+
+const MY_NOUNS = ['tokens', 'plugins', 'actions', 'events', 'repos', 'providers', 'files', 'conversations', 'messages', 'completion', 'doctor'];
+
+describe('help, README and completion', () => {
+  test('every registered command has at least one example, and its --help shows them', async () => {
+    for (const spec of commands) expect(spec.examples.length, spec.path.join(' ')).toBeGreaterThan(0);
+    for (const spec of commands) {
+      const io = bufferIo();
+      await main([...spec.path, '--help'], io);
+      expect(io.out(), spec.path.join(' ')).toContain(`Examples:\n  $ ${spec.examples[0]}`);
+    }
+  });
+
+  test('the README documents every command and option of the resource commands', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const reference = readme.slice(readme.indexOf('## Command reference'), readme.indexOf('### Exit codes'));
+    for (const spec of commands.filter((c) => MY_NOUNS.includes(c.path[0]))) {
+      expect(reference, spec.path.join(' ')).toContain(spec.path.join(' '));
+      for (const option of spec.options ?? []) {
+        const long = /--[a-z-]+/.exec(option.flags)![0];
+        expect(reference, `${spec.path.join(' ')} ${long}`).toContain(long);
+      }
+    }
+  });
+
+  test('bash completion completes commands, subcommands, options and option choices', async () => {
+    const script = await runCli(['completion', 'bash']);
+    expect(script.code).toBe(0);
+    const path = join(t.dir, 'plugsmith.bash');
+    await writeFile(path, script.stdout);
+    const complete = async (words: string[]) => {
+      const line = words.map((w) => `'${w}'`).join(' ');
+      const { stdout } = await promisify(execFile)('bash', ['-c', `source '${path}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _plugsmith; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+      return stdout.trim().split('\n');
+    };
+    expect(await complete(['plugsmith', 'plu'])).toEqual(['plugins']);
+    expect(await complete(['plugsmith', 'plugins', ''])).toEqual(expect.arrayContaining(['create', 'get', 'list', 'update', 'delete', 'verify', 'marketplace', 'secret']));
+    expect(await complete(['plugsmith', 'plugins', 'create', '--type', ''])).toEqual(['EVENT_HANDLER', 'APP', 'DATA_PROVIDER']);
+    expect(await complete(['plugsmith', 'repos', '--org', 'org_x', 'files', 'list', '--li'])).toEqual(['--limit']);
+    expect(await complete(['plugsmith', 'files', 'upload', 'a.txt', '--parent-t'])).toEqual(['--parent-type']);
+  });
+
+  test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
+    const program = buildProgram(bufferIo());
+    expect(program.commands.length).toBeGreaterThan(0);
+    const [zsh, fish, other] = await Promise.all([runCli(['completion', 'zsh']), runCli(['completion', 'fish']), runCli(['completion', 'tcsh'])]);
+    expect(zsh.stdout).toMatch(/^#compdef plugsmith/);
+    expect(fish.stdout).toContain('complete -c plugsmith');
+    for (const spec of commands) {
+      expect(zsh.stdout).toContain(`'${spec.path.join(' ')}'`);
+      expect(fish.stdout).toContain(`'p:${spec.path.slice(0, -1).join(' ')}'" -a '${spec.path[spec.path.length - 1]}'`);
+    }
+    expect(fish.stdout).toContain("-l dispatch-mode -x -a 'SYNC ASYNC'");
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('bash, zsh or fish');
+  });
+});
