@@ -3,6 +3,7 @@ import { emulatorCommands } from './emulator/index.js';
 import { authCommands } from './auth/index.js';
 import { profileCommands } from './profiles/index.js';
 import { projectCommands } from './project/index.js';
+import { initCommands } from './init/index.js';
 import { tokenCommands } from './tokens/index.js';
 import { pluginCommands } from './plugins/index.js';
 import { actionCommands } from './actions/index.js';
@@ -16,6 +17,6 @@ import { completionCommands } from './completion/index.js';
 import { doctorCommands } from './doctor/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
-export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...projectCommands,
+export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
   ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands,
   ...fileCommands, ...conversationCommands, ...messageCommands, ...completionCommands, ...doctorCommands];

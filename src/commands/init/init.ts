@@ -1,0 +1,44 @@
+import { relative, resolve } from 'node:path';
+import type { CommandHandler } from '../types.js';
+import { checkTarget, completeAnswers, nameFromDir, scaffoldProject } from '../../project/scaffold.js';
+import type { PluginType } from '../../project/plugin-types.js';
+import { note, printResult } from '../../ui/output.js';
+import { askAnswers } from './wizard.js';
+
+interface InitOptions {
+  name?: string;
+  type?: PluginType;
+  events?: string[];
+  scopes?: string[];
+  port?: number;
+  yes?: boolean;
+  force?: boolean;
+}
+
+/** Asks (or takes from flags) what to make, writes the project, and says what to run next. */
+const init: CommandHandler = async (input) => {
+  const { io, global } = input;
+  const o = input.options as InitOptions;
+  const dirArg = input.args[0] as string | undefined;
+  // A folder that was named is checked before any question, so nobody answers five prompts for nothing.
+  if (dirArg !== undefined) await checkTarget(resolve(dirArg), o.force);
+
+  const raw = await askAnswers(io, { name: o.name, type: o.type, events: o.events, scopes: o.scopes, port: o.port }, dirArg === undefined ? 'my-plugin' : nameFromDir(dirArg), Boolean(o.yes));
+  const { answers, added } = completeAnswers(raw);
+  if (added.length) note(io, global, `Added ${added.join(', ')}: the ${answers.type} template's code uses ${added.length === 1 ? 'it' : 'them'}.`);
+
+  const dir = resolve(dirArg ?? answers.name);
+  const result = await scaffoldProject({ ...answers, dir, force: o.force });
+  const shown = relative(process.cwd(), dir) || '.';
+  printResult(io, global, { dir, ...answers, pluginsmithVersion: result.pluginsmithVersion, files: result.files }, () => `Created the ${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`);
+  note(io, global, [
+    '',
+    'Next:',
+    ...(shown === '.' ? [] : [`  cd ${shown}`]),
+    '  npm install',
+    '  npm test        # deploys to an in-memory emulator, verifies the webhook, installs it, checks an event',
+    '  npm run dev     # runs the plugin; see README.md for PLUGSMITH_WEBHOOK_SECRET and the local emulator',
+  ].join('\n'));
+};
+
+export default init;

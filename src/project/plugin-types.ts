@@ -1,0 +1,93 @@
+import { EVENT_TYPES } from '../webhooks/events.js';
+
+/** The kinds of plugin `plugsmith init` has a template for (`templates/<type>/`). */
+export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;
+export type PluginType = (typeof PLUGIN_TYPES)[number];
+
+/** Events a plugin may list; WEBHOOK_CHALLENGE is sent to every plugin and never listed. */
+export const PLUGIN_EVENTS = EVENT_TYPES.filter((e) => e !== 'WEBHOOK_CHALLENGE');
+
+/** The scopes an installation token may carry (spec: "Known scopes"). */
+export const PLUGIN_SCOPES = ['AGENT_MESSAGE_WRITE', 'REPOSITORY_FILES_READ'] as const;
+
+/** What `init` needs to know of a template beyond its files. */
+export interface TemplateInfo {
+  /** Shown in the wizard's type list. */
+  title: string;
+  /** The manifest's and package's description. */
+  description: string;
+  /** Checked by default in the wizard, and used with --yes. */
+  events: string[];
+  scopes: string[];
+  /** What the template's code handles: always added, or its own test could not pass. */
+  requiredEvents: string[];
+  requiredScopes: string[];
+  /** README bullets on what src/plugin.ts does. */
+  behaviour: string;
+  /** README lines on how to install the plugin on the local emulator. */
+  installHint: string;
+}
+
+/** The templates, by plugin type. */
+export const TEMPLATES: Record<PluginType, TemplateInfo> = {
+  EVENT_HANDLER: {
+    title: 'EVENT_HANDLER: answers users in an agent\'s conversations',
+    description: 'Answers messages sent to an agent\'s characters',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+    requiredEvents: ['AGENT_MESSAGE_RECEIVED'],
+    requiredScopes: ['AGENT_MESSAGE_WRITE'],
+    behaviour: [
+      '  - on `AGENT_MESSAGE_RECEIVED` it writes the character\'s answer into the conversation with the',
+      '    installation token (scope `AGENT_MESSAGE_WRITE`); `src/reply.ts` decides what to say.',
+    ].join('\n'),
+    installHint: [
+      'attach it to an agent (`agent_nova` in the emulator\'s default workspace) with',
+      '`POST /api/agents/agent_nova/plugins` `{ "name": "replies", "pluginId": "<pluginId>",',
+      '"events": ["AGENT_MESSAGE_RECEIVED"], "scopes": ["AGENT_MESSAGE_WRITE"] }`, then talk to',
+      'its character: `npx plugsmith conversations create --character char_nova` and',
+      '`npx plugsmith messages send <conversationId> "hello"`.',
+    ].join('\n'),
+  },
+  APP: {
+    title: 'APP: installed on apps, keeps each installation and its token',
+    description: 'Records the apps it is installed on',
+    events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'],
+    scopes: [],
+    requiredEvents: [],
+    requiredScopes: [],
+    behaviour: [
+      '  - on `PLUGIN_INSTALLED` and `PLUGIN_UNINSTALLED` it keeps or forgets the installation and',
+      '    records the change in `$DATA_DIR/history.json` (`src/history.ts`).',
+    ].join('\n'),
+    installHint: [
+      'install it on an app with `POST /api/apps/<appId>/plugins`',
+      '`{ "name": "demo", "pluginId": "<pluginId>", "events": [], "scopes": [], "orgId": "org_dev" }`',
+      '(the first install binds the app to the org); `DELETE /api/apps/<appId>/plugins/<instanceId>`',
+      'uninstalls it.',
+    ].join('\n'),
+  },
+  DATA_PROVIDER: {
+    title: 'DATA_PROVIDER: reads the files added to a repository',
+    description: 'Reads the files added to a repository',
+    events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
+    scopes: ['REPOSITORY_FILES_READ'],
+    requiredEvents: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
+    requiredScopes: ['REPOSITORY_FILES_READ'],
+    behaviour: [
+      '  - on `REPOSITORY_FILE_ADDED` it lists the repository\'s files and reads the new one through its',
+      '    access URL, with the installation token (scope `REPOSITORY_FILES_READ`); on',
+      '    `REPOSITORY_FILE_REMOVED` it forgets the file. Replace the `documents` map with your index.',
+    ].join('\n'),
+    installHint: [
+      '`npx plugsmith providers add repo_docs --plugin <pluginId> --scopes REPOSITORY_FILES_READ`,',
+      'then add a file to the repository: `npx plugsmith files upload ./notes.txt` and',
+      '`npx plugsmith repos files add repo_docs <fileId>`.',
+    ].join('\n'),
+  },
+};
+
+/** Tells whether a string names a plugin type. */
+export function isPluginType(value: unknown): value is PluginType {
+  return typeof value === 'string' && (PLUGIN_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,26 @@
+/** The values a template file may use as `{{key}}`. */
+export type TemplateValues = Record<string, string>;
+
+const PLACEHOLDER = /\{\{([A-Za-z][A-Za-z0-9]*)\}\}/g;
+
+/**
+ * Fills `{{key}}` placeholders. An unknown key throws rather than leaving `{{key}}` in a
+ * generated file, so a typo in a template fails its tests instead of a user's build.
+ */
+export function renderTemplate(text: string, values: TemplateValues, file = 'template'): string {
+  return text.replace(PLACEHOLDER, (_match, key: string) => {
+    if (!Object.hasOwn(values, key)) throw new Error(`${file}: unknown placeholder {{${key}}}`);
+    return values[key];
+  });
+}
+
+/** Files that npm would drop or rename inside a package are kept under another name. */
+const RENAMED: Record<string, string> = { _gitignore: '.gitignore', _npmrc: '.npmrc' };
+
+/** The name a template file is written under. */
+export function outputPath(relativePath: string): string {
+  const parts = relativePath.split('/');
+  const last = parts[parts.length - 1];
+  parts[parts.length - 1] = RENAMED[last] ?? last;
+  return parts.join('/');
+}

@@ -1,0 +1,167 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError, EXIT } from '../errors.js';
+import { PLUGIN_EVENTS, PLUGIN_SCOPES, TEMPLATES, type PluginType } from './plugin-types.js';
+import { outputPath, renderTemplate } from './render.js';
+
+/** What a generated project is made of: the wizard's answers, or the flags. */
+export interface ProjectAnswers {
+  name: string;
+  type: PluginType;
+  events: string[];
+  scopes: string[];
+  port: number;
+}
+
+/** Where and how to write a project. */
+export interface ScaffoldOptions extends ProjectAnswers {
+  dir: string;
+  /** Write into a non-empty directory, overwriting the template's files. */
+  force?: boolean;
+}
+
+/** What was written. */
+export interface ScaffoldResult {
+  dir: string;
+  /** Paths relative to `dir`, sorted. */
+  files: string[];
+  /** The plugsmith version the project depends on. */
+  pluginsmithVersion: string;
+}
+
+/** The default port of a generated plugin's webhook server. */
+export const DEFAULT_PORT = 3000;
+
+/** The plugsmith package folder (holding templates/), from the source tree or the built dist/. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && existsSync(join(dir, 'templates'))) {
+      if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'plugsmith') return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the plugsmith package (with its templates/ folder) above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+/** The version of the running plugsmith, which generated projects depend on. */
+export function pluginsmithVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Checks a project name: it becomes the npm package name and the plugin's name. */
+export function checkName(name: string): true | string {
+  if (name.length === 0 || name.length > 100) return 'must have 1 to 100 characters';
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) return 'may hold only lowercase letters, digits and - . _ and must start with a letter or digit (it is the npm package name)';
+  return true;
+}
+
+/** A valid project name made from a folder name (`My Plugin` → `my-plugin`). */
+export function nameFromDir(dir: string): string {
+  const base = resolve(dir).split(/[\\/]/).pop() ?? '';
+  const name = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').replace(/-+$/, '').slice(0, 100);
+  return name || 'my-plugin';
+}
+
+/**
+ * Checks the answers and completes the lists: each template's code needs some events and
+ * scopes (a DATA_PROVIDER reads files only with REPOSITORY_FILES_READ), so those are added,
+ * and reported in `added`. Unknown values are usage errors naming the flag.
+ */
+export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnswers; added: string[] } {
+  const nameProblem = checkName(answers.name);
+  if (nameProblem !== true) throw new UserError(`--name "${answers.name}" ${nameProblem}`, EXIT.USAGE);
+  const template = TEMPLATES[answers.type];
+  if (!template) throw new UserError(`--type must be one of ${Object.keys(TEMPLATES).join(', ')}, not "${answers.type}"`, EXIT.USAGE);
+  const unknownEvent = answers.events.find((e) => !(PLUGIN_EVENTS as readonly string[]).includes(e));
+  if (unknownEvent !== undefined) throw new UserError(`--events: "${unknownEvent}" is not an event a plugin can receive; choose from ${PLUGIN_EVENTS.join(', ')}`, EXIT.USAGE);
+  const unknownScope = answers.scopes.find((s) => !(PLUGIN_SCOPES as readonly string[]).includes(s));
+  if (unknownScope !== undefined) throw new UserError(`--scopes: "${unknownScope}" is not a scope; choose from ${PLUGIN_SCOPES.join(', ')}`, EXIT.USAGE);
+  if (!Number.isInteger(answers.port) || answers.port < 1 || answers.port > 65535) throw new UserError(`--port must be a whole number from 1 to 65535, not "${answers.port}"`, EXIT.USAGE);
+
+  const added = [...template.requiredEvents.filter((e) => !answers.events.includes(e)), ...template.requiredScopes.filter((s) => !answers.scopes.includes(s))];
+  // Canonical order, no duplicates: the manifest reads the same whatever order they were typed in.
+  const events = PLUGIN_EVENTS.filter((e) => answers.events.includes(e) || template.requiredEvents.includes(e));
+  const scopes = PLUGIN_SCOPES.filter((s) => answers.scopes.includes(s) || template.requiredScopes.includes(s));
+  return { answers: { ...answers, events, scopes }, added };
+}
+
+/** Whether a folder is missing or holds nothing (a `.git` folder alone counts as empty). */
+export async function isEmptyDir(dir: string): Promise<boolean> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return true;
+    if (code === 'ENOTDIR') throw new UserError(`${dir} is a file: choose a folder for the project`, EXIT.USAGE);
+    throw error;
+  }
+  return entries.every((e) => e === '.git');
+}
+
+/** Refuses a non-empty folder unless forced, before anything is asked or written. */
+export async function checkTarget(dir: string, force: boolean | undefined): Promise<void> {
+  if (force || (await isEmptyDir(dir))) return;
+  const shown = relative(process.cwd(), dir) || '.';
+  throw new UserError(`${shown} is not empty: choose a new or empty folder, or pass --force to write the template into it (its files are overwritten)`, EXIT.USAGE);
+}
+
+/** A JSON array on one line, spaced as people write it. */
+function jsonList(values: string[]): string {
+  return `[${values.map((v) => JSON.stringify(v)).join(', ')}]`;
+}
+
+async function templateFiles(root: string, sub = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(join(root, sub), { withFileTypes: true })) {
+    const path = sub ? `${sub}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await templateFiles(root, path)));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * Writes a plugin project: `templates/common/` and then `templates/<type>/` (whose files win),
+ * each file with its `{{placeholders}}` filled.
+ */
+export async function scaffoldProject(options: ScaffoldOptions): Promise<ScaffoldResult> {
+  const dir = resolve(options.dir);
+  await checkTarget(dir, options.force);
+  const { answers } = completeAnswers(options);
+  const template = TEMPLATES[answers.type];
+  const version = pluginsmithVersion();
+  const values = {
+    name: answers.name,
+    description: template.description,
+    type: answers.type,
+    port: String(answers.port),
+    pluginsmithVersion: version,
+    events: jsonList(answers.events),
+    scopes: jsonList(answers.scopes),
+    behaviour: template.behaviour,
+    installHint: template.installHint,
+  };
+
+  const templates = join(packageRoot(), 'templates');
+  const sources = new Map<string, string>();
+  for (const layer of ['common', answers.type]) {
+    for (const file of await templateFiles(join(templates, layer))) sources.set(outputPath(file), join(templates, layer, file));
+  }
+  await mkdir(dir, { recursive: true });
+  for (const [target, source] of sources) {
+    const text = renderTemplate(await readFile(source, 'utf8'), values, relative(templates, source));
+    const path = join(dir, target);
+    await mkdir(dirname(path), { recursive: true });
+    if (options.force && (await stat(path).catch(() => null))?.isDirectory()) {
+      throw new UserError(`${target} is a folder in ${dir}: remove it, then run init again`, EXIT.USAGE);
+    }
+    await writeFile(path, text);
+  }
+  return { dir, files: [...sources.keys()].sort(), pluginsmithVersion: version };
+}

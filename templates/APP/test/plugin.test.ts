@@ -1,0 +1,38 @@
+import { stat } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.js';
+
+// Apps are named by their id; the first install binds the app to an org.
+const APP = 'app_demo';
+
+let h: Harness;
+let instanceId = '';
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('{{name}}', () => {
+  it('records an install and keeps its token in an owner-only file', async () => {
+    const { plugin: manifest } = h.manifest;
+    const instance = await h.client.appPlugins.attach(APP, { name: 'demo app', pluginId: h.pluginId, events: manifest.events, scopes: manifest.scopes, orgId: h.emu.orgId! });
+    instanceId = instance.id;
+    await h.emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: h.pluginId });
+
+    expect(await h.plugin.tokens.get(instanceId)).toMatchObject({ instanceId, entityType: 'APP', entityId: APP });
+    expect((await stat(h.plugin.tokens.path)).mode & 0o777).toBe(0o600);
+    expect(await h.plugin.history.list()).toEqual([expect.objectContaining({ change: 'installed', instanceId, appId: APP })]);
+  });
+
+  it('records an uninstall and forgets the token', async () => {
+    await h.client.appPlugins.remove(APP, instanceId);
+    await h.emu.waitForDelivery({ type: 'PLUGIN_UNINSTALLED', pluginId: h.pluginId });
+
+    expect(await h.plugin.tokens.get(instanceId)).toBeUndefined();
+    expect((await h.plugin.history.list()).map((e) => e.change)).toEqual(['installed', 'uninstalled']);
+  });
+});

@@ -1,0 +1,46 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createWebhookHandler, type WebhookHandlers } from 'plugsmith/webhooks';
+
+/** A running webhook server. */
+export interface WebhookServer {
+  /** Where the platform posts events: http://host:port/webhook. */
+  webhookUrl: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves POST /webhook on node:http: `createWebhookHandler` checks each delivery's signature
+ * (Standard Webhooks) with the plugin's secret, answers WEBHOOK_CHALLENGE, and runs the handler
+ * of the event's type. A handler that throws answers 500, so the platform retries the delivery.
+ * GET /health answers 200 for whoever waits for the server to be up.
+ */
+export async function startWebhookServer(options: { port: number; host: string; secret: string; on: WebhookHandlers }): Promise<WebhookServer> {
+  const webhook = createWebhookHandler({
+    secret: options.secret,
+    on: options.on,
+    onError: (error, event) => console.error(`${event.type} ${event.id} failed:`, error),
+  });
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://plugin').pathname;
+    if (path === '/webhook') return void webhook(req, res);
+    if (path === '/health' && req.method === 'GET') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"error":"NOT_FOUND","message":"the webhook is at POST /webhook"}}');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    webhookUrl: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/webhook`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
