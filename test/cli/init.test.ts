@@ -1,0 +1,169 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
+import { loadManifest } from '../../src/manifest/load.js';
+
+// `plugsmith init` spawned as a process (CI=true, no terminal): by flags, --yes, refusals.
+
+let root: string;
+const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'plugsmith-init-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Every file under a folder, relative, sorted. */
+async function filesUnder(dir: string, sub = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(join(dir, sub), { withFileTypes: true })) {
+    const path = sub ? `${sub}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await filesUnder(dir, path)));
+    else out.push(path);
+  }
+  return out.sort();
+}
+
+const COMMON = ['.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.json', 'vitest.config.ts'];
+
+const CASES = [
+  { type: 'DATA_PROVIDER', events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.list'] },
+  { type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], extra: ['src/reply.ts'], code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'] },
+  { type: 'APP', events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], extra: ['src/history.ts'], code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'] },
+] as const;
+
+describe('plugsmith init by flags', () => {
+  for (const c of CASES) {
+    it(`writes a ${c.type} project with every placeholder filled and a valid manifest`, async () => {
+      const dir = join(root, `by-flags-${c.type}`);
+      const name = `flags-${c.type.toLowerCase().replace('_', '-')}`;
+      // Every value as a flag: nothing is asked, so --yes is not needed.
+      const result = await runCli(['init', dir, '--name', name, '--type', c.type, '--events', c.events.join(','), '--scopes', c.scopes.join(','), '--port', '3456']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`Created the ${c.type} plugin "${name}"`);
+      expect(result.stderr).toContain('npm install');
+
+      expect(await filesUnder(dir)).toEqual([...COMMON, ...c.extra].sort());
+      for (const file of await filesUnder(dir)) {
+        expect(await readFile(join(dir, file), 'utf8'), file).not.toMatch(/\{\{\w+\}\}/);
+      }
+
+      const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+      expect(pkg).toMatchObject({ name, private: true, type: 'module', dependencies: { plugsmith: `^${version}` } });
+      expect(pkg.scripts).toMatchObject({ dev: expect.stringContaining('src/main.ts'), test: expect.stringContaining('vitest run') });
+
+      const raw = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
+      expect(raw.$schema).toBe('./node_modules/plugsmith/plugsmith.schema.json');
+      expect(raw.plugin.webhookUrl).toBe('http://127.0.0.1:${PORT:-3456}/webhook');
+      const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
+      expect(manifest.plugin).toMatchObject({ name, type: c.type, events: [...c.events], scopes: [...c.scopes], webhookUrl: 'http://127.0.0.1:3456/webhook' });
+      expect((await loadManifest(join(dir, 'plugsmith.json'), { PORT: '4999' })).plugin.webhookUrl).toBe('http://127.0.0.1:4999/webhook');
+
+      // The token store writes owner-only files, through a temporary file renamed into place.
+      const store = await readFile(join(dir, 'src/token-store.ts'), 'utf8');
+      expect(store).toContain("writeFile(temporary, JSON.stringify(all, null, 2) + '\\n', { mode: 0o600 })");
+      expect(store).toContain('chmod(temporary, 0o600)');
+      expect(store).toContain('rename(temporary, this.path)');
+      // The server verifies signatures with plugsmith/webhooks; the plugin handles its type's events.
+      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain("import { createWebhookHandler, type WebhookHandlers } from 'plugsmith/webhooks'");
+      const plugin = await readFile(join(dir, 'src/plugin.ts'), 'utf8');
+      for (const snippet of c.code) expect(plugin).toContain(snippet);
+      expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain('Number(env.PORT || 3456)');
+      expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('.data/');
+      expect(await readFile(join(dir, 'README.md'), 'utf8')).toContain(`# ${name}`);
+    });
+  }
+
+  it('uses defaults with --yes: EVENT_HANDLER, the folder name, port 3000', async () => {
+    const dir = join(root, 'My Bot');
+    const result = await runCli(['init', dir, '--yes', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed).toMatchObject({ dir, name: 'my-bot', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], port: 3000, pluginsmithVersion: version });
+    expect(printed.files).toContain('src/reply.ts');
+    expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.webhookUrl).toBe('http://127.0.0.1:3000/webhook');
+  });
+
+  it('creates ./<name> when no folder is given', async () => {
+    const result = await runCli(['init', '--name', 'from-name', '--type', 'APP', '--yes'], { cwd: root });
+    expect(result.code, result.stderr).toBe(0);
+    expect((await loadManifest(join(root, 'from-name', 'plugsmith.json'), {})).plugin).toMatchObject({ name: 'from-name', type: 'APP' });
+  });
+
+  it('adds the events and scopes its template needs, and says so', async () => {
+    const dir = join(root, 'completed');
+    const result = await runCli(['init', dir, '--type', 'DATA_PROVIDER', '--events', 'PLUGIN_INSTALLED', '--scopes', '', '--yes']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Added REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED, REPOSITORY_FILES_READ');
+    const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
+    expect(manifest.plugin.events).toEqual(['PLUGIN_INSTALLED', 'REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED']);
+    expect(manifest.plugin.scopes).toEqual(['REPOSITORY_FILES_READ']);
+  });
+});
+
+describe('plugsmith init refusals', () => {
+  it('refuses a non-empty folder with exit 2 and writes nothing; --force writes into it', async () => {
+    const dir = join(root, 'occupied');
+    await mkdir(dir);
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    const refused = await runCli(['init', dir, '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/is not empty.*--force/);
+    expect(await readdir(dir)).toEqual(['notes.txt']);
+
+    const forced = await runCli(['init', dir, '--yes', '--force', '--type', 'APP']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+    expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.type).toBe('APP');
+  });
+
+  it('counts a folder holding only .git as empty', async () => {
+    const dir = join(root, 'fresh-repo');
+    await mkdir(join(dir, '.git'), { recursive: true });
+    const result = await runCli(['init', dir, '--yes']);
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it('without --yes and without a terminal, names the flag of the first missing value (exit 2)', async () => {
+    const cases: Array<[string[], string]> = [
+      [[], '--name'],
+      [['--name', 'x'], '--type'],
+      [['--name', 'x', '--type', 'APP'], '--events'],
+      [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED'], '--scopes'],
+      [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED', '--scopes', ''], '--port'],
+    ];
+    for (const [flags, missing] of cases) {
+      const dir = join(root, `prompt-${missing.slice(2)}`);
+      const result = await runCli(['init', dir, ...flags]);
+      expect(result.code, `${flags.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`pass ${missing}`);
+      await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+    }
+    // Every value given: nothing to ask, so no --yes needed.
+    const complete = await runCli(['init', join(root, 'complete'), '--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED', '--scopes', '', '--port', '3001']);
+    expect(complete.code, complete.stderr).toBe(0);
+  });
+
+  it('rejects bad values with exit 2 naming the flag', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--type', 'WIDGET'], /--type.*WIDGET/],
+      [['--events', 'NOT_AN_EVENT'], /--events: "NOT_AN_EVENT"/],
+      [['--events', 'WEBHOOK_CHALLENGE'], /--events: "WEBHOOK_CHALLENGE"/],
+      [['--scopes', 'ROOT'], /--scopes: "ROOT"/],
+      [['--port', '70000'], /--port must be a whole number from 1 to 65535/],
+      [['--name', 'Has Spaces'], /--name "Has Spaces" may hold only lowercase letters/],
+    ];
+    for (const [flags, message] of cases) {
+      const dir = join(root, 'bad-values');
+      const result = await runCli(['init', dir, '--yes', ...flags]);
+      expect(result.code, flags.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+      await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+    }
+  });
+});
