@@ -29,7 +29,9 @@ const init: CommandHandler = async (input) => {
 
   const dir = resolve(dirArg ?? answers.name);
   const result = await scaffoldProject({ ...answers, dir, force: o.force });
-  const shown = relative(process.cwd(), dir) || '.';
+  // A path that climbs out of the current folder reads better in full.
+  const near = relative(process.cwd(), dir) || '.';
+  const shown = near.startsWith('..') ? dir : near;
   printResult(io, global, { dir, ...answers, pluginsmithVersion: result.pluginsmithVersion, files: result.files }, () => `Created the ${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`);
   note(io, global, [
     '',

@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { CLI } from '../helpers/cli-process.js';
+import { loadManifest } from '../../src/manifest/load.js';
+
+// The init wizard in a real terminal: tmux runs the built CLI with CI unset, keys answer each prompt.
+
+const run = promisify(execFile);
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'plugsmith-wizard-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A tmux server of its own running one command in a 120x40 terminal; killed when the test ends. */
+async function terminal(command: string) {
+  const socket = `plugsmith-init-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args]);
+  await tmux('new-session', '-d', '-x', '120', '-y', '40', command);
+  onTestFinished(async () => {
+    await tmux('kill-server').catch(() => undefined);
+  });
+  const screen = async () => (await tmux('capture-pane', '-p')).stdout;
+  return {
+    screen,
+    keys: (...keys: string[]) => tmux('send-keys', ...keys),
+    /** Waits until the screen matches, or fails showing what is on it. */
+    async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const text = await screen();
+        if (pattern.test(text)) return text;
+        if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${text}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+/** The CLI in the terminal, CI unset so it may prompt; prints its exit code and then waits to be read. */
+function initCommand(args: string): string {
+  return `env -u CI NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} init ${args}; echo "EXIT=$?"; sleep 600`;
+}
+
+describe('plugsmith init wizard (tmux)', () => {
+  it('asks name, type, events, scopes and port, then writes the project', async () => {
+    const dir = join(root, 'wz');
+    const t = await terminal(initCommand(JSON.stringify(dir)));
+    await t.waitFor(/\? Plugin name: \(wz\)/);
+    // An invalid name is refused in place; the prompt stays.
+    await t.keys('Bad Name', 'Enter');
+    await t.waitFor(/The name may hold only lowercase letters/);
+    for (let i = 0; i < 8; i++) await t.keys('BSpace');
+    await t.keys('wizard-bot', 'Enter');
+    await t.waitFor(/\? Plugin type:[\s\S]*❯ EVENT_HANDLER[\s\S]*DATA_PROVIDER/);
+    await t.keys('Down', 'Down', 'Enter');
+    // The type's events come checked; space toggles PLUGIN_INSTALLED (the first) on as well.
+    const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
+    expect(events).toMatch(/◯ PLUGIN_INSTALLED/);
+    expect(events).toMatch(/◉ REPOSITORY_FILE_ADDED/);
+    await t.keys('Space', 'Enter');
+    const scopes = await t.waitFor(/\? Scopes of its installation tokens:[\s\S]*REPOSITORY_FILES_READ/);
+    expect(scopes).toMatch(/◉ REPOSITORY_FILES_READ/);
+    expect(scopes).toMatch(/◯ AGENT_MESSAGE_WRITE/);
+    await t.keys('Enter');
+    await t.waitFor(/\? Port of the webhook server: \(3000\)/);
+    await t.keys('4321', 'Enter');
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=0');
+    expect(done).toContain('✔ Events to receive: PLUGIN_INSTALLED, REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED');
+    expect(done).toContain(`Created the DATA_PROVIDER plugin "wizard-bot" in ${dir}`);
+
+    const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
+    expect(manifest.plugin).toMatchObject({
+      name: 'wizard-bot',
+      type: 'DATA_PROVIDER',
+      events: ['PLUGIN_INSTALLED', 'REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      webhookUrl: 'http://127.0.0.1:4321/webhook',
+    });
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).name).toBe('wizard-bot');
+  });
+
+  it('asks only for what the flags leave out', async () => {
+    const dir = join(root, 'partial');
+    const t = await terminal(initCommand(`${JSON.stringify(dir)} --name partial-app --type APP --port 3100`));
+    const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
+    expect(events).not.toContain('Plugin name');
+    expect(events).not.toContain('Plugin type');
+    expect(events).toMatch(/◉ PLUGIN_INSTALLED/);
+    await t.keys('Enter');
+    await t.waitFor(/\? Scopes of its installation tokens:/);
+    await t.keys('Enter');
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=0');
+    expect(done).not.toContain('Port of the webhook server');
+    const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
+    expect(manifest.plugin).toMatchObject({ name: 'partial-app', type: 'APP', events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], webhookUrl: 'http://127.0.0.1:3100/webhook' });
+  });
+
+  it('refuses a non-empty folder before asking anything', async () => {
+    const dir = join(root, 'occupied');
+    await mkdir(dir);
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    const t = await terminal(initCommand(JSON.stringify(dir)));
+    const done = await t.waitFor(/EXIT=\d+/);
+    expect(done).toContain('EXIT=2');
+    expect(done).toContain('is not empty');
+    expect(done).not.toContain('Plugin name');
+  });
+});
