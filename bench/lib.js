@@ -8,9 +8,13 @@ import autocannon from 'autocannon';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Starts `node <script> ...args` and resolves with the first JSON line it prints on stdout. */
+/**
+ * Starts `node <script> ...args` and resolves with the first JSON line it prints on stdout.
+ * With BENCH_CPU_PROF=<dir> in the environment, the child writes a V8 CPU profile there on exit.
+ */
 export async function startServer(script, args = [], env = {}) {
-  const child = spawn(process.execPath, [join(root, 'bench/servers', script), ...args], {
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, join(root, 'bench/servers', script), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

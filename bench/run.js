@@ -12,6 +12,10 @@ const { values } = parseArgs({
 
 const suites = {
   management: () => import('./management.js'),
+  delivery: () => import('./delivery.js'),
+  uploads: () => import('./uploads.js'),
+  messaging: () => import('./messaging.js'),
+  cli: () => import('./cli.js'),
 };
 
 const selected = values.only ? values.only.split(',') : Object.keys(suites);
