@@ -13,7 +13,9 @@ let n = 0;
 const server = createServer(async (req, res) => {
   if (req.method !== 'PUT') return res.writeHead(405).end();
   try {
-    await pipeline(req, createWriteStream(join(dir, `object-${n++}`)));
+    const path = join(dir, `object-${n++}`);
+    await pipeline(req, createWriteStream(path));
+    await rm(path); // like the emulator's store, the file was complete on disk; keep /tmp from filling up
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   } catch (error) {
     res.writeHead(500).end(String(error));
