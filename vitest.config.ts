@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     pool: 'forks',
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // End-to-end tests spawn the CLI many times; on a loaded 2-core machine each spawn can take seconds.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     maxWorkers: 2,
   },
 });
