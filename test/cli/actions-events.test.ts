@@ -5,7 +5,7 @@ const t = useCliEnv();
 let pluginId: string;
 let files: { args: string; payload: string; broken: string; notSchema: string; array: string };
 beforeAll(async () => {
-  pluginId = (await t.json(['plugins', 'create', '--org', ORG, '--name', 'Defs', '--type', 'APP'])).id;
+  pluginId = (await t.api.plugins.createInOrg(ORG, { name: 'Defs', type: 'APP' })).id;
   files = {
     args: await jsonFile(t.dir, 'args.json', { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }),
     payload: await jsonFile(t.dir, 'payload.json', { type: 'object', properties: { amount: { type: 'number' } } }),
@@ -15,7 +15,7 @@ beforeAll(async () => {
   };
 });
 
-describe.concurrent('plugsmith actions and events', () => {
+describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => {
   test('actions: create with schema files, get, list, update, delete (human and --json)', async () => {
     const created = await t.cli(['actions', 'create', pluginId, '--name', 'send', '--title', 'Send', '--args-schema', files.args, '--return-schema', files.payload]);
     expect(created.code, created.stderr).toBe(0);
@@ -68,8 +68,8 @@ describe.concurrent('plugsmith actions and events', () => {
   });
 
   test('a duplicate name is a conflict (6); an unknown plugin is not found (4); delete without --yes is usage (2)', async () => {
-    const own = (await t.json(['plugins', 'create', '--org', ORG, '--name', 'Conflicts', '--type', 'APP'])).id;
-    await t.json(['actions', 'create', own, '--name', 'twice']);
+    const own = (await t.api.plugins.createInOrg(ORG, { name: 'Conflicts', type: 'APP' })).id;
+    await t.api.actions.create(own, { name: 'twice' });
     const [again, unknown, noYes, nothing] = await Promise.all([
       t.cli(['actions', 'create', own, '--name', 'twice']),
       t.cli(['actions', 'list', 'plg_unknown']),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js';
+import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { runCli, type CliResult } from '../helpers/cli-process.js';
 
 /** Credentials of the CLI suite's seed: an OWNER and a VIEWER of org_dev, and a messaging key. */
@@ -53,6 +54,8 @@ export interface CliEnv {
   json<T = any>(args: string[], extra?: Record<string, string>): Promise<T>;
   /** A scratch folder of this file, removed afterwards. */
   dir: string;
+  /** An in-process client as the OWNER, for setting up what a test needs without spawning the CLI. */
+  api: PlatformClient;
 }
 
 /** Starts the emulator before the file's tests and stops it after. */
@@ -69,6 +72,7 @@ export function useCliEnv(): CliEnv {
       PLUGSMITH_TOKEN: OWNER_TOKEN,
       PLUGSMITH_API_KEY: API_KEY,
     };
+    env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY });
     env.cli = (args, extra = {}, input) => runCli(args, { env: { ...env.env, ...extra }, input });
     env.json = async (args, extra) => {
       const result = await env.cli([...args, '--json'], extra);
@@ -77,6 +81,7 @@ export function useCliEnv(): CliEnv {
     };
   });
   afterAll(async () => {
+    await env.api?.close();
     await env.emu?.close();
     await rm(env.configDir, { recursive: true, force: true });
     await rm(env.dir, { recursive: true, force: true });

@@ -25,7 +25,7 @@ async function ownConfig(context: TestContext): Promise<{ dir: string; env: Reco
   return { dir, env: { PLUGSMITH_CONFIG_DIR: dir, PLUGSMITH_BASE_URL: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_API_KEY: '' } };
 }
 
-describe.concurrent('profiles, precedence and doctor', () => {
+describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () => {
   test('flag > environment > profile, for the URL, the token and the org; --profile and PLUGSMITH_PROFILE pick a profile', async (context) => {
     const { env } = await ownConfig(context);
     // The default profile points at a dead URL with a wrong token; "good" at the emulator.
@@ -77,7 +77,7 @@ describe.concurrent('profiles, precedence and doctor', () => {
 
   test('doctor fails with the first problem’s code: refused token 3, dead URL 7, config open to others 3, emulator gone 7', async (context) => {
     const open = await ownConfig(context);
-    await t.cli(['login', '--base-url', t.emu.url, '--token', '-'], open.env, `${OWNER_TOKEN}\n`);
+    await writeFile(join(open.dir, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: { baseUrl: t.emu.url, token: OWNER_TOKEN } } }));
     await chmod(join(open.dir, 'config.json'), 0o644);
     const stale = await ownConfig(context);
     await writeFile(join(stale.dir, 'emulator.json'), JSON.stringify({ url: deadUrl, messagingUrl: deadUrl, token: null, apiKey: null, orgId: null, dataDir: null, pid: process.pid, startedAt: '' }));

@@ -29,7 +29,7 @@ async function makeFiles(prefix: string, count: number): Promise<string[]> {
   return paths;
 }
 
-describe.concurrent('plugsmith files', () => {
+describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
   test('upload of 12 files asks for URLs in two batches, streams each, marks them UPLOADED; list, url and status work on them', async () => {
     const paths = await makeFiles('batch', 12);
     const run = await t.cli(['files', 'upload', ...paths, ...parent, '--folder', 'cli/batch', '--json', '--verbose']);

@@ -25,14 +25,14 @@ beforeAll(async () => {
   brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
   closeBroken = () => new Promise((r) => broken.close(() => r()));
   // Five plugins to page through.
-  for (let i = 1; i <= 5; i++) await t.json(['plugins', 'create', '--org', ORG, '--name', `Paged ${i}`, '--type', 'APP', '--tags', 'paged']);
+  for (let i = 1; i <= 5; i++) await t.api.plugins.createInOrg(ORG, { name: `Paged ${i}`, type: 'APP', tags: ['paged'] });
 });
 afterAll(() => closeBroken());
 
 /** Runs the CLI in a pseudo-terminal (util-linux `script`); returns everything it drew. */
 async function onTerminal(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; output: string }> {
   const command = [process.execPath, CLI, ...args].map((a) => `'${a}'`).join(' ');
-  const full = { ...process.env, ...t.env, TERM: 'xterm-256color', ...env };
+  const full: Record<string, string | undefined> = { ...process.env, ...t.env, TERM: 'xterm-256color', ...env };
   for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k];
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env: full as Record<string, string>, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
@@ -42,7 +42,7 @@ async function onTerminal(args: string[], env: Record<string, string | undefined
   return { code, output };
 }
 
-describe.concurrent('output, exit codes and the query flags', () => {
+describe.concurrent('output, exit codes and the query flags', { timeout: 120_000 }, () => {
   test('exit codes: 7 network, 3 refused token, 1 server error, 2 usage, 4 not found — with what to do next', async () => {
     const [network, refused, server, unknownOption, badLimit, badFilter, badOrder, unknownCommand, notFound] = await Promise.all([
       t.cli(['plugins', 'list', '--org', ORG], { PLUGSMITH_BASE_URL: deadUrl }),
@@ -141,7 +141,7 @@ describe.concurrent('output, exit codes and the query flags', () => {
   });
 
   test('on a terminal a deletion asks for confirmation (and deletes on yes); with CI=true it never asks', async () => {
-    const plugin = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Ask me', '--type', 'APP']);
+    const plugin = await t.api.plugins.createInOrg(ORG, { name: 'Ask me', type: 'APP' });
     const command = [process.execPath, CLI, 'plugins', 'delete', plugin.id].map((a) => `'${a}'`).join(' ');
     const env = { ...process.env, ...t.env, TERM: 'xterm-256color' } as Record<string, string>;
     delete env.CI;

@@ -13,7 +13,7 @@ afterAll(async () => {
   await refusing.close();
 });
 
-describe.concurrent('plugsmith plugins', () => {
+describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
   test('create (human and --json), get, list, update, secret, delete', async () => {
     const schema = await jsonFile(t.dir, 'inputs.json', { type: 'object', properties: { apiKey: { type: 'string' } } });
     const human = await t.cli(['plugins', 'create', '--org', ORG, '--name', 'Human plugin', '--type', 'APP', '--tags', 'a,b', '--tags', 'c', '--inputs-schema', schema]);
@@ -57,8 +57,8 @@ describe.concurrent('plugsmith plugins', () => {
   });
 
   test('verify: exit 0 when the webhook answers the challenge, 1 with the reason when it does not', async () => {
-    const good = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Verified', '--type', 'APP', '--webhook-url', hook.url]);
-    const bad = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Refused', '--type', 'APP', '--webhook-url', refusing.url]);
+    const good = await t.api.plugins.createInOrg(ORG, { name: 'Verified', type: 'APP', webhookUrl: hook.url });
+    const bad = await t.api.plugins.createInOrg(ORG, { name: 'Refused', type: 'APP', webhookUrl: refusing.url });
     const [ok, okJson, notOk] = await Promise.all([
       t.cli(['plugins', 'verify', good.id]),
       t.cli(['plugins', 'verify', good.id, '--json']),
@@ -70,11 +70,11 @@ describe.concurrent('plugsmith plugins', () => {
     expect(notOk.code).toBe(1);
     expect(notOk.stdout).toContain('not verified');
     expect(notOk.stderr).toContain(`the webhook of plugin ${bad.id} is not verified`);
-    expect((await t.json(['plugins', 'get', good.id])).webhookUrlIsVerified).toBe(true);
+    expect((await t.api.plugins.get(good.id)).webhookUrlIsVerified).toBe(true);
   });
 
   test('marketplace lists public plugins without a token; the secret is refused to a VIEWER (exit 3)', async () => {
-    const pub = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Market thing', '--type', 'APP', '--public', '--tags', 'market']);
+    const pub = await t.api.plugins.createInOrg(ORG, { name: 'Market thing', type: 'APP', isPublic: true, tags: ['market'] });
     const market = await t.json(['plugins', 'marketplace', '--filter', 'tags=market'], { PLUGSMITH_TOKEN: '' });
     expect(market.map((p: { id: string }) => p.id)).toContain(pub.id);
     expect(market.every((p: { isPublic: boolean }) => p.isPublic)).toBe(true);

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => hook.close());
 
-describe.concurrent('plugsmith repos, providers, conversations and messages', () => {
+describe.concurrent('plugsmith repos, providers, conversations and messages', { timeout: 120_000 }, () => {
   test('repos create, get, list (human and --json); a VIEWER cannot create (3)', async () => {
     const created = await t.json(['repos', 'create', '--org', ORG, '--name', 'Handbook', '--description', 'How we work']);
     expect(created).toMatchObject({ name: 'Handbook', description: 'How we work', orgId: ORG });
@@ -31,10 +31,12 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', ()
   });
 
   test('repos files add, list, remove with an uploaded file', async () => {
-    const repo = await t.json(['repos', 'create', '--org', ORG, '--name', 'With files']);
+    const repo = await t.api.repositories.createInOrg(ORG, { name: 'With files' });
     const path = join(t.dir, 'guide.md');
     await writeFile(path, '# Guide\n');
-    const [uploaded] = await t.json(['files', 'upload', path, '--parent-type', 'ORG', '--parent-id', ORG]);
+    const urls = await t.api.uploads.generateUploadUrls({ files: [{ fileName: 'guide.md', fileSize: 8 }], parentType: 'ORG', parentId: ORG });
+    await t.api.uploads.uploadFile(urls.files[0].signedUrl, path);
+    const uploaded = { fileId: (await t.api.uploads.setStatus({ fileId: urls.files[0].fileRecord.id, status: 'UPLOADED' })).id };
     const added = await t.cli(['repos', 'files', 'add', repo.id, uploaded.fileId]);
     expect(added.code, added.stderr).toBe(0);
     const [list, table] = await Promise.all([t.json(['repos', 'files', 'list', repo.id]), t.cli(['repos', 'files', 'list', repo.id])]);
@@ -52,10 +54,11 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', ()
     const inputsSchema = await jsonFile(t.dir, 'provider-inputs.json', { type: 'object', properties: { depth: { type: 'integer' } } });
     const plugin = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Indexer', '--type', 'DATA_PROVIDER', '--webhook-url', hook.url,
       '--events', 'REPOSITORY_FILE_ADDED,REPOSITORY_FILE_REMOVED', '--scopes', 'REPOSITORY_FILES_READ', '--inputs-schema', inputsSchema]);
+    expect(plugin.inputsSchema).toMatchObject({ properties: { depth: { type: 'integer' } } });
     const refused = await t.cli(['providers', 'add', 'repo_docs', '--plugin', plugin.id]);
     expect(refused.code).toBe(5);
     expect(refused.stderr).toContain('not verified');
-    expect((await t.cli(['plugins', 'verify', plugin.id])).code).toBe(0);
+    expect((await t.api.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
 
     const inputs = await jsonFile(t.dir, 'inputs-value.json', { depth: 2 });
     const instance = await t.json(['providers', 'add', 'repo_docs', '--plugin', plugin.id, '--scopes', 'REPOSITORY_FILES_READ', '--inputs', inputs, '--dispatch-mode', 'SYNC']);
@@ -89,12 +92,12 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', ()
     expect(piped.stdout).toMatch(/^content\s+from stdin$/m);
 
     // The scripted character answers each message; wait until both replies are complete.
-    let all: Array<{ id: string; sender: string; content: string; isStreaming: boolean }> = [];
-    for (let i = 0; i < 50; i++) {
-      all = await t.json(['messages', 'list', conversation.id, '--all', '--limit', '1']);
-      if (all.filter((m) => m.sender === 'CHARACTER' && !m.isStreaming).length >= 2) break;
-      await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100; i++) {
+      const { data } = await t.api.messaging.messages.list(conversation.id, { limit: 100 });
+      if (data.filter((m) => m.sender === 'CHARACTER' && !m.isStreaming).length >= 2) break;
+      await new Promise((r) => setTimeout(r, 50));
     }
+    const all: Array<{ id: string; sender: string; content: string }> = await t.json(['messages', 'list', conversation.id, '--all', '--limit', '1']);
     expect(all.map((m) => m.sender)).toEqual(['USER', 'CHARACTER', 'USER', 'CHARACTER']);
     expect(all[1].content).toBe('Hi there!');
     const [first, after, table] = await Promise.all([

@@ -1,41 +1,44 @@
 import type { CommandHandler } from '../types.js';
 import { settingsFor } from '../context.js';
-import { UserError } from '../../errors.js';
+import { UserError, EXIT } from '../../errors.js';
+import type { Settings } from '../../config/profiles.js';
+import type { PlatformClient } from '../../client/index.js';
 import { printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { checkConfig, checkEmulator, checkManagement, checkMessaging, checkNode, checkProfile, type Check } from './checks.js';
 
+/** The checks that talk to the APIs and the emulator, run at once with short timeouts and no retries. */
+async function remoteChecks(settings: Settings): Promise<Check[]> {
+  const { createClient } = await import('../../client/index.js');
+  let client: PlatformClient;
+  try {
+    // Without a management URL the client serves the emulator probe only (through withOptions).
+    client = createClient({ baseUrl: settings.baseUrl ?? 'http://127.0.0.1', messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey, retries: 0, timeoutMs: 5_000, userAgent: 'plugsmith-cli' });
+  } catch (error) {
+    return [{ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: EXIT.USAGE }];
+  }
+  try {
+    const [management, messaging, emulator] = await Promise.all([
+      settings.baseUrl ? checkManagement(client, settings) : Promise.resolve([]),
+      checkMessaging(client, settings),
+      checkEmulator(client, settings),
+    ]);
+    return [...management, ...messaging, emulator];
+  } finally {
+    await client.close();
+  }
+}
+
 /** Runs every check, prints them all, then fails with the first failure's exit code. */
 const doctor: CommandHandler = async (input) => {
   const checks: Check[] = [checkNode(), await checkConfig()];
-  let settings;
+  let settings: Settings | undefined;
   try {
     settings = await settingsFor(input);
   } catch (error) {
     checks.push({ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: (error as UserError).exitCode ?? 1 });
   }
-  if (settings) {
-    checks.push(checkProfile(settings));
-    const { createClient } = await import('../../client/index.js');
-    // Without a management URL the client is made for the emulator probe only (withOptions).
-    const base = settings.baseUrl ?? 'http://127.0.0.1';
-    let client;
-    try {
-      client = createClient({ baseUrl: base, messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey, retries: 0, timeoutMs: 5_000, userAgent: 'plugsmith-cli' });
-    } catch (error) {
-      checks.push({ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: 2 });
-    }
-    if (client) try {
-      const [management, messaging, emulator] = await Promise.all([
-        settings.baseUrl ? checkManagement(client, settings) : Promise.resolve([]),
-        checkMessaging(client, settings),
-        checkEmulator(client, settings),
-      ]);
-      checks.push(...management, ...messaging, emulator);
-    } finally {
-      await client.close();
-    }
-  }
+  if (settings) checks.push(checkProfile(settings), ...(await remoteChecks(settings)));
 
   const failed = checks.filter((c) => c.status === 'fail');
   const style = styleFor(input.io, input.global);
