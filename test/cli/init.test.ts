@@ -70,7 +70,7 @@ describe('plugsmith init by flags', () => {
       expect(store).toContain('chmod(temporary, 0o600)');
       expect(store).toContain('rename(temporary, this.path)');
       // The server verifies signatures with plugsmith/webhooks; the plugin handles its type's events.
-      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain("import { createWebhookHandler, type WebhookHandlers } from 'plugsmith/webhooks'");
+      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain("import { createWebhookHandler, EVENT_TYPES, type WebhookEvent, type WebhookHandlers } from 'plugsmith/webhooks'");
       const plugin = await readFile(join(dir, 'src/plugin.ts'), 'utf8');
       for (const snippet of c.code) expect(plugin).toContain(snippet);
       expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain('Number(env.PORT || 3456)');

@@ -38,6 +38,7 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     port: config.port,
     host: config.host,
     secret: config.webhookSecret,
+    log: config.log,
     on: { PLUGIN_INSTALLED: installed, PLUGIN_UNINSTALLED: uninstalled },
   });
   return { ...server, tokens, history };

@@ -75,6 +75,7 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     port: config.port,
     host: config.host,
     secret: config.webhookSecret,
+    log: config.log,
     on: {
       ...installationHandlers(tokens),
       REPOSITORY_FILE_ADDED: fileAdded,

@@ -47,6 +47,7 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     port: config.port,
     host: config.host,
     secret: config.webhookSecret,
+    log: config.log,
     on: {
       ...installationHandlers(tokens),
       AGENT_MESSAGE_RECEIVED: messageReceived,

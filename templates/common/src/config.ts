@@ -13,6 +13,8 @@ export interface PluginConfig {
   dataDir: string;
   /** JSON file of the installation tokens, written owner-only (0600). */
   tokenFile: string;
+  /** Receives one line per event handled; silent when absent (tests). */
+  log?: (line: string) => void;
 }
 
 /**

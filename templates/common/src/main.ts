@@ -10,7 +10,7 @@ try {
   console.error((error as Error).message);
   process.exit(1);
 }
-const plugin = await startPlugin(config);
+const plugin = await startPlugin({ ...config, log: (line) => console.log(line) });
 console.log(`{{name}} is listening at ${plugin.webhookUrl} (platform: ${config.platformUrl})`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

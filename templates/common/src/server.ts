@@ -1,6 +1,23 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookHandler, type WebhookHandlers } from 'plugsmith/webhooks';
+import { createWebhookHandler, EVENT_TYPES, type WebhookEvent, type WebhookHandlers } from 'plugsmith/webhooks';
+
+/** The same handlers, each telling `log` about the event it handled (and WEBHOOK_CHALLENGE too). */
+function logged(on: WebhookHandlers, log: (line: string) => void): WebhookHandlers {
+  type Handler = (event: WebhookEvent) => unknown;
+  const handlers = on as Record<string, Handler | undefined>;
+  const wrapped: Record<string, Handler> = {};
+  for (const type of EVENT_TYPES) {
+    const handler = handlers[type];
+    wrapped[type] = async (event) => {
+      const started = Date.now();
+      const result = await handler?.(event);
+      log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${Date.now() - started} ms`);
+      return result;
+    };
+  }
+  return wrapped as WebhookHandlers;
+}
 
 /** A running webhook server. */
 export interface WebhookServer {
@@ -16,10 +33,10 @@ export interface WebhookServer {
  * of the event's type. A handler that throws answers 500, so the platform retries the delivery.
  * GET /health answers 200 for whoever waits for the server to be up.
  */
-export async function startWebhookServer(options: { port: number; host: string; secret: string; on: WebhookHandlers }): Promise<WebhookServer> {
+export async function startWebhookServer(options: { port: number; host: string; secret: string; on: WebhookHandlers; log?: (line: string) => void }): Promise<WebhookServer> {
   const webhook = createWebhookHandler({
     secret: options.secret,
-    on: options.on,
+    on: options.log ? logged(options.on, options.log) : options.on,
     onError: (error, event) => console.error(`${event.type} ${event.id} failed:`, error),
   });
   const server = createServer((req, res) => {
