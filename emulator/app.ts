@@ -18,6 +18,8 @@ import adminApiKeyRoutes from './routes/messaging/admin-api-keys.js';
 import uploadRoutes from './routes/uploads.js';
 import repositoryFileRoutes from './routes/repository-files.js';
 import { embeddedStorageRoutes, EmbeddedStorage } from './storage/index.js';
+import adminStoreRoutes from './routes/admin-store.js';
+import adminEventRoutes from './routes/admin-events.js';
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
@@ -54,6 +56,8 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
   await app.register(adminCharacterRoutes, { ...opts, prefix: '/_emulator' });
   await app.register(adminAgentRoutes, { ...opts, prefix: '/_emulator' });
   await app.register(adminApiKeyRoutes, { ...opts, prefix: '/_emulator' });
+  await app.register(adminStoreRoutes, { ...opts, prefix: '/_emulator' });
+  await app.register(adminEventRoutes, { ...opts, prefix: '/_emulator' });
   return app;
 }
 

@@ -135,6 +135,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     const apps = [management, messaging];
     let closed = false;
+    services.reset = async () => {
+      events.reset();
+      await services.messaging.reset();
+      await store.clear();
+      await applySeed(db, effectiveSeed);
+    };
     return {
       url: managementUrl,
       messagingUrl,
@@ -149,12 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         },
       },
       waitForDelivery: ({ timeoutMs, ...match }) => events.waitFor(match, timeoutMs),
-      async reset() {
-        events.reset();
-        await services.messaging.reset();
-        await store.clear();
-        await applySeed(db, effectiveSeed);
-      },
+      reset: () => services.reset!(),
       async close() {
         if (closed) return;
         closed = true;

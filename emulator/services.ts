@@ -24,6 +24,8 @@ export interface Services {
   messaging: ConversationService;
   /** Object storage for uploads: the embedded store, or S3/MinIO. */
   storage: ObjectStorage;
+  /** Empties the store and loads the seed again (set by startEmulator; the admin API's reset). */
+  reset?: () => Promise<void>;
 }
 
 declare module 'fastify' {

@@ -37,12 +37,13 @@ export function buildProgram(io: Io): Command {
       }
       parent = group;
     }
-    addCommand(parent, spec, io);
+    // A command may also be the group of longer ones (`logs` and `logs redeliver`): register it first.
+    groups.set(spec.path.join(' '), addCommand(parent, spec, io));
   }
   return program;
 }
 
-function addCommand(parent: Command, spec: CommandSpec, io: Io): void {
+function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
   for (const arg of spec.args ?? []) command.argument(arg);
   for (const o of spec.options ?? []) {
@@ -77,6 +78,7 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): void {
     const { default: handler } = await spec.load();
     await handler({ args, options: self.opts(), global, io });
   });
+  return command;
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */

@@ -15,8 +15,11 @@ import { conversationCommands } from './conversations/index.js';
 import { messageCommands } from './messages/index.js';
 import { completionCommands } from './completion/index.js';
 import { doctorCommands } from './doctor/index.js';
+import { devCommands } from './dev/index.js';
+import { triggerCommands } from './trigger/index.js';
+import { logsCommands } from './logs/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
   ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands,
-  ...fileCommands, ...conversationCommands, ...messageCommands, ...completionCommands, ...doctorCommands];
+  ...fileCommands, ...conversationCommands, ...messageCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];

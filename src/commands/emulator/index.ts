@@ -1,4 +1,7 @@
 import { defineCommand, integerOption } from '../types.js';
+import { yesOption } from '../list-options.js';
+
+const urlOption = { flags: '--url <url>', description: 'the emulator\'s management URL (default: the running one from the state file, else the profile\'s)' };
 
 /** `plugsmith emulator …` */
 export const emulatorCommands = [
@@ -27,5 +30,28 @@ export const emulatorCommands = [
       { flags: '--llm-api-key <key>', description: 'API key for the LLM backend (env PLUGSMITH_LLM_API_KEY)' },
     ],
     load: () => import('./start.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'export'],
+    summary: 'Write every record of the running emulator to a JSON file (token hashes, not tokens)',
+    examples: ['plugsmith emulator export backup.json', 'plugsmith emulator export state.json --url http://127.0.0.1:4010'],
+    args: ['<file>'],
+    options: [urlOption],
+    load: () => import('./export.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'import'],
+    summary: 'Replace every record of the running emulator with an export file',
+    examples: ['plugsmith emulator import backup.json --yes'],
+    args: ['<file>'],
+    options: [yesOption, urlOption],
+    load: () => import('./import.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'reset'],
+    summary: 'Empty the running emulator and load its seed again',
+    examples: ['plugsmith emulator reset --yes'],
+    options: [yesOption, urlOption],
+    load: () => import('./reset.js'),
   }),
 ];

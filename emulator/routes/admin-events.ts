@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../http.js';
+import { badRequest, detail, forbidden, notFound } from '../errors.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { EVENT_KINDS, type EventKind } from '../model.js';
+import { isLoopback } from './deliveries.js';
+import { INSTANCE_QUERY } from './instances.js';
+import { idParam, type RouteOptions } from './common.js';
+
+const emitBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'pluginId', 'data'],
+  properties: {
+    type: { type: 'string', enum: EVENT_KINDS },
+    pluginId: idParam,
+    pluginInstanceId: idParam,
+    data: { type: 'object' },
+    mode: { type: 'string', enum: ['SYNC', 'ASYNC'] },
+  },
+} as const;
+
+interface EmitBody {
+  type: EventKind;
+  pluginId: string;
+  pluginInstanceId?: string;
+  data: Record<string, unknown>;
+  mode?: 'SYNC' | 'ASYNC';
+}
+
+/**
+ * Admin routes for triggering events by hand (`plugsmith trigger --set/--data`): emit an event
+ * with a given payload to a plugin (and instance), and list every instance across entities.
+ * Loopback callers only, like the delivery log.
+ */
+export default async function adminEventRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const { db, events } = services;
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (!isLoopback(request.socket.remoteAddress)) throw forbidden('The admin event routes are served only to callers on this machine');
+  });
+
+  // Signed, logged and retried like any delivery; SYNC by default so the caller sees the first attempt.
+  app.post('/events', { schema: { body: emitBody } }, async (request, reply) => {
+    const body = request.body as EmitBody;
+    const plugin = db.plugins.get(body.pluginId);
+    if (!plugin) throw notFound('plugin', body.pluginId);
+    if (!plugin.webhookUrl) {
+      throw badRequest(`plugin ${plugin.id} has no webhookUrl to deliver to`, [detail(['pluginId'], 'no_webhook', 'a plugin with a webhookUrl', plugin.id, 'set the plugin\'s webhookUrl first')]);
+    }
+    let instance = null;
+    if (body.pluginInstanceId !== undefined) {
+      instance = db.instances.get(body.pluginInstanceId) ?? null;
+      if (!instance || instance.pluginId !== plugin.id) {
+        throw badRequest(`plugin instance ${body.pluginInstanceId} is not an instance of plugin ${plugin.id}`, [
+          detail(['pluginInstanceId'], 'not_found', `an instance of plugin ${plugin.id}`, body.pluginInstanceId, 'unknown instance for this plugin'),
+        ]);
+      }
+    } else if (body.type !== 'WEBHOOK_CHALLENGE') {
+      throw badRequest(`${body.type} concerns an instance: pass pluginInstanceId`, [detail(['pluginInstanceId'], 'required', 'an instance id', undefined, 'pluginInstanceId is required for this event type')]);
+    }
+    // The emulator sends an event to a plugin only if it subscribes; a manual trigger says so instead of doing nothing.
+    const delivery = await events.emit(body.type, { plugin, instance, data: body.data, mode: body.mode ?? 'SYNC' });
+    if (!delivery) {
+      throw badRequest(`plugin ${plugin.id}${instance ? ` (instance ${instance.id})` : ''} does not subscribe to ${body.type}`, [
+        detail(['type'], 'not_subscribed', `one of ${[...new Set([...plugin.events])].join(', ') || 'the plugin\'s events'}`, body.type, 'add the event to the plugin\'s (and the instance\'s) events'),
+      ]);
+    }
+    reply.status(201);
+    return ok(delivery);
+  });
+
+  app.get('/instances', async (request) => {
+    const query = parseQuery(request.query as Record<string, string>, INSTANCE_QUERY);
+    const result = runQuery(db.instances, query, INSTANCE_QUERY);
+    return ok(result.data, { pagination: result.pagination });
+  });
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../http.js';
+import { badRequest, detail, forbidden, type ErrorDetail } from '../errors.js';
+import { nowIso } from '../store/ids.js';
+import type { BaseRecord, Collection } from '../store/store.js';
+import { isLoopback } from './deliveries.js';
+import type { RouteOptions } from './common.js';
+
+/** The `format` field of an export file, so an import can tell it from any other JSON. */
+export const EXPORT_FORMAT = 'plugsmith-emulator-export';
+export const EXPORT_VERSION = 1;
+
+/** An export: every record of every collection, as stored (secrets only as hashes). */
+export interface EmulatorExport {
+  format: typeof EXPORT_FORMAT;
+  version: typeof EXPORT_VERSION;
+  exportedAt: string;
+  collections: Record<string, BaseRecord[]>;
+}
+
+/** Exports can be large; the management API's 1 MB default would refuse most of them. */
+const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
+
+/**
+ * Export, import and reset of the whole store under /_emulator. Loopback callers only: an
+ * export holds webhook secrets and delivery bodies with installation tokens.
+ */
+export default async function adminStoreRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const collections = Object.values(services.db) as Array<Collection<BaseRecord>>;
+  const names = collections.map((c) => c.name);
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (!isLoopback(request.socket.remoteAddress)) {
+      throw forbidden('Export, import and reset are served only to callers on this machine');
+    }
+  });
+
+  app.get('/export', async () => {
+    const out: EmulatorExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: nowIso(), collections: {} };
+    for (const c of collections) out.collections[c.name] = [...c.values()];
+    return ok(out);
+  });
+
+  const importBody = {
+    type: 'object',
+    required: ['format', 'version', 'collections'],
+    additionalProperties: false,
+    properties: {
+      format: { const: EXPORT_FORMAT },
+      version: { const: EXPORT_VERSION },
+      exportedAt: { type: 'string' },
+      collections: {
+        type: 'object',
+        additionalProperties: false,
+        properties: Object.fromEntries(
+          names.map((n) => [n, { type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 } } } }]),
+        ),
+      },
+    },
+  } as const;
+
+  app.post('/import', { schema: { body: importBody }, bodyLimit: IMPORT_BODY_LIMIT }, async (request) => {
+    const body = request.body as EmulatorExport;
+    const problems: ErrorDetail[] = [];
+    for (const [name, records] of Object.entries(body.collections)) {
+      const seen = new Set<string>();
+      records.forEach((r, i) => {
+        if (seen.has(r.id)) problems.push(detail(['collections', name, String(i), 'id'], 'duplicate', 'a unique id', r.id, `${name} has two records with id ${r.id}`));
+        seen.add(r.id);
+      });
+    }
+    if (problems.length) throw badRequest('Invalid export file: duplicate ids', problems.slice(0, 20));
+
+    // Nothing of before may outlive the import: pending retries, live replies, streams.
+    services.events.reset();
+    await services.messaging.reset();
+    await services.store.clear();
+    const writes: Promise<void>[] = [];
+    const counts: Record<string, number> = {};
+    for (const c of collections) {
+      const records = body.collections[c.name] ?? [];
+      counts[c.name] = records.length;
+      for (const r of records) writes.push(c.put(r));
+    }
+    await Promise.all(writes);
+    if (services.store.persistent) await services.store.compact();
+    services.events.resume();
+    return ok({ imported: true, counts });
+  });
+
+  app.post('/reset', async () => {
+    if (!services.reset) throw badRequest('This emulator cannot be reset through the admin API', []);
+    await services.reset();
+    return ok({ reset: true });
+  });
+}

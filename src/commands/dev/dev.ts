@@ -1,0 +1,69 @@
+import { resolve, dirname } from 'node:path';
+import type { CommandHandler } from '../types.js';
+import { note } from '../../ui/output.js';
+import { styleFor } from '../../ui/style.js';
+import { attemptLine } from '../../dev/delivery-view.js';
+
+interface DevFlags {
+  cmd: string;
+  manifest: string;
+  pluginPort?: number;
+  emulatorPort: number;
+  messagingPort: number;
+  dataDir: string;
+  verifyTimeout: number;
+  installs: boolean;
+}
+
+/** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
+const dev: CommandHandler = async (input) => {
+  const o = input.options as DevFlags;
+  const { io, global } = input;
+  const manifestPath = resolve(o.manifest);
+  const { loadManifest } = await import('../../manifest/load.js');
+  // Fail at once on a missing or invalid manifest, before starting anything.
+  await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
+  const { DevSession } = await import('../../dev/session.js');
+  const out = styleFor(io, global);
+  const err = styleFor(io, global, 'stderr');
+  const session = new DevSession(
+    {
+      manifestPath,
+      command: o.cmd,
+      env: process.env,
+      pluginPort: o.pluginPort,
+      emulatorPort: o.emulatorPort,
+      messagingPort: o.messagingPort,
+      dataDir: resolve(dirname(manifestPath), o.dataDir),
+      verifyTimeoutMs: o.verifyTimeout * 1000,
+      installs: o.installs,
+    },
+    {
+      info: (m) => note(io, global, err.cyan('dev  ') + m),
+      warn: (m) => note(io, global, err.yellow('dev  ') + m),
+      delivery: (notice) => io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, out)) + '\n'),
+      pluginOutput: (line) => {
+        if (!global.quiet && !global.json) io.stderr.write(err.dim('plugin  ') + line + '\n');
+      },
+    },
+  );
+  const stopped = new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveStop();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  try {
+    await session.start();
+    note(io, global, err.dim('dev  watching the manifest; deliveries appear below; Ctrl+C to stop'));
+    await stopped;
+    note(io, global, 'dev  stopping…');
+  } finally {
+    await session.stop();
+  }
+};
+
+export default dev;

@@ -1,0 +1,21 @@
+import { defineCommand, integerOption } from '../types.js';
+
+/** `plugsmith dev`: the inner loop. */
+export const devCommands = [
+  defineCommand({
+    path: ['dev'],
+    summary: 'Run the inner loop: local emulator, deploy, start and verify the plugin, show deliveries live; redeploy on manifest changes',
+    examples: ['plugsmith dev', 'plugsmith dev --cmd "node server.js" --plugin-port 3000', 'plugsmith dev --no-installs --json'],
+    options: [
+      { flags: '--cmd <command>', description: 'command that starts the plugin, run in the manifest\'s folder', default: 'npm run dev' },
+      { flags: '--manifest <path>', description: 'the manifest file', default: 'plugsmith.json' },
+      { flags: '--plugin-port <port>', description: 'PORT given to the plugin (and to ${PORT} in the manifest\'s webhookUrl); default: the webhookUrl\'s port', parse: integerOption('--plugin-port', 1, 65535) },
+      { flags: '--emulator-port <port>', description: 'management port of an emulator dev starts (taken: a free one)', default: 4010, parse: integerOption('--emulator-port', 0, 65535) },
+      { flags: '--messaging-port <port>', description: 'messaging port of an emulator dev starts', default: 4011, parse: integerOption('--messaging-port', 0, 65535) },
+      { flags: '--data-dir <dir>', description: 'store of an emulator dev starts', default: '.plugsmith/emulator' },
+      { flags: '--verify-timeout <seconds>', description: 'how long to wait for the plugin to answer and verify its webhook', default: 30, parse: integerOption('--verify-timeout', 1, 3600) },
+      { flags: '--no-installs', description: 'do not create the manifest\'s installs' },
+    ],
+    load: () => import('./dev.js'),
+  }),
+];

@@ -1,0 +1,28 @@
+import { writeFile } from 'node:fs/promises';
+import type { CommandHandler } from '../types.js';
+import { note } from '../../ui/output.js';
+import { UserError, EXIT } from '../../errors.js';
+import { emulatorUrl } from '../../dev/emulator-target.js';
+import { EmulatorAdmin } from '../../dev/emulator-admin.js';
+
+/** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
+const exportCommand: CommandHandler = async (input) => {
+  const file = input.args[0];
+  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
+  const data = await new EmulatorAdmin(url).export();
+  try {
+    await writeFile(file, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });
+  } catch (error) {
+    throw new UserError(`cannot write ${file}: ${(error as Error).message}`, EXIT.USAGE);
+  }
+  const collections = (data.collections ?? {}) as Record<string, unknown[]>;
+  const counts = Object.fromEntries(Object.entries(collections).map(([k, v]) => [k, v.length]));
+  if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, counts }, null, 2) + '\n');
+  else {
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    input.io.stdout.write(`Exported ${total} records from ${url} to ${file}.\n`);
+    note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
+  }
+};
+
+export default exportCommand;

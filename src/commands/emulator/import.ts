@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import type { CommandHandler } from '../types.js';
+import { UserError, EXIT } from '../../errors.js';
+import { emulatorUrl } from '../../dev/emulator-target.js';
+import { EmulatorAdmin } from '../../dev/emulator-admin.js';
+import { confirmDeletion } from '../context.js';
+
+/** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
+const importCommand: CommandHandler = async (input) => {
+  const file = input.args[0];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw new UserError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.USAGE);
+    throw new UserError(`${file} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
+  }
+  const doc = parsed as { format?: unknown; collections?: unknown };
+  if (typeof doc !== 'object' || doc === null || doc.format !== 'plugsmith-emulator-export' || typeof doc.collections !== 'object') {
+    throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);
+  }
+  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
+  await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
+  const result = await new EmulatorAdmin(url).import(parsed);
+  if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');
+  else {
+    const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
+    input.io.stdout.write(`Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
+  }
+};
+
+export default importCommand;

@@ -1,0 +1,69 @@
+import type { CommandHandler } from '../types.js';
+import { clientFor } from '../context.js';
+import { note, printResult, table } from '../../ui/output.js';
+import { styleFor } from '../../ui/style.js';
+import { DELIVERY_COLUMNS, attemptLine, type AttemptNotice, type DeliveryView } from '../../dev/delivery-view.js';
+
+interface LogsOptions {
+  follow?: boolean;
+  type?: string;
+  status?: string;
+  plugin?: string;
+  limit: number;
+}
+
+/** `failed` means "did not get through": a challenge that failed, or a delivery whose retries are exhausted. */
+function statusesOf(status: string | undefined): string[] | undefined {
+  if (!status) return undefined;
+  return status === 'failed' ? ['failed', 'exhausted'] : [status];
+}
+
+/** Prints the delivery log, or follows it live. */
+const logs: CommandHandler = async (input) => {
+  const o = input.options as LogsOptions;
+  const { io, global } = input;
+  const { client } = await clientFor(input, { token: false });
+  const statuses = statusesOf(o.status);
+  if (!o.follow) {
+    try {
+      const page = await client.emulator.deliveries.list({
+        pluginId: o.plugin,
+        filters: { type: o.type, status: statuses },
+        sortBy: 'createdAt',
+        sortOrder: 'desc',
+        limit: o.limit,
+      });
+      const rows = (page.data as unknown as DeliveryView[]).reverse();
+      const style = styleFor(io, global);
+      printResult(io, global, rows, () => (rows.length === 0 ? 'no deliveries\n' : table(rows, DELIVERY_COLUMNS, { bold: style.bold, width: io.stdout.columns })));
+    } finally {
+      await client.close();
+    }
+    return;
+  }
+
+  await client.close();
+  const { followDeliveries } = await import('../../dev/delivery-stream.js');
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const style = styleFor(io, global);
+  try {
+    await followDeliveries(
+      client.baseUrl,
+      { pluginId: o.plugin, type: o.type },
+      (notice: AttemptNotice) => {
+        if (statuses && !statuses.includes(notice.delivery.status)) return;
+        io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
+      },
+      { signal: stop.signal, onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (!stop.signal.aborted) note(io, global, 'the delivery stream ended (the emulator stopped)');
+};
+
+export default logs;

@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import type { CommandHandler, CommandInput } from '../types.js';
+import { clientFor, settingsFor } from '../context.js';
+import { UserError, EXIT } from '../../errors.js';
+import { note } from '../../ui/output.js';
+import { eventTypeOf } from '../../trigger/fixtures.js';
+import type { DataOverride } from '../../trigger/overrides.js';
+import { pluginOfProject } from '../../dev/project-plugin.js';
+import { deliverySummary } from '../../dev/delivery-view.js';
+
+interface TriggerOptions {
+  plugin?: string;
+  instance?: string;
+  set?: DataOverride[];
+  data?: string;
+  direct?: string;
+  secret?: string;
+  manifest: string;
+}
+
+/** `--data @file` or inline JSON: an object, or a usage/validation error naming the flag. */
+async function dataOf(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
+  if (raw === undefined) return undefined;
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = await readFile(raw.slice(1), 'utf8');
+    } catch (error) {
+      throw new UserError(`cannot read --data ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.USAGE);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`--data ${raw.startsWith('@') ? raw.slice(1) + ' ' : ''}is not valid JSON: ${(error as Error).message} (pass @file to read a file)`, EXIT.VALIDATION);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError('--data must be a JSON object: the event\'s data', EXIT.VALIDATION);
+  return parsed as Record<string, unknown>;
+}
+
+/** Signs a sample event and POSTs it to --direct URL; prints the plugin's answer. */
+async function direct(input: CommandInput, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
+  const o = input.options as TriggerOptions;
+  let secret = o.secret;
+  let pluginId = o.plugin;
+  let orgId: string | undefined;
+  if (!secret) {
+    const { client, settings } = await clientFor(input);
+    try {
+      pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch(() => {
+        throw new UserError('--direct needs the webhook secret: pass --secret whsec_… (or --plugin PLUGIN_ID to fetch it)', EXIT.USAGE);
+      });
+      const plugin = await client.plugins.get(pluginId);
+      secret = plugin.webhookSecret as string | undefined;
+      orgId = plugin.orgId;
+      if (!secret) throw new UserError(`the platform did not show plugin ${pluginId}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`, EXIT.AUTH);
+    } finally {
+      await client.close();
+    }
+  }
+  const { sendDirect } = await import('../../trigger/direct.js');
+  let result;
+  try {
+    result = await sendDirect({ url: o.direct!, secret, type, pluginId, pluginInstanceId: o.instance, orgId, overrides: o.set, data });
+  } catch (error) {
+    if (error instanceof TypeError) throw new UserError(`${error.message}`, EXIT.USAGE);
+    throw error;
+  }
+  const ok = result.status >= 200 && result.status < 300;
+  if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  else {
+    note(input.io, input.global, `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`);
+    input.io.stdout.write(`HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`);
+  }
+  if (!ok) throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
+}
+
+/** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
+const trigger: CommandHandler = async (input) => {
+  const o = input.options as TriggerOptions;
+  const type = eventTypeOf(input.args[0]);
+  const data = await dataOf(o.data);
+  if (o.direct) return direct(input, type, data);
+  if (o.secret) throw new UserError('--secret goes with --direct (the emulator signs with the plugin\'s own secret)', EXIT.USAGE);
+
+  const settings = await settingsFor(input);
+  if (type === 'AGENT_MESSAGE_RECEIVED' && !o.set && !data && (!settings.messagingUrl || !settings.apiKey)) {
+    throw new UserError('AGENT_MESSAGE_RECEIVED is triggered by a user message, which needs the messaging URL and API key: run `plugsmith login --local`, or set PLUGSMITH_MESSAGING_URL and PLUGSMITH_API_KEY', EXIT.AUTH);
+  }
+  const { client } = await clientFor(input, { token: true });
+  try {
+    const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
+    const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
+    const { triggerEvent } = await import('../../trigger/trigger.js');
+    // Messages go through the messaging API with the API key; the same client carries both.
+    const result = await triggerEvent({ client, admin: new EmulatorAdmin(client.baseUrl) }, { type, pluginId, instanceId: o.instance, overrides: o.set, data });
+    if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else {
+      note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
+      input.io.stdout.write(result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n');
+    }
+    if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
+      throw new UserError(`the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`, EXIT.UNEXPECTED);
+    }
+    if (!result.delivery) throw new UserError(`no delivery of ${type} reached the log in time: is the plugin (and its instance) subscribed, and is its webhook up? (\`plugsmith logs\`)`, EXIT.UNEXPECTED);
+    if (result.delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the event (see \`plugsmith logs\`; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`, EXIT.UNEXPECTED);
+  } finally {
+    await client.close();
+  }
+};
+
+export default trigger;

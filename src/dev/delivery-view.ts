@@ -1,0 +1,93 @@
+import type { Column } from '../ui/output.js';
+import type { Style } from '../ui/style.js';
+
+/** One HTTP attempt of a delivery, as the emulator's log shows it. */
+export interface AttemptView {
+  number: number;
+  startedAt: string;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+  nextAttemptAt: string | null;
+}
+
+/** A delivery of the emulator's log (the fields the CLI shows; others pass through --json). */
+export interface DeliveryView {
+  id: string;
+  eventId?: string;
+  type: string;
+  pluginId: string;
+  pluginInstanceId?: string | null;
+  status: string;
+  attempts: AttemptView[];
+  redeliveryOf?: string | null;
+  createdAt: string;
+  [field: string]: unknown;
+}
+
+/** What the delivery stream sends per attempt. */
+export interface AttemptNotice {
+  delivery: DeliveryView;
+  attempt: AttemptView;
+}
+
+/** HH:MM:SS in local time: deliveries are read live, next to the plugin's own logs. */
+export function clock(iso: string | undefined): string {
+  if (!iso) return '-';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toTimeString().slice(0, 8);
+}
+
+function answerOf(attempt: AttemptView | undefined): string {
+  if (!attempt) return '-';
+  if (attempt.responseStatus !== null) return `HTTP ${attempt.responseStatus}`;
+  return attempt.error ? shorten(attempt.error, 40) : 'no answer';
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/** Columns of `plugsmith logs`. */
+export const DELIVERY_COLUMNS: Column<DeliveryView>[] = [
+  { header: 'TIME', value: (d) => clock(d.createdAt) },
+  { header: 'TYPE', value: (d) => d.type },
+  { header: 'PLUGIN', value: (d) => d.pluginId },
+  { header: 'STATUS', value: (d) => d.status },
+  { header: 'ATTEMPTS', value: (d) => d.attempts.length },
+  { header: 'LATENCY', value: (d) => (d.attempts.length ? `${d.attempts[d.attempts.length - 1].durationMs}ms` : '-') },
+  { header: 'RESPONSE', value: (d) => answerOf(d.attempts[d.attempts.length - 1]) },
+  { header: 'ID', value: (d) => d.id },
+];
+
+/** The status an attempt leaves its delivery in, in words for a live line. */
+function outcomeOf(notice: AttemptNotice): string {
+  const { delivery, attempt } = notice;
+  if (delivery.status === 'delivered') return 'delivered';
+  if (delivery.status === 'pending' && attempt.nextAttemptAt) {
+    const inMs = Math.max(0, Date.parse(attempt.nextAttemptAt) - Date.now());
+    return `failed, retry in ${inMs < 1000 ? `${inMs}ms` : `${Math.round(inMs / 1000)}s`}`;
+  }
+  return delivery.status === 'exhausted' ? 'failed, gave up (retries exhausted)' : 'failed';
+}
+
+/** One line per attempt, for `logs --follow` and `dev`: time, type, outcome, answer, latency, attempt, ids. */
+export function attemptLine(notice: AttemptNotice, style?: Pick<Style, 'green' | 'red' | 'yellow' | 'dim'>): string {
+  const { delivery, attempt } = notice;
+  const outcome = outcomeOf(notice);
+  const painted = !style ? outcome : delivery.status === 'delivered' ? style.green(outcome) : delivery.status === 'pending' ? style.yellow(outcome) : style.red(outcome);
+  const retry = attempt.number > 1 ? `  attempt ${attempt.number}` : '';
+  const why = delivery.status !== 'delivered' && attempt.error ? `  (${shorten(attempt.error, 120)})` : '';
+  const ids = `${delivery.id} ${delivery.pluginId}${delivery.pluginInstanceId ? `/${delivery.pluginInstanceId}` : ''}`;
+  return `${clock(attempt.startedAt)}  ${delivery.type.padEnd(23)}  ${painted}  ${answerOf(attempt)}  ${attempt.durationMs}ms${retry}  ${style ? style.dim(ids) : ids}${why}`;
+}
+
+/** A one-line summary of a delivery's state (for trigger and redeliver). */
+export function deliverySummary(d: DeliveryView): string {
+  const last = d.attempts[d.attempts.length - 1];
+  if (!last) return `delivery ${d.id} ${d.status} (no attempt yet)`;
+  const tries = d.attempts.length > 1 ? `, ${d.attempts.length} attempts` : '';
+  const why = d.status !== 'delivered' && last.error ? `: ${last.error}` : '';
+  return `delivery ${d.id} ${d.status} (${answerOf(last)}, ${last.durationMs}ms${tries})${why}`;
+}

@@ -1,0 +1,69 @@
+import { request } from 'undici';
+import { unwrap } from '../client/envelope.js';
+import { NetworkError } from '../client/errors.js';
+import type { Delivery, PluginInstance } from '../client/types.js';
+
+/**
+ * The emulator's admin routes that the typed client does not cover (export, import, reset,
+ * emitting an event by hand, listing instances and agents). Only the emulator answers them.
+ */
+export class EmulatorAdmin {
+  constructor(readonly url: string) {}
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const url = this.url.replace(/\/+$/, '') + path;
+    let response;
+    try {
+      response = await request(url, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method, url, cause: error });
+    }
+    const text = await response.body.text();
+    return unwrap<T>({ status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text, method, url }).data;
+  }
+
+  /** GET /_emulator/health */
+  health(): Promise<Record<string, unknown>> {
+    return this.call('GET', '/_emulator/health');
+  }
+
+  /** GET /_emulator/export: every record of every collection. */
+  export(): Promise<Record<string, unknown>> {
+    return this.call('GET', '/_emulator/export');
+  }
+
+  /** POST /_emulator/import: replaces the store with an export. */
+  import(file: unknown): Promise<{ imported: boolean; counts: Record<string, number> }> {
+    return this.call('POST', '/_emulator/import', file);
+  }
+
+  /** POST /_emulator/reset: back to the seed. */
+  reset(): Promise<{ reset: boolean }> {
+    return this.call('POST', '/_emulator/reset', {});
+  }
+
+  /** POST /_emulator/events: emits an event with this payload (signed and logged like any delivery). */
+  emit(body: { type: string; pluginId: string; pluginInstanceId?: string; data: unknown; mode?: 'SYNC' | 'ASYNC' }): Promise<Delivery> {
+    return this.call('POST', '/_emulator/events', body);
+  }
+
+  /** GET /_emulator/instances?pluginId=…: a plugin's instances on every kind of entity, newest first. */
+  async instancesOf(pluginId: string): Promise<PluginInstance[]> {
+    return this.call('GET', `/_emulator/instances?pluginId=${encodeURIComponent(pluginId)}&@sortBy=createdAt&@sortOrder=desc&@limit=100`);
+  }
+
+  /** GET /_emulator/agents?orgId=… */
+  agentsOf(orgId: string): Promise<Array<{ id: string; name: string }>> {
+    return this.call('GET', `/_emulator/agents?orgId=${encodeURIComponent(orgId)}&@limit=100`);
+  }
+
+  /** GET /_emulator/characters?agentId=… */
+  charactersOf(agentId: string): Promise<Array<{ id: string; name: string }>> {
+    return this.call('GET', `/_emulator/characters?agentId=${encodeURIComponent(agentId)}&@limit=100`);
+  }
+}

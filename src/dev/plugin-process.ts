@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** How the plugin is run and who hears about it. */
+export interface PluginProcessOptions {
+  /** A shell command line, e.g. `npm run dev` or `node server.js`. */
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
+  onStart: (pid: number | undefined) => void;
+  /** The plugin stopped on its own; `restartInMs` says when it is started again. */
+  onExit: (info: { code: number | null; signal: NodeJS.Signals | null; restartInMs: number }) => void;
+  /** A start that lasted this long resets the backoff; default 10 s. */
+  stableAfterMs?: number;
+}
+
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 10_000;
+const STOP_GRACE_MS = 3000;
+
+/**
+ * The plugin as a child process in its own process group (so `npm run dev` and what it starts
+ * stop together), restarted with a growing delay when it crashes.
+ */
+export class PluginProcess {
+  private child: ChildProcess | null = null;
+  private startedAt = 0;
+  private failures = 0;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+
+  constructor(private readonly options: PluginProcessOptions) {}
+
+  /** Whether the plugin process is running now. */
+  get running(): boolean {
+    return this.child !== null;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Starts the plugin (no-op while it runs). */
+  start(): void {
+    if (this.child || this.stopping) return;
+    this.clearRestart();
+    const child = spawn(this.options.command, { cwd: this.options.cwd, env: this.options.env, shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    this.startedAt = Date.now();
+    for (const stream of ['stdout', 'stderr'] as const) {
+      createInterface({ input: child[stream]! }).on('line', (line) => this.options.onOutput(line, stream));
+    }
+    child.once('error', (error) => this.options.onOutput(`cannot start \`${this.options.command}\`: ${error.message}`, 'stderr'));
+    child.once('exit', (code, signal) => {
+      if (this.child === child) this.child = null;
+      if (this.stopping) return;
+      const stable = Date.now() - this.startedAt >= (this.options.stableAfterMs ?? 10_000);
+      this.failures = stable ? 1 : this.failures + 1;
+      const restartInMs = Math.min(FIRST_DELAY_MS * 2 ** (this.failures - 1), MAX_DELAY_MS);
+      this.options.onExit({ code, signal, restartInMs });
+      this.restartTimer = setTimeout(() => this.start(), restartInMs);
+    });
+    this.options.onStart(child.pid);
+  }
+
+  /** Starts it at once if it is waiting for a restart (e.g. after a file change). */
+  restartNow(): void {
+    if (this.child || this.stopping) return;
+    this.failures = 0;
+    this.start();
+  }
+
+  /** Stops the plugin: SIGTERM to its process group, SIGKILL after a grace period. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.clearRestart();
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.signal(child, 'SIGTERM');
+    const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+    // What the group leader leaves behind (a server started by npm) goes too.
+    this.signal(child, 'SIGKILL');
+  }
+
+  private signal(child: ChildProcess, signal: NodeJS.Signals): void {
+    try {
+      if (child.pid && process.platform !== 'win32') process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  private clearRestart(): void {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+  }
+}

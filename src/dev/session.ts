@@ -1,0 +1,273 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { connect } from 'node:net';
+import { basename, dirname } from 'node:path';
+import { createClient, type PlatformClient } from '../client/index.js';
+import { EmulatorAdmin } from './emulator-admin.js';
+import { deployManifest, type DeployOutcome } from './deploy.js';
+import { followDeliveries } from './delivery-stream.js';
+import { ensureInstalls } from './installs.js';
+import { useLocalEmulator, type LocalEmulator } from './local-emulator.js';
+import { PluginProcess } from './plugin-process.js';
+import type { AttemptNotice } from './delivery-view.js';
+
+/** What `plugsmith dev` runs with. */
+export interface DevOptions {
+  manifestPath: string;
+  /** The plugin's command line (default `npm run dev`), run in the manifest's folder. */
+  command: string;
+  /** The environment the plugin inherits (plus PORT and the PLUGSMITH_* variables). */
+  env: NodeJS.ProcessEnv;
+  /** PORT for the plugin; also what `${PORT}` in the manifest's webhookUrl becomes. Default: the webhookUrl's port. */
+  pluginPort?: number;
+  /** Ports of an emulator this session starts (taken ones fall back to free ports). */
+  emulatorPort: number;
+  messagingPort: number;
+  /** Data dir of an emulator this session starts. */
+  dataDir: string;
+  /** How long to keep trying to verify the webhook after the plugin starts answering. */
+  verifyTimeoutMs: number;
+  /** Create the manifest's installs once the webhook is verified. */
+  installs: boolean;
+}
+
+/** Where a session tells what happens; the command prints it. */
+export interface DevReporter {
+  info(message: string): void;
+  warn(message: string): void;
+  delivery(notice: AttemptNotice): void;
+  pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
+}
+
+const DEBOUNCE_MS = 250;
+const PROBE_INTERVAL_MS = 200;
+
+/**
+ * The inner loop: an emulator, the manifest deployed to it, the plugin running with the right
+ * environment, its webhook verified, every delivery shown live; the manifest redeployed when it
+ * changes; the plugin restarted when it crashes.
+ */
+export class DevSession {
+  emulator: LocalEmulator | null = null;
+  pluginId: string | null = null;
+  private client: PlatformClient | null = null;
+  private admin: EmulatorAdmin | null = null;
+  private plugin: PluginProcess | null = null;
+  private watcher: FSWatcher | null = null;
+  private debounce: NodeJS.Timeout | null = null;
+  private readonly stopStream = new AbortController();
+  private secret = '';
+  private webhookUrl: string | null = null;
+  private pluginPort: number | null = null;
+  private verified = false;
+  /** Bumped whenever a newer verification should replace a running one. */
+  private verifyRun = 0;
+  private deploying: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly options: DevOptions,
+    private readonly report: DevReporter,
+  ) {}
+
+  /** Starts everything; resolves once the plugin was started (verification goes on in the background). */
+  async start(): Promise<void> {
+    const o = this.options;
+    this.emulator = await useLocalEmulator({ dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
+    const emu = this.emulator;
+    this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
+    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, userAgent: 'plugsmith-dev' });
+    this.admin = new EmulatorAdmin(emu.url);
+
+    const outcome = await this.deploy();
+    this.pluginId = outcome.pluginId;
+    await this.openStream();
+    this.startPlugin();
+    this.watchManifest();
+  }
+
+  /** Stops the plugin, the stream, the watcher and an emulator this session started. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.verifyRun++;
+    this.watcher?.close();
+    if (this.debounce) clearTimeout(this.debounce);
+    this.stopStream.abort();
+    await this.plugin?.stop();
+    await this.deploying.catch(() => undefined);
+    await this.client?.close();
+    await this.emulator?.close();
+  }
+
+  private environment(): NodeJS.ProcessEnv {
+    return this.options.pluginPort !== undefined ? { ...this.options.env, PORT: String(this.options.pluginPort) } : this.options.env;
+  }
+
+  private async deploy(): Promise<DeployOutcome> {
+    const emu = this.emulator!;
+    const outcome = await deployManifest(this.client!, this.options.manifestPath, { key: emu.url, baseUrl: emu.url, orgId: emu.orgId }, this.environment());
+    const what = outcome.done.map((s) => `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`);
+    this.report.info(outcome.done.length ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}` : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`);
+    const plugin = await this.client!.plugins.get(outcome.pluginId);
+    this.secret = String(plugin.webhookSecret ?? '');
+    const previousUrl = this.webhookUrl;
+    this.webhookUrl = plugin.webhookUrl ?? null;
+    this.verified = Boolean(plugin.webhookUrlIsVerified);
+    if (!this.webhookUrl) this.report.warn('the manifest has no plugin.webhookUrl: events cannot reach the plugin (add e.g. "http://127.0.0.1:${PORT:-3000}/webhook")');
+    const port = this.options.pluginPort ?? portOf(this.webhookUrl);
+    const portChanged = previousUrl !== null && port !== this.pluginPort;
+    this.pluginPort = port;
+    if (portChanged && this.plugin) {
+      this.report.info(`the webhook port changed to ${port}: restarting the plugin`);
+      await this.plugin.stop();
+      this.plugin = null;
+      this.startPlugin();
+    }
+    return outcome;
+  }
+
+  private async openStream(): Promise<void> {
+    let opened: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    let first = true;
+    void followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => this.report.delivery(notice), {
+      signal: this.stopStream.signal,
+      reconnect: true,
+      onOpen: () => {
+        if (!first) this.report.info('delivery stream reconnected');
+        first = false;
+        opened();
+      },
+      onRetry: (error) => this.report.warn(`delivery stream lost (${(error as Error).message}); reconnecting`),
+    });
+    // Without the stream there is no live view; carry on after a while rather than hang.
+    await Promise.race([open, new Promise((r) => setTimeout(r, 5000).unref())]);
+  }
+
+  private startPlugin(): void {
+    const emu = this.emulator!;
+    const env: NodeJS.ProcessEnv = {
+      ...this.options.env,
+      ...(this.pluginPort !== null ? { PORT: String(this.pluginPort) } : {}),
+      PLUGSMITH_BASE_URL: emu.url,
+      PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+      PLUGSMITH_TOKEN: emu.token,
+      ...(emu.apiKey ? { PLUGSMITH_API_KEY: emu.apiKey } : {}),
+      PLUGSMITH_WEBHOOK_SECRET: this.secret,
+      PLUGSMITH_PLUGIN_ID: this.pluginId!,
+    };
+    let restarted = false;
+    this.plugin = new PluginProcess({
+      command: this.options.command,
+      cwd: dirname(this.options.manifestPath),
+      env,
+      onOutput: (line, stream) => this.report.pluginOutput(line, stream),
+      onStart: (pid) => {
+        this.report.info(`${restarted ? 'restarted' : 'started'} the plugin: ${this.options.command} (pid ${pid ?? '?'}, PORT=${this.pluginPort ?? 'unset'})`);
+        void this.whenUp(restarted);
+      },
+      onExit: ({ code, signal, restartInMs }) => {
+        restarted = true;
+        this.report.warn(`the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`);
+      },
+    });
+    this.plugin.start();
+  }
+
+  /** Waits for the plugin to accept connections, then verifies its webhook (if it is not yet) and installs. */
+  private async whenUp(restarted: boolean): Promise<void> {
+    const run = ++this.verifyRun;
+    if (!this.webhookUrl) return;
+    const url = new URL(this.webhookUrl);
+    const deadline = Date.now() + this.options.verifyTimeoutMs;
+    while (!(await accepts(url))) {
+      if (run !== this.verifyRun || this.stopped || !this.plugin?.running) return;
+      if (Date.now() > deadline) {
+        this.report.warn(`the plugin does not answer at ${this.webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${this.pluginPort}? (waiting for a change)`);
+        return;
+      }
+      await sleep(PROBE_INTERVAL_MS);
+    }
+    if (restarted) this.report.info(`the plugin is back at ${this.webhookUrl}`);
+    await this.verifyAndInstall(run, deadline);
+  }
+
+  private async verifyAndInstall(run: number, deadline: number): Promise<void> {
+    let delay = 300;
+    while (!this.verified) {
+      if (run !== this.verifyRun || this.stopped) return;
+      const result = await this.client!.plugins.verifyWebhook(this.pluginId!).catch((error: Error) => ({ verified: false, reason: error.message }));
+      if (result.verified) {
+        this.verified = true;
+        this.report.info(`webhook verified: ${this.webhookUrl}`);
+        break;
+      }
+      if (Date.now() + delay > deadline) {
+        this.report.warn(`the webhook is not verified: ${String(result.reason ?? 'no reason given')} (fix the plugin; it is verified again when it restarts or the manifest changes)`);
+        return;
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 2000);
+    }
+    if (!this.options.installs || run !== this.verifyRun) return;
+    try {
+      const manifest = (await import('../manifest/load.js')).loadManifest;
+      const loaded = await manifest(this.options.manifestPath, this.environment());
+      const done = await ensureInstalls(this.client!, this.admin!, loaded, this.pluginId!, this.emulator!.orgId);
+      for (const i of done.filter((d) => d.created)) this.report.info(`installed ${i.name} (${i.instanceId})`);
+    } catch (error) {
+      this.report.warn(`installs failed: ${(error as Error).message}`);
+    }
+  }
+
+  private watchManifest(): void {
+    const file = basename(this.options.manifestPath);
+    // The folder, not the file: editors save by writing a new file and renaming it over the old one.
+    this.watcher = watch(dirname(this.options.manifestPath), (_event, name) => {
+      if (name !== null && name !== file) return;
+      if (this.debounce) clearTimeout(this.debounce);
+      this.debounce = setTimeout(() => void this.redeploy(), DEBOUNCE_MS);
+    });
+    this.watcher.on('error', (error) => this.report.warn(`cannot watch ${this.options.manifestPath}: ${error.message}`));
+  }
+
+  private redeploy(): Promise<void> {
+    this.deploying = this.deploying.then(async () => {
+      if (this.stopped) return;
+      try {
+        const before = this.webhookUrl;
+        const outcome = await this.deploy();
+        if (outcome.pluginId !== this.pluginId) this.pluginId = outcome.pluginId;
+        if (!this.plugin?.running) this.plugin?.restartNow();
+        else if (!this.verified || before !== this.webhookUrl || outcome.done.length) void this.whenUp(false);
+      } catch (error) {
+        this.report.warn(`not redeployed: ${(error as Error).message}`);
+      }
+    });
+    return this.deploying;
+  }
+}
+
+function portOf(url: string | null): number | null {
+  if (!url) return null;
+  const parsed = new URL(url);
+  return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Whether something accepts TCP connections at the URL's host and port. */
+function accepts(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(1000, () => done(false));
+  });
+}

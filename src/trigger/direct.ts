@@ -1,0 +1,53 @@
+import { request } from 'undici';
+import { createWebhookEvent, type WebhookEventType } from '../webhooks/events.js';
+import { webhookHeaders } from '../webhooks/signing.js';
+import { NetworkError } from '../client/errors.js';
+import { sampleData } from './fixtures.js';
+import { applyOverrides, type DataOverride } from './overrides.js';
+
+/** What `sendDirect` needs: the URL, the plugin's secret, and what to put in the sample event. */
+export interface DirectRequest {
+  url: string;
+  secret: string;
+  type: WebhookEventType;
+  pluginId?: string;
+  pluginInstanceId?: string;
+  orgId?: string;
+  overrides?: DataOverride[];
+  data?: Record<string, unknown>;
+  timeoutMs?: number;
+}
+
+/** The plugin's answer to a direct delivery. */
+export interface DirectResult {
+  url: string;
+  event: Record<string, unknown>;
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  durationMs: number;
+}
+
+/**
+ * Signs a sample event with the plugin's secret (Standard Webhooks, as the platform does) and
+ * POSTs it straight to a URL, bypassing any platform: for a plugin running anywhere.
+ */
+export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
+  const pluginId = input.pluginId ?? 'plg_sample';
+  const orgId = input.orgId ?? 'org_sample';
+  const pluginInstanceId = input.type === 'WEBHOOK_CHALLENGE' ? null : (input.pluginInstanceId ?? 'pin_sample');
+  const known = { pluginId, orgId, pluginInstanceId: pluginInstanceId ?? undefined, events: [input.type], scopes: [], entityType: 'APP', entityId: 'app_sample' };
+  const data = applyOverrides(input.data ?? sampleData(input.type, known), input.overrides ?? []);
+  const event = createWebhookEvent(input.type, { pluginId, pluginInstanceId: pluginInstanceId as never, orgId, data: data as never }) as unknown as Record<string, unknown>;
+  const body = JSON.stringify(event);
+  const headers = { ...webhookHeaders({ id: String(event.id), body, secret: input.secret }), 'user-agent': 'plugsmith-trigger' };
+  const started = performance.now();
+  try {
+    const response = await request(input.url, { method: 'POST', headers, body, headersTimeout: input.timeoutMs ?? 10_000, bodyTimeout: input.timeoutMs ?? 10_000 });
+    const text = await response.body.text();
+    return { url: input.url, event, status: response.statusCode, headers: response.headers, body: text, durationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method: 'POST', url: input.url, cause: error });
+  }
+}

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import challenge from './fixtures/WEBHOOK_CHALLENGE.json' with { type: 'json' };
+import installed from './fixtures/PLUGIN_INSTALLED.json' with { type: 'json' };
+import uninstalled from './fixtures/PLUGIN_UNINSTALLED.json' with { type: 'json' };
+import agentMessage from './fixtures/AGENT_MESSAGE_RECEIVED.json' with { type: 'json' };
+import fileAdded from './fixtures/REPOSITORY_FILE_ADDED.json' with { type: 'json' };
+import fileRemoved from './fixtures/REPOSITORY_FILE_REMOVED.json' with { type: 'json' };
+import { EVENT_TYPES, type WebhookEventType } from '../webhooks/events.js';
+import { UserError, EXIT } from '../errors.js';
+
+/**
+ * A sample event kept as data: `defaults` are the values of its `{{placeholders}}` (themselves
+ * possibly templates), `data` the event's `data` with placeholders where real ids go.
+ */
+export interface EventFixture {
+  type: WebhookEventType;
+  description: string;
+  defaults: Record<string, unknown>;
+  data: Record<string, unknown>;
+}
+
+const FIXTURES: Record<WebhookEventType, EventFixture> = {
+  WEBHOOK_CHALLENGE: challenge as EventFixture,
+  PLUGIN_INSTALLED: installed as EventFixture,
+  PLUGIN_UNINSTALLED: uninstalled as EventFixture,
+  AGENT_MESSAGE_RECEIVED: agentMessage as EventFixture,
+  REPOSITORY_FILE_ADDED: fileAdded as EventFixture,
+  REPOSITORY_FILE_REMOVED: fileRemoved as EventFixture,
+};
+
+/** The event type named on the command line (case-insensitive), or a usage error listing the known ones. */
+export function eventTypeOf(name: string): WebhookEventType {
+  const upper = name.toUpperCase();
+  if ((EVENT_TYPES as readonly string[]).includes(upper)) return upper as WebhookEventType;
+  throw new UserError(`unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}`, EXIT.USAGE);
+}
+
+/** The sample fixture of an event type. */
+export function fixtureOf(type: WebhookEventType): EventFixture {
+  return FIXTURES[type];
+}
+
+/** Values every fixture may use. */
+function builtins(): Record<string, unknown> {
+  return { now: new Date().toISOString(), random: randomBytes(18).toString('base64url') };
+}
+
+/**
+ * The context of a fixture: its defaults, then the built-ins, then what is known of the real
+ * plugin, instance and entities (known values win).
+ */
+export function fixtureContext(fixture: EventFixture, known: Record<string, unknown>): Record<string, unknown> {
+  const defined = Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined));
+  return { ...fixture.defaults, ...builtins(), ...defined };
+}
+
+/**
+ * Replaces `{{name}}` placeholders from the context: a string that is only a placeholder takes
+ * the value as it is (an object, a number…); a placeholder inside a longer string is written in.
+ * Values that are templates themselves are filled too (a few levels deep, never in a loop).
+ */
+export function fill(template: unknown, context: Record<string, unknown>, depth = 0): unknown {
+  if (depth > 5) return template;
+  if (typeof template === 'string') {
+    const whole = /^\{\{(\w+)\}\}$/.exec(template);
+    if (whole) return whole[1] in context ? fill(context[whole[1]], context, depth + 1) : null;
+    return template.replace(/\{\{(\w+)\}\}/g, (m, name: string) => (name in context ? String(fill(context[name], context, depth + 1)) : m));
+  }
+  if (Array.isArray(template)) return template.map((v) => fill(v, context, depth));
+  if (template && typeof template === 'object') {
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fill(v, context, depth)]));
+  }
+  return template;
+}
+
+/** The event's `data` built from the fixture and what is known, before overrides. */
+export function sampleData(type: WebhookEventType, known: Record<string, unknown>): Record<string, unknown> {
+  const fixture = fixtureOf(type);
+  return fill(fixture.data, fixtureContext(fixture, known)) as Record<string, unknown>;
+}
+
+/** One value of the fixture's context (e.g. the sample text or file name) filled in. */
+export function sampleValue(type: WebhookEventType, name: string, known: Record<string, unknown> = {}): unknown {
+  const fixture = fixtureOf(type);
+  return fill(`{{${name}}}`, fixtureContext(fixture, known));
+}
