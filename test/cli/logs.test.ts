@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { spawnCli } from '../helpers/cli-process.js';
+import { ORG, useCliEnv, webhookServer } from './cli-env.js';
+
+const t = useCliEnv();
+let hook: Awaited<ReturnType<typeof webhookServer>>;
+let refusing: Awaited<ReturnType<typeof webhookServer>>;
+let good: string;
+let bad: string;
+beforeAll(async () => {
+  [hook, refusing] = await Promise.all([webhookServer(), webhookServer({ refuse: true })]);
+  [good, bad] = await Promise.all([
+    t.json(['plugins', 'create', '--org', ORG, '--name', 'Logged', '--type', 'APP', '--webhook-url', hook.url]).then((p) => p.id as string),
+    t.json(['plugins', 'create', '--org', ORG, '--name', 'Refused', '--type', 'APP', '--webhook-url', refusing.url]).then((p) => p.id as string),
+  ]);
+  await Promise.all([t.cli(['plugins', 'verify', good]), t.cli(['plugins', 'verify', bad])]);
+});
+afterAll(async () => {
+  await hook.close();
+  await refusing.close();
+});
+
+async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.concurrent('plugsmith logs', () => {
+  test('a table of deliveries, filtered by plugin, type and status; --json gives the records', async () => {
+    const [human, json, failed] = await Promise.all([
+      t.cli(['logs', '--plugin', good]),
+      t.json(['logs', '--type', 'WEBHOOK_CHALLENGE']),
+      t.cli(['logs', '--status', 'failed']),
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^TIME\s+TYPE\s+PLUGIN\s+STATUS\s+ATTEMPTS\s+LATENCY\s+RESPONSE\s+ID$/m);
+    expect(human.stdout).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\s+WEBHOOK_CHALLENGE\\s+${good}\\s+delivered\\s+1\\s+\\d+ms\\s+HTTP 200\\s+dlv_`, 'm'));
+    expect(human.stdout).not.toContain(bad);
+    expect(json.map((d: { pluginId: string }) => d.pluginId).sort()).toEqual(expect.arrayContaining([good, bad]));
+    expect(json.every((d: { type: string }) => d.type === 'WEBHOOK_CHALLENGE')).toBe(true);
+    expect(failed.stdout).toMatch(new RegExp(`WEBHOOK_CHALLENGE\\s+${bad}\\s+failed\\s+1\\s+\\d+ms\\s+HTTP 500`));
+    expect(failed.stdout).not.toContain(good);
+  });
+
+  test('--follow --json prints each new attempt as one JSON line until interrupted', async () => {
+    const follow = spawnCli(['logs', '--follow', '--json', '--plugin', good], { env: t.env });
+    await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
+    const verified = await t.json(['plugins', 'verify', good]);
+    const line = JSON.parse(await follow.nextLine());
+    expect(line).toMatchObject({ delivery: { id: verified.deliveryId, type: 'WEBHOOK_CHALLENGE', pluginId: good, status: 'delivered' }, attempt: { number: 1, responseStatus: 200 } });
+    expect(await follow.stop('SIGINT')).toEqual({ code: 0, signal: null });
+  });
+
+  test('--follow prints a human line per attempt', async () => {
+    const follow = spawnCli(['logs', '--follow', '--plugin', bad], { env: t.env });
+    await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
+    await t.cli(['plugins', 'verify', bad]);
+    expect(await follow.nextLine()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  WEBHOOK_CHALLENGE\\s+failed  HTTP 500  \\d+ms  dlv_\\S+ ${bad}`));
+    await follow.stop('SIGINT');
+  });
+
+  test('redeliver sends the event again and shows the new delivery', async () => {
+    const [first] = await t.json(['logs', '--plugin', good, '--limit', '1']);
+    const again = await t.cli(['logs', 'redeliver', first.id]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^delivery dlv_\\S+ (delivered|failed) .*\\(redelivery of ${first.id}\\)$`, 'm'));
+    const json = await t.cli(['logs', 'redeliver', first.id, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ redeliveryOf: first.id, eventId: first.eventId });
+
+    const refused = await t.json(['logs', '--plugin', bad, '--limit', '1']);
+    const failing = await t.cli(['logs', 'redeliver', refused[0].id]);
+    expect(failing.code).toBe(1);
+    const missing = await t.cli(['logs', 'redeliver', 'dlv_missing']);
+    expect(missing.code).toBe(4);
+  });
+});
