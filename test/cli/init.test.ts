@@ -147,7 +147,7 @@ describe('plugsmith init refusals', () => {
     // Every value given: nothing to ask, so no --yes needed.
     const complete = await runCli(['init', join(root, 'complete'), '--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED', '--scopes', '', '--port', '3001']);
     expect(complete.code, complete.stderr).toBe(0);
-  });
+  }, 90_000);
 
   it('rejects bad values with exit 2 naming the flag', async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -165,5 +165,5 @@ describe('plugsmith init refusals', () => {
       expect(result.stderr).toMatch(message);
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
     }
-  });
+  }, 90_000);
 });
