@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { request } from 'undici';
+import { expect, onTestFinished, test } from 'vitest';
+import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+
+const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
+
+/** A tiny plugin: a node:http webhook server verifying signatures with the built plugsmith/webhooks. */
+const SERVER_JS = `
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { createWebhookHandler } from ${JSON.stringify(WEBHOOKS)};
+writeFileSync('plugin.pid', String(process.pid));
+const handler = createWebhookHandler({ secret: process.env.PLUGSMITH_WEBHOOK_SECRET, on: {} });
+createServer(handler).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('plugin listening on ' + process.env.PORT));
+`;
+
+function manifest(description: string) {
+  return JSON.stringify({
+    plugin: { name: 'Dev loop plugin', description, type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' },
+    installs: [{ name: 'on nova', agent: 'agent_nova' }],
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function until<T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Reads stdout lines until one matches. */
+async function lineMatching(dev: CliProcess, pattern: RegExp, seen: string[]): Promise<string> {
+  for (;;) {
+    const line = await dev.nextLine();
+    seen.push(line);
+    if (pattern.test(line)) return line;
+  }
+}
+
+test('dev: emulator, deploy, plugin started and verified, installs, live deliveries, redeploy on change, crash reported and recovered', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-'));
+  const configDir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-cfg-'));
+  onTestFinished(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(configDir, { recursive: true, force: true });
+  });
+  await writeFile(join(dir, 'server.js'), SERVER_JS);
+  await writeFile(join(dir, 'plugsmith.json'), manifest('first'));
+  const port = await freePort();
+  const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
+  const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env });
+  const seen: string[] = [];
+
+  // The challenge and the manifest's install show up live, each as one line.
+  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered  HTTP 200/, seen);
+  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered  HTTP 200/, seen);
+  expect(dev.stderr()).toMatch(/deployed Dev loop plugin \(plg_\S+\): create plugin Dev loop plugin/);
+  expect(dev.stderr()).toContain(`webhook verified: http://127.0.0.1:${port}/webhook`);
+  expect(dev.stderr()).toMatch(/installed on nova \(pin_/);
+  expect(dev.stderr()).toContain(`plugin  plugin listening on ${port}`);
+
+  // Other terminals find the emulator (state file) and the plugin (project state).
+  const state = JSON.parse(await readFile(join(configDir, 'emulator.json'), 'utf8'));
+  const cliEnv = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: state.url, PLUGSMITH_TOKEN: state.token, PLUGSMITH_MESSAGING_URL: state.messagingUrl, PLUGSMITH_API_KEY: state.apiKey };
+  const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+  expect(triggered.code, triggered.stderr).toBe(0);
+  const deliveryId = JSON.parse(triggered.stdout).delivery.id;
+  expect(await lineMatching(dev, /AGENT_MESSAGE_RECEIVED/, seen)).toMatch(new RegExp(`delivered  HTTP 200  \\d+ms  ${deliveryId}`));
+
+  // A manifest change is redeployed.
+  const projectState = JSON.parse(await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'));
+  const pluginId = (Object.values(projectState.targets)[0] as { pluginId: string }).pluginId;
+  await writeFile(join(dir, 'plugsmith.json'), manifest('second'));
+  await until('the redeploy', async () => {
+    const response = await request(`${state.url}/api/plugins/${pluginId}`, { headers: { authorization: `Bearer ${state.token}` } });
+    const body = (await response.body.json()) as { data: { description: string } };
+    return body.data.description === 'second' ? true : undefined;
+  });
+  await until('the redeploy note', () => (/update plugin Dev loop plugin \(description\)/.test(dev.stderr()) ? true : undefined));
+
+  // Killing the plugin is reported; it is restarted and answers again.
+  const pid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
+  process.kill(pid, 'SIGKILL');
+  await until('the crash report', () => (/the plugin exited \((signal SIGKILL|code \d+)\); restarting in/.test(dev.stderr()) ? true : undefined));
+  await until('the plugin to come back', () => (dev.stderr().includes(`the plugin is back at http://127.0.0.1:${port}/webhook`) ? true : undefined));
+  const again = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+  expect(again.code, again.stderr).toBe(0);
+
+  expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
+  // The emulator it started is gone with it, and so is its state file and the plugin.
+  expect(existsSync(join(configDir, 'emulator.json'))).toBe(false);
+  const newPid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
+  await until('the plugin to stop', () => {
+    try {
+      process.kill(newPid, 0);
+      return undefined;
+    } catch {
+      return true;
+    }
+  }, 5000);
+}, 90_000);
