@@ -13,6 +13,7 @@ import { providerCommands } from './providers/index.js';
 import { fileCommands } from './files/index.js';
 import { conversationCommands } from './conversations/index.js';
 import { messageCommands } from './messages/index.js';
+import { chatCommands } from './chat/index.js';
 import { completionCommands } from './completion/index.js';
 import { doctorCommands } from './doctor/index.js';
 import { devCommands } from './dev/index.js';
@@ -22,4 +23,4 @@ import { logsCommands } from './logs/index.js';
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
   ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands,
-  ...fileCommands, ...conversationCommands, ...messageCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
+  ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];

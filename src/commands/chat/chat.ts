@@ -1,0 +1,73 @@
+import type { CommandHandler, CommandInput } from '../types.js';
+import { clientFor, withClient } from '../context.js';
+import { UserError, EXIT } from '../../errors.js';
+import { printResult, table } from '../../ui/output.js';
+import { styleFor } from '../../ui/style.js';
+import { ChatSession } from '../../ui/chat/chat-session.js';
+import { runLineChat } from '../../ui/chat/line-chat.js';
+import { LIST_CHARACTERS_COMMAND } from '../../ui/chat/chat-errors.js';
+import { listCharacters } from './list-characters.js';
+
+interface ChatOptions {
+  conversation?: string;
+  message?: string;
+  listCharacters?: boolean;
+  org?: string;
+}
+
+/**
+ * `plugsmith chat`: the ink REPL when a person is at a terminal (stdin and stdout are TTYs, not
+ * CI, no --json or --message); otherwise the line mode. ink and react are imported only for the
+ * REPL, so every other command (and the line mode) starts without them.
+ */
+const chat: CommandHandler = async (input) => {
+  const o = input.options as ChatOptions;
+  if (o.listCharacters) return printCharacters(input);
+  const characterId = input.args[0] as string | undefined;
+  const repl = input.io.interactive && !input.global.json && o.message === undefined;
+  if (o.message !== undefined && o.message.trim() === '') throw new UserError('--message is empty: pass the text to send', EXIT.USAGE);
+  if (characterId === undefined && o.conversation === undefined && !repl) {
+    throw new UserError(`missing characterId: pass it, \`plugsmith chat <characterId>\` (or --conversation ID); \`${LIST_CHARACTERS_COMMAND}\` lists them`, EXIT.USAGE);
+  }
+  const { client, settings } = await clientFor(input, { apiKey: true, messaging: true });
+  try {
+    if (repl) {
+      const { runChatApp } = await import('../../ui/chat/run-chat-app.js');
+      await runChatApp({
+        client,
+        io: input.io,
+        characterId,
+        conversationId: o.conversation,
+        // A picker needs the emulator's admin API, on the management URL.
+        listCharacters: settings.baseUrl ? () => listCharacters(client, settings.orgId) : undefined,
+      });
+      return;
+    }
+    const session = new ChatSession(client, characterId, { conversationId: o.conversation });
+    try {
+      await runLineChat(session, input.io, { json: input.global.json, quiet: input.global.quiet, message: o.message });
+    } finally {
+      session.close();
+    }
+  } finally {
+    await client.close();
+  }
+};
+
+async function printCharacters(input: CommandInput): Promise<void> {
+  const o = input.options as ChatOptions;
+  const characters = await withClient(input, {}, (client, settings) => listCharacters(client, o.org ?? settings.orgId));
+  const style = styleFor(input.io, input.global);
+  printResult(input.io, input.global, characters, () =>
+    characters.length === 0
+      ? 'no characters\n'
+      : table(characters, [
+          { header: 'ID', value: (c) => c.id },
+          { header: 'NAME', value: (c) => c.name },
+          { header: 'ENGINE', value: (c) => c.engine },
+          { header: 'AGENT', value: (c) => c.agentId },
+        ], { bold: style.bold, width: input.io.stdout.columns }),
+  );
+}
+
+export default chat;

@@ -1,0 +1,56 @@
+import { useEffect, useState } from 'react';
+import { Box, Text, useApp, useInput } from 'ink';
+import Spinner from 'ink-spinner';
+import type { Character } from '../../client/index.js';
+import { UserError, EXIT } from '../../errors.js';
+
+/** A list of the org's characters: Up and Down move, Enter picks, Ctrl+C leaves. */
+export function CharacterPicker({ load, onPick }: { load: () => Promise<Character[]>; onPick: (character: Character) => void }) {
+  const { exit } = useApp();
+  const [characters, setCharacters] = useState<Character[] | undefined>(undefined);
+  const [selected, setSelected] = useState(0);
+
+  useEffect(() => {
+    let active = true;
+    load().then(
+      (found) => {
+        if (!active) return;
+        if (found.length === 0) exit(new UserError('no characters in this org to chat with: create one (POST /_emulator/characters) or pass a character id', EXIT.NOT_FOUND));
+        else setCharacters(found);
+      },
+      (error: unknown) => {
+        if (active) exit(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [load, exit]);
+
+  useInput((input, key) => {
+    if (key.ctrl && input === 'c') return exit();
+    if (!characters) return;
+    if (key.upArrow) setSelected((i) => (i - 1 + characters.length) % characters.length);
+    else if (key.downArrow) setSelected((i) => (i + 1) % characters.length);
+    else if (key.return) onPick(characters[selected]);
+  });
+
+  if (!characters) {
+    return (
+      <Text>
+        <Spinner type="dots" /> loading characters…
+      </Text>
+    );
+  }
+  return (
+    <Box flexDirection="column">
+      <Text bold>Chat with which character? (Up/Down, Enter)</Text>
+      {characters.map((character, i) => (
+        <Text key={character.id} color={i === selected ? 'cyan' : undefined}>
+          {i === selected ? '› ' : '  '}
+          {character.name ?? character.id} <Text dimColor>({character.id})</Text>
+        </Text>
+      ))}
+    </Box>
+  );
+}

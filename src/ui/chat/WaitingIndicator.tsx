@@ -1,0 +1,14 @@
+import { Box, Text } from 'ink';
+import Spinner from 'ink-spinner';
+
+/** Shown from sending a message until the reply's first packet. */
+export function WaitingIndicator({ characterName }: { characterName: string }) {
+  return (
+    <Box>
+      <Text color="cyan">
+        <Spinner type="dots" />
+      </Text>
+      <Text dimColor>{` ${characterName} is writing…`}</Text>
+    </Box>
+  );
+}

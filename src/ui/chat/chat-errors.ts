@@ -1,0 +1,38 @@
+import { isApiError, isNetworkError } from '../../client/index.js';
+import { EXIT } from '../../errors.js';
+import { exitCodeOf } from '../errors.js';
+import { ConversationMismatch } from './chat-session.js';
+
+/** The command that lists the characters a chat can start with (the emulator's admin API). */
+export const LIST_CHARACTERS_COMMAND = 'plugsmith chat --list-characters';
+
+/** An error of a chat, told the way a person can act on it, and the exit code it maps to. */
+export interface ChatProblem {
+  message: string;
+  exitCode: number;
+}
+
+/**
+ * Says what went wrong in a chat and what to do next, for the errors whose cure is known (a
+ * refused key, an unknown character or conversation, an unreachable API); undefined otherwise.
+ */
+export function describeChatError(error: unknown, context: { characterId?: string; conversationId?: string } = {}): ChatProblem | undefined {
+  if (error instanceof ConversationMismatch) return { message: error.message, exitCode: EXIT.USAGE };
+  if (isNetworkError(error)) {
+    return { message: `cannot reach the messaging API (${error.message}): is it running? (\`plugsmith doctor\` checks)`, exitCode: EXIT.NETWORK };
+  }
+  if (!isApiError(error)) return undefined;
+  if (error.status === 401) {
+    return { message: 'the messaging API refused the API key: run `plugsmith login` (or set PLUGSMITH_API_KEY)', exitCode: EXIT.AUTH };
+  }
+  if (error.status === 400 && error.details.some((d) => d.path?.[0] === 'characterId')) {
+    return {
+      message: `no character ${context.characterId ?? ''} in this API key's org: \`${LIST_CHARACTERS_COMMAND}\` lists them (emulator)`.replace('character  in', 'such character in'),
+      exitCode: EXIT.NOT_FOUND,
+    };
+  }
+  if (error.status === 404 && context.conversationId !== undefined) {
+    return { message: `no conversation ${context.conversationId} for this API key: leave out --conversation to start a new one`, exitCode: EXIT.NOT_FOUND };
+  }
+  return { message: `${error.message} (HTTP ${error.status})`, exitCode: exitCodeOf(error) };
+}

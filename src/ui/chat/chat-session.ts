@@ -1,0 +1,327 @@
+import { isApiError, isCharacterMessageSent, isNetworkError, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
+
+/**
+ * What a chat shows, in the order it happens. The two message kinds are also the NDJSON lines
+ * of `plugsmith chat --json`; notices are for people (stderr, or a line in the conversation).
+ */
+export type ChatUpdate =
+  | { type: 'CONVERSATION_STARTED'; conversation: Conversation; messages: Message[] }
+  | { type: 'USER_MESSAGE_SENT'; message: Message }
+  | { type: 'CHARACTER_MESSAGE_SENT'; message: Message; contentDelta: string }
+  | { type: 'NOTICE'; level: 'info' | 'warning' | 'error'; text: string };
+
+/** Timings of a chat session; the defaults suit people, tests shorten them. */
+export interface ChatSessionOptions {
+  /** Start this conversation again instead of creating one. */
+  conversationId?: string;
+  /** How often to poll for the reply once the event stream is given up. */
+  pollIntervalMs?: number;
+  /** While a reply is awaited on the stream, a quiet stream this long is checked by one poll. */
+  idleCheckMs?: number;
+  /** First wait before reconnecting a dropped stream (doubles, up to 5 s). */
+  reconnectDelayMs?: number;
+  /** Failed reconnections in a row after which the session polls instead. */
+  maxReconnects?: number;
+}
+
+/** The part of the client a chat uses. */
+export type ChatClient = Pick<PlatformClient, 'messaging'>;
+
+/** Raised by `send` when the session is closed while a reply is awaited. */
+export class ChatClosedError extends Error {
+  override readonly name = 'ChatClosedError';
+}
+
+interface Waiting {
+  /** The user message the reply answers (unknown until the POST returns). */
+  afterId?: string;
+  replyId?: string;
+  lastActivity: number;
+  resolve: (reply: Message) => void;
+}
+
+const MAX_RECONNECT_DELAY_MS = 5_000;
+/** A stream that stayed open this long counts as healthy again. */
+const HEALTHY_STREAM_MS = 5_000;
+
+/**
+ * One conversation with a character: sends messages and follows the replies as they grow,
+ * over the server-sent-events stream (reconnecting when it drops) or, when the stream is
+ * unavailable, by polling `messages.list({ after })`. Both the ink UI and the line mode of
+ * `plugsmith chat` drive it; it never touches a terminal.
+ */
+export class ChatSession {
+  conversation: Conversation | undefined;
+  /** The conversation's messages, oldest first, as they stand. */
+  readonly messages: Message[] = [];
+  /** 'stream' while the event stream is used, 'poll' once it was given up. */
+  mode: 'stream' | 'poll' = 'stream';
+
+  private readonly listeners = new Set<(update: ChatUpdate) => void>();
+  private readonly options: Required<Omit<ChatSessionOptions, 'conversationId'>> & { conversationId?: string };
+  /** Content already shown of each message, to turn any packet or listing into a delta. */
+  private readonly shown = new Map<string, string>();
+  private follower: AbortController | undefined;
+  private waiting: Waiting | undefined;
+  /** Packets that arrive while the user message is being posted wait here, so it is shown first. */
+  private held: Message[] | undefined;
+  private closed = false;
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly client: ChatClient,
+    readonly characterId: string | undefined,
+    options: ChatSessionOptions = {},
+  ) {
+    this.options = {
+      conversationId: options.conversationId,
+      pollIntervalMs: options.pollIntervalMs ?? 300,
+      idleCheckMs: options.idleCheckMs ?? 1_000,
+      reconnectDelayMs: options.reconnectDelayMs ?? 500,
+      maxReconnects: options.maxReconnects ?? 3,
+    };
+  }
+
+  /** Listens to the session's updates; returns the function that stops listening. */
+  on(listener: (update: ChatUpdate) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** True while a reply is awaited. */
+  get busy(): boolean {
+    return this.waiting !== undefined;
+  }
+
+  /** Opens the conversation (`--conversation`, else a new one), loads its messages and follows its stream. */
+  async start(): Promise<Conversation> {
+    const id = this.options.conversationId;
+    if (id === undefined) return this.newConversation();
+    const conversation = await this.client.messaging.conversations.get(id);
+    if (this.characterId !== undefined && conversation.characterId !== undefined && conversation.characterId !== this.characterId) {
+      throw new ConversationMismatch(id, conversation.characterId, this.characterId);
+    }
+    const messages = await this.loadMessages(id);
+    this.open(conversation, messages);
+    return conversation;
+  }
+
+  /** Starts a new conversation with the same character and follows it instead. */
+  async newConversation(): Promise<Conversation> {
+    const characterId = this.characterId ?? this.conversation?.characterId;
+    if (characterId === undefined) throw new Error('a new conversation needs a character id');
+    const conversation = await this.client.messaging.conversations.create({ characterId });
+    this.open(conversation, []);
+    return conversation;
+  }
+
+  /**
+   * Sends a message and resolves with the character's complete reply (its final packet).
+   * Packets are announced to listeners as they come.
+   */
+  async send(content: string, attachments: Attachment[] = []): Promise<Message> {
+    const conversation = this.conversation;
+    if (!conversation) throw new Error('no conversation: start() first');
+    if (this.waiting) throw new Error('a reply is still awaited');
+    const done = new Promise<Message>((resolve) => {
+      this.waiting = { lastActivity: Date.now(), resolve };
+    });
+    // The reply can start streaming before the POST answers: hold its packets until then.
+    this.held = [];
+    let sent: Message;
+    try {
+      sent = await this.client.messaging.messages.send(conversation.id, attachments.length > 0 ? { content, attachments } : { content });
+    } catch (error) {
+      this.waiting = undefined;
+      this.held = undefined;
+      throw error;
+    }
+    const held = this.held;
+    this.held = undefined;
+    this.waiting!.afterId = sent.id;
+    this.accept(sent);
+    for (const message of held) this.accept(message);
+    try {
+      return await this.await(done);
+    } finally {
+      this.waiting = undefined;
+    }
+  }
+
+  /** Stops following the stream and ends any wait; the session cannot be used afterwards. */
+  close(): void {
+    this.closed = true;
+    this.closing.abort();
+    this.follower?.abort();
+  }
+
+  private open(conversation: Conversation, messages: Message[]): void {
+    this.follower?.abort();
+    this.conversation = conversation;
+    this.messages.length = 0;
+    this.shown.clear();
+    for (const message of messages) {
+      this.messages.push(message);
+      this.shown.set(message.id, message.content);
+    }
+    this.emit({ type: 'CONVERSATION_STARTED', conversation, messages: [...messages] });
+    if (this.mode === 'stream') {
+      this.follower = new AbortController();
+      void this.follow(conversation.id, this.follower.signal);
+    }
+  }
+
+  /** Every message of a conversation, following `after` from page to page. */
+  private async loadMessages(conversationId: string): Promise<Message[]> {
+    const all: Message[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.client.messaging.messages.list(conversationId, { after, limit: 100 });
+      all.push(...page.data);
+      const last = page.data[page.data.length - 1];
+      if (!page.pagination || !('hasNext' in page.pagination) || !page.pagination.hasNext || !last) return all;
+      after = last.id;
+    }
+  }
+
+  /** Waits for the reply, polling when the stream is given up or has been quiet for a while. */
+  private async await(done: Promise<Message>): Promise<Message> {
+    let pollFailures = 0;
+    for (;;) {
+      const waiting = this.waiting!;
+      const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(this.options.idleCheckMs, this.options.pollIntervalMs);
+      const reply = await Promise.race([done, sleep(interval, this.closing.signal)]);
+      if (reply) return reply;
+      if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
+      const quiet = Date.now() - waiting.lastActivity >= this.options.idleCheckMs;
+      if (this.mode !== 'poll' && !quiet) continue;
+      try {
+        await this.poll(waiting);
+        pollFailures = 0;
+      } catch (error) {
+        if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
+        if (!isNetworkError(error)) throw error;
+        // An unreachable server may come back: say so once, then keep trying.
+        if (pollFailures++ === 0) this.notice('warning', `cannot reach the messaging API (${error.message}); still trying…`);
+      }
+      waiting.lastActivity = Date.now();
+    }
+  }
+
+  private async poll(waiting: Waiting): Promise<void> {
+    const conversation = this.conversation!;
+    const page = await this.client.messaging.messages.list(conversation.id, { after: waiting.afterId, limit: 100 });
+    for (const message of page.data) this.accept(message);
+  }
+
+  /** Follows the event stream until closed; reconnects when it drops, polls when it cannot be had. */
+  private async follow(conversationId: string, signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      const openedAt = Date.now();
+      let problem: string;
+      try {
+        for await (const event of this.client.messaging.events(conversationId, { signal })) {
+          failures = 0;
+          if (isCharacterMessageSent(event)) this.accept(event.data.message);
+        }
+        if (signal.aborted) return;
+        problem = 'the event stream ended';
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isApiError(error)) {
+          // The server answered but will not stream (no such endpoint, refused key…): poll.
+          this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
+          return;
+        }
+        problem = `the event stream dropped (${(error as Error).message})`;
+      }
+      if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
+      failures++;
+      if (failures > this.options.maxReconnects) {
+        this.giveUpStream(`${problem} and reconnecting failed ${this.options.maxReconnects} times`);
+        return;
+      }
+      this.notice('warning', `${problem}; reconnecting…`);
+      const delay = Math.min(MAX_RECONNECT_DELAY_MS, this.options.reconnectDelayMs * 2 ** (failures - 1));
+      await sleep(delay, signal);
+      // Packets may have been missed meanwhile: the next wait checks by polling straight away.
+      if (this.waiting) this.waiting.lastActivity = 0;
+    }
+  }
+
+  private giveUpStream(why: string): void {
+    this.mode = 'poll';
+    this.notice('warning', `${why}; polling for replies every ${this.options.pollIntervalMs} ms instead`);
+  }
+
+  /**
+   * Takes in a message as a packet or a listing shows it. Whatever the source (a packet, a
+   * reconnection's catch-up, a poll), listeners get what is new since it was last shown.
+   */
+  private accept(message: Message): void {
+    if (this.closed) return;
+    if (message.conversationId !== undefined && message.conversationId !== this.conversation?.id) return;
+    if (this.held && message.sender !== 'USER') {
+      this.held.push(message);
+      return;
+    }
+    const index = this.messages.findIndex((m) => m.id === message.id);
+    const known = index >= 0 ? this.messages[index] : undefined;
+    const shown = this.shown.get(message.id) ?? '';
+    if (known) {
+      // A finished message does not change again; an older state (a slow poll) is not news.
+      if (known.isStreaming === false) return;
+      if (message.isStreaming !== false && message.content.length <= shown.length) return;
+    }
+    const contentDelta = message.content.startsWith(shown) ? message.content.slice(shown.length) : message.content;
+    if (known) this.messages[index] = message;
+    else this.messages.push(message);
+    this.shown.set(message.id, message.content);
+    if (message.sender === 'USER') {
+      if (!known) this.emit({ type: 'USER_MESSAGE_SENT', message });
+      return;
+    }
+    this.emit({ type: 'CHARACTER_MESSAGE_SENT', message, contentDelta });
+    const waiting = this.waiting;
+    if (!waiting || waiting.afterId === undefined) return;
+    waiting.replyId ??= message.id;
+    if (waiting.replyId !== message.id) return;
+    waiting.lastActivity = Date.now();
+    if (message.isStreaming === false) waiting.resolve(message);
+  }
+
+  private notice(level: 'info' | 'warning' | 'error', text: string): void {
+    this.emit({ type: 'NOTICE', level, text });
+  }
+
+  private emit(update: ChatUpdate): void {
+    for (const listener of this.listeners) listener(update);
+  }
+}
+
+/** `--conversation` names a conversation with another character than the one given. */
+export class ConversationMismatch extends Error {
+  override readonly name = 'ConversationMismatch';
+  constructor(
+    readonly conversationId: string,
+    readonly actualCharacterId: string,
+    readonly requestedCharacterId: string,
+  ) {
+    super(`conversation ${conversationId} is with ${actualCharacterId}, not ${requestedCharacterId}: leave out the character id, or --conversation`);
+  }
+}
+
+/** Resolves (with undefined) after `ms`, or at once when `signal` aborts (and clears its timer). */
+function sleep(ms: number, signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(undefined);
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve(undefined);
+    }
+  });
+}

@@ -1,0 +1,73 @@
+import { createInterface } from 'node:readline';
+import { UserError } from '../../errors.js';
+import type { Io } from '../io.js';
+import { describeChatError } from './chat-errors.js';
+import type { ChatSession, ChatUpdate } from './chat-session.js';
+
+/** How `runLineChat` prints. */
+export interface LineChatOptions {
+  /** NDJSON on stdout: one line per update (conversation, user message, every packet). */
+  json: boolean;
+  /** No notes on stderr (warnings still show). */
+  quiet: boolean;
+  /** Send only this message, then stop (otherwise every line of stdin is a message). */
+  message?: string;
+}
+
+/**
+ * The chat without a terminal (and `--message`): each line of stdin, or the one message, is
+ * sent in turn and the character's complete reply printed (its text as it grows, then a
+ * newline) before the next line is sent. With `--json`, every update is a JSON line instead.
+ */
+export async function runLineChat(session: ChatSession, io: Io, options: LineChatOptions): Promise<void> {
+  const stop = session.on((update) => print(io, options, update));
+  try {
+    await step(session, () => session.start());
+    if (options.message !== undefined) {
+      await sendLine(session, io, options, options.message);
+      return;
+    }
+    const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+    for await (const line of lines) {
+      // Blank lines are not messages (the platform refuses empty text): skip them.
+      if (line.trim() === '') continue;
+      await sendLine(session, io, options, line);
+    }
+  } finally {
+    stop();
+  }
+}
+
+async function sendLine(session: ChatSession, io: Io, options: LineChatOptions, text: string): Promise<void> {
+  await step(session, () => session.send(text));
+  if (!options.json) io.stdout.write('\n');
+}
+
+/** Runs one step of the chat; the errors people can act on become user errors with their cure. */
+async function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
+    if (problem) throw new UserError(problem.message, problem.exitCode);
+    throw error;
+  }
+}
+
+function print(io: Io, options: LineChatOptions, update: ChatUpdate): void {
+  if (update.type === 'NOTICE') {
+    if (update.level !== 'info' || !(options.quiet || options.json)) io.stderr.write(`${update.level === 'info' ? '' : `${update.level}: `}${update.text}\n`);
+    return;
+  }
+  if (options.json) {
+    // The conversation line leaves out the messages so far: `plugsmith messages list` has them.
+    const line = update.type === 'CONVERSATION_STARTED' ? { type: update.type, conversation: update.conversation } : update;
+    io.stdout.write(JSON.stringify(line) + '\n');
+    return;
+  }
+  if (update.type === 'CONVERSATION_STARTED') {
+    if (!options.quiet) io.stderr.write(`conversation ${update.conversation.id} with ${update.conversation.characterId ?? 'the character'}\n`);
+  } else if (update.type === 'CHARACTER_MESSAGE_SENT') {
+    io.stdout.write(update.contentDelta);
+  }
+}

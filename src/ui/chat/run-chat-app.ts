@@ -1,0 +1,21 @@
+import { createElement } from 'react';
+import { render } from 'ink';
+import type { Io } from '../io.js';
+import { ChatApp, type ChatAppProps } from './ChatApp.js';
+
+/**
+ * Runs the chat REPL on the terminal until /quit or Ctrl+C (resolves) or a fatal error (rejects
+ * with it, for the CLI's error path). Imported dynamically: only `plugsmith chat` loads ink.
+ */
+export async function runChatApp(options: ChatAppProps & { io: Io }): Promise<void> {
+  const { io, ...props } = options;
+  const app = render(createElement(ChatApp, props), {
+    stdin: io.stdin as NodeJS.ReadStream,
+    stdout: io.stdout as NodeJS.WriteStream,
+    stderr: io.stderr as NodeJS.WriteStream,
+    // Ctrl+C is a key like the others: the app leaves through exit(), with exit code 0.
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  await app.waitUntilExit();
+}
