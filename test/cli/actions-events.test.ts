@@ -28,10 +28,18 @@ describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => 
       t.cli(['actions', 'list', pluginId]),
     ]);
     expect(got).toMatchObject({ name: 'send', title: 'Send', argsSchema: { required: ['to'] }, returnSchema: { properties: { amount: { type: 'number' } } } });
-    expect(list.map((a: { name: string }) => a.name)).toEqual(['send']);
+    expect(list.map((a: { name: string }) => a.name)).toEqual(['send']); // before 'receive' exists
     expect(listHuman.stdout).toMatch(/^NAME\s+TITLE\s+DESCRIPTION\nsend\s+Send/m);
 
     expect(await t.json(['actions', 'update', pluginId, 'send', '--description', 'Sends it'])).toMatchObject({ name: 'send', description: 'Sends it' });
+    const [again, gotHuman, updatedHuman] = await Promise.all([
+      t.json(['actions', 'create', pluginId, '--name', 'receive']),
+      t.cli(['actions', 'get', pluginId, 'send']),
+      t.cli(['actions', 'update', pluginId, 'send', '--title', 'Send it']),
+    ]);
+    expect(again).toMatchObject({ name: 'receive' });
+    expect(gotHuman.stdout).toMatch(/^description\s+Sends it$/m);
+    expect(updatedHuman.stdout).toMatch(/^title\s+Send it$/m);
     const deleted = await t.cli(['actions', 'delete', pluginId, 'send', '--yes']);
     expect(deleted.stdout).toBe('deleted action send\n');
     expect((await t.cli(['actions', 'get', pluginId, 'send'])).code).toBe(4);
@@ -44,7 +52,14 @@ describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => 
     expect(human.stdout).toMatch(/^payloadSchema\s+\{"type":"object"/m);
     expect((await t.json(['events', 'list', pluginId])).map((e: { name: string }) => e.name)).toEqual(['invoice.paid']);
     expect(await t.json(['events', 'update', pluginId, 'invoice.paid', '--title', 'Invoice paid'])).toMatchObject({ title: 'Invoice paid' });
+    const createdHuman = await t.cli(['events', 'create', pluginId, '--name', 'invoice.sent', '--description', 'Sent']);
+    expect(createdHuman.stdout).toMatch(/^name\s+invoice\.sent$/m);
+    const listHuman = await t.cli(['events', 'list', pluginId, '--sort', 'name', '--order', 'asc']);
+    expect(listHuman.stdout).toMatch(/^NAME\s+TITLE\s+DESCRIPTION\ninvoice\.paid\s+Invoice paid\s*\ninvoice\.sent\s+Sent$/m);
+    const updatedHuman = await t.cli(['events', 'update', pluginId, 'invoice.sent', '--name', 'invoice.mailed']);
+    expect(updatedHuman.stdout).toMatch(/^name\s+invoice\.mailed$/m);
     expect(await t.json(['events', 'delete', pluginId, 'invoice.paid', '--yes'])).toBeTruthy();
+    expect((await t.cli(['events', 'delete', pluginId, 'invoice.mailed', '--yes'])).stdout).toBe('deleted external event invoice.mailed\n');
     expect((await t.json(['events', 'list', pluginId])).length).toBe(0);
   });
 

@@ -154,6 +154,7 @@ describe.concurrent('output, exit codes and the query flags', { timeout: 120_000
     const [code] = await once(child, 'exit');
     expect(output).toContain(`Delete plugin ${plugin.id}`);
     expect(code, output).toBe(0);
+    expect(output).toContain(`deleted plugin ${plugin.id}`);
     expect((await t.cli(['plugins', 'get', plugin.id])).code).toBe(4);
 
     const ci = await onTerminal(['plugins', 'create', '--org', ORG, '--type', 'APP'], { CI: 'true' });

@@ -14,6 +14,8 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
   test('repos create, get, list (human and --json); a VIEWER cannot create (3)', async () => {
     const created = await t.json(['repos', 'create', '--org', ORG, '--name', 'Handbook', '--description', 'How we work']);
     expect(created).toMatchObject({ name: 'Handbook', description: 'How we work', orgId: ORG });
+    const createdHuman = await t.cli(['repos', 'create', '--org', ORG, '--name', 'Zines']);
+    expect(createdHuman.stdout).toMatch(/^id\s+repo_/m);
     const [got, human, list, table, viewer] = await Promise.all([
       t.json(['repos', 'get', created.id]),
       t.cli(['repos', 'get', created.id]),
@@ -47,6 +49,8 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     const removed = await t.cli(['repos', 'files', 'remove', repo.id, uploaded.fileId, '--yes']);
     expect(removed.stdout).toBe(`removed file ${uploaded.fileId} from repository ${repo.id}\n`);
     expect(await t.json(['repos', 'files', 'list', repo.id])).toEqual([]);
+    expect(await t.json(['repos', 'files', 'add', repo.id, uploaded.fileId])).toBeTruthy();
+    expect(await t.json(['repos', 'files', 'remove', repo.id, uploaded.fileId, '--yes'])).toBeTruthy();
     expect((await t.cli(['repos', 'files', 'list', repo.id])).stdout).toBe('no files in this repository\n');
   });
 
@@ -75,6 +79,10 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     expect(list.map((i: { id: string }) => i.id)).toEqual([instance.id]);
     expect(table.stdout).toMatch(/^ID\s+NAME\s+PLUGIN\s+EVENTS\s+SCOPES\s+MODE$/m);
     expect(table.stdout).toContain('REPOSITORY_FILE_ADDED,REPOSITORY_FILE_REMOVED');
+    const second = await t.cli(['providers', 'add', 'repo_docs', '--plugin', plugin.id, '--name', 'second', '--events', 'REPOSITORY_FILE_ADDED']);
+    expect(second.stdout).toMatch(/^name\s+second$/m);
+    const secondId = /^id\s+(\S+)$/m.exec(second.stdout)![1];
+    expect((await t.cli(['providers', 'remove', 'repo_docs', secondId, '--yes'])).stdout).toBe(`removed data provider ${secondId}\n`);
     expect(await t.json(['providers', 'remove', 'repo_docs', instance.id, '--yes'])).toMatchObject({ id: instance.id });
     expect((await t.cli(['providers', 'remove', 'repo_docs', instance.id, '--yes'])).code).toBe(4);
   });
@@ -82,8 +90,14 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
   test('conversations create and get; messages send (argument and stdin) and list (pages, --after, --all)', async () => {
     const conversation = await t.json(['conversations', 'create', '--character', 'char_nova']);
     expect(conversation).toMatchObject({ characterId: 'char_nova' });
-    const got = await t.cli(['conversations', 'get', conversation.id]);
+    const [got, gotJson, createdHuman] = await Promise.all([
+      t.cli(['conversations', 'get', conversation.id]),
+      t.json(['conversations', 'get', conversation.id]),
+      t.cli(['conversations', 'create', '--character', 'char_nova']),
+    ]);
     expect(got.stdout).toMatch(/^characterId\s+char_nova$/m);
+    expect(gotJson).toMatchObject({ id: conversation.id, characterId: 'char_nova' });
+    expect(createdHuman.stdout).toMatch(/^id\s+\S+$/m);
 
     const sent = await t.json(['messages', 'send', conversation.id, 'hello']);
     expect(sent).toMatchObject({ conversationId: conversation.id, sender: 'USER', content: 'hello', type: 'TEXT' });
