@@ -1,7 +1,7 @@
-// A tiny side server for a benchmark child: samples this process's RSS every 20 ms and answers
-// `GET /` with { rss, peak, base } (bytes) and cpuMs (user + system CPU time of the process so far);
-// `POST /reset` sets base and peak to the current RSS.
-// It runs inside the measured process, so the parent can read peak memory growth over a window.
+// A tiny side server for a benchmark child: `POST /reset` starts (or restarts) a window in which
+// this process's RSS is sampled every 20 ms; `GET /` answers { rss, peak, base } (bytes) and cpuMs
+// (user + system CPU time of the process so far). Nothing is sampled before the first reset,
+// so suites that only read CPU time pay nothing.
 import { createServer } from 'node:http';
 
 /** Starts the sampler and its server; resolves with the URL to print. */
@@ -13,10 +13,13 @@ export async function startStats(intervalMs = 20) {
     if (rss > peak) peak = rss;
     return rss;
   };
-  setInterval(sample, intervalMs).unref();
+  let timer;
   const server = createServer((req, res) => {
     const rss = sample();
-    if (req.method === 'POST') base = peak = rss;
+    if (req.method === 'POST') {
+      base = peak = rss;
+      timer ??= setInterval(sample, intervalMs).unref();
+    }
     res.setHeader('content-type', 'application/json');
     const cpu = process.cpuUsage();
     res.end(JSON.stringify({ rss, peak, base, cpuMs: (cpu.user + cpu.system) / 1000 }));
