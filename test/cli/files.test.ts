@@ -99,18 +99,18 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     expect(failed).toMatchObject({ status: 'FAILED', errorMessage: expect.stringContaining('changed during the upload') });
   });
 
-  test('a missing path and a name the platform refuses fail alone; the rest of the batch is uploaded', async () => {
+  test('a missing path and a name the platform refuses fail alone; the rest of the batch is uploaded (a path given twice, twice)', async () => {
     const [good] = await makeFiles('mixed', 1);
     const refusedName = join(t.dir, 'bad:name.txt');
     await writeFile(refusedName, 'colon in the name');
     const missing = join(t.dir, 'gone.txt');
-    const run = await t.cli(['files', 'upload', good, refusedName, missing, ...parent]);
+    const run = await t.cli(['files', 'upload', good, refusedName, missing, good, ...parent]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^FILE\s+STATUS\s+FILE ID\s+SIZE\s+ERROR$/m);
-    expect(run.stdout).toMatch(new RegExp(`^${good}\\s+UPLOADED\\s+file_`, 'm'));
+    expect(run.stdout.match(new RegExp(`^${good}\\s+UPLOADED\\s+file_`, 'gm'))).toHaveLength(2);
     expect(run.stdout).toMatch(/bad:name\.txt\s+FAILED\s+-\s+.*fileName/);
     expect(run.stdout).toMatch(/gone\.txt\s+FAILED\s+-\s+-\s+.*no such file/);
-    expect(run.stderr).toContain('2 of 3 files failed');
+    expect(run.stderr).toContain('2 of 4 files failed (2 uploaded, 2 failed)');
 
     // Every failure of the same kind: that kind's exit code (a refused name is validation, 5).
     const only = await t.cli(['files', 'upload', refusedName, ...parent, '--json']);

@@ -60,6 +60,8 @@ function messageOf(error: unknown): string {
 }
 
 interface Candidate {
+  /** Position in the paths given. */
+  index: number;
   path: string;
   fileName: string;
   size: number;
@@ -72,21 +74,25 @@ interface Candidate {
  * others; the outcomes come back in the order of `paths`.
  */
 export async function uploadFiles(client: PlatformClient, paths: string[], target: UploadTarget, progress: TransferProgress): Promise<UploadOutcome[]> {
-  const outcomes = new Map<string, UploadOutcome>();
-  const failLocally = (path: string, error: unknown, size: number | null = null) =>
-    outcomes.set(path, { path, fileName: basename(path), fileId: null, size, status: 'FAILED', error: messageOf(error), cause: error });
+  // By position, so a path given twice is uploaded (and reported) twice.
+  const outcomes: UploadOutcome[] = new Array(paths.length);
+  const failLocally = (index: number, error: unknown) => {
+    const path = paths[index];
+    outcomes[index] = { path, fileName: basename(path), fileId: null, size: null, status: 'FAILED', error: messageOf(error), cause: error };
+  };
 
   for (let start = 0; start < paths.length; start += BATCH_SIZE) {
     // Sizes are read per batch, just before asking for URLs, so they match what is sent.
     const candidates: Candidate[] = [];
-    for (const path of paths.slice(start, start + BATCH_SIZE)) {
+    for (let index = start; index < Math.min(paths.length, start + BATCH_SIZE); index++) {
+      const path = paths[index];
       try {
         const info = await stat(path);
         if (!info.isFile()) throw new UserError(`${path} is not a file`, EXIT.USAGE);
-        candidates.push({ path, fileName: basename(path), size: info.size, contentType: contentTypeOf(path) });
+        candidates.push({ index, path, fileName: basename(path), size: info.size, contentType: contentTypeOf(path) });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        failLocally(path, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.USAGE) : error);
+        failLocally(index, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.USAGE) : error);
       }
     }
     if (candidates.length === 0) continue;
@@ -101,13 +107,13 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
           answer instanceof Error || answer === undefined
             ? { path: candidate.path, fileName: candidate.fileName, fileId: null, size: candidate.size, status: 'FAILED' as const, error: messageOf(answer ?? 'no upload URL returned'), cause: answer }
             : await sendOne(client, candidate, answer, progress);
-        progress.done(candidate.path, candidate.size);
-        outcomes.set(candidate.path, outcome);
+        progress.done(String(candidate.index), candidate.size);
+        outcomes[candidate.index] = outcome;
       }
     };
     await Promise.all(Array.from({ length: Math.min(target.concurrency, queue.length) }, worker));
   }
-  return paths.map((path) => outcomes.get(path)!);
+  return outcomes;
 }
 
 type SignedFile = { signedUrl: string; fileRecord: FileRecord };
@@ -149,7 +155,7 @@ async function sendOne(client: PlatformClient, candidate: Candidate, signed: Sig
     await client.uploads.uploadFile(signed.signedUrl, candidate.path, {
       size: candidate.size,
       contentType: candidate.contentType,
-      onProgress: (sent) => progress.update(candidate.path, candidate.fileName, sent),
+      onProgress: (sent) => progress.update(String(candidate.index), candidate.fileName, sent),
     });
   } catch (sendError) {
     const error = (await changedOnDisk(candidate)) ?? sendError;
