@@ -26,6 +26,10 @@ export interface TemplateInfo {
   behaviour: string;
   /** README lines on how to install the plugin on the local emulator. */
   installHint: string;
+  /** The manifest's installs: what `plugsmith dev` installs on the emulator's default workspace. */
+  installs: Array<Record<string, string>>;
+  /** The event `plugsmith trigger` sends in the README's walkthrough. */
+  triggerEvent: string;
 }
 
 /** The templates, by plugin type. */
@@ -48,6 +52,8 @@ export const TEMPLATES: Record<PluginType, TemplateInfo> = {
       'its character: `npx plugsmith conversations create --character char_nova` and',
       '`npx plugsmith messages send <conversationId> "hello"`.',
     ].join('\n'),
+    installs: [{ name: 'local agent', agent: 'agent_nova' }],
+    triggerEvent: 'AGENT_MESSAGE_RECEIVED',
   },
   APP: {
     title: 'APP: installed on apps, keeps each installation and its token',
@@ -66,6 +72,8 @@ export const TEMPLATES: Record<PluginType, TemplateInfo> = {
       '(the first install binds the app to the org); `DELETE /api/apps/<appId>/plugins/<instanceId>`',
       'uninstalls it.',
     ].join('\n'),
+    installs: [{ name: 'local app', app: 'app_local' }],
+    triggerEvent: 'PLUGIN_INSTALLED',
   },
   DATA_PROVIDER: {
     title: 'DATA_PROVIDER: reads the files added to a repository',
@@ -84,6 +92,8 @@ export const TEMPLATES: Record<PluginType, TemplateInfo> = {
       'then add a file to the repository: `npx plugsmith files upload ./notes.txt` and',
       '`npx plugsmith repos files add repo_docs <fileId>`.',
     ].join('\n'),
+    installs: [{ name: 'local docs', repository: 'repo_docs' }],
+    triggerEvent: 'REPOSITORY_FILE_ADDED',
   },
 };
 

@@ -146,6 +146,8 @@ export async function scaffoldProject(options: ScaffoldOptions): Promise<Scaffol
     scopes: jsonList(answers.scopes),
     behaviour: template.behaviour,
     installHint: template.installHint,
+    triggerEvent: template.triggerEvent,
+    installs: template.installs.map((install) => `{ ${Object.entries(install).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')} }`).join(',\n    '),
   };
 
   const templates = join(packageRoot(), 'templates');

@@ -32,9 +32,9 @@ async function filesUnder(dir: string, sub = ''): Promise<string[]> {
 const COMMON = ['.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.json', 'vitest.config.ts'];
 
 const CASES = [
-  { type: 'DATA_PROVIDER', events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.list'] },
-  { type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], extra: ['src/reply.ts'], code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'] },
-  { type: 'APP', events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], extra: ['src/history.ts'], code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'] },
+  { type: 'DATA_PROVIDER', installs: [{ name: 'local docs', repository: 'repo_docs' }], events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.list'] },
+  { type: 'EVENT_HANDLER', installs: [{ name: 'local agent', agent: 'agent_nova' }], events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], extra: ['src/reply.ts'], code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'] },
+  { type: 'APP', installs: [{ name: 'local app', app: 'app_local' }], events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], extra: ['src/history.ts'], code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'] },
 ] as const;
 
 describe('plugsmith init by flags', () => {
@@ -62,6 +62,8 @@ describe('plugsmith init by flags', () => {
       expect(raw.plugin.webhookUrl).toBe('http://127.0.0.1:${PORT:-3456}/webhook');
       const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
       expect(manifest.plugin).toMatchObject({ name, type: c.type, events: [...c.events], scopes: [...c.scopes], webhookUrl: 'http://127.0.0.1:3456/webhook' });
+      // `plugsmith dev` installs the plugin on the emulator's default workspace.
+      expect(manifest.installs).toEqual(c.installs);
       expect((await loadManifest(join(dir, 'plugsmith.json'), { PORT: '4999' })).plugin.webhookUrl).toBe('http://127.0.0.1:4999/webhook');
 
       // The token store writes owner-only files, through a temporary file renamed into place.
