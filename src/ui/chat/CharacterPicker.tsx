@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Box, Text, useApp, useInput } from 'ink';
 import Spinner from 'ink-spinner';
 import type { Character } from '../../client/index.js';
@@ -9,6 +9,13 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
   const { exit } = useApp();
   const [characters, setCharacters] = useState<Character[] | undefined>(undefined);
   const [selected, setSelected] = useState(0);
+  // The key handler reads refs: keys that come right after the list appears still see it.
+  const list = useRef<Character[] | undefined>(undefined);
+  const choice = useRef(0);
+  const select = (index: number) => {
+    choice.current = index;
+    setSelected(index);
+  };
 
   useEffect(() => {
     let active = true;
@@ -16,7 +23,10 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
       (found) => {
         if (!active) return;
         if (found.length === 0) exit(new UserError('no characters in this org to chat with: create one (POST /_emulator/characters) or pass a character id', EXIT.NOT_FOUND));
-        else setCharacters(found);
+        else {
+          list.current = found;
+          setCharacters(found);
+        }
       },
       (error: unknown) => {
         if (active) exit(error instanceof Error ? error : new Error(String(error)));
@@ -29,10 +39,11 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
 
   useInput((input, key) => {
     if (key.ctrl && input === 'c') return exit();
-    if (!characters) return;
-    if (key.upArrow) setSelected((i) => (i - 1 + characters.length) % characters.length);
-    else if (key.downArrow) setSelected((i) => (i + 1) % characters.length);
-    else if (key.return) onPick(characters[selected]);
+    const all = list.current;
+    if (!all) return;
+    if (key.upArrow) select((choice.current - 1 + all.length) % all.length);
+    else if (key.downArrow) select((choice.current + 1) % all.length);
+    else if (key.return) onPick(all[choice.current]);
   });
 
   if (!characters) {

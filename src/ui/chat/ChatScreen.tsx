@@ -42,7 +42,7 @@ export function ChatScreen({ client, characterId, characterName, conversationId,
     });
     session.start().catch((error: unknown) => {
       const problem = describeChatError(error, { characterId, conversationId });
-      if (problem) view.addNotice('error', `${problem.message}${characterId !== undefined ? ' (/new tries again, /quit leaves)' : ''}`);
+      if (problem) view.addNotice('error', problem.message);
       else exit(error instanceof Error ? error : new Error(String(error)));
     });
     return () => {

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { cleanup, render } from 'ink-testing-library';
+import type { Message } from '../../../src/client/index.js';
+import type { ChatEntry } from '../../../src/ui/chat/chat-entry.js';
+import { ConversationView } from '../../../src/ui/chat/ConversationView.js';
+import { plain } from './ink-helpers.js';
+
+afterEach(cleanup);
+
+const user: Message = { id: 'msg_1', sender: 'USER', type: 'TEXT', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }], isStreaming: false };
+const reply = (content: string, isStreaming = true): Message => ({ id: 'msg_2', sender: 'CHARACTER', type: 'TEXT', content, attachments: [], isStreaming });
+const entry = (message: Message): ChatEntry => ({ key: `message:${message.id}`, kind: 'message', message });
+
+describe('ConversationView', () => {
+  test('a spinner until the first packet, then the reply growing packet by packet, then filed once', () => {
+    const entries = [entry(user)];
+    const view = render(<ConversationView entries={entries} live={[]} waiting characterName="Nova" />);
+    expect(plain(view.lastFrame())).toContain('you › hello');
+    expect(plain(view.lastFrame())).toContain('[image] https://example.com/cat.png');
+    expect(plain(view.lastFrame())).toContain('Nova is writing…');
+
+    let content = '';
+    for (const delta of ['Hi', ' there', '! I am', ' Nova.']) {
+      content += delta;
+      view.rerender(<ConversationView entries={entries} live={[reply(content)]} waiting characterName="Nova" />);
+      const frame = plain(view.lastFrame());
+      expect(frame).toContain(`Nova › ${content}`);
+      expect(frame).not.toContain('is writing');
+    }
+    view.rerender(<ConversationView entries={[...entries, entry(reply(content, false))]} live={[]} waiting={false} characterName="Nova" />);
+    const frame = plain(view.lastFrame());
+    expect(frame.split('Nova › Hi there! I am Nova.').length - 1).toBe(1);
+    expect(frame.indexOf('you › hello')).toBeLessThan(frame.indexOf('Nova › Hi there'));
+  });
+
+  test('notices by level; a failed reply and a non-text message', () => {
+    const entries: ChatEntry[] = [
+      { key: 'notice:0', kind: 'notice', level: 'info', text: 'conversation conv_1 with Nova' },
+      { key: 'notice:1', kind: 'notice', level: 'warning', text: 'the event stream dropped; reconnecting…' },
+      { key: 'notice:2', kind: 'notice', level: 'error', text: 'the messaging API refused the API key: run `plugsmith login`' },
+      entry({ ...reply('Half a reply [error: the LLM is unreachable]', false), error: { code: 'ENGINE_FAILED', message: 'x' } }),
+      entry({ id: 'msg_3', sender: 'CHARACTER', type: 'FORM', content: '{"name":"?"}', isStreaming: false }),
+    ];
+    const frame = plain(render(<ConversationView entries={entries} live={[]} waiting={false} characterName="Nova" />).lastFrame());
+    expect(frame).toContain('conversation conv_1 with Nova');
+    expect(frame).toContain('warning: the event stream dropped; reconnecting…');
+    expect(frame).toContain('error: the messaging API refused the API key: run `plugsmith login`');
+    expect(frame).toContain('Nova › Half a reply [error: the LLM is unreachable]');
+    expect(frame).toContain('Nova › [FORM] {"name":"?"}');
+  });
+});
