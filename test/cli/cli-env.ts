@@ -73,7 +73,8 @@ export function useCliEnv(): CliEnv {
       PLUGSMITH_API_KEY: API_KEY,
     };
     env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY });
-    env.cli = (args, extra = {}, input) => runCli(args, { env: { ...env.env, ...extra }, input });
+    // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
+    env.cli = (args, extra = {}, input) => runCli(args, { env: { ...env.env, ...extra }, input, timeoutMs: 60_000 });
     env.json = async (args, extra) => {
       const result = await env.cli([...args, '--json'], extra);
       if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
