@@ -33,7 +33,7 @@ export const KEYS = { up: '\u001B[A', down: '\u001B[B', ctrlC: '\u0003' } as con
 export function fakeTerminal() {
   class Input extends EventEmitter {
     isTTY = true;
-    private queue: string[] = [];
+    queue: string[] = [];
     setRawMode() {}
     setEncoding() {}
     resume() {}
