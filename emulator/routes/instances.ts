@@ -157,7 +157,7 @@ function checkInstall(services: Services, request: FastifyRequest, kind: EntityK
   if (!plugin.webhookUrl || !plugin.webhookUrlIsVerified) {
     problems.push(detail(['pluginId'], 'webhook_not_verified', 'a plugin with a verified webhookUrl', plugin.webhookUrl ?? null,
       plugin.webhookUrl
-        ? `plugin ${plugin.id}'s webhook is not verified: run POST /api/plugins/${plugin.id}/verify-webhook (plugsmith plugins verify-webhook ${plugin.id})`
+        ? `plugin ${plugin.id}'s webhook is not verified: run POST /api/plugins/${plugin.id}/verify-webhook (plugsmith plugins verify ${plugin.id})`
         : `plugin ${plugin.id} has no webhookUrl: set one with PUT /api/plugins/${plugin.id}, then verify it`));
   }
   if (plugin.orgId !== orgId && !plugin.isPublic) {
