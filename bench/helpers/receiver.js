@@ -3,10 +3,10 @@
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-/** Starts the receiver on 127.0.0.1:0. Events whose path starts with `/count` are only counted (no JSON parse). */
+/** Starts the receiver on 127.0.0.1:0. */
 export async function startReceiver() {
   const waiters = new Set();
-  const state = { counted: 0, received: 0 };
+  const state = { received: 0 };
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -17,11 +17,6 @@ export async function startReceiver() {
       if (body.includes('"WEBHOOK_CHALLENGE"')) {
         const event = JSON.parse(body.toString('utf8'));
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: event.data.challenge }));
-        return;
-      }
-      if (req.url.startsWith('/count')) {
-        state.counted++;
-        res.writeHead(204).end();
         return;
       }
       const event = JSON.parse(body.toString('utf8'));
