@@ -93,7 +93,7 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
       throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.USAGE);
     }
   }
-  return {
+  const settings: Settings = {
     profileName: profile ? profileName : null,
     baseUrl: flags.baseUrl ?? env.baseUrl() ?? profile?.baseUrl,
     messagingUrl: flags.messagingUrl ?? env.messagingUrl() ?? profile?.messagingUrl,
@@ -102,4 +102,17 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     orgId: flags.org ?? profile?.orgId,
     local: Boolean(profile?.local),
   };
+  // Nothing configured at all: use the running local emulator, as if `login --local` had been run.
+  if (!profile && settings.baseUrl === undefined) {
+    const state = await readEmulatorState();
+    if (state) {
+      settings.baseUrl = state.url;
+      settings.messagingUrl ??= state.messagingUrl;
+      settings.token ??= state.token ?? undefined;
+      settings.apiKey ??= state.apiKey ?? undefined;
+      settings.orgId ??= state.orgId ?? undefined;
+      settings.local = true;
+    }
+  }
+  return settings;
 }

@@ -57,6 +57,20 @@ describe('plugsmith emulator start', () => {
     expect(existsSync(stateFile)).toBe(false);
   });
 
+  test('without any profile or environment, commands use the running local emulator', async () => {
+    const config = await tempConfigDir();
+    const { proc, state } = await start(['--in-memory'], config);
+    const env = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_PROFILE: '' };
+    const who = await runCli(['whoami', '--json'], { env });
+    expect(who.code, who.stderr).toBe(0);
+    expect(JSON.parse(who.stdout)).toMatchObject({ baseUrl: state.url, tokenValid: true, local: true, orgId: 'org_dev' });
+    await proc.stop();
+    // Once it has stopped, the same command says how to get a target.
+    const after = await runCli(['whoami'], { env });
+    expect(after.code).toBe(3);
+    expect(after.stderr).toContain('plugsmith login');
+  });
+
   test('SIGINT flushes and exits 0; a restart on the same data dir keeps records and prints the same token', async () => {
     const config = await tempConfigDir();
     const data = await tempDir();
