@@ -18,7 +18,10 @@ let configDir: string;
 
 const tmux = async (...args: string[]) => (await run('tmux', ['-L', SOCKET, ...args])).stdout;
 
-/** Starts `plugsmith <args>` in a new tmux session: a real terminal, CI unset, the pane kept after exit. */
+/**
+ * Starts `plugsmith <args>` in a new tmux session: a real terminal, CI unset. When the CLI exits,
+ * the shell prints its exit code in the pane, which stays open until the server is killed.
+ */
 async function startInTmux(session: string, args: string[], extra: Record<string, string> = {}): Promise<void> {
   const env = {
     ...extra,
@@ -30,18 +33,11 @@ async function startInTmux(session: string, args: string[], extra: Record<string
   };
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   // CI=true (set by CI systems, maybe by the test runner) turns the REPL into the line mode: unset it here.
-  const command = ['env', '-u', 'CI', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, CLI, ...args].map(quote).join(' ');
-  await tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '40', command, ';', 'set-option', '-t', session, 'remain-on-exit', 'on');
+  const cli = ['env', '-u', 'CI', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, CLI, ...args].map(quote).join(' ');
+  await tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '40', `${cli}; echo "[plugsmith exited $?]"; exec sleep 600`);
 }
 
 const screen = (session: string) => tmux('capture-pane', '-p', '-J', '-t', session);
-/** "1 <exit code>" once the process ended (or "1 signal <n>"), "0" while it runs. */
-const paneState = async (session: string) => {
-  const [dead, status, signal] = (await tmux('display-message', '-p', '-t', session, '#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}')).trim().split('|');
-  if (dead !== '1') return '0';
-  return status ? `1 ${status}` : signal ? `1 signal ${signal}` : '1';
-};
-
 /** Captures the pane until `check` accepts it (bounded); returns every screen seen on the way. */
 async function waitForScreen(session: string, check: (text: string) => boolean, what: string, timeoutMs = 15_000): Promise<string[]> {
   const seen: string[] = [];
@@ -65,13 +61,10 @@ async function typeLine(session: string, text: string): Promise<void> {
   await tmux('send-keys', '-t', session, 'Enter');
 }
 
-async function waitForExit(session: string): Promise<string> {
-  let state = '';
-  await waitForScreen(session, () => true, 'anything'); // the session exists
-  const deadline = Date.now() + 10_000;
-  // tmux may mark the pane dead a moment before it records the exit status.
-  while (((state = await paneState(session)) === '0' || state === '1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return state;
+/** Waits until the CLI has exited and returns its exit code. */
+async function waitForExit(session: string): Promise<number> {
+  const screens = await waitForScreen(session, (s) => /\[plugsmith exited \d+\]/.test(s), 'the CLI exiting');
+  return Number(/\[plugsmith exited (\d+)\]/.exec(screens.at(-1)!)![1]);
 }
 
 beforeAll(async () => {
@@ -106,7 +99,7 @@ describe('plugsmith chat in a real terminal (tmux)', () => {
     await waitForScreen('chat', (s) => s.split(`char_nova › ${NOVA_HELLO}`).length === 3, 'the second reply');
 
     await typeLine('chat', '/quit');
-    expect(await waitForExit('chat')).toBe('1 0');
+    expect(await waitForExit('chat')).toBe(0);
 
     const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, apiKey: emu.apiKey! });
     const listed = await client.messaging.messages.list(conversationId);
@@ -125,7 +118,7 @@ describe('plugsmith chat in a real terminal (tmux)', () => {
     await tmux('send-keys', '-t', 'picker', 'Enter');
     await waitForScreen('picker', (s) => /conversation conv_\w+ with Nova/.test(s), 'the conversation with the picked character');
     await tmux('send-keys', '-t', 'picker', 'C-c');
-    expect(await waitForExit('picker')).toBe('1 0');
+    expect(await waitForExit('picker')).toBe(0);
   });
 
   test('under CI the terminal gets the line mode: replies printed plainly, Ctrl+D ends', async () => {
@@ -136,6 +129,6 @@ describe('plugsmith chat in a real terminal (tmux)', () => {
     const screens = await waitForScreen('ci', (s) => s.split('\n').some((l) => l.trimEnd() === NOVA_HELLO), 'the reply on a line of its own');
     expect(screens.at(-1)).not.toContain('›');
     await tmux('send-keys', '-t', 'ci', 'C-d');
-    expect(await waitForExit('ci')).toBe('1 0');
+    expect(await waitForExit('ci')).toBe(0);
   });
 });

@@ -62,6 +62,8 @@ describe('PromptInput', () => {
     const { stdin, lastFrame } = render(<Harness initial={[]} />);
     stdin.write('one\rtwo\rthr');
     await frameShows(lastFrame, 'sent: one | two', '› thr');
+    // ink-text-input listens anew after each render: the next key comes a moment later, as a person's would.
+    await new Promise((r) => setTimeout(r, 50));
     stdin.write('ee\r');
     await frameShows(lastFrame, 'sent: one | two | three');
     expect(promptLine(plain(lastFrame()))).toBe('›');
