@@ -49,16 +49,26 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
     error: null,
     interrupted: false,
   };
-  try {
-    const response = await request(input.url, {
+  const send = (fresh: boolean) =>
+    request(input.url, {
       method: 'POST',
       body: input.body,
       headers: { ...headers, 'user-agent': 'plugsmith-emulator' },
       signal,
       dispatcher: input.http,
-      // One connection per attempt: a target restarting between attempts must not meet a stale socket.
-      reset: true,
+      reset: fresh,
     });
+  try {
+    let response;
+    try {
+      // Connections are kept alive between deliveries: opening one per attempt costs more than the delivery.
+      response = await send(false);
+    } catch (error) {
+      // A kept-alive socket the target closed (it restarted, or its idle timeout passed) fails before
+      // any answer: send once more on a fresh connection. The same webhook-id lets a receiver dedupe.
+      if (!isStaleSocket(error) || signal.aborted) throw error;
+      response = await send(true);
+    }
     outcome.status = response.statusCode;
     outcome.headers = response.headers;
     outcome.body = await readLimited(response.body);
@@ -68,6 +78,12 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
   }
   outcome.durationMs = Date.now() - started;
   return outcome;
+}
+
+function isStaleSocket(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  const code = e?.code === 'UND_ERR_SOCKET' ? (e.cause?.code ?? e.code) : e?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
 }
 
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
