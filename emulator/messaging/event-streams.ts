@@ -61,7 +61,9 @@ export class EventStreams {
         for (const response of this.byConversation.get(conversationId) ?? []) response.uncork();
       });
     }
-    for (const response of clients) this.write(response, frame);
+    // Encoded once for every client: a packet carries the whole text so far, so frames get long.
+    const bytes = clients.size > 1 ? Buffer.from(frame, 'utf8') : frame;
+    for (const response of clients) this.write(response, bytes);
   }
 
   /** Number of clients following a conversation. */
@@ -85,7 +87,7 @@ export class EventStreams {
     for (const clients of this.byConversation.values()) for (const response of clients) this.write(response, frame);
   }
 
-  private write(response: ServerResponse, frame: string): void {
+  private write(response: ServerResponse, frame: string | Buffer): void {
     if (response.destroyed || response.writableEnded) return; // gone; its 'close' removes it
     if (response.writableLength > MAX_BUFFERED_BYTES) {
       response.destroy();
