@@ -23,6 +23,10 @@ export default defineConfig([
   {
     entry: { cli: 'src/cli.ts' },
     define: { __PLUGSMITH_VERSION__: JSON.stringify(version) },
+    // Bundled rather than resolved through node_modules at every start: the CLI's cold start counts.
+    noExternal: ['commander'],
+    // commander is CommonJS and requires node built-ins; give the ESM bundle a real `require`.
+    banner: { js: "import { createRequire as __plugsmithCreateRequire } from 'node:module'; const require = __plugsmithCreateRequire(import.meta.url);" },
     format: 'esm',
     target: 'node20',
     platform: 'node',

@@ -1,4 +1,5 @@
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createEnvHttpProxyAgent } from './undici-lite.js';
 import { Api } from './api.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';
@@ -68,7 +69,7 @@ export class PlatformClient {
     this.ownsDispatcher = options.dispatcher === undefined && sharedDispatcher === undefined;
     // http:// targets go to the proxy as plain absolute-URL requests: many proxies (Squid's
     // defaults) refuse CONNECT to port 80. https:// targets still tunnel with CONNECT.
-    this.dispatcher = options.dispatcher ?? sharedDispatcher ?? new EnvHttpProxyAgent({ proxyTunnel: false });
+    this.dispatcher = options.dispatcher ?? sharedDispatcher ?? createEnvHttpProxyAgent({ proxyTunnel: false });
     const transport = new Transport({
       dispatcher: this.dispatcher,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,

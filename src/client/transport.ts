@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from './undici-lite.js';
 import type { Readable } from 'node:stream';
 import { NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
