@@ -17,7 +17,8 @@ import adminAgentRoutes from './routes/messaging/admin-agents.js';
 import adminApiKeyRoutes from './routes/messaging/admin-api-keys.js';
 import uploadRoutes from './routes/uploads.js';
 import repositoryFileRoutes from './routes/repository-files.js';
-import { embeddedStorageRoutes, EmbeddedStorage } from './storage/index.js';
+import { EmbeddedStorage } from './storage/embedded.js';
+import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import adminStoreRoutes from './routes/admin-store.js';
 import adminEventRoutes from './routes/admin-events.js';
 

@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createObjectStorage, type ObjectStorage, type S3Settings } from './storage/index.js';
+import type { ObjectStorage } from './storage/types.js';
+import type { S3Settings } from './storage/index.js';
+import { openObjectStorage } from './storage/open.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
@@ -95,7 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let messagingUrl = '';
   let storage: ObjectStorage | undefined;
   try {
-    storage = createObjectStorage({
+    storage = await openObjectStorage({
       ...options.storage,
       rootDir: dataDir ? join(dataDir, 'objects') : undefined,
       baseUrl: () => managementUrl,

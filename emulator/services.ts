@@ -3,7 +3,7 @@ import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
 import type { EventDispatcher } from './events/dispatcher.js';
 import type { ConversationService } from './messaging/conversation-service.js';
-import type { ObjectStorage } from './storage/index.js';
+import type { ObjectStorage } from './storage/types.js';
 
 /** Settings of one running emulator. */
 export interface EmulatorConfig {

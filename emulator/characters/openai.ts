@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '../http-client.js';
 import { ReplyEngineError, abortedError } from './errors.js';
 import { SseParser } from './sse.js';
 import type { ReplyEngine, ReplyRequest } from './types.js';

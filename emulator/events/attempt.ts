@@ -1,4 +1,5 @@
-import { request, type Dispatcher as HttpDispatcher } from 'undici';
+import type { Dispatcher as HttpDispatcher } from 'undici';
+import { request } from '../http-client.js';
 import { webhookHeaders } from '../../src/webhooks/signing.js';
 
 /** The part of an answer kept in the delivery log. */

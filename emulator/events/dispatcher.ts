@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
@@ -68,7 +69,7 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
  */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
-  private readonly http: Agent;
+  private readonly http: Dispatcher;
   private readonly stop = new AbortController();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
@@ -83,7 +84,7 @@ export class EventDispatcher {
     options?: DeliveryOptions,
   ) {
     this.options = resolveDeliveryOptions(options);
-    this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
+    this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
   }
 
   /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */

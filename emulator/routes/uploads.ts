@@ -8,7 +8,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
-import { objectKey } from '../storage/index.js';
+import { objectKey } from '../storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { Services } from '../services.js';
 import {

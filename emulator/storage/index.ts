@@ -67,3 +67,5 @@ export function createObjectStorage(config: StorageConfig): EmbeddedStorage | S3
   }
   return new EmbeddedStorage({ rootDir: config.rootDir, baseUrl: config.baseUrl, secret: config.secret, maxBytes: config.maxBytes });
 }
+
+export { openObjectStorage } from './open.js';

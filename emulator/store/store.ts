@@ -34,7 +34,8 @@ export class StoreError extends Error {}
 export class Collection<T extends BaseRecord> {
   private readonly records = new Map<string, T>();
   private readonly seqs = new Map<string, number>();
-  private readonly indexes = new Map<string, Map<unknown, Posting>>();
+  /** Declared indexes; null until first used (built then, so a large store opens fast). */
+  private readonly indexes = new Map<string, Map<unknown, Posting> | null>();
   private nextSeq = 0;
 
   constructor(
@@ -42,7 +43,7 @@ export class Collection<T extends BaseRecord> {
     private readonly store: Store,
     indexFields: string[] = [],
   ) {
-    for (const field of indexFields) this.indexes.set(field, new Map());
+    for (const field of indexFields) this.indexes.set(field, null);
   }
 
   get size(): number {
@@ -69,9 +70,23 @@ export class Collection<T extends BaseRecord> {
 
   /** The posting of an indexed `field` for `value` (for arrays: records containing it). */
   lookup(field: string, value: unknown): Posting {
-    const index = this.indexes.get(field);
-    if (!index) throw new Error(`collection ${this.name} has no index on ${field}`);
-    return index.get(value) ?? EMPTY;
+    return this.index(field).get(value) ?? EMPTY;
+  }
+
+  /** The index of a declared field, built from the records on first use. */
+  private index(field: string): Map<unknown, Posting> {
+    let index = this.indexes.get(field);
+    if (index === undefined) throw new Error(`collection ${this.name} has no index on ${field}`);
+    if (index === null) {
+      index = new Map();
+      // Map order is insertion order, so every posting is built in sequence order.
+      for (const [id, record] of this.records) {
+        const seq = this.seqs.get(id)!;
+        for (const value of indexValues(record, field)) post(index, value, id, seq);
+      }
+      this.indexes.set(field, index);
+    }
+    return index;
   }
 
   hasIndex(field: string): boolean {
@@ -110,6 +125,7 @@ export class Collection<T extends BaseRecord> {
     this.records.set(record.id, record);
     const seq = this.seqs.get(record.id)!;
     for (const [field, index] of this.indexes) {
+      if (index === null) continue;
       const before = previous ? indexValues(previous, field) : [];
       const after = indexValues(record, field);
       for (const value of before) if (!after.includes(value)) unpost(index, value, record.id);
@@ -122,6 +138,7 @@ export class Collection<T extends BaseRecord> {
     const previous = this.records.get(id);
     if (!previous) return;
     for (const [field, index] of this.indexes) {
+      if (index === null) continue;
       for (const value of indexValues(previous, field)) unpost(index, value, id);
     }
     this.records.delete(id);
@@ -132,7 +149,7 @@ export class Collection<T extends BaseRecord> {
   clear(): void {
     this.records.clear();
     this.seqs.clear();
-    for (const index of this.indexes.values()) index.clear();
+    for (const field of this.indexes.keys()) this.indexes.set(field, null);
   }
 }
 

@@ -1,0 +1,21 @@
+import { EmbeddedStorage } from './embedded.js';
+import type { ObjectStorage } from './types.js';
+import type { StorageConfig } from './index.js';
+
+/**
+ * Like `createObjectStorage`, but loads the S3 client (minio takes ~350 ms to import) only when
+ * S3 is configured, so the default embedded store starts fast. The emulator uses this one.
+ */
+export async function openObjectStorage(config: StorageConfig): Promise<ObjectStorage> {
+  if (config.s3Endpoint) {
+    const { S3Storage } = await import('./s3.js');
+    return new S3Storage({
+      endpoint: config.s3Endpoint,
+      accessKey: config.s3AccessKey ?? 'minioadmin',
+      secretKey: config.s3SecretKey ?? 'minioadmin',
+      bucket: config.s3Bucket ?? 'plugsmith',
+      region: config.s3Region,
+    });
+  }
+  return new EmbeddedStorage({ rootDir: config.rootDir, baseUrl: config.baseUrl, secret: config.secret, maxBytes: config.maxBytes });
+}
