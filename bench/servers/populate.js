@@ -11,7 +11,7 @@ const base = { description: 'A benchmark plugin that does nothing much', type: '
 let pending = [];
 for (let i = 0; i < count; i++) {
   const at = new Date(now - (count - i) * 1000).toISOString();
-  pending.push(db.plugins.put({ ...base, id: `plg_bench_${String(i).padStart(7, '0')}`, orgId: emu.orgId, name: `bench plugin ${i}`, isPublic: i % 2 === 0, tags: [`tag${i % 20}`, `tag${(i * 7) % 20}`], createdAt: at, updatedAt: at }));
+  pending.push(db.plugins.put({ ...base, id: `plg_bench_${String(i).padStart(7, '0')}`, orgId: emu.orgId, name: `bench plugin ${i}`, isPublic: i % 2 === 0, tags: [`tag${(i >> 1) % 20}`, `tag${((i >> 1) * 7) % 20}`], createdAt: at, updatedAt: at }));
   if (pending.length >= 5000) {
     await Promise.all(pending);
     pending = [];

@@ -171,6 +171,30 @@ export function runQuery<T extends BaseRecord>(
   spec: QuerySpec,
   scope: QueryScope<T> = {},
 ): QueryResult<T> {
+  // Results of queries without a per-caller visibility test are kept until the collection
+  // changes: the same marketplace page is asked for again and again.
+  if (scope.visible) return executeQuery(collection, query, spec, scope);
+  let cache = RESULTS.get(collection);
+  if (!cache || cache.version !== collection.version) RESULTS.set(collection, (cache = { version: collection.version, results: new Map() }));
+  const key = JSON.stringify([query, scope.where ?? null, spec.search]);
+  let result = cache.results.get(key) as QueryResult<T> | undefined;
+  if (!result) {
+    result = executeQuery(collection, query, spec, scope);
+    if (cache.results.size >= MAX_CACHED_RESULTS) cache.results.clear();
+    cache.results.set(key, result);
+  }
+  return { data: result.data.slice(), pagination: { ...result.pagination } };
+}
+
+const MAX_CACHED_RESULTS = 256;
+const RESULTS = new WeakMap<Collection<BaseRecord>, { version: number; results: Map<string, QueryResult<BaseRecord>> }>();
+
+function executeQuery<T extends BaseRecord>(
+  collection: Collection<T>,
+  query: ParsedQuery,
+  spec: QuerySpec,
+  scope: QueryScope<T>,
+): QueryResult<T> {
   const constraints: Filter[] = [
     ...(scope.where ?? []).map(([field, value]) => ({ field, values: [value] })),
     ...query.filters,

@@ -46,6 +46,9 @@ export class Collection<T extends BaseRecord> {
     for (const field of indexFields) this.indexes.set(field, null);
   }
 
+  /** Bumped by every change, so results computed from the records can be cached. */
+  version = 0;
+
   get size(): number {
     return this.records.size;
   }
@@ -120,6 +123,7 @@ export class Collection<T extends BaseRecord> {
 
   /** @internal applies a put without logging it (load and replay). */
   apply(record: T): void {
+    this.version++;
     const previous = this.records.get(record.id);
     if (!previous) this.seqs.set(record.id, this.nextSeq++);
     this.records.set(record.id, record);
@@ -137,6 +141,7 @@ export class Collection<T extends BaseRecord> {
   remove(id: string): void {
     const previous = this.records.get(id);
     if (!previous) return;
+    this.version++;
     for (const [field, index] of this.indexes) {
       if (index === null) continue;
       for (const value of indexValues(previous, field)) unpost(index, value, id);
@@ -147,6 +152,7 @@ export class Collection<T extends BaseRecord> {
 
   /** @internal */
   clear(): void {
+    this.version++;
     this.records.clear();
     this.seqs.clear();
     for (const field of this.indexes.keys()) this.indexes.set(field, null);
