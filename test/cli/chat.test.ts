@@ -20,7 +20,7 @@ async function chatFromFile(args: string[], lines: string, extra: Record<string,
     child.stdout!.on('data', (d) => (stdout += d));
     child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
     clearTimeout(timer);
     return { code, signal, stdout, stderr };
   } finally {

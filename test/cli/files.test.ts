@@ -140,7 +140,7 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stdin.end();
-    const [code] = await once(child, 'exit');
+    const [code] = await once(child, 'close');
     expect(code, output).toBe(0);
     expect(output).toMatch(/\r\x1b\[2K.*\d+%\s+\d\/3 files/);
     expect(output).toContain('\x1b[1mFILE'); // bold header

@@ -38,7 +38,7 @@ async function onTerminal(args: string[], env: Record<string, string | undefined
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stdin.end();
-  const [code] = (await once(child, 'exit')) as [number];
+  const [code] = (await once(child, 'close')) as [number];
   return { code, output };
 }
 
@@ -151,7 +151,7 @@ describe.concurrent('output, exit codes and the query flags', { timeout: 120_000
       output += d;
       if (output.includes('Delete plugin') && !child.stdin.writableEnded) child.stdin.end('y\r');
     });
-    const [code] = await once(child, 'exit');
+    const [code] = await once(child, 'close');
     expect(output).toContain(`Delete plugin ${plugin.id}`);
     expect(code, output).toBe(0);
     expect(output).toContain(`deleted plugin ${plugin.id}`);

@@ -44,7 +44,8 @@ export async function runCli(args: string[], options: { env?: Record<string, str
   child.stderr.on('data', (d) => (stderr += d));
   child.stdin.end(options.input ?? '');
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  // 'close', not 'exit': the process can exit before all of its output has been read.
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
   return { code, signal, stdout, stderr };
 }
@@ -76,7 +77,7 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
     if (w) w(line);
     else queue.push(line);
   });
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
