@@ -13,6 +13,7 @@
  */
 import { EmbeddedStorage } from './embedded.js';
 import { S3Storage } from './s3.js';
+import { embeddedStorage, s3Options } from './open.js';
 
 export * from './types.js';
 export { EmbeddedStorage, ObjectTooLargeError, type EmbeddedStorageOptions, type OpenedObject } from './embedded.js';
@@ -56,16 +57,8 @@ export interface StorageConfig extends S3Settings {
 
 /** The S3 store when `s3Endpoint` is set, the embedded store otherwise; call `init()` on it before use. */
 export function createObjectStorage(config: StorageConfig): EmbeddedStorage | S3Storage {
-  if (config.s3Endpoint) {
-    return new S3Storage({
-      endpoint: config.s3Endpoint,
-      accessKey: config.s3AccessKey ?? 'minioadmin',
-      secretKey: config.s3SecretKey ?? 'minioadmin',
-      bucket: config.s3Bucket ?? 'plugsmith',
-      region: config.s3Region,
-    });
-  }
-  return new EmbeddedStorage({ rootDir: config.rootDir, baseUrl: config.baseUrl, secret: config.secret, maxBytes: config.maxBytes });
+  if (config.s3Endpoint) return new S3Storage(s3Options({ ...config, s3Endpoint: config.s3Endpoint }));
+  return embeddedStorage(config);
 }
 
 export { openObjectStorage } from './open.js';

@@ -54,6 +54,27 @@ export interface EmulatorState {
   startedAt: string;
 }
 
+/**
+ * Writes the state file of an emulator this process runs (owner-only: it holds the token), so
+ * other commands find it; returns what was written.
+ */
+export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | 'startedAt'>): Promise<EmulatorState> {
+  const state: EmulatorState = {
+    url: emulator.url,
+    messagingUrl: emulator.messagingUrl,
+    token: emulator.token,
+    apiKey: emulator.apiKey,
+    orgId: emulator.orgId,
+    dataDir: emulator.dataDir,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+  };
+  const path = emulatorStatePath();
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFile(path, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  return state;
+}
+
 /** The local emulator's state file, or null when none is running. */
 export async function readEmulatorState(): Promise<EmulatorState | null> {
   try {

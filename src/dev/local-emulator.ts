@@ -1,6 +1,5 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { readEmulatorState, type EmulatorState } from '../config/profiles.js';
+import { readFile, rm } from 'node:fs/promises';
+import { readEmulatorState, writeEmulatorState, type EmulatorState } from '../config/profiles.js';
 import { emulatorStatePath } from '../config/paths.js';
 import { UserError, EXIT } from '../errors.js';
 import { EmulatorAdmin } from './emulator-admin.js';
@@ -64,18 +63,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.UNEXPECTED);
   }
   const path = emulatorStatePath();
-  const written: EmulatorState = {
-    url: emulator.url,
-    messagingUrl: emulator.messagingUrl,
-    token: emulator.token,
-    apiKey: emulator.apiKey,
-    orgId: emulator.orgId,
-    dataDir: emulator.dataDir,
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-  };
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFile(path, JSON.stringify(written, null, 2) + '\n', { mode: 0o600 });
+  const written = await writeEmulatorState(emulator);
   const running = emulator;
   return {
     url: running.url,

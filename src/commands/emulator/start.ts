@@ -1,8 +1,9 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
 import { emulatorStatePath } from '../../config/paths.js';
+import { writeEmulatorState } from '../../config/profiles.js';
 import { env } from '../../config/env.js';
 
 interface StartOptions {
@@ -64,19 +65,8 @@ const start: CommandHandler = async ({ options, global, io }) => {
     throw error;
   }
 
-  const state = {
-    url: emulator.url,
-    messagingUrl: emulator.messagingUrl,
-    token: emulator.token,
-    apiKey: emulator.apiKey,
-    orgId: emulator.orgId,
-    dataDir: emulator.dataDir,
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-  };
+  const state = await writeEmulatorState(emulator);
   const statePath = emulatorStatePath();
-  await mkdir(dirname(statePath), { recursive: true, mode: 0o700 });
-  await writeFile(statePath, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
 
   if (global.json) io.stdout.write(JSON.stringify(state) + '\n');
   else {
