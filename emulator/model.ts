@@ -1,3 +1,4 @@
+import type { PluginInstance } from '../src/webhooks/events.js';
 import type { Collection, Store } from './store/store.js';
 
 /** Roles a user can hold in an org; VIEWER may read but not change. */
@@ -160,23 +161,11 @@ export interface MessageRecord extends Timestamps {
 export const INSTANCE_ENTITY_TYPES = ['REPOSITORY', 'AGENT', 'APP'] as const;
 export type InstanceEntityType = (typeof INSTANCE_ENTITY_TYPES)[number];
 
-/** An installed plugin: the fields of the spec's plugin instance table. */
-export interface InstanceRecord extends Timestamps {
-  id: string;
-  /** Present when attached to an agent. */
-  agentId?: string;
-  entityId: string;
-  entityType: InstanceEntityType;
-  /** Stored as given; null when unset. */
-  eventDispatchCondition: unknown;
-  eventDispatchMode: 'SYNC' | 'ASYNC';
-  events: string[];
-  inputs: Record<string, unknown>;
-  name: string;
-  orgId: string;
-  pluginId: string;
-  scopes: string[];
-}
+/**
+ * An installed plugin: the fields of the spec's plugin instance table. The record is exactly what
+ * plugins receive in PLUGIN_INSTALLED, so it is the webhooks library's type.
+ */
+export type InstanceRecord = PluginInstance;
 
 /** pending: an attempt is due; delivered: a 2xx (a right challenge answer); failed: not retried; exhausted: every retry failed. */
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
