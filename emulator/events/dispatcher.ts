@@ -4,7 +4,7 @@ import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
-import { attemptDelivery, truncateForLog, type AttemptOutcome } from './attempt.js';
+import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
 
@@ -70,7 +70,8 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
   private readonly http: Dispatcher;
-  private readonly stop = new AbortController();
+  /** Attempts waiting for an answer, interrupted when the emulator closes. */
+  private readonly live = new Set<WebhookAttempt>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
@@ -225,7 +226,7 @@ export class EventDispatcher {
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
     clearTimeout(grace);
-    this.stop.abort();
+    for (const attempt of this.live) attempt.interrupt();
     for (const wake of this.queue.splice(0)) wake();
     await Promise.allSettled(pending);
     await this.http.destroy();
@@ -284,8 +285,8 @@ export class EventDispatcher {
         body: JSON.stringify(due.event),
         secret: due.secret,
         timeoutMs: this.options.timeoutMs,
-        stop: this.stop.signal,
         http: this.http,
+        live: this.live,
       });
       if (outcome.interrupted) return null;
       const current = this.db.deliveries.get(id);
