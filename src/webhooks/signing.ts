@@ -114,7 +114,9 @@ export function verifyWebhook(
 }
 
 function digest(key: Buffer, id: string, timestamp: string, body: WebhookBody): string {
-  return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  const hmac = createHmac('sha256', key);
+  if (typeof body === 'string') return hmac.update(`${id}.${timestamp}.${body}`).digest('base64');
+  return hmac.update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
 function singleHeader(headers: WebhookRequestHeaders, name: string): string {
