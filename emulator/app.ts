@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from './services.js';
-import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling } from './http.js';
+import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyValidatorCompilers } from './http.js';
 import { principalFromHeader } from './auth/principal.js';
 import pluginRoutes from './routes/plugins.js';
 import { actionRoutes, externalEventRoutes } from './routes/plugin-definitions.js';
@@ -27,7 +27,7 @@ const BODY_LIMIT = 1024 * 1024;
 
 /** Builds the management API app (`/api/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, frameworkErrors, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
@@ -64,7 +64,7 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, frameworkErrors, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   await app.register(conversationRoutes, { services });
   // Event streams are hijacked responses: end them, or close() would wait for their clients.

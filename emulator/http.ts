@@ -1,6 +1,37 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
 import { fromAjv } from './validation/json-schema.js';
+
+type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'] & {};
+type RouteValidator = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
+
+/**
+ * fastify's own validator compiler (@fastify/ajv-compiler, the copy fastify itself loads), made
+ * lazy: a route's schemas are compiled on the route's first request instead of all of them at
+ * start, which took about 300 ms. Validation is unchanged: same compiler, same ajv options.
+ */
+export function lazyValidatorCompilers(): { compilersFactory: { buildValidator: ValidatorFactory } } {
+  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  const AjvCompiler = fromFastify('@fastify/ajv-compiler') as () => ValidatorFactory;
+  const eager = AjvCompiler();
+  const buildValidator = ((externalSchemas: unknown, options: unknown) => {
+    const compile = (eager as (e: unknown, o: unknown) => (route: unknown) => RouteValidator)(externalSchemas, options);
+    return (route: unknown) => {
+      let fn: RouteValidator | undefined;
+      const lazy: RouteValidator = (data, context) => {
+        fn ??= compile(route);
+        const result = fn(data, context);
+        lazy.errors = fn.errors;
+        return result;
+      };
+      // fastify passes the request as parent data to ajv validators (so ajv may replace the root value).
+      lazy.schemaEnv = true;
+      return lazy;
+    };
+  }) as unknown as ValidatorFactory;
+  return { compilersFactory: { buildValidator } };
+}
 
 /** The success envelope. */
 export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data: T; meta?: Record<string, unknown> } {

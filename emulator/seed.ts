@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Ajv } from 'ajv';
+import { lazyValidator } from './validation/json-schema.js';
 import { newSecret, nowIso } from './store/ids.js';
 import { ROLES, type Db, type Role } from './model.js';
 import { issueApiKey, issueUserToken, SECRET_PREFIX } from './auth/credentials.js';
@@ -102,7 +102,7 @@ const seedSchema = {
   },
 } as const;
 
-const validateShape = new Ajv({ allErrors: true, strict: false }).compile(seedSchema);
+const seedValidator = lazyValidator(seedSchema as unknown as Record<string, unknown>, { allErrors: true });
 
 /** A seed that does not fit the format, with the path of the first bad field. */
 export class SeedError extends Error {
@@ -123,6 +123,7 @@ function jsonPath(instancePath: string): string {
 
 /** Checks a seed's shape and references; throws SeedError naming the bad field's path. */
 export function validateSeed(seed: unknown): Seed {
+  const validateShape = seedValidator();
   if (!validateShape(seed)) {
     const e = validateShape.errors![0];
     const params = e.params as Record<string, unknown>;

