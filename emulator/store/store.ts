@@ -3,10 +3,14 @@ import { readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { Journal } from './journal.js';
-import { fsyncPath, SnapshotFile } from './snapshot-file.js';
+import { fsyncPath, SnapshotError, SnapshotFile, type SnapshotData } from './snapshot-file.js';
 
-/** The version of the on-disk layout; a data dir written by a newer emulator is refused. */
-export const SCHEMA_VERSION = 1;
+/**
+ * The version of the on-disk layout; a data dir written by a newer emulator is refused.
+ * 1: the snapshot is one JSON document of whole records. 2: one record per line, with a checksum
+ * (see snapshot-file.ts). Version 1 snapshots are read and rewritten as version 2.
+ */
+export const SCHEMA_VERSION = 2;
 
 /** Compact the journal into the snapshot once it holds this many lines or bytes. */
 const COMPACT_LINES = 200_000;
@@ -18,21 +22,19 @@ export interface BaseRecord {
 
 type Mutation = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
 
-interface Snapshot {
-  schemaVersion: number;
-  generation: number;
-  collections: Record<string, BaseRecord[]>;
-}
-
 /** A refusal to open a data dir, with a message meant for the person running the emulator. */
 export class StoreError extends Error {}
 
 /**
  * One named set of records, held in memory in insertion order, with optional secondary
  * indexes. Every change is applied in memory at once and resolves when it is durable.
+ * Records loaded from the snapshot stay as their JSON text until first used (a lookup parses
+ * one; a scan or an index parses them all), so that a large store opens fast.
  */
 export class Collection<T extends BaseRecord> {
-  private readonly records = new Map<string, T>();
+  private readonly records = new Map<string, T | string>();
+  /** How many records are still unparsed text. */
+  private unparsed = 0;
   private readonly seqs = new Map<string, number>();
   /** Declared indexes; null until first used (built then, so a large store opens fast). */
   private readonly indexes = new Map<string, Map<unknown, Posting> | null>();
@@ -54,7 +56,8 @@ export class Collection<T extends BaseRecord> {
   }
 
   get(id: string): T | undefined {
-    return this.records.get(id);
+    const record = this.records.get(id);
+    return typeof record === 'string' ? this.parse(id, record) : record;
   }
 
   has(id: string): boolean {
@@ -63,7 +66,30 @@ export class Collection<T extends BaseRecord> {
 
   /** Records in insertion order. */
   values(): IterableIterator<T> {
-    return this.records.values();
+    if (this.unparsed > 0) this.parseAll();
+    return this.records.values() as IterableIterator<T>;
+  }
+
+  /** Every record as [id, JSON text], for a snapshot: unparsed records are written as they were read. */
+  *serialized(): IterableIterator<[string, string]> {
+    for (const [id, record] of this.records) yield [id, typeof record === 'string' ? record : JSON.stringify(record)];
+  }
+
+  private parse(id: string, text: string): T {
+    let record: T;
+    try {
+      record = JSON.parse(text) as T;
+    } catch {
+      // The snapshot's checksum matched when it was read, so this is a bug, not damage on disk.
+      throw new StoreError(`record ${id} of ${this.name} in the snapshot is not valid JSON`);
+    }
+    this.records.set(id, record);
+    this.unparsed--;
+    return record;
+  }
+
+  private parseAll(): void {
+    for (const [id, record] of this.records) if (typeof record === 'string') this.parse(id, record);
   }
 
   /** The insertion sequence number of a record: the tie-breaker of every sort. */
@@ -81,11 +107,12 @@ export class Collection<T extends BaseRecord> {
     let index = this.indexes.get(field);
     if (index === undefined) throw new Error(`collection ${this.name} has no index on ${field}`);
     if (index === null) {
+      if (this.unparsed > 0) this.parseAll();
       index = new Map();
       // Map order is insertion order, so every posting is built in sequence order.
       for (const [id, record] of this.records) {
         const seq = this.seqs.get(id)!;
-        for (const value of indexValues(record, field)) post(index, value, id, seq);
+        for (const value of indexValues(record as T, field)) post(index, value, id, seq);
       }
       this.indexes.set(field, index);
     }
@@ -101,7 +128,7 @@ export class Collection<T extends BaseRecord> {
     const posting = this.lookup(field, value);
     const out: T[] = [];
     for (const id of posting.ids) {
-      const r = this.records.get(id);
+      const r = this.records.get(id) as T | undefined;
       if (r) out.push(r);
     }
     if (!posting.ordered) out.sort((a, b) => this.seq(a.id) - this.seq(b.id));
@@ -121,11 +148,29 @@ export class Collection<T extends BaseRecord> {
     return this.store.log({ t: 'del', c: this.name, id });
   }
 
+  /** @internal adds a record from the snapshot; given as JSON text, it is parsed on first use. */
+  load(id: string, record: T | string): void {
+    if (typeof record !== 'string' || this.anyIndexBuilt()) {
+      this.apply(typeof record === 'string' ? (JSON.parse(record) as T) : record);
+      return;
+    }
+    this.version++;
+    const stored = this.records.get(id);
+    if (stored === undefined) this.seqs.set(id, this.nextSeq++);
+    else if (typeof stored === 'string') this.unparsed--;
+    this.records.set(id, record);
+    this.unparsed++;
+  }
+
   /** @internal applies a put without logging it (load and replay). */
   apply(record: T): void {
     this.version++;
-    const previous = this.records.get(record.id);
-    if (!previous) this.seqs.set(record.id, this.nextSeq++);
+    const stored = this.records.get(record.id);
+    let previous: T | undefined;
+    if (stored === undefined) this.seqs.set(record.id, this.nextSeq++);
+    // An index is built only once every record is parsed, so an unparsed record is in no index.
+    else if (typeof stored === 'string') this.unparsed--;
+    else previous = stored;
     this.records.set(record.id, record);
     const seq = this.seqs.get(record.id)!;
     for (const [field, index] of this.indexes) {
@@ -140,11 +185,14 @@ export class Collection<T extends BaseRecord> {
   /** @internal */
   remove(id: string): void {
     const previous = this.records.get(id);
-    if (!previous) return;
+    if (previous === undefined) return;
     this.version++;
-    for (const [field, index] of this.indexes) {
-      if (index === null) continue;
-      for (const value of indexValues(previous, field)) unpost(index, value, id);
+    if (typeof previous === 'string') this.unparsed--;
+    else {
+      for (const [field, index] of this.indexes) {
+        if (index === null) continue;
+        for (const value of indexValues(previous, field)) unpost(index, value, id);
+      }
     }
     this.records.delete(id);
     this.seqs.delete(id);
@@ -155,7 +203,13 @@ export class Collection<T extends BaseRecord> {
     this.version++;
     this.records.clear();
     this.seqs.clear();
+    this.unparsed = 0;
     for (const field of this.indexes.keys()) this.indexes.set(field, null);
+  }
+
+  private anyIndexBuilt(): boolean {
+    for (const index of this.indexes.values()) if (index !== null) return true;
+    return false;
   }
 }
 
@@ -299,9 +353,9 @@ export class Store {
     const old = this.journal;
     this.generation++;
     this.journal = await Journal.open(journalPath(dir, this.generation));
-    const data: Snapshot = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
-    for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
-    const db = new Low<Snapshot>(new SnapshotFile<Snapshot>(join(dir, SNAPSHOT_FILE)), data);
+    const data: SnapshotData = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
+    for (const [name, c] of this.collections) data.collections[name] = [...c.serialized()];
+    const db = new Low<SnapshotData>(new SnapshotFile(join(dir, SNAPSHOT_FILE)), data);
     await old.close();
     await db.write();
     await rm(old.path, { force: true });
@@ -313,24 +367,22 @@ export class Store {
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
-      const db = new Low<Snapshot | null>(new SnapshotFile<Snapshot | null>(join(dir, SNAPSHOT_FILE)), null);
+      const db = new Low<SnapshotData | null>(new SnapshotFile(join(dir, SNAPSHOT_FILE)), null);
       try {
         await db.read();
       } catch (error) {
-        throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} is not valid JSON (${(error as Error).message}); restore it from a backup or start with an empty --data-dir`);
+        if (!(error instanceof SnapshotError)) throw error;
+        throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`);
       }
       const snapshot = db.data;
       if (snapshot !== null) {
-        if (typeof snapshot !== 'object' || Array.isArray(snapshot) || typeof snapshot.schemaVersion !== 'number') {
-          throw new StoreError(`the file ${join(dir, SNAPSHOT_FILE)} is not a plugsmith store snapshot (no schemaVersion); use another --data-dir`);
-        }
         if (snapshot.schemaVersion > SCHEMA_VERSION) {
           throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);
         }
-        this.generation = snapshot.generation ?? 0;
-        for (const [name, records] of Object.entries(snapshot.collections ?? {})) {
+        this.generation = snapshot.generation;
+        for (const [name, records] of Object.entries(snapshot.collections)) {
           const c = this.collections.get(name);
-          if (c) for (const r of records) c.apply(r);
+          if (c) for (const [id, record] of records) c.load(id, record as BaseRecord | string);
         }
       }
       const journals = (await readdir(dir))
@@ -348,7 +400,8 @@ export class Store {
         this.generation = gen;
       }
       this.journal = await Journal.open(journalPath(dir, this.generation), lines);
-      if (!snapshot) await this.compact();
+      // A new data dir gets its first snapshot; a version-1 one is rewritten in today's layout.
+      if (!snapshot || snapshot.schemaVersion < SCHEMA_VERSION) await this.compact();
     } catch (error) {
       await this.journal?.close().catch(() => undefined);
       this.journal = null;

@@ -182,7 +182,7 @@ describe('Store on a data dir', () => {
     expect(files).toHaveLength(1);
     const snapshot = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
     expect(snapshot.schemaVersion).toBe(SCHEMA_VERSION);
-    expect(snapshot.collections.things.length).toBeGreaterThanOrEqual(250);
+    expect(snapshot.records.filter(([c]: [string]) => c === 'things').length).toBeGreaterThanOrEqual(250);
     expect(files[0]).toBe(`journal-${snapshot.generation}.jsonl`);
     await closeAll();
     const b = await reopen();
@@ -259,7 +259,7 @@ describe('Store on a data dir', () => {
   test('a snapshot with a newer schema version is refused', async () => {
     await writeFile(join(dir, 'snapshot.json'), JSON.stringify({ schemaVersion: SCHEMA_VERSION + 1, generation: 0, collections: {} }));
     await expect(reopen()).rejects.toThrow(StoreError);
-    await expect(reopen()).rejects.toThrow(/newer plugsmith \(store version 2, this one reads 1\)/);
+    await expect(reopen()).rejects.toThrow(`newer plugsmith (store version ${SCHEMA_VERSION + 1}, this one reads ${SCHEMA_VERSION})`);
     // A refused open leaves no lock behind.
     expect(await readdir(dir)).not.toContain('emulator.lock');
   });
@@ -278,7 +278,94 @@ describe('Store on a data dir', () => {
     await s.store.compact();
     await s.store.close();
     const snapshot = JSON.parse(await readFile(join(nested, 'snapshot.json'), 'utf8'));
-    expect(snapshot).toMatchObject({ schemaVersion: SCHEMA_VERSION, collections: { things: [thing(1)], others: [] } });
+    expect(snapshot).toMatchObject({ schemaVersion: SCHEMA_VERSION, records: [['things', thing(1).id, thing(1)]] });
     expect((await readdir(nested)).sort()).toEqual([`journal-${snapshot.generation}.jsonl`, 'snapshot.json']);
+  });
+});
+
+describe('The snapshot layout', () => {
+  async function snapshotText(): Promise<string> {
+    return readFile(join(dir, 'snapshot.json'), 'utf8');
+  }
+
+  test('records read from the snapshot (parsed on first use) behave like any other: get, update, delete, where, order', async () => {
+    const a = await reopen();
+    for (let i = 0; i < 10; i++) await a.things.put(thing(i));
+    await a.others.put({ id: 'o1', v: 'one' });
+    await a.store.compact();
+    await closeAll();
+
+    const b = await reopen();
+    expect(b.things.size).toBe(10);
+    expect(b.things.get(thing(4).id)).toEqual(thing(4));
+    expect(b.others.get('o1')).toEqual({ id: 'o1', v: 'one' });
+    // An update of a record never read keeps its place; a delete removes it.
+    await b.things.put({ ...thing(7), group: 'moved' });
+    await b.things.delete(thing(8).id);
+    expect(b.things.where('group', 'moved').map((t) => t.n)).toEqual([7]);
+    expect(b.things.where('group', 'g1').map((t) => t.n)).toEqual([1, 4]);
+    expect(idsOf(b.things)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 9].map((i) => thing(i).id));
+    await closeAll();
+
+    // The journal's changes replay on top of records still unparsed, and a compaction of unparsed
+    // records writes them back unchanged.
+    const c = await reopen();
+    await c.store.compact();
+    await closeAll();
+    const d = await reopen();
+    expect([...d.things.values()]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 9].map((i) => (i === 7 ? { ...thing(7), group: 'moved' } : thing(i))));
+  });
+
+  test('the snapshot is one JSON document with a line per record', async () => {
+    const a = await reopen();
+    await a.things.put(thing(1));
+    await a.things.put(thing(2));
+    await a.store.compact();
+    const lines = (await snapshotText()).split('\n');
+    expect(lines[0]).toMatch(/^\{"schemaVersion":2,"generation":\d+,"bytes":\d+,"crc32":\d+,"records":\[$/);
+    expect(lines.slice(1)).toEqual([`["things","th_00001",${JSON.stringify(thing(1))}],`, `["things","th_00002",${JSON.stringify(thing(2))}]`, ']}', '']);
+  });
+
+  test('ids with quotes, backslashes, tabs, newlines and non-ASCII characters survive a reopen', async () => {
+    const ids = ['th_"quoted"', 'th_back\\slash', 'th_tab\tnew\nline', 'th_é😀', 'th_plain'];
+    const a = await reopen();
+    for (const [n, id] of ids.entries()) await a.things.put({ ...thing(n), id, group: id });
+    await a.store.compact();
+    await closeAll();
+    const b = await reopen();
+    expect(idsOf(b.things)).toEqual(ids);
+    for (const id of ids) expect(b.things.get(id)?.group).toBe(id);
+  });
+
+  test('a version-1 snapshot is read, with its journal, and rewritten in the current layout', async () => {
+    const v1 = { schemaVersion: 1, generation: 3, collections: { things: [thing(1), thing(2)], others: [{ id: 'o1', v: 'one' }], unknown: [{ id: 'x' }] } };
+    await writeFile(join(dir, 'snapshot.json'), JSON.stringify(v1));
+    await writeFile(join(dir, 'journal-3.jsonl'), JSON.stringify({ t: 'put', c: 'things', r: thing(3) }) + '\n');
+    const a = await reopen();
+    expect([...a.things.values()]).toEqual([thing(1), thing(2), thing(3)]);
+    expect(a.others.get('o1')?.v).toBe('one');
+    const rewritten = JSON.parse(await snapshotText());
+    expect(rewritten.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(rewritten.records.map(([c, id]: [string, string]) => `${c}/${id}`)).toEqual(['things/th_00001', 'things/th_00002', 'things/th_00003', 'others/o1']);
+    await closeAll();
+    expect(idsOf((await reopen()).things)).toEqual([1, 2, 3].map((i) => thing(i).id));
+  });
+
+  test('a damaged snapshot is refused when the store opens: a changed byte, a cut-off end', async () => {
+    const a = await reopen();
+    for (let i = 0; i < 5; i++) await a.things.put(thing(i));
+    await a.store.compact();
+    await closeAll();
+    const good = await snapshotText();
+
+    await writeFile(join(dir, 'snapshot.json'), good.replace('"n":3', '"n":8'));
+    await expect(reopen()).rejects.toThrow(/snapshot .* cannot be read: its checksum does not match/);
+    expect(await readdir(dir)).not.toContain('emulator.lock');
+
+    await writeFile(join(dir, 'snapshot.json'), good.slice(0, good.length - 40));
+    await expect(reopen()).rejects.toThrow(/cut short or edited/);
+
+    await writeFile(join(dir, 'snapshot.json'), good);
+    expect((await reopen()).things.get(thing(3).id)?.n).toBe(3);
   });
 });
