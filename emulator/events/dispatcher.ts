@@ -339,7 +339,22 @@ export class EventDispatcher {
   private async save(record: DeliveryRecord): Promise<void> {
     const done = this.db.deliveries.put(record);
     for (const listener of this.changeListeners) safely(() => listener(record));
+    if (record.status !== 'pending' && this.db.deliveries.size > this.options.logLimit + pruneSlack(this.options.logLimit)) this.prune();
     await done;
+  }
+
+  /** Drops the oldest finished deliveries until the log is back at its limit (pending ones stay). */
+  private prune(): void {
+    let excess = this.db.deliveries.size - this.options.logLimit;
+    const doomed: string[] = [];
+    for (const record of this.db.deliveries.values()) {
+      if (excess <= 0) break;
+      if (record.status === 'pending' || this.inFlight.has(record.id)) continue;
+      doomed.push(record.id);
+      excess--;
+    }
+    // Durable like any change; a failure (the store closing) only leaves them in the log.
+    for (const id of doomed) this.db.deliveries.delete(id).catch(() => undefined);
   }
 
   private scheduleAt(id: string, at: number): void {
@@ -404,6 +419,11 @@ class Fifo<T> {
     }
     return item;
   }
+}
+
+/** How far past its limit the log may grow before it is pruned, so pruning runs in batches. */
+function pruneSlack(limit: number): number {
+  return Math.max(1, Math.floor(limit / 10));
 }
 
 function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {

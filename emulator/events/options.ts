@@ -10,6 +10,12 @@ export interface DeliveryOptions {
   jitter?: number;
   /** Most attempts in flight at once, over all targets; default 128. */
   concurrency?: number;
+  /**
+   * Most deliveries the log keeps; past it the oldest finished ones (delivered, failed, exhausted)
+   * are dropped, so sustained traffic cannot grow memory and the data dir without end. Pending
+   * deliveries are always kept. Default 10 000.
+   */
+  logLimit?: number;
 }
 
 /** The options with every default filled in. */
@@ -25,11 +31,13 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
     timeScale: options.timeScale ?? 1,
     jitter: options.jitter ?? 0.2,
     concurrency: options.concurrency ?? 128,
+    logLimit: options.logLimit ?? 10_000,
   };
   if (!(resolved.timeoutMs > 0)) throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
   if (!(resolved.timeScale > 0)) throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
   if (!(resolved.jitter >= 0 && resolved.jitter < 1)) throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
   if (!(Number.isInteger(resolved.concurrency) && resolved.concurrency > 0)) throw new RangeError(`delivery.concurrency must be a positive integer`);
+  if (!(Number.isInteger(resolved.logLimit) && resolved.logLimit > 0)) throw new RangeError(`delivery.logLimit must be a positive integer`);
   if (!resolved.schedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new RangeError('delivery.schedule must hold non-negative numbers of ms');
   return resolved;
 }
