@@ -79,6 +79,8 @@ export class EventDispatcher {
   /** Attempts waiting for a free slot, oldest first. */
   private readonly queue = new Fifo<() => void>();
   private running = 0;
+  /** Deliveries finished since the log was last pruned. */
+  private finishedSincePrune = 0;
   private closed = false;
 
   constructor(
@@ -339,12 +341,17 @@ export class EventDispatcher {
   private async save(record: DeliveryRecord): Promise<void> {
     const done = this.db.deliveries.put(record);
     for (const listener of this.changeListeners) safely(() => listener(record));
-    if (record.status !== 'pending' && this.db.deliveries.size > this.options.logLimit + pruneSlack(this.options.logLimit)) this.prune();
+    if (record.status !== 'pending' && ++this.finishedSincePrune >= pruneSlack(this.options.logLimit) && this.db.deliveries.size > this.options.logLimit) this.prune();
     await done;
   }
 
-  /** Drops the oldest finished deliveries until the log is back at its limit (pending ones stay). */
+  /**
+   * Drops the oldest finished deliveries until the log is back at its limit (pending ones stay).
+   * Runs once per tenth of the limit of deliveries finished: a backlog of pending deliveries
+   * larger than the limit would otherwise make every delivery scan it.
+   */
   private prune(): void {
+    this.finishedSincePrune = 0;
     let excess = this.db.deliveries.size - this.options.logLimit;
     const doomed: string[] = [];
     for (const record of this.db.deliveries.values()) {
@@ -421,7 +428,7 @@ class Fifo<T> {
   }
 }
 
-/** How far past its limit the log may grow before it is pruned, so pruning runs in batches. */
+/** How many deliveries finish between two prunings of the log (so the log may grow this far past its limit). */
 function pruneSlack(limit: number): number {
   return Math.max(1, Math.floor(limit / 10));
 }
