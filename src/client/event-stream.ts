@@ -10,6 +10,8 @@ export interface EventsOptions {
   signal?: AbortSignal;
   /** Resume after this event id (sent as Last-Event-ID). */
   lastEventId?: string;
+  /** Called once the server has answered with the stream's headers (it is subscribed from then on). */
+  onOpen?: () => void;
 }
 
 /** An async iterable of server-sent events that also tells how to reconnect. */
@@ -38,6 +40,7 @@ export function openEventStream(api: Api, path: string, query: QueryPairs, optio
       if (signal?.aborted) return;
       throw error;
     }
+    options.onOpen?.();
     const decoder = new TextDecoder();
     try {
       for await (const chunk of opened.body) {

@@ -22,6 +22,8 @@ export interface ChatSessionOptions {
   reconnectDelayMs?: number;
   /** Failed reconnections in a row after which the session polls instead. */
   maxReconnects?: number;
+  /** How long `send` waits for the event stream to be open, so that it sees every packet of the reply. */
+  connectWaitMs?: number;
 }
 
 /** The part of the client a chat uses. */
@@ -67,6 +69,9 @@ export class ChatSession {
   private held: Message[] | undefined;
   private closed = false;
   private readonly closing = new AbortController();
+  /** True while the event stream is open (the server has subscribed this session). */
+  private streamOpen = false;
+  private readonly openWaiters = new Set<() => void>();
 
   constructor(
     private readonly client: ChatClient,
@@ -79,6 +84,7 @@ export class ChatSession {
       idleCheckMs: options.idleCheckMs ?? 1_000,
       reconnectDelayMs: options.reconnectDelayMs ?? 500,
       maxReconnects: options.maxReconnects ?? 3,
+      connectWaitMs: options.connectWaitMs ?? 2_000,
     };
   }
 
@@ -126,6 +132,9 @@ export class ChatSession {
     const done = new Promise<Message>((resolve) => {
       this.waiting = { lastActivity: Date.now(), resolve };
     });
+    // A short reply can be over before a just-opened stream is subscribed; it would then come
+    // as one polled message instead of its packets. Posting once the stream is open avoids that.
+    await this.streamReady();
     // The reply can start streaming before the POST answers: hold its packets until then.
     this.held = [];
     let sent: Message;
@@ -153,10 +162,32 @@ export class ChatSession {
     this.closed = true;
     this.closing.abort();
     this.follower?.abort();
+    this.setStreamOpen(false);
+  }
+
+  /** Resolves when the event stream is open, the session polls instead, or `connectWaitMs` passed. */
+  private async streamReady(): Promise<void> {
+    if (this.streamOpen || this.mode === 'poll' || this.closed) return;
+    let release!: () => void;
+    const opened = new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
+    this.openWaiters.add(release);
+    try {
+      await Promise.race([opened, sleep(this.options.connectWaitMs, this.closing.signal)]);
+    } finally {
+      this.openWaiters.delete(release);
+    }
+  }
+
+  private setStreamOpen(open: boolean): void {
+    this.streamOpen = open;
+    if (!open && this.mode !== 'poll' && !this.closed) return;
+    for (const release of this.openWaiters) release();
+    this.openWaiters.clear();
   }
 
   private open(conversation: Conversation, messages: Message[]): void {
     this.follower?.abort();
+    this.streamOpen = false;
     this.conversation = conversation;
     this.messages.length = 0;
     this.shown.clear();
@@ -221,14 +252,19 @@ export class ChatSession {
       const openedAt = Date.now();
       let problem: string;
       try {
-        for await (const event of this.client.messaging.events(conversationId, { signal })) {
+        const onOpen = () => {
+          if (!signal.aborted) this.setStreamOpen(true);
+        };
+        for await (const event of this.client.messaging.events(conversationId, { signal, onOpen })) {
           failures = 0;
           if (isCharacterMessageSent(event)) this.accept(event.data.message);
         }
         if (signal.aborted) return;
+        this.setStreamOpen(false);
         problem = 'the event stream ended';
       } catch (error) {
         if (signal.aborted) return;
+        this.setStreamOpen(false);
         if (isApiError(error)) {
           // The server answered but will not stream (no such endpoint, refused key…): poll.
           this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
@@ -252,6 +288,7 @@ export class ChatSession {
 
   private giveUpStream(why: string): void {
     this.mode = 'poll';
+    this.setStreamOpen(false);
     this.notice('warning', `${why}; polling for replies every ${this.options.pollIntervalMs} ms instead`);
   }
 

@@ -45,9 +45,10 @@ export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient
 
 /**
  * A real HTTP proxy in front of the messaging API that can refuse the event stream (as a
- * platform without one would) or cut the open streams (as a dropped connection would).
+ * platform without one would), open it late (as a slow network would) or cut the open streams
+ * (as a dropped connection would).
  */
-export async function messagingProxy(target: string, options: { refuseEvents?: boolean } = {}) {
+export async function messagingProxy(target: string, options: { refuseEvents?: boolean; delayEventsMs?: number } = {}) {
   const open = new Set<ServerResponse>();
   let eventRequests = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -57,6 +58,13 @@ export async function messagingProxy(target: string, options: { refuseEvents?: b
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: { message: 'Route not found', error: 'NOT_FOUND' } }));
       return;
     }
+    if (isEvents && options.delayEventsMs) {
+      setTimeout(() => forward(req, res, isEvents), options.delayEventsMs);
+      return;
+    }
+    forward(req, res, isEvents);
+  });
+  function forward(req: IncomingMessage, res: ServerResponse, isEvents: boolean) {
     const upstream = httpRequest(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       if (isEvents) {
@@ -68,7 +76,7 @@ export async function messagingProxy(target: string, options: { refuseEvents?: b
     upstream.on('error', () => res.destroy());
     res.once('close', () => upstream.destroy());
     req.pipe(upstream);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

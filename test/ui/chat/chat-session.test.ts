@@ -35,6 +35,26 @@ describe.concurrent('ChatSession', () => {
     expect(session.messages.map((m) => [m.id, m.sender, m.content])).toEqual(listed.data.map((m) => [m.id, m.sender, m.content]));
   });
 
+  test('a message sent at once after start waits for the stream to open, so a fast reply still comes packet by packet', async () => {
+    // The stream opens 300 ms late; Nova's whole reply takes about 50 ms.
+    const proxy = await messagingProxy(t.emu.messagingUrl, { delayEventsMs: 300 });
+    const client = createClient({ baseUrl: t.emu.url, messagingUrl: proxy.url, apiKey: API_KEY });
+    try {
+      const session = new ChatSession(client, 'char_nova');
+      const { packets, notices } = recorded(session);
+      await session.start();
+      const reply = await session.send('hello');
+      session.close();
+      expect(reply).toMatchObject({ content: NOVA_HELLO, isStreaming: false });
+      expect(packets().length).toBeGreaterThanOrEqual(5);
+      expect(packets().map((p) => p.contentDelta).join('')).toBe(NOVA_HELLO);
+      expect(notices()).toEqual([]);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
+
   test('without an event stream it says so and polls: the reply still arrives whole', async () => {
     const proxy = await messagingProxy(t.emu.messagingUrl, { refuseEvents: true });
     const client = createClient({ baseUrl: t.emu.url, messagingUrl: proxy.url, apiKey: API_KEY });
