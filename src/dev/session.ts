@@ -52,7 +52,8 @@ export class DevSession {
   private client: PlatformClient | null = null;
   private admin: EmulatorAdmin | null = null;
   private plugin: PluginProcess | null = null;
-  private watcher: FSWatcher | null = null;
+  /** Watched folders, each with the names of the files in it that matter (the manifest, its schema files). */
+  private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
   private debounce: NodeJS.Timeout | null = null;
   private readonly stopStream = new AbortController();
   private secret = '';
@@ -82,7 +83,7 @@ export class DevSession {
     this.pluginId = outcome.pluginId;
     await this.openStream();
     this.startPlugin();
-    this.watchManifest();
+    this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
   }
 
   /** Stops the plugin, the stream, the watcher and an emulator this session started. */
@@ -90,7 +91,8 @@ export class DevSession {
     if (this.stopped) return;
     this.stopped = true;
     this.verifyRun++;
-    this.watcher?.close();
+    for (const { watcher } of this.watchers.values()) watcher.close();
+    this.watchers.clear();
     if (this.debounce) clearTimeout(this.debounce);
     this.stopStream.abort();
     await this.plugin?.stop();
@@ -220,15 +222,44 @@ export class DevSession {
     }
   }
 
-  private watchManifest(): void {
-    const file = basename(this.options.manifestPath);
-    // The folder, not the file: editors save by writing a new file and renaming it over the old one.
-    this.watcher = watch(dirname(this.options.manifestPath), (_event, name) => {
-      if (name !== null && name !== file) return;
-      if (this.debounce) clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => void this.redeploy(), DEBOUNCE_MS);
-    });
-    this.watcher.on('error', (error) => this.report.warn(`cannot watch ${this.options.manifestPath}: ${error.message}`));
+  /**
+   * Redeploys when the manifest or a schema file its `$ref`s read changes. Folders are watched,
+   * not files: editors save by writing a new file and renaming it over the old one.
+   */
+  private watchFiles(files: string[]): void {
+    if (this.stopped) return;
+    const wanted = new Map<string, Set<string>>();
+    for (const file of files) {
+      const folder = dirname(file);
+      if (!wanted.has(folder)) wanted.set(folder, new Set());
+      wanted.get(folder)!.add(basename(file));
+    }
+    for (const [folder, { watcher }] of this.watchers) {
+      if (wanted.has(folder)) continue;
+      watcher.close();
+      this.watchers.delete(folder);
+    }
+    for (const [folder, names] of wanted) {
+      const current = this.watchers.get(folder);
+      if (current) {
+        current.names = names;
+        continue;
+      }
+      try {
+        const entry = {
+          names,
+          watcher: watch(folder, (_event, name) => {
+            if (name !== null && !entry.names.has(name)) return;
+            if (this.debounce) clearTimeout(this.debounce);
+            this.debounce = setTimeout(() => void this.redeploy(), DEBOUNCE_MS);
+          }),
+        };
+        entry.watcher.on('error', (error) => this.report.warn(`cannot watch ${folder}: ${error.message}`));
+        this.watchers.set(folder, entry);
+      } catch (error) {
+        this.report.warn(`cannot watch ${folder}: ${(error as Error).message}`);
+      }
+    }
   }
 
   private redeploy(): Promise<void> {
@@ -237,6 +268,7 @@ export class DevSession {
       try {
         const before = this.webhookUrl;
         const outcome = await this.deploy();
+        this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
         if (outcome.pluginId !== this.pluginId) this.pluginId = outcome.pluginId;
         if (!this.plugin?.running) this.plugin?.restartNow();
         else if (!this.verified || before !== this.webhookUrl || outcome.done.length) void this.whenUp(false);

@@ -57,7 +57,7 @@ export function interpolate(value: string, file: string, path: string, environme
   });
 }
 
-async function resolveSchema(schema: unknown, base: string, file: string, path: string): Promise<JsonSchema | undefined> {
+async function resolveSchema(schema: unknown, base: string, file: string, path: string, read: Set<string>): Promise<JsonSchema | undefined> {
   if (schema === undefined) return undefined;
   const s = schema as JsonSchema;
   const ref = s.$ref;
@@ -65,6 +65,7 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
   // (like "#/definitions/x") belong to the schema itself.
   if (typeof ref === 'string' && Object.keys(s).length === 1 && !ref.startsWith('#') && !/^[a-z]+:/i.test(ref)) {
     const target = isAbsolute(ref) ? ref : resolve(base, ref);
+    read.add(target);
     let text: string;
     try {
       text = await readFile(target, 'utf8');
@@ -133,7 +134,8 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
       throw new ManifestError(file, 'plugin.webhookUrl', `"${plugin.webhookUrl}" is not an http(s) URL`);
     }
   }
-  plugin.inputsSchema = (await resolveSchema(plugin.inputsSchema, base, file, 'plugin.inputsSchema')) ?? {};
+  const schemaFiles = new Set<string>();
+  plugin.inputsSchema = (await resolveSchema(plugin.inputsSchema, base, file, 'plugin.inputsSchema', schemaFiles)) ?? {};
   return {
     path: resolve(path),
     plugin,
@@ -142,8 +144,8 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
         name: a.name,
         title: a.title ?? '',
         description: a.description ?? '',
-        argsSchema: await resolveSchema(a.argsSchema, base, file, `actions[${i}].argsSchema`),
-        returnSchema: await resolveSchema(a.returnSchema, base, file, `actions[${i}].returnSchema`),
+        argsSchema: await resolveSchema(a.argsSchema, base, file, `actions[${i}].argsSchema`, schemaFiles),
+        returnSchema: await resolveSchema(a.returnSchema, base, file, `actions[${i}].returnSchema`, schemaFiles),
       })),
     ),
     externalEvents: await Promise.all(
@@ -151,9 +153,10 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
         name: e.name,
         title: e.title ?? '',
         description: e.description ?? '',
-        payloadSchema: await resolveSchema(e.payloadSchema, base, file, `externalEvents[${i}].payloadSchema`),
+        payloadSchema: await resolveSchema(e.payloadSchema, base, file, `externalEvents[${i}].payloadSchema`, schemaFiles),
       })),
     ),
     installs,
+    schemaFiles: [...schemaFiles],
   };
 }

@@ -48,4 +48,6 @@ export interface Manifest {
   actions: ManifestAction[];
   externalEvents: ManifestExternalEvent[];
   installs: ManifestInstall[];
+  /** Absolute paths of the schema files its `$ref`s read (so `dev` can watch them too). */
+  schemaFiles: string[];
 }

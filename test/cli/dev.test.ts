@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,9 +23,12 @@ createServer(handler).listen(Number(process.env.PORT), '127.0.0.1', () => consol
 function manifest(description: string) {
   return JSON.stringify({
     plugin: { name: 'Dev loop plugin', description, type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' },
+    actions: [{ name: 'lookup', argsSchema: { $ref: './schemas/lookup-args.json' } }],
     installs: [{ name: 'on nova', agent: 'agent_nova' }],
   });
 }
+
+const argsSchema = (required: string[]) => ({ type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } }, required });
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -63,6 +66,8 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   });
   await writeFile(join(dir, 'server.js'), SERVER_JS);
   await writeFile(join(dir, 'plugsmith.json'), manifest('first'));
+  await mkdir(join(dir, 'schemas'));
+  await writeFile(join(dir, 'schemas', 'lookup-args.json'), JSON.stringify(argsSchema(['query'])));
   const port = await freePort();
   const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
   const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env });
@@ -94,6 +99,15 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
     return body.data.description === 'second' ? true : undefined;
   });
   await until('the redeploy note', () => (/update plugin Dev loop plugin \(description\)/.test(dev.stderr()) ? true : undefined));
+
+  // So is a change to a schema file the manifest's $ref reads, in a folder of its own.
+  await writeFile(join(dir, 'schemas', 'lookup-args.json'), JSON.stringify(argsSchema(['query', 'limit'])));
+  await until('the schema redeploy', async () => {
+    const response = await request(`${state.url}/api/plugins/${pluginId}/actions`, { headers: { authorization: `Bearer ${state.token}` } });
+    const body = (await response.body.json()) as { data: Array<{ name: string; argsSchema: { required?: string[] } }> };
+    return body.data.find((a) => a.name === 'lookup')?.argsSchema.required?.length === 2 ? true : undefined;
+  });
+  await until('the schema redeploy note', () => (/update action lookup \(argsSchema\)/.test(dev.stderr()) ? true : undefined));
 
   // Killing the plugin is reported; it is restarted and answers again.
   const pid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
