@@ -60,17 +60,14 @@ export default async function management({ duration, quick }) {
       await e.stop();
     }
 
-    // Emulator start to first answered request with 100,000 stored plugins.
+    // Emulator start to first answered request with 100,000 stored plugins: from spawning the
+    // process to the answer of a real read of the store (not the health check, which reads none).
     {
       const dir = await tempDir();
       populate(dir, quick ? 10_000 : 100_000);
       const started = process.hrtime.bigint();
+      const since = () => Number(process.hrtime.bigint() - started) / 1e6;
       const e = await startServer('emulator.js', [dir]);
-      const res = await request(`${e.url}/_emulator/health`);
-      await res.body.dump();
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      rows.push({ name: `emulator start to first answer (${quick ? '10k' : '100k'} plugins)`, ms, target: '< 1500 ms' });
-      // Records are parsed on first use: what the first lookup and the first full scan cost after start.
       const timed = async (path) => {
         const t0 = process.hrtime.bigint();
         const r = await request(`${e.url}${path}`, { headers: { authorization: e.token } });
@@ -78,8 +75,16 @@ export default async function management({ duration, quick }) {
         if (r.statusCode !== 200) throw new Error(`${path} → ${r.statusCode}`);
         return Number(process.hrtime.bigint() - t0) / 1e6;
       };
-      rows.push({ name: '  then the first GET /api/plugins/:id', ms: await timed('/api/plugins/plg_bench_0000042') });
-      rows.push({ name: '  then the first marketplace page (parses every plugin)', ms: await timed('/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3') });
+      const size = quick ? '10k' : '100k';
+      const listening = since();
+      const first = await timed('/api/plugins/plg_bench_0000042');
+      rows.push({ name: `emulator start to first answered GET /api/plugins/:id (${size} plugins)`, ms: since(), target: '< 1500 ms' });
+      rows.push({ name: '  of which: spawn to listening', ms: listening });
+      rows.push({ name: '  of which: that first GET', ms: first });
+      // Records are parsed on first use: the first full scan parses every plugin.
+      const scan = await timed('/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3');
+      rows.push({ name: '  then the first marketplace page (parses every plugin)', ms: scan });
+      rows.push({ name: `  start to that marketplace page (${size} plugins)`, ms: since() });
       rows.push({ name: '  then the same marketplace page again', ms: await timed('/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=2') });
       await e.stop();
     }
