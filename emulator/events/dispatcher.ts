@@ -64,8 +64,9 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 /**
  * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
  * attempt in the `deliveries` collection, retried on a schedule, resumed after a restart. Each
- * pending delivery has its own timer and attempts run side by side (bounded by `concurrency`),
- * so a target that hangs or refuses connections never holds up the others.
+ * pending delivery has its own timer and attempts run side by side, at most `concurrency` in all
+ * and `perPluginConcurrency` per plugin, with plugins taking free slots in turn: a webhook that
+ * hangs or refuses connections holds only its own few slots and never holds up the others.
  */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
@@ -76,8 +77,10 @@ export class EventDispatcher {
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
-  /** Attempts waiting for a free slot, oldest first. */
-  private readonly queue = new Fifo<() => void>();
+  /** Each plugin's attempts running and waiting for a slot. */
+  private readonly lanes = new Map<string, Lane>();
+  /** Lanes with a waiting attempt and room under their own limit, in turn. */
+  private readonly ready = new Fifo<Lane>();
   private running = 0;
   /** Deliveries finished since the log was last pruned. */
   private finishedSincePrune = 0;
@@ -230,7 +233,14 @@ export class EventDispatcher {
     await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
     clearTimeout(grace);
     for (const attempt of this.live) attempt.interrupt();
-    for (let wake = this.queue.shift(); wake; wake = this.queue.shift()) wake();
+    // Waiting attempts see `closed` once woken and end without sending.
+    for (const lane of this.lanes.values()) {
+      for (let wake = lane.waiting.shift(); wake; wake = lane.waiting.shift()) {
+        lane.running++;
+        this.running++;
+        wake();
+      }
+    }
     await Promise.allSettled(pending);
     await this.http.destroy();
   }
@@ -277,8 +287,9 @@ export class EventDispatcher {
 
   private async attemptOnce(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
     this.clearTimer(id);
-    if (this.closed || this.db.deliveries.get(id)?.status !== 'pending') return null;
-    await this.acquire();
+    const queued = this.db.deliveries.get(id);
+    if (this.closed || queued?.status !== 'pending') return null;
+    const lane = await this.acquire(queued.pluginId);
     try {
       const due = this.db.deliveries.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
@@ -304,7 +315,7 @@ export class EventDispatcher {
       // The store closed under us: the delivery stays pending in the journal and resumes next start.
       return null;
     } finally {
-      this.release();
+      this.release(lane);
     }
   }
 
@@ -382,23 +393,56 @@ export class EventDispatcher {
     this.timers.delete(id);
   }
 
-  private acquire(): Promise<void> {
-    if (this.running < this.options.concurrency) {
+  /** Waits for a slot for an attempt to a plugin's webhook: one of `concurrency`, and of its own `perPluginConcurrency`. */
+  private acquire(pluginId: string): Promise<Lane> {
+    let lane = this.lanes.get(pluginId);
+    if (!lane) this.lanes.set(pluginId, (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }));
+    const own = lane;
+    if (own.waiting.size === 0 && own.running < this.options.perPluginConcurrency && this.running < this.options.concurrency) {
+      own.running++;
       this.running++;
-      return Promise.resolve();
+      return Promise.resolve(own);
     }
-    return new Promise((resolve) =>
-      this.queue.push(() => {
-        this.running++;
-        resolve();
-      }),
-    );
+    return new Promise((resolve) => {
+      own.waiting.push(() => resolve(own));
+      this.offer(own);
+    });
   }
 
-  private release(): void {
+  private release(lane: Lane): void {
+    lane.running--;
     this.running--;
-    this.queue.shift()?.();
+    this.offer(lane);
+    // Free slots go to the lanes in turn: one attempt each, then to the back of the line.
+    while (this.running < this.options.concurrency) {
+      const next = this.ready.shift();
+      if (!next) break;
+      next.inTurn = false;
+      const wake = next.waiting.shift();
+      if (!wake) continue;
+      next.running++;
+      this.running++;
+      this.offer(next);
+      wake();
+    }
+    if (lane.running === 0 && lane.waiting.size === 0) this.lanes.delete(lane.pluginId);
   }
+
+  /** Puts a lane in line for a slot when it has a waiting attempt and room under its own limit. */
+  private offer(lane: Lane): void {
+    if (lane.inTurn || lane.waiting.size === 0 || lane.running >= this.options.perPluginConcurrency) return;
+    lane.inTurn = true;
+    this.ready.push(lane);
+  }
+}
+
+/** One plugin's share of the dispatcher's slots. */
+interface Lane {
+  pluginId: string;
+  running: number;
+  waiting: Fifo<() => void>;
+  /** True while it is in the dispatcher's line of ready lanes. */
+  inTurn: boolean;
 }
 
 /**
@@ -408,6 +452,10 @@ export class EventDispatcher {
 class Fifo<T> {
   private items: Array<T | undefined> = [];
   private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
 
   push(item: T): void {
     this.items.push(item);

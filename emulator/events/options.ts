@@ -8,8 +8,13 @@ export interface DeliveryOptions {
   timeScale?: number;
   /** Relative jitter applied to each scheduled delay (0.2 = ±20 %); default 0.2. */
   jitter?: number;
-  /** Most attempts in flight at once, over all targets; default 128. */
+  /** Most attempts in flight at once, over all plugins; default 256. */
   concurrency?: number;
+  /**
+   * Most attempts in flight at once to one plugin's webhook; default 16. A webhook that hangs can
+   * hold no more than this many of the `concurrency` slots, and plugins take free slots in turn.
+   */
+  perPluginConcurrency?: number;
   /**
    * Most deliveries the log keeps; past it the oldest finished ones (delivered, failed, exhausted)
    * are dropped, so sustained traffic cannot grow memory and the data dir without end. Pending
@@ -30,13 +35,15 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
     schedule: options.schedule ?? DEFAULT_SCHEDULE_MS,
     timeScale: options.timeScale ?? 1,
     jitter: options.jitter ?? 0.2,
-    concurrency: options.concurrency ?? 128,
+    concurrency: options.concurrency ?? 256,
+    perPluginConcurrency: options.perPluginConcurrency ?? 16,
     logLimit: options.logLimit ?? 10_000,
   };
   if (!(resolved.timeoutMs > 0)) throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
   if (!(resolved.timeScale > 0)) throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
   if (!(resolved.jitter >= 0 && resolved.jitter < 1)) throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
   if (!(Number.isInteger(resolved.concurrency) && resolved.concurrency > 0)) throw new RangeError(`delivery.concurrency must be a positive integer`);
+  if (!(Number.isInteger(resolved.perPluginConcurrency) && resolved.perPluginConcurrency > 0)) throw new RangeError(`delivery.perPluginConcurrency must be a positive integer`);
   if (!(Number.isInteger(resolved.logLimit) && resolved.logLimit > 0)) throw new RangeError(`delivery.logLimit must be a positive integer`);
   if (!resolved.schedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new RangeError('delivery.schedule must hold non-negative numbers of ms');
   return resolved;

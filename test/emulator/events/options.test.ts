@@ -40,6 +40,8 @@ describe('retry schedule', () => {
     expect(() => resolveDeliveryOptions({ timeScale: -1 })).toThrow(/timeScale/);
     expect(() => resolveDeliveryOptions({ schedule: [1, -5] })).toThrow(/schedule/);
     expect(() => resolveDeliveryOptions({ concurrency: 0 })).toThrow(/concurrency/);
+    expect(() => resolveDeliveryOptions({ perPluginConcurrency: 1.5 })).toThrow(/perPluginConcurrency/);
+    expect(resolveDeliveryOptions()).toMatchObject({ concurrency: 256, perPluginConcurrency: 16 });
   });
 });
 
