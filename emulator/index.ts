@@ -133,7 +133,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     managementUrl = urlOf(management, host);
     messagingUrl = urlOf(messaging, host);
     // Deliveries left pending by the last run (a data dir) pick up where they stopped.
-    events.resume();
+    await events.resume();
 
     const apps = [management, messaging];
     let closed = false;

@@ -42,7 +42,15 @@ export interface ChallengeResult {
   verified: boolean;
   reason?: string;
   deliveryId: string;
+  /** True when the emulator stopped before the webhook answered: the challenge proved nothing either way. */
+  interrupted?: boolean;
 }
+
+/** Why a WEBHOOK_CHALLENGE is not sent again; the thing to do instead. */
+export const CHALLENGE_NOT_RESENT = 'a WEBHOOK_CHALLENGE is never sent again (its answer decides verification): verify the webhook again with `plugsmith plugins verify <pluginId>` or POST /api/plugins/:pluginId/verify-webhook';
+
+/** A refusal to redeliver, with the reason (the route answers 409). */
+export class RedeliveryRefused extends Error {}
 
 /** How long `close()` lets attempts in flight finish before cutting them off. */
 const CLOSE_GRACE_MS = 1000;
@@ -147,7 +155,7 @@ export class EventDispatcher {
     });
     await this.save(record);
     const done = await this.run(record.id, (outcome) => challengeProblem(outcome, challenge));
-    if (!done) return { verified: false, reason: 'the emulator is shutting down', deliveryId: record.id };
+    if (!done) return { verified: false, reason: 'the emulator stopped before the webhook answered', deliveryId: record.id, interrupted: true };
     if (done.status === 'delivered') return { verified: true, deliveryId: record.id };
     return { verified: false, reason: done.attempts.at(-1)?.error ?? 'no answer', deliveryId: record.id };
   }
@@ -156,6 +164,7 @@ export class EventDispatcher {
   async redeliver(deliveryId: string): Promise<DeliveryView | null> {
     const original = this.db.deliveries.get(deliveryId);
     if (!original) return null;
+    if (original.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
     const plugin = this.db.plugins.get(original.pluginId);
     const now = nowIso();
     const record: DeliveryRecord = {
@@ -175,11 +184,32 @@ export class EventDispatcher {
     return presentDelivery((await this.run(record.id)) ?? record);
   }
 
-  /** Schedules every pending delivery found in the store (after a restart). */
-  resume(): void {
+  /**
+   * Schedules every pending delivery found in the store (after a restart). A challenge left
+   * pending was cut off by the stop: it is closed as failed, never sent again, since only the
+   * verify-webhook call that sent it judges its answer.
+   */
+  async resume(): Promise<void> {
+    const closing: Promise<void>[] = [];
     for (const record of this.db.deliveries.where('status', 'pending')) {
+      if (!record.retries) {
+        const cutOff: DeliveryAttempt = {
+          number: record.attempts.length + 1,
+          startedAt: record.nextAttemptAt ?? record.createdAt,
+          url: record.url ?? '',
+          webhookTimestamp: '',
+          durationMs: 0,
+          responseStatus: null,
+          responseBody: null,
+          error: `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`,
+          nextAttemptAt: null,
+        };
+        closing.push(this.save({ ...record, status: 'failed', nextAttemptAt: null, attempts: [...record.attempts, cutOff], updatedAt: nowIso() }));
+        continue;
+      }
       this.scheduleAt(record.id, record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now());
     }
+    await Promise.all(closing);
   }
 
   /** Deliveries in the log that match, oldest first. */

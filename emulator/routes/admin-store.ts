@@ -84,7 +84,7 @@ export default async function adminStoreRoutes(app: FastifyInstance, { services 
     }
     await Promise.all(writes);
     if (services.store.persistent) await services.store.compact();
-    services.events.resume();
+    await services.events.resume();
     return ok({ imported: true, counts });
   });
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
-import { forbidden, notFound } from '../errors.js';
+import { conflict, forbidden, notFound } from '../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
-import { presentDelivery, type AttemptNotice } from '../events/dispatcher.js';
+import { presentDelivery, RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
 import { params, type RouteOptions } from './common.js';
 
 /** Filterable and sortable delivery fields, and what `@search` looks at. */
@@ -96,7 +96,13 @@ export default async function deliveryRoutes(app: FastifyInstance, { services }:
 
   app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId') } }, async (request, reply) => {
     const { deliveryId } = request.params as { deliveryId: string };
-    const delivery = await events.redeliver(deliveryId);
+    let delivery;
+    try {
+      delivery = await events.redeliver(deliveryId);
+    } catch (error) {
+      if (error instanceof RedeliveryRefused) throw conflict(error.message);
+      throw error;
+    }
     if (!delivery) throw notFound('delivery', deliveryId);
     reply.status(201);
     return ok(delivery);

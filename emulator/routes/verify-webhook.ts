@@ -24,8 +24,9 @@ export default async function verifyWebhookRoutes(app: FastifyInstance, { servic
     }
     const result = await services.events.challenge(plugin);
     // The URL may have changed while the challenge was out: only the URL that answered is verified.
+    // A challenge cut off by the emulator stopping proved nothing, so it changes nothing.
     const current = db.plugins.get(pluginId);
-    if (current && current.webhookUrl === plugin.webhookUrl && current.webhookUrlIsVerified !== result.verified) {
+    if (!result.interrupted && current && current.webhookUrl === plugin.webhookUrl && current.webhookUrlIsVerified !== result.verified) {
       await db.plugins.put({ ...current, webhookUrlIsVerified: result.verified, updatedAt: nowIso() });
     }
     return ok(result.verified ? { verified: true, deliveryId: result.deliveryId } : { verified: false, reason: result.reason, deliveryId: result.deliveryId });
