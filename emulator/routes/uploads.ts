@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fromAjv, lazyValidator } from '../validation/json-schema.js';
 import { ok } from '../http.js';
-import { ApiError, badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
+import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
@@ -102,13 +102,17 @@ export function findVisibleFile(services: Services, request: FastifyRequest, fil
   if (!file) throw notFound('file', fileId);
   const principal = request.principal;
   if (principal?.kind === 'instance') {
-    // A data provider reads the files of its repository, and nothing else.
+    // A data provider reads the files of its repository, and nothing else: a 403 for any other
+    // file, as for any other thing its scopes do not allow.
     const instance = services.db.instances.get(principal.instanceId);
-    const inRepository =
-      instance?.entityType === 'REPOSITORY' &&
-      services.db.repositoryFiles.where('repositoryId', instance.entityId).some((link) => link.fileId === fileId);
-    if (!inRepository) throw notFound('file', fileId);
-    requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: instance!.entityId });
+    if (instance && instance.entityType !== 'REPOSITORY') {
+      throw forbidden(`This installation access token acts on ${instance.entityType.toLowerCase()} ${instance.entityId}; only a repository's data provider reads files`);
+    }
+    const repositoryId = instance?.entityId ?? '';
+    requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
+    if (!services.db.repositoryFiles.where('repositoryId', repositoryId).some((link) => link.fileId === fileId)) {
+      throw forbidden(`This installation access token reads only the files of repository ${repositoryId}; file ${fileId} is not one of them`);
+    }
     return file;
   }
   requireUser(request);

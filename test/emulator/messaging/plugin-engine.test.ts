@@ -260,6 +260,26 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
     expect((await write('conv_missing', body)).status).toBe(404);
   });
 
+  it('refuses an installation token of this agent without AGENT_MESSAGE_WRITE (403), and one whose instance was removed (401)', async () => {
+    const body = { content: 'x', isStreaming: false };
+    const installOnAgent = async (scopes: string[]) => {
+      const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', { auth: USER_TOKEN, body: { name: 'another', pluginId, events: [], scopes } });
+      expect(installed.status, JSON.stringify(installed.body)).toBe(201);
+      const id = installed.body.data.id as string;
+      await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: id });
+      return { id, token: plugin.tokens.get(id)! };
+    };
+    const unscoped = await installOnAgent([]);
+    const refused = await write(conversationId, body, { token: unscoped.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain('lacks the AGENT_MESSAGE_WRITE scope');
+
+    const removed = await installOnAgent(['AGENT_MESSAGE_WRITE']);
+    expect((await write(conversationId, body, { token: removed.token })).status).toBe(201);
+    expect((await call(emu.url, 'DELETE', `/api/agents/agent_a/plugins/${removed.id}`, { auth: USER_TOKEN })).status).toBe(200);
+    expect((await write(conversationId, body, { token: removed.token })).status).toBe(401);
+  });
+
   it('refuses bad packets with 4xx and details', async () => {
     const opened = await write(conversationId, { content: 'open' });
     expect(opened.status).toBe(201);

@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { buildManagementApp } from '../../../emulator/app.js';
-import { requireInstanceScope } from '../../../emulator/auth/scopes.js';
-import { ok } from '../../../emulator/http.js';
 import { call, install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../events/helpers.js';
 
 // Who calls: every kind of credential the management API meets.
@@ -26,8 +22,6 @@ type Caller = (typeof CALLERS)[number];
 
 let emu: Emulator;
 let hook: WebhookServer;
-let scoped: FastifyInstance;
-let scopedUrl: string;
 const token: Partial<Record<Caller, string | null>> = {
   none: null,
   unknown: 'pst_this_token_was_never_issued',
@@ -38,27 +32,30 @@ const token: Partial<Record<Caller, string | null>> = {
   limitedInside: TOKENS.ownerLimitedToAcme,
   limitedOutside: TOKENS.ownerLimitedToOther,
 };
-let ids: { dataProvider: string; handler: string; app: string; privatePlugin: string };
+let ids: { dataProvider: string; handler: string; app: string; privatePlugin: string; file: string };
+
+/** A file uploaded through a signed URL (org_acme) and added to a repository; its id. */
+async function fileInRepository(repositoryId: string): Promise<string> {
+  const generated = await call(emu.url, 'POST', '/api/generate-upload-url', TOKENS.owner, { files: [{ fileName: 'matrix.md' }], parentId: 'org_acme', parentType: 'ORG' });
+  const { signedUrl, fileRecord } = generated.body.data.files[0];
+  const put = await request(signedUrl, { method: 'PUT', body: 'matrix' });
+  await put.body.dump();
+  expect(put.statusCode).toBeLessThan(300);
+  expect((await call(emu.url, 'PATCH', '/api/status', TOKENS.owner, { fileId: fileRecord.id, status: 'UPLOADED' })).status).toBe(200);
+  expect((await call(emu.url, 'POST', `/api/repositories/${repositoryId}/files`, TOKENS.owner, { fileId: fileRecord.id })).status).toBe(201);
+  return fileRecord.id;
+}
 
 beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
-  // The same services behind a route guarded like the repository files route (REPOSITORY_FILES_READ on its repository).
-  scoped = await buildManagementApp(emu.services);
-  scoped.get('/api/test/repositories/:repositoryId/files', async (request) => {
-    const { repositoryId } = request.params as { repositoryId: string };
-    requireInstanceScope(emu.services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
-    return ok([]);
-  });
-  await scoped.listen({ port: 0, host: '127.0.0.1' });
-  scopedUrl = `http://127.0.0.1:${(scoped.server.address() as AddressInfo).port}`;
 
   const common = { webhookUrl: hook.url, isPublic: true, scopes: ['REPOSITORY_FILES_READ', 'AGENT_MESSAGE_WRITE'] };
   const dataProvider = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'DATA_PROVIDER', ...common });
   const handler = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'EVENT_HANDLER', ...common });
   const app = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'APP', ...common });
   const privatePlugin = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: hook.url });
-  ids = { dataProvider: dataProvider.id, handler: handler.id, app: app.id, privatePlugin: privatePlugin.id };
+  ids = { dataProvider: dataProvider.id, handler: handler.id, app: app.id, privatePlugin: privatePlugin.id, file: await fileInRepository('repo_acme') };
   // The app exists (in org_acme) once it has an instance.
   await install(emu, hook, TOKENS.owner, '/api/apps/app_matrix/plugins', { name: 'anchor', pluginId: app.id, events: [], scopes: [], orgId: 'org_acme' });
 
@@ -71,7 +68,6 @@ beforeAll(async () => {
   token.instanceUninstalled = gone.accessToken;
 });
 afterAll(async () => {
-  await scoped?.close();
   await emu?.close();
   await hook?.close();
 });
@@ -89,7 +85,6 @@ interface Row {
   /** The path, after any setup the call needs (a fresh instance to delete). */
   path: () => Promise<string> | string;
   body?: () => Record<string, unknown>;
-  base?: () => string;
   expected: Record<Caller, number>;
 }
 
@@ -117,32 +112,35 @@ const ROWS: Row[] = [
     path: () => `/api/plugins/${ids.privatePlugin}/verify-webhook`,
     expected: { ...unauthenticated, nonMember: 404, viewer: 403, member: 200, owner: 200, limitedInside: 200, limitedOutside: 404, ...instanceCallers },
   },
-  {
-    route: 'a route checking REPOSITORY_FILES_READ on repo_acme (requireInstanceScope)',
+  // The routes an installation token is for: a data provider reading its repository's files.
+  ...[
+    ['GET /api/repositories/:repositoryId/files', () => '/api/repositories/repo_acme/files'],
+    ['GET /api/access/:fileId (a file of repo_acme)', () => `/api/access/${ids.file}`],
+  ].map(([route, path]) => ({
+    route: route as string,
     method: 'GET',
-    base: () => scopedUrl,
-    path: () => '/api/test/repositories/repo_acme/files',
+    path: path as () => string,
     expected: {
       ...unauthenticated,
-      nonMember: 403,
-      viewer: 403,
-      member: 403,
-      owner: 403,
-      limitedInside: 403,
-      limitedOutside: 403,
+      nonMember: 404,
+      viewer: 200,
+      member: 200,
+      owner: 200,
+      limitedInside: 200,
+      limitedOutside: 404,
       instanceRightScope: 200,
       instanceWrongScope: 403,
       instanceOtherEntity: 403,
       instanceUninstalled: 401,
     },
-  },
+  })),
 ];
 
 const CASES = ROWS.flatMap((row) => CALLERS.map((caller) => ({ ...row, caller, status: row.expected[caller] })));
 
 describe('authorization of the instance, verification and scope-checked routes', () => {
-  it.each(CASES)('$route as $caller → $status', async ({ method, path, body, base, caller, status }) => {
-    const result = await call(base ? base() : emu.url, method, await path(), token[caller], body?.());
+  it.each(CASES)('$route as $caller → $status', async ({ method, path, body, caller, status }) => {
+    const result = await call(emu.url, method, await path(), token[caller], body?.());
     expect(result.status, JSON.stringify(result.body)).toBe(status);
     if (status >= 400) expect(result.body.ok).toBe(false);
   });

@@ -88,7 +88,7 @@ describe('repository files', () => {
   const reach: Array<[string, string, string, number | ((s: number) => boolean)]> = [
     ['lists its repository files', 'GET', '/api/repositories/repo_docs/files', 200],
     ['reads a file of its repository', 'GET', '/api/access/{file}', 200],
-    ['cannot read a file outside its repository', 'GET', '/api/access/{outside}', 404],
+    ['cannot read a file outside its repository', 'GET', '/api/access/{outside}', 403],
     ['cannot list org files', 'GET', '/api?parentId=org_dev&parentType=ORG', 403],
     ['cannot add files to its repository', 'POST', '/api/repositories/repo_docs/files', 403],
     ['cannot remove files', 'DELETE', '/api/repositories/repo_docs/files/{file}', 403],
