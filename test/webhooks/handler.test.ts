@@ -1,4 +1,6 @@
 import { Readable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import Fastify from 'fastify';
 import { request } from 'undici';
 import { describe, expect, it, vi } from 'vitest';
@@ -216,6 +218,31 @@ describe('handleWebhook', () => {
       expect(seen).toEqual(['evt_installed']);
     } finally {
       await app.close();
+    }
+  });
+
+  it('serves express: mounted as it is, behind express.raw(), and says what to change behind express.json()', async () => {
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (event) => void seen.push(event.id) } });
+    const app = express();
+    app.post('/plain', handler);
+    app.post('/raw', express.raw({ type: 'application/json' }), handler);
+    app.post('/json', express.json(), handler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(await deliver(`${url}/plain`, challenge, secret)).toMatchObject({ status: 200, body: { challenge: 'ch_4f1c2d' } });
+      expect(await deliver(`${url}/plain`, installed, secret)).toMatchObject({ status: 200, body: { ok: true } });
+      expect(await deliver(`${url}/raw`, installed, secret)).toMatchObject({ status: 200, body: { ok: true } });
+      expect((await deliver(`${url}/raw`, installed, generateWebhookSecret())).status).toBe(401);
+      const parsed = await deliver(`${url}/json`, installed, secret);
+      expect(parsed.status).toBe(500);
+      expect(parsed.body.error.message).toMatch(/express\.raw/);
+      expect(seen).toEqual(['evt_installed', 'evt_installed']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { Webhook } from 'standardwebhooks';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import type { AttemptNotice } from '../../../emulator/events/dispatcher.js';
 import { answerProperly, call, closedPortUrl, ROLES_SEED, TOKENS, verifiedPlugin, verifyReceived, WebhookServer, type Responder } from './helpers.js';
@@ -58,6 +59,8 @@ describe('webhook delivery', () => {
     expect(received[0].headers['webhook-id']).toBe(delivery.eventId);
     expect(received[1].headers['webhook-id']).toBe(delivery.eventId);
     for (const r of received) expect(verifyReceived(r, plugin.webhookSecret).id).toBe(delivery.eventId);
+    // What went over the wire verifies with a third-party Standard Webhooks library too.
+    for (const r of received) expect(new Webhook(plugin.webhookSecret).verify(r.body, r.headers as Record<string, string>)).toMatchObject({ id: delivery.eventId, type: 'PLUGIN_INSTALLED' });
     expect(received.map((r) => r.headers['webhook-timestamp'])).toEqual(delivery.attempts.map((a) => a.webhookTimestamp));
   });
 
