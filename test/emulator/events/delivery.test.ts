@@ -163,6 +163,45 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('webhook delivery through the API', () => {
+  it('an ASYNC install answers while its webhook still holds PLUGIN_INSTALLED; a SYNC one after the first attempt', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hook = await server();
+    const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: hook.url });
+    hook.responder = async (event, received) => {
+      if (event.type === 'PLUGIN_INSTALLED' && event.data.instance.eventDispatchMode === 'ASYNC') await released;
+      if (event.type === 'PLUGIN_INSTALLED' && event.data.instance.eventDispatchMode === 'SYNC') return { status: 503 };
+      return answerProperly(event, received);
+    };
+    const body = { name: 'h', pluginId: plugin.id, events: [], scopes: [] };
+    try {
+      // Had the call waited for its delivery, it could not answer before the webhook is released.
+      const quick = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { ...body, eventDispatchMode: 'ASYNC' });
+      expect(quick.status).toBe(201);
+      await hook.waitFor(1, 'PLUGIN_INSTALLED');
+      expect(emu.deliveries.list({ type: 'PLUGIN_INSTALLED', pluginInstanceId: quick.body.data.id, status: 'any' })).toMatchObject([{ status: 'pending', attempts: [] }]);
+    } finally {
+      release();
+    }
+    const waited = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { ...body, eventDispatchMode: 'SYNC' });
+    expect(waited.status).toBe(201);
+    // The answer came after the first attempt (a 503, to be retried) was logged.
+    const [sync] = emu.deliveries.list({ type: 'PLUGIN_INSTALLED', pluginInstanceId: waited.body.data.id, status: 'any' });
+    expect(sync.attempts.map((a) => a.responseStatus)).toEqual([503]);
+  });
+
+  it('retries a delivery whose webhook does not answer within the timeout', async () => {
+    let calls = 0;
+    const { plugin } = await handlerOnAgent({ responder: (event, received) => (event.type === 'PLUGIN_INSTALLED' && calls++ === 0 ? { hang: true } : answerProperly(event, received)) });
+    const delivery = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });
+    expect(delivery.attempts.map((a) => [a.responseStatus, a.error])).toEqual([
+      [null, 'no answer within 2000 ms'],
+      [200, null],
+    ]);
+  });
+});
+
 describe('the delivery log', () => {
   it('lists with the shared query system, shows one delivery, never the secret', async () => {
     const { plugin } = await handlerOnAgent();
