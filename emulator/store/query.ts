@@ -73,8 +73,9 @@ function single(raw: RawQuery, key: string, problems: ErrorDetail[]): string | u
 function integer(raw: RawQuery, key: string, min: number, max: number, fallback: number, problems: ErrorDetail[]): number {
   const value = single(raw, key, problems);
   if (value === undefined) return fallback;
+  // Decimal digits only: Number() would also take "0x10", "1e1" and " 10 ".
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n)) {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
     problems.push(detail([key], 'invalid_type', 'integer', value, `${key} must be a whole number`));
     return fallback;
   }
@@ -97,6 +98,9 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
   }
 
   const sortBy = list(raw['@sortBy']);
+  if (raw['@sortBy'] !== undefined && sortBy.length === 0) {
+    problems.push(detail(['@sortBy'], 'too_small', 'at least one field', raw['@sortBy'], '@sortBy needs a field; leave it out to sort by createdAt'));
+  }
   if (sortBy.length === 0) sortBy.push('createdAt');
   for (const field of sortBy) {
     // Own keys only: `constructor` or `__proto__` are not fields.
@@ -105,6 +109,9 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
     }
   }
   const orders = list(raw['@sortOrder']);
+  if (raw['@sortOrder'] !== undefined && orders.length === 0) {
+    problems.push(detail(['@sortOrder'], 'too_small', 'asc | desc', raw['@sortOrder'], '@sortOrder needs asc or desc; leave it out for desc'));
+  }
   const sortOrder: SortOrder[] = [];
   for (const order of orders) {
     if (order !== 'asc' && order !== 'desc') {
@@ -144,7 +151,7 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
         else problems.push(detail([key], 'invalid_type', 'boolean', part, `${key} must be true or false`));
       } else if (type === 'number') {
         const n = Number(part);
-        if (Number.isFinite(n)) values.push(n);
+        if (/^-?\d+(\.\d+)?$/.test(part) && Number.isFinite(n)) values.push(n);
         else problems.push(detail([key], 'invalid_type', 'number', part, `${key} must be a number`));
       } else values.push(part);
     }
