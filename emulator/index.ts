@@ -79,6 +79,7 @@ export interface Emulator {
 
 /** Starts an emulator: opens the store, seeds it when empty, and listens on both ports. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  if (options.inMemory && options.dataDir !== undefined) throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
   const dataDir = options.inMemory ? undefined : options.dataDir;
   const host = options.host ?? '127.0.0.1';
   let seed: Seed | undefined;

@@ -35,6 +35,8 @@ export interface Credentials {
 }
 
 const id = { type: 'string', minLength: 1, maxLength: 200 } as const;
+/** A token or API key: what fits in an Authorization header as it is (visible ASCII, no spaces). */
+const credential = { type: 'string', minLength: 8, maxLength: 500, pattern: '^[\\x21-\\x7e]+$' } as const;
 const seedSchema = {
   type: 'object',
   additionalProperties: false,
@@ -64,7 +66,7 @@ const seedSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['userId', 'token'],
-        properties: { userId: id, token: { type: 'string', minLength: 8, maxLength: 500 }, orgId: { type: ['string', 'null'] }, name: { type: 'string' } },
+        properties: { userId: id, token: credential, orgId: { type: ['string', 'null'] }, name: { type: 'string' } },
       },
     },
     agents: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'orgId', 'name'], properties: { id, orgId: id, name: { type: 'string' } } } },
@@ -93,7 +95,7 @@ const seedSchema = {
     },
     apiKeys: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['key', 'orgId'], properties: { key: { type: 'string', minLength: 8, maxLength: 500 }, orgId: id, name: { type: 'string' } } },
+      items: { type: 'object', additionalProperties: false, required: ['key', 'orgId'], properties: { key: credential, orgId: id, name: { type: 'string' } } },
     },
     repositories: {
       type: 'array',
@@ -103,6 +105,20 @@ const seedSchema = {
 } as const;
 
 const seedValidator = lazyValidator(seedSchema as unknown as Record<string, unknown>, { allErrors: true });
+
+/** Refuses a seed list in which two entries share `field` (a secret's value is not repeated in the message). */
+function unique<T>(items: T[], list: string, field: keyof T & string, what: string): void {
+  const seen = new Map<unknown, number>();
+  items.forEach((item, i) => {
+    const value = item[field];
+    const first = seen.get(value);
+    if (first !== undefined) {
+      const shown = what === 'token' || what === 'API key' ? '' : ` ${String(value)}`;
+      throw new SeedError(`${list}[${i}].${field}`, `duplicate ${what}${shown} (the same as ${list}[${first}].${field})`);
+    }
+    seen.set(value, i);
+  });
+}
 
 /** A seed that does not fit the format, with the path of the first bad field. */
 export class SeedError extends Error {
@@ -148,10 +164,18 @@ export function validateSeed(seed: unknown): Seed {
   s.orgs.forEach((o, i) => {
     if (orgs.has(o.id)) throw new SeedError(`orgs[${i}].id`, `duplicate org id ${o.id}`);
     orgs.add(o.id);
+    const listed = new Set<string>();
     o.members.forEach((m, j) => {
       if (!users.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `no user ${m.userId} in users`);
+      if (listed.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `user ${m.userId} is listed twice in org ${o.id}: give each member one role`);
+      listed.add(m.userId);
     });
   });
+  unique(s.tokens, 'tokens', 'token', 'token');
+  unique(s.apiKeys ?? [], 'apiKeys', 'key', 'API key');
+  unique(s.agents ?? [], 'agents', 'id', 'agent id');
+  unique(s.characters ?? [], 'characters', 'id', 'character id');
+  unique(s.repositories ?? [], 'repositories', 'id', 'repository id');
   const member = (orgId: string, userId: string) => s.orgs.find((o) => o.id === orgId)?.members.some((m) => m.userId === userId);
   s.tokens.forEach((t, i) => {
     if (!users.has(t.userId)) throw new SeedError(`tokens[${i}].userId`, `no user ${t.userId} in users`);

@@ -18,10 +18,11 @@ export function buildProgram(io: Io): Command {
     .option('--no-color', 'disable colour')
     .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
     .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')
-    .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Usage errors come back as a UserError that src/cli.ts prints once, with the help hint.
+      outputError: () => undefined,
     })
     .exitOverride();
 
@@ -50,6 +51,7 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
     if (o.choices) option.choices(o.choices);
+    if (o.conflicts) option.conflicts(o.conflicts);
     if (o.parse) {
       const parse = o.parse;
       option.argParser((value: string, previous: unknown) => {
@@ -90,7 +92,7 @@ export async function main(argv: string[], io: Io): Promise<void> {
     if (error instanceof CommanderError) {
       // --help and --version end here with exit code 0.
       if (error.exitCode === 0) return;
-      throw new UserError(error.message.replace(/^error: /, ''), EXIT.USAGE);
+      throw new UserError(`${error.message.replace(/^error: /, '')} (run with --help for usage)`, EXIT.USAGE);
     }
     throw error;
   }

@@ -15,6 +15,8 @@ export interface OptionSpec {
   description: string;
   default?: unknown;
   choices?: string[];
+  /** Options (by attribute name, e.g. `dataDir`) that may not be given with this one; defaults do not count. */
+  conflicts?: string[];
   /** Converts the raw string (and the previous value, for repeatable options). */
   parse?: (value: string, previous: unknown) => unknown;
 }

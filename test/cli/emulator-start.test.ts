@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,12 +129,47 @@ describe('plugsmith emulator start', () => {
     await proc.stop();
   });
 
+  test('without --json: a banner with the URLs, token, key and store; --host is where it listens; --in-memory writes nothing in the folder', async () => {
+    const config = await tempConfigDir();
+    const cwd = await tempDir();
+    const proc = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--host', '127.0.0.2', '--in-memory'], { cwd, env: { PLUGSMITH_CONFIG_DIR: config } });
+    const banner: string[] = [];
+    while (!banner.some((line) => line.startsWith('Use it from another terminal'))) banner.push(await proc.nextLine());
+    const text = banner.join('\n');
+    expect(text).toContain('plugsmith emulator ready');
+    const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\/api/.exec(text)![1];
+    expect(text).toMatch(/messaging API\s+http:\/\/127\.0\.0\.2:\d+/);
+    const token = /token\s+(pst_\S+)/.exec(text)![1];
+    expect(text).toMatch(/API key\s+psk_\S+/);
+    expect(text).toMatch(/store\s+in memory/);
+    const created = await request(`${management}/api/orgs/org_dev/repositories`, {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'only in memory' }),
+    });
+    expect(created.statusCode).toBe(201);
+    expect((await proc.stop('SIGINT')).code).toBe(0);
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
+  test('--in-memory with --data-dir is a usage error (2) naming both, before anything starts', async () => {
+    const config = await tempConfigDir();
+    const cwd = await tempDir();
+    const result = await runCli(['emulator', 'start', '--in-memory', '--data-dir', 'store', '--port', '0', '--messaging-port', '0'], { cwd, env: { PLUGSMITH_CONFIG_DIR: config } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: option '--in-memory' cannot be used with option '--data-dir <dir>' (run with --help for usage)\n");
+    expect(await readdir(cwd)).toEqual([]);
+  });
+
   const badSeeds: Array<[string, unknown, string]> = [
     ['a role outside the enum', { users: [{ id: 'u', name: 'U' }], orgs: [{ id: 'o', name: 'O', members: [{ userId: 'u', role: 'ADMIN' }] }], tokens: [] }, 'orgs[0].members[0].role'],
     ['a missing field', { users: [{ id: 'u' }], orgs: [], tokens: [] }, 'users[0].name'],
     ['an unknown field', { users: [], orgs: [], tokens: [], plugins: [] }, 'plugins'],
     ['a member who is not a user', { users: [], orgs: [{ id: 'o', name: 'O', members: [{ userId: 'ghost', role: 'OWNER' }] }], tokens: [] }, 'orgs[0].members[0].userId'],
     ['a character of an unknown agent', { users: [], orgs: [{ id: 'o', name: 'O', members: [] }], tokens: [], characters: [{ id: 'c', orgId: 'o', agentId: 'nope', name: 'C' }] }, 'characters[0].agentId'],
+    ['a user listed twice in one org', { users: [{ id: 'u', name: 'U' }], orgs: [{ id: 'o', name: 'O', members: [{ userId: 'u', role: 'OWNER' }, { userId: 'u', role: 'VIEWER' }] }], tokens: [] }, 'orgs[0].members[1].userId'],
+    ['the same token twice', { users: [{ id: 'u', name: 'U' }], orgs: [], tokens: [{ userId: 'u', token: 'tok_same_1' }, { userId: 'u', token: 'tok_same_1' }] }, 'tokens[1].token'],
+    ['a token with a space', { users: [{ id: 'u', name: 'U' }], orgs: [], tokens: [{ userId: 'u', token: 'tok with space' }] }, 'tokens[0].token'],
     ['an invalid script regex', { users: [], orgs: [{ id: 'o', name: 'O', members: [] }], tokens: [], characters: [{ id: 'c', orgId: 'o', name: 'C', script: [{ match: '(', reply: 'x' }] }] }, 'characters[0].script[0].match'],
   ];
 

@@ -18,7 +18,7 @@ export const emulatorCommands = [
       { flags: '--messaging-port <port>', description: 'messaging API port (0 picks a free one)', default: 4011, parse: integerOption('--messaging-port', 0, 65535) },
       { flags: '--host <host>', description: 'interface to listen on', default: '127.0.0.1' },
       { flags: '--data-dir <dir>', description: 'folder of the durable store', default: '.plugsmith/emulator' },
-      { flags: '--in-memory', description: 'keep everything in memory (nothing is written)' },
+      { flags: '--in-memory', description: 'keep everything in memory (nothing is written)', conflicts: ['dataDir'] },
       { flags: '--seed <file>', description: 'seed file (users, orgs, tokens, agents, characters, API keys) for an empty store' },
       { flags: '--s3-endpoint <url>', description: 'store uploads in S3/MinIO at this URL instead of the embedded store (env PLUGSMITH_S3_ENDPOINT)' },
       { flags: '--s3-access-key <key>', description: 'S3 access key (env PLUGSMITH_S3_ACCESS_KEY; default minioadmin)' },
