@@ -6,7 +6,9 @@ import { detail, type ErrorDetail } from '../errors.js';
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-const options = { strict: false, allErrors: true, verbose: true, validateFormats: true } as const;
+// No logger: an unknown `format` in a supplied schema is legal (formats are annotations) and would
+// otherwise be printed on the emulator's stderr at every request that uses the schema.
+const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, logger: false } as const;
 // Made on first use: each one compiles its meta-schema, which the emulator's start need not wait for.
 let draft07: Ajv | undefined;
 let draft2020: Ajv | undefined;
@@ -71,21 +73,37 @@ export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] 
   return [];
 }
 
-const compiled = new Map<string, ValidateFunction>();
+/** Most validators of supplied schemas kept; past it the least recently used one is dropped. */
+const MAX_COMPILED = 1000;
+/** Validators by schema text, least recently used first (a Map keeps insertion order). */
+const compiled = new Map<string, { fn: ValidateFunction; ajv: Ajv; source: Record<string, unknown> }>();
 
 /** A cached validator for a schema that passed `checkJsonSchema`. */
 export function compile(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
-  let fn = compiled.get(key);
-  if (!fn) {
+  let entry = compiled.get(key);
+  if (entry) {
+    compiled.delete(key);
+  } else {
     const ajv = ajvFor(schema) as Ajv;
     // $id clashes between supplied schemas must not break compilation: compile a copy without it.
-    const { $id: _ignored, ...rest } = canonical(schema);
-    fn = ajv.compile(rest);
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(key, fn);
+    const { $id: _ignored, ...source } = canonical(schema);
+    entry = { fn: ajv.compile(source), ajv, source };
+    if (compiled.size >= MAX_COMPILED) {
+      const [oldest, dropped] = compiled.entries().next().value!;
+      compiled.delete(oldest);
+      // ajv keeps every compiled schema in a cache of its own: without this, memory grows with every new schema.
+      dropped.ajv.removeSchema(dropped.source);
+    }
   }
-  return fn;
+  compiled.set(key, entry);
+  return entry.fn;
+}
+
+/** How many supplied schemas are compiled: the validators kept here, and ajv's own caches (for tests). */
+export function compiledSchemaCounts(): { validators: number; ajvCached: number } {
+  const cached = (ajv: Ajv | undefined) => (ajv as unknown as { _cache?: Map<unknown, unknown> } | undefined)?._cache?.size ?? 0;
+  return { validators: compiled.size, ajvCached: cached(draft07) + cached(draft2020) };
 }
 
 /** Validates a value against a supplied schema; problems come back as error details. */
