@@ -20,6 +20,7 @@ import repositoryFileRoutes from './routes/repository-files.js';
 import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import adminStoreRoutes from './routes/admin-store.js';
+import { installJsonBodyParser } from './json-body.js';
 import adminEventRoutes from './routes/admin-events.js';
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
@@ -29,6 +30,7 @@ const BODY_LIMIT = 1024 * 1024;
 export async function buildManagementApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
   installErrorHandling(app);
+  installJsonBodyParser(app);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/api')) {
@@ -66,6 +68,7 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
 export async function buildMessagingApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
   installErrorHandling(app);
+  installJsonBodyParser(app);
   await app.register(conversationRoutes, { services });
   // Event streams are hijacked responses: end them, or close() would wait for their clients.
   app.addHook('preClose', async () => services.messaging.streams.closeAll());

@@ -102,7 +102,13 @@ export function installErrorHandling(app: FastifyInstance): void {
       const context = error.validationContext ?? 'body';
       const base = context === 'body' ? [] : context === 'querystring' ? [] : [context];
       const details = error.validation.map((e) => fromAjv(e as never, base));
-      const message = context === 'querystring' ? 'Invalid query parameters' : `Invalid request ${context === 'body' ? 'body' : context}: ${details[0]?.message ?? 'validation failed'}`;
+      const missingBody = context === 'body' && (request.body === undefined || request.body === null);
+      const message =
+        context === 'querystring'
+          ? 'Invalid query parameters'
+          : missingBody
+            ? 'Invalid request body: a JSON object body is required'
+            : `Invalid request ${context === 'body' ? 'body' : context}: ${details[0]?.message ?? 'validation failed'}`;
       return sendError(reply, 'VALIDATION_ERROR', message, details);
     }
     const status = error.statusCode ?? 500;

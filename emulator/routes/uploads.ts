@@ -7,6 +7,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
+import { parseJsonBody } from '../json-body.js';
 import { objectKey } from '../storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { Services } from '../services.js';
@@ -170,13 +171,7 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
     if (size > MAX_GET_BODY) throw new ApiError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`Body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseJsonBody(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** The upload interface: upload URLs, status, listing and access URLs (the spec's /api/… paths). */
