@@ -19,11 +19,13 @@ export async function installInstance(services: Services, instance: InstanceReco
 export async function uninstallInstance(services: Services, instance: InstanceRecord): Promise<void> {
   const { db } = services;
   const now = nowIso();
-  const writes: Promise<void>[] = [db.instances.delete(instance.id)];
-  for (const token of db.tokens.where('instanceId', instance.id)) {
-    if (token.revokedAt === null) writes.push(db.tokens.put({ ...token, revokedAt: now, updatedAt: now }));
-  }
-  await Promise.all(writes);
+  // Removal and revocation in one journal line: a crash between them cannot leave a live token.
+  await services.store.atomically(() => {
+    void db.instances.delete(instance.id);
+    for (const token of db.tokens.where('instanceId', instance.id)) {
+      if (token.revokedAt === null) void db.tokens.put({ ...token, revokedAt: now, updatedAt: now });
+    }
+  });
   await services.events.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
 }
 

@@ -151,11 +151,12 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     requireRole(db, request, plugin.orgId, 'OWNER', 'delete plugins');
     // Instances go first: their PLUGIN_UNINSTALLED events are built from the plugin record.
     await uninstallPluginInstances(services, pluginId);
-    const removals: Promise<void>[] = [];
-    for (const action of db.actions.where('pluginId', pluginId)) removals.push(db.actions.delete(action.id));
-    for (const event of db.externalEvents.where('pluginId', pluginId)) removals.push(db.externalEvents.delete(event.id));
-    removals.push(db.plugins.delete(pluginId));
-    await Promise.all(removals);
+    // The plugin with its actions and external events, in one journal line: never half deleted.
+    await services.store.atomically(() => {
+      for (const action of db.actions.where('pluginId', pluginId)) void db.actions.delete(action.id);
+      for (const event of db.externalEvents.where('pluginId', pluginId)) void db.externalEvents.delete(event.id);
+      void db.plugins.delete(pluginId);
+    });
     return ok({ id: pluginId, deleted: true });
   });
 }

@@ -20,7 +20,9 @@ export interface BaseRecord {
   id: string;
 }
 
-type Mutation = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
+type Change = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
+/** One journal line: a change, or several that stand or fall together (see Store.atomically). */
+type Mutation = Change | { t: 'all'; m: Change[] };
 
 /** A refusal to open a data dir, with a message meant for the person running the emulator. */
 export class StoreError extends Error {}
@@ -301,8 +303,40 @@ export class Store {
     return this.dataDir !== null;
   }
 
+  /** Changes made inside `atomically`, written as one journal line when it ends. */
+  private batch: { changes: Change[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
+
+  /**
+   * Runs `change` (synchronous: puts and deletes, not awaited inside) so that its changes reach
+   * the journal as one line: after a crash they are all there or none is. Resolves once durable,
+   * like each put and delete made inside it.
+   */
+  atomically(change: () => void): Promise<void> {
+    if (this.batch) {
+      change();
+      return this.batch.done;
+    }
+    let settle!: (line: Promise<void>) => void;
+    const done = new Promise<void>((resolve, reject) => (settle = (line) => line.then(resolve, reject)));
+    // Callers that drop a put's promise must not meet an unhandled rejection when the store closes.
+    done.catch(() => undefined);
+    const batch = (this.batch = { changes: [] as Change[], done, settle });
+    try {
+      change();
+    } finally {
+      this.batch = null;
+    }
+    const { changes } = batch;
+    settle(changes.length === 0 ? Promise.resolve() : this.log(changes.length === 1 ? changes[0] : { t: 'all', m: changes }));
+    return done;
+  }
+
   /** @internal records one change in the journal. */
   log(mutation: Mutation): Promise<void> {
+    if (this.batch && mutation.t !== 'all') {
+      this.batch.changes.push(mutation);
+      return this.batch.done;
+    }
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     if (!this.journal) return Promise.resolve();
     const done = this.journal.append(JSON.stringify(mutation));
@@ -430,10 +464,12 @@ export class Store {
       } catch {
         throw new StoreError(`the journal ${path} is corrupt at byte ${start - line.length - 1}; restore the data dir from a backup or start with an empty --data-dir`);
       }
-      const c = this.collections.get(m.c);
-      if (!c) continue;
-      if (m.t === 'put') c.apply(m.r);
-      else c.remove(m.id);
+      for (const change of m.t === 'all' ? m.m : [m]) {
+        const c = this.collections.get(change.c);
+        if (!c) continue;
+        if (change.t === 'put') c.apply(change.r);
+        else c.remove(change.id);
+      }
       count++;
     }
     return count;

@@ -151,6 +151,34 @@ describe('Store on a data dir', () => {
     expect(idsOf(c.things)).toEqual(Array.from({ length: 11 }, (_, i) => thing(i).id));
   });
 
+  test('atomically: the changes go to the journal as one line, replayed whole, or not at all when that line is torn', async () => {
+    const a = await reopen();
+    for (let i = 0; i < 3; i++) await a.things.put(thing(i));
+    const [journal] = await journals();
+    const before = await readFile(join(dir, journal), 'utf8');
+    const puts: Array<Promise<void>> = [];
+    await a.store.atomically(() => {
+      puts.push(a.things.delete('th_00000'), a.things.put({ ...thing(1), n: 100 }), a.others.put({ id: 'o1', v: 'x' }));
+    });
+    await Promise.all(puts); // each change's own promise settles with the line
+    const added = (await readFile(join(dir, journal), 'utf8')).slice(before.length);
+    expect(added.split('\n').filter(Boolean)).toHaveLength(1);
+    await closeAll();
+
+    const whole = await reopen();
+    expect(idsOf(whole.things)).toEqual(['th_00001', 'th_00002']);
+    expect(whole.things.get('th_00001')!.n).toBe(100);
+    expect(whole.others.get('o1')).toEqual({ id: 'o1', v: 'x' });
+    await closeAll();
+
+    // The same line cut short (a crash mid-write): none of its three changes is replayed.
+    await writeFile(join(dir, journal), before + added.slice(0, added.length - 12));
+    const torn = await reopen();
+    expect(idsOf(torn.things)).toEqual(['th_00000', 'th_00001', 'th_00002']);
+    expect(torn.things.get('th_00001')!.n).toBe(1);
+    expect(torn.others.has('o1')).toBe(false);
+  });
+
   test('a torn line with multi-byte characters is cut at the right byte', async () => {
     const a = await reopen();
     await a.things.put({ ...thing(1), tags: ['ééé', '😀'] });
