@@ -47,8 +47,8 @@ describe.concurrent('plugsmith logs', () => {
     expect(failed.stdout).not.toContain(good);
   });
 
-  test('--follow --json prints each new attempt as one JSON line until interrupted', async () => {
-    const follow = spawnCli(['logs', '--follow', '--json', '--plugin', good], { env: t.env });
+  test('--follow --json prints each new attempt as one JSON line until interrupted', async ({ onTestFinished }) => {
+    const follow = spawnCli(['logs', '--follow', '--json', '--plugin', good], { env: t.env, onTestFinished });
     await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
     const verified = await t.json(['plugins', 'verify', good]);
     // Tests of this file run concurrently (a redelivery may show first): find this delivery's line.
@@ -58,25 +58,37 @@ describe.concurrent('plugsmith logs', () => {
     expect(await follow.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
 
-  test('--follow prints a human line per attempt', async () => {
-    const follow = spawnCli(['logs', '--follow', '--plugin', bad], { env: t.env });
+  test('--follow prints a human line per attempt', async ({ onTestFinished }) => {
+    const follow = spawnCli(['logs', '--follow', '--plugin', bad], { env: t.env, onTestFinished });
     await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
     await t.cli(['plugins', 'verify', bad]);
     expect(await follow.nextLine()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  WEBHOOK_CHALLENGE\\s+failed  HTTP 500  \\d+ms  dlv_\\S+ ${bad}`));
     await follow.stop('SIGINT');
   });
 
-  test('redeliver sends the event again and shows the new delivery', async () => {
-    const [first] = await t.json(['logs', '--plugin', good, '--limit', '1']);
+  test('redeliver sends the event again and shows the new delivery; a challenge is not redelivered (6)', async () => {
+    // A real event for the verified plugin: trigger installs a sample instance.
+    const installed = await t.json(['trigger', 'PLUGIN_INSTALLED', '--plugin', good]);
+    const first = installed.delivery as { id: string; eventId: string };
     const again = await t.cli(['logs', 'redeliver', first.id]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(new RegExp(`^delivery dlv_\\S+ (delivered|failed) .*\\(redelivery of ${first.id}\\)$`, 'm'));
+    expect(again.stdout).toMatch(new RegExp(`^delivery dlv_\\S+ delivered .*\\(redelivery of ${first.id}\\)$`, 'm'));
     const json = await t.cli(['logs', 'redeliver', first.id, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ redeliveryOf: first.id, eventId: first.eventId });
+    expect(JSON.parse(json.stdout)).toMatchObject({ redeliveryOf: first.id, eventId: first.eventId, type: 'PLUGIN_INSTALLED' });
 
-    const refused = await t.json(['logs', '--plugin', bad, '--limit', '1']);
-    const failing = await t.cli(['logs', 'redeliver', refused[0].id]);
-    expect(failing.code).toBe(1);
+    // Redelivery goes to the plugin's current URL: once it points at the refusing webhook, it fails (exit 1).
+    const moving = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Moving', '--type', 'APP', '--webhook-url', hook.url]);
+    expect((await t.cli(['plugins', 'verify', moving.id])).code).toBe(0);
+    const delivered = (await t.json(['trigger', 'PLUGIN_INSTALLED', '--plugin', moving.id])).delivery as { id: string };
+    expect((await t.cli(['plugins', 'update', moving.id, '--webhook-url', refusing.url])).code).toBe(0);
+    const failing = await t.cli(['logs', 'redeliver', delivered.id]);
+    expect(failing.code, failing.stderr).toBe(1);
+    expect(failing.stdout).toMatch(/HTTP 500/);
+
+    const [challenge] = await t.json(['logs', '--plugin', good, '--type', 'WEBHOOK_CHALLENGE', '--limit', '1']);
+    const refused = await t.cli(['logs', 'redeliver', challenge.id]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('plugsmith plugins verify');
     const missing = await t.cli(['logs', 'redeliver', 'dlv_missing']);
     expect(missing.code).toBe(4);
   });

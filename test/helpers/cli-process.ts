@@ -60,7 +60,15 @@ export interface CliProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+/**
+ * Starts the CLI as a child process, killed when the test finishes. Tests of a `describe.concurrent`
+ * block must pass their context's `onTestFinished`: the global one is tied to whichever test started
+ * last, so it would kill this process when another test ends.
+ */
+export function spawnCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; onTestFinished?: (cleanup: () => void) => void } = {},
+): CliProcess {
   assertBuilt();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
@@ -78,7 +86,7 @@ export function spawnCli(args: string[], options: { env?: Record<string, string>
     else queue.push(line);
   });
   const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-  onTestFinished(() => {
+  (options.onTestFinished ?? onTestFinished)(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   return {
