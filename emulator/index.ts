@@ -46,6 +46,8 @@ export interface EmulatorOptions {
   llm?: OpenAiEngineOptions;
   /** Messaging: default packet size and interval of scripted replies, plugin reply timeout, keep-alive interval. */
   messaging?: MessagingOptions;
+  /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
+  store?: { compactAfter?: { lines?: number; bytes?: number } };
 }
 
 /** A running emulator. */
@@ -88,7 +90,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const deliveryOptions = resolveDeliveryOptions(options.delivery);
 
   let db!: Db;
-  const store = await Store.open({ dataDir }, (s) => {
+  const store = await Store.open({ dataDir, compactAfter: options.store?.compactAfter }, (s) => {
     db = defineCollections(s);
   });
   let management: FastifyInstance | undefined;

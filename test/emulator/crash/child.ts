@@ -31,8 +31,9 @@ export interface EmulatorChild {
 }
 
 /** Starts the built emulator in a child process on `dataDir` and waits until it listens. */
-export function startChild(dataDir: string): Promise<EmulatorChild> {
-  const child = spawn(process.execPath, [SCRIPT, builtEmulator(), dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChild(dataDir: string, options: { compactAfterLines?: number } = {}): Promise<EmulatorChild> {
+  const extra = options.compactAfterLines ? [String(options.compactAfterLines)] : [];
+  const child = spawn(process.execPath, [SCRIPT, builtEmulator(), dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stdout = '';
   let stderr = '';

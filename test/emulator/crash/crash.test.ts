@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -60,10 +60,11 @@ async function storm(info: ChildInfo, round: number, onAck: (id: string, count: 
   return { acked, errors };
 }
 
-test(`every acknowledged create survives SIGKILL of the emulator mid-storm (${ROUNDS} rounds)`, async () => {
+/** Rounds of storm, SIGKILL and restart on one data dir; every acknowledged create must be there after each. */
+async function crashRounds(dataDir: string, childOptions: { compactAfterLines?: number } = {}): Promise<void> {
   const all = new Map<string, string>();
   for (let round = 0; round < ROUNDS; round++) {
-    const child = await startChild(dir);
+    const child = await startChild(dataDir, childOptions);
     // Kill after a varying number of acknowledged creates, with dozens still in flight.
     const killAt = 100 + Math.floor(Math.random() * 300);
     let killing: Promise<void> | undefined;
@@ -76,7 +77,7 @@ test(`every acknowledged create survives SIGKILL of the emulator mid-storm (${RO
     for (const [id, name] of acked) all.set(id, name);
 
     // Restart on the same data dir: the store loads and every acknowledged record is there.
-    const emu = await startEmulator({ dataDir: dir });
+    const emu = await startEmulator({ dataDir });
     try {
       const missing = [...all].filter(([id, name]) => emu.services.db.plugins.get(id)?.name !== name);
       expect(missing, `acknowledged creates lost in round ${round}`).toEqual([]);
@@ -87,5 +88,18 @@ test(`every acknowledged create survives SIGKILL of the emulator mid-storm (${RO
     } finally {
       await emu.close();
     }
+  }
+}
+
+test(`every acknowledged create survives SIGKILL of the emulator mid-storm (${ROUNDS} rounds)`, () => crashRounds(dir), 120_000);
+
+test(`and so when the journal is compacted into the snapshot every 40 lines, so kills land during snapshot rewrites (${ROUNDS} rounds)`, async () => {
+  const compacting = await mkdtemp(join(tmpdir(), 'plugsmith-crash-compact-'));
+  try {
+    await crashRounds(compacting, { compactAfterLines: 40 });
+    // Compactions did happen: later generations of the journal exist.
+    expect((await readdir(compacting)).some((f) => /^journal-[1-9]\d*\.jsonl$/.test(f))).toBe(true);
+  } finally {
+    await rm(compacting, { recursive: true, force: true });
   }
 }, 120_000);
