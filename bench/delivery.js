@@ -171,7 +171,8 @@ export default async function delivery({ duration, quick }) {
     rows.push({
       name: `deliveries/s at ${offered}/s offered, with GET load (median of ${rounds}; that round ${mid.both.received}/${mid.both.expected} received, ${mid.both.drainMs.toFixed(0)} ms to drain${await retryNote(emu)})`,
       rps: delivered[Math.floor(delivered.length / 2)],
-      target: '>= 2,000/s',
+      // Capped by what is offered; the capacity is the unthrottled row above.
+      target: 'all offered, none left pending',
     });
     rows.push({ name: `GET /api/plugins/:id just before, unloaded (median round)`, ...mid.before, ratio: 1 });
     rows.push({
