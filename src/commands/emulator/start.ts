@@ -10,6 +10,7 @@ interface StartOptions {
   port: number;
   messagingPort: number;
   host: string;
+  allowRemoteAdmin?: boolean;
   dataDir: string;
   inMemory?: boolean;
   seed?: string;
@@ -41,6 +42,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
       port: o.port,
       messagingPort: o.messagingPort,
       host: o.host,
+      allowRemoteAdmin: o.allowRemoteAdmin === true,
       dataDir: o.inMemory ? undefined : resolve(o.dataDir),
       inMemory: o.inMemory,
       seed: o.seed ? resolve(o.seed) : undefined,
@@ -78,6 +80,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
         `  token           ${state.token ?? '(none in the seed)'}`,
         `  API key         ${state.apiKey ?? '(none in the seed)'}`,
         `  org             ${state.orgId ?? '-'}`,
+        `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
         `  store           ${state.dataDir ?? 'in memory'}`,
         '',
         'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
