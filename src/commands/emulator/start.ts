@@ -5,6 +5,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { emulatorStatePath } from '../../config/paths.js';
 import { writeEmulatorState } from '../../config/profiles.js';
 import { env } from '../../config/env.js';
+import { note } from '../../ui/output.js';
 
 interface StartOptions {
   port: number;
@@ -88,6 +89,10 @@ const start: CommandHandler = async ({ options, global, io }) => {
       ].join('\n'),
     );
   }
+
+  const loopbackHost = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(o.host);
+  if (o.allowRemoteAdmin) note(io, global, 'the admin API (/_emulator) is served to other machines too (--allow-remote-admin); it still needs the admin token');
+  else if (!loopbackHost) note(io, global, `listening on ${o.host}: the APIs are reachable from other machines, the admin API (/_emulator) only from this one (--allow-remote-admin to change that)`);
 
   await new Promise<void>((resolveStop) => {
     const stop = () => {
