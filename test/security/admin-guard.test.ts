@@ -47,7 +47,7 @@ describe('the admin credential', () => {
     const keys = emu.services.db.apiKeys.size;
     for (const route of ROUTES) {
       const body = route.body && JSON.parse(JSON.stringify(route.body).replace('ORG', emu.orgId!));
-      for (const headers of [{}, { 'x-plugsmith-admin': 'psa_wrong' }, { 'x-plugsmith-admin': emu.adminToken.slice(0, -1) }]) {
+      for (const headers of [{}, { 'x-plugsmith-admin': 'psa_wrong' }, { 'x-plugsmith-admin': emu.adminToken.slice(0, -1) }] as Array<Record<string, string>>) {
         const res = await call(emu.url, route.method, route.path, { body, headers });
         expect(res.status, `${route.method} ${route.path} ${JSON.stringify(headers)}`).toBe(401);
         expect(res.body.error.error).toBe('UNAUTHORIZED');
