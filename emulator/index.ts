@@ -98,8 +98,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.inMemory && options.dataDir !== undefined) throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
   const dataDir = options.inMemory ? undefined : options.dataDir;
   const host = options.host ?? '127.0.0.1';
-  if (options.adminToken !== undefined && (typeof options.adminToken !== 'string' || options.adminToken.length < 16)) {
-    throw new TypeError('startEmulator: adminToken must be a string of at least 16 characters (or leave it out for a random one)');
+  if (options.adminToken !== undefined && (typeof options.adminToken !== 'string' || !/^[\x21-\x7e]{16,500}$/.test(options.adminToken))) {
+    throw new TypeError('startEmulator: adminToken must be 16 to 500 visible ASCII characters (it goes in a header as it is), or left out for a random one');
   }
   const adminToken = options.adminToken ?? newAdminToken();
   let seed: Seed | undefined;
