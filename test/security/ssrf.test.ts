@@ -42,6 +42,8 @@ function ownAdminUrls(path: string): string[] {
     `http://2130706433:${port}${path}`, // 127.0.0.1 as one decimal number
     `http://0.0.0.0:${port}${path}`,
     `http://[::ffff:127.0.0.1]:${port}${path}`,
+    `http://[::1]:${port}${path}`,
+    `http://LOCALHOST.:${port}${path}`,
     `http://127.0.0.1:${port}/%5Femulator${path.slice('/_emulator'.length)}`,
     `http://127.0.0.1:${port}//_emulator${path.slice('/_emulator'.length)}`,
   ];
@@ -55,6 +57,9 @@ describe('a webhook URL aimed at the emulator itself', () => {
       expect(created.body.error.details[0].path).toEqual(['webhookUrl']);
       expect(created.body.error.message).toMatch(/own \/_(emulator|storage) paths/);
     }
+    // Another server's /_emulator path (another port) is that server's business.
+    const elsewhere = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Elsewhere', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:1/_emulator/reset' });
+    expect(elsewhere.status).toBe(201);
     const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Evil', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: attackerHook.url });
     expect(plugin.status).toBe(201);
     const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.body.data.id}`, TOKENS.outsider, { webhookUrl: `${emu.url}/_emulator/reset` });
