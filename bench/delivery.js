@@ -84,7 +84,7 @@ async function sustained(call, sink, statsUrl, slots, fanout, callsPerSec, durat
 
 /** Deliveries still pending in the emulator's log (waiting for a retry), with the last error of one of them. */
 async function pendingDeliveries(emu) {
-  const res = await request(`${emu.url}/_emulator/deliveries?status=pending&@limit=1`);
+  const res = await request(`${emu.url}/_emulator/deliveries?status=pending&@limit=1`, { headers: { 'x-plugsmith-admin': emu.adminToken } });
   const body = await res.body.json();
   const total = body.meta?.pagination?.total ?? body.pagination?.total ?? body.data.length;
   return { total, error: body.data[0]?.attempts.at(-1)?.error ?? null };

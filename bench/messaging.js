@@ -25,7 +25,7 @@ export default async function messaging({ quick }) {
   const emu = await startServer('emulator-with.js', [JSON.stringify({})]);
   const opened = [];
   try {
-    const admin = apiClient(emu.url);
+    const admin = apiClient(emu.url, undefined, { 'x-plugsmith-admin': emu.adminToken });
     const chat = apiClient(emu.messagingUrl, `Bearer ${emu.apiKey}`);
     const packetSize = 10;
     const packets = 500;

@@ -6,22 +6,16 @@ import pluginRoutes from './routes/plugins.js';
 import { actionRoutes, externalEventRoutes } from './routes/plugin-definitions.js';
 import repositoryRoutes from './routes/repositories.js';
 import tokenRoutes from './routes/tokens.js';
-import adminRoutes from './routes/admin.js';
 import instanceRoutes from './routes/instances.js';
 import verifyWebhookRoutes from './routes/verify-webhook.js';
-import deliveryRoutes from './routes/deliveries.js';
 import conversationRoutes from './routes/messaging/conversations.js';
 import agentMessageRoutes from './routes/messaging/agent-messages.js';
-import adminCharacterRoutes from './routes/messaging/admin-characters.js';
-import adminAgentRoutes from './routes/messaging/admin-agents.js';
-import adminApiKeyRoutes from './routes/messaging/admin-api-keys.js';
 import uploadRoutes from './routes/uploads.js';
 import repositoryFileRoutes from './routes/repository-files.js';
 import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
-import adminStoreRoutes from './routes/admin-store.js';
 import { installJsonBodyParser } from './json-body.js';
-import adminEventRoutes from './routes/admin-events.js';
+import adminSurface from './admin/index.js';
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
@@ -54,13 +48,8 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
     { prefix: '/api' },
   );
   if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage), { prefix: '/_storage' });
-  await app.register(adminRoutes, { ...opts, prefix: '/_emulator' });
-  await app.register(deliveryRoutes, { ...opts, prefix: '/_emulator' });
-  await app.register(adminCharacterRoutes, { ...opts, prefix: '/_emulator' });
-  await app.register(adminAgentRoutes, { ...opts, prefix: '/_emulator' });
-  await app.register(adminApiKeyRoutes, { ...opts, prefix: '/_emulator' });
-  await app.register(adminStoreRoutes, { ...opts, prefix: '/_emulator' });
-  await app.register(adminEventRoutes, { ...opts, prefix: '/_emulator' });
+  // Every /_emulator route, behind the admin surface's one guard.
+  await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator' });
   return app;
 }
 

@@ -18,6 +18,8 @@ import { EventDispatcher, presentDelivery, type DeliveryMatch, type DeliveryView
 import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.js';
 import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
+import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
+import { cachedOwnAdminTarget } from './admin/self-target.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -25,6 +27,7 @@ export type { DeliveryMatch, DeliveryView } from './events/dispatcher.js';
 export type { DeliveryOptions } from './events/options.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
+export { ADMIN_HEADER } from './admin/guard.js';
 
 /** How to start an emulator. Embedded, it is in memory unless given a data dir. */
 export interface EmulatorOptions {
@@ -38,6 +41,13 @@ export interface EmulatorOptions {
   /** Messaging API port; 0 (the default when embedded) picks a free one. */
   messagingPort?: number;
   host?: string;
+  /**
+   * The admin credential (`x-plugsmith-admin` header) of this start; default: a new random
+   * `psa_…` one per start. Every `/_emulator` route but health and openapi.json requires it.
+   */
+  adminToken?: string;
+  /** Serve the admin API (`/_emulator`, still with the credential) to other machines too; off by default. */
+  allowRemoteAdmin?: boolean;
   /** S3-compatible object storage for uploads (MinIO, AWS S3…); without an endpoint the embedded store is used. */
   storage?: S3Settings;
   /** Webhook delivery: per-attempt timeout, retry schedule (ms), and a time scale that shrinks every wait for tests. */
@@ -64,6 +74,10 @@ export interface Emulator {
   orgId: string | null;
   /** The data dir, or null in memory. */
   dataDir: string | null;
+  /** The admin credential of this start: send it as `x-plugsmith-admin` on `/_emulator` calls. */
+  adminToken: string;
+  /** The headers an admin call needs (`{ 'x-plugsmith-admin': adminToken }`), for tests that call `/_emulator`. */
+  adminHeaders: Record<string, string>;
   /** Direct access to the emulator's services (store and collections), for tests. */
   services: Services;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
@@ -84,6 +98,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.inMemory && options.dataDir !== undefined) throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
   const dataDir = options.inMemory ? undefined : options.dataDir;
   const host = options.host ?? '127.0.0.1';
+  if (options.adminToken !== undefined && (typeof options.adminToken !== 'string' || !/^[\x21-\x7e]{16,500}$/.test(options.adminToken))) {
+    throw new TypeError('startEmulator: adminToken must be 16 to 500 visible ASCII characters (it goes in a header as it is), or left out for a random one');
+  }
+  const adminToken = options.adminToken ?? newAdminToken();
   let seed: Seed | undefined;
   if (typeof options.seed === 'string') seed = await readSeedFile(options.seed);
   else if (options.seed) seed = validateSeed(options.seed);
@@ -122,13 +140,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const services: Services = {
       store,
       db,
-      config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl },
+      config: {
+        publicUrl: () => managementUrl,
+        messagingUrl: () => messagingUrl,
+        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host },
+      },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
       storage,
     };
     services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
+    // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
+    events.refuseTargets(cachedOwnAdminTarget(() => ({ host, urls: [managementUrl, messagingUrl] })));
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });
@@ -151,6 +175,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       messagingUrl,
       ...credentials,
       dataDir: dataDir ?? null,
+      adminToken,
+      adminHeaders: { [ADMIN_HEADER]: adminToken },
       services,
       deliveries: {
         list: (match) => events.list(match ?? { status: 'any' }),

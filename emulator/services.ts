@@ -4,6 +4,7 @@ import type { Principal } from './auth/principal.js';
 import type { EventDispatcher } from './events/dispatcher.js';
 import type { ConversationService } from './messaging/conversation-service.js';
 import type { ObjectStorage } from './storage/types.js';
+import type { AdminAccess } from './admin/guard.js';
 
 /** Settings of one running emulator. */
 export interface EmulatorConfig {
@@ -11,6 +12,8 @@ export interface EmulatorConfig {
   publicUrl: () => string;
   /** Base URL of the messaging API once listening. */
   messagingUrl: () => string;
+  /** Who may call the admin surface (`/_emulator`): its credential, remote opt-in, bound host. */
+  admin: AdminAccess;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */

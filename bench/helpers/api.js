@@ -3,9 +3,9 @@
 import { request } from 'undici';
 
 /** Returns `call(method, path, body?)` → the envelope's `data`, against `base` with `authorization`. */
-export function apiClient(base, authorization) {
+export function apiClient(base, authorization, extraHeaders = {}) {
   return async function call(method, path, body) {
-    const headers = authorization ? { authorization } : {};
+    const headers = authorization ? { authorization, ...extraHeaders } : { ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await request(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.body.text();

@@ -57,6 +57,11 @@ const CLOSE_GRACE_MS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
 
+/** The outcome of an attempt that was never sent (its URL is refused). */
+function refusedOutcome(reason: string): AttemptOutcome {
+  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
+}
+
 /** Strips the secret from a delivery record. */
 export function presentDelivery(record: DeliveryRecord): DeliveryView {
   const { secret: _secret, ...view } = record;
@@ -93,6 +98,8 @@ export class EventDispatcher {
   /** Deliveries finished since the log was last pruned. */
   private finishedSincePrune = 0;
   private closed = false;
+  /** Why a URL must not be delivered to (the emulator's own admin paths), or null. */
+  private refusal: (url: string) => string | null = () => null;
 
   constructor(
     private readonly db: Db,
@@ -247,6 +254,11 @@ export class EventDispatcher {
     return () => this.attemptListeners.delete(listener);
   }
 
+  /** Sets the check run before every attempt: a URL it refuses is not requested, and the delivery fails with the reason. */
+  refuseTargets(check: (url: string) => string | null): void {
+    this.refusal = check;
+  }
+
   /** Drops every timer (the store was emptied). */
   reset(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -323,7 +335,8 @@ export class EventDispatcher {
     try {
       const due = this.db.deliveries.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
-      const outcome = await attemptDelivery({
+      const refused = this.refusal(due.url);
+      const outcome = refused !== null ? refusedOutcome(refused) : await attemptDelivery({
         url: due.url,
         eventId: due.eventId,
         body: JSON.stringify(due.event),
@@ -335,7 +348,7 @@ export class EventDispatcher {
       if (outcome.interrupted) return null;
       const current = this.db.deliveries.get(id);
       if (!current) return null; // the store was reset meanwhile
-      const { record, attempt } = this.settle(current, outcome, judge?.(outcome) ?? null);
+      const { record, attempt } = this.settle(current, outcome, refused ?? judge?.(outcome) ?? null, refused !== null);
       await this.save(record);
       const view = presentDelivery(record);
       for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
@@ -350,15 +363,15 @@ export class EventDispatcher {
   }
 
   /** The record after an attempt: delivered, retried later, or given up. */
-  private settle(current: DeliveryRecord, outcome: AttemptOutcome, problem: string | null): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+  private settle(current: DeliveryRecord, outcome: AttemptOutcome, problem: string | null, final = false): { record: DeliveryRecord; attempt: DeliveryAttempt } {
     const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
     const success = answered2xx && problem === null;
     const number = current.attempts.length + 1;
     let status: DeliveryStatus = 'delivered';
     let nextAttemptAt: string | null = null;
     if (!success) {
-      const delay = current.retries ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after'])) : null;
-      if (delay === null) status = current.retries ? 'exhausted' : 'failed';
+      const delay = current.retries && !final ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after'])) : null;
+      if (delay === null) status = current.retries && !final ? 'exhausted' : 'failed';
       else {
         status = 'pending';
         nextAttemptAt = new Date(Date.now() + delay).toISOString();

@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { badRequest, detail, forbidden, notFound } from '../errors.js';
+import { badRequest, detail, notFound } from '../errors.js';
 import { parseQuery, runQuery } from '../store/query.js';
 import { EVENT_KINDS, type EventKind } from '../model.js';
-import { isLoopback } from './deliveries.js';
 import { INSTANCE_QUERY } from './instances.js';
 import { idParam, type RouteOptions } from './common.js';
 
@@ -31,14 +30,10 @@ interface EmitBody {
 /**
  * Admin routes for triggering events by hand (`plugsmith trigger --set/--data`): emit an event
  * with a given payload to a plugin (and instance), and list every instance across entities.
- * Loopback callers only, like the delivery log.
+ * Guarded by the admin surface (emulator/admin), like every /_emulator route.
  */
 export default async function adminEventRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db, events } = services;
-
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!isLoopback(request.socket.remoteAddress)) throw forbidden('The admin event routes are served only to callers on this machine');
-  });
 
   // Signed, logged and retried like any delivery; SYNC by default so the caller sees the first attempt.
   app.post('/events', { schema: { body: emitBody } }, async (request, reply) => {

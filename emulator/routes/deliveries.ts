@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { conflict, forbidden, notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { presentDelivery, RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
 import { params, type RouteOptions } from './common.js';
+import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
 
 /** Filterable and sortable delivery fields, and what `@search` looks at. */
 export const DELIVERY_QUERY: QuerySpec = {
@@ -29,25 +30,13 @@ export const DELIVERY_QUERY: QuerySpec = {
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as const;
 
-/** Whether a remote address is this machine (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
 /**
- * The delivery log under /_emulator (no token): list, one delivery, redeliver, and a
- * server-sent-events stream of attempts. Served to loopback callers only, because the logged
- * bodies hold installation access tokens.
+ * The delivery log under /_emulator: list, one delivery, redeliver, and a server-sent-events
+ * stream of attempts. The logged bodies hold installation access tokens: the admin surface's
+ * guard (emulator/admin) decides who may call.
  */
 export default async function deliveryRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db, events } = services;
-
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!isLoopback(request.socket.remoteAddress)) {
-      throw forbidden('The delivery log is served only to callers on this machine (it holds access tokens)');
-    }
-  });
 
   app.get('/deliveries', async (request) => {
     const query = parseQuery(request.query as Record<string, string>, DELIVERY_QUERY);
@@ -72,11 +61,21 @@ export default async function deliveryRoutes(app: FastifyInstance, { services }:
       const raw = reply.raw;
       raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
       raw.write(': plugsmith delivery stream\n\n');
+      // Like the conversation streams: a client more than MAX_BUFFERED_BYTES behind is dropped
+      // (it reconnects and reads the log) instead of growing the emulator's memory without end.
+      const send = (frame: string) => {
+        if (raw.destroyed || raw.writableEnded) return;
+        if (raw.writableLength > MAX_BUFFERED_BYTES) {
+          raw.destroy();
+          return;
+        }
+        raw.write(frame);
+      };
       const unsubscribe = events.onAttempt((notice: AttemptNotice) => {
         if (STREAM_FILTERS.some((f) => filters[f] !== undefined && notice.delivery[f] !== filters[f])) return;
-        raw.write(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
+        send(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
       });
-      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+      const keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
       keepAlive.unref();
       const cleanup = () => {
         clearInterval(keepAlive);

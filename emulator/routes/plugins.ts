@@ -9,6 +9,8 @@ import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSche
 import { roleIn } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import { uninstallPluginInstances } from '../events/lifecycle.js';
+import { badRequest, detail } from '../errors.js';
+import { ownAdminTarget } from '../admin/self-target.js';
 
 const fields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -60,6 +62,13 @@ export function presentPlugin(services: Services, request: FastifyRequest, plugi
   return rest;
 }
 
+/** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
+function refuseOwnWebhookUrl(services: Services, webhookUrl: string | null | undefined): void {
+  if (!webhookUrl) return;
+  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
+  if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
+}
+
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
 export default async function pluginRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
@@ -70,6 +79,7 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
+    refuseOwnWebhookUrl(services, body.webhookUrl);
     const now = nowIso();
     const plugin: PluginRecord = {
       id: newId('plg'),
@@ -138,6 +148,7 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     requireRole(db, request, plugin.orgId, 'MEMBER', 'update plugins');
     const body = request.body as PluginBody;
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
+    refuseOwnWebhookUrl(services, body.webhookUrl);
     const updated: PluginRecord = { ...plugin, ...body, updatedAt: nowIso() };
     // Any update of webhookUrl must be verified again.
     if ('webhookUrl' in body) updated.webhookUrlIsVerified = false;

@@ -18,6 +18,8 @@ export class Api {
     readonly kind: ApiKind,
     private readonly baseUrl: string | undefined,
     private readonly authorization: () => string | undefined,
+    /** Headers every call of this API carries (the emulator's admin credential on `/_emulator`). */
+    private readonly headers?: () => Record<string, string> | undefined,
   ) {}
 
   /** Sends a request and returns the envelope's `data`. */
@@ -53,6 +55,7 @@ export class Api {
       query: init.query,
       body: init.body,
       authorization: this.authorization(),
+      headers: this.headers?.(),
       idempotent: init.idempotent,
       accept: init.accept,
       options: init.options,

@@ -22,6 +22,8 @@ export interface ClientOptions {
   token?: string;
   /** API key, sent as `Authorization: Bearer <apiKey>` to the messaging API. */
   apiKey?: string;
+  /** The emulator's admin credential, sent as `x-plugsmith-admin` on `/_emulator` calls only (never to /api or the messaging API). */
+  adminToken?: string;
   userAgent?: string;
   /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
   timeoutMs?: number;
@@ -34,6 +36,9 @@ export interface ClientOptions {
   /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   dispatcher?: Dispatcher;
 }
+
+/** The header that carries the emulator's admin credential. */
+export const ADMIN_HEADER = 'x-plugsmith-admin';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
@@ -92,7 +97,11 @@ export class PlatformClient {
     this.agentMessages = agentMessagesResource(management);
     this.uploads = uploadsResource(management, transport);
     this.messaging = messagingResource(messaging);
-    this.emulator = emulatorAdminResource(management);
+    // The admin credential goes only to the emulator's admin API, never to /api or messaging.
+    const emulatorAdmin = new Api(transport, 'management', this.baseUrl, () => bearer(options.token), () =>
+      options.adminToken ? { [ADMIN_HEADER]: options.adminToken } : undefined,
+    );
+    this.emulator = emulatorAdminResource(emulatorAdmin);
   }
 
   /** A client with some options changed (e.g. an instance token) sharing this one's connections. */

@@ -1,5 +1,5 @@
 // plugsmith/client: the typed HTTP client of the platform's management and messaging APIs.
-export { createClient, PlatformClient, DEFAULT_RETRIES, DEFAULT_RETRY_BASE_MS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT } from './client.js';
+export { createClient, PlatformClient, DEFAULT_RETRIES, DEFAULT_RETRY_BASE_MS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, ADMIN_HEADER } from './client.js';
 export type { ClientOptions } from './client.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
 export type { ApiErrorType, ErrorDetail } from './errors.js';

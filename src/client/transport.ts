@@ -58,6 +58,8 @@ export interface RequestSpec {
   body?: unknown;
   /** The full Authorization header value, if any. */
   authorization?: string;
+  /** Headers of the API rather than of the call (the emulator admin credential). */
+  headers?: Record<string, string>;
   /** Whether retrying is safe; defaults to true for GET/HEAD/OPTIONS only. */
   idempotent?: boolean;
   accept?: string;
@@ -119,7 +121,7 @@ export class Transport {
     const headers: Record<string, string> = { 'user-agent': this.config.userAgent, accept: spec.accept ?? 'application/json' };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     if (spec.authorization !== undefined) headers.authorization = spec.authorization;
-    return { ...headers, ...spec.options?.headers };
+    return { ...headers, ...spec.headers, ...spec.options?.headers };
   }
 
   /** Reports a trace event; a failing trace callback must not fail the request. */

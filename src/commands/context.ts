@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ListFn, Page, Pagination, PlatformClient, TraceEvent } from '../client/index.js';
 import { resolveSettings, type Settings } from '../config/profiles.js';
+import { adminTokenFor } from '../config/admin-token.js';
 import { UserError, EXIT } from '../errors.js';
 import { confirm } from '../ui/dialogs.js';
 import { details, note, printResult, table, type Column } from '../ui/output.js';
@@ -44,6 +45,7 @@ export async function clientFor(
     throw new UserError('no messaging URL: run `plugsmith login --messaging-url URL` or set PLUGSMITH_MESSAGING_URL', EXIT.AUTH);
   }
   const { createClient } = await import('../client/index.js');
+  const adminToken = await adminTokenFor(settings.baseUrl);
   const trace = input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined;
   try {
     const client = createClient({
@@ -51,6 +53,7 @@ export async function clientFor(
       messagingUrl: settings.messagingUrl,
       token: settings.token,
       apiKey: settings.apiKey,
+      adminToken,
       userAgent: 'plugsmith-cli',
       onTrace: trace,
     });

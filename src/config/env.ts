@@ -5,6 +5,8 @@
 export const env = {
   /** User token; overrides the profile's. */
   token: () => process.env.PLUGSMITH_TOKEN || undefined,
+  /** The running emulator's admin credential (`x-plugsmith-admin`); overrides the one in its state file. */
+  adminToken: () => process.env.PLUGSMITH_ADMIN_TOKEN || undefined,
   /** Messaging API key; overrides the profile's. */
   apiKey: () => process.env.PLUGSMITH_API_KEY || undefined,
   /** Management API base URL; overrides the profile's. */

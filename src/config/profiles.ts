@@ -50,6 +50,8 @@ export interface EmulatorState {
   apiKey: string | null;
   orgId: string | null;
   dataDir: string | null;
+  /** The admin credential of this start (header `x-plugsmith-admin` on `/_emulator`). */
+  adminToken: string;
   pid: number;
   startedAt: string;
 }
@@ -66,6 +68,7 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
     apiKey: emulator.apiKey,
     orgId: emulator.orgId,
     dataDir: emulator.dataDir,
+    adminToken: emulator.adminToken,
     pid: process.pid,
     startedAt: new Date().toISOString(),
   };

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { SseParser } from '../client/sse.js';
 import { NetworkError } from '../client/errors.js';
 import type { AttemptNotice } from './delivery-view.js';
+import { ADMIN_HEADER } from '../client/client.js';
 
 /** Filters the emulator's delivery stream applies. */
 export interface StreamFilters {
@@ -14,6 +15,8 @@ export interface StreamFilters {
 /** Options of `followDeliveries`. */
 export interface FollowOptions {
   signal: AbortSignal;
+  /** The emulator's admin credential (header `x-plugsmith-admin`); the stream is an admin route. */
+  adminToken?: string;
   /** Called each time the stream is open (first connection and reconnections). */
   onOpen?: () => void;
   /** Reconnect when the stream ends or fails (dev: the emulator may restart); otherwise the promise settles. */
@@ -50,7 +53,9 @@ export async function followDeliveries(baseUrl: string, filters: StreamFilters, 
 async function readOnce(url: string, onAttempt: (notice: AttemptNotice) => void, options: FollowOptions): Promise<void> {
   let response;
   try {
-    response = await request(url, { method: 'GET', headers: { accept: 'text/event-stream' }, signal: options.signal, bodyTimeout: 0 });
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (options.adminToken) headers[ADMIN_HEADER] = options.adminToken;
+    response = await request(url, { method: 'GET', headers, signal: options.signal, bodyTimeout: 0 });
   } catch (error) {
     if (options.signal.aborted) return;
     const code = (error as { code?: unknown }).code;

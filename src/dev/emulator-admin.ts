@@ -2,13 +2,18 @@ import { request } from 'undici';
 import { unwrap } from '../client/envelope.js';
 import { NetworkError } from '../client/errors.js';
 import type { Delivery, PluginInstance } from '../client/types.js';
+import { ADMIN_HEADER } from '../client/client.js';
 
 /**
  * The emulator's admin routes that the typed client does not cover (export, import, reset,
  * emitting an event by hand, listing instances and agents). Only the emulator answers them.
  */
 export class EmulatorAdmin {
-  constructor(readonly url: string) {}
+  /** `adminToken`: the emulator's admin credential, sent as `x-plugsmith-admin` (see `adminTokenFor`). */
+  constructor(
+    readonly url: string,
+    private readonly adminToken?: string,
+  ) {}
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const url = this.url.replace(/\/+$/, '') + path;
@@ -16,7 +21,10 @@ export class EmulatorAdmin {
     try {
       response = await request(url, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.adminToken ? { [ADMIN_HEADER]: this.adminToken } : {}),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {

@@ -3,6 +3,7 @@ import { readEmulatorState, writeEmulatorState, type EmulatorState } from '../co
 import { emulatorStatePath } from '../config/paths.js';
 import { UserError, EXIT } from '../errors.js';
 import { EmulatorAdmin } from './emulator-admin.js';
+import { env } from '../config/env.js';
 
 /** The emulator a dev session talks to: one that was already running, or one it started in-process. */
 export interface LocalEmulator {
@@ -11,6 +12,8 @@ export interface LocalEmulator {
   token: string;
   apiKey: string | null;
   orgId: string;
+  /** The admin credential (`x-plugsmith-admin`) of the emulator, for its `/_emulator` routes. */
+  adminToken: string | undefined;
   /** True when this process started it (and stops it). */
   owned: boolean;
   dataDir: string | null;
@@ -26,7 +29,7 @@ export interface LocalEmulatorOptions {
 
 async function answers(state: EmulatorState): Promise<boolean> {
   try {
-    await new EmulatorAdmin(state.url).health();
+    await new EmulatorAdmin(state.url, state.adminToken).health();
     return true;
   } catch {
     return false;
@@ -41,7 +44,8 @@ async function answers(state: EmulatorState): Promise<boolean> {
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   const state = await readEmulatorState();
   if (state && state.token && state.orgId && (await answers(state))) {
-    return { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, owned: false, dataDir: state.dataDir, close: async () => undefined };
+    const adminToken = env.adminToken() ?? state.adminToken;
+    return { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, adminToken, owned: false, dataDir: state.dataDir, close: async () => undefined };
   }
 
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
@@ -71,6 +75,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     token: running.token!,
     apiKey: running.apiKey,
     orgId: running.orgId!,
+    adminToken: running.adminToken,
     owned: true,
     dataDir: running.dataDir,
     async close() {

@@ -76,8 +76,8 @@ export class DevSession {
     this.emulator = await useLocalEmulator({ dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
     const emu = this.emulator;
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
-    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, userAgent: 'plugsmith-dev' });
-    this.admin = new EmulatorAdmin(emu.url);
+    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
+    this.admin = new EmulatorAdmin(emu.url, emu.adminToken);
 
     const outcome = await this.deploy();
     this.pluginId = outcome.pluginId;
@@ -134,6 +134,7 @@ export class DevSession {
     let first = true;
     void followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => this.report.delivery(notice), {
       signal: this.stopStream.signal,
+      adminToken: this.emulator!.adminToken,
       reconnect: true,
       onOpen: () => {
         if (!first) this.report.info('delivery stream reconnected');

@@ -29,6 +29,7 @@ async function startInTmux(session: string, args: string[], extra: Record<string
     PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
     PLUGSMITH_TOKEN: emu.token!,
     PLUGSMITH_API_KEY: emu.apiKey!,
+    PLUGSMITH_ADMIN_TOKEN: emu.adminToken,
     PLUGSMITH_CONFIG_DIR: configDir,
   };
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

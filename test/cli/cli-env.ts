@@ -71,8 +71,9 @@ export function useCliEnv(): CliEnv {
       PLUGSMITH_MESSAGING_URL: env.emu.messagingUrl,
       PLUGSMITH_TOKEN: OWNER_TOKEN,
       PLUGSMITH_API_KEY: API_KEY,
+      PLUGSMITH_ADMIN_TOKEN: env.emu.adminToken,
     };
-    env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY });
+    env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, adminToken: env.emu.adminToken });
     // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
     env.cli = (args, extra = {}, input) => runCli(args, { env: { ...env.env, ...extra }, input, timeoutMs: 60_000 });
     env.json = async (args, extra) => {

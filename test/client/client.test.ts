@@ -4,7 +4,7 @@ import { ok, startServer } from './helpers.js';
 
 const pagination = { type: 'index', page: 1, limit: 20, total: 1, totalPages: 1, hasNext: false, hasPrev: false };
 
-async function echoClient(options: { token?: string; apiKey?: string } = { token: 'tok_olive', apiKey: 'key_acme' }) {
+async function echoClient(options: { token?: string; apiKey?: string; adminToken?: string } = { token: 'tok_olive', apiKey: 'key_acme', adminToken: 'psa_client_test' }) {
   const server = await startServer((req, res) => ok(res, { seen: `${req.method} ${req.url}`, extra: 'kept' }, { pagination }));
   const client = createClient({ baseUrl: server.url + '/', messagingUrl: server.url, retries: 0, ...options });
   return { server, client };
@@ -70,6 +70,8 @@ describe('management resources', () => {
     const got = server.received[0];
     expect(`${got.method} ${got.url}`).toBe(`${method} ${url}`);
     expect(got.headers.authorization).toBe('Bearer tok_olive');
+    // The emulator's admin credential goes to its admin API only, never to the platform's /api.
+    expect(got.headers['x-plugsmith-admin']).toBe(url.startsWith('/_emulator') ? 'psa_client_test' : undefined);
     if (body === undefined) expect(got.body).toBe('');
     else {
       expect(JSON.parse(got.body)).toEqual(body);
@@ -91,6 +93,7 @@ describe('messaging resources', () => {
     const got = server.received[0];
     expect(`${got.method} ${got.url}`).toBe(`${method} ${url}`);
     expect(got.headers.authorization).toBe('Bearer key_acme');
+    expect(got.headers['x-plugsmith-admin']).toBeUndefined();
     if (body !== undefined) expect(JSON.parse(got.body)).toEqual(body);
   });
 

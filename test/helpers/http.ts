@@ -53,3 +53,8 @@ export async function call(baseUrl: string, method: string, path: string, option
   }
   return { status: response.statusCode, body: parsed, headers: response.headers };
 }
+
+/** One request to an emulator's admin API (`/_emulator/…`) with its admin credential (`x-plugsmith-admin`). */
+export function adminCall(emu: { url: string; adminHeaders: Record<string, string> }, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
+  return call(emu.url, method, path, { ...options, headers: { ...emu.adminHeaders, ...options.headers } });
+}

@@ -69,7 +69,9 @@ let pluginCount = 0;
 /** Starts an in-memory emulator with MATRIX_SEED; close it with `emu.close()`. */
 export async function startMatrixEmulator(): Promise<MatrixEmulator> {
   const emu = await startEmulator({ seed: MATRIX_SEED });
-  const send = (method: string, path: string, options?: CallOptions) => call(emu.url, method, path, options);
+  // Admin paths carry the emulator's admin credential, as the CLI and startEmulator() do.
+  const send = (method: string, path: string, options?: CallOptions) =>
+    call(emu.url, method, path, path.startsWith('/_emulator') ? { ...options, headers: { ...emu.adminHeaders, ...options?.headers } } : options);
   const created = (response: ApiResponse, what: string) => {
     if (response.status !== 201) throw new Error(`creating ${what} failed: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body.data as Record<string, any>;

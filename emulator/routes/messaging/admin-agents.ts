@@ -21,7 +21,7 @@ export const AGENT_QUERY: QuerySpec = {
   search: ['name'],
 };
 
-/** Admin API for agents (`/_emulator/agents`, no token): create, list, read, rename. */
+/** Admin API for agents (`/_emulator/agents`, behind the admin guard): create, list, read, rename. */
 export default async function adminAgentRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
 

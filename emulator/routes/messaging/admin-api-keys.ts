@@ -24,7 +24,7 @@ export function publicApiKey(k: ApiKeyRecord) {
   return { id: k.id, orgId: k.orgId, name: k.name, hint: k.hint, createdAt: k.createdAt, updatedAt: k.updatedAt };
 }
 
-/** Admin API for messaging API keys (`/_emulator/api-keys`, no token): issue (the key is shown once), list, revoke. */
+/** Admin API for messaging API keys (`/_emulator/api-keys`, behind the admin guard): issue (the key is shown once), list, revoke. */
 export default async function adminApiKeyRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
 

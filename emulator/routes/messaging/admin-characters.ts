@@ -69,7 +69,7 @@ function applyFields(record: CharacterRecord, fields: CharacterFields): Characte
 }
 
 /**
- * Admin API for characters (`/_emulator/characters`, no token): create, list (the shared
+ * Admin API for characters (`/_emulator/characters`, behind the admin guard): create, list (the shared
  * query system, e.g. `?orgId=org_dev` for a character picker), read and change.
  */
 export default async function adminCharacterRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {

@@ -3,6 +3,7 @@ import type { CommandHandler } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
+import { adminTokenFor } from '../../config/admin-token.js';
 import { confirmDeletion } from '../context.js';
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
@@ -22,7 +23,7 @@ const importCommand: CommandHandler = async (input) => {
   }
   const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
-  const result = await new EmulatorAdmin(url).import(parsed);
+  const result = await new EmulatorAdmin(url, await adminTokenFor(url)).import(parsed);
   if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');
   else {
     const total = Object.values(result.counts).reduce((a, b) => a + b, 0);

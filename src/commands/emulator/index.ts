@@ -17,6 +17,7 @@ export const emulatorCommands = [
       { flags: '--port <port>', description: 'management API port (0 picks a free one)', default: 4010, parse: integerOption('--port', 0, 65535) },
       { flags: '--messaging-port <port>', description: 'messaging API port (0 picks a free one)', default: 4011, parse: integerOption('--messaging-port', 0, 65535) },
       { flags: '--host <host>', description: 'interface to listen on', default: '127.0.0.1' },
+      { flags: '--allow-remote-admin', description: 'serve the admin API (/_emulator, still with the admin credential) to other machines too, e.g. with --host 0.0.0.0' },
       { flags: '--data-dir <dir>', description: 'folder of the durable store', default: '.plugsmith/emulator' },
       { flags: '--in-memory', description: 'keep everything in memory (nothing is written)', conflicts: ['dataDir'] },
       { flags: '--seed <file>', description: 'seed file (users, orgs, tokens, agents, characters, API keys) for an empty store' },

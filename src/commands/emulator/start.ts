@@ -5,11 +5,13 @@ import { UserError, EXIT } from '../../errors.js';
 import { emulatorStatePath } from '../../config/paths.js';
 import { writeEmulatorState } from '../../config/profiles.js';
 import { env } from '../../config/env.js';
+import { note } from '../../ui/output.js';
 
 interface StartOptions {
   port: number;
   messagingPort: number;
   host: string;
+  allowRemoteAdmin?: boolean;
   dataDir: string;
   inMemory?: boolean;
   seed?: string;
@@ -41,6 +43,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
       port: o.port,
       messagingPort: o.messagingPort,
       host: o.host,
+      allowRemoteAdmin: o.allowRemoteAdmin === true,
       dataDir: o.inMemory ? undefined : resolve(o.dataDir),
       inMemory: o.inMemory,
       seed: o.seed ? resolve(o.seed) : undefined,
@@ -78,6 +81,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
         `  token           ${state.token ?? '(none in the seed)'}`,
         `  API key         ${state.apiKey ?? '(none in the seed)'}`,
         `  org             ${state.orgId ?? '-'}`,
+        `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
         `  store           ${state.dataDir ?? 'in memory'}`,
         '',
         'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
@@ -85,6 +89,10 @@ const start: CommandHandler = async ({ options, global, io }) => {
       ].join('\n'),
     );
   }
+
+  const loopbackHost = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(o.host);
+  if (o.allowRemoteAdmin) note(io, global, 'the admin API (/_emulator) is served to other machines too (--allow-remote-admin); it still needs the admin token');
+  else if (!loopbackHost) note(io, global, `listening on ${o.host}: the APIs are reachable from other machines, the admin API (/_emulator) only from this one (--allow-remote-admin to change that)`);
 
   await new Promise<void>((resolveStop) => {
     const stop = () => {

@@ -1,5 +1,6 @@
 import type { CommandHandler } from '../types.js';
 import { clientFor } from '../context.js';
+import { adminTokenFor } from '../../config/admin-token.js';
 import { note, printResult, table } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { DELIVERY_COLUMNS, attemptLine, type AttemptNotice, type DeliveryView } from '../../dev/delivery-view.js';
@@ -57,7 +58,7 @@ const logs: CommandHandler = async (input) => {
         if (statuses && !statuses.includes(notice.delivery.status)) return;
         io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
       },
-      { signal: stop.signal, onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
+      { signal: stop.signal, adminToken: await adminTokenFor(client.baseUrl), onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
     );
   } finally {
     process.off('SIGINT', onSignal);

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import type { AttemptNotice } from '../../../emulator/events/dispatcher.js';
-import { answerProperly, call, closedPortUrl, ROLES_SEED, TOKENS, verifiedPlugin, verifyReceived, WebhookServer, type Responder } from './helpers.js';
+import { adminCall, answerProperly, call, closedPortUrl, ROLES_SEED, TOKENS, verifiedPlugin, verifyReceived, WebhookServer, type Responder } from './helpers.js';
 
 let emu: Emulator;
 const servers: WebhookServer[] = [];
@@ -78,7 +78,7 @@ describe('webhook delivery', () => {
   it('redelivers a logged delivery with the same event id', async () => {
     const { hook, plugin } = await handlerOnAgent();
     const delivery = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });
-    const again = await call(emu.url, 'POST', `/_emulator/deliveries/${delivery.id}/redeliver`);
+    const again = await adminCall(emu, 'POST', `/_emulator/deliveries/${delivery.id}/redeliver`);
     expect(again.status).toBe(201);
     expect(again.body.data).toMatchObject({ eventId: delivery.eventId, redeliveryOf: delivery.id, status: 'delivered' });
     expect(again.body.data.id).not.toBe(delivery.id);
@@ -86,7 +86,7 @@ describe('webhook delivery', () => {
     expect(received).toHaveLength(2);
     expect(received[1].body).toBe(received[0].body);
     expect(received[1].headers['webhook-id']).toBe(delivery.eventId);
-    expect((await call(emu.url, 'POST', '/_emulator/deliveries/dlv_nope/redeliver')).status).toBe(404);
+    expect((await adminCall(emu, 'POST', '/_emulator/deliveries/dlv_nope/redeliver')).status).toBe(404);
   });
 
   it('sends only the events the plugin and the instance subscribe to', async () => {
@@ -206,23 +206,23 @@ describe('the delivery log', () => {
   it('lists with the shared query system, shows one delivery, never the secret', async () => {
     const { plugin } = await handlerOnAgent();
     const delivered = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });
-    const list = await call(emu.url, 'GET', `/_emulator/deliveries?pluginId=${plugin.id}&type=PLUGIN_INSTALLED,WEBHOOK_CHALLENGE&@sortOrder=asc`);
+    const list = await adminCall(emu, 'GET', `/_emulator/deliveries?pluginId=${plugin.id}&type=PLUGIN_INSTALLED,WEBHOOK_CHALLENGE&@sortOrder=asc`);
     expect(list.status).toBe(200);
     expect(list.body.data.map((d: { type: string }) => d.type)).toEqual(['WEBHOOK_CHALLENGE', 'PLUGIN_INSTALLED']);
     expect(list.body.meta.pagination).toMatchObject({ type: 'index', total: 2 });
     expect(JSON.stringify(list.body)).not.toContain(plugin.webhookSecret);
-    const one = await call(emu.url, 'GET', `/_emulator/deliveries/${delivered.id}`);
+    const one = await adminCall(emu, 'GET', `/_emulator/deliveries/${delivered.id}`);
     expect(one.body.data).toMatchObject({ id: delivered.id, status: 'delivered', url: expect.stringContaining('/webhook') });
     expect(one.body.data).not.toHaveProperty('secret');
-    expect((await call(emu.url, 'GET', '/_emulator/deliveries/dlv_nope')).status).toBe(404);
-    expect((await call(emu.url, 'GET', '/_emulator/deliveries?status=pending&@limit=0')).status).toBe(400);
+    expect((await adminCall(emu, 'GET', '/_emulator/deliveries/dlv_nope')).status).toBe(404);
+    expect((await adminCall(emu, 'GET', '/_emulator/deliveries?status=pending&@limit=0')).status).toBe(400);
   });
 
   it('streams every new attempt as server-sent events', async () => {
     const hook = await server();
     const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: hook.url });
     const controller = new AbortController();
-    const stream = await request(`${emu.url}/_emulator/deliveries/stream?pluginId=${plugin.id}`, { signal: controller.signal });
+    const stream = await request(`${emu.url}/_emulator/deliveries/stream?pluginId=${plugin.id}`, { signal: controller.signal, headers: emu.adminHeaders });
     expect(stream.statusCode).toBe(200);
     expect(stream.headers['content-type']).toMatch(/text\/event-stream/);
     const seen: string[] = [];

@@ -89,13 +89,18 @@ export async function closedPortUrl(): Promise<string> {
 }
 
 /** Calls the emulator over HTTP; returns status and parsed JSON body. */
-export async function call(url: string, method: string, path: string, token?: string | null, body?: unknown) {
-  const headers: Record<string, string> = {};
+export async function call(url: string, method: string, path: string, token?: string | null, body?: unknown, extraHeaders: Record<string, string> = {}) {
+  const headers: Record<string, string> = { ...extraHeaders };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await request(url + path, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.body.text();
   return { status: response.statusCode, body: text ? (JSON.parse(text) as any) : null };
+}
+
+/** Calls the emulator's admin API (`/_emulator/…`) with its admin credential. */
+export function adminCall(emu: Pick<Emulator, 'url' | 'adminHeaders'>, method: string, path: string, body?: unknown) {
+  return call(emu.url, method, path, null, body, emu.adminHeaders);
 }
 
 /** Creates a plugin in an org and verifies its webhook; returns the plugin record (with its secret). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEDULE_MS, parseRetryAfter, resolveDeliveryOptions, retryDelay } from '../../../emulator/events/options.js';
-import { isLoopback } from '../../../emulator/routes/deliveries.js';
+import { isLoopback } from '../../../emulator/admin/guard.js';
 
 describe('retry schedule', () => {
   const defaults = resolveDeliveryOptions();

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import type { AttemptNotice } from '../../../emulator/events/dispatcher.js';
-import { answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import { adminCall, answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -98,7 +98,7 @@ describe('pending deliveries across a restart', () => {
       expect(read.body.data.webhookUrlIsVerified).toBe(true);
 
       // A challenge is not redelivered either: its answer is judged only by verify-webhook.
-      const redelivered = await call(second.url, 'POST', `/_emulator/deliveries/${challenges[1].id}/redeliver`);
+      const redelivered = await adminCall(second, 'POST', `/_emulator/deliveries/${challenges[1].id}/redeliver`);
       expect(redelivered.status).toBe(409);
       expect(redelivered.body.error).toMatchObject({ error: 'CONFLICT', message: expect.stringContaining('verify-webhook') });
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import { adminCall, answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 
 let emu: Emulator | undefined;
 let dir = '';
@@ -55,7 +55,7 @@ describe('the delivery log limit', () => {
     expect(kept()).toContain(sent.at(-1));
     expect(kept()).not.toContain(sent[0]);
     // The log's HTTP view agrees.
-    const listed = await call(emu.url, 'GET', '/_emulator/deliveries?@limit=100');
+    const listed = await adminCall(emu, 'GET', '/_emulator/deliveries?@limit=100');
     expect(listed.body.data.map((d: { id: string }) => d.id).sort()).toEqual([...kept()].sort());
 
     const before = [...kept()].sort();

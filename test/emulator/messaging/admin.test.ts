@@ -10,7 +10,7 @@ afterAll(async () => {
   await emu.close();
 });
 
-const admin = (method: string, path: string, body?: unknown) => call(emu.url, method, `/_emulator${path}`, { body });
+const admin = (method: string, path: string, body?: unknown) => call(emu.url, method, `/_emulator${path}`, { body, headers: emu.adminHeaders });
 
 describe('admin API: characters', () => {
   it('lists characters of an org for a picker, with the shared query system', async () => {

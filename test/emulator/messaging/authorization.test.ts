@@ -73,11 +73,11 @@ describe('messaging authorization', () => {
   });
 
   it('stops accepting a key once it is revoked through the admin API', async () => {
-    const issued = await call(emu.url, 'POST', '/_emulator/api-keys', { body: { orgId: 'org_a', name: 'short-lived' } });
+    const issued = await call(emu.url, 'POST', '/_emulator/api-keys', { headers: emu.adminHeaders, body: { orgId: 'org_a', name: 'short-lived' } });
     expect(issued.status).toBe(201);
     const key = issued.body.data.key as string;
     expect((await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}`, { key })).status).toBe(200);
-    expect((await call(emu.url, 'DELETE', `/_emulator/api-keys/${issued.body.data.id}`)).status).toBe(200);
+    expect((await call(emu.url, 'DELETE', `/_emulator/api-keys/${issued.body.data.id}`, { headers: emu.adminHeaders })).status).toBe(200);
     expect((await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}`, { key })).status).toBe(401);
   });
 });

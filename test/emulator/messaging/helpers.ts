@@ -75,8 +75,8 @@ export function messagingSeed(extra: Partial<Seed> = {}): Seed {
 }
 
 /** Calls the emulator over HTTP; returns status and parsed JSON. */
-export async function call(base: string, method: string, path: string, options: { key?: string | null; auth?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
+export async function call(base: string, method: string, path: string, options: { key?: string | null; auth?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== undefined) headers.authorization = options.auth;
   else if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';

@@ -202,8 +202,8 @@ describe('plugin-driven replies', () => {
 
   it('awaits a SYNC handler before answering the user message', async () => {
     // A second agent with a SYNC instance whose handler writes the whole reply before acknowledging.
-    await call(emu.url, 'POST', '/_emulator/agents', { body: { id: 'agent_sync', orgId: 'org_a', name: 'Sync agent' } });
-    await call(emu.url, 'POST', '/_emulator/characters', { body: { id: 'char_sync', orgId: 'org_a', agentId: 'agent_sync', name: 'Sync' } });
+    await call(emu.url, 'POST', '/_emulator/agents', { headers: emu.adminHeaders, body: { id: 'agent_sync', orgId: 'org_a', name: 'Sync agent' } });
+    await call(emu.url, 'POST', '/_emulator/characters', { headers: emu.adminHeaders, body: { id: 'char_sync', orgId: 'org_a', agentId: 'agent_sync', name: 'Sync' } });
     const installed = await call(emu.url, 'POST', '/api/agents/agent_sync/plugins', {
       auth: USER_TOKEN,
       body: { name: 'sync', pluginId, events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], eventDispatchMode: 'SYNC' },
@@ -226,7 +226,7 @@ describe('plugin-driven replies', () => {
   });
 
   it('says so in a reply when a plugin-driven character has no handler', async () => {
-    await call(emu.url, 'PATCH', '/_emulator/characters/char_slow', { body: { engine: 'plugin' } });
+    await call(emu.url, 'PATCH', '/_emulator/characters/char_slow', { headers: emu.adminHeaders, body: { engine: 'plugin' } });
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hi' } });
@@ -254,7 +254,7 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
     expect(otherAgent.status).toBe(403);
     expect(otherAgent.body.error.message).toContain('agent_a');
     // A conversation of a character of another agent is not this instance's to write into.
-    const key = (await call(emu.url, 'POST', '/_emulator/api-keys', { body: { orgId: 'org_a' } })).body.data.key as string;
+    const key = (await call(emu.url, 'POST', '/_emulator/api-keys', { headers: emu.adminHeaders, body: { orgId: 'org_a' } })).body.data.key as string;
     const elsewhere = await newConversation(emu.messagingUrl, key, 'char_slow');
     expect((await write(elsewhere, body)).status).toBe(404);
     expect((await write('conv_missing', body)).status).toBe(404);

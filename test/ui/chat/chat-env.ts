@@ -32,7 +32,7 @@ export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient
     env.emu = await startEmulator({ seed: CHAT_SEED });
   });
   env.client = () => {
-    const client = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: TOKEN, apiKey: API_KEY });
+    const client = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: TOKEN, apiKey: API_KEY, adminToken: env.emu.adminToken });
     clients.push(client);
     return client;
   };

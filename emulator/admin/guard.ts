@@ -1,0 +1,168 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import { hostname as machineHostname, networkInterfaces } from 'node:os';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, forbidden, unauthorized } from '../errors.js';
+
+/** The header that carries the admin credential on every `/_emulator` call. */
+export const ADMIN_HEADER = 'x-plugsmith-admin';
+/** Prefix of admin credentials, so one is recognisable in a config file or a log. */
+export const ADMIN_TOKEN_PREFIX = 'psa_';
+
+/** A fresh admin credential (one per emulator start unless the caller fixes it). */
+export function newAdminToken(): string {
+  return ADMIN_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+}
+
+/** Who may use the admin surface of one running emulator. */
+export interface AdminAccess {
+  /** The credential every admin call (but health and the OpenAPI document) must carry. */
+  token: string;
+  /** Serve peers that are not this machine (off by default; the credential is still required). */
+  allowRemote: boolean;
+  /** The host the management API listens on (e.g. 127.0.0.1, 0.0.0.0, a name). */
+  host: string;
+}
+
+/** What the guard looks at in a request. */
+export interface AdminRequest {
+  method: string;
+  /** The path without the query string. */
+  path: string;
+  remoteAddress: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** Paths of the admin surface that hold no data: no credential, and any peer may ask. */
+const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/openapi.json']);
+/** Content types a web page may send cross-origin without a preflight (the CORS "simple" ones). */
+const SIMPLE_CONTENT_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a remote address is this machine (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+/** Whether a host name (no port, IPv6 without brackets) names this machine's loopback interface. */
+export function isLoopbackName(name: string): boolean {
+  const n = name.toLowerCase().replace(/\.$/, '');
+  return n === 'localhost' || n.endsWith('.localhost') || (isIP(n) !== 0 && (isLoopback(n) || n === '0:0:0:0:0:0:0:1'));
+}
+
+/** The host name of a Host or Origin authority, lower case, without port or IPv6 brackets. */
+export function hostOf(authority: string): string | null {
+  const a = authority.trim().toLowerCase();
+  if (a === '') return null;
+  if (a.startsWith('[')) {
+    const end = a.indexOf(']');
+    return end > 0 ? a.slice(1, end) : null;
+  }
+  const colon = a.lastIndexOf(':');
+  return colon >= 0 ? a.slice(0, colon) : a;
+}
+
+/** Whether the host is a wildcard (listens on every interface). */
+export function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/**
+ * The names by which this emulator may be addressed: loopback names always, the bound host,
+ * and (bound to every interface) this machine's own addresses and host name. A DNS-rebinding
+ * page reaches the emulator under the attacker's name, which is none of these.
+ */
+export function ownHostNames(host: string): (name: string) => boolean {
+  const bound = hostOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  const extra = new Set<string>();
+  if (bound && !isWildcardHost(host)) extra.add(bound);
+  if (isWildcardHost(host)) {
+    extra.add(machineHostname().toLowerCase());
+    for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) extra.add(i.address.toLowerCase().replace(/%.*$/, ''));
+  }
+  return (name) => isLoopbackName(name) || extra.has(name.toLowerCase());
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hashes have equal lengths, so the comparison time tells nothing about the length either.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * The one decision of the admin surface: null to serve the request, else the error to answer.
+ * In order: a remote peer (unless opted in), a Host that is not one of the emulator's own names
+ * (DNS rebinding), an Origin other than the emulator's own (a web page), a state change in a
+ * content type a page may send without a preflight, then the credential.
+ */
+export function adminRefusal(access: AdminAccess, isOwnName: (name: string) => boolean, request: AdminRequest): ApiError | null {
+  const open = OPEN_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
+  if (!open && !access.allowRemote && !isLoopback(request.remoteAddress)) {
+    return forbidden(
+      `The emulator's admin API (/_emulator) is served only to callers on this machine (you are ${request.remoteAddress ?? 'unknown'}); start the emulator with --allow-remote-admin (startEmulator({ allowRemoteAdmin: true })) to serve other machines`,
+    );
+  }
+  const hostHeader = single(request.headers.host);
+  const host = hostHeader === undefined ? null : hostOf(hostHeader);
+  if (host === null || !isOwnName(host)) {
+    return forbidden(
+      `The admin API answers only under the emulator's own names (localhost, 127.0.0.1, [::1] or the host it listens on), not Host ${hostHeader ?? '(none)'}; call it by one of those names`,
+    );
+  }
+  const origin = single(request.headers.origin);
+  if (origin !== undefined && !sameOrigin(origin, hostHeader!)) {
+    return forbidden(`The admin API does not answer web pages of other origins (Origin ${origin}); call it from the CLI, startEmulator() or curl`);
+  }
+  const fetchSite = single(request.headers['sec-fetch-site']);
+  if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+    return forbidden(`The admin API does not answer requests a web page of another site makes (Sec-Fetch-Site ${fetchSite}); call it from the CLI, startEmulator() or curl`);
+  }
+  if (open) return null;
+  if (!SAFE_METHODS.has(request.method)) {
+    const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
+    if (contentType !== undefined && SIMPLE_CONTENT_TYPES.has(contentType)) {
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`);
+    }
+  }
+  const given = single(request.headers[ADMIN_HEADER]);
+  if (given === undefined || given === '') {
+    return unauthorized(
+      `The admin API needs the admin credential: send "${ADMIN_HEADER}: <adminToken>" (printed by \`plugsmith emulator start --json\`, kept in its state file emulator.json, returned by startEmulator() as adminToken)`,
+    );
+  }
+  if (!sameSecret(given, access.token)) {
+    return unauthorized(`The ${ADMIN_HEADER} header does not hold this emulator's admin credential (it changes at every start): use the adminToken of the running emulator`);
+  }
+  return null;
+}
+
+/** Whether an Origin header names the origin the request was addressed to (http, same host and port). */
+function sameOrigin(origin: string, hostHeader: string): boolean {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' && url.host === new URL(`http://${hostHeader}`).host;
+  } catch {
+    return false; // "null" (sandboxed frames, file: pages) and anything unparsable
+  }
+}
+
+/** The onRequest hook of the admin plugin: the only place that decides who may call `/_emulator`. */
+export function adminGuard(access: AdminAccess): (request: FastifyRequest) => Promise<void> {
+  const isOwnName = ownHostNames(access.host);
+  return async (request) => {
+    const queryAt = request.url.indexOf('?');
+    const refusal = adminRefusal(access, isOwnName, {
+      method: request.method,
+      path: queryAt >= 0 ? request.url.slice(0, queryAt) : request.url,
+      remoteAddress: request.socket.remoteAddress,
+      headers: request.headers,
+    });
+    if (refusal) throw refusal;
+  };
+}

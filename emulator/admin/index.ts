@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services.js';
+import healthRoutes from '../routes/admin.js';
+import deliveryRoutes from '../routes/deliveries.js';
+import adminCharacterRoutes from '../routes/messaging/admin-characters.js';
+import adminAgentRoutes from '../routes/messaging/admin-agents.js';
+import adminApiKeyRoutes from '../routes/messaging/admin-api-keys.js';
+import adminStoreRoutes from '../routes/admin-store.js';
+import adminEventRoutes from '../routes/admin-events.js';
+import { adminGuard, type AdminAccess } from './guard.js';
+
+export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } from './guard.js';
+
+/**
+ * The emulator's admin surface: every `/_emulator` route, in one encapsulated plugin whose one
+ * onRequest hook (the guard) decides who may call it. A route module added here is guarded; none
+ * of them checks callers itself. Register it with `{ prefix: '/_emulator' }`.
+ */
+export default async function adminSurface(app: FastifyInstance, { services, access }: { services: Services; access: AdminAccess }): Promise<void> {
+  app.addHook('onRequest', adminGuard(access));
+  const opts = { services };
+  // GET /health and GET /openapi.json (to come) are the open paths: the guard serves them without a credential.
+  await app.register(healthRoutes, opts);
+  await app.register(deliveryRoutes, opts);
+  await app.register(adminCharacterRoutes, opts);
+  await app.register(adminAgentRoutes, opts);
+  await app.register(adminApiKeyRoutes, opts);
+  await app.register(adminStoreRoutes, opts);
+  await app.register(adminEventRoutes, opts);
+}

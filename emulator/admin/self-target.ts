@@ -1,0 +1,78 @@
+import { isWildcardHost, ownHostNames } from './guard.js';
+
+/** Path prefixes of the emulator that no webhook may reach: the admin surface and the embedded object store. */
+const OWN_PATHS = ['/_emulator', '/_storage'];
+
+/** The emulator a webhook URL is checked against: the host it listens on and its base URLs (empty before listening). */
+export interface OwnAddress {
+  host: string;
+  urls: string[];
+}
+
+/** An IPv4-mapped IPv6 address in the hex form URL parsing gives (`::ffff:7f00:1`) as dotted IPv4. */
+function unmapped(host: string): string {
+  const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (!m) return host.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  const hi = parseInt(m[1], 16);
+  const lo = parseInt(m[2], 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+function decodedPath(pathname: string): string {
+  let path = pathname;
+  try {
+    path = decodeURIComponent(pathname);
+  } catch {
+    // a malformed escape stays as it is
+  }
+  return path.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+}
+
+/**
+ * Why a webhook URL must not be delivered to, or null: it names one of the emulator's own
+ * ports under one of its own names (localhost, 127/8, [::1], 0.0.0.0, the bound host, IPv4-mapped
+ * forms, which URL parsing already reduces from decimal or hex spellings) and a path under
+ * /_emulator or /_storage. Deliveries carry no admin credential anyway; this refuses them first.
+ */
+export function ownAdminTarget(url: string, own: OwnAddress): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  const ports = new Set<string>();
+  for (const base of own.urls) {
+    if (!base) continue;
+    try {
+      ports.add(new URL(base).port || '80');
+    } catch {
+      // not listening yet
+    }
+  }
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  if (!ports.has(port)) return null;
+  const host = unmapped(parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase());
+  const isOwnName = ownHostNames(own.host);
+  if (!isOwnName(host) && !isWildcardHost(host)) return null;
+  const path = decodedPath(parsed.pathname);
+  const hit = OWN_PATHS.find((p) => path.startsWith(p));
+  if (!hit) return null;
+  return `the webhook URL ${url} points at the emulator's own ${hit} paths; webhooks are never delivered there: use your plugin's own server`;
+}
+
+/** A small cache of `ownAdminTarget` answers by URL: the check runs before every attempt, and a plugin's URL rarely changes. */
+export function cachedOwnAdminTarget(own: () => OwnAddress): (url: string) => string | null {
+  const answers = new Map<string, string | null>();
+  return (url) => {
+    if (answers.has(url)) return answers.get(url)!;
+    const address = own();
+    const answer = ownAdminTarget(url, address);
+    // Before both servers listen the ports are unknown: nothing to cache yet.
+    if (address.urls.some((u) => !u)) return answer;
+    if (answers.size >= 1000) answers.clear();
+    answers.set(url, answer);
+    return answer;
+  };
+}

@@ -1,0 +1,28 @@
+import { env } from './env.js';
+import { readEmulatorState } from './profiles.js';
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+function sameEmulator(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    if ((x.port || '80') !== (y.port || '80')) return false;
+    return x.hostname.toLowerCase() === y.hostname.toLowerCase() || (LOOPBACK.test(x.hostname) && LOOPBACK.test(y.hostname));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The admin credential for the emulator at `url`: PLUGSMITH_ADMIN_TOKEN, else the one in the
+ * state file of the running `plugsmith emulator start` / `plugsmith dev` when `url` is that
+ * emulator (never sent to another host). Undefined when neither applies.
+ */
+export async function adminTokenFor(url: string | undefined): Promise<string | undefined> {
+  const fromEnv = env.adminToken();
+  if (fromEnv) return fromEnv;
+  if (!url) return undefined;
+  const state = await readEmulatorState();
+  return state?.adminToken && sameEmulator(state.url, url) ? state.adminToken : undefined;
+}
