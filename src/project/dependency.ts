@@ -57,8 +57,9 @@ async function packInto(root: string, destination: string): Promise<void> {
   await mkdir(destination, { recursive: true });
   const args = ['pack', '--ignore-scripts', '--json', '--pack-destination', destination];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    // npm is npm.cmd on Windows, which only a shell runs.
-    const child = spawn('npm', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    // npm is npm.cmd on Windows, which only a shell runs (so paths are quoted there).
+    const windows = process.platform === 'win32';
+    const child = spawn('npm', windows ? args.map((a) => `"${a}"`) : args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], shell: windows });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

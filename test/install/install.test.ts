@@ -161,7 +161,7 @@ describe('npm pack', () => {
       expect(install.code, install.output).toBe(0);
       expect(install.output).not.toContain('EBADENGINE');
       const shown = await sh('plugsmith', ['--version'], work, 30_000, env);
-      expect(shown.output.trim()).toBe(version);
+      expect(shown.stdout.trim(), shown.output).toBe(version);
 
       const projects = join(work, 'from-tarball');
       await mkdir(projects);
@@ -173,7 +173,7 @@ describe('npm pack', () => {
       expect(projectInstall.code, projectInstall.output).toBe(0);
       expect(projectInstall.output).not.toContain('EBADENGINE');
       const local = await sh('npx', ['plugsmith', '--version'], project, 60_000, env);
-      expect(local.output.trim()).toBe(version);
+      expect(local.stdout.trim(), local.output).toBe(version);
     },
     20 * MINUTES,
   );
