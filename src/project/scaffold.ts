@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError, EXIT } from '../errors.js';
+import { plugsmithDependency } from './dependency.js';
 import { PLUGIN_EVENTS, PLUGIN_SCOPES, TEMPLATES, type PluginType } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
 
@@ -27,8 +28,12 @@ export interface ScaffoldResult {
   dir: string;
   /** Paths relative to `dir`, sorted. */
   files: string[];
-  /** The plugsmith version the project depends on. */
-  pluginsmithVersion: string;
+  /** The version of the plugsmith that wrote the project. */
+  plugsmithVersion: string;
+  /** Its `dependencies.plugsmith`: `^<version>`, or `file:vendor/plugsmith-<version>.tgz` when vendored. */
+  plugsmithDependency: string;
+  /** The packed plugsmith inside the project when this plugsmith is not a registry release, else null. */
+  vendored: string | null;
 }
 
 /** The default port of a generated plugin's webhook server. */
@@ -49,7 +54,7 @@ export function packageRoot(): string {
 }
 
 /** The version of the running plugsmith, which generated projects depend on. */
-export function pluginsmithVersion(): string {
+export function plugsmithVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
@@ -135,13 +140,19 @@ export async function scaffoldProject(options: ScaffoldOptions): Promise<Scaffol
   await checkTarget(dir, options.force);
   const { answers } = completeAnswers(options);
   const template = TEMPLATES[answers.type];
-  const version = pluginsmithVersion();
+  await mkdir(dir, { recursive: true });
+  // First, so that a project whose plugsmith cannot be packed is not left looking complete.
+  const dependency = await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
   const values = {
     name: answers.name,
     description: template.description,
     type: answers.type,
     port: String(answers.port),
-    pluginsmithVersion: version,
+    plugsmithVersion: dependency.version,
+    plugsmithDependency: dependency.spec,
+    vendorNote: dependency.vendored
+      ? `\n- \`${dependency.vendored}\` is the plugsmith that wrote this project (${dependency.version}, not a release the npm\n  registry serves), which \`package.json\` installs: commit it, so that a clone installs too. Once\n  plugsmith is published, \`npm install plugsmith@latest\` replaces it (then delete \`vendor/\`).`
+      : '',
     events: jsonList(answers.events),
     scopes: jsonList(answers.scopes),
     behaviour: template.behaviour,
@@ -155,7 +166,6 @@ export async function scaffoldProject(options: ScaffoldOptions): Promise<Scaffol
   for (const layer of ['common', answers.type]) {
     for (const file of await templateFiles(join(templates, layer))) sources.set(outputPath(file), join(templates, layer, file));
   }
-  await mkdir(dir, { recursive: true });
   for (const [target, source] of sources) {
     const text = renderTemplate(await readFile(source, 'utf8'), values, relative(templates, source));
     const path = join(dir, target);
@@ -165,5 +175,6 @@ export async function scaffoldProject(options: ScaffoldOptions): Promise<Scaffol
     }
     await writeFile(path, text);
   }
-  return { dir, files: [...sources.keys()].sort(), pluginsmithVersion: version };
+  const files = [...sources.keys(), ...(dependency.vendored ? [dependency.vendored] : [])].sort();
+  return { dir, files, plugsmithVersion: dependency.version, plugsmithDependency: dependency.spec, vendored: dependency.vendored };
 }

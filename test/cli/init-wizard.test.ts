@@ -73,7 +73,7 @@ describe('plugsmith init wizard (tmux)', () => {
     await t.keys('Enter');
     await t.waitFor(/\? Port of the webhook server: \(3000\)/);
     await t.keys('4321', 'Enter');
-    const done = await t.waitFor(/EXIT=\d+/);
+    const done = await t.waitFor(/EXIT=\d+/, 60_000); // init packs this plugsmith into the project (npm pack)
     expect(done).toContain('EXIT=0');
     expect(done).toContain('✔ Events to receive: PLUGIN_INSTALLED, REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED');
     expect(done).toContain(`Created the DATA_PROVIDER plugin "wizard-bot" in ${dir}`);
@@ -99,7 +99,7 @@ describe('plugsmith init wizard (tmux)', () => {
     await t.keys('Enter');
     await t.waitFor(/\? Scopes of its installation tokens:/);
     await t.keys('Enter');
-    const done = await t.waitFor(/EXIT=\d+/);
+    const done = await t.waitFor(/EXIT=\d+/, 60_000); // init packs this plugsmith into the project (npm pack)
     expect(done).toContain('EXIT=0');
     expect(done).not.toContain('Port of the webhook server');
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});

@@ -1,7 +1,9 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
@@ -29,7 +31,9 @@ async function filesUnder(dir: string, sub = ''): Promise<string[]> {
   return out.sort();
 }
 
-const COMMON = ['.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.json', 'vitest.config.ts'];
+// This checkout is not a registry release (no dist/release.json): init vendors it.
+const VENDORED = `vendor/plugsmith-${version}.tgz`;
+const COMMON = [VENDORED, '.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.json', 'vitest.config.ts'];
 
 const CASES = [
   { type: 'DATA_PROVIDER', installs: [{ name: 'local docs', repository: 'repo_docs' }], events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.list'] },
@@ -54,7 +58,7 @@ describe('plugsmith init by flags', () => {
       }
 
       const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-      expect(pkg).toMatchObject({ name, private: true, type: 'module', dependencies: { plugsmith: `^${version}` } });
+      expect(pkg).toMatchObject({ name, private: true, type: 'module', dependencies: { plugsmith: `file:${VENDORED}` } });
       expect(pkg.scripts).toMatchObject({ dev: expect.stringContaining('src/main.ts'), test: expect.stringContaining('vitest run') });
 
       const raw = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
@@ -77,17 +81,25 @@ describe('plugsmith init by flags', () => {
       for (const snippet of c.code) expect(plugin).toContain(snippet);
       expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain('Number(env.PORT || 3456)');
       expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('.data/');
-      expect(await readFile(join(dir, 'README.md'), 'utf8')).toContain(`# ${name}`);
+      // vendor/ is committed: a clone of the project must install the same plugsmith.
+      expect(await readFile(join(dir, '.gitignore'), 'utf8')).not.toMatch(/vendor/);
+      const readme = await readFile(join(dir, 'README.md'), 'utf8');
+      expect(readme).toContain(`# ${name}`);
+      expect(readme).toContain(`\`${VENDORED}\` is the plugsmith that wrote this project`);
     });
   }
 
   it('uses defaults with --yes: EVENT_HANDLER, the folder name, port 3000', async () => {
-    const dir = join(root, 'My Bot');
+    const dir = join(root, 'my-bot');
     const result = await runCli(['init', dir, '--yes', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout);
-    expect(printed).toMatchObject({ dir, name: 'my-bot', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], port: 3000, pluginsmithVersion: version });
+    expect(printed).toMatchObject({ dir, name: 'my-bot', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], port: 3000, plugsmithVersion: version, plugsmithDependency: `file:${VENDORED}` });
+    expect(printed).not.toHaveProperty('pluginsmithVersion');
     expect(printed.files).toContain('src/reply.ts');
+    expect(printed.files).toContain(VENDORED);
+    // One line says where the dependency comes from.
+    expect(result.stderr).toContain(`plugsmith ${version} is not a release the npm registry serves, so the project installs it from ${VENDORED}`);
     expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.webhookUrl).toBe('http://127.0.0.1:3000/webhook');
   });
 
@@ -109,6 +121,21 @@ describe('plugsmith init by flags', () => {
 });
 
 describe('plugsmith init refusals', () => {
+  it('refuses a folder whose name is not a valid plugin name instead of rewriting it (exit 2, naming the rule and --name)', async () => {
+    for (const folder of ['My Bot', 'MyBot', '_private']) {
+      const dir = join(root, folder);
+      const result = await runCli(['init', dir, '--yes']);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`The folder's name "${folder}" is not a valid plugin name: a name may hold only lowercase letters, digits and - . _`);
+      expect(result.stderr).toMatch(/Pass --name [a-z0-9]/);
+      await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+    }
+    // --name is taken as given, whatever the folder is called.
+    const named = await runCli(['init', join(root, 'Named Folder'), '--yes', '--name', 'named-bot']);
+    expect(named.code, named.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(root, 'Named Folder', 'package.json'), 'utf8')).name).toBe('named-bot');
+  });
+
   it('refuses a non-empty folder with exit 2 and writes nothing; --force writes into it', async () => {
     const dir = join(root, 'occupied');
     await mkdir(dir);
@@ -159,6 +186,7 @@ describe('plugsmith init refusals', () => {
       [['--scopes', 'ROOT'], /--scopes: "ROOT"/],
       [['--port', '70000'], /--port must be a whole number from 1 to 65535/],
       [['--name', 'Has Spaces'], /--name "Has Spaces" may hold only lowercase letters/],
+      [['--name', 'MyBot'], /--name "MyBot" may hold only lowercase letters/],
     ];
     for (const [flags, message] of cases) {
       const dir = join(root, 'bad-values');
@@ -166,6 +194,52 @@ describe('plugsmith init refusals', () => {
       expect(result.code, flags.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+    }
+  }, 90_000);
+});
+
+describe('the plugsmith dependency init writes', () => {
+  const ROOT = join(import.meta.dirname, '../..');
+
+  /** A copy of this package as npm installs it (package.json, bin, dist, templates), with `version` and a release mark or none. */
+  async function installedCopy(version: string, mark: unknown): Promise<string> {
+    const copy = await mkdtemp(join(tmpdir(), 'plugsmith-installed-'));
+    onTestFinished(() => rm(copy, { recursive: true, force: true }));
+    for (const part of ['bin', 'dist', 'templates', 'plugsmith.schema.json', 'README.md']) await cp(join(ROOT, part), join(copy, part), { recursive: true });
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+    await writeFile(join(copy, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2));
+    await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+    if (mark !== undefined) await writeFile(join(copy, 'dist/release.json'), JSON.stringify(mark));
+    return copy;
+  }
+
+  async function initWith(copy: string, name: string): Promise<{ pkg: { dependencies: { plugsmith: string } }; stderr: string; vendor: string[] }> {
+    const dir = join(root, name);
+    // The copy's own bin, so that the running plugsmith is the copy.
+    const result = await promisify(execFile)(process.execPath, [join(copy, 'bin/plugsmith.js'), 'init', dir, '--yes'], { env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    const vendor = await readdir(join(dir, 'vendor')).catch(() => []);
+    return { pkg: JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')), stderr: result.stderr, vendor };
+  }
+
+  it('is ^<version> for a registry release (the mark npm publish leaves), with nothing vendored', async () => {
+    const copy = await installedCopy('1.2.3', { version: '1.2.3' });
+    const { pkg, stderr, vendor } = await initWith(copy, 'from-release');
+    expect(pkg.dependencies.plugsmith).toBe('^1.2.3');
+    expect(vendor).toEqual([]);
+    expect(stderr).not.toContain('vendor/');
+  });
+
+  it('vendors a copy without the mark, a mark of another version, and a prerelease', async () => {
+    const cases = [
+      ['unmarked', '1.2.3', undefined],
+      ['stale-mark', '1.2.4', { version: '1.2.3' }],
+      ['prerelease', '1.3.0-beta.1', { version: '1.3.0-beta.1' }],
+    ] as const;
+    for (const [name, version, mark] of cases) {
+      const { pkg, stderr, vendor } = await initWith(await installedCopy(version, mark), name);
+      expect(pkg.dependencies.plugsmith, name).toBe(`file:vendor/plugsmith-${version}.tgz`);
+      expect(vendor, name).toEqual([`plugsmith-${version}.tgz`]);
+      expect(stderr, name).toContain(`plugsmith ${version} is not a release the npm registry serves`);
     }
   }, 90_000);
 });

@@ -1,6 +1,7 @@
-import { relative, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
-import { checkTarget, completeAnswers, nameFromDir, scaffoldProject } from '../../project/scaffold.js';
+import { EXIT, UserError } from '../../errors.js';
+import { checkName, checkTarget, completeAnswers, nameFromDir, packageRoot, scaffoldProject } from '../../project/scaffold.js';
 import type { PluginType } from '../../project/plugin-types.js';
 import { note, printResult } from '../../ui/output.js';
 import { askAnswers } from './wizard.js';
@@ -22,8 +23,15 @@ const init: CommandHandler = async (input) => {
   const dirArg = input.args[0] as string | undefined;
   // A folder that was named is checked before any question, so nobody answers five prompts for nothing.
   if (dirArg !== undefined) await checkTarget(resolve(dirArg), o.force);
+  // The folder's name is the default name only when valid as it is: never silently lowercased or
+  // rewritten. The wizard offers the valid form for the person to accept or change.
+  const folderName = dirArg === undefined ? undefined : basename(resolve(dirArg));
+  if (o.yes && o.name === undefined && folderName !== undefined) {
+    const problem = checkName(folderName);
+    if (problem !== true) throw new UserError(`The folder's name "${folderName}" is not a valid plugin name: a name ${problem}. Pass --name ${nameFromDir(folderName)} (or another valid name)`, EXIT.USAGE);
+  }
 
-  const raw = await askAnswers(io, { name: o.name, type: o.type, events: o.events, scopes: o.scopes, port: o.port }, dirArg === undefined ? 'my-plugin' : nameFromDir(dirArg), Boolean(o.yes));
+  const raw = await askAnswers(io, { name: o.name, type: o.type, events: o.events, scopes: o.scopes, port: o.port }, folderName === undefined ? 'my-plugin' : nameFromDir(folderName), Boolean(o.yes));
   const { answers, added } = completeAnswers(raw);
   if (added.length) note(io, global, `Added ${added.join(', ')}: the ${answers.type} template's code uses ${added.length === 1 ? 'it' : 'them'}.`);
 
@@ -32,7 +40,13 @@ const init: CommandHandler = async (input) => {
   // A path that climbs out of the current folder reads better in full.
   const near = relative(process.cwd(), dir) || '.';
   const shown = near.startsWith('..') ? dir : near;
-  printResult(io, global, { dir, ...answers, pluginsmithVersion: result.pluginsmithVersion, files: result.files }, () => `Created the ${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`);
+  printResult(
+    io,
+    global,
+    { dir, ...answers, plugsmithVersion: result.plugsmithVersion, plugsmithDependency: result.plugsmithDependency, files: result.files },
+    () => `Created the ${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
+  );
+  if (result.vendored) note(io, global, `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`);
   note(io, global, [
     '',
     'Next:',
