@@ -12,6 +12,7 @@ import { buildManagementApp, buildMessagingApp } from './app.js';
 import { applySeed, defaultSeed, readSeedFile, validateSeed, type Credentials, type Seed } from './seed.js';
 import type { Services } from './services.js';
 import { newSecret } from './store/ids.js';
+import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { EventDispatcher, presentDelivery, type DeliveryMatch, type DeliveryView } from './events/dispatcher.js';
@@ -64,6 +65,8 @@ export interface Emulator {
   orgId: string | null;
   /** The data dir, or null in memory. */
   dataDir: string | null;
+  /** The store's stable id (`st_…`): kept in the data dir, so the same across restarts and ports; new per start in memory. */
+  storeId: string;
   /** Direct access to the emulator's services (store and collections), for tests. */
   services: Services;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
@@ -100,6 +103,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let messagingUrl = '';
   let storage: ObjectStorage | undefined;
   try {
+    const storeId = await storeIdOf(dataDir);
     storage = await openObjectStorage({
       ...options.storage,
       rootDir: dataDir ? join(dataDir, 'objects') : undefined,
@@ -122,7 +126,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const services: Services = {
       store,
       db,
-      config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl },
+      config: { publicUrl: () => managementUrl, messagingUrl: () => messagingUrl, storeId },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
       storage,
@@ -151,6 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       messagingUrl,
       ...credentials,
       dataDir: dataDir ?? null,
+      storeId,
       services,
       deliveries: {
         list: (match) => events.list(match ?? { status: 'any' }),

@@ -11,6 +11,8 @@ export interface EmulatorConfig {
   publicUrl: () => string;
   /** Base URL of the messaging API once listening. */
   messagingUrl: () => string;
+  /** The store's stable id (see store/store-id.ts). */
+  storeId: string;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */
