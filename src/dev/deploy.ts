@@ -2,7 +2,7 @@ import type { PlatformClient } from '../client/index.js';
 import { loadManifest } from '../manifest/load.js';
 import { isNoop, planDeploy, type PlanStep } from '../manifest/plan.js';
 import { applyPlan, fetchRemote } from '../manifest/apply.js';
-import { readProjectState, writeProjectState, type TargetIdentity } from '../manifest/state.js';
+import { readProjectState, type TargetIdentity } from '../manifest/state.js';
 import { knownTarget, recordDeploy } from '../manifest/known-target.js';
 import type { Manifest } from '../manifest/types.js';
 

@@ -73,6 +73,8 @@ export class DevSession {
   /** Crashes reported so far, and when the last one was shown. */
   private crashes = 0;
   private lastCrashShownAt = 0;
+  /** When dev last stopped the plugin on purpose: its processes may exit with an error code then. */
+  private stoppedPluginAt = 0;
 
   constructor(
     private readonly options: DevOptions,
@@ -138,7 +140,9 @@ export class DevSession {
     this.pluginPort = port;
     if (portChanged && this.plugin) {
       this.report.info(`the webhook port changed to ${port}: restarting the plugin`);
+      this.stoppedPluginAt = Date.now();
       await this.plugin.stop();
+      this.stoppedPluginAt = Date.now();
       if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
       this.plugin = null;
       this.startPlugin();
@@ -263,8 +267,8 @@ export class DevSession {
 
   /** A Node process of the plugin ended with an error: say so at once, with the error. */
   private onCrash(report: CrashReport): void {
-    if (this.stopped) return;
     const now = Date.now();
+    if (this.stopped || now - this.stoppedPluginAt < 2000) return;
     // `npm run dev` ends with code 1 right after the server it ran: one crash, one line.
     if (!report.error && now - this.lastCrashShownAt < 2000) return;
     this.crashes++;
