@@ -91,8 +91,13 @@ export class DevSession {
     const emu = this.emulator;
     for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
-    this.crashWatch = await CrashWatch.create();
-    this.crashWatch.start((report) => this.onCrash(report));
+    try {
+      this.crashWatch = await CrashWatch.create();
+      this.crashWatch.start((report) => this.onCrash(report));
+    } catch (error) {
+      // Without it, crashes under a watcher are only noticed when the webhook stops answering.
+      this.report.warn(`crash reports are off: ${(error as Error).message}`);
+    }
     this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, userAgent: 'plugsmith-dev' });
     this.admin = new EmulatorAdmin(emu.url);
 
