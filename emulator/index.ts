@@ -12,6 +12,7 @@ import { buildManagementApp, buildMessagingApp } from './app.js';
 import { applySeed, defaultSeed, readSeedFile, validateSeed, type Credentials, type Seed } from './seed.js';
 import type { Services } from './services.js';
 import { newSecret } from './store/ids.js';
+import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { EventDispatcher, presentDelivery, type DeliveryMatch, type DeliveryView } from './events/dispatcher.js';
@@ -78,6 +79,8 @@ export interface Emulator {
   adminToken: string;
   /** The headers an admin call needs (`{ 'x-plugsmith-admin': adminToken }`), for tests that call `/_emulator`. */
   adminHeaders: Record<string, string>;
+  /** The store's stable id (`st_…`): kept in the data dir, so the same across restarts and ports; new per start in memory. */
+  storeId: string;
   /** Direct access to the emulator's services (store and collections), for tests. */
   services: Services;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
@@ -118,6 +121,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let messagingUrl = '';
   let storage: ObjectStorage | undefined;
   try {
+    const storeId = await storeIdOf(dataDir);
     storage = await openObjectStorage({
       ...options.storage,
       rootDir: dataDir ? join(dataDir, 'objects') : undefined,
@@ -144,6 +148,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
         admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host },
+        storeId,
       },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
@@ -177,6 +182,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dataDir: dataDir ?? null,
       adminToken,
       adminHeaders: { [ADMIN_HEADER]: adminToken },
+      storeId,
       services,
       deliveries: {
         list: (match) => events.list(match ?? { status: 'any' }),

@@ -14,6 +14,8 @@ export interface EmulatorConfig {
   messagingUrl: () => string;
   /** Who may call the admin surface (`/_emulator`): its credential, remote opt-in, bound host. */
   admin: AdminAccess;
+  /** The store's stable id (see store/store-id.ts). */
+  storeId: string;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */

@@ -10,6 +10,7 @@ export default async function adminRoutes(app: FastifyInstance, { services }: Ro
       managementUrl: services.config.publicUrl(),
       messagingUrl: services.config.messagingUrl(),
       persistent: services.store.persistent,
+      storeId: services.config.storeId,
       pid: process.pid,
     }),
   );

@@ -12,7 +12,10 @@ export interface Profile {
   apiKey?: string;
   /** The org commands use when none is given with --org. */
   orgId?: string;
-  /** True for a profile made by `login --local`. */
+  /**
+   * True for a profile made by `login --local`: it follows the running emulator (the state
+   * file's URLs and credentials) rather than the ones remembered here.
+   */
   local?: boolean;
 }
 
@@ -52,6 +55,8 @@ export interface EmulatorState {
   dataDir: string | null;
   /** The admin credential of this start (header `x-plugsmith-admin` on `/_emulator`). */
   adminToken: string;
+  /** The store's stable id (`st_…`), absent in files written by older versions. */
+  storeId?: string;
   pid: number;
   startedAt: string;
 }
@@ -69,12 +74,17 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
     orgId: emulator.orgId,
     dataDir: emulator.dataDir,
     adminToken: emulator.adminToken,
+    storeId: emulator.storeId,
     pid: process.pid,
     startedAt: new Date().toISOString(),
   };
   const path = emulatorStatePath();
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFile(path, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  // Written whole or not at all: another command may read it at any moment.
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, path);
   return state;
 }
 
@@ -126,7 +136,18 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     orgId: flags.org ?? profile?.orgId,
     local: Boolean(profile?.local),
   };
-  // Nothing configured at all: use the running local emulator, as if `login --local` had been run.
+  // A `login --local` profile follows the running emulator (its port and credentials may have
+  // changed since the login); so does no configuration at all, as if `login --local` had been run.
+  if (profile?.local && settings.baseUrl === profile.baseUrl && flags.baseUrl === undefined && env.baseUrl() === undefined) {
+    const state = await readEmulatorState();
+    if (state) {
+      settings.baseUrl = state.url;
+      settings.messagingUrl = flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl;
+      settings.token = flags.token ?? env.token() ?? state.token ?? profile.token;
+      settings.apiKey = flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile.apiKey;
+      settings.orgId = flags.org ?? profile.orgId ?? state.orgId ?? undefined;
+    }
+  }
   if (!profile && settings.baseUrl === undefined) {
     const state = await readEmulatorState();
     if (state) {

@@ -4,6 +4,7 @@ import { emulatorStatePath } from '../config/paths.js';
 import { UserError, EXIT } from '../errors.js';
 import { EmulatorAdmin } from './emulator-admin.js';
 import { env } from '../config/env.js';
+import { describeTakenPort, portIsFree } from './ports.js';
 
 /** The emulator a dev session talks to: one that was already running, or one it started in-process. */
 export interface LocalEmulator {
@@ -14,52 +15,98 @@ export interface LocalEmulator {
   orgId: string;
   /** The admin credential (`x-plugsmith-admin`) of the emulator, for its `/_emulator` routes. */
   adminToken: string | undefined;
+  /** The store's stable id (null: an emulator too old to tell). */
+  storeId: string | null;
   /** True when this process started it (and stops it). */
   owned: boolean;
   dataDir: string | null;
+  /** What happened on the way that the user should hear (e.g. a default port was taken). */
+  notes: string[];
   close(): Promise<void>;
 }
 
-/** How to start one when none runs. */
+/** How to start one when none runs. Ports left undefined default to 4010 and 4011, or free ones when those are taken. */
 export interface LocalEmulatorOptions {
   dataDir: string;
-  port: number;
-  messagingPort: number;
+  port?: number;
+  messagingPort?: number;
 }
 
-async function answers(state: EmulatorState): Promise<boolean> {
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_MESSAGING_PORT = 4011;
+
+/**
+ * The emulator the state file names, if it really runs: its process is alive and it answers
+ * its health check. A state file left by an emulator that died (or whose pid was reused) is stale.
+ */
+export async function liveEmulator(): Promise<(EmulatorState & { storeId?: string }) | null> {
+  const state = await readEmulatorState();
+  if (!state) return null;
   try {
-    await new EmulatorAdmin(state.url, state.adminToken).health();
-    return true;
+    const health = await new EmulatorAdmin(state.url, state.adminToken).health();
+    if (typeof health.pid === 'number' && health.pid !== state.pid) return null;
+    return { ...state, storeId: state.storeId ?? (typeof health.storeId === 'string' ? health.storeId : undefined) };
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** Refuses two equal non-zero ports (the second server could never listen). */
+export function assertDistinctPorts(port: number | undefined, messagingPort: number | undefined, flags: [string, string]): void {
+  if (port !== undefined && port !== 0 && port === messagingPort) {
+    throw new UserError(`${flags[0]} and ${flags[1]} must differ (both are ${port}): the management and messaging APIs each need a port of their own`, EXIT.USAGE);
+  }
+}
+
+/** Fails with a message naming the port and, where the system tells, the process holding it. */
+export async function assertPortFree(port: number, host: string, flag: string): Promise<void> {
+  if (port === 0 || (await portIsFree(port, host))) return;
+  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describeTakenPort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.UNEXPECTED);
 }
 
 /**
  * Reuses the emulator the state file names when it answers; otherwise starts one in this process
- * on a data dir (falling back to free ports when the default ones are taken) and writes the state
- * file, so `plugsmith trigger` and `plugsmith logs` in another terminal find it.
+ * on a data dir and writes the state file, so `plugsmith trigger` and `plugsmith logs` in another
+ * terminal find it. A port that was asked for must be free; a default one that is taken is
+ * replaced by a free one (the project state follows the store, not the port).
  */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
-  const state = await readEmulatorState();
-  if (state && state.token && state.orgId && (await answers(state))) {
-    const adminToken = env.adminToken() ?? state.adminToken;
-    return { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, adminToken, owned: false, dataDir: state.dataDir, close: async () => undefined };
+  const running = await liveEmulator();
+  if (running && running.token && running.orgId) {
+    const notes: string[] = [];
+    const adminToken = env.adminToken() ?? running.adminToken;
+    const runningPort = Number(new URL(running.url).port);
+    if (options.port !== undefined && options.port !== 0 && options.port !== runningPort) {
+      notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
+    }
+    return { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, owned: false, dataDir: running.dataDir, notes, close: async () => undefined };
   }
 
+  const host = '127.0.0.1';
+  const notes: string[] = [];
+  assertDistinctPorts(options.port, options.messagingPort, ['--emulator-port', '--messaging-port']);
+  const pick = async (asked: number | undefined, fallback: number, flag: string): Promise<number> => {
+    if (asked !== undefined) {
+      await assertPortFree(asked, host, flag);
+      return asked;
+    }
+    if (await portIsFree(fallback, host)) return fallback;
+    notes.push(`${await describeTakenPort(fallback)}: the emulator takes a free port instead (${flag} picks one)`);
+    return 0;
+  };
+  const port = await pick(options.port, DEFAULT_PORT, '--emulator-port');
+  const messagingPort = await pick(options.messagingPort, DEFAULT_MESSAGING_PORT, '--messaging-port');
+
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
-  const start = (port: number, messagingPort: number) => startEmulator({ dataDir: options.dataDir, port, messagingPort });
   let emulator;
   try {
-    try {
-      emulator = await start(options.port, options.messagingPort);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      emulator = await start(0, 0);
-    }
+    emulator = await startEmulator({ dataDir: options.dataDir, port, messagingPort });
   } catch (error) {
     if (error instanceof StoreError) throw new UserError(error.message, EXIT.UNEXPECTED);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      const taken = (error as { port?: number }).port;
+      throw new UserError(`cannot start the emulator: ${taken ? await describeTakenPort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.UNEXPECTED);
+    }
     throw error;
   }
   if (!emulator.token || !emulator.orgId) {
@@ -67,19 +114,21 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.UNEXPECTED);
   }
   const path = emulatorStatePath();
-  const written = await writeEmulatorState(emulator);
-  const running = emulator;
+  await writeEmulatorState(emulator);
+  const started = emulator;
   return {
-    url: running.url,
-    messagingUrl: running.messagingUrl,
-    token: running.token!,
-    apiKey: running.apiKey,
-    orgId: running.orgId!,
-    adminToken: running.adminToken,
+    url: started.url,
+    messagingUrl: started.messagingUrl,
+    token: started.token!,
+    apiKey: started.apiKey,
+    orgId: started.orgId!,
+    storeId: started.storeId,
+    adminToken: started.adminToken,
     owned: true,
-    dataDir: running.dataDir,
+    dataDir: started.dataDir,
+    notes,
     async close() {
-      await running.close();
+      await started.close();
       try {
         const current = JSON.parse(await readFile(path, 'utf8')) as { pid?: number };
         if (current.pid === process.pid) await rm(path, { force: true });

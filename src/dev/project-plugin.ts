@@ -1,18 +1,26 @@
 import { resolve } from 'node:path';
 import type { Settings } from '../config/profiles.js';
-import { readProjectState } from '../manifest/state.js';
+import { normalizeBaseUrl, readProjectState, targetKey } from '../manifest/state.js';
+import { identifyTarget } from '../manifest/target.js';
 import { UserError, EXIT } from '../errors.js';
 
 /**
  * The plugin a command acts on: `--plugin`, else the one this project deployed to the same
- * platform (`.plugsmith/state.json` beside the manifest, by profile, else by base URL; `plugsmith
- * dev` records its emulator's URL).
+ * target (`.plugsmith/state.json` beside the manifest: by the emulator's store id, whatever its
+ * port; for the remote platform by base URL; entries of state version 1 by base URL).
  */
-export async function pluginOfProject(flag: string | undefined, manifest: string, settings: Pick<Settings, 'profileName' | 'baseUrl'>): Promise<string> {
+export async function pluginOfProject(flag: string | undefined, manifest: string, settings: Pick<Settings, 'profileName' | 'baseUrl'> & { local?: boolean }): Promise<string> {
   if (flag) return flag;
   const state = await readProjectState(resolve(manifest));
-  const byProfile = settings.profileName ? state.targets[settings.profileName] : undefined;
-  const target = byProfile?.baseUrl === settings.baseUrl ? byProfile : Object.values(state.targets).find((t) => t.baseUrl === settings.baseUrl);
-  if (target) return target.pluginId;
+  if (settings.baseUrl) {
+    const identity = await identifyTarget(settings.baseUrl, { local: settings.local });
+    const exact = state.targets[targetKey(identity)];
+    if (exact) return exact.pluginId;
+    const url = normalizeBaseUrl(settings.baseUrl);
+    const sameUrl = Object.values(state.targets)
+      .filter((t) => t && normalizeBaseUrl(t.baseUrl ?? '') === url && (!identity.storeId || !t.storeId || t.storeId === identity.storeId))
+      .sort((a, b) => String(b.deployedAt).localeCompare(String(a.deployedAt)));
+    if (sameUrl[0]) return sameUrl[0].pluginId;
+  }
   throw new UserError('which plugin? pass --plugin PLUGIN_ID, or run this in a project deployed here (`plugsmith deploy` or `plugsmith dev`)', EXIT.USAGE);
 }

@@ -8,6 +8,11 @@ import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
 import { useLocalEmulator, type LocalEmulator } from './local-emulator.js';
 import { PluginProcess } from './plugin-process.js';
+import { CrashWatch, type CrashReport } from './crash-watch.js';
+import { describeTakenPort, portIsFree } from './ports.js';
+import { isLoopback } from '../manifest/target.js';
+import { loadManifest } from '../manifest/load.js';
+import { UserError, EXIT } from '../errors.js';
 import type { AttemptNotice } from './delivery-view.js';
 
 /** What `plugsmith dev` runs with. */
@@ -19,9 +24,9 @@ export interface DevOptions {
   env: NodeJS.ProcessEnv;
   /** PORT for the plugin; also what `${PORT}` in the manifest's webhookUrl becomes. Default: the webhookUrl's port. */
   pluginPort?: number;
-  /** Ports of an emulator this session starts (taken ones fall back to free ports). */
-  emulatorPort: number;
-  messagingPort: number;
+  /** Ports of an emulator this session starts: given ones must be free; undefined: 4010/4011, or free ones when taken. */
+  emulatorPort?: number;
+  messagingPort?: number;
   /** Data dir of an emulator this session starts. */
   dataDir: string;
   /** How long to keep trying to verify the webhook after the plugin starts answering. */
@@ -64,6 +69,12 @@ export class DevSession {
   private verifyRun = 0;
   private deploying: Promise<void> = Promise.resolve();
   private stopped = false;
+  private crashWatch: CrashWatch | null = null;
+  /** Crashes reported so far, and when the last one was shown. */
+  private crashes = 0;
+  private lastCrashShownAt = 0;
+  /** When dev last stopped the plugin on purpose: its processes may exit with an error code then. */
+  private stoppedPluginAt = 0;
 
   constructor(
     private readonly options: DevOptions,
@@ -73,9 +84,20 @@ export class DevSession {
   /** Starts everything; resolves once the plugin was started (verification goes on in the background). */
   async start(): Promise<void> {
     const o = this.options;
+    // Before anything is started: a port another process holds would make the plugin die with
+    // EADDRINUSE (unseen under a watcher) while that process answers the challenges.
+    await this.assertPluginPortFree();
     this.emulator = await useLocalEmulator({ dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
     const emu = this.emulator;
+    for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
+    try {
+      this.crashWatch = await CrashWatch.create();
+      this.crashWatch.start((report) => this.onCrash(report));
+    } catch (error) {
+      // Without it, crashes under a watcher are only noticed when the webhook stops answering.
+      this.report.warn(`crash reports are off: ${(error as Error).message}`);
+    }
     this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
     this.admin = new EmulatorAdmin(emu.url, emu.adminToken);
 
@@ -96,6 +118,7 @@ export class DevSession {
     if (this.debounce) clearTimeout(this.debounce);
     this.stopStream.abort();
     await this.plugin?.stop();
+    await this.crashWatch?.close();
     await this.deploying.catch(() => undefined);
     await this.client?.close();
     await this.emulator?.close();
@@ -107,7 +130,8 @@ export class DevSession {
 
   private async deploy(): Promise<DeployOutcome> {
     const emu = this.emulator!;
-    const outcome = await deployManifest(this.client!, this.options.manifestPath, { key: emu.url, baseUrl: emu.url, orgId: emu.orgId }, this.environment());
+    const outcome = await deployManifest(this.client!, this.options.manifestPath, { identity: { storeId: emu.storeId, baseUrl: emu.url }, orgId: emu.orgId }, this.environment());
+    for (const line of outcome.notes) this.report.warn(line);
     const what = outcome.done.map((s) => `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`);
     this.report.info(outcome.done.length ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}` : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`);
     const plugin = await this.client!.plugins.get(outcome.pluginId);
@@ -121,7 +145,10 @@ export class DevSession {
     this.pluginPort = port;
     if (portChanged && this.plugin) {
       this.report.info(`the webhook port changed to ${port}: restarting the plugin`);
+      this.stoppedPluginAt = Date.now();
       await this.plugin.stop();
+      this.stoppedPluginAt = Date.now();
+      if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
       this.plugin = null;
       this.startPlugin();
     }
@@ -150,7 +177,7 @@ export class DevSession {
   private startPlugin(): void {
     const emu = this.emulator!;
     const env: NodeJS.ProcessEnv = {
-      ...this.options.env,
+      ...(this.crashWatch ? this.crashWatch.env(this.options.env) : this.options.env),
       ...(this.pluginPort !== null ? { PORT: String(this.pluginPort) } : {}),
       PLUGSMITH_BASE_URL: emu.url,
       PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
@@ -182,16 +209,21 @@ export class DevSession {
     const run = ++this.verifyRun;
     if (!this.webhookUrl) return;
     const url = new URL(this.webhookUrl);
-    const deadline = Date.now() + this.options.verifyTimeoutMs;
+    let deadline = Date.now() + this.options.verifyTimeoutMs;
+    const crashesBefore = this.crashes;
     while (!(await accepts(url))) {
       if (run !== this.verifyRun || this.stopped || !this.plugin?.running) return;
-      if (Date.now() > deadline) {
+      // A crash was reported (onCrash) while its command keeps running (a watcher): no point in
+      // waiting for the deadline; wait, without one, for the watcher to start it again.
+      const crashed = this.crashes > crashesBefore;
+      if (!crashed && Date.now() > deadline) {
         this.report.warn(`the plugin does not answer at ${this.webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${this.pluginPort}? (waiting for a change)`);
         return;
       }
-      await sleep(PROBE_INTERVAL_MS);
+      await sleep(crashed ? 4 * PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
     }
-    if (restarted) this.report.info(`the plugin is back at ${this.webhookUrl}`);
+    if (this.crashes > crashesBefore) deadline = Date.now() + this.options.verifyTimeoutMs;
+    if (restarted || this.crashes > crashesBefore) this.report.info(`the plugin is back at ${this.webhookUrl}`);
     await this.verifyAndInstall(run, deadline);
   }
 
@@ -221,6 +253,42 @@ export class DevSession {
     } catch (error) {
       this.report.warn(`installs failed: ${(error as Error).message}`);
     }
+  }
+
+  /** The plugin's port (--plugin-port, else a local webhookUrl's) must be free when dev starts. */
+  private async assertPluginPortFree(): Promise<void> {
+    const o = this.options;
+    let port = o.pluginPort ?? null;
+    if (port === null) {
+      const manifest = await loadManifest(o.manifestPath, this.environment());
+      const webhookUrl = manifest.plugin.webhookUrl;
+      if (typeof webhookUrl === 'string' && isLoopback(webhookUrl)) port = portOf(webhookUrl);
+    }
+    if (port === null || (await portIsFree(port))) return;
+    throw new UserError(
+      `the plugin's ${await describeTakenPort(port)}: stop that process (another \`plugsmith dev\`?), or give the plugin another port with --plugin-port (with \${PORT} in plugin.webhookUrl)`,
+      EXIT.UNEXPECTED,
+    );
+  }
+
+  /** A Node process of the plugin ended with an error: say so at once, with the error. */
+  private onCrash(report: CrashReport): void {
+    const now = Date.now();
+    if (this.stopped || now - this.stoppedPluginAt < 2000) return;
+    // `npm run dev` ends with code 1 right after the server it ran: one crash, one line.
+    if (!report.error && now - this.lastCrashShownAt < 2000) return;
+    this.crashes++;
+    this.lastCrashShownAt = now;
+    const why = report.error ?? `exit code ${report.code}`;
+    const leader = this.plugin;
+    void sleep(300).then(() => {
+      if (this.stopped) return;
+      const keepsRunning = leader !== null && leader === this.plugin && leader.running;
+      this.report.warn(
+        `the plugin crashed: ${why} (pid ${report.pid}: node ${report.command}${report.error ? `, exit code ${report.code}` : ''})` +
+          (keepsRunning ? `; \`${this.options.command}\` keeps running (a watcher?): fix the plugin and save, dev verifies it once it answers` : ''),
+      );
+    });
   }
 
   /**

@@ -10,16 +10,30 @@ export interface AppliedState {
 
 export interface TargetState {
   pluginId: string;
+  /** The URL last deployed through (informative: an emulator's port may change). */
   baseUrl: string;
   orgId: string;
+  /** The emulator store's id; absent for the remote platform (and in entries of version 1). */
+  storeId?: string;
   deployedAt: string;
   applied: AppliedState;
 }
 
 export interface ProjectState {
-  version: 1;
-  /** Keyed by profile name (or the base URL when no profile is in use). */
+  version: 2;
+  /**
+   * Keyed by what the plugin lives in: `store:<storeId>` for an emulator's store (whatever its
+   * port), `url:<normalized base URL>` for the remote platform. Version 1 keyed by profile name
+   * or base URL; such entries are kept until a deploy adopts them (see findTarget).
+   */
   targets: Record<string, TargetState>;
+}
+
+/** Where a deploy goes, as far as the project state is concerned. */
+export interface TargetIdentity {
+  /** The emulator's store id, or null for the remote platform (or an emulator too old to tell). */
+  storeId: string | null;
+  baseUrl: string;
 }
 
 /** `.plugsmith/state.json` beside the manifest. */
@@ -27,12 +41,35 @@ export function statePath(manifestPath: string): string {
   return join(dirname(manifestPath), '.plugsmith', 'state.json');
 }
 
+/**
+ * A base URL in one spelling: lower-case scheme and host, no default port, no trailing slashes,
+ * no query or fragment, so `HTTPS://Api.example.com:443/` and `https://api.example.com` are one target.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return baseUrl.replace(/\/+$/, '');
+  }
+}
+
+/** The state key of a target. */
+export function targetKey(identity: TargetIdentity): string {
+  return identity.storeId ? `store:${identity.storeId}` : `url:${normalizeBaseUrl(identity.baseUrl)}`;
+}
+
+/** Whether a key was written by version 1 (a profile name or a base URL). */
+function isLegacyKey(key: string): boolean {
+  return !key.startsWith('store:') && !key.startsWith('url:');
+}
+
 export async function readProjectState(manifestPath: string): Promise<ProjectState> {
   try {
-    const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as ProjectState;
-    return { version: 1, targets: parsed.targets ?? {} };
+    const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as { targets?: Record<string, TargetState> };
+    return { version: 2, targets: parsed.targets && typeof parsed.targets === 'object' ? parsed.targets : {} };
   } catch {
-    return { version: 1, targets: {} };
+    return { version: 2, targets: {} };
   }
 }
 
@@ -40,6 +77,45 @@ export async function writeProjectState(manifestPath: string, state: ProjectStat
   const path = statePath(manifestPath);
   await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(state, null, 2) + '\n');
+  await writeFile(tmp, JSON.stringify({ ...state, version: 2 }, null, 2) + '\n');
   await rename(tmp, path);
+}
+
+/** What findTarget found: the entry, and entries of version 1 that name other plugins of the same target. */
+export interface FoundTarget {
+  key: string;
+  target: TargetState | undefined;
+  /** Keys of version-1 entries this lookup adopted (remove them when writing the new key). */
+  adopted: string[];
+  /** Plugin ids of further version-1 entries for the same target: duplicates made by older versions. */
+  duplicates: string[];
+}
+
+/**
+ * The project's entry for a target. Failing the exact key, entries of version 1 are adopted:
+ * for the remote platform those with the same normalized base URL; for an emulator those whose
+ * plugin exists in this store (`existsHere`; plugin ids are unique, so a plugin found in the
+ * store was deployed to it, whatever port it had then). The most recently deployed wins; the
+ * others are reported as duplicates.
+ */
+export async function findTarget(state: ProjectState, identity: TargetIdentity, existsHere: (pluginId: string) => Promise<boolean>): Promise<FoundTarget> {
+  const key = targetKey(identity);
+  if (state.targets[key]) return { key, target: state.targets[key], adopted: [], duplicates: [] };
+  const legacy = Object.entries(state.targets).filter(([k, t]) => isLegacyKey(k) && t && typeof t.pluginId === 'string');
+  const matches: Array<[string, TargetState]> = [];
+  for (const [k, t] of legacy) {
+    const same = identity.storeId ? await existsHere(t.pluginId) : normalizeBaseUrl(t.baseUrl ?? '') === normalizeBaseUrl(identity.baseUrl);
+    if (same) matches.push([k, t]);
+  }
+  if (matches.length === 0) return { key, target: undefined, adopted: [], duplicates: [] };
+  matches.sort((a, b) => String(b[1].deployedAt).localeCompare(String(a[1].deployedAt)));
+  const [, newest] = matches[0];
+  const others = [...new Set(matches.slice(1).map(([, t]) => t.pluginId))].filter((id) => id !== newest.pluginId);
+  return { key, target: { ...newest, ...(identity.storeId ? { storeId: identity.storeId } : {}) }, adopted: matches.map(([k]) => k), duplicates: others };
+}
+
+/** Records a deploy under its key, dropping the version-1 entries it adopted. */
+export function recordTarget(state: ProjectState, found: Pick<FoundTarget, 'key' | 'adopted'>, target: TargetState): void {
+  for (const k of found.adopted) delete state.targets[k];
+  state.targets[found.key] = target;
 }

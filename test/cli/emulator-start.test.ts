@@ -96,8 +96,9 @@ describe('plugsmith emulator start', () => {
     const config = await tempConfigDir();
     const data = await tempDir();
     const first = await start(['--data-dir', data], config);
+    // Another config dir: the same one is refused earlier, for the running emulator (test/cli/preflight.test.ts).
     const second = await runCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--data-dir', data], {
-      env: { PLUGSMITH_CONFIG_DIR: config },
+      env: { PLUGSMITH_CONFIG_DIR: await tempConfigDir() },
     });
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain('in use by another emulator');

@@ -29,18 +29,23 @@ const login: CommandHandler = async ({ options, global, io }) => {
   const o = options as LoginOptions;
   const name = global.profile ?? (o.local ? 'local' : 'default');
   let profile: Profile;
+  let runningOrg: string | null = null;
 
   if (o.local) {
     const state = await readEmulatorState();
     if (!state) throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `npm start`), then run `plugsmith login --local` again', EXIT.NETWORK);
+    // The URLs and credentials are remembered for display only: a local profile follows the
+    // running emulator (see resolveSettings), so a restart on other ports needs no new login.
+    // The org is kept only when given: otherwise it is the running emulator's.
     profile = {
       baseUrl: state.url,
       messagingUrl: state.messagingUrl,
       token: state.token ?? undefined,
       apiKey: state.apiKey ?? undefined,
-      orgId: o.org ?? state.orgId ?? undefined,
+      orgId: o.org,
       local: true,
     };
+    runningOrg = state.orgId;
   } else {
     if (o.token === '-' && o.apiKey === '-') throw new UserError('only one of --token and --api-key can read from stdin ("-")', EXIT.USAGE);
     const baseUrl = checkUrl('--base-url', o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' })));
@@ -59,7 +64,7 @@ const login: CommandHandler = async ({ options, global, io }) => {
   config.profiles[name] = profile;
   config.current = name;
   await saveConfig(config);
-  const shown = { profile: name, baseUrl: profile.baseUrl, messagingUrl: profile.messagingUrl ?? null, orgId: profile.orgId ?? null, local: Boolean(profile.local) };
+  const shown = { profile: name, baseUrl: profile.baseUrl, messagingUrl: profile.messagingUrl ?? null, orgId: profile.orgId ?? runningOrg, local: Boolean(profile.local) };
   printResult(io, global, shown, () => details(shown));
   note(io, global, `saved to ${configPath()}; try \`plugsmith whoami\``);
 };

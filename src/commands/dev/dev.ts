@@ -8,8 +8,8 @@ interface DevFlags {
   cmd: string;
   manifest: string;
   pluginPort?: number;
-  emulatorPort: number;
-  messagingPort: number;
+  emulatorPort?: number;
+  messagingPort?: number;
   dataDir: string;
   verifyTimeout: number;
   installs: boolean;
@@ -19,6 +19,8 @@ interface DevFlags {
 const dev: CommandHandler = async (input) => {
   const o = input.options as DevFlags;
   const { io, global } = input;
+  const { assertDistinctPorts } = await import('../../dev/local-emulator.js');
+  assertDistinctPorts(o.emulatorPort, o.messagingPort, ['--emulator-port', '--messaging-port']);
   const manifestPath = resolve(o.manifest);
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.

@@ -36,6 +36,20 @@ function llmOptions(o: StartOptions) {
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
 const start: CommandHandler = async ({ options, global, io }) => {
   const o = options as StartOptions;
+  const { assertDistinctPorts, assertPortFree, liveEmulator } = await import('../../dev/local-emulator.js');
+  assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
+  // One emulator per config dir: its state file is how other commands find "the" local emulator.
+  // A state file whose emulator died is stale and taken over.
+  const running = await liveEmulator();
+  if (running) {
+    throw new UserError(
+      `an emulator already runs for this config dir: ${running.url} (pid ${running.pid}, store ${running.dataDir ?? 'in memory'}; ${emulatorStatePath()}). ` +
+        'Use it (`plugsmith login --local`), stop it first, or run a second one with its own config dir (PLUGSMITH_CONFIG_DIR=DIR)',
+      EXIT.CONFLICT,
+    );
+  }
+  await assertPortFree(o.port, o.host, '--port');
+  await assertPortFree(o.messagingPort, o.host, '--messaging-port');
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
   let emulator;
   try {
@@ -63,7 +77,11 @@ const start: CommandHandler = async ({ options, global, io }) => {
     if (name === 'StorageError') throw new UserError(`object storage: ${(error as Error).message}`, EXIT.NETWORK);
     if (name === 'ReplyEngineError') throw new UserError(`LLM backend: ${(error as Error).message}`, EXIT.USAGE);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new UserError(`a port is already in use (${(error as Error).message}); pass --port and --messaging-port (0 picks free ports)`, EXIT.UNEXPECTED);
+      // Taken between the check above and the start.
+      const port = (error as { port?: number }).port;
+      const { describeTakenPort } = await import('../../dev/ports.js');
+      const flag = port === o.messagingPort ? '--messaging-port' : '--port';
+      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describeTakenPort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.UNEXPECTED);
     }
     throw error;
   }
@@ -82,7 +100,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
         `  API key         ${state.apiKey ?? '(none in the seed)'}`,
         `  org             ${state.orgId ?? '-'}`,
         `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
-        `  store           ${state.dataDir ?? 'in memory'}`,
+        `  store           ${state.dataDir ?? 'in memory'} (${state.storeId})`,
         '',
         'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
         '',

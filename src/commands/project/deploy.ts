@@ -3,8 +3,10 @@ import type { CommandHandler } from '../types.js';
 import { clientFor, orgOf } from '../context.js';
 import { loadManifest } from '../../manifest/load.js';
 import { isNoop, planDeploy } from '../../manifest/plan.js';
-import { applyPlan, fetchRemote } from '../../manifest/apply.js';
-import { readProjectState, writeProjectState } from '../../manifest/state.js';
+import { applyPlan } from '../../manifest/apply.js';
+import { readProjectState } from '../../manifest/state.js';
+import { knownTarget, recordDeploy } from '../../manifest/known-target.js';
+import { identifyTarget } from '../../manifest/target.js';
 import { renderDrift, renderPlan } from '../../manifest/render.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -25,12 +27,10 @@ const deploy: CommandHandler = async (input) => {
   const { client, settings } = await clientFor(input);
   try {
     const orgId = orgOf(settings);
-    const key = settings.profileName ?? settings.baseUrl!;
+    const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });
     const state = await readProjectState(manifestPath);
-    const target = state.targets[key];
-    const known = target && target.baseUrl === settings.baseUrl ? target : undefined;
-    const remote = await fetchRemote(client, known?.pluginId ?? null);
-    if (known && !remote.plugin) note(io, global, `plugin ${known.pluginId} no longer exists on ${settings.baseUrl}; it will be created again`);
+    const { found, known, remote, notes } = await knownTarget(client, state, identity);
+    for (const line of notes) note(io, global, line);
     const plan = planDeploy(manifest, remote, remote.plugin ? (known?.applied ?? null) : null, { allowDeletes: Boolean(o.allowDeletes) });
 
     const result: Record<string, unknown> = { pluginId: plan.pluginId, dryRun: Boolean(o.dryRun), changed: !isNoop(plan), plan: plan.steps.map(({ desired: _d, ...s }) => s), drift: plan.drift };
@@ -42,6 +42,9 @@ const deploy: CommandHandler = async (input) => {
       if (global.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
       throw new UserError('the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite', EXIT.CONFLICT);
     }
+    const record = (pluginId: string, applied = known?.applied) => recordDeploy(manifestPath, state, found, { pluginId, identity, orgId, applied });
+    // An entry of state version 1 that this deploy adopted is rewritten under its new key.
+    if (!o.dryRun && isNoop(plan) && found.adopted.length) await record(plan.pluginId!);
     if (o.dryRun || isNoop(plan)) {
       if (global.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
       else if (isNoop(plan)) io.stdout.write(`No changes: ${manifest.plugin.name} (${plan.pluginId}) matches the manifest.\n`);
@@ -49,10 +52,6 @@ const deploy: CommandHandler = async (input) => {
       return;
     }
 
-    const record = async (pluginId: string, applied = known?.applied ?? { plugin: {}, actions: {}, externalEvents: {} }) => {
-      state.targets[key] = { pluginId, baseUrl: settings.baseUrl!, orgId, deployedAt: new Date().toISOString(), applied };
-      await writeProjectState(manifestPath, state);
-    };
     const applied = await applyPlan(client, manifest, plan, orgId, {
       onPluginCreated: (id) => record(id),
       onStep: (s) => note(io, global, `  done: ${s.op} ${s.resource} ${s.name}`),

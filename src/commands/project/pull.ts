@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { clientFor } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
-import { readProjectState } from '../../manifest/state.js';
+import { pluginOfProject } from '../../dev/project-plugin.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 
@@ -25,12 +25,8 @@ const pull: CommandHandler = async (input) => {
   const out = resolve(o.out);
   const { client, settings } = await clientFor(input);
   try {
-    let pluginId = o.plugin;
-    if (!pluginId) {
-      const state = await readProjectState(out);
-      pluginId = state.targets[settings.profileName ?? settings.baseUrl!]?.pluginId;
-    }
-    if (!pluginId) throw new UserError('which plugin? pass --plugin PLUGIN_ID (this project has not deployed one with this profile)', EXIT.USAGE);
+    // The project's plugin on this target (by the emulator's store id, or the base URL).
+    const pluginId = await pluginOfProject(o.plugin, out, settings);
     const remote = await fetchRemote(client, pluginId);
     if (!remote.plugin) throw new UserError(`plugin ${pluginId} not found: list yours with \`plugsmith plugins list\``, EXIT.NOT_FOUND);
     if (!o.force) {

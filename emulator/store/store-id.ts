@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const FILE = 'store-id';
+const PATTERN = /^st_[0-9a-z]{20}$/;
+
+/** A new store id: `st_` and 20 random base-36 characters. */
+export function newStoreId(): string {
+  const bytes = randomBytes(20);
+  let id = 'st_';
+  for (const byte of bytes) id += (byte % 36).toString(36);
+  return id;
+}
+
+/**
+ * The stable identity of a store: kept in its data dir (so it survives restarts and port
+ * changes, and the CLI can tell "the same store on another port" from "another store"),
+ * new per start in memory. Call while holding the data dir's lock.
+ */
+export async function storeIdOf(dataDir: string | undefined): Promise<string> {
+  if (!dataDir) return newStoreId();
+  const path = join(dataDir, FILE);
+  try {
+    const kept = (await readFile(path, 'utf8')).trim();
+    if (PATTERN.test(kept)) return kept;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const id = newStoreId();
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, id + '\n', { mode: 0o600 });
+  await rename(tmp, path);
+  return id;
+}

@@ -1,0 +1,114 @@
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A Node process of the plugin that ended with an error. */
+export interface CrashReport {
+  pid: number;
+  /** Its command line (node's arguments: the script and what follows). */
+  command: string;
+  code: number;
+  /** The first line of the uncaught exception, when there was one. */
+  error: string | null;
+}
+
+/**
+ * Preloaded into every Node process the plugin's command starts (through NODE_OPTIONS, which
+ * `npm run`, tsx, nodemon and node itself pass on): when the process ends with an uncaught
+ * exception or a non-zero code, it appends one line to the report file, synchronously (an exit
+ * handler cannot wait). A process killed by a signal (a watcher restarting it, dev stopping it)
+ * writes nothing.
+ */
+const PRELOAD = `'use strict';
+const fs = require('node:fs');
+const file = process.env.PLUGSMITH_DEV_CRASH_FILE;
+if (file) {
+  let failure = null;
+  process.on('uncaughtExceptionMonitor', (error) => {
+    try { failure = String(error && error.stack ? error.stack : error).split('\\n')[0]; } catch { failure = 'uncaught exception'; }
+  });
+  process.on('exit', (code) => {
+    if (code === 0 && failure === null) return;
+    try {
+      fs.appendFileSync(file, JSON.stringify({ pid: process.pid, command: process.argv.slice(1).join(' '), code, error: failure }) + '\\n');
+    } catch {}
+  });
+}
+`;
+
+const POLL_MS = 200;
+
+/**
+ * Hears about crashes of the plugin's Node processes even when its command keeps running (a
+ * watcher such as `tsx watch` waits for a file change after the server died, so no exit reaches dev).
+ */
+export class CrashWatch {
+  private offset = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private reading = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly preload: string,
+    private readonly reportFile: string,
+  ) {}
+
+  static async create(): Promise<CrashWatch> {
+    const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-'));
+    const preload = join(dir, 'crash-report.cjs');
+    const reportFile = join(dir, 'crashes.jsonl');
+    await writeFile(preload, PRELOAD, { mode: 0o600 });
+    await writeFile(reportFile, '', { mode: 0o600 });
+    return new CrashWatch(dir, preload, reportFile);
+  }
+
+  /** The plugin's environment with the preload added to NODE_OPTIONS (the user's options kept). */
+  env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const preloadFlag = `--require ${JSON.stringify(this.preload)}`;
+    return { ...base, NODE_OPTIONS: base.NODE_OPTIONS ? `${base.NODE_OPTIONS} ${preloadFlag}` : preloadFlag, PLUGSMITH_DEV_CRASH_FILE: this.reportFile };
+  }
+
+  /** Calls `onCrash` for each report from now on. */
+  start(onCrash: (report: CrashReport) => void): void {
+    this.timer = setInterval(() => void this.read(onCrash), POLL_MS);
+    this.timer.unref();
+  }
+
+  private async read(onCrash: (report: CrashReport) => void): Promise<void> {
+    if (this.reading) return;
+    this.reading = true;
+    try {
+      const file = await open(this.reportFile, 'r');
+      try {
+        const { size } = await file.stat();
+        if (size <= this.offset) return;
+        const buffer = Buffer.alloc(size - this.offset);
+        await file.read(buffer, 0, buffer.length, this.offset);
+        const text = buffer.toString('utf8');
+        const end = text.lastIndexOf('\n');
+        if (end < 0) return;
+        this.offset += Buffer.byteLength(text.slice(0, end + 1));
+        for (const line of text.slice(0, end).split('\n')) {
+          try {
+            const report = JSON.parse(line) as CrashReport;
+            if (typeof report.pid === 'number') onCrash(report);
+          } catch {
+            // a torn line: skip it
+          }
+        }
+      } finally {
+        await file.close();
+      }
+    } catch {
+      // the folder is gone (closing)
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}

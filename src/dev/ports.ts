@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { readFile, readdir, readlink } from 'node:fs/promises';
+import { createServer } from 'node:net';
+
+/** Whether a TCP port can be listened on (on every interface, as a plugin's server usually does; or on `host`). */
+export function portIsFree(port: number, host?: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code !== 'EADDRINUSE' && error.code !== 'EACCES'));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** A process listening on a port, as far as the operating system tells. */
+export interface PortUser {
+  pid: number;
+  command: string;
+}
+
+/**
+ * Who listens on a TCP port: from /proc on Linux (the socket's inode, then the process holding
+ * it), else from `lsof`. Best effort: null when the system does not say (another user's process,
+ * no /proc and no lsof).
+ */
+export async function portUser(port: number): Promise<PortUser | null> {
+  return (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
+}
+
+/** "port 3000 (in use by `node server.js`, pid 1234)" or "port 3000 (in use)". */
+export async function describeTakenPort(port: number): Promise<string> {
+  const user = await portUser(port);
+  return user ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})` : `port ${port} is in use by another process`;
+}
+
+async function fromProc(port: number): Promise<PortUser | null> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = await readFile(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 10 || fields[3] !== '0A') continue; // 0A: LISTEN
+      const local = fields[1];
+      if (parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) inodes.add(fields[9]);
+    }
+  }
+  if (inodes.size === 0) return null;
+  const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = await readdir(`/proc/${entry}/fd`);
+    } catch {
+      continue; // another user's process, or gone
+    }
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => '');
+      if (!wanted.has(target)) continue;
+      const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+      const command = cmdline.split('\0').filter(Boolean).join(' ') || (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '?')).trim();
+      return { pid: Number(entry), command: shorten(command) };
+    }
+  }
+  return null;
+}
+
+function fromLsof(port: number): Promise<PortUser | null> {
+  return new Promise((resolve) => {
+    execFile('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fpc'], { timeout: 3000 }, (error, stdout) => {
+      if (error && !stdout) return resolve(null);
+      const pid = /^p(\d+)$/m.exec(stdout);
+      const command = /^c(.+)$/m.exec(stdout);
+      resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?') } : null);
+    });
+  });
+}
+
+function shorten(command: string): string {
+  return command.length > 80 ? command.slice(0, 79) + '…' : command;
+}
