@@ -20,6 +20,7 @@ import uploadRoutes from './routes/uploads.js';
 import repositoryFileRoutes from './routes/repository-files.js';
 import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
+import { fileObjectRecords } from './uploads/object-records.js';
 import adminStoreRoutes from './routes/admin-store.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminEventRoutes from './routes/admin-events.js';
@@ -78,7 +79,7 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
     },
     { prefix: '/api' },
   );
-  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage), { prefix: '/_storage' });
+  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), { prefix: '/_storage' });
   await app.register(adminRoutes, { ...opts, prefix: '/_emulator' });
   await app.register(deliveryRoutes, { ...opts, prefix: '/_emulator' });
   await app.register(adminCharacterRoutes, { ...opts, prefix: '/_emulator' });

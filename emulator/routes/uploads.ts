@@ -308,7 +308,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
       throw new ApiError('CONFLICT', `file ${fileId} has no content to read (status ${file.status ?? 'null: awaiting upload'})`);
     }
     if (file.isPublic) return ok({ fileId, url: storage.publicUrl(file.storageKey), isPublic: true, expiresAt: null });
-    const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName });
+    const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName, ...(file.contentType ? { contentType: file.contentType } : {}) });
     return ok({ fileId, url, isPublic: false, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() });
   });
 }
