@@ -1,5 +1,6 @@
 import { splitIntoPackets, streamWithInterval } from './packets.js';
 import type { Character, ReplyEngine, ReplyRequest } from './types.js';
+import { cachedCaseInsensitive, linearRegExpProblem } from '../validation/linear-regex.js';
 
 /** Code points per packet when a character sets none. */
 export const DEFAULT_PACKET_SIZE = 8;
@@ -64,21 +65,14 @@ export const scriptedEngine: ReplyEngine = {
   },
 };
 
+// Matched on RE2 (linear time), so no `match` can stall the process whatever the user writes.
 function matches(pattern: string, text: string): boolean {
-  try {
-    return new RegExp(pattern, 'i').test(text);
-  } catch {
-    return text.toLowerCase().includes(pattern.toLowerCase());
-  }
+  const compiled = cachedCaseInsensitive(pattern);
+  return compiled ? compiled.test(text) : text.toLowerCase().includes(pattern.toLowerCase());
 }
 
 function regexError(pattern: string): string | null {
-  try {
-    new RegExp(pattern, 'i');
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
+  return linearRegExpProblem(pattern, 'i');
 }
 
 // Records may come from hand-written seeds or older data: nonsense sizes fall back to defaults.
