@@ -166,7 +166,8 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request.raw) {
+  // destroyOnReturn: false keeps the socket when the count stops early, so the 413 can be read.
+  for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > MAX_GET_BODY) throw new ApiError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     chunks.push(chunk as Buffer);

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '../http.js';
+import { sendError, sendTooLarge } from '../http.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, type EmbeddedStorage } from './embedded.js';
 import type { ObjectRecords } from './types.js';
@@ -119,6 +119,8 @@ function isActive(contentType: string): boolean {
 }
 
 function refuse(reply: FastifyReply, status: 400 | 403 | 404 | 409 | 413, type: 'VALIDATION_ERROR' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE', message: string) {
+  // A too-large upload is read (bounded) before its 413, so the uploader can read the answer.
+  if (status === 413) return sendTooLarge(reply.request, reply, message);
   reply.header('connection', 'close');
   return sendError(reply, type, message, undefined, status);
 }
