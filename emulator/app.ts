@@ -24,6 +24,7 @@ import { fileObjectRecords } from './uploads/object-records.js';
 import adminStoreRoutes from './routes/admin-store.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminEventRoutes from './routes/admin-events.js';
+import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
 
 /**
  * The /api routes that answer without a token: the marketplace lists public plugins only. Every
@@ -92,7 +93,17 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
+  // As on /api: a URL the router refuses is a 401 first when the API key is missing or wrong.
+  const keyFirstFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
+    try {
+      apiKeyFromHeader(services, request.headers.authorization);
+    } catch (refusal) {
+      const { type, message, status } = refusal as ApiError;
+      return sendError(reply, type, message, undefined, status);
+    }
+    return frameworkErrors(error, request, reply);
+  };
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
   await app.register(conversationRoutes, { services });

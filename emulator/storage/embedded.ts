@@ -78,7 +78,7 @@ export class EmbeddedStorage implements ObjectStorage {
     if (this.root === undefined) this.root = await mkdtemp(join(tmpdir(), 'plugsmith-objects-'));
     // Owner-only, like the rest of the data dir: private objects are readable only through signed URLs.
     await mkdir(this.root, { recursive: true, mode: 0o700 });
-    await chmod(this.root, 0o700);
+    await chmod(this.root, 0o700).catch(() => undefined);
     await mkdir(join(this.root, 'objects'), { recursive: true, mode: 0o700 });
     await mkdir(join(this.root, 'tmp'), { recursive: true, mode: 0o700 });
   }

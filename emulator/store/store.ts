@@ -550,7 +550,8 @@ function isAlive(pid: number): boolean {
  */
 export async function ownerOnlyDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
+  // A folder someone else owns cannot be changed; the files written in it are still 0600.
+  await chmod(dir, 0o700).catch(() => undefined);
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
     const info = await stat(path).catch(() => null);

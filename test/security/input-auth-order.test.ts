@@ -110,3 +110,17 @@ describe('authentication before validation', () => {
     expect((await anonymous('GET', '/api/no/such/route')).status).toBe(404);
   });
 });
+
+describe('the messaging API checks the API key first too', () => {
+  it('a missing key is 401 even with an overlong id or a malformed body', async () => {
+    for (const [method, path, body] of [
+      ['GET', `/conversations/${'c'.repeat(300)}/messages`, undefined],
+      ['POST', '/conversations', '{"not json'],
+      ['POST', '/conversations/conv_x/messages', '{"content":5}'],
+    ] as const) {
+      const res = await request(`${emu.messagingUrl}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body });
+      expect(res.statusCode, `${method} ${path}`).toBe(401);
+      await res.body.dump();
+    }
+  });
+});
