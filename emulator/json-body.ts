@@ -15,7 +15,7 @@ export const MAX_JSON_DEPTH = 100;
  * deep, and a `__proto__` or `constructor.prototype` key is a 400 naming its path, since such keys
  * would poison objects the body is merged into.
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -25,13 +25,13 @@ export function parseJsonBody(text: string): unknown {
     throw badRequest(`Body is not valid JSON: ${reason}`, [detail([], 'invalid_json', 'a JSON document', text.slice(0, 200), reason)]);
   }
   // Only a body that spells one of the keys can hold it: most bodies skip the key checks.
-  const problem = firstProblem(value, text.includes('__proto__') || text.includes('constructor'));
+  const problem = firstProblem(value, text.includes('__proto__') || text.includes('constructor'), maxDepth);
   if (problem) {
     const joined = problem.path.join('.');
     const where = joined.length > 200 ? `…${joined.slice(-200)}` : joined;
     if (problem.kind === 'too_deep') {
-      throw badRequest(`Body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels (at ${where}); flatten it`, [
-        detail(problem.path, 'too_deep', `at most ${MAX_JSON_DEPTH} levels of nesting`, `more than ${MAX_JSON_DEPTH} levels`, `${where} is nested deeper than ${MAX_JSON_DEPTH} levels`),
+      throw badRequest(`Body nests objects and arrays deeper than ${maxDepth} levels (at ${where}); flatten it`, [
+        detail(problem.path, 'too_deep', `at most ${maxDepth} levels of nesting`, `more than ${maxDepth} levels`, `${where} is nested deeper than ${maxDepth} levels`),
       ]);
     }
     throw badRequest(`Body has the key ${where}, which is not accepted (it would reach object prototypes); rename it`, [
@@ -53,14 +53,14 @@ interface Visit {
  * The first container nested deeper than MAX_JSON_DEPTH, or (when `checkKeys`) the first
  * `__proto__` or `constructor.prototype` key; walked without recursion (bodies may nest deeply).
  */
-function firstProblem(root: unknown, checkKeys: boolean): { kind: 'too_deep' | 'forbidden_key'; path: string[] } | null {
+function firstProblem(root: unknown, checkKeys: boolean, maxDepth: number): { kind: 'too_deep' | 'forbidden_key'; path: string[] } | null {
   const stack: Visit[] = [{ value: root, key: '', depth: 0, parent: null }];
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const { value } = visit;
     if (value === null || typeof value !== 'object') continue;
     const depth = visit.depth + 1;
-    if (depth > MAX_JSON_DEPTH) return { kind: 'too_deep', path: pathOf(visit, []) };
+    if (depth > maxDepth) return { kind: 'too_deep', path: pathOf(visit, []) };
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         if (value[i] !== null && typeof value[i] === 'object') stack.push({ value: value[i], key: String(i), depth, parent: visit });
@@ -87,12 +87,17 @@ function pathOf(visit: Visit, tail: string[]): string[] {
   return reversed.reverse();
 }
 
-/** Replaces fastify's JSON body parser (which refuses an empty body and hides why a body was refused) with parseJsonBody. */
+/**
+ * Replaces fastify's JSON body parser (which refuses an empty body and hides why a body was refused)
+ * with parseJsonBody. A route may allow deeper bodies with `config: { maxJsonDepth }` (the store
+ * import, whose records sit a few levels below the bodies they came from).
+ */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string));
+      const configured = (request.routeOptions.config as { maxJsonDepth?: number } | undefined)?.maxJsonDepth;
+      done(null, parseJsonBody(body as string, configured ?? MAX_JSON_DEPTH));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -70,3 +70,22 @@ describe('JSON nesting limit', () => {
     expect(((await res.body.json()) as any).error.details[0].code).toBe('too_deep');
   });
 });
+
+describe('the store import', () => {
+  it('takes back an export of the deepest records the API accepts, and refuses one nested past twice the limit', async () => {
+    // A schema as deep as a plugin body may carry: root, inputsSchema, then nested `items`.
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < MAX_JSON_DEPTH - 2; i++) schema = { items: schema };
+    const created = await post(`${emu.url}/api/orgs/org_dev/plugins`, emu.token!, JSON.stringify({ name: 'deep schema', type: 'APP', inputsSchema: schema }));
+    expect(created.status).toBe(201);
+    const exported = await request(`${emu.url}/_emulator/export`, { headers: adminHeaders() });
+    expect(exported.statusCode).toBe(200);
+    const file = (await exported.body.json()) as any;
+    const document = file.data ?? file;
+    const imported = await post(`${emu.url}/_emulator/import`, undefined, JSON.stringify(document), adminHeaders());
+    expect(imported.status).toBe(200);
+    const tooDeep = await post(`${emu.url}/_emulator/import`, undefined, nested(2 * MAX_JSON_DEPTH, '{"format":"plugsmith-emulator-export","version":1,"collections":{},"x":'), adminHeaders());
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error.details[0].code).toBe('too_deep');
+  });
+});
