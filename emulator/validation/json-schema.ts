@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { detail, type ErrorDetail } from '../errors.js';
-import { ajvLinearRegExp } from './linear-regex.js';
+import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-regex.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
@@ -117,7 +117,12 @@ export function validateAgainst(schema: Record<string, unknown>, value: unknown,
     // A schema stored before its checks tightened (or imported): the input cannot be judged by it.
     return [detail(path, 'invalid_schema', 'a schema the emulator can run', schema, `the schema for ${path.join('.') || 'the value'} cannot be used: ${(error as Error).message}`)];
   }
-  if (fn(value)) return [];
+  try {
+    if (withMatchBudget(() => fn(value))) return [];
+  } catch (error) {
+    if (!(error instanceof MatchBudgetError)) throw error;
+    return [detail(path, 'pattern_budget', 'a value the pattern can be checked against in time', value, `${path.join('.') || 'the value'}: ${error.message}`)];
+  }
   return (fn.errors ?? []).map((e) => fromAjv(e, path, e.keyword));
 }
 

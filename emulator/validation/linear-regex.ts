@@ -6,7 +6,39 @@ import { RE2JS } from 're2js';
  * linear in the text whatever the pattern, so no pattern such as `^(a+)+$` can stall the event
  * loop. RE2 has no backreferences and no lookaround; a pattern using them is refused where it
  * is supplied, with RE2's reason.
+ *
+ * Linear is not yet bounded: a match costs up to the pattern's program size times the text's
+ * length. Patterns are limited to MAX_PROGRAM_SIZE, and the matches of one validation (or one
+ * reply) share a budget of MATCH_BUDGET units (measured: 10 to 40 ns a unit at worst, so well under
+ * 100 ms); past it a
+ * match throws MatchBudgetError, which callers turn into a 400 (or a script line that does not match).
  */
+
+/** Largest compiled pattern accepted (RE2 program instructions; `^[a-z0-9._-]+@[a-z0-9.-]+$` is about 20). */
+export const MAX_PROGRAM_SIZE = 1_000;
+/** Program size times text length that the matches of one validation or one reply may spend together. */
+export const MATCH_BUDGET = 2_500_000;
+
+/** The matches of one validation or reply went past MATCH_BUDGET. */
+export class MatchBudgetError extends RangeError {
+  constructor(readonly pattern: string) {
+    super(`matching /${pattern}/ against this value would take too long (pattern size times text length over ${MATCH_BUDGET.toLocaleString('en')}); use a shorter value or a simpler pattern`);
+    this.name = 'MatchBudgetError';
+  }
+}
+
+let remaining = MATCH_BUDGET;
+
+/** Runs `work` with a fresh match budget (validations and replies are synchronous, so one counter serves). */
+export function withMatchBudget<T>(work: () => T): T {
+  const saved = remaining;
+  remaining = MATCH_BUDGET;
+  try {
+    return work();
+  } finally {
+    remaining = saved;
+  }
+}
 
 /** What a compiled pattern offers: a search anywhere in the text, like `RegExp.prototype.test`. */
 export interface LinearRegExp {
@@ -22,7 +54,17 @@ export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
   } catch (error) {
     throw new SyntaxError(`${(error as Error).message.replace(/^error parsing regexp: /, '')} (patterns run on RE2: no backreferences or lookaround)`);
   }
-  return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/${flags}` };
+  const size = compiled.programSize();
+  if (size > MAX_PROGRAM_SIZE) throw new SyntaxError(`the pattern is too large (${size} RE2 instructions, at most ${MAX_PROGRAM_SIZE})`);
+  return {
+    test: (text: string) => {
+      const cost = size * (text.length + 1);
+      if (cost > remaining) throw new MatchBudgetError(pattern);
+      remaining -= cost;
+      return compiled.test(text);
+    },
+    toString: () => `/${pattern}/${flags}`,
+  };
 }
 
 /** Why `pattern` cannot be used (not valid for RE2), or null when it can. */

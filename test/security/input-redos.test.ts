@@ -72,6 +72,35 @@ describe('schema patterns', () => {
   });
 });
 
+describe('bounded matching', () => {
+  it('a pattern too large to match quickly is refused where it is supplied', async () => {
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+      name: 'huge',
+      type: 'DATA_PROVIDER',
+      inputsSchema: { type: 'object', properties: { a: { type: 'string', pattern: '[\\s\\S]{1000}[\\s\\S]{1000}' } } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].message).toMatch(/too large/);
+  });
+
+  it('matches that together would cost too much are a 400 naming the value, and health answers meanwhile', async () => {
+    const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+      type: 'DATA_PROVIDER',
+      webhookUrl: hook.url,
+      events: ['PLUGIN_INSTALLED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      inputsSchema: { type: 'object', additionalProperties: { type: 'string', pattern: '[\\s\\S]{900}' } },
+    });
+    // Each value alone is within the budget; a thousand of them are not.
+    const inputs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'ab'.repeat(500)]));
+    const body = { name: 'costly', pluginId: plugin.id, events: ['PLUGIN_INSTALLED'], scopes: ['REPOSITORY_FILES_READ'], inputs };
+    const [installed, ...healths] = await Promise.all([call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, body), health(), health()]);
+    expect(healths).toEqual([200, 200]);
+    expect(installed.status).toBe(400);
+    expect(installed.body.error.details).toMatchObject([{ code: 'pattern_budget', path: ['inputs'] }]);
+  });
+});
+
 describe("characters' script match", () => {
   it('a character matching with a catastrophic pattern replies (the fallback) and health answers meanwhile', async () => {
     const created = await request(`${emu.url}/_emulator/characters`, {
