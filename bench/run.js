@@ -16,6 +16,7 @@ const suites = {
   uploads: () => import('./uploads.js'),
   messaging: () => import('./messaging.js'),
   cli: () => import('./cli.js'),
+  security: () => import('./security.js'),
 };
 
 const selected = values.only ? values.only.split(',') : Object.keys(suites);

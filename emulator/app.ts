@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from './services.js';
-import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyValidatorCompilers } from './http.js';
+import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyValidatorCompilers, sendError } from './http.js';
 import { principalFromHeader } from './auth/principal.js';
+import { unauthorized, type ApiError } from './errors.js';
 import pluginRoutes from './routes/plugins.js';
 import { actionRoutes, externalEventRoutes } from './routes/plugin-definitions.js';
 import repositoryRoutes from './routes/repositories.js';
@@ -16,19 +17,45 @@ import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
+import { fileObjectRecords } from './uploads/object-records.js';
+import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
+
+/**
+ * The /api routes that answer without a token: the marketplace lists public plugins only. Every
+ * other /api route needs a token (public files are read through their storage URL, not /api).
+ */
+const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
 /** Builds the management API app (`/api/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
+  // The router refuses some URLs (a parameter over its length limit) before any hook runs: on /api,
+  // a caller without a valid token still hears 401 first.
+  const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
+    if (request.url.startsWith('/api')) {
+      try {
+        if (principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
+      } catch (refusal) {
+        const { type, message, status } = refusal as ApiError;
+        return sendError(reply, type, message, undefined, status);
+      }
+    }
+    return frameworkErrors(error, request, reply);
+  };
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: apiFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
   app.decorateRequest('principal', null);
+  // The one authentication guard of /api: onRequest runs before the body is read or anything is
+  // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
+  // whether an id exists, nor what its body lacks. Routes then authorize with the principal.
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/api')) {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
+      const route = request.routeOptions.url;
+      if (request.principal === null && route !== undefined && !OPEN_API_ROUTES.has(route)) throw unauthorized();
     }
   });
   const opts = { services };
@@ -47,7 +74,7 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
     },
     { prefix: '/api' },
   );
-  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage), { prefix: '/_storage' });
+  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), { prefix: '/_storage' });
   // Every /_emulator route, behind the admin surface's one guard.
   await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator' });
   return app;
@@ -55,7 +82,17 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(services: Services): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors, clientErrorHandler });
+  // As on /api: a URL the router refuses is a 401 first when the API key is missing or wrong.
+  const keyFirstFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
+    try {
+      apiKeyFromHeader(services, request.headers.authorization);
+    } catch (refusal) {
+      const { type, message, status } = refusal as ApiError;
+      return sendError(reply, type, message, undefined, status);
+    }
+    return frameworkErrors(error, request, reply);
+  };
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
   await app.register(conversationRoutes, { services });

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
 import { fromAjv } from './validation/json-schema.js';
@@ -90,6 +91,58 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
   );
 }
 
+/** Most bytes of a refused body read (and dropped) before its 413 is sent. */
+export const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
+/** Longest time spent reading a refused body before its 413 is sent anyway. */
+const DRAIN_LIMIT_MS = 10_000;
+
+/**
+ * Reads and drops what is left of a request body, up to DRAIN_LIMIT_BYTES and DRAIN_LIMIT_MS;
+ * resolves true when the body was read to its end. A 413 sent while the client is still writing,
+ * followed by closing the socket, reaches `fetch` and undici clients as EPIPE or a reset instead
+ * of the answer: the body is read first, then the answer goes out and the connection closes.
+ */
+export function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
+  if (raw.complete || raw.readableEnded) return Promise.resolve(true);
+  if (raw.destroyed) return Promise.resolve(false);
+  const declared = Number(raw.headers['content-length']);
+  if (Number.isFinite(declared) && declared > DRAIN_LIMIT_BYTES) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ended: boolean) => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', onEnd);
+      raw.off('error', onAbort);
+      raw.off('close', onAbort);
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT_BYTES) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onAbort = () => finish(raw.complete);
+    const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS);
+    timer.unref();
+    raw.on('data', onData);
+    raw.once('end', onEnd);
+    raw.once('error', onAbort);
+    raw.once('close', onAbort);
+    raw.resume();
+  });
+}
+
+/** Sends a 413 once the rest of the body is read (bounded), on a connection that then closes. */
+export async function sendTooLarge(request: FastifyRequest, reply: FastifyReply, message: string) {
+  const drained = await drainRequestBody(request.raw);
+  reply.header('connection', 'close');
+  sendError(reply, 'PAYLOAD_TOO_LARGE', message, undefined, 413);
+  // Past the bound the client is still sending: nothing more is read, the socket goes once the answer is out.
+  if (!drained) reply.raw.once('finish', () => request.raw.socket?.destroySoon());
+  return reply;
+}
+
 /**
  * Installs the error envelope: ApiErrors as they are, schema validation as 400 with details,
  * fastify's own 4xx (bad JSON, wrong content type, too large) with their status, and
@@ -97,6 +150,7 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendTooLarge(request, reply, error.message);
     if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
     if (error.validation) {
       const context = error.validationContext ?? 'body';

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { linearRegExpProblem } from './validation/linear-regex.js';
 import { lazyValidator } from './validation/json-schema.js';
 import { newSecret, nowIso } from './store/ids.js';
 import { ROLES, type Db, type Role } from './model.js';
@@ -196,11 +197,8 @@ export function validateSeed(seed: unknown): Seed {
       if (agents.get(c.agentId) !== c.orgId) throw new SeedError(`characters[${i}].agentId`, `agent ${c.agentId} belongs to another org`);
     }
     (c.script ?? []).forEach((line, j) => {
-      try {
-        new RegExp(line.match, 'i');
-      } catch (error) {
-        throw new SeedError(`characters[${i}].script[${j}].match`, `is not a valid regular expression (${(error as Error).message})`);
-      }
+      const problem = linearRegExpProblem(line.match, 'i');
+      if (problem !== null) throw new SeedError(`characters[${i}].script[${j}].match`, `is not a valid regular expression (${problem})`);
     });
   });
   (s.apiKeys ?? []).forEach((k, i) => {

@@ -1,5 +1,6 @@
 import { splitIntoPackets, streamWithInterval } from './packets.js';
 import type { Character, ReplyEngine, ReplyRequest } from './types.js';
+import { cachedCaseInsensitive, linearRegExpProblem, MatchBudgetError, withMatchBudget } from '../validation/linear-regex.js';
 
 /** Code points per packet when a character sets none. */
 export const DEFAULT_PACKET_SIZE = 8;
@@ -48,7 +49,7 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
  */
 export function scriptedReplyText(character: Character, userMessage: string): string {
   const script = Array.isArray(character.script) ? character.script : [];
-  const line = script.find((l) => typeof l?.match === 'string' && matches(l.match, userMessage));
+  const line = withMatchBudget(() => script.find((l) => typeof l?.match === 'string' && matches(l.match, userMessage)));
   const fallback = typeof character.fallbackReply === 'string' ? character.fallbackReply : DEFAULT_FALLBACK_REPLY;
   const reply = typeof line?.reply === 'string' ? line.reply : fallback;
   return reply.replaceAll('{{name}}', character.name);
@@ -64,21 +65,21 @@ export const scriptedEngine: ReplyEngine = {
   },
 };
 
+// Matched on RE2 (linear time), so no `match` can stall the process whatever the user writes.
+// A line whose match would pass the reply's budget does not match.
 function matches(pattern: string, text: string): boolean {
+  const compiled = cachedCaseInsensitive(pattern);
+  if (!compiled) return text.toLowerCase().includes(pattern.toLowerCase());
   try {
-    return new RegExp(pattern, 'i').test(text);
-  } catch {
-    return text.toLowerCase().includes(pattern.toLowerCase());
+    return compiled.test(text);
+  } catch (error) {
+    if (error instanceof MatchBudgetError) return false;
+    throw error;
   }
 }
 
 function regexError(pattern: string): string | null {
-  try {
-    new RegExp(pattern, 'i');
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
+  return linearRegExpProblem(pattern, 'i');
 }
 
 // Records may come from hand-written seeds or older data: nonsense sizes fall back to defaults.

@@ -154,13 +154,13 @@ export class ConversationService implements LiveReplyHost {
   }
 
   /** Opens an event stream on a hijacked response; a streaming message so far comes first. */
-  openEventStream(conversationId: string, response: ServerResponse): void {
+  openEventStream(conversationId: string, response: ServerResponse, apiKeyId?: string): void {
     const catchUp: string[] = [];
     for (const reply of this.liveByConversation.get(conversationId) ?? []) {
       const frame = reply.catchUpFrame();
       if (frame) catchUp.push(frame);
     }
-    this.streams.open(conversationId, response, catchUp);
+    this.streams.open(conversationId, response, catchUp, apiKeyId);
   }
 
   /**

@@ -19,6 +19,8 @@ export function sseFrame(event: string, data: unknown): string {
  */
 export class EventStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
+  /** The API key each stream was opened with, so revoking the key ends its streams. */
+  private readonly apiKeyOf = new Map<ServerResponse, string>();
   private readonly keepAlive: NodeJS.Timeout;
   private readonly corked = new Set<string>();
 
@@ -31,7 +33,7 @@ export class EventStreams {
    * Starts an event stream on a raw response (the route has hijacked it) and registers it.
    * `catchUp` frames go first, in the same turn as the registration, so no packet falls between.
    */
-  open(conversationId: string, response: ServerResponse, catchUp: string[]): void {
+  open(conversationId: string, response: ServerResponse, catchUp: string[], apiKeyId?: string): void {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -43,7 +45,20 @@ export class EventStreams {
     let clients = this.byConversation.get(conversationId);
     if (!clients) this.byConversation.set(conversationId, (clients = new Set()));
     clients.add(response);
+    if (apiKeyId !== undefined) this.apiKeyOf.set(response, apiKeyId);
     response.once('close', () => this.remove(conversationId, response));
+  }
+
+  /** Ends the streams opened with an API key (it was revoked); returns how many. */
+  closeForApiKey(apiKeyId: string): number {
+    let closed = 0;
+    for (const [response, keyId] of this.apiKeyOf) {
+      if (keyId !== apiKeyId) continue;
+      this.apiKeyOf.delete(response);
+      response.end();
+      closed++;
+    }
+    return closed;
   }
 
   /**
@@ -75,6 +90,7 @@ export class EventStreams {
   closeAll(): void {
     for (const clients of this.byConversation.values()) for (const response of clients) response.end();
     this.byConversation.clear();
+    this.apiKeyOf.clear();
   }
 
   /** Ends every stream and stops the keep-alive timer. */
@@ -97,6 +113,7 @@ export class EventStreams {
   }
 
   private remove(conversationId: string, response: ServerResponse): void {
+    this.apiKeyOf.delete(response);
     const clients = this.byConversation.get(conversationId);
     if (!clients) return;
     clients.delete(response);

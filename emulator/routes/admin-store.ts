@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MAX_JSON_DEPTH } from '../json-body.js';
 import { ok } from '../http.js';
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
 import { nowIso } from '../store/ids.js';
@@ -52,7 +53,9 @@ export default async function adminStoreRoutes(app: FastifyInstance, { services 
     },
   } as const;
 
-  app.post('/import', { schema: { body: importBody }, bodyLimit: IMPORT_BODY_LIMIT }, async (request) => {
+  // Exported records sit a few levels deeper than the bodies that made them (a schema inside a
+  // plugin inside collections; an instance's inputs inside a logged delivery): twice the usual limit.
+  app.post('/import', { schema: { body: importBody }, bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH } }, async (request) => {
     const body = request.body as EmulatorExport;
     const problems: ErrorDetail[] = [];
     for (const [name, records] of Object.entries(body.collections)) {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
-import { hasRole, requirePrincipal, requireUser } from '../auth/guards.js';
+import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
 
 /** Route options: every route module receives the emulator's services. */
@@ -66,15 +66,4 @@ function checkSafely(schema: unknown, path: string[]) {
   } catch (error) {
     return [detail(path, 'invalid_schema', 'a JSON Schema ajv can check', schema, `${path.join('.')} cannot be checked: ${(error as Error).message}`)];
   }
-}
-
-/**
- * A `preValidation` hook for route modules whose routes all need a token: a request without
- * one is a 401 before its body is validated (so the first thing a caller learns is to authenticate).
- * Routes listed in `open` (full URLs such as /api/plugins/marketplace) are left alone.
- */
-export function tokenBeforeValidation(open: readonly string[] = []) {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (!open.includes(request.routeOptions.url ?? '')) requirePrincipal(request);
-  };
 }

@@ -6,7 +6,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import type { Collection } from '../store/store.js';
 import type { Timestamps } from '../model.js';
-import { findVisiblePlugin, requireValidSchemas, tokenBeforeValidation, type RouteOptions } from './common.js';
+import { findVisiblePlugin, requireValidSchemas, type RouteOptions } from './common.js';
 
 /** A named definition inside a plugin: an action or an external event. */
 interface Definition extends Timestamps {
@@ -58,7 +58,6 @@ export function definitionRoutes(kind: DefinitionKind) {
   return async function routes(app: FastifyInstance, options: RouteOptions): Promise<void> {
     const { services } = options;
     const collection = kind.collection(options);
-    app.addHook('preValidation', tokenBeforeValidation());
 
     function byName(pluginId: string, name: string): Definition | undefined {
       return collection.where('pluginId', pluginId).find((d) => d.name === name);

@@ -5,7 +5,7 @@ import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { generateWebhookSecret } from '../../src/webhooks/signing.js';
-import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, tokenBeforeValidation, type RouteOptions } from './common.js';
+import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, type RouteOptions } from './common.js';
 import { roleIn } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import { uninstallPluginInstances } from '../events/lifecycle.js';
@@ -72,7 +72,6 @@ function refuseOwnWebhookUrl(services: Services, webhookUrl: string | null | und
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
 export default async function pluginRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
-  app.addHook('preValidation', tokenBeforeValidation(['/api/plugins/marketplace']));
 
   async function create(request: FastifyRequest, orgId: string, body: PluginBody) {
     requireUser(request);

@@ -6,7 +6,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import type { RepositoryRecord } from '../model.js';
 import type { Services } from '../services.js';
-import { findOrg, params, refuseOrgIdInBody, tokenBeforeValidation, type RouteOptions } from './common.js';
+import { findOrg, params, refuseOrgIdInBody, type RouteOptions } from './common.js';
 
 const fields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -37,7 +37,6 @@ export function findVisibleRepository(services: Services, request: FastifyReques
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
-  app.addHook('preValidation', tokenBeforeValidation());
 
   async function create(request: FastifyRequest, orgId: string, body: { name: string; description?: string }) {
     requireUser(request);

@@ -3,7 +3,7 @@ import { ok } from '../http.js';
 import { forbidden } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import { issueUserToken } from '../auth/credentials.js';
-import { findOrg, tokenBeforeValidation, type RouteOptions } from './common.js';
+import { findOrg, type RouteOptions } from './common.js';
 
 const createBody = {
   type: 'object',
@@ -17,7 +17,6 @@ const createBody = {
 
 /** User tokens: POST /api/tokens creates one for the calling user. */
 export default async function tokenRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
-  app.addHook('preValidation', tokenBeforeValidation());
   app.post('/tokens', { schema: { body: createBody } }, async (request, reply) => {
     const principal = requireUser(request);
     const body = request.body as { name: string; orgId?: string | null };

@@ -166,7 +166,8 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request.raw) {
+  // destroyOnReturn: false keeps the socket when the count stops early, so the 413 can be read.
+  for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > MAX_GET_BODY) throw new ApiError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     chunks.push(chunk as Buffer);
@@ -308,7 +309,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
       throw new ApiError('CONFLICT', `file ${fileId} has no content to read (status ${file.status ?? 'null: awaiting upload'})`);
     }
     if (file.isPublic) return ok({ fileId, url: storage.publicUrl(file.storageKey), isPublic: true, expiresAt: null });
-    const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName });
+    const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName, ...(file.contentType ? { contentType: file.contentType } : {}) });
     return ok({ fileId, url, isPublic: false, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() });
   });
 }

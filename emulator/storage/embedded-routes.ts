@@ -1,14 +1,19 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '../http.js';
+import { sendError, sendTooLarge } from '../http.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, type EmbeddedStorage } from './embedded.js';
+import type { ObjectRecords } from './types.js';
 
 /**
  * The embedded store's HTTP routes: `PUT /objects/*` (upload through a signed URL) and
  * `GET|HEAD /objects/*` (download through a signed URL, or unsigned for `public/` keys).
  * The emulator registers it on its management app under `storage.routePrefix` (`/_storage`).
+ * With `records` (the emulator passes its file records), objects are served with their record's
+ * content type, and a signed PUT cannot replace the object of a file already uploaded.
+ * Every object is served inert: `nosniff`, a sandboxing CSP, and as an attachment when a browser
+ * would run it (HTML, SVG, XML, scripts), so an upload cannot script the emulator's origin.
  */
-export function embeddedStorageRoutes(storage: EmbeddedStorage): FastifyPluginAsync {
+export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: ObjectRecords): FastifyPluginAsync {
   return async function storageRoutes(app: FastifyInstance) {
     // Upload bodies are streamed to disk by the handler, never parsed or buffered by fastify:
     // this encapsulated context drops the JSON and text parsers and hands every body over as is.
@@ -20,25 +25,29 @@ export function embeddedStorageRoutes(storage: EmbeddedStorage): FastifyPluginAs
       url: '/objects/*',
       // Not enforced for a pass-through parser; the handler counts bytes against the signed limit.
       bodyLimit: storage.maxBytes,
-      handler: (request, reply) => upload(storage, request, reply),
+      handler: (request, reply) => upload(storage, records, request, reply),
     });
     app.route({
       method: ['GET', 'HEAD'],
       url: '/objects/*',
       exposeHeadRoute: false,
-      handler: (request, reply) => download(storage, request, reply),
+      handler: (request, reply) => download(storage, records, request, reply),
     });
   };
 }
 
-async function upload(storage: EmbeddedStorage, request: FastifyRequest, reply: FastifyReply) {
+async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefined, request: FastifyRequest, reply: FastifyReply) {
   const key = keyOf(request);
-  const problem = keyProblem(key);
+  // The signature is the credential: it is checked first, so an unsigned caller learns nothing else.
   // Refusals before the body is read close the connection, so the unread body is not drained.
-  if (problem) return refuse(reply, 400, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
   const verdict = storage.verify('PUT', key, request.query as Record<string, unknown>);
   if (verdict.kind === 'unsigned') return refuse(reply, 403, 'FORBIDDEN', 'Uploads need a signed URL');
   if (verdict.kind === 'refused') return refuse(reply, 403, 'FORBIDDEN', verdict.reason);
+  const problem = keyProblem(key);
+  if (problem) return refuse(reply, 400, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
+  // An upload URL stays valid for its hour, but writes only a file still awaiting its object.
+  const refusal = records?.putRefusal(key);
+  if (refusal) return refuse(reply, refusal.status, refusal.status === 404 ? 'NOT_FOUND' : 'CONFLICT', refusal.message);
 
   const limit = Math.min(verdict.grant.maxBytes ?? storage.maxBytes, storage.maxBytes);
   const declared = request.headers['content-length'];
@@ -59,24 +68,29 @@ async function upload(storage: EmbeddedStorage, request: FastifyRequest, reply: 
   }
 }
 
-async function download(storage: EmbeddedStorage, request: FastifyRequest, reply: FastifyReply) {
+async function download(storage: EmbeddedStorage, records: ObjectRecords | undefined, request: FastifyRequest, reply: FastifyReply) {
   const key = keyOf(request);
-  const problem = keyProblem(key);
-  if (problem) return sendError(reply, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
   // A HEAD is allowed by the URL signed for GET, as on S3.
   const verdict = storage.verify('GET', key, request.query as Record<string, unknown>);
   if (verdict.kind === 'refused') return sendError(reply, 'FORBIDDEN', verdict.reason);
+  const problem = keyProblem(key);
+  if (problem) return sendError(reply, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
   if (verdict.kind === 'unsigned' && !isPublicKey(key)) {
     return sendError(reply, 'FORBIDDEN', 'This object is private: use a signed URL from /api/access/:fileId');
   }
   const opened = await storage.open(key);
   if (!opened) return sendError(reply, 'NOT_FOUND', 'Object not found');
-  reply.header('content-type', opened.contentType ?? 'application/octet-stream');
+  const record = records?.served(key) ?? null;
+  // The record's declared type wins over the uploader's header; a malformed one is served as bytes.
+  const contentType = servedType(record ? record.contentType : opened.contentType);
+  reply.header('content-type', contentType);
   reply.header('content-length', String(opened.size));
   reply.header('cache-control', verdict.kind === 'valid' ? 'private, no-store' : 'public, max-age=60');
-  if (verdict.kind === 'valid' && verdict.grant.fileName !== undefined) {
-    reply.header('content-disposition', attachment(verdict.grant.fileName));
-  }
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('content-security-policy', INERT_POLICY);
+  const fileName = verdict.kind === 'valid' ? verdict.grant.fileName : undefined;
+  if (fileName !== undefined) reply.header('content-disposition', attachment(fileName));
+  else if (isActive(contentType)) reply.header('content-disposition', attachment(record?.fileName ?? key.slice(key.lastIndexOf('/') + 1)));
   if (request.method === 'HEAD') {
     await opened.close();
     return reply.send();
@@ -88,7 +102,25 @@ function keyOf(request: FastifyRequest): string {
   return (request.params as Record<string, string>)['*'] ?? '';
 }
 
-function refuse(reply: FastifyReply, status: 400 | 403 | 413, type: 'VALIDATION_ERROR' | 'FORBIDDEN' | 'PAYLOAD_TOO_LARGE', message: string) {
+/** A served document may not script, submit, navigate or load anything: it stays inert even as HTML (GitHub's raw files use the same). */
+const INERT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+/** A media type `type/subtype` with optional parameters, as a header may carry it. */
+const MEDIA_TYPE = /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}(?:\s*;\s*[\w!#$&^.+-]+=(?:"[^"\r\n]*"|[\w!#$&^.+-]+))*$/;
+
+function servedType(declared: string | null | undefined): string {
+  return declared && declared.length <= 255 && MEDIA_TYPE.test(declared) ? declared : 'application/octet-stream';
+}
+
+/** Types a browser would render and run scripts in when opened directly. */
+function isActive(contentType: string): boolean {
+  const essence = contentType.split(';')[0].trim().toLowerCase();
+  return /html|xml|svg|javascript|ecmascript|^text\/(?:css|vtt)$|^application\/(?:pdf|wasm)$|^multipart\//.test(essence);
+}
+
+function refuse(reply: FastifyReply, status: 400 | 403 | 404 | 409 | 413, type: 'VALIDATION_ERROR' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE', message: string) {
+  // A too-large upload is read (bounded) before its 413, so the uploader can read the answer.
+  if (status === 413) return sendTooLarge(reply.request, reply, message);
   reply.header('connection', 'close');
   return sendError(reply, type, message, undefined, status);
 }

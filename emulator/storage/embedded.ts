@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -76,8 +76,11 @@ export class EmbeddedStorage implements ObjectStorage {
 
   async init(): Promise<void> {
     if (this.root === undefined) this.root = await mkdtemp(join(tmpdir(), 'plugsmith-objects-'));
-    await mkdir(join(this.root, 'objects'), { recursive: true });
-    await mkdir(join(this.root, 'tmp'), { recursive: true });
+    // Owner-only, like the rest of the data dir: private objects are readable only through signed URLs.
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    await chmod(this.root, 0o700).catch(() => undefined);
+    await mkdir(join(this.root, 'objects'), { recursive: true, mode: 0o700 });
+    await mkdir(join(this.root, 'tmp'), { recursive: true, mode: 0o700 });
   }
 
   async presignPut(key: string, options: PresignPutOptions): Promise<string> {
@@ -139,10 +142,10 @@ export class EmbeddedStorage implements ObjectStorage {
           if (size > limit) throw new ObjectTooLargeError(limit);
           yield chunk;
         }
-      }, createWriteStream(temporary, { flags: 'wx' }));
+      }, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
       const sidecar: Sidecar = { key, size, uploadedAt: new Date().toISOString() };
       if (contentType) sidecar.contentType = contentType;
-      await writeFile(temporary + '.json', JSON.stringify(sidecar));
+      await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(key);
       await rename(temporary, path);
       await rename(temporary + '.json', path + '.json');

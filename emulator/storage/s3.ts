@@ -92,6 +92,7 @@ export class S3Storage implements ObjectStorage {
     assertValidKey(key);
     const params: Record<string, string> = {};
     if (options.fileName !== undefined) params['response-content-disposition'] = attachment(options.fileName);
+    if (options.contentType !== undefined) params['response-content-type'] = options.contentType;
     return this.client.presignedUrl('GET', this.bucket, key, checkExpiresIn(options.expiresInSeconds), params, options.issuedAt ?? new Date());
   }
 

@@ -45,10 +45,27 @@ export interface PresignPutOptions {
 /** Options of `presignGet`. */
 export interface PresignGetOptions {
   expiresInSeconds: number;
+  /**
+   * The content type the object is served with, whatever type its uploader sent (S3: the signed
+   * `response-content-type`; the embedded store reads it from the file record instead).
+   */
+  contentType?: string;
   /** Name offered to the browser in `Content-Disposition: attachment`. */
   fileName?: string;
   /** When the URL's validity starts; defaults to now. */
   issuedAt?: Date;
+}
+
+/**
+ * What the emulator's file records say about objects, asked by the embedded store's routes: the
+ * type an object is served with (the record's, not the uploader's header) and whether a signed
+ * PUT may still write it (not once its file is uploaded or processed).
+ */
+export interface ObjectRecords {
+  /** How to serve the object at `key`: its record's content type and file name; null when no record has the key. */
+  served(key: string): { contentType: string | null; fileName: string } | null;
+  /** Why a PUT to `key` is refused, with the status to answer; null when the upload may go on. */
+  putRefusal(key: string): { status: 404 | 409; message: string } | null;
 }
 
 /** What `stat` reports. */

@@ -28,7 +28,7 @@ export class Journal {
   }
 
   static async open(path: string, initialLines = 0): Promise<Journal> {
-    const handle = await open(path, 'a');
+    const handle = await open(path, 'a', 0o600);
     const { size } = await handle.stat();
     return new Journal(path, handle, size, initialLines);
   }

@@ -58,7 +58,8 @@ export class SnapshotFile implements Adapter<SnapshotData | null> {
   async write(data: SnapshotData | null): Promise<void> {
     if (data === null) throw new TypeError('no snapshot to write');
     const temporary = `${this.path}.tmp`;
-    const handle = await open(temporary, 'w');
+    // Owner-only: the snapshot holds webhook secrets and the emulator's state.
+    const handle = await open(temporary, 'w', 0o600);
     try {
       await handle.writeFile(encodeSnapshot(data));
       await handle.sync();

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, truncate } from 'node:fs/promises';
 import { readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
@@ -397,7 +397,7 @@ export class Store {
   }
 
   private async load(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true });
+    await ownerOnlyDir(dir);
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
@@ -498,7 +498,7 @@ function acquireLock(dir: string): string {
   const lock = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
       heldDirs.add(key);
       return key;
     } catch (error) {
@@ -540,5 +540,21 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Creates the data dir owner-only (0700), or makes an existing one so, with the files directly
+ * in it 0600 (a data dir written by an older version had 0755/0644): it holds webhook secrets,
+ * installation tokens and the signing key of storage URLs. Files the store writes are created 0600.
+ */
+export async function ownerOnlyDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // A folder someone else owns cannot be changed; the files written in it are still 0600.
+  await chmod(dir, 0o700).catch(() => undefined);
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info?.isFile() && (info.mode & 0o077) !== 0) await chmod(path, 0o600).catch(() => undefined);
   }
 }

@@ -2,13 +2,15 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { detail, type ErrorDetail } from '../errors.js';
+import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-regex.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
 // No logger: an unknown `format` in a supplied schema is legal (formats are annotations) and would
 // otherwise be printed on the emulator's stderr at every request that uses the schema.
-const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, logger: false } as const;
+// Patterns run on RE2 (linear time): a supplied `pattern` cannot stall the process (ReDoS).
+const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, logger: false, code: { regExp: ajvLinearRegExp } } as const;
 // Made on first use: each one compiles its meta-schema, which the emulator's start need not wait for.
 let draft07: Ajv | undefined;
 let draft2020: Ajv | undefined;
@@ -108,8 +110,19 @@ export function compiledSchemaCounts(): { validators: number; ajvCached: number 
 
 /** Validates a value against a supplied schema; problems come back as error details. */
 export function validateAgainst(schema: Record<string, unknown>, value: unknown, path: string[]): ErrorDetail[] {
-  const fn = compile(schema);
-  if (fn(value)) return [];
+  let fn: ValidateFunction;
+  try {
+    fn = compile(schema);
+  } catch (error) {
+    // A schema stored before its checks tightened (or imported): the input cannot be judged by it.
+    return [detail(path, 'invalid_schema', 'a schema the emulator can run', schema, `the schema for ${path.join('.') || 'the value'} cannot be used: ${(error as Error).message}`)];
+  }
+  try {
+    if (withMatchBudget(() => fn(value))) return [];
+  } catch (error) {
+    if (!(error instanceof MatchBudgetError)) throw error;
+    return [detail(path, 'pattern_budget', 'a value the pattern can be checked against in time', value, `${path.join('.') || 'the value'}: ${error.message}`)];
+  }
   return (fn.errors ?? []).map((e) => fromAjv(e, path, e.keyword));
 }
 

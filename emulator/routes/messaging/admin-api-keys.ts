@@ -48,6 +48,8 @@ export default async function adminApiKeyRoutes(app: FastifyInstance, { services
     if (!record) throw notFound('API key', apiKeyId);
     // The record is the key: deleting it makes the key unknown at once.
     await db.apiKeys.delete(apiKeyId);
+    // A revoked key keeps nothing open: its event streams end now.
+    services.messaging.streams.closeForApiKey(apiKeyId);
     return ok(publicApiKey(record));
   });
 }

@@ -84,9 +84,10 @@ export default async function conversationRoutes(app: FastifyInstance, { service
 
   app.get('/conversations/:conversationId/events', { schema: { params: params('conversationId') } }, async (request, reply) => {
     const { conversationId } = request.params as { conversationId: string };
-    const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
+    const apiKey = requestApiKey(request);
+    const conversation = messaging.findConversation(apiKey.orgId, conversationId);
     // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
     reply.hijack();
-    messaging.openEventStream(conversation.id, reply.raw);
+    messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
   });
 }

@@ -7,6 +7,7 @@ import { Pool } from 'undici';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { Store } from '../../../emulator/store/store.js';
 import { defineCollections, type Db } from '../../../emulator/model.js';
+import { MAX_JSON_DEPTH } from '../../../emulator/json-body.js';
 
 // Bad-input fuzz against every route of issue 2 on a real emulator over HTTP: never a 5xx,
 // always the error envelope, the server keeps serving, and the data dir reloads to the same
@@ -65,6 +66,36 @@ const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
 function deep(depth: number): unknown {
   let v: unknown = {};
   for (let i = 0; i < depth; i++) v = i % 2 ? { properties: { a: v } } : { items: [v] };
+  return v;
+}
+
+/** Regular expressions: catastrophic for a backtracking engine, JS-only syntax, broken, or random. */
+const patternArb: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('^(a+)+$', '(a|a)*b', '^(\\w+\\s?)*$', '(?=a)a', '(?<!x)y', '(a)\\1', '[', '(?<n>a)\\k<n>', '\\p{L}+', 'a{1001}', '', '.*'.repeat(200)),
+  fc.string({ maxLength: 30 }),
+  fc.stringMatching(/^[()+*?|a\\[\]{}^$.]{1,40}$/),
+);
+
+/** A JSON Schema carrying patterns where ajv runs them. */
+const regexSchemaArb: fc.Arbitrary<unknown> = fc.tuple(patternArb, patternArb).map(([a, b]) => ({
+  type: 'object',
+  properties: { s: { type: 'string', pattern: a } },
+  patternProperties: { [b]: { type: 'string', pattern: a } },
+  additionalProperties: { type: 'string', pattern: b },
+}));
+
+/** Values that stress the parser and the store: nesting around and past the limit, huge arrays, regex-bearing schemas. */
+const hostileArb: fc.Arbitrary<unknown> = fc.oneof(
+  regexSchemaArb,
+  fc.integer({ min: MAX_JSON_DEPTH - 5, max: MAX_JSON_DEPTH + 5 }).map((d) => nestedArrays(d)),
+  fc.integer({ min: 10_000, max: 100_000 }).map((n) => new Array(n).fill(0)),
+  fc.integer({ min: 1_000, max: 10_000 }).map((n) => Array.from({ length: n }, (_, i) => `t${i}`)),
+  fc.integer({ min: 100, max: 1_000 }).map((n) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', pattern: '^(a+)+$' }])) })),
+);
+
+function nestedArrays(depth: number): unknown {
+  let v: unknown = [];
+  for (let i = 1; i < depth; i++) v = [v];
   return v;
 }
 
@@ -290,6 +321,35 @@ describe('bad input never gets a 5xx', () => {
     await health();
   });
 
+  test('deep nesting, huge arrays and regex-bearing schemas', async () => {
+    const schemaRoutes = ROUTES.filter((r) => r.body && r.method !== 'GET' && /plugins|actions|external-events/.test(r.path));
+    const arb = fc.tuple(fc.constantFrom(...schemaRoutes), fc.constantFrom('inputsSchema', 'argsSchema', 'returnSchema', 'payloadSchema', 'tags', 'description'), hostileArb);
+    await fc.assert(
+      fc.asyncProperty(arb, async ([route, field, value]) => {
+        await ensureTargets();
+        const path = route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]);
+        await send(route.method, path, { authorization: emu.token!, 'content-type': 'application/json' }, JSON.stringify({ ...route.body!(), [field]: value }));
+      }),
+      { numRuns: 40 },
+    );
+    // Bodies nested past the limit, as raw text (JSON.stringify itself cannot make the deepest).
+    const json = { authorization: emu.token!, 'content-type': 'application/json' };
+    for (const depth of [MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 4_150, 20_000, 100_000]) {
+      await send('POST', '/api/repositories', json, `{"name":"d","orgId":"${ids.orgId}","x":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+      // A schema is stored as given: one nested this deep would reach the journal.
+      await send('POST', '/api/plugins', json, `{"name":"d","type":"APP","orgId":"${ids.orgId}","inputsSchema":${'{"items":'.repeat(depth)}{}${'}'.repeat(depth)}}`);
+    }
+    // Characters' script `match` through the admin API.
+    await fc.assert(
+      fc.asyncProperty(patternArb, async (match) => {
+        const token = (emu as unknown as { adminToken?: string }).adminToken;
+        await send('POST', '/_emulator/characters', { 'content-type': 'application/json', ...(token ? { 'x-plugsmith-admin': token } : {}) }, JSON.stringify({ orgId: ids.orgId, name: 'fuzz', script: [{ match, reply: 'r' }] }));
+      }),
+      { numRuns: 30 },
+    );
+    await health();
+  });
+
   test('no prototype was polluted, and the data dir reloads to exactly the records served', async () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.keys(Object.prototype)).toEqual([]);
@@ -298,14 +358,15 @@ describe('bad input never gets a 5xx', () => {
     expect([...seenStatuses.keys()].some((s) => s === 400)).toBe(true);
 
     const db = emu.services.db as unknown as Record<string, { values(): Iterable<{ id: string }> }>;
-    const before = Object.fromEntries(Object.entries(db).map(([name, c]) => [name, [...c.values()].map((r) => r.id)]));
+    // Whole records, not only ids: the store must reload to the same state.
+    const before = Object.fromEntries(Object.entries(db).map(([name, c]) => [name, [...c.values()].map((r) => JSON.stringify(r))]));
     await emu.close();
     let reopened!: Db;
     const store = await Store.open({ dataDir: dir }, (s) => {
       reopened = defineCollections(s);
     });
     try {
-      const after = Object.fromEntries(Object.entries(reopened as unknown as typeof db).map(([name, c]) => [name, [...c.values()].map((r) => r.id)]));
+      const after = Object.fromEntries(Object.entries(reopened as unknown as typeof db).map(([name, c]) => [name, [...c.values()].map((r) => JSON.stringify(r))]));
       expect(after).toEqual(before);
       expect(after.plugins.length).toBeGreaterThan(1);
     } finally {
