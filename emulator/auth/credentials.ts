@@ -38,11 +38,8 @@ export async function issueUserToken(
   return { record, token };
 }
 
-/** Issues the installation access token of a plugin instance. */
-export async function issueInstanceToken(
-  db: Db,
-  input: { instanceId: string; orgId: string; name: string },
-): Promise<{ record: TokenRecord; token: string }> {
+/** A new installation access token of a plugin instance, not yet stored (so it can be written with the instance). */
+export function newInstanceToken(input: { instanceId: string; orgId: string; name: string }): { record: TokenRecord; token: string } {
   const token = newSecret(SECRET_PREFIX.instance);
   const now = nowIso();
   const record: TokenRecord = {
@@ -58,7 +55,6 @@ export async function issueInstanceToken(
     createdAt: now,
     updatedAt: now,
   };
-  await db.tokens.put(record);
   return { record, token };
 }
 

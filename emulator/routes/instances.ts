@@ -5,7 +5,7 @@ import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { validateAgainst } from '../validation/json-schema.js';
-import { installInstance, uninstallInstance } from '../events/lifecycle.js';
+import { installInstance, uninstallInstance } from '../services/instances.js';
 import { EVENT_KINDS, SCOPES, type InstanceEntityType, type InstanceRecord, type PluginRecord, type PluginType } from '../model.js';
 import type { Services } from '../services.js';
 import { idParam, params, type RouteOptions } from './common.js';

@@ -23,6 +23,7 @@ import {
   type ParentType,
 } from '../uploads/rules.js';
 import { idParam, type RouteOptions } from './common.js';
+import { createUploadRecords, setFileStatus } from '../services/uploads.js';
 
 /** How long an upload URL stays valid. */
 const UPLOAD_URL_SECONDS = 3600;
@@ -197,7 +198,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     const now = nowIso();
     const folder = body.folder?.replace(/^\/+|\/+$/g, '') ?? null;
     const out = [];
-    const writes: Promise<void>[] = [];
+    const records: FileRecord[] = [];
     for (const f of body.files) {
       const id = newId('file');
       const isPublic = f.isPublic ?? false;
@@ -217,7 +218,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
         createdAt: now,
         updatedAt: now,
       };
-      writes.push(db.files.put(record));
+      records.push(record);
       const signedUrl = await storage.presignPut(record.storageKey, {
         expiresInSeconds: UPLOAD_URL_SECONDS,
         contentType: f.contentType,
@@ -225,7 +226,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
       });
       out.push({ signedUrl, fileRecord: presentFile(record) });
     }
-    await Promise.all(writes);
+    await createUploadRecords(services, records);
     return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
   }
 
@@ -256,13 +257,14 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
       throw badRequest('errorMessage is required when status is FAILED', [detail(['errorMessage'], 'invalid_type', 'string', undefined, 'errorMessage is required when status is FAILED')]);
     }
     assertMove(file.status as FileStatus | null, body.status);
+    let oversized = false;
     let next: FileRecord = { ...file, status: body.status, errorMessage: body.status === 'FAILED' ? body.errorMessage! : null, updatedAt: nowIso() };
     if (body.status === 'UPLOADED') {
       const stat = await storage.stat(file.storageKey);
       if (!stat) throw new ApiError('CONFLICT', `file ${file.id} has no uploaded object yet: PUT it to its signedUrl first`);
       const limit = Math.min(MAX_FILE_BYTES, file.fileSize ?? MAX_FILE_BYTES);
       if (stat.size > limit) {
-        await storage.delete(file.storageKey);
+        oversized = true;
         next = {
           ...next,
           status: 'FAILED',
@@ -272,7 +274,9 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
         next = { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };
       }
     }
-    await db.files.put(next);
+    await setFileStatus(services, file, next);
+    // Deleted only once the FAILED record is written: a refused (stale) request deletes nothing.
+    if (oversized) await storage.delete(file.storageKey);
     return ok(presentFile(next));
   });
 

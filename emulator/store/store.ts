@@ -440,23 +440,25 @@ export class Store {
   }
 
   /**
-   * Replaces every collection's records in one step (an import). Every record is serialized
-   * first: if any is refused, the RecordRefused (its path names the collection and index) is
-   * thrown and nothing changed. Otherwise memory is swapped and, for a data dir, written as a
-   * new snapshot; a crash before that leaves the store as it was before the import.
+   * Prepares replacing every collection's records (an import): every record is serialized now,
+   * and a refused one throws its RecordRefused (the path names the collection and index) with
+   * nothing changed. The returned function swaps memory in one step and, for a data dir, writes
+   * it as a new snapshot; a crash before that leaves the store as it was before.
    */
-  async replaceAll(contents: Record<string, BaseRecord[]>): Promise<void> {
+  prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
     const prepared: Array<[Collection<BaseRecord>, BaseRecord[]]> = [];
     for (const [name, c] of this.collections) {
       const records = contents[name] ?? [];
       records.forEach((record, i) => serializeRecord(name, record, ['collections', name, String(i)]));
       prepared.push([c, records]);
     }
-    for (const [c, records] of prepared) {
-      c.clear();
-      for (const record of records) c.apply(record);
-    }
-    if (this.dataDir) await this.compact();
+    return async () => {
+      for (const [c, records] of prepared) {
+        c.clear();
+        for (const record of records) c.apply(record);
+      }
+      if (this.dataDir) await this.compact();
+    };
   }
 
   /** Resolves once every acknowledged change is durable. */
