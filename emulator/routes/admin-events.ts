@@ -3,8 +3,8 @@ import { ok } from '../http.js';
 import { badRequest, detail, forbidden, notFound } from '../errors.js';
 import { parseQuery, runQuery } from '../store/query.js';
 import { EVENT_KINDS, type EventKind } from '../model.js';
-import { isLoopback } from './deliveries.js';
-import { INSTANCE_QUERY } from './instances.js';
+import { isLoopback } from '../auth/loopback.js';
+import { INSTANCE_QUERY } from './views.js';
 import { idParam, type RouteOptions } from './common.js';
 
 const emitBody = {

@@ -4,7 +4,7 @@ import { badRequest, forbidden } from '../errors.js';
 import { importStore } from '../services/store.js';
 import { nowIso } from '../store/ids.js';
 import type { BaseRecord, Collection } from '../store/store.js';
-import { isLoopback } from './deliveries.js';
+import { isLoopback } from '../auth/loopback.js';
 import type { RouteOptions } from './common.js';
 
 /** The `format` field of an export file, so an import can tell it from any other JSON. */

@@ -4,6 +4,7 @@ import { conflict, forbidden, notFound } from '../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { presentDelivery, RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
 import { params, type RouteOptions } from './common.js';
+import { isLoopback } from '../auth/loopback.js';
 
 /** Filterable and sortable delivery fields, and what `@search` looks at. */
 export const DELIVERY_QUERY: QuerySpec = {
@@ -29,11 +30,7 @@ export const DELIVERY_QUERY: QuerySpec = {
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as const;
 
-/** Whether a remote address is this machine (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
+export { isLoopback };
 
 /**
  * The delivery log under /_emulator (no token): list, one delivery, redeliver, and a

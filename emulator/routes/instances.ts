@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { INSTANCE_QUERY } from './views.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { validateAgainst } from '../validation/json-schema.js';
 import { installInstance, uninstallInstance } from '../services/instances.js';
@@ -10,24 +11,6 @@ import { EVENT_KINDS, SCOPES, type InstanceEntityType, type InstanceRecord, type
 import type { Services } from '../services.js';
 import { idParam, params, type RouteOptions } from './common.js';
 
-/** Filterable and sortable instance fields, and what `@search` looks at. */
-export const INSTANCE_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    name: 'string',
-    pluginId: 'string',
-    orgId: 'string',
-    entityId: 'string',
-    entityType: 'string',
-    agentId: 'string',
-    eventDispatchMode: 'string',
-    events: 'array',
-    scopes: 'array',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['name'],
-};
 
 const bodyProperties = {
   name: { type: 'string', minLength: 1, maxLength: 200 },

@@ -7,8 +7,7 @@ import { requireRole, requireUser } from '../auth/guards.js';
 import { isInstanceCaller, requireInstanceScope } from '../auth/scopes.js';
 import type { RepositoryRecord } from '../model.js';
 import type { Services } from '../services.js';
-import { FILE_QUERY, presentFile } from './uploads.js';
-import { findVisibleRepository } from './repositories.js';
+import { FILE_QUERY, findVisibleRepository, presentFile } from './views.js';
 import { idParam, type RouteOptions } from './common.js';
 
 const repoParams = { type: 'object', required: ['repositoryId'], properties: { repositoryId: idParam } } as const;

@@ -3,7 +3,8 @@ import { fromAjv, lazyValidator } from '../validation/json-schema.js';
 import { ok } from '../http.js';
 import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { FILE_QUERY, presentFile } from './views.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
@@ -71,24 +72,6 @@ const statusBody = {
   },
 } as const;
 
-/** Filterable and sortable file fields, and what `@search` looks at. */
-export const FILE_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    fileName: 'string',
-    contentType: 'string',
-    fileSize: 'number',
-    isPublic: 'boolean',
-    status: 'string',
-    parentId: 'string',
-    parentType: 'string',
-    folder: 'string',
-    orgId: 'string',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['fileName', 'folder', 'contentType'],
-};
 
 interface GenerateBody {
   files: Array<{ fileName: string; contentType?: string; fileSize?: number; isPublic?: boolean }>;
@@ -315,10 +298,4 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName });
     return ok({ fileId, url, isPublic: false, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() });
   });
-}
-
-/** A file record as the API shows it (without the storage key). */
-export function presentFile(file: FileRecord): Omit<FileRecord, 'storageKey'> {
-  const { storageKey: _key, ...rest } = file;
-  return rest;
 }
