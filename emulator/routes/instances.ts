@@ -229,7 +229,7 @@ function entityInstanceRoutes(kind: EntityKind) {
       const instance = db.instances.get(pluginInstanceId);
       if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id) throw notFound('plugin instance', pluginInstanceId);
       requireRole(db, request, instance.orgId, 'OWNER', `remove plugins from ${kind.noun}s`);
-      await uninstallInstance(services, instance);
+      if (!(await uninstallInstance(services, instance))) throw notFound('plugin instance', pluginInstanceId);
       return ok({ id: instance.id, deleted: true });
     });
   };

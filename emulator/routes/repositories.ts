@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
-import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { requireRole, requireUser } from '../auth/guards.js';
-import type { RepositoryRecord } from '../model.js';
+import { createRepository } from '../services/repositories.js';
 import { findVisibleRepository } from './views.js';
 import { findOrg, params, refuseOrgIdInBody, tokenBeforeValidation, type RouteOptions } from './common.js';
 
@@ -34,17 +33,7 @@ export default async function repositoryRoutes(app: FastifyInstance, { services 
     requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create repositories');
-    const now = nowIso();
-    const repository: RepositoryRecord = {
-      id: newId('repo'),
-      orgId,
-      name: body.name,
-      description: body.description ?? '',
-      createdAt: now,
-      updatedAt: now,
-    };
-    await db.repositories.put(repository);
-    return ok(repository);
+    return ok(await createRepository(services, orgId, body));
   }
 
   app.post('/repositories', { schema: { body: createBody } }, async (request, reply) => {

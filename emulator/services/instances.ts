@@ -35,12 +35,19 @@ export function removeInstanceNow(db: Db, instance: InstanceRecord, now = nowIso
   }
 }
 
-/** Removes an instance, revokes its tokens at once and sends PLUGIN_UNINSTALLED (call before deleting the plugin). */
-export async function uninstallInstance(services: Services, instance: InstanceRecord): Promise<void> {
+/**
+ * Removes an instance, revokes its tokens at once and sends PLUGIN_UNINSTALLED (call before
+ * deleting the plugin). Checked against the current state: an instance already removed (two
+ * uninstalls at once, or the plugin's delete) is left alone and false is returned, so its
+ * PLUGIN_UNINSTALLED is sent once.
+ */
+export async function uninstallInstance(services: Services, instance: InstanceRecord): Promise<boolean> {
   const { db } = services;
+  if (!db.instances.has(instance.id)) return false;
   // Removal and revocation in one journal line: a crash between them cannot leave a live token.
   await services.store.atomically(() => removeInstanceNow(db, instance));
   await services.events.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
+  return true;
 }
 
 /** Uninstalls every instance of a plugin (when the plugin is deleted). */

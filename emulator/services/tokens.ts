@@ -1,0 +1,22 @@
+import { issueApiKey, issueUserToken } from '../auth/credentials.js';
+import { notFound } from '../errors.js';
+import type { ApiKeyRecord, TokenRecord } from '../model.js';
+import type { Services } from '../services.js';
+
+/** Issues a user token (the caller checked who may); the secret is returned once, only its hash is kept. */
+export function createUserToken(services: Services, input: { userId: string; name: string; orgId: string | null }): Promise<{ record: TokenRecord; token: string }> {
+  return issueUserToken(services.db, input);
+}
+
+/** Issues a messaging API key of an org; the key is returned once, only its hash is kept. */
+export function createApiKey(services: Services, input: { orgId: string; name?: string }): Promise<{ record: ApiKeyRecord; key: string }> {
+  return issueApiKey(services.db, input);
+}
+
+/** Deletes an API key: the record is the key, so it is unknown at once. A 404 when it is gone. */
+export async function deleteApiKey(services: Services, apiKeyId: string): Promise<ApiKeyRecord> {
+  const record = services.db.apiKeys.get(apiKeyId);
+  if (!record) throw notFound('API key', apiKeyId);
+  await services.db.apiKeys.delete(apiKeyId);
+  return record;
+}
