@@ -11,6 +11,7 @@ import { defineCollections, type Db } from './model.js';
 import { buildManagementApp, buildMessagingApp } from './app.js';
 import { applySeed, defaultSeed, readSeedFile, validateSeed, type Credentials, type Seed } from './seed.js';
 import type { Services } from './services.js';
+import { resetStore } from './services/store.js';
 import { newSecret } from './store/ids.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
@@ -140,12 +141,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     const apps = [management, messaging];
     let closed = false;
-    services.reset = async () => {
-      events.reset();
-      await services.messaging.reset();
-      await store.clear();
-      await applySeed(db, effectiveSeed);
-    };
+    services.reset = () => resetStore(services, effectiveSeed);
     return {
       url: managementUrl,
       messagingUrl,

@@ -1,6 +1,7 @@
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord } from '../store/store.js';
 import type { Services } from '../services.js';
+import { applySeed, type Seed } from '../seed.js';
 
 /**
  * Replaces the whole store with `collections` (an import): everything is validated first
@@ -31,4 +32,16 @@ export async function importStore(services: Services, collections: Record<string
   await swap();
   await services.events.resume();
   return Object.fromEntries(names.map((name) => [name, contents[name].length]));
+}
+
+/**
+ * Empties the store and loads `seed` again (the admin API's reset): live replies, streams and
+ * pending retries end first. A crash in between leaves an empty store, which the next start
+ * seeds again.
+ */
+export async function resetStore(services: Services, seed: Seed): Promise<void> {
+  services.events.reset();
+  await services.messaging.reset();
+  await services.store.clear();
+  await applySeed(services.db, seed);
 }
