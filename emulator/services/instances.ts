@@ -1,6 +1,7 @@
 import { newInstanceToken } from '../auth/credentials.js';
 import { conflict } from '../errors.js';
 import { nowIso } from '../store/ids.js';
+import { serializeRecord } from '../store/store.js';
 import type { Db, InstanceRecord } from '../model.js';
 import type { Services } from '../services.js';
 import { pluginBeingDeleted } from './plugin-deletions.js';
@@ -18,6 +19,9 @@ export async function installInstance(services: Services, instance: InstanceReco
   if (!db.plugins.has(instance.pluginId) || pluginBeingDeleted(services, instance.pluginId)) {
     throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
   }
+  // PLUGIN_INSTALLED carries the instance three levels down in its delivery record: that record must be
+  // storable too, or the install would be applied and then fail (a 400 with the instance left behind).
+  serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, ['inputs']);
   const { record, token } = newInstanceToken({ instanceId: instance.id, orgId: instance.orgId, name: `instance ${instance.name}` });
   await services.store.atomically(() => {
     void db.instances.put(instance);

@@ -66,7 +66,8 @@ export function serializeRecord(collection: string, record: BaseRecord, path: st
     throw new RecordRefused(collection, id, message, path);
   }
   if (typeof text !== 'string' || text[0] !== '{') throw new RecordRefused(collection, id, 'a record must be a JSON object', path);
-  const depth = nestingDepth(text);
+  // Nesting n levels takes at least 2n characters: short records need no scan.
+  const depth = text.length <= 2 * MAX_RECORD_DEPTH ? 0 : nestingDepth(text);
   if (depth > MAX_RECORD_DEPTH) throw new RecordRefused(collection, id, `it nests ${depth} levels deep; at most ${MAX_RECORD_DEPTH} are kept`, path);
   return text;
 }

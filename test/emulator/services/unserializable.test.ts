@@ -52,6 +52,17 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     expect((await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', { token: emu.token! })).body.data).toEqual([]);
   });
 
+  test('inputs that fit an instance record but not its PLUGIN_INSTALLED delivery: 400, no instance, no token', async () => {
+    const before = await exported(emu);
+    // 998 levels: the instance record is 999 deep (stored), its delivery record 1,002 (refused).
+    const rawBody = `{"name":"almost","pluginId":"${pluginId}","events":[],"scopes":[],"inputs":${deepJson(998)}}`;
+    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', { token: emu.token!, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    const after = await exported(emu);
+    expect(after.instances).toEqual(before.instances);
+    expect(after.tokens).toEqual(before.tokens);
+  });
+
   test('an event whose data nests 4,150 levels (inside the 1 MB body limit): 400, no delivery kept', async () => {
     const install = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', { token: emu.token!, body: { name: 'ok', pluginId, events: ['REPOSITORY_FILE_ADDED'], scopes: [] } });
     expect(install.status).toBe(201);
