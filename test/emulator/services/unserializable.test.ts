@@ -57,7 +57,8 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     // 998 levels: the instance record is 999 deep (stored), its delivery record 1,002 (refused).
     const rawBody = `{"name":"almost","pluginId":"${pluginId}","events":[],"scopes":[],"inputs":${deepJson(998)}}`;
     const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', { token: emu.token!, rawBody, headers: { 'content-type': 'application/json' } });
-    expect(res.status).toBe(400);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
     const after = await exported(emu);
     expect(after.instances).toEqual(before.instances);
     expect(after.tokens).toEqual(before.tokens);
