@@ -3,6 +3,10 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../events/helpers.js';
 import { api, verifiedDataProvider } from './helpers.js';
+import { deletePlugin } from '../../../emulator/services/plugins.js';
+import { installInstance } from '../../../emulator/services/instances.js';
+import { ApiError } from '../../../emulator/errors.js';
+import type { InstanceRecord } from '../../../emulator/model.js';
 
 /** A gate a test opens by hand: `reached` resolves when something waits on it. */
 function gate() {
@@ -70,6 +74,26 @@ describe('races between changes', () => {
       const read = await api(emu, 'GET', '/api/repositories/repo_docs/files', { token });
       expect(read.status).toBe(401);
     }
+  });
+
+  test('through the services: an install interleaved after the delete started is refused, and nothing of the plugin is left', async () => {
+    hook = await WebhookServer.start();
+    emu = await startEmulator();
+    const pluginId = await verifiedDataProvider(emu, hook);
+    const { services } = emu;
+    const now = new Date().toISOString();
+    const instance: InstanceRecord = {
+      id: 'pin_interleaved', entityId: 'repo_docs', entityType: 'REPOSITORY', eventDispatchCondition: null, eventDispatchMode: 'ASYNC',
+      events: [], inputs: {}, name: 'late', orgId: 'org_dev', pluginId, scopes: ['REPOSITORY_FILES_READ'], createdAt: now, updatedAt: now,
+    } as unknown as InstanceRecord;
+    const deleting = deletePlugin(services, pluginId);
+    const install = installInstance(services, instance);
+    await expect(install).rejects.toBeInstanceOf(ApiError);
+    await expect(install).rejects.toMatchObject({ status: 409 });
+    await deleting;
+    expect(services.db.plugins.has(pluginId)).toBe(false);
+    expect(services.db.instances.has('pin_interleaved')).toBe(false);
+    expect(services.db.tokens.where('instanceId', 'pin_interleaved').filter((t) => t.revokedAt === null)).toEqual([]);
   });
 
   test('a stale UPLOADED never overwrites an acknowledged COMPLETED', async () => {
