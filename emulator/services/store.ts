@@ -1,7 +1,11 @@
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
-import type { BaseRecord } from '../store/store.js';
+import type { BaseRecord, Store } from '../store/store.js';
+import type { Db } from '../model.js';
+import { nowIso } from '../store/ids.js';
+import { newApiKey, newUserToken } from '../auth/credentials.js';
+import { membershipId } from '../auth/principal.js';
 import type { Services } from '../services.js';
-import { applySeed, type Seed } from '../seed.js';
+import type { Seed } from '../seed.js';
 
 /**
  * Replaces the whole store with `collections` (an import): everything is validated first
@@ -43,5 +47,29 @@ export async function resetStore(services: Services, seed: Seed): Promise<void> 
   services.events.reset();
   await services.messaging.reset();
   await services.store.clear();
-  await applySeed(services.db, seed);
+  await seedStore(services.store, services.db, seed);
+}
+
+/**
+ * Writes a validated seed into an empty store, all of it in one journal line: a crash while
+ * seeding leaves the store empty, and the next start seeds it again.
+ */
+export async function seedStore(store: Store, db: Db, seed: Seed): Promise<void> {
+  const now = nowIso();
+  await store.atomically(() => {
+    for (const u of seed.users) void db.users.put({ id: u.id, name: u.name, createdAt: now, updatedAt: now });
+    for (const o of seed.orgs) {
+      void db.orgs.put({ id: o.id, name: o.name, createdAt: now, updatedAt: now });
+      for (const m of o.members) {
+        void db.memberships.put({ id: membershipId(o.id, m.userId), orgId: o.id, userId: m.userId, role: m.role, createdAt: now, updatedAt: now });
+      }
+    }
+    for (const a of seed.agents ?? []) void db.agents.put({ id: a.id, orgId: a.orgId, name: a.name, createdAt: now, updatedAt: now });
+    for (const c of seed.characters ?? []) void db.characters.put({ ...c, agentId: c.agentId ?? null, createdAt: now, updatedAt: now });
+    for (const r of seed.repositories ?? []) {
+      void db.repositories.put({ id: r.id, orgId: r.orgId, name: r.name, description: r.description ?? '', createdAt: now, updatedAt: now });
+    }
+    for (const t of seed.tokens) void db.tokens.put(newUserToken({ userId: t.userId, name: t.name ?? 'seed', orgId: t.orgId ?? null, token: t.token }).record);
+    for (const k of seed.apiKeys ?? []) void db.apiKeys.put(newApiKey({ orgId: k.orgId, name: k.name, key: k.key }).record);
+  });
 }

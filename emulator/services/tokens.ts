@@ -1,16 +1,20 @@
-import { issueApiKey, issueUserToken } from '../auth/credentials.js';
+import { newApiKey, newUserToken } from '../auth/credentials.js';
 import { notFound } from '../errors.js';
 import type { ApiKeyRecord, TokenRecord } from '../model.js';
 import type { Services } from '../services.js';
 
 /** Issues a user token (the caller checked who may); the secret is returned once, only its hash is kept. */
-export function createUserToken(services: Services, input: { userId: string; name: string; orgId: string | null }): Promise<{ record: TokenRecord; token: string }> {
-  return issueUserToken(services.db, input);
+export async function createUserToken(services: Services, input: { userId: string; name: string; orgId: string | null }): Promise<{ record: TokenRecord; token: string }> {
+  const issued = newUserToken(input);
+  await services.db.tokens.put(issued.record);
+  return issued;
 }
 
 /** Issues a messaging API key of an org; the key is returned once, only its hash is kept. */
-export function createApiKey(services: Services, input: { orgId: string; name?: string }): Promise<{ record: ApiKeyRecord; key: string }> {
-  return issueApiKey(services.db, input);
+export async function createApiKey(services: Services, input: { orgId: string; name?: string }): Promise<{ record: ApiKeyRecord; key: string }> {
+  const issued = newApiKey(input);
+  await services.db.apiKeys.put(issued.record);
+  return issued;
 }
 
 /** Deletes an API key: the record is the key, so it is unknown at once. A 404 when it is gone. */
