@@ -101,6 +101,12 @@ describe('the emulator import graph', () => {
     expect(offending).toEqual([]);
   });
 
+  test('route modules write nothing to the store themselves: every change goes through emulator/services/', () => {
+    const writes = /\b(?:db\.\w+|collection)\.(?:put|delete)\(|\.atomically\(|\bstore\.(?:clear|compact|prepareReplace)\(/;
+    const offending = files.filter((f) => isRouteModule(f, texts.get(f)!) && writes.test(texts.get(f)!)).map(name);
+    expect(offending).toEqual([]);
+  });
+
   test('emulator/ has no import circle', () => {
     expect(circles()).toEqual([]);
   });
