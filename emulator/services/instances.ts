@@ -16,9 +16,8 @@ import { pluginBeingDeleted } from './plugin-deletions.js';
 export async function installInstance(services: Services, instance: InstanceRecord): Promise<InstanceRecord> {
   const { db } = services;
   // Checked and written in the same turn of the event loop: no delete can slip in between.
-  if (!db.plugins.has(instance.pluginId) || pluginBeingDeleted(services, instance.pluginId)) {
-    throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
-  }
+  if (!db.plugins.has(instance.pluginId)) throw conflict(`plugin ${instance.pluginId} was deleted; it cannot be installed`);
+  if (pluginBeingDeleted(services, instance.pluginId)) throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
   // PLUGIN_INSTALLED carries the instance three levels down in its delivery record: that record must be
   // storable too, or the install would be applied and then fail (a 400 with the instance left behind).
   serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, ['inputs']);

@@ -67,7 +67,8 @@ export function deletePlugin(services: Services, pluginId: string): Promise<void
   const already = running.get(pluginId);
   if (already) return already;
   const { db } = services;
-  const run = (async () => {
+  // Marked as being deleted before any of the work starts (the work begins a microtask later).
+  const run = Promise.resolve().then(async () => {
     await uninstallPluginInstances(services, pluginId);
     await services.store.atomically(() => {
       const now = nowIso();
@@ -76,7 +77,7 @@ export function deletePlugin(services: Services, pluginId: string): Promise<void
       for (const event of db.externalEvents.where('pluginId', pluginId)) void db.externalEvents.delete(event.id);
       void db.plugins.delete(pluginId);
     });
-  })().finally(() => running.delete(pluginId));
+  }).finally(() => running.delete(pluginId));
   running.set(pluginId, run);
   return run;
 }
