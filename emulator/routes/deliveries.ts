@@ -30,6 +30,7 @@ export const DELIVERY_QUERY: QuerySpec = {
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as const;
 
+/** The loopback check, kept importable from here for existing callers; it lives in auth/loopback.ts. */
 export { isLoopback };
 
 /**
