@@ -9,8 +9,9 @@ import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
 import { defineCollections, type Db } from './model.js';
 import { buildManagementApp, buildMessagingApp } from './app.js';
-import { applySeed, defaultSeed, readSeedFile, validateSeed, type Credentials, type Seed } from './seed.js';
+import { defaultSeed, readSeedFile, seedCredentials, validateSeed, type Credentials, type Seed } from './seed.js';
 import type { Services } from './services.js';
+import { resetStore, seedStore } from './services/store.js';
 import { newSecret } from './store/ids.js';
 import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
@@ -133,7 +134,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     let effectiveSeed: Seed;
     if (db.users.size === 0) {
       effectiveSeed = seed ?? defaultSeed({ token: newSecret(SECRET_PREFIX.user), apiKey: newSecret(SECRET_PREFIX.apiKey) });
-      credentials = await applySeed(db, effectiveSeed);
+      await seedStore(store, db, effectiveSeed);
+      credentials = seedCredentials(effectiveSeed);
       if (dataDir) await saveCredentials(dataDir, effectiveSeed);
     } else {
       // An existing data dir keeps its records; the credentials it was seeded with are reused.
@@ -169,12 +171,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     const apps = [management, messaging];
     let closed = false;
-    services.reset = async () => {
-      events.reset();
-      await services.messaging.reset();
-      await store.clear();
-      await applySeed(db, effectiveSeed);
-    };
+    services.reset = () => resetStore(services, effectiveSeed);
     return {
       url: managementUrl,
       messagingUrl,

@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { linearRegExpProblem } from './validation/linear-regex.js';
 import { lazyValidator } from './validation/json-schema.js';
-import { newSecret, nowIso } from './store/ids.js';
-import { ROLES, type Db, type Role } from './model.js';
-import { issueApiKey, issueUserToken, SECRET_PREFIX } from './auth/credentials.js';
-import { membershipId } from './auth/principal.js';
+import { newSecret } from './store/ids.js';
+import { ROLES, type Role } from './model.js';
+import { SECRET_PREFIX } from './auth/credentials.js';
 
 /** The seed file format (DESIGN.md): the people, orgs and characters an emulator starts with. */
 export interface Seed {
@@ -261,27 +260,8 @@ export function defaultSeed(secrets?: { token: string; apiKey: string }): Seed {
   };
 }
 
-/** Writes a validated seed into an empty store; returns the credentials to show. */
-export async function applySeed(db: Db, seed: Seed): Promise<Credentials> {
-  const now = nowIso();
-  const writes: Promise<void>[] = [];
-  for (const u of seed.users) writes.push(db.users.put({ id: u.id, name: u.name, createdAt: now, updatedAt: now }));
-  for (const o of seed.orgs) {
-    writes.push(db.orgs.put({ id: o.id, name: o.name, createdAt: now, updatedAt: now }));
-    for (const m of o.members) {
-      writes.push(db.memberships.put({ id: membershipId(o.id, m.userId), orgId: o.id, userId: m.userId, role: m.role, createdAt: now, updatedAt: now }));
-    }
-  }
-  for (const a of seed.agents ?? []) writes.push(db.agents.put({ id: a.id, orgId: a.orgId, name: a.name, createdAt: now, updatedAt: now }));
-  for (const c of seed.characters ?? []) {
-    writes.push(db.characters.put({ ...c, agentId: c.agentId ?? null, createdAt: now, updatedAt: now }));
-  }
-  for (const r of seed.repositories ?? []) {
-    writes.push(db.repositories.put({ id: r.id, orgId: r.orgId, name: r.name, description: r.description ?? '', createdAt: now, updatedAt: now }));
-  }
-  for (const t of seed.tokens) writes.push(issueUserToken(db, { userId: t.userId, name: t.name ?? 'seed', orgId: t.orgId ?? null, token: t.token }).then(() => undefined));
-  for (const k of seed.apiKeys ?? []) writes.push(issueApiKey(db, { orgId: k.orgId, name: k.name, key: k.key }).then(() => undefined));
-  await Promise.all(writes);
+/** The credentials a seed gives: its first token and API key, and the org of that token. */
+export function seedCredentials(seed: Seed): Credentials {
   const firstToken = seed.tokens[0];
   return {
     token: firstToken?.token ?? null,

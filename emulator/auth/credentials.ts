@@ -14,11 +14,8 @@ function hint(secret: string): string {
   return secret.slice(-4);
 }
 
-/** Issues a user token (or stores a given one, for seeds); returns the record and the secret. */
-export async function issueUserToken(
-  db: Db,
-  input: { userId: string; name: string; orgId: string | null; token?: string },
-): Promise<{ record: TokenRecord; token: string }> {
+/** A new user token record (for a given secret too, for seeds), not yet stored; the secret is returned once. */
+export function newUserToken(input: { userId: string; name: string; orgId: string | null; token?: string }): { record: TokenRecord; token: string } {
   const token = input.token ?? newSecret(SECRET_PREFIX.user);
   const now = nowIso();
   const record: TokenRecord = {
@@ -34,15 +31,11 @@ export async function issueUserToken(
     createdAt: now,
     updatedAt: now,
   };
-  await db.tokens.put(record);
   return { record, token };
 }
 
-/** Issues the installation access token of a plugin instance. */
-export async function issueInstanceToken(
-  db: Db,
-  input: { instanceId: string; orgId: string; name: string },
-): Promise<{ record: TokenRecord; token: string }> {
+/** A new installation access token of a plugin instance, not yet stored (so it can be written with the instance). */
+export function newInstanceToken(input: { instanceId: string; orgId: string; name: string }): { record: TokenRecord; token: string } {
   const token = newSecret(SECRET_PREFIX.instance);
   const now = nowIso();
   const record: TokenRecord = {
@@ -58,15 +51,11 @@ export async function issueInstanceToken(
     createdAt: now,
     updatedAt: now,
   };
-  await db.tokens.put(record);
   return { record, token };
 }
 
-/** Issues a messaging API key for an org (or stores a given one, for seeds). */
-export async function issueApiKey(
-  db: Db,
-  input: { orgId: string; name?: string; key?: string },
-): Promise<{ record: ApiKeyRecord; key: string }> {
+/** A new messaging API key record of an org (for a given key too, for seeds), not yet stored; the key is returned once. */
+export function newApiKey(input: { orgId: string; name?: string; key?: string }): { record: ApiKeyRecord; key: string } {
   const key = input.key ?? newSecret(SECRET_PREFIX.apiKey);
   const now = nowIso();
   const record: ApiKeyRecord = {
@@ -78,7 +67,6 @@ export async function issueApiKey(
     createdAt: now,
     updatedAt: now,
   };
-  await db.apiKeys.put(record);
   return { record, key };
 }
 

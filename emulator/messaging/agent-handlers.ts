@@ -1,6 +1,12 @@
-import type { InstanceRecord, MessageRecord } from '../model.js';
-import type { Services } from '../services.js';
+import type { Db, InstanceRecord, MessageRecord } from '../model.js';
+import type { EventDispatcher } from '../events/dispatcher.js';
 import { subscribes } from '../events/dispatcher.js';
+
+/** What messaging needs of the emulator's services: the store's collections and the webhook dispatcher. */
+export interface MessagingHost {
+  db: Db;
+  events: EventDispatcher;
+}
 
 /** The event a character's agent receives for every user message. */
 export const AGENT_MESSAGE_RECEIVED = 'AGENT_MESSAGE_RECEIVED' as const;
@@ -18,7 +24,7 @@ export interface AgentMessageReceivedData {
  * (the instance lists the event and its plugin, an EVENT_HANDLER with a webhook, wants it too).
  * When there is at least one, the character is plugin-driven: the plugin writes the reply.
  */
-export function agentMessageHandlers(services: Services, agentId: string): InstanceRecord[] {
+export function agentMessageHandlers(services: MessagingHost, agentId: string): InstanceRecord[] {
   const { db } = services;
   return db.instances.where('entityId', agentId).filter((instance) => {
     if (instance.entityType !== 'AGENT') return false;
@@ -32,7 +38,7 @@ export function agentMessageHandlers(services: Services, agentId: string): Insta
  * SYNC instances have had their first attempt (ASYNC ones are queued). Never throws: a
  * delivery problem shows in the delivery log, not in the user's request.
  */
-export async function deliverAgentMessageReceived(services: Services, handlers: InstanceRecord[], data: AgentMessageReceivedData): Promise<void> {
+export async function deliverAgentMessageReceived(services: MessagingHost, handlers: InstanceRecord[], data: AgentMessageReceivedData): Promise<void> {
   try {
     await services.events.emitForInstances(AGENT_MESSAGE_RECEIVED, handlers, data);
   } catch {

@@ -1,12 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
-import type { Services } from '../services.js';
 import { badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { createReplyEngines, ReplyEngineError, type ChatTurn, type EngineFor, type OpenAiEngineOptions } from '../characters/index.js';
 import { EventStreams } from './event-streams.js';
 import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure } from './live-reply.js';
-import { agentMessageHandlers, deliverAgentMessageReceived } from './agent-handlers.js';
+import { agentMessageHandlers, deliverAgentMessageReceived, type MessagingHost } from './agent-handlers.js';
 import { asChatText, checkMessageInput, MAX_STREAMED_CONTENT_LENGTH, type MessageInput } from './message-input.js';
 
 /** Messaging settings of `startEmulator({ messaging })`. */
@@ -57,7 +56,7 @@ export class ConversationService implements LiveReplyHost {
   private generation = 0;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: MessagingHost,
     private readonly options: MessagingOptions & { llm?: OpenAiEngineOptions } = {},
   ) {
     this.streams = new EventStreams(options.keepAliveMs);

@@ -3,7 +3,7 @@ import { ok } from '../http.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { parseQuery, runQuery } from '../store/query.js';
 import { EVENT_KINDS, type EventKind } from '../model.js';
-import { INSTANCE_QUERY } from './instances.js';
+import { INSTANCE_QUERY } from './views.js';
 import { idParam, type RouteOptions } from './common.js';
 
 const emitBody = {

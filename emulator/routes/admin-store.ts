@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MAX_JSON_DEPTH } from '../json-body.js';
 import { ok } from '../http.js';
-import { badRequest, detail, type ErrorDetail } from '../errors.js';
+import { badRequest } from '../errors.js';
+import { importStore } from '../services/store.js';
 import { nowIso } from '../store/ids.js';
 import type { BaseRecord, Collection } from '../store/store.js';
 import type { RouteOptions } from './common.js';
@@ -57,30 +58,7 @@ export default async function adminStoreRoutes(app: FastifyInstance, { services 
   // plugin inside collections; an instance's inputs inside a logged delivery): twice the usual limit.
   app.post('/import', { schema: { body: importBody }, bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH } }, async (request) => {
     const body = request.body as EmulatorExport;
-    const problems: ErrorDetail[] = [];
-    for (const [name, records] of Object.entries(body.collections)) {
-      const seen = new Set<string>();
-      records.forEach((r, i) => {
-        if (seen.has(r.id)) problems.push(detail(['collections', name, String(i), 'id'], 'duplicate', 'a unique id', r.id, `${name} has two records with id ${r.id}`));
-        seen.add(r.id);
-      });
-    }
-    if (problems.length) throw badRequest('Invalid export file: duplicate ids', problems.slice(0, 20));
-
-    // Nothing of before may outlive the import: pending retries, live replies, streams.
-    services.events.reset();
-    await services.messaging.reset();
-    await services.store.clear();
-    const writes: Promise<void>[] = [];
-    const counts: Record<string, number> = {};
-    for (const c of collections) {
-      const records = body.collections[c.name] ?? [];
-      counts[c.name] = records.length;
-      for (const r of records) writes.push(c.put(r));
-    }
-    await Promise.all(writes);
-    if (services.store.persistent) await services.store.compact();
-    await services.events.resume();
+    const counts = await importStore(services, body.collections);
     return ok({ imported: true, counts });
   });
 

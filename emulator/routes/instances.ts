@@ -2,32 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { INSTANCE_QUERY } from './views.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { validateAgainst } from '../validation/json-schema.js';
-import { installInstance, uninstallInstance } from '../events/lifecycle.js';
+import { installInstance, uninstallInstance } from '../services/instances.js';
 import { EVENT_KINDS, SCOPES, type InstanceEntityType, type InstanceRecord, type PluginRecord, type PluginType } from '../model.js';
 import type { Services } from '../services.js';
 import { idParam, params, type RouteOptions } from './common.js';
 
-/** Filterable and sortable instance fields, and what `@search` looks at. */
-export const INSTANCE_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    name: 'string',
-    pluginId: 'string',
-    orgId: 'string',
-    entityId: 'string',
-    entityType: 'string',
-    agentId: 'string',
-    eventDispatchMode: 'string',
-    events: 'array',
-    scopes: 'array',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['name'],
-};
 
 const bodyProperties = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -246,7 +229,7 @@ function entityInstanceRoutes(kind: EntityKind) {
       const instance = db.instances.get(pluginInstanceId);
       if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id) throw notFound('plugin instance', pluginInstanceId);
       requireRole(db, request, instance.orgId, 'OWNER', `remove plugins from ${kind.noun}s`);
-      await uninstallInstance(services, instance);
+      if (!(await uninstallInstance(services, instance))) throw notFound('plugin instance', pluginInstanceId);
       return ok({ id: instance.id, deleted: true });
     });
   };

@@ -1,22 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { conflict, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import type { Collection } from '../store/store.js';
-import type { Timestamps } from '../model.js';
+import { createDefinition, deleteDefinition, updateDefinition, type Definition } from '../services/plugin-definitions.js';
 import { findVisiblePlugin, requireValidSchemas, type RouteOptions } from './common.js';
-
-/** A named definition inside a plugin: an action or an external event. */
-interface Definition extends Timestamps {
-  id: string;
-  pluginId: string;
-  name: string;
-  title: string;
-  description: string;
-  [schema: string]: unknown;
-}
 
 interface DefinitionKind {
   /** What people call it, e.g. "action". */
@@ -94,9 +84,6 @@ export function definitionRoutes(kind: DefinitionKind) {
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
       const body = request.body as Record<string, unknown>;
       requireValidSchemas(body, kind.schemaFields);
-      if (byName(pluginId, body.name as string)) {
-        throw conflict(`plugin ${pluginId} already has an ${kind.noun} named ${body.name}: update it with PUT instead`);
-      }
       const now = nowIso();
       const record: Definition = {
         id: newId(kind.idPrefix),
@@ -108,7 +95,7 @@ export function definitionRoutes(kind: DefinitionKind) {
         createdAt: now,
         updatedAt: now,
       };
-      await collection.put(record);
+      await createDefinition(services, collection, kind.noun, record);
       reply.status(201);
       return ok(record);
     });
@@ -120,11 +107,7 @@ export function definitionRoutes(kind: DefinitionKind) {
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
       const body = request.body as Record<string, unknown>;
       requireValidSchemas(body, kind.schemaFields);
-      if (typeof body.name === 'string' && body.name !== existing.name && byName(p.pluginId, body.name)) {
-        throw conflict(`plugin ${p.pluginId} already has an ${kind.noun} named ${body.name}`);
-      }
-      const updated: Definition = { ...existing, ...body, updatedAt: nowIso() };
-      await collection.put(updated);
+      const updated = await updateDefinition(services, collection, kind.noun, existing, body);
       return ok(updated);
     });
 
@@ -133,7 +116,7 @@ export function definitionRoutes(kind: DefinitionKind) {
       const plugin = findVisiblePlugin(services, request, p.pluginId);
       const existing = find(p.pluginId, p[kind.param]);
       requireRole(services.db, request, plugin.orgId, 'OWNER', `delete ${kind.noun}s`);
-      await collection.delete(existing.id);
+      await deleteDefinition(collection, existing);
       return ok({ id: existing.id, name: existing.name, deleted: true });
     });
   };

@@ -1,16 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import { EVENT_KINDS, PLUGIN_TYPES, SCOPES, type PluginRecord } from '../model.js';
-import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
-import { generateWebhookSecret } from '../../src/webhooks/signing.js';
 import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, type RouteOptions } from './common.js';
 import { roleIn } from '../auth/principal.js';
 import type { Services } from '../services.js';
-import { uninstallPluginInstances } from '../events/lifecycle.js';
-import { badRequest, detail } from '../errors.js';
-import { ownAdminTarget } from '../admin/self-target.js';
+import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from '../services/plugins.js';
 
 const fields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -53,20 +49,13 @@ export const PLUGIN_QUERY: QuerySpec = {
   search: ['name', 'description', 'tags'],
 };
 
-type PluginBody = Partial<Omit<PluginRecord, 'id' | 'createdAt' | 'updatedAt' | 'webhookSecret' | 'webhookUrlIsVerified'>>;
+type PluginBody = PluginInput;
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
 export function presentPlugin(services: Services, request: FastifyRequest, plugin: PluginRecord): Record<string, unknown> {
   if (hasRole(services.db, request.principal, plugin.orgId, 'MEMBER')) return { ...plugin };
   const { webhookSecret: _secret, ...rest } = plugin;
   return rest;
-}
-
-/** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
-function refuseOwnWebhookUrl(services: Services, webhookUrl: string | null | undefined): void {
-  if (!webhookUrl) return;
-  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
-  if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
 }
 
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
@@ -78,27 +67,7 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
-    refuseOwnWebhookUrl(services, body.webhookUrl);
-    const now = nowIso();
-    const plugin: PluginRecord = {
-      id: newId('plg'),
-      orgId,
-      name: body.name!,
-      description: body.description ?? '',
-      type: body.type!,
-      events: body.events ?? [],
-      scopes: body.scopes ?? [],
-      tags: body.tags ?? [],
-      inputsSchema: body.inputsSchema ?? {},
-      isPublic: body.isPublic ?? false,
-      webhookUrl: body.webhookUrl ?? null,
-      webhookUrlIsVerified: false,
-      webhookSecret: generateWebhookSecret(),
-      createdAt: now,
-      updatedAt: now,
-    };
-    await db.plugins.put(plugin);
-    return ok(plugin);
+    return ok(await createPlugin(services, orgId, body));
   }
 
   app.post('/plugins', { schema: { body: createWithOrgBody } }, async (request, reply) => {
@@ -147,26 +116,14 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     requireRole(db, request, plugin.orgId, 'MEMBER', 'update plugins');
     const body = request.body as PluginBody;
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
-    refuseOwnWebhookUrl(services, body.webhookUrl);
-    const updated: PluginRecord = { ...plugin, ...body, updatedAt: nowIso() };
-    // Any update of webhookUrl must be verified again.
-    if ('webhookUrl' in body) updated.webhookUrlIsVerified = false;
-    await db.plugins.put(updated);
-    return ok(updated);
+    return ok(await updatePlugin(services, plugin, body));
   });
 
   app.delete('/plugins/:pluginId', { schema: { params: params('pluginId') } }, async (request) => {
     const { pluginId } = request.params as { pluginId: string };
     const plugin = findVisiblePlugin(services, request, pluginId);
     requireRole(db, request, plugin.orgId, 'OWNER', 'delete plugins');
-    // Instances go first: their PLUGIN_UNINSTALLED events are built from the plugin record.
-    await uninstallPluginInstances(services, pluginId);
-    // The plugin with its actions and external events, in one journal line: never half deleted.
-    await services.store.atomically(() => {
-      for (const action of db.actions.where('pluginId', pluginId)) void db.actions.delete(action.id);
-      for (const event of db.externalEvents.where('pluginId', pluginId)) void db.externalEvents.delete(event.id);
-      void db.plugins.delete(pluginId);
-    });
+    await deletePlugin(services, pluginId);
     return ok({ id: pluginId, deleted: true });
   });
 }

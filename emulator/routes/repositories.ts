@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
-import { notFound } from '../errors.js';
-import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
-import { hasRole, requireRole, requireUser } from '../auth/guards.js';
-import type { RepositoryRecord } from '../model.js';
-import type { Services } from '../services.js';
+import { requireRole, requireUser } from '../auth/guards.js';
+import { createRepository } from '../services/repositories.js';
+import { findVisibleRepository } from './views.js';
 import { findOrg, params, refuseOrgIdInBody, type RouteOptions } from './common.js';
 
 const fields = {
@@ -25,14 +23,6 @@ export const REPOSITORY_QUERY: QuerySpec = {
   search: ['name', 'description'],
 };
 
-/** The repository, if the caller is a member of its org (any role); otherwise a 404. */
-export function findVisibleRepository(services: Services, request: FastifyRequest, repositoryId: string): RepositoryRecord {
-  const repository = services.db.repositories.get(repositoryId);
-  if (!repository || !hasRole(services.db, request.principal, repository.orgId, 'VIEWER')) {
-    throw notFound('repository', repositoryId);
-  }
-  return repository;
-}
 
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
@@ -42,17 +32,7 @@ export default async function repositoryRoutes(app: FastifyInstance, { services 
     requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create repositories');
-    const now = nowIso();
-    const repository: RepositoryRecord = {
-      id: newId('repo'),
-      orgId,
-      name: body.name,
-      description: body.description ?? '',
-      createdAt: now,
-      updatedAt: now,
-    };
-    await db.repositories.put(repository);
-    return ok(repository);
+    return ok(await createRepository(services, orgId, body));
   }
 
   app.post('/repositories', { schema: { body: createBody } }, async (request, reply) => {

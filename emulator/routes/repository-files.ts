@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
-import { badRequest, conflict, detail, notFound } from '../errors.js';
-import { newId, nowIso } from '../store/ids.js';
+import { notFound } from '../errors.js';
 import { parseQuery, runQuery } from '../store/query.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import { isInstanceCaller, requireInstanceScope } from '../auth/scopes.js';
 import type { RepositoryRecord } from '../model.js';
 import type { Services } from '../services.js';
-import { FILE_QUERY, presentFile } from './uploads.js';
-import { findVisibleRepository } from './repositories.js';
+import { FILE_QUERY, findVisibleRepository, presentFile } from './views.js';
+import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from '../services/repositories.js';
 import { idParam, type RouteOptions } from './common.js';
 
 const repoParams = { type: 'object', required: ['repositoryId'], properties: { repositoryId: idParam } } as const;
@@ -30,7 +29,6 @@ function repositoryForReader(services: Services, request: FastifyRequest, reposi
 /** The files a repository holds: add (REPOSITORY_FILE_ADDED), remove (REPOSITORY_FILE_REMOVED), list. */
 export default async function repositoryFileRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db } = services;
-  const linkOf = (repositoryId: string, fileId: string) => db.repositoryFiles.where('repositoryId', repositoryId).find((l) => l.fileId === fileId);
 
   app.post('/repositories/:repositoryId/files', { schema: { params: repoParams, body: addBody } }, async (request, reply) => {
     const { repositoryId } = request.params as { repositoryId: string };
@@ -38,32 +36,19 @@ export default async function repositoryFileRoutes(app: FastifyInstance, { servi
     requireUser(request);
     const repository = findVisibleRepository(services, request, repositoryId);
     requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
-    const file = db.files.get(fileId);
-    if (!file || file.orgId !== repository.orgId) throw notFound('file', fileId);
-    if (file.status === null || file.status === 'FAILED') {
-      throw badRequest(`file ${fileId} is not uploaded (status ${file.status ?? 'null'}): upload it and set its status to UPLOADED first`, [
-        detail(['fileId'], 'invalid_state', 'UPLOADED, PROCESSING or COMPLETED', String(file.status), 'the file must be uploaded'),
-      ]);
-    }
-    if (linkOf(repositoryId, fileId)) throw conflict(`repository ${repositoryId} already holds file ${fileId}`);
-    const now = nowIso();
-    await db.repositoryFiles.put({ id: newId('rfile'), repositoryId, fileId, createdAt: now, updatedAt: now });
-    await services.events.emitToEntity('REPOSITORY', repositoryId, 'REPOSITORY_FILE_ADDED', { repositoryId, file: presentFile(file) });
+    const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({ repositoryId, file: presentFile(added) }));
     reply.status(201);
-    return ok({ repositoryId, file: presentFile(file), addedAt: now });
+    return ok({ repositoryId, file: presentFile(file), addedAt });
   });
 
   app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams } }, async (request) => {
     const { repositoryId, fileId } = request.params as { repositoryId: string; fileId: string };
     requireUser(request);
     const repository = findVisibleRepository(services, request, repositoryId);
-    const link = linkOf(repositoryId, fileId);
+    const link = repositoryFileLink(services, repositoryId, fileId);
     if (!link) throw notFound('file', fileId);
     requireRole(db, request, repository.orgId, 'MEMBER', 'remove files from repositories');
-    await db.repositoryFiles.delete(link.id);
-    const file = db.files.get(fileId);
-    const shown = file ? presentFile(file) : { id: fileId };
-    await services.events.emitToEntity('REPOSITORY', repositoryId, 'REPOSITORY_FILE_REMOVED', { repositoryId, file: shown });
+    await removeRepositoryFile(services, repositoryId, link, (file) => ({ repositoryId, file: file ? presentFile(file) : { id: fileId } }));
     return ok({ repositoryId, fileId, removed: true });
   });
 

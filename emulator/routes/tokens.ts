@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { forbidden } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';
-import { issueUserToken } from '../auth/credentials.js';
+import { createUserToken } from '../services/tokens.js';
 import { findOrg, type RouteOptions } from './common.js';
 
 const createBody = {
@@ -29,7 +29,7 @@ export default async function tokenRoutes(app: FastifyInstance, { services }: Ro
       findOrg(services, orgId);
       requireRole(services.db, request, orgId, 'VIEWER', 'create tokens for it');
     }
-    const { record, token } = await issueUserToken(services.db, { userId: principal.userId, name: body.name, orgId });
+    const { record, token } = await createUserToken(services, { userId: principal.userId, name: body.name, orgId });
     reply.status(201);
     return ok({ id: record.id, name: record.name, orgId: record.orgId, token, createdAt: record.createdAt });
   });

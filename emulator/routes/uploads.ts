@@ -3,7 +3,8 @@ import { fromAjv, lazyValidator } from '../validation/json-schema.js';
 import { ok } from '../http.js';
 import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { FILE_QUERY, presentFile } from './views.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
@@ -23,6 +24,7 @@ import {
   type ParentType,
 } from '../uploads/rules.js';
 import { idParam, type RouteOptions } from './common.js';
+import { createUploadRecords, setFileStatus } from '../services/uploads.js';
 
 /** How long an upload URL stays valid. */
 const UPLOAD_URL_SECONDS = 3600;
@@ -70,24 +72,6 @@ const statusBody = {
   },
 } as const;
 
-/** Filterable and sortable file fields, and what `@search` looks at. */
-export const FILE_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    fileName: 'string',
-    contentType: 'string',
-    fileSize: 'number',
-    isPublic: 'boolean',
-    status: 'string',
-    parentId: 'string',
-    parentType: 'string',
-    folder: 'string',
-    orgId: 'string',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['fileName', 'folder', 'contentType'],
-};
 
 interface GenerateBody {
   files: Array<{ fileName: string; contentType?: string; fileSize?: number; isPublic?: boolean }>;
@@ -198,7 +182,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     const now = nowIso();
     const folder = body.folder?.replace(/^\/+|\/+$/g, '') ?? null;
     const out = [];
-    const writes: Promise<void>[] = [];
+    const records: FileRecord[] = [];
     for (const f of body.files) {
       const id = newId('file');
       const isPublic = f.isPublic ?? false;
@@ -218,7 +202,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
         createdAt: now,
         updatedAt: now,
       };
-      writes.push(db.files.put(record));
+      records.push(record);
       const signedUrl = await storage.presignPut(record.storageKey, {
         expiresInSeconds: UPLOAD_URL_SECONDS,
         contentType: f.contentType,
@@ -226,7 +210,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
       });
       out.push({ signedUrl, fileRecord: presentFile(record) });
     }
-    await Promise.all(writes);
+    await createUploadRecords(services, records);
     return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
   }
 
@@ -257,13 +241,14 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
       throw badRequest('errorMessage is required when status is FAILED', [detail(['errorMessage'], 'invalid_type', 'string', undefined, 'errorMessage is required when status is FAILED')]);
     }
     assertMove(file.status as FileStatus | null, body.status);
+    let oversized = false;
     let next: FileRecord = { ...file, status: body.status, errorMessage: body.status === 'FAILED' ? body.errorMessage! : null, updatedAt: nowIso() };
     if (body.status === 'UPLOADED') {
       const stat = await storage.stat(file.storageKey);
       if (!stat) throw new ApiError('CONFLICT', `file ${file.id} has no uploaded object yet: PUT it to its signedUrl first`);
       const limit = Math.min(MAX_FILE_BYTES, file.fileSize ?? MAX_FILE_BYTES);
       if (stat.size > limit) {
-        await storage.delete(file.storageKey);
+        oversized = true;
         next = {
           ...next,
           status: 'FAILED',
@@ -273,7 +258,9 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
         next = { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };
       }
     }
-    await db.files.put(next);
+    await setFileStatus(services, file, next);
+    // Deleted only once the FAILED record is written: a refused (stale) request deletes nothing.
+    if (oversized) await storage.delete(file.storageKey);
     return ok(presentFile(next));
   });
 
@@ -312,10 +299,4 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     const url = await storage.presignGet(file.storageKey, { expiresInSeconds: expiresIn, fileName: file.fileName, ...(file.contentType ? { contentType: file.contentType } : {}) });
     return ok({ fileId, url, isPublic: false, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() });
   });
-}
-
-/** A file record as the API shows it (without the storage key). */
-export function presentFile(file: FileRecord): Omit<FileRecord, 'storageKey'> {
-  const { storageKey: _key, ...rest } = file;
-  return rest;
 }

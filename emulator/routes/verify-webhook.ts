@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';
-import { nowIso } from '../store/ids.js';
+import { recordWebhookVerification } from '../services/plugins.js';
 import { findVisiblePlugin, params, type RouteOptions } from './common.js';
 
 /** POST /api/plugins/:pluginId/verify-webhook: sends WEBHOOK_CHALLENGE and records whether the answer verifies the URL. */
@@ -25,10 +25,7 @@ export default async function verifyWebhookRoutes(app: FastifyInstance, { servic
     const result = await services.events.challenge(plugin);
     // The URL may have changed while the challenge was out: only the URL that answered is verified.
     // A challenge cut off by the emulator stopping proved nothing, so it changes nothing.
-    const current = db.plugins.get(pluginId);
-    if (!result.interrupted && current && current.webhookUrl === plugin.webhookUrl && current.webhookUrlIsVerified !== result.verified) {
-      await db.plugins.put({ ...current, webhookUrlIsVerified: result.verified, updatedAt: nowIso() });
-    }
+    if (!result.interrupted) await recordWebhookVerification(services, pluginId, plugin.webhookUrl, result.verified);
     return ok(result.verified ? { verified: true, deliveryId: result.deliveryId } : { verified: false, reason: result.reason, deliveryId: result.deliveryId });
   });
 }

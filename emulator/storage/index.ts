@@ -14,6 +14,7 @@
 import { EmbeddedStorage } from './embedded.js';
 import { S3Storage } from './s3.js';
 import { embeddedStorage, s3Options } from './open.js';
+import type { StorageConfig } from './types.js';
 
 export * from './types.js';
 export { EmbeddedStorage, ObjectTooLargeError, type EmbeddedStorageOptions, type OpenedObject } from './embedded.js';
@@ -28,32 +29,6 @@ export {
   keyProblem,
   objectKey,
 } from './keys.js';
-
-/** Where the emulator's S3 settings come from (flags or environment); S3 is used when `s3Endpoint` is set. */
-export interface S3Settings {
-  /** e.g. http://127.0.0.1:9000 */
-  s3Endpoint?: string;
-  /** Default `minioadmin`, MinIO's out-of-the-box user. */
-  s3AccessKey?: string;
-  /** Default `minioadmin`. */
-  s3SecretKey?: string;
-  /** Default `plugsmith`; created when absent. */
-  s3Bucket?: string;
-  /** Default `us-east-1`. */
-  s3Region?: string;
-}
-
-/** Everything `createObjectStorage` needs: the S3 settings, and what the embedded store needs otherwise. */
-export interface StorageConfig extends S3Settings {
-  /** Embedded store folder (`<dataDir>/objects`); omitted: a temporary folder removed on close. */
-  rootDir?: string;
-  /** The emulator's base URL, once it listens (embedded URLs point at the emulator itself). */
-  baseUrl: () => string;
-  /** Key of the embedded store's URL signatures. */
-  secret: string | Buffer;
-  /** Largest upload the embedded store accepts, default 100 MB. */
-  maxBytes?: number;
-}
 
 /** The S3 store when `s3Endpoint` is set, the embedded store otherwise; call `init()` on it before use. */
 export function createObjectStorage(config: StorageConfig): EmbeddedStorage | S3Storage {

@@ -1,6 +1,5 @@
 import { EmbeddedStorage } from './embedded.js';
-import type { ObjectStorage } from './types.js';
-import type { StorageConfig } from './index.js';
+import type { ObjectStorage, StorageConfig } from './types.js';
 import type { S3StorageOptions } from './s3.js';
 
 /** The S3 store's options from the emulator's settings, with MinIO's out-of-the-box defaults. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { Journal } from './journal.js';
 import { fsyncPath, SnapshotError, SnapshotFile, type SnapshotData } from './snapshot-file.js';
+import { ApiError, detail } from '../errors.js';
 
 /**
  * The version of the on-disk layout; a data dir written by a newer emulator is refused.
@@ -23,9 +24,71 @@ export interface BaseRecord {
 type Change = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
 /** One journal line: a change, or several that stand or fall together (see Store.atomically). */
 type Mutation = Change | { t: 'all'; m: Change[] };
+/** A change not yet applied, with the journal text of its record (serialized before it touches memory). */
+type Pending =
+  | { t: 'put'; collection: Collection<BaseRecord>; record: BaseRecord; text: string }
+  | { t: 'del'; collection: Collection<BaseRecord>; id: string };
 
 /** A refusal to open a data dir, with a message meant for the person running the emulator. */
 export class StoreError extends Error {}
+
+/**
+ * How deep a record may nest. JSON.stringify recurses, and a record must survive being written
+ * to the journal, the snapshot and an export (each wraps it a few levels deeper) on any stack.
+ */
+export const MAX_RECORD_DEPTH = 1000;
+
+/**
+ * A record the store refuses to hold because it cannot be written as JSON (too deeply nested,
+ * a cycle, a BigInt): a 400, and nothing of the change it belongs to is applied.
+ */
+export class RecordRefused extends ApiError {
+  constructor(
+    readonly collection: string,
+    readonly recordId: string,
+    readonly reason: string,
+    path: string[] = [],
+  ) {
+    super('VALIDATION_ERROR', `Cannot store ${collection} record ${recordId}: ${reason}`, [
+      detail(path, 'unserializable', `JSON nested at most ${MAX_RECORD_DEPTH} levels deep`, undefined, reason),
+    ]);
+  }
+}
+
+/** The JSON text of a record, or a RecordRefused: every change is serialized before it is applied. */
+export function serializeRecord(collection: string, record: BaseRecord, path: string[] = []): string {
+  const id = typeof record?.id === 'string' ? record.id : String(record?.id);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(record);
+  } catch (error) {
+    const message = error instanceof RangeError ? `it nests too deeply to be written as JSON (at most ${MAX_RECORD_DEPTH} levels)` : `it cannot be written as JSON (${(error as Error).message})`;
+    throw new RecordRefused(collection, id, message, path);
+  }
+  if (typeof text !== 'string' || text[0] !== '{') throw new RecordRefused(collection, id, 'a record must be a JSON object', path);
+  // Nesting n levels takes at least 2n characters: short records need no scan.
+  const depth = text.length <= 2 * MAX_RECORD_DEPTH ? 0 : nestingDepth(text);
+  if (depth > MAX_RECORD_DEPTH) throw new RecordRefused(collection, id, `it nests ${depth} levels deep; at most ${MAX_RECORD_DEPTH} are kept`, path);
+  return text;
+}
+
+/** The deepest nesting of objects and arrays in a JSON text (a scan, no recursion). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return max;
+}
 
 /**
  * One named set of records, held in memory in insertion order, with optional secondary
@@ -137,17 +200,19 @@ export class Collection<T extends BaseRecord> {
     return out;
   }
 
-  /** Inserts or replaces a record; resolves once durable. */
+  /**
+   * Inserts or replaces a record; resolves once durable. The record is serialized first: one
+   * that cannot be written as JSON throws a RecordRefused at once and changes nothing. Inside
+   * Store.atomically the change is applied only when the whole batch is serialized.
+   */
   put(record: T): Promise<void> {
-    this.apply(record);
-    return this.store.log({ t: 'put', c: this.name, r: record });
+    const text = serializeRecord(this.name, record);
+    return this.store.submit({ t: 'put', collection: this as unknown as Collection<BaseRecord>, record, text });
   }
 
   /** Removes a record if present; resolves once durable. */
   delete(id: string): Promise<void> {
-    if (!this.records.has(id)) return Promise.resolve();
-    this.remove(id);
-    return this.store.log({ t: 'del', c: this.name, id });
+    return this.store.submit({ t: 'del', collection: this as unknown as Collection<BaseRecord>, id });
   }
 
   /** @internal adds a record from the snapshot; given as JSON text, it is parsed on first use. */
@@ -303,13 +368,16 @@ export class Store {
     return this.dataDir !== null;
   }
 
-  /** Changes made inside `atomically`, written as one journal line when it ends. */
-  private batch: { changes: Change[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
+  /** Changes made inside `atomically`, applied and written as one journal line when it ends. */
+  private batch: { changes: Pending[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
 
   /**
    * Runs `change` (synchronous: puts and deletes, not awaited inside) so that its changes reach
-   * the journal as one line: after a crash they are all there or none is. Resolves once durable,
-   * like each put and delete made inside it.
+   * memory and the journal together, as one line: after a crash they are all there or none is.
+   * The changes are collected first and applied only when `change` returns: a record that cannot
+   * be serialized, or anything `change` throws, leaves memory and the journal untouched (the
+   * returned promise rejects). Reads inside `change` see the state before it. Resolves once
+   * durable, like each put and delete made inside it.
    */
   atomically(change: () => void): Promise<void> {
     if (this.batch) {
@@ -320,26 +388,49 @@ export class Store {
     const done = new Promise<void>((resolve, reject) => (settle = (line) => line.then(resolve, reject)));
     // Callers that drop a put's promise must not meet an unhandled rejection when the store closes.
     done.catch(() => undefined);
-    const batch = (this.batch = { changes: [] as Change[], done, settle });
+    const batch = (this.batch = { changes: [] as Pending[], done, settle });
     try {
       change();
+    } catch (error) {
+      settle(Promise.reject(error));
+      return Promise.reject(error);
     } finally {
       this.batch = null;
     }
-    const { changes } = batch;
-    settle(changes.length === 0 ? Promise.resolve() : this.log(changes.length === 1 ? changes[0] : { t: 'all', m: changes }));
+    settle(this.commit(batch.changes));
     return done;
   }
 
-  /** @internal records one change in the journal. */
-  log(mutation: Mutation): Promise<void> {
-    if (this.batch && mutation.t !== 'all') {
-      this.batch.changes.push(mutation);
+  /** @internal a put or delete of a collection: applied now, or collected by the running batch. */
+  submit(change: Pending): Promise<void> {
+    if (this.batch) {
+      this.batch.changes.push(change);
       return this.batch.done;
     }
+    return this.commit([change]);
+  }
+
+  /** Applies serialized changes in memory and writes them as one journal line. */
+  private commit(changes: Pending[]): Promise<void> {
+    const lines: string[] = [];
+    for (const change of changes) {
+      if (change.t === 'put') {
+        change.collection.apply(change.record);
+        lines.push(`{"t":"put","c":${JSON.stringify(change.collection.name)},"r":${change.text}}`);
+      } else if (change.collection.has(change.id)) {
+        change.collection.remove(change.id);
+        lines.push(`{"t":"del","c":${JSON.stringify(change.collection.name)},"id":${JSON.stringify(change.id)}}`);
+      }
+    }
+    if (lines.length === 0) return Promise.resolve();
+    return this.append(lines.length === 1 ? lines[0] : `{"t":"all","m":[${lines.join(',')}]}`);
+  }
+
+  /** Records one journal line (the JSON text of a Mutation). */
+  private append(line: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     if (!this.journal) return Promise.resolve();
-    const done = this.journal.append(JSON.stringify(mutation));
+    const done = this.journal.append(line);
     if (!this.compacting && (this.journal.lines >= this.compactLines || this.journal.size >= this.compactBytes)) {
       this.compacting = this.compact()
         // A failed compaction loses nothing: the journals it would have replaced stay.
@@ -347,6 +438,28 @@ export class Store {
         .finally(() => (this.compacting = null));
     }
     return done;
+  }
+
+  /**
+   * Prepares replacing every collection's records (an import): every record is serialized now,
+   * and a refused one throws its RecordRefused (the path names the collection and index) with
+   * nothing changed. The returned function swaps memory in one step and, for a data dir, writes
+   * it as a new snapshot; a crash before that leaves the store as it was before.
+   */
+  prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
+    const prepared: Array<[Collection<BaseRecord>, BaseRecord[]]> = [];
+    for (const [name, c] of this.collections) {
+      const records = contents[name] ?? [];
+      records.forEach((record, i) => serializeRecord(name, record, ['collections', name, String(i)]));
+      prepared.push([c, records]);
+    }
+    return async () => {
+      for (const [c, records] of prepared) {
+        c.clear();
+        for (const record of records) c.apply(record);
+      }
+      if (this.dataDir) await this.compact();
+    };
   }
 
   /** Resolves once every acknowledged change is durable. */

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http.js';
-import { conflict, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
-import type { AgentRecord } from '../../model.js';
 import { params, type RouteOptions } from '../common.js';
+import { createAgent, renameAgent } from '../../services/agents.js';
 import { chosenId, nameField, orgIdField, requireBodyOrg } from './admin-common.js';
 
 const createBody = {
@@ -42,20 +42,14 @@ export default async function adminAgentRoutes(app: FastifyInstance, { services 
     const body = request.body as { id?: string; orgId: string; name: string };
     requireBodyOrg(services, body.orgId);
     const id = body.id ?? newId('agent');
-    if (db.agents.has(id)) throw conflict(`An agent with id ${id} already exists; choose another id or PATCH /_emulator/agents/${id}`);
     const now = nowIso();
-    const agent: AgentRecord = { id, orgId: body.orgId, name: body.name, createdAt: now, updatedAt: now };
-    await db.agents.put(agent);
+    const agent = await createAgent(services, { id, orgId: body.orgId, name: body.name, createdAt: now, updatedAt: now });
     reply.status(201);
     return ok(agent);
   });
 
   app.patch('/agents/:agentId', { schema: { params: params('agentId'), body: patchBody } }, async (request) => {
     const { agentId } = request.params as { agentId: string };
-    const agent = db.agents.get(agentId);
-    if (!agent) throw notFound('agent', agentId);
-    const updated: AgentRecord = { ...agent, name: (request.body as { name: string }).name, updatedAt: nowIso() };
-    await db.agents.put(updated);
-    return ok(updated);
+    return ok(await renameAgent(services, agentId, (request.body as { name: string }).name));
   });
 }

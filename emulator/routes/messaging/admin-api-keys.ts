@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http.js';
-import { notFound } from '../../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
 import type { ApiKeyRecord } from '../../model.js';
-import { issueApiKey } from '../../auth/credentials.js';
+import { createApiKey, deleteApiKey } from '../../services/tokens.js';
 import { params, type RouteOptions } from '../common.js';
 import { nameField, orgIdField, requireBodyOrg } from './admin-common.js';
 
@@ -37,19 +36,14 @@ export default async function adminApiKeyRoutes(app: FastifyInstance, { services
   app.post('/api-keys', { schema: { body: createBody } }, async (request, reply) => {
     const body = request.body as { orgId: string; name?: string };
     requireBodyOrg(services, body.orgId);
-    const { record, key } = await issueApiKey(db, { orgId: body.orgId, name: body.name });
+    const { record, key } = await createApiKey(services, { orgId: body.orgId, name: body.name });
     reply.status(201);
     return ok({ ...publicApiKey(record), key });
   });
 
   app.delete('/api-keys/:apiKeyId', { schema: { params: params('apiKeyId') } }, async (request) => {
     const { apiKeyId } = request.params as { apiKeyId: string };
-    const record = db.apiKeys.get(apiKeyId);
-    if (!record) throw notFound('API key', apiKeyId);
     // The record is the key: deleting it makes the key unknown at once.
-    await db.apiKeys.delete(apiKeyId);
-    // A revoked key keeps nothing open: its event streams end now.
-    services.messaging.streams.closeForApiKey(apiKeyId);
-    return ok(publicApiKey(record));
+    return ok(publicApiKey(await deleteApiKey(services, apiKeyId)));
   });
 }

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http.js';
-import { badRequest, conflict, detail, notFound } from '../../errors.js';
+import { badRequest, detail, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
 import type { CharacterRecord } from '../../model.js';
 import { validateScript } from '../../characters/index.js';
 import { params, type RouteOptions } from '../common.js';
+import { createCharacter, updateCharacter } from '../../services/characters.js';
 import { chosenId, nameField, orgIdField, requireBodyAgent, requireBodyOrg } from './admin-common.js';
 
 const ENGINES = ['scripted', 'openai', 'plugin'] as const;
@@ -94,11 +95,9 @@ export default async function adminCharacterRoutes(app: FastifyInstance, { servi
     if (typeof body.agentId === 'string') requireBodyAgent(services, body.agentId, body.orgId);
     checkScript(body.script);
     const id = body.id ?? newId('char');
-    if (db.characters.has(id)) throw conflict(`A character with id ${id} already exists; choose another id or PATCH /_emulator/characters/${id}`);
     const now = nowIso();
     const { id: _id, orgId, ...fields } = body;
-    const character = applyFields({ id, orgId, agentId: null, name: body.name, engine: 'scripted', createdAt: now, updatedAt: now }, fields);
-    await db.characters.put(character);
+    const character = await createCharacter(services, applyFields({ id, orgId, agentId: null, name: body.name, engine: 'scripted', createdAt: now, updatedAt: now }, fields));
     reply.status(201);
     return ok(character);
   });
@@ -110,8 +109,6 @@ export default async function adminCharacterRoutes(app: FastifyInstance, { servi
     const body = request.body as CharacterFields;
     if (typeof body.agentId === 'string') requireBodyAgent(services, body.agentId, character.orgId);
     checkScript(body.script);
-    const updated = { ...applyFields(character, body), updatedAt: nowIso() };
-    await db.characters.put(updated);
-    return ok(updated);
+    return ok(await updateCharacter(services, characterId, (current) => applyFields(current, body)));
   });
 }
