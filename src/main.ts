@@ -1,5 +1,5 @@
-import { Command, CommanderError, Option, InvalidArgumentError } from 'commander';
-import { commands } from './commands/registry.js';
+import { Argument, Command, CommanderError, Option, InvalidArgumentError } from 'commander';
+import { commands, groups as GROUPS } from './commands/registry.js';
 import { InvalidOptionValue, type CommandSpec, type GlobalOptions } from './commands/types.js';
 import { UserError, EXIT } from './errors.js';
 import type { Io } from './ui/io.js';
@@ -24,7 +24,9 @@ export function buildProgram(io: Io): Command {
       // Usage errors come back as a UserError that src/cli.ts prints once, with the help hint.
       outputError: () => undefined,
     })
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
+  helpWhenBare(program);
 
   const groups = new Map<string, Command>();
   for (const spec of commands) {
@@ -33,7 +35,8 @@ export function buildProgram(io: Io): Command {
       const key = spec.path.slice(0, i + 1).join(' ');
       let group = groups.get(key);
       if (!group) {
-        group = parent.command(spec.path[i]).description(`${spec.path[i]} commands`).exitOverride();
+        group = parent.command(spec.path[i]).description(GROUPS[key] ?? `${spec.path[i]} commands`).exitOverride();
+        helpWhenBare(group);
         groups.set(key, group);
       }
       parent = group;
@@ -44,9 +47,29 @@ export function buildProgram(io: Io): Command {
   return program;
 }
 
+/**
+ * A group typed without a subcommand (`plugsmith plugins`, or `plugsmith` alone) prints its help
+ * on stdout and succeeds; an unknown subcommand stays a usage error.
+ */
+function helpWhenBare(group: Command): void {
+  group.allowExcessArguments(true).action((...received: unknown[]) => {
+    const self = received[received.length - 1] as Command;
+    if (self.args.length > 0) self.error(`unknown command '${self.args[0]}' (commands: ${self.commands.map((c) => c.name()).join(', ')})`, { code: 'commander.unknownCommand' });
+    self.help();
+  });
+}
+
 function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
-  for (const arg of spec.args ?? []) command.argument(arg);
+  for (const arg of spec.args ?? []) {
+    if (typeof arg === 'string') command.argument(arg);
+    else {
+      const argument = new Argument(arg.name, arg.description);
+      // choices() lists the values in help and completion; the parser after it accepts any case.
+      if (arg.choices) argument.choices(arg.choices).argParser((value: string) => value);
+      command.addArgument(argument);
+    }
+  }
   for (const o of spec.options ?? []) {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);

@@ -41,8 +41,11 @@ export interface CommandSpec {
   summary: string;
   /** Shown under --help; every command has at least one. */
   examples: string[];
-  /** commander argument syntax, e.g. ['<pluginId>'] or ['[paths...]']. */
-  args?: string[];
+  /**
+   * commander argument syntax, e.g. ['<pluginId>'] or ['[paths...]']; an object adds a
+   * description and the values help and completion offer (any case is still accepted).
+   */
+  args?: Array<string | { name: string; description: string; choices?: readonly string[] }>;
   options?: OptionSpec[];
   load: () => Promise<{ default: CommandHandler }>;
 }
