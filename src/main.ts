@@ -18,6 +18,7 @@ export function buildProgram(io: Io): Command {
     .option('--no-color', 'disable colour')
     .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
     .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')
+    .addOption(new Option('--timeout <seconds>', 'seconds to wait for each answer of the platform (env PLUGSMITH_TIMEOUT; default 30)').argParser(timeoutOption))
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
@@ -99,11 +100,37 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
       color: all.color !== false,
       verbose: Boolean(all.verbose),
       profile: all.profile,
+      timeout: all.timeout,
     };
     const { default: handler } = await spec.load();
-    await handler({ args, options: self.opts(), global, io });
+    await handler({ args, options: withParentValues(self), global, io });
   });
   return command;
+}
+
+/**
+ * The command's options, plus values that commander gave to a parent command that declares the
+ * same flag (`logs redeliver ID --base-url URL` parses --base-url as `logs`'s): else they are lost.
+ */
+function withParentValues(command: Command): Record<string, unknown> {
+  const options = { ...command.opts() };
+  for (const option of command.options) {
+    const key = option.attributeName();
+    if (command.getOptionValueSource(key) === 'cli') continue;
+    for (let parent = command.parent; parent?.parent; parent = parent.parent) {
+      if (parent.getOptionValueSource(key) === 'cli') {
+        options[key] = parent.getOptionValue(key);
+        break;
+      }
+    }
+  }
+  return options;
+}
+
+function timeoutOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new InvalidArgumentError(`--timeout takes seconds, more than 0 and at most 86400, not "${value}"`);
+  return n;
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */

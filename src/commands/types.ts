@@ -7,6 +7,8 @@ export interface GlobalOptions {
   color: boolean;
   verbose: boolean;
   profile?: string;
+  /** --timeout in seconds, when given. */
+  timeout?: number;
 }
 
 /** One option of a command, in commander's flag syntax. */

@@ -19,6 +19,8 @@ export interface LocalEmulator {
 
 /** How to start one when none runs. */
 export interface LocalEmulatorOptions {
+  /** An emulator named on the command line (--base-url): used as it is, never started. */
+  target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close'>;
   dataDir: string;
   port: number;
   messagingPort: number;
@@ -39,6 +41,15 @@ async function answers(state: EmulatorState): Promise<boolean> {
  * file, so `plugsmith trigger` and `plugsmith logs` in another terminal find it.
  */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
+  if (options.target) {
+    const target = options.target;
+    try {
+      await new EmulatorAdmin(target.url).health();
+    } catch (error) {
+      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${(error as Error).message}`, EXIT.NETWORK);
+    }
+    return { ...target, owned: false, dataDir: null, close: async () => undefined };
+  }
   const state = await readEmulatorState();
   if (state && state.token && state.orgId && (await answers(state))) {
     return { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, owned: false, dataDir: state.dataDir, close: async () => undefined };

@@ -6,7 +6,7 @@ import { EmulatorAdmin } from './emulator-admin.js';
 import { deployManifest, type DeployOutcome } from './deploy.js';
 import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
-import { useLocalEmulator, type LocalEmulator } from './local-emulator.js';
+import { useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
 import { PluginProcess } from './plugin-process.js';
 import type { AttemptNotice } from './delivery-view.js';
 
@@ -28,6 +28,8 @@ export interface DevOptions {
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
+  /** An emulator named by --base-url (with its credentials) instead of the running or a new one. */
+  target?: LocalEmulatorOptions['target'];
 }
 
 /** Where a session tells what happens; the command prints it. */
@@ -73,7 +75,7 @@ export class DevSession {
   /** Starts everything; resolves once the plugin was started (verification goes on in the background). */
   async start(): Promise<void> {
     const o = this.options;
-    this.emulator = await useLocalEmulator({ dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
+    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
     const emu = this.emulator;
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
     this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, userAgent: 'plugsmith-dev' });

@@ -8,7 +8,7 @@ import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
 const exportCommand: CommandHandler = async (input) => {
   const file = input.args[0];
-  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
+  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   const data = await new EmulatorAdmin(url).export();
   try {
     await writeFile(file, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });

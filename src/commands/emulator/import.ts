@@ -20,7 +20,7 @@ const importCommand: CommandHandler = async (input) => {
   if (typeof doc !== 'object' || doc === null || doc.format !== 'plugsmith-emulator-export' || typeof doc.collections !== 'object') {
     throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);
   }
-  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
+  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
   const result = await new EmulatorAdmin(url).import(parsed);
   if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');

@@ -5,7 +5,7 @@ import { confirmDeletion } from '../context.js';
 
 /** Empties the running emulator and loads its seed again (the seed's credentials keep working). */
 const reset: CommandHandler = async (input) => {
-  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
+  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (back to its seed)`);
   await new EmulatorAdmin(url).reset();
   if (input.global.json) input.io.stdout.write(JSON.stringify({ url, reset: true }, null, 2) + '\n');
