@@ -10,6 +10,8 @@ import { actionCommands } from './actions/index.js';
 import { eventCommands } from './events/index.js';
 import { repoCommands } from './repos/index.js';
 import { providerCommands } from './providers/index.js';
+import { handlerCommands } from './handlers/index.js';
+import { appCommands } from './apps/index.js';
 import { fileCommands } from './files/index.js';
 import { conversationCommands } from './conversations/index.js';
 import { messageCommands } from './messages/index.js';
@@ -22,7 +24,7 @@ import { logsCommands } from './logs/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
-  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands,
+  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands, ...handlerCommands, ...appCommands,
   ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
 
 /** What each group of commands does, shown in `plugsmith --help` and the group's own help. */

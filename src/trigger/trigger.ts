@@ -109,7 +109,8 @@ async function pickInstance(target: TriggerTarget, plugin: Plugin, request: Trig
   }
   const fitting = instances.filter((i) => !entityType || i.entityType === entityType);
   if (fitting.length === 0) {
-    const how = plugin.type === 'DATA_PROVIDER' ? `\`plugsmith providers add\`` : 'the manifest\'s "installs"';
+    const noun = plugin.type === 'DATA_PROVIDER' ? 'providers add REPOSITORY_ID' : plugin.type === 'EVENT_HANDLER' ? 'handlers add AGENT_ID' : 'apps add APP_ID';
+    const how = `\`plugsmith ${noun} --plugin ${plugin.id}\` or the manifest's "installs"`;
     throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.USAGE);
   }
   return fitting[0];
