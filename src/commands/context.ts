@@ -115,7 +115,7 @@ export async function readJsonFile(flag: string, path: string): Promise<Record<s
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    throw new UserError(`cannot read ${flag} ${path}: ${why}`, EXIT.USAGE);
+    throw new UserError(`cannot read ${flag} ${path}: ${why}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
   }
   let parsed: unknown;
   try {

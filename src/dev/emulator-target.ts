@@ -15,5 +15,5 @@ export async function emulatorUrl(flags: { url?: string; profile?: string }): Pr
   if (state) return state.url;
   const settings = await resolveSettings({ profile: flags.profile });
   if (settings.baseUrl) return settings.baseUrl;
-  throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `plugsmith dev`), or pass --base-url', EXIT.USAGE);
+  throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `plugsmith dev`), or pass --base-url', EXIT.NOT_FOUND);
 }

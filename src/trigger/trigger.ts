@@ -111,7 +111,7 @@ async function pickInstance(target: TriggerTarget, plugin: Plugin, request: Trig
   if (fitting.length === 0) {
     const noun = plugin.type === 'DATA_PROVIDER' ? 'providers add REPOSITORY_ID' : plugin.type === 'EVENT_HANDLER' ? 'handlers add AGENT_ID' : 'apps add APP_ID';
     const how = `\`plugsmith ${noun} --plugin ${plugin.id}\` or the manifest's "installs"`;
-    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.USAGE);
+    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.NOT_FOUND);
   }
   return fitting[0];
 }

@@ -13,7 +13,7 @@ const importCommand: CommandHandler = async (input) => {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw new UserError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.USAGE);
+    if (code) throw new UserError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
     throw new UserError(`${file} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
   }
   const doc = parsed as { format?: unknown; collections?: unknown };

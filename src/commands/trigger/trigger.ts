@@ -27,7 +27,7 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
     try {
       text = await readFile(raw.slice(1), 'utf8');
     } catch (error) {
-      throw new UserError(`cannot read --data ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.USAGE);
+      throw new UserError(`cannot read --data ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, (error as NodeJS.ErrnoException).code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
     }
   }
   let parsed: unknown;
