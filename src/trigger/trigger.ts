@@ -73,10 +73,10 @@ function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
 export async function triggerEvent(target: TriggerTarget, request: TriggerRequest): Promise<TriggerResult> {
   const { client } = target;
   const plugin = await client.plugins.get(request.pluginId);
+  requireApplicable(plugin, request.type);
   if (!plugin.webhookUrl) {
     throw new UserError(`plugin ${plugin.id} has no webhookUrl: set one in plugsmith.json and run \`plugsmith deploy\` (or \`plugsmith plugins update ${plugin.id} --webhook-url URL\`)`, EXIT.USAGE);
   }
-  requireApplicable(plugin, request.type);
   const custom = (request.overrides?.length ?? 0) > 0 || request.data !== undefined;
   if (custom) return emitCustom(target, plugin, request);
   switch (request.type) {
