@@ -215,6 +215,12 @@ describe('--timeout', () => {
     expect(run.stderr.match(/waiting for/g)).toHaveLength(1);
   });
 
+  test('the emulator admin commands wait --timeout too', async () => {
+    const run = await t.cli(['emulator', 'export', join(t.dir, 'never.json'), '--base-url', url, '--timeout', '1']);
+    expect(run.code, run.stderr).toBe(7);
+    expect(run.stderr).toContain(`GET ${url}/_emulator/export failed: timed out`);
+  });
+
   test('PLUGSMITH_TIMEOUT does the same; a bad value is a usage error', async () => {
     const [fromEnv, bad, badFlag] = await Promise.all([
       t.cli(['repos', 'get', 'repo_docs', '--base-url', url], { PLUGSMITH_TIMEOUT: '1' }),

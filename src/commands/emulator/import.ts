@@ -4,6 +4,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { confirmDeletion } from '../context.js';
+import { timeoutMsOf } from '../context.js';
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
 const importCommand: CommandHandler = async (input) => {
@@ -22,7 +23,7 @@ const importCommand: CommandHandler = async (input) => {
   }
   const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
-  const result = await new EmulatorAdmin(url).import(parsed);
+  const result = await new EmulatorAdmin(url, { timeoutMs: timeoutMsOf(input) }).import(parsed);
   if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');
   else {
     const total = Object.values(result.counts).reduce((a, b) => a + b, 0);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput } from '../types.js';
-import { clientFor, settingsFor } from '../context.js';
+import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
@@ -95,7 +95,7 @@ const trigger: CommandHandler = async (input) => {
     const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const result = await triggerEvent({ client, admin: new EmulatorAdmin(client.baseUrl) }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
+    const result = await triggerEvent({ client, admin: new EmulatorAdmin(client.baseUrl, { timeoutMs: timeoutMsOf(input) }) }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
     if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
     else {
       note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
