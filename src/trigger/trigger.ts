@@ -170,7 +170,9 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
   let conversationId: string | undefined;
-  if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance) {
+  // With a whole --data the payload is the caller's, conversation included; with the sample (and
+  // --set) it is about a real conversation.
+  if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
     // A real conversation with a real character of the agent, so that the plugin's answer
     // (AGENT_MESSAGE_WRITE into that conversation) succeeds as it would on the platform.
     const character = await characterOf(target, String(instance.entityId));
