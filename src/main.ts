@@ -53,6 +53,8 @@ export function buildProgram(io: Io): Command {
  * on stdout and succeeds; an unknown subcommand stays a usage error.
  */
 function helpWhenBare(group: Command): void {
+  // An action would turn off commander's `help [command]`, which groups have always had.
+  group.helpCommand(true);
   group.allowExcessArguments(true).action((...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
     if (self.args.length > 0) self.error(`unknown command '${self.args[0]}' (commands: ${self.commands.map((c) => c.name()).join(', ')})`, { code: 'commander.unknownCommand' });

@@ -66,6 +66,9 @@ describe('groups', () => {
     }
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'nope'");
+    const help = await runCli(['help', 'plugins']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: plugsmith plugins');
   });
 
   test('subcommand help shows the global options; trigger --help lists the event types', async () => {
