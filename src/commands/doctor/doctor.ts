@@ -1,6 +1,7 @@
 import type { CommandHandler } from '../types.js';
 import { settingsFor, timeoutMsOf } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
+import { env } from '../../config/env.js';
 import type { Settings } from '../../config/profiles.js';
 import type { PlatformClient } from '../../client/index.js';
 import { printResult } from '../../ui/output.js';
@@ -38,7 +39,7 @@ const doctor: CommandHandler = async (input) => {
   } catch (error) {
     checks.push({ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: (error as UserError).exitCode ?? 1 });
   }
-  if (settings) checks.push(checkProfile(settings), ...(await remoteChecks(settings, input.global.timeout !== undefined ? timeoutMsOf(input) : undefined)));
+  if (settings) checks.push(checkProfile(settings), ...(await remoteChecks(settings, input.global.timeout !== undefined || env.timeout() !== undefined ? timeoutMsOf(input) : undefined)));
 
   const failed = checks.filter((c) => c.status === 'fail');
   const style = styleFor(input.io, input.global);
