@@ -1,5 +1,5 @@
-import { Command, CommanderError, Option, InvalidArgumentError } from 'commander';
-import { commands } from './commands/registry.js';
+import { Argument, Command, CommanderError, Option, InvalidArgumentError } from 'commander';
+import { commands, groups as GROUPS } from './commands/registry.js';
 import { InvalidOptionValue, type CommandSpec, type GlobalOptions } from './commands/types.js';
 import { UserError, EXIT } from './errors.js';
 import type { Io } from './ui/io.js';
@@ -18,13 +18,16 @@ export function buildProgram(io: Io): Command {
     .option('--no-color', 'disable colour')
     .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
     .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')
+    .addOption(new Option('--timeout <seconds>', 'seconds to wait for each answer of the platform (env PLUGSMITH_TIMEOUT; default 30)').argParser(timeoutOption))
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
       // Usage errors come back as a UserError that src/cli.ts prints once, with the help hint.
       outputError: () => undefined,
     })
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
+  helpWhenBare(program);
 
   const groups = new Map<string, Command>();
   for (const spec of commands) {
@@ -33,7 +36,8 @@ export function buildProgram(io: Io): Command {
       const key = spec.path.slice(0, i + 1).join(' ');
       let group = groups.get(key);
       if (!group) {
-        group = parent.command(spec.path[i]).description(`${spec.path[i]} commands`).exitOverride();
+        group = parent.command(spec.path[i]).description(GROUPS[key] ?? `${spec.path[i]} commands`).exitOverride();
+        helpWhenBare(group);
         groups.set(key, group);
       }
       parent = group;
@@ -44,9 +48,31 @@ export function buildProgram(io: Io): Command {
   return program;
 }
 
+/**
+ * A group typed without a subcommand (`plugsmith plugins`, or `plugsmith` alone) prints its help
+ * on stdout and succeeds; an unknown subcommand stays a usage error.
+ */
+function helpWhenBare(group: Command): void {
+  // An action would turn off commander's `help [command]`, which groups have always had.
+  group.helpCommand(true);
+  group.allowExcessArguments(true).action((...received: unknown[]) => {
+    const self = received[received.length - 1] as Command;
+    if (self.args.length > 0) self.error(`unknown command '${self.args[0]}' (commands: ${self.commands.map((c) => c.name()).join(', ')})`, { code: 'commander.unknownCommand' });
+    self.help();
+  });
+}
+
 function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
-  for (const arg of spec.args ?? []) command.argument(arg);
+  for (const arg of spec.args ?? []) {
+    if (typeof arg === 'string') command.argument(arg);
+    else {
+      const argument = new Argument(arg.name, arg.description);
+      // choices() lists the values in help and completion; the parser after it accepts any case.
+      if (arg.choices) argument.choices(arg.choices).argParser((value: string) => value);
+      command.addArgument(argument);
+    }
+  }
   for (const o of spec.options ?? []) {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
@@ -76,11 +102,37 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
       color: all.color !== false,
       verbose: Boolean(all.verbose),
       profile: all.profile,
+      timeout: all.timeout,
     };
     const { default: handler } = await spec.load();
-    await handler({ args, options: self.opts(), global, io });
+    await handler({ args, options: withParentValues(self), global, io });
   });
   return command;
+}
+
+/**
+ * The command's options, plus values that commander gave to a parent command that declares the
+ * same flag (`logs redeliver ID --base-url URL` parses --base-url as `logs`'s): else they are lost.
+ */
+function withParentValues(command: Command): Record<string, unknown> {
+  const options = { ...command.opts() };
+  for (const option of command.options) {
+    const key = option.attributeName();
+    if (command.getOptionValueSource(key) === 'cli') continue;
+    for (let parent = command.parent; parent?.parent; parent = parent.parent) {
+      if (parent.getOptionValueSource(key) === 'cli') {
+        options[key] = parent.getOptionValue(key);
+        break;
+      }
+    }
+  }
+  return options;
+}
+
+function timeoutOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new InvalidArgumentError(`--timeout takes seconds, more than 0 and at most 86400, not "${value}"`);
+  return n;
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */

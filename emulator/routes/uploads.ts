@@ -252,7 +252,7 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
         next = {
           ...next,
           status: 'FAILED',
-          errorMessage: stat.size > MAX_FILE_BYTES ? `the uploaded object is ${stat.size} bytes, over the 100 MB limit` : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
+          errorMessage: stat.size > MAX_FILE_BYTES ? `the uploaded object is ${stat.size} bytes, over the 100 MiB (${MAX_FILE_BYTES} bytes) limit` : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
         };
       } else {
         next = { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };

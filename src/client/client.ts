@@ -10,7 +10,7 @@ import { pluginsResource } from './resources/plugins.js';
 import { repositoriesResource } from './resources/repositories.js';
 import { tokensResource } from './resources/tokens.js';
 import { uploadsResource } from './resources/uploads.js';
-import { Transport, type TraceEvent } from './transport.js';
+import { Transport, type SlowRequest, type TraceEvent } from './transport.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -31,8 +31,14 @@ export interface ClientOptions {
   retries?: number;
   /** First retry delay in milliseconds, doubled each retry. Default 250. */
   retryBaseMs?: number;
+  /** Whether an attempt that timed out is retried like other network errors. Default true. */
+  retryOnTimeout?: boolean;
   /** Receives every HTTP attempt, secrets redacted (for `--verbose`). */
   onTrace?: (event: TraceEvent) => void;
+  /** Called once per attempt still unanswered after `slowRequestMs` (a CLI shows that it waits). */
+  onSlowRequest?: (info: SlowRequest) => void;
+  /** When an attempt counts as slow, in milliseconds. Default 2 000. */
+  slowRequestMs?: number;
   /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   dispatcher?: Dispatcher;
 }
@@ -82,6 +88,9 @@ export class PlatformClient {
       retries: options.retries ?? DEFAULT_RETRIES,
       retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
       onTrace: options.onTrace,
+      retryOnTimeout: options.retryOnTimeout ?? true,
+      onSlowRequest: options.onSlowRequest,
+      slowRequestMs: options.slowRequestMs ?? 2_000,
     });
     const management = new Api(transport, 'management', this.baseUrl, () => bearer(options.token));
     const messaging = new Api(transport, 'messaging', this.messagingUrl, () => bearer(options.apiKey));

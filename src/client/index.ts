@@ -3,7 +3,7 @@ export { createClient, PlatformClient, DEFAULT_RETRIES, DEFAULT_RETRY_BASE_MS, D
 export type { ClientOptions } from './client.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
 export type { ApiErrorType, ErrorDetail } from './errors.js';
-export type { CallOptions, TraceEvent, ApiKind } from './transport.js';
+export type { CallOptions, SlowRequest, TraceEvent, ApiKind } from './transport.js';
 export { serializeListQuery, toQueryString } from './query.js';
 export type { ListQuery, FilterValue, QueryPairs } from './query.js';
 export { paginate } from './paginate.js';

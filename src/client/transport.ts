@@ -47,6 +47,19 @@ export interface TransportConfig {
   retries: number;
   retryBaseMs: number;
   onTrace?: (event: TraceEvent) => void;
+  retryOnTimeout?: boolean;
+  onSlowRequest?: (info: SlowRequest) => void;
+  slowRequestMs?: number;
+}
+
+/** An attempt that has waited longer than `slowRequestMs` for its answer. */
+export interface SlowRequest {
+  method: string;
+  /** Secrets redacted. */
+  url: string;
+  waitedMs: number;
+  /** The attempt's timeout (0: none). */
+  timeoutMs: number;
 }
 
 /** One logical request; the transport may make several attempts of it. */
@@ -151,7 +164,8 @@ export class Transport {
         result = await this.send(spec, url, readBody);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
-        const retryInMs = attempt < maxAttempts ? backoffMs(attempt, this.config.retryBaseMs) : undefined;
+        const retryable = attempt < maxAttempts && (error.code !== 'ETIMEDOUT' || this.config.retryOnTimeout !== false);
+        const retryInMs = retryable ? backoffMs(attempt, this.config.retryBaseMs) : undefined;
         this.trace({ ...traceBase, attempt, durationMs: elapsed(started), error: { code: error.code, message: error.message }, retryInMs });
         if (retryInMs === undefined) {
           throw new NetworkError({ code: error.code, method: spec.method, url: traceBase.url, cause: error.cause, attempts: attempt });
@@ -195,8 +209,15 @@ export class Transport {
     userSignal?.addEventListener('abort', onUserAbort, { once: true });
     const timeoutMs = spec.options?.timeoutMs ?? this.config.timeoutMs;
     const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(TIMEOUT), timeoutMs) : undefined;
+    const onSlow = this.config.onSlowRequest;
+    const slowMs = this.config.slowRequestMs ?? 2_000;
+    const slow = onSlow && (timeoutMs === 0 || slowMs < timeoutMs)
+      ? setTimeout(() => onSlow({ method: spec.method, url: redactUrl(url), waitedMs: slowMs, timeoutMs }), slowMs)
+      : undefined;
+    slow?.unref();
     const release = () => {
       clearTimeout(timer);
+      clearTimeout(slow);
       userSignal?.removeEventListener('abort', onUserAbort);
     };
     try {
@@ -211,6 +232,7 @@ export class Transport {
       });
       if (!readBody) {
         clearTimeout(timer);
+        clearTimeout(slow);
         return { status: response.statusCode, headers: response.headers, body: response.body, release };
       }
       const text = await response.body.text();

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ListFn, Page, Pagination, PlatformClient, TraceEvent } from '../client/index.js';
 import { resolveSettings, type Settings } from '../config/profiles.js';
 import { adminTokenFor } from '../config/admin-token.js';
+import { env } from '../config/env.js';
 import { UserError, EXIT } from '../errors.js';
 import { confirm } from '../ui/dialogs.js';
 import { details, note, printResult, table, type Column } from '../ui/output.js';
@@ -56,6 +57,12 @@ export async function clientFor(
       adminToken,
       userAgent: 'plugsmith-cli',
       onTrace: trace,
+      timeoutMs: timeoutMsOf(input),
+      // A server that accepts and never answers is not asked again: the user waited --timeout once.
+      retryOnTimeout: false,
+      onSlowRequest: input.global.quiet
+        ? undefined
+        : (slow) => input.io.stderr.write(`waiting for ${slow.method} ${slow.url} (gives up after ${slow.timeoutMs / 1000}s; --timeout or PLUGSMITH_TIMEOUT changes that)\n`),
     });
     return { client, settings };
   } catch (error) {
@@ -64,6 +71,18 @@ export async function clientFor(
     throw error;
   }
 }
+
+/** The request timeout: --timeout, else PLUGSMITH_TIMEOUT, else 30 s; a bad PLUGSMITH_TIMEOUT is a usage error. */
+export function timeoutMsOf(input: CommandInput): number {
+  if (input.global.timeout !== undefined) return input.global.timeout * 1000;
+  const raw = env.timeout();
+  if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new UserError(`PLUGSMITH_TIMEOUT takes seconds, more than 0 and at most 86400, not "${raw}"`, EXIT.USAGE);
+  return n * 1000;
+}
+
+const DEFAULT_TIMEOUT_S = 30;
 
 /** One line per HTTP attempt; the client already redacted secrets from the URL and headers. */
 function formatTrace(e: TraceEvent): string {
@@ -99,7 +118,7 @@ export async function readJsonFile(flag: string, path: string): Promise<Record<s
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    throw new UserError(`cannot read ${flag} ${path}: ${why}`, EXIT.USAGE);
+    throw new UserError(`cannot read ${flag} ${path}: ${why}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
   }
   let parsed: unknown;
   try {

@@ -69,10 +69,6 @@ export function listQueryOf(flags: ListFlags) {
 /** `--base-url` and `--messaging-url`: override the environment and the profile for one command. */
 export const targetOptions: OptionSpec[] = [
   { flags: '--base-url <url>', description: 'management API base URL (overrides PLUGSMITH_BASE_URL and the profile)' },
-];
-
-/** The same for commands of the messaging API. */
-export const messagingTargetOptions: OptionSpec[] = [
   { flags: '--messaging-url <url>', description: 'messaging API base URL (overrides PLUGSMITH_MESSAGING_URL and the profile)' },
 ];
 

@@ -10,6 +10,8 @@ import { actionCommands } from './actions/index.js';
 import { eventCommands } from './events/index.js';
 import { repoCommands } from './repos/index.js';
 import { providerCommands } from './providers/index.js';
+import { handlerCommands } from './handlers/index.js';
+import { appCommands } from './apps/index.js';
 import { fileCommands } from './files/index.js';
 import { conversationCommands } from './conversations/index.js';
 import { messageCommands } from './messages/index.js';
@@ -22,5 +24,23 @@ import { logsCommands } from './logs/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
-  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands,
+  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands, ...handlerCommands, ...appCommands,
   ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
+
+/** What each group of commands does, shown in `plugsmith --help` and the group's own help. */
+export const groups: Record<string, string> = {
+  actions: 'Create, list, update and delete the actions of a plugin',
+  apps: 'Install APP plugins on apps, list and remove them',
+  conversations: 'Create and show conversations with characters (messaging API)',
+  emulator: 'Start the local emulator, and export, import or reset its data',
+  events: 'Create, list, update and delete the external events of a plugin',
+  files: 'Upload files, list them and show their status and download URL',
+  handlers: 'Install EVENT_HANDLER plugins on agents, list and remove them',
+  messages: 'Send and list the messages of a conversation (messaging API)',
+  plugins: 'Create, list, verify and delete plugins',
+  profiles: 'List, switch and remove the saved targets and credentials',
+  providers: 'Install DATA_PROVIDER plugins on repositories, list and remove them',
+  repos: 'Create, list and show repositories, and manage their files',
+  'repos files': 'Add, list and remove the files of a repository',
+  tokens: 'Create API tokens',
+};

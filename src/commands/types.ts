@@ -7,6 +7,8 @@ export interface GlobalOptions {
   color: boolean;
   verbose: boolean;
   profile?: string;
+  /** --timeout in seconds, when given. */
+  timeout?: number;
 }
 
 /** One option of a command, in commander's flag syntax. */
@@ -41,8 +43,11 @@ export interface CommandSpec {
   summary: string;
   /** Shown under --help; every command has at least one. */
   examples: string[];
-  /** commander argument syntax, e.g. ['<pluginId>'] or ['[paths...]']. */
-  args?: string[];
+  /**
+   * commander argument syntax, e.g. ['<pluginId>'] or ['[paths...]']; an object adds a
+   * description and the values help and completion offer (any case is still accepted).
+   */
+  args?: Array<string | { name: string; description: string; choices?: readonly string[] }>;
   options?: OptionSpec[];
   load: () => Promise<{ default: CommandHandler }>;
 }

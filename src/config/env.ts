@@ -13,6 +13,8 @@ export const env = {
   baseUrl: () => process.env.PLUGSMITH_BASE_URL || undefined,
   /** Messaging API base URL; overrides the profile's. */
   messagingUrl: () => process.env.PLUGSMITH_MESSAGING_URL || undefined,
+  /** Seconds to wait for each answer of the platform (like --timeout); checked where it is used. */
+  timeout: () => process.env.PLUGSMITH_TIMEOUT || undefined,
   /** Profile to use instead of the config file's current one. */
   profile: () => process.env.PLUGSMITH_PROFILE || undefined,
   /** Folder of the config file and the emulator state file (default: the user's config dir). */

@@ -124,7 +124,7 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     const named = flags.profile ?? env.profile();
     if (!profile && named) {
       const known = Object.keys(config.profiles);
-      throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.USAGE);
+      throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.NOT_FOUND);
     }
   }
   const settings: Settings = {

@@ -4,15 +4,25 @@ import { NetworkError } from '../client/errors.js';
 import type { Delivery, PluginInstance } from '../client/types.js';
 import { ADMIN_HEADER } from '../client/client.js';
 
+/** A failed request as the client reports it; undici's timeouts are ETIMEDOUT, as in the client. */
+function networkError(error: unknown, method: string, url: string): NetworkError {
+  const raw = (error as { code?: unknown }).code;
+  const code = raw === 'UND_ERR_HEADERS_TIMEOUT' || raw === 'UND_ERR_BODY_TIMEOUT' ? 'ETIMEDOUT' : typeof raw === 'string' ? raw : 'UNKNOWN';
+  return new NetworkError({ code, method, url, cause: error });
+}
+
 /**
  * The emulator's admin routes that the typed client does not cover (export, import, reset,
  * emitting an event by hand, listing instances and agents). Only the emulator answers them.
  */
 export class EmulatorAdmin {
-  /** `adminToken`: the emulator's admin credential, sent as `x-plugsmith-admin` (see `adminTokenFor`). */
+  /**
+   * `adminToken`: the emulator's admin credential, sent as `x-plugsmith-admin` (see `adminTokenFor`);
+   * `timeoutMs`: how long to wait for each answer (default undici's 300 s); 0 waits for ever.
+   */
   constructor(
     readonly url: string,
-    private readonly adminToken?: string,
+    private readonly options: { adminToken?: string; timeoutMs?: number } = {},
   ) {}
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
@@ -23,15 +33,21 @@ export class EmulatorAdmin {
         method,
         headers: {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(this.adminToken ? { [ADMIN_HEADER]: this.adminToken } : {}),
+          ...(this.options.adminToken ? { [ADMIN_HEADER]: this.options.adminToken } : {}),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
       });
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method, url, cause: error });
+      throw networkError(error, method, url);
     }
-    const text = await response.body.text();
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw networkError(error, method, url);
+    }
     return unwrap<T>({ status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text, method, url }).data;
   }
 

@@ -27,6 +27,8 @@ export interface LocalEmulator {
 
 /** How to start one when none runs. Ports left undefined default to 4010 and 4011, or free ones when those are taken. */
 export interface LocalEmulatorOptions {
+  /** An emulator named on the command line (--base-url): used as it is, never started. */
+  target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close' | 'notes' | 'storeId'>;
   dataDir: string;
   port?: number;
   messagingPort?: number;
@@ -43,7 +45,7 @@ export async function liveEmulator(): Promise<(EmulatorState & { storeId?: strin
   const state = await readEmulatorState();
   if (!state) return null;
   try {
-    const health = await new EmulatorAdmin(state.url, state.adminToken).health();
+    const health = await new EmulatorAdmin(state.url, { adminToken: state.adminToken }).health();
     if (typeof health.pid === 'number' && health.pid !== state.pid) return null;
     return { ...state, storeId: state.storeId ?? (typeof health.storeId === 'string' ? health.storeId : undefined) };
   } catch {
@@ -71,6 +73,17 @@ export async function assertPortFree(port: number, host: string, flag: string): 
  * replaced by a free one (the project state follows the store, not the port).
  */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
+  if (options.target) {
+    const target = options.target;
+    let health: Record<string, unknown>;
+    try {
+      health = await new EmulatorAdmin(target.url, { adminToken: target.adminToken }).health();
+    } catch (error) {
+      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${(error as Error).message}`, EXIT.NETWORK);
+    }
+    const storeId = typeof health.storeId === 'string' ? health.storeId : null;
+    return { ...target, storeId, owned: false, dataDir: null, notes: [], close: async () => undefined };
+  }
   const running = await liveEmulator();
   if (running && running.token && running.orgId) {
     const notes: string[] = [];

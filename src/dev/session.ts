@@ -6,7 +6,7 @@ import { EmulatorAdmin } from './emulator-admin.js';
 import { deployManifest, type DeployOutcome } from './deploy.js';
 import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
-import { useLocalEmulator, type LocalEmulator } from './local-emulator.js';
+import { useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
 import { PluginProcess } from './plugin-process.js';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
 import { describeTakenPort, portIsFree } from './ports.js';
@@ -33,6 +33,8 @@ export interface DevOptions {
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
+  /** An emulator named by --base-url (with its credentials) instead of the running or a new one. */
+  target?: LocalEmulatorOptions['target'];
 }
 
 /** Where a session tells what happens; the command prints it. */
@@ -87,7 +89,7 @@ export class DevSession {
     // Before anything is started: a port another process holds would make the plugin die with
     // EADDRINUSE (unseen under a watcher) while that process answers the challenges.
     await this.assertPluginPortFree();
-    this.emulator = await useLocalEmulator({ dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
+    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
     const emu = this.emulator;
     for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
@@ -99,7 +101,7 @@ export class DevSession {
       this.report.warn(`crash reports are off: ${(error as Error).message}`);
     }
     this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
-    this.admin = new EmulatorAdmin(emu.url, emu.adminToken);
+    this.admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
 
     const outcome = await this.deploy();
     this.pluginId = outcome.pluginId;

@@ -4,21 +4,56 @@ import { Ajv, type ErrorObject } from 'ajv';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
 import { UserError, EXIT } from '../errors.js';
 import type { JsonSchema, Manifest } from './types.js';
+import { jsonSyntaxProblem } from './json-syntax.js';
 
 /** The file name `plugsmith deploy` looks for. */
 export const MANIFEST_FILE = 'plugsmith.json';
 
 const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(manifestSchema);
 
-/** A manifest problem: names the file, the path inside it, and the fix. */
+/** One problem of a manifest: the path inside it (empty for the whole file) and what to do. */
+export interface ManifestProblem {
+  path: string;
+  problem: string;
+}
+
+/** A manifest's problems, every one at once: names the file, the path inside it, and the fix. */
 export class ManifestError extends UserError {
+  readonly problems: ManifestProblem[];
   constructor(
     readonly file: string,
     readonly path: string,
     problem: string,
+    more: ManifestProblem[] = [],
+    exitCode: number = EXIT.VALIDATION,
   ) {
-    super(`${file}: ${path ? `${path}: ` : ''}${problem}`, EXIT.VALIDATION);
+    const problems = [{ path, problem }, ...more];
+    const line = (p: ManifestProblem) => `${p.path ? `${p.path}: ` : ''}${p.problem}`;
+    super(problems.length === 1 ? `${file}: ${line(problems[0])}` : `${file} has ${problems.length} problems:\n${problems.map((p) => `  - ${line(p)}`).join('\n')}`, exitCode);
+    this.problems = problems;
   }
+
+  /** One error of several problems (the first names the error's path). */
+  static of(file: string, problems: ManifestProblem[]): ManifestError {
+    return new ManifestError(file, problems[0].path, problems[0].problem, problems.slice(1));
+  }
+}
+
+/** The schema's errors, one per problem: a oneOf failure also reports each branch's `required`, which the oneOf says better. */
+function schemaProblems(errors: ErrorObject[]): ManifestProblem[] {
+  const oneOfs = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath);
+  const kept = errors.filter((e) => e.keyword === 'oneOf' || !oneOfs.some((p) => e.instancePath === p || e.instancePath.startsWith(p + '/')));
+  const seen = new Set<string>();
+  const problems: ManifestProblem[] = [];
+  for (const e of kept) {
+    const problem = { path: pathOf(e), problem: explain(e) };
+    const key = `${problem.path}\u0000${problem.problem}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      problems.push(problem);
+    }
+  }
+  return problems;
 }
 
 function pathOf(error: ErrorObject): string {
@@ -91,7 +126,7 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new ManifestError(file, '', 'not found: run `plugsmith init` to create a plugin project, or pass --manifest PATH');
+      throw new ManifestError(file, '', 'not found: run `plugsmith init` to create a plugin project, or pass --manifest PATH', [], EXIT.NOT_FOUND);
     }
     throw new ManifestError(file, '', `cannot be read (${(error as Error).message})`);
   }
@@ -99,13 +134,11 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   try {
     raw = JSON.parse(text);
   } catch (error) {
+    const where = jsonSyntaxProblem(text);
+    if (where) throw new ManifestError(file, '', `is not valid JSON: line ${where.line}, column ${where.column}: ${where.message}`);
     throw new ManifestError(file, '', `is not valid JSON (${(error as Error).message})`);
   }
-  if (!validate(raw)) {
-    // A oneOf failure also reports the `required` of each branch; the oneOf says it better.
-    const first = validate.errors!.find((e) => e.keyword === 'oneOf') ?? validate.errors![0];
-    throw new ManifestError(file, pathOf(first), explain(first));
-  }
+  if (!validate(raw)) throw ManifestError.of(file, schemaProblems(validate.errors!));
   const m = raw as {
     plugin: Manifest['plugin'];
     actions?: Manifest['actions'];
@@ -113,12 +146,23 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     installs?: Manifest['installs'];
   };
   const base = dirname(path);
+  const problems: ManifestProblem[] = [];
   const seen = (list: Array<{ name: string }>, key: string) => {
     const names = new Set<string>();
     list.forEach((x, i) => {
-      if (names.has(x.name)) throw new ManifestError(file, `${key}[${i}].name`, `duplicate name "${x.name}": names must be unique`);
+      if (names.has(x.name)) problems.push({ path: `${key}[${i}].name`, problem: `duplicate name "${x.name}": names must be unique` });
       names.add(x.name);
     });
+  };
+  // Collects a problem and goes on, so that one run names every problem of the file.
+  const attempt = async <T>(work: () => Promise<T> | T): Promise<T | undefined> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
   };
   const actions = m.actions ?? [];
   const externalEvents = m.externalEvents ?? [];
@@ -129,14 +173,17 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
 
   const plugin = { ...m.plugin };
   if (plugin.webhookUrl !== undefined) {
-    plugin.webhookUrl = interpolate(plugin.webhookUrl, file, 'plugin.webhookUrl', environment);
-    if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
-      throw new ManifestError(file, 'plugin.webhookUrl', `"${plugin.webhookUrl}" is not an http(s) URL`);
-    }
+    await attempt(() => {
+      plugin.webhookUrl = interpolate(plugin.webhookUrl!, file, 'plugin.webhookUrl', environment);
+      if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
+        throw new ManifestError(file, 'plugin.webhookUrl', `"${plugin.webhookUrl}" is not an http(s) URL`);
+      }
+    });
   }
   const schemaFiles = new Set<string>();
-  plugin.inputsSchema = (await resolveSchema(plugin.inputsSchema, base, file, 'plugin.inputsSchema', schemaFiles)) ?? {};
-  return {
+  const schema = (value: unknown, at: string) => attempt(() => resolveSchema(value, base, file, at, schemaFiles));
+  plugin.inputsSchema = (await schema(plugin.inputsSchema, 'plugin.inputsSchema')) ?? {};
+  const manifest: Manifest = {
     path: resolve(path),
     plugin,
     actions: await Promise.all(
@@ -144,8 +191,8 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
         name: a.name,
         title: a.title ?? '',
         description: a.description ?? '',
-        argsSchema: await resolveSchema(a.argsSchema, base, file, `actions[${i}].argsSchema`, schemaFiles),
-        returnSchema: await resolveSchema(a.returnSchema, base, file, `actions[${i}].returnSchema`, schemaFiles),
+        argsSchema: await schema(a.argsSchema, `actions[${i}].argsSchema`),
+        returnSchema: await schema(a.returnSchema, `actions[${i}].returnSchema`),
       })),
     ),
     externalEvents: await Promise.all(
@@ -153,10 +200,12 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
         name: e.name,
         title: e.title ?? '',
         description: e.description ?? '',
-        payloadSchema: await resolveSchema(e.payloadSchema, base, file, `externalEvents[${i}].payloadSchema`, schemaFiles),
+        payloadSchema: await schema(e.payloadSchema, `externalEvents[${i}].payloadSchema`),
       })),
     ),
     installs,
     schemaFiles: [...schemaFiles],
   };
+  if (problems.length > 0) throw ManifestError.of(file, problems);
+  return manifest;
 }

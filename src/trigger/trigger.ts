@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { PlatformClient, Plugin, PluginInstance } from '../client/index.js';
+import type { Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
 import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 import type { DeliveryView } from '../dev/delivery-view.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../webhooks/events.js';
@@ -29,6 +29,10 @@ export interface TriggerResult {
   /** WEBHOOK_CHALLENGE only: whether the webhook is now verified, and why not. */
   verified?: boolean;
   reason?: string;
+  /** AGENT_MESSAGE_RECEIVED only: the conversation the event is about (a real one). */
+  conversationId?: string;
+  /** AGENT_MESSAGE_RECEIVED only: the character message the plugin wrote in answer (null if none came in time). */
+  reply?: Message | null;
 }
 
 /** Where a trigger runs: a client with the user's token (and API key for messages) and the emulator's admin API. */
@@ -43,10 +47,33 @@ const ENTITY_OF: Partial<Record<WebhookEventType, string>> = {
   REPOSITORY_FILE_REMOVED: 'REPOSITORY',
 };
 
+/** The plugin type that receives each activity event (lifecycle events go to every type). */
+const PLUGIN_TYPE_OF: Partial<Record<WebhookEventType, string>> = {
+  AGENT_MESSAGE_RECEIVED: 'EVENT_HANDLER',
+  REPOSITORY_FILE_ADDED: 'DATA_PROVIDER',
+  REPOSITORY_FILE_REMOVED: 'DATA_PROVIDER',
+};
+
+/** The events a plugin of a type can receive, for the message of an event that does not apply. */
+export function eventsForPluginType(pluginType: string): WebhookEventType[] {
+  return [...LIFECYCLE_EVENTS, ...(Object.keys(PLUGIN_TYPE_OF) as WebhookEventType[]).filter((t) => PLUGIN_TYPE_OF[t] === pluginType)];
+}
+
+/** Refuses an event the plugin's type never receives (a DATA_PROVIDER is never told of agent messages). */
+function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
+  const wanted = PLUGIN_TYPE_OF[type];
+  if (!wanted || plugin.type === wanted) return;
+  throw new UserError(
+    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${eventsForPluginType(String(plugin.type)).join(', ')})`,
+    EXIT.USAGE,
+  );
+}
+
 /** Makes the emulator emit one event to a plugin for real, and waits for the delivery's first attempt. */
 export async function triggerEvent(target: TriggerTarget, request: TriggerRequest): Promise<TriggerResult> {
   const { client } = target;
   const plugin = await client.plugins.get(request.pluginId);
+  requireApplicable(plugin, request.type);
   if (!plugin.webhookUrl) {
     throw new UserError(`plugin ${plugin.id} has no webhookUrl: set one in plugsmith.json and run \`plugsmith deploy\` (or \`plugsmith plugins update ${plugin.id} --webhook-url URL\`)`, EXIT.USAGE);
   }
@@ -82,8 +109,9 @@ async function pickInstance(target: TriggerTarget, plugin: Plugin, request: Trig
   }
   const fitting = instances.filter((i) => !entityType || i.entityType === entityType);
   if (fitting.length === 0) {
-    const how = plugin.type === 'DATA_PROVIDER' ? `\`plugsmith providers add\`` : 'the manifest\'s "installs"';
-    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.USAGE);
+    const noun = plugin.type === 'DATA_PROVIDER' ? 'providers add REPOSITORY_ID' : plugin.type === 'EVENT_HANDLER' ? 'handlers add AGENT_ID' : 'apps add APP_ID';
+    const how = `\`plugsmith ${noun} --plugin ${plugin.id}\` or the manifest's "installs"`;
+    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.NOT_FOUND);
   }
   return fitting[0];
 }
@@ -141,9 +169,16 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   const instance = request.type === 'WEBHOOK_CHALLENGE' ? null : await pickInstance(target, plugin, request);
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
-  if (instance?.entityType === 'AGENT') {
-    const characters = await target.admin.charactersOf(String(instance.entityId));
-    if (characters[0]) known.characterId = characters[0].id;
+  let conversationId: string | undefined;
+  // With a whole --data the payload is the caller's, conversation included; with the sample (and
+  // --set) it is about a real conversation.
+  if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
+    // A real conversation with a real character of the agent, so that the plugin's answer
+    // (AGENT_MESSAGE_WRITE into that conversation) succeeds as it would on the platform.
+    const character = await characterOf(target, String(instance.entityId));
+    const conversation = await target.client.messaging.conversations.create({ characterId: character.id });
+    conversationId = conversation.id;
+    Object.assign(known, { characterId: character.id, conversationId });
   }
   if (instance?.entityType === 'REPOSITORY') {
     const files = await target.client.repositories.files.list(String(instance.entityId), { limit: 1 });
@@ -151,7 +186,12 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   }
   const data = applyOverrides(request.data ?? sampleData(request.type, known), request.overrides ?? []);
   const delivery = (await target.admin.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' })) as unknown as DeliveryView;
-  return { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
+  const result: TriggerResult = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
+  if (conversationId) {
+    result.conversationId = conversationId;
+    result.reply = delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null;
+  }
+  return result;
 }
 
 async function challenge(target: TriggerTarget, plugin: Plugin): Promise<TriggerResult> {
@@ -215,17 +255,47 @@ async function uninstall(target: TriggerTarget, plugin: Plugin, request: Trigger
 }
 
 async function agentMessage(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const { client, admin } = target;
+  const { client } = target;
   const instance = await pickInstance(target, plugin, request);
   requireSubscription(plugin, instance, 'AGENT_MESSAGE_RECEIVED');
-  const agentId = String(instance.entityId);
-  const character = (await admin.charactersOf(agentId))[0];
-  if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
+  const character = await characterOf(target, String(instance.entityId));
   const before = await deliveryIds(client, plugin.id, 'AGENT_MESSAGE_RECEIVED');
   const conversation = await client.messaging.conversations.create({ characterId: character.id });
-  await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
+  const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
   const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: 'AGENT_MESSAGE_RECEIVED', pluginInstanceId: instance.id }, before, request.timeoutMs);
-  return { type: 'AGENT_MESSAGE_RECEIVED', pluginId: plugin.id, pluginInstanceId: instance.id, via: `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`, delivery };
+  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversation.id, sent.id, request.timeoutMs) : null;
+  return {
+    type: 'AGENT_MESSAGE_RECEIVED',
+    pluginId: plugin.id,
+    pluginInstanceId: instance.id,
+    via: `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`,
+    delivery,
+    conversationId: conversation.id,
+    reply,
+  };
+}
+
+/** The agent's first character, or a usage error saying how to create one. */
+async function characterOf(target: TriggerTarget, agentId: string): Promise<{ id: string; name: string }> {
+  const character = (await target.admin.charactersOf(agentId))[0];
+  if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
+  return character;
+}
+
+/**
+ * Polls the conversation for the character message the plugin writes in answer (after `after`,
+ * the user's message, when there is one), until it has finished streaming or the time is up.
+ */
+async function waitForReply(client: PlatformClient, conversationId: string, after: string | undefined, timeoutMs = 15_000): Promise<Message | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const page = await client.messaging.messages.list(conversationId, { after, limit: 100 });
+    const written = page.data.filter((m) => m.sender === 'CHARACTER');
+    const done = written.find((m) => !m.isStreaming);
+    if (done) return done;
+    if (Date.now() > deadline) return written[0] ?? null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Uploads the fixture's sample file and adds it to the repository (which emits REPOSITORY_FILE_ADDED). */

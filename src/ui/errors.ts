@@ -31,7 +31,8 @@ export function formatError(error: unknown, { verbose }: { verbose: boolean }): 
 }
 
 /** What to do next, for the errors whose cure is always the same. */
-function hintFor(e: { name?: string; status?: number } | undefined): string | undefined {
+function hintFor(e: { name?: string; status?: number; code?: string } | undefined): string | undefined {
+  if (e?.name === 'NetworkError' && e.code === 'ETIMEDOUT') return 'the server took the connection but did not answer in time: check that it is the platform (or emulator) and that it is not stuck; --timeout SECONDS (or PLUGSMITH_TIMEOUT) waits longer';
   if (e?.name === 'NetworkError') return 'is the server running and the URL right? (`plugsmith doctor` checks; the local emulator starts with `plugsmith emulator start`)';
   if (e?.name === 'ApiError' && e.status === 401) return 'the credentials were refused: run `plugsmith login` again, or check PLUGSMITH_TOKEN or PLUGSMITH_API_KEY (`plugsmith whoami`)';
   return undefined;

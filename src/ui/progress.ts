@@ -19,10 +19,10 @@ export interface TransferProgress {
 const NONE: TransferProgress = { expect() {}, update() {}, done() {}, log() {}, stop() {} };
 const REDRAW_MS = 80;
 
-/** The number of bytes in the units people read (1.2 MB). */
+/** The number of bytes in binary units, labelled as such (1.2 MiB = 1.2 × 1024 × 1024 bytes). */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = bytes;
   let unit = -1;
   do {

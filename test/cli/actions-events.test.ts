@@ -70,7 +70,7 @@ describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => 
       t.cli(['events', 'create', pluginId, '--name', 'e1', '--payload-schema', files.array]),
       t.cli(['events', 'create', pluginId, '--name', 'e2', '--payload-schema', files.notSchema]),
     ]);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(4);
     expect(missing.stderr).toContain(`cannot read --args-schema ${t.dir}/nope.json: no such file`);
     expect(broken.code).toBe(5);
     expect(broken.stderr).toContain(`--return-schema ${files.broken} is not valid JSON`);

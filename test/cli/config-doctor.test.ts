@@ -51,7 +51,7 @@ describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () 
     expect(named.code, named.stderr).toBe(0);
     expect(JSON.parse(named.stdout).map((r: { id: string }) => r.id)).toContain('repo_docs'); // the profile's org
     expect(namedByEnv.code).toBe(0);
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('no profile named "nobody"');
     expect(flagOrg.code).toBe(4);
   });

@@ -20,7 +20,7 @@ describe('plugsmith emulator export, reset, import', () => {
     expect(await status(`${url}/api/plugins/${plugin.id}`, token.token)).toBe(200);
 
     const file = join(t.dir, 'export.json');
-    const exported = await t.cli(['emulator', 'export', file, '--url', url]);
+    const exported = await t.cli(['emulator', 'export', file, '--base-url', url]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/^Exported \d+ records from http:\/\/127\.0\.0\.1:\d+ to .*export\.json\.$/m);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -30,15 +30,15 @@ describe('plugsmith emulator export, reset, import', () => {
     // Secrets are stored, and exported, as hashes only.
     expect(JSON.stringify(content.collections.tokens)).not.toContain(token.token);
 
-    const refused = await t.cli(['emulator', 'reset', '--url', url]);
+    const refused = await t.cli(['emulator', 'reset', '--base-url', url]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
-    const reset = await t.json(['emulator', 'reset', '--url', url, '--yes']);
+    const reset = await t.json(['emulator', 'reset', '--base-url', url, '--yes']);
     expect(reset).toEqual({ url, reset: true });
     expect(await status(`${url}/api/plugins/${plugin.id}`, OWNER_TOKEN)).toBe(404);
     expect(await status(`${url}/api/plugins/${plugin.id}`, token.token)).toBe(401);
 
-    const imported = await t.json(['emulator', 'import', file, '--url', url, '--yes']);
+    const imported = await t.json(['emulator', 'import', file, '--base-url', url, '--yes']);
     expect(imported).toMatchObject({ imported: true, counts: { plugins: content.collections.plugins.length } });
     expect(await status(`${url}/api/plugins/${plugin.id}`, token.token)).toBe(200);
     expect((await t.json(['plugins', 'get', plugin.id])).name).toBe('Kept');
@@ -51,11 +51,11 @@ describe('plugsmith emulator export, reset, import', () => {
     const unknownCollection = await jsonFile(t.dir, 'unknown.json', { format: 'plugsmith-emulator-export', version: 1, collections: { widgets: [] } });
     const duplicate = await jsonFile(t.dir, 'dup.json', { format: 'plugsmith-emulator-export', version: 1, collections: { users: [{ id: 'u1' }, { id: 'u1' }] } });
     const [a, b, c, d, missing] = await Promise.all([
-      t.cli(['emulator', 'import', notJson, '--url', url, '--yes']),
-      t.cli(['emulator', 'import', other, '--url', url, '--yes']),
-      t.cli(['emulator', 'import', unknownCollection, '--url', url, '--yes']),
-      t.cli(['emulator', 'import', duplicate, '--url', url, '--yes']),
-      t.cli(['emulator', 'import', join(t.dir, 'nothing.json'), '--url', url, '--yes']),
+      t.cli(['emulator', 'import', notJson, '--base-url', url, '--yes']),
+      t.cli(['emulator', 'import', other, '--base-url', url, '--yes']),
+      t.cli(['emulator', 'import', unknownCollection, '--base-url', url, '--yes']),
+      t.cli(['emulator', 'import', duplicate, '--base-url', url, '--yes']),
+      t.cli(['emulator', 'import', join(t.dir, 'nothing.json'), '--base-url', url, '--yes']),
     ]);
     expect(a.code).toBe(5);
     expect(a.stderr).toContain('not valid JSON');
@@ -65,12 +65,12 @@ describe('plugsmith emulator export, reset, import', () => {
     expect(c.stderr).toContain('widgets');
     expect(d.code).toBe(5);
     expect(d.stderr).toContain('two records with id u1');
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(4);
     // Nothing was replaced by the refused imports.
     expect(await status(`${url}/api/orgs/${ORG}/plugins`, OWNER_TOKEN)).toBe(200);
   });
 
-  test('without --url and without a running emulator, the profile\'s URL is used', async () => {
+  test('without --base-url and without a running emulator, the profile\'s URL is used', async () => {
     const file = join(t.dir, 'by-profile.json');
     const result = await t.cli(['emulator', 'export', file]);
     expect(result.code, result.stderr).toBe(0);

@@ -24,7 +24,7 @@ function bufferIo(): Io & { out(): string } {
   return { stdout: sink, stderr: sink, stdin: process.stdin, interactive: false, out: () => text };
 }
 
-const MY_NOUNS = ['tokens', 'plugins', 'actions', 'events', 'repos', 'providers', 'files', 'conversations', 'messages', 'completion', 'doctor'];
+const MY_NOUNS = ['tokens', 'plugins', 'actions', 'events', 'repos', 'providers', 'handlers', 'apps', 'files', 'conversations', 'messages', 'completion', 'doctor'];
 
 describe('help, README and completion', () => {
   test('every registered command has at least one example, and its --help shows them', async () => {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
+import { createClient } from '../../src/client/index.js';
 import { jsonFile, ORG, useCliEnv } from './cli-env.js';
 
 const t = useCliEnv();
@@ -17,13 +18,29 @@ interface PluginServer {
 async function pluginServer(secret: string): Promise<PluginServer> {
   const events: WebhookEvent[] = [];
   const record = (event: WebhookEvent) => void events.push(event);
+  const tokens = new Map<string, string>();
   const handler = createWebhookHandler({
     secret,
     on: {
       WEBHOOK_CHALLENGE: record,
-      PLUGIN_INSTALLED: record,
+      PLUGIN_INSTALLED: (event) => {
+        record(event);
+        tokens.set(String(event.pluginInstanceId), (event.data as { accessToken: string }).accessToken);
+      },
       PLUGIN_UNINSTALLED: record,
-      AGENT_MESSAGE_RECEIVED: record,
+      // Answers like an EVENT_HANDLER does: the character's message, written with the installation token.
+      AGENT_MESSAGE_RECEIVED: async (event) => {
+        record(event);
+        const { agentId, conversationId, message } = event.data as { agentId: string; conversationId: string; message: { content: string } };
+        const token = tokens.get(String(event.pluginInstanceId));
+        if (!token || conversationId === 'conv_sample') return;
+        const platform = createClient({ baseUrl: t.emu.url, token });
+        try {
+          await platform.agentMessages.write(agentId, conversationId, { content: `echo: ${message.content}`, isStreaming: false });
+        } finally {
+          await platform.close();
+        }
+      },
       REPOSITORY_FILE_ADDED: record,
       REPOSITORY_FILE_REMOVED: record,
     },
@@ -78,6 +95,7 @@ describe('plugsmith trigger', () => {
     const message = await t.json(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', handler.id]);
     expect(message).toMatchObject({ pluginInstanceId: agentInstance, delivery: { status: 'delivered' } });
     expect(message.via).toContain('char_nova');
+    expect(message.reply).toMatchObject({ conversationId: message.conversationId, sender: 'CHARACTER', content: expect.stringContaining('echo: Hello!') });
     expect(last(handler.server, 'AGENT_MESSAGE_RECEIVED')?.data).toMatchObject({ agentId: 'agent_nova', characterId: 'char_nova', message: { sender: 'USER', content: expect.stringContaining('onboarding') } });
 
     const added = await t.json(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', provider.id]);
@@ -95,7 +113,7 @@ describe('plugsmith trigger', () => {
 
     // With its only agent instance gone, a message needs an install first: the error says how.
     const none = await t.cli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', handler.id]);
-    expect(none.code).toBe(2);
+    expect(none.code).toBe(4);
     expect(none.stderr).toContain(`plugsmith trigger PLUGIN_INSTALLED --plugin ${handler.id}`);
   });
 

@@ -1,4 +1,5 @@
 import { defineCommand } from '../types.js';
+import { targetOptions } from '../list-options.js';
 
 /** `plugsmith login`, `plugsmith whoami`. */
 export const authCommands = [
@@ -24,6 +25,7 @@ export const authCommands = [
     path: ['whoami'],
     summary: 'Show the active profile, where it points, and whether its token works',
     examples: ['plugsmith whoami', 'plugsmith whoami --json', 'PLUGSMITH_PROFILE=staging plugsmith whoami'],
+    options: [...targetOptions],
     load: () => import('./whoami.js'),
   }),
 ];

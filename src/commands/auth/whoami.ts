@@ -1,5 +1,5 @@
 import type { CommandHandler } from '../types.js';
-import { settingsFor } from '../context.js';
+import { settingsFor, timeoutMsOf } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { details, printResult } from '../../ui/output.js';
 
@@ -11,7 +11,7 @@ const whoami: CommandHandler = async (input) => {
   const settings = await settingsFor(input);
   if (!settings.baseUrl) throw new UserError('not logged in: run `plugsmith login --local` or `plugsmith login --base-url URL`', EXIT.AUTH);
   const { createClient, isApiError, isNetworkError } = await import('../../client/index.js');
-  const client = createClient({ baseUrl: settings.baseUrl, token: settings.token, retries: 0, timeoutMs: 10_000 });
+  const client = createClient({ baseUrl: settings.baseUrl, token: settings.token, retries: 0, timeoutMs: timeoutMsOf(input) });
   let tokenValid: boolean | null = null;
   let problem: string | undefined;
   if (settings.token) {

@@ -1,5 +1,5 @@
 import { defineCommand } from '../types.js';
-import { messagingTargetOptions, orgOption, targetOptions } from '../list-options.js';
+import { orgOption, targetOptions } from '../list-options.js';
 
 /** `plugsmith chat`: the interactive chat REPL, and its line mode for scripts. */
 export const chatCommands = [
@@ -22,7 +22,6 @@ export const chatCommands = [
       { flags: '--list-characters', description: 'list the org’s characters and exit (emulator only)' },
       orgOption,
       ...targetOptions,
-      ...messagingTargetOptions,
     ],
     load: () => import('./chat.js'),
   }),

@@ -15,6 +15,8 @@ export interface CompletionNode {
   description: string;
   subcommands: Array<{ name: string; description: string }>;
   options: CompletionOption[];
+  /** Values of the command's arguments that completion offers (e.g. trigger's event types). */
+  values: string[];
 }
 
 function optionsOf(command: Command): CompletionOption[] {
@@ -37,6 +39,7 @@ export function completionModel(program: Command): CompletionNode[] {
       description: command.description(),
       subcommands: command.commands.map((c) => ({ name: c.name(), description: c.description() })),
       options: [...own, ...globals],
+      values: command.registeredArguments.flatMap((a) => a.argChoices ?? []),
     });
     for (const sub of command.commands) walk(sub, [...path, sub.name()]);
   };

@@ -15,7 +15,7 @@ export function bashScript(nodes: CompletionNode[]): string {
   const paths = nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
   const cases = nodes
     .map((n) => {
-      const words = [...n.subcommands.map((s) => s.name), ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
+      const words = [...n.subcommands.map((s) => s.name), ...n.values, ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
       const choices = n.options
         .filter((o) => o.choices.length)
         .map((o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`)
@@ -56,6 +56,7 @@ export function zshScript(nodes: CompletionNode[]): string {
     .map((n) => {
       const items = [
         ...n.subcommands.map((s) => `'${zshEscape(s.name)}:${zshEscape(s.description)}'`),
+        ...n.values.map((v) => `'${zshEscape(v)}'`),
         ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')).map((name) => `'${zshEscape(name)}:${zshEscape(o.description)}'`)),
       ].join(' ');
       const choices = n.options
@@ -98,6 +99,7 @@ export function fishScript(nodes: CompletionNode[]): string {
     // The path is printed with a prefix so the root (an empty path) is still one argument.
     const condition = `-n "test (__plugsmith_path) = 'p:${fishEscape(key(n))}'"`;
     for (const s of n.subcommands) lines.push(`complete -c plugsmith ${condition} -a '${fishEscape(s.name)}' -d '${fishEscape(s.description)}'`);
+    if (n.values.length) lines.push(`complete -c plugsmith ${condition} -a '${fishEscape(n.values.join(' '))}'`);
     for (const o of n.options) {
       const long = o.names.find((x) => x.startsWith('--'))?.slice(2);
       const short = o.names.find((x) => !x.startsWith('--'))?.slice(1);

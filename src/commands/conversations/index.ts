@@ -1,5 +1,5 @@
 import { defineCommand } from '../types.js';
-import { messagingTargetOptions } from '../list-options.js';
+import { targetOptions } from '../list-options.js';
 
 /** `plugsmith conversations create|get` (messaging API, with the API key). */
 export const conversationCommands = [
@@ -7,7 +7,7 @@ export const conversationCommands = [
     path: ['conversations', 'create'],
     summary: 'Start a conversation with a character',
     examples: ['plugsmith conversations create --character char_nova', 'CONV=$(plugsmith conversations create --character char_nova --json | jq -r .id)'],
-    options: [{ flags: '--character <characterId>', description: 'the character to talk to' }, ...messagingTargetOptions],
+    options: [{ flags: '--character <characterId>', description: 'the character to talk to' }, ...targetOptions],
     load: () => import('./create.js'),
   }),
   defineCommand({
@@ -15,7 +15,7 @@ export const conversationCommands = [
     summary: 'Show a conversation',
     examples: ['plugsmith conversations get conv_123', 'plugsmith conversations get conv_123 --json'],
     args: ['<conversationId>'],
-    options: [...messagingTargetOptions],
+    options: [...targetOptions],
     load: () => import('./get.js'),
   }),
 ];

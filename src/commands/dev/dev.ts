@@ -1,5 +1,7 @@
 import { resolve, dirname } from 'node:path';
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, CommandInput } from '../types.js';
+import { orgOf, settingsFor } from '../context.js';
+import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { attemptLine } from '../../dev/delivery-view.js';
@@ -13,6 +15,8 @@ interface DevFlags {
   dataDir: string;
   verifyTimeout: number;
   installs: boolean;
+  baseUrl?: string;
+  messagingUrl?: string;
 }
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
@@ -25,6 +29,7 @@ const dev: CommandHandler = async (input) => {
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.
   await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
+  const target = o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
   const { DevSession } = await import('../../dev/session.js');
   const out = styleFor(io, global);
   const err = styleFor(io, global, 'stderr');
@@ -39,6 +44,7 @@ const dev: CommandHandler = async (input) => {
       dataDir: resolve(dirname(manifestPath), o.dataDir),
       verifyTimeoutMs: o.verifyTimeout * 1000,
       installs: o.installs,
+      target,
     },
     {
       info: (m) => note(io, global, err.cyan('dev  ') + m),
@@ -67,5 +73,18 @@ const dev: CommandHandler = async (input) => {
     await session.stop();
   }
 };
+
+/** The emulator named by --base-url/--messaging-url, with the credentials of the flags, environment and profile. */
+async function targetOf(input: CommandInput) {
+  const settings = await settingsFor(input);
+  if (!settings.baseUrl || !settings.messagingUrl) throw new UserError('dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)', EXIT.USAGE);
+  const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
+  const { adminTokenFor } = await import('../../config/admin-token.js');
+  const adminToken = await adminTokenFor(settings.baseUrl);
+  await new EmulatorAdmin(settings.baseUrl, { adminToken }).health();
+  if (!settings.token) throw new UserError(`no token for ${settings.baseUrl}: run \`plugsmith login --base-url ${settings.baseUrl}\` or set PLUGSMITH_TOKEN`, EXIT.AUTH);
+  const orgId = orgOf(settings);
+  return { url: settings.baseUrl, messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey ?? null, orgId, adminToken };
+}
 
 export default dev;

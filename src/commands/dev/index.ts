@@ -1,4 +1,5 @@
 import { defineCommand, integerOption } from '../types.js';
+import { targetOptions } from '../list-options.js';
 
 /** `plugsmith dev`: the inner loop. */
 export const devCommands = [
@@ -15,6 +16,7 @@ export const devCommands = [
       { flags: '--data-dir <dir>', description: 'store of an emulator dev starts', default: '.plugsmith/emulator' },
       { flags: '--verify-timeout <seconds>', description: 'how long to wait for the plugin to answer and verify its webhook', default: 30, parse: integerOption('--verify-timeout', 1, 3600) },
       { flags: '--no-installs', description: 'do not create the manifest\'s installs' },
+      ...targetOptions,
     ],
     load: () => import('./dev.js'),
   }),

@@ -1,6 +1,7 @@
 import type { CommandHandler } from '../types.js';
-import { settingsFor } from '../context.js';
+import { settingsFor, timeoutMsOf } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
+import { env } from '../../config/env.js';
 import type { Settings } from '../../config/profiles.js';
 import type { PlatformClient } from '../../client/index.js';
 import { printResult } from '../../ui/output.js';
@@ -8,12 +9,12 @@ import { styleFor } from '../../ui/style.js';
 import { checkConfig, checkEmulator, checkManagement, checkMessaging, checkNode, checkProfile, type Check } from './checks.js';
 
 /** The checks that talk to the APIs and the emulator, run at once with short timeouts and no retries. */
-async function remoteChecks(settings: Settings): Promise<Check[]> {
+async function remoteChecks(settings: Settings, timeoutMs = 5_000): Promise<Check[]> {
   const { createClient } = await import('../../client/index.js');
   let client: PlatformClient;
   try {
     // Without a management URL the client serves the emulator probe only (through withOptions).
-    client = createClient({ baseUrl: settings.baseUrl ?? 'http://127.0.0.1', messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey, retries: 0, timeoutMs: 5_000, userAgent: 'plugsmith-cli' });
+    client = createClient({ baseUrl: settings.baseUrl ?? 'http://127.0.0.1', messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey, retries: 0, timeoutMs, userAgent: 'plugsmith-cli' });
   } catch (error) {
     return [{ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: EXIT.USAGE }];
   }
@@ -38,7 +39,7 @@ const doctor: CommandHandler = async (input) => {
   } catch (error) {
     checks.push({ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: (error as UserError).exitCode ?? 1 });
   }
-  if (settings) checks.push(checkProfile(settings), ...(await remoteChecks(settings)));
+  if (settings) checks.push(checkProfile(settings), ...(await remoteChecks(settings, input.global.timeout !== undefined || env.timeout() !== undefined ? timeoutMsOf(input) : undefined)));
 
   const failed = checks.filter((c) => c.status === 'fail');
   const style = styleFor(input.io, input.global);

@@ -1,5 +1,5 @@
 import { defineCommand } from '../types.js';
-import { messagingTargetOptions, targetOptions } from '../list-options.js';
+import { targetOptions } from '../list-options.js';
 
 /** `plugsmith doctor`. */
 export const doctorCommands = [
@@ -7,7 +7,7 @@ export const doctorCommands = [
     path: ['doctor'],
     summary: 'Check Node, the config file, both API URLs, the token and API key, and the local emulator; exits non-zero on a problem',
     examples: ['plugsmith doctor', 'plugsmith doctor --json', 'PLUGSMITH_PROFILE=staging plugsmith doctor'],
-    options: [...targetOptions, ...messagingTargetOptions],
+    options: [...targetOptions],
     load: () => import('./doctor.js'),
   }),
 ];

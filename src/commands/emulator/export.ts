@@ -5,12 +5,13 @@ import { UserError, EXIT } from '../../errors.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { adminTokenFor } from '../../config/admin-token.js';
+import { timeoutMsOf } from '../context.js';
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
 const exportCommand: CommandHandler = async (input) => {
   const file = input.args[0];
-  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
-  const data = await new EmulatorAdmin(url, await adminTokenFor(url)).export();
+  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
+  const data = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).export();
   try {
     await writeFile(file, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });
   } catch (error) {

@@ -4,7 +4,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { adminTokenFor } from '../../config/admin-token.js';
-import { confirmDeletion } from '../context.js';
+import { confirmDeletion, timeoutMsOf } from '../context.js';
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
 const importCommand: CommandHandler = async (input) => {
@@ -14,16 +14,16 @@ const importCommand: CommandHandler = async (input) => {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw new UserError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.USAGE);
+    if (code) throw new UserError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
     throw new UserError(`${file} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
   }
   const doc = parsed as { format?: unknown; collections?: unknown };
   if (typeof doc !== 'object' || doc === null || doc.format !== 'plugsmith-emulator-export' || typeof doc.collections !== 'object') {
     throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);
   }
-  const url = await emulatorUrl({ url: input.options.url, profile: input.global.profile });
+  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
-  const result = await new EmulatorAdmin(url, await adminTokenFor(url)).import(parsed);
+  const result = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).import(parsed);
   if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');
   else {
     const total = Object.values(result.counts).reduce((a, b) => a + b, 0);

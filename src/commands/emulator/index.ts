@@ -1,7 +1,7 @@
 import { defineCommand, integerOption } from '../types.js';
 import { yesOption } from '../list-options.js';
 
-const urlOption = { flags: '--url <url>', description: 'the emulator\'s management URL (default: the running one from the state file, else the profile\'s)' };
+const urlOption = { flags: '--base-url <url>', description: 'the emulator\'s management URL (default: PLUGSMITH_BASE_URL, else the running one from the state file, else the profile\'s)' };
 
 /** `plugsmith emulator …` */
 export const emulatorCommands = [
@@ -35,7 +35,7 @@ export const emulatorCommands = [
   defineCommand({
     path: ['emulator', 'export'],
     summary: 'Write every record of the running emulator to a JSON file (token hashes, not tokens)',
-    examples: ['plugsmith emulator export backup.json', 'plugsmith emulator export state.json --url http://127.0.0.1:4010'],
+    examples: ['plugsmith emulator export backup.json', 'plugsmith emulator export state.json --base-url http://127.0.0.1:4010'],
     args: ['<file>'],
     options: [urlOption],
     load: () => import('./export.js'),

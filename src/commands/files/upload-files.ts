@@ -92,7 +92,7 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
         candidates.push({ index, path, fileName: basename(path), size: info.size, contentType: contentTypeOf(path) });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        failLocally(index, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.USAGE) : error);
+        failLocally(index, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.NOT_FOUND) : error);
       }
     }
     if (candidates.length === 0) continue;

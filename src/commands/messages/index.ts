@@ -1,5 +1,5 @@
 import { defineCommand, integerOption } from '../types.js';
-import { messagingTargetOptions } from '../list-options.js';
+import { targetOptions } from '../list-options.js';
 
 /** `--attachment TYPE=CONTENT`, repeatable. */
 function parseAttachment(value: string, previous: unknown): Array<{ type: string; content: string }> {
@@ -22,7 +22,7 @@ export const messageCommands = [
     options: [
       { flags: '--type <type>', description: 'message type', default: 'TEXT' },
       { flags: '--attachment <type=content>', description: 'attachment, repeatable (a bare URL is an IMAGE_URL)', parse: parseAttachment },
-      ...messagingTargetOptions,
+      ...targetOptions,
     ],
     load: () => import('./send.js'),
   }),
@@ -35,7 +35,7 @@ export const messageCommands = [
       { flags: '--after <messageId>', description: 'only messages after this one (for polling)' },
       { flags: '--limit <n>', description: 'messages per page (1-100)', parse: integerOption('--limit', 1, 100) },
       { flags: '--all', description: 'follow the pages and print every message' },
-      ...messagingTargetOptions,
+      ...targetOptions,
     ],
     load: () => import('./list.js'),
   }),

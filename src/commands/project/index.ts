@@ -1,4 +1,5 @@
 import { defineCommand } from '../types.js';
+import { targetOptions } from '../list-options.js';
 
 /** Project commands: deploy and pull the manifest. */
 export const projectCommands = [
@@ -12,6 +13,7 @@ export const projectCommands = [
       { flags: '--allow-deletes', description: 'delete actions and external events that the manifest no longer has' },
       { flags: '--strict', description: 'fail (exit 6) when the platform was changed outside the manifest since the last deploy' },
       { flags: '--org <orgId>', description: 'org of the plugin (default: the profile\'s)' },
+      ...targetOptions,
     ],
     load: () => import('./deploy.js'),
   }),
@@ -23,6 +25,7 @@ export const projectCommands = [
       { flags: '--plugin <pluginId>', description: 'plugin to pull (default: the one this project deployed)' },
       { flags: '--out <path>', description: 'file to write', default: 'plugsmith.json' },
       { flags: '--force', description: 'overwrite an existing file' },
+      ...targetOptions,
     ],
     load: () => import('./pull.js'),
   }),

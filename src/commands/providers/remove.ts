@@ -1,13 +1,4 @@
-import type { CommandHandler } from '../types.js';
-import { confirmDeletion, withClient } from '../context.js';
-import { printResult } from '../../ui/output.js';
+import { removeHandler } from '../installs/handlers.js';
+import { INSTALL_KINDS } from '../installs/kinds.js';
 
-/** Uninstalls a data provider after confirmation. */
-const remove: CommandHandler = async (input) => {
-  const [repositoryId, instanceId] = input.args;
-  await confirmDeletion(input, `data provider ${instanceId} of repository ${repositoryId}`);
-  const result = await withClient(input, { token: true }, (client) => client.dataProviders.remove(repositoryId, instanceId));
-  printResult(input.io, input.global, result ?? { id: instanceId, deleted: true }, () => `removed data provider ${instanceId}\n`);
-};
-
-export default remove;
+export default removeHandler(INSTALL_KINDS.providers);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput } from '../types.js';
-import { clientFor, settingsFor } from '../context.js';
+import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
@@ -17,6 +17,7 @@ interface TriggerOptions {
   direct?: string;
   secret?: string;
   manifest: string;
+  wait: number;
 }
 
 /** `--data @file` or inline JSON: an object, or a usage/validation error naming the flag. */
@@ -27,7 +28,7 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
     try {
       text = await readFile(raw.slice(1), 'utf8');
     } catch (error) {
-      throw new UserError(`cannot read --data ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, EXIT.USAGE);
+      throw new UserError(`cannot read --data ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, (error as NodeJS.ErrnoException).code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
     }
   }
   let parsed: unknown;
@@ -86,8 +87,8 @@ const trigger: CommandHandler = async (input) => {
   if (o.secret) throw new UserError('--secret goes with --direct (the emulator signs with the plugin\'s own secret)', EXIT.USAGE);
 
   const settings = await settingsFor(input);
-  if (type === 'AGENT_MESSAGE_RECEIVED' && !o.set && !data && (!settings.messagingUrl || !settings.apiKey)) {
-    throw new UserError('AGENT_MESSAGE_RECEIVED is triggered by a user message, which needs the messaging URL and API key: run `plugsmith login --local`, or set PLUGSMITH_MESSAGING_URL and PLUGSMITH_API_KEY', EXIT.AUTH);
+  if (type === 'AGENT_MESSAGE_RECEIVED' && !data && (!settings.messagingUrl || !settings.apiKey)) {
+    throw new UserError('AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY', EXIT.AUTH);
   }
   const { client } = await clientFor(input, { token: true });
   try {
@@ -95,17 +96,21 @@ const trigger: CommandHandler = async (input) => {
     const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const result = await triggerEvent({ client, admin: new EmulatorAdmin(client.baseUrl, await adminTokenFor(client.baseUrl)) }, { type, pluginId, instanceId: o.instance, overrides: o.set, data });
+    const result = await triggerEvent({ client, admin: new EmulatorAdmin(client.baseUrl, { adminToken: await adminTokenFor(client.baseUrl), timeoutMs: timeoutMsOf(input) }) }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
     if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
     else {
       note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
       input.io.stdout.write(result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n');
+      if (result.reply) input.io.stdout.write(`reply in ${result.conversationId}: ${result.reply.content}\n`);
     }
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
       throw new UserError(`the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`, EXIT.UNEXPECTED);
     }
     if (!result.delivery) throw new UserError(`no delivery of ${type} reached the log in time: is the plugin (and its instance) subscribed, and is its webhook up? (\`plugsmith logs\`)`, EXIT.UNEXPECTED);
     if (result.delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the event (see \`plugsmith logs\`; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`, EXIT.UNEXPECTED);
+    if (result.reply === null) {
+      note(input.io, input.global, `the plugin accepted the event but wrote no message in conversation ${result.conversationId} within ${o.wait}s (an EVENT_HANDLER answers with AGENT_MESSAGE_WRITE: POST /api/agents/:agentId/conversations/:conversationId/messages)`);
+    }
   } finally {
     await client.close();
   }

@@ -1,0 +1,58 @@
+import { defineCommand, type CommandSpec } from '../types.js';
+import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
+import { INSTALL_KINDS } from './kinds.js';
+
+type Noun = keyof typeof INSTALL_KINDS;
+
+const EXAMPLE: Record<Noun, { entityId: string; scopes: string; events: string }> = {
+  providers: { entityId: 'repo_docs', scopes: 'REPOSITORY_FILES_READ', events: 'REPOSITORY_FILE_ADDED' },
+  handlers: { entityId: 'agent_nova', scopes: 'AGENT_MESSAGE_WRITE', events: 'AGENT_MESSAGE_RECEIVED' },
+  apps: { entityId: 'app_main', scopes: '', events: '' },
+};
+
+/** `plugsmith <noun> add|list|remove`: installations of one plugin type on its kind of entity. */
+export function installCommands(noun: Noun, load: { add: CommandSpec['load']; list: CommandSpec['load']; remove: CommandSpec['load'] }): CommandSpec[] {
+  const kind = INSTALL_KINDS[noun];
+  const ex = EXAMPLE[noun];
+  const arg = `<${kind.entity}Id>`;
+  const a = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
+  const scopes = ex.scopes ? ` --scopes ${ex.scopes}` : '';
+  return [
+    defineCommand({
+      path: [noun, 'add'],
+      summary: `Install ${a(kind.pluginType)} plugin on ${a(kind.entity)} (the plugin gets PLUGIN_INSTALLED with its token)`,
+      examples: [
+        `plugsmith ${noun} add ${ex.entityId} --plugin plg_123${scopes}`,
+        `plugsmith ${noun} add ${ex.entityId} --plugin plg_123 --name main${ex.events ? ` --events ${ex.events}` : ''} --inputs ./inputs.json --dispatch-mode SYNC --json`,
+      ],
+      args: [arg],
+      options: [
+        { flags: '--plugin <pluginId>', description: `the ${kind.pluginType} plugin to install (its webhook must be verified)` },
+        { flags: '--name <name>', description: 'instance name (default: the plugin’s name)' },
+        { flags: '--events <kinds>', description: 'events to receive, comma-separated (default: all of the plugin’s events)', parse: commaList },
+        { flags: '--scopes <scopes>', description: 'scopes granted to the instance token, comma-separated (default: none)', parse: commaList },
+        { flags: '--inputs <file>', description: 'JSON file of the inputs (checked against the plugin’s inputsSchema)' },
+        { flags: '--dispatch-mode <mode>', description: 'SYNC waits for the webhook, ASYNC queues (default ASYNC)', choices: ['SYNC', 'ASYNC'] },
+        ...(noun === 'apps' ? [{ ...orgOption, description: 'org of the app (default: the profile\'s; needed only for an app\'s first plugin)' }] : []),
+        ...targetOptions,
+      ],
+      load: load.add,
+    }),
+    defineCommand({
+      path: [noun, 'list'],
+      summary: `List the ${kind.what}s of ${a(kind.entity)}`,
+      examples: [`plugsmith ${noun} list ${ex.entityId}`, `plugsmith ${noun} list ${ex.entityId} --filter pluginId=plg_123 --json`],
+      args: [arg],
+      options: [...listOptions, ...targetOptions],
+      load: load.list,
+    }),
+    defineCommand({
+      path: [noun, 'remove'],
+      summary: `Uninstall ${a(kind.what)} (OWNER only; the plugin gets PLUGIN_UNINSTALLED)`,
+      examples: [`plugsmith ${noun} remove ${ex.entityId} pin_123 --yes`],
+      args: [arg, '<pluginInstanceId>'],
+      options: [yesOption, ...targetOptions],
+      load: load.remove,
+    }),
+  ];
+}

@@ -1,0 +1,112 @@
+/** Where a JSON text stops being JSON: 1-based line and column, and what was expected there. */
+export interface JsonSyntaxProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/**
+ * Finds the first syntax error of a JSON text (null when it parses). JSON.parse's own message
+ * gives no position for some errors on Node 20 ("Unexpected token '}', ... is not valid JSON"),
+ * so a small scanner walks the text to the offending character.
+ */
+export function jsonSyntaxProblem(text: string): JsonSyntaxProblem | null {
+  let i = 0;
+  const fail = (expected: string): never => {
+    throw Object.assign(new Error(i >= text.length ? `unexpected end of the file (expected ${expected})` : `unexpected ${JSON.stringify(text[i])} (expected ${expected})`), { at: i });
+  };
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const literal = (word: string) => {
+    for (const ch of word) {
+      if (text[i] !== ch) fail(`"${word}"`);
+      i++;
+    }
+  };
+  const string = () => {
+    if (text[i] !== '"') fail('a double-quoted string');
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text.charCodeAt(i) < 0x20) fail('the closing " of the string (control characters must be escaped)');
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) (i += k), fail('4 hex digits after \\u');
+          i += 5;
+          continue;
+        }
+        if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail('an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX');
+      }
+      i++;
+    }
+    if (i >= text.length) fail('the closing " of the string');
+    i++;
+  };
+  const number = () => {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!match) fail('a value');
+    i += match![0].length;
+  };
+  const value = (): void => {
+    space();
+    const ch = text[i];
+    if (ch === '{') {
+      i++;
+      space();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        space();
+        string();
+        space();
+        if (text[i] !== ':') fail('":" after the property name');
+        i++;
+        value();
+        space();
+        if (text[i] === ',') {
+          i++;
+          space();
+          if (text[i] === '}') fail('another property after "," (a trailing comma is not JSON)');
+          continue;
+        }
+        if (text[i] === '}') return void i++;
+        fail('"," or "}" after the property value');
+      }
+    }
+    if (ch === '[') {
+      i++;
+      space();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        space();
+        if (text[i] === ',') {
+          i++;
+          space();
+          if (text[i] === ']') fail('another item after "," (a trailing comma is not JSON)');
+          continue;
+        }
+        if (text[i] === ']') return void i++;
+        fail('"," or "]" after the item');
+      }
+    }
+    if (ch === '"') return string();
+    if (ch === 't') return literal('true');
+    if (ch === 'f') return literal('false');
+    if (ch === 'n') return literal('null');
+    number();
+  };
+  try {
+    if (text.charCodeAt(0) === 0xfeff) i = 1;
+    value();
+    space();
+    if (i < text.length) fail('the end of the file after the value');
+    return null;
+  } catch (error) {
+    const at = (error as { at: number }).at;
+    const before = text.slice(0, at);
+    const line = before.split('\n').length;
+    const column = at - (before.lastIndexOf('\n') + 1) + 1;
+    return { line, column, message: (error as Error).message };
+  }
+}
