@@ -34,10 +34,18 @@ export interface WebhookServer {
  * GET /health answers 200 for whoever waits for the server to be up.
  */
 export async function startWebhookServer(options: { port: number; host: string; secret: string; on: WebhookHandlers; log?: (line: string) => void }): Promise<WebhookServer> {
+  // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
+  const seen = new Set<string>();
   const webhook = createWebhookHandler({
     secret: options.secret,
     on: options.log ? logged(options.on, options.log) : options.on,
-    onError: (error, event) => console.error(`${event.type} ${event.id} failed:`, error),
+    onError: (error, event) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (seen.has(message)) return console.error(`${event.type} ${event.id} failed: ${message}`);
+      if (seen.size >= 100) seen.clear();
+      seen.add(message);
+      console.error(`${event.type} ${event.id} failed:`, error);
+    },
   });
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://plugin').pathname;
