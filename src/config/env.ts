@@ -21,6 +21,8 @@ export const env = {
   configDir: () => process.env.PLUGSMITH_CONFIG_DIR || undefined,
   /** XDG base directory for configuration. */
   xdgConfigHome: () => process.env.XDG_CONFIG_HOME || undefined,
+  /** XDG base directory for caches (plugsmith keeps packed copies of itself there, for `init`). */
+  xdgCacheHome: () => process.env.XDG_CACHE_HOME || undefined,
   /** Set by CI systems: never prompt. */
   ci: () => process.env.CI === 'true' || process.env.CI === '1',
   /** Disables colour (https://no-color.org). */

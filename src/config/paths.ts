@@ -16,3 +16,8 @@ export function emulatorStatePath(): string {
 export function configPath(): string {
   return join(configDir(), 'config.json');
 }
+
+/** plugsmith's cache folder (`$XDG_CACHE_HOME/plugsmith`, else `~/.cache/plugsmith`): nothing in it is needed. */
+export function cacheDir(): string {
+  return join(env.xdgCacheHome() ?? join(homedir(), '.cache'), 'plugsmith');
+}

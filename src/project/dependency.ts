@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, realpath, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, UserError } from '../errors.js';
+import { cacheDir } from '../config/paths.js';
 
 /** The file `npm publish` writes into dist/ (through `.ci/pack.js`): the running plugsmith is a registry release. */
 export const RELEASE_MARK = 'dist/release.json';
@@ -44,9 +46,60 @@ export function isRegistryRelease(root: string, version: string): boolean {
 export async function plugsmithDependency(root: string, version: string, projectDir: string): Promise<PlugsmithDependency> {
   if (isRegistryRelease(root, version)) return { version, spec: `^${version}`, vendored: null };
   const vendored = `${VENDOR_DIR}/plugsmith-${version}.tgz`;
-  await packInto(root, join(projectDir, VENDOR_DIR));
+  await packCached(root, version, join(projectDir, VENDOR_DIR));
   if (!existsSync(join(projectDir, vendored))) throw new Error(`npm pack did not write ${vendored} into ${projectDir}`);
   return { version, spec: `file:${vendored}`, vendored };
+}
+
+/** What `npm pack` of the plugsmith at `root` would contain, as a digest of its files' paths, sizes and times. */
+export async function packFingerprint(root: string, version: string): Promise<string> {
+  const hash = createHash('sha256').update(`${await realpath(root)}\0${version}\0`);
+  const visit = async (path: string): Promise<void> => {
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      return;
+    }
+    if (info.isDirectory()) {
+      for (const name of (await readdir(path)).sort()) await visit(join(path, name));
+    } else hash.update(`${path}\0${info.size}\0${info.mtimeMs}\0`);
+  };
+  for (const entry of ['package.json', 'plugsmith.schema.json', 'bin', 'dist', 'templates']) await visit(join(root, entry));
+  return hash.digest('hex').slice(0, 24);
+}
+
+/** The cached tarball of a plugsmith with this fingerprint. */
+export function cachedPackPath(version: string, fingerprint: string): string {
+  return join(cacheDir(), 'packs', `plugsmith-${version}-${fingerprint}.tgz`);
+}
+
+/**
+ * Packs the plugsmith at `root` into `destination` once per build: the tarball is kept in the user's
+ * cache, keyed by the files it holds, so a second `init` copies it instead of running `npm pack`
+ * (seconds). The cache is best effort: any failure there falls back to packing.
+ */
+async function packCached(root: string, version: string, destination: string): Promise<void> {
+  const target = join(destination, `plugsmith-${version}.tgz`);
+  let cached: string | null = null;
+  try {
+    cached = cachedPackPath(version, await packFingerprint(root, version));
+    await mkdir(destination, { recursive: true });
+    await copyFile(cached, target);
+    return;
+  } catch {
+    // not cached yet (or no cache): pack it
+  }
+  await packInto(root, destination);
+  if (!cached) return;
+  try {
+    await mkdir(join(cacheDir(), 'packs'), { recursive: true, mode: 0o700 });
+    const partial = `${cached}.${process.pid}.partial`;
+    await copyFile(target, partial);
+    await rename(partial, cached);
+  } catch {
+    // a read-only home is fine: the next init packs again
+  }
 }
 
 /**

@@ -243,3 +243,42 @@ describe('the plugsmith dependency init writes', () => {
     }
   }, 90_000);
 });
+
+describe('init packs this plugsmith once per build', () => {
+  it('keeps the packed tarball in the cache, keyed by the files it holds, and copies it on the next init', async () => {
+    const { cachedPackPath, packFingerprint } = await import('../../src/project/dependency.js');
+    const cache = await mkdtemp(join(tmpdir(), 'plugsmith-cache-'));
+    onTestFinished(() => rm(cache, { recursive: true, force: true }));
+    const env = { XDG_CACHE_HOME: cache };
+    const first = await runCli(['init', join(root, 'cached-1'), '--yes'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const packed = await readdir(join(cache, 'plugsmith', 'packs'));
+    expect(packed).toHaveLength(1);
+    const repo = new URL('../../', import.meta.url).pathname;
+    process.env.XDG_CACHE_HOME = cache;
+    try {
+      expect(join(cache, 'plugsmith', 'packs', packed[0]!)).toBe(cachedPackPath(version, await packFingerprint(repo, version)));
+    } finally {
+      delete process.env.XDG_CACHE_HOME;
+    }
+    // The next init copies the cached file: a marked cache entry shows it was used, not repacked.
+    await writeFile(join(cache, 'plugsmith', 'packs', packed[0]!), 'cached tarball');
+    const second = await runCli(['init', join(root, 'cached-2'), '--yes'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(await readFile(join(root, 'cached-2', VENDORED), 'utf8')).toBe('cached tarball');
+  }, 60_000);
+
+  it('packs again when a packed file changes', async () => {
+    const { packFingerprint } = await import('../../src/project/dependency.js');
+    const dir = await mkdtemp(join(tmpdir(), 'plugsmith-fingerprint-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, 'dist'));
+    await writeFile(join(dir, 'package.json'), '{}');
+    await writeFile(join(dir, 'dist', 'cli.js'), 'one');
+    const before = await packFingerprint(dir, '1.0.0');
+    expect(await packFingerprint(dir, '1.0.0')).toBe(before);
+    await writeFile(join(dir, 'dist', 'cli.js'), 'two!');
+    expect(await packFingerprint(dir, '1.0.0')).not.toBe(before);
+    expect(await packFingerprint(dir, '1.0.1')).not.toBe(before);
+  });
+});
