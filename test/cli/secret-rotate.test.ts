@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { useCliEnv, VIEWER_TOKEN, ORG } from './cli-env.js';
@@ -40,5 +44,20 @@ describe('plugsmith plugins secret rotate', () => {
     expect(viewer.code).not.toBe(0);
     expect(viewer.stderr).toMatch(/rotate webhook secrets/);
     expect(String((await t.api.plugins.get(plugin.id)).webhookSecret)).toBe(String(plugin.webhookSecret));
+  });
+
+  test('bash completion offers `check` with its options and `plugins secret rotate` with --grace', async () => {
+    const script = await t.cli(['completion', 'bash']);
+    const path = join(t.dir, 'rotate-completion.bash');
+    await writeFile(path, script.stdout);
+    const complete = async (words: string[]) => {
+      const line = words.map((w) => `'${w}'`).join(' ');
+      const { stdout } = await promisify(execFile)('bash', ['-c', `source '${path}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _plugsmith; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+      return stdout.trim().split('\n');
+    };
+    expect(await complete(['plugsmith', 'chec'])).toEqual(['check']);
+    expect(await complete(['plugsmith', 'check', '--deliv'])).toEqual(['--delivery-timeout']);
+    expect(await complete(['plugsmith', 'plugins', 'secret', 'rot'])).toEqual(['rotate']);
+    expect(await complete(['plugsmith', 'plugins', 'secret', 'rotate', 'plg_1', '--gr'])).toEqual(['--grace']);
   });
 });
