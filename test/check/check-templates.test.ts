@@ -1,4 +1,4 @@
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,10 +37,11 @@ function freePort(): Promise<number> {
 }
 
 /** Scaffolds, deploys and starts a template's plugin (an EVENT_HANDLER is installed on the seed's agent). */
-async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP') {
-  const dir = join(t.dir, type.toLowerCase());
+async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP', edit?: (dir: string) => Promise<void>) {
+  const dir = join(t.dir, `${type.toLowerCase()}${edit ? '-edited' : ''}`);
   const init = await t.cli(['init', dir, '--type', type, '--yes']);
   expect(init.code, init.stderr).toBe(0);
+  await edit?.(dir);
   await mkdir(join(dir, 'node_modules'), { recursive: true });
   await symlink(ROOT, join(dir, 'node_modules/plugsmith'), 'dir');
   const port = await freePort();
@@ -88,6 +89,36 @@ describe('plugsmith check against every template', () => {
     expect(restarted.config.webhookSecret).toEqual([rotated.webhookSecret, p.secret]);
     const again = await p.check();
     expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
+  test('EVENT_HANDLER with signature verification taken out of src/server.ts: exactly the five signature checks fail, each with its fix', async () => {
+    // What an author might write instead of createWebhookHandler: parse the JSON and dispatch.
+    const unverified = `{
+      let text = '';
+      req.on('data', (chunk) => (text += chunk));
+      req.on('end', async () => {
+        const event = JSON.parse(text);
+        const handler = (options.on as Record<string, ((e: unknown) => unknown) | undefined>)[event.type];
+        const result = event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data.challenge } : ((await handler?.(event)) ?? { ok: true });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+      });
+      return;
+    }`;
+    const p = await project('EVENT_HANDLER', async (dir) => {
+      const file = join(dir, 'src/server.ts');
+      const source = await readFile(file, 'utf8');
+      expect(source).toContain("if (path === '/webhook') return void webhook(req, res);");
+      await writeFile(file, source.replace("if (path === '/webhook') return void webhook(req, res);", `if (path === '/webhook') ${unverified}`));
+    });
+    const run = await p.check();
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    const failed = report.checks.filter((c: { status: string }) => c.status === 'failed');
+    expect(failed.map((c: { id: string }) => c.id)).toEqual(['missing-signature', 'wrong-signature', 'tampered-body', 'replayed-timestamp', 'future-timestamp']);
+    for (const check of failed) {
+      expect(check.received).toMatch(/^HTTP 200 .*; wrote 1 message$/);
+      expect(check.fix).toMatch(/createWebhookHandler/);
+    }
   });
 
   for (const type of ['DATA_PROVIDER', 'APP'] as const) {
