@@ -49,7 +49,8 @@ const check: CommandHandler = async (input) => {
   const o = input.options as CheckFlags;
   const { client, plugin, why } = await findPlugin(input);
   try {
-    const url = input.args[0] ?? (await manifestUrl(o.manifest)) ?? plugin?.webhookUrl ?? undefined;
+    // The deployed plugin's URL first: `plugsmith dev` may have given the manifest's ${PORT} another value than this shell has.
+    const url = input.args[0] ?? plugin?.webhookUrl ?? (await manifestUrl(o.manifest));
     if (!url) throw new UserError('which webhook? pass its URL (`plugsmith check http://127.0.0.1:3000/webhook`), or run this in a project whose plugsmith.json has a webhookUrl', EXIT.USAGE);
     if (!/^https?:\/\/[^/]/.test(url)) throw new UserError(`the webhook URL must be http(s)://…, not "${url}"`, EXIT.USAGE);
     const secret = o.secret ?? (typeof plugin?.webhookSecret === 'string' ? plugin.webhookSecret : undefined);

@@ -18,7 +18,7 @@ export const checkCommands = [
       'plugsmith check http://127.0.0.1:3000/webhook --secret whsec_…',
       'plugsmith check --plugin plg_123 --delivery-timeout 5',
     ],
-    args: [{ name: '[webhookUrl]', description: 'the webhook to check (default: the manifest\'s webhookUrl, else the plugin\'s)' }],
+    args: [{ name: '[webhookUrl]', description: 'the webhook to check (default: the deployed plugin\'s webhookUrl, else the manifest\'s)' }],
     options: [
       { flags: '--plugin <pluginId>', description: 'the plugin (default: the one this project deployed to this target); gives the secret and, on the emulator, the side-effect checks' },
       { flags: '--secret <whsec>', description: 'the webhook secret to sign with (default: the plugin\'s, fetched from the platform)' },
