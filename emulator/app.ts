@@ -9,6 +9,7 @@ import repositoryRoutes from './routes/repositories.js';
 import tokenRoutes from './routes/tokens.js';
 import instanceRoutes from './routes/instances.js';
 import verifyWebhookRoutes from './routes/verify-webhook.js';
+import webhookSecretRoutes from './routes/webhook-secret.js';
 import conversationRoutes from './routes/messaging/conversations.js';
 import agentMessageRoutes from './routes/messaging/agent-messages.js';
 import uploadRoutes from './routes/uploads.js';
@@ -67,6 +68,7 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
       await api.register(externalEventRoutes, opts);
       await api.register(repositoryRoutes, opts);
       await api.register(verifyWebhookRoutes, opts);
+      await api.register(webhookSecretRoutes, opts);
       await api.register(instanceRoutes, opts);
       await api.register(agentMessageRoutes, opts);
       await api.register(uploadRoutes, opts);

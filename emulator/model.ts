@@ -81,6 +81,9 @@ export interface PluginRecord extends Timestamps {
   webhookUrl: string | null;
   webhookUrlIsVerified: boolean;
   webhookSecret: string;
+  /** The secret before the last rotation, still signing deliveries until `previousWebhookSecretExpiresAt`; never shown. */
+  previousWebhookSecret?: string | null;
+  previousWebhookSecretExpiresAt?: string | null;
 }
 
 export interface ActionRecord extends Timestamps {

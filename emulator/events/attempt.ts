@@ -26,7 +26,8 @@ export interface AttemptInput {
   url: string;
   eventId: string;
   body: string;
-  secret: string;
+  /** Several during a secret rotation's grace period: one signature each. */
+  secret: string | readonly string[];
   timeoutMs: number;
   http: HttpDispatcher;
   /** Attempts in flight, so that closing can interrupt them; the attempt adds and removes itself. */

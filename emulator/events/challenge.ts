@@ -1,3 +1,4 @@
+import { challengeAnswerProblem } from '../../src/webhooks/challenge.js';
 import type { AttemptOutcome } from './attempt.js';
 
 /**
@@ -6,20 +7,5 @@ import type { AttemptOutcome } from './attempt.js';
  */
 export function challengeProblem(outcome: AttemptOutcome, challenge: string): string | null {
   if (outcome.status === null) return outcome.error ?? 'no answer';
-  if (outcome.status < 200 || outcome.status > 299) return `the webhook answered HTTP ${outcome.status}; it must answer 2xx with {"challenge": "<the value sent>"}`;
-  const body = outcome.body ?? '';
-  const contentType = String(outcome.headers['content-type'] ?? '').toLowerCase();
-  if (contentType.startsWith('text/plain')) {
-    return body === challenge ? null : `the text/plain answer is not exactly the challenge value sent`;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return `the answer is neither JSON {"challenge": "<value>"} nor a text/plain body with the value (content-type ${contentType || 'none'})`;
-  }
-  if (typeof parsed !== 'object' || parsed === null || !('challenge' in parsed)) {
-    return 'the JSON answer has no "challenge" field: answer {"challenge": "<the value sent>"}';
-  }
-  return (parsed as { challenge: unknown }).challenge === challenge ? null : 'the "challenge" in the answer is not the value sent';
+  return challengeAnswerProblem({ status: outcome.status, contentType: String(outcome.headers['content-type'] ?? ''), body: outcome.body ?? '' }, challenge);
 }

@@ -6,6 +6,7 @@ import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
+import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
 
 /** A delivery as the log shows it: everything but the signing secret. */
@@ -340,7 +341,8 @@ export class EventDispatcher {
         url: due.url,
         eventId: due.eventId,
         body: JSON.stringify(due.event),
-        secret: due.secret,
+        // The plugin's secrets now (a rotation since the delivery was queued counts), not the queued one.
+        secret: signingSecrets(this.db.plugins.get(due.pluginId), due.secret),
         timeoutMs: this.options.timeoutMs,
         http: this.http,
         live: this.live,

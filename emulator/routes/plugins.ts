@@ -53,8 +53,10 @@ type PluginBody = PluginInput;
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
 export function presentPlugin(services: Services, request: FastifyRequest, plugin: PluginRecord): Record<string, unknown> {
-  if (hasRole(services.db, request.principal, plugin.orgId, 'MEMBER')) return { ...plugin };
-  const { webhookSecret: _secret, ...rest } = plugin;
+  // The secret a rotation replaced is never shown: whoever needs it already has it.
+  const { previousWebhookSecret: _previous, previousWebhookSecretExpiresAt: _expiresAt, ...shown } = plugin;
+  if (hasRole(services.db, request.principal, plugin.orgId, 'MEMBER')) return shown;
+  const { webhookSecret: _secret, ...rest } = shown;
   return rest;
 }
 
@@ -67,7 +69,7 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
-    return ok(await createPlugin(services, orgId, body));
+    return ok(presentPlugin(services, request, await createPlugin(services, orgId, body)));
   }
 
   app.post('/plugins', { schema: { body: createWithOrgBody } }, async (request, reply) => {
@@ -116,7 +118,7 @@ export default async function pluginRoutes(app: FastifyInstance, { services }: R
     requireRole(db, request, plugin.orgId, 'MEMBER', 'update plugins');
     const body = request.body as PluginBody;
     requireValidSchemas(body as Record<string, unknown>, ['inputsSchema']);
-    return ok(await updatePlugin(services, plugin, body));
+    return ok(presentPlugin(services, request, await updatePlugin(services, plugin, body)));
   });
 
   app.delete('/plugins/:pluginId', { schema: { params: params('pluginId') } }, async (request) => {

@@ -17,7 +17,7 @@ function refuseOwnWebhookUrl(services: Services, webhookUrl: string | null | und
 }
 
 /** The fields a caller may set on a plugin. */
-export type PluginInput = Partial<Omit<PluginRecord, 'id' | 'createdAt' | 'updatedAt' | 'webhookSecret' | 'webhookUrlIsVerified'>>;
+export type PluginInput = Partial<Omit<PluginRecord, 'id' | 'createdAt' | 'updatedAt' | 'webhookSecret' | 'webhookUrlIsVerified' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'>>;
 
 /** Creates a plugin of an org (the caller checked the org and the role) with a new signing secret. */
 export async function createPlugin(services: Services, orgId: string, body: PluginInput): Promise<PluginRecord> {
@@ -53,6 +53,37 @@ export async function updatePlugin(services: Services, plugin: PluginRecord, bod
   if ('webhookUrl' in body) updated.webhookUrlIsVerified = false;
   await services.db.plugins.put(updated);
   return updated;
+}
+
+/** The outcome of a rotation: the new secret, and until when the previous one still signs (null: not at all). */
+export interface WebhookSecretRotation {
+  id: string;
+  webhookSecret: string;
+  previousSecretExpiresAt: string | null;
+}
+
+/** Longest grace period a rotation may give the previous secret: 30 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Gives a plugin a new webhook secret. For `graceSeconds` the previous secret keeps signing
+ * deliveries beside the new one (both signatures in `webhook-signature`); with 0 it stops at once.
+ * A rotation during a grace period drops the older secret: only one previous secret is kept.
+ * A plugin deleted meanwhile is a 404.
+ */
+export async function rotateWebhookSecret(services: Services, pluginId: string, graceSeconds: number, now = Date.now()): Promise<WebhookSecretRotation> {
+  const current = services.db.plugins.get(pluginId);
+  if (!current) throw notFound('plugin', pluginId);
+  const expiresAt = graceSeconds > 0 ? new Date(now + Math.round(graceSeconds * 1000)).toISOString() : null;
+  const rotated: PluginRecord = {
+    ...current,
+    webhookSecret: generateWebhookSecret(),
+    previousWebhookSecret: expiresAt ? current.webhookSecret : null,
+    previousWebhookSecretExpiresAt: expiresAt,
+    updatedAt: new Date(now).toISOString(),
+  };
+  await services.db.plugins.put(rotated);
+  return { id: pluginId, webhookSecret: rotated.webhookSecret, previousSecretExpiresAt: expiresAt };
 }
 
 /**

@@ -96,6 +96,13 @@ export interface WebhookVerification extends Open {
   reason?: string;
 }
 
+/** A rotated webhook secret: the new one, and until when the previous one still signs (null: no longer). */
+export interface WebhookSecretRotation extends Open {
+  id: string;
+  webhookSecret: string;
+  previousSecretExpiresAt: string | null;
+}
+
 export interface ActionCreate extends Open {
   name: string;
   title?: string;

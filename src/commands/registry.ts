@@ -21,11 +21,12 @@ import { doctorCommands } from './doctor/index.js';
 import { devCommands } from './dev/index.js';
 import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
+import { checkCommands } from './check/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
   ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands, ...handlerCommands, ...appCommands,
-  ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
+  ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...checkCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
 
 /** What each group of commands does, shown in `plugsmith --help` and the group's own help. */
 export const groups: Record<string, string> = {

@@ -15,7 +15,7 @@ export {
 } from './signing.js';
 export { WebhookVerificationError, type WebhookVerificationFailure } from './errors.js';
 export type { WebhookRequestHeaders } from './headers.js';
-export { answerChallenge } from './challenge.js';
+export { answerChallenge, challengeAnswerProblem, type ChallengeAnswer } from './challenge.js';
 export {
   createWebhookHandler,
   handleWebhook,

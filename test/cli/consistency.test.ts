@@ -132,6 +132,7 @@ describe('--base-url and --messaging-url', () => {
       dev: ['--manifest', manifest],
       pull: ['--plugin', 'plg_x', '--out', join(t.dir, 'pulled.json')],
       trigger: ['--plugin', 'plg_x'],
+      check: ['--plugin', 'plg_x'],
       'providers add': ['--plugin', 'plg_x'],
       'handlers add': ['--plugin', 'plg_x'],
       'apps add': ['--plugin', 'plg_x'],

@@ -29,6 +29,7 @@ const ROUTES: Array<[Method, string]> = [
   ['PUT', '/api/plugins/plg_x'],
   ['DELETE', '/api/plugins/plg_x'],
   ['POST', '/api/plugins/plg_x/verify-webhook'],
+  ['POST', '/api/plugins/plg_x/webhook-secret/rotate'],
   ['GET', '/api/plugins/plg_x/actions'],
   ['POST', '/api/plugins/plg_x/actions'],
   ['GET', '/api/plugins/plg_x/actions/a'],

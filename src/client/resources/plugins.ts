@@ -1,7 +1,7 @@
 import type { Api } from '../api.js';
 import { segment as s, serializeListQuery, type ListQuery } from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { Plugin, PluginCreate, PluginUpdate, WebhookVerification } from '../types.js';
+import type { Plugin, PluginCreate, PluginUpdate, WebhookSecretRotation, WebhookVerification } from '../types.js';
 
 /** Plugins: /api/plugins, /api/orgs/:orgId/plugins and the marketplace. */
 export function pluginsResource(api: Api) {
@@ -27,6 +27,9 @@ export function pluginsResource(api: Api) {
     /** POST /api/plugins/:pluginId/verify-webhook: sends WEBHOOK_CHALLENGE and reports the outcome. */
     verifyWebhook: (pluginId: string, options?: CallOptions) =>
       api.data<WebhookVerification>('POST', `/api/plugins/${s(pluginId)}/verify-webhook`, { options }),
+    /** POST /api/plugins/:pluginId/webhook-secret/rotate: a new secret; the previous one signs beside it for `graceSeconds` (default 24 h). */
+    rotateWebhookSecret: (pluginId: string, body: { graceSeconds?: number } = {}, options?: CallOptions) =>
+      api.data<WebhookSecretRotation>('POST', `/api/plugins/${s(pluginId)}/webhook-secret/rotate`, { body, options }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { defineCommand, type OptionSpec } from '../types.js';
 import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
+import { parseGrace } from './grace.js';
 
 const TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'];
 
@@ -16,7 +17,7 @@ const fieldOptions: OptionSpec[] = [
   { flags: '--public', description: 'visible to other orgs (marketplace)' },
 ];
 
-/** `plugsmith plugins create|get|list|update|delete|verify|marketplace|secret`. */
+/** `plugsmith plugins create|get|list|update|delete|verify|marketplace|secret|secret rotate`. */
 export const pluginCommands = [
   defineCommand({
     path: ['plugins', 'create'],
@@ -81,5 +82,13 @@ export const pluginCommands = [
     args: ['<pluginId>'],
     options: [...targetOptions],
     load: () => import('./secret.js'),
+  }),
+  defineCommand({
+    path: ['plugins', 'secret', 'rotate'],
+    summary: 'Give the plugin a new webhook secret; the old one keeps signing beside it for --grace (MEMBER or OWNER)',
+    examples: ['plugsmith plugins secret rotate plg_123', 'plugsmith plugins secret rotate plg_123 --grace 1h --json', 'plugsmith plugins secret rotate plg_123 --grace 0'],
+    args: ['<pluginId>'],
+    options: [{ flags: '--grace <duration>', description: 'how long the previous secret still signs deliveries: 24h (default), 30m, 90s; 0 stops it at once', parse: parseGrace }, ...targetOptions],
+    load: () => import('./secret-rotate.js'),
   }),
 ];

@@ -5,8 +5,11 @@ export interface PluginConfig {
   /** Port of the webhook server; 0 picks a free one (tests). */
   port: number;
   host: string;
-  /** The plugin's webhookSecret (`whsec_…`), printed by `plugsmith plugins secret <pluginId>`. */
-  webhookSecret: string;
+  /**
+   * The plugin's webhookSecret (`whsec_…`), printed by `plugsmith plugins secret <pluginId>`; during
+   * a secret rotation several (new and old), any of which may sign a delivery.
+   */
+  webhookSecret: string | string[];
   /** Management API of the platform (or the emulator) that installation tokens are used against. */
   platformUrl: string;
   /** Folder of the plugin's own state. */
@@ -20,10 +23,12 @@ export interface PluginConfig {
 /**
  * Reads the configuration from environment variables (the one place that does):
  * PORT, HOST, PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL, DATA_DIR, TOKEN_FILE.
+ * PLUGSMITH_WEBHOOK_SECRET may list several secrets, separated by commas or spaces
+ * (`whsec_new,whsec_old`): after `plugsmith plugins secret rotate`, deploy with both, then drop the old one.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PluginConfig {
-  const webhookSecret = env.PLUGSMITH_WEBHOOK_SECRET;
-  if (!webhookSecret) {
+  const secrets = (env.PLUGSMITH_WEBHOOK_SECRET ?? '').split(/[\s,]+/).filter(Boolean);
+  if (secrets.length === 0) {
     throw new Error(
       'PLUGSMITH_WEBHOOK_SECRET is not set: deploy the plugin (`plugsmith deploy` prints its id), then run ' +
         '`PLUGSMITH_WEBHOOK_SECRET=$(plugsmith plugins secret <pluginId>) npm run dev`',
@@ -35,7 +40,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PluginConfi
   return {
     port,
     host: env.HOST || '127.0.0.1',
-    webhookSecret,
+    webhookSecret: secrets.length === 1 ? secrets[0] : secrets,
     platformUrl: env.PLUGSMITH_BASE_URL || 'http://127.0.0.1:4010',
     dataDir,
     tokenFile: env.TOKEN_FILE || join(dataDir, 'tokens.json'),

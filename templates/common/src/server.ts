@@ -29,11 +29,11 @@ export interface WebhookServer {
 
 /**
  * Serves POST /webhook on node:http: `createWebhookHandler` checks each delivery's signature
- * (Standard Webhooks) with the plugin's secret, answers WEBHOOK_CHALLENGE, and runs the handler
+ * (Standard Webhooks) with the plugin's secret (any of several during a rotation), answers WEBHOOK_CHALLENGE, and runs the handler
  * of the event's type. A handler that throws answers 500, so the platform retries the delivery.
  * GET /health answers 200 for whoever waits for the server to be up.
  */
-export async function startWebhookServer(options: { port: number; host: string; secret: string; on: WebhookHandlers; log?: (line: string) => void }): Promise<WebhookServer> {
+export async function startWebhookServer(options: { port: number; host: string; secret: string | string[]; on: WebhookHandlers; log?: (line: string) => void }): Promise<WebhookServer> {
   // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
   const seen = new Set<string>();
   const webhook = createWebhookHandler({

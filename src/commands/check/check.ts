@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CommandHandler, CommandInput } from '../types.js';
+import type { Plugin, PlatformClient } from '../../client/index.js';
+import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
+import { adminTokenFor } from '../../config/admin-token.js';
+import { UserError, EXIT } from '../../errors.js';
+import { styleFor } from '../../ui/style.js';
+import { pluginOfProject } from '../../dev/project-plugin.js';
+import { loadManifest } from '../../manifest/load.js';
+
+interface CheckFlags {
+  plugin?: string;
+  secret?: string;
+  deliveryTimeout: number;
+  manifest: string;
+}
+
+/** The plugin this check is about, and a client of the platform that knows it; nulls when there is no platform to ask. */
+async function findPlugin(input: CommandInput): Promise<{ client: PlatformClient | null; plugin: Plugin | null; why: string | null }> {
+  const o = input.options as CheckFlags;
+  const settings = await settingsFor(input);
+  if (!settings.baseUrl || !settings.token) {
+    if (o.plugin) throw new UserError('--plugin needs the platform: run `plugsmith login --local` (emulator) or set PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN', EXIT.AUTH);
+    return { client: null, plugin: null, why: 'no platform configured: run `plugsmith login --local` against the emulator where the plugin is installed' };
+  }
+  const { client } = await clientFor(input, { token: true });
+  try {
+    const pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch((error: unknown) => {
+      if (o.plugin) throw error;
+      return null;
+    });
+    if (!pluginId) return { client, plugin: null, why: 'no plugin deployed from this project here: pass --plugin PLUGIN_ID (or run `plugsmith dev`)' };
+    return { client, plugin: await client.plugins.get(pluginId), why: null };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+/** The manifest's webhookUrl (with its ${VAR} filled from the environment), when there is a manifest. */
+async function manifestUrl(path: string): Promise<string | undefined> {
+  if (!existsSync(resolve(path))) return undefined;
+  return (await loadManifest(resolve(path))).plugin.webhookUrl ?? undefined;
+}
+
+/** Runs the readiness battery and prints the table (or --json); exit 1 when a required check fails. */
+const check: CommandHandler = async (input) => {
+  const o = input.options as CheckFlags;
+  const { client, plugin, why } = await findPlugin(input);
+  try {
+    // The deployed plugin's URL first: `plugsmith dev` may have given the manifest's ${PORT} another value than this shell has.
+    const url = input.args[0] ?? plugin?.webhookUrl ?? (await manifestUrl(o.manifest));
+    if (!url) throw new UserError('which webhook? pass its URL (`plugsmith check http://127.0.0.1:3000/webhook`), or run this in a project whose plugsmith.json has a webhookUrl', EXIT.USAGE);
+    if (!/^https?:\/\/[^/]/.test(url)) throw new UserError(`the webhook URL must be http(s)://…, not "${url}"`, EXIT.USAGE);
+    const secret = o.secret ?? (typeof plugin?.webhookSecret === 'string' ? plugin.webhookSecret : undefined);
+    if (!secret) {
+      throw new UserError(
+        plugin
+          ? `the platform did not show plugin ${plugin.id}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`
+          : 'which secret? pass --secret whsec_… (the plugin\'s webhookSecret), or --plugin PLUGIN_ID to fetch it from the platform',
+        EXIT.USAGE,
+      );
+    }
+    const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
+    const { runCheck, renderReport } = await import('../../check/index.js');
+    const platform = client && plugin ? { client, admin: new EmulatorAdmin(client.baseUrl, { adminToken: await adminTokenFor(client.baseUrl), timeoutMs: timeoutMsOf(input) }) } : null;
+    let report;
+    try {
+      report = await runCheck({ url, secret, plugin, platform, noPlatformReason: why ?? undefined, timeoutMs: o.deliveryTimeout * 1000 });
+    } catch (error) {
+      if (error instanceof TypeError && /webhook secret/.test(error.message)) throw new UserError(`--secret: ${error.message}`, EXIT.USAGE);
+      throw error;
+    }
+    if (input.global.json) input.io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else input.io.stdout.write(renderReport(report, styleFor(input.io, input.global), (input.io.stdout as { columns?: number }).columns ?? 0));
+    if (!report.ok) {
+      const failed = report.checks.filter((c) => c.status === 'failed').map((c) => c.id);
+      throw new UserError(`${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')} (each one's fix is above)`, EXIT.UNEXPECTED);
+    }
+  } finally {
+    await client?.close();
+  }
+};
+
+export default check;

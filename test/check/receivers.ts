@@ -1,0 +1,92 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from '../../src/client/index.js';
+import { createWebhookHandler, type AgentMessageReceivedEvent, type WebhookEvent } from '../../src/webhooks/index.js';
+
+/**
+ * Webhook receivers written for the check's tests, each a real HTTP server that answers as an
+ * EVENT_HANDLER: it keeps the token of PLUGIN_INSTALLED and answers AGENT_MESSAGE_RECEIVED by
+ * writing a character message on the platform.
+ * - correct: verifies every delivery (plugsmith/webhooks) and handles each event id once;
+ * - careless: verifies nothing, handles every delivery again, and echoes the event in its answer;
+ * - slow: correct, but handles one request at a time, each taking a while (a slow dependency);
+ * - double-writes: verifies, but does the work again for a duplicate delivery.
+ */
+export type ReceiverKind = 'correct' | 'careless' | 'slow' | 'double-writes';
+
+export interface Receiver {
+  url: string;
+  /** Set once the plugin exists (its secret comes with it). */
+  secret: string;
+  close(): Promise<void>;
+}
+
+/** How long the slow receiver takes over each request, one at a time. */
+export const SLOW_MS = 120;
+
+export async function startReceiver(kind: ReceiverKind, platformUrl: string): Promise<Receiver> {
+  const tokens = new Map<string, string>();
+  const handled = new Set<string>();
+  const idempotent = kind === 'correct' || kind === 'slow';
+
+  async function messageReceived(event: AgentMessageReceivedEvent): Promise<object> {
+    if (idempotent && handled.has(event.id)) return { ok: true, duplicate: true };
+    const token = tokens.get(event.pluginInstanceId);
+    if (!token) throw new Error(`no token for ${event.pluginInstanceId}`);
+    const platform = createClient({ baseUrl: platformUrl, token, retries: 0 });
+    try {
+      const written = await platform.agentMessages.write(event.data.agentId, event.data.conversationId, { content: `Answer to ${event.data.message.id}`, isStreaming: false });
+      handled.add(event.id);
+      return { ok: true, messageId: written.id };
+    } finally {
+      await platform.close();
+    }
+  }
+
+  const on = {
+    PLUGIN_INSTALLED: (event: Extract<WebhookEvent, { type: 'PLUGIN_INSTALLED' }>) => void tokens.set(event.data.instance.id, event.data.accessToken),
+    PLUGIN_UNINSTALLED: (event: Extract<WebhookEvent, { type: 'PLUGIN_UNINSTALLED' }>) => void tokens.delete(event.data.instance.id),
+    AGENT_MESSAGE_RECEIVED: messageReceived,
+  };
+
+  const receiver: Receiver = { url: '', secret: '', close: async () => undefined };
+  let verifying: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
+  let queue = Promise.resolve();
+
+  async function careless(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as WebhookEvent;
+    let answer: object = { ok: true, received: event };
+    try {
+      if (event.type === 'WEBHOOK_CHALLENGE') answer = { challenge: event.data.challenge };
+      else if (event.type === 'PLUGIN_INSTALLED') on.PLUGIN_INSTALLED(event);
+      else if (event.type === 'PLUGIN_UNINSTALLED') on.PLUGIN_UNINSTALLED(event);
+      else if (event.type === 'AGENT_MESSAGE_RECEIVED') await messageReceived(event);
+    } catch {
+      res.writeHead(500).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  }
+
+  const server: Server = createServer((req, res) => {
+    if (kind === 'careless') return void careless(req, res);
+    // The secret is known only once the plugin exists, so the handler is made on first use.
+    verifying ??= createWebhookHandler({ secret: receiver.secret, on: on as never });
+    if (kind !== 'slow') return void verifying(req, res);
+    const handle = verifying;
+    queue = queue.then(async () => {
+      await new Promise((r) => setTimeout(r, SLOW_MS));
+      await handle(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
