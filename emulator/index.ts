@@ -16,7 +16,8 @@ import { newSecret } from './store/ids.js';
 import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
-import { EventDispatcher, presentDelivery, type DeliveryMatch, type DeliveryView } from './events/dispatcher.js';
+import { EventDispatcher } from './events/dispatcher.js';
+import { presentDelivery, type DeliveryMatch, type DeliveryView } from './events/delivery-log.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.js';
 import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
@@ -25,7 +26,7 @@ import { cachedOwnAdminTarget } from './admin/self-target.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
-export type { DeliveryMatch, DeliveryView } from './events/dispatcher.js';
+export type { DeliveryMatch, DeliveryView } from './events/delivery-log.js';
 export type { DeliveryOptions } from './events/options.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
