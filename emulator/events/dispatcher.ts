@@ -6,6 +6,8 @@ import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from './delivery-log.js';
 import { DeliverySlots } from './slots.js';
+import { FaultInjector, type AttemptFaults } from './fault-injector.js';
+import { emptyProfile, type FaultMark, type FaultProfile } from './faults.js';
 import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
@@ -55,6 +57,25 @@ function refusedOutcome(reason: string): AttemptOutcome {
   return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
 }
 
+/** The outcome of an attempt that fault injection dropped: nothing was sent. */
+function droppedOutcome(): AttemptOutcome {
+  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: 'fault injection (drop): the attempt was not sent; the retry path runs', interrupted: false };
+}
+
+/** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
+function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, problem: string | null, attempt: number, marks: FaultMark[]): string | null {
+  if (faults.drop) {
+    marks.push({ kind: 'drop', attempt });
+    return problem;
+  }
+  const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
+  if (faults.timeoutAfterAnswer && answered2xx && problem === null) {
+    marks.push({ kind: 'timeout-after-answer', attempt, answeredStatus: outcome.status! });
+    return `fault injection (timeout-after-answer): the webhook answered HTTP ${outcome.status}, but the answer counts as lost; the event is sent again`;
+  }
+  return problem;
+}
+
 /** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
 export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null, type: EventKind): boolean {
   if (LIFECYCLE.has(type)) return true;
@@ -77,6 +98,8 @@ export class EventDispatcher {
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
   private readonly slots: DeliverySlots;
   private readonly log: DeliveryLog;
+  /** Fault injection; inactive (and free) unless a profile is set. */
+  readonly faults: FaultInjector;
   private closed = false;
   /** Why a URL must not be delivered to (the emulator's own admin paths), or null. */
   private refusal: (url: string) => string | null = () => null;
@@ -84,7 +107,9 @@ export class EventDispatcher {
   constructor(
     private readonly db: Db,
     options?: DeliveryOptions,
+    faults?: { profile: FaultProfile; seed?: string },
   ) {
+    this.faults = new FaultInjector(faults?.profile ?? emptyProfile(), faults?.seed);
     this.options = resolveDeliveryOptions(options);
     this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
@@ -104,6 +129,8 @@ export class EventDispatcher {
       data: input.data as never,
     });
     const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
+    // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
+    if (this.faults.active) this.faults.register(record.id);
     await this.save(record);
     const first = this.run(record.id);
     const settled = mode === 'SYNC' ? await first : null;
@@ -233,6 +260,8 @@ export class EventDispatcher {
     if (this.closed) return;
     this.closed = true;
     this.reset();
+    // Delayed and held attempts end without sending (they stay pending for the next start).
+    this.faults.abort();
     const pending = [...this.inFlight.values()];
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
@@ -288,27 +317,31 @@ export class EventDispatcher {
     this.clearTimer(id);
     const queued = this.log.get(id);
     if (this.closed || queued?.status !== 'pending') return null;
+    // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
+    const number = queued.attempts.length + 1;
+    const faults = this.faults.active && queued.retries ? this.faults.plan(id, number, number <= this.options.schedule.length) : null;
+    const marks = faults ? await this.faults.before(id, queued.pluginId, number, faults) : null;
+    if (this.closed) return null;
     const lane = await this.slots.acquire(queued.pluginId);
     try {
       const due = this.log.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
-      const outcome = refused !== null ? refusedOutcome(refused) : await attemptDelivery({
-        url: due.url,
-        eventId: due.eventId,
-        body: JSON.stringify(due.event),
-        secret: due.secret,
-        timeoutMs: this.options.timeoutMs,
-        http: this.http,
-        live: this.live,
-      });
+      const outcome = refused !== null ? refusedOutcome(refused) : faults?.drop ? droppedOutcome() : await this.send(due);
       if (outcome.interrupted) return null;
       const current = this.log.get(id);
       if (!current) return null; // the store was reset meanwhile
-      const { record, attempt } = this.settle(current, outcome, refused ?? judge?.(outcome) ?? null, refused !== null);
-      await this.save(record);
-      const view = presentDelivery(record);
-      for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+      let problem = refused ?? judge?.(outcome) ?? null;
+      if (faults && marks && refused === null) problem = faultProblem(faults, outcome, problem, number, marks);
+      const settled = this.settle(current, outcome, problem, refused !== null);
+      let { record } = settled;
+      if (!faults) {
+        await this.save(record);
+        this.notify(record, settled.attempt);
+      } else {
+        if (marks && marks.length > 0) record.faults = [...(current.faults ?? []), ...marks];
+        record = await this.finishFaulted(record, settled.attempt, faults);
+      }
       if (record.status === 'pending' && record.nextAttemptAt) this.scheduleAt(id, Date.parse(record.nextAttemptAt));
       return record;
     } catch {
@@ -317,6 +350,60 @@ export class EventDispatcher {
     } finally {
       this.slots.release(lane);
     }
+  }
+
+  /** One signed POST of a delivery's event to its URL. */
+  private send(due: DeliveryRecord): Promise<AttemptOutcome> {
+    return attemptDelivery({
+      url: due.url!,
+      eventId: due.eventId,
+      body: JSON.stringify(due.event),
+      secret: due.secret,
+      timeoutMs: this.options.timeoutMs,
+      http: this.http,
+      live: this.live,
+    });
+  }
+
+  private notify(record: DeliveryRecord, attempt: DeliveryAttempt): void {
+    if (this.attemptListeners.size === 0) return;
+    const view = presentDelivery(record);
+    for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+  }
+
+  /**
+   * Logs a faulted attempt. A delivered event drawn for duplication is first sent once more (same
+   * webhook-id; logged as an extra attempt that changes nothing), so 'delivered' means the plugin
+   * has had both. A later delivery's answer then lets the plugin's held deliveries go (reorder).
+   */
+  private async finishFaulted(settled: DeliveryRecord, attempt: DeliveryAttempt, faults: AttemptFaults): Promise<DeliveryRecord> {
+    let record = settled;
+    let duplicate: DeliveryAttempt | null = null;
+    if (record.status === 'delivered' && faults.duplicate && !this.closed && record.url) {
+      const outcome = await this.send(record);
+      if (!outcome.interrupted) {
+        const of = record.attempts.length;
+        duplicate = {
+          number: of + 1,
+          startedAt: outcome.startedAt,
+          url: record.url ?? '',
+          webhookTimestamp: outcome.webhookTimestamp,
+          durationMs: outcome.durationMs,
+          responseStatus: outcome.status,
+          responseBody: truncateForLog(outcome.body),
+          error: outcome.error,
+          nextAttemptAt: null,
+        };
+        record = { ...record, attempts: [...record.attempts, duplicate], faults: [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }], updatedAt: nowIso() };
+      }
+    }
+    if (!this.log.get(record.id)) return record; // the store was reset meanwhile
+    await this.save(record);
+    this.notify(record, attempt);
+    if (duplicate) this.notify(record, duplicate);
+    if (attempt.responseStatus !== null) this.faults.answered(record.id, record.pluginId, record.eventId);
+    if (record.status !== 'pending') this.faults.finished(record.id);
+    return record;
   }
 
   /** The record after an attempt: delivered, retried later, or given up. */

@@ -17,6 +17,8 @@ interface DevFlags {
   installs: boolean;
   baseUrl?: string;
   messagingUrl?: string;
+  faults?: string;
+  faultsSeed?: string;
 }
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
@@ -29,6 +31,8 @@ const dev: CommandHandler = async (input) => {
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.
   await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
+  const { faultOptions } = await import('../../dev/faults.js');
+  const faults = faultOptions(o.faults, o.faultsSeed);
   const target = o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
   const { DevSession } = await import('../../dev/session.js');
   const out = styleFor(io, global);
@@ -44,6 +48,7 @@ const dev: CommandHandler = async (input) => {
       dataDir: resolve(dirname(manifestPath), o.dataDir),
       verifyTimeoutMs: o.verifyTimeout * 1000,
       installs: o.installs,
+      faults: o.faults === undefined ? undefined : faults,
       target,
     },
     {

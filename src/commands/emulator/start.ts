@@ -23,6 +23,8 @@ interface StartOptions {
   llmBaseUrl?: string;
   llmModel?: string;
   llmApiKey?: string;
+  faults?: string;
+  faultsSeed?: string;
 }
 
 function llmOptions(o: StartOptions) {
@@ -51,6 +53,8 @@ const start: CommandHandler = async ({ options, global, io }) => {
   await assertPortFree(o.port, o.host, '--port');
   await assertPortFree(o.messagingPort, o.host, '--messaging-port');
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
+  const { faultOptions } = await import('../../dev/faults.js');
+  const faults = faultOptions(o.faults, o.faultsSeed);
   let emulator;
   try {
     emulator = await startEmulator({
@@ -69,6 +73,8 @@ const start: CommandHandler = async ({ options, global, io }) => {
         s3Region: o.s3Region ?? env.s3Region(),
       },
       llm: llmOptions(o),
+      ...faults,
+      log: (line) => note(io, global, line),
     });
   } catch (error) {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
@@ -88,8 +94,9 @@ const start: CommandHandler = async ({ options, global, io }) => {
 
   const state = await writeEmulatorState(emulator);
   const statePath = emulatorStatePath();
+  const faultSettings = emulator.faults.get();
 
-  if (global.json) io.stdout.write(JSON.stringify(state) + '\n');
+  if (global.json) io.stdout.write(JSON.stringify(faultSettings.on ? { ...state, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : state) + '\n');
   else {
     io.stdout.write(
       [
@@ -101,6 +108,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
         `  org             ${state.orgId ?? '-'}`,
         `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
         `  store           ${state.dataDir ?? 'in memory'} (${state.storeId})`,
+        ...(faultSettings.on ? [`  faults          ${faultSettings.profile}  (seed ${faultSettings.seed}; reproduce with --faults-seed ${faultSettings.seed})`] : []),
         '',
         'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
         '',
