@@ -27,12 +27,12 @@ const dev: CommandHandler = async (input) => {
   const { io, global } = input;
   const { assertDistinctPorts } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.emulatorPort, o.messagingPort, ['--emulator-port', '--messaging-port']);
+  const { faultOptions } = await import('../../dev/faults.js');
+  const faults = faultOptions(o.faults, o.faultsSeed);
   const manifestPath = resolve(o.manifest);
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.
   await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
-  const { faultOptions } = await import('../../dev/faults.js');
-  const faults = faultOptions(o.faults, o.faultsSeed);
   const target = o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
   const { DevSession } = await import('../../dev/session.js');
   const out = styleFor(io, global);
