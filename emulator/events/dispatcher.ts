@@ -6,8 +6,8 @@ import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from './delivery-log.js';
 import { DeliverySlots } from './slots.js';
-import { FaultInjector, type AttemptFaults } from './fault-injector.js';
-import { emptyProfile, type FaultMark, type FaultProfile } from './faults.js';
+import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
+import { emptyProfile, type FaultProfile } from './faults.js';
 import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
@@ -55,25 +55,6 @@ const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
 /** The outcome of an attempt that was never sent (its URL is refused). */
 function refusedOutcome(reason: string): AttemptOutcome {
   return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
-}
-
-/** The outcome of an attempt that fault injection dropped: nothing was sent. */
-function droppedOutcome(): AttemptOutcome {
-  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: 'fault injection (drop): the attempt was not sent; the retry path runs', interrupted: false };
-}
-
-/** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
-function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, problem: string | null, attempt: number, marks: FaultMark[]): string | null {
-  if (faults.drop) {
-    marks.push({ kind: 'drop', attempt });
-    return problem;
-  }
-  const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
-  if (faults.timeoutAfterAnswer && answered2xx && problem === null) {
-    marks.push({ kind: 'timeout-after-answer', attempt, answeredStatus: outcome.status! });
-    return `fault injection (timeout-after-answer): the webhook answered HTTP ${outcome.status}, but the answer counts as lost; the event is sent again`;
-  }
-  return problem;
 }
 
 /** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
@@ -381,21 +362,7 @@ export class EventDispatcher {
     let duplicate: DeliveryAttempt | null = null;
     if (record.status === 'delivered' && faults.duplicate && !this.closed && record.url) {
       const outcome = await this.send(record);
-      if (!outcome.interrupted) {
-        const of = record.attempts.length;
-        duplicate = {
-          number: of + 1,
-          startedAt: outcome.startedAt,
-          url: record.url ?? '',
-          webhookTimestamp: outcome.webhookTimestamp,
-          durationMs: outcome.durationMs,
-          responseStatus: outcome.status,
-          responseBody: truncateForLog(outcome.body),
-          error: outcome.error,
-          nextAttemptAt: null,
-        };
-        record = { ...record, attempts: [...record.attempts, duplicate], faults: [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }], updatedAt: nowIso() };
-      }
+      if (!outcome.interrupted) ({ record, attempt: duplicate } = withDuplicate(record, outcome));
     }
     if (!this.log.get(record.id)) return record; // the store was reset meanwhile
     await this.save(record);

@@ -1,3 +1,6 @@
+import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
+import { nowIso } from '../store/ids.js';
+import { truncateForLog, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
 
 /** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them. */
@@ -164,4 +167,41 @@ export class FaultInjector {
       this.waits.add(wake);
     });
   }
+}
+
+/** The outcome of an attempt that fault injection dropped: nothing was sent. */
+export function droppedOutcome(): AttemptOutcome {
+  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: 'fault injection (drop): the attempt was not sent; the retry path runs', interrupted: false };
+}
+
+/** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
+export function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, problem: string | null, attempt: number, marks: FaultMark[]): string | null {
+  if (faults.drop) {
+    marks.push({ kind: 'drop', attempt });
+    return problem;
+  }
+  const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
+  if (faults.timeoutAfterAnswer && answered2xx && problem === null) {
+    marks.push({ kind: 'timeout-after-answer', attempt, answeredStatus: outcome.status! });
+    return `fault injection (timeout-after-answer): the webhook answered HTTP ${outcome.status}, but the answer counts as lost; the event is sent again`;
+  }
+  return problem;
+}
+
+/** The record with a duplicate request logged: an extra attempt, marked, that leaves the delivery as it was. */
+export function withDuplicate(record: DeliveryRecord, outcome: AttemptOutcome): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+  const of = record.attempts.length;
+  const attempt: DeliveryAttempt = {
+    number: of + 1,
+    startedAt: outcome.startedAt,
+    url: record.url ?? '',
+    webhookTimestamp: outcome.webhookTimestamp,
+    durationMs: outcome.durationMs,
+    responseStatus: outcome.status,
+    responseBody: truncateForLog(outcome.body),
+    error: outcome.error,
+    nextAttemptAt: null,
+  };
+  const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
+  return { record: { ...record, attempts: [...record.attempts, attempt], faults: marks, updatedAt: nowIso() }, attempt };
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type FaultMark } from '../../../emulator/index.js';
 import { FaultProfileError, parseFaultProfile, formatFaultProfile } from '../../../emulator/events/faults.js';
-import { adminCall, verifiedPlugin, verifyReceived, WebhookServer } from './helpers.js';
+import { adminCall, verifiedPlugin, verifyReceived, WebhookServer, type Received } from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -24,6 +24,8 @@ async function setup(options: EmulatorOptions) {
   return { emu, hook, plugin, emit, messages };
 }
 
+/** The number an event was emitted with (its data is `{ n }`). */
+const nOf = (r: Received) => (r.event.data as unknown as { n: number }).n;
 const kinds = (marks: FaultMark[] | undefined) => (marks ?? []).map((m) => `${m.kind}@${m.attempt}`);
 
 describe('fault profiles', () => {
@@ -106,7 +108,7 @@ describe('fault injection on the wire', () => {
       expect(mark.kind).toBe('delay');
       expect(mark.ms).toBeGreaterThanOrEqual(120);
       expect(mark.ms).toBeLessThanOrEqual(200);
-      const arrived = messages().find((r) => (r.event.data as { n: number }).n === n)!.at;
+      const arrived = messages().find((r) => nOf(r) === n)!.at;
       expect(arrived - emitted).toBeGreaterThanOrEqual(mark.ms - 5);
     }
   });
@@ -118,7 +120,7 @@ describe('fault injection on the wire', () => {
     const first = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n: 1 } });
     const second = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n: 2 } });
     await hook.waitFor(2, 'AGENT_MESSAGE_RECEIVED');
-    expect(messages().map((r) => (r.event.data as { n: number }).n)).toEqual([2, 1]);
+    expect(messages().map((r) => nOf(r))).toEqual([2, 1]);
     const held = await emu.waitForDelivery({ eventId: first!.eventId });
     expect(held.faults).toEqual([expect.objectContaining({ kind: 'reorder', attempt: 1, overtakenBy: second!.eventId })]);
     expect((await emu.waitForDelivery({ eventId: second!.eventId })).faults).toBeUndefined();
@@ -131,7 +133,7 @@ describe('fault injection on the wire', () => {
       const marks: string[][] = [];
       for (let n = 0; n < 12; n++) marks.push(kinds((await emit(n)).faults));
       // The wire: which event each request carried, in arrival order.
-      return { marks, wire: messages().map((r) => (r.event.data as { n: number }).n) };
+      return { marks, wire: messages().map((r) => nOf(r)) };
     };
     const a = await run('repro-7');
     const b = await run('repro-7');
