@@ -234,6 +234,8 @@ export class EventDispatcher {
   reset(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    // Same profile and seed, deliveries numbered from 0: each test after a reset meets the same faults.
+    if (this.faults.active) this.faults.restart();
   }
 
   /** Stops the timers, lets attempts in flight finish briefly, then cuts them off (they stay pending for the next start). */

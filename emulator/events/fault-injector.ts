@@ -77,6 +77,11 @@ export class FaultInjector {
     return this.settings();
   }
 
+  /** Keeps the profile and seed and numbers deliveries from 0 again (the store was emptied). */
+  restart(): void {
+    this.configure(this.profile, this.draws.seed);
+  }
+
   /** Gives a new delivery its number (call at emission, so the order is the emission order). */
   register(deliveryId: string): void {
     this.numbers.set(deliveryId, this.nextNumber++);

@@ -142,6 +142,27 @@ describe('fault injection on the wire', () => {
     const c = await run('another-seed');
     expect(c.marks).not.toEqual(a.marks);
   });
+
+  it('emu.reset() keeps the profile and seed and numbers deliveries from 0 again', async () => {
+    const { emu, emit, hook } = await setup({ faults: 'duplicate=0.5,drop=0.5', faultsSeed: 'reset' });
+    const round = async () => {
+      const marks: string[][] = [];
+      for (let n = 0; n < 6; n++) marks.push(kinds((await emit(n)).faults));
+      return marks;
+    };
+    const first = await round();
+    await emu.reset();
+    // The plugin is gone with the store: register it again (its challenge is never faulted nor numbered).
+    const again = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] });
+    const record = emu.services.db.plugins.get(again.id)!;
+    const second: string[][] = [];
+    for (let n = 0; n < 6; n++) {
+      const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n } });
+      second.push(kinds((await emu.waitForDelivery({ eventId: sent!.eventId, timeoutMs: 5000 })).faults));
+    }
+    expect(second).toEqual(first);
+    expect(first.flat().length).toBeGreaterThan(0);
+  });
 });
 
 describe('PUT /_emulator/faults', () => {
