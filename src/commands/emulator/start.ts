@@ -38,6 +38,9 @@ function llmOptions(o: StartOptions) {
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
 const start: CommandHandler = async ({ options, global, io }) => {
   const o = options as StartOptions;
+  // A bad flag is told before anything else is looked at (ports, a running emulator).
+  const { faultOptions } = await import('../../dev/faults.js');
+  const faults = faultOptions(o.faults, o.faultsSeed);
   const { assertDistinctPorts, assertPortFree, liveEmulator } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per config dir: its state file is how other commands find "the" local emulator.
@@ -53,8 +56,6 @@ const start: CommandHandler = async ({ options, global, io }) => {
   await assertPortFree(o.port, o.host, '--port');
   await assertPortFree(o.messagingPort, o.host, '--messaging-port');
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
-  const { faultOptions } = await import('../../dev/faults.js');
-  const faults = faultOptions(o.faults, o.faultsSeed);
   let emulator;
   try {
     emulator = await startEmulator({
