@@ -16,8 +16,11 @@ import { newSecret } from './store/ids.js';
 import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
-import { EventDispatcher, presentDelivery, type DeliveryMatch, type DeliveryView } from './events/dispatcher.js';
+import { EventDispatcher } from './events/dispatcher.js';
+import { presentDelivery, type DeliveryMatch, type DeliveryView } from './events/delivery-log.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.js';
+import { checkFaultSeed, parseFaultProfile, profileIsOn } from './events/faults.js';
+import type { FaultSettings } from './events/fault-injector.js';
 import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
@@ -25,8 +28,10 @@ import { cachedOwnAdminTarget } from './admin/self-target.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
-export type { DeliveryMatch, DeliveryView } from './events/dispatcher.js';
+export type { DeliveryMatch, DeliveryView } from './events/delivery-log.js';
 export type { DeliveryOptions } from './events/options.js';
+export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX, type FaultMark, type FaultProfile } from './events/faults.js';
+export type { FaultSettings } from './events/fault-injector.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
@@ -58,6 +63,15 @@ export interface EmulatorOptions {
   llm?: OpenAiEngineOptions;
   /** Messaging: default packet size and interval of scripted replies, plugin reply timeout, keep-alive interval. */
   messaging?: MessagingOptions;
+  /**
+   * Fault injection into webhook deliveries (off by default), e.g.
+   * `'duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05'`. Challenges are never faulted.
+   */
+  faults?: string;
+  /** The seed the faults are drawn from (default: a random one, printed when faults are on); the same seed and events meet the same faults. */
+  faultsSeed?: string | number;
+  /** Where the emulator writes its notes (the fault profile and seed in force at start); default: stderr. */
+  log?: (line: string) => void;
   /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
   store?: { compactAfter?: { lines?: number; bytes?: number } };
 }
@@ -91,6 +105,12 @@ export interface Emulator {
   };
   /** Resolves with the first delivery (already logged or still to come) that matches; status defaults to 'delivered'. */
   waitForDelivery(match: DeliveryMatch & { timeoutMs?: number }): Promise<DeliveryView>;
+  /** Fault injection: the profile and seed in force, and a way to change them while running (like `PUT /_emulator/faults`). */
+  faults: {
+    get(): FaultSettings;
+    /** Sets a profile (`'off'` turns faults off) and seed (default: a new random one); throws FaultProfileError on a bad profile or seed. */
+    set(profile: string, seed?: string | number): FaultSettings;
+  };
   /** Empties the store and loads the seed again (the same credentials stay valid). */
   reset(): Promise<void>;
   /** Stops both servers and flushes the store. */
@@ -110,6 +130,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (typeof options.seed === 'string') seed = await readSeedFile(options.seed);
   else if (options.seed) seed = validateSeed(options.seed);
   const deliveryOptions = resolveDeliveryOptions(options.delivery);
+  // Bad faults fail the start before anything listens (FaultProfileError names each bad part).
+  const faultProfile = options.faults === undefined ? undefined : parseFaultProfile(String(options.faults));
+  const faultsSeed = options.faultsSeed === undefined ? undefined : checkFaultSeed(String(options.faultsSeed));
 
   let db!: Db;
   const store = await Store.open({ dataDir, compactAfter: options.store?.compactAfter }, (s) => {
@@ -117,7 +140,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   let management: FastifyInstance | undefined;
   let messaging: FastifyInstance | undefined;
-  const events = new EventDispatcher(db, deliveryOptions);
+  const events = new EventDispatcher(db, deliveryOptions, faultProfile && { profile: faultProfile, seed: faultsSeed });
   let managementUrl = '';
   let messagingUrl = '';
   let storage: ObjectStorage | undefined;
@@ -169,6 +192,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     // Deliveries left pending by the last run (a data dir) pick up where they stopped.
     await events.resume();
 
+    if (faultProfile && profileIsOn(faultProfile)) {
+      const { profile, seed } = events.faults.settings();
+      (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(`plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`);
+    }
     const apps = [management, messaging];
     let closed = false;
     services.reset = () => resetStore(services, effectiveSeed);
@@ -189,6 +216,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         },
       },
       waitForDelivery: ({ timeoutMs, ...match }) => events.waitFor(match, timeoutMs),
+      faults: {
+        get: () => events.faults.settings(),
+        set: (profile, seed) => events.faults.configure(parseFaultProfile(profile), seed === undefined ? undefined : checkFaultSeed(String(seed))),
+      },
       reset: () => services.reset!(),
       async close() {
         if (closed) return;

@@ -1,3 +1,4 @@
+import type { FaultMark } from './events/faults.js';
 import type { PluginInstance } from '../src/webhooks/events.js';
 import type { Collection, Store } from './store/store.js';
 
@@ -211,6 +212,8 @@ export interface DeliveryRecord extends Timestamps {
   redeliveryOf: string | null;
   /** The plugin's signing secret when the event was emitted; never shown. */
   secret: string;
+  /** How fault injection changed this delivery's attempts; absent when it did not. */
+  faults?: FaultMark[];
 }
 
 /** The typed collections of the emulator's store. */

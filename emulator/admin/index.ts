@@ -7,6 +7,7 @@ import adminAgentRoutes from '../routes/messaging/admin-agents.js';
 import adminApiKeyRoutes from '../routes/messaging/admin-api-keys.js';
 import adminStoreRoutes from '../routes/admin-store.js';
 import adminEventRoutes from '../routes/admin-events.js';
+import adminFaultRoutes from '../routes/admin-faults.js';
 import { adminGuard, type AdminAccess } from './guard.js';
 
 export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } from './guard.js';
@@ -27,4 +28,5 @@ export default async function adminSurface(app: FastifyInstance, { services, acc
   await app.register(adminApiKeyRoutes, opts);
   await app.register(adminStoreRoutes, opts);
   await app.register(adminEventRoutes, opts);
+  await app.register(adminFaultRoutes, opts);
 }

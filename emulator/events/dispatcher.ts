@@ -4,22 +4,17 @@ import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
+import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from './delivery-log.js';
+import { DeliverySlots } from './slots.js';
+import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
+import { emptyProfile, type FaultProfile } from './faults.js';
 import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
 
-/** A delivery as the log shows it: everything but the signing secret. */
-export type DeliveryView = Omit<DeliveryRecord, 'secret'>;
-
-/** What `waitFor` looks for; `status` defaults to 'delivered', 'any' matches every status. */
-export interface DeliveryMatch {
-  type?: EventKind;
-  pluginId?: string;
-  pluginInstanceId?: string;
-  eventId?: string;
-  status?: DeliveryStatus | 'any';
-}
+// Kept for importers of the dispatcher from before the delivery log had its own module.
+export { presentDelivery, type DeliveryMatch, type DeliveryView } from './delivery-log.js';
 
 /** One attempt, told to stream listeners as it is logged. */
 export interface AttemptNotice {
@@ -63,12 +58,6 @@ function refusedOutcome(reason: string): AttemptOutcome {
   return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
 }
 
-/** Strips the secret from a delivery record. */
-export function presentDelivery(record: DeliveryRecord): DeliveryView {
-  const { secret: _secret, ...view } = record;
-  return view;
-}
-
 /** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
 export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null, type: EventKind): boolean {
   if (LIFECYCLE.has(type)) return true;
@@ -77,10 +66,9 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 
 /**
  * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
- * attempt in the `deliveries` collection, retried on a schedule, resumed after a restart. Each
- * pending delivery has its own timer and attempts run side by side, at most `concurrency` in all
- * and `perPluginConcurrency` per plugin, with plugins taking free slots in turn: a webhook that
- * hangs or refuses connections holds only its own few slots and never holds up the others.
+ * attempt in the delivery log (delivery-log.ts), retried on a schedule, resumed after a restart.
+ * Each pending delivery has its own timer; its attempts wait for one of the fair delivery slots
+ * (slots.ts), so one webhook that hangs never holds up the others.
  */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
@@ -89,15 +77,11 @@ export class EventDispatcher {
   private readonly live = new Set<WebhookAttempt>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
-  private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
-  /** Each plugin's attempts running and waiting for a slot. */
-  private readonly lanes = new Map<string, Lane>();
-  /** Lanes with a waiting attempt and room under their own limit, in turn. */
-  private readonly ready = new Fifo<Lane>();
-  private running = 0;
-  /** Deliveries finished since the log was last pruned. */
-  private finishedSincePrune = 0;
+  private readonly slots: DeliverySlots;
+  private readonly log: DeliveryLog;
+  /** Fault injection; inactive (and free) unless a profile is set. */
+  readonly faults: FaultInjector;
   private closed = false;
   /** Why a URL must not be delivered to (the emulator's own admin paths), or null. */
   private refusal: (url: string) => string | null = () => null;
@@ -105,9 +89,13 @@ export class EventDispatcher {
   constructor(
     private readonly db: Db,
     options?: DeliveryOptions,
+    faults?: { profile: FaultProfile; seed?: string },
   ) {
+    this.faults = new FaultInjector(faults?.profile ?? emptyProfile(), faults?.seed);
     this.options = resolveDeliveryOptions(options);
     this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
+    this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
+    this.log = new DeliveryLog(db, this.options.logLimit, (id) => this.inFlight.has(id));
   }
 
   /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
@@ -123,10 +111,12 @@ export class EventDispatcher {
       data: input.data as never,
     });
     const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
+    // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
+    if (this.faults.active) this.faults.register(record.id);
     await this.save(record);
     const first = this.run(record.id);
     const settled = mode === 'SYNC' ? await first : null;
-    return presentDelivery(settled ?? this.db.deliveries.get(record.id) ?? record);
+    return presentDelivery(settled ?? this.log.get(record.id) ?? record);
   }
 
   /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
@@ -170,7 +160,7 @@ export class EventDispatcher {
 
   /** Sends a logged delivery's event again (same event id) as a new delivery, to the plugin's current URL; resolves after its first attempt. */
   async redeliver(deliveryId: string): Promise<DeliveryView | null> {
-    const original = this.db.deliveries.get(deliveryId);
+    const original = this.log.get(deliveryId);
     if (!original) return null;
     if (original.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
     const plugin = this.db.plugins.get(original.pluginId);
@@ -199,7 +189,7 @@ export class EventDispatcher {
    */
   async resume(): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const record of this.db.deliveries.where('status', 'pending')) {
+    for (const record of this.log.pending()) {
       if (!record.retries) {
         const cutOff: DeliveryAttempt = {
           number: record.attempts.length + 1,
@@ -222,31 +212,12 @@ export class EventDispatcher {
 
   /** Deliveries in the log that match, oldest first. */
   list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
-    const out: DeliveryView[] = [];
-    for (const record of this.db.deliveries.values()) if (matches(record, match)) out.push(presentDelivery(record));
-    return out;
+    return this.log.list(match);
   }
 
   /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */
   waitFor(match: DeliveryMatch, timeoutMs = 10_000): Promise<DeliveryView> {
-    for (const record of this.db.deliveries.values()) if (matches(record, match)) return Promise.resolve(presentDelivery(record));
-    return new Promise((resolve, reject) => {
-      const listener = (record: DeliveryRecord) => {
-        if (!matches(record, match)) return;
-        cleanup();
-        resolve(presentDelivery(record));
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        const seen = this.list({ ...match, status: 'any' }).map((d) => `${d.id} ${d.type} ${d.status}`);
-        reject(new Error(`no ${match.status ?? 'delivered'} delivery matching ${JSON.stringify(match)} within ${timeoutMs} ms; similar: ${seen.join(', ') || 'none'}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.changeListeners.delete(listener);
-      };
-      this.changeListeners.add(listener);
-    });
+    return this.log.waitFor(match, timeoutMs);
   }
 
   /** Calls `listener` with every attempt as it is logged; returns the unsubscribe function. */
@@ -264,6 +235,8 @@ export class EventDispatcher {
   reset(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    // Same profile and seed, deliveries numbered from 0: each test after a reset meets the same faults.
+    if (this.faults.active) this.faults.restart();
   }
 
   /** Stops the timers, lets attempts in flight finish briefly, then cuts them off (they stay pending for the next start). */
@@ -271,19 +244,15 @@ export class EventDispatcher {
     if (this.closed) return;
     this.closed = true;
     this.reset();
+    // Delayed and held attempts end without sending (they stay pending for the next start).
+    this.faults.abort();
     const pending = [...this.inFlight.values()];
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
     clearTimeout(grace);
     for (const attempt of this.live) attempt.interrupt();
     // Waiting attempts see `closed` once woken and end without sending.
-    for (const lane of this.lanes.values()) {
-      for (let wake = lane.waiting.shift(); wake; wake = lane.waiting.shift()) {
-        lane.running++;
-        this.running++;
-        wake();
-      }
-    }
+    this.slots.wakeAll();
     await Promise.allSettled(pending);
     await this.http.destroy();
   }
@@ -330,38 +299,82 @@ export class EventDispatcher {
 
   private async attemptOnce(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
     this.clearTimer(id);
-    const queued = this.db.deliveries.get(id);
+    const queued = this.log.get(id);
     if (this.closed || queued?.status !== 'pending') return null;
-    const lane = await this.acquire(queued.pluginId);
+    // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
+    const number = queued.attempts.length + 1;
+    const faults = this.faults.active && queued.retries ? this.faults.plan(id, number, number <= this.options.schedule.length) : null;
+    const marks = faults ? await this.faults.before(id, queued.pluginId, number, faults) : null;
+    if (this.closed) return null;
+    const lane = await this.slots.acquire(queued.pluginId);
     try {
-      const due = this.db.deliveries.get(id);
+      const due = this.log.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
-      const outcome = refused !== null ? refusedOutcome(refused) : await attemptDelivery({
-        url: due.url,
-        eventId: due.eventId,
-        body: JSON.stringify(due.event),
-        // The plugin's secrets now (a rotation since the delivery was queued counts), not the queued one.
-        secret: signingSecrets(this.db.plugins.get(due.pluginId), due.secret),
-        timeoutMs: this.options.timeoutMs,
-        http: this.http,
-        live: this.live,
-      });
+      const outcome = refused !== null ? refusedOutcome(refused) : faults?.drop ? droppedOutcome() : await this.send(due);
       if (outcome.interrupted) return null;
-      const current = this.db.deliveries.get(id);
+      const current = this.log.get(id);
       if (!current) return null; // the store was reset meanwhile
-      const { record, attempt } = this.settle(current, outcome, refused ?? judge?.(outcome) ?? null, refused !== null);
-      await this.save(record);
-      const view = presentDelivery(record);
-      for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+      let problem = refused ?? judge?.(outcome) ?? null;
+      if (faults && marks && refused === null) problem = faultProblem(faults, outcome, problem, number, marks);
+      const settled = this.settle(current, outcome, problem, refused !== null);
+      let { record } = settled;
+      if (!faults) {
+        await this.save(record);
+        this.notify(record, settled.attempt);
+      } else {
+        if (marks && marks.length > 0) record.faults = [...(current.faults ?? []), ...marks];
+        record = await this.finishFaulted(record, settled.attempt, faults);
+      }
       if (record.status === 'pending' && record.nextAttemptAt) this.scheduleAt(id, Date.parse(record.nextAttemptAt));
       return record;
     } catch {
       // The store closed under us: the delivery stays pending in the journal and resumes next start.
       return null;
     } finally {
-      this.release(lane);
+      this.slots.release(lane);
     }
+  }
+
+  /** One signed POST of a delivery's event to its URL. */
+  private send(due: DeliveryRecord): Promise<AttemptOutcome> {
+    return attemptDelivery({
+      url: due.url!,
+      eventId: due.eventId,
+      body: JSON.stringify(due.event),
+      // The plugin's secrets now (a rotation since the delivery was queued counts), not the queued one.
+      secret: signingSecrets(this.db.plugins.get(due.pluginId), due.secret),
+      timeoutMs: this.options.timeoutMs,
+      http: this.http,
+      live: this.live,
+    });
+  }
+
+  private notify(record: DeliveryRecord, attempt: DeliveryAttempt): void {
+    if (this.attemptListeners.size === 0) return;
+    const view = presentDelivery(record);
+    for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+  }
+
+  /**
+   * Logs a faulted attempt. A delivered event drawn for duplication is first sent once more (same
+   * webhook-id; logged as an extra attempt that changes nothing), so 'delivered' means the plugin
+   * has had both. A later delivery's answer then lets the plugin's held deliveries go (reorder).
+   */
+  private async finishFaulted(settled: DeliveryRecord, attempt: DeliveryAttempt, faults: AttemptFaults): Promise<DeliveryRecord> {
+    let record = settled;
+    let duplicate: DeliveryAttempt | null = null;
+    if (record.status === 'delivered' && faults.duplicate && !this.closed && record.url) {
+      const outcome = await this.send(record);
+      if (!outcome.interrupted) ({ record, attempt: duplicate } = withDuplicate(record, outcome));
+    }
+    if (!this.log.get(record.id)) return record; // the store was reset meanwhile
+    await this.save(record);
+    this.notify(record, attempt);
+    if (duplicate) this.notify(record, duplicate);
+    if (attempt.responseStatus !== null) this.faults.answered(record.id, record.pluginId, record.eventId);
+    if (record.status !== 'pending') this.faults.finished(record.id);
+    return record;
   }
 
   /** The record after an attempt: delivered, retried later, or given up. */
@@ -394,30 +407,8 @@ export class EventDispatcher {
     return { record, attempt };
   }
 
-  private async save(record: DeliveryRecord): Promise<void> {
-    const done = this.db.deliveries.put(record);
-    for (const listener of this.changeListeners) safely(() => listener(record));
-    if (record.status !== 'pending' && ++this.finishedSincePrune >= pruneSlack(this.options.logLimit) && this.db.deliveries.size > this.options.logLimit) this.prune();
-    await done;
-  }
-
-  /**
-   * Drops the oldest finished deliveries until the log is back at its limit (pending ones stay).
-   * Runs once per tenth of the limit of deliveries finished: a backlog of pending deliveries
-   * larger than the limit would otherwise make every delivery scan it.
-   */
-  private prune(): void {
-    this.finishedSincePrune = 0;
-    let excess = this.db.deliveries.size - this.options.logLimit;
-    const doomed: string[] = [];
-    for (const record of this.db.deliveries.values()) {
-      if (excess <= 0) break;
-      if (record.status === 'pending' || this.inFlight.has(record.id)) continue;
-      doomed.push(record.id);
-      excess--;
-    }
-    // Durable like any change; a failure (the store closing) only leaves them in the log.
-    for (const id of doomed) this.db.deliveries.delete(id).catch(() => undefined);
+  private save(record: DeliveryRecord): Promise<void> {
+    return this.log.save(record);
   }
 
   private scheduleAt(id: string, at: number): void {
@@ -436,111 +427,5 @@ export class EventDispatcher {
     const timer = this.timers.get(id);
     if (timer) clearTimeout(timer);
     this.timers.delete(id);
-  }
-
-  /** Waits for a slot for an attempt to a plugin's webhook: one of `concurrency`, and of its own `perPluginConcurrency`. */
-  private acquire(pluginId: string): Promise<Lane> {
-    let lane = this.lanes.get(pluginId);
-    if (!lane) this.lanes.set(pluginId, (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }));
-    const own = lane;
-    if (own.waiting.size === 0 && own.running < this.options.perPluginConcurrency && this.running < this.options.concurrency) {
-      own.running++;
-      this.running++;
-      return Promise.resolve(own);
-    }
-    return new Promise((resolve) => {
-      own.waiting.push(() => resolve(own));
-      this.offer(own);
-    });
-  }
-
-  private release(lane: Lane): void {
-    lane.running--;
-    this.running--;
-    this.offer(lane);
-    // Free slots go to the lanes in turn: one attempt each, then to the back of the line.
-    while (this.running < this.options.concurrency) {
-      const next = this.ready.shift();
-      if (!next) break;
-      next.inTurn = false;
-      const wake = next.waiting.shift();
-      if (!wake) continue;
-      next.running++;
-      this.running++;
-      this.offer(next);
-      wake();
-    }
-    if (lane.running === 0 && lane.waiting.size === 0) this.lanes.delete(lane.pluginId);
-  }
-
-  /** Puts a lane in line for a slot when it has a waiting attempt and room under its own limit. */
-  private offer(lane: Lane): void {
-    if (lane.inTurn || lane.waiting.size === 0 || lane.running >= this.options.perPluginConcurrency) return;
-    lane.inTurn = true;
-    this.ready.push(lane);
-  }
-}
-
-/** One plugin's share of the dispatcher's slots. */
-interface Lane {
-  pluginId: string;
-  running: number;
-  waiting: Fifo<() => void>;
-  /** True while it is in the dispatcher's line of ready lanes. */
-  inTurn: boolean;
-}
-
-/**
- * A first-in first-out queue. `Array.prototype.shift` copies the whole array once it is large,
- * and a backlog of tens of thousands of attempts made that most of the dispatcher's time.
- */
-class Fifo<T> {
-  private items: Array<T | undefined> = [];
-  private head = 0;
-
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  shift(): T | undefined {
-    if (this.head === this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head === this.items.length) {
-      this.items = [];
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-}
-
-/** How many deliveries finish between two prunings of the log (so the log may grow this far past its limit). */
-function pruneSlack(limit: number): number {
-  return Math.max(1, Math.floor(limit / 10));
-}
-
-function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
-  const status = match.status ?? 'delivered';
-  return (
-    (status === 'any' || record.status === status) &&
-    (match.type === undefined || record.type === match.type) &&
-    (match.pluginId === undefined || record.pluginId === match.pluginId) &&
-    (match.pluginInstanceId === undefined || record.pluginInstanceId === match.pluginInstanceId) &&
-    (match.eventId === undefined || record.eventId === match.eventId)
-  );
-}
-
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // A listener's failure must not break delivery.
   }
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { conflict, notFound } from '../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
-import { presentDelivery, RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
+import { RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
+import { presentDelivery } from '../events/delivery-log.js';
 import { params, type RouteOptions } from './common.js';
 import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
 

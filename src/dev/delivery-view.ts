@@ -80,7 +80,15 @@ export function attemptLine(notice: AttemptNotice, style?: Pick<Style, 'green' |
   const retry = attempt.number > 1 ? `  attempt ${attempt.number}` : '';
   const why = delivery.status !== 'delivered' && attempt.error ? `  (${shorten(attempt.error, 120)})` : '';
   const ids = `${delivery.id} ${delivery.pluginId}${delivery.pluginInstanceId ? `/${delivery.pluginInstanceId}` : ''}`;
-  return `${clock(attempt.startedAt)}  ${delivery.type.padEnd(23)}  ${painted}  ${answerOf(attempt)}  ${attempt.durationMs}ms${retry}  ${style ? style.dim(ids) : ids}${why}`;
+  const faults = faultsOf(delivery, attempt.number);
+  return `${clock(attempt.startedAt)}  ${delivery.type.padEnd(23)}  ${painted}  ${answerOf(attempt)}  ${attempt.durationMs}ms${retry}${faults}  ${style ? style.dim(ids) : ids}${why}`;
+}
+
+/** The faults injected into one attempt (the delivery's `faults` marks), e.g. `  [fault: delay 230ms, duplicate]`. */
+function faultsOf(delivery: DeliveryView, attempt: number): string {
+  const marks = Array.isArray(delivery.faults) ? (delivery.faults as Array<{ kind: string; attempt: number; ms?: number }>).filter((m) => m.attempt === attempt) : [];
+  if (marks.length === 0) return '';
+  return `  [fault: ${marks.map((m) => (m.kind === 'delay' ? `delay ${m.ms}ms` : m.kind)).join(', ')}]`;
 }
 
 /** A one-line summary of a delivery's state (for trigger and redeliver). */

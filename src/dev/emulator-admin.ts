@@ -25,7 +25,7 @@ export class EmulatorAdmin {
     private readonly options: { adminToken?: string; timeoutMs?: number } = {},
   ) {}
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
     const url = this.url.replace(/\/+$/, '') + path;
     let response;
     try {
@@ -79,6 +79,16 @@ export class EmulatorAdmin {
   /** GET /_emulator/instances?pluginId=…: a plugin's instances on every kind of entity, newest first. */
   async instancesOf(pluginId: string): Promise<PluginInstance[]> {
     return this.call('GET', `/_emulator/instances?pluginId=${encodeURIComponent(pluginId)}&@sortBy=createdAt&@sortOrder=desc&@limit=100`);
+  }
+
+  /** GET /_emulator/faults: the fault profile and seed in force. */
+  faults(): Promise<{ on: boolean; profile: string; seed: string }> {
+    return this.call('GET', '/_emulator/faults');
+  }
+
+  /** PUT /_emulator/faults: sets the fault profile ('off' turns it off) and seed (default: a random one). */
+  setFaults(profile: string, seed?: string): Promise<{ on: boolean; profile: string; seed: string }> {
+    return this.call('PUT', '/_emulator/faults', seed === undefined ? { profile } : { profile, seed });
   }
 
   /** GET /_emulator/agents?orgId=… */

@@ -32,6 +32,8 @@ export interface LocalEmulatorOptions {
   dataDir: string;
   port?: number;
   messagingPort?: number;
+  /** A fault profile (and seed) for the webhook deliveries: given to an emulator started here, set with PUT /_emulator/faults on a running one. */
+  faults?: { faults?: string; faultsSeed?: string };
 }
 
 export const DEFAULT_PORT = 4010;
@@ -113,7 +115,8 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
   let emulator;
   try {
-    emulator = await startEmulator({ dataDir: options.dataDir, port, messagingPort });
+    // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
+    emulator = await startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined });
   } catch (error) {
     if (error instanceof StoreError) throw new UserError(error.message, EXIT.UNEXPECTED);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -33,6 +33,8 @@ export interface DevOptions {
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
+  /** `--faults` and `--faults-seed` (already checked): the fault profile for the session's emulator. */
+  faults?: { faults?: string; faultsSeed?: string };
   /** An emulator named by --base-url (with its credentials) instead of the running or a new one. */
   target?: LocalEmulatorOptions['target'];
 }
@@ -58,6 +60,8 @@ export class DevSession {
   pluginId: string | null = null;
   private client: PlatformClient | null = null;
   private admin: EmulatorAdmin | null = null;
+  /** A running emulator this session set faults on: they are turned off when it stops. */
+  private faultsToClear: EmulatorAdmin | null = null;
   private plugin: PluginProcess | null = null;
   /** Watched folders, each with the names of the files in it that matter (the manifest, its schema files). */
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
@@ -89,10 +93,17 @@ export class DevSession {
     // Before anything is started: a port another process holds would make the plugin die with
     // EADDRINUSE (unseen under a watcher) while that process answers the challenges.
     await this.assertPluginPortFree();
-    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort });
+    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort, faults: o.faults });
     const emu = this.emulator;
     for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
+    if (o.faults?.faults !== undefined) {
+      // One admin call serves both cases: an emulator started here already has the profile (the seed is read back), a running one gets it now.
+      const admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
+      const settings = emu.owned ? await admin.faults() : await admin.setFaults(o.faults.faults, o.faults.faultsSeed);
+      if (!emu.owned) this.faultsToClear = admin;
+      this.report.warn(`fault injection on: ${settings.profile} (seed ${settings.seed}; reproduce with --faults-seed ${settings.seed})`);
+    }
     try {
       this.crashWatch = await CrashWatch.create();
       this.crashWatch.start((report) => this.onCrash(report));
@@ -123,6 +134,7 @@ export class DevSession {
     await this.crashWatch?.close();
     await this.deploying.catch(() => undefined);
     await this.client?.close();
+    await this.faultsToClear?.setFaults('off').catch(() => undefined);
     await this.emulator?.close();
   }
 

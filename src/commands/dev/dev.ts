@@ -17,6 +17,8 @@ interface DevFlags {
   installs: boolean;
   baseUrl?: string;
   messagingUrl?: string;
+  faults?: string;
+  faultsSeed?: string;
 }
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
@@ -25,6 +27,8 @@ const dev: CommandHandler = async (input) => {
   const { io, global } = input;
   const { assertDistinctPorts } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.emulatorPort, o.messagingPort, ['--emulator-port', '--messaging-port']);
+  const { faultOptions } = await import('../../dev/faults.js');
+  const faults = faultOptions(o.faults, o.faultsSeed);
   const manifestPath = resolve(o.manifest);
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.
@@ -44,6 +48,7 @@ const dev: CommandHandler = async (input) => {
       dataDir: resolve(dirname(manifestPath), o.dataDir),
       verifyTimeoutMs: o.verifyTimeout * 1000,
       installs: o.installs,
+      faults: o.faults === undefined ? undefined : faults,
       target,
     },
     {

@@ -6,7 +6,7 @@ export const devCommands = [
   defineCommand({
     path: ['dev'],
     summary: 'Run the inner loop: local emulator, deploy, start and verify the plugin, show deliveries live; redeploy on manifest changes',
-    examples: ['plugsmith dev', 'plugsmith dev --cmd "node server.js" --plugin-port 3000', 'plugsmith dev --no-installs --json'],
+    examples: ['plugsmith dev', 'plugsmith dev --cmd "node server.js" --plugin-port 3000', 'plugsmith dev --no-installs --json', 'plugsmith dev --faults duplicate=0.2,drop=0.1 --faults-seed 7'],
     options: [
       { flags: '--cmd <command>', description: 'command that starts the plugin, run in the manifest\'s folder', default: 'npm run dev' },
       { flags: '--manifest <path>', description: 'the manifest file', default: 'plugsmith.json' },
@@ -16,6 +16,8 @@ export const devCommands = [
       { flags: '--data-dir <dir>', description: 'store of an emulator dev starts', default: '.plugsmith/emulator' },
       { flags: '--verify-timeout <seconds>', description: 'how long to wait for the plugin to answer and verify its webhook', default: 30, parse: integerOption('--verify-timeout', 1, 3600) },
       { flags: '--no-installs', description: 'do not create the manifest\'s installs' },
+      { flags: '--faults <profile>', description: 'inject faults into the deliveries, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1 (README: Fault injection); on a running emulator until dev stops' },
+      { flags: '--faults-seed <seed>', description: 'seed the faults are drawn from (default: a random one, printed)' },
       ...targetOptions,
     ],
     load: () => import('./dev.js'),

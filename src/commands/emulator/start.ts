@@ -23,6 +23,8 @@ interface StartOptions {
   llmBaseUrl?: string;
   llmModel?: string;
   llmApiKey?: string;
+  faults?: string;
+  faultsSeed?: string;
 }
 
 function llmOptions(o: StartOptions) {
@@ -36,6 +38,9 @@ function llmOptions(o: StartOptions) {
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
 const start: CommandHandler = async ({ options, global, io }) => {
   const o = options as StartOptions;
+  // A bad flag is told before anything else is looked at (ports, a running emulator).
+  const { faultOptions } = await import('../../dev/faults.js');
+  const faults = faultOptions(o.faults, o.faultsSeed);
   const { assertDistinctPorts, assertPortFree, liveEmulator } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per config dir: its state file is how other commands find "the" local emulator.
@@ -69,6 +74,8 @@ const start: CommandHandler = async ({ options, global, io }) => {
         s3Region: o.s3Region ?? env.s3Region(),
       },
       llm: llmOptions(o),
+      ...faults,
+      log: (line) => note(io, global, line),
     });
   } catch (error) {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
@@ -88,8 +95,9 @@ const start: CommandHandler = async ({ options, global, io }) => {
 
   const state = await writeEmulatorState(emulator);
   const statePath = emulatorStatePath();
+  const faultSettings = emulator.faults.get();
 
-  if (global.json) io.stdout.write(JSON.stringify(state) + '\n');
+  if (global.json) io.stdout.write(JSON.stringify(faultSettings.on ? { ...state, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : state) + '\n');
   else {
     io.stdout.write(
       [
@@ -101,6 +109,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
         `  org             ${state.orgId ?? '-'}`,
         `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
         `  store           ${state.dataDir ?? 'in memory'} (${state.storeId})`,
+        ...(faultSettings.on ? [`  faults          ${faultSettings.profile}  (seed ${faultSettings.seed}; reproduce with --faults-seed ${faultSettings.seed})`] : []),
         '',
         'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
         '',

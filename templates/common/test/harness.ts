@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Emulator } from 'plugsmith/emulator';
+import { startEmulator, type Emulator, type EmulatorOptions } from 'plugsmith/emulator';
 import { createClient, type PlatformClient, type PluginCreate } from 'plugsmith/client';
 import { startPlugin, type Plugin } from '../src/plugin.js';
 
@@ -24,12 +24,25 @@ export interface Harness {
 }
 
 /**
- * Starts an in-memory emulator, deploys plugsmith.json to it, starts the plugin on a free port
- * with a fresh data folder, points the plugin's webhook URL at it and verifies it (the emulator
- * sends WEBHOOK_CHALLENGE, signed with the plugin's secret).
+ * Faults the real platform produces, injected into every delivery but the challenge: each event
+ * sent twice (same webhook-id), delays, events overtaking each other, lost attempts, and answers
+ * lost after the plugin gave them (so the event comes again). The seed makes a failure reproducible:
+ * a failing run prints its seed; pass it as `faultsSeed`. README: "Fault injection".
  */
-export async function startHarness(): Promise<Harness> {
-  const emu = await startEmulator();
+export const FAULTS: EmulatorOptions = {
+  faults: 'duplicate=1,delay=0-100ms,reorder=0.3:300ms,drop=0.3,timeout-after-answer=0.3',
+  faultsSeed: 7,
+  // Retries come after tenths of the real waits, so lost attempts cost the test little time.
+  delivery: { timeScale: 0.1 },
+};
+
+/**
+ * Starts an in-memory emulator (with `options`, e.g. FAULTS), deploys plugsmith.json to it, starts
+ * the plugin on a free port with a fresh data folder, points the plugin's webhook URL at it and
+ * verifies it (the emulator sends WEBHOOK_CHALLENGE, signed with the plugin's secret).
+ */
+export async function startHarness(options: EmulatorOptions = {}): Promise<Harness> {
+  const emu = await startEmulator(options);
   const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey! });
   const manifest = JSON.parse(await readFile(new URL('../plugsmith.json', import.meta.url), 'utf8')) as Harness['manifest'];
   const dataDir = await mkdtemp(join(tmpdir(), 'plugin-test-'));

@@ -1,0 +1,127 @@
+import type { Db, DeliveryRecord, DeliveryStatus, EventKind } from '../model.js';
+
+/** A delivery as the log shows it: everything but the signing secret. */
+export type DeliveryView = Omit<DeliveryRecord, 'secret'>;
+
+/** What `waitFor` looks for; `status` defaults to 'delivered', 'any' matches every status. */
+export interface DeliveryMatch {
+  type?: EventKind;
+  pluginId?: string;
+  pluginInstanceId?: string;
+  eventId?: string;
+  status?: DeliveryStatus | 'any';
+}
+
+/** Strips the secret from a delivery record. */
+export function presentDelivery(record: DeliveryRecord): DeliveryView {
+  const { secret: _secret, ...view } = record;
+  return view;
+}
+
+/**
+ * The delivery log: every delivery with its attempts, in the store's `deliveries` collection.
+ * It saves records, tells waiters about changes, and keeps itself within `logLimit` by dropping
+ * the oldest finished deliveries.
+ */
+export class DeliveryLog {
+  private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
+  /** Deliveries finished since the log was last pruned. */
+  private finishedSincePrune = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logLimit: number,
+    /** Whether a delivery has an attempt under way (it is never pruned then). */
+    private readonly busy: (id: string) => boolean,
+  ) {}
+
+  get(id: string): DeliveryRecord | undefined {
+    return this.db.deliveries.get(id);
+  }
+
+  /** Writes a record (durably), tells the waiters, and prunes the log when due. */
+  async save(record: DeliveryRecord): Promise<void> {
+    const done = this.db.deliveries.put(record);
+    for (const listener of this.changeListeners) safely(() => listener(record));
+    if (record.status !== 'pending' && ++this.finishedSincePrune >= pruneSlack(this.logLimit) && this.db.deliveries.size > this.logLimit) this.prune();
+    await done;
+  }
+
+  /** Deliveries in the log that match, oldest first. */
+  list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
+    const out: DeliveryView[] = [];
+    for (const record of this.db.deliveries.values()) if (matches(record, match)) out.push(presentDelivery(record));
+    return out;
+  }
+
+  /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */
+  waitFor(match: DeliveryMatch, timeoutMs = 10_000): Promise<DeliveryView> {
+    for (const record of this.db.deliveries.values()) if (matches(record, match)) return Promise.resolve(presentDelivery(record));
+    return new Promise((resolve, reject) => {
+      const listener = (record: DeliveryRecord) => {
+        if (!matches(record, match)) return;
+        cleanup();
+        resolve(presentDelivery(record));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const seen = this.list({ ...match, status: 'any' }).map((d) => `${d.id} ${d.type} ${d.status}`);
+        reject(new Error(`no ${match.status ?? 'delivered'} delivery matching ${JSON.stringify(match)} within ${timeoutMs} ms; similar: ${seen.join(', ') || 'none'}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.changeListeners.delete(listener);
+      };
+      this.changeListeners.add(listener);
+    });
+  }
+
+  /** Pending deliveries (to schedule after a restart). */
+  pending(): DeliveryRecord[] {
+    return this.db.deliveries.where('status', 'pending');
+  }
+
+  /**
+   * Drops the oldest finished deliveries until the log is back at its limit (pending ones stay).
+   * Runs once per tenth of the limit of deliveries finished: a backlog of pending deliveries
+   * larger than the limit would otherwise make every delivery scan it.
+   */
+  private prune(): void {
+    this.finishedSincePrune = 0;
+    let excess = this.db.deliveries.size - this.logLimit;
+    const doomed: string[] = [];
+    for (const record of this.db.deliveries.values()) {
+      if (excess <= 0) break;
+      if (record.status === 'pending' || this.busy(record.id)) continue;
+      doomed.push(record.id);
+      excess--;
+    }
+    // Durable like any change; a failure (the store closing) only leaves them in the log.
+    for (const id of doomed) this.db.deliveries.delete(id).catch(() => undefined);
+  }
+}
+
+/** How many deliveries finish between two prunings of the log (so the log may grow this far past its limit). */
+function pruneSlack(limit: number): number {
+  return Math.max(1, Math.floor(limit / 10));
+}
+
+function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
+  const status = match.status ?? 'delivered';
+  return (
+    (status === 'any' || record.status === status) &&
+    (match.type === undefined || record.type === match.type) &&
+    (match.pluginId === undefined || record.pluginId === match.pluginId) &&
+    (match.pluginInstanceId === undefined || record.pluginInstanceId === match.pluginInstanceId) &&
+    (match.eventId === undefined || record.eventId === match.eventId)
+  );
+}
+
+/** Runs a listener; its failure must not break delivery. */
+export function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // A listener's failure must not break delivery.
+  }
+}

@@ -1,0 +1,212 @@
+import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
+import { nowIso } from '../store/ids.js';
+import { truncateForLog, type AttemptOutcome } from './attempt.js';
+import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
+
+/** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them. */
+export interface FaultSettings {
+  on: boolean;
+  /** The profile in the syntax `--faults` reads ('off' when no fault is on). */
+  profile: string;
+  rules: FaultProfile;
+  /** The seed the faults are drawn from: the same seed and the same events meet the same faults. */
+  seed: string;
+}
+
+/** The faults drawn for one attempt, before it is sent. */
+export interface AttemptFaults {
+  delayMs: number;
+  reorder: boolean;
+  drop: boolean;
+  timeoutAfterAnswer: boolean;
+  duplicate: boolean;
+}
+
+// The decisions of one attempt, each with its own draw.
+const DELAY = 0;
+const DELAY_MS = 1;
+const REORDER = 2;
+const DROP = 3;
+const TIMEOUT_AFTER_ANSWER = 4;
+const DUPLICATE = 5;
+
+interface Held {
+  number: number;
+  release: (overtakenBy: string | null) => void;
+}
+
+/**
+ * The dispatcher's fault injection (off unless a profile is set): numbers deliveries in emission
+ * order, draws each attempt's faults from the seed, and runs the waits (delays, reorder holds),
+ * which `abort()` ends at once when the emulator closes.
+ */
+export class FaultInjector {
+  private profile: FaultProfile;
+  private draws: FaultDraws;
+  private on: boolean;
+  /** The number of the next delivery, in emission order (draws are keyed by it). */
+  private nextNumber = 0;
+  private readonly numbers = new Map<string, number>();
+  /** Deliveries held back for reordering, per plugin. */
+  private readonly held = new Map<string, Set<Held>>();
+  private readonly waits = new Set<() => void>();
+
+  constructor(profile: FaultProfile, seed: string = newFaultSeed()) {
+    this.profile = profile;
+    this.draws = new FaultDraws(seed);
+    this.on = profileIsOn(profile);
+  }
+
+  get active(): boolean {
+    return this.on;
+  }
+
+  settings(): FaultSettings {
+    return { on: this.on, profile: formatFaultProfile(this.profile), rules: structuredClone(this.profile), seed: this.draws.seed };
+  }
+
+  /** Replaces the profile and seed (a new random one when none is given) and numbers deliveries from 0 again. */
+  configure(profile: FaultProfile, seed: string = newFaultSeed()): FaultSettings {
+    this.profile = profile;
+    this.draws = new FaultDraws(seed);
+    this.on = profileIsOn(profile);
+    this.nextNumber = 0;
+    this.numbers.clear();
+    // Deliveries held under the old profile go now.
+    for (const plugin of this.held.values()) for (const h of plugin) h.release(null);
+    return this.settings();
+  }
+
+  /** Keeps the profile and seed and numbers deliveries from 0 again (the store was emptied). */
+  restart(): void {
+    this.configure(this.profile, this.draws.seed);
+  }
+
+  /** Gives a new delivery its number (call at emission, so the order is the emission order). */
+  register(deliveryId: string): void {
+    this.numbers.set(deliveryId, this.nextNumber++);
+  }
+
+  /** Forgets a finished delivery. */
+  finished(deliveryId: string): void {
+    this.numbers.delete(deliveryId);
+  }
+
+  /** The faults of a delivery's attempt; `canRetry` false when no retry would follow a failure (then it is neither dropped nor timed out). */
+  plan(deliveryId: string, attempt: number, canRetry: boolean): AttemptFaults {
+    // A delivery from before this start (resumed) or a redelivery is numbered when first seen.
+    if (!this.numbers.has(deliveryId)) this.register(deliveryId);
+    const number = this.numbers.get(deliveryId)!;
+    const p = this.profile;
+    const draw = (decision: number) => this.draws.draw(number, attempt, decision);
+    const delayed = p.delay.probability > 0 && draw(DELAY) < p.delay.probability;
+    return {
+      delayMs: delayed ? p.delay.minMs + Math.floor(draw(DELAY_MS) * (p.delay.maxMs - p.delay.minMs + 1)) : 0,
+      reorder: attempt === 1 && p.reorder.probability > 0 && draw(REORDER) < p.reorder.probability,
+      drop: canRetry && p.drop > 0 && draw(DROP) < p.drop,
+      timeoutAfterAnswer: canRetry && p.timeoutAfterAnswer > 0 && draw(TIMEOUT_AFTER_ANSWER) < p.timeoutAfterAnswer,
+      duplicate: p.duplicate > 0 && draw(DUPLICATE) < p.duplicate,
+    };
+  }
+
+  /** Runs the waits of an attempt before it is sent (reorder hold, then delay); resolves with their marks. */
+  async before(deliveryId: string, pluginId: string, attempt: number, faults: AttemptFaults): Promise<FaultMark[]> {
+    const marks: FaultMark[] = [];
+    if (faults.reorder) {
+      const started = Date.now();
+      const overtakenBy = await this.hold(deliveryId, pluginId);
+      marks.push({ kind: 'reorder', attempt, heldMs: Date.now() - started, overtakenBy });
+    }
+    if (faults.delayMs > 0) {
+      await this.sleep(faults.delayMs);
+      marks.push({ kind: 'delay', attempt, ms: faults.delayMs });
+    }
+    return marks;
+  }
+
+  /** Tells held deliveries of a plugin that a later delivery of it was answered: they go now, overtaken. */
+  answered(deliveryId: string, pluginId: string, eventId: string): void {
+    const plugin = this.held.get(pluginId);
+    const number = this.numbers.get(deliveryId);
+    if (!plugin || number === undefined) return;
+    for (const h of plugin) if (h.number < number) h.release(eventId);
+  }
+
+  /** Ends every wait at once (the emulator is closing). */
+  abort(): void {
+    for (const wake of this.waits) wake();
+    for (const plugin of this.held.values()) for (const h of plugin) h.release(null);
+  }
+
+  /** Holds a delivery until a later delivery of its plugin is answered, or the reorder window passes; resolves with the overtaking event's id. */
+  private hold(deliveryId: string, pluginId: string): Promise<string | null> {
+    const number = this.numbers.get(deliveryId) ?? -1;
+    let plugin = this.held.get(pluginId);
+    if (!plugin) this.held.set(pluginId, (plugin = new Set()));
+    const own = plugin;
+    return new Promise((resolve) => {
+      const entry: Held = {
+        number,
+        release: (overtakenBy) => {
+          clearTimeout(timer);
+          own.delete(entry);
+          if (own.size === 0 && this.held.get(pluginId) === own) this.held.delete(pluginId);
+          resolve(overtakenBy);
+        },
+      };
+      const timer = setTimeout(() => entry.release(null), this.profile.reorder.windowMs);
+      timer.unref();
+      own.add(entry);
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waits.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      timer.unref();
+      this.waits.add(wake);
+    });
+  }
+}
+
+/** The outcome of an attempt that fault injection dropped: nothing was sent. */
+export function droppedOutcome(): AttemptOutcome {
+  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: 'fault injection (drop): the attempt was not sent; the retry path runs', interrupted: false };
+}
+
+/** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
+export function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, problem: string | null, attempt: number, marks: FaultMark[]): string | null {
+  if (faults.drop) {
+    marks.push({ kind: 'drop', attempt });
+    return problem;
+  }
+  const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
+  if (faults.timeoutAfterAnswer && answered2xx && problem === null) {
+    marks.push({ kind: 'timeout-after-answer', attempt, answeredStatus: outcome.status! });
+    return `fault injection (timeout-after-answer): the webhook answered HTTP ${outcome.status}, but the answer counts as lost; the event is sent again`;
+  }
+  return problem;
+}
+
+/** The record with a duplicate request logged: an extra attempt, marked, that leaves the delivery as it was. */
+export function withDuplicate(record: DeliveryRecord, outcome: AttemptOutcome): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+  const of = record.attempts.length;
+  const attempt: DeliveryAttempt = {
+    number: of + 1,
+    startedAt: outcome.startedAt,
+    url: record.url ?? '',
+    webhookTimestamp: outcome.webhookTimestamp,
+    durationMs: outcome.durationMs,
+    responseStatus: outcome.status,
+    responseBody: truncateForLog(outcome.body),
+    error: outcome.error,
+    nextAttemptAt: null,
+  };
+  const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
+  return { record: { ...record, attempts: [...record.attempts, attempt], faults: marks, updatedAt: nowIso() }, attempt };
+}

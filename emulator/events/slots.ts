@@ -1,0 +1,111 @@
+/** One plugin's share of the delivery slots. */
+export interface Lane {
+  readonly pluginId: string;
+  running: number;
+  waiting: Fifo<() => void>;
+  /** True while it is in the line of ready lanes. */
+  inTurn: boolean;
+}
+
+/**
+ * The fair delivery slots: at most `concurrency` attempts in flight in all and
+ * `perPluginConcurrency` per plugin, with plugins (lanes) taking free slots in turn, so a webhook
+ * that hangs or refuses connections holds only its own few slots and never holds up the others.
+ */
+export class DeliverySlots {
+  /** Each plugin's attempts running and waiting for a slot. */
+  private readonly lanes = new Map<string, Lane>();
+  /** Lanes with a waiting attempt and room under their own limit, in turn. */
+  private readonly ready = new Fifo<Lane>();
+  private running = 0;
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly perPluginConcurrency: number,
+  ) {}
+
+  /** Waits for a slot for an attempt to a plugin's webhook: one of `concurrency`, and of its own `perPluginConcurrency`. */
+  acquire(pluginId: string): Promise<Lane> {
+    let lane = this.lanes.get(pluginId);
+    if (!lane) this.lanes.set(pluginId, (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }));
+    const own = lane;
+    if (own.waiting.size === 0 && own.running < this.perPluginConcurrency && this.running < this.concurrency) {
+      own.running++;
+      this.running++;
+      return Promise.resolve(own);
+    }
+    return new Promise((resolve) => {
+      own.waiting.push(() => resolve(own));
+      this.offer(own);
+    });
+  }
+
+  /** Gives a slot back; free slots go to the waiting lanes in turn. */
+  release(lane: Lane): void {
+    lane.running--;
+    this.running--;
+    this.offer(lane);
+    // Free slots go to the lanes in turn: one attempt each, then to the back of the line.
+    while (this.running < this.concurrency) {
+      const next = this.ready.shift();
+      if (!next) break;
+      next.inTurn = false;
+      const wake = next.waiting.shift();
+      if (!wake) continue;
+      next.running++;
+      this.running++;
+      this.offer(next);
+      wake();
+    }
+    if (lane.running === 0 && lane.waiting.size === 0) this.lanes.delete(lane.pluginId);
+  }
+
+  /** Wakes every waiting attempt regardless of the limits (the dispatcher is closing: they end without sending). */
+  wakeAll(): void {
+    for (const lane of this.lanes.values()) {
+      for (let wake = lane.waiting.shift(); wake; wake = lane.waiting.shift()) {
+        lane.running++;
+        this.running++;
+        wake();
+      }
+    }
+  }
+
+  /** Puts a lane in line for a slot when it has a waiting attempt and room under its own limit. */
+  private offer(lane: Lane): void {
+    if (lane.inTurn || lane.waiting.size === 0 || lane.running >= this.perPluginConcurrency) return;
+    lane.inTurn = true;
+    this.ready.push(lane);
+  }
+}
+
+/**
+ * A first-in first-out queue. `Array.prototype.shift` copies the whole array once it is large,
+ * and a backlog of tens of thousands of attempts made that most of the dispatcher's time.
+ */
+export class Fifo<T> {
+  private items: Array<T | undefined> = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head === this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+}
