@@ -3,10 +3,10 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { api } from '../emulator/services/helpers.js';
 
-// Audit of #15 ("a COMPLETED file's object cannot be replaced through an old signed URL"):
-// the embedded store checks the file's status when a PUT starts, not when its object is
-// written. A PUT that starts while the file awaits its upload and ends after COMPLETED was
-// acknowledged still replaces the object.
+// "A COMPLETED file's object cannot be replaced through an old signed URL" (#15): the embedded
+// store checked the file's status when a PUT started, not when its object was written, so a PUT
+// that started while the file awaited its upload and ended after COMPLETED was acknowledged still
+// replaced the object. The status is now checked again, in the tick that puts the object in place.
 
 let emu: Emulator;
 beforeAll(async () => {
