@@ -1,10 +1,12 @@
 import { networkInterfaces } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
 import { adminRefusal, isThisMachine, ownHostNames } from '../../emulator/admin/guard.js';
 import { call } from '../helpers/http.js';
+import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 
 // Two ways the admin guard locked out the people it serves:
 // - `--host <this machine's LAN address>`: a CLI on the same machine connects to that address and
@@ -99,4 +101,22 @@ describe('--admin-host names the admin API answers under', () => {
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
     expect(JSON.stringify(res.body)).toContain("emulator's own /_emulator");
   });
+});
+
+test('`plugsmith emulator start --admin-host a,b --admin-host c` serves the admin API under each name', async () => {
+  const config = await tempConfigDir();
+  const proc = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json', '--admin-host', 'emulator,host.docker.internal', '--admin-host', 'box.lan'], {
+    env: { PLUGSMITH_CONFIG_DIR: config },
+  });
+  try {
+    const state = JSON.parse(await proc.nextLine()) as { url: string; adminToken: string };
+    const port = new URL(state.url).port;
+    for (const name of ['emulator', 'host.docker.internal', 'box.lan', 'other.lan']) {
+      const res = await httpRequest(`${state.url}/_emulator/export`, { headers: { host: `${name}:${port}`, 'x-plugsmith-admin': state.adminToken } });
+      await res.body.dump();
+      expect(res.statusCode, name).toBe(name === 'other.lan' ? 403 : 200);
+    }
+  } finally {
+    await proc.stop('SIGTERM');
+  }
 });
