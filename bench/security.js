@@ -1,6 +1,10 @@
 // Issue 15's event-loop bound: health latency while regular-expression attacks (ReDoS) are sent,
 // as a ratio to health latency with no attack. A backtracking engine let one `^(a+)+$` against
 // thirty `a` and a `!` block every request for over 30 s; on RE2 the ratio stays near 1.
+// Two more rows send what the first audit of #15 found still stalling: a plugin whose inputsSchema
+// has 2,000 patterned properties (compiled on the event loop: 8 s each), and a plugin whose
+// `events` hold 200,000 items (walked item by item past maxItems: 5.8 s each); both are now
+// refused at a bound (schema size, array length) before anything compiles or validates.
 import { request } from 'undici';
 import { median, percentile, startServer } from './lib.js';
 
@@ -25,6 +29,25 @@ async function json(url, method, headers, body) {
   return parsed.data;
 }
 
+/** Sends a body, whatever the answer (the attacks below are refused with a 400). */
+async function send(url, headers, body) {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+/** Health latencies while `body` is posted to `url` over and over. */
+async function healthDuring(emu, count, url, headers, body) {
+  let attacking = true;
+  const attacks = (async () => {
+    while (attacking) await send(url, headers, body);
+  })();
+  const during = await healthLatencies(emu.url, count);
+  attacking = false;
+  await attacks;
+  return during;
+}
+
 export default async function security({ quick }) {
   const rows = [];
   const emu = await startServer('emulator.js');
@@ -47,6 +70,17 @@ export default async function security({ quick }) {
     attacking = false;
     await attacks;
     rows.push({ name: 'health during ReDoS attempts (script match)', p50: median(during), p99: percentile(during, 99), ratio: percentile(during, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
+
+    const user = { authorization: `Bearer ${emu.token}` };
+    const plugins = `${emu.url}/api/orgs/${emu.orgId}/plugins`;
+    const properties = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^a${i}b$` }]));
+    const bigSchema = JSON.stringify({ name: 'big', type: 'DATA_PROVIDER', events: [], scopes: [], inputsSchema: { type: 'object', properties } });
+    const schemaDuring = await healthDuring(emu, count, plugins, user, bigSchema);
+    rows.push({ name: 'health during large-schema attempts (2,000 patterns)', p50: median(schemaDuring), p99: percentile(schemaDuring, 99), ratio: percentile(schemaDuring, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
+
+    const hugeArray = `{"name":"x","type":"EVENT_HANDLER","scopes":[],"events":[${Array(200_000).fill('0').join(',')}]}`;
+    const arrayDuring = await healthDuring(emu, count, plugins, user, hugeArray);
+    rows.push({ name: 'health during huge-array attempts (200,000 items)', p50: median(arrayDuring), p99: percentile(arrayDuring, 99), ratio: percentile(arrayDuring, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
   } finally {
     await emu.stop();
   }

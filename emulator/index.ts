@@ -55,6 +55,12 @@ export interface EmulatorOptions {
   adminToken?: string;
   /** Serve the admin API (`/_emulator`, still with the credential) to other machines too; off by default. */
   allowRemoteAdmin?: boolean;
+  /**
+   * More host names the admin API answers under (checked against the Host header; `--admin-host`):
+   * the names containers or other machines reach the emulator by, such as `emulator` (compose) or
+   * `host.docker.internal`. Loopback names and the listening host are always accepted.
+   */
+  adminHosts?: string[];
   /** S3-compatible object storage for uploads (MinIO, AWS S3…); without an endpoint the embedded store is used. */
   storage?: S3Settings;
   /** Webhook delivery: per-attempt timeout, retry schedule (ms), and a time scale that shrinks every wait for tests. */
@@ -172,7 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       config: {
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
-        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host },
+        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [] },
         storeId,
       },
       events,
@@ -182,7 +188,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refuseTargets(cachedOwnAdminTarget(() => ({ host, urls: [managementUrl, messagingUrl] })));
+    events.refuseTargets(cachedOwnAdminTarget(() => ({ host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] })));
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });

@@ -22,6 +22,11 @@ export interface AdminAccess {
   allowRemote: boolean;
   /** The host the management API listens on (e.g. 127.0.0.1, 0.0.0.0, a name). */
   host: string;
+  /**
+   * More names the admin API answers under (`--admin-host`, `startEmulator({ adminHosts })`): the
+   * DNS names other machines or containers reach this emulator by (`emulator`, `host.docker.internal`).
+   */
+  adminHosts?: string[];
 }
 
 /** What the guard looks at in a request. */
@@ -43,6 +48,29 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+/** An address as compared: lower case, no IPv6 zone, IPv4-mapped IPv6 as plain IPv4. */
+function plainAddress(address: string): string {
+  return address.toLowerCase().replace(/%.*$/, '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+/** This machine's own interface addresses, in plainAddress form. */
+function interfaceAddresses(): Set<string> {
+  const own = new Set<string>();
+  for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) own.add(plainAddress(i.address));
+  return own;
+}
+
+/**
+ * Whether a peer address is this machine: loopback, or one of its own interface addresses (a
+ * client on this machine that connects to the LAN address the emulator listens on, `--host
+ * 192.168.1.20`, arrives from that address, not from 127.0.0.1). Interfaces are read at each
+ * call that loopback does not settle, so an address gained after the start counts.
+ */
+export function isThisMachine(address: string | undefined, ownAddresses: () => Set<string> = interfaceAddresses): boolean {
+  if (!address) return false;
+  return isLoopback(address) || ownAddresses().has(plainAddress(address));
 }
 
 /** Whether a host name (no port, IPv6 without brackets) names this machine's loopback interface. */
@@ -69,13 +97,13 @@ export function isWildcardHost(host: string): boolean {
 }
 
 /**
- * The names by which this emulator may be addressed: loopback names always, the bound host,
- * and (bound to every interface) this machine's own addresses and host name. A DNS-rebinding
+ * The names by which this emulator may be addressed: loopback names always, the bound host, the
+ * names given as `adminHosts`, and (bound to every interface) this machine's own addresses and host name. A DNS-rebinding
  * page reaches the emulator under the attacker's name, which is none of these.
  */
-export function ownHostNames(host: string): (name: string) => boolean {
+export function ownHostNames(host: string, adminHosts: string[] = []): (name: string) => boolean {
   const bound = hostOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  const extra = new Set<string>();
+  const extra = new Set<string>(adminHosts.map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')).filter((h) => h !== ''));
   if (bound && !isWildcardHost(host)) extra.add(bound);
   if (isWildcardHost(host)) {
     extra.add(machineHostname().toLowerCase());
@@ -97,13 +125,18 @@ function sameSecret(given: string, expected: string): boolean {
 
 /**
  * The one decision of the admin surface: null to serve the request, else the error to answer.
- * In order: a remote peer (unless opted in), a Host that is not one of the emulator's own names
+ * In order: a peer that is not this machine (unless opted in), a Host that is not one of the emulator's own names
  * (DNS rebinding), an Origin other than the emulator's own (a web page), a state change in a
  * content type a page may send without a preflight, then the credential.
  */
-export function adminRefusal(access: AdminAccess, isOwnName: (name: string) => boolean, request: AdminRequest): ApiError | null {
+export function adminRefusal(
+  access: AdminAccess,
+  isOwnName: (name: string) => boolean,
+  request: AdminRequest,
+  ownAddresses: () => Set<string> = interfaceAddresses,
+): ApiError | null {
   const open = OPEN_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
-  if (!open && !access.allowRemote && !isLoopback(request.remoteAddress)) {
+  if (!open && !access.allowRemote && !isThisMachine(request.remoteAddress, ownAddresses)) {
     return forbidden(
       `The emulator's admin API (/_emulator) is served only to callers on this machine (you are ${request.remoteAddress ?? 'unknown'}); start the emulator with --allow-remote-admin (startEmulator({ allowRemoteAdmin: true })) to serve other machines`,
     );
@@ -112,7 +145,7 @@ export function adminRefusal(access: AdminAccess, isOwnName: (name: string) => b
   const host = hostHeader === undefined ? null : hostOf(hostHeader);
   if (host === null || !isOwnName(host)) {
     return forbidden(
-      `The admin API answers only under the emulator's own names (localhost, 127.0.0.1, [::1] or the host it listens on), not Host ${hostHeader ?? '(none)'}; call it by one of those names`,
+      `The admin API answers only under the emulator's own names (localhost, 127.0.0.1, [::1], the host it listens on, or a name given with --admin-host), not Host ${hostHeader ?? '(none)'}; call it by one of those names, or start the emulator with --admin-host ${host ?? '<name>'} (startEmulator({ adminHosts: ['${host ?? '<name>'}'] }))`,
     );
   }
   const origin = single(request.headers.origin);
@@ -154,7 +187,7 @@ function sameOrigin(origin: string, hostHeader: string): boolean {
 
 /** The onRequest hook of the admin plugin: the only place that decides who may call `/_emulator`. */
 export function adminGuard(access: AdminAccess): (request: FastifyRequest) => Promise<void> {
-  const isOwnName = ownHostNames(access.host);
+  const isOwnName = ownHostNames(access.host, access.adminHosts);
   return async (request) => {
     const queryAt = request.url.indexOf('?');
     const refusal = adminRefusal(access, isOwnName, {

@@ -7,6 +7,8 @@ const OWN_PATHS = ['/_emulator', '/_storage'];
 export interface OwnAddress {
   host: string;
   urls: string[];
+  /** Names the admin API also answers under (`--admin-host`): a webhook aimed at them is aimed at the emulator too. */
+  adminHosts?: string[];
 }
 
 /** An IPv4-mapped IPv6 address in the hex form URL parsing gives (`::ffff:7f00:1`) as dotted IPv4. */
@@ -54,7 +56,7 @@ export function ownAdminTarget(url: string, own: OwnAddress): string | null {
   const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
   if (!ports.has(port)) return null;
   const host = unmapped(parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase());
-  const isOwnName = ownHostNames(own.host);
+  const isOwnName = ownHostNames(own.host, own.adminHosts);
   if (!isOwnName(host) && !isWildcardHost(host)) return null;
   const path = decodedPath(parsed.pathname);
   const hit = OWN_PATHS.find((p) => path.startsWith(p));

@@ -1,10 +1,12 @@
 import type { Db, InstanceRecord, MessageRecord } from '../model.js';
+import type { Store } from '../store/store.js';
 import type { EventDispatcher } from '../events/dispatcher.js';
 import { subscribes } from '../events/dispatcher.js';
 
-/** What messaging needs of the emulator's services: the store's collections and the webhook dispatcher. */
+/** What messaging needs of the emulator's services: the store and its collections, and the webhook dispatcher. */
 export interface MessagingHost {
   db: Db;
+  store: Store;
   events: EventDispatcher;
 }
 

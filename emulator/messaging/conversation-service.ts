@@ -7,6 +7,7 @@ import { EventStreams } from './event-streams.js';
 import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure } from './live-reply.js';
 import { agentMessageHandlers, deliverAgentMessageReceived, type MessagingHost } from './agent-handlers.js';
 import { asChatText, checkMessageInput, MAX_STREAMED_CONTENT_LENGTH, type MessageInput } from './message-input.js';
+import { addUserMessage, createConversation, finishMessages, saveReplyMessage, touchConversation } from '../services/conversations.js';
 
 /** Messaging settings of `startEmulator({ messaging })`. */
 export interface MessagingOptions {
@@ -67,13 +68,15 @@ export class ConversationService implements LiveReplyHost {
     return this.services.db;
   }
 
+  get store() {
+    return this.services.store;
+  }
+
   /** Ends, in the store, replies that were streaming when the emulator last stopped. */
   async finishInterrupted(): Promise<void> {
-    const writes = this.db.messages.where('isStreaming', true).map((message) => {
-      const failure = { code: 'INTERRUPTED', message: 'the emulator stopped before this reply was complete' };
-      return this.db.messages.put({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() });
-    });
-    await Promise.all(writes);
+    const failure = { code: 'INTERRUPTED', message: 'the emulator stopped before this reply was complete' };
+    const ended = this.db.messages.where('isStreaming', true).map((message) => ({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() }));
+    await finishMessages(this, ended);
   }
 
   /** Starts a conversation with a character of the key's org; an unknown character is a 400 with details. */
@@ -85,9 +88,7 @@ export class ConversationService implements LiveReplyHost {
       ]);
     }
     const now = nowIso();
-    const conversation: ConversationRecord = { id: newId('conv'), characterId, orgId, createdAt: now, updatedAt: now };
-    await this.db.conversations.put(conversation);
-    return conversation;
+    return createConversation(this, { id: newId('conv'), characterId, orgId, createdAt: now, updatedAt: now });
   }
 
   /** The conversation, if the org may reach it; otherwise a 404. */
@@ -116,7 +117,7 @@ export class ConversationService implements LiveReplyHost {
       createdAt: now,
       updatedAt: now,
     };
-    await Promise.all([this.db.messages.put(message), this.touch(conversation, now)]);
+    await addUserMessage(this, conversation, message);
     const character = this.db.characters.get(conversation.characterId);
     if (!character) {
       this.failAtOnce(conversation.id, { code: 'NOT_FOUND', message: `character ${conversation.characterId} no longer exists` });
@@ -216,7 +217,7 @@ export class ConversationService implements LiveReplyHost {
     set?.delete(reply);
     if (set?.size === 0) this.liveByConversation.delete(reply.conversationId);
     const conversation = this.db.conversations.get(reply.conversationId);
-    if (conversation && reply.message) this.touch(conversation, reply.message.updatedAt).catch(() => undefined);
+    if (conversation && reply.message) touchConversation(this, conversation, reply.message.updatedAt).catch(() => undefined);
   }
 
   /** Ends every live reply and event stream (before the store is emptied by `reset()`). */
@@ -304,9 +305,9 @@ export class ConversationService implements LiveReplyHost {
     return turns.slice(-HISTORY_TURNS);
   }
 
-  private touch(conversation: ConversationRecord, at: string): Promise<void> {
-    const current = this.db.conversations.get(conversation.id) ?? conversation;
-    return this.db.conversations.put({ ...current, updatedAt: at });
+  /** LiveReplyHost: stores a reply's message as it stands. */
+  saveMessage(message: MessageRecord): Promise<void> {
+    return saveReplyMessage(this, message);
   }
 }
 

@@ -18,6 +18,8 @@ export type ReplyOrigin = 'engine' | 'plugin';
 export interface LiveReplyHost {
   db: Db;
   streams: EventStreams;
+  /** Stores the message as it stands (through emulator/services/conversations.ts). */
+  saveMessage(message: MessageRecord): Promise<void>;
   /** Called once, when the final packet has been sent. */
   ended(reply: LiveReply): void;
 }
@@ -113,9 +115,9 @@ export class LiveReply {
   }
 
   private persist(message: MessageRecord): void {
-    // put() applies in memory at once (listings never see an older record) and the journal
-    // keeps the order of calls, so the final record cannot land before the creation.
-    const durable = this.host.db.messages.put(message);
+    // Applied in memory at once (listings never see an older record); the journal keeps the
+    // order of calls, so the final record cannot land before the creation.
+    const durable = this.host.saveMessage(message);
     this.writes = Promise.all([this.writes, durable]).then(
       () => undefined,
       () => undefined, // the store closed under a reply (shutdown): the next start marks it interrupted

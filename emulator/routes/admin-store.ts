@@ -56,7 +56,8 @@ export default async function adminStoreRoutes(app: FastifyInstance, { services 
 
   // Exported records sit a few levels deeper than the bodies that made them (a schema inside a
   // plugin inside collections; an instance's inputs inside a logged delivery): twice the usual limit.
-  app.post('/import', { schema: { body: importBody }, bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH } }, async (request) => {
+  // A collection holds as many records as the store had: no cap on array length (the body limit bounds it).
+  app.post('/import', { schema: { body: importBody }, bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH, maxJsonArrayItems: Number.MAX_SAFE_INTEGER } }, async (request) => {
     const body = request.body as EmulatorExport;
     const counts = await importStore(services, body.collections);
     return ok({ imported: true, counts });

@@ -12,7 +12,7 @@ export { pluginBeingDeleted } from './plugin-deletions.js';
 /** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
 function refuseOwnWebhookUrl(services: Services, webhookUrl: string | null | undefined): void {
   if (!webhookUrl) return;
-  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
+  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, adminHosts: services.config.admin.adminHosts, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
   if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
 }
 

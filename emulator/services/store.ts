@@ -6,10 +6,11 @@ import { newApiKey, newUserToken } from '../auth/credentials.js';
 import { membershipId } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import type { Seed } from '../seed.js';
+import { importShapeProblems } from './import-shapes.js';
 
 /**
  * Replaces the whole store with `collections` (an import): everything is validated first
- * (unique ids, every record serializable), so a refused import changes nothing, in memory or on
+ * (unique ids, each record's shape, every record serializable), so a refused import changes nothing, in memory or on
  * disk. Then pending retries, live replies and streams of before are ended, the store is swapped
  * in one step (one new snapshot), and pending deliveries of the import are scheduled.
  * Returns how many records each collection now holds.
@@ -25,6 +26,8 @@ export async function importStore(services: Services, collections: Record<string
     });
   }
   if (problems.length) throw badRequest('Invalid export file: duplicate ids', problems.slice(0, 20));
+  const shapes = importShapeProblems(collections as unknown as Record<string, Array<Record<string, unknown>>>);
+  if (shapes.length) throw badRequest(`Invalid export file: ${shapes[0].message}${shapes.length > 1 ? ` (and ${shapes.length - 1} more)` : ''}`, shapes);
 
   const contents: Record<string, BaseRecord[]> = {};
   for (const name of names) contents[name] = collections[name] ?? [];

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError, sendTooLarge } from '../http.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
-import { ObjectTooLargeError, type EmbeddedStorage } from './embedded.js';
+import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './embedded.js';
 import type { ObjectRecords } from './types.js';
 
 /**
@@ -58,10 +58,16 @@ async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefin
   try {
     // destroyOnReturn: false keeps the socket open when the count stops early, so the 413 can be sent.
     const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    const info = await storage.write(key, body, limit, contentType);
+    // Checked again when the object is put in place: the file may have been completed while this body streamed.
+    const stillAwaited = () => {
+      const late = records?.putRefusal(key);
+      if (late) throw new WriteRefusedError(late.status, late.message);
+    };
+    const info = await storage.write(key, body, limit, contentType, stillAwaited);
     return reply.status(200).send({ ok: true, data: { key, size: info.size } });
   } catch (error) {
     if (error instanceof ObjectTooLargeError) return refuse(reply, 413, 'PAYLOAD_TOO_LARGE', error.message);
+    if (error instanceof WriteRefusedError) return refuse(reply, error.status, error.status === 404 ? 'NOT_FOUND' : 'CONFLICT', error.message);
     // The uploader went away mid-body: the partial file is gone and nobody is left to answer.
     if (request.raw.readableAborted || request.raw.destroyed) return refuse(reply, 400, 'VALIDATION_ERROR', 'The upload was interrupted');
     throw error;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream, type ReadStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createWriteStream, renameSync, type ReadStream } from 'node:fs';
+import { chmod, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -41,6 +41,14 @@ export interface OpenedObject {
 }
 
 /** The body arrived larger than allowed; the partial file is already gone. */
+/** A write whose `beforeCommit` check refused it when its body was complete: nothing was replaced. */
+export class WriteRefusedError extends StorageError {
+  constructor(readonly status: 404 | 409, message: string) {
+    super(message);
+    this.name = 'WriteRefusedError';
+  }
+}
+
 export class ObjectTooLargeError extends StorageError {
   constructor(readonly limit: number) {
     super(`The upload is larger than ${limit} bytes`);
@@ -129,8 +137,13 @@ export class EmbeddedStorage implements ObjectStorage {
    * Streams a body into the object: to a temporary file, counting bytes, then renamed into
    * place. Past `limit` bytes it stops reading, deletes the partial file and throws
    * ObjectTooLargeError. The body is never held in memory whole.
+   *
+   * `beforeCommit` runs once the body is complete, in the same tick as the renames that put the
+   * object in place (synchronous renames: no other request runs in between); when it throws,
+   * the temporary files are removed and the object stays as it was. An upload that started while
+   * its file awaited its object, and ended after the file was completed, is refused this way.
    */
-  async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string): Promise<ObjectInfo> {
+  async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string, beforeCommit?: () => void): Promise<ObjectInfo> {
     assertValidKey(key);
     const root = this.rootDir();
     const temporary = join(root, 'tmp', randomUUID());
@@ -147,8 +160,9 @@ export class EmbeddedStorage implements ObjectStorage {
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(key);
-      await rename(temporary, path);
-      await rename(temporary + '.json', path + '.json');
+      beforeCommit?.();
+      renameSync(temporary, path);
+      renameSync(temporary + '.json', path + '.json');
     } catch (error) {
       await rm(temporary, { force: true });
       await rm(temporary + '.json', { force: true });

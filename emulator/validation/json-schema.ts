@@ -52,6 +52,59 @@ function canonical(schema: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
+ * Most JSON values (objects, arrays, keys' values, array items, annotations included) a supplied
+ * schema may hold. ajv turns a schema into code on the event loop, at a cost that grows with its
+ * size: measured on the 2-core development machine (CPU time, under load), about 0.1 to 0.2 ms a
+ * value, so a 2,000-property schema held the emulator for seconds. 400 values (over 100 properties
+ * with a type and a description each) compiles in about 50 ms there at worst.
+ */
+export const MAX_SCHEMA_NODES = 400;
+/** Most `pattern` keywords and `patternProperties` keys a supplied schema may hold (each is an RE2 compile). */
+export const MAX_SCHEMA_PATTERNS = 30;
+/** Longest a supplied schema may be as JSON text (characters): long names and strings become generated code. */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+
+/**
+ * Why a supplied schema is too large for the emulator to compile without stalling (a detail under
+ * `path` naming the limit), or null when it is within MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS and
+ * MAX_SCHEMA_CHARS. Counted without recursion and stopping at the first limit passed, so the count
+ * itself costs little whatever the schema.
+ */
+export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetail | null {
+  let nodes = 0;
+  let patterns = 0;
+  let chars = 0;
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    nodes++;
+    if (nodes > MAX_SCHEMA_NODES) {
+      return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_NODES} JSON values in a schema`, `more than ${MAX_SCHEMA_NODES}`, `${path.join('.')} holds more than ${MAX_SCHEMA_NODES} JSON values (MAX_SCHEMA_NODES); split it or describe fewer properties`);
+    }
+    if (typeof value === 'string') chars += value.length + 2;
+    else if (value === null || typeof value !== 'object') chars += 8;
+    else if (Array.isArray(value)) {
+      chars += value.length + 2;
+      for (const item of value) stack.push(item);
+    } else {
+      for (const [key, child] of Object.entries(value)) {
+        chars += key.length + 4;
+        if (key === 'pattern' && typeof child === 'string') patterns++;
+        if (key === 'patternProperties' && child !== null && typeof child === 'object') patterns += Object.keys(child).length;
+        stack.push(child);
+      }
+    }
+    if (patterns > MAX_SCHEMA_PATTERNS) {
+      return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_PATTERNS} patterns in a schema`, `more than ${MAX_SCHEMA_PATTERNS}`, `${path.join('.')} holds more than ${MAX_SCHEMA_PATTERNS} patterns (pattern keywords and patternProperties keys, MAX_SCHEMA_PATTERNS); use fewer`);
+    }
+    if (chars > MAX_SCHEMA_CHARS) {
+      return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_CHARS} characters of JSON in a schema`, `more than ${MAX_SCHEMA_CHARS}`, `${path.join('.')} is longer than ${MAX_SCHEMA_CHARS} characters as JSON (MAX_SCHEMA_CHARS); shorten it`);
+    }
+  }
+  return null;
+}
+
+/**
  * Meta-validates a JSON Schema someone supplied (draft-07 unless `$schema` says 2020-12) and
  * checks it compiles. Returns problems as error details under `path`; empty when valid.
  */
@@ -60,6 +113,9 @@ export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] 
     if (typeof schema === 'boolean') return [];
     return [detail(path, 'invalid_type', 'object', schema, `${path.join('.')} must be a JSON Schema object`)];
   }
+  // Before anything compiles or walks it: a schema past the budget is refused at the cost of counting.
+  const tooLarge = schemaBudgetProblem(schema, path);
+  if (tooLarge) return [tooLarge];
   const ajv = ajvFor(schema as Record<string, unknown>);
   if (typeof ajv === 'string') {
     return [detail([...path, '$schema'], 'invalid_schema', ajv, (schema as Record<string, unknown>).$schema, `unsupported $schema: use ${ajv}`)];
@@ -87,6 +143,9 @@ export function compile(schema: Record<string, unknown>): ValidateFunction {
   if (entry) {
     compiled.delete(key);
   } else {
+    // Stored schemas passed checkJsonSchema, but an imported one may not have: never compile past the budget.
+    const tooLarge = schemaBudgetProblem(schema, []);
+    if (tooLarge) throw new RangeError(tooLarge.message.replace(/^\S* /, 'the schema '));
     const ajv = ajvFor(schema) as Ajv;
     // $id clashes between supplied schemas must not break compilation: compile a copy without it.
     const { $id: _ignored, ...source } = canonical(schema);

@@ -12,6 +12,7 @@ interface StartOptions {
   messagingPort: number;
   host: string;
   allowRemoteAdmin?: boolean;
+  adminHost?: string[];
   dataDir: string;
   inMemory?: boolean;
   seed?: string;
@@ -63,6 +64,7 @@ const start: CommandHandler = async ({ options, global, io }) => {
       messagingPort: o.messagingPort,
       host: o.host,
       allowRemoteAdmin: o.allowRemoteAdmin === true,
+      adminHosts: o.adminHost ?? [],
       dataDir: o.inMemory ? undefined : resolve(o.dataDir),
       inMemory: o.inMemory,
       seed: o.seed ? resolve(o.seed) : undefined,

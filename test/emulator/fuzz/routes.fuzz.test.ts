@@ -7,7 +7,8 @@ import { Pool } from 'undici';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { Store } from '../../../emulator/store/store.js';
 import { defineCollections, type Db } from '../../../emulator/model.js';
-import { MAX_JSON_DEPTH } from '../../../emulator/json-body.js';
+import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from '../../../emulator/json-body.js';
+import { MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS } from '../../../emulator/validation/json-schema.js';
 
 // Bad-input fuzz against every route of issue 2 on a real emulator over HTTP: never a 5xx,
 // always the error envelope, the server keeps serving, and the data dir reloads to the same
@@ -91,6 +92,12 @@ const hostileArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer({ min: 10_000, max: 100_000 }).map((n) => new Array(n).fill(0)),
   fc.integer({ min: 1_000, max: 10_000 }).map((n) => Array.from({ length: n }, (_, i) => `t${i}`)),
   fc.integer({ min: 100, max: 1_000 }).map((n) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', pattern: '^(a+)+$' }])) })),
+  // Schemas around the size bounds, with distinct patterns (each its own RE2 compile).
+  fc
+    .tuple(fc.integer({ min: MAX_SCHEMA_NODES / 2 - 40, max: MAX_SCHEMA_NODES / 2 + 10 }), fc.integer({ min: MAX_SCHEMA_PATTERNS - 3, max: MAX_SCHEMA_PATTERNS + 3 }))
+    .map(([n, patterns]) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, i < patterns ? { type: 'string', pattern: `^a${i}(b|c)+$` } : { type: 'string' }])) })),
+  // Arrays around the length cap.
+  fc.integer({ min: MAX_JSON_ARRAY_ITEMS - 2, max: MAX_JSON_ARRAY_ITEMS + 2 }).map((n) => new Array(n).fill('x')),
 );
 
 function nestedArrays(depth: number): unknown {

@@ -1,0 +1,57 @@
+import type { ConversationRecord, Db, MessageRecord } from '../model.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * Every change messaging makes to the store: conversations and their messages. Each logical
+ * change is one journal line (Store.atomically): a user's message and the conversation's new
+ * `updatedAt` stand or fall together.
+ *
+ * Takes the store and its collections rather than the whole Services object, which names the
+ * messaging service that calls these functions (a type-level import circle otherwise).
+ */
+export interface ConversationStore {
+  db: Db;
+  store: Store;
+}
+
+/** Stores a new conversation. */
+export async function createConversation(target: ConversationStore, conversation: ConversationRecord): Promise<ConversationRecord> {
+  await target.db.conversations.put(conversation);
+  return conversation;
+}
+
+/** The conversation as stored now (or as given, when it is gone) with `updatedAt` moved to `at`. */
+function touched(db: Db, conversation: ConversationRecord, at: string): ConversationRecord {
+  const current = db.conversations.get(conversation.id) ?? conversation;
+  return { ...current, updatedAt: at };
+}
+
+/** Stores a user's message and moves its conversation's `updatedAt`, as one journal line. */
+export async function addUserMessage(target: ConversationStore, conversation: ConversationRecord, message: MessageRecord): Promise<void> {
+  await target.store.atomically(() => {
+    void target.db.messages.put(message);
+    void target.db.conversations.put(touched(target.db, conversation, message.updatedAt));
+  });
+}
+
+/** Moves a conversation's `updatedAt` (a reply ended in it). */
+export async function touchConversation(target: ConversationStore, conversation: ConversationRecord, at: string): Promise<void> {
+  await target.db.conversations.put(touched(target.db, conversation, at));
+}
+
+/**
+ * Stores a message of a reply as it stands (each packet replaces the record). Applied in memory at
+ * once, so listings never see an older record, and journalled in the order of calls, so the final
+ * record cannot land before the creation.
+ */
+export function saveReplyMessage(target: ConversationStore, message: MessageRecord): Promise<void> {
+  return target.db.messages.put(message);
+}
+
+/** Ends, in one journal line, the given replies that were streaming when the emulator last stopped. */
+export async function finishMessages(target: ConversationStore, messages: MessageRecord[]): Promise<void> {
+  if (messages.length === 0) return;
+  await target.store.atomically(() => {
+    for (const message of messages) void target.db.messages.put(message);
+  });
+}
