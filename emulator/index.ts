@@ -17,7 +17,7 @@ import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { EventDispatcher } from './events/dispatcher.js';
-import { presentDelivery, type DeliveryMatch, type DeliveryView } from './events/delivery-log.js';
+import { presentDelivery, type DeliveryMatch, type DeliveryView } from './services/deliveries.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.js';
 import { checkFaultSeed, parseFaultProfile, profileIsOn } from './events/faults.js';
 import type { FaultSettings } from './events/fault-injector.js';
@@ -28,7 +28,7 @@ import { cachedOwnAdminTarget } from './admin/self-target.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
-export type { DeliveryMatch, DeliveryView } from './events/delivery-log.js';
+export type { DeliveryMatch, DeliveryView } from './services/deliveries.js';
 export type { DeliveryOptions } from './events/options.js';
 export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX, type FaultMark, type FaultProfile } from './events/faults.js';
 export type { FaultSettings } from './events/fault-injector.js';

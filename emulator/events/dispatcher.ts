@@ -4,7 +4,7 @@ import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
-import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from './delivery-log.js';
+import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 import { DeliverySlots } from './slots.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
@@ -14,7 +14,7 @@ import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
 
 // Kept for importers of the dispatcher from before the delivery log had its own module.
-export { presentDelivery, type DeliveryMatch, type DeliveryView } from './delivery-log.js';
+export { presentDelivery, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 
 /** One attempt, told to stream listeners as it is logged. */
 export interface AttemptNotice {
@@ -66,7 +66,7 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 
 /**
  * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
- * attempt in the delivery log (delivery-log.ts), retried on a schedule, resumed after a restart.
+ * attempt in the delivery log (services/deliveries.ts), retried on a schedule, resumed after a restart.
  * Each pending delivery has its own timer; its attempts wait for one of the fair delivery slots
  * (slots.ts), so one webhook that hangs never holds up the others.
  */

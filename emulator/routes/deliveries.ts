@@ -3,7 +3,7 @@ import { ok } from '../http.js';
 import { conflict, notFound } from '../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
-import { presentDelivery } from '../events/delivery-log.js';
+import { presentDelivery } from '../services/deliveries.js';
 import { params, type RouteOptions } from './common.js';
 import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
 
