@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { request } from './undici-lite.js';
+import { request } from '../http/undici.js';
 import type { Readable } from 'node:stream';
 import { NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
