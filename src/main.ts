@@ -105,9 +105,15 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
       timeout: all.timeout,
     };
     const { default: handler } = await spec.load();
-    await handler({ args, options: withParentValues(self), global, io });
+    await handler({ args, options: withParentValues(self), global, io, program: rootOf(self) });
   });
   return command;
+}
+
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
 }
 
 /**

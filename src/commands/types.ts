@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { Io } from '../ui/io.js';
 
 /** Options every command accepts. */
@@ -29,6 +30,8 @@ export interface CommandInput<O = Record<string, any>> {
   options: O;
   global: GlobalOptions;
   io: Io;
+  /** The whole program (every command), for commands that describe it, such as `completion`. */
+  program: Command;
 }
 
 export type CommandHandler = (input: CommandInput) => Promise<void>;

@@ -1,7 +1,7 @@
 import type { CommandHandler } from '../types.js';
 import { printRecord, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { FILE_STATUSES } from './index.js';
+import { FILE_STATUSES } from './statuses.js';
 
 /** Sets a file's status (PATCH /api/status); FAILED needs the reason. */
 const status: CommandHandler = async (input) => {
