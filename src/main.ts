@@ -1,6 +1,6 @@
 import { Argument, Command, CommanderError, Option, InvalidArgumentError } from 'commander';
 import { commands, groups as GROUPS } from './commands/registry.js';
-import { InvalidOptionValue, type CommandSpec, type GlobalOptions } from './commands/types.js';
+import { InvalidOptionValue, type AnyCommandSpec, type GlobalOptions } from './commands/types.js';
 import { UserError, EXIT } from './errors.js';
 import type { Io } from './ui/io.js';
 
@@ -62,7 +62,7 @@ function helpWhenBare(group: Command): void {
   });
 }
 
-function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
+function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
   for (const arg of spec.args ?? []) {
     if (typeof arg === 'string') command.argument(arg);
@@ -76,8 +76,8 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
   for (const o of spec.options ?? []) {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
-    if (o.choices) option.choices(o.choices);
-    if (o.conflicts) option.conflicts(o.conflicts);
+    if (o.choices) option.choices([...o.choices]);
+    if (o.conflicts) option.conflicts([...o.conflicts]);
     if (o.parse) {
       const parse = o.parse;
       option.argParser((value: string, previous: unknown) => {
@@ -105,7 +105,9 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
       timeout: all.timeout,
     };
     const { default: handler } = await spec.load();
-    await handler({ args, options: withParentValues(self), global, io, program: rootOf(self) });
+    // The one place where commander's untyped values meet the handler's type: defineCommand
+    // checked that type against the very declarations commander parsed these values from.
+    await handler({ args, options: withParentValues(self) as never, global, io, program: rootOf(self) });
   });
   return command;
 }

@@ -1,4 +1,4 @@
-import type { CommandSpec } from './types.js';
+import type { AnyCommandSpec } from './types.js';
 import { emulatorCommands } from './emulator/index.js';
 import { authCommands } from './auth/index.js';
 import { profileCommands } from './profiles/index.js';
@@ -23,7 +23,7 @@ import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
-export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
+export const commands: AnyCommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
   ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands, ...handlerCommands, ...appCommands,
   ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
 

@@ -34,8 +34,8 @@ function llmOptions(o: StartOptions) {
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
-const start: CommandHandler = async ({ options, global, io }) => {
-  const o = options as StartOptions;
+const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
+  const o = options;
   const { assertDistinctPorts, assertPortFree, liveEmulator } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per config dir: its state file is how other commands find "the" local emulator.

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { clientFor, orgOf } from '../context.js';
 import { deployManifest } from '../../manifest/deploy.js';
 import { loadManifest } from '../../manifest/load.js';
@@ -22,9 +22,9 @@ function summary(plan: Plan, dryRun: boolean): Record<string, unknown> {
 }
 
 /** Reads the manifest, plans against the platform, and applies (idempotently). */
-const deploy: CommandHandler = async (input) => {
+const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const { io, global } = input;
-  const o = input.options as DeployOptions;
+  const o = input.options;
   const manifestPath = resolve(o.manifest);
   const dryRun = Boolean(o.dryRun);
   const manifest = await loadManifest(manifestPath);
