@@ -8,8 +8,30 @@ declare const __PLUGSMITH_VERSION__: string;
 /** The package version, inlined at build time. */
 export const VERSION = typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
-/** Builds the commander program from the command registry. */
-export function buildProgram(io: Io): Command {
+/** Global options that take a value: the word after them is not a command. */
+const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout']);
+
+/**
+ * The first word of the command `argv` runs (`plugins` in `--json plugins list`), or undefined
+ * when there is none (`--help`, `--version`, nothing).
+ */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') return argv[i + 1];
+    if (GLOBAL_VALUE_FLAGS.has(word)) i++;
+    else if (!word.startsWith('-')) return word === 'help' ? (argv[i + 1] ?? word) : word;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the commander program from the command registry. Given the `argv` it will parse, it
+ * registers the subcommands of only the group that argv names: the other groups are there
+ * with their descriptions, which is all `plugsmith --help` shows, and the start stays short.
+ * Without `argv` (completion, tests) every command is registered.
+ */
+export function buildProgram(io: Io, argv?: string[]): Command {
   const program = new Command('plugsmith')
     .description('Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator')
     .version(VERSION, '-v, --version', 'print the version')
@@ -29,8 +51,21 @@ export function buildProgram(io: Io): Command {
     .exitOverride();
   helpWhenBare(program);
 
+  const word = argv && commandWord(argv);
+  // A word that names no group may be a typo: then everything is built, for commander's suggestion.
+  const only = argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word)) ? word : null;
   const groups = new Map<string, Command>();
   for (const spec of commands) {
+    const inGroup = spec.path.length > 1;
+    if (only !== null && inGroup && spec.path[0] !== only) {
+      // The group alone, described, without its subcommands.
+      if (!groups.has(spec.path[0])) {
+        const group = program.command(spec.path[0]).description(GROUPS[spec.path[0]] ?? `${spec.path[0]} commands`).exitOverride();
+        helpWhenBare(group);
+        groups.set(spec.path[0], group);
+      }
+      continue;
+    }
     let parent = program;
     for (let i = 0; i < spec.path.length - 1; i++) {
       const key = spec.path.slice(0, i + 1).join(' ');
@@ -145,7 +180,7 @@ function timeoutOption(value: string): number {
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
 export async function main(argv: string[], io: Io): Promise<void> {
-  const program = buildProgram(io);
+  const program = buildProgram(io, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
