@@ -1,6 +1,6 @@
 import { Argument, Command, CommanderError, Option, InvalidArgumentError } from 'commander';
 import { commands, groups as GROUPS } from './commands/registry.js';
-import { InvalidOptionValue, type CommandSpec, type GlobalOptions } from './commands/types.js';
+import { InvalidOptionValue, type AnyCommandSpec, type GlobalOptions } from './commands/types.js';
 import { UserError, EXIT } from './errors.js';
 import type { Io } from './ui/io.js';
 
@@ -8,8 +8,30 @@ declare const __PLUGSMITH_VERSION__: string;
 /** The package version, inlined at build time. */
 export const VERSION = typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
-/** Builds the commander program from the command registry. */
-export function buildProgram(io: Io): Command {
+/** Global options that take a value: the word after them is not a command. */
+const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout']);
+
+/**
+ * The first word of the command `argv` runs (`plugins` in `--json plugins list`), or undefined
+ * when there is none (`--help`, `--version`, nothing).
+ */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') return argv[i + 1];
+    if (GLOBAL_VALUE_FLAGS.has(word)) i++;
+    else if (!word.startsWith('-')) return word === 'help' ? (argv[i + 1] ?? word) : word;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the commander program from the command registry. Given the `argv` it will parse, it
+ * registers the subcommands of only the group that argv names: the other groups are there
+ * with their descriptions, which is all `plugsmith --help` shows, and the start stays short.
+ * Without `argv` (completion, tests) every command is registered.
+ */
+export function buildProgram(io: Io, argv?: string[]): Command {
   const program = new Command('plugsmith')
     .description('Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator')
     .version(VERSION, '-v, --version', 'print the version')
@@ -29,8 +51,21 @@ export function buildProgram(io: Io): Command {
     .exitOverride();
   helpWhenBare(program);
 
+  const word = argv && commandWord(argv);
+  // A word that names no group may be a typo: then everything is built, for commander's suggestion.
+  const only = argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word)) ? word : null;
   const groups = new Map<string, Command>();
   for (const spec of commands) {
+    const inGroup = spec.path.length > 1;
+    if (only !== null && inGroup && spec.path[0] !== only) {
+      // The group alone, described, without its subcommands.
+      if (!groups.has(spec.path[0])) {
+        const group = program.command(spec.path[0]).description(GROUPS[spec.path[0]] ?? `${spec.path[0]} commands`).exitOverride();
+        helpWhenBare(group);
+        groups.set(spec.path[0], group);
+      }
+      continue;
+    }
     let parent = program;
     for (let i = 0; i < spec.path.length - 1; i++) {
       const key = spec.path.slice(0, i + 1).join(' ');
@@ -62,7 +97,7 @@ function helpWhenBare(group: Command): void {
   });
 }
 
-function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
+function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
   for (const arg of spec.args ?? []) {
     if (typeof arg === 'string') command.argument(arg);
@@ -76,8 +111,8 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
   for (const o of spec.options ?? []) {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
-    if (o.choices) option.choices(o.choices);
-    if (o.conflicts) option.conflicts(o.conflicts);
+    if (o.choices) option.choices([...o.choices]);
+    if (o.conflicts) option.conflicts([...o.conflicts]);
     if (o.parse) {
       const parse = o.parse;
       option.argParser((value: string, previous: unknown) => {
@@ -105,9 +140,17 @@ function addCommand(parent: Command, spec: CommandSpec, io: Io): Command {
       timeout: all.timeout,
     };
     const { default: handler } = await spec.load();
-    await handler({ args, options: withParentValues(self), global, io });
+    // The one place where commander's untyped values meet the handler's type: defineCommand
+    // checked that type against the very declarations commander parsed these values from.
+    await handler({ args, options: withParentValues(self) as never, global, io, program: rootOf(self) });
   });
   return command;
+}
+
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
 }
 
 /**
@@ -137,7 +180,7 @@ function timeoutOption(value: string): number {
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
 export async function main(argv: string[], io: Io): Promise<void> {
-  const program = buildProgram(io);
+  const program = buildProgram(io, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -1,3 +1,6 @@
+// The one Retry-After reader (RFC 9110 semantics), shared with the client; delivery code reads it from here.
+export { parseRetryAfter } from '../../src/contract/retry-after.js';
+
 /** How the emulator delivers webhooks; every field has a default suited to local development. */
 export interface DeliveryOptions {
   /** Per-attempt timeout in ms (connect, answer and body); default 10 000. */
@@ -56,20 +59,10 @@ const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
  * The wait before the retry that follows `attemptsDone` attempts, or null when the schedule is
  * used up. A Retry-After from the target replaces the scheduled delay (jitter applies only to the schedule).
  */
-export function retryDelay(options: ResolvedDeliveryOptions, attemptsDone: number, retryAfterMs: number | null, random = Math.random): number | null {
+export function retryDelay(options: ResolvedDeliveryOptions, attemptsDone: number, retryAfterMs: number | undefined, random = Math.random): number | null {
   if (attemptsDone < 1 || attemptsDone > options.schedule.length) return null;
-  const base = retryAfterMs !== null
+  const base = retryAfterMs !== undefined
     ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
     : options.schedule[attemptsDone - 1] * (1 + (random() * 2 - 1) * options.jitter);
   return Math.max(0, Math.round(base * options.timeScale));
-}
-
-/** Reads a Retry-After header (delay in seconds, or an HTTP date) as ms from `now`; null when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return null;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return null;
-  return Math.max(0, at - now);
 }

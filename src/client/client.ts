@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createEnvHttpProxyAgent } from './undici-lite.js';
+import { createEnvHttpProxyAgent } from '../http/undici.js';
 import { Api } from './api.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';

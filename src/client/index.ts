@@ -23,5 +23,5 @@ export type { RepositoriesResource } from './resources/repositories.js';
 export type { DataProvidersResource, EntityPluginsResource } from './resources/instances.js';
 export type { AgentMessagesResource } from './resources/agent-messages.js';
 export { redactAuthorization, redactSecret, redactUrl } from './redact.js';
-export { parseRetryAfter } from './retry.js';
+export { parseRetryAfter } from '../contract/retry-after.js';
 export type * from './types.js';

@@ -16,20 +16,6 @@ export function backoffMs(attempt: number, baseMs: number): number {
   return Math.round(exponential * (0.8 + Math.random() * 0.4));
 }
 
-/**
- * Parses Retry-After: delay seconds (fractions tolerated) or an HTTP date.
- * Returns milliseconds, or undefined when absent or unreadable.
- */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const trimmed = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

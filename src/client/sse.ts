@@ -1,3 +1,5 @@
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+
 /** One server-sent event: its name, its data parsed as JSON (or the raw text when not JSON). */
 export interface ServerSentEvent<T = unknown> {
   /** The `event:` field; `message` when the server sent none. */
@@ -10,8 +12,9 @@ export interface ServerSentEvent<T = unknown> {
 }
 
 /**
- * Incremental parser of the text/event-stream format (WHATWG HTML §9.2): feed it text as it
- * arrives, in chunks split anywhere, and it returns the events each chunk completes.
+ * Incremental parser of the text/event-stream format (WHATWG HTML §9.2) on top of
+ * `eventsource-parser`: feed it text as it arrives, in chunks split anywhere, and it returns the
+ * events each chunk completes, with their data parsed as JSON where it is JSON.
  */
 export class SseParser {
   /** The reconnection time the server asked for with `retry:`, in milliseconds. */
@@ -19,66 +22,36 @@ export class SseParser {
   /** The last event id, which persists across events as the format says. */
   lastEventId: string | undefined;
 
-  private buffer = '';
+  private readonly parser: EventSourceParser;
   private started = false;
-  private eventName = '';
-  private dataLines: string[] = [];
+  private completed: ServerSentEvent[] = [];
+
+  constructor() {
+    this.parser = createParser({
+      onEvent: (message) => this.completed.push(this.toEvent(message)),
+      onRetry: (ms) => {
+        this.retryMs = ms;
+      },
+    });
+  }
 
   /** Parses a chunk and returns the events it completed. */
   push(chunk: string): ServerSentEvent[] {
-    let text = this.buffer + chunk;
-    if (!this.started && text.length > 0) {
+    // The library strips a BOM given as UTF-8 bytes; decoded text carries it as U+FEFF.
+    if (!this.started && chunk.length > 0) {
       this.started = true;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
     }
-    const events: ServerSentEvent[] = [];
-    let start = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i];
-      if (c !== '\n' && c !== '\r') continue;
-      // A CR at the very end may be the first half of CRLF: wait for the next chunk.
-      if (c === '\r' && i === text.length - 1) break;
-      this.line(text.slice(start, i), events);
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      start = i + 1;
-    }
-    this.buffer = text.slice(start);
+    this.parser.feed(chunk);
+    const events = this.completed;
+    this.completed = [];
     return events;
   }
 
-  private line(line: string, events: ServerSentEvent[]): void {
-    if (line === '') return this.dispatch(events);
-    if (line.startsWith(':')) return; // a comment, often a keep-alive
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    switch (field) {
-      case 'event':
-        this.eventName = value;
-        break;
-      case 'data':
-        this.dataLines.push(value);
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.lastEventId = value;
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.retryMs = Number(value);
-        break;
-      default:
-      // Unknown fields are ignored, as the format requires.
-    }
-  }
-
-  private dispatch(events: ServerSentEvent[]): void {
-    const name = this.eventName;
-    const lines = this.dataLines;
-    this.eventName = '';
-    this.dataLines = [];
-    if (lines.length === 0) return;
-    const rawData = lines.join('\n');
-    events.push({ event: name === '' ? 'message' : name, data: parseData(rawData), rawData, id: this.lastEventId });
+  private toEvent(message: EventSourceMessage): ServerSentEvent {
+    // The library reports the id of the event only; the format keeps the last one until replaced.
+    if (message.id !== undefined) this.lastEventId = message.id;
+    return { event: message.event ?? 'message', data: parseData(message.data), rawData: message.data, id: this.lastEventId };
   }
 }
 

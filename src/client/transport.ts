@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { request } from './undici-lite.js';
+import { request } from '../http/undici.js';
 import type { Readable } from 'node:stream';
 import { NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
 import { toQueryString, type QueryPairs } from './query.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { backoffMs, IDEMPOTENT_METHODS, MAX_RETRY_AFTER_MS, parseRetryAfter, RETRY_STATUSES, sleep } from './retry.js';
+import { parseRetryAfter } from '../contract/retry-after.js';
+import { backoffMs, IDEMPOTENT_METHODS, MAX_RETRY_AFTER_MS, RETRY_STATUSES, sleep } from './retry.js';
 
 /** Which API a request went to; `upload` is a PUT to a signed object-storage URL. */
 export type ApiKind = 'management' | 'messaging' | 'upload';

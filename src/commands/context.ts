@@ -8,18 +8,13 @@ import { confirm } from '../ui/dialogs.js';
 import { details, note, printResult, table, type Column } from '../ui/output.js';
 import { styleFor } from '../ui/style.js';
 import { listQueryOf, type ListFlags } from './list-options.js';
-import type { CommandInput } from './types.js';
+import type { CommandInput, TargetFlags } from './types.js';
 
-/** Flags that pick the target and credentials; every API command accepts them through its profile. */
-export interface TargetFlags {
-  baseUrl?: string;
-  messagingUrl?: string;
-  org?: string;
-}
+export type { TargetFlags } from './types.js';
 
 /** The merged settings for a command (flags > environment > profile). */
-export function settingsFor(input: CommandInput): Promise<Settings> {
-  const o = input.options as TargetFlags;
+export function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
+  const o = input.options;
   return resolveSettings({ profile: input.global.profile, baseUrl: o.baseUrl, messagingUrl: o.messagingUrl, org: o.org });
 }
 
@@ -153,14 +148,14 @@ export async function naming<T>(files: Record<string, [flag: string, path: strin
  * Asks before deleting: `--yes` skips the question; without a terminal (or under CI) the
  * missing `--yes` is a usage error. Declining is a usage error too (nothing was deleted).
  */
-export async function confirmDeletion(input: CommandInput, what: string): Promise<void> {
-  if ((input.options as { yes?: boolean }).yes) return;
+export async function confirmDeletion(input: CommandInput<{ yes?: boolean }>, what: string): Promise<void> {
+  if (input.options.yes) return;
   const yes = await confirm(input.io, { flag: '--yes', message: `Delete ${what}?`, default: false });
   if (!yes) throw new UserError(`not deleted: ${what}`, EXIT.USAGE);
 }
 
 /** Prints one record: JSON with --json, else `key  value` lines. */
-export function printRecord(input: CommandInput, record: unknown, keys?: string[]): void {
+export function printRecord(input: CommandInput<unknown>, record: unknown, keys?: string[]): void {
   printResult(input.io, input.global, record, () => details((record ?? {}) as Record<string, unknown>, keys));
 }
 
@@ -168,8 +163,8 @@ export function printRecord(input: CommandInput, record: unknown, keys?: string[
  * A list command's whole output: with `--all` every page (paginate), else one page and a note on
  * stderr saying how to get the next. --json prints the records as one array.
  */
-export async function printList<T>(input: CommandInput, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
-  const flags = input.options as ListFlags;
+export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
+  const flags = input.options;
   const query = listQueryOf(flags);
   let rows: T[];
   let pagination: Pagination | undefined;

@@ -28,7 +28,7 @@ export function commaList(value: string, previous: unknown): string[] {
 }
 
 /** The shared query system of every list command, plus `--all`. */
-export const listOptions: OptionSpec[] = [
+export const listOptions = [
   { flags: '--page <n>', description: 'page number (index pagination, from 1)', parse: integerOption('--page', 1) },
   { flags: '--limit <n>', description: 'records per page (1-100; with --all, the page size used)', parse: integerOption('--limit', 1, 100) },
   { flags: '--cursor <id>', description: 'cursor pagination: records after this id ("" starts from the first)' },
@@ -37,7 +37,7 @@ export const listOptions: OptionSpec[] = [
   { flags: '--search <text>', description: 'text search in the endpoint’s text fields' },
   { flags: '--filter <key=value>', description: 'property filter, repeatable (comma-separated values match any)', parse: parseFilter },
   { flags: '--all', description: 'follow the pages and print every record' },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** What the list options parse to. */
 export interface ListFlags {
@@ -67,13 +67,13 @@ export function listQueryOf(flags: ListFlags) {
 }
 
 /** `--base-url` and `--messaging-url`: override the environment and the profile for one command. */
-export const targetOptions: OptionSpec[] = [
+export const targetOptions = [
   { flags: '--base-url <url>', description: 'management API base URL (overrides PLUGSMITH_BASE_URL and the profile)' },
   { flags: '--messaging-url <url>', description: 'messaging API base URL (overrides PLUGSMITH_MESSAGING_URL and the profile)' },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** `--org`, defaulting to the profile's org. */
-export const orgOption: OptionSpec = { flags: '--org <orgId>', description: 'org to act in (default: the profile’s org)' };
+export const orgOption = { flags: '--org <orgId>', description: 'org to act in (default: the profile’s org)' } as const satisfies OptionSpec;
 
 /** `--yes`: confirms a deletion without a prompt (required without a terminal). */
-export const yesOption: OptionSpec = { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' };
+export const yesOption = { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' } as const satisfies OptionSpec;

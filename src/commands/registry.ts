@@ -1,4 +1,4 @@
-import type { CommandSpec } from './types.js';
+import type { AnyCommandSpec } from './types.js';
 import { emulatorCommands } from './emulator/index.js';
 import { authCommands } from './auth/index.js';
 import { profileCommands } from './profiles/index.js';
@@ -24,7 +24,7 @@ import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
-export const commands: CommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
+export const commands: AnyCommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
   ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands, ...handlerCommands, ...appCommands,
   ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...checkCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
 

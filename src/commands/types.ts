@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { Io } from '../ui/io.js';
 
 /** Options every command accepts. */
@@ -16,28 +17,71 @@ export interface OptionSpec {
   flags: string;
   description: string;
   default?: unknown;
-  choices?: string[];
+  choices?: readonly string[];
   /** Options (by attribute name, e.g. `dataDir`) that may not be given with this one; defaults do not count. */
-  conflicts?: string[];
+  conflicts?: readonly string[];
   /** Converts the raw string (and the previous value, for repeatable options). */
   parse?: (value: string, previous: unknown) => unknown;
 }
 
-/** What a command handler receives. */
-export interface CommandInput<O = Record<string, any>> {
+/** `parent-type` -> `parentType`, as commander names an option's value. */
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+/** The long flag of a flags string (`-y, --yes` -> `yes`, `--parent-type <type>` -> `parent-type`). */
+type LongFlag<F extends string> = F extends `${string}--${infer Rest}` ? (Rest extends `${infer Name} ${string}` ? Name : Rest) : never;
+/** The value part of a flags string (`<type>`, `[file]`, `<ids...>`), or '' for a boolean flag. */
+type ValuePart<F extends string> = F extends `${string}--${string} ${infer Value}` ? Value : '';
+/** The attribute name commander gives an option. */
+type OptionKey<F extends string> = LongFlag<F> extends `no-${infer Name}` ? CamelCase<Name> : CamelCase<LongFlag<F>>;
+/** What commander stores for an option that was given. */
+type GivenValue<S extends OptionSpec> = S extends { parse: (...args: never[]) => infer Parsed }
+  ? Parsed
+  : ValuePart<S['flags']> extends ''
+    ? boolean
+    : ValuePart<S['flags']> extends `${string}...${string}`
+      ? string[]
+      : ValuePart<S['flags']> extends `[${string}`
+        ? string | true
+        : S extends { choices: readonly (infer Choice)[] }
+          ? Choice
+          : string;
+/** An option's value as the handler receives it: undefined when not given, unless negated or defaulted. */
+type OptionValue<S extends OptionSpec> = LongFlag<S['flags']> extends `no-${string}`
+  ? boolean
+  : S extends { default: infer Default }
+    ? Exclude<GivenValue<S>, undefined> | Default
+    : GivenValue<S> | undefined;
+
+/**
+ * The options object a command's handler receives, inferred from its declarations: one key per
+ * option (commander's camelCase name) typed from its flags, `parse`, `choices` and `default`.
+ */
+export type OptionsOf<O extends readonly OptionSpec[]> = { [S in O[number] as OptionKey<S['flags']>]: OptionValue<S> };
+
+/** Flags that pick the target and credentials; every API command accepts them through its profile. */
+export interface TargetFlags {
+  baseUrl?: string;
+  messagingUrl?: string;
+  org?: string;
+}
+
+/** What a command handler receives; `O` is its options, as declared (see `OptionsOf`). */
+export interface CommandInput<O = TargetFlags> {
   args: string[] & unknown[];
   options: O;
   global: GlobalOptions;
   io: Io;
+  /** The whole program (every command), for commands that describe it, such as `completion`. */
+  program: Command;
 }
 
-export type CommandHandler = (input: CommandInput) => Promise<void>;
+/** A command's handler, typed by the options it reads: `defineCommand` checks the declarations give them. */
+export type CommandHandler<O = TargetFlags> = (input: CommandInput<O>) => Promise<void>;
 
 /**
  * A command, declared apart from its handler so that `--help` and the registry load no
  * command code: `load` imports the handler only when the command runs.
  */
-export interface CommandSpec {
+export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSpec[]> {
   /** Words of the command, e.g. ['plugins', 'create']. */
   path: string[];
   summary: string;
@@ -48,12 +92,19 @@ export interface CommandSpec {
    * description and the values help and completion offer (any case is still accepted).
    */
   args?: Array<string | { name: string; description: string; choices?: readonly string[] }>;
-  options?: OptionSpec[];
-  load: () => Promise<{ default: CommandHandler }>;
+  options?: O;
+  /** Loads the handler, which must accept the options the declarations give (checked by tsc). */
+  load: () => Promise<{ default: CommandHandler<OptionsOf<O>> }>;
 }
 
-/** Helper that keeps command declarations typed. */
-export function defineCommand(spec: CommandSpec): CommandSpec {
+/** A declared command as the registry holds it: its handler's option type is checked and then forgotten. */
+export type AnyCommandSpec = Omit<CommandSpec, 'load'> & { load: () => Promise<{ default: CommandHandler<never> }> };
+
+/**
+ * Declares a command: infers the options object from the declarations (`OptionsOf`) and checks
+ * that the lazily loaded handler reads nothing they do not give, with the types they give.
+ */
+export function defineCommand<const O extends readonly OptionSpec[] = readonly []>(spec: CommandSpec<O>): AnyCommandSpec {
   return spec;
 }
 

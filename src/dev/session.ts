@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { EmulatorAdmin } from './emulator-admin.js';
-import { deployManifest, type DeployOutcome } from './deploy.js';
+import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
 import { useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
@@ -144,11 +144,12 @@ export class DevSession {
 
   private async deploy(): Promise<DeployOutcome> {
     const emu = this.emulator!;
-    const outcome = await deployManifest(this.client!, this.options.manifestPath, { identity: { storeId: emu.storeId, baseUrl: emu.url }, orgId: emu.orgId }, this.environment());
+    // The emulator is the developer's own: what the manifest drops goes, as with --allow-deletes.
+    const outcome = await deployManifest(this.client!, this.options.manifestPath, { identity: { storeId: emu.storeId, baseUrl: emu.url }, orgId: emu.orgId }, { allowDeletes: true, environment: this.environment() });
     for (const line of outcome.notes) this.report.warn(line);
     const what = outcome.done.map((s) => `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`);
     this.report.info(outcome.done.length ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}` : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`);
-    const plugin = await this.client!.plugins.get(outcome.pluginId);
+    const plugin = await this.client!.plugins.get(outcome.pluginId!);
     this.secret = String(plugin.webhookSecret ?? '');
     const previousUrl = this.webhookUrl;
     this.webhookUrl = plugin.webhookUrl ?? null;

@@ -30,6 +30,21 @@ async function makeFiles(prefix: string, count: number): Promise<string[]> {
 }
 
 describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
+  test('upload names each file\'s media type from its extension (mime-db), octet-stream when unknown', async () => {
+    const names = ['notes.md', 'config.yaml', 'song.flac', 'data.unknownext'];
+    const paths = names.map((n) => join(t.dir, n));
+    for (const path of paths) await writeFile(path, 'x\n');
+    const run = await t.cli(['files', 'upload', ...paths, ...parent, '--folder', 'cli/types', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const listed = (await t.json(['files', 'list', ...parent, '--filter', 'folder=cli/types', '--all'])) as Array<{ fileName: string; contentType: string }>;
+    expect(Object.fromEntries(listed.map((f) => [f.fileName, f.contentType]))).toEqual({
+      'notes.md': 'text/markdown',
+      'config.yaml': 'text/yaml',
+      'song.flac': 'audio/x-flac',
+      'data.unknownext': 'application/octet-stream',
+    });
+  });
+
   test('upload of 12 files asks for URLs in two batches, streams each, marks them UPLOADED; list, url and status work on them', async () => {
     const paths = await makeFiles('batch', 12);
     const run = await t.cli(['files', 'upload', ...paths, ...parent, '--folder', 'cli/batch', '--json', '--verbose']);

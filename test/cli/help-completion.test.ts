@@ -65,6 +65,19 @@ describe('help, README and completion', () => {
     expect(await complete(['plugsmith', 'files', 'upload', 'a.txt', '--parent-t'])).toEqual(['--parent-type']);
   });
 
+  test('the program builds only the group argv names, with the same help as the whole program', async () => {
+    const subcommandsOf = (argv: string[] | undefined, group: string) => buildProgram(bufferIo(), argv).commands.find((c) => c.name() === group)!.commands.length;
+    expect(subcommandsOf(['--help'], 'plugins')).toBe(0);
+    expect(subcommandsOf(['--profile', 'plugins', 'files', 'list'], 'plugins')).toBe(0);
+    expect(subcommandsOf(['--json', 'plugins', 'list'], 'plugins')).toBeGreaterThan(5);
+    expect(subcommandsOf(['help', 'plugins'], 'plugins')).toBeGreaterThan(5);
+    expect(subcommandsOf(['plugns'], 'plugins')).toBeGreaterThan(5);
+    expect(subcommandsOf(undefined, 'plugins')).toBeGreaterThan(5);
+    const io = bufferIo();
+    await main(['--help'], io);
+    expect(io.out()).toBe(buildProgram(bufferIo()).helpInformation());
+  });
+
   test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
     const program = buildProgram(bufferIo());
     expect(program.commands.length).toBeGreaterThan(0);

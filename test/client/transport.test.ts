@@ -69,13 +69,13 @@ describe('retries', () => {
     const times: number[] = [];
     const server = await startServer((_req, res, _body, index) => {
       times.push(performance.now());
-      if (index === 0) return json(res, 503, {}, { 'retry-after': '0.3' });
+      if (index === 0) return json(res, 503, {}, { 'retry-after': '1' });
       ok(res, {});
     });
     const client = createClient({ baseUrl: server.url, retryBaseMs: 1 });
     await client.plugins.get('p');
     expect(times).toHaveLength(2);
-    expect(times[1] - times[0]).toBeGreaterThanOrEqual(280);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
   });
 
   it('does not wait out a Retry-After longer than a minute', async () => {

@@ -1,4 +1,5 @@
-import type { CommandHandler, CommandInput } from '../types.js';
+import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { ListFlags } from '../list-options.js';
 import { confirmDeletion, naming, printList, printRecord, readJsonFile, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askText } from '../../ui/dialogs.js';
@@ -19,7 +20,7 @@ export interface DefinitionKind {
   schemas: Array<[flag: string, field: string]>;
 }
 
-interface DefinitionFlags {
+export interface DefinitionFlags {
   name?: string;
   title?: string;
   description?: string;
@@ -32,8 +33,8 @@ function optionKey(flag: string): string {
 }
 
 /** The body for the flags given, and which file each schema field came from. */
-async function bodyOf(kind: DefinitionKind, input: CommandInput): Promise<{ body: Record<string, unknown>; files: Record<string, [string, string]> }> {
-  const o = input.options as DefinitionFlags;
+async function bodyOf(kind: DefinitionKind, input: CommandInput<DefinitionFlags & TargetFlags>): Promise<{ body: Record<string, unknown>; files: Record<string, [string, string]> }> {
+  const o = input.options;
   const body: Record<string, unknown> = {};
   const files: Record<string, [string, string]> = {};
   if (o.title !== undefined) body.title = o.title;
@@ -53,7 +54,7 @@ function keys(kind: DefinitionKind): string[] {
 }
 
 /** `<noun>s list <pluginId>` */
-export function listHandler(kind: DefinitionKind): CommandHandler {
+export function listHandler(kind: DefinitionKind): CommandHandler<ListFlags & TargetFlags> {
   return (input) =>
     withClient(input, { token: true }, (client) =>
       printList(
@@ -70,7 +71,7 @@ export function listHandler(kind: DefinitionKind): CommandHandler {
 }
 
 /** `<noun>s get <pluginId> <name>` */
-export function getHandler(kind: DefinitionKind): CommandHandler {
+export function getHandler(kind: DefinitionKind): CommandHandler<TargetFlags> {
   return async (input) => {
     const record = await withClient(input, { token: true }, (client) => kind.resource(client).get(input.args[0], input.args[1]));
     printRecord(input, record, keys(kind));
@@ -78,20 +79,20 @@ export function getHandler(kind: DefinitionKind): CommandHandler {
 }
 
 /** `<noun>s create <pluginId> --name …` */
-export function createHandler(kind: DefinitionKind): CommandHandler {
+export function createHandler(kind: DefinitionKind): CommandHandler<DefinitionFlags & TargetFlags> {
   return async (input) => {
     const { body, files } = await bodyOf(kind, input);
-    const name = (input.options as DefinitionFlags).name ?? (await askText(input.io, { flag: '--name', message: `${kind.noun[0].toUpperCase()}${kind.noun.slice(1)} name:` }));
+    const name = input.options.name ?? (await askText(input.io, { flag: '--name', message: `${kind.noun[0].toUpperCase()}${kind.noun.slice(1)} name:` }));
     const record = await withClient(input, { token: true }, (client) => naming(files, () => kind.resource(client).create(input.args[0], { ...body, name })));
     printRecord(input, record, keys(kind));
   };
 }
 
 /** `<noun>s update <pluginId> <name> …` (renaming with --name is allowed). */
-export function updateHandler(kind: DefinitionKind): CommandHandler {
+export function updateHandler(kind: DefinitionKind): CommandHandler<DefinitionFlags & TargetFlags> {
   return async (input) => {
     const { body, files } = await bodyOf(kind, input);
-    const rename = (input.options as DefinitionFlags).name;
+    const rename = input.options.name;
     if (rename !== undefined) body.name = rename;
     if (Object.keys(body).length === 0) {
       const flags = ['--name', '--title', '--description', ...kind.schemas.map(([flag]) => flag)];
@@ -103,7 +104,7 @@ export function updateHandler(kind: DefinitionKind): CommandHandler {
 }
 
 /** `<noun>s delete <pluginId> <name>` */
-export function deleteHandler(kind: DefinitionKind): CommandHandler {
+export function deleteHandler(kind: DefinitionKind): CommandHandler<{ yes?: boolean } & TargetFlags> {
   return async (input) => {
     const [pluginId, name] = input.args;
     await confirmDeletion(input, `${kind.noun} ${name} of plugin ${pluginId}`);

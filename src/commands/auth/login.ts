@@ -25,8 +25,8 @@ function checkUrl(flag: string, value: string): string {
 }
 
 /** Saves a profile and makes it current. */
-const login: CommandHandler = async ({ options, global, io }) => {
-  const o = options as LoginOptions;
+const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
+  const o = options;
   const name = global.profile ?? (o.local ? 'local' : 'default');
   let profile: Profile;
   let runningOrg: string | null = null;

@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { settingsFor, timeoutMsOf } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { details, printResult } from '../../ui/output.js';
@@ -7,7 +7,7 @@ import { details, printResult } from '../../ui/output.js';
  * Shows the active profile and checks the token: a GET of a plugin id that cannot exist answers
  * 404 to a valid token and 401 to an invalid one, on the emulator and the platform alike.
  */
-const whoami: CommandHandler = async (input) => {
+const whoami: CommandHandler<TargetFlags> = async (input) => {
   const settings = await settingsFor(input);
   if (!settings.baseUrl) throw new UserError('not logged in: run `plugsmith login --local` or `plugsmith login --base-url URL`', EXIT.AUTH);
   const { createClient, isApiError, isNetworkError } = await import('../../client/index.js');

@@ -1,4 +1,4 @@
-import type { CommandHandler, CommandInput } from '../types.js';
+import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { clientFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { printResult, table } from '../../ui/output.js';
@@ -20,8 +20,8 @@ interface ChatOptions {
  * CI, no --json or --message); otherwise the line mode. ink and react are imported only for the
  * REPL, so every other command (and the line mode) starts without them.
  */
-const chat: CommandHandler = async (input) => {
-  const o = input.options as ChatOptions;
+const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
+  const o = input.options;
   if (o.listCharacters) return printCharacters(input);
   const characterId = input.args[0] as string | undefined;
   const repl = input.io.interactive && !input.global.json && o.message === undefined;
@@ -54,8 +54,8 @@ const chat: CommandHandler = async (input) => {
   }
 };
 
-async function printCharacters(input: CommandInput): Promise<void> {
-  const o = input.options as ChatOptions;
+async function printCharacters(input: CommandInput<ChatOptions & TargetFlags>): Promise<void> {
+  const o = input.options;
   const characters = await withClient(input, {}, (client, settings) => listCharacters(client, o.org ?? settings.orgId));
   const style = styleFor(input.io, input.global);
   printResult(input.io, input.global, characters, () =>

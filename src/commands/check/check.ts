@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CommandHandler, CommandInput } from '../types.js';
+import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import type { Plugin, PlatformClient } from '../../client/index.js';
 import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
 import { adminTokenFor } from '../../config/admin-token.js';
@@ -17,8 +17,8 @@ interface CheckFlags {
 }
 
 /** The plugin this check is about, and a client of the platform that knows it; nulls when there is no platform to ask. */
-async function findPlugin(input: CommandInput): Promise<{ client: PlatformClient | null; plugin: Plugin | null; why: string | null }> {
-  const o = input.options as CheckFlags;
+async function findPlugin(input: CommandInput<CheckFlags & TargetFlags>): Promise<{ client: PlatformClient | null; plugin: Plugin | null; why: string | null }> {
+  const o = input.options;
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.token) {
     if (o.plugin) throw new UserError('--plugin needs the platform: run `plugsmith login --local` (emulator) or set PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN', EXIT.AUTH);
@@ -45,8 +45,8 @@ async function manifestUrl(path: string): Promise<string | undefined> {
 }
 
 /** Runs the readiness battery and prints the table (or --json); exit 1 when a required check fails. */
-const check: CommandHandler = async (input) => {
-  const o = input.options as CheckFlags;
+const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
+  const o = input.options;
   const { client, plugin, why } = await findPlugin(input);
   try {
     // The deployed plugin's URL first: `plugsmith dev` may have given the manifest's ${PORT} another value than this shell has.

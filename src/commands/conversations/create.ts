@@ -1,10 +1,10 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { printRecord, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 
 /** Creates a conversation with a character. */
-const create: CommandHandler = async (input) => {
-  const characterId = (input.options as { character?: string }).character ?? (await askText(input.io, { flag: '--character', message: 'Character id:' }));
+const create: CommandHandler<{ character?: string } & TargetFlags> = async (input) => {
+  const characterId = input.options.character ?? (await askText(input.io, { flag: '--character', message: 'Character id:' }));
   const conversation = await withClient(input, { apiKey: true, messaging: true }, (client) => client.messaging.conversations.create({ characterId }));
   printRecord(input, conversation);
 };

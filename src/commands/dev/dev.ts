@@ -1,5 +1,5 @@
 import { resolve, dirname } from 'node:path';
-import type { CommandHandler, CommandInput } from '../types.js';
+import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { orgOf, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
@@ -22,8 +22,8 @@ interface DevFlags {
 }
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
-const dev: CommandHandler = async (input) => {
-  const o = input.options as DevFlags;
+const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
+  const o = input.options;
   const { io, global } = input;
   const { assertDistinctPorts } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.emulatorPort, o.messagingPort, ['--emulator-port', '--messaging-port']);
@@ -80,7 +80,7 @@ const dev: CommandHandler = async (input) => {
 };
 
 /** The emulator named by --base-url/--messaging-url, with the credentials of the flags, environment and profile. */
-async function targetOf(input: CommandInput) {
+async function targetOf(input: CommandInput<DevFlags & TargetFlags>) {
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.messagingUrl) throw new UserError('dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)', EXIT.USAGE);
   const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');

@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { settingsFor, timeoutMsOf } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { env } from '../../config/env.js';
@@ -31,7 +31,7 @@ async function remoteChecks(settings: Settings, timeoutMs = 5_000): Promise<Chec
 }
 
 /** Runs every check, prints them all, then fails with the first failure's exit code. */
-const doctor: CommandHandler = async (input) => {
+const doctor: CommandHandler<TargetFlags> = async (input) => {
   const checks: Check[] = [checkNode(), await checkConfig()];
   let settings: Settings | undefined;
   try {

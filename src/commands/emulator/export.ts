@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
@@ -8,7 +8,7 @@ import { adminTokenFor } from '../../config/admin-token.js';
 import { timeoutMsOf } from '../context.js';
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
-const exportCommand: CommandHandler = async (input) => {
+const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   const file = input.args[0];
   const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   const data = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).export();

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
@@ -7,7 +7,7 @@ import { adminTokenFor } from '../../config/admin-token.js';
 import { confirmDeletion, timeoutMsOf } from '../context.js';
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
-const importCommand: CommandHandler = async (input) => {
+const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
   const file = input.args[0];
   let parsed: unknown;
   try {

@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { adminTokenFor } from '../../config/admin-token.js';
@@ -6,7 +6,7 @@ import { confirmDeletion } from '../context.js';
 import { timeoutMsOf } from '../context.js';
 
 /** Empties the running emulator and loads its seed again (the seed's credentials keep working). */
-const reset: CommandHandler = async (input) => {
+const reset: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
   const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (back to its seed)`);
   await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).reset();

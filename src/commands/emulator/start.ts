@@ -37,8 +37,8 @@ function llmOptions(o: StartOptions) {
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
-const start: CommandHandler = async ({ options, global, io }) => {
-  const o = options as StartOptions;
+const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
+  const o = options;
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
   const faults = faultOptions(o.faults, o.faultsSeed);

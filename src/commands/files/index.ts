@@ -2,7 +2,6 @@ import { defineCommand, integerOption } from '../types.js';
 import { listOptions, targetOptions } from '../list-options.js';
 
 const PARENT_TYPES = ['ORG', 'CHARACTER', 'KNOWLEDGE', 'AGENT'];
-const STATUSES = ['UPLOADED', 'FAILED', 'PROCESSING', 'COMPLETED'];
 
 /** `plugsmith files upload|list|url|status`: the upload interface. */
 export const fileCommands = [
@@ -53,6 +52,3 @@ export const fileCommands = [
     load: () => import('./status.js'),
   }),
 ];
-
-/** The statuses `files status` accepts (checked in the handler so the error names the argument). */
-export const FILE_STATUSES = STATUSES;

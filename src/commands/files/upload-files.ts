@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { basename } from 'node:path';
+import { lookup } from 'mime-types';
 import { isApiError, type FileRecord, type PlatformClient, type UploadFileSpec } from '../../client/index.js';
 import { UserError, EXIT } from '../../errors.js';
 import type { TransferProgress } from '../../ui/progress.js';
@@ -28,27 +29,9 @@ export interface UploadTarget {
   concurrency: number;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-  '.csv': 'text/csv',
-  '.html': 'text/html',
-  '.json': 'application/json',
-  '.pdf': 'application/pdf',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.svg': 'image/svg+xml',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.zip': 'application/zip',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-};
-
+/** The file's media type from its extension (mime-db's table), or application/octet-stream when unknown. */
 function contentTypeOf(path: string): string {
-  return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+  return lookup(path) || 'application/octet-stream';
 }
 
 /** The error as one line, with the platform's details (they say which field was refused). */

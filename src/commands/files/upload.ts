@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askChoice, askText } from '../../ui/dialogs.js';
@@ -20,9 +20,9 @@ interface UploadFlags {
  * Uploads files and reports each. Exit 0 only when all succeeded; otherwise the code every
  * failure shares (e.g. 7 when the network was down for all), else 1.
  */
-const upload: CommandHandler = async (input) => {
+const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) => {
   const paths = input.args[0] as unknown as string[];
-  const o = input.options as UploadFlags;
+  const o = input.options;
   const parentType =
     o.parentType ??
     (await askChoice(input.io, { flag: '--parent-type', message: 'Parent type:', choices: ['ORG', 'CHARACTER', 'KNOWLEDGE', 'AGENT'].map((value) => ({ value })) }));

@@ -17,9 +17,9 @@ interface InitOptions {
 }
 
 /** Asks (or takes from flags) what to make, writes the project, and says what to run next. */
-const init: CommandHandler = async (input) => {
+const init: CommandHandler<InitOptions> = async (input) => {
   const { io, global } = input;
-  const o = input.options as InitOptions;
+  const o = input.options;
   const dirArg = input.args[0] as string | undefined;
   // A folder that was named is checked before any question, so nobody answers five prompts for nothing.
   if (dirArg !== undefined) await checkTarget(resolve(dirArg), o.force);

@@ -1,4 +1,6 @@
-import { defineCommand, type CommandSpec } from '../types.js';
+import { defineCommand, type AnyCommandSpec, type CommandHandler, type TargetFlags } from '../types.js';
+import type { ListFlags } from '../list-options.js';
+import type { AddFlags } from './handlers.js';
 import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
 import { INSTALL_KINDS } from './kinds.js';
 
@@ -11,7 +13,10 @@ const EXAMPLE: Record<Noun, { entityId: string; scopes: string; events: string }
 };
 
 /** `plugsmith <noun> add|list|remove`: installations of one plugin type on its kind of entity. */
-export function installCommands(noun: Noun, load: { add: CommandSpec['load']; list: CommandSpec['load']; remove: CommandSpec['load'] }): CommandSpec[] {
+/** Loads a handler that reads options of type `O`. */
+type Load<O> = () => Promise<{ default: CommandHandler<O> }>;
+
+export function installCommands(noun: Noun, load: { add: Load<AddFlags & TargetFlags>; list: Load<ListFlags & TargetFlags>; remove: Load<{ yes?: boolean } & TargetFlags> }): AnyCommandSpec[] {
   const kind = INSTALL_KINDS[noun];
   const ex = EXAMPLE[noun];
   const arg = `<${kind.entity}Id>`;

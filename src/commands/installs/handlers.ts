@@ -1,11 +1,12 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import type { PlatformClient, InstanceCreate, PluginInstance, Page, ListQuery } from '../../client/index.js';
+import type { ListFlags } from '../list-options.js';
 import { confirmDeletion, printList, printRecord, readJsonFile, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
 import type { InstallKind } from './kinds.js';
 
-interface AddFlags {
+export interface AddFlags {
   plugin?: string;
   name?: string;
   events?: string[];
@@ -29,10 +30,10 @@ function resourceOf(client: PlatformClient, kind: InstallKind) {
  * Installs a plugin on an entity. Events default to everything the plugin asks for; scopes default
  * to none, so granting a permission is always an explicit --scopes.
  */
-export function addHandler(kind: InstallKind): CommandHandler {
+export function addHandler(kind: InstallKind): CommandHandler<AddFlags & TargetFlags> {
   return async (input) => {
     const entityId = input.args[0];
-    const o = input.options as AddFlags;
+    const o = input.options;
     const pluginId = o.plugin ?? (await askText(input.io, { flag: '--plugin', message: 'Plugin id:' }));
     const inputs = o.inputs !== undefined ? await readJsonFile('--inputs', o.inputs) : undefined;
     const instance = await withClient(input, { token: true }, async (client, settings) => {
@@ -58,7 +59,7 @@ export function addHandler(kind: InstallKind): CommandHandler {
 }
 
 /** Lists the installations on an entity. */
-export function listHandler(kind: InstallKind): CommandHandler {
+export function listHandler(kind: InstallKind): CommandHandler<ListFlags & TargetFlags> {
   return (input) =>
     withClient(input, { token: true }, (client) =>
       printList(
@@ -78,7 +79,7 @@ export function listHandler(kind: InstallKind): CommandHandler {
 }
 
 /** Uninstalls after confirmation. */
-export function removeHandler(kind: InstallKind): CommandHandler {
+export function removeHandler(kind: InstallKind): CommandHandler<{ yes?: boolean } & TargetFlags> {
   return async (input) => {
     const [entityId, instanceId] = input.args;
     await confirmDeletion(input, `${kind.what} ${instanceId} of ${kind.entity} ${entityId}`);

@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { clientFor } from '../context.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { note, printResult, table } from '../../ui/output.js';
@@ -20,8 +20,8 @@ function statusesOf(status: string | undefined): string[] | undefined {
 }
 
 /** Prints the delivery log, or follows it live. */
-const logs: CommandHandler = async (input) => {
-  const o = input.options as LogsOptions;
+const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
+  const o = input.options;
   const { io, global } = input;
   const { client } = await clientFor(input, { token: false });
   const statuses = statusesOf(o.status);

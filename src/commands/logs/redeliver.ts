@@ -1,10 +1,10 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { deliverySummary, type DeliveryView } from '../../dev/delivery-view.js';
 
 /** Sends a logged delivery's event again and reports the new delivery's first attempt. */
-const redeliver: CommandHandler = async (input) => {
+const redeliver: CommandHandler<TargetFlags> = async (input) => {
   const deliveryId = input.args[0];
   const delivery = (await withClient(input, { token: false }, (client) => client.emulator.deliveries.redeliver(deliveryId))) as unknown as DeliveryView;
   if (input.global.json) input.io.stdout.write(JSON.stringify(delivery, null, 2) + '\n');

@@ -1,4 +1,4 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { note, printResult, table } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
@@ -8,9 +8,9 @@ import type { Message } from '../../client/index.js';
  * Lists messages. The messaging API has its own paging (`after`, `limit`), not the `@` query
  * system, so this command takes --after, --limit and --all only.
  */
-const list: CommandHandler = (input) =>
+const list: CommandHandler<{ after?: string; limit?: number; all?: boolean } & TargetFlags> = (input) =>
   withClient(input, { apiKey: true, messaging: true }, async (client) => {
-    const o = input.options as { after?: string; limit?: number; all?: boolean };
+    const o = input.options;
     const conversationId = input.args[0];
     const query = { after: o.after, limit: o.limit ?? (o.all ? 100 : undefined) };
     let rows: Message[];

@@ -1,11 +1,11 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { printRecord, withClient } from '../context.js';
 import { askText, readStdin } from '../../ui/dialogs.js';
 import { UserError, EXIT } from '../../errors.js';
 
 /** Sends one message; the character's reply arrives later (`messages list --after <id>`). */
-const send: CommandHandler = async (input) => {
-  const o = input.options as { type: string; attachment?: Array<{ type: string; content: string }> };
+const send: CommandHandler<{ type: string; attachment?: Array<{ type: string; content: string }> } & TargetFlags> = async (input) => {
+  const o = input.options;
   let text = input.args[1];
   if (text === '-') text = await readStdin(input.io);
   else if (text === undefined) text = await askText(input.io, { flag: 'the text as an argument (or "-" for stdin)', message: 'Message:' });

@@ -1,11 +1,12 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
+import type { PluginFlags } from './fields.js';
 import { naming, orgOf, printRecord, withClient } from '../context.js';
 import { askChoice, askText } from '../../ui/dialogs.js';
 import { pluginBody, pluginKeys, schemaFiles } from './fields.js';
 import type { PluginCreate } from '../../client/index.js';
 
 /** Creates a plugin in the org (--org or the profile's); asks for name and type on a terminal. */
-const create: CommandHandler = async (input) => {
+const create: CommandHandler<PluginFlags & TargetFlags> = async (input) => {
   const body = await pluginBody(input);
   body.name ??= await askText(input.io, { flag: '--name', message: 'Plugin name:' });
   body.type ??= await askChoice(input.io, {

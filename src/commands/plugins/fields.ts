@@ -18,14 +18,14 @@ export interface PluginFlags {
 }
 
 /** Where `--inputs-schema` came from, for error messages (see `naming`). */
-export function schemaFiles(input: CommandInput): Record<string, [string, string]> {
-  const path = (input.options as PluginFlags).inputsSchema;
+export function schemaFiles(input: CommandInput<PluginFlags>): Record<string, [string, string]> {
+  const path = input.options.inputsSchema;
   return path === undefined ? {} : { inputsSchema: ['--inputs-schema', path] };
 }
 
 /** The request body for the flags that were given (nothing for flags left out). */
-export async function pluginBody(input: CommandInput): Promise<PluginUpdate> {
-  const o = input.options as PluginFlags;
+export async function pluginBody(input: CommandInput<PluginFlags>): Promise<PluginUpdate> {
+  const o = input.options;
   const body: PluginUpdate = {};
   if (o.name !== undefined) body.name = o.name;
   if (o.type !== undefined) body.type = o.type;

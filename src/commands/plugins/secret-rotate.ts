@@ -1,12 +1,12 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { printResult } from '../../ui/output.js';
 
 /** Rotates the webhook secret; prints the new secret (for `$(…)`), or the whole rotation with --json. */
-const rotate: CommandHandler = async (input) => {
+const rotate: CommandHandler<{ grace?: number } & TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   // No --grace: the platform's default (24 h).
-  const graceSeconds = (input.options as { grace?: number }).grace;
+  const graceSeconds = input.options.grace;
   const rotation = await withClient(input, { token: true }, (client) => client.plugins.rotateWebhookSecret(pluginId, graceSeconds === undefined ? {} : { graceSeconds }));
   if (!input.global.json && !input.global.quiet) {
     input.io.stderr.write(

@@ -1,10 +1,10 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 
 /** Prints only the secret (for `$(…)`), or `{ id, webhookSecret }` with --json. */
-const secret: CommandHandler = async (input) => {
+const secret: CommandHandler<TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   const plugin = await withClient(input, { token: true }, (client) => client.plugins.get(pluginId));
   if (typeof plugin.webhookSecret !== 'string') {

@@ -1,12 +1,13 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
+import type { PluginFlags } from './fields.js';
 import { naming, printRecord, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import { pluginBody, pluginKeys, schemaFiles } from './fields.js';
 
 /** Updates the fields given; a new webhook URL needs `plugins verify` again. */
-const update: CommandHandler = async (input) => {
-  const o = input.options as { public?: boolean; private?: boolean };
+const update: CommandHandler<PluginFlags & TargetFlags> = async (input) => {
+  const o = input.options;
   if (o.public && o.private) throw new UserError('pass either --public or --private, not both', EXIT.USAGE);
   const body = await pluginBody(input);
   if (Object.keys(body).length === 0) {

@@ -1,11 +1,11 @@
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 
 /** Sends the webhook challenge; a plugin whose webhook did not answer it is exit 1, with the reason. */
-const verify: CommandHandler = async (input) => {
+const verify: CommandHandler<TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   const result = await withClient(input, { token: true }, (client) => client.plugins.verifyWebhook(pluginId));
   const style = styleFor(input.io, input.global);

@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/profiles.js';
 import { printResult, table } from '../../ui/output.js';
 
 /** Lists profiles without their secrets. */
-const list: CommandHandler = async ({ global, io }) => {
+const list: CommandHandler<object> = async ({ global, io }) => {
   const config = await loadConfig();
   const rows = Object.entries(config.profiles).map(([name, p]) => ({
     name,

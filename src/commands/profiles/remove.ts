@@ -4,7 +4,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 
 /** Deletes a profile (and un-sets it as current). */
-const remove: CommandHandler = async ({ args, global, io }) => {
+const remove: CommandHandler<object> = async ({ args, global, io }) => {
   const name = args[0];
   const config = await loadConfig();
   if (!config.profiles[name]) throw new UserError(`no profile named "${name}"`, EXIT.NOT_FOUND);

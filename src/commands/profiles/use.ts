@@ -4,7 +4,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 
 /** Makes a profile current. */
-const use: CommandHandler = async ({ args, global, io }) => {
+const use: CommandHandler<object> = async ({ args, global, io }) => {
   const name = args[0];
   const config = await loadConfig();
   if (!config.profiles[name]) {

@@ -1,6 +1,6 @@
 import { access, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, TargetFlags } from '../types.js';
 import { clientFor } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
@@ -20,8 +20,8 @@ function pick(record: Record<string, unknown>, keys: string[]): Record<string, u
 }
 
 /** Writes the platform's state of a plugin as a manifest. */
-const pull: CommandHandler = async (input) => {
-  const o = input.options as PullOptions;
+const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
+  const o = input.options;
   const out = resolve(o.out);
   const { client, settings } = await clientFor(input);
   try {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { CommandHandler, CommandInput } from '../types.js';
+import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -42,8 +42,8 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
 }
 
 /** Signs a sample event and POSTs it to --direct URL; prints the plugin's answer. */
-async function direct(input: CommandInput, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
-  const o = input.options as TriggerOptions;
+async function direct(input: CommandInput<TriggerOptions & TargetFlags>, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
+  const o = input.options;
   let secret = o.secret;
   let pluginId = o.plugin;
   let orgId: string | undefined;
@@ -79,8 +79,8 @@ async function direct(input: CommandInput, type: ReturnType<typeof eventTypeOf>,
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
-const trigger: CommandHandler = async (input) => {
-  const o = input.options as TriggerOptions;
+const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
+  const o = input.options;
   const type = eventTypeOf(input.args[0]);
   const data = await dataOf(o.data);
   if (o.direct) return direct(input, type, data);

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { circles, importGraph } from '../../helpers/import-graph.js';
 
 /**
  * DESIGN.md's layering inside the emulator, checked over the real import graph: no route module
@@ -11,73 +11,14 @@ import { describe, expect, test } from 'vitest';
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../emulator');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-/** The emulator modules a file imports or re-exports (relative specifiers only), as absolute paths. */
-function importsOf(file: string, text: string): string[] {
-  const specifiers = new Set<string>();
-  // Static imports and re-exports (`import … from '…'`, `export … from '…'`, `import '…'`) and dynamic import('…').
-  const patterns = [/(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]/g, /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
-  for (const pattern of patterns) for (const m of text.matchAll(pattern)) specifiers.add(m[1]);
-  const out: string[] = [];
-  for (const spec of specifiers) {
-    if (!spec.startsWith('.')) continue;
-    const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
-    if (target.startsWith(ROOT + '/') || target === ROOT) out.push(target);
-  }
-  return out;
-}
-
 /** A route module registers routes: it calls get/post/put/patch/delete/route on a FastifyInstance it declares. */
 function isRouteModule(_file: string, text: string): boolean {
   const apps = [...text.matchAll(/\b([A-Za-z_$][\w$]*)\s*:\s*FastifyInstance\b/g)].map((m) => m[1]);
   return apps.some((app) => new RegExp(`\\b${app.replace(/\$/g, '\\$')}\\.(get|post|put|patch|delete|head|options|route)\\(`).test(text));
 }
 
-const files = sources(ROOT);
-const texts = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
-const graph = new Map(files.map((f) => [f, importsOf(f, texts.get(f)!).filter((t) => texts.has(t))]));
+const { files, texts, graph } = importGraph([ROOT]);
 const name = (f: string) => relative(ROOT, f);
-
-/** Every import circle, each as the list of modules around it (Tarjan's strongly connected components). */
-function circles(): string[][] {
-  let index = 0;
-  const indexOf = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string): void => {
-    indexOf.set(v, index);
-    low.set(v, index++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v)!) {
-      if (!indexOf.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
-    }
-    if (low.get(v) === indexOf.get(v)) {
-      const component: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        component.push(w);
-      } while (w !== v);
-      if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.map(name).sort());
-    }
-  };
-  for (const f of files) if (!indexOf.has(f)) visit(f);
-  return found;
-}
 
 describe('the emulator import graph', () => {
   test('the graph is read: route modules are found and import the services', () => {
@@ -116,6 +57,6 @@ describe('the emulator import graph', () => {
   });
 
   test('emulator/ has no import circle', () => {
-    expect(circles()).toEqual([]);
+    expect(circles(graph, ROOT)).toEqual([]);
   });
 });
