@@ -151,21 +151,20 @@ describe('npm pack', () => {
       expect(reused.code, reused.output).toBe(0);
       expect((await stat(join(installed, 'dist/cli.js'))).mtimeMs).toBe(built);
       expect(await readFile(join(installed, 'dist/cli.js'), 'utf8')).toContain(STALE);
+      // The mark (here, where prepack does not build): written under `npm publish` of a release, removed by postpack.
+      const pack = (phase: string, command: string) => sh(process.execPath, ['.ci/pack.js', phase], installed, 30_000, userEnv({ npm_command: command }));
+      expect((await pack('prepack', 'publish')).code).toBe(0);
+      expect(JSON.parse(await readFile(join(installed, 'dist/release.json'), 'utf8'))).toEqual({ version });
+      expect((await pack('postpack', 'publish')).code).toBe(0);
+      expect(existsSync(join(installed, 'dist/release.json'))).toBe(false);
+      // A prerelease is never marked, nor is anything packed other than by publish.
+      await writeFile(join(installed, 'package.json'), JSON.stringify({ ...JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')), version: `${version}-rc.1` }));
+      expect((await pack('prepack', 'publish')).code).toBe(0);
+      expect(existsSync(join(installed, 'dist/release.json'))).toBe(false);
       await rm(join(installed, 'dist'), { recursive: true });
       const none = await sh(process.execPath, ['.ci/pack.js', 'prepack'], installed, 30_000, userEnv({ npm_command: 'pack' }));
       expect(none.code).toBe(1);
       expect(none.output).toContain('dist/ is missing and cannot be built here');
-
-      // The mark: written by prepack under `npm publish` of a release, removed by postpack.
-      const pack = (phase: string, command: string) => sh(process.execPath, ['.ci/pack.js', phase], clone, 30_000, userEnv({ npm_command: command }));
-      expect((await pack('prepack', 'publish')).code).toBe(0);
-      expect(JSON.parse(await readFile(join(clone, 'dist/release.json'), 'utf8'))).toEqual({ version });
-      expect((await pack('postpack', 'publish')).code).toBe(0);
-      expect(existsSync(join(clone, 'dist/release.json'))).toBe(false);
-      // A prerelease is never marked, nor is anything packed other than by publish.
-      await writeFile(join(clone, 'package.json'), JSON.stringify({ ...JSON.parse(await readFile(join(clone, 'package.json'), 'utf8')), version: `${version}-rc.1` }));
-      expect((await pack('prepack', 'publish')).code).toBe(0);
-      expect(existsSync(join(clone, 'dist/release.json'))).toBe(false);
     },
     10 * MINUTES,
   );
