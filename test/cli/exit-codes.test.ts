@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
@@ -97,5 +97,25 @@ describe('representative cases of the table', () => {
     expect(invalid.stderr).toContain('is not valid JSON');
     expect(login.code, login.stderr).toBe(4);
     expect(login.stderr).toContain('no running emulator found');
+  });
+
+  test('a data dir open in another emulator is 6 (conflict); one whose snapshot cannot be read is 5', async () => {
+    const config = await tempConfigDir();
+    const locked = join(config, 'locked');
+    await mkdir(locked);
+    // This test process stands for the other emulator: a live pid that is not the CLI's.
+    await writeFile(join(locked, 'emulator.lock'), String(process.pid));
+    const corrupt = join(config, 'corrupt');
+    await mkdir(corrupt);
+    await writeFile(join(corrupt, 'snapshot.json'), '{ not json');
+    const args = ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--data-dir'];
+    const [conflict, invalid] = await Promise.all([
+      runCli([...args, locked], { env: isolated(config) }),
+      runCli([...args, corrupt], { env: isolated(join(config, 'other')) }),
+    ]);
+    expect(conflict.code, conflict.stderr).toBe(6);
+    expect(conflict.stderr).toContain(`in use by another emulator (pid ${process.pid})`);
+    expect(invalid.code, invalid.stderr).toBe(5);
+    expect(invalid.stderr).toContain('cannot be read');
   });
 });
