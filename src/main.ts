@@ -1,6 +1,7 @@
 import { Argument, Command, CommanderError, Option, InvalidArgumentError } from 'commander';
 import { commands, groups as GROUPS } from './commands/registry.js';
-import { InvalidOptionValue, type AnyCommandSpec, type GlobalOptions } from './commands/types.js';
+import { InvalidOptionValue, type AnyCommandSpec, type GlobalOptions, type OptionSpec } from './commands/types.js';
+import { httpUrlProblem } from './config/url.js';
 import { UserError, EXIT } from './errors.js';
 import type { Io } from './ui/io.js';
 
@@ -90,11 +91,25 @@ export function buildProgram(io: Io, argv?: string[]): Command {
 function helpWhenBare(group: Command): void {
   // An action would turn off commander's `help [command]`, which groups have always had.
   group.helpCommand(true);
-  group.allowExcessArguments(true).action((...received: unknown[]) => {
+  // Unknown options reach the action too, so that `tokens list --base-url URL` names the unknown
+  // command `list` (what is wrong) rather than the option that command would have taken.
+  group.allowExcessArguments(true).allowUnknownOption(true).action((...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
-    if (self.args.length > 0) self.error(`unknown command '${self.args[0]}' (commands: ${self.commands.map((c) => c.name()).join(', ')})`, { code: 'commander.unknownCommand' });
-    self.help();
+    const first = self.args[0];
+    if (first === undefined) self.help();
+    // What comes first is what is wrong: `--bogus plugins list` has an unknown option.
+    if (first.startsWith('-')) self.error(`unknown option '${first}'`, { code: 'commander.unknownOption' });
+    const commands = self.commands.map((c) => c.name()).filter((name) => name !== 'help');
+    const where = self.parent ? `of \`${commandPath(self)}\` ` : '';
+    self.error(`unknown command '${first}' ${where}(its commands: ${commands.join(', ')})`, { code: 'commander.unknownCommand' });
   });
+}
+
+/** `plugsmith tokens` for the group `tokens`. */
+function commandPath(command: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
 }
 
 function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
@@ -108,7 +123,8 @@ function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
       command.addArgument(argument);
     }
   }
-  for (const o of spec.options ?? []) {
+  for (const spec_ of spec.options ?? []) {
+    const o = withUrlCheck(spec_);
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
     if (o.choices) option.choices([...o.choices]);
@@ -170,6 +186,22 @@ function withParentValues(command: Command): Record<string, unknown> {
     }
   }
   return options;
+}
+
+/** Every --base-url and --messaging-url, of every command, must be an http(s) URL: one check for all. */
+const URL_FLAGS = ['--base-url', '--messaging-url'];
+
+function withUrlCheck(o: OptionSpec): OptionSpec {
+  const flag = o.flags.split(/[ ,]+/).find((f) => f.startsWith('--'));
+  if (!flag || !URL_FLAGS.includes(flag) || o.parse) return o;
+  return {
+    ...o,
+    parse: (value: string) => {
+      const problem = httpUrlProblem(value);
+      if (problem) throw new InvalidOptionValue(`${flag} ${problem}`);
+      return value;
+    },
+  };
 }
 
 function timeoutOption(value: string): number {

@@ -1,3 +1,5 @@
+import { checkedHttpUrl } from './url.js';
+
 /**
  * Every environment variable plugsmith reads, one typed accessor each. Nothing else in the
  * code reads process.env.
@@ -10,9 +12,9 @@ export const env = {
   /** Messaging API key; overrides the profile's. */
   apiKey: () => process.env.PLUGSMITH_API_KEY || undefined,
   /** Management API base URL; overrides the profile's. */
-  baseUrl: () => process.env.PLUGSMITH_BASE_URL || undefined,
+  baseUrl: () => urlVariable('PLUGSMITH_BASE_URL'),
   /** Messaging API base URL; overrides the profile's. */
-  messagingUrl: () => process.env.PLUGSMITH_MESSAGING_URL || undefined,
+  messagingUrl: () => urlVariable('PLUGSMITH_MESSAGING_URL'),
   /** Seconds to wait for each answer of the platform (like --timeout); checked where it is used. */
   timeout: () => process.env.PLUGSMITH_TIMEOUT || undefined,
   /** Profile to use instead of the config file's current one. */
@@ -38,3 +40,9 @@ export const env = {
   llmModel: () => process.env.PLUGSMITH_LLM_MODEL || undefined,
   llmApiKey: () => process.env.PLUGSMITH_LLM_API_KEY || undefined,
 } as const;
+
+/** A URL variable: unset, or an absolute http(s) URL (else a usage error naming the variable). */
+function urlVariable(name: 'PLUGSMITH_BASE_URL' | 'PLUGSMITH_MESSAGING_URL'): string | undefined {
+  const value = process.env[name] || undefined;
+  return value === undefined ? undefined : checkedHttpUrl(name, value);
+}

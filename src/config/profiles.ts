@@ -31,7 +31,7 @@ export async function loadConfig(): Promise<ConfigFile> {
     return { current: parsed.current, profiles: parsed.profiles ?? {} };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-    throw new UserError(`the config file ${configPath()} is not valid JSON: fix or delete it, then run \`plugsmith login\``, EXIT.UNEXPECTED);
+    throw new UserError(`the config file ${configPath()} is not valid JSON: fix or delete it, then run \`plugsmith login\``, EXIT.VALIDATION);
   }
 }
 

@@ -55,6 +55,14 @@ export async function liveEmulator(): Promise<(EmulatorState & { storeId?: strin
   }
 }
 
+/**
+ * The exit code of an emulator store that cannot be opened: its data dir held by another
+ * emulator is a conflict (6); a snapshot or journal that cannot be read is an invalid file (5).
+ */
+export function storeErrorExit(error: Error): number {
+  return /in use by another emulator|already open in this process|could not lock/.test(error.message) ? EXIT.CONFLICT : EXIT.VALIDATION;
+}
+
 /** Refuses two equal non-zero ports (the second server could never listen). */
 export function assertDistinctPorts(port: number | undefined, messagingPort: number | undefined, flags: [string, string]): void {
   if (port !== undefined && port !== 0 && port === messagingPort) {
@@ -65,7 +73,7 @@ export function assertDistinctPorts(port: number | undefined, messagingPort: num
 /** Fails with a message naming the port and, where the system tells, the process holding it. */
 export async function assertPortFree(port: number, host: string, flag: string): Promise<void> {
   if (port === 0 || (await portIsFree(port, host))) return;
-  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describeTakenPort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.UNEXPECTED);
+  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describeTakenPort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
 }
 
 /**
@@ -118,16 +126,16 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
     emulator = await startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined });
   } catch (error) {
-    if (error instanceof StoreError) throw new UserError(error.message, EXIT.UNEXPECTED);
+    if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       const taken = (error as { port?: number }).port;
-      throw new UserError(`cannot start the emulator: ${taken ? await describeTakenPort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.UNEXPECTED);
+      throw new UserError(`cannot start the emulator: ${taken ? await describeTakenPort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
     }
     throw error;
   }
   if (!emulator.token || !emulator.orgId) {
     await emulator.close();
-    throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.UNEXPECTED);
+    throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.VALIDATION);
   }
   const path = emulatorStatePath();
   await writeEmulatorState(emulator);

@@ -282,7 +282,7 @@ export class DevSession {
     if (port === null || (await portIsFree(port))) return;
     throw new UserError(
       `the plugin's ${await describeTakenPort(port)}: stop that process (another \`plugsmith dev\`?), or give the plugin another port with --plugin-port (with \${PORT} in plugin.webhookUrl)`,
-      EXIT.UNEXPECTED,
+      EXIT.CONFLICT,
     );
   }
 

@@ -138,19 +138,22 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     if (where) throw new ManifestError(file, '', `is not valid JSON: line ${where.line}, column ${where.column}: ${where.message}`);
     throw new ManifestError(file, '', `is not valid JSON (${(error as Error).message})`);
   }
-  if (!validate(raw)) throw ManifestError.of(file, schemaProblems(validate.errors!));
-  const m = raw as {
-    plugin: Manifest['plugin'];
-    actions?: Manifest['actions'];
-    externalEvents?: Manifest['externalEvents'];
-    installs?: Manifest['installs'];
-  };
+  // The schema's problems, then the checks it cannot make (the webhook URL after interpolation,
+  // duplicate names, schema files), run on whatever parts are well-formed: one run names every
+  // problem of the file, not the schema's first and the rest after those are fixed.
+  const problems: ManifestProblem[] = validate(raw) ? [] : schemaProblems(validate.errors!);
+  const schemaPaths = problems.map((p) => p.path);
+  // A later check adds nothing where the schema already found the value (or its parent) wrong.
+  const reported = (at: string) => schemaPaths.some((p) => p === at || at.startsWith(p + '.') || at.startsWith(p + '['));
+  const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const listOf = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.map(record) : []);
+  const m = record(raw);
   const base = dirname(path);
-  const problems: ManifestProblem[] = [];
-  const seen = (list: Array<{ name: string }>, key: string) => {
+  const seen = (list: Record<string, unknown>[], key: string) => {
     const names = new Set<string>();
     list.forEach((x, i) => {
-      if (names.has(x.name)) problems.push({ path: `${key}[${i}].name`, problem: `duplicate name "${x.name}": names must be unique` });
+      if (typeof x.name !== 'string') return;
+      if (names.has(x.name) && !reported(`${key}[${i}].name`)) problems.push({ path: `${key}[${i}].name`, problem: `duplicate name "${x.name}": names must be unique` });
       names.add(x.name);
     });
   };
@@ -160,19 +163,19 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
       return await work();
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error;
-      problems.push(...error.problems);
+      problems.push(...error.problems.filter((p) => !reported(p.path)));
       return undefined;
     }
   };
-  const actions = m.actions ?? [];
-  const externalEvents = m.externalEvents ?? [];
-  const installs = m.installs ?? [];
+  const actions = listOf(m.actions);
+  const externalEvents = listOf(m.externalEvents);
+  const installs = listOf(m.installs);
   seen(actions, 'actions');
   seen(externalEvents, 'externalEvents');
   seen(installs, 'installs');
 
-  const plugin = { ...m.plugin };
-  if (plugin.webhookUrl !== undefined) {
+  const plugin = { ...record(m.plugin) } as unknown as Manifest['plugin'];
+  if (typeof plugin.webhookUrl === 'string' && !reported('plugin.webhookUrl')) {
     await attempt(() => {
       plugin.webhookUrl = interpolate(plugin.webhookUrl!, file, 'plugin.webhookUrl', environment);
       if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
@@ -181,29 +184,31 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     });
   }
   const schemaFiles = new Set<string>();
-  const schema = (value: unknown, at: string) => attempt(() => resolveSchema(value, base, file, at, schemaFiles));
+  // Only an object can be (or hold) a schema; anything else the schema check reported already.
+  const schema = (value: unknown, at: string) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at) ? attempt(() => resolveSchema(value, base, file, at, schemaFiles)) : Promise.resolve(undefined);
   plugin.inputsSchema = (await schema(plugin.inputsSchema, 'plugin.inputsSchema')) ?? {};
   const manifest: Manifest = {
     path: resolve(path),
     plugin,
     actions: await Promise.all(
       actions.map(async (a, i) => ({
-        name: a.name,
-        title: a.title ?? '',
-        description: a.description ?? '',
+        name: a.name as string,
+        title: (a.title as string | undefined) ?? '',
+        description: (a.description as string | undefined) ?? '',
         argsSchema: await schema(a.argsSchema, `actions[${i}].argsSchema`),
         returnSchema: await schema(a.returnSchema, `actions[${i}].returnSchema`),
       })),
     ),
     externalEvents: await Promise.all(
       externalEvents.map(async (e, i) => ({
-        name: e.name,
-        title: e.title ?? '',
-        description: e.description ?? '',
+        name: e.name as string,
+        title: (e.title as string | undefined) ?? '',
+        description: (e.description as string | undefined) ?? '',
         payloadSchema: await schema(e.payloadSchema, `externalEvents[${i}].payloadSchema`),
       })),
     ),
-    installs,
+    installs: installs as unknown as Manifest['installs'],
     schemaFiles: [...schemaFiles],
   };
   if (problems.length > 0) throw ManifestError.of(file, problems);

@@ -266,6 +266,24 @@ describe('manifest errors', () => {
     expect(run.stderr).toContain('actions[0].argsSchema.$ref: cannot read');
   });
 
+  test('schema errors and the later checks (webhook URL, duplicates, schema files) come in one round', async () => {
+    const file = await jsonFile(t.dir, 'one-round.json', {
+      plugin: { name: 'x', type: 'APP', events: [], scopes: [], tags: [5], webhookUrl: 'ftp://x' },
+      actions: [{ name: 'ok', argsSchema: { $ref: './missing-args.json' } }, { name: 'ok' }, { name: 'bad name', returnSchema: 7 }],
+    });
+    const run = await t.cli(['deploy', '--dry-run', '--manifest', file]);
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain('has 6 problems');
+    expect(run.stderr).toContain('actions[2].returnSchema: must be object');
+    expect(run.stderr).toContain('plugin.tags[0]: must be string');
+    expect(run.stderr).toContain('plugin.webhookUrl: "ftp://x" is not an http(s) URL');
+    expect(run.stderr).toContain('actions[1].name: duplicate name "ok"');
+    expect(run.stderr).toContain('actions[0].argsSchema.$ref: cannot read');
+    expect(run.stderr).toContain('actions[2].name: may hold only');
+    // A value the schema refused is not checked again (one problem per path).
+    expect(run.stderr.match(/actions\[2\]/g)?.length).toBe(2);
+  });
+
   test('a JSON syntax error names its line and column', async () => {
     const file = join(t.dir, 'broken.json');
     await writeFile(file, '{\n  "plugin": {\n    "name": "x",\n  }\n}\n');

@@ -49,7 +49,7 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     const configDir = await tempConfigDir();
     const result = await runCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env: bare(configDir), timeoutMs: 30_000 });
     expect(result.signal).toBeNull();
-    expect(result.code).not.toBe(0);
+    expect(result.code, result.stderr).toBe(6); // conflict: the port is someone else's
     expect(result.stderr).toContain(`the plugin's port ${port} is in use by`);
     expect(result.stderr).toContain(`(pid ${process.pid})`);
     expect(result.stderr).toContain('--plugin-port');
@@ -62,7 +62,7 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     const configDir = await tempConfigDir();
     const result = await runCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort()), '--emulator-port', String(port), '--messaging-port', '0'], { cwd: dir, env: bare(configDir), timeoutMs: 30_000 });
     expect(result.signal).toBeNull();
-    expect(result.code).not.toBe(0);
+    expect(result.code, result.stderr).toBe(6); // conflict: the port is someone else's
     expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (--emulator-port): port ${port} is in use by`);
     expect(result.stderr).toContain(`(pid ${process.pid})`);
   });
@@ -71,7 +71,7 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     const port = await heldPort();
     const configDir = await tempConfigDir();
     const result = await runCli(['emulator', 'start', '--port', String(port), '--messaging-port', '0', '--in-memory'], { env: bare(configDir) });
-    expect(result.code).not.toBe(0);
+    expect(result.code, result.stderr).toBe(6); // conflict: the port is someone else's
     expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (--port): port ${port} is in use by`);
     expect(result.stderr).toContain(`(pid ${process.pid})`);
   });

@@ -110,7 +110,7 @@ describe('an unbuilt checkout', () => {
 
 describe('npm pack', () => {
   it(
-    'builds dist/ in a checkout that has none (prepack), packs an existing build as it is, and marks only `npm publish` of a release',
+    'builds dist/ in a checkout (prepack), again over an existing one; without the build tools packs dist/ as it is; marks only `npm publish` of a release',
     async () => {
       // A checkout as a fresh clone has it: the tracked tree, no dist/; dependencies as `npm ci` leaves them.
       const clone = join(work, 'clone');
@@ -132,22 +132,39 @@ describe('npm pack', () => {
       tarball = join(work, info.filename);
       expect(info.filename).toBe(`plugsmith-${version}.tgz`);
 
-      // dist/ exists now: packing again neither builds nor needs anything but the files.
-      const built = (await stat(join(clone, 'dist/cli.js'))).mtimeMs;
-      const again = await sh('npm', ['pack', '--json', '--pack-destination', join(work, 'clone')], clone, 2 * MINUTES);
+      // A checkout not rebuilt after `git pull`: its dist/ is older than its sources. With the build
+      // tools installed, packing builds again, so the tarball never ships the stale dist/.
+      const STALE = '// stale build, from before the last git pull\n';
+      await writeFile(join(clone, 'dist/cli.js'), STALE + (await readFile(join(clone, 'dist/cli.js'), 'utf8')));
+      const again = await sh('npm', ['pack', '--json', '--pack-destination', join(work, 'clone')], clone, 8 * MINUTES);
       expect(again.code, again.output).toBe(0);
-      expect((await stat(join(clone, 'dist/cli.js'))).mtimeMs).toBe(built);
+      expect(await readFile(join(clone, 'dist/cli.js'), 'utf8')).not.toContain(STALE);
 
-      // The mark: written by prepack under `npm publish` of a release, removed by postpack.
-      const pack = (phase: string, command: string) => sh(process.execPath, ['.ci/pack.js', phase], clone, 30_000, userEnv({ npm_command: command }));
+      // Without the build tools (an installed copy: no src/, no devDependencies), prepack packs the
+      // dist/ it finds, untouched; with no dist/ either it fails, naming the fix.
+      const installed = join(work, 'installed-copy');
+      await mkdir(installed);
+      for (const entry of ['package.json', 'bin', 'dist', 'templates', 'plugsmith.schema.json', '.ci']) await cp(join(clone, entry), join(installed, entry), { recursive: true });
+      await writeFile(join(installed, 'dist/cli.js'), STALE + (await readFile(join(installed, 'dist/cli.js'), 'utf8')));
+      const built = (await stat(join(installed, 'dist/cli.js'))).mtimeMs;
+      const reused = await sh(process.execPath, ['.ci/pack.js', 'prepack'], installed, 30_000, userEnv({ npm_command: 'pack' }));
+      expect(reused.code, reused.output).toBe(0);
+      expect((await stat(join(installed, 'dist/cli.js'))).mtimeMs).toBe(built);
+      expect(await readFile(join(installed, 'dist/cli.js'), 'utf8')).toContain(STALE);
+      // The mark (here, where prepack does not build): written under `npm publish` of a release, removed by postpack.
+      const pack = (phase: string, command: string) => sh(process.execPath, ['.ci/pack.js', phase], installed, 30_000, userEnv({ npm_command: command }));
       expect((await pack('prepack', 'publish')).code).toBe(0);
-      expect(JSON.parse(await readFile(join(clone, 'dist/release.json'), 'utf8'))).toEqual({ version });
+      expect(JSON.parse(await readFile(join(installed, 'dist/release.json'), 'utf8'))).toEqual({ version });
       expect((await pack('postpack', 'publish')).code).toBe(0);
-      expect(existsSync(join(clone, 'dist/release.json'))).toBe(false);
+      expect(existsSync(join(installed, 'dist/release.json'))).toBe(false);
       // A prerelease is never marked, nor is anything packed other than by publish.
-      await writeFile(join(clone, 'package.json'), JSON.stringify({ ...JSON.parse(await readFile(join(clone, 'package.json'), 'utf8')), version: `${version}-rc.1` }));
+      await writeFile(join(installed, 'package.json'), JSON.stringify({ ...JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')), version: `${version}-rc.1` }));
       expect((await pack('prepack', 'publish')).code).toBe(0);
-      expect(existsSync(join(clone, 'dist/release.json'))).toBe(false);
+      expect(existsSync(join(installed, 'dist/release.json'))).toBe(false);
+      await rm(join(installed, 'dist'), { recursive: true });
+      const none = await sh(process.execPath, ['.ci/pack.js', 'prepack'], installed, 30_000, userEnv({ npm_command: 'pack' }));
+      expect(none.code).toBe(1);
+      expect(none.output).toContain('dist/ is missing and cannot be built here');
     },
     10 * MINUTES,
   );

@@ -33,7 +33,7 @@ const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
 
   if (o.local) {
     const state = await readEmulatorState();
-    if (!state) throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `npm start`), then run `plugsmith login --local` again', EXIT.NETWORK);
+    if (!state) throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `npm start`), then run `plugsmith login --local` again', EXIT.NOT_FOUND);
     // The URLs and credentials are remembered for display only: a local profile follows the
     // running emulator (see resolveSettings), so a restart on other ports needs no new login.
     // The org is kept only when given: otherwise it is the running emulator's.

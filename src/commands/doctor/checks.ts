@@ -106,7 +106,7 @@ export async function checkEmulator(client: PlatformClient, settings: Settings):
   const state = await readEmulatorState();
   if (!state) {
     return settings.local
-      ? fail('emulator', 'the profile is local but no emulator is running: start one with `plugsmith emulator start`', EXIT.NETWORK)
+      ? fail('emulator', 'the profile is local but no emulator is running: start one with `plugsmith emulator start`', EXIT.NOT_FOUND)
       : ok('emulator', 'not running (start one with `plugsmith emulator start`)');
   }
   const health = await probe(() => client.withOptions({ baseUrl: state.url }).emulator.health());

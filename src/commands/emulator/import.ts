@@ -9,6 +9,8 @@ import { confirmDeletion, timeoutMsOf } from '../context.js';
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
 const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
   const file = input.args[0];
+  // The target first: a wrong PLUGSMITH_BASE_URL is a usage error whatever the file holds.
+  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
@@ -21,7 +23,6 @@ const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (in
   if (typeof doc !== 'object' || doc === null || doc.format !== 'plugsmith-emulator-export' || typeof doc.collections !== 'object') {
     throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);
   }
-  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
   const result = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).import(parsed);
   if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');

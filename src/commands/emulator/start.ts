@@ -42,7 +42,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
   const faults = faultOptions(o.faults, o.faultsSeed);
-  const { assertDistinctPorts, assertPortFree, liveEmulator } = await import('../../dev/local-emulator.js');
+  const { assertDistinctPorts, assertPortFree, liveEmulator, storeErrorExit } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per config dir: its state file is how other commands find "the" local emulator.
   // A state file whose emulator died is stale and taken over.
@@ -81,7 +81,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
     });
   } catch (error) {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
-    if (error instanceof StoreError) throw new UserError(error.message, EXIT.UNEXPECTED);
+    if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
     const name = (error as Error).name;
     if (name === 'StorageError') throw new UserError(`object storage: ${(error as Error).message}`, EXIT.NETWORK);
     if (name === 'ReplyEngineError') throw new UserError(`LLM backend: ${(error as Error).message}`, EXIT.USAGE);
@@ -90,7 +90,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
       const port = (error as { port?: number }).port;
       const { describeTakenPort } = await import('../../dev/ports.js');
       const flag = port === o.messagingPort ? '--messaging-port' : '--port';
-      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describeTakenPort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.UNEXPECTED);
+      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describeTakenPort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
     }
     throw error;
   }

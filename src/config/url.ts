@@ -1,0 +1,25 @@
+import { UserError, EXIT } from '../errors.js';
+
+/**
+ * Why `value` is not a usable platform URL (an absolute http(s) URL without query or fragment),
+ * or undefined when it is. One rule for --base-url, --messaging-url and their environment variables.
+ */
+export function httpUrlProblem(value: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  // `localhost:4010` parses with the scheme "localhost:", so the scheme check catches it too.
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return `must be an absolute http(s) URL such as http://127.0.0.1:4010, not "${value}"`;
+  if (url.search !== '' || url.hash !== '') return `must not have a query or fragment, not "${value}"`;
+  return undefined;
+}
+
+/** `value` when it is a usable platform URL; else a usage error (exit 2) naming `source`. */
+export function checkedHttpUrl(source: string, value: string): string {
+  const problem = httpUrlProblem(value);
+  if (problem) throw new UserError(`${source} ${problem}`, EXIT.USAGE);
+  return value;
+}
