@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from './services.js';
-import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyValidatorCompilers, sendError } from './http.js';
+import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyCompilers, sendError } from './http.js';
+import { SHARED_SCHEMAS } from '../src/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
 import { unauthorized, type ApiError } from './errors.js';
 import pluginRoutes from './routes/plugins.js';
@@ -44,9 +45,10 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
     }
     return frameworkErrors(error, request, reply);
   };
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: apiFrameworkErrors, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyCompilers(), forceCloseConnections: true, frameworkErrors: apiFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   app.decorateRequest('principal', null);
   // The one authentication guard of /api: onRequest runs before the body is read or anything is
   // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
@@ -92,9 +94,10 @@ export async function buildMessagingApp(services: Services): Promise<FastifyInst
     }
     return frameworkErrors(error, request, reply);
   };
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await app.register(conversationRoutes, { services });
   // Event streams are hijacked responses: end them, or close() would wait for their clients.
   app.addHook('preClose', async () => services.messaging.streams.closeAll());

@@ -35,7 +35,30 @@ export function lazyValidatorCompilers(): { compilersFactory: { buildValidator: 
   return { compilersFactory: { buildValidator } };
 }
 
+type SerializerFactory = (externalSchemas: unknown, options: unknown) => (route: { schema: unknown }) => (data: unknown) => string;
+
+/**
+ * fastify's own serializer compiler (fast-json-stringify, the copy fastify loads), made lazy like
+ * the validators: a response schema is compiled on its first use, not at start. Responses are still
+ * written from their schema, so a field the schema does not name never leaves the server.
+ */
+export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
+  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory };
+  const eager = SerializerSelector();
+  const buildSerializer: SerializerFactory = (externalSchemas, options) => {
+    const compile = eager(externalSchemas, options);
+    return (route) => {
+      let fn: ((data: unknown) => string) | undefined;
+      return (data) => (fn ??= compile(route))(data);
+    };
+  };
+  return { compilersFactory: { ...lazyValidatorCompilers().compilersFactory, buildSerializer: buildSerializer as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'] } };
+}
+
 /** The success envelope. */
+export function ok<T>(data: T): { ok: true; data: T };
+export function ok<T, M extends Record<string, unknown>>(data: T, meta: M): { ok: true; data: T; meta: M };
 export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data: T; meta?: Record<string, unknown> } {
   return meta === undefined ? { ok: true, data } : { ok: true, data, meta };
 }

@@ -1,4 +1,4 @@
-import type { PluginInstance } from '../src/contract/index.js';
+import type { Plugin, PluginInstance } from '../src/contract/index.js';
 import type { Collection, Store } from './store/store.js';
 
 export {
@@ -65,21 +65,8 @@ export interface ApiKeyRecord extends Timestamps {
   name: string;
 }
 
-export interface PluginRecord extends Timestamps {
-  id: string;
-  orgId: string;
-  name: string;
-  description: string;
-  type: PluginType;
-  events: string[];
-  scopes: string[];
-  tags: string[];
-  inputsSchema: Record<string, unknown>;
-  isPublic: boolean;
-  webhookUrl: string | null;
-  webhookUrlIsVerified: boolean;
-  webhookSecret: string;
-}
+/** A stored plugin: the contract's Plugin, whose signing secret is always kept. */
+export type PluginRecord = Omit<Plugin, 'webhookSecret'> & { webhookSecret: string };
 
 export interface ActionRecord extends Timestamps {
   id: string;

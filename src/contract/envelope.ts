@@ -41,7 +41,7 @@ export const ErrorEnvelopeSchema = Type.Object(
     error: Type.Object({
       message: Type.String(),
       error: StringEnum(ERROR_TYPES as unknown as readonly ErrorType[]),
-      details: Type.Optional(Type.Array(Type.Ref('ErrorDetail'))),
+      details: Type.Optional(Type.Array(Type.Ref(ErrorDetailSchema))),
     }),
   },
   { $id: 'ErrorEnvelope', additionalProperties: false },
@@ -80,7 +80,7 @@ export function Ok<T extends TSchema>(data: T) {
 /** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item`. */
 export function OkPage<T extends TSchema>(item: T) {
   return Type.Object(
-    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref('Pagination') }) },
+    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
     { additionalProperties: false },
   );
 }
@@ -96,14 +96,19 @@ export interface OkEnvelope<T> {
  * The fixed parameters of the query system, shared by every list route; property filters
  * (`?name=x`, `?tags=a,b`) are the route's own and stay dynamic (additional properties).
  */
+/** One query parameter: a value, or the values of a repeated parameter. */
+function QueryValue(description: string, examples?: string[]) {
+  return Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, ...(examples ? { examples } : {}) }));
+}
+
 export const ListQuerySchema = Type.Object(
   {
-    '@page': Type.Optional(Type.String({ description: 'Page number, from 1 (index pagination)', examples: ['2'] })),
-    '@limit': Type.Optional(Type.String({ description: 'Records per page, 1 to 100', examples: ['20'] })),
-    '@cursor': Type.Optional(Type.String({ description: 'Return the records after the record with this id (cursor pagination); empty: from the start' })),
-    '@sortBy': Type.Optional(Type.String({ description: 'Comma-separated fields to sort by' })),
-    '@sortOrder': Type.Optional(Type.String({ description: 'Comma-separated asc|desc, one per @sortBy field' })),
-    '@search': Type.Optional(Type.String({ description: "Case-insensitive text search in the endpoint's text fields" })),
+    '@page': QueryValue('Page number, from 1 (index pagination)', ['2']),
+    '@limit': QueryValue('Records per page, 1 to 100', ['20']),
+    '@cursor': QueryValue('Return the records after the record with this id (cursor pagination); empty: from the start'),
+    '@sortBy': QueryValue('Comma-separated fields to sort by'),
+    '@sortOrder': QueryValue('Comma-separated asc|desc, one per @sortBy field'),
+    '@search': QueryValue("Case-insensitive text search in the endpoint's text fields"),
   },
   { additionalProperties: true, description: 'Query system parameters; any other parameter filters by the field of that name' },
 );
@@ -115,7 +120,9 @@ export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as 
 /** The schemas that responses refer to by `$ref`: added once to each fastify app (and to the OpenAPI components). */
 export const SHARED_SCHEMAS: readonly TSchema[] = [ErrorDetailSchema, ErrorEnvelopeSchema, PaginationSchema];
 
+const ErrorEnvelopeRef = Type.Ref(ErrorEnvelopeSchema);
+
 /** Error responses of a route, per status: every one is the error envelope. */
-export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('ErrorEnvelope')]));
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorEnvelopeRef> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelopeRef]));
 }

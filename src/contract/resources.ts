@@ -235,7 +235,7 @@ export const CharacterMessageSentSchema = Type.Object({ message: MessageSchema, 
 export type CharacterMessageSent = Static<typeof CharacterMessageSentSchema>;
 
 /** `data` of a DELETE: what was deleted. */
-export const DeletedSchema = Type.Object({ id: Id, name: Type.Optional(Type.String()), deleted: Type.Literal(true) });
+export const DeletedSchema = Type.Object({ id: Id, name: Type.Optional(Type.String()), deleted: Type.Boolean() });
 export type Deleted = Static<typeof DeletedSchema>;
 
 /** `data` of GET /_emulator/health. */
