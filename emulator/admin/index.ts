@@ -16,10 +16,15 @@ export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } fro
  * onRequest hook (the guard) decides who may call it. A route module added here is guarded; none
  * of them checks callers itself. Register it with `{ prefix: '/_emulator' }`.
  */
-export default async function adminSurface(app: FastifyInstance, { services, access }: { services: Services; access: AdminAccess }): Promise<void> {
+export default async function adminSurface(
+  app: FastifyInstance,
+  { services, access, openapi }: { services: Services; access: AdminAccess; openapi: () => Promise<Record<string, unknown>> },
+): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
   const opts = { services };
-  // GET /health and GET /openapi.json (to come) are the open paths: the guard serves them without a credential.
+  // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
+  // The document is plain OpenAPI, not an envelope: generators read it as it is.
+  app.get('/openapi.json', { schema: { hide: true } }, async () => openapi());
   await app.register(healthRoutes, opts);
   await app.register(deliveryRoutes, opts);
   await app.register(adminCharacterRoutes, opts);
