@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '../../src/contract/index.js';
 import { adminCall, call } from '../helpers/http.js';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { CONTRACT_VIOLATIONS, type ContractViolation } from '../../emulator/openapi/contract-check.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -91,5 +92,26 @@ describe('responses are written from their schema', () => {
     expect(answer.body.data.name).toBe('Internal');
     expect(answer.body.data).not.toHaveProperty('internalFlag');
     expect(answer.body.data).not.toHaveProperty('secretHash');
+  });
+});
+
+describe('the contract check', () => {
+  test('records a response whose body does not match the document', async () => {
+    const exported = (await adminCall(emu, 'GET', '/_emulator/export')).body.data;
+    const now = new Date().toISOString();
+    exported.collections.plugins = [
+      {
+        id: 'plg_bad', orgId: exported.collections.orgs[0].id, name: 'Bad', description: '', type: 'NOT_A_TYPE', events: [], scopes: [], tags: [],
+        inputsSchema: {}, isPublic: true, webhookUrl: null, webhookUrlIsVerified: false, webhookSecret: 'whsec_x', createdAt: now, updatedAt: now,
+      },
+    ];
+    expect((await adminCall(emu, 'POST', '/_emulator/import', { body: exported })).status).toBe(200);
+    const list = (globalThis as unknown as Record<symbol, ContractViolation[]>)[CONTRACT_VIOLATIONS];
+    const before = list.length;
+    expect((await call(emu.url, 'GET', '/api/plugins/plg_bad', { token: emu.token! })).status).toBe(200);
+    const found = list.splice(before);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ method: 'GET', route: '/api/plugins/:pluginId', status: 200 });
+    expect(found[0]!.problem).toContain('/data/type');
   });
 });
