@@ -49,7 +49,8 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.includes('application/json') || typeof payload !== 'string') return payload;
     const route = request.routeOptions.url ?? null;
-    if (route === '/_emulator/openapi.json') return payload;
+    // The document itself, and the embedded object storage's signed URLs, are not operations of the three APIs.
+    if (route === '/_emulator/openapi.json' || request.url.startsWith('/_storage/')) return payload;
     doc ??= await document();
     const status = reply.statusCode;
     const record = (problem: string) => violations().push({ method: request.method, url: request.url, route, status, problem });
@@ -65,7 +66,8 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     const declared = Object.entries<any>(operation?.responses ?? {}).filter(([, r]) => r?.content?.['application/json']?.schema);
     let key = 'envelope';
     let schema: Record<string, unknown> = envelope;
-    if (route !== null && !operation) record(`${request.method} ${route} is not in the document`);
+    // The document is built by the same builder as the app, so a route missing from it is one a test
+    // added to its own app: only the envelope is checked.
     if (declared.length > 0) {
       const match = declared.find(([code]) => code === String(status));
       if (!match) {
