@@ -234,6 +234,11 @@ export type FileAccess = Static<typeof FileAccessSchema>;
 export const CharacterMessageSentSchema = Type.Object({ message: MessageSchema, contentDelta: Type.Optional(Type.String()) });
 export type CharacterMessageSent = Static<typeof CharacterMessageSentSchema>;
 
+/** `data` of POST /api/repositories/:repositoryId/files. */
+export const RepositoryFileAddedSchema = Type.Object({ repositoryId: Id, file: FileSchema, addedAt: Timestamp });
+/** `data` of DELETE /api/repositories/:repositoryId/files/:fileId. */
+export const RepositoryFileRemovedSchema = Type.Object({ repositoryId: Id, fileId: Id, removed: Type.Boolean() });
+
 /** `data` of a DELETE: what was deleted. */
 export const DeletedSchema = Type.Object({ id: Id, name: Type.Optional(Type.String()), deleted: Type.Boolean() });
 export type Deleted = Static<typeof DeletedSchema>;
