@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import healthRoutes from '../routes/admin.js';
+import openApiRoutes from '../routes/openapi.js';
 import deliveryRoutes from '../routes/deliveries.js';
 import adminCharacterRoutes from '../routes/messaging/admin-characters.js';
 import adminAgentRoutes from '../routes/messaging/admin-agents.js';
@@ -23,8 +24,7 @@ export default async function adminSurface(
   app.addHook('onRequest', adminGuard(access));
   const opts = { services };
   // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
-  // The document is plain OpenAPI, not an envelope: generators read it as it is.
-  app.get('/openapi.json', { schema: { hide: true } }, async () => openapi());
+  await app.register(openApiRoutes, { openapi });
   await app.register(healthRoutes, opts);
   await app.register(deliveryRoutes, opts);
   await app.register(adminCharacterRoutes, opts);
