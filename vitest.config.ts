@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
+    // Every response the integration suites receive is checked against the OpenAPI document.
+    setupFiles: ['test/helpers/contract-check.ts'],
   },
 });

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from './services.js';
-import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyValidatorCompilers, sendError } from './http.js';
+import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyCompilers, sendError } from './http.js';
+import { SHARED_SCHEMAS } from '../src/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
 import { unauthorized, type ApiError } from './errors.js';
 import pluginRoutes from './routes/plugins.js';
@@ -18,6 +19,8 @@ import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
+import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
 
@@ -31,7 +34,7 @@ const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace'
 const BODY_LIMIT = 1024 * 1024;
 
 /** Builds the management API app (`/api/…` and the admin API `/_emulator/…`); never listens. */
-export async function buildManagementApp(services: Services): Promise<FastifyInstance> {
+export async function buildManagementApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   // The router refuses some URLs (a parameter over its length limit) before any hook runs: on /api,
   // a caller without a valid token still hears 401 first.
   const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
@@ -45,9 +48,12 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
     }
     return frameworkErrors(error, request, reply);
   };
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: apiFrameworkErrors, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyCompilers(), forceCloseConnections: true, frameworkErrors: apiFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  if (install) await install(app);
+  else if (process.env.PLUGSMITH_CONTRACT_CHECK) installContractCheck(app, () => openApiDocument(services));
   app.decorateRequest('principal', null);
   // The one authentication guard of /api: onRequest runs before the body is read or anything is
   // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
@@ -78,12 +84,28 @@ export async function buildManagementApp(services: Services): Promise<FastifyIns
   );
   if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), { prefix: '/_storage' });
   // Every /_emulator route, behind the admin surface's one guard.
-  await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator' });
+  await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) });
   return app;
 }
 
+/**
+ * The OpenAPI document of this emulator's routes, built from fresh copies of both apps on first
+ * request (documenting every route at start would slow every start for a rarely read document).
+ */
+export function openApiDocument(services: Services): Promise<OpenApiDocument> {
+  const known = documents.get(services);
+  if (known) return known;
+  const document = buildOpenApiDocument(
+    { management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) },
+    { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
+  );
+  documents.set(services, document);
+  return document;
+}
+const documents = new WeakMap<Services, Promise<OpenApiDocument>>();
+
 /** Builds the messaging API app (`/conversations…`); never listens. */
-export async function buildMessagingApp(services: Services): Promise<FastifyInstance> {
+export async function buildMessagingApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   // As on /api: a URL the router refuses is a 401 first when the API key is missing or wrong.
   const keyFirstFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
     try {
@@ -94,9 +116,12 @@ export async function buildMessagingApp(services: Services): Promise<FastifyInst
     }
     return frameworkErrors(error, request, reply);
   };
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyValidatorCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
   installErrorHandling(app);
   installJsonBodyParser(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  if (install) await install(app);
+  else if (process.env.PLUGSMITH_CONTRACT_CHECK) installContractCheck(app, () => openApiDocument(services));
   await app.register(conversationRoutes, { services });
   // Event streams are hijacked responses: end them, or close() would wait for their clients.
   app.addHook('preClose', async () => services.messaging.streams.closeAll());

@@ -1,25 +1,6 @@
-/** One entry of `error.details`, in the spec's shape. */
-export interface ErrorDetail {
-  code: string;
-  expected: string;
-  received: string;
-  path: string[];
-  message: string;
-}
+import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/contract/index.js';
 
-/** The emulator's error types and the HTTP status of each (DESIGN.md's table). */
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  SERVER_ERROR: 500,
-} as const;
-
-export type ErrorType = keyof typeof ERROR_STATUS;
+export { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/contract/index.js';
 
 /** An error that becomes `{ ok: false, error: { message, error, details? } }` with its status. */
 export class ApiError extends Error {

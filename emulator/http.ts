@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
+import { ERROR_TYPE_BY_STATUS } from '../src/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
 
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'] & {};
@@ -34,7 +35,30 @@ export function lazyValidatorCompilers(): { compilersFactory: { buildValidator: 
   return { compilersFactory: { buildValidator } };
 }
 
+type SerializerFactory = (externalSchemas: unknown, options: unknown) => (route: { schema: unknown }) => (data: unknown) => string;
+
+/**
+ * fastify's own serializer compiler (fast-json-stringify, the copy fastify loads), made lazy like
+ * the validators: a response schema is compiled on its first use, not at start. Responses are still
+ * written from their schema, so a field the schema does not name never leaves the server.
+ */
+export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
+  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
+  const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory };
+  const eager = SerializerSelector();
+  const buildSerializer: SerializerFactory = (externalSchemas, options) => {
+    const compile = eager(externalSchemas, options);
+    return (route) => {
+      let fn: ((data: unknown) => string) | undefined;
+      return (data) => (fn ??= compile(route))(data);
+    };
+  };
+  return { compilersFactory: { ...lazyValidatorCompilers().compilersFactory, buildSerializer: buildSerializer as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'] } };
+}
+
 /** The success envelope. */
+export function ok<T>(data: T): { ok: true; data: T };
+export function ok<T, M extends Record<string, unknown>>(data: T, meta: M): { ok: true; data: T; meta: M };
 export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data: T; meta?: Record<string, unknown> } {
   return meta === undefined ? { ok: true, data } : { ok: true, data, meta };
 }
@@ -43,16 +67,6 @@ export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data
 export const AJV_OPTIONS = {
   customOptions: { allErrors: true, verbose: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
 } as const;
-
-const TYPE_BY_STATUS: Record<number, ErrorType> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-};
 
 /** Sends the error envelope. */
 export function sendError(reply: FastifyReply, type: ErrorType, message: string, details?: ErrorDetail[], status: number = ERROR_STATUS[type]) {
@@ -167,7 +181,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const type = TYPE_BY_STATUS[status] ?? 'VALIDATION_ERROR';
+      const type = ERROR_TYPE_BY_STATUS[status] ?? 'VALIDATION_ERROR';
       return sendError(reply, type, error.message, undefined, status);
     }
     request.log.error({ err: error }, 'unexpected error');

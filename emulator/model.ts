@@ -1,28 +1,26 @@
 import type { FaultMark } from './events/faults.js';
-import type { PluginInstance } from '../src/webhooks/events.js';
+import type { Plugin, PluginInstance } from '../src/contract/index.js';
 import type { Collection, Store } from './store/store.js';
 
-/** Roles a user can hold in an org; VIEWER may read but not change. */
-export type Role = 'OWNER' | 'MEMBER' | 'VIEWER';
-export const ROLES: readonly Role[] = ['OWNER', 'MEMBER', 'VIEWER'];
-
-export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;
-export type PluginType = (typeof PLUGIN_TYPES)[number];
-
-/** Event kinds the platform dispatches to plugins. */
-export const EVENT_KINDS = [
-  'WEBHOOK_CHALLENGE',
-  'PLUGIN_INSTALLED',
-  'PLUGIN_UNINSTALLED',
-  'AGENT_MESSAGE_RECEIVED',
-  'REPOSITORY_FILE_ADDED',
-  'REPOSITORY_FILE_REMOVED',
-] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
-
-/** Scopes an instance token can carry. */
-export const SCOPES = ['AGENT_MESSAGE_WRITE', 'REPOSITORY_FILES_READ'] as const;
-export type Scope = (typeof SCOPES)[number];
+export {
+  ROLES,
+  PLUGIN_TYPES,
+  EVENT_KINDS,
+  SCOPES,
+  MESSAGE_TYPES,
+  ATTACHMENT_TYPES,
+  INSTANCE_ENTITY_TYPES,
+  type Role,
+  type PluginType,
+  type EventKind,
+  type Scope,
+  type MessageType,
+  type AttachmentType,
+  type InstanceEntityType,
+  type DeliveryStatus,
+} from '../src/contract/index.js';
+import type { AttachmentType, DeliveryStatus, EventKind, FileStatus, MessageType, ParentType, PluginType, Role, Sender, DispatchMode, CharacterEngine, DeliveryAttempt } from '../src/contract/index.js';
+export type { DeliveryAttempt } from '../src/contract/index.js';
 
 export interface Timestamps {
   createdAt: string;
@@ -68,24 +66,15 @@ export interface ApiKeyRecord extends Timestamps {
   name: string;
 }
 
-export interface PluginRecord extends Timestamps {
-  id: string;
-  orgId: string;
-  name: string;
-  description: string;
-  type: PluginType;
-  events: string[];
-  scopes: string[];
-  tags: string[];
-  inputsSchema: Record<string, unknown>;
-  isPublic: boolean;
-  webhookUrl: string | null;
-  webhookUrlIsVerified: boolean;
+/**
+ * A stored plugin: the contract's Plugin, whose signing secret is always kept, and the secret before
+ * the last rotation, still signing deliveries until `previousWebhookSecretExpiresAt` (never shown).
+ */
+export type PluginRecord = Omit<Plugin, 'webhookSecret'> & {
   webhookSecret: string;
-  /** The secret before the last rotation, still signing deliveries until `previousWebhookSecretExpiresAt`; never shown. */
   previousWebhookSecret?: string | null;
   previousWebhookSecretExpiresAt?: string | null;
-}
+};
 
 export interface ActionRecord extends Timestamps {
   id: string;
@@ -125,20 +114,12 @@ export interface CharacterRecord extends Timestamps {
   agentId: string | null;
   name: string;
   persona?: string;
-  engine?: 'scripted' | 'openai' | 'plugin';
+  engine?: CharacterEngine;
   script?: Array<{ match: string; reply: string }>;
   fallbackReply?: string;
   packetSize?: number;
   packetIntervalMs?: number;
 }
-
-/** Message types: TEXT (text), IMAGE and AUDIO (content is the media's http(s) URL), FORM (content is a JSON object). */
-export const MESSAGE_TYPES = ['TEXT', 'IMAGE', 'AUDIO', 'FORM'] as const;
-export type MessageType = (typeof MESSAGE_TYPES)[number];
-
-/** Attachment types a message may carry: IMAGE_URL (content is an http(s) image URL). */
-export const ATTACHMENT_TYPES = ['IMAGE_URL'] as const;
-export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
 
 /** A conversation between a messaging client (an org's API key) and one character. */
 export interface ConversationRecord extends Timestamps {
@@ -152,7 +133,7 @@ export interface ConversationRecord extends Timestamps {
 export interface MessageRecord extends Timestamps {
   id: string;
   conversationId: string;
-  sender: 'USER' | 'CHARACTER';
+  sender: Sender;
   type: MessageType;
   content: string;
   attachments: Array<{ type: AttachmentType; content: string }>;
@@ -161,34 +142,11 @@ export interface MessageRecord extends Timestamps {
   error?: { code: string; message: string };
 }
 
-/** Entities a plugin instance attaches to: repositories (data providers), agents (event handlers), apps. */
-export const INSTANCE_ENTITY_TYPES = ['REPOSITORY', 'AGENT', 'APP'] as const;
-export type InstanceEntityType = (typeof INSTANCE_ENTITY_TYPES)[number];
-
 /**
  * An installed plugin: the fields of the spec's plugin instance table. The record is exactly what
  * plugins receive in PLUGIN_INSTALLED, so it is the webhooks library's type.
  */
 export type InstanceRecord = PluginInstance;
-
-/** pending: an attempt is due; delivered: a 2xx (a right challenge answer); failed: not retried; exhausted: every retry failed. */
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'exhausted';
-
-/** One HTTP attempt of a delivery, as the delivery log shows it. */
-export interface DeliveryAttempt {
-  number: number;
-  startedAt: string;
-  url: string;
-  /** The webhook-timestamp header sent (each attempt is signed anew). */
-  webhookTimestamp: string;
-  durationMs: number;
-  responseStatus: number | null;
-  /** The first 2 KB of the answer. */
-  responseBody: string | null;
-  error: string | null;
-  /** When the next attempt is due; null when this was the last one. */
-  nextAttemptAt: string | null;
-}
 
 /** One event sent to one plugin webhook, with every attempt (the delivery log). */
 export interface DeliveryRecord extends Timestamps {
@@ -203,7 +161,7 @@ export interface DeliveryRecord extends Timestamps {
   /** The request body (the event), sent as JSON. */
   event: Record<string, unknown>;
   status: DeliveryStatus;
-  mode: 'SYNC' | 'ASYNC';
+  mode: DispatchMode;
   /** False for challenges, which are never retried. */
   retries: boolean;
   attempts: DeliveryAttempt[];
@@ -245,10 +203,10 @@ export interface FileRecord extends Timestamps {
   fileSize: number | null;
   isPublic: boolean;
   /** null until the upload is reported. */
-  status: 'UPLOADED' | 'FAILED' | 'PROCESSING' | 'COMPLETED' | null;
+  status: FileStatus | null;
   errorMessage: string | null;
   parentId: string | null;
-  parentType: 'ORG' | 'CHARACTER' | 'KNOWLEDGE' | 'AGENT' | null;
+  parentType: ParentType | null;
   folder: string | null;
   orgId: string;
   /** Where the object lives in storage (never shown). */

@@ -2,30 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { linearRegExpProblem } from './validation/linear-regex.js';
 import { lazyValidator } from './validation/json-schema.js';
 import { newSecret } from './store/ids.js';
-import { ROLES, type Role } from './model.js';
+import { SeedSchema, type Seed } from '../src/contract/index.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 
-/** The seed file format (DESIGN.md): the people, orgs and characters an emulator starts with. */
-export interface Seed {
-  users: Array<{ id: string; name: string }>;
-  orgs: Array<{ id: string; name: string; members: Array<{ userId: string; role: Role }> }>;
-  tokens: Array<{ userId: string; token: string; orgId?: string | null; name?: string }>;
-  agents?: Array<{ id: string; orgId: string; name: string }>;
-  characters?: Array<{
-    id: string;
-    orgId: string;
-    agentId?: string | null;
-    name: string;
-    persona?: string;
-    engine?: 'scripted' | 'openai' | 'plugin';
-    script?: Array<{ match: string; reply: string }>;
-    fallbackReply?: string;
-    packetSize?: number;
-    packetIntervalMs?: number;
-  }>;
-  apiKeys?: Array<{ key: string; orgId: string; name?: string }>;
-  repositories?: Array<{ id: string; orgId: string; name: string; description?: string }>;
-}
+export type { Seed } from '../src/contract/index.js';
 
 /** The credentials to print and to write to the state file. */
 export interface Credentials {
@@ -34,77 +14,7 @@ export interface Credentials {
   orgId: string | null;
 }
 
-const id = { type: 'string', minLength: 1, maxLength: 200 } as const;
-/** A token or API key: what fits in an Authorization header as it is (visible ASCII, no spaces). */
-const credential = { type: 'string', minLength: 8, maxLength: 500, pattern: '^[\\x21-\\x7e]+$' } as const;
-const seedSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['users', 'orgs', 'tokens'],
-  properties: {
-    $schema: { type: 'string' },
-    users: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'name'], properties: { id, name: { type: 'string' } } } },
-    orgs: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'name', 'members'],
-        properties: {
-          id,
-          name: { type: 'string' },
-          members: {
-            type: 'array',
-            items: { type: 'object', additionalProperties: false, required: ['userId', 'role'], properties: { userId: id, role: { enum: ROLES } } },
-          },
-        },
-      },
-    },
-    tokens: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['userId', 'token'],
-        properties: { userId: id, token: credential, orgId: { type: ['string', 'null'] }, name: { type: 'string' } },
-      },
-    },
-    agents: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['id', 'orgId', 'name'], properties: { id, orgId: id, name: { type: 'string' } } } },
-    characters: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'orgId', 'name'],
-        properties: {
-          id,
-          orgId: id,
-          agentId: { type: ['string', 'null'] },
-          name: { type: 'string' },
-          persona: { type: 'string' },
-          engine: { enum: ['scripted', 'openai', 'plugin'] },
-          script: {
-            type: 'array',
-            items: { type: 'object', additionalProperties: false, required: ['match', 'reply'], properties: { match: { type: 'string' }, reply: { type: 'string' } } },
-          },
-          fallbackReply: { type: 'string' },
-          packetSize: { type: 'integer', minimum: 1, maximum: 10_000 },
-          packetIntervalMs: { type: 'integer', minimum: 0, maximum: 60_000 },
-        },
-      },
-    },
-    apiKeys: {
-      type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['key', 'orgId'], properties: { key: credential, orgId: id, name: { type: 'string' } } },
-    },
-    repositories: {
-      type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['id', 'orgId', 'name'], properties: { id, orgId: id, name: { type: 'string' }, description: { type: 'string' } } },
-    },
-  },
-} as const;
-
-const seedValidator = lazyValidator(seedSchema as unknown as Record<string, unknown>, { allErrors: true });
+const seedValidator = lazyValidator(SeedSchema, { allErrors: true });
 
 /** Refuses a seed list in which two entries share `field` (a secret's value is not repeated in the message). */
 function unique<T>(items: T[], list: string, field: keyof T & string, what: string): void {

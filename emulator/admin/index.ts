@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.js';
 import healthRoutes from '../routes/admin.js';
+import openApiRoutes from '../routes/openapi.js';
 import deliveryRoutes from '../routes/deliveries.js';
 import adminCharacterRoutes from '../routes/messaging/admin-characters.js';
 import adminAgentRoutes from '../routes/messaging/admin-agents.js';
@@ -17,10 +18,14 @@ export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } fro
  * onRequest hook (the guard) decides who may call it. A route module added here is guarded; none
  * of them checks callers itself. Register it with `{ prefix: '/_emulator' }`.
  */
-export default async function adminSurface(app: FastifyInstance, { services, access }: { services: Services; access: AdminAccess }): Promise<void> {
+export default async function adminSurface(
+  app: FastifyInstance,
+  { services, access, openapi }: { services: Services; access: AdminAccess; openapi: () => Promise<Record<string, unknown>> },
+): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
   const opts = { services };
-  // GET /health and GET /openapi.json (to come) are the open paths: the guard serves them without a credential.
+  // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
+  await app.register(openApiRoutes, { openapi });
   await app.register(healthRoutes, opts);
   await app.register(deliveryRoutes, opts);
   await app.register(adminCharacterRoutes, opts);

@@ -19,12 +19,8 @@ export interface FaultProfile {
 }
 
 /** How a delivery was faulted, as the delivery log shows it (`faults` on the delivery). */
-export type FaultMark =
-  | { kind: 'delay'; attempt: number; ms: number }
-  | { kind: 'reorder'; attempt: number; heldMs: number; overtakenBy: string | null }
-  | { kind: 'drop'; attempt: number }
-  | { kind: 'timeout-after-answer'; attempt: number; answeredStatus: number }
-  | { kind: 'duplicate'; attempt: number; of: number };
+/** A fault injected into one attempt, as the delivery log marks it (the contract's FaultMark). */
+export type { FaultMark } from '../../src/contract/index.js';
 
 /** One entry of a profile's validation error: the part of the text and what is wrong with it. */
 export interface FaultProfileProblem {

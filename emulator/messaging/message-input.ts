@@ -1,51 +1,10 @@
-import { ATTACHMENT_TYPES, MESSAGE_TYPES, type MessageRecord, type MessageType } from '../model.js';
+import type { MessageRecord, MessageType } from '../model.js';
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
 
-/** Longest `content` of one message (and of one packet a plugin writes), in characters. */
-export const MAX_CONTENT_LENGTH = 32 * 1024;
+export { MAX_CONTENT_LENGTH, MAX_ATTACHMENTS, MAX_URL_LENGTH } from '../../src/contract/index.js';
+import { MAX_URL_LENGTH } from '../../src/contract/index.js';
 /** Longest content a plugin may build by streaming packets into one message. */
 export const MAX_STREAMED_CONTENT_LENGTH = 1024 * 1024;
-/** Most attachments on one message. */
-export const MAX_ATTACHMENTS = 10;
-/** Longest attachment or media URL. */
-export const MAX_URL_LENGTH = 2048;
-
-const attachmentSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'content'],
-  properties: {
-    type: { enum: ATTACHMENT_TYPES },
-    content: { type: 'string', minLength: 1, maxLength: MAX_URL_LENGTH },
-  },
-} as const;
-
-/** JSON schema of `POST /conversations/:id/messages`; per-type content rules are checked after it. */
-export const userMessageBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['content'],
-  properties: {
-    content: { type: 'string', minLength: 1, maxLength: MAX_CONTENT_LENGTH },
-    type: { enum: MESSAGE_TYPES, default: 'TEXT' },
-    attachments: { type: 'array', maxItems: MAX_ATTACHMENTS, items: attachmentSchema, default: [] },
-  },
-} as const;
-
-/** JSON schema of the plugin's `POST /api/agents/:agentId/conversations/:conversationId/messages`. */
-export const agentMessageBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['content'],
-  properties: {
-    // Empty is allowed: a plugin may open a message before it has text, or close one with no last delta.
-    content: { type: 'string', maxLength: MAX_CONTENT_LENGTH },
-    type: { enum: MESSAGE_TYPES, default: 'TEXT' },
-    isStreaming: { type: 'boolean' },
-    messageId: { type: 'string', minLength: 1, maxLength: 200 },
-    attachments: { type: 'array', maxItems: MAX_ATTACHMENTS, items: attachmentSchema },
-  },
-} as const;
 
 export type Attachments = MessageRecord['attachments'];
 

@@ -1,4 +1,6 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Id, Params } from '../../src/contract/index.js';
 import type { Services } from '../services.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
@@ -10,15 +12,15 @@ export interface RouteOptions {
   services: Services;
 }
 
-/** Path parameter schema: ids are non-empty strings of reasonable length. */
-export const idParam = { type: 'string', minLength: 1, maxLength: 200 } as const;
+/** Path parameter schema: ids are non-empty strings of reasonable length (the contract's). */
+export const idParam = Id;
 
-export function params(...names: string[]) {
-  return {
-    type: 'object',
-    required: names,
-    properties: Object.fromEntries(names.map((n) => [n, idParam])),
-  } as const;
+/** Path parameters made of ids: the contract's builder, typed for the route's handler. */
+export const params = Params;
+
+/** The route module's app with the TypeBox type provider: handlers get typed requests from their schemas. */
+export function typed(app: FastifyInstance) {
+  return app.withTypeProvider<TypeBoxTypeProvider>();
 }
 
 /** The org, or a 404. */

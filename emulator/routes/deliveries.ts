@@ -1,3 +1,4 @@
+import { DeliverySchema, ListQuerySchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { conflict, notFound } from '../errors.js';
@@ -39,8 +40,9 @@ const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as con
 export default async function deliveryRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const { db, events } = services;
 
-  app.get('/deliveries', async (request) => {
-    const query = parseQuery(request.query as Record<string, string>, DELIVERY_QUERY);
+  const errors = errorResponses(400, 401, 403, 404, 409);
+  app.get('/deliveries', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
+    const query = parseQuery(request.query as Record<string, string | string[]>, DELIVERY_QUERY);
     const result = runQuery(db.deliveries, query, DELIVERY_QUERY);
     return ok(result.data.map(presentDelivery), { pagination: result.pagination });
   });
@@ -87,14 +89,14 @@ export default async function deliveryRoutes(app: FastifyInstance, { services }:
     },
   );
 
-  app.get('/deliveries/:deliveryId', { schema: { params: params('deliveryId') } }, async (request) => {
+  app.get('/deliveries/:deliveryId', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } }, async (request) => {
     const { deliveryId } = request.params as { deliveryId: string };
     const record = db.deliveries.get(deliveryId);
     if (!record) throw notFound('delivery', deliveryId);
     return ok(presentDelivery(record));
   });
 
-  app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId') } }, async (request, reply) => {
+  app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
     const { deliveryId } = request.params as { deliveryId: string };
     let delivery;
     try {

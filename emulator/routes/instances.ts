@@ -1,3 +1,4 @@
+import type { InstanceCreate } from '../../src/contract/index.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
@@ -22,16 +23,7 @@ const bodyProperties = {
   eventDispatchCondition: {},
 } as const;
 
-interface InstanceBody {
-  name: string;
-  pluginId: string;
-  events: string[];
-  scopes: string[];
-  inputs?: Record<string, unknown>;
-  eventDispatchMode?: 'SYNC' | 'ASYNC';
-  eventDispatchCondition?: unknown;
-  orgId?: string;
-}
+type InstanceBody = InstanceCreate;
 
 /** One kind of entity instances attach to, and how to find its org for the caller. */
 interface EntityKind {

@@ -7,6 +7,20 @@ import { requireRole, requireUser } from '../auth/guards.js';
 import type { Collection } from '../store/store.js';
 import { createDefinition, deleteDefinition, updateDefinition, type Definition } from '../services/plugin-definitions.js';
 import { findVisiblePlugin, requireValidSchemas, type RouteOptions } from './common.js';
+import type { TSchema } from '@sinclair/typebox';
+import {
+  ActionCreateSchema,
+  ActionSchema,
+  ActionUpdateSchema,
+  DeletedSchema,
+  ExternalEventCreateSchema,
+  ExternalEventSchema,
+  ExternalEventUpdateSchema,
+  ListQuerySchema,
+  Ok,
+  OkPage,
+  errorResponses,
+} from '../../src/contract/index.js';
 
 interface DefinitionKind {
   /** What people call it, e.g. "action". */
@@ -19,9 +33,9 @@ interface DefinitionKind {
   schemaFields: string[];
   collection: (options: RouteOptions) => Collection<Definition>;
   idPrefix: string;
+  /** The contract's schemas of the kind: create and update bodies, and the record as answered. */
+  schemas: { create: TSchema; update: TSchema; resource: TSchema };
 }
-
-const NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' } as const;
 
 export const DEFINITION_QUERY: QuerySpec = {
   fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
@@ -34,10 +48,9 @@ export const DEFINITION_QUERY: QuerySpec = {
  * OWNER, names unique inside the plugin, schemas meta-validated.
  */
 export function definitionRoutes(kind: DefinitionKind) {
-  const schemaProps = Object.fromEntries(kind.schemaFields.map((f) => [f, { type: 'object' }]));
-  const properties = { name: NAME, title: { type: 'string', maxLength: 200 }, description: { type: 'string', maxLength: 10_000 }, ...schemaProps };
-  const createBody = { type: 'object', additionalProperties: false, required: ['name'], properties } as const;
-  const updateBody = { type: 'object', additionalProperties: false, minProperties: 1, properties } as const;
+  const { create: createBody, update: updateBody, resource } = kind.schemas;
+  const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+  const one = { 200: Ok(resource), ...errors };
   const listParams = { type: 'object', required: ['pluginId'], properties: { pluginId: { type: 'string', minLength: 1, maxLength: 200 } } };
   const itemParams = {
     type: 'object',
@@ -62,7 +75,7 @@ export function definitionRoutes(kind: DefinitionKind) {
     const base = `/plugins/:pluginId/${kind.segment}`;
     const item = `${base}/:${kind.param}`;
 
-    app.get(base, { schema: { params: listParams } }, async (request) => {
+    app.get(base, { schema: { params: listParams, querystring: ListQuerySchema, response: { 200: OkPage(resource), ...errors } } }, async (request) => {
       requireUser(request);
       const { pluginId } = request.params as { pluginId: string };
       findVisiblePlugin(services, request, pluginId);
@@ -71,14 +84,14 @@ export function definitionRoutes(kind: DefinitionKind) {
       return ok(result.data, { pagination: result.pagination });
     });
 
-    app.get(item, { schema: { params: itemParams } }, async (request) => {
+    app.get(item, { schema: { params: itemParams, response: one } }, async (request) => {
       requireUser(request);
       const p = request.params as Record<string, string>;
       findVisiblePlugin(services, request, p.pluginId);
       return ok(find(p.pluginId, p[kind.param]));
     });
 
-    app.post(base, { schema: { params: listParams, body: createBody } }, async (request, reply) => {
+    app.post(base, { schema: { params: listParams, body: createBody, response: { 201: Ok(resource), ...errors } } }, async (request, reply) => {
       const { pluginId } = request.params as { pluginId: string };
       const plugin = findVisiblePlugin(services, request, pluginId);
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
@@ -100,7 +113,7 @@ export function definitionRoutes(kind: DefinitionKind) {
       return ok(record);
     });
 
-    app.put(item, { schema: { params: itemParams, body: updateBody } }, async (request) => {
+    app.put(item, { schema: { params: itemParams, body: updateBody, response: one } }, async (request) => {
       const p = request.params as Record<string, string>;
       const plugin = findVisiblePlugin(services, request, p.pluginId);
       const existing = find(p.pluginId, p[kind.param]);
@@ -111,7 +124,7 @@ export function definitionRoutes(kind: DefinitionKind) {
       return ok(updated);
     });
 
-    app.delete(item, { schema: { params: itemParams } }, async (request) => {
+    app.delete(item, { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } }, async (request) => {
       const p = request.params as Record<string, string>;
       const plugin = findVisiblePlugin(services, request, p.pluginId);
       const existing = find(p.pluginId, p[kind.param]);
@@ -130,6 +143,7 @@ export const actionRoutes = definitionRoutes({
   schemaFields: ['argsSchema', 'returnSchema'],
   collection: ({ services }) => services.db.actions as unknown as Collection<Definition>,
   idPrefix: 'act',
+  schemas: { create: ActionCreateSchema, update: ActionUpdateSchema, resource: ActionSchema },
 });
 
 /** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
@@ -140,4 +154,5 @@ export const externalEventRoutes = definitionRoutes({
   schemaFields: ['payloadSchema'],
   collection: ({ services }) => services.db.externalEvents as unknown as Collection<Definition>,
   idPrefix: 'evt',
+  schemas: { create: ExternalEventCreateSchema, update: ExternalEventUpdateSchema, resource: ExternalEventSchema },
 });

@@ -8,11 +8,12 @@ import type { RepositoryRecord } from '../model.js';
 import type { Services } from '../services.js';
 import { FILE_QUERY, findVisibleRepository, presentFile } from './views.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from '../services/repositories.js';
-import { idParam, type RouteOptions } from './common.js';
+import { params, typed, type RouteOptions } from './common.js';
+import { FileSchema, ListQuerySchema, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../src/contract/index.js';
 
-const repoParams = { type: 'object', required: ['repositoryId'], properties: { repositoryId: idParam } } as const;
-const fileParams = { type: 'object', required: ['repositoryId', 'fileId'], properties: { repositoryId: idParam, fileId: idParam } } as const;
-const addBody = { type: 'object', additionalProperties: false, required: ['fileId'], properties: { fileId: idParam } } as const;
+const repoParams = params('repositoryId');
+const fileParams = params('repositoryId', 'fileId');
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
 /** The repository for a reader: a member of its org, or its data provider with REPOSITORY_FILES_READ. */
 function repositoryForReader(services: Services, request: FastifyRequest, repositoryId: string): RepositoryRecord {
@@ -27,12 +28,13 @@ function repositoryForReader(services: Services, request: FastifyRequest, reposi
 }
 
 /** The files a repository holds: add (REPOSITORY_FILE_ADDED), remove (REPOSITORY_FILE_REMOVED), list. */
-export default async function repositoryFileRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function repositoryFileRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
   const { db } = services;
 
-  app.post('/repositories/:repositoryId/files', { schema: { params: repoParams, body: addBody } }, async (request, reply) => {
-    const { repositoryId } = request.params as { repositoryId: string };
-    const { fileId } = request.body as { fileId: string };
+  app.post('/repositories/:repositoryId/files', { schema: { params: repoParams, body: RepositoryFileAddSchema, response: { 201: Ok(RepositoryFileAddedSchema), ...errors } } }, async (request, reply) => {
+    const { repositoryId } = request.params;
+    const { fileId } = request.body;
     requireUser(request);
     const repository = findVisibleRepository(services, request, repositoryId);
     requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
@@ -41,8 +43,8 @@ export default async function repositoryFileRoutes(app: FastifyInstance, { servi
     return ok({ repositoryId, file: presentFile(file), addedAt });
   });
 
-  app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams } }, async (request) => {
-    const { repositoryId, fileId } = request.params as { repositoryId: string; fileId: string };
+  app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } } }, async (request) => {
+    const { repositoryId, fileId } = request.params;
     requireUser(request);
     const repository = findVisibleRepository(services, request, repositoryId);
     const link = repositoryFileLink(services, repositoryId, fileId);
@@ -52,10 +54,10 @@ export default async function repositoryFileRoutes(app: FastifyInstance, { servi
     return ok({ repositoryId, fileId, removed: true });
   });
 
-  app.get('/repositories/:repositoryId/files', { schema: { params: repoParams } }, async (request) => {
-    const { repositoryId } = request.params as { repositoryId: string };
+  app.get('/repositories/:repositoryId/files', { schema: { params: repoParams, querystring: ListQuerySchema, response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
+    const { repositoryId } = request.params;
     repositoryForReader(services, request, repositoryId);
-    const query = parseQuery(request.query as Record<string, string>, FILE_QUERY);
+    const query = parseQuery(request.query, FILE_QUERY);
     const held = new Set(db.repositoryFiles.where('repositoryId', repositoryId).map((l) => l.fileId));
     const result = runQuery(db.files, query, FILE_QUERY, { visible: (f) => held.has(f.id) });
     return ok(result.data.map(presentFile), { pagination: result.pagination });

@@ -3,23 +3,16 @@ import { ok } from '../http.js';
 import { forbidden } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import { createUserToken } from '../services/tokens.js';
-import { findOrg, type RouteOptions } from './common.js';
-
-const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    orgId: { type: ['string', 'null'], minLength: 1, maxLength: 200 },
-  },
-} as const;
+import { findOrg, typed, type RouteOptions } from './common.js';
+import { CreatedTokenSchema, Ok, TokenCreateSchema, errorResponses } from '../../src/contract/index.js';
 
 /** User tokens: POST /api/tokens creates one for the calling user. */
-export default async function tokenRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
-  app.post('/tokens', { schema: { body: createBody } }, async (request, reply) => {
+export default async function tokenRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const response = { 201: Ok(CreatedTokenSchema), ...errorResponses(400, 401, 403, 404, 413, 415) };
+  app.post('/tokens', { schema: { body: TokenCreateSchema, response } }, async (request, reply) => {
     const principal = requireUser(request);
-    const body = request.body as { name: string; orgId?: string | null };
+    const body = request.body;
     const orgId = body.orgId ?? null;
     if (principal.orgId !== null && orgId !== principal.orgId) {
       // A limited token cannot mint a broader one, nor one for another org.

@@ -1,5 +1,6 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
+import { LIST_QUERY_PARAMETERS, type Pagination } from '../../src/contract/index.js';
 
 /** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
 export type FieldType = 'string' | 'number' | 'boolean' | 'array';
@@ -29,31 +30,16 @@ export interface ParsedQuery {
   filters: Filter[];
 }
 
-export interface IndexPagination {
-  type: 'index';
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-}
-
-export interface CursorPagination {
-  type: 'cursor';
-  limit: number;
-  hasNext: boolean;
-  nextCursor: string | null;
-}
+export type { IndexPagination, CursorPagination } from '../../src/contract/index.js';
 
 export interface QueryResult<T> {
   data: T[];
-  pagination: IndexPagination | CursorPagination;
+  pagination: Pagination;
 }
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
-const CONTROL = new Set(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
+const CONTROL: ReadonlySet<string> = new Set(LIST_QUERY_PARAMETERS);
 
 function list(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];

@@ -1,5 +1,6 @@
 import { ApiError, type ApiErrorType, type ErrorDetail } from './errors.js';
 import type { Meta } from './types.js';
+import { ERROR_TYPE_BY_STATUS } from '../contract/index.js';
 
 /** What a successful response unwraps to. */
 export interface Unwrapped<T> {
@@ -14,15 +15,6 @@ interface ResponseContext {
   method: string;
   url: string;
 }
-
-const STATUS_TYPES: Record<number, ApiErrorType> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-};
 
 const BODY_KEEP = 2000;
 
@@ -84,7 +76,7 @@ function toDetail(entry: Record<string, unknown>): ErrorDetail {
 }
 
 function fallbackType(status: number): ApiErrorType {
-  return STATUS_TYPES[status] ?? (status >= 500 ? 'SERVER_ERROR' : 'HTTP_ERROR');
+  return ERROR_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'SERVER_ERROR' : 'HTTP_ERROR');
 }
 
 /** A short hint of a non-envelope body: plain text is shown, HTML only named. */

@@ -1,25 +1,10 @@
-/** One entry of `error.details`, as the spec names it. */
-export interface ErrorDetail {
-  code: string;
-  expected: string;
-  received: string;
-  path: string[];
-  message: string;
-  [key: string]: unknown;
-}
+import type { ErrorDetail as ContractErrorDetail, ErrorType } from '../contract/index.js';
+
+/** One entry of `error.details` (the contract's), keeping any field a remote platform adds. */
+export type ErrorDetail = ContractErrorDetail & { [key: string]: unknown };
 
 /** Error types the platform and the emulator use; other strings may come from elsewhere. */
-export type ApiErrorType =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'SERVER_ERROR'
-  | 'HTTP_ERROR'
-  | 'INVALID_RESPONSE'
-  | (string & {});
+export type ApiErrorType = ErrorType | 'HTTP_ERROR' | 'INVALID_RESPONSE' | (string & {});
 
 interface ApiErrorInit {
   status: number;

@@ -1,28 +1,10 @@
 // Records as the client sees them. Each names the fields the spec (or DESIGN.md) names and
 // keeps whatever else the server sends: the remote platform may return more than the emulator.
 
-/** Index pagination, as in the spec's shared query system. */
-export interface IndexPagination {
-  type: 'index';
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-  [key: string]: unknown;
-}
+import type * as C from '../contract/index.js';
 
-/** Cursor pagination: `nextCursor` is the id to pass as `cursor` for the next page. */
-export interface CursorPagination {
-  type: 'cursor';
-  limit: number;
-  hasNext: boolean;
-  nextCursor: string | null;
-  [key: string]: unknown;
-}
-
-export type Pagination = IndexPagination | CursorPagination;
+export type { IndexPagination, CursorPagination, Pagination } from '../contract/index.js';
+import type { Pagination } from '../contract/index.js';
 
 /** The envelope's `meta`. */
 export interface Meta {
@@ -39,62 +21,31 @@ export interface Page<T> {
 
 type Open = { [key: string]: unknown };
 
-export type PluginType = 'EVENT_HANDLER' | 'APP' | 'DATA_PROVIDER' | (string & {});
-export type FileStatus = 'UPLOADED' | 'FAILED' | 'PROCESSING' | 'COMPLETED' | (string & {});
-export type ParentType = 'ORG' | 'CHARACTER' | 'KNOWLEDGE' | 'AGENT' | (string & {});
+// Enums are the contract's, widened to any string: a remote platform may know more values.
+export type PluginType = C.PluginType | (string & {});
+export type FileStatus = C.FileStatus | (string & {});
+export type ParentType = C.ParentType | (string & {});
 export type JsonSchema = Record<string, unknown>;
 
-export interface TokenCreate extends Open {
-  name: string;
-  orgId?: string;
-}
+/** An enum value widened to any string (deeply in arrays): a remote platform may know more values, and the server validates. */
+type Widen<T> = T extends string ? string : T extends ReadonlyArray<infer U> ? Array<Widen<U>> : T extends object ? Loose<T> : T;
+/** A contract request body whose enum fields take any string. */
+export type Loose<T> = { [K in keyof T]: Widen<T[K]> };
 
+// Requests are the contract's bodies (enums widened). Responses are the contract's resources, kept open: the
+// remote platform may send more than the emulator.
+
+export type TokenCreate = Loose<C.TokenCreate>;
 /** `data` of POST /api/tokens: the secret is at `token`. */
-export interface Token extends Open {
-  token: string;
-  name?: string;
-  orgId?: string | null;
-}
+export type Token = C.CreatedToken & Open;
 
-export interface PluginCreate extends Open {
-  name: string;
-  description?: string;
-  events?: string[];
-  inputsSchema?: JsonSchema;
-  isPublic?: boolean;
-  orgId?: string;
-  scopes?: string[];
-  tags?: string[];
-  type: PluginType;
-  webhookUrl?: string;
-}
-
-export type PluginUpdate = Partial<PluginCreate>;
-
-export interface Plugin extends Open {
-  id: string;
-  name: string;
-  description?: string;
-  events?: string[];
-  inputsSchema?: JsonSchema;
-  isPublic?: boolean;
-  orgId?: string;
-  scopes?: string[];
-  tags?: string[];
-  type?: PluginType;
-  webhookUrl?: string | null;
-  webhookUrlIsVerified?: boolean;
-  /** `whsec_…`; shown to MEMBER and OWNER of the owning org only. */
-  webhookSecret?: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
+/** Body of createPlugin: `orgId` is taken out of the body for the org-path route. */
+export type PluginCreate = Loose<C.PluginCreate> & { orgId?: string };
+export type PluginUpdate = Loose<C.PluginUpdate>;
+export type Plugin = C.Plugin & Open;
 
 /** `data` of POST /api/plugins/:id/verify-webhook. */
-export interface WebhookVerification extends Open {
-  verified: boolean;
-  reason?: string;
-}
+export type WebhookVerification = C.WebhookVerification & Open;
 
 /** A rotated webhook secret: the new one, and until when the previous one still signs (null: no longer). */
 export interface WebhookSecretRotation extends Open {
@@ -103,175 +54,42 @@ export interface WebhookSecretRotation extends Open {
   previousSecretExpiresAt: string | null;
 }
 
-export interface ActionCreate extends Open {
-  name: string;
-  title?: string;
-  description?: string;
-  argsSchema?: JsonSchema;
-  returnSchema?: JsonSchema;
-}
+export type ActionCreate = Loose<C.ActionCreate>;
+export type ActionUpdate = Loose<C.ActionUpdate>;
+export type Action = C.Action & Open;
 
-export type ActionUpdate = Partial<ActionCreate>;
+export type ExternalEventCreate = Loose<C.ExternalEventCreate>;
+export type ExternalEventUpdate = Loose<C.ExternalEventUpdate>;
+export type ExternalEvent = C.ExternalEvent & Open;
 
-export interface Action extends Open {
-  name: string;
-  title?: string;
-  description?: string;
-  argsSchema?: JsonSchema;
-  returnSchema?: JsonSchema;
-}
-
-export interface ExternalEventCreate extends Open {
-  name: string;
-  title?: string;
-  description?: string;
-  payloadSchema?: JsonSchema;
-}
-
-export type ExternalEventUpdate = Partial<ExternalEventCreate>;
-
-export interface ExternalEvent extends Open {
-  name: string;
-  title?: string;
-  description?: string;
-  payloadSchema?: JsonSchema;
-}
-
-export interface RepositoryCreate extends Open {
-  name: string;
-  description?: string;
-  orgId?: string;
-}
-
-export interface Repository extends Open {
-  id: string;
-  name: string;
-  description?: string;
-  orgId?: string;
-}
+export type RepositoryCreate = Loose<C.RepositoryCreate> & { orgId?: string };
+export type Repository = C.Repository & Open;
 
 /** Body that installs a plugin instance on a repository, agent or app. */
-export interface InstanceCreate extends Open {
-  name: string;
-  pluginId: string;
-  events: string[];
-  scopes: string[];
-  inputs?: Record<string, unknown>;
-  eventDispatchMode?: string;
-  eventDispatchCondition?: unknown;
-}
+export type InstanceCreate = Loose<C.InstanceCreate>;
+export type PluginInstance = C.PluginInstance & Open;
 
-export interface PluginInstance extends Open {
-  id: string;
-  pluginId: string;
-  name?: string;
-  agentId?: string;
-  entityId?: string;
-  entityType?: string;
-  eventDispatchCondition?: unknown;
-  eventDispatchMode?: string;
-  events?: string[];
-  inputs?: Record<string, unknown>;
-  orgId?: string;
-  scopes?: string[];
-  createdAt?: string;
-  updatedAt?: string;
-}
-
-export interface FileRecord extends Open {
-  id: string;
-  fileName: string;
-  contentType?: string;
-  fileSize?: number;
-  isPublic?: boolean;
-  status?: FileStatus | null;
-  errorMessage?: string;
-  parentId?: string;
-  parentType?: ParentType;
-  folder?: string;
-}
-
+export type FileRecord = C.File & Open;
 /** One file asked for in `generateUploadUrls`. */
-export interface UploadFileSpec extends Open {
-  fileName: string;
-  contentType?: string;
-  fileSize?: number;
-  isPublic?: boolean;
-}
-
-export interface UploadUrlRequest extends Open {
-  files: UploadFileSpec[];
-  folder?: string;
-  parentId?: string;
-  parentType?: ParentType;
-}
-
-export interface UploadUrls extends Open {
-  files: Array<{ signedUrl: string; fileRecord: FileRecord; [key: string]: unknown }>;
-}
-
-export interface FileStatusUpdate extends Open {
-  fileId: string;
-  status: FileStatus;
-  errorMessage?: string;
-}
-
+export type UploadFileSpec = Loose<C.UploadFileSpec>;
+export type UploadUrlRequest = Loose<C.UploadUrlRequest>;
+export type UploadUrls = C.UploadUrls & Open;
+export type FileStatusUpdate = Loose<C.FileStatusUpdate>;
 /** `data` of GET /api/access/:fileId. */
-export interface FileAccess extends Open {
-  url?: string;
-}
+export type FileAccess = C.FileAccess & Open;
 
-export interface Attachment extends Open {
-  content: string;
-  type: string;
-}
-
-export interface Conversation extends Open {
-  id: string;
-  characterId?: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
-
-export interface MessageSend extends Open {
-  content: string;
-  type?: string;
-  attachments?: Attachment[];
-}
-
-export interface Message extends Open {
-  id: string;
-  conversationId?: string;
-  sender?: 'USER' | 'CHARACTER' | (string & {});
-  type?: string;
-  content: string;
-  attachments?: Attachment[];
-  isStreaming?: boolean;
-  createdAt?: string;
-  updatedAt?: string;
-}
-
+export type Attachment = C.Attachment;
+export type Conversation = C.Conversation & Open;
+export type MessageSend = Loose<C.MessageSend>;
+export type Message = C.Message & Open;
 /** Body of an instance token's message into an agent's conversation. */
-export interface AgentMessageWrite extends Open {
-  content: string;
-  isStreaming?: boolean;
-  type?: string;
-  attachments?: Attachment[];
-}
+export type AgentMessageWrite = Loose<C.AgentMessageWrite>;
 
 /** `data` of a `CHARACTER_MESSAGE_SENT` event. */
-export interface CharacterMessageSent extends Open {
-  message: Message;
-  contentDelta?: string;
-}
+export type CharacterMessageSent = C.CharacterMessageSent & Open;
 
 /** A webhook delivery in the emulator's log. */
-export interface Delivery extends Open {
-  id: string;
-}
+export type Delivery = C.Delivery & Open;
 
 /** A character as the emulator's admin API lists it. */
-export interface Character extends Open {
-  id: string;
-  name?: string;
-}
+export type Character = C.Character & Open;

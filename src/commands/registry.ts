@@ -33,7 +33,7 @@ export const groups: Record<string, string> = {
   actions: 'Create, list, update and delete the actions of a plugin',
   apps: 'Install APP plugins on apps, list and remove them',
   conversations: 'Create and show conversations with characters (messaging API)',
-  emulator: 'Start the local emulator, and export, import or reset its data',
+  emulator: 'Start the local emulator; export, import, reset or describe it (OpenAPI)',
   events: 'Create, list, update and delete the external events of a plugin',
   files: 'Upload files, list them and show their status and download URL',
   handlers: 'Install EVENT_HANDLER plugins on agents, list and remove them',

@@ -1,3 +1,5 @@
+import type { PluginType } from '../contract/index.js';
+
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -5,7 +7,7 @@ export type JsonSchema = Record<string, unknown>;
 export interface ManifestPlugin {
   name: string;
   description: string;
-  type: 'EVENT_HANDLER' | 'APP' | 'DATA_PROVIDER';
+  type: PluginType;
   events: string[];
   scopes: string[];
   tags: string[];

@@ -1,14 +1,15 @@
 import { EVENT_TYPES } from '../webhooks/events.js';
 
-/** The kinds of plugin `plugsmith init` has a template for (`templates/<type>/`). */
-export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;
-export type PluginType = (typeof PLUGIN_TYPES)[number];
+import { PLUGIN_TYPES, SCOPES, type PluginType } from '../contract/index.js';
+
+/** The kinds of plugin `plugsmith init` has a template for (`templates/<type>/`): every plugin type of the contract. */
+export { PLUGIN_TYPES, type PluginType };
 
 /** Events a plugin may list; WEBHOOK_CHALLENGE is sent to every plugin and never listed. */
 export const PLUGIN_EVENTS = EVENT_TYPES.filter((e) => e !== 'WEBHOOK_CHALLENGE');
 
 /** The scopes an installation token may carry (spec: "Known scopes"). */
-export const PLUGIN_SCOPES = ['AGENT_MESSAGE_WRITE', 'REPOSITORY_FILES_READ'] as const;
+export const PLUGIN_SCOPES = SCOPES;
 
 /** What `init` needs to know of a template beyond its files. */
 export interface TemplateInfo {

@@ -3,88 +3,27 @@ import { randomUUID } from 'node:crypto';
 // The events the platform posts to a plugin's webhook URL (DESIGN.md "Webhook delivery").
 // The emulator builds these and plugin authors receive them, so both sides share one definition.
 
-/** Every event kind the platform dispatches, in the spec's order. */
-export const EVENT_TYPES = [
-  'WEBHOOK_CHALLENGE',
-  'PLUGIN_INSTALLED',
-  'PLUGIN_UNINSTALLED',
-  'AGENT_MESSAGE_RECEIVED',
-  'REPOSITORY_FILE_ADDED',
-  'REPOSITORY_FILE_REMOVED',
-] as const;
+import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type LifecycleEventKind, type WebhookEventDataMap } from '../contract/index.js';
+
+export type { PluginInstance, Message, WebhookEventDataMap } from '../contract/index.js';
+import type { File } from '../contract/index.js';
+
+/** An uploaded file's record (the contract's), open because the platform may add fields. */
+export type FileRecord = File & { [field: string]: unknown };
+
+/** Every event kind the platform dispatches, in the spec's order (the contract's list). */
+export const EVENT_TYPES = EVENT_KINDS;
+export { LIFECYCLE_EVENTS };
 
 /** The name of one event kind. */
-export type WebhookEventType = (typeof EVENT_TYPES)[number];
-
-/** Events about the plugin's own life (verification, install, uninstall) rather than activity on an entity. */
-export const LIFECYCLE_EVENTS = ['WEBHOOK_CHALLENGE', 'PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'] as const;
+export type WebhookEventType = EventKind;
 
 /** A lifecycle event kind. */
-export type LifecycleEventType = (typeof LIFECYCLE_EVENTS)[number];
+export type LifecycleEventType = LifecycleEventKind;
 
 /** Tells whether a string names a known event kind. */
 export function isWebhookEventType(value: unknown): value is WebhookEventType {
-  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
-}
-
-/** A plugin installed on an agent, a repository (data provider) or an app. */
-export interface PluginInstance {
-  id: string;
-  /** Present when the instance is attached to an agent. */
-  agentId?: string;
-  entityId: string;
-  entityType: 'REPOSITORY' | 'AGENT' | 'APP';
-  /** Null when unset; stored as given otherwise. */
-  eventDispatchCondition: unknown;
-  eventDispatchMode: 'SYNC' | 'ASYNC';
-  events: string[];
-  inputs: Record<string, unknown>;
-  name: string;
-  orgId: string;
-  pluginId: string;
-  scopes: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** An uploaded file's record; open because the platform may add fields. */
-export interface FileRecord {
-  id: string;
-  fileName: string;
-  contentType: string;
-  fileSize: number;
-  isPublic: boolean;
-  status: 'UPLOADED' | 'FAILED' | 'PROCESSING' | 'COMPLETED' | null;
-  errorMessage: string | null;
-  parentId: string | null;
-  parentType: string | null;
-  folder: string | null;
-  createdAt: string;
-  updatedAt: string;
-  [field: string]: unknown;
-}
-
-/** A message in a conversation between a user and a character. */
-export interface Message {
-  id: string;
-  conversationId: string;
-  sender: 'USER' | 'CHARACTER';
-  type: string;
-  content: string;
-  attachments: unknown[];
-  isStreaming: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The `data` of each event kind. */
-export interface WebhookEventDataMap {
-  WEBHOOK_CHALLENGE: { challenge: string };
-  PLUGIN_INSTALLED: { instance: PluginInstance; accessToken: string };
-  PLUGIN_UNINSTALLED: { instance: PluginInstance };
-  AGENT_MESSAGE_RECEIVED: { agentId: string; characterId: string; conversationId: string; message: Message };
-  REPOSITORY_FILE_ADDED: { repositoryId: string; file: FileRecord };
-  REPOSITORY_FILE_REMOVED: { repositoryId: string; file: FileRecord };
+  return typeof value === 'string' && (EVENT_KINDS as readonly string[]).includes(value);
 }
 
 /** The body of one delivery of an event of kind `T`. */

@@ -1,17 +1,9 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from './http.js';
+import { ERROR_TYPE_BY_STATUS } from '../../src/contract/index.js';
 
-/** DESIGN.md's error type for each status. */
-export const ERROR_TYPE_BY_STATUS: Record<number, string> = {
-  400: 'VALIDATION_ERROR',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  500: 'SERVER_ERROR',
-};
+/** DESIGN.md's error type for each status: the contract's table. */
+export { ERROR_TYPE_BY_STATUS } from '../../src/contract/index.js';
 
 /** Asserts a success envelope `{ ok: true, data, meta? }` with `status`; returns `data`. */
 export function expectOk(response: ApiResponse, status = 200): any {

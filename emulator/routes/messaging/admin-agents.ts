@@ -3,18 +3,10 @@ import { ok } from '../../http.js';
 import { notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
-import { params, type RouteOptions } from '../common.js';
+import { params, typed, type RouteOptions } from '../common.js';
+import { AgentCreateSchema, AgentRenameSchema, AgentSchema, ListQuerySchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
 import { createAgent, renameAgent } from '../../services/agents.js';
-import { chosenId, nameField, orgIdField, requireBodyOrg } from './admin-common.js';
-
-const createBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['orgId', 'name'],
-  properties: { id: chosenId, orgId: orgIdField, name: nameField },
-} as const;
-
-const patchBody = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: nameField } } as const;
+import { requireBodyOrg } from './admin-common.js';
 
 export const AGENT_QUERY: QuerySpec = {
   fields: { id: 'string', orgId: 'string', name: 'string', createdAt: 'string', updatedAt: 'string' },
@@ -22,24 +14,27 @@ export const AGENT_QUERY: QuerySpec = {
 };
 
 /** Admin API for agents (`/_emulator/agents`, behind the admin guard): create, list, read, rename. */
-export default async function adminAgentRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminAgentRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
   const { db } = services;
+  const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+  const one = { 200: Ok(AgentSchema), ...errors };
 
-  app.get('/agents', async (request) => {
-    const query = parseQuery(request.query as Record<string, string>, AGENT_QUERY);
+  app.get('/agents', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(AgentSchema), ...errors } } }, async (request) => {
+    const query = parseQuery(request.query, AGENT_QUERY);
     const result = runQuery(db.agents, query, AGENT_QUERY);
     return ok(result.data, { pagination: result.pagination });
   });
 
-  app.get('/agents/:agentId', { schema: { params: params('agentId') } }, async (request) => {
-    const { agentId } = request.params as { agentId: string };
+  app.get('/agents/:agentId', { schema: { params: params('agentId'), response: one } }, async (request) => {
+    const { agentId } = request.params;
     const agent = db.agents.get(agentId);
     if (!agent) throw notFound('agent', agentId);
     return ok(agent);
   });
 
-  app.post('/agents', { schema: { body: createBody } }, async (request, reply) => {
-    const body = request.body as { id?: string; orgId: string; name: string };
+  app.post('/agents', { schema: { body: AgentCreateSchema, response: { 201: Ok(AgentSchema), ...errors } } }, async (request, reply) => {
+    const body = request.body;
     requireBodyOrg(services, body.orgId);
     const id = body.id ?? newId('agent');
     const now = nowIso();
@@ -48,8 +43,8 @@ export default async function adminAgentRoutes(app: FastifyInstance, { services 
     return ok(agent);
   });
 
-  app.patch('/agents/:agentId', { schema: { params: params('agentId'), body: patchBody } }, async (request) => {
-    const { agentId } = request.params as { agentId: string };
-    return ok(await renameAgent(services, agentId, (request.body as { name: string }).name));
+  app.patch('/agents/:agentId', { schema: { params: params('agentId'), body: AgentRenameSchema, response: one } }, async (request) => {
+    const { agentId } = request.params;
+    return ok(await renameAgent(services, agentId, request.body.name));
   });
 }

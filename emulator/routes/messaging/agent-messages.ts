@@ -4,9 +4,8 @@ import { notFound } from '../../errors.js';
 import { requireInstanceScope } from '../../auth/scopes.js';
 import type { Services } from '../../services.js';
 import type { ConversationRecord } from '../../model.js';
-import { params, type RouteOptions } from '../common.js';
-import { agentMessageBody } from '../../messaging/message-input.js';
-import type { PluginPacket } from '../../messaging/conversation-service.js';
+import { params, typed, type RouteOptions } from '../common.js';
+import { AgentMessageWriteSchema, MessageSchema, Ok, errorResponses } from '../../../src/contract/index.js';
 
 /** The instance behind an installation token, if it holds AGENT_MESSAGE_WRITE on this agent; else 401/403. */
 function requireAgentMessageWriter(services: Services, request: FastifyRequest, agentId: string): void {
@@ -25,18 +24,25 @@ function findAgentConversation(services: Services, agentId: string, conversation
  * `POST /api/agents/:agentId/conversations/:conversationId/messages`: a plugin instance with
  * AGENT_MESSAGE_WRITE writes its character's reply, one packet per call (see writePluginPacket).
  */
-export default async function agentMessageRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function agentMessageRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const message = Ok(MessageSchema);
   app.post(
     '/agents/:agentId/conversations/:conversationId/messages',
     {
-      schema: { params: params('agentId', 'conversationId'), body: agentMessageBody },
+      schema: {
+        params: params('agentId', 'conversationId'),
+        body: AgentMessageWriteSchema,
+        response: { 200: message, 201: message, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
       // Before validation: a caller without the right token learns that first, whatever its body.
-      preValidation: async (request) => requireAgentMessageWriter(services, request, (request.params as { agentId: string }).agentId),
+      preValidation: async (request) => requireAgentMessageWriter(services, request, request.params.agentId),
     },
     async (request, reply) => {
-      const { agentId, conversationId } = request.params as { agentId: string; conversationId: string };
+      const { agentId, conversationId } = request.params;
       const conversation = findAgentConversation(services, agentId, conversationId);
-      const result = await services.messaging.writePluginPacket(conversation, request.body as PluginPacket);
+      const { type = 'TEXT', ...packet } = request.body;
+      const result = await services.messaging.writePluginPacket(conversation, { ...packet, type });
       reply.status(result.created ? 201 : 200);
       return ok(result.message);
     },

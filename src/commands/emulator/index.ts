@@ -59,6 +59,16 @@ export const emulatorCommands = [
     load: () => import('./import.js'),
   }),
   defineCommand({
+    path: ['emulator', 'openapi'],
+    summary: 'Print the OpenAPI 3.1 document of the management, messaging and admin APIs',
+    examples: ['plugsmith emulator openapi --output openapi.json', 'plugsmith emulator openapi --base-url http://127.0.0.1:4010'],
+    options: [
+      { flags: '-o, --output <file>', description: 'write the document to this file instead of stdout' },
+      { flags: '--base-url <url>', description: 'read it from this running emulator (default: an in-memory one started for the purpose)' },
+    ],
+    load: () => import('./openapi.js'),
+  }),
+  defineCommand({
     path: ['emulator', 'reset'],
     summary: 'Empty the running emulator and load its seed again',
     examples: ['plugsmith emulator reset --yes'],

@@ -1,4 +1,5 @@
 import { defineCommand, integerOption } from '../types.js';
+import { PLUGIN_TYPES } from '../../contract/index.js';
 
 /** `--events a,b --events c` → ['a', 'b', 'c']. */
 function commaList(value: string, previous: unknown): string[] {
@@ -19,7 +20,7 @@ export const initCommands = [
     args: ['[dir]'],
     options: [
       { flags: '--name <name>', description: 'plugin and npm package name (default: the folder\'s name)' },
-      { flags: '--type <type>', description: 'plugin type (default: EVENT_HANDLER)', choices: ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] },
+      { flags: '--type <type>', description: 'plugin type (default: EVENT_HANDLER)', choices: [...PLUGIN_TYPES] },
       { flags: '--events <kinds>', description: 'events the plugin receives, comma-separated (default: the type\'s)', parse: commaList },
       { flags: '--scopes <scopes>', description: 'scopes of its installation tokens, comma-separated (default: the type\'s)', parse: commaList },
       { flags: '--port <port>', description: 'port of its webhook server in development (default: 3000)', parse: integerOption('--port', 1, 65535) },

@@ -1,8 +1,9 @@
 import { defineCommand, type OptionSpec } from '../types.js';
+import { PLUGIN_TYPES } from '../../contract/index.js';
 import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
 import { parseGrace } from './grace.js';
 
-const TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'];
+const TYPES = [...PLUGIN_TYPES];
 
 /** Plugin fields, the same for create and update. */
 const fieldOptions: OptionSpec[] = [

@@ -7,8 +7,9 @@ import { plain } from './ink-helpers.js';
 
 afterEach(cleanup);
 
-const user: Message = { id: 'msg_1', sender: 'USER', type: 'TEXT', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }], isStreaming: false };
-const reply = (content: string, isStreaming = true): Message => ({ id: 'msg_2', sender: 'CHARACTER', type: 'TEXT', content, attachments: [], isStreaming });
+const at = { conversationId: 'conv_1', createdAt: '2025-01-02T03:04:05.000Z', updatedAt: '2025-01-02T03:04:05.000Z' };
+const user: Message = { ...at, id: 'msg_1', sender: 'USER', type: 'TEXT', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }], isStreaming: false };
+const reply = (content: string, isStreaming = true): Message => ({ ...at, id: 'msg_2', sender: 'CHARACTER', type: 'TEXT', content, attachments: [], isStreaming });
 const entry = (message: Message): ChatEntry => ({ key: `message:${message.id}`, kind: 'message', message });
 
 describe('ConversationView', () => {
@@ -39,7 +40,7 @@ describe('ConversationView', () => {
       { key: 'notice:1', kind: 'notice', level: 'warning', text: 'the event stream dropped; reconnecting…' },
       { key: 'notice:2', kind: 'notice', level: 'error', text: 'the messaging API refused the API key: run `plugsmith login`' },
       entry({ ...reply('Half a reply [error: the LLM is unreachable]', false), error: { code: 'ENGINE_FAILED', message: 'x' } }),
-      entry({ id: 'msg_3', sender: 'CHARACTER', type: 'FORM', content: '{"name":"?"}', isStreaming: false }),
+      entry({ ...at, id: 'msg_3', sender: 'CHARACTER', type: 'FORM', content: '{"name":"?"}', attachments: [], isStreaming: false }),
     ];
     const frame = plain(render(<ConversationView entries={entries} live={[]} waiting={false} characterName="Nova" />).lastFrame());
     expect(frame).toContain('conversation conv_1 with Nova');

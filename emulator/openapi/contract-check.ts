@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { OpenApiDocument } from './document.js';
+
+/** One response that does not match the OpenAPI document. */
+export interface ContractViolation {
+  method: string;
+  url: string;
+  route: string | null;
+  status: number;
+  problem: string;
+}
+
+/** Where violations are collected, in the process that runs the emulator (the test process). */
+export const CONTRACT_VIOLATIONS = Symbol.for('plugsmith.contractViolations');
+
+function violations(): ContractViolation[] {
+  const holder = globalThis as unknown as Record<symbol, ContractViolation[] | undefined>;
+  return (holder[CONTRACT_VIOLATIONS] ??= []);
+}
+
+/**
+ * Checks every JSON response of `app` against the OpenAPI document: the status is one the operation
+ * declares (when it declares any), and the body matches that status's schema; without declared
+ * schemas, the body is at least the envelope. Installed only when PLUGSMITH_CONTRACT_CHECK is set
+ * (the test suite's contract test); violations are collected, never thrown at the client.
+ */
+export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  addFormats.default(ajv);
+  const validators = new Map<string, ValidateFunction>();
+  let doc: OpenApiDocument | undefined;
+  const validatorFor = (key: string, schema: Record<string, unknown>) => {
+    let fn = validators.get(key);
+    if (!fn) {
+      fn = ajv.compile({ ...schema, components: doc!.components });
+      validators.set(key, fn);
+    }
+    return fn;
+  };
+  const envelope = {
+    oneOf: [
+      { type: 'object', required: ['ok', 'data'], properties: { ok: { const: true }, data: {}, meta: { type: 'object' } }, additionalProperties: false },
+      { $ref: '#/components/schemas/ErrorEnvelope' },
+    ],
+  };
+  app.addHook('onSend', async (request, reply, payload) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (!type.includes('application/json') || typeof payload !== 'string') return payload;
+    const route = request.routeOptions.url ?? null;
+    // The document itself, and the embedded object storage's signed URLs, are not operations of the three APIs.
+    if (route === '/_emulator/openapi.json' || request.url.startsWith('/_storage/')) return payload;
+    doc ??= await document();
+    const status = reply.statusCode;
+    const record = (problem: string) => violations().push({ method: request.method, url: request.url, route, status, problem });
+    let body: unknown;
+    try {
+      body = JSON.parse(payload);
+    } catch {
+      record('the body is not JSON');
+      return payload;
+    }
+    const path = route?.replace(/:(\w+)/g, '{$1}');
+    const operation = path ? doc.paths?.[path]?.[request.method.toLowerCase()] : undefined;
+    const declared = Object.entries<any>(operation?.responses ?? {}).filter(([, r]) => r?.content?.['application/json']?.schema);
+    let key = 'envelope';
+    let schema: Record<string, unknown> = envelope;
+    // The document is built by the same builder as the app, so a route missing from it is one a test
+    // added to its own app: only the envelope is checked.
+    if (declared.length > 0) {
+      const match = declared.find(([code]) => code === String(status));
+      if (!match) {
+        record(`status ${status} is not declared (declared: ${declared.map(([c]) => c).join(', ')})`);
+      } else {
+        key = `${request.method} ${path} ${status}`;
+        schema = match[1].content['application/json'].schema;
+      }
+    }
+    const validate = validatorFor(key, schema);
+    if (!validate(body)) record(ajv.errorsText(validate.errors, { separator: '; ' }));
+    return payload;
+  });
+}

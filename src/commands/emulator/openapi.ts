@@ -1,0 +1,43 @@
+import { writeFile } from 'node:fs/promises';
+import { request } from 'undici';
+import type { CommandHandler } from '../types.js';
+import { note } from '../../ui/output.js';
+import { UserError, EXIT } from '../../errors.js';
+
+/**
+ * Prints (or writes) the OpenAPI 3.1 document of the three APIs. Without --base-url it comes from
+ * an in-memory emulator started for the purpose on a free loopback port, so no emulator need run.
+ */
+const openapiCommand: CommandHandler<{ output?: string; baseUrl?: string }> = async (input) => {
+  const baseUrl = input.options.baseUrl;
+  const emulator = baseUrl ? null : await (await import('../../../emulator/index.js')).startEmulator({ inMemory: true, port: 0, messagingPort: 0 });
+  let text: string;
+  try {
+    const url = `${(baseUrl ?? emulator!.url).replace(/\/+$/, '')}/_emulator/openapi.json`;
+    let answer;
+    try {
+      answer = await request(url);
+    } catch (error) {
+      throw new UserError(`cannot reach ${url}: ${(error as Error).message}; start it with \`plugsmith emulator start\` or leave out --base-url`, EXIT.NETWORK);
+    }
+    const body = await answer.body.text();
+    if (answer.statusCode !== 200) throw new UserError(`${url} answered ${answer.statusCode}: is it a plugsmith emulator?`, answer.statusCode === 404 ? EXIT.NOT_FOUND : EXIT.NETWORK);
+    text = JSON.stringify(JSON.parse(body), null, 2) + '\n';
+  } finally {
+    await emulator?.close();
+  }
+  const output = input.options.output;
+  if (!output) {
+    input.io.stdout.write(text);
+    return;
+  }
+  try {
+    await writeFile(output, text);
+  } catch (error) {
+    throw new UserError(`cannot write ${output}: ${(error as Error).message}`, EXIT.USAGE);
+  }
+  if (input.global.json) input.io.stdout.write(JSON.stringify({ file: output }, null, 2) + '\n');
+  else note(input.io, input.global, `Wrote the OpenAPI 3.1 document to ${output}.`);
+};
+
+export default openapiCommand;

@@ -1,0 +1,128 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { StringEnum } from './schema.js';
+
+/** The error types of both APIs and the HTTP status of each (DESIGN.md's table). */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SERVER_ERROR: 500,
+} as const;
+
+export type ErrorType = keyof typeof ERROR_STATUS;
+export const ERROR_TYPES = Object.keys(ERROR_STATUS) as ErrorType[];
+
+/** The error type of each status of the table (the inverse of ERROR_STATUS). */
+export const ERROR_TYPE_BY_STATUS: Readonly<Record<number, ErrorType>> = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([type, status]) => [status, type as ErrorType]),
+);
+
+/** One entry of `error.details`, in the spec's shape. */
+export const ErrorDetailSchema = Type.Object(
+  {
+    code: Type.String(),
+    expected: Type.String(),
+    received: Type.String(),
+    path: Type.Array(Type.String()),
+    message: Type.String(),
+  },
+  { $id: 'ErrorDetail' },
+);
+export type ErrorDetail = Static<typeof ErrorDetailSchema>;
+
+/** `{ ok: false, error: { message, error, details? } }`. */
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    ok: Type.Literal(false),
+    error: Type.Object({
+      message: Type.String(),
+      error: StringEnum(ERROR_TYPES as unknown as readonly ErrorType[]),
+      details: Type.Optional(Type.Array(Type.Ref(ErrorDetailSchema))),
+    }),
+  },
+  { $id: 'ErrorEnvelope', additionalProperties: false },
+);
+export type ErrorEnvelope = { ok: false; error: { message: string; error: ErrorType; details?: ErrorDetail[] } };
+
+/** Index pagination, as in the spec's shared query system. */
+export const IndexPaginationSchema = Type.Object({
+  type: Type.Literal('index'),
+  page: Type.Integer({ minimum: 1 }),
+  limit: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+  totalPages: Type.Integer({ minimum: 0 }),
+  hasNext: Type.Boolean(),
+  hasPrev: Type.Boolean(),
+});
+export type IndexPagination = Static<typeof IndexPaginationSchema>;
+
+/** Cursor pagination: `nextCursor` is the id to pass as `@cursor` for the next page. */
+export const CursorPaginationSchema = Type.Object({
+  type: Type.Literal('cursor'),
+  limit: Type.Integer({ minimum: 1 }),
+  hasNext: Type.Boolean(),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+export type CursorPagination = Static<typeof CursorPaginationSchema>;
+
+export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
+export type Pagination = Static<typeof PaginationSchema>;
+
+/** `{ ok: true, data }` around `data`. */
+export function Ok<T extends TSchema>(data: T) {
+  return Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false });
+}
+
+/** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item`. */
+export function OkPage<T extends TSchema>(item: T) {
+  return Type.Object(
+    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
+    { additionalProperties: false },
+  );
+}
+
+/** The success envelope as a type. */
+export interface OkEnvelope<T> {
+  ok: true;
+  data: T;
+  meta?: { pagination?: Pagination; [key: string]: unknown };
+}
+
+/**
+ * The fixed parameters of the query system, shared by every list route; property filters
+ * (`?name=x`, `?tags=a,b`) are the route's own and stay dynamic (additional properties).
+ */
+/** One query parameter: a value, or the values of a repeated parameter. */
+function QueryValue(description: string, examples?: string[]) {
+  return Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, ...(examples ? { examples } : {}) }));
+}
+
+export const ListQuerySchema = Type.Object(
+  {
+    '@page': QueryValue('Page number, from 1 (index pagination)', ['2']),
+    '@limit': QueryValue('Records per page, 1 to 100', ['20']),
+    '@cursor': QueryValue('Return the records after the record with this id (cursor pagination); empty: from the start'),
+    '@sortBy': QueryValue('Comma-separated fields to sort by'),
+    '@sortOrder': QueryValue('Comma-separated asc|desc, one per @sortBy field'),
+    '@search': QueryValue("Case-insensitive text search in the endpoint's text fields"),
+  },
+  { additionalProperties: true, description: 'Query system parameters; any other parameter filters by the field of that name' },
+);
+export type ListQuery = Static<typeof ListQuerySchema>;
+
+/** Names of the fixed parameters of the query system. */
+export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof ListQuery>;
+
+/** The schemas that responses refer to by `$ref`: added once to each fastify app (and to the OpenAPI components). */
+export const SHARED_SCHEMAS: readonly TSchema[] = [ErrorDetailSchema, ErrorEnvelopeSchema, PaginationSchema];
+
+const ErrorEnvelopeRef = Type.Ref(ErrorEnvelopeSchema);
+
+/** Error responses of a route, per status: every one is the error envelope. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorEnvelopeRef> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorEnvelopeRef]));
+}

@@ -1,0 +1,10 @@
+// The wire contract of the platform: one TypeBox definition per envelope, error, enum, resource,
+// request and event, from which route schemas, response serialization, the client's types and the
+// OpenAPI document all derive. Imported by the emulator, the client and the CLI alike.
+export * from './schema.js';
+export * from './enums.js';
+export * from './envelope.js';
+export * from './resources.js';
+export * from './requests.js';
+export * from './events.js';
+export * from './seed.js';

@@ -1,0 +1,209 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
+import {
+  AttachmentTypeSchema,
+  DispatchModeSchema,
+  EventKindSchema,
+  FileStatusSchema,
+  MessageTypeSchema,
+  ParentTypeSchema,
+  PluginTypeSchema,
+  ScopeSchema,
+} from './enums.js';
+
+// Every request body of the management, messaging and admin APIs, with the limits the emulator
+// enforces. `examples` feed the OpenAPI document.
+
+/** Most files in one upload-URL request, and the largest object an upload may be. */
+export const MAX_FILES_PER_REQUEST = 10;
+export const MAX_FILE_BYTES = 100 * 1024 * 1024;
+/** Longest `content` of one message (and of one packet a plugin writes), in characters. */
+export const MAX_CONTENT_LENGTH = 32 * 1024;
+/** Most attachments on one message. */
+export const MAX_ATTACHMENTS = 10;
+/** Longest attachment or media URL. */
+export const MAX_URL_LENGTH = 2048;
+
+const pluginFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 10_000 })),
+  events: Type.Optional(Type.Array(EventKindSchema, { uniqueItems: true, maxItems: 50 })),
+  inputsSchema: Type.Optional(JsonObject),
+  isPublic: Type.Optional(Type.Boolean()),
+  scopes: Type.Optional(Type.Array(ScopeSchema, { uniqueItems: true, maxItems: 50 })),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { uniqueItems: true, maxItems: 20 })),
+  type: PluginTypeSchema,
+  webhookUrl: Type.Optional(Nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 }))),
+};
+const pluginExample = {
+  name: 'Weather',
+  description: 'Answers questions about the weather',
+  type: 'EVENT_HANDLER',
+  events: ['AGENT_MESSAGE_RECEIVED'],
+  scopes: ['AGENT_MESSAGE_WRITE'],
+  tags: ['weather'],
+  isPublic: false,
+  webhookUrl: 'https://example.com/webhook',
+};
+
+/** POST /api/orgs/:orgId/plugins. */
+export const PluginCreateSchema = Type.Object(pluginFields, { additionalProperties: false, examples: [pluginExample] });
+export type PluginCreate = Static<typeof PluginCreateSchema>;
+
+/** POST /api/plugins: the org is in the body. */
+export const PluginCreateWithOrgSchema = Type.Object({ ...pluginFields, orgId: Id }, { additionalProperties: false, examples: [{ ...pluginExample, orgId: 'org_acme' }] });
+export type PluginCreateWithOrg = Static<typeof PluginCreateWithOrgSchema>;
+
+/** PUT /api/plugins/:pluginId: any of the fields, at least one. */
+export const PluginUpdateSchema = Type.Partial(Type.Object(pluginFields), { additionalProperties: false, minProperties: 1, examples: [{ isPublic: true }] });
+export type PluginUpdate = Static<typeof PluginUpdateSchema>;
+
+const definitionName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' });
+const definitionFields = { title: Type.Optional(Type.String({ maxLength: 200 })), description: Type.Optional(Type.String({ maxLength: 10_000 })) };
+
+/** POST /api/plugins/:pluginId/actions. */
+export const ActionCreateSchema = Type.Object(
+  { name: definitionName, ...definitionFields, argsSchema: Type.Optional(JsonObject), returnSchema: Type.Optional(JsonObject) },
+  { additionalProperties: false, examples: [{ name: 'get_forecast', title: 'Get forecast', argsSchema: { type: 'object', properties: { city: { type: 'string' } } } }] },
+);
+export type ActionCreate = Static<typeof ActionCreateSchema>;
+export const ActionUpdateSchema = Type.Partial(ActionCreateSchema, { additionalProperties: false, minProperties: 1, examples: [{ title: 'Forecast' }] });
+export type ActionUpdate = Static<typeof ActionUpdateSchema>;
+
+/** POST /api/plugins/:pluginId/external-events. */
+export const ExternalEventCreateSchema = Type.Object(
+  { name: definitionName, ...definitionFields, payloadSchema: Type.Optional(JsonObject) },
+  { additionalProperties: false, examples: [{ name: 'storm_warning', title: 'Storm warning', payloadSchema: { type: 'object' } }] },
+);
+export type ExternalEventCreate = Static<typeof ExternalEventCreateSchema>;
+export const ExternalEventUpdateSchema = Type.Partial(ExternalEventCreateSchema, { additionalProperties: false, minProperties: 1, examples: [{ title: 'Storm' }] });
+export type ExternalEventUpdate = Static<typeof ExternalEventUpdateSchema>;
+
+const repositoryFields = { name: Type.String({ minLength: 1, maxLength: 200 }), description: Type.Optional(Type.String({ maxLength: 10_000 })) };
+/** POST /api/orgs/:orgId/repositories. */
+export const RepositoryCreateSchema = Type.Object(repositoryFields, { additionalProperties: false, examples: [{ name: 'Docs', description: 'Product manuals' }] });
+export type RepositoryCreate = Static<typeof RepositoryCreateSchema>;
+/** POST /api/repositories: the org is in the body. */
+export const RepositoryCreateWithOrgSchema = Type.Object({ ...repositoryFields, orgId: Id }, { additionalProperties: false, examples: [{ name: 'Docs', orgId: 'org_acme' }] });
+export type RepositoryCreateWithOrg = Static<typeof RepositoryCreateWithOrgSchema>;
+
+/** POST /api/tokens. */
+export const TokenCreateSchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), orgId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))) },
+  { additionalProperties: false, examples: [{ name: 'ci', orgId: 'org_acme' }] },
+);
+export type TokenCreate = Static<typeof TokenCreateSchema>;
+
+/** POST /api/{repositories/:id/data-providers | agents/:id/plugins | apps/:id/plugins}: install a plugin. */
+export const InstanceCreateSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    pluginId: Id,
+    events: Type.Array(EventKindSchema, { uniqueItems: true, maxItems: 50 }),
+    scopes: Type.Array(ScopeSchema, { uniqueItems: true, maxItems: 50 }),
+    inputs: Type.Optional(JsonObject),
+    eventDispatchMode: Type.Optional(DispatchModeSchema),
+    eventDispatchCondition: Type.Optional(AnyJson),
+    orgId: Type.Optional(Id),
+  },
+  { additionalProperties: false, examples: [{ name: 'weather', pluginId: 'plg_123', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'] }] },
+);
+export type InstanceCreate = Static<typeof InstanceCreateSchema>;
+
+/** One file asked for in an upload-URL request. */
+export const UploadFileSpecSchema = Type.Object(
+  {
+    fileName: Type.String(),
+    contentType: Type.Optional(Type.String({ maxLength: 255 })),
+    fileSize: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FILE_BYTES })),
+    isPublic: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type UploadFileSpec = Static<typeof UploadFileSpecSchema>;
+
+/** GET|POST /api/generate-upload-url. */
+export const UploadUrlRequestSchema = Type.Object(
+  {
+    files: Type.Array(UploadFileSpecSchema, { minItems: 1, maxItems: MAX_FILES_PER_REQUEST }),
+    folder: Type.Optional(Type.String()),
+    parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    parentType: Type.Optional(ParentTypeSchema),
+    orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false, examples: [{ files: [{ fileName: 'manual.pdf', contentType: 'application/pdf', fileSize: 52000 }], folder: 'docs' }] },
+);
+export type UploadUrlRequest = Static<typeof UploadUrlRequestSchema>;
+
+/** PATCH /api/status. */
+export const FileStatusUpdateSchema = Type.Object(
+  { fileId: Id, status: FileStatusSchema, errorMessage: Type.Optional(Type.String({ maxLength: 2000 })) },
+  { additionalProperties: false, examples: [{ fileId: 'file_123', status: 'UPLOADED' }] },
+);
+export type FileStatusUpdate = Static<typeof FileStatusUpdateSchema>;
+
+/** POST /api/repositories/:repositoryId/files. */
+export const RepositoryFileAddSchema = Type.Object({ fileId: Id }, { additionalProperties: false, examples: [{ fileId: 'file_123' }] });
+export type RepositoryFileAdd = Static<typeof RepositoryFileAddSchema>;
+
+export const AttachmentInputSchema = Type.Object(
+  { type: AttachmentTypeSchema, content: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }) },
+  { additionalProperties: false },
+);
+
+/** POST /conversations (messaging API). */
+export const ConversationCreateSchema = Type.Object({ characterId: Id }, { additionalProperties: false, examples: [{ characterId: 'char_nova' }] });
+export type ConversationCreate = Static<typeof ConversationCreateSchema>;
+
+/** POST /conversations/:id/messages (messaging API); per-type content rules are checked after the schema. */
+export const MessageSendSchema = Type.Object(
+  {
+    content: Type.String({ minLength: 1, maxLength: MAX_CONTENT_LENGTH }),
+    type: Type.Optional(Type.Unsafe<Static<typeof MessageTypeSchema>>({ ...MessageTypeSchema, default: 'TEXT' })),
+    attachments: Type.Optional(Type.Unsafe<Array<Static<typeof AttachmentInputSchema>>>({ type: 'array', maxItems: MAX_ATTACHMENTS, items: AttachmentInputSchema, default: [] })),
+  },
+  { additionalProperties: false, examples: [{ content: 'hello' }] },
+);
+export type MessageSend = Static<typeof MessageSendSchema>;
+
+/** GET /conversations/:id/messages: oldest first, `after` for polling. */
+export const MessageListQuerySchema = Type.Object(
+  { after: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), limit: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+export type MessageListQuery = Static<typeof MessageListQuerySchema>;
+
+/** POST /api/agents/:agentId/conversations/:conversationId/messages (an instance token with AGENT_MESSAGE_WRITE). */
+export const AgentMessageWriteSchema = Type.Object(
+  {
+    // Empty is allowed: a plugin may open a message before it has text, or close one with no last delta.
+    content: Type.String({ maxLength: MAX_CONTENT_LENGTH }),
+    type: Type.Optional(Type.Unsafe<Static<typeof MessageTypeSchema>>({ ...MessageTypeSchema, default: 'TEXT' })),
+    isStreaming: Type.Optional(Type.Boolean()),
+    messageId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    attachments: Type.Optional(Type.Array(AttachmentInputSchema, { maxItems: MAX_ATTACHMENTS })),
+  },
+  { additionalProperties: false, examples: [{ content: 'Sunny, 21°C', isStreaming: false }] },
+);
+export type AgentMessageWrite = Static<typeof AgentMessageWriteSchema>;
+
+/** POST /_emulator/events: emit a platform event to a plugin (admin API). */
+export const EventEmitSchema = Type.Object(
+  { type: EventKindSchema, pluginId: Id, pluginInstanceId: Type.Optional(Id), data: JsonObject, mode: Type.Optional(DispatchModeSchema) },
+  { additionalProperties: false, examples: [{ type: 'AGENT_MESSAGE_RECEIVED', pluginId: 'plg_123', pluginInstanceId: 'pi_123', data: { agentId: 'agent_nova' } }] },
+);
+export type EventEmit = Static<typeof EventEmitSchema>;
+
+const orgIdField = Id;
+const nameField = Type.String({ minLength: 1, maxLength: 200 });
+/** POST /_emulator/agents. */
+export const AgentCreateSchema = Type.Object(
+  { id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' })), orgId: orgIdField, name: nameField },
+  { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'Nova agent' }] },
+);
+export type AgentCreate = Static<typeof AgentCreateSchema>;
+/** PATCH /_emulator/agents/:agentId. */
+export const AgentRenameSchema = Type.Object({ name: nameField }, { additionalProperties: false, examples: [{ name: 'Nova' }] });
+/** POST /_emulator/api-keys. */
+export const ApiKeyCreateSchema = Type.Object({ orgId: orgIdField, name: Type.Optional(nameField) }, { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'web' }] });
+export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;

@@ -1,0 +1,37 @@
+import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+
+// Small builders on top of TypeBox that keep the JSON Schema the emulator has always validated
+// with: enums as `{ type: 'string', enum }` (not anyOf of consts) and nullable values as
+// `type: [T, 'null']`, so ajv's error details and the OpenAPI 3.1 document stay simple.
+
+/** A string enum: `{ type: 'string', enum }`, typed as the union of its values. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
+
+/** `schema` or null, as `type: [type, 'null']` when `schema` has one type (anyOf otherwise). */
+export function Nullable<S extends TSchema>(schema: S, options: SchemaOptions = {}): TUnsafe<Static<S> | null> {
+  const { type, ...rest } = schema as TSchema & { type?: unknown };
+  if (typeof type === 'string') return Type.Unsafe<Static<S> | null>({ ...rest, ...options, type: [type, 'null'] });
+  return Type.Unsafe<Static<S> | null>({ ...options, anyOf: [schema, { type: 'null' }] });
+}
+
+/** Any JSON value (a stored-as-given field such as `eventDispatchCondition`). */
+export const AnyJson = Type.Unsafe<unknown>({});
+
+/** A JSON object whose keys are not fixed (a JSON Schema, plugin inputs, an event body). */
+export const JsonObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
+
+/** Ids in paths and bodies: non-empty strings of reasonable length. */
+export const Id = Type.String({ minLength: 1, maxLength: 200 });
+
+/** ISO 8601 timestamp as the emulator writes it. */
+export const Timestamp = Type.String({ format: 'date-time' });
+
+/** `createdAt` and `updatedAt`, on every stored resource. */
+export const Timestamps = { createdAt: Timestamp, updatedAt: Timestamp };
+
+/** Path parameters made of ids, e.g. `Params('pluginId', 'actionId')`. */
+export function Params<const K extends string>(...names: K[]) {
+  return Type.Object(Object.fromEntries(names.map((n) => [n, Id])) as { [P in K]: typeof Id });
+}

@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { EVENT_KINDS } from '../../src/contract/index.js';
+import { adminCall, call } from '../helpers/http.js';
+import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { CONTRACT_VIOLATIONS, type ContractViolation } from '../../emulator/openapi/contract-check.js';
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ inMemory: true, port: 0, messagingPort: 0 });
+});
+afterAll(() => emu.close());
+
+const operations = (doc: any) =>
+  Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, operation]) => ({ path, method, operation })),
+  );
+
+describe('the OpenAPI document', () => {
+  test('GET /_emulator/openapi.json needs no credential and is a valid OpenAPI 3.1 document of all three APIs', async () => {
+    const answer = await call(emu.url, 'GET', '/_emulator/openapi.json');
+    expect(answer.status).toBe(200);
+    const doc = answer.body;
+    expect(doc.openapi).toBe('3.1.0');
+    await SwaggerParser.validate(structuredClone(doc));
+    const paths = Object.keys(doc.paths);
+    expect(paths).toContain('/api/plugins/{pluginId}');
+    expect(paths).toContain('/conversations/{conversationId}/messages');
+    expect(paths).toContain('/_emulator/deliveries');
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'managementToken', 'messagingApiKey']);
+    const security = (path: string, method: string) => doc.paths[path][method].security;
+    expect(security('/api/plugins/{pluginId}', 'get')).toEqual([{ managementToken: [] }]);
+    expect(security('/api/plugins/marketplace', 'get')).toEqual([]);
+    expect(security('/conversations', 'post')).toEqual([{ messagingApiKey: [] }]);
+    expect(security('/_emulator/deliveries', 'get')).toEqual([{ adminToken: [] }]);
+    expect(Object.keys(doc.webhooks)).toEqual([...EVENT_KINDS]);
+    expect(doc.webhooks.PLUGIN_INSTALLED.post.requestBody.content['application/json'].schema.properties.data.properties).toHaveProperty('accessToken');
+  });
+
+  test('the plugin routes declare their responses, errors included, from the contract', async () => {
+    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const get = doc.paths['/api/plugins/{pluginId}'].get;
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415']);
+    expect(get.responses['200'].content['application/json'].schema.properties.data.required).toContain('webhookUrlIsVerified');
+    expect(get.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    const marketplace = doc.paths['/api/plugins/marketplace'].get;
+    expect(marketplace.parameters.map((p: any) => p.name)).toEqual(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
+    const create = doc.paths['/api/plugins'].post;
+    expect(create.requestBody.content['application/json'].example).toMatchObject({ name: 'Weather', type: 'EVENT_HANDLER' });
+  });
+
+  test('every request body of a contract schema has an example', async () => {
+    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const withBody = operations(doc).filter(({ operation }) => operation.requestBody);
+    expect(withBody.length).toBeGreaterThan(5);
+    const contractBodies = withBody.filter(({ operation }) => operation.requestBody.content['application/json'].schema.examples);
+    for (const { path, method, operation } of contractBodies) expect(operation.requestBody.content['application/json'].example, `${method} ${path}`).toBeDefined();
+  });
+
+  test('`plugsmith emulator openapi --output` writes the same document without a running emulator', async () => {
+    const dir = await tempConfigDir();
+    const file = join(dir, 'openapi.json');
+    const result = await runCli(['emulator', 'openapi', '--output', file], { env: { PLUGSMITH_CONFIG_DIR: dir } });
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    await SwaggerParser.validate(structuredClone(doc));
+    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys((await call(emu.url, 'GET', '/_emulator/openapi.json')).body.paths).sort());
+  });
+});
+
+describe('responses are written from their schema', () => {
+  test('a stored field the contract does not name never leaves the server', async () => {
+    const exported = (await adminCall(emu, 'GET', '/_emulator/export')).body.data;
+    const now = new Date().toISOString();
+    const org = exported.collections.orgs[0];
+    exported.collections.plugins = [
+      {
+        id: 'plg_internal', orgId: org.id, name: 'Internal', description: '', type: 'EVENT_HANDLER', events: [], scopes: [], tags: [],
+        inputsSchema: {}, isPublic: true, webhookUrl: null, webhookUrlIsVerified: false, webhookSecret: 'whsec_x', createdAt: now, updatedAt: now,
+        internalFlag: 'must not leak', secretHash: 'must not leak either',
+      },
+    ];
+    expect((await adminCall(emu, 'POST', '/_emulator/import', { body: exported })).status).toBe(200);
+    // Tokens are exported as hashes, so the seed's token still works after the import.
+    const answer = await call(emu.url, 'GET', '/api/plugins/plg_internal', { token: emu.token! });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data.name).toBe('Internal');
+    expect(answer.body.data).not.toHaveProperty('internalFlag');
+    expect(answer.body.data).not.toHaveProperty('secretHash');
+  });
+});
+
+describe('the contract check', () => {
+  test('records a response whose body does not match the document', async () => {
+    const exported = (await adminCall(emu, 'GET', '/_emulator/export')).body.data;
+    const now = new Date().toISOString();
+    exported.collections.plugins = [
+      {
+        id: 'plg_bad', orgId: exported.collections.orgs[0].id, name: 'Bad', description: '', type: 'NOT_A_TYPE', events: [], scopes: [], tags: [],
+        inputsSchema: {}, isPublic: true, webhookUrl: null, webhookUrlIsVerified: false, webhookSecret: 'whsec_x', createdAt: now, updatedAt: now,
+      },
+    ];
+    expect((await adminCall(emu, 'POST', '/_emulator/import', { body: exported })).status).toBe(200);
+    const list = (globalThis as unknown as Record<symbol, ContractViolation[]>)[CONTRACT_VIOLATIONS];
+    const before = list.length;
+    expect((await call(emu.url, 'GET', '/api/plugins/plg_bad', { token: emu.token! })).status).toBe(200);
+    const found = list.splice(before);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ method: 'GET', route: '/api/plugins/:pluginId', status: 200 });
+    expect(found[0]!.problem).toContain('/data/type');
+  });
+});
