@@ -72,7 +72,7 @@ describe('an unknown subcommand of any group', () => {
     }
     expect(emulator.code, emulator.stderr).toBe(2);
     expect(emulator.stderr).toContain("unknown command 'stop' of `plugsmith emulator`");
-    expect(emulator.stderr).toContain('start, export, import, reset');
+    expect(emulator.stderr).toContain('start, export, import, openapi, reset');
   });
 
   test('an unknown option before any command is still an unknown option', async () => {
