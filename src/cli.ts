@@ -7,6 +7,13 @@ declare const __PLUGSMITH_VERSION__: string;
 
 const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
 
+// A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the
+// output, it is not an error worth a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(EXIT.OK);
+  throw error;
+});
+
 // The only place that sets the exit code: everything below throws.
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
