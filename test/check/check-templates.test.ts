@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ORG, useCliEnv } from '../cli/cli-env.js';
+import { freePort } from '../helpers/ports.js';
 
 // Every template passes every check: a project made by `plugsmith init` (this package symlinked in
 // as its `plugsmith` dependency, no npm install), deployed to the emulator, its plugin started from
@@ -24,17 +25,6 @@ const running: RunningPlugin[] = [];
 afterAll(async () => {
   for (const plugin of running) await plugin.close();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** Scaffolds, deploys and starts a template's plugin (an EVENT_HANDLER is installed on the seed's agent). */
 async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP', edit?: (dir: string) => Promise<void>) {

@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { runCli, spawnCli, tempConfigDir, type CliProcess } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
 
 /** Environment of a CLI that has nothing configured but its own config dir. */
 const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });
@@ -22,15 +23,6 @@ async function project(): Promise<string> {
     `require('node:http').createServer((req, res) => { let b = ''; req.on('data', (c) => (b += c)); req.on('end', () => { const e = JSON.parse(b || '{}'); res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ challenge: e.data && e.data.challenge })); }); }).listen(Number(process.env.PORT), '127.0.0.1');`,
   );
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {

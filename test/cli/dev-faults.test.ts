@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
 
 const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
 
@@ -21,14 +22,6 @@ const MANIFEST = JSON.stringify({
   plugin: { name: 'Faults plugin', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' },
   installs: [{ name: 'on nova', agent: 'agent_nova' }],
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function lineMatching(dev: CliProcess, pattern: RegExp): Promise<string> {
   for (;;) {

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
 
 const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
 
@@ -29,14 +30,6 @@ function manifest(description: string) {
 }
 
 const argsSchema = (required: string[]) => ({ type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer' } }, required });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function until<T>(what: string, read: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

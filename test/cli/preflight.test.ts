@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
 
 const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });
 
@@ -13,14 +14,6 @@ async function heldPort(): Promise<number> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
   return (server.address() as { port: number }).port;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 async function project(files: Record<string, string> = {}): Promise<string> {

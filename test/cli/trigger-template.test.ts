@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ORG, useCliEnv } from './cli-env.js';
+import { freePort } from '../helpers/ports.js';
 
 // `plugsmith trigger` against the real EVENT_HANDLER template: a project made by `plugsmith init`,
 // using this package as its `plugsmith` dependency, its plugin started from the project's own
@@ -16,17 +17,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 interface RunningPlugin {
   webhookUrl: string;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 let pluginId: string;

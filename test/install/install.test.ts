@@ -8,6 +8,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { sh, userEnv } from '../helpers/shell.js';
+import { freePort } from '../helpers/ports.js';
 
 // The README's install paths, as a person on a fresh machine meets them: nothing goes into this
 // checkout's node_modules; every `npm install -g` goes to a temporary global prefix
@@ -40,14 +41,6 @@ async function globalPrefix(name: string): Promise<{ prefix: string; env: Record
   await mkdir(prefix, { recursive: true });
   const bin = process.platform === 'win32' ? prefix : join(prefix, 'bin');
   return { prefix, env: userEnv({ npm_config_prefix: prefix, PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` }) };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** Starts a long-running command in its own process group; stopped with SIGINT (then SIGKILL) when the test ends. */
