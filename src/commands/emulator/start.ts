@@ -95,6 +95,17 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
     throw error;
   }
 
+  // Listen for the stop signals before anything says the emulator is ready: a script that waits for
+  // the state file (or the ready lines) and then sends SIGTERM must get a clean stop, not a kill.
+  const stopped = new Promise<void>((resolveStop) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveStop();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const state = await writeEmulatorState(emulator);
   const statePath = emulatorStatePath();
   const faultSettings = emulator.faults.get();
@@ -123,15 +134,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   if (o.allowRemoteAdmin) note(io, global, 'the admin API (/_emulator) is served to other machines too (--allow-remote-admin); it still needs the admin token');
   else if (!loopbackHost) note(io, global, `listening on ${o.host}: the APIs are reachable from other machines, the admin API (/_emulator) only from this one (--allow-remote-admin to change that)`);
 
-  await new Promise<void>((resolveStop) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
   if (!global.quiet) io.stderr.write('stopping the emulator…\n');
   await emulator.close();
   // Leave the state file alone if another emulator has since written its own.
