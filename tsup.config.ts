@@ -3,8 +3,9 @@ import { defineConfig } from 'tsup';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
 
-// Two builds: the libraries plugin authors import get type declarations; the CLI is split
-// into chunks so that each command loads only what it uses (ink and react only for chat).
+// Three builds: the libraries plugin authors import get type declarations; the CLI is split
+// into chunks so that each command loads only what it uses (ink and react only for chat); the
+// dashboard is one browser bundle (react and react-dom inside it) that the emulator serves.
 export default defineConfig([
   {
     entry: {
@@ -33,5 +34,21 @@ export default defineConfig([
     sourcemap: true,
     splitting: true,
     outDir: 'dist',
+  },
+  {
+    entry: { app: 'emulator/dashboard/app/main.tsx' },
+    tsconfig: 'emulator/dashboard/app/tsconfig.json',
+    format: 'esm',
+    target: 'es2022',
+    platform: 'browser',
+    // Everything is bundled: the dashboard works offline and fetches nothing from a CDN.
+    noExternal: [/.*/],
+    minify: true,
+    splitting: false,
+    sourcemap: false,
+    // index.html beside the bundle.
+    publicDir: 'emulator/dashboard/public',
+    env: { NODE_ENV: 'production' },
+    outDir: 'dist/dashboard',
   },
 ]);

@@ -1,0 +1,120 @@
+import { SseParser, type ServerSentEvent } from '../../../src/client/sse.js';
+
+/**
+ * What the dashboard knows of the emulator it runs in, from `GET|POST /_emulator/dashboard/session`:
+ * where the two APIs are and the default workspace's credentials (the dashboard calls `/api` and
+ * the messaging API as a client would, with this token and API key).
+ */
+export interface Workspace {
+  managementUrl: string;
+  messagingUrl: string;
+  /** A management token of the default workspace (null when the emulator knows none in clear). */
+  token: string | null;
+  /** An API key of the default workspace's org (null when the emulator knows none in clear). */
+  apiKey: string | null;
+  orgId: string | null;
+  userId: string | null;
+  agentId: string | null;
+  characterId: string | null;
+  storeId: string;
+  persistent: boolean;
+  dataDir: string | null;
+}
+
+/** An error answer of one of the emulator's APIs, with its `details` for showing inline. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly details: Array<{ path?: string[]; message?: string; code?: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Which API a call goes to: the admin surface (`/_emulator`, session cookie), management (`/api`, token) or messaging (API key). */
+export type Target = 'admin' | 'api' | 'messaging';
+
+let workspace: Workspace | null = null;
+
+/** Called once the session is established. */
+export function setWorkspace(value: Workspace | null): void {
+  workspace = value;
+}
+
+/** The workspace of the current session (throws before sign-in). */
+export function currentWorkspace(): Workspace {
+  if (!workspace) throw new Error('not signed in');
+  return workspace;
+}
+
+function urlFor(target: Target, path: string): string {
+  if (target === 'admin') return `/_emulator${path}`;
+  if (target === 'api') return `/api${path}`;
+  return `${currentWorkspace().messagingUrl.replace(/\/$/, '')}${path}`;
+}
+
+function headersFor(target: Target, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  // Always JSON: the admin guard refuses the content types a page of another origin could send.
+  if (hasBody) headers['content-type'] = 'application/json';
+  if (target === 'api' && workspace?.token) headers.authorization = `Bearer ${workspace.token}`;
+  if (target === 'messaging' && workspace?.apiKey) headers.authorization = `Bearer ${workspace.apiKey}`;
+  return headers;
+}
+
+/** A successful answer: the envelope's data and meta. */
+export interface Answer<T> {
+  data: T;
+  meta?: Record<string, unknown> & { pagination?: Record<string, unknown> };
+  status: number;
+}
+
+/** One call to an emulator API; resolves with the envelope's data or rejects with an ApiFailure. */
+export async function call<T = unknown>(target: Target, method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer<T>> {
+  const response = await fetch(urlFor(target, path), {
+    method,
+    headers: headersFor(target, body !== undefined),
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: target === 'admin' ? 'same-origin' : 'omit',
+    signal,
+  });
+  const text = await response.text();
+  let parsed: { ok?: boolean; data?: T; meta?: Answer<T>['meta']; error?: { error?: string; message?: string; details?: ApiFailure['details'] } } = {};
+  try {
+    parsed = text === '' ? {} : JSON.parse(text);
+  } catch {
+    // not JSON: reported below from the status
+  }
+  if (!response.ok || parsed.ok === false) {
+    const error = parsed.error ?? {};
+    throw new ApiFailure(response.status, error.error ?? `HTTP_${response.status}`, error.message ?? (text || response.statusText), error.details ?? []);
+  }
+  return { data: parsed.data as T, meta: parsed.meta, status: response.status };
+}
+
+/**
+ * Reads a server-sent-events stream of an emulator API (the delivery stream, a conversation's
+ * events) until `signal` aborts or the server ends it, calling `onEvent` for each event.
+ */
+export async function stream(target: Target, path: string, onEvent: (event: ServerSentEvent) => void, signal: AbortSignal): Promise<void> {
+  const response = await fetch(urlFor(target, path), {
+    headers: { ...headersFor(target, false), accept: 'text/event-stream' },
+    credentials: target === 'admin' ? 'same-origin' : 'omit',
+    signal,
+  });
+  if (!response.ok || !response.body) throw new ApiFailure(response.status, `HTTP_${response.status}`, `stream ${path} answered ${response.status}`);
+  const parser = new SseParser();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      for (const event of parser.push(value)) onEvent(event);
+    }
+  } catch (error) {
+    if (signal.aborted) return;
+    throw error;
+  }
+}

@@ -1,0 +1,28 @@
+import type { ComponentType } from 'react';
+import type { ViewProps } from '../view-props.js';
+import { OverviewView } from './overview.js';
+import { DeliveriesView } from './deliveries.js';
+import { DataView } from './data.js';
+import { TriggerView } from './trigger.js';
+import { ChatView } from './chat.js';
+import { UploadsView } from './uploads.js';
+import { InstallView } from './install.js';
+
+
+/** One page of the dashboard, reached at `#/<path>`. */
+export interface ViewDefinition {
+  path: string;
+  label: string;
+  component: ComponentType<ViewProps>;
+}
+
+/** The dashboard's pages in navigation order; the first is the start page. */
+export const VIEWS: ViewDefinition[] = [
+  { path: 'overview', label: 'Overview', component: OverviewView },
+  { path: 'deliveries', label: 'Deliveries', component: DeliveriesView },
+  { path: 'data', label: 'Data', component: DataView },
+  { path: 'trigger', label: 'Trigger', component: TriggerView },
+  { path: 'chat', label: 'Chat', component: ChatView },
+  { path: 'uploads', label: 'Uploads', component: UploadsView },
+  { path: 'install', label: 'Verify & install', component: InstallView },
+];
