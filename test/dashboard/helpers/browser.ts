@@ -105,9 +105,8 @@ export async function openDashboard(emu: DashboardEmulator, view?: string, conte
   await page.goto(emu.dashboardLink());
   await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
   if (view !== undefined) {
-    await page.evaluate((hash) => {
-      location.hash = hash;
-    }, `#/${view}`);
+    // A same-document navigation: the session stays, the hash router shows the view.
+    await page.goto(new URL(`#/${view}`, page.url()).href);
   }
   return { page, context: ctx, consoleErrors };
 }
