@@ -25,6 +25,9 @@ import { ConversationService, type MessagingOptions } from './messaging/conversa
 import type { OpenAiEngineOptions } from './characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
 import { cachedOwnAdminTarget } from './admin/self-target.js';
+import { DashboardLogins } from './admin/dashboard-logins.js';
+import { dashboardLink } from './dashboard/routes.js';
+import type { WorkspaceCredentials } from './services.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -102,6 +105,13 @@ export interface Emulator {
   adminHeaders: Record<string, string>;
   /** The store's stable id (`st_…`): kept in the data dir, so the same across restarts and ports; new per start in memory. */
   storeId: string;
+  /**
+   * A login link of the web dashboard, `<url>/_emulator/dashboard/#login=<code>`: it works once (the
+   * page trades the code for an HttpOnly session cookie); `dashboardLink()` mints another.
+   */
+  dashboardUrl: string;
+  /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
+  dashboardLink(): string;
   /** Direct access to the emulator's services (store and collections), for tests. */
   services: Services;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
@@ -126,6 +136,7 @@ export interface Emulator {
 /** Starts an emulator: opens the store, seeds it when empty, and listens on both ports. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   if (options.inMemory && options.dataDir !== undefined) throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
+  const startedAt = new Date();
   const dataDir = options.inMemory ? undefined : options.dataDir;
   const host = options.host ?? '127.0.0.1';
   if (options.adminToken !== undefined && (typeof options.adminToken !== 'string' || !/^[\x21-\x7e]{16,500}$/.test(options.adminToken))) {
@@ -172,14 +183,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       credentials = credentialsOf(effectiveSeed);
     }
 
+    const logins = new DashboardLogins(() => (managementUrl ? new URL(managementUrl).port : ''));
     const services: Services = {
       store,
       db,
       config: {
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
-        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [] },
+        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [], logins },
         storeId,
+        dataDir: dataDir ?? null,
+        startedAt,
+        storageBackend: storageBackendOf(options.storage, storage.kind),
+        llm: options.llm ? { baseUrl: options.llm.baseUrl, model: options.llm.model, hasApiKey: Boolean(options.llm.apiKey) } : null,
+        credentials: workspaceOf(effectiveSeed, credentials),
       },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
@@ -213,6 +230,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       adminToken,
       adminHeaders: { [ADMIN_HEADER]: adminToken },
       storeId,
+      dashboardUrl: dashboardLink(services, logins),
+      dashboardLink: () => dashboardLink(services, logins),
       services,
       deliveries: {
         list: (match) => events.list(match ?? { status: 'any' }),
@@ -266,6 +285,27 @@ function credentialsOf(seed: Seed): Credentials {
     apiKey: seed.apiKeys?.[0]?.key ?? null,
     orgId: first?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === first?.userId))?.id ?? null,
   };
+}
+
+/** The storage backend as the overview shows it: the endpoint's origin only (never its credentials). */
+function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | 's3'): EmulatorConfigOf['storageBackend'] {
+  if (kind !== 's3' || !settings?.s3Endpoint) return { backend: 'embedded', endpoint: null, bucket: null };
+  let endpoint: string | null = null;
+  try {
+    endpoint = new URL(settings.s3Endpoint).origin;
+  } catch {
+    // the S3 store refused it at start already
+  }
+  return { backend: 's3', endpoint, bucket: settings.s3Bucket ?? 'plugsmith' };
+}
+type EmulatorConfigOf = Services['config'];
+
+/** The default workspace: the first token's user, its org, and that org's first agent and character. */
+function workspaceOf(seed: Seed, credentials: Credentials): WorkspaceCredentials {
+  const userId = seed.tokens.find((t) => t.token === credentials.token)?.userId ?? null;
+  const agentId = seed.agents?.find((a) => a.orgId === credentials.orgId)?.id ?? null;
+  const characterId = seed.characters?.find((c) => c.orgId === credentials.orgId && (agentId === null || c.agentId === agentId))?.id ?? seed.characters?.find((c) => c.orgId === credentials.orgId)?.id ?? null;
+  return { ...credentials, userId, agentId, characterId };
 }
 
 function urlOf(app: FastifyInstance, host: string): string {
