@@ -253,6 +253,13 @@ export const RepositoryFileAddedSchema = Type.Object({ repositoryId: Id, file: F
 /** `data` of DELETE /api/repositories/:repositoryId/files/:fileId. */
 export const RepositoryFileRemovedSchema = Type.Object({ repositoryId: Id, fileId: Id, removed: Type.Boolean() });
 
+/** `data` of the rotation: the new secret, and until when the previous one still signs (null: not at all). */
+export const WebhookSecretRotationSchema = Type.Object(
+  { id: Id, webhookSecret: Type.String({ description: 'whsec_…: the new signing secret' }), previousSecretExpiresAt: Nullable(Timestamp) },
+  { title: 'WebhookSecretRotation' },
+);
+export type WebhookSecretRotation = Static<typeof WebhookSecretRotationSchema>;
+
 /** `data` of a DELETE: what was deleted. */
 export const DeletedSchema = Type.Object({ id: Id, name: Type.Optional(Type.String()), deleted: Type.Boolean() });
 export type Deleted = Static<typeof DeletedSchema>;

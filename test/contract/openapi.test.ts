@@ -14,6 +14,20 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
+/**
+ * Operations whose route modules other work in progress gives their schemas (#16: deliveries,
+ * admin events, admin characters). Empty this once those land: the test then covers them too.
+ */
+const PENDING = new Set<string>([
+  'GET /_emulator/deliveries/stream',
+  'GET /_emulator/characters',
+  'POST /_emulator/characters',
+  'GET /_emulator/characters/{characterId}',
+  'PATCH /_emulator/characters/{characterId}',
+  'POST /_emulator/events',
+  'GET /_emulator/instances',
+]);
+
 const operations = (doc: any) =>
   Object.entries<any>(doc.paths).flatMap(([path, item]) =>
     Object.entries<any>(item)
@@ -52,6 +66,26 @@ describe('the OpenAPI document', () => {
     expect(marketplace.parameters.map((p: any) => p.name)).toEqual(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
     const create = doc.paths['/api/plugins'].post;
     expect(create.requestBody.content['application/json'].example).toMatchObject({ name: 'Weather', type: 'EVENT_HANDLER' });
+  });
+
+  test('every operation declares a 2xx response schema and its error responses, all from the contract', async () => {
+    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const missing: string[] = [];
+    for (const { path, method, operation } of operations(doc)) {
+      const name = `${method.toUpperCase()} ${path}`;
+      if (PENDING.has(name)) continue;
+      const responses = Object.entries<any>(operation.responses ?? {});
+      const success = responses.filter(([code, r]) => /^2\d\d$/.test(code) && Object.values<any>(r.content ?? {}).some((media) => media.schema));
+      if (success.length === 0) missing.push(`${name}: no 2xx response schema`);
+      const errors = responses.filter(([code]) => /^[45]\d\d$/.test(code));
+      if (errors.length === 0) missing.push(`${name}: no error responses`);
+      for (const [code, r] of errors) {
+        if (r.content?.['application/json']?.schema?.$ref !== '#/components/schemas/ErrorEnvelope') missing.push(`${name}: ${code} is not the error envelope`);
+      }
+      // Every credentialed route can refuse its caller.
+      if (operation.security.length > 0 && !errors.some(([code]) => code === '401')) missing.push(`${name}: no 401`);
+    }
+    expect(missing).toEqual([]);
   });
 
   test('every request body of a contract schema has an example', async () => {
