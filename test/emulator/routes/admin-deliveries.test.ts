@@ -20,6 +20,7 @@ beforeAll(async () => {
   const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'h', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] });
   expect(installed.status).toBe(201);
   instanceId = installed.body.data.id;
+  await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
   await emu.close();
