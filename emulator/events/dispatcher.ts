@@ -8,7 +8,7 @@ import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type Delivery
 import { DeliverySlots } from './slots.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
-import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
+import { attemptDelivery, attemptHeaders, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
@@ -402,6 +402,7 @@ export class EventDispatcher {
       responseBody: truncateForLog(outcome.body),
       error: success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`),
       nextAttemptAt,
+      ...attemptHeaders(outcome),
     };
     const record: DeliveryRecord = { ...current, status, nextAttemptAt, attempts: [...current.attempts, attempt], updatedAt: nowIso() };
     return { record, attempt };

@@ -1,7 +1,7 @@
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import type { FaultSettings } from '../../src/contract/index.js';
-import { truncateForLog, type AttemptOutcome } from './attempt.js';
+import { attemptHeaders, truncateForLog, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
 
 /** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them (the contract's). */
@@ -200,6 +200,7 @@ export function withDuplicate(record: DeliveryRecord, outcome: AttemptOutcome): 
     responseBody: truncateForLog(outcome.body),
     error: outcome.error,
     nextAttemptAt: null,
+    ...attemptHeaders(outcome),
   };
   const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
   return { record: { ...record, attempts: [...record.attempts, attempt], faults: marks, updatedAt: nowIso() }, attempt };

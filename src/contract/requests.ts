@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
 import {
   AttachmentTypeSchema,
+  DeliveryStatusSchema,
   DispatchModeSchema,
   EventKindSchema,
   FileStatusSchema,
@@ -200,6 +201,18 @@ export const EventEmitSchema = Type.Object(
   { additionalProperties: false, examples: [{ type: 'AGENT_MESSAGE_RECEIVED', pluginId: 'plg_123', pluginInstanceId: 'pi_123', data: { agentId: 'agent_nova' } }] },
 );
 export type EventEmit = Static<typeof EventEmitSchema>;
+
+/** GET /_emulator/deliveries/stream: only the attempts of deliveries with these values (admin API). */
+export const DeliveryStreamQuerySchema = Type.Object(
+  {
+    pluginId: Type.Optional(Id),
+    type: Type.Optional(EventKindSchema),
+    status: Type.Optional(DeliveryStatusSchema),
+    pluginInstanceId: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
 
 const orgIdField = Id;
 const nameField = Type.String({ minLength: 1, maxLength: 200 });

@@ -185,6 +185,12 @@ export const DeliveryAttemptSchema = Type.Object({
   responseBody: Nullable(Type.String()),
   error: Nullable(Type.String()),
   nextAttemptAt: Nullable(Type.String()),
+  requestHeaders: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'The headers sent: webhook-id, webhook-timestamp, webhook-signature (Standard Webhooks), content-type, user-agent. The body sent is exactly JSON.stringify(delivery.event).',
+    }),
+  ),
+  responseHeaders: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "The webhook's answer headers (lower-case names; at most 64, each cut at 1 KB); absent when no answer came" })),
 });
 export type DeliveryAttempt = Static<typeof DeliveryAttemptSchema>;
 
@@ -224,6 +230,10 @@ export const DeliverySchema = Type.Object(
   { title: 'Delivery' },
 );
 export type Delivery = Static<typeof DeliverySchema>;
+
+/** `data` of an `attempt` event of GET /_emulator/deliveries/stream: the delivery after one attempt, and that attempt. */
+export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchema, attempt: DeliveryAttemptSchema }, { title: 'DeliveryAttemptNotice' });
+export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
 
 /** `data` of POST /api/plugins/:id/verify-webhook. */
 export const WebhookVerificationSchema = Type.Object({
