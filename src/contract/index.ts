@@ -8,3 +8,4 @@ export * from './resources.js';
 export * from './requests.js';
 export * from './events.js';
 export * from './seed.js';
+export * from './admin-data.js';
