@@ -23,6 +23,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.j
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
+import { installMessagingCors } from './dashboard/messaging-cors.js';
 
 /**
  * The /api routes that answer without a token: the marketplace lists public plugins only. Every
@@ -122,6 +123,8 @@ export async function buildMessagingApp(services: Services, install?: (app: Fast
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   if (install) await install(app);
   else if (process.env.PLUGSMITH_CONTRACT_CHECK) installContractCheck(app, () => openApiDocument(services));
+  // Before the routes' own hooks: a preflight carries no API key.
+  installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });
   // Event streams are hijacked responses: end them, or close() would wait for their clients.
   app.addHook('preClose', async () => services.messaging.streams.closeAll());

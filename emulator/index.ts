@@ -25,6 +25,9 @@ import { ConversationService, type MessagingOptions } from './messaging/conversa
 import type { OpenAiEngineOptions } from './characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
 import { cachedOwnAdminTarget } from './admin/self-target.js';
+import { DashboardLogins } from './admin/dashboard-logins.js';
+import { dashboardLink } from './dashboard/routes.js';
+import type { WorkspaceCredentials } from './services.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -102,6 +105,13 @@ export interface Emulator {
   adminHeaders: Record<string, string>;
   /** The store's stable id (`st_…`): kept in the data dir, so the same across restarts and ports; new per start in memory. */
   storeId: string;
+  /**
+   * A login link of the web dashboard, `<url>/_emulator/dashboard/#login=<code>`: it works once (the
+   * page trades the code for an HttpOnly session cookie); `dashboardLink()` mints another.
+   */
+  dashboardUrl: string;
+  /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
+  dashboardLink(): string;
   /** Direct access to the emulator's services (store and collections), for tests. */
   services: Services;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
@@ -172,14 +182,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       credentials = credentialsOf(effectiveSeed);
     }
 
+    const logins = new DashboardLogins(() => (managementUrl ? new URL(managementUrl).port : ''));
     const services: Services = {
       store,
       db,
       config: {
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
-        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [] },
+        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [], logins },
         storeId,
+        dataDir: dataDir ?? null,
+        credentials: workspaceOf(effectiveSeed, credentials),
       },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
@@ -213,6 +226,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       adminToken,
       adminHeaders: { [ADMIN_HEADER]: adminToken },
       storeId,
+      dashboardUrl: dashboardLink(services, logins),
+      dashboardLink: () => dashboardLink(services, logins),
       services,
       deliveries: {
         list: (match) => events.list(match ?? { status: 'any' }),
@@ -266,6 +281,14 @@ function credentialsOf(seed: Seed): Credentials {
     apiKey: seed.apiKeys?.[0]?.key ?? null,
     orgId: first?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === first?.userId))?.id ?? null,
   };
+}
+
+/** The default workspace: the first token's user, its org, and that org's first agent and character. */
+function workspaceOf(seed: Seed, credentials: Credentials): WorkspaceCredentials {
+  const userId = seed.tokens.find((t) => t.token === credentials.token)?.userId ?? null;
+  const agentId = seed.agents?.find((a) => a.orgId === credentials.orgId)?.id ?? null;
+  const characterId = seed.characters?.find((c) => c.orgId === credentials.orgId && (agentId === null || c.agentId === agentId))?.id ?? seed.characters?.find((c) => c.orgId === credentials.orgId)?.id ?? null;
+  return { ...credentials, userId, agentId, characterId };
 }
 
 function urlOf(app: FastifyInstance, host: string): string {

@@ -5,6 +5,17 @@ import type { EventDispatcher } from './events/dispatcher.js';
 import type { ConversationService } from './messaging/conversation-service.js';
 import type { ObjectStorage } from './storage/types.js';
 import type { AdminAccess } from './admin/guard.js';
+import type { DashboardLogins } from './admin/dashboard-logins.js';
+
+/** The default workspace's credentials and ids, as the dashboard uses them (null where the seed has none). */
+export interface WorkspaceCredentials {
+  token: string | null;
+  apiKey: string | null;
+  orgId: string | null;
+  userId: string | null;
+  agentId: string | null;
+  characterId: string | null;
+}
 
 /** Settings of one running emulator. */
 export interface EmulatorConfig {
@@ -13,9 +24,13 @@ export interface EmulatorConfig {
   /** Base URL of the messaging API once listening. */
   messagingUrl: () => string;
   /** Who may call the admin surface (`/_emulator`): its credential, remote opt-in, bound host. */
-  admin: AdminAccess;
+  admin: AdminAccess & { logins: DashboardLogins };
   /** The store's stable id (see store/store-id.ts). */
   storeId: string;
+  /** The data dir, or null in memory. */
+  dataDir: string | null;
+  /** The default workspace (the seed's first token, its org, that org's first agent and character). */
+  credentials: WorkspaceCredentials;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
+import type { DashboardLogins } from './dashboard-logins.js';
 
 /** The header that carries the admin credential on every `/_emulator` call. */
 export const ADMIN_HEADER = 'x-plugsmith-admin';
@@ -27,6 +28,8 @@ export interface AdminAccess {
    * DNS names other machines or containers reach this emulator by (`emulator`, `host.docker.internal`).
    */
   adminHosts?: string[];
+  /** The dashboard's login codes and sessions: a valid session cookie counts as the credential. */
+  logins?: DashboardLogins;
 }
 
 /** What the guard looks at in a request. */
@@ -40,6 +43,13 @@ export interface AdminRequest {
 
 /** Paths of the admin surface that hold no data: no credential, and any peer may ask. */
 const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/openapi.json']);
+/**
+ * The dashboard's static files: no data and no credential (the page signs in with a login code),
+ * but served only as the admin API is (this machine, own Host names, no other origin).
+ */
+const DASHBOARD_FILES = new Set(['/_emulator/dashboard', '/_emulator/dashboard/', '/_emulator/dashboard/app.js', '/_emulator/dashboard/app.css']);
+/** Where the dashboard exchanges a login code for a session: no credential yet, JSON only. */
+export const DASHBOARD_SESSION_PATH = '/_emulator/dashboard/session';
 /** Content types a web page may send cross-origin without a preflight (the CORS "simple" ones). */
 const SIMPLE_CONTENT_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -157,13 +167,23 @@ export function adminRefusal(
     return forbidden(`The admin API does not answer requests a web page of another site makes (Sec-Fetch-Site ${fetchSite}); call it from the CLI, startEmulator() or curl`);
   }
   if (open) return null;
+  if (DASHBOARD_FILES.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return null;
   if (!SAFE_METHODS.has(request.method)) {
     const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
     if (contentType !== undefined && SIMPLE_CONTENT_TYPES.has(contentType)) {
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`);
     }
   }
+  if (request.path === DASHBOARD_SESSION_PATH && request.method === 'POST') {
+    // The code in the JSON body is the credential here; anything but JSON is refused (no form can post it).
+    const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
+    if (contentType !== 'application/json') {
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Sign in to the dashboard with a JSON body { "code": "<login code>" } and content-type application/json');
+    }
+    return null;
+  }
   const given = single(request.headers[ADMIN_HEADER]);
+  if ((given === undefined || given === '') && access.logins?.isSession(access.logins.sessionOf(request.headers.cookie))) return null;
   if (given === undefined || given === '') {
     return unauthorized(
       `The admin API needs the admin credential: send "${ADMIN_HEADER}: <adminToken>" (printed by \`plugsmith emulator start --json\`, kept in its state file emulator.json, returned by startEmulator() as adminToken)`,

@@ -11,7 +11,8 @@ import adminTokenRoutes from '../routes/admin-tokens.js';
 import adminStoreRoutes from '../routes/admin-store.js';
 import adminEventRoutes from '../routes/admin-events.js';
 import adminFaultRoutes from '../routes/admin-faults.js';
-import { adminGuard, type AdminAccess } from './guard.js';
+import dashboardRoutes from '../dashboard/routes.js';
+import { adminGuard } from './guard.js';
 
 export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } from './guard.js';
 
@@ -22,7 +23,7 @@ export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } fro
  */
 export default async function adminSurface(
   app: FastifyInstance,
-  { services, access, openapi }: { services: Services; access: AdminAccess; openapi: () => Promise<Record<string, unknown>> },
+  { services, access, openapi }: { services: Services; access: Services['config']['admin']; openapi: () => Promise<Record<string, unknown>> },
 ): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
   const opts = { services };
@@ -38,4 +39,6 @@ export default async function adminSurface(
   await app.register(adminStoreRoutes, opts);
   await app.register(adminEventRoutes, opts);
   await app.register(adminFaultRoutes, opts);
+  // The dashboard: static files and sign-in are open paths of the guard; everything else needs the header or a session cookie.
+  await app.register(dashboardRoutes, { services, logins: access.logins });
 }

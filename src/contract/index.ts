@@ -9,3 +9,4 @@ export * from './requests.js';
 export * from './events.js';
 export * from './seed.js';
 export * from './admin-data.js';
+export * from './dashboard.js';

@@ -1,25 +1,12 @@
 import { SseParser, type ServerSentEvent } from '../../../src/client/sse.js';
+import type { Workspace } from '../../../src/contract/dashboard.js';
 
 /**
  * What the dashboard knows of the emulator it runs in, from `GET|POST /_emulator/dashboard/session`:
  * where the two APIs are and the default workspace's credentials (the dashboard calls `/api` and
- * the messaging API as a client would, with this token and API key).
+ * the messaging API as a client would, with this token and API key). Defined once, in the contract.
  */
-export interface Workspace {
-  managementUrl: string;
-  messagingUrl: string;
-  /** A management token of the default workspace (null when the emulator knows none in clear). */
-  token: string | null;
-  /** An API key of the default workspace's org (null when the emulator knows none in clear). */
-  apiKey: string | null;
-  orgId: string | null;
-  userId: string | null;
-  agentId: string | null;
-  characterId: string | null;
-  storeId: string;
-  persistent: boolean;
-  dataDir: string | null;
-}
+export type { Workspace } from '../../../src/contract/dashboard.js';
 
 /** An error answer of one of the emulator's APIs, with its `details` for showing inline. */
 export class ApiFailure extends Error {

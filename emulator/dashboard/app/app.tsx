@@ -16,9 +16,14 @@ async function signIn(): Promise<Workspace> {
   if (code) {
     history.replaceState(null, '', location.pathname + location.search + '#/');
     try {
-      return (await call<Workspace>('admin', 'GET', '/dashboard/session')).data;
-    } catch {
       return (await call<Workspace>('admin', 'POST', '/dashboard/session', { code })).data;
+    } catch (error) {
+      // A used link opened again in a browser that is still signed in: the session stands.
+      try {
+        return (await call<Workspace>('admin', 'GET', '/dashboard/session')).data;
+      } catch {
+        throw error;
+      }
     }
   }
   return (await call<Workspace>('admin', 'GET', '/dashboard/session')).data;

@@ -1,0 +1,120 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ok } from '../http.js';
+import { typed } from '../routes/common.js';
+import type { Services } from '../services.js';
+import { unauthorized } from '../errors.js';
+import { DashboardLinkSchema, DashboardLoginSchema, DashboardSignedOutSchema, Ok, WorkspaceSchema, errorResponses, type Workspace } from '../../src/contract/index.js';
+import type { DashboardLogins } from '../admin/dashboard-logins.js';
+import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
+
+/** What the dashboard routes need beyond the services: the login codes and sessions of this emulator. */
+export interface DashboardRouteOptions {
+  services: Services;
+  logins: DashboardLogins;
+}
+
+/** The dashboard's link for a fresh login code: the code rides in the fragment, which no server, log or Referer sees. */
+export function dashboardLink(services: Services, logins: DashboardLogins): string {
+  return `${services.config.publicUrl()}/_emulator/dashboard/#login=${logins.mintCode()}`;
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The page's security headers: it may talk to itself, the messaging API and the object store
+ * (uploads PUT to signed URLs), be framed by nothing, and send no Referer anywhere.
+ */
+function securityHeaders(services: Services): Record<string, string> {
+  const connect = new Set(["'self'"]);
+  for (const url of [services.config.messagingUrl(), services.storage.publicUrl('public/x')]) {
+    const origin = originOf(url);
+    if (origin) connect.add(origin);
+  }
+  return {
+    'content-security-policy': [
+      "default-src 'self'",
+      `connect-src ${[...connect].join(' ')}`,
+      "img-src 'self' data: blob:",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  };
+}
+
+/** The default workspace as the dashboard sees it. */
+function workspaceOf(services: Services): Workspace {
+  const { credentials } = services.config;
+  return {
+    managementUrl: services.config.publicUrl(),
+    messagingUrl: services.config.messagingUrl(),
+    ...credentials,
+    storeId: services.config.storeId,
+    persistent: services.store.persistent,
+    dataDir: services.config.dataDir,
+  };
+}
+
+/**
+ * The dashboard under `/_emulator/dashboard`: its static files (from `dist/dashboard`), the
+ * session it opens with a one-time login code, and new login links. Registered inside the admin
+ * surface, so the one guard decides who may call each route.
+ */
+export default async function dashboardRoutes(fastify: FastifyInstance, { services, logins }: DashboardRouteOptions): Promise<void> {
+  const app = typed(fastify);
+
+  async function sendFile(reply: FastifyReply, name: DashboardFile) {
+    reply.headers(securityHeaders(services));
+    const body = await readDashboardFile(name);
+    if (body === null) {
+      return reply
+        .status(503)
+        .type('text/html; charset=utf-8')
+        .send('<!doctype html><title>plugsmith dashboard</title><h1>The dashboard is not built</h1><p>Run <code>npm run build</code> in the plugsmith package, then reload this page.</p>');
+    }
+    return reply.type(DASHBOARD_FILES[name]).send(body);
+  }
+
+  // Relative asset URLs (./app.js) resolve under the folder only with the trailing slash; the fragment survives the redirect.
+  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/_emulator/dashboard/', 302));
+  app.get('/dashboard/', { schema: { hide: true } }, async (_request, reply) => sendFile(reply, 'index.html'));
+  app.get('/dashboard/app.js', { schema: { hide: true } }, async (_request, reply) => sendFile(reply, 'app.js'));
+  app.get('/dashboard/app.css', { schema: { hide: true } }, async (_request, reply) => sendFile(reply, 'app.css'));
+
+  app.post(
+    '/dashboard/session',
+    { schema: { body: DashboardLoginSchema, response: { 200: Ok(WorkspaceSchema), ...errorResponses(400, 401, 403, 415) } } },
+    async (request, reply) => {
+      const session = logins.redeem(request.body.code);
+      if (session === null) {
+        throw unauthorized('This dashboard login link was already used or is not from this emulator (each link works once): run `plugsmith emulator dashboard --open` for a new one');
+      }
+      reply.header('set-cookie', logins.setCookie(session));
+      return ok(workspaceOf(services));
+    },
+  );
+
+  // The guard has checked the cookie or the admin header already.
+  app.get('/dashboard/session', { schema: { response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) } } }, async () => ok(workspaceOf(services)));
+
+  app.delete('/dashboard/session', { schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403) } } }, async (request, reply) => {
+    logins.end(logins.sessionOf(request.headers.cookie));
+    reply.header('set-cookie', logins.clearCookie());
+    return ok({ signedOut: true as const });
+  });
+
+  app.post('/dashboard/login-links', { schema: { response: { 200: Ok(DashboardLinkSchema), ...errorResponses(401, 403, 415) } } }, async () => {
+    return ok({ dashboardUrl: dashboardLink(services, logins) });
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * The browser harness of the dashboard tests: a real Chromium (Debian's, driven by playwright-core)
+ * against a real emulator.
+ *
+ * Use:
+ * ```ts
+ * import { startEmulator } from '../../emulator/index.js';
+ * import { openDashboard, screenshot, expectNoConsoleErrors } from './helpers/browser.js';
+ *
+ * const emu = await startEmulator();
+ * onTestFinished(() => emu.close());
+ * const { page, consoleErrors } = await openDashboard(emu, 'deliveries'); // signed in, at #/deliveries
+ * await page.getByRole('button', { name: 'Resend' }).click();          // locate by role and label
+ * await screenshot(page, 'deliveries-resend');                          // artifacts/screenshots/deliveries-resend.png
+ * expectNoConsoleErrors(consoleErrors);                                  // console errors and page errors
+ * ```
+ * One browser is shared by the tests of a file (launched on first use, closed after the file);
+ * each `openDashboard` gets its own context (own cookies), closed when the test finishes.
+ * A missing Chromium fails the test with the command that installs it; it never skips.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, expect, onTestFinished } from 'vitest';
+
+/** Chromium's path: `PLUGSMITH_CHROMIUM`, else Debian's. */
+export function chromiumPath(): string {
+  return process.env.PLUGSMITH_CHROMIUM || '/usr/bin/chromium';
+}
+
+/** The flags every test browser runs with: headless, no network of its own, nothing from a previous run. */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The file's browser. playwright-core gives every launch a fresh temporary user-data-dir (and
+ * removes it on close), so no profile of a previous run leaks in; tests get isolated contexts on top.
+ */
+async function launch(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!existsSync(executablePath)) {
+    throw new Error(`No Chromium at ${executablePath}: install it with \`apt-get install chromium\` (or set PLUGSMITH_CHROMIUM to a Chromium binary)`);
+  }
+  if (!shared) {
+    shared = chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
+    afterAll(async () => {
+      const browser = await shared?.catch(() => undefined);
+      shared = undefined;
+      await browser?.close();
+    });
+  }
+  return shared;
+}
+
+/** A fresh browser context (own cookies and storage), closed when the current test finishes. */
+export async function newContext(): Promise<BrowserContext> {
+  const browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  onTestFinished(() => context.close());
+  return context;
+}
+
+/** What went wrong in a page: console messages of type error, and uncaught exceptions. */
+export function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}${message.location().url ? ` (${message.location().url})` : ''}`);
+  });
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  return errors;
+}
+
+/** The emulator as the harness needs it (what `startEmulator()` returns). */
+export interface DashboardEmulator {
+  dashboardLink(): string;
+}
+
+/** A signed-in dashboard page and the errors it logs. */
+export interface OpenDashboard {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and page errors so far (the array keeps filling); assert with `expectNoConsoleErrors`. */
+  consoleErrors: string[];
+}
+
+/**
+ * Opens the dashboard of `emu` signed in (through a fresh login link, as a person would) and waits
+ * for the shell; with `view` (`'deliveries'`, `'data/plugins'`…) it then goes to `#/<view>`.
+ */
+export async function openDashboard(emu: DashboardEmulator, view?: string, context?: BrowserContext): Promise<OpenDashboard> {
+  const ctx = context ?? (await newContext());
+  const page = await ctx.newPage();
+  const consoleErrors = collectErrors(page);
+  await page.goto(emu.dashboardLink());
+  await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
+  if (view !== undefined) {
+    // A same-document navigation: the session stays, the hash router shows the view.
+    await page.goto(new URL(`#/${view}`, page.url()).href);
+  }
+  return { page, context: ctx, consoleErrors };
+}
+
+/** Fails with the collected errors listed, if there are any. */
+export function expectNoConsoleErrors(errors: string[]): void {
+  expect(errors, 'the page logged errors').toEqual([]);
+}
+
+/** Saves a screenshot of the page as `artifacts/screenshots/<name>.png` (gitignored; CI keeps it as an artifact). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+  const dir = join(process.cwd(), 'artifacts', 'screenshots');
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: options.fullPage ?? false });
+  return path;
+}
