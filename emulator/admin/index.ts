@@ -6,6 +6,8 @@ import deliveryRoutes from '../routes/deliveries.js';
 import adminCharacterRoutes from '../routes/messaging/admin-characters.js';
 import adminAgentRoutes from '../routes/messaging/admin-agents.js';
 import adminApiKeyRoutes from '../routes/messaging/admin-api-keys.js';
+import adminConversationRoutes from '../routes/messaging/admin-conversations.js';
+import adminTokenRoutes from '../routes/admin-tokens.js';
 import adminStoreRoutes from '../routes/admin-store.js';
 import adminEventRoutes from '../routes/admin-events.js';
 import adminFaultRoutes from '../routes/admin-faults.js';
@@ -33,6 +35,8 @@ export default async function adminSurface(
   await app.register(adminCharacterRoutes, opts);
   await app.register(adminAgentRoutes, opts);
   await app.register(adminApiKeyRoutes, opts);
+  await app.register(adminConversationRoutes, opts);
+  await app.register(adminTokenRoutes, opts);
   await app.register(adminStoreRoutes, opts);
   await app.register(adminEventRoutes, opts);
   await app.register(adminFaultRoutes, opts);

@@ -138,6 +138,11 @@ export class ConversationService implements LiveReplyHost {
     return message;
   }
 
+  /** A message as listings show it: a streaming reply with its content so far (kept in memory until it ends). */
+  withLiveContent(message: MessageRecord): MessageRecord {
+    return this.live.get(message.id)?.message ?? message;
+  }
+
   /** One page of a conversation's messages, oldest first, after the message `after` if given. */
   listMessages(conversationId: string, after: string | undefined, limit: number): MessagePage {
     const all = this.db.messages.where('conversationId', conversationId);
@@ -149,7 +154,7 @@ export class ConversationService implements LiveReplyHost {
       }
       start = index + 1;
     }
-    const data = all.slice(start, start + limit).map((m) => this.live.get(m.id)?.message ?? m);
+    const data = all.slice(start, start + limit).map((m) => this.withLiveContent(m));
     return { data, hasNext: start + limit < all.length };
   }
 

@@ -8,5 +8,6 @@ export * from './resources.js';
 export * from './requests.js';
 export * from './events.js';
 export * from './seed.js';
+export * from './admin-data.js';
 export * from './dashboard.js';
 export * from './admin.js';

@@ -2,11 +2,6 @@ import type { Services } from '../../services.js';
 import { badRequest, detail } from '../../errors.js';
 import type { AgentRecord } from '../../model.js';
 
-/** Ids chosen by the caller: URL-safe, so they work in paths as they are. */
-export const chosenId = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
-export const orgIdField = { type: 'string', minLength: 1, maxLength: 200 } as const;
-export const nameField = { type: 'string', minLength: 1, maxLength: 200 } as const;
-
 /** The org named in a body, or a 400 pointing at the field (it is input, not a path). */
 export function requireBodyOrg(services: Services, orgId: string): void {
   if (!services.db.orgs.has(orgId)) {

@@ -1,0 +1,115 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startEmulator } from '../../emulator/index.js';
+import { call } from '../helpers/http.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+
+describe('dashboard: Data', () => {
+  it('shows a plugin created through the API; searches, edits (an invalid edit shows the details) and deletes it', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const auth = `Bearer ${emu.token}`;
+    const create = (name: string) => call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: auth, body: { name, type: 'EVENT_HANDLER', webhookUrl: 'http://127.0.0.1:9/webhook', events: ['AGENT_MESSAGE_RECEIVED'] } });
+    const weather = (await create('Weather')).body.data;
+    await create('Almanac');
+    await call(emu.url, 'POST', `/api/plugins/${weather.id}/actions`, { token: auth, body: { name: 'get_forecast', title: 'Get forecast' } });
+
+    const { page, consoleErrors } = await openDashboard(emu, 'data/plugins');
+    const plugins = page.getByRole('region', { name: 'Plugins' });
+    await plugins.getByRole('button', { name: 'Open plugin Weather' }).waitFor();
+    await plugins.getByRole('button', { name: 'Open plugin Almanac' }).waitFor();
+
+    // The query system: @search narrows the list.
+    await plugins.getByLabel('Search plugins').fill('weath');
+    await plugins.getByRole('button', { name: 'Open plugin Almanac' }).waitFor({ state: 'detached' });
+    await plugins.getByText('Page 1 of 1 (1 in all)').waitFor();
+
+    // A record opens as formatted JSON, with its actions beneath.
+    await plugins.getByRole('button', { name: 'Open plugin Weather' }).click();
+    const record = page.getByRole('article', { name: `Plugin ${weather.id}` });
+    const json = record.getByLabel(`plugin ${weather.id} as JSON`);
+    await json.waitFor();
+    expect(JSON.parse((await json.textContent()) ?? '')).toMatchObject({ id: weather.id, name: 'Weather', type: 'EVENT_HANDLER' });
+    await record.getByRole('region', { name: 'Actions' }).getByRole('button', { name: 'Open action get_forecast' }).waitFor();
+    expect(page.url()).toContain(`#/data/plugins/${weather.id}`);
+    await screenshot(page, 'data-plugin-record', { fullPage: true });
+
+    // Edit through PUT /api/plugins/:id.
+    await record.getByRole('button', { name: 'Edit plugin' }).click();
+    const editor = record.getByLabel(/^Edit plugin/);
+    const draft = JSON.parse(await editor.inputValue());
+    expect(draft).toMatchObject({ name: 'Weather', type: 'EVENT_HANDLER' });
+    await editor.fill(JSON.stringify({ ...draft, name: 'Weather 2', description: 'edited in the dashboard' }));
+    await record.getByRole('button', { name: 'Save plugin' }).click();
+    await record.getByText('"name": "Weather 2"').waitFor();
+    expect((await call(emu.url, 'GET', `/api/plugins/${weather.id}`, { token: auth })).body.data).toMatchObject({ name: 'Weather 2', description: 'edited in the dashboard' });
+
+    // An invalid edit: the API's 400 and its details, inline; nothing changes.
+    await record.getByRole('button', { name: 'Edit plugin' }).click();
+    await record.getByLabel(/^Edit plugin/).fill(JSON.stringify({ type: 'NOT_A_TYPE', webhookUrl: 'ftp://nope' }));
+    await record.getByRole('button', { name: 'Save plugin' }).click();
+    const alert = record.getByRole('alert');
+    await alert.waitFor();
+    const alertText = (await alert.textContent()) ?? '';
+    expect(alertText).toContain('400 VALIDATION_ERROR');
+    expect(await alert.locator('li').count()).toBeGreaterThan(0);
+    expect(alertText).toMatch(/type|webhookUrl/);
+    await screenshot(page, 'data-invalid-edit', { fullPage: true });
+    expect((await call(emu.url, 'GET', `/api/plugins/${weather.id}`, { token: auth })).body.data.type).toBe('EVENT_HANDLER');
+    await record.getByRole('button', { name: 'Cancel edit' }).click();
+
+    // Delete through DELETE /api/plugins/:id, confirmed.
+    await record.getByRole('button', { name: 'Delete plugin' }).click();
+    await record.getByRole('button', { name: `Confirm: delete plugin ${weather.id}` }).click();
+    await record.getByText(`Deleted plugin ${weather.id}.`).waitFor();
+    expect((await call(emu.url, 'GET', `/api/plugins/${weather.id}`, { token: auth })).status).toBe(404);
+    await plugins.getByLabel('Search plugins').fill('');
+    await plugins.getByRole('button', { name: 'Open plugin Almanac' }).waitFor();
+    expect(await plugins.getByRole('button', { name: 'Open plugin Weather 2' }).count()).toBe(0);
+    // Chromium logs every 4xx answer; the refused edit's is the only one expected.
+    const refused = (e: string) => e.includes('status of 400') && e.includes(`/api/plugins/${weather.id}`);
+    expect(consoleErrors.filter(refused)).toHaveLength(1);
+    expectNoConsoleErrors(consoleErrors.filter((e) => !refused(e)));
+  });
+
+  it('lists every collection, never a token, API key or hash, and creates an API key showing it once', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const { page, consoleErrors } = await openDashboard(emu, 'data/plugins');
+    const tabs = ['Plugins', 'Repositories', 'Uploads', 'Conversations', 'Agents', 'Characters', 'Tokens', 'API keys'];
+    const expected: Record<string, string> = { Repositories: 'Open repository Docs', Agents: 'Open agent Nova agent', Characters: 'Open character Nova', Tokens: 'Open token emulator default', 'API keys': 'Open API key emulator default' };
+    for (const tab of tabs) {
+      await page.getByRole('navigation', { name: 'Collections' }).getByRole('link', { name: tab, exact: true }).click();
+      const region = page.getByRole('region', { name: tab });
+      await region.waitFor();
+      if (expected[tab]) await region.getByRole('button', { name: expected[tab] }).waitFor();
+      await screenshot(page, `data-${tab.toLowerCase().replace(' ', '-')}`);
+    }
+    const html = await page.content();
+    expect(html).not.toContain(emu.apiKey);
+    for (const token of emu.services.db.tokens.values()) expect(html).not.toContain(token.hash);
+
+    // Sorting by name ascending through the query system.
+    const characters = await call(emu.url, 'POST', '/_emulator/characters', { headers: emu.adminHeaders, body: { orgId: emu.orgId, name: 'Aardvark' } });
+    expect(characters.status).toBe(201);
+    await page.getByRole('navigation', { name: 'Collections' }).getByRole('link', { name: 'Characters', exact: true }).click();
+    const region = page.getByRole('region', { name: 'Characters' });
+    await region.getByLabel('Sort characters by').selectOption('name');
+    await region.getByLabel('Order of characters').selectOption('asc');
+    await region.getByRole('button', { name: 'Open character Aardvark' }).waitFor();
+    const names = await region.locator('tbody tr td:first-child').allTextContents();
+    expect(names).toEqual(['Aardvark', 'Nova']);
+
+    // Create an API key through the admin API: the key is shown once, then only its hint.
+    await page.getByRole('navigation', { name: 'Collections' }).getByRole('link', { name: 'API keys', exact: true }).click();
+    const keys = page.getByRole('region', { name: 'API keys' });
+    await keys.getByRole('button', { name: 'New API key' }).click();
+    await keys.getByRole('button', { name: 'Create API key' }).click();
+    const shown = keys.getByRole('status').filter({ hasText: 'shown this once' });
+    await shown.waitFor();
+    const key = (await shown.locator('code').textContent()) ?? '';
+    expect(key).toMatch(/^psk_/);
+    await keys.getByRole('button', { name: 'Open API key web' }).waitFor();
+    expect((await call(emu.messagingUrl, 'POST', '/conversations', { token: `Bearer ${key}`, body: { characterId: 'char_nova' } })).status).toBe(201);
+    expectNoConsoleErrors(consoleErrors);
+  });
+});
