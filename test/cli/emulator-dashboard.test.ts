@@ -81,14 +81,14 @@ describe('the dashboard link from the CLI', () => {
     await proc.stop('SIGTERM');
   });
 
-  test('emulator dashboard with no running emulator exits 4 and says how to start one', async () => {
+  test('emulator dashboard with no running emulator exits 4 and says how to start one; a named one that does not answer is 7', async () => {
     const config = await tempConfigDir();
     const none = await runCli(['emulator', 'dashboard'], { env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('plugsmith emulator start');
-    // A URL where nothing listens is "no running emulator" too.
+    // A URL where nothing listens is a network error, as for every admin command (README: Exit codes).
     const dead = await runCli(['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'], { env: { PLUGSMITH_CONFIG_DIR: config } });
-    expect(dead.code).toBe(4);
-    expect(dead.stderr).toContain('no emulator runs at http://127.0.0.1:9');
+    expect(dead.code).toBe(7);
+    expect(dead.stderr).toContain('http://127.0.0.1:9/_emulator/dashboard/login-links');
   });
 });

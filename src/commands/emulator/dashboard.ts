@@ -2,8 +2,6 @@ import type { CommandHandler, TargetFlags } from '../types.js';
 import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { adminTokenFor } from '../../config/admin-token.js';
-import { NetworkError } from '../../client/errors.js';
-import { UserError, EXIT } from '../../errors.js';
 import { timeoutMsOf } from '../context.js';
 import { note } from '../../ui/output.js';
 import { openInBrowser } from '../../ui/open-browser.js';
@@ -12,15 +10,8 @@ import { openInBrowser } from '../../ui/open-browser.js';
 const dashboard: CommandHandler<{ open?: boolean } & TargetFlags> = async (input) => {
   const { io, global } = input;
   const url = await emulatorUrl({ url: input.options.baseUrl, profile: global.profile });
-  let dashboardUrl: string;
-  try {
-    ({ dashboardUrl } = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).dashboardLink());
-  } catch (error) {
-    if (error instanceof NetworkError && error.code === 'ECONNREFUSED') {
-      throw new UserError(`no emulator runs at ${url}: start one with \`plugsmith emulator start\` (or \`plugsmith dev\`), or pass --base-url`, EXIT.NOT_FOUND);
-    }
-    throw error;
-  }
+  // No emulator found is exit 4 (from emulatorUrl); one named that does not answer is a network error, 7, like every admin command.
+  const { dashboardUrl } = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).dashboardLink();
   if (global.json) io.stdout.write(JSON.stringify({ url, dashboardUrl }, null, 2) + '\n');
   else io.stdout.write(`Dashboard: ${dashboardUrl}\n`);
   if (input.options.open) {
