@@ -16,6 +16,8 @@ export interface EmulatorConfig {
   admin: AdminAccess;
   /** The store's stable id (see store/store-id.ts). */
   storeId: string;
+  /** Check every JSON response against the OpenAPI document (openapi/contract-check.ts). */
+  contractCheck: boolean;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */
