@@ -54,7 +54,7 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   if (install) await install(app);
-  else if (process.env.PLUGSMITH_CONTRACT_CHECK) installContractCheck(app, () => openApiDocument(services));
+  else if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
   app.decorateRequest('principal', null);
   // The one authentication guard of /api: onRequest runs before the body is read or anything is
   // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
@@ -122,7 +122,7 @@ export async function buildMessagingApp(services: Services, install?: (app: Fast
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   if (install) await install(app);
-  else if (process.env.PLUGSMITH_CONTRACT_CHECK) installContractCheck(app, () => openApiDocument(services));
+  else if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
   // Before the routes' own hooks: a preflight carries no API key.
   installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });

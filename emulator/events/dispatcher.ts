@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
+import type { DispatchMode } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 import { DeliverySlots } from './slots.js';
@@ -30,7 +31,7 @@ export interface EmitInput {
   orgId?: string;
   data: unknown;
   /** SYNC waits for the first attempt; defaults to the instance's eventDispatchMode, else ASYNC. */
-  mode?: 'SYNC' | 'ASYNC';
+  mode?: DispatchMode;
 }
 
 /** The result of a webhook challenge. */
@@ -263,7 +264,7 @@ export class EventDispatcher {
     instanceId: string | null;
     orgId: string;
     event: Record<string, unknown>;
-    mode: 'SYNC' | 'ASYNC';
+    mode: DispatchMode;
     retries: boolean;
   }): DeliveryRecord {
     const now = nowIso();

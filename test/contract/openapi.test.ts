@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '../../src/contract/index.js';
 import { adminCall, call } from '../helpers/http.js';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
-import { CONTRACT_VIOLATIONS, type ContractViolation } from '../../emulator/openapi/contract-check.js';
+import { contractViolations } from '../../emulator/openapi/contract-check.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -130,20 +130,34 @@ describe('responses are written from their schema', () => {
 });
 
 describe('the contract check', () => {
-  test('records a response whose body does not match the document', async () => {
-    // Import refuses such a record (it checks shapes), so it is planted in the store directly.
+  /** Plants a plugin whose type the contract does not know (import refuses such a record: it checks shapes). */
+  async function plantBadPlugin(target: Emulator) {
     const now = new Date().toISOString();
-    const orgId = emu.services.db.orgs.values().next().value!.id;
-    await emu.services.db.plugins.put({
+    const orgId = target.services.db.orgs.values().next().value!.id;
+    await target.services.db.plugins.put({
       id: 'plg_bad', orgId, name: 'Bad', description: '', type: 'NOT_A_TYPE', events: [], scopes: [], tags: [],
       inputsSchema: {}, isPublic: true, webhookUrl: null, webhookUrlIsVerified: false, webhookSecret: 'whsec_x', createdAt: now, updatedAt: now,
     } as never);
-    const list = (globalThis as unknown as Record<symbol, ContractViolation[]>)[CONTRACT_VIOLATIONS];
+  }
+
+  test('records a response whose body does not match the document', async () => {
+    await plantBadPlugin(emu);
+    const list = contractViolations();
     const before = list.length;
     expect((await call(emu.url, 'GET', '/api/plugins/plg_bad', { token: emu.token! })).status).toBe(200);
     const found = list.splice(before);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ method: 'GET', route: '/api/plugins/:pluginId', status: 200 });
     expect(found[0]!.problem).toContain('/data/type');
+  });
+
+  test('is an option of startEmulator: off, an emulator records nothing (the test setup turns the default on)', async () => {
+    const unchecked = await startEmulator({ inMemory: true, contractCheck: false });
+    onTestFinished(() => unchecked.close());
+    await plantBadPlugin(unchecked);
+    const list = contractViolations();
+    const before = list.length;
+    expect((await call(unchecked.url, 'GET', '/api/plugins/plg_bad', { token: unchecked.token! })).status).toBe(200);
+    expect(list.slice(before)).toEqual([]);
   });
 });
