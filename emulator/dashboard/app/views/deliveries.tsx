@@ -47,7 +47,7 @@ export function DeliveriesView({ params }: ViewProps) {
         <form className="toolbar" role="search" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
           <label>
             Plugin
-            <input value={pluginId} onChange={(e) => setPluginId(e.target.value)} list="dl-plugins" placeholder="any plugin id" />
+            <input aria-label="Plugin" value={pluginId} onChange={(e) => setPluginId(e.target.value)} list="dl-plugins" placeholder="any plugin id" />
             <datalist id="dl-plugins">
               {plugins.map((p) => (
                 <option key={p} value={p} />
@@ -56,7 +56,7 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Event type
-            <select value={type} onChange={(e) => setType(e.target.value)}>
+            <select aria-label="Event type" value={type} onChange={(e) => setType(e.target.value)}>
               <option value="">any</option>
               {EVENT_KINDS.map((k) => (
                 <option key={k} value={k}>
@@ -67,7 +67,7 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Status
-            <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
               <option value="">any</option>
               {DELIVERY_STATUSES.map((s) => (
                 <option key={s} value={s}>
@@ -78,7 +78,7 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Search
-            <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id, event id, URL…" />
+            <input aria-label="Search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id, event id, URL…" />
           </label>
         </form>
         <ErrorBox error={feed.error} />
