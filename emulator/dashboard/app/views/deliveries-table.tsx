@@ -19,8 +19,7 @@ export function statusClass(status: string): string {
 }
 
 function time(iso: string): string {
-  const d = new Date(iso);
-  return `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${d.toLocaleTimeString(undefined, { hour12: false })}`;
+  return new Date(iso).toLocaleTimeString(undefined, { hour12: false });
 }
 
 /**
@@ -55,7 +54,9 @@ export function DeliveriesTable({ rows, selected, onOpen }: { rows: Delivery[]; 
                 style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
                 onClick={() => onOpen(d.id)}
               >
-                <div role="cell" className="muted">{time(d.createdAt)}</div>
+                <div role="cell" className="muted" title={new Date(d.createdAt).toLocaleString()}>
+                  {time(d.createdAt)}
+                </div>
                 <div role="cell" className={statusClass(d.status)}>{d.status}</div>
                 <div role="cell">{d.type}</div>
                 <div role="cell" className="mono">{d.pluginId}</div>
