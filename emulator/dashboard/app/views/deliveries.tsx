@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_KINDS } from '../../../../src/contract/enums.js';
 import type { ViewProps } from '../view-props.js';
 import { ErrorBox } from '../components/error-box.js';
@@ -34,6 +34,7 @@ export function DeliveriesView({ params }: ViewProps) {
   const selected = params[0];
   const plugins = useMemo(() => [...new Set(feed.rows.slice(0, 2000).map((d) => d.pluginId))].sort(), [feed.rows]);
   const live = selected ? feed.rows.find((d) => d.id === selected) : undefined;
+  const open = useCallback((id: string) => navigate('deliveries', id), []);
 
   return (
     <div className={`dl-page${selected ? ' dl-with-detail' : ''}`}>
@@ -83,7 +84,7 @@ export function DeliveriesView({ params }: ViewProps) {
         </form>
         <ErrorBox error={feed.error} />
         {!feed.loading && feed.rows.length === 0 && !feed.error && <p className="muted">No deliveries{Object.values(filters).some(Boolean) ? ' match these filters' : ' yet: trigger an event or install a plugin'}.</p>}
-        <DeliveriesTable rows={feed.rows} selected={selected} onOpen={(id) => navigate('deliveries', id)} />
+        <DeliveriesTable rows={feed.rows} selected={selected} onOpen={open} />
       </div>
       {selected && <DeliveryDetail deliveryId={selected} live={live} onResent={feed.upsert} />}
     </div>
