@@ -136,6 +136,7 @@ export interface Emulator {
 /** Starts an emulator: opens the store, seeds it when empty, and listens on both ports. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   if (options.inMemory && options.dataDir !== undefined) throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
+  const startedAt = new Date();
   const dataDir = options.inMemory ? undefined : options.dataDir;
   const host = options.host ?? '127.0.0.1';
   if (options.adminToken !== undefined && (typeof options.adminToken !== 'string' || !/^[\x21-\x7e]{16,500}$/.test(options.adminToken))) {
@@ -192,6 +193,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [], logins },
         storeId,
         dataDir: dataDir ?? null,
+        startedAt,
+        storageBackend: storageBackendOf(options.storage, storage.kind),
+        llm: options.llm ? { baseUrl: options.llm.baseUrl, model: options.llm.model, hasApiKey: Boolean(options.llm.apiKey) } : null,
         credentials: workspaceOf(effectiveSeed, credentials),
       },
       events,
@@ -282,6 +286,19 @@ function credentialsOf(seed: Seed): Credentials {
     orgId: first?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === first?.userId))?.id ?? null,
   };
 }
+
+/** The storage backend as the overview shows it: the endpoint's origin only (never its credentials). */
+function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | 's3'): EmulatorConfigOf['storageBackend'] {
+  if (kind !== 's3' || !settings?.s3Endpoint) return { backend: 'embedded', endpoint: null, bucket: null };
+  let endpoint: string | null = null;
+  try {
+    endpoint = new URL(settings.s3Endpoint).origin;
+  } catch {
+    // the S3 store refused it at start already
+  }
+  return { backend: 's3', endpoint, bucket: settings.s3Bucket ?? 'plugsmith' };
+}
+type EmulatorConfigOf = Services['config'];
 
 /** The default workspace: the first token's user, its org, and that org's first agent and character. */
 function workspaceOf(seed: Seed, credentials: Credentials): WorkspaceCredentials {

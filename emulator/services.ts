@@ -29,6 +29,12 @@ export interface EmulatorConfig {
   storeId: string;
   /** The data dir, or null in memory. */
   dataDir: string | null;
+  /** Where uploads are kept: the embedded store, or an S3-compatible server's endpoint origin and bucket. */
+  storageBackend: { backend: 'embedded' | 's3'; endpoint: string | null; bucket: string | null };
+  /** When this emulator started. */
+  startedAt: Date;
+  /** The OpenAI-compatible backend of `engine: 'openai'` characters, without its API key; null when none is set. */
+  llm: { baseUrl: string; model: string; hasApiKey: boolean } | null;
   /** The default workspace (the seed's first token, its org, that org's first agent and character). */
   credentials: WorkspaceCredentials;
 }

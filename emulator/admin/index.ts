@@ -9,6 +9,7 @@ import adminApiKeyRoutes from '../routes/messaging/admin-api-keys.js';
 import adminStoreRoutes from '../routes/admin-store.js';
 import adminEventRoutes from '../routes/admin-events.js';
 import adminFaultRoutes from '../routes/admin-faults.js';
+import adminOverviewRoutes from '../routes/admin-overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard } from './guard.js';
 
@@ -35,6 +36,7 @@ export default async function adminSurface(
   await app.register(adminStoreRoutes, opts);
   await app.register(adminEventRoutes, opts);
   await app.register(adminFaultRoutes, opts);
+  await app.register(adminOverviewRoutes, opts);
   // The dashboard: static files and sign-in are open paths of the guard; everything else needs the header or a session cookie.
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }

@@ -37,3 +37,57 @@ export type DashboardLink = Static<typeof DashboardLinkSchema>;
 
 /** `data` of `DELETE /_emulator/dashboard/session`. */
 export const DashboardSignedOutSchema = Type.Object({ signedOut: Type.Literal(true) });
+
+/** The collections of the emulator's store, as the overview counts them. */
+export const STORE_COLLECTIONS = [
+  'users',
+  'orgs',
+  'memberships',
+  'tokens',
+  'apiKeys',
+  'plugins',
+  'actions',
+  'externalEvents',
+  'repositories',
+  'agents',
+  'characters',
+  'instances',
+  'deliveries',
+  'conversations',
+  'messages',
+  'files',
+  'repositoryFiles',
+] as const;
+export type StoreCollection = (typeof STORE_COLLECTIONS)[number];
+
+/** `data` of `GET /_emulator/overview`: what runs where, what the store holds, how deliveries stand. */
+export const OverviewSchema = Type.Object({
+  managementUrl: Type.String(),
+  messagingUrl: Type.String(),
+  storeId: Type.String(),
+  persistent: Type.Boolean(),
+  /** The data dir, or null in memory. */
+  dataDir: Nullable(Type.String()),
+  /** When this emulator started (ISO 8601) and how long ago, in whole seconds. */
+  startedAt: Type.String({ format: 'date-time' }),
+  uptimeSeconds: Type.Integer({ minimum: 0 }),
+  /** Records per collection of the store. */
+  counts: Type.Object(Object.fromEntries(STORE_COLLECTIONS.map((c) => [c, Type.Integer({ minimum: 0 })])) as Record<StoreCollection, ReturnType<typeof Type.Integer>>),
+  /** The webhook delivery queue: waiting for a first attempt, waiting for a retry, given up (failed or retries exhausted), delivered. */
+  deliveryQueue: Type.Object({
+    pending: Type.Integer({ minimum: 0 }),
+    retrying: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0 }),
+    delivered: Type.Integer({ minimum: 0 }),
+  }),
+  /** Where uploads are kept: the embedded store (served under /_storage) or an S3-compatible server. */
+  storage: Type.Object({
+    backend: Type.Union([Type.Literal('embedded'), Type.Literal('s3')]),
+    /** The S3 endpoint's origin (null for the embedded store). */
+    endpoint: Nullable(Type.String()),
+    bucket: Nullable(Type.String()),
+  }),
+  /** The OpenAI-compatible backend of `engine: 'openai'` characters, if one is configured (its API key is never shown). */
+  llm: Nullable(Type.Object({ baseUrl: Type.String(), model: Type.String(), hasApiKey: Type.Boolean() })),
+});
+export type Overview = Static<typeof OverviewSchema>;

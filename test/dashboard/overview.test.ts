@@ -1,19 +1,54 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { call } from '../helpers/http.js';
+import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
 
 describe('dashboard: sign-in and the Overview', () => {
-  it('opens signed in from a login link, shows the shell, and logs no errors', async () => {
+  it('opens signed in from a login link, leaves no code in the address bar, and keeps the session in an HttpOnly cookie', async () => {
     const emu = await startEmulator();
     onTestFinished(() => emu.close());
     const { page, consoleErrors } = await openDashboard(emu);
-    // The login code left the address bar (and history) once used.
     expect(page.url()).not.toContain('login=');
     await page.getByRole('link', { name: 'Overview', exact: true }).waitFor();
-    // The session is an HttpOnly, SameSite=Strict cookie scoped to the admin surface.
+    // Not in history either: back and forward land on the entry the page replaced.
+    await page.goBack();
+    await page.goForward();
+    expect(page.url()).not.toContain('login=');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const cookies = await page.context().cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ name: `plugsmith_dashboard_${new URL(emu.url).port}`, httpOnly: true, sameSite: 'Strict', path: '/_emulator' });
+    expectNoConsoleErrors(consoleErrors);
+  });
+
+  it('shows URLs, masked credentials with reveal and copy, the store, uptime, counts and queue, and refreshes them', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const context = await newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: emu.url });
+    const { page, consoleErrors } = await openDashboard(emu, 'overview', context);
+
+    await expect(page.getByLabel('Management API URL', { exact: true }).textContent()).resolves.toBe(emu.url);
+    await expect(page.getByLabel('Messaging API URL', { exact: true }).textContent()).resolves.toBe(emu.messagingUrl);
+    await expect(page.getByRole('definition').filter({ hasText: 'in memory' }).count()).resolves.toBe(1);
+    // The token is masked until revealed, and copied whole either way.
+    const token = page.getByLabel('token', { exact: true });
+    expect(await token.textContent()).not.toContain(emu.token!.slice(6));
+    await page.getByRole('button', { name: 'Copy token' }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(emu.token);
+    await page.getByRole('button', { name: 'Reveal token' }).click();
+    await expect(token.textContent()).resolves.toBe(emu.token);
+    expect(await page.getByLabel('API key', { exact: true }).textContent()).not.toBe(emu.apiKey);
+
+    const plugins = page.getByRole('row', { name: /^Plugins/ });
+    await expect(plugins.getByRole('cell').textContent()).resolves.toBe('0');
+    await call(emu.url, 'POST', '/api/plugins', {
+      token: emu.token!,
+      body: { orgId: emu.orgId, name: 'Weather', description: 'd', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:9/hook' },
+    });
+    // Refreshed without a reload.
+    await plugins.getByRole('cell', { name: '1', exact: true }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Hide token' }).click();
     await screenshot(page, 'overview');
     expectNoConsoleErrors(consoleErrors);
   });

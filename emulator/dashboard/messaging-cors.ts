@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../services.js';
+import { ownHostNames } from '../admin/guard.js';
+
+const ALLOWED_HEADERS = 'authorization, content-type, last-event-id';
+const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
+
+/**
+ * Whether an Origin is the emulator's own dashboard: http, one of the names the admin API answers
+ * under (a DNS-rebinding name is none of them), and the management API's port.
+ */
+export function dashboardOrigin(services: Services): (origin: string) => boolean {
+  const { host, adminHosts } = services.config.admin;
+  const isOwnName = ownHostNames(host, adminHosts);
+  return (origin) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    const port = new URL(services.config.publicUrl()).port;
+    return url.protocol === 'http:' && url.origin === origin && url.port === port && isOwnName(url.hostname.replace(/^\[|\]$/g, ''));
+  };
+}
+
+/**
+ * CORS on the messaging API for the emulator's own dashboard only (it is served by the management
+ * port, another origin): the allow headers for that origin, preflights answered, no credentials
+ * (the dashboard sends the API key in Authorization). Other origins get no CORS headers at all,
+ * so browsers keep their pages from reading any answer.
+ */
+export function installMessagingCors(app: FastifyInstance, services: Services): void {
+  const isDashboard = dashboardOrigin(services);
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string' || !isDashboard(origin)) return;
+    // On the raw response: event streams are hijacked and write their own head, which keeps these.
+    reply.raw.setHeader('access-control-allow-origin', origin);
+    reply.raw.setHeader('vary', 'Origin');
+    if (request.method === 'OPTIONS' && typeof request.headers['access-control-request-method'] === 'string') {
+      reply.raw.setHeader('access-control-allow-methods', ALLOWED_METHODS);
+      reply.raw.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
+      reply.raw.setHeader('access-control-max-age', '600');
+      return reply.status(204).send();
+    }
+  });
+}

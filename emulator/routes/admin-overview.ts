@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { typed, type RouteOptions } from './common.js';
+import type { Services } from '../services.js';
+import { Ok, OverviewSchema, STORE_COLLECTIONS, errorResponses, type Overview } from '../../src/contract/index.js';
+
+/** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
+export function overviewOf(services: Services, now = new Date()): Overview {
+  const { db, config } = services;
+  const counts = Object.fromEntries(STORE_COLLECTIONS.map((name) => [name, db[name].size])) as Overview['counts'];
+  // The status index answers the counts without reading every delivery; only pending ones are split.
+  let pending = 0;
+  let retrying = 0;
+  for (const delivery of db.deliveries.where('status', 'pending')) {
+    if (delivery.attempts.length === 0) pending++;
+    else retrying++;
+  }
+  const countOf = (status: string) => db.deliveries.lookup('status', status).ids.size;
+  return {
+    managementUrl: config.publicUrl(),
+    messagingUrl: config.messagingUrl(),
+    storeId: config.storeId,
+    persistent: services.store.persistent,
+    dataDir: config.dataDir,
+    startedAt: config.startedAt.toISOString(),
+    uptimeSeconds: Math.max(0, Math.floor((now.getTime() - config.startedAt.getTime()) / 1000)),
+    counts,
+    deliveryQueue: { pending, retrying, failed: countOf('failed') + countOf('exhausted'), delivered: countOf('delivered') },
+    storage: config.storageBackend,
+    llm: config.llm,
+  };
+}
+
+/** `GET /_emulator/overview`: what the dashboard's Overview shows. */
+export default async function adminOverviewRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
+}
