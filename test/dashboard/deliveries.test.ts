@@ -110,11 +110,11 @@ describe('dashboard: Deliveries', () => {
 
     // Copy body: exactly the signed bytes.
     await detail.getByRole('button', { name: 'Copy body' }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(received.body);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(received.body);
 
     // Copy as curl, run by sh against the real receiver: it gets the same bytes, and the signature verifies.
     await attempt.getByRole('button', { name: 'Copy as curl' }).click();
-    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    const curl = await page.evaluate<string>('navigator.clipboard.readText()');
     expect(await attempt.getByLabel('curl command of attempt 1').inputValue()).toBe(curl);
     const count = hook.received.length;
     await run('sh', ['-c', curl]);
@@ -176,7 +176,8 @@ describe('dashboard: Deliveries', () => {
       expect(inDom).toBeGreaterThan(5);
       expect(inDom).toBeLessThan(100);
       expect(await bodyRows(page).first().textContent()).toContain('dlv_bulk_09999');
-      await page.getByTestId('deliveries-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
+      // Browser code as a string: the tests' tsconfig has no DOM types.
+      await page.evaluate("document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9");
       await bodyRows(page).filter({ hasText: 'dlv_bulk_00000' }).waitFor();
       expect(await bodyRows(page).count()).toBeLessThan(100);
       await screenshot(page, 'deliveries-10k');
