@@ -17,6 +17,7 @@ const suites = {
   messaging: () => import('./messaging.js'),
   cli: () => import('./cli.js'),
   security: () => import('./security.js'),
+  dashboard: () => import('./dashboard.js'),
 };
 
 const selected = values.only ? values.only.split(',') : Object.keys(suites);

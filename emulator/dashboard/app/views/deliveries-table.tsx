@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { memo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Delivery } from '../../../../src/contract/index.js';
 
@@ -19,9 +19,37 @@ export function statusClass(status: string): string {
 }
 
 function time(iso: string): string {
-  const d = new Date(iso);
-  return `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${d.toLocaleTimeString(undefined, { hour12: false })}`;
+  return new Date(iso).toLocaleTimeString(undefined, { hour12: false });
 }
+
+/** One row; memoized, so a scroll renders only the rows that came into view. */
+const DeliveryRow = memo(function DeliveryRow({ delivery, index, start, selected, onOpen }: { delivery: Delivery; index: number; start: number; selected: boolean; onOpen: (id: string) => void }) {
+  return (
+              <div
+                role="row"
+                aria-rowindex={index + 2}
+                aria-selected={selected}
+                className="dl-row dl-body-row"
+                style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
+                onClick={() => onOpen(delivery.id)}
+              >
+                <div role="cell" className="muted" title={new Date(delivery.createdAt).toLocaleString()}>
+                  {time(delivery.createdAt)}
+                </div>
+                <div role="cell" className={statusClass(delivery.status)}>{delivery.status}</div>
+                <div role="cell">{delivery.type}</div>
+                <div role="cell" className="mono">{delivery.pluginId}</div>
+                <div role="cell" className="mono">{delivery.pluginInstanceId ?? '—'}</div>
+                <div role="cell">{delivery.attempts.length}</div>
+                <div role="cell">{lastAnswer(delivery)}</div>
+                <div role="cell" className="mono">
+                  <a href={`#/deliveries/${encodeURIComponent(delivery.id)}`} onClick={(e) => e.stopPropagation()}>
+                    {delivery.id}
+                  </a>
+                </div>
+              </div>
+    );
+});
 
 /**
  * The delivery log as an ARIA table whose rows are virtualized: only the rows in view (and a few
@@ -29,7 +57,7 @@ function time(iso: string): string {
  */
 export function DeliveriesTable({ rows, selected, onOpen }: { rows: Delivery[]; selected?: string; onOpen: (id: string) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12, getItemKey: (i) => rows[i].id });
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8, getItemKey: (i) => rows[i].id });
   return (
     <div className="dl-table" role="table" aria-label="Deliveries" aria-rowcount={rows.length + 1}>
       <div role="rowgroup" className="dl-head">
@@ -45,30 +73,7 @@ export function DeliveriesTable({ rows, selected, onOpen }: { rows: Delivery[]; 
         <div role="rowgroup" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const d = rows[item.index];
-            return (
-              <div
-                role="row"
-                key={item.key}
-                aria-rowindex={item.index + 2}
-                aria-selected={d.id === selected}
-                className="dl-row dl-body-row"
-                style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
-                onClick={() => onOpen(d.id)}
-              >
-                <div role="cell" className="muted">{time(d.createdAt)}</div>
-                <div role="cell" className={statusClass(d.status)}>{d.status}</div>
-                <div role="cell">{d.type}</div>
-                <div role="cell" className="mono">{d.pluginId}</div>
-                <div role="cell" className="mono">{d.pluginInstanceId ?? '—'}</div>
-                <div role="cell">{d.attempts.length}</div>
-                <div role="cell">{lastAnswer(d)}</div>
-                <div role="cell" className="mono">
-                  <a href={`#/deliveries/${encodeURIComponent(d.id)}`} onClick={(e) => e.stopPropagation()}>
-                    {d.id}
-                  </a>
-                </div>
-              </div>
-            );
+            return <DeliveryRow key={item.key} delivery={d} index={item.index} start={item.start} selected={d.id === selected} onOpen={onOpen} />;
           })}
         </div>
       </div>

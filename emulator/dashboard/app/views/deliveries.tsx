@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_KINDS } from '../../../../src/contract/enums.js';
 import type { ViewProps } from '../view-props.js';
 import { ErrorBox } from '../components/error-box.js';
@@ -34,6 +34,7 @@ export function DeliveriesView({ params }: ViewProps) {
   const selected = params[0];
   const plugins = useMemo(() => [...new Set(feed.rows.slice(0, 2000).map((d) => d.pluginId))].sort(), [feed.rows]);
   const live = selected ? feed.rows.find((d) => d.id === selected) : undefined;
+  const open = useCallback((id: string) => navigate('deliveries', id), []);
 
   return (
     <div className={`dl-page${selected ? ' dl-with-detail' : ''}`}>
@@ -47,7 +48,7 @@ export function DeliveriesView({ params }: ViewProps) {
         <form className="toolbar" role="search" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
           <label>
             Plugin
-            <input value={pluginId} onChange={(e) => setPluginId(e.target.value)} list="dl-plugins" placeholder="any plugin id" />
+            <input aria-label="Plugin" value={pluginId} onChange={(e) => setPluginId(e.target.value)} list="dl-plugins" placeholder="any plugin id" />
             <datalist id="dl-plugins">
               {plugins.map((p) => (
                 <option key={p} value={p} />
@@ -56,7 +57,7 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Event type
-            <select value={type} onChange={(e) => setType(e.target.value)}>
+            <select aria-label="Event type" value={type} onChange={(e) => setType(e.target.value)}>
               <option value="">any</option>
               {EVENT_KINDS.map((k) => (
                 <option key={k} value={k}>
@@ -67,7 +68,7 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Status
-            <select value={status} onChange={(e) => setStatus(e.target.value)}>
+            <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
               <option value="">any</option>
               {DELIVERY_STATUSES.map((s) => (
                 <option key={s} value={s}>
@@ -78,12 +79,12 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Search
-            <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id, event id, URL…" />
+            <input aria-label="Search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id, event id, URL…" />
           </label>
         </form>
         <ErrorBox error={feed.error} />
         {!feed.loading && feed.rows.length === 0 && !feed.error && <p className="muted">No deliveries{Object.values(filters).some(Boolean) ? ' match these filters' : ' yet: trigger an event or install a plugin'}.</p>}
-        <DeliveriesTable rows={feed.rows} selected={selected} onOpen={(id) => navigate('deliveries', id)} />
+        <DeliveriesTable rows={feed.rows} selected={selected} onOpen={open} />
       </div>
       {selected && <DeliveryDetail deliveryId={selected} live={live} onResent={feed.upsert} />}
     </div>

@@ -166,7 +166,7 @@ export function TriggerView(_props: ViewProps) {
           <div className="toolbar">
             <label>
               Plugin
-              <select value={pluginId} onChange={(e) => setPluginId(e.target.value)}>
+              <select aria-label="Plugin" value={pluginId} onChange={(e) => setPluginId(e.target.value)}>
                 {plugins.map((p) => (
                   <option key={p.id} value={p.id}>
                     {p.name} ({p.id})
@@ -176,7 +176,7 @@ export function TriggerView(_props: ViewProps) {
             </label>
             <label>
               Event type
-              <select value={type} onChange={(e) => setType(e.target.value as EventKind)}>
+              <select aria-label="Event type" value={type} onChange={(e) => setType(e.target.value as EventKind)}>
                 {plugin &&
                   eventsOf(plugin).map((k) => (
                     <option key={k} value={k}>
@@ -188,7 +188,7 @@ export function TriggerView(_props: ViewProps) {
             {needsInstance && (
               <label>
                 Instance
-                <select value={instanceId} onChange={(e) => setInstanceId(e.target.value)} disabled={instances.length === 0}>
+                <select aria-label="Instance" value={instanceId} onChange={(e) => setInstanceId(e.target.value)} disabled={instances.length === 0}>
                   {instances.length === 0 && <option value="">none: install the plugin first</option>}
                   {instances.map((i) => (
                     <option key={i.id} value={i.id}>
@@ -203,7 +203,7 @@ export function TriggerView(_props: ViewProps) {
           {plugin && !plugin.webhookUrl && <p className="status-warn">This plugin has no webhook URL: set one before triggering.</p>}
           <label>
             Payload (the event's data, JSON)
-            <textarea className="tr-payload mono" value={payload} onChange={(e) => setPayload(e.target.value)} spellCheck={false} />
+            <textarea aria-label="Payload (the event's data, JSON)" className="tr-payload mono" value={payload} onChange={(e) => setPayload(e.target.value)} spellCheck={false} />
           </label>
           <ErrorBox error={error} />
           <div className="toolbar">
