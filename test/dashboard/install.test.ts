@@ -75,7 +75,7 @@ describe('dashboard: Verify & install', () => {
       scopes: ['AGENT_MESSAGE_WRITE'],
       inputs: { city: 'Oslo', units: 'metric', days: 3, verbose: true, extra: { lang: 'nb' } },
     });
-    await done.getByText(instances.body.data[0].id).waitFor();
+    await done.getByText(instances.body.data[0].id, { exact: true }).waitFor();
     await hook.waitFor(1, 'PLUGIN_INSTALLED');
     await screenshot(page, 'install', { fullPage: true });
 
