@@ -107,7 +107,7 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
     <div className="form-grid">
       {fields.map(({ name, schema, kind, required }) => {
         const label = (
-          <>
+          <span>
             {schema.title ?? name}
             {required && (
               <span className="required" aria-hidden="true">
@@ -115,7 +115,7 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
               </span>
             )}
             {schema.description && <span className="muted"> — {schema.description}</span>}
-          </>
+          </span>
         );
         const value = texts[name] ?? '';
         if (kind === 'boolean') {
