@@ -39,6 +39,8 @@ export const env = {
   llmBaseUrl: () => process.env.PLUGSMITH_LLM_BASE_URL || undefined,
   llmModel: () => process.env.PLUGSMITH_LLM_MODEL || undefined,
   llmApiKey: () => process.env.PLUGSMITH_LLM_API_KEY || undefined,
+  /** The browser `--open` runs with the dashboard's URL (a command, as in many Unix tools); default: the system's. */
+  browser: () => process.env.BROWSER || undefined,
 } as const;
 
 /** A URL variable: unset, or an absolute http(s) URL (else a usage error naming the variable). */

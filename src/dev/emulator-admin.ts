@@ -56,6 +56,11 @@ export class EmulatorAdmin {
     return this.call('GET', '/_emulator/health');
   }
 
+  /** POST /_emulator/dashboard/login-links: a fresh single-use login link of the web dashboard. */
+  dashboardLink(): Promise<{ dashboardUrl: string }> {
+    return this.call('POST', '/_emulator/dashboard/login-links');
+  }
+
   /** GET /_emulator/export: every record of every collection. */
   export(): Promise<Record<string, unknown>> {
     return this.call('GET', '/_emulator/export');

@@ -17,6 +17,8 @@ export interface LocalEmulator {
   adminToken: string | undefined;
   /** The store's stable id (null: an emulator too old to tell). */
   storeId: string | null;
+  /** A single-use login link of its web dashboard (null when it could not mint one, e.g. without its admin token). */
+  dashboardUrl: string | null;
   /** True when this process started it (and stops it). */
   owned: boolean;
   dataDir: string | null;
@@ -28,7 +30,7 @@ export interface LocalEmulator {
 /** How to start one when none runs. Ports left undefined default to 4010 and 4011, or free ones when those are taken. */
 export interface LocalEmulatorOptions {
   /** An emulator named on the command line (--base-url): used as it is, never started. */
-  target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close' | 'notes' | 'storeId'>;
+  target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close' | 'notes' | 'storeId' | 'dashboardUrl'>;
   dataDir: string;
   port?: number;
   messagingPort?: number;
@@ -92,7 +94,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
       throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${(error as Error).message}`, EXIT.NETWORK);
     }
     const storeId = typeof health.storeId === 'string' ? health.storeId : null;
-    return { ...target, storeId, owned: false, dataDir: null, notes: [], close: async () => undefined };
+    return { ...target, storeId, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
   }
   const running = await liveEmulator();
   if (running && running.token && running.orgId) {
@@ -102,7 +104,8 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     if (options.port !== undefined && options.port !== 0 && options.port !== runningPort) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
     }
-    return { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, owned: false, dataDir: running.dataDir, notes, close: async () => undefined };
+    const dashboardUrl = await mintedLink(running.url, adminToken);
+    return { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, dashboardUrl, owned: false, dataDir: running.dataDir, notes, close: async () => undefined };
   }
 
   const host = '127.0.0.1';
@@ -148,6 +151,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     orgId: started.orgId!,
     storeId: started.storeId,
     adminToken: started.adminToken,
+    dashboardUrl: started.dashboardUrl,
     owned: true,
     dataDir: started.dataDir,
     notes,
@@ -161,4 +165,14 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
       }
     },
   };
+}
+
+/** A fresh dashboard login link from a running emulator, or null when it will not give one (no admin token, an older emulator). */
+async function mintedLink(url: string, adminToken: string | undefined): Promise<string | null> {
+  if (!adminToken) return null;
+  try {
+    return (await new EmulatorAdmin(url, { adminToken }).dashboardLink()).dashboardUrl;
+  } catch {
+    return null;
+  }
 }

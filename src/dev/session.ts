@@ -44,6 +44,8 @@ export interface DevReporter {
   info(message: string): void;
   warn(message: string): void;
   delivery(notice: AttemptNotice): void;
+  /** The emulator is there: its URLs and a login link of its dashboard (null when none could be made). */
+  emulatorReady?(emulator: { url: string; messagingUrl: string; dashboardUrl: string | null }): void | Promise<void>;
   pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
 }
 
@@ -97,6 +99,7 @@ export class DevSession {
     const emu = this.emulator;
     for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
+    await this.report.emulatorReady?.({ url: emu.url, messagingUrl: emu.messagingUrl, dashboardUrl: emu.dashboardUrl });
     if (o.faults?.faults !== undefined) {
       // One admin call serves both cases: an emulator started here already has the profile (the seed is read back), a running one gets it now.
       const admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });

@@ -62,8 +62,11 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   await mkdir(join(dir, 'schemas'));
   await writeFile(join(dir, 'schemas', 'lookup-args.json'), JSON.stringify(argsSchema(['query'])));
   const port = await freePort();
-  const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
-  const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env });
+  // --open runs BROWSER with the dashboard's login link: this one writes it down.
+  const opened = join(configDir, 'opened.txt');
+  await writeFile(join(configDir, 'browser.sh'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 });
+  const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', BROWSER: join(configDir, 'browser.sh') };
+  const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0', '--open'], { cwd: dir, env });
   const seen: string[] = [];
 
   // The challenge and the manifest's install show up live, each as one line.
@@ -76,6 +79,9 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
 
   // Other terminals find the emulator (state file) and the plugin (project state).
   const state = JSON.parse(await readFile(join(configDir, 'emulator.json'), 'utf8'));
+  const dashboardUrl = /Dashboard: (\S+)/.exec(dev.stderr())?.[1];
+  expect(dashboardUrl).toMatch(new RegExp(`^${state.url}/_emulator/dashboard/#login=[A-Za-z0-9_-]+$`));
+  expect(await readFile(opened, 'utf8')).toBe(dashboardUrl);
   const cliEnv = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: state.url, PLUGSMITH_TOKEN: state.token, PLUGSMITH_MESSAGING_URL: state.messagingUrl, PLUGSMITH_API_KEY: state.apiKey };
   const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
   expect(triggered.code, triggered.stderr).toBe(0);

@@ -19,6 +19,7 @@ interface DevFlags {
   messagingUrl?: string;
   faults?: string;
   faultsSeed?: string;
+  open?: boolean;
 }
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
@@ -55,6 +56,17 @@ const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
       info: (m) => note(io, global, err.cyan('dev  ') + m),
       warn: (m) => note(io, global, err.yellow('dev  ') + m),
       delivery: (notice) => io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, out)) + '\n'),
+      emulatorReady: async ({ url, messagingUrl, dashboardUrl }) => {
+        // With --json the first line on stdout says where the emulator and its dashboard are; deliveries follow.
+        if (global.json) io.stdout.write(JSON.stringify({ url, messagingUrl, dashboardUrl }) + '\n');
+        else if (dashboardUrl) note(io, global, err.cyan('dev  ') + `Dashboard: ${dashboardUrl}`);
+        else note(io, global, err.yellow('dev  ') + 'no dashboard link: the admin token of this emulator is unknown (set PLUGSMITH_ADMIN_TOKEN)');
+        if (o.open && dashboardUrl) {
+          const { openInBrowser } = await import('../../ui/open-browser.js');
+          const problem = await openInBrowser(dashboardUrl);
+          if (problem) note(io, global, err.yellow('dev  ') + `could not open a browser (${problem}): open the Dashboard link yourself, or set BROWSER`);
+        }
+      },
       pluginOutput: (line) => {
         if (!global.quiet && !global.json) io.stderr.write(err.dim('plugin  ') + line + '\n');
       },

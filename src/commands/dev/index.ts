@@ -18,6 +18,7 @@ export const devCommands = [
       { flags: '--no-installs', description: 'do not create the manifest\'s installs' },
       { flags: '--faults <profile>', description: 'inject faults into the deliveries, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1 (README: Fault injection); on a running emulator until dev stops' },
       { flags: '--faults-seed <seed>', description: 'seed the faults are drawn from (default: a random one, printed)' },
+      { flags: '--open', description: 'open the emulator\'s web dashboard in the default browser (env BROWSER names another)' },
       ...targetOptions,
     ],
     load: () => import('./dev.js'),

@@ -39,6 +39,7 @@ export const emulatorCommands = [
       { flags: '--llm-base-url <url>', description: 'OpenAI-compatible chat-completions base URL for characters with engine "openai", e.g. http://127.0.0.1:11434/v1 (env PLUGSMITH_LLM_BASE_URL)' },
       { flags: '--llm-model <model>', description: 'model name for the LLM backend (env PLUGSMITH_LLM_MODEL)' },
       { flags: '--llm-api-key <key>', description: 'API key for the LLM backend (env PLUGSMITH_LLM_API_KEY)' },
+      { flags: '--open', description: 'open the web dashboard in the default browser once ready (env BROWSER names another)' },
     ],
     load: () => import('./start.js'),
   }),
@@ -67,6 +68,13 @@ export const emulatorCommands = [
       { flags: '--base-url <url>', description: 'read it from this running emulator (default: an in-memory one started for the purpose)' },
     ],
     load: () => import('./openapi.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'dashboard'],
+    summary: 'Print a single-use login link of the running emulator\'s web dashboard (--open opens it)',
+    examples: ['plugsmith emulator dashboard --open', 'plugsmith emulator dashboard --json'],
+    options: [{ flags: '--open', description: 'open the link in the default browser (env BROWSER names another)' }, urlOption],
+    load: () => import('./dashboard.js'),
   }),
   defineCommand({
     path: ['emulator', 'reset'],

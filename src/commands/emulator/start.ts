@@ -26,6 +26,7 @@ interface StartOptions {
   llmApiKey?: string;
   faults?: string;
   faultsSeed?: string;
+  open?: boolean;
 }
 
 function llmOptions(o: StartOptions) {
@@ -110,7 +111,11 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const statePath = emulatorStatePath();
   const faultSettings = emulator.faults.get();
 
-  if (global.json) io.stdout.write(JSON.stringify(faultSettings.on ? { ...state, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : state) + '\n');
+  const dashboardUrl = emulator.dashboardUrl;
+  if (global.json) {
+    const ready = { ...state, dashboardUrl };
+    io.stdout.write(JSON.stringify(faultSettings.on ? { ...ready, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : ready) + '\n');
+  }
   else {
     io.stdout.write(
       [
@@ -124,10 +129,19 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
         `  store           ${state.dataDir ?? 'in memory'} (${state.storeId})`,
         ...(faultSettings.on ? [`  faults          ${faultSettings.profile}  (seed ${faultSettings.seed}; reproduce with --faults-seed ${faultSettings.seed})`] : []),
         '',
+        `Dashboard: ${dashboardUrl}`,
+        '  (the link works once; `plugsmith emulator dashboard --open` makes another)',
+        '',
         'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
         '',
       ].join('\n'),
     );
+  }
+
+  if (o.open) {
+    const { openInBrowser } = await import('../../ui/open-browser.js');
+    const problem = await openInBrowser(dashboardUrl);
+    if (problem) note(io, global, `could not open a browser (${problem}): open the Dashboard link yourself, or set BROWSER`);
   }
 
   const loopbackHost = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(o.host);

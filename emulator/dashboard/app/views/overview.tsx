@@ -175,7 +175,7 @@ export function OverviewView(_props: ViewProps) {
                 <td>{overview?.deliveryQueue.pending ?? '…'}</td>
                 <td className={overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined}>{overview?.deliveryQueue.retrying ?? '…'}</td>
                 <td className={overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined}>{overview?.deliveryQueue.failed ?? '…'}</td>
-                <td className="status-ok">{overview?.deliveryQueue.delivered ?? '…'}</td>
+                <td className={overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined}>{overview?.deliveryQueue.delivered ?? '…'}</td>
               </tr>
             </tbody>
           </table>

@@ -1,0 +1,94 @@
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { request } from 'undici';
+import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+
+/** A BROWSER script that appends each URL it is given to a file, as a browser would open it. */
+async function recordingBrowser(dir: string): Promise<{ env: { BROWSER: string }; opened: () => Promise<string[]> }> {
+  const log = join(dir, 'opened.txt');
+  const script = join(dir, 'browser.sh');
+  await writeFile(script, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\n`);
+  await chmod(script, 0o755);
+  return {
+    env: { BROWSER: script },
+    opened: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l !== ''),
+  };
+}
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let i = 0; ; i++) {
+    const value = await read();
+    if (done(value) || i > 100) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Signs in with a link's code, as the page does: the status and the cookie it sets. */
+async function signIn(dashboardUrl: string): Promise<{ status: number; cookie: string | undefined }> {
+  const url = new URL(dashboardUrl);
+  const code = /^#login=(.+)$/.exec(url.hash)![1];
+  const response = await request(`${url.origin}/_emulator/dashboard/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  await response.body.text();
+  const setCookie = response.headers['set-cookie'];
+  return { status: response.statusCode, cookie: Array.isArray(setCookie) ? setCookie[0] : setCookie };
+}
+
+describe('the dashboard link from the CLI', () => {
+  test('emulator start --json --open: dashboardUrl in the JSON, opened through BROWSER, good once', async () => {
+    const config = await tempConfigDir();
+    const browser = await recordingBrowser(config);
+    const proc = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json', '--open'], { env: { PLUGSMITH_CONFIG_DIR: config, ...browser.env } });
+    const ready = JSON.parse(await proc.nextLine()) as { url: string; dashboardUrl: string; adminToken: string };
+    expect(ready.dashboardUrl).toMatch(new RegExp(`^${ready.url}/_emulator/dashboard/#login=[A-Za-z0-9_-]{20,}$`));
+    // The state file other commands read holds no login link.
+    expect(await readFile(join(config, 'emulator.json'), 'utf8')).not.toContain('login=');
+    expect(await waitFor(browser.opened, (o) => o.length > 0)).toEqual([ready.dashboardUrl]);
+
+    const first = await signIn(ready.dashboardUrl);
+    expect(first.status).toBe(200);
+    expect(first.cookie).toMatch(/HttpOnly/);
+    expect((await signIn(ready.dashboardUrl)).status).toBe(401);
+
+    // `emulator dashboard` mints another link from the running emulator (admin token from the state file).
+    const human = await runCli(['emulator', 'dashboard', '--open'], { env: { PLUGSMITH_CONFIG_DIR: config, ...browser.env } });
+    expect(human.code).toBe(0);
+    const link = /^Dashboard: (\S+)$/m.exec(human.stdout)?.[1];
+    expect(link).toMatch(new RegExp(`^${ready.url}/_emulator/dashboard/#login=`));
+    expect(link).not.toBe(ready.dashboardUrl);
+    expect(await waitFor(browser.opened, (o) => o.length > 1)).toEqual([ready.dashboardUrl, link]);
+    expect(human.stdout + human.stderr).not.toContain(ready.adminToken);
+
+    const json = await runCli(['emulator', 'dashboard', '--json'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    expect(json.code).toBe(0);
+    const minted = JSON.parse(json.stdout) as { url: string; dashboardUrl: string };
+    expect(minted.url).toBe(ready.url);
+    expect((await signIn(minted.dashboardUrl)).status).toBe(200);
+    expect((await signIn(link!)).status).toBe(200);
+    await proc.stop('SIGTERM');
+  });
+
+  test('emulator start without --json prints a Dashboard: line', async () => {
+    const config = await tempConfigDir();
+    const proc = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    let line = '';
+    while (!line.startsWith('Dashboard: ')) line = await proc.nextLine();
+    expect(line).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/_emulator\/dashboard\/#login=[A-Za-z0-9_-]+$/);
+    await proc.stop('SIGTERM');
+  });
+
+  test('emulator dashboard with no running emulator exits 4 and says how to start one; a named one that does not answer is 7', async () => {
+    const config = await tempConfigDir();
+    const none = await runCli(['emulator', 'dashboard'], { env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' } });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain('plugsmith emulator start');
+    // A URL where nothing listens is a network error, as for every admin command (README: Exit codes).
+    const dead = await runCli(['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    expect(dead.code).toBe(7);
+    expect(dead.stderr).toContain('http://127.0.0.1:9/_emulator/dashboard/login-links');
+  });
+});

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { request } from 'undici';
+import { call, type ApiResponse } from '../helpers/http.js';
+
+// The dashboard signs in with single-use login codes (in the URL's fragment) traded for an HttpOnly
+// session cookie; the cookie then counts as the admin credential, on this emulator only. Everything
+// else the admin guard refuses stays refused: other origins, other hosts, CORS-simple bodies.
+
+let emu: Emulator;
+let other: Emulator;
+
+beforeAll(async () => {
+  [emu, other] = await Promise.all([startEmulator(), startEmulator()]);
+});
+afterAll(async () => {
+  await Promise.all([emu?.close(), other?.close()]);
+});
+
+function codeOf(link: string): string {
+  return /#login=([A-Za-z0-9_-]+)$/.exec(link)![1];
+}
+
+function setCookieOf(response: ApiResponse): string {
+  const value = response.headers['set-cookie'];
+  return String(Array.isArray(value) ? value[0] : value);
+}
+
+/** A signed-in cookie header (`name=value`) of `target`. */
+async function session(target: Emulator): Promise<string> {
+  const signedIn = await call(target.url, 'POST', '/_emulator/dashboard/session', { body: { code: codeOf(target.dashboardLink()) } });
+  expect(signedIn.status).toBe(200);
+  return setCookieOf(signedIn).split(';')[0];
+}
+
+describe('login codes', () => {
+  it('a code works exactly once; the answer is the workspace and an HttpOnly SameSite=Strict cookie on /_emulator named by the port', async () => {
+    const code = codeOf(emu.dashboardLink());
+    const first = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code } });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ managementUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey, orgId: emu.orgId, storeId: emu.storeId, persistent: false, dataDir: null });
+    const cookie = setCookieOf(first);
+    expect(cookie).toMatch(new RegExp(`^plugsmith_dashboard_${new URL(emu.url).port}=[A-Za-z0-9_-]{40,}; HttpOnly; SameSite=Strict; Path=/_emulator$`));
+
+    const again = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code } });
+    expect(again.status).toBe(401);
+    expect(again.body.error.message).toContain('plugsmith emulator dashboard');
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('the link printed at start works once too; an unknown code is 401, a malformed one 400, a form or text body 415', async () => {
+    const started = codeOf(emu.dashboardUrl);
+    expect((await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code: started } })).status).toBe(200);
+    expect((await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code: started } })).status).toBe(401);
+    expect((await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code: 'never-minted-code-000000000000' } })).status).toBe(401);
+    const malformed = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code: 'a b' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.details[0].path).toEqual(['code']);
+    const fresh = codeOf(emu.dashboardLink());
+    for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
+      const res = await call(emu.url, 'POST', '/_emulator/dashboard/session', { rawBody: `code=${fresh}`, headers: { 'content-type': contentType } });
+      expect(res.status, contentType).toBe(415);
+    }
+    // Those refusals did not spend it.
+    expect((await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code: fresh } })).status).toBe(200);
+  });
+
+  it('a code of one emulator does not sign in to another', async () => {
+    const code = codeOf(emu.dashboardLink());
+    expect((await call(other.url, 'POST', '/_emulator/dashboard/session', { body: { code } })).status).toBe(401);
+  });
+
+  it('minting a link needs the admin credential (or a session), and the link never carries the admin token', async () => {
+    expect((await call(emu.url, 'POST', '/_emulator/dashboard/login-links')).status).toBe(401);
+    const minted = await call(emu.url, 'POST', '/_emulator/dashboard/login-links', { headers: emu.adminHeaders });
+    expect(minted.status).toBe(200);
+    expect(minted.body.data.dashboardUrl).toMatch(new RegExp(`^${emu.url}/_emulator/dashboard/#login=`));
+    for (const link of [minted.body.data.dashboardUrl, emu.dashboardUrl, emu.dashboardLink()]) expect(link).not.toContain(emu.adminToken);
+  });
+});
+
+describe('the session cookie', () => {
+  it('counts as the admin credential on /_emulator until signed out', async () => {
+    const cookie = await session(emu);
+    expect((await call(emu.url, 'GET', '/_emulator/overview')).status).toBe(401);
+    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { cookie } })).status).toBe(200);
+    expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie } })).body.data.storeId).toBe(emu.storeId);
+    const out = await call(emu.url, 'DELETE', '/_emulator/dashboard/session', { headers: { cookie } });
+    expect(out.status).toBe(200);
+    expect(setCookieOf(out)).toContain('Max-Age=0');
+    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { cookie } })).status).toBe(401);
+    expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie } })).status).toBe(401);
+  });
+
+  it('of one emulator does not work on another emulator on another port, under either cookie name', async () => {
+    const cookie = await session(emu);
+    const value = cookie.split('=')[1];
+    const otherName = `plugsmith_dashboard_${new URL(other.url).port}`;
+    for (const sent of [cookie, `${otherName}=${value}`]) {
+      expect((await call(other.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie: sent } })).status, sent).toBe(401);
+      expect((await call(other.url, 'GET', '/_emulator/export', { headers: { cookie: sent } })).status, sent).toBe(401);
+    }
+  });
+
+  it('does not open state changes to web pages: other origins, other sites and CORS-simple bodies are refused even with it', async () => {
+    const cookie = await session(emu);
+    const agents = emu.services.db.agents.size;
+    const attempts: Array<Record<string, string>> = [
+      { origin: 'http://127.0.0.1:1' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of attempts) {
+      const res = await call(emu.url, 'POST', '/_emulator/agents', { headers: { cookie, ...headers }, body: { orgId: emu.orgId, name: 'Intruder' } });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie, ...headers } })).status).toBe(403);
+    }
+    const form = await call(emu.url, 'POST', '/_emulator/agents', { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'name=Intruder' });
+    expect(form.status).toBe(415);
+    expect(emu.services.db.agents.size).toBe(agents);
+  });
+});
+
+describe('the dashboard files', () => {
+  it('are served without a credential, with a strict CSP, no framing and no Referer; /_emulator/dashboard redirects to the folder', async () => {
+    const redirect = await call(emu.url, 'GET', '/_emulator/dashboard');
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.location).toBe('/_emulator/dashboard/');
+    for (const [path, type] of [
+      ['/_emulator/dashboard/', 'text/html'],
+      ['/_emulator/dashboard/app.js', 'text/javascript'],
+      ['/_emulator/dashboard/app.css', 'text/css'],
+    ]) {
+      const res = await call(emu.url, 'GET', path);
+      expect(res.status, path).toBe(200);
+      expect(String(res.headers['content-type'])).toContain(type);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain(`connect-src 'self' ${emu.messagingUrl}`);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+      expect(text).not.toContain(emu.adminToken);
+      expect(text).not.toContain(emu.token!);
+    }
+  });
+
+  it('answer only under the emulator\'s own names (DNS rebinding) and to no other origin', async () => {
+    const port = new URL(emu.url).port;
+    for (const path of ['/_emulator/dashboard/', '/_emulator/dashboard/app.js', '/_emulator/dashboard/session']) {
+      const rebound = await call(emu.url, 'GET', path, { headers: { host: `attacker.example:${port}` } });
+      expect(rebound.status, path).toBe(403);
+      const framedBy = await call(emu.url, 'GET', path, { headers: { origin: 'http://attacker.example' } });
+      expect(framedBy.status, path).toBe(403);
+    }
+    const code = codeOf(emu.dashboardLink());
+    const reboundLogin = await call(emu.url, 'POST', '/_emulator/dashboard/session', { headers: { host: `attacker.example:${port}` }, body: { code } });
+    expect(reboundLogin.status).toBe(403);
+    expect(reboundLogin.headers['set-cookie']).toBeUndefined();
+    // The refused attempt did not spend the code.
+    expect((await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code } })).status).toBe(200);
+  });
+});
+
+describe('messaging CORS', () => {
+  const dashboardOrigin = () => emu.url;
+  it('answers the dashboard\'s origin (preflight included) and no other', async () => {
+    const preflight = await call(emu.messagingUrl, 'OPTIONS', '/conversations', {
+      headers: { origin: dashboardOrigin(), 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(dashboardOrigin());
+    expect(String(preflight.headers['access-control-allow-headers'])).toContain('authorization');
+    expect(String(preflight.headers['access-control-allow-headers'])).toContain('last-event-id');
+    expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
+
+    const created = await call(emu.messagingUrl, 'POST', '/conversations', { headers: { origin: dashboardOrigin(), authorization: `Bearer ${emu.apiKey}` }, body: { characterId: 'char_nova' } });
+    expect(created.status).toBe(201);
+    expect(created.headers['access-control-allow-origin']).toBe(dashboardOrigin());
+    const conversation = `/conversations/${created.body.data.id}`;
+    // The event stream writes its own head: the header is there too.
+    const events = await request(`${emu.messagingUrl}${conversation}/events`, { headers: { origin: dashboardOrigin(), authorization: `Bearer ${emu.apiKey}` } });
+    expect(events.statusCode).toBe(200);
+    expect(events.headers['access-control-allow-origin']).toBe(dashboardOrigin());
+    events.body.destroy();
+
+    const port = new URL(emu.url).port;
+    for (const origin of ['http://attacker.example', `http://attacker.example:${port}`, emu.messagingUrl, 'http://127.0.0.1:1', 'null', `https://127.0.0.1:${port}`]) {
+      const pre = await call(emu.messagingUrl, 'OPTIONS', '/conversations', { headers: { origin, 'access-control-request-method': 'POST' } });
+      expect(pre.headers['access-control-allow-origin'], origin).toBeUndefined();
+      const get = await call(emu.messagingUrl, 'GET', conversation, { headers: { origin, authorization: `Bearer ${emu.apiKey}` } });
+      expect(get.status).toBe(200);
+      expect(get.headers['access-control-allow-origin'], origin).toBeUndefined();
+    }
+    // localhost is the same emulator under another of its names.
+    const localhost = await call(emu.messagingUrl, 'OPTIONS', '/conversations', { headers: { origin: `http://localhost:${port}`, 'access-control-request-method': 'GET' } });
+    expect(localhost.headers['access-control-allow-origin']).toBe(`http://localhost:${port}`);
+  });
+});
