@@ -165,7 +165,7 @@ export function ChatView({ params }: ViewProps) {
             }}
           >
             <label style={{ flex: 1 }}>
-              Message
+              Your message
               <input value={text} onChange={(e) => setText(e.target.value)} placeholder="Say hello" />
             </label>
             <label>

@@ -160,8 +160,8 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
         <label>
           Order of {label.toLowerCase()}
           <select value={state.sortOrder} onChange={(e) => change({ sortOrder: e.target.value === 'asc' ? 'asc' : 'desc' })}>
-            <option value="desc">newest / Z–A first (desc)</option>
-            <option value="asc">oldest / A–Z first (asc)</option>
+            <option value="desc">descending</option>
+            <option value="asc">ascending</option>
           </select>
         </label>
         {config.filters.map((f) => (

@@ -50,7 +50,7 @@ function definitions(key: 'actions' | 'external-events', noun: string, schemaFie
     target: 'api',
     listPath: (ctx) => `/plugins/${parentId(ctx)}/${key}`,
     sortFields: ['createdAt', 'updatedAt', 'name', 'title'],
-    filters: [{ field: 'name', label: `${noun} name` }],
+    filters: [{ field: 'name', label: `${noun[0].toUpperCase()}${noun.slice(1)} name` }],
     columns: [
       { field: 'name', label: 'Name' },
       { field: 'title', label: 'Title' },

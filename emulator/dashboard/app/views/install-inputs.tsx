@@ -24,6 +24,11 @@ function kindOf(schema: PropertySchema): FieldKind {
 export function formFields(inputsSchema: Record<string, unknown>): Array<{ name: string; schema: PropertySchema; kind: FieldKind; required: boolean }> | null {
   const properties = inputsSchema.properties;
   if (inputsSchema.type !== undefined && inputsSchema.type !== 'object') return null;
+  if (properties === undefined) {
+    // `{}` or `{ type: 'object' }`: nothing declared, so nothing to ask for.
+    const constraining = Object.keys(inputsSchema).filter((k) => !['type', '$schema', '$id', 'title', 'description', 'additionalProperties'].includes(k));
+    return constraining.length === 0 ? [] : null;
+  }
   if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return null;
   const required = Array.isArray(inputsSchema.required) ? inputsSchema.required.filter((r): r is string => typeof r === 'string') : [];
   return Object.entries(properties as Record<string, PropertySchema>).map(([name, schema]) => ({ name, schema, kind: kindOf(schema ?? {}), required: required.includes(name) }));
@@ -92,7 +97,7 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
       </label>
     );
   }
-  if (fields.length === 0) return <p className="muted">The plugin takes no inputs.</p>;
+  if (fields.length === 0) return <p className="muted">The plugin declares no inputs.</p>;
   const set = (name: string, value: string) => {
     const next = { ...texts, [name]: value };
     setTexts(next);
@@ -102,7 +107,7 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
     <div className="form-grid">
       {fields.map(({ name, schema, kind, required }) => {
         const label = (
-          <>
+          <span>
             {schema.title ?? name}
             {required && (
               <span className="required" aria-hidden="true">
@@ -110,7 +115,7 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
               </span>
             )}
             {schema.description && <span className="muted"> — {schema.description}</span>}
-          </>
+          </span>
         );
         const value = texts[name] ?? '';
         if (kind === 'boolean') {

@@ -107,7 +107,7 @@ function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (ve
           <dd>
             {attempt ? (
               <>
-                {attempt.responseStatus === null ? `no answer: ${attempt.error ?? 'unknown error'}` : `HTTP ${attempt.responseStatus} in ${Math.round(attempt.durationMs)} ms`}
+                <span>{attempt.responseStatus === null ? `no answer: ${attempt.error ?? 'unknown error'}` : `HTTP ${attempt.responseStatus} in ${Math.round(attempt.durationMs)} ms`}</span>
                 {attempt.responseBody !== null && <JsonView value={attempt.responseBody} label="The plugin's answer to the challenge" />}
               </>
             ) : (

@@ -1,0 +1,56 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startEmulator } from '../../emulator/index.js';
+import { call } from '../helpers/http.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+
+const REPLY = "Hi there! I'm Nova, a scripted character in the plugsmith emulator.";
+
+describe('dashboard: Chat', () => {
+  it('starts a conversation, sends a message with an image URL, and shows the reply growing packet by packet', async () => {
+    // Small, spaced packets: the reply takes about a second to stream.
+    const emu = await startEmulator({ messaging: { packetSize: 4, packetIntervalMs: 50 } });
+    onTestFinished(() => emu.close());
+    const { page, consoleErrors } = await openDashboard(emu, 'chat');
+    await page.getByLabel('Character').selectOption('char_nova');
+    await page.getByRole('button', { name: 'Start a conversation' }).click();
+    await page.waitForURL(/#\/chat\/conv_/);
+    const conversationId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
+    await page.getByLabel('Event stream state').getByText('open').waitFor();
+
+    // Every length the character's message takes in the page, as the DOM changes.
+    await page.evaluate(() => {
+      const lengths: number[] = [];
+      (window as unknown as { replyLengths: number[] }).replyLengths = lengths;
+      new MutationObserver(() => {
+        const reply = document.querySelector('ol.messages li.character .content');
+        if (reply && lengths[lengths.length - 1] !== reply.textContent?.length) lengths.push(reply.textContent?.length ?? 0);
+      }).observe(document.querySelector('ol.messages')!, { subtree: true, childList: true, characterData: true });
+    });
+
+    await page.getByLabel('Your message').fill('hello');
+    await page.getByLabel('Image URL (attachment)').fill('https://example.com/cat.png');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const messages = page.getByRole('list', { name: 'Messages' });
+    await messages.getByRole('listitem', { name: 'Nova (streaming)' }).waitFor();
+    await screenshot(page, 'chat-streaming');
+    const done = messages.getByRole('listitem', { name: 'Nova', exact: true });
+    await done.waitFor();
+    expect(await done.locator('.content').textContent()).toBe(REPLY);
+
+    const lengths = await page.evaluate(() => (window as unknown as { replyLengths: number[] }).replyLengths);
+    // The text grew in steps (one per packet it rendered), never shrank, and ended whole.
+    expect(lengths.length).toBeGreaterThan(3);
+    expect([...lengths].sort((a, b) => a - b)).toEqual(lengths);
+    expect(lengths[lengths.length - 1]).toBe(REPLY.length);
+    expect(await done.getByText(/\d+ packets/).textContent()).toMatch(/([4-9]|\d\d+) packets/);
+
+    // The user's message went through the messaging API with its attachment.
+    const you = messages.getByRole('listitem', { name: 'You' });
+    await you.getByRole('link', { name: 'https://example.com/cat.png' }).waitFor();
+    const stored = await call(emu.url, 'GET', `/_emulator/conversations/${conversationId}/messages`, { headers: emu.adminHeaders });
+    expect(stored.body.data[0]).toMatchObject({ sender: 'USER', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }] });
+    expect(stored.body.data[1]).toMatchObject({ sender: 'CHARACTER', content: REPLY, isStreaming: false });
+    await screenshot(page, 'chat');
+    expectNoConsoleErrors(consoleErrors);
+  });
+});

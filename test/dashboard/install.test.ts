@@ -1,0 +1,106 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startEmulator } from '../../emulator/index.js';
+import { call } from '../helpers/http.js';
+import { WebhookServer } from '../emulator/events/helpers.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+
+const INPUTS_SCHEMA = {
+  type: 'object',
+  required: ['city', 'days'],
+  properties: {
+    city: { type: 'string', title: 'City', minLength: 2 },
+    units: { type: 'string', enum: ['metric', 'imperial'] },
+    days: { type: 'integer', minimum: 1, maximum: 7 },
+    verbose: { type: 'boolean' },
+    extra: { type: 'object' },
+  },
+};
+
+describe('dashboard: Verify & install', () => {
+  it('verifies a webhook showing the challenge exchange, refuses a bad input with the schema error, and installs on an agent', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const hook = await WebhookServer.start();
+    onTestFinished(() => hook.close());
+    const auth = `Bearer ${emu.token}`;
+    const plugin = (
+      await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+        token: auth,
+        body: { name: 'Weather', type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], inputsSchema: INPUTS_SCHEMA },
+      })
+    ).body.data;
+
+    const { page, consoleErrors } = await openDashboard(emu, `install/${plugin.id}`);
+    const verify = page.getByRole('region', { name: 'Verify the webhook' });
+    await verify.getByText('not verified').waitFor();
+    await verify.getByRole('button', { name: 'Verify webhook' }).click();
+    const exchange = verify.getByRole('definition').filter({ hasText: 'Verified' });
+    await exchange.waitFor();
+    // The challenge the receiver really got is the one shown, with its answer.
+    const challenge = (await hook.waitFor(1, 'WEBHOOK_CHALLENGE'))[0].event.data.challenge as string;
+    await verify.getByText(challenge, { exact: true }).waitFor();
+    await verify.getByText(/^HTTP 200 in \d+ ms$/).waitFor();
+    expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain(challenge);
+    await screenshot(page, 'install-verify', { fullPage: true });
+
+    const install = page.getByRole('region', { name: 'Install the plugin' });
+    await install.getByRole('combobox', { name: 'Agent', exact: true }).selectOption('agent_nova');
+    // Events and scopes: the plugin's, as checkboxes.
+    expect(await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_RECEIVED' }).isChecked()).toBe(true);
+    expect(await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_WRITE' }).isChecked()).toBe(true);
+    expect(await install.getByRole('checkbox', { name: 'REPOSITORY_FILES_READ' }).count()).toBe(0);
+    // The form generated from inputsSchema: text, choice, number, checkbox; JSON for the object.
+    await install.getByLabel(/^City/).fill('Oslo');
+    await install.getByLabel(/^units/).selectOption('metric');
+    await install.getByLabel(/^days/).fill('12');
+    await install.getByRole('checkbox', { name: /verbose/ }).check();
+    await install.getByLabel(/^extra/).fill('{"lang":"nb"}');
+    await install.getByRole('button', { name: 'Install plugin' }).click();
+    const alert = install.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('400 VALIDATION_ERROR');
+    await alert.getByText('inputs.days').waitFor();
+    await screenshot(page, 'install-bad-input', { fullPage: true });
+
+    await install.getByLabel(/^days/).fill('3');
+    await install.getByRole('button', { name: 'Install plugin' }).click();
+    const done = install.getByRole('status').filter({ hasText: 'Installed' });
+    await done.waitFor();
+    const instances = await call(emu.url, 'GET', '/api/agents/agent_nova/plugins', { token: auth });
+    expect(instances.body.data).toHaveLength(1);
+    expect(instances.body.data[0]).toMatchObject({
+      pluginId: plugin.id,
+      entityType: 'AGENT',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+      inputs: { city: 'Oslo', units: 'metric', days: 3, verbose: true, extra: { lang: 'nb' } },
+    });
+    await done.getByText(instances.body.data[0].id, { exact: true }).waitFor();
+    await hook.waitFor(1, 'PLUGIN_INSTALLED');
+    await screenshot(page, 'install', { fullPage: true });
+
+    const refused = (e: string) => e.includes('status of 400') && e.includes('/api/agents/agent_nova/plugins');
+    expect(consoleErrors.filter(refused)).toHaveLength(1);
+    expectNoConsoleErrors(consoleErrors.filter((e) => !refused(e)));
+  });
+
+  it('shows why a webhook is not verified: the wrong answer to the challenge', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const hook = await WebhookServer.start(() => ({ body: { challenge: 'something else' } }));
+    onTestFinished(() => hook.close());
+    const plugin = (
+      await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: `Bearer ${emu.token}`, body: { name: 'Broken', type: 'DATA_PROVIDER', webhookUrl: hook.url } })
+    ).body.data;
+    const { page, consoleErrors } = await openDashboard(emu, `install/${plugin.id}`);
+    const verify = page.getByRole('region', { name: 'Verify the webhook' });
+    await verify.getByRole('button', { name: 'Verify webhook' }).click();
+    await verify.getByText(/^Not verified: .+/).waitFor();
+    expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain('something else');
+    // A data provider installs on a repository; a schema with no properties asks for no inputs.
+    await page.getByText('The plugin declares no inputs.').waitFor();
+    await page.getByRole('region', { name: 'Install the plugin' }).getByRole('combobox', { name: 'Repository', exact: true }).waitFor();
+    await screenshot(page, 'install-not-verified', { fullPage: true });
+    expectNoConsoleErrors(consoleErrors);
+  });
+});
