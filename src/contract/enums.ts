@@ -1,22 +1,13 @@
 import type { Static } from '@sinclair/typebox';
 import { StringEnum } from './schema.js';
+import { EVENT_KINDS, PLUGIN_TYPES } from './lists.js';
 
 // Every enum of the wire format, once. Schemas and TypeScript unions both come from these lists.
 
-/** Plugin types: event handlers attach to agents, data providers to repositories, apps to apps. */
-export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;
+export { EVENT_KINDS, PLUGIN_TYPES };
 export const PluginTypeSchema = StringEnum(PLUGIN_TYPES, { description: 'What the plugin is for' });
 export type PluginType = Static<typeof PluginTypeSchema>;
 
-/** Every event kind the platform dispatches to plugins, in the spec's order. */
-export const EVENT_KINDS = [
-  'WEBHOOK_CHALLENGE',
-  'PLUGIN_INSTALLED',
-  'PLUGIN_UNINSTALLED',
-  'AGENT_MESSAGE_RECEIVED',
-  'REPOSITORY_FILE_ADDED',
-  'REPOSITORY_FILE_REMOVED',
-] as const;
 export const EventKindSchema = StringEnum(EVENT_KINDS);
 export type EventKind = Static<typeof EventKindSchema>;
 
