@@ -16,6 +16,7 @@ const suites = {
   uploads: () => import('./uploads.js'),
   messaging: () => import('./messaging.js'),
   cli: () => import('./cli.js'),
+  start: () => import('./start.js'),
   security: () => import('./security.js'),
   dashboard: () => import('./dashboard.js'),
 };
