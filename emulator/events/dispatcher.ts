@@ -322,7 +322,7 @@ export class EventDispatcher {
       const refused = this.refusal(due.url);
       const outcome = refused !== null ? refusedOutcome(refused) : faults?.drop ? droppedOutcome() : await this.send(due);
       if (outcome.interrupted) return null;
-      await this.turns.next();
+      await this.turns.next('answer');
       const current = this.log.get(id);
       if (!current) return null; // the store was reset meanwhile
       let problem = refused ?? judge?.(outcome) ?? null;

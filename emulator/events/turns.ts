@@ -20,23 +20,28 @@ export interface TurnBudget {
  * behind them: a delivery storm starved the API.
  */
 export class DeliveryTurns {
+  /** Answers to log go first: logging one ends an attempt and frees its slot; a send starts more work. */
+  private readonly answers = new Fifo<() => void>();
   private readonly waiting = new Fifo<() => void>();
   private scheduled = false;
   private lastTurnEnd = performance.now();
 
   constructor(private readonly budget: TurnBudget) {}
 
-  /** Resolves when this piece of work may run (in order of asking, in a later pass of the loop). */
-  next(): Promise<void> {
+  /**
+   * Resolves when this piece of work may run, in a later pass of the loop: answers to log before
+   * sends, each in order of asking.
+   */
+  next(kind: 'send' | 'answer' = 'send'): Promise<void> {
     return new Promise((resolve) => {
-      this.waiting.push(resolve);
+      (kind === 'answer' ? this.answers : this.waiting).push(resolve);
       this.schedule();
     });
   }
 
   /** How many pieces of work wait for a turn. */
   get size(): number {
-    return this.waiting.size;
+    return this.answers.size + this.waiting.size;
   }
 
   private schedule(): void {
@@ -54,12 +59,12 @@ export class DeliveryTurns {
     // the synchronous part of each piece has run (and counts against the budget) before it.
     const step = (): void => {
       const now = performance.now();
-      if (this.waiting.size === 0 || now >= end) {
+      if (this.size === 0 || now >= end) {
         this.lastTurnEnd = now;
-        if (this.waiting.size > 0) this.schedule();
+        if (this.size > 0) this.schedule();
         return;
       }
-      this.waiting.shift()!();
+      (this.answers.shift() ?? this.waiting.shift())!();
       queueMicrotask(step);
     };
     step();

@@ -28,4 +28,15 @@ describe('delivery turns', () => {
     expect(doneWhenOtherRan).toBeLessThan(20);
     expect(turns.size).toBe(0);
   });
+
+  it('logs answers before it sends more: an answer waiting goes ahead of sends asked for earlier', async () => {
+    const turns = new DeliveryTurns({ share: 0, minMs: 50, maxMs: 50 });
+    const order: string[] = [];
+    await Promise.all([
+      turns.next('send').then(() => order.push('send 1')),
+      turns.next('send').then(() => order.push('send 2')),
+      turns.next('answer').then(() => order.push('answer 1')),
+    ]);
+    expect(order).toEqual(['answer 1', 'send 1', 'send 2']);
+  });
 });
