@@ -1,5 +1,4 @@
-import type { FaultMark } from './events/faults.js';
-import type { Action, Agent, Character, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository } from '../src/contract/index.js';
+import type { Action, Agent, Character, Delivery, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository } from '../src/contract/index.js';
 import type { Collection, Store } from './store/store.js';
 
 export {
@@ -19,7 +18,7 @@ export {
   type InstanceEntityType,
   type DeliveryStatus,
 } from '../src/contract/index.js';
-import type { AttachmentType, DeliveryStatus, EventKind, FileStatus, MessageType, ParentType, PluginType, Role, Sender, DispatchMode, CharacterEngine, DeliveryAttempt } from '../src/contract/index.js';
+import type { Role } from '../src/contract/index.js';
 export type { DeliveryAttempt } from '../src/contract/index.js';
 
 export interface Timestamps {
@@ -103,31 +102,8 @@ export type MessageRecord = Message;
  */
 export type InstanceRecord = PluginInstance;
 
-/** One event sent to one plugin webhook, with every attempt (the delivery log). */
-export interface DeliveryRecord extends Timestamps {
-  id: string;
-  /** The event's id: the webhook-id header on every attempt. */
-  eventId: string;
-  type: EventKind;
-  pluginId: string;
-  pluginInstanceId: string | null;
-  orgId: string;
-  url: string | null;
-  /** The request body (the event), sent as JSON. */
-  event: Record<string, unknown>;
-  status: DeliveryStatus;
-  mode: DispatchMode;
-  /** False for challenges, which are never retried. */
-  retries: boolean;
-  attempts: DeliveryAttempt[];
-  nextAttemptAt: string | null;
-  /** The delivery this one repeats, for redeliveries. */
-  redeliveryOf: string | null;
-  /** The plugin's signing secret when the event was emitted; never shown. */
-  secret: string;
-  /** How fault injection changed this delivery's attempts; absent when it did not. */
-  faults?: FaultMark[];
-}
+/** One event sent to one plugin webhook, with every attempt (the delivery log): the contract's Delivery, and the plugin's signing secret when the event was emitted (never shown). */
+export type DeliveryRecord = Delivery & { secret: string };
 
 /** The typed collections of the emulator's store. */
 export interface Db {

@@ -64,7 +64,7 @@ export default async function adminStoreRoutes(fastify: FastifyInstance, { servi
     return ok({ imported: true as const, counts });
   });
 
-  app.post('/reset', { schema: { response: { 200: Ok(ResetResultSchema), ...errorResponses(400, 401, 403) } } }, async () => {
+  app.post('/reset', { schema: { response: { 200: Ok(ResetResultSchema), ...errorResponses(400, 401, 403, 413, 415) } } }, async () => {
     if (!services.reset) throw badRequest('This emulator cannot be reset through the admin API', []);
     await services.reset();
     return ok({ reset: true as const });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError, sendTooLarge } from '../http.js';
+import type { ErrorType } from '../../src/contract/index.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './embedded.js';
 import type { ObjectRecords } from './types.js';
@@ -45,18 +46,18 @@ async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefin
   // The signature is the credential: it is checked first, so an unsigned caller learns nothing else.
   // Refusals before the body is read close the connection, so the unread body is not drained.
   const verdict = storage.verify('PUT', key, request.query as Record<string, unknown>);
-  if (verdict.kind === 'unsigned') return refuse(reply, 403, 'FORBIDDEN', 'Uploads need a signed URL');
-  if (verdict.kind === 'refused') return refuse(reply, 403, 'FORBIDDEN', verdict.reason);
+  if (verdict.kind === 'unsigned') return refuse(reply, 'FORBIDDEN', 'Uploads need a signed URL');
+  if (verdict.kind === 'refused') return refuse(reply, 'FORBIDDEN', verdict.reason);
   const problem = keyProblem(key);
-  if (problem) return refuse(reply, 400, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
+  if (problem) return refuse(reply, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
   // An upload URL stays valid for its hour, but writes only a file still awaiting its object.
   const refusal = records?.putRefusal(key);
-  if (refusal) return refuse(reply, refusal.status, refusal.status === 404 ? 'NOT_FOUND' : 'CONFLICT', refusal.message);
+  if (refusal) return refuse(reply, refusal.status === 404 ? 'NOT_FOUND' : 'CONFLICT', refusal.message);
 
   const limit = Math.min(verdict.grant.maxBytes ?? storage.maxBytes, storage.maxBytes);
   const declared = request.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    return refuse(reply, 413, 'PAYLOAD_TOO_LARGE', `The upload is larger than ${limit} bytes`);
+    return refuse(reply, 'PAYLOAD_TOO_LARGE', `The upload is larger than ${limit} bytes`);
   }
   const contentType = request.headers['content-type'];
   try {
@@ -70,10 +71,10 @@ async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefin
     const info = await storage.write(key, body, limit, contentType, stillAwaited);
     return reply.status(200).send({ ok: true, data: { key, size: info.size } });
   } catch (error) {
-    if (error instanceof ObjectTooLargeError) return refuse(reply, 413, 'PAYLOAD_TOO_LARGE', error.message);
-    if (error instanceof WriteRefusedError) return refuse(reply, error.status, error.status === 404 ? 'NOT_FOUND' : 'CONFLICT', error.message);
+    if (error instanceof ObjectTooLargeError) return refuse(reply, 'PAYLOAD_TOO_LARGE', error.message);
+    if (error instanceof WriteRefusedError) return refuse(reply, error.status === 404 ? 'NOT_FOUND' : 'CONFLICT', error.message);
     // The uploader went away mid-body: the partial file is gone and nobody is left to answer.
-    if (request.raw.readableAborted || request.raw.destroyed) return refuse(reply, 400, 'VALIDATION_ERROR', 'The upload was interrupted');
+    if (request.raw.readableAborted || request.raw.destroyed) return refuse(reply, 'VALIDATION_ERROR', 'The upload was interrupted');
     throw error;
   }
 }
@@ -128,9 +129,10 @@ function isActive(contentType: string): boolean {
   return /html|xml|svg|javascript|ecmascript|^text\/(?:css|vtt)$|^application\/(?:pdf|wasm)$|^multipart\//.test(essence);
 }
 
-function refuse(reply: FastifyReply, status: 400 | 403 | 404 | 409 | 413, type: 'VALIDATION_ERROR' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE', message: string) {
+/** Refuses a storage request in the error envelope, with the contract's status of `type`, and closes the connection. */
+function refuse(reply: FastifyReply, type: ErrorType, message: string) {
   // A too-large upload is read (bounded) before its 413, so the uploader can read the answer.
-  if (status === 413) return sendTooLarge(reply.request, reply, message);
+  if (type === 'PAYLOAD_TOO_LARGE') return sendTooLarge(reply.request, reply, message);
   reply.header('connection', 'close');
-  return sendError(reply, type, message, undefined, status);
+  return sendError(reply, type, message);
 }

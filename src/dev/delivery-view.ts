@@ -1,29 +1,13 @@
 import type { Column } from '../ui/output.js';
+import type { Delivery } from '../client/types.js';
+import type { DeliveryAttempt } from '../contract/index.js';
 import type { Style } from '../ui/style.js';
 
-/** One HTTP attempt of a delivery, as the emulator's log shows it. */
-export interface AttemptView {
-  number: number;
-  startedAt: string;
-  durationMs: number;
-  responseStatus: number | null;
-  error: string | null;
-  nextAttemptAt: string | null;
-}
+/** One HTTP attempt of a delivery, as the emulator's log shows it (the contract's). */
+export type AttemptView = DeliveryAttempt;
 
-/** A delivery of the emulator's log (the fields the CLI shows; others pass through --json). */
-export interface DeliveryView {
-  id: string;
-  eventId?: string;
-  type: string;
-  pluginId: string;
-  pluginInstanceId?: string | null;
-  status: string;
-  attempts: AttemptView[];
-  redeliveryOf?: string | null;
-  createdAt: string;
-  [field: string]: unknown;
-}
+/** A delivery of the emulator's log: the client's (the contract's, open to fields a newer emulator adds). */
+export type DeliveryView = Delivery;
 
 /** What the delivery stream sends per attempt. */
 export interface AttemptNotice {

@@ -137,7 +137,7 @@ async function waitForDelivery(client: PlatformClient, match: { pluginId: string
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const page = await client.emulator.deliveries.list({ pluginId: match.pluginId, filters: { type: match.type, ...(match.pluginInstanceId ? { pluginInstanceId: match.pluginInstanceId } : {}) }, limit: 20 });
-    const fresh = (page.data as unknown as DeliveryView[]).find((d) => !before.has(d.id));
+    const fresh = page.data.find((d) => !before.has(d.id));
     if (fresh && (fresh.attempts.length > 0 || fresh.status !== 'pending')) return fresh;
     if (Date.now() > deadline) return fresh ?? null;
     await new Promise((r) => setTimeout(r, 100));
@@ -185,7 +185,7 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
     if (files.data[0]) Object.assign(known, { file: files.data[0], fileId: files.data[0].id });
   }
   const data = applyOverrides(request.data ?? sampleData(request.type, known), request.overrides ?? []);
-  const delivery = (await target.admin.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' })) as unknown as DeliveryView;
+  const delivery = (await target.admin.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
   const result: TriggerResult = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
   if (conversationId) {
     result.conversationId = conversationId;
@@ -197,7 +197,7 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
 async function challenge(target: TriggerTarget, plugin: Plugin): Promise<TriggerResult> {
   const result = await target.client.plugins.verifyWebhook(plugin.id);
   const deliveryId = result.deliveryId as string | undefined;
-  const delivery = deliveryId ? ((await target.client.emulator.deliveries.get(deliveryId)) as unknown as DeliveryView) : null;
+  const delivery = deliveryId ? await target.client.emulator.deliveries.get(deliveryId) : null;
   return {
     type: 'WEBHOOK_CHALLENGE',
     pluginId: plugin.id,

@@ -22,7 +22,9 @@ interface UploadFlags {
  * failure shares (e.g. 7 when the network was down for all), else 1.
  */
 const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) => {
-  const paths = input.args[0] as unknown as string[];
+  // A variadic argument (<paths...>) arrives as one array.
+  const given: unknown = input.args[0];
+  const paths = Array.isArray(given) ? given.map(String) : [String(given)];
   const o = input.options;
   const parentType =
     o.parentType ??

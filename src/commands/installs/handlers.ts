@@ -1,5 +1,5 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import type { PlatformClient, InstanceCreate, PluginInstance, Page, ListQuery } from '../../client/index.js';
+import type { PlatformClient, InstanceCreate } from '../../client/index.js';
 import type { ListFlags } from '../list-options.js';
 import { confirmDeletion, printList, printRecord, readJsonFile, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
@@ -17,13 +17,8 @@ export interface AddFlags {
 
 /** The three methods of a kind's client resource, whatever the resource calls its install method. */
 function resourceOf(client: PlatformClient, kind: InstallKind) {
-  const resource = client[kind.resource] as unknown as {
-    add?: (entityId: string, body: InstanceCreate) => Promise<PluginInstance>;
-    attach?: (entityId: string, body: InstanceCreate) => Promise<PluginInstance>;
-    list: (entityId: string, query?: ListQuery) => Promise<Page<PluginInstance>>;
-    remove: (entityId: string, instanceId: string) => Promise<unknown>;
-  };
-  return { install: (resource.add ?? resource.attach)!, list: resource.list, remove: resource.remove };
+  const resource = client[kind.resource];
+  return { install: 'add' in resource ? resource.add : resource.attach, list: resource.list, remove: resource.remove };
 }
 
 /**

@@ -34,7 +34,7 @@ const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
         sortOrder: 'desc',
         limit: o.limit,
       });
-      const rows = (page.data as unknown as DeliveryView[]).reverse();
+      const rows = page.data.reverse();
       const style = styleFor(io, global);
       printResult(io, global, rows, () => (rows.length === 0 ? 'no deliveries\n' : table(rows, DELIVERY_COLUMNS, { bold: style.bold, width: io.stdout.columns })));
     } finally {
