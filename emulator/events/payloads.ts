@@ -8,5 +8,5 @@ import { validateAgainst } from '../validation/json-schema.js';
  * Trigger, `plugsmith trigger --data`) is held to the same shape a plugin will meet for real.
  */
 export function eventDataProblems(type: EventKind, data: unknown): ErrorDetail[] {
-  return validateAgainst(EVENT_DATA_SCHEMAS[type] as unknown as Record<string, unknown>, data, ['data']);
+  return validateAgainst(EVENT_DATA_SCHEMAS[type], data, ['data']);
 }

@@ -124,6 +124,13 @@ export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
         if (signal.aborted) return;
         setState((s) => ({ ...s, live: false }));
         await new Promise((r) => setTimeout(r, RECONNECT_MS));
+        // What happened while the stream was down: the newest page again, merged in.
+        try {
+          const page = await call<Delivery[]>('admin', 'GET', listPath(filters, ''), undefined, signal);
+          for (const d of page.data.reverse()) upsert(d);
+        } catch {
+          // The emulator is still away: the next round tries again.
+        }
       }
     };
 

@@ -1,8 +1,9 @@
-import { memo, useRef } from 'react';
+import { memo, useCallback, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Delivery } from '../../../../src/contract/index.js';
 
 const ROW_HEIGHT = 34;
+const estimateSize = () => ROW_HEIGHT;
 const COLUMNS = ['Time', 'Status', 'Event type', 'Plugin', 'Instance', 'Attempts', 'Last answer', 'Delivery'];
 
 /** A delivery's last answer in a few characters: the HTTP status, or why none came. */
@@ -57,7 +58,10 @@ const DeliveryRow = memo(function DeliveryRow({ delivery, index, start, selected
  */
 export function DeliveriesTable({ rows, selected, onOpen }: { rows: Delivery[]; selected?: string; onOpen: (id: string) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8, getItemKey: (i) => rows[i].id });
+  // Stable callbacks: a new getItemKey makes the virtualizer measure every row again, on every scroll frame.
+  const getItemKey = useCallback((i: number) => rows[i].id, [rows]);
+  const getScrollElement = useCallback(() => scroller.current, []);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement, estimateSize, overscan: 8, getItemKey });
   return (
     <div className="dl-table" role="table" aria-label="Deliveries" aria-rowcount={rows.length + 1}>
       <div role="rowgroup" className="dl-head">
