@@ -33,7 +33,7 @@ describe('the dashboard session (audit)', () => {
 
     const { page } = await openDashboard(emu); // signed in: the session cookie is in the browser
     await page.goto(otherUrl);
-    await page.waitForFunction(() => (window as unknown as { done?: boolean }).done === true);
+    await page.waitForFunction('window.done === true');
 
     const cookie = received.map((h) => h.cookie ?? '').join('; ');
     const stolen = /plugsmith_dashboard_\d+=[A-Za-z0-9_-]+/.exec(cookie)?.[0];
