@@ -85,6 +85,32 @@ function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(text);
 }
 
+/**
+ * GET /api/plugins/:id answers as sent (JSON text from the route's response serializer), per
+ * plugin record and per view (with the secret for its org's MEMBERs and OWNERs, without for everyone
+ * else), for as long as no plugin changes: a client polling a plugin is answered without presenting
+ * and serializing it again. Who may see the plugin, and which view, is decided on every request.
+ */
+class PluginAnswers {
+  private readonly answers = new WeakMap<PluginRecord, { version: number; member?: string; visitor?: string }>();
+
+  constructor(private readonly services: Services) {}
+
+  get(plugin: PluginRecord, member: boolean): string | undefined {
+    const known = this.answers.get(plugin);
+    if (!known || known.version !== this.services.db.plugins.version) return undefined;
+    return member ? known.member : known.visitor;
+  }
+
+  set(plugin: PluginRecord, member: boolean, text: string): void {
+    const version = this.services.db.plugins.version;
+    let known = this.answers.get(plugin);
+    if (!known || known.version !== version) this.answers.set(plugin, (known = { version }));
+    if (member) known.member = text;
+    else known.visitor = text;
+  }
+}
+
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
 export default async function pluginRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
@@ -142,10 +168,20 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
   });
 
-  app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse } }, async (request) => {
+  const pluginAnswers = new PluginAnswers(services);
+  app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse } }, async (request, reply) => {
     requireUser(request);
     const { pluginId } = request.params;
-    return ok(presentPlugin(services, request, findVisiblePlugin(services, request, pluginId)));
+    const plugin = findVisiblePlugin(services, request, pluginId);
+    const member = hasRole(db, request.principal, plugin.orgId, 'MEMBER');
+    const known = pluginAnswers.get(plugin, member);
+    if (known !== undefined) return sendSerialized(reply, known);
+    const answer = ok(presentPlugin(services, request, plugin));
+    const serialize = reply.getSerializationFunction('200');
+    if (!serialize) return answer;
+    const text = serialize(answer);
+    pluginAnswers.set(plugin, member, text);
+    return sendSerialized(reply, text);
   });
 
   app.put('/plugins/:pluginId', { schema: { params: params('pluginId'), body: PluginUpdateSchema, response: pluginResponse } }, async (request) => {

@@ -192,6 +192,27 @@ describe('reading plugins', () => {
     expect(asMember.find((p: any) => p.id === otherPub.id)).not.toHaveProperty('webhookSecret');
   });
 
+  test('GET /api/plugins/:id asked for again shows every change, the secret to members only, whoever asks first', async () => {
+    const m = emulator.current;
+    const plugin = await m.createPlugin({ isPublic: false });
+    const url = `/api/plugins/${plugin.id}`;
+    const asViewer = expectOk(await call('GET', url, { token: TOKENS.viewer }));
+    expect(asViewer).not.toHaveProperty('webhookSecret');
+    const asMember = expectOk(await call('GET', url, { token: TOKENS.member }));
+    expect(asMember.webhookSecret).toBe(plugin.webhookSecret);
+    expect(expectOk(await call('GET', url, { token: TOKENS.viewer }))).toEqual(asViewer);
+    expect(expectOk(await call('GET', url, { token: TOKENS.owner }))).toEqual(asMember);
+    expectError(await call('GET', url, { token: TOKENS.outsider }), 404);
+    expectOk(await call('PUT', url, { token: TOKENS.member, body: { name: 'Renamed for readers' } }));
+    expect(expectOk(await call('GET', url, { token: TOKENS.viewer })).name).toBe('Renamed for readers');
+    expect(expectOk(await call('GET', url, { token: TOKENS.member })).name).toBe('Renamed for readers');
+    // A rotation's previous secret is never shown, from a kept answer or not.
+    expectOk(await call('POST', `${url}/webhook-secret/rotate`, { token: TOKENS.member, body: {} }));
+    const rotated = expectOk(await call('GET', url, { token: TOKENS.member }));
+    expect(rotated).not.toHaveProperty('previousWebhookSecret');
+    expect(rotated.webhookSecret).not.toBe(plugin.webhookSecret);
+  });
+
   test('a marketplace page asked for again shows every change to its plugins, and a member still gets the secrets', async () => {
     const m = emulator.current;
     const pub = await m.createPlugin({ isPublic: true, tags: ['page-again'] });
