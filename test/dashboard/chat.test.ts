@@ -18,14 +18,14 @@ describe('dashboard: Chat', () => {
     await page.getByLabel('Event stream state').getByText('open').waitFor();
 
     // Every length the character's message takes in the page, as the DOM changes.
-    await page.evaluate(() => {
-      const lengths: number[] = [];
-      (window as unknown as { replyLengths: number[] }).replyLengths = lengths;
+    // (Page code as a string: the tests' tsconfig has no DOM library.)
+    await page.evaluate(`(() => {
+      const lengths = (window.replyLengths = []);
       new MutationObserver(() => {
         const reply = document.querySelector('ol.messages li.character .content');
-        if (reply && lengths[lengths.length - 1] !== reply.textContent?.length) lengths.push(reply.textContent?.length ?? 0);
-      }).observe(document.querySelector('ol.messages')!, { subtree: true, childList: true, characterData: true });
-    });
+        if (reply && lengths[lengths.length - 1] !== reply.textContent.length) lengths.push(reply.textContent.length);
+      }).observe(document.querySelector('ol.messages'), { subtree: true, childList: true, characterData: true });
+    })()`);
 
     await page.getByLabel('Your message').fill('hello');
     await page.getByLabel('Image URL (attachment)').fill('https://example.com/cat.png');
@@ -37,7 +37,7 @@ describe('dashboard: Chat', () => {
     await done.waitFor();
     expect(await done.locator('.content').textContent()).toBe(REPLY);
 
-    const lengths = await page.evaluate(() => (window as unknown as { replyLengths: number[] }).replyLengths);
+    const lengths = (await page.evaluate('window.replyLengths')) as number[];
     // The text grew in steps (one per packet it rendered), never shrank, and ended whole.
     expect(lengths.length).toBeGreaterThan(3);
     expect([...lengths].sort((a, b) => a - b)).toEqual(lengths);
