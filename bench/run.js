@@ -16,7 +16,9 @@ const suites = {
   uploads: () => import('./uploads.js'),
   messaging: () => import('./messaging.js'),
   cli: () => import('./cli.js'),
+  start: () => import('./start.js'),
   security: () => import('./security.js'),
+  dashboard: () => import('./dashboard.js'),
 };
 
 const selected = values.only ? values.only.split(',') : Object.keys(suites);

@@ -8,17 +8,25 @@ import { fromAjv } from './validation/json-schema.js';
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'] & {};
 type RouteValidator = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 
+/** fastify's own copy of a package it depends on (the compilers fastify itself would load). */
+const fromFastify = (name: string): unknown => createRequire(createRequire(import.meta.url).resolve('fastify'))(name);
+
+let validatorPool: ((externalSchemas: unknown, options: unknown) => (route: unknown) => RouteValidator) | undefined;
+
 /**
  * fastify's own validator compiler (@fastify/ajv-compiler, the copy fastify itself loads), made
  * lazy: a route's schemas are compiled on the route's first request instead of all of them at
  * start, which took about 300 ms. Validation is unchanged: same compiler, same ajv options.
+ * One compiler pool serves every app of the process: it keeps one ajv per set of shared schemas
+ * and options, and ajv keeps what it compiled per schema object, so an emulator started after the
+ * first (a test suite starts one per file) neither builds an ajv (its meta-schema compile alone
+ * took ~80 ms) nor compiles a route schema again.
  */
 export function lazyValidatorCompilers(): { compilersFactory: { buildValidator: ValidatorFactory } } {
-  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-  const AjvCompiler = fromFastify('@fastify/ajv-compiler') as () => ValidatorFactory;
-  const eager = AjvCompiler();
+  validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => typeof validatorPool)();
+  const pool = validatorPool!;
   const buildValidator = ((externalSchemas: unknown, options: unknown) => {
-    const compile = (eager as (e: unknown, o: unknown) => (route: unknown) => RouteValidator)(externalSchemas, options);
+    const compile = pool(externalSchemas, options);
     return (route: unknown) => {
       let fn: RouteValidator | undefined;
       const lazy: RouteValidator = (data, context) => {
@@ -43,18 +51,34 @@ type SerializerFactory = (externalSchemas: unknown, options: unknown) => (route:
  * written from their schema, so a field the schema does not name never leaves the server.
  */
 export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
-  const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
-  const { SerializerSelector } = fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory };
-  const eager = SerializerSelector();
+  serializerPool ??= (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector();
+  const pool = serializerPool;
   const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-    const compile = eager(externalSchemas, options);
+    // The pool gives one compile function per set of shared schemas and options: what it compiled
+    // for a response schema (a module-level object) serves every later app of the process.
+    const compile = pool(externalSchemas, options);
+    let compiled = serializers.get(compile);
+    if (!compiled) serializers.set(compile, (compiled = new WeakMap()));
+    const known = compiled;
     return (route) => {
       let fn: ((data: unknown) => string) | undefined;
-      return (data) => (fn ??= compile(route))(data);
+      return (data) => {
+        if (!fn) {
+          const schema = route.schema;
+          fn = typeof schema === 'object' && schema !== null ? known.get(schema) : undefined;
+          if (!fn) {
+            fn = compile(route);
+            if (typeof schema === 'object' && schema !== null) known.set(schema, fn);
+          }
+        }
+        return fn(data);
+      };
     };
   };
   return { compilersFactory: { ...lazyValidatorCompilers().compilersFactory, buildSerializer: buildSerializer as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'] } };
 }
+let serializerPool: SerializerFactory | undefined;
+const serializers = new WeakMap<(route: { schema: unknown }) => (data: unknown) => string, WeakMap<object, (data: unknown) => string>>();
 
 /** The success envelope. */
 export function ok<T>(data: T): { ok: true; data: T };

@@ -28,6 +28,7 @@ import { cachedOwnAdminTarget } from './admin/self-target.js';
 import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
 import type { WorkspaceCredentials } from './services.js';
+import { contractCheckByDefault } from './openapi/contract-check.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -38,6 +39,7 @@ export type { FaultSettings } from './events/fault-injector.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
+export { checkContractsByDefault, contractViolations, type ContractViolation } from './openapi/contract-check.js';
 
 /** How to start an emulator. Embedded, it is in memory unless given a data dir. */
 export interface EmulatorOptions {
@@ -83,6 +85,12 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
   /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
   store?: { compactAfter?: { lines?: number; bytes?: number } };
+  /**
+   * Check every JSON response against the OpenAPI document and collect what does not match
+   * (`contractViolations()`); for test suites. Default: off, unless `checkContractsByDefault()`
+   * turned it on for the process (this package's test setup does).
+   */
+  contractCheck?: boolean;
 }
 
 /** A running emulator. */
@@ -197,6 +205,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         storageBackend: storageBackendOf(options.storage, storage.kind),
         llm: options.llm ? { baseUrl: options.llm.baseUrl, model: options.llm.model, hasApiKey: Boolean(options.llm.apiKey) } : null,
         credentials: workspaceOf(effectiveSeed, credentials),
+        contractCheck: options.contractCheck ?? contractCheckByDefault(),
       },
       events,
       messaging: null as never, // set just below: the service needs the services object itself

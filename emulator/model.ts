@@ -1,5 +1,5 @@
 import type { FaultMark } from './events/faults.js';
-import type { Plugin, PluginInstance } from '../src/contract/index.js';
+import type { Action, Agent, Character, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository } from '../src/contract/index.js';
 import type { Collection, Store } from './store/store.js';
 
 export {
@@ -76,71 +76,26 @@ export type PluginRecord = Omit<Plugin, 'webhookSecret'> & {
   previousWebhookSecretExpiresAt?: string | null;
 };
 
-export interface ActionRecord extends Timestamps {
-  id: string;
-  pluginId: string;
-  name: string;
-  title: string;
-  description: string;
-  argsSchema?: Record<string, unknown>;
-  returnSchema?: Record<string, unknown>;
-}
+/** A stored action: the contract's Action, as answered. */
+export type ActionRecord = Action;
 
-export interface ExternalEventRecord extends Timestamps {
-  id: string;
-  pluginId: string;
-  name: string;
-  title: string;
-  description: string;
-  payloadSchema?: Record<string, unknown>;
-}
+/** A stored external event: the contract's ExternalEvent, as answered. */
+export type ExternalEventRecord = ExternalEvent;
 
-export interface RepositoryRecord extends Timestamps {
-  id: string;
-  orgId: string;
-  name: string;
-  description: string;
-}
+/** A stored repository: the contract's Repository. */
+export type RepositoryRecord = Repository;
 
-export interface AgentRecord extends Timestamps {
-  id: string;
-  orgId: string;
-  name: string;
-}
+/** A stored agent: the contract's Agent. */
+export type AgentRecord = Agent;
 
-export interface CharacterRecord extends Timestamps {
-  id: string;
-  orgId: string;
-  agentId: string | null;
-  name: string;
-  persona?: string;
-  engine?: CharacterEngine;
-  script?: Array<{ match: string; reply: string }>;
-  fallbackReply?: string;
-  packetSize?: number;
-  packetIntervalMs?: number;
-}
+/** A stored character: the contract's Character. */
+export type CharacterRecord = Character;
 
-/** A conversation between a messaging client (an org's API key) and one character. */
-export interface ConversationRecord extends Timestamps {
-  id: string;
-  characterId: string;
-  /** The org of the character (and of the API keys that may reach it); not shown in responses. */
-  orgId: string;
-}
+/** A conversation between a messaging client (an org's API key) and one character: the contract's, and the org of the character (and of the API keys that may reach it), not shown in responses. */
+export type ConversationRecord = Conversation & { orgId: string };
 
-/** One message of a conversation; a streaming CHARACTER message's live content is kept in memory. */
-export interface MessageRecord extends Timestamps {
-  id: string;
-  conversationId: string;
-  sender: Sender;
-  type: MessageType;
-  content: string;
-  attachments: Array<{ type: AttachmentType; content: string }>;
-  isStreaming: boolean;
-  /** Set on a CHARACTER message whose reply failed; `content` also says why. */
-  error?: { code: string; message: string };
-}
+/** One message of a conversation (the contract's); a streaming CHARACTER message's live content is kept in memory. */
+export type MessageRecord = Message;
 
 /**
  * An installed plugin: the fields of the spec's plugin instance table. The record is exactly what
@@ -195,23 +150,8 @@ export interface Db {
   repositoryFiles: Collection<RepositoryFileRecord>;
 }
 
-/** An uploaded (or awaited) file of the upload interface. */
-export interface FileRecord extends Timestamps {
-  id: string;
-  fileName: string;
-  contentType: string | null;
-  fileSize: number | null;
-  isPublic: boolean;
-  /** null until the upload is reported. */
-  status: FileStatus | null;
-  errorMessage: string | null;
-  parentId: string | null;
-  parentType: ParentType | null;
-  folder: string | null;
-  orgId: string;
-  /** Where the object lives in storage (never shown). */
-  storageKey: string;
-}
+/** An uploaded (or awaited) file of the upload interface: the contract's File, and where the object lives in storage (never shown). */
+export type FileRecord = File & { storageKey: string };
 
 /** A file held by a repository. */
 export interface RepositoryFileRecord extends Timestamps {

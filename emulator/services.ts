@@ -37,6 +37,8 @@ export interface EmulatorConfig {
   llm: { baseUrl: string; model: string; hasApiKey: boolean } | null;
   /** The default workspace (the seed's first token, its org, that org's first agent and character). */
   credentials: WorkspaceCredentials;
+  /** Check every JSON response against the OpenAPI document (openapi/contract-check.ts). */
+  contractCheck: boolean;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */

@@ -1,3 +1,5 @@
+import type { CharacterEngine, Sender } from '../../src/contract/index.js';
+
 /** A character as the reply engines see it (the store's CharacterRecord fits this shape). */
 export interface Character {
   id: string;
@@ -7,7 +9,7 @@ export interface Character {
   /** System prompt for LLM-backed characters; "You are {name}." when absent. */
   persona?: string;
   /** Which engine answers; `scripted` when absent. */
-  engine?: 'scripted' | 'openai' | 'plugin';
+  engine?: CharacterEngine;
   /** Scripted replies: `match` is a case-insensitive regular expression; the first match wins. */
   script?: ScriptLine[];
   fallbackReply?: string;
@@ -25,7 +27,7 @@ export interface ScriptLine {
 
 /** One earlier message of the conversation, oldest first. */
 export interface ChatTurn {
-  sender: 'USER' | 'CHARACTER';
+  sender: Sender;
   content: string;
 }
 

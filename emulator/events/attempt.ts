@@ -1,5 +1,6 @@
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import { webhookHeaders } from '../../src/webhooks/signing.js';
+import type { DeliveryAttempt } from '../model.js';
 
 /** The part of an answer kept in the delivery log. */
 export const LOGGED_BODY_BYTES = 2048;
@@ -19,6 +20,8 @@ export interface AttemptOutcome {
   error: string | null;
   /** True when the emulator itself cut the attempt short (it is closing): the attempt does not count. */
   interrupted: boolean;
+  /** The headers sent (the Standard Webhooks headers among them); absent when nothing was sent. */
+  requestHeaders?: Record<string, string>;
 }
 
 /** What to send, where, signed with which secret. */
@@ -72,6 +75,7 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
       body: null,
       error: null,
       interrupted: false,
+      requestHeaders: this.headers,
     };
     ({ origin: this.origin, path: this.path } = target(input.url));
   }
@@ -216,4 +220,29 @@ export function truncateForLog(body: string | null): string | null {
   const bytes = Buffer.from(body, 'utf8');
   if (bytes.length <= LOGGED_BODY_BYTES) return body;
   return bytes.subarray(0, LOGGED_BODY_BYTES).toString('utf8') + '…';
+}
+
+/** The most response headers kept per attempt, and the most characters of each value. */
+const LOGGED_HEADERS = 64;
+const LOGGED_HEADER_CHARS = 1024;
+
+/** The logged form of response headers: names lower-case, repeated values joined, at most 64 of 1 KB each. */
+export function headersForLog(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let kept = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (++kept > LOGGED_HEADERS) break;
+    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    out[name.toLowerCase()] = text.length > LOGGED_HEADER_CHARS ? `${text.slice(0, LOGGED_HEADER_CHARS)}…` : text;
+  }
+  return out;
+}
+
+/** The request and response headers of an outcome as an attempt logs them (absent when there were none). */
+export function attemptHeaders(outcome: AttemptOutcome): Pick<DeliveryAttempt, 'requestHeaders' | 'responseHeaders'> {
+  return {
+    ...(outcome.requestHeaders ? { requestHeaders: outcome.requestHeaders } : {}),
+    ...(outcome.status !== null ? { responseHeaders: headersForLog(outcome.headers) } : {}),
+  };
 }

@@ -3,12 +3,14 @@ import type { Dispatcher } from 'undici';
 import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
+import type { DispatchMode } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 import { DeliverySlots } from './slots.js';
+import { DeliveryTurns, type TurnBudget } from './turns.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
-import { attemptDelivery, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
+import { attemptDelivery, attemptHeaders, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
@@ -30,7 +32,7 @@ export interface EmitInput {
   orgId?: string;
   data: unknown;
   /** SYNC waits for the first attempt; defaults to the instance's eventDispatchMode, else ASYNC. */
-  mode?: 'SYNC' | 'ASYNC';
+  mode?: DispatchMode;
 }
 
 /** The result of a webhook challenge. */
@@ -52,6 +54,11 @@ export class RedeliveryRefused extends Error {}
 const CLOSE_GRACE_MS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
+/**
+ * Most time per pass of the event loop spent sending attempts and logging their answers; the API's
+ * requests are served between such slices, so a delivery storm slows the API but cannot starve it.
+ */
+const TURN_BUDGET: TurnBudget = { share: 0.5, minMs: 1, maxMs: 10 };
 
 /** The outcome of an attempt that was never sent (its URL is refused). */
 function refusedOutcome(reason: string): AttemptOutcome {
@@ -79,6 +86,7 @@ export class EventDispatcher {
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
   private readonly slots: DeliverySlots;
+  private readonly turns = new DeliveryTurns(TURN_BUDGET);
   private readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
@@ -263,7 +271,7 @@ export class EventDispatcher {
     instanceId: string | null;
     orgId: string;
     event: Record<string, unknown>;
-    mode: 'SYNC' | 'ASYNC';
+    mode: DispatchMode;
     retries: boolean;
   }): DeliveryRecord {
     const now = nowIso();
@@ -308,11 +316,14 @@ export class EventDispatcher {
     if (this.closed) return null;
     const lane = await this.slots.acquire(queued.pluginId);
     try {
+      // Sending and logging wait for their turn of the event loop, so API requests interleave.
+      await this.turns.next();
       const due = this.log.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
       const outcome = refused !== null ? refusedOutcome(refused) : faults?.drop ? droppedOutcome() : await this.send(due);
       if (outcome.interrupted) return null;
+      await this.turns.next('answer');
       const current = this.log.get(id);
       if (!current) return null; // the store was reset meanwhile
       let problem = refused ?? judge?.(outcome) ?? null;
@@ -402,6 +413,7 @@ export class EventDispatcher {
       responseBody: truncateForLog(outcome.body),
       error: success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`),
       nextAttemptAt,
+      ...attemptHeaders(outcome),
     };
     const record: DeliveryRecord = { ...current, status, nextAttemptAt, attempts: [...current.attempts, attempt], updatedAt: nowIso() };
     return { record, attempt };

@@ -1,17 +1,11 @@
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
-import { truncateForLog, type AttemptOutcome } from './attempt.js';
+import type { FaultSettings } from '../../src/contract/index.js';
+import { attemptHeaders, truncateForLog, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
 
-/** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them. */
-export interface FaultSettings {
-  on: boolean;
-  /** The profile in the syntax `--faults` reads ('off' when no fault is on). */
-  profile: string;
-  rules: FaultProfile;
-  /** The seed the faults are drawn from: the same seed and the same events meet the same faults. */
-  seed: string;
-}
+/** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them (the contract's). */
+export type { FaultSettings } from '../../src/contract/index.js';
 
 /** The faults drawn for one attempt, before it is sent. */
 export interface AttemptFaults {
@@ -206,6 +200,7 @@ export function withDuplicate(record: DeliveryRecord, outcome: AttemptOutcome): 
     responseBody: truncateForLog(outcome.body),
     error: outcome.error,
     nextAttemptAt: null,
+    ...attemptHeaders(outcome),
   };
   const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
   return { record: { ...record, attempts: [...record.attempts, attempt], faults: marks, updatedAt: nowIso() }, attempt };

@@ -1,24 +1,13 @@
 import { randomInt } from 'node:crypto';
+import type { FaultProfile } from '../../src/contract/index.js';
 
 /** The kinds of fault the emulator can inject into webhook deliveries. */
 export const FAULT_KINDS = ['duplicate', 'delay', 'reorder', 'drop', 'timeout-after-answer'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** A parsed fault profile: for each kind, how often (0..1) and, for delay and reorder, how long. */
-export interface FaultProfile {
-  /** Probability that a delivered event is sent once more (same webhook-id) right after its answer. */
-  duplicate: number;
-  /** Probability that an attempt waits before it is sent, for a time drawn in [minMs, maxMs]. */
-  delay: { probability: number; minMs: number; maxMs: number };
-  /** Probability that a delivery is held back until the plugin's next delivery was answered (at most `windowMs`). */
-  reorder: { probability: number; windowMs: number };
-  /** Probability that an attempt is not sent at all (logged as lost), so the retry path runs. */
-  drop: number;
-  /** Probability that an attempt the plugin answered 2xx counts as timed out, so it is sent again. */
-  timeoutAfterAnswer: number;
-}
+/** A parsed fault profile: for each kind, how often (0..1) and, for delay and reorder, how long (the contract's). */
+export type { FaultProfile } from '../../src/contract/index.js';
 
-/** How a delivery was faulted, as the delivery log shows it (`faults` on the delivery). */
 /** A fault injected into one attempt, as the delivery log marks it (the contract's FaultMark). */
 export type { FaultMark } from '../../src/contract/index.js';
 

@@ -12,19 +12,37 @@ export interface ContractViolation {
   problem: string;
 }
 
-/** Where violations are collected, in the process that runs the emulator (the test process). */
-export const CONTRACT_VIOLATIONS = Symbol.for('plugsmith.contractViolations');
-
-function violations(): ContractViolation[] {
-  const holder = globalThis as unknown as Record<symbol, ContractViolation[] | undefined>;
-  return (holder[CONTRACT_VIOLATIONS] ??= []);
+declare global {
+  /** The contract check's state in this process (see below). */
+  var plugsmithContractCheck: { violations: ContractViolation[]; byDefault: boolean } | undefined;
 }
+
+// Kept on globalThis: every copy of this module in the process (a test file and its setup file may
+// load it apart) sees the same switch and the same list.
+const state = () => (globalThis.plugsmithContractCheck ??= { violations: [], byDefault: false });
+
+/** The responses that did not match the document, in the emulators of this process that check them (oldest first; the caller may empty it). */
+export function contractViolations(): ContractViolation[] {
+  return state().violations;
+}
+
+/** Turns the contract check on (or off) for every emulator this process starts without a `contractCheck` option: a test suite's setup calls it. */
+export function checkContractsByDefault(on = true): void {
+  state().byDefault = on;
+}
+
+/** The `contractCheck` of an emulator started without one. */
+export function contractCheckByDefault(): boolean {
+  return state().byDefault;
+}
+
+const violations = contractViolations;
 
 /**
  * Checks every JSON response of `app` against the OpenAPI document: the status is one the operation
  * declares (when it declares any), and the body matches that status's schema; without declared
- * schemas, the body is at least the envelope. Installed only when PLUGSMITH_CONTRACT_CHECK is set
- * (the test suite's contract test); violations are collected, never thrown at the client.
+ * schemas, the body is at least the envelope. Installed only when the emulator's `contractCheck`
+ * option is on (the test suite's contract test); violations are collected, never thrown at the client.
  */
 export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });

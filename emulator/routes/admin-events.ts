@@ -1,43 +1,27 @@
 import type { FastifyInstance } from 'fastify';
+import { DeliverySchema, EventEmitSchema, ListQuerySchema, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { parseQuery, runQuery } from '../store/query.js';
-import { EVENT_KINDS, type EventKind } from '../model.js';
+import { eventDataProblems } from '../events/payloads.js';
 import { INSTANCE_QUERY } from './views.js';
-import { idParam, type RouteOptions } from './common.js';
-
-const emitBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'pluginId', 'data'],
-  properties: {
-    type: { type: 'string', enum: EVENT_KINDS },
-    pluginId: idParam,
-    pluginInstanceId: idParam,
-    data: { type: 'object' },
-    mode: { type: 'string', enum: ['SYNC', 'ASYNC'] },
-  },
-} as const;
-
-interface EmitBody {
-  type: EventKind;
-  pluginId: string;
-  pluginInstanceId?: string;
-  data: Record<string, unknown>;
-  mode?: 'SYNC' | 'ASYNC';
-}
+import { typed, type RouteOptions } from './common.js';
 
 /**
- * Admin routes for triggering events by hand (`plugsmith trigger --set/--data`): emit an event
- * with a given payload to a plugin (and instance), and list every instance across entities.
- * Guarded by the admin surface (emulator/admin), like every /_emulator route.
+ * Admin routes for triggering events by hand (`plugsmith trigger --set/--data`, the dashboard's
+ * Trigger): emit an event with a given payload to a plugin (and instance), and list every instance
+ * across entities. Guarded by the admin surface (emulator/admin), like every /_emulator route.
  */
-export default async function adminEventRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminEventRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
   const { db, events } = services;
 
   // Signed, logged and retried like any delivery; SYNC by default so the caller sees the first attempt.
-  app.post('/events', { schema: { body: emitBody } }, async (request, reply) => {
-    const body = request.body as EmitBody;
+  app.post('/events', { schema: { body: EventEmitSchema, response: { 201: Ok(DeliverySchema), ...errorResponses(400, 401, 403, 404, 413, 415) } } }, async (request, reply) => {
+    const body = request.body;
+    // The payload a plugin meets must be one the platform could send: checked before anything else, nothing sent when it is not.
+    const problems = eventDataProblems(body.type, body.data);
+    if (problems.length > 0) throw badRequest(`data does not match the ${body.type} event's schema`, problems);
     const plugin = db.plugins.get(body.pluginId);
     if (!plugin) throw notFound('plugin', body.pluginId);
     if (!plugin.webhookUrl) {
@@ -65,8 +49,8 @@ export default async function adminEventRoutes(app: FastifyInstance, { services 
     return ok(delivery);
   });
 
-  app.get('/instances', async (request) => {
-    const query = parseQuery(request.query as Record<string, string>, INSTANCE_QUERY);
+  app.get('/instances', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) => {
+    const query = parseQuery(request.query, INSTANCE_QUERY);
     const result = runQuery(db.instances, query, INSTANCE_QUERY);
     return ok(result.data, { pagination: result.pagination });
   });

@@ -2,29 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
 import { checkFaultSeed, FAULT_PROFILE_SYNTAX, FaultProfileError, parseFaultProfile } from '../events/faults.js';
-import type { RouteOptions } from './common.js';
-
-const faultsBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['profile'],
-  properties: {
-    profile: { type: 'string', maxLength: 1000 },
-    seed: { anyOf: [{ type: 'string', minLength: 1, maxLength: 64 }, { type: 'integer', minimum: 0 }] },
-  },
-} as const;
+import { typed, type RouteOptions } from './common.js';
+import { FaultSettingsSchema, FaultsUpdateSchema, Ok, errorResponses } from '../../src/contract/index.js';
 
 /**
  * Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults`
  * replaces them (`{ "profile": "off" }` turns faults off). Guarded by the admin surface.
  */
-export default async function adminFaultRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminFaultRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
   const { events } = services;
+  const settings = Ok(FaultSettingsSchema);
 
-  app.get('/faults', async () => ok(events.faults.settings()));
+  app.get('/faults', { schema: { response: { 200: settings, ...errorResponses(401, 403) } } }, async () => ok(events.faults.settings()));
 
-  app.put('/faults', { schema: { body: faultsBody } }, async (request) => {
-    const body = request.body as { profile: string; seed?: string | number };
+  app.put('/faults', { schema: { body: FaultsUpdateSchema, response: { 200: settings, ...errorResponses(400, 401, 403, 413, 415) } } }, async (request) => {
+    const body = request.body;
     try {
       const profile = parseFaultProfile(body.profile);
       const seed = body.seed === undefined ? undefined : checkFaultSeed(String(body.seed));

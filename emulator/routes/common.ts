@@ -47,8 +47,9 @@ export function findVisiblePlugin(services: Services, request: FastifyRequest, p
 
 /** Refuses `orgId` in the body of the org-path variants: the org comes from the path. */
 export function refuseOrgIdInBody(request: FastifyRequest): void {
-  const body = request.body as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && 'orgId' in body) {
+  // Runs before validation: the body is still whatever the client sent.
+  const body: unknown = request.body;
+  if (typeof body === 'object' && body !== null && 'orgId' in body) {
     throw badRequest('orgId must not be in the body: the org comes from the path', [
       detail(['orgId'], 'unrecognized_keys', 'absent', body.orgId, 'orgId must not be supplied in the body of /api/orgs/:orgId/… requests'),
     ]);

@@ -1,4 +1,5 @@
-import type { InstanceCreate } from '../../src/contract/index.js';
+import { Type } from '@sinclair/typebox';
+import { DeletedSchema, InstanceCreateSchema, ListQuerySchema, Ok, OkPage, PluginInstanceSchema, errorResponses, type InstanceCreate } from '../../src/contract/index.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
@@ -8,22 +9,17 @@ import { INSTANCE_QUERY } from './views.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { validateAgainst } from '../validation/json-schema.js';
 import { installInstance, uninstallInstance } from '../services/instances.js';
-import { EVENT_KINDS, SCOPES, type InstanceEntityType, type InstanceRecord, type PluginRecord, type PluginType } from '../model.js';
+import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../model.js';
 import type { Services } from '../services.js';
-import { idParam, params, type RouteOptions } from './common.js';
-
-
-const bodyProperties = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
-  pluginId: idParam,
-  events: { type: 'array', items: { type: 'string', enum: EVENT_KINDS }, uniqueItems: true, maxItems: 50 },
-  scopes: { type: 'array', items: { type: 'string', enum: SCOPES }, uniqueItems: true, maxItems: 50 },
-  inputs: { type: 'object' },
-  eventDispatchMode: { type: 'string', enum: ['SYNC', 'ASYNC'] },
-  eventDispatchCondition: {},
-} as const;
+import { params, typed, type RouteOptions } from './common.js';
 
 type InstanceBody = InstanceCreate;
+
+/** Install bodies: the contract's; only apps take `orgId` (repositories and agents have their org). */
+const installBodyWithOrg = InstanceCreateSchema;
+const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], { additionalProperties: false, examples: InstanceCreateSchema.examples });
+
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
 /** One kind of entity instances attach to, and how to find its org for the caller. */
 interface EntityKind {
@@ -37,7 +33,8 @@ interface EntityKind {
   orgOf(services: Services, request: FastifyRequest, entityId: string): string | null;
   /** The org a new instance goes to (apps may take it from the body). */
   orgForInstall?(services: Services, request: FastifyRequest, entityId: string, body: InstanceBody): string;
-  extraBody?: Record<string, unknown>;
+  /** Whether the install body may name the org (apps, which are not stored on their own). */
+  orgInBody?: boolean;
 }
 
 /** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
@@ -109,7 +106,7 @@ const KINDS: EntityKind[] = [
     noun: 'app',
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
-    extraBody: { orgId: idParam },
+    orgInBody: true,
   },
 ];
 
@@ -157,25 +154,21 @@ function checkInstall(services: Services, request: FastifyRequest, kind: EntityK
 
 /** The routes of one entity kind: install (POST), list (GET), uninstall (DELETE). */
 function entityInstanceRoutes(kind: EntityKind) {
-  const body = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['name', 'pluginId', 'events', 'scopes'],
-    properties: { ...bodyProperties, ...(kind.extraBody ?? {}) },
-  } as const;
+  const body = kind.orgInBody ? installBodyWithOrg : installBody;
+  const entityParams = params(kind.param);
 
-  return async function routes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  return async function routes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+    const app = typed(fastify);
     const { db } = services;
-    const entityId = (request: FastifyRequest) => (request.params as Record<string, string>)[kind.param];
     // Only user tokens manage instances: no token is a 401 and an instance token a 403, before the body is looked at.
     app.addHook('preValidation', async (request) => {
       requireUser(request);
     });
 
-    app.post(kind.path, { schema: { params: params(kind.param), body } }, async (request, reply) => {
+    app.post(kind.path, { schema: { params: entityParams, body, response: { 201: Ok(PluginInstanceSchema), ...errors } } }, async (request, reply) => {
       requireUser(request);
-      const id = entityId(request);
-      const input = request.body as InstanceBody;
+      const id = request.params[kind.param];
+      const input: InstanceBody = request.body;
       const orgId = kind.orgForInstall ? kind.orgForInstall(services, request, id, input) : kind.orgOf(services, request, id)!;
       requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.noun}s`);
       checkInstall(services, request, kind, orgId, input);
@@ -201,11 +194,12 @@ function entityInstanceRoutes(kind: EntityKind) {
       return ok(instance);
     });
 
-    app.get(kind.path, { schema: { params: params(kind.param) } }, async (request) => {
+    const listSchema = { params: entityParams, querystring: ListQuerySchema, response: { 200: OkPage(PluginInstanceSchema), ...errors } };
+    app.get(kind.path, { schema: listSchema }, async (request) => {
       requireUser(request);
-      const id = entityId(request);
+      const id = request.params[kind.param];
       const orgId = kind.orgOf(services, request, id);
-      const query = parseQuery(request.query as Record<string, string>, INSTANCE_QUERY);
+      const query = parseQuery(request.query, INSTANCE_QUERY);
       const result = runQuery(db.instances, query, INSTANCE_QUERY, {
         where: [['entityId', id], ['entityType', kind.entityType]],
         visible: (instance) => instance.orgId === orgId,
@@ -213,10 +207,11 @@ function entityInstanceRoutes(kind: EntityKind) {
       return ok(result.data, { pagination: result.pagination });
     });
 
-    app.delete(`${kind.path}/:pluginInstanceId`, { schema: { params: params(kind.param, 'pluginInstanceId') } }, async (request) => {
+    const deleteSchema = { params: params(kind.param, 'pluginInstanceId'), response: { 200: Ok(DeletedSchema), ...errors } };
+    app.delete(`${kind.path}/:pluginInstanceId`, { schema: deleteSchema }, async (request) => {
       requireUser(request);
-      const id = entityId(request);
-      const { pluginInstanceId } = request.params as { pluginInstanceId: string };
+      const id = request.params[kind.param];
+      const { pluginInstanceId } = request.params;
       kind.orgOf(services, request, id);
       const instance = db.instances.get(pluginInstanceId);
       if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id) throw notFound('plugin instance', pluginInstanceId);

@@ -6,8 +6,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import type { Collection } from '../store/store.js';
 import { createDefinition, deleteDefinition, updateDefinition, type Definition } from '../services/plugin-definitions.js';
-import { findVisiblePlugin, requireValidSchemas, type RouteOptions } from './common.js';
-import type { TSchema } from '@sinclair/typebox';
+import { findVisiblePlugin, params, requireValidSchemas, typed, type RouteOptions } from './common.js';
 import {
   ActionCreateSchema,
   ActionSchema,
@@ -34,8 +33,13 @@ interface DefinitionKind {
   collection: (options: RouteOptions) => Collection<Definition>;
   idPrefix: string;
   /** The contract's schemas of the kind: create and update bodies, and the record as answered. */
-  schemas: { create: TSchema; update: TSchema; resource: TSchema };
+  schemas: DefinitionSchemas;
 }
+
+/** The contract's schemas of actions or of external events (a union, so handlers see the bodies' fields). */
+type DefinitionSchemas =
+  | { create: typeof ActionCreateSchema; update: typeof ActionUpdateSchema; resource: typeof ActionSchema }
+  | { create: typeof ExternalEventCreateSchema; update: typeof ExternalEventUpdateSchema; resource: typeof ExternalEventSchema };
 
 export const DEFINITION_QUERY: QuerySpec = {
   fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
@@ -51,14 +55,11 @@ export function definitionRoutes(kind: DefinitionKind) {
   const { create: createBody, update: updateBody, resource } = kind.schemas;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(resource), ...errors };
-  const listParams = { type: 'object', required: ['pluginId'], properties: { pluginId: { type: 'string', minLength: 1, maxLength: 200 } } };
-  const itemParams = {
-    type: 'object',
-    required: ['pluginId', kind.param],
-    properties: { pluginId: { type: 'string', minLength: 1, maxLength: 200 }, [kind.param]: { type: 'string', minLength: 1, maxLength: 200 } },
-  };
+  const listParams = params('pluginId');
+  const itemParams = params('pluginId', kind.param);
 
-  return async function routes(app: FastifyInstance, options: RouteOptions): Promise<void> {
+  return async function routes(fastify: FastifyInstance, options: RouteOptions): Promise<void> {
+    const app = typed(fastify);
     const { services } = options;
     const collection = kind.collection(options);
 
@@ -77,55 +78,47 @@ export function definitionRoutes(kind: DefinitionKind) {
 
     app.get(base, { schema: { params: listParams, querystring: ListQuerySchema, response: { 200: OkPage(resource), ...errors } } }, async (request) => {
       requireUser(request);
-      const { pluginId } = request.params as { pluginId: string };
+      const { pluginId } = request.params;
       findVisiblePlugin(services, request, pluginId);
-      const query = parseQuery(request.query as Record<string, string>, DEFINITION_QUERY);
+      const query = parseQuery(request.query, DEFINITION_QUERY);
       const result = runQuery(collection, query, DEFINITION_QUERY, { where: [['pluginId', pluginId]] });
       return ok(result.data, { pagination: result.pagination });
     });
 
     app.get(item, { schema: { params: itemParams, response: one } }, async (request) => {
       requireUser(request);
-      const p = request.params as Record<string, string>;
+      const p = request.params;
       findVisiblePlugin(services, request, p.pluginId);
       return ok(find(p.pluginId, p[kind.param]));
     });
 
     app.post(base, { schema: { params: listParams, body: createBody, response: { 201: Ok(resource), ...errors } } }, async (request, reply) => {
-      const { pluginId } = request.params as { pluginId: string };
+      const { pluginId } = request.params;
       const plugin = findVisiblePlugin(services, request, pluginId);
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
-      const body = request.body as Record<string, unknown>;
-      requireValidSchemas(body, kind.schemaFields);
+      const { name, title = '', description = '', ...schemas } = request.body;
+      requireValidSchemas(schemas, kind.schemaFields);
       const now = nowIso();
-      const record: Definition = {
-        id: newId(kind.idPrefix),
-        pluginId,
-        name: body.name as string,
-        title: (body.title as string) ?? '',
-        description: (body.description as string) ?? '',
-        ...Object.fromEntries(kind.schemaFields.filter((f) => body[f] !== undefined).map((f) => [f, body[f]])),
-        createdAt: now,
-        updatedAt: now,
-      };
+      // The body's other fields are the kind's JSON Schemas (the body schema admits no others).
+      const record: Definition = { id: newId(kind.idPrefix), pluginId, name, title, description, ...schemas, createdAt: now, updatedAt: now };
       await createDefinition(services, collection, kind.noun, record);
       reply.status(201);
       return ok(record);
     });
 
     app.put(item, { schema: { params: itemParams, body: updateBody, response: one } }, async (request) => {
-      const p = request.params as Record<string, string>;
+      const p = request.params;
       const plugin = findVisiblePlugin(services, request, p.pluginId);
       const existing = find(p.pluginId, p[kind.param]);
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
-      const body = request.body as Record<string, unknown>;
+      const body = request.body;
       requireValidSchemas(body, kind.schemaFields);
       const updated = await updateDefinition(services, collection, kind.noun, existing, body);
       return ok(updated);
     });
 
     app.delete(item, { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } }, async (request) => {
-      const p = request.params as Record<string, string>;
+      const p = request.params;
       const plugin = findVisiblePlugin(services, request, p.pluginId);
       const existing = find(p.pluginId, p[kind.param]);
       requireRole(services.db, request, plugin.orgId, 'OWNER', `delete ${kind.noun}s`);
@@ -141,7 +134,7 @@ export const actionRoutes = definitionRoutes({
   segment: 'actions',
   param: 'name',
   schemaFields: ['argsSchema', 'returnSchema'],
-  collection: ({ services }) => services.db.actions as unknown as Collection<Definition>,
+  collection: ({ services }) => services.db.actions,
   idPrefix: 'act',
   schemas: { create: ActionCreateSchema, update: ActionUpdateSchema, resource: ActionSchema },
 });
@@ -152,7 +145,7 @@ export const externalEventRoutes = definitionRoutes({
   segment: 'external-events',
   param: 'eventName',
   schemaFields: ['payloadSchema'],
-  collection: ({ services }) => services.db.externalEvents as unknown as Collection<Definition>,
+  collection: ({ services }) => services.db.externalEvents,
   idPrefix: 'evt',
   schemas: { create: ExternalEventCreateSchema, update: ExternalEventUpdateSchema, resource: ExternalEventSchema },
 });

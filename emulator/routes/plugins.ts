@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import type { PluginRecord } from '../model.js';
 import { DeletedSchema, ListQuerySchema, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../src/contract/index.js';
@@ -36,11 +36,53 @@ export const PLUGIN_QUERY: QuerySpec = {
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
 export function presentPlugin(services: Services, request: FastifyRequest, plugin: PluginRecord): Plugin {
+  const member = hasRole(services.db, request.principal, plugin.orgId, 'MEMBER');
+  // Copied only when something must go: the record is read, never changed, on its way out.
+  if (member && plugin.previousWebhookSecret === undefined && plugin.previousWebhookSecretExpiresAt === undefined) return plugin;
   // The secret a rotation replaced is never shown: whoever needs it already has it.
   const { previousWebhookSecret: _previous, previousWebhookSecretExpiresAt: _expiresAt, ...shown } = plugin;
-  if (hasRole(services.db, request.principal, plugin.orgId, 'MEMBER')) return shown;
+  if (member) return shown;
   const { webhookSecret: _secret, ...rest } = shown;
   return rest;
+}
+
+/**
+ * Marketplace pages as sent (JSON text from the route's own response serializer), by URL, for as
+ * long as no plugin changes. The same pages are asked for again and again, and presenting and
+ * serializing 20 plugins was most of such a request. A page is served from here only to a caller
+ * who is a MEMBER of none of the orgs on it: that caller sees exactly what an anonymous one sees
+ * (no secrets), and that is what the page holds.
+ */
+class MarketplacePages {
+  private version = -1;
+  private readonly pages = new Map<string, { text: string; orgIds: string[] }>();
+
+  constructor(private readonly services: Services) {}
+
+  /** The page for `url` if it is current and the caller may be given it. */
+  get(url: string, request: FastifyRequest): string | undefined {
+    if (this.version !== this.services.db.plugins.version) return undefined;
+    const page = this.pages.get(url);
+    if (!page) return undefined;
+    for (const orgId of page.orgIds) if (hasRole(this.services.db, request.principal, orgId, 'MEMBER')) return undefined;
+    return page.text;
+  }
+
+  /** Keeps a page as an anonymous caller sees it. */
+  set(url: string, text: string, orgIds: string[]): void {
+    const version = this.services.db.plugins.version;
+    if (this.version !== version || this.pages.size >= MAX_MARKETPLACE_PAGES) {
+      this.pages.clear();
+      this.version = version;
+    }
+    this.pages.set(url, { text, orgIds });
+  }
+}
+const MAX_MARKETPLACE_PAGES = 256;
+
+/** Sends JSON text already serialized by the route's response serializer. */
+function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
 }
 
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
@@ -72,10 +114,20 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     },
   );
 
-  app.get('/plugins/marketplace', { schema: { querystring: ListQuerySchema, response: listResponse } }, async (request) => {
+  const marketplacePages = new MarketplacePages(services);
+  app.get('/plugins/marketplace', { schema: { querystring: ListQuerySchema, response: listResponse } }, async (request, reply) => {
+    const known = marketplacePages.get(request.url, request);
+    if (known !== undefined) return sendSerialized(reply, known);
     const query = parseQuery(request.query, PLUGIN_QUERY);
     const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
-    return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
+    const orgIds = [...new Set(result.data.map((p) => p.orgId))];
+    const page = ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
+    const serialize = reply.getSerializationFunction('200');
+    if (!serialize || orgIds.some((orgId) => hasRole(db, request.principal, orgId, 'MEMBER'))) return page;
+    // As an anonymous caller sees it (no secrets): kept for the next caller of this page.
+    const text = serialize(page);
+    marketplacePages.set(request.url, text, orgIds);
+    return sendSerialized(reply, text);
   });
 
   app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuerySchema, response: listResponse } }, async (request) => {

@@ -1,5 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fromAjv, lazyValidator } from '../validation/json-schema.js';
+import {
+  FileAccessQuerySchema,
+  FileAccessSchema,
+  FileSchema,
+  FileStatusUpdateSchema,
+  ListQuerySchema,
+  Ok,
+  OkPage,
+  UploadUrlRequestSchema,
+  UploadUrlsSchema,
+  errorResponses,
+  type UploadUrlRequest,
+} from '../../src/contract/index.js';
 import { ok } from '../http.js';
 import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
@@ -12,18 +25,8 @@ import { parseJsonBody } from '../json-body.js';
 import { objectKey } from '../storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { Services } from '../services.js';
-import {
-  assertMove,
-  FILE_STATUSES,
-  fileNameProblem,
-  folderProblem,
-  MAX_FILE_BYTES,
-  MAX_FILES_PER_REQUEST,
-  PARENT_TYPES,
-  type FileStatus,
-  type ParentType,
-} from '../uploads/rules.js';
-import { idParam, type RouteOptions } from './common.js';
+import { assertMove, fileNameProblem, folderProblem, MAX_FILE_BYTES } from '../uploads/rules.js';
+import { params, typed, type RouteOptions } from './common.js';
 import { createUploadRecords, setFileStatus } from '../services/uploads.js';
 
 /** How long an upload URL stays valid. */
@@ -31,55 +34,11 @@ const UPLOAD_URL_SECONDS = 3600;
 const MAX_EXPIRES_IN = 7 * 24 * 3600;
 const MAX_GET_BODY = 1024 * 1024;
 
-const generateBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['files'],
-  properties: {
-    files: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_FILES_PER_REQUEST,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['fileName'],
-        properties: {
-          fileName: { type: 'string' },
-          contentType: { type: 'string', maxLength: 255 },
-          fileSize: { type: 'integer', minimum: 0, maximum: MAX_FILE_BYTES },
-          isPublic: { type: 'boolean' },
-        },
-      },
-    },
-    folder: { type: 'string' },
-    parentId: { type: 'string', minLength: 1, maxLength: 200 },
-    parentType: { type: 'string', enum: PARENT_TYPES },
-    orgId: { type: 'string', minLength: 1, maxLength: 200 },
-  },
-} as const;
+// GET bodies are read and checked by hand (fastify parses none), against the same contract schema.
+const generateBodyValidator = lazyValidator<UploadUrlRequest>(UploadUrlRequestSchema, { allErrors: true, verbose: true });
 
-const generateBodyValidator = lazyValidator(generateBody as unknown as Record<string, unknown>, { allErrors: true, verbose: true });
-
-const statusBody = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['fileId', 'status'],
-  properties: {
-    fileId: idParam,
-    status: { type: 'string', enum: FILE_STATUSES },
-    errorMessage: { type: 'string', maxLength: 2000 },
-  },
-} as const;
-
-
-interface GenerateBody {
-  files: Array<{ fileName: string; contentType?: string; fileSize?: number; isPublic?: boolean }>;
-  folder?: string;
-  parentId?: string;
-  parentType?: ParentType;
-  orgId?: string;
-}
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+const uploadUrlsResponse = (status: 200 | 201) => ({ [status]: Ok(UploadUrlsSchema), ...errors });
 
 /** The file as the caller may see it; a 404 when they may not. */
 export function findVisibleFile(services: Services, request: FastifyRequest, fileId: string): FileRecord {
@@ -106,7 +65,7 @@ export function findVisibleFile(services: Services, request: FastifyRequest, fil
 }
 
 /** Which org owns an upload: the parent's, else `orgId`, else the token's org, else the user's only org. */
-function owningOrg(services: Services, request: FastifyRequest, body: GenerateBody): string {
+function owningOrg(services: Services, request: FastifyRequest, body: UploadUrlRequest): string {
   const { db } = services;
   const principal = requireUser(request);
   if ((body.parentId === undefined) !== (body.parentType === undefined)) {
@@ -160,12 +119,11 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
 }
 
 /** The upload interface: upload URLs, status, listing and access URLs (the spec's /api/… paths). */
-export default async function uploadRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function uploadRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
   const { db, storage } = services;
 
-  async function generate(request: FastifyRequest) {
-    const body = request.body as GenerateBody | undefined;
-    if (body === undefined) throw badRequest('a JSON body with "files" is required', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
+  async function generate(request: FastifyRequest, body: UploadUrlRequest) {
     const problems: ErrorDetail[] = [];
     body.files.forEach((f, i) => {
       const p = fileNameProblem(f.fileName);
@@ -214,33 +172,32 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
   }
 
-  // fastify neither parses nor validates GET bodies: read and check this one here.
-  app.get('/generate-upload-url', {
-    preValidation: async (request) => {
-      const body = await readGetBody(request);
-      if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
-      const validateGenerateBody = generateBodyValidator();
-      if (!validateGenerateBody(body)) {
-        const details = (validateGenerateBody.errors ?? []).map((e) => fromAjv(e, []));
-        throw badRequest(`Invalid request body: ${details[0]?.message ?? 'validation failed'}`, details);
-      }
-      request.body = body;
-    },
-  }, generate);
-  app.post('/generate-upload-url', { schema: { body: generateBody } }, async (request, reply) => {
+  // fastify neither parses nor validates GET bodies: the handler reads and checks this one. Its
+  // schema is POST's (the OpenAPI document describes the body there; GET bodies have no place in it).
+  app.get('/generate-upload-url', { schema: { response: uploadUrlsResponse(200) } }, async (request) => {
+    const body = await readGetBody(request);
+    if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
+    const validateGenerateBody = generateBodyValidator();
+    if (!validateGenerateBody(body)) {
+      const details = (validateGenerateBody.errors ?? []).map((e) => fromAjv(e, []));
+      throw badRequest(`Invalid request body: ${details[0]?.message ?? 'validation failed'}`, details);
+    }
+    return generate(request, body);
+  });
+  app.post('/generate-upload-url', { schema: { body: UploadUrlRequestSchema, response: uploadUrlsResponse(201) } }, async (request, reply) => {
     reply.status(201);
-    return generate(request);
+    return generate(request, request.body);
   });
 
-  app.patch('/status', { schema: { body: statusBody } }, async (request) => {
-    const body = request.body as { fileId: string; status: FileStatus; errorMessage?: string };
+  app.patch('/status', { schema: { body: FileStatusUpdateSchema, response: { 200: Ok(FileSchema), ...errors } } }, async (request) => {
+    const body = request.body;
     requireUser(request);
     const file = findVisibleFile(services, request, body.fileId);
     requireRole(db, request, file.orgId, 'MEMBER', 'change file status');
     if (body.status === 'FAILED' && !body.errorMessage) {
       throw badRequest('errorMessage is required when status is FAILED', [detail(['errorMessage'], 'invalid_type', 'string', undefined, 'errorMessage is required when status is FAILED')]);
     }
-    assertMove(file.status as FileStatus | null, body.status);
+    assertMove(file.status, body.status);
     let oversized = false;
     let next: FileRecord = { ...file, status: body.status, errorMessage: body.status === 'FAILED' ? body.errorMessage! : null, updatedAt: nowIso() };
     if (body.status === 'UPLOADED') {
@@ -264,10 +221,9 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     return ok(presentFile(next));
   });
 
-  app.get('/', async (request) => {
+  app.get('/', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
     const principal = requireUser(request);
-    const raw = request.query as Record<string, string | string[]>;
-    const query = parseQuery(raw, FILE_QUERY);
+    const query = parseQuery(request.query, FILE_QUERY);
     const result = runQuery(db.files, query, FILE_QUERY, {
       where: principal.orgId ? [['orgId', principal.orgId]] : [],
       visible: (f) => roleIn(db, principal, f.orgId) !== null,
@@ -275,18 +231,10 @@ export default async function uploadRoutes(app: FastifyInstance, { services }: R
     return ok(result.data.map(presentFile), { pagination: result.pagination });
   });
 
-  app.get('/access/:fileId', {
-    schema: {
-      params: { type: 'object', required: ['fileId'], properties: { fileId: idParam } },
-      querystring: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { expiresIn: { type: 'string', pattern: '^[0-9]+$' } },
-      },
-    },
-  }, async (request) => {
-    const { fileId } = request.params as { fileId: string };
-    const raw = (request.query as { expiresIn?: string }).expiresIn;
+  const accessSchema = { params: params('fileId'), querystring: FileAccessQuerySchema, response: { 200: Ok(FileAccessSchema), ...errors } };
+  app.get('/access/:fileId', { schema: accessSchema }, async (request) => {
+    const { fileId } = request.params;
+    const raw = request.query.expiresIn;
     const expiresIn = raw === undefined ? 3600 : Number(raw);
     if (expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
       throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'too_big', `integer from 1 to ${MAX_EXPIRES_IN}`, raw, `expiresIn must be from 1 to ${MAX_EXPIRES_IN} seconds`)]);

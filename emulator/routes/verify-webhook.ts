@@ -3,18 +3,22 @@ import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import { recordWebhookVerification } from '../services/plugins.js';
-import { findVisiblePlugin, params, type RouteOptions } from './common.js';
+import { findVisiblePlugin, params, typed, type RouteOptions } from './common.js';
+import { Ok, WebhookVerificationSchema, errorResponses } from '../../src/contract/index.js';
+
+const response = { 200: Ok(WebhookVerificationSchema), ...errorResponses(400, 401, 403, 404) };
 
 /** POST /api/plugins/:pluginId/verify-webhook: sends WEBHOOK_CHALLENGE and records whether the answer verifies the URL. */
-export default async function verifyWebhookRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function verifyWebhookRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
   const { db } = services;
   // No token is a 401 and an instance token a 403, before anything else.
   app.addHook('preValidation', async (request) => {
     requireUser(request);
   });
-  app.post('/plugins/:pluginId/verify-webhook', { schema: { params: params('pluginId') } }, async (request) => {
+  app.post('/plugins/:pluginId/verify-webhook', { schema: { params: params('pluginId'), response } }, async (request) => {
     requireUser(request);
-    const { pluginId } = request.params as { pluginId: string };
+    const { pluginId } = request.params;
     const plugin = findVisiblePlugin(services, request, pluginId);
     requireRole(db, request, plugin.orgId, 'MEMBER', 'verify plugin webhooks');
     if (!plugin.webhookUrl) {

@@ -57,9 +57,9 @@ function describeType(type: string): string {
  * Problems with the shape of the records of an import, each under
  * `collections.<name>.<index>.<field>`; at most `limit` of them (the first ones found).
  */
-export function importShapeProblems(collections: Record<string, Array<Record<string, unknown>>>, limit = 20): ErrorDetail[] {
+export function importShapeProblems(collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>, limit = 20): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  for (const [name, records] of Object.entries(collections)) {
+  for (const [name, records = []] of Object.entries(collections)) {
     const shape = { ...COMMON, ...(SHAPES[name] ?? {}) };
     for (let i = 0; i < records.length; i++) {
       for (const [field, type] of Object.entries(shape)) {

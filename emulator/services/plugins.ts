@@ -1,6 +1,7 @@
 import { generateWebhookSecret } from '../../src/webhooks/signing.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { PluginRecord } from '../model.js';
+import type { WebhookSecretRotation } from '../../src/contract/index.js';
 import type { Services } from '../services.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { ownAdminTarget } from '../admin/self-target.js';
@@ -54,16 +55,6 @@ export async function updatePlugin(services: Services, plugin: PluginRecord, bod
   await services.db.plugins.put(updated);
   return updated;
 }
-
-/** The outcome of a rotation: the new secret, and until when the previous one still signs (null: not at all). */
-export interface WebhookSecretRotation {
-  id: string;
-  webhookSecret: string;
-  previousSecretExpiresAt: string | null;
-}
-
-/** Longest grace period a rotation may give the previous secret: 30 days. */
-export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
 
 /**
  * Gives a plugin a new webhook secret. For `graceSeconds` the previous secret keeps signing

@@ -6,6 +6,7 @@ import { newApiKey, newUserToken } from '../auth/credentials.js';
 import { membershipId } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import type { Seed } from '../seed.js';
+import type { StoredRecord } from '../../src/contract/index.js';
 import { importShapeProblems } from './import-shapes.js';
 
 /**
@@ -15,10 +16,10 @@ import { importShapeProblems } from './import-shapes.js';
  * in one step (one new snapshot), and pending deliveries of the import are scheduled.
  * Returns how many records each collection now holds.
  */
-export async function importStore(services: Services, collections: Record<string, BaseRecord[]>): Promise<Record<string, number>> {
+export async function importStore(services: Services, collections: Readonly<Record<string, StoredRecord[] | undefined>>): Promise<Record<string, number>> {
   const names = Object.values(services.db).map((c) => c.name);
   const problems: ErrorDetail[] = [];
-  for (const [name, records] of Object.entries(collections)) {
+  for (const [name, records = []] of Object.entries(collections)) {
     const seen = new Set<string>();
     records.forEach((r, i) => {
       if (seen.has(r.id)) problems.push(detail(['collections', name, String(i), 'id'], 'duplicate', 'a unique id', r.id, `${name} has two records with id ${r.id}`));
@@ -26,7 +27,7 @@ export async function importStore(services: Services, collections: Record<string
     });
   }
   if (problems.length) throw badRequest('Invalid export file: duplicate ids', problems.slice(0, 20));
-  const shapes = importShapeProblems(collections as unknown as Record<string, Array<Record<string, unknown>>>);
+  const shapes = importShapeProblems(collections);
   if (shapes.length) throw badRequest(`Invalid export file: ${shapes[0].message}${shapes.length > 1 ? ` (and ${shapes.length - 1} more)` : ''}`, shapes);
 
   const contents: Record<string, BaseRecord[]> = {};

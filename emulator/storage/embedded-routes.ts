@@ -20,9 +20,12 @@ export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: Object
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
+    // Hidden from the OpenAPI document: signed storage URLs, not an operation of the three APIs
+    // (with S3 or MinIO they are not the emulator's at all); clients get them from generate-upload-url.
     app.route({
       method: 'PUT',
       url: '/objects/*',
+      schema: { hide: true },
       // Not enforced for a pass-through parser; the handler counts bytes against the signed limit.
       bodyLimit: storage.maxBytes,
       handler: (request, reply) => upload(storage, records, request, reply),
@@ -30,6 +33,7 @@ export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: Object
     app.route({
       method: ['GET', 'HEAD'],
       url: '/objects/*',
+      schema: { hide: true },
       exposeHeadRoute: false,
       handler: (request, reply) => download(storage, records, request, reply),
     });

@@ -12,7 +12,8 @@ export interface QuerySpec {
   search: string[];
 }
 
-export type SortOrder = 'asc' | 'desc';
+export type { SortOrder } from '../../src/contract/index.js';
+import type { SortOrder } from '../../src/contract/index.js';
 
 export interface Filter {
   field: string;

@@ -1,9 +1,8 @@
 import { ApiError, detail } from '../errors.js';
 
 /** What every stored record has: its id. */
-export interface BaseRecord {
-  id: string;
-}
+// A type alias, not an interface: it then fits the contract's open StoredRecord (an export) as it is.
+export type BaseRecord = { id: string };
 
 /** A refusal to open a data dir or to read what is in it, with a message meant for the person running the emulator. */
 export class StoreError extends Error {}

@@ -1,15 +1,9 @@
 import { conflict } from '../errors.js';
 
-/** File statuses; a new record has `null` (awaiting upload). */
-export const FILE_STATUSES = ['UPLOADED', 'FAILED', 'PROCESSING', 'COMPLETED'] as const;
-export type FileStatus = (typeof FILE_STATUSES)[number];
+/** File statuses (a new record has `null`: awaiting upload), parent types and the spec's limits: the contract's. */
+export { FILE_STATUSES, PARENT_TYPES, MAX_FILES_PER_REQUEST, MAX_FILE_BYTES, type FileStatus, type ParentType } from '../../src/contract/index.js';
+import type { FileStatus } from '../../src/contract/index.js';
 
-export const PARENT_TYPES = ['ORG', 'CHARACTER', 'KNOWLEDGE', 'AGENT'] as const;
-export type ParentType = (typeof PARENT_TYPES)[number];
-
-/** The spec's limits. */
-export const MAX_FILES_PER_REQUEST = 10;
-export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 export const MAX_FILE_NAME = 255;
 export const MAX_FOLDER = 100;
 

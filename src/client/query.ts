@@ -1,3 +1,5 @@
+import type { SortOrder } from '../contract/enum-values.js';
+
 /** A value a property filter can take; arrays become repeated parameters. */
 export type FilterValue = string | number | boolean;
 
@@ -8,7 +10,7 @@ export interface ListQuery {
   /** Cursor pagination; `''` starts cursor pagination from the first record. */
   cursor?: string;
   sortBy?: string | string[];
-  sortOrder?: 'asc' | 'desc' | Array<'asc' | 'desc'>;
+  sortOrder?: SortOrder | SortOrder[];
   search?: string;
   /** Property filters: `{ isPublic: true, tags: ['ai', 'files'] }`. */
   filters?: Record<string, FilterValue | FilterValue[] | null | undefined>;

@@ -48,11 +48,7 @@ export type Plugin = C.Plugin & Open;
 export type WebhookVerification = C.WebhookVerification & Open;
 
 /** A rotated webhook secret: the new one, and until when the previous one still signs (null: no longer). */
-export interface WebhookSecretRotation extends Open {
-  id: string;
-  webhookSecret: string;
-  previousSecretExpiresAt: string | null;
-}
+export type WebhookSecretRotation = C.WebhookSecretRotation & Open;
 
 export type ActionCreate = Loose<C.ActionCreate>;
 export type ActionUpdate = Loose<C.ActionUpdate>;

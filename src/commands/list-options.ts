@@ -1,4 +1,5 @@
 import { InvalidOptionValue, integerOption, type OptionSpec } from './types.js';
+import { SORT_ORDERS, type SortOrder } from '../contract/enum-values.js';
 
 // Option declarations shared by many commands. Pure data and parsers: the registry imports this
 // file at start-up, so it must stay free of client, config and UI imports.
@@ -15,10 +16,16 @@ function parseFilter(value: string, previous: unknown): Record<string, string[]>
 }
 
 /** `--order asc,desc`: one order per --sort field. */
-function parseOrder(value: string): string[] {
-  const orders = value.split(',').map((o) => o.trim().toLowerCase());
-  for (const o of orders) if (o !== 'asc' && o !== 'desc') throw new InvalidOptionValue(`--order takes asc or desc (comma-separated for several fields), not "${value}"`);
-  return orders;
+function parseOrder(value: string): SortOrder[] {
+  return value.split(',').map((o) => {
+    const order = o.trim().toLowerCase();
+    if (!isSortOrder(order)) throw new InvalidOptionValue(`--order takes ${SORT_ORDERS.join(' or ')} (comma-separated for several fields), not "${value}"`);
+    return order;
+  });
+}
+
+function isSortOrder(value: string): value is SortOrder {
+  return (SORT_ORDERS as readonly string[]).includes(value);
 }
 
 /** A comma-separated list; repeating the flag appends (`--events A --events B` = `--events A,B`). */
@@ -45,7 +52,7 @@ export interface ListFlags {
   limit?: number;
   cursor?: string;
   sort?: string;
-  order?: string[];
+  order?: SortOrder[];
   search?: string;
   filter?: Record<string, string[]>;
   all?: boolean;
@@ -60,7 +67,7 @@ export function listQueryOf(flags: ListFlags) {
     limit: flags.limit ?? (flags.all ? 100 : undefined),
     cursor: flags.cursor,
     sortBy: flags.sort,
-    sortOrder: flags.order as Array<'asc' | 'desc'> | undefined,
+    sortOrder: flags.order,
     search: flags.search,
     filters: Object.keys(filters).length ? filters : undefined,
   };

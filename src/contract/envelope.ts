@@ -85,6 +85,15 @@ export function OkPage<T extends TSchema>(item: T) {
   );
 }
 
+/**
+ * A server-sent-events response (`text/event-stream`): frames written by hand as they happen,
+ * never serialized from a schema; `description` names the events (their data schemas are in the
+ * contract, e.g. CharacterMessageSent).
+ */
+export function EventStream(description: string) {
+  return { description, content: { 'text/event-stream': { schema: Type.String({ description: 'Server-sent events, one frame per event' }) } } };
+}
+
 /** The success envelope as a type. */
 export interface OkEnvelope<T> {
   ok: true;

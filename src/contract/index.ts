@@ -10,3 +10,4 @@ export * from './events.js';
 export * from './seed.js';
 export * from './admin-data.js';
 export * from './dashboard.js';
+export * from './admin.js';

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
 import {
   AttachmentTypeSchema,
+  DeliveryStatusSchema,
   DispatchModeSchema,
   EventKindSchema,
   FileStatusSchema,
@@ -135,6 +136,13 @@ export const UploadUrlRequestSchema = Type.Object(
 );
 export type UploadUrlRequest = Static<typeof UploadUrlRequestSchema>;
 
+/** GET /api/access/:fileId: how long a private file's URL stays valid, in seconds (1 to 7 days; default 1 hour). */
+export const FileAccessQuerySchema = Type.Object(
+  { expiresIn: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Seconds, from 1 to 604800', examples: ['3600'] })) },
+  { additionalProperties: false },
+);
+export type FileAccessQuery = Static<typeof FileAccessQuerySchema>;
+
 /** PATCH /api/status. */
 export const FileStatusUpdateSchema = Type.Object(
   { fileId: Id, status: FileStatusSchema, errorMessage: Type.Optional(Type.String({ maxLength: 2000 })) },
@@ -194,6 +202,18 @@ export const EventEmitSchema = Type.Object(
 );
 export type EventEmit = Static<typeof EventEmitSchema>;
 
+/** GET /_emulator/deliveries/stream: only the attempts of deliveries with these values (admin API). */
+export const DeliveryStreamQuerySchema = Type.Object(
+  {
+    pluginId: Type.Optional(Id),
+    type: Type.Optional(EventKindSchema),
+    status: Type.Optional(DeliveryStatusSchema),
+    pluginInstanceId: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
+
 const orgIdField = Id;
 const nameField = Type.String({ minLength: 1, maxLength: 200 });
 /** POST /_emulator/agents. */
@@ -207,3 +227,15 @@ export const AgentRenameSchema = Type.Object({ name: nameField }, { additionalPr
 /** POST /_emulator/api-keys. */
 export const ApiKeyCreateSchema = Type.Object({ orgId: orgIdField, name: Type.Optional(nameField) }, { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'web' }] });
 export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
+
+/** Longest grace period a webhook secret rotation may give the previous secret: 30 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+
+/** POST /api/plugins/:pluginId/webhook-secret/rotate; no body (or null) keeps the default grace (24 h). */
+export const WebhookSecretRotateSchema = Type.Unsafe<{ graceSeconds?: number } | null>({
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: { graceSeconds: { type: 'number', minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS, description: 'Seconds the previous secret keeps signing beside the new one' } },
+  examples: [{ graceSeconds: 3600 }],
+});
+export type WebhookSecretRotate = Static<typeof WebhookSecretRotateSchema>;

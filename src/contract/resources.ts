@@ -185,6 +185,12 @@ export const DeliveryAttemptSchema = Type.Object({
   responseBody: Nullable(Type.String()),
   error: Nullable(Type.String()),
   nextAttemptAt: Nullable(Type.String()),
+  requestHeaders: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'The headers sent: webhook-id, webhook-timestamp, webhook-signature (Standard Webhooks), content-type, user-agent. The body sent is exactly JSON.stringify(delivery.event).',
+    }),
+  ),
+  responseHeaders: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "The webhook's answer headers (lower-case names; at most 64, each cut at 1 KB); absent when no answer came" })),
 });
 export type DeliveryAttempt = Static<typeof DeliveryAttemptSchema>;
 
@@ -225,6 +231,10 @@ export const DeliverySchema = Type.Object(
 );
 export type Delivery = Static<typeof DeliverySchema>;
 
+/** `data` of an `attempt` event of GET /_emulator/deliveries/stream: the delivery after one attempt, and that attempt. */
+export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchema, attempt: DeliveryAttemptSchema }, { title: 'DeliveryAttemptNotice' });
+export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
+
 /** `data` of POST /api/plugins/:id/verify-webhook. */
 export const WebhookVerificationSchema = Type.Object({
   verified: Type.Boolean(),
@@ -252,6 +262,13 @@ export type CharacterMessageSent = Static<typeof CharacterMessageSentSchema>;
 export const RepositoryFileAddedSchema = Type.Object({ repositoryId: Id, file: FileSchema, addedAt: Timestamp });
 /** `data` of DELETE /api/repositories/:repositoryId/files/:fileId. */
 export const RepositoryFileRemovedSchema = Type.Object({ repositoryId: Id, fileId: Id, removed: Type.Boolean() });
+
+/** `data` of the rotation: the new secret, and until when the previous one still signs (null: not at all). */
+export const WebhookSecretRotationSchema = Type.Object(
+  { id: Id, webhookSecret: Type.String({ description: 'whsec_…: the new signing secret' }), previousSecretExpiresAt: Nullable(Timestamp) },
+  { title: 'WebhookSecretRotation' },
+);
+export type WebhookSecretRotation = Static<typeof WebhookSecretRotationSchema>;
 
 /** `data` of a DELETE: what was deleted. */
 export const DeletedSchema = Type.Object({ id: Id, name: Type.Optional(Type.String()), deleted: Type.Boolean() });

@@ -11,8 +11,9 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 /** `schema` or null, as `type: [type, 'null']` when `schema` has one type (anyOf otherwise). */
 export function Nullable<S extends TSchema>(schema: S, options: SchemaOptions = {}): TUnsafe<Static<S> | null> {
-  const { type, ...rest } = schema as TSchema & { type?: unknown };
-  if (typeof type === 'string') return Type.Unsafe<Static<S> | null>({ ...rest, ...options, type: [type, 'null'] });
+  const { type, ...rest } = schema as TSchema & { type?: unknown; enum?: unknown[] };
+  // An enum lists its values: null must be one of them too, or `type` admits null and `enum` refuses it.
+  if (typeof type === 'string') return Type.Unsafe<Static<S> | null>({ ...rest, ...(rest.enum ? { enum: [...rest.enum, null] } : {}), ...options, type: [type, 'null'] });
   return Type.Unsafe<Static<S> | null>({ ...options, anyOf: [schema, { type: 'null' }] });
 }
 

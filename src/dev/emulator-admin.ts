@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import { unwrap } from '../client/envelope.js';
 import { NetworkError } from '../client/errors.js';
-import type { Delivery, PluginInstance } from '../client/types.js';
+import type { Delivery, Loose, PluginInstance } from '../client/types.js';
+import type { EventEmit, ImportResult, ResetResult } from '../contract/index.js';
 import { ADMIN_HEADER } from '../client/client.js';
 
 /** A failed request as the client reports it; undici's timeouts are ETIMEDOUT, as in the client. */
@@ -67,17 +68,17 @@ export class EmulatorAdmin {
   }
 
   /** POST /_emulator/import: replaces the store with an export. */
-  import(file: unknown): Promise<{ imported: boolean; counts: Record<string, number> }> {
+  import(file: unknown): Promise<ImportResult> {
     return this.call('POST', '/_emulator/import', file);
   }
 
   /** POST /_emulator/reset: back to the seed. */
-  reset(): Promise<{ reset: boolean }> {
+  reset(): Promise<ResetResult> {
     return this.call('POST', '/_emulator/reset', {});
   }
 
   /** POST /_emulator/events: emits an event with this payload (signed and logged like any delivery). */
-  emit(body: { type: string; pluginId: string; pluginInstanceId?: string; data: unknown; mode?: 'SYNC' | 'ASYNC' }): Promise<Delivery> {
+  emit(body: Loose<EventEmit>): Promise<Delivery> {
     return this.call('POST', '/_emulator/events', body);
   }
 

@@ -1,4 +1,4 @@
-import type { PluginType } from '../contract/index.js';
+import type { DispatchMode, PluginType } from '../contract/index.js';
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -39,7 +39,7 @@ export interface ManifestInstall {
   events?: string[];
   scopes?: string[];
   inputs?: Record<string, unknown>;
-  eventDispatchMode?: 'SYNC' | 'ASYNC';
+  eventDispatchMode?: DispatchMode;
 }
 
 /** A loaded, validated manifest (plugsmith.json). */

@@ -7,6 +7,9 @@ import fileAdded from './fixtures/REPOSITORY_FILE_ADDED.json' with { type: 'json
 import fileRemoved from './fixtures/REPOSITORY_FILE_REMOVED.json' with { type: 'json' };
 import { EVENT_TYPES, type WebhookEventType } from '../webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
+import { fill } from './fill.js';
+
+export { fill } from './fill.js';
 
 /**
  * A sample event kept as data: `defaults` are the values of its `{{placeholders}}` (themselves
@@ -52,25 +55,6 @@ function builtins(): Record<string, unknown> {
 export function fixtureContext(fixture: EventFixture, known: Record<string, unknown>): Record<string, unknown> {
   const defined = Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined));
   return { ...fixture.defaults, ...builtins(), ...defined };
-}
-
-/**
- * Replaces `{{name}}` placeholders from the context: a string that is only a placeholder takes
- * the value as it is (an object, a number…); a placeholder inside a longer string is written in.
- * Values that are templates themselves are filled too (a few levels deep, never in a loop).
- */
-export function fill(template: unknown, context: Record<string, unknown>, depth = 0): unknown {
-  if (depth > 5) return template;
-  if (typeof template === 'string') {
-    const whole = /^\{\{(\w+)\}\}$/.exec(template);
-    if (whole) return whole[1] in context ? fill(context[whole[1]], context, depth + 1) : null;
-    return template.replace(/\{\{(\w+)\}\}/g, (m, name: string) => (name in context ? String(fill(context[name], context, depth + 1)) : m));
-  }
-  if (Array.isArray(template)) return template.map((v) => fill(v, context, depth));
-  if (template && typeof template === 'object') {
-    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fill(v, context, depth)]));
-  }
-  return template;
 }
 
 /** The event's `data` built from the fixture and what is known, before overrides. */

@@ -123,10 +123,11 @@ describe('plugsmith trigger', () => {
     expect(set.delivery.status).toBe('delivered');
     expect(last(provider.server, 'REPOSITORY_FILE_ADDED')?.data).toMatchObject({ repositoryId: 'repo_docs', file: { fileName: 'custom.txt', fileSize: 42 } });
 
-    const file = await jsonFile(t.dir, 'removed.json', { repositoryId: 'repo_docs', file: { id: 'file_given', fileName: 'given.md' } });
+    const given = { id: 'file_given', fileName: 'given.md', contentType: 'text/markdown', fileSize: 12, isPublic: false, status: 'UPLOADED', errorMessage: null, parentId: 'org_acme', parentType: 'ORG', folder: null, orgId: 'org_acme', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+    const file = await jsonFile(t.dir, 'removed.json', { repositoryId: 'repo_docs', file: given });
     const data = await t.json(['trigger', 'REPOSITORY_FILE_REMOVED', '--plugin', provider.id, '--data', `@${file}`]);
     expect(data.delivery.status).toBe('delivered');
-    expect(last(provider.server, 'REPOSITORY_FILE_REMOVED')?.data).toEqual({ repositoryId: 'repo_docs', file: { id: 'file_given', fileName: 'given.md' } });
+    expect(last(provider.server, 'REPOSITORY_FILE_REMOVED')?.data).toEqual({ repositoryId: 'repo_docs', file: given });
 
     const logged = await t.json(['logs', '--plugin', provider.id, '--type', 'REPOSITORY_FILE_REMOVED']);
     expect(logged.at(-1).id).toBe(data.delivery.id);

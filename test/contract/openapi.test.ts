@@ -1,18 +1,32 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '../../src/contract/index.js';
 import { adminCall, call } from '../helpers/http.js';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
-import { CONTRACT_VIOLATIONS, type ContractViolation } from '../../emulator/openapi/contract-check.js';
+import { contractViolations } from '../../emulator/openapi/contract-check.js';
 
 let emu: Emulator;
 beforeAll(async () => {
   emu = await startEmulator({ inMemory: true, port: 0, messagingPort: 0 });
 });
 afterAll(() => emu.close());
+
+/**
+ * Operations whose route modules other work in progress gives their schemas (#16: deliveries,
+ * admin events, admin characters). Empty this once those land: the test then covers them too.
+ */
+const PENDING = new Set<string>([
+  'GET /_emulator/deliveries/stream',
+  'GET /_emulator/characters',
+  'POST /_emulator/characters',
+  'GET /_emulator/characters/{characterId}',
+  'PATCH /_emulator/characters/{characterId}',
+  'POST /_emulator/events',
+  'GET /_emulator/instances',
+]);
 
 const operations = (doc: any) =>
   Object.entries<any>(doc.paths).flatMap(([path, item]) =>
@@ -52,6 +66,26 @@ describe('the OpenAPI document', () => {
     expect(marketplace.parameters.map((p: any) => p.name)).toEqual(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
     const create = doc.paths['/api/plugins'].post;
     expect(create.requestBody.content['application/json'].example).toMatchObject({ name: 'Weather', type: 'EVENT_HANDLER' });
+  });
+
+  test('every operation declares a 2xx response schema and its error responses, all from the contract', async () => {
+    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const missing: string[] = [];
+    for (const { path, method, operation } of operations(doc)) {
+      const name = `${method.toUpperCase()} ${path}`;
+      if (PENDING.has(name)) continue;
+      const responses = Object.entries<any>(operation.responses ?? {});
+      const success = responses.filter(([code, r]) => /^2\d\d$/.test(code) && Object.values<any>(r.content ?? {}).some((media) => media.schema));
+      if (success.length === 0) missing.push(`${name}: no 2xx response schema`);
+      const errors = responses.filter(([code]) => /^[45]\d\d$/.test(code));
+      if (errors.length === 0) missing.push(`${name}: no error responses`);
+      for (const [code, r] of errors) {
+        if (r.content?.['application/json']?.schema?.$ref !== '#/components/schemas/ErrorEnvelope') missing.push(`${name}: ${code} is not the error envelope`);
+      }
+      // Every credentialed route can refuse its caller.
+      if (operation.security.length > 0 && !errors.some(([code]) => code === '401')) missing.push(`${name}: no 401`);
+    }
+    expect(missing).toEqual([]);
   });
 
   test('every request body of a contract schema has an example', async () => {
@@ -96,20 +130,34 @@ describe('responses are written from their schema', () => {
 });
 
 describe('the contract check', () => {
-  test('records a response whose body does not match the document', async () => {
-    // Import refuses such a record (it checks shapes), so it is planted in the store directly.
+  /** Plants a plugin whose type the contract does not know (import refuses such a record: it checks shapes). */
+  async function plantBadPlugin(target: Emulator) {
     const now = new Date().toISOString();
-    const orgId = emu.services.db.orgs.values().next().value!.id;
-    await emu.services.db.plugins.put({
+    const orgId = target.services.db.orgs.values().next().value!.id;
+    await target.services.db.plugins.put({
       id: 'plg_bad', orgId, name: 'Bad', description: '', type: 'NOT_A_TYPE', events: [], scopes: [], tags: [],
       inputsSchema: {}, isPublic: true, webhookUrl: null, webhookUrlIsVerified: false, webhookSecret: 'whsec_x', createdAt: now, updatedAt: now,
     } as never);
-    const list = (globalThis as unknown as Record<symbol, ContractViolation[]>)[CONTRACT_VIOLATIONS];
+  }
+
+  test('records a response whose body does not match the document', async () => {
+    await plantBadPlugin(emu);
+    const list = contractViolations();
     const before = list.length;
     expect((await call(emu.url, 'GET', '/api/plugins/plg_bad', { token: emu.token! })).status).toBe(200);
     const found = list.splice(before);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ method: 'GET', route: '/api/plugins/:pluginId', status: 200 });
     expect(found[0]!.problem).toContain('/data/type');
+  });
+
+  test('is an option of startEmulator: off, an emulator records nothing (the test setup turns the default on)', async () => {
+    const unchecked = await startEmulator({ inMemory: true, contractCheck: false });
+    onTestFinished(() => unchecked.close());
+    await plantBadPlugin(unchecked);
+    const list = contractViolations();
+    const before = list.length;
+    expect((await call(unchecked.url, 'GET', '/api/plugins/plg_bad', { token: unchecked.token! })).status).toBe(200);
+    expect(list.slice(before)).toEqual([]);
   });
 });

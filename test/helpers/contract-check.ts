@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { CONTRACT_VIOLATIONS, type ContractViolation } from '../../emulator/openapi/contract-check.js';
+import { checkContractsByDefault, contractViolations } from '../../emulator/openapi/contract-check.js';
 
-// The contract test (vitest setupFiles): every emulator a test file starts checks each JSON response
+// The contract test (vitest setupFiles): every emulator a test file starts (in this process) checks each JSON response
 // it sends against the OpenAPI document (emulator/openapi/contract-check.ts); after the file, the
 // suites listed here fail on any response that does not match (status, envelope, body schema).
-process.env.PLUGSMITH_CONTRACT_CHECK = '1';
+checkContractsByDefault();
 
 /** Suites whose every response must match the document. */
 const CHECKED = ['test/emulator/routes/', 'test/emulator/messaging/', 'test/client/', 'test/contract/', 'test/security/'];
 
-const collected = () => ((globalThis as unknown as Record<symbol, ContractViolation[] | undefined>)[CONTRACT_VIOLATIONS] ??= []);
+const collected = contractViolations;
 
 beforeAll(() => {
   collected().length = 0;

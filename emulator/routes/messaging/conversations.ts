@@ -3,7 +3,7 @@ import { ok } from '../../http.js';
 import { badRequest, detail } from '../../errors.js';
 import type { ConversationRecord } from '../../model.js';
 import { params, typed, type RouteOptions } from '../common.js';
-import { ConversationCreateSchema, ConversationSchema, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
+import { EventStream, ConversationCreateSchema, ConversationSchema, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 
 /** Messages per page of `GET /conversations/:id/messages` unless `limit` says otherwise. */
@@ -71,7 +71,11 @@ export default async function conversationRoutes(fastify: FastifyInstance, { ser
     return ok(page.data, { pagination: { type: 'cursor' as const, limit, hasNext: page.hasNext, nextCursor: page.hasNext && last ? last.id : null } });
   });
 
-  app.get('/conversations/:conversationId/events', { schema: { params: params('conversationId') } }, async (request, reply) => {
+  const streamResponse = {
+    200: EventStream('CHARACTER_MESSAGE_SENT events ({ message, contentDelta }) of the conversation, as its character replies'),
+    ...errorResponses(400, 401, 403, 404),
+  };
+  app.get('/conversations/:conversationId/events', { schema: { params: params('conversationId'), response: streamResponse } }, async (request, reply) => {
     const { conversationId } = request.params;
     const apiKey = requestApiKey(request);
     const conversation = messaging.findConversation(apiKey.orgId, conversationId);

@@ -1,7 +1,7 @@
 import { defineCommand, integerOption } from '../types.js';
 import { listOptions, targetOptions } from '../list-options.js';
 
-const PARENT_TYPES = ['ORG', 'CHARACTER', 'KNOWLEDGE', 'AGENT'];
+import { PARENT_TYPES } from '../../contract/enum-values.js';
 
 /** `plugsmith files upload|list|url|status`: the upload interface. */
 export const fileCommands = [

@@ -7,7 +7,7 @@ import { FILE_STATUSES } from './statuses.js';
 const status: CommandHandler<{ error?: string } & TargetFlags> = async (input) => {
   const [fileId, given] = input.args;
   const value = given.toUpperCase();
-  if (!FILE_STATUSES.includes(value)) throw new UserError(`status must be one of ${FILE_STATUSES.join(', ')}, not "${given}"`, EXIT.USAGE);
+  if (!(FILE_STATUSES as readonly string[]).includes(value)) throw new UserError(`status must be one of ${FILE_STATUSES.join(', ')}, not "${given}"`, EXIT.USAGE);
   const errorMessage = input.options.error;
   if (value === 'FAILED' && !errorMessage) throw new UserError('missing reason: pass --error MESSAGE with FAILED', EXIT.USAGE);
   const record = await withClient(input, { token: true }, (client) =>

@@ -1,5 +1,6 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
+import { PARENT_TYPES } from '../../contract/enum-values.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askChoice, askText } from '../../ui/dialogs.js';
 import { exitCodeOf } from '../../ui/errors.js';
@@ -25,7 +26,7 @@ const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) => {
   const o = input.options;
   const parentType =
     o.parentType ??
-    (await askChoice(input.io, { flag: '--parent-type', message: 'Parent type:', choices: ['ORG', 'CHARACTER', 'KNOWLEDGE', 'AGENT'].map((value) => ({ value })) }));
+    (await askChoice(input.io, { flag: '--parent-type', message: 'Parent type:', choices: PARENT_TYPES.map((value) => ({ value })) }));
   const parentId = o.parentId ?? (await askText(input.io, { flag: '--parent-id', message: 'Parent id:' }));
 
   const progress = createTransferProgress(input.io, input.global);

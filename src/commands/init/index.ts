@@ -1,5 +1,5 @@
 import { defineCommand, integerOption } from '../types.js';
-import { PLUGIN_TYPES } from '../../contract/index.js';
+import { PLUGIN_TYPES } from '../../contract/enum-values.js';
 
 /** `--events a,b --events c` → ['a', 'b', 'c']. */
 function commaList(value: string, previous: unknown): string[] {

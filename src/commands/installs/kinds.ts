@@ -1,10 +1,12 @@
+import type { PluginType } from '../../contract/index.js';
+
 /**
  * The three kinds of plugin installation, one per plugin type: the entity it goes on and the
  * client resource that installs it. `providers`, `handlers` and `apps` share their handlers.
  */
 export interface InstallKind {
   /** The plugin type installed. */
-  pluginType: 'DATA_PROVIDER' | 'EVENT_HANDLER' | 'APP';
+  pluginType: PluginType;
   /** The entity, in words ("repository"). */
   entity: string;
   /** What one installation is called in messages ("data provider"). */

@@ -1,7 +1,7 @@
 import { defineCommand, integerOption } from '../types.js';
 import { targetOptions } from '../list-options.js';
 import { parseSet } from '../../trigger/overrides.js';
-import { EVENT_TYPES } from '../../webhooks/events.js';
+import { EVENT_KINDS } from '../../contract/enum-values.js';
 
 /** `plugsmith trigger <EVENT_TYPE>` */
 export const triggerCommands = [
@@ -16,7 +16,7 @@ export const triggerCommands = [
       'plugsmith trigger REPOSITORY_FILE_REMOVED --data @./removed.json',
       'plugsmith trigger WEBHOOK_CHALLENGE --direct http://127.0.0.1:3000/webhook --secret whsec_…',
     ],
-    args: [{ name: '<eventType>', description: 'the event to send (any case)', choices: EVENT_TYPES }],
+    args: [{ name: '<eventType>', description: 'the event to send (any case)', choices: EVENT_KINDS }],
     options: [
       { flags: '--plugin <pluginId>', description: 'plugin to send to (default: the one this project deployed to this target)' },
       { flags: '--instance <instanceId>', description: 'instance to act on (default: the plugin\'s newest on the right entity)' },

@@ -191,6 +191,24 @@ describe('reading plugins', () => {
     expect(asMember.find((p: any) => p.id === pub.id).webhookSecret).toBe(pub.webhookSecret);
     expect(asMember.find((p: any) => p.id === otherPub.id)).not.toHaveProperty('webhookSecret');
   });
+
+  test('a marketplace page asked for again shows every change to its plugins, and a member still gets the secrets', async () => {
+    const m = emulator.current;
+    const pub = await m.createPlugin({ isPublic: true, tags: ['page-again'] });
+    const query = { tags: 'page-again', '@limit': 10 };
+    const first = expectOk(await call('GET', '/api/plugins/marketplace', { query }));
+    expect(first.map((p: any) => p.name)).toEqual([pub.name]);
+    expect(expectOk(await call('GET', '/api/plugins/marketplace', { query }))).toEqual(first);
+    expectOk(await call('PUT', `/api/plugins/${pub.id}`, { token: TOKENS.member, body: { name: 'Renamed in place' } }));
+    const again = expectOk(await call('GET', '/api/plugins/marketplace', { query }));
+    expect(again.map((p: any) => p.name)).toEqual(['Renamed in place']);
+    expect(again[0]).not.toHaveProperty('webhookSecret');
+    // The same page, asked for by a member of the plugin's org right after an anonymous caller: with the secret.
+    const asMember = expectOk(await call('GET', '/api/plugins/marketplace', { token: TOKENS.member, query }));
+    expect(asMember[0].webhookSecret).toBe(pub.webhookSecret);
+    // And by a caller of another org: as anonymous.
+    expect(expectOk(await call('GET', '/api/plugins/marketplace', { token: TOKENS.outsider, query }))).toEqual(again);
+  });
 });
 
 describe('updating plugins', () => {

@@ -1,6 +1,221 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { Delivery, Plugin, PluginInstance } from '../../../../src/contract/index.js';
+import { EVENT_DATA_SCHEMAS } from '../../../../src/contract/events.js';
+import { LIFECYCLE_EVENTS, type EventKind } from '../../../../src/contract/enums.js';
+import { fill } from '../../../../src/trigger/fill.js';
+import challenge from '../../../../src/trigger/fixtures/WEBHOOK_CHALLENGE.json' with { type: 'json' };
+import installed from '../../../../src/trigger/fixtures/PLUGIN_INSTALLED.json' with { type: 'json' };
+import uninstalled from '../../../../src/trigger/fixtures/PLUGIN_UNINSTALLED.json' with { type: 'json' };
+import agentMessage from '../../../../src/trigger/fixtures/AGENT_MESSAGE_RECEIVED.json' with { type: 'json' };
+import fileAdded from '../../../../src/trigger/fixtures/REPOSITORY_FILE_ADDED.json' with { type: 'json' };
+import fileRemoved from '../../../../src/trigger/fixtures/REPOSITORY_FILE_REMOVED.json' with { type: 'json' };
+import { ApiFailure, call, currentWorkspace } from '../api.js';
+import { ErrorBox } from '../components/error-box.js';
+import { checkSchema } from '../json-schema-check.js';
+import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
+import './deliveries.css';
 
-/** Placeholder until the view is built. */
+interface Fixture {
+  description: string;
+  defaults: Record<string, unknown>;
+  data: Record<string, unknown>;
+}
+
+/** The same sample events `plugsmith trigger` sends (src/trigger/fixtures), as data. */
+const FIXTURES: Record<EventKind, Fixture> = {
+  WEBHOOK_CHALLENGE: challenge,
+  PLUGIN_INSTALLED: installed,
+  PLUGIN_UNINSTALLED: uninstalled,
+  AGENT_MESSAGE_RECEIVED: agentMessage,
+  REPOSITORY_FILE_ADDED: fileAdded,
+  REPOSITORY_FILE_REMOVED: fileRemoved,
+};
+
+function random(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The sample payload of an event for this plugin and instance, filled as `plugsmith trigger` fills it. */
+export function samplePayload(type: EventKind, plugin: Plugin, instance: PluginInstance | null): Record<string, unknown> {
+  const fixture = FIXTURES[type];
+  const known: Record<string, unknown> = { pluginId: plugin.id, orgId: plugin.orgId, events: plugin.events, scopes: plugin.scopes };
+  if (instance) {
+    Object.assign(known, { pluginInstanceId: instance.id, instance, entityId: instance.entityId, entityType: instance.entityType, instanceName: instance.name });
+    if (instance.entityType === 'AGENT') known.agentId = instance.entityId;
+    if (instance.entityType === 'REPOSITORY') known.repositoryId = instance.entityId;
+  }
+  const context = { ...fixture.defaults, now: new Date().toISOString(), random: random(), ...known };
+  return fill(fixture.data, context) as Record<string, unknown>;
+}
+
+/** The events a plugin receives: the lifecycle ones, and those it subscribes to. */
+function eventsOf(plugin: Plugin): EventKind[] {
+  return [...new Set<EventKind>([...LIFECYCLE_EVENTS, ...plugin.events])];
+}
+
+/** The payload parsed and checked against the event's schema; an ApiFailure shaped like the emulator's 400 when it does not fit. */
+export function checkPayload(type: EventKind, text: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ApiFailure(400, 'VALIDATION_ERROR', `the payload is not JSON: ${(error as Error).message}`, [{ path: ['data'], message: 'fix the JSON syntax' }]);
+  }
+  const problems = checkSchema(EVENT_DATA_SCHEMAS[type], data, ['data']);
+  if (problems.length > 0) throw new ApiFailure(400, 'VALIDATION_ERROR', `data does not match the ${type} event's schema`, problems);
+  return data as Record<string, unknown>;
+}
+
+/**
+ * Trigger: pick a plugin and one of its events, edit the sample payload (the fixtures of
+ * `plugsmith trigger`), and send it; a payload that does not fit the event's schema is refused
+ * here with the schema's error, and sent nowhere. Sent, it opens the resulting delivery.
+ */
 export function TriggerView(_props: ViewProps) {
-  return <p>Trigger: not built yet.</p>;
+  const [plugins, setPlugins] = useState<Plugin[] | null>(null);
+  const [pluginId, setPluginId] = useState('');
+  const [type, setType] = useState<EventKind | ''>('');
+  const [instances, setInstances] = useState<PluginInstance[]>([]);
+  const [instanceId, setInstanceId] = useState('');
+  const [payload, setPayload] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [sending, setSending] = useState(false);
+
+  useEffect(() => {
+    const { orgId } = currentWorkspace();
+    if (!orgId) {
+      setPlugins([]);
+      return;
+    }
+    call<Plugin[]>('api', 'GET', `/orgs/${encodeURIComponent(orgId)}/plugins?@limit=100`).then(
+      (answer) => {
+        setPlugins(answer.data);
+        if (answer.data[0]) setPluginId((current) => current || answer.data[0].id);
+      },
+      (e) => {
+        setPlugins([]);
+        setError(e);
+      },
+    );
+  }, []);
+
+  const plugin = useMemo(() => plugins?.find((p) => p.id === pluginId) ?? null, [plugins, pluginId]);
+
+  useEffect(() => {
+    setInstances([]);
+    setInstanceId('');
+    if (!plugin) return;
+    setType((t) => (t && eventsOf(plugin).includes(t) ? t : eventsOf(plugin).find((e) => e !== 'WEBHOOK_CHALLENGE') ?? 'WEBHOOK_CHALLENGE'));
+    call<PluginInstance[]>('admin', 'GET', `/instances?pluginId=${encodeURIComponent(plugin.id)}&@limit=100`).then(
+      (answer) => {
+        setInstances(answer.data);
+        if (answer.data[0]) setInstanceId(answer.data[0].id);
+      },
+      setError,
+    );
+  }, [plugin]);
+
+  const instance = instances.find((i) => i.id === instanceId) ?? null;
+  const needsInstance = type !== '' && type !== 'WEBHOOK_CHALLENGE';
+  // A new plugin, event or instance starts from a fresh sample.
+  useEffect(() => {
+    if (!plugin || !type) return;
+    setPayload(JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2));
+    setError(null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [plugin, type, instance]);
+
+  const send = async () => {
+    if (!plugin || !type) return;
+    setError(null);
+    let data: Record<string, unknown>;
+    try {
+      data = checkPayload(type, payload);
+    } catch (e) {
+      setError(e);
+      return;
+    }
+    setSending(true);
+    try {
+      const answer = await call<Delivery>('admin', 'POST', '/events', { type, pluginId: plugin.id, ...(needsInstance && instance ? { pluginInstanceId: instance.id } : {}), data, mode: 'SYNC' });
+      navigate('deliveries', answer.data.id);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setSending(false);
+    }
+  };
+
+  if (plugins === null) return <p className="muted">Loading plugins…</p>;
+  return (
+    <div className="tr-form">
+      <h1 className="dl-title">Trigger an event</h1>
+      {plugins.length === 0 ? (
+        <p className="muted">No plugins in this workspace yet: create one (`plugsmith plugins create` or `plugsmith deploy`).</p>
+      ) : (
+        <form
+          className="tr-form"
+          aria-label="Trigger an event"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void send();
+          }}
+        >
+          <div className="toolbar">
+            <label>
+              Plugin
+              <select aria-label="Plugin" value={pluginId} onChange={(e) => setPluginId(e.target.value)}>
+                {plugins.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name} ({p.id})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Event type
+              <select aria-label="Event type" value={type} onChange={(e) => setType(e.target.value as EventKind)}>
+                {plugin &&
+                  eventsOf(plugin).map((k) => (
+                    <option key={k} value={k}>
+                      {k}
+                    </option>
+                  ))}
+              </select>
+            </label>
+            {needsInstance && (
+              <label>
+                Instance
+                <select aria-label="Instance" value={instanceId} onChange={(e) => setInstanceId(e.target.value)} disabled={instances.length === 0}>
+                  {instances.length === 0 && <option value="">none: install the plugin first</option>}
+                  {instances.map((i) => (
+                    <option key={i.id} value={i.id}>
+                      {i.name} ({i.id}, {i.entityType.toLowerCase()} {i.entityId})
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+          </div>
+          {type && <p className="muted">{FIXTURES[type].description}</p>}
+          {plugin && !plugin.webhookUrl && <p className="status-warn">This plugin has no webhook URL: set one before triggering.</p>}
+          <label>
+            Payload (the event's data, JSON)
+            <textarea aria-label="Payload (the event's data, JSON)" className="tr-payload mono" value={payload} onChange={(e) => setPayload(e.target.value)} spellCheck={false} />
+          </label>
+          <ErrorBox error={error} />
+          <div className="toolbar">
+            <button type="submit" className="primary" disabled={sending || !plugin || !type || (needsInstance && !instance)}>
+              {sending ? 'Sending…' : 'Send event'}
+            </button>
+            <button type="button" onClick={() => plugin && type && setPayload(JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2))}>
+              Reset payload
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
+  );
 }

@@ -1,0 +1,204 @@
+import { useEffect, useState } from 'react';
+import type { Delivery, DeliveryAttempt } from '../../../../src/contract/index.js';
+import { call } from '../api.js';
+import { CopyButton } from '../components/copy-button.js';
+import { ErrorBox } from '../components/error-box.js';
+import { JsonView } from '../components/json-view.js';
+import { navigate } from '../use-hash-route.js';
+import { curlCommand } from '../curl.js';
+import { lastAnswer, statusClass } from './deliveries-table.js';
+
+/** The body the emulator signed and sent: exactly JSON.stringify of the logged event. */
+export function signedBody(delivery: Delivery): string {
+  return JSON.stringify(delivery.event);
+}
+
+/** The headers an attempt sent; for a record logged before they were kept, the ones that can be rebuilt. */
+function sentHeaders(delivery: Delivery, attempt: DeliveryAttempt): Record<string, string> {
+  if (attempt.requestHeaders && Object.keys(attempt.requestHeaders).length > 0) return attempt.requestHeaders;
+  return { 'webhook-id': delivery.eventId, 'webhook-timestamp': attempt.webhookTimestamp, 'content-type': 'application/json' };
+}
+
+function pretty(text: string | null): string {
+  if (text === null) return '';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function HeadersTable({ headers, label }: { headers: Record<string, string>; label: string }) {
+  const entries = Object.entries(headers);
+  if (entries.length === 0) return <p className="muted">No headers.</p>;
+  return (
+    <table aria-label={label} className="dl-headers">
+      <thead>
+        <tr>
+          <th scope="col">Header</th>
+          <th scope="col">Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map(([name, value]) => (
+          <tr key={name}>
+            <td className="mono">{name}</td>
+            <td className="mono dl-wrap">{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryAttempt }) {
+  const headers = sentHeaders(delivery, attempt);
+  const body = signedBody(delivery);
+  const curl = curlCommand({ url: attempt.url, headers, body });
+  const answered = attempt.responseStatus !== null;
+  const ok = answered && attempt.responseStatus! >= 200 && attempt.responseStatus! < 300 && attempt.error === null;
+  return (
+    <section className="panel dl-attempt" aria-label={`Attempt ${attempt.number}`}>
+      <h3>
+        Attempt {attempt.number}{' '}
+        <span className={ok ? 'status-ok' : 'status-bad'}>{answered ? `HTTP ${attempt.responseStatus}` : 'no answer'}</span>{' '}
+        <span className="muted">
+          {new Date(attempt.startedAt).toLocaleString()} · {attempt.durationMs} ms
+        </span>
+      </h3>
+      {attempt.error && (
+        <p className="status-bad" data-testid="attempt-error">
+          {attempt.error}
+        </p>
+      )}
+      {attempt.nextAttemptAt && <p className="status-warn">Next retry: {new Date(attempt.nextAttemptAt).toLocaleString()}</p>}
+      <div className="dl-columns">
+        <div>
+          <h4>Request</h4>
+          <p className="mono dl-wrap">POST {attempt.url}</p>
+          <HeadersTable headers={headers} label={`Request headers of attempt ${attempt.number}`} />
+          <div className="toolbar">
+            <CopyButton text={curl} label="Copy as curl" />
+          </div>
+          <details>
+            <summary>curl command</summary>
+            <textarea readOnly className="dl-curl mono" aria-label={`curl command of attempt ${attempt.number}`} value={curl} rows={8} />
+          </details>
+        </div>
+        <div>
+          <h4>Response</h4>
+          {answered ? (
+            <>
+              <p>
+                Status <strong>{attempt.responseStatus}</strong> in {attempt.durationMs} ms
+              </p>
+              {attempt.responseHeaders && <HeadersTable headers={attempt.responseHeaders} label={`Response headers of attempt ${attempt.number}`} />}
+              <JsonView value={pretty(attempt.responseBody) || '(empty body)'} label={`Response body of attempt ${attempt.number}`} />
+              <p className="muted">The log keeps the first 2 KB of an answer.</p>
+            </>
+          ) : (
+            <p className="muted">No answer{attempt.error ? ': see the error above' : ''}.</p>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/**
+ * One delivery: what was sent (the signed body, pretty-printed) and every attempt with its exact
+ * request and the answer, with Resend, Copy body and Copy as curl.
+ */
+export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: string; live?: Delivery; onResent: (delivery: Delivery) => void }) {
+  const [fetched, setFetched] = useState<Delivery | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [resending, setResending] = useState(false);
+  useEffect(() => {
+    const controller = new AbortController();
+    setFetched(null);
+    setError(null);
+    call<Delivery>('admin', 'GET', `/deliveries/${encodeURIComponent(deliveryId)}`, undefined, controller.signal).then(
+      (answer) => setFetched(answer.data),
+      (e) => !controller.signal.aborted && setError(e),
+    );
+    return () => controller.abort();
+  }, [deliveryId]);
+
+  // The stream keeps the table's copy current; the fetched one covers a delivery the table does not hold.
+  const delivery = live && (!fetched || live.updatedAt >= fetched.updatedAt) ? live : fetched;
+  if (!delivery) {
+    return (
+      <aside className="dl-detail" aria-label="Delivery">
+        {error ? <ErrorBox error={error} /> : <p className="muted">Loading {deliveryId}…</p>}
+      </aside>
+    );
+  }
+  const resend = async () => {
+    setResending(true);
+    setError(null);
+    try {
+      const answer = await call<Delivery>('admin', 'POST', `/deliveries/${encodeURIComponent(delivery.id)}/redeliver`);
+      onResent(answer.data);
+      navigate('deliveries', answer.data.id);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setResending(false);
+    }
+  };
+  const challenge = delivery.type === 'WEBHOOK_CHALLENGE';
+  return (
+    <aside className="dl-detail" aria-label={`Delivery ${delivery.id}`}>
+      <div className="dl-detail-head">
+        <h2>
+          {delivery.type} <span className={statusClass(delivery.status)}>{delivery.status}</span>
+        </h2>
+        <a href="#/deliveries" aria-label="Close delivery">
+          Close
+        </a>
+      </div>
+      <dl className="dl-facts">
+        <dt>Delivery</dt>
+        <dd className="mono">{delivery.id}</dd>
+        <dt>Event id</dt>
+        <dd className="mono">{delivery.eventId}</dd>
+        <dt>Plugin</dt>
+        <dd className="mono">{delivery.pluginId}</dd>
+        <dt>Instance</dt>
+        <dd className="mono">{delivery.pluginInstanceId ?? '—'}</dd>
+        <dt>URL</dt>
+        <dd className="mono dl-wrap">{delivery.url ?? '—'}</dd>
+        <dt>Last answer</dt>
+        <dd>{lastAnswer(delivery)}</dd>
+        {delivery.nextAttemptAt && (
+          <>
+            <dt>Next retry</dt>
+            <dd>{new Date(delivery.nextAttemptAt).toLocaleString()}</dd>
+          </>
+        )}
+        {delivery.redeliveryOf && (
+          <>
+            <dt>Resend of</dt>
+            <dd className="mono">
+              <a href={`#/deliveries/${encodeURIComponent(delivery.redeliveryOf)}`}>{delivery.redeliveryOf}</a>
+            </dd>
+          </>
+        )}
+      </dl>
+      <div className="toolbar">
+        <button type="button" className="primary" onClick={resend} disabled={resending || challenge} title={challenge ? 'A WEBHOOK_CHALLENGE is never sent again: verify the webhook again instead' : undefined}>
+          {resending ? 'Resending…' : 'Resend'}
+        </button>
+        <CopyButton text={signedBody(delivery)} label="Copy body" />
+      </div>
+      <ErrorBox error={error} />
+      <h3>Signed body</h3>
+      <JsonView value={delivery.event} label="Signed body" />
+      <h3>Attempts ({delivery.attempts.length})</h3>
+      {delivery.attempts.length === 0 && <p className="muted">No attempt yet.</p>}
+      {[...delivery.attempts].reverse().map((attempt) => (
+        <Attempt key={attempt.number} delivery={delivery} attempt={attempt} />
+      ))}
+    </aside>
+  );
+}

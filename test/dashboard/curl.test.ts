@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { curlCommand, shellQuote } from '../../emulator/dashboard/app/curl.js';
+
+const run = promisify(execFile);
+
+/** A receiver that records the one request it gets. */
+async function receiver() {
+  const got: Array<{ method: string; url: string; headers: Record<string, unknown>; body: string }> = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    got.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    res.end('ok');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?a=1&b='2'`, got };
+}
+
+const HOSTILE = [
+  `it's`,
+  `'; touch /tmp/pwned-curl; echo '`,
+  'line one\nline two\r\nthree',
+  '$(touch /tmp/pwned-curl) `touch /tmp/pwned-curl` ${HOME} $HOME',
+  `"double" \\back\\slash\\' '\\''`,
+  '@/etc/passwd',
+  '',
+  'unicode: ☃ — ü',
+];
+
+describe('shellQuote', () => {
+  it.each(HOSTILE)('gives one word that the shell reads back unchanged: %j', async (value) => {
+    const { stdout } = await run('sh', ['-c', `printf '%s' ${shellQuote(value)}`]);
+    expect(stdout).toBe(value);
+  });
+});
+
+describe('curlCommand', () => {
+  it('reproduces the request exactly when run by sh, however hostile the body', async () => {
+    for (const text of HOSTILE) {
+      const { url, got } = await receiver();
+      const body = JSON.stringify({ text, raw: text.replace(/\n/g, '') }).replace('"raw"', '\n"raw"');
+      const headers = { 'webhook-id': "evt_'1'", 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abc+/= v1,$(x)', 'content-type': 'application/json' };
+      const command = curlCommand({ url, headers, body });
+      await run('sh', ['-c', command]);
+      expect(got).toHaveLength(1);
+      expect(got[0]).toMatchObject({ method: 'POST', url: "/hook?a=1&b='2'", body });
+      expect(got[0].headers).toMatchObject(headers);
+    }
+  });
+
+  it('puts each header and the body on its own continued line', () => {
+    expect(curlCommand({ url: 'http://h/x', headers: { a: '1' }, body: '{}' })).toBe(`curl -sS -X POST 'http://h/x' \\\n  -H 'a: 1' \\\n  --data-raw '{}'`);
+  });
+});
