@@ -47,7 +47,7 @@ const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/openapi.json']);
  * The dashboard's static files: no data and no credential (the page signs in with a login code),
  * but served only as the admin API is (this machine, own Host names, no other origin).
  */
-const DASHBOARD_FILES = new Set(['/_emulator/dashboard', '/_emulator/dashboard/', '/_emulator/dashboard/app.js', '/_emulator/dashboard/app.css']);
+const DASHBOARD_FILE_PATHS = new Set(['/_emulator/dashboard', '/_emulator/dashboard/', '/_emulator/dashboard/app.js', '/_emulator/dashboard/app.css']);
 /** Where the dashboard exchanges a login code for a session: no credential yet, JSON only. */
 export const DASHBOARD_SESSION_PATH = '/_emulator/dashboard/session';
 /** Content types a web page may send cross-origin without a preflight (the CORS "simple" ones). */
@@ -137,7 +137,8 @@ function sameSecret(given: string, expected: string): boolean {
  * The one decision of the admin surface: null to serve the request, else the error to answer.
  * In order: a peer that is not this machine (unless opted in), a Host that is not one of the emulator's own names
  * (DNS rebinding), an Origin other than the emulator's own (a web page), a state change in a
- * content type a page may send without a preflight, then the credential.
+ * content type a page may send without a preflight, then the credential: the admin header, or a
+ * dashboard session cookie (the dashboard's files and its sign-in with a login code need none).
  */
 export function adminRefusal(
   access: AdminAccess,
@@ -167,7 +168,7 @@ export function adminRefusal(
     return forbidden(`The admin API does not answer requests a web page of another site makes (Sec-Fetch-Site ${fetchSite}); call it from the CLI, startEmulator() or curl`);
   }
   if (open) return null;
-  if (DASHBOARD_FILES.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return null;
+  if (DASHBOARD_FILE_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return null;
   if (!SAFE_METHODS.has(request.method)) {
     const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
     if (contentType !== undefined && SIMPLE_CONTENT_TYPES.has(contentType)) {
@@ -186,7 +187,7 @@ export function adminRefusal(
   if ((given === undefined || given === '') && access.logins?.isSession(access.logins.sessionOf(request.headers.cookie))) return null;
   if (given === undefined || given === '') {
     return unauthorized(
-      `The admin API needs the admin credential: send "${ADMIN_HEADER}: <adminToken>" (printed by \`plugsmith emulator start --json\`, kept in its state file emulator.json, returned by startEmulator() as adminToken)`,
+      `The admin API needs the admin credential: send "${ADMIN_HEADER}: <adminToken>" (printed by \`plugsmith emulator start --json\`, kept in its state file emulator.json, returned by startEmulator() as adminToken), or sign in to the dashboard with a link from \`plugsmith emulator dashboard\``,
     );
   }
   if (!sameSecret(given, access.token)) {

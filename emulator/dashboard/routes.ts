@@ -11,6 +11,8 @@ import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.
 export interface DashboardRouteOptions {
   services: Services;
   logins: DashboardLogins;
+  /** Where the built files are; default the package's `dist/dashboard` (tests point it elsewhere). */
+  filesDir?: string | null;
 }
 
 /** The dashboard's link for a fresh login code: the code rides in the fragment, which no server, log or Referer sees. */
@@ -71,12 +73,12 @@ function workspaceOf(services: Services): Workspace {
  * session it opens with a one-time login code, and new login links. Registered inside the admin
  * surface, so the one guard decides who may call each route.
  */
-export default async function dashboardRoutes(fastify: FastifyInstance, { services, logins }: DashboardRouteOptions): Promise<void> {
+export default async function dashboardRoutes(fastify: FastifyInstance, { services, logins, filesDir }: DashboardRouteOptions): Promise<void> {
   const app = typed(fastify);
 
   async function sendFile(reply: FastifyReply, name: DashboardFile) {
     reply.headers(securityHeaders(services));
-    const body = await readDashboardFile(name);
+    const body = await readDashboardFile(name, filesDir);
     if (body === null) {
       return reply
         .status(503)

@@ -50,6 +50,8 @@ describe('dashboard: sign-in and the Overview', () => {
     await plugins.getByRole('cell', { name: '1', exact: true }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Hide token' }).click();
     await screenshot(page, 'overview');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'overview-dark');
     expectNoConsoleErrors(consoleErrors);
   });
 });

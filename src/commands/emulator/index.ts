@@ -70,17 +70,17 @@ export const emulatorCommands = [
     load: () => import('./openapi.js'),
   }),
   defineCommand({
-    path: ['emulator', 'dashboard'],
-    summary: 'Print a single-use login link of the running emulator\'s web dashboard (--open opens it)',
-    examples: ['plugsmith emulator dashboard --open', 'plugsmith emulator dashboard --json'],
-    options: [{ flags: '--open', description: 'open the link in the default browser (env BROWSER names another)' }, urlOption],
-    load: () => import('./dashboard.js'),
-  }),
-  defineCommand({
     path: ['emulator', 'reset'],
     summary: 'Empty the running emulator and load its seed again',
     examples: ['plugsmith emulator reset --yes'],
     options: [yesOption, urlOption],
     load: () => import('./reset.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'dashboard'],
+    summary: 'Print a single-use login link of the running emulator\'s web dashboard (--open opens it)',
+    examples: ['plugsmith emulator dashboard --open', 'plugsmith emulator dashboard --json'],
+    options: [{ flags: '--open', description: 'open the link in the default browser (env BROWSER names another)' }, urlOption],
+    load: () => import('./dashboard.js'),
   }),
 ];

@@ -43,6 +43,13 @@ export const CHROMIUM_FLAGS = [
 
 let shared: Promise<Browser> | undefined;
 
+// Registered when a test file imports this module (while it is collected): the file's browser closes after its last test.
+afterAll(async () => {
+  const browser = await shared?.catch(() => undefined);
+  shared = undefined;
+  await browser?.close();
+});
+
 /**
  * The file's browser. playwright-core gives every launch a fresh temporary user-data-dir (and
  * removes it on close), so no profile of a previous run leaks in; tests get isolated contexts on top.
@@ -52,14 +59,7 @@ async function launch(): Promise<Browser> {
   if (!existsSync(executablePath)) {
     throw new Error(`No Chromium at ${executablePath}: install it with \`apt-get install chromium\` (or set PLUGSMITH_CHROMIUM to a Chromium binary)`);
   }
-  if (!shared) {
-    shared = chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
-    afterAll(async () => {
-      const browser = await shared?.catch(() => undefined);
-      shared = undefined;
-      await browser?.close();
-    });
-  }
+  shared ??= chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
   return shared;
 }
 

@@ -50,7 +50,7 @@ function Secret({ label, value }: { label: string; value: string | null }) {
   return (
     <span className="secret">
       <code aria-label={label}>{shown ? value : masked}</code>
-      <button type="button" aria-pressed={shown} aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`} onClick={() => setShown(!shown)}>
+      <button type="button" aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`} onClick={() => setShown(!shown)}>
         {shown ? 'Hide' : 'Reveal'}
       </button>
       <CopyButton text={value} label={`Copy ${label}`} />
