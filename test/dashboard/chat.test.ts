@@ -44,6 +44,10 @@ describe('dashboard: Chat', () => {
     expect(lengths[lengths.length - 1]).toBe(REPLY.length);
     expect(await done.getByText(/\d+ packets/).textContent()).toMatch(/([4-9]|\d\d+) packets/);
 
+    // In the order they were written, whichever answer reached the page first.
+    const order: Array<string | null> = [];
+    for (const item of await messages.getByRole('listitem').all()) order.push(await item.getAttribute('aria-label'));
+    expect(order).toEqual(['You', 'Nova']);
     // The user's message went through the messaging API with its attachment.
     const you = messages.getByRole('listitem', { name: 'You' });
     await you.getByRole('link', { name: 'https://example.com/cat.png' }).waitFor();
@@ -51,6 +55,8 @@ describe('dashboard: Chat', () => {
     expect(stored.body.data[0]).toMatchObject({ sender: 'USER', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }] });
     expect(stored.body.data[1]).toMatchObject({ sender: 'CHARACTER', content: REPLY, isStreaming: false });
     await screenshot(page, 'chat');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'chat-dark');
     expectNoConsoleErrors(consoleErrors);
   });
 });
