@@ -4,25 +4,8 @@ import { ErrorBox } from '../components/error-box.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
 import type { Character, CharacterMessageSent, Conversation, Message } from '../../../../src/contract/resources.js';
+import { upsert } from './chat-messages.js';
 import './data-views.css';
-
-/** Oldest first; on the same instant a user's message before the reply to it. */
-function byTime(a: Message, b: Message): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
-  return (a.sender === 'USER' ? 0 : 1) - (b.sender === 'USER' ? 0 : 1);
-}
-
-/**
- * Adds or replaces a message (a streaming reply arrives many times, growing), keeping the order:
- * a reply's first packet may arrive before the answer to the POST of the message it replies to.
- */
-function upsert(messages: Message[], message: Message): Message[] {
-  const index = messages.findIndex((m) => m.id === message.id);
-  if (index === -1) return [...messages, message].sort(byTime);
-  const next = messages.slice();
-  next[index] = message;
-  return next;
-}
 
 /**
  * The Chat page (`#/chat/<conversationId>`): pick a character of the workspace's org, start a
