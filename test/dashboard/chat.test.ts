@@ -18,14 +18,14 @@ describe('dashboard: Chat', () => {
     await page.getByLabel('Event stream state').getByText('open').waitFor();
 
     // Every length the character's message takes in the page, as the DOM changes.
-    await page.evaluate(() => {
-      const lengths: number[] = [];
-      (window as unknown as { replyLengths: number[] }).replyLengths = lengths;
+    // (Page code as a string: the tests' tsconfig has no DOM library.)
+    await page.evaluate(`(() => {
+      const lengths = (window.replyLengths = []);
       new MutationObserver(() => {
         const reply = document.querySelector('ol.messages li.character .content');
-        if (reply && lengths[lengths.length - 1] !== reply.textContent?.length) lengths.push(reply.textContent?.length ?? 0);
-      }).observe(document.querySelector('ol.messages')!, { subtree: true, childList: true, characterData: true });
-    });
+        if (reply && lengths[lengths.length - 1] !== reply.textContent.length) lengths.push(reply.textContent.length);
+      }).observe(document.querySelector('ol.messages'), { subtree: true, childList: true, characterData: true });
+    })()`);
 
     await page.getByLabel('Your message').fill('hello');
     await page.getByLabel('Image URL (attachment)').fill('https://example.com/cat.png');
@@ -37,13 +37,17 @@ describe('dashboard: Chat', () => {
     await done.waitFor();
     expect(await done.locator('.content').textContent()).toBe(REPLY);
 
-    const lengths = await page.evaluate(() => (window as unknown as { replyLengths: number[] }).replyLengths);
+    const lengths = (await page.evaluate('window.replyLengths')) as number[];
     // The text grew in steps (one per packet it rendered), never shrank, and ended whole.
     expect(lengths.length).toBeGreaterThan(3);
     expect([...lengths].sort((a, b) => a - b)).toEqual(lengths);
     expect(lengths[lengths.length - 1]).toBe(REPLY.length);
     expect(await done.getByText(/\d+ packets/).textContent()).toMatch(/([4-9]|\d\d+) packets/);
 
+    // In the order they were written, whichever answer reached the page first.
+    const order: Array<string | null> = [];
+    for (const item of await messages.getByRole('listitem').all()) order.push(await item.getAttribute('aria-label'));
+    expect(order).toEqual(['You', 'Nova']);
     // The user's message went through the messaging API with its attachment.
     const you = messages.getByRole('listitem', { name: 'You' });
     await you.getByRole('link', { name: 'https://example.com/cat.png' }).waitFor();
@@ -51,6 +55,8 @@ describe('dashboard: Chat', () => {
     expect(stored.body.data[0]).toMatchObject({ sender: 'USER', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }] });
     expect(stored.body.data[1]).toMatchObject({ sender: 'CHARACTER', content: REPLY, isStreaming: false });
     await screenshot(page, 'chat');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'chat-dark');
     expectNoConsoleErrors(consoleErrors);
   });
 });

@@ -32,6 +32,9 @@ describe('dashboard: Data', () => {
     await record.getByRole('region', { name: 'Actions' }).getByRole('button', { name: 'Open action get_forecast' }).waitFor();
     expect(page.url()).toContain(`#/data/plugins/${weather.id}`);
     await screenshot(page, 'data-plugin-record', { fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'data-plugin-record-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Edit through PUT /api/plugins/:id.
     await record.getByRole('button', { name: 'Edit plugin' }).click();

@@ -37,7 +37,8 @@ describe('dashboard: Verify & install', () => {
     const exchange = verify.getByRole('definition').filter({ hasText: 'Verified' });
     await exchange.waitFor();
     // The challenge the receiver really got is the one shown, with its answer.
-    const challenge = (await hook.waitFor(1, 'WEBHOOK_CHALLENGE'))[0].event.data.challenge as string;
+    const [sent] = await hook.waitFor(1, 'WEBHOOK_CHALLENGE');
+    const challenge = (sent.event.data as { challenge: string }).challenge;
     await verify.getByText(challenge, { exact: true }).waitFor();
     await verify.getByText(/^HTTP 200 in \d+ ms$/).waitFor();
     expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain(challenge);

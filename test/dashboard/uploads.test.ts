@@ -20,11 +20,12 @@ describe('dashboard: Uploads', () => {
       { name: 'big.bin', mimeType: 'application/octet-stream', buffer: big },
     ]);
     // Drag and drop: a real drop event carrying a file.
-    const dropped = await page.evaluateHandle(() => {
+    // (Page code as a string: the tests' tsconfig has no DOM library.)
+    const dropped = await page.evaluateHandle(`(() => {
       const transfer = new DataTransfer();
-      transfer.items.add(new File(['# dropped\n'], 'dropped.md', { type: 'text/markdown' }));
+      transfer.items.add(new File(['# dropped\\n'], 'dropped.md', { type: 'text/markdown' }));
       return transfer;
-    });
+    })()`);
     await page.dispatchEvent('.dropzone', 'drop', { dataTransfer: dropped });
 
     for (const name of ['notes.txt', 'big.bin', 'dropped.md']) {

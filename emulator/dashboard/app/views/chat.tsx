@@ -4,16 +4,8 @@ import { ErrorBox } from '../components/error-box.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
 import type { Character, CharacterMessageSent, Conversation, Message } from '../../../../src/contract/resources.js';
+import { upsert } from './chat-messages.js';
 import './data-views.css';
-
-/** Adds or replaces a message (a streaming reply arrives many times, growing). */
-function upsert(messages: Message[], message: Message): Message[] {
-  const index = messages.findIndex((m) => m.id === message.id);
-  if (index === -1) return [...messages, message];
-  const next = messages.slice();
-  next[index] = message;
-  return next;
-}
 
 /**
  * The Chat page (`#/chat/<conversationId>`): pick a character of the workspace's org, start a

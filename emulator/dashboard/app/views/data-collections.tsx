@@ -1,5 +1,5 @@
 import { currentWorkspace } from '../api.js';
-import { CHARACTER_ENGINES, EVENT_KINDS, FILE_STATUSES, INSTANCE_ENTITY_TYPES, PARENT_TYPES, PLUGIN_TYPES } from '../../../../src/contract/enums.js';
+import { CHARACTER_ENGINES, EVENT_KINDS, FILE_STATUSES, INSTANCE_ENTITY_TYPES, PARENT_TYPES, PLUGIN_TYPES } from '../../../../src/contract/enum-values.js';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
 
 // The Data page's collections: one small config each for the generic list and record views. Lists

@@ -1,0 +1,19 @@
+import type { Message } from '../../../../src/contract/resources.js';
+
+/** Oldest first; on the same instant a user's message before the reply to it. */
+export function byTime(a: Message, b: Message): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return (a.sender === 'USER' ? 0 : 1) - (b.sender === 'USER' ? 0 : 1);
+}
+
+/**
+ * Adds or replaces a message (a streaming reply arrives many times, growing), keeping the order:
+ * a reply's first packet may arrive before the answer to the POST of the message it replies to.
+ */
+export function upsert(messages: Message[], message: Message): Message[] {
+  const index = messages.findIndex((m) => m.id === message.id);
+  if (index === -1) return [...messages, message].sort(byTime);
+  const next = messages.slice();
+  next[index] = message;
+  return next;
+}
