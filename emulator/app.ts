@@ -19,7 +19,7 @@ import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
+import type { OpenApiDocument } from './openapi/document.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
@@ -95,9 +95,12 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
 export function openApiDocument(services: Services): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
-  const document = buildOpenApiDocument(
-    { management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) },
-    { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
+  // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
+  const document = import('./openapi/document.js').then(({ buildOpenApiDocument }) =>
+    buildOpenApiDocument(
+      { management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) },
+      { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
+    ),
   );
   documents.set(services, document);
   return document;
