@@ -28,7 +28,19 @@ import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
  * The /api routes that answer without a token: the marketplace lists public plugins only. Every
  * other /api route needs a token (public files are read through their storage URL, not /api).
  */
+const DISPLAY_NAME = Symbol.for('fastify.display-name');
+
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
+
+// fastify names every plugin it registers; one without a display name it looks for among the
+// exports of every loaded CommonJS module (require.cache, hundreds of them), at every start.
+function named<T extends object>(name: string, plugin: T): T {
+  if (!Object.hasOwn(plugin, DISPLAY_NAME)) Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
+  return plugin;
+}
+for (const plugin of [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, verifyWebhookRoutes, webhookSecretRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes, adminSurface, conversationRoutes]) {
+  named(plugin.name, plugin);
+}
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
@@ -67,7 +79,7 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   });
   const opts = { services };
   await app.register(
-    async (api) => {
+    named('api', async (api: FastifyInstance) => {
       await api.register(tokenRoutes, opts);
       await api.register(pluginRoutes, opts);
       await api.register(actionRoutes, opts);
@@ -79,10 +91,10 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
       await api.register(agentMessageRoutes, opts);
       await api.register(uploadRoutes, opts);
       await api.register(repositoryFileRoutes, opts);
-    },
+    }),
     { prefix: '/api' },
   );
-  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), { prefix: '/_storage' });
+  if (services.storage instanceof EmbeddedStorage) await app.register(named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))), { prefix: '/_storage' });
   // Every /_emulator route, behind the admin surface's one guard.
   await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) });
   return app;
