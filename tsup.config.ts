@@ -18,6 +18,10 @@ export default defineConfig([
     target: 'node20',
     platform: 'node',
     dts: true,
+    // TypeBox is some 200 small ES modules: bundled, the emulator's start reads one file instead
+    // (the contract's schemas are built at import). Its kinds are registered symbols, so schemas
+    // stay compatible with another copy (the CLI's, @fastify/type-provider-typebox's).
+    noExternal: ['@sinclair/typebox'],
     sourcemap: true,
     splitting: true,
     outDir: 'dist',

@@ -19,7 +19,7 @@ import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
+import type { OpenApiDocument } from './openapi/document.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
@@ -29,7 +29,19 @@ import { installMessagingCors } from './dashboard/messaging-cors.js';
  * The /api routes that answer without a token: the marketplace lists public plugins only. Every
  * other /api route needs a token (public files are read through their storage URL, not /api).
  */
+const DISPLAY_NAME = Symbol.for('fastify.display-name');
+
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
+
+// fastify names every plugin it registers; one without a display name it looks for among the
+// exports of every loaded CommonJS module (require.cache, hundreds of them), at every start.
+function named<T extends object>(name: string, plugin: T): T {
+  if (!Object.hasOwn(plugin, DISPLAY_NAME)) Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
+  return plugin;
+}
+for (const plugin of [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, verifyWebhookRoutes, webhookSecretRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes, adminSurface, conversationRoutes]) {
+  named(plugin.name, plugin);
+}
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
@@ -76,7 +88,7 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   });
   const opts = { services };
   await app.register(
-    async (api) => {
+    named('api', async (api: FastifyInstance) => {
       await api.register(tokenRoutes, opts);
       await api.register(pluginRoutes, opts);
       await api.register(actionRoutes, opts);
@@ -88,10 +100,10 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
       await api.register(agentMessageRoutes, opts);
       await api.register(uploadRoutes, opts);
       await api.register(repositoryFileRoutes, opts);
-    },
+    }),
     { prefix: '/api' },
   );
-  if (services.storage instanceof EmbeddedStorage) await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), { prefix: '/_storage' });
+  if (services.storage instanceof EmbeddedStorage) await app.register(named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))), { prefix: '/_storage' });
   // Every /_emulator route, behind the admin surface's one guard.
   await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) });
   return app;
@@ -104,9 +116,12 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
 export function openApiDocument(services: Services): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
-  const document = buildOpenApiDocument(
-    { management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) },
-    { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
+  // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
+  const document = import('./openapi/document.js').then(({ buildOpenApiDocument }) =>
+    buildOpenApiDocument(
+      { management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) },
+      { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
+    ),
   );
   documents.set(services, document);
   return document;

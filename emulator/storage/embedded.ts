@@ -74,6 +74,9 @@ export class EmbeddedStorage implements ObjectStorage {
   readonly routePrefix: string;
   private root: string | undefined;
   private readonly ownsRoot: boolean;
+  private initialized = false;
+  /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
+  private temporaryRoot: Promise<string> | undefined;
 
   constructor(private readonly options: EmbeddedStorageOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -83,12 +86,8 @@ export class EmbeddedStorage implements ObjectStorage {
   }
 
   async init(): Promise<void> {
-    if (this.root === undefined) this.root = await mkdtemp(join(tmpdir(), 'plugsmith-objects-'));
-    // Owner-only, like the rest of the data dir: private objects are readable only through signed URLs.
-    await mkdir(this.root, { recursive: true, mode: 0o700 });
-    await chmod(this.root, 0o700).catch(() => undefined);
-    await mkdir(join(this.root, 'objects'), { recursive: true, mode: 0o700 });
-    await mkdir(join(this.root, 'tmp'), { recursive: true, mode: 0o700 });
+    this.initialized = true;
+    if (this.root !== undefined) await prepareRoot(this.root);
   }
 
   async presignPut(key: string, options: PresignPutOptions): Promise<string> {
@@ -119,13 +118,16 @@ export class EmbeddedStorage implements ObjectStorage {
 
   async delete(key: string): Promise<void> {
     assertValidKey(key);
+    if (!this.hasRoot()) return;
     const path = this.pathOf(key);
     await rm(path, { force: true });
     await rm(path + '.json', { force: true });
   }
 
   async close(): Promise<void> {
-    if (this.ownsRoot && this.root !== undefined) await rm(this.root, { recursive: true, force: true });
+    // Closed: a later write must not make a new temporary folder that nothing would remove.
+    this.initialized = false;
+    if (this.ownsRoot && this.temporaryRoot !== undefined) await rm(await this.temporaryRoot, { recursive: true, force: true });
   }
 
   /** Checks a request's signature query for `method` on `key` (used by the routes). */
@@ -145,7 +147,7 @@ export class EmbeddedStorage implements ObjectStorage {
    */
   async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string, beforeCommit?: () => void): Promise<ObjectInfo> {
     assertValidKey(key);
-    const root = this.rootDir();
+    const root = await this.writableRoot();
     const temporary = join(root, 'tmp', randomUUID());
     let size = 0;
     try {
@@ -174,6 +176,7 @@ export class EmbeddedStorage implements ObjectStorage {
   /** Opens an object for reading, or null when there is none. */
   async open(key: string): Promise<OpenedObject | null> {
     assertValidKey(key);
+    if (!this.hasRoot()) return null;
     const path = this.pathOf(key);
     let handle;
     try {
@@ -205,6 +208,33 @@ export class EmbeddedStorage implements ObjectStorage {
     if (this.root === undefined) throw new StorageError('The embedded object storage is used before init()');
     return this.root;
   }
+
+  /** Whether there is a folder that may hold objects (a temporary one exists once written to). */
+  private hasRoot(): boolean {
+    if (!this.initialized) throw new StorageError('The embedded object storage is used before init()');
+    return this.root !== undefined;
+  }
+
+  /** The folder, made now when it is the temporary one and this is the first write. */
+  private async writableRoot(): Promise<string> {
+    if (!this.initialized) throw new StorageError('The embedded object storage is used before init()');
+    if (this.root !== undefined) return this.root;
+    this.temporaryRoot ??= mkdtemp(join(tmpdir(), 'plugsmith-objects-')).then(async (root) => {
+      await prepareRoot(root);
+      return root;
+    });
+    const root = await this.temporaryRoot;
+    this.root ??= root;
+    return root;
+  }
+}
+
+/** Makes the storage folder and its parts, owner-only like the rest of a data dir: private objects are readable only through signed URLs. */
+async function prepareRoot(root: string): Promise<void> {
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  await chmod(root, 0o700).catch(() => undefined);
+  await mkdir(join(root, 'objects'), { recursive: true, mode: 0o700 });
+  await mkdir(join(root, 'tmp'), { recursive: true, mode: 0o700 });
 }
 
 function expiryOf(expiresInSeconds: number, issuedAt: Date = new Date()): number {

@@ -194,7 +194,9 @@ function executeQuery<T extends BaseRecord>(
     ...query.filters,
   ];
 
-  // Drive the scan from the smallest set of candidates an index gives.
+  // Drive the scan from the smallest set of candidates an index gives (the indexes it weighs are
+  // built together, in one pass, when this is the first query to need them).
+  collection.buildIndexes(constraints.filter((c) => collection.hasIndex(c.field)).map((c) => c.field));
   let driver: Filter | null = null;
   let driverSize = collection.size;
   for (const c of constraints) {

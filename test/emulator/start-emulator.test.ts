@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../emulator/index.js';
 
@@ -33,8 +33,11 @@ describe('startEmulator()', () => {
 
       await emu.close();
       closed.done = true;
-      await expect(request(`${emu.url}/_emulator/health`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-      await expect(request(`${emu.messagingUrl}/conversations/x`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      // New connections: a kept-alive one may not have seen its close yet when close() resolves.
+      const fresh = new Agent();
+      await expect(request(`${emu.url}/_emulator/health`, { dispatcher: fresh })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(request(`${emu.messagingUrl}/conversations/x`, { dispatcher: fresh })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await fresh.close();
     } finally {
       if (!closed.done) await emu.close();
     }

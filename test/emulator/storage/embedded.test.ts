@@ -400,13 +400,20 @@ describe('embedded storage: size limit', () => {
 });
 
 describe('embedded storage: lifecycle', () => {
-  it('without a folder, works in a temporary one that close() removes', async () => {
+  it('without a folder, works in a temporary one, made at the first write, that close() removes', async () => {
     const ephemeral = new EmbeddedStorage({ baseUrl: () => baseUrl, secret: 's' });
     await ephemeral.init();
+    // Nothing stored yet: no folder, and nothing to find or delete.
+    expect((ephemeral as unknown as { root: string | undefined }).root).toBeUndefined();
+    expect(await ephemeral.stat('private/x')).toBeNull();
+    await ephemeral.delete('private/x');
+    await ephemeral.write('private/x', Readable.from([Buffer.from('hello')]), 100, 'text/plain');
     const root = (ephemeral as unknown as { root: string }).root;
     expect((await statPath(root)).isDirectory()).toBe(true);
+    expect(await ephemeral.stat('private/x')).toEqual({ size: 5, contentType: 'text/plain' });
     await ephemeral.close();
     await expect(statPath(root)).rejects.toThrow(/ENOENT/);
+    await expect(ephemeral.write('private/y', Readable.from([Buffer.from('late')]), 100)).rejects.toThrow(/before init/);
   });
 
   it('refuses to work before init()', async () => {

@@ -91,6 +91,27 @@ describe('Collection in memory', () => {
     expect(() => things.where('n', 1)).toThrow(/no index on n/);
   });
 
+  test('indexes built together over existing records: a repeated array value counts once, later records and moves keep the order', async () => {
+    const { things } = await openStore({});
+    for (let i = 0; i < 5; i++) await things.put(thing(i, i % 2 ? 'odd' : 'even', i === 2 ? ['x', 'x', 'y'] : ['x']));
+    const built = things.buildIndexes(['group', 'tags', 'group']);
+    expect([...built.keys()].sort()).toEqual(['group', 'tags']);
+    expect(things.lookup('tags', 'x').ids.size).toBe(5);
+    expect([...things.lookup('tags', 'x').ids]).toEqual(['th_00000', 'th_00001', 'th_00002', 'th_00003', 'th_00004']);
+    expect(things.lookup('tags', 'x').ordered).toBe(true);
+    // A new record comes after the rest; an older one that moves into a posting makes it unordered.
+    await things.put(thing(5, 'even', ['x', 'x']));
+    expect(things.lookup('tags', 'x').ids.size).toBe(6);
+    expect(things.lookup('group', 'even').ordered).toBe(true);
+    await things.put(thing(1, 'even', ['x']));
+    expect(things.where('group', 'even').map((t) => t.n)).toEqual([0, 1, 2, 4, 5]);
+    expect(things.where('group', 'odd').map((t) => t.n)).toEqual([3]);
+    await things.delete('th_00002');
+    expect([...things.lookup('tags', 'x').ids]).toEqual(['th_00000', 'th_00001', 'th_00003', 'th_00004', 'th_00005']);
+    expect(things.lookup('tags', 'y').ids.size).toBe(0);
+    expect(() => things.buildIndexes(['n'])).toThrow(/no index on n/);
+  });
+
   test('an in-memory store writes nothing and clears', async () => {
     const { store, things } = await openStore({});
     expect(store.persistent).toBe(false);
