@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { SseParser } from '../client/sse.js';
 import { NetworkError } from '../client/errors.js';
-import type { AttemptNotice } from './delivery-view.js';
+import type { DeliveryAttemptNotice } from '../contract/index.js';
 import { ADMIN_HEADER } from '../client/client.js';
 
 /** Filters the emulator's delivery stream applies. */
@@ -31,7 +31,7 @@ export interface FollowOptions {
  * The stream is read here rather than through the client so the caller learns when it is open:
  * attempts made before that moment are not on it.
  */
-export async function followDeliveries(baseUrl: string, filters: StreamFilters, onAttempt: (notice: AttemptNotice) => void, options: FollowOptions): Promise<void> {
+export async function followDeliveries(baseUrl: string, filters: StreamFilters, onAttempt: (notice: DeliveryAttemptNotice) => void, options: FollowOptions): Promise<void> {
   const query = new URLSearchParams(Object.entries(filters).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const url = `${baseUrl.replace(/\/+$/, '')}/_emulator/deliveries/stream${query.size ? `?${query}` : ''}`;
   let delay = 250;
@@ -50,7 +50,7 @@ export async function followDeliveries(baseUrl: string, filters: StreamFilters, 
   }
 }
 
-async function readOnce(url: string, onAttempt: (notice: AttemptNotice) => void, options: FollowOptions): Promise<void> {
+async function readOnce(url: string, onAttempt: (notice: DeliveryAttemptNotice) => void, options: FollowOptions): Promise<void> {
   let response;
   try {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
@@ -72,7 +72,7 @@ async function readOnce(url: string, onAttempt: (notice: AttemptNotice) => void,
     for await (const chunk of response.body) {
       for (const event of parser.push(decoder.decode(chunk as Buffer, { stream: true }))) {
         if (event.event !== 'attempt' || typeof event.data !== 'object' || event.data === null) continue;
-        onAttempt(event.data as unknown as AttemptNotice);
+        onAttempt(event.data as unknown as DeliveryAttemptNotice);
       }
     }
   } catch (error) {

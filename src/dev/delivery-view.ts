@@ -1,19 +1,9 @@
 import type { Column } from '../ui/output.js';
-import type { Delivery } from '../client/types.js';
-import type { DeliveryAttempt } from '../contract/index.js';
+import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../contract/index.js';
 import type { Style } from '../ui/style.js';
 
-/** One HTTP attempt of a delivery, as the emulator's log shows it (the contract's). */
-export type AttemptView = DeliveryAttempt;
-
-/** A delivery of the emulator's log: the client's (the contract's, open to fields a newer emulator adds). */
-export type DeliveryView = Delivery;
-
-/** What the delivery stream sends per attempt. */
-export interface AttemptNotice {
-  delivery: DeliveryView;
-  attempt: AttemptView;
-}
+// The delivery log's records are the contract's (`Delivery`, `DeliveryAttempt`, and the stream's
+// `DeliveryAttemptNotice`); the client's `Delivery` (open to fields a newer emulator adds) fits them.
 
 /** HH:MM:SS in local time: deliveries are read live, next to the plugin's own logs. */
 export function clock(iso: string | undefined): string {
@@ -23,7 +13,7 @@ export function clock(iso: string | undefined): string {
   return d.toTimeString().slice(0, 8);
 }
 
-function answerOf(attempt: AttemptView | undefined): string {
+function answerOf(attempt: DeliveryAttempt | undefined): string {
   if (!attempt) return '-';
   if (attempt.responseStatus !== null) return `HTTP ${attempt.responseStatus}`;
   return attempt.error ? shorten(attempt.error, 40) : 'no answer';
@@ -34,7 +24,7 @@ function shorten(text: string, max: number): string {
 }
 
 /** Columns of `plugsmith logs`. */
-export const DELIVERY_COLUMNS: Column<DeliveryView>[] = [
+export const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: 'TIME', value: (d) => clock(d.createdAt) },
   { header: 'TYPE', value: (d) => d.type },
   { header: 'PLUGIN', value: (d) => d.pluginId },
@@ -46,7 +36,7 @@ export const DELIVERY_COLUMNS: Column<DeliveryView>[] = [
 ];
 
 /** The status an attempt leaves its delivery in, in words for a live line. */
-function outcomeOf(notice: AttemptNotice): string {
+function outcomeOf(notice: DeliveryAttemptNotice): string {
   const { delivery, attempt } = notice;
   if (delivery.status === 'delivered') return 'delivered';
   if (delivery.status === 'pending' && attempt.nextAttemptAt) {
@@ -57,7 +47,7 @@ function outcomeOf(notice: AttemptNotice): string {
 }
 
 /** One line per attempt, for `logs --follow` and `dev`: time, type, outcome, answer, latency, attempt, ids. */
-export function attemptLine(notice: AttemptNotice, style?: Pick<Style, 'green' | 'red' | 'yellow' | 'dim'>): string {
+export function attemptLine(notice: DeliveryAttemptNotice, style?: Pick<Style, 'green' | 'red' | 'yellow' | 'dim'>): string {
   const { delivery, attempt } = notice;
   const outcome = outcomeOf(notice);
   const painted = !style ? outcome : delivery.status === 'delivered' ? style.green(outcome) : delivery.status === 'pending' ? style.yellow(outcome) : style.red(outcome);
@@ -69,14 +59,14 @@ export function attemptLine(notice: AttemptNotice, style?: Pick<Style, 'green' |
 }
 
 /** The faults injected into one attempt (the delivery's `faults` marks), e.g. `  [fault: delay 230ms, duplicate]`. */
-function faultsOf(delivery: DeliveryView, attempt: number): string {
-  const marks = Array.isArray(delivery.faults) ? (delivery.faults as Array<{ kind: string; attempt: number; ms?: number }>).filter((m) => m.attempt === attempt) : [];
+function faultsOf(delivery: Delivery, attempt: number): string {
+  const marks = (delivery.faults ?? []).filter((m) => m.attempt === attempt);
   if (marks.length === 0) return '';
   return `  [fault: ${marks.map((m) => (m.kind === 'delay' ? `delay ${m.ms}ms` : m.kind)).join(', ')}]`;
 }
 
 /** A one-line summary of a delivery's state (for trigger and redeliver). */
-export function deliverySummary(d: DeliveryView): string {
+export function deliverySummary(d: Delivery): string {
   const last = d.attempts[d.attempts.length - 1];
   if (!last) return `delivery ${d.id} ${d.status} (no attempt yet)`;
   const tries = d.attempts.length > 1 ? `, ${d.attempts.length} attempts` : '';

@@ -13,7 +13,7 @@ import { describeTakenPort, portIsFree } from './ports.js';
 import { isLoopback } from '../manifest/target.js';
 import { loadManifest } from '../manifest/load.js';
 import { UserError, EXIT } from '../errors.js';
-import type { AttemptNotice } from './delivery-view.js';
+import type { DeliveryAttemptNotice } from '../contract/index.js';
 
 /** What `plugsmith dev` runs with. */
 export interface DevOptions {
@@ -43,7 +43,7 @@ export interface DevOptions {
 export interface DevReporter {
   info(message: string): void;
   warn(message: string): void;
-  delivery(notice: AttemptNotice): void;
+  delivery(notice: DeliveryAttemptNotice): void;
   /** The emulator is there: its URLs and a login link of its dashboard (null when none could be made). */
   emulatorReady?(emulator: { url: string; messagingUrl: string; dashboardUrl: string | null }): void | Promise<void>;
   pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
+import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
 import type { EmulatorAdmin } from '../dev/emulator-admin.js';
-import type { DeliveryView } from '../dev/delivery-view.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { sampleData, sampleValue } from './fixtures.js';
@@ -25,7 +24,7 @@ export interface TriggerResult {
   pluginInstanceId: string | null;
   /** The platform action that emitted the event, in words. */
   via: string;
-  delivery: DeliveryView | null;
+  delivery: Delivery | null;
   /** WEBHOOK_CHALLENGE only: whether the webhook is now verified, and why not. */
   verified?: boolean;
   reason?: string;
@@ -133,7 +132,7 @@ async function deliveryIds(client: PlatformClient, pluginId: string, type: strin
 }
 
 /** Polls the log for a new delivery of the plugin (and instance) that has had its first attempt. */
-async function waitForDelivery(client: PlatformClient, match: { pluginId: string; type: string; pluginInstanceId?: string }, before: Set<string>, timeoutMs = 15_000): Promise<DeliveryView | null> {
+async function waitForDelivery(client: PlatformClient, match: { pluginId: string; type: string; pluginInstanceId?: string }, before: Set<string>, timeoutMs = 15_000): Promise<Delivery | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const page = await client.emulator.deliveries.list({ pluginId: match.pluginId, filters: { type: match.type, ...(match.pluginInstanceId ? { pluginInstanceId: match.pluginInstanceId } : {}) }, limit: 20 });
@@ -196,7 +195,7 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
 
 async function challenge(target: TriggerTarget, plugin: Plugin): Promise<TriggerResult> {
   const result = await target.client.plugins.verifyWebhook(plugin.id);
-  const deliveryId = result.deliveryId as string | undefined;
+  const deliveryId = result.deliveryId;
   const delivery = deliveryId ? await target.client.emulator.deliveries.get(deliveryId) : null;
   return {
     type: 'WEBHOOK_CHALLENGE',
@@ -205,7 +204,7 @@ async function challenge(target: TriggerTarget, plugin: Plugin): Promise<Trigger
     via: `POST /api/plugins/${plugin.id}/verify-webhook`,
     delivery,
     verified: Boolean(result.verified),
-    reason: result.verified ? undefined : (result.reason as string | undefined),
+    reason: result.verified ? undefined : result.reason,
   };
 }
 

@@ -54,6 +54,11 @@ describe('curlCommand', () => {
   });
 
   it('puts each header and the body on its own continued line', () => {
-    expect(curlCommand({ url: 'http://h/x', headers: { a: '1' }, body: '{}' })).toBe(`curl -sS -X POST 'http://h/x' \\\n  -H 'a: 1' \\\n  --data-raw '{}'`);
+    expect(curlCommand({ url: 'http://h/x', headers: { a: '1' }, body: '{}' })).toBe(`curl -sS -g -X POST --url 'http://h/x' \\\n  -H 'a: 1' \\\n  --data-raw '{}'`);
+  });
+
+  it('gives the URL as the value of --url, so a URL starting with - is never read as an option', () => {
+    const command = curlCommand({ url: '-K/etc/passwd', headers: {}, body: '{}' });
+    expect(command).toContain(`--url '-K/etc/passwd'`);
   });
 });

@@ -1,6 +1,8 @@
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { EVENT_DATA_SCHEMAS, EVENT_KINDS } from '../../src/contract/index.js';
 import { checkSchema } from '../../emulator/dashboard/app/json-schema-check.js';
+import { exampleOf } from '../../emulator/dashboard/app/schema-example.js';
 import { eventDataProblems } from '../../emulator/events/payloads.js';
 import { sampleData } from '../../src/trigger/fixtures.js';
 
@@ -50,5 +52,50 @@ describe('checkSchema on the event schemas', () => {
     const browser = checkSchema(EVENT_DATA_SCHEMAS[type], data, ['data']);
     expect(browser.length).toBeGreaterThan(0);
     expect(paths(browser)).toEqual(paths(server));
+  });
+});
+
+// An external event's payloadSchema is the plugin author's own JSON Schema: the Trigger view checks a
+// payload against it with checkSchema and starts the editor from exampleOf. Both are held to ajv.
+describe('checkSchema and exampleOf on a payloadSchema', () => {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const schema = {
+    type: 'object',
+    required: ['orderId', 'amount', 'tags', 'placedAt'],
+    properties: {
+      orderId: { type: 'string', pattern: '^ord_[a-z0-9]+$', examples: ['ord_42'] },
+      amount: { type: 'number', exclusiveMinimum: 0, multipleOf: 0.01, default: 9.99 },
+      tags: { type: 'array', items: { type: 'string', minLength: 2 }, uniqueItems: true },
+      placedAt: { type: 'string', format: 'date-time' },
+      meta: { type: 'object', minProperties: 1, maxProperties: 2, not: { required: ['secret'] } },
+      channel: { enum: ['web', 'shop'] },
+    },
+    additionalProperties: false,
+  };
+  const validate = ajv.compile(schema);
+  const ajvPaths = (value: unknown) => {
+    validate(value);
+    return [...new Set((validate.errors ?? []).map((e) => [...e.instancePath.split('/').slice(1), ...(e.keyword === 'required' || e.keyword === 'additionalProperties' ? [String(Object.values(e.params)[0])] : [])].join('.')))].sort();
+  };
+
+  it('builds an example that fits its schema', () => {
+    const example = exampleOf(schema) as Record<string, unknown>;
+    expect(example).toMatchObject({ orderId: 'ord_42', amount: 9.99, channel: 'web' });
+    expect(checkSchema(schema, example)).toEqual([]);
+    expect(exampleOf(undefined)).toEqual({});
+  });
+
+  const broken: Array<[string, Record<string, unknown>]> = [
+    ['a missing required field', { amount: 1, tags: [], placedAt: '2026-01-01T00:00:00Z' }],
+    ['a pattern mismatch', { orderId: 'order 1', amount: 1, tags: [], placedAt: '2026-01-01T00:00:00Z' }],
+    ['an exclusive bound and a multiple', { orderId: 'ord_1', amount: 0, tags: [], placedAt: '2026-01-01T00:00:00Z', channel: 'fax' }],
+    ['a duplicate item and a short one', { orderId: 'ord_1', amount: 1.5, tags: ['a', 'bb', 'bb'], placedAt: '2026-01-01T00:00:00Z' }],
+    ['property counts and not', { orderId: 'ord_1', amount: 1.25, tags: [], placedAt: '2026-01-01T00:00:00Z', meta: { secret: 1, a: 2, b: 3 } }],
+    ['an unknown property', { orderId: 'ord_1', amount: 1.005, tags: [], placedAt: '2026-01-01T00:00:00Z', extra: true }],
+  ];
+  it.each(broken)('refuses %s at the same paths as ajv', (_name, value) => {
+    const expected = ajvPaths(value);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(paths(checkSchema(schema, value))).toEqual(expected);
   });
 });

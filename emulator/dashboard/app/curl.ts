@@ -16,10 +16,12 @@ export interface CurlRequest {
 /**
  * The curl command of a request: POST to the URL with every header and the body as it was signed.
  * `--data-raw` sends the body as it is (no `@file` reading, no newline stripping); each part is
- * single-quoted, so quotes, newlines, `$()` and backticks in the body stay data.
+ * single-quoted, so quotes, newlines, `$()` and backticks in the body stay data. `-g` turns off
+ * curl's URL globbing (`[1-3]`, `{a,b}` would send several requests to other URLs), and `--url`
+ * names the URL as the option's value, so a URL that starts with `-` is never read as an option.
  */
 export function curlCommand(request: CurlRequest): string {
-  const lines = [`curl -sS -X POST ${shellQuote(request.url)}`];
+  const lines = [`curl -sS -g -X POST --url ${shellQuote(request.url)}`];
   for (const [name, value] of Object.entries(request.headers)) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   lines.push(`--data-raw ${shellQuote(request.body)}`);
   return lines.join(' \\\n  ');

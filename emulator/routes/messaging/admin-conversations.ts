@@ -43,8 +43,8 @@ export default async function adminConversationRoutes(fastify: FastifyInstance, 
     const { conversationId } = request.params;
     if (!db.conversations.has(conversationId)) throw notFound('conversation', conversationId);
     const query = parseQuery(request.query, MESSAGE_QUERY);
-    // Oldest first unless told otherwise, as the messaging API lists them.
-    if (request.query['@sortBy'] === undefined) query.sortOrder = ['asc'];
+    // Oldest first unless told otherwise (neither @sortBy nor @sortOrder), as the messaging API lists them.
+    if (request.query['@sortBy'] === undefined && request.query['@sortOrder'] === undefined) query.sortOrder = ['asc'];
     // A visibility scope keeps these results out of the query cache: a streaming reply's content changes without a store write.
     const result = runQuery(db.messages, query, MESSAGE_QUERY, { where: [['conversationId', conversationId]], visible: () => true });
     return ok(result.data.map((m) => services.messaging.withLiveContent(m)), { pagination: result.pagination });

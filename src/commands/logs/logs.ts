@@ -3,7 +3,8 @@ import { clientFor } from '../context.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { note, printResult, table } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
-import { DELIVERY_COLUMNS, attemptLine, type AttemptNotice, type DeliveryView } from '../../dev/delivery-view.js';
+import { DELIVERY_COLUMNS, attemptLine } from '../../dev/delivery-view.js';
+import type { DeliveryAttemptNotice } from '../../contract/index.js';
 
 interface LogsOptions {
   follow?: boolean;
@@ -54,7 +55,7 @@ const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
     await followDeliveries(
       client.baseUrl,
       { pluginId: o.plugin, type: o.type },
-      (notice: AttemptNotice) => {
+      (notice: DeliveryAttemptNotice) => {
         if (statuses && !statuses.includes(notice.delivery.status)) return;
         io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
       },

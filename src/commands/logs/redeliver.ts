@@ -1,7 +1,7 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { deliverySummary, type DeliveryView } from '../../dev/delivery-view.js';
+import { deliverySummary } from '../../dev/delivery-view.js';
 
 /** Sends a logged delivery's event again and reports the new delivery's first attempt. */
 const redeliver: CommandHandler<TargetFlags> = async (input) => {

@@ -3,6 +3,7 @@ import { call, type Target } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
 import { CopyButton } from '../components/copy-button.js';
+import { SORT_ORDERS, type SortOrder } from '../../../../src/contract/enum-values.js';
 import { initialListState, listQuery, withQuery, type ListState, type PageInfo } from './data-query.js';
 import './data-views.css';
 
@@ -42,7 +43,7 @@ export interface CollectionConfig {
   listPath: (ctx: DataContext) => string;
   paging?: 'index' | 'cursor';
   defaultSort?: string;
-  defaultOrder?: 'asc' | 'desc';
+  defaultOrder?: SortOrder;
   sortFields: string[];
   filters: FilterField[];
   columns: Column[];
@@ -159,7 +160,7 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
         </label>
         <label>
           Order of {label.toLowerCase()}
-          <select value={state.sortOrder} onChange={(e) => change({ sortOrder: e.target.value === 'asc' ? 'asc' : 'desc' })}>
+          <select value={state.sortOrder} onChange={(e) => change({ sortOrder: SORT_ORDERS.find((o) => o === e.target.value) ?? 'desc' })}>
             <option value="desc">descending</option>
             <option value="asc">ascending</option>
           </select>

@@ -1,7 +1,9 @@
+import type { SortOrder } from '../../../../src/contract/enum-values.js';
+
 /** The state of one list on the emulator's query system (`@sortBy`, `@sortOrder`, filters, `@search`, paging). */
 export interface ListState {
   sortBy: string;
-  sortOrder: 'asc' | 'desc';
+  sortOrder: SortOrder;
   search: string;
   /** Property filters: field to value ('' means no filter). */
   filters: Record<string, string>;
@@ -17,7 +19,7 @@ export type PageInfo =
   | { type: 'index'; page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean }
   | { type: 'cursor'; limit: number; hasNext: boolean; nextCursor: string | null };
 
-export function initialListState(defaultSort: string, defaultOrder: 'asc' | 'desc' = 'desc'): ListState {
+export function initialListState(defaultSort: string, defaultOrder: SortOrder = 'desc'): ListState {
   return { sortBy: defaultSort, sortOrder: defaultOrder, search: '', filters: {}, limit: 20, page: 1, cursors: [''] };
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Delivery, Plugin, PluginInstance } from '../../../../src/contract/index.js';
+import type { Delivery, ExternalEvent, Plugin, PluginInstance } from '../../../../src/contract/index.js';
 import { EVENT_DATA_SCHEMAS } from '../../../../src/contract/events.js';
 import { LIFECYCLE_EVENTS, type EventKind } from '../../../../src/contract/enums.js';
 import { fill } from '../../../../src/trigger/fill.js';
@@ -11,7 +11,8 @@ import fileAdded from '../../../../src/trigger/fixtures/REPOSITORY_FILE_ADDED.js
 import fileRemoved from '../../../../src/trigger/fixtures/REPOSITORY_FILE_REMOVED.json' with { type: 'json' };
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
-import { checkSchema } from '../json-schema-check.js';
+import { checkSchema, type SchemaProblem } from '../json-schema-check.js';
+import { exampleOf } from '../schema-example.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
 import './deliveries.css';
@@ -68,10 +69,30 @@ export function checkPayload(type: EventKind, text: string): Record<string, unkn
   return data as Record<string, unknown>;
 }
 
+/** The select's value of an external event: prefixed, as its name is the plugin author's and may look like an event kind. */
+const EXTERNAL = 'external:';
+
+/** The outcome of checking an external event's payload: valid, or every problem with its path. */
+type PayloadCheck = { valid: true } | { valid: false; problems: SchemaProblem[] };
+
+/** An external event's payload checked against its `payloadSchema` (none: any JSON object passes). */
+export function checkExternalPayload(event: ExternalEvent, text: string): PayloadCheck {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { valid: false, problems: [{ path: [], code: 'json', expected: 'JSON', message: `the payload is not JSON: ${(error as Error).message}` }] };
+  }
+  const problems = checkSchema(event.payloadSchema ?? { type: 'object' }, data, ['payload']);
+  return problems.length === 0 ? { valid: true } : { valid: false, problems };
+}
+
 /**
  * Trigger: pick a plugin and one of its events, edit the sample payload (the fixtures of
  * `plugsmith trigger`), and send it; a payload that does not fit the event's schema is refused
  * here with the schema's error, and sent nowhere. Sent, it opens the resulting delivery.
+ * The plugin's external events are listed too, in their own group: the platform never emits
+ * them to plugins, so for one the view only checks a payload against its `payloadSchema`.
  */
 export function TriggerView(_props: ViewProps) {
   const [plugins, setPlugins] = useState<Plugin[] | null>(null);
@@ -82,6 +103,9 @@ export function TriggerView(_props: ViewProps) {
   const [payload, setPayload] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [sending, setSending] = useState(false);
+  const [externalEvents, setExternalEvents] = useState<ExternalEvent[]>([]);
+  const [externalName, setExternalName] = useState<string | null>(null);
+  const [checked, setChecked] = useState<PayloadCheck | null>(null);
 
   useEffect(() => {
     const { orgId } = currentWorkspace();
@@ -106,7 +130,10 @@ export function TriggerView(_props: ViewProps) {
   useEffect(() => {
     setInstances([]);
     setInstanceId('');
+    setExternalEvents([]);
+    setExternalName(null);
     if (!plugin) return;
+    call<ExternalEvent[]>('api', 'GET', `/plugins/${encodeURIComponent(plugin.id)}/external-events?@limit=100`).then((answer) => setExternalEvents(answer.data), setError);
     setType((t) => (t && eventsOf(plugin).includes(t) ? t : eventsOf(plugin).find((e) => e !== 'WEBHOOK_CHALLENGE') ?? 'WEBHOOK_CHALLENGE'));
     call<PluginInstance[]>('admin', 'GET', `/instances?pluginId=${encodeURIComponent(plugin.id)}&@limit=100`).then(
       (answer) => {
@@ -118,16 +145,42 @@ export function TriggerView(_props: ViewProps) {
   }, [plugin]);
 
   const instance = instances.find((i) => i.id === instanceId) ?? null;
-  const needsInstance = type !== '' && type !== 'WEBHOOK_CHALLENGE';
+  const external = externalName === null ? null : (externalEvents.find((e) => e.name === externalName) ?? null);
+  const needsInstance = !external && type !== '' && type !== 'WEBHOOK_CHALLENGE';
+  /** The payload the editor starts from: an external event's example from its payloadSchema, or the event's sample. */
+  const freshPayload = (): string | null => {
+    if (external) return JSON.stringify(exampleOf(external.payloadSchema), null, 2);
+    if (!plugin || !type) return null;
+    return JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2);
+  };
   // A new plugin, event or instance starts from a fresh sample.
   useEffect(() => {
-    if (!plugin || !type) return;
-    setPayload(JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2));
+    const fresh = freshPayload();
+    if (fresh === null) return;
+    setPayload(fresh);
     setError(null);
+    setChecked(null);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [plugin, type, instance]);
+  }, [plugin, type, instance, external]);
+
+  const choose = (value: string) => {
+    setChecked(null);
+    if (value.startsWith(EXTERNAL)) {
+      setExternalName(value.slice(EXTERNAL.length));
+      return;
+    }
+    setExternalName(null);
+    const kind = plugin ? eventsOf(plugin).find((k) => k === value) : undefined;
+    if (kind) setType(kind);
+  };
 
   const send = async () => {
+    if (external) {
+      // Nothing is sent: the platform does not emit external events to plugins.
+      setError(null);
+      setChecked(checkExternalPayload(external, payload));
+      return;
+    }
     if (!plugin || !type) return;
     setError(null);
     let data: Record<string, unknown>;
@@ -176,13 +229,24 @@ export function TriggerView(_props: ViewProps) {
             </label>
             <label>
               Event type
-              <select aria-label="Event type" value={type} onChange={(e) => setType(e.target.value as EventKind)}>
-                {plugin &&
-                  eventsOf(plugin).map((k) => (
-                    <option key={k} value={k}>
-                      {k}
-                    </option>
-                  ))}
+              <select aria-label="Event type" value={external ? EXTERNAL + external.name : type} onChange={(e) => choose(e.target.value)}>
+                <optgroup label="Platform events">
+                  {plugin &&
+                    eventsOf(plugin).map((k) => (
+                      <option key={k} value={k}>
+                        {k}
+                      </option>
+                    ))}
+                </optgroup>
+                {externalEvents.length > 0 && (
+                  <optgroup label="External events (check the payload only)">
+                    {externalEvents.map((e) => (
+                      <option key={e.id} value={EXTERNAL + e.name}>
+                        {e.name} ({e.title})
+                      </option>
+                    ))}
+                  </optgroup>
+                )}
               </select>
             </label>
             {needsInstance && (
@@ -199,18 +263,65 @@ export function TriggerView(_props: ViewProps) {
               </label>
             )}
           </div>
-          {type && <p className="muted">{FIXTURES[type].description}</p>}
-          {plugin && !plugin.webhookUrl && <p className="status-warn">This plugin has no webhook URL: set one before triggering.</p>}
+          {external ? (
+            <p className="muted" id="tr-external-note">
+              {external.description ? `${external.description} ` : ''}An external event is raised by your integration, not by the platform: the platform does not emit
+              external events to plugins, so nothing is sent from here. Use this to check the payloads your integration will send against
+              the event's payloadSchema{external.payloadSchema ? '' : ' (it has none: any JSON object fits)'}.
+            </p>
+          ) : (
+            type && <p className="muted">{FIXTURES[type].description}</p>
+          )}
+          {plugin && !external && !plugin.webhookUrl && <p className="status-warn">This plugin has no webhook URL: set one before triggering.</p>}
           <label>
             Payload (the event's data, JSON)
-            <textarea aria-label="Payload (the event's data, JSON)" className="tr-payload mono" value={payload} onChange={(e) => setPayload(e.target.value)} spellCheck={false} />
+            <textarea
+              aria-label="Payload (the event's data, JSON)"
+              className="tr-payload mono"
+              value={payload}
+              onChange={(e) => {
+                setPayload(e.target.value);
+                setChecked(null);
+              }}
+              spellCheck={false}
+            />
           </label>
           <ErrorBox error={error} />
+          {checked?.valid === true && (
+            <p role="status" className="status-ok">
+              Valid: the payload matches the payloadSchema of {external?.name}.
+            </p>
+          )}
+          {checked?.valid === false && (
+            <div className="error" role="alert">
+              <strong>The payload does not match the payloadSchema of {external?.name}</strong>
+              <ul>
+                {checked.problems.map((p, i) => (
+                  <li key={i}>
+                    {p.path.length > 0 ? <code>{p.path.join('.')}</code> : null} {p.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           <div className="toolbar">
-            <button type="submit" className="primary" disabled={sending || !plugin || !type || (needsInstance && !instance)}>
-              {sending ? 'Sending…' : 'Send event'}
-            </button>
-            <button type="button" onClick={() => plugin && type && setPayload(JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2))}>
+            {external ? (
+              <button type="submit" className="primary" aria-describedby="tr-external-note">
+                Check payload
+              </button>
+            ) : (
+              <button type="submit" className="primary" disabled={sending || !plugin || !type || (needsInstance && !instance)}>
+                {sending ? 'Sending…' : 'Send event'}
+              </button>
+            )}
+            <button
+              type="button"
+              onClick={() => {
+                const fresh = freshPayload();
+                if (fresh !== null) setPayload(fresh);
+                setChecked(null);
+              }}
+            >
               Reset payload
             </button>
           </div>
