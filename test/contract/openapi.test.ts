@@ -52,7 +52,7 @@ describe('the OpenAPI document', () => {
     expect(security('/api/plugins/{pluginId}', 'get')).toEqual([{ managementToken: [] }]);
     expect(security('/api/plugins/marketplace', 'get')).toEqual([]);
     expect(security('/conversations', 'post')).toEqual([{ messagingApiKey: [] }]);
-    expect(security('/_emulator/deliveries', 'get')).toEqual([{ adminToken: [] }]);
+    expect(security('/_emulator/deliveries', 'get')).toEqual([{ adminToken: [] }, { dashboardSession: [] }]);
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_KINDS]);
     expect(doc.webhooks.PLUGIN_INSTALLED.post.requestBody.content['application/json'].schema.properties.data.properties).toHaveProperty('accessToken');
   });
