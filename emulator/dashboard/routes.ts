@@ -110,7 +110,7 @@ export default async function dashboardRoutes(fastify: FastifyInstance, { servic
   // The guard has checked the session header or the admin header already.
   app.get('/dashboard/session', { schema: { response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) } } }, async () => ok(workspaceOf(services)));
 
-  app.delete('/dashboard/session', { schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403) } } }, async (request) => {
+  app.delete('/dashboard/session', { schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403, 415) } } }, async (request) => {
     const session = request.headers[SESSION_HEADER];
     logins.end(Array.isArray(session) ? session[0] : session);
     return ok({ signedOut: true as const });

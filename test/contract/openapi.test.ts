@@ -47,7 +47,7 @@ describe('the OpenAPI document', () => {
     expect(paths).toContain('/api/plugins/{pluginId}');
     expect(paths).toContain('/conversations/{conversationId}/messages');
     expect(paths).toContain('/_emulator/deliveries');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'managementToken', 'messagingApiKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'dashboardSession', 'managementToken', 'messagingApiKey']);
     const security = (path: string, method: string) => doc.paths[path][method].security;
     expect(security('/api/plugins/{pluginId}', 'get')).toEqual([{ managementToken: [] }]);
     expect(security('/api/plugins/marketplace', 'get')).toEqual([]);
