@@ -99,9 +99,11 @@ describe('the dashboard session (audit)', () => {
     expect(await elsewhere.evaluate(`localStorage.getItem('${STORAGE_KEY}')`)).toBeNull();
     expect((await call(second.url, 'GET', '/_emulator/overview', { headers: { [SESSION_HEADER]: token } })).status).toBe(401);
 
-    // The session ends (as when the emulator restarts): the next admin call is a 401, the page drops it and signs out.
+    // The session ends (as when the emulator restarts): the next admin call (the Overview refreshes) is a 401;
+    // the page drops the stored token and signs out, and so does the other tab, without a reload.
     expect((await call(emu.url, 'DELETE', '/_emulator/dashboard/session', { headers: { [SESSION_HEADER]: token } })).status).toBe(200);
-    await page.getByText('This dashboard needs a login link').waitFor({ timeout: 10_000 });
+    await page.getByText('This dashboard needs a login link').waitFor({ timeout: 20_000 });
+    await tab.getByText('This dashboard needs a login link').waitFor({ timeout: 20_000 });
     expect(await page.evaluate(`localStorage.getItem('${STORAGE_KEY}')`)).toBeNull();
     await tab.reload();
     await tab.getByText('This dashboard needs a login link').waitFor();

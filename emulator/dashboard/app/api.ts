@@ -71,6 +71,16 @@ export function dropSession(): void {
   for (const listener of signedOutListeners) listener();
 }
 
+// The tabs of this emulator share the token: when another tab drops it, this one signs out too.
+if (typeof window !== 'undefined') {
+  window.addEventListener('storage', (event) => {
+    if ((event.key === SESSION_STORAGE_KEY || event.key === null) && event.newValue === null && workspace !== null) {
+      workspace = null;
+      for (const listener of signedOutListeners) listener();
+    }
+  });
+}
+
 /** Calls `listener` whenever the session ends (a 401 of the admin API, or sign-out); returns the unsubscribe. */
 export function onSignedOut(listener: () => void): () => void {
   signedOutListeners.add(listener);
@@ -117,8 +127,9 @@ export async function call<T = unknown>(target: Target, method: string, path: st
   });
   // The admin API refused the session (signed out, or the emulator restarted): back to the signed-out page.
   // (A used login code is a 401 of the sign-in itself, which says nothing about the stored session.)
+  // (Another tab of this emulator may have dropped the shared token already: sign this one out too.)
   const signIn = method === 'POST' && path === '/dashboard/session';
-  if (target === 'admin' && response.status === 401 && !signIn && storedSession() !== null) dropSession();
+  if (target === 'admin' && response.status === 401 && !signIn) dropSession();
   const text = await response.text();
   let parsed: { ok?: boolean; data?: T; meta?: Answer<T>['meta']; error?: { error?: string; message?: string; details?: ApiFailure['details'] } } = {};
   try {
@@ -143,7 +154,7 @@ export async function stream(target: Target, path: string, onEvent: (event: Serv
     credentials: 'omit',
     signal,
   });
-  if (target === 'admin' && response.status === 401 && storedSession() !== null) dropSession();
+  if (target === 'admin' && response.status === 401) dropSession();
   if (!response.ok || !response.body) throw new ApiFailure(response.status, `HTTP_${response.status}`, `stream ${path} answered ${response.status}`);
   const parser = new SseParser();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
