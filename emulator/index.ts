@@ -39,6 +39,7 @@ export type { FaultSettings } from './events/fault-injector.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
+export { SESSION_HEADER } from './admin/dashboard-logins.js';
 export { checkContractsByDefault, contractViolations, type ContractViolation } from './openapi/contract-check.js';
 
 /** How to start an emulator. Embedded, it is in memory unless given a data dir. */
@@ -115,7 +116,7 @@ export interface Emulator {
   storeId: string;
   /**
    * A login link of the web dashboard, `<url>/_emulator/dashboard/#login=<code>`: it works once (the
-   * page trades the code for an HttpOnly session cookie); `dashboardLink()` mints another.
+   * page trades the code for a session token it keeps in localStorage and sends as a header, never a cookie); `dashboardLink()` mints another.
    */
   dashboardUrl: string;
   /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
@@ -191,7 +192,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       credentials = credentialsOf(effectiveSeed);
     }
 
-    const logins = new DashboardLogins(() => (managementUrl ? new URL(managementUrl).port : ''));
+    const logins = new DashboardLogins();
     const services: Services = {
       store,
       db,

@@ -1,25 +1,60 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Prefix of the session cookie's name; the management port follows, so two emulators on one host keep apart. */
-export const DASHBOARD_COOKIE_PREFIX = 'plugsmith_dashboard_';
-/** The path the session cookie is sent on: the admin surface only, never `/api` or `/_storage`. */
-export const DASHBOARD_COOKIE_PATH = '/_emulator';
+/**
+ * The header the dashboard sends its session in, on every admin call. Never a cookie: a browser
+ * sends a host's cookies to every port of that host (cookies ignore ports) and lets any page of
+ * that host set one, so a cookie would reach, and could be shadowed by, any other local server.
+ * The page keeps the token in its origin's localStorage, which no other port can read.
+ */
+export const SESSION_HEADER = 'x-plugsmith-session';
+
+/** How many outstanding login codes and live sessions one emulator keeps; past that the oldest go. */
+export const DEFAULT_MAX_CODES = 1000;
+export const DEFAULT_MAX_SESSIONS = 100;
 
 function digest(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url');
 }
 
+/** A set of hashes that keeps at most `max`, forgetting the oldest first (a Set iterates in insertion order). */
+class BoundedSet {
+  private readonly items = new Set<string>();
+  constructor(private readonly max: number) {}
+  add(key: string): void {
+    this.items.add(key);
+    while (this.items.size > this.max) this.items.delete(this.items.values().next().value as string);
+  }
+  has(key: string): boolean {
+    return this.items.has(key);
+  }
+  delete(key: string): boolean {
+    return this.items.delete(key);
+  }
+  get size(): number {
+    return this.items.size;
+  }
+}
+
+/** Limits of one emulator's login codes and sessions (tests set them small). */
+export interface DashboardLoginLimits {
+  maxCodes?: number;
+  maxSessions?: number;
+}
+
 /**
  * The dashboard's login codes and sessions of one running emulator: random, kept only as hashes,
- * in memory (they die with the emulator). A code is exchanged once for a session; a session is
- * the HttpOnly cookie the guard accepts in place of the admin header.
+ * in memory (they die with the emulator), each kind capped (the oldest is evicted). A code is
+ * exchanged once for a session token; the page sends the token as the `x-plugsmith-session`
+ * header, which the guard accepts in place of the admin header.
  */
 export class DashboardLogins {
-  private readonly codes = new Set<string>();
-  private readonly sessions = new Set<string>();
+  private readonly codes: BoundedSet;
+  private readonly sessions: BoundedSet;
 
-  /** @param port the management API's port once listening (names the cookie). */
-  constructor(private readonly port: () => string) {}
+  constructor(limits: DashboardLoginLimits = {}) {
+    this.codes = new BoundedSet(Math.max(1, limits.maxCodes ?? DEFAULT_MAX_CODES));
+    this.sessions = new BoundedSet(Math.max(1, limits.maxSessions ?? DEFAULT_MAX_SESSIONS));
+  }
 
   /** A new single-use login code. */
   mintCode(): string {
@@ -28,16 +63,15 @@ export class DashboardLogins {
     return code;
   }
 
-  /** Spends a login code: a new session secret, or null when the code is unknown or already used. */
+  /** Spends a login code: a new session token, or null when the code is unknown, already used or evicted. */
   redeem(code: string): string | null {
-    const key = digest(code);
-    if (!this.codes.delete(key)) return null;
+    if (!this.codes.delete(digest(code))) return null;
     const session = randomBytes(32).toString('base64url');
     this.sessions.add(digest(session));
     return session;
   }
 
-  /** Whether a session secret is one this emulator issued and has not ended. */
+  /** Whether a session token is one this emulator issued and has neither ended nor evicted. */
   isSession(session: string | undefined): boolean {
     return session !== undefined && session !== '' && this.sessions.has(digest(session));
   }
@@ -47,30 +81,8 @@ export class DashboardLogins {
     if (session) this.sessions.delete(digest(session));
   }
 
-  /** The session cookie's name for this emulator: `plugsmith_dashboard_<port>`. */
-  cookieName(): string {
-    return DASHBOARD_COOKIE_PREFIX + this.port();
-  }
-
-  /** The session secret a request's Cookie header carries for this emulator, if any. */
-  sessionOf(cookieHeader: string | string[] | undefined): string | undefined {
-    const header = Array.isArray(cookieHeader) ? cookieHeader.join('; ') : cookieHeader;
-    if (!header) return undefined;
-    const name = this.cookieName();
-    for (const part of header.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-    }
-    return undefined;
-  }
-
-  /** The Set-Cookie value that opens a session in the browser. */
-  setCookie(session: string): string {
-    return `${this.cookieName()}=${session}; HttpOnly; SameSite=Strict; Path=${DASHBOARD_COOKIE_PATH}`;
-  }
-
-  /** The Set-Cookie value that ends it. */
-  clearCookie(): string {
-    return `${this.cookieName()}=; HttpOnly; SameSite=Strict; Path=${DASHBOARD_COOKIE_PATH}; Max-Age=0`;
+  /** How many codes and sessions are kept now. */
+  counts(): { codes: number; sessions: number } {
+    return { codes: this.codes.size, sessions: this.sessions.size };
   }
 }

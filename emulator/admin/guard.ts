@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
-import type { DashboardLogins } from './dashboard-logins.js';
+import { SESSION_HEADER, type DashboardLogins } from './dashboard-logins.js';
 
 /** The header that carries the admin credential on every `/_emulator` call. */
 export const ADMIN_HEADER = 'x-plugsmith-admin';
@@ -28,7 +28,7 @@ export interface AdminAccess {
    * DNS names other machines or containers reach this emulator by (`emulator`, `host.docker.internal`).
    */
   adminHosts?: string[];
-  /** The dashboard's login codes and sessions: a valid session cookie counts as the credential. */
+  /** The dashboard's login codes and sessions: a live session in the `x-plugsmith-session` header counts as the credential. */
   logins?: DashboardLogins;
 }
 
@@ -138,7 +138,9 @@ function sameSecret(given: string, expected: string): boolean {
  * In order: a peer that is not this machine (unless opted in), a Host that is not one of the emulator's own names
  * (DNS rebinding), an Origin other than the emulator's own (a web page), a state change in a
  * content type a page may send without a preflight, then the credential: the admin header, or a
- * dashboard session cookie (the dashboard's files and its sign-in with a login code need none).
+ * live dashboard session in the `x-plugsmith-session` header (the dashboard's files and its sign-in
+ * with a login code need none). Cookies are never a credential: a browser sends them to every port
+ * of a host, so any other local server would receive one.
  */
 export function adminRefusal(
   access: AdminAccess,
@@ -184,8 +186,14 @@ export function adminRefusal(
     return null;
   }
   const given = single(request.headers[ADMIN_HEADER]);
-  if ((given === undefined || given === '') && access.logins?.isSession(access.logins.sessionOf(request.headers.cookie))) return null;
   if (given === undefined || given === '') {
+    const session = single(request.headers[SESSION_HEADER]);
+    if (session !== undefined && session !== '') {
+      if (access.logins?.isSession(session)) return null;
+      return unauthorized(
+        `The ${SESSION_HEADER} header holds no live dashboard session of this emulator (it was signed out, or the emulator restarted since): open a new link from \`plugsmith emulator dashboard\``,
+      );
+    }
     return unauthorized(
       `The admin API needs the admin credential: send "${ADMIN_HEADER}: <adminToken>" (printed by \`plugsmith emulator start --json\`, kept in its state file emulator.json, returned by startEmulator() as adminToken), or sign in to the dashboard with a link from \`plugsmith emulator dashboard\``,
     );

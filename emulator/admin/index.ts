@@ -41,6 +41,6 @@ export default async function adminSurface(
   await app.register(adminEventRoutes, opts);
   await app.register(adminFaultRoutes, opts);
   await app.register(adminOverviewRoutes, opts);
-  // The dashboard: static files and sign-in are open paths of the guard; everything else needs the header or a session cookie.
+  // The dashboard: static files and sign-in are open paths of the guard; everything else needs the admin header or a session header.
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }

@@ -3,8 +3,8 @@ import { ok } from '../http.js';
 import { typed } from '../routes/common.js';
 import type { Services } from '../services.js';
 import { unauthorized } from '../errors.js';
-import { DashboardLinkSchema, DashboardLoginSchema, DashboardSignedOutSchema, Ok, WorkspaceSchema, errorResponses, type Workspace } from '../../src/contract/index.js';
-import type { DashboardLogins } from '../admin/dashboard-logins.js';
+import { DashboardLinkSchema, DashboardLoginSchema, DashboardSessionSchema, DashboardSignedOutSchema, Ok, WorkspaceSchema, errorResponses, type Workspace } from '../../src/contract/index.js';
+import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
 
 /** What the dashboard routes need beyond the services: the login codes and sessions of this emulator. */
@@ -96,23 +96,23 @@ export default async function dashboardRoutes(fastify: FastifyInstance, { servic
 
   app.post(
     '/dashboard/session',
-    { schema: { body: DashboardLoginSchema, response: { 200: Ok(WorkspaceSchema), ...errorResponses(400, 401, 403, 415) } } },
-    async (request, reply) => {
+    { schema: { body: DashboardLoginSchema, response: { 200: Ok(DashboardSessionSchema), ...errorResponses(400, 401, 403, 413, 415) } } },
+    async (request) => {
       const session = logins.redeem(request.body.code);
       if (session === null) {
         throw unauthorized('This dashboard login link was already used or is not from this emulator (each link works once): run `plugsmith emulator dashboard --open` for a new one');
       }
-      reply.header('set-cookie', logins.setCookie(session));
-      return ok(workspaceOf(services));
+      // No cookie: the page keeps the token in localStorage and sends it as the x-plugsmith-session header.
+      return ok({ ...workspaceOf(services), session });
     },
   );
 
-  // The guard has checked the cookie or the admin header already.
+  // The guard has checked the session header or the admin header already.
   app.get('/dashboard/session', { schema: { response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) } } }, async () => ok(workspaceOf(services)));
 
-  app.delete('/dashboard/session', { schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403) } } }, async (request, reply) => {
-    logins.end(logins.sessionOf(request.headers.cookie));
-    reply.header('set-cookie', logins.clearCookie());
+  app.delete('/dashboard/session', { schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403, 415) } } }, async (request) => {
+    const session = request.headers[SESSION_HEADER];
+    logins.end(Array.isArray(session) ? session[0] : session);
     return ok({ signedOut: true as const });
   });
 

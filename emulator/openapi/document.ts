@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { EVENT_KINDS, WEBHOOK_EVENT_SCHEMAS } from '../../src/contract/index.js';
 import { ADMIN_HEADER } from '../admin/guard.js';
+import { SESSION_HEADER } from '../admin/dashboard-logins.js';
 
 /** An OpenAPI 3.1 document, as JSON. */
 export type OpenApiDocument = Record<string, any>;
@@ -23,6 +24,12 @@ const SECURITY_SCHEMES = {
     name: ADMIN_HEADER,
     description: 'The admin token of the running emulator (`emulator start --json` prints it as adminToken)',
   },
+  dashboardSession: {
+    type: 'apiKey',
+    in: 'header',
+    name: SESSION_HEADER,
+    description: 'A dashboard session token (from `POST /_emulator/dashboard/session` with a login code); never a cookie',
+  },
 };
 
 /** Routes that need no credential at all. */
@@ -40,7 +47,7 @@ async function collector(app: FastifyInstance): Promise<void> {
 function securityOf(path: string, api: 'management' | 'messaging'): Array<Record<string, string[]>> {
   if (OPEN.has(path)) return [];
   if (api === 'messaging') return [{ messagingApiKey: [] }];
-  return path.startsWith('/_emulator') ? [{ adminToken: [] }] : [{ managementToken: [] }];
+  return path.startsWith('/_emulator') ? [{ adminToken: [] }, { dashboardSession: [] }] : [{ managementToken: [] }];
 }
 
 /** Takes a route's first schema example up to its request body's media type, where OpenAPI tools look for it. */

@@ -13,7 +13,7 @@ export function redactAuthorization(value: string): string {
   return redactSecret(value);
 }
 
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-plugsmith-admin']);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-plugsmith-admin', 'x-plugsmith-session']);
 
 /** Copies headers for a trace, with every credential-bearing header redacted. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -24,6 +24,18 @@ export const WorkspaceSchema = Type.Object({
 });
 export type Workspace = Static<typeof WorkspaceSchema>;
 
+/**
+ * `data` of `POST /_emulator/dashboard/session`: the workspace plus the new session's token, shown
+ * once (like an API key). The dashboard keeps it in its origin's localStorage and sends it as the
+ * `x-plugsmith-session` header on every admin call; it is never a cookie (cookies ignore ports).
+ */
+export const DashboardSessionSchema = Type.Object({
+  ...WorkspaceSchema.properties,
+  /** The session token: send it as `x-plugsmith-session: <session>`; it lives until signed out or the emulator stops. */
+  session: Type.String(),
+});
+export type DashboardSession = Static<typeof DashboardSessionSchema>;
+
 /** Body of `POST /_emulator/dashboard/session`: the one-time code of a login link (`#login=<code>`). */
 export const DashboardLoginSchema = Type.Object({ code: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' }) }, { additionalProperties: false });
 export type DashboardLogin = Static<typeof DashboardLoginSchema>;

@@ -47,12 +47,12 @@ describe('the OpenAPI document', () => {
     expect(paths).toContain('/api/plugins/{pluginId}');
     expect(paths).toContain('/conversations/{conversationId}/messages');
     expect(paths).toContain('/_emulator/deliveries');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'managementToken', 'messagingApiKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'dashboardSession', 'managementToken', 'messagingApiKey']);
     const security = (path: string, method: string) => doc.paths[path][method].security;
     expect(security('/api/plugins/{pluginId}', 'get')).toEqual([{ managementToken: [] }]);
     expect(security('/api/plugins/marketplace', 'get')).toEqual([]);
     expect(security('/conversations', 'post')).toEqual([{ messagingApiKey: [] }]);
-    expect(security('/_emulator/deliveries', 'get')).toEqual([{ adminToken: [] }]);
+    expect(security('/_emulator/deliveries', 'get')).toEqual([{ adminToken: [] }, { dashboardSession: [] }]);
     expect(Object.keys(doc.webhooks)).toEqual([...EVENT_KINDS]);
     expect(doc.webhooks.PLUGIN_INSTALLED.post.requestBody.content['application/json'].schema.properties.data.properties).toHaveProperty('accessToken');
   });

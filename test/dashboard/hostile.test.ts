@@ -6,8 +6,10 @@ import { call } from '../helpers/http.js';
 import { newContext, openDashboard, screenshot } from './helpers/browser.js';
 
 // A page of another origin, open in the same browser as a signed-in dashboard, tries what a
-// malicious site would: read the session, change state through the admin API with the cookie
-// (fetch with credentials, a form POST), frame the dashboard. Each must fail, and nothing change.
+// malicious site would: read the session (its own localStorage is another origin's: empty), change
+// state through the admin API with whatever the browser would attach (fetch with credentials, a
+// form POST; the session is no cookie, so nothing is attached), frame the dashboard. Each must
+// fail, and nothing change.
 
 /** The attacker's page: runs every attack against `emu` and leaves the outcomes in window.results. */
 function attackerPage(emu: Emulator): string {
@@ -23,6 +25,7 @@ const T = ${target};
 const outcome = (p) => p.then(async (r) => 'read ' + r.status + ' ' + (r.type === 'opaque' ? '(opaque)' : await r.text()), (e) => 'blocked: ' + e.name);
 (async () => {
   const results = {};
+  results.storage = 'stored ' + localStorage.length;
   results.readSession = await outcome(fetch(T + '/_emulator/dashboard/session', { credentials: 'include' }));
   results.readOverview = await outcome(fetch(T + '/_emulator/overview', { credentials: 'include' }));
   results.readExport = await outcome(fetch(T + '/_emulator/export', { credentials: 'include' }));
@@ -50,7 +53,7 @@ async function serve(html: string): Promise<string> {
 }
 
 describe('a page of another origin, in the browser of a signed-in dashboard', () => {
-  it('cannot read the session or any admin data, cannot change anything with the cookie, cannot frame the dashboard', async () => {
+  it('cannot read the session or any admin data, cannot change anything, cannot frame the dashboard', async () => {
     const emu = await startEmulator();
     onTestFinished(() => emu.close());
     // Something a reset would remove.
@@ -75,6 +78,10 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     // Reads fail (no CORS for other origins; the guard refuses them anyway), writes are refused.
     for (const key of ['readSession', 'readOverview', 'readExport', 'mintLink', 'agentJson']) expect(results[key], key).toMatch(/^blocked: TypeError$/);
     for (const key of ['resetSimple', 'resetNoBody']) expect(results[key], key).toBe('read 0 (opaque)');
+    expect(results.storage).toBe('stored 0');
+    const session = (await dashboard.evaluate("localStorage.getItem('plugsmith.dashboard.session')")) as string;
+    expect(session).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(JSON.stringify(results)).not.toContain(session);
     expect(JSON.stringify(results)).not.toContain(emu.adminToken);
     expect(JSON.stringify(results)).not.toContain(emu.token!);
 
@@ -95,7 +102,7 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     await dashboard.getByRole('heading', { name: 'Overview' }).waitFor();
   });
 
-  it('no request URL, response, console line or emulator log line of a dashboard session carries the admin token', async () => {
+  it('no request URL, response, console line or emulator log line of a dashboard session carries the admin token, and no URL the session', async () => {
     const lines: string[] = [];
     const emu = await startEmulator({ log: (line) => lines.push(line), faults: 'duplicate=0.1' });
     onTestFinished(() => emu.close());
@@ -119,5 +126,11 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     expect(lines.length).toBeGreaterThan(0);
     expect(seen.length).toBeGreaterThan(10);
     expect(seen.filter((s) => s.includes(emu.adminToken))).toEqual([]);
+    // The session token travels only in its header: in no URL, and never as a cookie.
+    const session = (await page.evaluate("localStorage.getItem('plugsmith.dashboard.session')")) as string;
+    expect(session).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(seen.filter((s) => s.startsWith('http') && s.includes(session))).toEqual([]);
+    expect(lines.filter((line) => line.includes(session)), 'the session token in the emulator log').toEqual([]);
+    expect(await context.cookies()).toEqual([]);
   });
 });

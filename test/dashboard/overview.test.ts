@@ -4,7 +4,7 @@ import { call } from '../helpers/http.js';
 import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
 
 describe('dashboard: sign-in and the Overview', () => {
-  it('opens signed in from a login link, leaves no code in the address bar, and keeps the session in an HttpOnly cookie', async () => {
+  it('opens signed in from a login link, leaves no code in the address bar, and keeps the session in localStorage, never a cookie', async () => {
     const emu = await startEmulator();
     onTestFinished(() => emu.close());
     const { page, consoleErrors } = await openDashboard(emu);
@@ -15,9 +15,8 @@ describe('dashboard: sign-in and the Overview', () => {
     await page.goForward();
     expect(page.url()).not.toContain('login=');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    const cookies = await page.context().cookies();
-    expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({ name: `plugsmith_dashboard_${new URL(emu.url).port}`, httpOnly: true, sameSite: 'Strict', path: '/_emulator' });
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await page.evaluate("localStorage.getItem('plugsmith.dashboard.session')")).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expectNoConsoleErrors(consoleErrors);
   });
 

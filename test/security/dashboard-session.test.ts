@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { SESSION_HEADER, startEmulator, type Emulator } from '../../emulator/index.js';
+import { DashboardLogins } from '../../emulator/admin/dashboard-logins.js';
 import { request } from 'undici';
 import { call, type ApiResponse } from '../helpers/http.js';
 
-// The dashboard signs in with single-use login codes (in the URL's fragment) traded for an HttpOnly
-// session cookie; the cookie then counts as the admin credential, on this emulator only. Everything
+// The dashboard signs in with single-use login codes (in the URL's fragment) traded for a session
+// token in the answer's body (no cookie); the token, sent as the x-plugsmith-session header, then
+// counts as the admin credential, on this emulator only. Cookies are never a credential. Everything
 // else the admin guard refuses stays refused: other origins, other hosts, CORS-simple bodies.
 
 let emu: Emulator;
@@ -21,26 +23,21 @@ function codeOf(link: string): string {
   return /#login=([A-Za-z0-9_-]+)$/.exec(link)![1];
 }
 
-function setCookieOf(response: ApiResponse): string {
-  const value = response.headers['set-cookie'];
-  return String(Array.isArray(value) ? value[0] : value);
-}
-
-/** A signed-in cookie header (`name=value`) of `target`. */
-async function session(target: Emulator): Promise<string> {
-  const signedIn = await call(target.url, 'POST', '/_emulator/dashboard/session', { body: { code: codeOf(target.dashboardLink()) } });
+/** The session headers (`{ 'x-plugsmith-session': <token> }`) of a fresh sign-in to `target`. */
+async function session(target: Emulator): Promise<Record<string, string>> {
+  const signedIn: ApiResponse = await call(target.url, 'POST', '/_emulator/dashboard/session', { body: { code: codeOf(target.dashboardLink()) } });
   expect(signedIn.status).toBe(200);
-  return setCookieOf(signedIn).split(';')[0];
+  return { [SESSION_HEADER]: signedIn.body.data.session };
 }
 
 describe('login codes', () => {
-  it('a code works exactly once; the answer is the workspace and an HttpOnly SameSite=Strict cookie on /_emulator named by the port', async () => {
+  it('a code works exactly once; the answer is the workspace and a session token in the body, and no cookie', async () => {
     const code = codeOf(emu.dashboardLink());
     const first = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code } });
     expect(first.status).toBe(200);
     expect(first.body.data).toMatchObject({ managementUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey, orgId: emu.orgId, storeId: emu.storeId, persistent: false, dataDir: null });
-    const cookie = setCookieOf(first);
-    expect(cookie).toMatch(new RegExp(`^plugsmith_dashboard_${new URL(emu.url).port}=[A-Za-z0-9_-]{40,}; HttpOnly; SameSite=Strict; Path=/_emulator$`));
+    expect(first.body.data.session).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(first.headers['set-cookie']).toBeUndefined();
 
     const again = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code } });
     expect(again.status).toBe(401);
@@ -79,31 +76,46 @@ describe('login codes', () => {
   });
 });
 
-describe('the session cookie', () => {
-  it('counts as the admin credential on /_emulator until signed out', async () => {
-    const cookie = await session(emu);
+describe('the session header', () => {
+  it('counts as the admin credential on /_emulator until signed out; DELETE ends the session it names', async () => {
+    const headers = await session(emu);
+    const bystander = await session(emu);
     expect((await call(emu.url, 'GET', '/_emulator/overview')).status).toBe(401);
-    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { cookie } })).status).toBe(200);
-    expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie } })).body.data.storeId).toBe(emu.storeId);
-    const out = await call(emu.url, 'DELETE', '/_emulator/dashboard/session', { headers: { cookie } });
+    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers })).status).toBe(200);
+    expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers })).body.data.storeId).toBe(emu.storeId);
+    const out = await call(emu.url, 'DELETE', '/_emulator/dashboard/session', { headers });
     expect(out.status).toBe(200);
-    expect(setCookieOf(out)).toContain('Max-Age=0');
-    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { cookie } })).status).toBe(401);
-    expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie } })).status).toBe(401);
+    expect(out.headers['set-cookie']).toBeUndefined();
+    const refused = await call(emu.url, 'GET', '/_emulator/overview', { headers });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.message).toContain('plugsmith emulator dashboard');
+    expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers })).status).toBe(401);
+    // Only the named session ended.
+    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: bystander })).status).toBe(200);
   });
 
-  it('of one emulator does not work on another emulator on another port, under either cookie name', async () => {
-    const cookie = await session(emu);
-    const value = cookie.split('=')[1];
-    const otherName = `plugsmith_dashboard_${new URL(other.url).port}`;
-    for (const sent of [cookie, `${otherName}=${value}`]) {
-      expect((await call(other.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie: sent } })).status, sent).toBe(401);
-      expect((await call(other.url, 'GET', '/_emulator/export', { headers: { cookie: sent } })).status, sent).toBe(401);
+  it('is refused in a cookie: cookies are never a credential, under any name', async () => {
+    const token = (await session(emu))[SESSION_HEADER];
+    for (const name of [`plugsmith_dashboard_${new URL(emu.url).port}`, SESSION_HEADER, 'session']) {
+      const res = await call(emu.url, 'GET', '/_emulator/export', { headers: { cookie: `${name}=${token}` } });
+      expect(res.status, name).toBe(401);
     }
   });
 
+  it('of one emulator does not work on another emulator', async () => {
+    const headers = await session(emu);
+    expect((await call(other.url, 'GET', '/_emulator/dashboard/session', { headers })).status).toBe(401);
+    expect((await call(other.url, 'GET', '/_emulator/export', { headers })).status).toBe(401);
+  });
+
+  it('a wrong session header is refused even beside nothing else, and a wrong admin header is not rescued by a live session', async () => {
+    const headers = await session(emu);
+    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { [SESSION_HEADER]: 'not-a-session' } })).status).toBe(401);
+    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { ...headers, 'x-plugsmith-admin': 'psa_wrong' } })).status).toBe(401);
+  });
+
   it('does not open state changes to web pages: other origins, other sites and CORS-simple bodies are refused even with it', async () => {
-    const cookie = await session(emu);
+    const headers = await session(emu);
     const agents = emu.services.db.agents.size;
     const attempts: Array<Record<string, string>> = [
       { origin: 'http://127.0.0.1:1' },
@@ -111,14 +123,39 @@ describe('the session cookie', () => {
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'cross-site' },
     ];
-    for (const headers of attempts) {
-      const res = await call(emu.url, 'POST', '/_emulator/agents', { headers: { cookie, ...headers }, body: { orgId: emu.orgId, name: 'Intruder' } });
-      expect(res.status, JSON.stringify(headers)).toBe(403);
-      expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { cookie, ...headers } })).status).toBe(403);
+    for (const extra of attempts) {
+      const res = await call(emu.url, 'POST', '/_emulator/agents', { headers: { ...headers, ...extra }, body: { orgId: emu.orgId, name: 'Intruder' } });
+      expect(res.status, JSON.stringify(extra)).toBe(403);
+      expect((await call(emu.url, 'GET', '/_emulator/dashboard/session', { headers: { ...headers, ...extra } })).status).toBe(403);
     }
-    const form = await call(emu.url, 'POST', '/_emulator/agents', { headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'name=Intruder' });
+    const form = await call(emu.url, 'POST', '/_emulator/agents', { headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'name=Intruder' });
     expect(form.status).toBe(415);
     expect(emu.services.db.agents.size).toBe(agents);
+  });
+});
+
+describe('login codes and sessions in memory', () => {
+  it('stay bounded: past the cap the oldest code and the oldest session are evicted', () => {
+    const logins = new DashboardLogins({ maxCodes: 3, maxSessions: 2 });
+    const codes = Array.from({ length: 5 }, () => logins.mintCode());
+    expect(logins.counts().codes).toBe(3);
+    // The two oldest codes are gone; the newest three work.
+    expect(logins.redeem(codes[0])).toBeNull();
+    expect(logins.redeem(codes[1])).toBeNull();
+    const sessions = codes.slice(2).map((code) => logins.redeem(code));
+    expect(sessions.every((s) => typeof s === 'string')).toBe(true);
+    expect(logins.counts()).toEqual({ codes: 0, sessions: 2 });
+    expect(logins.isSession(sessions[0]!)).toBe(false);
+    expect(logins.isSession(sessions[1]!)).toBe(true);
+    expect(logins.isSession(sessions[2]!)).toBe(true);
+  });
+
+  it('an emulator keeps at most its default caps however many links are minted and traded', async () => {
+    const emuLogins = emu.services.config.admin.logins;
+    for (let i = 0; i < 1_100; i++) emu.dashboardLink();
+    expect(emuLogins.counts().codes).toBeLessThanOrEqual(1_000);
+    for (let i = 0; i < 120; i++) await session(emu);
+    expect(emuLogins.counts().sessions).toBeLessThanOrEqual(100);
   });
 });
 
@@ -158,7 +195,7 @@ describe('the dashboard files', () => {
     const code = codeOf(emu.dashboardLink());
     const reboundLogin = await call(emu.url, 'POST', '/_emulator/dashboard/session', { headers: { host: `attacker.example:${port}` }, body: { code } });
     expect(reboundLogin.status).toBe(403);
-    expect(reboundLogin.headers['set-cookie']).toBeUndefined();
+    expect(reboundLogin.body.data).toBeUndefined();
     // The refused attempt did not spend the code.
     expect((await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code } })).status).toBe(200);
   });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { call, setWorkspace, type Workspace } from './api.js';
+import { call, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
+import type { DashboardSession } from '../../../src/contract/dashboard.js';
 import { ErrorBox } from './components/error-box.js';
 import { VIEWS } from './views/index.js';
 import { useHashRoute } from './use-hash-route.js';
@@ -8,17 +9,21 @@ type Session = { state: 'loading' } | { state: 'signed-out'; error?: unknown } |
 
 /**
  * Establishes the session, then shows the page the hash names. A login link (`#login=<code>`,
- * printed by `plugsmith emulator start` and `plugsmith emulator dashboard`) is exchanged once for an
- * HttpOnly session cookie and removed from the address bar and history.
+ * printed by `plugsmith emulator start` and `plugsmith emulator dashboard`) is exchanged once for a
+ * session token and removed from the address bar and history. The token is kept in this origin's
+ * localStorage (never a cookie: cookies reach every port of the host) and sent as a header.
  */
-async function signIn(): Promise<Workspace> {
+async function signIn(): Promise<Workspace | null> {
   const code = /^#login=([A-Za-z0-9_-]+)/.exec(location.hash)?.[1];
   if (code) {
     history.replaceState(null, '', location.pathname + location.search + '#/');
     try {
-      return (await call<Workspace>('admin', 'POST', '/dashboard/session', { code })).data;
+      const { session, ...workspace } = (await call<DashboardSession>('admin', 'POST', '/dashboard/session', { code })).data;
+      storeSession(session);
+      return workspace;
     } catch (error) {
-      // A used link opened again in a browser that is still signed in: the session stands.
+      // A used link opened again in a browser that is still signed in: the stored session stands.
+      if (storedSession() === null) throw error;
       try {
         return (await call<Workspace>('admin', 'GET', '/dashboard/session')).data;
       } catch {
@@ -26,6 +31,8 @@ async function signIn(): Promise<Workspace> {
       }
     }
   }
+  // No link and no stored session: the signed-out page, with nothing to report.
+  if (storedSession() === null) return null;
   return (await call<Workspace>('admin', 'GET', '/dashboard/session')).data;
 }
 
@@ -35,11 +42,17 @@ export function App() {
   useEffect(() => {
     signIn().then(
       (workspace) => {
+        if (workspace === null) return setSession({ state: 'signed-out' });
         setWorkspace(workspace);
         setSession({ state: 'signed-in', workspace });
       },
       (error) => setSession({ state: 'signed-out', error }),
     );
+    // A 401 of the admin API (the session ended, or the emulator restarted) drops the stored session.
+    return onSignedOut(() => {
+      setWorkspace(null);
+      setSession({ state: 'signed-out' });
+    });
   }, []);
 
   if (session.state === 'loading') return <main className="centered">Loading…</main>;

@@ -18,7 +18,7 @@ const dashboard: CommandHandler<{ open?: boolean } & TargetFlags> = async (input
     const problem = await openInBrowser(dashboardUrl);
     if (problem) note(io, global, `could not open a browser (${problem}): open the link above yourself, or set BROWSER`);
   }
-  if (!global.json) note(io, global, 'The link works once: it signs this browser in with a session cookie. Run this command again for another browser.');
+  if (!global.json) note(io, global, 'The link works once: it signs this browser in (it keeps the session in its storage for this emulator until it stops). Run this command again for another browser.');
 };
 
 export default dashboard;

@@ -15,7 +15,7 @@
  * expectNoConsoleErrors(consoleErrors);                                  // console errors and page errors
  * ```
  * One browser is shared by the tests of a file (launched on first use, closed after the file);
- * each `openDashboard` gets its own context (own cookies), closed when the test finishes.
+ * each `openDashboard` gets its own context (own storage, where the session is kept), closed when the test finishes.
  * A missing Chromium fails the test with the command that installs it; it never skips.
  */
 import { existsSync } from 'node:fs';
