@@ -11,9 +11,16 @@ import { circles, importGraph } from '../../helpers/import-graph.js';
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../emulator');
 
-/** A route module registers routes: it calls get/post/put/patch/delete/route on a FastifyInstance it declares. */
+/**
+ * A route module registers routes: it calls get/post/put/patch/delete/route on a FastifyInstance it
+ * declares, or on the typed view of one (`const app = typed(fastify)`).
+ */
 function isRouteModule(_file: string, text: string): boolean {
-  const apps = [...text.matchAll(/\b([A-Za-z_$][\w$]*)\s*:\s*FastifyInstance\b/g)].map((m) => m[1]);
+  const declared = [...text.matchAll(/\b([A-Za-z_$][\w$]*)\s*:\s*FastifyInstance\b/g)].map((m) => m[1]);
+  const typedViews = [...text.matchAll(/\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*typed\(\s*([A-Za-z_$][\w$]*)\s*\)/g)]
+    .filter((m) => declared.includes(m[2]))
+    .map((m) => m[1]);
+  const apps = [...declared, ...typedViews];
   return apps.some((app) => new RegExp(`\\b${app.replace(/\$/g, '\\$')}\\.(get|post|put|patch|delete|head|options|route)\\(`).test(text));
 }
 
