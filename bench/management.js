@@ -1,11 +1,11 @@
-// Issue 2's speed targets: the management API against a bare fastify baseline, creates on a
-// durable store, CLI cold start, and emulator start with 100,000 stored plugins.
+// Issue 2's speed targets: the management API against a bare fastify baseline and creates on a
+// durable store (emulator start and CLI cold start have suites of their own: start.js, cli.js).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { request } from 'undici';
-import { load, median, root, startServer, timeCommand } from './lib.js';
+import { load, root, startServer } from './lib.js';
 
 function populate(dataDir, count) {
   execFileSync(process.execPath, [join(root, 'bench/servers/populate.js'), dataDir, String(count)], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -59,46 +59,7 @@ export default async function management({ duration, quick }) {
       rows.push({ name: `POST /api/plugins durable (${size / 1000}k stored)`, ...create, ratio: create.rps / baseline.rps, target: '>= 5,000/s' });
       await e.stop();
     }
-
-    // Emulator start to first answered request with 100,000 stored plugins: from spawning the
-    // process to the answer of a real read of the store (not the health check, which reads none).
-    {
-      const dir = await tempDir();
-      populate(dir, quick ? 10_000 : 100_000);
-      const started = process.hrtime.bigint();
-      const since = () => Number(process.hrtime.bigint() - started) / 1e6;
-      const e = await startServer('emulator.js', [dir]);
-      const timed = async (path) => {
-        const t0 = process.hrtime.bigint();
-        const r = await request(`${e.url}${path}`, { headers: { authorization: e.token } });
-        await r.body.dump();
-        if (r.statusCode !== 200) throw new Error(`${path} → ${r.statusCode}`);
-        return Number(process.hrtime.bigint() - t0) / 1e6;
-      };
-      const size = quick ? '10k' : '100k';
-      const listening = since();
-      const first = await timed('/api/plugins/plg_bench_0000042');
-      rows.push({ name: `emulator start to first answered GET /api/plugins/:id (${size} plugins)`, ms: since(), target: '< 1500 ms' });
-      rows.push({ name: '  of which: spawn to listening', ms: listening });
-      rows.push({ name: '  of which: that first GET', ms: first });
-      // Records are parsed on first use: the first full scan parses every plugin.
-      const scan = await timed('/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3');
-      rows.push({ name: '  then the first marketplace page (parses every plugin)', ms: scan });
-      rows.push({ name: `  start to that marketplace page (${size} plugins)`, ms: since() });
-      rows.push({ name: '  then the same marketplace page again', ms: await timed('/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=2') });
-      await e.stop();
-    }
-
-    // CLI cold start against node -e 0, interleaved, median of 20.
-    const cli = join(root, 'bin/plugsmith.js');
-    const nodeTimes = [];
-    const cliTimes = [];
-    for (let i = 0; i < 20; i++) {
-      nodeTimes.push(await timeCommand(process.execPath, ['-e', '0']));
-      cliTimes.push(await timeCommand(process.execPath, [cli, '--version']));
-    }
-    rows.push({ name: 'node -e 0 (baseline)', ms: median(nodeTimes), ratio: 1 });
-    rows.push({ name: 'plugsmith --version', ms: median(cliTimes), ratio: median(cliTimes) / median(nodeTimes), target: '<= 1.5x' });
+    // Emulator start with 100,000 stored plugins is the `start` suite; CLI cold start the `cli` suite.
   } finally {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   }
