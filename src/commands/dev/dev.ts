@@ -5,6 +5,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { attemptLine } from '../../dev/delivery-view.js';
+import { listenForStop } from '../stop-signal.js';
 
 interface DevFlags {
   cmd: string;
@@ -72,15 +73,7 @@ const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
       },
     },
   );
-  const stopped = new Promise<void>((resolveStop) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const { stopped } = listenForStop();
   try {
     await session.start();
     note(io, global, err.dim('dev  watching the manifest; deliveries appear below; Ctrl+C to stop'));

@@ -6,6 +6,7 @@ import { emulatorStatePath } from '../../config/paths.js';
 import { writeEmulatorState } from '../../config/profiles.js';
 import { env } from '../../config/env.js';
 import { note } from '../../ui/output.js';
+import { listenForStop } from '../stop-signal.js';
 
 interface StartOptions {
   port: number;
@@ -98,15 +99,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
 
   // Listen for the stop signals before anything says the emulator is ready: a script that waits for
   // the state file (or the ready lines) and then sends SIGTERM must get a clean stop, not a kill.
-  const stopped = new Promise<void>((resolveStop) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const { stopped } = listenForStop();
   const state = await writeEmulatorState(emulator);
   const statePath = emulatorStatePath();
   const faultSettings = emulator.faults.get();

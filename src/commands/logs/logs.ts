@@ -5,6 +5,7 @@ import { note, printResult, table } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { DELIVERY_COLUMNS, attemptLine } from '../../dev/delivery-view.js';
 import type { DeliveryAttemptNotice } from '../../contract/index.js';
+import { listenForStop } from '../stop-signal.js';
 
 interface LogsOptions {
   follow?: boolean;
@@ -46,10 +47,7 @@ const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
 
   await client.close();
   const { followDeliveries } = await import('../../dev/delivery-stream.js');
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stop = listenForStop();
   const style = styleFor(io, global);
   try {
     await followDeliveries(
@@ -62,8 +60,7 @@ const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
       { signal: stop.signal, adminToken: await adminTokenFor(client.baseUrl), onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
     );
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
   }
   if (!stop.signal.aborted) note(io, global, 'the delivery stream ended (the emulator stopped)');
 };
