@@ -24,7 +24,18 @@ describe('admin messages of a conversation (audit)', () => {
       const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { token: key, body: { content } });
       expect(sent.status, JSON.stringify(sent.body)).toBe(201);
     }
-    const asc = await adminCall(emu, 'GET', `/_emulator/conversations/${id}/messages`, { query: { '@sortBy': 'createdAt', '@sortOrder': 'asc' } });
+    // The character answers each message on its own time: list only once its replies have all been
+    // written, or a reply created between the two listings makes them disagree.
+    const settled = async () => {
+      for (let previous = -1; ; ) {
+        const all = await adminCall(emu, 'GET', `/_emulator/conversations/${id}/messages`, { query: { '@sortBy': 'createdAt', '@sortOrder': 'asc' } });
+        const messages: Array<{ isStreaming: boolean }> = all.body.data;
+        if (messages.length === previous && messages.every((m) => !m.isStreaming)) return all;
+        previous = messages.length;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const asc = await settled();
     const desc = await adminCall(emu, 'GET', `/_emulator/conversations/${id}/messages`, { query: { '@sortOrder': 'desc' } });
     expect(desc.status).toBe(200);
     const times = (r: typeof asc): string[] => r.body.data.map((m: { createdAt: string }) => m.createdAt);
