@@ -1,7 +1,7 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TNull, type TSchema } from '@sinclair/typebox';
 import { EVENT_KINDS, type EventKind } from './enums.js';
 import { FileSchema, MessageSchema, PluginInstanceSchema } from './resources.js';
-import { Id, Nullable, Timestamp } from './schema.js';
+import { Id, Timestamp } from './schema.js';
 
 // The events the platform posts to a plugin's webhook URL (DESIGN.md "Webhook delivery").
 
@@ -26,7 +26,9 @@ export function webhookEventSchema<K extends EventKind>(kind: K) {
       type: Type.Literal(kind),
       createdAt: Timestamp,
       pluginId: Id,
-      pluginInstanceId: kind === 'WEBHOOK_CHALLENGE' ? Type.Null() : Nullable(Type.String()),
+      // A challenge concerns the plugin; every other event concerns one instance (the emulator's
+      // admin trigger refuses an instance event without one).
+      pluginInstanceId: (kind === 'WEBHOOK_CHALLENGE' ? Type.Null() : Id) as K extends 'WEBHOOK_CHALLENGE' ? TNull : typeof Id,
       orgId: Id,
       data: EVENT_DATA_SCHEMAS[kind] as (typeof EVENT_DATA_SCHEMAS)[K],
     },
@@ -38,6 +40,9 @@ export function webhookEventSchema<K extends EventKind>(kind: K) {
 export const WEBHOOK_EVENT_SCHEMAS = Object.fromEntries(EVENT_KINDS.map((k) => [k, webhookEventSchema(k)])) as {
   [K in EventKind]: ReturnType<typeof webhookEventSchema<K>>;
 };
+
+/** The body of one delivery of each event kind, as TypeScript (what a plugin receives). */
+export type WebhookEventBodies = { [K in EventKind]: Static<(typeof WEBHOOK_EVENT_SCHEMAS)[K]> };
 
 /** The `data` of each event kind, as TypeScript. */
 export type WebhookEventDataMap = { [K in EventKind]: Static<(typeof EVENT_DATA_SCHEMAS)[K]> };

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 // The events the platform posts to a plugin's webhook URL (DESIGN.md "Webhook delivery").
 // The emulator builds these and plugin authors receive them, so both sides share one definition.
 
-import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type LifecycleEventKind, type WebhookEventDataMap } from '../contract/index.js';
+import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type LifecycleEventKind, type WebhookEventBodies, type WebhookEventDataMap } from '../contract/index.js';
 
 export type { PluginInstance, Message, WebhookEventDataMap } from '../contract/index.js';
 import type { File } from '../contract/index.js';
@@ -26,19 +26,12 @@ export function isWebhookEventType(value: unknown): value is WebhookEventType {
   return typeof value === 'string' && (EVENT_KINDS as readonly string[]).includes(value);
 }
 
-/** The body of one delivery of an event of kind `T`. */
-export interface WebhookEventOf<T extends WebhookEventType> {
-  /** The same on every retry of one delivery; use it to drop duplicates. */
-  id: string;
-  type: T;
-  /** ISO 8601 timestamp of when the event happened. */
-  createdAt: string;
-  pluginId: string;
-  /** Null for WEBHOOK_CHALLENGE, which concerns the plugin rather than an instance. */
-  pluginInstanceId: T extends 'WEBHOOK_CHALLENGE' ? null : string;
-  orgId: string;
-  data: WebhookEventDataMap[T];
-}
+/**
+ * The body of one delivery of an event of kind `T` (the contract's schema, as TypeScript): `id` is
+ * the same on every retry (drop duplicates by it); `pluginInstanceId` is null only for
+ * WEBHOOK_CHALLENGE, which concerns the plugin rather than an instance.
+ */
+export type WebhookEventOf<T extends WebhookEventType> = WebhookEventBodies[T];
 
 /** Any event the platform posts; switch on `type` to narrow `data`. */
 export type WebhookEvent = { [T in WebhookEventType]: WebhookEventOf<T> }[WebhookEventType];
@@ -55,13 +48,16 @@ export interface WebhookEventInit<T extends WebhookEventType> {
   id?: string;
   createdAt?: string | Date;
   pluginId: string;
-  pluginInstanceId: WebhookEventOf<T>['pluginInstanceId'];
+  pluginInstanceId: WebhookEventOf<T> extends { pluginInstanceId: infer P } ? P : never;
   orgId: string;
   data: WebhookEventDataMap[T];
 }
 
 /** Builds a well-formed event envelope (for the emulator's dispatcher and for plugin authors' tests). */
-export function createWebhookEvent<T extends WebhookEventType>(type: T, init: WebhookEventInit<T>): WebhookEventOf<T> {
+export function createWebhookEvent<T extends WebhookEventType>(type: T, init: WebhookEventInit<T>): WebhookEventOf<T>;
+// One implementation for every kind: TypeScript cannot relate an object built for a generic kind
+// to the union member of that kind, so the typed signature above is the one callers see.
+export function createWebhookEvent(type: WebhookEventType, init: WebhookEventInit<WebhookEventType>): object {
   const createdAt = init.createdAt ?? new Date();
   return {
     id: init.id ?? `evt_${randomUUID().replaceAll('-', '')}`,

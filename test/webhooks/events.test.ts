@@ -48,6 +48,8 @@ describe('createWebhookEvent', () => {
           return event.data.challenge;
         case 'AGENT_MESSAGE_RECEIVED':
           expectTypeOf(event.data.message).toEqualTypeOf<Message>();
+          // Every event but the challenge concerns one instance (the contract's schema says so too).
+          expectTypeOf(event.pluginInstanceId).toEqualTypeOf<string>();
           return event.data.message.content;
         case 'REPOSITORY_FILE_ADDED':
         case 'REPOSITORY_FILE_REMOVED':
