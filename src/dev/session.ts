@@ -51,6 +51,7 @@ export interface DevReporter {
 
 const DEBOUNCE_MS = 250;
 const PROBE_INTERVAL_MS = 200;
+const SECRET_CHANGED = "the plugin's webhook secret changed (PLUGSMITH_WEBHOOK_SECRET)";
 
 /**
  * The inner loop: an emulator, the manifest deployed to it, the plugin running with the right
@@ -69,7 +70,11 @@ export class DevSession {
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
   private debounce: NodeJS.Timeout | null = null;
   private readonly stopStream = new AbortController();
+  /** The plugin's webhook secret, as the plugin process was (or will be) started with it. */
   private secret = '';
+  /** A look at the plugin's secret after a refused delivery (afterDelivery), and when the last began. */
+  private secretCheck: Promise<void> | null = null;
+  private secretCheckedAt = 0;
   private webhookUrl: string | null = null;
   private pluginPort: number | null = null;
   private verified = false;
@@ -136,6 +141,7 @@ export class DevSession {
     await this.plugin?.stop();
     await this.crashWatch?.close();
     await this.deploying.catch(() => undefined);
+    await this.secretCheck;
     await this.client?.close();
     await this.faultsToClear?.setFaults('off').catch(() => undefined);
     await this.emulator?.close();
@@ -153,7 +159,9 @@ export class DevSession {
     const what = outcome.done.map((s) => `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`);
     this.report.info(outcome.done.length ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}` : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`);
     const plugin = await this.client!.plugins.get(outcome.pluginId!);
+    const previousSecret = this.secret;
     this.secret = String(plugin.webhookSecret ?? '');
+    const secretChanged = previousSecret !== '' && this.secret !== previousSecret;
     const previousUrl = this.webhookUrl;
     this.webhookUrl = plugin.webhookUrl ?? null;
     this.verified = Boolean(plugin.webhookUrlIsVerified);
@@ -161,23 +169,58 @@ export class DevSession {
     const port = this.options.pluginPort ?? portOf(this.webhookUrl);
     const portChanged = previousUrl !== null && port !== this.pluginPort;
     this.pluginPort = port;
-    if (portChanged && this.plugin) {
-      this.report.info(`the webhook port changed to ${port}: restarting the plugin`);
-      this.stoppedPluginAt = Date.now();
-      await this.plugin.stop();
-      this.stoppedPluginAt = Date.now();
-      if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
-      this.plugin = null;
-      this.startPlugin();
-    }
+    if (portChanged && this.plugin) await this.restartPlugin(`the webhook port changed to ${port}`);
+    else if (secretChanged && this.plugin) await this.restartPlugin(SECRET_CHANGED);
     return outcome;
+  }
+
+  /** Stops the running plugin and starts it again with the session's current port and secret. */
+  private async restartPlugin(why: string): Promise<void> {
+    if (!this.plugin || this.stopped) return;
+    this.report.info(`${why}: restarting the plugin`);
+    this.stoppedPluginAt = Date.now();
+    await this.plugin.stop();
+    this.stoppedPluginAt = Date.now();
+    if (this.stopped) return;
+    const port = this.pluginPort;
+    if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
+    this.plugin = null;
+    this.startPlugin();
+  }
+
+  /**
+   * A delivery the plugin refused as unauthenticated (401/403) may mean that the secret was rotated
+   * elsewhere (`plugsmith plugins secret rotate`, the dashboard) and its grace period is over, while
+   * the plugin still verifies with the one it was started with: then it is restarted with the new one,
+   * and the delivery's retry goes through. One look at a time, at most once a second.
+   */
+  private afterDelivery(notice: DeliveryAttemptNotice): void {
+    const status = notice.attempt.responseStatus;
+    if ((status !== 401 && status !== 403) || this.secretCheck || Date.now() - this.secretCheckedAt < 1000) return;
+    this.secretCheckedAt = Date.now();
+    this.secretCheck = (async () => {
+      try {
+        const plugin = await this.client!.plugins.get(this.pluginId!);
+        const secret = String(plugin.webhookSecret ?? '');
+        if (secret === '' || secret === this.secret || this.stopped) return;
+        this.secret = secret;
+        await this.restartPlugin(SECRET_CHANGED);
+      } catch (error) {
+        this.report.warn(`could not read the plugin's webhook secret: ${(error as Error).message}`);
+      } finally {
+        this.secretCheck = null;
+      }
+    })();
   }
 
   private async openStream(): Promise<void> {
     let opened: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
     let first = true;
-    void followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => this.report.delivery(notice), {
+    void followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => {
+      this.report.delivery(notice);
+      this.afterDelivery(notice);
+    }, {
       signal: this.stopStream.signal,
       adminToken: this.emulator!.adminToken,
       reconnect: true,

@@ -108,6 +108,17 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   });
   await until('the schema redeploy note', () => (/update action lookup \(argsSchema\)/.test(dev.stderr()) ? true : undefined));
 
+  // The secret rotated from another terminal with no grace period: the plugin, started with the
+  // old one, refuses the next delivery (401); dev restarts it with the new secret, and the
+  // delivery's retry goes through.
+  const rotated = await runCli(['plugins', 'secret', 'rotate', pluginId, '--grace', '0', '--json'], { cwd: dir, env: cliEnv });
+  expect(rotated.code, rotated.stderr).toBe(0);
+  const refused = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+  const refusedId = JSON.parse(refused.stdout).delivery.id;
+  await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED.*HTTP 401.*${refusedId}`), seen);
+  await until('the restart with the new secret', () => (dev.stderr().includes("the plugin's webhook secret changed (PLUGSMITH_WEBHOOK_SECRET): restarting the plugin") ? true : undefined));
+  await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200  \\d+ms  attempt \\d+  .*${refusedId}`), seen);
+
   // Killing the plugin is reported; it is restarted and answers again.
   const pid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
   process.kill(pid, 'SIGKILL');
