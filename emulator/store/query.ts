@@ -209,6 +209,13 @@ function executeQuery<T extends BaseRecord>(
     }
   }
 
+  // Constraints that all have indexes, sorted by insertion order and seen by everyone: the
+  // indexes alone give the matches, and only the records of the page are read (parsed).
+  const searchless = query.search === undefined || query.search === '';
+  if (driver && !scope.visible && searchless && query.sortBy.length === 1 && query.sortBy[0] === 'createdAt' && constraints.every((c) => collection.hasIndex(c.field))) {
+    return queryByIndexes(collection, query, scope, driver, constraints);
+  }
+
   let candidates: Iterable<T>;
   let inSeqOrder = true;
   if (driver) {
@@ -301,6 +308,63 @@ function executeQuery<T extends BaseRecord>(
       hasNext: query.page < totalPages,
       hasPrev: query.page > 1,
     },
+  };
+}
+
+/** executeQuery for constraints that all have indexes, sorted by createdAt alone, with no search and no visibility test. */
+function queryByIndexes<T extends BaseRecord>(collection: Collection<T>, query: ParsedQuery, scope: QueryScope<T>, driver: Filter, constraints: Filter[]): QueryResult<T> {
+  let candidates: Iterable<string>;
+  let inSeqOrder = true;
+  if (driver.values.length === 1) {
+    const posting = collection.lookup(driver.field, driver.values[0]);
+    candidates = posting.ids;
+    inSeqOrder = posting.ordered;
+  } else {
+    const seen = new Set<string>();
+    for (const v of driver.values) for (const id of collection.lookup(driver.field, v).ids) seen.add(id);
+    candidates = seen;
+    inSeqOrder = false;
+  }
+  const others = constraints.filter((c) => c !== driver).map((c) => c.values.map((v) => collection.lookup(c.field, v).ids));
+  const matched: string[] = [];
+  next: for (const id of candidates) {
+    for (const postings of others) if (!postings.some((ids) => ids.has(id))) continue next;
+    matched.push(id);
+  }
+  // createdAt never goes backwards as records are inserted: insertion order is createdAt order.
+  const sign = query.sortOrder[0] === 'asc' ? 1 : -1;
+  const compare = (a: string, b: string) => sign * (collection.seq(a) - collection.seq(b));
+  if (!inSeqOrder) matched.sort(compare);
+  else if (sign === -1) matched.reverse();
+  const records = (ids: string[]) => ids.map((id) => collection.get(id)!);
+
+  if (query.cursor !== undefined) {
+    let start = 0;
+    if (query.cursor !== '') {
+      const at = collection.get(query.cursor);
+      // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
+      const inScope = at !== undefined && (scope.where ?? []).every(([field, value]) => hasValue(at, field, value));
+      if (!at || !inScope) {
+        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+          detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
+        ]);
+      }
+      start = firstAfter(matched, at.id, compare);
+    }
+    const data = records(matched.slice(start, start + query.limit));
+    const hasNext = start + query.limit < matched.length;
+    return {
+      data,
+      pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null },
+    };
+  }
+
+  const total = matched.length;
+  const totalPages = Math.ceil(total / query.limit);
+  const from = (query.page - 1) * query.limit;
+  return {
+    data: records(matched.slice(from, from + query.limit)),
+    pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
   };
 }
 

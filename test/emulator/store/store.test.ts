@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { SCHEMA_VERSION, Store, StoreError, type Collection, type StoreOptions } from '../../../emulator/store/store.js';
 
 interface Thing {
@@ -327,7 +328,8 @@ describe('Store on a data dir', () => {
     await s.store.compact();
     await s.store.close();
     const snapshot = JSON.parse(await readFile(join(nested, 'snapshot.json'), 'utf8'));
-    expect(snapshot).toMatchObject({ schemaVersion: SCHEMA_VERSION, records: [['things', thing(1).id, thing(1)]] });
+    expect(snapshot).toMatchObject({ schemaVersion: SCHEMA_VERSION });
+    expect(snapshot.records.filter(([c]: [string]) => c !== '#index')).toEqual([['things', thing(1).id, thing(1)]]);
     expect((await readdir(nested)).sort()).toEqual([`journal-${snapshot.generation}.jsonl`, 'snapshot.json']);
   });
 });
@@ -372,7 +374,17 @@ describe('The snapshot layout', () => {
     await a.store.compact();
     const lines = (await snapshotText()).split('\n');
     expect(lines[0]).toMatch(/^\{"schemaVersion":2,"generation":\d+,"bytes":\d+,"crc32":\d+,"records":\[$/);
-    expect(lines.slice(1)).toEqual([`["things","th_00001",${JSON.stringify(thing(1))}],`, `["things","th_00002",${JSON.stringify(thing(2))}]`, ']}', '']);
+    // After a collection's records, a line per index: each value with its records' positions (the
+    // first, then the gaps), and the checksum of the body before the line.
+    const before = (n: number) => crc32(Buffer.from(`${lines.slice(1, n).join('\n')}\n`));
+    expect(lines.slice(1)).toEqual([
+      `["things","th_00001",${JSON.stringify(thing(1))}],`,
+      `["things","th_00002",${JSON.stringify(thing(2))}],`,
+      `["#index","things",{"before":${before(3)},"records":2,"field":"group","postings":[["g1",[0]],["g2",[1]]]}],`,
+      `["#index","things",{"before":${before(4)},"records":2,"field":"tags","postings":[["t1",[0]],["t0",[1]]]}]`,
+      ']}',
+      '',
+    ]);
   });
 
   test('ids with quotes, backslashes, tabs, newlines and non-ASCII characters survive a reopen', async () => {
@@ -395,7 +407,7 @@ describe('The snapshot layout', () => {
     expect(a.others.get('o1')?.v).toBe('one');
     const rewritten = JSON.parse(await snapshotText());
     expect(rewritten.schemaVersion).toBe(SCHEMA_VERSION);
-    expect(rewritten.records.map(([c, id]: [string, string]) => `${c}/${id}`)).toEqual(['things/th_00001', 'things/th_00002', 'things/th_00003', 'others/o1']);
+    expect(rewritten.records.map(([c, id]: [string, string]) => `${c}/${id}`)).toEqual(['things/th_00001', 'things/th_00002', 'things/th_00003', '#index/things', '#index/things', 'others/o1']);
     await closeAll();
     expect(idsOf((await reopen()).things)).toEqual([1, 2, 3].map((i) => thing(i).id));
   });
