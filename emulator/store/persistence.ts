@@ -145,7 +145,7 @@ export class Persistence {
         this.generation = snapshot.generation;
         for (const [name, records] of Object.entries(snapshot.collections)) {
           const c = this.collections.get(name);
-          if (c) for (const [id, record] of records) c.load(id, record as BaseRecord | string);
+          c?.loadAll(records);
         }
         for (const [name, indexes] of Object.entries(snapshot.indexes ?? {})) this.collections.get(name)?.loadIndexes(indexes);
       }

@@ -177,7 +177,7 @@ export function decodeSnapshot(buffer: Buffer): SnapshotData | null {
 
 const LINE_START = Buffer.from('\n["');
 // Searched for without its line start: '#' is rarer than a newline, which makes the search five times faster.
-const INDEX_NAME = Buffer.from(`${INDEX_LINE.slice(1)}",`);
+const INDEX_NAME = Buffer.from(`${INDEX_LINE}",`);
 
 /** Where the index lines of a snapshot body start (a record line holds no raw newline: JSON escapes it). */
 function indexLineStarts(body: Buffer): number[] {
