@@ -22,7 +22,11 @@ export class Collection<T extends BaseRecord> {
   private readonly records = new Map<string, T | string>();
   /** How many records are still unparsed text. */
   private unparsed = 0;
-  private readonly seqs = new Map<string, number>();
+  /**
+   * Each record's insertion sequence number; null while that is its position in `records` (a
+   * collection filled from a snapshot, until a record is deleted), built when first asked.
+   */
+  private seqs: Map<string, number> | null = new Map();
   /** Declared indexes; null until first used (built then, so a large store opens fast). */
   private readonly indexes = new Map<string, Map<unknown, Posting> | null>();
   /**
@@ -141,7 +145,16 @@ export class Collection<T extends BaseRecord> {
 
   /** The insertion sequence number of a record: the tie-breaker of every sort. */
   seq(id: string): number {
-    return this.seqs.get(id) ?? Number.MAX_SAFE_INTEGER;
+    return this.seqMap().get(id) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  private seqMap(): Map<string, number> {
+    if (this.seqs === null) {
+      const seqs = new Map<string, number>();
+      for (const id of this.records.keys()) seqs.set(id, seqs.size);
+      this.seqs = seqs;
+    }
+    return this.seqs;
   }
 
   /** The posting of an indexed `field` for `value` (for arrays: records containing it). */
@@ -236,31 +249,31 @@ export class Collection<T extends BaseRecord> {
     }
     this.version++;
     const stored = this.records.get(id);
-    if (stored === undefined) this.seqs.set(id, this.nextSeq++);
-    else if (typeof stored === 'string') this.unparsed--;
+    if (stored === undefined) {
+      this.seqs?.set(id, this.nextSeq);
+      this.nextSeq++;
+    } else if (typeof stored === 'string') this.unparsed--;
     this.records.set(id, record);
     this.unparsed++;
   }
 
   /** @internal adds the snapshot's records, in order: `load` for each, in one pass. */
   loadAll(records: ReadonlyArray<readonly [string, T | string]>): void {
-    if (this.anyIndexBuilt()) {
+    if (this.records.size > 0 || this.nextSeq > 0 || this.anyIndexBuilt() || records.some(([, record]) => typeof record !== 'string')) {
       for (const [id, record] of records) this.load(id, record);
       return;
     }
+    // A fresh collection of records still text: each one's sequence number is its position.
     this.persisted = null;
     this.version++;
+    this.seqs = null;
     for (const [id, record] of records) {
-      if (typeof record !== 'string') {
-        this.apply(record);
-        continue;
-      }
-      const stored = this.records.get(id);
-      if (stored === undefined) this.seqs.set(id, this.nextSeq++);
-      else if (typeof stored === 'string') this.unparsed--;
+      const size = this.records.size;
+      // A repeated id (no snapshot has one) keeps its first place and takes the last text.
       this.records.set(id, record);
-      this.unparsed++;
+      if (this.records.size > size) this.unparsed++;
     }
+    this.nextSeq = this.records.size;
   }
 
   /** @internal applies a put without logging it (load and replay). */
@@ -270,14 +283,16 @@ export class Collection<T extends BaseRecord> {
     this.version++;
     const stored = this.records.get(record.id);
     let previous: T | undefined;
-    if (stored === undefined) this.seqs.set(record.id, this.nextSeq++);
-    else if (typeof stored === 'string') {
+    if (stored === undefined) {
+      this.seqs?.set(record.id, this.nextSeq);
+      this.nextSeq++;
+    } else if (typeof stored === 'string') {
       this.unparsed--;
       // Indexes read from the snapshot hold records still unparsed: their postings go by the old text.
       if (this.anyIndexBuilt()) previous = this.parseText(record.id, stored);
     } else previous = stored;
     this.records.set(record.id, record);
-    const seq = this.seqs.get(record.id)!;
+    const seq = stored === undefined ? this.nextSeq - 1 : this.seq(record.id);
     for (const [field, index] of this.indexes) {
       if (index === null) continue;
       const before = previous ? indexValues(previous, field) : [];
@@ -304,15 +319,16 @@ export class Collection<T extends BaseRecord> {
         for (const value of indexValues(previous, field)) unpost(index, value, id);
       }
     }
+    // Positions shift from here on: sequence numbers are kept from now.
+    this.seqMap().delete(id);
     this.records.delete(id);
-    this.seqs.delete(id);
   }
 
   /** @internal */
   clear(): void {
     this.version++;
     this.records.clear();
-    this.seqs.clear();
+    this.seqs = new Map();
     this.unparsed = 0;
     this.persisted = null;
     for (const field of this.indexes.keys()) this.indexes.set(field, null);
@@ -327,7 +343,7 @@ export class Collection<T extends BaseRecord> {
 function post(index: Map<unknown, Posting>, value: unknown, id: string, seq: number): void {
   let posting = index.get(value);
   if (!posting) index.set(value, (posting = { ids: new PostingIds(), ordered: true, lastSeq: -1 }));
-  posting.ids.add(id);
+  posting.ids.add(id, seq);
   if (seq < posting.lastSeq) posting.ordered = false;
   posting.lastSeq = Math.max(posting.lastSeq, seq);
 }

@@ -9,9 +9,17 @@ export class PostingIds implements Iterable<string> {
   private set: Set<string> | null = null;
   /** A set of the list's ids, made by the first `has` on a long list and kept up to date by `add`. */
   private members: Set<string> | null = null;
+  /** The list's sequence numbers, rising, while every id came with one (a posting read from a snapshot). */
+  private seqs: number[] | null;
 
-  constructor(ids: string[] = []) {
+  constructor(ids: string[] = [], seqs: number[] | null = null) {
     this.list = ids;
+    this.seqs = seqs;
+  }
+
+  /** The ids with their rising sequence numbers, when known: two such postings intersect without hashing. */
+  inOrder(): { ids: readonly string[]; seqs: readonly number[] } | null {
+    return this.list && this.seqs ? { ids: this.list, seqs: this.seqs } : null;
   }
 
   get size(): number {
@@ -30,11 +38,14 @@ export class PostingIds implements Iterable<string> {
     return this.members.has(id);
   }
 
-  add(id: string): void {
+  /** Adds an id (with its sequence number, when the caller knows it). */
+  add(id: string, seq?: number): void {
     if (this.set) this.set.add(id);
     else if (this.list![this.list!.length - 1] !== id) {
       this.list!.push(id);
       this.members?.add(id);
+      if (this.seqs && seq !== undefined && seq > this.seqs[this.seqs.length - 1]) this.seqs.push(seq);
+      else this.seqs = null;
     }
   }
 
@@ -43,6 +54,7 @@ export class PostingIds implements Iterable<string> {
       this.set = this.members ?? new Set(this.list);
       this.list = null;
       this.members = null;
+      this.seqs = null;
     }
     this.set.delete(id);
   }
@@ -109,7 +121,7 @@ export function encodeIndexes(ids: Iterable<string>, size: number, indexes: Read
 
 /**
  * The index of a field from PersistedPostings text, for records whose ids, in order, are `ids`
- * (sequence numbers 0 to ids.length - 1); null when the text does not describe such records
+ * (sequence numbers 0 to ids.length - 1, so a position is a sequence number); null when the text does not describe such records
  * (then the index is built from the records instead).
  */
 export function decodePostings(text: string, ids: readonly string[], lastSeq: number): Map<unknown, Posting> | null {
@@ -126,6 +138,7 @@ export function decodePostings(text: string, ids: readonly string[], lastSeq: nu
     const gaps = entry[1] as unknown[];
     if (gaps.length === 0) return null;
     const list: string[] = new Array(gaps.length);
+    const seqs: number[] = new Array(gaps.length);
     let position = -1;
     for (let i = 0; i < gaps.length; i++) {
       const gap = gaps[i];
@@ -134,8 +147,9 @@ export function decodePostings(text: string, ids: readonly string[], lastSeq: nu
       position = i === 0 ? gap : position + gap;
       if (position >= ids.length) return null;
       list[i] = ids[position];
+      seqs[i] = position;
     }
-    index.set(entry[0], { ids: new PostingIds(list), ordered: true, lastSeq });
+    index.set(entry[0], { ids: new PostingIds(list, seqs), ordered: true, lastSeq });
   }
   return index;
 }

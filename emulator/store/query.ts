@@ -1,5 +1,6 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
+import type { PostingIds } from './posting.js';
 import { LIST_QUERY_PARAMETERS, type Pagination } from '../../src/contract/index.js';
 
 /** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
@@ -326,10 +327,13 @@ function queryByIndexes<T extends BaseRecord>(collection: Collection<T>, query: 
     inSeqOrder = false;
   }
   const others = constraints.filter((c) => c !== driver).map((c) => c.values.map((v) => collection.lookup(c.field, v).ids));
-  const matched: string[] = [];
-  next: for (const id of candidates) {
-    for (const postings of others) if (!postings.some((ids) => ids.has(id))) continue next;
-    matched.push(id);
+  let matched = driver.values.length === 1 ? intersectInOrder(collection.lookup(driver.field, driver.values[0]).ids, others) : null;
+  if (matched === null) {
+    matched = [];
+    next: for (const id of candidates) {
+      for (const postings of others) if (!postings.some((ids) => ids.has(id))) continue next;
+      matched.push(id);
+    }
   }
   // createdAt never goes backwards as records are inserted: insertion order is createdAt order.
   const sign = query.sortOrder[0] === 'asc' ? 1 : -1;
@@ -366,6 +370,33 @@ function queryByIndexes<T extends BaseRecord>(collection: Collection<T>, query: 
     data: records(matched.slice(from, from + query.limit)),
     pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
   };
+}
+
+/**
+ * The ids of `driver` that are in one posting of each of `others`, in sequence order, by walking
+ * their rising sequence numbers side by side (no id hashed); null when a posting's numbers are unknown.
+ */
+function intersectInOrder(driver: PostingIds, others: PostingIds[][]): string[] | null {
+  const lead = driver.inOrder();
+  if (!lead || others.some((postings) => postings.length !== 1)) return null;
+  const walks = others.map(([ids]) => ids.inOrder());
+  if (walks.some((w) => w === null)) return null;
+  const seqLists = walks.map((w) => w!.seqs);
+  const at = seqLists.map(() => 0);
+  const out: string[] = [];
+  next: for (let i = 0; i < lead.seqs.length; i++) {
+    const seq = lead.seqs[i];
+    for (let k = 0; k < seqLists.length; k++) {
+      const seqs = seqLists[k];
+      let j = at[k];
+      while (j < seqs.length && seqs[j] < seq) j++;
+      at[k] = j;
+      if (j === seqs.length) break next;
+      if (seqs[j] !== seq) continue next;
+    }
+    out.push(lead.ids[i]);
+  }
+  return out;
 }
 
 /** Index of the first record that sorts after `at` (binary search over a sorted list). */
