@@ -469,6 +469,21 @@ describe('The snapshot layout', () => {
     expect(d.things.unparsedRecords).toBe(398);
   });
 
+  test('after a delete, a record of the snapshot moved into a posting keeps its own sequence number', async () => {
+    const a = await reopen();
+    await a.store.atomically(() => {
+      for (let i = 0; i < 400; i++) void a.things.put(thing(i, i < 10 ? 'rare' : `g${i % 3}`));
+    });
+    await a.store.compact();
+    await closeAll();
+    const b = await reopen();
+    // Positions shift after a delete: th_00350 is still the 351st record, and has t0, not t1.
+    await b.things.delete(thing(12).id);
+    await b.things.put(thing(350, 'rare'));
+    expect(query(b.things, { group: 'rare', tags: 't1' }).data.map((t) => t.n)).toEqual([9, 7, 5, 3, 1]);
+    expect(query(b.things, { group: 'rare', tags: 't0' }).data.map((t) => t.n)).toEqual([350, 8, 6, 4, 2, 0]);
+  });
+
   test('an index line that does not fit its records is not used: the index is built from the records', async () => {
     await fourHundredThings();
     const truth = [...Array(400).keys()].filter((i) => i % 3 === 1 && i !== 7).reverse().slice(0, 5);
