@@ -147,7 +147,11 @@ export class Persistence {
           const c = this.collections.get(name);
           c?.loadAll(records);
         }
-        for (const [name, indexes] of Object.entries(snapshot.indexes ?? {})) this.collections.get(name)?.loadIndexes(indexes);
+        for (const [name, indexes] of Object.entries(snapshot.indexes ?? {})) {
+          // Positions count the snapshot's lines: a repeated id (no writer makes one) would shift them.
+          const c = this.collections.get(name);
+          if (c && c.size === snapshot.collections[name]?.length) c.loadIndexes(indexes);
+        }
       }
       const journals = (await readdir(dir))
         .map((f) => /^journal-(\d+)\.jsonl$/.exec(f))

@@ -508,6 +508,28 @@ describe('The snapshot layout', () => {
     }
   });
 
+  test('a snapshot whose record lines repeat an id is not read with its index lines, even when their checksums fit', async () => {
+    await fourHundredThings();
+    // A second line for th_00001 (the last text wins, the first place stays), index lines made to fit the new body.
+    await rewriteSnapshot((body) => {
+      const lines = body.split('\n');
+      const at = lines.findIndex((line) => line.startsWith('["things","th_00001"'));
+      lines.splice(at + 1, 0, `["things","th_00001",${JSON.stringify(thing(1, 'g2'))}],`);
+      let before = 0;
+      return lines
+        .map((line) => {
+          const fitted = line.startsWith('["#index"') ? line.replace(/"before":\d+,"records":400/, `"before":${before},"records":401`) : line;
+          before = crc32(Buffer.from(`${fitted}\n`), before);
+          return fitted;
+        })
+        .join('\n');
+    });
+    const b = await reopen();
+    expect(b.things.size).toBe(400);
+    expect(query(b.things, { group: 'g2', '@limit': '2', '@sortOrder': 'asc' }).data.map((t) => t.n)).toEqual([1, 2]);
+    expect(query(b.things, { group: 'g1', '@limit': '2', '@sortOrder': 'asc' }).data.map((t) => t.n)).toEqual([4, 7]);
+  });
+
   test('a snapshot without index lines (an older emulator wrote it) is read, and its next compaction adds them', async () => {
     await fourHundredThings();
     await rewriteSnapshot((body) => {
