@@ -1,4 +1,7 @@
+import { decodePostings, encodeIndexes, PostingIds, type Posting } from './posting.js';
 import { serializeRecord, StoreError, type BaseRecord } from './record.js';
+
+export { PostingIds, type Posting } from './posting.js';
 
 /**
  * A change of one collection not yet applied, with the journal text of its record (serialized
@@ -12,15 +15,25 @@ export type PendingChange =
  * One named set of records, held in memory in insertion order, with optional secondary
  * indexes. Every change is applied in memory at once and resolves when it is durable.
  * Records loaded from the snapshot stay as their JSON text until first used (a lookup parses
- * one; a scan or an index parses them all), so that a large store opens fast.
+ * one; a scan parses them all), so that a large store opens fast. The indexes written into the
+ * snapshot are kept as text too, and read on first use instead of parsing every record.
  */
 export class Collection<T extends BaseRecord> {
   private readonly records = new Map<string, T | string>();
   /** How many records are still unparsed text. */
   private unparsed = 0;
-  private readonly seqs = new Map<string, number>();
+  /**
+   * Each record's insertion sequence number; null while that is its position in `records` (a
+   * collection filled from a snapshot, until a record is deleted), built when first asked.
+   */
+  private seqs: Map<string, number> | null = new Map();
   /** Declared indexes; null until first used (built then, so a large store opens fast). */
   private readonly indexes = new Map<string, Map<unknown, Posting> | null>();
+  /**
+   * The snapshot's indexes not read yet (each field's PersistedPostings text), while the records
+   * are exactly the snapshot's; with the ids in the snapshot's order once one was read.
+   */
+  private persisted: { fields: Map<string, string>; ids: string[] | null } | null = null;
   private nextSeq = 0;
 
   constructor(
@@ -36,6 +49,11 @@ export class Collection<T extends BaseRecord> {
 
   get size(): number {
     return this.records.size;
+  }
+
+  /** How many records are still the JSON text they were read as (not parsed yet): for tests and benchmarks. */
+  get unparsedRecords(): number {
+    return this.unparsed;
   }
 
   get(id: string): T | undefined {
@@ -58,17 +76,67 @@ export class Collection<T extends BaseRecord> {
     for (const [id, record] of this.records) yield [id, typeof record === 'string' ? record : JSON.stringify(record)];
   }
 
+  /**
+   * The indexes to write into a snapshot beside `serialized()` (call both in one synchronous step):
+   * each field's PersistedPostings as JSON text, or undefined when there is none to write. An
+   * index not built yet is built now only when that needs no record parsed.
+   */
+  indexesToPersist(): Record<string, string> | undefined {
+    if (this.records.size === 0 || this.indexes.size === 0) return undefined;
+    // Indexes of the snapshot not read yet still fit the records: written again as they were read.
+    const unread = this.persisted?.fields ?? new Map<string, string>();
+    const missing = [...this.indexes].filter(([field, index]) => index === null && !unread.has(field)).map(([field]) => field);
+    if (this.unparsed === 0 && missing.length > 0) this.buildIndexes(missing);
+    const out = encodeIndexes(this.records.keys(), this.records.size, this.indexes) ?? {};
+    for (const [field, text] of unread) out[field] = text;
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+
+  /**
+   * @internal takes the snapshot's indexes (each field's PersistedPostings text) once its records
+   * are loaded; an index is read when a query first needs it, and all are read before a change
+   * (the positions they name would no longer be the records').
+   */
+  loadIndexes(fields: Record<string, string>): void {
+    // Positions are sequence numbers only in a collection filled from the snapshot alone.
+    if (this.nextSeq !== this.records.size || this.anyIndexBuilt()) return;
+    const pending = new Map<string, string>();
+    for (const [field, text] of Object.entries(fields)) if (this.indexes.get(field) === null) pending.set(field, text);
+    this.persisted = pending.size > 0 ? { fields: pending, ids: null } : null;
+  }
+
+  /**
+   * Builds the indexes among `fields` (all when omitted) that the snapshot holds; one whose text
+   * does not fit the records is left unbuilt, to be built from the records.
+   */
+  private readPersisted(fields?: Iterable<string>): void {
+    const persisted = this.persisted;
+    if (persisted === null) return;
+    for (const field of fields ?? [...persisted.fields.keys()]) {
+      const text = persisted.fields.get(field);
+      if (text === undefined) continue;
+      persisted.fields.delete(field);
+      persisted.ids ??= [...this.records.keys()];
+      const index = decodePostings(text, persisted.ids, this.nextSeq - 1);
+      if (index !== null) this.indexes.set(field, index);
+    }
+    if (persisted.fields.size === 0) this.persisted = null;
+  }
+
   private parse(id: string, text: string): T {
-    let record: T;
+    const record = this.parseText(id, text);
+    this.records.set(id, record);
+    this.unparsed--;
+    return record;
+  }
+
+  private parseText(id: string, text: string): T {
     try {
-      record = JSON.parse(text) as T;
+      return JSON.parse(text) as T;
     } catch {
       // The snapshot's checksum matched when it was read, so this is a bug, not damage on disk.
       throw new StoreError(`record ${id} of ${this.name} in the snapshot is not valid JSON`);
     }
-    this.records.set(id, record);
-    this.unparsed--;
-    return record;
   }
 
   private parseAll(): void {
@@ -77,7 +145,16 @@ export class Collection<T extends BaseRecord> {
 
   /** The insertion sequence number of a record: the tie-breaker of every sort. */
   seq(id: string): number {
-    return this.seqs.get(id) ?? Number.MAX_SAFE_INTEGER;
+    return this.seqMap().get(id) ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  private seqMap(): Map<string, number> {
+    if (this.seqs === null) {
+      const seqs = new Map<string, number>();
+      for (const id of this.records.keys()) seqs.set(id, seqs.size);
+      this.seqs = seqs;
+    }
+    return this.seqs;
   }
 
   /** The posting of an indexed `field` for `value` (for arrays: records containing it). */
@@ -97,6 +174,7 @@ export class Collection<T extends BaseRecord> {
    * records (a query that filters on two indexed fields reads 100,000 records once, not twice).
    */
   buildIndexes(fields: readonly string[]): Map<string, Map<unknown, Posting>> {
+    this.readPersisted(fields);
     const built = new Map<string, Map<unknown, Posting>>();
     const todo: string[] = [];
     for (const field of new Set(fields)) {
@@ -139,7 +217,8 @@ export class Collection<T extends BaseRecord> {
     const posting = this.lookup(field, value);
     const out: T[] = [];
     for (const id of posting.ids) {
-      const r = this.records.get(id) as T | undefined;
+      // Indexes read from the snapshot name records still unparsed.
+      const r = this.get(id);
       if (r) out.push(r);
     }
     if (!posting.ordered) out.sort((a, b) => this.seq(a.id) - this.seq(b.id));
@@ -163,29 +242,57 @@ export class Collection<T extends BaseRecord> {
 
   /** @internal adds a record from the snapshot; given as JSON text, it is parsed on first use. */
   load(id: string, record: T | string): void {
+    this.persisted = null;
     if (typeof record !== 'string' || this.anyIndexBuilt()) {
       this.apply(typeof record === 'string' ? (JSON.parse(record) as T) : record);
       return;
     }
     this.version++;
     const stored = this.records.get(id);
-    if (stored === undefined) this.seqs.set(id, this.nextSeq++);
-    else if (typeof stored === 'string') this.unparsed--;
+    if (stored === undefined) {
+      this.seqs?.set(id, this.nextSeq);
+      this.nextSeq++;
+    } else if (typeof stored === 'string') this.unparsed--;
     this.records.set(id, record);
     this.unparsed++;
   }
 
+  /** @internal adds the snapshot's records, in order: `load` for each, in one pass. */
+  loadAll(records: ReadonlyArray<readonly [string, T | string]>): void {
+    if (this.records.size > 0 || this.nextSeq > 0 || this.anyIndexBuilt() || records.some(([, record]) => typeof record !== 'string')) {
+      for (const [id, record] of records) this.load(id, record);
+      return;
+    }
+    // A fresh collection of records still text: each one's sequence number is its position.
+    this.persisted = null;
+    this.version++;
+    this.seqs = null;
+    for (const [id, record] of records) {
+      const size = this.records.size;
+      // A repeated id (no snapshot has one) keeps its first place and takes the last text.
+      this.records.set(id, record);
+      if (this.records.size > size) this.unparsed++;
+    }
+    this.nextSeq = this.records.size;
+  }
+
   /** @internal applies a put without logging it (load and replay). */
   apply(record: T): void {
+    // A change after the snapshot: its indexes are read now, and kept up to date from here on.
+    if (this.persisted !== null) this.readPersisted();
     this.version++;
     const stored = this.records.get(record.id);
     let previous: T | undefined;
-    if (stored === undefined) this.seqs.set(record.id, this.nextSeq++);
-    // An index is built only once every record is parsed, so an unparsed record is in no index.
-    else if (typeof stored === 'string') this.unparsed--;
-    else previous = stored;
+    if (stored === undefined) {
+      this.seqs?.set(record.id, this.nextSeq);
+      this.nextSeq++;
+    } else if (typeof stored === 'string') {
+      this.unparsed--;
+      // Indexes read from the snapshot hold records still unparsed: their postings go by the old text.
+      if (this.anyIndexBuilt()) previous = this.parseText(record.id, stored);
+    } else previous = stored;
     this.records.set(record.id, record);
-    const seq = this.seqs.get(record.id)!;
+    const seq = stored === undefined ? this.nextSeq - 1 : this.seq(record.id);
     for (const [field, index] of this.indexes) {
       if (index === null) continue;
       const before = previous ? indexValues(previous, field) : [];
@@ -197,26 +304,33 @@ export class Collection<T extends BaseRecord> {
 
   /** @internal */
   remove(id: string): void {
-    const previous = this.records.get(id);
-    if (previous === undefined) return;
+    if (this.persisted !== null) this.readPersisted();
+    const stored = this.records.get(id);
+    if (stored === undefined) return;
     this.version++;
-    if (typeof previous === 'string') this.unparsed--;
-    else {
+    let previous: T | undefined;
+    if (typeof stored === 'string') {
+      this.unparsed--;
+      if (this.anyIndexBuilt()) previous = this.parseText(id, stored);
+    } else previous = stored;
+    if (previous) {
       for (const [field, index] of this.indexes) {
         if (index === null) continue;
         for (const value of indexValues(previous, field)) unpost(index, value, id);
       }
     }
+    // Positions shift from here on: sequence numbers are kept from now.
+    this.seqMap().delete(id);
     this.records.delete(id);
-    this.seqs.delete(id);
   }
 
   /** @internal */
   clear(): void {
     this.version++;
     this.records.clear();
-    this.seqs.clear();
+    this.seqs = new Map();
     this.unparsed = 0;
+    this.persisted = null;
     for (const field of this.indexes.keys()) this.indexes.set(field, null);
   }
 
@@ -226,54 +340,10 @@ export class Collection<T extends BaseRecord> {
   }
 }
 
-/**
- * The ids of a posting, in the order they were added: a plain list until an id is removed, then a
- * set. Building an index over 100,000 records adds to lists (a set's hashing took most of the
- * build); removals, rarer, pay for the set once. An id added twice in a row (a record whose array
- * field repeats a value) is kept once.
- */
-export class PostingIds implements Iterable<string> {
-  private list: string[] | null = [];
-  private set: Set<string> | null = null;
-
-  get size(): number {
-    return this.set ? this.set.size : this.list!.length;
-  }
-
-  [Symbol.iterator](): Iterator<string> {
-    return this.set ? this.set.values() : this.list![Symbol.iterator]();
-  }
-
-  has(id: string): boolean {
-    return this.set ? this.set.has(id) : this.list!.includes(id);
-  }
-
-  add(id: string): void {
-    if (this.set) this.set.add(id);
-    else if (this.list![this.list!.length - 1] !== id) this.list!.push(id);
-  }
-
-  delete(id: string): void {
-    if (!this.set) {
-      this.set = new Set(this.list);
-      this.list = null;
-    }
-    this.set.delete(id);
-  }
-}
-
-/** The ids of the records that have one value of an indexed field. */
-export interface Posting {
-  readonly ids: PostingIds;
-  /** False once an id was added out of insertion order (an update changed the field). */
-  ordered: boolean;
-  lastSeq: number;
-}
-
 function post(index: Map<unknown, Posting>, value: unknown, id: string, seq: number): void {
   let posting = index.get(value);
   if (!posting) index.set(value, (posting = { ids: new PostingIds(), ordered: true, lastSeq: -1 }));
-  posting.ids.add(id);
+  posting.ids.add(id, seq);
   if (seq < posting.lastSeq) posting.ordered = false;
   posting.lastSeq = Math.max(posting.lastSeq, seq);
 }

@@ -1,5 +1,6 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
+import type { PostingIds } from './posting.js';
 import { LIST_QUERY_PARAMETERS, type Pagination } from '../../src/contract/index.js';
 
 /** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
@@ -209,6 +210,13 @@ function executeQuery<T extends BaseRecord>(
     }
   }
 
+  // Constraints that all have indexes, sorted by insertion order and seen by everyone: the
+  // indexes alone give the matches, and only the records of the page are read (parsed).
+  const searchless = query.search === undefined || query.search === '';
+  if (driver && !scope.visible && searchless && query.sortBy.length === 1 && query.sortBy[0] === 'createdAt' && constraints.every((c) => collection.hasIndex(c.field))) {
+    return queryByIndexes(collection, query, scope, driver, constraints);
+  }
+
   let candidates: Iterable<T>;
   let inSeqOrder = true;
   if (driver) {
@@ -302,6 +310,93 @@ function executeQuery<T extends BaseRecord>(
       hasPrev: query.page > 1,
     },
   };
+}
+
+/** executeQuery for constraints that all have indexes, sorted by createdAt alone, with no search and no visibility test. */
+function queryByIndexes<T extends BaseRecord>(collection: Collection<T>, query: ParsedQuery, scope: QueryScope<T>, driver: Filter, constraints: Filter[]): QueryResult<T> {
+  let candidates: Iterable<string>;
+  let inSeqOrder = true;
+  if (driver.values.length === 1) {
+    const posting = collection.lookup(driver.field, driver.values[0]);
+    candidates = posting.ids;
+    inSeqOrder = posting.ordered;
+  } else {
+    const seen = new Set<string>();
+    for (const v of driver.values) for (const id of collection.lookup(driver.field, v).ids) seen.add(id);
+    candidates = seen;
+    inSeqOrder = false;
+  }
+  const others = constraints.filter((c) => c !== driver).map((c) => c.values.map((v) => collection.lookup(c.field, v).ids));
+  let matched = driver.values.length === 1 ? intersectInOrder(collection.lookup(driver.field, driver.values[0]).ids, others) : null;
+  if (matched === null) {
+    matched = [];
+    next: for (const id of candidates) {
+      for (const postings of others) if (!postings.some((ids) => ids.has(id))) continue next;
+      matched.push(id);
+    }
+  }
+  // createdAt never goes backwards as records are inserted: insertion order is createdAt order.
+  const sign = query.sortOrder[0] === 'asc' ? 1 : -1;
+  const compare = (a: string, b: string) => sign * (collection.seq(a) - collection.seq(b));
+  if (!inSeqOrder) matched.sort(compare);
+  else if (sign === -1) matched.reverse();
+  const records = (ids: string[]) => ids.map((id) => collection.get(id)!);
+
+  if (query.cursor !== undefined) {
+    let start = 0;
+    if (query.cursor !== '') {
+      const at = collection.get(query.cursor);
+      // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
+      const inScope = at !== undefined && (scope.where ?? []).every(([field, value]) => hasValue(at, field, value));
+      if (!at || !inScope) {
+        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+          detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
+        ]);
+      }
+      start = firstAfter(matched, at.id, compare);
+    }
+    const data = records(matched.slice(start, start + query.limit));
+    const hasNext = start + query.limit < matched.length;
+    return {
+      data,
+      pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null },
+    };
+  }
+
+  const total = matched.length;
+  const totalPages = Math.ceil(total / query.limit);
+  const from = (query.page - 1) * query.limit;
+  return {
+    data: records(matched.slice(from, from + query.limit)),
+    pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
+  };
+}
+
+/**
+ * The ids of `driver` that are in one posting of each of `others`, in sequence order, by walking
+ * their rising sequence numbers side by side (no id hashed); null when a posting's numbers are unknown.
+ */
+function intersectInOrder(driver: PostingIds, others: PostingIds[][]): string[] | null {
+  const lead = driver.inOrder();
+  if (!lead || others.some((postings) => postings.length !== 1)) return null;
+  const walks = others.map(([ids]) => ids.inOrder());
+  if (walks.some((w) => w === null)) return null;
+  const seqLists = walks.map((w) => w!.seqs);
+  const at = seqLists.map(() => 0);
+  const out: string[] = [];
+  next: for (let i = 0; i < lead.seqs.length; i++) {
+    const seq = lead.seqs[i];
+    for (let k = 0; k < seqLists.length; k++) {
+      const seqs = seqLists[k];
+      let j = at[k];
+      while (j < seqs.length && seqs[j] < seq) j++;
+      at[k] = j;
+      if (j === seqs.length) break next;
+      if (seqs[j] !== seq) continue next;
+    }
+    out.push(lead.ids[i]);
+  }
+  return out;
 }
 
 /** Index of the first record that sorts after `at` (binary search over a sorted list). */

@@ -1,4 +1,7 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { Store, type Collection } from '../../../emulator/store/store.js';
 import { parseQuery, runQuery, type QueryScope } from '../../../emulator/store/query.js';
@@ -10,14 +13,27 @@ class World {
   private counter = 0;
   readonly model = new Model();
 
-  private constructor(readonly items: Collection<Item>) {}
+  private constructor(
+    readonly items: Collection<Item>,
+    readonly store: Store,
+  ) {}
 
-  static async create(): Promise<World> {
+  /** In memory, or on a data dir (closed after the test). */
+  static async create(dataDir?: string): Promise<World> {
     let items!: Collection<Item>;
-    await Store.open({}, (s) => {
+    const store = await Store.open({ dataDir }, (s) => {
       items = s.define<Item>('items', ITEM_INDEXES);
     });
-    return new World(items);
+    if (dataDir) stores.push(store);
+    return new World(items, store);
+  }
+
+  /** Closes a data dir's store and opens it again: records and indexes come back from the snapshot and the journal. */
+  async reopen(dataDir: string): Promise<World> {
+    await this.store.close();
+    const world = await World.create(dataDir);
+    Object.assign(world, { clock: this.clock, counter: this.counter, model: this.model });
+    return world;
   }
 
   /** Ids that do not sort like insertion order, so `@sortBy=id` means something. */
@@ -52,6 +68,11 @@ class World {
 
 const ids = (xs: Item[]) => xs.map((x) => x.id);
 
+const stores: Store[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+
 /** Optional scopes an endpoint adds: an equality constraint on an indexed field, a visibility test. */
 const scopeArb = fc.record({
   where: fc.option(fc.constantFrom<Array<[keyof Item, unknown]>>([['kind', 'A']], [['isPublic', true]], [['kind', 'B'], ['isPublic', false]]), { nil: undefined }),
@@ -82,6 +103,39 @@ describe('runQuery against a reference model', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test('after a reopen (indexes read from the snapshot, then changed by the journal) pages equal the model', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { maxLength: 40, size: 'medium' }),
+        fc.array(opArb, { maxLength: 20, size: 'medium' }),
+        fc.array(fc.tuple(queryArb({ paging: true }), scopeArb), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (before, after, queries, queryFirst) => {
+          const dir = await mkdtemp(join(tmpdir(), 'plugsmith-query-'));
+          try {
+            let world = await World.create(dir);
+            for (const op of before) await world.apply(op);
+            // Indexes built by a query before the compaction, or written by it from the records.
+            if (queryFirst) runQuery(world.items, parseQuery({ kind: 'A' }, ITEM_QUERY), ITEM_QUERY);
+            await world.store.compact();
+            for (const op of after) await world.apply(op);
+            world = await world.reopen(dir);
+            for (const [q, s] of queries) {
+              const { scope, where, visible } = toScope(s);
+              const result = runQuery(world.items, parseQuery(q.raw, ITEM_QUERY), ITEM_QUERY, scope);
+              const expected = modelPage(world.model.select(q, where, visible), q.page ?? 1, q.limit ?? 20);
+              expect({ data: ids(result.data), pagination: result.pagination }).toEqual(expected);
+            }
+          } finally {
+            await Promise.all(stores.splice(0).map((s) => s.close()));
+            await rm(dir, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 
