@@ -6,7 +6,7 @@ import { newId, nowIso } from '../store/ids.js';
 import type { DispatchMode } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
-import { DeliverySlots } from './slots.js';
+import { DeliverySlots, Fifo, STALL_MS } from './slots.js';
 import { DeliveryTurns, type TurnBudget } from './turns.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
@@ -57,8 +57,11 @@ const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
 /**
  * Most time per pass of the event loop spent sending attempts and logging their answers; the API's
  * requests are served between such slices, so a delivery storm slows the API but cannot starve it.
+ * Short slices (at most 2 ms, a tenth of the other work): with calls held by admission, a storm
+ * to a fast webhook still drains several thousand deliveries a second when the API is idle, and
+ * a busy API's requests wait at most a couple of ms behind delivery work.
  */
-const TURN_BUDGET: TurnBudget = { share: 0.5, minMs: 1, maxMs: 10 };
+const TURN_BUDGET: TurnBudget = { share: 0.1, minMs: 0.5, maxMs: 2 };
 
 /** The outcome of an attempt that was never sent (its URL is refused). */
 function refusedOutcome(reason: string): AttemptOutcome {
@@ -87,6 +90,13 @@ export class EventDispatcher {
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
   private readonly slots: DeliverySlots;
   private readonly turns = new DeliveryTurns(TURN_BUDGET);
+  /** Emitters waiting for the delivery backlog to shrink before they queue their deliveries (see `admit`). */
+  private readonly emitters = new Fifo<() => void>();
+  /** Deliveries of admitted emitters being written, whose attempts have not asked for a slot yet. */
+  private queuing = 0;
+  private recheck: NodeJS.Timeout | undefined;
+  /** True from letting a waiting emitter go until it runs. */
+  private waking = false;
   private readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
@@ -108,6 +118,19 @@ export class EventDispatcher {
 
   /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
   async emit(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
+    const turn = this.admit();
+    if (turn) {
+      await turn;
+      this.waking = false;
+    }
+    try {
+      return await this.emitAdmitted(type, input);
+    } finally {
+      this.admitNext();
+    }
+  }
+
+  private async emitAdmitted(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
     const { plugin, instance } = input;
     if (!subscribes(plugin, instance, type) || !plugin.webhookUrl) return null;
     const mode = input.mode ?? instance?.eventDispatchMode ?? 'ASYNC';
@@ -121,23 +144,79 @@ export class EventDispatcher {
     const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
     // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
     if (this.faults.active) this.faults.register(record.id);
-    await this.save(record);
-    const first = this.run(record.id);
+    // Counted in the backlog from now until its attempt asks for a slot, so that emitters admitted
+    // together (before any of their deliveries is queued) see each other.
+    this.queuing++;
+    let first: Promise<DeliveryRecord | null>;
+    try {
+      await this.save(record);
+      first = this.run(record.id);
+    } finally {
+      this.queuing--;
+    }
     const settled = mode === 'SYNC' ? await first : null;
     return presentDelivery(settled ?? this.log.get(record.id) ?? record);
   }
 
   /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
   async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown | ((instance: InstanceRecord) => unknown)): Promise<DeliveryView[]> {
-    const sent = await Promise.all(
-      instances.map((instance) => {
-        const plugin = this.db.plugins.get(instance.pluginId);
-        if (!plugin) return null;
-        const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
-        return this.emit(type, { plugin, instance, data: payload });
-      }),
-    );
+    if (instances.length === 0) return [];
+    // One admission for the whole fan-out: its deliveries are queued together, in instance order.
+    const turn = this.admit();
+    if (turn) {
+      await turn;
+      this.waking = false;
+    }
+    let sent: Array<DeliveryView | null>;
+    try {
+      sent = await Promise.all(
+        instances.map((instance) => {
+          const plugin = this.db.plugins.get(instance.pluginId);
+          if (!plugin) return null;
+          const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
+          return this.emitAdmitted(type, { plugin, instance, data: payload });
+        }),
+      );
+    } finally {
+      this.admitNext();
+    }
     return sent.filter((d): d is DeliveryView => d !== null);
+  }
+
+  /**
+   * Null when an emitter may queue its deliveries now, else a promise that resolves when it may.
+   * While more attempts than `concurrency` wait for the process's time (a slot or a turn; not
+   * those waiting for a slow webhook), emitters wait in line: an API call that emits events is
+   * answered once its deliveries can be queued, so callers that emit as fast as they can are
+   * held to the pace at which deliveries drain, and the other API requests keep most of the
+   * process instead of queueing behind calls that each add a fan-out of deliveries.
+   */
+  private admit(): Promise<void> | null {
+    if (this.closed || (this.emitters.size === 0 && !this.waking && this.backlog() < this.options.concurrency)) return null;
+    if (!this.recheck) {
+      // Attempts become uncounted with time alone (their webhook is slow): look again meanwhile.
+      this.recheck = setInterval(() => {
+        if (this.emitters.size === 0) {
+          clearInterval(this.recheck);
+          this.recheck = undefined;
+        } else this.admitNext();
+      }, STALL_MS);
+      this.recheck.unref();
+    }
+    return new Promise((resolve) => this.emitters.push(resolve));
+  }
+
+  /** Lets the next waiting emitter go if the backlog has room (called whenever it may have shrunk). */
+  private admitNext(): void {
+    // One at a time: the one let go counts in the backlog once it has started queuing.
+    if (this.waking || this.emitters.size === 0 || (!this.closed && this.backlog() >= this.options.concurrency)) return;
+    this.waking = true;
+    this.emitters.shift()!();
+  }
+
+  /** Attempts waiting for the process: being queued, waiting for a slot (but not for their webhook) or for a turn to be sent. */
+  private backlog(): number {
+    return this.queuing + this.slots.queued() + this.turns.sends;
   }
 
   /** Emits an event to every instance attached to an entity (e.g. REPOSITORY_FILE_ADDED to a repository's data providers). */
@@ -261,6 +340,9 @@ export class EventDispatcher {
     for (const attempt of this.live) attempt.interrupt();
     // Waiting attempts see `closed` once woken and end without sending.
     this.slots.wakeAll();
+    // Waiting emitters go on (their deliveries stay pending for the next start, or fail with the store).
+    clearInterval(this.recheck);
+    for (let go = this.emitters.shift(); go; go = this.emitters.shift()) go();
     await Promise.allSettled(pending);
     await this.http.destroy();
   }
@@ -318,10 +400,22 @@ export class EventDispatcher {
     try {
       // Sending and logging wait for their turn of the event loop, so API requests interleave.
       await this.turns.next();
+      this.admitNext();
       const due = this.log.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
-      const outcome = refused !== null ? refusedOutcome(refused) : faults?.drop ? droppedOutcome() : await this.send(due);
+      let outcome: AttemptOutcome;
+      if (refused !== null) outcome = refusedOutcome(refused);
+      else if (faults?.drop) outcome = droppedOutcome();
+      else {
+        this.slots.sent(lane);
+        this.admitNext();
+        try {
+          outcome = await this.send(due);
+        } finally {
+          this.slots.returned(lane);
+        }
+      }
       if (outcome.interrupted) return null;
       await this.turns.next('answer');
       const current = this.log.get(id);
@@ -344,6 +438,7 @@ export class EventDispatcher {
       return null;
     } finally {
       this.slots.release(lane);
+      this.admitNext();
     }
   }
 

@@ -39,6 +39,11 @@ export class DeliveryTurns {
     });
   }
 
+  /** How many sends wait for a turn. */
+  get sends(): number {
+    return this.waiting.size;
+  }
+
   /** How many pieces of work wait for a turn. */
   get size(): number {
     return this.answers.size + this.waiting.size;
