@@ -65,7 +65,9 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
   };
   app.addHook('onSend', async (request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
-    if (!type.includes('application/json') || typeof payload !== 'string') return payload;
+    // Answers kept serialized (GET /api/plugins/:id, marketplace pages) are sent as bytes: checked too.
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    if (!type.includes('application/json') || text === undefined) return payload;
     const route = request.routeOptions.url ?? null;
     // The document itself, and the embedded object storage's signed URLs, are not operations of the three APIs.
     if (route === '/_emulator/openapi.json' || request.url.startsWith('/_storage/')) return payload;
@@ -74,7 +76,7 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     const record = (problem: string) => violations().push({ method: request.method, url: request.url, route, status, problem });
     let body: unknown;
     try {
-      body = JSON.parse(payload);
+      body = JSON.parse(text);
     } catch {
       record('the body is not JSON');
       return payload;

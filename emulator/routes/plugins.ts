@@ -47,67 +47,68 @@ export function presentPlugin(services: Services, request: FastifyRequest, plugi
 }
 
 /**
- * Marketplace pages as sent (JSON text from the route's own response serializer), by URL, for as
+ * Marketplace pages as sent (JSON bytes from the route's own response serializer), by URL, for as
  * long as no plugin changes. The same pages are asked for again and again, and presenting and
  * serializing 20 plugins was most of such a request. A page is served from here only to a caller
  * who is a MEMBER of none of the orgs on it: that caller sees exactly what an anonymous one sees
- * (no secrets), and that is what the page holds.
+ * (no secrets), and that is what the page holds. Kept as bytes, not text: an 8 KB page would
+ * otherwise be measured and encoded to UTF-8 again on every request.
  */
 class MarketplacePages {
   private version = -1;
-  private readonly pages = new Map<string, { text: string; orgIds: string[] }>();
+  private readonly pages = new Map<string, { bytes: Buffer; orgIds: string[] }>();
 
   constructor(private readonly services: Services) {}
 
   /** The page for `url` if it is current and the caller may be given it. */
-  get(url: string, request: FastifyRequest): string | undefined {
+  get(url: string, request: FastifyRequest): Buffer | undefined {
     if (this.version !== this.services.db.plugins.version) return undefined;
     const page = this.pages.get(url);
     if (!page) return undefined;
     for (const orgId of page.orgIds) if (hasRole(this.services.db, request.principal, orgId, 'MEMBER')) return undefined;
-    return page.text;
+    return page.bytes;
   }
 
   /** Keeps a page as an anonymous caller sees it. */
-  set(url: string, text: string, orgIds: string[]): void {
+  set(url: string, bytes: Buffer, orgIds: string[]): void {
     const version = this.services.db.plugins.version;
     if (this.version !== version || this.pages.size >= MAX_MARKETPLACE_PAGES) {
       this.pages.clear();
       this.version = version;
     }
-    this.pages.set(url, { text, orgIds });
+    this.pages.set(url, { bytes, orgIds });
   }
 }
 const MAX_MARKETPLACE_PAGES = 256;
 
-/** Sends JSON text already serialized by the route's response serializer. */
-function sendSerialized(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(text);
+/** Sends JSON bytes already serialized by the route's response serializer. */
+function sendSerialized(reply: FastifyReply, bytes: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(bytes);
 }
 
 /**
- * GET /api/plugins/:id answers as sent (JSON text from the route's response serializer), per
+ * GET /api/plugins/:id answers as sent (JSON bytes from the route's response serializer), per
  * plugin record and per view (with the secret for its org's MEMBERs and OWNERs, without for everyone
  * else), for as long as no plugin changes: a client polling a plugin is answered without presenting
  * and serializing it again. Who may see the plugin, and which view, is decided on every request.
  */
 class PluginAnswers {
-  private readonly answers = new WeakMap<PluginRecord, { version: number; member?: string; visitor?: string }>();
+  private readonly answers = new WeakMap<PluginRecord, { version: number; member?: Buffer; visitor?: Buffer }>();
 
   constructor(private readonly services: Services) {}
 
-  get(plugin: PluginRecord, member: boolean): string | undefined {
+  get(plugin: PluginRecord, member: boolean): Buffer | undefined {
     const known = this.answers.get(plugin);
     if (!known || known.version !== this.services.db.plugins.version) return undefined;
     return member ? known.member : known.visitor;
   }
 
-  set(plugin: PluginRecord, member: boolean, text: string): void {
+  set(plugin: PluginRecord, member: boolean, bytes: Buffer): void {
     const version = this.services.db.plugins.version;
     let known = this.answers.get(plugin);
     if (!known || known.version !== version) this.answers.set(plugin, (known = { version }));
-    if (member) known.member = text;
-    else known.visitor = text;
+    if (member) known.member = bytes;
+    else known.visitor = bytes;
   }
 }
 
@@ -141,20 +142,34 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
   );
 
   const marketplacePages = new MarketplacePages(services);
-  app.get('/plugins/marketplace', { schema: { querystring: ListQuerySchema, response: listResponse } }, async (request, reply) => {
-    const known = marketplacePages.get(request.url, request);
-    if (known !== undefined) return sendSerialized(reply, known);
-    const query = parseQuery(request.query, PLUGIN_QUERY);
-    const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
-    const orgIds = [...new Set(result.data.map((p) => p.orgId))];
-    const page = ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
-    const serialize = reply.getSerializationFunction('200');
-    if (!serialize || orgIds.some((orgId) => hasRole(db, request.principal, orgId, 'MEMBER'))) return page;
-    // As an anonymous caller sees it (no secrets): kept for the next caller of this page.
-    const text = serialize(page);
-    marketplacePages.set(request.url, text, orgIds);
-    return sendSerialized(reply, text);
-  });
+  app.get(
+    '/plugins/marketplace',
+    {
+      schema: { querystring: ListQuerySchema, response: listResponse },
+      // A page kept for this very URL is answered here, before the query is parsed and validated
+      // again: it was kept only after this URL's query passed validation (which reads the URL alone),
+      // and the app's authentication hook has run before this one.
+      onRequest: (request, reply, done) => {
+        const known = marketplacePages.get(request.url, request);
+        if (known === undefined) return done();
+        sendSerialized(reply, known);
+      },
+    },
+    async (request, reply) => {
+      const known = marketplacePages.get(request.url, request);
+      if (known !== undefined) return sendSerialized(reply, known);
+      const query = parseQuery(request.query, PLUGIN_QUERY);
+      const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
+      const orgIds = [...new Set(result.data.map((p) => p.orgId))];
+      const page = ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
+      const serialize = reply.getSerializationFunction('200');
+      if (!serialize || orgIds.some((orgId) => hasRole(db, request.principal, orgId, 'MEMBER'))) return page;
+      // As an anonymous caller sees it (no secrets): kept for the next caller of this page.
+      const bytes = Buffer.from(serialize(page));
+      marketplacePages.set(request.url, bytes, orgIds);
+      return sendSerialized(reply, bytes);
+    },
+  );
 
   app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuerySchema, response: listResponse } }, async (request) => {
     requireUser(request);
@@ -169,20 +184,45 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
   });
 
   const pluginAnswers = new PluginAnswers(services);
-  app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse } }, async (request, reply) => {
-    requireUser(request);
-    const { pluginId } = request.params;
+  /** The kept answer for this caller and plugin, after the same checks as the handler's; undefined when there is none yet. */
+  function knownPluginAnswer(request: FastifyRequest, pluginId: string): Buffer | undefined {
     const plugin = findVisiblePlugin(services, request, pluginId);
-    const member = hasRole(db, request.principal, plugin.orgId, 'MEMBER');
-    const known = pluginAnswers.get(plugin, member);
-    if (known !== undefined) return sendSerialized(reply, known);
-    const answer = ok(presentPlugin(services, request, plugin));
-    const serialize = reply.getSerializationFunction('200');
-    if (!serialize) return answer;
-    const text = serialize(answer);
-    pluginAnswers.set(plugin, member, text);
-    return sendSerialized(reply, text);
-  });
+    return pluginAnswers.get(plugin, hasRole(db, request.principal, plugin.orgId, 'MEMBER'));
+  }
+  app.get(
+    '/plugins/:pluginId',
+    {
+      schema: { params: params('pluginId'), response: pluginResponse },
+      // A kept answer is sent here, before the path is validated again: answers are kept only by the
+      // handler, for a plugin whose id (the same string, the record's own) passed validation then.
+      // Who may see the plugin, and which view, is decided now as in the handler. Any refusal is left
+      // to the full path below, so its status and order (400 before 404) stay as they are.
+      onRequest: (request, reply, done) => {
+        let known: Buffer | undefined;
+        try {
+          known = knownPluginAnswer(request, request.params.pluginId);
+        } catch {
+          return done();
+        }
+        if (known === undefined) return done();
+        sendSerialized(reply, known);
+      },
+    },
+    async (request, reply) => {
+      requireUser(request);
+      const { pluginId } = request.params;
+      const plugin = findVisiblePlugin(services, request, pluginId);
+      const member = hasRole(db, request.principal, plugin.orgId, 'MEMBER');
+      const known = pluginAnswers.get(plugin, member);
+      if (known !== undefined) return sendSerialized(reply, known);
+      const answer = ok(presentPlugin(services, request, plugin));
+      const serialize = reply.getSerializationFunction('200');
+      if (!serialize) return answer;
+      const bytes = Buffer.from(serialize(answer));
+      pluginAnswers.set(plugin, member, bytes);
+      return sendSerialized(reply, bytes);
+    },
+  );
 
   app.put('/plugins/:pluginId', { schema: { params: params('pluginId'), body: PluginUpdateSchema, response: pluginResponse } }, async (request) => {
     const { pluginId } = request.params;

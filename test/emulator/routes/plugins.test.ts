@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ORG, OTHER_ORG, TOKENS, useMatrixEmulator } from '../../helpers/matrix-emulator.js';
+import { CALLERS, ORG, OTHER_ORG, TOKENS, useMatrixEmulator } from '../../helpers/matrix-emulator.js';
 import { expectError, expectOk, expectValidationError } from '../../helpers/envelope.js';
 
 const emulator = useMatrixEmulator();
@@ -211,6 +211,27 @@ describe('reading plugins', () => {
     const rotated = expectOk(await call('GET', url, { token: TOKENS.member }));
     expect(rotated).not.toHaveProperty('previousWebhookSecret');
     expect(rotated.webhookSecret).not.toBe(plugin.webhookSecret);
+  });
+
+  test('every caller hears the same from a plugin whose answers are kept as from one never asked for', async () => {
+    const m = emulator.current;
+    for (const isPublic of [false, true]) {
+      // Every plugin is created first: a change to any plugin lets go of every kept answer.
+      const kept = await m.createPlugin({ isPublic });
+      const fresh = await Promise.all(CALLERS.map(() => m.createPlugin({ isPublic })));
+      // Both views of `kept` are answered (and so kept) before anyone else asks.
+      expectOk(await call('GET', `/api/plugins/${kept.id}`, { token: TOKENS.member }));
+      expectOk(await call('GET', `/api/plugins/${kept.id}`, { token: TOKENS.viewer }));
+      for (const [i, caller] of CALLERS.entries()) {
+        const expected = await call('GET', `/api/plugins/${fresh[i].id}`, { token: caller.token });
+        const answer = await call('GET', `/api/plugins/${kept.id}`, { token: caller.token });
+        expect(answer.status, `${caller.name}, isPublic ${isPublic}`).toBe(expected.status);
+        if (expected.status === 200) {
+          expect(Object.keys(answer.body.data).sort(), caller.name).toEqual(Object.keys(expected.body.data).sort());
+          expect(answer.body.data.id).toBe(kept.id);
+        } else expect(answer.body.error.error, caller.name).toBe(expected.body.error.error);
+      }
+    }
   });
 
   test('a marketplace page asked for again shows every change to its plugins, and a member still gets the secrets', async () => {
