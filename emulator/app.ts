@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type HTTPMethods, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Services } from './services.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyCompilers, sendError } from './http.js';
 import { SHARED_SCHEMAS } from '../src/contract/index.js';
@@ -19,6 +19,7 @@ import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
+import { forwardToAdminApp } from './admin/forward.js';
 import type { OpenApiDocument } from './openapi/document.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
@@ -139,68 +140,18 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   if (services.storage instanceof EmbeddedStorage) await app.register(named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))), { prefix: '/_storage' });
   // The document describes every /_emulator route: its app registers them as they are served.
   if (install) await app.register(adminSurface, adminOptions(services));
-  else forwardToAdminApp(app, services);
+  else
+    forwardToAdminApp(app, async () => {
+      const admin = await newApp(services, frameworkErrors, undefined);
+      await admin.register(adminSurface, adminOptions(services));
+      await admin.ready();
+      return admin;
+    });
   return app;
 }
 
 function adminOptions(services: Services) {
   return { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) };
-}
-
-/** The methods an /_emulator route may have; any other is a 404 from the management app, as before. */
-const ADMIN_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-/**
- * The admin API (`/_emulator/…`, every route behind the admin surface's one guard) is an app of its
- * own, built on its first request rather than at every start: registering its some 60 routes was
- * about half of an in-memory start, and a plugin's test suite, which starts an emulator per file,
- * mostly never calls it. The management app hands each /_emulator request, unread, to that app
- * before any of its own parsing (an onRequest hook of one catch-all route); a request that comes
- * while the app is being built waits for it, so nothing ever meets a half-built admin API.
- */
-function forwardToAdminApp(app: FastifyInstance, services: Services): void {
-  let admin: Promise<FastifyInstance> | undefined;
-  let closing = false;
-  const adminApp = async () => {
-    const built = await newApp(services, frameworkErrors, undefined);
-    await built.register(adminSurface, adminOptions(services));
-    await built.ready();
-    return built;
-  };
-  app.route({
-    method: ADMIN_METHODS,
-    url: '/_emulator/*',
-    schema: { hide: true },
-    // Never runs: the hook below answers every request of this route.
-    handler: async () => undefined,
-    onRequest: (request, reply, done) => {
-      reply.hijack();
-      const response = reply.raw;
-      if (closing) {
-        response.statusCode = 503;
-        response.setHeader('connection', 'close');
-        response.end();
-        return done();
-      }
-      admin ??= adminApp();
-      admin.then(
-        (built) => built.routing(request.raw, response),
-        (error: unknown) => {
-          admin = undefined; // the next request tries again
-          request.log.error({ err: error }, 'the admin API did not build');
-          response.statusCode = 500;
-          response.setHeader('content-type', 'application/json; charset=utf-8');
-          response.end(JSON.stringify({ ok: false, error: { message: 'Internal server error', error: 'SERVER_ERROR' } }));
-        },
-      );
-      done();
-    },
-  });
-  // Its streams (the delivery log's) end with the management app, as they did when its routes were here.
-  app.addHook('preClose', async () => {
-    closing = true;
-    if (admin) await (await admin.catch(() => undefined))?.close();
-  });
 }
 
 /**
