@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Services } from './services.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyCompilers, sendError } from './http.js';
 import { SHARED_SCHEMAS } from '../src/contract/index.js';
@@ -19,6 +19,7 @@ import { EmbeddedStorage } from './storage/embedded.js';
 import { embeddedStorageRoutes } from './storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
+import { forwardToAdminApp } from './admin/forward.js';
 import type { OpenApiDocument } from './openapi/document.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
@@ -46,7 +47,45 @@ for (const plugin of [tokenRoutes, pluginRoutes, actionRoutes, externalEventRout
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
-/** Builds the management API app (`/api/…` and the admin API `/_emulator/…`); never listens. */
+/**
+ * Every GET route answers HEAD too, as one route with both methods. fastify's own way
+ * (`exposeHeadRoutes`) registers a second, full route per GET route: about 50 more routes per
+ * start, some 40% of the time an in-memory start took. A HEAD answer is the GET answer's status
+ * and headers, `content-length` included (fastify counts the body, node leaves it out on HEAD).
+ */
+function answerHeadWithGet(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.method === 'GET') route.method = ['GET', 'HEAD'];
+  });
+}
+
+/**
+ * The fastify options both apps share. No automatic HEAD routes (`answerHeadWithGet` serves HEAD);
+ * no plugin timeout: every plugin is this package's own, loaded in-process, and the timeout armed
+ * a timer per plugin and per route.
+ */
+const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
+
+/**
+ * A new app with what every app of the emulator has: the error envelope, the JSON body parser, the
+ * contract's shared schemas, HEAD on every GET route, and (when asked) the contract check. `install`
+ * (the OpenAPI collector) replaces the last two: the document describes the routes as declared.
+ */
+async function newApp(services: Services, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
+  const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
+  installErrorHandling(app);
+  installJsonBodyParser(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.
+  if (install) await install(app);
+  else {
+    answerHeadWithGet(app);
+    if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
+  }
+  return app;
+}
+
+/** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   // The router refuses some URLs (a parameter over its length limit) before any hook runs: on /api,
   // a caller without a valid token still hears 401 first.
@@ -61,12 +100,7 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
     }
     return frameworkErrors(error, request, reply);
   };
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyCompilers(), forceCloseConnections: true, frameworkErrors: apiFrameworkErrors, clientErrorHandler });
-  installErrorHandling(app);
-  installJsonBodyParser(app);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  if (install) await install(app);
-  else if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
+  const app = await newApp(services, apiFrameworkErrors, install);
   app.decorateRequest('principal', null);
   // The one authentication guard of /api: onRequest runs before the body is read or anything is
   // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
@@ -104,9 +138,20 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
     { prefix: '/api' },
   );
   if (services.storage instanceof EmbeddedStorage) await app.register(named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))), { prefix: '/_storage' });
-  // Every /_emulator route, behind the admin surface's one guard.
-  await app.register(adminSurface, { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) });
+  // The document describes every /_emulator route: its app registers them as they are served.
+  if (install) await app.register(adminSurface, adminOptions(services));
+  else
+    forwardToAdminApp(app, async () => {
+      const admin = await newApp(services, frameworkErrors, undefined);
+      await admin.register(adminSurface, adminOptions(services));
+      await admin.ready();
+      return admin;
+    });
   return app;
+}
+
+function adminOptions(services: Services) {
+  return { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) };
 }
 
 /**
@@ -140,12 +185,7 @@ export async function buildMessagingApp(services: Services, install?: (app: Fast
     }
     return frameworkErrors(error, request, reply);
   };
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, schemaController: lazyCompilers(), forceCloseConnections: true, frameworkErrors: keyFirstFrameworkErrors, clientErrorHandler });
-  installErrorHandling(app);
-  installJsonBodyParser(app);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  if (install) await install(app);
-  else if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
+  const app = await newApp(services, keyFirstFrameworkErrors, install);
   // Before the routes' own hooks: a preflight carries no API key.
   installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });

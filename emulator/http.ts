@@ -54,12 +54,11 @@ export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaControl
   serializerPool ??= (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector();
   const pool = serializerPool;
   const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-    // The pool gives one compile function per set of shared schemas and options: what it compiled
-    // for a response schema (a module-level object) serves every later app of the process.
+    // What was compiled for a response schema (a module-level object) under the same shared schemas
+    // and options serves every later app of the process. The selector itself caches nothing (it
+    // returns a new compile function per call), so the serializers are kept here.
     const compile = pool(externalSchemas, options);
-    let compiled = serializers.get(compile);
-    if (!compiled) serializers.set(compile, (compiled = new WeakMap()));
-    const known = compiled;
+    const known = serializersFor(externalSchemas, options);
     return (route) => {
       let fn: ((data: unknown) => string) | undefined;
       return (data) => {
@@ -78,7 +77,18 @@ export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaControl
   return { compilersFactory: { ...lazyValidatorCompilers().compilersFactory, buildSerializer: buildSerializer as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'] } };
 }
 let serializerPool: SerializerFactory | undefined;
-const serializers = new WeakMap<(route: { schema: unknown }) => (data: unknown) => string, WeakMap<object, (data: unknown) => string>>();
+
+/**
+ * Serializers compiled so far, per set of shared schemas and options. By content: fastify copies
+ * every shared schema into each app it is added to, so each start's copies are new objects.
+ */
+const serializerSets = new Map<string, WeakMap<object, (data: unknown) => string>>();
+function serializersFor(externalSchemas: unknown, options: unknown): WeakMap<object, (data: unknown) => string> {
+  const key = `${JSON.stringify(externalSchemas) ?? ''}\n${JSON.stringify(options) ?? ''}`;
+  let known = serializerSets.get(key);
+  if (!known) serializerSets.set(key, (known = new WeakMap()));
+  return known;
+}
 
 /** The success envelope. */
 export function ok<T>(data: T): { ok: true; data: T };

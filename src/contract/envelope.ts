@@ -72,17 +72,36 @@ export type CursorPagination = Static<typeof CursorPaginationSchema>;
 export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
 export type Pagination = Static<typeof PaginationSchema>;
 
-/** `{ ok: true, data }` around `data`. */
-export function Ok<T extends TSchema>(data: T) {
+// Route modules build their envelopes when they register, once per app, so once per start. The same
+// schema object for the same argument lets every later app of the process reuse what the validator
+// and serializer compilers made of it (they keep their work per schema object), instead of compiling
+// it again on the first request of every start and keeping each copy for the life of the process.
+const okSchemas = new WeakMap<TSchema, TSchema>();
+const okPageSchemas = new WeakMap<TSchema, TSchema>();
+
+function buildOk<T extends TSchema>(data: T) {
   return Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false });
 }
 
-/** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item`. */
-export function OkPage<T extends TSchema>(item: T) {
+function buildOkPage<T extends TSchema>(item: T) {
   return Type.Object(
     { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
     { additionalProperties: false },
   );
+}
+
+/** `{ ok: true, data }` around `data` (one schema object per `data` schema). */
+export function Ok<T extends TSchema>(data: T): ReturnType<typeof buildOk<T>> {
+  let schema = okSchemas.get(data) as ReturnType<typeof buildOk<T>> | undefined;
+  if (!schema) okSchemas.set(data, (schema = buildOk(data)));
+  return schema;
+}
+
+/** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item` (one schema object per `item` schema). */
+export function OkPage<T extends TSchema>(item: T): ReturnType<typeof buildOkPage<T>> {
+  let schema = okPageSchemas.get(item) as ReturnType<typeof buildOkPage<T>> | undefined;
+  if (!schema) okPageSchemas.set(item, (schema = buildOkPage(item)));
+  return schema;
 }
 
 /**

@@ -32,7 +32,16 @@ export const Timestamp = Type.String({ format: 'date-time' });
 /** `createdAt` and `updatedAt`, on every stored resource. */
 export const Timestamps = { createdAt: Timestamp, updatedAt: Timestamp };
 
-/** Path parameters made of ids, e.g. `Params('pluginId', 'actionId')`. */
-export function Params<const K extends string>(...names: K[]) {
+function buildParams<const K extends string>(names: K[]) {
   return Type.Object(Object.fromEntries(names.map((n) => [n, Id])) as { [P in K]: typeof Id });
+}
+// One schema object per list of names, for the reason given at `Ok` (src/contract/envelope.ts).
+const paramsSchemas = new Map<string, TSchema>();
+
+/** Path parameters made of ids, e.g. `Params('pluginId', 'actionId')` (the same schema object for the same names). */
+export function Params<const K extends string>(...names: K[]): ReturnType<typeof buildParams<K>> {
+  const key = names.join(' ');
+  let schema = paramsSchemas.get(key) as ReturnType<typeof buildParams<K>> | undefined;
+  if (!schema) paramsSchemas.set(key, (schema = buildParams(names)));
+  return schema;
 }

@@ -1,10 +1,25 @@
 import { describe, expect, test } from 'vitest';
 import { Ajv } from 'ajv';
-import { FileSchema, FileStatusSchema, FILE_STATUSES, Nullable, PARENT_TYPES, PLUGIN_TYPES } from '../../src/contract/index.js';
+import { FileSchema, FileStatusSchema, FILE_STATUSES, Nullable, Ok, OkPage, Params, PARENT_TYPES, PLUGIN_TYPES, PluginSchema } from '../../src/contract/index.js';
 import { FILE_STATUSES as UPLOAD_FILE_STATUSES, PARENT_TYPES as UPLOAD_PARENT_TYPES } from '../../emulator/uploads/rules.js';
 import { FILE_STATUSES as CLI_FILE_STATUSES } from '../../src/commands/files/statuses.js';
 
 describe('the contract’s schema builders', () => {
+  // Route modules call these as they register, once per start: the same object for the same
+  // argument is what lets the compilers' per-schema caches serve every later start of the process.
+  test('Ok, OkPage and Params give the same schema object for the same argument, and another for another', () => {
+    expect(Ok(PluginSchema)).toBe(Ok(PluginSchema));
+    expect(OkPage(PluginSchema)).toBe(OkPage(PluginSchema));
+    expect(Params('pluginId', 'name')).toBe(Params('pluginId', 'name'));
+    expect(Ok(FileSchema)).not.toBe(Ok(PluginSchema));
+    expect(OkPage(FileSchema)).not.toBe(OkPage(PluginSchema));
+    expect(Params('pluginId')).not.toBe(Params('pluginId', 'name'));
+    expect(Params('pluginId', 'name')).not.toBe(Params('name', 'pluginId'));
+    expect(Object.keys(Params('pluginId', 'name').properties)).toEqual(['pluginId', 'name']);
+    const validate = new Ajv({ strict: false }).compile(Ok(PluginSchema));
+    expect(validate({ ok: true })).toBe(false);
+  });
+
   test('a nullable enum admits null and its values, nothing else', () => {
     const validate = new Ajv({ strict: false }).compile(Nullable(FileStatusSchema));
     expect(validate(null)).toBe(true);
