@@ -274,42 +274,7 @@ function executeQuery<T extends BaseRecord>(
     matched.sort(compare);
   }
 
-  if (query.cursor !== undefined) {
-    let start = 0;
-    if (query.cursor !== '') {
-      const at = collection.get(query.cursor);
-      // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
-      const inScope = at !== undefined && (scope.where ?? []).every(([field, value]) => hasValue(at, field, value));
-      if (!at || !inScope || (visible && !visible(at))) {
-        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
-          detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
-        ]);
-      }
-      start = firstAfter(matched, at, compare);
-    }
-    const data = matched.slice(start, start + query.limit);
-    const hasNext = start + query.limit < matched.length;
-    return {
-      data,
-      pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null },
-    };
-  }
-
-  const total = matched.length;
-  const totalPages = Math.ceil(total / query.limit);
-  const from = (query.page - 1) * query.limit;
-  return {
-    data: matched.slice(from, from + query.limit),
-    pagination: {
-      type: 'index',
-      page: query.page,
-      limit: query.limit,
-      total,
-      totalPages,
-      hasNext: query.page < totalPages,
-      hasPrev: query.page > 1,
-    },
-  };
+  return pageOf(collection, scope, query, matched, compare, (record) => record, (records) => records);
 }
 
 /** executeQuery for constraints that all have indexes, sorted by createdAt alone, with no search and no visibility test. */
@@ -340,34 +305,48 @@ function queryByIndexes<T extends BaseRecord>(collection: Collection<T>, query: 
   const compare = (a: string, b: string) => sign * (collection.seq(a) - collection.seq(b));
   if (!inSeqOrder) matched.sort(compare);
   else if (sign === -1) matched.reverse();
-  const records = (ids: string[]) => ids.map((id) => collection.get(id)!);
+  return pageOf(collection, scope, query, matched, compare, (record) => record.id, (ids) => ids.map((id) => collection.get(id)!));
+}
 
+/**
+ * One page of `sorted` (records or their ids, in the query's order): after the cursor's record
+ * when the query pages by cursor, else the query's page number.
+ */
+function pageOf<K, T extends BaseRecord>(
+  collection: Collection<T>,
+  scope: QueryScope<T>,
+  query: ParsedQuery,
+  sorted: K[],
+  compare: (a: K, b: K) => number,
+  keyOf: (record: T) => K,
+  toRecords: (keys: K[]) => T[],
+): QueryResult<T> {
   if (query.cursor !== undefined) {
     let start = 0;
     if (query.cursor !== '') {
       const at = collection.get(query.cursor);
       // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
       const inScope = at !== undefined && (scope.where ?? []).every(([field, value]) => hasValue(at, field, value));
-      if (!at || !inScope) {
+      if (!at || !inScope || (scope.visible && !scope.visible(at))) {
         throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
         ]);
       }
-      start = firstAfter(matched, at.id, compare);
+      start = firstAfter(sorted, keyOf(at), compare);
     }
-    const data = records(matched.slice(start, start + query.limit));
-    const hasNext = start + query.limit < matched.length;
+    const data = toRecords(sorted.slice(start, start + query.limit));
+    const hasNext = start + query.limit < sorted.length;
     return {
       data,
       pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null },
     };
   }
 
-  const total = matched.length;
+  const total = sorted.length;
   const totalPages = Math.ceil(total / query.limit);
   const from = (query.page - 1) * query.limit;
   return {
-    data: records(matched.slice(from, from + query.limit)),
+    data: toRecords(sorted.slice(from, from + query.limit)),
     pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
   };
 }
