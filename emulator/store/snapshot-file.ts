@@ -164,12 +164,13 @@ export function decodeSnapshot(buffer: Buffer): SnapshotData | null {
   const collections = splitRecords(body.toString('utf8'));
   const lines = collections[INDEX_LINE] ?? [];
   delete collections[INDEX_LINE];
-  const indexes: Record<string, Record<string, string>> = {};
+  // No prototype: the names come from the file (an index line of `__proto__` must not reach Object.prototype).
+  const indexes: Record<string, Record<string, string>> = Object.create(null) as Record<string, Record<string, string>>;
   // Matched to the index lines found in the bytes by their order; any doubt leaves them all out.
   if (lines.length === starts.length && before.length === starts.length) {
     lines.forEach(([name, text], i) => {
       const index = trustedIndex(text, before[i], collections[name]?.length ?? 0);
-      if (index !== null) (indexes[name] ??= {})[index.field] = index.postings;
+      if (index !== null) (indexes[name] ??= Object.create(null) as Record<string, string>)[index.field] = index.postings;
     });
   }
   return { schemaVersion: head.schemaVersion, generation: head.generation, collections, indexes };
@@ -217,7 +218,7 @@ function wholeDocument(buffer: Buffer): SnapshotData | null {
     throw new SnapshotError('it is not a plugsmith store snapshot (no schemaVersion)');
   }
   const v1 = document as { schemaVersion: number; generation?: number; collections?: Record<string, Array<{ id: string }>> };
-  const collections: SnapshotData['collections'] = {};
+  const collections: SnapshotData['collections'] = Object.create(null) as SnapshotData['collections'];
   for (const [name, records] of Object.entries(v1.collections ?? {})) {
     if (!Array.isArray(records)) throw new SnapshotError(`its collection ${name} is not an array`);
     collections[name] = records.map((record) => [record.id, record]);
@@ -227,7 +228,8 @@ function wholeDocument(buffer: Buffer): SnapshotData | null {
 
 /** The record lines of a snapshot body, split into collection, id and record text without parsing the records. */
 function splitRecords(text: string): SnapshotData['collections'] {
-  const collections: SnapshotData['collections'] = {};
+  // No prototype: a collection is any name a line gives, `__proto__` and `toString` included.
+  const collections: SnapshotData['collections'] = Object.create(null) as SnapshotData['collections'];
   let name = '';
   let records: Array<[string, SnapshotRecord]> = [];
   let start = 0;

@@ -176,14 +176,18 @@ export class DevSession {
 
   /** Stops the running plugin and starts it again with the session's current port and secret. */
   private async restartPlugin(why: string): Promise<void> {
-    if (!this.plugin || this.stopped) return;
+    const running = this.plugin;
+    if (!running || this.stopped) return;
     this.report.info(`${why}: restarting the plugin`);
     this.stoppedPluginAt = Date.now();
-    await this.plugin.stop();
+    await running.stop();
     this.stoppedPluginAt = Date.now();
-    if (this.stopped) return;
+    // Another restart (a redeploy and a secret check at once) started its successor meanwhile, or
+    // stop() came: starting one more would leave a process nothing stops.
+    if (this.stopped || this.plugin !== running) return;
     const port = this.pluginPort;
     if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
+    if (this.stopped || this.plugin !== running) return;
     this.plugin = null;
     this.startPlugin();
   }
@@ -196,7 +200,7 @@ export class DevSession {
    */
   private afterDelivery(notice: DeliveryAttemptNotice): void {
     const status = notice.attempt.responseStatus;
-    if ((status !== 401 && status !== 403) || this.secretCheck || Date.now() - this.secretCheckedAt < 1000) return;
+    if ((status !== 401 && status !== 403) || this.stopped || this.secretCheck || Date.now() - this.secretCheckedAt < 1000) return;
     this.secretCheckedAt = Date.now();
     this.secretCheck = (async () => {
       try {

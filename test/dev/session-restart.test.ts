@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { startEmulator } from '../../emulator/index.js';
+import { DevSession } from '../../src/dev/session.js';
+import { freePort } from '../helpers/ports.js';
+
+/** A plugin that notes each process it ran as (one pid a line) and listens on PORT. */
+const SERVER_JS = `
+import { createServer } from 'node:http';
+import { appendFileSync } from 'node:fs';
+appendFileSync('pids.txt', process.pid + '\\n');
+createServer((req, res) => { res.statusCode = 401; res.end(); }).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+/** Whether a process runs (a zombie, killed but not reaped by an init that does not reap, does not). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+async function until(what: string, read: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await read())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function pids(dir: string): Promise<number[]> {
+  const text = await readFile(join(dir, 'pids.txt'), 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).map(Number);
+}
+
+test('dev: two restarts at once (a redeploy and a secret check) leave one plugin process, and stop() leaves none', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-restart-'));
+  const emu = await startEmulator();
+  onTestFinished(async () => {
+    for (const pid of await pids(dir)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await emu.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const port = await freePort();
+  await writeFile(join(dir, 'server.js'), SERVER_JS);
+  await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'Restart plugin', description: 'd', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], webhookUrl: `http://127.0.0.1:${port}/webhook` } }));
+  const lines: string[] = [];
+  const session = new DevSession(
+    {
+      manifestPath: join(dir, 'plugsmith.json'),
+      command: 'node server.js',
+      env: { ...process.env },
+      dataDir: dir,
+      verifyTimeoutMs: 1000,
+      installs: false,
+      target: { url: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey, orgId: emu.orgId!, adminToken: emu.adminToken },
+    },
+    { info: (m) => lines.push(m), warn: (m) => lines.push(m), delivery: () => undefined, pluginOutput: () => undefined },
+  );
+  await session.start();
+  await until('the plugin', async () => (await pids(dir)).length === 1);
+  // What a redeploy that read a new secret and a refused delivery's secret check both do.
+  const restart = (why: string) => (session as unknown as { restartPlugin(why: string): Promise<void> }).restartPlugin(why);
+  await Promise.all([restart('a redeploy'), restart('a secret check')]);
+  await new Promise((r) => setTimeout(r, 1500));
+  await session.stop();
+  // A second process would die on the taken port and be restarted, again and again, by a PluginProcess nothing stops.
+  await new Promise((r) => setTimeout(r, 2500));
+  const started = await pids(dir);
+  expect({ started: started.length, runningAfterStop: started.filter(alive).length }, lines.join('\n')).toEqual({ started: 2, runningAfterStop: 0 });
+}, 30_000);
