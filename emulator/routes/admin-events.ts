@@ -28,6 +28,12 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
       throw badRequest(`plugin ${plugin.id} has no webhookUrl to deliver to`, [detail(['pluginId'], 'no_webhook', 'a plugin with a webhookUrl', plugin.id, 'set the plugin\'s webhookUrl first')]);
     }
     let instance = null;
+    if (body.type === 'WEBHOOK_CHALLENGE' && body.pluginInstanceId !== undefined) {
+      // The platform's challenge concerns the plugin, never an instance: its pluginInstanceId is null.
+      throw badRequest('WEBHOOK_CHALLENGE concerns the plugin, not an instance: leave out pluginInstanceId', [
+        detail(['pluginInstanceId'], 'not_allowed', 'no pluginInstanceId for WEBHOOK_CHALLENGE', body.pluginInstanceId, 'a challenge carries no instance'),
+      ]);
+    }
     if (body.pluginInstanceId !== undefined) {
       instance = db.instances.get(body.pluginInstanceId) ?? null;
       if (!instance || instance.pluginId !== plugin.id) {

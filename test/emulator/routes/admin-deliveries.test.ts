@@ -86,6 +86,14 @@ describe('POST /_emulator/events', () => {
     const extra = await adminCall(emu, 'POST', '/_emulator/events', { type: 'WEBHOOK_CHALLENGE', pluginId: plugin.id, data: { challenge: 'x' }, surprise: 1 });
     expect(extra.status).toBe(400);
   });
+
+  it('refuses a WEBHOOK_CHALLENGE with an instance (the platform sends a challenge with pluginInstanceId null) and sends nothing', async () => {
+    const before = hook.received.length;
+    const res = await adminCall(emu, 'POST', '/_emulator/events', { type: 'WEBHOOK_CHALLENGE', pluginId: plugin.id, pluginInstanceId: instanceId, data: { challenge: 'x' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0]).toMatchObject({ path: ['pluginInstanceId'], code: 'not_allowed' });
+    expect(hook.received.length).toBe(before);
+  });
 });
 
 describe('GET /_emulator/deliveries', () => {
