@@ -82,7 +82,7 @@ class MarketplacePages {
 const MAX_MARKETPLACE_PAGES = 256;
 
 /** Sends JSON bytes already serialized by the route's response serializer. */
-function sendSerialized(reply: FastifyReply, bytes: Buffer): FastifyReply {
+function sendSerialized(reply: FastifyReply, bytes: Buffer | string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(bytes);
 }
 
@@ -93,17 +93,17 @@ function sendSerialized(reply: FastifyReply, bytes: Buffer): FastifyReply {
  * and serializing it again. Who may see the plugin, and which view, is decided on every request.
  */
 class PluginAnswers {
-  private readonly answers = new WeakMap<PluginRecord, { version: number; member?: Buffer; visitor?: Buffer }>();
+  private readonly answers = new WeakMap<PluginRecord, { version: number; member?: string; visitor?: string }>();
 
   constructor(private readonly services: Services) {}
 
-  get(plugin: PluginRecord, member: boolean): Buffer | undefined {
+  get(plugin: PluginRecord, member: boolean): string | undefined {
     const known = this.answers.get(plugin);
     if (!known || known.version !== this.services.db.plugins.version) return undefined;
     return member ? known.member : known.visitor;
   }
 
-  set(plugin: PluginRecord, member: boolean, bytes: Buffer): void {
+  set(plugin: PluginRecord, member: boolean, bytes: string): void {
     const version = this.services.db.plugins.version;
     let known = this.answers.get(plugin);
     if (!known || known.version !== version) this.answers.set(plugin, (known = { version }));
@@ -185,7 +185,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
 
   const pluginAnswers = new PluginAnswers(services);
   /** The kept answer for this caller and plugin, after the same checks as the handler's; undefined when there is none yet. */
-  function knownPluginAnswer(request: FastifyRequest, pluginId: string): Buffer | undefined {
+  function knownPluginAnswer(request: FastifyRequest, pluginId: string): string | undefined {
     const plugin = findVisiblePlugin(services, request, pluginId);
     return pluginAnswers.get(plugin, hasRole(db, request.principal, plugin.orgId, 'MEMBER'));
   }
@@ -198,7 +198,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
       // Who may see the plugin, and which view, is decided now as in the handler. Any refusal is left
       // to the full path below, so its status and order (400 before 404) stay as they are.
       onRequest: (request, reply, done) => {
-        let known: Buffer | undefined;
+        let known: string | undefined;
         try {
           known = knownPluginAnswer(request, request.params.pluginId);
         } catch {
@@ -218,7 +218,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
       const answer = ok(presentPlugin(services, request, plugin));
       const serialize = reply.getSerializationFunction('200');
       if (!serialize) return answer;
-      const bytes = Buffer.from(serialize(answer));
+      const bytes = serialize(answer);
       pluginAnswers.set(plugin, member, bytes);
       return sendSerialized(reply, bytes);
     },
