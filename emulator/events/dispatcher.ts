@@ -6,7 +6,8 @@ import { newId, nowIso } from '../store/ids.js';
 import type { DispatchMode } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
-import { DeliverySlots, Fifo, STALL_MS } from './slots.js';
+import { DeliverySlots } from './slots.js';
+import { EmitterAdmission } from './admission.js';
 import { DeliveryTurns, type TurnBudget } from './turns.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
@@ -90,13 +91,8 @@ export class EventDispatcher {
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
   private readonly slots: DeliverySlots;
   private readonly turns = new DeliveryTurns(TURN_BUDGET);
-  /** Emitters waiting for the delivery backlog to shrink before they queue their deliveries (see `admit`). */
-  private readonly emitters = new Fifo<() => void>();
-  /** Deliveries of admitted emitters being written, whose attempts have not asked for a slot yet. */
-  private queuing = 0;
-  private recheck: NodeJS.Timeout | undefined;
-  /** True from letting a waiting emitter go until it runs. */
-  private waking = false;
+  /** API calls that emit events wait here while the delivery backlog is full (admission.ts). */
+  private readonly admission: EmitterAdmission;
   private readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
@@ -113,21 +109,13 @@ export class EventDispatcher {
     this.options = resolveDeliveryOptions(options);
     this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
+    this.admission = new EmitterAdmission(this.options.concurrency, () => this.slots.queued() + this.turns.sends);
     this.log = new DeliveryLog(db, this.options.logLimit, (id) => this.inFlight.has(id));
   }
 
   /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
   async emit(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
-    const turn = this.admit();
-    if (turn) {
-      await turn;
-      this.waking = false;
-    }
-    try {
-      return await this.emitAdmitted(type, input);
-    } finally {
-      this.admitNext();
-    }
+    return this.admission.run(() => this.emitAdmitted(type, input));
   }
 
   private async emitAdmitted(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
@@ -144,16 +132,11 @@ export class EventDispatcher {
     const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
     // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
     if (this.faults.active) this.faults.register(record.id);
-    // Counted in the backlog from now until its attempt asks for a slot, so that emitters admitted
-    // together (before any of their deliveries is queued) see each other.
-    this.queuing++;
-    let first: Promise<DeliveryRecord | null>;
-    try {
+    // Wrapped: an async function returning the attempt's promise would wait for the attempt itself.
+    const { first } = await this.admission.writingOne(async () => {
       await this.save(record);
-      first = this.run(record.id);
-    } finally {
-      this.queuing--;
-    }
+      return { first: this.run(record.id) };
+    });
     const settled = mode === 'SYNC' ? await first : null;
     return presentDelivery(settled ?? this.log.get(record.id) ?? record);
   }
@@ -162,61 +145,17 @@ export class EventDispatcher {
   async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown | ((instance: InstanceRecord) => unknown)): Promise<DeliveryView[]> {
     if (instances.length === 0) return [];
     // One admission for the whole fan-out: its deliveries are queued together, in instance order.
-    const turn = this.admit();
-    if (turn) {
-      await turn;
-      this.waking = false;
-    }
-    let sent: Array<DeliveryView | null>;
-    try {
-      sent = await Promise.all(
+    const sent = await this.admission.run(() =>
+      Promise.all(
         instances.map((instance) => {
           const plugin = this.db.plugins.get(instance.pluginId);
           if (!plugin) return null;
           const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
           return this.emitAdmitted(type, { plugin, instance, data: payload });
         }),
-      );
-    } finally {
-      this.admitNext();
-    }
+      ),
+    );
     return sent.filter((d): d is DeliveryView => d !== null);
-  }
-
-  /**
-   * Null when an emitter may queue its deliveries now, else a promise that resolves when it may.
-   * While more attempts than `concurrency` wait for the process's time (a slot or a turn; not
-   * those waiting for a slow webhook), emitters wait in line: an API call that emits events is
-   * answered once its deliveries can be queued, so callers that emit as fast as they can are
-   * held to the pace at which deliveries drain, and the other API requests keep most of the
-   * process instead of queueing behind calls that each add a fan-out of deliveries.
-   */
-  private admit(): Promise<void> | null {
-    if (this.closed || (this.emitters.size === 0 && !this.waking && this.backlog() < this.options.concurrency)) return null;
-    if (!this.recheck) {
-      // Attempts become uncounted with time alone (their webhook is slow): look again meanwhile.
-      this.recheck = setInterval(() => {
-        if (this.emitters.size === 0) {
-          clearInterval(this.recheck);
-          this.recheck = undefined;
-        } else this.admitNext();
-      }, STALL_MS);
-      this.recheck.unref();
-    }
-    return new Promise((resolve) => this.emitters.push(resolve));
-  }
-
-  /** Lets the next waiting emitter go if the backlog has room (called whenever it may have shrunk). */
-  private admitNext(): void {
-    // One at a time: the one let go counts in the backlog once it has started queuing.
-    if (this.waking || this.emitters.size === 0 || (!this.closed && this.backlog() >= this.options.concurrency)) return;
-    this.waking = true;
-    this.emitters.shift()!();
-  }
-
-  /** Attempts waiting for the process: being queued, waiting for a slot (but not for their webhook) or for a turn to be sent. */
-  private backlog(): number {
-    return this.queuing + this.slots.queued() + this.turns.sends;
   }
 
   /** Emits an event to every instance attached to an entity (e.g. REPOSITORY_FILE_ADDED to a repository's data providers). */
@@ -330,6 +269,8 @@ export class EventDispatcher {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Waiting emitters go on now (their deliveries stay pending for the next start).
+    this.admission.close();
     this.reset();
     // Delayed and held attempts end without sending (they stay pending for the next start).
     this.faults.abort();
@@ -340,9 +281,6 @@ export class EventDispatcher {
     for (const attempt of this.live) attempt.interrupt();
     // Waiting attempts see `closed` once woken and end without sending.
     this.slots.wakeAll();
-    // Waiting emitters go on (their deliveries stay pending for the next start, or fail with the store).
-    clearInterval(this.recheck);
-    for (let go = this.emitters.shift(); go; go = this.emitters.shift()) go();
     await Promise.allSettled(pending);
     await this.http.destroy();
   }
@@ -400,7 +338,7 @@ export class EventDispatcher {
     try {
       // Sending and logging wait for their turn of the event loop, so API requests interleave.
       await this.turns.next();
-      this.admitNext();
+      this.admission.next();
       const due = this.log.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
@@ -409,7 +347,7 @@ export class EventDispatcher {
       else if (faults?.drop) outcome = droppedOutcome();
       else {
         this.slots.sent(lane);
-        this.admitNext();
+        this.admission.next();
         try {
           outcome = await this.send(due);
         } finally {
@@ -438,7 +376,7 @@ export class EventDispatcher {
       return null;
     } finally {
       this.slots.release(lane);
-      this.admitNext();
+      this.admission.next();
     }
   }
 
