@@ -81,13 +81,14 @@ class MarketplacePages {
 }
 const MAX_MARKETPLACE_PAGES = 256;
 
-/** Sends JSON bytes already serialized by the route's response serializer. */
-function sendSerialized(reply: FastifyReply, bytes: Buffer | string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(bytes);
+/** Sends JSON already serialized by the route's response serializer. */
+function sendSerialized(reply: FastifyReply, json: Buffer | string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
 }
 
 /**
- * GET /api/plugins/:id answers as sent (JSON bytes from the route's response serializer), per
+ * GET /api/plugins/:id answers as sent (JSON text from the route's response serializer, which node
+ * writes with the headers in one piece), per
  * plugin record and per view (with the secret for its org's MEMBERs and OWNERs, without for everyone
  * else), for as long as no plugin changes: a client polling a plugin is answered without presenting
  * and serializing it again. Who may see the plugin, and which view, is decided on every request.
@@ -103,12 +104,12 @@ class PluginAnswers {
     return member ? known.member : known.visitor;
   }
 
-  set(plugin: PluginRecord, member: boolean, bytes: string): void {
+  set(plugin: PluginRecord, member: boolean, text: string): void {
     const version = this.services.db.plugins.version;
     let known = this.answers.get(plugin);
     if (!known || known.version !== version) this.answers.set(plugin, (known = { version }));
-    if (member) known.member = bytes;
-    else known.visitor = bytes;
+    if (member) known.member = text;
+    else known.visitor = text;
   }
 }
 
@@ -156,8 +157,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
       },
     },
     async (request, reply) => {
-      const known = marketplacePages.get(request.url, request);
-      if (known !== undefined) return sendSerialized(reply, known);
+      // A kept page went out from onRequest: this path builds one and keeps it.
       const query = parseQuery(request.query, PLUGIN_QUERY);
       const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
       const orgIds = [...new Set(result.data.map((p) => p.orgId))];
@@ -213,14 +213,13 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
       const { pluginId } = request.params;
       const plugin = findVisiblePlugin(services, request, pluginId);
       const member = hasRole(db, request.principal, plugin.orgId, 'MEMBER');
-      const known = pluginAnswers.get(plugin, member);
-      if (known !== undefined) return sendSerialized(reply, known);
+      // A kept answer went out from onRequest: this path builds one and keeps it.
       const answer = ok(presentPlugin(services, request, plugin));
       const serialize = reply.getSerializationFunction('200');
       if (!serialize) return answer;
-      const bytes = serialize(answer);
-      pluginAnswers.set(plugin, member, bytes);
-      return sendSerialized(reply, bytes);
+      const text = serialize(answer);
+      pluginAnswers.set(plugin, member, text);
+      return sendSerialized(reply, text);
     },
   );
 
