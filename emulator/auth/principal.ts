@@ -25,7 +25,13 @@ export type Principal = UserPrincipal | InstancePrincipal;
  * a header with an unknown or revoked token is a 401.
  */
 export function principalFromHeader(db: Db, header: string | undefined): Principal | null {
-  if (header === undefined || header.trim() === '') return null;
+  if (header === undefined) return null;
+  const known = knownPrincipals.get(db.tokens);
+  if (known !== undefined && known.version === db.tokens.version) {
+    const principal = known.byHeader.get(header);
+    if (principal !== undefined) return principal;
+  }
+  if (header.trim() === '') return null;
   let secret = header.trim();
   const space = secret.indexOf(' ');
   if (space !== -1) {
@@ -36,7 +42,31 @@ export function principalFromHeader(db: Db, header: string | undefined): Princip
   }
   const record = findToken(db, secret);
   if (!record) throw unauthorized('The token in the Authorization header is unknown or revoked: create one with POST /api/tokens, or use the one the emulator printed');
-  return toPrincipal(record);
+  // Frozen: one principal now serves every request that sends this header.
+  const principal = Object.freeze(toPrincipal(record));
+  rememberPrincipal(db, header, principal);
+  return principal;
+}
+
+/** Most headers `knownPrincipals` remembers per store; it empties when full. */
+const KNOWN_PRINCIPALS_MAX = 1024;
+
+/**
+ * The principal each Authorization header named, per token collection, for as long as no token
+ * changes: a client sends the same header on every request, and reading it (the token's hash, its
+ * index, its record) was a large part of a small GET. Any change to any token (a revocation, a new
+ * one, an import) empties the map before the next request reads it, so a revoked token is refused
+ * at once. Only headers that named a live token are kept; the map lives in memory only and is bounded.
+ */
+const knownPrincipals = new WeakMap<Db['tokens'], { version: number; byHeader: Map<string, Principal> }>();
+
+function rememberPrincipal(db: Db, header: string, principal: Principal): void {
+  let known = knownPrincipals.get(db.tokens);
+  if (known === undefined || known.version !== db.tokens.version || known.byHeader.size >= KNOWN_PRINCIPALS_MAX) {
+    known = { version: db.tokens.version, byHeader: new Map() };
+    knownPrincipals.set(db.tokens, known);
+  }
+  known.byHeader.set(header, principal);
 }
 
 function toPrincipal(record: TokenRecord): Principal {
@@ -50,9 +80,29 @@ function toPrincipal(record: TokenRecord): Principal {
 export function roleIn(db: Db, principal: Principal | null, orgId: string): Role | null {
   if (!principal || principal.kind !== 'user') return null;
   if (principal.orgId !== null && principal.orgId !== orgId) return null;
-  const membership = db.memberships.get(membershipId(orgId, principal.userId));
-  return membership?.role ?? null;
+  let known = knownRoles.get(principal);
+  // Bounded too: a caller can name any number of orgs that do not exist.
+  if (known === undefined || known.memberships !== db.memberships || known.version !== db.memberships.version || known.byOrg.size >= KNOWN_ROLES_MAX) {
+    known = { memberships: db.memberships, version: db.memberships.version, byOrg: new Map() };
+    knownRoles.set(principal, known);
+  }
+  let role = known.byOrg.get(orgId);
+  if (role === undefined) {
+    role = db.memberships.get(membershipId(orgId, principal.userId))?.role ?? null;
+    known.byOrg.set(orgId, role);
+  }
+  return role;
 }
+
+/** Most orgs `knownRoles` remembers per principal; it empties when full. */
+const KNOWN_ROLES_MAX = 256;
+
+/**
+ * The roles a principal was found to have, by org, for as long as no membership changes (any
+ * change to any membership starts afresh). A principal lives as long as `knownPrincipals` keeps
+ * it, so one client's requests ask the memberships once per org, not twice per request.
+ */
+const knownRoles = new WeakMap<UserPrincipal, { memberships: Db['memberships']; version: number; byOrg: Map<string, Role | null> }>();
 
 export function membershipId(orgId: string, userId: string): string {
   return `${orgId}:${userId}`;
