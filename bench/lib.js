@@ -1,5 +1,6 @@
 // Shared helpers of `npm run bench`: child servers, autocannon runs, timing, the results table.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +12,13 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * Starts `node <script> ...args` and resolves with the first JSON line it prints on stdout.
  * With BENCH_CPU_PROF=<dir> in the environment, the child writes a V8 CPU profile there on exit.
+ * `cpu` (a CPU number) runs it on that CPU alone where `pinning` is possible.
  */
-export async function startServer(script, args = [], env = {}) {
+export async function startServer(script, args = [], env = {}, { cpu } = {}) {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, join(root, 'bench/servers', script), ...args], {
+  const command = [process.execPath, ...prof, join(root, 'bench/servers', script), ...args];
+  if (cpu !== undefined && pinning) command.unshift('taskset', '-c', String(cpu));
+  const child = spawn(command[0], command.slice(1), {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });
@@ -36,6 +40,31 @@ export async function startServer(script, args = [], env = {}) {
     },
   };
 }
+
+/**
+ * Whether processes can be held to one CPU each (Linux with taskset, two CPUs or more). Servers
+ * compared with each other then share one CPU and this process (autocannon) keeps the other: the
+ * scheduler no longer moves them about, or puts the load generator on the server's CPU, differently
+ * for each server.
+ */
+export const pinning = availableParallelism() >= 2 && tasksetWorks();
+
+function tasksetWorks() {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Holds this process (every thread) to `cpus` ("0", "0-1"), where `pinning` is possible. */
+export function pinSelf(cpus) {
+  if (pinning) execFileSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** Every CPU of the machine, as taskset names them ("0-1"). */
+export const ALL_CPUS = `0-${availableParallelism() - 1}`;
 
 /** Runs autocannon and returns req/s and latency percentiles. */
 export async function load({ url, connections = 50, duration = 5, method = 'GET', headers = {}, body, requests }) {

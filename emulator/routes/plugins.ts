@@ -86,28 +86,44 @@ function sendSerialized(reply: FastifyReply, json: Buffer | string): FastifyRepl
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
+/** Most plugins `PluginAnswers` keeps answers for; it starts afresh when full. */
+const PLUGIN_ANSWERS_MAX = 4096;
+
 /**
  * GET /api/plugins/:id answers as sent (JSON text from the route's response serializer, which node
- * writes with the headers in one piece), per
- * plugin record and per view (with the secret for its org's MEMBERs and OWNERs, without for everyone
- * else), for as long as no plugin changes: a client polling a plugin is answered without presenting
- * and serializing it again. Who may see the plugin, and which view, is decided on every request.
+ * writes with the headers in one piece), per plugin and per view (with the secret for its org's
+ * MEMBERs and OWNERs, without for everyone else), for as long as no plugin changes: a client polling
+ * a plugin is answered without presenting and serializing it again. Kept by plugin id in a map of
+ * the plugins asked for lately (any change to any plugin starts a new one), which a request reads
+ * instead of the store's map of every plugin. Who may see the plugin, and which view, is decided on
+ * every request, with the same checks as the handler's.
  */
 class PluginAnswers {
-  private readonly answers = new WeakMap<PluginRecord, { version: number; member?: string; visitor?: string }>();
+  private version = -1;
+  private answers = new Map<string, { plugin: PluginRecord; member?: string; visitor?: string }>();
 
-  constructor(private readonly services: Services) {}
+  constructor(private readonly db: Services['db']) {}
 
-  get(plugin: PluginRecord, member: boolean): string | undefined {
-    const known = this.answers.get(plugin);
-    if (!known || known.version !== this.services.db.plugins.version) return undefined;
-    return member ? known.member : known.visitor;
+  /** The kept answer for this caller; undefined when there is none, or when the full path would refuse. */
+  get(request: FastifyRequest, pluginId: string): string | undefined {
+    if (this.version !== this.db.plugins.version) return undefined;
+    const known = this.answers.get(pluginId);
+    if (known === undefined) return undefined;
+    const { principal } = request;
+    // No token, an installation token, or a plugin this caller may not see: the handler refuses.
+    if (principal === null || principal.kind !== 'user') return undefined;
+    const { orgId, isPublic } = known.plugin;
+    if (!isPublic && !hasRole(this.db, principal, orgId, 'VIEWER')) return undefined;
+    return hasRole(this.db, principal, orgId, 'MEMBER') ? known.member : known.visitor;
   }
 
   set(plugin: PluginRecord, member: boolean, text: string): void {
-    const version = this.services.db.plugins.version;
-    let known = this.answers.get(plugin);
-    if (!known || known.version !== version) this.answers.set(plugin, (known = { version }));
+    if (this.version !== this.db.plugins.version || this.answers.size >= PLUGIN_ANSWERS_MAX) {
+      this.version = this.db.plugins.version;
+      this.answers = new Map();
+    }
+    let known = this.answers.get(plugin.id);
+    if (known === undefined || known.plugin !== plugin) this.answers.set(plugin.id, (known = { plugin }));
     if (member) known.member = text;
     else known.visitor = text;
   }
@@ -183,12 +199,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
   });
 
-  const pluginAnswers = new PluginAnswers(services);
-  /** The kept answer for this caller and plugin, after the same checks as the handler's; undefined when there is none yet. */
-  function knownPluginAnswer(request: FastifyRequest, pluginId: string): string | undefined {
-    const plugin = findVisiblePlugin(services, request, pluginId);
-    return pluginAnswers.get(plugin, hasRole(db, request.principal, plugin.orgId, 'MEMBER'));
-  }
+  const pluginAnswers = new PluginAnswers(db);
   app.get(
     '/plugins/:pluginId',
     {
@@ -198,12 +209,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
       // Who may see the plugin, and which view, is decided now as in the handler. Any refusal is left
       // to the full path below, so its status and order (400 before 404) stay as they are.
       onRequest: (request, reply, done) => {
-        let known: string | undefined;
-        try {
-          known = knownPluginAnswer(request, request.params.pluginId);
-        } catch {
-          return done();
-        }
+        const known = pluginAnswers.get(request, request.params.pluginId);
         if (known === undefined) return done();
         sendSerialized(reply, known);
       },
