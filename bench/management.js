@@ -30,11 +30,11 @@ function cpuMs(pid) {
 }
 
 /**
- * Server CPU per request, bare fastify (the first target) against the emulator, in rounds that take turns (bare, GET,
- * marketplace, ...) on servers that are all running and warmed: the median of each. req/s on these
- * shared 2-core machines swings with whatever else runs during a row's 5 s (and autocannon, on the
- * same cores, costs about as much per request as the server), so a row's ratio can move by a third
- * from one run to the next; the CPU a server spends per request barely moves with the machine's load.
+ * Server CPU per request (from /proc, in 10 ms ticks), bare fastify (the first target) against the
+ * emulator, in rounds that take turns (bare, GET, marketplace; the next round in reverse order) on
+ * servers that are all running and warmed: each target's median, and its ratio as the median of its
+ * rounds' ratios to the bare round beside it. It moves less with the machine's load than req/s
+ * (autocannon, on the same machine, costs about as much per request as the server), but it moves.
  */
 async function cpuPerRequest(targets, { rounds, amount }) {
   const spent = new Map(targets.map((t) => [t.name, []]));
@@ -105,7 +105,7 @@ export default async function management({ duration, quick }) {
         { name: 'get', url: `${emu.url}/api/plugins/${pluginId}`, headers: { authorization: emu.token } },
         { name: 'market', url: `${emu.url}/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3` },
       ],
-      { rounds: quick ? 3 : 7, duration: Math.max(1, Math.round(duration / 2)) },
+      { rounds: quick ? 5 : 11, duration: Math.max(1, Math.round(duration * 0.4)) },
     );
     const baseline = reads.get('bare');
     rows.push({ name: `bare fastify GET (baseline)${pinning ? ', servers on CPU 1, load on CPU 0' : ''}`, ...baseline, ratio: 1 });
@@ -119,7 +119,7 @@ export default async function management({ duration, quick }) {
           { name: 'get', url: `${emu.url}/api/plugins/${pluginId}`, headers: { authorization: emu.token }, pid: emu.child.pid },
           { name: 'market', url: `${emu.url}/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3`, headers: {}, pid: emu.child.pid },
         ],
-        { rounds: quick ? 5 : 9, amount: 10_000 },
+        { rounds: quick ? 5 : 11, amount: 20_000 },
       );
       rows.push({ name: 'server CPU ms per 10,000: bare fastify GET (baseline)', ...cpu.get('bare') });
       rows.push({ name: 'server CPU ms per 10,000: GET /api/plugins/:id', ...cpu.get('get'), target: 'CPU view of >= 0.9x' });
