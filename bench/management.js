@@ -98,18 +98,22 @@ export default async function management({ duration, quick }) {
     const bare = await startServer('bare.js', [], {}, { cpu: 1 });
     const emu = await startServer('emulator.js', [readDir], {}, { cpu: 1 });
     const pluginId = await firstPlugin(emu);
+    const answer = await request(`${emu.url}/api/plugins/${pluginId}`, { headers: { authorization: emu.token } });
+    const samePlugin = await startServer('bare-plugin.js', [await answer.body.text()], {}, { cpu: 1 });
     pinSelf('0');
     const reads = await inTurns(
       { name: 'bare', url: bare.url },
       [
         { name: 'get', url: `${emu.url}/api/plugins/${pluginId}`, headers: { authorization: emu.token } },
         { name: 'market', url: `${emu.url}/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3` },
+        { name: 'same plugin', url: `${samePlugin.url}/api/plugins/${pluginId}`, headers: { authorization: emu.token } },
       ],
       { rounds: quick ? 5 : 11, duration: Math.max(1, Math.round(duration * 0.4)) },
     );
     const baseline = reads.get('bare');
     rows.push({ name: `bare fastify GET (baseline)${pinning ? ', servers on CPU 1, load on CPU 0' : ''}`, ...baseline, ratio: 1 });
     rows.push({ name: 'GET /api/plugins/:id', ...reads.get('get'), target: '>= 0.9x' });
+    rows.push({ name: '  bare fastify answering the same plugin to the same header (serialized per request)', ...reads.get('same plugin') });
     rows.push({ name: 'GET marketplace tag filter, page 3 (10k)', ...reads.get('market'), target: '>= 0.5x, p99 < 25 ms' });
     // The same two reads as server CPU per request, against a bare fastify measured in turns with them.
     if (cpuMs(emu.child.pid) !== null) {
@@ -126,6 +130,7 @@ export default async function management({ duration, quick }) {
       rows.push({ name: 'server CPU ms per 10,000: marketplace page 3 (10k)', ...cpu.get('market'), target: 'CPU view of >= 0.5x' });
     }
     pinSelf(ALL_CPUS);
+    await samePlugin.stop();
     await emu.stop();
     await bare.stop();
 
