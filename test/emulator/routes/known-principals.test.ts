@@ -1,7 +1,10 @@
 // The emulator remembers which principal an Authorization header names, and which role that
 // principal has in an org, between requests. These tests change tokens and memberships under a
 // client that keeps sending the same header, and check that every answer follows the change at once.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { principalFromHeader, roleIn } from '../../../emulator/auth/principal.js';
 import { ORG, OTHER_ORG, TOKENS, startMatrixEmulator, type MatrixEmulator } from '../../helpers/matrix-emulator.js';
 import { expectError, expectOk } from '../../helpers/envelope.js';
 
@@ -74,5 +77,31 @@ describe('a header the emulator has seen before', () => {
     const plugin = await m.createPlugin({ isPublic: false });
     expect(expectOk(await m.call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner })).webhookSecret).toBe(plugin.webhookSecret);
     expectError(await m.call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.outsider }), 404);
+  });
+});
+
+describe('what is remembered stays small whatever callers send', () => {
+  const gc: () => void = (setFlagsFromString('--expose-gc'), runInNewContext('gc'));
+  const heapUsed = () => {
+    for (let i = 0; i < 4; i++) gc();
+    return process.memoryUsage().heapUsed;
+  };
+
+  test('headers that name the same token share one caller, and orgs it is not in are not remembered', () => {
+    const { db } = m.emu.services;
+    const variants = Array.from({ length: 1000 }, (_, i) => (i % 2 ? `Bearer${' '.repeat(i)}${TOKENS.owner}` : `${' '.repeat(i)}${TOKENS.owner}`));
+    const first = principalFromHeader(db, variants[0]);
+    for (const header of variants) expect(principalFromHeader(db, header)).toBe(first);
+    expect(roleIn(db, first, ORG)).toBe('OWNER');
+
+    // 1,000 headers, each asking about 255 orgs of 200 characters that do not exist: this kept
+    // some 60 MB when every header had its own caller and every org its remembered "no role".
+    const before = heapUsed();
+    for (const header of variants) {
+      const principal = principalFromHeader(db, header);
+      for (let o = 0; o < 255; o++) expect(roleIn(db, principal, `org_${o}_${'x'.repeat(190)}_${header.length}`)).toBeNull();
+    }
+    expect(heapUsed() - before).toBeLessThan(8_000_000);
+    expect(roleIn(db, principalFromHeader(db, TOKENS.owner), ORG)).toBe('OWNER');
   });
 });
