@@ -104,4 +104,16 @@ describe('what is remembered stays small whatever callers send', () => {
     expect(heapUsed() - before).toBeLessThan(8_000_000);
     expect(roleIn(db, principalFromHeader(db, TOKENS.owner), ORG)).toBe('OWNER');
   });
+
+  test('long headers are not remembered, known or unknown', () => {
+    const { db } = m.emu.services;
+    const before = heapUsed();
+    // 2,000 headers of 15,000 characters: 1,024 of them kept would be some 15 MB.
+    for (let i = 0; i < 2000; i++) {
+      const long = `pst_${String(i).padStart(4, '0')}${'x'.repeat(15_000)}`;
+      expect(() => principalFromHeader(db, long)).toThrow(/unknown or revoked/);
+      expect(principalFromHeader(db, `Bearer ${' '.repeat(15_000)}${TOKENS.owner}`)).toMatchObject({ kind: 'user' });
+    }
+    expect(heapUsed() - before).toBeLessThan(8_000_000);
+  });
 });
