@@ -70,34 +70,9 @@ export function newApiKey(input: { orgId: string; name?: string; key?: string })
   return { record, key };
 }
 
-/** Most presented secrets whose hash is remembered (a client sends the same token on every request). */
-const PRESENTED_HASHES_MAX = 1024;
-/** Longest secret whose hash is remembered: tokens are some 50 characters; anything longer is hashed every time. */
-const PRESENTED_SECRET_MAX = 256;
-const presentedHashes = new Map<string, string>();
-
-/**
- * The hash of a secret presented in a request, remembered for the next request with the same
- * string: SHA-256 of the token was a tenth of a GET's cost. Only the string-to-hash step is
- * remembered (it never changes); which record the hash finds, and whether that record is revoked,
- * is looked up on every request, so a revocation takes effect at once. The map lives in this
- * process's memory only (never stored, logged or sent) and is bounded: it empties when full, and
- * keeps no secret longer than a token (a caller could otherwise make it hold 1,024 headers of 16 KB).
- */
-function presentedHash(secret: string): string {
-  if (secret.length > PRESENTED_SECRET_MAX) return hashSecret(secret);
-  let hash = presentedHashes.get(secret);
-  if (hash === undefined) {
-    hash = hashSecret(secret);
-    if (presentedHashes.size >= PRESENTED_HASHES_MAX) presentedHashes.clear();
-    presentedHashes.set(secret, hash);
-  }
-  return hash;
-}
-
 /** Finds the live token record for a secret string. */
 export function findToken(db: Db, secret: string): TokenRecord | undefined {
-  for (const id of db.tokens.lookup('hash', presentedHash(secret)).ids) {
+  for (const id of db.tokens.lookup('hash', hashSecret(secret)).ids) {
     const record = db.tokens.get(id);
     if (record && record.revokedAt === null) return record;
   }
