@@ -47,6 +47,7 @@ export function platformAs(baseUrl: string, token: string) {
         listAll: async (repositoryId: string): Promise<FileRecord[]> => {
           const files: FileRecord[] = [];
           let query = '@limit=100';
+          // Bounded, and stopped by an empty page, so that a confused server cannot keep it looping.
           for (let pages = 0; pages < 1000; pages++) {
             const { data, pagination } = await call<FileRecord[]>('GET', `/api/repositories/${segment(repositoryId)}/files?${query}`);
             files.push(...data);
