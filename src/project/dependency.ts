@@ -16,7 +16,7 @@ export const VENDOR_DIR = 'vendor';
 export interface PlugsmithDependency {
   /** The version of the running plugsmith. */
   version: string;
-  /** The value of `dependencies.plugsmith` in the project's package.json. */
+  /** The value of `devDependencies.plugsmith` in the project's package.json. */
   spec: string;
   /** The packed plugsmith inside the project (`vendor/plugsmith-<version>.tgz`), when not a registry release. */
   vendored: string | null;

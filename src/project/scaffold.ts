@@ -30,7 +30,7 @@ export interface ScaffoldResult {
   files: string[];
   /** The version of the plugsmith that wrote the project. */
   plugsmithVersion: string;
-  /** Its `dependencies.plugsmith`: `^<version>`, or `file:vendor/plugsmith-<version>.tgz` when vendored. */
+  /** Its `devDependencies.plugsmith`: `^<version>`, or `file:vendor/plugsmith-<version>.tgz` when vendored. */
   plugsmithDependency: string;
   /** The packed plugsmith inside the project when this plugsmith is not a registry release, else null. */
   vendored: string | null;

@@ -7,9 +7,10 @@ import { ORG, useCliEnv } from '../cli/cli-env.js';
 import { freePort } from '../helpers/ports.js';
 
 // Every template passes every check: a project made by `plugsmith init` (this package symlinked in
-// as its `plugsmith` dependency, no npm install), deployed to the emulator, its plugin started from
-// the project's own sources, and `plugsmith check` spawned in the project with no arguments but the
-// manifest: the URL comes from plugsmith.json, the plugin and its secret from the deploy state.
+// as its `plugsmith` dependency, and this package's standardwebhooks as its own: no npm install),
+// deployed to the emulator, its plugin started from the project's own sources, and `plugsmith check`
+// spawned in the project with no arguments but the manifest: the URL comes from plugsmith.json, the
+// plugin and its secret from the deploy state.
 
 const t = useCliEnv();
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -34,6 +35,8 @@ async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP', edit?: (
   await edit?.(dir);
   await mkdir(join(dir, 'node_modules'), { recursive: true });
   await symlink(ROOT, join(dir, 'node_modules/plugsmith'), 'dir');
+  // The project's runtime dependency (a devDependency of this package), with its own dependencies beside it.
+  await symlink(join(ROOT, 'node_modules/standardwebhooks'), join(dir, 'node_modules/standardwebhooks'), 'dir');
   const port = await freePort();
   const manifest = join(dir, 'plugsmith.json');
   const deployed = await t.json(['deploy', '--manifest', manifest, '--org', ORG], { PORT: String(port) });

@@ -33,10 +33,10 @@ async function filesUnder(dir: string, sub = ''): Promise<string[]> {
 
 // This checkout is not a registry release (no dist/release.json): init vendors it.
 const VENDORED = `vendor/plugsmith-${version}.tgz`;
-const COMMON = [VENDORED, '.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.json', 'vitest.config.ts'];
+const COMMON = [VENDORED, '.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/platform.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'src/webhooks.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.build.json', 'tsconfig.json', 'vitest.config.ts'];
 
 const CASES = [
-  { type: 'DATA_PROVIDER', installs: [{ name: 'local docs', repository: 'repo_docs' }], events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.list'] },
+  { type: 'DATA_PROVIDER', installs: [{ name: 'local docs', repository: 'repo_docs' }], events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.listAll'] },
   { type: 'EVENT_HANDLER', installs: [{ name: 'local agent', agent: 'agent_nova' }], events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], extra: ['src/reply.ts'], code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'] },
   { type: 'APP', installs: [{ name: 'local app', app: 'app_local' }], events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], extra: ['src/history.ts'], code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'] },
 ] as const;
@@ -58,8 +58,10 @@ describe('plugsmith init by flags', () => {
       }
 
       const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-      expect(pkg).toMatchObject({ name, private: true, type: 'module', dependencies: { plugsmith: `file:${VENDORED}` } });
-      expect(pkg.scripts).toMatchObject({ dev: expect.stringContaining('src/main.ts'), test: expect.stringContaining('vitest run') });
+      // plugsmith is for development and tests; a running plugin needs only the Standard Webhooks library.
+      expect(pkg).toMatchObject({ name, private: true, type: 'module', devDependencies: { plugsmith: `file:${VENDORED}` } });
+      expect(Object.keys(pkg.dependencies)).toEqual(['standardwebhooks']);
+      expect(pkg.scripts).toMatchObject({ dev: expect.stringContaining('src/main.ts'), test: expect.stringContaining('vitest run'), build: 'tsc -p tsconfig.build.json', start: 'node dist/main.js' });
 
       const raw = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
       expect(raw.$schema).toBe('./node_modules/plugsmith/plugsmith.schema.json');
@@ -75,8 +77,13 @@ describe('plugsmith init by flags', () => {
       expect(store).toContain("writeFile(temporary, JSON.stringify(all, null, 2) + '\\n', { mode: 0o600 })");
       expect(store).toContain('chmod(temporary, 0o600)');
       expect(store).toContain('rename(temporary, this.path)');
-      // The server verifies signatures with plugsmith/webhooks; the plugin handles its type's events.
-      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain("import { createWebhookHandler, EVENT_TYPES, type WebhookEvent, type WebhookHandlers } from 'plugsmith/webhooks'");
+      // The server verifies signatures with the project's own src/webhooks.ts (on standardwebhooks);
+      // plugsmith is imported for types only, which the build erases. The plugin handles its type's events.
+      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain("import { createWebhookHandler, type WebhookHandlers } from './webhooks.js'");
+      expect(await readFile(join(dir, 'src/webhooks.ts'), 'utf8')).toContain("import { Webhook } from 'standardwebhooks'");
+      for (const file of (await filesUnder(dir)).filter((f) => f.startsWith('src/'))) {
+        expect(await readFile(join(dir, file), 'utf8'), file).not.toMatch(/^import (?!type )[^;]*from 'plugsmith/m);
+      }
       const plugin = await readFile(join(dir, 'src/plugin.ts'), 'utf8');
       for (const snippet of c.code) expect(plugin).toContain(snippet);
       expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain('Number(env.PORT || 3456)');
@@ -213,7 +220,7 @@ describe('the plugsmith dependency init writes', () => {
     return copy;
   }
 
-  async function initWith(copy: string, name: string): Promise<{ pkg: { dependencies: { plugsmith: string } }; stderr: string; vendor: string[] }> {
+  async function initWith(copy: string, name: string): Promise<{ pkg: { devDependencies: { plugsmith: string } }; stderr: string; vendor: string[] }> {
     const dir = join(root, name);
     // The copy's own bin, so that the running plugsmith is the copy.
     const result = await promisify(execFile)(process.execPath, [join(copy, 'bin/plugsmith.js'), 'init', dir, '--yes'], { env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
@@ -224,7 +231,7 @@ describe('the plugsmith dependency init writes', () => {
   it('is ^<version> for a registry release (the mark npm publish leaves), with nothing vendored', async () => {
     const copy = await installedCopy('1.2.3', { version: '1.2.3' });
     const { pkg, stderr, vendor } = await initWith(copy, 'from-release');
-    expect(pkg.dependencies.plugsmith).toBe('^1.2.3');
+    expect(pkg.devDependencies.plugsmith).toBe('^1.2.3');
     expect(vendor).toEqual([]);
     expect(stderr).not.toContain('vendor/');
   });
@@ -237,7 +244,7 @@ describe('the plugsmith dependency init writes', () => {
     ] as const;
     for (const [name, version, mark] of cases) {
       const { pkg, stderr, vendor } = await initWith(await installedCopy(version, mark), name);
-      expect(pkg.dependencies.plugsmith, name).toBe(`file:vendor/plugsmith-${version}.tgz`);
+      expect(pkg.devDependencies.plugsmith, name).toBe(`file:vendor/plugsmith-${version}.tgz`);
       expect(vendor, name).toEqual([`plugsmith-${version}.tgz`]);
       expect(stderr, name).toContain(`plugsmith ${version} is not a release the npm registry serves`);
     }

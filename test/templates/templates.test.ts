@@ -1,20 +1,32 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ORG, useCliEnv } from '../cli/cli-env.js';
 import { runCli } from '../helpers/cli-process.js';
-import { sh } from '../helpers/shell.js';
+import { freePort } from '../helpers/ports.js';
+import { sh, userEnv } from '../helpers/shell.js';
 
 // Proves each template the way a user meets it: `plugsmith init` from this checkout writes the
 // project with this plugsmith packed into its vendor/ folder, and the project's own `npm install`
 // and `npm test` (tsc, then an end-to-end test against the in-memory emulator) must pass, untouched.
+// Then the way it ships: `npm run build`, the project without node_modules copied to a clean folder,
+// `npm ci --omit=dev` there (the package-lock of the full install), and `npm start` serving the
+// plugin from dist/ with only its runtime dependencies, within the dependency budget, passing
+// `plugsmith check` against the emulator it is deployed to.
 // Slow (npm install three times), so the timeouts are long.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TYPES = ['DATA_PROVIDER', 'EVENT_HANDLER', 'APP'] as const;
 const MINUTES = 60_000;
+/** What a production install may weigh (issue 27): under 15 packages and 5 MB. */
+const BUDGET = { packages: 15, bytes: 5 * 1024 * 1024 };
 
+const t = useCliEnv();
 let work: string;
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
@@ -29,7 +41,62 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('generated projects install and pass their own tests, as init wrote them', () => {
+/** The packages under a node_modules folder (scoped ones and nested node_modules included), by path. */
+async function installedPackages(modules: string): Promise<string[]> {
+  const found: string[] = [];
+  const entries = await readdir(modules, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const dirs = entry.name.startsWith('@') ? (await readdir(join(modules, entry.name))).map((n) => join(modules, entry.name, n)) : [join(modules, entry.name)];
+    for (const dir of dirs) {
+      if (!existsSync(join(dir, 'package.json'))) continue;
+      found.push(dir);
+      found.push(...(await installedPackages(join(dir, 'node_modules'))));
+    }
+  }
+  return found;
+}
+
+/** Bytes a folder takes on disk, as `du` counts them (allocated blocks). */
+async function diskUsage(path: string): Promise<number> {
+  const info = await stat(path);
+  if (!info.isDirectory()) return info.blocks * 512;
+  let total = info.blocks * 512;
+  for (const name of await readdir(path)) total += await diskUsage(join(path, name));
+  return total;
+}
+
+/** `npm start` in `dir`, in its own process group (npm and the node it starts), stopped when the test ends. */
+async function npmStart(dir: string, env: Record<string, string>): Promise<{ listening: string; output: () => string }> {
+  const child = spawn('npm', ['start'], { cwd: dir, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  onTestFinished(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    process.kill(-child.pid!, 'SIGTERM');
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  const listening = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`npm start printed no "listening" line within 60 s:\n${output}`)), 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`npm start exited (${code}) before listening:\n${output}`));
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output += line + '\n';
+      if (/ is listening at /.test(line)) {
+        clearTimeout(timer);
+        done(line);
+      }
+    });
+  });
+  return { listening, output: () => output };
+}
+
+describe('generated projects install and pass their own tests, as init wrote them, then ship', () => {
   for (const type of TYPES) {
     it(
       type,
@@ -38,9 +105,11 @@ describe('generated projects install and pass their own tests, as init wrote the
         const init = await runCli(['init', dir, '--type', type, '--yes']);
         expect(init.code, init.stderr).toBe(0);
 
-        // Nothing rewritten: this checkout is no registry release, so init packed it into the project.
+        // Nothing rewritten: this checkout is no registry release, so init packed it into the project,
+        // as a devDependency: the CLI, the emulator and the client are for development and tests.
         const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-        expect(pkg.dependencies.plugsmith).toBe(`file:vendor/plugsmith-${version}.tgz`);
+        expect(pkg.devDependencies.plugsmith).toBe(`file:vendor/plugsmith-${version}.tgz`);
+        expect(Object.keys(pkg.dependencies)).toEqual(['standardwebhooks']);
 
         // Strict engines: nothing in the tree may want a newer Node than the project promises (20).
         const install = await sh('npm', ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'], dir, 8 * MINUTES);
@@ -55,8 +124,57 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(test.code, test.output).toBe(0);
         // vitest's summary: every test passed, none skipped or failed.
         expect(test.output).toMatch(/Tests\s+(\d+) passed \(\1\)/);
+
+        // The build: plain JavaScript in dist/, the sources only (no tests), no runtime import of plugsmith.
+        const build = await sh('npm', ['run', 'build'], dir, 2 * MINUTES);
+        expect(build.code, build.output).toBe(0);
+        const built = (await readdir(join(dir, 'dist'))).sort();
+        expect(built).toContain('main.js');
+        expect(built.every((f) => f.endsWith('.js')), built.join(', ')).toBe(true);
+        for (const file of built) {
+          expect(await readFile(join(dir, 'dist', file), 'utf8'), file).not.toMatch(/(from\s*|import\s*\(\s*|require\s*\(\s*)['"]plugsmith/);
+        }
+
+        // A clean copy, as a deploy gets it: the project (with its package-lock and dist/) without node_modules.
+        const shipped = join(work, `${type.toLowerCase()}-production`);
+        await cp(dir, shipped, { recursive: true, filter: (source) => source.slice(dir.length + 1).split(/[\\/]/)[0] !== 'node_modules' });
+        expect(existsSync(join(shipped, 'package-lock.json'))).toBe(true);
+        const ci = await sh('npm', ['ci', '--omit=dev', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'], shipped, 4 * MINUTES);
+        expect(ci.code, ci.output).toBe(0);
+        const modules = join(shipped, 'node_modules');
+        expect(existsSync(join(modules, 'plugsmith'))).toBe(false);
+        expect(existsSync(join(modules, 'tsx'))).toBe(false);
+        const packages = await installedPackages(modules);
+        expect(packages.length, packages.join('\n')).toBeLessThan(BUDGET.packages);
+        expect(await diskUsage(modules)).toBeLessThan(BUDGET.bytes);
+
+        // Deployed to the emulator with the port it will listen on; `npm start` with the production environment.
+        const port = await freePort();
+        const manifest = join(shipped, 'plugsmith.json');
+        const deployed = await t.json(['deploy', '--manifest', manifest, '--org', ORG], { PORT: String(port) });
+        const pluginId: string = deployed.pluginId;
+        expect(pluginId, JSON.stringify(deployed)).toMatch(/^plg_/);
+        const secret = (await t.cli(['plugins', 'secret', pluginId])).stdout.trim();
+        const started = await npmStart(shipped, { PLUGSMITH_WEBHOOK_SECRET: secret, PORT: String(port), PLUGSMITH_BASE_URL: t.emu.url, DATA_DIR: join(work, `${type}-data`) });
+        const webhookUrl = `http://127.0.0.1:${port}/webhook`;
+        expect(started.listening).toContain(webhookUrl);
+
+        const health = await fetch(`http://127.0.0.1:${port}/health`);
+        expect(health.status).toBe(200);
+        expect(await health.json()).toEqual({ ok: true });
+
+        const verified = await t.json(['plugins', 'verify', pluginId]);
+        expect(verified.verified, `${JSON.stringify(verified)}\n${started.output()}`).toBe(true);
+        if (type === 'EVENT_HANDLER') await t.json(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC']);
+        const check = await t.cli(['check', webhookUrl, '--plugin', pluginId, '--json']);
+        expect(check.code, `${check.stdout}${check.stderr}\n--- npm start ---\n${started.output()}`).toBe(0);
+        const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+        expect(report.ok).toBe(true);
+        const notPassed = report.checks.filter((c) => c.status !== 'passed').map((c) => c.id);
+        // Only an EVENT_HANDLER writes messages, which the side-effect checks count.
+        expect(notPassed).toEqual(type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery']);
       },
-      12 * MINUTES,
+      14 * MINUTES,
     );
   }
 });

@@ -1,7 +1,7 @@
-import { createClient, paginate, type FileRecord } from 'plugsmith/client';
 import type { RepositoryFileAddedEvent, RepositoryFileRemovedEvent } from 'plugsmith/webhooks';
 import type { PluginConfig } from './config.js';
 import { installationHandlers } from './installations.js';
+import { platformAs } from './platform.js';
 import { startWebhookServer, type WebhookServer } from './server.js';
 import { TokenStore } from './token-store.js';
 
@@ -39,32 +39,27 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     // Unknown instance: answering 500 makes the platform retry once PLUGIN_INSTALLED has arrived.
     if (!installation) throw new Error(`no installation token for ${event.pluginInstanceId}`);
     const { repositoryId, file } = event.data;
-    const platform = createClient({ baseUrl: config.platformUrl, token: installation.accessToken });
-    try {
-      // The repository's files, as the instance may see them (GET /api/repositories/:id/files).
-      const files: FileRecord[] = [];
-      for await (const record of paginate((query) => platform.repositories.files.list(repositoryId, query), { limit: 100 })) files.push(record);
-      const listed = files.find((f) => f.id === file.id);
-      if (!listed) return { ok: true, skipped: 'the file is no longer in the repository' };
-      if ((listed.fileSize ?? 0) > MAX_READ_BYTES) return { ok: true, skipped: 'too large to read' };
-      // A short-lived URL to the file's bytes (GET /api/access/:fileId).
-      const access = await platform.uploads.accessUrl(file.id);
-      if (!access.url) throw new Error(`no access URL for ${file.id}`);
-      const response = await fetch(access.url);
-      if (!response.ok) throw new Error(`reading ${file.fileName} answered ${response.status}`);
-      const text = await response.text();
-      documents.set(file.id, {
-        fileId: file.id,
-        fileName: listed.fileName,
-        repositoryId,
-        contentType: listed.contentType ?? 'application/octet-stream',
-        text,
-        readAt: new Date().toISOString(),
-      });
-      return { ok: true, filesInRepository: files.length, bytesRead: Buffer.byteLength(text) };
-    } finally {
-      await platform.close();
-    }
+    const platform = platformAs(config.platformUrl, installation.accessToken);
+    // The repository's files, as the instance may see them (GET /api/repositories/:id/files).
+    const files = await platform.repositories.files.listAll(repositoryId);
+    const listed = files.find((f) => f.id === file.id);
+    if (!listed) return { ok: true, skipped: 'the file is no longer in the repository' };
+    if ((listed.fileSize ?? 0) > MAX_READ_BYTES) return { ok: true, skipped: 'too large to read' };
+    // A short-lived URL to the file's bytes (GET /api/access/:fileId).
+    const access = await platform.uploads.accessUrl(file.id);
+    if (!access.url) throw new Error(`no access URL for ${file.id}`);
+    const response = await fetch(access.url);
+    if (!response.ok) throw new Error(`reading ${file.fileName} answered ${response.status}`);
+    const text = await response.text();
+    documents.set(file.id, {
+      fileId: file.id,
+      fileName: listed.fileName,
+      repositoryId,
+      contentType: listed.contentType ?? 'application/octet-stream',
+      text,
+      readAt: new Date().toISOString(),
+    });
+    return { ok: true, filesInRepository: files.length, bytesRead: Buffer.byteLength(text) };
   }
 
   function fileRemoved(event: RepositoryFileRemovedEvent): void {

@@ -1,7 +1,7 @@
-import { createClient } from 'plugsmith/client';
 import type { AgentMessageReceivedEvent } from 'plugsmith/webhooks';
 import type { PluginConfig } from './config.js';
 import { installationHandlers } from './installations.js';
+import { platformAs } from './platform.js';
 import { replyTo } from './reply.js';
 import { startWebhookServer, type WebhookServer } from './server.js';
 import { TokenStore } from './token-store.js';
@@ -30,17 +30,13 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     const installation = await tokens.get(event.pluginInstanceId);
     // Unknown instance: answering 500 makes the platform retry once PLUGIN_INSTALLED has arrived.
     if (!installation) throw new Error(`no installation token for ${event.pluginInstanceId}`);
-    const platform = createClient({ baseUrl: config.platformUrl, token: installation.accessToken });
-    try {
-      const content = await replyTo(message.content);
-      // The whole reply in one message; send `isStreaming: true` and then more packets with its
-      // `messageId` to stream a long answer.
-      const written = await platform.agentMessages.write(agentId, conversationId, { content, isStreaming: false });
-      replies.set(message.id, written.id);
-      return { ok: true, messageId: written.id };
-    } finally {
-      await platform.close();
-    }
+    const platform = platformAs(config.platformUrl, installation.accessToken);
+    const content = await replyTo(message.content);
+    // The whole reply in one message; send `isStreaming: true` and then more packets with its
+    // `messageId` to stream a long answer.
+    const written = await platform.agentMessages.write(agentId, conversationId, { content, isStreaming: false });
+    replies.set(message.id, written.id);
+    return { ok: true, messageId: written.id };
   }
 
   const server = await startWebhookServer({

@@ -1,7 +1,8 @@
 import { configFromEnv, type PluginConfig } from './config.js';
 import { startPlugin } from './plugin.js';
 
-// `npm run dev` and `npm start` run this file: read the environment, serve until stopped.
+// `npm run dev` runs this file (with tsx), `npm start` its build (dist/main.js): read the
+// environment, serve until stopped.
 let config: PluginConfig;
 try {
   config = configFromEnv();

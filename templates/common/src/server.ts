@@ -1,23 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookHandler, EVENT_TYPES, type WebhookEvent, type WebhookHandlers } from 'plugsmith/webhooks';
-
-/** The same handlers, each telling `log` about the event it handled (and WEBHOOK_CHALLENGE too). */
-function logged(on: WebhookHandlers, log: (line: string) => void): WebhookHandlers {
-  type Handler = (event: WebhookEvent) => unknown;
-  const handlers = on as Record<string, Handler | undefined>;
-  const wrapped: Record<string, Handler> = {};
-  for (const type of EVENT_TYPES) {
-    const handler = handlers[type];
-    wrapped[type] = async (event) => {
-      const started = Date.now();
-      const result = await handler?.(event);
-      log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${Date.now() - started} ms`);
-      return result;
-    };
-  }
-  return wrapped as WebhookHandlers;
-}
+import { createWebhookHandler, type WebhookHandlers } from './webhooks.js';
 
 /** A running webhook server. */
 export interface WebhookServer {
@@ -28,17 +11,20 @@ export interface WebhookServer {
 }
 
 /**
- * Serves POST /webhook on node:http: `createWebhookHandler` checks each delivery's signature
- * (Standard Webhooks) with the plugin's secret (any of several during a rotation), answers WEBHOOK_CHALLENGE, and runs the handler
- * of the event's type. A handler that throws answers 500, so the platform retries the delivery.
- * GET /health answers 200 for whoever waits for the server to be up.
+ * Serves POST /webhook on node:http: `createWebhookHandler` (src/webhooks.ts) checks each delivery's
+ * signature (Standard Webhooks) with the plugin's secret (any of several during a rotation), answers
+ * WEBHOOK_CHALLENGE, and runs the handler of the event's type. A handler that throws answers 500, so
+ * the platform retries the delivery. GET /health answers 200 for whoever waits for the server to be
+ * up (a load balancer, a container's health check, `plugsmith dev`).
  */
 export async function startWebhookServer(options: { port: number; host: string; secret: string | string[]; on: WebhookHandlers; log?: (line: string) => void }): Promise<WebhookServer> {
   // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
   const seen = new Set<string>();
+  const log = options.log;
   const webhook = createWebhookHandler({
     secret: options.secret,
-    on: options.log ? logged(options.on, options.log) : options.on,
+    on: options.on,
+    onHandled: log && ((event, ms) => log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`)),
     onError: (error, event) => {
       const message = error instanceof Error ? error.message : String(error);
       if (seen.has(message)) return console.error(`${event.type} ${event.id} failed: ${message}`);
