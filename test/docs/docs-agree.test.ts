@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, normalize, resolve } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { commands } from '../../src/commands/registry.js';
 import { TEMPLATES } from '../../src/project/plugin-types.js';
@@ -76,6 +77,35 @@ describe('the README and docs/', () => {
     const problems = (await pages()).flatMap(([file, text]) => problemsIn(file, codeOf(text)));
     for (const [type, template] of Object.entries(TEMPLATES)) problems.push(...problemsIn(`installHint of ${type}`, codeOf(template.installHint)));
     expect(problems).toEqual([]);
+  });
+
+  test('every relative link leads to a file that exists, and to a heading of it', async () => {
+    const all = await pages();
+    /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
+    const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+    const anchors = new Map<string, Set<string>>();
+    for (const [file, text] of [...all, ['docs/commands.md', await readFile(join(ROOT, 'docs/commands.md'), 'utf8')] as [string, string]]) {
+      let fenced = false;
+      const set = new Set<string>();
+      for (const line of text.split('\n')) {
+        if (line.startsWith('```')) fenced = !fenced;
+        const heading = fenced ? null : /^#+ (.*)$/.exec(line);
+        if (heading) set.add(slug(heading[1]!));
+      }
+      anchors.set(normalize(file), set);
+    }
+    const broken: string[] = [];
+    for (const [file, text] of all) {
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1]!;
+        if (/^[a-z]+:/.test(link)) continue;
+        const [path, anchor] = link.split('#');
+        const target = path ? normalize(join(dirname(file), path)) : normalize(file);
+        if (!existsSync(join(ROOT, target))) broken.push(`${file}: ${link}`);
+        else if (anchor && anchors.has(target) && !anchors.get(target)!.has(anchor)) broken.push(`${file}: ${link} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   test('the checker finds a mistyped command, subcommand and option', () => {
