@@ -73,7 +73,7 @@ function commandSection(spec: AnyCommandSpec): string[] {
   const described = (spec.args ?? []).filter((a) => typeof a !== 'string');
   if (described.length > 0) {
     lines.push('| argument | meaning |', '|---|---|');
-    for (const a of described) lines.push(`| \`${a.name}\` | ${cell(a.description)}${a.choices ? ` (one of ${a.choices.map((c) => `\`${c}\``).join(', ')}, any case)` : ''} |`);
+    for (const a of described) lines.push(`| \`${a.name}\` | ${cell(a.description)}${a.choices ? ` (one of ${a.choices.map((c) => `\`${c}\``).join(', ')})` : ''} |`);
     lines.push('');
   }
   lines.push(...optionsTable((spec.options ?? []).map((o) => ({ ...o, extra: defaultOf(o) }))));
@@ -96,7 +96,8 @@ export function commandReference(): string {
     '',
     'Every command of `plugsmith`, as `plugsmith <command> --help` shows it. Each group links to the page',
     'that explains it beyond its options. A group typed alone (`plugsmith plugins`) prints its help and',
-    'exits 0; the exit codes are in [exit-codes.md](exit-codes.md).',
+    'exits 0. A mistyped command, subcommand, option or event type is a usage error (exit 2) that names',
+    'the closest one (`(Did you mean trigger?)`); the exit codes are in [exit-codes.md](exit-codes.md).',
     '',
     '## Global options',
     '',
