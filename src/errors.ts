@@ -1,4 +1,4 @@
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/exit-codes.md. */
 export const EXIT = {
   OK: 0,
   UNEXPECTED: 1,

@@ -3,6 +3,7 @@ import { commands, groups as GROUPS } from './commands/registry.js';
 import { InvalidOptionValue, type AnyCommandSpec, type GlobalOptions, type OptionSpec } from './commands/types.js';
 import { httpUrlProblem } from './config/url.js';
 import { UserError, EXIT } from './errors.js';
+import { didYouMean } from './ui/did-you-mean.js';
 import type { Io } from './ui/io.js';
 
 declare const __PLUGSMITH_VERSION__: string;
@@ -101,7 +102,7 @@ function helpWhenBare(group: Command): void {
     if (first.startsWith('-')) self.error(`unknown option '${first}'`, { code: 'commander.unknownOption' });
     const commands = self.commands.map((c) => c.name()).filter((name) => name !== 'help');
     const where = self.parent ? `of \`${commandPath(self)}\` ` : '';
-    self.error(`unknown command '${first}' ${where}(its commands: ${commands.join(', ')})`, { code: 'commander.unknownCommand' });
+    self.error(`unknown command '${first}' ${where}(its commands: ${commands.join(', ')})${didYouMean(first, commands)}`, { code: 'commander.unknownCommand' });
   });
 }
 

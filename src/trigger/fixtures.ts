@@ -8,6 +8,7 @@ import fileRemoved from './fixtures/REPOSITORY_FILE_REMOVED.json' with { type: '
 import { EVENT_TYPES, type WebhookEventType } from '../webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { fill } from './fill.js';
+import { didYouMean } from '../ui/did-you-mean.js';
 
 export { fill } from './fill.js';
 
@@ -35,7 +36,7 @@ const FIXTURES: Record<WebhookEventType, EventFixture> = {
 export function eventTypeOf(name: string): WebhookEventType {
   const upper = name.toUpperCase();
   if ((EVENT_TYPES as readonly string[]).includes(upper)) return upper as WebhookEventType;
-  throw new UserError(`unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}`, EXIT.USAGE);
+  throw new UserError(`unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}${didYouMean(upper, EVENT_TYPES)}`, EXIT.USAGE);
 }
 
 /** The sample fixture of an event type. */

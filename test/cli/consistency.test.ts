@@ -12,7 +12,7 @@ import { jsonFile, ORG, useCliEnv } from './cli-env.js';
 
 // One CLI that behaves the same everywhere: bare groups print help, every platform command takes
 // --base-url and --messaging-url and honours them, --timeout bounds a silent server, and the
-// exit codes follow the README's one table.
+// exit codes follow the one table of docs/exit-codes.md.
 
 const t = useCliEnv();
 

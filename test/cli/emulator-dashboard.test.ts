@@ -86,7 +86,7 @@ describe('the dashboard link from the CLI', () => {
     const none = await runCli(['emulator', 'dashboard'], { env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('plugsmith emulator start');
-    // A URL where nothing listens is a network error, as for every admin command (README: Exit codes).
+    // A URL where nothing listens is a network error, as for every admin command (docs/exit-codes.md).
     const dead = await runCli(['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'], { env: { PLUGSMITH_CONFIG_DIR: config } });
     expect(dead.code).toBe(7);
     expect(dead.stderr).toContain('http://127.0.0.1:9/_emulator/dashboard/login-links');

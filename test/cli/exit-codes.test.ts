@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
 
-// The README's "Exit codes" table, applied the same way by every command. (From the audit of #14:
+// The "Exit codes" table (docs/exit-codes.md), applied the same way by every command. (From the audit of #14:
 // whoami answered 1 and `emulator export|import|reset` 7 for `--base-url notaurl`, having sent a
 // request to "notaurl/_emulator/…"; `tokens list` named an unknown option instead of the command.)
 

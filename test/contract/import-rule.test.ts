@@ -16,7 +16,7 @@ function imports(file: string): string[] {
   return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) => relative(root, resolve(dirname(file), m[1]!)));
 }
 
-describe('imports run one way (README "Developing plugsmith")', () => {
+describe('imports run one way (docs/architecture.md)', () => {
   test('the emulator imports only src/contract, src/webhooks and the undici shim of src', () => {
     const wrong = sources(join(root, 'emulator')).flatMap((f) =>
       imports(f).filter((i) => i.startsWith('src/') && !i.startsWith('src/contract/') && !i.startsWith('src/webhooks/') && i !== 'src/http/undici.js').map((i) => `${relative(root, f)} -> ${i}`),

@@ -16,7 +16,7 @@ export const devCommands = [
       { flags: '--data-dir <dir>', description: 'store of an emulator dev starts', default: '.plugsmith/emulator' },
       { flags: '--verify-timeout <seconds>', description: 'how long to wait for the plugin to answer and verify its webhook', default: 30, parse: integerOption('--verify-timeout', 1, 3600) },
       { flags: '--no-installs', description: 'do not create the manifest\'s installs' },
-      { flags: '--faults <profile>', description: 'inject faults into the deliveries, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1 (README: Fault injection); on a running emulator until dev stops' },
+      { flags: '--faults <profile>', description: 'inject faults into the deliveries, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1 (docs/fault-injection.md); on a running emulator until dev stops' },
       { flags: '--faults-seed <seed>', description: 'seed the faults are drawn from (default: a random one, printed)' },
       { flags: '--open', description: 'open the emulator\'s web dashboard in the default browser (env BROWSER names another)' },
       ...targetOptions,

@@ -34,7 +34,7 @@ export const emulatorCommands = [
       { flags: '--s3-secret-key <key>', description: 'S3 secret key (env PLUGSMITH_S3_SECRET_KEY; default minioadmin)' },
       { flags: '--s3-bucket <name>', description: 'bucket, created when absent (env PLUGSMITH_S3_BUCKET; default plugsmith)' },
       { flags: '--s3-region <region>', description: 'S3 region (env PLUGSMITH_S3_REGION; default us-east-1)' },
-      { flags: '--faults <profile>', description: 'inject faults into webhook deliveries, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05 (README: Fault injection)' },
+      { flags: '--faults <profile>', description: 'inject faults into webhook deliveries, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05 (docs/fault-injection.md)' },
       { flags: '--faults-seed <seed>', description: 'seed the faults are drawn from (default: a random one, printed); the same seed and events meet the same faults' },
       { flags: '--llm-base-url <url>', description: 'OpenAI-compatible chat-completions base URL for characters with engine "openai", e.g. http://127.0.0.1:11434/v1 (env PLUGSMITH_LLM_BASE_URL)' },
       { flags: '--llm-model <model>', description: 'model name for the LLM backend (env PLUGSMITH_LLM_MODEL)' },

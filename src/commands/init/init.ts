@@ -2,7 +2,7 @@ import { basename, relative, resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
 import { checkName, checkTarget, completeAnswers, nameFromDir, packageRoot, scaffoldProject } from '../../project/scaffold.js';
-import type { PluginType } from '../../project/plugin-types.js';
+import { TEMPLATES, type PluginType } from '../../project/plugin-types.js';
 import { note, printResult } from '../../ui/output.js';
 import { askAnswers } from './wizard.js';
 
@@ -52,8 +52,10 @@ const init: CommandHandler<InitOptions> = async (input) => {
     'Next:',
     ...(shown === '.' ? [] : [`  cd ${shown}`]),
     '  npm install',
-    '  npm test        # deploys to an in-memory emulator, verifies the webhook, installs it, checks an event',
-    '  npm run dev     # runs the plugin; see README.md for PLUGSMITH_WEBHOOK_SECRET and the local emulator',
+    '  npx plugsmith dev                              # emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
+    `  npx plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
+    '  npm test                                       # the end-to-end test, against an in-memory emulator',
+    'More in README.md.',
   ].join('\n'));
 };
 
