@@ -37,6 +37,7 @@ export type { DeliveryOptions } from './events/options.js';
 export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX, type FaultMark, type FaultProfile } from './events/faults.js';
 export type { FaultSettings } from './events/fault-injector.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
+export type { StreamBufferLimits } from './messaging/event-streams.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
 export { SESSION_HEADER } from './admin/dashboard-logins.js';
