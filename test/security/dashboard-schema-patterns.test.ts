@@ -10,6 +10,7 @@ import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/h
 // Chromium's backtracking RegExp busy for some 17 s (twice as long for each `a` more), and a
 // `patternProperties` key valid for RE2 but not for JavaScript (`k\z`) threw while the view
 // rendered, which left a blank page. Now the view answers at once and shows each as a message.
+// Likewise a hand-made link whose path is not valid percent-encoding no longer blanks the page.
 
 let emu: Emulator;
 let hook: WebhookServer;
@@ -97,5 +98,18 @@ describe("dashboard Trigger view with a MEMBER's hostile payloadSchema", () => {
     expect(await page.getByRole('navigation', { name: 'Dashboard pages' }).count()).toBe(1);
     await screenshot(page, 'security-trigger-re2-key');
     expectNoConsoleErrors(consoleErrors);
+  });
+
+  it('a link with malformed percent-encoding opens the view instead of a blank page', async () => {
+    const { page, consoleErrors } = await openDashboard(emu, 'overview');
+    page.setDefaultTimeout(10_000);
+    // Loaded afresh at that address (a link someone sent), the session kept in localStorage.
+    await page.goto(new URL('#/deliveries/%E0%A4%A', page.url()).href);
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Deliveries' }).getAttribute('aria-current')).toBe('page');
+    // The segment is looked up as it was written: no such delivery (the 404 is all the console shows).
+    await page.getByRole('alert').filter({ hasText: '404' }).first().waitFor();
+    expect(consoleErrors.filter((e) => !e.includes('status of 404'))).toEqual([]);
   });
 });
