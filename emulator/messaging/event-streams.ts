@@ -31,6 +31,13 @@ export function sseFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Throws a TypeError naming the first bound of `limits` that is not a whole number of bytes. */
+export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`startEmulator: messaging.streamBuffers.${name} must be a whole number of bytes (0 or more)`);
+  }
+}
+
 /**
  * The open `GET /conversations/:id/events` streams, by conversation. Frames are written as
  * they are, once serialized, to every client; one timer sends keep-alives to all of them.
@@ -57,9 +64,7 @@ export class EventStreams {
       perApiKey: limits.perApiKey ?? MAX_BUFFERED_BYTES_PER_API_KEY,
       total: limits.total ?? MAX_BUFFERED_BYTES_TOTAL,
     };
-    for (const [name, value] of Object.entries(this.limits)) {
-      if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`messaging.streamBuffers.${name} must be a whole number of bytes (0 or more)`);
-    }
+    checkStreamBufferLimits(this.limits);
     this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
     this.keepAlive.unref();
   }

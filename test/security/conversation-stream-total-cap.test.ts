@@ -162,3 +162,8 @@ describe("one API key's conversation streams", () => {
     expect(loneMost).toBeGreaterThan(0);
   });
 });
+
+it('startEmulator refuses a stream buffer bound that is not a whole number of bytes, before it opens anything', async () => {
+  await expect(startEmulator({ messaging: { streamBuffers: { total: -1 } } })).rejects.toThrow('messaging.streamBuffers.total must be a whole number of bytes');
+  await expect(startEmulator({ messaging: { streamBuffers: { perApiKey: 1.5 } } })).rejects.toThrow('messaging.streamBuffers.perApiKey');
+});
