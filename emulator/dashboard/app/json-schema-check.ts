@@ -82,7 +82,7 @@ function patternOf(pattern: string): LinearRegExp | SyntaxError {
   return entry;
 }
 
-/** Problems made of patterns RE2 cannot run (the emulator refuses such a schema when it is saved). */
+/** The problem of a pattern RE2 cannot run (the emulator refuses such a schema when it is saved). */
 function unusablePattern(path: string[], pattern: string, error: SyntaxError): SchemaProblem {
   return { path, code: 'schema', expected: 'a pattern RE2 can run', message: `${where(path)} cannot be checked against the pattern ${pattern}: ${error.message}` };
 }
