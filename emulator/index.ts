@@ -22,6 +22,7 @@ import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.j
 import { checkFaultSeed, parseFaultProfile, profileIsOn } from './events/faults.js';
 import type { FaultSettings } from './events/fault-injector.js';
 import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
+import { checkStreamBufferLimits } from './messaging/event-streams.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
 import { cachedOwnAdminTarget } from './admin/self-target.js';
@@ -37,6 +38,7 @@ export type { DeliveryOptions } from './events/options.js';
 export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX, type FaultMark, type FaultProfile } from './events/faults.js';
 export type { FaultSettings } from './events/fault-injector.js';
 export type { MessagingOptions } from './messaging/conversation-service.js';
+export type { StreamBufferLimits } from './messaging/event-streams.js';
 export type { OpenAiEngineOptions } from './characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
 export { SESSION_HEADER } from './admin/dashboard-logins.js';
@@ -159,6 +161,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // Bad faults fail the start before anything listens (FaultProfileError names each bad part).
   const faultProfile = options.faults === undefined ? undefined : parseFaultProfile(String(options.faults));
   const faultsSeed = options.faultsSeed === undefined ? undefined : checkFaultSeed(String(options.faultsSeed));
+  checkStreamBufferLimits(options.messaging?.streamBuffers);
 
   let db!: Db;
   const store = await Store.open({ dataDir, compactAfter: options.store?.compactAfter }, (s) => {

@@ -3,7 +3,7 @@ import type { CharacterRecord, ConversationRecord, MessageRecord } from '../mode
 import { badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { createReplyEngines, ReplyEngineError, type ChatTurn, type EngineFor, type OpenAiEngineOptions } from '../characters/index.js';
-import { EventStreams } from './event-streams.js';
+import { EventStreams, type StreamBufferLimits } from './event-streams.js';
 import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure } from './live-reply.js';
 import { agentMessageHandlers, deliverAgentMessageReceived, type MessagingHost } from './agent-handlers.js';
 import { asChatText, checkMessageInput, MAX_STREAMED_CONTENT_LENGTH, type MessageInput } from './message-input.js';
@@ -19,6 +19,11 @@ export interface MessagingOptions {
   pluginReplyTimeoutMs?: number;
   /** Interval of `: keep-alive` comments on event streams; default 15 000. */
   keepAliveMs?: number;
+  /**
+   * Unsent bytes held for slow readers of event streams: per stream (default 16 MiB), per API key
+   * (32 MiB) and in all (64 MiB); past one, the reader furthest behind is dropped first.
+   */
+  streamBuffers?: StreamBufferLimits;
 }
 
 /** Turns of history an engine sees at most (the newest ones). */
@@ -60,7 +65,7 @@ export class ConversationService implements LiveReplyHost {
     private readonly services: MessagingHost,
     private readonly options: MessagingOptions & { llm?: OpenAiEngineOptions } = {},
   ) {
-    this.streams = new EventStreams(options.keepAliveMs);
+    this.streams = new EventStreams(options.keepAliveMs, options.streamBuffers);
     this.engineFor = createReplyEngines({ llm: options.llm });
   }
 

@@ -7,15 +7,47 @@ export const DEFAULT_KEEP_ALIVE_MS = 15_000;
  * up reconnects and gets the streaming message so far, instead of growing memory without end.
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** Unsent bytes the conversation streams of one API key may hold together, by default. */
+export const MAX_BUFFERED_BYTES_PER_API_KEY = 32 * 1024 * 1024;
+/** Unsent bytes all conversation streams may hold together, by default. */
+export const MAX_BUFFERED_BYTES_TOTAL = 64 * 1024 * 1024;
+
+/**
+ * How far behind slow readers of conversation streams may fall, in unsent bytes the emulator holds
+ * for them (`startEmulator({ messaging: { streamBuffers } })`). Past a bound, the reader furthest
+ * behind is dropped first (its connection is closed), then the next, until the holdings fit.
+ */
+export interface StreamBufferLimits {
+  /** One stream; default 16 MiB. */
+  perStream?: number;
+  /** The streams opened with one API key, together; default 32 MiB. */
+  perApiKey?: number;
+  /** Every conversation stream of the emulator, together; default 64 MiB. */
+  total?: number;
+}
 
 /** One server-sent-events frame with a JSON `data` line. */
 export function sseFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Throws a TypeError naming the first bound of `limits` that is not a whole number of bytes. */
+export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
+  for (const [name, value] of Object.entries(limits)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`startEmulator: messaging.streamBuffers.${name} must be a whole number of bytes (0 or more)`);
+  }
+}
+
 /**
  * The open `GET /conversations/:id/events` streams, by conversation. Frames are written as
  * they are, once serialized, to every client; one timer sends keep-alives to all of them.
+ *
+ * A client that does not read makes the emulator hold what it cannot send yet (a reply packet
+ * carries the whole text so far, up to 1 MiB of content each). That is bounded per stream, per API
+ * key and in all (StreamBufferLimits): after every burst of writes that left something unsent, the
+ * holdings are added up and, while one is over its bound, the stream furthest behind that counts
+ * towards it is dropped. Dropped means destroyed: a final event would only queue behind what the
+ * client is not reading; a reconnecting client gets the streaming message so far.
  */
 export class EventStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
@@ -23,8 +55,16 @@ export class EventStreams {
   private readonly apiKeyOf = new Map<ServerResponse, string>();
   private readonly keepAlive: NodeJS.Timeout;
   private readonly corked = new Set<string>();
+  private readonly limits: Required<StreamBufferLimits>;
+  private droppedCount = 0;
 
-  constructor(keepAliveMs = DEFAULT_KEEP_ALIVE_MS) {
+  constructor(keepAliveMs = DEFAULT_KEEP_ALIVE_MS, limits: StreamBufferLimits = {}) {
+    this.limits = {
+      perStream: limits.perStream ?? MAX_BUFFERED_BYTES,
+      perApiKey: limits.perApiKey ?? MAX_BUFFERED_BYTES_PER_API_KEY,
+      total: limits.total ?? MAX_BUFFERED_BYTES_TOTAL,
+    };
+    checkStreamBufferLimits(this.limits);
     this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
     this.keepAlive.unref();
   }
@@ -47,6 +87,7 @@ export class EventStreams {
     clients.add(response);
     if (apiKeyId !== undefined) this.apiKeyOf.set(response, apiKeyId);
     response.once('close', () => this.remove(conversationId, response));
+    if (response.writableLength > 0) this.enforceLimits();
   }
 
   /** Ends the streams opened with an API key (it was revoked); returns how many. */
@@ -73,7 +114,13 @@ export class EventStreams {
       for (const response of clients) response.cork();
       process.nextTick(() => {
         this.corked.delete(conversationId);
-        for (const response of this.byConversation.get(conversationId) ?? []) response.uncork();
+        // Uncorked, a reading client's frames go to its socket at once; only what stays unsent counts.
+        let behind = false;
+        for (const response of this.byConversation.get(conversationId) ?? []) {
+          response.uncork();
+          if (response.writableLength > 0) behind = true;
+        }
+        if (behind) this.enforceLimits();
       });
     }
     // Encoded once for every client: a packet carries the whole text so far, so frames get long.
@@ -84,6 +131,27 @@ export class EventStreams {
   /** Number of clients following a conversation. */
   count(conversationId: string): number {
     return this.byConversation.get(conversationId)?.size ?? 0;
+  }
+
+  /** What the streams of a conversation hold unsent for their clients, in bytes. */
+  heldFor(conversationId: string): number {
+    let held = 0;
+    for (const response of this.byConversation.get(conversationId) ?? []) held += response.writableLength;
+    return held;
+  }
+
+  /** What the streams hold unsent for their clients: bytes in all and the most one stream holds, open streams, and streams dropped so far for falling behind. */
+  buffered(): { total: number; largest: number; streams: number; dropped: number } {
+    let total = 0;
+    let largest = 0;
+    let streams = 0;
+    for (const response of this.all()) {
+      const held = response.writableLength;
+      total += held;
+      largest = Math.max(largest, held);
+      streams++;
+    }
+    return { total, largest, streams, dropped: this.droppedCount };
   }
 
   /** Ends every stream (emulator shutdown or reset); clients see a normal end of stream. */
@@ -100,16 +168,59 @@ export class EventStreams {
   }
 
   private broadcastAll(frame: string): void {
-    for (const clients of this.byConversation.values()) for (const response of clients) this.write(response, frame);
+    let behind = false;
+    for (const response of this.all()) {
+      this.write(response, frame);
+      if (response.writableLength > 0) behind = true;
+    }
+    if (behind) this.enforceLimits();
+  }
+
+  private *all(): Iterable<ServerResponse> {
+    for (const clients of this.byConversation.values()) yield* clients;
   }
 
   private write(response: ServerResponse, frame: string | Buffer): void {
     if (response.destroyed || response.writableEnded) return; // gone; its 'close' removes it
-    if (response.writableLength > MAX_BUFFERED_BYTES) {
-      response.destroy();
+    if (response.writableLength > this.limits.perStream) {
+      this.drop(response);
       return;
     }
     response.write(frame);
+  }
+
+  /** Drops the streams furthest behind until every stream, every API key and the total hold no more than their bounds. */
+  private enforceLimits(): void {
+    const { perStream, perApiKey, total: totalLimit } = this.limits;
+    const held: Array<[ServerResponse, number]> = [];
+    const byKey = new Map<string, number>();
+    let total = 0;
+    for (const response of this.all()) {
+      if (response.destroyed) continue;
+      const bytes = response.writableLength;
+      if (bytes === 0) continue;
+      held.push([response, bytes]);
+      total += bytes;
+      const key = this.apiKeyOf.get(response);
+      if (key !== undefined) byKey.set(key, (byKey.get(key) ?? 0) + bytes);
+    }
+    const keyOver = () => [...byKey.values()].some((bytes) => bytes > perApiKey);
+    if (total <= totalLimit && held.every(([, bytes]) => bytes <= perStream) && !keyOver()) return;
+    held.sort((a, b) => b[1] - a[1]);
+    for (const [response, bytes] of held) {
+      const key = this.apiKeyOf.get(response);
+      const keyBytes = key === undefined ? 0 : (byKey.get(key) ?? 0);
+      if (total <= totalLimit && bytes <= perStream && keyBytes <= perApiKey) continue;
+      this.drop(response);
+      total -= bytes;
+      if (key !== undefined) byKey.set(key, keyBytes - bytes);
+    }
+  }
+
+  /** Closes the connection of a client that fell too far behind, freeing what it held. */
+  private drop(response: ServerResponse): void {
+    this.droppedCount++;
+    response.destroy();
   }
 
   private remove(conversationId: string, response: ServerResponse): void {

@@ -99,3 +99,25 @@ describe('checkSchema and exampleOf on a payloadSchema', () => {
     expect(paths(checkSchema(schema, value))).toEqual(expected);
   });
 });
+
+describe("checkSchema and exampleOf on someone else's schema", () => {
+  it('report what they cannot check as problems, never a throw', () => {
+    // Lookahead is not RE2: the emulator refuses the schema when it is saved; the page says why it cannot check it.
+    const lookahead = checkSchema({ type: 'string', pattern: '^(?=a)' }, 'a', ['payload']);
+    expect(lookahead).toEqual([expect.objectContaining({ path: ['payload'], code: 'schema', message: expect.stringContaining('cannot be checked against the pattern ^(?=a)') })]);
+    const key = checkSchema({ type: 'object', patternProperties: { '(?<=k)x': { type: 'number' } } }, { kx: 'x' }, ['payload']);
+    expect(key.map((p) => p.code)).toEqual(['schema']);
+    // A malformed keyword (the emulator's meta-validation refuses it) is a problem too.
+    expect(checkSchema({ type: 'object', required: 5 }, {}, ['payload'])[0]).toMatchObject({ code: 'schema', path: ['payload'] });
+    // A long value against a large pattern goes past the match budget: a problem, as the emulator's 400.
+    const budget = checkSchema({ type: 'string', pattern: '^(a|b|c|d)'.concat('[ab]?'.repeat(150), '$') }, 'a'.repeat(50_000), ['payload']);
+    expect(budget[0]).toMatchObject({ code: 'pattern', message: expect.stringContaining('would take too long') });
+  });
+
+  it('keep an example small whatever bounds the schema asks for', () => {
+    const example = exampleOf({ type: 'object', required: ['list', 'text'], properties: { list: { type: 'array', minItems: 1_000, items: { type: 'array', minItems: 1_000, items: { type: 'string' } } }, text: { type: 'string', minLength: 1e9 } } }) as { list: string[][]; text: string };
+    expect(example.list.length).toBeLessThanOrEqual(20);
+    expect(example.list[0].length).toBeLessThanOrEqual(20);
+    expect(example.text.length).toBeLessThanOrEqual(1_000);
+  });
+});

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { call, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
 import type { DashboardSession } from '../../../src/contract/dashboard.js';
 import { ErrorBox } from './components/error-box.js';
+import { ViewBoundary } from './components/view-boundary.js';
 import { VIEWS } from './views/index.js';
 import { useHashRoute } from './use-hash-route.js';
 
@@ -83,7 +84,9 @@ export function App() {
         </nav>
       </header>
       <main>
-        <View key={view.path} params={route.slice(1)} />
+        <ViewBoundary key={view.path} name={`the ${view.label} view`}>
+          <View params={route.slice(1)} />
+        </ViewBoundary>
       </main>
     </div>
   );

@@ -5,6 +5,14 @@
 // date-time), which also covers the usual external event `payloadSchema`. Keywords it does not know
 // ($ref, if/then/else, dependencies, other formats) pass: the emulator checks every event payload
 // again with ajv and its answer is the last word.
+//
+// The schema is someone else's (any MEMBER of the org writes an external event's payloadSchema), so
+// its `pattern` and `patternProperties` run on the emulator's own linear engine (RE2, re2js) with the
+// same size limit and match budget, never on the browser's backtracking RegExp: `^(a+)+$` cannot
+// freeze the page, and a pattern means here what it means to the emulator (`k\z` is RE2's). Nothing
+// in a schema makes the check throw: whatever goes wrong is one more problem, shown as a message.
+
+import { linearRegExp, MatchBudgetError, withMatchBudget, type LinearRegExp } from '../../validation/linear-regex.js';
 
 /** One problem, shaped like the `details` of the emulator's 400 answers. */
 export interface SchemaProblem {
@@ -34,20 +42,56 @@ function where(path: string[]): string {
   return path.length ? path.join('.') : 'the value';
 }
 
-/** The problems of `value` against `schema`, each with the path of the value, under `base`. */
+/**
+ * The problems of `value` against `schema`, each with the path of the value, under `base`. Never
+ * throws: a schema the page cannot check (a pattern RE2 refuses, matches past the budget, a
+ * malformed keyword) is reported as a problem too.
+ */
 export function checkSchema(schema: unknown, value: unknown, base: string[] = []): SchemaProblem[] {
+  return withMatchBudget(() => problemsWithinBudget(schema, value, base));
+}
+
+/** `checkSchema` spending the match budget in force (the caller's `withMatchBudget`) instead of a fresh one. */
+export function problemsWithinBudget(schema: unknown, value: unknown, base: string[] = []): SchemaProblem[] {
   const problems: SchemaProblem[] = [];
-  visit(schema, value, base, problems);
+  try {
+    visit(schema, value, base, problems);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof MatchBudgetError) problems.push({ path: base, code: 'pattern', expected: 'a shorter value or a simpler pattern', message: `${where(base)}: ${reason}` });
+    else problems.push({ path: base, code: 'schema', expected: 'a schema this page can check', message: `${where(base)} could not be checked against this schema (${reason}); the emulator checks it again when it is sent` });
+  }
   return problems;
 }
 
-/** A schema's `pattern` as a RegExp; a pattern JavaScript cannot compile is not checked (undefined). */
-function safeRegExp(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
+/** Compiled patterns by source (a pattern or a RE2 error); a few hundred at most. */
+const compiled = new Map<string, LinearRegExp | SyntaxError>();
+
+/** A schema's pattern on the linear engine, or the SyntaxError RE2 (or the size limit) gives for it. */
+function patternOf(pattern: string): LinearRegExp | SyntaxError {
+  let entry = compiled.get(pattern);
+  if (entry === undefined) {
+    try {
+      entry = linearRegExp(pattern);
+    } catch (error) {
+      entry = error instanceof SyntaxError ? error : new SyntaxError(String(error));
+    }
+    if (compiled.size >= 500) compiled.delete(compiled.keys().next().value!);
+    compiled.set(pattern, entry);
   }
+  return entry;
+}
+
+/** The problem of a pattern RE2 cannot run (the emulator refuses such a schema when it is saved). */
+function unusablePattern(path: string[], pattern: string, error: SyntaxError): SchemaProblem {
+  return { path, code: 'schema', expected: 'a pattern RE2 can run', message: `${where(path)} cannot be checked against the pattern ${pattern}: ${error.message}` };
+}
+
+/** The problems of a subschema, inside the current check (same match budget; a throw ends the whole check). */
+function collect(schema: unknown, value: unknown, path: string[]): SchemaProblem[] {
+  const problems: SchemaProblem[] = [];
+  visit(schema, value, path, problems);
+  return problems;
 }
 
 function visit(schema: unknown, value: unknown, path: string[], out: SchemaProblem[]): void {
@@ -70,7 +114,11 @@ function visit(schema: unknown, value: unknown, path: string[], out: SchemaProbl
   if (typeof value === 'string') {
     if (typeof s.minLength === 'number' && [...value].length < s.minLength) add('minLength', `at least ${s.minLength} characters`, `must have at least ${s.minLength} characters`);
     if (typeof s.maxLength === 'number' && [...value].length > s.maxLength) add('maxLength', `at most ${s.maxLength} characters`, `must have at most ${s.maxLength} characters`);
-    if (typeof s.pattern === 'string' && safeRegExp(s.pattern)?.test(value) === false) add('pattern', s.pattern, `must match the pattern ${s.pattern}`);
+    if (typeof s.pattern === 'string') {
+      const re = patternOf(s.pattern);
+      if (re instanceof SyntaxError) out.push(unusablePattern(path, s.pattern, re));
+      else if (!re.test(value)) add('pattern', s.pattern, `must match the pattern ${s.pattern}`);
+    }
     if (s.format === 'date-time' && (!DATE_TIME.test(value) || Number.isNaN(Date.parse(value)))) add('format', 'date-time', 'must be a date-time (like 2026-01-31T12:00:00.000Z)');
   }
   if (typeof value === 'number') {
@@ -95,7 +143,12 @@ function visit(schema: unknown, value: unknown, path: string[], out: SchemaProbl
     for (const name of (s.required as string[] | undefined) ?? []) {
       if (!Object.hasOwn(object, name)) out.push({ path: [...path, name], code: 'required', expected: 'a value', message: `${where([...path, name])} is required` });
     }
-    const patterns = Object.entries((s.patternProperties ?? {}) as Record<string, unknown>).map(([p, sub]) => [new RegExp(p, 'u'), sub] as const);
+    const patterns: Array<readonly [LinearRegExp, unknown]> = [];
+    for (const [p, sub] of Object.entries((s.patternProperties ?? {}) as Record<string, unknown>)) {
+      const re = patternOf(p);
+      if (re instanceof SyntaxError) out.push(unusablePattern(path, p, re));
+      else patterns.push([re, sub]);
+    }
     for (const [name, v] of Object.entries(object)) {
       const known = Object.hasOwn(properties, name);
       if (known) visit(properties[name], v, [...path, name], out);
@@ -107,12 +160,12 @@ function visit(schema: unknown, value: unknown, path: string[], out: SchemaProbl
       }
     }
   }
-  if (s.not !== undefined && typeof s.not === 'object' && checkSchema(s.not, value, path).length === 0) add('not', 'not the shape `not` describes', 'must not match the schema under `not`');
+  if (s.not !== undefined && typeof s.not === 'object' && collect(s.not, value, path).length === 0) add('not', 'not the shape `not` describes', 'must not match the schema under `not`');
   if (Array.isArray(s.allOf)) for (const sub of s.allOf) visit(sub, value, path, out);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = s[key];
     if (!Array.isArray(options)) continue;
-    const results = options.map((sub) => checkSchema(sub, value, path));
+    const results = options.map((sub) => collect(sub, value, path));
     const passing = results.filter((r) => r.length === 0).length;
     if (key === 'anyOf' && passing === 0) {
       // The option closest to the value says most about what to fix.
