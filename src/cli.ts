@@ -68,9 +68,10 @@ function writeOut(text: string): void {
 
 /** Builds the program and runs the command argv names, setting the exit code from its outcome. */
 async function run(args: string[]): Promise<void> {
-  const [{ EXIT, UserError }, { processIo }, { env }, { setFlagsFromString }] = await Promise.all([
+  const [{ EXIT, UserError }, { processIo }, { terminalSafeIo }, { env }, { setFlagsFromString }] = await Promise.all([
     import('./errors.js'),
     import('./ui/io.js'),
+    import('./ui/terminal-text.js'),
     import('./config/env.js'),
     import('node:v8'),
   ]);
@@ -85,7 +86,9 @@ async function run(args: string[]): Promise<void> {
   // short command. Its baseline compiler is plenty for a few requests; long-running commands
   // (the emulator, the dev loop) keep the optimising tier.
   if (!LONG_RUNNING.has(args.find((a) => !a.startsWith('-')) ?? '')) setFlagsFromString('--liftoff-only');
-  const io = processIo(env.ci());
+  // Everything a command prints goes through this Io: control characters from the platform's
+  // strings never reach the terminal raw (ui/terminal-text.ts).
+  const io = terminalSafeIo(processIo(env.ci()), { json: args.includes('--json') });
   try {
     const { main } = await import('./main.js');
     await main(args, io);

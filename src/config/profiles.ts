@@ -1,7 +1,8 @@
-import { chmod, mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { configPath, emulatorStatePath } from './paths.js';
 import { env } from './env.js';
+import { writePrivateFile } from './private-file.js';
 import { UserError, EXIT } from '../errors.js';
 
 /** Where and as whom the CLI talks to a platform (remote or the local emulator). */
@@ -39,10 +40,7 @@ export async function loadConfig(): Promise<ConfigFile> {
 export async function saveConfig(config: ConfigFile): Promise<void> {
   const path = configPath();
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
+  await writePrivateFile(path, JSON.stringify(config, null, 2) + '\n');
 }
 
 /** What a running `plugsmith emulator start` wrote about itself. */
@@ -81,10 +79,7 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
   const path = emulatorStatePath();
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // Written whole or not at all: another command may read it at any moment.
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
+  await writePrivateFile(path, JSON.stringify(state, null, 2) + '\n');
   return state;
 }
 

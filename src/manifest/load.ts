@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { readFile, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
 import { UserError, EXIT } from '../errors.js';
@@ -82,14 +82,62 @@ function explain(error: ErrorObject): string {
   }
 }
 
-/** Replaces ${VAR} and ${VAR:-default} in a string from the environment. */
-export function interpolate(value: string, file: string, path: string, environment: NodeJS.ProcessEnv = process.env): string {
+/** Variables named outright in the manifest's documentation (the webhook server's port and address). */
+const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
+/** Parts of a name that mark a credential: never expanded, even with the PLUGSMITH_ prefix. */
+const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/;
+
+/**
+ * Whether a manifest may read this environment variable. A manifest often comes from someone
+ * else (a cloned project) and what it expands is sent to the platform, where a public plugin's
+ * fields are served to anyone: so only the documented variables and PLUGSMITH_* (never a
+ * credential's name) are expanded, and `deploy` prints the name of each one it used.
+ */
+export function expandableVariable(name: string): boolean {
+  if (CREDENTIAL_NAME.test(name.toUpperCase())) return false;
+  return DOCUMENTED_VARIABLES.has(name) || name.startsWith('PLUGSMITH_');
+}
+
+/** One `${VAR}` a manifest's value used: where, which variable, and whether its default stood in. */
+export interface ExpandedVariable {
+  /** Path of the manifest field (e.g. `plugin.webhookUrl`). */
+  field: string;
+  variable: string;
+  /** True when the variable was unset and the `${VAR:-default}` default was used. */
+  fromDefault: boolean;
+}
+
+/**
+ * Replaces ${VAR} and ${VAR:-default} in a string from the environment, for the variables
+ * `expandableVariable` allows (any other is an error naming it and the fix). Each use is added to
+ * `used` when given.
+ */
+export function interpolate(value: string, file: string, path: string, environment: NodeJS.ProcessEnv = process.env, used?: ExpandedVariable[]): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, _d, fallback: string | undefined) => {
+    if (!expandableVariable(name)) {
+      throw new ManifestError(
+        file,
+        path,
+        `uses \${${name}}, which a manifest may not read: only PORT, HOST and PLUGSMITH_* variables are expanded, never one whose name marks a credential (TOKEN, SECRET, KEY, PASSWORD, AUTH...), because the value is sent to the platform; write the value itself, or use a variable such as PLUGSMITH_PUBLIC_URL`,
+      );
+    }
     const v = environment[name];
-    if (v !== undefined && v !== '') return v;
-    if (fallback !== undefined) return fallback;
+    if (v !== undefined && v !== '') {
+      used?.push({ field: path, variable: name, fromDefault: false });
+      return v;
+    }
+    if (fallback !== undefined) {
+      used?.push({ field: path, variable: name, fromDefault: true });
+      return fallback;
+    }
     throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
   });
+}
+
+/** Whether `path` is `folder` or inside it (both absolute and resolved). */
+function inside(folder: string, path: string): boolean {
+  const r = relative(folder, path);
+  return r === '' || (!isAbsolute(r) && r !== '..' && !r.startsWith(`..${sep}`));
 }
 
 async function resolveSchema(schema: unknown, base: string, file: string, path: string, read: Set<string>): Promise<JsonSchema | undefined> {
@@ -99,20 +147,37 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
   // Only a schema that is nothing but a relative file reference is read from disk; other $refs
   // (like "#/definitions/x") belong to the schema itself.
   if (typeof ref === 'string' && Object.keys(s).length === 1 && !ref.startsWith('#') && !/^[a-z]+:/i.test(ref)) {
-    const target = isAbsolute(ref) ? ref : resolve(base, ref);
+    const at = `${path}.$ref`;
+    // A manifest may come from someone else: what a $ref reads is sent to the platform (and a
+    // public plugin's schemas to anyone), so it reads only JSON files of the project itself.
+    if (isAbsolute(ref) || /^[\\/]/.test(ref)) throw new ManifestError(file, at, `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`);
+    if (!/\.json$/i.test(ref)) throw new ManifestError(file, at, `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`);
+    const target = resolve(base, ref);
+    let project: string;
+    let real: string;
+    try {
+      project = await realpath(base);
+      real = await realpath(target);
+    } catch (error) {
+      throw new ManifestError(file, at, `cannot read ${ref} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
+    }
+    if (!inside(project, real)) {
+      throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
+    }
+    if (!/\.json$/i.test(real)) throw new ManifestError(file, at, `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`);
     read.add(target);
     let text: string;
     try {
-      text = await readFile(target, 'utf8');
+      text = await readFile(real, 'utf8');
     } catch (error) {
-      throw new ManifestError(file, `${path}.$ref`, `cannot read ${relative(process.cwd(), target) || target} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
+      throw new ManifestError(file, at, `cannot read ${ref} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
     }
     try {
       const parsed = JSON.parse(text) as unknown;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
       return parsed as JsonSchema;
     } catch (error) {
-      throw new ManifestError(file, `${path}.$ref`, `${ref} is not a JSON Schema object (${(error as Error).message})`);
+      throw new ManifestError(file, at, `${ref} is not a JSON Schema object (${(error as Error).message})`);
     }
   }
   return s;
@@ -175,9 +240,10 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   seen(installs, 'installs');
 
   const plugin = { ...record(m.plugin) } as unknown as Manifest['plugin'];
+  const expanded: ExpandedVariable[] = [];
   if (typeof plugin.webhookUrl === 'string' && !reported('plugin.webhookUrl')) {
     await attempt(() => {
-      plugin.webhookUrl = interpolate(plugin.webhookUrl!, file, 'plugin.webhookUrl', environment);
+      plugin.webhookUrl = interpolate(plugin.webhookUrl!, file, 'plugin.webhookUrl', environment, expanded);
       if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
         throw new ManifestError(file, 'plugin.webhookUrl', `"${plugin.webhookUrl}" is not an http(s) URL`);
       }
@@ -210,6 +276,7 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     ),
     installs: installs as unknown as Manifest['installs'],
     schemaFiles: [...schemaFiles],
+    expandedVariables: expanded,
   };
   if (problems.length > 0) throw ManifestError.of(file, problems);
   return manifest;

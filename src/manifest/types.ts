@@ -52,4 +52,6 @@ export interface Manifest {
   installs: ManifestInstall[];
   /** Absolute paths of the schema files its `$ref`s read (so `dev` can watch them too). */
   schemaFiles: string[];
+  /** The `${VAR}`s its values used (deploy names each one, so a borrowed manifest cannot hide what it sends). */
+  expandedVariables: Array<{ field: string; variable: string; fromDefault: boolean }>;
 }

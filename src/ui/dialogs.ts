@@ -1,5 +1,22 @@
 import { UserError, EXIT } from '../errors.js';
 import type { Io } from './io.js';
+import { escapeControls, rawStream } from './terminal-text.js';
+
+/**
+ * Prompts draw the terminal themselves (cursor moves): they get stderr unfiltered, and every text
+ * they show (a message, a choice's name, which may come from the platform) is escaped here.
+ */
+function terminal(io: Io) {
+  return { input: io.stdin, output: rawStream(io.stderr) };
+}
+
+function safeChoices<C extends { name?: string; description?: string; value: string }>(choices: C[]): C[] {
+  return choices.map((c) => ({
+    ...c,
+    name: escapeControls(c.name ?? c.value),
+    ...(c.description !== undefined ? { description: escapeControls(c.description) } : {}),
+  }));
+}
 
 /**
  * Every prompt of the CLI goes through here. Without a terminal, or under CI, nothing is asked:
@@ -12,31 +29,31 @@ function refuse(io: Io, flag: string, what: string): void {
 export async function askText(io: Io, opts: { flag: string; message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
   refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
   const { input } = await import('@inquirer/prompts');
-  return input({ message: opts.message, default: opts.default, validate: opts.validate }, { input: io.stdin, output: io.stderr });
+  return input({ message: escapeControls(opts.message), default: opts.default === undefined ? undefined : escapeControls(opts.default), validate: opts.validate }, terminal(io));
 }
 
 export async function askSecret(io: Io, opts: { flag: string; message: string }): Promise<string> {
   refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
   const { password } = await import('@inquirer/prompts');
-  return password({ message: opts.message, mask: '*' }, { input: io.stdin, output: io.stderr });
+  return password({ message: escapeControls(opts.message), mask: '*' }, terminal(io));
 }
 
 export async function askChoice<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; description?: string }>; default?: T }): Promise<T> {
   refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
   const { select } = await import('@inquirer/prompts');
-  return select({ message: opts.message, choices: opts.choices, default: opts.default }, { input: io.stdin, output: io.stderr });
+  return select({ message: escapeControls(opts.message), choices: safeChoices(opts.choices), default: opts.default }, terminal(io));
 }
 
 export async function askMany<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; checked?: boolean }> }): Promise<T[]> {
   refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
   const { checkbox } = await import('@inquirer/prompts');
-  return checkbox({ message: opts.message, choices: opts.choices }, { input: io.stdin, output: io.stderr });
+  return checkbox({ message: escapeControls(opts.message), choices: opts.choices }, terminal(io));
 }
 
 export async function confirm(io: Io, opts: { flag: string; message: string; default?: boolean }): Promise<boolean> {
   refuse(io, opts.flag, 'confirmation');
   const { confirm: ask } = await import('@inquirer/prompts');
-  return ask({ message: opts.message, default: opts.default }, { input: io.stdin, output: io.stderr });
+  return ask({ message: escapeControls(opts.message), default: opts.default }, terminal(io));
 }
 
 /** Reads all of stdin (for `--token -`), trimmed. */

@@ -1,5 +1,6 @@
 import type { GlobalOptions } from '../commands/types.js';
 import type { Io } from './io.js';
+import { escapeControls } from './terminal-text.js';
 
 /** A column of a table: a header and how to read the cell from a row. */
 export interface Column<T> {
@@ -16,7 +17,7 @@ function cell(value: unknown): string {
 
 /** Renders rows as an aligned text table, truncating long cells to the terminal width. */
 export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: string) => string; width?: number } = {}): string {
-  const cells = rows.map((r) => columns.map((c) => cell(c.value(r)).replace(/\s+/g, ' ')));
+  const cells = rows.map((r) => columns.map((c) => escapeControls(cell(c.value(r)).replace(/\s+/g, ' '))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i].length)));
   const max = options.width ?? 0;
   if (max > 0) {
@@ -55,5 +56,5 @@ export function note(io: Io, global: GlobalOptions, message: string): void {
 export function details(record: Record<string, unknown>, keys?: string[]): string {
   const entries = (keys ?? Object.keys(record)).filter((k) => record[k] !== undefined).map((k) => [k, record[k]] as const);
   const width = Math.max(0, ...entries.map(([k]) => k.length));
-  return entries.map(([k, v]) => `${k.padEnd(width)}  ${typeof v === 'object' && v !== null ? JSON.stringify(v) : cell(v)}`).join('\n') + '\n';
+  return entries.map(([k, v]) => `${escapeControls(k.padEnd(width))}  ${escapeControls(typeof v === 'object' && v !== null ? JSON.stringify(v) : cell(v))}`).join('\n') + '\n';
 }

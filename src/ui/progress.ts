@@ -1,6 +1,7 @@
 import type { GlobalOptions } from '../commands/types.js';
 import type { Io } from './io.js';
 import { styleFor } from './style.js';
+import { escapeControls, rawStream, terminalText } from './terminal-text.js';
 
 /** A progress display of transfers (bytes of several files); every method is a no-op when off. */
 export interface TransferProgress {
@@ -37,7 +38,9 @@ export function formatBytes(bytes: number): string {
  * or with --quiet, nothing is drawn (logs and CI output stay clean).
  */
 export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quiet' | 'color'>): TransferProgress {
-  const stream = io.stderr as Io['stderr'] & { columns?: number };
+  // The bar redraws its line (a carriage return and an erase), which the filtered stream would
+  // make visible: it writes to the terminal itself, and escapes the file names it shows.
+  const stream = rawStream(io.stderr) as Io['stderr'] & { columns?: number };
   if (!stream.isTTY || global.quiet) return NONE;
   const style = styleFor(io, global, 'stderr');
   let totalFiles = 0;
@@ -55,7 +58,7 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     const width = 24;
     const filled = Math.round(ratio * width);
     const bar = style.cyan('█'.repeat(filled)) + style.dim('░'.repeat(width - filled));
-    const current = [...sent.values()].map((s) => s.label).join(', ');
+    const current = escapeControls([...sent.values()].map((s) => s.label).join(', '));
     const text = `${bar} ${String(Math.round(ratio * 100)).padStart(3)}%  ${finishedFiles}/${totalFiles} files  ${formatBytes(bytes)}/${formatBytes(totalBytes)}  ${current}`;
     // A terminal that reports no size (some ptys say 0) gets the classic 80 columns.
     const columns = stream.columns && stream.columns >= 40 ? stream.columns : 80;
@@ -95,7 +98,7 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     },
     log(text) {
       clear();
-      stream.write(text.endsWith('\n') ? text : text + '\n');
+      stream.write(terminalText(text.endsWith('\n') ? text : text + '\n'));
       draw(true);
     },
     stop() {

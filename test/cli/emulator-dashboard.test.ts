@@ -1,10 +1,17 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 
-/** A BROWSER script that appends each URL it is given to a file, as a browser would open it. */
+/** The link a private redirect page (what --open gives the browser) sends the browser on to. */
+async function redirectTarget(opened: string): Promise<string> {
+  expect(opened).toMatch(/^file:\/\//);
+  return /content="0;url=([^"]+)"/.exec(await readFile(fileURLToPath(opened), 'utf8'))![1];
+}
+
+/** A BROWSER script that appends each URL it is given to a file; `opened` gives the links the pages redirect to. */
 async function recordingBrowser(dir: string): Promise<{ env: { BROWSER: string }; opened: () => Promise<string[]> }> {
   const log = join(dir, 'opened.txt');
   const script = join(dir, 'browser.sh');
@@ -12,7 +19,7 @@ async function recordingBrowser(dir: string): Promise<{ env: { BROWSER: string }
   await chmod(script, 0o755);
   return {
     env: { BROWSER: script },
-    opened: async () => (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l !== ''),
+    opened: async () => Promise.all((await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').map(redirectTarget)),
   };
 }
 

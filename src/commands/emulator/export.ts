@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -6,6 +5,7 @@ import { emulatorUrl } from '../../dev/emulator-target.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { timeoutMsOf } from '../context.js';
+import { writePrivateFile } from '../../config/private-file.js';
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
 const exportCommand: CommandHandler<TargetFlags> = async (input) => {
@@ -13,7 +13,7 @@ const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
   const data = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).export();
   try {
-    await writeFile(file, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 });
+    await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
   } catch (error) {
     throw new UserError(`cannot write ${file}: ${(error as Error).message}`, EXIT.USAGE);
   }

@@ -20,22 +20,41 @@ interface StartOptions {
   s3Endpoint?: string;
   s3AccessKey?: string;
   s3SecretKey?: string;
+  s3SecretKeyFile?: string;
   s3Bucket?: string;
   s3Region?: string;
   llmBaseUrl?: string;
   llmModel?: string;
   llmApiKey?: string;
+  llmApiKeyFile?: string;
   faults?: string;
   faultsSeed?: string;
   open?: boolean;
 }
 
-function llmOptions(o: StartOptions) {
+/**
+ * A secret given as a file (its first line): the way to pass one that no other local user sees,
+ * as they see every process's arguments.
+ */
+async function secretFromFile(path: string | undefined, flag: string): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UserError(`${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, EXIT.USAGE);
+  }
+  const secret = text.split(/\r?\n/, 1)[0].trim();
+  if (!secret) throw new UserError(`${flag} ${path}: the file is empty; write the secret on its first line`, EXIT.USAGE);
+  return secret;
+}
+
+async function llmOptions(o: StartOptions) {
   const baseUrl = o.llmBaseUrl ?? env.llmBaseUrl();
   if (!baseUrl) return undefined;
   const model = o.llmModel ?? env.llmModel();
   if (!model) throw new UserError('--llm-base-url needs --llm-model (or PLUGSMITH_LLM_MODEL), e.g. --llm-model llama3.2', EXIT.USAGE);
-  return { baseUrl, model, apiKey: o.llmApiKey ?? env.llmApiKey() };
+  return { baseUrl, model, apiKey: o.llmApiKey ?? (await secretFromFile(o.llmApiKeyFile, '--llm-api-key-file')) ?? env.llmApiKey() };
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
@@ -44,6 +63,8 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
   const faults = faultOptions(o.faults, o.faultsSeed);
+  const llm = await llmOptions(o);
+  const s3SecretKey = await secretFromFile(o.s3SecretKeyFile, '--s3-secret-key-file');
   const { assertDistinctPorts, assertPortFree, liveEmulator, storeErrorExit } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per config dir: its state file is how other commands find "the" local emulator.
@@ -73,11 +94,11 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
       storage: {
         s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
         s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
-        s3SecretKey: o.s3SecretKey ?? env.s3SecretKey(),
+        s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
         s3Bucket: o.s3Bucket ?? env.s3Bucket(),
         s3Region: o.s3Region ?? env.s3Region(),
       },
-      llm: llmOptions(o),
+      llm,
       ...faults,
       log: (line) => note(io, global, line),
     });

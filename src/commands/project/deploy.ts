@@ -6,6 +6,7 @@ import { loadManifest } from '../../manifest/load.js';
 import { identifyTarget } from '../../manifest/target.js';
 import { renderDrift, renderPlan } from '../../manifest/render.js';
 import { isNoop, type Plan } from '../../manifest/plan.js';
+import type { Manifest } from '../../manifest/types.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
 
@@ -16,9 +17,21 @@ interface DeployOptions {
   strict?: boolean;
 }
 
-/** The --json answer: the plan, and what came of it. */
-function summary(plan: Plan, dryRun: boolean): Record<string, unknown> {
-  return { pluginId: plan.pluginId, dryRun, changed: !isNoop(plan), plan: plan.steps.map(({ desired: _d, ...s }) => s), drift: plan.drift };
+/** The --json answer: the plan, what came of it, and the environment variables the manifest used. */
+function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string, unknown> {
+  return {
+    pluginId: plan.pluginId,
+    dryRun,
+    changed: !isNoop(plan),
+    plan: plan.steps.map(({ desired: _d, ...s }) => s),
+    drift: plan.drift,
+    expandedVariables: manifest.expandedVariables,
+  };
+}
+
+/** One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise. */
+function expandedLines(manifest: Manifest): string[] {
+  return manifest.expandedVariables.map((v) => `${v.field} uses \${${v.variable}}${v.fromDefault ? ` (unset: its default)` : ' from the environment'}`);
 }
 
 /** Reads the manifest, plans against the platform, and applies (idempotently). */
@@ -28,6 +41,7 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const manifestPath = resolve(o.manifest);
   const dryRun = Boolean(o.dryRun);
   const manifest = await loadManifest(manifestPath);
+  if (!global.json) for (const line of expandedLines(manifest)) io.stderr.write(`${line}\n`);
   const { client, settings } = await clientFor(input);
   try {
     const orgId = orgOf(settings);
@@ -43,14 +57,14 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
           if (plan.drift.length) io.stderr.write(renderDrift(plan.drift));
         }
         if (plan.drift.length && o.strict) {
-          if (global.json) io.stdout.write(JSON.stringify(summary(plan, dryRun), null, 2) + '\n');
+          if (global.json) io.stdout.write(JSON.stringify(summary(plan, dryRun, manifest), null, 2) + '\n');
           throw new UserError('the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite', EXIT.CONFLICT);
         }
       },
       onStep: (s) => note(io, global, `  done: ${s.op} ${s.resource} ${s.name}`),
     });
     const { plan } = outcome;
-    const result = summary(plan, dryRun);
+    const result = summary(plan, dryRun, manifest);
     if (dryRun || isNoop(plan)) {
       if (global.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
       else if (isNoop(plan)) io.stdout.write(`No changes: ${manifest.plugin.name} (${plan.pluginId}) matches the manifest.\n`);

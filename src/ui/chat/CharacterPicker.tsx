@@ -3,6 +3,7 @@ import { Box, Text, useApp, useInput } from 'ink';
 import Spinner from 'ink-spinner';
 import type { Character } from '../../client/index.js';
 import { UserError, EXIT } from '../../errors.js';
+import { escapeControls } from '../terminal-text.js';
 
 /** A list of the org's characters: Up and Down move, Enter picks, Ctrl+C leaves. */
 export function CharacterPicker({ load, onPick }: { load: () => Promise<Character[]>; onPick: (character: Character) => void }) {
@@ -59,7 +60,7 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
       {characters.map((character, i) => (
         <Text key={character.id} color={i === selected ? 'cyan' : undefined}>
           {i === selected ? '› ' : '  '}
-          {character.name ?? character.id} <Text dimColor>({character.id})</Text>
+          {escapeControls(character.name ?? character.id)} <Text dimColor>({escapeControls(character.id)})</Text>
         </Text>
       ))}
     </Box>

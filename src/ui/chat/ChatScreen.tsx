@@ -7,6 +7,7 @@ import { ChatSession, type ChatClient, type ChatSessionOptions } from './chat-se
 import { useChatInput } from './use-chat-input.js';
 import { useChatSession } from './use-chat-session.js';
 import { useInputHistory } from './use-input-history.js';
+import { escapeControls } from '../terminal-text.js';
 
 /** Props of the chat screen: whom to talk to, through which client. */
 export interface ChatScreenProps {
@@ -56,7 +57,7 @@ export function ChatScreen({ client, characterId, characterName, conversationId,
   return (
     <Box flexDirection="column">
       <ConversationView entries={view.entries} live={view.live} waiting={view.awaitingFirstPacket} characterName={name} />
-      {input.attachments.length > 0 ? <Text dimColor>{`attached to your next message: ${input.attachments.map((a) => a.content).join(', ')}`}</Text> : null}
+      {input.attachments.length > 0 ? <Text dimColor>{`attached to your next message: ${escapeControls(input.attachments.map((a) => a.content).join(', '))}`}</Text> : null}
       <PromptInput history={history} onSubmit={input.submit} placeholder={conversation ? undefined : 'starting the conversation…'} />
     </Box>
   );

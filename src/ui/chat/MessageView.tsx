@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { Message } from '../../client/index.js';
+import { escapeControls, escapeControlsKeepLayout } from '../terminal-text.js';
 
 /** One message: who wrote it, its text (as far as it has streamed), its attachments. */
 export function MessageView({ message, characterName }: { message: Message; characterName: string }) {
@@ -9,17 +10,17 @@ export function MessageView({ message, characterName }: { message: Message; char
     <Box flexDirection="column">
       <Box>
         <Text bold color={mine ? 'green' : 'cyan'}>
-          {mine ? 'you' : characterName}
+          {mine ? 'you' : escapeControls(characterName)}
         </Text>
         <Text dimColor>{' › '}</Text>
         <Text color={failed ? 'red' : undefined}>
-          {message.type && message.type !== 'TEXT' ? `[${message.type}] ` : ''}
-          {message.content}
+          {message.type && message.type !== 'TEXT' ? `[${escapeControls(message.type)}] ` : ''}
+          {escapeControlsKeepLayout(message.content ?? '')}
         </Text>
       </Box>
       {(message.attachments ?? []).map((attachment, i) => (
         <Text key={i} dimColor>
-          {'  '}[{attachment.type === 'IMAGE_URL' ? 'image' : attachment.type}] {attachment.content}
+          {'  '}[{attachment.type === 'IMAGE_URL' ? 'image' : escapeControls(String(attachment.type))}] {escapeControls(String(attachment.content))}
         </Text>
       ))}
     </Box>

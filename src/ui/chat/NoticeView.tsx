@@ -1,4 +1,5 @@
 import { Text } from 'ink';
+import { escapeControlsKeepLayout } from '../terminal-text.js';
 
 const COLORS = { info: undefined, warning: 'yellow', error: 'red' } as const;
 
@@ -6,7 +7,7 @@ const COLORS = { info: undefined, warning: 'yellow', error: 'red' } as const;
 export function NoticeView({ level, text }: { level: 'info' | 'warning' | 'error'; text: string }) {
   return (
     <Text color={COLORS[level]} dimColor={level === 'info'}>
-      {level === 'info' ? text : `${level}: ${text}`}
+      {escapeControlsKeepLayout(level === 'info' ? text : `${level}: ${text}`)}
     </Text>
   );
 }

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import Spinner from 'ink-spinner';
+import { escapeControls } from '../terminal-text.js';
 
 /** Shown from sending a message until the reply's first packet. */
 export function WaitingIndicator({ characterName }: { characterName: string }) {
@@ -8,7 +9,7 @@ export function WaitingIndicator({ characterName }: { characterName: string }) {
       <Text color="cyan">
         <Spinner type="dots" />
       </Text>
-      <Text dimColor>{` ${characterName} is writing…`}</Text>
+      <Text dimColor>{` ${escapeControls(characterName)} is writing…`}</Text>
     </Box>
   );
 }

@@ -1,6 +1,7 @@
 import { createElement } from 'react';
 import { render } from 'ink';
 import type { Io } from '../io.js';
+import { rawStream } from '../terminal-text.js';
 import { ChatApp, type ChatAppProps } from './ChatApp.js';
 
 /**
@@ -11,8 +12,10 @@ export async function runChatApp(options: ChatAppProps & { io: Io }): Promise<vo
   const { io, ...props } = options;
   const app = render(createElement(ChatApp, props), {
     stdin: io.stdin as NodeJS.ReadStream,
-    stdout: io.stdout as NodeJS.WriteStream,
-    stderr: io.stderr as NodeJS.WriteStream,
+    // ink draws the terminal itself (cursor moves): it gets the streams unfiltered, and the
+    // components escape the platform's text they show.
+    stdout: rawStream(io.stdout) as NodeJS.WriteStream,
+    stderr: rawStream(io.stderr) as NodeJS.WriteStream,
     // Ctrl+C is a key like the others: the app leaves through exit(), with exit code 0.
     exitOnCtrlC: false,
     patchConsole: false,

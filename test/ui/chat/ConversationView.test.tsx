@@ -49,4 +49,20 @@ describe('ConversationView', () => {
     expect(frame).toContain('Nova › Half a reply [error: the LLM is unreachable]');
     expect(frame).toContain('Nova › [FORM] {"name":"?"}');
   });
+
+  test("a character's name, reply, attachments and notices reach the terminal with their control characters as visible text", () => {
+    const osc52 = '\u001b]52;c;cm0gLXJmIH4K\u0007';
+    const evil: Message = { ...reply(`one${osc52}\ntwo\u009b2J`, false), attachments: [{ type: 'IMAGE_URL', content: `https://x.test/${osc52}` }] };
+    const entries: ChatEntry[] = [entry(evil), { key: 'notice:0', kind: 'notice', level: 'error', text: `bad ${osc52}` }];
+    const view = render(<ConversationView entries={entries} live={[]} waiting characterName={'Eve\u001b]0;pwned\u0007'} />);
+    const frame = view.lastFrame() ?? '';
+    // ink's own colours (CSI ... m) are the only escape sequences left.
+    expect(frame.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const text = plain(frame);
+    expect(text).toContain('Eve\\x1b]0;pwned\\x07 › one\\x1b]52;c;cm0gLXJmIH4K\\x07');
+    expect(text).toContain('two\\x9b2J');
+    expect(text).toContain('[image] https://x.test/\\x1b]52;c;cm0gLXJmIH4K\\x07');
+    expect(text).toContain('error: bad \\x1b]52;c;cm0gLXJmIH4K\\x07');
+    expect(text).toContain('Eve\\x1b]0;pwned\\x07 is writing…');
+  });
 });

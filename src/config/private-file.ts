@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes a file that holds secrets (tokens, `whsec_` secrets, an export), readable by its owner
+ * only, whole or not at all. The text goes to a new file of mode 0600 beside the target, created
+ * exclusively under an unguessable name (so neither a planted link nor a file of another mode is
+ * reused), and is renamed over the target: an existing file's looser mode never survives, and a
+ * link at the target's name is replaced, not followed.
+ */
+export async function writePrivateFile(path: string, text: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const file = await open(temporary, 'wx', 0o600);
+  try {
+    try {
+      // The umask may narrow the mode at creation, never widen it; chmod makes it exactly 0600.
+      await file.chmod(0o600);
+      await file.writeFile(text);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,99 @@
+import type { Io } from './io.js';
+
+/*
+ * Text from the platform (a plugin's name, a message, an error's message) can hold terminal control
+ * sequences: OSC 52 writes the clipboard, OSC 0 the window title, others move the cursor or hide
+ * text. Nothing the CLI prints for people may carry them raw: every control character (C0, DEL and
+ * C1) becomes visible text such as `\x1b`. The CLI's own colours pass, and only those.
+ */
+
+/** C0 controls, DEL and C1 controls. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/** The same, but for line feed and tab, which lay out multi-line text. */
+const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/**
+ * An SGR sequence that the style module (chalk) writes: reset, bold, dim, normal intensity and the
+ * colours it uses. Any other (conceal, blink, a cursor move) is escaped like other control text.
+ */
+const OWN_SGR = /\u001b\[((?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m/y;
+
+const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
+/** One-line text for a table cell or a `key  value` line: every control character, line breaks included, made visible. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, visible);
+}
+
+/** Multi-line text (a message, a log line): controls made visible, line feeds and tabs kept. */
+export function escapeControlsKeepLayout(text: string): string {
+  return text.replace(CONTROL_BUT_LAYOUT, visible);
+}
+
+/** Text on its way to a person's terminal: the CLI's own colours kept, every other control made visible. */
+export function terminalText(text: string): string {
+  if (!/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text)) return text;
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\u001b') {
+      OWN_SGR.lastIndex = i;
+      const sgr = OWN_SGR.exec(text);
+      if (sgr) {
+        out += sgr[0];
+        i += sgr[0].length - 1;
+        continue;
+      }
+    }
+    const code = c.charCodeAt(0);
+    out += (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f) ? visible(c) : c;
+  }
+  return out;
+}
+
+/**
+ * Text on its way to stdout under --json: controls other than line feeds and tabs become `\u00XX`. JSON.stringify already escapes C0 inside strings; DEL and C1 it leaves raw, and
+ * a JSON string with `\u009b` is the same string, so the JSON is exactly what it was.
+ */
+export function jsonText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const RAW = Symbol('plugsmith.rawStream');
+
+type Stream = Io['stdout'] | Io['stderr'];
+
+/** A stream whose `write` passes text through `filter`; everything else is the stream itself. */
+function filtered<S extends Stream>(stream: S, filter: (text: string) => string): S {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : chunk;
+    return (stream.write as (...args: unknown[]) => boolean)(typeof text === 'string' ? filter(text) : text, ...rest);
+  };
+  return new Proxy(stream, {
+    get(target, key) {
+      if (key === 'write') return write;
+      if (key === RAW) return target;
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The Io every command prints through: people's output (stdout, and stderr always) has its control
+ * characters made visible; with --json, stdout gets `jsonText`. The one place where this is done.
+ */
+export function terminalSafeIo(io: Io, options: { json: boolean }): Io {
+  return {
+    ...io,
+    stdout: filtered(io.stdout, options.json ? jsonText : terminalText),
+    stderr: filtered(io.stderr, terminalText),
+  };
+}
+
+/**
+ * The stream under a filtered one, for code that draws the terminal itself (the chat REPL, the
+ * progress bar) and escapes the text it draws on its own.
+ */
+export function rawStream<S extends Stream>(stream: S): S {
+  return ((stream as unknown as Record<symbol, S>)[RAW] ?? stream) as S;
+}

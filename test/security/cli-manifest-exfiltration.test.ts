@@ -1,0 +1,95 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useCliEnv } from '../cli/cli-env.js';
+
+// A plugin project cloned from someone else must not be able to send the author's local secrets
+// (credential files, environment variables) to the platform, where a public plugin's fields are
+// served to anyone. The project lives in a temp dir outside the repository, beside a "home"
+// folder that holds a secret file.
+const env = useCliEnv();
+let root: string;
+let project: string;
+const SECRET = 'pst_admin_secret_of_the_author';
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'plugsmith-exfil-'));
+  project = join(root, 'project');
+  await mkdir(join(root, 'home', '.config', 'plugsmith'), { recursive: true });
+  await writeFile(join(root, 'home', '.config', 'plugsmith', 'emulator.json'), JSON.stringify({ adminToken: SECRET, token: SECRET }));
+  await mkdir(join(project, 'schemas'), { recursive: true });
+  await writeFile(join(project, 'schemas', 'inputs.json'), JSON.stringify({ type: 'object', properties: { region: { type: 'string' } } }));
+  await writeFile(join(project, '.env'), `{"token":"${SECRET}"}`);
+  // A link inside the project that points outside it, and one that stays inside.
+  await symlink(join(root, 'home', '.config', 'plugsmith', 'emulator.json'), join(project, 'schemas', 'linked.json'));
+  await symlink(join(project, 'schemas', 'inputs.json'), join(project, 'schemas', 'alias.json'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Writes the project's manifest with this plugin section (a public APP plugin). */
+async function manifest(plugin: Record<string, unknown>): Promise<string> {
+  const path = join(project, 'plugsmith.json');
+  await writeFile(path, JSON.stringify({ plugin: { name: `exfil-${Math.random().toString(36).slice(2, 8)}`, type: 'APP', isPublic: true, ...plugin } }));
+  return path;
+}
+
+describe('a manifest reads only files of its project', () => {
+  it.each([
+    ['a relative path out of the project', '../home/.config/plugsmith/emulator.json', /outside the project folder/],
+    ['an absolute path', 'ABSOLUTE', /absolute path/],
+    ['a link inside the project that points outside', './schemas/linked.json', /outside the project folder/],
+    ['a file of the project that is not a .json file', './.env', /not a \.json file/],
+  ])('%s is refused by deploy --dry-run and by deploy, and nothing reaches the marketplace', async (_name, ref, message) => {
+    const target = ref === 'ABSOLUTE' ? join(root, 'home', '.config', 'plugsmith', 'emulator.json') : ref;
+    const path = await manifest({ inputsSchema: { $ref: target } });
+    const dry = await env.cli(['deploy', '--dry-run', '--manifest', path, '--org', 'org_dev']);
+    expect(dry.code, dry.stderr).toBe(5);
+    expect(dry.stderr).toMatch(message);
+    expect(dry.stderr).toContain('plugin.inputsSchema.$ref');
+    const deploy = await env.cli(['deploy', '--manifest', path, '--org', 'org_dev']);
+    expect(deploy.code, deploy.stderr).toBe(5);
+    const market = await env.cli(['plugins', 'marketplace', '--json']);
+    expect(market.stdout).not.toContain(SECRET);
+  });
+
+  it('a schema file inside the project, also through a link that stays inside, is read', async () => {
+    for (const ref of ['./schemas/inputs.json', './schemas/alias.json']) {
+      const path = await manifest({ inputsSchema: { $ref: ref } });
+      const dry = await env.cli(['deploy', '--dry-run', '--manifest', path, '--org', 'org_dev']);
+      expect(dry.code, dry.stderr).toBe(0);
+    }
+  });
+});
+
+describe('a manifest expands only allowed environment variables', () => {
+  it.each(['HOME', 'AWS_SECRET_ACCESS_KEY', 'PLUGSMITH_TOKEN', 'PLUGSMITH_ADMIN_TOKEN', 'PLUGSMITH_API_KEY', 'PLUGSMITH_WEBHOOK_SECRET'])(
+    '${%s} in webhookUrl is an error naming the variable and the fix, even with a default',
+    async (variable) => {
+      for (const placeholder of [`\${${variable}}`, `\${${variable}:-x}`]) {
+        const path = await manifest({ webhookUrl: `https://hooks.example.com/${placeholder}` });
+        const result = await env.cli(['deploy', '--dry-run', '--manifest', path, '--org', 'org_dev'], { [variable]: SECRET });
+        expect(result.code, result.stderr).toBe(5);
+        expect(result.stderr).toContain(`\${${variable}}`);
+        expect(result.stderr).toMatch(/only PORT, HOST and PLUGSMITH_\* variables/);
+        expect(result.stdout + result.stderr).not.toContain(SECRET);
+      }
+    },
+  );
+
+  it('deploy --dry-run and deploy name each variable they expanded (stderr, and expandedVariables in --json)', async () => {
+    const path = await manifest({ webhookUrl: 'http://${PLUGSMITH_PUBLIC_HOST}:${PORT:-3000}/webhook' });
+    const extra = { PLUGSMITH_PUBLIC_HOST: '127.0.0.1', PORT: '' };
+    const dry = await env.cli(['deploy', '--dry-run', '--manifest', path, '--org', 'org_dev'], extra);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('plugin.webhookUrl uses ${PLUGSMITH_PUBLIC_HOST} from the environment');
+    expect(dry.stderr).toContain('plugin.webhookUrl uses ${PORT} (unset: its default)');
+    const json = await env.json(['deploy', '--manifest', path, '--org', 'org_dev'], extra);
+    expect(json.expandedVariables).toEqual([
+      { field: 'plugin.webhookUrl', variable: 'PLUGSMITH_PUBLIC_HOST', fromDefault: false },
+      { field: 'plugin.webhookUrl', variable: 'PORT', fromDefault: true },
+    ]);
+  });
+});

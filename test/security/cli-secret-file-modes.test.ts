@@ -1,0 +1,56 @@
+import { chmod, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWNER_TOKEN, ORG, useCliEnv } from '../cli/cli-env.js';
+
+// Files the CLI writes that hold secrets (an export holds `whsec_` secrets; the config file and
+// the emulator state file hold tokens) are owner-only however they existed before.
+const t = useCliEnv();
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'plugsmith-secret-modes-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const mode = async (path: string) => (await stat(path)).mode & 0o777;
+
+describe('files that hold secrets are 0600', () => {
+  it('emulator export onto an existing 0644 file leaves it 0600 with the secrets, and no temporary file behind', async () => {
+    await t.api.plugins.createInOrg(ORG, { name: 'moded', type: 'APP' } as never);
+    const file = join(dir, 'export.json');
+    await writeFile(file, 'old contents');
+    await chmod(file, 0o644);
+    const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('whsec_');
+    expect((await mode(file)).toString(8)).toBe('600');
+    expect((await readdir(dir)).filter((name) => name.includes('export.json'))).toEqual(['export.json']);
+  });
+
+  it('emulator export onto a link replaces the link and never writes through it', async () => {
+    const elsewhere = join(dir, 'elsewhere.txt');
+    await writeFile(elsewhere, 'not yours');
+    await chmod(elsewhere, 0o644);
+    const file = join(dir, 'linked-export.json');
+    await symlink(elsewhere, file);
+    const result = await t.cli(['emulator', 'export', file, '--base-url', t.emu.url]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(elsewhere, 'utf8')).toBe('not yours');
+    expect((await lstat(file)).isFile()).toBe(true);
+    expect((await mode(file)).toString(8)).toBe('600');
+  });
+
+  it('login onto a config file left 0644 leaves it 0600', async () => {
+    const configDir = await mkdtemp(join(dir, 'cfg-'));
+    const config = join(configDir, 'config.json');
+    await writeFile(config, JSON.stringify({ profiles: {} }));
+    await chmod(config, 0o644);
+    const login = await t.cli(['login', '--base-url', t.emu.url, '--messaging-url', t.emu.messagingUrl, '--token', '-', '--org', ORG], { PLUGSMITH_CONFIG_DIR: configDir }, `${OWNER_TOKEN}\n`);
+    expect(login.code, login.stderr).toBe(0);
+    expect(await readFile(config, 'utf8')).toContain(OWNER_TOKEN);
+    expect((await mode(config)).toString(8)).toBe('600');
+  });
+});
