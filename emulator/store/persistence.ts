@@ -109,14 +109,8 @@ export class Persistence {
     const old = this.journal;
     this.generation++;
     this.journal = await Journal.open(journalPath(dir, this.generation));
-    const indexes: Record<string, Record<string, string>> = {};
-    const data: SnapshotData = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {}, indexes };
-    // In one synchronous step: the indexes describe exactly the records written.
-    for (const [name, c] of this.collections) {
-      data.collections[name] = [...c.serialized()];
-      const persisted = c.indexesToPersist();
-      if (persisted !== undefined) indexes[name] = persisted;
-    }
+    const data: SnapshotData = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
+    for (const [name, c] of this.collections) data.collections[name] = [...c.values()].map((r) => [r.id, r]);
     const db = new Low<SnapshotData>(new SnapshotFile(join(dir, SNAPSHOT_FILE)), data);
     await old.close();
     await db.write();
@@ -144,13 +138,7 @@ export class Persistence {
         }
         this.generation = snapshot.generation;
         for (const [name, records] of Object.entries(snapshot.collections)) {
-          const c = this.collections.get(name);
-          c?.loadAll(records);
-        }
-        for (const [name, indexes] of Object.entries(snapshot.indexes ?? {})) {
-          // Positions count the snapshot's lines: a repeated id (no writer makes one) would shift them.
-          const c = this.collections.get(name);
-          if (c && c.size === snapshot.collections[name]?.length) c.loadIndexes(indexes);
+          this.collections.get(name)?.loadAll(records.map(([, record]) => record as BaseRecord | string));
         }
       }
       const journals = (await readdir(dir))

@@ -12,15 +12,9 @@ export interface SnapshotData {
   schemaVersion: number;
   generation: number;
   collections: Record<string, Array<[id: string, record: SnapshotRecord]>>;
-  /**
-   * Each collection's query indexes: for each indexed field the JSON text of its postings
-   * (`PersistedPostings`, see posting.ts). Read back only when the checksum proves they were
-   * written with exactly the records before them.
-   */
-  indexes?: Record<string, Record<string, string>>;
 }
 
-/** The pseudo collection whose lines carry the indexes; older readers skip it as an unknown collection. */
+/** The pseudo collection whose lines carried query indexes (written until they were dropped); skipped. */
 const INDEX_LINE = '#index';
 
 /** A snapshot that cannot be read, with the reason. */
@@ -42,17 +36,6 @@ const crc32 = (zlib as { crc32?: (data: Uint8Array, value?: number) => number })
  * JSON.parse (and the garbage collection it causes). The first line carries the size and CRC-32
  * of the rest, so damage anywhere is refused when the store opens, not met later at a request.
  * An older emulator parses the whole document and refuses it for its newer schemaVersion.
- *
- * After a collection's records may come a line per indexed field,
- *
- *     ["#index","plugins",{"before":91011,"records":100000,"field":"tags","postings":[["tag3",[4,1,3,…]],…]}]
- *
- * each posting a list of the records' positions in the collection (the first, then the gaps), so
- * the first query over a large store need not parse every record to build its indexes. `before`
- * is the CRC-32 of the body up to that line and `records` the collection's count: an index line is
- * used only with exactly the records it was written with, otherwise the index is built from the
- * records as if the line were absent. An emulator that knows no index lines reads them as records
- * of an unknown collection, which it ignores (and drops at its next compaction).
  *
  * Writes never leave it half-written, even through a power cut: the text goes to a temporary
  * file which is fsync'ed, renamed over the snapshot, and the folder fsync'ed. (lowdb's own
@@ -111,12 +94,6 @@ export function encodeSnapshot(data: SnapshotData): Buffer {
     const text: string[] = [];
     for (const [id, record] of records) text.push(`${prefix}${JSON.stringify(id)},${typeof record === 'string' ? record : JSON.stringify(record)}]`);
     emit(text);
-    // Without a checksum an index line could not be tied to its records: none is written.
-    if (records.length === 0 || !crc32) continue;
-    for (const [field, postings] of Object.entries(data.indexes?.[name] ?? {})) {
-      const before = crc32(SEPARATOR, crc);
-      emit([`[${JSON.stringify(INDEX_LINE)},${JSON.stringify(name)},{"before":${before},"records":${records.length},"field":${JSON.stringify(field)},"postings":${postings}}]`]);
-    }
   }
   const end = Buffer.from(`${lines > 0 ? '\n' : ''}]}\n`);
   chunks.push(end);
@@ -124,8 +101,6 @@ export function encodeSnapshot(data: SnapshotData): Buffer {
   const head = { schemaVersion: data.schemaVersion, generation: data.generation, bytes: body.length, crc32: crc32 ? crc32(end, crc) : null };
   return Buffer.concat([Buffer.from(`${JSON.stringify(head).slice(0, -1)},"records":[\n`), body]);
 }
-
-const SEPARATOR = Buffer.from(',\n');
 
 /** Reads a snapshot file's bytes; throws SnapshotError when they are not a snapshot this code can read. */
 export function decodeSnapshot(buffer: Buffer): SnapshotData | null {
@@ -147,64 +122,10 @@ export function decodeSnapshot(buffer: Buffer): SnapshotData | null {
   }
   const body = buffer.subarray(newline + 1);
   if (body.length !== head.bytes) throw new SnapshotError(`it is ${body.length} bytes long after its first line where it should be ${head.bytes} (cut short or edited)`);
-  // The checksum is taken in pieces that end where index lines start: the running value there
-  // is what each index line must name as `before`.
-  const starts = indexLineStarts(body);
-  const before: number[] = [];
-  if (crc32 && typeof head.crc32 === 'number') {
-    let crc = 0;
-    let from = 0;
-    for (const start of starts) {
-      crc = crc32(body.subarray(from, start), crc);
-      before.push(crc);
-      from = start;
-    }
-    if (crc32(body.subarray(from), crc) !== head.crc32) throw new SnapshotError('its checksum does not match its content (damaged or edited)');
-  }
+  if (crc32 && typeof head.crc32 === 'number' && crc32(body) !== head.crc32) throw new SnapshotError('its checksum does not match its content (damaged or edited)');
   const collections = splitRecords(body.toString('utf8'));
-  const lines = collections[INDEX_LINE] ?? [];
   delete collections[INDEX_LINE];
-  // No prototype: the names come from the file (an index line of `__proto__` must not reach Object.prototype).
-  const indexes: Record<string, Record<string, string>> = Object.create(null) as Record<string, Record<string, string>>;
-  // Matched to the index lines found in the bytes by their order; any doubt leaves them all out.
-  if (lines.length === starts.length && before.length === starts.length) {
-    lines.forEach(([name, text], i) => {
-      const index = trustedIndex(text, before[i], collections[name]?.length ?? 0);
-      if (index !== null) (indexes[name] ??= Object.create(null) as Record<string, string>)[index.field] = index.postings;
-    });
-  }
-  return { schemaVersion: head.schemaVersion, generation: head.generation, collections, indexes };
-}
-
-const LINE_START = Buffer.from('\n["');
-// Searched for without its line start: '#' is rarer than a newline, which makes the search five times faster.
-const INDEX_NAME = Buffer.from(`${INDEX_LINE}",`);
-
-/** Where the index lines of a snapshot body start (a record line holds no raw newline: JSON escapes it). */
-function indexLineStarts(body: Buffer): number[] {
-  const starts: number[] = [];
-  for (let at = body.indexOf(INDEX_NAME); at !== -1; at = body.indexOf(INDEX_NAME, at + 1)) {
-    if (at === 2 && body[0] === 91 && body[1] === 34) starts.push(0);
-    else if (at >= 3 && body.subarray(at - 3, at).equals(LINE_START)) starts.push(at - 2);
-  }
-  return starts;
-}
-
-/**
- * The field and postings text of an index line whose checksum and record count match the records
- * before it, else null. Only its head is read here; the postings are parsed when a query needs them.
- */
-function trustedIndex(line: SnapshotRecord, before: number, records: number): { field: string; postings: string } | null {
-  if (typeof line !== 'string') return null;
-  const head = /^\{"before":(\d+),"records":(\d+),"field":("(?:[^"\\]|\\.)*"),"postings":/.exec(line);
-  if (!head || Number(head[1]) !== before || Number(head[2]) !== records || !line.endsWith('}')) return null;
-  let field: unknown;
-  try {
-    field = JSON.parse(head[3]);
-  } catch {
-    return null;
-  }
-  return typeof field === 'string' ? { field, postings: line.slice(head[0].length, -1) } : null;
+  return { schemaVersion: head.schemaVersion, generation: head.generation, collections };
 }
 
 function wholeDocument(buffer: Buffer): SnapshotData | null {

@@ -3,7 +3,7 @@ import { Persistence, type CompactAfter } from './persistence.js';
 import { serializeRecord, type BaseRecord } from './record.js';
 
 // The store's public face: importers name these from here, whichever module defines them.
-export { Collection, type Posting } from './collection.js';
+export { Collection } from './collection.js';
 export { ownerOnlyDir } from './data-dir.js';
 export { SCHEMA_VERSION } from './persistence.js';
 export { MAX_RECORD_DEPTH, RecordRefused, serializeRecord, StoreError, type BaseRecord } from './record.js';
