@@ -24,7 +24,7 @@ import type { FaultSettings } from './events/fault-injector.js';
 import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
-import { cachedOwnAdminTarget } from './admin/self-target.js';
+import { ownAdminTarget } from './admin/self-target.js';
 import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
 import type { WorkspaceCredentials } from './services.js';
@@ -215,7 +215,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refuseTargets(cachedOwnAdminTarget(() => ({ host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] })));
+    events.refuseTargets((url) => ownAdminTarget(url, { host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] }));
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });
