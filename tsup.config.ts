@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
@@ -39,13 +38,6 @@ export default defineConfig([
     sourcemap: true,
     splitting: true,
     outDir: 'dist',
-    // `plugsmith --help` prints this text without loading commander (src/cli.ts): the built
-    // program's own help, at the width commander uses when stdout is not a terminal.
-    onSuccess: async () => {
-      rmSync('dist/help.txt', { force: true });
-      const help = execFileSync(process.execPath, ['dist/cli.js', '--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-      writeFileSync('dist/help.txt', help);
-    },
   },
   {
     entry: { app: 'emulator/dashboard/app/main.tsx' },

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Services } from './services.js';
-import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyCompilers, sendError } from './http.js';
+import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http.js';
+import { lazyCompilers } from './schema-compilers.js';
 import { SHARED_SCHEMAS } from '../src/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
 import { unauthorized, type ApiError } from './errors.js';

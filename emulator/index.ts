@@ -25,7 +25,7 @@ import { ConversationService, type MessagingOptions } from './messaging/conversa
 import { checkStreamBufferLimits } from './messaging/event-streams.js';
 import type { OpenAiEngineOptions } from './characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
-import { cachedOwnAdminTarget } from './admin/self-target.js';
+import { ownAdminTarget } from './admin/self-target.js';
 import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
 import type { WorkspaceCredentials } from './services.js';
@@ -218,7 +218,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refuseTargets(cachedOwnAdminTarget(() => ({ host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] })));
+    events.refuseTargets((url) => ownAdminTarget(url, { host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] }));
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });

@@ -136,25 +136,28 @@ export interface RepositoryFileRecord extends Timestamps {
   fileId: string;
 }
 
-/** Declares every collection with its indexes; called once when the store opens. */
+/**
+ * Declares every collection with its indexes: a field is indexed only where the code looks records
+ * up by it (`where`, or a list endpoint's scope); every other filter scans.
+ */
 export function defineCollections(store: Store): Db {
   return {
     users: store.define('users'),
     orgs: store.define('orgs'),
-    memberships: store.define('memberships', ['orgId', 'userId']),
+    memberships: store.define('memberships', ['userId']),
     tokens: store.define('tokens', ['hash', 'instanceId']),
-    apiKeys: store.define('apiKeys', ['hash', 'orgId']),
-    plugins: store.define('plugins', ['orgId', 'isPublic', 'tags', 'type']),
+    apiKeys: store.define('apiKeys', ['hash']),
+    plugins: store.define('plugins', ['orgId']),
     actions: store.define('actions', ['pluginId']),
     externalEvents: store.define('externalEvents', ['pluginId']),
     repositories: store.define('repositories', ['orgId']),
-    agents: store.define('agents', ['orgId']),
-    characters: store.define('characters', ['orgId', 'agentId']),
-    instances: store.define('instances', ['pluginId', 'entityId', 'orgId']),
-    deliveries: store.define('deliveries', ['pluginId', 'status', 'type', 'pluginInstanceId']),
-    conversations: store.define('conversations', ['characterId', 'orgId']),
+    agents: store.define('agents'),
+    characters: store.define('characters'),
+    instances: store.define('instances', ['pluginId', 'entityId']),
+    deliveries: store.define('deliveries', ['status']),
+    conversations: store.define('conversations'),
     messages: store.define('messages', ['conversationId', 'isStreaming']),
-    files: store.define('files', ['orgId', 'parentId']),
-    repositoryFiles: store.define('repositoryFiles', ['repositoryId', 'fileId']),
+    files: store.define('files', ['orgId']),
+    repositoryFiles: store.define('repositoryFiles', ['repositoryId']),
   };
 }

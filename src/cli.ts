@@ -1,44 +1,17 @@
 import { createRequire } from 'node:module';
 
 // node:fs through require: an ESM import of a built-in loads every lazy part of it (fs's streams
-// and promises), a cost the quick answers below are there to avoid.
-const { fstatSync, readFileSync, statSync, writeSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+// and promises), a cost the quick answer below is there to avoid.
+const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 
 declare const __PLUGSMITH_VERSION__: string;
 
 const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
 
-/** Width of the help text that the build saved (commander's width when stdout is not a terminal). */
-const SAVED_HELP_WIDTH = 80;
-
-/**
- * The answer to `plugsmith --version` and to `plugsmith --help` (or `-h`, or nothing), which scripts
- * and people ask for often: the version, and the program's help that the build saved in
- * dist/help.txt by running the full program (tsup.config.ts), so the text is commander's own.
- * Undefined when argv asks for anything else, when stdout is a terminal of another width than the
- * saved text's, or when the file is missing (a partial build): then the full program answers.
- */
+/** The answer to `plugsmith --version` (or `-v`), which scripts ask for often; undefined for anything else. */
 function quickAnswer(args: string[]): string | undefined {
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) return `${__PLUGSMITH_VERSION__}\n`;
-  if (args.length > 1 || (args.length === 1 && args[0] !== '--help' && args[0] !== '-h')) return undefined;
-  try {
-    if (stdoutIsTerminal() && process.stdout.columns !== SAVED_HELP_WIDTH) return undefined;
-    return readFileSync(new URL('./help.txt', import.meta.url), 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether stdout is a terminal, asked of the file descriptor: node:tty and the stream behind
- * process.stdout cost more than the rest of a quick answer. A file or a pipe is not one, nor
- * /dev/null (a character device like a terminal, and where scripts send what they do not read).
- */
-function stdoutIsTerminal(): boolean {
-  const out = fstatSync(1);
-  if (!out.isCharacterDevice()) return false;
-  if (out.rdev === statSync('/dev/null', { throwIfNoEntry: false })?.rdev) return false;
-  return Boolean(process.stdout.isTTY);
+  return undefined;
 }
 
 // The only place that sets the exit code: everything below throws.

@@ -63,18 +63,3 @@ export function ownAdminTarget(url: string, own: OwnAddress): string | null {
   if (!hit) return null;
   return `the webhook URL ${url} points at the emulator's own ${hit} paths; webhooks are never delivered there: use your plugin's own server`;
 }
-
-/** A small cache of `ownAdminTarget` answers by URL: the check runs before every attempt, and a plugin's URL rarely changes. */
-export function cachedOwnAdminTarget(own: () => OwnAddress): (url: string) => string | null {
-  const answers = new Map<string, string | null>();
-  return (url) => {
-    if (answers.has(url)) return answers.get(url)!;
-    const address = own();
-    const answer = ownAdminTarget(url, address);
-    // Before both servers listen the ports are unknown: nothing to cache yet.
-    if (address.urls.some((u) => !u)) return answer;
-    if (answers.size >= 1000) answers.clear();
-    answers.set(url, answer);
-    return answer;
-  };
-}

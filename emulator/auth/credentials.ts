@@ -72,15 +72,10 @@ export function newApiKey(input: { orgId: string; name?: string; key?: string })
 
 /** Finds the live token record for a secret string. */
 export function findToken(db: Db, secret: string): TokenRecord | undefined {
-  for (const id of db.tokens.lookup('hash', hashSecret(secret)).ids) {
-    const record = db.tokens.get(id);
-    if (record && record.revokedAt === null) return record;
-  }
-  return undefined;
+  return db.tokens.where('hash', hashSecret(secret)).find((record) => record.revokedAt === null);
 }
 
 /** Finds the API key record for a key string. */
 export function findApiKey(db: Db, key: string): ApiKeyRecord | undefined {
-  for (const id of db.apiKeys.lookup('hash', hashSecret(key)).ids) return db.apiKeys.get(id);
-  return undefined;
+  return db.apiKeys.where('hash', hashSecret(key))[0];
 }

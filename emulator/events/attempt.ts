@@ -162,22 +162,14 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
   }
 }
 
-const targets = new Map<string, { origin: string; path: string }>();
-
-/** The origin and path of a webhook URL, remembered (the same few URLs are posted to again and again). */
+/** The origin and path of a webhook URL (empty for one that does not parse: the request then fails). */
 function target(url: string): { origin: string; path: string } {
-  let found = targets.get(url);
-  if (!found) {
-    try {
-      const parsed = new URL(url);
-      found = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    } catch {
-      found = { origin: '', path: '' };
-    }
-    if (targets.size >= 1024) targets.clear();
-    targets.set(url, found);
+  try {
+    const parsed = new URL(url);
+    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+  } catch {
+    return { origin: '', path: '' };
   }
-  return found;
 }
 
 function isStaleSocket(error: unknown): boolean {

@@ -7,8 +7,6 @@ import type { DispatchMode } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 import { DeliverySlots } from './slots.js';
-import { EmitterAdmission } from './admission.js';
-import { DeliveryTurns, type TurnBudget } from './turns.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
 import { attemptDelivery, attemptHeaders, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
@@ -55,15 +53,6 @@ export class RedeliveryRefused extends Error {}
 const CLOSE_GRACE_MS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
-/**
- * Most time per pass of the event loop spent sending attempts and logging their answers; the API's
- * requests are served between such slices, so a delivery storm slows the API but cannot starve it.
- * Short slices (at most 2 ms, a tenth of the other work): with calls held by admission, a storm
- * to a fast webhook still drains several thousand deliveries a second when the API is idle, and
- * a busy API's requests wait at most a couple of ms behind delivery work.
- */
-const TURN_BUDGET: TurnBudget = { share: 0.1, minMs: 0.5, maxMs: 2 };
-
 /** The outcome of an attempt that was never sent (its URL is refused). */
 function refusedOutcome(reason: string): AttemptOutcome {
   return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
@@ -90,9 +79,6 @@ export class EventDispatcher {
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
   private readonly slots: DeliverySlots;
-  private readonly turns = new DeliveryTurns(TURN_BUDGET);
-  /** API calls that emit events wait here while the delivery backlog is full (admission.ts). */
-  private readonly admission: EmitterAdmission;
   private readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
@@ -109,16 +95,11 @@ export class EventDispatcher {
     this.options = resolveDeliveryOptions(options);
     this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
-    this.admission = new EmitterAdmission(this.options.concurrency, () => this.slots.queued() + this.turns.sends);
     this.log = new DeliveryLog(db, this.options.logLimit, (id) => this.inFlight.has(id));
   }
 
   /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
   async emit(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
-    return this.admission.run(() => this.emitAdmitted(type, input));
-  }
-
-  private async emitAdmitted(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
     const { plugin, instance } = input;
     if (!subscribes(plugin, instance, type) || !plugin.webhookUrl) return null;
     const mode = input.mode ?? instance?.eventDispatchMode ?? 'ASYNC';
@@ -132,11 +113,8 @@ export class EventDispatcher {
     const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
     // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
     if (this.faults.active) this.faults.register(record.id);
-    // Wrapped: an async function returning the attempt's promise would wait for the attempt itself.
-    const { first } = await this.admission.writingOne(async () => {
-      await this.save(record);
-      return { first: this.run(record.id) };
-    });
+    await this.save(record);
+    const first = this.run(record.id);
     const settled = mode === 'SYNC' ? await first : null;
     return presentDelivery(settled ?? this.log.get(record.id) ?? record);
   }
@@ -144,16 +122,13 @@ export class EventDispatcher {
   /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
   async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown | ((instance: InstanceRecord) => unknown)): Promise<DeliveryView[]> {
     if (instances.length === 0) return [];
-    // One admission for the whole fan-out: its deliveries are queued together, in instance order.
-    const sent = await this.admission.run(() =>
-      Promise.all(
-        instances.map((instance) => {
-          const plugin = this.db.plugins.get(instance.pluginId);
-          if (!plugin) return null;
-          const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
-          return this.emitAdmitted(type, { plugin, instance, data: payload });
-        }),
-      ),
+    const sent = await Promise.all(
+      instances.map((instance) => {
+        const plugin = this.db.plugins.get(instance.pluginId);
+        if (!plugin) return null;
+        const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
+        return this.emit(type, { plugin, instance, data: payload });
+      }),
     );
     return sent.filter((d): d is DeliveryView => d !== null);
   }
@@ -269,8 +244,6 @@ export class EventDispatcher {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Waiting emitters go on now (their deliveries stay pending for the next start).
-    this.admission.close();
     this.reset();
     // Delayed and held attempts end without sending (they stay pending for the next start).
     this.faults.abort();
@@ -336,26 +309,14 @@ export class EventDispatcher {
     if (this.closed) return null;
     const lane = await this.slots.acquire(queued.pluginId);
     try {
-      // Sending and logging wait for their turn of the event loop, so API requests interleave.
-      await this.turns.next();
-      this.admission.next();
       const due = this.log.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
       let outcome: AttemptOutcome;
       if (refused !== null) outcome = refusedOutcome(refused);
       else if (faults?.drop) outcome = droppedOutcome();
-      else {
-        this.slots.sent(lane);
-        this.admission.next();
-        try {
-          outcome = await this.send(due);
-        } finally {
-          this.slots.returned(lane);
-        }
-      }
+      else outcome = await this.send(due);
       if (outcome.interrupted) return null;
-      await this.turns.next('answer');
       const current = this.log.get(id);
       if (!current) return null; // the store was reset meanwhile
       let problem = refused ?? judge?.(outcome) ?? null;
@@ -376,7 +337,6 @@ export class EventDispatcher {
       return null;
     } finally {
       this.slots.release(lane);
-      this.admission.next();
     }
   }
 

@@ -1,5 +1,3 @@
-import { performance } from 'node:perf_hooks';
-
 /** One plugin's share of the delivery slots. */
 export interface Lane {
   readonly pluginId: string;
@@ -7,17 +5,7 @@ export interface Lane {
   waiting: Fifo<() => void>;
   /** True while it is in the line of ready lanes. */
   inTurn: boolean;
-  /** Attempts out with the webhook (sent, not answered yet). */
-  sending: number;
-  /** Since when (performance.now()) every slot of the lane has been out with its webhook, or null. */
-  fullSince: number | null;
 }
-
-/**
- * How long every slot of a lane (or every slot of all) must have been out with webhooks before
- * the attempts waiting behind them count as waiting for those webhooks rather than for the process.
- */
-export const STALL_MS = 200;
 
 /**
  * The fair delivery slots: at most `concurrency` attempts in flight in all and
@@ -30,13 +18,6 @@ export class DeliverySlots {
   /** Lanes with a waiting attempt and room under their own limit, in turn. */
   private readonly ready = new Fifo<Lane>();
   private running = 0;
-  /** Attempts waiting for a slot, over all lanes. */
-  private waitingTotal = 0;
-  /** Attempts out with their webhooks, over all lanes, and since when all slots have been out (or null). */
-  private sending = 0;
-  private fullSince: number | null = null;
-  /** Lanes whose every slot is out with their webhook. */
-  private readonly fullLanes = new Set<Lane>();
 
   constructor(
     private readonly concurrency: number,
@@ -46,7 +27,7 @@ export class DeliverySlots {
   /** Waits for a slot for an attempt to a plugin's webhook: one of `concurrency`, and of its own `perPluginConcurrency`. */
   acquire(pluginId: string): Promise<Lane> {
     let lane = this.lanes.get(pluginId);
-    if (!lane) this.lanes.set(pluginId, (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false, sending: 0, fullSince: null }));
+    if (!lane) this.lanes.set(pluginId, (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }));
     const own = lane;
     if (own.waiting.size === 0 && own.running < this.perPluginConcurrency && this.running < this.concurrency) {
       own.running++;
@@ -55,43 +36,8 @@ export class DeliverySlots {
     }
     return new Promise((resolve) => {
       own.waiting.push(() => resolve(own));
-      this.waitingTotal++;
       this.offer(own);
     });
-  }
-
-  /**
-   * Attempts waiting for a slot because the process has not got round to them, rather than for a
-   * webhook: those behind a lane whose every slot has been out with its webhook for `STALL_MS`
-   * (a webhook that hangs or is slow) are not counted, nor is anything while every slot has been out that long.
-   */
-  queued(now = performance.now()): number {
-    if (this.fullSince !== null && now - this.fullSince >= STALL_MS) return 0;
-    let count = this.waitingTotal;
-    for (const lane of this.fullLanes) if (now - lane.fullSince! >= STALL_MS) count -= lane.waiting.size;
-    return count;
-  }
-
-  /** An attempt of the lane went out to its webhook. */
-  sent(lane: Lane): void {
-    lane.sending++;
-    this.sending++;
-    if (lane.sending >= this.perPluginConcurrency && lane.fullSince === null) {
-      lane.fullSince = performance.now();
-      this.fullLanes.add(lane);
-    }
-    if (this.sending >= this.concurrency && this.fullSince === null) this.fullSince = performance.now();
-  }
-
-  /** An attempt of the lane came back from its webhook (answered, failed or cut off). */
-  returned(lane: Lane): void {
-    lane.sending--;
-    this.sending--;
-    if (lane.sending < this.perPluginConcurrency && lane.fullSince !== null) {
-      lane.fullSince = null;
-      this.fullLanes.delete(lane);
-    }
-    if (this.sending < this.concurrency) this.fullSince = null;
   }
 
   /** Gives a slot back; free slots go to the waiting lanes in turn. */
@@ -106,7 +52,6 @@ export class DeliverySlots {
       next.inTurn = false;
       const wake = next.waiting.shift();
       if (!wake) continue;
-      this.waitingTotal--;
       next.running++;
       this.running++;
       this.offer(next);
@@ -124,7 +69,6 @@ export class DeliverySlots {
         wake();
       }
     }
-    this.waitingTotal = 0;
   }
 
   /** Puts a lane in line for a slot when it has a waiting attempt and room under its own limit. */

@@ -15,7 +15,7 @@ export function overviewOf(services: Services, now = new Date()): Overview {
     if (delivery.attempts.length === 0) pending++;
     else retrying++;
   }
-  const countOf = (status: string) => db.deliveries.lookup('status', status).ids.size;
+  const countOf = (status: string) => db.deliveries.where('status', status).length;
   return {
     managementUrl: config.publicUrl(),
     messagingUrl: config.messagingUrl(),

@@ -13,7 +13,8 @@ import { importShapeProblems } from './import-shapes.js';
  * Replaces the whole store with `collections` (an import): everything is validated first
  * (unique ids, each record's shape, every record serializable), so a refused import changes nothing, in memory or on
  * disk. Then pending retries, live replies and streams of before are ended, the store is swapped
- * in one step (one new snapshot), and pending deliveries of the import are scheduled.
+ * in one step (one journal line: a crash leaves the old contents or the new), and pending deliveries
+ * of the import are scheduled.
  * Returns how many records each collection now holds.
  */
 export async function importStore(services: Services, collections: Readonly<Record<string, StoredRecord[] | undefined>>): Promise<Record<string, number>> {

@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 let lastTime = 0;
@@ -40,19 +40,9 @@ function encode(value: number, length: number): string {
   return out;
 }
 
-// Random bytes drawn from a pool refilled 4 KB at a time: one call into OpenSSL per id was a
-// visible share of a webhook delivery's cost.
-const pool = Buffer.alloc(4096);
-let poolOffset = pool.length;
-
 function randomChars(length: number): string {
-  if (poolOffset + length > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[pool[poolOffset + i] % 32];
-  poolOffset += length;
+  for (const byte of randomBytes(length)) out += ALPHABET[byte % 32];
   return out;
 }
 

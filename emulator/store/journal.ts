@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { pauseAt, pausesAt } from './pause.js';
 
 interface Waiter {
   resolve: () => void;
@@ -67,6 +68,7 @@ export class Journal {
             if (bytesWritten === 0) throw new Error(`could not write to the journal ${this.path}`);
             offset += bytesWritten;
           }
+          if (pausesAt('import-written') && `\n${chunk}`.includes('\n{"t":"replace"')) await pauseAt('import-written');
           await this.handle.datasync();
           this.bytes += buffer.length;
           for (const w of waiters) w.resolve();

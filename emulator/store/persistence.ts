@@ -1,19 +1,12 @@
 import { readdir, readFile, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Low } from 'lowdb';
 import type { Collection } from './collection.js';
 import { ownerOnlyDir } from './data-dir.js';
 import { Journal } from './journal.js';
 import { acquireLock, releaseLock } from './lock.js';
+import { pauseAt } from './pause.js';
 import { StoreError, type BaseRecord } from './record.js';
-import { fsyncPath, SnapshotError, SnapshotFile, type SnapshotData } from './snapshot-file.js';
-
-/**
- * The version of the on-disk layout; a data dir written by a newer emulator is refused.
- * 1: the snapshot is one JSON document of whole records. 2: one record per line, with a checksum
- * (see snapshot-file.ts). Version 1 snapshots are read and rewritten as version 2.
- */
-export const SCHEMA_VERSION = 2;
+import { readSnapshot, SCHEMA_VERSION, SnapshotError, writeSnapshot, type Snapshot } from './snapshot.js';
 
 /** Compact the journal into the snapshot once it holds this many lines or bytes. */
 const COMPACT_LINES = 200_000;
@@ -22,8 +15,11 @@ const COMPACT_BYTES = 128 * 1024 * 1024;
 const SNAPSHOT_FILE = 'snapshot.json';
 
 type Change = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
-/** One journal line: a change, or several that stand or fall together (see Store.atomically). */
-type Mutation = Change | { t: 'all'; m: Change[] };
+/**
+ * One journal line: a change, several that stand or fall together (see Store.atomically), or the
+ * whole contents of the store (an import or a clear), which later lines build on.
+ */
+export type Mutation = Change | { t: 'all'; m: Change[] } | { t: 'replace'; collections: Record<string, BaseRecord[]> };
 
 /** When the journal is compacted into the snapshot. */
 export interface CompactAfter {
@@ -32,9 +28,9 @@ export interface CompactAfter {
 }
 
 /**
- * The durable half of a store in a data dir: a lowdb snapshot plus an append-only journal of
- * the changes since it, replayed when the dir is opened and compacted into a new snapshot as it
- * grows. It holds the dir's lock from open to close.
+ * The durable half of a store in a data dir: a snapshot (written with lowdb) plus an append-only
+ * journal of the changes since it, replayed when the dir is opened and compacted into a new
+ * snapshot as it grows. It holds the dir's lock from open to close.
  */
 export class Persistence {
   private journal: Journal | null = null;
@@ -67,13 +63,17 @@ export class Persistence {
   append(line: string): Promise<void> {
     if (this.closed || !this.journal) return Promise.reject(new Error('the store is closed'));
     const done = this.journal.append(line);
-    if (!this.compacting && (this.journal.lines >= this.compactLines || this.journal.size >= this.compactBytes)) {
-      this.compacting = this.compact()
-        // A failed compaction loses nothing: the journals it would have replaced stay.
-        .catch(() => undefined)
-        .finally(() => (this.compacting = null));
-    }
+    if (this.journal.lines >= this.compactLines || this.journal.size >= this.compactBytes) this.compactSoon();
     return done;
+  }
+
+  /** Starts a compaction unless one is running; `flush()` waits for it. */
+  compactSoon(): void {
+    if (this.compacting || this.closed) return;
+    this.compacting = this.compact()
+      // A failed compaction loses nothing: the journals it would have replaced stay.
+      .catch(() => undefined)
+      .finally(() => (this.compacting = null));
   }
 
   /** Resolves once every appended line is durable. */
@@ -100,28 +100,24 @@ export class Persistence {
     return run;
   }
 
+  /**
+   * Rotates the journal, then writes the state of that moment as the snapshot of the new
+   * generation, then deletes the old journal. A crash before the snapshot's rename leaves the old
+   * snapshot and both journals (replayed in order); after it, the new snapshot and the new journal.
+   */
   private async compactNow(): Promise<void> {
     if (!this.journal || this.closed) return;
-    const dir = this.dir;
-    // Rotate first, so changes made while the snapshot is written land in the new journal.
-    // Replaying a change the snapshot already holds is harmless: every change is a whole put
-    // or delete.
     const old = this.journal;
     this.generation++;
-    this.journal = await Journal.open(journalPath(dir, this.generation));
-    const indexes: Record<string, Record<string, string>> = {};
-    const data: SnapshotData = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {}, indexes };
-    // In one synchronous step: the indexes describe exactly the records written.
-    for (const [name, c] of this.collections) {
-      data.collections[name] = [...c.serialized()];
-      const persisted = c.indexesToPersist();
-      if (persisted !== undefined) indexes[name] = persisted;
-    }
-    const db = new Low<SnapshotData>(new SnapshotFile(join(dir, SNAPSHOT_FILE)), data);
+    this.journal = await Journal.open(journalPath(this.dir, this.generation));
+    // Taken in the same step as the switch: every change in it is in the old journal, every later one in the new.
+    const data: Snapshot = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
+    for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
+    await pauseAt('compact-rotated');
     await old.close();
-    await db.write();
+    await writeSnapshot(join(this.dir, SNAPSHOT_FILE), data, () => pauseAt('compact-written'));
+    await pauseAt('compact-renamed');
     await rm(old.path, { force: true });
-    await fsyncPath(dir);
   }
 
   private async load(): Promise<void> {
@@ -130,28 +126,19 @@ export class Persistence {
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
-      const db = new Low<SnapshotData | null>(new SnapshotFile(join(dir, SNAPSHOT_FILE)), null);
+      let snapshot: Snapshot | null;
       try {
-        await db.read();
+        snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE));
       } catch (error) {
         if (!(error instanceof SnapshotError)) throw error;
         throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`);
       }
-      const snapshot = db.data;
       if (snapshot !== null) {
         if (snapshot.schemaVersion > SCHEMA_VERSION) {
           throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);
         }
         this.generation = snapshot.generation;
-        for (const [name, records] of Object.entries(snapshot.collections)) {
-          const c = this.collections.get(name);
-          c?.loadAll(records);
-        }
-        for (const [name, indexes] of Object.entries(snapshot.indexes ?? {})) {
-          // Positions count the snapshot's lines: a repeated id (no writer makes one) would shift them.
-          const c = this.collections.get(name);
-          if (c && c.size === snapshot.collections[name]?.length) c.loadIndexes(indexes);
-        }
+        this.fill(snapshot.collections);
       }
       const journals = (await readdir(dir))
         .map((f) => /^journal-(\d+)\.jsonl$/.exec(f))
@@ -167,8 +154,9 @@ export class Persistence {
         lines += await this.replay(journalPath(dir, gen));
         this.generation = gen;
       }
+      await rm(join(dir, `${SNAPSHOT_FILE}.next`), { force: true });
       this.journal = await Journal.open(journalPath(dir, this.generation), lines);
-      // A new data dir gets its first snapshot; a version-1 one is rewritten in today's layout.
+      // A new data dir gets its first snapshot; an older layout is rewritten in today's, once.
       if (!snapshot || snapshot.schemaVersion < SCHEMA_VERSION) await this.compact();
     } catch (error) {
       await this.journal?.close().catch(() => undefined);
@@ -176,6 +164,12 @@ export class Persistence {
       releaseLock(dir, lockKey);
       throw error;
     }
+  }
+
+  /** Replaces every collection's records (a snapshot, or a journal's replace line); unknown collections are skipped. */
+  private fill(contents: Record<string, BaseRecord[]>): void {
+    for (const c of this.collections.values()) c.clear();
+    for (const [name, records] of Object.entries(contents)) this.collections.get(name)?.loadAll(records);
   }
 
   private async replay(path: string): Promise<number> {
@@ -196,13 +190,15 @@ export class Persistence {
       try {
         m = JSON.parse(line);
       } catch {
-        throw new StoreError(`the journal ${path} is corrupt at byte ${start - line.length - 1}; restore the data dir from a backup or start with an empty --data-dir`);
+        throw new StoreError(`the journal ${path} is corrupt at byte ${Buffer.byteLength(text.slice(0, start - line.length - 1))}; restore the data dir from a backup or start with an empty --data-dir`);
       }
-      for (const change of m.t === 'all' ? m.m : [m]) {
-        const c = this.collections.get(change.c);
-        if (!c) continue;
-        if (change.t === 'put') c.apply(change.r);
-        else c.remove(change.id);
+      if (m.t === 'replace') this.fill(m.collections);
+      else {
+        for (const change of m.t === 'all' ? m.m : [m]) {
+          const c = this.collections.get(change.c);
+          if (change.t === 'put') c?.apply(change.r);
+          else c?.remove(change.id);
+        }
       }
       count++;
     }

@@ -1,6 +1,5 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
-import type { PostingIds } from './posting.js';
 import { LIST_QUERY_PARAMETERS, type Pagination } from '../../src/contract/index.js';
 
 /** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
@@ -157,8 +156,9 @@ export interface QueryScope<T> {
 }
 
 /**
- * Runs a parsed query over a collection: narrows through the smallest index posting,
- * filters, searches, sorts (ties broken by insertion order), and pages by index or cursor.
+ * Runs a parsed query over a collection: starts from the records of an indexed scope field (or
+ * all), filters, searches, sorts by the requested fields (ties broken by id, in the direction of
+ * the first field), and pages by index or cursor.
  */
 export function runQuery<T extends BaseRecord>(
   collection: Collection<T>,
@@ -166,216 +166,46 @@ export function runQuery<T extends BaseRecord>(
   spec: QuerySpec,
   scope: QueryScope<T> = {},
 ): QueryResult<T> {
-  // Results of queries without a per-caller visibility test are kept until the collection
-  // changes: the same marketplace page is asked for again and again.
-  if (scope.visible) return executeQuery(collection, query, spec, scope);
-  let cache = RESULTS.get(collection);
-  if (!cache || cache.version !== collection.version) RESULTS.set(collection, (cache = { version: collection.version, results: new Map() }));
-  const key = JSON.stringify([query, scope.where ?? null, spec.search]);
-  let result = cache.results.get(key) as QueryResult<T> | undefined;
-  if (!result) {
-    result = executeQuery(collection, query, spec, scope);
-    if (cache.results.size >= MAX_CACHED_RESULTS) cache.results.clear();
-    cache.results.set(key, result);
-  }
-  return { data: result.data.slice(), pagination: { ...result.pagination } };
-}
-
-const MAX_CACHED_RESULTS = 256;
-const RESULTS = new WeakMap<Collection<BaseRecord>, { version: number; results: Map<string, QueryResult<BaseRecord>> }>();
-
-function executeQuery<T extends BaseRecord>(
-  collection: Collection<T>,
-  query: ParsedQuery,
-  spec: QuerySpec,
-  scope: QueryScope<T>,
-): QueryResult<T> {
-  const constraints: Filter[] = [
-    ...(scope.where ?? []).map(([field, value]) => ({ field, values: [value] })),
-    ...query.filters,
-  ];
-
-  // Drive the scan from the smallest set of candidates an index gives (the indexes it weighs are
-  // built together, in one pass, when this is the first query to need them).
-  collection.buildIndexes(constraints.filter((c) => collection.hasIndex(c.field)).map((c) => c.field));
-  let driver: Filter | null = null;
-  let driverSize = collection.size;
-  for (const c of constraints) {
-    if (!collection.hasIndex(c.field)) continue;
-    let size = 0;
-    for (const v of c.values) size += collection.lookup(c.field, v).ids.size;
-    if (driver === null || size < driverSize) {
-      driver = c;
-      driverSize = size;
-    }
-  }
-
-  // Constraints that all have indexes, sorted by insertion order and seen by everyone: the
-  // indexes alone give the matches, and only the records of the page are read (parsed).
-  const searchless = query.search === undefined || query.search === '';
-  if (driver && !scope.visible && searchless && query.sortBy.length === 1 && query.sortBy[0] === 'createdAt' && constraints.every((c) => collection.hasIndex(c.field))) {
-    return queryByIndexes(collection, query, scope, driver, constraints);
-  }
-
-  let candidates: Iterable<T>;
-  let inSeqOrder = true;
-  if (driver) {
-    const rest: T[] = [];
-    if (driver.values.length === 1) {
-      const posting = collection.lookup(driver.field, driver.values[0]);
-      for (const id of posting.ids) rest.push(collection.get(id)!);
-      inSeqOrder = posting.ordered;
-    } else {
-      const seen = new Set<string>();
-      for (const v of driver.values) {
-        for (const id of collection.lookup(driver.field, v).ids) {
-          if (!seen.has(id)) {
-            seen.add(id);
-            rest.push(collection.get(id)!);
-          }
-        }
-      }
-      inSeqOrder = false;
-    }
-    candidates = rest;
-  } else {
-    candidates = collection.values();
-  }
-
-  const checks = constraints.filter((c) => c !== driver).map((c) => matcher(c, spec));
+  const where = scope.where ?? [];
+  const constraints: Filter[] = [...where.map(([field, value]) => ({ field, values: [value] })), ...query.filters];
+  const indexed = where.find(([field]) => collection.hasIndex(field));
+  const candidates: Iterable<T> = indexed ? collection.where(indexed[0], indexed[1]) : collection.values();
+  const checks = constraints.map((c) => matcher<T>(c, spec));
   const needle = query.search?.toLowerCase();
-  const visible = scope.visible;
   const matched: T[] = [];
   for (const record of candidates) {
-    if (visible && !visible(record)) continue;
-    let ok = true;
-    for (const check of checks) {
-      if (!check(record)) {
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) continue;
+    if (scope.visible && !scope.visible(record)) continue;
+    if (!checks.every((check) => check(record))) continue;
     if (needle !== undefined && !searchMatches(record, spec.search, needle)) continue;
     matched.push(record);
   }
+  const compare = comparator<T>(query);
+  matched.sort(compare);
 
-  const seq = (r: T) => collection.seq(r.id);
-  let compare: (a: T, b: T) => number;
-  if (query.sortBy.length === 1 && query.sortBy[0] === 'createdAt') {
-    // createdAt never goes backwards as records are inserted: insertion order is createdAt order.
-    const sign = query.sortOrder[0] === 'asc' ? 1 : -1;
-    compare = (a, b) => sign * (seq(a) - seq(b));
-    if (inSeqOrder) {
-      if (sign === -1) matched.reverse();
-    } else matched.sort(compare);
-  } else {
-    compare = comparator(query, seq);
-    matched.sort(compare);
-  }
-
-  return pageOf(collection, scope, query, matched, compare, (record) => record, (records) => records);
-}
-
-/** executeQuery for constraints that all have indexes, sorted by createdAt alone, with no search and no visibility test. */
-function queryByIndexes<T extends BaseRecord>(collection: Collection<T>, query: ParsedQuery, scope: QueryScope<T>, driver: Filter, constraints: Filter[]): QueryResult<T> {
-  let candidates: Iterable<string>;
-  let inSeqOrder = true;
-  if (driver.values.length === 1) {
-    const posting = collection.lookup(driver.field, driver.values[0]);
-    candidates = posting.ids;
-    inSeqOrder = posting.ordered;
-  } else {
-    const seen = new Set<string>();
-    for (const v of driver.values) for (const id of collection.lookup(driver.field, v).ids) seen.add(id);
-    candidates = seen;
-    inSeqOrder = false;
-  }
-  const others = constraints.filter((c) => c !== driver).map((c) => c.values.map((v) => collection.lookup(c.field, v).ids));
-  let matched = driver.values.length === 1 ? intersectInOrder(collection.lookup(driver.field, driver.values[0]).ids, others) : null;
-  if (matched === null) {
-    matched = [];
-    next: for (const id of candidates) {
-      for (const postings of others) if (!postings.some((ids) => ids.has(id))) continue next;
-      matched.push(id);
-    }
-  }
-  // createdAt never goes backwards as records are inserted: insertion order is createdAt order.
-  const sign = query.sortOrder[0] === 'asc' ? 1 : -1;
-  const compare = (a: string, b: string) => sign * (collection.seq(a) - collection.seq(b));
-  if (!inSeqOrder) matched.sort(compare);
-  else if (sign === -1) matched.reverse();
-  return pageOf(collection, scope, query, matched, compare, (record) => record.id, (ids) => ids.map((id) => collection.get(id)!));
-}
-
-/**
- * One page of `sorted` (records or their ids, in the query's order): after the cursor's record
- * when the query pages by cursor, else the query's page number.
- */
-function pageOf<K, T extends BaseRecord>(
-  collection: Collection<T>,
-  scope: QueryScope<T>,
-  query: ParsedQuery,
-  sorted: K[],
-  compare: (a: K, b: K) => number,
-  keyOf: (record: T) => K,
-  toRecords: (keys: K[]) => T[],
-): QueryResult<T> {
   if (query.cursor !== undefined) {
     let start = 0;
     if (query.cursor !== '') {
       const at = collection.get(query.cursor);
       // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
-      const inScope = at !== undefined && (scope.where ?? []).every(([field, value]) => hasValue(at, field, value));
+      const inScope = at !== undefined && where.every(([field, value]) => hasValue(at, field, value));
       if (!at || !inScope || (scope.visible && !scope.visible(at))) {
         throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
         ]);
       }
-      start = firstAfter(sorted, keyOf(at), compare);
+      start = firstAfter(matched, at, compare);
     }
-    const data = toRecords(sorted.slice(start, start + query.limit));
-    const hasNext = start + query.limit < sorted.length;
-    return {
-      data,
-      pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null },
-    };
+    const data = matched.slice(start, start + query.limit);
+    const hasNext = start + query.limit < matched.length;
+    return { data, pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null } };
   }
-
-  const total = sorted.length;
+  const total = matched.length;
   const totalPages = Math.ceil(total / query.limit);
   const from = (query.page - 1) * query.limit;
   return {
-    data: toRecords(sorted.slice(from, from + query.limit)),
+    data: matched.slice(from, from + query.limit),
     pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
   };
-}
-
-/**
- * The ids of `driver` that are in one posting of each of `others`, in sequence order, by walking
- * their rising sequence numbers side by side (no id hashed); null when a posting's numbers are unknown.
- */
-function intersectInOrder(driver: PostingIds, others: PostingIds[][]): string[] | null {
-  const lead = driver.inOrder();
-  if (!lead || others.some((postings) => postings.length !== 1)) return null;
-  const walks = others.map(([ids]) => ids.inOrder());
-  if (walks.some((w) => w === null)) return null;
-  const seqLists = walks.map((w) => w!.seqs);
-  const at = seqLists.map(() => 0);
-  const out: string[] = [];
-  next: for (let i = 0; i < lead.seqs.length; i++) {
-    const seq = lead.seqs[i];
-    for (let k = 0; k < seqLists.length; k++) {
-      const seqs = seqLists[k];
-      let j = at[k];
-      while (j < seqs.length && seqs[j] < seq) j++;
-      at[k] = j;
-      if (j === seqs.length) break next;
-      if (seqs[j] !== seq) continue next;
-    }
-    out.push(lead.ids[i]);
-  }
-  return out;
 }
 
 /** Index of the first record that sorts after `at` (binary search over a sorted list). */
@@ -390,15 +220,15 @@ function firstAfter<T>(sorted: T[], at: T, compare: (a: T, b: T) => number): num
   return lo;
 }
 
-function comparator<T extends BaseRecord>(query: ParsedQuery, seq: (r: T) => number): (a: T, b: T) => number {
+function comparator<T extends BaseRecord>(query: ParsedQuery): (a: T, b: T) => number {
   const keys = query.sortBy.map((field, i) => ({ field, sign: query.sortOrder[i] === 'asc' ? 1 : -1 }));
   return (a, b) => {
     for (const { field, sign } of keys) {
       const c = compareValues((a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]);
       if (c !== 0) return sign * c;
     }
-    // Ties keep insertion order in the direction of the first key.
-    return keys[0].sign * (seq(a) - seq(b));
+    // Ties go by id, in the direction of the first key: a total order, so cursors are stable.
+    return keys[0].sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   };
 }
 

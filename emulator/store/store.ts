@@ -1,11 +1,12 @@
 import { Collection, type PendingChange } from './collection.js';
 import { Persistence, type CompactAfter } from './persistence.js';
+import { pauseAt } from './pause.js';
 import { serializeRecord, type BaseRecord } from './record.js';
 
 // The store's public face: importers name these from here, whichever module defines them.
-export { Collection, type Posting } from './collection.js';
+export { Collection } from './collection.js';
 export { ownerOnlyDir } from './data-dir.js';
-export { SCHEMA_VERSION } from './persistence.js';
+export { SCHEMA_VERSION } from './snapshot.js';
 export { MAX_RECORD_DEPTH, RecordRefused, serializeRecord, StoreError, type BaseRecord } from './record.js';
 
 export interface StoreOptions {
@@ -115,22 +116,31 @@ export class Store {
   /**
    * Prepares replacing every collection's records (an import): every record is serialized now,
    * and a refused one throws its RecordRefused (the path names the collection and index) with
-   * nothing changed. The returned function swaps memory in one step and, for a data dir, writes
-   * it as a new snapshot; a crash before that leaves the store as it was before.
+   * nothing changed. The returned function swaps memory and writes the whole new contents as one
+   * journal line in the same step, so a crash leaves either the old contents or the new ones, with
+   * every later change after them; it resolves once that line is durable (a compaction then folds
+   * it into the snapshot).
    */
   prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
+    const parts: string[] = [];
     const prepared: Array<[Collection<BaseRecord>, BaseRecord[]]> = [];
     for (const [name, c] of this.collections) {
       const records = contents[name] ?? [];
-      records.forEach((record, i) => serializeRecord(name, record, ['collections', name, String(i)]));
+      const texts = records.map((record, i) => serializeRecord(name, record, ['collections', name, String(i)]));
+      parts.push(`${JSON.stringify(name)}:[${texts.join(',')}]`);
       prepared.push([c, records]);
     }
     return async () => {
+      await pauseAt('import-start');
+      if (this.closed) throw new Error('the store is closed');
       for (const [c, records] of prepared) {
         c.clear();
         for (const record of records) c.apply(record);
       }
-      await this.compact();
+      if (!this.persistence) return;
+      await this.persistence.append(`{"t":"replace","collections":{${parts.join(',')}}}`);
+      await pauseAt('import-journaled');
+      this.persistence.compactSoon();
     };
   }
 
@@ -140,9 +150,8 @@ export class Store {
   }
 
   /** Empties every collection (durably). */
-  async clear(): Promise<void> {
-    for (const c of this.collections.values()) c.clear();
-    await this.compact();
+  clear(): Promise<void> {
+    return this.prepareReplace({})();
   }
 
   async close(): Promise<void> {

@@ -10,8 +10,8 @@ import { buildProgram } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
 import { CLI, runCli } from '../helpers/cli-process.js';
 
-// `plugsmith --help` and `--version` answer without loading commander or the command registry
-// (src/cli.ts, and the help text the build saves in dist/help.txt): the same text, a shorter start.
+// `plugsmith --version` answers without loading commander or the command registry (src/cli.ts);
+// `--help` is commander's own, at the terminal's width.
 
 const sink = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 const io: Io = { stdout: sink(), stderr: sink(), stdin: process.stdin, interactive: false };
@@ -56,16 +56,12 @@ async function runRecorded(args: string[]): Promise<{ code: number | null; stdou
 }
 
 describe('quick answers', () => {
-  test('--help, -h and plugsmith alone print the whole program\'s help, loading neither commander nor any other module of the CLI', async () => {
+  test('--help, -h and plugsmith alone print the whole program\'s help', async () => {
     const expected = fullHelp(80);
     for (const args of [['--help'], ['-h'], []]) {
-      const run = await runRecorded(args);
+      const run = await runCli(args);
       expect(run.code, args.join(' ')).toBe(0);
       expect(run.stdout, args.join(' ')).toBe(expected);
-      const files = run.loaded.filter((url) => url.startsWith('file:')).map((url) => url.slice(url.lastIndexOf('/', url.lastIndexOf('/') - 1) + 1));
-      expect(files, args.join(' ')).toEqual(['bin/plugsmith.js', 'dist/cli.js']);
-      // commander requires node:child_process when it loads.
-      expect(run.loaded, args.join(' ')).not.toContain('NativeModule child_process');
     }
   });
 

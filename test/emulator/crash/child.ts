@@ -19,6 +19,7 @@ export interface ChildInfo {
   url: string;
   token: string;
   orgId: string;
+  adminToken: string;
   pid: number;
 }
 
@@ -28,12 +29,14 @@ export interface EmulatorChild {
   process: ChildProcess;
   /** Kills it with SIGKILL and resolves once it is gone (reaped, so its pid is dead). */
   kill(): Promise<void>;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
 }
 
 /** Starts the built emulator in a child process on `dataDir` and waits until it listens. */
-export function startChild(dataDir: string, options: { compactAfterLines?: number } = {}): Promise<EmulatorChild> {
+export function startChild(dataDir: string, options: { compactAfterLines?: number; env?: Record<string, string> } = {}): Promise<EmulatorChild> {
   const extra = options.compactAfterLines ? [String(options.compactAfterLines)] : [];
-  const child = spawn(process.execPath, [SCRIPT, builtEmulator(), dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SCRIPT, builtEmulator(), dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stdout = '';
   let stderr = '';
@@ -55,6 +58,7 @@ export function startChild(dataDir: string, options: { compactAfterLines?: numbe
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
           await exited;
         },
+        stderr: () => stderr,
       });
     });
     child.once('exit', (code, signal) => {

@@ -82,8 +82,8 @@ describe.each(ENTITY_ROUTES)('instances on $path', ({ entityType, pluginType, pa
 
     // The token is an instance token: refused by user routes, accepted where its scope is checked.
     expect((await call(emu.url, 'GET', '/api/orgs/org_acme/plugins', accessToken)).status).toBe(403);
-    // Also for plugins whose answers are kept (asked for by users first), a public one too: kept answers are for users only.
-    const publicOne = await call(emu.url, 'POST', '/api/plugins', TOKENS.member, { name: 'Public and kept', type: 'APP', orgId: 'org_acme', isPublic: true });
+    // Also for plugins asked for by users first, a public one too.
+    const publicOne = await call(emu.url, 'POST', '/api/plugins', TOKENS.member, { name: 'Public one', type: 'APP', orgId: 'org_acme', isPublic: true });
     for (const id of [plugin.id, publicOne.body.data.id]) {
       for (const token of [TOKENS.member, TOKENS.viewer]) expect((await call(emu.url, 'GET', `/api/plugins/${id}`, token)).status).toBe(200);
       expect((await call(emu.url, 'GET', `/api/plugins/${id}`, accessToken)).status).toBe(403);
