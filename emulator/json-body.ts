@@ -17,21 +17,31 @@ export const MAX_JSON_DEPTH = 100;
  */
 export const MAX_JSON_ARRAY_ITEMS = 1_000;
 
+/**
+ * Most keys one JSON object in a body may hold. The validators report every problem (allErrors), so
+ * 60,000 unknown keys (0.9 MB) held the emulator for seconds and were answered with 60,001 details.
+ * No object of either API needs more (a supplied schema holds at most MAX_SCHEMA_NODES values); the
+ * store import allows more with `config: { maxJsonObjectKeys }`.
+ */
+export const MAX_JSON_OBJECT_KEYS = 1_000;
+
 /** The limits parseJsonBody applies. */
 export interface JsonBodyLimits {
   maxDepth?: number;
   maxArrayItems?: number;
+  maxObjectKeys?: number;
 }
 
 /**
  * Parses a JSON request body as both APIs take it: an empty body is no body (so a DELETE sent
  * with `content-type: application/json` and nothing else is fine), a syntax error is a 400 that
- * says where, a body nested deeper than MAX_JSON_DEPTH is a 400 naming the path where it goes too
- * deep, and a `__proto__` or `constructor.prototype` key is a 400 naming its path, since such keys
- * would poison objects the body is merged into.
+ * says where, a body nested deeper than MAX_JSON_DEPTH, an array longer than MAX_JSON_ARRAY_ITEMS or
+ * an object with more than MAX_JSON_OBJECT_KEYS keys is a 400 naming the path, and a `__proto__` or
+ * `constructor.prototype` key is a 400 naming its path, since such keys would poison objects the body
+ * is merged into. Keys are checked as parsed (`"\u005f_proto__"` is `__proto__`), never in the text.
  */
 export function parseJsonBody(text: string, limits: JsonBodyLimits | number = {}): unknown {
-  const { maxDepth = MAX_JSON_DEPTH, maxArrayItems = MAX_JSON_ARRAY_ITEMS } = typeof limits === 'number' ? { maxDepth: limits } : limits;
+  const { maxDepth = MAX_JSON_DEPTH, maxArrayItems = MAX_JSON_ARRAY_ITEMS, maxObjectKeys = MAX_JSON_OBJECT_KEYS } = typeof limits === 'number' ? { maxDepth: limits } : limits;
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -40,8 +50,7 @@ export function parseJsonBody(text: string, limits: JsonBodyLimits | number = {}
     const reason = (error as Error).message;
     throw badRequest(`Body is not valid JSON: ${reason}`, [detail([], 'invalid_json', 'a JSON document', text.slice(0, 200), reason)]);
   }
-  // Only a body that spells one of the keys can hold it: most bodies skip the key checks.
-  const problem = firstProblem(value, text.includes('__proto__') || text.includes('constructor'), maxDepth, maxArrayItems);
+  const problem = firstProblem(value, maxDepth, maxArrayItems, maxObjectKeys);
   if (problem) {
     const joined = problem.path.join('.');
     const where = joined.length > 200 ? `…${joined.slice(-200)}` : joined;
@@ -54,6 +63,12 @@ export function parseJsonBody(text: string, limits: JsonBodyLimits | number = {}
       const at = where === '' ? 'the body' : where;
       throw badRequest(`Body has an array of more than ${maxArrayItems} items (at ${at}); send fewer`, [
         detail(problem.path, 'too_many_items', `at most ${maxArrayItems} items in an array`, `${problem.items} items`, `${at} holds ${problem.items} items, more than ${maxArrayItems}`),
+      ]);
+    }
+    if (problem.kind === 'too_many_keys') {
+      const at = where === '' ? 'the body' : where;
+      throw badRequest(`Body has an object of more than ${maxObjectKeys} keys (at ${at}); send fewer`, [
+        detail(problem.path, 'too_many_keys', `at most ${maxObjectKeys} keys in an object`, `${problem.items} keys`, `${at} holds ${problem.items} keys, more than ${maxObjectKeys}`),
       ]);
     }
     throw badRequest(`Body has the key ${where}, which is not accepted (it would reach object prototypes); rename it`, [
@@ -72,10 +87,11 @@ interface Visit {
 }
 
 /**
- * The first container nested deeper than MAX_JSON_DEPTH or array longer than MAX_JSON_ARRAY_ITEMS, or (when `checkKeys`) the first
- * `__proto__` or `constructor.prototype` key; walked without recursion (bodies may nest deeply).
+ * The first container nested deeper than MAX_JSON_DEPTH, array longer than MAX_JSON_ARRAY_ITEMS,
+ * object with more than MAX_JSON_OBJECT_KEYS keys, or `__proto__` or `constructor.prototype` key (as
+ * parsed, whatever escapes spelled it); walked without recursion (bodies may nest deeply).
  */
-function firstProblem(root: unknown, checkKeys: boolean, maxDepth: number, maxArrayItems: number): { kind: 'too_deep' | 'forbidden_key' | 'too_many_items'; path: string[]; items?: number } | null {
+function firstProblem(root: unknown, maxDepth: number, maxArrayItems: number, maxObjectKeys: number): { kind: 'too_deep' | 'forbidden_key' | 'too_many_items' | 'too_many_keys'; path: string[]; items?: number } | null {
   const stack: Visit[] = [{ value: root, key: '', depth: 0, parent: null }];
   while (stack.length > 0) {
     const visit = stack.pop()!;
@@ -90,13 +106,13 @@ function firstProblem(root: unknown, checkKeys: boolean, maxDepth: number, maxAr
       }
       continue;
     }
-    for (const key of Object.keys(value)) {
+    const keys = Object.keys(value);
+    if (keys.length > maxObjectKeys) return { kind: 'too_many_keys', path: pathOf(visit, []), items: keys.length };
+    for (const key of keys) {
       const child = (value as Record<string, unknown>)[key];
-      if (checkKeys) {
-        if (key === '__proto__') return { kind: 'forbidden_key', path: pathOf(visit, [key]) };
-        if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
-          return { kind: 'forbidden_key', path: pathOf(visit, [key, 'prototype']) };
-        }
+      if (key === '__proto__') return { kind: 'forbidden_key', path: pathOf(visit, [key]) };
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
+        return { kind: 'forbidden_key', path: pathOf(visit, [key, 'prototype']) };
       }
       if (child !== null && typeof child === 'object') stack.push({ value: child, key, depth, parent: visit });
     }
@@ -112,16 +128,17 @@ function pathOf(visit: Visit, tail: string[]): string[] {
 
 /**
  * Replaces fastify's JSON body parser (which refuses an empty body and hides why a body was refused)
- * with parseJsonBody. A route may allow deeper bodies with `config: { maxJsonDepth }` and longer
- * arrays with `config: { maxJsonArrayItems }` (the store import, whose records sit a few levels
- * below the bodies they came from, in collections of any size).
+ * with parseJsonBody. A route may allow deeper bodies with `config: { maxJsonDepth }`, longer
+ * arrays with `config: { maxJsonArrayItems }` and larger objects with `config: { maxJsonObjectKeys }`
+ * (the store import, whose records sit a few levels below the bodies they came from, in collections
+ * of any size).
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     try {
-      const config = request.routeOptions.config as { maxJsonDepth?: number; maxJsonArrayItems?: number } | undefined;
-      done(null, parseJsonBody(body as string, { maxDepth: config?.maxJsonDepth, maxArrayItems: config?.maxJsonArrayItems }));
+      const config = request.routeOptions.config as { maxJsonDepth?: number; maxJsonArrayItems?: number; maxJsonObjectKeys?: number } | undefined;
+      done(null, parseJsonBody(body as string, { maxDepth: config?.maxJsonDepth, maxArrayItems: config?.maxJsonArrayItems, maxObjectKeys: config?.maxJsonObjectKeys }));
     } catch (error) {
       done(error as Error, undefined);
     }
