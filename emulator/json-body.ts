@@ -67,22 +67,17 @@ interface Frame {
 
 /**
  * The first array longer than `maxArrayItems` or object with more than `maxObjectKeys` keys, found
- * in the text before it is parsed (one pass, no recursion; counts stay right inside strings and
- * escapes). Text that is not JSON passes here and fails at the parse. Its path is built only then.
+ * in the text before it is parsed: one pass that stops at the first item past a cap, no recursion,
+ * strings skipped by indexOf (counts stay right whatever they hold). Text that is not JSON passes
+ * here and fails at the parse. The path is built only for a refusal.
  */
 function firstOversizedContainer(text: string, maxArrayItems: number, maxObjectKeys: number): Problem | null {
   const frames: Frame[] = [];
   let expectItem = false;
-  let oversized = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    const top = frames[frames.length - 1];
     if (c === 0x5d || c === 0x7d) {
-      // ] or }: the oversized container, once closed, has its full count.
-      if (frames.length - 1 === oversized) {
-        return { kind: top.object ? 'too_many_keys' : 'too_many_items', path: pathAt(text, frames.slice(0, -1)), items: top.count };
-      }
       frames.pop();
       expectItem = false;
       continue;
@@ -91,34 +86,40 @@ function firstOversizedContainer(text: string, maxArrayItems: number, maxObjectK
       expectItem = true;
       continue;
     }
+    const top = frames[frames.length - 1];
     if (expectItem && top) {
       top.count++;
       if (top.object) top.keyAt = i;
-      if (oversized === -1 && top.count > (top.object ? maxObjectKeys : maxArrayItems)) oversized = frames.length - 1;
+      if (top.count > (top.object ? maxObjectKeys : maxArrayItems)) {
+        return { kind: top.object ? 'too_many_keys' : 'too_many_items', path: pathAt(text, frames.slice(0, -1)) };
+      }
       expectItem = false;
     }
     if (c === 0x7b || c === 0x5b) {
       frames.push({ object: c === 0x7b, count: 0, keyAt: -1 });
       expectItem = true;
     } else if (c === 0x22) {
-      // Skip the string, escapes included.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
+      i = stringEnd(text, i);
     }
   }
-  // Not closed: not JSON either, which the parse reports.
   return null;
+}
+
+/** Where the string opened at `start` closes (its closing quote), or the text's end when it never does. */
+function stringEnd(text: string, start: number): number {
+  for (let quote = text.indexOf('"', start + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
 }
 
 /** The path to the innermost of `frames`' current items: keys (parsed from the text) and array indexes. */
 function pathAt(text: string, frames: Frame[]): string[] {
   return frames.map((frame) => {
     if (!frame.object) return String(frame.count - 1);
-    let end = frame.keyAt + 1;
-    while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+    const end = stringEnd(text, frame.keyAt);
     try {
       return String(JSON.parse(text.slice(frame.keyAt, end + 1)));
     } catch {
@@ -127,7 +128,13 @@ function pathAt(text: string, frames: Frame[]): string[] {
   });
 }
 
+/** What is wrong with a body, where; `items` counts an oversized container when it was counted whole. */
 type Problem = { kind: 'too_deep' | 'forbidden_key' | 'too_many_items' | 'too_many_keys'; path: string[]; items?: number };
+
+/** "1200 keys" when the container was counted whole, "over 1000 keys" when counting stopped at the cap. */
+function counted(problem: Problem, cap: number, noun: string): string {
+  return problem.items === undefined ? `over ${cap} ${noun}` : `${problem.items} ${noun}`;
+}
 
 /** The 400 for a body's problem, naming its path. */
 function refusal(problem: Problem, maxDepth: number, maxArrayItems: number, maxObjectKeys: number): ApiError {
@@ -141,13 +148,13 @@ function refusal(problem: Problem, maxDepth: number, maxArrayItems: number, maxO
   if (problem.kind === 'too_many_items') {
     const at = where === '' ? 'the body' : where;
     return badRequest(`Body has an array of more than ${maxArrayItems} items (at ${at}); send fewer`, [
-      detail(problem.path, 'too_many_items', `at most ${maxArrayItems} items in an array`, `${problem.items} items`, `${at} holds ${problem.items} items, more than ${maxArrayItems}`),
+      detail(problem.path, 'too_many_items', `at most ${maxArrayItems} items in an array`, counted(problem, maxArrayItems, 'items'), `${at} holds ${counted(problem, maxArrayItems, 'items')}, more than the ${maxArrayItems} allowed`),
     ]);
   }
   if (problem.kind === 'too_many_keys') {
     const at = where === '' ? 'the body' : where;
     return badRequest(`Body has an object of more than ${maxObjectKeys} keys (at ${at}); send fewer`, [
-      detail(problem.path, 'too_many_keys', `at most ${maxObjectKeys} keys in an object`, `${problem.items} keys`, `${at} holds ${problem.items} keys, more than ${maxObjectKeys}`),
+      detail(problem.path, 'too_many_keys', `at most ${maxObjectKeys} keys in an object`, counted(problem, maxObjectKeys, 'keys'), `${at} holds ${counted(problem, maxObjectKeys, 'keys')}, more than the ${maxObjectKeys} allowed`),
     ]);
   }
   return badRequest(`Body has the key ${where}, which is not accepted (it would reach object prototypes); rename it`, [
