@@ -9,7 +9,8 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
  * - `url` is checked by `linearUrl` below, which judges every value as ajv-formats' regular
  *   expression does but tries each place the user part may end once (linear time);
  * - every other format keeps ajv-formats' own check, each measured linear on adversarial values
- *   (the fuzz and bench suites keep measuring: under 2 ms for 64,000 characters);
+ *   (64,000 characters in at most a few ms; test/emulator/fuzz and `npm run bench -- --only
+ *   security` keep trying them);
  * - and no string longer than MAX_FORMAT_LENGTH reaches any format check (it fails the format):
  *   even a check with a quadratic case as bad as the old `url` takes under 50 ms at that length.
  *
@@ -87,6 +88,11 @@ export const boundedFormats: Record<string, FormatDefinition<string>> = Object.f
     return [[name, { type: 'string' as const, validate: capped, ...(compare ? { compare } : {}) }]];
   }),
 );
+
+/** Whether `value` fails `format` for its length alone (past MAX_FORMAT_LENGTH), so the error can say so. */
+export function isCappedFormatTooLong(format: string, value: string): boolean {
+  return value.length > MAX_FORMAT_LENGTH && format in boundedFormats && !UNCAPPED.has(format);
+}
 
 /** Replaces ajv-formats' string formats in `ajv` (after ajv-formats added them) with the bounded ones. */
 export function useBoundedFormats<T extends Ajv>(ajv: T): T {

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { detail, type ErrorDetail } from '../errors.js';
-import { useBoundedFormats } from './formats.js';
+import { isCappedFormatTooLong, MAX_FORMAT_LENGTH, useBoundedFormats } from './formats.js';
 import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-regex.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
@@ -208,6 +208,9 @@ export function fromAjv(error: ErrorObject, base: string[], code = error.keyword
   let message = `${where} ${error.message ?? 'is invalid'}`;
   if (error.keyword === 'required') message = `${where} is required`;
   if (error.keyword === 'additionalProperties') message = `${where} is not allowed here`;
+  if (error.keyword === 'format' && typeof error.data === 'string' && isCappedFormatTooLong(String(params.format), error.data)) {
+    message = `${where} is longer than ${MAX_FORMAT_LENGTH} characters, the most a format (${String(params.format)}) is checked on`;
+  }
   return { code, expected, received: received(error), path, message };
 }
 
