@@ -116,6 +116,13 @@ describe('format checks run in bounded time', () => {
     expect(paths.slice(0, 20).sort()).toEqual(Object.keys(invalid).map((f) => `inputs.${f}`).sort());
   });
 
+  it("the emulator's own route schemas check formats the same bounded way (fastify's ajv)", async () => {
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'p', type: 'APP', webhookUrl: `https://example.com/${'a'.repeat(MAX_FORMAT_LENGTH)}` });
+    expect(res.status).toBe(400);
+    const format = res.body.error.details.find((d: { code: string }) => d.code === 'format');
+    expect(format, JSON.stringify(res.body.error.details)).toMatchObject({ path: ['webhookUrl'], message: `webhookUrl is longer than ${MAX_FORMAT_LENGTH} characters, the most a format (uri) is checked on` });
+  });
+
   it('a value at the length cap is still judged by the format, one past it fails the format', () => {
     const schema = { type: 'string', format: 'uri' };
     const atCap = `https://example.com/${'a'.repeat(MAX_FORMAT_LENGTH - 'https://example.com/'.length)}`;
