@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
-import { ERROR_TYPE_BY_STATUS } from '../src/contract/index.js';
+import { ERROR_TYPE_BY_STATUS, MAX_ERROR_DETAILS } from '../src/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
+import { useBoundedFormats } from './validation/formats.js';
 
 /** The success envelope. */
 export function ok<T>(data: T): { ok: true; data: T };
@@ -11,15 +12,29 @@ export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data
   return meta === undefined ? { ok: true, data } : { ok: true, data, meta };
 }
 
-/** Options for fastify's ajv: report every problem, never coerce or strip silently. */
+/** The first MAX_ERROR_DETAILS details, then (when there were more) one entry saying how many were left out. */
+export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
+  if (details.length <= MAX_ERROR_DETAILS) return details;
+  const rest = details.length - MAX_ERROR_DETAILS;
+  return [
+    ...details.slice(0, MAX_ERROR_DETAILS),
+    { code: 'more_details', expected: `at most ${MAX_ERROR_DETAILS} details`, received: `${rest} more`, path: [], message: `${rest} more problem${rest === 1 ? '' : 's'} not listed; fix these and send again` },
+  ];
+}
+
+/**
+ * Options for fastify's ajv: report every problem, never coerce or strip silently, and check
+ * formats in bounded time (fastify adds ajv-formats, then `onCreate` replaces its string formats).
+ */
 export const AJV_OPTIONS = {
   customOptions: { allErrors: true, verbose: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
-} as const;
+  onCreate: useBoundedFormats,
+};
 
-/** Sends the error envelope. */
+/** Sends the error envelope, with at most MAX_ERROR_DETAILS details (and one more counting the rest). */
 export function sendError(reply: FastifyReply, type: ErrorType, message: string, details?: ErrorDetail[], status: number = ERROR_STATUS[type]) {
   const error: Record<string, unknown> = { message, error: type };
-  if (details) error.details = details;
+  if (details) error.details = capDetails(details);
   return reply.status(status).send({ ok: false, error });
 }
 

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type { Ajv } from 'ajv';
+import { useBoundedFormats } from '../validation/formats.js';
 import type { OpenApiDocument } from './document.js';
 
 /** One response that does not match the OpenAPI document. */
@@ -46,7 +48,7 @@ const violations = contractViolations;
  */
 export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-  addFormats.default(ajv);
+  useBoundedFormats(addFormats.default(ajv) as unknown as Ajv);
   const validators = new Map<string, ValidateFunction>();
   let doc: OpenApiDocument | undefined;
   const validatorFor = (key: string, schema: Record<string, unknown>) => {

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { detail, type ErrorDetail } from '../errors.js';
+import { isCappedFormatTooLong, MAX_FORMAT_LENGTH, useBoundedFormats } from './formats.js';
 import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-regex.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
@@ -9,13 +10,14 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 // No logger: an unknown `format` in a supplied schema is legal (formats are annotations) and would
 // otherwise be printed on the emulator's stderr at every request that uses the schema.
-// Patterns run on RE2 (linear time): a supplied `pattern` cannot stall the process (ReDoS).
+// Patterns run on RE2 (linear time) and formats in bounded time (formats.ts): a supplied `pattern`
+// or formatted value cannot stall the process (ReDoS).
 const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, logger: false, code: { regExp: ajvLinearRegExp } } as const;
 // Made on first use: each one compiles its meta-schema, which the emulator's start need not wait for.
 let draft07: Ajv | undefined;
 let draft2020: Ajv | undefined;
-const ajv07 = (): Ajv => (draft07 ??= addFormats(new Ajv(options)));
-const ajv2020 = (): Ajv => (draft2020 ??= addFormats(new Ajv2020(options) as unknown as Ajv));
+const ajv07 = (): Ajv => (draft07 ??= useBoundedFormats(addFormats(new Ajv(options))));
+const ajv2020 = (): Ajv => (draft2020 ??= useBoundedFormats(addFormats(new Ajv2020(options) as unknown as Ajv)));
 
 /**
  * A validator compiled on its first call rather than when the module loads. The emulator's own
@@ -206,6 +208,9 @@ export function fromAjv(error: ErrorObject, base: string[], code = error.keyword
   let message = `${where} ${error.message ?? 'is invalid'}`;
   if (error.keyword === 'required') message = `${where} is required`;
   if (error.keyword === 'additionalProperties') message = `${where} is not allowed here`;
+  if (error.keyword === 'format' && typeof error.data === 'string' && isCappedFormatTooLong(String(params.format), error.data)) {
+    message = `${where} is longer than ${MAX_FORMAT_LENGTH} characters, the most a format (${String(params.format)}) is checked on`;
+  }
   return { code, expected, received: received(error), path, message };
 }
 

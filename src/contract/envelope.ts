@@ -34,6 +34,13 @@ export const ErrorDetailSchema = Type.Object(
 );
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 
+/**
+ * Most entries of `error.details` listed; past it the first MAX_ERROR_DETAILS are kept and one more
+ * entry (code `more_details`, empty path) says how many were left out. A body with thousands of
+ * problems (unknown keys, say) must not be answered with megabytes of details.
+ */
+export const MAX_ERROR_DETAILS = 20;
+
 /** `{ ok: false, error: { message, error, details? } }`. */
 export const ErrorEnvelopeSchema = Type.Object(
   {
@@ -41,7 +48,12 @@ export const ErrorEnvelopeSchema = Type.Object(
     error: Type.Object({
       message: Type.String(),
       error: StringEnum(ERROR_TYPES as unknown as readonly ErrorType[]),
-      details: Type.Optional(Type.Array(Type.Ref(ErrorDetailSchema))),
+      details: Type.Optional(
+        Type.Array(Type.Ref(ErrorDetailSchema), {
+          maxItems: MAX_ERROR_DETAILS + 1,
+          description: `At most ${MAX_ERROR_DETAILS} problems; when there were more, a last entry with code "more_details" and an empty path says how many were left out.`,
+        }),
+      ),
     }),
   },
   { $id: 'ErrorEnvelope', additionalProperties: false },

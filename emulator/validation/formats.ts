@@ -1,0 +1,101 @@
+import type { Ajv, FormatDefinition } from 'ajv';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+
+/**
+ * JSON Schema `format` checks in bounded time. ajv-formats checks most formats with V8's
+ * backtracking regular expressions on the supplied value; one of them (`url`) backtracks
+ * quadratically: `http://` then 64,000 `:` then a space held the event loop for 18 s. So:
+ *
+ * - `url` is checked by `linearUrl` below, which judges every value as ajv-formats' regular
+ *   expression does but tries each place the user part may end once (linear time);
+ * - every other format keeps ajv-formats' own check, each measured linear on adversarial values
+ *   (64,000 characters in at most a few ms; test/emulator/fuzz and `npm run bench -- --only
+ *   security` keep trying them);
+ * - and no string longer than MAX_FORMAT_LENGTH reaches any format check (it fails the format):
+ *   even a check with a quadratic case as bad as the old `url` takes under 50 ms at that length.
+ *
+ * `byte` (base64) is the exception to the cap: its values are payloads, often long, and its
+ * regular expression is a run of fixed-width groups that cannot backtrack more than a group.
+ * The `regex` format still compiles the value with `new RegExp` (parsing only, never matching).
+ */
+
+/** Longest string a `format` is checked on; a longer one fails the format. */
+export const MAX_FORMAT_LENGTH = 4096;
+
+/** Formats whose values are not capped (see above). */
+const UNCAPPED = new Set(['byte']);
+
+type Check = (value: string) => boolean;
+
+const URL_REGEXP = fullFormats.url as RegExp;
+const URL_SCHEME = /^(?:https?|ftp):\/\//i;
+const URL_USER = '^(?:https?|ftp):\\/\\/(?:\\S+(?::\\S*)?@)?';
+const URL_PATH = '(?:\\/[^\\s]*)?$';
+if (!URL_REGEXP.source.startsWith(URL_USER) || !URL_REGEXP.source.endsWith(URL_PATH)) {
+  throw new Error('ajv-formats changed its url format: update emulator/validation/formats.ts');
+}
+/** ajv-formats' url expression between the user part and the path: the host and the port. */
+const URL_HOST_PORT = new RegExp(`^${URL_REGEXP.source.slice(URL_USER.length, -URL_PATH.length)}$`, URL_REGEXP.flags);
+const WHITESPACE = /\s/u;
+
+/**
+ * ajv-formats' `url` judgement in linear time. Its expression reads `scheme://[user@]host[:port][/path]`
+ * with `user` any run of non-space characters (`\S+(?::\S*)?` is the same as `\S+`), the host and port
+ * free of `/` and `@`, and the path any non-space run after a `/`. So the host starts right after the
+ * scheme or right after an `@` (with something before it), and ends at the next `/`: only the last
+ * `@` before each `/` can start a valid host, and each such slice is checked once.
+ */
+export function linearUrl(value: string): boolean {
+  const scheme = URL_SCHEME.exec(value);
+  if (!scheme) return false;
+  const rest = value.slice(scheme[0].length);
+  if (WHITESPACE.test(rest)) return false;
+  const slash = rest.indexOf('/');
+  if (URL_HOST_PORT.test(rest.slice(0, slash === -1 ? rest.length : slash))) return true;
+  let nextSlash = slash;
+  for (let at = rest.indexOf('@', 1); at !== -1; ) {
+    const nextAt = rest.indexOf('@', at + 1);
+    if (nextSlash !== -1 && nextSlash <= at) nextSlash = rest.indexOf('/', at + 1);
+    const end = nextSlash === -1 ? rest.length : nextSlash;
+    // An `@` followed by another before the next `/` would leave an `@` in the host.
+    if ((nextAt === -1 || nextAt > end) && URL_HOST_PORT.test(rest.slice(at + 1, end))) return true;
+    at = nextAt;
+  }
+  return false;
+}
+
+function checkOf(format: unknown): Check | null {
+  if (format instanceof RegExp) return (value) => {
+    format.lastIndex = 0;
+    return format.test(value);
+  };
+  if (typeof format === 'function') return format as Check;
+  if (typeof format === 'object' && format !== null && 'validate' in format) {
+    const { validate, type } = format as { validate: unknown; type?: string };
+    if (type !== undefined && type !== 'string') return null;
+    return checkOf(validate);
+  }
+  return null;
+}
+
+/** The string formats, each bounded as described above (number formats and `password`/`binary` are not string checks). */
+export const boundedFormats: Record<string, FormatDefinition<string>> = Object.fromEntries(
+  Object.entries(fullFormats).flatMap(([name, format]) => {
+    const check = name === 'url' ? linearUrl : checkOf(format);
+    if (!check) return [];
+    const compare = typeof format === 'object' && format !== null && 'compare' in format ? (format.compare as FormatDefinition<string>['compare']) : undefined;
+    const capped = UNCAPPED.has(name) ? check : (value: string) => value.length <= MAX_FORMAT_LENGTH && check(value);
+    return [[name, { type: 'string' as const, validate: capped, ...(compare ? { compare } : {}) }]];
+  }),
+);
+
+/** Whether `value` fails `format` for its length alone (past MAX_FORMAT_LENGTH), so the error can say so. */
+export function isCappedFormatTooLong(format: string, value: string): boolean {
+  return value.length > MAX_FORMAT_LENGTH && format in boundedFormats && !UNCAPPED.has(format);
+}
+
+/** Replaces ajv-formats' string formats in `ajv` (after ajv-formats added them) with the bounded ones. */
+export function useBoundedFormats<T extends Ajv>(ajv: T): T {
+  for (const [name, format] of Object.entries(boundedFormats)) ajv.addFormat(name, format);
+  return ajv;
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { MAX_JSON_OBJECT_KEYS, parseJsonBody } from '../../emulator/json-body.js';
+import { MAX_ERROR_DETAILS } from '../../src/contract/index.js';
+import { ROLES_SEED, TOKENS } from '../emulator/events/helpers.js';
+import { call } from '../helpers/http.js';
+
+// Issue 24, item 3: a 0.9 MB body with 60,000 unknown keys cost seconds of the event loop (ajv
+// reports every problem) and was answered with 7.7 MB holding 60,001 details, from a VIEWER token,
+// any messaging API key, and with no credential at all on POST /_emulator/dashboard/session.
+// Objects are now capped at MAX_JSON_OBJECT_KEYS keys at the parse step (a 400 naming the path),
+// and an error lists at most MAX_ERROR_DETAILS details plus one counting the rest.
+
+const manyKeys = (n: number, prefix = 'k') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 1]));
+const ATTACK = manyKeys(60_000);
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ seed: ROLES_SEED });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+function expectCapped(res: { status: number; body: any }, path: string[], keys: number) {
+  expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
+  expect(res.body.error.message).toContain(`more than ${MAX_JSON_OBJECT_KEYS} keys`);
+  expect(res.body.error.details).toHaveLength(1);
+  expect(res.body.error.details[0]).toMatchObject({ code: 'too_many_keys', path, received: `over ${MAX_JSON_OBJECT_KEYS} keys` });
+  expect(keys).toBeGreaterThan(MAX_JSON_OBJECT_KEYS);
+}
+
+describe('objects in bodies are capped at the parse step', () => {
+  it('a VIEWER token: 60,000 keys in a plugin body are a 400 naming the cap, with one detail', async () => {
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', { token: `Bearer ${TOKENS.viewer}`, body: { name: 'x', type: 'APP', ...ATTACK } });
+    expectCapped(res, [], 60_002);
+  });
+
+  it('a messaging API key: 60,000 keys in a conversation body are a 400', async () => {
+    const res = await call(emu.messagingUrl, 'POST', '/conversations', { token: 'Bearer key_acme_messaging', body: ATTACK });
+    expectCapped(res, [], 60_000);
+  });
+
+  it('no credential: 60,000 keys on POST /_emulator/dashboard/session are a 400', async () => {
+    const res = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: { code: 'abc', ...ATTACK } });
+    expectCapped(res, [], 60_001);
+  });
+
+  it('a nested object is named by its path; an object at the cap passes the parse step', () => {
+    expect(() => parseJsonBody(JSON.stringify({ inputs: { rows: [manyKeys(MAX_JSON_OBJECT_KEYS + 1)] } }))).toThrow(/inputs\.rows\.0/);
+    // Counted in the text: quotes, backslashes and brackets inside strings do not confuse the count or the path.
+    const tricky = `{"s":"}],{\\"","a\\"b\\\\":${JSON.stringify(manyKeys(MAX_JSON_OBJECT_KEYS + 1, '"k,'))}}`;
+    expect(() => parseJsonBody(tricky)).toThrow(expect.objectContaining({ details: [expect.objectContaining({ code: 'too_many_keys', path: ['a"b\\'] })] }));
+    const atCap = { inputs: manyKeys(MAX_JSON_OBJECT_KEYS) };
+    expect(parseJsonBody(JSON.stringify(atCap))).toEqual(atCap);
+  });
+});
+
+describe('error details are capped', () => {
+  it(`a body with hundreds of problems lists ${MAX_ERROR_DETAILS} of them and counts the rest`, async () => {
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', { token: `Bearer ${TOKENS.member}`, body: { name: 'x', type: 'APP', ...manyKeys(500, 'unknown') } });
+    expect(res.status).toBe(400);
+    const { details } = res.body.error;
+    expect(details).toHaveLength(MAX_ERROR_DETAILS + 1);
+    expect(details.slice(0, MAX_ERROR_DETAILS).every((d: { code: string }) => d.code === 'additionalProperties')).toBe(true);
+    expect(details[MAX_ERROR_DETAILS]).toMatchObject({ code: 'more_details', path: [], received: `${500 - MAX_ERROR_DETAILS} more` });
+    expect(JSON.stringify(res.body).length).toBeLessThan(10_000);
+  });
+
+  it("a supplied schema's validation errors (an install's inputs) are capped the same way", async () => {
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+      token: `Bearer ${TOKENS.member}`,
+      body: { name: 'x', type: 'APP', inputsSchema: { type: 'object', properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { type: 5 }])) } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toHaveLength(MAX_ERROR_DETAILS + 1);
+    expect(res.body.error.details[MAX_ERROR_DETAILS].code).toBe('more_details');
+  });
+
+  it('the OpenAPI document says so', async () => {
+    const doc = await call(emu.url, 'GET', '/_emulator/openapi.json');
+    const envelope = doc.body.components.schemas.ErrorEnvelope;
+    expect(envelope.properties.error.properties.details).toMatchObject({ maxItems: MAX_ERROR_DETAILS + 1 });
+    expect(envelope.properties.error.properties.details.description).toContain('more_details');
+  });
+});
