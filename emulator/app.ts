@@ -25,13 +25,14 @@ import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
+import { isUnderPrefix } from './route-path.js';
+
+const DISPLAY_NAME = Symbol.for('fastify.display-name');
 
 /**
  * The /api routes that answer without a token: the marketplace lists public plugins only. Every
  * other /api route needs a token (public files are read through their storage URL, not /api).
  */
-const DISPLAY_NAME = Symbol.for('fastify.display-name');
-
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
 // fastify names every plugin it registers; one without a display name it looks for among the
@@ -87,10 +88,10 @@ async function newApp(services: Services, errors: typeof frameworkErrors, instal
 
 /** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  // The router refuses some URLs (a parameter over its length limit) before any hook runs: on /api,
-  // a caller without a valid token still hears 401 first.
+  // The router refuses some URLs (a parameter over its length limit, a malformed escape) before any
+  // hook runs and without a route: on /api, however spelled, a caller without a valid token still hears 401 first.
   const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
-    if (request.url.startsWith('/api')) {
+    if (isUnderPrefix(request.url, '/api')) {
       try {
         if (principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
       } catch (refusal) {
@@ -102,27 +103,26 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   };
   const app = await newApp(services, apiFrameworkErrors, install);
   app.decorateRequest('principal', null);
-  // The one authentication guard of /api: onRequest runs before the body is read or anything is
-  // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
-  // whether an id exists, nor what its body lacks. Routes then authorize with the principal.
-  // A callback hook rather than an async one: it runs on every request, and a promise per request showed in profiles.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!request.url.startsWith('/api')) return done();
-    try {
-      request.principal = principalFromHeader(services.db, request.headers.authorization);
-      // routeOptions builds a new object per read: read it only for a caller without a token.
-      if (request.principal === null) {
-        const route = request.routeOptions.url;
-        if (route !== undefined && !OPEN_API_ROUTES.has(route)) throw unauthorized();
-      }
-    } catch (refusal) {
-      return done(refusal as Error);
-    }
-    done();
-  });
   const opts = { services };
   await app.register(
     named('api', async (api: FastifyInstance) => {
+      // The one authentication guard of /api, in the /api plugin's own scope: it runs for every
+      // route registered here, whatever spelling of the path reached it (`/%61pi/…`, the absolute
+      // form `http://host/api/…`), because the router decides, never a test of the raw URL.
+      // onRequest runs before the body is read or anything is validated, so a caller without a
+      // valid token learns that first (a 401), and nothing else: not whether an id exists, nor
+      // what its body lacks. Routes then authorize with the principal.
+      // A callback hook rather than an async one: it runs on every request, and a promise per request showed in profiles.
+      api.addHook('onRequest', (request, _reply, done) => {
+        try {
+          request.principal = principalFromHeader(services.db, request.headers.authorization);
+          // routeOptions builds a new object per read: read it only for a caller without a token.
+          if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? '')) throw unauthorized();
+        } catch (refusal) {
+          return done(refusal as Error);
+        }
+        done();
+      });
       await api.register(tokenRoutes, opts);
       await api.register(pluginRoutes, opts);
       await api.register(actionRoutes, opts);
