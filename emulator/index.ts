@@ -259,11 +259,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       async close() {
         if (closed) return;
         closed = true;
-        await services.messaging.close();
-        await Promise.all(apps.map((a) => a.close()));
-        await events.close();
-        await storage!.close();
-        await store.close();
+        // Every step runs whatever an earlier one met (a full disk): the store always releases its
+        // data dir's lock; the first failure is reported.
+        await inTurn([() => services.messaging.close(), () => Promise.all(apps.map((a) => a.close())), () => events.close(), () => storage!.close(), () => store.close()]);
       },
     };
   } catch (error) {
@@ -273,6 +271,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await store.close();
     throw error;
   }
+}
+
+/** Runs each step after the one before, whether it failed or not; rejects with the first failure once all ran. */
+async function inTurn(steps: Array<() => Promise<unknown>>): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
 }
 
 /** The key of the embedded store's URL signatures: kept in the data dir so URLs survive a restart. */

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVER_ERROR: 500,
+  /** The emulator's disk is full (ENOSPC) or over quota: nothing was stored; free space and retry. */
+  INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;
