@@ -77,6 +77,8 @@ export class EmbeddedStorage implements ObjectStorage {
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
   private temporaryRoot: Promise<string> | undefined;
+  /** Keys being settled (see `settle`), each with the promise of its end: uploads to them wait before they commit. */
+  private readonly settling = new Map<string, Promise<void>>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -116,6 +118,24 @@ export class EmbeddedStorage implements ObjectStorage {
     return opened.contentType === undefined ? { size: opened.size } : { size: opened.size, contentType: opened.contentType };
   }
 
+  async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
+    assertValidKey(key);
+    await this.unsettled(key);
+    let release!: () => void;
+    this.settling.set(key, new Promise<void>((resolve) => (release = resolve)));
+    try {
+      return await record(await this.stat(key));
+    } finally {
+      this.settling.delete(key);
+      release();
+    }
+  }
+
+  /** Resolves when no `settle` of `key` runs; what follows in the same tick runs before any other starts. */
+  private async unsettled(key: string): Promise<void> {
+    for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running;
+  }
+
   async delete(key: string): Promise<void> {
     assertValidKey(key);
     if (!this.hasRoot()) return;
@@ -140,8 +160,9 @@ export class EmbeddedStorage implements ObjectStorage {
    * place. Past `limit` bytes it stops reading, deletes the partial file and throws
    * ObjectTooLargeError. The body is never held in memory whole.
    *
-   * `beforeCommit` runs once the body is complete, in the same tick as the renames that put the
-   * object in place (synchronous renames: no other request runs in between); when it throws,
+   * `beforeCommit` runs once the body is complete and no `settle` of the key runs, in the same
+   * tick as the renames that put the object in place (synchronous renames: no other request runs
+   * in between); when it throws,
    * the temporary files are removed and the object stays as it was. An upload that started while
    * its file awaited its object, and ended after the file was completed, is refused this way.
    */
@@ -162,6 +183,8 @@ export class EmbeddedStorage implements ObjectStorage {
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(key);
+      // Not while a status change reads this object and writes its record (settle): before or after it.
+      await this.unsettled(key);
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');
