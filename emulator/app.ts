@@ -26,6 +26,7 @@ import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
+import { boundSlowBodies } from './slow-body.js';
 
 const DISPLAY_NAME = Symbol.for('fastify.display-name');
 
@@ -68,13 +69,14 @@ function answerHeadWithGet(app: FastifyInstance): void {
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
 /**
- * A new app with what every app of the emulator has: the error envelope, the JSON body parser, the
+ * A new app with what every app of the emulator has: the error envelope, the bound on slow bodies, the JSON body parser, the
  * contract's shared schemas, HEAD on every GET route, and (when asked) the contract check. `install`
  * (the OpenAPI collector) replaces the last two: the document describes the routes as declared.
  */
 async function newApp(services: Services, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
   installErrorHandling(app);
+  boundSlowBodies(app, services.config.slowBodies);
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.

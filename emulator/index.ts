@@ -29,6 +29,7 @@ import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
 import type { WorkspaceCredentials } from './services.js';
 import { contractCheckByDefault } from './openapi/contract-check.js';
+import { DEFAULT_SLOW_BODY_BOUND, type SlowBodyBound } from './slow-body.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -92,6 +93,13 @@ export interface EmulatorOptions {
    * turned it on for the process (this package's test setup does).
    */
   contractCheck?: boolean;
+  /**
+   * How long a request body may take on both APIs and the storage URLs: `graceMs` (default 30 s)
+   * from the request's head, plus one second per `minBytesPerSecond` (default 8 KiB) received.
+   * Slower (or stopped) bodies are answered 408 and their connection closed. Requests without a
+   * body, such as event streams, are never timed.
+   */
+  slowBodies?: Partial<SlowBodyBound>;
 }
 
 /** A running emulator. */
@@ -207,6 +215,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         llm: options.llm ? { baseUrl: options.llm.baseUrl, model: options.llm.model, hasApiKey: Boolean(options.llm.apiKey) } : null,
         credentials: workspaceOf(effectiveSeed, credentials),
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
+        slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
       },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
