@@ -119,3 +119,16 @@ test('close() while the disk is still full releases the lock all the same', asyn
   const again = await startEmulator({ dataDir });
   await again.close();
 });
+
+test('the OpenAPI document declares the 507 on operations that write, and the error type in the envelope', async () => {
+  const emu = await startEmulator();
+  try {
+    const doc = (await api(emu, 'GET', '/_emulator/openapi.json')).body;
+    expect(doc.paths['/api/plugins'].post.responses['507'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    expect(doc.paths['/api/status'].patch.responses['507']).toBeDefined();
+    expect(doc.paths['/api/plugins/marketplace'].get.responses['507']).toBeUndefined();
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.error.enum).toContain('INSUFFICIENT_STORAGE');
+  } finally {
+    await emu.close();
+  }
+});
