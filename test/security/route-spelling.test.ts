@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { rawRequest } from '../helpers/raw-http.js';
+import { ownAdminTarget } from '../../emulator/admin/self-target.js';
 
 // "The /api auth hook can be skipped" (issue 24, item 2): the hook tested the raw URL
 // (`request.url.startsWith('/api')`) while the router decodes it, so `POST /%61pi/plugins` and the
@@ -96,5 +97,15 @@ describe('messaging: the API key check covers every spelling', () => {
     const target = spelling.replace('HOST', new URL(emu.messagingUrl).host);
     const res = await rawRequest(emu.messagingUrl, 'POST', target, { headers: json, body: '{}' });
     expect(res.status, `${target}: ${res.body}`).toBe(401);
+  });
+});
+
+describe('webhook targets: the own-paths refusal reads a path as the router would', () => {
+  it('refuses /_emulator however spelled, a malformed escape elsewhere in the path included', () => {
+    const own = { host: '127.0.0.1', urls: ['http://127.0.0.1:4010', 'http://127.0.0.1:4011'] };
+    for (const url of ['http://127.0.0.1:4010/%5Femulator/reset', 'http://localhost:4010/%5f%65mulator/reset/%zz', 'http://127.0.0.1:4010//_STORAGE/objects/x%']) {
+      expect(ownAdminTarget(url, own), url).not.toBeNull();
+    }
+    expect(ownAdminTarget('http://127.0.0.1:4010/hooks/%zz', own)).toBeNull();
   });
 });
