@@ -37,11 +37,12 @@ export function boundSlowBodies(app: FastifyInstance, bound: SlowBodyBound = DEF
 }
 
 function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: ServerResponse, bound: SlowBodyBound): void {
-  // The admin app gets requests the management app already watches.
-  if (raw[WATCHED] || raw.complete) return;
-  raw[WATCHED] = true;
+  if (raw.complete) return;
   const length = raw.headers['content-length'];
   if (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+  // The admin app gets requests the management app already watches.
+  if (raw[WATCHED]) return;
+  raw[WATCHED] = true;
   const socket = raw.socket;
   const started = Date.now();
   const readBefore = socket.bytesRead;
