@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type onRequestHookHandler, type RouteOptions } from 'fastify';
 import type { Services } from './services.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, lazyCompilers, sendError } from './http.js';
 import { SHARED_SCHEMAS } from '../src/contract/index.js';
@@ -88,6 +88,26 @@ async function newApp(services: Services, errors: typeof frameworkErrors, instal
   return app;
 }
 
+/**
+ * The onRequest hook that authenticates /api callers; add it in the scope of the routes it guards.
+ * onRequest runs before the body is read or anything is validated, so a caller without a valid
+ * token learns that first (a 401), and nothing else: not whether an id exists, nor what its body
+ * lacks. Routes then authorize with the principal. A callback hook rather than an async one: it
+ * runs on every request, and a promise per request showed in profiles.
+ */
+export function apiAuthentication(services: Services): onRequestHookHandler {
+  return (request, _reply, done) => {
+    try {
+      request.principal = principalFromHeader(services.db, request.headers.authorization);
+      // routeOptions builds a new object per read: read it only for a caller without a token.
+      if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? '')) throw unauthorized();
+    } catch (refusal) {
+      return done(refusal as Error);
+    }
+    done();
+  };
+}
+
 /** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   // The router refuses some URLs (a parameter over its length limit, a malformed escape) before any
@@ -111,20 +131,7 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
       // The one authentication guard of /api, in the /api plugin's own scope: it runs for every
       // route registered here, whatever spelling of the path reached it (`/%61pi/…`, the absolute
       // form `http://host/api/…`), because the router decides, never a test of the raw URL.
-      // onRequest runs before the body is read or anything is validated, so a caller without a
-      // valid token learns that first (a 401), and nothing else: not whether an id exists, nor
-      // what its body lacks. Routes then authorize with the principal.
-      // A callback hook rather than an async one: it runs on every request, and a promise per request showed in profiles.
-      api.addHook('onRequest', (request, _reply, done) => {
-        try {
-          request.principal = principalFromHeader(services.db, request.headers.authorization);
-          // routeOptions builds a new object per read: read it only for a caller without a token.
-          if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? '')) throw unauthorized();
-        } catch (refusal) {
-          return done(refusal as Error);
-        }
-        done();
-      });
+      api.addHook('onRequest', apiAuthentication(services));
       await api.register(tokenRoutes, opts);
       await api.register(pluginRoutes, opts);
       await api.register(actionRoutes, opts);
