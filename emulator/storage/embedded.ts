@@ -120,7 +120,8 @@ export class EmbeddedStorage implements ObjectStorage {
 
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
     assertValidKey(key);
-    await this.unsettled(key);
+    // Checked here, not in a helper awaited: the check and what it allows run in one tick.
+    for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running;
     let release!: () => void;
     this.settling.set(key, new Promise<void>((resolve) => (release = resolve)));
     try {
@@ -129,11 +130,6 @@ export class EmbeddedStorage implements ObjectStorage {
       this.settling.delete(key);
       release();
     }
-  }
-
-  /** Resolves when no `settle` of `key` runs; what follows in the same tick runs before any other starts. */
-  private async unsettled(key: string): Promise<void> {
-    for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running;
   }
 
   async delete(key: string): Promise<void> {
@@ -183,8 +179,9 @@ export class EmbeddedStorage implements ObjectStorage {
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(key);
-      // Not while a status change reads this object and writes its record (settle): before or after it.
-      await this.unsettled(key);
+      // Not while a status change reads this object and writes its record (settle): before or after
+      // it. The last check and the commit below run in one tick.
+      for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running;
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');
