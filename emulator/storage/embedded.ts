@@ -77,8 +77,12 @@ export class EmbeddedStorage implements ObjectStorage {
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
   private temporaryRoot: Promise<string> | undefined;
-  /** Keys being settled (see `settle`), each with the promise of its end: uploads to them wait before they commit. */
-  private readonly settling = new Map<string, Promise<void>>();
+  /**
+   * Keys being settled (see `settle`): how many settles run, and a promise of the moment none does.
+   * Uploads to these keys wait for it before they commit; settles do not wait for each other (they
+   * only read the object, and the file record's compare-and-set lets one of them win).
+   */
+  private readonly settling = new Map<string, { running: number; done: Promise<void>; release: () => void }>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -120,15 +124,21 @@ export class EmbeddedStorage implements ObjectStorage {
 
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
     assertValidKey(key);
-    // Checked here, not in a helper awaited: the check and what it allows run in one tick.
-    for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running;
-    let release!: () => void;
-    this.settling.set(key, new Promise<void>((resolve) => (release = resolve)));
+    let entry = this.settling.get(key);
+    if (!entry) {
+      let release!: () => void;
+      const done = new Promise<void>((resolve) => (release = resolve));
+      entry = { running: 0, done, release };
+      this.settling.set(key, entry);
+    }
+    entry.running++;
     try {
       return await record(await this.stat(key));
     } finally {
-      this.settling.delete(key);
-      release();
+      if (--entry.running === 0) {
+        this.settling.delete(key);
+        entry.release();
+      }
     }
   }
 
@@ -181,7 +191,7 @@ export class EmbeddedStorage implements ObjectStorage {
       const path = this.pathOf(key);
       // Not while a status change reads this object and writes its record (settle): before or after
       // it. The last check and the commit below run in one tick.
-      for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running;
+      for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running.done;
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');

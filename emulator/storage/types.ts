@@ -23,7 +23,7 @@ export interface ObjectStorage {
    * Reads the object's metadata and runs `record` with it (a file record's write), as one step
    * against that object: on the embedded store no upload to `key` is put in place from the read
    * until `record` settles, so an upload commits before (and is what `record` sees) or after (and
-   * meets the written record). S3 takes uploads without the emulator, which cannot hold them back:
+   * meets the written record). Settles of one key do not wait for each other. S3 takes uploads without the emulator, which cannot hold them back:
    * there it is `stat` then `record`.
    */
   settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T>;
