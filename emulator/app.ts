@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type onRequestHookHandler, type RouteOptions } from 'fastify';
 import type { Services } from './services.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http.js';
 import { lazyCompilers } from './schema-compilers.js';
@@ -26,13 +26,15 @@ import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
+import { isUnderPrefix } from './route-path.js';
+import { boundSlowBodies } from './slow-body.js';
+
+const DISPLAY_NAME = Symbol.for('fastify.display-name');
 
 /**
  * The /api routes that answer without a token: the marketplace lists public plugins only. Every
  * other /api route needs a token (public files are read through their storage URL, not /api).
  */
-const DISPLAY_NAME = Symbol.for('fastify.display-name');
-
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
 // fastify names every plugin it registers; one without a display name it looks for among the
@@ -68,13 +70,14 @@ function answerHeadWithGet(app: FastifyInstance): void {
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
 /**
- * A new app with what every app of the emulator has: the error envelope, the JSON body parser, the
+ * A new app with what every app of the emulator has: the error envelope, the bound on slow bodies, the JSON body parser, the
  * contract's shared schemas, HEAD on every GET route, and (when asked) the contract check. `install`
  * (the OpenAPI collector) replaces the last two: the document describes the routes as declared.
  */
 async function newApp(services: Services, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
   installErrorHandling(app);
+  boundSlowBodies(app, services.config.slowBodies);
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.
@@ -86,12 +89,32 @@ async function newApp(services: Services, errors: typeof frameworkErrors, instal
   return app;
 }
 
+/**
+ * The onRequest hook that authenticates /api callers; add it in the scope of the routes it guards.
+ * onRequest runs before the body is read or anything is validated, so a caller without a valid
+ * token learns that first (a 401), and nothing else: not whether an id exists, nor what its body
+ * lacks. Routes then authorize with the principal. A callback hook rather than an async one: it
+ * runs on every request, and a promise per request showed in profiles.
+ */
+export function apiAuthentication(services: Services): onRequestHookHandler {
+  return (request, _reply, done) => {
+    try {
+      request.principal = principalFromHeader(services.db, request.headers.authorization);
+      // routeOptions builds a new object per read: read it only for a caller without a token.
+      if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? '')) throw unauthorized();
+    } catch (refusal) {
+      return done(refusal as Error);
+    }
+    done();
+  };
+}
+
 /** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  // The router refuses some URLs (a parameter over its length limit) before any hook runs: on /api,
-  // a caller without a valid token still hears 401 first.
+  // The router refuses some URLs (a parameter over its length limit, a malformed escape) before any
+  // hook runs and without a route: on /api, however spelled, a caller without a valid token still hears 401 first.
   const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
-    if (request.url.startsWith('/api')) {
+    if (isUnderPrefix(request.url, '/api')) {
       try {
         if (principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
       } catch (refusal) {
@@ -103,27 +126,13 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   };
   const app = await newApp(services, apiFrameworkErrors, install);
   app.decorateRequest('principal', null);
-  // The one authentication guard of /api: onRequest runs before the body is read or anything is
-  // validated, so a caller without a valid token learns that first (a 401), and nothing else: not
-  // whether an id exists, nor what its body lacks. Routes then authorize with the principal.
-  // A callback hook rather than an async one: it runs on every request, and a promise per request showed in profiles.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!request.url.startsWith('/api')) return done();
-    try {
-      request.principal = principalFromHeader(services.db, request.headers.authorization);
-      // routeOptions builds a new object per read: read it only for a caller without a token.
-      if (request.principal === null) {
-        const route = request.routeOptions.url;
-        if (route !== undefined && !OPEN_API_ROUTES.has(route)) throw unauthorized();
-      }
-    } catch (refusal) {
-      return done(refusal as Error);
-    }
-    done();
-  });
   const opts = { services };
   await app.register(
     named('api', async (api: FastifyInstance) => {
+      // The one authentication guard of /api, in the /api plugin's own scope: it runs for every
+      // route registered here, whatever spelling of the path reached it (`/%61pi/…`, the absolute
+      // form `http://host/api/…`), because the router decides, never a test of the raw URL.
+      api.addHook('onRequest', apiAuthentication(services));
       await api.register(tokenRoutes, opts);
       await api.register(pluginRoutes, opts);
       await api.register(actionRoutes, opts);

@@ -111,13 +111,33 @@ export function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
 }
 
 /** Sends a 413 once the rest of the body is read (bounded), on a connection that then closes. */
-export async function sendTooLarge(request: FastifyRequest, reply: FastifyReply, message: string) {
+export function sendTooLarge(request: FastifyRequest, reply: FastifyReply, message: string) {
+  return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', message);
+}
+
+/**
+ * Sends an error once the rest of the body is read (bounded), on a connection that then closes:
+ * for answers given before the body was read whole (too large, a write that failed midway), so
+ * the client reads the answer and no leftover body is taken for the next request.
+ */
+export async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
   const drained = await drainRequestBody(request.raw);
   reply.header('connection', 'close');
-  sendError(reply, 'PAYLOAD_TOO_LARGE', message, undefined, 413);
+  sendError(reply, type, message, undefined, ERROR_STATUS[type]);
   // Past the bound the client is still sending: nothing more is read, the socket goes once the answer is out.
   if (!drained) reply.raw.once('finish', () => request.raw.socket?.destroySoon());
   return reply;
+}
+
+/** Errors of a full disk or an exhausted quota, as the file system reports them. */
+const NO_SPACE_CODES: ReadonlySet<unknown> = new Set(['ENOSPC', 'EDQUOT']);
+
+/** Whether an error (or one it wraps) says the disk is full. */
+export function isNoSpace(error: unknown): boolean {
+  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (NO_SPACE_CODES.has((e as { code?: unknown }).code)) return true;
+  }
+  return false;
 }
 
 /**
@@ -129,6 +149,12 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendTooLarge(request, reply, error.message);
     if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
+    // A full disk is the machine's state, not a bug: a 507 that says so, on a connection that closes
+    // (an upload's body may be half read), and the emulator goes on serving.
+    if (isNoSpace(error)) {
+      request.log.warn({ err: error }, 'disk full');
+      return sendClosing(request, reply, 'INSUFFICIENT_STORAGE', 'The emulator could not write its data: the disk holding its data dir is full (ENOSPC) or over quota; free some space, then retry');
+    }
     if (error.validation) {
       const context = error.validationContext ?? 'body';
       const base = context === 'body' ? [] : context === 'querystring' ? [] : [context];

@@ -30,6 +30,7 @@ import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
 import type { WorkspaceCredentials } from './services.js';
 import { contractCheckByDefault } from './openapi/contract-check.js';
+import { DEFAULT_SLOW_BODY_BOUND, type SlowBodyBound } from './slow-body.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -94,6 +95,13 @@ export interface EmulatorOptions {
    * turned it on for the process (this package's test setup does).
    */
   contractCheck?: boolean;
+  /**
+   * How long a request body may take on both APIs and the storage URLs: `graceMs` (default 30 s)
+   * from the request's head, plus one second per `minBytesPerSecond` (default 8 KiB) received.
+   * Slower (or stopped) bodies are answered 408 and their connection closed. Requests without a
+   * body, such as event streams, are never timed.
+   */
+  slowBodies?: Partial<SlowBodyBound>;
 }
 
 /** A running emulator. */
@@ -210,6 +218,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         llm: options.llm ? { baseUrl: options.llm.baseUrl, model: options.llm.model, hasApiKey: Boolean(options.llm.apiKey) } : null,
         credentials: workspaceOf(effectiveSeed, credentials),
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
+        slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
       },
       events,
       messaging: null as never, // set just below: the service needs the services object itself
@@ -262,11 +271,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       async close() {
         if (closed) return;
         closed = true;
-        await services.messaging.close();
-        await Promise.all(apps.map((a) => a.close()));
-        await events.close();
-        await storage!.close();
-        await store.close();
+        // Every step runs whatever an earlier one met (a full disk): the store always releases its
+        // data dir's lock; the first failure is reported.
+        await inTurn([() => services.messaging.close(), () => Promise.all(apps.map((a) => a.close())), () => events.close(), () => storage!.close(), () => store.close()]);
       },
     };
   } catch (error) {
@@ -276,6 +283,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await store.close();
     throw error;
   }
+}
+
+/** Runs each step after the one before, whether it failed or not; rejects with the first failure once all ran. */
+async function inTurn(steps: Array<() => Promise<unknown>>): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
 }
 
 /** The key of the embedded store's URL signatures: kept in the data dir so URLs survive a restart. */

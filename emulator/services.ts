@@ -6,6 +6,7 @@ import type { ConversationService } from './messaging/conversation-service.js';
 import type { ObjectStorage } from './storage/types.js';
 import type { AdminAccess } from './admin/guard.js';
 import type { DashboardLogins } from './admin/dashboard-logins.js';
+import type { SlowBodyBound } from './slow-body.js';
 
 /** The default workspace's credentials and ids, as the dashboard uses them (null where the seed has none). */
 export interface WorkspaceCredentials {
@@ -39,6 +40,8 @@ export interface EmulatorConfig {
   credentials: WorkspaceCredentials;
   /** Check every JSON response against the OpenAPI document (openapi/contract-check.ts). */
   contractCheck: boolean;
+  /** How long a request body may take (slow-body.ts); default DEFAULT_SLOW_BODY_BOUND. */
+  slowBodies?: SlowBodyBound;
 }
 
 /** The services routes call: storage, auth data, configuration. One per running emulator. */

@@ -35,7 +35,7 @@ export interface AdminAccess {
 /** What the guard looks at in a request. */
 export interface AdminRequest {
   method: string;
-  /** The path without the query string. */
+  /** The path of the route that matched, as registered (e.g. `/_emulator/health`). */
   path: string;
   remoteAddress: string | undefined;
   headers: Record<string, string | string[] | undefined>;
@@ -218,10 +218,12 @@ function sameOrigin(origin: string, hostHeader: string): boolean {
 export function adminGuard(access: AdminAccess): (request: FastifyRequest) => Promise<void> {
   const isOwnName = ownHostNames(access.host, access.adminHosts);
   return async (request) => {
-    const queryAt = request.url.indexOf('?');
     const refusal = adminRefusal(access, isOwnName, {
       method: request.method,
-      path: queryAt >= 0 ? request.url.slice(0, queryAt) : request.url,
+      // The route that matched, never the raw URL: the router decodes `/_emulator/%68ealth` and the
+      // absolute form, so only the route says which path is served (the hook runs only for this
+      // plugin's routes, each of which has one).
+      path: request.routeOptions.url ?? '',
       remoteAddress: request.socket.remoteAddress,
       headers: request.headers,
     });

@@ -1,4 +1,5 @@
 import { isWildcardHost, ownHostNames } from './guard.js';
+import { loosePath } from '../route-path.js';
 
 /** Path prefixes of the emulator that no webhook may reach: the admin surface and the embedded object store. */
 const OWN_PATHS = ['/_emulator', '/_storage'];
@@ -21,13 +22,8 @@ function unmapped(host: string): string {
 }
 
 function decodedPath(pathname: string): string {
-  let path = pathname;
-  try {
-    path = decodeURIComponent(pathname);
-  } catch {
-    // a malformed escape stays as it is
-  }
-  return path.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+  // Escapes decoded one by one, so a malformed one elsewhere does not keep `%5f` from being read as `_`.
+  return loosePath(pathname.replace(/\\/g, '/'));
 }
 
 /**

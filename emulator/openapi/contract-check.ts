@@ -72,7 +72,7 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     if (!type.includes('application/json') || text === undefined) return payload;
     const route = request.routeOptions.url ?? null;
     // The document itself, and the embedded object storage's signed URLs, are not operations of the three APIs.
-    if (route === '/_emulator/openapi.json' || request.url.startsWith('/_storage/')) return payload;
+    if (route === '/_emulator/openapi.json' || route?.startsWith('/_storage/')) return payload;
     doc ??= await document();
     const status = reply.statusCode;
     const record = (problem: string) => violations().push({ method: request.method, url: request.url, route, status, problem });

@@ -57,6 +57,16 @@ function liftExamples(operation: any): void {
 }
 
 /**
+ * Every operation that writes may meet a full disk: a 507 INSUFFICIENT_STORAGE in the error
+ * envelope (http.ts answers it for ENOSPC and EDQUOT), declared beside the operation's other errors.
+ */
+function declareDiskFull(method: string, operation: any): void {
+  if (method === 'get' || method === 'head' || !operation.responses || operation.responses['507']) return;
+  const error = Object.values<any>(operation.responses).find((r) => String(r?.content?.['application/json']?.schema?.$ref ?? '').endsWith('/ErrorEnvelope'));
+  if (error) operation.responses['507'] = { ...error, description: 'The disk holding the emulator\'s data is full (ENOSPC) or over quota: nothing was stored; the connection closes' };
+}
+
+/**
  * The OpenAPI 3.1 document of the three APIs: the management API (`/api`) and the admin API
  * (`/_emulator`) at `managementUrl`, the messaging API at `messagingUrl`, with their security
  * schemes, and the webhook events as `webhooks`. Every operation and schema comes from the
@@ -78,11 +88,12 @@ export async function buildOpenApiDocument(
   const add = (doc: OpenApiDocument, api: 'management' | 'messaging') => {
     for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
       const raw = path.replace(/\{(\w+)\}/g, ':$1');
-      for (const operation of Object.values<any>(item)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
         if (typeof operation !== 'object' || operation === null) continue;
         operation.security = securityOf(raw, api);
         operation.tags ??= [path.startsWith('/_emulator') ? 'admin' : api];
         liftExamples(operation);
+        declareDiskFull(method, operation);
       }
       if (api === 'messaging' && urls.messagingUrl) item.servers = [{ url: urls.messagingUrl, description: 'messaging API' }];
       paths[path] = item;

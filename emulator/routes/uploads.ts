@@ -198,27 +198,31 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
       throw badRequest('errorMessage is required when status is FAILED', [detail(['errorMessage'], 'invalid_type', 'string', undefined, 'errorMessage is required when status is FAILED')]);
     }
     assertMove(file.status, body.status);
-    let oversized = false;
-    let next: FileRecord = { ...file, status: body.status, errorMessage: body.status === 'FAILED' ? body.errorMessage! : null, updatedAt: nowIso() };
-    if (body.status === 'UPLOADED') {
-      const stat = await storage.stat(file.storageKey);
+    const next: FileRecord = { ...file, status: body.status, errorMessage: body.status === 'FAILED' ? body.errorMessage! : null, updatedAt: nowIso() };
+    if (body.status !== 'UPLOADED') {
+      await setFileStatus(services, file, next);
+      return ok(presentFile(next));
+    }
+    // The object's metadata and the record that describes it, in one step against the same object:
+    // an upload to the key commits before the read or after the record is written, never between.
+    const written = await storage.settle(file.storageKey, async (stat) => {
       if (!stat) throw new ApiError('CONFLICT', `file ${file.id} has no uploaded object yet: PUT it to its signedUrl first`);
       const limit = Math.min(MAX_FILE_BYTES, file.fileSize ?? MAX_FILE_BYTES);
-      if (stat.size > limit) {
-        oversized = true;
-        next = {
-          ...next,
-          status: 'FAILED',
-          errorMessage: stat.size > MAX_FILE_BYTES ? `the uploaded object is ${stat.size} bytes, over the 100 MiB (${MAX_FILE_BYTES} bytes) limit` : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
-        };
-      } else {
-        next = { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };
-      }
-    }
-    await setFileStatus(services, file, next);
-    // Deleted only once the FAILED record is written: a refused (stale) request deletes nothing.
-    if (oversized) await storage.delete(file.storageKey);
-    return ok(presentFile(next));
+      const tooLarge = stat.size > limit;
+      const described: FileRecord = tooLarge
+        ? {
+            ...next,
+            status: 'FAILED',
+            errorMessage: stat.size > MAX_FILE_BYTES ? `the uploaded object is ${stat.size} bytes, over the 100 MiB (${MAX_FILE_BYTES} bytes) limit` : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
+          }
+        : { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };
+      const written = await setFileStatus(services, file, described);
+      // Deleted only once the FAILED record is written (a refused, stale request deletes nothing),
+      // and before a retried upload may put a new object in place.
+      if (tooLarge) await storage.delete(file.storageKey);
+      return written;
+    });
+    return ok(presentFile(written));
   });
 
   app.get('/', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {

@@ -77,6 +77,12 @@ export class EmbeddedStorage implements ObjectStorage {
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
   private temporaryRoot: Promise<string> | undefined;
+  /**
+   * Keys being settled (see `settle`): how many settles run, and a promise of the moment none does.
+   * Uploads to these keys wait for it before they commit; settles do not wait for each other (they
+   * only read the object, and the file record's compare-and-set lets one of them win).
+   */
+  private readonly settling = new Map<string, { running: number; done: Promise<void>; release: () => void }>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -116,6 +122,26 @@ export class EmbeddedStorage implements ObjectStorage {
     return opened.contentType === undefined ? { size: opened.size } : { size: opened.size, contentType: opened.contentType };
   }
 
+  async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
+    assertValidKey(key);
+    let entry = this.settling.get(key);
+    if (!entry) {
+      let release!: () => void;
+      const done = new Promise<void>((resolve) => (release = resolve));
+      entry = { running: 0, done, release };
+      this.settling.set(key, entry);
+    }
+    entry.running++;
+    try {
+      return await record(await this.stat(key));
+    } finally {
+      if (--entry.running === 0) {
+        this.settling.delete(key);
+        entry.release();
+      }
+    }
+  }
+
   async delete(key: string): Promise<void> {
     assertValidKey(key);
     if (!this.hasRoot()) return;
@@ -140,8 +166,9 @@ export class EmbeddedStorage implements ObjectStorage {
    * place. Past `limit` bytes it stops reading, deletes the partial file and throws
    * ObjectTooLargeError. The body is never held in memory whole.
    *
-   * `beforeCommit` runs once the body is complete, in the same tick as the renames that put the
-   * object in place (synchronous renames: no other request runs in between); when it throws,
+   * `beforeCommit` runs once the body is complete and no `settle` of the key runs, in the same
+   * tick as the renames that put the object in place (synchronous renames: no other request runs
+   * in between); when it throws,
    * the temporary files are removed and the object stays as it was. An upload that started while
    * its file awaited its object, and ended after the file was completed, is refused this way.
    */
@@ -162,6 +189,9 @@ export class EmbeddedStorage implements ObjectStorage {
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(key);
+      // Not while a status change reads this object and writes its record (settle): before or after
+      // it. The last check and the commit below run in one tick.
+      for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running.done;
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');

@@ -101,6 +101,11 @@ export class S3Storage implements ObjectStorage {
     return `${this.base}/${encodeURIComponent(this.bucket)}/${encodeKeyPath(key)}`;
   }
 
+  /** `stat` then `record`: PUTs through presigned URLs go to the S3 server, out of the emulator's reach. */
+  async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
+    return record(await this.stat(key));
+  }
+
   async stat(key: string): Promise<ObjectInfo | null> {
     assertValidKey(key);
     try {

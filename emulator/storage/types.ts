@@ -19,6 +19,14 @@ export interface ObjectStorage {
   publicUrl(key: string): string;
   /** Size and content type of a stored object, or null when there is none. */
   stat(key: string): Promise<ObjectInfo | null>;
+  /**
+   * Reads the object's metadata and runs `record` with it (a file record's write), as one step
+   * against that object: on the embedded store no upload to `key` is put in place from the read
+   * until `record` settles, so an upload commits before (and is what `record` sees) or after (and
+   * meets the written record). Settles of one key do not wait for each other. S3 takes uploads without the emulator, which cannot hold them back:
+   * there it is `stat` then `record`.
+   */
+  settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T>;
   /** Removes an object; removing a missing one is not an error. */
   delete(key: string): Promise<void>;
   /** Releases what the backend holds (connections, a temporary folder). */

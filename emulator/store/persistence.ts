@@ -82,14 +82,24 @@ export class Persistence {
     await this.compacting;
   }
 
-  /** Flushes, waits for a running compaction, closes the journal and releases the lock. */
+  /**
+   * Flushes, waits for a running compaction, closes the journal and releases the lock, which it
+   * always does. A compaction that failed earlier (a full disk) was reported to its caller and lost
+   * nothing (its journals stay and are replayed at the next open): it is not reported again. A
+   * failure of closing itself rejects, once; a second close() does nothing.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
-    await this.compactions;
-    this.closed = true;
-    await this.journal?.close();
-    if (this.lockKey) releaseLock(this.dir, this.lockKey);
+    try {
+      await this.flush();
+      await this.compactions.catch(() => undefined);
+      this.closed = true;
+      await this.journal?.close();
+    } finally {
+      this.closed = true;
+      if (this.lockKey) releaseLock(this.dir, this.lockKey);
+      this.lockKey = null;
+    }
   }
 
   /** Writes the collections as a new snapshot and starts a fresh journal. */

@@ -154,10 +154,14 @@ export class Store {
     return this.prepareReplace({})();
   }
 
+  /** Flushes and closes; the data dir's lock is released even when closing fails (which rejects once). */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.persistence?.close();
-    this.closed = true;
+    try {
+      await this.persistence?.close();
+    } finally {
+      this.closed = true;
+    }
   }
 
   /** With a data dir, writes the whole state as a new snapshot and starts a fresh journal. */

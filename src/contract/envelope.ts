@@ -8,9 +8,13 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** A request body that arrived too slowly, or stopped (the connection closes). */
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   SERVER_ERROR: 500,
+  /** The emulator's disk is full (ENOSPC) or over quota: nothing was stored; free space and retry. */
+  INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { buildManagementApp } from '../../../emulator/app.js';
+import { apiAuthentication, buildManagementApp } from '../../../emulator/app.js';
 import { requireInstanceScope } from '../../../emulator/auth/scopes.js';
 import { ok } from '../../../emulator/http.js';
 import { call, install, ROLES_SEED, TOKENS, verifiedPlugin, verifyReceived, WebhookServer } from '../events/helpers.js';
@@ -17,10 +17,14 @@ beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
   scoped = await buildManagementApp(emu.services);
-  scoped.get('/api/test/repositories/:repositoryId/files', async (request) => {
-    const { repositoryId } = request.params as { repositoryId: string };
-    const instance = requireInstanceScope(emu.services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
-    return ok({ instanceId: instance.id, files: [] });
+  // Guarded as /api's own routes are: the authentication hook in the route's scope.
+  await scoped.register(async (api) => {
+    api.addHook('onRequest', apiAuthentication(emu.services));
+    api.get('/api/test/repositories/:repositoryId/files', async (request) => {
+      const { repositoryId } = request.params as { repositoryId: string };
+      const instance = requireInstanceScope(emu.services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
+      return ok({ instanceId: instance.id, files: [] });
+    });
   });
   await scoped.listen({ port: 0, host: '127.0.0.1' });
   scopedUrl = `http://127.0.0.1:${(scoped.server.address() as AddressInfo).port}`;

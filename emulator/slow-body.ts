@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * How long a request body may take: `graceMs` from the request's head, plus one second for every
+ * `minBytesPerSecond` bytes received (Apache's mod_reqtimeout `body=…,MinRate=…`). A body that
+ * keeps flowing at that rate is never cut (a 100 MB upload through a storage URL), a body that
+ * trickles in slower, or stops, is: its connection is answered 408 and closed. Requests without a
+ * body (every GET, so every event stream) are never timed.
+ */
+export interface SlowBodyBound {
+  graceMs: number;
+  minBytesPerSecond: number;
+}
+
+/** 30 s, then 8 KiB/s: slower than any link a person or CI uses (64 kbit/s), and a 1 MB body is cut after at most about 2 minutes. */
+export const DEFAULT_SLOW_BODY_BOUND: SlowBodyBound = { graceMs: 30_000, minBytesPerSecond: 8 * 1024 };
+
+const WATCHED = Symbol('plugsmith.slowBodyWatched');
+
+const TIMEOUT_BODY = JSON.stringify({
+  ok: false,
+  error: { message: 'The request body arrived too slowly (or stopped): send it whole, at a normal pace', error: 'REQUEST_TIMEOUT' },
+});
+const TIMEOUT_ANSWER = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(TIMEOUT_BODY)}\r\nconnection: close\r\n\r\n${TIMEOUT_BODY}`;
+
+/**
+ * Bounds how long every request body of `app` may take (see SlowBodyBound); node's own
+ * `requestTimeout` would also cut long uploads that flow well. Watching reads nothing: it compares
+ * the socket's bytes read with the time passed, so the body is left for its parser.
+ */
+export function boundSlowBodies(app: FastifyInstance, bound: SlowBodyBound = DEFAULT_SLOW_BODY_BOUND): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    watchBody(request.raw, reply.raw, bound);
+    done();
+  });
+}
+
+function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: ServerResponse, bound: SlowBodyBound): void {
+  if (raw.complete) return;
+  const length = raw.headers['content-length'];
+  if (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+  // The admin app gets requests the management app already watches.
+  if (raw[WATCHED]) return;
+  raw[WATCHED] = true;
+  const socket = raw.socket;
+  const started = Date.now();
+  const readBefore = socket.bytesRead;
+  const deadline = () => started + bound.graceMs + ((socket.bytesRead - readBefore) / bound.minBytesPerSecond) * 1000;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    if (raw.complete || socket.destroyed) return;
+    const left = deadline() - Date.now();
+    if (left > 0) {
+      timer = setTimeout(check, left);
+      timer.unref();
+      return;
+    }
+    // An answer already under way cannot become a 408: the connection just goes.
+    if (socket.writable && !response.headersSent) {
+      socket.end(TIMEOUT_ANSWER);
+      setTimeout(() => socket.destroy(), 1000).unref();
+    } else {
+      socket.destroy();
+    }
+  };
+  timer = setTimeout(check, bound.graceMs);
+  timer.unref();
+  raw.once('close', () => clearTimeout(timer));
+}

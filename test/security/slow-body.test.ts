@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { api } from '../emulator/services/helpers.js';
+import { RawConnection } from '../helpers/raw-http.js';
+
+// "A request body that trickles in forever is never timed out" (issue 24): fastify's
+// requestTimeout is 0, so a body that stops, or comes a byte at a time, held its connection (and
+// its parser) forever. A body now has `graceMs` plus a second per `minBytesPerSecond` received;
+// here the bound is short (500 ms, then 1,000 B/s) so the test is quick. A body that flows (a
+// large upload) and a request without a body (an event stream) are never cut.
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
+});
+afterAll(() => emu?.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startBody(baseUrl: string, method: string, path: string, headers: Record<string, string>, length: number): Promise<RawConnection> {
+  const connection = await RawConnection.open(baseUrl);
+  const head = Object.entries({ host: new URL(baseUrl).host, 'content-type': 'application/json', 'content-length': String(length), ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  connection.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`);
+  return connection;
+}
+
+async function expectTimedOut(connection: RawConnection) {
+  // Generous: the bound is 500 ms; the answer never came before.
+  const res = await connection.response(15_000);
+  expect(res.status).toBe(408);
+  expect(res.headers.connection).toBe('close');
+  expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { error: 'REQUEST_TIMEOUT' } });
+  expect(await connection.endsWithin(5_000)).toBe(true);
+}
+
+test('a management body that stops midway is answered 408 and its connection closed', async () => {
+  const connection = await startBody(emu.url, 'POST', '/api/plugins', { authorization: emu.token! }, 1000);
+  try {
+    connection.write('{"name":"');
+    await expectTimedOut(connection);
+  } finally {
+    connection.close();
+  }
+});
+
+test('a body that trickles in a byte at a time is cut too', async () => {
+  const connection = await startBody(emu.url, 'POST', '/api/plugins', { authorization: emu.token! }, 100_000);
+  let trickling = true;
+  const trickle = (async () => {
+    while (trickling) {
+      connection.write(' ');
+      await sleep(50);
+    }
+  })();
+  try {
+    await expectTimedOut(connection);
+  } finally {
+    trickling = false;
+    await trickle;
+    connection.close();
+  }
+});
+
+test('a messaging body that stops midway is answered 408', async () => {
+  const connection = await startBody(emu.messagingUrl, 'POST', '/conversations', { authorization: `Bearer ${emu.apiKey}` }, 500);
+  try {
+    connection.write('{');
+    await expectTimedOut(connection);
+  } finally {
+    connection.close();
+  }
+});
+
+test('an upload that keeps flowing is never cut, however long it takes', async () => {
+  const gen = await api(emu, 'POST', '/api/generate-upload-url', { token: emu.token!, body: { files: [{ fileName: 'big.bin' }], parentId: 'org_dev', parentType: 'ORG' } });
+  const url = new URL(gen.body.data.files[0].signedUrl);
+  const chunk = Buffer.alloc(32 * 1024, 1);
+  const chunks = 40;
+  const connection = await startBody(emu.url, 'PUT', url.pathname + url.search, { 'content-type': 'application/octet-stream' }, chunk.length * chunks);
+  try {
+    // Well past the 500 ms grace, at about 1 MB/s: far above the minimum rate.
+    for (let i = 0; i < chunks; i++) {
+      connection.write(chunk);
+      await sleep(40);
+    }
+    const res = await connection.response();
+    expect(res.status, res.body).toBe(200);
+    expect(JSON.parse(res.body).data.size).toBe(chunk.length * chunks);
+  } finally {
+    connection.close();
+  }
+});
+
+test('an event stream (a request without a body) outlives the bound and still delivers', async () => {
+  const created = await fetch(`${emu.messagingUrl}/conversations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ characterId: emu.services.config.credentials.characterId }),
+  });
+  expect(created.status).toBe(201);
+  const conversationId = ((await created.json()) as { data: { id: string } }).data.id;
+  const controller = new AbortController();
+  const stream = await fetch(`${emu.messagingUrl}/conversations/${conversationId}/events`, { headers: { authorization: `Bearer ${emu.apiKey}` }, signal: controller.signal });
+  expect(stream.status).toBe(200);
+  const reader = stream.body!.getReader();
+  try {
+    await sleep(1500);
+    const sent = await fetch(`${emu.messagingUrl}/conversations/${conversationId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'hello' }),
+    });
+    expect(sent.status).toBe(201);
+    let text = '';
+    while (!text.includes('CHARACTER_MESSAGE_SENT')) {
+      const { value, done } = await reader.read();
+      expect(done, 'the stream ended').toBe(false);
+      text += Buffer.from(value!).toString('utf8');
+    }
+  } finally {
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+  }
+});
