@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
-import { ERROR_TYPE_BY_STATUS } from '../src/contract/index.js';
+import { CHECKED_BY_HANDLER, ERROR_TYPE_BY_STATUS } from '../src/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
 
 type ValidatorFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'] & {};
@@ -10,6 +10,9 @@ type RouteValidator = ((data: unknown, context?: unknown) => unknown) & { errors
 
 /** fastify's own copy of a package it depends on (the compilers fastify itself would load). */
 const fromFastify = (name: string): unknown => createRequire(createRequire(import.meta.url).resolve('fastify'))(name);
+
+/** The validator of a part its handler checks. */
+const PASS: RouteValidator = Object.assign(() => true, { schemaEnv: true });
 
 let validatorPool: ((externalSchemas: unknown, options: unknown) => (route: unknown) => RouteValidator) | undefined;
 
@@ -28,6 +31,10 @@ export function lazyValidatorCompilers(): { compilersFactory: { buildValidator: 
   const buildValidator = ((externalSchemas: unknown, options: unknown) => {
     const compile = pool(externalSchemas, options);
     return (route: unknown) => {
+      // A query its handler reads and checks (the query system's parser): its schema, typed as the
+      // OpenAPI document gives it (integers, comma lists), is not the raw query's strings.
+      const { schema, httpPart } = route as { schema?: Record<string, unknown>; httpPart?: string };
+      if (httpPart === 'querystring' && schema?.[CHECKED_BY_HANDLER] === true) return PASS;
       let fn: RouteValidator | undefined;
       const lazy: RouteValidator = (data, context) => {
         fn ??= compile(route);
@@ -221,7 +228,48 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, 'SERVER_ERROR', 'Internal server error', undefined, 500);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
-  );
+  const routes = knownRoutes(app);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    // A known path with a method it does not have: 405 with the methods it has.
+    const allowed = routes.methodsOf(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(reply, 'VALIDATION_ERROR', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, 405);
+    }
+    return sendError(reply, 'NOT_FOUND', `No route ${request.method} ${path}`);
+  });
+}
+
+/**
+ * The paths of `app`'s routes (as patterns) and their methods, collected as routes are added, so
+ * that the not-found handler tells a path that exists with other methods (405) from an unknown one.
+ */
+function knownRoutes(app: FastifyInstance): { methodsOf: (path: string) => string[] } {
+  const patterns: Array<{ url: string; test: RegExp; methods: Set<string> }> = [];
+  app.addHook('onRoute', (route) => {
+    // A catch-all (`*`) answers every path: it is a forward, not a path of this app's own.
+    if (route.url.includes('*')) return;
+    let entry = patterns.find((p) => p.url === route.url);
+    if (!entry) {
+      const source = route.url.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+      entry = { url: route.url, test: new RegExp(`^${source}/?$`), methods: new Set() };
+      patterns.push(entry);
+    }
+    for (const method of [route.method].flat()) entry.methods.add(method);
+  });
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+  return {
+    methodsOf(path) {
+      let decoded: string;
+      try {
+        decoded = decodeURI(path);
+      } catch {
+        return [];
+      }
+      const methods = new Set<string>();
+      for (const p of patterns) if (p.test.test(decoded) || p.test.test(path)) for (const m of p.methods) methods.add(m);
+      return [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    },
+  };
 }

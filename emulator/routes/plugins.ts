@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import type { PluginRecord } from '../model.js';
-import { DeletedSchema, ListQuerySchema, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../src/contract/index.js';
+import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../src/contract/index.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from './common.js';
@@ -162,7 +162,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
   app.get(
     '/plugins/marketplace',
     {
-      schema: { querystring: ListQuerySchema, response: listResponse },
+      schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse },
       // A page kept for this very URL is answered here, before the query is parsed and validated
       // again: it was kept only after this URL's query passed validation (which reads the URL alone),
       // and the app's authentication hook has run before this one.
@@ -187,7 +187,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     },
   );
 
-  app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuerySchema, response: listResponse } }, async (request) => {
+  app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
     requireUser(request);
     const { orgId } = request.params;
     findOrg(services, orgId);
