@@ -200,6 +200,19 @@ export function describeOperations(doc: OpenApiDocument): void {
   const postUpload = doc.paths['/api/generate-upload-url']?.post;
   if (getUpload && postUpload?.requestBody && !getUpload.requestBody) getUpload.requestBody = structuredClone(postUpload.requestBody);
   hoistTitledSchemas(doc);
+  renameDependencies(doc);
+}
+
+/** Draft 7's `dependencies` (lists of property names), as JSON Schema 2020-12 spells it: `dependentRequired`. */
+function renameDependencies(node: any): void {
+  if (Array.isArray(node)) return node.forEach(renameDependencies);
+  if (node === null || typeof node !== 'object') return;
+  const deps = node.dependencies;
+  if (deps && typeof deps === 'object' && !Array.isArray(deps) && Object.values(deps).every(Array.isArray) && node.dependentRequired === undefined) {
+    node.dependentRequired = deps;
+    delete node.dependencies;
+  }
+  for (const value of Object.values(node)) renameDependencies(value);
 }
 
 /**
@@ -255,5 +268,5 @@ function hoistTitledSchemas(doc: OpenApiDocument): void {
   for (const item of Object.values<any>(doc.paths)) {
     for (const method of METHODS) if (item[method]) visit(item[method], false);
   }
-  for (const item of Object.values<any>(doc.webhooks ?? {})) for (const method of METHODS) if (item[method]) visit(item[method], false);
+  // Webhooks keep their event schemas whole: one title each, and receivers read them alone.
 }

@@ -163,8 +163,9 @@ export const UploadUrlRequestSchema = Type.Object(
   {
     additionalProperties: false,
     title: 'UploadUrlRequest',
-    // parentId and parentType go together.
-    dependentRequired: { parentId: ['parentType'], parentType: ['parentId'] },
+    // parentId and parentType go together. `dependencies` (draft 7) is what the emulator's ajv
+    // knows; the OpenAPI document (JSON Schema 2020-12) writes it `dependentRequired`.
+    dependencies: { parentId: ['parentType'], parentType: ['parentId'] },
     examples: [{ files: [{ fileName: 'manual.pdf', contentType: 'application/pdf', fileSize: 52000 }], folder: 'docs' }],
   },
 );
