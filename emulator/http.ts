@@ -256,7 +256,8 @@ function knownRoutes(app: FastifyInstance): { methodsOf: (path: string) => strin
       entry = { url: route.url, test: new RegExp(`^${source}/?$`), methods: new Set() };
       patterns.push(entry);
     }
-    for (const method of [route.method].flat()) entry.methods.add(method);
+    // Every GET route answers HEAD too (answerHeadWithGet, whose hook may run after this one).
+    for (const method of [route.method].flat()) for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) entry.methods.add(m);
   });
   const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
   return {

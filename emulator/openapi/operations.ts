@@ -140,6 +140,7 @@ const LINKS: Readonly<Record<string, Record<string, Link>>> = (() => {
   };
 })();
 
+const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** The `text/event-stream` bodies: a string of frames, described. */
@@ -193,6 +194,8 @@ export function describeOperations(doc: OpenApiDocument): void {
       }
     }
     if (allowed.includes('GET')) allowed.push('HEAD');
+    // In the order the emulator's `Allow` gives them.
+    allowed.sort((a, b) => ALLOW_ORDER.indexOf(a) - ALLOW_ORDER.indexOf(b));
     item.description = `Other methods are answered 405 with \`Allow: ${allowed.join(', ')}\`.`;
   }
   // GET /api/generate-upload-url reads the same JSON body as POST (OpenAPI 3.1 allows a GET body; POST is for clients that cannot send one).
