@@ -198,3 +198,81 @@ describe('the document says what the emulator accepts', () => {
     expect(doc.components.responses.MethodNotAllowed.headers).toHaveProperty('Allow');
   });
 });
+
+describe('the document for generators and fuzzers', () => {
+  const operations = () =>
+    Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      ['get', 'post', 'put', 'patch', 'delete'].filter((m) => item[m]).map((method) => ({ path, method, item, operation: item[method] })),
+    );
+
+  test('every operation has a unique camelCase operationId, a one-line summary and a declared tag', () => {
+    const ids = new Set<string>();
+    const tags = new Set(doc.tags.map((t: any) => t.name));
+    for (const { path, method, operation } of operations()) {
+      const name = `${method.toUpperCase()} ${path}`;
+      expect(operation.operationId, name).toMatch(/^[a-z][A-Za-z0-9]*$/);
+      expect(ids.has(operation.operationId), `${name}: ${operation.operationId} twice`).toBe(false);
+      ids.add(operation.operationId);
+      expect(operation.summary, name).toMatch(/^[^\n]{3,100}$/);
+      expect(operation.tags, name).toHaveLength(1);
+      expect(tags.has(operation.tags[0]), `${name}: tag ${operation.tags[0]}`).toBe(true);
+    }
+    expect(doc.paths['/api/']).toBeUndefined();
+    expect(doc.paths['/api'].get.operationId).toBe('listFiles');
+  });
+
+  test('every link names an operation, and each create operation links to what reads, changes or deletes what it made', () => {
+    const ids = new Set(operations().map((o) => o.operation.operationId));
+    const linksOf = (path: string, method: string) => Object.values<any>(doc.paths[path][method].responses).flatMap((r) => Object.values<any>(r.links ?? {}));
+    for (const { operation } of operations()) {
+      for (const response of Object.values<any>(operation.responses)) for (const link of Object.values<any>(response.links ?? {})) expect(ids.has(link.operationId), link.operationId).toBe(true);
+    }
+    expect(linksOf('/api/plugins', 'post').map((l) => l.operationId)).toEqual(expect.arrayContaining(['getPlugin', 'updatePlugin', 'deletePlugin']));
+    expect(linksOf('/api/plugins/{pluginId}/actions', 'post').map((l) => l.operationId)).toEqual(expect.arrayContaining(['getAction', 'updateAction', 'deleteAction']));
+    expect(linksOf('/conversations', 'post').map((l) => l.operationId)).toEqual(expect.arrayContaining(['getConversation', 'sendMessage']));
+  });
+
+  test('the messaging operations name their own server; event streams are strings; one title per schema', () => {
+    for (const { path, operation } of operations()) {
+      if (path.startsWith('/conversations')) expect(operation.servers?.[0]?.url, path).toBe(emu.messagingUrl);
+      else expect(operation.servers, path).toBeUndefined();
+      for (const response of Object.values<any>(operation.responses)) {
+        const stream = response.content?.['text/event-stream'];
+        if (stream) expect(stream.schema, path).toMatchObject({ type: 'string', description: expect.stringContaining('data:') });
+      }
+    }
+    // A title is a schema's name: no two different schemas share one (inline ones were hoisted into components).
+    const titled = new Map<string, string>();
+    const walk = (node: any): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (node === null || typeof node !== 'object') return;
+      if (typeof node.title === 'string' && (node.type || node.properties)) {
+        const text = JSON.stringify(node);
+        expect(titled.get(node.title) ?? text, node.title).toBe(text);
+        titled.set(node.title, text);
+      }
+      Object.entries(node).forEach(([key, value]) => key !== 'x-event-data' && walk(value));
+    };
+    walk(doc.paths);
+    walk(doc.components.schemas);
+    const importBody = doc.paths['/_emulator/import'].post.requestBody.content['application/json'].schema;
+    expect(JSON.stringify(importBody)).not.toContain('"title":"StoredRecord"');
+  });
+
+  test('webhooks declare their three signed headers, the signature scheme, their security and the challenge answer', () => {
+    expect(doc.components.securitySchemes.webhookSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'webhook-signature' });
+    expect(doc.components.securitySchemes.webhookSignature.description).toMatch(/HMAC-SHA256.*<webhook-id>\.<webhook-timestamp>\.<raw body>/);
+    for (const [kind, item] of Object.entries<any>(doc.webhooks)) {
+      expect(item.post.parameters.map((p: any) => [p.in, p.name, p.required]), kind).toEqual([
+        ['header', 'webhook-id', true],
+        ['header', 'webhook-timestamp', true],
+        ['header', 'webhook-signature', true],
+      ]);
+      expect(item.post.security).toEqual([{ webhookSignature: [] }]);
+      expect(item.post.operationId).toMatch(/^on[A-Z]/);
+    }
+    const answer = doc.webhooks.WEBHOOK_CHALLENGE.post.responses['200'].content;
+    expect(answer['application/json'].schema).toMatchObject({ required: ['challenge'] });
+    expect(answer['text/plain'].schema.type).toBe('string');
+  });
+});
