@@ -109,6 +109,9 @@ describe('the OpenAPI document', () => {
     const doc = JSON.parse(await readFile(file, 'utf8'));
     await SwaggerParser.validate(structuredClone(doc));
     expect(Object.keys(doc.paths).sort()).toEqual(Object.keys((await call(emu.url, 'GET', '/_emulator/openapi.json')).body.paths).sort());
+    // The emulator started for the purpose listened on throwaway ports: the document names the default ones.
+    expect(doc.servers[0].url).toBe('http://127.0.0.1:4010');
+    expect(doc.paths['/conversations'].post.servers[0].url).toBe('http://127.0.0.1:4011');
   });
 });
 
