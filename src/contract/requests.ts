@@ -134,7 +134,8 @@ export const UploadFileSpecSchema = Type.Object(
       minLength: 1,
       maxLength: MAX_FILE_NAME_LENGTH,
       pattern: FILE_NAME_PATTERN,
-      description: `1 to ${MAX_FILE_NAME_LENGTH} characters, none of / \\ : * ? " < > | nor a control character, not "." or ".."`,
+      // maxLength counts code points; the emulator counts UTF-16 units, so a character outside the BMP (an emoji) counts twice.
+      description: `1 to ${MAX_FILE_NAME_LENGTH} characters (UTF-16 units: an emoji counts 2), none of / \\ : * ? " < > | nor a control character, not "." or ".."`,
     }),
     contentType: Type.Optional(Type.String({ maxLength: 255 })),
     fileSize: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FILE_BYTES })),
