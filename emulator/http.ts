@@ -176,7 +176,49 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, 'SERVER_ERROR', 'Internal server error', undefined, 500);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
-  );
+  const routes = knownRoutes(app);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    // A known path with a method it does not have: 405 with the methods it has.
+    const allowed = routes.methodsOf(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(reply, 'VALIDATION_ERROR', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, 405);
+    }
+    return sendError(reply, 'NOT_FOUND', `No route ${request.method} ${path}`);
+  });
+}
+
+/**
+ * The paths of `app`'s routes (as patterns) and their methods, collected as routes are added, so
+ * that the not-found handler tells a path that exists with other methods (405) from an unknown one.
+ */
+function knownRoutes(app: FastifyInstance): { methodsOf: (path: string) => string[] } {
+  const patterns: Array<{ url: string; test: RegExp; methods: Set<string> }> = [];
+  app.addHook('onRoute', (route) => {
+    // A catch-all (`*`) answers every path: it is a forward, not a path of this app's own.
+    if (route.url.includes('*')) return;
+    let entry = patterns.find((p) => p.url === route.url);
+    if (!entry) {
+      const source = route.url.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+      entry = { url: route.url, test: new RegExp(`^${source}/?$`), methods: new Set() };
+      patterns.push(entry);
+    }
+    // Every GET route answers HEAD too (answerHeadWithGet, whose hook may run after this one).
+    for (const method of [route.method].flat()) for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) entry.methods.add(m);
+  });
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+  return {
+    methodsOf(path) {
+      let decoded: string;
+      try {
+        decoded = decodeURI(path);
+      } catch {
+        return [];
+      }
+      const methods = new Set<string>();
+      for (const p of patterns) if (p.test.test(decoded) || p.test.test(path)) for (const m of p.methods) methods.add(m);
+      return [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    },
+  };
 }

@@ -83,7 +83,8 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
       record('the body is not JSON');
       return payload;
     }
-    const path = route?.replace(/:(\w+)/g, '{$1}');
+    // The prefix's own route (`/api/`) is documented without its trailing slash, as clients call it.
+    const path = route?.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
     const operation = path ? doc.paths?.[path]?.[request.method.toLowerCase()] : undefined;
     const declared = Object.entries<any>(operation?.responses ?? {}).filter(([, r]) => r?.content?.['application/json']?.schema);
     let key = 'envelope';

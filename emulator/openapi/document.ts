@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { EVENT_KINDS, WEBHOOK_EVENT_SCHEMAS } from '../../src/contract/index.js';
 import { ADMIN_HEADER } from '../admin/guard.js';
+import { describeOperations, TAGS } from './operations.js';
 import { SESSION_HEADER } from '../admin/dashboard-logins.js';
 
 /** An OpenAPI 3.1 document, as JSON. */
@@ -9,6 +10,10 @@ export type OpenApiDocument = Record<string, any>;
 
 /** Builds an app with every route registered after `install` (which adds the OpenAPI collector); never listens. */
 export type AppBuilder = (install: (app: FastifyInstance) => Promise<void>) => Promise<FastifyInstance>;
+
+/** How the platform signs what it posts to a plugin (Standard Webhooks). */
+const WEBHOOK_SIGNING =
+  'Standard Webhooks: `webhook-signature` is a space-separated list of `v1,<base64 signature>`, each the HMAC-SHA256, keyed with the base64-decoded part of a `whsec_…` secret, of `<webhook-id>.<webhook-timestamp>.<raw body>`; during a secret rotation one signature per valid secret is sent, and a receiver accepts the request when any of them matches one of its secrets. `webhook-timestamp` is in Unix seconds: refuse one more than 5 minutes away from now. `webhook-id` is the same on every retry of one event: use it to ignore repeats.';
 
 const SECURITY_SCHEMES = {
   managementToken: {
@@ -23,6 +28,12 @@ const SECURITY_SCHEMES = {
     in: 'header',
     name: ADMIN_HEADER,
     description: 'The admin token of the running emulator (`emulator start --json` prints it as adminToken)',
+  },
+  webhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'webhook-signature',
+    description: WEBHOOK_SIGNING,
   },
   dashboardSession: {
     type: 'apiKey',
@@ -95,43 +106,76 @@ export async function buildOpenApiDocument(
         liftExamples(operation);
         declareDiskFull(method, operation);
       }
-      if (api === 'messaging' && urls.messagingUrl) item.servers = [{ url: urls.messagingUrl, description: 'messaging API' }];
+      if (api === 'messaging') {
+        // The messaging API is a second server: every one of its operations says so.
+        const servers = [{ url: urls.messagingUrl ?? 'http://127.0.0.1:4011', description: 'messaging API (its own server, not the management one)' }];
+        item.servers = servers;
+        for (const operation of Object.values<any>(item)) if (typeof operation === 'object' && operation !== null && operation !== servers && 'responses' in operation) operation.servers = servers;
+      }
       paths[path] = item;
     }
   };
   add(management, 'management');
   add(messaging, 'messaging');
-  const webhooks = Object.fromEntries(
-    EVENT_KINDS.map((kind) => [
-      kind,
-      {
-        post: {
-          summary: `${kind}: posted to the plugin's webhook URL, signed (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)`,
-          requestBody: { required: true, content: { 'application/json': { schema: WEBHOOK_EVENT_SCHEMAS[kind] } } },
-          responses: { '200': { description: 'Any 2xx acknowledges the event; anything else is retried with backoff' } },
-        },
-      },
-    ]),
-  );
-  return {
+  const webhooks = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { post: webhookOperation(kind) }]));
+  const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
       title: 'plugsmith platform API (emulator)',
       version: '1',
       description:
-        'The management API (/api), the messaging API (/conversations) and the emulator admin API (/_emulator), as the plugsmith emulator serves them. Every JSON response is { ok: true, data, meta? } or { ok: false, error: { message, error, details? } }.',
+        'The management API (/api), the messaging API (/conversations, on its own server: see `servers` on its operations) and the emulator admin API (/_emulator), as the plugsmith emulator serves them. Every JSON response is { ok: true, data, meta? } or { ok: false, error: { message, error, details? } }. A method a path does not declare is answered 405 with an `Allow` header listing the ones it does (see each path\'s description); an unknown path is a 404. Path parameters longer than 100 characters are refused (400) before anything else.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: urls.managementUrl ?? 'http://127.0.0.1:4010', description: 'management and admin API' }],
-    tags: [
-      { name: 'management', description: 'The management API (/api)' },
-      { name: 'messaging', description: `The messaging API (/conversations), served at ${urls.messagingUrl ?? 'its own port'}` },
-      { name: 'admin', description: 'The emulator admin API (/_emulator)' },
-    ],
+    tags: TAGS,
     paths,
     webhooks,
     components: {
       schemas: { ...(management.components?.schemas ?? {}), ...(messaging.components?.schemas ?? {}) },
       securitySchemes: SECURITY_SCHEMES,
+      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED },
     },
+  };
+  describeOperations(document);
+  return document;
+}
+
+/** What a path answers to a method it does not declare. */
+const METHOD_NOT_ALLOWED = {
+  description: 'The path exists, but not with this method: `Allow` lists its methods',
+  headers: { Allow: { description: 'The methods of the path, e.g. `GET, HEAD, POST`', schema: { type: 'string' } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+};
+
+const camel = (kind: string) => kind.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A webhook event as the platform posts it: signed headers, the event as the body, and what the plugin must answer. */
+function webhookOperation(kind: (typeof EVENT_KINDS)[number]) {
+  const header = (name: string, description: string, schema: Record<string, unknown>) => ({ in: 'header', name, required: true, description, schema });
+  const challenge = kind === 'WEBHOOK_CHALLENGE';
+  return {
+    operationId: `on${camel(kind).replace(/^./, (c) => c.toUpperCase())}`,
+    summary: `${kind}, posted to the plugin's webhook URL`,
+    description: `Signed as Standard Webhooks: ${WEBHOOK_SIGNING}`,
+    tags: ['webhooks'],
+    security: [{ webhookSignature: [] }],
+    parameters: [
+      header('webhook-id', "The event delivery's id, the same on every retry", { type: 'string', minLength: 1 }),
+      header('webhook-timestamp', 'When this attempt was signed, in Unix seconds', { type: 'string', pattern: '^[0-9]+$' }),
+      header('webhook-signature', 'Space-separated `v1,<base64>` signatures (one per valid secret)', { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' }),
+    ],
+    requestBody: { required: true, content: { 'application/json': { schema: WEBHOOK_EVENT_SCHEMAS[kind] } } },
+    responses: challenge
+      ? {
+          '200': {
+            description: 'The challenge answered: JSON `{ "challenge": <the value received> }`, or a text/plain body that is exactly the value; anything else leaves the webhook unverified',
+            content: {
+              'application/json': { schema: { type: 'object', required: ['challenge'], properties: { challenge: { type: 'string', description: 'The `data.challenge` received' } } } },
+              'text/plain': { schema: { type: 'string', description: 'The `data.challenge` received, exactly' } },
+            },
+          },
+        }
+      : { '200': { description: 'Any 2xx acknowledges the event; anything else (or no answer in time) is retried with backoff' } },
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DeliverySchema, EventEmitSchema, ListQuerySchema, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
+import { DeliverySchema, EventEmitSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { parseQuery, runQuery } from '../store/query.js';
@@ -55,7 +55,7 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
     return ok(delivery);
   });
 
-  app.get('/instances', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) => {
+  app.get('/instances', { schema: { querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) => {
     const query = parseQuery(request.query, INSTANCE_QUERY);
     const result = runQuery(db.instances, query, INSTANCE_QUERY);
     return ok(result.data, { pagination: result.pagination });

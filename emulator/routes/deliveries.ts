@@ -2,7 +2,7 @@ import {
   DeliveryAttemptNoticeSchema,
   DeliverySchema,
   DeliveryStreamQuerySchema,
-  ListQuerySchema,
+  ListQuery,
   Ok,
   OkPage,
   errorResponses,
@@ -59,7 +59,7 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   const app = typed(fastify);
   const { db, events } = services;
 
-  app.get('/deliveries', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
+  app.get('/deliveries', { schema: { querystring: ListQuery(DELIVERY_QUERY), response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
     const query = parseQuery(request.query, DELIVERY_QUERY);
     const result = runQuery(db.deliveries, query, DELIVERY_QUERY);
     return ok(result.data.map(presentDelivery), { pagination: result.pagination });

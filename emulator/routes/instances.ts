@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DeletedSchema, InstanceCreateSchema, ListQuerySchema, Ok, OkPage, PluginInstanceSchema, errorResponses, type InstanceCreate } from '../../src/contract/index.js';
+import { DeletedSchema, InstanceCreateSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses, type InstanceCreate } from '../../src/contract/index.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../errors.js';
@@ -194,7 +194,7 @@ function entityInstanceRoutes(kind: EntityKind) {
       return ok(instance);
     });
 
-    const listSchema = { params: entityParams, querystring: ListQuerySchema, response: { 200: OkPage(PluginInstanceSchema), ...errors } };
+    const listSchema = { params: entityParams, querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errors } };
     app.get(kind.path, { schema: listSchema }, async (request) => {
       requireUser(request);
       const id = request.params[kind.param];

@@ -15,7 +15,7 @@ import {
   ExternalEventCreateSchema,
   ExternalEventSchema,
   ExternalEventUpdateSchema,
-  ListQuerySchema,
+  ListQuery,
   Ok,
   OkPage,
   errorResponses,
@@ -76,7 +76,7 @@ export function definitionRoutes(kind: DefinitionKind) {
     const base = `/plugins/:pluginId/${kind.segment}`;
     const item = `${base}/:${kind.param}`;
 
-    app.get(base, { schema: { params: listParams, querystring: ListQuerySchema, response: { 200: OkPage(resource), ...errors } } }, async (request) => {
+    app.get(base, { schema: { params: listParams, querystring: ListQuery(DEFINITION_QUERY), response: { 200: OkPage(resource), ...errors } } }, async (request) => {
       requireUser(request);
       const { pluginId } = request.params;
       findVisiblePlugin(services, request, pluginId);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../http.js';
 import type { PluginRecord } from '../model.js';
-import { DeletedSchema, ListQuerySchema, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../src/contract/index.js';
+import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../src/contract/index.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from './common.js';
@@ -75,13 +75,13 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     },
   );
 
-  app.get('/plugins/marketplace', { schema: { querystring: ListQuerySchema, response: listResponse } }, async (request) => {
+  app.get('/plugins/marketplace', { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
     const query = parseQuery(request.query, PLUGIN_QUERY);
     const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
     return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
   });
 
-  app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuerySchema, response: listResponse } }, async (request) => {
+  app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
     requireUser(request);
     const { orgId } = request.params;
     findOrg(services, orgId);

@@ -5,7 +5,7 @@ import { requireRole, requireUser } from '../auth/guards.js';
 import { createRepository } from '../services/repositories.js';
 import { findVisibleRepository } from './views.js';
 import { findOrg, params, refuseOrgIdInBody, typed, type RouteOptions } from './common.js';
-import { ListQuerySchema, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../src/contract/index.js';
+import { ListQuery, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../src/contract/index.js';
 
 const one = (status: 200 | 201) => ({ [status]: Ok(RepositorySchema), ...errorResponses(400, 401, 403, 404, 413, 415) });
 const page = { 200: OkPage(RepositorySchema), ...errorResponses(400, 401, 403, 404) };
@@ -50,7 +50,7 @@ export default async function repositoryRoutes(fastify: FastifyInstance, { servi
     return ok(findVisibleRepository(services, request, repositoryId));
   });
 
-  app.get('/orgs/:orgId/repositories', { schema: { params: params('orgId'), querystring: ListQuerySchema, response: page } }, async (request) => {
+  app.get('/orgs/:orgId/repositories', { schema: { params: params('orgId'), querystring: ListQuery(REPOSITORY_QUERY), response: page } }, async (request) => {
     requireUser(request);
     const { orgId } = request.params;
     findOrg(services, orgId);

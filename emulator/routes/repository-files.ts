@@ -9,7 +9,7 @@ import type { Services } from '../services.js';
 import { FILE_QUERY, findVisibleRepository, presentFile } from './views.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from '../services/repositories.js';
 import { params, typed, type RouteOptions } from './common.js';
-import { FileSchema, ListQuerySchema, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../src/contract/index.js';
+import { FileSchema, ListQuery, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../src/contract/index.js';
 
 const repoParams = params('repositoryId');
 const fileParams = params('repositoryId', 'fileId');
@@ -54,7 +54,7 @@ export default async function repositoryFileRoutes(fastify: FastifyInstance, { s
     return ok({ repositoryId, fileId, removed: true });
   });
 
-  app.get('/repositories/:repositoryId/files', { schema: { params: repoParams, querystring: ListQuerySchema, response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
+  app.get('/repositories/:repositoryId/files', { schema: { params: repoParams, querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
     const { repositoryId } = request.params;
     repositoryForReader(services, request, repositoryId);
     const query = parseQuery(request.query, FILE_QUERY);

@@ -3,9 +3,10 @@ import { fromAjv, lazyValidator } from '../validation/json-schema.js';
 import {
   FileAccessQuerySchema,
   FileAccessSchema,
+  MAX_ACCESS_SECONDS,
   FileSchema,
   FileStatusUpdateSchema,
-  ListQuerySchema,
+  ListQuery,
   Ok,
   OkPage,
   UploadUrlRequestSchema,
@@ -31,7 +32,7 @@ import { createUploadRecords, setFileStatus } from '../services/uploads.js';
 
 /** How long an upload URL stays valid. */
 const UPLOAD_URL_SECONDS = 3600;
-const MAX_EXPIRES_IN = 7 * 24 * 3600;
+const MAX_EXPIRES_IN = MAX_ACCESS_SECONDS;
 const MAX_GET_BODY = 1024 * 1024;
 
 // GET bodies are read and checked by hand (fastify parses none), against the same contract schema.
@@ -225,7 +226,7 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
     return ok(presentFile(written));
   });
 
-  app.get('/', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
+  app.get('/', { schema: { querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
     const principal = requireUser(request);
     const query = parseQuery(request.query, FILE_QUERY);
     const result = runQuery(db.files, query, FILE_QUERY, {
@@ -238,7 +239,13 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
   const accessSchema = { params: params('fileId'), querystring: FileAccessQuerySchema, response: { 200: Ok(FileAccessSchema), ...errors } };
   app.get('/access/:fileId', { schema: accessSchema }, async (request) => {
     const { fileId } = request.params;
+    // FileAccessQuerySchema, read here: expiresIn once, decimal digits, 1 to 7 days; nothing else.
+    const unknown = Object.keys(request.query).find((key) => key !== 'expiresIn');
+    if (unknown !== undefined) throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail([unknown], 'unrecognized_keys', 'expiresIn', unknown, `unknown query parameter ${unknown}`)]);
     const raw = request.query.expiresIn;
+    if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw))) {
+      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'invalid_type', 'integer', raw, 'expiresIn must be a whole number of seconds, given once')]);
+    }
     const expiresIn = raw === undefined ? 3600 : Number(raw);
     if (expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
       throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'too_big', `integer from 1 to ${MAX_EXPIRES_IN}`, raw, `expiresIn must be from 1 to ${MAX_EXPIRES_IN} seconds`)]);

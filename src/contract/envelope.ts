@@ -158,6 +158,69 @@ export const ListQuerySchema = Type.Object(
 );
 export type ListQuery = Static<typeof ListQuerySchema>;
 
+/** How a list endpoint's field may be filtered and sorted (`array` fields match any of their values). */
+export type QueryFieldType = 'string' | 'number' | 'boolean' | 'array';
+
+/**
+ * Marks a query schema that the route's handler reads and checks itself (the query system's
+ * parser, or a handler's own reading): fastify does not validate it. The schema says, in the
+ * OpenAPI document, exactly what that handler accepts: values typed as what they are (integers,
+ * enums, comma lists), where the raw query holds only strings.
+ */
+export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
+
+/** A raw query as the handler reads it. */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+/** Most records per page. */
+export const MAX_PAGE_LIMIT = 100;
+
+/** A comma list of `item` (`?a=x,y`; a repeated parameter is taken too). */
+function commaList(item: Record<string, unknown>, description: string) {
+  return { type: 'array', items: item, minItems: 1, description, style: 'form', explode: false };
+}
+/** A value of a comma list: not empty, no comma. */
+const LIST_ITEM = { type: 'string', pattern: '^[^,]*[^,\\s][^,]*$' };
+
+function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: readonly string[] }) {
+  const fields = Object.keys(spec.fields);
+  const filters = Object.fromEntries(
+    Object.entries(spec.fields).map(([field, type]) => {
+      const item = type === 'number' ? { type: 'number' } : type === 'boolean' ? { type: 'boolean' } : LIST_ITEM;
+      const meaning = type === 'array' ? `records whose ${field} contains any of these values` : `records whose ${field} is any of these values`;
+      return [field, commaList(item, `Filter: ${meaning} (comma-separated)`)];
+    }),
+  );
+  return Type.Unsafe<RawQuery>({
+    type: 'object',
+    [CHECKED_BY_HANDLER]: true,
+    additionalProperties: false,
+    description: 'The query system: paging, sorting, search, and a filter per field',
+    properties: {
+      '@page': { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1 (index pagination; not with @cursor); given once, decimal digits only', examples: [2] },
+      '@limit': { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Records per page, 1 to ${MAX_PAGE_LIMIT}; given once, decimal digits only`, examples: [20] },
+      '@cursor': { type: 'string', description: 'Return the records after the record with this id (cursor pagination; not with @page); empty: from the start. Given once.' },
+      '@sortBy': commaList({ type: 'string', enum: fields }, 'Fields to sort by, comma-separated (default createdAt)'),
+      '@sortOrder': commaList({ type: 'string', enum: ['asc', 'desc'] }, 'asc or desc per @sortBy field, comma-separated; no more than @sortBy fields; the last applies to the rest (default desc)'),
+      '@search': { type: 'string', description: `Case-insensitive text search in ${spec.search.join(', ') || 'no field'}; given once` },
+      ...filters,
+    },
+  });
+}
+const listQueries = new Map<object, ReturnType<typeof buildListQuery>>();
+
+/**
+ * The query of one list endpoint, from its query spec: `@page`, `@limit`, `@cursor`, `@sortBy`
+ * (the endpoint's fields), `@sortOrder`, `@search`, and a filter per field, as the query system's
+ * parser accepts them (it refuses repeats of single values, non-digits, 0, over 100, unknown
+ * fields and parameters). One schema object per spec.
+ */
+export function ListQuery(spec: { fields: Record<string, QueryFieldType>; search: readonly string[] }): ReturnType<typeof buildListQuery> {
+  let schema = listQueries.get(spec);
+  if (!schema) listQueries.set(spec, (schema = buildListQuery(spec)));
+  return schema;
+}
+
 /** Names of the fixed parameters of the query system. */
 export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof ListQuery>;
 

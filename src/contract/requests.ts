@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
+import { CHECKED_BY_HANDLER, type RawQuery } from './envelope.js';
 import {
   AttachmentTypeSchema,
   DeliveryStatusSchema,
@@ -111,15 +112,36 @@ export const InstanceCreateSchema = Type.Object(
 );
 export type InstanceCreate = Static<typeof InstanceCreateSchema>;
 
+/** Longest upload file name, and longest folder. */
+export const MAX_FILE_NAME_LENGTH = 255;
+export const MAX_FOLDER_LENGTH = 100;
+/** Most seconds an access URL may be asked for (7 days). */
+export const MAX_ACCESS_SECONDS = 7 * 24 * 3600;
+
+// A file name: 1 to 255 characters, none of / \ : * ? " < > | nor a control character, not "." or "..".
+const NAME_CHAR = '[^/\\\\:*?"<>|\\u0000-\\u001f\\u007f]';
+const NAME_CHAR_NOT_DOT = '[^/\\\\:*?"<>|\\u0000-\\u001f\\u007f.]';
+const FILE_NAME = `(?:${NAME_CHAR_NOT_DOT}${NAME_CHAR}*|\\.${NAME_CHAR_NOT_DOT}${NAME_CHAR}*|\\.\\.${NAME_CHAR}+)`;
+/** A file name as the emulator takes it. */
+export const FILE_NAME_PATTERN = `^${FILE_NAME}$`;
+/** A folder: file names separated by single slashes; leading and trailing slashes are dropped. */
+export const FOLDER_PATTERN = `^/*${FILE_NAME}(?:/${FILE_NAME})*/*$`;
+
 /** One file asked for in an upload-URL request. */
 export const UploadFileSpecSchema = Type.Object(
   {
-    fileName: Type.String(),
+    fileName: Type.String({
+      minLength: 1,
+      maxLength: MAX_FILE_NAME_LENGTH,
+      pattern: FILE_NAME_PATTERN,
+      // maxLength counts code points; the emulator counts UTF-16 units, so a character outside the BMP (an emoji) counts twice.
+      description: `1 to ${MAX_FILE_NAME_LENGTH} characters (UTF-16 units: an emoji counts 2), none of / \\ : * ? " < > | nor a control character, not "." or ".."`,
+    }),
     contentType: Type.Optional(Type.String({ maxLength: 255 })),
     fileSize: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FILE_BYTES })),
     isPublic: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'UploadFileSpec' },
 );
 export type UploadFileSpec = Static<typeof UploadFileSpecSchema>;
 
@@ -127,21 +149,39 @@ export type UploadFileSpec = Static<typeof UploadFileSpecSchema>;
 export const UploadUrlRequestSchema = Type.Object(
   {
     files: Type.Array(UploadFileSpecSchema, { minItems: 1, maxItems: MAX_FILES_PER_REQUEST }),
-    folder: Type.Optional(Type.String()),
+    folder: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_FOLDER_LENGTH,
+        pattern: FOLDER_PATTERN,
+        description: `Up to ${MAX_FOLDER_LENGTH} characters: file names separated by single slashes (no empty, "." or ".." segment); leading and trailing slashes are dropped`,
+      }),
+    ),
     parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     parentType: Type.Optional(ParentTypeSchema),
     orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
-  { additionalProperties: false, examples: [{ files: [{ fileName: 'manual.pdf', contentType: 'application/pdf', fileSize: 52000 }], folder: 'docs' }] },
+  {
+    additionalProperties: false,
+    title: 'UploadUrlRequest',
+    // parentId and parentType go together. `dependencies` (draft 7) is what the emulator's ajv
+    // knows; the OpenAPI document (JSON Schema 2020-12) writes it `dependentRequired`.
+    dependencies: { parentId: ['parentType'], parentType: ['parentId'] },
+    examples: [{ files: [{ fileName: 'manual.pdf', contentType: 'application/pdf', fileSize: 52000 }], folder: 'docs' }],
+  },
 );
 export type UploadUrlRequest = Static<typeof UploadUrlRequestSchema>;
 
-/** GET /api/access/:fileId: how long a private file's URL stays valid, in seconds (1 to 7 days; default 1 hour). */
-export const FileAccessQuerySchema = Type.Object(
-  { expiresIn: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Seconds, from 1 to 604800', examples: ['3600'] })) },
-  { additionalProperties: false },
-);
-export type FileAccessQuery = Static<typeof FileAccessQuerySchema>;
+/** GET /api/access/:fileId: how long a private file's URL stays valid, in seconds (1 to 7 days; default 1 hour); read by the handler. */
+export const FileAccessQuerySchema = Type.Unsafe<RawQuery>({
+  type: 'object',
+  [CHECKED_BY_HANDLER]: true,
+  additionalProperties: false,
+  properties: {
+    expiresIn: { type: 'integer', minimum: 1, maximum: MAX_ACCESS_SECONDS, default: 3600, description: `Seconds, from 1 to ${MAX_ACCESS_SECONDS}; given once, decimal digits only`, examples: [3600] },
+  },
+});
+export type FileAccessQuery = { expiresIn?: number };
 
 /** PATCH /api/status. */
 export const FileStatusUpdateSchema = Type.Object(
@@ -174,12 +214,21 @@ export const MessageSendSchema = Type.Object(
 );
 export type MessageSend = Static<typeof MessageSendSchema>;
 
-/** GET /conversations/:id/messages: oldest first, `after` for polling. */
-export const MessageListQuerySchema = Type.Object(
-  { after: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), limit: Type.Optional(Type.String()) },
-  { additionalProperties: false },
-);
-export type MessageListQuery = Static<typeof MessageListQuerySchema>;
+/** Most messages per page of GET /conversations/:id/messages, and the default. */
+export const MAX_MESSAGE_PAGE = 100;
+export const DEFAULT_MESSAGE_PAGE = 50;
+
+/** GET /conversations/:id/messages: oldest first, `after` for polling; read by the handler. */
+export const MessageListQuerySchema = Type.Unsafe<RawQuery>({
+  type: 'object',
+  [CHECKED_BY_HANDLER]: true,
+  additionalProperties: false,
+  properties: {
+    after: { type: 'string', minLength: 1, maxLength: 200, description: 'The messages after the message with this id (polling); given once' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}; given once, decimal digits only` },
+  },
+});
+export type MessageListQuery = { after?: string; limit?: number };
 
 /** POST /api/agents/:agentId/conversations/:conversationId/messages (an instance token with AGENT_MESSAGE_WRITE). */
 export const AgentMessageWriteSchema = Type.Object(

@@ -32,8 +32,14 @@ export const Timestamp = Type.String({ format: 'date-time' });
 /** `createdAt` and `updatedAt`, on every stored resource. */
 export const Timestamps = { createdAt: Timestamp, updatedAt: Timestamp };
 
+/** Longest path parameter the emulator's router takes (fastify's maxParamLength): a longer one is a 400 "A path parameter is too long". */
+export const MAX_PATH_PARAM_LENGTH = 100;
+
+/** An id in a path: as `Id`, but the router refuses one over MAX_PATH_PARAM_LENGTH before any schema runs. */
+export const PathId = Type.String({ minLength: 1, maxLength: MAX_PATH_PARAM_LENGTH });
+
 function buildParams<const K extends string>(names: K[]) {
-  return Type.Object(Object.fromEntries(names.map((n) => [n, Id])) as { [P in K]: typeof Id });
+  return Type.Object(Object.fromEntries(names.map((n) => [n, PathId])) as { [P in K]: typeof PathId });
 }
 // One schema object per list of names, for the reason given at `Ok` (src/contract/envelope.ts).
 const paramsSchemas = new Map<string, TSchema>();

@@ -47,7 +47,7 @@ describe('the OpenAPI document', () => {
     expect(paths).toContain('/api/plugins/{pluginId}');
     expect(paths).toContain('/conversations/{conversationId}/messages');
     expect(paths).toContain('/_emulator/deliveries');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'dashboardSession', 'managementToken', 'messagingApiKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'dashboardSession', 'managementToken', 'messagingApiKey', 'webhookSignature']);
     const security = (path: string, method: string) => doc.paths[path][method].security;
     expect(security('/api/plugins/{pluginId}', 'get')).toEqual([{ managementToken: [] }]);
     expect(security('/api/plugins/marketplace', 'get')).toEqual([]);
@@ -61,10 +61,13 @@ describe('the OpenAPI document', () => {
     const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
     const get = doc.paths['/api/plugins/{pluginId}'].get;
     expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415']);
-    expect(get.responses['200'].content['application/json'].schema.properties.data.required).toContain('webhookUrlIsVerified');
+    expect(get.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/Plugin' });
+    expect(doc.components.schemas.Plugin.required).toContain('webhookUrlIsVerified');
     expect(get.responses['404'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
     const marketplace = doc.paths['/api/plugins/marketplace'].get;
-    expect(marketplace.parameters.map((p: any) => p.name)).toEqual(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
+    expect(marketplace.parameters.map((p: any) => p.name).slice(0, 6)).toEqual(['@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search']);
+    // Then a filter per field: the marketplace filters by type, tags...
+    expect(marketplace.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['type', 'tags', 'isPublic']));
     const create = doc.paths['/api/plugins'].post;
     expect(create.requestBody.content['application/json'].example).toMatchObject({ name: 'Weather', type: 'EVENT_HANDLER' });
   });
@@ -106,6 +109,9 @@ describe('the OpenAPI document', () => {
     const doc = JSON.parse(await readFile(file, 'utf8'));
     await SwaggerParser.validate(structuredClone(doc));
     expect(Object.keys(doc.paths).sort()).toEqual(Object.keys((await call(emu.url, 'GET', '/_emulator/openapi.json')).body.paths).sort());
+    // The emulator started for the purpose listened on throwaway ports: the document names the default ones.
+    expect(doc.servers[0].url).toBe('http://127.0.0.1:4010');
+    expect(doc.paths['/conversations'].post.servers[0].url).toBe('http://127.0.0.1:4011');
   });
 });
 

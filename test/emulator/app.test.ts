@@ -56,10 +56,11 @@ describe('the apps of an emulator', () => {
     }
   });
 
-  it('HEAD is no more than GET: a route without GET is still a 404 for HEAD', async () => {
+  it('HEAD is no more than GET: a route without GET is a 405 for HEAD, with Allow naming its methods', async () => {
     const res = await request(`${emu.url}/api/tokens`, { method: 'HEAD', headers: { authorization: emu.token! } });
     await res.body.dump();
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
   });
 });
 

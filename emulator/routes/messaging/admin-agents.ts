@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
 import { params, typed, type RouteOptions } from '../common.js';
-import { AgentCreateSchema, AgentRenameSchema, AgentSchema, ListQuerySchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
+import { AgentCreateSchema, AgentRenameSchema, AgentSchema, ListQuery, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
 import { createAgent, renameAgent } from '../../services/agents.js';
 import { requireBodyOrg } from './admin-common.js';
 
@@ -20,7 +20,7 @@ export default async function adminAgentRoutes(fastify: FastifyInstance, { servi
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(AgentSchema), ...errors };
 
-  app.get('/agents', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(AgentSchema), ...errors } } }, async (request) => {
+  app.get('/agents', { schema: { querystring: ListQuery(AGENT_QUERY), response: { 200: OkPage(AgentSchema), ...errors } } }, async (request) => {
     const query = parseQuery(request.query, AGENT_QUERY);
     const result = runQuery(db.agents, query, AGENT_QUERY);
     return ok(result.data, { pagination: result.pagination });

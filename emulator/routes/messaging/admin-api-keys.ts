@@ -4,7 +4,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
 import type { ApiKeyRecord } from '../../model.js';
 import { createApiKey, deleteApiKey } from '../../services/tokens.js';
 import { params, typed, type RouteOptions } from '../common.js';
-import { ApiKeyCreateSchema, ApiKeySchema, ListQuerySchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
+import { ApiKeyCreateSchema, ApiKeySchema, ListQuery, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
 import { requireBodyOrg } from './admin-common.js';
 
 export const API_KEY_QUERY: QuerySpec = {
@@ -23,7 +23,7 @@ export default async function adminApiKeyRoutes(fastify: FastifyInstance, { serv
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404, 413, 415);
 
-  app.get('/api-keys', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(ApiKeySchema), ...errors } } }, async (request) => {
+  app.get('/api-keys', { schema: { querystring: ListQuery(API_KEY_QUERY), response: { 200: OkPage(ApiKeySchema), ...errors } } }, async (request) => {
     const query = parseQuery(request.query, API_KEY_QUERY);
     const result = runQuery(db.apiKeys, query, API_KEY_QUERY);
     return ok(result.data.map(publicApiKey), { pagination: result.pagination });

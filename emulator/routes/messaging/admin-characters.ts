@@ -7,7 +7,7 @@ import type { CharacterRecord } from '../../model.js';
 import { validateScript } from '../../characters/index.js';
 import { params, typed, type RouteOptions } from '../common.js';
 import { createCharacter, updateCharacter } from '../../services/characters.js';
-import { CharacterCreateSchema, CharacterSchema, CharacterUpdateSchema, ListQuerySchema, Ok, OkPage, errorResponses, type CharacterUpdate } from '../../../src/contract/index.js';
+import { CharacterCreateSchema, CharacterSchema, CharacterUpdateSchema, ListQuery, Ok, OkPage, errorResponses, type CharacterUpdate } from '../../../src/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './admin-common.js';
 
 export const CHARACTER_QUERY: QuerySpec = {
@@ -48,7 +48,7 @@ export default async function adminCharacterRoutes(fastify: FastifyInstance, { s
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(CharacterSchema), ...errors };
 
-  app.get('/characters', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(CharacterSchema), ...errors } } }, async (request) => {
+  app.get('/characters', { schema: { querystring: ListQuery(CHARACTER_QUERY), response: { 200: OkPage(CharacterSchema), ...errors } } }, async (request) => {
     const query = parseQuery(request.query, CHARACTER_QUERY);
     const result = runQuery(db.characters, query, CHARACTER_QUERY);
     return ok(result.data, { pagination: result.pagination });

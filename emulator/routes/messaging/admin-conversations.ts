@@ -3,7 +3,7 @@ import { ok } from '../../http.js';
 import { notFound } from '../../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
 import { params, typed, type RouteOptions } from '../common.js';
-import { AdminConversationSchema, ListQuerySchema, MessageSchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
+import { AdminConversationSchema, ListQuery, MessageSchema, Ok, OkPage, errorResponses } from '../../../src/contract/index.js';
 
 export const CONVERSATION_QUERY: QuerySpec = {
   fields: { id: 'string', characterId: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
@@ -25,7 +25,7 @@ export default async function adminConversationRoutes(fastify: FastifyInstance, 
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404);
 
-  app.get('/conversations', { schema: { querystring: ListQuerySchema, response: { 200: OkPage(AdminConversationSchema), ...errors } } }, async (request) => {
+  app.get('/conversations', { schema: { querystring: ListQuery(CONVERSATION_QUERY), response: { 200: OkPage(AdminConversationSchema), ...errors } } }, async (request) => {
     const query = parseQuery(request.query, CONVERSATION_QUERY);
     const result = runQuery(db.conversations, query, CONVERSATION_QUERY);
     return ok(result.data, { pagination: result.pagination });
@@ -38,7 +38,7 @@ export default async function adminConversationRoutes(fastify: FastifyInstance, 
     return ok(conversation);
   });
 
-  const messagesSchema = { params: params('conversationId'), querystring: ListQuerySchema, response: { 200: OkPage(MessageSchema), ...errors } };
+  const messagesSchema = { params: params('conversationId'), querystring: ListQuery(MESSAGE_QUERY), response: { 200: OkPage(MessageSchema), ...errors } };
   app.get('/conversations/:conversationId/messages', { schema: messagesSchema }, async (request) => {
     const { conversationId } = request.params;
     if (!db.conversations.has(conversationId)) throw notFound('conversation', conversationId);

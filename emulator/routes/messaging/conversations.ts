@@ -15,13 +15,24 @@ export function publicConversation(c: ConversationRecord) {
   return { id: c.id, characterId: c.characterId, createdAt: c.createdAt, updatedAt: c.updatedAt };
 }
 
-function parseLimit(raw: string | undefined): number {
+function parseLimit(raw: string | string[] | undefined): number {
   if (raw === undefined) return DEFAULT_MESSAGE_LIMIT;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > MAX_MESSAGE_LIMIT) {
-    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_LIMIT}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_LIMIT}`)]);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > MAX_MESSAGE_LIMIT) {
+    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_LIMIT}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_LIMIT}, given once`)]);
   }
   return n;
+}
+
+/** The query of GET /conversations/:id/messages (MessageListQuerySchema, read here): `after` once, 1 to 200 characters; nothing else. */
+function parseAfter(query: Record<string, string | string[] | undefined>): string | undefined {
+  const unknown = Object.keys(query).find((key) => key !== 'after' && key !== 'limit');
+  if (unknown !== undefined) throw badRequest('Invalid query parameters', [detail([unknown], 'unrecognized_keys', 'after | limit', unknown, `unknown query parameter ${unknown}`)]);
+  const after = query.after;
+  if (after !== undefined && (typeof after !== 'string' || after.length < 1 || after.length > 200)) {
+    throw badRequest('Invalid query parameters', [detail(['after'], 'invalid_type', 'a message id, given once', after, 'after must be one message id')]);
+  }
+  return after;
 }
 
 /**
@@ -65,8 +76,9 @@ export default async function conversationRoutes(fastify: FastifyInstance, { ser
     const { conversationId } = request.params;
     const query = request.query;
     const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
+    const after = parseAfter(query);
     const limit = parseLimit(query.limit);
-    const page = messaging.listMessages(conversation.id, query.after, limit);
+    const page = messaging.listMessages(conversation.id, after, limit);
     const last = page.data[page.data.length - 1];
     return ok(page.data, { pagination: { type: 'cursor' as const, limit, hasNext: page.hasNext, nextCursor: page.hasNext && last ? last.id : null } });
   });

@@ -23,6 +23,8 @@ const openapiCommand: CommandHandler<{ output?: string; baseUrl?: string }> = as
     const body = await answer.body.text();
     if (answer.statusCode !== 200) throw new UserError(`${url} answered ${answer.statusCode}: is it a plugsmith emulator?`, answer.statusCode === 404 ? EXIT.NOT_FOUND : EXIT.NETWORK);
     text = JSON.stringify(JSON.parse(body), null, 2) + '\n';
+    // The emulator started for the purpose listened on throwaway ports: the document names the default ones.
+    if (emulator) text = text.replaceAll(JSON.stringify(emulator.url), JSON.stringify('http://127.0.0.1:4010')).replaceAll(JSON.stringify(emulator.messagingUrl), JSON.stringify('http://127.0.0.1:4011'));
   } finally {
     await emulator?.close();
   }

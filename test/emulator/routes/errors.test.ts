@@ -93,7 +93,12 @@ describe('authentication comes first', () => {
 describe('URLs', () => {
   test('an unknown route is a 404 in the envelope', async () => {
     expectError(await call('GET', '/api/widgets', { token: TOKENS.owner }), 404);
-    expectError(await call('PATCH', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: {} }), 404);
+  });
+
+  test('a known path with a method it does not have is a 405 in the envelope, with Allow', async () => {
+    const answer = await call('PATCH', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: {} });
+    expectError(answer, 405, 'VALIDATION_ERROR');
+    expect(answer.headers.allow).toBe('GET, HEAD, POST');
   });
 
   test('a path parameter longer than the router allows is a 400 in the envelope', async () => {
