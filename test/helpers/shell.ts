@@ -16,7 +16,7 @@ export interface ShellRun {
 export function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   const own = Object.entries(process.env).filter(([k, v]) => v !== undefined && !/^(npm_|VITEST|NODE_ENV$|TEST$)/i.test(k)) as Array<[string, string]>;
   // The run's HOME is a temporary folder (test/kit/run-setup.ts); npm's download cache stays the person's.
-  const cache = process.env.npm_config_cache ? { npm_config_cache: process.env.npm_config_cache } : {};
+  const cache: Record<string, string> = process.env.npm_config_cache ? { npm_config_cache: process.env.npm_config_cache } : {};
   return { ...Object.fromEntries(own), ...cache, NO_COLOR: '1', CI: 'true', ...extra };
 }
 
