@@ -7,6 +7,7 @@ import { EVENT_KINDS } from '../../src/contract/index.js';
 import { adminCall, call } from '../helpers/http.js';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
 import { contractViolations } from '../../emulator/openapi/contract-check.js';
+import { routesDocumentBuilds } from '../../emulator/openapi/document.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -96,6 +97,21 @@ describe('the OpenAPI document', () => {
     expect(withBody.length).toBeGreaterThan(5);
     const contractBodies = withBody.filter(({ operation }) => operation.requestBody.content['application/json'].schema.examples);
     for (const { path, method, operation } of contractBodies) expect(operation.requestBody.content['application/json'].example, `${method} ${path}`).toBeDefined();
+  });
+
+  test('is built once per process: a second emulator serves the same document at its own URLs without building it again', async () => {
+    const first = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const builds = routesDocumentBuilds();
+    expect(builds).toBeGreaterThanOrEqual(1);
+    const other = await startEmulator({ inMemory: true, faults: 'duplicate=0.1', log: () => undefined, messaging: { packetSize: 2 } });
+    onTestFinished(() => other.close());
+    const second = (await call(other.url, 'GET', '/_emulator/openapi.json')).body;
+    expect(routesDocumentBuilds()).toBe(builds);
+    expect(second.servers).toEqual([{ url: other.url, description: 'management and admin API' }]);
+    expect(second.paths['/conversations'].servers).toEqual([{ url: other.messagingUrl, description: 'messaging API' }]);
+    expect(first.paths['/conversations'].servers).toEqual([{ url: emu.messagingUrl, description: 'messaging API' }]);
+    const placed = (doc: any, target: Emulator) => JSON.stringify(doc).replaceAll(target.messagingUrl, 'MESSAGING').replaceAll(target.url, 'MANAGEMENT');
+    expect(placed(second, other)).toBe(placed(first, emu));
   });
 
   test('`plugsmith emulator openapi --output` writes the same document without a running emulator', async () => {
