@@ -95,13 +95,18 @@ describe('messaging.events', () => {
       res.write('retry: 250\ndata: {"n":1}\n\n');
       if (req.url?.includes('closing')) res.end();
     });
-    const client = createClient({ baseUrl: server.url, messagingUrl: server.url, timeoutMs: 100 });
+    // Long enough for the headers on a loaded machine; the stream then stays quiet for longer.
+    const timeoutMs = 1_500;
+    const client = createClient({ baseUrl: server.url, messagingUrl: server.url, timeoutMs });
     const controller = new AbortController();
     const stream = client.messaging.events('conv_open', { signal: controller.signal });
     const seen: unknown[] = [];
-    // Waits well past timeoutMs: the timeout covers the headers, not a quiet stream.
-    setTimeout(() => controller.abort(), 300);
-    for await (const event of stream) seen.push(event.data);
+    // Aborts once the first event is in, after waiting past timeoutMs: the timeout covers the
+    // headers, not a quiet stream. (A timer from the start raced the first event under load.)
+    for await (const event of stream) {
+      seen.push(event.data);
+      setTimeout(() => controller.abort(), timeoutMs + 500);
+    }
     expect(seen).toEqual([{ n: 1 }]);
     expect(stream.retryMs).toBe(250);
 

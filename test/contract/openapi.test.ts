@@ -115,7 +115,7 @@ describe('the OpenAPI document', () => {
   test('`plugsmith emulator openapi --output` writes the same document without a running emulator', async () => {
     // In this process: what is under test is the document the command writes, not the process.
     const file = join(await tempDir(), 'openapi.json');
-    const result = await (await cli()).inProcess(['emulator', 'openapi', '--output', file]);
+    const result = await (await cli()).run(['emulator', 'openapi', '--output', file]);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(await readFile(file, 'utf8'));
     await SwaggerParser.validate(structuredClone(doc));

@@ -7,7 +7,6 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterAll, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { call, type ApiResponse, type CallOptions } from '../helpers/http.js';
-import { runCli, type CliResult } from '../helpers/cli-process.js';
 
 // The test kit: what a test starts, each piece closed by the kit itself. Called inside a test, a
 // piece lives until that test finishes (onTestFinished); called outside one (in beforeAll or at the
@@ -176,21 +175,27 @@ export async function receiver(answer: Answer = answerChallenge): Promise<Receiv
   };
 }
 
-/** The CLI with a config dir of its own (removed by the kit) and an environment. */
+/** What a CLI run printed and how it ended. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The CLI in this process, as src/cli.ts runs it (`main()`, the exit code from the error it throws),
+ * with a config dir of its own: for tests of what a command does rather than of the process. The
+ * spawned CLI is `spawnedCli()` in ./spawn.ts (the process tier).
+ */
 export interface Cli {
   configDir: string;
   /** PLUGSMITH_CONFIG_DIR and what `cli()` was given. */
   env: Record<string, string>;
-  /** Runs `plugsmith <args>` as a child process (the built dist/), with `env` plus `extra`. */
-  run(args: string[], options?: { env?: Record<string, string>; input?: string; cwd?: string }): Promise<CliResult>;
-  /**
-   * Runs `main()` in this process, as src/cli.ts does (the exit code from the error it throws), for
-   * tests of what a command does rather than of the process. Runs are one at a time: the
-   * environment is the process's for the duration.
-   */
-  inProcess(args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<CliResult>;
-  /** Runs with --json (in this process unless `spawn`) and parses stdout; throws with stderr when the exit code is not 0. */
-  json<T = any>(args: string[], options?: { env?: Record<string, string>; spawn?: boolean }): Promise<T>;
+  /** Runs `plugsmith <args>`, one run at a time: the environment is the process's for the duration. */
+  run(args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<CliResult>;
+  /** Runs with --json and parses stdout; throws with stderr when the exit code is not 0. */
+  json<T = any>(args: string[], options?: { env?: Record<string, string> }): Promise<T>;
 }
 
 let inProcessQueue: Promise<unknown> = Promise.resolve();
@@ -228,22 +233,20 @@ async function runInProcess(args: string[], env: Record<string, string>, input: 
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
 }
 
-/** The CLI pointed at what `env` says (e.g. `emulatorEnv(emu)`), with a fresh config dir. */
+/** The CLI in this process pointed at what `env` says (e.g. `emulatorEnv(emu)`), with a fresh config dir. */
 export async function cli(env: Record<string, string> = {}): Promise<Cli> {
   const configDir = await tempDir('plugsmith-cfg-');
   const base = { PLUGSMITH_CONFIG_DIR: configDir, ...env };
   const self: Cli = {
     configDir,
     env: base,
-    // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
-    run: (args, options = {}) => runCli(args, { env: { ...base, ...options.env }, input: options.input, cwd: options.cwd, timeoutMs: 100_000 }),
-    inProcess: (args, options = {}) => {
+    run: (args, options = {}) => {
       const run = inProcessQueue.then(() => runInProcess(args, { ...base, ...options.env }, options.input ?? ''));
       inProcessQueue = run.catch(() => undefined);
       return run;
     },
     json: async (args, options = {}) => {
-      const result = options.spawn ? await self.run([...args, '--json'], options) : await self.inProcess([...args, '--json'], options);
+      const result = await self.run([...args, '--json'], options);
       if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     },

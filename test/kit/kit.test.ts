@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { admin, api, cli, emulator, emulatorEnv, receiver, refuse, type Receiver } from './index.js';
+import { spawnedCli } from './spawn.js';
 
 // The kit owns what it starts: inside a test, until the test ends; outside one, until the file's tests end.
 
@@ -28,15 +29,16 @@ describe('the test kit', () => {
     expect((await admin(shared).get('/_emulator/health')).status).toBe(200);
   });
 
-  test('cli() runs a command in this process and as a process, with the same outcome', async () => {
+  test('cli() runs a command in this process, with the outcome of the spawned CLI', async () => {
     const plugsmith = await cli(emulatorEnv(shared));
-    const inside = await plugsmith.inProcess(['plugins', 'get', 'plg_missing']);
-    const spawned = await plugsmith.run(['plugins', 'get', 'plg_missing']);
+    const child = await spawnedCli(emulatorEnv(shared));
+    const inside = await plugsmith.run(['plugins', 'get', 'plg_missing']);
+    const spawned = await child.run(['plugins', 'get', 'plg_missing']);
     expect(inside.code).not.toBe(0);
     expect(inside.code).toBe(spawned.code);
     expect(inside.stderr.trim()).toBe(spawned.stderr.trim());
     const list = ['plugins', 'list', '--org', shared.orgId!];
-    expect(await plugsmith.json(list)).toEqual(await plugsmith.json(list, { spawn: true }));
+    expect(await plugsmith.json(list)).toEqual(await child.json(list));
   });
 
   test('the run has a home of its own', () => {

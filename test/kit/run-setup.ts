@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
+import { commandLine, markedProcesses } from './processes.js';
 
 // vitest globalSetup of every run. Runs before any worker starts, in vitest's own process, whose
 // environment every worker and every process a test spawns inherits. It:
@@ -18,30 +18,24 @@ export const RUN_MARK = 'PLUGSMITH_TEST_RUN';
 
 /** Marked processes still alive, other than vitest itself: pid and command line. */
 export function survivors(mark: string, exclude: Set<number>): Array<{ pid: number; command: string }> {
-  const found: Array<{ pid: number; command: string }> = [];
-  const needle = `${RUN_MARK}=${mark}\0`;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (exclude.has(pid)) continue;
-    try {
-      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-      if (!`${environ}\0`.includes(needle)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-      // A zombie has exited already; its parent has not collected it yet.
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
-      // vitest's own workers end with the run; they are not the tests' processes.
-      if (command.includes('/vitest/dist/')) continue;
-      found.push({ pid, command });
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
+  return markedProcesses(RUN_MARK, mark)
+    .filter((pid) => !exclude.has(pid))
+    .map((pid) => ({ pid, command: commandLine(pid) }))
+    // vitest's own workers end with the run; they are not the tests' processes.
+    .filter(({ command }) => !command.includes('/vitest/dist/'));
 }
 
-export default function setup(): () => void {
+/** Survivors that are still there after a moment: a process exiting as the run ends (a worker, a server closing) is not one. */
+async function lasting(mark: string): Promise<Array<{ pid: number; command: string }>> {
+  let left = survivors(mark, new Set([process.pid]));
+  for (let i = 0; i < 20 && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = survivors(mark, new Set([process.pid]));
+  }
+  return left;
+}
+
+export default function setup(): () => Promise<void> {
   const mark = randomUUID();
   const home = mkdtempSync(join(tmpdir(), 'plugsmith-test-home-'));
   const folders = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local/share'), XDG_STATE_HOME: join(home, '.local/state') };
@@ -52,8 +46,8 @@ export default function setup(): () => void {
   if (!process.env.npm_config_cache && !process.env.NPM_CONFIG_CACHE && saved.HOME) process.env.npm_config_cache = join(saved.HOME, '.npm');
   Object.assign(process.env, folders, { [RUN_MARK]: mark, PLUGSMITH_TEST_HOME: home });
 
-  return () => {
-    const left = survivors(mark, new Set([process.pid]));
+  return async () => {
+    const left = await lasting(mark);
     for (const { pid } of left) {
       try {
         process.kill(pid, 'SIGKILL');
