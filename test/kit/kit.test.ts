@@ -1,8 +1,15 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { admin, api, cli, emulator, emulatorEnv, receiver, refuse, type Receiver } from './index.js';
 import { spawnedCli } from './spawn.js';
+import { spawnCli } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
+import { tempDir } from './index.js';
+import { markedProcesses } from './processes.js';
+import { RUN_MARK } from './run-setup.js';
 
 // The kit owns what it starts: inside a test, until the test ends; outside one, until the file's tests end.
 
@@ -45,5 +52,26 @@ describe('the test kit', () => {
     expect(process.env.HOME).toContain('plugsmith-test-home-');
     expect(process.env.XDG_CACHE_HOME).toBe(`${process.env.HOME}/.cache`);
     expect(process.env.PLUGSMITH_TEST_RUN).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  let pluginPid = 0;
+  test('a long-running CLI is killed when its test ends, and what it started with it (dev\'s plugin runs in a process group of its own)', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'server.js'), "require('node:fs').writeFileSync('plugin.pid', String(process.pid)); require('node:http').createServer((q, s) => s.end('{}')).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('up'));");
+    await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'Left behind', description: 'x', type: 'APP', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' } }));
+    const port = await freePort();
+    const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env: { PLUGSMITH_CONFIG_DIR: dir } });
+    for (let i = 0; i < 600 && !dev.stderr().includes('plugin  up'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(dev.stderr()).toContain('plugin  up');
+    pluginPid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
+    // The test ends with dev running: the kit kills it (SIGKILL, so dev itself cannot stop its plugin).
+  });
+
+  test('... and the next test finds the plugin gone', async () => {
+    expect(pluginPid).toBeGreaterThan(0);
+    // SIGKILL takes effect a moment after kill() returns; an exited orphan may stay a zombie a while.
+    const alive = () => markedProcesses(RUN_MARK, process.env[RUN_MARK]!).includes(pluginPid);
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive()).toBe(false);
   });
 });
