@@ -255,11 +255,14 @@ describe('init packs this plugsmith once per build', () => {
     const packed = await readdir(join(cache, 'plugsmith', 'packs'));
     expect(packed).toHaveLength(1);
     const repo = new URL('../../', import.meta.url).pathname;
+    const runCache = process.env.XDG_CACHE_HOME;
     process.env.XDG_CACHE_HOME = cache;
     try {
       expect(join(cache, 'plugsmith', 'packs', packed[0]!)).toBe(cachedPackPath(version, await packFingerprint(repo, version)));
     } finally {
-      delete process.env.XDG_CACHE_HOME;
+      // The run's own cache folder (test/kit/run-setup.ts), where the run's other inits find its pack.
+      if (runCache === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = runCache;
     }
     // The next init copies the cached file: a marked cache entry shows it was used, not repacked.
     await writeFile(join(cache, 'plugsmith', 'packs', packed[0]!), 'cached tarball');
