@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +116,24 @@ export const refuse =
 /** Answers with a JSON body. */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+/** Answers with the success envelope. */
+export function ok(res: ServerResponse, data: unknown, meta?: unknown): void {
+  json(res, 200, meta === undefined ? { ok: true, data } : { ok: true, data, meta });
+}
+
+/** A node:http server on 127.0.0.1:0 serving `listener` (which reads the request itself), closed by the kit; returns its base URL. */
+export async function server(listener: RequestListener): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const http = createServer(listener);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const close = () =>
+    new Promise<void>((resolve) => {
+      http.closeAllConnections();
+      http.close(() => resolve());
+    });
+  own(close);
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, server: http, close };
 }
 
 /** A real node:http server on 127.0.0.1:0 that records every request and answers with `answer`; closed by the kit. */
