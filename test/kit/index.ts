@@ -136,6 +136,15 @@ export async function server(listener: RequestListener): Promise<{ url: string; 
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, server: http, close };
 }
 
+/** A loopback URL where nothing listens (a port free a moment ago): connections are refused. */
+export async function deadUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
 /** A real node:http server on 127.0.0.1:0 that records every request and answers with `answer`; closed by the kit. */
 export async function receiver(answer: Answer = answerChallenge): Promise<Receiver> {
   const received: Received[] = [];
@@ -210,8 +219,8 @@ export interface Cli {
   configDir: string;
   /** PLUGSMITH_CONFIG_DIR and what `cli()` was given. */
   env: Record<string, string>;
-  /** Runs `plugsmith <args>`, one run at a time: the environment is the process's for the duration. */
-  run(args: string[], options?: { env?: Record<string, string>; input?: string }): Promise<CliResult>;
+  /** Runs `plugsmith <args>`, one run at a time: the environment (and `cwd`) is the process's for the duration. */
+  run(args: string[], options?: { env?: Record<string, string>; input?: string; cwd?: string }): Promise<CliResult>;
   /** Runs with --json and parses stdout; throws with stderr when the exit code is not 0. */
   json<T = any>(args: string[], options?: { env?: Record<string, string> }): Promise<T>;
 }
@@ -227,7 +236,7 @@ function sink(): PassThrough & { text(): string } {
   return stream;
 }
 
-async function runInProcess(args: string[], env: Record<string, string>, input: string): Promise<CliResult> {
+async function runInProcess(args: string[], env: Record<string, string>, input: string, cwd?: string): Promise<CliResult> {
   const [{ main }, { exitCodeOf, formatError }, { UserError }] = await Promise.all([import('../../src/main.js'), import('../../src/ui/errors.js'), import('../../src/errors.js')]);
   const full = { CI: 'true', NO_COLOR: '1', ...env };
   const saved = Object.fromEntries(Object.keys(full).map((k) => [k, process.env[k]]));
@@ -235,12 +244,15 @@ async function runInProcess(args: string[], env: Record<string, string>, input: 
   const stdout = sink();
   const stderr = sink();
   let code = 0;
+  const home = process.cwd();
   try {
+    if (cwd) process.chdir(cwd);
     await main(args, { stdout, stderr, stdin: Readable.from([input]), interactive: false });
   } catch (error) {
     stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     code = error instanceof UserError ? error.exitCode : exitCodeOf(error);
   } finally {
+    process.chdir(home);
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
@@ -259,7 +271,7 @@ export async function cli(env: Record<string, string> = {}): Promise<Cli> {
     configDir,
     env: base,
     run: (args, options = {}) => {
-      const run = inProcessQueue.then(() => runInProcess(args, { ...base, ...options.env }, options.input ?? ''));
+      const run = inProcessQueue.then(() => runInProcess(args, { ...base, ...options.env }, options.input ?? '', options.cwd));
       inProcessQueue = run.catch(() => undefined);
       return run;
     },
