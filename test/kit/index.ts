@@ -52,12 +52,19 @@ export interface Api {
   put(path: string, body?: unknown, options?: CallOptions): Promise<ApiResponse>;
   patch(path: string, body?: unknown, options?: CallOptions): Promise<ApiResponse>;
   delete(path: string, options?: CallOptions): Promise<ApiResponse>;
+  /** For setting up: the `data` of a 2xx answer; any other answer throws, with its status and body. */
+  data<T = any>(method: string, path: string, body?: unknown, options?: CallOptions): Promise<T>;
 }
 
 function client(baseUrl: string, defaults: CallOptions): Api {
   const send = (method: string, path: string, options: CallOptions = {}) => call(baseUrl, method, path, { ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
   const withBody = (method: string) => (path: string, body?: unknown, options: CallOptions = {}) => send(method, path, body === undefined ? options : { ...options, body });
-  return { call: send, get: (path, options) => send('GET', path, options), post: withBody('POST'), put: withBody('PUT'), patch: withBody('PATCH'), delete: (path, options) => send('DELETE', path, options) };
+  const data = async (method: string, path: string, body?: unknown, options: CallOptions = {}) => {
+    const answer = await send(method, path, body === undefined ? options : { ...options, body });
+    if (answer.status < 200 || answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    return answer.body?.data;
+  };
+  return { call: send, get: (path, options) => send('GET', path, options), post: withBody('POST'), put: withBody('PUT'), patch: withBody('PATCH'), delete: (path, options) => send('DELETE', path, options), data };
 }
 
 /**
