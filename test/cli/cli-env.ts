@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { beforeAll } from 'vitest';
 import type { Emulator, Seed } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { runCli, type CliResult } from '../helpers/cli-process.js';
-import { emulator, own, tempDir } from '../kit/index.js';
+import { cli as inProcessCli, emulator, own, tempDir, type CliResult } from '../kit/index.js';
 
 /** Credentials of the CLI suite's seed: an OWNER and a VIEWER of org_dev, and a messaging key. */
 export const OWNER_TOKEN = 'pst_cli_owner_token';
@@ -56,8 +55,15 @@ export interface CliEnv {
   api: PlatformClient;
 }
 
-/** Starts the emulator before the file's tests; the kit stops it after them. */
-export function useCliEnv(): CliEnv {
+/** How a file runs the CLI: in this process by default; `runCli` (test/helpers/cli-process.ts) spawns it. */
+export type CliRunner = (args: string[], options: { env: Record<string, string>; input?: string }) => Promise<CliResult>;
+
+/**
+ * Starts the emulator before the file's tests; the kit stops it after them. The CLI runs in this
+ * process unless the file passes `{ run: runCli }`: for tests of the process itself (exit on a
+ * signal, a closed pipe, a terminal) or of what only a fresh process shows.
+ */
+export function useCliEnv(options: { run?: CliRunner } = {}): CliEnv {
   const env = {} as CliEnv;
   beforeAll(async () => {
     // Owned by the kit: closed and removed after the file's tests.
@@ -75,7 +81,9 @@ export function useCliEnv(): CliEnv {
     env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, adminToken: env.emu.adminToken });
     own(() => env.api.close());
     // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
-    env.cli = (args, extra = {}, input) => runCli(args, { env: { ...env.env, ...extra }, input });
+    const local = await inProcessCli(env.env);
+    const run: CliRunner = options.run ?? ((args, { env: full, input }) => local.run(args, { env: full, input }));
+    env.cli = (args, extra = {}, input) => run(args, { env: { ...env.env, ...extra }, input });
     env.json = async (args, extra) => {
       const result = await env.cli([...args, '--json'], extra);
       if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
