@@ -6,9 +6,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 // as a child process, npm, tmux, a crash child) or a browser. A file is of the process tier when a
 // module it imports, directly or through other test helpers, imports node:child_process or
 // playwright-core; no list to keep up to date. The test kit keeps its spawning part (kit/spawn.ts)
-// apart from the rest for that reason.
+// apart from the rest for that reason. So is a file that runs `plugsmith init`, even in this
+// process: init packs this checkout with npm.
 
-const STARTS_PROCESSES = /from ['"](node:child_process|child_process|playwright-core)['"]/;
+const STARTS_PROCESSES = /from ['"](node:child_process|child_process|playwright-core)['"]|\[\s*'init'\s*,/;
 const RELATIVE_IMPORT = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 
 /** The test files (relative to `root`) that start processes or a browser, directly or through their helpers. */
