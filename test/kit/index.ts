@@ -270,6 +270,16 @@ async function runInProcess(args: string[], env: Record<string, string>, input: 
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
 }
 
+/**
+ * Runs `plugsmith <args>` in this process with `env` on top of the process's own (runCli's
+ * signature, test/helpers/cli-process.ts, without the spawn). Runs are one at a time.
+ */
+export function runCliInProcess(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+  const run = inProcessQueue.then(() => runInProcess(args, options.env ?? {}, options.input ?? '', options.cwd));
+  inProcessQueue = run.catch(() => undefined);
+  return run;
+}
+
 /** The CLI in this process pointed at what `env` says (e.g. `emulatorEnv(emu)`), with a fresh config dir. */
 export async function cli(env: Record<string, string> = {}): Promise<Cli> {
   const configDir = await tempDir('plugsmith-cfg-');
@@ -277,11 +287,7 @@ export async function cli(env: Record<string, string> = {}): Promise<Cli> {
   const self: Cli = {
     configDir,
     env: base,
-    run: (args, options = {}) => {
-      const run = inProcessQueue.then(() => runInProcess(args, { ...base, ...options.env }, options.input ?? '', options.cwd));
-      inProcessQueue = run.catch(() => undefined);
-      return run;
-    },
+    run: (args, options = {}) => runCliInProcess(args, { ...options, env: { ...base, ...options.env } }),
     json: async (args, options = {}) => {
       const result = await self.run([...args, '--json'], options);
       if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
