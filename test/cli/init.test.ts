@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCliInProcess as runCli } from '../kit/index.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
-// `plugsmith init` spawned as a process (CI=true, no terminal): by flags, --yes, refusals.
+// `plugsmith init` run in this process (CI=true, no terminal; the kit's runner): by flags, --yes,
+// refusals; and a copy of the package run as a process, for what it writes as that copy.
 
 let root: string;
 const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
