@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { onTestFinished } from 'vitest';
-import { markedProcesses } from '../kit/processes.js';
+import { killMarked } from '../kit/processes.js';
 
 /** The built CLI entry; `npm test` builds before running vitest. */
 export const CLI = resolve(import.meta.dirname, '../../bin/plugsmith.js');
@@ -97,13 +97,7 @@ export function spawnCli(
       child.kill('SIGKILL');
       await exited;
     }
-    for (const pid of markedProcesses('PLUGSMITH_TEST_PROCESS', mark)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
+    killMarked('PLUGSMITH_TEST_PROCESS', mark);
   });
   return {
     child,

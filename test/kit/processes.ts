@@ -30,3 +30,14 @@ export function commandLine(pid: number): string {
     return '';
   }
 }
+
+/** Kills (SIGKILL) every live process marked `name=value`. */
+export function killMarked(name: string, value: string): void {
+  for (const pid of markedProcesses(name, value)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}

@@ -44,7 +44,7 @@ export default function setup(): () => Promise<void> {
   // npm keeps its download cache under HOME (~/.npm): keep the person's, or every npm install in
   // the suite would start from an empty cache (and need the network).
   if (!process.env.npm_config_cache && !process.env.NPM_CONFIG_CACHE && saved.HOME) process.env.npm_config_cache = join(saved.HOME, '.npm');
-  Object.assign(process.env, folders, { [RUN_MARK]: mark, PLUGSMITH_TEST_HOME: home });
+  Object.assign(process.env, folders, { [RUN_MARK]: mark });
 
   return async () => {
     const left = await lasting(mark);
