@@ -165,16 +165,17 @@ function adminOptions(services: Services) {
 }
 
 /**
- * The OpenAPI document of this emulator's routes, built from fresh copies of both apps on first
- * request (documenting every route at start would slow every start for a rarely read document).
+ * The OpenAPI document of this emulator's routes, on first request (documenting every route at start
+ * would slow every start for a rarely read document). Its routes' part is the same for every
+ * emulator: built once per process from fresh copies of both apps, then placed at this one's URLs.
  */
 export function openApiDocument(services: Services): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
   // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
-  const document = import('./openapi/document.js').then(({ buildOpenApiDocument }) =>
-    buildOpenApiDocument(
-      { management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) },
+  const document = import('./openapi/document.js').then(async ({ sharedRoutesDocument, placeDocument }) =>
+    placeDocument(
+      await sharedRoutesDocument({ management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) }),
       { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
     ),
   );

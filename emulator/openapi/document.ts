@@ -78,15 +78,50 @@ function declareDiskFull(method: string, operation: any): void {
 }
 
 /**
- * The OpenAPI 3.1 document of the three APIs: the management API (`/api`) and the admin API
- * (`/_emulator`) at `managementUrl`, the messaging API at `messagingUrl`, with their security
- * schemes, and the webhook events as `webhooks`. Every operation and schema comes from the
- * route schemas, which come from the contract.
+ * What the document says that the routes alone decide: paths, webhooks and components, the same for
+ * every emulator (the route schemas come from the contract; no option adds a documented route).
  */
-export async function buildOpenApiDocument(
-  builders: { management: AppBuilder; messaging: AppBuilder },
-  urls: { managementUrl?: string; messagingUrl?: string } = {},
-): Promise<OpenApiDocument> {
+export interface RoutesDocument {
+  paths: Record<string, any>;
+  /** The paths of the messaging API, served at their own URL. */
+  messagingPaths: string[];
+  webhooks: Record<string, any>;
+  components: { schemas: Record<string, any> };
+}
+
+declare global {
+  /** The routes' document of this process, built once (see `sharedRoutesDocument`). */
+  var plugsmithRoutesDocument: { document: Promise<RoutesDocument> | null; builds: number } | undefined;
+}
+
+// On globalThis: a test runner loads this module once per test file, in one process.
+const shared = () => (globalThis.plugsmithRoutesDocument ??= { document: null, builds: 0 });
+
+/** How many times this process built the routes' document (for tests: every emulator shares one). */
+export function routesDocumentBuilds(): number {
+  return shared().builds;
+}
+
+/**
+ * The routes' document of this process: built once (about 170 ms: two apps with every route and
+ * @fastify/swagger) by the first emulator that needs it, then shared by every emulator.
+ */
+export function sharedRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
+  const state = shared();
+  if (!state.document) {
+    const document = buildRoutesDocument(builders);
+    state.document = document;
+    // A failed build is not kept: the next request tries again.
+    document.catch(() => {
+      if (state.document === document) state.document = null;
+    });
+  }
+  return state.document;
+}
+
+/** Builds the routes' document of the management API (`/api`, `/_emulator`) and the messaging API. */
+export async function buildRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
+  shared().builds++;
   const documentOf = async (build: AppBuilder) => {
     const app = await build(collector);
     await app.ready();
@@ -96,6 +131,7 @@ export async function buildOpenApiDocument(
   const management = await documentOf(builders.management);
   const messaging = await documentOf(builders.messaging);
   const paths: Record<string, any> = {};
+  const messagingPaths: string[] = [];
   const add = (doc: OpenApiDocument, api: 'management' | 'messaging') => {
     for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
       const raw = path.replace(/\{(\w+)\}/g, ':$1');
@@ -106,19 +142,40 @@ export async function buildOpenApiDocument(
         liftExamples(operation);
         declareDiskFull(method, operation);
       }
-      if (api === 'messaging') {
-        // The messaging API is a second server: every one of its operations says so.
-        const servers = [{ url: urls.messagingUrl ?? 'http://127.0.0.1:4011', description: 'messaging API (its own server, not the management one)' }];
-        item.servers = servers;
-        for (const operation of Object.values<any>(item)) if (typeof operation === 'object' && operation !== null && operation !== servers && 'responses' in operation) operation.servers = servers;
-      }
+      if (api === 'messaging') messagingPaths.push(path);
       paths[path] = item;
     }
   };
   add(management, 'management');
   add(messaging, 'messaging');
   const webhooks = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { post: webhookOperation(kind) }]));
-  const document: OpenApiDocument = {
+  const routes: RoutesDocument = {
+    paths,
+    messagingPaths,
+    webhooks,
+    components: { schemas: { ...(management.components?.schemas ?? {}), ...(messaging.components?.schemas ?? {}) } },
+  };
+  // Operation ids, summaries, links, one title per schema: none of it depends on where the emulator listens.
+  describeOperations(routes);
+  return routes;
+}
+
+/**
+ * The OpenAPI 3.1 document of the three APIs: the management API (`/api`) and the admin API
+ * (`/_emulator`) at `managementUrl`, the messaging API at `messagingUrl`, with their security
+ * schemes, and the webhook events as `webhooks`. Every operation and schema comes from the
+ * route schemas, which come from the contract. `routes` is shared: it is not changed.
+ */
+export function placeDocument(routes: RoutesDocument, urls: { managementUrl?: string; messagingUrl?: string } = {}): OpenApiDocument {
+  const paths = { ...routes.paths };
+  // The messaging API is a second server: every one of its operations says so.
+  const servers = [{ url: urls.messagingUrl ?? 'http://127.0.0.1:4011', description: 'messaging API (its own server, not the management one)' }];
+  for (const path of routes.messagingPaths) {
+    const item: Record<string, any> = { ...paths[path], servers };
+    for (const [key, operation] of Object.entries<any>(item)) if (typeof operation === 'object' && operation !== null && 'responses' in operation) item[key] = { ...operation, servers };
+    paths[path] = item;
+  }
+  return {
     openapi: '3.1.0',
     info: {
       title: 'plugsmith platform API (emulator)',
@@ -130,15 +187,17 @@ export async function buildOpenApiDocument(
     servers: [{ url: urls.managementUrl ?? 'http://127.0.0.1:4010', description: 'management and admin API' }],
     tags: TAGS,
     paths,
-    webhooks,
-    components: {
-      schemas: { ...(management.components?.schemas ?? {}), ...(messaging.components?.schemas ?? {}) },
-      securitySchemes: SECURITY_SCHEMES,
-      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED },
-    },
+    webhooks: routes.webhooks,
+    components: { schemas: routes.components.schemas, securitySchemes: SECURITY_SCHEMES, responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } },
   };
-  describeOperations(document);
-  return document;
+}
+
+/** Builds the routes' document (not shared) and places it at `urls`. */
+export async function buildOpenApiDocument(
+  builders: { management: AppBuilder; messaging: AppBuilder },
+  urls: { managementUrl?: string; messagingUrl?: string } = {},
+): Promise<OpenApiDocument> {
+  return placeDocument(await buildRoutesDocument(builders), urls);
 }
 
 /** What a path answers to a method it does not declare. */

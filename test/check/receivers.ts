@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createClient } from '../../src/client/index.js';
 import { createWebhookHandler, type AgentMessageReceivedEvent, type WebhookEvent } from '../../src/webhooks/index.js';
+import { server } from '../kit/index.js';
 
 /**
  * Webhook receivers written for the check's tests, each a real HTTP server that answers as an
@@ -70,7 +70,7 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   }
 
-  const server: Server = createServer((req, res) => {
+  const http = await server((req, res) => {
     if (kind === 'careless') return void careless(req, res);
     // The secret is known only once the plugin exists, so the handler is made on first use.
     verifying ??= createWebhookHandler({ secret: receiver.secret, on: on as never });
@@ -81,12 +81,7 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
       await handle(req, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
-  receiver.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  receiver.url = `${http.url}/webhook`;
+  receiver.close = http.close;
   return receiver;
 }

@@ -1,12 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js';
+import { beforeAll } from 'vitest';
+import type { Emulator, Seed } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { runCli, type CliResult } from '../helpers/cli-process.js';
+import { cli as inProcessCli, emulator, own, tempDir, type CliResult } from '../kit/index.js';
 
 /** Credentials of the CLI suite's seed: an OWNER and a VIEWER of org_dev, and a messaging key. */
 export const OWNER_TOKEN = 'pst_cli_owner_token';
@@ -58,13 +55,21 @@ export interface CliEnv {
   api: PlatformClient;
 }
 
-/** Starts the emulator before the file's tests and stops it after. */
-export function useCliEnv(): CliEnv {
+/** How a file runs the CLI: in this process by default; `runCli` (test/helpers/cli-process.ts) spawns it. */
+export type CliRunner = (args: string[], options: { env: Record<string, string>; input?: string }) => Promise<CliResult>;
+
+/**
+ * Starts the emulator before the file's tests; the kit stops it after them. The CLI runs in this
+ * process unless the file passes `{ run: runCli }`: for tests of the process itself (exit on a
+ * signal, a closed pipe, a terminal) or of what only a fresh process shows.
+ */
+export function useCliEnv(options: { run?: CliRunner } = {}): CliEnv {
   const env = {} as CliEnv;
   beforeAll(async () => {
-    env.emu = await startEmulator({ seed: CLI_SEED });
-    env.configDir = await mkdtemp(join(tmpdir(), 'plugsmith-cli-cfg-'));
-    env.dir = await mkdtemp(join(tmpdir(), 'plugsmith-cli-work-'));
+    // Owned by the kit: closed and removed after the file's tests.
+    env.emu = await emulator({ seed: CLI_SEED });
+    env.configDir = await tempDir('plugsmith-cli-cfg-');
+    env.dir = await tempDir('plugsmith-cli-work-');
     env.env = {
       PLUGSMITH_CONFIG_DIR: env.configDir,
       PLUGSMITH_BASE_URL: env.emu.url,
@@ -74,19 +79,16 @@ export function useCliEnv(): CliEnv {
       PLUGSMITH_ADMIN_TOKEN: env.emu.adminToken,
     };
     env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, adminToken: env.emu.adminToken });
+    own(() => env.api.close());
     // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
-    env.cli = (args, extra = {}, input) => runCli(args, { env: { ...env.env, ...extra }, input, timeoutMs: 60_000 });
+    const local = await inProcessCli(env.env);
+    const run: CliRunner = options.run ?? ((args, { env: full, input }) => local.run(args, { env: full, input }));
+    env.cli = (args, extra = {}, input) => run(args, { env: { ...env.env, ...extra }, input });
     env.json = async (args, extra) => {
       const result = await env.cli([...args, '--json'], extra);
       if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     };
-  });
-  afterAll(async () => {
-    await env.api?.close();
-    await env.emu?.close();
-    await rm(env.configDir, { recursive: true, force: true });
-    await rm(env.dir, { recursive: true, force: true });
   });
   return env;
 }
@@ -96,24 +98,4 @@ export async function jsonFile(dir: string, name: string, value: unknown): Promi
   const path = join(dir, name);
   await writeFile(path, typeof value === 'string' ? value : JSON.stringify(value));
   return path;
-}
-
-/** A plugin's webhook: answers WEBHOOK_CHALLENGE (or refuses every request when `refuse`). */
-export async function webhookServer(options: { refuse?: boolean } = {}): Promise<{ url: string; server: Server; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (options.refuse) {
-        res.writeHead(500).end('no');
-        return;
-      }
-      const event = JSON.parse(body || '{}') as { type?: string; data?: { challenge?: string } };
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data?.challenge } : { ok: true }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/webhook`, server, close: () => new Promise((r) => server.close(() => r())) };
 }

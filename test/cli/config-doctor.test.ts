@@ -1,18 +1,14 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test, type TestContext } from 'vitest';
 import { API_KEY, ORG, OWNER_TOKEN, useCliEnv } from './cli-env.js';
+import { deadUrl as refusedUrl } from '../kit/index.js';
 
 const t = useCliEnv();
 let deadUrl: string;
 beforeAll(async () => {
-  const dead = createServer();
-  await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
-  deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
-  await new Promise((r) => dead.close(r));
+  deadUrl = await refusedUrl();
 });
 
 /**

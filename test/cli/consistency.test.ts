@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -9,6 +8,7 @@ import { main } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
 import { runCli } from '../helpers/cli-process.js';
 import { jsonFile, ORG, useCliEnv } from './cli-env.js';
+import { server } from '../kit/index.js';
 
 // One CLI that behaves the same everywhere: bare groups print help, every platform command takes
 // --base-url and --messaging-url and honours them, --timeout bounds a silent server, and the
@@ -195,17 +195,10 @@ describe('--base-url and --messaging-url', () => {
 });
 
 describe('--timeout', () => {
-  let silent: Server;
   let url: string;
   beforeAll(async () => {
     // Accepts every request and never answers.
-    silent = createServer(() => undefined);
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    return () => {
-      silent.closeAllConnections();
-      return new Promise<void>((r) => silent.close(() => r()));
-    };
+    url = (await server(() => undefined)).url;
   });
 
   test('a server that accepts and never answers fails with a timeout naming the URL, exit 7, after one visible wait', async () => {

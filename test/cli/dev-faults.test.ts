@@ -60,4 +60,4 @@ test('dev --faults sets the profile on a running emulator, shows faulted attempt
   expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
   expect((await faults()).on).toBe(false);
   await emulator.stop();
-}, 90_000);
+}, 300_000);

@@ -1,7 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCliInProcess as runCli, tempDir } from '../kit/index.js';
+
+// In this process (the kit's runner applies src/cli.ts's error-to-exit-code rule): what is under
+// test is each command's exit code, not the process.
+const tempConfigDir = () => tempDir('plugsmith-cfg-');
 
 // The "Exit codes" table (docs/exit-codes.md), applied the same way by every command. (From the audit of #14:
 // whoami answered 1 and `emulator export|import|reset` 7 for `--base-url notaurl`, having sent a
@@ -103,8 +107,9 @@ describe('representative cases of the table', () => {
     const config = await tempConfigDir();
     const locked = join(config, 'locked');
     await mkdir(locked);
-    // This test process stands for the other emulator: a live pid that is not the CLI's.
-    await writeFile(join(locked, 'emulator.lock'), String(process.pid));
+    // The test runner's main process stands for the other emulator: a live pid that is not the CLI's
+    // (the CLI runs in this process).
+    await writeFile(join(locked, 'emulator.lock'), String(process.ppid));
     const corrupt = join(config, 'corrupt');
     await mkdir(corrupt);
     await writeFile(join(corrupt, 'snapshot.json'), '{ not json');
@@ -114,7 +119,7 @@ describe('representative cases of the table', () => {
       runCli([...args, corrupt], { env: isolated(join(config, 'other')) }),
     ]);
     expect(conflict.code, conflict.stderr).toBe(6);
-    expect(conflict.stderr).toContain(`in use by another emulator (pid ${process.pid})`);
+    expect(conflict.stderr).toContain(`in use by another emulator (pid ${process.ppid})`);
     expect(invalid.code, invalid.stderr).toBe(5);
     expect(invalid.stderr).toContain('cannot be read');
   });

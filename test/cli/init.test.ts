@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCliInProcess as runCli } from '../kit/index.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
-// `plugsmith init` spawned as a process (CI=true, no terminal): by flags, --yes, refusals.
+// `plugsmith init` run in this process (CI=true, no terminal; the kit's runner): by flags, --yes,
+// refusals; and a copy of the package run as a process, for what it writes as that copy.
 
 let root: string;
 const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -262,11 +263,14 @@ describe('init packs this plugsmith once per build', () => {
     const packed = await readdir(join(cache, 'plugsmith', 'packs'));
     expect(packed).toHaveLength(1);
     const repo = new URL('../../', import.meta.url).pathname;
+    const runCache = process.env.XDG_CACHE_HOME;
     process.env.XDG_CACHE_HOME = cache;
     try {
       expect(join(cache, 'plugsmith', 'packs', packed[0]!)).toBe(cachedPackPath(version, await packFingerprint(repo, version)));
     } finally {
-      delete process.env.XDG_CACHE_HOME;
+      // The run's own cache folder (test/kit/run-setup.ts), where the run's other inits find its pack.
+      if (runCache === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = runCache;
     }
     // The next init copies the cached file: a marked cache entry shows it was used, not repacked.
     await writeFile(join(cache, 'plugsmith', 'packs', packed[0]!), 'cached tarball');

@@ -1,14 +1,12 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 import { ORG, useCliEnv } from './cli-env.js';
+import { server } from '../kit/index.js';
 
 // `handlers` and `apps` install EVENT_HANDLER and APP plugins the way `providers` installs data
 // providers, so no one has to curl the agents and apps routes.
 
 const t = useCliEnv();
-const servers: Server[] = [];
 const events: WebhookEvent[] = [];
 
 /** A plugin with a real, verified webhook server that records what it receives. */
@@ -16,10 +14,8 @@ async function verifiedPlugin(type: string, pluginEvents: string[], scopes: stri
   const created = await t.json(['plugins', 'create', '--org', ORG, '--name', `${type} plugin`, '--type', type, ...(pluginEvents.length ? ['--events', pluginEvents.join(',')] : []), ...(scopes.length ? ['--scopes', scopes.join(',')] : [])]);
   const secret = (await t.cli(['plugins', 'secret', created.id])).stdout.trim();
   const record = (event: WebhookEvent) => void events.push(event);
-  const server = createServer(createWebhookHandler({ secret, on: { WEBHOOK_CHALLENGE: record, PLUGIN_INSTALLED: record, PLUGIN_UNINSTALLED: record, AGENT_MESSAGE_RECEIVED: record } }));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  servers.push(server);
-  await t.json(['plugins', 'update', created.id, '--webhook-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`]);
+  const webhook = await server(createWebhookHandler({ secret, on: { WEBHOOK_CHALLENGE: record, PLUGIN_INSTALLED: record, PLUGIN_UNINSTALLED: record, AGENT_MESSAGE_RECEIVED: record } }));
+  await t.json(['plugins', 'update', created.id, '--webhook-url', `${webhook.url}/webhook`]);
   expect((await t.json(['plugins', 'verify', created.id])).verified).toBe(true);
   return created.id;
 }
@@ -28,9 +24,6 @@ let handlerId: string;
 let appId: string;
 beforeAll(async () => {
   [handlerId, appId] = await Promise.all([verifiedPlugin('EVENT_HANDLER', ['AGENT_MESSAGE_RECEIVED'], ['AGENT_MESSAGE_WRITE']), verifiedPlugin('APP', [], [])]);
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
 });
 
 describe('plugsmith handlers and apps', () => {

@@ -1,23 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-process.js';
-import { ORG, useCliEnv, webhookServer } from './cli-env.js';
+import { ORG, useCliEnv } from './cli-env.js';
+import { receiver, refuse, type Receiver } from '../kit/index.js';
 
 const t = useCliEnv();
-let hook: Awaited<ReturnType<typeof webhookServer>>;
-let refusing: Awaited<ReturnType<typeof webhookServer>>;
+let hook: Receiver;
+let refusing: Receiver;
 let good: string;
 let bad: string;
 beforeAll(async () => {
-  [hook, refusing] = await Promise.all([webhookServer(), webhookServer({ refuse: true })]);
+  [hook, refusing] = await Promise.all([receiver(), receiver(refuse())]);
   [good, bad] = await Promise.all([
-    t.json(['plugins', 'create', '--org', ORG, '--name', 'Logged', '--type', 'APP', '--webhook-url', hook.url]).then((p) => p.id as string),
-    t.json(['plugins', 'create', '--org', ORG, '--name', 'Refused', '--type', 'APP', '--webhook-url', refusing.url]).then((p) => p.id as string),
+    t.json(['plugins', 'create', '--org', ORG, '--name', 'Logged', '--type', 'APP', '--webhook-url', hook.webhookUrl]).then((p) => p.id as string),
+    t.json(['plugins', 'create', '--org', ORG, '--name', 'Refused', '--type', 'APP', '--webhook-url', refusing.webhookUrl]).then((p) => p.id as string),
   ]);
   await Promise.all([t.cli(['plugins', 'verify', good]), t.cli(['plugins', 'verify', bad])]);
-});
-afterAll(async () => {
-  await hook.close();
-  await refusing.close();
 });
 
 async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
@@ -77,10 +74,10 @@ describe.concurrent('plugsmith logs', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ redeliveryOf: first.id, eventId: first.eventId, type: 'PLUGIN_INSTALLED' });
 
     // Redelivery goes to the plugin's current URL: once it points at the refusing webhook, it fails (exit 1).
-    const moving = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Moving', '--type', 'APP', '--webhook-url', hook.url]);
+    const moving = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Moving', '--type', 'APP', '--webhook-url', hook.webhookUrl]);
     expect((await t.cli(['plugins', 'verify', moving.id])).code).toBe(0);
     const delivered = (await t.json(['trigger', 'PLUGIN_INSTALLED', '--plugin', moving.id])).delivery as { id: string };
-    expect((await t.cli(['plugins', 'update', moving.id, '--webhook-url', refusing.url])).code).toBe(0);
+    expect((await t.cli(['plugins', 'update', moving.id, '--webhook-url', refusing.webhookUrl])).code).toBe(0);
     const failing = await t.cli(['logs', 'redeliver', delivered.id]);
     expect(failing.code, failing.stderr).toBe(1);
     expect(failing.stdout).toMatch(/HTTP 500/);

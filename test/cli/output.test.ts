@@ -1,33 +1,21 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli-process.js';
 import { ORG, OWNER_TOKEN, useCliEnv } from './cli-env.js';
+import { deadUrl as refusedUrl, json, receiver } from '../kit/index.js';
 
 const t = useCliEnv();
 let deadUrl: string;
 let brokenUrl: string;
-let closeBroken: () => Promise<void>;
 beforeAll(async () => {
   // A port that refuses connections: listen, note it, close.
-  const dead = createServer();
-  await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
-  deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
-  await new Promise((r) => dead.close(r));
+  deadUrl = await refusedUrl();
   // A platform that fails every request with a 500.
-  const broken = createServer((_req, res) => {
-    res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ok: false, error: { message: 'Something broke', error: 'SERVER_ERROR' } }));
-  });
-  await new Promise<void>((r) => broken.listen(0, '127.0.0.1', r));
-  brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
-  closeBroken = () => new Promise((r) => broken.close(() => r()));
+  brokenUrl = (await receiver((_req, res) => json(res, 500, { ok: false, error: { message: 'Something broke', error: 'SERVER_ERROR' } }))).url;
   // Five plugins to page through.
   for (let i = 1; i <= 5; i++) await t.api.plugins.createInOrg(ORG, { name: `Paged ${i}`, type: 'APP', tags: ['paged'] });
 });
-afterAll(() => closeBroken());
 
 /** Runs the CLI in a pseudo-terminal (util-linux `script`); returns everything it drew. */
 async function onTerminal(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; output: string }> {

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN, webhookServer } from './cli-env.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN } from './cli-env.js';
+import { receiver, refuse, type Receiver } from '../kit/index.js';
 
 const t = useCliEnv();
-let hook: Awaited<ReturnType<typeof webhookServer>>;
-let refusing: Awaited<ReturnType<typeof webhookServer>>;
+let hook: Receiver;
+let refusing: Receiver;
 beforeAll(async () => {
-  hook = await webhookServer();
-  refusing = await webhookServer({ refuse: true });
-});
-afterAll(async () => {
-  await hook.close();
-  await refusing.close();
+  hook = await receiver();
+  refusing = await receiver(refuse());
 });
 
 describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
@@ -38,9 +35,9 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
     expect(listedHuman.stdout).toMatch(/^ID\s+NAME\s+TYPE\s+PUBLIC\s+VERIFIED\s+WEBHOOK$/m);
     expect(listedHuman.stdout).toContain(created.id);
 
-    const updated = await t.json(['plugins', 'update', created.id, '--webhook-url', hook.url, '--private']);
-    expect(updated).toMatchObject({ webhookUrl: hook.url, isPublic: false, webhookUrlIsVerified: false });
-    const updatedHuman = await t.cli(['plugins', 'update', created.id, '--description', 'still greets', '--webhook-url', hook.url]);
+    const updated = await t.json(['plugins', 'update', created.id, '--webhook-url', hook.webhookUrl, '--private']);
+    expect(updated).toMatchObject({ webhookUrl: hook.webhookUrl, isPublic: false, webhookUrlIsVerified: false });
+    const updatedHuman = await t.cli(['plugins', 'update', created.id, '--description', 'still greets', '--webhook-url', hook.webhookUrl]);
     expect(updatedHuman.stderr).toContain(`plugsmith plugins verify ${created.id}`);
 
     const secret = await t.cli(['plugins', 'secret', created.id]);
@@ -57,8 +54,8 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
   });
 
   test('verify: exit 0 when the webhook answers the challenge, 1 with the reason when it does not', async () => {
-    const good = await t.api.plugins.createInOrg(ORG, { name: 'Verified', type: 'APP', webhookUrl: hook.url });
-    const bad = await t.api.plugins.createInOrg(ORG, { name: 'Refused', type: 'APP', webhookUrl: refusing.url });
+    const good = await t.api.plugins.createInOrg(ORG, { name: 'Verified', type: 'APP', webhookUrl: hook.webhookUrl });
+    const bad = await t.api.plugins.createInOrg(ORG, { name: 'Refused', type: 'APP', webhookUrl: refusing.webhookUrl });
     const [ok, okJson, notOk] = await Promise.all([
       t.cli(['plugins', 'verify', good.id]),
       t.cli(['plugins', 'verify', good.id, '--json']),

@@ -1,14 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN, webhookServer } from './cli-env.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { jsonFile, ORG, useCliEnv, VIEWER_TOKEN } from './cli-env.js';
+import { receiver, type Receiver } from '../kit/index.js';
 
 const t = useCliEnv();
-let hook: Awaited<ReturnType<typeof webhookServer>>;
+let hook: Receiver;
 beforeAll(async () => {
-  hook = await webhookServer();
+  hook = await receiver();
 });
-afterAll(() => hook.close());
 
 describe.concurrent('plugsmith repos, providers, conversations and messages', { timeout: 120_000 }, () => {
   test('repos create, get, list (human and --json); a VIEWER cannot create (3)', async () => {
@@ -56,7 +56,7 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
 
   test('providers add (defaults from the plugin), list, remove; an unverified plugin is refused (5)', async () => {
     const inputsSchema = await jsonFile(t.dir, 'provider-inputs.json', { type: 'object', properties: { depth: { type: 'integer' } } });
-    const plugin = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Indexer', '--type', 'DATA_PROVIDER', '--webhook-url', hook.url,
+    const plugin = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Indexer', '--type', 'DATA_PROVIDER', '--webhook-url', hook.webhookUrl,
       '--events', 'REPOSITORY_FILE_ADDED,REPOSITORY_FILE_REMOVED', '--scopes', 'REPOSITORY_FILES_READ', '--inputs-schema', inputsSchema]);
     expect(plugin.inputsSchema).toMatchObject({ properties: { depth: { type: 'integer' } } });
     const refused = await t.cli(['providers', 'add', 'repo_docs', '--plugin', plugin.id]);

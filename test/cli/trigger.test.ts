@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
 import { createClient } from '../../src/client/index.js';
 import { jsonFile, ORG, useCliEnv } from './cli-env.js';
+import { server as serve } from '../kit/index.js';
 
 const t = useCliEnv();
 
@@ -45,10 +44,8 @@ async function pluginServer(secret: string): Promise<PluginServer> {
       REPOSITORY_FILE_REMOVED: record,
     },
   });
-  const server: Server = createServer(handler);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/webhook`, secret, events, close: () => new Promise((r) => server.close(() => r())) };
+  const webhook = await serve(handler);
+  return { url: `${webhook.url}/webhook`, secret, events, close: webhook.close };
 }
 
 /** Creates a plugin, starts its verifying webhook server and points the plugin at it. */
@@ -60,7 +57,6 @@ async function plugin(type: string, events: string[], scopes: string[] = []): Pr
   return { id: created.id, server };
 }
 
-const servers: PluginServer[] = [];
 let handler: { id: string; server: PluginServer };
 let provider: { id: string; server: PluginServer };
 beforeAll(async () => {
@@ -68,10 +64,6 @@ beforeAll(async () => {
     plugin('EVENT_HANDLER', ['AGENT_MESSAGE_RECEIVED'], ['AGENT_MESSAGE_WRITE']),
     plugin('DATA_PROVIDER', ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], ['REPOSITORY_FILES_READ']),
   ]);
-  servers.push(handler.server, provider.server);
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
 });
 
 const last = (server: PluginServer, type: string) => server.events.filter((e) => e.type === type).at(-1);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { ok, startServer } from './helpers.js';
+import { ok, receiver } from '../kit/index.js';
 
 const pagination = { type: 'index', page: 1, limit: 20, total: 1, totalPages: 1, hasNext: false, hasPrev: false };
 
 async function echoClient(options: { token?: string; apiKey?: string; adminToken?: string } = { token: 'tok_olive', apiKey: 'key_acme', adminToken: 'psa_client_test' }) {
-  const server = await startServer((req, res) => ok(res, { seen: `${req.method} ${req.url}`, extra: 'kept' }, { pagination }));
+  const server = await receiver((req, res) => ok(res, { seen: `${req.method} ${req.url}`, extra: 'kept' }, { pagination }));
   const client = createClient({ baseUrl: server.url + '/', messagingUrl: server.url, retries: 0, ...options });
   return { server, client };
 }
@@ -108,7 +108,7 @@ describe('envelope', () => {
     const { client } = await echoClient();
     const plugin = await client.plugins.get('plg_1');
     expect(plugin).toEqual({ seen: 'GET /api/plugins/plg_1', extra: 'kept' });
-    const server = await startServer((_req, res) => ok(res, [{ id: 'a', future: 1 }], { pagination, requestId: 'r1' }));
+    const server = await receiver((_req, res) => ok(res, [{ id: 'a', future: 1 }], { pagination, requestId: 'r1' }));
     const lister = createClient({ baseUrl: server.url });
     const page = await lister.plugins.marketplace();
     expect(page.data).toEqual([{ id: 'a', future: 1 }]);
@@ -123,7 +123,7 @@ describe('envelope', () => {
   });
 
   it('does not double the Bearer scheme and sends the user agent', async () => {
-    const server = await startServer((_req, res) => ok(res, {}));
+    const server = await receiver((_req, res) => ok(res, {}));
     const client = createClient({ baseUrl: server.url, token: 'Bearer tok_x', userAgent: 'plugsmith/9.9' });
     await client.plugins.get('p');
     expect(server.received[0].headers.authorization).toBe('Bearer tok_x');
@@ -131,7 +131,7 @@ describe('envelope', () => {
   });
 
   it('keeps a base URL path prefix', async () => {
-    const server = await startServer((_req, res) => ok(res, {}));
+    const server = await receiver((_req, res) => ok(res, {}));
     const client = createClient({ baseUrl: `${server.url}/platform/` });
     await client.plugins.get('p');
     expect(server.received[0].url).toBe('/platform/api/plugins/p');
@@ -144,7 +144,7 @@ describe('envelope', () => {
   });
 
   it('passes through a body without the envelope and returns undefined for an empty 204', async () => {
-    const server = await startServer((req, res) => {
+    const server = await receiver((req, res) => {
       if (req.method === 'DELETE') {
         res.statusCode = 204;
         res.end();

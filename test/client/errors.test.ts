@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, createClient, isApiError, isNetworkError, NetworkError } from '../../src/client/index.js';
-import { json, startServer } from './helpers.js';
+import { json, receiver } from '../kit/index.js';
 
 async function failWith(status: number, body: string | object, contentType = 'application/json') {
-  const server = await startServer((_req, res) => {
+  const server = await receiver((_req, res) => {
     res.writeHead(status, { 'content-type': contentType });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   });
@@ -80,9 +80,9 @@ describe('error mapping', () => {
   });
 
   it('maps connection refused to a NetworkError with the cause code', async () => {
-    const server = await startServer((_req, res) => json(res, 200, {}));
+    const server = await receiver((_req, res) => json(res, 200, {}));
     const url = server.url;
-    await new Promise((resolve) => server.server.close(resolve));
+    await server.close();
     const client = createClient({ baseUrl: url, retries: 0 });
     const error = await client.plugins.get('p').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);

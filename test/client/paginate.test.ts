@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, paginate } from '../../src/client/index.js';
-import { ok, startServer } from './helpers.js';
+import { ok, receiver } from '../kit/index.js';
 
 const records = Array.from({ length: 7 }, (_, i) => ({ id: `plg_${i + 1}` }));
 
 describe('paginate', () => {
   it('follows index pages until hasNext is false', async () => {
-    const server = await startServer((req, res) => {
+    const server = await receiver((req, res) => {
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       const page = Number(params.get('@page') ?? '1');
       const limit = Number(params.get('@limit') ?? '20');
@@ -27,7 +27,7 @@ describe('paginate', () => {
   });
 
   it('follows nextCursor when the server answers with cursor pagination', async () => {
-    const server = await startServer((req, res) => {
+    const server = await receiver((req, res) => {
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       const cursor = params.get('@cursor') ?? '';
       const limit = Number(params.get('@limit') ?? '20');
@@ -44,13 +44,13 @@ describe('paginate', () => {
   });
 
   it('stops on a page without pagination and on a server that claims more but sends nothing', async () => {
-    const plain = await startServer((_req, res) => ok(res, [{ id: 'a' }]));
+    const plain = await receiver((_req, res) => ok(res, [{ id: 'a' }]));
     const client = createClient({ baseUrl: plain.url });
     const first: unknown[] = [];
     for await (const item of paginate((q) => client.plugins.marketplace(q))) first.push(item);
     expect(first).toEqual([{ id: 'a' }]);
 
-    const liar = await startServer((_req, res) => ok(res, [], { pagination: { type: 'index', page: 1, limit: 20, total: 99, totalPages: 5, hasNext: true, hasPrev: false } }));
+    const liar = await receiver((_req, res) => ok(res, [], { pagination: { type: 'index', page: 1, limit: 20, total: 99, totalPages: 5, hasNext: true, hasPrev: false } }));
     const lying = createClient({ baseUrl: liar.url });
     const none: unknown[] = [];
     for await (const item of paginate((q) => lying.plugins.marketplace(q))) none.push(item);
@@ -61,7 +61,7 @@ describe('paginate', () => {
 
 describe('paginate over messages', () => {
   it('follows the messaging cursor through `after`', async () => {
-    const server = await startServer((req, res) => {
+    const server = await receiver((req, res) => {
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       const after = params.get('after');
       const start = after === null ? 0 : records.findIndex((r) => r.id === after) + 1;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, serializeListQuery, toQueryString } from '../../src/client/index.js';
-import { ok, startServer } from './helpers.js';
+import { ok, receiver } from '../kit/index.js';
 
 describe('serializeListQuery', () => {
   it('maps every field to its @ parameter and filters to plain ones, arrays repeated', () => {
@@ -38,7 +38,7 @@ describe('serializeListQuery', () => {
 
 describe('query on the wire', () => {
   it('reaches the server as the exact query string, decoding back to the same values', async () => {
-    const server = await startServer((_req, res) => ok(res, []));
+    const server = await receiver((_req, res) => ok(res, []));
     const client = createClient({ baseUrl: server.url });
     await client.plugins.marketplace({
       page: 3,

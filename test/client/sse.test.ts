@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError, createClient, isCharacterMessageSent, SseParser, type ServerSentEvent } from '../../src/client/index.js';
-import { json, startServer } from './helpers.js';
+import { json, receiver } from '../kit/index.js';
 
 const STREAM =
   '\uFEFF: connected\n' +
@@ -65,7 +65,7 @@ describe('messaging.events', () => {
   it('yields events written in chunks split mid-line, and ends when aborted', async () => {
     const pieces = ['event: CHARACTER_MES', 'SAGE_SENT\ndata: {"message":{"id":"m1","conten', 't":"Hé"},"contentDelta":"Hé"}\n', '\n: keep-alive\n\n', 'event: CHARACTER_MESSAGE_SENT\ndata: {"message":{"id":"m1","content":"Hé!"},"contentDelta":"!"}\n\n'];
     // "é" as two bytes in separate writes: the decoder must join them.
-    const server = await startServer(async (_req, res) => {
+    const server = await receiver(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       for (const piece of pieces) {
         const bytes = Buffer.from(piece);
@@ -90,18 +90,23 @@ describe('messaging.events', () => {
   });
 
   it('ends quietly on abort while waiting for the next event, and when the server closes the stream', async () => {
-    const server = await startServer((req, res) => {
+    const server = await receiver((req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('retry: 250\ndata: {"n":1}\n\n');
       if (req.url?.includes('closing')) res.end();
     });
-    const client = createClient({ baseUrl: server.url, messagingUrl: server.url, timeoutMs: 100 });
+    // Long enough for the headers on a loaded machine; the stream then stays quiet for longer.
+    const timeoutMs = 1_500;
+    const client = createClient({ baseUrl: server.url, messagingUrl: server.url, timeoutMs });
     const controller = new AbortController();
     const stream = client.messaging.events('conv_open', { signal: controller.signal });
     const seen: unknown[] = [];
-    // Waits well past timeoutMs: the timeout covers the headers, not a quiet stream.
-    setTimeout(() => controller.abort(), 300);
-    for await (const event of stream) seen.push(event.data);
+    // Aborts once the first event is in, after waiting past timeoutMs: the timeout covers the
+    // headers, not a quiet stream. (A timer from the start raced the first event under load.)
+    for await (const event of stream) {
+      seen.push(event.data);
+      setTimeout(() => controller.abort(), timeoutMs + 500);
+    }
     expect(seen).toEqual([{ n: 1 }]);
     expect(stream.retryMs).toBe(250);
 
@@ -111,7 +116,7 @@ describe('messaging.events', () => {
   });
 
   it('streams the emulator delivery log with filters as query parameters', async () => {
-    const server = await startServer((_req, res) => {
+    const server = await receiver((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
       res.end(': plugsmith delivery stream\n\nid: dlv_1.1\nevent: attempt\ndata: {"delivery":{"id":"dlv_1"}}\n\n');
     });
@@ -125,7 +130,7 @@ describe('messaging.events', () => {
   });
 
   it('throws an ApiError for an error status', async () => {
-    const server = await startServer((_req, res) => json(res, 404, { ok: false, error: { message: 'conversation not found', error: 'NOT_FOUND' } }));
+    const server = await receiver((_req, res) => json(res, 404, { ok: false, error: { message: 'conversation not found', error: 'NOT_FOUND' } }));
     const client = createClient({ baseUrl: server.url, messagingUrl: server.url });
     const iterate = async () => {
       for await (const _event of client.messaging.events('nope')) void _event;

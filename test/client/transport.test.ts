@@ -1,11 +1,11 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiError, createClient, NetworkError, type TraceEvent } from '../../src/client/index.js';
-import { json, ok, startServer } from './helpers.js';
+import { json, ok, receiver } from '../kit/index.js';
 
 describe('retries', () => {
   it('retries a GET after a connection reset, then succeeds', async () => {
-    const server = await startServer((req, res, _body, index) => {
-      if (index === 0) return void req.socket.destroy();
+    const server = await receiver((req, res, index) => {
+      if (index === 0) return void res.socket!.destroy();
       ok(res, { id: 'plg_1' });
     });
     const client = createClient({ baseUrl: server.url, retryBaseMs: 1 });
@@ -14,7 +14,7 @@ describe('retries', () => {
   });
 
   it('retries a GET after 503 and 504, then succeeds', async () => {
-    const server = await startServer((_req, res, _body, index) => {
+    const server = await receiver((_req, res, index) => {
       if (index === 0) return json(res, 503, { ok: false, error: { message: 'busy', error: 'SERVER_ERROR' } });
       if (index === 1) return json(res, 504, {});
       ok(res, [], { pagination: { type: 'cursor', limit: 20, hasNext: false, nextCursor: null } });
@@ -26,7 +26,7 @@ describe('retries', () => {
   });
 
   it('gives up after the configured retries with the last ApiError', async () => {
-    const server = await startServer((_req, res) => json(res, 502, {}));
+    const server = await receiver((_req, res) => json(res, 502, {}));
     const client = createClient({ baseUrl: server.url, retries: 1, retryBaseMs: 1 });
     const error = await client.plugins.get('p').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -35,7 +35,7 @@ describe('retries', () => {
   });
 
   it('gives up on repeated network errors with a NetworkError counting the attempts', async () => {
-    const server = await startServer((req) => void req.socket.destroy());
+    const server = await receiver((_req, res) => void res.socket!.destroy());
     const client = createClient({ baseUrl: server.url, retries: 2, retryBaseMs: 1 });
     const error = await client.plugins.get('p').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
@@ -44,7 +44,7 @@ describe('retries', () => {
   });
 
   it('does not retry a 500 or a 4xx', async () => {
-    const server = await startServer((_req, res) => json(res, 500, { ok: false, error: { message: 'bug', error: 'SERVER_ERROR' } }));
+    const server = await receiver((_req, res) => json(res, 500, { ok: false, error: { message: 'bug', error: 'SERVER_ERROR' } }));
     const client = createClient({ baseUrl: server.url, retryBaseMs: 1 });
     await expect(client.plugins.get('p')).rejects.toBeInstanceOf(ApiError);
     expect(server.received).toHaveLength(1);
@@ -57,17 +57,17 @@ describe('retries', () => {
     ['DELETE', (c: ReturnType<typeof createClient>) => c.plugins.delete('p')],
     ['GET generate-upload-url (creates records)', (c: ReturnType<typeof createClient>) => c.uploads.generateUploadUrls({ files: [{ fileName: 'a' }] })],
   ])('never retries %s, neither on 503 nor on a reset', async (_name, call) => {
-    const unavailable = await startServer((_req, res) => json(res, 503, {}));
+    const unavailable = await receiver((_req, res) => json(res, 503, {}));
     await expect(call(createClient({ baseUrl: unavailable.url, retryBaseMs: 1 }))).rejects.toMatchObject({ status: 503 });
     expect(unavailable.received).toHaveLength(1);
-    const resetting = await startServer((req) => void req.socket.destroy());
+    const resetting = await receiver((_req, res) => void res.socket!.destroy());
     await expect(call(createClient({ baseUrl: resetting.url, retryBaseMs: 1 }))).rejects.toBeInstanceOf(NetworkError);
     expect(resetting.received).toHaveLength(1);
   });
 
   it('honours Retry-After instead of its own backoff', async () => {
     const times: number[] = [];
-    const server = await startServer((_req, res, _body, index) => {
+    const server = await receiver((_req, res, index) => {
       times.push(performance.now());
       if (index === 0) return json(res, 503, {}, { 'retry-after': '1' });
       ok(res, {});
@@ -79,7 +79,7 @@ describe('retries', () => {
   });
 
   it('does not wait out a Retry-After longer than a minute', async () => {
-    const server = await startServer((_req, res) => json(res, 503, {}, { 'retry-after': '3600' }));
+    const server = await receiver((_req, res) => json(res, 503, {}, { 'retry-after': '3600' }));
     const client = createClient({ baseUrl: server.url, retryBaseMs: 1 });
     await expect(client.plugins.get('p')).rejects.toMatchObject({ status: 503 });
     expect(server.received).toHaveLength(1);
@@ -88,7 +88,7 @@ describe('retries', () => {
 
 describe('timeouts and aborts', () => {
   it('turns a server that never answers into a NetworkError ETIMEDOUT', async () => {
-    const server = await startServer(() => undefined);
+    const server = await receiver(() => undefined);
     const client = createClient({ baseUrl: server.url, timeoutMs: 100, retries: 0 });
     const started = performance.now();
     const error = await client.plugins.get('p').catch((e: unknown) => e);
@@ -98,7 +98,7 @@ describe('timeouts and aborts', () => {
   });
 
   it('times out a body that stalls after the headers', async () => {
-    const server = await startServer((_req, res) => {
+    const server = await receiver((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"ok":true,');
     });
@@ -107,7 +107,7 @@ describe('timeouts and aborts', () => {
   });
 
   it('retries a timed-out GET (the per-attempt timeout) and then succeeds', async () => {
-    const server = await startServer((_req, res, _body, index) => {
+    const server = await receiver((_req, res, index) => {
       if (index > 0) ok(res, { id: 'p' });
     });
     const client = createClient({ baseUrl: server.url, timeoutMs: 100, retryBaseMs: 1 });
@@ -116,7 +116,7 @@ describe('timeouts and aborts', () => {
   });
 
   it('rejects with the caller’s abort reason, not a NetworkError, and does not retry', async () => {
-    const server = await startServer(() => undefined);
+    const server = await receiver(() => undefined);
     const client = createClient({ baseUrl: server.url, retryBaseMs: 1 });
     const reason = new Error('user pressed ctrl-c');
     const controller = new AbortController();
@@ -130,7 +130,7 @@ describe('trace', () => {
   const token = 'pst_' + 'S3cr3tS3cr3tS3cr3tS3cr3t' + 'abcd';
 
   it('reports each attempt with the Authorization header redacted and no secret anywhere', async () => {
-    const server = await startServer((_req, res, _body, index) => {
+    const server = await receiver((_req, res, index) => {
       if (index === 0) return json(res, 503, {}, { 'set-cookie': 'session=hunter2' });
       ok(res, { token: 'not traced' });
     });
@@ -154,7 +154,7 @@ describe('trace', () => {
   });
 
   it('hides short tokens completely and traces network errors', async () => {
-    const server = await startServer((req) => void req.socket.destroy());
+    const server = await receiver((_req, res) => void res.socket!.destroy());
     const traces: TraceEvent[] = [];
     const client = createClient({ baseUrl: server.url, token: 'tok_olive', retries: 0, onTrace: (e) => traces.push(e) });
     await client.plugins.get('p').catch(() => undefined);
@@ -165,7 +165,7 @@ describe('trace', () => {
   });
 
   it('a throwing trace callback does not fail the request', async () => {
-    const server = await startServer((_req, res) => ok(res, { id: 'p' }));
+    const server = await receiver((_req, res) => ok(res, { id: 'p' }));
     const client = createClient({ baseUrl: server.url, onTrace: () => { throw new Error('bad logger'); } });
     expect(await client.plugins.get('p')).toEqual({ id: 'p' });
   });
@@ -173,7 +173,7 @@ describe('trace', () => {
 
 describe('GET with a JSON body', () => {
   it('reaches the server with content-type and content-length', async () => {
-    const server = await startServer((_req, res) => ok(res, { files: [{ signedUrl: 'http://s3.test/a', fileRecord: { id: 'f1', fileName: 'a.txt' } }] }));
+    const server = await receiver((_req, res) => ok(res, { files: [{ signedUrl: 'http://s3.test/a', fileRecord: { id: 'f1', fileName: 'a.txt' } }] }));
     const client = createClient({ baseUrl: server.url, token: 'tok_olive' });
     const result = await client.uploads.generateUploadUrls({ files: [{ fileName: 'a.txt', contentType: 'text/plain', fileSize: 5 }] });
     expect(result.files[0].fileRecord.id).toBe('f1');
@@ -199,7 +199,7 @@ describe('proxy environment', () => {
 
   it('sends requests through HTTP_PROXY', async () => {
     // A forward proxy receives the absolute URL in the request line.
-    const proxy = await startServer((_req, res) => ok(res, { via: 'proxy' }));
+    const proxy = await receiver((_req, res) => ok(res, { via: 'proxy' }));
     setEnv({ HTTP_PROXY: proxy.url, http_proxy: proxy.url, NO_PROXY: '', no_proxy: '' });
     const client = createClient({ baseUrl: 'http://platform.invalid', token: 'tok_olive', timeoutMs: 3000, retries: 0 });
     onTestFinished(() => client.close());
@@ -209,8 +209,8 @@ describe('proxy environment', () => {
   });
 
   it('goes direct for hosts in NO_PROXY', async () => {
-    const proxy = await startServer((_req, res) => ok(res, { via: 'proxy' }));
-    const origin = await startServer((_req, res) => ok(res, { via: 'direct' }));
+    const proxy = await receiver((_req, res) => ok(res, { via: 'proxy' }));
+    const origin = await receiver((_req, res) => ok(res, { via: 'direct' }));
     setEnv({ HTTP_PROXY: proxy.url, http_proxy: proxy.url, NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1' });
     const client = createClient({ baseUrl: origin.url, timeoutMs: 3000, retries: 0 });
     onTestFinished(() => client.close());

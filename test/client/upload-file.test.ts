@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, createClient, type TraceEvent } from '../../src/client/index.js';
-import { startServer } from './helpers.js';
+import { receiver, server, tempDir } from '../kit/index.js';
 
 async function tempFile(bytes: Buffer): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-upload-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const dir = await tempDir('plugsmith-upload-');
   const path = join(dir, 'report.pdf');
   await writeFile(path, bytes);
   return path;
@@ -20,7 +16,7 @@ describe('uploadFile', () => {
   it('streams a file with a plain PUT, Content-Length and type, no Authorization, and reports progress', async () => {
     const bytes = randomBytes(300 * 1024 + 7);
     const path = await tempFile(bytes);
-    const server = await startServer((_req, res) => {
+    const server = await receiver((_req, res) => {
       res.writeHead(200, { etag: '"abc"' });
       res.end();
     });
@@ -49,14 +45,12 @@ describe('uploadFile', () => {
     const bytes = randomBytes(64 * 1024 + 3);
     const path = await tempFile(bytes);
     const chunks: Buffer[] = [];
-    const server = http.createServer((req, res) => {
+    const target = await server((req, res) => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => res.end());
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
     const client = createClient({ baseUrl: 'http://127.0.0.1:9' });
-    await client.uploads.uploadFile(`http://127.0.0.1:${(server.address() as AddressInfo).port}/o`, path);
+    await client.uploads.uploadFile(`${target.url}/o`, path);
     expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
   });
 
@@ -64,15 +58,13 @@ describe('uploadFile', () => {
     let firstBytesArrived!: () => void;
     const arrived = new Promise<void>((resolve) => (firstBytesArrived = resolve));
     let received = 0;
-    const server = http.createServer((req, res) => {
+    const target = await server((req, res) => {
       req.on('data', (c: Buffer) => {
         received += c.length;
         firstBytesArrived();
       });
       req.on('end', () => res.end());
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
     // A client that buffered the whole body would wait here forever (until its idle timeout).
     async function* source() {
       yield Buffer.alloc(1024, 1);
@@ -80,14 +72,14 @@ describe('uploadFile', () => {
       yield Buffer.alloc(1024, 2);
     }
     const client = createClient({ baseUrl: 'http://127.0.0.1:9' });
-    const result = await client.uploads.uploadFile(`http://127.0.0.1:${(server.address() as AddressInfo).port}/o`, source(), { size: 2048, idleTimeoutMs: 2000 });
+    const result = await client.uploads.uploadFile(`${target.url}/o`, source(), { size: 2048, idleTimeoutMs: 2000 });
     expect(result.status).toBe(200);
     expect(received).toBe(2048);
   });
 
   it('maps an S3 XML error to an ApiError with the S3 code, signature redacted', async () => {
     const path = await tempFile(Buffer.from('hello'));
-    const server = await startServer((_req, res) => {
+    const server = await receiver((_req, res) => {
       res.writeHead(403, { 'content-type': 'application/xml' });
       res.end('<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>');
     });
@@ -109,7 +101,7 @@ describe('uploadFile', () => {
 
   it('fails with a NetworkError ETIMEDOUT when the store stops reading', async () => {
     const path = await tempFile(Buffer.from('hello'));
-    const server = await startServer(() => undefined);
+    const server = await receiver(() => undefined);
     const client = createClient({ baseUrl: 'http://127.0.0.1:9' });
     await expect(client.uploads.uploadFile(`${server.url}/o`, path, { idleTimeoutMs: 150 })).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT' });
   });

@@ -1,18 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '../../src/contract/index.js';
-import { adminCall, call } from '../helpers/http.js';
-import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { admin, api, cli, emulator, tempDir } from '../kit/index.js';
 import { contractViolations } from '../../emulator/openapi/contract-check.js';
+import { routesDocumentBuilds } from '../../emulator/openapi/document.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ inMemory: true, port: 0, messagingPort: 0 });
+  emu = await emulator({ inMemory: true, port: 0, messagingPort: 0 });
 });
-afterAll(() => emu.close());
+const documentOf = async (target: Emulator) => (await api(target, { token: null }).get('/_emulator/openapi.json')).body;
 
 /**
  * Operations whose route modules other work in progress gives their schemas (#16: deliveries,
@@ -38,7 +38,7 @@ const operations = (doc: any) =>
 
 describe('the OpenAPI document', () => {
   test('GET /_emulator/openapi.json needs no credential and is a valid OpenAPI 3.1 document of all three APIs', async () => {
-    const answer = await call(emu.url, 'GET', '/_emulator/openapi.json');
+    const answer = await api(emu, { token: null }).get('/_emulator/openapi.json');
     expect(answer.status).toBe(200);
     const doc = answer.body;
     expect(doc.openapi).toBe('3.1.0');
@@ -58,7 +58,7 @@ describe('the OpenAPI document', () => {
   });
 
   test('the plugin routes declare their responses, errors included, from the contract', async () => {
-    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const doc = (await documentOf(emu));
     const get = doc.paths['/api/plugins/{pluginId}'].get;
     expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415']);
     expect(get.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/Plugin' });
@@ -73,7 +73,7 @@ describe('the OpenAPI document', () => {
   });
 
   test('every operation declares a 2xx response schema and its error responses, all from the contract', async () => {
-    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const doc = (await documentOf(emu));
     const missing: string[] = [];
     for (const { path, method, operation } of operations(doc)) {
       const name = `${method.toUpperCase()} ${path}`;
@@ -94,21 +94,35 @@ describe('the OpenAPI document', () => {
   });
 
   test('every request body of a contract schema has an example', async () => {
-    const doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
+    const doc = (await documentOf(emu));
     const withBody = operations(doc).filter(({ operation }) => operation.requestBody);
     expect(withBody.length).toBeGreaterThan(5);
     const contractBodies = withBody.filter(({ operation }) => operation.requestBody.content['application/json'].schema.examples);
     for (const { path, method, operation } of contractBodies) expect(operation.requestBody.content['application/json'].example, `${method} ${path}`).toBeDefined();
   });
 
+  test('is built once per process: a second emulator serves the same document at its own URLs without building it again', async () => {
+    const first = (await documentOf(emu));
+    const builds = routesDocumentBuilds();
+    expect(builds).toBeGreaterThanOrEqual(1);
+    const other = await emulator({ inMemory: true, faults: 'duplicate=0.1', log: () => undefined, messaging: { packetSize: 2 } });
+    const second = (await documentOf(other));
+    expect(routesDocumentBuilds()).toBe(builds);
+    expect(second.servers).toEqual([{ url: other.url, description: 'management and admin API' }]);
+    expect(second.paths['/conversations'].servers).toEqual([{ url: other.messagingUrl, description: 'messaging API' }]);
+    expect(first.paths['/conversations'].servers).toEqual([{ url: emu.messagingUrl, description: 'messaging API' }]);
+    const placed = (doc: any, target: Emulator) => JSON.stringify(doc).replaceAll(target.messagingUrl, 'MESSAGING').replaceAll(target.url, 'MANAGEMENT');
+    expect(placed(second, other)).toBe(placed(first, emu));
+  });
+
   test('`plugsmith emulator openapi --output` writes the same document without a running emulator', async () => {
-    const dir = await tempConfigDir();
-    const file = join(dir, 'openapi.json');
-    const result = await runCli(['emulator', 'openapi', '--output', file], { env: { PLUGSMITH_CONFIG_DIR: dir } });
+    // In this process: what is under test is the document the command writes, not the process.
+    const file = join(await tempDir(), 'openapi.json');
+    const result = await (await cli()).run(['emulator', 'openapi', '--output', file]);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(await readFile(file, 'utf8'));
     await SwaggerParser.validate(structuredClone(doc));
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys((await call(emu.url, 'GET', '/_emulator/openapi.json')).body.paths).sort());
+    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys((await documentOf(emu)).paths).sort());
     // The emulator started for the purpose listened on throwaway ports: the document names the default ones.
     expect(doc.servers[0].url).toBe('http://127.0.0.1:4010');
     expect(doc.paths['/conversations'].post.servers[0].url).toBe('http://127.0.0.1:4011');
@@ -117,7 +131,7 @@ describe('the OpenAPI document', () => {
 
 describe('responses are written from their schema', () => {
   test('a stored field the contract does not name never leaves the server', async () => {
-    const exported = (await adminCall(emu, 'GET', '/_emulator/export')).body.data;
+    const exported = (await admin(emu).get('/_emulator/export')).body.data;
     const now = new Date().toISOString();
     const org = exported.collections.orgs[0];
     exported.collections.plugins = [
@@ -127,9 +141,9 @@ describe('responses are written from their schema', () => {
         internalFlag: 'must not leak', secretHash: 'must not leak either',
       },
     ];
-    expect((await adminCall(emu, 'POST', '/_emulator/import', { body: exported })).status).toBe(200);
+    expect((await admin(emu).post('/_emulator/import', exported)).status).toBe(200);
     // Tokens are exported as hashes, so the seed's token still works after the import.
-    const answer = await call(emu.url, 'GET', '/api/plugins/plg_internal', { token: emu.token! });
+    const answer = await api(emu).get('/api/plugins/plg_internal');
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.data.name).toBe('Internal');
     expect(answer.body.data).not.toHaveProperty('internalFlag');
@@ -152,7 +166,7 @@ describe('the contract check', () => {
     await plantBadPlugin(emu);
     const list = contractViolations();
     const before = list.length;
-    expect((await call(emu.url, 'GET', '/api/plugins/plg_bad', { token: emu.token! })).status).toBe(200);
+    expect((await api(emu).get('/api/plugins/plg_bad')).status).toBe(200);
     const found = list.splice(before);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ method: 'GET', route: '/api/plugins/:pluginId', status: 200 });
@@ -160,12 +174,11 @@ describe('the contract check', () => {
   });
 
   test('is an option of startEmulator: off, an emulator records nothing (the test setup turns the default on)', async () => {
-    const unchecked = await startEmulator({ inMemory: true, contractCheck: false });
-    onTestFinished(() => unchecked.close());
+    const unchecked = await emulator({ inMemory: true, contractCheck: false });
     await plantBadPlugin(unchecked);
     const list = contractViolations();
     const before = list.length;
-    expect((await call(unchecked.url, 'GET', '/api/plugins/plg_bad', { token: unchecked.token! })).status).toBe(200);
+    expect((await api(unchecked).get('/api/plugins/plg_bad')).status).toBe(200);
     expect(list.slice(before)).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '../../src/contract/index.js';
 import { WebhookServer } from '../emulator/events/helpers.js';
+import { api } from '../kit/index.js';
 
 // Every kind of event the emulator really sends, through the platform's own flows (no admin
 // trigger), must match its schema in the OpenAPI document's `webhooks`: the document a plugin
@@ -12,16 +13,7 @@ import { WebhookServer } from '../emulator/events/helpers.js';
 let emu: Emulator;
 let hook: WebhookServer;
 
-async function call(method: string, path: string, body?: unknown, base = emu.url, auth = emu.token!) {
-  const res = await request(`${base}${path}`, {
-    method: method as 'GET',
-    headers: { authorization: `Bearer ${auth}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path} → ${res.statusCode} ${text}`);
-  return JSON.parse(text).data;
-}
+const call = (method: string, path: string, body?: unknown, base = emu.url, auth = emu.token!) => api(base, { token: `Bearer ${auth}` }).data(method, path, body);
 
 async function plugin(type: string, events: string[], scopes: string[]) {
   const created = await call('POST', '/api/plugins', { orgId: 'org_dev', name: `${type} plugin`, type, events, scopes, webhookUrl: hook.url });

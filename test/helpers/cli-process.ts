@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { onTestFinished } from 'vitest';
+import { killMarked } from '../kit/processes.js';
 
 /** The built CLI entry; `npm test` builds before running vitest. */
 export const CLI = resolve(import.meta.dirname, '../../bin/plugsmith.js');
@@ -43,7 +45,8 @@ export async function runCli(args: string[], options: { env?: Record<string, str
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
   child.stdin.end(options.input ?? '');
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  // A safety net, not an assertion: on a loaded 2-core machine one run can take many seconds.
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 100_000);
   // 'close', not 'exit': the process can exit before all of its output has been read.
   const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
@@ -70,9 +73,11 @@ export function spawnCli(
   options: { env?: Record<string, string>; cwd?: string; onTestFinished?: (cleanup: () => void) => void } = {},
 ): CliProcess {
   assertBuilt();
+  // Every process this CLI starts (dev's plugin runs in a process group of its own) inherits the mark.
+  const mark = randomUUID();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
-    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env },
+    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env, PLUGSMITH_TEST_PROCESS: mark },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -86,8 +91,13 @@ export function spawnCli(
     else queue.push(line);
   });
   const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
-  (options.onTestFinished ?? onTestFinished)(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  (options.onTestFinished ?? onTestFinished)(async () => {
+    // Killed with SIGKILL, the CLI cannot stop what it started: those go too, found by the mark.
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    killMarked('PLUGSMITH_TEST_PROCESS', mark);
   });
   return {
     child,

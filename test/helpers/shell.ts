@@ -15,7 +15,9 @@ export interface ShellRun {
  */
 export function userEnv(extra: Record<string, string> = {}): Record<string, string> {
   const own = Object.entries(process.env).filter(([k, v]) => v !== undefined && !/^(npm_|VITEST|NODE_ENV$|TEST$)/i.test(k)) as Array<[string, string]>;
-  return { ...Object.fromEntries(own), NO_COLOR: '1', CI: 'true', ...extra };
+  // The run's HOME is a temporary folder (test/kit/run-setup.ts); npm's download cache stays the person's.
+  const cache: Record<string, string> = process.env.npm_config_cache ? { npm_config_cache: process.env.npm_config_cache } : {};
+  return { ...Object.fromEntries(own), ...cache, NO_COLOR: '1', CI: 'true', ...extra };
 }
 
 /** Runs a command to completion in a person's environment (see `userEnv`); stdout and stderr together. */

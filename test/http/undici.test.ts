@@ -1,9 +1,8 @@
-import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgent, createEnvHttpProxyAgent, request, UNDICI_DEEP_MODULES, UNDICI_LINE } from '../../src/http/undici.js';
+import { receiver } from '../kit/index.js';
 
 const require = createRequire(import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
@@ -22,13 +21,8 @@ describe('the undici shim', () => {
   });
 
   it('sends a real request through an Agent and through the proxy-aware agent', async () => {
-    const server = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(`${req.method} ${req.url}`);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => void server.close());
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hello?x=1`;
+    const server = await receiver((req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${req.url}`));
+    const url = `${server.url}/hello?x=1`;
     for (const dispatcher of [createAgent(), createEnvHttpProxyAgent({ noProxy: '127.0.0.1' })]) {
       const answer = await request(url, { dispatcher });
       expect(answer.statusCode).toBe(200);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { sh, userEnv } from '../helpers/shell.js';
 import { freePort } from '../helpers/ports.js';
+import { killMarked } from '../kit/processes.js';
 
 // The README's install paths, as a person on a fresh machine meets them: nothing goes into this
 // checkout's node_modules; every `npm install -g` goes to a temporary global prefix
@@ -45,7 +47,9 @@ async function globalPrefix(name: string): Promise<{ prefix: string; env: Record
 
 /** Starts a long-running command in its own process group; stopped with SIGINT (then SIGKILL) when the test ends. */
 function background(command: string, args: string[], cwd: string, env: Record<string, string>): { child: ChildProcess; lines: string[]; waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>; output(): string } {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // What it starts in process groups of their own (dev's plugin) inherits the mark, and goes with it.
+  const mark = randomUUID();
+  const child = spawn(command, args, { cwd, env: { ...env, PLUGSMITH_TEST_PROCESS: mark }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const lines: string[] = [];
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
@@ -55,13 +59,15 @@ function background(command: string, args: string[], cwd: string, env: Record<st
     for (const wake of waiters) wake();
   });
   onTestFinished(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    // SIGINT is Ctrl+C: dev stops the plugin's process group and its emulator.
-    process.kill(-child.pid!, 'SIGINT');
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      // SIGINT is Ctrl+C: dev stops the plugin's process group and its emulator.
+      process.kill(-child.pid!, 'SIGINT');
+      const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    killMarked('PLUGSMITH_TEST_PROCESS', mark);
   });
   return {
     child,

@@ -1,19 +1,18 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { api as kitApi, cli as kitCli, emulator, tempDir, type Cli } from '../kit/index.js';
+
+// The CLI runs in this process (the kit's cli()): what is under test is what deploy and pull do.
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 async function project(manifest: unknown, files: Record<string, unknown> = {}): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-deploy-'));
+  const dir = await tempDir('plugsmith-deploy-');
   await writeFile(join(dir, 'plugsmith.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest, null, 2));
   for (const [name, content] of Object.entries(files)) {
     await mkdir(join(dir, name, '..'), { recursive: true });
@@ -22,21 +21,10 @@ async function project(manifest: unknown, files: Record<string, unknown> = {}): 
   return dir;
 }
 
-async function cli(dir: string, args: string[], config: string) {
-  return runCli(args, {
-    cwd: dir,
-    env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_PROFILE: '' },
-  });
-}
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await request(`${emu.url}${path}`, {
-    method: method as 'GET',
-    headers: { authorization: emu.token!, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as { data: any } };
-}
+/** The CLI with a config dir of its own, pointed at the emulator as its OWNER. */
+const tempConfigDir = () => kitCli({ PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_PROFILE: '' });
+const cli = (dir: string, args: string[], config: Cli) => config.run(args, { cwd: dir });
+const api = (method: string, path: string, body?: unknown) => kitApi(emu).call(method, path, body === undefined ? {} : { body });
 
 const manifest = {
   $schema: './node_modules/plugsmith/plugsmith.schema.json',

@@ -15,13 +15,14 @@ import {
   type WebhookEvent,
 } from '../../src/webhooks/index.js';
 import { challenge, fileAdded, installed } from './fixtures/events.js';
-import { deliver, post, serve } from './helpers.js';
+import { server } from '../kit/index.js';
+import { deliver, post } from './helpers.js';
 
 const secret = generateWebhookSecret();
 
 describe('createWebhookHandler on node:http', () => {
   it('answers WEBHOOK_CHALLENGE by itself', async () => {
-    const url = await serve(createWebhookHandler({ secret, on: {} }));
+    const { url } = await server(createWebhookHandler({ secret, on: {} }));
     const answer = await deliver(url, challenge, secret);
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
@@ -30,7 +31,7 @@ describe('createWebhookHandler on node:http', () => {
 
   it('calls the typed handler with the parsed event and answers { ok: true }', async () => {
     const seen: PluginInstalledEvent[] = [];
-    const url = await serve(
+    const { url } = await server(
       createWebhookHandler({
         secret,
         on: {
@@ -47,7 +48,7 @@ describe('createWebhookHandler on node:http', () => {
   });
 
   it("sends back what an async handler returns", async () => {
-    const url = await serve(
+    const { url } = await server(
       createWebhookHandler({
         secret,
         on: {
@@ -62,7 +63,7 @@ describe('createWebhookHandler on node:http', () => {
 
   it('answers 200 to event kinds without a handler, and to kinds it does not know', async () => {
     const handler = vi.fn();
-    const url = await serve(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }));
+    const { url } = await server(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }));
     expect(await deliver(url, fileAdded, secret)).toMatchObject({ status: 200, body: { ok: true } });
     const future = JSON.stringify({ ...installed, id: 'evt_future', type: 'SOMETHING_NEW' });
     expect(await deliver(url, future, secret)).toMatchObject({ status: 200, body: { ok: true } });
@@ -73,7 +74,7 @@ describe('createWebhookHandler on node:http', () => {
 
   it('answers 401 with a JSON error to a bad signature, and never calls the handler', async () => {
     const handler = vi.fn();
-    const url = await serve(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }));
+    const { url } = await server(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }));
     const answer = await deliver(url, installed, generateWebhookSecret());
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual({ ok: false, error: { error: 'UNAUTHORIZED', message: expect.stringMatching(/no matching signature/) } });
@@ -85,7 +86,7 @@ describe('createWebhookHandler on node:http', () => {
   });
 
   it('answers 401 to a replay outside the tolerance', async () => {
-    const url = await serve(createWebhookHandler({ secret, on: {}, toleranceSeconds: 60 }));
+    const { url } = await server(createWebhookHandler({ secret, on: {}, toleranceSeconds: 60 }));
     const body = JSON.stringify(installed);
     const stale = webhookHeaders({ id: installed.id, body, secret, timestamp: Math.floor(Date.now() / 1000) - 61 });
     const answer = await post(url, body, stale);
@@ -95,7 +96,7 @@ describe('createWebhookHandler on node:http', () => {
 
   it('answers 500 when the handler throws, reports the error, and keeps its message private', async () => {
     const reported: Array<[unknown, WebhookEvent]> = [];
-    const url = await serve(
+    const { url } = await server(
       createWebhookHandler({
         secret,
         on: {
@@ -117,7 +118,7 @@ describe('createWebhookHandler on node:http', () => {
   });
 
   it('still answers 500 when onError itself throws', async () => {
-    const url = await serve(
+    const { url } = await server(
       createWebhookHandler({
         secret,
         on: { PLUGIN_INSTALLED: async () => Promise.reject(new Error('down')) },
@@ -131,20 +132,20 @@ describe('createWebhookHandler on node:http', () => {
 
   it('lets a challenge handler observe the challenge and still verifies the URL', async () => {
     const seen: string[] = [];
-    const url = await serve(createWebhookHandler({ secret, on: { WEBHOOK_CHALLENGE: (event) => void seen.push(event.data.challenge) } }));
+    const { url } = await server(createWebhookHandler({ secret, on: { WEBHOOK_CHALLENGE: (event) => void seen.push(event.data.challenge) } }));
     expect((await deliver(url, challenge, secret)).body).toEqual({ challenge: 'ch_4f1c2d' });
     expect(seen).toEqual(['ch_4f1c2d']);
   });
 
   it('answers 400 to a signed body that is not an event', async () => {
-    const url = await serve(createWebhookHandler({ secret, on: {} }));
+    const { url } = await server(createWebhookHandler({ secret, on: {} }));
     const answer = await deliver(url, 'not json', secret);
     expect(answer.status).toBe(400);
     expect(answer.body.error.error).toBe('VALIDATION_ERROR');
   });
 
   it('answers 405 to other methods', async () => {
-    const url = await serve(createWebhookHandler({ secret, on: {} }));
+    const { url } = await server(createWebhookHandler({ secret, on: {} }));
     const response = await request(url, { method: 'GET' });
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe('POST');
@@ -152,7 +153,7 @@ describe('createWebhookHandler on node:http', () => {
   });
 
   it('answers 413 to a body over the limit, streamed or declared', async () => {
-    const url = await serve(createWebhookHandler({ secret, on: {}, maxBodyBytes: 1000 }));
+    const { url } = await server(createWebhookHandler({ secret, on: {}, maxBodyBytes: 1000 }));
     const big = JSON.stringify({ ...installed, padding: 'x'.repeat(5000) });
     expect((await deliver(url, big, secret)).status).toBe(413);
     const chunked = await request(url, {
@@ -166,7 +167,7 @@ describe('createWebhookHandler on node:http', () => {
 
   it('uses a body a framework already read as req.rawBody or req.body', async () => {
     const handler = createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (event) => ({ got: event.id }) } });
-    const url = await serve(async (req, res) => {
+    const { url } = await server(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const raw = Buffer.concat(chunks);
@@ -251,7 +252,7 @@ describe('handleWebhook', () => {
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook({ id: event.id, timestamp, body, secret }) };
-    const url = await serve(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (e) => ({ name: e.data.instance.name }) } }));
+    const { url } = await server(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (e) => ({ name: e.data.instance.name }) } }));
     expect((await post(url, body, headers)).body).toEqual({ name: 'Indexeur été ✓' });
   });
 });

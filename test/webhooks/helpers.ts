@@ -1,22 +1,5 @@
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { onTestFinished } from 'vitest';
 import { webhookHeaders, type WebhookEvent } from '../../src/webhooks/index.js';
-
-/** Serves `listener` on a free loopback port until the test finishes; returns its base URL. */
-export async function serve(listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** Posts `event` to `url` as the platform would, signed with `secret`; returns status and parsed JSON. */
 export async function deliver(url: string, event: WebhookEvent | string, secret: string, headers: Record<string, string> = {}) {

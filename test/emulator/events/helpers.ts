@@ -1,9 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
 import { verifyWebhook, type WebhookEvent } from '../../../src/webhooks/index.js';
 import type { Emulator } from '../../../emulator/index.js';
+import { api, deadUrl, receiver, type Receiver } from '../../kit/index.js';
 
 /** The seed with a user of every role (fixtures/roles-seed.json); its tokens are named below. */
 export const ROLES_SEED = fileURLToPath(new URL('./fixtures/roles-seed.json', import.meta.url));
@@ -32,22 +31,19 @@ export type Responder = (event: WebhookEvent, received: Received) => Answer | Pr
 export const answerProperly: Responder = (event) =>
   event.type === 'WEBHOOK_CHALLENGE' ? { body: { challenge: event.data.challenge } } : { body: { ok: true } };
 
-/** A real webhook server on a free loopback port that records what it receives. */
+/** A real webhook server on a free loopback port that records what it receives (the kit's receiver, closed by the kit). */
 export class WebhookServer {
   readonly received: Received[] = [];
   responder: Responder = answerProperly;
-  private server!: Server;
   private waiters: Array<() => void> = [];
+  private receiver!: Receiver;
   url = '';
 
   static async start(responder?: Responder): Promise<WebhookServer> {
     const hook = new WebhookServer();
     if (responder) hook.responder = responder;
-    hook.server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks).toString('utf8');
-      const received: Received = { headers: req.headers, body, event: JSON.parse(body), at: Date.now() };
+    hook.receiver = await receiver(async (request, res) => {
+      const received: Received = { headers: request.headers, body: request.body, event: JSON.parse(request.body), at: Date.now() };
       hook.received.push(received);
       for (const wake of hook.waiters.splice(0)) wake();
       const answer = await hook.responder(received.event, received);
@@ -56,8 +52,7 @@ export class WebhookServer {
       res.writeHead(answer.status ?? 200, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json', ...answer.headers });
       res.end(text);
     });
-    await new Promise<void>((resolve) => hook.server.listen(0, '127.0.0.1', resolve));
-    hook.url = `http://127.0.0.1:${(hook.server.address() as AddressInfo).port}/webhook`;
+    hook.url = hook.receiver.webhookUrl;
     return hook;
   }
 
@@ -73,29 +68,20 @@ export class WebhookServer {
     return got();
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.receiver.close();
   }
 }
 
 /** A loopback URL on which nothing listens (a port that was free a moment ago). */
 export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/webhook`;
+  return `${await deadUrl()}/webhook`;
 }
 
-/** Calls the emulator over HTTP; returns status and parsed JSON body. */
+/** Calls the emulator over HTTP (a `Bearer` token); returns status and parsed JSON body (null when empty). */
 export async function call(url: string, method: string, path: string, token?: string | null, body?: unknown, extraHeaders: Record<string, string> = {}) {
-  const headers: Record<string, string> = { ...extraHeaders };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await request(url + path, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.body.text();
-  return { status: response.statusCode, body: text ? (JSON.parse(text) as any) : null };
+  const answer = await api(url, { token: token ? `Bearer ${token}` : null, headers: extraHeaders }).call(method, path, body === undefined ? {} : { body });
+  return { status: answer.status, body: (answer.body ?? null) as any };
 }
 
 /** Calls the emulator's admin API (`/_emulator/…`) with its admin credential. */

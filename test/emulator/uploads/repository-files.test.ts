@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { verifyWebhook } from '../../../src/webhooks/index.js';
 import { WebhookServer } from '../events/helpers.js';
+import { api } from '../../kit/index.js';
 
 type Json = { ok: boolean; data?: any; error?: { message: string; error: string } };
 
@@ -14,14 +15,8 @@ let secret: string;
 let uploadedFile: string;
 let outsideFile: string;
 
-async function call(method: string, path: string, token: string | undefined, body?: unknown) {
-  const res = await request(`${emu.url}${path}`, {
-    method: method as 'GET',
-    headers: { ...(token ? { authorization: token } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Json };
-}
+const call = (method: string, path: string, token: string | undefined, body?: unknown) =>
+  api(emu, { token: token ?? null }).call(method, path, body === undefined ? {} : { body }) as Promise<{ status: number; body: Json }>;
 
 async function uploadFile(name: string): Promise<string> {
   const gen = await call('POST', '/api/generate-upload-url', emu.token!, { files: [{ fileName: name }], parentId: 'org_dev', parentType: 'ORG' });

@@ -1,0 +1,77 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { admin, api, cli, emulator, emulatorEnv, receiver, refuse, type Receiver } from './index.js';
+import { spawnedCli } from './spawn.js';
+import { spawnCli } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
+import { tempDir } from './index.js';
+import { markedProcesses } from './processes.js';
+import { RUN_MARK } from './run-setup.js';
+
+// The kit owns what it starts: inside a test, until the test ends; outside one, until the file's tests end.
+
+let shared: Emulator;
+beforeAll(async () => {
+  shared = await emulator();
+});
+
+describe('the test kit', () => {
+  let early: Receiver;
+  test('a receiver started in a test records requests, answers challenges, and is closed when the test ends', async () => {
+    early = await receiver();
+    const answer = await request(early.webhookUrl, { method: 'POST', body: JSON.stringify({ type: 'WEBHOOK_CHALLENGE', data: { challenge: 'c1' } }) });
+    expect(await answer.body.json()).toEqual({ challenge: 'c1' });
+    expect((await early.next((r) => r.json?.type === 'WEBHOOK_CHALLENGE')).url).toBe('/webhook');
+    const refusing = await receiver(refuse(503));
+    expect((await request(refusing.url)).statusCode).toBe(503);
+  });
+
+  test('... and the next test finds it closed, while the file\'s emulator still answers', async () => {
+    await expect(request(early.url)).rejects.toThrow();
+    expect((await api(shared).get('/api/plugins/plg_missing')).status).toBe(404);
+    expect((await api(shared, { token: null }).get('/api/plugins/plg_missing')).status).toBe(401);
+    expect((await admin(shared).get('/_emulator/health')).status).toBe(200);
+  });
+
+  test('cli() runs a command in this process, with the outcome of the spawned CLI', async () => {
+    const plugsmith = await cli(emulatorEnv(shared));
+    const child = await spawnedCli(emulatorEnv(shared));
+    const inside = await plugsmith.run(['plugins', 'get', 'plg_missing']);
+    const spawned = await child.run(['plugins', 'get', 'plg_missing']);
+    expect(inside.code).not.toBe(0);
+    expect(inside.code).toBe(spawned.code);
+    expect(inside.stderr.trim()).toBe(spawned.stderr.trim());
+    const list = ['plugins', 'list', '--org', shared.orgId!];
+    expect(await plugsmith.json(list)).toEqual(await child.json(list));
+  });
+
+  test('the run has a home of its own', () => {
+    expect(process.env.HOME).toContain('plugsmith-test-home-');
+    expect(process.env.XDG_CACHE_HOME).toBe(`${process.env.HOME}/.cache`);
+    expect(process.env.PLUGSMITH_TEST_RUN).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  let pluginPid = 0;
+  test('a long-running CLI is killed when its test ends, and what it started with it (dev\'s plugin runs in a process group of its own)', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'server.js'), "require('node:fs').writeFileSync('plugin.pid', String(process.pid)); require('node:http').createServer((q, s) => s.end('{}')).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('up'));");
+    await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'Left behind', description: 'x', type: 'APP', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' } }));
+    const port = await freePort();
+    const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env: { PLUGSMITH_CONFIG_DIR: dir } });
+    for (let i = 0; i < 600 && !dev.stderr().includes('plugin  up'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(dev.stderr()).toContain('plugin  up');
+    pluginPid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
+    // The test ends with dev running: the kit kills it (SIGKILL, so dev itself cannot stop its plugin).
+  });
+
+  test('... and the next test finds the plugin gone', async () => {
+    expect(pluginPid).toBeGreaterThan(0);
+    // SIGKILL takes effect a moment after kill() returns; an exited orphan may stay a zombie a while.
+    const alive = () => markedProcesses(RUN_MARK, process.env[RUN_MARK]!).includes(pluginPid);
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive()).toBe(false);
+  });
+});
