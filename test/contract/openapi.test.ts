@@ -109,8 +109,8 @@ describe('the OpenAPI document', () => {
     const second = (await documentOf(other));
     expect(routesDocumentBuilds()).toBe(builds);
     expect(second.servers).toEqual([{ url: other.url, description: 'management and admin API' }]);
-    expect(second.paths['/conversations'].servers).toEqual([{ url: other.messagingUrl, description: 'messaging API' }]);
-    expect(first.paths['/conversations'].servers).toEqual([{ url: emu.messagingUrl, description: 'messaging API' }]);
+    expect(second.paths['/conversations'].servers).toEqual([{ url: other.messagingUrl, description: 'messaging API (its own server, not the management one)' }]);
+    expect(first.paths['/conversations'].servers).toEqual([{ url: emu.messagingUrl, description: 'messaging API (its own server, not the management one)' }]);
     const placed = (doc: any, target: Emulator) => JSON.stringify(doc).replaceAll(target.messagingUrl, 'MESSAGING').replaceAll(target.url, 'MANAGEMENT');
     expect(placed(second, other)).toBe(placed(first, emu));
   });
