@@ -68,7 +68,7 @@ function writeOut(text: string): void {
 
 /** Builds the program and runs the command argv names, setting the exit code from its outcome. */
 async function run(args: string[]): Promise<void> {
-  const [{ EXIT, UserError }, { processIo }, { env }, { setFlagsFromString }] = await Promise.all([
+  const [{ EXIT, UserError, ExitWith }, { processIo }, { env }, { setFlagsFromString }] = await Promise.all([
     import('./errors.js'),
     import('./ui/io.js'),
     import('./config/env.js'),
@@ -91,6 +91,10 @@ async function run(args: string[]): Promise<void> {
     await main(args, io);
     process.exitCode = EXIT.OK;
   } catch (error) {
+    if (error instanceof ExitWith) {
+      process.exitCode = error.exitCode;
+      return;
+    }
     const { exitCodeOf, formatError } = await import('./ui/errors.js');
     io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     process.exitCode = error instanceof UserError ? error.exitCode : exitCodeOf(error);

@@ -54,9 +54,12 @@ export function emulatorStateFile(key: string): string {
   return join(emulatorsDir(), `${name}.json`);
 }
 
-/** What an emulator started here belongs to: the project of `from` (cwd), else its data dir, else nothing (in memory). */
+/**
+ * What an emulator started here belongs to: the project of `from` (cwd), else the project its data
+ * dir lies in, else its data dir, else nothing (in memory: keyed by this process).
+ */
 export function emulatorOwner(options: { from?: string; dataDir?: string | null }): { project: string | null; key: string } {
-  const project = projectRootOf(options.from ?? process.cwd());
+  const project = projectRootOf(options.from ?? process.cwd()) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
   if (project) return { project, key: project };
   if (options.dataDir) return { project: null, key: realOf(options.dataDir) };
   return { project: null, key: `memory-${process.pid}` };

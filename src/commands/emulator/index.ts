@@ -58,6 +58,23 @@ export const emulatorCommands = [
     load: () => import('./stop.js'),
   }),
   defineCommand({
+    path: ['emulator', 'exec'],
+    summary: 'Run a command (a test suite, in any language) against a fresh in-memory emulator given in its environment; exits with its code',
+    examples: [
+      'plugsmith emulator exec -- npm test',
+      'plugsmith emulator exec --deploy -- python3 -m unittest',
+      'plugsmith emulator exec --seed ./seed.json -- "pytest -q"',
+      'plugsmith emulator exec --json',
+    ],
+    args: ['[command...]'],
+    options: [
+      { flags: '--seed <file>', description: 'seed file of the emulator (default: the default workspace)' },
+      { flags: '--deploy', description: 'deploy the project\'s manifest into it first (PLUGSMITH_PLUGIN_ID and PLUGSMITH_WEBHOOK_SECRET are set; the webhook is not verified: the command does that once its receiver listens)' },
+      { flags: '--manifest <path>', description: 'the manifest --deploy deploys', default: 'plugsmith.json' },
+    ],
+    load: () => import('./exec.js'),
+  }),
+  defineCommand({
     path: ['emulator', 'export'],
     summary: 'Write every record of the running emulator to a JSON file (token hashes, not tokens)',
     examples: ['plugsmith emulator export backup.json', 'plugsmith emulator export state.json --base-url http://127.0.0.1:4010'],
