@@ -25,7 +25,7 @@ async function findPlugin(input: CommandInput<CheckFlags & TargetFlags>): Promis
     // In a project whose emulator is not running, the secret and the side-effect checks are out of reach: say why.
     if (settings.noEmulator && !o.secret && projectRootOf()) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
     if (o.plugin) throw new UserError('--plugin needs the platform: run `plugsmith login --local` (emulator) or set PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN', EXIT.AUTH);
-    return { client: null, plugin: null, why: settings.noEmulator ?? 'no platform configured: run `plugsmith login --local` against the emulator where the plugin is installed' };
+    return { client: null, plugin: null, why: 'no platform configured: run `plugsmith login --local` against the emulator where the plugin is installed' };
   }
   const { client } = await clientFor(input, { token: true });
   try {
