@@ -214,7 +214,9 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
 
     // dev adopts it: the same plugin, the same instance, never a second one.
     const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(pluginPort)], { cwd: dir, env });
-    await until('the installs', () => /reusing instance|installed on nova/.test(dev.stderr()));
+    await until('the installs', () => /reusing instance|installed on nova/.test(dev.stderr()), 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; dev said:\n${dev.stderr()}`);
+    });
     expect(dev.stderr()).toContain(`using the running emulator at ${state.url}`);
     expect(dev.stderr()).toContain(`reusing instance ${handInstance} on agent_nova`);
     expect(dev.stderr()).not.toContain('installed on nova');
