@@ -203,7 +203,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       credentials = credentialsOf(effectiveSeed);
     }
 
-    const logins = new DashboardLogins();
+    // A persistent store keeps the dashboard's sessions (their hashes), so open tabs survive a restart.
+    const logins = new DashboardLogins({ sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined });
     const services: Services = {
       store,
       db,

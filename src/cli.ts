@@ -41,7 +41,7 @@ function writeOut(text: string): void {
 
 /** Builds the program and runs the command argv names, setting the exit code from its outcome. */
 async function run(args: string[]): Promise<void> {
-  const [{ EXIT, UserError }, { processIo }, { terminalSafeIo }, { env }, { setFlagsFromString }] = await Promise.all([
+  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }, { setFlagsFromString }] = await Promise.all([
     import('./errors.js'),
     import('./ui/io.js'),
     import('./ui/terminal-text.js'),
@@ -67,6 +67,10 @@ async function run(args: string[]): Promise<void> {
     await main(args, io);
     process.exitCode = EXIT.OK;
   } catch (error) {
+    if (error instanceof ExitWith) {
+      process.exitCode = error.exitCode;
+      return;
+    }
     const { exitCodeOf, formatError } = await import('./ui/errors.js');
     io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     process.exitCode = error instanceof UserError ? error.exitCode : exitCodeOf(error);

@@ -10,6 +10,16 @@ export const EXIT = {
   NETWORK: 7,
 } as const;
 
+/**
+ * Ends the command with this exit code and prints nothing: the code of a command plugsmith ran for
+ * the user (`emulator exec`), who has seen its output already.
+ */
+export class ExitWith extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit code ${exitCode}`);
+  }
+}
+
 /** An error the user can fix; its message says how. Printed without a stack trace. */
 export class UserError extends Error {
   constructor(

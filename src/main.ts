@@ -11,7 +11,7 @@ declare const __PLUGSMITH_VERSION__: string;
 export const VERSION = typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
 /** Global options that take a value: the word after them is not a command. */
-const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout']);
+const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout', '--emulator']);
 
 /**
  * The first word of the command `argv` runs (`plugins` in `--json plugins list`), or undefined
@@ -42,6 +42,7 @@ export function buildProgram(io: Io, argv?: string[]): Command {
     .option('--no-color', 'disable colour')
     .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
     .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')
+    .option('--emulator <url|folder>', 'the running local emulator to use: its URL, or its project (or data) folder (env PLUGSMITH_EMULATOR; default: the current project\'s, else the most recently started)')
     .addOption(new Option('--timeout <seconds>', 'seconds to wait for each answer of the platform (env PLUGSMITH_TIMEOUT; default 30)').argParser(timeoutOption))
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -156,6 +157,8 @@ function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
       profile: all.profile,
       timeout: all.timeout,
     };
+    const { setEmulatorOption } = await import('./config/emulators.js');
+    setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
     const { default: handler } = await spec.load();
     // The one place where commander's untyped values meet the handler's type: defineCommand
     // checked that type against the very declarations commander parsed these values from.

@@ -28,6 +28,7 @@ export async function clientFor(
 ): Promise<{ client: PlatformClient; settings: Settings }> {
   const settings = await settingsFor(input);
   // Messaging commands never call the management API, so its URL may be missing for them.
+  if (settings.noEmulator && !settings.baseUrl && !(needs.messaging && settings.messagingUrl)) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
   if (!settings.baseUrl && !needs.messaging) {
     throw new UserError('no platform to talk to: run `plugsmith login --local` (emulator) or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL', EXIT.AUTH);
   }

@@ -1,5 +1,5 @@
 import { env } from './env.js';
-import { readEmulatorState } from './profiles.js';
+import { listEmulators } from './emulators.js';
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -16,13 +16,13 @@ function sameEmulator(a: string, b: string): boolean {
 
 /**
  * The admin credential for the emulator at `url`: PLUGSMITH_ADMIN_TOKEN, else the one in the
- * state file of the running `plugsmith emulator start` / `plugsmith dev` when `url` is that
- * emulator (never sent to another host). Undefined when neither applies.
+ * state file of the running `plugsmith emulator start` / `plugsmith dev` that listens at `url` (never sent to another host). Undefined when neither applies.
  */
 export async function adminTokenFor(url: string | undefined): Promise<string | undefined> {
   const fromEnv = env.adminToken();
   if (fromEnv) return fromEnv;
   if (!url) return undefined;
-  const state = await readEmulatorState();
-  return state?.adminToken && sameEmulator(state.url, url) ? state.adminToken : undefined;
+  // Whichever running emulator answers at `url` (several projects may each run one).
+  const state = (await listEmulators()).find((s) => sameEmulator(s.url, url));
+  return state?.adminToken || undefined;
 }

@@ -19,7 +19,9 @@ export const env = {
   timeout: () => process.env.PLUGSMITH_TIMEOUT || undefined,
   /** Profile to use instead of the config file's current one. */
   profile: () => process.env.PLUGSMITH_PROFILE || undefined,
-  /** Folder of the config file and the emulator state file (default: the user's config dir). */
+  /** The emulator to act on (a URL or a project/data folder), like the global --emulator option. */
+  emulator: () => process.env.PLUGSMITH_EMULATOR || undefined,
+  /** Folder of the config file and the emulators' state files (default: the user's config dir). */
   configDir: () => process.env.PLUGSMITH_CONFIG_DIR || undefined,
   /** XDG base directory for configuration. */
   xdgConfigHome: () => process.env.XDG_CONFIG_HOME || undefined,

@@ -2,14 +2,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { env } from './env.js';
 
-/** The folder of plugsmith's config file and emulator state file. */
+/** The folder of plugsmith's config file and of the running emulators' state files. */
 export function configDir(): string {
   return env.configDir() ?? join(env.xdgConfigHome() ?? join(homedir(), '.config'), 'plugsmith');
 }
 
-/** Where a running `plugsmith emulator start` writes its URLs and credentials. */
-export function emulatorStatePath(): string {
-  return join(configDir(), 'emulator.json');
+/** Where each running emulator (`plugsmith emulator start`, `plugsmith dev`) writes its URLs and credentials: one file per project. */
+export function emulatorsDir(): string {
+  return join(configDir(), 'emulators');
 }
 
 /** The config file with profiles. */

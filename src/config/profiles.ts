@@ -1,6 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { configPath, emulatorStatePath } from './paths.js';
+import { configPath } from './paths.js';
+import { chooseEmulator, noEmulatorMessage } from './emulators.js';
 import { env } from './env.js';
 import { writePrivateFile } from './private-file.js';
 import { UserError, EXIT } from '../errors.js';
@@ -43,61 +44,6 @@ export async function saveConfig(config: ConfigFile): Promise<void> {
   await writePrivateFile(path, JSON.stringify(config, null, 2) + '\n');
 }
 
-/** What a running `plugsmith emulator start` wrote about itself. */
-export interface EmulatorState {
-  url: string;
-  messagingUrl: string;
-  token: string | null;
-  apiKey: string | null;
-  orgId: string | null;
-  dataDir: string | null;
-  /** The admin credential of this start (header `x-plugsmith-admin` on `/_emulator`). */
-  adminToken: string;
-  /** The store's stable id (`st_…`), absent in files written by older versions. */
-  storeId?: string;
-  pid: number;
-  startedAt: string;
-}
-
-/**
- * Writes the state file of an emulator this process runs (owner-only: it holds the token), so
- * other commands find it; returns what was written.
- */
-export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | 'startedAt'>): Promise<EmulatorState> {
-  const state: EmulatorState = {
-    url: emulator.url,
-    messagingUrl: emulator.messagingUrl,
-    token: emulator.token,
-    apiKey: emulator.apiKey,
-    orgId: emulator.orgId,
-    dataDir: emulator.dataDir,
-    adminToken: emulator.adminToken,
-    storeId: emulator.storeId,
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-  };
-  const path = emulatorStatePath();
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  // Written whole or not at all: another command may read it at any moment.
-  await writePrivateFile(path, JSON.stringify(state, null, 2) + '\n');
-  return state;
-}
-
-/** The local emulator's state file, or null when none is running. */
-export async function readEmulatorState(): Promise<EmulatorState | null> {
-  try {
-    const state = JSON.parse(await readFile(emulatorStatePath(), 'utf8')) as EmulatorState;
-    try {
-      process.kill(state.pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return null;
-    }
-    return state;
-  } catch {
-    return null;
-  }
-}
-
 /** The settings a command runs with, after flags, environment and profile are merged. */
 export interface Settings {
   profileName: string | null;
@@ -107,6 +53,8 @@ export interface Settings {
   apiKey?: string;
   orgId?: string;
   local: boolean;
+  /** Why there is no base URL when the settings would follow a local emulator and none runs for this project (see noEmulatorMessage). */
+  noEmulator?: string;
 }
 
 /** Flags override environment variables, which override the profile. */
@@ -134,8 +82,13 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
   // A `login --local` profile follows the running emulator (its port and credentials may have
   // changed since the login); so does no configuration at all, as if `login --local` had been run.
   if (profile?.local && settings.baseUrl === profile.baseUrl && flags.baseUrl === undefined && env.baseUrl() === undefined) {
-    const state = await readEmulatorState();
-    if (state) {
+    const choice = await chooseEmulator();
+    const state = choice.state;
+    if (!state) {
+      // The emulator it followed is gone (or this project has none): say so rather than call a dead URL.
+      settings.baseUrl = undefined;
+      settings.noEmulator = noEmulatorMessage(choice);
+    } else {
       settings.baseUrl = state.url;
       settings.messagingUrl = flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl;
       settings.token = flags.token ?? env.token() ?? state.token ?? profile.token;
@@ -144,8 +97,10 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     }
   }
   if (!profile && settings.baseUrl === undefined) {
-    const state = await readEmulatorState();
-    if (state) {
+    const choice = await chooseEmulator();
+    const state = choice.state;
+    if (!state) settings.noEmulator = noEmulatorMessage(choice);
+    else {
       settings.baseUrl = state.url;
       settings.messagingUrl ??= state.messagingUrl;
       settings.token ??= state.token ?? undefined;

@@ -7,6 +7,14 @@ export interface InstallOutcome {
   name: string;
   instanceId: string;
   created: boolean;
+  /** The entity (repository, agent or app) it is on. */
+  entityId: string;
+}
+
+/** The installs of the manifest, and the plugin's other instances that none of them is. */
+export interface InstallsReport {
+  installs: InstallOutcome[];
+  others: Array<{ instanceId: string; name: string; entityId: string }>;
 }
 
 function entityOf(install: ManifestInstall): { kind: 'repository' | 'agent' | 'app'; id: string } {
@@ -16,18 +24,20 @@ function entityOf(install: ManifestInstall): { kind: 'repository' | 'agent' | 'a
 }
 
 /**
- * Creates the manifest's installs that the plugin does not have yet (matched by name and entity),
- * once its webhook is verified. Existing ones are left alone: their tokens stay valid.
+ * Creates the manifest's installs that the plugin does not have yet, once its webhook is verified.
+ * An instance of the plugin on the same entity is the install, whatever its name (one made by hand
+ * with `plugsmith handlers add` or `providers add`): a second one would answer every event twice.
+ * Existing ones are left alone: their tokens stay valid.
  */
-export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<InstallOutcome[]> {
-  if (manifest.installs.length === 0) return [];
+export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<InstallsReport> {
   const existing: PluginInstance[] = await admin.instancesOf(pluginId);
   const out: InstallOutcome[] = [];
   for (const install of manifest.installs) {
     const entity = entityOf(install);
-    const found = existing.find((i) => i.name === install.name && i.entityId === entity.id);
+    const onEntity = existing.filter((i) => i.entityId === entity.id);
+    const found = onEntity.find((i) => i.name === install.name) ?? onEntity[onEntity.length - 1];
     if (found) {
-      out.push({ name: install.name, instanceId: found.id, created: false });
+      out.push({ name: install.name, instanceId: found.id, created: false, entityId: entity.id });
       continue;
     }
     const body = {
@@ -44,7 +54,9 @@ export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmi
         : entity.kind === 'agent'
           ? await client.agentPlugins.attach(entity.id, body)
           : await client.appPlugins.attach(entity.id, { ...body, orgId });
-    out.push({ name: install.name, instanceId: created.id, created: true });
+    out.push({ name: install.name, instanceId: created.id, created: true, entityId: entity.id });
   }
-  return out;
+  const used = new Set(out.map((o) => o.instanceId));
+  const others = existing.filter((i) => !used.has(i.id)).map((i) => ({ instanceId: i.id, name: i.name, entityId: i.entityId }));
+  return { installs: out, others };
 }

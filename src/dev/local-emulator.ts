@@ -1,6 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
-import { readEmulatorState, writeEmulatorState, type EmulatorState } from '../config/profiles.js';
-import { emulatorStatePath } from '../config/paths.js';
+import { chooseEmulator, emulatorOwner, listEmulators, removeEmulatorState, writeEmulatorState, type EmulatorState } from '../config/emulators.js';
 import { UserError, EXIT } from '../errors.js';
 import { EmulatorAdmin } from './emulator-admin.js';
 import { env } from '../config/env.js';
@@ -32,6 +30,8 @@ export interface LocalEmulatorOptions {
   /** An emulator named on the command line (--base-url): used as it is, never started. */
   target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close' | 'notes' | 'storeId' | 'dashboardUrl'>;
   dataDir: string;
+  /** The project folder (of the manifest) whose emulator is used or started. */
+  project?: string;
   port?: number;
   messagingPort?: number;
   /** A fault profile (and seed) for the webhook deliveries: given to an emulator started here, set with PUT /_emulator/faults on a running one. */
@@ -42,11 +42,12 @@ export const DEFAULT_PORT = 4010;
 export const DEFAULT_MESSAGING_PORT = 4011;
 
 /**
- * The emulator the state file names, if it really runs: its process is alive and it answers
- * its health check. A state file left by an emulator that died (or whose pid was reused) is stale.
+ * The emulator of the project `from` (default cwd; see chooseEmulator), if it really runs: its process
+ * is alive and it answers its health check. A state file left by an emulator that died (or whose pid
+ * was reused) is stale.
  */
-export async function liveEmulator(): Promise<(EmulatorState & { storeId?: string }) | null> {
-  const state = await readEmulatorState();
+export async function liveEmulator(from?: string): Promise<(EmulatorState & { storeId?: string; path: string }) | null> {
+  const state = (await chooseEmulator(from)).state;
   if (!state) return null;
   try {
     const health = await new EmulatorAdmin(state.url, { adminToken: state.adminToken }).health();
@@ -75,7 +76,14 @@ export function assertDistinctPorts(port: number | undefined, messagingPort: num
 /** Fails with a message naming the port and, where the system tells, the process holding it. */
 export async function assertPortFree(port: number, host: string, flag: string): Promise<void> {
   if (port === 0 || (await portIsFree(port, host))) return;
-  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describeTakenPort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describePort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+}
+
+/** Who holds a taken port, naming the project when it is another emulator plugsmith started. */
+export async function describePort(port: number): Promise<string> {
+  const holder = (await listEmulators()).find((s) => [s.url, s.messagingUrl].some((u) => Number(new URL(u).port) === port));
+  if (holder) return `port ${port} is in use by the emulator of ${holder.project ?? holder.dataDir ?? 'an in-memory store'} (pid ${holder.pid})`;
+  return describeTakenPort(port);
 }
 
 /**
@@ -96,7 +104,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     const storeId = typeof health.storeId === 'string' ? health.storeId : null;
     return { ...target, storeId, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
   }
-  const running = await liveEmulator();
+  const running = await liveEmulator(options.project);
   if (running && running.token && running.orgId) {
     const notes: string[] = [];
     const adminToken = env.adminToken() ?? running.adminToken;
@@ -117,7 +125,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
       return asked;
     }
     if (await portIsFree(fallback, host)) return fallback;
-    notes.push(`${await describeTakenPort(fallback)}: the emulator takes a free port instead (${flag} picks one)`);
+    notes.push(`${await describePort(fallback)}: this project's emulator takes a free port instead (${flag} picks one)`);
     return 0;
   };
   const port = await pick(options.port, DEFAULT_PORT, '--emulator-port');
@@ -132,7 +140,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       const taken = (error as { port?: number }).port;
-      throw new UserError(`cannot start the emulator: ${taken ? await describeTakenPort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
+      throw new UserError(`cannot start the emulator: ${taken ? await describePort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
     }
     throw error;
   }
@@ -140,8 +148,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     await emulator.close();
     throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.VALIDATION);
   }
-  const path = emulatorStatePath();
-  await writeEmulatorState(emulator);
+  const { path } = await writeEmulatorState(emulator, emulatorOwner({ from: options.project, dataDir: options.dataDir }));
   const started = emulator;
   return {
     url: started.url,
@@ -157,12 +164,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
     notes,
     async close() {
       await started.close();
-      try {
-        const current = JSON.parse(await readFile(path, 'utf8')) as { pid?: number };
-        if (current.pid === process.pid) await rm(path, { force: true });
-      } catch {
-        // already gone
-      }
+      await removeEmulatorState(path);
     },
   };
 }

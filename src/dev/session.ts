@@ -6,7 +6,8 @@ import { EmulatorAdmin } from './emulator-admin.js';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
-import { useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
+import { liveEmulator, useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
+import { env as environment } from '../config/env.js';
 import { PluginProcess } from './plugin-process.js';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
 import { describeTakenPort, portIsFree } from './ports.js';
@@ -100,7 +101,7 @@ export class DevSession {
     // Before anything is started: a port another process holds would make the plugin die with
     // EADDRINUSE (unseen under a watcher) while that process answers the challenges.
     await this.assertPluginPortFree();
-    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, port: o.emulatorPort, messagingPort: o.messagingPort, faults: o.faults });
+    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, project: dirname(o.manifestPath), port: o.emulatorPort, messagingPort: o.messagingPort, faults: o.faults });
     const emu = this.emulator;
     for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
@@ -217,26 +218,89 @@ export class DevSession {
     })();
   }
 
+  /**
+   * Follows the emulator's delivery stream for as long as the session runs. When the stream is lost
+   * (the emulator stopped, or restarted with a new admin credential or on other ports), the project's
+   * state file is read again and a restarted emulator is followed; an emulator that is gone is told
+   * once, then waited for quietly.
+   */
   private async openStream(): Promise<void> {
     let opened: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
     let first = true;
-    void followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => {
-      this.report.delivery(notice);
-      this.afterDelivery(notice);
-    }, {
-      signal: this.stopStream.signal,
-      adminToken: this.emulator!.adminToken,
-      reconnect: true,
-      onOpen: () => {
-        if (!first) this.report.info('delivery stream reconnected');
-        first = false;
-        opened();
-      },
-      onRetry: (error) => this.report.warn(`delivery stream lost (${(error as Error).message}); reconnecting`),
-    });
+    let lost = false;
+    void (async () => {
+      while (!this.stopped) {
+        let problem = 'the stream ended';
+        try {
+          await followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => {
+            this.report.delivery(notice);
+            this.afterDelivery(notice);
+          }, {
+            signal: this.stopStream.signal,
+            adminToken: this.emulator!.adminToken,
+            onOpen: () => {
+              if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
+              else if (!first) this.report.info('delivery stream reconnected');
+              first = false;
+              lost = false;
+              opened();
+            },
+          });
+        } catch (error) {
+          problem = (error as Error).message;
+        }
+        if (this.stopped) return;
+        const followed = await this.followEmulator().catch((error: Error) => {
+          this.report.warn(`could not follow the restarted emulator: ${error.message}`);
+          return false;
+        });
+        if (!followed && !lost) {
+          lost = true;
+          this.report.warn(
+            `lost the emulator at ${this.emulator!.url} (${problem}); waiting for it to come back` +
+              (this.emulator!.owned || this.options.target ? '' : ` (\`plugsmith emulator start\` in ${dirname(this.options.manifestPath)} starts it again)`),
+          );
+        }
+        await sleep(lost ? 1000 : 250);
+      }
+    })();
     // Without the stream there is no live view; carry on after a while rather than hang.
     await Promise.race([open, new Promise((r) => setTimeout(r, 5000).unref())]);
+  }
+
+  /**
+   * Reads the project's state file again: when it names another emulator than the one in use (a
+   * restart: new pid, admin credential, perhaps ports and store), switches to it, deploys the
+   * manifest there and restarts the plugin with its URLs. False when there is nothing new to follow.
+   */
+  private async followEmulator(): Promise<boolean> {
+    const emu = this.emulator!;
+    if (emu.owned || this.options.target || this.stopped) return false;
+    const state = await liveEmulator(dirname(this.options.manifestPath));
+    if (!state || !state.token || !state.orgId) return false;
+    const adminToken = environment.adminToken() ?? state.adminToken;
+    if (state.url === emu.url && adminToken === emu.adminToken && state.token === emu.token && (state.storeId ?? null) === emu.storeId) return false;
+    const moved = state.url !== emu.url || state.messagingUrl !== emu.messagingUrl || state.token !== emu.token || state.apiKey !== emu.apiKey;
+    Object.assign(emu, { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, adminToken, storeId: state.storeId ?? null });
+    this.report.info(`the emulator restarted at ${state.url} (pid ${state.pid}): following it`);
+    const previous = this.client;
+    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
+    this.admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
+    await previous?.close().catch(() => undefined);
+    this.deploying = this.deploying.then(async () => {
+      if (this.stopped) return;
+      try {
+        const outcome = await this.deploy();
+        this.pluginId = outcome.pluginId;
+        if (moved) await this.restartPlugin(`the emulator's URLs changed`);
+        else if (!this.verified) void this.whenUp(false);
+      } catch (error) {
+        this.report.warn(`not deployed to the restarted emulator: ${(error as Error).message}`);
+      }
+    });
+    await this.deploying;
+    return true;
   }
 
   private startPlugin(): void {
@@ -314,7 +378,8 @@ export class DevSession {
       const manifest = (await import('../manifest/load.js')).loadManifest;
       const loaded = await manifest(this.options.manifestPath, this.environment());
       const done = await ensureInstalls(this.client!, this.admin!, loaded, this.pluginId!, this.emulator!.orgId);
-      for (const i of done.filter((d) => d.created)) this.report.info(`installed ${i.name} (${i.instanceId})`);
+      for (const i of done.installs) this.report.info(i.created ? `installed ${i.name} (${i.instanceId})` : `reusing instance ${i.instanceId} on ${i.entityId} (${i.name})`);
+      if (done.others.length) this.report.info(`the plugin's other instances: ${done.others.map((i) => `${i.instanceId} on ${i.entityId} (${i.name})`).join(', ')}`);
     } catch (error) {
       this.report.warn(`installs failed: ${(error as Error).message}`);
     }

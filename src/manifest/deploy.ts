@@ -18,6 +18,8 @@ export interface DeployRequest {
   allowDeletes: boolean;
   /** Plan only: change nothing, record nothing. */
   dryRun?: boolean;
+  /** False: nothing is written to `.plugsmith/state.json` (a throwaway store, as in `emulator exec`). Default true. */
+  record?: boolean;
   /** The environment the manifest's `${VAR}` placeholders read (default: process.env). */
   environment?: NodeJS.ProcessEnv;
   /** The manifest, when the caller loaded it already (to refuse a bad one before contacting the platform). */
@@ -58,7 +60,8 @@ export async function deployManifest(client: PlatformClient, manifestPath: strin
   const { found, known, remote, notes } = await knownTarget(client, state, target.identity);
   const plan = planDeploy(manifest, remote, remote.plugin ? (known?.applied ?? null) : null, { allowDeletes: request.allowDeletes });
   request.review?.(plan, notes);
-  const record = (pluginId: string, applied = known?.applied) => recordDeploy(manifestPath, state, found, { pluginId, identity: target.identity, orgId: target.orgId, applied });
+  const record = (pluginId: string, applied = known?.applied): Promise<void> =>
+    request.record === false ? Promise.resolve() : recordDeploy(manifestPath, state, found, { pluginId, identity: target.identity, orgId: target.orgId, applied });
   const unchanged = { manifest, plan, pluginId: plan.pluginId, plugin: remote.plugin ?? null, done: [], created: false, notes };
   if (isNoop(plan)) {
     // An entry of state version 1 that this deploy adopted is rewritten under its new key.

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { readEmulatorState } from '../config/profiles.js';
+import { listEmulators } from '../config/emulators.js';
 import type { TargetIdentity } from './state.js';
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0)$/i;
@@ -28,15 +28,15 @@ export async function storeIdAt(baseUrl: string): Promise<string | null> {
 
 /**
  * What a deploy to `baseUrl` is recorded under: an emulator's store id (asked of the emulator
- * when the target is local: a `login --local` profile, a loopback URL, or the URL of the emulator
- * the state file names), else the base URL. The remote platform is never asked.
+ * when the target is local: a `login --local` profile, a loopback URL, or the URL of a running emulator's
+ * state file), else the base URL. The remote platform is never asked.
  */
 export async function identifyTarget(baseUrl: string, hint: { local?: boolean; storeId?: string | null } = {}): Promise<TargetIdentity> {
   if (hint.storeId) return { storeId: hint.storeId, baseUrl };
   let local = Boolean(hint.local) || isLoopback(baseUrl);
   if (!local) {
-    const running = await readEmulatorState();
-    local = running !== null && running.url.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, '');
+    const wanted = baseUrl.replace(/\/+$/, '');
+    local = (await listEmulators()).some((s) => s.url.replace(/\/+$/, '') === wanted);
   }
   return { storeId: local ? await storeIdAt(baseUrl) : null, baseUrl };
 }

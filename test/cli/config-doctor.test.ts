@@ -1,4 +1,6 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test, type TestContext } from 'vitest';
@@ -55,7 +57,8 @@ describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () 
   test('doctor: all good against the emulator (state file included), human and --json', async (context) => {
     const { dir, env } = await ownConfig(context);
     await t.cli(['login', '--base-url', t.emu.url, '--messaging-url', t.emu.messagingUrl, '--token', '-', '--org', ORG], env, `${OWNER_TOKEN}\n`);
-    await writeFile(join(dir, 'emulator.json'), JSON.stringify({ url: t.emu.url, messagingUrl: t.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, orgId: ORG, dataDir: null, pid: process.pid, startedAt: new Date().toISOString() }));
+    await mkdir(join(dir, 'emulators'));
+    await writeFile(join(dir, 'emulators', 'memory-1.json'), JSON.stringify({ url: t.emu.url, messagingUrl: t.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, orgId: ORG, dataDir: null, pid: process.pid, startedAt: new Date().toISOString() }));
     const [human, json] = await Promise.all([
       t.cli(['doctor'], { ...env, PLUGSMITH_API_KEY: API_KEY }),
       t.cli(['doctor', '--json'], { ...env, PLUGSMITH_API_KEY: API_KEY }),
@@ -76,7 +79,8 @@ describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () 
     await writeFile(join(open.dir, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: { baseUrl: t.emu.url, token: OWNER_TOKEN } } }));
     await chmod(join(open.dir, 'config.json'), 0o644);
     const stale = await ownConfig(context);
-    await writeFile(join(stale.dir, 'emulator.json'), JSON.stringify({ url: deadUrl, messagingUrl: deadUrl, token: null, apiKey: null, orgId: null, dataDir: null, pid: process.pid, startedAt: '' }));
+    await mkdir(join(stale.dir, 'emulators'));
+    await writeFile(join(stale.dir, 'emulators', 'memory-1.json'), JSON.stringify({ url: deadUrl, messagingUrl: deadUrl, token: null, apiKey: null, orgId: null, dataDir: null, pid: process.pid, startedAt: '' }));
 
     const [badToken, dead, perms, gone] = await Promise.all([
       t.cli(['doctor'], { PLUGSMITH_TOKEN: 'pst_wrong' }),

@@ -35,7 +35,7 @@ const GROUPS = [...new Set(commands.flatMap((c) => c.path.slice(0, -1).map((_, i
 );
 
 /** Commands that do not talk to the platform (login only saves what it is given). */
-const LOCAL = new Set(['init', 'completion', 'profiles list', 'profiles use', 'profiles remove', 'emulator start', 'login']);
+const LOCAL = new Set(['init', 'completion', 'profiles list', 'profiles use', 'profiles remove', 'emulator start', 'emulator list', 'emulator stop', 'emulator exec', 'login']);
 
 describe('groups', () => {
   test('every group typed alone prints its help on stdout and succeeds; its description says what it does', async () => {

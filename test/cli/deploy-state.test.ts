@@ -6,6 +6,7 @@ import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { runCli, spawnCli, tempConfigDir, type CliProcess } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
+import { stateFileOf } from '../helpers/emulator-state.js';
 
 /** Environment of a CLI that has nothing configured but its own config dir. */
 const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });
@@ -42,7 +43,7 @@ async function pluginsOf(url: string, token: string): Promise<Array<{ id: string
 async function devUntilDeployed(dir: string, configDir: string, args: string[]): Promise<{ dev: CliProcess; state: { url: string; token: string; storeId: string } }> {
   const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort()), ...args], { cwd: dir, env: bare(configDir) });
   await until('the deploy', () => /dev {2}(deployed my-bot|my-bot \(plg_\S+\) is up to date)/.test(dev.stderr()));
-  const state = JSON.parse(await readFile(join(configDir, 'emulator.json'), 'utf8'));
+  const state = JSON.parse(await readFile(stateFileOf(configDir, dir), 'utf8'));
   return { dev, state };
 }
 

@@ -40,7 +40,8 @@ test('dev --faults sets the profile on a running emulator, shows faulted attempt
   await writeFile(join(dir, 'server.js'), SERVER_JS);
   await writeFile(join(dir, 'plugsmith.json'), MANIFEST);
   const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
-  const emulator = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json'], { env });
+  // Started in the project: dev run there uses it.
+  const emulator = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json'], { cwd: dir, env });
   const state = JSON.parse(await emulator.nextLine()) as { url: string; adminToken: string };
   const faults = async () => {
     const response = await request(`${state.url}/_emulator/faults`, { headers: { 'x-plugsmith-admin': state.adminToken } });

@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
+import { stateFileOf } from '../helpers/emulator-state.js';
 
 const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
 
@@ -80,7 +81,8 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   expect(dev.stderr()).toContain(`plugin  plugin listening on ${port}`);
 
   // Other terminals find the emulator (state file) and the plugin (project state).
-  const state = JSON.parse(await readFile(join(configDir, 'emulator.json'), 'utf8'));
+  const stateFile = stateFileOf(configDir, dir);
+  const state = JSON.parse(await readFile(stateFile, 'utf8'));
   const dashboardUrl = /Dashboard: (\S+)/.exec(dev.stderr())?.[1];
   expect(dashboardUrl).toMatch(new RegExp(`^${state.url}/_emulator/dashboard/#login=[A-Za-z0-9_-]+$`));
   // The browser gets a private page that redirects to the link: the login code is in no argv.
@@ -135,7 +137,7 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
 
   expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
   // The emulator it started is gone with it, and so is its state file and the plugin.
-  expect(existsSync(join(configDir, 'emulator.json'))).toBe(false);
+  expect(existsSync(stateFile)).toBe(false);
   const newPid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
   await until('the plugin to stop', () => {
     try {

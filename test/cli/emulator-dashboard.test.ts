@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { memoryStateFile } from '../helpers/emulator-state.js';
 
 /** The link a private redirect page (what --open gives the browser) sends the browser on to. */
 async function redirectTarget(opened: string): Promise<string> {
@@ -52,7 +53,7 @@ describe('the dashboard link from the CLI', () => {
     const ready = JSON.parse(await proc.nextLine()) as { url: string; dashboardUrl: string; adminToken: string };
     expect(ready.dashboardUrl).toMatch(new RegExp(`^${ready.url}/_emulator/dashboard/#login=[A-Za-z0-9_-]{20,}$`));
     // The state file other commands read holds no login link.
-    expect(await readFile(join(config, 'emulator.json'), 'utf8')).not.toContain('login=');
+    expect(await readFile(memoryStateFile(config, proc.child.pid!), 'utf8')).not.toContain('login=');
     expect(await waitFor(browser.opened, (o) => o.length > 0)).toEqual([ready.dashboardUrl]);
 
     const first = await signIn(ready.dashboardUrl);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { stateFileOf } from '../helpers/emulator-state.js';
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-start-'));
@@ -44,7 +45,7 @@ describe('plugsmith emulator start', () => {
     expect(health.statusCode).toBe(200);
     expect(await health.body.json()).toMatchObject({ ok: true, data: { status: 'ok', persistent: true } });
 
-    const stateFile = join(config, 'emulator.json');
+    const stateFile = stateFileOf(config, data);
     expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({ url: state.url, token: state.token });
     expect((await stat(stateFile)).mode & 0o077).toBe(0);
 

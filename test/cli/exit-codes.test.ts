@@ -67,7 +67,7 @@ describe('an unknown subcommand of any group', () => {
     const [tokens, withOption, emulator] = await Promise.all([
       runCli(['tokens', 'list']),
       runCli(['tokens', 'list', '--base-url', 'x']),
-      runCli(['emulator', 'stop', '--yes']),
+      runCli(['emulator', 'halt', '--yes']),
     ]);
     for (const run of [tokens, withOption]) {
       expect(run.code, run.stderr).toBe(2);
@@ -75,8 +75,8 @@ describe('an unknown subcommand of any group', () => {
       expect(run.stderr).not.toContain('unknown option');
     }
     expect(emulator.code, emulator.stderr).toBe(2);
-    expect(emulator.stderr).toContain("unknown command 'stop' of `plugsmith emulator`");
-    expect(emulator.stderr).toContain('start, export, import, openapi, reset');
+    expect(emulator.stderr).toContain("unknown command 'halt' of `plugsmith emulator`");
+    expect(emulator.stderr).toContain('start, list, stop, exec, export, import, openapi, reset');
   });
 
   test('an unknown option before any command is still an unknown option', async () => {
@@ -100,7 +100,7 @@ describe('representative cases of the table', () => {
     expect(invalid.code, invalid.stderr).toBe(5);
     expect(invalid.stderr).toContain('is not valid JSON');
     expect(login.code, login.stderr).toBe(4);
-    expect(login.stderr).toContain('no running emulator found');
+    expect(login.stderr).toContain('no emulator is running');
   });
 
   test('a data dir open in another emulator is 6 (conflict); one whose snapshot cannot be read is 5', async () => {

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
+import { stateFileOf } from '../helpers/emulator-state.js';
 
 const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });
 
@@ -81,24 +83,25 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     expect(dev.stderr).toContain(`--emulator-port and --messaging-port must differ (both are ${port})`);
   });
 
-  test('a second emulator on the same config dir is refused, naming the running one; the state file stays; a dead one is taken over', async () => {
+  test('a second emulator in the same project is refused, naming the running one; the state file stays; a dead one is taken over', async () => {
     const configDir = await tempConfigDir();
-    const first = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { env: bare(configDir) });
+    const dir = await project();
+    const first = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { cwd: dir, env: bare(configDir) });
     const state = JSON.parse(await first.nextLine()) as { url: string; pid: number };
-    const stateFile = join(configDir, 'emulator.json');
+    const stateFile = stateFileOf(configDir, dir);
     const before = await readFile(stateFile, 'utf8');
 
-    const second = await runCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory'], { env: bare(configDir) });
+    const second = await runCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory'], { cwd: dir, env: bare(configDir) });
     expect(second.code).toBe(6);
-    expect(second.stderr).toContain(`an emulator already runs for this config dir: ${state.url} (pid ${state.pid}`);
-    expect(second.stderr).toContain('PLUGSMITH_CONFIG_DIR');
+    expect(second.stderr).toContain(`an emulator already runs for ${realpathSync(dir)}: ${state.url} (pid ${state.pid}`);
+    expect(second.stderr).toContain('plugsmith emulator stop');
     expect(await readFile(stateFile, 'utf8')).toBe(before);
-    const doctor = await runCli(['doctor', '--json'], { env: bare(configDir) });
+    const doctor = await runCli(['doctor', '--json'], { cwd: dir, env: bare(configDir) });
     expect(doctor.stdout).toContain(`running at ${state.url} (pid ${state.pid})`);
 
     // Killed without cleanup: its state file is stale, and the next start takes over.
     await first.stop('SIGKILL');
-    const third = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { env: bare(configDir) });
+    const third = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { cwd: dir, env: bare(configDir) });
     const taken = JSON.parse(await third.nextLine()) as { url: string; pid: number };
     expect(taken.pid).not.toBe(state.pid);
     expect(JSON.parse(await readFile(stateFile, 'utf8')).pid).toBe(taken.pid);

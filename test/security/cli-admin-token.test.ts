@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { memoryStateFile } from '../helpers/emulator-state.js';
 
 // `plugsmith emulator start` makes a new admin credential per start, prints it with --json and
 // keeps it in its owner-only state file, where the other commands find it on their own.
@@ -13,7 +14,7 @@ test('the admin credential: printed, kept in the state file, used by the CLI; th
   const state = JSON.parse(await proc.nextLine()) as { url: string; adminToken: string };
   expect(state.adminToken).toMatch(/^psa_[A-Za-z0-9_-]{20,}$/);
 
-  const stateFile = join(config, 'emulator.json');
+  const stateFile = memoryStateFile(config, proc.child.pid!);
   expect(JSON.parse(await readFile(stateFile, 'utf8')).adminToken).toBe(state.adminToken);
   expect((await stat(stateFile)).mode & 0o077).toBe(0);
 

@@ -41,19 +41,32 @@ export function App() {
   const [session, setSession] = useState<Session>({ state: 'loading' });
   const route = useHashRoute();
   useEffect(() => {
-    signIn().then(
-      (workspace) => {
-        if (workspace === null) return setSession({ state: 'signed-out' });
-        setWorkspace(workspace);
-        setSession({ state: 'signed-in', workspace });
-      },
-      (error) => setSession({ state: 'signed-out', error }),
-    );
+    const establish = () =>
+      signIn().then(
+        (workspace) => {
+          if (workspace === null) return setSession({ state: 'signed-out' });
+          setWorkspace(workspace);
+          setSession({ state: 'signed-in', workspace });
+        },
+        (error) => setSession({ state: 'signed-out', error }),
+      );
+    void establish();
+    // A new login link pasted into this open tab changes only the hash: no page load, so sign in here.
+    const onHashChange = () => {
+      if (!/^#login=/.test(location.hash)) return;
+      setSession({ state: 'loading' });
+      void establish();
+    };
+    addEventListener('hashchange', onHashChange);
     // A 401 of the admin API (the session ended, or the emulator restarted) drops the stored session.
-    return onSignedOut(() => {
+    const unsubscribe = onSignedOut(() => {
       setWorkspace(null);
       setSession({ state: 'signed-out' });
     });
+    return () => {
+      removeEventListener('hashchange', onHashChange);
+      unsubscribe();
+    };
   }, []);
 
   if (session.state === 'loading') return <main className="centered">Loading…</main>;

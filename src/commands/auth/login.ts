@@ -1,5 +1,6 @@
 import type { CommandHandler } from '../types.js';
-import { loadConfig, readEmulatorState, saveConfig, type Profile } from '../../config/profiles.js';
+import { loadConfig, saveConfig, type Profile } from '../../config/profiles.js';
+import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askSecret, askText, readStdin } from '../../ui/dialogs.js';
 import { note, printResult, details } from '../../ui/output.js';
@@ -32,8 +33,9 @@ const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
   let runningOrg: string | null = null;
 
   if (o.local) {
-    const state = await readEmulatorState();
-    if (!state) throw new UserError('no running emulator found: start one with `plugsmith emulator start` (or `npm start`), then run `plugsmith login --local` again', EXIT.NOT_FOUND);
+    const choice = await chooseEmulator();
+    const state = choice.state;
+    if (!state) throw new UserError(`${noEmulatorMessage(choice)}, then run \`plugsmith login --local\` again`, EXIT.NOT_FOUND);
     // The URLs and credentials are remembered for display only: a local profile follows the
     // running emulator (see resolveSettings), so a restart on other ports needs no new login.
     // The org is kept only when given: otherwise it is the running emulator's.

@@ -5,6 +5,7 @@ import type { Plugin, PlatformClient } from '../../client/index.js';
 import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { UserError, EXIT } from '../../errors.js';
+import { projectRootOf } from '../../config/emulators.js';
 import { styleFor } from '../../ui/style.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { loadManifest } from '../../manifest/load.js';
@@ -21,6 +22,8 @@ async function findPlugin(input: CommandInput<CheckFlags & TargetFlags>): Promis
   const o = input.options;
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.token) {
+    // In a project whose emulator is not running, the secret and the side-effect checks are out of reach: say why.
+    if (settings.noEmulator && !o.secret && projectRootOf()) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
     if (o.plugin) throw new UserError('--plugin needs the platform: run `plugsmith login --local` (emulator) or set PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN', EXIT.AUTH);
     return { client: null, plugin: null, why: 'no platform configured: run `plugsmith login --local` against the emulator where the plugin is installed' };
   }

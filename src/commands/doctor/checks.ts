@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { configPath } from '../../config/paths.js';
-import { loadConfig, readEmulatorState, type Settings } from '../../config/profiles.js';
+import { loadConfig, type Settings } from '../../config/profiles.js';
+import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { EXIT } from '../../errors.js';
 import type { PlatformClient } from '../../client/index.js';
 
@@ -103,10 +104,11 @@ export async function checkMessaging(client: PlatformClient, settings: Settings)
 
 /** The local emulator: its state file, whether it answers, and whether the profile points at it. */
 export async function checkEmulator(client: PlatformClient, settings: Settings): Promise<Check> {
-  const state = await readEmulatorState();
+  const choice = await chooseEmulator();
+  const state = choice.state;
   if (!state) {
     return settings.local
-      ? fail('emulator', 'the profile is local but no emulator is running: start one with `plugsmith emulator start`', EXIT.NOT_FOUND)
+      ? fail('emulator', `the profile is local but ${noEmulatorMessage(choice)}`, EXIT.NOT_FOUND)
       : ok('emulator', 'not running (start one with `plugsmith emulator start`)');
   }
   const health = await probe(() => client.withOptions({ baseUrl: state.url }).emulator.health());

@@ -21,8 +21,8 @@ export const emulatorCommands = [
       'plugsmith emulator start --in-memory --faults duplicate=0.2,drop=0.1 --faults-seed 42',
     ],
     options: [
-      { flags: '--port <port>', description: 'management API port (0 picks a free one)', default: 4010, parse: integerOption('--port', 0, 65535) },
-      { flags: '--messaging-port <port>', description: 'messaging API port (0 picks a free one)', default: 4011, parse: integerOption('--messaging-port', 0, 65535) },
+      { flags: '--port <port>', description: 'management API port; must be free when given (default: 4010, or a free one when another process, e.g. another project\'s emulator, holds it; 0 picks a free one)', parse: integerOption('--port', 0, 65535) },
+      { flags: '--messaging-port <port>', description: 'messaging API port; must be free when given (default: 4011, or a free one when taken; 0 picks a free one)', parse: integerOption('--messaging-port', 0, 65535) },
       { flags: '--host <host>', description: 'interface to listen on', default: '127.0.0.1' },
       { flags: '--allow-remote-admin', description: 'serve the admin API (/_emulator, still with the admin credential) to other machines too, e.g. with --host 0.0.0.0' },
       { flags: '--admin-host <name>', description: 'another host name the admin API answers under (its Host header), e.g. emulator or host.docker.internal; repeatable or comma-separated', parse: parseAdminHosts },
@@ -44,6 +44,37 @@ export const emulatorCommands = [
       { flags: '--open', description: 'open the web dashboard in the default browser once ready (env BROWSER names another)' },
     ],
     load: () => import('./start.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'list'],
+    summary: 'List the running emulators: project, URLs, pid, uptime (no credentials)',
+    examples: ['plugsmith emulator list', 'plugsmith emulator list --json'],
+    load: () => import('./list.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'stop'],
+    summary: 'Stop a running emulator: this project\'s, or the one a folder or URL names',
+    examples: ['plugsmith emulator stop', 'plugsmith emulator stop ../other-plugin', 'plugsmith emulator stop http://127.0.0.1:4010'],
+    args: ['[project]'],
+    options: [{ flags: '--wait <seconds>', description: 'how long to wait for it to exit', default: 10, parse: integerOption('--wait', 1, 600) }],
+    load: () => import('./stop.js'),
+  }),
+  defineCommand({
+    path: ['emulator', 'exec'],
+    summary: 'Run a command (a test suite, in any language) against a fresh in-memory emulator given in its environment; exits with its code',
+    examples: [
+      'plugsmith emulator exec -- npm test',
+      'plugsmith emulator exec --deploy -- python3 -m unittest',
+      'plugsmith emulator exec --seed ./seed.json -- "pytest -q"',
+      'plugsmith emulator exec --json',
+    ],
+    args: ['[command...]'],
+    options: [
+      { flags: '--seed <file>', description: 'seed file of the emulator (default: the default workspace)' },
+      { flags: '--deploy', description: 'deploy the project\'s manifest into it first (PLUGSMITH_PLUGIN_ID and PLUGSMITH_WEBHOOK_SECRET are set; the webhook is not verified: the command does that once its receiver listens)' },
+      { flags: '--manifest <path>', description: 'the manifest --deploy deploys', default: 'plugsmith.json' },
+    ],
+    load: () => import('./exec.js'),
   }),
   defineCommand({
     path: ['emulator', 'export'],

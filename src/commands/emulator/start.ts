@@ -1,16 +1,16 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
-import { emulatorStatePath } from '../../config/paths.js';
-import { writeEmulatorState } from '../../config/profiles.js';
+import { emulatorOf, emulatorOwner, removeEmulatorState, writeEmulatorState } from '../../config/emulators.js';
 import { env } from '../../config/env.js';
 import { note } from '../../ui/output.js';
 import { listenForStop } from '../stop-signal.js';
 
 interface StartOptions {
-  port: number;
-  messagingPort: number;
+  /** Undefined: the default port (4010/4011), or a free one when another process holds it. */
+  port?: number;
+  messagingPort?: number;
   host: string;
   allowRemoteAdmin?: boolean;
   adminHost?: string[];
@@ -65,26 +65,40 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const faults = faultOptions(o.faults, o.faultsSeed);
   const llm = await llmOptions(o);
   const s3SecretKey = await secretFromFile(o.s3SecretKeyFile, '--s3-secret-key-file');
-  const { assertDistinctPorts, assertPortFree, liveEmulator, storeErrorExit } = await import('../../dev/local-emulator.js');
+  const { assertDistinctPorts, assertPortFree, describePort, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
-  // One emulator per config dir: its state file is how other commands find "the" local emulator.
-  // A state file whose emulator died is stale and taken over.
-  const running = await liveEmulator();
+  // One emulator per project (the folder holding plugsmith.json), else per data dir: its state file
+  // is how commands run there find it. A state file whose emulator died is stale and taken over.
+  const owner = emulatorOwner({ dataDir: o.inMemory ? null : resolve(o.dataDir) });
+  const running = await emulatorOf(owner.key);
   if (running) {
     throw new UserError(
-      `an emulator already runs for this config dir: ${running.url} (pid ${running.pid}, store ${running.dataDir ?? 'in memory'}; ${emulatorStatePath()}). ` +
-        'Use it (`plugsmith login --local`), stop it first, or run a second one with its own config dir (PLUGSMITH_CONFIG_DIR=DIR)',
+      `an emulator already runs for ${owner.project ?? owner.key}: ${running.url} (pid ${running.pid}, store ${running.dataDir ?? 'in memory'}). ` +
+        'Use it (commands run in that folder find it), or stop it first (`plugsmith emulator stop`)',
       EXIT.CONFLICT,
     );
   }
-  await assertPortFree(o.port, o.host, '--port');
-  await assertPortFree(o.messagingPort, o.host, '--messaging-port');
+  // A port asked for must be free; a default one another process holds (another project's emulator)
+  // is replaced by a free one, told below.
+  const notes: string[] = [];
+  const pick = async (asked: number | undefined, fallback: number, flag: string): Promise<number> => {
+    if (asked !== undefined) {
+      await assertPortFree(asked, o.host, flag);
+      return asked;
+    }
+    const { portIsFree } = await import('../../dev/ports.js');
+    if (await portIsFree(fallback, o.host)) return fallback;
+    notes.push(`${await describePort(fallback)}: this emulator listens on a free port instead (${flag} picks one)`);
+    return 0;
+  };
+  const port = await pick(o.port, DEFAULT_PORT, '--port');
+  const messagingPort = await pick(o.messagingPort, DEFAULT_MESSAGING_PORT, '--messaging-port');
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
   let emulator;
   try {
     emulator = await startEmulator({
-      port: o.port,
-      messagingPort: o.messagingPort,
+      port,
+      messagingPort,
       host: o.host,
       allowRemoteAdmin: o.allowRemoteAdmin === true,
       adminHosts: o.adminHost ?? [],
@@ -111,9 +125,8 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       // Taken between the check above and the start.
       const port = (error as { port?: number }).port;
-      const { describeTakenPort } = await import('../../dev/ports.js');
-      const flag = port === o.messagingPort ? '--messaging-port' : '--port';
-      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describeTakenPort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+      const flag = port === messagingPort ? '--messaging-port' : '--port';
+      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
     }
     throw error;
   }
@@ -121,8 +134,8 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   // Listen for the stop signals before anything says the emulator is ready: a script that waits for
   // the state file (or the ready lines) and then sends SIGTERM must get a clean stop, not a kill.
   const { stopped } = listenForStop();
-  const state = await writeEmulatorState(emulator);
-  const statePath = emulatorStatePath();
+  const { path: statePath, ...state } = await writeEmulatorState(emulator, owner);
+  for (const line of notes) note(io, global, line);
   const faultSettings = emulator.faults.get();
 
   const dashboardUrl = emulator.dashboardUrl;
@@ -141,6 +154,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
         `  org             ${state.orgId ?? '-'}`,
         `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
         `  store           ${state.dataDir ?? 'in memory'} (${state.storeId})`,
+        ...(state.project ? [`  project         ${state.project}  (commands run in this folder use this emulator)`] : []),
         ...(faultSettings.on ? [`  faults          ${faultSettings.profile}  (seed ${faultSettings.seed}; reproduce with --faults-seed ${faultSettings.seed})`] : []),
         '',
         `Dashboard: ${dashboardUrl}`,
@@ -166,12 +180,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   if (!global.quiet) io.stderr.write('stopping the emulator…\n');
   await emulator.close();
   // Leave the state file alone if another emulator has since written its own.
-  try {
-    const current = JSON.parse(await readFile(statePath, 'utf8')) as { pid?: number };
-    if (current.pid === process.pid) await rm(statePath, { force: true });
-  } catch {
-    // already gone
-  }
+  await removeEmulatorState(statePath);
 };
 
 export default start;

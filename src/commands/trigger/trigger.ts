@@ -87,6 +87,7 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
   if (o.secret) throw new UserError('--secret goes with --direct (the emulator signs with the plugin\'s own secret)', EXIT.USAGE);
 
   const settings = await settingsFor(input);
+  if (settings.noEmulator && !settings.baseUrl) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
   if (type === 'AGENT_MESSAGE_RECEIVED' && !data && (!settings.messagingUrl || !settings.apiKey)) {
     throw new UserError('AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY', EXIT.AUTH);
   }

@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { UserError, EXIT } from '../errors.js';
+
+/** What `plugsmith emulator exec` puts in the environment of the command it runs (and prints with --json). */
+export interface ExecEnvironment {
+  PLUGSMITH_BASE_URL: string;
+  PLUGSMITH_MESSAGING_URL: string;
+  PLUGSMITH_TOKEN: string;
+  PLUGSMITH_API_KEY: string;
+  PLUGSMITH_ORG_ID: string;
+  PLUGSMITH_ADMIN_TOKEN: string;
+  /** With --deploy: the deployed plugin and its webhook secret. */
+  PLUGSMITH_PLUGIN_ID?: string;
+  PLUGSMITH_WEBHOOK_SECRET?: string;
+}
+
+/** The environment of an emulator (and, deployed into it, a plugin). */
+export function execEnvironment(emulator: { url: string; messagingUrl: string; token: string | null; apiKey: string | null; orgId: string | null; adminToken: string }, plugin?: { id: string; webhookSecret: string }): ExecEnvironment {
+  return {
+    PLUGSMITH_BASE_URL: emulator.url,
+    PLUGSMITH_MESSAGING_URL: emulator.messagingUrl,
+    PLUGSMITH_TOKEN: emulator.token ?? '',
+    PLUGSMITH_API_KEY: emulator.apiKey ?? '',
+    PLUGSMITH_ORG_ID: emulator.orgId ?? '',
+    PLUGSMITH_ADMIN_TOKEN: emulator.adminToken,
+    ...(plugin ? { PLUGSMITH_PLUGIN_ID: plugin.id, PLUGSMITH_WEBHOOK_SECRET: plugin.webhookSecret } : {}),
+  };
+}
+
+/**
+ * Runs `words` (one word: a shell command line, as `npm test` in quotes; several: a program and its
+ * arguments) with the environment, its output on this terminal; SIGINT and SIGTERM are passed on
+ * to it. Resolves with its exit code, or 128 + the signal's number when a signal ended it.
+ */
+export function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  const child = words.length === 1 ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment }) : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });
+  const forward = (signal: NodeJS.Signals) => () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  const onInt = forward('SIGINT');
+  const onTerm = forward('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return new Promise<number>((resolve, reject) => {
+    const done = () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    };
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      done();
+      reject(new UserError(`cannot run ${words[0]}: ${error.code === 'ENOENT' ? 'no such command' : error.message}`, error.code === 'ENOENT' ? 127 : EXIT.UNEXPECTED));
+    });
+    child.once('exit', (code, signal) => {
+      done();
+      resolve(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1));
+    });
+  });
+}
