@@ -8,6 +8,7 @@ import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
 import { useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
 import { PluginProcess } from './plugin-process.js';
+import { watchSources } from './source-watch.js';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
 import { describeTakenPort, portIsFree } from './ports.js';
 import { isLoopback } from '../manifest/target.js';
@@ -20,6 +21,8 @@ export interface DevOptions {
   manifestPath: string;
   /** The plugin's command line (default `npm run dev`), run in the manifest's folder. */
   command: string;
+  /** Kinds of file (`*.py`) under the manifest's folder whose change restarts the plugin (manifest `dev.watch`). */
+  watch?: string[];
   /** The environment the plugin inherits (plus PORT and the PLUGSMITH_* variables). */
   env: NodeJS.ProcessEnv;
   /** PORT for the plugin; also what `${PORT}` in the manifest's webhookUrl becomes. Default: the webhookUrl's port. */
@@ -66,6 +69,7 @@ export class DevSession {
   /** A running emulator this session set faults on: they are turned off when it stops. */
   private faultsToClear: EmulatorAdmin | null = null;
   private plugin: PluginProcess | null = null;
+  private sourceWatch: { close(): void } | null = null;
   /** Watched folders, each with the names of the files in it that matter (the manifest, its schema files). */
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
   private debounce: NodeJS.Timeout | null = null;
@@ -126,6 +130,19 @@ export class DevSession {
     this.pluginId = outcome.pluginId;
     await this.openStream();
     this.startPlugin();
+    if (o.watch?.length) {
+      this.sourceWatch = watchSources(
+        dirname(o.manifestPath),
+        o.watch,
+        (file) => {
+          if (this.stopped) return;
+          this.report.info(`${file} changed: restarting the plugin`);
+          this.stoppedPluginAt = Date.now();
+          this.plugin?.restart();
+        },
+        (message) => this.report.warn(message),
+      );
+    }
     this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
   }
 
@@ -136,6 +153,7 @@ export class DevSession {
     this.verifyRun++;
     for (const { watcher } of this.watchers.values()) watcher.close();
     this.watchers.clear();
+    this.sourceWatch?.close();
     if (this.debounce) clearTimeout(this.debounce);
     this.stopStream.abort();
     await this.plugin?.stop();
