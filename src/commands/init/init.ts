@@ -45,7 +45,7 @@ const init: CommandHandler<InitOptions> = async (input) => {
     io,
     global,
     { dir, ...answers, plugsmithVersion: result.plugsmithVersion, plugsmithDependency: result.plugsmithDependency, files: result.files },
-    () => `Created the ${answers.type} plugin${answers.lang === 'python' ? ' in Python' : ''} "${answers.name}" in ${shown} (${result.files.length} files).\n`,
+    () => `Created the ${answers.lang === 'python' ? 'Python ' : ''}${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
   );
   if (result.vendored) note(io, global, `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`);
   if (answers.lang === 'python') {
