@@ -168,8 +168,8 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       // The installation token, kept owner-only by the running plugin.
       expect((await stat(join(dir, '.data', 'tokens.json'))).mode & 0o777).toBe(0o600);
 
-      const state = JSON.parse(await readFile(join(configDir, 'emulator.json'), 'utf8'));
-      const cliEnv = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: state.url, PLUGSMITH_TOKEN: state.token, PLUGSMITH_MESSAGING_URL: state.messagingUrl, PLUGSMITH_API_KEY: state.apiKey };
+      // Run in the project with the same config dir, the CLI finds the emulator dev started.
+      const cliEnv = env;
       const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
       expect(triggered.code, triggered.stderr).toBe(0);
       const first = JSON.parse(triggered.stdout);
