@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { createClient } from '../../src/client/index.js';
+import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
 import { sh, userEnv } from '../helpers/shell.js';
@@ -42,7 +45,7 @@ async function initPython(type: string, name: string): Promise<string> {
  * An in-memory emulator with the project's plugin deployed to it, and the environment of
  * `plugsmith emulator exec --deploy`: its URLs, credentials, and the plugin's id and secret.
  */
-async function deployedEmulator(dir: string): Promise<Record<string, string>> {
+async function deployedEmulator(dir: string): Promise<{ env: Record<string, string>; client: PlatformClient }> {
   const emu = await startEmulator();
   const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey! });
   onTestFinished(async () => {
@@ -56,7 +59,7 @@ async function deployedEmulator(dir: string): Promise<Record<string, string>> {
   expect(deployed.code, deployed.stderr).toBe(0);
   const pluginId = JSON.parse(deployed.stdout).pluginId as string;
   const plugin = await client.plugins.get(pluginId);
-  return {
+  const env = {
     PLUGSMITH_BASE_URL: emu.url,
     PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
     PLUGSMITH_TOKEN: emu.token!,
@@ -66,12 +69,32 @@ async function deployedEmulator(dir: string): Promise<Record<string, string>> {
     PLUGSMITH_PLUGIN_ID: pluginId,
     PLUGSMITH_WEBHOOK_SECRET: plugin.webhookSecret as string,
   };
+  return { env, client };
+}
+
+/** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends. */
+async function startPython(dir: string, env: Record<string, string>): Promise<void> {
+  const child = spawn('python3', ['-m', 'plugin'], { cwd: dir, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  onTestFinished(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+  });
+  await new Promise<void>((done, fail) => {
+    child.once('exit', (code) => fail(new Error(`python3 -m plugin exited (${code}):\n${output}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (/ is listening at /.test(line)) done();
+    });
+  });
 }
 
 describe('plugsmith init --lang python', () => {
   for (const type of TYPES) {
     it(
-      `${type}: a stdlib-only project whose own unittest suite passes against an emulator`,
+      `${type}: a stdlib-only project whose own unittest suite passes against an emulator, and \`python3 -m plugin\` passes check`,
       async () => {
         const dir = await initPython(type, `py-${type.toLowerCase().replace('_', '-')}`);
         // No npm project: the plugin is Python, the CLI is run from wherever it is installed.
@@ -88,12 +111,29 @@ describe('plugsmith init --lang python', () => {
           }
         }
 
-        const env = await deployedEmulator(dir);
+        const { env, client } = await deployedEmulator(dir);
         const run = await sh('python3', ['-m', 'unittest', '-v'], dir, 3 * MINUTES, userEnv(env));
         expect(run.code, run.output).toBe(0);
         expect(run.output).toMatch(/Ran [1-9]\d* tests? in/);
         expect(run.output).toMatch(/\nOK\n/);
         expect(run.output).not.toMatch(/skipped/);
+
+        // The production command, as a deploy runs it, passes `plugsmith check`.
+        const port = await freePort();
+        await startPython(dir, { PORT: String(port), PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL, DATA_DIR: join(dir, '.data') });
+        const webhookUrl = `http://127.0.0.1:${port}/webhook`;
+        expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ ok: true });
+        const pluginId = env.PLUGSMITH_PLUGIN_ID;
+        await client.plugins.update(pluginId, { webhookUrl });
+        expect((await client.plugins.verifyWebhook(pluginId)).verified).toBe(true);
+        const cliEnv = { ...env, PLUGSMITH_CONFIG_DIR: join(work, 'cfg') };
+        if (type === 'EVENT_HANDLER') expect((await runCli(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC', '--json'], { env: cliEnv })).code).toBe(0);
+        const check = await runCli(['check', webhookUrl, '--plugin', pluginId, '--json'], { env: cliEnv, timeoutMs: 2 * MINUTES });
+        expect(check.code, `${check.stdout}${check.stderr}`).toBe(0);
+        const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+        expect(report.ok).toBe(true);
+        // Only an EVENT_HANDLER writes messages, which the side-effect checks count (as for the TypeScript template).
+        expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual(type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery']);
       },
       5 * MINUTES,
     );
