@@ -51,7 +51,7 @@ function initCommand(args: string): string {
 }
 
 describe('plugsmith init wizard (tmux)', () => {
-  it('asks name, language, type, events, scopes and port, then writes the project', async () => {
+  it('asks name, type, language, events, scopes and port, then writes the project', async () => {
     const dir = join(root, 'wz');
     const t = await terminal(initCommand(JSON.stringify(dir)));
     await t.waitFor(/\? Plugin name: \(wz\)/);
@@ -60,10 +60,10 @@ describe('plugsmith init wizard (tmux)', () => {
     await t.waitFor(/The name may hold only lowercase letters/);
     for (let i = 0; i < 8; i++) await t.keys('BSpace');
     await t.keys('wizard-bot', 'Enter');
-    await t.waitFor(/\? Language:[\s\S]*❯ TypeScript[\s\S]*Python/);
-    await t.keys('Down', 'Enter');
     await t.waitFor(/\? Plugin type:[\s\S]*❯ EVENT_HANDLER[\s\S]*DATA_PROVIDER/);
     await t.keys('Down', 'Down', 'Enter');
+    await t.waitFor(/\? Language:[\s\S]*❯ TypeScript[\s\S]*Python/);
+    await t.keys('Down', 'Enter');
     // The type's events come checked; space toggles PLUGIN_INSTALLED (the first) on as well.
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).toMatch(/◯ PLUGIN_INSTALLED/);
@@ -95,10 +95,11 @@ describe('plugsmith init wizard (tmux)', () => {
 
   it('asks only for what the flags leave out', async () => {
     const dir = join(root, 'partial');
-    const t = await terminal(initCommand(`${JSON.stringify(dir)} --name partial-app --lang typescript --type APP --port 3100`));
+    const t = await terminal(initCommand(`${JSON.stringify(dir)} --name partial-app --type APP --port 3100`));
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).not.toContain('Plugin name');
     expect(events).not.toContain('Plugin type');
+    // A type given as a flag means TypeScript (as before there was a choice).
     expect(events).not.toContain('Language');
     expect(events).toMatch(/◉ PLUGIN_INSTALLED/);
     await t.keys('Enter');

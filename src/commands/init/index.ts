@@ -22,7 +22,7 @@ export const initCommands = [
     args: ['[dir]'],
     options: [
       { flags: '--name <name>', description: 'plugin and npm package name (default: the folder\'s name)' },
-      { flags: '--lang <language>', description: 'language of the plugin (default: typescript; python: 3.10 or later, standard library only)', choices: [...LANGUAGES] },
+      { flags: '--lang <language>', description: 'language of the plugin: typescript, or python (3.10 or later, standard library only); the wizard asks it with the type, else typescript', choices: [...LANGUAGES] },
       { flags: '--type <type>', description: 'plugin type (default: EVENT_HANDLER)', choices: [...PLUGIN_TYPES] },
       { flags: '--events <kinds>', description: 'events the plugin receives, comma-separated (default: the type\'s)', parse: commaList },
       { flags: '--scopes <scopes>', description: 'scopes of its installation tokens, comma-separated (default: the type\'s)', parse: commaList },

@@ -8,8 +8,9 @@ export type GivenAnswers = Partial<ProjectAnswers>;
 
 /**
  * Completes the answers: a flag's value is taken as it is, a missing one is asked for in
- * order (name, language, type, events, scopes, port), or defaulted when `useDefaults` (--yes). Without a
- * terminal the dialogs refuse, naming the flag to pass.
+ * order (name, type, language, events, scopes, port), or defaulted when `useDefaults` (--yes).
+ * The language is asked only along with the type. Without a terminal the dialogs refuse, naming
+ * the flag to pass.
  */
 export async function askAnswers(io: Io, given: GivenAnswers, defaultName: string, useDefaults: boolean): Promise<ProjectAnswers> {
   const name =
@@ -17,9 +18,15 @@ export async function askAnswers(io: Io, given: GivenAnswers, defaultName: strin
     (useDefaults
       ? defaultName
       : await askText(io, { flag: '--name', message: 'Plugin name:', default: defaultName, validate: (v) => (checkName(v) === true ? true : `The name ${checkName(v)}`) }));
+  const type: PluginType =
+    given.type ??
+    (useDefaults
+      ? 'EVENT_HANDLER'
+      : await askChoice<PluginType>(io, { flag: '--type', message: 'Plugin type:', choices: PLUGIN_TYPES.map((t) => ({ value: t, name: TEMPLATES[t].title })), default: 'EVENT_HANDLER' }));
   const lang: Language =
     given.lang ??
-    (useDefaults
+    // Asked with the type: a type given as a flag (scripts written before Python) means TypeScript.
+    (useDefaults || given.type !== undefined
       ? 'typescript'
       : await askChoice<Language>(io, {
           flag: '--lang',
@@ -30,11 +37,6 @@ export async function askAnswers(io: Io, given: GivenAnswers, defaultName: strin
           ],
           default: 'typescript',
         }));
-  const type: PluginType =
-    given.type ??
-    (useDefaults
-      ? 'EVENT_HANDLER'
-      : await askChoice<PluginType>(io, { flag: '--type', message: 'Plugin type:', choices: PLUGIN_TYPES.map((t) => ({ value: t, name: TEMPLATES[t].title })), default: 'EVENT_HANDLER' }));
   const template = TEMPLATES[type];
   const events =
     given.events ??
