@@ -3,16 +3,18 @@
 import os
 import unittest
 
-from tests.harness import Harness, wait_until
+from tests.harness import FAULTS, Harness, wait_until
 
 # Apps are named by their id; the first install binds the app to an org.
 APP = "app_demo"
 
 
 class AppTest(unittest.TestCase):
+    faults = None
+
     @classmethod
     def setUpClass(cls) -> None:
-        cls.h = Harness()
+        cls.h = Harness(cls.faults)
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -31,6 +33,12 @@ class AppTest(unittest.TestCase):
         wait_until("PLUGIN_UNINSTALLED", lambda: len(plugin.history.list()) == 2)
         self.assertIsNone(plugin.tokens.get(instance["id"]))
         self.assertEqual([e["change"] for e in plugin.history.list()], ["installed", "uninstalled"])
+
+
+class AppTestUnderFaults(AppTest):
+    """The same tests under the faults the platform produces (duplicates, delays, reordering)."""
+
+    faults = FAULTS
 
 
 if __name__ == "__main__":

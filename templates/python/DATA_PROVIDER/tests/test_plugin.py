@@ -3,16 +3,18 @@
 import os
 import unittest
 
-from tests.harness import Harness, call, wait_until
+from tests.harness import FAULTS, Harness, call, wait_until
 
 # The emulator's default workspace has this repository in the default user's org.
 REPOSITORY = "repo_docs"
 
 
 class DataProviderTest(unittest.TestCase):
+    faults = None
+
     @classmethod
     def setUpClass(cls) -> None:
-        cls.h = Harness()
+        cls.h = Harness(cls.faults)
         cls.instance = cls.h.install(f"/api/repositories/{REPOSITORY}/data-providers", "docs provider (test)")
 
     @classmethod
@@ -44,6 +46,12 @@ class DataProviderTest(unittest.TestCase):
 
         self.h.management("DELETE", f"/api/repositories/{REPOSITORY}/files/{file_id}")
         wait_until("the file forgotten", lambda: file_id not in documents)
+
+
+class DataProviderTestUnderFaults(DataProviderTest):
+    """The same tests under the faults the platform produces (duplicates, delays, reordering)."""
+
+    faults = FAULTS
 
 
 if __name__ == "__main__":

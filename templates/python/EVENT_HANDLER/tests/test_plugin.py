@@ -3,7 +3,7 @@
 import os
 import unittest
 
-from tests.harness import Harness, wait_until
+from tests.harness import FAULTS, Harness, wait_until
 
 # The emulator's default workspace: an agent and one of its characters.
 AGENT = "agent_nova"
@@ -11,9 +11,11 @@ CHARACTER = "char_nova"
 
 
 class EventHandlerTest(unittest.TestCase):
+    faults = None
+
     @classmethod
     def setUpClass(cls) -> None:
-        cls.h = Harness()
+        cls.h = Harness(cls.faults)
         cls.instance = cls.h.install(f"/api/agents/{AGENT}/plugins", "replies (test)")
 
     @classmethod
@@ -37,6 +39,12 @@ class EventHandlerTest(unittest.TestCase):
         self.assertEqual((reply["sender"], reply["content"], reply["isStreaming"]), ("CHARACTER", "You said: hello", False))
         # Answered once, even when the platform sends the message again (retries, duplicates).
         self.assertEqual(len([m for m in messages if m["content"] == "You said: hello"]), 1)
+
+
+class EventHandlerTestUnderFaults(EventHandlerTest):
+    """The same tests under the faults the platform produces (duplicates, delays, reordering)."""
+
+    faults = FAULTS
 
 
 if __name__ == "__main__":

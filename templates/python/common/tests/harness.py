@@ -21,14 +21,20 @@ from typing import Any, Callable, Optional
 from plugin.config import PluginConfig
 from plugin.events import Plugin, start_plugin
 
+#: Faults the real platform produces, injected into every delivery but the challenge: each event sent
+#: twice (same webhook-id, possibly at once), delays, and events overtaking each other. The seed makes
+#: a failure reproducible. plugsmith docs: fault-injection.md (`drop` and `timeout-after-answer` add
+#: retries, whose real waits make a test slow).
+FAULTS = {"profile": "duplicate=1,delay=0-100ms,reorder=0.3:300ms", "seed": "7"}
+
 NEEDED = ("PLUGSMITH_BASE_URL", "PLUGSMITH_MESSAGING_URL", "PLUGSMITH_TOKEN", "PLUGSMITH_API_KEY", "PLUGSMITH_ORG_ID", "PLUGSMITH_PLUGIN_ID", "PLUGSMITH_WEBHOOK_SECRET")
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def call(base_url: str, credential: str, method: str, path: str, body: Any = None, raw: Optional[bytes] = None, content_type: str = "application/json") -> Any:
+def call(base_url: str, credential: str, method: str, path: str, body: Any = None, raw: Optional[bytes] = None, content_type: str = "application/json", headers: Optional[dict] = None) -> Any:
     """One call to the emulator: the `data` of its envelope; AssertionError with its message on an error."""
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    headers = {"accept": "application/json"}
+    headers = {"accept": "application/json", **(headers or {})}
     if credential:
         headers["authorization"] = f"Bearer {credential}"
     if data is not None:
@@ -58,9 +64,10 @@ def wait_until(what: str, check: Callable[[], Any], timeout: float = 30) -> Any:
 
 
 class Harness:
-    """The plugin on a free port with a fresh data folder, its webhook URL pointed at it and verified."""
+    """The plugin on a free port with a fresh data folder, its webhook URL pointed at it and verified;
+    with `faults`, the emulator's deliveries get them until `close()`."""
 
-    def __init__(self) -> None:
+    def __init__(self, faults: Optional[dict] = None) -> None:
         missing = [name for name in NEEDED if not os.environ.get(name)]
         if missing:
             raise RuntimeError(f"{', '.join(missing)} not set: run the tests with `plugsmith emulator exec --deploy -- python3 -m unittest`")
@@ -71,8 +78,11 @@ class Harness:
         self.api_key = env["PLUGSMITH_API_KEY"]
         self.org_id = env["PLUGSMITH_ORG_ID"]
         self.plugin_id = env["PLUGSMITH_PLUGIN_ID"]
+        self.admin_token = env.get("PLUGSMITH_ADMIN_TOKEN", "")
+        self.faults = faults
         with open(os.path.join(PROJECT, "plugsmith.json"), encoding="utf-8") as file:
             self.manifest = json.load(file)
+        self._installed: list[str] = []
         self.data_dir = tempfile.mkdtemp(prefix="plugin-test-")
         self.plugin: Plugin = start_plugin(
             PluginConfig(
@@ -91,6 +101,8 @@ class Harness:
             verification = self.management("POST", f"/api/plugins/{self.plugin_id}/verify-webhook")
             if not verification.get("verified"):
                 raise AssertionError(f"the webhook was not verified: {verification.get('reason')}")
+            if faults:
+                self.admin("PUT", "/_emulator/faults", faults)
         except BaseException:
             self.close()
             raise
@@ -103,11 +115,27 @@ class Harness:
         """The messaging API (its own server), with the API key."""
         return call(self.messaging_url, self.api_key, method, path, body)
 
+    def admin(self, method: str, path: str, body: Any = None) -> Any:
+        """The emulator's own admin surface (/_emulator/...), with its admin credential."""
+        return call(self.base_url, "", method, path, body, headers={"x-plugsmith-admin": self.admin_token})
+
     def install(self, collection_path: str, name: str, **extra: Any) -> dict:
-        """Installs the plugin (POST <entity>/plugins or /data-providers) with the manifest's events and scopes."""
+        """Installs the plugin (POST <entity>/plugins or /data-providers) with the manifest's events and
+        scopes; `close()` uninstalls it, so that the next test's plugin is not sent its events."""
         plugin = self.manifest["plugin"]
-        return self.management("POST", collection_path, {"name": name, "pluginId": self.plugin_id, "events": plugin["events"], "scopes": plugin["scopes"], **extra})
+        instance = self.management("POST", collection_path, {"name": name, "pluginId": self.plugin_id, "events": plugin["events"], "scopes": plugin["scopes"], **extra})
+        self._installed.append(f"{collection_path}/{instance['id']}")
+        return instance
 
     def close(self) -> None:
-        self.plugin.close()
-        shutil.rmtree(self.data_dir, ignore_errors=True)
+        try:
+            if self.faults:
+                self.admin("PUT", "/_emulator/faults", {"profile": "off"})
+            for path in self._installed:
+                try:
+                    self.management("DELETE", path)
+                except AssertionError:
+                    pass  # removed by the test already
+        finally:
+            self.plugin.close()
+            shutil.rmtree(self.data_dir, ignore_errors=True)
