@@ -222,7 +222,8 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       const reply = join(dir, 'plugin', 'reply.py');
       await writeFile(reply, (await readFile(reply, 'utf8')).replace('f"You said: {text}"', 'f"Heard: {text}"'));
       await stderrShows(dev, /reply\.py changed: restarting the plugin/);
-      await stderrShows(dev, /started the plugin: python3 -m plugin[\s\S]*started the plugin: python3 -m plugin/);
+      // Started again, and listening (the new process binds the port a moment after it starts).
+      await stderrShows(dev, /reply\.py changed[\s\S]*started the plugin: python3 -m plugin[\s\S]*py-dev is listening at/);
       const again = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout).reply.content).toMatch(/^Heard: /);
