@@ -29,6 +29,8 @@ export class PluginProcess {
   private failures = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopping = false;
+  /** The running child is being stopped to be started again at once (restart). */
+  private restarting = false;
 
   constructor(private readonly options: PluginProcessOptions) {}
 
@@ -55,6 +57,14 @@ export class PluginProcess {
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
       if (this.stopping) return;
+      if (this.restarting) {
+        this.restarting = false;
+        // What the group leader leaves behind would hold the port.
+        this.signal(child, 'SIGKILL');
+        this.failures = 0;
+        this.start();
+        return;
+      }
       const stable = Date.now() - this.startedAt >= (this.options.stableAfterMs ?? 10_000);
       this.failures = stable ? 1 : this.failures + 1;
       const restartInMs = Math.min(FIRST_DELAY_MS * 2 ** (this.failures - 1), MAX_DELAY_MS);
@@ -69,6 +79,18 @@ export class PluginProcess {
     if (this.child || this.stopping) return;
     this.failures = 0;
     this.start();
+  }
+
+  /** Stops the running plugin and starts it again at once (a source file changed); starts it if it waits for a restart. */
+  restart(): void {
+    if (this.stopping) return;
+    const child = this.child;
+    if (!child) return this.restartNow();
+    if (this.restarting) return;
+    this.restarting = true;
+    this.signal(child, 'SIGTERM');
+    const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
+    child.once('exit', () => clearTimeout(timer));
   }
 
   /** Stops the plugin: SIGTERM to its process group, SIGKILL after a grace period. */

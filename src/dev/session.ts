@@ -9,6 +9,7 @@ import { ensureInstalls } from './installs.js';
 import { liveEmulator, useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
 import { env as environment } from '../config/env.js';
 import { PluginProcess } from './plugin-process.js';
+import { watchSources } from './source-watch.js';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
 import { describeTakenPort, portIsFree } from './ports.js';
 import { isLoopback } from '../manifest/target.js';
@@ -21,6 +22,8 @@ export interface DevOptions {
   manifestPath: string;
   /** The plugin's command line (default `npm run dev`), run in the manifest's folder. */
   command: string;
+  /** Kinds of file (`*.py`) under the manifest's folder whose change restarts the plugin (manifest `dev.watch`). */
+  watch?: string[];
   /** The environment the plugin inherits (plus PORT and the PLUGSMITH_* variables). */
   env: NodeJS.ProcessEnv;
   /** PORT for the plugin; also what `${PORT}` in the manifest's webhookUrl becomes. Default: the webhookUrl's port. */
@@ -67,6 +70,7 @@ export class DevSession {
   /** A running emulator this session set faults on: they are turned off when it stops. */
   private faultsToClear: EmulatorAdmin | null = null;
   private plugin: PluginProcess | null = null;
+  private sourceWatch: { close(): void } | null = null;
   /** Watched folders, each with the names of the files in it that matter (the manifest, its schema files). */
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
   private debounce: NodeJS.Timeout | null = null;
@@ -127,6 +131,19 @@ export class DevSession {
     this.pluginId = outcome.pluginId;
     await this.openStream();
     this.startPlugin();
+    if (o.watch?.length) {
+      this.sourceWatch = watchSources(
+        dirname(o.manifestPath),
+        o.watch,
+        (file) => {
+          if (this.stopped) return;
+          this.report.info(`${file} changed: restarting the plugin`);
+          this.stoppedPluginAt = Date.now();
+          this.plugin?.restart();
+        },
+        (message) => this.report.warn(message),
+      );
+    }
     this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
   }
 
@@ -137,6 +154,7 @@ export class DevSession {
     this.verifyRun++;
     for (const { watcher } of this.watchers.values()) watcher.close();
     this.watchers.clear();
+    this.sourceWatch?.close();
     if (this.debounce) clearTimeout(this.debounce);
     this.stopStream.abort();
     await this.plugin?.stop();

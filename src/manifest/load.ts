@@ -213,6 +213,7 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
   const listOf = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.map(record) : []);
   const m = record(raw);
+  const dev = record(m.dev);
   const base = dirname(path);
   const seen = (list: Record<string, unknown>[], key: string) => {
     const names = new Set<string>();
@@ -275,6 +276,7 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
       })),
     ),
     installs: installs as unknown as Manifest['installs'],
+    ...(typeof dev.command === 'string' ? { dev: { command: dev.command, watch: Array.isArray(dev.watch) ? dev.watch.filter((w): w is string => typeof w === 'string') : [] } } : {}),
     schemaFiles: [...schemaFiles],
     expandedVariables: expanded,
   };

@@ -42,6 +42,14 @@ export interface ManifestInstall {
   eventDispatchMode?: DispatchMode;
 }
 
+/** How `plugsmith dev` runs the plugin (manifest `dev`), for a plugin not started by `npm run dev`. */
+export interface ManifestDev {
+  /** Shell command line run in the manifest's folder, e.g. `python3 -m plugin`. */
+  command: string;
+  /** Kinds of file (`*.py`) whose change under the manifest's folder restarts the plugin. */
+  watch: string[];
+}
+
 /** A loaded, validated manifest (plugsmith.json). */
 export interface Manifest {
   /** Absolute path of the file it came from. */
@@ -50,6 +58,8 @@ export interface Manifest {
   actions: ManifestAction[];
   externalEvents: ManifestExternalEvent[];
   installs: ManifestInstall[];
+  /** How `dev` starts the plugin; undefined: `npm run dev`. */
+  dev?: ManifestDev;
   /** Absolute paths of the schema files its `$ref`s read (so `dev` can watch them too). */
   schemaFiles: string[];
   /** The `${VAR}`s its values used (deploy names each one, so a borrowed manifest cannot hide what it sends). */

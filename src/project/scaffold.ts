@@ -7,9 +7,15 @@ import { plugsmithDependency } from './dependency.js';
 import { PLUGIN_EVENTS, PLUGIN_SCOPES, TEMPLATES, type PluginType } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
 
+/** The languages `plugsmith init` writes a plugin in: TypeScript (`templates/`) or Python (`templates/python/`). */
+export const LANGUAGES = ['typescript', 'python'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
 /** What a generated project is made of: the wizard's answers, or the flags. */
 export interface ProjectAnswers {
   name: string;
+  /** Default: typescript. */
+  lang?: Language;
   type: PluginType;
   events: string[];
   scopes: string[];
@@ -86,6 +92,7 @@ export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnsw
   if (unknownEvent !== undefined) throw new UserError(`--events: "${unknownEvent}" is not an event a plugin can receive; choose from ${PLUGIN_EVENTS.join(', ')}`, EXIT.USAGE);
   const unknownScope = answers.scopes.find((s) => !(PLUGIN_SCOPES as readonly string[]).includes(s));
   if (unknownScope !== undefined) throw new UserError(`--scopes: "${unknownScope}" is not a scope; choose from ${PLUGIN_SCOPES.join(', ')}`, EXIT.USAGE);
+  if (answers.lang !== undefined && !(LANGUAGES as readonly string[]).includes(answers.lang)) throw new UserError(`--lang must be one of ${LANGUAGES.join(', ')}, not "${answers.lang}"`, EXIT.USAGE);
   if (!Number.isInteger(answers.port) || answers.port < 1 || answers.port > 65535) throw new UserError(`--port must be a whole number from 1 to 65535, not "${answers.port}"`, EXIT.USAGE);
 
   const added = [...template.requiredEvents.filter((e) => !answers.events.includes(e)), ...template.requiredScopes.filter((s) => !answers.scopes.includes(s))];
@@ -140,9 +147,11 @@ export async function scaffoldProject(options: ScaffoldOptions): Promise<Scaffol
   await checkTarget(dir, options.force);
   const { answers } = completeAnswers(options);
   const template = TEMPLATES[answers.type];
+  const python = answers.lang === 'python';
   await mkdir(dir, { recursive: true });
-  // First, so that a project whose plugsmith cannot be packed is not left looking complete.
-  const dependency = await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
+  // First, so that a project whose plugsmith cannot be packed is not left looking complete. A Python
+  // project has no package.json: its README says how to get the CLI.
+  const dependency = python ? { version: plugsmithVersion(), spec: '', vendored: null } : await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
   const values = {
     name: answers.name,
     description: template.description,
@@ -156,14 +165,14 @@ export async function scaffoldProject(options: ScaffoldOptions): Promise<Scaffol
     events: jsonList(answers.events),
     scopes: jsonList(answers.scopes),
     behaviour: template.behaviour,
-    installHint: template.installHint,
+    installHint: python ? template.installHint.replaceAll('npx plugsmith', 'plugsmith') : template.installHint,
     triggerEvent: template.triggerEvent,
     installs: template.installs.map((install) => `{ ${Object.entries(install).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')} }`).join(',\n    '),
   };
 
   const templates = join(packageRoot(), 'templates');
   const sources = new Map<string, string>();
-  for (const layer of ['common', answers.type]) {
+  for (const layer of python ? ['python/common', `python/${answers.type}`] : ['common', answers.type]) {
     for (const file of await templateFiles(join(templates, layer))) sources.set(outputPath(file), join(templates, layer, file));
   }
   for (const [target, source] of sources) {

@@ -51,7 +51,7 @@ function initCommand(args: string): string {
 }
 
 describe('plugsmith init wizard (tmux)', () => {
-  it('asks name, type, events, scopes and port, then writes the project', async () => {
+  it('asks name, type, language, events, scopes and port, then writes the project', async () => {
     const dir = join(root, 'wz');
     const t = await terminal(initCommand(JSON.stringify(dir)));
     await t.waitFor(/\? Plugin name: \(wz\)/);
@@ -62,6 +62,8 @@ describe('plugsmith init wizard (tmux)', () => {
     await t.keys('wizard-bot', 'Enter');
     await t.waitFor(/\? Plugin type:[\s\S]*❯ EVENT_HANDLER[\s\S]*DATA_PROVIDER/);
     await t.keys('Down', 'Down', 'Enter');
+    await t.waitFor(/\? Language:[\s\S]*❯ TypeScript[\s\S]*Python/);
+    await t.keys('Down', 'Enter');
     // The type's events come checked; space toggles PLUGIN_INSTALLED (the first) on as well.
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).toMatch(/◯ PLUGIN_INSTALLED/);
@@ -73,10 +75,10 @@ describe('plugsmith init wizard (tmux)', () => {
     await t.keys('Enter');
     await t.waitFor(/\? Port of the webhook server: \(3000\)/);
     await t.keys('4321', 'Enter');
-    const done = await t.waitFor(/EXIT=\d+/, 60_000); // init packs this plugsmith into the project (npm pack)
+    const done = await t.waitFor(/EXIT=\d+/, 60_000);
     expect(done).toContain('EXIT=0');
     expect(done).toContain('✔ Events to receive: PLUGIN_INSTALLED, REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED');
-    expect(done).toContain(`Created the DATA_PROVIDER plugin "wizard-bot" in ${dir}`);
+    expect(done).toContain(`Created the Python DATA_PROVIDER plugin "wizard-bot" in ${dir}`);
 
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
     expect(manifest.plugin).toMatchObject({
@@ -86,7 +88,9 @@ describe('plugsmith init wizard (tmux)', () => {
       scopes: ['REPOSITORY_FILES_READ'],
       webhookUrl: 'http://127.0.0.1:4321/webhook',
     });
-    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).name).toBe('wizard-bot');
+    expect(manifest.dev).toEqual({ command: 'python3 -m plugin', watch: ['*.py'] });
+    expect(await readFile(join(dir, 'plugin/__init__.py'), 'utf8')).toContain('wizard-bot');
+    await expect(readFile(join(dir, 'package.json'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
   it('asks only for what the flags leave out', async () => {
@@ -95,6 +99,8 @@ describe('plugsmith init wizard (tmux)', () => {
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).not.toContain('Plugin name');
     expect(events).not.toContain('Plugin type');
+    // A type given as a flag means TypeScript (as before there was a choice).
+    expect(events).not.toContain('Language');
     expect(events).toMatch(/◉ PLUGIN_INSTALLED/);
     await t.keys('Enter');
     await t.waitFor(/\? Scopes of its installation tokens:/);
@@ -103,6 +109,7 @@ describe('plugsmith init wizard (tmux)', () => {
     expect(done).toContain('EXIT=0');
     expect(done).not.toContain('Port of the webhook server');
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).name).toBe('partial-app');
     expect(manifest.plugin).toMatchObject({ name: 'partial-app', type: 'APP', events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], webhookUrl: 'http://127.0.0.1:3100/webhook' });
   });
 

@@ -170,6 +170,7 @@ describe('plugsmith init refusals', () => {
     const cases: Array<[string[], string]> = [
       [[], '--name'],
       [['--name', 'x'], '--type'],
+      [['--name', 'x', '--lang', 'python'], '--type'],
       [['--name', 'x', '--type', 'APP'], '--events'],
       [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED'], '--scopes'],
       [['--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED', '--scopes', ''], '--port'],

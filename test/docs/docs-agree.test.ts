@@ -56,7 +56,7 @@ function problemsIn(where: string, code: string[]): string[] {
 
 async function pages(): Promise<Array<[string, string]>> {
   const docs = (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md') && f !== 'commands.md').map((f) => `docs/${f}`);
-  return Promise.all(['README.md', 'templates/common/README.md', ...docs].map(async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as [string, string]));
+  return Promise.all(['README.md', 'templates/common/README.md', 'templates/python/common/README.md', ...docs].map(async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as [string, string]));
 }
 
 describe('the README and docs/', () => {

@@ -144,6 +144,8 @@ describe('plugsmith deploy', () => {
     ['a missing $ref file', { plugin: { name: 'x', type: 'APP' }, actions: [{ name: 'a', argsSchema: { $ref: './nope.json' } }] }, {}, 'actions[0].argsSchema.$ref: cannot read'],
     ['an unset variable', { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_TEST_UNSET}/hook' } }, {}, 'plugin.webhookUrl: uses ${PLUGSMITH_TEST_UNSET}'],
     ['an install without a target', { plugin: { name: 'x', type: 'APP' }, installs: [{ name: 'i' }] }, {}, 'installs[0]: needs exactly one of'],
+    ['a dev section without its command', { plugin: { name: 'x', type: 'APP' }, dev: { watch: ['*.py'] } }, {}, 'dev.command: is required'],
+    ['a dev.watch that is not a kind of file', { plugin: { name: 'x', type: 'APP' }, dev: { command: 'python3 -m plugin', watch: ['src/'] } }, {}, 'dev.watch[0]:'],
     ['invalid JSON', '{ "plugin": ', {}, 'plugsmith.json: is not valid JSON'],
   ];
   test.each(bad)('a manifest with %s is refused naming its path (exit 5)', async (_name, content, extra, message) => {

@@ -8,7 +8,7 @@ import { attemptLine } from '../../dev/delivery-view.js';
 import { listenForStop } from '../stop-signal.js';
 
 interface DevFlags {
-  cmd: string;
+  cmd?: string;
   manifest: string;
   pluginPort?: number;
   emulatorPort?: number;
@@ -34,7 +34,10 @@ const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
   const manifestPath = resolve(o.manifest);
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.
-  await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
+  const manifest = await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
+  // --cmd, else the manifest's dev.command (a plugin in another language), else the npm script.
+  const command = o.cmd ?? manifest.dev?.command ?? 'npm run dev';
+  const watch = o.cmd === undefined ? manifest.dev?.watch : undefined;
   const target = o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
   const { DevSession } = await import('../../dev/session.js');
   const out = styleFor(io, global);
@@ -42,7 +45,8 @@ const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
   const session = new DevSession(
     {
       manifestPath,
-      command: o.cmd,
+      command,
+      watch,
       env: process.env,
       pluginPort: o.pluginPort,
       emulatorPort: o.emulatorPort,

@@ -8,7 +8,7 @@ export const devCommands = [
     summary: 'Run the inner loop: local emulator, deploy, start and verify the plugin, show deliveries live; redeploy on manifest changes',
     examples: ['plugsmith dev', 'plugsmith dev --cmd "node server.js" --plugin-port 3000', 'plugsmith dev --no-installs --json', 'plugsmith dev --faults duplicate=0.2,drop=0.1 --faults-seed 7'],
     options: [
-      { flags: '--cmd <command>', description: 'command that starts the plugin, run in the manifest\'s folder', default: 'npm run dev' },
+      { flags: '--cmd <command>', description: 'command that starts the plugin, run in the manifest\'s folder (default: the manifest\'s dev.command, else npm run dev)' },
       { flags: '--manifest <path>', description: 'the manifest file', default: 'plugsmith.json' },
       { flags: '--plugin-port <port>', description: 'PORT given to the plugin (and to ${PORT} in the manifest\'s webhookUrl); default: the webhookUrl\'s port', parse: integerOption('--plugin-port', 1, 65535) },
       { flags: '--emulator-port <port>', description: 'management port of an emulator dev starts; it must be free (default: 4010, or a free one when taken; 0: a free one)', parse: integerOption('--emulator-port', 0, 65535) },

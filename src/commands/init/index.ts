@@ -1,5 +1,6 @@
 import { defineCommand, integerOption } from '../types.js';
 import { PLUGIN_TYPES } from '../../contract/enum-values.js';
+import { LANGUAGES } from '../../project/scaffold.js';
 
 /** `--events a,b --events c` → ['a', 'b', 'c']. */
 function commaList(value: string, previous: unknown): string[] {
@@ -16,10 +17,12 @@ export const initCommands = [
       'plugsmith init my-plugin --type DATA_PROVIDER --yes',
       'plugsmith init bot --name bot --type EVENT_HANDLER --events AGENT_MESSAGE_RECEIVED --scopes AGENT_MESSAGE_WRITE --port 3001 --yes',
       'plugsmith init . --force --yes --json',
+      'plugsmith init my-plugin --lang python --type DATA_PROVIDER --yes',
     ],
     args: ['[dir]'],
     options: [
       { flags: '--name <name>', description: 'plugin and npm package name (default: the folder\'s name)' },
+      { flags: '--lang <language>', description: 'language of the plugin: typescript, or python (3.10 or later, standard library only); the wizard asks it with the type, else typescript', choices: [...LANGUAGES] },
       { flags: '--type <type>', description: 'plugin type (default: EVENT_HANDLER)', choices: [...PLUGIN_TYPES] },
       { flags: '--events <kinds>', description: 'events the plugin receives, comma-separated (default: the type\'s)', parse: commaList },
       { flags: '--scopes <scopes>', description: 'scopes of its installation tokens, comma-separated (default: the type\'s)', parse: commaList },

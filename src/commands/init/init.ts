@@ -1,13 +1,14 @@
 import { basename, relative, resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
-import { checkName, checkTarget, completeAnswers, nameFromDir, packageRoot, scaffoldProject } from '../../project/scaffold.js';
+import { checkName, checkTarget, completeAnswers, nameFromDir, packageRoot, scaffoldProject, type Language } from '../../project/scaffold.js';
 import { TEMPLATES, type PluginType } from '../../project/plugin-types.js';
 import { note, printResult } from '../../ui/output.js';
 import { askAnswers } from './wizard.js';
 
 interface InitOptions {
   name?: string;
+  lang?: Language;
   type?: PluginType;
   events?: string[];
   scopes?: string[];
@@ -31,7 +32,7 @@ const init: CommandHandler<InitOptions> = async (input) => {
     if (problem !== true) throw new UserError(`The folder's name "${folderName}" is not a valid plugin name: a name ${problem}. Pass --name ${nameFromDir(folderName)} (or another valid name)`, EXIT.USAGE);
   }
 
-  const raw = await askAnswers(io, { name: o.name, type: o.type, events: o.events, scopes: o.scopes, port: o.port }, folderName === undefined ? 'my-plugin' : nameFromDir(folderName), Boolean(o.yes));
+  const raw = await askAnswers(io, { name: o.name, lang: o.lang, type: o.type, events: o.events, scopes: o.scopes, port: o.port }, folderName === undefined ? 'my-plugin' : nameFromDir(folderName), Boolean(o.yes));
   const { answers, added } = completeAnswers(raw);
   if (added.length) note(io, global, `Added ${added.join(', ')}: the ${answers.type} template's code uses ${added.length === 1 ? 'it' : 'them'}.`);
 
@@ -44,9 +45,21 @@ const init: CommandHandler<InitOptions> = async (input) => {
     io,
     global,
     { dir, ...answers, plugsmithVersion: result.plugsmithVersion, plugsmithDependency: result.plugsmithDependency, files: result.files },
-    () => `Created the ${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
+    () => `Created the ${answers.lang === 'python' ? 'Python ' : ''}${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
   );
   if (result.vendored) note(io, global, `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`);
+  if (answers.lang === 'python') {
+    note(io, global, [
+      '',
+      'Next:',
+      ...(shown === '.' ? [] : [`  cd ${shown}`]),
+      '  plugsmith dev                                  # emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
+      `  plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
+      '  plugsmith emulator exec --deploy -- python3 -m unittest   # the end-to-end test, against an in-memory emulator',
+      'More in README.md.',
+    ].join('\n'));
+    return;
+  }
   note(io, global, [
     '',
     'Next:',

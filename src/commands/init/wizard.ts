@@ -1,15 +1,16 @@
 import { askChoice, askMany, askText } from '../../ui/dialogs.js';
 import type { Io } from '../../ui/io.js';
 import { PLUGIN_EVENTS, PLUGIN_SCOPES, PLUGIN_TYPES, TEMPLATES, type PluginType } from '../../project/plugin-types.js';
-import { checkName, DEFAULT_PORT, type ProjectAnswers } from '../../project/scaffold.js';
+import { checkName, DEFAULT_PORT, type Language, type ProjectAnswers } from '../../project/scaffold.js';
 
 /** Values given as flags; the rest is asked, or defaulted with --yes. */
 export type GivenAnswers = Partial<ProjectAnswers>;
 
 /**
  * Completes the answers: a flag's value is taken as it is, a missing one is asked for in
- * order (name, type, events, scopes, port), or defaulted when `useDefaults` (--yes). Without a
- * terminal the dialogs refuse, naming the flag to pass.
+ * order (name, type, language, events, scopes, port), or defaulted when `useDefaults` (--yes).
+ * The language is asked only along with the type. Without a terminal the dialogs refuse, naming
+ * the flag to pass.
  */
 export async function askAnswers(io: Io, given: GivenAnswers, defaultName: string, useDefaults: boolean): Promise<ProjectAnswers> {
   const name =
@@ -22,6 +23,20 @@ export async function askAnswers(io: Io, given: GivenAnswers, defaultName: strin
     (useDefaults
       ? 'EVENT_HANDLER'
       : await askChoice<PluginType>(io, { flag: '--type', message: 'Plugin type:', choices: PLUGIN_TYPES.map((t) => ({ value: t, name: TEMPLATES[t].title })), default: 'EVENT_HANDLER' }));
+  const lang: Language =
+    given.lang ??
+    // Asked with the type: a type given as a flag (scripts written before Python) means TypeScript.
+    (useDefaults || given.type !== undefined
+      ? 'typescript'
+      : await askChoice<Language>(io, {
+          flag: '--lang',
+          message: 'Language:',
+          choices: [
+            { value: 'typescript', name: 'TypeScript (Node.js 20+)' },
+            { value: 'python', name: 'Python (3.10+, standard library only)' },
+          ],
+          default: 'typescript',
+        }));
   const template = TEMPLATES[type];
   const events =
     given.events ??
@@ -45,5 +60,5 @@ export async function askAnswers(io: Io, given: GivenAnswers, defaultName: strin
             validate: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 65535 ? true : 'A port is a whole number from 1 to 65535'),
           }),
         ));
-  return { name, type, events, scopes, port };
+  return { name, lang, type, events, scopes, port };
 }

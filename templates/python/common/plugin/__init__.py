@@ -1,0 +1,1 @@
+"""{{name}}: {{description}} (a plugsmith plugin, Python standard library only)."""

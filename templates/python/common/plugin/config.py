@@ -1,0 +1,55 @@
+"""The plugin's configuration, read from the environment (the one place that does)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Mapping, Optional
+
+
+@dataclass
+class PluginConfig:
+    """What the plugin needs to run; `config_from_env` reads it from the environment."""
+
+    #: Port of the webhook server; 0 picks a free one (tests).
+    port: int
+    host: str
+    #: The plugin's webhookSecret (`whsec_...`), printed by `plugsmith plugins secret <pluginId>`;
+    #: during a secret rotation several (new and old), any of which may sign a delivery.
+    webhook_secrets: list[str]
+    #: Management API of the platform (or the emulator) that installation tokens are used against.
+    platform_url: str
+    #: Folder of the plugin's own state.
+    data_dir: str
+    #: JSON file of the installation tokens, written owner-only (0600).
+    token_file: str
+    #: Receives one line per event handled; silent when None (tests).
+    log: Optional[Callable[[str], None]] = None
+
+
+def config_from_env(env: Mapping[str, str] = os.environ) -> PluginConfig:
+    """Reads PORT, HOST, PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL, DATA_DIR, TOKEN_FILE.
+
+    PLUGSMITH_WEBHOOK_SECRET may list several secrets, separated by commas or spaces
+    (`whsec_new,whsec_old`): after `plugsmith plugins secret rotate`, deploy with both, then drop
+    the old one. Raises ValueError with a message for the person running it.
+    """
+    secrets = [s for s in re.split(r"[\s,]+", env.get("PLUGSMITH_WEBHOOK_SECRET", "")) if s]
+    if not secrets:
+        raise ValueError(
+            "PLUGSMITH_WEBHOOK_SECRET is not set: deploy the plugin (`plugsmith deploy` prints its id), then run "
+            "`PLUGSMITH_WEBHOOK_SECRET=$(plugsmith plugins secret <pluginId>) python3 -m plugin`"
+        )
+    raw_port = env.get("PORT") or "{{port}}"
+    if not raw_port.isdigit() or int(raw_port) > 65535:
+        raise ValueError(f'PORT must be a port number, not "{raw_port}"')
+    data_dir = env.get("DATA_DIR") or ".data"
+    return PluginConfig(
+        port=int(raw_port),
+        host=env.get("HOST") or "127.0.0.1",
+        webhook_secrets=secrets,
+        platform_url=env.get("PLUGSMITH_BASE_URL") or "http://127.0.0.1:4010",
+        data_dir=data_dir,
+        token_file=env.get("TOKEN_FILE") or os.path.join(data_dir, "tokens.json"),
+    )

@@ -1,0 +1,113 @@
+"""The webhook server, on the standard library's ThreadingHTTPServer."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import traceback
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Mapping, Optional
+
+from .webhooks import Answer, Handler, Webhook, failure
+
+#: Larger bodies are answered 413.
+MAX_BODY_BYTES = 1024 * 1024
+
+
+class WebhookServer:
+    """Serves POST /webhook and GET /health on a thread of its own until `close()`.
+
+    The webhook (plugin/webhooks.py) checks each delivery's signature with the plugin's secrets,
+    answers WEBHOOK_CHALLENGE and runs the handler of the event's type; a handler that raises
+    answers 500, so the platform retries. GET /health answers 200 for whoever waits for the
+    server to be up (a load balancer, a container's health check, `plugsmith dev`).
+    """
+
+    def __init__(self, port: int, host: str, secrets: list[str], handlers: Mapping[str, Handler], log: Optional[Callable[[str], None]] = None) -> None:
+        # A failing delivery is retried: print an error's traceback the first time, then one line per attempt.
+        seen: set[str] = set()
+
+        def on_error(error: BaseException, event: dict) -> None:
+            message = str(error)
+            if message in seen:
+                print(f"{event['type']} {event['id']} failed: {message}", file=sys.stderr)
+                return
+            if len(seen) >= 100:
+                seen.clear()
+            seen.add(message)
+            print(f"{event['type']} {event['id']} failed:", file=sys.stderr)
+            traceback.print_exception(error, file=sys.stderr)
+
+        def on_handled(event: dict, ms: float) -> None:
+            if log:
+                log(f"{datetime.now(timezone.utc).isoformat(timespec='milliseconds')} {event['type']} {event['id']} handled in {ms:.0f} ms")
+
+        webhook = Webhook(secrets, handlers, on_error=on_error, on_handled=on_handled)
+
+        class RequestHandler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+                if self.path.split("?")[0] != "/webhook":
+                    return self.not_found()
+                length = self.headers.get("content-length", "")
+                if not length.isdigit():
+                    return self.reply(failure(411, "LENGTH_REQUIRED", "send the body with a Content-Length"), close=True)
+                if int(length) > MAX_BODY_BYTES:
+                    return self.reply(failure(413, "PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_BODY_BYTES} bytes"), close=True)
+                body = self.rfile.read(int(length))
+                headers = {name: self.headers.get(name, "") for name in ("webhook-id", "webhook-timestamp", "webhook-signature")}
+                self.reply(webhook.answer(headers, body))
+
+            def do_GET(self) -> None:  # noqa: N802
+                path = self.path.split("?")[0]
+                if path == "/health":
+                    return self.reply(Answer(200, {"ok": True}))
+                if path == "/webhook":
+                    return self.not_allowed()
+                self.not_found()
+
+            def do_PUT(self) -> None:  # noqa: N802
+                self.not_allowed() if self.path.split("?")[0] == "/webhook" else self.not_found()
+
+            do_DELETE = do_PATCH = do_PUT  # noqa: N815
+
+            def not_allowed(self) -> None:
+                self.reply(failure(405, "METHOD_NOT_ALLOWED", f"webhooks are delivered with POST, not {self.command}"), allow="POST")
+
+            def not_found(self) -> None:
+                self.reply(failure(404, "NOT_FOUND", "the webhook is at POST /webhook"))
+
+            def reply(self, answer: Answer, close: bool = False, allow: Optional[str] = None) -> None:
+                data = json.dumps(answer.body).encode()
+                self.send_response(answer.status)
+                self.send_header("content-type", "application/json; charset=utf-8")
+                self.send_header("content-length", str(len(data)))
+                if allow:
+                    self.send_header("allow", allow)
+                if close:
+                    self.send_header("connection", "close")
+                    self.close_connection = True
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                # One line per handled event comes from on_handled; the access log stays quiet.
+                pass
+
+        self._server = ThreadingHTTPServer((host, port), RequestHandler)
+        self._server.daemon_threads = True
+        self.port: int = self._server.server_address[1]
+        shown = f"[{host}]" if ":" in host else ("127.0.0.1" if host == "0.0.0.0" else host)
+        #: Where the platform posts events: http://host:port/webhook.
+        self.webhook_url = f"http://{shown}:{self.port}/webhook"
+        self._thread = threading.Thread(target=self._server.serve_forever, name="webhook-server", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stops accepting deliveries and frees the port."""
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()

@@ -1,0 +1,44 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { watchSources } from '../../src/dev/source-watch.js';
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a change to a watched kind of file restarts; other files, virtualenvs, caches and hidden folders do not', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'plugsmith-source-watch-'));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  for (const folder of ['plugin', 'plugin/__pycache__', '.venv/lib', 'venv/lib', '.data']) await mkdir(join(root, folder), { recursive: true });
+  const changes: string[] = [];
+  const problems: string[] = [];
+  const watcher = watchSources(root, ['*.py'], (file) => changes.push(file), (message) => problems.push(message));
+  onTestFinished(() => watcher.close());
+
+  // Not the plugin's sources: none of these may restart it.
+  await writeFile(join(root, '.venv/lib/site.py'), 'x = 1\n');
+  await writeFile(join(root, 'venv/lib/site.py'), 'x = 1\n');
+  await writeFile(join(root, 'plugin/__pycache__/reply.cpython-311.py'), 'x = 1\n');
+  await writeFile(join(root, '.data/tokens.json'), '{}\n');
+  await writeFile(join(root, 'plugin/notes.txt'), 'notes\n');
+  await new Promise((r) => setTimeout(r, 600));
+  expect(changes).toEqual([]);
+
+  await writeFile(join(root, 'plugin/reply.py'), 'def reply_to(text): return text\n');
+  await until('the change to plugin/reply.py', () => changes.length > 0);
+  expect(changes).toEqual([join('plugin', 'reply.py')]);
+
+  // A file of the folder itself is watched too; saves in quick succession are one change.
+  await writeFile(join(root, 'main.py'), 'a = 1\n');
+  await writeFile(join(root, 'main.py'), 'a = 2\n');
+  await until('the change to main.py', () => changes.length > 1);
+  await new Promise((r) => setTimeout(r, 400));
+  expect(changes).toEqual([join('plugin', 'reply.py'), 'main.py']);
+  expect(problems).toEqual([]);
+});

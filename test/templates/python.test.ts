@@ -1,0 +1,243 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startEmulator } from '../../emulator/index.js';
+import { createClient, type PlatformClient } from '../../src/client/index.js';
+import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
+import { sh, userEnv } from '../helpers/shell.js';
+
+// The Python template the way a user meets it: `plugsmith init --lang python` from this checkout,
+// in a folder outside the repository, on a machine with Node and Python 3 alone (nothing is
+// pip-installed). Its own unittest suite runs against a real emulator with the environment that
+// `plugsmith emulator exec --deploy` gives a command; `plugsmith dev` runs it from the manifest's
+// dev.command, restarts it when a .py file changes, and `trigger` and `check` get their answers.
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TYPES = ['EVENT_HANDLER', 'DATA_PROVIDER', 'APP'] as const;
+const MINUTES = 60_000;
+let work: string;
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` before these tests');
+  work = await mkdtemp(join(tmpdir(), 'plugsmith-python-'));
+});
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+/** `plugsmith init <dir> --lang python --type <type> --yes`, checked. */
+async function initPython(type: string, name: string): Promise<string> {
+  const dir = join(work, name);
+  const init = await runCli(['init', dir, '--lang', 'python', '--type', type, '--yes', '--json']);
+  expect(init.code, init.stderr).toBe(0);
+  expect(JSON.parse(init.stdout)).toMatchObject({ lang: 'python', type, name });
+  return dir;
+}
+
+/**
+ * An in-memory emulator with the project's plugin deployed to it, and the environment of
+ * `plugsmith emulator exec --deploy`: its URLs, credentials, and the plugin's id and secret.
+ */
+async function deployedEmulator(dir: string): Promise<{ env: Record<string, string>; client: PlatformClient }> {
+  const emu = await startEmulator();
+  const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey! });
+  onTestFinished(async () => {
+    await client.close();
+    await emu.close();
+  });
+  const deployed = await runCli(['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', emu.orgId!, '--json'], {
+    env: { PLUGSMITH_CONFIG_DIR: join(work, 'cfg'), PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_MESSAGING_URL: emu.messagingUrl, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_API_KEY: emu.apiKey!, PORT: '3000' },
+    cwd: dir,
+  });
+  expect(deployed.code, deployed.stderr).toBe(0);
+  const pluginId = JSON.parse(deployed.stdout).pluginId as string;
+  const plugin = await client.plugins.get(pluginId);
+  const env = {
+    PLUGSMITH_BASE_URL: emu.url,
+    PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+    PLUGSMITH_TOKEN: emu.token!,
+    PLUGSMITH_API_KEY: emu.apiKey!,
+    PLUGSMITH_ORG_ID: emu.orgId!,
+    PLUGSMITH_ADMIN_TOKEN: emu.adminToken,
+    PLUGSMITH_PLUGIN_ID: pluginId,
+    PLUGSMITH_WEBHOOK_SECRET: plugin.webhookSecret as string,
+  };
+  return { env, client };
+}
+
+/** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends. */
+async function startPython(dir: string, env: Record<string, string>): Promise<void> {
+  const child = spawn('python3', ['-m', 'plugin'], { cwd: dir, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  onTestFinished(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+  });
+  await new Promise<void>((done, fail) => {
+    child.once('exit', (code) => fail(new Error(`python3 -m plugin exited (${code}):\n${output}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (/ is listening at /.test(line)) done();
+    });
+  });
+}
+
+describe('plugsmith init --lang python', () => {
+  for (const type of TYPES) {
+    it(
+      `${type}: a stdlib-only project whose own unittest suite passes against an emulator, and \`python3 -m plugin\` passes check`,
+      async () => {
+        const dir = await initPython(type, `py-${type.toLowerCase().replace('_', '-')}`);
+        // No npm project: the plugin is Python, the CLI is run from wherever it is installed.
+        expect(existsSync(join(dir, 'package.json'))).toBe(false);
+        const manifest = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
+        expect(manifest.dev).toEqual({ command: 'python3 -m plugin', watch: ['*.py'] });
+        const sources = (await readdir(join(dir, 'plugin'))).filter((f) => f.endsWith('.py'));
+        // The standard library only: every import is of the plugin's own modules or of the stdlib.
+        for (const file of sources) {
+          const text = await readFile(join(dir, 'plugin', file), 'utf8');
+          for (const [, from, imported] of text.matchAll(/^\s*(?:from ([\w.]+) import |import ([\w.]+)$)/gm)) {
+            const module = from ?? imported;
+            expect(module === '__future__' || module.startsWith('.') || isStdlib(module.split('.')[0]), `${file}: ${module}`).toBe(true);
+          }
+        }
+
+        const { env, client } = await deployedEmulator(dir);
+        const run = await sh('python3', ['-m', 'unittest', '-v'], dir, 3 * MINUTES, userEnv(env));
+        expect(run.code, run.output).toBe(0);
+        expect(run.output).toMatch(/Ran [1-9]\d* tests? in/);
+        expect(run.output).toMatch(/\nOK\n/);
+        expect(run.output).not.toMatch(/skipped/);
+        // Also under the faults the platform produces (duplicates, delays, reordering).
+        expect(run.output).toMatch(/UnderFaults\.test_\w+\) \.\.\. ok/);
+
+        // The production command, as a deploy runs it, passes `plugsmith check`.
+        const port = await freePort();
+        await startPython(dir, { PORT: String(port), PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL, DATA_DIR: join(dir, '.data') });
+        const webhookUrl = `http://127.0.0.1:${port}/webhook`;
+        expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ ok: true });
+        const pluginId = env.PLUGSMITH_PLUGIN_ID;
+        await client.plugins.update(pluginId, { webhookUrl });
+        expect((await client.plugins.verifyWebhook(pluginId)).verified).toBe(true);
+        const cliEnv = { ...env, PLUGSMITH_CONFIG_DIR: join(work, 'cfg') };
+        if (type === 'EVENT_HANDLER') expect((await runCli(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC', '--json'], { env: cliEnv })).code).toBe(0);
+        const check = await runCli(['check', webhookUrl, '--plugin', pluginId, '--json'], { env: cliEnv, timeoutMs: 2 * MINUTES });
+        expect(check.code, `${check.stdout}${check.stderr}`).toBe(0);
+        const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+        expect(report.ok).toBe(true);
+        // Only an EVENT_HANDLER writes messages, which the side-effect checks count (as for the TypeScript template).
+        expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual(type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery']);
+      },
+      5 * MINUTES,
+    );
+  }
+
+  it('the unittest suite fails, naming the command to run, without the emulator\'s environment', async () => {
+    const dir = await initPython('APP', 'py-no-env');
+    const run = await sh('python3', ['-m', 'unittest'], dir, MINUTES, userEnv({ PLUGSMITH_BASE_URL: '', PLUGSMITH_WEBHOOK_SECRET: '' }));
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain('plugsmith emulator exec --deploy -- python3 -m unittest');
+  });
+
+  it('refuses deliveries that are not signed with one of its secrets, and answers the challenge with any of them', async () => {
+    const dir = await initPython('APP', 'py-signatures');
+    // The webhook module alone, driven from Python: rotation (two secrets), a wrong key, an old timestamp, a tampered body.
+    const script = `
+import base64, json, time
+from plugin.webhooks import Webhook, sign, secret_key
+new, old = "whsec_" + base64.b64encode(b"n" * 32).decode(), "whsec_" + base64.b64encode(b"o" * 32).decode()
+hook = Webhook([new, old], {})
+body = json.dumps({"id": "evt_1", "type": "WEBHOOK_CHALLENGE", "data": {"challenge": "abc"}}).encode()
+def headers(secret, ts=None, b=body):
+    ts = str(int(time.time()) if ts is None else ts)
+    return {"webhook-id": "msg_1", "webhook-timestamp": ts, "webhook-signature": sign(secret_key(secret), "msg_1", ts, b)}
+print(json.dumps([
+  [hook.answer(headers(new), body).status, hook.answer(headers(new), body).body],
+  hook.answer(headers(old), body).status,
+  hook.answer(headers("whsec_" + base64.b64encode(b"x" * 32).decode()), body).status,
+  hook.answer(headers(new, ts=int(time.time()) - 301), body).status,
+  hook.answer(headers(new), body.replace(b"abc", b"abd")).status,
+  hook.answer({"webhook-id": "msg_1", "webhook-timestamp": str(int(time.time())), "webhook-signature": "v1,"}, body).status,
+]))
+`;
+    const run = await sh('python3', ['-c', script], dir, MINUTES);
+    expect(run.code, run.output).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([[200, { challenge: 'abc' }], 200, 401, 401, 401, 401]);
+  });
+});
+
+/** A stdlib module, as Python itself says (sys.stdlib_module_names, 3.10+). */
+let stdlib: Set<string> | undefined;
+function isStdlib(module: string): boolean {
+  return (stdlib ??= new Set(STDLIB)).has(module);
+}
+const STDLIB = await (async () => {
+  const run = await sh('python3', ['-c', 'import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))'], tmpdir(), MINUTES);
+  return JSON.parse(run.stdout) as string[];
+})();
+
+/** Reads the dev session's stderr until it shows `pattern`. */
+async function stderrShows(dev: CliProcess, pattern: RegExp, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(dev.stderr())) {
+    if (Date.now() > deadline) throw new Error(`dev never printed ${pattern}:\n${dev.stderr()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('plugsmith dev, trigger and check with a Python plugin', () => {
+  it(
+    'dev runs dev.command, restarts it when a .py file changes; trigger gets the reply; check passes',
+    async () => {
+      const dir = await initPython('EVENT_HANDLER', 'py-dev');
+      const configDir = await mkdtemp(join(work, 'cfg-dev-'));
+      const port = await freePort();
+      const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
+      const dev = spawnCli(['dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env });
+      await stderrShows(dev, /installed local agent \(pin_/);
+      expect(dev.stderr()).toContain('started the plugin: python3 -m plugin');
+      expect(dev.stderr()).toContain(`webhook verified: http://127.0.0.1:${port}/webhook`);
+      expect(dev.stderr()).toContain(`py-dev is listening at http://127.0.0.1:${port}/webhook`);
+      // The installation token, kept owner-only by the running plugin.
+      expect((await stat(join(dir, '.data', 'tokens.json'))).mode & 0o777).toBe(0o600);
+
+      // Run in the project with the same config dir, the CLI finds the emulator dev started.
+      const cliEnv = env;
+      const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+      expect(triggered.code, triggered.stderr).toBe(0);
+      const first = JSON.parse(triggered.stdout);
+      expect(first.reply).toMatchObject({ sender: 'CHARACTER', isStreaming: false });
+      expect(first.reply.content).toMatch(/^You said: /);
+
+      // A saved .py file restarts the plugin, and the next reply is the new code's.
+      const reply = join(dir, 'plugin', 'reply.py');
+      await writeFile(reply, (await readFile(reply, 'utf8')).replace('f"You said: {text}"', 'f"Heard: {text}"'));
+      await stderrShows(dev, /reply\.py changed: restarting the plugin/);
+      // Started again, and listening (the new process binds the port a moment after it starts).
+      await stderrShows(dev, /reply\.py changed[\s\S]*started the plugin: python3 -m plugin[\s\S]*py-dev is listening at/);
+      const again = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout).reply.content).toMatch(/^Heard: /);
+
+      const projectState = JSON.parse(await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'));
+      const pluginId = (Object.values(projectState.targets)[0] as { pluginId: string }).pluginId;
+      const check = await runCli(['check', `http://127.0.0.1:${port}/webhook`, '--plugin', pluginId, '--json'], { cwd: dir, env: cliEnv, timeoutMs: 2 * MINUTES });
+      expect(check.code, `${check.stdout}${check.stderr}\n--- dev ---\n${dev.stderr()}`).toBe(0);
+      const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+      expect(report.ok).toBe(true);
+      expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([]);
+
+      expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    },
+    6 * MINUTES,
+  );
+});
