@@ -111,8 +111,9 @@ describe('plugsmith init --lang python', () => {
           }
         }
 
-        const { env, client } = await deployedEmulator(dir);
-        const run = await sh('python3', ['-m', 'unittest', '-v'], dir, 3 * MINUTES, userEnv(env));
+        // The project's own suite, as its README runs it: `plugsmith emulator exec --deploy`.
+        const exec = await runCli(['emulator', 'exec', '--deploy', '--', 'python3', '-m', 'unittest', '-v'], { cwd: dir, timeoutMs: 3 * MINUTES, env: { PORT: '3000' } });
+        const run = { code: exec.code, output: exec.stdout + exec.stderr };
         expect(run.code, run.output).toBe(0);
         expect(run.output).toMatch(/Ran [1-9]\d* tests? in/);
         expect(run.output).toMatch(/\nOK\n/);
@@ -121,6 +122,7 @@ describe('plugsmith init --lang python', () => {
         expect(run.output).toMatch(/UnderFaults\.test_\w+\) \.\.\. ok/);
 
         // The production command, as a deploy runs it, passes `plugsmith check`.
+        const { env, client } = await deployedEmulator(dir);
         const port = await freePort();
         await startPython(dir, { PORT: String(port), PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL, DATA_DIR: join(dir, '.data') });
         const webhookUrl = `http://127.0.0.1:${port}/webhook`;
