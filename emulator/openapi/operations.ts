@@ -1,4 +1,5 @@
-import type { OpenApiDocument } from './document.js';
+/** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
+type OpenApiDocument = Record<string, any>;
 
 // What the route schemas do not say about each operation, for generators and fuzzers: a stable
 // camelCase operationId, a one-line summary and a tag per resource; the links from each create
