@@ -85,7 +85,7 @@ function explain(error: ErrorObject): string {
 /** Variables named outright in the manifest's documentation (the webhook server's port and address). */
 const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
 /** Parts of a name that mark a credential: never expanded, even with the PLUGSMITH_ prefix. */
-const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION/;
+const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
 
 /**
  * Whether a manifest may read this environment variable. A manifest often comes from someone
@@ -165,6 +165,10 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
       throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
     }
     if (!/\.json$/i.test(real)) throw new ManifestError(file, at, `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`);
+    // Hidden folders and installed packages hold what is not the project's own schemas: the local
+    // emulator's store (`.plugsmith/`, with webhook secrets), `.git/`, `node_modules/`.
+    const hidden = relative(project, real).split(sep).find((segment) => segment.startsWith('.') || segment === 'node_modules');
+    if (hidden !== undefined) throw new ManifestError(file, at, `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`);
     read.add(target);
     let text: string;
     try {

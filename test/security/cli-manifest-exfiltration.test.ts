@@ -21,6 +21,11 @@ beforeAll(async () => {
   await mkdir(join(project, 'schemas'), { recursive: true });
   await writeFile(join(project, 'schemas', 'inputs.json'), JSON.stringify({ type: 'object', properties: { region: { type: 'string' } } }));
   await writeFile(join(project, '.env'), `{"token":"${SECRET}"}`);
+  // The local emulator's store inside the project (JSON, with webhook secrets), and a package's file.
+  await mkdir(join(project, '.plugsmith', 'emulator'), { recursive: true });
+  await writeFile(join(project, '.plugsmith', 'emulator', 'snapshot.json'), JSON.stringify({ schemaVersion: 3, secret: SECRET }));
+  await mkdir(join(project, 'node_modules', 'pkg'), { recursive: true });
+  await writeFile(join(project, 'node_modules', 'pkg', 'package.json'), JSON.stringify({ name: 'pkg', token: SECRET }));
   // A link inside the project that points outside it, and one that stays inside.
   await symlink(join(root, 'home', '.config', 'plugsmith', 'emulator.json'), join(project, 'schemas', 'linked.json'));
   await symlink(join(project, 'schemas', 'inputs.json'), join(project, 'schemas', 'alias.json'));
@@ -42,6 +47,8 @@ describe('a manifest reads only files of its project', () => {
     ['an absolute path', 'ABSOLUTE', /absolute path/],
     ['a link inside the project that points outside', './schemas/linked.json', /outside the project folder/],
     ['a file of the project that is not a .json file', './.env', /not a \.json file/],
+    ["the local emulator's store inside the project", './.plugsmith/emulator/snapshot.json', /inside \.plugsmith\//],
+    ["an installed package's file", './node_modules/pkg/package.json', /inside node_modules\//],
   ])('%s is refused by deploy --dry-run and by deploy, and nothing reaches the marketplace', async (_name, ref, message) => {
     const target = ref === 'ABSOLUTE' ? join(root, 'home', '.config', 'plugsmith', 'emulator.json') : ref;
     const path = await manifest({ inputsSchema: { $ref: target } });
@@ -65,7 +72,7 @@ describe('a manifest reads only files of its project', () => {
 });
 
 describe('a manifest expands only allowed environment variables', () => {
-  it.each(['HOME', 'AWS_SECRET_ACCESS_KEY', 'PLUGSMITH_TOKEN', 'PLUGSMITH_ADMIN_TOKEN', 'PLUGSMITH_API_KEY', 'PLUGSMITH_WEBHOOK_SECRET'])(
+  it.each(['HOME', 'AWS_SECRET_ACCESS_KEY', 'PLUGSMITH_TOKEN', 'PLUGSMITH_ADMIN_TOKEN', 'PLUGSMITH_API_KEY', 'PLUGSMITH_WEBHOOK_SECRET', 'PLUGSMITH_PASS', 'PLUGSMITH_DB_PWD', 'PLUGSMITH_BEARER', 'PLUGSMITH_CREDS', 'PLUGSMITH_DSN'])(
     '${%s} in webhookUrl is an error naming the variable and the fix, even with a default',
     async (variable) => {
       for (const placeholder of [`\${${variable}}`, `\${${variable}:-x}`]) {
