@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,14 +37,35 @@ export function redirectPage(url: string): string {
   ].join('\n');
 }
 
+const PAGE_FOLDER_PREFIX = 'plugsmith-open-';
+
+/**
+ * Removes the redirect pages of earlier `--open`s (this user's, older than their lifetime): a
+ * command that ends at once (`emulator dashboard --open`) cannot wait for the browser to read its
+ * page, so the next `--open` clears it. No process is left behind to do it.
+ */
+async function sweepOldPages(): Promise<void> {
+  const root = tmpdir();
+  const names = await readdir(root).catch(() => [] as string[]);
+  const uid = process.getuid?.();
+  for (const name of names) {
+    if (!name.startsWith(PAGE_FOLDER_PREFIX)) continue;
+    const dir = join(root, name);
+    const info = await lstat(dir).catch(() => null);
+    if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
+    if (Date.now() - info.mtimeMs > REDIRECT_PAGE_LIFETIME_MS) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /**
  * Writes a redirect page for `url` into a new private folder (0700, the page 0600) and returns the
  * page's path. The link carries a single-use login code: any local user can read a process's
- * arguments, never this file. A detached helper removes the folder after a while, so it goes even
- * when this process (`emulator dashboard --open`) ends at once; only the folder's path is in its argv.
+ * arguments, never this file. A process that runs on (`emulator start --open`, `dev --open`) removes
+ * the folder after REDIRECT_PAGE_LIFETIME_MS; one that ends at once leaves it to the next `--open`.
  */
 async function privateRedirect(url: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-open-'));
+  await sweepOldPages();
+  const dir = await mkdtemp(join(tmpdir(), PAGE_FOLDER_PREFIX));
   const page = join(dir, 'dashboard.html');
   const file = await open(page, 'wx', 0o600);
   try {
@@ -53,14 +74,8 @@ async function privateRedirect(url: string): Promise<string> {
   } finally {
     await file.close();
   }
-  try {
-    const cleanup = `setTimeout(() => require('node:fs').rmSync(process.argv[1], { recursive: true, force: true }), ${REDIRECT_PAGE_LIFETIME_MS})`;
-    const child = spawn(process.execPath, ['-e', cleanup, dir], { detached: true, stdio: 'ignore' });
-    child.once('error', () => undefined);
-    child.unref();
-  } catch {
-    // Without the helper the page stays in the private temp folder until the system clears it.
-  }
+  // Unref'd: it never keeps a command running, and goes with the process.
+  setTimeout(() => void rm(dir, { recursive: true, force: true }).catch(() => undefined), REDIRECT_PAGE_LIFETIME_MS).unref();
   return page;
 }
 

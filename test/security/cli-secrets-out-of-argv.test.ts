@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { useCliEnv } from '../cli/cli-env.js';
+import { stateFiles } from '../helpers/emulator-state.js';
 
 // Every local user can read every process's arguments (/proc/PID/cmdline, `ps`): a single-use
 // login code or an API key there can be taken by another process before the browser (or the
@@ -115,7 +116,8 @@ describe('emulator start takes its secrets from a file or the environment', () =
       { env: { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_LLM_API_KEY: '', ...extraEnv } },
     );
     await start.nextLine();
-    const state = JSON.parse(await readFile(join(configDir, 'emulator.json'), 'utf8'));
+    const [stateFile] = await stateFiles(configDir);
+    const state = JSON.parse(await readFile(stateFile, 'utf8'));
     const post = async (path: string, body: unknown) => {
       const res = await request(`${state.messagingUrl}${path}`, { method: 'POST', headers: { authorization: 'Bearer psk_argv_key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const json = (await res.body.json()) as { data: { id: string } };
