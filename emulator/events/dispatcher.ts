@@ -17,6 +17,12 @@ import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptio
 // Kept for importers of the dispatcher from before the delivery log had its own module.
 export { presentDelivery, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 
+/** The whole store was replaced: every record a client holds may be gone. */
+export interface StoreChange {
+  reason: 'reset' | 'import';
+  generation: number;
+}
+
 /** One attempt, told to stream listeners as it is logged. */
 export interface AttemptNotice {
   delivery: DeliveryView;
@@ -78,6 +84,9 @@ export class EventDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
+  private readonly storeListeners = new Set<(change: StoreChange) => void>();
+  /** How many times the store was replaced (reset or import) since this emulator started. */
+  private storeGeneration = 0;
   private readonly slots: DeliverySlots;
   private readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
@@ -225,6 +234,24 @@ export class EventDispatcher {
   onAttempt(listener: (notice: AttemptNotice) => void): () => void {
     this.attemptListeners.add(listener);
     return () => this.attemptListeners.delete(listener);
+  }
+
+  /** Calls `listener` whenever the whole store is replaced (a reset or an import); returns the unsubscribe function. */
+  onStoreReplaced(listener: (change: StoreChange) => void): () => void {
+    this.storeListeners.add(listener);
+    return () => this.storeListeners.delete(listener);
+  }
+
+  /** The store's generation: 0 at start, one more at each reset or import. */
+  get generation(): number {
+    return this.storeGeneration;
+  }
+
+  /** Tells the listeners the whole store was replaced (called by resetStore and importStore once the new store is in). */
+  storeReplaced(reason: StoreChange['reason']): void {
+    this.storeGeneration++;
+    const change: StoreChange = { reason, generation: this.storeGeneration };
+    for (const listener of this.storeListeners) safely(() => listener(change));
   }
 
   /** Sets the check run before every attempt: a URL it refuses is not requested, and the delivery fails with the reason. */

@@ -235,6 +235,20 @@ export type Delivery = Static<typeof DeliverySchema>;
 export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchema, attempt: DeliveryAttemptSchema }, { title: 'DeliveryAttemptNotice' });
 export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
 
+/**
+ * `data` of the events of GET /_emulator/stream: `hello` when the stream opens, `store-replaced`
+ * after a reset or an import. `epoch` names the store a client's records came from: another one
+ * (a reset, an import, a restart of the emulator) means every list it holds must be read again.
+ */
+export const StoreEpochNoticeSchema = Type.Object(
+  {
+    epoch: Type.String({ description: 'The emulator start and store generation: changes at every reset, import and restart' }),
+    reason: Type.Optional(Type.Union([Type.Literal('reset'), Type.Literal('import')], { description: 'What replaced the store (store-replaced only)' })),
+  },
+  { title: 'StoreEpochNotice' },
+);
+export type StoreEpochNotice = Static<typeof StoreEpochNoticeSchema>;
+
 /** `data` of POST /api/plugins/:id/verify-webhook. */
 export const WebhookVerificationSchema = Type.Object({
   verified: Type.Boolean(),

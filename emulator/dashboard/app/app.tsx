@@ -5,6 +5,7 @@ import { ErrorBox } from './components/error-box.js';
 import { ViewBoundary } from './components/view-boundary.js';
 import { VIEWS } from './views/index.js';
 import { useHashRoute } from './use-hash-route.js';
+import { useStoreEpoch } from './use-store-epoch.js';
 
 type Session = { state: 'loading' } | { state: 'signed-out'; error?: unknown } | { state: 'signed-in'; workspace: Workspace };
 
@@ -40,6 +41,7 @@ async function signIn(): Promise<Workspace | null> {
 export function App() {
   const [session, setSession] = useState<Session>({ state: 'loading' });
   const route = useHashRoute();
+  const store = useStoreEpoch(session.state === 'signed-in');
   useEffect(() => {
     signIn().then(
       (workspace) => {
@@ -69,10 +71,17 @@ export function App() {
       </main>
     );
   }
-  const view = VIEWS.find((v) => v.path === route[0]) ?? VIEWS[0];
-  const View = view.component;
+  const found = route.length === 0 ? VIEWS[0] : VIEWS.find((v) => v.path === route[0]);
+  const view = found ?? null;
+  const View = view?.component;
   return (
     <div className="shell">
+      <a className="skip-link" href="#main" onClick={(e) => {
+        e.preventDefault();
+        document.getElementById('main')?.focus();
+      }}>
+        Skip to content
+      </a>
       <header>
         <span className="brand">plugsmith emulator</span>
         <nav aria-label="Dashboard pages">
@@ -83,10 +92,30 @@ export function App() {
           ))}
         </nav>
       </header>
-      <main>
-        <ViewBoundary key={view.path} name={`the ${view.label} view`}>
-          <View params={route.slice(1)} />
-        </ViewBoundary>
+      {!store.reachable && (
+        <div className="banner banner-bad" role="alert">
+          The emulator cannot be reached: it may have stopped or restarted. This page reconnects by itself; start it again with <code>plugsmith emulator start</code>.
+        </div>
+      )}
+      {store.reason && (
+        <div className="banner" role="status" key={store.generation}>
+          {store.reason === 'restart' ? 'The emulator restarted' : store.reason === 'import' ? 'The emulator imported a store' : 'The emulator was reset'}: every list was read again.
+        </div>
+      )}
+      <main id="main" tabIndex={-1}>
+        {view && View ? (
+          // A new store generation (reset, import, restart) mounts the view afresh: it reads everything again.
+          <ViewBoundary key={`${view.path}:${store.generation}`} name={`the ${view.label} view`}>
+            <View params={route.slice(1)} />
+          </ViewBoundary>
+        ) : (
+          <section aria-labelledby="not-found-title">
+            <h1 id="not-found-title">Page not found</h1>
+            <p>
+              The dashboard has no page <code>#/{route.join('/')}</code>. Go to the <a href="#/overview">Overview</a> or pick a page above.
+            </p>
+          </section>
+        )}
       </main>
     </div>
   );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Delivery, DeliveryAttempt } from '../../../../src/contract/index.js';
-import { call } from '../api.js';
+import { ApiFailure, call } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
@@ -125,11 +125,33 @@ export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: str
   }, [deliveryId]);
 
   // The stream keeps the table's copy current; the fetched one covers a delivery the table does not hold.
-  const delivery = live && (!fetched || live.updatedAt >= fetched.updatedAt) ? live : fetched;
+  const gone = error instanceof ApiFailure && error.status === 404;
+  const delivery = gone ? null : live && (!fetched || live.updatedAt >= fetched.updatedAt) ? live : fetched;
   if (!delivery) {
     return (
-      <aside className="dl-detail" aria-label="Delivery">
-        {error ? <ErrorBox error={error} /> : <p className="muted">Loading {deliveryId}…</p>}
+      <aside className="dl-detail" aria-label={`Delivery ${deliveryId}`} tabIndex={-1}>
+        <div className="dl-detail-head">
+          <h2>{gone ? 'Delivery not found' : 'Delivery'}</h2>
+          <a href="#/deliveries" aria-label="Close delivery">
+            Close
+          </a>
+        </div>
+        {gone ? (
+          <>
+            <p data-testid="delivery-gone">
+              This delivery no longer exists: <span className="mono">{deliveryId}</span> is not in the emulator's log (it was reset, a store was imported, or the log dropped it).
+            </p>
+            <div className="toolbar">
+              <button type="button" className="primary" disabled>
+                Resend
+              </button>
+            </div>
+          </>
+        ) : error ? (
+          <ErrorBox error={error} />
+        ) : (
+          <p className="muted">Loading {deliveryId}…</p>
+        )}
       </aside>
     );
   }
