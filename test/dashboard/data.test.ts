@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
+import { verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 describe('dashboard: Data', () => {
@@ -72,6 +73,41 @@ describe('dashboard: Data', () => {
     const refused = (e: string) => e.includes('status of 400') && e.includes(`/api/plugins/${weather.id}`);
     expect(consoleErrors.filter(refused)).toHaveLength(1);
     expectNoConsoleErrors(consoleErrors.filter((e) => !refused(e)));
+  });
+
+  it('an edit of the description sends only the description and keeps the webhook verified', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const hook = await WebhookServer.start();
+    onTestFinished(() => hook.close());
+    const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Verified' });
+
+    const { page, consoleErrors } = await openDashboard(emu, `data/plugins/${plugin.id}`);
+    const record = page.getByRole('article', { name: `Plugin ${plugin.id}` });
+    await record.getByRole('button', { name: 'Edit plugin' }).click();
+    const editor = record.getByLabel(/^Edit plugin/);
+    const draft = JSON.parse(await editor.inputValue());
+    // The editor shows every field, the webhookUrl included…
+    expect(draft).toMatchObject({ webhookUrl: hook.url, description: '' });
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PUT') sent.push(r.postData() ?? '');
+    });
+    await editor.fill(JSON.stringify({ ...draft, description: 'only this changed' }, null, 2));
+    await record.getByRole('button', { name: 'Save plugin' }).click();
+    await record.getByText('"description": "only this changed"').waitFor();
+    // …but only what changed goes out, and the plugin stays verified (installs still allowed).
+    expect(sent.map((b) => JSON.parse(b))).toEqual([{ description: 'only this changed' }]);
+    const stored = (await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, { token: `Bearer ${emu.token}` })).body.data;
+    expect(stored).toMatchObject({ description: 'only this changed', webhookUrlIsVerified: true });
+    await record.getByRole('status').filter({ hasText: 'Saved description.' }).waitFor();
+
+    // Saving with nothing changed sends nothing.
+    await record.getByRole('button', { name: 'Edit plugin' }).click();
+    await record.getByRole('button', { name: 'Save plugin' }).click();
+    await record.getByRole('status').filter({ hasText: 'Nothing changed' }).waitFor();
+    expect(sent).toHaveLength(1);
+    expectNoConsoleErrors(consoleErrors);
   });
 
   it('lists every collection, never a token, API key or hash, and creates an API key showing it once', async () => {

@@ -63,6 +63,8 @@ export interface CollectionConfig {
     path: (record: DataRecord, ctx: DataContext) => string;
     /** The fields the editor starts with (the ones the API lets change). */
     fields: string[];
+    /** Fields sent even when unchanged (the endpoint requires them); every other field goes out only when edited. */
+    always?: string[];
     toBody?: (draft: Record<string, unknown>, record: DataRecord) => unknown;
   };
   remove?: {
@@ -356,6 +358,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   const [confirming, setConfirming] = useState(false);
   const [deleted, setDeleted] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -378,11 +381,25 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
     if (!record || !config.edit || draft === null) return;
     setBusy(true);
     try {
-      const body = parseObject(draft);
+      const edited = parseObject(draft);
+      // Only what changed goes out (and what the endpoint always needs): a field sent back unchanged
+      // can still mean something to the API (a webhookUrl was once re-verified whenever present).
+      const original = pick(record, config.edit.fields);
+      const body = Object.fromEntries(
+        Object.entries(edited).filter(([field, value]) => config.edit!.always?.includes(field) || JSON.stringify(value) !== JSON.stringify(original[field])),
+      );
+      if (Object.keys(body).filter((f) => !config.edit!.always?.includes(f)).length === 0) {
+        setDraft(null);
+        setActionError(null);
+        setNotice(`Nothing changed: ${config.noun} ${id} was not saved.`);
+        return;
+      }
+      setNotice(null);
       const answer = await call<DataRecord>(config.edit.target ?? config.target, config.edit.method, config.edit.path(record, ctx), config.edit.toBody ? config.edit.toBody(body, record) : body);
       setRecord({ ...record, ...answer.data });
       setDraft(null);
       setActionError(null);
+      setNotice(`Saved ${Object.keys(body).join(', ')}.`);
       onChanged();
     } catch (failure) {
       setActionError(failure);
@@ -462,6 +479,11 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
                 </button>
               </div>
             </div>
+          )}
+          {notice && (
+            <p role="status" className="muted">
+              {notice}
+            </p>
           )}
           <ErrorBox error={actionError} />
           {config.children?.map((child) => (

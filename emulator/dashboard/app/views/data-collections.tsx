@@ -180,6 +180,7 @@ const uploads: CollectionConfig = {
     method: 'PATCH',
     path: () => '/status',
     fields: ['status', 'errorMessage'],
+    always: ['status'],
     toBody: (draft, r) => Object.fromEntries(Object.entries({ fileId: r.id, ...draft }).filter(([, v]) => v !== null)),
   },
 };
