@@ -224,6 +224,7 @@ export const DeliverySchema = Type.Object(
     attempts: Type.Array(DeliveryAttemptSchema),
     nextAttemptAt: Nullable(Type.String()),
     redeliveryOf: Nullable(Type.String()),
+    cancelledAt: Type.Optional(Type.String({ description: 'When its retries were cancelled (POST /_emulator/deliveries/:id/cancel, or a resend of it while it was pending): it is then failed' })),
     faults: Type.Optional(Type.Array(FaultMarkSchema, { description: 'The faults injected into its attempts, when fault injection is on' })),
     ...Timestamps,
   },
