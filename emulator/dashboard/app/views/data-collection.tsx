@@ -426,7 +426,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   return (
     <article className="panel record" aria-label={heading}>
       <div className="record-head">
-        <h3>{heading}</h3>
+        <h2>{heading}</h2>
         <button type="button" onClick={onClose} aria-label={`Close ${config.noun} ${id}`}>
           Close
         </button>
@@ -488,7 +488,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
           <ErrorBox error={actionError} />
           {config.children?.map((child) => (
             <div key={child.key} className="child">
-              <h4>{child.label}</h4>
+              <h3>{child.label}</h3>
               <CollectionList config={child} ctx={{ orgId: ctx.orgId, parent: record }} />
             </div>
           ))}

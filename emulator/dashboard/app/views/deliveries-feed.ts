@@ -97,6 +97,8 @@ export interface DeliveryFeed {
   error: unknown;
   /** Puts a delivery in the table at once (a resend's answer), before its stream event. */
   upsert(delivery: Delivery): void;
+  /** The newest copy of the watched delivery (the open one), even when the filters leave it out of the table. */
+  watched: Delivery | undefined;
 }
 
 const PAGE = 100;
@@ -115,7 +117,13 @@ function listPath(filters: DeliveryFilters, cursor: string): string {
  * the delivery stream: a new delivery goes on top, a new attempt updates its row in place. Rows live
  * in a ref and a version number re-renders, so 10,000 rows are never copied per page or per event.
  */
-export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
+export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): DeliveryFeed {
+  const watchId = useRef(watch);
+  const watched = useRef<Delivery | undefined>(undefined);
+  if (watchId.current !== watch) {
+    watchId.current = watch;
+    watched.current = undefined;
+  }
   const rows = useRef<Delivery[]>([]);
   const index = useRef(new Map<string, Delivery>());
   const [, setVersion] = useState(0);
@@ -136,6 +144,10 @@ export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
 
   const upsert = useCallback(
     (delivery: Delivery) => {
+      if (delivery.id === watchId.current && (!watched.current || watched.current.updatedAt <= delivery.updatedAt)) {
+        watched.current = delivery;
+        render();
+      }
       const known = index.current.get(delivery.id);
       if (!matchesFilters(delivery, filtersRef.current)) {
         if (known) {
@@ -221,5 +233,7 @@ export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, upsert]);
 
-  return { rows: rows.current, ...state, upsert };
+  const current = watch ? index.current.get(watch) : undefined;
+  const latest = current && (!watched.current || current.updatedAt >= watched.current.updatedAt) ? current : watched.current;
+  return { rows: rows.current, ...state, upsert, watched: latest };
 }

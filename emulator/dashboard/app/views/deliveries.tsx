@@ -53,11 +53,11 @@ export function DeliveriesView({ params }: ViewProps) {
     [draft.pluginId, draft.type, draft.status, draft.failedOnce, draft.since, typed.search, typed.minAttempts, typed.maxAttempts, typed.httpStatus],
   );
   useEffect(() => replaceHashQuery(filtersToQuery(filters)), [filters]);
-  const feed = useDeliveryFeed(filters);
-  const plugins = usePlugins();
   const selected = params[0];
+  const feed = useDeliveryFeed(filters, selected);
+  const plugins = usePlugins();
   const pluginIds = useMemo(() => [...new Set([...plugins.keys(), ...feed.rows.slice(0, 2000).map((d) => d.pluginId), ...(filters.pluginId ? [filters.pluginId] : [])])].sort(), [feed.rows, plugins, filters.pluginId]);
-  const live = selected ? feed.rows.find((d) => d.id === selected) : undefined;
+  const live = feed.watched;
   const open = useCallback((id: string) => openDelivery(id), []);
   const filtered = Object.values(filters).some(Boolean);
   const [bulk, setBulk] = useState<{ state: 'idle' | 'confirm' | 'sending' } | { state: 'done'; count: number }>({ state: 'idle' });

@@ -172,10 +172,19 @@ export function OverviewView(_props: ViewProps) {
             </thead>
             <tbody>
               <tr>
-                <td>{overview?.deliveryQueue.pending ?? '…'}</td>
-                <td className={overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined}>{overview?.deliveryQueue.retrying ?? '…'}</td>
-                <td className={overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined}>{overview?.deliveryQueue.failed ?? '…'}</td>
-                <td className={overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined}>{overview?.deliveryQueue.delivered ?? '…'}</td>
+                {/* Each counter opens the Deliveries it counts (the filters are the list's URL). */}
+                <td>
+                  <a href="#/deliveries?status=pending&maxAttempts=0" aria-label={`Pending: ${overview?.deliveryQueue.pending ?? '…'}, show them`}>{overview?.deliveryQueue.pending ?? '…'}</a>
+                </td>
+                <td className={overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined}>
+                  <a className="inherit" href="#/deliveries?status=pending&minAttempts=1" aria-label={`Retrying: ${overview?.deliveryQueue.retrying ?? '…'}, show them`}>{overview?.deliveryQueue.retrying ?? '…'}</a>
+                </td>
+                <td className={overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined}>
+                  <a className="inherit" href="#/deliveries?status=failed%2Cexhausted" aria-label={`Failed: ${overview?.deliveryQueue.failed ?? '…'}, show them`}>{overview?.deliveryQueue.failed ?? '…'}</a>
+                </td>
+                <td className={overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined}>
+                  <a className="inherit" href="#/deliveries?status=delivered" aria-label={`Delivered: ${overview?.deliveryQueue.delivered ?? '…'}, show them`}>{overview?.deliveryQueue.delivered ?? '…'}</a>
+                </td>
               </tr>
             </tbody>
           </table>
