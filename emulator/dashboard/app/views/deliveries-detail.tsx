@@ -21,13 +21,16 @@ function sentHeaders(delivery: Delivery, attempt: DeliveryAttempt): Record<strin
   return { 'webhook-id': delivery.eventId, 'webhook-timestamp': attempt.webhookTimestamp, 'content-type': 'application/json' };
 }
 
-function pretty(text: string | null): string {
+/** A body made readable by its content type: JSON indented, HTML and XML one element a line, the rest as it came. */
+export function pretty(text: string | null, contentType = ''): string {
   if (text === null) return '';
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
-    return text;
+    // not JSON
   }
+  if (/html|xml/i.test(contentType) || /^\s*</.test(text)) return text.replace(/>\s*</g, '>\n<');
+  return text;
 }
 
 function HeadersTable({ headers, label }: { headers: Record<string, string>; label: string }) {
@@ -95,7 +98,7 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
                 Status <strong>{attempt.responseStatus}</strong> in {attempt.durationMs} ms
               </p>
               {attempt.responseHeaders && <HeadersTable headers={attempt.responseHeaders} label={`Response headers of attempt ${attempt.number}`} />}
-              <JsonView value={pretty(attempt.responseBody) || '(empty body)'} label={`Response body of attempt ${attempt.number}`} />
+              <JsonView value={pretty(attempt.responseBody, Object.entries(attempt.responseHeaders ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1]) || '(empty body)'} label={`Response body of attempt ${attempt.number}`} />
               <p className="muted">The log keeps the first 2 KB of an answer.</p>
             </>
           ) : (
