@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { call, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
+import { call, dropSession, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
 import type { DashboardSession } from '../../../src/contract/dashboard.js';
 import { ErrorBox } from './components/error-box.js';
 import { ViewBoundary } from './components/view-boundary.js';
@@ -71,7 +71,8 @@ export function App() {
       </main>
     );
   }
-  const found = route.length === 0 ? VIEWS[0] : VIEWS.find((v) => v.path === route[0]);
+  // A login link's hash (`#login=…`, replaced once it is used) is the start page, not an unknown one.
+  const found = route.length === 0 || route[0].startsWith('login=') ? VIEWS[0] : VIEWS.find((v) => v.path === route[0]);
   const view = found ?? null;
   const View = view?.component;
   return (
@@ -91,6 +92,15 @@ export function App() {
             </a>
           ))}
         </nav>
+        <button type="button" className="sign-out" onClick={async () => {
+          try {
+            await call('admin', 'DELETE', '/dashboard/session');
+          } finally {
+            dropSession();
+          }
+        }}>
+          Sign out
+        </button>
       </header>
       {!store.reachable && (
         <div className="banner banner-bad" role="alert">
@@ -112,7 +122,7 @@ export function App() {
           <section aria-labelledby="not-found-title">
             <h1 id="not-found-title">Page not found</h1>
             <p>
-              The dashboard has no page <code>#/{route.join('/')}</code>. Go to the <a href="#/overview">Overview</a> or pick a page above.
+              The dashboard has no page <code>#/{route.join('/')}</code>. <a href="#/overview">Go to the start page</a> or pick a page above.
             </p>
           </section>
         )}

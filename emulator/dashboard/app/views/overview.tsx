@@ -4,6 +4,7 @@ import { call, currentWorkspace } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBox } from '../components/error-box.js';
 import type { ViewProps } from '../view-props.js';
+import { EmulatorControls } from './emulator-controls.js';
 import './overview.css';
 
 /** How often the Overview asks again (uptime, counts and the queue move while it is open). */
@@ -208,6 +209,7 @@ export function OverviewView(_props: ViewProps) {
             </tbody>
           </table>
         </section>
+        <EmulatorControls />
       </div>
     </section>
   );
