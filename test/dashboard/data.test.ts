@@ -110,6 +110,36 @@ describe('dashboard: Data', () => {
     expectNoConsoleErrors(consoleErrors);
   });
 
+  it("hides a plugin's webhook secret until revealed, and rotates it with a grace period", async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const created = (await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: `Bearer ${emu.token}`, body: { name: 'Secretive', type: 'EVENT_HANDLER' } })).body.data;
+    const { page, consoleErrors } = await openDashboard(emu, 'data/plugins');
+    // The list shows ids beside names.
+    await page.getByRole('region', { name: 'Plugins' }).getByText(created.id).waitFor();
+    await page.goto(new URL(`#/data/plugins/${created.id}`, page.url()).href);
+    const record = page.getByRole('article', { name: `Plugin ${created.id}` });
+    await record.getByLabel(`plugin ${created.id} as JSON`).waitFor();
+    expect(await record.getByLabel(`plugin ${created.id} as JSON`).textContent()).not.toContain(created.webhookSecret);
+    const secret = record.getByTestId('webhook-secret');
+    expect(await secret.textContent()).not.toContain(created.webhookSecret);
+    await record.getByRole('button', { name: 'Reveal secret' }).click();
+    expect(await secret.textContent()).toBe(created.webhookSecret);
+
+    await record.getByLabel('Grace period in seconds').fill('3600');
+    await record.getByRole('button', { name: 'Rotate secret…' }).click();
+    await record.getByRole('button', { name: 'Confirm: rotate the secret' }).click();
+    await record.getByRole('status').filter({ hasText: 'The previous secret signs too until' }).waitFor();
+    const stored = emu.services.db.plugins.get(created.id)!;
+    expect(stored.webhookSecret).not.toBe(created.webhookSecret);
+    expect(await secret.textContent()).toBe(stored.webhookSecret);
+    expect(stored.previousWebhookSecret).toBe(created.webhookSecret);
+    const left = Date.parse(stored.previousWebhookSecretExpiresAt!) - Date.now();
+    expect(left).toBeGreaterThan(3000_000);
+    expect(left).toBeLessThanOrEqual(3600_000);
+    expectNoConsoleErrors(consoleErrors);
+  });
+
   it('lists every collection, never a token, API key or hash, and creates an API key showing it once', async () => {
     const emu = await startEmulator();
     onTestFinished(() => emu.close());

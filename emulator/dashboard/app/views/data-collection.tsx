@@ -73,6 +73,10 @@ export interface CollectionConfig {
     label?: string;
   };
   children?: CollectionConfig[];
+  /** Fields kept out of the JSON view and its copy (a webhook secret): the record's `extra` reveals them on request. */
+  masked?: string[];
+  /** More of a record's panel (a plugin's webhook secret: reveal, rotate); `onRecord` takes its new state. */
+  extra?: (record: DataRecord, onRecord: (record: DataRecord) => void) => ReactNode;
 }
 
 /** A cell's text: strings as they are, everything else as compact JSON. */
@@ -377,6 +381,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   }, [config.key, id]);
 
   const heading = `${config.noun[0].toUpperCase()}${config.noun.slice(1)} ${id}`;
+  const shown = record && config.masked ? Object.fromEntries(Object.entries(record).map(([k, v]) => [k, config.masked!.includes(k) && typeof v === 'string' ? '•••••••• (hidden: Reveal below)' : v])) : record;
   const save = async () => {
     if (!record || !config.edit || draft === null) return;
     setBusy(true);
@@ -440,9 +445,9 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
       )}
       {record && !deleted && (
         <>
-          <JsonView value={record} label={`${config.noun} ${id} as JSON`} />
+          <JsonView value={shown} label={`${config.noun} ${id} as JSON`} />
           <div className="toolbar">
-            <CopyButton text={JSON.stringify(record, null, 2)} label={`Copy ${config.noun} JSON`} />
+            <CopyButton text={JSON.stringify(shown, null, 2)} label={`Copy ${config.noun} JSON`} />
             {config.edit && draft === null && (
               <button type="button" onClick={() => setDraft(JSON.stringify(pick(record, config.edit!.fields), null, 2))}>
                 Edit {config.noun}
@@ -486,6 +491,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
             </p>
           )}
           <ErrorBox error={actionError} />
+          {config.extra?.(record, setRecord)}
           {config.children?.map((child) => (
             <div key={child.key} className="child">
               <h3>{child.label}</h3>

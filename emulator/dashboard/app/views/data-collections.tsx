@@ -1,6 +1,7 @@
 import { currentWorkspace } from '../api.js';
 import { CHARACTER_ENGINES, EVENT_KINDS, FILE_STATUSES, INSTANCE_ENTITY_TYPES, PARENT_TYPES, PLUGIN_TYPES } from '../../../../src/contract/enum-values.js';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
+import { WebhookSecret } from './plugin-secret.js';
 
 // The Data page's collections: one small config each for the generic list and record views. Lists
 // go through the platform's management API with the workspace token where it lists them, else the
@@ -82,6 +83,7 @@ const plugins: CollectionConfig = {
   ],
   columns: [
     { field: 'name', label: 'Name' },
+    { field: 'id', label: 'Id' },
     { field: 'type', label: 'Type' },
     { field: 'webhookUrl', label: 'Webhook URL' },
     { field: 'webhookUrlIsVerified', label: 'Verified', render: yesNo('webhookUrlIsVerified') },
@@ -106,6 +108,8 @@ const plugins: CollectionConfig = {
     fields: ['name', 'description', 'type', 'webhookUrl', 'events', 'scopes', 'tags', 'inputsSchema', 'isPublic'],
   },
   remove: { path: (r) => `/plugins/${enc(r.id)}` },
+  masked: ['webhookSecret'],
+  extra: (record, onRecord) => <WebhookSecret plugin={record} onRotated={onRecord} />,
   children: [definitions('actions', 'action', ['argsSchema', 'returnSchema']), definitions('external-events', 'external event', ['payloadSchema']), instances],
 };
 
