@@ -233,6 +233,11 @@ const conversations: CollectionConfig = {
   ],
   create: { target: 'messaging', path: () => '/conversations', template: () => ({ characterId: currentWorkspace().characterId ?? 'char_…' }) },
   children: [messages],
+  extra: (record) => (
+    <p>
+      <a href={`#/chat/${enc(String(record.id))}`}>Open in Chat</a>
+    </p>
+  ),
 };
 
 const orgFilter = { field: 'orgId', label: 'Org' };
