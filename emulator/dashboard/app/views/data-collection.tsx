@@ -5,6 +5,7 @@ import { JsonView } from '../components/json-view.js';
 import { CopyButton } from '../components/copy-button.js';
 import { SORT_ORDERS, type SortOrder } from '../../../../src/contract/enum-values.js';
 import { initialListState, listQuery, withQuery, type ListState, type PageInfo } from './data-query.js';
+import { when } from '../format.js';
 import './data-views.css';
 
 /** A record of any collection: what the API answered, with its id. */
@@ -82,6 +83,8 @@ export interface CollectionConfig {
 /** A cell's text: strings as they are, everything else as compact JSON. */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
+  // One date format across the dashboard, with the time since.
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) return when(value);
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
 }

@@ -2,6 +2,7 @@ import { currentWorkspace } from '../api.js';
 import { CHARACTER_ENGINES, EVENT_KINDS, FILE_STATUSES, INSTANCE_ENTITY_TYPES, PARENT_TYPES, PLUGIN_TYPES } from '../../../../src/contract/enum-values.js';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
 import { WebhookSecret } from './plugin-secret.js';
+import { humanSize } from '../format.js';
 
 // The Data page's collections: one small config each for the generic list and record views. Lists
 // go through the platform's management API with the workspace token where it lists them, else the
@@ -116,7 +117,7 @@ const plugins: CollectionConfig = {
 const fileColumns = [
   { field: 'fileName', label: 'File name' },
   { field: 'status', label: 'Status' },
-  { field: 'fileSize', label: 'Bytes' },
+  { field: 'fileSize', label: 'Size', render: (r: DataRecord) => (typeof r.fileSize === 'number' ? humanSize(r.fileSize) : '—') },
   { field: 'contentType', label: 'Content type' },
   { field: 'folder', label: 'Folder' },
   { field: 'updatedAt', label: 'Updated' },
