@@ -35,6 +35,7 @@ export function overviewOf(services: Services, now = new Date()): Overview {
     uptimeSeconds: Math.max(0, Math.floor((now.getTime() - config.startedAt.getTime()) / 1000)),
     counts,
     deliveryQueue: { pending, retrying, failed: countOf('failed') + countOf('exhausted'), delivered: countOf('delivered') },
+    deliveryPolicy: { attempts: services.events.options.schedule.length + 1, timeoutMs: services.events.options.timeoutMs },
     storage: config.storageBackend,
     llm: config.llm,
   };

@@ -82,7 +82,7 @@ describe('dashboard: acting on deliveries', () => {
     // Retry now: the receiver answers 200 this time; the row leaves the "retrying" list as delivered.
     await bodyRows(page).filter({ hasText: retried.id }).click();
     const detail = page.getByRole('complementary', { name: `Delivery ${retried.id}` });
-    await detail.getByTestId('attempts-summary').filter({ hasText: /attempt 1 done, attempt 2 in \d+ s/ }).waitFor();
+    await detail.getByTestId('attempts-summary').filter({ hasText: /attempt 1 of 3 failed, attempt 2 in \d+ s/ }).waitFor();
     answer = 200;
     await detail.getByRole('button', { name: 'Retry now' }).click();
     await detail.getByTestId('attempts-summary').filter({ hasText: 'delivered after 2 attempts (an earlier attempt failed)' }).waitFor();

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Delivery, DeliveryAttempt, Plugin } from '../../../../src/contract/index.js';
+import type { Overview } from '../../../../src/contract/dashboard.js';
 import { absoluteTime, relativeTime, when } from '../format.js';
 import { pluginLabel } from '../use-plugin-names.js';
 import { ApiFailure, call } from '../api.js';
@@ -126,13 +127,32 @@ function useNow(on: boolean): number {
 }
 
 /** The attempts at a glance: one mark per attempt (its answer), where the delivery stands, and when it tries next. */
+/** Attempts a delivery gets in all (from the Overview's delivery policy), read once per page. */
+let policy: Promise<number | null> | null = null;
+function useAttemptsAllowed(): number | null {
+  const [allowed, setAllowed] = useState<number | null>(null);
+  useEffect(() => {
+    policy ??= call<Overview>('admin', 'GET', '/overview').then(
+      (a) => a.data.deliveryPolicy?.attempts ?? null,
+      () => {
+        policy = null;
+        return null;
+      },
+    );
+    void policy.then(setAllowed);
+  }, []);
+  return allowed;
+}
+
 function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
   const now = useNow(delivery.status === 'pending');
+  const allowed = useAttemptsAllowed();
   const count = delivery.attempts.length;
+  const of = delivery.retries && allowed !== null ? ` of ${allowed}` : '';
   let summary: string;
   if (delivery.status === 'pending') {
     const next = delivery.nextAttemptAt ? Math.max(0, Math.round((Date.parse(delivery.nextAttemptAt) - now) / 1000)) : null;
-    summary = count === 0 ? 'first attempt on its way' : `attempt ${count} done, attempt ${count + 1} ${next === null || next === 0 ? 'now' : `in ${next} s`}`;
+    summary = count === 0 ? `attempt 1${of} on its way` : `attempt ${count}${of} failed, attempt ${count + 1} ${next === null || next === 0 ? 'now' : `in ${next} s`}`;
   } else if (delivery.cancelledAt) {
     summary = `retries cancelled after attempt ${count}, ${relativeTime(delivery.cancelledAt)}`;
   } else {
