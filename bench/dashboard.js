@@ -122,7 +122,7 @@ export default async function run({ quick }) {
     const page = await context.newPage();
     await page.goto(`${emu.url}/_emulator/dashboard/#/deliveries`);
     await page.waitForFunction(() => window.__firstRow !== null);
-    await page.getByText(`${STORED}`, { exact: false }).first().waitFor();
+    await page.getByText(`${STORED.toLocaleString('en')} shown`, { exact: false }).first().waitFor();
     const controller = new AbortController();
     const streamed = new Map();
     const stream = await request(`${emu.url}/_emulator/deliveries/stream`, { headers: emu.adminHeaders, signal: controller.signal });

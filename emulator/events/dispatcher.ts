@@ -17,6 +17,12 @@ import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptio
 // Kept for importers of the dispatcher from before the delivery log had its own module.
 export { presentDelivery, type DeliveryMatch, type DeliveryView } from '../services/deliveries.js';
 
+/** The whole store was replaced: every record a client holds may be gone. */
+export interface StoreChange {
+  reason: 'reset' | 'import';
+  generation: number;
+}
+
 /** One attempt, told to stream listeners as it is logged. */
 export interface AttemptNotice {
   delivery: DeliveryView;
@@ -78,6 +84,9 @@ export class EventDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
+  private readonly storeListeners = new Set<(change: StoreChange) => void>();
+  /** How many times the store was replaced (reset or import) since this emulator started. */
+  private storeGeneration = 0;
   private readonly slots: DeliverySlots;
   private readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
@@ -160,10 +169,13 @@ export class EventDispatcher {
   }
 
   /** Sends a logged delivery's event again (same event id) as a new delivery, to the plugin's current URL; resolves after its first attempt. */
-  async redeliver(deliveryId: string): Promise<DeliveryView | null> {
-    const original = this.log.get(deliveryId);
-    if (!original) return null;
-    if (original.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
+  async redeliver(deliveryId: string, options: { wait?: boolean } = {}): Promise<DeliveryView | null> {
+    const found = this.log.get(deliveryId);
+    if (!found) return null;
+    if (found.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
+    // The resend replaces a delivery still retrying: the event must not go out twice more.
+    if (found.status === 'pending') await this.cancel(found.id);
+    const original = this.log.get(deliveryId) ?? found;
     const plugin = this.db.plugins.get(original.pluginId);
     const now = nowIso();
     const record: DeliveryRecord = {
@@ -176,11 +188,47 @@ export class EventDispatcher {
       attempts: [],
       nextAttemptAt: now,
       redeliveryOf: original.id,
+      cancelledAt: undefined,
       createdAt: now,
       updatedAt: now,
     };
     await this.save(record);
+    if (options.wait === false) {
+      // Answered at once; the attempt runs on, and the stream tells how it went.
+      void this.run(record.id);
+      return presentDelivery(record);
+    }
     return presentDelivery((await this.run(record.id)) ?? record);
+  }
+
+  /**
+   * Runs a pending delivery's next attempt now instead of at its scheduled time; answers at once
+   * with the delivery (the attempt's outcome comes over the stream). Null for an unknown delivery.
+   */
+  retryNow(deliveryId: string): DeliveryView | null {
+    const record = this.log.get(deliveryId);
+    if (!record) return null;
+    if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery can be retried now (resend it instead)`);
+    if (this.inFlight.has(deliveryId)) throw new RedeliveryRefused(`an attempt of delivery ${deliveryId} is running now`);
+    void this.run(deliveryId);
+    return presentDelivery(record);
+  }
+
+  /**
+   * Cancels a pending delivery's retries: it becomes failed (with cancelledAt) and is never sent
+   * again. An attempt running now still ends and is logged, but schedules no other.
+   */
+  async cancel(deliveryId: string): Promise<DeliveryView | null> {
+    const record = this.log.get(deliveryId);
+    if (!record) return null;
+    if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery's retries can be cancelled`);
+    this.clearTimer(deliveryId);
+    const now = nowIso();
+    const cancelled: DeliveryRecord = { ...record, status: 'failed', nextAttemptAt: null, cancelledAt: now, updatedAt: now };
+    await this.save(cancelled);
+    const last = cancelled.attempts.at(-1);
+    if (last) this.notify(cancelled, last);
+    return presentDelivery(cancelled);
   }
 
   /**
@@ -225,6 +273,24 @@ export class EventDispatcher {
   onAttempt(listener: (notice: AttemptNotice) => void): () => void {
     this.attemptListeners.add(listener);
     return () => this.attemptListeners.delete(listener);
+  }
+
+  /** Calls `listener` whenever the whole store is replaced (a reset or an import); returns the unsubscribe function. */
+  onStoreReplaced(listener: (change: StoreChange) => void): () => void {
+    this.storeListeners.add(listener);
+    return () => this.storeListeners.delete(listener);
+  }
+
+  /** The store's generation: 0 at start, one more at each reset or import. */
+  get generation(): number {
+    return this.storeGeneration;
+  }
+
+  /** Tells the listeners the whole store was replaced (called by resetStore and importStore once the new store is in). */
+  storeReplaced(reason: StoreChange['reason']): void {
+    this.storeGeneration++;
+    const change: StoreChange = { reason, generation: this.storeGeneration };
+    for (const listener of this.storeListeners) safely(() => listener(change));
   }
 
   /** Sets the check run before every attempt: a URL it refuses is not requested, and the delivery fails with the reason. */
@@ -321,7 +387,8 @@ export class EventDispatcher {
       if (!current) return null; // the store was reset meanwhile
       let problem = refused ?? judge?.(outcome) ?? null;
       if (faults && marks && refused === null) problem = faultProblem(faults, outcome, problem, number, marks);
-      const settled = this.settle(current, outcome, problem, refused !== null);
+      // Cancelled while it ran: this attempt is logged, and is the last.
+      const settled = this.settle(current, outcome, problem, refused !== null || Boolean(current.cancelledAt));
       let { record } = settled;
       if (!faults) {
         await this.save(record);

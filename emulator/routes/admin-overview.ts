@@ -2,7 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from './common.js';
 import type { Services } from '../services.js';
-import { Ok, OverviewSchema, STORE_COLLECTIONS, errorResponses, type Overview } from '../../src/contract/index.js';
+import { Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorResponses, type Overview } from '../../src/contract/index.js';
+import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
+
+/** How often the stream sends a comment so proxies and clients keep it open. */
+const KEEP_ALIVE_MS = 15_000;
+
+/** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
+export function storeEpoch(services: Services): string {
+  return `${services.config.startedAt.getTime().toString(36)}.${services.events.generation}`;
+}
 
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
 export function overviewOf(services: Services, now = new Date()): Overview {
@@ -26,6 +35,7 @@ export function overviewOf(services: Services, now = new Date()): Overview {
     uptimeSeconds: Math.max(0, Math.floor((now.getTime() - config.startedAt.getTime()) / 1000)),
     counts,
     deliveryQueue: { pending, retrying, failed: countOf('failed') + countOf('exhausted'), delivered: countOf('delivered') },
+    deliveryPolicy: { attempts: services.events.options.schedule.length + 1, timeoutMs: services.events.options.timeoutMs },
     storage: config.storageBackend,
     llm: config.llm,
   };
@@ -35,4 +45,35 @@ export function overviewOf(services: Services, now = new Date()): Overview {
 export default async function adminOverviewRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
+
+  // What the dashboard listens to so that no view shows records of a store that is gone.
+  const streamResponse = {
+    200: {
+      description: 'Server-sent events: `hello` when the stream opens and `store-replaced` after each reset or import, data a StoreEpochNotice; `: keep-alive` comments every 15 s',
+      content: { 'text/event-stream': { schema: StoreEpochNoticeSchema } },
+    },
+    ...errorResponses(401, 403),
+  };
+  app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) => {
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const send = (frame: string) => {
+      if (raw.destroyed || raw.writableEnded) return;
+      if (raw.writableLength > MAX_BUFFERED_BYTES) return void raw.destroy();
+      raw.write(frame);
+    };
+    send(`event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`);
+    const unsubscribe = services.events.onStoreReplaced((change) => {
+      send(`event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`);
+    });
+    const keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    keepAlive.unref();
+    const cleanup = () => {
+      clearInterval(keepAlive);
+      unsubscribe();
+    };
+    request.raw.once('close', cleanup);
+    raw.once('close', cleanup);
+  });
 }

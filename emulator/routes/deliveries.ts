@@ -1,15 +1,21 @@
 import {
+  BulkRedeliveryResultSchema,
+  DELIVERY_FILTER_PARAMETERS,
+  DeliveryBulkQuerySchema,
+  DeliveryListQuerySchema,
+  RedeliverQuerySchema,
+  type DeliveryFilterParameters,
   DeliveryAttemptNoticeSchema,
   DeliverySchema,
   DeliveryStreamQuerySchema,
-  ListQuery,
   Ok,
   OkPage,
   errorResponses,
 } from '../../src/contract/index.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { conflict, notFound } from '../errors.js';
+import { badRequest, conflict, detail, notFound } from '../errors.js';
+import type { DeliveryRecord } from '../model.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
 import { presentDelivery } from '../services/deliveries.js';
@@ -36,11 +42,54 @@ export const DELIVERY_QUERY: QuerySpec = {
   search: ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
 };
 
+const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
+/** Most deliveries one bulk resend sends: a filter that matches more is refused (narrow it). */
+export const MAX_BULK_REDELIVERIES = 1000;
+
+function answered2xx(status: number | null, error: string | null): boolean {
+  return status !== null && status >= 200 && status <= 299 && error === null;
+}
+
+/** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); null when none is set. */
+export function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => boolean) | null {
+  const checks: Array<(d: DeliveryRecord) => boolean> = [];
+  if (raw['@failedOnce'] === 'true') checks.push((d) => d.attempts.some((a) => !answered2xx(a.responseStatus, a.error)));
+  if (raw['@httpStatus']) {
+    const wanted = raw['@httpStatus'].split(',');
+    checks.push((d) => {
+      const last = d.attempts.at(-1);
+      if (!last) return false;
+      if (last.responseStatus === null) return wanted.includes('none');
+      const code = String(last.responseStatus);
+      return wanted.includes(code) || wanted.includes(`${code[0]}xx`);
+    });
+  }
+  if (raw['@minAttempts'] !== undefined) {
+    const min = Number(raw['@minAttempts']);
+    checks.push((d) => d.attempts.length >= min);
+  }
+  if (raw['@maxAttempts'] !== undefined) {
+    const max = Number(raw['@maxAttempts']);
+    checks.push((d) => d.attempts.length <= max);
+  }
+  for (const [key, after] of [['@since', true], ['@until', false]] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) throw badRequest('Invalid query parameters', [detail([key], 'invalid_string', 'an ISO 8601 time', value, `${key} is not a time`)]);
+    checks.push((d) => (after ? Date.parse(d.createdAt) >= at : Date.parse(d.createdAt) < at));
+  }
+  if (checks.length === 0) return null;
+  return (d) => checks.every((check) => check(d));
+}
+
 /** How often the stream sends a comment so proxies and clients keep it open. */
 const KEEP_ALIVE_MS = 15_000;
 const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as const;
 
 const errors = errorResponses(400, 401, 403, 404, 409);
+/** A state change: the admin guard also refuses the bodies a page of another origin could send (415). */
+const changeErrors = errorResponses(400, 401, 403, 404, 409, 415);
 /** The stream's 200: server-sent events, one `attempt` event (a DeliveryAttemptNotice) per logged attempt. */
 const streamResponse = {
   200: {
@@ -59,10 +108,37 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   const app = typed(fastify);
   const { db, events } = services;
 
-  app.get('/deliveries', { schema: { querystring: ListQuery(DELIVERY_QUERY), response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
-    const query = parseQuery(request.query, DELIVERY_QUERY);
-    const result = runQuery(db.deliveries, query, DELIVERY_QUERY);
+  app.get('/deliveries', { schema: { querystring: DeliveryListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
+    const raw = request.query as DeliveryFilterParameters & Record<string, string | string[] | undefined>;
+    const query = parseQuery(raw, DELIVERY_QUERY, FILTER_NAMES);
+    const visible = deliveryFilter(raw) ?? undefined;
+    const result = runQuery(db.deliveries, query, DELIVERY_QUERY, { visible });
     return ok(result.data.map(presentDelivery), { pagination: result.pagination });
+  });
+
+  // Every delivery the list's filters match is sent again (as its own new delivery; challenges never).
+  app.post('/deliveries/redeliver', { schema: { querystring: DeliveryBulkQuerySchema, response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors } } }, async (request) => {
+    const raw = request.query as DeliveryFilterParameters & Record<string, string | string[] | undefined>;
+    const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
+    const visible = deliveryFilter(raw) ?? undefined;
+    const matched = runQuery(db.deliveries, { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined }, DELIVERY_QUERY, { visible }).data;
+    const resendable = matched.filter((d) => d.type !== 'WEBHOOK_CHALLENGE');
+    if (resendable.length > MAX_BULK_REDELIVERIES) {
+      throw badRequest(`${resendable.length} deliveries match: at most ${MAX_BULK_REDELIVERIES} are resent at once`, [
+        detail(['query'], 'too_big', `at most ${MAX_BULK_REDELIVERIES} matches`, resendable.length, 'narrow the filters'),
+      ]);
+    }
+    const ids: string[] = [];
+    // Oldest first, so the plugin meets them in the order they first went out.
+    for (const d of [...resendable].reverse()) {
+      try {
+        const resent = await events.redeliver(d.id, { wait: false });
+        if (resent) ids.push(resent.id);
+      } catch (error) {
+        if (!(error instanceof RedeliveryRefused)) throw error;
+      }
+    }
+    return ok({ count: ids.length, skipped: matched.length - ids.length, deliveries: ids });
   });
 
   app.get('/deliveries/stream', { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } }, async (request, reply) => {
@@ -102,17 +178,45 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
     return ok(presentDelivery(record));
   });
 
-  app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
+  app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), querystring: RedeliverQuerySchema, response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
     const { deliveryId } = request.params;
     let delivery;
     try {
-      delivery = await events.redeliver(deliveryId);
+      delivery = await events.redeliver(deliveryId, { wait: request.query.wait !== 'false' });
     } catch (error) {
       if (error instanceof RedeliveryRefused) throw conflict(error.message);
       throw error;
     }
     if (!delivery) throw notFound('delivery', deliveryId);
     reply.status(201);
+    return ok(delivery);
+  });
+
+  // A pending delivery's next attempt, now; answered at once (the outcome comes over the stream).
+  app.post('/deliveries/:deliveryId/retry', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
+    const { deliveryId } = request.params;
+    let delivery;
+    try {
+      delivery = events.retryNow(deliveryId);
+    } catch (error) {
+      if (error instanceof RedeliveryRefused) throw conflict(error.message);
+      throw error;
+    }
+    if (!delivery) throw notFound('delivery', deliveryId);
+    return ok(delivery);
+  });
+
+  // A pending delivery's retries, cancelled: it becomes failed (cancelledAt set) and is never sent again.
+  app.post('/deliveries/:deliveryId/cancel', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
+    const { deliveryId } = request.params;
+    let delivery;
+    try {
+      delivery = await events.cancel(deliveryId);
+    } catch (error) {
+      if (error instanceof RedeliveryRefused) throw conflict(error.message);
+      throw error;
+    }
+    if (!delivery) throw notFound('delivery', deliveryId);
     return ok(delivery);
   });
 }

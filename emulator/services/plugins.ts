@@ -45,13 +45,17 @@ export async function createPlugin(services: Services, orgId: string, body: Plug
   return plugin;
 }
 
-/** Updates a plugin; any change of webhookUrl must be verified again. A plugin deleted meanwhile is a 404, never brought back. */
+/**
+ * Updates a plugin; a webhookUrl other than the current one must be verified again (the same URL
+ * sent back, as an edit form sends every field, keeps the verification). A plugin deleted meanwhile
+ * is a 404, never brought back.
+ */
 export async function updatePlugin(services: Services, plugin: PluginRecord, body: PluginInput): Promise<PluginRecord> {
   refuseOwnWebhookUrl(services, body.webhookUrl);
   const current = services.db.plugins.get(plugin.id);
   if (!current) throw notFound('plugin', plugin.id);
   const updated: PluginRecord = { ...current, ...body, updatedAt: nowIso() };
-  if ('webhookUrl' in body) updated.webhookUrlIsVerified = false;
+  if ('webhookUrl' in body && body.webhookUrl !== current.webhookUrl) updated.webhookUrlIsVerified = false;
   await services.db.plugins.put(updated);
   return updated;
 }

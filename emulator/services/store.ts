@@ -40,6 +40,7 @@ export async function importStore(services: Services, collections: Readonly<Reco
   await services.messaging.reset();
   await swap();
   await services.events.resume();
+  services.events.storeReplaced('import');
   return Object.fromEntries(names.map((name) => [name, contents[name].length]));
 }
 
@@ -53,6 +54,7 @@ export async function resetStore(services: Services, seed: Seed): Promise<void> 
   await services.messaging.reset();
   await services.store.clear();
   await seedStore(services.store, services.db, seed);
+  services.events.storeReplaced('reset');
 }
 
 /**

@@ -92,6 +92,8 @@ export const OverviewSchema = Type.Object({
     failed: Type.Integer({ minimum: 0 }),
     delivered: Type.Integer({ minimum: 0 }),
   }),
+  /** How deliveries are tried: attempts in all (the first and its scheduled retries) and each attempt's timeout. */
+  deliveryPolicy: Type.Optional(Type.Object({ attempts: Type.Integer({ minimum: 1 }), timeoutMs: Type.Integer({ minimum: 0 }) })),
   /** Where uploads are kept: the embedded store (served under /_storage) or an S3-compatible server. */
   storage: Type.Object({
     backend: Type.Union([Type.Literal('embedded'), Type.Literal('s3')]),

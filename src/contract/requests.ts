@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
 import { CHECKED_BY_HANDLER, type RawQuery } from './envelope.js';
+import { ListQuerySchema } from './envelope.js';
 import {
   AttachmentTypeSchema,
   DeliveryStatusSchema,
@@ -250,6 +251,49 @@ export const EventEmitSchema = Type.Object(
   { additionalProperties: false, examples: [{ type: 'AGENT_MESSAGE_RECEIVED', pluginId: 'plg_123', pluginInstanceId: 'pi_123', data: { agentId: 'agent_nova' } }] },
 );
 export type EventEmit = Static<typeof EventEmitSchema>;
+
+const deliveryFilter = (description: string, pattern: string, examples: string[]) => Type.Optional(Type.String({ description, pattern, examples }));
+/**
+ * The delivery log's own filters (GET and bulk POST /_emulator/deliveries/redeliver), beside the query
+ * system's field filters (`pluginId`, `type`, `status`: comma-separated values) and `@search`.
+ */
+export const DELIVERY_FILTER_PARAMETERS = {
+  '@failedOnce': deliveryFilter('true: only deliveries with at least one attempt that failed (not 2xx, or no answer), whatever their status now', '^(true|false)$', ['true']),
+  '@httpStatus': deliveryFilter('The last attempt\'s answer: statuses (500), classes (5xx) or none (no answer), comma-separated', '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$', ['5xx,none']),
+  '@minAttempts': deliveryFilter('At least this many attempts', '^[0-9]{1,4}$', ['2']),
+  '@maxAttempts': deliveryFilter('At most this many attempts', '^[0-9]{1,4}$', ['1']),
+  '@since': deliveryFilter('Created at or after this time (ISO 8601)', '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:[0-9]{2})$', ['2026-01-01T00:00:00Z']),
+  '@until': deliveryFilter('Created before this time (ISO 8601)', '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:[0-9]{2})$', ['2026-01-02T00:00:00Z']),
+};
+export type DeliveryFilterParameters = { [K in keyof typeof DELIVERY_FILTER_PARAMETERS]?: string };
+
+/** GET /_emulator/deliveries: the query system, and the delivery log's own filters. */
+export const DeliveryListQuerySchema = Type.Object(
+  { ...ListQuerySchema.properties, ...DELIVERY_FILTER_PARAMETERS },
+  { additionalProperties: true, description: 'Query system parameters and delivery filters; any other parameter filters by the field of that name' },
+);
+
+/** POST /_emulator/deliveries/redeliver: the filters of the list (no paging); every match is resent. */
+export const DeliveryBulkQuerySchema = Type.Object(
+  { '@search': ListQuerySchema.properties['@search'], ...DELIVERY_FILTER_PARAMETERS },
+  { additionalProperties: true, description: 'The list\'s filters: every delivery they match (challenges left out) is resent' },
+);
+
+/** `data` of POST /_emulator/deliveries/redeliver. */
+export const BulkRedeliveryResultSchema = Type.Object(
+  {
+    count: Type.Integer({ description: 'How many deliveries were resent' }),
+    skipped: Type.Integer({ description: 'Matches never resent (WEBHOOK_CHALLENGE)' }),
+    deliveries: Type.Array(Type.String(), { description: 'The ids of the new deliveries' }),
+  },
+  { title: 'BulkRedeliveryResult' },
+);
+
+/** POST /_emulator/deliveries/:id/redeliver: `wait=false` answers at once, before the first attempt. */
+export const RedeliverQuerySchema = Type.Object(
+  { wait: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'false: answer at once with the pending delivery (default true: after its first attempt)' })) },
+  { additionalProperties: false },
+);
 
 /** GET /_emulator/deliveries/stream: only the attempts of deliveries with these values (admin API). */
 export const DeliveryStreamQuerySchema = Type.Object(

@@ -224,6 +224,7 @@ export const DeliverySchema = Type.Object(
     attempts: Type.Array(DeliveryAttemptSchema),
     nextAttemptAt: Nullable(Type.String()),
     redeliveryOf: Nullable(Type.String()),
+    cancelledAt: Type.Optional(Type.String({ description: 'When its retries were cancelled (POST /_emulator/deliveries/:id/cancel, or a resend of it while it was pending): it is then failed' })),
     faults: Type.Optional(Type.Array(FaultMarkSchema, { description: 'The faults injected into its attempts, when fault injection is on' })),
     ...Timestamps,
   },
@@ -234,6 +235,20 @@ export type Delivery = Static<typeof DeliverySchema>;
 /** `data` of an `attempt` event of GET /_emulator/deliveries/stream: the delivery after one attempt, and that attempt. */
 export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchema, attempt: DeliveryAttemptSchema }, { title: 'DeliveryAttemptNotice' });
 export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
+
+/**
+ * `data` of the events of GET /_emulator/stream: `hello` when the stream opens, `store-replaced`
+ * after a reset or an import. `epoch` names the store a client's records came from: another one
+ * (a reset, an import, a restart of the emulator) means every list it holds must be read again.
+ */
+export const StoreEpochNoticeSchema = Type.Object(
+  {
+    epoch: Type.String({ description: 'The emulator start and store generation: changes at every reset, import and restart' }),
+    reason: Type.Optional(Type.Union([Type.Literal('reset'), Type.Literal('import')], { description: 'What replaced the store (store-replaced only)' })),
+  },
+  { title: 'StoreEpochNotice' },
+);
+export type StoreEpochNotice = Static<typeof StoreEpochNoticeSchema>;
 
 /** `data` of POST /api/plugins/:id/verify-webhook. */
 export const WebhookVerificationSchema = Type.Object({

@@ -6,6 +6,37 @@ import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/brow
 const REPLY = "Hi there! I'm Nova, a scripted character in the plugsmith emulator.";
 
 describe('dashboard: Chat', () => {
+  it('lists the conversations to pick one up again, and Data opens one in Chat', async () => {
+    const emu = await startEmulator({ messaging: { packetSize: 1000, packetIntervalMs: 1 } });
+    onTestFinished(() => emu.close());
+    const { page, consoleErrors } = await openDashboard(emu, 'chat');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    await list.getByText('No conversation yet').waitFor();
+    await page.getByLabel('Character').selectOption('char_nova');
+    await page.getByRole('button', { name: 'Start a conversation' }).click();
+    await page.waitForURL(/#\/chat\/conv_/);
+    const conversationId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
+    await page.getByLabel('Your message').fill('hello');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const messages = page.getByRole('list', { name: 'Messages' });
+    // Counted in the right number: "1 packet", "2 packets".
+    const reply = messages.getByRole('listitem', { name: 'Nova', exact: true });
+    await reply.waitFor();
+    const meta = (await reply.locator('.meta').last().textContent())!;
+    expect(meta).toMatch(/· (1 packet|[02-9]\d* packets)$/);
+
+    await page.goto(new URL('#/chat', page.url()).href);
+    await list.getByRole('link', { name: 'Nova' }).click();
+    await page.waitForURL((u) => u.hash === `#/chat/${conversationId}`);
+    await messages.getByRole('listitem', { name: 'You' }).getByText('hello').waitFor();
+
+    await page.goto(new URL(`#/data/conversations/${conversationId}`, page.url()).href);
+    await page.getByRole('article', { name: `Conversation ${conversationId}` }).getByRole('link', { name: 'Open in Chat' }).click();
+    await page.waitForURL((u) => u.hash === `#/chat/${conversationId}`);
+    await messages.getByRole('listitem', { name: 'You' }).getByText('hello').waitFor();
+    expectNoConsoleErrors(consoleErrors);
+  });
+
   it('starts a conversation, sends a message with an image URL, and shows the reply growing packet by packet', async () => {
     // Small, spaced packets: the reply takes about a second to stream.
     const emu = await startEmulator({ messaging: { packetSize: 4, packetIntervalMs: 50 } });

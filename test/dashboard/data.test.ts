@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
+import { verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 describe('dashboard: Data', () => {
@@ -72,6 +73,71 @@ describe('dashboard: Data', () => {
     const refused = (e: string) => e.includes('status of 400') && e.includes(`/api/plugins/${weather.id}`);
     expect(consoleErrors.filter(refused)).toHaveLength(1);
     expectNoConsoleErrors(consoleErrors.filter((e) => !refused(e)));
+  });
+
+  it('an edit of the description sends only the description and keeps the webhook verified', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const hook = await WebhookServer.start();
+    onTestFinished(() => hook.close());
+    const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Verified' });
+
+    const { page, consoleErrors } = await openDashboard(emu, `data/plugins/${plugin.id}`);
+    const record = page.getByRole('article', { name: `Plugin ${plugin.id}` });
+    await record.getByRole('button', { name: 'Edit plugin' }).click();
+    const editor = record.getByLabel(/^Edit plugin/);
+    const draft = JSON.parse(await editor.inputValue());
+    // The editor shows every field, the webhookUrl included…
+    expect(draft).toMatchObject({ webhookUrl: hook.url, description: '' });
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PUT') sent.push(r.postData() ?? '');
+    });
+    await editor.fill(JSON.stringify({ ...draft, description: 'only this changed' }, null, 2));
+    await record.getByRole('button', { name: 'Save plugin' }).click();
+    await record.getByText('"description": "only this changed"').waitFor();
+    // …but only what changed goes out, and the plugin stays verified (installs still allowed).
+    expect(sent.map((b) => JSON.parse(b))).toEqual([{ description: 'only this changed' }]);
+    const stored = (await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, { token: `Bearer ${emu.token}` })).body.data;
+    expect(stored).toMatchObject({ description: 'only this changed', webhookUrlIsVerified: true });
+    await record.getByRole('status').filter({ hasText: 'Saved description.' }).waitFor();
+
+    // Saving with nothing changed sends nothing.
+    await record.getByRole('button', { name: 'Edit plugin' }).click();
+    await record.getByRole('button', { name: 'Save plugin' }).click();
+    await record.getByRole('status').filter({ hasText: 'Nothing changed' }).waitFor();
+    expect(sent).toHaveLength(1);
+    expectNoConsoleErrors(consoleErrors);
+  });
+
+  it("hides a plugin's webhook secret until revealed, and rotates it with a grace period", async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const created = (await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: `Bearer ${emu.token}`, body: { name: 'Secretive', type: 'EVENT_HANDLER' } })).body.data;
+    const { page, consoleErrors } = await openDashboard(emu, 'data/plugins');
+    // The list shows ids beside names.
+    await page.getByRole('region', { name: 'Plugins' }).getByText(created.id).waitFor();
+    await page.goto(new URL(`#/data/plugins/${created.id}`, page.url()).href);
+    const record = page.getByRole('article', { name: `Plugin ${created.id}` });
+    await record.getByLabel(`plugin ${created.id} as JSON`).waitFor();
+    expect(await record.getByLabel(`plugin ${created.id} as JSON`).textContent()).not.toContain(created.webhookSecret);
+    const secret = record.getByTestId('webhook-secret');
+    expect(await secret.textContent()).not.toContain(created.webhookSecret);
+    await record.getByRole('button', { name: 'Reveal secret' }).click();
+    expect(await secret.textContent()).toBe(created.webhookSecret);
+
+    await record.getByLabel('Grace period in seconds').fill('3600');
+    await record.getByRole('button', { name: 'Rotate secret…' }).click();
+    await record.getByRole('button', { name: 'Confirm: rotate the secret' }).click();
+    await record.getByRole('status').filter({ hasText: 'The previous secret signs too until' }).waitFor();
+    const stored = emu.services.db.plugins.get(created.id)!;
+    expect(stored.webhookSecret).not.toBe(created.webhookSecret);
+    expect(await secret.textContent()).toBe(stored.webhookSecret);
+    expect(stored.previousWebhookSecret).toBe(created.webhookSecret);
+    const left = Date.parse(stored.previousWebhookSecretExpiresAt!) - Date.now();
+    expect(left).toBeGreaterThan(3000_000);
+    expect(left).toBeLessThanOrEqual(3600_000);
+    expectNoConsoleErrors(consoleErrors);
   });
 
   it('lists every collection, never a token, API key or hash, and creates an API key showing it once', async () => {

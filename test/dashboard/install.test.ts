@@ -33,6 +33,9 @@ describe('dashboard: Verify & install', () => {
     const { page, consoleErrors } = await openDashboard(emu, `install/${plugin.id}`);
     const verify = page.getByRole('region', { name: 'Verify the webhook' });
     await verify.getByText('not verified').waitFor();
+    // Installing waits for the verification: the platform would refuse it.
+    const installButton = page.getByRole('region', { name: 'Install the plugin' }).getByRole('button', { name: 'Install plugin' });
+    expect(await installButton.isDisabled()).toBe(true);
     await verify.getByRole('button', { name: 'Verify webhook' }).click();
     const exchange = verify.getByRole('definition').filter({ hasText: 'Verified' });
     await exchange.waitFor();
@@ -45,6 +48,7 @@ describe('dashboard: Verify & install', () => {
     await screenshot(page, 'install-verify', { fullPage: true });
 
     const install = page.getByRole('region', { name: 'Install the plugin' });
+    await expect.poll(() => installButton.isEnabled()).toBe(true);
     await install.getByRole('combobox', { name: 'Agent', exact: true }).selectOption('agent_nova');
     // Events and scopes: the plugin's, as checkboxes.
     expect(await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_RECEIVED' }).isChecked()).toBe(true);
@@ -102,6 +106,21 @@ describe('dashboard: Verify & install', () => {
     await page.getByText('The plugin declares no inputs.').waitFor();
     await page.getByRole('region', { name: 'Install the plugin' }).getByRole('combobox', { name: 'Repository', exact: true }).waitFor();
     await screenshot(page, 'install-not-verified', { fullPage: true });
+    expectNoConsoleErrors(consoleErrors);
+  });
+
+  it('Trigger opens on a plugin it can send to, not on the first one listed', async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const hook = await WebhookServer.start();
+    onTestFinished(() => hook.close());
+    const auth = `Bearer ${emu.token}`;
+    const reachable = (await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: auth, body: { name: 'Reachable', type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] } })).body.data;
+    await call(emu.url, 'POST', `/api/plugins/${reachable.id}/verify-webhook`, { token: auth });
+    // Newer, so listed first, but with nothing to send to.
+    await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: auth, body: { name: 'No webhook', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'] } });
+    const { page, consoleErrors } = await openDashboard(emu, 'trigger');
+    await expect.poll(() => page.getByLabel('Plugin', { exact: true }).inputValue()).toBe(reachable.id);
     expectNoConsoleErrors(consoleErrors);
   });
 });

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
-import { call, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
+import { call, dropSession, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
 import type { DashboardSession } from '../../../src/contract/dashboard.js';
 import { ErrorBox } from './components/error-box.js';
 import { ViewBoundary } from './components/view-boundary.js';
 import { VIEWS } from './views/index.js';
 import { useHashRoute } from './use-hash-route.js';
+import { useStoreEpoch } from './use-store-epoch.js';
 
 type Session = { state: 'loading' } | { state: 'signed-out'; error?: unknown } | { state: 'signed-in'; workspace: Workspace };
 
@@ -40,6 +41,7 @@ async function signIn(): Promise<Workspace | null> {
 export function App() {
   const [session, setSession] = useState<Session>({ state: 'loading' });
   const route = useHashRoute();
+  const store = useStoreEpoch(session.state === 'signed-in');
   useEffect(() => {
     const establish = () =>
       signIn().then(
@@ -82,10 +84,18 @@ export function App() {
       </main>
     );
   }
-  const view = VIEWS.find((v) => v.path === route[0]) ?? VIEWS[0];
-  const View = view.component;
+  // A login link's hash (`#login=…`, replaced once it is used) is the start page, not an unknown one.
+  const found = route.length === 0 || route[0].startsWith('login=') ? VIEWS[0] : VIEWS.find((v) => v.path === route[0]);
+  const view = found ?? null;
+  const View = view?.component;
   return (
     <div className="shell">
+      <a className="skip-link" href="#main" onClick={(e) => {
+        e.preventDefault();
+        document.getElementById('main')?.focus();
+      }}>
+        Skip to content
+      </a>
       <header>
         <span className="brand">plugsmith emulator</span>
         <nav aria-label="Dashboard pages">
@@ -95,11 +105,40 @@ export function App() {
             </a>
           ))}
         </nav>
+        <button type="button" className="sign-out" onClick={async () => {
+          try {
+            await call('admin', 'DELETE', '/dashboard/session');
+          } finally {
+            dropSession();
+          }
+        }}>
+          Sign out
+        </button>
       </header>
-      <main>
-        <ViewBoundary key={view.path} name={`the ${view.label} view`}>
-          <View params={route.slice(1)} />
-        </ViewBoundary>
+      {!store.reachable && (
+        <div className="banner banner-bad" role="alert">
+          The emulator cannot be reached: it may have stopped or restarted. This page reconnects by itself; start it again with <code>plugsmith emulator start</code>.
+        </div>
+      )}
+      {store.reason && (
+        <div className="banner" role="status" key={store.generation}>
+          {store.reason === 'restart' ? 'The emulator restarted' : store.reason === 'import' ? 'The emulator imported a store' : 'The emulator was reset'}: every list was read again.
+        </div>
+      )}
+      <main id="main" tabIndex={-1}>
+        {view && View ? (
+          // A new store generation (reset, import, restart) mounts the view afresh: it reads everything again.
+          <ViewBoundary key={`${view.path}:${store.generation}`} name={`the ${view.label} view`}>
+            <View params={route.slice(1)} />
+          </ViewBoundary>
+        ) : (
+          <section aria-labelledby="not-found-title">
+            <h1 id="not-found-title">Page not found</h1>
+            <p>
+              The dashboard has no page <code>#/{route.join('/')}</code>. <a href="#/overview">Go to the start page</a> or pick a page above.
+            </p>
+          </section>
+        )}
       </main>
     </div>
   );

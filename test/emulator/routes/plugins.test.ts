@@ -263,7 +263,7 @@ describe('updating plugins', () => {
     expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer }))).toMatchObject(change);
   });
 
-  test('updating webhookUrl (even to the same value) sets webhookUrlIsVerified to false; other updates keep it', async () => {
+  test('updating webhookUrl to another URL sets webhookUrlIsVerified to false; the same URL and other updates keep it', async () => {
     const m = emulator.current;
     const plugin = await m.createPlugin();
     const markVerified = async () => {
@@ -274,8 +274,14 @@ describe('updating plugins', () => {
     expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { description: 'x' } })).webhookUrlIsVerified).toBe(true);
     expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/new' } })).webhookUrlIsVerified).toBe(false);
     await markVerified();
-    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/new' } })).webhookUrlIsVerified).toBe(false);
+    // The same URL again (an edit form that sends every field): nothing to verify again.
+    const same = expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/new', description: 'y' } }));
+    expect(same).toMatchObject({ webhookUrl: 'https://example.com/new', description: 'y', webhookUrlIsVerified: true });
+    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/other' } })).webhookUrlIsVerified).toBe(false);
     expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner })).webhookUrlIsVerified).toBe(false);
+    // Verified again, then the URL removed: nothing verified any more.
+    await markVerified();
+    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: null } })).webhookUrlIsVerified).toBe(false);
   });
 
   test.each([

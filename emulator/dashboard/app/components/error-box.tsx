@@ -4,6 +4,14 @@ import { ApiFailure } from '../api.js';
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
   const failure = error instanceof ApiFailure ? error : null;
+  // fetch's own failure ("Failed to fetch"): no answer at all, so say what that means.
+  if (!failure && error instanceof TypeError && /fetch|network/i.test(error.message)) {
+    return (
+      <div className="error" role="alert">
+        <strong>Emulator unreachable</strong> No answer from the emulator at {location.host}: it may have stopped or restarted. Start it again with <code>plugsmith emulator start</code>; this page reconnects by itself.
+      </div>
+    );
+  }
   return (
     <div className="error" role="alert">
       <strong>{failure ? `${failure.status} ${failure.type}` : 'Error'}</strong> {error instanceof Error ? error.message : String(error)}

@@ -5,6 +5,8 @@ import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
 import type { Character, CharacterMessageSent, Conversation, Message } from '../../../../src/contract/resources.js';
 import { upsert } from './chat-messages.js';
+import type { AdminConversation } from '../../../../src/contract/index.js';
+import { plural, relativeTime } from '../format.js';
 import './data-views.css';
 
 /**
@@ -26,6 +28,18 @@ export function ChatView({ params }: ViewProps) {
   const [error, setError] = useState<unknown>(null);
   const [streamState, setStreamState] = useState<'closed' | 'open' | 'failed'>('closed');
   const list = useRef<HTMLOListElement>(null);
+  const [conversations, setConversations] = useState<AdminConversation[] | null>(null);
+
+  // The workspace's conversations, newest activity first: pick one up again instead of starting anew.
+  useEffect(() => {
+    if (!workspace.orgId) return;
+    const controller = new AbortController();
+    call<AdminConversation[]>('admin', 'GET', `/conversations?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=updatedAt&@sortOrder=desc&@limit=50`, undefined, controller.signal).then(
+      (answer) => setConversations(answer.data),
+      (failure) => !controller.signal.aborted && setError(failure),
+    );
+    return () => controller.abort();
+  }, [workspace.orgId, conversationId]);
 
   useEffect(() => {
     if (!workspace.orgId) return;
@@ -129,6 +143,25 @@ export function ChatView({ params }: ViewProps) {
         )}
       </div>
       <ErrorBox error={error} />
+      <nav aria-label="Conversations" className="conversations">
+        <h2>Conversations</h2>
+        {conversations === null ? (
+          <p className="muted">Loading…</p>
+        ) : conversations.length === 0 ? (
+          <p className="muted">No conversation yet: pick a character and start one.</p>
+        ) : (
+          <ul>
+            {conversations.map((c) => (
+              <li key={c.id}>
+                <a href={`#/chat/${encodeURIComponent(c.id)}`} aria-current={c.id === conversationId ? 'page' : undefined}>
+                  {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
+                </a>{' '}
+                <span className="muted mono">{c.id}</span> <span className="muted">· {relativeTime(c.updatedAt)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </nav>
       {conversation && (
         <>
           <ol className="messages" ref={list} aria-label="Messages" aria-live="polite">
@@ -143,7 +176,7 @@ export function ChatView({ params }: ViewProps) {
                 {m.error && <span className="meta status-bad">{m.error.code}: {m.error.message}</span>}
                 <span className="meta">
                   {m.sender} · {m.type}
-                  {m.sender === 'CHARACTER' && ` · ${packets[m.id] ?? 0} packets`}
+                  {m.sender === 'CHARACTER' && ` · ${plural(packets[m.id] ?? 0, 'packet')}`}
                   {m.isStreaming ? ' · streaming…' : ''}
                 </span>
               </li>

@@ -5,6 +5,7 @@ import { JsonView } from '../components/json-view.js';
 import { CopyButton } from '../components/copy-button.js';
 import { SORT_ORDERS, type SortOrder } from '../../../../src/contract/enum-values.js';
 import { initialListState, listQuery, withQuery, type ListState, type PageInfo } from './data-query.js';
+import { when } from '../format.js';
 import './data-views.css';
 
 /** A record of any collection: what the API answered, with its id. */
@@ -63,6 +64,8 @@ export interface CollectionConfig {
     path: (record: DataRecord, ctx: DataContext) => string;
     /** The fields the editor starts with (the ones the API lets change). */
     fields: string[];
+    /** Fields sent even when unchanged (the endpoint requires them); every other field goes out only when edited. */
+    always?: string[];
     toBody?: (draft: Record<string, unknown>, record: DataRecord) => unknown;
   };
   remove?: {
@@ -71,11 +74,17 @@ export interface CollectionConfig {
     label?: string;
   };
   children?: CollectionConfig[];
+  /** Fields kept out of the JSON view and its copy (a webhook secret): the record's `extra` reveals them on request. */
+  masked?: string[];
+  /** More of a record's panel (a plugin's webhook secret: reveal, rotate); `onRecord` takes its new state. */
+  extra?: (record: DataRecord, onRecord: (record: DataRecord) => void) => ReactNode;
 }
 
 /** A cell's text: strings as they are, everything else as compact JSON. */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '—';
+  // One date format across the dashboard, with the time since.
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) return when(value);
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
 }
@@ -356,6 +365,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   const [confirming, setConfirming] = useState(false);
   const [deleted, setDeleted] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -374,15 +384,30 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   }, [config.key, id]);
 
   const heading = `${config.noun[0].toUpperCase()}${config.noun.slice(1)} ${id}`;
+  const shown = record && config.masked ? Object.fromEntries(Object.entries(record).map(([k, v]) => [k, config.masked!.includes(k) && typeof v === 'string' ? '•••••••• (hidden: Reveal below)' : v])) : record;
   const save = async () => {
     if (!record || !config.edit || draft === null) return;
     setBusy(true);
     try {
-      const body = parseObject(draft);
+      const edited = parseObject(draft);
+      // Only what changed goes out (and what the endpoint always needs): a field sent back unchanged
+      // can still mean something to the API (a webhookUrl was once re-verified whenever present).
+      const original = pick(record, config.edit.fields);
+      const body = Object.fromEntries(
+        Object.entries(edited).filter(([field, value]) => config.edit!.always?.includes(field) || JSON.stringify(value) !== JSON.stringify(original[field])),
+      );
+      if (Object.keys(body).filter((f) => !config.edit!.always?.includes(f)).length === 0) {
+        setDraft(null);
+        setActionError(null);
+        setNotice(`Nothing changed: ${config.noun} ${id} was not saved.`);
+        return;
+      }
+      setNotice(null);
       const answer = await call<DataRecord>(config.edit.target ?? config.target, config.edit.method, config.edit.path(record, ctx), config.edit.toBody ? config.edit.toBody(body, record) : body);
       setRecord({ ...record, ...answer.data });
       setDraft(null);
       setActionError(null);
+      setNotice(`Saved ${Object.keys(body).join(', ')}.`);
       onChanged();
     } catch (failure) {
       setActionError(failure);
@@ -409,7 +434,7 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   return (
     <article className="panel record" aria-label={heading}>
       <div className="record-head">
-        <h3>{heading}</h3>
+        <h2>{heading}</h2>
         <button type="button" onClick={onClose} aria-label={`Close ${config.noun} ${id}`}>
           Close
         </button>
@@ -423,9 +448,9 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
       )}
       {record && !deleted && (
         <>
-          <JsonView value={record} label={`${config.noun} ${id} as JSON`} />
+          <JsonView value={shown} label={`${config.noun} ${id} as JSON`} />
           <div className="toolbar">
-            <CopyButton text={JSON.stringify(record, null, 2)} label={`Copy ${config.noun} JSON`} />
+            <CopyButton text={JSON.stringify(shown, null, 2)} label={`Copy ${config.noun} JSON`} />
             {config.edit && draft === null && (
               <button type="button" onClick={() => setDraft(JSON.stringify(pick(record, config.edit!.fields), null, 2))}>
                 Edit {config.noun}
@@ -463,10 +488,16 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
               </div>
             </div>
           )}
+          {notice && (
+            <p role="status" className="muted">
+              {notice}
+            </p>
+          )}
           <ErrorBox error={actionError} />
+          {config.extra?.(record, setRecord)}
           {config.children?.map((child) => (
             <div key={child.key} className="child">
-              <h4>{child.label}</h4>
+              <h3>{child.label}</h3>
               <CollectionList config={child} ctx={{ orgId: ctx.orgId, parent: record }} />
             </div>
           ))}

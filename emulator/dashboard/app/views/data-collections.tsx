@@ -1,6 +1,8 @@
 import { currentWorkspace } from '../api.js';
 import { CHARACTER_ENGINES, EVENT_KINDS, FILE_STATUSES, INSTANCE_ENTITY_TYPES, PARENT_TYPES, PLUGIN_TYPES } from '../../../../src/contract/enum-values.js';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
+import { WebhookSecret } from './plugin-secret.js';
+import { humanSize } from '../format.js';
 
 // The Data page's collections: one small config each for the generic list and record views. Lists
 // go through the platform's management API with the workspace token where it lists them, else the
@@ -82,6 +84,7 @@ const plugins: CollectionConfig = {
   ],
   columns: [
     { field: 'name', label: 'Name' },
+    { field: 'id', label: 'Id' },
     { field: 'type', label: 'Type' },
     { field: 'webhookUrl', label: 'Webhook URL' },
     { field: 'webhookUrlIsVerified', label: 'Verified', render: yesNo('webhookUrlIsVerified') },
@@ -106,13 +109,15 @@ const plugins: CollectionConfig = {
     fields: ['name', 'description', 'type', 'webhookUrl', 'events', 'scopes', 'tags', 'inputsSchema', 'isPublic'],
   },
   remove: { path: (r) => `/plugins/${enc(r.id)}` },
+  masked: ['webhookSecret'],
+  extra: (record, onRecord) => <WebhookSecret plugin={record} onRotated={onRecord} />,
   children: [definitions('actions', 'action', ['argsSchema', 'returnSchema']), definitions('external-events', 'external event', ['payloadSchema']), instances],
 };
 
 const fileColumns = [
   { field: 'fileName', label: 'File name' },
   { field: 'status', label: 'Status' },
-  { field: 'fileSize', label: 'Bytes' },
+  { field: 'fileSize', label: 'Size', render: (r: DataRecord) => (typeof r.fileSize === 'number' ? humanSize(r.fileSize) : '—') },
   { field: 'contentType', label: 'Content type' },
   { field: 'folder', label: 'Folder' },
   { field: 'updatedAt', label: 'Updated' },
@@ -180,6 +185,7 @@ const uploads: CollectionConfig = {
     method: 'PATCH',
     path: () => '/status',
     fields: ['status', 'errorMessage'],
+    always: ['status'],
     toBody: (draft, r) => Object.fromEntries(Object.entries({ fileId: r.id, ...draft }).filter(([, v]) => v !== null)),
   },
 };
@@ -228,6 +234,11 @@ const conversations: CollectionConfig = {
   ],
   create: { target: 'messaging', path: () => '/conversations', template: () => ({ characterId: currentWorkspace().characterId ?? 'char_…' }) },
   children: [messages],
+  extra: (record) => (
+    <p>
+      <a href={`#/chat/${enc(String(record.id))}`}>Open in Chat</a>
+    </p>
+  ),
 };
 
 const orgFilter = { field: 'orgId', label: 'Org' };

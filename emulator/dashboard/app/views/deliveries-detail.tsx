@@ -1,12 +1,15 @@
-import { useEffect, useState } from 'react';
-import type { Delivery, DeliveryAttempt } from '../../../../src/contract/index.js';
-import { call } from '../api.js';
+import { useEffect, useRef, useState } from 'react';
+import type { Delivery, DeliveryAttempt, Plugin } from '../../../../src/contract/index.js';
+import type { Overview } from '../../../../src/contract/dashboard.js';
+import { absoluteTime, relativeTime, when } from '../format.js';
+import { pluginLabel } from '../use-plugin-names.js';
+import { ApiFailure, call } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
-import { navigate } from '../use-hash-route.js';
 import { curlCommand } from '../curl.js';
-import { lastAnswer, statusClass } from './deliveries-table.js';
+import { failedOnce, lastAnswer, statusClass } from './deliveries-table.js';
+import { openDelivery } from './deliveries.js';
 
 /** The body the emulator signed and sent: exactly JSON.stringify of the logged event. */
 export function signedBody(delivery: Delivery): string {
@@ -19,13 +22,16 @@ function sentHeaders(delivery: Delivery, attempt: DeliveryAttempt): Record<strin
   return { 'webhook-id': delivery.eventId, 'webhook-timestamp': attempt.webhookTimestamp, 'content-type': 'application/json' };
 }
 
-function pretty(text: string | null): string {
+/** A body made readable by its content type: JSON indented, HTML and XML one element a line, the rest as it came. */
+export function pretty(text: string | null, contentType = ''): string {
   if (text === null) return '';
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
   } catch {
-    return text;
+    // not JSON
   }
+  if (/html|xml/i.test(contentType) || /^\s*</.test(text)) return text.replace(/>\s*</g, '>\n<');
+  return text;
 }
 
 function HeadersTable({ headers, label }: { headers: Record<string, string>; label: string }) {
@@ -58,12 +64,12 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
   const answered = attempt.responseStatus !== null;
   const ok = answered && attempt.responseStatus! >= 200 && attempt.responseStatus! < 300 && attempt.error === null;
   return (
-    <section className="panel dl-attempt" aria-label={`Attempt ${attempt.number}`}>
+    <section className="panel dl-attempt" aria-label={`Attempt ${attempt.number}`} id={`attempt-${attempt.number}`}>
       <h3>
         Attempt {attempt.number}{' '}
         <span className={ok ? 'status-ok' : 'status-bad'}>{answered ? `HTTP ${attempt.responseStatus}` : 'no answer'}</span>{' '}
         <span className="muted">
-          {new Date(attempt.startedAt).toLocaleString()} · {attempt.durationMs} ms
+          {when(attempt.startedAt)} · {attempt.durationMs.toLocaleString('en')} ms
         </span>
       </h3>
       {attempt.error && (
@@ -71,7 +77,7 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
           {attempt.error}
         </p>
       )}
-      {attempt.nextAttemptAt && <p className="status-warn">Next retry: {new Date(attempt.nextAttemptAt).toLocaleString()}</p>}
+      {attempt.nextAttemptAt && <p className="status-warn">Next retry: {when(attempt.nextAttemptAt)}</p>}
       <div className="dl-columns">
         <div>
           <h4>Request</h4>
@@ -93,7 +99,7 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
                 Status <strong>{attempt.responseStatus}</strong> in {attempt.durationMs} ms
               </p>
               {attempt.responseHeaders && <HeadersTable headers={attempt.responseHeaders} label={`Response headers of attempt ${attempt.number}`} />}
-              <JsonView value={pretty(attempt.responseBody) || '(empty body)'} label={`Response body of attempt ${attempt.number}`} />
+              <JsonView value={pretty(attempt.responseBody, Object.entries(attempt.responseHeaders ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1]) || '(empty body)'} label={`Response body of attempt ${attempt.number}`} />
               <p className="muted">The log keeps the first 2 KB of an answer.</p>
             </>
           ) : (
@@ -109,10 +115,90 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
  * One delivery: what was sent (the signed body, pretty-printed) and every attempt with its exact
  * request and the answer, with Resend, Copy body and Copy as curl.
  */
-export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: string; live?: Delivery; onResent: (delivery: Delivery) => void }) {
+/** Ticks every second while `on`: for "next in 8 s". */
+function useNow(on: boolean): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!on) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [on]);
+  return now;
+}
+
+/** The attempts at a glance: one mark per attempt (its answer), where the delivery stands, and when it tries next. */
+/** Attempts a delivery gets in all (from the Overview's delivery policy), read once per page. */
+let policy: Promise<number | null> | null = null;
+function useAttemptsAllowed(): number | null {
+  const [allowed, setAllowed] = useState<number | null>(null);
+  useEffect(() => {
+    policy ??= call<Overview>('admin', 'GET', '/overview').then(
+      (a) => a.data.deliveryPolicy?.attempts ?? null,
+      () => {
+        policy = null;
+        return null;
+      },
+    );
+    void policy.then(setAllowed);
+  }, []);
+  return allowed;
+}
+
+function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
+  const now = useNow(delivery.status === 'pending');
+  const allowed = useAttemptsAllowed();
+  const count = delivery.attempts.length;
+  const of = delivery.retries && allowed !== null ? ` of ${allowed}` : '';
+  let summary: string;
+  if (delivery.status === 'pending') {
+    const next = delivery.nextAttemptAt ? Math.max(0, Math.round((Date.parse(delivery.nextAttemptAt) - now) / 1000)) : null;
+    summary = count === 0 ? `attempt 1${of} on its way` : `attempt ${count}${of} failed, attempt ${count + 1} ${next === null || next === 0 ? 'now' : `in ${next} s`}`;
+  } else if (delivery.cancelledAt) {
+    summary = `retries cancelled after attempt ${count}, ${relativeTime(delivery.cancelledAt)}`;
+  } else {
+    summary = `${delivery.status} after ${count === 1 ? '1 attempt' : `${count} attempts`}${delivery.status === 'delivered' && failedOnce(delivery) ? ' (an earlier attempt failed)' : ''}`;
+  }
+  return (
+    <div className="dl-timeline" aria-label="Attempts timeline" role="group">
+      <p data-testid="attempts-summary">{summary}</p>
+      <ol>
+        {delivery.attempts.map((a) => {
+          const ok = a.error === null && a.responseStatus !== null && a.responseStatus >= 200 && a.responseStatus < 300;
+          return (
+            <li key={a.number}>
+              <a href={`#attempt-${a.number}`} className={ok ? 'status-ok' : 'status-bad'} title={`${absoluteTime(a.startedAt)} · ${a.durationMs} ms${a.error ? ` · ${a.error}` : ''}`} onClick={(e) => {
+                e.preventDefault();
+                document.getElementById(`attempt-${a.number}`)?.scrollIntoView({ block: 'start' });
+              }}>
+                #{a.number} {a.responseStatus ?? (a.error?.includes('no answer within') ? 'timeout' : 'no answer')}
+              </a>
+            </li>
+          );
+        })}
+        {delivery.status === 'pending' && <li className="status-warn">#{count + 1} …</li>}
+      </ol>
+    </div>
+  );
+}
+
+export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { deliveryId: string; live?: Delivery; onResent: (delivery: Delivery) => void; plugins: Map<string, Plugin> }) {
   const [fetched, setFetched] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [resending, setResending] = useState(false);
+  const [acting, setActing] = useState(false);
+  const panel = useRef<HTMLElement>(null);
+  // Focus moves into the delivery when it opens; Escape closes it.
+  useEffect(() => {
+    panel.current?.focus({ preventScroll: true });
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('details[open], textarea')) return;
+      openDelivery();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [deliveryId]);
   useEffect(() => {
     const controller = new AbortController();
     setFetched(null);
@@ -125,11 +211,33 @@ export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: str
   }, [deliveryId]);
 
   // The stream keeps the table's copy current; the fetched one covers a delivery the table does not hold.
-  const delivery = live && (!fetched || live.updatedAt >= fetched.updatedAt) ? live : fetched;
+  const gone = error instanceof ApiFailure && error.status === 404;
+  const delivery = gone ? null : live && (!fetched || live.updatedAt >= fetched.updatedAt) ? live : fetched;
   if (!delivery) {
     return (
-      <aside className="dl-detail" aria-label="Delivery">
-        {error ? <ErrorBox error={error} /> : <p className="muted">Loading {deliveryId}…</p>}
+      <aside className="dl-detail" aria-label={`Delivery ${deliveryId}`} tabIndex={-1} ref={panel}>
+        <div className="dl-detail-head">
+          <h2>{gone ? 'Delivery not found' : 'Delivery'}</h2>
+          <a href="#/deliveries" aria-label="Close delivery">
+            Close
+          </a>
+        </div>
+        {gone ? (
+          <>
+            <p data-testid="delivery-gone">
+              This delivery no longer exists: <span className="mono">{deliveryId}</span> is not in the emulator's log (it was reset, a store was imported, or the log dropped it).
+            </p>
+            <div className="toolbar">
+              <button type="button" className="primary" disabled>
+                Resend
+              </button>
+            </div>
+          </>
+        ) : error ? (
+          <ErrorBox error={error} />
+        ) : (
+          <p className="muted">Loading {deliveryId}…</p>
+        )}
       </aside>
     );
   }
@@ -137,33 +245,71 @@ export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: str
     setResending(true);
     setError(null);
     try {
-      const answer = await call<Delivery>('admin', 'POST', `/deliveries/${encodeURIComponent(delivery.id)}/redeliver`);
+      // Answered at once with the new delivery (pending): it opens, and its attempts come over the stream.
+      const answer = await call<Delivery>('admin', 'POST', `/deliveries/${encodeURIComponent(delivery.id)}/redeliver?wait=false`);
       onResent(answer.data);
-      navigate('deliveries', answer.data.id);
+      openDelivery(answer.data.id);
     } catch (e) {
       setError(e);
     } finally {
       setResending(false);
     }
   };
+  const act = async (action: 'retry' | 'cancel') => {
+    setActing(true);
+    setError(null);
+    try {
+      const answer = await call<Delivery>('admin', 'POST', `/deliveries/${encodeURIComponent(delivery.id)}/${action}`);
+      setFetched(answer.data);
+      onResent(answer.data);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setActing(false);
+    }
+  };
   const challenge = delivery.type === 'WEBHOOK_CHALLENGE';
+  const pending = delivery.status === 'pending';
   return (
-    <aside className="dl-detail" aria-label={`Delivery ${delivery.id}`}>
+    <aside className="dl-detail" aria-label={`Delivery ${delivery.id}`} tabIndex={-1} ref={panel}>
       <div className="dl-detail-head">
         <h2>
           {delivery.type} <span className={statusClass(delivery.status)}>{delivery.status}</span>
         </h2>
-        <a href="#/deliveries" aria-label="Close delivery">
+        <a href="#/deliveries" aria-label="Close delivery" aria-keyshortcuts="Escape" onClick={(e) => {
+          e.preventDefault();
+          openDelivery();
+        }}>
           Close
         </a>
       </div>
+      <div className="toolbar">
+        <button type="button" className="primary" onClick={resend} disabled={resending || challenge} title={challenge ? 'A WEBHOOK_CHALLENGE is never sent again: verify the webhook again instead' : pending ? 'Sends the event again as a new delivery and cancels the retries of this one' : undefined}>
+          {resending ? 'Resending…' : 'Resend'}
+        </button>
+        {pending && !challenge && (
+          <>
+            <button type="button" onClick={() => act('retry')} disabled={acting}>
+              Retry now
+            </button>
+            <button type="button" className="danger" onClick={() => act('cancel')} disabled={acting}>
+              Cancel retries
+            </button>
+          </>
+        )}
+        <CopyButton text={signedBody(delivery)} label="Copy body" />
+      </div>
+      <ErrorBox error={error} />
+      <AttemptsTimeline delivery={delivery} />
       <dl className="dl-facts">
         <dt>Delivery</dt>
         <dd className="mono">{delivery.id}</dd>
         <dt>Event id</dt>
         <dd className="mono">{delivery.eventId}</dd>
         <dt>Plugin</dt>
-        <dd className="mono">{delivery.pluginId}</dd>
+        <dd>{pluginLabel(plugins, delivery.pluginId)}</dd>
+        <dt>Created</dt>
+        <dd>{when(delivery.createdAt)}</dd>
         <dt>Instance</dt>
         <dd className="mono">{delivery.pluginInstanceId ?? '—'}</dd>
         <dt>URL</dt>
@@ -173,7 +319,7 @@ export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: str
         {delivery.nextAttemptAt && (
           <>
             <dt>Next retry</dt>
-            <dd>{new Date(delivery.nextAttemptAt).toLocaleString()}</dd>
+            <dd>{when(delivery.nextAttemptAt)}</dd>
           </>
         )}
         {delivery.redeliveryOf && (
@@ -184,14 +330,13 @@ export function DeliveryDetail({ deliveryId, live, onResent }: { deliveryId: str
             </dd>
           </>
         )}
+        {delivery.cancelledAt && (
+          <>
+            <dt>Retries cancelled</dt>
+            <dd>{when(delivery.cancelledAt)}</dd>
+          </>
+        )}
       </dl>
-      <div className="toolbar">
-        <button type="button" className="primary" onClick={resend} disabled={resending || challenge} title={challenge ? 'A WEBHOOK_CHALLENGE is never sent again: verify the webhook again instead' : undefined}>
-          {resending ? 'Resending…' : 'Resend'}
-        </button>
-        <CopyButton text={signedBody(delivery)} label="Copy body" />
-      </div>
-      <ErrorBox error={error} />
       <h3>Signed body</h3>
       <JsonView value={delivery.event} label="Signed body" />
       <h3>Attempts ({delivery.attempts.length})</h3>

@@ -2,12 +2,87 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Delivery, DeliveryAttemptNotice } from '../../../../src/contract/index.js';
 import { call, stream } from '../api.js';
 
-/** What the Deliveries table shows: each filter empty when unset. */
+/** What the Deliveries table shows: each filter empty when unset. The names are the URL's (`#/deliveries?status=failed`). */
 export interface DeliveryFilters {
   pluginId: string;
   type: string;
+  /** One status or several, comma-separated (failed,exhausted). */
   status: string;
   search: string;
+  /** 'true': only deliveries with at least one failed attempt. */
+  failedOnce: string;
+  /** The last answer: 500, 5xx or none, comma-separated. */
+  httpStatus: string;
+  minAttempts: string;
+  maxAttempts: string;
+  /** A time (ISO 8601) or a span back from now: 15m, 1h, 24h, 7d. */
+  since: string;
+}
+
+export const FILTER_KEYS = ['pluginId', 'type', 'status', 'search', 'failedOnce', 'httpStatus', 'minAttempts', 'maxAttempts', 'since'] as const;
+
+/** Filters as the URL's query holds them. */
+export function filtersFromQuery(query: URLSearchParams): DeliveryFilters {
+  return Object.fromEntries(FILTER_KEYS.map((k) => [k, query.get(k) ?? ''])) as unknown as DeliveryFilters;
+}
+
+/** Filters as a URL query (only the set ones). */
+export function filtersToQuery(filters: DeliveryFilters): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const k of FILTER_KEYS) if (filters[k].trim()) query.set(k, filters[k].trim());
+  return query;
+}
+
+const SPANS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** The ISO time a `since` filter names (a span back from now, or a time), or null when it is not one. */
+export function sinceTime(since: string, now = Date.now()): string | null {
+  const span = /^(\d{1,4})([mhd])$/.exec(since.trim());
+  if (span) return new Date(now - Number(span[1]) * SPANS[span[2]]).toISOString();
+  const at = Date.parse(since);
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
+}
+
+function answered2xx(status: number | null, error: string | null): boolean {
+  return status !== null && status >= 200 && status <= 299 && error === null;
+}
+
+/** Whether a delivery belongs in the table under these filters (the stream is filtered by plugin and type only). */
+export function matchesFilters(delivery: Delivery, filters: DeliveryFilters, since: string | null = filters.since ? sinceTime(filters.since) : null): boolean {
+  if (filters.pluginId && delivery.pluginId !== filters.pluginId) return false;
+  if (filters.type && delivery.type !== filters.type) return false;
+  if (filters.status && !filters.status.split(',').includes(delivery.status)) return false;
+  if (filters.failedOnce === 'true' && !delivery.attempts.some((a) => !answered2xx(a.responseStatus, a.error))) return false;
+  if (filters.httpStatus) {
+    const last = delivery.attempts.at(-1);
+    if (!last) return false;
+    const wanted = filters.httpStatus.split(',');
+    const code = last.responseStatus === null ? 'none' : String(last.responseStatus);
+    if (!wanted.includes(code) && !wanted.includes(`${code[0]}xx`)) return false;
+  }
+  if (filters.minAttempts && delivery.attempts.length < Number(filters.minAttempts)) return false;
+  if (filters.maxAttempts && delivery.attempts.length > Number(filters.maxAttempts)) return false;
+  if (since && delivery.createdAt < since) return false;
+  const needle = filters.search.trim().toLowerCase();
+  if (!needle) return true;
+  // The same fields the admin API's @search looks into.
+  return [delivery.id, delivery.type, delivery.eventId, delivery.url, delivery.pluginId, delivery.pluginInstanceId].some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
+}
+
+/** The admin API's query for these filters (no paging). */
+export function filterQuery(filters: DeliveryFilters): URLSearchParams {
+  const query = new URLSearchParams();
+  if (filters.pluginId) query.set('pluginId', filters.pluginId);
+  if (filters.type) query.set('type', filters.type);
+  if (filters.status) query.set('status', filters.status);
+  if (filters.search.trim()) query.set('@search', filters.search.trim());
+  if (filters.failedOnce === 'true') query.set('@failedOnce', 'true');
+  if (filters.httpStatus) query.set('@httpStatus', filters.httpStatus);
+  if (filters.minAttempts) query.set('@minAttempts', filters.minAttempts);
+  if (filters.maxAttempts) query.set('@maxAttempts', filters.maxAttempts);
+  const since = filters.since ? sinceTime(filters.since) : null;
+  if (since) query.set('@since', since);
+  return query;
 }
 
 /** The log as the table holds it, newest first, kept current by the delivery stream. */
@@ -22,6 +97,8 @@ export interface DeliveryFeed {
   error: unknown;
   /** Puts a delivery in the table at once (a resend's answer), before its stream event. */
   upsert(delivery: Delivery): void;
+  /** The newest copy of the watched delivery (the open one), even when the filters leave it out of the table. */
+  watched: Delivery | undefined;
 }
 
 const PAGE = 100;
@@ -29,23 +106,9 @@ const PAGE = 100;
 const MAX_ROWS = 50_000;
 const RECONNECT_MS = 1000;
 
-/** Whether a delivery belongs in the table under these filters (the stream is not filtered by status or text). */
-export function matchesFilters(delivery: Delivery, filters: DeliveryFilters): boolean {
-  if (filters.pluginId && delivery.pluginId !== filters.pluginId) return false;
-  if (filters.type && delivery.type !== filters.type) return false;
-  if (filters.status && delivery.status !== filters.status) return false;
-  const needle = filters.search.trim().toLowerCase();
-  if (!needle) return true;
-  // The same fields the admin API's @search looks into.
-  return [delivery.id, delivery.type, delivery.eventId, delivery.url, delivery.pluginId, delivery.pluginInstanceId].some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
-}
-
 function listPath(filters: DeliveryFilters, cursor: string): string {
-  const query = new URLSearchParams({ '@sortBy': 'createdAt', '@sortOrder': 'desc', '@limit': String(PAGE), '@cursor': cursor });
-  if (filters.pluginId) query.set('pluginId', filters.pluginId);
-  if (filters.type) query.set('type', filters.type);
-  if (filters.status) query.set('status', filters.status);
-  if (filters.search.trim()) query.set('@search', filters.search.trim());
+  const query = filterQuery(filters);
+  for (const [k, v] of Object.entries({ '@sortBy': 'createdAt', '@sortOrder': 'desc', '@limit': String(PAGE), '@cursor': cursor })) query.set(k, v);
   return `/deliveries?${query}`;
 }
 
@@ -54,7 +117,13 @@ function listPath(filters: DeliveryFilters, cursor: string): string {
  * the delivery stream: a new delivery goes on top, a new attempt updates its row in place. Rows live
  * in a ref and a version number re-renders, so 10,000 rows are never copied per page or per event.
  */
-export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
+export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): DeliveryFeed {
+  const watchId = useRef(watch);
+  const watched = useRef<Delivery | undefined>(undefined);
+  if (watchId.current !== watch) {
+    watchId.current = watch;
+    watched.current = undefined;
+  }
   const rows = useRef<Delivery[]>([]);
   const index = useRef(new Map<string, Delivery>());
   const [, setVersion] = useState(0);
@@ -75,6 +144,10 @@ export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
 
   const upsert = useCallback(
     (delivery: Delivery) => {
+      if (delivery.id === watchId.current && (!watched.current || watched.current.updatedAt <= delivery.updatedAt)) {
+        watched.current = delivery;
+        render();
+      }
       const known = index.current.get(delivery.id);
       if (!matchesFilters(delivery, filtersRef.current)) {
         if (known) {
@@ -160,5 +233,7 @@ export function useDeliveryFeed(filters: DeliveryFilters): DeliveryFeed {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, upsert]);
 
-  return { rows: rows.current, ...state, upsert };
+  const current = watch ? index.current.get(watch) : undefined;
+  const latest = current && (!watched.current || current.updatedAt >= watched.current.updatedAt) ? current : watched.current;
+  return { rows: rows.current, ...state, upsert, watched: latest };
 }

@@ -1,6 +1,7 @@
-import { memo, useCallback, useRef } from 'react';
+import { memo, useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Delivery } from '../../../../src/contract/index.js';
+import type { Delivery, Plugin } from '../../../../src/contract/index.js';
+import { absoluteTime, relativeTime } from '../format.js';
 
 const ROW_HEIGHT = 34;
 const estimateSize = () => ROW_HEIGHT;
@@ -14,54 +15,128 @@ export function lastAnswer(delivery: Delivery): string {
   return last.error?.includes('no answer within') ? 'timeout' : 'no answer';
 }
 
+/** Whether some attempt of a delivery failed (even if a later one succeeded). */
+export function failedOnce(delivery: Delivery): boolean {
+  return delivery.attempts.some((a) => a.error !== null || a.responseStatus === null || a.responseStatus < 200 || a.responseStatus > 299);
+}
+
 /** The CSS class of a delivery status. */
 export function statusClass(status: string): string {
   return status === 'delivered' ? 'status-ok' : status === 'pending' ? 'status-warn' : 'status-bad';
 }
 
 function time(iso: string): string {
-  return new Date(iso).toLocaleTimeString(undefined, { hour12: false });
+  return new Date(iso).toLocaleTimeString('en-GB', { hour12: false });
 }
 
 /** One row; memoized, so a scroll renders only the rows that came into view. */
-const DeliveryRow = memo(function DeliveryRow({ delivery, index, start, selected, onOpen }: { delivery: Delivery; index: number; start: number; selected: boolean; onOpen: (id: string) => void }) {
+const DeliveryRow = memo(function DeliveryRow({
+  delivery,
+  index,
+  start,
+  selected,
+  focusable,
+  pluginName,
+  onOpen,
+}: {
+  delivery: Delivery;
+  index: number;
+  start: number;
+  selected: boolean;
+  focusable: boolean;
+  pluginName: string | undefined;
+  onOpen: (id: string) => void;
+}) {
+  const recovered = delivery.status === 'delivered' && failedOnce(delivery);
   return (
-              <div
-                role="row"
-                aria-rowindex={index + 2}
-                aria-selected={selected}
-                className="dl-row dl-body-row"
-                style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
-                onClick={() => onOpen(delivery.id)}
-              >
-                <div role="cell" className="muted" title={new Date(delivery.createdAt).toLocaleString()}>
-                  {time(delivery.createdAt)}
-                </div>
-                <div role="cell" className={statusClass(delivery.status)}>{delivery.status}</div>
-                <div role="cell">{delivery.type}</div>
-                <div role="cell" className="mono">{delivery.pluginId}</div>
-                <div role="cell" className="mono">{delivery.pluginInstanceId ?? '—'}</div>
-                <div role="cell">{delivery.attempts.length}</div>
-                <div role="cell">{lastAnswer(delivery)}</div>
-                <div role="cell" className="mono">
-                  <a href={`#/deliveries/${encodeURIComponent(delivery.id)}`} onClick={(e) => e.stopPropagation()}>
-                    {delivery.id}
-                  </a>
-                </div>
-              </div>
-    );
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-index={index}
+      tabIndex={focusable ? 0 : -1}
+      className="dl-row dl-body-row"
+      style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
+      onClick={() => onOpen(delivery.id)}
+    >
+      <div role="cell" className="muted" title={`${absoluteTime(delivery.createdAt)} (${relativeTime(delivery.createdAt)})`}>
+        {time(delivery.createdAt)}
+      </div>
+      <div role="cell" className={statusClass(delivery.status)} title={recovered ? 'delivered after a failed attempt' : undefined}>
+        {delivery.status}
+        {recovered ? ' ⚠' : ''}
+      </div>
+      <div role="cell">{delivery.type}</div>
+      <div role="cell" title={delivery.pluginId}>
+        {pluginName ? (
+          <>
+            {pluginName} <span className="mono muted">{delivery.pluginId}</span>
+          </>
+        ) : (
+          <span className="mono">{delivery.pluginId}</span>
+        )}
+      </div>
+      <div role="cell" className="mono">{delivery.pluginInstanceId ?? '—'}</div>
+      <div role="cell">{delivery.attempts.length}</div>
+      <div role="cell">{lastAnswer(delivery)}</div>
+      <div role="cell" className="mono">
+        <a href={`#/deliveries/${encodeURIComponent(delivery.id)}`} tabIndex={-1} onClick={(e) => {
+          e.preventDefault();
+          e.stopPropagation();
+          onOpen(delivery.id);
+        }}>
+          {delivery.id}
+        </a>
+      </div>
+    </div>
+  );
 });
 
 /**
  * The delivery log as an ARIA table whose rows are virtualized: only the rows in view (and a few
- * around) are in the DOM, so 10,000 deliveries scroll as smoothly as 10.
+ * around) are in the DOM, so 10,000 deliveries scroll as smoothly as 10. One row is in the Tab
+ * order; the arrow keys, Home and End move between rows, Enter opens one.
  */
-export function DeliveriesTable({ rows, selected, onOpen }: { rows: Delivery[]; selected?: string; onOpen: (id: string) => void }) {
+export function DeliveriesTable({ rows, selected, onOpen, plugins }: { rows: Delivery[]; selected?: string; onOpen: (id: string) => void; plugins: Map<string, Plugin> }) {
   const scroller = useRef<HTMLDivElement>(null);
+  const [active, setActive] = useState(0);
   // Stable callbacks: a new getItemKey makes the virtualizer measure every row again, on every scroll frame.
   const getItemKey = useCallback((i: number) => rows[i].id, [rows]);
   const getScrollElement = useCallback(() => scroller.current, []);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement, estimateSize, overscan: 8, getItemKey });
+  const selectedIndex = selected ? rows.findIndex((d) => d.id === selected) : -1;
+  const focusIndex = Math.min(rows.length - 1, Math.max(0, active));
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const row = (event.target as HTMLElement).closest<HTMLElement>('[role=row][data-index]');
+    if (!row) return;
+    const at = Number(row.dataset.index);
+    let next = at;
+    if (event.key === 'ArrowDown') next = at + 1;
+    else if (event.key === 'ArrowUp') next = at - 1;
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = rows.length - 1;
+    else if (event.key === 'PageDown') next = at + 10;
+    else if (event.key === 'PageUp') next = at - 10;
+    else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      onOpen(rows[at].id);
+      return;
+    } else return;
+    event.preventDefault();
+    next = Math.min(rows.length - 1, Math.max(0, next));
+    setActive(next);
+    virtualizer.scrollToIndex(next);
+    // The row may only now come into the DOM.
+    const focus = (tries: number) =>
+      requestAnimationFrame(() => {
+        const el = scroller.current?.querySelector<HTMLElement>(`[role=row][data-index="${next}"]`);
+        if (el) el.focus();
+        else if (tries > 0) focus(tries - 1);
+      });
+    focus(5);
+  };
+
   return (
     <div className="dl-table" role="table" aria-label="Deliveries" aria-rowcount={rows.length + 1}>
       <div role="rowgroup" className="dl-head">
@@ -73,11 +148,15 @@ export function DeliveriesTable({ rows, selected, onOpen }: { rows: Delivery[]; 
           ))}
         </div>
       </div>
-      <div ref={scroller} className="dl-scroll" data-testid="deliveries-scroll">
+      <div ref={scroller} className="dl-scroll" data-testid="deliveries-scroll" onKeyDown={onKeyDown} onFocus={(e) => {
+        const index = (e.target as HTMLElement).dataset?.index;
+        if (index !== undefined) setActive(Number(index));
+      }}>
         <div role="rowgroup" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const d = rows[item.index];
-            return <DeliveryRow key={item.key} delivery={d} index={item.index} start={item.start} selected={d.id === selected} onOpen={onOpen} />;
+            const tabbable = item.index === (selectedIndex >= 0 && active === 0 ? selectedIndex : focusIndex);
+            return <DeliveryRow key={item.key} delivery={d} index={item.index} start={item.start} selected={d.id === selected} focusable={tabbable} pluginName={plugins.get(d.pluginId)?.name} onOpen={onOpen} />;
           })}
         </div>
       </div>

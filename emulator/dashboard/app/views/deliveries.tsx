@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_KINDS } from '../../../../src/contract/enums.js';
 import type { ViewProps } from '../view-props.js';
+import { call } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
-import { navigate } from '../use-hash-route.js';
+import { hashQuery, replaceHashQuery } from '../use-hash-route.js';
+import { pluginLabel, usePlugins } from '../use-plugin-names.js';
+import { plural } from '../format.js';
 import { DeliveriesTable } from './deliveries-table.js';
 import { DeliveryDetail } from './deliveries-detail.js';
-import { useDeliveryFeed, type DeliveryFilters } from './deliveries-feed.js';
+import { filterQuery, filtersFromQuery, filtersToQuery, useDeliveryFeed, type DeliveryFilters } from './deliveries-feed.js';
 import './deliveries.css';
 
 /** A value that follows `value` once it has stopped changing for `ms` (typing in a filter box). */
@@ -18,23 +21,60 @@ function useSettled<T>(value: T, ms: number): T {
   return settled;
 }
 
+/** Opens a delivery (or closes it with no id), keeping the filters in the URL. */
+export function openDelivery(id?: string): void {
+  const query = hashQuery();
+  location.hash = `#/deliveries${id ? `/${encodeURIComponent(id)}` : ''}${query.size ? `?${query}` : ''}`;
+}
+
+const SINCE_OPTIONS: Array<[string, string]> = [
+  ['', 'any time'],
+  ['15m', 'last 15 minutes'],
+  ['1h', 'last hour'],
+  ['24h', 'last 24 hours'],
+  ['7d', 'last 7 days'],
+];
+
+
 /**
  * Deliveries, live: every webhook delivery of the emulator, newest first, updated over the
- * delivery stream as attempts end; filters by plugin, event type, status and text; `#/deliveries/<id>`
- * opens one delivery beside the table.
+ * delivery stream as attempts end; filters (kept in the URL: reload and share keep them) by plugin,
+ * event type, status, last HTTP status, failed at least once, attempts, time and text;
+ * `#/deliveries/<id>` opens one delivery beside the table.
  */
 export function DeliveriesView({ params }: ViewProps) {
-  const [pluginId, setPluginId] = useState('');
-  const [type, setType] = useState('');
-  const [status, setStatus] = useState('');
-  const [search, setSearch] = useState('');
-  const typed = useSettled({ pluginId: pluginId.trim(), search }, 250);
-  const filters: DeliveryFilters = useMemo(() => ({ pluginId: typed.pluginId, type, status, search: typed.search }), [typed.pluginId, typed.search, type, status]);
-  const feed = useDeliveryFeed(filters);
+  const [draft, setDraft] = useState<DeliveryFilters>(() => filtersFromQuery(hashQuery()));
+  const set = (key: keyof DeliveryFilters) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
+  // Typed boxes settle before they query; the rest apply at once.
+  const typed = useSettled({ search: draft.search, minAttempts: draft.minAttempts, maxAttempts: draft.maxAttempts, httpStatus: draft.httpStatus }, 250);
+  const filters: DeliveryFilters = useMemo(
+    () => ({ ...draft, ...typed, httpStatus: /^([1-5]\d\d|[1-5]xx|none)(,([1-5]\d\d|[1-5]xx|none))*$/.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '' }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [draft.pluginId, draft.type, draft.status, draft.failedOnce, draft.since, typed.search, typed.minAttempts, typed.maxAttempts, typed.httpStatus],
+  );
+  useEffect(() => replaceHashQuery(filtersToQuery(filters)), [filters]);
   const selected = params[0];
-  const plugins = useMemo(() => [...new Set(feed.rows.slice(0, 2000).map((d) => d.pluginId))].sort(), [feed.rows]);
-  const live = selected ? feed.rows.find((d) => d.id === selected) : undefined;
-  const open = useCallback((id: string) => navigate('deliveries', id), []);
+  const feed = useDeliveryFeed(filters, selected);
+  const plugins = usePlugins();
+  const pluginIds = useMemo(() => [...new Set([...plugins.keys(), ...feed.rows.slice(0, 2000).map((d) => d.pluginId), ...(filters.pluginId ? [filters.pluginId] : [])])].sort(), [feed.rows, plugins, filters.pluginId]);
+  const live = feed.watched;
+  const open = useCallback((id: string) => openDelivery(id), []);
+  const filtered = Object.values(filters).some(Boolean);
+  const [bulk, setBulk] = useState<{ state: 'idle' | 'confirm' | 'sending' } | { state: 'done'; count: number }>({ state: 'idle' });
+  const [bulkError, setBulkError] = useState<unknown>(null);
+  useEffect(() => setBulk({ state: 'idle' }), [filters]);
+  const resendable = feed.rows.filter((d) => d.type !== 'WEBHOOK_CHALLENGE').length;
+  const resendAll = async () => {
+    setBulk({ state: 'sending' });
+    setBulkError(null);
+    try {
+      const answer = await call<{ count: number }>('admin', 'POST', `/deliveries/redeliver?${filterQuery(filters)}`);
+      setBulk({ state: 'done', count: answer.data.count });
+    } catch (e) {
+      setBulkError(e);
+      setBulk({ state: 'idle' });
+    }
+  };
 
   return (
     <div className={`dl-page${selected ? ' dl-with-detail' : ''}`}>
@@ -42,22 +82,24 @@ export function DeliveriesView({ params }: ViewProps) {
         <h1 className="dl-title">
           Deliveries{' '}
           <span className="muted dl-count" aria-live="polite">
-            {feed.loading ? 'loading…' : `${feed.rows.length}${feed.complete ? '' : '+'} shown`} · {feed.live ? 'live' : 'reconnecting'}
+            {feed.loading ? 'loading…' : `${feed.rows.length.toLocaleString('en')}${feed.complete ? '' : '+'} shown`} · {feed.live ? 'live' : 'reconnecting'}
           </span>
         </h1>
-        <form className="toolbar" role="search" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
+        <form className="toolbar dl-filters" role="search" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
           <label>
             Plugin
-            <input aria-label="Plugin" value={pluginId} onChange={(e) => setPluginId(e.target.value)} list="dl-plugins" placeholder="any plugin id" />
-            <datalist id="dl-plugins">
-              {plugins.map((p) => (
-                <option key={p} value={p} />
+            <select aria-label="Plugin" value={draft.pluginId} onChange={(e) => set('pluginId')(e.target.value)}>
+              <option value="">any</option>
+              {pluginIds.map((p) => (
+                <option key={p} value={p}>
+                  {pluginLabel(plugins, p)}
+                </option>
               ))}
-            </datalist>
+            </select>
           </label>
           <label>
             Event type
-            <select aria-label="Event type" value={type} onChange={(e) => setType(e.target.value)}>
+            <select aria-label="Event type" value={draft.type} onChange={(e) => set('type')(e.target.value)}>
               <option value="">any</option>
               {EVENT_KINDS.map((k) => (
                 <option key={k} value={k}>
@@ -68,25 +110,101 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Status
-            <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <select aria-label="Status" value={draft.status} onChange={(e) => set('status')(e.target.value)}>
               <option value="">any</option>
               {DELIVERY_STATUSES.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
               ))}
+              <option value="failed,exhausted">failed or exhausted</option>
             </select>
           </label>
           <label>
-            Search
-            <input aria-label="Search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="id, event id, URL…" />
+            Last HTTP status
+            <input aria-label="Last HTTP status" value={draft.httpStatus} onChange={(e) => set('httpStatus')(e.target.value)} placeholder="500, 5xx, none" size={10} />
           </label>
+          <label>
+            Attempts
+            <span className="dl-range">
+              <input aria-label="At least attempts" type="number" min={0} value={draft.minAttempts} onChange={(e) => set('minAttempts')(e.target.value)} placeholder="min" />
+              <input aria-label="At most attempts" type="number" min={0} value={draft.maxAttempts} onChange={(e) => set('maxAttempts')(e.target.value)} placeholder="max" />
+            </span>
+          </label>
+          <label>
+            Time
+            <select aria-label="Time" value={draft.since} onChange={(e) => set('since')(e.target.value)}>
+              {SINCE_OPTIONS.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+              {draft.since && !SINCE_OPTIONS.some(([v]) => v === draft.since) && <option value={draft.since}>since {draft.since}</option>}
+            </select>
+          </label>
+          <label className="dl-check">
+            <input type="checkbox" checked={draft.failedOnce === 'true'} onChange={(e) => set('failedOnce')(e.target.checked ? 'true' : '')} />
+            Failed at least once
+          </label>
+          <label>
+            Search
+            <input aria-label="Search" type="search" value={draft.search} onChange={(e) => set('search')(e.target.value)} placeholder="id, event id, URL…" />
+          </label>
+          {filtered && (
+            <button type="button" onClick={() => setDraft(filtersFromQuery(new URLSearchParams()))}>
+              Clear filters
+            </button>
+          )}
         </form>
+        {filtered && feed.complete && resendable > 0 && (
+          <div className="toolbar" aria-label="Bulk actions" role="group">
+            {bulk.state === 'idle' && (
+              <button type="button" onClick={() => setBulk({ state: 'confirm' })}>
+                Resend {plural(resendable, 'delivery', 'deliveries')} shown…
+              </button>
+            )}
+            {bulk.state === 'confirm' && (
+              <>
+                <span>
+                  Send the events of these {plural(resendable, 'delivery', 'deliveries')} again, each as a new delivery{feed.rows.length > resendable ? ' (challenges are never resent)' : ''}?
+                </span>
+                <button type="button" className="primary" onClick={resendAll}>
+                  Confirm: resend {plural(resendable, 'delivery', 'deliveries')}
+                </button>
+                <button type="button" onClick={() => setBulk({ state: 'idle' })}>
+                  Cancel
+                </button>
+              </>
+            )}
+            {bulk.state === 'sending' && <span className="muted">Resending…</span>}
+            {bulk.state === 'done' && (
+              <span role="status" className="status-ok-text">
+                Resent {plural(bulk.count, 'delivery', 'deliveries')}: the new ones appear in the list as they are sent.
+              </span>
+            )}
+          </div>
+        )}
+        <ErrorBox error={bulkError} />
         <ErrorBox error={feed.error} />
-        {!feed.loading && feed.rows.length === 0 && !feed.error && <p className="muted">No deliveries{Object.values(filters).some(Boolean) ? ' match these filters' : ' yet: trigger an event or install a plugin'}.</p>}
-        <DeliveriesTable rows={feed.rows} selected={selected} onOpen={open} />
+        {!feed.loading && feed.rows.length === 0 && !feed.error && (
+          <p className="muted">
+            {filtered ? (
+              <>
+                No deliveries match these filters.{' '}
+                <button type="button" className="link" onClick={() => setDraft(filtersFromQuery(new URLSearchParams()))}>
+                  Show all deliveries
+                </button>
+              </>
+            ) : (
+              <>
+                No deliveries yet: <a href="#/trigger">trigger an event</a> or <a href="#/install">install a plugin</a>.
+              </>
+            )}
+          </p>
+        )}
+        <DeliveriesTable rows={feed.rows} selected={selected} onOpen={open} plugins={plugins} />
       </div>
-      {selected && <DeliveryDetail deliveryId={selected} live={live} onResent={feed.upsert} />}
+      {selected && <DeliveryDetail key={selected} deliveryId={selected} live={live} onResent={feed.upsert} plugins={plugins} />}
     </div>
   );
 }

@@ -155,6 +155,17 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
+  // An app has no record of its own: the app ids already installed on are offered, and any other may be typed.
+  const [appIds, setAppIds] = useState<string[]>([]);
+  useEffect(() => {
+    if (!workspace.orgId || plugin.type !== 'APP') return;
+    call<PluginInstance[]>('admin', 'GET', `/instances?orgId=${encodeURIComponent(workspace.orgId)}&entityType=APP&@limit=100`).then((a) => {
+      const ids = [...new Set(a.data.map((i) => i.entityId))].sort();
+      setAppIds(ids);
+      setEntityId((current) => current || (ids[0] ?? ''));
+    }, setError);
+  }, [plugin.type, workspace.orgId]);
+
   useEffect(() => {
     if (!workspace.orgId || plugin.type === 'APP') return;
     const org = encodeURIComponent(workspace.orgId);
@@ -194,7 +205,12 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         {plugin.type === 'APP' ? (
           <label>
             App id
-            <input value={entityId} onChange={(e) => setEntityId(e.target.value)} placeholder="app_1" />
+            <input value={entityId} onChange={(e) => setEntityId(e.target.value)} placeholder="app_1" list="install-app-ids" />
+            <datalist id="install-app-ids">
+              {appIds.map((id) => (
+                <option key={id} value={id} />
+              ))}
+            </datalist>
           </label>
         ) : (
           <label>
@@ -244,7 +260,7 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         <legend>Inputs (from the plugin's inputsSchema; * required)</legend>
         <InputsForm inputsSchema={plugin.inputsSchema} onChange={setInputs} />
       </fieldset>
-      <button type="button" className="primary" onClick={install} disabled={busy || entityId === ''}>
+      <button type="button" className="primary" onClick={install} disabled={busy || entityId === '' || !plugin.webhookUrlIsVerified} title={plugin.webhookUrlIsVerified ? undefined : 'Verify the webhook first'}>
         Install plugin
       </button>
       <ErrorBox error={error} />

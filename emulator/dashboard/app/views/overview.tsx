@@ -4,6 +4,7 @@ import { call, currentWorkspace } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBox } from '../components/error-box.js';
 import type { ViewProps } from '../view-props.js';
+import { EmulatorControls } from './emulator-controls.js';
 import './overview.css';
 
 /** How often the Overview asks again (uptime, counts and the queue move while it is open). */
@@ -172,10 +173,19 @@ export function OverviewView(_props: ViewProps) {
             </thead>
             <tbody>
               <tr>
-                <td>{overview?.deliveryQueue.pending ?? '…'}</td>
-                <td className={overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined}>{overview?.deliveryQueue.retrying ?? '…'}</td>
-                <td className={overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined}>{overview?.deliveryQueue.failed ?? '…'}</td>
-                <td className={overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined}>{overview?.deliveryQueue.delivered ?? '…'}</td>
+                {/* Each counter opens the Deliveries it counts (the filters are the list's URL). */}
+                <td>
+                  <a href="#/deliveries?status=pending&maxAttempts=0" aria-label={`Pending: ${overview?.deliveryQueue.pending ?? '…'}, show them`}>{overview?.deliveryQueue.pending ?? '…'}</a>
+                </td>
+                <td className={overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined}>
+                  <a className="inherit" href="#/deliveries?status=pending&minAttempts=1" aria-label={`Retrying: ${overview?.deliveryQueue.retrying ?? '…'}, show them`}>{overview?.deliveryQueue.retrying ?? '…'}</a>
+                </td>
+                <td className={overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined}>
+                  <a className="inherit" href="#/deliveries?status=failed%2Cexhausted" aria-label={`Failed: ${overview?.deliveryQueue.failed ?? '…'}, show them`}>{overview?.deliveryQueue.failed ?? '…'}</a>
+                </td>
+                <td className={overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined}>
+                  <a className="inherit" href="#/deliveries?status=delivered" aria-label={`Delivered: ${overview?.deliveryQueue.delivered ?? '…'}, show them`}>{overview?.deliveryQueue.delivered ?? '…'}</a>
+                </td>
               </tr>
             </tbody>
           </table>
@@ -199,6 +209,7 @@ export function OverviewView(_props: ViewProps) {
             </tbody>
           </table>
         </section>
+        <EmulatorControls />
       </div>
     </section>
   );

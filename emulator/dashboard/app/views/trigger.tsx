@@ -116,7 +116,9 @@ export function TriggerView(_props: ViewProps) {
     call<Plugin[]>('api', 'GET', `/orgs/${encodeURIComponent(orgId)}/plugins?@limit=100`).then(
       (answer) => {
         setPlugins(answer.data);
-        if (answer.data[0]) setPluginId((current) => current || answer.data[0].id);
+        // Opens on a plugin it can send to: a verified webhook first, then any webhook URL.
+        const first = answer.data.find((p) => p.webhookUrl && p.webhookUrlIsVerified) ?? answer.data.find((p) => p.webhookUrl) ?? answer.data[0];
+        if (first) setPluginId((current) => current || first.id);
       },
       (e) => {
         setPlugins([]);

@@ -4,6 +4,7 @@ import { ErrorBox } from '../components/error-box.js';
 import type { ViewProps } from '../view-props.js';
 import type { File as FileRecord, Repository, UploadUrls } from '../../../../src/contract/resources.js';
 import { MAX_FILES_PER_REQUEST } from '../../../../src/contract/requests.js';
+import { humanSize } from '../format.js';
 import './data-views.css';
 
 /** One file of the page's uploads, from the drop to its last step. */
@@ -175,7 +176,7 @@ export function UploadsView(_props: ViewProps) {
             {rows.map((r) => (
               <tr key={r.key} aria-label={`Upload of ${r.name}`}>
                 <td>{r.name}</td>
-                <td>{r.size}</td>
+                <td title={`${r.size} bytes`}>{humanSize(r.size)}</td>
                 <td>
                   <progress max={Math.max(r.size, 1)} value={r.step === 'done' ? Math.max(r.size, 1) : r.loaded} aria-label={`Progress of ${r.name}`} />
                 </td>

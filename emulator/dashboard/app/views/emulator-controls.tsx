@@ -1,0 +1,179 @@
+import { useEffect, useRef, useState } from 'react';
+import type { EmulatorExport, FaultSettings } from '../../../../src/contract/index.js';
+import { call } from '../api.js';
+import { ErrorBox } from '../components/error-box.js';
+
+/** Fault injection on and off, with its profile and seed (GET and PUT /_emulator/faults). */
+function Faults() {
+  const [settings, setSettings] = useState<FaultSettings | null>(null);
+  const [profile, setProfile] = useState('');
+  const [seed, setSeed] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    call<FaultSettings>('admin', 'GET', '/faults').then(
+      (a) => {
+        setSettings(a.data);
+        setProfile(a.data.on ? a.data.profile : 'duplicate=0.1,delay=100-500ms,drop=0.05');
+        setSeed(a.data.seed);
+      },
+      setError,
+    );
+  }, []);
+  const apply = async (next: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await call<FaultSettings>('admin', 'PUT', '/faults', { profile: next, ...(seed.trim() && next !== 'off' ? { seed: seed.trim() } : {}) });
+      setSettings(answer.data);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="panel" aria-labelledby="controls-faults">
+      <h2 id="controls-faults">Fault injection</h2>
+      <p role="status">
+        {settings === null ? 'Loading…' : settings.on ? (
+          <>
+            <strong className="status-warn">On</strong>: <code>{settings.profile}</code>, seed <code>{settings.seed}</code>
+          </>
+        ) : (
+          <>Off: every delivery is sent as asked.</>
+        )}
+      </p>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void apply(profile.trim());
+        }}
+      >
+        <label>
+          Profile
+          <input aria-label="Fault profile" value={profile} onChange={(e) => setProfile(e.target.value)} size={36} placeholder="duplicate=0.2,delay=100-500ms,drop=0.1" />
+        </label>
+        <label>
+          Seed
+          <input aria-label="Fault seed" value={seed} onChange={(e) => setSeed(e.target.value)} size={12} />
+        </label>
+        <button type="submit" className="primary" disabled={busy || !profile.trim()}>
+          {settings?.on ? 'Apply faults' : 'Turn faults on'}
+        </button>
+        <button type="button" disabled={busy || !settings?.on} onClick={() => apply('off')}>
+          Turn faults off
+        </button>
+      </form>
+      <ErrorBox error={error} />
+    </section>
+  );
+}
+
+/** Export, import and reset of the whole store (GET /export, POST /import, POST /reset). */
+function Store() {
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const file = useRef<HTMLInputElement>(null);
+  const run = async (what: () => Promise<string>) => {
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    try {
+      setNotice(await what());
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const exportStore = () =>
+    run(async () => {
+      const answer = await call<EmulatorExport>('admin', 'GET', '/export');
+      const blob = new Blob([JSON.stringify(answer.data, null, 2)], { type: 'application/json' });
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(blob);
+      link.download = `plugsmith-emulator-${(answer.data.exportedAt ?? new Date().toISOString()).replace(/[:.]/g, '-')}.json`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      return 'Exported: the file holds webhook secrets and installation tokens; keep it private.';
+    });
+  const importStore = (chosen: File) =>
+    run(async () => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await chosen.text());
+      } catch {
+        throw new Error(`${chosen.name} is not JSON: choose a file that plugsmith emulator export (or Export here) wrote`);
+      }
+      // `plugsmith emulator export` writes the export itself; the admin API's answer wraps it in { ok, data }.
+      const body = (parsed as { data?: unknown }).data && (parsed as { ok?: unknown }).ok === true ? (parsed as { data: unknown }).data : parsed;
+      await call('admin', 'POST', '/import', body);
+      return `Imported ${chosen.name}: every view reads the new store.`;
+    });
+  const reset = () =>
+    run(async () => {
+      await call('admin', 'POST', '/reset');
+      setTyped('');
+      return 'Reset: the store holds the seed again.';
+    });
+  return (
+    <section className="panel" aria-labelledby="controls-store">
+      <h2 id="controls-store">Store</h2>
+      <div className="toolbar">
+        <button type="button" onClick={exportStore} disabled={busy}>
+          Export store
+        </button>
+        <label className="button-like">
+          Import a store…
+          <input
+            ref={file}
+            type="file"
+            accept="application/json,.json"
+            aria-label="Import a store from a file"
+            className="visually-hidden"
+            onChange={(e) => {
+              const chosen = e.target.files?.[0];
+              if (chosen) void importStore(chosen);
+              e.target.value = '';
+            }}
+          />
+        </label>
+      </div>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (typed === 'reset') void reset();
+        }}
+      >
+        <label>
+          Type <code>reset</code> to empty the store (every plugin, instance, delivery and upload record goes; the seed comes back)
+          <input aria-label="Type reset to confirm" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+        </label>
+        <button type="submit" className="danger" disabled={busy || typed !== 'reset'}>
+          Reset the emulator
+        </button>
+      </form>
+      {notice && (
+        <p role="status" className="muted">
+          {notice}
+        </p>
+      )}
+      <ErrorBox error={error} />
+    </section>
+  );
+}
+
+/** The emulator driven from the page: store export, import and reset, fault injection. */
+export function EmulatorControls() {
+  return (
+    <>
+      <Store />
+      <Faults />
+    </>
+  );
+}
