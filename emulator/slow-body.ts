@@ -28,8 +28,16 @@ const TIMEOUT_ANSWER = `HTTP/1.1 408 Request Timeout\r\ncontent-type: applicatio
  * Bounds how long every request body of `app` may take (see SlowBodyBound); node's own
  * `requestTimeout` would also cut long uploads that flow well. Watching reads nothing: it compares
  * the socket's bytes read with the time passed, so the body is left for its parser.
+ *
+ * Armed on the HTTP server's `request` event, ahead of fastify: every request the server reads is
+ * watched, whatever becomes of it: one whose URL the router refuses before any route or hook (a
+ * bad escape, an over-long parameter), a 404, a 405, a storage PUT, a dashboard page. An `onRequest`
+ * hook missed the router's refusals, and those answered early while the body went on forever. The
+ * hook stays for requests that reach the app without its server (an app that never listens: the
+ * admin app the management app forwards to, `inject`); a request is watched once.
  */
 export function boundSlowBodies(app: FastifyInstance, bound: SlowBodyBound = DEFAULT_SLOW_BODY_BOUND): void {
+  app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => watchBody(request, response, bound));
   app.addHook('onRequest', (request, reply, done) => {
     watchBody(request.raw, reply.raw, bound);
     done();
@@ -40,7 +48,7 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
   if (raw.complete) return;
   const length = raw.headers['content-length'];
   if (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
-  // The admin app gets requests the management app already watches.
+  // Watched by the server already, or by the management app the admin app's requests come through.
   if (raw[WATCHED]) return;
   raw[WATCHED] = true;
   const socket = raw.socket;

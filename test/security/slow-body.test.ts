@@ -124,3 +124,59 @@ test('an event stream (a request without a body) outlives the bound and still de
     await reader.cancel().catch(() => undefined);
   }
 });
+
+// The audit of the bound (issue 24): the hook that armed it never ran when the router refused the
+// URL before any route matched (a bad escape, an over-long parameter), nor, on a 404 or 405, in a
+// way that outlived the early answer: the client heard its 400/401/404 and the connection, reading
+// a 100 MB body a byte at a time, stayed open forever. Every request of every server is bounded.
+// `length` under the 1 MiB body limit by default: a larger one is a 413 that closes at once.
+async function expectClosedWhileTrickling(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, length = 500_000) {
+  const connection = await startBody(baseUrl, method, path, headers, length);
+  let trickling = true;
+  const trickle = (async () => {
+    connection.write('{');
+    while (trickling && !connection.socket.destroyed) {
+      await sleep(200);
+      connection.write(' ');
+    }
+  })();
+  try {
+    // Generous against the 500 ms bound; before the fix the connection never ended.
+    expect(await connection.endsWithin(8_000), `${method} ${path} still open`).toBe(true);
+  } finally {
+    trickling = false;
+    await trickle;
+    connection.close();
+  }
+}
+
+test('a management URL the router refuses (a bad escape) does not hold its connection open', async () => {
+  await expectClosedWhileTrickling(emu.url, 'POST', '/api/plugins/%zz');
+  await expectClosedWhileTrickling(emu.url, 'POST', '/api/plugins/%zz', {}, 100_000_000);
+});
+
+test('a management URL with an over-long parameter does not hold its connection open', async () => {
+  await expectClosedWhileTrickling(emu.url, 'POST', '/api/plugins/' + 'p'.repeat(600), { authorization: emu.token! });
+});
+
+test('an admin URL the router refuses does not hold its connection open', async () => {
+  await expectClosedWhileTrickling(emu.url, 'POST', '/_emulator/x/%zz');
+});
+
+test('a messaging URL the router refuses does not hold its connection open', async () => {
+  await expectClosedWhileTrickling(emu.messagingUrl, 'POST', '/conversations/%zz');
+});
+
+test('a 404 (no route) with a trickling body does not hold its connection open', async () => {
+  await expectClosedWhileTrickling(emu.url, 'POST', '/nothing-here');
+  await expectClosedWhileTrickling(emu.messagingUrl, 'POST', '/nothing-here');
+});
+
+test('a method no route has (a 405 or 404) with a trickling body does not hold its connection open', async () => {
+  await expectClosedWhileTrickling(emu.url, 'PROPFIND', '/api/plugins', { authorization: emu.token! });
+});
+
+test('a storage PUT without a valid signature and a dashboard page with a trickling body are closed', async () => {
+  await expectClosedWhileTrickling(emu.url, 'PUT', '/_storage/objects/nothing?signature=x', { 'content-type': 'application/octet-stream' });
+  await expectClosedWhileTrickling(emu.url, 'POST', '/_emulator/dashboard/');
+});
