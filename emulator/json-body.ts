@@ -55,7 +55,7 @@ export function parseJsonBody(text: string, limits: JsonBodyLimits | number = {}
   const { maxDepth = MAX_JSON_DEPTH, maxArrayItems = MAX_JSON_ARRAY_ITEMS, maxObjectKeys = MAX_JSON_OBJECT_KEYS, maxValues = MAX_JSON_VALUES } = typeof limits === 'number' ? { maxDepth: limits } : limits;
   if (text.trim() === '') return undefined;
   // Counted in the text first: parsing 60,000 keys (0.9 MB) alone held the event loop 60 to 100 ms.
-  const tooMany = firstOversizedContainer(text, maxArrayItems, maxObjectKeys, maxValues);
+  const tooMany = firstOversizedContainer(text, maxDepth, maxArrayItems, maxObjectKeys, maxValues);
   if (tooMany) throw refusal(tooMany, maxDepth, maxArrayItems, maxObjectKeys, maxValues);
   let value: unknown;
   try {
@@ -77,13 +77,14 @@ interface Frame {
 }
 
 /**
- * The first array longer than `maxArrayItems` or object with more than `maxObjectKeys` keys, or the
- * item that takes the body past `maxValues` keys and items in all, found
+ * The first array longer than `maxArrayItems` or object with more than `maxObjectKeys` keys, the
+ * item that takes the body past `maxValues` keys and items in all, or the first container nested
+ * deeper than `maxDepth`, found
  * in the text before it is parsed: one pass that stops at the first item past a cap, no recursion,
  * strings skipped by indexOf (counts stay right whatever they hold). Text that is not JSON passes
  * here and fails at the parse. The path is built only for a refusal.
  */
-function firstOversizedContainer(text: string, maxArrayItems: number, maxObjectKeys: number, maxValues: number): Problem | null {
+function firstOversizedContainer(text: string, maxDepth: number, maxArrayItems: number, maxObjectKeys: number, maxValues: number): Problem | null {
   const frames: Frame[] = [];
   let expectItem = false;
   let values = 0;
@@ -110,6 +111,8 @@ function firstOversizedContainer(text: string, maxArrayItems: number, maxObjectK
       expectItem = false;
     }
     if (c === 0x7b || c === 0x5b) {
+      // Nesting past the limit is named as such (not as the values its brackets add up to).
+      if (frames.length >= maxDepth) return { kind: 'too_deep', path: pathAt(text, frames) };
       frames.push({ object: c === 0x7b, count: 0, keyAt: -1 });
       expectItem = true;
     } else if (c === 0x22) {
