@@ -120,6 +120,8 @@ export const MAX_SCHEMA_EXPANDED_NODES = 2_000;
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
 /** Keywords whose value maps names to schemas (a key there is a name, whatever it is). */
 const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
+/** Keywords that only hold schemas for `$ref`s to name: they are not run where they stand. */
+const DEFINITION_KEYWORDS = new Set(['definitions', '$defs']);
 /** References resolved at run time (2020-12, 2019-09), which can recurse; refused in supplied schemas. */
 const REFUSED_REF_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
 
@@ -129,7 +131,8 @@ const REFUSED_REF_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
  * recursive schema lets one check run once per level of the data, or forever on the same value:
  * `{ "allOf": [{ "$ref": "#" }] }`); `$id` is allowed only at the top (a nested one changes what
  * `#/…` names); `$dynamicRef`, `$recursiveRef` and their anchors are refused; and the schema with
- * every `$ref` inlined holds at most MAX_SCHEMA_EXPANDED_NODES values (counted once per definition).
+ * every `$ref` inlined holds at most MAX_SCHEMA_EXPANDED_NODES values (each definition measured once;
+ * a definition counts where a `$ref` names it, not where it is defined).
  */
 function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
   const where = (at: string[]) => [...path, ...at];
@@ -204,8 +207,10 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
       }
       for (const [key, child] of Object.entries(record)) {
         const childKind = DATA_KEYWORDS.has(key) ? 'data' : MAP_KEYWORDS.has(key) && !Array.isArray(child) ? 'map' : 'schema';
-        total = Math.min(cap, total + size(child, [...at, key], childKind));
+        const childSize = size(child, [...at, key], childKind);
         if (problem) return cap;
+        // Definitions run only through a $ref, which is charged their whole size where it stands.
+        total = Math.min(cap, total + (DEFINITION_KEYWORDS.has(key) ? 1 : childSize));
       }
       if (typeof record.$ref === 'string') {
         const target = resolve(record.$ref, [...at, '$ref']);
@@ -218,7 +223,7 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
       }
     }
     open.delete(node);
-    if (!problem && total > MAX_SCHEMA_EXPANDED_NODES) {
+    if (!problem && kind === 'schema' && !Array.isArray(node) && total > MAX_SCHEMA_EXPANDED_NODES) {
       problem = detail(where(at), 'schema_too_large', `at most ${MAX_SCHEMA_EXPANDED_NODES} JSON values with every $ref inlined`, `more than ${MAX_SCHEMA_EXPANDED_NODES}`, `${named(at)} holds more than ${MAX_SCHEMA_EXPANDED_NODES} JSON values once every $ref is replaced by the schema it names (MAX_SCHEMA_EXPANDED_NODES); refer to fewer or smaller definitions`);
     }
     memo.set(node, total);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { MAX_SCHEMA_EXPANDED_NODES, validateAgainst } from '../../emulator/validation/json-schema.js';
+import { checkJsonSchema, MAX_SCHEMA_EXPANDED_NODES, validateAgainst } from '../../emulator/validation/json-schema.js';
 import { ROLES_SEED, TOKENS } from '../emulator/events/helpers.js';
 import { call } from '../helpers/http.js';
 
@@ -50,6 +50,13 @@ describe('supplied schemas are bounded with every $ref inlined', () => {
 
   it("the audit's heap-exhaustion schema (24 levels of integer checks) is refused at plugin creation", async () => {
     expectRefused(await createPlugin(doubling(24, { type: 'integer' })), 'schema_too_large', ['inputsSchema'], /MAX_SCHEMA_EXPANDED_NODES/);
+  });
+
+  it('definitions count where a $ref names them: 7 doubling levels (128 leaves) fit, 8 do not', () => {
+    expect(checkJsonSchema(doubling(7, { type: 'string', format: 'url' }), ['inputsSchema'])).toEqual([]);
+    const refused = checkJsonSchema(doubling(8, { type: 'string', format: 'url' }), ['inputsSchema']);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: 'schema_too_large', path: ['inputsSchema', 'definitions', 'L0'] });
   });
 
   it('action and external-event schemas are measured the same way', async () => {
