@@ -118,6 +118,33 @@ export default async function security({ quick }) {
     const signInDuring = await healthDuring(emu, count, `${emu.url}/_emulator/dashboard/session`, {}, `{"code":"x",${keys}}`);
     rows.push({ name: 'health during many-keys attempts (60,000 keys, no credential, dashboard sign-in)', p50: median(signInDuring), p99: percentile(signInDuring, 99), ratio: percentile(signInDuring, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
 
+    // Issue 24 audit: 141 objects of 999 short keys (about 140,000 keys, 984 KB) passed the per-object
+    // cap and held the loop about 850 ms; a body now holds at most 10,000 keys and items in all.
+    const spreadObject = `{${Array.from({ length: 999 }, (_, i) => `"${i.toString(36)}":0`).join(',')}}`;
+    const spread = Array(141).fill(spreadObject).join(',');
+    const spreadMessages = await healthDuring(emu, count, `${emu.messagingUrl}/conversations/${conversation.id}/messages`, messaging, `{"content":"hi","attachments":[${spread}]}`);
+    rows.push({ name: 'health during spread-keys attempts (141 × 999 keys, messaging key)', p50: median(spreadMessages), p99: percentile(spreadMessages, 99), ratio: percentile(spreadMessages, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
+    const spreadUploads = await healthDuring(emu, count, `${emu.url}/api/generate-upload-url`, user, `{"files":[${spread}]}`);
+    rows.push({ name: 'health during spread-keys attempts (141 × 999 keys, generate-upload-url)', p50: median(spreadUploads), p99: percentile(spreadUploads, 99), ratio: percentile(spreadUploads, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
+
+    // Issue 24 audit: $ref let a 201-value schema expand exponentially (19 definitions each allOf two
+    // refs to the next, then a url format: 21 s per install). Supplied schemas are now measured with
+    // every $ref inlined (at most 2,000 values): the audit's schema is refused at creation, and the
+    // largest doubling schema accepted (7 levels, 128 url checks) is installed against with 4 KB urls.
+    const doubling = (d) => {
+      const definitions = {};
+      for (let i = 0; i < d; i++) definitions[`L${i}`] = { allOf: [{ $ref: `#/definitions/L${i + 1}` }, { $ref: `#/definitions/L${i + 1}` }] };
+      definitions[`L${d}`] = { type: 'string', format: 'url' };
+      return { type: 'object', properties: { u: { $ref: '#/definitions/L0' } }, definitions };
+    };
+    const refsRefused = await healthDuring(emu, count, plugins, user, JSON.stringify({ name: 'refs', type: 'DATA_PROVIDER', events: [], scopes: [], inputsSchema: doubling(19) }));
+    rows.push({ name: 'health during $ref-expansion attempts (19 doubling levels, refused at creation)', p50: median(refsRefused), p99: percentile(refsRefused, 99), ratio: percentile(refsRefused, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
+    const refsRepository = await json(`${emu.url}/api/orgs/${emu.orgId}/repositories`, 'POST', user, { name: 'refs' });
+    const refsPlugin = await json(plugins, 'POST', user, { name: 'refs', type: 'DATA_PROVIDER', events: [], scopes: [], inputsSchema: doubling(7) });
+    const refsInstall = JSON.stringify({ name: 'i', pluginId: refsPlugin.id, events: [], scopes: [], inputs: { u: `http://${'a.'.repeat(2040)}1` } });
+    const refsAccepted = await healthDuring(emu, count, `${emu.url}/api/repositories/${refsRepository.id}/data-providers`, user, refsInstall);
+    rows.push({ name: 'health during installs on the largest accepted $ref schema (7 doubling levels, 4 KB url)', p50: median(refsAccepted), p99: percentile(refsAccepted, 99), ratio: percentile(refsAccepted, 99) / percentile(baseline, 99), target: 'p99 < 100 ms' });
+
     // Issue 24: JSON Schema formats. ajv-formats' url expression backtracked quadratically (an install
     // with http:// + 64,000 ':' + a space held the loop ~18 s); every format now runs in bounded time.
     // One plugin with a property per format (unverified: inputs are judged whatever else is wrong).

@@ -25,27 +25,38 @@ export const MAX_JSON_ARRAY_ITEMS = 1_000;
  */
 export const MAX_JSON_OBJECT_KEYS = 1_000;
 
+/**
+ * Most keys and array items a JSON body may hold in all, whatever objects and arrays they are spread
+ * over. The per-container caps left 141 objects of 999 unknown keys (140,000 keys, 984 KB) in one
+ * `attachments` array, which held the emulator about 850 ms. No request of either API comes near
+ * (a character's script of 1,000 lines is a few thousand); the store import allows more with
+ * `config: { maxJsonValues }`.
+ */
+export const MAX_JSON_VALUES = 10_000;
+
 /** The limits parseJsonBody applies. */
 export interface JsonBodyLimits {
   maxDepth?: number;
   maxArrayItems?: number;
   maxObjectKeys?: number;
+  maxValues?: number;
 }
 
 /**
  * Parses a JSON request body as both APIs take it: an empty body is no body (so a DELETE sent
  * with `content-type: application/json` and nothing else is fine), a syntax error is a 400 that
  * says where, a body nested deeper than MAX_JSON_DEPTH, an array longer than MAX_JSON_ARRAY_ITEMS or
- * an object with more than MAX_JSON_OBJECT_KEYS keys is a 400 naming the path, and a `__proto__` or
+ * an object with more than MAX_JSON_OBJECT_KEYS keys is a 400 naming the path, more than MAX_JSON_VALUES
+ * keys and items in all is a 400 `too_many_values`, and a `__proto__` or
  * `constructor.prototype` key is a 400 naming its path, since such keys would poison objects the body
  * is merged into. Keys are checked as parsed (`"\u005f_proto__"` is `__proto__`), never in the text.
  */
 export function parseJsonBody(text: string, limits: JsonBodyLimits | number = {}): unknown {
-  const { maxDepth = MAX_JSON_DEPTH, maxArrayItems = MAX_JSON_ARRAY_ITEMS, maxObjectKeys = MAX_JSON_OBJECT_KEYS } = typeof limits === 'number' ? { maxDepth: limits } : limits;
+  const { maxDepth = MAX_JSON_DEPTH, maxArrayItems = MAX_JSON_ARRAY_ITEMS, maxObjectKeys = MAX_JSON_OBJECT_KEYS, maxValues = MAX_JSON_VALUES } = typeof limits === 'number' ? { maxDepth: limits } : limits;
   if (text.trim() === '') return undefined;
   // Counted in the text first: parsing 60,000 keys (0.9 MB) alone held the event loop 60 to 100 ms.
-  const tooMany = firstOversizedContainer(text, maxArrayItems, maxObjectKeys);
-  if (tooMany) throw refusal(tooMany, maxDepth, maxArrayItems, maxObjectKeys);
+  const tooMany = firstOversizedContainer(text, maxDepth, maxArrayItems, maxObjectKeys, maxValues);
+  if (tooMany) throw refusal(tooMany, maxDepth, maxArrayItems, maxObjectKeys, maxValues);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,14 +77,17 @@ interface Frame {
 }
 
 /**
- * The first array longer than `maxArrayItems` or object with more than `maxObjectKeys` keys, found
+ * The first array longer than `maxArrayItems` or object with more than `maxObjectKeys` keys, the
+ * item that takes the body past `maxValues` keys and items in all, or the first container nested
+ * deeper than `maxDepth`, found
  * in the text before it is parsed: one pass that stops at the first item past a cap, no recursion,
  * strings skipped by indexOf (counts stay right whatever they hold). Text that is not JSON passes
  * here and fails at the parse. The path is built only for a refusal.
  */
-function firstOversizedContainer(text: string, maxArrayItems: number, maxObjectKeys: number): Problem | null {
+function firstOversizedContainer(text: string, maxDepth: number, maxArrayItems: number, maxObjectKeys: number, maxValues: number): Problem | null {
   const frames: Frame[] = [];
   let expectItem = false;
+  let values = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
@@ -93,9 +107,12 @@ function firstOversizedContainer(text: string, maxArrayItems: number, maxObjectK
       if (top.count > (top.object ? maxObjectKeys : maxArrayItems)) {
         return { kind: top.object ? 'too_many_keys' : 'too_many_items', path: pathAt(text, frames.slice(0, -1)) };
       }
+      if (++values > maxValues) return { kind: 'too_many_values', path: pathAt(text, frames) };
       expectItem = false;
     }
     if (c === 0x7b || c === 0x5b) {
+      // Nesting past the limit is named as such (not as the values its brackets add up to).
+      if (frames.length >= maxDepth) return { kind: 'too_deep', path: pathAt(text, frames) };
       frames.push({ object: c === 0x7b, count: 0, keyAt: -1 });
       expectItem = true;
     } else if (c === 0x22) {
@@ -129,7 +146,7 @@ function pathAt(text: string, frames: Frame[]): string[] {
 }
 
 /** What is wrong with a body, where; `items` counts an oversized container when it was counted whole. */
-type Problem = { kind: 'too_deep' | 'forbidden_key' | 'too_many_items' | 'too_many_keys'; path: string[]; items?: number };
+type Problem = { kind: 'too_deep' | 'forbidden_key' | 'too_many_items' | 'too_many_keys' | 'too_many_values'; path: string[]; items?: number };
 
 /** "1200 keys" when the container was counted whole, "over 1000 keys" when counting stopped at the cap. */
 function counted(problem: Problem, cap: number, noun: string): string {
@@ -137,7 +154,7 @@ function counted(problem: Problem, cap: number, noun: string): string {
 }
 
 /** The 400 for a body's problem, naming its path. */
-function refusal(problem: Problem, maxDepth: number, maxArrayItems: number, maxObjectKeys: number): ApiError {
+function refusal(problem: Problem, maxDepth: number, maxArrayItems: number, maxObjectKeys: number, maxValues = MAX_JSON_VALUES): ApiError {
   const joined = problem.path.join('.');
   const where = joined.length > 200 ? `…${joined.slice(-200)}` : joined;
   if (problem.kind === 'too_deep') {
@@ -155,6 +172,11 @@ function refusal(problem: Problem, maxDepth: number, maxArrayItems: number, maxO
     const at = where === '' ? 'the body' : where;
     return badRequest(`Body has an object of more than ${maxObjectKeys} keys (at ${at}); send fewer`, [
       detail(problem.path, 'too_many_keys', `at most ${maxObjectKeys} keys in an object`, counted(problem, maxObjectKeys, 'keys'), `${at} holds ${counted(problem, maxObjectKeys, 'keys')}, more than the ${maxObjectKeys} allowed`),
+    ]);
+  }
+  if (problem.kind === 'too_many_values') {
+    return badRequest(`Body holds more than ${maxValues} keys and array items in all (the one past the limit is at ${where}); send fewer`, [
+      detail(problem.path, 'too_many_values', `at most ${maxValues} keys and array items in a body`, `over ${maxValues}`, `the body holds more than ${maxValues} keys and array items in all; ${where} is past the limit`),
     ]);
   }
   return badRequest(`Body has the key ${where}, which is not accepted (it would reach object prototypes); rename it`, [
@@ -213,7 +235,8 @@ function pathOf(visit: Visit, tail: string[]): string[] {
 /**
  * Replaces fastify's JSON body parser (which refuses an empty body and hides why a body was refused)
  * with parseJsonBody. A route may allow deeper bodies with `config: { maxJsonDepth }`, longer
- * arrays with `config: { maxJsonArrayItems }` and larger objects with `config: { maxJsonObjectKeys }`
+ * arrays with `config: { maxJsonArrayItems }`, larger objects with `config: { maxJsonObjectKeys }` and
+ * more keys and items in all with `config: { maxJsonValues }`
  * (the store import, whose records sit a few levels below the bodies they came from, in collections
  * of any size).
  */
@@ -221,8 +244,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     try {
-      const config = request.routeOptions.config as { maxJsonDepth?: number; maxJsonArrayItems?: number; maxJsonObjectKeys?: number } | undefined;
-      done(null, parseJsonBody(body as string, { maxDepth: config?.maxJsonDepth, maxArrayItems: config?.maxJsonArrayItems, maxObjectKeys: config?.maxJsonObjectKeys }));
+      const config = request.routeOptions.config as { maxJsonDepth?: number; maxJsonArrayItems?: number; maxJsonObjectKeys?: number; maxJsonValues?: number } | undefined;
+      done(null, parseJsonBody(body as string, { maxDepth: config?.maxJsonDepth, maxArrayItems: config?.maxJsonArrayItems, maxObjectKeys: config?.maxJsonObjectKeys, maxValues: config?.maxJsonValues }));
     } catch (error) {
       done(error as Error, undefined);
     }

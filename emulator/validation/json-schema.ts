@@ -103,7 +103,135 @@ export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetai
       return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_CHARS} characters of JSON in a schema`, `more than ${MAX_SCHEMA_CHARS}`, `${path.join('.')} is longer than ${MAX_SCHEMA_CHARS} characters as JSON (MAX_SCHEMA_CHARS); shorten it`);
     }
   }
-  return null;
+  // Counted within MAX_SCHEMA_NODES, so the expansion below costs little too.
+  return schemaRefProblem(schema, path);
+}
+
+/**
+ * Most JSON values a supplied schema may hold with every `$ref` replaced by the schema it names.
+ * ajv runs a referenced schema once per `$ref` that reaches it, so refs multiply the checks a value
+ * meets: 20 definitions each `allOf` two refs to the next (201 values) ran a format check 2^19
+ * times per value (21 s of the event loop), and with `type` checks the 2^24 errors (allErrors)
+ * exhausted the heap. 2,000 is five times MAX_SCHEMA_NODES: a few shared definitions fit easily.
+ */
+export const MAX_SCHEMA_EXPANDED_NODES = 2_000;
+
+/** Keywords whose values are data, not schemas: a `$ref` or `$id` inside them means nothing to ajv. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Keywords whose value maps names to schemas (a key there is a name, whatever it is). */
+const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
+/** Keywords that only hold schemas for `$ref`s to name: they are not run where they stand. */
+const DEFINITION_KEYWORDS = new Set(['definitions', '$defs']);
+/** References resolved at run time (2020-12, 2019-09), which can recurse; refused in supplied schemas. */
+const REFUSED_REF_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
+
+/**
+ * Why a supplied schema's references are unsafe to run, or null. A `$ref` must be local (`#` or a
+ * JSON pointer `#/…`) and name a schema inside the same document; no `$ref` may reach itself (a
+ * recursive schema lets one check run once per level of the data, or forever on the same value:
+ * `{ "allOf": [{ "$ref": "#" }] }`); `$id` is allowed only at the top (a nested one changes what
+ * `#/…` names); `$dynamicRef`, `$recursiveRef` and their anchors are refused; and the schema with
+ * every `$ref` inlined holds at most MAX_SCHEMA_EXPANDED_NODES values (each definition measured once;
+ * a definition counts where a `$ref` names it, not where it is defined).
+ */
+function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
+  const where = (at: string[]) => [...path, ...at];
+  const named = (at: string[]) => where(at).join('.') || 'the schema';
+  const schemaSizes = new Map<object, number>();
+  const mapSizes = new Map<object, number>();
+  const open = new Set<object>();
+  let problem: ErrorDetail | null = null;
+  const cap = MAX_SCHEMA_EXPANDED_NODES + 1;
+
+  const resolve = (ref: string, at: string[]): { node: unknown; tokens: string[] } | null => {
+    if (ref !== '#' && !ref.startsWith('#/')) {
+      problem = detail(where(at), 'invalid_schema', 'a local $ref: # or a JSON pointer #/…', ref, `${named(at)} is ${JSON.stringify(ref.slice(0, 200))}: the emulator follows only local references (# or #/definitions/…), never other documents or anchors`);
+      return null;
+    }
+    let tokens: string[];
+    try {
+      tokens = ref === '#' ? [] : decodeURIComponent(ref.slice(2)).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    } catch {
+      tokens = [];
+      problem = detail(where(at), 'invalid_schema', 'a JSON pointer', ref, `${named(at)} is not a valid JSON pointer`);
+      return null;
+    }
+    let node: unknown = schema;
+    for (const token of tokens) {
+      if (node === null || typeof node !== 'object') node = undefined;
+      else if (Array.isArray(node)) node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
+      else node = Object.hasOwn(node, token) ? (node as Record<string, unknown>)[token] : undefined;
+      if (node === undefined) break;
+    }
+    if (node === undefined || node === null || (typeof node !== 'object' && typeof node !== 'boolean') || Array.isArray(node)) {
+      problem = detail(where(at), 'invalid_schema', 'a $ref naming a schema inside this schema', ref, `${named(at)} (${JSON.stringify(ref.slice(0, 200))}) names no schema inside this schema`);
+      return null;
+    }
+    return { node, tokens };
+  };
+
+  /**
+   * Values under `node` at `at` with refs inlined, capped at `cap`; sets `problem` (and returns cap)
+   * when unsafe. `kind` says what ajv takes the node for: a schema, a map of names to schemas
+   * (`properties`, `definitions`, …: a key there is a name, even `$ref`), or data (`enum`, `const`, …).
+   */
+  const size = (node: unknown, at: string[], kind: 'schema' | 'map' | 'data'): number => {
+    if (problem) return cap;
+    if (node === null || typeof node !== 'object') return 1;
+    if (kind === 'data') {
+      let total = 1;
+      for (const child of Object.values(node)) total = Math.min(cap, total + size(child, at, 'data'));
+      return total;
+    }
+    const memo = kind === 'schema' ? schemaSizes : mapSizes;
+    const known = memo.get(node);
+    if (known !== undefined) return known;
+    open.add(node);
+    let total = 1;
+    if (Array.isArray(node) || kind === 'map') {
+      for (const [key, child] of Object.entries(node)) {
+        total = Math.min(cap, total + size(child, [...at, key], 'schema'));
+        if (problem) return cap;
+      }
+    } else {
+      const record = node as Record<string, unknown>;
+      for (const keyword of REFUSED_REF_KEYWORDS) {
+        if (typeof record[keyword] === 'string') {
+          problem = detail(where([...at, keyword]), 'invalid_schema', `no ${keyword}`, record[keyword], `${named([...at, keyword])}: ${keyword} is not supported in supplied schemas (dynamic references can recurse); use $ref to a definition`);
+          return cap;
+        }
+      }
+      if (at.length > 0 && typeof record.$id === 'string') {
+        problem = detail(where([...at, '$id']), 'invalid_schema', '$id only at the top of a schema', record.$id, `${named([...at, '$id'])}: a nested $id is not supported in supplied schemas (it changes what # refers to); remove it`);
+        return cap;
+      }
+      for (const [key, child] of Object.entries(record)) {
+        const childKind = DATA_KEYWORDS.has(key) ? 'data' : MAP_KEYWORDS.has(key) && !Array.isArray(child) ? 'map' : 'schema';
+        const childSize = size(child, [...at, key], childKind);
+        if (problem) return cap;
+        // Definitions run only through a $ref, which is charged their whole size where it stands.
+        total = Math.min(cap, total + (DEFINITION_KEYWORDS.has(key) ? 1 : childSize));
+      }
+      if (typeof record.$ref === 'string') {
+        const target = resolve(record.$ref, [...at, '$ref']);
+        if (!target) return cap;
+        if (open.has(target.node as object)) {
+          problem = detail(where([...at, '$ref']), 'schema_recursive', 'a $ref that does not reach itself', record.$ref, `${named([...at, '$ref'])} (${JSON.stringify(record.$ref.slice(0, 200))}) refers back to a schema that contains it: recursive schemas are not supported in supplied schemas (they repeat checks at every level of the data); describe a fixed depth instead`);
+          return cap;
+        }
+        total = Math.min(cap, total + size(target.node, target.tokens, 'schema'));
+      }
+    }
+    open.delete(node);
+    if (!problem && kind === 'schema' && !Array.isArray(node) && total > MAX_SCHEMA_EXPANDED_NODES) {
+      problem = detail(where(at), 'schema_too_large', `at most ${MAX_SCHEMA_EXPANDED_NODES} JSON values with every $ref inlined`, `more than ${MAX_SCHEMA_EXPANDED_NODES}`, `${named(at)} holds more than ${MAX_SCHEMA_EXPANDED_NODES} JSON values once every $ref is replaced by the schema it names (MAX_SCHEMA_EXPANDED_NODES); refer to fewer or smaller definitions`);
+    }
+    memo.set(node, total);
+    return total;
+  };
+
+  size(schema, [], 'schema');
+  return problem;
 }
 
 /**

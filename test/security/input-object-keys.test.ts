@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { MAX_JSON_OBJECT_KEYS, parseJsonBody } from '../../emulator/json-body.js';
+import { MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES, parseJsonBody } from '../../emulator/json-body.js';
 import { MAX_ERROR_DETAILS } from '../../src/contract/index.js';
 import { ROLES_SEED, TOKENS } from '../emulator/events/helpers.js';
 import { call } from '../helpers/http.js';
@@ -53,6 +53,42 @@ describe('objects in bodies are capped at the parse step', () => {
     expect(() => parseJsonBody(tricky)).toThrow(expect.objectContaining({ details: [expect.objectContaining({ code: 'too_many_keys', path: ['a"b\\'] })] }));
     const atCap = { inputs: manyKeys(MAX_JSON_OBJECT_KEYS) };
     expect(parseJsonBody(JSON.stringify(atCap))).toEqual(atCap);
+  });
+});
+
+// Issue 24 audit, gap B: the per-object cap left the keys spread over many objects: 141 objects of
+// 999 short unknown keys (about 140,000 keys, 984 KB) held the emulator about 850 ms. A body holds
+// at most MAX_JSON_VALUES keys and array items in all, counted in the same pass before parsing.
+describe('keys and items spread over many objects are capped in all', () => {
+  // Short keys ("0" to "rr"), as the audit sent them: 984 KB, under the body limit.
+  const spread = Array.from({ length: 141 }, () => Object.fromEntries(Array.from({ length: MAX_JSON_OBJECT_KEYS - 1 }, (_, i) => [i.toString(36), 0])));
+
+  function expectTooManyValues(res: { status: number; body: any }) {
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
+    expect(res.body.error.message).toContain(`more than ${MAX_JSON_VALUES} keys and array items`);
+    expect(res.body.error.details).toHaveLength(1);
+    expect(res.body.error.details[0]).toMatchObject({ code: 'too_many_values', received: `over ${MAX_JSON_VALUES}` });
+  }
+
+  it('a messaging API key: attachments of 141 objects × 999 keys on POST /conversations/:id/messages are a 400', async () => {
+    const res = await call(emu.messagingUrl, 'POST', '/conversations/conv_any/messages', { token: 'Bearer key_acme_messaging', body: { content: 'hi', attachments: spread } });
+    expectTooManyValues(res);
+    expect(res.body.error.details[0].path.slice(0, 1)).toEqual(['attachments']);
+  });
+
+  it('a VIEWER token: files of 141 objects × 999 keys on POST /api/generate-upload-url are a 400', async () => {
+    const res = await call(emu.url, 'POST', '/api/generate-upload-url', { token: `Bearer ${TOKENS.viewer}`, body: { files: spread } });
+    expectTooManyValues(res);
+    expect(res.body.error.details[0].path.slice(0, 1)).toEqual(['files']);
+  });
+
+  it('a body at the limit passes the parse step; the store import may hold more', () => {
+    // 1 key + 10 items + 10 arrays of 998 items = 9,991 values; one more key and array of 10 pass the limit at its 9th item.
+    const atLimit = { rows: Array.from({ length: 10 }, () => Array.from({ length: 998 }, () => 0)) };
+    expect(parseJsonBody(JSON.stringify(atLimit))).toEqual(atLimit);
+    const past = { ...atLimit, more: Array.from({ length: 10 }, () => 0) };
+    expect(() => parseJsonBody(JSON.stringify(past))).toThrow(expect.objectContaining({ details: [expect.objectContaining({ code: 'too_many_values', path: ['more', '8'] })] }));
+    expect(parseJsonBody(JSON.stringify(past), { maxValues: Number.MAX_SAFE_INTEGER })).toEqual(past);
   });
 });
 
