@@ -109,7 +109,7 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   const { db, events } = services;
 
   app.get('/deliveries', { schema: { querystring: DeliveryListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
-    const raw = request.query as DeliveryFilterParameters & Record<string, string | string[] | undefined>;
+    const raw = request.query;
     const query = parseQuery(raw, DELIVERY_QUERY, FILTER_NAMES);
     const visible = deliveryFilter(raw) ?? undefined;
     const result = runQuery(db.deliveries, query, DELIVERY_QUERY, { visible });
@@ -118,7 +118,7 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
 
   // Every delivery the list's filters match is sent again (as its own new delivery; challenges never).
   app.post('/deliveries/redeliver', { schema: { querystring: DeliveryBulkQuerySchema, response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors } } }, async (request) => {
-    const raw = request.query as DeliveryFilterParameters & Record<string, string | string[] | undefined>;
+    const raw = request.query;
     const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
     const visible = deliveryFilter(raw) ?? undefined;
     const matched = runQuery(db.deliveries, { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined }, DELIVERY_QUERY, { visible }).data;

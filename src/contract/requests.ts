@@ -268,15 +268,19 @@ export const DELIVERY_FILTER_PARAMETERS = {
 export type DeliveryFilterParameters = { [K in keyof typeof DELIVERY_FILTER_PARAMETERS]?: string };
 
 /** GET /_emulator/deliveries: the query system, and the delivery log's own filters. */
-export const DeliveryListQuerySchema = Type.Object(
-  { ...ListQuerySchema.properties, ...DELIVERY_FILTER_PARAMETERS },
-  { additionalProperties: true, description: 'Query system parameters and delivery filters; any other parameter filters by the field of that name' },
+export const DeliveryListQuerySchema = Type.Unsafe<RawQuery & DeliveryFilterParameters>(
+  Type.Object(
+    { ...ListQuerySchema.properties, ...DELIVERY_FILTER_PARAMETERS },
+    { additionalProperties: true, description: 'Query system parameters and delivery filters; any other parameter filters by the field of that name' },
+  ),
 );
 
 /** POST /_emulator/deliveries/redeliver: the filters of the list (no paging); every match is resent. */
-export const DeliveryBulkQuerySchema = Type.Object(
-  { '@search': ListQuerySchema.properties['@search'], ...DELIVERY_FILTER_PARAMETERS },
-  { additionalProperties: true, description: 'The list\'s filters: every delivery they match (challenges left out) is resent' },
+export const DeliveryBulkQuerySchema = Type.Unsafe<RawQuery & DeliveryFilterParameters>(
+  Type.Object(
+    { '@search': ListQuerySchema.properties['@search'], ...DELIVERY_FILTER_PARAMETERS },
+    { additionalProperties: true, description: 'The list\'s filters: every delivery they match (challenges left out) is resent' },
+  ),
 );
 
 /** `data` of POST /_emulator/deliveries/redeliver. */

@@ -72,7 +72,8 @@ describe('dashboard sessions across restarts', () => {
     await page.reload();
     await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    expectNoConsoleErrors(consoleErrors);
+    // The open tab's live stream of store changes was cut when the emulator stopped: that, and only that.
+    expectNoConsoleErrors(consoleErrors.filter((e) => !/ERR_INCOMPLETE_CHUNKED_ENCODING \(http:\/\/127\.0\.0\.1:\d+\/_emulator\/stream\)/.test(e)));
 
     // A tab with no session: pasting a link changes only the hash (no page load); the page signs in.
     const context = await newContext();

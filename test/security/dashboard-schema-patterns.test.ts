@@ -109,7 +109,7 @@ describe("dashboard Trigger view with a MEMBER's hostile payloadSchema", () => {
     await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
     expect(await page.getByRole('link', { name: 'Deliveries' }).getAttribute('aria-current')).toBe('page');
     // The segment is looked up as it was written: no such delivery (the 404 is all the console shows).
-    await page.getByRole('alert').filter({ hasText: '404' }).first().waitFor();
+    await page.getByText('This delivery no longer exists').first().waitFor();
     expect(consoleErrors.filter((e) => !e.includes('status of 404'))).toEqual([]);
   });
 });

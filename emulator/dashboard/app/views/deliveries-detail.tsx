@@ -9,7 +9,7 @@ import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
 import { curlCommand } from '../curl.js';
 import { failedOnce, lastAnswer, statusClass } from './deliveries-table.js';
-import { openDelivery } from './deliveries.js';
+import { openDelivery } from './deliveries-feed.js';
 
 /** The body the emulator signed and sent: exactly JSON.stringify of the logged event. */
 export function signedBody(delivery: Delivery): string {

@@ -1,3 +1,4 @@
+import { hashQuery } from '../use-hash-route.js';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Delivery, DeliveryAttemptNotice } from '../../../../src/contract/index.js';
 import { call, stream } from '../api.js';
@@ -236,4 +237,10 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
   const current = watch ? index.current.get(watch) : undefined;
   const latest = current && (!watched.current || current.updatedAt >= watched.current.updatedAt) ? current : watched.current;
   return { rows: rows.current, ...state, upsert, watched: latest };
+}
+
+/** Opens a delivery (or closes it with no id), keeping the filters in the URL. */
+export function openDelivery(id?: string): void {
+  const query = hashQuery();
+  location.hash = `#/deliveries${id ? `/${encodeURIComponent(id)}` : ''}${query.size ? `?${query}` : ''}`;
 }

@@ -8,7 +8,7 @@ import { pluginLabel, usePlugins } from '../use-plugin-names.js';
 import { plural } from '../format.js';
 import { DeliveriesTable } from './deliveries-table.js';
 import { DeliveryDetail } from './deliveries-detail.js';
-import { filterQuery, filtersFromQuery, filtersToQuery, useDeliveryFeed, type DeliveryFilters } from './deliveries-feed.js';
+import { filterQuery, filtersFromQuery, filtersToQuery, openDelivery, useDeliveryFeed, type DeliveryFilters } from './deliveries-feed.js';
 import './deliveries.css';
 
 /** A value that follows `value` once it has stopped changing for `ms` (typing in a filter box). */
@@ -21,11 +21,6 @@ function useSettled<T>(value: T, ms: number): T {
   return settled;
 }
 
-/** Opens a delivery (or closes it with no id), keeping the filters in the URL. */
-export function openDelivery(id?: string): void {
-  const query = hashQuery();
-  location.hash = `#/deliveries${id ? `/${encodeURIComponent(id)}` : ''}${query.size ? `?${query}` : ''}`;
-}
 
 const SINCE_OPTIONS: Array<[string, string]> = [
   ['', 'any time'],
