@@ -3,10 +3,7 @@ import { ok } from '../http.js';
 import { typed, type RouteOptions } from './common.js';
 import type { Services } from '../services.js';
 import { Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorResponses, type Overview } from '../../src/contract/index.js';
-import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
-
-/** How often the stream sends a comment so proxies and clients keep it open. */
-const KEEP_ALIVE_MS = 15_000;
+import { openAdminEventStream } from '../admin/event-stream.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
 export function storeEpoch(services: Services): string {
@@ -54,26 +51,11 @@ export default async function adminOverviewRoutes(fastify: FastifyInstance, { se
     },
     ...errorResponses(401, 403),
   };
-  app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) => {
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const send = (frame: string) => {
-      if (raw.destroyed || raw.writableEnded) return;
-      if (raw.writableLength > MAX_BUFFERED_BYTES) return void raw.destroy();
-      raw.write(frame);
-    };
-    send(`event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`);
-    const unsubscribe = services.events.onStoreReplaced((change) => {
-      send(`event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`);
-    });
-    const keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    keepAlive.unref();
-    const cleanup = () => {
-      clearInterval(keepAlive);
-      unsubscribe();
-    };
-    request.raw.once('close', cleanup);
-    raw.once('close', cleanup);
-  });
+  app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) =>
+    openAdminEventStream(request, reply, `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`, (send) =>
+      services.events.onStoreReplaced((change) => {
+        send(`event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`);
+      }),
+    ),
+  );
 }

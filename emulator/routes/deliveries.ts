@@ -20,7 +20,7 @@ import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { RedeliveryRefused, type AttemptNotice } from '../events/dispatcher.js';
 import { presentDelivery } from '../services/deliveries.js';
 import { params, typed, type RouteOptions } from './common.js';
-import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
+import { openAdminEventStream } from '../admin/event-stream.js';
 
 /** Filterable and sortable delivery fields, and what `@search` looks at. */
 export const DELIVERY_QUERY: QuerySpec = {
@@ -83,8 +83,6 @@ export function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryReco
   return (d) => checks.every((check) => check(d));
 }
 
-/** How often the stream sends a comment so proxies and clients keep it open. */
-const KEEP_ALIVE_MS = 15_000;
 const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as const;
 
 const errors = errorResponses(400, 401, 403, 404, 409);
@@ -143,32 +141,12 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
 
   app.get('/deliveries/stream', { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } }, async (request, reply) => {
     const filters = request.query;
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    raw.write(': plugsmith delivery stream\n\n');
-    // Like the conversation streams: a client more than MAX_BUFFERED_BYTES behind is dropped
-    // (it reconnects and reads the log) instead of growing the emulator's memory without end.
-    const send = (frame: string) => {
-      if (raw.destroyed || raw.writableEnded) return;
-      if (raw.writableLength > MAX_BUFFERED_BYTES) {
-        raw.destroy();
-        return;
-      }
-      raw.write(frame);
-    };
-    const unsubscribe = events.onAttempt((notice: AttemptNotice) => {
-      if (STREAM_FILTERS.some((f) => filters[f] !== undefined && notice.delivery[f] !== filters[f])) return;
-      send(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
-    });
-    const keepAlive = setInterval(() => send(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    keepAlive.unref();
-    const cleanup = () => {
-      clearInterval(keepAlive);
-      unsubscribe();
-    };
-    request.raw.once('close', cleanup);
-    raw.once('close', cleanup);
+    openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
+      events.onAttempt((notice: AttemptNotice) => {
+        if (STREAM_FILTERS.some((f) => filters[f] !== undefined && notice.delivery[f] !== filters[f])) return;
+        send(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
+      }),
+    );
   });
 
   app.get('/deliveries/:deliveryId', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } }, async (request) => {
