@@ -1,30 +1,30 @@
 import Fastify, { type FastifyInstance, type onRequestHookHandler, type RouteOptions } from 'fastify';
-import type { Services } from './services.js';
+import type { EmulatorContext } from './context.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http.js';
 import { lazyCompilers } from './schema-compilers.js';
 import { SHARED_SCHEMAS } from '../src/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
 import { unauthorized, type ApiError } from './errors.js';
-import pluginRoutes from './routes/plugins.js';
-import { actionRoutes, externalEventRoutes } from './routes/plugin-definitions.js';
-import repositoryRoutes from './routes/repositories.js';
-import tokenRoutes from './routes/tokens.js';
-import instanceRoutes from './routes/instances.js';
-import verifyWebhookRoutes from './routes/verify-webhook.js';
-import webhookSecretRoutes from './routes/webhook-secret.js';
-import conversationRoutes from './routes/messaging/conversations.js';
-import agentMessageRoutes from './routes/messaging/agent-messages.js';
-import uploadRoutes from './routes/uploads.js';
-import repositoryFileRoutes from './routes/repository-files.js';
-import { EmbeddedStorage } from './storage/embedded.js';
-import { embeddedStorageRoutes } from './storage/embedded-routes.js';
+import pluginRoutes from './api/plugins/routes.js';
+import { actionRoutes, externalEventRoutes } from './api/plugin-definitions/routes.js';
+import repositoryRoutes from './api/repositories/routes.js';
+import tokenRoutes from './api/tokens/routes.js';
+import instanceRoutes from './api/instances/routes.js';
+import verifyWebhookRoutes from './api/plugins/verify-webhook.js';
+import webhookSecretRoutes from './api/plugins/webhook-secret.js';
+import conversationRoutes from './messaging/routes.js';
+import agentMessageRoutes from './messaging/agent-messages.js';
+import uploadRoutes from './uploads/routes.js';
+import repositoryFileRoutes from './api/repositories/files.js';
+import { EmbeddedStorage } from './uploads/storage/embedded.js';
+import { embeddedStorageRoutes } from './uploads/storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
 import { forwardToAdminApp } from './admin/forward.js';
 import type { OpenApiDocument } from './openapi/document.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
-import { apiKeyFromHeader } from './routes/messaging/api-key-auth.js';
+import { apiKeyFromHeader } from './messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
 import { boundSlowBodies } from './slow-body.js';
@@ -74,7 +74,7 @@ const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, fo
  * contract's shared schemas, HEAD on every GET route, and (when asked) the contract check. `install`
  * (the OpenAPI collector) replaces the last two: the document describes the routes as declared.
  */
-async function newApp(services: Services, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
+async function newApp(services: EmulatorContext, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
   installErrorHandling(app);
   boundSlowBodies(app, services.config.slowBodies);
@@ -96,7 +96,7 @@ async function newApp(services: Services, errors: typeof frameworkErrors, instal
  * lacks. Routes then authorize with the principal. A callback hook rather than an async one: it
  * runs on every request, and a promise per request showed in profiles.
  */
-export function apiAuthentication(services: Services): onRequestHookHandler {
+export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
   return (request, _reply, done) => {
     try {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
@@ -110,7 +110,7 @@ export function apiAuthentication(services: Services): onRequestHookHandler {
 }
 
 /** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
-export async function buildManagementApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
+export async function buildManagementApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   // The router refuses some URLs (a parameter over its length limit, a malformed escape) before any
   // hook runs and without a route: on /api, however spelled, a caller without a valid token still hears 401 first.
   const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
@@ -160,7 +160,7 @@ export async function buildManagementApp(services: Services, install?: (app: Fas
   return app;
 }
 
-function adminOptions(services: Services) {
+function adminOptions(services: EmulatorContext) {
   return { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) };
 }
 
@@ -169,7 +169,7 @@ function adminOptions(services: Services) {
  * would slow every start for a rarely read document). Its routes' part is the same for every
  * emulator: built once per process from fresh copies of both apps, then placed at this one's URLs.
  */
-export function openApiDocument(services: Services): Promise<OpenApiDocument> {
+export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
   // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
@@ -182,10 +182,10 @@ export function openApiDocument(services: Services): Promise<OpenApiDocument> {
   documents.set(services, document);
   return document;
 }
-const documents = new WeakMap<Services, Promise<OpenApiDocument>>();
+const documents = new WeakMap<EmulatorContext, Promise<OpenApiDocument>>();
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
-export async function buildMessagingApp(services: Services, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
+export async function buildMessagingApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   // As on /api: a URL the router refuses is a 401 first when the API key is missing or wrong.
   const keyFirstFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
     try {

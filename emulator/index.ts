@@ -1,46 +1,46 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ObjectStorage } from './storage/types.js';
-import type { S3Settings } from './storage/index.js';
-import { openObjectStorage } from './storage/open.js';
+import type { ObjectStorage } from './uploads/storage/types.js';
+import type { S3Settings } from './uploads/storage/index.js';
+import { openObjectStorage } from './uploads/storage/open.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
 import { defineCollections, type Db } from './model.js';
 import { buildManagementApp, buildMessagingApp } from './app.js';
 import { defaultSeed, readSeedFile, seedCredentials, validateSeed, type Credentials, type Seed } from './seed.js';
-import type { Services } from './services.js';
-import { resetStore, seedStore } from './services/store.js';
+import type { EmulatorContext } from './context.js';
+import { resetStore, seedStore } from './admin/store-service.js';
 import { newSecret } from './store/ids.js';
 import { storeIdOf } from './store/store-id.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
-import { EventDispatcher } from './events/dispatcher.js';
-import { presentDelivery, type DeliveryMatch, type DeliveryView } from './services/deliveries.js';
-import { resolveDeliveryOptions, type DeliveryOptions } from './events/options.js';
-import { checkFaultSeed, parseFaultProfile, profileIsOn } from './events/faults.js';
-import type { FaultSettings } from './events/fault-injector.js';
-import { ConversationService, type MessagingOptions } from './messaging/conversation-service.js';
+import { EventDispatcher } from './webhooks/dispatcher.js';
+import { presentDelivery, type DeliveryMatch, type DeliveryView } from './webhooks/delivery-service.js';
+import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
+import { checkFaultSeed, parseFaultProfile, profileIsOn } from './webhooks/faults.js';
+import type { FaultSettings } from './webhooks/fault-injector.js';
+import { Messaging, type MessagingOptions } from './messaging/messaging.js';
 import { checkStreamBufferLimits } from './messaging/event-streams.js';
-import type { OpenAiEngineOptions } from './characters/index.js';
+import type { OpenAiEngineOptions } from './messaging/characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
 import { ownAdminTarget } from './admin/self-target.js';
 import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
-import type { WorkspaceCredentials } from './services.js';
+import type { WorkspaceCredentials } from './context.js';
 import { contractCheckByDefault } from './openapi/contract-check.js';
 import { DEFAULT_SLOW_BODY_BOUND, type SlowBodyBound } from './slow-body.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
-export type { DeliveryMatch, DeliveryView } from './services/deliveries.js';
-export type { DeliveryOptions } from './events/options.js';
-export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX, type FaultMark, type FaultProfile } from './events/faults.js';
-export type { FaultSettings } from './events/fault-injector.js';
-export type { MessagingOptions } from './messaging/conversation-service.js';
+export type { DeliveryMatch, DeliveryView } from './webhooks/delivery-service.js';
+export type { DeliveryOptions } from './webhooks/options.js';
+export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX, type FaultMark, type FaultProfile } from './webhooks/faults.js';
+export type { FaultSettings } from './webhooks/fault-injector.js';
+export type { MessagingOptions } from './messaging/messaging.js';
 export type { StreamBufferLimits } from './messaging/event-streams.js';
-export type { OpenAiEngineOptions } from './characters/index.js';
+export type { OpenAiEngineOptions } from './messaging/characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
 export { SESSION_HEADER } from './admin/dashboard-logins.js';
 export { checkContractsByDefault, contractViolations, type ContractViolation } from './openapi/contract-check.js';
@@ -132,7 +132,7 @@ export interface Emulator {
   /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
   dashboardLink(): string;
   /** Direct access to the emulator's services (store and collections), for tests. */
-  services: Services;
+  services: EmulatorContext;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
   deliveries: {
     list(match?: DeliveryMatch): DeliveryView[];
@@ -205,7 +205,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     // A persistent store keeps the dashboard's sessions (their hashes), so open tabs survive a restart.
     const logins = new DashboardLogins({ sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined });
-    const services: Services = {
+    const services: EmulatorContext = {
       store,
       db,
       config: {
@@ -225,7 +225,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       messaging: null as never, // set just below: the service needs the services object itself
       storage,
     };
-    services.messaging = new ConversationService(services, { ...options.messaging, llm: options.llm });
+    services.messaging = new Messaging(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
     events.refuseTargets((url) => ownAdminTarget(url, { host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] }));
@@ -332,7 +332,7 @@ function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | '
   }
   return { backend: 's3', endpoint, bucket: settings.s3Bucket ?? 'plugsmith' };
 }
-type EmulatorConfigOf = Services['config'];
+type EmulatorConfigOf = EmulatorContext['config'];
 
 /** The default workspace: the first token's user, its org, and that org's first agent and character. */
 function workspaceOf(seed: Seed, credentials: Credentials): WorkspaceCredentials {

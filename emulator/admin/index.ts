@@ -1,17 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
-import healthRoutes from '../routes/admin.js';
-import openApiRoutes from '../routes/openapi.js';
-import deliveryRoutes from '../routes/deliveries.js';
-import adminCharacterRoutes from '../routes/messaging/admin-characters.js';
-import adminAgentRoutes from '../routes/messaging/admin-agents.js';
-import adminApiKeyRoutes from '../routes/messaging/admin-api-keys.js';
-import adminConversationRoutes from '../routes/messaging/admin-conversations.js';
-import adminTokenRoutes from '../routes/admin-tokens.js';
-import adminStoreRoutes from '../routes/admin-store.js';
-import adminEventRoutes from '../routes/admin-events.js';
-import adminFaultRoutes from '../routes/admin-faults.js';
-import adminOverviewRoutes from '../routes/admin-overview.js';
+import type { EmulatorContext } from '../context.js';
+import healthRoutes from './health.js';
+import openApiRoutes from '../openapi/routes.js';
+import deliveryRoutes from './deliveries.js';
+import adminCharacterRoutes from './characters.js';
+import adminAgentRoutes from './agents.js';
+import adminApiKeyRoutes from './api-keys.js';
+import adminConversationRoutes from './conversations.js';
+import adminTokenRoutes from './tokens.js';
+import adminStoreRoutes from './store.js';
+import adminEventRoutes from './events.js';
+import adminFaultRoutes from './faults.js';
+import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard } from './guard.js';
 
@@ -24,7 +24,7 @@ export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } fro
  */
 export default async function adminSurface(
   app: FastifyInstance,
-  { services, access, openapi }: { services: Services; access: Services['config']['admin']; openapi: () => Promise<Record<string, unknown>> },
+  { services, access, openapi }: { services: EmulatorContext; access: EmulatorContext['config']['admin']; openapi: () => Promise<Record<string, unknown>> },
 ): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
   const opts = { services };

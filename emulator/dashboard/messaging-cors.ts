@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../services.js';
+import type { EmulatorContext } from '../context.js';
 import { ownHostNames } from '../admin/guard.js';
 
 const ALLOWED_HEADERS = 'authorization, content-type, last-event-id';
@@ -9,7 +9,7 @@ const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
  * Whether an Origin is the emulator's own dashboard: http, one of the names the admin API answers
  * under (a DNS-rebinding name is none of them), and the management API's port.
  */
-export function dashboardOrigin(services: Services): (origin: string) => boolean {
+export function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean {
   const { host, adminHosts } = services.config.admin;
   const isOwnName = ownHostNames(host, adminHosts);
   return (origin) => {
@@ -30,7 +30,7 @@ export function dashboardOrigin(services: Services): (origin: string) => boolean
  * (the dashboard sends the API key in Authorization). Other origins get no CORS headers at all,
  * so browsers keep their pages from reading any answer.
  */
-export function installMessagingCors(app: FastifyInstance, services: Services): void {
+export function installMessagingCors(app: FastifyInstance, services: EmulatorContext): void {
   const isDashboard = dashboardOrigin(services);
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;

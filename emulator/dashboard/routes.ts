@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ok } from '../http.js';
-import { typed } from '../routes/common.js';
-import type { Services } from '../services.js';
+import { typed } from '../api/common.js';
+import type { EmulatorContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { DashboardLinkSchema, DashboardLoginSchema, DashboardSessionSchema, DashboardSignedOutSchema, Ok, WorkspaceSchema, errorResponses, type Workspace } from '../../src/contract/index.js';
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
@@ -9,14 +9,14 @@ import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.
 
 /** What the dashboard routes need beyond the services: the login codes and sessions of this emulator. */
 export interface DashboardRouteOptions {
-  services: Services;
+  services: EmulatorContext;
   logins: DashboardLogins;
   /** Where the built files are; default the package's `dist/dashboard` (tests point it elsewhere). */
   filesDir?: string | null;
 }
 
 /** The dashboard's link for a fresh login code: the code rides in the fragment, which no server, log or Referer sees. */
-export function dashboardLink(services: Services, logins: DashboardLogins): string {
+export function dashboardLink(services: EmulatorContext, logins: DashboardLogins): string {
   return `${services.config.publicUrl()}/_emulator/dashboard/#login=${logins.mintCode()}`;
 }
 
@@ -32,7 +32,7 @@ function originOf(url: string): string | null {
  * The page's security headers: it may talk to itself, the messaging API and the object store
  * (uploads PUT to signed URLs), be framed by nothing, and send no Referer anywhere.
  */
-function securityHeaders(services: Services): Record<string, string> {
+function securityHeaders(services: EmulatorContext): Record<string, string> {
   const connect = new Set(["'self'"]);
   for (const url of [services.config.messagingUrl(), services.storage.publicUrl('public/x')]) {
     const origin = originOf(url);
@@ -56,7 +56,7 @@ function securityHeaders(services: Services): Record<string, string> {
 }
 
 /** The default workspace as the dashboard sees it. */
-function workspaceOf(services: Services): Workspace {
+function workspaceOf(services: EmulatorContext): Workspace {
   const { credentials } = services.config;
   return {
     managementUrl: services.config.publicUrl(),

@@ -1,7 +1,7 @@
 import type { Db, InstanceRecord, MessageRecord } from '../model.js';
 import type { Store } from '../store/store.js';
-import type { EventDispatcher } from '../events/dispatcher.js';
-import { subscribes } from '../events/dispatcher.js';
+import type { EventDispatcher } from '../webhooks/dispatcher.js';
+import { subscribes } from '../webhooks/dispatcher.js';
 
 /** What messaging needs of the emulator's services: the store and its collections, and the webhook dispatcher. */
 export interface MessagingHost {

@@ -1,327 +1,57 @@
-import type { ServerResponse } from 'node:http';
-import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
-import { badRequest, conflict, detail, notFound } from '../errors.js';
-import { newId, nowIso } from '../store/ids.js';
-import { createReplyEngines, ReplyEngineError, type ChatTurn, type EngineFor, type OpenAiEngineOptions } from '../characters/index.js';
-import { EventStreams, type StreamBufferLimits } from './event-streams.js';
-import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure } from './live-reply.js';
-import { agentMessageHandlers, deliverAgentMessageReceived, type MessagingHost } from './agent-handlers.js';
-import { asChatText, checkMessageInput, MAX_STREAMED_CONTENT_LENGTH, type MessageInput } from './message-input.js';
-import { addUserMessage, createConversation, finishMessages, saveReplyMessage, touchConversation } from '../services/conversations.js';
+import type { ConversationRecord, Db, MessageRecord } from '../model.js';
+import type { Store } from '../store/store.js';
 
-/** Messaging settings of `startEmulator({ messaging })`. */
-export interface MessagingOptions {
-  /** Code points per packet of scripted replies, for characters that set none. */
-  packetSize?: number;
-  /** Milliseconds between packets of scripted replies, for characters that set none; 0 sends them back to back. */
-  packetIntervalMs?: number;
-  /** A plugin-streamed message that gets no packet for this long is ended with an error; default 60 000. */
-  pluginReplyTimeoutMs?: number;
-  /** Interval of `: keep-alive` comments on event streams; default 15 000. */
-  keepAliveMs?: number;
-  /**
-   * Unsent bytes held for slow readers of event streams: per stream (default 16 MiB), per API key
-   * (32 MiB) and in all (64 MiB); past one, the reader furthest behind is dropped first.
-   */
-  streamBuffers?: StreamBufferLimits;
+/**
+ * Every change messaging makes to the store: conversations and their messages. Each logical
+ * change is one journal line (Store.atomically): a user's message and the conversation's new
+ * `updatedAt` stand or fall together.
+ *
+ * Takes the store and its collections rather than the whole EmulatorContext object, which names the
+ * messaging service that calls these functions (a type-level import circle otherwise).
+ */
+export interface ConversationStore {
+  db: Db;
+  store: Store;
 }
 
-/** Turns of history an engine sees at most (the newest ones). */
-const HISTORY_TURNS = 50;
-const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
-
-/** A plugin's write into a conversation: one packet (DESIGN.md's agent message route). */
-export interface PluginPacket {
-  content: string;
-  type: MessageInput['type'];
-  attachments?: MessageInput['attachments'];
-  isStreaming?: boolean;
-  messageId?: string;
+/** Stores a new conversation. */
+export async function createConversation(target: ConversationStore, conversation: ConversationRecord): Promise<ConversationRecord> {
+  await target.db.conversations.put(conversation);
+  return conversation;
 }
 
-/** Messages of a conversation, one page, oldest first. */
-export interface MessagePage {
-  data: MessageRecord[];
-  hasNext: boolean;
+/** The conversation as stored now (or as given, when it is gone) with `updatedAt` moved to `at`. */
+function touched(db: Db, conversation: ConversationRecord, at: string): ConversationRecord {
+  const current = db.conversations.get(conversation.id) ?? conversation;
+  return { ...current, updatedAt: at };
+}
+
+/** Stores a user's message and moves its conversation's `updatedAt`, as one journal line. */
+export async function addUserMessage(target: ConversationStore, conversation: ConversationRecord, message: MessageRecord): Promise<void> {
+  await target.store.atomically(() => {
+    void target.db.messages.put(message);
+    void target.db.conversations.put(touched(target.db, conversation, message.updatedAt));
+  });
+}
+
+/** Moves a conversation's `updatedAt` (a reply ended in it). */
+export async function touchConversation(target: ConversationStore, conversation: ConversationRecord, at: string): Promise<void> {
+  await target.db.conversations.put(touched(target.db, conversation, at));
 }
 
 /**
- * The messaging service: conversations, user messages, character replies built packet by
- * packet (by an engine or by a plugin), their fan-out to event streams, and listings that
- * show streaming messages as they grow.
+ * Stores a message of a reply as it stands (each packet replaces the record). Applied in memory at
+ * once, so listings never see an older record, and journalled in the order of calls, so the final
+ * record cannot land before the creation.
  */
-export class ConversationService implements LiveReplyHost {
-  readonly streams: EventStreams;
-  private readonly live = new Map<string, LiveReply>();
-  private readonly liveByConversation = new Map<string, Set<LiveReply>>();
-  /** Engine replies of one conversation run one after the other, so each sees the last in its history. */
-  private readonly queues = new Map<string, Promise<void>>();
-  private readonly controllers = new Set<AbortController>();
-  private readonly engineFor: EngineFor;
-  /** Bumped by reset/close so queued replies of before do not start afterwards. */
-  private generation = 0;
-
-  constructor(
-    private readonly services: MessagingHost,
-    private readonly options: MessagingOptions & { llm?: OpenAiEngineOptions } = {},
-  ) {
-    this.streams = new EventStreams(options.keepAliveMs, options.streamBuffers);
-    this.engineFor = createReplyEngines({ llm: options.llm });
-  }
-
-  get db() {
-    return this.services.db;
-  }
-
-  get store() {
-    return this.services.store;
-  }
-
-  /** Ends, in the store, replies that were streaming when the emulator last stopped. */
-  async finishInterrupted(): Promise<void> {
-    const failure = { code: 'INTERRUPTED', message: 'the emulator stopped before this reply was complete' };
-    const ended = this.db.messages.where('isStreaming', true).map((message) => ({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() }));
-    await finishMessages(this, ended);
-  }
-
-  /** Starts a conversation with a character of the key's org; an unknown character is a 400 with details. */
-  async createConversation(orgId: string, characterId: string): Promise<ConversationRecord> {
-    const character = this.db.characters.get(characterId);
-    if (!character || character.orgId !== orgId) {
-      throw badRequest(`No character ${characterId} in this API key's org`, [
-        detail(['characterId'], 'not_found', "the id of a character of the API key's org", characterId, `character ${characterId} not found`),
-      ]);
-    }
-    const now = nowIso();
-    return createConversation(this, { id: newId('conv'), characterId, orgId, createdAt: now, updatedAt: now });
-  }
-
-  /** The conversation, if the org may reach it; otherwise a 404. */
-  findConversation(orgId: string, conversationId: string): ConversationRecord {
-    const conversation = this.db.conversations.get(conversationId);
-    if (!conversation || conversation.orgId !== orgId) throw notFound('conversation', conversationId);
-    return conversation;
-  }
-
-  /**
-   * Stores a user message and sets off the character's reply without waiting for it: the
-   * agent's plugin handlers get AGENT_MESSAGE_RECEIVED (SYNC ones are awaited, as DESIGN.md
-   * says), or else the character's engine starts streaming.
-   */
-  async sendUserMessage(conversation: ConversationRecord, input: MessageInput): Promise<MessageRecord> {
-    checkMessageInput(input);
-    const now = nowIso();
-    const message: MessageRecord = {
-      id: newId('msg'),
-      conversationId: conversation.id,
-      sender: 'USER',
-      type: input.type,
-      content: input.content,
-      attachments: input.attachments,
-      isStreaming: false,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await addUserMessage(this, conversation, message);
-    const character = this.db.characters.get(conversation.characterId);
-    if (!character) {
-      this.failAtOnce(conversation.id, { code: 'NOT_FOUND', message: `character ${conversation.characterId} no longer exists` });
-      return message;
-    }
-    const handlers = character.agentId ? agentMessageHandlers(this.services, character.agentId) : [];
-    if (character.agentId && handlers.length > 0) {
-      // Plugin-driven: the plugin writes the reply through the agent message route.
-      await deliverAgentMessageReceived(this.services, handlers, { agentId: character.agentId, characterId: character.id, conversationId: conversation.id, message });
-    } else if (character.engine === 'plugin') {
-      this.failAtOnce(conversation.id, {
-        code: 'NOT_CONFIGURED',
-        message: `${character.name} is plugin-driven, but no EVENT_HANDLER instance subscribed to AGENT_MESSAGE_RECEIVED is attached to ${character.agentId ? `agent ${character.agentId}` : 'an agent (the character has none)'}`,
-      });
-    } else {
-      this.enqueueEngineReply(conversation.id, character, message);
-    }
-    return message;
-  }
-
-  /** A message as listings show it: a streaming reply with its content so far (kept in memory until it ends). */
-  withLiveContent(message: MessageRecord): MessageRecord {
-    return this.live.get(message.id)?.message ?? message;
-  }
-
-  /** One page of a conversation's messages, oldest first, after the message `after` if given. */
-  listMessages(conversationId: string, after: string | undefined, limit: number): MessagePage {
-    const all = this.db.messages.where('conversationId', conversationId);
-    let start = 0;
-    if (after !== undefined) {
-      const index = all.findIndex((m) => m.id === after);
-      if (index === -1) {
-        throw badRequest('Invalid query parameters', [detail(['after'], 'not_found', 'the id of a message of this conversation', after, `no message ${after} in conversation ${conversationId}`)]);
-      }
-      start = index + 1;
-    }
-    const data = all.slice(start, start + limit).map((m) => this.withLiveContent(m));
-    return { data, hasNext: start + limit < all.length };
-  }
-
-  /** Opens an event stream on a hijacked response; a streaming message so far comes first. */
-  openEventStream(conversationId: string, response: ServerResponse, apiKeyId?: string): void {
-    const catchUp: string[] = [];
-    for (const reply of this.liveByConversation.get(conversationId) ?? []) {
-      const frame = reply.catchUpFrame();
-      if (frame) catchUp.push(frame);
-    }
-    this.streams.open(conversationId, response, catchUp, apiKeyId);
-  }
-
-  /**
-   * A plugin writes one packet: without `messageId` it creates a CHARACTER message (a TEXT
-   * message streams unless `isStreaming: false`); with it, `content` is appended as the next
-   * delta and `isStreaming: false` ends the message.
-   */
-  async writePluginPacket(conversation: ConversationRecord, packet: PluginPacket): Promise<{ message: MessageRecord; created: boolean }> {
-    if (packet.messageId === undefined) {
-      const type = packet.type;
-      if (type !== 'TEXT' && packet.isStreaming === true) {
-        throw badRequest(`Only TEXT messages stream; send the whole ${type} message with isStreaming false (or omitted)`, [
-          detail(['isStreaming'], 'invalid_literal', 'false or absent', true, `a ${type} message cannot stream`),
-        ]);
-      }
-      const attachments = packet.attachments ?? [];
-      if (type !== 'TEXT' || packet.isStreaming === false) checkMessageInput({ content: packet.content, type, attachments });
-      else checkMessageInput({ content: 'x', type, attachments }); // the text may come in later packets
-      const reply = this.startReply(conversation.id, 'plugin', type, attachments);
-      const final = type !== 'TEXT' || packet.isStreaming === false;
-      const message = reply.packet(packet.content, final);
-      await reply.persisted();
-      return { message, created: true };
-    }
-    const reply = this.live.get(packet.messageId);
-    if (!reply || reply.conversationId !== conversation.id || reply.origin !== 'plugin') {
-      const stored = this.db.messages.get(packet.messageId);
-      if (stored && stored.conversationId === conversation.id && stored.sender === 'CHARACTER' && !stored.isStreaming) {
-        throw conflict(`Message ${packet.messageId} has already ended (isStreaming is false); start a new message by leaving out messageId`);
-      }
-      throw notFound('streaming message', packet.messageId);
-    }
-    if (packet.attachments !== undefined) {
-      throw badRequest('attachments can only be given with the first packet of a message', [detail(['attachments'], 'unrecognized_keys', 'absent', packet.attachments, 'attachments are set when the message is created')]);
-    }
-    if (reply.message && packet.type !== reply.message.type) {
-      throw badRequest(`Message ${packet.messageId} is of type ${reply.message.type}`, [detail(['type'], 'invalid_enum_value', reply.message.type, packet.type, `a packet must keep the message's type ${reply.message.type}`)]);
-    }
-    if (reply.length + packet.content.length > MAX_STREAMED_CONTENT_LENGTH) {
-      throw badRequest(`A streamed message may hold at most ${MAX_STREAMED_CONTENT_LENGTH} characters`, [
-        detail(['content'], 'too_big', `at most ${MAX_STREAMED_CONTENT_LENGTH - reply.length} more characters`, `${packet.content.length} characters`, 'the message would grow past the limit'),
-      ]);
-    }
-    const final = packet.isStreaming === false;
-    const message = reply.packet(packet.content, final);
-    if (final) await reply.persisted();
-    return { message, created: false };
-  }
-
-  /** LiveReplyHost: a reply sent its final packet. */
-  ended(reply: LiveReply): void {
-    this.live.delete(reply.id);
-    const set = this.liveByConversation.get(reply.conversationId);
-    set?.delete(reply);
-    if (set?.size === 0) this.liveByConversation.delete(reply.conversationId);
-    const conversation = this.db.conversations.get(reply.conversationId);
-    if (conversation && reply.message) touchConversation(this, conversation, reply.message.updatedAt).catch(() => undefined);
-  }
-
-  /** Ends every live reply and event stream (before the store is emptied by `reset()`). */
-  async reset(): Promise<void> {
-    await this.stopReplies();
-    this.streams.closeAll();
-  }
-
-  /** Ends live replies (engines are aborted), waits for their final records, closes the streams. */
-  async close(): Promise<void> {
-    await this.stopReplies();
-    this.streams.close();
-  }
-
-  private async stopReplies(): Promise<void> {
-    this.generation++;
-    for (const controller of this.controllers) controller.abort(new Error('the emulator is stopping'));
-    const pending = [...this.live.values()].map((reply) => {
-      if (!reply.ended) reply.fail({ code: 'ABORTED', message: 'the emulator stopped before this reply was complete' });
-      return reply.persisted();
-    });
-    await Promise.all([...pending, ...this.queues.values()]);
-  }
-
-  private startReply(conversationId: string, origin: 'engine' | 'plugin', type: MessageRecord['type'] = 'TEXT', attachments: MessageRecord['attachments'] = []): LiveReply {
-    const idleTimeoutMs = origin === 'plugin' ? (this.options.pluginReplyTimeoutMs ?? DEFAULT_PLUGIN_REPLY_TIMEOUT_MS) : undefined;
-    const reply = new LiveReply(this, conversationId, origin, { type, attachments, idleTimeoutMs });
-    this.live.set(reply.id, reply);
-    let set = this.liveByConversation.get(conversationId);
-    if (!set) this.liveByConversation.set(conversationId, (set = new Set()));
-    set.add(reply);
-    return reply;
-  }
-
-  private failAtOnce(conversationId: string, failure: ReplyFailure): void {
-    this.startReply(conversationId, 'engine').fail(failure);
-  }
-
-  private enqueueEngineReply(conversationId: string, character: CharacterRecord, userMessage: MessageRecord): void {
-    const previous = this.queues.get(conversationId);
-    const generation = this.generation;
-    const start = () => (generation === this.generation ? this.runEngine(conversationId, character.id, userMessage) : undefined);
-    // No queue: start at once, so the first packet leaves in this turn of the event loop.
-    const run = previous ? previous.then(start) : Promise.resolve(start());
-    this.queues.set(conversationId, run);
-    void run.finally(() => {
-      if (this.queues.get(conversationId) === run) this.queues.delete(conversationId);
-    });
-  }
-
-  private async runEngine(conversationId: string, characterId: string, userMessage: MessageRecord): Promise<void> {
-    // Read the character when its turn comes: an admin PATCH in between applies to the next reply.
-    const stored = this.db.characters.get(characterId);
-    if (!stored) return void this.failAtOnce(conversationId, { code: 'NOT_FOUND', message: `character ${characterId} no longer exists` });
-    const character = {
-      ...stored,
-      packetSize: stored.packetSize ?? this.options.packetSize,
-      packetIntervalMs: stored.packetIntervalMs ?? this.options.packetIntervalMs,
-    };
-    const controller = new AbortController();
-    this.controllers.add(controller);
-    const reply = this.startReply(conversationId, 'engine');
-    try {
-      const engine = this.engineFor(character);
-      const iterable = engine.reply({ character, history: this.historyBefore(conversationId, userMessage.id), userMessage: asChatText(userMessage), signal: controller.signal });
-      for await (const delta of iterable) {
-        if (reply.ended) break;
-        if (delta !== '') reply.packet(delta, false);
-      }
-      if (!reply.ended) reply.packet('', true);
-    } catch (error) {
-      if (!reply.ended) reply.fail(toFailure(error));
-    } finally {
-      this.controllers.delete(controller);
-    }
-  }
-
-  private historyBefore(conversationId: string, messageId: string): ChatTurn[] {
-    const turns: ChatTurn[] = [];
-    for (const m of this.db.messages.where('conversationId', conversationId)) {
-      if (m.id === messageId) break;
-      if (m.isStreaming || m.error || m.content === '') continue;
-      turns.push({ sender: m.sender, content: asChatText(m) });
-    }
-    return turns.slice(-HISTORY_TURNS);
-  }
-
-  /** LiveReplyHost: stores a reply's message as it stands. */
-  saveMessage(message: MessageRecord): Promise<void> {
-    return saveReplyMessage(this, message);
-  }
+export function saveReplyMessage(target: ConversationStore, message: MessageRecord): Promise<void> {
+  return target.db.messages.put(message);
 }
 
-function toFailure(error: unknown): ReplyFailure {
-  if (error instanceof ReplyEngineError) return { code: error.code, message: error.message };
-  return { code: 'ENGINE_ERROR', message: `the reply engine failed: ${(error as Error)?.message ?? String(error)}` };
+/** Ends, in one journal line, the given replies that were streaming when the emulator last stopped. */
+export async function finishMessages(target: ConversationStore, messages: MessageRecord[]): Promise<void> {
+  if (messages.length === 0) return;
+  await target.store.atomically(() => {
+    for (const message of messages) void target.db.messages.put(message);
+  });
 }

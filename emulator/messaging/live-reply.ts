@@ -18,7 +18,7 @@ export type ReplyOrigin = 'engine' | 'plugin';
 export interface LiveReplyHost {
   db: Db;
   streams: EventStreams;
-  /** Stores the message as it stands (through emulator/services/conversations.ts). */
+  /** Stores the message as it stands (through conversation-service.ts). */
   saveMessage(message: MessageRecord): Promise<void>;
   /** Called once, when the final packet has been sent. */
   ended(reply: LiveReply): void;

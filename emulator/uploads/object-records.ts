@@ -1,5 +1,5 @@
 import type { Db, FileRecord } from '../model.js';
-import type { ObjectRecords } from '../storage/types.js';
+import type { ObjectRecords } from './storage/types.js';
 
 /** File statuses whose object may still be written through the upload URL: awaiting upload, or a retry after FAILED. */
 const WRITABLE: ReadonlySet<string | null> = new Set([null, 'FAILED']);

@@ -52,7 +52,7 @@ export const EXPORT_VERSION = 1;
 /**
  * One stored record of an export, as the store keeps it (secrets only as hashes): an id, and
  * whatever fields its collection has. Open on purpose: the export is the store's own format, and
- * the import checks each collection's records itself (services/import-shapes.ts).
+ * the import checks each collection's records itself (emulator/admin/import-shapes.ts).
  */
 export const StoredRecordSchema = Type.Unsafe<{ id: string; [field: string]: unknown }>(
   Type.Object({ id: Id }, { additionalProperties: true, title: 'StoredRecord' }),

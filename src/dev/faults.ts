@@ -1,5 +1,5 @@
 import { UserError, EXIT } from '../errors.js';
-import { checkFaultSeed, FAULT_PROFILE_SYNTAX, FaultProfileError, parseFaultProfile } from '../../emulator/events/faults.js';
+import { checkFaultSeed, FAULT_PROFILE_SYNTAX, FaultProfileError, parseFaultProfile } from '../../emulator/webhooks/faults.js';
 
 /**
  * Checks `--faults` and `--faults-seed` before anything starts: a bad part is a usage error (exit 2)

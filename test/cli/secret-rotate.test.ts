@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { useCliEnv, VIEWER_TOKEN, ORG } from './cli-env.js';
-import { WebhookServer } from '../emulator/events/helpers.js';
+import { WebhookServer } from '../emulator/webhooks/helpers.js';
 
 const t = useCliEnv();
 

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '../../src/contract/index.js';
-import { WebhookServer } from '../emulator/events/helpers.js';
+import { WebhookServer } from '../emulator/webhooks/helpers.js';
 import { api } from '../kit/index.js';
 
 // Every kind of event the emulator really sends, through the platform's own flows (no admin

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { answerProperly, install, verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
+import { answerProperly, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
 import { onTestFinished } from 'vitest';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, answerProperly, call, install, verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
+import { adminCall, answerProperly, call, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // Finding failures and acting on them from the Deliveries view: filters kept in the URL, the

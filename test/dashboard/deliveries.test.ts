@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { verifyWebhook } from '../../src/webhooks/index.js';
-import { adminCall, call, WebhookServer, answerProperly } from '../emulator/events/helpers.js';
+import { adminCall, call, WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The Deliveries and Trigger views in a real Chromium, against a real emulator and a real webhook

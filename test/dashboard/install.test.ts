@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
-import { WebhookServer } from '../emulator/events/helpers.js';
+import { WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 const INPUTS_SCHEMA = {

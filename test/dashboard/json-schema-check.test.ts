@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_DATA_SCHEMAS, EVENT_KINDS } from '../../src/contract/index.js';
 import { checkSchema } from '../../emulator/dashboard/app/json-schema-check.js';
 import { exampleOf } from '../../emulator/dashboard/app/schema-example.js';
-import { eventDataProblems } from '../../emulator/events/payloads.js';
+import { eventDataProblems } from '../../emulator/webhooks/payloads.js';
 import { sampleData } from '../../src/trigger/fixtures.js';
 
 // The browser's checker must agree with the emulator's (ajv) on the event schemas: the same

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, install, WebhookServer, verifiedPlugin } from '../emulator/events/helpers.js';
+import { adminCall, install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // A reset or an import replaces the whole store: no view of the dashboard may keep showing (or

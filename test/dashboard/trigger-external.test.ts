@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call, WebhookServer, answerProperly } from '../emulator/events/helpers.js';
+import { call, WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The Trigger view and a plugin's external events, in a real Chromium against a real emulator and

@@ -7,7 +7,7 @@ import { checkContractsByDefault, contractViolations } from '../../emulator/open
 checkContractsByDefault();
 
 /** Suites whose every response must match the document. */
-const CHECKED = ['test/emulator/routes/', 'test/emulator/messaging/', 'test/client/', 'test/contract/', 'test/security/'];
+const CHECKED = ['test/emulator/api/', 'test/emulator/admin/', 'test/emulator/messaging/', 'test/client/', 'test/contract/', 'test/security/'];
 
 const collected = contractViolations;
 

@@ -3,7 +3,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { adminCall, call } from '../helpers/http.js';
 
 // AUDIT: GET /_emulator/conversations/:id/messages forces oldest-first whenever @sortBy is absent
-// (emulator/routes/messaging/admin-conversations.ts: `if (request.query['@sortBy'] === undefined)
+// (emulator/admin/conversations.ts: `if (request.query['@sortBy'] === undefined)
 // query.sortOrder = ['asc']`), so an explicit `@sortOrder=desc` is silently overwritten: the caller
 // asked for newest first and gets oldest first, with no error. Fix: default to asc only when
 // neither @sortBy nor @sortOrder is given.

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { answerProperly, WebhookServer } from '../emulator/events/helpers.js';
+import { answerProperly, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { call, EventClient, KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
 
 // Conversation event streams whose clients never read: each one made the emulator hold up to

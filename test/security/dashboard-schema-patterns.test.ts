@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { answerProperly, call, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/events/helpers.js';
+import { answerProperly, call, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
 
 // A MEMBER writes the payloadSchema of an external event; the OWNER's dashboard reads it. The

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
-import { WebhookServer } from '../emulator/events/helpers.js';
+import { WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // A client of /_emulator/deliveries/stream that never reads must not make the emulator buffer
 // without limit: once more than 16 MB behind it is dropped, while a client that reads keeps its stream.

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/services/helpers.js';
+import { api } from '../emulator/helpers.js';
 import { RawConnection } from '../helpers/raw-http.js';
 import { smallDisk, type SmallDisk } from '../helpers/small-disk.js';
 

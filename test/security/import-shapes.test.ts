@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
-import { WebhookServer } from '../emulator/events/helpers.js';
-import { verifiedDataProvider } from '../emulator/services/helpers.js';
+import { WebhookServer } from '../emulator/webhooks/helpers.js';
+import { verifiedDataProvider } from '../emulator/helpers.js';
 
 // An import was checked for ids and serializability only: a plugin with `name: 5` (or an agent
 // without orgId) was stored, and every route that read it afterwards met a record it could not

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { boundedFormats, MAX_FORMAT_LENGTH } from '../../emulator/validation/formats.js';
 import { validateAgainst } from '../../emulator/validation/json-schema.js';
-import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
+import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // Issue 24, item 1: ajv-formats checks `format` with V8's backtracking regular expressions, and its
 // `url` expression backtracks quadratically: a MEMBER's plugin with `{ type: 'string', format: 'url' }`

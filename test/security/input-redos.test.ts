@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { validateSeed } from '../../emulator/seed.js';
-import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
+import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // User-supplied regular expressions run on RE2 (linear time): `^(a+)+$` against thirty `a` and a
 // `!` took a backtracking engine over 30 s, during which nothing else (health included) answered.

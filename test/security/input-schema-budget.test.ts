@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { compiledSchemaCounts, MAX_SCHEMA_CHARS, MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS, validateAgainst } from '../../emulator/validation/json-schema.js';
-import { api } from '../emulator/services/helpers.js';
+import { api } from '../emulator/helpers.js';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
 
 // ajv turns a supplied JSON Schema into code on the event loop, at a cost that grows with the

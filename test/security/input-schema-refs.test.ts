@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { checkJsonSchema, MAX_SCHEMA_EXPANDED_NODES, validateAgainst } from '../../emulator/validation/json-schema.js';
-import { ROLES_SEED, TOKENS } from '../emulator/events/helpers.js';
+import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
 import { call } from '../helpers/http.js';
 
 // Issue 24 audit, gap A: MAX_SCHEMA_NODES bounds a supplied schema's size, not how often its checks

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/services/helpers.js';
+import { api } from '../emulator/helpers.js';
 import { RawConnection } from '../helpers/raw-http.js';
 
 // "A request body that trickles in forever is never timed out" (issue 24): fastify's

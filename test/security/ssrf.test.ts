@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, call, install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/events/helpers.js';
+import { adminCall, call, install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // A plugin is an org member's code: whatever URL it names as its webhook, the emulator's own
 // webhook requests (challenges and deliveries, sent from 127.0.0.1) must not reach /_emulator.

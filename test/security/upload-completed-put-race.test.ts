@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/services/helpers.js';
+import { api } from '../emulator/helpers.js';
 
 // "A COMPLETED file's object cannot be replaced through an old signed URL" (#15): the embedded
 // store checked the file's status when a PUT started, not when its object was written, so a PUT

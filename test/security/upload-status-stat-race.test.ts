@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/services/helpers.js';
+import { api } from '../emulator/helpers.js';
 
 // "UPLOADED acknowledged with stale metadata" (issue 24, item 8): a PUT that committed between the
 // status PATCH's read of the object and its record write left fileSize and contentType describing

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { canMove, FILE_STATUSES } from '../../../emulator/uploads/rules.js';
-import { startS3Server, S3RVER_KEYS, type TestS3Server } from '../storage/s3-server.js';
+import { startS3Server, S3RVER_KEYS, type TestS3Server } from './storage/s3-server.js';
 
 type Json = { ok: boolean; data?: any; meta?: Record<string, unknown>; error?: { message: string; error: string; details?: Array<{ path: string[] }> } };
 

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { badRequest, detail, notFound } from '../errors.js';
+import { newId, nowIso } from '../store/ids.js';
+import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import type { CharacterRecord } from '../model.js';
+import { validateScript } from '../messaging/characters/index.js';
+import { params, typed, type RouteOptions } from '../api/common.js';
+import { createCharacter, updateCharacter } from '../messaging/character-service.js';
+import { CharacterCreateSchema, CharacterSchema, CharacterUpdateSchema, ListQuery, Ok, OkPage, errorResponses, type CharacterUpdate } from '../../src/contract/index.js';
+import { requireBodyAgent, requireBodyOrg } from './common.js';
+
+export const CHARACTER_QUERY: QuerySpec = {
+  fields: { id: 'string', orgId: 'string', agentId: 'string', name: 'string', engine: 'string', createdAt: 'string', updatedAt: 'string' },
+  search: ['name', 'persona'],
+};
+
+function checkScript(value: unknown): void {
+  const problems = validateScript(value ?? undefined, ['script']);
+  if (problems.length > 0) {
+    throw badRequest(`Invalid script: ${problems[0].path.join('.')} ${problems[0].message}`, problems.map((p) => detail(p.path, 'invalid_string', 'a valid regular expression', undefined, `${p.path.join('.')} ${p.message}`)));
+  }
+}
+
+/** Applies a create or PATCH body to a character: null removes a field (agentId becomes null). */
+function applyFields(record: CharacterRecord, fields: CharacterUpdate): CharacterRecord {
+  const next: CharacterRecord = { ...record };
+  if (fields.name !== undefined) next.name = fields.name;
+  if (fields.agentId !== undefined) next.agentId = fields.agentId;
+  if (fields.persona !== undefined) next.persona = fields.persona ?? undefined;
+  if (fields.engine !== undefined) next.engine = fields.engine ?? undefined;
+  if (fields.script !== undefined) next.script = fields.script ?? undefined;
+  if (fields.fallbackReply !== undefined) next.fallbackReply = fields.fallbackReply ?? undefined;
+  if (fields.packetSize !== undefined) next.packetSize = fields.packetSize ?? undefined;
+  if (fields.packetIntervalMs !== undefined) next.packetIntervalMs = fields.packetIntervalMs ?? undefined;
+  // A removed field is absent from the stored record, not stored as undefined.
+  for (const key of Object.keys(next) as Array<keyof CharacterRecord>) if (next[key] === undefined) delete next[key];
+  return next;
+}
+
+/**
+ * Admin API for characters (`/_emulator/characters`, behind the admin guard): create, list (the shared
+ * query system, e.g. `?orgId=org_dev` for a character picker), read and change.
+ */
+export default async function adminCharacterRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const { db } = services;
+  const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+  const one = { 200: Ok(CharacterSchema), ...errors };
+
+  app.get('/characters', { schema: { querystring: ListQuery(CHARACTER_QUERY), response: { 200: OkPage(CharacterSchema), ...errors } } }, async (request) => {
+    const query = parseQuery(request.query, CHARACTER_QUERY);
+    const result = runQuery(db.characters, query, CHARACTER_QUERY);
+    return ok(result.data, { pagination: result.pagination });
+  });
+
+  app.get('/characters/:characterId', { schema: { params: params('characterId'), response: one } }, async (request) => {
+    const { characterId } = request.params;
+    const character = db.characters.get(characterId);
+    if (!character) throw notFound('character', characterId);
+    return ok(character);
+  });
+
+  app.post('/characters', { schema: { body: CharacterCreateSchema, response: { 201: Ok(CharacterSchema), ...errors } } }, async (request, reply) => {
+    const { id: chosen, orgId, ...fields } = request.body;
+    requireBodyOrg(services, orgId);
+    if (typeof fields.agentId === 'string') requireBodyAgent(services, fields.agentId, orgId);
+    checkScript(fields.script);
+    const now = nowIso();
+    const character = await createCharacter(services, applyFields({ id: chosen ?? newId('char'), orgId, agentId: null, name: fields.name, engine: 'scripted', createdAt: now, updatedAt: now }, fields));
+    reply.status(201);
+    return ok(character);
+  });
+
+  app.patch('/characters/:characterId', { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } }, async (request) => {
+    const { characterId } = request.params;
+    const character = db.characters.get(characterId);
+    if (!character) throw notFound('character', characterId);
+    const body = request.body;
+    if (typeof body.agentId === 'string') requireBodyAgent(services, body.agentId, character.orgId);
+    checkScript(body.script);
+    return ok(await updateCharacter(services, characterId, (current) => applyFields(current, body)));
+  });
+}

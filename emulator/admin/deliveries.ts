@@ -1,0 +1,200 @@
+import {
+  BulkRedeliveryResultSchema,
+  DELIVERY_FILTER_PARAMETERS,
+  DeliveryBulkQuerySchema,
+  DeliveryListQuerySchema,
+  RedeliverQuerySchema,
+  type DeliveryFilterParameters,
+  DeliveryAttemptNoticeSchema,
+  DeliverySchema,
+  DeliveryStreamQuerySchema,
+  Ok,
+  OkPage,
+  errorResponses,
+} from '../../src/contract/index.js';
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { badRequest, conflict, detail, notFound } from '../errors.js';
+import type { DeliveryRecord } from '../model.js';
+import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { RedeliveryRefused, type AttemptNotice } from '../webhooks/dispatcher.js';
+import { presentDelivery } from '../webhooks/delivery-service.js';
+import { params, typed, type RouteOptions } from '../api/common.js';
+import { openAdminEventStream } from './event-stream.js';
+
+/** Filterable and sortable delivery fields, and what `@search` looks at. */
+export const DELIVERY_QUERY: QuerySpec = {
+  fields: {
+    id: 'string',
+    eventId: 'string',
+    type: 'string',
+    status: 'string',
+    pluginId: 'string',
+    pluginInstanceId: 'string',
+    orgId: 'string',
+    url: 'string',
+    mode: 'string',
+    redeliveryOf: 'string',
+    nextAttemptAt: 'string',
+    createdAt: 'string',
+    updatedAt: 'string',
+  },
+  search: ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
+};
+
+const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
+/** Most deliveries one bulk resend sends: a filter that matches more is refused (narrow it). */
+export const MAX_BULK_REDELIVERIES = 1000;
+
+function answered2xx(status: number | null, error: string | null): boolean {
+  return status !== null && status >= 200 && status <= 299 && error === null;
+}
+
+/** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); null when none is set. */
+export function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => boolean) | null {
+  const checks: Array<(d: DeliveryRecord) => boolean> = [];
+  if (raw['@failedOnce'] === 'true') checks.push((d) => d.attempts.some((a) => !answered2xx(a.responseStatus, a.error)));
+  if (raw['@httpStatus']) {
+    const wanted = raw['@httpStatus'].split(',');
+    checks.push((d) => {
+      const last = d.attempts.at(-1);
+      if (!last) return false;
+      if (last.responseStatus === null) return wanted.includes('none');
+      const code = String(last.responseStatus);
+      return wanted.includes(code) || wanted.includes(`${code[0]}xx`);
+    });
+  }
+  if (raw['@minAttempts'] !== undefined) {
+    const min = Number(raw['@minAttempts']);
+    checks.push((d) => d.attempts.length >= min);
+  }
+  if (raw['@maxAttempts'] !== undefined) {
+    const max = Number(raw['@maxAttempts']);
+    checks.push((d) => d.attempts.length <= max);
+  }
+  for (const [key, after] of [['@since', true], ['@until', false]] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) throw badRequest('Invalid query parameters', [detail([key], 'invalid_string', 'an ISO 8601 time', value, `${key} is not a time`)]);
+    checks.push((d) => (after ? Date.parse(d.createdAt) >= at : Date.parse(d.createdAt) < at));
+  }
+  if (checks.length === 0) return null;
+  return (d) => checks.every((check) => check(d));
+}
+
+const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as const;
+
+const errors = errorResponses(400, 401, 403, 404, 409);
+/** A state change: the admin guard also refuses the bodies a page of another origin could send (415). */
+const changeErrors = errorResponses(400, 401, 403, 404, 409, 415);
+/** The stream's 200: server-sent events, one `attempt` event (a DeliveryAttemptNotice) per logged attempt. */
+const streamResponse = {
+  200: {
+    description: 'Server-sent events: one `attempt` event per logged attempt (id `<deliveryId>.<attempt number>`), data a DeliveryAttemptNotice; `: keep-alive` comments every 15 s',
+    content: { 'text/event-stream': { schema: DeliveryAttemptNoticeSchema } },
+  },
+  ...errorResponses(400, 401, 403),
+};
+
+/**
+ * The delivery log under /_emulator: list, one delivery, redeliver, and a server-sent-events
+ * stream of attempts. The logged bodies hold installation access tokens: the admin surface's
+ * guard (emulator/admin) decides who may call.
+ */
+export default async function deliveryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const { db, events } = services;
+
+  app.get('/deliveries', { schema: { querystring: DeliveryListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
+    const raw = request.query;
+    const query = parseQuery(raw, DELIVERY_QUERY, FILTER_NAMES);
+    const visible = deliveryFilter(raw) ?? undefined;
+    const result = runQuery(db.deliveries, query, DELIVERY_QUERY, { visible });
+    return ok(result.data.map(presentDelivery), { pagination: result.pagination });
+  });
+
+  // Every delivery the list's filters match is sent again (as its own new delivery; challenges never).
+  app.post('/deliveries/redeliver', { schema: { querystring: DeliveryBulkQuerySchema, response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors } } }, async (request) => {
+    const raw = request.query;
+    const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
+    const visible = deliveryFilter(raw) ?? undefined;
+    const matched = runQuery(db.deliveries, { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined }, DELIVERY_QUERY, { visible }).data;
+    const resendable = matched.filter((d) => d.type !== 'WEBHOOK_CHALLENGE');
+    if (resendable.length > MAX_BULK_REDELIVERIES) {
+      throw badRequest(`${resendable.length} deliveries match: at most ${MAX_BULK_REDELIVERIES} are resent at once`, [
+        detail(['query'], 'too_big', `at most ${MAX_BULK_REDELIVERIES} matches`, resendable.length, 'narrow the filters'),
+      ]);
+    }
+    const ids: string[] = [];
+    // Oldest first, so the plugin meets them in the order they first went out.
+    for (const d of [...resendable].reverse()) {
+      try {
+        const resent = await events.redeliver(d.id, { wait: false });
+        if (resent) ids.push(resent.id);
+      } catch (error) {
+        if (!(error instanceof RedeliveryRefused)) throw error;
+      }
+    }
+    return ok({ count: ids.length, skipped: matched.length - ids.length, deliveries: ids });
+  });
+
+  app.get('/deliveries/stream', { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } }, async (request, reply) => {
+    const filters = request.query;
+    openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
+      events.onAttempt((notice: AttemptNotice) => {
+        if (STREAM_FILTERS.some((f) => filters[f] !== undefined && notice.delivery[f] !== filters[f])) return;
+        send(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
+      }),
+    );
+  });
+
+  app.get('/deliveries/:deliveryId', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } }, async (request) => {
+    const { deliveryId } = request.params;
+    const record = db.deliveries.get(deliveryId);
+    if (!record) throw notFound('delivery', deliveryId);
+    return ok(presentDelivery(record));
+  });
+
+  app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), querystring: RedeliverQuerySchema, response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
+    const { deliveryId } = request.params;
+    let delivery;
+    try {
+      delivery = await events.redeliver(deliveryId, { wait: request.query.wait !== 'false' });
+    } catch (error) {
+      if (error instanceof RedeliveryRefused) throw conflict(error.message);
+      throw error;
+    }
+    if (!delivery) throw notFound('delivery', deliveryId);
+    reply.status(201);
+    return ok(delivery);
+  });
+
+  // A pending delivery's next attempt, now; answered at once (the outcome comes over the stream).
+  app.post('/deliveries/:deliveryId/retry', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
+    const { deliveryId } = request.params;
+    let delivery;
+    try {
+      delivery = events.retryNow(deliveryId);
+    } catch (error) {
+      if (error instanceof RedeliveryRefused) throw conflict(error.message);
+      throw error;
+    }
+    if (!delivery) throw notFound('delivery', deliveryId);
+    return ok(delivery);
+  });
+
+  // A pending delivery's retries, cancelled: it becomes failed (cancelledAt set) and is never sent again.
+  app.post('/deliveries/:deliveryId/cancel', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
+    const { deliveryId } = request.params;
+    let delivery;
+    try {
+      delivery = await events.cancel(deliveryId);
+    } catch (error) {
+      if (error instanceof RedeliveryRefused) throw conflict(error.message);
+      throw error;
+    }
+    if (!delivery) throw notFound('delivery', deliveryId);
+    return ok(delivery);
+  });
+}

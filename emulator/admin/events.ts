@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { DeliverySchema, EventEmitSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
+import { ok } from '../http.js';
+import { badRequest, detail, notFound } from '../errors.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { eventDataProblems } from '../webhooks/payloads.js';
+import { INSTANCE_QUERY } from '../api/views.js';
+import { typed, type RouteOptions } from '../api/common.js';
+
+/**
+ * Admin routes for triggering events by hand (`plugsmith trigger --set/--data`, the dashboard's
+ * Trigger): emit an event with a given payload to a plugin (and instance), and list every instance
+ * across entities. Guarded by the admin surface (emulator/admin), like every /_emulator route.
+ */
+export default async function adminEventRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const { db, events } = services;
+
+  // Signed, logged and retried like any delivery; SYNC by default so the caller sees the first attempt.
+  app.post('/events', { schema: { body: EventEmitSchema, response: { 201: Ok(DeliverySchema), ...errorResponses(400, 401, 403, 404, 413, 415) } } }, async (request, reply) => {
+    const body = request.body;
+    // The payload a plugin meets must be one the platform could send: checked before anything else, nothing sent when it is not.
+    const problems = eventDataProblems(body.type, body.data);
+    if (problems.length > 0) throw badRequest(`data does not match the ${body.type} event's schema`, problems);
+    const plugin = db.plugins.get(body.pluginId);
+    if (!plugin) throw notFound('plugin', body.pluginId);
+    if (!plugin.webhookUrl) {
+      throw badRequest(`plugin ${plugin.id} has no webhookUrl to deliver to`, [detail(['pluginId'], 'no_webhook', 'a plugin with a webhookUrl', plugin.id, 'set the plugin\'s webhookUrl first')]);
+    }
+    let instance = null;
+    if (body.type === 'WEBHOOK_CHALLENGE' && body.pluginInstanceId !== undefined) {
+      // The platform's challenge concerns the plugin, never an instance: its pluginInstanceId is null.
+      throw badRequest('WEBHOOK_CHALLENGE concerns the plugin, not an instance: leave out pluginInstanceId', [
+        detail(['pluginInstanceId'], 'not_allowed', 'no pluginInstanceId for WEBHOOK_CHALLENGE', body.pluginInstanceId, 'a challenge carries no instance'),
+      ]);
+    }
+    if (body.pluginInstanceId !== undefined) {
+      instance = db.instances.get(body.pluginInstanceId) ?? null;
+      if (!instance || instance.pluginId !== plugin.id) {
+        throw badRequest(`plugin instance ${body.pluginInstanceId} is not an instance of plugin ${plugin.id}`, [
+          detail(['pluginInstanceId'], 'not_found', `an instance of plugin ${plugin.id}`, body.pluginInstanceId, 'unknown instance for this plugin'),
+        ]);
+      }
+    } else if (body.type !== 'WEBHOOK_CHALLENGE') {
+      throw badRequest(`${body.type} concerns an instance: pass pluginInstanceId`, [detail(['pluginInstanceId'], 'required', 'an instance id', undefined, 'pluginInstanceId is required for this event type')]);
+    }
+    // The emulator sends an event to a plugin only if it subscribes; a manual trigger says so instead of doing nothing.
+    const delivery = await events.emit(body.type, { plugin, instance, data: body.data, mode: body.mode ?? 'SYNC' });
+    if (!delivery) {
+      throw badRequest(`plugin ${plugin.id}${instance ? ` (instance ${instance.id})` : ''} does not subscribe to ${body.type}`, [
+        detail(['type'], 'not_subscribed', `one of ${[...new Set([...plugin.events])].join(', ') || 'the plugin\'s events'}`, body.type, 'add the event to the plugin\'s (and the instance\'s) events'),
+      ]);
+    }
+    reply.status(201);
+    return ok(delivery);
+  });
+
+  app.get('/instances', { schema: { querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) => {
+    const query = parseQuery(request.query, INSTANCE_QUERY);
+    const result = runQuery(db.instances, query, INSTANCE_QUERY);
+    return ok(result.data, { pagination: result.pagination });
+  });
+}

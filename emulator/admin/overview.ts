@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { typed, type RouteOptions } from '../api/common.js';
+import type { EmulatorContext } from '../context.js';
+import { Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorResponses, type Overview } from '../../src/contract/index.js';
+import { openAdminEventStream } from './event-stream.js';
+
+/** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
+export function storeEpoch(services: EmulatorContext): string {
+  return `${services.config.startedAt.getTime().toString(36)}.${services.events.generation}`;
+}
+
+/** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
+export function overviewOf(services: EmulatorContext, now = new Date()): Overview {
+  const { db, config } = services;
+  const counts = Object.fromEntries(STORE_COLLECTIONS.map((name) => [name, db[name].size])) as Overview['counts'];
+  // The status index answers the counts without reading every delivery; only pending ones are split.
+  let pending = 0;
+  let retrying = 0;
+  for (const delivery of db.deliveries.where('status', 'pending')) {
+    if (delivery.attempts.length === 0) pending++;
+    else retrying++;
+  }
+  const countOf = (status: string) => db.deliveries.where('status', status).length;
+  return {
+    managementUrl: config.publicUrl(),
+    messagingUrl: config.messagingUrl(),
+    storeId: config.storeId,
+    persistent: services.store.persistent,
+    dataDir: config.dataDir,
+    startedAt: config.startedAt.toISOString(),
+    uptimeSeconds: Math.max(0, Math.floor((now.getTime() - config.startedAt.getTime()) / 1000)),
+    counts,
+    deliveryQueue: { pending, retrying, failed: countOf('failed') + countOf('exhausted'), delivered: countOf('delivered') },
+    deliveryPolicy: { attempts: services.events.options.schedule.length + 1, timeoutMs: services.events.options.timeoutMs },
+    storage: config.storageBackend,
+    llm: config.llm,
+  };
+}
+
+/** `GET /_emulator/overview`: what the dashboard's Overview shows. */
+export default async function adminOverviewRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
+
+  // What the dashboard listens to so that no view shows records of a store that is gone.
+  const streamResponse = {
+    200: {
+      description: 'Server-sent events: `hello` when the stream opens and `store-replaced` after each reset or import, data a StoreEpochNotice; `: keep-alive` comments every 15 s',
+      content: { 'text/event-stream': { schema: StoreEpochNoticeSchema } },
+    },
+    ...errorResponses(401, 403),
+  };
+  app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) =>
+    openAdminEventStream(request, reply, `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`, (send) =>
+      services.events.onStoreReplaced((change) => {
+        send(`event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`);
+      }),
+    ),
+  );
+}

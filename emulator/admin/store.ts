@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { MAX_JSON_DEPTH } from '../json-body.js';
+import { ok } from '../http.js';
+import { badRequest } from '../errors.js';
+import { importStore } from './store-service.js';
+import { nowIso } from '../store/ids.js';
+import type { BaseRecord, Collection } from '../store/store.js';
+import { typed, type RouteOptions } from '../api/common.js';
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  EmulatorExportSchema,
+  ImportResultSchema,
+  Ok,
+  ResetResultSchema,
+  StoredRecordSchema,
+  errorResponses,
+  type EmulatorExport,
+} from '../../src/contract/index.js';
+
+
+/** Exports can be large; the management API's 1 MB default would refuse most of them. */
+const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
+
+/**
+ * Export, import and reset of the whole store under /_emulator (an export holds webhook
+ * secrets and delivery bodies with installation tokens: the admin surface's guard decides who may call).
+ */
+export default async function adminStoreRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const collections: Array<Collection<BaseRecord>> = Object.values(services.db);
+  const names = collections.map((c) => c.name);
+
+  // Records are exported as stored, every field: the schema keeps them open (StoredRecord), so the
+  // serializer drops nothing. The export is for the admin alone (see above), never shown to plugins.
+  app.get('/export', { schema: { response: { 200: Ok(EmulatorExportSchema), ...errorResponses(401, 403) } } }, async () => {
+    const out: EmulatorExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: nowIso(), collections: {} };
+    for (const c of collections) out.collections[c.name] = [...c.values()];
+    return ok(out);
+  });
+
+  // The export's schema, closed to this store's collection names. It checks the envelope and each
+  // record's id only: a 200 MiB import is validated in one ajv pass over the arrays, and each
+  // collection's fields are checked by importStore (import-shapes.ts), with details.
+  const importBody = Type.Object(
+    {
+      ...EmulatorExportSchema.properties,
+      collections: Type.Object(
+        Object.fromEntries(names.map((n) => [n, Type.Optional(Type.Array(StoredRecordSchema))])),
+        { additionalProperties: false, description: EmulatorExportSchema.properties.collections.description },
+      ),
+    },
+    { additionalProperties: false, examples: EmulatorExportSchema.examples },
+  );
+
+  // Exported records sit a few levels deeper than the bodies that made them (a schema inside a
+  // plugin inside collections; an instance's inputs inside a logged delivery): twice the usual limit.
+  // A collection holds as many records as the store had, and a record what an older emulator accepted:
+  // no cap on array length or object keys (the body limit bounds them; the admin surface is the operator's).
+  const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH, maxJsonArrayItems: Number.MAX_SAFE_INTEGER, maxJsonObjectKeys: Number.MAX_SAFE_INTEGER, maxJsonValues: Number.MAX_SAFE_INTEGER } };
+  const importResponse = { 200: Ok(ImportResultSchema), ...errorResponses(400, 401, 403, 409, 413, 415) };
+  app.post('/import', { schema: { body: importBody, response: importResponse }, ...importOptions }, async (request) => {
+    const counts = await importStore(services, request.body.collections);
+    return ok({ imported: true as const, counts });
+  });
+
+  app.post('/reset', { schema: { response: { 200: Ok(ResetResultSchema), ...errorResponses(400, 401, 403, 413, 415) } } }, async () => {
+    if (!services.reset) throw badRequest('This emulator cannot be reset through the admin API', []);
+    await services.reset();
+    return ok({ reset: true as const });
+  });
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Id, Params } from '../../src/contract/index.js';
+import type { EmulatorContext } from '../context.js';
+import type { OrgRecord, PluginRecord } from '../model.js';
+import { badRequest, detail, notFound } from '../errors.js';
+import { hasRole, requireUser } from '../auth/guards.js';
+import { checkJsonSchema } from '../validation/json-schema.js';
+
+/** Route options: every route module receives the emulator's services. */
+export interface RouteOptions {
+  services: EmulatorContext;
+}
+
+/** Path parameter schema: ids are non-empty strings of reasonable length (the contract's). */
+export const idParam = Id;
+
+/** Path parameters made of ids: the contract's builder, typed for the route's handler. */
+export const params = Params;
+
+/** The route module's app with the TypeBox type provider: handlers get typed requests from their schemas. */
+export function typed(app: FastifyInstance) {
+  return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/** The org, or a 404. */
+export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
+  const org = services.db.orgs.get(orgId);
+  if (!org) throw notFound('organization', orgId);
+  return org;
+}
+
+/**
+ * The plugin, if the caller may see it: public plugins are visible to anyone authenticated,
+ * private ones only to members of the owning org. Anything else is a 404.
+ */
+export function findVisiblePlugin(services: EmulatorContext, request: FastifyRequest, pluginId: string): PluginRecord {
+  // Without a token the answer is 401 whether the plugin is public, private or missing; an
+  // installation access token is a 403 (plugin routes are for users; instances act only through scopes).
+  requireUser(request);
+  const plugin = services.db.plugins.get(pluginId);
+  if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
+    throw notFound('plugin', pluginId);
+  }
+  return plugin;
+}
+
+/** Refuses `orgId` in the body of the org-path variants: the org comes from the path. */
+export function refuseOrgIdInBody(request: FastifyRequest): void {
+  // Runs before validation: the body is still whatever the client sent.
+  const body: unknown = request.body;
+  if (typeof body === 'object' && body !== null && 'orgId' in body) {
+    throw badRequest('orgId must not be in the body: the org comes from the path', [
+      detail(['orgId'], 'unrecognized_keys', 'absent', body.orgId, 'orgId must not be supplied in the body of /api/orgs/:orgId/… requests'),
+    ]);
+  }
+}
+
+/** Meta-validates the JSON Schemas among `fields` of a body; a 400 with details if any is invalid. */
+export function requireValidSchemas(body: Record<string, unknown>, fields: string[]): void {
+  const problems = fields.flatMap((f) => (body[f] === undefined ? [] : checkSafely(body[f], [f])));
+  if (problems.length > 0) throw badRequest(`Invalid JSON Schema in ${[...new Set(problems.map((p) => p.path[0]))].join(', ')}`, problems);
+}
+
+/** checkJsonSchema, with anything it throws (ajv cannot even start on the schema) as a problem, never a 500. */
+function checkSafely(schema: unknown, path: string[]) {
+  try {
+    return checkJsonSchema(schema, path);
+  } catch (error) {
+    return [detail(path, 'invalid_schema', 'a JSON Schema ajv can check', schema, `${path.join('.')} cannot be checked: ${(error as Error).message}`)];
+  }
+}

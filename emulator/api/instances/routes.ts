@@ -1,0 +1,228 @@
+import { Type } from '@sinclair/typebox';
+import { DeletedSchema, InstanceCreateSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses, type InstanceCreate } from '../../../src/contract/index.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../../http.js';
+import { badRequest, detail, notFound, type ErrorDetail } from '../../errors.js';
+import { newId, nowIso } from '../../store/ids.js';
+import { parseQuery, runQuery } from '../../store/query.js';
+import { INSTANCE_QUERY } from '../views.js';
+import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
+import { validateAgainst } from '../../validation/json-schema.js';
+import { installInstance, uninstallInstance } from './service.js';
+import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
+import type { EmulatorContext } from '../../context.js';
+import { params, typed, type RouteOptions } from '../common.js';
+
+type InstanceBody = InstanceCreate;
+
+/** Install bodies: the contract's; only apps take `orgId` (repositories and agents have their org). */
+const installBodyWithOrg = InstanceCreateSchema;
+const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], { additionalProperties: false, examples: InstanceCreateSchema.examples });
+
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+
+/** One kind of entity instances attach to, and how to find its org for the caller. */
+interface EntityKind {
+  entityType: InstanceEntityType;
+  /** e.g. "/repositories/:repositoryId/data-providers" */
+  path: string;
+  param: string;
+  pluginType: PluginType;
+  noun: string;
+  /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
+  orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
+  /** The org a new instance goes to (apps may take it from the body). */
+  orgForInstall?(services: EmulatorContext, request: FastifyRequest, entityId: string, body: InstanceBody): string;
+  /** Whether the install body may name the org (apps, which are not stored on their own). */
+  orgInBody?: boolean;
+}
+
+/** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
+function storedEntityOrg(collection: 'repositories' | 'agents', noun: string) {
+  return (services: EmulatorContext, request: FastifyRequest, entityId: string): string => {
+    const entity = services.db[collection].get(entityId);
+    if (!entity || !hasRole(services.db, request.principal, entity.orgId, 'VIEWER')) throw notFound(noun, entityId);
+    return entity.orgId;
+  };
+}
+
+/** The org an app belongs to: the org of its existing instances (apps are not stored otherwise). */
+function appOrg(services: EmulatorContext, request: FastifyRequest, appId: string): string | null {
+  const existing = services.db.instances.where('entityId', appId).find((i) => i.entityType === 'APP');
+  if (!existing) return null;
+  if (!hasRole(services.db, request.principal, existing.orgId, 'VIEWER')) throw notFound('app', appId);
+  return existing.orgId;
+}
+
+/**
+ * The org of a new APP instance: the app's org once it has instances; else `orgId` from the body,
+ * else the org an org-limited token is limited to, else the caller's only org.
+ */
+function appInstallOrg(services: EmulatorContext, request: FastifyRequest, appId: string, body: InstanceBody): string {
+  const bound = appOrg(services, request, appId);
+  if (bound !== null) {
+    if (body.orgId !== undefined && body.orgId !== bound) {
+      throw badRequest(`app ${appId} belongs to org ${bound}; omit orgId or pass "${bound}"`, [
+        detail(['orgId'], 'invalid_org', bound, body.orgId, `app ${appId} already has instances in org ${bound}`),
+      ]);
+    }
+    return bound;
+  }
+  if (body.orgId !== undefined) {
+    if (!services.db.orgs.get(body.orgId)) throw notFound('organization', body.orgId);
+    return body.orgId;
+  }
+  const principal = requireUser(request);
+  if (principal.orgId !== null) return principal.orgId;
+  const orgs = services.db.memberships.where('userId', principal.userId).map((m) => m.orgId);
+  if (orgs.length === 1) return orgs[0];
+  throw badRequest('Pass "orgId" in the body: the org of the app to install the plugin on', [
+    detail(['orgId'], 'required', 'present', undefined, `you belong to ${orgs.length} orgs, so the app's org cannot be guessed`),
+  ]);
+}
+
+const KINDS: EntityKind[] = [
+  {
+    entityType: 'REPOSITORY',
+    path: '/repositories/:repositoryId/data-providers',
+    param: 'repositoryId',
+    pluginType: 'DATA_PROVIDER',
+    noun: 'repository',
+    orgOf: storedEntityOrg('repositories', 'repository'),
+  },
+  {
+    entityType: 'AGENT',
+    path: '/agents/:agentId/plugins',
+    param: 'agentId',
+    pluginType: 'EVENT_HANDLER',
+    noun: 'agent',
+    orgOf: storedEntityOrg('agents', 'agent'),
+  },
+  {
+    entityType: 'APP',
+    path: '/apps/:appId/plugins',
+    param: 'appId',
+    pluginType: 'APP',
+    noun: 'app',
+    orgOf: appOrg,
+    orgForInstall: appInstallOrg,
+    orgInBody: true,
+  },
+];
+
+/**
+ * Checks the plugin an instance is made of: visible to the caller, of the entity's type, with a
+ * verified webhook, usable by the org; events and scopes among the plugin's; inputs valid.
+ */
+function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: EntityKind, orgId: string, body: InstanceBody): PluginRecord {
+  const { db } = services;
+  const plugin = db.plugins.get(body.pluginId);
+  if (!plugin || (!plugin.isPublic && !hasRole(db, request.principal, plugin.orgId, 'VIEWER'))) {
+    throw badRequest(`plugin ${body.pluginId} not found`, [
+      detail(['pluginId'], 'not_found', 'the id of a plugin you can see', body.pluginId, `plugin ${body.pluginId} does not exist or is private to another org`),
+    ]);
+  }
+  const problems: ErrorDetail[] = [];
+  if (plugin.type !== kind.pluginType) {
+    problems.push(detail(['pluginId'], 'invalid_plugin_type', kind.pluginType, plugin.type, `plugin ${plugin.id} is ${plugin.type}; only ${kind.pluginType} plugins attach to ${kind.noun === 'repository' ? 'repositories' : kind.noun + 's'}`));
+  }
+  if (!plugin.webhookUrl || !plugin.webhookUrlIsVerified) {
+    problems.push(detail(['pluginId'], 'webhook_not_verified', 'a plugin with a verified webhookUrl', plugin.webhookUrl ?? null,
+      plugin.webhookUrl
+        ? `plugin ${plugin.id}'s webhook is not verified: run POST /api/plugins/${plugin.id}/verify-webhook (plugsmith plugins verify ${plugin.id})`
+        : `plugin ${plugin.id} has no webhookUrl: set one with PUT /api/plugins/${plugin.id}, then verify it`));
+  }
+  if (plugin.orgId !== orgId && !plugin.isPublic) {
+    problems.push(detail(['pluginId'], 'plugin_not_usable', `a plugin of org ${orgId} or a public plugin`, plugin.id, `plugin ${plugin.id} is private to org ${plugin.orgId} and cannot be installed in org ${orgId}`));
+  }
+  body.events.forEach((event, i) => {
+    if (!plugin.events.includes(event)) {
+      problems.push(detail(['events', String(i)], 'not_in_plugin', `one of the plugin's events (${plugin.events.join(', ') || 'none'})`, event, `event ${event} is not among plugin ${plugin.id}'s events`));
+    }
+  });
+  body.scopes.forEach((scope, i) => {
+    if (!plugin.scopes.includes(scope)) {
+      problems.push(detail(['scopes', String(i)], 'not_in_plugin', `one of the plugin's scopes (${plugin.scopes.join(', ') || 'none'})`, scope, `scope ${scope} is not among plugin ${plugin.id}'s scopes`));
+    }
+  });
+  problems.push(...validateAgainst(plugin.inputsSchema, body.inputs ?? {}, ['inputs']));
+  if (problems.length > 0) {
+    throw badRequest(`Cannot install plugin ${plugin.id}: ${[...new Set(problems.map((p) => p.message))].join('; ')}`, problems);
+  }
+  return plugin;
+}
+
+/** The routes of one entity kind: install (POST), list (GET), uninstall (DELETE). */
+function entityInstanceRoutes(kind: EntityKind) {
+  const body = kind.orgInBody ? installBodyWithOrg : installBody;
+  const entityParams = params(kind.param);
+
+  return async function routes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+    const app = typed(fastify);
+    const { db } = services;
+    // Only user tokens manage instances: no token is a 401 and an instance token a 403, before the body is looked at.
+    app.addHook('preValidation', async (request) => {
+      requireUser(request);
+    });
+
+    app.post(kind.path, { schema: { params: entityParams, body, response: { 201: Ok(PluginInstanceSchema), ...errors } } }, async (request, reply) => {
+      requireUser(request);
+      const id = request.params[kind.param];
+      const input: InstanceBody = request.body;
+      const orgId = kind.orgForInstall ? kind.orgForInstall(services, request, id, input) : kind.orgOf(services, request, id)!;
+      requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.noun}s`);
+      checkInstall(services, request, kind, orgId, input);
+      const now = nowIso();
+      const instance: InstanceRecord = {
+        id: newId('pin'),
+        ...(kind.entityType === 'AGENT' ? { agentId: id } : {}),
+        entityId: id,
+        entityType: kind.entityType,
+        eventDispatchCondition: input.eventDispatchCondition ?? null,
+        eventDispatchMode: input.eventDispatchMode ?? 'ASYNC',
+        events: input.events,
+        inputs: input.inputs ?? {},
+        name: input.name,
+        orgId,
+        pluginId: input.pluginId,
+        scopes: input.scopes,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await installInstance(services, instance);
+      reply.status(201);
+      return ok(instance);
+    });
+
+    const listSchema = { params: entityParams, querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errors } };
+    app.get(kind.path, { schema: listSchema }, async (request) => {
+      requireUser(request);
+      const id = request.params[kind.param];
+      const orgId = kind.orgOf(services, request, id);
+      const query = parseQuery(request.query, INSTANCE_QUERY);
+      const result = runQuery(db.instances, query, INSTANCE_QUERY, {
+        where: [['entityId', id], ['entityType', kind.entityType]],
+        visible: (instance) => instance.orgId === orgId,
+      });
+      return ok(result.data, { pagination: result.pagination });
+    });
+
+    const deleteSchema = { params: params(kind.param, 'pluginInstanceId'), response: { 200: Ok(DeletedSchema), ...errors } };
+    app.delete(`${kind.path}/:pluginInstanceId`, { schema: deleteSchema }, async (request) => {
+      requireUser(request);
+      const id = request.params[kind.param];
+      const { pluginInstanceId } = request.params;
+      kind.orgOf(services, request, id);
+      const instance = db.instances.get(pluginInstanceId);
+      if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id) throw notFound('plugin instance', pluginInstanceId);
+      requireRole(db, request, instance.orgId, 'OWNER', `remove plugins from ${kind.noun}s`);
+      if (!(await uninstallInstance(services, instance))) throw notFound('plugin instance', pluginInstanceId);
+      return ok({ id: instance.id, deleted: true });
+    });
+  };
+}
+
+/** Plugin instances: data providers on repositories, event handlers on agents, apps' plugins. */
+export default async function instanceRoutes(app: FastifyInstance, options: RouteOptions): Promise<void> {
+  for (const kind of KINDS) await app.register(entityInstanceRoutes(kind), options);
+}

@@ -1,0 +1,59 @@
+import { newInstanceToken } from '../../auth/credentials.js';
+import { conflict } from '../../errors.js';
+import { nowIso } from '../../store/ids.js';
+import { serializeRecord } from '../../store/store.js';
+import type { Db, InstanceRecord } from '../../model.js';
+import type { EmulatorContext } from '../../context.js';
+import { pluginBeingDeleted } from '../plugins/deletion-service.js';
+
+/**
+ * Installs a plugin instance: checked against the current state, then the instance and its
+ * installation access token are applied and journalled together (one line, or neither), and
+ * PLUGIN_INSTALLED carries the token (the only place it is ever shown). An install against a
+ * plugin that is gone or being deleted is refused with a 409. Resolves after the first attempt
+ * for a SYNC instance.
+ */
+export async function installInstance(services: EmulatorContext, instance: InstanceRecord): Promise<InstanceRecord> {
+  const { db } = services;
+  // Checked and written in the same turn of the event loop: no delete can slip in between.
+  if (!db.plugins.has(instance.pluginId)) throw conflict(`plugin ${instance.pluginId} was deleted; it cannot be installed`);
+  if (pluginBeingDeleted(services, instance.pluginId)) throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
+  // PLUGIN_INSTALLED carries the instance three levels down in its delivery record: that record must be
+  // storable too, or the install would be applied and then fail (a 400 with the instance left behind).
+  serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, ['inputs']);
+  const { record, token } = newInstanceToken({ instanceId: instance.id, orgId: instance.orgId, name: `instance ${instance.name}` });
+  await services.store.atomically(() => {
+    void db.instances.put(instance);
+    void db.tokens.put(record);
+  });
+  await services.events.emitForInstances('PLUGIN_INSTALLED', [instance], { instance, accessToken: token });
+  return instance;
+}
+
+/** Removes an instance and revokes its live tokens, in one batch (call inside Store.atomically or alone). */
+export function removeInstanceNow(db: Db, instance: InstanceRecord, now = nowIso()): void {
+  void db.instances.delete(instance.id);
+  for (const token of db.tokens.where('instanceId', instance.id)) {
+    if (token.revokedAt === null) void db.tokens.put({ ...token, revokedAt: now, updatedAt: now });
+  }
+}
+
+/**
+ * Removes an instance, revokes its tokens at once and sends PLUGIN_UNINSTALLED (call before
+ * deleting the plugin). Checked against the current state: an instance already removed (two
+ * uninstalls at once, or the plugin's delete) is left alone and false is returned, so its
+ * PLUGIN_UNINSTALLED is sent once.
+ */
+export async function uninstallInstance(services: EmulatorContext, instance: InstanceRecord): Promise<boolean> {
+  const { db } = services;
+  if (!db.instances.has(instance.id)) return false;
+  // Removal and revocation in one journal line: a crash between them cannot leave a live token.
+  await services.store.atomically(() => removeInstanceNow(db, instance));
+  await services.events.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
+  return true;
+}
+
+/** Uninstalls every instance of a plugin (when the plugin is deleted). */
+export async function uninstallPluginInstances(services: EmulatorContext, pluginId: string): Promise<void> {
+  await Promise.all(services.db.instances.where('pluginId', pluginId).map((instance) => uninstallInstance(services, instance)));
+}

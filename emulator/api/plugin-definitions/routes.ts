@@ -1,0 +1,151 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../../http.js';
+import { notFound } from '../../errors.js';
+import { newId, nowIso } from '../../store/ids.js';
+import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
+import { requireRole, requireUser } from '../../auth/guards.js';
+import type { Collection } from '../../store/store.js';
+import { createDefinition, deleteDefinition, updateDefinition, type Definition } from './service.js';
+import { findVisiblePlugin, params, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import {
+  ActionCreateSchema,
+  ActionSchema,
+  ActionUpdateSchema,
+  DeletedSchema,
+  ExternalEventCreateSchema,
+  ExternalEventSchema,
+  ExternalEventUpdateSchema,
+  ListQuery,
+  Ok,
+  OkPage,
+  errorResponses,
+} from '../../../src/contract/index.js';
+
+interface DefinitionKind {
+  /** What people call it, e.g. "action". */
+  noun: string;
+  /** Path segment under /plugins/:pluginId, e.g. "actions". */
+  segment: string;
+  /** Path parameter holding the name, e.g. "name" or "eventName". */
+  param: string;
+  /** Fields holding JSON Schemas, e.g. argsSchema and returnSchema. */
+  schemaFields: string[];
+  collection: (options: RouteOptions) => Collection<Definition>;
+  idPrefix: string;
+  /** The contract's schemas of the kind: create and update bodies, and the record as answered. */
+  schemas: DefinitionSchemas;
+}
+
+/** The contract's schemas of actions or of external events (a union, so handlers see the bodies' fields). */
+type DefinitionSchemas =
+  | { create: typeof ActionCreateSchema; update: typeof ActionUpdateSchema; resource: typeof ActionSchema }
+  | { create: typeof ExternalEventCreateSchema; update: typeof ExternalEventUpdateSchema; resource: typeof ExternalEventSchema };
+
+export const DEFINITION_QUERY: QuerySpec = {
+  fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
+  search: ['name', 'title', 'description'],
+};
+
+/**
+ * The five routes of a kind of plugin definition (list, get, create, update, delete), with the
+ * spec's rules: readable by whoever sees the plugin, changed by MEMBER or OWNER, deleted by
+ * OWNER, names unique inside the plugin, schemas meta-validated.
+ */
+export function definitionRoutes(kind: DefinitionKind) {
+  const { create: createBody, update: updateBody, resource } = kind.schemas;
+  const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+  const one = { 200: Ok(resource), ...errors };
+  const listParams = params('pluginId');
+  const itemParams = params('pluginId', kind.param);
+
+  return async function routes(fastify: FastifyInstance, options: RouteOptions): Promise<void> {
+    const app = typed(fastify);
+    const { services } = options;
+    const collection = kind.collection(options);
+
+    function byName(pluginId: string, name: string): Definition | undefined {
+      return collection.where('pluginId', pluginId).find((d) => d.name === name);
+    }
+
+    function find(pluginId: string, name: string): Definition {
+      const found = byName(pluginId, name);
+      if (!found) throw notFound(kind.noun, name);
+      return found;
+    }
+
+    const base = `/plugins/:pluginId/${kind.segment}`;
+    const item = `${base}/:${kind.param}`;
+
+    app.get(base, { schema: { params: listParams, querystring: ListQuery(DEFINITION_QUERY), response: { 200: OkPage(resource), ...errors } } }, async (request) => {
+      requireUser(request);
+      const { pluginId } = request.params;
+      findVisiblePlugin(services, request, pluginId);
+      const query = parseQuery(request.query, DEFINITION_QUERY);
+      const result = runQuery(collection, query, DEFINITION_QUERY, { where: [['pluginId', pluginId]] });
+      return ok(result.data, { pagination: result.pagination });
+    });
+
+    app.get(item, { schema: { params: itemParams, response: one } }, async (request) => {
+      requireUser(request);
+      const p = request.params;
+      findVisiblePlugin(services, request, p.pluginId);
+      return ok(find(p.pluginId, p[kind.param]));
+    });
+
+    app.post(base, { schema: { params: listParams, body: createBody, response: { 201: Ok(resource), ...errors } } }, async (request, reply) => {
+      const { pluginId } = request.params;
+      const plugin = findVisiblePlugin(services, request, pluginId);
+      requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
+      const { name, title = '', description = '', ...schemas } = request.body;
+      requireValidSchemas(schemas, kind.schemaFields);
+      const now = nowIso();
+      // The body's other fields are the kind's JSON Schemas (the body schema admits no others).
+      const record: Definition = { id: newId(kind.idPrefix), pluginId, name, title, description, ...schemas, createdAt: now, updatedAt: now };
+      await createDefinition(services, collection, kind.noun, record);
+      reply.status(201);
+      return ok(record);
+    });
+
+    app.put(item, { schema: { params: itemParams, body: updateBody, response: one } }, async (request) => {
+      const p = request.params;
+      const plugin = findVisiblePlugin(services, request, p.pluginId);
+      const existing = find(p.pluginId, p[kind.param]);
+      requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
+      const body = request.body;
+      requireValidSchemas(body, kind.schemaFields);
+      const updated = await updateDefinition(services, collection, kind.noun, existing, body);
+      return ok(updated);
+    });
+
+    app.delete(item, { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } }, async (request) => {
+      const p = request.params;
+      const plugin = findVisiblePlugin(services, request, p.pluginId);
+      const existing = find(p.pluginId, p[kind.param]);
+      requireRole(services.db, request, plugin.orgId, 'OWNER', `delete ${kind.noun}s`);
+      await deleteDefinition(collection, existing);
+      return ok({ id: existing.id, name: existing.name, deleted: true });
+    });
+  };
+}
+
+/** Plugin actions: /api/plugins/:pluginId/actions[/:name]. */
+export const actionRoutes = definitionRoutes({
+  noun: 'action',
+  segment: 'actions',
+  param: 'name',
+  schemaFields: ['argsSchema', 'returnSchema'],
+  collection: ({ services }) => services.db.actions,
+  idPrefix: 'act',
+  schemas: { create: ActionCreateSchema, update: ActionUpdateSchema, resource: ActionSchema },
+});
+
+/** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
+export const externalEventRoutes = definitionRoutes({
+  noun: 'external event',
+  segment: 'external-events',
+  param: 'eventName',
+  schemaFields: ['payloadSchema'],
+  collection: ({ services }) => services.db.externalEvents,
+  idPrefix: 'evt',
+  schemas: { create: ExternalEventCreateSchema, update: ExternalEventUpdateSchema, resource: ExternalEventSchema },
+});

@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../../http.js';
+import type { PluginRecord } from '../../model.js';
+import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../../src/contract/index.js';
+import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
+import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
+import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { roleIn } from '../../auth/principal.js';
+import type { EmulatorContext } from '../../context.js';
+import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
+
+/** A plugin's answers: the contract's Plugin; the secret is in the schema but only set for members. */
+const pluginResponse = { 200: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
+const createdResponse = { 201: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
+const listResponse = { 200: OkPage(PluginSchema), ...errorResponses(400, 401, 403, 404) };
+
+/** Filterable and sortable plugin fields, and what `@search` looks at. */
+export const PLUGIN_QUERY: QuerySpec = {
+  fields: {
+    id: 'string',
+    name: 'string',
+    description: 'string',
+    type: 'string',
+    orgId: 'string',
+    isPublic: 'boolean',
+    webhookUrl: 'string',
+    webhookUrlIsVerified: 'boolean',
+    tags: 'array',
+    events: 'array',
+    scopes: 'array',
+    createdAt: 'string',
+    updatedAt: 'string',
+  },
+  search: ['name', 'description', 'tags'],
+};
+
+/** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
+export function presentPlugin(services: EmulatorContext, request: FastifyRequest, plugin: PluginRecord): Plugin {
+  const member = hasRole(services.db, request.principal, plugin.orgId, 'MEMBER');
+  // Copied only when something must go: the record is read, never changed, on its way out.
+  if (member && plugin.previousWebhookSecret === undefined && plugin.previousWebhookSecretExpiresAt === undefined) return plugin;
+  // The secret a rotation replaced is never shown: whoever needs it already has it.
+  const { previousWebhookSecret: _previous, previousWebhookSecretExpiresAt: _expiresAt, ...shown } = plugin;
+  if (member) return shown;
+  const { webhookSecret: _secret, ...rest } = shown;
+  return rest;
+}
+
+/** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
+export default async function pluginRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const { db } = services;
+
+  async function create(request: FastifyRequest, orgId: string, body: PluginInput) {
+    requireUser(request);
+    findOrg(services, orgId);
+    requireRole(db, request, orgId, 'MEMBER', 'create plugins');
+    requireValidSchemas(body, ['inputsSchema']);
+    return ok(presentPlugin(services, request, await createPlugin(services, orgId, body)));
+  }
+
+  app.post('/plugins', { schema: { body: PluginCreateWithOrgSchema, response: createdResponse } }, async (request, reply) => {
+    const { orgId, ...body } = request.body;
+    reply.status(201);
+    return create(request, orgId, body);
+  });
+
+  app.post(
+    '/orgs/:orgId/plugins',
+    { schema: { params: params('orgId'), body: PluginCreateSchema, response: createdResponse }, preValidation: async (request) => refuseOrgIdInBody(request) },
+    async (request, reply) => {
+      const { orgId } = request.params;
+      reply.status(201);
+      return create(request, orgId, request.body);
+    },
+  );
+
+  app.get('/plugins/marketplace', { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
+    const query = parseQuery(request.query, PLUGIN_QUERY);
+    const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
+    return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
+  });
+
+  app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
+    requireUser(request);
+    const { orgId } = request.params;
+    findOrg(services, orgId);
+    const query = parseQuery(request.query, PLUGIN_QUERY);
+    const member = roleIn(db, request.principal, orgId) !== null;
+    const result = runQuery(db.plugins, query, PLUGIN_QUERY, {
+      where: member ? [['orgId', orgId]] : [['orgId', orgId], ['isPublic', true]],
+    });
+    return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
+  });
+
+  app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse } }, async (request) => {
+    requireUser(request);
+    const plugin = findVisiblePlugin(services, request, request.params.pluginId);
+    return ok(presentPlugin(services, request, plugin));
+  });
+
+  app.put('/plugins/:pluginId', { schema: { params: params('pluginId'), body: PluginUpdateSchema, response: pluginResponse } }, async (request) => {
+    const { pluginId } = request.params;
+    const plugin = findVisiblePlugin(services, request, pluginId);
+    requireRole(db, request, plugin.orgId, 'MEMBER', 'update plugins');
+    const body = request.body;
+    requireValidSchemas(body, ['inputsSchema']);
+    return ok(presentPlugin(services, request, await updatePlugin(services, plugin, body)));
+  });
+
+  app.delete('/plugins/:pluginId', { schema: { params: params('pluginId'), response: { 200: Ok(DeletedSchema), ...errorResponses(400, 401, 403, 404) } } }, async (request) => {
+    const { pluginId } = request.params;
+    const plugin = findVisiblePlugin(services, request, pluginId);
+    requireRole(db, request, plugin.orgId, 'OWNER', 'delete plugins');
+    await deletePlugin(services, pluginId);
+    return ok({ id: pluginId, deleted: true });
+  });
+}

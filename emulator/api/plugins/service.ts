@@ -1,0 +1,119 @@
+import { generateWebhookSecret } from '../../../src/webhooks/signing.js';
+import { newId, nowIso } from '../../store/ids.js';
+import type { PluginRecord } from '../../model.js';
+import type { WebhookSecretRotation } from '../../../src/contract/index.js';
+import type { EmulatorContext } from '../../context.js';
+import { badRequest, detail, notFound } from '../../errors.js';
+import { ownAdminTarget } from '../../admin/self-target.js';
+import { removeInstanceNow, uninstallPluginInstances } from '../instances/service.js';
+import { pluginDeletions } from './deletion-service.js';
+
+export { pluginBeingDeleted } from './deletion-service.js';
+
+/** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
+function refuseOwnWebhookUrl(services: EmulatorContext, webhookUrl: string | null | undefined): void {
+  if (!webhookUrl) return;
+  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, adminHosts: services.config.admin.adminHosts, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
+  if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
+}
+
+/** The fields a caller may set on a plugin. */
+export type PluginInput = Partial<Omit<PluginRecord, 'id' | 'createdAt' | 'updatedAt' | 'webhookSecret' | 'webhookUrlIsVerified' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'>>;
+
+/** Creates a plugin of an org (the caller checked the org and the role) with a new signing secret. */
+export async function createPlugin(services: EmulatorContext, orgId: string, body: PluginInput): Promise<PluginRecord> {
+  refuseOwnWebhookUrl(services, body.webhookUrl);
+  const now = nowIso();
+  const plugin: PluginRecord = {
+    id: newId('plg'),
+    orgId,
+    name: body.name!,
+    description: body.description ?? '',
+    type: body.type!,
+    events: body.events ?? [],
+    scopes: body.scopes ?? [],
+    tags: body.tags ?? [],
+    inputsSchema: body.inputsSchema ?? {},
+    isPublic: body.isPublic ?? false,
+    webhookUrl: body.webhookUrl ?? null,
+    webhookUrlIsVerified: false,
+    webhookSecret: generateWebhookSecret(),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await services.db.plugins.put(plugin);
+  return plugin;
+}
+
+/**
+ * Updates a plugin; a webhookUrl other than the current one must be verified again (the same URL
+ * sent back, as an edit form sends every field, keeps the verification). A plugin deleted meanwhile
+ * is a 404, never brought back.
+ */
+export async function updatePlugin(services: EmulatorContext, plugin: PluginRecord, body: PluginInput): Promise<PluginRecord> {
+  refuseOwnWebhookUrl(services, body.webhookUrl);
+  const current = services.db.plugins.get(plugin.id);
+  if (!current) throw notFound('plugin', plugin.id);
+  const updated: PluginRecord = { ...current, ...body, updatedAt: nowIso() };
+  if ('webhookUrl' in body && body.webhookUrl !== current.webhookUrl) updated.webhookUrlIsVerified = false;
+  await services.db.plugins.put(updated);
+  return updated;
+}
+
+/**
+ * Gives a plugin a new webhook secret. For `graceSeconds` the previous secret keeps signing
+ * deliveries beside the new one (both signatures in `webhook-signature`); with 0 it stops at once.
+ * A rotation during a grace period drops the older secret: only one previous secret is kept.
+ * A plugin deleted meanwhile is a 404.
+ */
+export async function rotateWebhookSecret(services: EmulatorContext, pluginId: string, graceSeconds: number, now = Date.now()): Promise<WebhookSecretRotation> {
+  const current = services.db.plugins.get(pluginId);
+  if (!current) throw notFound('plugin', pluginId);
+  const expiresAt = graceSeconds > 0 ? new Date(now + Math.round(graceSeconds * 1000)).toISOString() : null;
+  const rotated: PluginRecord = {
+    ...current,
+    webhookSecret: generateWebhookSecret(),
+    previousWebhookSecret: expiresAt ? current.webhookSecret : null,
+    previousWebhookSecretExpiresAt: expiresAt,
+    updatedAt: new Date(now).toISOString(),
+  };
+  await services.db.plugins.put(rotated);
+  return { id: pluginId, webhookSecret: rotated.webhookSecret, previousSecretExpiresAt: expiresAt };
+}
+
+/**
+ * Records the outcome of a webhook challenge: only if the plugin still exists and still has the
+ * URL that answered (compare-and-set), and only when it changes the verified flag.
+ */
+export async function recordWebhookVerification(services: EmulatorContext, pluginId: string, url: string | null, verified: boolean): Promise<void> {
+  const current = services.db.plugins.get(pluginId);
+  if (!current || current.webhookUrl !== url || current.webhookUrlIsVerified === verified) return;
+  await services.db.plugins.put({ ...current, webhookUrlIsVerified: verified, updatedAt: nowIso() });
+}
+
+/**
+ * Deletes a plugin: its instances are uninstalled first (their PLUGIN_UNINSTALLED events are
+ * built from the plugin record), then the plugin with its actions and external events goes in
+ * one journal line, never half deleted. While the delete runs, installs of the plugin are
+ * refused; any instance found at the end is removed with the plugin and its tokens revoked.
+ * A second delete of the same plugin waits for the first.
+ */
+export function deletePlugin(services: EmulatorContext, pluginId: string): Promise<void> {
+  const running = pluginDeletions(services);
+  const already = running.get(pluginId);
+  if (already) return already;
+  const { db } = services;
+  // Marked as being deleted before any of the work starts (the work begins a microtask later).
+  const run = Promise.resolve().then(async () => {
+    await uninstallPluginInstances(services, pluginId);
+    await services.store.atomically(() => {
+      const now = nowIso();
+      for (const instance of db.instances.where('pluginId', pluginId)) removeInstanceNow(db, instance, now);
+      for (const action of db.actions.where('pluginId', pluginId)) void db.actions.delete(action.id);
+      for (const event of db.externalEvents.where('pluginId', pluginId)) void db.externalEvents.delete(event.id);
+      void db.plugins.delete(pluginId);
+    });
+  }).finally(() => running.delete(pluginId));
+  running.set(pluginId, run);
+  return run;
+}

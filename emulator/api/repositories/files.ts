@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../../http.js';
+import { notFound } from '../../errors.js';
+import { parseQuery, runQuery } from '../../store/query.js';
+import { requireRole, requireUser } from '../../auth/guards.js';
+import { isInstanceCaller, requireInstanceScope } from '../../auth/scopes.js';
+import type { RepositoryRecord } from '../../model.js';
+import type { EmulatorContext } from '../../context.js';
+import { FILE_QUERY, findVisibleRepository, presentFile } from '../views.js';
+import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
+import { params, typed, type RouteOptions } from '../common.js';
+import { FileSchema, ListQuery, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../../src/contract/index.js';
+
+const repoParams = params('repositoryId');
+const fileParams = params('repositoryId', 'fileId');
+const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+
+/** The repository for a reader: a member of its org, or its data provider with REPOSITORY_FILES_READ. */
+function repositoryForReader(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
+  if (isInstanceCaller(request)) {
+    requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
+    const repository = services.db.repositories.get(repositoryId);
+    if (!repository) throw notFound('repository', repositoryId);
+    return repository;
+  }
+  requireUser(request);
+  return findVisibleRepository(services, request, repositoryId);
+}
+
+/** The files a repository holds: add (REPOSITORY_FILE_ADDED), remove (REPOSITORY_FILE_REMOVED), list. */
+export default async function repositoryFileRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const { db } = services;
+
+  app.post('/repositories/:repositoryId/files', { schema: { params: repoParams, body: RepositoryFileAddSchema, response: { 201: Ok(RepositoryFileAddedSchema), ...errors } } }, async (request, reply) => {
+    const { repositoryId } = request.params;
+    const { fileId } = request.body;
+    requireUser(request);
+    const repository = findVisibleRepository(services, request, repositoryId);
+    requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
+    const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({ repositoryId, file: presentFile(added) }));
+    reply.status(201);
+    return ok({ repositoryId, file: presentFile(file), addedAt });
+  });
+
+  app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } } }, async (request) => {
+    const { repositoryId, fileId } = request.params;
+    requireUser(request);
+    const repository = findVisibleRepository(services, request, repositoryId);
+    const link = repositoryFileLink(services, repositoryId, fileId);
+    if (!link) throw notFound('file', fileId);
+    requireRole(db, request, repository.orgId, 'MEMBER', 'remove files from repositories');
+    await removeRepositoryFile(services, repositoryId, link, (file) => ({ repositoryId, file: file ? presentFile(file) : { id: fileId } }));
+    return ok({ repositoryId, fileId, removed: true });
+  });
+
+  app.get('/repositories/:repositoryId/files', { schema: { params: repoParams, querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
+    const { repositoryId } = request.params;
+    repositoryForReader(services, request, repositoryId);
+    const query = parseQuery(request.query, FILE_QUERY);
+    const held = new Set(db.repositoryFiles.where('repositoryId', repositoryId).map((l) => l.fileId));
+    const result = runQuery(db.files, query, FILE_QUERY, { visible: (f) => held.has(f.id) });
+    return ok(result.data.map(presentFile), { pagination: result.pagination });
+  });
+}

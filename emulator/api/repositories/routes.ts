@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../../http.js';
+import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
+import { requireRole, requireUser } from '../../auth/guards.js';
+import { createRepository } from './service.js';
+import { findVisibleRepository } from '../views.js';
+import { findOrg, params, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
+import { ListQuery, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../../src/contract/index.js';
+
+const one = (status: 200 | 201) => ({ [status]: Ok(RepositorySchema), ...errorResponses(400, 401, 403, 404, 413, 415) });
+const page = { 200: OkPage(RepositorySchema), ...errorResponses(400, 401, 403, 404) };
+
+export const REPOSITORY_QUERY: QuerySpec = {
+  fields: { id: 'string', name: 'string', description: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
+  search: ['name', 'description'],
+};
+
+
+/** Repositories: create (two paths), get, list by org. */
+export default async function repositoryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const { db } = services;
+
+  async function create(request: FastifyRequest, orgId: string, body: RepositoryCreate) {
+    requireUser(request);
+    findOrg(services, orgId);
+    requireRole(db, request, orgId, 'MEMBER', 'create repositories');
+    return ok(await createRepository(services, orgId, body));
+  }
+
+  app.post('/repositories', { schema: { body: RepositoryCreateWithOrgSchema, response: one(201) } }, async (request, reply) => {
+    const { orgId, ...body } = request.body;
+    reply.status(201);
+    return create(request, orgId, body);
+  });
+
+  app.post(
+    '/orgs/:orgId/repositories',
+    { schema: { params: params('orgId'), body: RepositoryCreateSchema, response: one(201) }, preValidation: async (request) => refuseOrgIdInBody(request) },
+    async (request, reply) => {
+      const { orgId } = request.params;
+      reply.status(201);
+      return create(request, orgId, request.body);
+    },
+  );
+
+  app.get('/repositories/:repositoryId', { schema: { params: params('repositoryId'), response: one(200) } }, async (request) => {
+    requireUser(request);
+    const { repositoryId } = request.params;
+    return ok(findVisibleRepository(services, request, repositoryId));
+  });
+
+  app.get('/orgs/:orgId/repositories', { schema: { params: params('orgId'), querystring: ListQuery(REPOSITORY_QUERY), response: page } }, async (request) => {
+    requireUser(request);
+    const { orgId } = request.params;
+    findOrg(services, orgId);
+    requireRole(db, request, orgId, 'VIEWER', 'list its repositories');
+    const query = parseQuery(request.query, REPOSITORY_QUERY);
+    const result = runQuery(db.repositories, query, REPOSITORY_QUERY, { where: [['orgId', orgId]] });
+    return ok(result.data, { pagination: result.pagination });
+  });
+}

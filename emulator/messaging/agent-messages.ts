@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ok } from '../http.js';
+import { notFound } from '../errors.js';
+import { requireInstanceScope } from '../auth/scopes.js';
+import type { EmulatorContext } from '../context.js';
+import type { ConversationRecord } from '../model.js';
+import { params, typed, type RouteOptions } from '../api/common.js';
+import { AgentMessageWriteSchema, MessageSchema, Ok, errorResponses } from '../../src/contract/index.js';
+
+/** The instance behind an installation token, if it holds AGENT_MESSAGE_WRITE on this agent; else 401/403. */
+function requireAgentMessageWriter(services: EmulatorContext, request: FastifyRequest, agentId: string): void {
+  requireInstanceScope(services.db, request, 'AGENT_MESSAGE_WRITE', { type: 'AGENT', id: agentId });
+}
+
+/** The conversation, if its character belongs to the agent; otherwise a 404. */
+function findAgentConversation(services: EmulatorContext, agentId: string, conversationId: string): ConversationRecord {
+  const conversation = services.db.conversations.get(conversationId);
+  const character = conversation && services.db.characters.get(conversation.characterId);
+  if (!conversation || !character || character.agentId !== agentId) throw notFound('conversation', conversationId);
+  return conversation;
+}
+
+/**
+ * `POST /api/agents/:agentId/conversations/:conversationId/messages`: a plugin instance with
+ * AGENT_MESSAGE_WRITE writes its character's reply, one packet per call (see writePluginPacket).
+ */
+export default async function agentMessageRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const message = Ok(MessageSchema);
+  app.post(
+    '/agents/:agentId/conversations/:conversationId/messages',
+    {
+      schema: {
+        params: params('agentId', 'conversationId'),
+        body: AgentMessageWriteSchema,
+        response: { 200: message, 201: message, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+      },
+      // Before validation: a caller without the right token learns that first, whatever its body.
+      preValidation: async (request) => requireAgentMessageWriter(services, request, request.params.agentId),
+    },
+    async (request, reply) => {
+      const { agentId, conversationId } = request.params;
+      const conversation = findAgentConversation(services, agentId, conversationId);
+      const { type = 'TEXT', ...packet } = request.body;
+      const result = await services.messaging.writePluginPacket(conversation, { ...packet, type });
+      reply.status(result.created ? 201 : 200);
+      return ok(result.message);
+    },
+  );
+}

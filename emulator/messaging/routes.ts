@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { badRequest, detail } from '../errors.js';
+import type { ConversationRecord } from '../model.js';
+import { params, typed, type RouteOptions } from '../api/common.js';
+import { EventStream, ConversationCreateSchema, ConversationSchema, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
+import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
+
+/** Messages per page of `GET /conversations/:id/messages` unless `limit` says otherwise. */
+export const DEFAULT_MESSAGE_LIMIT = 50;
+export const MAX_MESSAGE_LIMIT = 100;
+
+/** A conversation as the API shows it (its org stays internal). */
+export function publicConversation(c: ConversationRecord) {
+  return { id: c.id, characterId: c.characterId, createdAt: c.createdAt, updatedAt: c.updatedAt };
+}
+
+function parseLimit(raw: string | string[] | undefined): number {
+  if (raw === undefined) return DEFAULT_MESSAGE_LIMIT;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > MAX_MESSAGE_LIMIT) {
+    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_LIMIT}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_LIMIT}, given once`)]);
+  }
+  return n;
+}
+
+/** The query of GET /conversations/:id/messages (MessageListQuerySchema, read here): `after` once, 1 to 200 characters; nothing else. */
+function parseAfter(query: Record<string, string | string[] | undefined>): string | undefined {
+  const unknown = Object.keys(query).find((key) => key !== 'after' && key !== 'limit');
+  if (unknown !== undefined) throw badRequest('Invalid query parameters', [detail([unknown], 'unrecognized_keys', 'after | limit', unknown, `unknown query parameter ${unknown}`)]);
+  const after = query.after;
+  if (after !== undefined && (typeof after !== 'string' || after.length < 1 || after.length > 200)) {
+    throw badRequest('Invalid query parameters', [detail(['after'], 'invalid_type', 'a message id, given once', after, 'after must be one message id')]);
+  }
+  return after;
+}
+
+/**
+ * The messaging API: conversations, messages (polling) and the server-sent-events stream,
+ * all behind `Authorization: Bearer <apiKey>`; a key reaches only its org's conversations.
+ */
+export default async function conversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  const app = typed(fastify);
+  const messaging = services.messaging;
+  const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
+  app.decorateRequest('apiKey', null);
+  // onRequest, so a missing or wrong key is a 401 before any body or query is looked at.
+  app.addHook('onRequest', async (request) => {
+    request.apiKey = apiKeyFromHeader(services, request.headers.authorization);
+  });
+
+  app.post('/conversations', { schema: { body: ConversationCreateSchema, response: { 201: Ok(ConversationSchema), ...errors } } }, async (request, reply) => {
+    const { characterId } = request.body;
+    const conversation = await messaging.createConversation(requestApiKey(request).orgId, characterId);
+    reply.status(201);
+    return ok(publicConversation(conversation));
+  });
+
+  app.get('/conversations/:conversationId', { schema: { params: params('conversationId'), response: { 200: Ok(ConversationSchema), ...errors } } }, async (request) => {
+    const { conversationId } = request.params;
+    return ok(publicConversation(messaging.findConversation(requestApiKey(request).orgId, conversationId)));
+  });
+
+  const sendSchema = { params: params('conversationId'), body: MessageSendSchema, response: { 201: Ok(MessageSchema), ...errors } };
+  app.post('/conversations/:conversationId/messages', { schema: sendSchema }, async (request, reply) => {
+    const { conversationId } = request.params;
+    const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
+    const { content, type = 'TEXT', attachments = [] } = request.body;
+    const message = await messaging.sendUserMessage(conversation, { content, type, attachments });
+    reply.status(201);
+    return ok(message);
+  });
+
+  const listSchema = { params: params('conversationId'), querystring: MessageListQuerySchema, response: { 200: OkPage(MessageSchema), ...errors } };
+  app.get('/conversations/:conversationId/messages', { schema: listSchema }, async (request) => {
+    const { conversationId } = request.params;
+    const query = request.query;
+    const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
+    const after = parseAfter(query);
+    const limit = parseLimit(query.limit);
+    const page = messaging.listMessages(conversation.id, after, limit);
+    const last = page.data[page.data.length - 1];
+    return ok(page.data, { pagination: { type: 'cursor' as const, limit, hasNext: page.hasNext, nextCursor: page.hasNext && last ? last.id : null } });
+  });
+
+  const streamResponse = {
+    200: EventStream('CHARACTER_MESSAGE_SENT events ({ message, contentDelta }) of the conversation, as its character replies'),
+    ...errorResponses(400, 401, 403, 404),
+  };
+  app.get('/conversations/:conversationId/events', { schema: { params: params('conversationId'), response: streamResponse } }, async (request, reply) => {
+    const { conversationId } = request.params;
+    const apiKey = requestApiKey(request);
+    const conversation = messaging.findConversation(apiKey.orgId, conversationId);
+    // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
+    reply.hijack();
+    messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
+  });
+}

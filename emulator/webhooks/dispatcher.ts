@@ -1,0 +1,503 @@
+import { randomBytes } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import { createAgent } from '../http-client.js';
+import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
+import { newId, nowIso } from '../store/ids.js';
+import type { DispatchMode } from '../../src/contract/index.js';
+import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
+import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from './delivery-service.js';
+import { DeliverySlots } from './slots.js';
+import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
+import { emptyProfile, type FaultProfile } from './faults.js';
+import { attemptDelivery, attemptHeaders, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
+import { challengeProblem } from './challenge.js';
+import { signingSecrets } from './signing-secrets.js';
+import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
+
+// Kept for importers of the dispatcher from before the delivery log had its own module.
+export { presentDelivery, type DeliveryMatch, type DeliveryView } from './delivery-service.js';
+
+/** The whole store was replaced: every record a client holds may be gone. */
+export interface StoreChange {
+  reason: 'reset' | 'import';
+  generation: number;
+}
+
+/** One attempt, told to stream listeners as it is logged. */
+export interface AttemptNotice {
+  delivery: DeliveryView;
+  attempt: DeliveryAttempt;
+}
+
+/** One event for one plugin (and instance, unless it concerns the plugin alone). */
+export interface EmitInput {
+  plugin: PluginRecord;
+  instance: InstanceRecord | null;
+  /** Defaults to the instance's org, else the plugin's. */
+  orgId?: string;
+  data: unknown;
+  /** SYNC waits for the first attempt; defaults to the instance's eventDispatchMode, else ASYNC. */
+  mode?: DispatchMode;
+}
+
+/** The result of a webhook challenge. */
+export interface ChallengeResult {
+  verified: boolean;
+  reason?: string;
+  deliveryId: string;
+  /** True when the emulator stopped before the webhook answered: the challenge proved nothing either way. */
+  interrupted?: boolean;
+}
+
+/** Why a WEBHOOK_CHALLENGE is not sent again; the thing to do instead. */
+export const CHALLENGE_NOT_RESENT = 'a WEBHOOK_CHALLENGE is never sent again (its answer decides verification): verify the webhook again with `plugsmith plugins verify <pluginId>` or POST /api/plugins/:pluginId/verify-webhook';
+
+/** A refusal to redeliver, with the reason (the route answers 409). */
+export class RedeliveryRefused extends Error {}
+
+/** How long `close()` lets attempts in flight finish before cutting them off. */
+const CLOSE_GRACE_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
+/** The outcome of an attempt that was never sent (its URL is refused). */
+function refusedOutcome(reason: string): AttemptOutcome {
+  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
+}
+
+/** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
+export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null, type: EventKind): boolean {
+  if (LIFECYCLE.has(type)) return true;
+  return plugin.events.includes(type) && (instance === null || instance.events.includes(type));
+}
+
+/**
+ * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
+ * attempt in the delivery log (delivery-service.ts), retried on a schedule, resumed after a restart.
+ * Each pending delivery has its own timer; its attempts wait for one of the fair delivery slots
+ * (slots.ts), so one webhook that hangs never holds up the others.
+ */
+export class EventDispatcher {
+  readonly options: ResolvedDeliveryOptions;
+  private readonly http: Dispatcher;
+  /** Attempts waiting for an answer, interrupted when the emulator closes. */
+  private readonly live = new Set<WebhookAttempt>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
+  private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
+  private readonly storeListeners = new Set<(change: StoreChange) => void>();
+  /** How many times the store was replaced (reset or import) since this emulator started. */
+  private storeGeneration = 0;
+  private readonly slots: DeliverySlots;
+  private readonly log: DeliveryLog;
+  /** Fault injection; inactive (and free) unless a profile is set. */
+  readonly faults: FaultInjector;
+  private closed = false;
+  /** Why a URL must not be delivered to (the emulator's own admin paths), or null. */
+  private refusal: (url: string) => string | null = () => null;
+
+  constructor(
+    private readonly db: Db,
+    options?: DeliveryOptions,
+    faults?: { profile: FaultProfile; seed?: string },
+  ) {
+    this.faults = new FaultInjector(faults?.profile ?? emptyProfile(), faults?.seed);
+    this.options = resolveDeliveryOptions(options);
+    this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
+    this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
+    this.log = new DeliveryLog(db, this.options.logLimit, (id) => this.inFlight.has(id));
+  }
+
+  /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
+  async emit(type: EventKind, input: EmitInput): Promise<DeliveryView | null> {
+    const { plugin, instance } = input;
+    if (!subscribes(plugin, instance, type) || !plugin.webhookUrl) return null;
+    const mode = input.mode ?? instance?.eventDispatchMode ?? 'ASYNC';
+    const orgId = input.orgId ?? instance?.orgId ?? plugin.orgId;
+    const event = createWebhookEvent(type as WebhookEventType, {
+      pluginId: plugin.id,
+      pluginInstanceId: (instance?.id ?? null) as never,
+      orgId,
+      data: input.data as never,
+    });
+    const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
+    // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
+    if (this.faults.active) this.faults.register(record.id);
+    await this.save(record);
+    const first = this.run(record.id);
+    const settled = mode === 'SYNC' ? await first : null;
+    return presentDelivery(settled ?? this.log.get(record.id) ?? record);
+  }
+
+  /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
+  async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown | ((instance: InstanceRecord) => unknown)): Promise<DeliveryView[]> {
+    if (instances.length === 0) return [];
+    const sent = await Promise.all(
+      instances.map((instance) => {
+        const plugin = this.db.plugins.get(instance.pluginId);
+        if (!plugin) return null;
+        const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
+        return this.emit(type, { plugin, instance, data: payload });
+      }),
+    );
+    return sent.filter((d): d is DeliveryView => d !== null);
+  }
+
+  /** Emits an event to every instance attached to an entity (e.g. REPOSITORY_FILE_ADDED to a repository's data providers). */
+  emitToEntity(entityType: InstanceEntityType, entityId: string, type: EventKind, data: unknown): Promise<DeliveryView[]> {
+    const instances = this.db.instances.where('entityId', entityId).filter((i) => i.entityType === entityType);
+    return this.emitForInstances(type, instances, data);
+  }
+
+  /** Sends a WEBHOOK_CHALLENGE to the plugin's webhook once (never retried) and judges the answer. */
+  async challenge(plugin: PluginRecord): Promise<ChallengeResult> {
+    const challenge = randomBytes(24).toString('base64url');
+    const event = createWebhookEvent('WEBHOOK_CHALLENGE', { pluginId: plugin.id, pluginInstanceId: null, orgId: plugin.orgId, data: { challenge } });
+    const record = this.newRecord({
+      type: 'WEBHOOK_CHALLENGE',
+      plugin,
+      instanceId: null,
+      orgId: plugin.orgId,
+      event: event as unknown as Record<string, unknown>,
+      mode: 'SYNC',
+      retries: false,
+    });
+    await this.save(record);
+    const done = await this.run(record.id, (outcome) => challengeProblem(outcome, challenge));
+    if (!done) return { verified: false, reason: 'the emulator stopped before the webhook answered', deliveryId: record.id, interrupted: true };
+    if (done.status === 'delivered') return { verified: true, deliveryId: record.id };
+    return { verified: false, reason: done.attempts.at(-1)?.error ?? 'no answer', deliveryId: record.id };
+  }
+
+  /** Sends a logged delivery's event again (same event id) as a new delivery, to the plugin's current URL; resolves after its first attempt. */
+  async redeliver(deliveryId: string, options: { wait?: boolean } = {}): Promise<DeliveryView | null> {
+    const found = this.log.get(deliveryId);
+    if (!found) return null;
+    if (found.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
+    // The resend replaces a delivery still retrying: the event must not go out twice more.
+    if (found.status === 'pending') await this.cancel(found.id);
+    const original = this.log.get(deliveryId) ?? found;
+    const plugin = this.db.plugins.get(original.pluginId);
+    const now = nowIso();
+    const record: DeliveryRecord = {
+      ...original,
+      id: newId('dlv'),
+      url: plugin?.webhookUrl ?? original.url,
+      secret: plugin?.webhookSecret ?? original.secret,
+      status: 'pending',
+      mode: 'SYNC',
+      attempts: [],
+      nextAttemptAt: now,
+      redeliveryOf: original.id,
+      cancelledAt: undefined,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.save(record);
+    if (options.wait === false) {
+      // Answered at once; the attempt runs on, and the stream tells how it went.
+      void this.run(record.id);
+      return presentDelivery(record);
+    }
+    return presentDelivery((await this.run(record.id)) ?? record);
+  }
+
+  /**
+   * Runs a pending delivery's next attempt now instead of at its scheduled time; answers at once
+   * with the delivery (the attempt's outcome comes over the stream). Null for an unknown delivery.
+   */
+  retryNow(deliveryId: string): DeliveryView | null {
+    const record = this.log.get(deliveryId);
+    if (!record) return null;
+    if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery can be retried now (resend it instead)`);
+    if (this.inFlight.has(deliveryId)) throw new RedeliveryRefused(`an attempt of delivery ${deliveryId} is running now`);
+    void this.run(deliveryId);
+    return presentDelivery(record);
+  }
+
+  /**
+   * Cancels a pending delivery's retries: it becomes failed (with cancelledAt) and is never sent
+   * again. An attempt running now still ends and is logged, but schedules no other.
+   */
+  async cancel(deliveryId: string): Promise<DeliveryView | null> {
+    const record = this.log.get(deliveryId);
+    if (!record) return null;
+    if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery's retries can be cancelled`);
+    this.clearTimer(deliveryId);
+    const now = nowIso();
+    const cancelled: DeliveryRecord = { ...record, status: 'failed', nextAttemptAt: null, cancelledAt: now, updatedAt: now };
+    await this.save(cancelled);
+    const last = cancelled.attempts.at(-1);
+    if (last) this.notify(cancelled, last);
+    return presentDelivery(cancelled);
+  }
+
+  /**
+   * Schedules every pending delivery found in the store (after a restart). A challenge left
+   * pending was cut off by the stop: it is closed as failed, never sent again, since only the
+   * verify-webhook call that sent it judges its answer.
+   */
+  async resume(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const record of this.log.pending()) {
+      if (!record.retries) {
+        const cutOff: DeliveryAttempt = {
+          number: record.attempts.length + 1,
+          startedAt: record.nextAttemptAt ?? record.createdAt,
+          url: record.url ?? '',
+          webhookTimestamp: '',
+          durationMs: 0,
+          responseStatus: null,
+          responseBody: null,
+          error: `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`,
+          nextAttemptAt: null,
+        };
+        closing.push(this.save({ ...record, status: 'failed', nextAttemptAt: null, attempts: [...record.attempts, cutOff], updatedAt: nowIso() }));
+        continue;
+      }
+      this.scheduleAt(record.id, record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now());
+    }
+    await Promise.all(closing);
+  }
+
+  /** Deliveries in the log that match, oldest first. */
+  list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
+    return this.log.list(match);
+  }
+
+  /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */
+  waitFor(match: DeliveryMatch, timeoutMs = 10_000): Promise<DeliveryView> {
+    return this.log.waitFor(match, timeoutMs);
+  }
+
+  /** Calls `listener` with every attempt as it is logged; returns the unsubscribe function. */
+  onAttempt(listener: (notice: AttemptNotice) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
+  }
+
+  /** Calls `listener` whenever the whole store is replaced (a reset or an import); returns the unsubscribe function. */
+  onStoreReplaced(listener: (change: StoreChange) => void): () => void {
+    this.storeListeners.add(listener);
+    return () => this.storeListeners.delete(listener);
+  }
+
+  /** The store's generation: 0 at start, one more at each reset or import. */
+  get generation(): number {
+    return this.storeGeneration;
+  }
+
+  /** Tells the listeners the whole store was replaced (called by resetStore and importStore once the new store is in). */
+  storeReplaced(reason: StoreChange['reason']): void {
+    this.storeGeneration++;
+    const change: StoreChange = { reason, generation: this.storeGeneration };
+    for (const listener of this.storeListeners) safely(() => listener(change));
+  }
+
+  /** Sets the check run before every attempt: a URL it refuses is not requested, and the delivery fails with the reason. */
+  refuseTargets(check: (url: string) => string | null): void {
+    this.refusal = check;
+  }
+
+  /** Drops every timer (the store was emptied). */
+  reset(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    // Same profile and seed, deliveries numbered from 0: each test after a reset meets the same faults.
+    if (this.faults.active) this.faults.restart();
+  }
+
+  /** Stops the timers, lets attempts in flight finish briefly, then cuts them off (they stay pending for the next start). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.reset();
+    // Delayed and held attempts end without sending (they stay pending for the next start).
+    this.faults.abort();
+    const pending = [...this.inFlight.values()];
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
+    clearTimeout(grace);
+    for (const attempt of this.live) attempt.interrupt();
+    // Waiting attempts see `closed` once woken and end without sending.
+    this.slots.wakeAll();
+    await Promise.allSettled(pending);
+    await this.http.destroy();
+  }
+
+  private newRecord(input: {
+    type: EventKind;
+    plugin: PluginRecord;
+    instanceId: string | null;
+    orgId: string;
+    event: Record<string, unknown>;
+    mode: DispatchMode;
+    retries: boolean;
+  }): DeliveryRecord {
+    const now = nowIso();
+    return {
+      id: newId('dlv'),
+      eventId: input.event.id as string,
+      type: input.type,
+      pluginId: input.plugin.id,
+      pluginInstanceId: input.instanceId,
+      orgId: input.orgId,
+      url: input.plugin.webhookUrl,
+      event: input.event,
+      status: 'pending',
+      mode: input.mode,
+      retries: input.retries,
+      attempts: [],
+      nextAttemptAt: now,
+      redeliveryOf: null,
+      secret: input.plugin.webhookSecret,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /** Runs the due attempt of a delivery, once even if asked twice; resolves with the record after it (null if none ran). */
+  private run(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
+    const existing = this.inFlight.get(id);
+    if (existing) return existing;
+    const attempt = this.attemptOnce(id, judge).finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, attempt);
+    return attempt;
+  }
+
+  private async attemptOnce(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
+    this.clearTimer(id);
+    const queued = this.log.get(id);
+    if (this.closed || queued?.status !== 'pending') return null;
+    // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
+    const number = queued.attempts.length + 1;
+    const faults = this.faults.active && queued.retries ? this.faults.plan(id, number, number <= this.options.schedule.length) : null;
+    const marks = faults ? await this.faults.before(id, queued.pluginId, number, faults) : null;
+    if (this.closed) return null;
+    const lane = await this.slots.acquire(queued.pluginId);
+    try {
+      const due = this.log.get(id);
+      if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
+      const refused = this.refusal(due.url);
+      let outcome: AttemptOutcome;
+      if (refused !== null) outcome = refusedOutcome(refused);
+      else if (faults?.drop) outcome = droppedOutcome();
+      else outcome = await this.send(due);
+      if (outcome.interrupted) return null;
+      const current = this.log.get(id);
+      if (!current) return null; // the store was reset meanwhile
+      let problem = refused ?? judge?.(outcome) ?? null;
+      if (faults && marks && refused === null) problem = faultProblem(faults, outcome, problem, number, marks);
+      // Cancelled while it ran: this attempt is logged, and is the last.
+      const settled = this.settle(current, outcome, problem, refused !== null || Boolean(current.cancelledAt));
+      let { record } = settled;
+      if (!faults) {
+        await this.save(record);
+        this.notify(record, settled.attempt);
+      } else {
+        if (marks && marks.length > 0) record.faults = [...(current.faults ?? []), ...marks];
+        record = await this.finishFaulted(record, settled.attempt, faults);
+      }
+      if (record.status === 'pending' && record.nextAttemptAt) this.scheduleAt(id, Date.parse(record.nextAttemptAt));
+      return record;
+    } catch {
+      // The store closed under us: the delivery stays pending in the journal and resumes next start.
+      return null;
+    } finally {
+      this.slots.release(lane);
+    }
+  }
+
+  /** One signed POST of a delivery's event to its URL. */
+  private send(due: DeliveryRecord): Promise<AttemptOutcome> {
+    return attemptDelivery({
+      url: due.url!,
+      eventId: due.eventId,
+      body: JSON.stringify(due.event),
+      // The plugin's secrets now (a rotation since the delivery was queued counts), not the queued one.
+      secret: signingSecrets(this.db.plugins.get(due.pluginId), due.secret),
+      timeoutMs: this.options.timeoutMs,
+      http: this.http,
+      live: this.live,
+    });
+  }
+
+  private notify(record: DeliveryRecord, attempt: DeliveryAttempt): void {
+    if (this.attemptListeners.size === 0) return;
+    const view = presentDelivery(record);
+    for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+  }
+
+  /**
+   * Logs a faulted attempt. A delivered event drawn for duplication is first sent once more (same
+   * webhook-id; logged as an extra attempt that changes nothing), so 'delivered' means the plugin
+   * has had both. A later delivery's answer then lets the plugin's held deliveries go (reorder).
+   */
+  private async finishFaulted(settled: DeliveryRecord, attempt: DeliveryAttempt, faults: AttemptFaults): Promise<DeliveryRecord> {
+    let record = settled;
+    let duplicate: DeliveryAttempt | null = null;
+    if (record.status === 'delivered' && faults.duplicate && !this.closed && record.url) {
+      const outcome = await this.send(record);
+      if (!outcome.interrupted) ({ record, attempt: duplicate } = withDuplicate(record, outcome));
+    }
+    if (!this.log.get(record.id)) return record; // the store was reset meanwhile
+    await this.save(record);
+    this.notify(record, attempt);
+    if (duplicate) this.notify(record, duplicate);
+    if (attempt.responseStatus !== null) this.faults.answered(record.id, record.pluginId, record.eventId);
+    if (record.status !== 'pending') this.faults.finished(record.id);
+    return record;
+  }
+
+  /** The record after an attempt: delivered, retried later, or given up. */
+  private settle(current: DeliveryRecord, outcome: AttemptOutcome, problem: string | null, final = false): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+    const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
+    const success = answered2xx && problem === null;
+    const number = current.attempts.length + 1;
+    let status: DeliveryStatus = 'delivered';
+    let nextAttemptAt: string | null = null;
+    if (!success) {
+      const delay = current.retries && !final ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after'])) : null;
+      if (delay === null) status = current.retries && !final ? 'exhausted' : 'failed';
+      else {
+        status = 'pending';
+        nextAttemptAt = new Date(Date.now() + delay).toISOString();
+      }
+    }
+    const attempt: DeliveryAttempt = {
+      number,
+      startedAt: outcome.startedAt,
+      url: current.url ?? '',
+      webhookTimestamp: outcome.webhookTimestamp,
+      durationMs: outcome.durationMs,
+      responseStatus: outcome.status,
+      responseBody: truncateForLog(outcome.body),
+      error: success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`),
+      nextAttemptAt,
+      ...attemptHeaders(outcome),
+    };
+    const record: DeliveryRecord = { ...current, status, nextAttemptAt, attempts: [...current.attempts, attempt], updatedAt: nowIso() };
+    return { record, attempt };
+  }
+
+  private save(record: DeliveryRecord): Promise<void> {
+    return this.log.save(record);
+  }
+
+  private scheduleAt(id: string, at: number): void {
+    if (this.closed) return;
+    this.clearTimer(id);
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      void this.run(id);
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+    // Pending retries must not keep an embedding test process alive; the servers do that when needed.
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  private clearTimer(id: string): void {
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
+  }
+}
