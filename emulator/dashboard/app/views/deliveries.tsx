@@ -192,7 +192,8 @@ export function DeliveriesView({ params }: ViewProps) {
               </>
             ) : (
               <>
-                No deliveries yet: <a href="#/trigger">trigger an event</a> or <a href="#/install">install a plugin</a>.
+                No deliveries yet: every event the emulator sends to a plugin's webhook shows here. <a href="#/install">Verify a plugin's webhook and install it</a>, send
+                an event from <a href="#/trigger">Trigger</a>, or run <code>plugsmith trigger AGENT_MESSAGE_RECEIVED --plugin &lt;pluginId&gt;</code>.
               </>
             )}
           </p>
