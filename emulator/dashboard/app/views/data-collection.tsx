@@ -249,24 +249,23 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
               ))}
             </tr>
           ))}
-          {!loading && records.length === 0 && !error && (
-            <tr>
-              <td colSpan={config.columns.length} className="muted empty">
-                {narrowed ? (
-                  <>
-                    No {label.toLowerCase()} match.{' '}
-                    <button type="button" className="link" onClick={() => change({ search: '', filters: {} })}>
-                      Clear the search and filters
-                    </button>
-                  </>
-                ) : (
-                  (config.empty?.(ctx) ?? `No ${label.toLowerCase()} yet.`)
-                )}
-              </td>
-            </tr>
-          )}
         </tbody>
       </table>
+      {/* Below the table rather than in a row: a wide table scrolls sideways in its box, and the sentence must not scroll with it. */}
+      {!loading && records.length === 0 && !error && (
+        <p className="muted empty">
+          {narrowed ? (
+            <>
+              No {label.toLowerCase()} match.{' '}
+              <button type="button" className="link" onClick={() => change({ search: '', filters: {} })}>
+                Clear the search and filters
+              </button>
+            </>
+          ) : (
+            (config.empty?.(ctx) ?? `No ${label.toLowerCase()} yet.`)
+          )}
+        </p>
+      )}
       <Pager label={label} info={pageInfo} state={state} setState={setState} />
       {selected && (
         <RecordPanel
