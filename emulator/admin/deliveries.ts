@@ -2,6 +2,7 @@ import {
   BulkRedeliveryResultSchema,
   DELIVERY_FILTER_PARAMETERS,
   DeliveryBulkQuerySchema,
+  MAX_BULK_REDELIVERIES,
   DeliveryListQuerySchema,
   RedeliverQuerySchema,
   type DeliveryFilterParameters,
@@ -43,8 +44,6 @@ export const DELIVERY_QUERY: QuerySpec = {
 };
 
 const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
-/** Most deliveries one bulk resend sends: a filter that matches more is refused (narrow it). */
-export const MAX_BULK_REDELIVERIES = 1000;
 
 function answered2xx(status: number | null, error: string | null): boolean {
   return status !== null && status >= 200 && status <= 299 && error === null;

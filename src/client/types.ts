@@ -86,6 +86,8 @@ export type CharacterMessageSent = C.CharacterMessageSent & Open;
 
 /** A webhook delivery in the emulator's log. */
 export type Delivery = C.Delivery & Open;
+/** `data` of POST /_emulator/deliveries/redeliver: how many were resent, how many matches were not (challenges), the new ids. */
+export type BulkRedeliveryResult = C.BulkRedeliveryResult & Open;
 
 /** A character as the emulator's admin API lists it. */
 export type Character = C.Character & Open;

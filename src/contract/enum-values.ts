@@ -54,3 +54,9 @@ export const CHARACTER_ENGINES = ['scripted', 'openai', 'plugin'] as const;
 /** Sort orders of the query system's `@sortOrder`. */
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
+
+/**
+ * The delivery log's `@httpStatus` filter: statuses (500), classes (5xx) or none (no answer),
+ * comma-separated. Not an enum, but checked on the CLI's start-up path (`--http-status`) too.
+ */
+export const HTTP_STATUS_FILTER_PATTERN = '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$';

@@ -13,6 +13,7 @@ import {
   PluginTypeSchema,
   ScopeSchema,
 } from './enums.js';
+import { HTTP_STATUS_FILTER_PATTERN } from './enum-values.js';
 
 // Every request body of the management, messaging and admin APIs, with the limits the emulator
 // enforces. `examples` feed the OpenAPI document.
@@ -259,7 +260,7 @@ const deliveryFilter = (description: string, pattern: string, examples: string[]
  */
 export const DELIVERY_FILTER_PARAMETERS = {
   '@failedOnce': deliveryFilter('true: only deliveries with at least one attempt that failed (not 2xx, or no answer), whatever their status now', '^(true|false)$', ['true']),
-  '@httpStatus': deliveryFilter('The last attempt\'s answer: statuses (500), classes (5xx) or none (no answer), comma-separated', '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$', ['5xx,none']),
+  '@httpStatus': deliveryFilter('The last attempt\'s answer: statuses (500), classes (5xx) or none (no answer), comma-separated', HTTP_STATUS_FILTER_PATTERN, ['5xx,none']),
   '@minAttempts': deliveryFilter('At least this many attempts', '^[0-9]{1,4}$', ['2']),
   '@maxAttempts': deliveryFilter('At most this many attempts', '^[0-9]{1,4}$', ['1']),
   '@since': deliveryFilter('Created at or after this time (ISO 8601)', '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:[0-9]{2})$', ['2026-01-01T00:00:00Z']),
@@ -283,6 +284,9 @@ export const DeliveryBulkQuerySchema = Type.Unsafe<RawQuery & DeliveryFilterPara
   ),
 );
 
+/** Most deliveries one bulk resend (POST /_emulator/deliveries/redeliver) sends: a filter that matches more is refused (narrow it). */
+export const MAX_BULK_REDELIVERIES = 1000;
+
 /** `data` of POST /_emulator/deliveries/redeliver. */
 export const BulkRedeliveryResultSchema = Type.Object(
   {
@@ -292,6 +296,7 @@ export const BulkRedeliveryResultSchema = Type.Object(
   },
   { title: 'BulkRedeliveryResult' },
 );
+export type BulkRedeliveryResult = Static<typeof BulkRedeliveryResultSchema>;
 
 /** POST /_emulator/deliveries/:id/redeliver: `wait=false` answers at once, before the first attempt. */
 export const RedeliverQuerySchema = Type.Object(

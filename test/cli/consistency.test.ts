@@ -136,6 +136,7 @@ describe('--base-url and --messaging-url', () => {
       'providers add': ['--plugin', 'plg_x'],
       'handlers add': ['--plugin', 'plg_x'],
       'apps add': ['--plugin', 'plg_x'],
+      'logs redeliver': ['--status', 'failed', '--yes'],
     };
     const yes = /(delete|remove)$|^emulator (import|reset)$/.test(path) ? ['--yes'] : [];
     return [...(table[path] ?? []), ...yes];

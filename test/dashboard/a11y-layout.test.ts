@@ -29,7 +29,7 @@ afterAll(async () => {
   await hook?.close();
 });
 
-const VIEWS = () => ['overview', 'deliveries', `deliveries/${deliveryId}`, 'data/plugins', `data/plugins/${plugin.id}`, 'trigger', 'chat', 'uploads', 'install', 'no-such-page'];
+const VIEWS = () => ['overview', 'deliveries', `deliveries/${deliveryId}`, 'data/plugins', `data/plugins/${plugin.id}`, 'data/repositories', 'trigger', 'chat', 'uploads', 'install', `install/${plugin.id}`, 'no-such-page'];
 
 interface AxeResult {
   violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;

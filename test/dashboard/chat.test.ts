@@ -11,7 +11,7 @@ describe('dashboard: Chat', () => {
     onTestFinished(() => emu.close());
     const { page, consoleErrors } = await openDashboard(emu, 'chat');
     const list = page.getByRole('navigation', { name: 'Conversations' });
-    await list.getByText('No conversation yet').waitFor();
+    await list.getByText('No conversations yet').waitFor();
     await page.getByLabel('Character').selectOption('char_nova');
     await page.getByRole('button', { name: 'Start a conversation' }).click();
     await page.waitForURL(/#\/chat\/conv_/);

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
-import { WebhookServer } from '../emulator/webhooks/helpers.js';
+import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 const INPUTS_SCHEMA = {
@@ -106,6 +106,56 @@ describe('dashboard: Verify & install', () => {
     await page.getByText('The plugin declares no inputs.').waitFor();
     await page.getByRole('region', { name: 'Install the plugin' }).getByRole('combobox', { name: 'Repository', exact: true }).waitFor();
     await screenshot(page, 'install-not-verified', { fullPage: true });
+    expectNoConsoleErrors(consoleErrors);
+  });
+
+  it("an APP plugin installs on an app picked from the org's apps (a new one offered under a free id), with no id to type", async () => {
+    const emu = await startEmulator();
+    onTestFinished(() => emu.close());
+    const hook = await WebhookServer.start();
+    onTestFinished(() => hook.close());
+    const auth = `Bearer ${emu.token}`;
+    const app = (name: string) => verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'APP', webhookUrl: hook.url, name });
+    const first = await app('CRM sync');
+    const second = await app('Notes');
+    const onApp = async (appId: string) => (await call(emu.url, 'GET', `/api/apps/${appId}/plugins`, { token: auth })).body.data as Array<{ pluginId: string; name: string }>;
+
+    const { page, consoleErrors } = await openDashboard(emu, `install/${first.id}`);
+    const install = page.getByRole('region', { name: 'Install the plugin' });
+    const picker = install.getByRole('combobox', { name: 'App', exact: true });
+    // No app has a plugin yet: the picker offers a new app under the id plugsmith projects use, chosen already.
+    await expect.poll(() => picker.locator('option:checked').textContent()).toBe('app_local: a new app');
+    expect(await install.getByRole('textbox', { name: 'App id' }).count()).toBe(0);
+    await screenshot(page, 'install-app-new', { fullPage: true });
+    await install.getByRole('button', { name: 'Install plugin' }).click();
+    await install.getByRole('status').filter({ hasText: 'on app app_local' }).waitFor();
+    expect((await onApp('app_local')).map((i) => i.pluginId)).toEqual([first.id]);
+    // The app is now one of the org's, still chosen, listed with what is on it; the next new one gets a free id.
+    await expect.poll(() => picker.locator('option:checked').textContent()).toBe('app_local: 1 plugin (CRM sync)');
+    expect(await picker.locator('option').allTextContents()).toEqual(['app_local: 1 plugin (CRM sync)', 'app_local_2: a new app', 'another app id…']);
+
+    // Another APP plugin opens on the org's app: installing needs no choice at all.
+    await page.getByRole('combobox', { name: 'Plugin', exact: true }).selectOption(second.id);
+    await expect.poll(() => picker.locator('option:checked').textContent()).toBe('app_local: 1 plugin (CRM sync)');
+    await install.getByRole('button', { name: 'Install plugin' }).click();
+    await install.getByRole('status').filter({ hasText: 'on app app_local' }).waitFor();
+    expect((await onApp('app_local')).map((i) => i.pluginId).sort()).toEqual([first.id, second.id].sort());
+
+    // An app the emulator has not seen (one of the real platform's, say) can still be named.
+    await picker.selectOption({ label: 'another app id…' });
+    const typed = install.getByRole('textbox', { name: 'App id' });
+    expect(await install.getByRole('button', { name: 'Install plugin' }).isDisabled()).toBe(true);
+    await typed.fill('app_crm');
+    await install.getByRole('button', { name: 'Install plugin' }).click();
+    await install.getByRole('status').filter({ hasText: 'on app app_crm' }).waitFor();
+    expect((await onApp('app_crm')).map((i) => i.pluginId)).toEqual([second.id]);
+    await expect.poll(() => picker.locator('option').allTextContents()).toEqual([
+      'app_crm: 1 plugin (Notes)',
+      'app_local: 2 plugins (CRM sync, Notes)',
+      'app_local_2: a new app',
+      'another app id…',
+    ]);
+    await screenshot(page, 'install-app-known', { fullPage: true });
     expectNoConsoleErrors(consoleErrors);
   });
 

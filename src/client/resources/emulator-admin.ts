@@ -1,12 +1,49 @@
 import type { Api } from '../api.js';
 import { openEventStream, type EventsOptions } from '../event-stream.js';
-import { segment as s, plainParams, serializeListQuery, type ListQuery } from '../query.js';
+import { segment as s, plainParams, serializeListQuery, type ListQuery, type QueryPairs } from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { Character, Delivery } from '../types.js';
+import type { BulkRedeliveryResult, Character, Delivery } from '../types.js';
+
+/**
+ * The delivery log's own filters (beyond the query system's): what the dashboard's Deliveries
+ * filters send, and what a bulk redelivery matches.
+ */
+export interface DeliveryFilters {
+  /** Only deliveries with at least one attempt that failed (not 2xx, or no answer), whatever their status now. */
+  failedOnce?: boolean;
+  /** The last attempt's answer: statuses (`500`), classes (`5xx`) or `none` (no answer), comma-separated. */
+  httpStatus?: string;
+  minAttempts?: number;
+  maxAttempts?: number;
+  /** Created at or after this time (ISO 8601). */
+  since?: string;
+  /** Created before this time (ISO 8601). */
+  until?: string;
+}
 
 /** Query of the delivery log. */
-export interface DeliveryListQuery extends ListQuery {
+export interface DeliveryListQuery extends ListQuery, DeliveryFilters {
   pluginId?: string;
+}
+
+/** What a bulk redelivery resends: every delivery these match (challenges never). */
+export interface DeliveryMatch extends DeliveryFilters {
+  pluginId?: string;
+  search?: string;
+  /** Property filters of the log (`type`, `status`, `pluginInstanceId`…); a list of values matches any. */
+  filters?: ListQuery['filters'];
+}
+
+/** The delivery filters as query parameters (`@failedOnce=true`, `@httpStatus=5xx`…). */
+function filterParams(filters: DeliveryFilters): QueryPairs {
+  return plainParams({
+    '@failedOnce': filters.failedOnce ? 'true' : undefined,
+    '@httpStatus': filters.httpStatus,
+    '@minAttempts': filters.minAttempts,
+    '@maxAttempts': filters.maxAttempts,
+    '@since': filters.since,
+    '@until': filters.until,
+  });
 }
 
 /** Filters of the live delivery stream. */
@@ -25,8 +62,9 @@ export function emulatorAdminResource(api: Api) {
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */
       list: (query: DeliveryListQuery = {}, options?: CallOptions) => {
-        const { pluginId, ...rest } = query;
-        return api.page<Delivery>('GET', '/_emulator/deliveries', { query: [...plainParams({ pluginId }), ...serializeListQuery(rest)], options });
+        const { pluginId, failedOnce, httpStatus, minAttempts, maxAttempts, since, until, ...rest } = query;
+        const filters = filterParams({ failedOnce, httpStatus, minAttempts, maxAttempts, since, until });
+        return api.page<Delivery>('GET', '/_emulator/deliveries', { query: [...plainParams({ pluginId }), ...filters, ...serializeListQuery(rest)], options });
       },
       /** GET /_emulator/deliveries/stream: every delivery attempt as an `attempt` event, as it happens. */
       stream: (filters: DeliveryStreamFilters = {}, options?: EventsOptions) =>
@@ -36,6 +74,20 @@ export function emulatorAdminResource(api: Api) {
       /** POST /_emulator/deliveries/:deliveryId/redeliver: sends the same event again. */
       redeliver: (deliveryId: string, options?: CallOptions) =>
         api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/redeliver`, { options }),
+      /**
+       * POST /_emulator/deliveries/redeliver: sends again, each as a new delivery, every delivery the
+       * filters match (challenges never; at most 1,000 at once, else a 400 asking to narrow them).
+       * Answers at once; the new deliveries' attempts follow over the stream.
+       */
+      redeliverMatching: (match: DeliveryMatch = {}, options?: CallOptions) => {
+        const { pluginId, search, filters, ...own } = match;
+        const query = [...plainParams({ pluginId }), ...filterParams(own), ...serializeListQuery({ search, filters })];
+        return api.data<BulkRedeliveryResult>('POST', '/_emulator/deliveries/redeliver', { query, options });
+      },
+      /** POST /_emulator/deliveries/:deliveryId/retry: a pending delivery's next attempt, now (answers at once; 409 when not pending). */
+      retry: (deliveryId: string, options?: CallOptions) => api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/retry`, { options }),
+      /** POST /_emulator/deliveries/:deliveryId/cancel: a pending delivery's retries end; it becomes failed with `cancelledAt` (409 when not pending). */
+      cancel: (deliveryId: string, options?: CallOptions) => api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/cancel`, { options }),
     },
     characters: {
       /** GET /_emulator/characters */

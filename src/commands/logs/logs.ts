@@ -6,12 +6,11 @@ import { styleFor } from '../../ui/style.js';
 import { DELIVERY_COLUMNS, attemptLine } from '../../dev/delivery-view.js';
 import type { DeliveryAttemptNotice } from '../../contract/index.js';
 import { listenForStop } from '../stop-signal.js';
+import { UserError, EXIT } from '../../errors.js';
+import { deliveryMatchOf, type DeliveryFilterFlags } from './filters.js';
 
-interface LogsOptions {
+interface LogsOptions extends DeliveryFilterFlags {
   follow?: boolean;
-  type?: string;
-  status?: string;
-  plugin?: string;
   limit: number;
 }
 
@@ -21,21 +20,23 @@ function statusesOf(status: string | undefined): string[] | undefined {
   return status === 'failed' ? ['failed', 'exhausted'] : [status];
 }
 
+/** The filters the live stream cannot apply: they judge a delivery's whole history, or its creation time. */
+const NOT_WITH_FOLLOW = ['httpStatus', 'failedOnce', 'minAttempts', 'maxAttempts', 'since', 'until', 'search'] as const;
+
 /** Prints the delivery log, or follows it live. */
 const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const { io, global } = input;
+  const unfollowable = NOT_WITH_FOLLOW.filter((f) => o[f] !== undefined && o[f] !== false);
+  if (o.follow && unfollowable.length > 0) {
+    const flags = unfollowable.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
+    throw new UserError(`--follow shows attempts as they happen and filters them by --plugin, --type and --status only; drop ${flags} (or drop --follow to list the log)`, EXIT.USAGE);
+  }
   const { client } = await clientFor(input, { token: false });
   const statuses = statusesOf(o.status);
   if (!o.follow) {
     try {
-      const page = await client.emulator.deliveries.list({
-        pluginId: o.plugin,
-        filters: { type: o.type, status: statuses },
-        sortBy: 'createdAt',
-        sortOrder: 'desc',
-        limit: o.limit,
-      });
+      const page = await client.emulator.deliveries.list({ ...deliveryMatchOf(o), sortBy: 'createdAt', sortOrder: 'desc', limit: o.limit });
       const rows = page.data.reverse();
       const style = styleFor(io, global);
       printResult(io, global, rows, () => (rows.length === 0 ? 'no deliveries\n' : table(rows, DELIVERY_COLUMNS, { bold: style.bold, width: io.stdout.columns })));

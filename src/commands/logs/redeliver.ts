@@ -1,15 +1,78 @@
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
+import { MAX_BULK_REDELIVERIES } from '../../contract/requests.js';
 import { deliverySummary } from '../../dev/delivery-view.js';
+import { countMatching, redeliverMatching } from '../../dev/delivery-actions.js';
+import { confirm } from '../../ui/dialogs.js';
+import { note } from '../../ui/output.js';
+import { anyFilter, deliveryMatchOf, describeFilters, type DeliveryFilterFlags } from './filters.js';
+
+type RedeliverOptions = DeliveryFilterFlags & { yes?: boolean } & TargetFlags;
+
+function deliveries(n: number): string {
+  return `${n} ${n === 1 ? 'delivery' : 'deliveries'}`;
+}
 
 /** Sends a logged delivery's event again and reports the new delivery's first attempt. */
-const redeliver: CommandHandler<TargetFlags> = async (input) => {
-  const deliveryId = input.args[0];
-  const delivery = (await withClient(input, { token: false }, (client) => client.emulator.deliveries.redeliver(deliveryId)));
+async function redeliverOne(input: CommandInput<RedeliverOptions>, deliveryId: string): Promise<void> {
+  const delivery = await withClient(input, { token: false }, (client) => client.emulator.deliveries.redeliver(deliveryId));
   if (input.global.json) input.io.stdout.write(JSON.stringify(delivery, null, 2) + '\n');
   else input.io.stdout.write(`${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`);
   if (delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the redelivered event`, EXIT.UNEXPECTED);
+}
+
+/**
+ * Resends every delivery the filters match (as `plugsmith logs` shows them), each as a new delivery,
+ * after a confirmation that names the count (`--yes` without a terminal).
+ */
+async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<void> {
+  const { io, global, options } = input;
+  const filters = describeFilters(options);
+  const match = deliveryMatchOf(options);
+  const result = await withClient(input, { token: false }, async (client) => {
+    const { matched, challenges } = await countMatching(client, match);
+    const resendable = matched - challenges;
+    if (resendable === 0) return { count: 0, skipped: challenges, deliveries: [] };
+    if (resendable > MAX_BULK_REDELIVERIES) {
+      throw new UserError(`${resendable} deliveries match ${filters}: at most ${MAX_BULK_REDELIVERIES} are resent at once; narrow the filters (--plugin, --type, --since, --http-status…)`, EXIT.VALIDATION);
+    }
+    if (!options.yes) {
+      const left = challenges > 0 ? ` (${challenges} challenge${challenges === 1 ? '' : 's'} left out: never resent)` : '';
+      const yes = await confirm(io, { flag: '--yes', message: `Send the events of ${deliveries(resendable)} matching ${filters} again, each as a new delivery${left}?`, default: false });
+      if (!yes) throw new UserError(`nothing resent: ${deliveries(resendable)} match ${filters}`, EXIT.USAGE);
+    }
+    return redeliverMatching(client, match);
+  });
+  if (global.json) {
+    io.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  } else if (result.count === 0) {
+    io.stdout.write(`No delivery to resend: none matches ${filters}${result.skipped > 0 ? ` but challenges, which are never resent` : ''} (\`plugsmith logs ${filters}\` shows what they match).\n`);
+  } else {
+    const left = result.skipped > 0 ? `; ${result.skipped} challenge${result.skipped === 1 ? '' : 's'} left out` : '';
+    io.stdout.write(`Resent ${deliveries(result.count)} matching ${filters}, as new deliveries${left}:\n${result.deliveries.join('\n')}\n`);
+  }
+  if (result.count > 0) note(io, global, 'their attempts run now: `plugsmith logs --follow` shows them as they end');
+}
+
+/** `plugsmith logs redeliver [deliveryId]`: one delivery by id, or every delivery the filters match. */
+const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
+  const [deliveryId] = input.args;
+  const filtered = anyFilter(input.options);
+  if (deliveryId !== undefined && filtered) {
+    throw new UserError(
+      `give a delivery id or filters, not both: \`plugsmith logs redeliver ${deliveryId}\` resends that one, \`plugsmith logs redeliver ${describeFilters(input.options)}\` every delivery the filters match`,
+      EXIT.USAGE,
+    );
+  }
+  if (deliveryId !== undefined) return redeliverOne(input, deliveryId);
+  if (!filtered) {
+    throw new UserError(
+      'name the delivery to resend (`plugsmith logs redeliver dlv_123`; `plugsmith logs` lists them), or give filters to resend every delivery they match (`plugsmith logs redeliver --status failed --since 1h`)',
+      EXIT.USAGE,
+    );
+  }
+  return redeliverMatches(input);
 };
 
 export default redeliver;

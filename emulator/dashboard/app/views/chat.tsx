@@ -19,6 +19,7 @@ export function ChatView({ params }: ViewProps) {
   const workspace = currentWorkspace();
   const conversationId = params[0] ?? null;
   const [characters, setCharacters] = useState<Character[]>([]);
+  const [charactersLoaded, setCharactersLoaded] = useState(false);
   const [characterId, setCharacterId] = useState<string>(workspace.characterId ?? '');
   const [conversation, setConversation] = useState<Conversation | null>(null);
   const [messages, setMessages] = useState<Message[]>([]);
@@ -46,6 +47,7 @@ export function ChatView({ params }: ViewProps) {
     call<Character[]>('admin', 'GET', `/characters?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=name&@sortOrder=asc&@limit=100`).then(
       (answer) => {
         setCharacters(answer.data);
+        setCharactersLoaded(true);
         setCharacterId((current) => (current !== '' ? current : (answer.data[0]?.id ?? '')));
       },
       setError,
@@ -142,13 +144,20 @@ export function ChatView({ params }: ViewProps) {
           </span>
         )}
       </div>
+      {charactersLoaded && characters.length === 0 && (
+        <p className="muted">
+          No characters in the org yet: create one in <a href="#/data/characters">Data → Characters</a> (a character belongs to an agent), then talk to it here.
+        </p>
+      )}
       <ErrorBox error={error} />
       <nav aria-label="Conversations" className="conversations">
         <h2>Conversations</h2>
         {conversations === null ? (
           <p className="muted">Loading…</p>
         ) : conversations.length === 0 ? (
-          <p className="muted">No conversation yet: pick a character and start one.</p>
+          <p className="muted">
+            No conversations yet: pick a character and start one here, or run <code>plugsmith chat</code>.
+          </p>
         ) : (
           <ul>
             {conversations.map((c) => (

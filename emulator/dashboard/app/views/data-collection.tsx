@@ -50,6 +50,8 @@ export interface CollectionConfig {
   columns: Column[];
   /** Said above the list (where the records come from). */
   note?: string;
+  /** Said when the list is empty (no search or filter set): how records get here, the next step named. */
+  empty?: (ctx: DataContext) => ReactNode;
   create?: {
     target?: Target;
     path: (ctx: DataContext) => string;
@@ -150,6 +152,7 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
   }, [config.key, parentId, ctx.orgId, state, reload]);
 
   const change = (patch: Partial<ListState>) => setState((s) => ({ ...s, page: 1, cursors: [''], ...patch }));
+  const narrowed = state.search !== '' || Object.values(state.filters).some((v) => v !== '');
   const label = config.label;
   return (
     <section className="collection" aria-label={label}>
@@ -246,15 +249,23 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
               ))}
             </tr>
           ))}
-          {!loading && records.length === 0 && (
-            <tr>
-              <td colSpan={config.columns.length} className="muted">
-                No {label.toLowerCase()}.
-              </td>
-            </tr>
-          )}
         </tbody>
       </table>
+      {/* Below the table rather than in a row: a wide table scrolls sideways in its box, and the sentence must not scroll with it. */}
+      {!loading && records.length === 0 && !error && (
+        <p className="muted empty">
+          {narrowed ? (
+            <>
+              No {label.toLowerCase()} match.{' '}
+              <button type="button" className="link" onClick={() => change({ search: '', filters: {} })}>
+                Clear the search and filters
+              </button>
+            </>
+          ) : (
+            (config.empty?.(ctx) ?? `No ${label.toLowerCase()} yet.`)
+          )}
+        </p>
+      )}
       <Pager label={label} info={pageInfo} state={state} setState={setState} />
       {selected && (
         <RecordPanel

@@ -41,6 +41,12 @@ const instances: CollectionConfig = {
   filters: [{ field: 'entityType', label: 'Entity type', options: [...INSTANCE_ENTITY_TYPES] }],
   columns: instanceColumns,
   remove: { target: 'api', path: instancePath, label: 'Uninstall instance' },
+  empty: (ctx) => (
+    <>
+      Not installed anywhere yet: install it on the <a href={`#/install/${parentId(ctx)}`}>Verify &amp; install</a> page, or with{' '}
+      <code>plugsmith handlers add</code>, <code>plugsmith providers add</code> or <code>plugsmith apps add</code> (by its type).
+    </>
+  ),
 };
 
 function definitions(key: 'actions' | 'external-events', noun: string, schemaFields: string[]): CollectionConfig {
@@ -65,6 +71,12 @@ function definitions(key: 'actions' | 'external-events', noun: string, schemaFie
     },
     edit: { method: 'PUT', path: item, fields: ['title', 'description', ...schemaFields] },
     remove: { path: item },
+    empty: (ctx) => (
+      <>
+        No {noun}s yet: use New {noun} above, run <code>plugsmith {key === 'actions' ? 'actions' : 'events'} create {ctx.parent?.id ?? '<pluginId>'} --name …</code>, or declare them in
+        the project's <code>plugsmith.json</code> and run <code>plugsmith deploy</code>.
+      </>
+    ),
   };
 }
 
@@ -74,6 +86,12 @@ const plugins: CollectionConfig = {
   noun: 'plugin',
   target: 'api',
   note: "The workspace org's plugins (GET /api/orgs/:orgId/plugins).",
+  empty: () => (
+    <>
+      No plugins yet: use New plugin above, run <code>plugsmith plugins create --name Weather --type EVENT_HANDLER --webhook-url http://127.0.0.1:3000/webhook</code>, or
+      start a project with <code>plugsmith init</code> and run <code>plugsmith dev</code> in it.
+    </>
+  ),
   listPath: (ctx) => `/orgs/${enc(ctx.orgId)}/plugins`,
   sortFields: [...stamps, 'name', 'type'],
   filters: [
@@ -138,6 +156,12 @@ const repositoryFiles: CollectionConfig = {
   filters: fileFilters,
   columns: fileColumns,
   create: { path: (ctx) => `/repositories/${parentId(ctx)}/files`, template: () => ({ fileId: 'file_…' }), label: 'Attach a file' },
+  empty: (ctx) => (
+    <>
+      No files in this repository yet: upload one on the <a href="#/uploads">Uploads</a> page into the repository, attach an uploaded file with Attach a file above,
+      or run <code>plugsmith repos files add {ctx.parent?.id ?? '<repositoryId>'} &lt;fileId&gt;</code>.
+    </>
+  ),
   remove: { path: (r, ctx) => `/repositories/${parentId(ctx)}/files/${enc(r.id)}`, label: 'Detach file' },
 };
 
@@ -150,6 +174,12 @@ const dataProviders: CollectionConfig = {
   sortFields: [...stamps, 'name'],
   filters: [],
   columns: instanceColumns.filter((c) => c.field !== 'entityType' && c.field !== 'entityId'),
+  empty: (ctx) => (
+    <>
+      No data provider on this repository yet: install a DATA_PROVIDER plugin on the <a href="#/install">Verify &amp; install</a> page, or run{' '}
+      <code>plugsmith providers add {ctx.parent?.id ?? '<repositoryId>'} --plugin &lt;pluginId&gt;</code>.
+    </>
+  ),
   remove: { path: (r, ctx) => `/repositories/${parentId(ctx)}/data-providers/${enc(r.id)}`, label: 'Uninstall data provider' },
 };
 
@@ -159,6 +189,11 @@ const repositories: CollectionConfig = {
   noun: 'repository',
   target: 'api',
   note: "The workspace org's repositories. The API creates them; it neither edits nor deletes them.",
+  empty: () => (
+    <>
+      No repositories yet: use New repository above, or run <code>plugsmith repos create --name docs</code>.
+    </>
+  ),
   listPath: (ctx) => `/orgs/${enc(ctx.orgId)}/repositories`,
   sortFields: [...stamps, 'name'],
   filters: [],
@@ -177,6 +212,11 @@ const uploads: CollectionConfig = {
   noun: 'file',
   target: 'api',
   note: 'Files of the upload interface (GET /api). Editing changes the status (PATCH /api/status); upload new files on the Uploads page.',
+  empty: () => (
+    <>
+      No uploads yet: drop files on the <a href="#/uploads">Uploads</a> page, or run <code>plugsmith files upload ./guide.pdf --parent-type ORG --parent-id {currentWorkspace().orgId ?? '<orgId>'}</code>.
+    </>
+  ),
   listPath: () => '',
   sortFields: fileSorts,
   filters: [...fileFilters, { field: 'parentType', label: 'Parent type', options: [...PARENT_TYPES] }, { field: 'folder', label: 'Folder' }],
@@ -211,6 +251,11 @@ const messages: CollectionConfig = {
     { field: 'createdAt', label: 'Sent' },
   ],
   create: { target: 'messaging', path: (ctx) => `/conversations/${parentId(ctx)}/messages`, template: () => ({ content: 'hello' }), label: 'Send a message' },
+  empty: (ctx) => (
+    <>
+      No messages yet: use Send a message above, or talk in <a href={`#/chat/${parentId(ctx)}`}>Chat</a>.
+    </>
+  ),
 };
 
 const conversations: CollectionConfig = {
@@ -220,6 +265,11 @@ const conversations: CollectionConfig = {
   target: 'admin',
   paging: 'cursor',
   note: "Every org's conversations (admin API). New ones go through the messaging API with the workspace's API key.",
+  empty: () => (
+    <>
+      No conversations yet: start one in <a href="#/chat">Chat</a>, with New conversation above, or run <code>plugsmith chat</code>.
+    </>
+  ),
   listPath: () => '/conversations',
   sortFields: [...stamps, 'characterId'],
   filters: [
@@ -258,6 +308,7 @@ const agents: CollectionConfig = {
     { field: 'updatedAt', label: 'Updated' },
   ],
   create: { path: () => '/agents', template: (ctx) => ({ orgId: ctx.orgId, name: 'New agent' }) },
+  empty: () => <>No agents yet: use New agent above, or start the emulator with a seed that has some (<code>plugsmith emulator start --seed seed.json</code>).</>,
   edit: { method: 'PATCH', path: (r) => `/agents/${enc(r.id)}`, fields: ['name'] },
 };
 
@@ -281,6 +332,7 @@ const characters: CollectionConfig = {
     template: (ctx) => ({ orgId: ctx.orgId, agentId: currentWorkspace().agentId, name: 'Echo', script: [{ match: 'hello', reply: 'Hi there!' }], fallbackReply: 'Tell me more.' }),
   },
   edit: { method: 'PATCH', path: (r) => `/characters/${enc(r.id)}`, fields: ['name', 'agentId', 'persona', 'engine', 'script', 'fallbackReply', 'packetSize', 'packetIntervalMs'] },
+  empty: () => <>No characters yet: use New character above (a character belongs to an agent), or start the emulator with a seed that has some.</>,
 };
 
 const tokens: CollectionConfig = {
@@ -301,6 +353,11 @@ const tokens: CollectionConfig = {
     { field: 'revokedAt', label: 'Revoked' },
   ],
   create: { target: 'api', path: () => '/tokens', template: (ctx) => ({ name: 'dashboard', orgId: ctx.orgId }), secretField: 'token' },
+  empty: () => (
+    <>
+      No tokens yet: use New token above, or run <code>plugsmith tokens create --name ci</code>.
+    </>
+  ),
 };
 
 const apiKeys: CollectionConfig = {
@@ -319,6 +376,7 @@ const apiKeys: CollectionConfig = {
     { field: 'createdAt', label: 'Created' },
   ],
   create: { path: () => '/api-keys', template: (ctx) => ({ orgId: ctx.orgId, name: 'web' }), secretField: 'key' },
+  empty: () => <>No API keys yet: use New API key above (the messaging API and Chat need one).</>,
   remove: { path: (r) => `/api-keys/${enc(r.id)}`, label: 'Revoke API key' },
 };
 

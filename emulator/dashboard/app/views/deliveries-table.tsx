@@ -138,7 +138,7 @@ export function DeliveriesTable({ rows, selected, onOpen, plugins }: { rows: Del
   };
 
   return (
-    <div className="dl-table" role="table" aria-label="Deliveries" aria-rowcount={rows.length + 1}>
+    <div className={rows.length === 0 ? 'dl-table dl-empty' : 'dl-table'} role="table" aria-label="Deliveries" aria-rowcount={rows.length + 1}>
       <div role="rowgroup" className="dl-head">
         <div role="row" className="dl-row" aria-rowindex={1}>
           {COLUMNS.map((c) => (

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { DELIVERY_STATUSES, EVENT_KINDS } from '../../../../src/contract/enums.js';
+import { DELIVERY_STATUSES, EVENT_KINDS, HTTP_STATUS_FILTER_PATTERN } from '../../../../src/contract/enums.js';
 import type { ViewProps } from '../view-props.js';
 import { call } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
@@ -22,6 +22,9 @@ function useSettled<T>(value: T, ms: number): T {
 }
 
 
+/** What the delivery log's `@httpStatus` takes (a box that does not match yet does not filter). */
+const HTTP_STATUS = new RegExp(HTTP_STATUS_FILTER_PATTERN);
+
 const SINCE_OPTIONS: Array<[string, string]> = [
   ['', 'any time'],
   ['15m', 'last 15 minutes'],
@@ -43,7 +46,7 @@ export function DeliveriesView({ params }: ViewProps) {
   // Typed boxes settle before they query; the rest apply at once.
   const typed = useSettled({ search: draft.search, minAttempts: draft.minAttempts, maxAttempts: draft.maxAttempts, httpStatus: draft.httpStatus }, 250);
   const filters: DeliveryFilters = useMemo(
-    () => ({ ...draft, ...typed, httpStatus: /^([1-5]\d\d|[1-5]xx|none)(,([1-5]\d\d|[1-5]xx|none))*$/.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '' }),
+    () => ({ ...draft, ...typed, httpStatus: HTTP_STATUS.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '' }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [draft.pluginId, draft.type, draft.status, draft.failedOnce, draft.since, typed.search, typed.minAttempts, typed.maxAttempts, typed.httpStatus],
   );
@@ -192,7 +195,8 @@ export function DeliveriesView({ params }: ViewProps) {
               </>
             ) : (
               <>
-                No deliveries yet: <a href="#/trigger">trigger an event</a> or <a href="#/install">install a plugin</a>.
+                No deliveries yet: every event the emulator sends to a plugin's webhook shows here. <a href="#/install">Verify a plugin's webhook and install it</a>, send
+                an event from <a href="#/trigger">Trigger</a>, or run <code>plugsmith trigger AGENT_MESSAGE_RECEIVED --plugin &lt;pluginId&gt;</code>.
               </>
             )}
           </p>

@@ -6,6 +6,7 @@ import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
 import type { Agent, Delivery, Plugin, PluginInstance, Repository, WebhookVerification } from '../../../../src/contract/resources.js';
 import { InputsForm, initialInputs } from './install-inputs.js';
+import { AppPicker } from './app-picker.js';
 import './data-views.css';
 
 /** Where each plugin type installs: the entity kind, its label, and the API route. */
@@ -23,7 +24,7 @@ const TARGETS = {
 export function InstallView({ params }: ViewProps) {
   const workspace = currentWorkspace();
   const pluginId = params[0] ?? '';
-  const [plugins, setPlugins] = useState<Plugin[]>([]);
+  const [plugins, setPlugins] = useState<Plugin[] | null>(null);
   const [plugin, setPlugin] = useState<Plugin | null>(null);
   const [error, setError] = useState<unknown>(null);
 
@@ -46,7 +47,7 @@ export function InstallView({ params }: ViewProps) {
           Plugin
           <select value={pluginId} onChange={(e) => navigate('install', e.target.value)}>
             <option value="">choose a plugin…</option>
-            {plugins.map((p) => (
+            {(plugins ?? []).map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name} ({p.type}, {p.id})
               </option>
@@ -54,6 +55,12 @@ export function InstallView({ params }: ViewProps) {
           </select>
         </label>
       </div>
+      {plugins?.length === 0 && pluginId === '' && (
+        <p className="muted">
+          No plugins yet: create one with <code>plugsmith plugins create</code> (or start a project with <code>plugsmith init</code> and run{' '}
+          <code>plugsmith dev</code>), or in <a href="#/data/plugins">Data → Plugins</a>.
+        </p>
+      )}
       <ErrorBox error={error} />
       {plugin && (
         <>
@@ -144,7 +151,7 @@ function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (ve
 function InstallSection({ plugin }: { plugin: Plugin }) {
   const workspace = currentWorkspace();
   const target = TARGETS[plugin.type];
-  const [entities, setEntities] = useState<Array<{ id: string; name: string }>>([]);
+  const [entities, setEntities] = useState<Array<{ id: string; name: string }> | null>(null);
   const [entityId, setEntityId] = useState('');
   const [name, setName] = useState(plugin.name);
   const [events, setEvents] = useState<string[]>(plugin.events);
@@ -154,17 +161,6 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
   const [created, setCreated] = useState<PluginInstance | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-
-  // An app has no record of its own: the app ids already installed on are offered, and any other may be typed.
-  const [appIds, setAppIds] = useState<string[]>([]);
-  useEffect(() => {
-    if (!workspace.orgId || plugin.type !== 'APP') return;
-    call<PluginInstance[]>('admin', 'GET', `/instances?orgId=${encodeURIComponent(workspace.orgId)}&entityType=APP&@limit=100`).then((a) => {
-      const ids = [...new Set(a.data.map((i) => i.entityId))].sort();
-      setAppIds(ids);
-      setEntityId((current) => current || (ids[0] ?? ''));
-    }, setError);
-  }, [plugin.type, workspace.orgId]);
 
   useEffect(() => {
     if (!workspace.orgId || plugin.type === 'APP') return;
@@ -203,26 +199,28 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
       {!plugin.webhookUrlIsVerified && <p className="status-warn">The platform installs only plugins with a verified webhook: verify it above first.</p>}
       <div className="toolbar">
         {plugin.type === 'APP' ? (
-          <label>
-            App id
-            <input value={entityId} onChange={(e) => setEntityId(e.target.value)} placeholder="app_1" list="install-app-ids" />
-            <datalist id="install-app-ids">
-              {appIds.map((id) => (
-                <option key={id} value={id} />
-              ))}
-            </datalist>
-          </label>
+          workspace.orgId && <AppPicker orgId={workspace.orgId} refresh={created} onChange={setEntityId} />
         ) : (
+          entities?.length === 0 ? (
+            <p className="muted">
+              {target.noun === 'agent' ? (
+                <>No agent in the org yet: create one in <a href="#/data/agents">Data → Agents</a> (or give the emulator a seed with agents).</>
+              ) : (
+                <>No repository in the org yet: create one with <code>plugsmith repos create</code> or in <a href="#/data/repositories">Data → Repositories</a>.</>
+              )}
+            </p>
+          ) : (
           <label>
             {target.noun === 'agent' ? 'Agent' : 'Repository'}
             <select value={entityId} onChange={(e) => setEntityId(e.target.value)}>
-              {entities.map((e) => (
+              {(entities ?? []).map((e) => (
                 <option key={e.id} value={e.id}>
                   {e.name} ({e.id})
                 </option>
               ))}
             </select>
           </label>
+          )
         )}
         <label>
           Instance name

@@ -100,6 +100,8 @@ export function TriggerView(_props: ViewProps) {
   const [type, setType] = useState<EventKind | ''>('');
   const [instances, setInstances] = useState<PluginInstance[]>([]);
   const [instanceId, setInstanceId] = useState('');
+  /** The plugin whose instances are in `instances` (null while they load). */
+  const [instancesOf, setInstancesOf] = useState<string | null>(null);
   const [payload, setPayload] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [sending, setSending] = useState(false);
@@ -140,6 +142,7 @@ export function TriggerView(_props: ViewProps) {
     call<PluginInstance[]>('admin', 'GET', `/instances?pluginId=${encodeURIComponent(plugin.id)}&@limit=100`).then(
       (answer) => {
         setInstances(answer.data);
+        setInstancesOf(plugin.id);
         if (answer.data[0]) setInstanceId(answer.data[0].id);
       },
       setError,
@@ -208,7 +211,10 @@ export function TriggerView(_props: ViewProps) {
     <div className="tr-form">
       <h1 className="dl-title">Trigger an event</h1>
       {plugins.length === 0 ? (
-        <p className="muted">No plugins in this workspace yet: create one (`plugsmith plugins create` or `plugsmith deploy`).</p>
+        <p className="muted">
+          No plugins yet, so nothing to send an event to: create one with <code>plugsmith plugins create</code> or in <a href="#/data/plugins">Data → Plugins</a> (or start a
+          project with <code>plugsmith init</code> and run <code>plugsmith dev</code>), then verify its webhook on <a href="#/install">Verify &amp; install</a>.
+        </p>
       ) : (
         <form
           className="tr-form"
@@ -265,6 +271,12 @@ export function TriggerView(_props: ViewProps) {
               </label>
             )}
           </div>
+          {needsInstance && plugin && instancesOf === plugin.id && instances.length === 0 && (
+            <p className="status-warn">
+              This event acts on an installed instance, and the plugin has none yet: install it on{' '}
+              <a href={`#/install/${encodeURIComponent(plugin.id)}`}>Verify &amp; install</a> first (installing sends a real PLUGIN_INSTALLED).
+            </p>
+          )}
           {external ? (
             <p className="muted" id="tr-external-note">
               {external.description ? `${external.description} ` : ''}An external event is raised by your integration, not by the platform: the platform does not emit

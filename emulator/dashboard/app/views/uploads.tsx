@@ -159,7 +159,13 @@ export function UploadsView(_props: ViewProps) {
           />
         </label>
       </div>
-      {rows.length > 0 && (
+      {rows.length === 0 ? (
+        <p className="muted">
+          Nothing uploaded from this page yet: drop files above, or run{' '}
+          <code>plugsmith files upload ./guide.pdf --parent-type ORG --parent-id {workspace.orgId}</code>. Every uploaded file, from here or elsewhere, is in{' '}
+          <a href="#/data/uploads">Data → Uploads</a>.
+        </p>
+      ) : (
         <table>
           <caption className="visually-hidden">Uploads of this page</caption>
           <thead>

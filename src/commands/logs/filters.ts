@@ -1,0 +1,99 @@
+import { InvalidOptionValue, integerOption, type OptionSpec } from '../types.js';
+import { HTTP_STATUS_FILTER_PATTERN } from '../../contract/enum-values.js';
+
+// The delivery log's filters as options: `plugsmith logs` shows what they match and `plugsmith logs
+// redeliver` resends it, the way the dashboard's Deliveries filters and its bulk resend do. Pure
+// data and parsers: the registry imports this file at start-up.
+
+/** What `--status` takes; `failed` also matches `exhausted` (the delivery did not get through). */
+export const DELIVERY_STATUS_CHOICES = ['pending', 'delivered', 'failed', 'exhausted'] as const;
+
+const HTTP_STATUS = new RegExp(HTTP_STATUS_FILTER_PATTERN);
+
+function parseHttpStatus(value: string): string {
+  const statuses = value.replace(/\s+/g, '').toLowerCase();
+  if (!HTTP_STATUS.test(statuses)) throw new InvalidOptionValue(`--http-status takes statuses (500), classes (5xx) or none (no answer), comma-separated, not "${value}"`);
+  return statuses;
+}
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A time (ISO 8601, or anything Date understands) or a duration back from now (`15m`, `2h`, `7d`), as an ISO time. */
+export function timeOption(flag: string, now: () => number = Date.now) {
+  return (value: string): string => {
+    const ago = /^(\d+)\s*([smhd])$/i.exec(value.trim());
+    if (ago) return new Date(now() - Number(ago[1]) * UNITS[ago[2].toLowerCase()]).toISOString();
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) throw new InvalidOptionValue(`${flag} takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "${value}"`);
+    return new Date(at).toISOString();
+  };
+}
+
+/** The delivery log's filters, shared by `logs` and `logs redeliver`. */
+export const deliveryFilterOptions = [
+  { flags: '--plugin <pluginId>', description: "only this plugin's deliveries" },
+  { flags: '--type <eventType>', description: 'only this event type' },
+  { flags: '--status <status>', description: 'only this status (failed also matches exhausted: every retry failed)', choices: DELIVERY_STATUS_CHOICES },
+  { flags: '--http-status <statuses>', description: "the last attempt's answer: statuses (500), classes (5xx) or none (no answer), comma-separated", parse: parseHttpStatus },
+  { flags: '--failed-once', description: 'only deliveries with an attempt that failed, even if a later one got through' },
+  { flags: '--min-attempts <n>', description: 'at least this many attempts', parse: integerOption('--min-attempts', 0, 9999) },
+  { flags: '--max-attempts <n>', description: 'at most this many attempts', parse: integerOption('--max-attempts', 0, 9999) },
+  { flags: '--since <time>', description: 'created at or after this time: ISO 8601, or a duration back from now (30m, 2h, 7d)', parse: timeOption('--since') },
+  { flags: '--until <time>', description: 'created before this time: ISO 8601, or a duration back from now', parse: timeOption('--until') },
+  { flags: '--search <text>', description: 'only deliveries whose id, event id, type, URL, plugin or instance id contains this' },
+] as const satisfies readonly OptionSpec[];
+
+/** The parsed filter options. */
+export interface DeliveryFilterFlags {
+  plugin?: string;
+  type?: string;
+  status?: (typeof DELIVERY_STATUS_CHOICES)[number];
+  httpStatus?: string;
+  failedOnce?: boolean;
+  minAttempts?: number;
+  maxAttempts?: number;
+  since?: string;
+  until?: string;
+  search?: string;
+}
+
+/** Whether any filter was given (a bulk resend of the whole log is refused). */
+export function anyFilter(flags: DeliveryFilterFlags): boolean {
+  return [flags.plugin, flags.type, flags.status, flags.httpStatus, flags.failedOnce, flags.minAttempts, flags.maxAttempts, flags.since, flags.until, flags.search].some(
+    (v) => v !== undefined && v !== false,
+  );
+}
+
+/** The client's DeliveryMatch for the parsed filters (structurally `DeliveryMatch`). */
+export function deliveryMatchOf(flags: DeliveryFilterFlags) {
+  const filters: Record<string, string | string[]> = {};
+  if (flags.type) filters.type = flags.type;
+  if (flags.status) filters.status = flags.status === 'failed' ? ['failed', 'exhausted'] : flags.status;
+  return {
+    pluginId: flags.plugin,
+    search: flags.search,
+    filters: Object.keys(filters).length ? filters : undefined,
+    failedOnce: flags.failedOnce || undefined,
+    httpStatus: flags.httpStatus,
+    minAttempts: flags.minAttempts,
+    maxAttempts: flags.maxAttempts,
+    since: flags.since,
+    until: flags.until,
+  };
+}
+
+/** The filters in words, for a confirmation ("--status failed --plugin plg_1"). */
+export function describeFilters(flags: DeliveryFilterFlags): string {
+  const parts: string[] = [];
+  if (flags.plugin) parts.push(`--plugin ${flags.plugin}`);
+  if (flags.type) parts.push(`--type ${flags.type}`);
+  if (flags.status) parts.push(`--status ${flags.status}`);
+  if (flags.httpStatus) parts.push(`--http-status ${flags.httpStatus}`);
+  if (flags.failedOnce) parts.push('--failed-once');
+  if (flags.minAttempts !== undefined) parts.push(`--min-attempts ${flags.minAttempts}`);
+  if (flags.maxAttempts !== undefined) parts.push(`--max-attempts ${flags.maxAttempts}`);
+  if (flags.since) parts.push(`--since ${flags.since}`);
+  if (flags.until) parts.push(`--until ${flags.until}`);
+  if (flags.search) parts.push(`--search ${JSON.stringify(flags.search)}`);
+  return parts.join(' ');
+}
