@@ -1,8 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ObjectStorage } from './uploads/storage/types.js';
-import type { S3Settings } from './uploads/storage/index.js';
+import type { ObjectStorage, S3Settings } from './uploads/storage/types.js';
 import { openObjectStorage } from './uploads/storage/open.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
