@@ -256,13 +256,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dashboardLink: () => dashboardLink(services, logins),
       services,
       deliveries: {
-        list: (match) => events.list(match ?? { status: 'any' }),
+        list: (match) => events.log.list(match),
         get: (id) => {
           const record = db.deliveries.get(id);
           return record && presentDelivery(record);
         },
       },
-      waitForDelivery: ({ timeoutMs, ...match }) => events.waitFor(match, timeoutMs),
+      waitForDelivery: ({ timeoutMs, ...match }) => events.log.waitFor(match, timeoutMs),
       faults: {
         get: () => events.faults.settings(),
         set: (profile, seed) => events.faults.configure(parseFaultProfile(profile), seed === undefined ? undefined : checkFaultSeed(String(seed))),
