@@ -76,11 +76,8 @@ export class EmbeddedStorage implements ObjectStorage {
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
   private temporaryRoot: Promise<string> | undefined;
-  /**
-   * Keys being settled: how many settles run, and a promise of the moment none does, which uploads
-   * to the key wait for before they commit. Settles only read, so they do not wait for each other.
-   */
-  private readonly settling = new Map<string, { running: number; done: Promise<void>; release: () => void }>();
+  /** The settles running per key, which uploads to the key wait for before they commit (settles only read: they do not wait for each other). */
+  private readonly settling = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -120,21 +117,15 @@ export class EmbeddedStorage implements ObjectStorage {
 
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
     assertValidKey(key);
-    let entry = this.settling.get(key);
-    if (!entry) {
-      let release!: () => void;
-      const done = new Promise<void>((resolve) => (release = resolve));
-      entry = { running: 0, done, release };
-      this.settling.set(key, entry);
-    }
-    entry.running++;
+    let running = this.settling.get(key);
+    if (!running) this.settling.set(key, (running = new Set()));
+    const settled = this.stat(key).then(record);
+    running.add(settled);
     try {
-      return await record(await this.stat(key));
+      return await settled;
     } finally {
-      if (--entry.running === 0) {
-        this.settling.delete(key);
-        entry.release();
-      }
+      running.delete(settled);
+      if (running.size === 0) this.settling.delete(key);
     }
   }
 
@@ -181,7 +172,7 @@ export class EmbeddedStorage implements ObjectStorage {
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(root, key);
-      for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running.done;
+      for (let running = this.settling.get(key); running; running = this.settling.get(key)) await Promise.allSettled(running);
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');
