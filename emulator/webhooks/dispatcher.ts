@@ -62,10 +62,9 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 }
 
 /**
- * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
- * attempt in the delivery log (delivery-service.ts), retried on a schedule, resumed after a restart.
- * Each pending delivery has its own timer; its attempts wait for one of the fair delivery slots
- * (slots.ts), so one webhook that hangs never holds up the others.
+ * Sends the platform's events to plugin webhooks: signed, logged attempt by attempt, retried on a
+ * schedule, resumed after a restart. Each pending delivery has its own timer; its attempts wait for
+ * one of the fair delivery slots, so one webhook that hangs never holds up the others.
  */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
@@ -212,9 +211,8 @@ export class EventDispatcher {
   }
 
   /**
-   * Schedules every pending delivery found in the store (after a restart). A challenge left
-   * pending was cut off by the stop: it is closed as failed, never sent again, since only the
-   * verify-webhook call that sent it judges its answer.
+   * Schedules every pending delivery found in the store (after a restart). A challenge left pending
+   * is closed as failed, never sent again: only the verify-webhook call that sent it judged its answer.
    */
   async resume(): Promise<void> {
     const closing: Promise<void>[] = [];
