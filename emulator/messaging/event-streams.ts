@@ -130,18 +130,11 @@ export class EventStreams {
     return held;
   }
 
-  /** What the streams hold unsent for their clients: bytes in all and the most one stream holds, open streams, and streams dropped so far for falling behind. */
-  buffered(): { total: number; largest: number; streams: number; dropped: number } {
+  /** The bytes all streams hold unsent for their clients, and how many streams were dropped so far for falling behind. */
+  buffered(): { total: number; dropped: number } {
     let total = 0;
-    let largest = 0;
-    let streams = 0;
-    for (const response of this.all()) {
-      const held = response.writableLength;
-      total += held;
-      largest = Math.max(largest, held);
-      streams++;
-    }
-    return { total, largest, streams, dropped: this.droppedCount };
+    for (const response of this.all()) total += response.writableLength;
+    return { total, dropped: this.droppedCount };
   }
 
   /** Ends every stream (emulator shutdown or reset); clients see a normal end of stream. */

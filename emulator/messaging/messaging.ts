@@ -29,9 +29,8 @@ const HISTORY_TURNS = 50;
 const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 
 /**
- * The messaging service: conversations, user messages, character replies built packet by
- * packet (by an engine or by a plugin), their fan-out to event streams, and listings that
- * show streaming messages as they grow.
+ * The messaging service: conversations, user messages, character replies built packet by packet
+ * (by an engine or a plugin) and sent to the event streams, listings that show them as they grow.
  */
 export class Messaging implements LiveReplyHost {
   readonly streams: EventStreams;
@@ -82,9 +81,8 @@ export class Messaging implements LiveReplyHost {
   }
 
   /**
-   * Stores a user message and sets off the character's reply without waiting for it: the
-   * agent's plugin handlers get AGENT_MESSAGE_RECEIVED (SYNC ones are awaited, as DESIGN.md
-   * says), or else the character's engine starts streaming.
+   * Stores a user message and sets off the character's reply: the agent's plugin handlers get
+   * AGENT_MESSAGE_RECEIVED (SYNC ones are awaited, as DESIGN.md says), or else the engine starts streaming.
    */
   async sendUserMessage(conversation: ConversationRecord, input: MessageInput): Promise<MessageRecord> {
     checkMessageInput(input);
