@@ -37,7 +37,6 @@ import { createUploadRecords, setFileStatus } from './service.js';
 const UPLOAD_URL_SECONDS = 3600;
 const MAX_GET_BODY = 1024 * 1024;
 
-// GET bodies are read and checked by hand (fastify parses none), against the same contract schema.
 const generateBodyValidator = lazyValidator<UploadUrlRequest>(UploadUrlRequestSchema, { allErrors: true, verbose: true });
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
@@ -165,8 +164,8 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
     return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
   }
 
-  // fastify neither parses nor validates GET bodies: the handler reads and checks this one. Its
-  // schema is POST's (the OpenAPI document describes the body there; GET bodies have no place in it).
+  // fastify neither parses nor validates GET bodies: the handler checks this one against POST's schema
+  // (the OpenAPI document describes the body there; GET bodies have no place in it).
   app.get('/generate-upload-url', { schema: { response: uploadUrlsResponse(200) } }, async (request) => {
     const body = await readGetBody(request);
     if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
