@@ -1,8 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ObjectStorage } from './uploads/storage/types.js';
-import type { S3Settings } from './uploads/storage/index.js';
+import type { ObjectStorage, S3Settings } from './uploads/storage/types.js';
 import { openObjectStorage } from './uploads/storage/open.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -257,13 +256,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dashboardLink: () => dashboardLink(services, logins),
       services,
       deliveries: {
-        list: (match) => events.list(match ?? { status: 'any' }),
+        list: (match) => events.log.list(match),
         get: (id) => {
           const record = db.deliveries.get(id);
           return record && presentDelivery(record);
         },
       },
-      waitForDelivery: ({ timeoutMs, ...match }) => events.waitFor(match, timeoutMs),
+      waitForDelivery: ({ timeoutMs, ...match }) => events.log.waitFor(match, timeoutMs),
       faults: {
         get: () => events.faults.settings(),
         set: (profile, seed) => events.faults.configure(parseFaultProfile(profile), seed === undefined ? undefined : checkFaultSeed(String(seed))),

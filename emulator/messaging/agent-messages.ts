@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { notFound } from '../errors.js';
 import { requireInstanceScope } from '../auth/scopes.js';
@@ -6,11 +6,6 @@ import type { EmulatorContext } from '../context.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
 import { AgentMessageWriteSchema, MessageSchema, Ok, errorResponses } from '../../src/contract/index.js';
-
-/** The instance behind an installation token, if it holds AGENT_MESSAGE_WRITE on this agent; else 401/403. */
-function requireAgentMessageWriter(services: EmulatorContext, request: FastifyRequest, agentId: string): void {
-  requireInstanceScope(services.db, request, 'AGENT_MESSAGE_WRITE', { type: 'AGENT', id: agentId });
-}
 
 /** The conversation, if its character belongs to the agent; otherwise a 404. */
 function findAgentConversation(services: EmulatorContext, agentId: string, conversationId: string): ConversationRecord {
@@ -36,13 +31,12 @@ export default async function agentMessageRoutes(fastify: FastifyInstance, { ser
         response: { 200: message, 201: message, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
       },
       // Before validation: a caller without the right token learns that first, whatever its body.
-      preValidation: async (request) => requireAgentMessageWriter(services, request, request.params.agentId),
+      preValidation: async (request) => requireInstanceScope(services.db, request, 'AGENT_MESSAGE_WRITE', { type: 'AGENT', id: request.params.agentId }),
     },
     async (request, reply) => {
       const { agentId, conversationId } = request.params;
       const conversation = findAgentConversation(services, agentId, conversationId);
-      const { type = 'TEXT', ...packet } = request.body;
-      const result = await services.messaging.writePluginPacket(conversation, { ...packet, type });
+      const result = await services.messaging.writePluginPacket(conversation, request.body);
       reply.status(result.created ? 201 : 200);
       return ok(result.message);
     },

@@ -2,12 +2,9 @@ import type { ConversationRecord, Db, MessageRecord } from '../model.js';
 import type { Store } from '../store/store.js';
 
 /**
- * Every change messaging makes to the store: conversations and their messages. Each logical
- * change is one journal line (Store.atomically): a user's message and the conversation's new
- * `updatedAt` stand or fall together.
- *
- * Takes the store and its collections rather than the whole EmulatorContext object, which names the
- * messaging service that calls these functions (a type-level import circle otherwise).
+ * What messaging's store writes need: the store and its collections (not the EmulatorContext,
+ * which names the messaging service that calls them: a type-level import circle). Each logical
+ * change is one journal line: a user's message and its conversation's `updatedAt` stand or fall together.
  */
 export interface ConversationStore {
   db: Db;
@@ -22,8 +19,7 @@ export async function createConversation(target: ConversationStore, conversation
 
 /** The conversation as stored now (or as given, when it is gone) with `updatedAt` moved to `at`. */
 function touched(db: Db, conversation: ConversationRecord, at: string): ConversationRecord {
-  const current = db.conversations.get(conversation.id) ?? conversation;
-  return { ...current, updatedAt: at };
+  return { ...(db.conversations.get(conversation.id) ?? conversation), updatedAt: at };
 }
 
 /** Stores a user's message and moves its conversation's `updatedAt`, as one journal line. */
@@ -40,9 +36,8 @@ export async function touchConversation(target: ConversationStore, conversation:
 }
 
 /**
- * Stores a message of a reply as it stands (each packet replaces the record). Applied in memory at
- * once, so listings never see an older record, and journalled in the order of calls, so the final
- * record cannot land before the creation.
+ * Stores a message of a reply as it stands. Applied in memory at once, so listings never see an
+ * older record; journalled in the order of calls, so the final record cannot land before the creation.
  */
 export function saveReplyMessage(target: ConversationStore, message: MessageRecord): Promise<void> {
   return target.db.messages.put(message);

@@ -1,21 +1,16 @@
 import type { ServerResponse } from 'node:http';
 
 /** How often an idle event stream gets a `: keep-alive` comment, so proxies and clients keep it open. */
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /**
  * Unsent bytes a client may fall behind by before it is dropped; a client that cannot keep
  * up reconnects and gets the streaming message so far, instead of growing memory without end.
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
-/** Unsent bytes the conversation streams of one API key may hold together, by default. */
-export const MAX_BUFFERED_BYTES_PER_API_KEY = 32 * 1024 * 1024;
-/** Unsent bytes all conversation streams may hold together, by default. */
-export const MAX_BUFFERED_BYTES_TOTAL = 64 * 1024 * 1024;
 
 /**
  * How far behind slow readers of conversation streams may fall, in unsent bytes the emulator holds
- * for them (`startEmulator({ messaging: { streamBuffers } })`). Past a bound, the reader furthest
- * behind is dropped first (its connection is closed), then the next, until the holdings fit.
+ * for them. Past a bound, the readers furthest behind are dropped (their connections closed) until the holdings fit.
  */
 export interface StreamBufferLimits {
   /** One stream; default 16 MiB. */
@@ -39,15 +34,10 @@ export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
 }
 
 /**
- * The open `GET /conversations/:id/events` streams, by conversation. Frames are written as
- * they are, once serialized, to every client; one timer sends keep-alives to all of them.
- *
- * A client that does not read makes the emulator hold what it cannot send yet (a reply packet
- * carries the whole text so far, up to 1 MiB of content each). That is bounded per stream, per API
- * key and in all (StreamBufferLimits): after every burst of writes that left something unsent, the
- * holdings are added up and, while one is over its bound, the stream furthest behind that counts
- * towards it is dropped. Dropped means destroyed: a final event would only queue behind what the
- * client is not reading; a reconnecting client gets the streaming message so far.
+ * The open `GET /conversations/:id/events` streams, by conversation; one timer sends keep-alives to
+ * all. What a client does not read (a packet carries the whole text so far) is held within the
+ * StreamBufferLimits, checked after every burst of writes that left something unsent. A dropped
+ * stream is destroyed, not ended: a final event would only queue behind what the client is not reading.
  */
 export class EventStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
@@ -61,8 +51,8 @@ export class EventStreams {
   constructor(keepAliveMs = DEFAULT_KEEP_ALIVE_MS, limits: StreamBufferLimits = {}) {
     this.limits = {
       perStream: limits.perStream ?? MAX_BUFFERED_BYTES,
-      perApiKey: limits.perApiKey ?? MAX_BUFFERED_BYTES_PER_API_KEY,
-      total: limits.total ?? MAX_BUFFERED_BYTES_TOTAL,
+      perApiKey: limits.perApiKey ?? 2 * MAX_BUFFERED_BYTES,
+      total: limits.total ?? 4 * MAX_BUFFERED_BYTES,
     };
     checkStreamBufferLimits(this.limits);
     this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
@@ -140,18 +130,11 @@ export class EventStreams {
     return held;
   }
 
-  /** What the streams hold unsent for their clients: bytes in all and the most one stream holds, open streams, and streams dropped so far for falling behind. */
-  buffered(): { total: number; largest: number; streams: number; dropped: number } {
+  /** The bytes all streams hold unsent for their clients, and how many streams were dropped so far for falling behind. */
+  buffered(): { total: number; dropped: number } {
     let total = 0;
-    let largest = 0;
-    let streams = 0;
-    for (const response of this.all()) {
-      const held = response.writableLength;
-      total += held;
-      largest = Math.max(largest, held);
-      streams++;
-    }
-    return { total, largest, streams, dropped: this.droppedCount };
+    for (const response of this.all()) total += response.writableLength;
+    return { total, dropped: this.droppedCount };
   }
 
   /** Ends every stream (emulator shutdown or reset); clients see a normal end of stream. */

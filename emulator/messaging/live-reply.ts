@@ -1,4 +1,4 @@
-import type { Db, MessageRecord, MessageType } from '../model.js';
+import type { MessageRecord, MessageType } from '../model.js';
 import { newId, nowIso } from '../store/ids.js';
 import { sseFrame, type EventStreams } from './event-streams.js';
 
@@ -14,9 +14,8 @@ export interface ReplyFailure {
 /** Who builds a live reply: an engine of the emulator, or a plugin writing packets through the API. */
 export type ReplyOrigin = 'engine' | 'plugin';
 
-/** What a live reply needs from the conversation service. */
+/** What a live reply needs from the messaging service. */
 export interface LiveReplyHost {
-  db: Db;
   streams: EventStreams;
   /** Stores the message as it stands (through conversation-service.ts). */
   saveMessage(message: MessageRecord): Promise<void>;
@@ -30,10 +29,9 @@ export function failureText(soFar: string, failure: ReplyFailure): string {
 }
 
 /**
- * One CHARACTER message being built packet by packet. Its growing content lives here, in
- * memory (listings read it through the service); the store gets the record when the first
- * packet creates it and again when the final packet ends it. Every packet is one
- * `CHARACTER_MESSAGE_SENT` event on the conversation's streams.
+ * One CHARACTER message being built packet by packet, each packet one `CHARACTER_MESSAGE_SENT`
+ * event on the conversation's streams. Its growing content lives here, in memory (listings read it
+ * through the service); the store gets the record at the first packet and at the final one.
  */
 export class LiveReply {
   readonly id = newId('msg');
@@ -90,7 +88,6 @@ export class LiveReply {
         };
     if (failure) message.error = failure;
     this.current = message;
-    // Persist at creation and at the end only; in between, the content lives here.
     if (!previous || final) this.persist(message);
     if (final) {
       this.finished = true;
@@ -115,10 +112,7 @@ export class LiveReply {
   }
 
   private persist(message: MessageRecord): void {
-    // Applied in memory at once (listings never see an older record); the journal keeps the
-    // order of calls, so the final record cannot land before the creation.
-    const durable = this.host.saveMessage(message);
-    this.writes = Promise.all([this.writes, durable]).then(
+    this.writes = Promise.all([this.writes, this.host.saveMessage(message)]).then(
       () => undefined,
       () => undefined, // the store closed under a reply (shutdown): the next start marks it interrupted
     );

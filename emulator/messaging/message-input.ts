@@ -1,31 +1,18 @@
-import type { MessageRecord, MessageType } from '../model.js';
+import type { MessageRecord } from '../model.js';
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
+import { MAX_URL_LENGTH, type MessageSend } from '../../src/contract/index.js';
 
-export { MAX_CONTENT_LENGTH, MAX_ATTACHMENTS, MAX_URL_LENGTH } from '../../src/contract/index.js';
-import { MAX_URL_LENGTH } from '../../src/contract/index.js';
 /** Longest content a plugin may build by streaming packets into one message. */
 export const MAX_STREAMED_CONTENT_LENGTH = 1024 * 1024;
 
-export type Attachments = MessageRecord['attachments'];
-
-/** A message body after the schema: what the per-type rules look at. */
-export interface MessageInput {
-  content: string;
-  type: MessageType;
-  attachments: Attachments;
-}
+/** A message body after the schema, its defaults filled in: what the per-type rules look at. */
+export type MessageInput = Required<MessageSend>;
 
 /**
  * Checks what a schema cannot say well: TEXT is not only whitespace, IMAGE/AUDIO content is an
  * http(s) URL, FORM content is a JSON object, attachments are http(s) URLs. Throws a 400 with details.
  */
 export function checkMessageInput(input: MessageInput): void {
-  const problems = messageProblems(input);
-  if (problems.length > 0) throw badRequest(`Invalid message: ${problems[0].message}`, problems);
-}
-
-/** The problems of a message's content and attachments, as error details (empty when fine). */
-export function messageProblems(input: MessageInput): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const { content, type } = input;
   if (type === 'TEXT' && content.trim() === '') {
@@ -50,7 +37,7 @@ export function messageProblems(input: MessageInput): ErrorDetail[] {
       problems.push(detail(['attachments', String(i), 'content'], 'invalid_string', 'an http(s) URL', attachment.content, `attachments[${i}].content must be the http(s) URL of the image`));
     }
   });
-  return problems;
+  if (problems.length > 0) throw badRequest(`Invalid message: ${problems[0].message}`, problems);
 }
 
 function isHttpUrl(text: string): boolean {

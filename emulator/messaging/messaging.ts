@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
+import type { AgentMessageWrite } from '../../src/contract/index.js';
 import { badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { createReplyEngines, ReplyEngineError, type ChatTurn, type EngineFor, type OpenAiEngineOptions } from './characters/index.js';
 import { EventStreams, type StreamBufferLimits } from './event-streams.js';
-import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure } from './live-reply.js';
-import { agentMessageHandlers, deliverAgentMessageReceived, type MessagingHost } from './agent-handlers.js';
+import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure, type ReplyOrigin } from './live-reply.js';
+import { AGENT_MESSAGE_RECEIVED, agentMessageHandlers, type MessagingHost } from './agent-handlers.js';
 import { asChatText, checkMessageInput, MAX_STREAMED_CONTENT_LENGTH, type MessageInput } from './message-input.js';
 import { addUserMessage, createConversation, finishMessages, saveReplyMessage, touchConversation } from './conversation-service.js';
 
@@ -19,10 +20,7 @@ export interface MessagingOptions {
   pluginReplyTimeoutMs?: number;
   /** Interval of `: keep-alive` comments on event streams; default 15 000. */
   keepAliveMs?: number;
-  /**
-   * Unsent bytes held for slow readers of event streams: per stream (default 16 MiB), per API key
-   * (32 MiB) and in all (64 MiB); past one, the reader furthest behind is dropped first.
-   */
+  /** Unsent bytes held for slow readers of event streams (per stream, per API key, in all). */
   streamBuffers?: StreamBufferLimits;
 }
 
@@ -30,30 +28,13 @@ export interface MessagingOptions {
 const HISTORY_TURNS = 50;
 const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 
-/** A plugin's write into a conversation: one packet (DESIGN.md's agent message route). */
-export interface PluginPacket {
-  content: string;
-  type: MessageInput['type'];
-  attachments?: MessageInput['attachments'];
-  isStreaming?: boolean;
-  messageId?: string;
-}
-
-/** Messages of a conversation, one page, oldest first. */
-export interface MessagePage {
-  data: MessageRecord[];
-  hasNext: boolean;
-}
-
 /**
- * The messaging service: conversations, user messages, character replies built packet by
- * packet (by an engine or by a plugin), their fan-out to event streams, and listings that
- * show streaming messages as they grow.
+ * The messaging service: conversations, user messages, character replies built packet by packet
+ * (by an engine or a plugin) and sent to the event streams, listings that show them as they grow.
  */
 export class Messaging implements LiveReplyHost {
   readonly streams: EventStreams;
   private readonly live = new Map<string, LiveReply>();
-  private readonly liveByConversation = new Map<string, Set<LiveReply>>();
   /** Engine replies of one conversation run one after the other, so each sees the last in its history. */
   private readonly queues = new Map<string, Promise<void>>();
   private readonly controllers = new Set<AbortController>();
@@ -73,15 +54,11 @@ export class Messaging implements LiveReplyHost {
     return this.services.db;
   }
 
-  get store() {
-    return this.services.store;
-  }
-
   /** Ends, in the store, replies that were streaming when the emulator last stopped. */
   async finishInterrupted(): Promise<void> {
     const failure = { code: 'INTERRUPTED', message: 'the emulator stopped before this reply was complete' };
     const ended = this.db.messages.where('isStreaming', true).map((message) => ({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() }));
-    await finishMessages(this, ended);
+    await finishMessages(this.services, ended);
   }
 
   /** Starts a conversation with a character of the key's org; an unknown character is a 400 with details. */
@@ -93,7 +70,7 @@ export class Messaging implements LiveReplyHost {
       ]);
     }
     const now = nowIso();
-    return createConversation(this, { id: newId('conv'), characterId, orgId, createdAt: now, updatedAt: now });
+    return createConversation(this.services, { id: newId('conv'), characterId, orgId, createdAt: now, updatedAt: now });
   }
 
   /** The conversation, if the org may reach it; otherwise a 404. */
@@ -104,9 +81,8 @@ export class Messaging implements LiveReplyHost {
   }
 
   /**
-   * Stores a user message and sets off the character's reply without waiting for it: the
-   * agent's plugin handlers get AGENT_MESSAGE_RECEIVED (SYNC ones are awaited, as DESIGN.md
-   * says), or else the character's engine starts streaming.
+   * Stores a user message and sets off the character's reply: the agent's plugin handlers get
+   * AGENT_MESSAGE_RECEIVED (SYNC ones are awaited, as DESIGN.md says), or else the engine starts streaming.
    */
   async sendUserMessage(conversation: ConversationRecord, input: MessageInput): Promise<MessageRecord> {
     checkMessageInput(input);
@@ -122,7 +98,7 @@ export class Messaging implements LiveReplyHost {
       createdAt: now,
       updatedAt: now,
     };
-    await addUserMessage(this, conversation, message);
+    await addUserMessage(this.services, conversation, message);
     const character = this.db.characters.get(conversation.characterId);
     if (!character) {
       this.failAtOnce(conversation.id, { code: 'NOT_FOUND', message: `character ${conversation.characterId} no longer exists` });
@@ -130,8 +106,10 @@ export class Messaging implements LiveReplyHost {
     }
     const handlers = character.agentId ? agentMessageHandlers(this.services, character.agentId) : [];
     if (character.agentId && handlers.length > 0) {
-      // Plugin-driven: the plugin writes the reply through the agent message route.
-      await deliverAgentMessageReceived(this.services, handlers, { agentId: character.agentId, characterId: character.id, conversationId: conversation.id, message });
+      // Plugin-driven: the plugin writes the reply through the agent message route. A delivery
+      // problem shows in the delivery log, not in the user's request, which stored the message.
+      const data = { agentId: character.agentId, characterId: character.id, conversationId: conversation.id, message };
+      await this.services.events.emitForInstances(AGENT_MESSAGE_RECEIVED, handlers, data).catch(() => undefined);
     } else if (character.engine === 'plugin') {
       this.failAtOnce(conversation.id, {
         code: 'NOT_CONFIGURED',
@@ -149,7 +127,7 @@ export class Messaging implements LiveReplyHost {
   }
 
   /** One page of a conversation's messages, oldest first, after the message `after` if given. */
-  listMessages(conversationId: string, after: string | undefined, limit: number): MessagePage {
+  listMessages(conversationId: string, after: string | undefined, limit: number): { data: MessageRecord[]; hasNext: boolean } {
     const all = this.db.messages.where('conversationId', conversationId);
     let start = 0;
     if (after !== undefined) {
@@ -166,8 +144,8 @@ export class Messaging implements LiveReplyHost {
   /** Opens an event stream on a hijacked response; a streaming message so far comes first. */
   openEventStream(conversationId: string, response: ServerResponse, apiKeyId?: string): void {
     const catchUp: string[] = [];
-    for (const reply of this.liveByConversation.get(conversationId) ?? []) {
-      const frame = reply.catchUpFrame();
+    for (const reply of this.live.values()) {
+      const frame = reply.conversationId === conversationId ? reply.catchUpFrame() : null;
       if (frame) catchUp.push(frame);
     }
     this.streams.open(conversationId, response, catchUp, apiKeyId);
@@ -178,19 +156,19 @@ export class Messaging implements LiveReplyHost {
    * message streams unless `isStreaming: false`); with it, `content` is appended as the next
    * delta and `isStreaming: false` ends the message.
    */
-  async writePluginPacket(conversation: ConversationRecord, packet: PluginPacket): Promise<{ message: MessageRecord; created: boolean }> {
+  async writePluginPacket(conversation: ConversationRecord, packet: AgentMessageWrite): Promise<{ message: MessageRecord; created: boolean }> {
+    const type = packet.type ?? 'TEXT';
     if (packet.messageId === undefined) {
-      const type = packet.type;
       if (type !== 'TEXT' && packet.isStreaming === true) {
         throw badRequest(`Only TEXT messages stream; send the whole ${type} message with isStreaming false (or omitted)`, [
           detail(['isStreaming'], 'invalid_literal', 'false or absent', true, `a ${type} message cannot stream`),
         ]);
       }
       const attachments = packet.attachments ?? [];
-      if (type !== 'TEXT' || packet.isStreaming === false) checkMessageInput({ content: packet.content, type, attachments });
-      else checkMessageInput({ content: 'x', type, attachments }); // the text may come in later packets
-      const reply = this.startReply(conversation.id, 'plugin', type, attachments);
       const final = type !== 'TEXT' || packet.isStreaming === false;
+      // A streaming message's text may come in later packets.
+      checkMessageInput({ content: final ? packet.content : 'x', type, attachments });
+      const reply = this.startReply(conversation.id, 'plugin', type, attachments);
       const message = reply.packet(packet.content, final);
       await reply.persisted();
       return { message, created: true };
@@ -206,8 +184,8 @@ export class Messaging implements LiveReplyHost {
     if (packet.attachments !== undefined) {
       throw badRequest('attachments can only be given with the first packet of a message', [detail(['attachments'], 'unrecognized_keys', 'absent', packet.attachments, 'attachments are set when the message is created')]);
     }
-    if (reply.message && packet.type !== reply.message.type) {
-      throw badRequest(`Message ${packet.messageId} is of type ${reply.message.type}`, [detail(['type'], 'invalid_enum_value', reply.message.type, packet.type, `a packet must keep the message's type ${reply.message.type}`)]);
+    if (reply.message && type !== reply.message.type) {
+      throw badRequest(`Message ${packet.messageId} is of type ${reply.message.type}`, [detail(['type'], 'invalid_enum_value', reply.message.type, type, `a packet must keep the message's type ${reply.message.type}`)]);
     }
     if (reply.length + packet.content.length > MAX_STREAMED_CONTENT_LENGTH) {
       throw badRequest(`A streamed message may hold at most ${MAX_STREAMED_CONTENT_LENGTH} characters`, [
@@ -223,11 +201,8 @@ export class Messaging implements LiveReplyHost {
   /** LiveReplyHost: a reply sent its final packet. */
   ended(reply: LiveReply): void {
     this.live.delete(reply.id);
-    const set = this.liveByConversation.get(reply.conversationId);
-    set?.delete(reply);
-    if (set?.size === 0) this.liveByConversation.delete(reply.conversationId);
     const conversation = this.db.conversations.get(reply.conversationId);
-    if (conversation && reply.message) touchConversation(this, conversation, reply.message.updatedAt).catch(() => undefined);
+    if (conversation && reply.message) touchConversation(this.services, conversation, reply.message.updatedAt).catch(() => undefined);
   }
 
   /** Ends every live reply and event stream (before the store is emptied by `reset()`). */
@@ -252,13 +227,10 @@ export class Messaging implements LiveReplyHost {
     await Promise.all([...pending, ...this.queues.values()]);
   }
 
-  private startReply(conversationId: string, origin: 'engine' | 'plugin', type: MessageRecord['type'] = 'TEXT', attachments: MessageRecord['attachments'] = []): LiveReply {
+  private startReply(conversationId: string, origin: ReplyOrigin, type: MessageRecord['type'] = 'TEXT', attachments: MessageRecord['attachments'] = []): LiveReply {
     const idleTimeoutMs = origin === 'plugin' ? (this.options.pluginReplyTimeoutMs ?? DEFAULT_PLUGIN_REPLY_TIMEOUT_MS) : undefined;
     const reply = new LiveReply(this, conversationId, origin, { type, attachments, idleTimeoutMs });
     this.live.set(reply.id, reply);
-    let set = this.liveByConversation.get(conversationId);
-    if (!set) this.liveByConversation.set(conversationId, (set = new Set()));
-    set.add(reply);
     return reply;
   }
 
@@ -317,7 +289,7 @@ export class Messaging implements LiveReplyHost {
 
   /** LiveReplyHost: stores a reply's message as it stands. */
   saveMessage(message: MessageRecord): Promise<void> {
-    return saveReplyMessage(this, message);
+    return saveReplyMessage(this.services, message);
   }
 }
 

@@ -3,23 +3,19 @@ import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
-import { EventStream, ConversationCreateSchema, ConversationSchema, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
+import { EventStream, ConversationCreateSchema, ConversationSchema, DEFAULT_MESSAGE_PAGE, MAX_MESSAGE_PAGE, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 
-/** Messages per page of `GET /conversations/:id/messages` unless `limit` says otherwise. */
-export const DEFAULT_MESSAGE_LIMIT = 50;
-export const MAX_MESSAGE_LIMIT = 100;
-
 /** A conversation as the API shows it (its org stays internal). */
-export function publicConversation(c: ConversationRecord) {
+function publicConversation(c: ConversationRecord) {
   return { id: c.id, characterId: c.characterId, createdAt: c.createdAt, updatedAt: c.updatedAt };
 }
 
 function parseLimit(raw: string | string[] | undefined): number {
-  if (raw === undefined) return DEFAULT_MESSAGE_LIMIT;
+  if (raw === undefined) return DEFAULT_MESSAGE_PAGE;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > MAX_MESSAGE_LIMIT) {
-    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_LIMIT}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_LIMIT}, given once`)]);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > MAX_MESSAGE_PAGE) {
+    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_PAGE}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_PAGE}, given once`)]);
   }
   return n;
 }

@@ -4,6 +4,9 @@ import {
   FileAccessQuerySchema,
   FileAccessSchema,
   MAX_ACCESS_SECONDS,
+  MAX_FILE_BYTES,
+  MAX_FILE_NAME_LENGTH,
+  MAX_FOLDER_LENGTH,
   FileSchema,
   FileStatusUpdateSchema,
   ListQuery,
@@ -26,23 +29,21 @@ import { parseJsonBody } from '../json-body.js';
 import { objectKey } from './storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
-import { assertMove, fileNameProblem, folderProblem, MAX_FILE_BYTES } from './rules.js';
+import { assertMove } from './rules.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
 import { createUploadRecords, setFileStatus } from './service.js';
 
 /** How long an upload URL stays valid. */
 const UPLOAD_URL_SECONDS = 3600;
-const MAX_EXPIRES_IN = MAX_ACCESS_SECONDS;
 const MAX_GET_BODY = 1024 * 1024;
 
-// GET bodies are read and checked by hand (fastify parses none), against the same contract schema.
 const generateBodyValidator = lazyValidator<UploadUrlRequest>(UploadUrlRequestSchema, { allErrors: true, verbose: true });
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 const uploadUrlsResponse = (status: 200 | 201) => ({ [status]: Ok(UploadUrlsSchema), ...errors });
 
 /** The file as the caller may see it; a 404 when they may not. */
-export function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fileId: string): FileRecord {
+function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fileId: string): FileRecord {
   const file = services.db.files.get(fileId);
   if (!file) throw notFound('file', fileId);
   const principal = request.principal;
@@ -69,12 +70,7 @@ export function findVisibleFile(services: EmulatorContext, request: FastifyReque
 function owningOrg(services: EmulatorContext, request: FastifyRequest, body: UploadUrlRequest): string {
   const { db } = services;
   const principal = requireUser(request);
-  if ((body.parentId === undefined) !== (body.parentType === undefined)) {
-    const missing = body.parentId === undefined ? 'parentId' : 'parentType';
-    throw badRequest('parentId and parentType must be given together', [
-      detail([missing], 'invalid_combination', 'present together with ' + (missing === 'parentId' ? 'parentType' : 'parentId'), undefined, `${missing} is required when ${missing === 'parentId' ? 'parentType' : 'parentId'} is given`),
-    ]);
-  }
+  // The schema gives parentId and parentType together or not at all.
   if (body.parentType && body.parentId) {
     const id = body.parentId;
     let orgId: string | undefined;
@@ -125,14 +121,13 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
   const { db, storage } = services;
 
   async function generate(request: FastifyRequest, body: UploadUrlRequest) {
+    // The schema checks the characters; its maxLength counts code points, these limits UTF-16 units (an emoji counts 2).
     const problems: ErrorDetail[] = [];
     body.files.forEach((f, i) => {
-      const p = fileNameProblem(f.fileName);
-      if (p) problems.push(detail(['files', String(i), 'fileName'], 'invalid_string', 'a file name', f.fileName, `fileName ${p}`));
+      if (f.fileName.length > MAX_FILE_NAME_LENGTH) problems.push(detail(['files', String(i), 'fileName'], 'invalid_string', 'a file name', f.fileName, `fileName must be at most ${MAX_FILE_NAME_LENGTH} characters`));
     });
-    if (body.folder !== undefined) {
-      const p = folderProblem(body.folder);
-      if (p) problems.push(detail(['folder'], 'invalid_string', 'a folder', body.folder, `folder ${p}`));
+    if (body.folder !== undefined && body.folder.length > MAX_FOLDER_LENGTH) {
+      problems.push(detail(['folder'], 'invalid_string', 'a folder', body.folder, `folder must be at most ${MAX_FOLDER_LENGTH} characters`));
     }
     if (problems.length) throw badRequest('Invalid upload request', problems);
     const orgId = owningOrg(services, request, body);
@@ -162,19 +157,15 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
         updatedAt: now,
       };
       records.push(record);
-      const signedUrl = await storage.presignPut(record.storageKey, {
-        expiresInSeconds: UPLOAD_URL_SECONDS,
-        contentType: f.contentType,
-        maxBytes: Math.min(MAX_FILE_BYTES, f.fileSize ?? MAX_FILE_BYTES),
-      });
+      const signedUrl = await storage.presignPut(record.storageKey, { expiresInSeconds: UPLOAD_URL_SECONDS, maxBytes: Math.min(MAX_FILE_BYTES, f.fileSize ?? MAX_FILE_BYTES) });
       out.push({ signedUrl, fileRecord: presentFile(record) });
     }
     await createUploadRecords(services, records);
     return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
   }
 
-  // fastify neither parses nor validates GET bodies: the handler reads and checks this one. Its
-  // schema is POST's (the OpenAPI document describes the body there; GET bodies have no place in it).
+  // fastify neither parses nor validates GET bodies: the handler checks this one against POST's schema
+  // (the OpenAPI document describes the body there; GET bodies have no place in it).
   app.get('/generate-upload-url', { schema: { response: uploadUrlsResponse(200) } }, async (request) => {
     const body = await readGetBody(request);
     if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
@@ -247,8 +238,8 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
       throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'invalid_type', 'integer', raw, 'expiresIn must be a whole number of seconds, given once')]);
     }
     const expiresIn = raw === undefined ? 3600 : Number(raw);
-    if (expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
-      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'too_big', `integer from 1 to ${MAX_EXPIRES_IN}`, raw, `expiresIn must be from 1 to ${MAX_EXPIRES_IN} seconds`)]);
+    if (expiresIn < 1 || expiresIn > MAX_ACCESS_SECONDS) {
+      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [detail(['expiresIn'], 'too_big', `integer from 1 to ${MAX_ACCESS_SECONDS}`, raw, `expiresIn must be from 1 to ${MAX_ACCESS_SECONDS} seconds`)]);
     }
     const file = findVisibleFile(services, request, fileId);
     if (file.status === null || file.status === 'FAILED') {

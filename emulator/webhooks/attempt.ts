@@ -1,9 +1,10 @@
 import type { Dispatcher as HttpDispatcher } from 'undici';
 import { webhookHeaders } from '../../src/webhooks/signing.js';
 import type { DeliveryAttempt } from '../model.js';
+import { nowIso } from '../store/ids.js';
 
 /** The part of an answer kept in the delivery log. */
-export const LOGGED_BODY_BYTES = 2048;
+const LOGGED_BODY_BYTES = 2048;
 /** The most of an answer read at all (enough for any challenge answer); the rest is dropped. */
 const READ_BODY_BYTES = 64 * 1024;
 
@@ -34,12 +35,17 @@ export interface AttemptInput {
   timeoutMs: number;
   http: HttpDispatcher;
   /** Attempts in flight, so that closing can interrupt them; the attempt adds and removes itself. */
-  live?: Set<WebhookAttempt>;
+  live: Set<WebhookAttempt>;
 }
 
 /** Sends one signed delivery (fresh timestamp and signature) and reads the answer; never throws. */
 export function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
   return new Promise((resolve) => new WebhookAttempt(input, resolve).start());
+}
+
+/** The outcome of an attempt that was not sent (its URL is refused, or fault injection dropped it). */
+export function notSent(reason: string): AttemptOutcome {
+  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
 }
 
 /**
@@ -82,7 +88,7 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
 
   start(): void {
     if (!this.origin) return this.finish(`request failed: invalid URL ${this.input.url}`);
-    this.input.live?.add(this);
+    this.input.live.add(this);
     this.timer = setTimeout(() => this.finish(`no answer within ${this.input.timeoutMs} ms`), this.input.timeoutMs);
     this.send();
   }
@@ -101,7 +107,7 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
         this,
       );
     } catch (error) {
-      this.finish(describeNetworkError(error, this.input.url));
+      this.finish(describeNetworkError(error, this.input.url, this.origin));
     }
   }
 
@@ -141,14 +147,14 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
       this.send();
       return;
     }
-    this.finish(describeNetworkError(error, this.input.url));
+    this.finish(describeNetworkError(error, this.input.url, this.origin));
   }
 
   private finish(error: string | null): void {
     if (this.done) return;
     this.done = true;
     if (this.timer) clearTimeout(this.timer);
-    this.input.live?.delete(this);
+    this.input.live.delete(this);
     if (error !== null) {
       this.outcome.error = error;
       this.controller?.abort(new Error(error));
@@ -179,35 +185,43 @@ function isStaleSocket(error: unknown): boolean {
 }
 
 /** A short, person-readable reason for a failed request, from undici's error and its cause. */
-export function describeNetworkError(error: unknown, url: string): string {
+function describeNetworkError(error: unknown, url: string, origin: string): string {
   const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e?.code && e.code !== 'UND_ERR_SOCKET' ? e.code : e?.cause?.code ?? e?.code;
   switch (code) {
     case 'ECONNREFUSED':
-      return `connection refused by ${origin(url)}: is the webhook server running?`;
+      return `connection refused by ${origin}: is the webhook server running?`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `the host of ${url} could not be resolved`;
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
-      return `the connection to ${origin(url)} was closed before an answer`;
+      return `the connection to ${origin} was closed before an answer`;
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return `could not connect to ${origin(url)} in time`;
+      return `could not connect to ${origin} in time`;
     default:
       return `request failed: ${e?.cause?.message ?? e?.message ?? String(error)}`;
   }
 }
 
-function origin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
+/** The delivery log's entry of an attempt: the answer's body cut at 2 KB, its headers at 64 of 1 KB. */
+export function loggedAttempt(outcome: AttemptOutcome, entry: Pick<DeliveryAttempt, 'number' | 'url' | 'error' | 'nextAttemptAt'>): DeliveryAttempt {
+  return {
+    number: entry.number,
+    startedAt: outcome.startedAt,
+    url: entry.url,
+    webhookTimestamp: outcome.webhookTimestamp,
+    durationMs: outcome.durationMs,
+    responseStatus: outcome.status,
+    responseBody: truncateForLog(outcome.body),
+    error: entry.error,
+    nextAttemptAt: entry.nextAttemptAt,
+    ...(outcome.requestHeaders ? { requestHeaders: outcome.requestHeaders } : {}),
+    ...(outcome.status !== null ? { responseHeaders: headersForLog(outcome.headers) } : {}),
+  };
 }
 
-/** The logged form of an answer body: at most 2 KB, marked when cut. */
-export function truncateForLog(body: string | null): string | null {
+function truncateForLog(body: string | null): string | null {
   if (body === null) return null;
   const bytes = Buffer.from(body, 'utf8');
   if (bytes.length <= LOGGED_BODY_BYTES) return body;
@@ -218,8 +232,8 @@ export function truncateForLog(body: string | null): string | null {
 const LOGGED_HEADERS = 64;
 const LOGGED_HEADER_CHARS = 1024;
 
-/** The logged form of response headers: names lower-case, repeated values joined, at most 64 of 1 KB each. */
-export function headersForLog(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Names lower-case, repeated values joined. */
+function headersForLog(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   let kept = 0;
   for (const [name, value] of Object.entries(headers)) {
@@ -229,12 +243,4 @@ export function headersForLog(headers: Record<string, string | string[] | undefi
     out[name.toLowerCase()] = text.length > LOGGED_HEADER_CHARS ? `${text.slice(0, LOGGED_HEADER_CHARS)}…` : text;
   }
   return out;
-}
-
-/** The request and response headers of an outcome as an attempt logs them (absent when there were none). */
-export function attemptHeaders(outcome: AttemptOutcome): Pick<DeliveryAttempt, 'requestHeaders' | 'responseHeaders'> {
-  return {
-    ...(outcome.requestHeaders ? { requestHeaders: outcome.requestHeaders } : {}),
-    ...(outcome.status !== null ? { responseHeaders: headersForLog(outcome.headers) } : {}),
-  };
 }

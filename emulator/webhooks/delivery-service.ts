@@ -19,13 +19,11 @@ export function presentDelivery(record: DeliveryRecord): DeliveryView {
 }
 
 /**
- * The delivery log: every delivery with its attempts, in the store's `deliveries` collection.
- * It saves records, tells waiters about changes, and keeps itself within `logLimit` by dropping
- * the oldest finished deliveries.
+ * The delivery log: every delivery with its attempts, in the store's `deliveries` collection; it
+ * keeps itself within `logLimit` by dropping the oldest finished deliveries.
  */
 export class DeliveryLog {
   private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
-  /** Deliveries finished since the log was last pruned. */
   private finishedSincePrune = 0;
 
   constructor(
@@ -39,11 +37,15 @@ export class DeliveryLog {
     return this.db.deliveries.get(id);
   }
 
-  /** Writes a record (durably), tells the waiters, and prunes the log when due. */
+  /**
+   * Writes a record (durably), tells the waiters, and prunes the log once per tenth of the limit of
+   * deliveries finished: a backlog of pending deliveries past the limit would otherwise make every save scan it.
+   */
   async save(record: DeliveryRecord): Promise<void> {
     const done = this.db.deliveries.put(record);
     for (const listener of this.changeListeners) safely(() => listener(record));
-    if (record.status !== 'pending' && ++this.finishedSincePrune >= pruneSlack(this.logLimit) && this.db.deliveries.size > this.logLimit) this.prune();
+    const slack = Math.max(1, Math.floor(this.logLimit / 10));
+    if (record.status !== 'pending' && ++this.finishedSincePrune >= slack && this.db.deliveries.size > this.logLimit) this.prune();
     await done;
   }
 
@@ -81,11 +83,7 @@ export class DeliveryLog {
     return this.db.deliveries.where('status', 'pending');
   }
 
-  /**
-   * Drops the oldest finished deliveries until the log is back at its limit (pending ones stay).
-   * Runs once per tenth of the limit of deliveries finished: a backlog of pending deliveries
-   * larger than the limit would otherwise make every delivery scan it.
-   */
+  /** Drops the oldest finished deliveries (not pending, no attempt under way) until the log is back at its limit. */
   private prune(): void {
     this.finishedSincePrune = 0;
     let excess = this.db.deliveries.size - this.logLimit;
@@ -99,11 +97,6 @@ export class DeliveryLog {
     // Durable like any change; a failure (the store closing) only leaves them in the log.
     for (const id of doomed) this.db.deliveries.delete(id).catch(() => undefined);
   }
-}
-
-/** How many deliveries finish between two prunings of the log (so the log may grow this far past its limit). */
-function pruneSlack(limit: number): number {
-  return Math.max(1, Math.floor(limit / 10));
 }
 
 function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
@@ -122,6 +115,6 @@ export function safely(fn: () => void): void {
   try {
     fn();
   } catch {
-    // A listener's failure must not break delivery.
+    // ignored
   }
 }

@@ -1,21 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { createAgent } from '../http-client.js';
-import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEventType } from '../../src/webhooks/events.js';
+import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEvent, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { DispatchMode } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
-import { DeliveryLog, presentDelivery, safely, type DeliveryMatch, type DeliveryView } from './delivery-service.js';
+import { DeliveryLog, presentDelivery, safely, type DeliveryView } from './delivery-service.js';
 import { DeliverySlots } from './slots.js';
 import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
-import { attemptDelivery, attemptHeaders, truncateForLog, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
+import { attemptDelivery, loggedAttempt, notSent, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
-
-// Kept for importers of the dispatcher from before the delivery log had its own module.
-export { presentDelivery, type DeliveryMatch, type DeliveryView } from './delivery-service.js';
 
 /** The whole store was replaced: every record a client holds may be gone. */
 export interface StoreChange {
@@ -33,8 +30,6 @@ export interface AttemptNotice {
 export interface EmitInput {
   plugin: PluginRecord;
   instance: InstanceRecord | null;
-  /** Defaults to the instance's org, else the plugin's. */
-  orgId?: string;
   data: unknown;
   /** SYNC waits for the first attempt; defaults to the instance's eventDispatchMode, else ASYNC. */
   mode?: DispatchMode;
@@ -59,10 +54,6 @@ export class RedeliveryRefused extends Error {}
 const CLOSE_GRACE_MS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
-/** The outcome of an attempt that was never sent (its URL is refused). */
-function refusedOutcome(reason: string): AttemptOutcome {
-  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
-}
 
 /** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
 export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null, type: EventKind): boolean {
@@ -71,10 +62,9 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 }
 
 /**
- * Sends the platform's events to plugin webhooks: signed (Standard Webhooks), logged attempt by
- * attempt in the delivery log (delivery-service.ts), retried on a schedule, resumed after a restart.
- * Each pending delivery has its own timer; its attempts wait for one of the fair delivery slots
- * (slots.ts), so one webhook that hangs never holds up the others.
+ * Sends the platform's events to plugin webhooks: signed, logged attempt by attempt, retried on a
+ * schedule, resumed after a restart. Each pending delivery has its own timer; its attempts wait for
+ * one of the fair delivery slots, so one webhook that hangs never holds up the others.
  */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
@@ -88,7 +78,8 @@ export class EventDispatcher {
   /** How many times the store was replaced (reset or import) since this emulator started. */
   private storeGeneration = 0;
   private readonly slots: DeliverySlots;
-  private readonly log: DeliveryLog;
+  /** The delivery log: `list` and `waitFor` serve the admin API and tests. */
+  readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
   private closed = false;
@@ -112,31 +103,27 @@ export class EventDispatcher {
     const { plugin, instance } = input;
     if (!subscribes(plugin, instance, type) || !plugin.webhookUrl) return null;
     const mode = input.mode ?? instance?.eventDispatchMode ?? 'ASYNC';
-    const orgId = input.orgId ?? instance?.orgId ?? plugin.orgId;
     const event = createWebhookEvent(type as WebhookEventType, {
       pluginId: plugin.id,
       pluginInstanceId: (instance?.id ?? null) as never,
-      orgId,
+      orgId: instance?.orgId ?? plugin.orgId,
       data: input.data as never,
     });
-    const record = this.newRecord({ type, plugin, instanceId: instance?.id ?? null, orgId, event: event as unknown as Record<string, unknown>, mode, retries: true });
+    const record = this.newRecord(event, plugin, mode, true);
     // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.
     if (this.faults.active) this.faults.register(record.id);
-    await this.save(record);
+    await this.log.save(record);
     const first = this.run(record.id);
     const settled = mode === 'SYNC' ? await first : null;
     return presentDelivery(settled ?? this.log.get(record.id) ?? record);
   }
 
   /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
-  async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown | ((instance: InstanceRecord) => unknown)): Promise<DeliveryView[]> {
-    if (instances.length === 0) return [];
+  async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown): Promise<DeliveryView[]> {
     const sent = await Promise.all(
       instances.map((instance) => {
         const plugin = this.db.plugins.get(instance.pluginId);
-        if (!plugin) return null;
-        const payload = typeof data === 'function' ? (data as (i: InstanceRecord) => unknown)(instance) : data;
-        return this.emit(type, { plugin, instance, data: payload });
+        return plugin ? this.emit(type, { plugin, instance, data }) : null;
       }),
     );
     return sent.filter((d): d is DeliveryView => d !== null);
@@ -152,16 +139,8 @@ export class EventDispatcher {
   async challenge(plugin: PluginRecord): Promise<ChallengeResult> {
     const challenge = randomBytes(24).toString('base64url');
     const event = createWebhookEvent('WEBHOOK_CHALLENGE', { pluginId: plugin.id, pluginInstanceId: null, orgId: plugin.orgId, data: { challenge } });
-    const record = this.newRecord({
-      type: 'WEBHOOK_CHALLENGE',
-      plugin,
-      instanceId: null,
-      orgId: plugin.orgId,
-      event: event as unknown as Record<string, unknown>,
-      mode: 'SYNC',
-      retries: false,
-    });
-    await this.save(record);
+    const record = this.newRecord(event, plugin, 'SYNC', false);
+    await this.log.save(record);
     const done = await this.run(record.id, (outcome) => challengeProblem(outcome, challenge));
     if (!done) return { verified: false, reason: 'the emulator stopped before the webhook answered', deliveryId: record.id, interrupted: true };
     if (done.status === 'delivered') return { verified: true, deliveryId: record.id };
@@ -192,7 +171,7 @@ export class EventDispatcher {
       createdAt: now,
       updatedAt: now,
     };
-    await this.save(record);
+    await this.log.save(record);
     if (options.wait === false) {
       // Answered at once; the attempt runs on, and the stream tells how it went.
       void this.run(record.id);
@@ -225,16 +204,15 @@ export class EventDispatcher {
     this.clearTimer(deliveryId);
     const now = nowIso();
     const cancelled: DeliveryRecord = { ...record, status: 'failed', nextAttemptAt: null, cancelledAt: now, updatedAt: now };
-    await this.save(cancelled);
+    await this.log.save(cancelled);
     const last = cancelled.attempts.at(-1);
     if (last) this.notify(cancelled, last);
     return presentDelivery(cancelled);
   }
 
   /**
-   * Schedules every pending delivery found in the store (after a restart). A challenge left
-   * pending was cut off by the stop: it is closed as failed, never sent again, since only the
-   * verify-webhook call that sent it judges its answer.
+   * Schedules every pending delivery found in the store (after a restart). A challenge left pending
+   * is closed as failed, never sent again: only the verify-webhook call that sent it judged its answer.
    */
   async resume(): Promise<void> {
     const closing: Promise<void>[] = [];
@@ -251,22 +229,12 @@ export class EventDispatcher {
           error: `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`,
           nextAttemptAt: null,
         };
-        closing.push(this.save({ ...record, status: 'failed', nextAttemptAt: null, attempts: [...record.attempts, cutOff], updatedAt: nowIso() }));
+        closing.push(this.log.save({ ...record, status: 'failed', nextAttemptAt: null, attempts: [...record.attempts, cutOff], updatedAt: nowIso() }));
         continue;
       }
       this.scheduleAt(record.id, record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now());
     }
     await Promise.all(closing);
-  }
-
-  /** Deliveries in the log that match, oldest first. */
-  list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
-    return this.log.list(match);
-  }
-
-  /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */
-  waitFor(match: DeliveryMatch, timeoutMs = 10_000): Promise<DeliveryView> {
-    return this.log.waitFor(match, timeoutMs);
   }
 
   /** Calls `listener` with every attempt as it is logged; returns the unsubscribe function. */
@@ -324,32 +292,25 @@ export class EventDispatcher {
     await this.http.destroy();
   }
 
-  private newRecord(input: {
-    type: EventKind;
-    plugin: PluginRecord;
-    instanceId: string | null;
-    orgId: string;
-    event: Record<string, unknown>;
-    mode: DispatchMode;
-    retries: boolean;
-  }): DeliveryRecord {
+  /** A pending delivery of an event to its plugin's webhook; `retries` false for a challenge. */
+  private newRecord(event: WebhookEvent, plugin: PluginRecord, mode: DispatchMode, retries: boolean): DeliveryRecord {
     const now = nowIso();
     return {
       id: newId('dlv'),
-      eventId: input.event.id as string,
-      type: input.type,
-      pluginId: input.plugin.id,
-      pluginInstanceId: input.instanceId,
-      orgId: input.orgId,
-      url: input.plugin.webhookUrl,
-      event: input.event,
+      eventId: event.id,
+      type: event.type,
+      pluginId: plugin.id,
+      pluginInstanceId: event.pluginInstanceId,
+      orgId: event.orgId,
+      url: plugin.webhookUrl,
+      event: event as unknown as Record<string, unknown>,
       status: 'pending',
-      mode: input.mode,
-      retries: input.retries,
+      mode,
+      retries,
       attempts: [],
       nextAttemptAt: now,
       redeliveryOf: null,
-      secret: input.plugin.webhookSecret,
+      secret: plugin.webhookSecret,
       createdAt: now,
       updatedAt: now,
     };
@@ -379,7 +340,7 @@ export class EventDispatcher {
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
       let outcome: AttemptOutcome;
-      if (refused !== null) outcome = refusedOutcome(refused);
+      if (refused !== null) outcome = notSent(refused);
       else if (faults?.drop) outcome = droppedOutcome();
       else outcome = await this.send(due);
       if (outcome.interrupted) return null;
@@ -391,7 +352,7 @@ export class EventDispatcher {
       const settled = this.settle(current, outcome, problem, refused !== null || Boolean(current.cancelledAt));
       let { record } = settled;
       if (!faults) {
-        await this.save(record);
+        await this.log.save(record);
         this.notify(record, settled.attempt);
       } else {
         if (marks && marks.length > 0) record.faults = [...(current.faults ?? []), ...marks];
@@ -440,7 +401,7 @@ export class EventDispatcher {
       if (!outcome.interrupted) ({ record, attempt: duplicate } = withDuplicate(record, outcome));
     }
     if (!this.log.get(record.id)) return record; // the store was reset meanwhile
-    await this.save(record);
+    await this.log.save(record);
     this.notify(record, attempt);
     if (duplicate) this.notify(record, duplicate);
     if (attempt.responseStatus !== null) this.faults.answered(record.id, record.pluginId, record.eventId);
@@ -463,24 +424,10 @@ export class EventDispatcher {
         nextAttemptAt = new Date(Date.now() + delay).toISOString();
       }
     }
-    const attempt: DeliveryAttempt = {
-      number,
-      startedAt: outcome.startedAt,
-      url: current.url ?? '',
-      webhookTimestamp: outcome.webhookTimestamp,
-      durationMs: outcome.durationMs,
-      responseStatus: outcome.status,
-      responseBody: truncateForLog(outcome.body),
-      error: success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`),
-      nextAttemptAt,
-      ...attemptHeaders(outcome),
-    };
+    const error = success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`);
+    const attempt = loggedAttempt(outcome, { number, url: current.url ?? '', error, nextAttemptAt });
     const record: DeliveryRecord = { ...current, status, nextAttemptAt, attempts: [...current.attempts, attempt], updatedAt: nowIso() };
     return { record, attempt };
-  }
-
-  private save(record: DeliveryRecord): Promise<void> {
-    return this.log.save(record);
   }
 
   private scheduleAt(id: string, at: number): void {

@@ -1,7 +1,7 @@
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import type { FaultSettings } from '../../src/contract/index.js';
-import { attemptHeaders, truncateForLog, type AttemptOutcome } from './attempt.js';
+import { loggedAttempt, notSent, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
 
 /** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them (the contract's). */
@@ -16,13 +16,8 @@ export interface AttemptFaults {
   duplicate: boolean;
 }
 
-// The decisions of one attempt, each with its own draw.
-const DELAY = 0;
-const DELAY_MS = 1;
-const REORDER = 2;
-const DROP = 3;
-const TIMEOUT_AFTER_ANSWER = 4;
-const DUPLICATE = 5;
+/** The decisions of one attempt, each with its own draw. */
+const DECISION = { delay: 0, delayMs: 1, reorder: 2, drop: 3, timeoutAfterAnswer: 4, duplicate: 5 } as const;
 
 interface Held {
   number: number;
@@ -35,9 +30,8 @@ interface Held {
  * which `abort()` ends at once when the emulator closes.
  */
 export class FaultInjector {
-  private profile: FaultProfile;
-  private draws: FaultDraws;
-  private on: boolean;
+  private profile!: FaultProfile;
+  private draws!: FaultDraws;
   /** The number of the next delivery, in emission order (draws are keyed by it). */
   private nextNumber = 0;
   private readonly numbers = new Map<string, number>();
@@ -45,25 +39,22 @@ export class FaultInjector {
   private readonly held = new Map<string, Set<Held>>();
   private readonly waits = new Set<() => void>();
 
-  constructor(profile: FaultProfile, seed: string = newFaultSeed()) {
-    this.profile = profile;
-    this.draws = new FaultDraws(seed);
-    this.on = profileIsOn(profile);
+  constructor(profile: FaultProfile, seed?: string) {
+    this.configure(profile, seed);
   }
 
   get active(): boolean {
-    return this.on;
+    return profileIsOn(this.profile);
   }
 
   settings(): FaultSettings {
-    return { on: this.on, profile: formatFaultProfile(this.profile), rules: structuredClone(this.profile), seed: this.draws.seed };
+    return { on: this.active, profile: formatFaultProfile(this.profile), rules: structuredClone(this.profile), seed: this.draws.seed };
   }
 
   /** Replaces the profile and seed (a new random one when none is given) and numbers deliveries from 0 again. */
   configure(profile: FaultProfile, seed: string = newFaultSeed()): FaultSettings {
     this.profile = profile;
     this.draws = new FaultDraws(seed);
-    this.on = profileIsOn(profile);
     this.nextNumber = 0;
     this.numbers.clear();
     // Deliveries held under the old profile go now.
@@ -93,13 +84,13 @@ export class FaultInjector {
     const number = this.numbers.get(deliveryId)!;
     const p = this.profile;
     const draw = (decision: number) => this.draws.draw(number, attempt, decision);
-    const delayed = p.delay.probability > 0 && draw(DELAY) < p.delay.probability;
+    const delayed = p.delay.probability > 0 && draw(DECISION.delay) < p.delay.probability;
     return {
-      delayMs: delayed ? p.delay.minMs + Math.floor(draw(DELAY_MS) * (p.delay.maxMs - p.delay.minMs + 1)) : 0,
-      reorder: attempt === 1 && p.reorder.probability > 0 && draw(REORDER) < p.reorder.probability,
-      drop: canRetry && p.drop > 0 && draw(DROP) < p.drop,
-      timeoutAfterAnswer: canRetry && p.timeoutAfterAnswer > 0 && draw(TIMEOUT_AFTER_ANSWER) < p.timeoutAfterAnswer,
-      duplicate: p.duplicate > 0 && draw(DUPLICATE) < p.duplicate,
+      delayMs: delayed ? p.delay.minMs + Math.floor(draw(DECISION.delayMs) * (p.delay.maxMs - p.delay.minMs + 1)) : 0,
+      reorder: attempt === 1 && p.reorder.probability > 0 && draw(DECISION.reorder) < p.reorder.probability,
+      drop: canRetry && p.drop > 0 && draw(DECISION.drop) < p.drop,
+      timeoutAfterAnswer: canRetry && p.timeoutAfterAnswer > 0 && draw(DECISION.timeoutAfterAnswer) < p.timeoutAfterAnswer,
+      duplicate: p.duplicate > 0 && draw(DECISION.duplicate) < p.duplicate,
     };
   }
 
@@ -170,7 +161,7 @@ export class FaultInjector {
 
 /** The outcome of an attempt that fault injection dropped: nothing was sent. */
 export function droppedOutcome(): AttemptOutcome {
-  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: 'fault injection (drop): the attempt was not sent; the retry path runs', interrupted: false };
+  return notSent('fault injection (drop): the attempt was not sent; the retry path runs');
 }
 
 /** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
@@ -190,18 +181,7 @@ export function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, pro
 /** The record with a duplicate request logged: an extra attempt, marked, that leaves the delivery as it was. */
 export function withDuplicate(record: DeliveryRecord, outcome: AttemptOutcome): { record: DeliveryRecord; attempt: DeliveryAttempt } {
   const of = record.attempts.length;
-  const attempt: DeliveryAttempt = {
-    number: of + 1,
-    startedAt: outcome.startedAt,
-    url: record.url ?? '',
-    webhookTimestamp: outcome.webhookTimestamp,
-    durationMs: outcome.durationMs,
-    responseStatus: outcome.status,
-    responseBody: truncateForLog(outcome.body),
-    error: outcome.error,
-    nextAttemptAt: null,
-    ...attemptHeaders(outcome),
-  };
+  const attempt = loggedAttempt(outcome, { number: of + 1, url: record.url ?? '', error: outcome.error, nextAttemptAt: null });
   const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
   return { record: { ...record, attempts: [...record.attempts, attempt], faults: marks, updatedAt: nowIso() }, attempt };
 }

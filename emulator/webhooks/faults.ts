@@ -11,15 +11,9 @@ export type { FaultProfile } from '../../src/contract/index.js';
 /** A fault injected into one attempt, as the delivery log marks it (the contract's FaultMark). */
 export type { FaultMark } from '../../src/contract/index.js';
 
-/** One entry of a profile's validation error: the part of the text and what is wrong with it. */
-export interface FaultProfileProblem {
-  part: string;
-  message: string;
-}
-
-/** A fault profile or seed that cannot be used; `problems` names each bad part. */
+/** A fault profile or seed that cannot be used; `problems` names each bad part of the text and what is wrong with it. */
 export class FaultProfileError extends Error {
-  constructor(readonly problems: FaultProfileProblem[]) {
+  constructor(readonly problems: Array<{ part: string; message: string }>) {
     super(problems.map((p) => `"${p.part}": ${p.message}`).join('; '));
     this.name = 'FaultProfileError';
   }
@@ -44,7 +38,7 @@ export function parseFaultProfile(text: string): FaultProfile {
   const profile = emptyProfile();
   const trimmed = text.trim();
   if (trimmed === '' || trimmed === 'off' || trimmed === 'none') return profile;
-  const problems: FaultProfileProblem[] = [];
+  const problems: FaultProfileError['problems'] = [];
   const seen = new Set<string>();
   for (const raw of trimmed.split(',')) {
     const part = raw.trim();

@@ -19,9 +19,8 @@ export interface DeliveryOptions {
    */
   perPluginConcurrency?: number;
   /**
-   * Most deliveries the log keeps; past it the oldest finished ones (delivered, failed, exhausted)
-   * are dropped, so sustained traffic cannot grow memory and the data dir without end. Pending
-   * deliveries are always kept. Default 10 000.
+   * Most deliveries the log keeps, default 10 000; past it the oldest finished ones are dropped (pending
+   * ones are kept), so sustained traffic cannot grow memory and the data dir without end.
    */
   logLimit?: number;
 }

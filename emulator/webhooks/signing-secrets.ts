@@ -1,11 +1,9 @@
 import type { PluginRecord } from '../model.js';
 
 /**
- * The secrets a delivery to this plugin is signed with at `now`: its current secret, and during
- * the grace period of a rotation its previous one too (Standard Webhooks' space-separated
- * `webhook-signature` list), so a receiver still holding the old secret keeps accepting
- * deliveries until it is given the new one. Without the plugin (deleted since), the secret the
- * delivery was queued with.
+ * The secrets a delivery to this plugin is signed with at `now`: its current one, and during a
+ * rotation's grace period the previous one too (one signature each), so a receiver still holding
+ * the old secret keeps accepting deliveries. Without the plugin (deleted since), the queued secret.
  */
 export function signingSecrets(plugin: Pick<PluginRecord, 'webhookSecret' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'> | undefined, fallback: string, now = Date.now()): string[] {
   if (!plugin) return [fallback];

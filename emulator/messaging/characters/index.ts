@@ -3,38 +3,21 @@ import { createOpenAiEngine, type OpenAiEngineOptions } from './openai.js';
 import { scriptedEngine } from './scripted.js';
 import type { Character, ReplyEngine } from './types.js';
 
-export type { Character, ChatTurn, ReplyEngine, ReplyRequest, ScriptLine } from './types.js';
+export type { Character, ChatTurn, ReplyEngine, ReplyRequest } from './types.js';
 export { ReplyEngineError, type ReplyEngineErrorCode } from './errors.js';
-export { splitIntoPackets, streamWithInterval } from './packets.js';
-export {
-  DEFAULT_FALLBACK_REPLY,
-  DEFAULT_PACKET_INTERVAL_MS,
-  DEFAULT_PACKET_SIZE,
-  scriptedEngine,
-  scriptedReplyText,
-  validateScript,
-  type ScriptProblem,
-} from './scripted.js';
-export { DEFAULT_LLM_TIMEOUT_MS, chatCompletionMessages, createOpenAiEngine, type OpenAiEngineOptions } from './openai.js';
-
-/** What the emulator was started with that engines need. */
-export interface ReplyEnginesConfig {
-  /** An OpenAI-compatible backend for `engine: 'openai'` characters (`--llm-base-url`). */
-  llm?: OpenAiEngineOptions;
-  /** The plugin-driven engine, for `engine: 'plugin'` characters, supplied by whoever wires webhooks. */
-  plugin?: ReplyEngine;
-}
+export { DEFAULT_FALLBACK_REPLY, DEFAULT_PACKET_SIZE, scriptedEngine, scriptedReplyText, validateScript } from './scripted.js';
+export { createOpenAiEngine, type OpenAiEngineOptions } from './openai.js';
 
 /** Picks the engine that answers for a character. Never throws: a missing engine fails its replies instead. */
 export type EngineFor = (character: Character) => ReplyEngine;
 
 /**
- * Builds the engine chooser: scripted unless the character says `openai` or `plugin`. A
- * character whose engine is not configured gets an engine whose every reply ends at once
- * with a ReplyEngineError saying what to configure, so callers handle one failure path.
- * Throws (ReplyEngineError NOT_CONFIGURED) only if `config.llm.baseUrl` is not an http(s) URL.
+ * Builds the engine chooser: scripted unless the character says `openai` (with `llm`, the
+ * `--llm-base-url` backend). A character whose engine is not configured, or not run here (`plugin`
+ * characters are answered by their agent's webhook), gets an engine whose every reply ends at once
+ * with a ReplyEngineError saying why. Throws (NOT_CONFIGURED) only if `llm.baseUrl` is not an http(s) URL.
  */
-export function createReplyEngines(config: ReplyEnginesConfig = {}): EngineFor {
+export function createReplyEngines(config: { llm?: OpenAiEngineOptions } = {}): EngineFor {
   const openai = config.llm ? createOpenAiEngine(config.llm) : undefined;
   return (character) => {
     const engine = character.engine ?? 'scripted';
@@ -45,7 +28,7 @@ export function createReplyEngines(config: ReplyEnginesConfig = {}): EngineFor {
           'start it with --llm-base-url (e.g. http://127.0.0.1:11434/v1 for Ollama) and a model'));
     }
     if (engine === 'plugin') {
-      return config.plugin ?? failingEngine(() => new ReplyEngineError('NOT_CONFIGURED',
+      return failingEngine(() => new ReplyEngineError('NOT_CONFIGURED',
         `character ${character.name} (${character.id}) uses the plugin engine, which this emulator does not run`));
     }
     return failingEngine(() => new ReplyEngineError('UNSUPPORTED_ENGINE',

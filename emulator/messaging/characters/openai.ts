@@ -9,10 +9,7 @@ export interface OpenAiEngineOptions {
   baseUrl: string;
   model: string;
   apiKey?: string;
-  /**
-   * Longest silence allowed: before the response headers, and between two pieces of the stream.
-   * undici checks it on a coarse clock, so it fires up to about a second late.
-   */
+  /** Longest silence allowed before the answer and inside the stream (undici's coarse clock: up to a second late). */
   timeoutMs?: number;
 }
 
@@ -50,14 +47,9 @@ export function createOpenAiEngine(options: OpenAiEngineOptions): ReplyEngine {
 }
 
 function chatCompletionsUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ReplyEngineError('NOT_CONFIGURED', `the LLM base URL "${baseUrl}" is not a URL; give --llm-base-url like http://127.0.0.1:11434/v1`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ReplyEngineError('NOT_CONFIGURED', `the LLM base URL "${baseUrl}" must be http or https; give --llm-base-url like http://127.0.0.1:11434/v1`);
+  const protocol = URL.canParse(baseUrl) ? new URL(baseUrl).protocol : null;
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new ReplyEngineError('NOT_CONFIGURED', `the LLM base URL "${baseUrl}" is not an http(s) URL; give --llm-base-url like http://127.0.0.1:11434/v1`);
   }
   const trimmed = baseUrl.replace(/\/+$/, '');
   return trimmed.endsWith('/chat/completions') ? trimmed : `${trimmed}/chat/completions`;
@@ -125,8 +117,7 @@ async function* streamCompletion(o: Resolved, endpoint: string, req: ReplyReques
     if (error instanceof ReplyEngineError) throw error;
     throw streamFailure(error, where, o.timeoutMs, signal);
   } finally {
-    // Ends the request when the reply stops early (done, failed, or the consumer stopped reading).
-    // undici's body emits an abort error when destroyed; nobody else listens any more.
+    // Ends the request when the reply stops early; the abort error undici's body then emits has no other listener.
     if (!body.destroyed) body.on('error', () => {}).destroy();
   }
 }

@@ -15,11 +15,7 @@ export interface ScriptProblem {
   message: string;
 }
 
-/**
- * Lists what is wrong with a character's script (not an array, a line without string
- * `match`/`reply`, a `match` that is no valid regular expression); empty when it is fine.
- * `at` prefixes every path, e.g. `['characters', '0', 'script']`.
- */
+/** Lists what is wrong with a character's script (empty when it is fine); `at` prefixes every path, e.g. `['characters', '0', 'script']`. */
 export function validateScript(script: unknown, at: string[] = []): ScriptProblem[] {
   if (script === undefined) return [];
   if (!Array.isArray(script)) return [{ path: at, message: 'must be an array of { match, reply }' }];
@@ -33,7 +29,7 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
     const { match, reply } = line as Record<string, unknown>;
     if (typeof match !== 'string') problems.push({ path: [...here, 'match'], message: 'must be a string' });
     else {
-      const error = regexError(match);
+      const error = linearRegExpProblem(match, 'i');
       if (error !== null) problems.push({ path: [...here, 'match'], message: `is not a valid regular expression (${error})` });
     }
     if (typeof reply !== 'string') problems.push({ path: [...here, 'reply'], message: 'must be a string' });
@@ -42,10 +38,9 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
 }
 
 /**
- * The complete reply a scripted character gives to `userMessage`: the reply of the first
- * script line whose `match` matches (case-insensitively), else the fallback. A `match` that
- * is not a valid regular expression is matched as a literal substring instead, so a bad
- * record never breaks a conversation. `{{name}}` in the reply becomes the character's name.
+ * The reply of the first script line whose `match` matches `userMessage` (case-insensitively), else
+ * the fallback; `{{name}}` becomes the character's name. A `match` that is no valid regular expression
+ * is matched as a literal substring, so a bad record never breaks a conversation.
  */
 export function scriptedReplyText(character: Character, userMessage: string): string {
   const script = Array.isArray(character.script) ? character.script : [];
@@ -76,10 +71,6 @@ function matches(pattern: string, text: string): boolean {
     if (error instanceof MatchBudgetError) return false;
     throw error;
   }
-}
-
-function regexError(pattern: string): string | null {
-  return linearRegExpProblem(pattern, 'i');
 }
 
 // Records may come from hand-written seeds or older data: nonsense sizes fall back to defaults.

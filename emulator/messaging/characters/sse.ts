@@ -1,10 +1,8 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 /**
- * The data of the server-sent events of an OpenAI-compatible stream, parsed by
- * `eventsource-parser`: feed it text as it arrives, however the network cut it, and it returns
- * the data of each event completed so far. Events whose data is empty carry no chunk and are
- * skipped.
+ * The data of the server-sent events of an OpenAI-compatible stream (by `eventsource-parser`),
+ * however the network cut the text; events with empty data carry no chunk and are skipped.
  */
 export class SseParser {
   private readonly parser: EventSourceParser;

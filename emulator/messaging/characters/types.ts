@@ -1,29 +1,7 @@
-import type { CharacterEngine, Sender } from '../../../src/contract/index.js';
+import type { Character as CharacterResource, Sender } from '../../../src/contract/index.js';
 
-/** A character as the reply engines see it (the store's CharacterRecord fits this shape). */
-export interface Character {
-  id: string;
-  orgId: string;
-  agentId?: string | null;
-  name: string;
-  /** System prompt for LLM-backed characters; "You are {name}." when absent. */
-  persona?: string;
-  /** Which engine answers; `scripted` when absent. */
-  engine?: CharacterEngine;
-  /** Scripted replies: `match` is a case-insensitive regular expression; the first match wins. */
-  script?: ScriptLine[];
-  fallbackReply?: string;
-  /** Code points per packet of a scripted reply. */
-  packetSize?: number;
-  /** Pause between packets of a scripted reply; 0 sends them back to back. */
-  packetIntervalMs?: number;
-}
-
-/** One line of a character's script. */
-export interface ScriptLine {
-  match: string;
-  reply: string;
-}
+/** A character as the reply engines see it: the contract's, without what they do not read. */
+export type Character = Omit<CharacterResource, 'agentId' | 'createdAt' | 'updatedAt'>;
 
 /** One earlier message of the conversation, oldest first. */
 export interface ChatTurn {

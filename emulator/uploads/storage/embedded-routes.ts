@@ -6,23 +6,19 @@ import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './
 import type { ObjectRecords } from './types.js';
 
 /**
- * The embedded store's HTTP routes: `PUT /objects/*` (upload through a signed URL) and
- * `GET|HEAD /objects/*` (download through a signed URL, or unsigned for `public/` keys).
- * The emulator registers it on its management app under `storage.routePrefix` (`/_storage`).
- * With `records` (the emulator passes its file records), objects are served with their record's
- * content type, and a signed PUT cannot replace the object of a file already uploaded.
- * Every object is served inert: `nosniff`, a sandboxing CSP, and as an attachment when a browser
- * would run it (HTML, SVG, XML, scripts), so an upload cannot script the emulator's origin.
+ * The embedded store's routes (under `/_storage`): `PUT /objects/*` through a signed URL, and
+ * `GET|HEAD /objects/*` through a signed URL or unsigned for `public/` keys. With `records`, objects
+ * are served with their record's content type, and a signed PUT cannot replace the object of a file
+ * already uploaded. Every object is served inert (`nosniff`, a sandboxing CSP, an attachment when a
+ * browser would run it), so an upload cannot script the emulator's origin.
  */
 export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: ObjectRecords): FastifyPluginAsync {
   return async function storageRoutes(app: FastifyInstance) {
-    // Upload bodies are streamed to disk by the handler, never parsed or buffered by fastify:
-    // this encapsulated context drops the JSON and text parsers and hands every body over as is.
+    // Upload bodies are streamed to disk by the handler, never parsed or buffered by fastify.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-    // Hidden from the OpenAPI document: signed storage URLs, not an operation of the three APIs
-    // (with S3 or MinIO they are not the emulator's at all); clients get them from generate-upload-url.
+    // Hidden from the OpenAPI document: signed storage URLs (with S3 not the emulator's at all), not operations.
     app.route({
       method: 'PUT',
       url: '/objects/*',
@@ -63,7 +59,7 @@ async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefin
   try {
     // destroyOnReturn: false keeps the socket open when the count stops early, so the 413 can be sent.
     const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    // Checked again when the object is put in place: the file may have been completed while this body streamed.
+    // The file may have been completed while this body streamed.
     const stillAwaited = () => {
       const late = records?.putRefusal(key);
       if (late) throw new WriteRefusedError(late.status, late.message);

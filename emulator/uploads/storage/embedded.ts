@@ -26,9 +26,10 @@ export interface EmbeddedStorageOptions {
   secret: string | Buffer;
   /** Largest object accepted by any upload, default 100 MB; a presigned `maxBytes` can only lower it. */
   maxBytes?: number;
-  /** Where `embeddedStorageRoutes` is registered, default `/_storage`. */
-  routePrefix?: string;
 }
+
+/** Where the emulator registers `embeddedStorageRoutes`. */
+const ROUTE_PREFIX = '/_storage';
 
 /** A stored object opened for reading. */
 export interface OpenedObject {
@@ -40,7 +41,6 @@ export interface OpenedObject {
   close(): Promise<void>;
 }
 
-/** The body arrived larger than allowed; the partial file is already gone. */
 /** A write whose `beforeCommit` check refused it when its body was complete: nothing was replaced. */
 export class WriteRefusedError extends StorageError {
   constructor(readonly status: 404 | 409, message: string) {
@@ -49,6 +49,7 @@ export class WriteRefusedError extends StorageError {
   }
 }
 
+/** The body arrived larger than allowed; the partial file is already gone. */
 export class ObjectTooLargeError extends StorageError {
   constructor(readonly limit: number) {
     super(`The upload is larger than ${limit} bytes`);
@@ -71,24 +72,16 @@ interface Sidecar {
 export class EmbeddedStorage implements ObjectStorage {
   readonly kind = 'embedded' as const;
   readonly maxBytes: number;
-  readonly routePrefix: string;
   private root: string | undefined;
-  private readonly ownsRoot: boolean;
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
   private temporaryRoot: Promise<string> | undefined;
-  /**
-   * Keys being settled (see `settle`): how many settles run, and a promise of the moment none does.
-   * Uploads to these keys wait for it before they commit; settles do not wait for each other (they
-   * only read the object, and the file record's compare-and-set lets one of them win).
-   */
-  private readonly settling = new Map<string, { running: number; done: Promise<void>; release: () => void }>();
+  /** The settles running per key, which uploads to the key wait for before they commit (settles only read: they do not wait for each other). */
+  private readonly settling = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.routePrefix = (options.routePrefix ?? '/_storage').replace(/\/+$/, '');
     this.root = options.rootDir;
-    this.ownsRoot = options.rootDir === undefined;
   }
 
   async init(): Promise<void> {
@@ -124,28 +117,23 @@ export class EmbeddedStorage implements ObjectStorage {
 
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
     assertValidKey(key);
-    let entry = this.settling.get(key);
-    if (!entry) {
-      let release!: () => void;
-      const done = new Promise<void>((resolve) => (release = resolve));
-      entry = { running: 0, done, release };
-      this.settling.set(key, entry);
-    }
-    entry.running++;
+    let running = this.settling.get(key);
+    if (!running) this.settling.set(key, (running = new Set()));
+    const settled = this.stat(key).then(record);
+    running.add(settled);
     try {
-      return await record(await this.stat(key));
+      return await settled;
     } finally {
-      if (--entry.running === 0) {
-        this.settling.delete(key);
-        entry.release();
-      }
+      running.delete(settled);
+      if (running.size === 0) this.settling.delete(key);
     }
   }
 
   async delete(key: string): Promise<void> {
     assertValidKey(key);
-    if (!this.hasRoot()) return;
-    const path = this.pathOf(key);
+    const root = this.existingRoot();
+    if (root === undefined) return;
+    const path = this.pathOf(root, key);
     await rm(path, { force: true });
     await rm(path + '.json', { force: true });
   }
@@ -153,7 +141,7 @@ export class EmbeddedStorage implements ObjectStorage {
   async close(): Promise<void> {
     // Closed: a later write must not make a new temporary folder that nothing would remove.
     this.initialized = false;
-    if (this.ownsRoot && this.temporaryRoot !== undefined) await rm(await this.temporaryRoot, { recursive: true, force: true });
+    if (this.options.rootDir === undefined && this.temporaryRoot !== undefined) await rm(await this.temporaryRoot, { recursive: true, force: true });
   }
 
   /** Checks a request's signature query for `method` on `key` (used by the routes). */
@@ -162,15 +150,10 @@ export class EmbeddedStorage implements ObjectStorage {
   }
 
   /**
-   * Streams a body into the object: to a temporary file, counting bytes, then renamed into
-   * place. Past `limit` bytes it stops reading, deletes the partial file and throws
-   * ObjectTooLargeError. The body is never held in memory whole.
-   *
-   * `beforeCommit` runs once the body is complete and no `settle` of the key runs, in the same
-   * tick as the renames that put the object in place (synchronous renames: no other request runs
-   * in between); when it throws,
-   * the temporary files are removed and the object stays as it was. An upload that started while
-   * its file awaited its object, and ended after the file was completed, is refused this way.
+   * Streams a body to a temporary file, counting bytes, then renames it into place; past `limit`
+   * bytes it throws ObjectTooLargeError. `beforeCommit` runs once the body is complete and no
+   * `settle` of the key runs, in the same tick as the (synchronous) renames; when it throws, the
+   * object stays as it was: so an upload that ends after its file was completed is refused.
    */
   async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string, beforeCommit?: () => void): Promise<ObjectInfo> {
     assertValidKey(key);
@@ -188,10 +171,8 @@ export class EmbeddedStorage implements ObjectStorage {
       const sidecar: Sidecar = { key, size, uploadedAt: new Date().toISOString() };
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
-      const path = this.pathOf(key);
-      // Not while a status change reads this object and writes its record (settle): before or after
-      // it. The last check and the commit below run in one tick.
-      for (let running = this.settling.get(key); running !== undefined; running = this.settling.get(key)) await running.done;
+      const path = this.pathOf(root, key);
+      for (let running = this.settling.get(key); running; running = this.settling.get(key)) await Promise.allSettled(running);
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');
@@ -206,8 +187,9 @@ export class EmbeddedStorage implements ObjectStorage {
   /** Opens an object for reading, or null when there is none. */
   async open(key: string): Promise<OpenedObject | null> {
     assertValidKey(key);
-    if (!this.hasRoot()) return null;
-    const path = this.pathOf(key);
+    const root = this.existingRoot();
+    if (root === undefined) return null;
+    const path = this.pathOf(root, key);
     let handle;
     try {
       handle = await open(path, 'r');
@@ -227,35 +209,29 @@ export class EmbeddedStorage implements ObjectStorage {
   }
 
   private objectUrl(key: string): string {
-    return `${this.options.baseUrl().replace(/\/+$/, '')}${this.routePrefix}/objects/${encodeKeyPath(key)}`;
+    return `${this.options.baseUrl().replace(/\/+$/, '')}${ROUTE_PREFIX}/objects/${encodeKeyPath(key)}`;
   }
 
-  private pathOf(key: string): string {
-    return join(this.rootDir(), 'objects', createHash('sha256').update(key).digest('hex'));
+  private pathOf(root: string, key: string): string {
+    return join(root, 'objects', createHash('sha256').update(key).digest('hex'));
   }
 
-  private rootDir(): string {
-    if (this.root === undefined) throw new StorageError('The embedded object storage is used before init()');
-    return this.root;
-  }
-
-  /** Whether there is a folder that may hold objects (a temporary one exists once written to). */
-  private hasRoot(): boolean {
+  /** The folder, or undefined while the temporary one is not made (nothing was written yet). */
+  private existingRoot(): string | undefined {
     if (!this.initialized) throw new StorageError('The embedded object storage is used before init()');
-    return this.root !== undefined;
+    return this.root;
   }
 
   /** The folder, made now when it is the temporary one and this is the first write. */
   private async writableRoot(): Promise<string> {
-    if (!this.initialized) throw new StorageError('The embedded object storage is used before init()');
-    if (this.root !== undefined) return this.root;
-    this.temporaryRoot ??= mkdtemp(join(tmpdir(), 'plugsmith-objects-')).then(async (root) => {
-      await prepareRoot(root);
-      return root;
+    const root = this.existingRoot();
+    if (root !== undefined) return root;
+    this.temporaryRoot ??= mkdtemp(join(tmpdir(), 'plugsmith-objects-')).then(async (made) => {
+      await prepareRoot(made);
+      return made;
     });
-    const root = await this.temporaryRoot;
-    this.root ??= root;
-    return root;
+    this.root = await this.temporaryRoot;
+    return this.root;
   }
 }
 

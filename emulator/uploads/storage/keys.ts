@@ -45,9 +45,8 @@ export function isPublicKey(key: string): boolean {
 }
 
 /**
- * The key for an uploaded file: `public/<fileId>/<name>` or `private/<fileId>/<name>`. The id
- * makes it unique; the name is kept (shortened to 200 bytes, separators replaced) so a public
- * file's direct URL ends in its own name.
+ * The key for an uploaded file, `public|private/<fileId>/<name>`: the name is kept (shortened to
+ * 200 bytes, separators replaced) so that a public file's direct URL ends in its own name.
  */
 export function objectKey(fileId: string, fileName: string, isPublic: boolean): string {
   // eslint-disable-next-line no-control-regex

@@ -31,11 +31,9 @@ interface PolicyDocument {
 }
 
 /**
- * Object storage on an S3-compatible server through the `minio` client, path-style
- * (`<endpoint>/<bucket>/<key>`). Public files are the keys under `public/`: `init()` adds one
- * statement to the bucket policy granting anonymous `s3:GetObject` on `public/*`, keeping any
- * statements the bucket already has. Servers without bucket policies (s3rver answers
- * NotImplemented) are accepted as they are: they serve every object anonymously anyway.
+ * Object storage on an S3-compatible server through the `minio` client, path-style. `init()` adds
+ * to the bucket policy (keeping its other statements) one that lets anyone read `public/*`; servers
+ * without bucket policies (s3rver answers NotImplemented) serve every object anonymously anyway.
  */
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3' as const;

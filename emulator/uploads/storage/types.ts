@@ -1,11 +1,8 @@
 /**
- * The object storage interface the upload routes call. Two backends implement it: the
- * embedded store (files on disk, served by the emulator itself) and S3 (MinIO, AWS, s3rver).
- *
- * Public and private objects are told apart by their key: keys under `public/` are readable
- * without a signature (through `publicUrl`), every other key only through a signed URL.
- * A file's visibility is fixed when its record is created, so the key can carry it; this
- * works the same way on both backends and needs no per-object ACL (see `objectKey`).
+ * The object storage the upload routes call: the embedded store (files on disk, served by the
+ * emulator itself) or S3 (MinIO, AWS, s3rver). Keys under `public/` are readable without a
+ * signature (through `publicUrl`), every other key only through a signed URL: a file's visibility
+ * is fixed when its record is created, so the key carries it and no per-object ACL is needed.
  */
 export interface ObjectStorage {
   readonly kind: 'embedded' | 's3';
@@ -20,11 +17,9 @@ export interface ObjectStorage {
   /** Size and content type of a stored object, or null when there is none. */
   stat(key: string): Promise<ObjectInfo | null>;
   /**
-   * Reads the object's metadata and runs `record` with it (a file record's write), as one step
-   * against that object: on the embedded store no upload to `key` is put in place from the read
-   * until `record` settles, so an upload commits before (and is what `record` sees) or after (and
-   * meets the written record). Settles of one key do not wait for each other. S3 takes uploads without the emulator, which cannot hold them back:
-   * there it is `stat` then `record`.
+   * Runs `record` (a file record's write) with the object's metadata, as one step against that
+   * object: on the embedded store an upload to `key` commits before the read or after `record`
+   * settles, never between. S3 takes uploads out of the emulator's reach: there it is `stat`, then `record`.
    */
   settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T>;
   /** Removes an object; removing a missing one is not an error. */
@@ -36,15 +31,7 @@ export interface ObjectStorage {
 /** Options of `presignPut`. */
 export interface PresignPutOptions {
   expiresInSeconds: number;
-  /**
-   * The content type the uploader is expected to send. Neither backend signs it (a mismatch
-   * would only break uploads): the stored type is the Content-Type header of the PUT.
-   */
-  contentType?: string;
-  /**
-   * Largest body accepted. The embedded store enforces it while streaming (413); S3 presigned
-   * PUTs cannot, so the caller checks `stat().size` after the upload instead.
-   */
+  /** Largest body accepted: the embedded store enforces it while streaming (413); S3 cannot, so the caller checks `stat().size`. */
   maxBytes?: number;
   /** When the URL's validity starts; defaults to now (tests sign in the past to get an expired URL). */
   issuedAt?: Date;
@@ -53,22 +40,14 @@ export interface PresignPutOptions {
 /** Options of `presignGet`. */
 export interface PresignGetOptions {
   expiresInSeconds: number;
-  /**
-   * The content type the object is served with, whatever type its uploader sent (S3: the signed
-   * `response-content-type`; the embedded store reads it from the file record instead).
-   */
+  /** The type to serve the object with, whatever its uploader sent (S3 signs it; the embedded store reads the file record). */
   contentType?: string;
   /** Name offered to the browser in `Content-Disposition: attachment`. */
   fileName?: string;
-  /** When the URL's validity starts; defaults to now. */
   issuedAt?: Date;
 }
 
-/**
- * What the emulator's file records say about objects, asked by the embedded store's routes: the
- * type an object is served with (the record's, not the uploader's header) and whether a signed
- * PUT may still write it (not once its file is uploaded or processed).
- */
+/** What the file records say about objects, asked by the embedded store's routes. */
 export interface ObjectRecords {
   /** How to serve the object at `key`: its record's content type and file name; null when no record has the key. */
   served(key: string): { contentType: string | null; fileName: string } | null;
@@ -86,9 +65,9 @@ export interface ObjectInfo {
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
 
 /** Longest validity of a presigned URL (S3 signature V4 allows at most seven days). */
-export const MAX_EXPIRES_SECONDS = 7 * 24 * 3600;
+const MAX_EXPIRES_SECONDS = 7 * 24 * 3600;
 
-/** Returns the validity if it is a whole number of seconds from 1 to MAX_EXPIRES_SECONDS; throws RangeError otherwise. */
+/** Returns the validity if it is a whole number of seconds from 1 to 7 days; throws RangeError otherwise. */
 export function checkExpiresIn(seconds: number): number {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_EXPIRES_SECONDS) {
     throw new RangeError(`expiresInSeconds must be an integer from 1 to ${MAX_EXPIRES_SECONDS}`);
@@ -104,28 +83,14 @@ export class StorageError extends Error {
   }
 }
 
-/** Where the emulator's S3 settings come from (flags or environment); S3 is used when `s3Endpoint` is set. */
+/** The emulator's S3 settings (flags or environment); S3 is used when `s3Endpoint` is set, e.g. http://127.0.0.1:9000. */
 export interface S3Settings {
-  /** e.g. http://127.0.0.1:9000 */
   s3Endpoint?: string;
-  /** Default `minioadmin`, MinIO's out-of-the-box user. */
+  /** Default `minioadmin`, MinIO's out-of-the-box user, as is the secret key's. */
   s3AccessKey?: string;
-  /** Default `minioadmin`. */
   s3SecretKey?: string;
   /** Default `plugsmith`; created when absent. */
   s3Bucket?: string;
   /** Default `us-east-1`. */
   s3Region?: string;
-}
-
-/** Everything `createObjectStorage` needs: the S3 settings, and what the embedded store needs otherwise. */
-export interface StorageConfig extends S3Settings {
-  /** Embedded store folder (`<dataDir>/objects`); omitted: a temporary folder removed on close. */
-  rootDir?: string;
-  /** The emulator's base URL, once it listens (embedded URLs point at the emulator itself). */
-  baseUrl: () => string;
-  /** Key of the embedded store's URL signatures. */
-  secret: string | Buffer;
-  /** Largest upload the embedded store accepts, default 100 MB. */
-  maxBytes?: number;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createReplyEngines, scriptedEngine, ReplyEngineError, type Character, type ReplyEngine } from '../../../../emulator/messaging/characters/index.js';
+import { createReplyEngines, scriptedEngine, ReplyEngineError, type Character } from '../../../../emulator/messaging/characters/index.js';
 import { collect, collectFailure, expectPacketsWellFormed } from './collect.js';
 import { chunkEvent, startLlmServer, startStream } from './llm-server.js';
 
@@ -37,15 +37,9 @@ describe('createReplyEngines', () => {
     await collectFailure(engine.reply(ask(character)), 'NOT_CONFIGURED');
   });
 
-  it('uses the plugin engine it is given, and fails plugin characters without one', async () => {
+  it('fails the replies of a plugin character (the agent\'s webhook answers them, not an engine)', async () => {
     const character = { ...base, engine: 'plugin' as const };
     await collectFailure(createReplyEngines()(character).reply(ask(character)), 'NOT_CONFIGURED');
-    const plugin: ReplyEngine = {
-      async *reply() {
-        yield 'from the plugin';
-      },
-    };
-    expect(await collect(createReplyEngines({ plugin })(character).reply(ask(character)))).toEqual(['from the plugin']);
   });
 
   it('fails the replies of a character naming an unknown engine', async () => {

@@ -10,13 +10,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { installErrorHandling } from '../../../../emulator/http.js';
-import {
-  DEFAULT_MAX_BYTES,
-  EmbeddedStorage,
-  embeddedStorageRoutes,
-  InvalidKeyError,
-  objectKey,
-} from '../../../../emulator/uploads/storage/index.js';
+import { EmbeddedStorage } from '../../../../emulator/uploads/storage/embedded.js';
+import { embeddedStorageRoutes } from '../../../../emulator/uploads/storage/embedded-routes.js';
+import { InvalidKeyError, objectKey } from '../../../../emulator/uploads/storage/keys.js';
+import { DEFAULT_MAX_BYTES } from '../../../../emulator/uploads/storage/types.js';
 
 let app: FastifyInstance;
 let storage: EmbeddedStorage;

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { objectKey, PUBLIC_READ_STATEMENT_ID, publicReadStatement, S3Storage, StorageError } from '../../../../emulator/uploads/storage/index.js';
+import { objectKey } from '../../../../emulator/uploads/storage/keys.js';
+import { PUBLIC_READ_STATEMENT_ID, publicReadStatement, S3Storage } from '../../../../emulator/uploads/storage/s3.js';
+import { StorageError } from '../../../../emulator/uploads/storage/types.js';
 import { S3RVER_KEYS, startS3Server, type TestS3Server } from './s3-server.js';
 
 let s3: TestS3Server;
