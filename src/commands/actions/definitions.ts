@@ -11,8 +11,7 @@ import type { ActionsResource, PlatformClient } from '../../client/index.js';
  * plugin with title, description and JSON Schema fields read from files. One set of handlers
  * serves both; `DefinitionKind` says which.
  */
-export interface DefinitionKind {
-  /** e.g. "action" */
+interface DefinitionKind {
   noun: string;
   plural: string;
   resource: (client: PlatformClient) => ActionsResource;
@@ -20,7 +19,26 @@ export interface DefinitionKind {
   schemas: Array<[flag: string, field: string]>;
 }
 
-export interface DefinitionFlags {
+/** Plugin actions, with argument and return-value schemas. */
+export const ACTIONS: DefinitionKind = {
+  noun: 'action',
+  plural: 'actions',
+  resource: (client) => client.actions,
+  schemas: [
+    ['--args-schema', 'argsSchema'],
+    ['--return-schema', 'returnSchema'],
+  ],
+};
+
+/** Plugin external events, with a payload schema. */
+export const EXTERNAL_EVENTS: DefinitionKind = {
+  noun: 'external event',
+  plural: 'external events',
+  resource: (client) => client.externalEvents,
+  schemas: [['--payload-schema', 'payloadSchema']],
+};
+
+interface DefinitionFlags {
   name?: string;
   title?: string;
   description?: string;

@@ -6,7 +6,7 @@ import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
 import type { InstallKind } from './kinds.js';
 
-export interface AddFlags {
+interface AddFlags {
   plugin?: string;
   name?: string;
   events?: string[];
