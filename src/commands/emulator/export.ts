@@ -1,17 +1,14 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
-import { emulatorUrl } from '../../dev/emulator-target.js';
-import { EmulatorAdmin } from '../../dev/emulator-admin.js';
-import { adminTokenFor } from '../../config/admin-token.js';
-import { timeoutMsOf } from '../context.js';
+import { emulatorTarget } from './target.js';
 import { writePrivateFile } from '../../config/private-file.js';
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
 const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   const file = input.args[0];
-  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
-  const data = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).export();
+  const { url, admin } = await emulatorTarget(input);
+  const data = await admin.export();
   try {
     await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
   } catch (error) {

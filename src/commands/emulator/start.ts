@@ -65,7 +65,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const faults = faultOptions(o.faults, o.faultsSeed);
   const llm = await llmOptions(o);
   const s3SecretKey = await secretFromFile(o.s3SecretKeyFile, '--s3-secret-key-file');
-  const { assertDistinctPorts, assertPortFree, describePort, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
+  const { assertDistinctPorts, choosePort, describePort, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per project (the folder holding plugsmith.json), else per data dir: its state file
   // is how commands run there find it. A state file whose emulator died is stale and taken over.
@@ -78,21 +78,10 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
       EXIT.CONFLICT,
     );
   }
-  // A port asked for must be free; a default one another process holds (another project's emulator)
-  // is replaced by a free one, told below.
   const notes: string[] = [];
-  const pick = async (asked: number | undefined, fallback: number, flag: string): Promise<number> => {
-    if (asked !== undefined) {
-      await assertPortFree(asked, o.host, flag);
-      return asked;
-    }
-    const { portIsFree } = await import('../../dev/ports.js');
-    if (await portIsFree(fallback, o.host)) return fallback;
-    notes.push(`${await describePort(fallback)}: this emulator listens on a free port instead (${flag} picks one)`);
-    return 0;
-  };
-  const port = await pick(o.port, DEFAULT_PORT, '--port');
-  const messagingPort = await pick(o.messagingPort, DEFAULT_MESSAGING_PORT, '--messaging-port');
+  const instead = 'this emulator listens on a free port instead';
+  const port = await choosePort(o.port, DEFAULT_PORT, o.host, '--port', notes, instead);
+  const messagingPort = await choosePort(o.messagingPort, DEFAULT_MESSAGING_PORT, o.host, '--messaging-port', notes, instead);
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
   let emulator;
   try {
