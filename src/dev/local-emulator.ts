@@ -73,10 +73,18 @@ export function assertDistinctPorts(port: number | undefined, messagingPort: num
   }
 }
 
-/** Fails with a message naming the port and, where the system tells, the process holding it. */
-export async function assertPortFree(port: number, host: string, flag: string): Promise<void> {
-  if (port === 0 || (await portIsFree(port, host))) return;
-  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describePort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+/**
+ * The port to listen on: one asked for must be free (else the error names who holds it); a default one
+ * that another process holds (another project's emulator) becomes 0, a free one, and a note says so.
+ */
+export async function choosePort(asked: number | undefined, fallback: number, host: string, flag: string, notes: string[], instead: string): Promise<number> {
+  if (asked !== undefined) {
+    if (asked === 0 || (await portIsFree(asked, host))) return asked;
+    throw new UserError(`cannot listen on ${host}:${asked} (${flag}): ${await describePort(asked)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+  }
+  if (await portIsFree(fallback, host)) return fallback;
+  notes.push(`${await describePort(fallback)}: ${instead} (${flag} picks one)`);
+  return 0;
 }
 
 /** Who holds a taken port, naming the project when it is another emulator plugsmith started. */
@@ -119,17 +127,9 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   const host = '127.0.0.1';
   const notes: string[] = [];
   assertDistinctPorts(options.port, options.messagingPort, ['--emulator-port', '--messaging-port']);
-  const pick = async (asked: number | undefined, fallback: number, flag: string): Promise<number> => {
-    if (asked !== undefined) {
-      await assertPortFree(asked, host, flag);
-      return asked;
-    }
-    if (await portIsFree(fallback, host)) return fallback;
-    notes.push(`${await describePort(fallback)}: this project's emulator takes a free port instead (${flag} picks one)`);
-    return 0;
-  };
-  const port = await pick(options.port, DEFAULT_PORT, '--emulator-port');
-  const messagingPort = await pick(options.messagingPort, DEFAULT_MESSAGING_PORT, '--messaging-port');
+  const instead = "this project's emulator takes a free port instead";
+  const port = await choosePort(options.port, DEFAULT_PORT, host, '--emulator-port', notes, instead);
+  const messagingPort = await choosePort(options.messagingPort, DEFAULT_MESSAGING_PORT, host, '--messaging-port', notes, instead);
 
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
   let emulator;
