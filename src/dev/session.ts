@@ -251,12 +251,11 @@ export class DevSession {
       while (!this.stopped) {
         let problem = 'the stream ended';
         try {
-          await followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => {
+          await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
             this.report.delivery(notice);
             this.afterDelivery(notice);
           }, {
             signal: this.stopStream.signal,
-            adminToken: this.emulator!.adminToken,
             onOpen: () => {
               if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
               else if (!first) this.report.info('delivery stream reconnected');
