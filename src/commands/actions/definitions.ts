@@ -6,11 +6,7 @@ import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
 import type { ActionsResource, PlatformClient } from '../../client/index.js';
 
-/**
- * Actions and external events are the same kind of thing to the CLI: named definitions under a
- * plugin with title, description and JSON Schema fields read from files. One set of handlers
- * serves both; `DefinitionKind` says which.
- */
+/** Actions and external events alike: named definitions under a plugin, with schemas read from files. */
 interface DefinitionKind {
   noun: string;
   plural: string;

@@ -5,9 +5,8 @@ import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 
 /**
- * Stops one running emulator: the one of [project] (a folder or URL), else of the current project
- * (or --emulator, or outside a project the most recent). It is sent SIGTERM only after it answered
- * its health check with the pid its state file names: a reused pid is never signalled.
+ * Stops the emulator of [project] (a folder or URL), else the one this command acts on; SIGTERM only
+ * after its health check answered the pid of its state file, so a reused pid is never signalled.
  */
 const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, global }) => {
   const asked = args[0];

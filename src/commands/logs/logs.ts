@@ -1,6 +1,6 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { clientFor } from '../context.js';
-import { note, printResult, table } from '../../ui/output.js';
+import { clientFor, printRows } from '../context.js';
+import { note } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { DELIVERY_COLUMNS, attemptLine } from '../../dev/delivery-view.js';
 import type { DeliveryAttemptNotice } from '../../contract/index.js';
@@ -36,8 +36,7 @@ const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
         sortOrder: 'desc',
         limit: o.limit,
       });
-      const rows = page.data.reverse();
-      printResult(io, global, rows, () => (rows.length === 0 ? 'no deliveries\n' : table(rows, DELIVERY_COLUMNS, { bold: style.bold, width: io.stdout.columns })));
+      printRows(input, page.data.reverse(), DELIVERY_COLUMNS, 'deliveries');
     } finally {
       await client.close();
     }
