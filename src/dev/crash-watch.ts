@@ -13,11 +13,9 @@ export interface CrashReport {
 }
 
 /**
- * Preloaded into every Node process the plugin's command starts (through NODE_OPTIONS, which
- * `npm run`, tsx, nodemon and node itself pass on): when the process ends with an uncaught
- * exception or a non-zero code, it appends one line to the report file, synchronously (an exit
- * handler cannot wait). A process killed by a signal (a watcher restarting it, dev stopping it)
- * writes nothing.
+ * Preloaded into every Node process of the plugin (NODE_OPTIONS, which npm, tsx and nodemon pass on):
+ * an uncaught exception or a non-zero exit appends one line to the report file, synchronously (an exit
+ * handler cannot wait); a process killed by a signal writes nothing.
  */
 const PRELOAD = `'use strict';
 const fs = require('node:fs');
@@ -38,10 +36,7 @@ if (file) {
 
 const POLL_MS = 200;
 
-/**
- * Hears about crashes of the plugin's Node processes even when its command keeps running (a
- * watcher such as `tsx watch` waits for a file change after the server died, so no exit reaches dev).
- */
+/** Hears of crashes of the plugin's Node processes even under a watcher (`tsx watch`), whose own process lives on. */
 export class CrashWatch {
   private offset = 0;
   private timer: NodeJS.Timeout | null = null;

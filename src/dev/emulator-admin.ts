@@ -12,15 +12,9 @@ function networkError(error: unknown, method: string, url: string): NetworkError
   return new NetworkError({ code, method, url, cause: error });
 }
 
-/**
- * The emulator's admin routes that the typed client does not cover (export, import, reset,
- * emitting an event by hand, listing instances and agents). Only the emulator answers them.
- */
+/** The emulator's admin routes that the typed client does not cover (export, import, reset, emit, instances, agents). */
 export class EmulatorAdmin {
-  /**
-   * `adminToken`: the emulator's admin credential, sent as `x-plugsmith-admin` (see `adminTokenFor`);
-   * `timeoutMs`: how long to wait for each answer (default undici's 300 s); 0 waits for ever.
-   */
+  /** `adminToken` is sent as `x-plugsmith-admin`; `timeoutMs` bounds each answer (default undici's 300 s; 0: none). */
   constructor(
     readonly url: string,
     private readonly options: { adminToken?: string; timeoutMs?: number } = {},
@@ -83,7 +77,7 @@ export class EmulatorAdmin {
   }
 
   /** GET /_emulator/instances?pluginId=…: a plugin's instances on every kind of entity, newest first. */
-  async instancesOf(pluginId: string): Promise<PluginInstance[]> {
+  instancesOf(pluginId: string): Promise<PluginInstance[]> {
     return this.call('GET', `/_emulator/instances?pluginId=${encodeURIComponent(pluginId)}&@sortBy=createdAt&@sortOrder=desc&@limit=100`);
   }
 

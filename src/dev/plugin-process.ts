@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /** How the plugin is run and who hears about it. */
-export interface PluginProcessOptions {
-  /** A shell command line, e.g. `npm run dev` or `node server.js`. */
+interface PluginProcessOptions {
+  /** A shell command line, e.g. `npm run dev`. */
   command: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -29,18 +29,13 @@ export class PluginProcess {
   private failures = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopping = false;
-  /** The running child is being stopped to be started again at once (restart). */
+  /** The running child is being stopped to be started again at once. */
   private restarting = false;
 
   constructor(private readonly options: PluginProcessOptions) {}
 
-  /** Whether the plugin process is running now. */
   get running(): boolean {
     return this.child !== null;
-  }
-
-  get pid(): number | undefined {
-    return this.child?.pid;
   }
 
   /** Starts the plugin (no-op while it runs). */
