@@ -1,15 +1,14 @@
 import { request } from 'undici';
 import { unwrap } from '../client/envelope.js';
-import { NetworkError } from '../client/errors.js';
+import { errorCode, NetworkError } from '../client/errors.js';
 import type { Delivery, Loose, PluginInstance } from '../client/types.js';
 import type { EventEmit, ImportResult, ResetResult } from '../contract/index.js';
 import { ADMIN_HEADER } from '../client/client.js';
 
 /** A failed request as the client reports it; undici's timeouts are ETIMEDOUT, as in the client. */
 function networkError(error: unknown, method: string, url: string): NetworkError {
-  const raw = (error as { code?: unknown }).code;
-  const code = raw === 'UND_ERR_HEADERS_TIMEOUT' || raw === 'UND_ERR_BODY_TIMEOUT' ? 'ETIMEDOUT' : typeof raw === 'string' ? raw : 'UNKNOWN';
-  return new NetworkError({ code, method, url, cause: error });
+  const code = errorCode(error);
+  return new NetworkError({ code: code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? 'ETIMEDOUT' : code, method, url, cause: error });
 }
 
 /** The emulator's admin routes that the typed client does not cover (export, import, reset, emit, instances, agents). */

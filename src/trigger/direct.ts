@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { createWebhookEvent, type WebhookEventType } from '../webhooks/events.js';
 import { webhookHeaders } from '../webhooks/signing.js';
-import { NetworkError } from '../client/errors.js';
+import { errorCode, NetworkError } from '../client/errors.js';
 import { sampleData } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';
 
@@ -47,7 +47,6 @@ export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
     const text = await response.body.text();
     return { url: input.url, event, status: response.statusCode, headers: response.headers, body: text, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method: 'POST', url: input.url, cause: error });
+    throw new NetworkError({ code: errorCode(error), method: 'POST', url: input.url, cause: error });
   }
 }
