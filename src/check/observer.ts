@@ -5,9 +5,8 @@ import { sampleData } from '../trigger/fixtures.js';
 import { checkId } from './probe.js';
 
 /**
- * Watches what an EVENT_HANDLER does on the platform: it is installed on an agent, so an
- * AGENT_MESSAGE_RECEIVED about a real conversation makes it write a character message there,
- * which the platform can count. That is how the check tells "answered" from "did the work".
+ * Watches what an EVENT_HANDLER does: an AGENT_MESSAGE_RECEIVED about a real conversation makes it write a
+ * character message there, which the platform can count. That tells "answered" from "did the work".
  */
 export interface SideEffectObserver {
   /** In words, for the report: where the work is counted. */
@@ -21,7 +20,7 @@ export interface SideEffectObserver {
 }
 
 /** The observer, or the reason there is none (with what to do about it). */
-export type ObserverSetup = { observer: SideEffectObserver; reason?: undefined } | { observer: null; reason: string };
+type ObserverSetup = { observer: SideEffectObserver; reason?: undefined } | { observer: null; reason: string };
 
 /** Sets up a conversation to watch, when the plugin is an EVENT_HANDLER installed on an agent of this emulator. */
 export async function observeSideEffects(platform: { client: PlatformClient; admin: EmulatorAdmin } | null, plugin: Plugin | null, why?: string): Promise<ObserverSetup> {

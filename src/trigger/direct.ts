@@ -6,7 +6,7 @@ import { sampleData } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';
 
 /** What `sendDirect` needs: the URL, the plugin's secret, and what to put in the sample event. */
-export interface DirectRequest {
+interface DirectRequest {
   url: string;
   secret: string;
   type: WebhookEventType;
@@ -18,8 +18,7 @@ export interface DirectRequest {
   timeoutMs?: number;
 }
 
-/** The plugin's answer to a direct delivery. */
-export interface DirectResult {
+interface DirectResult {
   url: string;
   event: Record<string, unknown>;
   status: number;
@@ -28,10 +27,7 @@ export interface DirectResult {
   durationMs: number;
 }
 
-/**
- * Signs a sample event with the plugin's secret (Standard Webhooks, as the platform does) and
- * POSTs it straight to a URL, bypassing any platform: for a plugin running anywhere.
- */
+/** Signs a sample event with the plugin's secret, as the platform does, and POSTs it straight to a URL. */
 export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
   const pluginId = input.pluginId ?? 'plg_sample';
   const orgId = input.orgId ?? 'org_sample';
