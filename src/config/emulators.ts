@@ -65,7 +65,8 @@ export function emulatorOwner(options: { from?: string; dataDir?: string | null 
   return { project: null, key: `memory-${process.pid}` };
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this pid lives. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname } from 'node:path';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { EmulatorAdmin } from './emulator-admin.js';
@@ -278,7 +279,7 @@ export class DevSession {
       }
     })();
     // Without the stream there is no live view; carry on after a while rather than hang.
-    await Promise.race([open, new Promise((r) => setTimeout(r, 5000).unref())]);
+    await Promise.race([open, sleep(5000, undefined, { ref: false })]);
   }
 
   /**
@@ -489,10 +490,6 @@ function portOf(url: string | null): number | null {
   if (!url) return null;
   const parsed = new URL(url);
   return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 /** Whether something accepts TCP connections at the URL's host and port. */

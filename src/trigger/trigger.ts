@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
 import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../webhooks/events.js';
@@ -139,7 +140,7 @@ async function waitForDelivery(client: PlatformClient, match: { pluginId: string
     const fresh = page.data.find((d) => !before.has(d.id));
     if (fresh && (fresh.attempts.length > 0 || fresh.status !== 'pending')) return fresh;
     if (Date.now() > deadline) return fresh ?? null;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 
@@ -288,7 +289,7 @@ async function waitForReply(client: PlatformClient, conversationId: string, afte
     const done = written.find((m) => !m.isStreaming);
     if (done) return done;
     if (Date.now() > deadline) return written[0] ?? null;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

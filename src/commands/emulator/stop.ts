@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandHandler } from '../types.js';
-import { chooseEmulator, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
+import { alive, chooseEmulator, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
@@ -24,21 +25,8 @@ const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, globa
   }
   process.kill(state.pid, 'SIGTERM');
   const deadline = Date.now() + options.wait * 1000;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(state.pid, 0);
-    } catch {
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  let gone = false;
-  try {
-    process.kill(state.pid, 0);
-  } catch {
-    gone = true;
-  }
-  if (!gone) throw new UserError(`sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`, EXIT.UNEXPECTED);
+  while (alive(state.pid) && Date.now() < deadline) await sleep(100);
+  if (alive(state.pid)) throw new UserError(`sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`, EXIT.UNEXPECTED);
   const stopped = { project: state.project ?? null, dataDir: state.dataDir, url: state.url, pid: state.pid, stopped: true };
   printResult(io, global, stopped, () => `stopped the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (${state.url}, pid ${state.pid})\n`);
 };
