@@ -1,4 +1,4 @@
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -73,26 +73,19 @@ export class CrashWatch {
     if (this.reading) return;
     this.reading = true;
     try {
-      const file = await open(this.reportFile, 'r');
-      try {
-        const { size } = await file.stat();
-        if (size <= this.offset) return;
-        const buffer = Buffer.alloc(size - this.offset);
-        await file.read(buffer, 0, buffer.length, this.offset);
-        const text = buffer.toString('utf8');
-        const end = text.lastIndexOf('\n');
-        if (end < 0) return;
-        this.offset += Buffer.byteLength(text.slice(0, end + 1));
-        for (const line of text.slice(0, end).split('\n')) {
-          try {
-            const report = JSON.parse(line) as CrashReport;
-            if (typeof report.pid === 'number') onCrash(report);
-          } catch {
-            // a torn line: skip it
-          }
+      // The file stays small (a line per crash): read whole, its complete lines past the offset are new.
+      const text = await readFile(this.reportFile, 'utf8');
+      const end = text.lastIndexOf('\n');
+      if (end < this.offset) return;
+      const lines = text.slice(this.offset, end).split('\n');
+      this.offset = end + 1;
+      for (const line of lines) {
+        try {
+          const report = JSON.parse(line) as CrashReport;
+          if (typeof report.pid === 'number') onCrash(report);
+        } catch {
+          // a torn line: skip it
         }
-      } finally {
-        await file.close();
       }
     } catch {
       // the folder is gone (closing)

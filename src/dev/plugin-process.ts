@@ -83,24 +83,26 @@ export class PluginProcess {
     if (!child) return this.restartNow();
     if (this.restarting) return;
     this.restarting = true;
-    this.signal(child, 'SIGTERM');
-    const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
-    child.once('exit', () => clearTimeout(timer));
+    void this.terminate(child);
   }
 
-  /** Stops the plugin: SIGTERM to its process group, SIGKILL after a grace period. */
+  /** Stops the plugin and whatever its process group left behind. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.clearRestart();
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await this.terminate(child);
+    // What the group leader leaves behind (a server started by npm) goes too.
+    this.signal(child, 'SIGKILL');
+  }
+
+  /** SIGTERM to the process group, SIGKILL after a grace period; resolves when the child exited. */
+  private terminate(child: ChildProcess): Promise<void> {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     this.signal(child, 'SIGTERM');
     const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-    // What the group leader leaves behind (a server started by npm) goes too.
-    this.signal(child, 'SIGKILL');
+    return exited.finally(() => clearTimeout(timer));
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
