@@ -1,5 +1,5 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
 import { emulatorTarget } from './target.js';
 import { writePrivateFile } from '../../config/private-file.js';
@@ -16,12 +16,9 @@ const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   }
   const collections = (data.collections ?? {}) as Record<string, unknown[]>;
   const counts = Object.fromEntries(Object.entries(collections).map(([k, v]) => [k, v.length]));
-  if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, counts }, null, 2) + '\n');
-  else {
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    input.io.stdout.write(`Exported ${total} records from ${url} to ${file}.\n`);
-    note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
-  }
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  printResult(input.io, input.global, { file, url, counts }, () => `Exported ${total} records from ${url} to ${file}.\n`);
+  if (!input.global.json) note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
 };
 
 export default exportCommand;

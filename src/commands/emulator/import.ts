@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
+import { printResult } from '../../ui/output.js';
 import { confirmDeletion } from '../context.js';
 import { emulatorTarget } from './target.js';
 
@@ -23,11 +24,8 @@ const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (in
   }
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
   const result = await admin.import(parsed);
-  if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');
-  else {
-    const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
-    input.io.stdout.write(`Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
-  }
+  const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
+  printResult(input.io, input.global, { file, url, ...result }, () => `Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
 };
 
 export default importCommand;

@@ -1,5 +1,6 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { confirmDeletion } from '../context.js';
+import { printResult } from '../../ui/output.js';
 import { emulatorTarget } from './target.js';
 
 /** Empties the running emulator and loads its seed again (the seed's credentials keep working). */
@@ -7,8 +8,7 @@ const reset: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => 
   const { url, admin } = await emulatorTarget(input);
   await confirmDeletion(input, `every record of the emulator at ${url} (back to its seed)`);
   await admin.reset();
-  if (input.global.json) input.io.stdout.write(JSON.stringify({ url, reset: true }, null, 2) + '\n');
-  else input.io.stdout.write(`Reset the emulator at ${url} to its seed.\n`);
+  printResult(input.io, input.global, { url, reset: true }, () => `Reset the emulator at ${url} to its seed.\n`);
 };
 
 export default reset;
