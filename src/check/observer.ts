@@ -32,7 +32,7 @@ export async function observeSideEffects(platform: { client: PlatformClient; adm
     const instance = (await platform.admin.instancesOf(plugin.id)).find((i) => i.entityType === 'AGENT');
     if (!instance) return { observer: null, reason: `plugin ${plugin.id} is not installed on an agent: \`plugsmith handlers add AGENT_ID --plugin ${plugin.id} --scopes AGENT_MESSAGE_WRITE\` (or the manifest's "installs" with \`plugsmith dev\`)` };
     const agentId = String(instance.entityId);
-    const character = (await platform.admin.charactersOf(agentId))[0];
+    const character = (await platform.client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
     if (!character) return { observer: null, reason: `agent ${agentId} has no character to write to` };
     const conversation = await platform.client.messaging.conversations.create({ characterId: character.id });
     const known = { pluginId: plugin.id, orgId: plugin.orgId, pluginInstanceId: instance.id, agentId, characterId: character.id, conversationId: conversation.id };

@@ -94,9 +94,4 @@ export class EmulatorAdmin {
   agentsOf(orgId: string): Promise<Array<{ id: string; name: string }>> {
     return this.call('GET', `/_emulator/agents?orgId=${encodeURIComponent(orgId)}&@limit=100`);
   }
-
-  /** GET /_emulator/characters?agentId=… */
-  charactersOf(agentId: string): Promise<Array<{ id: string; name: string }>> {
-    return this.call('GET', `/_emulator/characters?agentId=${encodeURIComponent(agentId)}&@limit=100`);
-  }
 }

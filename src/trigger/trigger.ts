@@ -275,7 +275,7 @@ async function agentMessage(target: TriggerTarget, plugin: Plugin, request: Trig
 
 /** The agent's first character, or a usage error saying how to create one. */
 async function characterOf(target: TriggerTarget, agentId: string): Promise<{ id: string; name: string }> {
-  const character = (await target.admin.charactersOf(agentId))[0];
+  const character = (await target.client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
   if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
   return character;
 }
