@@ -77,7 +77,8 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     local: Boolean(profile?.local),
   };
   // A `login --local` profile follows the running emulator; so does no configuration at all.
-  if (profile?.local && settings.baseUrl === profile.baseUrl && flags.baseUrl === undefined && env.baseUrl() === undefined) {
+  const follows = profile ? profile.local && flags.baseUrl === undefined && env.baseUrl() === undefined : settings.baseUrl === undefined;
+  if (follows) {
     const choice = await chooseEmulator();
     const state = choice.state;
     if (!state) {
@@ -86,21 +87,9 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     } else {
       settings.baseUrl = state.url;
       settings.messagingUrl = flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl;
-      settings.token = flags.token ?? env.token() ?? state.token ?? profile.token;
-      settings.apiKey = flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile.apiKey;
-      settings.orgId = flags.org ?? profile.orgId ?? state.orgId ?? undefined;
-    }
-  }
-  if (!profile && settings.baseUrl === undefined) {
-    const choice = await chooseEmulator();
-    const state = choice.state;
-    if (!state) settings.noEmulator = noEmulatorMessage(choice);
-    else {
-      settings.baseUrl = state.url;
-      settings.messagingUrl ??= state.messagingUrl;
-      settings.token ??= state.token ?? undefined;
-      settings.apiKey ??= state.apiKey ?? undefined;
-      settings.orgId ??= state.orgId ?? undefined;
+      settings.token = flags.token ?? env.token() ?? state.token ?? profile?.token;
+      settings.apiKey = flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile?.apiKey;
+      settings.orgId = flags.org ?? profile?.orgId ?? state.orgId ?? undefined;
       settings.local = true;
     }
   }
