@@ -5,7 +5,6 @@ import { sampleData } from '../trigger/fixtures.js';
 import { checkId, type DeliveryShape, type ProbeAnswer, type Prober } from './probe.js';
 import type { SideEffectObserver } from './observer.js';
 import type { CheckResult, LatencyReport } from './types.js';
-import { percentile } from './latency.js';
 
 /** What the battery runs against. */
 export interface CheckContext {
@@ -24,7 +23,7 @@ export interface CheckContext {
 }
 
 /** An event type no platform sends (yet): a webhook must take it calmly. */
-export const UNKNOWN_EVENT_TYPE = 'PLUGSMITH_CHECK_UNKNOWN_EVENT';
+const UNKNOWN_EVENT_TYPE = 'PLUGSMITH_CHECK_UNKNOWN_EVENT';
 
 const REFUSE_FIX = 'verify every delivery before acting on it and answer 401 when it fails: `createWebhookHandler({ secret, on })` or `verifyWebhook(rawBody, headers, secret)` from plugsmith/webhooks (or any Standard Webhooks library), over the raw body as received';
 
@@ -59,7 +58,7 @@ function challengeEvent(ctx: CheckContext): { event: Record<string, unknown>; ch
 }
 
 /** `HTTP 401 in 3 ms: {"ok":false,…}`, or why no answer came. */
-export function describeAnswer(answer: ProbeAnswer): string {
+function describeAnswer(answer: ProbeAnswer): string {
   if (answer.status === null) return answer.error ?? 'no answer';
   const body = answer.body.replace(/\s+/g, ' ').trim();
   return `HTTP ${answer.status} in ${Math.round(answer.durationMs)} ms${body ? `: ${body.length > 100 ? body.slice(0, 99) + '…' : body}` : ''}`;
@@ -209,4 +208,11 @@ async function latencyCheck(ctx: CheckContext): Promise<{ check: CheckResult; la
       `an answer later than ${ctx.timeoutMs / 1000} s counts as a failure and the delivery is sent again: answer first and do slow work afterwards (a queue), and do not serialise requests behind one slow call`),
     latency,
   };
+}
+
+/** The q-th quantile (0..1) of sorted times by the nearest-rank method, rounded to a millisecond; null for none. */
+function percentile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
+  return Math.round(sorted[rank - 1]);
 }

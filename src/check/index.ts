@@ -10,7 +10,7 @@ export type { CheckReport, CheckResult, CheckStatus, LatencyReport } from './typ
 export { renderReport } from './render.js';
 
 /** What `runCheck` needs: the webhook, its secret, and (for the side-effect checks) the platform where the plugin is installed. */
-export interface CheckOptions {
+interface CheckOptions {
   url: string;
   secret: string;
   /** The plugin as the platform knows it; null when only a URL and a secret were given. */

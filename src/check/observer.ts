@@ -5,9 +5,8 @@ import { sampleData } from '../trigger/fixtures.js';
 import { checkId } from './probe.js';
 
 /**
- * Watches what an EVENT_HANDLER does on the platform: it is installed on an agent, so an
- * AGENT_MESSAGE_RECEIVED about a real conversation makes it write a character message there,
- * which the platform can count. That is how the check tells "answered" from "did the work".
+ * Watches what an EVENT_HANDLER does: an AGENT_MESSAGE_RECEIVED about a real conversation makes it write a
+ * character message there, which the platform can count. That tells "answered" from "did the work".
  */
 export interface SideEffectObserver {
   /** In words, for the report: where the work is counted. */
@@ -21,7 +20,7 @@ export interface SideEffectObserver {
 }
 
 /** The observer, or the reason there is none (with what to do about it). */
-export type ObserverSetup = { observer: SideEffectObserver; reason?: undefined } | { observer: null; reason: string };
+type ObserverSetup = { observer: SideEffectObserver; reason?: undefined } | { observer: null; reason: string };
 
 /** Sets up a conversation to watch, when the plugin is an EVENT_HANDLER installed on an agent of this emulator. */
 export async function observeSideEffects(platform: { client: PlatformClient; admin: EmulatorAdmin } | null, plugin: Plugin | null, why?: string): Promise<ObserverSetup> {
@@ -33,7 +32,7 @@ export async function observeSideEffects(platform: { client: PlatformClient; adm
     const instance = (await platform.admin.instancesOf(plugin.id)).find((i) => i.entityType === 'AGENT');
     if (!instance) return { observer: null, reason: `plugin ${plugin.id} is not installed on an agent: \`plugsmith handlers add AGENT_ID --plugin ${plugin.id} --scopes AGENT_MESSAGE_WRITE\` (or the manifest's "installs" with \`plugsmith dev\`)` };
     const agentId = String(instance.entityId);
-    const character = (await platform.admin.charactersOf(agentId))[0];
+    const character = (await platform.client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
     if (!character) return { observer: null, reason: `agent ${agentId} has no character to write to` };
     const conversation = await platform.client.messaging.conversations.create({ characterId: character.id });
     const known = { pluginId: plugin.id, orgId: plugin.orgId, pluginInstanceId: instance.id, agentId, characterId: character.id, conversationId: conversation.id };

@@ -25,11 +25,7 @@ export interface ProbeAnswer {
   error: string | null;
 }
 
-/**
- * Sends deliveries to one webhook as the platform would (Standard Webhooks headers), or subtly
- * wrong on purpose, over one keep-alive connection pool; remembers every answer so that the
- * echo check can look through them all at the end.
- */
+/** Sends deliveries to one webhook as the platform would, or subtly wrong on purpose; keeps every answer for the echo check. */
 export class Prober {
   readonly answers: ProbeAnswer[] = [];
   private readonly agent = new Agent({ connections: 64, connect: { timeout: 5_000 } });

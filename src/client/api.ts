@@ -18,7 +18,7 @@ export class Api {
     readonly kind: ApiKind,
     private readonly baseUrl: string | undefined,
     private readonly authorization: () => string | undefined,
-    /** Headers every call of this API carries (the emulator's admin credential on `/_emulator`). */
+    /** Headers every call of this API carries (the admin credential on `/_emulator`). */
     private readonly headers?: () => Record<string, string> | undefined,
   ) {}
 

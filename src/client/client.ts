@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { createEnvHttpProxyAgent } from '../http/undici.js';
 import { Api } from './api.js';
+import { httpUrlProblem } from '../config/url.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';
 import { agentPluginsResource, appPluginsResource, dataProvidersResource } from './resources/instances.js';
@@ -78,8 +79,7 @@ export class PlatformClient {
     this.baseUrl = normalizeBaseUrl(options.baseUrl, 'baseUrl');
     this.messagingUrl = options.messagingUrl === undefined ? undefined : normalizeBaseUrl(options.messagingUrl, 'messagingUrl');
     this.ownsDispatcher = options.dispatcher === undefined && sharedDispatcher === undefined;
-    // http:// targets go to the proxy as plain absolute-URL requests: many proxies (Squid's
-    // defaults) refuse CONNECT to port 80. https:// targets still tunnel with CONNECT.
+    // http:// targets go to the proxy as absolute-URL requests: many proxies refuse CONNECT to port 80.
     this.dispatcher = options.dispatcher ?? sharedDispatcher ?? createEnvHttpProxyAgent({ proxyTunnel: false });
     const transport = new Transport({
       dispatcher: this.dispatcher,
@@ -135,16 +135,7 @@ function bearer(secret: string | undefined): string | undefined {
 }
 
 function normalizeBaseUrl(value: string, name: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  // `localhost:4010` parses with the scheme "localhost:", so the scheme check catches it too.
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(`${name} must be an absolute http(s) URL such as http://127.0.0.1:4010, got "${value}"`);
-  }
-  if (url.search !== '' || url.hash !== '') throw new TypeError(`${name} must not have a query or fragment, got "${value}"`);
-  return url.toString().replace(/\/+$/, '');
+  const problem = httpUrlProblem(value);
+  if (problem) throw new TypeError(`${name} ${problem}`);
+  return new URL(value).toString().replace(/\/+$/, '');
 }

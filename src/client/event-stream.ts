@@ -1,5 +1,5 @@
 import type { Api } from './api.js';
-import { NetworkError } from './errors.js';
+import { errorCode, NetworkError } from './errors.js';
 import type { QueryPairs } from './query.js';
 import { redactUrl } from './redact.js';
 import { SseParser, type ServerSentEvent } from './sse.js';
@@ -21,10 +21,7 @@ export interface EventStream extends AsyncIterable<ServerSentEvent> {
   readonly lastEventId: string | undefined;
 }
 
-/**
- * Subscribes to a text/event-stream endpoint. The request is made when iteration starts; the
- * iteration ends when the server closes the stream or `signal` aborts, and throws on errors.
- */
+/** Subscribes to a text/event-stream endpoint when iteration starts; it ends when the server closes it or `signal` aborts. */
 export function openEventStream(api: Api, path: string, query: QueryPairs, options: EventsOptions = {}): EventStream {
   const parser = new SseParser();
   parser.lastEventId = options.lastEventId;
@@ -49,8 +46,7 @@ export function openEventStream(api: Api, path: string, query: QueryPairs, optio
       yield* parser.push(decoder.decode());
     } catch (error) {
       if (signal?.aborted) return;
-      const code = (error as { code?: unknown }).code;
-      throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method: 'GET', url: redactUrl(api.url(path)), cause: error });
+      throw new NetworkError({ code: errorCode(error), method: 'GET', url: redactUrl(api.url(path)), cause: error });
     } finally {
       opened.release();
       opened.body.destroy();

@@ -5,9 +5,8 @@ import type { Page } from './types.js';
 export type ListFn<T, Q extends ListQuery = ListQuery> = (query: Q) => Promise<Page<T>>;
 
 /**
- * Yields every record of a collection, following index pages (`@page`) or, when the server
- * answers with cursor pagination, `nextCursor`. Stops when the server says there is no next
- * page, sends no pagination, or sends an empty page (so a confused server cannot loop it).
+ * Yields every record of a collection, following index pages or `nextCursor`; stops at no next page,
+ * no pagination or an empty page (so a confused server cannot loop it).
  */
 export async function* paginate<T, Q extends ListQuery = ListQuery>(list: ListFn<T, Q>, query: Q = {} as Q): AsyncGenerator<T> {
   let next: Q = { ...query };

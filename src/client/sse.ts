@@ -11,11 +11,7 @@ export interface ServerSentEvent<T = unknown> {
   id?: string;
 }
 
-/**
- * Incremental parser of the text/event-stream format (WHATWG HTML §9.2) on top of
- * `eventsource-parser`: feed it text as it arrives, in chunks split anywhere, and it returns the
- * events each chunk completes, with their data parsed as JSON where it is JSON.
- */
+/** Incremental parser of text/event-stream (WHATWG HTML §9.2): returns the events each chunk completes, data parsed as JSON where it is. */
 export class SseParser {
   /** The reconnection time the server asked for with `retry:`, in milliseconds. */
   retryMs: number | undefined;

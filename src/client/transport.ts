@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { request } from '../http/undici.js';
 import type { Readable } from 'node:stream';
-import { NetworkError } from './errors.js';
+import { errorCode, NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
 import { toQueryString, type QueryPairs } from './query.js';
 import { redactHeaders, redactUrl } from './redact.js';
@@ -41,7 +41,7 @@ export interface CallOptions {
 }
 
 /** Settings shared by every request of one client. */
-export interface TransportConfig {
+interface TransportConfig {
   dispatcher: Dispatcher;
   userAgent: string;
   timeoutMs: number;
@@ -70,11 +70,10 @@ export interface RequestSpec {
   url: string;
   query?: QueryPairs;
   body?: unknown;
-  /** The full Authorization header value, if any. */
   authorization?: string;
   /** Headers of the API rather than of the call (the emulator admin credential). */
   headers?: Record<string, string>;
-  /** Whether retrying is safe; defaults to true for GET/HEAD/OPTIONS only. */
+  /** Whether retrying is safe; default: GET/HEAD/OPTIONS only. */
   idempotent?: boolean;
   accept?: string;
   options?: CallOptions;
@@ -83,9 +82,8 @@ export interface RequestSpec {
 interface Attempt {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** The whole body, when the attempt read it. */
+  /** The whole body, when the attempt read it; else `body`, unread (streams). */
   text?: string;
-  /** The unread body, for streams. */
   body?: Dispatcher.ResponseData['body'];
   /** Ends a stream attempt's abort wiring once the stream is done. */
   release(): void;
@@ -109,10 +107,7 @@ export class Transport {
     });
   }
 
-  /**
-   * Opens a streaming response (server-sent events). The timeout covers only the wait for
-   * headers; an error status is read and thrown as ApiError.
-   */
+  /** Opens a streaming response (server-sent events): the timeout covers the headers only; an error status throws ApiError. */
   async stream(spec: RequestSpec): Promise<{ body: Readable; headers: Attempt['headers']; release(): void }> {
     const attempt = await this.withRetries(spec, false);
     const body = attempt.body as Readable;
@@ -198,9 +193,8 @@ export class Transport {
   }
 
   /**
-   * One attempt. With `readBody` the timeout covers the whole body, which is read here so a
-   * connection lost mid-body counts as a network error of this attempt; otherwise the timeout
-   * ends at the response headers and the caller consumes the stream.
+   * One attempt. With `readBody` the timeout covers the body, read here so that a connection lost
+   * mid-body fails this attempt; otherwise it ends at the headers and the caller consumes the stream.
    */
   private async send(spec: RequestSpec, url: string, readBody: boolean): Promise<Attempt> {
     const userSignal = spec.options?.signal;
@@ -259,14 +253,6 @@ function classify(
   const code = errorCode(error);
   if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
   return new NetworkError({ code, method: spec.method, url: redactUrl(url), cause: error });
-}
-
-function errorCode(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | undefined;
-  for (const candidate of [e?.code, e?.cause?.code, e?.errors?.[0]?.code]) {
-    if (typeof candidate === 'string' && candidate !== '') return candidate;
-  }
-  return 'UNKNOWN';
 }
 
 function header(headers: Attempt['headers'], name: string): string | undefined {

@@ -1,5 +1,4 @@
-// Records as the client sees them. Each names the fields the spec (or DESIGN.md) names and
-// keeps whatever else the server sends: the remote platform may return more than the emulator.
+// Records as the client sees them: the contract's, open to whatever else a remote platform sends.
 
 import type * as C from '../contract/index.js';
 
@@ -31,9 +30,6 @@ export type JsonSchema = Record<string, unknown>;
 type Widen<T> = T extends string ? string : T extends ReadonlyArray<infer U> ? Array<Widen<U>> : T extends object ? Loose<T> : T;
 /** A contract request body whose enum fields take any string. */
 export type Loose<T> = { [K in keyof T]: Widen<T[K]> };
-
-// Requests are the contract's bodies (enums widened). Responses are the contract's resources, kept open: the
-// remote platform may send more than the emulator.
 
 export type TokenCreate = Loose<C.TokenCreate>;
 /** `data` of POST /api/tokens: the secret is at `token`. */

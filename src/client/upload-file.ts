@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { request } from '../http/undici.js';
-import { ApiError, NetworkError } from './errors.js';
+import { ApiError, errorCode, NetworkError } from './errors.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import type { Transport } from './transport.js';
 
@@ -29,10 +29,7 @@ export interface UploadResult {
 /** Where an upload's bytes come from: a file path or a stream. */
 export type UploadSource = string | Readable | AsyncIterable<Uint8Array>;
 
-/**
- * Streams a file to a pre-signed URL with a plain PUT, never holding the whole file in memory.
- * Never retried: the source stream can be read only once.
- */
+/** Streams a file to a pre-signed URL with a plain PUT; never retried, as the source can be read only once. */
 export async function uploadFile(transport: Transport, signedUrl: string, source: UploadSource, options: UploadFileOptions = {}): Promise<UploadResult> {
   const size = options.size ?? (typeof source === 'string' ? (await stat(source)).size : undefined);
   if (size === undefined) throw new TypeError('uploadFile: pass `size` when the source is a stream (object stores need Content-Length)');
@@ -84,7 +81,7 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (options.signal?.aborted) throw options.signal.reason ?? error;
-    const code = timedOut ? 'ETIMEDOUT' : codeOf(error);
+    const code = timedOut ? 'ETIMEDOUT' : errorCode(error);
     const failure = new NetworkError({ code, method: 'PUT', url: safeUrl, cause: error });
     trace({ error: { code, message: failure.message } });
     throw failure;
@@ -108,10 +105,4 @@ function storageError(status: number, text: string, url: string): ApiError {
     url,
     body: text.slice(0, 2000) || undefined,
   });
-}
-
-function codeOf(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  const code = e?.code ?? e?.cause?.code;
-  return typeof code === 'string' ? code : 'UNKNOWN';
 }

@@ -9,8 +9,7 @@ import { details, note, printResult, table, type Column } from '../ui/output.js'
 import { styleFor } from '../ui/style.js';
 import { listQueryOf, type ListFlags } from './list-options.js';
 import type { CommandInput, TargetFlags } from './types.js';
-
-export type { TargetFlags } from './types.js';
+import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 
 /** The merged settings for a command (flags > environment > profile). */
 export function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
@@ -18,10 +17,7 @@ export function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings>
   return resolveSettings({ profile: input.global.profile, baseUrl: o.baseUrl, messagingUrl: o.messagingUrl, org: o.org });
 }
 
-/**
- * A client for the command's target. `needs` says which credentials the command cannot do
- * without; a missing one is an authentication error naming how to provide it.
- */
+/** A client for the command's target; a credential in `needs` that is missing is an error naming how to provide it. */
 export async function clientFor(
   input: CommandInput,
   needs: { token?: boolean; apiKey?: boolean; messaging?: boolean } = { token: true },
@@ -69,7 +65,7 @@ export async function clientFor(
 }
 
 /** The request timeout: --timeout, else PLUGSMITH_TIMEOUT, else 30 s; a bad PLUGSMITH_TIMEOUT is a usage error. */
-export function timeoutMsOf(input: CommandInput): number {
+export function timeoutMsOf(input: CommandInput<unknown>): number {
   if (input.global.timeout !== undefined) return input.global.timeout * 1000;
   const raw = env.timeout();
   if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
@@ -89,10 +85,7 @@ function formatTrace(e: TraceEvent): string {
   return `> ${e.method} ${e.url} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}${auth}`;
 }
 
-/**
- * Runs `work` with a client and closes the client's connections afterwards, so the process
- * exits as soon as the command is done instead of waiting for idle keep-alive sockets.
- */
+/** Runs `work` with a client, then closes its connections so the process exits without waiting for idle sockets. */
 export async function withClient<T>(
   input: CommandInput,
   needs: Parameters<typeof clientFor>[1],
@@ -128,10 +121,7 @@ export async function readJsonFile(flag: string, path: string): Promise<Record<s
   return parsed as Record<string, unknown>;
 }
 
-/**
- * Runs a request whose body holds schemas read from files; when the platform refuses one of
- * them, the error says which file it came from (`field` → [flag, path]).
- */
+/** Runs a request whose body holds schemas read from files (`field` → [flag, path]): a refusal names the file. */
 export async function naming<T>(files: Record<string, [flag: string, path: string]>, request: () => Promise<T>): Promise<T> {
   try {
     return await request();
@@ -145,10 +135,7 @@ export async function naming<T>(files: Record<string, [flag: string, path: strin
   }
 }
 
-/**
- * Asks before deleting: `--yes` skips the question; without a terminal (or under CI) the
- * missing `--yes` is a usage error. Declining is a usage error too (nothing was deleted).
- */
+/** Asks before deleting unless `--yes`; without a terminal the missing `--yes`, and declining, are usage errors. */
 export async function confirmDeletion(input: CommandInput<{ yes?: boolean }>, what: string): Promise<void> {
   if (input.options.yes) return;
   const yes = await confirm(input.io, { flag: '--yes', message: `Delete ${what}?`, default: false });
@@ -160,10 +147,7 @@ export function printRecord(input: CommandInput<unknown>, record: unknown, keys?
   printResult(input.io, input.global, record, () => details((record ?? {}) as Record<string, unknown>, keys));
 }
 
-/**
- * A list command's whole output: with `--all` every page (paginate), else one page and a note on
- * stderr saying how to get the next. --json prints the records as one array.
- */
+/** A list command's output: every page with `--all`, else one page and a note on how to get the next. */
 export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
   const flags = input.options;
   const query = listQueryOf(flags);
@@ -178,18 +162,27 @@ export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<
     rows = page.data;
     pagination = page.pagination;
   }
-  const style = styleFor(input.io, input.global);
-  printResult(input.io, input.global, rows, () =>
-    rows.length === 0 ? `no ${what}\n` : table(rows, columns, { bold: style.bold, width: input.io.stdout.columns }),
-  );
+  printRows(input, rows, columns, what);
   const more = pagination ? nextPageHint(pagination) : '';
   if (more) note(input.io, input.global, styleFor(input.io, input.global, 'stderr').dim(more));
+}
+
+/** Prints records: JSON with --json, else a table (or `no <what>`). */
+export function printRows<T>(input: CommandInput<unknown>, rows: T[], columns: Column<T>[], what: string): void {
+  const style = styleFor(input.io, input.global);
+  printResult(input.io, input.global, rows, () => (rows.length === 0 ? `no ${what}\n` : table(rows, columns, { bold: style.bold, width: input.io.stdout.columns })));
 }
 
 function nextPageHint(p: Pagination): string {
   if (p.type === 'cursor') return p.hasNext && p.nextCursor ? `more records: --cursor ${p.nextCursor} (or --all)` : '';
   const where = `page ${p.page} of ${Math.max(1, p.totalPages)}, ${p.total} in all`;
   return p.hasNext ? `${where}; next: --page ${p.page + 1} (or --all)` : p.page > 1 || p.totalPages > 1 ? where : '';
+}
+
+/** The admin API of the emulator at `url`, with its admin credential and the command's timeout. */
+export async function emulatorAdmin(input: CommandInput<unknown>, url: string): Promise<EmulatorAdmin> {
+  const { EmulatorAdmin } = await import('../dev/emulator-admin.js');
+  return new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) });
 }
 
 /** The org a command acts in: --org, else the profile's, else a usage error. */

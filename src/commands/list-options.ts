@@ -1,8 +1,7 @@
 import { InvalidOptionValue, integerOption, type OptionSpec } from './types.js';
 import { SORT_ORDERS, type SortOrder } from '../contract/enum-values.js';
 
-// Option declarations shared by many commands. Pure data and parsers: the registry imports this
-// file at start-up, so it must stay free of client, config and UI imports.
+// Option declarations shared by many commands: the registry imports this at start-up, so no client, config or UI imports.
 
 /** `--filter key=value`, repeatable: values of one key gather into an array. */
 function parseFilter(value: string, previous: unknown): Record<string, string[]> {

@@ -1,19 +1,8 @@
-/** What a long-running command waits on: the first SIGINT or SIGTERM. */
-export interface StopSignal {
-  /** Aborted at the first stop signal. */
-  signal: AbortSignal;
-  /** Resolves at the first stop signal. */
-  stopped: Promise<void>;
-  /** Stops listening (a command that ends by itself calls it); idempotent. */
-  dispose(): void;
-}
-
 /**
- * Listens for SIGINT and SIGTERM so that a long-running command (emulator start, dev, logs
- * --follow) ends cleanly. Only the first signal is taken: listening stops with it, so a second
- * Ctrl+C gets Node's default and ends the process at once.
+ * Listens for the first SIGINT or SIGTERM so that a long-running command ends cleanly; listening stops
+ * with it, so a second Ctrl+C ends the process at once. `dispose` stops listening (idempotent).
  */
-export function listenForStop(): StopSignal {
+export function listenForStop(): { signal: AbortSignal; stopped: Promise<void>; dispose(): void } {
   const controller = new AbortController();
   const dispose = () => {
     process.off('SIGINT', stop);

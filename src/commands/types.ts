@@ -51,10 +51,7 @@ type OptionValue<S extends OptionSpec> = LongFlag<S['flags']> extends `no-${stri
     ? Exclude<GivenValue<S>, undefined> | Default
     : GivenValue<S> | undefined;
 
-/**
- * The options object a command's handler receives, inferred from its declarations: one key per
- * option (commander's camelCase name) typed from its flags, `parse`, `choices` and `default`.
- */
+/** The options a command's handler receives, inferred from its declarations (commander's camelCase names). */
 export type OptionsOf<O extends readonly OptionSpec[]> = { [S in O[number] as OptionKey<S['flags']>]: OptionValue<S> };
 
 /** Flags that pick the target and credentials; every API command accepts them through its profile. */
@@ -70,40 +67,31 @@ export interface CommandInput<O = TargetFlags> {
   options: O;
   global: GlobalOptions;
   io: Io;
-  /** The whole program (every command), for commands that describe it, such as `completion`. */
+  /** The whole program, for commands that describe it (`completion`). */
   program: Command;
 }
 
-/** A command's handler, typed by the options it reads: `defineCommand` checks the declarations give them. */
+/** A command's handler, typed by the options it reads. */
 export type CommandHandler<O = TargetFlags> = (input: CommandInput<O>) => Promise<void>;
 
-/**
- * A command, declared apart from its handler so that `--help` and the registry load no
- * command code: `load` imports the handler only when the command runs.
- */
+/** A command, declared apart from its handler so that `--help` loads no command code: `load` imports it when it runs. */
 export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSpec[]> {
-  /** Words of the command, e.g. ['plugins', 'create']. */
+  /** e.g. ['plugins', 'create'] */
   path: string[];
   summary: string;
   /** Shown under --help; every command has at least one. */
   examples: string[];
-  /**
-   * commander argument syntax, e.g. ['<pluginId>'] or ['[paths...]']; an object adds a
-   * description and the values help and completion offer (any case is still accepted).
-   */
+  /** commander argument syntax (`<pluginId>`, `[paths...]`); an object adds a description and the values help and completion offer. */
   args?: Array<string | { name: string; description: string; choices?: readonly string[] }>;
   options?: O;
-  /** Loads the handler, which must accept the options the declarations give (checked by tsc). */
+  /** Loads the handler, which must accept the options the declarations give. */
   load: () => Promise<{ default: CommandHandler<OptionsOf<O>> }>;
 }
 
 /** A declared command as the registry holds it: its handler's option type is checked and then forgotten. */
 export type AnyCommandSpec = Omit<CommandSpec, 'load'> & { load: () => Promise<{ default: CommandHandler<never> }> };
 
-/**
- * Declares a command: infers the options object from the declarations (`OptionsOf`) and checks
- * that the lazily loaded handler reads nothing they do not give, with the types they give.
- */
+/** Declares a command, checking that its handler reads only the options declared, with their types. */
 export function defineCommand<const O extends readonly OptionSpec[] = readonly []>(spec: CommandSpec<O>): AnyCommandSpec {
   return spec;
 }

@@ -14,15 +14,11 @@ function sameEmulator(a: string, b: string): boolean {
   }
 }
 
-/**
- * The admin credential for the emulator at `url`: PLUGSMITH_ADMIN_TOKEN, else the one in the
- * state file of the running `plugsmith emulator start` / `plugsmith dev` that listens at `url` (never sent to another host). Undefined when neither applies.
- */
+/** The admin credential for the emulator at `url`: PLUGSMITH_ADMIN_TOKEN, else the state file's of the emulator listening there. */
 export async function adminTokenFor(url: string | undefined): Promise<string | undefined> {
   const fromEnv = env.adminToken();
   if (fromEnv) return fromEnv;
   if (!url) return undefined;
-  // Whichever running emulator answers at `url` (several projects may each run one).
   const state = (await listEmulators()).find((s) => sameEmulator(s.url, url));
   return state?.adminToken || undefined;
 }

@@ -17,7 +17,7 @@ export interface EmulatorState {
   dataDir: string | null;
   /** The admin credential of this start (header `x-plugsmith-admin` on `/_emulator`). */
   adminToken: string;
-  /** The store's stable id (`st_…`), absent in files written by older versions. */
+  /** `st_…`, absent in files written by older versions. */
   storeId?: string;
   /** The project folder (holding plugsmith.json) the emulator belongs to; null outside a project. */
   project?: string | null;
@@ -27,7 +27,6 @@ export interface EmulatorState {
   startedAt: string;
 }
 
-/** The manifest's file name, found upward from a folder to tell the project. */
 const MANIFEST_FILE = 'plugsmith.json';
 
 /** The project folder `from` is in: the nearest folder upward holding plugsmith.json, or null. */
@@ -50,7 +49,7 @@ function realOf(path: string): string {
 }
 
 /** The state file of the emulator keyed by `key` (a folder, or `memory-<pid>`): a hash of the folder's real path. */
-export function emulatorStateFile(key: string): string {
+function emulatorStateFile(key: string): string {
   const name = key.startsWith('memory-') ? key : createHash('sha256').update(realOf(key)).digest('hex').slice(0, 16);
   return join(emulatorsDir(), `${name}.json`);
 }
@@ -66,7 +65,8 @@ export function emulatorOwner(options: { from?: string; dataDir?: string | null 
   return { project: null, key: `memory-${process.pid}` };
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this pid lives. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -75,10 +75,7 @@ function alive(pid: number): boolean {
   }
 }
 
-/**
- * Writes the state file of an emulator this process runs, keyed by its owner (owner-only: it
- * holds the token and the admin credential), so other commands find it; returns what was written.
- */
+/** Writes the state file of an emulator this process runs (owner-only: it holds credentials), so other commands find it. */
 export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | 'startedAt' | 'project' | 'key'>, owner: { project: string | null; key: string }): Promise<EmulatorState & { path: string }> {
   const state: EmulatorState = {
     url: emulator.url,
@@ -96,7 +93,6 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
   };
   const path = emulatorStateFile(owner.key);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  // Written whole or not at all: another command may read it at any moment.
   await writePrivateFile(path, JSON.stringify(state, null, 2) + '\n');
   return { ...state, path };
 }
@@ -144,12 +140,10 @@ export async function emulatorOf(key: string): Promise<(EmulatorState & { path: 
   return readLive(emulatorStateFile(key));
 }
 
-/** How a command finds its emulator: `--emulator` (or PLUGSMITH_EMULATOR), else the project of cwd, else the most recent. */
-export interface EmulatorChoice {
+/** The emulator found, the project whose emulator was looked for, and what --emulator (or PLUGSMITH_EMULATOR) asked for. */
+interface EmulatorChoice {
   state: (EmulatorState & { path: string }) | null;
-  /** The project folder whose emulator was looked for (null outside a project, or with --emulator). */
   project: string | null;
-  /** What was asked for with --emulator / PLUGSMITH_EMULATOR, if anything. */
   asked: string | null;
 }
 
@@ -160,11 +154,7 @@ export function setEmulatorOption(value: string | undefined): void {
   emulatorOption = value;
 }
 
-/**
- * The emulator this command acts on. `--emulator URL|FOLDER` (or PLUGSMITH_EMULATOR) names one of
- * the running ones; inside a project (a folder holding plugsmith.json, found upward from `from`,
- * default cwd) it is that project's; outside, the most recently started one.
- */
+/** The emulator this command acts on: the one `--emulator URL|FOLDER` names, else the project's of `from` (cwd), else the most recent. */
 export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
   const asked = emulatorOption ?? env.emulator() ?? null;
   if (asked !== null) return { state: await namedEmulator(asked), project: null, asked };
@@ -194,12 +184,7 @@ function runningList(all: EmulatorState[]): string {
   return all.length ? ` (running: ${all.map((s) => `${s.url} for ${s.project ?? s.dataDir ?? 'an in-memory store'}`).join(', ')})` : ' (none is running)';
 }
 
-/** The state of the emulator this command acts on (see chooseEmulator), or null when none runs for it. */
-export async function readEmulatorState(from?: string): Promise<(EmulatorState & { path: string }) | null> {
-  return (await chooseEmulator(from)).state;
-}
-
-/** "no emulator runs for the project /p: start one there with `plugsmith dev` or `plugsmith emulator start`", or the outside-a-project form. */
+/** Why no emulator was found, and how to start one. */
 export function noEmulatorMessage(choice: Pick<EmulatorChoice, 'project'>): string {
   return choice.project
     ? `no emulator runs for the project ${choice.project} (looked for the emulator of the folder holding its plugsmith.json): start one with \`plugsmith dev\` or \`plugsmith emulator start\` in that folder`

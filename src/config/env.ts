@@ -1,9 +1,6 @@
 import { checkedHttpUrl } from './url.js';
 
-/**
- * Every environment variable plugsmith reads, one typed accessor each. Nothing else in the
- * code reads process.env.
- */
+/** Every environment variable plugsmith reads, one typed accessor each: nothing else reads process.env. */
 export const env = {
   /** User token; overrides the profile's. */
   token: () => process.env.PLUGSMITH_TOKEN || undefined,

@@ -3,11 +3,8 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
- * Writes a file that holds secrets (tokens, `whsec_` secrets, an export), readable by its owner
- * only, whole or not at all. The text goes to a new file of mode 0600 beside the target, created
- * exclusively under an unguessable name (so neither a planted link nor a file of another mode is
- * reused), and is renamed over the target: an existing file's looser mode never survives, and a
- * link at the target's name is replaced, not followed.
+ * Writes a file that holds secrets, owner-only, whole or not at all: a new 0600 file under an unguessable
+ * name (no planted link or looser file is reused), renamed over the target (a link there is replaced, not followed).
  */
 export async function writePrivateFile(path: string, text: string): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);

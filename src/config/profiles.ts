@@ -14,14 +14,11 @@ export interface Profile {
   apiKey?: string;
   /** The org commands use when none is given with --org. */
   orgId?: string;
-  /**
-   * True for a profile made by `login --local`: it follows the running emulator (the state
-   * file's URLs and credentials) rather than the ones remembered here.
-   */
+  /** A `login --local` profile: it follows the running emulator rather than the URLs and credentials here. */
   local?: boolean;
 }
 
-export interface ConfigFile {
+interface ConfigFile {
   current?: string;
   profiles: Record<string, Profile>;
 }
@@ -53,7 +50,7 @@ export interface Settings {
   apiKey?: string;
   orgId?: string;
   local: boolean;
-  /** Why there is no base URL when the settings would follow a local emulator and none runs for this project (see noEmulatorMessage). */
+  /** Why there is no base URL when the settings would follow a local emulator and none runs. */
   noEmulator?: string;
 }
 
@@ -79,33 +76,20 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     orgId: flags.org ?? profile?.orgId,
     local: Boolean(profile?.local),
   };
-  // A `login --local` profile follows the running emulator (its port and credentials may have
-  // changed since the login); so does no configuration at all, as if `login --local` had been run.
-  if (profile?.local && settings.baseUrl === profile.baseUrl && flags.baseUrl === undefined && env.baseUrl() === undefined) {
+  // A `login --local` profile follows the running emulator; so does no configuration at all.
+  const follows = profile ? profile.local && flags.baseUrl === undefined && env.baseUrl() === undefined : settings.baseUrl === undefined;
+  if (follows) {
     const choice = await chooseEmulator();
     const state = choice.state;
     if (!state) {
-      // The emulator it followed is gone (or this project has none): say so rather than call a dead URL.
       settings.baseUrl = undefined;
       settings.noEmulator = noEmulatorMessage(choice);
     } else {
       settings.baseUrl = state.url;
       settings.messagingUrl = flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl;
-      settings.token = flags.token ?? env.token() ?? state.token ?? profile.token;
-      settings.apiKey = flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile.apiKey;
-      settings.orgId = flags.org ?? profile.orgId ?? state.orgId ?? undefined;
-    }
-  }
-  if (!profile && settings.baseUrl === undefined) {
-    const choice = await chooseEmulator();
-    const state = choice.state;
-    if (!state) settings.noEmulator = noEmulatorMessage(choice);
-    else {
-      settings.baseUrl = state.url;
-      settings.messagingUrl ??= state.messagingUrl;
-      settings.token ??= state.token ?? undefined;
-      settings.apiKey ??= state.apiKey ?? undefined;
-      settings.orgId ??= state.orgId ?? undefined;
+      settings.token = flags.token ?? env.token() ?? state.token ?? profile?.token;
+      settings.apiKey = flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile?.apiKey;
+      settings.orgId = flags.org ?? profile?.orgId ?? state.orgId ?? undefined;
       settings.local = true;
     }
   }

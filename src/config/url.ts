@@ -1,9 +1,6 @@
 import { UserError, EXIT } from '../errors.js';
 
-/**
- * Why `value` is not a usable platform URL (an absolute http(s) URL without query or fragment),
- * or undefined when it is. One rule for --base-url, --messaging-url and their environment variables.
- */
+/** Why `value` is not a usable platform URL (absolute http(s), no query or fragment); undefined when it is. */
 export function httpUrlProblem(value: string): string | undefined {
   let url: URL | undefined;
   try {

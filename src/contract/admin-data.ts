@@ -15,7 +15,6 @@ export const CharacterScriptSchema = Type.Array(
   Type.Object({ match: Type.String({ minLength: 1, maxLength: 1000 }), reply: Type.String({ maxLength: MAX_CONTENT_LENGTH }) }, closed),
   { maxItems: 1000 },
 );
-export type CharacterScript = Static<typeof CharacterScriptSchema>;
 
 // Every optional field may be null in a PATCH, which removes it (agentId becomes null).
 const characterFields = {
@@ -34,7 +33,6 @@ export const CharacterCreateSchema = Type.Object(
   { id: Type.Optional(ChosenId), orgId: Id, ...characterFields },
   { ...closed, examples: [{ id: 'char_nova', orgId: 'org_acme', agentId: 'agent_nova', name: 'Nova', script: [{ match: 'hello', reply: 'Hi there!' }], fallbackReply: 'Tell me more.' }] },
 );
-export type CharacterCreate = Static<typeof CharacterCreateSchema>;
 
 /** PATCH /_emulator/characters/:characterId: any field but `id` and `orgId`, at least one; null removes it. */
 export const CharacterUpdateSchema = Type.Partial(Type.Object(characterFields), { ...closed, minProperties: 1, examples: [{ fallbackReply: 'Say more.', persona: null }] });

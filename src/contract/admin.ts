@@ -43,17 +43,12 @@ export const FaultsUpdateSchema = Type.Object(
   },
   { additionalProperties: false, examples: [{ profile: 'duplicate=0.2,delay=100-500ms,drop=0.1', seed: 'ci-1' }] },
 );
-export type FaultsUpdate = Static<typeof FaultsUpdateSchema>;
 
 /** The `format` field of an export file, so an import can tell it from any other JSON. */
 export const EXPORT_FORMAT = 'plugsmith-emulator-export';
 export const EXPORT_VERSION = 1;
 
-/**
- * One stored record of an export, as the store keeps it (secrets only as hashes): an id, and
- * whatever fields its collection has. Open on purpose: the export is the store's own format, and
- * the import checks each collection's records itself (emulator/admin/import-shapes.ts).
- */
+/** One stored record of an export (secrets only as hashes): open on purpose, the import checks each collection's records itself. */
 export const StoredRecordSchema = Type.Unsafe<{ id: string; [field: string]: unknown }>(
   Type.Object({ id: Id }, { additionalProperties: true, title: 'StoredRecord' }),
 );

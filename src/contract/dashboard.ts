@@ -3,10 +3,7 @@ import { Nullable } from './schema.js';
 
 // The dashboard's wire: the session it opens with a login code, and the login links the admin API mints.
 
-/**
- * `data` of `GET|POST /_emulator/dashboard/session`: where the two APIs are and the default
- * workspace's credentials (the dashboard calls `/api` and the messaging API as a client would).
- */
+/** `data` of `GET|POST /_emulator/dashboard/session`: where the two APIs are, and the default workspace's credentials. */
 export const WorkspaceSchema = Type.Object({
   managementUrl: Type.String(),
   messagingUrl: Type.String(),
@@ -25,9 +22,8 @@ export const WorkspaceSchema = Type.Object({
 export type Workspace = Static<typeof WorkspaceSchema>;
 
 /**
- * `data` of `POST /_emulator/dashboard/session`: the workspace plus the new session's token, shown
- * once (like an API key). The dashboard keeps it in its origin's localStorage and sends it as the
- * `x-plugsmith-session` header on every admin call; it is never a cookie (cookies ignore ports).
+ * `data` of `POST /_emulator/dashboard/session`: the workspace plus the session token, shown once, which
+ * the dashboard sends as `x-plugsmith-session`; never a cookie, as cookies ignore ports.
  */
 export const DashboardSessionSchema = Type.Object({
   ...WorkspaceSchema.properties,
@@ -38,14 +34,12 @@ export type DashboardSession = Static<typeof DashboardSessionSchema>;
 
 /** Body of `POST /_emulator/dashboard/session`: the one-time code of a login link (`#login=<code>`). */
 export const DashboardLoginSchema = Type.Object({ code: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' }) }, { additionalProperties: false });
-export type DashboardLogin = Static<typeof DashboardLoginSchema>;
 
 /** `data` of `POST /_emulator/dashboard/login-links`: a fresh single-use dashboard link. */
 export const DashboardLinkSchema = Type.Object({
   /** `<managementUrl>/_emulator/dashboard/#login=<code>`: works once, until the emulator stops. */
   dashboardUrl: Type.String(),
 });
-export type DashboardLink = Static<typeof DashboardLinkSchema>;
 
 /** `data` of `DELETE /_emulator/dashboard/session`. */
 export const DashboardSignedOutSchema = Type.Object({ signedOut: Type.Literal(true) });

@@ -39,9 +39,8 @@ export const ErrorDetailSchema = Type.Object(
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 
 /**
- * Most entries of `error.details` listed; past it the first MAX_ERROR_DETAILS are kept and one more
- * entry (code `more_details`, empty path) says how many were left out. A body with thousands of
- * problems (unknown keys, say) must not be answered with megabytes of details.
+ * Most entries of `error.details` listed (one more, code `more_details`, says how many were left
+ * out): a body with thousands of problems must not be answered with megabytes of details.
  */
 export const MAX_ERROR_DETAILS = 20;
 
@@ -88,10 +87,8 @@ export type CursorPagination = Static<typeof CursorPaginationSchema>;
 export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
 export type Pagination = Static<typeof PaginationSchema>;
 
-// Route modules build their envelopes when they register, once per app, so once per start. The same
-// schema object for the same argument lets every later app of the process reuse what the validator
-// and serializer compilers made of it (they keep their work per schema object), instead of compiling
-// it again on the first request of every start and keeping each copy for the life of the process.
+// One schema object per argument: the validator and serializer compilers keep their work per schema
+// object, so every later app of the process reuses it instead of compiling (and keeping) a copy per start.
 const okSchemas = new WeakMap<TSchema, TSchema>();
 const okPageSchemas = new WeakMap<TSchema, TSchema>();
 
@@ -120,31 +117,17 @@ export function OkPage<T extends TSchema>(item: T): ReturnType<typeof buildOkPag
   return schema;
 }
 
-/**
- * A server-sent-events response (`text/event-stream`): frames written by hand as they happen,
- * never serialized from a schema; `description` names the events (their data schemas are in the
- * contract, e.g. CharacterMessageSent).
- */
+/** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events. */
 export function EventStream(description: string) {
   return { description, content: { 'text/event-stream': { schema: Type.String({ description: 'Server-sent events, one frame per event' }) } } };
 }
 
-/** The success envelope as a type. */
-export interface OkEnvelope<T> {
-  ok: true;
-  data: T;
-  meta?: { pagination?: Pagination; [key: string]: unknown };
-}
-
-/**
- * The fixed parameters of the query system, shared by every list route; property filters
- * (`?name=x`, `?tags=a,b`) are the route's own and stay dynamic (additional properties).
- */
 /** One query parameter: a value, or the values of a repeated parameter. */
 function QueryValue(description: string, examples?: string[]) {
   return Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, ...(examples ? { examples } : {}) }));
 }
 
+/** The fixed parameters of the query system; property filters (`?name=x`) are the route's own (additional properties). */
 export const ListQuerySchema = Type.Object(
   {
     '@page': QueryValue('Page number, from 1 (index pagination)', ['2']),
@@ -162,10 +145,8 @@ export type ListQuery = Static<typeof ListQuerySchema>;
 export type QueryFieldType = 'string' | 'number' | 'boolean' | 'array';
 
 /**
- * Marks a query schema that the route's handler reads and checks itself (the query system's
- * parser, or a handler's own reading): fastify does not validate it. The schema says, in the
- * OpenAPI document, exactly what that handler accepts: values typed as what they are (integers,
- * enums, comma lists), where the raw query holds only strings.
+ * Marks a query schema that the route's handler reads and checks itself, so fastify does not validate
+ * it: it tells the OpenAPI document what the handler accepts, typed, where the raw query holds strings.
  */
 export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 
@@ -209,12 +190,7 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
 }
 const listQueries = new Map<object, ReturnType<typeof buildListQuery>>();
 
-/**
- * The query of one list endpoint, from its query spec: `@page`, `@limit`, `@cursor`, `@sortBy`
- * (the endpoint's fields), `@sortOrder`, `@search`, and a filter per field, as the query system's
- * parser accepts them (it refuses repeats of single values, non-digits, 0, over 100, unknown
- * fields and parameters). One schema object per spec.
- */
+/** The query of one list endpoint, as the query system's parser accepts it, with a filter per field (one schema object per spec). */
 export function ListQuery(spec: { fields: Record<string, QueryFieldType>; search: readonly string[] }): ReturnType<typeof buildListQuery> {
   let schema = listQueries.get(spec);
   if (!schema) listQueries.set(spec, (schema = buildListQuery(spec)));

@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
-import { CHECKED_BY_HANDLER, type RawQuery } from './envelope.js';
-import { ListQuerySchema } from './envelope.js';
+import { CHECKED_BY_HANDLER, ListQuerySchema, type RawQuery } from './envelope.js';
 import {
   AttachmentTypeSchema,
   DeliveryStatusSchema,
@@ -56,7 +55,6 @@ export type PluginCreate = Static<typeof PluginCreateSchema>;
 
 /** POST /api/plugins: the org is in the body. */
 export const PluginCreateWithOrgSchema = Type.Object({ ...pluginFields, orgId: Id }, { additionalProperties: false, examples: [{ ...pluginExample, orgId: 'org_acme' }] });
-export type PluginCreateWithOrg = Static<typeof PluginCreateWithOrgSchema>;
 
 /** PUT /api/plugins/:pluginId: any of the fields, at least one. */
 export const PluginUpdateSchema = Type.Partial(Type.Object(pluginFields), { additionalProperties: false, minProperties: 1, examples: [{ isPublic: true }] });
@@ -89,7 +87,6 @@ export const RepositoryCreateSchema = Type.Object(repositoryFields, { additional
 export type RepositoryCreate = Static<typeof RepositoryCreateSchema>;
 /** POST /api/repositories: the org is in the body. */
 export const RepositoryCreateWithOrgSchema = Type.Object({ ...repositoryFields, orgId: Id }, { additionalProperties: false, examples: [{ name: 'Docs', orgId: 'org_acme' }] });
-export type RepositoryCreateWithOrg = Static<typeof RepositoryCreateWithOrgSchema>;
 
 /** POST /api/tokens. */
 export const TokenCreateSchema = Type.Object(
@@ -183,7 +180,6 @@ export const FileAccessQuerySchema = Type.Unsafe<RawQuery>({
     expiresIn: { type: 'integer', minimum: 1, maximum: MAX_ACCESS_SECONDS, default: 3600, description: `Seconds, from 1 to ${MAX_ACCESS_SECONDS}; given once, decimal digits only`, examples: [3600] },
   },
 });
-export type FileAccessQuery = { expiresIn?: number };
 
 /** PATCH /api/status. */
 export const FileStatusUpdateSchema = Type.Object(
@@ -194,7 +190,6 @@ export type FileStatusUpdate = Static<typeof FileStatusUpdateSchema>;
 
 /** POST /api/repositories/:repositoryId/files. */
 export const RepositoryFileAddSchema = Type.Object({ fileId: Id }, { additionalProperties: false, examples: [{ fileId: 'file_123' }] });
-export type RepositoryFileAdd = Static<typeof RepositoryFileAddSchema>;
 
 export const AttachmentInputSchema = Type.Object(
   { type: AttachmentTypeSchema, content: Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH }) },
@@ -203,7 +198,6 @@ export const AttachmentInputSchema = Type.Object(
 
 /** POST /conversations (messaging API). */
 export const ConversationCreateSchema = Type.Object({ characterId: Id }, { additionalProperties: false, examples: [{ characterId: 'char_nova' }] });
-export type ConversationCreate = Static<typeof ConversationCreateSchema>;
 
 /** POST /conversations/:id/messages (messaging API); per-type content rules are checked after the schema. */
 export const MessageSendSchema = Type.Object(
@@ -216,7 +210,7 @@ export const MessageSendSchema = Type.Object(
 );
 export type MessageSend = Static<typeof MessageSendSchema>;
 
-/** Most messages per page of GET /conversations/:id/messages, and the default. */
+/** Most messages per page of GET /conversations/:id/messages, and how many when none is asked. */
 export const MAX_MESSAGE_PAGE = 100;
 export const DEFAULT_MESSAGE_PAGE = 50;
 
@@ -254,10 +248,7 @@ export const EventEmitSchema = Type.Object(
 export type EventEmit = Static<typeof EventEmitSchema>;
 
 const deliveryFilter = (description: string, pattern: string, examples: string[]) => Type.Optional(Type.String({ description, pattern, examples }));
-/**
- * The delivery log's own filters (GET and bulk POST /_emulator/deliveries/redeliver), beside the query
- * system's field filters (`pluginId`, `type`, `status`: comma-separated values) and `@search`.
- */
+/** The delivery log's own filters (GET and bulk POST /_emulator/deliveries/redeliver), beside the query system's. */
 export const DELIVERY_FILTER_PARAMETERS = {
   '@failedOnce': deliveryFilter('true: only deliveries with at least one attempt that failed (not 2xx, or no answer), whatever their status now', '^(true|false)$', ['true']),
   '@httpStatus': deliveryFilter('The last attempt\'s answer: statuses (500), classes (5xx) or none (no answer), comma-separated', HTTP_STATUS_FILTER_PATTERN, ['5xx,none']),
@@ -314,21 +305,17 @@ export const DeliveryStreamQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
 
-const orgIdField = Id;
 const nameField = Type.String({ minLength: 1, maxLength: 200 });
 /** POST /_emulator/agents. */
 export const AgentCreateSchema = Type.Object(
-  { id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' })), orgId: orgIdField, name: nameField },
+  { id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' })), orgId: Id, name: nameField },
   { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'Nova agent' }] },
 );
-export type AgentCreate = Static<typeof AgentCreateSchema>;
 /** PATCH /_emulator/agents/:agentId. */
 export const AgentRenameSchema = Type.Object({ name: nameField }, { additionalProperties: false, examples: [{ name: 'Nova' }] });
 /** POST /_emulator/api-keys. */
-export const ApiKeyCreateSchema = Type.Object({ orgId: orgIdField, name: Type.Optional(nameField) }, { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'web' }] });
-export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
+export const ApiKeyCreateSchema = Type.Object({ orgId: Id, name: Type.Optional(nameField) }, { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'web' }] });
 
 /** Longest grace period a webhook secret rotation may give the previous secret: 30 days. */
 export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
@@ -340,4 +327,3 @@ export const WebhookSecretRotateSchema = Type.Unsafe<{ graceSeconds?: number } |
   properties: { graceSeconds: { type: 'number', minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS, description: 'Seconds the previous secret keeps signing beside the new one' } },
   examples: [{ graceSeconds: 3600 }],
 });
-export type WebhookSecretRotate = Static<typeof WebhookSecretRotateSchema>;

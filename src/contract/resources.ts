@@ -172,7 +172,6 @@ export const ApiKeySchema = Type.Object(
   { id: Id, orgId: Id, name: Type.String(), hint: Type.String(), key: Type.Optional(Type.String({ description: 'The secret: shown once, at creation' })), ...Timestamps },
   { title: 'ApiKey' },
 );
-export type ApiKey = Static<typeof ApiKeySchema>;
 
 /** One HTTP attempt of a delivery. */
 export const DeliveryAttemptSchema = Type.Object({
@@ -237,9 +236,8 @@ export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchem
 export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
 
 /**
- * `data` of the events of GET /_emulator/stream: `hello` when the stream opens, `store-replaced`
- * after a reset or an import. `epoch` names the store a client's records came from: another one
- * (a reset, an import, a restart of the emulator) means every list it holds must be read again.
+ * `data` of the events of GET /_emulator/stream (`hello`, `store-replaced`): another `epoch` than a
+ * client's records came from (a reset, an import, a restart) means every list it holds is stale.
  */
 export const StoreEpochNoticeSchema = Type.Object(
   {
@@ -299,20 +297,3 @@ export const HealthSchema = Type.Object({
   pid: Type.Integer(),
 });
 export type Health = Static<typeof HealthSchema>;
-
-/** Every named resource schema, for the OpenAPI document's components and the fastify apps. */
-export const RESOURCE_SCHEMAS = [
-  PluginSchema,
-  ActionSchema,
-  ExternalEventSchema,
-  RepositorySchema,
-  AgentSchema,
-  CreatedTokenSchema,
-  PluginInstanceSchema,
-  FileSchema,
-  ConversationSchema,
-  MessageSchema,
-  CharacterSchema,
-  ApiKeySchema,
-  DeliverySchema,
-] as const;

@@ -1,13 +1,8 @@
 /**
- * The Retry-After header as RFC 9110 §10.2.3 defines it, read once for the client (API retries)
- * and the emulator (webhook delivery retries).
- *
- * `Retry-After = HTTP-date / delay-seconds`, where `delay-seconds = 1*DIGIT`: a whole number of
- * seconds. A fraction ("1.5"), a sign or any other text is not a valid value and is ignored
- * (the caller keeps its own backoff), as a recipient does with an invalid field. An HTTP-date is
- * read in all three forms a recipient must accept (§5.6.7): IMF-fixdate, the obsolete RFC 850
- * form and asctime, always in GMT; a date in the past means "now" (0). The field is a singleton:
- * when several values arrive, the first counts, as Node does for its own parsed headers.
+ * The Retry-After header (RFC 9110 §10.2.3), for the client's retries and the emulator's deliveries.
+ * `delay-seconds` is whole seconds: a fraction, a sign or other text is invalid and ignored (the caller
+ * keeps its backoff). An HTTP-date is read in the three forms of §5.6.7, always GMT; a past date means
+ * 0. Of several values the first counts, as Node does for its own parsed headers.
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -20,10 +15,7 @@ const RFC850_DATE = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Sat
 /** Sun Nov  6 08:49:37 1994 */
 const ASCTIME_DATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
 
-/**
- * Milliseconds to wait from `now` that a Retry-After value asks for, or undefined when the
- * header is absent or not a valid value.
- */
+/** Milliseconds to wait from `now` that a Retry-After value asks for; undefined when absent or invalid. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;

@@ -1,8 +1,7 @@
 import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
-// Small builders on top of TypeBox that keep the JSON Schema the emulator has always validated
-// with: enums as `{ type: 'string', enum }` (not anyOf of consts) and nullable values as
-// `type: [T, 'null']`, so ajv's error details and the OpenAPI 3.1 document stay simple.
+// Builders on top of TypeBox that write enums as `{ type: 'string', enum }` and nullable values as
+// `type: [T, 'null']` (not anyOf), so ajv's error details and the OpenAPI document stay simple.
 
 /** A string enum: `{ type: 'string', enum }`, typed as the union of its values. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {

@@ -1,4 +1,4 @@
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,11 +13,9 @@ export interface CrashReport {
 }
 
 /**
- * Preloaded into every Node process the plugin's command starts (through NODE_OPTIONS, which
- * `npm run`, tsx, nodemon and node itself pass on): when the process ends with an uncaught
- * exception or a non-zero code, it appends one line to the report file, synchronously (an exit
- * handler cannot wait). A process killed by a signal (a watcher restarting it, dev stopping it)
- * writes nothing.
+ * Preloaded into every Node process of the plugin (NODE_OPTIONS, which npm, tsx and nodemon pass on):
+ * an uncaught exception or a non-zero exit appends one line to the report file, synchronously (an exit
+ * handler cannot wait); a process killed by a signal writes nothing.
  */
 const PRELOAD = `'use strict';
 const fs = require('node:fs');
@@ -38,10 +36,7 @@ if (file) {
 
 const POLL_MS = 200;
 
-/**
- * Hears about crashes of the plugin's Node processes even when its command keeps running (a
- * watcher such as `tsx watch` waits for a file change after the server died, so no exit reaches dev).
- */
+/** Hears of crashes of the plugin's Node processes even under a watcher (`tsx watch`), whose own process lives on. */
 export class CrashWatch {
   private offset = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -78,26 +73,19 @@ export class CrashWatch {
     if (this.reading) return;
     this.reading = true;
     try {
-      const file = await open(this.reportFile, 'r');
-      try {
-        const { size } = await file.stat();
-        if (size <= this.offset) return;
-        const buffer = Buffer.alloc(size - this.offset);
-        await file.read(buffer, 0, buffer.length, this.offset);
-        const text = buffer.toString('utf8');
-        const end = text.lastIndexOf('\n');
-        if (end < 0) return;
-        this.offset += Buffer.byteLength(text.slice(0, end + 1));
-        for (const line of text.slice(0, end).split('\n')) {
-          try {
-            const report = JSON.parse(line) as CrashReport;
-            if (typeof report.pid === 'number') onCrash(report);
-          } catch {
-            // a torn line: skip it
-          }
+      // The file stays small (a line per crash): read whole, its complete lines past the offset are new.
+      const text = await readFile(this.reportFile, 'utf8');
+      const end = text.lastIndexOf('\n');
+      if (end < this.offset) return;
+      const lines = text.slice(this.offset, end).split('\n');
+      this.offset = end + 1;
+      for (const line of lines) {
+        try {
+          const report = JSON.parse(line) as CrashReport;
+          if (typeof report.pid === 'number') onCrash(report);
+        } catch {
+          // a torn line: skip it
         }
-      } finally {
-        await file.close();
       }
     } catch {
       // the folder is gone (closing)

@@ -46,8 +46,6 @@ async function conflictsNamed<T>(request: () => Promise<T>): Promise<T> {
 export interface RetryOptions {
   /** Wait for the attempt's outcome (true), or answer once it is started. */
   wait: boolean;
-  /** The emulator's admin credential, for the delivery stream. */
-  adminToken?: string;
   /** How long to wait for the attempt to be reported. */
   timeoutMs: number;
 }
@@ -68,12 +66,12 @@ export async function retryNow(client: PlatformClient, deliveryId: string, optio
   let attempted!: (delivery: Delivery) => void;
   const outcome = new Promise<Delivery>((resolve) => (attempted = resolve));
   const stream = followDeliveries(
-    client.baseUrl,
+    client,
     { pluginId: before.pluginId },
     (notice) => {
       if (notice.delivery.id === deliveryId && notice.attempt.number > before.attempts.length) attempted(notice.delivery);
     },
-    { signal: controller.signal, adminToken: options.adminToken, onOpen: opened },
+    { signal: controller.signal, onOpen: opened },
   );
   const ended = stream.then(() => {
     throw new UserError(`the emulator's delivery stream ended before the attempt of ${deliveryId} was reported (did the emulator stop?)`, EXIT.NETWORK);

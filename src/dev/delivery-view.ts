@@ -2,9 +2,6 @@ import type { Column } from '../ui/output.js';
 import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../contract/index.js';
 import type { Style } from '../ui/style.js';
 
-// The delivery log's records are the contract's (`Delivery`, `DeliveryAttempt`, and the stream's
-// `DeliveryAttemptNotice`); the client's `Delivery` (open to fields a newer emulator adds) fits them.
-
 /** HH:MM:SS in local time: deliveries are read live, next to the plugin's own logs. */
 export function clock(iso: string | undefined): string {
   if (!iso) return '-';

@@ -1,26 +1,19 @@
 import { request } from 'undici';
 import { unwrap } from '../client/envelope.js';
-import { NetworkError } from '../client/errors.js';
+import { errorCode, NetworkError } from '../client/errors.js';
 import type { Delivery, Loose, PluginInstance } from '../client/types.js';
 import type { EventEmit, ImportResult, ResetResult } from '../contract/index.js';
 import { ADMIN_HEADER } from '../client/client.js';
 
 /** A failed request as the client reports it; undici's timeouts are ETIMEDOUT, as in the client. */
 function networkError(error: unknown, method: string, url: string): NetworkError {
-  const raw = (error as { code?: unknown }).code;
-  const code = raw === 'UND_ERR_HEADERS_TIMEOUT' || raw === 'UND_ERR_BODY_TIMEOUT' ? 'ETIMEDOUT' : typeof raw === 'string' ? raw : 'UNKNOWN';
-  return new NetworkError({ code, method, url, cause: error });
+  const code = errorCode(error);
+  return new NetworkError({ code: code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' ? 'ETIMEDOUT' : code, method, url, cause: error });
 }
 
-/**
- * The emulator's admin routes that the typed client does not cover (export, import, reset,
- * emitting an event by hand, listing instances and agents). Only the emulator answers them.
- */
+/** The emulator's admin routes that the typed client does not cover (export, import, reset, emit, instances, agents). */
 export class EmulatorAdmin {
-  /**
-   * `adminToken`: the emulator's admin credential, sent as `x-plugsmith-admin` (see `adminTokenFor`);
-   * `timeoutMs`: how long to wait for each answer (default undici's 300 s); 0 waits for ever.
-   */
+  /** `adminToken` is sent as `x-plugsmith-admin`; `timeoutMs` bounds each answer (default undici's 300 s; 0: none). */
   constructor(
     readonly url: string,
     private readonly options: { adminToken?: string; timeoutMs?: number } = {},
@@ -83,7 +76,7 @@ export class EmulatorAdmin {
   }
 
   /** GET /_emulator/instances?pluginId=…: a plugin's instances on every kind of entity, newest first. */
-  async instancesOf(pluginId: string): Promise<PluginInstance[]> {
+  instancesOf(pluginId: string): Promise<PluginInstance[]> {
     return this.call('GET', `/_emulator/instances?pluginId=${encodeURIComponent(pluginId)}&@sortBy=createdAt&@sortOrder=desc&@limit=100`);
   }
 
@@ -100,10 +93,5 @@ export class EmulatorAdmin {
   /** GET /_emulator/agents?orgId=… */
   agentsOf(orgId: string): Promise<Array<{ id: string; name: string }>> {
     return this.call('GET', `/_emulator/agents?orgId=${encodeURIComponent(orgId)}&@limit=100`);
-  }
-
-  /** GET /_emulator/characters?agentId=… */
-  charactersOf(agentId: string): Promise<Array<{ id: string; name: string }>> {
-    return this.call('GET', `/_emulator/characters?agentId=${encodeURIComponent(agentId)}&@limit=100`);
   }
 }

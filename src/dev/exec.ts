@@ -2,21 +2,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { UserError, EXIT } from '../errors.js';
 
-/** What `plugsmith emulator exec` puts in the environment of the command it runs (and prints with --json). */
-export interface ExecEnvironment {
-  PLUGSMITH_BASE_URL: string;
-  PLUGSMITH_MESSAGING_URL: string;
-  PLUGSMITH_TOKEN: string;
-  PLUGSMITH_API_KEY: string;
-  PLUGSMITH_ORG_ID: string;
-  PLUGSMITH_ADMIN_TOKEN: string;
-  /** With --deploy: the deployed plugin and its webhook secret. */
-  PLUGSMITH_PLUGIN_ID?: string;
-  PLUGSMITH_WEBHOOK_SECRET?: string;
-}
-
-/** The environment of an emulator (and, deployed into it, a plugin). */
-export function execEnvironment(emulator: { url: string; messagingUrl: string; token: string | null; apiKey: string | null; orgId: string | null; adminToken: string }, plugin?: { id: string; webhookSecret: string }): ExecEnvironment {
+/** What `plugsmith emulator exec` puts in the command's environment: the emulator's (and with --deploy, the plugin's). */
+export function execEnvironment(emulator: { url: string; messagingUrl: string; token: string | null; apiKey: string | null; orgId: string | null; adminToken: string }, plugin?: { id: string; webhookSecret: string }): Record<string, string> {
   return {
     PLUGSMITH_BASE_URL: emulator.url,
     PLUGSMITH_MESSAGING_URL: emulator.messagingUrl,
@@ -29,9 +16,8 @@ export function execEnvironment(emulator: { url: string; messagingUrl: string; t
 }
 
 /**
- * Runs `words` (one word: a shell command line, as `npm test` in quotes; several: a program and its
- * arguments) with the environment, its output on this terminal; SIGINT and SIGTERM are passed on
- * to it. Resolves with its exit code, or 128 + the signal's number when a signal ended it.
+ * Runs `words` (one: a shell command line; several: a program and its arguments) on this terminal,
+ * passing SIGINT and SIGTERM on; resolves with its exit code, or 128 + the number of the signal that ended it.
  */
 export function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const child = words.length === 1 ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment }) : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });

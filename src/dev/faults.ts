@@ -1,10 +1,7 @@
 import { UserError, EXIT } from '../errors.js';
 import { checkFaultSeed, FAULT_PROFILE_SYNTAX, FaultProfileError, parseFaultProfile } from '../../emulator/webhooks/faults.js';
 
-/**
- * Checks `--faults` and `--faults-seed` before anything starts: a bad part is a usage error (exit 2)
- * that names it and shows the syntax. Returns the options for `startEmulator`.
- */
+/** Checks `--faults` and `--faults-seed` before anything starts (a usage error shows the syntax); returns `startEmulator`'s options. */
 export function faultOptions(faults: string | undefined, seed: string | undefined): { faults?: string; faultsSeed?: string } {
   if (faults === undefined) {
     if (seed !== undefined) throw new UserError('--faults-seed needs --faults: pass a fault profile too, e.g. --faults duplicate=0.2 --faults-seed 42', EXIT.USAGE);

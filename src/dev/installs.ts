@@ -2,19 +2,11 @@ import type { PlatformClient, PluginInstance } from '../client/index.js';
 import type { Manifest, ManifestInstall } from '../manifest/types.js';
 import type { EmulatorAdmin } from './emulator-admin.js';
 
-/** One install of the manifest and whether this run created it. */
-export interface InstallOutcome {
+interface InstallOutcome {
   name: string;
   instanceId: string;
   created: boolean;
-  /** The entity (repository, agent or app) it is on. */
   entityId: string;
-}
-
-/** The installs of the manifest, and the plugin's other instances that none of them is. */
-export interface InstallsReport {
-  installs: InstallOutcome[];
-  others: Array<{ instanceId: string; name: string; entityId: string }>;
 }
 
 function entityOf(install: ManifestInstall): { kind: 'repository' | 'agent' | 'app'; id: string } {
@@ -24,12 +16,10 @@ function entityOf(install: ManifestInstall): { kind: 'repository' | 'agent' | 'a
 }
 
 /**
- * Creates the manifest's installs that the plugin does not have yet, once its webhook is verified.
- * An instance of the plugin on the same entity is the install, whatever its name (one made by hand
- * with `plugsmith handlers add` or `providers add`): a second one would answer every event twice.
- * Existing ones are left alone: their tokens stay valid.
+ * Creates the manifest's installs the plugin does not have yet, and lists its other instances. Any
+ * instance on the same entity is the install (one made by hand, too): a second would answer every event twice.
  */
-export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<InstallsReport> {
+export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<{ installs: InstallOutcome[]; others: Array<{ instanceId: string; name: string; entityId: string }> }> {
   const existing: PluginInstance[] = await admin.instancesOf(pluginId);
   const out: InstallOutcome[] = [];
   for (const install of manifest.installs) {

@@ -15,12 +15,12 @@ export interface LocalEmulator {
   adminToken: string | undefined;
   /** The store's stable id (null: an emulator too old to tell). */
   storeId: string | null;
-  /** A single-use login link of its web dashboard (null when it could not mint one, e.g. without its admin token). */
+  /** A single-use login link of its web dashboard (null when it could not mint one). */
   dashboardUrl: string | null;
   /** True when this process started it (and stops it). */
   owned: boolean;
   dataDir: string | null;
-  /** What happened on the way that the user should hear (e.g. a default port was taken). */
+  /** What the user should hear of (e.g. a default port was taken). */
   notes: string[];
   close(): Promise<void>;
 }
@@ -41,11 +41,7 @@ export interface LocalEmulatorOptions {
 export const DEFAULT_PORT = 4010;
 export const DEFAULT_MESSAGING_PORT = 4011;
 
-/**
- * The emulator of the project `from` (default cwd; see chooseEmulator), if it really runs: its process
- * is alive and it answers its health check. A state file left by an emulator that died (or whose pid
- * was reused) is stale.
- */
+/** The emulator of the project `from` (default cwd), if it really runs: it answers its health check with its state file's pid. */
 export async function liveEmulator(from?: string): Promise<(EmulatorState & { storeId?: string; path: string }) | null> {
   const state = (await chooseEmulator(from)).state;
   if (!state) return null;
@@ -58,10 +54,7 @@ export async function liveEmulator(from?: string): Promise<(EmulatorState & { st
   }
 }
 
-/**
- * The exit code of an emulator store that cannot be opened: its data dir held by another
- * emulator is a conflict (6); a snapshot or journal that cannot be read is an invalid file (5).
- */
+/** The exit code of a store that cannot be opened: held by another emulator is a conflict (6), unreadable is invalid (5). */
 export function storeErrorExit(error: Error): number {
   return /in use by another emulator|already open in this process|could not lock/.test(error.message) ? EXIT.CONFLICT : EXIT.VALIDATION;
 }
@@ -73,10 +66,18 @@ export function assertDistinctPorts(port: number | undefined, messagingPort: num
   }
 }
 
-/** Fails with a message naming the port and, where the system tells, the process holding it. */
-export async function assertPortFree(port: number, host: string, flag: string): Promise<void> {
-  if (port === 0 || (await portIsFree(port, host))) return;
-  throw new UserError(`cannot listen on ${host}:${port} (${flag}): ${await describePort(port)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+/**
+ * The port to listen on: one asked for must be free (else the error names who holds it); a default one
+ * that another process holds (another project's emulator) becomes 0, a free one, and a note says so.
+ */
+export async function choosePort(asked: number | undefined, fallback: number, host: string, flag: string, notes: string[], instead: string): Promise<number> {
+  if (asked !== undefined) {
+    if (asked === 0 || (await portIsFree(asked, host))) return asked;
+    throw new UserError(`cannot listen on ${host}:${asked} (${flag}): ${await describePort(asked)}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+  }
+  if (await portIsFree(fallback, host)) return fallback;
+  notes.push(`${await describePort(fallback)}: ${instead} (${flag} picks one)`);
+  return 0;
 }
 
 /** Who holds a taken port, naming the project when it is another emulator plugsmith started. */
@@ -87,10 +88,8 @@ export async function describePort(port: number): Promise<string> {
 }
 
 /**
- * Reuses the emulator the state file names when it answers; otherwise starts one in this process
- * on a data dir and writes the state file, so `plugsmith trigger` and `plugsmith logs` in another
- * terminal find it. A port that was asked for must be free; a default one that is taken is
- * replaced by a free one (the project state follows the store, not the port).
+ * Reuses the emulator the state file names when it answers; otherwise starts one in this process on a
+ * data dir and writes the state file, so `trigger` and `logs` in another terminal find it.
  */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   if (options.target) {
@@ -119,17 +118,9 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   const host = '127.0.0.1';
   const notes: string[] = [];
   assertDistinctPorts(options.port, options.messagingPort, ['--emulator-port', '--messaging-port']);
-  const pick = async (asked: number | undefined, fallback: number, flag: string): Promise<number> => {
-    if (asked !== undefined) {
-      await assertPortFree(asked, host, flag);
-      return asked;
-    }
-    if (await portIsFree(fallback, host)) return fallback;
-    notes.push(`${await describePort(fallback)}: this project's emulator takes a free port instead (${flag} picks one)`);
-    return 0;
-  };
-  const port = await pick(options.port, DEFAULT_PORT, '--emulator-port');
-  const messagingPort = await pick(options.messagingPort, DEFAULT_MESSAGING_PORT, '--messaging-port');
+  const instead = "this project's emulator takes a free port instead";
+  const port = await choosePort(options.port, DEFAULT_PORT, host, '--emulator-port', notes, instead);
+  const messagingPort = await choosePort(options.messagingPort, DEFAULT_MESSAGING_PORT, host, '--messaging-port', notes, instead);
 
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
   let emulator;

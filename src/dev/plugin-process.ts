@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /** How the plugin is run and who hears about it. */
-export interface PluginProcessOptions {
-  /** A shell command line, e.g. `npm run dev` or `node server.js`. */
+interface PluginProcessOptions {
+  /** A shell command line, e.g. `npm run dev`. */
   command: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -29,18 +29,13 @@ export class PluginProcess {
   private failures = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopping = false;
-  /** The running child is being stopped to be started again at once (restart). */
+  /** The running child is being stopped to be started again at once. */
   private restarting = false;
 
   constructor(private readonly options: PluginProcessOptions) {}
 
-  /** Whether the plugin process is running now. */
   get running(): boolean {
     return this.child !== null;
-  }
-
-  get pid(): number | undefined {
-    return this.child?.pid;
   }
 
   /** Starts the plugin (no-op while it runs). */
@@ -88,24 +83,26 @@ export class PluginProcess {
     if (!child) return this.restartNow();
     if (this.restarting) return;
     this.restarting = true;
-    this.signal(child, 'SIGTERM');
-    const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
-    child.once('exit', () => clearTimeout(timer));
+    void this.terminate(child);
   }
 
-  /** Stops the plugin: SIGTERM to its process group, SIGKILL after a grace period. */
+  /** Stops the plugin and whatever its process group left behind. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.clearRestart();
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await this.terminate(child);
+    // What the group leader leaves behind (a server started by npm) goes too.
+    this.signal(child, 'SIGKILL');
+  }
+
+  /** SIGTERM to the process group, SIGKILL after a grace period; resolves when the child exited. */
+  private terminate(child: ChildProcess): Promise<void> {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     this.signal(child, 'SIGTERM');
     const timer = setTimeout(() => this.signal(child, 'SIGKILL'), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-    // What the group leader leaves behind (a server started by npm) goes too.
-    this.signal(child, 'SIGKILL');
+    return exited.finally(() => clearTimeout(timer));
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {

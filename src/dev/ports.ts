@@ -11,24 +11,17 @@ export function portIsFree(port: number, host?: string): Promise<boolean> {
   });
 }
 
-/** A process listening on a port, as far as the operating system tells. */
-export interface PortUser {
+interface PortUser {
   pid: number;
   command: string;
 }
 
 /**
- * Who listens on a TCP port: from /proc on Linux (the socket's inode, then the process holding
- * it), else from `lsof`. Best effort: null when the system does not say (another user's process,
- * no /proc and no lsof).
+ * "port 3000 is in use by `node server.js` (pid 1234)": who listens, from /proc on Linux (the socket's
+ * inode, then the process holding it), else from `lsof`; best effort, as the system may not say.
  */
-export async function portUser(port: number): Promise<PortUser | null> {
-  return (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
-}
-
-/** "port 3000 (in use by `node server.js`, pid 1234)" or "port 3000 (in use)". */
 export async function describeTakenPort(port: number): Promise<string> {
-  const user = await portUser(port);
+  const user = (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
   return user ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})` : `port ${port} is in use by another process`;
 }
 

@@ -4,11 +4,7 @@ import { normalizeBaseUrl, readProjectState, targetKey } from '../manifest/state
 import { identifyTarget } from '../manifest/target.js';
 import { UserError, EXIT } from '../errors.js';
 
-/**
- * The plugin a command acts on: `--plugin`, else the one this project deployed to the same
- * target (`.plugsmith/state.json` beside the manifest: by the emulator's store id, whatever its
- * port; for the remote platform by base URL; entries of state version 1 by base URL).
- */
+/** The plugin a command acts on: `--plugin`, else the one this project deployed to the same target (by store id, else base URL). */
 export async function pluginOfProject(flag: string | undefined, manifest: string, settings: Pick<Settings, 'profileName' | 'baseUrl'> & { local?: boolean }): Promise<string> {
   if (flag) return flag;
   const state = await readProjectState(resolve(manifest));

@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname } from 'node:path';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { EmulatorAdmin } from './emulator-admin.js';
@@ -20,26 +21,23 @@ import type { DeliveryAttemptNotice } from '../contract/index.js';
 /** What `plugsmith dev` runs with. */
 export interface DevOptions {
   manifestPath: string;
-  /** The plugin's command line (default `npm run dev`), run in the manifest's folder. */
+  /** Run in the manifest's folder. */
   command: string;
-  /** Kinds of file (`*.py`) under the manifest's folder whose change restarts the plugin (manifest `dev.watch`). */
+  /** Kinds of file (`*.py`) whose change restarts the plugin (manifest `dev.watch`). */
   watch?: string[];
   /** The environment the plugin inherits (plus PORT and the PLUGSMITH_* variables). */
   env: NodeJS.ProcessEnv;
-  /** PORT for the plugin; also what `${PORT}` in the manifest's webhookUrl becomes. Default: the webhookUrl's port. */
+  /** PORT for the plugin, and `${PORT}` in the manifest. Default: the webhookUrl's port. */
   pluginPort?: number;
-  /** Ports of an emulator this session starts: given ones must be free; undefined: 4010/4011, or free ones when taken. */
   emulatorPort?: number;
   messagingPort?: number;
-  /** Data dir of an emulator this session starts. */
   dataDir: string;
   /** How long to keep trying to verify the webhook after the plugin starts answering. */
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
-  /** `--faults` and `--faults-seed` (already checked): the fault profile for the session's emulator. */
   faults?: { faults?: string; faultsSeed?: string };
-  /** An emulator named by --base-url (with its credentials) instead of the running or a new one. */
+  /** An emulator named by --base-url instead of the running or a new one. */
   target?: LocalEmulatorOptions['target'];
 }
 
@@ -48,7 +46,7 @@ export interface DevReporter {
   info(message: string): void;
   warn(message: string): void;
   delivery(notice: DeliveryAttemptNotice): void;
-  /** The emulator is there: its URLs and a login link of its dashboard (null when none could be made). */
+  /** The emulator is there: its URLs and a dashboard login link (null when none could be made). */
   emulatorReady?(emulator: { url: string; messagingUrl: string; dashboardUrl: string | null }): void | Promise<void>;
   pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
 }
@@ -58,26 +56,25 @@ const PROBE_INTERVAL_MS = 200;
 const SECRET_CHANGED = "the plugin's webhook secret changed (PLUGSMITH_WEBHOOK_SECRET)";
 
 /**
- * The inner loop: an emulator, the manifest deployed to it, the plugin running with the right
- * environment, its webhook verified, every delivery shown live; the manifest redeployed when it
- * changes; the plugin restarted when it crashes.
+ * The inner loop: an emulator, the manifest deployed to it, the plugin running and its webhook verified,
+ * every delivery shown live; the manifest redeployed when it changes, the plugin restarted when it crashes.
  */
 export class DevSession {
   emulator: LocalEmulator | null = null;
   pluginId: string | null = null;
   private client: PlatformClient | null = null;
   private admin: EmulatorAdmin | null = null;
-  /** A running emulator this session set faults on: they are turned off when it stops. */
+  /** A running emulator this session set faults on, to turn them off. */
   private faultsToClear: EmulatorAdmin | null = null;
   private plugin: PluginProcess | null = null;
   private sourceWatch: { close(): void } | null = null;
-  /** Watched folders, each with the names of the files in it that matter (the manifest, its schema files). */
+  /** Watched folders, each with the names of the files in it that matter. */
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
   private debounce: NodeJS.Timeout | null = null;
   private readonly stopStream = new AbortController();
-  /** The plugin's webhook secret, as the plugin process was (or will be) started with it. */
+  /** The webhook secret the plugin process was (or will be) started with. */
   private secret = '';
-  /** A look at the plugin's secret after a refused delivery (afterDelivery), and when the last began. */
+  /** A look at the plugin's secret after a refused delivery, and when the last began. */
   private secretCheck: Promise<void> | null = null;
   private secretCheckedAt = 0;
   private webhookUrl: string | null = null;
@@ -91,7 +88,7 @@ export class DevSession {
   /** Crashes reported so far, and when the last one was shown. */
   private crashes = 0;
   private lastCrashShownAt = 0;
-  /** When dev last stopped the plugin on purpose: its processes may exit with an error code then. */
+  /** When dev last stopped the plugin on purpose (its processes may exit with an error then). */
   private stoppedPluginAt = 0;
 
   constructor(
@@ -102,8 +99,7 @@ export class DevSession {
   /** Starts everything; resolves once the plugin was started (verification goes on in the background). */
   async start(): Promise<void> {
     const o = this.options;
-    // Before anything is started: a port another process holds would make the plugin die with
-    // EADDRINUSE (unseen under a watcher) while that process answers the challenges.
+    // First: with its port held by another process, the plugin would die unseen while that process answers the challenges.
     await this.assertPluginPortFree();
     this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, project: dirname(o.manifestPath), port: o.emulatorPort, messagingPort: o.messagingPort, faults: o.faults });
     const emu = this.emulator;
@@ -111,7 +107,7 @@ export class DevSession {
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
     await this.report.emulatorReady?.({ url: emu.url, messagingUrl: emu.messagingUrl, dashboardUrl: emu.dashboardUrl });
     if (o.faults?.faults !== undefined) {
-      // One admin call serves both cases: an emulator started here already has the profile (the seed is read back), a running one gets it now.
+      // An emulator started here has the profile already (read it back); a running one gets it now.
       const admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
       const settings = emu.owned ? await admin.faults() : await admin.setFaults(o.faults.faults, o.faults.faultsSeed);
       if (!emu.owned) this.faultsToClear = admin;
@@ -124,9 +120,7 @@ export class DevSession {
       // Without it, crashes under a watcher are only noticed when the webhook stops answering.
       this.report.warn(`crash reports are off: ${(error as Error).message}`);
     }
-    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
-    this.admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
-
+    this.connect();
     const outcome = await this.deploy();
     this.pluginId = outcome.pluginId;
     await this.openStream();
@@ -166,6 +160,13 @@ export class DevSession {
     await this.emulator?.close();
   }
 
+  /** The client and admin API of the emulator as it now is (its URLs and credentials). */
+  private connect(): void {
+    const emu = this.emulator!;
+    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
+    this.admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
+  }
+
   private environment(): NodeJS.ProcessEnv {
     return this.options.pluginPort !== undefined ? { ...this.options.env, PORT: String(this.options.pluginPort) } : this.options.env;
   }
@@ -201,8 +202,7 @@ export class DevSession {
     this.stoppedPluginAt = Date.now();
     await running.stop();
     this.stoppedPluginAt = Date.now();
-    // Another restart (a redeploy and a secret check at once) started its successor meanwhile, or
-    // stop() came: starting one more would leave a process nothing stops.
+    // Another restart or stop() came meanwhile: starting one more would leave a process nothing stops.
     if (this.stopped || this.plugin !== running) return;
     const port = this.pluginPort;
     if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
@@ -212,10 +212,8 @@ export class DevSession {
   }
 
   /**
-   * A delivery the plugin refused as unauthenticated (401/403) may mean that the secret was rotated
-   * elsewhere (`plugsmith plugins secret rotate`, the dashboard) and its grace period is over, while
-   * the plugin still verifies with the one it was started with: then it is restarted with the new one,
-   * and the delivery's retry goes through. One look at a time, at most once a second.
+   * A delivery refused with 401/403 may mean the secret was rotated elsewhere and its grace is over:
+   * then the plugin is restarted with the new one, and the retry goes through. At most once a second.
    */
   private afterDelivery(notice: DeliveryAttemptNotice): void {
     const status = notice.attempt.responseStatus;
@@ -237,10 +235,8 @@ export class DevSession {
   }
 
   /**
-   * Follows the emulator's delivery stream for as long as the session runs. When the stream is lost
-   * (the emulator stopped, or restarted with a new admin credential or on other ports), the project's
-   * state file is read again and a restarted emulator is followed; an emulator that is gone is told
-   * once, then waited for quietly.
+   * Follows the delivery stream while the session runs. When it is lost, a restarted emulator (the
+   * project's state file read again) is followed; one that is gone is told once, then waited for.
    */
   private async openStream(): Promise<void> {
     let opened: () => void;
@@ -251,12 +247,11 @@ export class DevSession {
       while (!this.stopped) {
         let problem = 'the stream ended';
         try {
-          await followDeliveries(this.emulator!.url, { pluginId: this.pluginId! }, (notice) => {
+          await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
             this.report.delivery(notice);
             this.afterDelivery(notice);
           }, {
             signal: this.stopStream.signal,
-            adminToken: this.emulator!.adminToken,
             onOpen: () => {
               if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
               else if (!first) this.report.info('delivery stream reconnected');
@@ -284,13 +279,12 @@ export class DevSession {
       }
     })();
     // Without the stream there is no live view; carry on after a while rather than hang.
-    await Promise.race([open, new Promise((r) => setTimeout(r, 5000).unref())]);
+    await Promise.race([open, sleep(5000, undefined, { ref: false })]);
   }
 
   /**
-   * Reads the project's state file again: when it names another emulator than the one in use (a
-   * restart: new pid, admin credential, perhaps ports and store), switches to it, deploys the
-   * manifest there and restarts the plugin with its URLs. False when there is nothing new to follow.
+   * When the project's state file names another emulator than the one in use (a restart), switches to
+   * it, deploys there and restarts the plugin with its URLs; false when there is nothing new to follow.
    */
   private async followEmulator(): Promise<boolean> {
     const emu = this.emulator!;
@@ -303,8 +297,7 @@ export class DevSession {
     Object.assign(emu, { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, adminToken, storeId: state.storeId ?? null });
     this.report.info(`the emulator restarted at ${state.url} (pid ${state.pid}): following it`);
     const previous = this.client;
-    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
-    this.admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
+    this.connect();
     await previous?.close().catch(() => undefined);
     this.deploying = this.deploying.then(async () => {
       if (this.stopped) return;
@@ -360,8 +353,7 @@ export class DevSession {
     const crashesBefore = this.crashes;
     while (!(await accepts(url))) {
       if (run !== this.verifyRun || this.stopped || !this.plugin?.running) return;
-      // A crash was reported (onCrash) while its command keeps running (a watcher): no point in
-      // waiting for the deadline; wait, without one, for the watcher to start it again.
+      // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin.
       const crashed = this.crashes > crashesBefore;
       if (!crashed && Date.now() > deadline) {
         this.report.warn(`the plugin does not answer at ${this.webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${this.pluginPort}? (waiting for a change)`);
@@ -439,10 +431,7 @@ export class DevSession {
     });
   }
 
-  /**
-   * Redeploys when the manifest or a schema file its `$ref`s read changes. Folders are watched,
-   * not files: editors save by writing a new file and renaming it over the old one.
-   */
+  /** Redeploys when the manifest or a schema file it reads changes; folders are watched, as editors save by renaming a new file over the old. */
   private watchFiles(files: string[]): void {
     if (this.stopped) return;
     const wanted = new Map<string, Set<string>>();
@@ -501,10 +490,6 @@ function portOf(url: string | null): number | null {
   if (!url) return null;
   const parsed = new URL(url);
   return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 /** Whether something accepts TCP connections at the URL's host and port. */

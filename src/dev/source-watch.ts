@@ -11,12 +11,9 @@ function ignored(part: string): boolean {
 }
 
 /**
- * Watches a project folder for changes to files of the given kinds (`*.py`), for a plugin whose
- * command does not restart itself on a change (a Python plugin; `tsx watch` does it for the
- * TypeScript template). The folder's own files and each of its subfolders but the ignored ones are
- * watched (a recursive watch of a virtualenv would cost thousands of inotify watches); a subfolder
- * created later is not. Saves in quick succession call `onChange` once, with the last file changed
- * (relative to `root`).
+ * Watches a project for changes to files of the given kinds (`*.py`), for a plugin whose command does
+ * not restart itself. Ignored folders are left out (a recursive watch of a virtualenv costs thousands of
+ * inotify watches); a subfolder created later is not watched. Quick saves call `onChange` once.
  */
 export function watchSources(root: string, patterns: string[], onChange: (file: string) => void, onError: (message: string) => void): { close(): void } {
   const extensions = new Set(patterns.map((p) => p.replace(/^\*/, '')));

@@ -27,7 +27,7 @@ export async function fetchRemote(client: PlatformClient, pluginId: string | nul
   return { plugin, actions: actions as Array<Record<string, unknown>>, externalEvents: externalEvents as Array<Record<string, unknown>> };
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   pluginId: string;
   plugin: Record<string, unknown>;
   applied: AppliedState;
@@ -35,9 +35,8 @@ export interface ApplyResult {
 }
 
 /**
- * Applies a plan in a safe order: the plugin first (so the others have a parent), then creates
- * and updates of actions and external events, and deletes last. `onPluginCreated` lets the
- * caller record the new id before anything else can fail.
+ * Applies a plan in a safe order: the plugin first, then creates and updates, deletes last;
+ * `onPluginCreated` lets the caller record the new id before anything else can fail.
  */
 export async function applyPlan(
   client: PlatformClient,

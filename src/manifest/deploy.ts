@@ -1,19 +1,18 @@
 import type { PlatformClient } from '../client/index.js';
-import { applyPlan } from './apply.js';
-import { knownTarget, recordDeploy } from './known-target.js';
+import { applyPlan, fetchRemote } from './apply.js';
 import { loadManifest } from './load.js';
 import { isNoop, planDeploy, type Plan, type PlanStep } from './plan.js';
-import { readProjectState, type TargetIdentity } from './state.js';
+import { findTarget, readProjectState, recordTarget, writeProjectState, type TargetIdentity } from './state.js';
 import type { Manifest } from './types.js';
 
 /** Where a deploy goes: the platform or emulator it identifies as, and the org. */
-export interface DeployTarget {
+interface DeployTarget {
   identity: TargetIdentity;
   orgId: string;
 }
 
 /** How to deploy, and what to hear about on the way. */
-export interface DeployRequest {
+interface DeployRequest {
   /** Delete what the platform has and the manifest no longer declares. */
   allowDeletes: boolean;
   /** Plan only: change nothing, record nothing. */
@@ -24,12 +23,8 @@ export interface DeployRequest {
   environment?: NodeJS.ProcessEnv;
   /** The manifest, when the caller loaded it already (to refuse a bad one before contacting the platform). */
   manifest?: Manifest;
-  /**
-   * Called with the plan and the notes about the target before anything is written; throwing
-   * here (a drift refused with --strict) stops the deploy with nothing changed.
-   */
+  /** Called with the plan and notes before anything is written; throwing (drift under --strict) changes nothing. */
   review?: (plan: Plan, notes: string[]) => void;
-  /** Called after each applied step. */
   onStep?: (step: PlanStep) => void;
 }
 
@@ -49,19 +44,37 @@ export interface DeployOutcome {
 }
 
 /**
- * The deploy workflow, for `plugsmith deploy` and `plugsmith dev` alike: loads the manifest,
- * finds the plugin recorded for this target in `.plugsmith/state.json`, plans against what the
- * platform holds, applies the plan (idempotently) and records the plugin id and applied state
- * under the target's identity, so `trigger`, `pull` and the next deploy find it.
+ * The deploy workflow, for `plugsmith deploy` and `plugsmith dev` alike: loads the manifest, finds the
+ * plugin recorded for this target in `.plugsmith/state.json`, plans against what the platform holds,
+ * applies the plan and records the plugin id and applied state under the target's identity.
  */
 export async function deployManifest(client: PlatformClient, manifestPath: string, target: DeployTarget, request: DeployRequest): Promise<DeployOutcome> {
   const manifest = request.manifest ?? (await loadManifest(manifestPath, request.environment));
   const state = await readProjectState(manifestPath);
-  const { found, known, remote, notes } = await knownTarget(client, state, target.identity);
-  const plan = planDeploy(manifest, remote, remote.plugin ? (known?.applied ?? null) : null, { allowDeletes: request.allowDeletes });
+  const { identity, orgId } = target;
+  const where = identity.storeId ? `the emulator's store (${identity.storeId})` : identity.baseUrl;
+  const found = await findTarget(state, identity, async (pluginId) => (await fetchRemote(client, pluginId)).plugin !== null);
+  const remote = await fetchRemote(client, found.target?.pluginId ?? null);
+  const known = remote.plugin ? found.target : undefined;
+  const notes: string[] = [];
+  if (found.target && !remote.plugin) notes.push(`plugin ${found.target.pluginId} recorded in .plugsmith/state.json no longer exists in ${where} (deleted, or the store was reset); creating it anew`);
+  if (found.duplicates.length) {
+    notes.push(`this project also deployed ${found.duplicates.join(', ')} to ${where} (duplicates made by an older plugsmith); delete them with \`plugsmith plugins delete ID\``);
+  }
+  const plan = planDeploy(manifest, remote, known?.applied ?? null, { allowDeletes: request.allowDeletes });
   request.review?.(plan, notes);
-  const record = (pluginId: string, applied = known?.applied): Promise<void> =>
-    request.record === false ? Promise.resolve() : recordDeploy(manifestPath, state, found, { pluginId, identity: target.identity, orgId: target.orgId, applied });
+  const record = async (pluginId: string, applied = known?.applied): Promise<void> => {
+    if (request.record === false) return;
+    recordTarget(state, found, {
+      pluginId,
+      baseUrl: identity.baseUrl,
+      orgId,
+      ...(identity.storeId ? { storeId: identity.storeId } : {}),
+      deployedAt: new Date().toISOString(),
+      applied: applied ?? { plugin: {}, actions: {}, externalEvents: {} },
+    });
+    await writeProjectState(manifestPath, state);
+  };
   const unchanged = { manifest, plan, pluginId: plan.pluginId, plugin: remote.plugin ?? null, done: [], created: false, notes };
   if (isNoop(plan)) {
     // An entry of state version 1 that this deploy adopted is rewritten under its new key.
@@ -69,7 +82,7 @@ export async function deployManifest(client: PlatformClient, manifestPath: strin
     return unchanged;
   }
   if (request.dryRun) return unchanged;
-  const applied = await applyPlan(client, manifest, plan, target.orgId, { onPluginCreated: (id) => record(id), onStep: request.onStep });
+  const applied = await applyPlan(client, manifest, plan, orgId, { onPluginCreated: (id) => record(id), onStep: request.onStep });
   await record(applied.pluginId, applied.applied);
   return {
     manifest,

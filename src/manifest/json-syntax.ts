@@ -1,16 +1,8 @@
-/** Where a JSON text stops being JSON: 1-based line and column, and what was expected there. */
-export interface JsonSyntaxProblem {
-  line: number;
-  column: number;
-  message: string;
-}
-
 /**
- * Finds the first syntax error of a JSON text (null when it parses). JSON.parse's own message
- * gives no position for some errors on Node 20 ("Unexpected token '}', ... is not valid JSON"),
- * so a small scanner walks the text to the offending character.
+ * The first syntax error of a JSON text (1-based line and column), or null: JSON.parse gives no
+ * position for some errors on Node 20, so a small scanner walks the text to the offending character.
  */
-export function jsonSyntaxProblem(text: string): JsonSyntaxProblem | null {
+export function jsonSyntaxProblem(text: string): { line: number; column: number; message: string } | null {
   let i = 0;
   const fail = (expected: string): never => {
     throw Object.assign(new Error(i >= text.length ? `unexpected end of the file (expected ${expected})` : `unexpected ${JSON.stringify(text[i])} (expected ${expected})`), { at: i });

@@ -12,7 +12,7 @@ export const MANIFEST_FILE = 'plugsmith.json';
 const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(manifestSchema);
 
 /** One problem of a manifest: the path inside it (empty for the whole file) and what to do. */
-export interface ManifestProblem {
+interface ManifestProblem {
   path: string;
   problem: string;
 }
@@ -88,31 +88,17 @@ const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
 const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
 
 /**
- * Whether a manifest may read this environment variable. A manifest often comes from someone
- * else (a cloned project) and what it expands is sent to the platform, where a public plugin's
- * fields are served to anyone: so only the documented variables and PLUGSMITH_* (never a
- * credential's name) are expanded, and `deploy` prints the name of each one it used.
+ * Whether a manifest may read this environment variable. A manifest may come from someone else, and
+ * what it expands is sent to the platform (a public plugin's fields to anyone): so only the documented
+ * variables and PLUGSMITH_* (never a credential's name) are expanded, and `deploy` names each one used.
  */
-export function expandableVariable(name: string): boolean {
+function expandableVariable(name: string): boolean {
   if (CREDENTIAL_NAME.test(name.toUpperCase())) return false;
   return DOCUMENTED_VARIABLES.has(name) || name.startsWith('PLUGSMITH_');
 }
 
-/** One `${VAR}` a manifest's value used: where, which variable, and whether its default stood in. */
-export interface ExpandedVariable {
-  /** Path of the manifest field (e.g. `plugin.webhookUrl`). */
-  field: string;
-  variable: string;
-  /** True when the variable was unset and the `${VAR:-default}` default was used. */
-  fromDefault: boolean;
-}
-
-/**
- * Replaces ${VAR} and ${VAR:-default} in a string from the environment, for the variables
- * `expandableVariable` allows (any other is an error naming it and the fix). Each use is added to
- * `used` when given.
- */
-export function interpolate(value: string, file: string, path: string, environment: NodeJS.ProcessEnv = process.env, used?: ExpandedVariable[]): string {
+/** Replaces ${VAR} and ${VAR:-default} from the environment, for the variables `expandableVariable` allows; each use goes to `used`. */
+function interpolate(value: string, file: string, path: string, environment: NodeJS.ProcessEnv, used: Manifest['expandedVariables']): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, _d, fallback: string | undefined) => {
     if (!expandableVariable(name)) {
       throw new ManifestError(
@@ -123,11 +109,11 @@ export function interpolate(value: string, file: string, path: string, environme
     }
     const v = environment[name];
     if (v !== undefined && v !== '') {
-      used?.push({ field: path, variable: name, fromDefault: false });
+      used.push({ field: path, variable: name, fromDefault: false });
       return v;
     }
     if (fallback !== undefined) {
-      used?.push({ field: path, variable: name, fromDefault: true });
+      used.push({ field: path, variable: name, fromDefault: true });
       return fallback;
     }
     throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
@@ -144,12 +130,10 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
   if (schema === undefined) return undefined;
   const s = schema as JsonSchema;
   const ref = s.$ref;
-  // Only a schema that is nothing but a relative file reference is read from disk; other $refs
-  // (like "#/definitions/x") belong to the schema itself.
+  // Only a schema that is nothing but a relative file reference is read; other $refs belong to the schema.
   if (typeof ref === 'string' && Object.keys(s).length === 1 && !ref.startsWith('#') && !/^[a-z]+:/i.test(ref)) {
     const at = `${path}.$ref`;
-    // A manifest may come from someone else: what a $ref reads is sent to the platform (and a
-    // public plugin's schemas to anyone), so it reads only JSON files of the project itself.
+    // What a $ref reads is sent to the platform (as with variables), so only JSON files of the project itself.
     if (isAbsolute(ref) || /^[\\/]/.test(ref)) throw new ManifestError(file, at, `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`);
     if (!/\.json$/i.test(ref)) throw new ManifestError(file, at, `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`);
     const target = resolve(base, ref);
@@ -165,8 +149,7 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
       throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
     }
     if (!/\.json$/i.test(real)) throw new ManifestError(file, at, `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`);
-    // Hidden folders and installed packages hold what is not the project's own schemas: the local
-    // emulator's store (`.plugsmith/`, with webhook secrets), `.git/`, `node_modules/`.
+    // Hidden folders and packages hold no schema of the project's own, but secrets (`.plugsmith/`) and others' files.
     const hidden = relative(project, real).split(sep).find((segment) => segment.startsWith('.') || segment === 'node_modules');
     if (hidden !== undefined) throw new ManifestError(file, at, `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`);
     read.add(target);
@@ -207,9 +190,7 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     if (where) throw new ManifestError(file, '', `is not valid JSON: line ${where.line}, column ${where.column}: ${where.message}`);
     throw new ManifestError(file, '', `is not valid JSON (${(error as Error).message})`);
   }
-  // The schema's problems, then the checks it cannot make (the webhook URL after interpolation,
-  // duplicate names, schema files), run on whatever parts are well-formed: one run names every
-  // problem of the file, not the schema's first and the rest after those are fixed.
+  // The schema's problems, then the checks it cannot make, on whatever parts are well-formed: one run names every problem.
   const problems: ManifestProblem[] = validate(raw) ? [] : schemaProblems(validate.errors!);
   const schemaPaths = problems.map((p) => p.path);
   // A later check adds nothing where the schema already found the value (or its parent) wrong.
@@ -227,7 +208,6 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
       names.add(x.name);
     });
   };
-  // Collects a problem and goes on, so that one run names every problem of the file.
   const attempt = async <T>(work: () => Promise<T> | T): Promise<T | undefined> => {
     try {
       return await work();
@@ -245,7 +225,7 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   seen(installs, 'installs');
 
   const plugin = { ...record(m.plugin) } as unknown as Manifest['plugin'];
-  const expanded: ExpandedVariable[] = [];
+  const expanded: Manifest['expandedVariables'] = [];
   if (typeof plugin.webhookUrl === 'string' && !reported('plugin.webhookUrl')) {
     await attempt(() => {
       plugin.webhookUrl = interpolate(plugin.webhookUrl!, file, 'plugin.webhookUrl', environment, expanded);

@@ -106,9 +106,8 @@ const DEFINITIONS = [
 ];
 
 /**
- * Compares the manifest with the platform. Creates and updates carry the changed fields;
- * remote definitions missing from the manifest become deletes, skipped unless allowed. Drift
- * compares the platform with what the last deploy applied.
+ * Compares the manifest with the platform: remote definitions the manifest lacks become deletes, skipped
+ * unless allowed. Drift compares the platform with what the last deploy applied.
  */
 export function planDeploy(manifest: Manifest, remote: RemoteState, applied: AppliedState | null, options: { allowDeletes: boolean }): Plan {
   const steps: PlanStep[] = [];

@@ -22,9 +22,8 @@ export interface TargetState {
 export interface ProjectState {
   version: 2;
   /**
-   * Keyed by what the plugin lives in: `store:<storeId>` for an emulator's store (whatever its
-   * port), `url:<normalized base URL>` for the remote platform. Version 1 keyed by profile name
-   * or base URL; such entries are kept until a deploy adopts them (see findTarget).
+   * Keyed by what the plugin lives in: `store:<storeId>` for an emulator's store (whatever its port),
+   * `url:<base URL>` for the remote platform; version-1 keys (a profile or URL) wait for a deploy to adopt them.
    */
   targets: Record<string, TargetState>;
 }
@@ -41,10 +40,7 @@ export function statePath(manifestPath: string): string {
   return join(dirname(manifestPath), '.plugsmith', 'state.json');
 }
 
-/**
- * A base URL in one spelling: lower-case scheme and host, no default port, no trailing slashes,
- * no query or fragment, so `HTTPS://Api.example.com:443/` and `https://api.example.com` are one target.
- */
+/** A base URL in one spelling (lower-case, no default port, trailing slash, query or fragment), so equal targets match. */
 export function normalizeBaseUrl(baseUrl: string): string {
   try {
     const url = new URL(baseUrl);
@@ -92,11 +88,9 @@ export interface FoundTarget {
 }
 
 /**
- * The project's entry for a target. Failing the exact key, entries of version 1 are adopted:
- * for the remote platform those with the same normalized base URL; for an emulator those whose
- * plugin exists in this store (`existsHere`; plugin ids are unique, so a plugin found in the
- * store was deployed to it, whatever port it had then). The most recently deployed wins; the
- * others are reported as duplicates.
+ * The project's entry for a target. Failing the exact key, version-1 entries are adopted: for the
+ * platform those of the same base URL, for an emulator those whose plugin exists in its store (ids are
+ * unique). The most recently deployed wins; the others are reported as duplicates.
  */
 export async function findTarget(state: ProjectState, identity: TargetIdentity, existsHere: (pluginId: string) => Promise<boolean>): Promise<FoundTarget> {
   const key = targetKey(identity);

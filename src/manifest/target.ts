@@ -14,7 +14,7 @@ export function isLoopback(baseUrl: string): boolean {
 }
 
 /** The store id an emulator reports on `GET /_emulator/health`, or null (not an emulator, not answering, too old). */
-export async function storeIdAt(baseUrl: string): Promise<string | null> {
+async function storeIdAt(baseUrl: string): Promise<string | null> {
   try {
     const response = await request(`${baseUrl.replace(/\/+$/, '')}/_emulator/health`, { method: 'GET', headersTimeout: 3000, bodyTimeout: 3000 });
     const text = await response.body.text();
@@ -26,11 +26,7 @@ export async function storeIdAt(baseUrl: string): Promise<string | null> {
   }
 }
 
-/**
- * What a deploy to `baseUrl` is recorded under: an emulator's store id (asked of the emulator
- * when the target is local: a `login --local` profile, a loopback URL, or the URL of a running emulator's
- * state file), else the base URL. The remote platform is never asked.
- */
+/** What a deploy to `baseUrl` is recorded under: a local emulator's store id (asked of it), else the base URL. */
 export async function identifyTarget(baseUrl: string, hint: { local?: boolean; storeId?: string | null } = {}): Promise<TargetIdentity> {
   if (hint.storeId) return { storeId: hint.storeId, baseUrl };
   let local = Boolean(hint.local) || isLoopback(baseUrl);

@@ -42,11 +42,9 @@ export interface ManifestInstall {
   eventDispatchMode?: DispatchMode;
 }
 
-/** How `plugsmith dev` runs the plugin (manifest `dev`), for a plugin not started by `npm run dev`. */
-export interface ManifestDev {
-  /** Shell command line run in the manifest's folder, e.g. `python3 -m plugin`. */
+/** How `plugsmith dev` runs a plugin not started by `npm run dev`: a shell command line, and the kinds of file (`*.py`) that restart it. */
+interface ManifestDev {
   command: string;
-  /** Kinds of file (`*.py`) whose change under the manifest's folder restarts the plugin. */
   watch: string[];
 }
 

@@ -7,27 +7,16 @@ import { EXIT, UserError } from '../errors.js';
 import { cacheDir } from '../config/paths.js';
 
 /** The file `npm publish` writes into dist/ (through `.ci/pack.js`): the running plugsmith is a registry release. */
-export const RELEASE_MARK = 'dist/release.json';
+const RELEASE_MARK = 'dist/release.json';
 
-/** Where a project keeps a vendored plugsmith, relative to the project. */
-export const VENDOR_DIR = 'vendor';
-
-/** How a generated project depends on plugsmith. */
-export interface PlugsmithDependency {
-  /** The version of the running plugsmith. */
-  version: string;
-  /** The value of `devDependencies.plugsmith` in the project's package.json. */
-  spec: string;
-  /** The packed plugsmith inside the project (`vendor/plugsmith-<version>.tgz`), when not a registry release. */
-  vendored: string | null;
-}
+/** Where a project keeps a vendored plugsmith. */
+const VENDOR_DIR = 'vendor';
 
 /**
- * Whether the plugsmith at `root` is a release the npm registry serves: only `npm publish` of a
- * version that is not a prerelease leaves the mark, naming that version. A checkout, a link to one,
- * a tarball from `npm pack` and a prerelease have none.
+ * Whether the plugsmith at `root` is a release the npm registry serves: only `npm publish` of a version
+ * that is not a prerelease leaves the mark naming it (a checkout, a link or an `npm pack` tarball has none).
  */
-export function isRegistryRelease(root: string, version: string): boolean {
+function isRegistryRelease(root: string, version: string): boolean {
   if (version.includes('-')) return false;
   const mark = join(root, RELEASE_MARK);
   if (!existsSync(mark)) return false;
@@ -39,11 +28,10 @@ export function isRegistryRelease(root: string, version: string): boolean {
 }
 
 /**
- * The dependency a project written by the plugsmith at `root` gets: `^<version>` for a registry
- * release; otherwise that plugsmith, packed into the project's vendor/ folder and referenced as
- * `file:`, so the project's `npm install` resolves on this machine.
+ * How a project written by the plugsmith at `root` depends on it (`spec` in devDependencies): `^<version>`
+ * for a registry release; otherwise that plugsmith packed into the project's vendor/ (`vendored`), as `file:`.
  */
-export async function plugsmithDependency(root: string, version: string, projectDir: string): Promise<PlugsmithDependency> {
+export async function plugsmithDependency(root: string, version: string, projectDir: string): Promise<{ version: string; spec: string; vendored: string | null }> {
   if (isRegistryRelease(root, version)) return { version, spec: `^${version}`, vendored: null };
   const vendored = `${VENDOR_DIR}/plugsmith-${version}.tgz`;
   await packCached(root, version, join(projectDir, VENDOR_DIR));
@@ -75,9 +63,8 @@ export function cachedPackPath(version: string, fingerprint: string): string {
 }
 
 /**
- * Packs the plugsmith at `root` into `destination` once per build: the tarball is kept in the user's
- * cache, keyed by the files it holds, so a second `init` copies it instead of running `npm pack`
- * (seconds). The cache is best effort: any failure there falls back to packing.
+ * Packs the plugsmith at `root` into `destination` once per build: the tarball is cached, keyed by its
+ * files, so a second `init` copies it instead of running `npm pack` (seconds); best effort.
  */
 async function packCached(root: string, version: string, destination: string): Promise<void> {
   const target = join(destination, `plugsmith-${version}.tgz`);
@@ -102,10 +89,7 @@ async function packCached(root: string, version: string, destination: string): P
   }
 }
 
-/**
- * `npm pack` of the plugsmith at `root` into `destination`. Its lifecycle scripts are skipped: the
- * running plugsmith is built already, and an installed copy has no build tools (nor `.ci/pack.js`).
- */
+/** `npm pack` of the plugsmith at `root`, without its scripts: it is built already, and an installed copy has no build tools. */
 async function packInto(root: string, destination: string): Promise<void> {
   await mkdir(destination, { recursive: true });
   const args = ['pack', '--ignore-scripts', '--json', '--pack-destination', destination];

@@ -12,7 +12,7 @@ export const PLUGIN_EVENTS = EVENT_TYPES.filter((e) => e !== 'WEBHOOK_CHALLENGE'
 export const PLUGIN_SCOPES = SCOPES;
 
 /** What `init` needs to know of a template beyond its files. */
-export interface TemplateInfo {
+interface TemplateInfo {
   /** Shown in the wizard's type list. */
   title: string;
   /** The manifest's and package's description. */
@@ -96,8 +96,3 @@ export const TEMPLATES: Record<PluginType, TemplateInfo> = {
     triggerEvent: 'REPOSITORY_FILE_ADDED',
   },
 };
-
-/** Tells whether a string names a plugin type. */
-export function isPluginType(value: unknown): value is PluginType {
-  return typeof value === 'string' && (PLUGIN_TYPES as readonly string[]).includes(value);
-}

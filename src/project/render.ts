@@ -1,13 +1,10 @@
-/** The values a template file may use as `{{key}}`. */
-export type TemplateValues = Record<string, string>;
-
 const PLACEHOLDER = /\{\{([A-Za-z][A-Za-z0-9]*)\}\}/g;
 
 /**
  * Fills `{{key}}` placeholders. An unknown key throws rather than leaving `{{key}}` in a
  * generated file, so a typo in a template fails its tests instead of a user's build.
  */
-export function renderTemplate(text: string, values: TemplateValues, file = 'template'): string {
+export function renderTemplate(text: string, values: Record<string, string>, file = 'template'): string {
   return text.replace(PLACEHOLDER, (_match, key: string) => {
     if (!Object.hasOwn(values, key)) throw new Error(`${file}: unknown placeholder {{${key}}}`);
     return values[key];

@@ -22,23 +22,12 @@ export interface ProjectAnswers {
   port: number;
 }
 
-/** Where and how to write a project. */
-export interface ScaffoldOptions extends ProjectAnswers {
+/** What was written: files relative to `dir`, sorted; the project's `devDependencies.plugsmith`, and the vendored plugsmith if any. */
+interface ScaffoldResult {
   dir: string;
-  /** Write into a non-empty directory, overwriting the template's files. */
-  force?: boolean;
-}
-
-/** What was written. */
-export interface ScaffoldResult {
-  dir: string;
-  /** Paths relative to `dir`, sorted. */
   files: string[];
-  /** The version of the plugsmith that wrote the project. */
   plugsmithVersion: string;
-  /** Its `devDependencies.plugsmith`: `^<version>`, or `file:vendor/plugsmith-<version>.tgz` when vendored. */
   plugsmithDependency: string;
-  /** The packed plugsmith inside the project when this plugsmith is not a registry release, else null. */
   vendored: string | null;
 }
 
@@ -79,9 +68,8 @@ export function nameFromDir(dir: string): string {
 }
 
 /**
- * Checks the answers and completes the lists: each template's code needs some events and
- * scopes (a DATA_PROVIDER reads files only with REPOSITORY_FILES_READ), so those are added,
- * and reported in `added`. Unknown values are usage errors naming the flag.
+ * Checks the answers (unknown values are usage errors naming the flag) and adds the events and scopes
+ * each template's code needs, reported in `added`.
  */
 export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnswers; added: string[] } {
   const nameProblem = checkName(answers.name);
@@ -103,7 +91,7 @@ export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnsw
 }
 
 /** Whether a folder is missing or holds nothing (a `.git` folder alone counts as empty). */
-export async function isEmptyDir(dir: string): Promise<boolean> {
+async function isEmptyDir(dir: string): Promise<boolean> {
   let entries: string[];
   try {
     entries = await readdir(dir);
@@ -142,15 +130,14 @@ async function templateFiles(root: string, sub = ''): Promise<string[]> {
  * Writes a plugin project: `templates/common/` and then `templates/<type>/` (whose files win),
  * each file with its `{{placeholders}}` filled.
  */
-export async function scaffoldProject(options: ScaffoldOptions): Promise<ScaffoldResult> {
+export async function scaffoldProject(options: ProjectAnswers & { dir: string; force?: boolean }): Promise<ScaffoldResult> {
   const dir = resolve(options.dir);
   await checkTarget(dir, options.force);
   const { answers } = completeAnswers(options);
   const template = TEMPLATES[answers.type];
   const python = answers.lang === 'python';
   await mkdir(dir, { recursive: true });
-  // First, so that a project whose plugsmith cannot be packed is not left looking complete. A Python
-  // project has no package.json: its README says how to get the CLI.
+  // First, so that a project whose plugsmith cannot be packed is not left looking complete.
   const dependency = python ? { version: plugsmithVersion(), spec: '', vendored: null } : await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
   const values = {
     name: answers.name,

@@ -1,12 +1,12 @@
 import { request } from 'undici';
 import { createWebhookEvent, type WebhookEventType } from '../webhooks/events.js';
 import { webhookHeaders } from '../webhooks/signing.js';
-import { NetworkError } from '../client/errors.js';
+import { errorCode, NetworkError } from '../client/errors.js';
 import { sampleData } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';
 
 /** What `sendDirect` needs: the URL, the plugin's secret, and what to put in the sample event. */
-export interface DirectRequest {
+interface DirectRequest {
   url: string;
   secret: string;
   type: WebhookEventType;
@@ -18,8 +18,7 @@ export interface DirectRequest {
   timeoutMs?: number;
 }
 
-/** The plugin's answer to a direct delivery. */
-export interface DirectResult {
+interface DirectResult {
   url: string;
   event: Record<string, unknown>;
   status: number;
@@ -28,10 +27,7 @@ export interface DirectResult {
   durationMs: number;
 }
 
-/**
- * Signs a sample event with the plugin's secret (Standard Webhooks, as the platform does) and
- * POSTs it straight to a URL, bypassing any platform: for a plugin running anywhere.
- */
+/** Signs a sample event with the plugin's secret, as the platform does, and POSTs it straight to a URL. */
 export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
   const pluginId = input.pluginId ?? 'plg_sample';
   const orgId = input.orgId ?? 'org_sample';
@@ -47,7 +43,6 @@ export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
     const text = await response.body.text();
     return { url: input.url, event, status: response.statusCode, headers: response.headers, body: text, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new NetworkError({ code: typeof code === 'string' ? code : 'UNKNOWN', method: 'POST', url: input.url, cause: error });
+    throw new NetworkError({ code: errorCode(error), method: 'POST', url: input.url, cause: error });
   }
 }

@@ -10,13 +10,8 @@ import { UserError, EXIT } from '../errors.js';
 import { fill } from './fill.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 
-export { fill } from './fill.js';
-
-/**
- * A sample event kept as data: `defaults` are the values of its `{{placeholders}}` (themselves
- * possibly templates), `data` the event's `data` with placeholders where real ids go.
- */
-export interface EventFixture {
+/** A sample event kept as data: `data` with `{{placeholders}}` where real ids go, and their `defaults`. */
+interface EventFixture {
   type: WebhookEventType;
   description: string;
   defaults: Record<string, unknown>;
@@ -39,33 +34,18 @@ export function eventTypeOf(name: string): WebhookEventType {
   throw new UserError(`unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}${didYouMean(upper, EVENT_TYPES)}`, EXIT.USAGE);
 }
 
-/** The sample fixture of an event type. */
-export function fixtureOf(type: WebhookEventType): EventFixture {
-  return FIXTURES[type];
-}
-
-/** Values every fixture may use. */
-function builtins(): Record<string, unknown> {
-  return { now: new Date().toISOString(), random: randomBytes(18).toString('base64url') };
-}
-
-/**
- * The context of a fixture: its defaults, then the built-ins, then what is known of the real
- * plugin, instance and entities (known values win).
- */
-export function fixtureContext(fixture: EventFixture, known: Record<string, unknown>): Record<string, unknown> {
+/** The values a fixture's placeholders take: its defaults, the built-ins, then what is known of the real plugin and entities. */
+function contextOf(type: WebhookEventType, known: Record<string, unknown>): Record<string, unknown> {
   const defined = Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined));
-  return { ...fixture.defaults, ...builtins(), ...defined };
+  return { ...FIXTURES[type].defaults, now: new Date().toISOString(), random: randomBytes(18).toString('base64url'), ...defined };
 }
 
 /** The event's `data` built from the fixture and what is known, before overrides. */
 export function sampleData(type: WebhookEventType, known: Record<string, unknown>): Record<string, unknown> {
-  const fixture = fixtureOf(type);
-  return fill(fixture.data, fixtureContext(fixture, known)) as Record<string, unknown>;
+  return fill(FIXTURES[type].data, contextOf(type, known)) as Record<string, unknown>;
 }
 
 /** One value of the fixture's context (e.g. the sample text or file name) filled in. */
 export function sampleValue(type: WebhookEventType, name: string, known: Record<string, unknown> = {}): unknown {
-  const fixture = fixtureOf(type);
-  return fill(`{{${name}}}`, fixtureContext(fixture, known));
+  return fill(`{{${name}}}`, contextOf(type, known));
 }

@@ -8,10 +8,7 @@ export interface DataOverride {
 
 const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
 
-/**
- * Parses `--set message.content="Hi there"` (repeatable). The value is JSON when it parses as
- * JSON (`true`, `42`, `{"a":1}`, `"quoted"`), else the text as it is.
- */
+/** Parses `--set message.content="Hi there"` (repeatable): the value is JSON when it parses as JSON, else the text. */
 export function parseSet(raw: string, previous: unknown): DataOverride[] {
   const list = Array.isArray(previous) ? (previous as DataOverride[]) : [];
   const eq = raw.indexOf('=');

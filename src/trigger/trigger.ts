@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
 import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../webhooks/events.js';
@@ -7,7 +8,7 @@ import { sampleData, sampleValue } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';
 
 /** What to trigger. Overrides or a whole `data` make the emulator emit that payload instead of going through the real route. */
-export interface TriggerRequest {
+interface TriggerRequest {
   type: WebhookEventType;
   pluginId: string;
   instanceId?: string;
@@ -18,7 +19,7 @@ export interface TriggerRequest {
 }
 
 /** What happened: how the event was made, and the delivery it led to (null if none showed up in time). */
-export interface TriggerResult {
+interface TriggerResult {
   type: WebhookEventType;
   pluginId: string;
   pluginInstanceId: string | null;
@@ -35,7 +36,7 @@ export interface TriggerResult {
 }
 
 /** Where a trigger runs: a client with the user's token (and API key for messages) and the emulator's admin API. */
-export interface TriggerTarget {
+interface TriggerTarget {
   client: PlatformClient;
   admin: EmulatorAdmin;
 }
@@ -54,7 +55,7 @@ const PLUGIN_TYPE_OF: Partial<Record<WebhookEventType, string>> = {
 };
 
 /** The events a plugin of a type can receive, for the message of an event that does not apply. */
-export function eventsForPluginType(pluginType: string): WebhookEventType[] {
+function eventsForPluginType(pluginType: string): WebhookEventType[] {
   return [...LIFECYCLE_EVENTS, ...(Object.keys(PLUGIN_TYPE_OF) as WebhookEventType[]).filter((t) => PLUGIN_TYPE_OF[t] === pluginType)];
 }
 
@@ -139,7 +140,7 @@ async function waitForDelivery(client: PlatformClient, match: { pluginId: string
     const fresh = page.data.find((d) => !before.has(d.id));
     if (fresh && (fresh.attempts.length > 0 || fresh.status !== 'pending')) return fresh;
     if (Date.now() > deadline) return fresh ?? null;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 
@@ -169,11 +170,9 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
   let conversationId: string | undefined;
-  // With a whole --data the payload is the caller's, conversation included; with the sample (and
-  // --set) it is about a real conversation.
+  // Without a whole --data, the sample is about a real conversation with a character of the agent, so
+  // that the plugin's answer into it succeeds as it would on the platform.
   if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
-    // A real conversation with a real character of the agent, so that the plugin's answer
-    // (AGENT_MESSAGE_WRITE into that conversation) succeeds as it would on the platform.
     const character = await characterOf(target, String(instance.entityId));
     const conversation = await target.client.messaging.conversations.create({ characterId: character.id });
     conversationId = conversation.id;
@@ -276,15 +275,12 @@ async function agentMessage(target: TriggerTarget, plugin: Plugin, request: Trig
 
 /** The agent's first character, or a usage error saying how to create one. */
 async function characterOf(target: TriggerTarget, agentId: string): Promise<{ id: string; name: string }> {
-  const character = (await target.admin.charactersOf(agentId))[0];
+  const character = (await target.client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
   if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
   return character;
 }
 
-/**
- * Polls the conversation for the character message the plugin writes in answer (after `after`,
- * the user's message, when there is one), until it has finished streaming or the time is up.
- */
+/** Polls the conversation for the plugin's finished character message after `after` (the user's), until the time is up. */
 async function waitForReply(client: PlatformClient, conversationId: string, after: string | undefined, timeoutMs = 15_000): Promise<Message | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -293,7 +289,7 @@ async function waitForReply(client: PlatformClient, conversationId: string, afte
     const done = written.find((m) => !m.isStreaming);
     if (done) return done;
     if (Date.now() > deadline) return written[0] ?? null;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

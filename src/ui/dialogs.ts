@@ -22,37 +22,38 @@ function safeChoices<C extends { name?: string; description?: string; value: str
  * Every prompt of the CLI goes through here. Without a terminal, or under CI, nothing is asked:
  * the missing value is a usage error (exit 2) naming the flag that provides it.
  */
-function refuse(io: Io, flag: string, what: string): void {
-  if (!io.interactive) throw new UserError(`missing ${what}: pass ${flag} (no prompts without a terminal or under CI)`, EXIT.USAGE);
+function prompts(io: Io, flag: string, what: string) {
+  if (!io.interactive) throw new UserError(`missing ${what.replace(/[?:]\s*$/, '').toLowerCase()}: pass ${flag} (no prompts without a terminal or under CI)`, EXIT.USAGE);
+  return import('@inquirer/prompts');
 }
 
+/** Asks for a line of text. */
 export async function askText(io: Io, opts: { flag: string; message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
-  refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
-  const { input } = await import('@inquirer/prompts');
+  const { input } = await prompts(io, opts.flag, opts.message);
   return input({ message: escapeControls(opts.message), default: opts.default === undefined ? undefined : escapeControls(opts.default), validate: opts.validate }, terminal(io));
 }
 
+/** Asks for a secret, masked. */
 export async function askSecret(io: Io, opts: { flag: string; message: string }): Promise<string> {
-  refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
-  const { password } = await import('@inquirer/prompts');
+  const { password } = await prompts(io, opts.flag, opts.message);
   return password({ message: escapeControls(opts.message), mask: '*' }, terminal(io));
 }
 
+/** Asks for one of the choices. */
 export async function askChoice<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; description?: string }>; default?: T }): Promise<T> {
-  refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
-  const { select } = await import('@inquirer/prompts');
+  const { select } = await prompts(io, opts.flag, opts.message);
   return select({ message: escapeControls(opts.message), choices: safeChoices(opts.choices), default: opts.default }, terminal(io));
 }
 
+/** Asks for any of the choices. */
 export async function askMany<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; checked?: boolean }> }): Promise<T[]> {
-  refuse(io, opts.flag, opts.message.replace(/[?:]\s*$/, '').toLowerCase());
-  const { checkbox } = await import('@inquirer/prompts');
+  const { checkbox } = await prompts(io, opts.flag, opts.message);
   return checkbox({ message: escapeControls(opts.message), choices: opts.choices }, terminal(io));
 }
 
+/** Asks yes or no. */
 export async function confirm(io: Io, opts: { flag: string; message: string; default?: boolean }): Promise<boolean> {
-  refuse(io, opts.flag, 'confirmation');
-  const { confirm: ask } = await import('@inquirer/prompts');
+  const { confirm: ask } = await prompts(io, opts.flag, 'confirmation');
   return ask({ message: escapeControls(opts.message), default: opts.default }, terminal(io));
 }
 

@@ -1,8 +1,5 @@
-/**
- * "Did you mean …?" for a mistyped word: the same rule and wording commander uses for unknown
- * options (its suggestSimilar, which its package does not export), so a mistyped command,
- * subcommand or event type reads like a mistyped option.
- */
+// "Did you mean …?" with the rule and wording of commander's suggestSimilar (which it does not export),
+// so a mistyped command or event type reads like a mistyped option.
 
 /** Further than this many edits is not a typo of the word. */
 const MAX_DISTANCE = 3;

@@ -21,7 +21,7 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
 const html = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 /** A page that sends the browser on to `url` at once (the meta refresh works without scripts). */
-export function redirectPage(url: string): string {
+function redirectPage(url: string): string {
   const script = JSON.stringify(url).replace(/</g, '\\u003c');
   return [
     '<!doctype html>',
@@ -39,11 +39,7 @@ export function redirectPage(url: string): string {
 
 const PAGE_FOLDER_PREFIX = 'plugsmith-open-';
 
-/**
- * Removes the redirect pages of earlier `--open`s (this user's, older than their lifetime): a
- * command that ends at once (`emulator dashboard --open`) cannot wait for the browser to read its
- * page, so the next `--open` clears it. No process is left behind to do it.
- */
+/** Removes this user's redirect pages older than their lifetime: a command that ends at once cannot wait for the browser. */
 async function sweepOldPages(): Promise<void> {
   const root = tmpdir();
   const names = await readdir(root).catch(() => [] as string[]);
@@ -58,10 +54,8 @@ async function sweepOldPages(): Promise<void> {
 }
 
 /**
- * Writes a redirect page for `url` into a new private folder (0700, the page 0600) and returns the
- * page's path. The link carries a single-use login code: any local user can read a process's
- * arguments, never this file. A process that runs on (`emulator start --open`, `dev --open`) removes
- * the folder after REDIRECT_PAGE_LIFETIME_MS; one that ends at once leaves it to the next `--open`.
+ * Writes a redirect page for `url` into a new private folder and returns its path: the link carries a
+ * login code, and any local user can read a process's arguments, never this file.
  */
 async function privateRedirect(url: string): Promise<string> {
   await sweepOldPages();
@@ -80,10 +74,8 @@ async function privateRedirect(url: string): Promise<string> {
 }
 
 /**
- * Opens `url` in a browser without waiting for it (`--open`), through a private redirect page so
- * that the URL (and the login code in it) never appears in a process's arguments. Resolves with
- * null once the browser command started, or with the reason it could not start (the caller says so;
- * the URL is printed anyway).
+ * Opens `url` in a browser without waiting for it, through a private redirect page so the login code
+ * never appears in a process's arguments; resolves with null, or the reason the browser did not start.
  */
 export async function openInBrowser(url: string): Promise<string | null> {
   let target: string;

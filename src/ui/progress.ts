@@ -33,13 +33,9 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-/**
- * A one-line progress bar on stderr, only for a person at a terminal: without a TTY on stderr,
- * or with --quiet, nothing is drawn (logs and CI output stay clean).
- */
+/** A one-line progress bar on stderr, only for a person at a terminal (not with --quiet). */
 export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quiet' | 'color'>): TransferProgress {
-  // The bar redraws its line (a carriage return and an erase), which the filtered stream would
-  // make visible: it writes to the terminal itself, and escapes the file names it shows.
+  // The bar redraws its line with control characters, which the filtered stream would escape: it escapes the names itself.
   const stream = rawStream(io.stderr) as Io['stderr'] & { columns?: number };
   if (!stream.isTTY || global.quiet) return NONE;
   const style = styleFor(io, global, 'stderr');

@@ -13,17 +13,9 @@ export interface Style {
   cyan: (s: string) => string;
 }
 
-/**
- * Colour only for a person: the stream is a terminal, and neither `--no-color` nor NO_COLOR
- * says otherwise. Pipes, files and CI logs get plain text.
- */
-export function colorEnabled(stream: { isTTY?: boolean }, global: Pick<GlobalOptions, 'color'>): boolean {
-  return global.color && !env.noColor() && Boolean(stream.isTTY);
-}
-
-/** The style for stdout (default) or stderr. */
+/** The style for stdout (default) or stderr: colour only on a terminal, unless `--no-color` or NO_COLOR. */
 export function styleFor(io: Io, global: Pick<GlobalOptions, 'color'>, stream: 'stdout' | 'stderr' = 'stdout'): Style {
-  const on = colorEnabled(io[stream], global);
+  const on = global.color && !env.noColor() && Boolean(io[stream].isTTY);
   const chalk = new Chalk({ level: on ? Math.max(1, supportsColor ? supportsColor.level : 1) as 1 | 2 | 3 : 0 });
   return { bold: chalk.bold, dim: chalk.dim, green: chalk.green, red: chalk.red, yellow: chalk.yellow, cyan: chalk.cyan };
 }

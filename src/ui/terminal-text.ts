@@ -1,20 +1,14 @@
 import type { Io } from './io.js';
 
-/*
- * Text from the platform (a plugin's name, a message, an error's message) can hold terminal control
- * sequences: OSC 52 writes the clipboard, OSC 0 the window title, others move the cursor or hide
- * text. Nothing the CLI prints for people may carry them raw: every control character (C0, DEL and
- * C1) becomes visible text such as `\x1b`. The CLI's own colours pass, and only those.
- */
+// Text from the platform can hold terminal control sequences (OSC 52 writes the clipboard, others move
+// the cursor or hide text): every control character the CLI prints for people becomes visible text such
+// as `\x1b`; only the CLI's own colours pass.
 
 /** C0 controls, DEL and C1 controls. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** The same, but for line feed and tab, which lay out multi-line text. */
 const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-/**
- * An SGR sequence that the style module (chalk) writes: reset, bold, dim, normal intensity and the
- * colours it uses. Any other (conceal, blink, a cursor move) is escaped like other control text.
- */
+/** An SGR sequence the style module writes (reset, bold, dim and its colours); any other is escaped. */
 const OWN_SGR = /\u001b\[((?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m/y;
 
 const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
@@ -51,10 +45,10 @@ export function terminalText(text: string): string {
 }
 
 /**
- * Text on its way to stdout under --json: controls other than line feeds and tabs become `\u00XX`. JSON.stringify already escapes C0 inside strings; DEL and C1 it leaves raw, and
- * a JSON string with `\u009b` is the same string, so the JSON is exactly what it was.
+ * Text on its way to stdout under --json: controls other than line feeds and tabs become `\u00XX` (JSON.stringify
+ * leaves DEL and C1 raw; escaped, a JSON string is the same string).
  */
-export function jsonText(text: string): string {
+function jsonText(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -78,10 +72,7 @@ function filtered<S extends Stream>(stream: S, filter: (text: string) => string)
   });
 }
 
-/**
- * The Io every command prints through: people's output (stdout, and stderr always) has its control
- * characters made visible; with --json, stdout gets `jsonText`. The one place where this is done.
- */
+/** The Io every command prints through: control characters made visible (with --json, stdout gets `jsonText`). */
 export function terminalSafeIo(io: Io, options: { json: boolean }): Io {
   return {
     ...io,
@@ -90,10 +81,7 @@ export function terminalSafeIo(io: Io, options: { json: boolean }): Io {
   };
 }
 
-/**
- * The stream under a filtered one, for code that draws the terminal itself (the chat REPL, the
- * progress bar) and escapes the text it draws on its own.
- */
+/** The stream under a filtered one, for code that draws the terminal itself and escapes its own text. */
 export function rawStream<S extends Stream>(stream: S): S {
   return ((stream as unknown as Record<symbol, S>)[RAW] ?? stream) as S;
 }

@@ -13,9 +13,8 @@ export interface ChallengeAnswer {
 }
 
 /**
- * Why an answer to a WEBHOOK_CHALLENGE does not verify the webhook, or null when it does: a 2xx
- * with JSON `{ "challenge": <value> }`, or a text/plain body that is exactly the value. The
- * platform (the emulator) and `plugsmith check` judge with this one function.
+ * Why an answer to a WEBHOOK_CHALLENGE does not verify the webhook (null when it does: a 2xx with JSON
+ * `{ "challenge": <value> }`, or text/plain that is exactly the value); the emulator and `check` both judge with it.
  */
 export function challengeAnswerProblem(answer: ChallengeAnswer, challenge: string): string | null {
   if (answer.status < 200 || answer.status > 299) return `the webhook answered HTTP ${answer.status}; it must answer 2xx with {"challenge": "<the value sent>"}`;

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-// The events the platform posts to a plugin's webhook URL (DESIGN.md "Webhook delivery").
-// The emulator builds these and plugin authors receive them, so both sides share one definition.
-
+// The events the platform posts to a plugin's webhook URL: the emulator builds them, plugin authors receive them.
 import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type LifecycleEventKind, type WebhookEventBodies, type WebhookEventDataMap } from '../contract/index.js';
 
 export type { PluginInstance, Message, WebhookEventDataMap } from '../contract/index.js';
@@ -27,9 +25,8 @@ export function isWebhookEventType(value: unknown): value is WebhookEventType {
 }
 
 /**
- * The body of one delivery of an event of kind `T` (the contract's schema, as TypeScript): `id` is
- * the same on every retry (drop duplicates by it); `pluginInstanceId` is null only for
- * WEBHOOK_CHALLENGE, which concerns the plugin rather than an instance.
+ * The body of one delivery of an event of kind `T`: `id` is the same on every retry (drop duplicates by
+ * it); `pluginInstanceId` is null only for WEBHOOK_CHALLENGE, which concerns the plugin.
  */
 export type WebhookEventOf<T extends WebhookEventType> = WebhookEventBodies[T];
 

@@ -40,8 +40,7 @@ export async function readRawBody(req: WebhookIncomingMessage, maxBytes: number)
     };
     const onEnd = (): void => finish(() => resolve(Buffer.concat(chunks)));
     const onError = (error: Error): void => finish(() => reject(error));
-    // Listeners come off but the stream keeps flowing, so an oversized body drains instead of
-    // being destroyed with its socket, and the 413 can still reach the sender.
+    // The stream keeps flowing, so an oversized body drains (not destroyed with its socket) and the 413 reaches the sender.
     const finish = (settle: () => void): void => {
       req.off('data', onData).off('end', onEnd).off('error', onError);
       req.on('error', ignore); // a sender aborting a drained body must not crash the process

@@ -7,10 +7,6 @@ import { headerValues, type WebhookRequestHeaders } from './headers.js';
 // `${webhook-id}.${webhook-timestamp}.${body}`, HMAC-SHA256 keyed by the base64-decoded secret,
 // sent as `v1,<base64>`; several space-separated signatures allow key rotation.
 
-export { WebhookVerificationError } from './errors.js';
-export type { WebhookVerificationFailure } from './errors.js';
-export type { WebhookRequestHeaders } from './headers.js';
-
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32; // RFC 2104: a key as long as the hash output
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;

@@ -5,10 +5,7 @@ import type { ServerSentEvent } from '../sse.js';
 import type { CallOptions } from '../transport.js';
 import type { CharacterMessageSent, Conversation, Message, MessageSend } from '../types.js';
 
-/**
- * Query of the message listing, plain parameters (not the `@` query system): `after` a message
- * id, for polling; `limit`. `cursor` is an alias of `after`, so `paginate()` can follow it.
- */
+/** Query of the message listing (not the `@` query system): `after` a message id; `cursor`, its alias, lets `paginate()` follow it. */
 export interface MessageListQuery {
   after?: string;
   limit?: number;

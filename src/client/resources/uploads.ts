@@ -13,10 +13,7 @@ export interface FileListQuery extends ListQuery {
 /** The upload interface: signed URLs, file status, listings, access URLs, and the upload itself. */
 export function uploadsResource(api: Api, transport: Transport) {
   return {
-    /**
-     * GET /api/generate-upload-url with a JSON body (as the spec has it). Creates records,
-     * so it is never retried even though it is a GET.
-     */
+    /** GET /api/generate-upload-url with a JSON body (as the spec has it); never retried, as it creates records. */
     generateUploadUrls: (body: UploadUrlRequest, options?: CallOptions) =>
       api.data<UploadUrls>('GET', '/api/generate-upload-url', { body, options, idempotent: false }),
     /** PATCH /api/status: UPLOADED after the PUT succeeded, FAILED with an errorMessage otherwise. */

@@ -6,13 +6,8 @@ import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
 import type { ActionsResource, PlatformClient } from '../../client/index.js';
 
-/**
- * Actions and external events are the same kind of thing to the CLI: named definitions under a
- * plugin with title, description and JSON Schema fields read from files. One set of handlers
- * serves both; `DefinitionKind` says which.
- */
-export interface DefinitionKind {
-  /** e.g. "action" */
+/** Actions and external events alike: named definitions under a plugin, with schemas read from files. */
+interface DefinitionKind {
   noun: string;
   plural: string;
   resource: (client: PlatformClient) => ActionsResource;
@@ -20,7 +15,26 @@ export interface DefinitionKind {
   schemas: Array<[flag: string, field: string]>;
 }
 
-export interface DefinitionFlags {
+/** Plugin actions, with argument and return-value schemas. */
+export const ACTIONS: DefinitionKind = {
+  noun: 'action',
+  plural: 'actions',
+  resource: (client) => client.actions,
+  schemas: [
+    ['--args-schema', 'argsSchema'],
+    ['--return-schema', 'returnSchema'],
+  ],
+};
+
+/** Plugin external events, with a payload schema. */
+export const EXTERNAL_EVENTS: DefinitionKind = {
+  noun: 'external event',
+  plural: 'external events',
+  resource: (client) => client.externalEvents,
+  schemas: [['--payload-schema', 'payloadSchema']],
+};
+
+interface DefinitionFlags {
   name?: string;
   title?: string;
   description?: string;

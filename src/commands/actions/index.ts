@@ -1,6 +1,8 @@
 import { defineCommand } from '../types.js';
 import { listOptions, targetOptions, yesOption } from '../list-options.js';
 
+const handlers = () => import('./definitions.js');
+
 const fields = [
   { flags: '--title <title>', description: 'title shown to people' },
   { flags: '--description <text>', description: 'what the action does' },
@@ -16,7 +18,7 @@ export const actionCommands = [
     examples: ['plugsmith actions list plg_123', 'plugsmith actions list plg_123 --search invoice --all --json'],
     args: ['<pluginId>'],
     options: [...listOptions, ...targetOptions],
-    load: () => import('./list.js'),
+    load: () => handlers().then((m) => ({ default: m.listHandler(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'get'],
@@ -24,7 +26,7 @@ export const actionCommands = [
     examples: ['plugsmith actions get plg_123 send-invoice', 'plugsmith actions get plg_123 send-invoice --json | jq .argsSchema'],
     args: ['<pluginId>', '<name>'],
     options: [...targetOptions],
-    load: () => import('./get.js'),
+    load: () => handlers().then((m) => ({ default: m.getHandler(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'create'],
@@ -32,7 +34,7 @@ export const actionCommands = [
     examples: ['plugsmith actions create plg_123 --name send-invoice --title "Send an invoice" --args-schema ./args.json --return-schema ./return.json'],
     args: ['<pluginId>'],
     options: [{ flags: '--name <name>', description: 'action name (unique in the plugin; used in paths)' }, ...fields, ...targetOptions],
-    load: () => import('./create.js'),
+    load: () => handlers().then((m) => ({ default: m.createHandler(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'update'],
@@ -40,7 +42,7 @@ export const actionCommands = [
     examples: ['plugsmith actions update plg_123 send-invoice --description "Sends a PDF invoice"', 'plugsmith actions update plg_123 send-invoice --args-schema ./args-v2.json'],
     args: ['<pluginId>', '<name>'],
     options: [{ flags: '--name <name>', description: 'new name' }, ...fields, ...targetOptions],
-    load: () => import('./update.js'),
+    load: () => handlers().then((m) => ({ default: m.updateHandler(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'delete'],
@@ -48,6 +50,6 @@ export const actionCommands = [
     examples: ['plugsmith actions delete plg_123 send-invoice --yes'],
     args: ['<pluginId>', '<name>'],
     options: [yesOption, ...targetOptions],
-    load: () => import('./delete.js'),
+    load: () => handlers().then((m) => ({ default: m.deleteHandler(m.ACTIONS) })),
   }),
 ];

@@ -5,6 +5,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { askSecret, askText, readStdin } from '../../ui/dialogs.js';
 import { note, printResult, details } from '../../ui/output.js';
 import { configPath } from '../../config/paths.js';
+import { checkedHttpUrl } from '../../config/url.js';
 
 interface LoginOptions {
   local?: boolean;
@@ -15,15 +16,6 @@ interface LoginOptions {
   org?: string;
 }
 
-function checkUrl(flag: string, value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return value.replace(/\/+$/, '');
-  } catch {
-    // fall through
-  }
-  throw new UserError(`${flag} must be an http(s) URL such as https://api.example.com, not "${value}"`, EXIT.USAGE);
-}
 
 /** Saves a profile and makes it current. */
 const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
@@ -36,9 +28,8 @@ const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
     const choice = await chooseEmulator();
     const state = choice.state;
     if (!state) throw new UserError(`${noEmulatorMessage(choice)}, then run \`plugsmith login --local\` again`, EXIT.NOT_FOUND);
-    // The URLs and credentials are remembered for display only: a local profile follows the
-    // running emulator (see resolveSettings), so a restart on other ports needs no new login.
-    // The org is kept only when given: otherwise it is the running emulator's.
+    // Remembered for display only: a local profile follows the running emulator (see resolveSettings);
+    // the org is kept only when given.
     profile = {
       baseUrl: state.url,
       messagingUrl: state.messagingUrl,
@@ -50,8 +41,8 @@ const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
     runningOrg = state.orgId;
   } else {
     if (o.token === '-' && o.apiKey === '-') throw new UserError('only one of --token and --api-key can read from stdin ("-")', EXIT.USAGE);
-    const baseUrl = checkUrl('--base-url', o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' })));
-    const messagingUrl = o.messagingUrl ? checkUrl('--messaging-url', o.messagingUrl) : undefined;
+    const baseUrl = checkedHttpUrl('--base-url', o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' }))).replace(/\/+$/, '');
+    const messagingUrl = o.messagingUrl ? checkedHttpUrl('--messaging-url', o.messagingUrl).replace(/\/+$/, '') : undefined;
     let token = o.token;
     if (token === '-') token = await readStdin(io);
     else if (token === undefined) token = await askSecret(io, { flag: '--token - (reading the token from stdin)', message: 'Token:' });

@@ -1,12 +1,12 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { clientFor, withClient } from '../context.js';
+import { clientFor, printRows, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { printResult, table } from '../../ui/output.js';
-import { styleFor } from '../../ui/style.js';
 import { ChatSession } from '../../ui/chat/chat-session.js';
 import { runLineChat } from '../../ui/chat/line-chat.js';
 import { LIST_CHARACTERS_COMMAND } from '../../ui/chat/chat-errors.js';
 import { listCharacters } from './list-characters.js';
+import type { Character } from '../../client/index.js';
+import type { Column } from '../../ui/output.js';
 
 interface ChatOptions {
   conversation?: string;
@@ -57,17 +57,13 @@ const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
 async function printCharacters(input: CommandInput<ChatOptions & TargetFlags>): Promise<void> {
   const o = input.options;
   const characters = await withClient(input, {}, (client, settings) => listCharacters(client, o.org ?? settings.orgId));
-  const style = styleFor(input.io, input.global);
-  printResult(input.io, input.global, characters, () =>
-    characters.length === 0
-      ? 'no characters\n'
-      : table(characters, [
-          { header: 'ID', value: (c) => c.id },
-          { header: 'NAME', value: (c) => c.name },
-          { header: 'ENGINE', value: (c) => c.engine },
-          { header: 'AGENT', value: (c) => c.agentId },
-        ], { bold: style.bold, width: input.io.stdout.columns }),
-  );
+  const columns: Column<Character>[] = [
+    { header: 'ID', value: (c) => c.id },
+    { header: 'NAME', value: (c) => c.name },
+    { header: 'ENGINE', value: (c) => c.engine },
+    { header: 'AGENT', value: (c) => c.agentId },
+  ];
+  printRows(input, characters, columns, 'characters');
 }
 
 export default chat;

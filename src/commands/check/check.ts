@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import type { Plugin, PlatformClient } from '../../client/index.js';
-import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
-import { adminTokenFor } from '../../config/admin-token.js';
+import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { projectRootOf } from '../../config/emulators.js';
 import { styleFor } from '../../ui/style.js';
@@ -65,9 +64,8 @@ const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
         EXIT.USAGE,
       );
     }
-    const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
     const { runCheck, renderReport } = await import('../../check/index.js');
-    const platform = client && plugin ? { client, admin: new EmulatorAdmin(client.baseUrl, { adminToken: await adminTokenFor(client.baseUrl), timeoutMs: timeoutMsOf(input) }) } : null;
+    const platform = client && plugin ? { client, admin: await emulatorAdmin(input, client.baseUrl) } : null;
     let report;
     try {
       report = await runCheck({ url, secret, plugin, platform, noPlatformReason: why ?? undefined, timeoutMs: o.deliveryTimeout * 1000 });

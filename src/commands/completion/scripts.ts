@@ -10,9 +10,25 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The paths bash and zsh know, as a shell array's items. */
+function knownPaths(nodes: CompletionNode[]): string {
+  return nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
+}
+
+/** The loop bash and zsh share over the words typed so far (as `w`): the command path they name, then its case. */
+function walk(cases: string): string {
+  return `    [[ "$w" == -* ]] && continue
+    for p in "\${known[@]}"; do
+      if [[ "$p" == "\${cmdpath:+$cmdpath }$w" ]]; then cmdpath="$p"; break; fi
+    done
+  done
+  case "$cmdpath" in
+${cases}
+  esac`;
+}
+
 /** Bash: `source <(plugsmith completion bash)`. */
 export function bashScript(nodes: CompletionNode[]): string {
-  const paths = nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
   const cases = nodes
     .map((n) => {
       const words = [...n.subcommands.map((s) => s.name), ...n.values, ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
@@ -28,17 +44,10 @@ export function bashScript(nodes: CompletionNode[]): string {
 _plugsmith() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
   local cmdpath="" words="" w i p
-  local -a known=(${paths})
+  local -a known=(${knownPaths(nodes)})
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    [[ "$w" == -* ]] && continue
-    for p in "\${known[@]}"; do
-      if [[ "$p" == "\${cmdpath:+$cmdpath }$w" ]]; then cmdpath="$p"; break; fi
-    done
-  done
-  case "$cmdpath" in
-${cases}
-  esac
+${walk(cases)}
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
 complete -o default -F _plugsmith plugsmith
@@ -51,7 +60,6 @@ function zshEscape(s: string): string {
 
 /** Zsh: save as `_plugsmith` on $fpath (or `source <(plugsmith completion zsh)` after compinit). */
 export function zshScript(nodes: CompletionNode[]): string {
-  const paths = nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
   const cases = nodes
     .map((n) => {
       const items = [
@@ -71,16 +79,9 @@ export function zshScript(nodes: CompletionNode[]): string {
 # plugsmith zsh completion. Install: plugsmith completion zsh > "\${fpath[1]}/_plugsmith"
 _plugsmith() {
   local cmdpath="" w p prev="\${words[CURRENT-1]}"
-  local -a items known=(${paths})
+  local -a items known=(${knownPaths(nodes)})
   for w in "\${(@)words[2,CURRENT-1]}"; do
-    [[ "$w" == -* ]] && continue
-    for p in "\${known[@]}"; do
-      if [[ "$p" == "\${cmdpath:+$cmdpath }$w" ]]; then cmdpath="$p"; break; fi
-    done
-  done
-  case "$cmdpath" in
-${cases}
-  esac
+${walk(cases)}
   _describe -t commands 'plugsmith' items
 }
 compdef _plugsmith plugsmith

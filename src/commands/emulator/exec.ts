@@ -11,9 +11,8 @@ interface ExecOptions {
 }
 
 /**
- * Starts an in-memory emulator (with --deploy, the project's manifest deployed into it), runs the
- * command with the emulator in its environment, stops the emulator and ends with the command's
- * exit code. With --json and no command: prints that environment and serves until a stop signal.
+ * Runs the command against an in-memory emulator (with --deploy, the manifest deployed into it) given
+ * in its environment, and ends with its exit code; with --json, prints that environment and serves.
  */
 const exec: CommandHandler<ExecOptions> = async ({ args, options, global, io }) => {
   const words = (args as unknown[]).flat().filter((w): w is string => typeof w === 'string');
@@ -39,8 +38,7 @@ const exec: CommandHandler<ExecOptions> = async ({ args, options, global, io }) 
       const { deployManifest } = await import('../../manifest/deploy.js');
       const client = createClient({ baseUrl: emulator.url, messagingUrl: emulator.messagingUrl, token: emulator.token, adminToken: emulator.adminToken, userAgent: 'plugsmith-exec' });
       try {
-        // A throwaway store: nothing is recorded in .plugsmith/state.json. The webhook is not verified
-        // here (the plugin is not running yet): the command verifies it once its receiver listens.
+        // A throwaway store: nothing recorded; the webhook is verified by the command once it listens.
         const outcome = await deployManifest(client, manifestPath, { identity: { storeId: emulator.storeId, baseUrl: emulator.url }, orgId: emulator.orgId }, { allowDeletes: true, environment: process.env, manifest, record: false });
         const deployed = await client.plugins.get(outcome.pluginId!);
         plugin = { id: outcome.pluginId!, webhookSecret: String(deployed.webhookSecret ?? '') };

@@ -1,17 +1,14 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
-import { emulatorUrl } from '../../dev/emulator-target.js';
-import { EmulatorAdmin } from '../../dev/emulator-admin.js';
-import { adminTokenFor } from '../../config/admin-token.js';
-import { timeoutMsOf } from '../context.js';
+import { emulatorTarget } from './target.js';
 import { writePrivateFile } from '../../config/private-file.js';
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
 const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   const file = input.args[0];
-  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
-  const data = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).export();
+  const { url, admin } = await emulatorTarget(input);
+  const data = await admin.export();
   try {
     await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
   } catch (error) {
@@ -19,12 +16,9 @@ const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   }
   const collections = (data.collections ?? {}) as Record<string, unknown[]>;
   const counts = Object.fromEntries(Object.entries(collections).map(([k, v]) => [k, v.length]));
-  if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, counts }, null, 2) + '\n');
-  else {
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    input.io.stdout.write(`Exported ${total} records from ${url} to ${file}.\n`);
-    note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
-  }
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  printResult(input.io, input.global, { file, url, counts }, () => `Exported ${total} records from ${url} to ${file}.\n`);
+  if (!input.global.json) note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
 };
 
 export default exportCommand;

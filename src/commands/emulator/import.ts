@@ -1,16 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
-import { emulatorUrl } from '../../dev/emulator-target.js';
-import { EmulatorAdmin } from '../../dev/emulator-admin.js';
-import { adminTokenFor } from '../../config/admin-token.js';
-import { confirmDeletion, timeoutMsOf } from '../context.js';
+import { printResult } from '../../ui/output.js';
+import { confirmDeletion } from '../context.js';
+import { emulatorTarget } from './target.js';
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
 const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
   const file = input.args[0];
   // The target first: a wrong PLUGSMITH_BASE_URL is a usage error whatever the file holds.
-  const url = await emulatorUrl({ url: input.options.baseUrl, profile: input.global.profile });
+  const { url, admin } = await emulatorTarget(input);
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
@@ -24,12 +23,9 @@ const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (in
     throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);
   }
   await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
-  const result = await new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) }).import(parsed);
-  if (input.global.json) input.io.stdout.write(JSON.stringify({ file, url, ...result }, null, 2) + '\n');
-  else {
-    const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
-    input.io.stdout.write(`Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
-  }
+  const result = await admin.import(parsed);
+  const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
+  printResult(input.io, input.global, { file, url, ...result }, () => `Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
 };
 
 export default importCommand;

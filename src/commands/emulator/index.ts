@@ -1,11 +1,5 @@
 import { defineCommand, integerOption } from '../types.js';
-import { yesOption } from '../list-options.js';
-
-/** `--admin-host NAME`, repeatable, each a name or a comma-separated list. */
-function parseAdminHosts(value: string, previous: unknown): string[] {
-  const names = value.split(',').map((n) => n.trim()).filter((n) => n !== '');
-  return [...((previous as string[] | undefined) ?? []), ...names];
-}
+import { commaList, yesOption } from '../list-options.js';
 
 const urlOption = { flags: '--base-url <url>', description: 'the emulator\'s management URL (default: PLUGSMITH_BASE_URL, else the running one from the state file, else the profile\'s)' };
 
@@ -25,7 +19,7 @@ export const emulatorCommands = [
       { flags: '--messaging-port <port>', description: 'messaging API port; must be free when given (default: 4011, or a free one when taken; 0 picks a free one)', parse: integerOption('--messaging-port', 0, 65535) },
       { flags: '--host <host>', description: 'interface to listen on', default: '127.0.0.1' },
       { flags: '--allow-remote-admin', description: 'serve the admin API (/_emulator, still with the admin credential) to other machines too, e.g. with --host 0.0.0.0' },
-      { flags: '--admin-host <name>', description: 'another host name the admin API answers under (its Host header), e.g. emulator or host.docker.internal; repeatable or comma-separated', parse: parseAdminHosts },
+      { flags: '--admin-host <name>', description: 'another host name the admin API answers under (its Host header), e.g. emulator or host.docker.internal; repeatable or comma-separated', parse: commaList },
       { flags: '--data-dir <dir>', description: 'folder of the durable store', default: '.plugsmith/emulator' },
       { flags: '--in-memory', description: 'keep everything in memory (nothing is written)', conflicts: ['dataDir'] },
       { flags: '--seed <file>', description: 'seed file (users, orgs, tokens, agents, characters, API keys) for an empty store' },

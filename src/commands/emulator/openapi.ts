@@ -4,10 +4,7 @@ import type { CommandHandler } from '../types.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
 
-/**
- * Prints (or writes) the OpenAPI 3.1 document of the three APIs. Without --base-url it comes from
- * an in-memory emulator started for the purpose on a free loopback port, so no emulator need run.
- */
+/** Prints (or writes) the OpenAPI 3.1 document of the three APIs; without --base-url from an in-memory emulator started for it. */
 const openapiCommand: CommandHandler<{ output?: string; baseUrl?: string }> = async (input) => {
   const baseUrl = input.options.baseUrl;
   const emulator = baseUrl ? null : await (await import('../../../emulator/index.js')).startEmulator({ inMemory: true, port: 0, messagingPort: 0 });

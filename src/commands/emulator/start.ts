@@ -8,7 +8,6 @@ import { note } from '../../ui/output.js';
 import { listenForStop } from '../stop-signal.js';
 
 interface StartOptions {
-  /** Undefined: the default port (4010/4011), or a free one when another process holds it. */
   port?: number;
   messagingPort?: number;
   host: string;
@@ -32,10 +31,7 @@ interface StartOptions {
   open?: boolean;
 }
 
-/**
- * A secret given as a file (its first line): the way to pass one that no other local user sees,
- * as they see every process's arguments.
- */
+/** A secret given as a file (its first line): other local users see every process's arguments, not this. */
 async function secretFromFile(path: string | undefined, flag: string): Promise<string | undefined> {
   if (path === undefined) return undefined;
   let text: string;
@@ -65,10 +61,9 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const faults = faultOptions(o.faults, o.faultsSeed);
   const llm = await llmOptions(o);
   const s3SecretKey = await secretFromFile(o.s3SecretKeyFile, '--s3-secret-key-file');
-  const { assertDistinctPorts, assertPortFree, describePort, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
+  const { assertDistinctPorts, choosePort, describePort, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
-  // One emulator per project (the folder holding plugsmith.json), else per data dir: its state file
-  // is how commands run there find it. A state file whose emulator died is stale and taken over.
+  // One emulator per project, else per data dir: its state file is how commands run there find it.
   const owner = emulatorOwner({ dataDir: o.inMemory ? null : resolve(o.dataDir) });
   const running = await emulatorOf(owner.key);
   if (running) {
@@ -78,21 +73,10 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
       EXIT.CONFLICT,
     );
   }
-  // A port asked for must be free; a default one another process holds (another project's emulator)
-  // is replaced by a free one, told below.
   const notes: string[] = [];
-  const pick = async (asked: number | undefined, fallback: number, flag: string): Promise<number> => {
-    if (asked !== undefined) {
-      await assertPortFree(asked, o.host, flag);
-      return asked;
-    }
-    const { portIsFree } = await import('../../dev/ports.js');
-    if (await portIsFree(fallback, o.host)) return fallback;
-    notes.push(`${await describePort(fallback)}: this emulator listens on a free port instead (${flag} picks one)`);
-    return 0;
-  };
-  const port = await pick(o.port, DEFAULT_PORT, '--port');
-  const messagingPort = await pick(o.messagingPort, DEFAULT_MESSAGING_PORT, '--messaging-port');
+  const instead = 'this emulator listens on a free port instead';
+  const port = await choosePort(o.port, DEFAULT_PORT, o.host, '--port', notes, instead);
+  const messagingPort = await choosePort(o.messagingPort, DEFAULT_MESSAGING_PORT, o.host, '--messaging-port', notes, instead);
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
   let emulator;
   try {
@@ -131,8 +115,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
     throw error;
   }
 
-  // Listen for the stop signals before anything says the emulator is ready: a script that waits for
-  // the state file (or the ready lines) and then sends SIGTERM must get a clean stop, not a kill.
+  // Before anything says it is ready: a script that waits for that, then sends SIGTERM, gets a clean stop.
   const { stopped } = listenForStop();
   const { path: statePath, ...state } = await writeEmulatorState(emulator, owner);
   for (const line of notes) note(io, global, line);

@@ -1,13 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandHandler } from '../types.js';
-import { chooseEmulator, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
+import { alive, chooseEmulator, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { UserError, EXIT } from '../../errors.js';
 import { printResult } from '../../ui/output.js';
 
 /**
- * Stops one running emulator: the one of [project] (a folder or URL), else of the current project
- * (or --emulator, or outside a project the most recent). It is sent SIGTERM only after it answered
- * its health check with the pid its state file names: a reused pid is never signalled.
+ * Stops the emulator of [project] (a folder or URL), else the one this command acts on; SIGTERM only
+ * after its health check answered the pid of its state file, so a reused pid is never signalled.
  */
 const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, global }) => {
   const asked = args[0];
@@ -25,21 +25,8 @@ const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, globa
   }
   process.kill(state.pid, 'SIGTERM');
   const deadline = Date.now() + options.wait * 1000;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(state.pid, 0);
-    } catch {
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  let gone = false;
-  try {
-    process.kill(state.pid, 0);
-  } catch {
-    gone = true;
-  }
-  if (!gone) throw new UserError(`sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`, EXIT.UNEXPECTED);
+  while (alive(state.pid) && Date.now() < deadline) await sleep(100);
+  if (alive(state.pid)) throw new UserError(`sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`, EXIT.UNEXPECTED);
   const stopped = { project: state.project ?? null, dataDir: state.dataDir, url: state.url, pid: state.pid, stopped: true };
   printResult(io, global, stopped, () => `stopped the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (${state.url}, pid ${state.pid})\n`);
 };

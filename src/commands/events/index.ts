@@ -1,6 +1,8 @@
 import { defineCommand } from '../types.js';
 import { listOptions, targetOptions, yesOption } from '../list-options.js';
 
+const handlers = () => import('../actions/definitions.js');
+
 const fields = [
   { flags: '--title <title>', description: 'title shown to people' },
   { flags: '--description <text>', description: 'what happened in the third-party system' },
@@ -15,7 +17,7 @@ export const eventCommands = [
     examples: ['plugsmith events list plg_123', 'plugsmith events list plg_123 --all --json'],
     args: ['<pluginId>'],
     options: [...listOptions, ...targetOptions],
-    load: () => import('./list.js'),
+    load: () => handlers().then((m) => ({ default: m.listHandler(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'get'],
@@ -23,7 +25,7 @@ export const eventCommands = [
     examples: ['plugsmith events get plg_123 invoice.paid', 'plugsmith events get plg_123 invoice.paid --json | jq .payloadSchema'],
     args: ['<pluginId>', '<eventName>'],
     options: [...targetOptions],
-    load: () => import('./get.js'),
+    load: () => handlers().then((m) => ({ default: m.getHandler(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'create'],
@@ -31,7 +33,7 @@ export const eventCommands = [
     examples: ['plugsmith events create plg_123 --name invoice.paid --title "Invoice paid" --payload-schema ./payload.json'],
     args: ['<pluginId>'],
     options: [{ flags: '--name <name>', description: 'event name (unique in the plugin; used in paths)' }, ...fields, ...targetOptions],
-    load: () => import('./create.js'),
+    load: () => handlers().then((m) => ({ default: m.createHandler(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'update'],
@@ -39,7 +41,7 @@ export const eventCommands = [
     examples: ['plugsmith events update plg_123 invoice.paid --payload-schema ./payload-v2.json'],
     args: ['<pluginId>', '<eventName>'],
     options: [{ flags: '--name <name>', description: 'new name' }, ...fields, ...targetOptions],
-    load: () => import('./update.js'),
+    load: () => handlers().then((m) => ({ default: m.updateHandler(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'delete'],
@@ -47,6 +49,6 @@ export const eventCommands = [
     examples: ['plugsmith events delete plg_123 invoice.paid --yes'],
     args: ['<pluginId>', '<eventName>'],
     options: [yesOption, ...targetOptions],
-    load: () => import('./delete.js'),
+    load: () => handlers().then((m) => ({ default: m.deleteHandler(m.EXTERNAL_EVENTS) })),
   }),
 ];

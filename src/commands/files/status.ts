@@ -1,7 +1,7 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { printRecord, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { FILE_STATUSES } from './statuses.js';
+import { FILE_STATUSES } from '../../contract/enum-values.js';
 
 /** Sets a file's status (PATCH /api/status); FAILED needs the reason. */
 const status: CommandHandler<{ error?: string } & TargetFlags> = async (input) => {

@@ -6,7 +6,7 @@ import { UserError, EXIT } from '../../errors.js';
 import type { TransferProgress } from '../../ui/progress.js';
 
 /** The spec's limit of files per upload-URL request. */
-export const BATCH_SIZE = 10;
+const BATCH_SIZE = 10;
 
 /** What happened to one path. `fileId` is null when no record was created. */
 export interface UploadOutcome {
@@ -16,22 +16,16 @@ export interface UploadOutcome {
   size: number | null;
   status: 'UPLOADED' | 'FAILED';
   error: string | null;
-  /** The error itself, for the exit code (not printed). */
+  /** For the exit code (not printed). */
   cause?: unknown;
 }
 
-/** Where the files go. */
-export interface UploadTarget {
+interface UploadTarget {
   parentType: string;
   parentId: string;
   folder?: string;
   isPublic?: boolean;
   concurrency: number;
-}
-
-/** The file's media type from its extension (mime-db's table), or application/octet-stream when unknown. */
-function contentTypeOf(path: string): string {
-  return lookup(path) || 'application/octet-stream';
 }
 
 /** The error as one line, with the platform's details (they say which field was refused). */
@@ -43,7 +37,7 @@ function messageOf(error: unknown): string {
 }
 
 interface Candidate {
-  /** Position in the paths given. */
+  /** In the paths given. */
   index: number;
   path: string;
   fileName: string;
@@ -52,9 +46,8 @@ interface Candidate {
 }
 
 /**
- * Uploads every path: signed URLs for up to ten files at a time, each file streamed to its URL,
- * then UPLOADED or FAILED (with the error) set on its record. A failing file never stops the
- * others; the outcomes come back in the order of `paths`.
+ * Uploads every path: signed URLs for ten files at a time, each file streamed to its URL, then UPLOADED
+ * or FAILED set on its record. A failing file never stops the others; outcomes keep the order of `paths`.
  */
 export async function uploadFiles(client: PlatformClient, paths: string[], target: UploadTarget, progress: TransferProgress): Promise<UploadOutcome[]> {
   // By position, so a path given twice is uploaded (and reported) twice.
@@ -72,7 +65,7 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
       try {
         const info = await stat(path);
         if (!info.isFile()) throw new UserError(`${path} is not a file`, EXIT.USAGE);
-        candidates.push({ index, path, fileName: basename(path), size: info.size, contentType: contentTypeOf(path) });
+        candidates.push({ index, path, fileName: basename(path), size: info.size, contentType: lookup(path) || 'application/octet-stream' });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         failLocally(index, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.NOT_FOUND) : error);
@@ -101,11 +94,7 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
 
 type SignedFile = { signedUrl: string; fileRecord: FileRecord };
 
-/**
- * Asks for the batch's URLs. When the platform refuses the batch as invalid (one bad name or
- * size), each file is asked for alone, so only the bad ones fail; any other failure fails the
- * whole batch (no records were made).
- */
+/** Asks for the batch's URLs; when the platform refuses the batch as invalid, each file is asked for alone, so only bad ones fail. */
 async function requestUrls(client: PlatformClient, batch: Candidate[], target: UploadTarget): Promise<Array<SignedFile | Error>> {
   const ask = (files: Candidate[]) =>
     client.uploads.generateUploadUrls({
@@ -155,10 +144,7 @@ async function sendOne(client: PlatformClient, candidate: Candidate, signed: Sig
   }
 }
 
-/**
- * After a failed send: was the file removed or resized while it was read? Then that is the
- * story to tell, not the transport's "content-length mismatch".
- */
+/** After a failed send: a file removed or resized while read is the story to tell, not "content-length mismatch". */
 async function changedOnDisk(candidate: Candidate): Promise<UserError | undefined> {
   const now = await stat(candidate.path).catch(() => null);
   if (now === null) return new UserError(`${candidate.path} was removed during the upload`, EXIT.UNEXPECTED);

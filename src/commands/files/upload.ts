@@ -1,10 +1,10 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { withClient } from '../context.js';
+import { printRows, withClient } from '../context.js';
 import { PARENT_TYPES } from '../../contract/enum-values.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askChoice, askText } from '../../ui/dialogs.js';
 import { exitCodeOf } from '../../ui/errors.js';
-import { note, printResult, table } from '../../ui/output.js';
+import { note } from '../../ui/output.js';
 import { createTransferProgress, formatBytes } from '../../ui/progress.js';
 import { styleFor } from '../../ui/style.js';
 import { uploadFiles, type UploadOutcome } from './upload-files.js';
@@ -43,20 +43,13 @@ const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) => {
   }
 
   const shown = outcomes.map(({ cause: _cause, ...rest }) => rest);
-  const style = styleFor(input.io, input.global);
-  printResult(input.io, input.global, shown, () =>
-    table(
-      shown,
-      [
-        { header: 'FILE', value: (r) => r.path },
-        { header: 'STATUS', value: (r) => r.status },
-        { header: 'FILE ID', value: (r) => r.fileId },
-        { header: 'SIZE', value: (r) => (r.size === null ? null : formatBytes(r.size)) },
-        { header: 'ERROR', value: (r) => r.error },
-      ],
-      { bold: style.bold, width: input.io.stdout.columns },
-    ),
-  );
+  printRows(input, shown, [
+    { header: 'FILE', value: (r) => r.path },
+    { header: 'STATUS', value: (r) => r.status },
+    { header: 'FILE ID', value: (r) => r.fileId },
+    { header: 'SIZE', value: (r) => (r.size === null ? null : formatBytes(r.size)) },
+    { header: 'ERROR', value: (r) => r.error },
+  ], 'files');
 
   const failed = outcomes.filter((r) => r.status === 'FAILED');
   const summary = `${outcomes.length - failed.length} uploaded, ${failed.length} failed`;

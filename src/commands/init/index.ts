@@ -1,11 +1,7 @@
 import { defineCommand, integerOption } from '../types.js';
 import { PLUGIN_TYPES } from '../../contract/enum-values.js';
 import { LANGUAGES } from '../../project/scaffold.js';
-
-/** `--events a,b --events c` → ['a', 'b', 'c']. */
-function commaList(value: string, previous: unknown): string[] {
-  return [...((previous as string[] | undefined) ?? []), ...value.split(',').map((s) => s.trim()).filter(Boolean)];
-}
+import { commaList } from '../list-options.js';
 
 /** `plugsmith init`: a plugin project from a template. */
 export const initCommands = [

@@ -24,8 +24,7 @@ const init: CommandHandler<InitOptions> = async (input) => {
   const dirArg = input.args[0] as string | undefined;
   // A folder that was named is checked before any question, so nobody answers five prompts for nothing.
   if (dirArg !== undefined) await checkTarget(resolve(dirArg), o.force);
-  // The folder's name is the default name only when valid as it is: never silently lowercased or
-  // rewritten. The wizard offers the valid form for the person to accept or change.
+  // The folder's name is the default only when valid as it is, never silently rewritten: the wizard offers the valid form.
   const folderName = dirArg === undefined ? undefined : basename(resolve(dirArg));
   if (o.yes && o.name === undefined && folderName !== undefined) {
     const problem = checkName(folderName);
@@ -48,28 +47,19 @@ const init: CommandHandler<InitOptions> = async (input) => {
     () => `Created the ${answers.lang === 'python' ? 'Python ' : ''}${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
   );
   if (result.vendored) note(io, global, `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`);
-  if (answers.lang === 'python') {
-    note(io, global, [
-      '',
-      'Next:',
-      ...(shown === '.' ? [] : [`  cd ${shown}`]),
-      '  plugsmith dev                                  # emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
-      `  plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
-      '  plugsmith emulator exec --deploy -- python3 -m unittest   # the end-to-end test, against an in-memory emulator',
-      'More in README.md.',
-    ].join('\n'));
-    return;
-  }
-  note(io, global, [
-    '',
-    'Next:',
-    ...(shown === '.' ? [] : [`  cd ${shown}`]),
-    '  npm install',
-    '  npx plugsmith dev                              # emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
-    `  npx plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
-    '  npm test                                       # the end-to-end test, against an in-memory emulator',
-    'More in README.md.',
-  ].join('\n'));
+  const next = answers.lang === 'python'
+    ? [
+        '  plugsmith dev                                  # emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
+        `  plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
+        '  plugsmith emulator exec --deploy -- python3 -m unittest   # the end-to-end test, against an in-memory emulator',
+      ]
+    : [
+        '  npm install',
+        '  npx plugsmith dev                              # emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
+        `  npx plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
+        '  npm test                                       # the end-to-end test, against an in-memory emulator',
+      ];
+  note(io, global, ['', 'Next:', ...(shown === '.' ? [] : [`  cd ${shown}`]), ...next, 'More in README.md.'].join('\n'));
 };
 
 export default init;

@@ -6,12 +6,7 @@ import { checkName, DEFAULT_PORT, type Language, type ProjectAnswers } from '../
 /** Values given as flags; the rest is asked, or defaulted with --yes. */
 export type GivenAnswers = Partial<ProjectAnswers>;
 
-/**
- * Completes the answers: a flag's value is taken as it is, a missing one is asked for in
- * order (name, type, language, events, scopes, port), or defaulted when `useDefaults` (--yes).
- * The language is asked only along with the type. Without a terminal the dialogs refuse, naming
- * the flag to pass.
- */
+/** Completes the answers: a flag's value as it is, a missing one asked for (or defaulted with --yes); the language only with the type. */
 export async function askAnswers(io: Io, given: GivenAnswers, defaultName: string, useDefaults: boolean): Promise<ProjectAnswers> {
   const name =
     given.name ??

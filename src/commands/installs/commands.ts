@@ -1,6 +1,4 @@
-import { defineCommand, type AnyCommandSpec, type CommandHandler, type TargetFlags } from '../types.js';
-import type { ListFlags } from '../list-options.js';
-import type { AddFlags } from './handlers.js';
+import { defineCommand, type AnyCommandSpec } from '../types.js';
 import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
 import { INSTALL_KINDS } from './kinds.js';
 
@@ -12,11 +10,10 @@ const EXAMPLE: Record<Noun, { entityId: string; scopes: string; events: string }
   apps: { entityId: 'app_main', scopes: '', events: '' },
 };
 
-/** `plugsmith <noun> add|list|remove`: installations of one plugin type on its kind of entity. */
-/** Loads a handler that reads options of type `O`. */
-type Load<O> = () => Promise<{ default: CommandHandler<O> }>;
+const handlers = () => import('./handlers.js');
 
-export function installCommands(noun: Noun, load: { add: Load<AddFlags & TargetFlags>; list: Load<ListFlags & TargetFlags>; remove: Load<{ yes?: boolean } & TargetFlags> }): AnyCommandSpec[] {
+/** `plugsmith <noun> add|list|remove`: installations of one plugin type on its kind of entity. */
+export function installCommands(noun: Noun): AnyCommandSpec[] {
   const kind = INSTALL_KINDS[noun];
   const ex = EXAMPLE[noun];
   const arg = `<${kind.entity}Id>`;
@@ -41,7 +38,7 @@ export function installCommands(noun: Noun, load: { add: Load<AddFlags & TargetF
         ...(noun === 'apps' ? [{ ...orgOption, description: 'org of the app (default: the profile\'s; needed only for an app\'s first plugin)' }] : []),
         ...targetOptions,
       ],
-      load: load.add,
+      load: () => handlers().then((m) => ({ default: m.addHandler(kind) })),
     }),
     defineCommand({
       path: [noun, 'list'],
@@ -49,7 +46,7 @@ export function installCommands(noun: Noun, load: { add: Load<AddFlags & TargetF
       examples: [`plugsmith ${noun} list ${ex.entityId}`, `plugsmith ${noun} list ${ex.entityId} --filter pluginId=plg_123 --json`],
       args: [arg],
       options: [...listOptions, ...targetOptions],
-      load: load.list,
+      load: () => handlers().then((m) => ({ default: m.listHandler(kind) })),
     }),
     defineCommand({
       path: [noun, 'remove'],
@@ -57,7 +54,7 @@ export function installCommands(noun: Noun, load: { add: Load<AddFlags & TargetF
       examples: [`plugsmith ${noun} remove ${ex.entityId} pin_123 --yes`],
       args: [arg, '<pluginInstanceId>'],
       options: [yesOption, ...targetOptions],
-      load: load.remove,
+      load: () => handlers().then((m) => ({ default: m.removeHandler(kind) })),
     }),
   ];
 }

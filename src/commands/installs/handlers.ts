@@ -6,7 +6,7 @@ import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
 import type { InstallKind } from './kinds.js';
 
-export interface AddFlags {
+interface AddFlags {
   plugin?: string;
   name?: string;
   events?: string[];
@@ -21,10 +21,7 @@ function resourceOf(client: PlatformClient, kind: InstallKind) {
   return { install: 'add' in resource ? resource.add : resource.attach, list: resource.list, remove: resource.remove };
 }
 
-/**
- * Installs a plugin on an entity. Events default to everything the plugin asks for; scopes default
- * to none, so granting a permission is always an explicit --scopes.
- */
+/** Installs a plugin on an entity: events default to all the plugin's, scopes to none (granting is always explicit). */
 export function addHandler(kind: InstallKind): CommandHandler<AddFlags & TargetFlags> {
   return async (input) => {
     const entityId = input.args[0];

@@ -1,17 +1,12 @@
 import type { PluginType } from '../../contract/index.js';
 
-/**
- * The three kinds of plugin installation, one per plugin type: the entity it goes on and the
- * client resource that installs it. `providers`, `handlers` and `apps` share their handlers.
- */
+/** The three kinds of plugin installation, one per plugin type: the entity it goes on and the client resource that installs it. */
 export interface InstallKind {
-  /** The plugin type installed. */
   pluginType: PluginType;
-  /** The entity, in words ("repository"). */
+  /** In words ("repository"). */
   entity: string;
-  /** What one installation is called in messages ("data provider"). */
+  /** What one installation is called ("data provider"). */
   what: string;
-  /** The client's resource and its install method. */
   resource: 'dataProviders' | 'agentPlugins' | 'appPlugins';
 }
 

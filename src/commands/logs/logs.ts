@@ -1,7 +1,6 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { clientFor } from '../context.js';
-import { adminTokenFor } from '../../config/admin-token.js';
-import { note, printResult, table } from '../../ui/output.js';
+import { clientFor, printRows } from '../context.js';
+import { note } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { DELIVERY_COLUMNS, attemptLine } from '../../dev/delivery-view.js';
 import type { DeliveryAttemptNotice } from '../../contract/index.js';
@@ -34,34 +33,32 @@ const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
   }
   const { client } = await clientFor(input, { token: false });
   const statuses = statusesOf(o.status);
+  const style = styleFor(io, global);
   if (!o.follow) {
     try {
       const page = await client.emulator.deliveries.list({ ...deliveryMatchOf(o), sortBy: 'createdAt', sortOrder: 'desc', limit: o.limit });
-      const rows = page.data.reverse();
-      const style = styleFor(io, global);
-      printResult(io, global, rows, () => (rows.length === 0 ? 'no deliveries\n' : table(rows, DELIVERY_COLUMNS, { bold: style.bold, width: io.stdout.columns })));
+      printRows(input, page.data.reverse(), DELIVERY_COLUMNS, 'deliveries');
     } finally {
       await client.close();
     }
     return;
   }
 
-  await client.close();
   const { followDeliveries } = await import('../../dev/delivery-stream.js');
   const stop = listenForStop();
-  const style = styleFor(io, global);
   try {
     await followDeliveries(
-      client.baseUrl,
+      client,
       { pluginId: o.plugin, type: o.type },
       (notice: DeliveryAttemptNotice) => {
         if (statuses && !statuses.includes(notice.delivery.status)) return;
         io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
       },
-      { signal: stop.signal, adminToken: await adminTokenFor(client.baseUrl), onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
+      { signal: stop.signal, onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
     );
   } finally {
     stop.dispose();
+    await client.close();
   }
   if (!stop.signal.aborted) note(io, global, 'the delivery stream ended (the emulator stopped)');
 };

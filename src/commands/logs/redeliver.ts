@@ -5,7 +5,7 @@ import { MAX_BULK_REDELIVERIES } from '../../contract/requests.js';
 import { deliverySummary } from '../../dev/delivery-view.js';
 import { countMatching, redeliverMatching } from '../../dev/delivery-actions.js';
 import { confirm } from '../../ui/dialogs.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 import { anyFilter, deliveryMatchOf, describeFilters, type DeliveryFilterFlags } from './filters.js';
 
 type RedeliverOptions = DeliveryFilterFlags & { yes?: boolean } & TargetFlags;
@@ -17,8 +17,7 @@ function deliveries(n: number): string {
 /** Sends a logged delivery's event again and reports the new delivery's first attempt. */
 async function redeliverOne(input: CommandInput<RedeliverOptions>, deliveryId: string): Promise<void> {
   const delivery = await withClient(input, { token: false }, (client) => client.emulator.deliveries.redeliver(deliveryId));
-  if (input.global.json) input.io.stdout.write(JSON.stringify(delivery, null, 2) + '\n');
-  else input.io.stdout.write(`${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`);
+  printResult(input.io, input.global, delivery, () => `${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`);
   if (delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the redelivered event`, EXIT.UNEXPECTED);
 }
 

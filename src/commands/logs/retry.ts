@@ -1,6 +1,5 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { timeoutMsOf, withClient } from '../context.js';
-import { adminTokenFor } from '../../config/admin-token.js';
 import { UserError, EXIT } from '../../errors.js';
 import { deliverySummary } from '../../dev/delivery-view.js';
 import { retryNow } from '../../dev/delivery-actions.js';
@@ -11,7 +10,7 @@ const retry: CommandHandler<{ wait: boolean } & TargetFlags> = async (input) => 
   const [deliveryId] = input.args;
   const { wait } = input.options;
   const delivery = await withClient(input, { token: false }, async (client) =>
-    retryNow(client, deliveryId, { wait, adminToken: await adminTokenFor(client.baseUrl), timeoutMs: timeoutMsOf(input) }),
+    retryNow(client, deliveryId, { wait, timeoutMs: timeoutMsOf(input) }),
   );
   if (input.global.json) input.io.stdout.write(JSON.stringify(delivery, null, 2) + '\n');
   else if (!wait) input.io.stdout.write(`delivery ${delivery.id}: attempt ${delivery.attempts.length + 1} started\n`);

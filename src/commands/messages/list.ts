@@ -1,7 +1,6 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { withClient } from '../context.js';
-import { note, printResult, table } from '../../ui/output.js';
-import { styleFor } from '../../ui/style.js';
+import { printRows, withClient } from '../context.js';
+import { note } from '../../ui/output.js';
 import type { Message } from '../../client/index.js';
 
 /**
@@ -24,22 +23,13 @@ const list: CommandHandler<{ after?: string; limit?: number; all?: boolean } & T
       rows = page.data;
       if (page.pagination?.type === 'cursor' && page.pagination.hasNext) next = page.pagination.nextCursor;
     }
-    const style = styleFor(input.io, input.global);
-    printResult(input.io, input.global, rows, () =>
-      rows.length === 0
-        ? 'no messages\n'
-        : table(
-            rows,
-            [
-              { header: 'ID', value: (m) => m.id },
-              { header: 'SENDER', value: (m) => m.sender },
-              { header: 'TYPE', value: (m) => m.type },
-              { header: 'CONTENT', value: (m) => `${m.content ?? ''}${m.isStreaming ? ' …' : ''}` },
-              { header: 'SENT', value: (m) => m.createdAt },
-            ],
-            { bold: style.bold, width: input.io.stdout.columns },
-          ),
-    );
+    printRows(input, rows, [
+      { header: 'ID', value: (m) => m.id },
+      { header: 'SENDER', value: (m) => m.sender },
+      { header: 'TYPE', value: (m) => m.type },
+      { header: 'CONTENT', value: (m) => `${m.content ?? ''}${m.isStreaming ? ' …' : ''}` },
+      { header: 'SENT', value: (m) => m.createdAt },
+    ], 'messages');
     if (next) note(input.io, input.global, `more messages: --after ${next} (or --all)`);
   });
 

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { clientFor, settingsFor, timeoutMsOf } from '../context.js';
-import { adminTokenFor } from '../../config/admin-token.js';
+import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
@@ -94,10 +93,10 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
   const { client } = await clientFor(input, { token: true });
   try {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
-    const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const result = await triggerEvent({ client, admin: new EmulatorAdmin(client.baseUrl, { adminToken: await adminTokenFor(client.baseUrl), timeoutMs: timeoutMsOf(input) }) }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
+    const admin = await emulatorAdmin(input, client.baseUrl);
+    const result = await triggerEvent({ client, admin }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
     if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
     else {
       note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);

@@ -6,9 +6,8 @@ import { NoticeView } from './NoticeView.js';
 import { WaitingIndicator } from './WaitingIndicator.js';
 
 /**
- * The conversation: finished entries are printed once (ink's Static, so a long chat costs
- * nothing to redraw and stays in the terminal's scrollback); replies still streaming are redrawn
- * packet by packet under them, and a spinner shows while the first packet is awaited.
+ * The conversation: finished entries are printed once (ink's Static: nothing to redraw, and they stay in
+ * the scrollback); replies still streaming are redrawn under them.
  */
 export function ConversationView({ entries, live, waiting, characterName }: { entries: ChatEntry[]; live: Message[]; waiting: boolean; characterName: string }) {
   return (

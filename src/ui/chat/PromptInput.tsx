@@ -6,8 +6,7 @@ import type { InputHistory } from './use-input-history.js';
 /** The input line: text editing by ink-text-input, Up and Down walk through `history`. */
 export function PromptInput({ history, onSubmit, placeholder }: { history: InputHistory; onSubmit: (line: string) => void; placeholder?: string }) {
   const [value, setValue] = useState('');
-  // The line as typed so far, also before React renders it: keys that arrive together (a fast
-  // typist, a paste, tmux) would otherwise submit the value of the previous render.
+  // The line as typed so far, before React renders it: keys arriving together would submit the previous render's value.
   const typed = useRef('');
   // Bumped when the line is replaced: a fresh TextInput puts its cursor at the end of the line.
   const [replacements, setReplacements] = useState(0);
@@ -31,8 +30,7 @@ export function PromptInput({ history, onSubmit, placeholder }: { history: Input
         value={value}
         placeholder={placeholder}
         onChange={(next) => {
-          // Enter can come inside the text (a paste, keys read in one chunk): each finished line
-          // is submitted, and what follows the last one stays in the input.
+          // Enter inside the text (a paste): each finished line is submitted, the rest stays in the input.
           if (!/[\r\n]/.test(next)) return update(next);
           const lines = next.split(/\r\n|\r|\n/);
           update(lines.pop()!, true);

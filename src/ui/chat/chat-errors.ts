@@ -6,17 +6,8 @@ import { ConversationMismatch } from './chat-session.js';
 /** The command that lists the characters a chat can start with (the emulator's admin API). */
 export const LIST_CHARACTERS_COMMAND = 'plugsmith chat --list-characters';
 
-/** An error of a chat, told the way a person can act on it, and the exit code it maps to. */
-export interface ChatProblem {
-  message: string;
-  exitCode: number;
-}
-
-/**
- * Says what went wrong in a chat and what to do next, for the errors whose cure is known (a
- * refused key, an unknown character or conversation, an unreachable API); undefined otherwise.
- */
-export function describeChatError(error: unknown, context: { characterId?: string; conversationId?: string } = {}): ChatProblem | undefined {
+/** What went wrong in a chat and what to do next (with its exit code), for the errors whose cure is known. */
+export function describeChatError(error: unknown, context: { characterId?: string; conversationId?: string } = {}): { message: string; exitCode: number } | undefined {
   if (error instanceof ConversationMismatch) return { message: error.message, exitCode: EXIT.USAGE };
   if (isNetworkError(error)) {
     return { message: `cannot reach the messaging API (${error.message}): is it running? (\`plugsmith doctor\` checks)`, exitCode: EXIT.NETWORK };

@@ -1,9 +1,6 @@
 import { isApiError, isCharacterMessageSent, isNetworkError, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
 
-/**
- * What a chat shows, in the order it happens. The two message kinds are also the NDJSON lines
- * of `plugsmith chat --json`; notices are for people (stderr, or a line in the conversation).
- */
+/** What a chat shows, in order; the message kinds are also the NDJSON lines of `plugsmith chat --json`. */
 export type ChatUpdate =
   | { type: 'CONVERSATION_STARTED'; conversation: Conversation; messages: Message[] }
   | { type: 'USER_MESSAGE_SENT'; message: Message }
@@ -35,7 +32,7 @@ export class ChatClosedError extends Error {
 }
 
 interface Waiting {
-  /** The user message the reply answers (unknown until the POST returns). */
+  /** The user message the reply answers (known once the POST returns). */
   afterId?: string;
   replyId?: string;
   lastActivity: number;
@@ -47,10 +44,8 @@ const MAX_RECONNECT_DELAY_MS = 5_000;
 const HEALTHY_STREAM_MS = 5_000;
 
 /**
- * One conversation with a character: sends messages and follows the replies as they grow,
- * over the server-sent-events stream (reconnecting when it drops) or, when the stream is
- * unavailable, by polling `messages.list({ after })`. Both the ink UI and the line mode of
- * `plugsmith chat` drive it; it never touches a terminal.
+ * One conversation with a character: sends messages and follows the replies as they grow, over the
+ * event stream (reconnecting when it drops) or else by polling. The REPL and the line mode drive it.
  */
 export class ChatSession {
   conversation: Conversation | undefined;
@@ -121,10 +116,7 @@ export class ChatSession {
     return conversation;
   }
 
-  /**
-   * Sends a message and resolves with the character's complete reply (its final packet).
-   * Packets are announced to listeners as they come.
-   */
+  /** Sends a message and resolves with the character's complete reply; packets go to listeners as they come. */
   async send(content: string, attachments: Attachment[] = []): Promise<Message> {
     const conversation = this.conversation;
     if (!conversation) throw new Error('no conversation: start() first');
@@ -132,8 +124,7 @@ export class ChatSession {
     const done = new Promise<Message>((resolve) => {
       this.waiting = { lastActivity: Date.now(), resolve };
     });
-    // A short reply can be over before a just-opened stream is subscribed; it would then come
-    // as one polled message instead of its packets. Posting once the stream is open avoids that.
+    // A short reply could be over before a just-opened stream is subscribed, and come as one polled message.
     await this.streamReady();
     // The reply can start streaming before the POST answers: hold its packets until then.
     this.held = [];
@@ -292,10 +283,7 @@ export class ChatSession {
     this.notice('warning', `${why}; polling for replies every ${this.options.pollIntervalMs} ms instead`);
   }
 
-  /**
-   * Takes in a message as a packet or a listing shows it. Whatever the source (a packet, a
-   * reconnection's catch-up, a poll), listeners get what is new since it was last shown.
-   */
+  /** Takes in a message from a packet or a listing: listeners get what is new since it was last shown. */
   private accept(message: Message): void {
     if (this.closed) return;
     if (message.conversationId !== undefined && message.conversationId !== this.conversation?.id) return;

@@ -4,20 +4,17 @@ import type { Io } from '../io.js';
 import { describeChatError } from './chat-errors.js';
 import type { ChatSession, ChatUpdate } from './chat-session.js';
 
-/** How `runLineChat` prints. */
-export interface LineChatOptions {
-  /** NDJSON on stdout: one line per update (conversation, user message, every packet). */
+interface LineChatOptions {
+  /** NDJSON on stdout: one line per update. */
   json: boolean;
-  /** No notes on stderr (warnings still show). */
   quiet: boolean;
-  /** Send only this message, then stop (otherwise every line of stdin is a message). */
+  /** Send only this message (otherwise every line of stdin is one). */
   message?: string;
 }
 
 /**
- * The chat without a terminal (and `--message`): each line of stdin, or the one message, is
- * sent in turn and the character's complete reply printed (its text as it grows, then a
- * newline) before the next line is sent. With `--json`, every update is a JSON line instead.
+ * The chat without a terminal: each line of stdin (or `--message`) is sent in turn, and the reply
+ * printed as it grows before the next is sent; with `--json`, every update is a JSON line.
  */
 export async function runLineChat(session: ChatSession, io: Io, options: LineChatOptions): Promise<void> {
   const stop = session.on((update) => print(io, options, update));

@@ -11,21 +11,11 @@ import type { ChatView } from './use-chat-session.js';
 /** Most attachments the platform takes on one message. */
 const MAX_ATTACHMENTS = 10;
 
-/** What the input line does with a line: the state it needs and the function that takes a line. */
-export interface ChatInputHandler {
-  submit: (line: string) => void;
-  /** Attachments waiting for the next message (`/attach`). */
-  attachments: Attachment[];
-  /** True while a reply is awaited. */
-  waiting: boolean;
-}
-
 /**
- * Sends messages and runs the slash commands. Errors people can act on become notices in the
- * conversation; anything else is fatal and leaves through `useApp().exit(error)`, so the CLI's
- * error path prints it and sets the exit code.
+ * Sends messages and runs the slash commands. Errors people can act on become notices; anything else
+ * leaves through `useApp().exit(error)`, for the CLI's error path. `attachments` wait for the next message.
  */
-export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): ChatInputHandler {
+export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[]; waiting: boolean } {
   const { exit } = useApp();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [waiting, setWaiting] = useState(false);

@@ -12,10 +12,7 @@ export interface InputHistory {
   push(line: string): void;
 }
 
-/**
- * Input history kept in refs: key handlers read it synchronously, and nothing on screen
- * depends on it, so it never causes a render.
- */
+/** Input history kept in refs: key handlers read it synchronously, and it never causes a render. */
 export function useInputHistory(initial: string[] = []): InputHistory {
   const lines = useRef<string[]>([...initial]);
   const position = useRef<number | undefined>(undefined);

@@ -1,5 +1,0 @@
-import { updateHandler } from './definitions.js';
-import { ACTIONS } from './kind.js';
-
-/** `plugsmith actions update`. */
-export default updateHandler(ACTIONS);

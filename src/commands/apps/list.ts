@@ -1,4 +1,0 @@
-import { listHandler } from '../installs/handlers.js';
-import { INSTALL_KINDS } from '../installs/kinds.js';
-
-export default listHandler(INSTALL_KINDS.apps);

@@ -1,4 +1,0 @@
-import { removeHandler } from '../installs/handlers.js';
-import { INSTALL_KINDS } from '../installs/kinds.js';
-
-export default removeHandler(INSTALL_KINDS.apps);
