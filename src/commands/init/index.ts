@@ -1,6 +1,6 @@
 import { defineCommand, integerOption } from '../types.js';
 import { PLUGIN_TYPES } from '../../contract/enum-values.js';
-import { LANGUAGES } from '../../project/scaffold.js';
+import { LANGUAGES } from '../../project/languages.js';
 
 /** `--events a,b --events c` → ['a', 'b', 'c']. */
 function commaList(value: string, previous: unknown): string[] {
