@@ -41,12 +41,11 @@ function writeOut(text: string): void {
 
 /** Builds the program and runs the command argv names, setting the exit code from its outcome. */
 async function run(args: string[]): Promise<void> {
-  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }, { setFlagsFromString }] = await Promise.all([
+  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }] = await Promise.all([
     import('./errors.js'),
     import('./ui/io.js'),
     import('./ui/terminal-text.js'),
     import('./config/env.js'),
-    import('node:v8'),
   ]);
   // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the
   // output, it is not an error worth a stack trace.
@@ -54,17 +53,12 @@ async function run(args: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(EXIT.OK);
     throw error;
   });
-  // undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
-  // background threads, and a process cannot exit before those finish: ~150 ms added to every
-  // short command. Its baseline compiler is plenty for a few requests; long-running commands
-  // (the emulator, the dev loop) keep the optimising tier.
-  if (!LONG_RUNNING.has(args.find((a) => !a.startsWith('-')) ?? '')) setFlagsFromString('--liftoff-only');
   // Everything a command prints goes through this Io: control characters from the platform's
   // strings never reach the terminal raw (ui/terminal-text.ts).
   const io = terminalSafeIo(processIo(env.ci()), { json: args.includes('--json') });
   try {
     const { main } = await import('./main.js');
-    await main(args, io);
+    await main(args, io, { beforeCommand: limitWasmTiers });
     process.exitCode = EXIT.OK;
   } catch (error) {
     if (error instanceof ExitWith) {
@@ -75,4 +69,17 @@ async function run(args: string[]): Promise<void> {
     io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     process.exitCode = error instanceof UserError ? error.exitCode : exitCodeOf(error);
   }
+}
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
+ * background threads, and a process cannot exit before those finish: ~150 ms added to every
+ * short command. Its baseline compiler is plenty for a few requests; long-running commands
+ * (the emulator, the dev loop, chat) keep the optimising tier. Set once commander has picked the
+ * command, so that help and usage errors do not load node:v8.
+ */
+async function limitWasmTiers(path: readonly string[]): Promise<void> {
+  if (LONG_RUNNING.has(path[0])) return;
+  const { setFlagsFromString } = await import('node:v8');
+  setFlagsFromString('--liftoff-only');
 }
