@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 
-// node:fs through require: an ESM import of a built-in loads every lazy part of it (fs's streams
-// and promises), a cost the quick answer below is there to avoid.
-const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+// Built-ins through require: an ESM import of one loads every lazy part of it (fs's streams and
+// promises), a cost the quick answer below is there to avoid.
+const builtin = createRequire(import.meta.url);
+const { writeSync } = builtin('node:fs') as typeof import('node:fs');
 
 declare const __PLUGSMITH_VERSION__: string;
 
@@ -75,11 +76,22 @@ async function run(args: string[]): Promise<void> {
  * undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
  * background threads, and a process cannot exit before those finish: ~150 ms added to every
  * short command. Its baseline compiler is plenty for a few requests; long-running commands
- * (the emulator, the dev loop, chat) keep the optimising tier. Set once commander has picked the
- * command, so that help and usage errors do not load node:v8.
+ * (the emulator, the dev loop, chat) keep the optimising tier.
+ *
+ * The flag is set at the first connection, when undici is loaded and llhttp not yet compiled:
+ * after a flag changes at run time, V8 refuses Node's code cache for every built-in loaded from
+ * then on, and compiling undici's (http, http2, net…) from source costs a short command about a
+ * third of Node's own start. TLS, which undici loads only to connect over https, is loaded before
+ * the flag for the same reason.
  */
-async function limitWasmTiers(path: readonly string[]): Promise<void> {
+function limitWasmTiers(path: readonly string[]): void {
   if (LONG_RUNNING.has(path[0])) return;
-  const { setFlagsFromString } = await import('node:v8');
-  setFlagsFromString('--liftoff-only');
+  const channels = builtin('node:diagnostics_channel') as typeof import('node:diagnostics_channel');
+  const beforeConnect = 'undici:client:beforeConnect';
+  const onConnect = (message: unknown): void => {
+    channels.unsubscribe(beforeConnect, onConnect);
+    if ((message as { connectParams?: { protocol?: string } }).connectParams?.protocol === 'https:') builtin('node:tls');
+    (builtin('node:v8') as typeof import('node:v8')).setFlagsFromString('--liftoff-only');
+  };
+  channels.subscribe(beforeConnect, onConnect);
 }
