@@ -1,7 +1,27 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
+
+/**
+ * commander requires node:child_process when it loads, for executable subcommands, which plugsmith
+ * has none of; loading it (with net and dgram) is a few ms of every start, `--help` included. In the
+ * bundle commander gets a stand-in that requires the real module on first use.
+ */
+const commanderChildProcessOnUse: EsbuildPlugin = {
+  name: 'commander-child-process-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(importer) ? { path: 'child_process', namespace: 'commander-child-process' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'commander-child-process' }, () => ({
+      contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+  },
+};
 
 // Three builds: the libraries plugin authors import get type declarations; the CLI is split
 // into chunks so that each command loads only what it uses (ink and react only for chat); the
@@ -30,6 +50,9 @@ export default defineConfig([
     define: { __PLUGSMITH_VERSION__: JSON.stringify(version) },
     // Bundled rather than resolved through node_modules at every start: the CLI's cold start counts.
     noExternal: ['commander'],
+    esbuildPlugins: [commanderChildProcessOnUse],
+    // Else tsup's own plugin takes every `node:` import before the one above can see it.
+    removeNodeProtocol: false,
     // commander is CommonJS and requires node built-ins; give the ESM bundle a real `require`.
     banner: { js: "import { createRequire as __plugsmithCreateRequire } from 'node:module'; const require = __plugsmithCreateRequire(import.meta.url);" },
     format: 'esm',

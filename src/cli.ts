@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 
-// node:fs through require: an ESM import of a built-in loads every lazy part of it (fs's streams
-// and promises), a cost the quick answer below is there to avoid.
-const { writeSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+// Built-ins through require: an ESM import of one loads every lazy part of it (fs's streams and
+// promises), a cost the quick answer below is there to avoid.
+const builtin = createRequire(import.meta.url);
+const { writeSync } = builtin('node:fs') as typeof import('node:fs');
 
 declare const __PLUGSMITH_VERSION__: string;
 
@@ -41,12 +42,11 @@ function writeOut(text: string): void {
 
 /** Builds the program and runs the command argv names, setting the exit code from its outcome. */
 async function run(args: string[]): Promise<void> {
-  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }, { setFlagsFromString }] = await Promise.all([
+  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }] = await Promise.all([
     import('./errors.js'),
     import('./ui/io.js'),
     import('./ui/terminal-text.js'),
     import('./config/env.js'),
-    import('node:v8'),
   ]);
   // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the
   // output, it is not an error worth a stack trace.
@@ -54,17 +54,12 @@ async function run(args: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(EXIT.OK);
     throw error;
   });
-  // undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
-  // background threads, and a process cannot exit before those finish: ~150 ms added to every
-  // short command. Its baseline compiler is plenty for a few requests; long-running commands
-  // (the emulator, the dev loop) keep the optimising tier.
-  if (!LONG_RUNNING.has(args.find((a) => !a.startsWith('-')) ?? '')) setFlagsFromString('--liftoff-only');
   // Everything a command prints goes through this Io: control characters from the platform's
   // strings never reach the terminal raw (ui/terminal-text.ts).
   const io = terminalSafeIo(processIo(env.ci()), { json: args.includes('--json') });
   try {
     const { main } = await import('./main.js');
-    await main(args, io);
+    await main(args, io, { beforeCommand: limitWasmTiers });
     process.exitCode = EXIT.OK;
   } catch (error) {
     if (error instanceof ExitWith) {
@@ -75,4 +70,28 @@ async function run(args: string[]): Promise<void> {
     io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     process.exitCode = error instanceof UserError ? error.exitCode : exitCodeOf(error);
   }
+}
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
+ * background threads, and a process cannot exit before those finish: ~150 ms added to every
+ * short command. Its baseline compiler is plenty for a few requests; long-running commands
+ * (the emulator, the dev loop, chat) keep the optimising tier.
+ *
+ * The flag is set at the first connection, when undici is loaded and llhttp not yet compiled:
+ * after a flag changes at run time, V8 refuses Node's code cache for every built-in loaded from
+ * then on, and compiling undici's (http, http2, net…) from source costs a short command about a
+ * third of Node's own start. TLS, which undici loads only to connect over https, is loaded before
+ * the flag for the same reason.
+ */
+function limitWasmTiers(path: readonly string[]): void {
+  if (LONG_RUNNING.has(path[0])) return;
+  const channels = builtin('node:diagnostics_channel') as typeof import('node:diagnostics_channel');
+  const beforeConnect = 'undici:client:beforeConnect';
+  const onConnect = (message: unknown): void => {
+    channels.unsubscribe(beforeConnect, onConnect);
+    if ((message as { connectParams?: { protocol?: string } }).connectParams?.protocol === 'https:') builtin('node:tls');
+    (builtin('node:v8') as typeof import('node:v8')).setFlagsFromString('--liftoff-only');
+  };
+  channels.subscribe(beforeConnect, onConnect);
 }

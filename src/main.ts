@@ -27,13 +27,18 @@ function commandWord(argv: string[]): string | undefined {
   return undefined;
 }
 
+/** What the process that runs the CLI (src/cli.ts) does once commander has picked a command, before its handler loads. */
+export interface CommandHooks {
+  beforeCommand?: (path: readonly string[]) => void | Promise<void>;
+}
+
 /**
  * Builds the commander program from the command registry. Given the `argv` it will parse, it
  * registers the subcommands of only the group that argv names: the other groups are there
  * with their descriptions, which is all `plugsmith --help` shows, and the start stays short.
  * Without `argv` (completion, tests) every command is registered.
  */
-export function buildProgram(io: Io, argv?: string[]): Command {
+export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}): Command {
   const program = new Command('plugsmith')
     .description('Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator')
     .version(VERSION, '-v, --version', 'print the version')
@@ -81,7 +86,7 @@ export function buildProgram(io: Io, argv?: string[]): Command {
       parent = group;
     }
     // A command may also be the group of longer ones (`logs` and `logs redeliver`): register it first.
-    groups.set(spec.path.join(' '), addCommand(parent, spec, io));
+    groups.set(spec.path.join(' '), addCommand(parent, spec, io, hooks));
   }
   return program;
 }
@@ -114,7 +119,7 @@ function commandPath(command: Command): string {
   return words.join(' ');
 }
 
-function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
+function addCommand(parent: Command, spec: AnyCommandSpec, io: Io, hooks: CommandHooks): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
   for (const arg of spec.args ?? []) {
     if (typeof arg === 'string') command.argument(arg);
@@ -159,6 +164,7 @@ function addCommand(parent: Command, spec: AnyCommandSpec, io: Io): Command {
     };
     const { setEmulatorOption } = await import('./config/emulators.js');
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
+    await hooks.beforeCommand?.(spec.path);
     const { default: handler } = await spec.load();
     // The one place where commander's untyped values meet the handler's type: defineCommand
     // checked that type against the very declarations commander parsed these values from.
@@ -215,8 +221,8 @@ function timeoutOption(value: string): number {
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
-export async function main(argv: string[], io: Io): Promise<void> {
-  const program = buildProgram(io, argv);
+export async function main(argv: string[], io: Io, hooks: CommandHooks = {}): Promise<void> {
+  const program = buildProgram(io, argv, hooks);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

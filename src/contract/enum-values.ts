@@ -60,3 +60,27 @@ export type SortOrder = (typeof SORT_ORDERS)[number];
  * comma-separated. Not an enum, but checked on the CLI's start-up path (`--http-status`) too.
  */
 export const HTTP_STATUS_FILTER_PATTERN = '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$';
+
+/** The error types of both APIs and the HTTP status of each (DESIGN.md's table). */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  /** A request body that arrived too slowly, or stopped (the connection closes). */
+  REQUEST_TIMEOUT: 408,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SERVER_ERROR: 500,
+  /** The emulator's disk is full (ENOSPC) or over quota: nothing was stored; free space and retry. */
+  INSUFFICIENT_STORAGE: 507,
+} as const;
+
+export type ErrorType = keyof typeof ERROR_STATUS;
+export const ERROR_TYPES = Object.keys(ERROR_STATUS) as ErrorType[];
+
+/** The error type of each status of the table (the inverse of ERROR_STATUS). */
+export const ERROR_TYPE_BY_STATUS: Readonly<Record<number, ErrorType>> = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([type, status]) => [status, type as ErrorType]),
+);

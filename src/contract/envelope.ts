@@ -1,29 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from './schema.js';
-
-/** The error types of both APIs and the HTTP status of each (DESIGN.md's table). */
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  /** A request body that arrived too slowly, or stopped (the connection closes). */
-  REQUEST_TIMEOUT: 408,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  SERVER_ERROR: 500,
-  /** The emulator's disk is full (ENOSPC) or over quota: nothing was stored; free space and retry. */
-  INSUFFICIENT_STORAGE: 507,
-} as const;
-
-export type ErrorType = keyof typeof ERROR_STATUS;
-export const ERROR_TYPES = Object.keys(ERROR_STATUS) as ErrorType[];
-
-/** The error type of each status of the table (the inverse of ERROR_STATUS). */
-export const ERROR_TYPE_BY_STATUS: Readonly<Record<number, ErrorType>> = Object.fromEntries(
-  Object.entries(ERROR_STATUS).map(([type, status]) => [status, type as ErrorType]),
-);
+import { ERROR_TYPES, type ErrorType } from './enum-values.js';
 
 /** One entry of `error.details`, in the spec's shape. */
 export const ErrorDetailSchema = Type.Object(

@@ -6,10 +6,7 @@ import { UserError, EXIT } from '../errors.js';
 import { plugsmithDependency } from './dependency.js';
 import { PLUGIN_EVENTS, PLUGIN_SCOPES, TEMPLATES, type PluginType } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
-
-/** The languages `plugsmith init` writes a plugin in: TypeScript (`templates/`) or Python (`templates/python/`). */
-export const LANGUAGES = ['typescript', 'python'] as const;
-export type Language = (typeof LANGUAGES)[number];
+import { LANGUAGES, type Language } from './languages.js';
 
 /** What a generated project is made of: the wizard's answers, or the flags. */
 export interface ProjectAnswers {

@@ -1,7 +1,12 @@
-import { Chalk, supportsColor } from 'chalk';
 import type { GlobalOptions } from '../commands/types.js';
 import { env } from '../config/env.js';
 import type { Io } from './io.js';
+
+/**
+ * chalk (with supports-color, tty and os) only in a process that can show colour at all: one with a
+ * terminal on stdout or stderr and NO_COLOR unset. Scripts and CI, which pipe, do not load it.
+ */
+const chalk = !env.noColor() && (process.stdout.isTTY || process.stderr.isTTY) ? await import('chalk') : undefined;
 
 /** Colour functions for one stream; each is the identity when colour is off. */
 export interface Style {
@@ -15,7 +20,11 @@ export interface Style {
 
 /** The style for stdout (default) or stderr: colour only on a terminal, unless `--no-color` or NO_COLOR. */
 export function styleFor(io: Io, global: Pick<GlobalOptions, 'color'>, stream: 'stdout' | 'stderr' = 'stdout'): Style {
-  const on = global.color && !env.noColor() && Boolean(io[stream].isTTY);
-  const chalk = new Chalk({ level: on ? Math.max(1, supportsColor ? supportsColor.level : 1) as 1 | 2 | 3 : 0 });
-  return { bold: chalk.bold, dim: chalk.dim, green: chalk.green, red: chalk.red, yellow: chalk.yellow, cyan: chalk.cyan };
+  if (!chalk || !global.color || env.noColor() || !io[stream].isTTY) return PLAIN;
+  const { Chalk, supportsColor } = chalk;
+  const style = new Chalk({ level: Math.max(1, supportsColor ? supportsColor.level : 1) as 1 | 2 | 3 });
+  return { bold: style.bold, dim: style.dim, green: style.green, red: style.red, yellow: style.yellow, cyan: style.cyan };
 }
+
+const plain = (s: string): string => s;
+const PLAIN: Style = { bold: plain, dim: plain, green: plain, red: plain, yellow: plain, cyan: plain };

@@ -1,14 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { buildProgram } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
-import { CLI, runCli } from '../helpers/cli-process.js';
+import { CLI, runCli, runCliRecordingLoads } from '../helpers/cli-process.js';
 
 // `plugsmith --version` answers without loading commander or the command registry (src/cli.ts);
 // `--help` is commander's own, at the terminal's width.
@@ -19,40 +17,6 @@ const io: Io = { stdout: sink(), stderr: sink(), stdin: process.stdin, interacti
 /** The whole program's help, as commander writes it at `width` columns. */
 function fullHelp(width: number): string {
   return buildProgram(io).configureOutput({ getOutHelpWidth: () => width }).helpInformation();
-}
-
-// A module resolve hook (off the main thread) that appends every URL the process loads to a file,
-// and, at exit, the built-in modules it loaded.
-const HOOKS = `data:text/javascript,${encodeURIComponent(`
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(process.env.PLUGSMITH_TEST_LOADED, result.url + '\\n');
-  return result;
-}`)}`;
-const RECORD = `data:text/javascript,${encodeURIComponent(`
-import { register } from 'node:module';
-import { appendFileSync } from 'node:fs';
-register(${JSON.stringify(HOOKS)});
-process.on('exit', () => appendFileSync(process.env.PLUGSMITH_TEST_LOADED, process.moduleLoadList.join('\\n') + '\\n'));`)}`;
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'plugsmith-quick-'));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
-/** Runs `plugsmith <args>` and returns its stdout and everything it loaded. */
-async function runRecorded(args: string[]): Promise<{ code: number | null; stdout: string; loaded: string[] }> {
-  const record = join(dir, `${args.join('_') || 'bare'}.txt`);
-  const child = spawn(process.execPath, ['--import', RECORD, CLI, ...args], {
-    env: { ...process.env, CI: 'true', NO_COLOR: '1', PLUGSMITH_TEST_LOADED: record },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, loaded: (await readFile(record, 'utf8')).split('\n').filter(Boolean) };
 }
 
 describe('quick answers', () => {
@@ -68,7 +32,7 @@ describe('quick answers', () => {
   test('--version and -v print the version alone, loading nothing else of the CLI', async () => {
     const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {
-      const run = await runRecorded([flag]);
+      const run = await runCliRecordingLoads([flag]);
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(`${version}\n`);
       expect(run.loaded.filter((url) => url.startsWith('file:') && !url.endsWith('/bin/plugsmith.js') && !url.endsWith('/dist/cli.js'))).toEqual([]);

@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { onTestFinished } from 'vitest';
 import { killMarked } from '../kit/processes.js';
 
@@ -51,6 +52,52 @@ export async function runCli(args: string[], options: { env?: Record<string, str
   const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
   return { code, signal, stdout, stderr };
+}
+
+// A module resolve hook (off the main thread) that appends every URL the process loads to a file,
+// and, at exit, the built-in modules it loaded and the CommonJS files it required (createRequire's
+// requires do not pass through resolve hooks on Node 20).
+const RECORD_HOOKS = `data:text/javascript,${encodeURIComponent(`
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.PLUGSMITH_TEST_LOADED, result.url + '\\n');
+  return result;
+}`)}`;
+const RECORD = `data:text/javascript,${encodeURIComponent(`
+import { createRequire, register } from 'node:module';
+import { appendFileSync } from 'node:fs';
+register(${JSON.stringify(RECORD_HOOKS)});
+process.on('exit', () => {
+  const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.startsWith('NativeModule internal/')).map((m) => 'node:' + m.slice(13));
+  const required = Object.keys(createRequire(process.execPath).cache).map((file) => 'cjs:' + file);
+  appendFileSync(process.env.PLUGSMITH_TEST_LOADED, [...builtins, ...required].join('\\n') + '\\n');
+});`)}`;
+
+/**
+ * Runs the CLI as a child process (stdout piped, no terminal) and reports every module it loaded:
+ * ES module URLs, CommonJS files as file URLs, and built-ins as `node:<name>` (public ones only).
+ */
+export async function runCliRecordingLoads(args: string[], options: { env?: Record<string, string> } = {}): Promise<CliResult & { loaded: string[] }> {
+  assertBuilt();
+  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-loads-'));
+  try {
+    const record = join(dir, 'loaded.txt');
+    const child = spawn(process.execPath, ['--import', RECORD, CLI, ...args], {
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env, PLUGSMITH_TEST_LOADED: record },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    const lines = (await readFile(record, 'utf8')).split('\n').filter(Boolean);
+    const loaded = [...new Set(lines.map((line) => (line.startsWith('cjs:') ? pathToFileURL(line.slice(4)).href : line)))];
+    return { code, signal, stdout, stderr, loaded };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** A long-running CLI process (e.g. `emulator start`), killed when the test finishes. */

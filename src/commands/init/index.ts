@@ -1,6 +1,6 @@
 import { defineCommand, integerOption } from '../types.js';
 import { PLUGIN_TYPES } from '../../contract/enum-values.js';
-import { LANGUAGES } from '../../project/scaffold.js';
+import { LANGUAGES } from '../../project/languages.js';
 import { commaList } from '../list-options.js';
 
 /** `plugsmith init`: a plugin project from a template. */

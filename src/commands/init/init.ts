@@ -1,7 +1,8 @@
 import { basename, relative, resolve } from 'node:path';
 import type { CommandHandler } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
-import { checkName, checkTarget, completeAnswers, nameFromDir, packageRoot, scaffoldProject, type Language } from '../../project/scaffold.js';
+import { checkName, checkTarget, completeAnswers, nameFromDir, packageRoot, scaffoldProject } from '../../project/scaffold.js';
+import type { Language } from '../../project/languages.js';
 import { TEMPLATES, type PluginType } from '../../project/plugin-types.js';
 import { note, printResult } from '../../ui/output.js';
 import { askAnswers } from './wizard.js';

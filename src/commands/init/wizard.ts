@@ -1,7 +1,8 @@
 import { askChoice, askMany, askText } from '../../ui/dialogs.js';
 import type { Io } from '../../ui/io.js';
 import { PLUGIN_EVENTS, PLUGIN_SCOPES, PLUGIN_TYPES, TEMPLATES, type PluginType } from '../../project/plugin-types.js';
-import { checkName, DEFAULT_PORT, type Language, type ProjectAnswers } from '../../project/scaffold.js';
+import { checkName, DEFAULT_PORT, type ProjectAnswers } from '../../project/scaffold.js';
+import type { Language } from '../../project/languages.js';
 
 /** Values given as flags; the rest is asked, or defaulted with --yes. */
 export type GivenAnswers = Partial<ProjectAnswers>;
