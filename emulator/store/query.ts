@@ -1,9 +1,9 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
-import { LIST_QUERY_PARAMETERS, type Pagination } from '../../src/contract/index.js';
+import { LIST_QUERY_PARAMETERS, type Pagination, type SortOrder } from '../../src/contract/index.js';
 
 /** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
-export type FieldType = 'string' | 'number' | 'boolean' | 'array';
+type FieldType = 'string' | 'number' | 'boolean' | 'array';
 
 /** What a collection endpoint allows in its query. */
 export interface QuerySpec {
@@ -12,10 +12,7 @@ export interface QuerySpec {
   search: string[];
 }
 
-export type { SortOrder } from '../../src/contract/index.js';
-import type { SortOrder } from '../../src/contract/index.js';
-
-export interface Filter {
+interface Filter {
   field: string;
   values: unknown[];
 }
@@ -31,9 +28,7 @@ export interface ParsedQuery {
   filters: Filter[];
 }
 
-export type { IndexPagination, CursorPagination } from '../../src/contract/index.js';
-
-export interface QueryResult<T> {
+interface QueryResult<T> {
   data: T[];
   pagination: Pagination;
 }
@@ -233,7 +228,7 @@ function comparator<T extends BaseRecord>(query: ParsedQuery): (a: T, b: T) => n
 }
 
 /** Orders values of one field: missing and null first, then by type-appropriate comparison. */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   const an = a === undefined || a === null;
   const bn = b === undefined || b === null;
   if (an || bn) return an && bn ? 0 : an ? -1 : 1;
