@@ -58,7 +58,8 @@ export default async function adminStoreRoutes(fastify: FastifyInstance, { servi
   // plugin inside collections; an instance's inputs inside a logged delivery): twice the usual limit.
   // A collection holds as many records as the store had, and a record what an older emulator accepted:
   // no cap on array length or object keys (the body limit bounds them; the admin surface is the operator's).
-  const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH, maxJsonArrayItems: Number.MAX_SAFE_INTEGER, maxJsonObjectKeys: Number.MAX_SAFE_INTEGER, maxJsonValues: Number.MAX_SAFE_INTEGER } };
+  const jsonLimits = { maxDepth: 2 * MAX_JSON_DEPTH, maxArrayItems: Number.MAX_SAFE_INTEGER, maxObjectKeys: Number.MAX_SAFE_INTEGER, maxValues: Number.MAX_SAFE_INTEGER };
+  const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { jsonLimits } };
   const importResponse = { 200: Ok(ImportResultSchema), ...errorResponses(400, 401, 403, 409, 413, 415) };
   app.post('/import', { schema: { body: importBody, response: importResponse }, ...importOptions }, async (request) => {
     const counts = await importStore(services, request.body.collections);
