@@ -15,12 +15,9 @@ import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard } from './guard.js';
 
-export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } from './guard.js';
-
 /**
- * The emulator's admin surface: every `/_emulator` route, in one encapsulated plugin whose one
- * onRequest hook (the guard) decides who may call it. A route module added here is guarded; none
- * of them checks callers itself. Register it with `{ prefix: '/_emulator' }`.
+ * The admin surface: every `/_emulator` route in one encapsulated plugin whose one onRequest hook,
+ * the guard, decides who may call; no route checks callers itself. Register with `{ prefix: '/_emulator' }`.
  */
 export default async function adminSurface(
   app: FastifyInstance,
@@ -41,6 +38,5 @@ export default async function adminSurface(
   await app.register(adminEventRoutes, opts);
   await app.register(adminFaultRoutes, opts);
   await app.register(adminOverviewRoutes, opts);
-  // The dashboard: static files and sign-in are open paths of the guard; everything else needs the admin header or a session header.
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }

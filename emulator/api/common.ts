@@ -1,19 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Id, Params } from '../../src/contract/index.js';
+import { Params } from '../../src/contract/index.js';
 import type { EmulatorContext } from '../context.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
+import { ok } from '../http.js';
+import { parseQuery, runQuery, type QueryScope, type QuerySpec } from '../store/query.js';
+import type { BaseRecord, Collection } from '../store/store.js';
 
 /** Route options: every route module receives the emulator's services. */
 export interface RouteOptions {
   services: EmulatorContext;
 }
-
-/** Path parameter schema: ids are non-empty strings of reasonable length (the contract's). */
-export const idParam = Id;
 
 /** Path parameters made of ids: the contract's builder, typed for the route's handler. */
 export const params = Params;
@@ -21,6 +21,12 @@ export const params = Params;
 /** The route module's app with the TypeBox type provider: handlers get typed requests from their schemas. */
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/** A list route's answer: the shared query system over `collection` (within `scope`), each record presented. */
+export function listed<T extends BaseRecord, V = T>(collection: Collection<T>, raw: Record<string, string | string[] | undefined>, spec: QuerySpec, scope: QueryScope<T> = {}, present?: (record: T) => V) {
+  const result = runQuery(collection, parseQuery(raw, spec), spec, scope);
+  return ok(present ? result.data.map(present) : result.data, { pagination: result.pagination });
 }
 
 /** The org, or a 404. */
