@@ -41,8 +41,7 @@ export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
  * private ones only to members of the owning org. Anything else is a 404.
  */
 export function findVisiblePlugin(services: EmulatorContext, request: FastifyRequest, pluginId: string): PluginRecord {
-  // Without a token the answer is 401 whether the plugin is public, private or missing; an
-  // installation access token is a 403 (plugin routes are for users; instances act only through scopes).
+  // Without a token a 401 whatever the plugin; an installation access token a 403 (instances act only through scopes).
   requireUser(request);
   const plugin = services.db.plugins.get(pluginId);
   if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
