@@ -1,6 +1,6 @@
 import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/contract/index.js';
 
-export { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/contract/index.js';
+export { ERROR_STATUS, type ErrorDetail, type ErrorType };
 
 /** An error that becomes `{ ok: false, error: { message, error, details? } }` with its status. */
 export class ApiError extends Error {

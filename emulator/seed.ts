@@ -65,15 +65,11 @@ export function validateSeed(seed: unknown): Seed {
     throw new SeedError(path, problem);
   }
   const s = seed as Seed;
-  const users = new Set<string>();
-  s.users.forEach((u, i) => {
-    if (users.has(u.id)) throw new SeedError(`users[${i}].id`, `duplicate user id ${u.id}`);
-    users.add(u.id);
-  });
-  const orgs = new Set<string>();
+  unique(s.users, 'users', 'id', 'user id');
+  unique(s.orgs, 'orgs', 'id', 'org id');
+  const users = new Set(s.users.map((u) => u.id));
+  const orgs = new Set(s.orgs.map((o) => o.id));
   s.orgs.forEach((o, i) => {
-    if (orgs.has(o.id)) throw new SeedError(`orgs[${i}].id`, `duplicate org id ${o.id}`);
-    orgs.add(o.id);
     const listed = new Set<string>();
     o.members.forEach((m, j) => {
       if (!users.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `no user ${m.userId} in users`);
@@ -141,15 +137,12 @@ export async function readSeedFile(path: string): Promise<Seed> {
   }
 }
 
-/**
- * The default workspace: one user who owns one org, with an agent, a scripted character,
- * a repository, a user token and a messaging API key (fresh random secrets).
- */
-export function defaultSeed(secrets?: { token: string; apiKey: string }): Seed {
+/** The default workspace: a user owning an org, an agent, a scripted character, a repository, and fresh secrets. */
+export function defaultSeed(): Seed {
   return {
     users: [{ id: 'user_dev', name: 'Developer' }],
     orgs: [{ id: 'org_dev', name: 'Dev Org', members: [{ userId: 'user_dev', role: 'OWNER' }] }],
-    tokens: [{ userId: 'user_dev', token: secrets?.token ?? newSecret(SECRET_PREFIX.user), orgId: null, name: 'emulator default' }],
+    tokens: [{ userId: 'user_dev', token: newSecret(SECRET_PREFIX.user), orgId: null, name: 'emulator default' }],
     agents: [{ id: 'agent_nova', orgId: 'org_dev', name: 'Nova agent' }],
     characters: [
       {
@@ -165,7 +158,7 @@ export function defaultSeed(secrets?: { token: string; apiKey: string }): Seed {
         fallbackReply: 'Tell me more.',
       },
     ],
-    apiKeys: [{ key: secrets?.apiKey ?? newSecret(SECRET_PREFIX.apiKey), orgId: 'org_dev', name: 'emulator default' }],
+    apiKeys: [{ key: newSecret(SECRET_PREFIX.apiKey), orgId: 'org_dev', name: 'emulator default' }],
     repositories: [{ id: 'repo_docs', orgId: 'org_dev', name: 'Docs', description: 'A repository to attach data providers to' }],
   };
 }
