@@ -20,15 +20,10 @@ export function newId(prefix: string): string {
 }
 
 let lastIso = 0;
-let lastIsoText = new Date(0).toISOString();
 /** The current time as an ISO string that never goes backwards inside this process. */
 export function nowIso(): string {
-  const now = Date.now();
-  if (now > lastIso) {
-    lastIso = now;
-    lastIsoText = new Date(now).toISOString();
-  }
-  return lastIsoText;
+  lastIso = Math.max(lastIso, Date.now());
+  return new Date(lastIso).toISOString();
 }
 
 function encode(value: number, length: number): string {

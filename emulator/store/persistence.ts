@@ -36,17 +36,12 @@ export class Persistence {
   private compactions: Promise<void> = Promise.resolve();
   private closed = false;
   private lockKey: string | null = null;
-  private readonly compactLines: number;
-  private readonly compactBytes: number;
 
   private constructor(
     readonly dir: string,
     private readonly collections: ReadonlyMap<string, Collection<BaseRecord>>,
-    compactAfter: CompactAfter = {},
-  ) {
-    this.compactLines = compactAfter.lines ?? COMPACT_LINES;
-    this.compactBytes = compactAfter.bytes ?? COMPACT_BYTES;
-  }
+    private readonly compactAfter: CompactAfter = {},
+  ) {}
 
   /** Locks `dir` and loads its snapshot and journals into the (empty, declared) collections. */
   static async open(dir: string, collections: ReadonlyMap<string, Collection<BaseRecord>>, compactAfter?: CompactAfter): Promise<Persistence> {
@@ -59,7 +54,8 @@ export class Persistence {
   append(line: string): Promise<void> {
     if (this.closed || !this.journal) return Promise.reject(new Error('the store is closed'));
     const done = this.journal.append(line);
-    if (this.journal.lines >= this.compactLines || this.journal.size >= this.compactBytes) this.compactSoon();
+    const { lines = COMPACT_LINES, bytes = COMPACT_BYTES } = this.compactAfter;
+    if (this.journal.lines >= lines || this.journal.size >= bytes) this.compactSoon();
     return done;
   }
 
