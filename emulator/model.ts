@@ -1,5 +1,5 @@
 import type { Action, Agent, ApiKey, Character, Delivery, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository, Role, TokenMetadata } from '../src/contract/index.js';
-import type { Collection, Store } from './store/store.js';
+import type { Store } from './store/store.js';
 
 // The emulator's enums are the contract's (test/contract/enums.test.ts holds them to it).
 export { PLUGIN_TYPES, EVENT_KINDS, type Role, type PluginType, type EventKind, type Scope, type MessageType, type InstanceEntityType, type DeliveryStatus, type DeliveryAttempt } from '../src/contract/index.js';
@@ -43,8 +43,6 @@ export type PluginRecord = Omit<Plugin, 'webhookSecret'> & {
 };
 
 // Stored as the contract's resources are answered.
-export type ActionRecord = Action;
-export type ExternalEventRecord = ExternalEvent;
 export type RepositoryRecord = Repository;
 export type AgentRecord = Agent;
 export type CharacterRecord = Character;
@@ -58,27 +56,6 @@ export type ConversationRecord = Conversation & { orgId: string };
 /** One event sent to one plugin webhook, with every attempt (the delivery log): the contract's Delivery, and the plugin's signing secret when the event was emitted (never shown). */
 export type DeliveryRecord = Delivery & { secret: string };
 
-/** The typed collections of the emulator's store. */
-export interface Db {
-  users: Collection<UserRecord>;
-  orgs: Collection<OrgRecord>;
-  memberships: Collection<MembershipRecord>;
-  tokens: Collection<TokenRecord>;
-  apiKeys: Collection<ApiKeyRecord>;
-  plugins: Collection<PluginRecord>;
-  actions: Collection<ActionRecord>;
-  externalEvents: Collection<ExternalEventRecord>;
-  repositories: Collection<RepositoryRecord>;
-  agents: Collection<AgentRecord>;
-  characters: Collection<CharacterRecord>;
-  conversations: Collection<ConversationRecord>;
-  messages: Collection<MessageRecord>;
-  instances: Collection<InstanceRecord>;
-  deliveries: Collection<DeliveryRecord>;
-  files: Collection<FileRecord>;
-  repositoryFiles: Collection<RepositoryFileRecord>;
-}
-
 /** An uploaded (or awaited) file of the upload interface: the contract's File, and where the object lives in storage (never shown). */
 export type FileRecord = File & { storageKey: string };
 
@@ -90,24 +67,27 @@ export interface RepositoryFileRecord extends Timestamps {
 }
 
 /** Declares every collection; a field is indexed only where the code looks records up by it (every other filter scans). */
-export function defineCollections(store: Store): Db {
+export function defineCollections(store: Store) {
   return {
-    users: store.define('users'),
-    orgs: store.define('orgs'),
-    memberships: store.define('memberships', ['userId']),
-    tokens: store.define('tokens', ['hash', 'instanceId']),
-    apiKeys: store.define('apiKeys', ['hash']),
-    plugins: store.define('plugins', ['orgId']),
-    actions: store.define('actions', ['pluginId']),
-    externalEvents: store.define('externalEvents', ['pluginId']),
-    repositories: store.define('repositories', ['orgId']),
-    agents: store.define('agents'),
-    characters: store.define('characters'),
-    instances: store.define('instances', ['pluginId', 'entityId']),
-    deliveries: store.define('deliveries', ['status']),
-    conversations: store.define('conversations'),
-    messages: store.define('messages', ['conversationId', 'isStreaming']),
-    files: store.define('files', ['orgId']),
-    repositoryFiles: store.define('repositoryFiles', ['repositoryId']),
+    users: store.define<UserRecord>('users'),
+    orgs: store.define<OrgRecord>('orgs'),
+    memberships: store.define<MembershipRecord>('memberships', ['userId']),
+    tokens: store.define<TokenRecord>('tokens', ['hash', 'instanceId']),
+    apiKeys: store.define<ApiKeyRecord>('apiKeys', ['hash']),
+    plugins: store.define<PluginRecord>('plugins', ['orgId']),
+    actions: store.define<Action>('actions', ['pluginId']),
+    externalEvents: store.define<ExternalEvent>('externalEvents', ['pluginId']),
+    repositories: store.define<RepositoryRecord>('repositories', ['orgId']),
+    agents: store.define<AgentRecord>('agents'),
+    characters: store.define<CharacterRecord>('characters'),
+    instances: store.define<InstanceRecord>('instances', ['pluginId', 'entityId']),
+    deliveries: store.define<DeliveryRecord>('deliveries', ['status']),
+    conversations: store.define<ConversationRecord>('conversations'),
+    messages: store.define<MessageRecord>('messages', ['conversationId', 'isStreaming']),
+    files: store.define<FileRecord>('files', ['orgId']),
+    repositoryFiles: store.define<RepositoryFileRecord>('repositoryFiles', ['repositoryId']),
   };
 }
+
+/** The typed collections of the emulator's store. */
+export type Db = ReturnType<typeof defineCollections>;
