@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type onRequestHookHandler, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RouteOptions } from 'fastify';
 import type { EmulatorContext } from './context.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http.js';
 import { lazyCompilers } from './schema-compilers.js';
@@ -98,21 +98,28 @@ export function apiAuthentication(services: EmulatorContext): onRequestHookHandl
   };
 }
 
-/** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
-export async function buildManagementApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  // The router refuses some URLs (an over-long parameter, a bad escape) before any hook runs: on
-  // /api, however spelled, a caller without a valid token still hears 401 first.
-  const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
-    if (isUnderPrefix(request.url, '/api')) {
-      try {
-        if (principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
-      } catch (refusal) {
-        const { type, message, status } = refusal as ApiError;
-        return sendError(reply, type, message, undefined, status);
-      }
+/**
+ * Fastify's `frameworkErrors` for an API with credentials: the router refuses some URLs (an
+ * over-long parameter, a bad escape) before any hook runs, and a caller `authenticate` refuses
+ * still hears that first (a 401), however the URL was spelled.
+ */
+function credentialsFirst(authenticate: (request: FastifyRequest) => void): typeof frameworkErrors {
+  return (error, request, reply) => {
+    try {
+      authenticate(request);
+    } catch (refusal) {
+      const { type, message, status } = refusal as ApiError;
+      return sendError(reply, type, message, undefined, status);
     }
     return frameworkErrors(error, request, reply);
   };
+}
+
+/** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
+export async function buildManagementApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
+  const apiFrameworkErrors = credentialsFirst((request) => {
+    if (isUnderPrefix(request.url, '/api') && principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
+  });
   const app = await newApp(services, apiFrameworkErrors, install);
   app.decorateRequest('principal', null);
   const opts = { services };
@@ -163,17 +170,7 @@ const documents = new WeakMap<EmulatorContext, Promise<OpenApiDocument>>();
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  // As on /api: a URL the router refuses is a 401 first when the API key is missing or wrong.
-  const keyFirstFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
-    try {
-      apiKeyFromHeader(services, request.headers.authorization);
-    } catch (refusal) {
-      const { type, message, status } = refusal as ApiError;
-      return sendError(reply, type, message, undefined, status);
-    }
-    return frameworkErrors(error, request, reply);
-  };
-  const app = await newApp(services, keyFirstFrameworkErrors, install);
+  const app = await newApp(services, credentialsFirst((request) => apiKeyFromHeader(services, request.headers.authorization)), install);
   // Before the routes' own hooks: a preflight carries no API key.
   installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });
