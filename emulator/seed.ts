@@ -90,13 +90,14 @@ export function validateSeed(seed: unknown): Seed {
       if (!member(t.orgId, t.userId)) throw new SeedError(`tokens[${i}].orgId`, `user ${t.userId} is not a member of ${t.orgId}`);
     }
   });
-  const agents = new Map<string, string>();
-  (s.agents ?? []).forEach((a, i) => {
-    if (!orgs.has(a.orgId)) throw new SeedError(`agents[${i}].orgId`, `no org ${a.orgId} in orgs`);
-    agents.set(a.id, a.orgId);
-  });
+  const owned = { agents: s.agents, characters: s.characters, apiKeys: s.apiKeys, repositories: s.repositories };
+  for (const [list, items] of Object.entries(owned)) {
+    (items ?? []).forEach((item, i) => {
+      if (!orgs.has(item.orgId)) throw new SeedError(`${list}[${i}].orgId`, `no org ${item.orgId} in orgs`);
+    });
+  }
+  const agents = new Map((s.agents ?? []).map((a) => [a.id, a.orgId]));
   (s.characters ?? []).forEach((c, i) => {
-    if (!orgs.has(c.orgId)) throw new SeedError(`characters[${i}].orgId`, `no org ${c.orgId} in orgs`);
     if (c.agentId != null) {
       if (!agents.has(c.agentId)) throw new SeedError(`characters[${i}].agentId`, `no agent ${c.agentId} in agents`);
       if (agents.get(c.agentId) !== c.orgId) throw new SeedError(`characters[${i}].agentId`, `agent ${c.agentId} belongs to another org`);
@@ -105,12 +106,6 @@ export function validateSeed(seed: unknown): Seed {
       const problem = linearRegExpProblem(line.match, 'i');
       if (problem !== null) throw new SeedError(`characters[${i}].script[${j}].match`, `is not a valid regular expression (${problem})`);
     });
-  });
-  (s.apiKeys ?? []).forEach((k, i) => {
-    if (!orgs.has(k.orgId)) throw new SeedError(`apiKeys[${i}].orgId`, `no org ${k.orgId} in orgs`);
-  });
-  (s.repositories ?? []).forEach((r, i) => {
-    if (!orgs.has(r.orgId)) throw new SeedError(`repositories[${i}].orgId`, `no org ${r.orgId} in orgs`);
   });
   return s;
 }
