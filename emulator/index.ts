@@ -254,10 +254,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
     };
   } catch (error) {
-    await Promise.all([management?.close(), messaging?.close()]);
-    await storage?.close();
-    await events.close();
-    await store.close();
+    await inTurn([() => Promise.all([management?.close(), messaging?.close()]), async () => storage?.close(), () => events.close(), () => store.close()]).catch(() => undefined);
     throw error;
   }
 }
