@@ -24,19 +24,9 @@ export default async function adminSurface(
   { services, access, openapi }: { services: EmulatorContext; access: EmulatorContext['config']['admin']; openapi: () => Promise<Record<string, unknown>> },
 ): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
-  const opts = { services };
   // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
   await app.register(openApiRoutes, { openapi });
-  await app.register(healthRoutes, opts);
-  await app.register(deliveryRoutes, opts);
-  await app.register(adminCharacterRoutes, opts);
-  await app.register(adminAgentRoutes, opts);
-  await app.register(adminApiKeyRoutes, opts);
-  await app.register(adminConversationRoutes, opts);
-  await app.register(adminTokenRoutes, opts);
-  await app.register(adminStoreRoutes, opts);
-  await app.register(adminEventRoutes, opts);
-  await app.register(adminFaultRoutes, opts);
-  await app.register(adminOverviewRoutes, opts);
+  const routes = [healthRoutes, deliveryRoutes, adminCharacterRoutes, adminAgentRoutes, adminApiKeyRoutes, adminConversationRoutes, adminTokenRoutes, adminStoreRoutes, adminEventRoutes, adminFaultRoutes, adminOverviewRoutes];
+  for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }
