@@ -7,20 +7,13 @@ import { ApiError, badRequest, detail } from './errors.js';
  */
 export const MAX_JSON_DEPTH = 100;
 
-/**
- * Most items one JSON array in a body may hold. The validators report every problem (allErrors),
- * so 200,000 items past a schema's maxItems held the emulator for seconds; no API takes more than
- * 1,000 (a character's script).
- */
+/** Most items of one JSON array: validators report every problem, and 200,000 items held the emulator seconds (no API takes over 1,000). */
 export const MAX_JSON_ARRAY_ITEMS = 1_000;
 
 /** Most keys one JSON object in a body may hold: 60,000 unknown keys held the emulator for seconds. */
 export const MAX_JSON_OBJECT_KEYS = 1_000;
 
-/**
- * Most keys and array items a body may hold in all: 141 objects of 999 keys each passed the
- * per-container caps and held the emulator about 850 ms. No request comes near it.
- */
+/** Most keys and array items in all: 141 objects of 999 keys passed the per-container caps and held the emulator 850 ms. */
 export const MAX_JSON_VALUES = 10_000;
 
 /** The limits parseJsonBody applies; the store import raises them (route `config: { jsonLimits }`). */

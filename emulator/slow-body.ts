@@ -1,11 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
-/**
- * How long a request body may take: `graceMs` from the request's head, plus a second per
- * `minBytesPerSecond` received (Apache's mod_reqtimeout `MinRate`). A body flowing at that rate is
- * never cut (a 100 MB upload); a slower or stopped one is answered 408 and closed.
- */
+/** How long a request body may take: `graceMs`, plus a second per `minBytesPerSecond` received (mod_reqtimeout's `MinRate`); slower is a 408. */
 export interface SlowBodyBound {
   graceMs: number;
   minBytesPerSecond: number;

@@ -26,11 +26,7 @@ interface DashboardLoginLimits {
   sessionsFile?: string;
 }
 
-/**
- * The dashboard's login codes and sessions of one running emulator: random, kept only as hashes, in
- * memory (sessions also in `sessionsFile` when given), the oldest evicted past a cap. A code is
- * exchanged once for a session token, which the guard accepts in the `x-plugsmith-session` header.
- */
+/** The dashboard's login codes and sessions: random, kept as hashes only, capped (the oldest go); a code is exchanged once for a session. */
 export class DashboardLogins {
   private readonly codes = new Set<string>();
   private readonly sessions = new Set<string>();

@@ -36,10 +36,7 @@ export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
   return org;
 }
 
-/**
- * The plugin, if the caller may see it: public plugins are visible to anyone authenticated,
- * private ones only to members of the owning org. Anything else is a 404.
- */
+/** The plugin, if the caller may see it (public, or a member of its org); anything else is a 404. */
 export function findVisiblePlugin(services: EmulatorContext, request: FastifyRequest, pluginId: string): PluginRecord {
   // Without a token a 401 whatever the plugin; an installation access token a 403 (instances act only through scopes).
   requireUser(request);

@@ -21,10 +21,7 @@ function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean
   };
 }
 
-/**
- * CORS on the messaging API for the emulator's own dashboard only (served by the management port,
- * another origin), without credentials; other origins get no CORS headers, so pages read nothing.
- */
+/** CORS on the messaging API for the emulator's own dashboard only (another origin); other pages get no CORS headers and read nothing. */
 export function installMessagingCors(app: FastifyInstance, services: EmulatorContext): void {
   const isDashboard = dashboardOrigin(services);
   app.addHook('onRequest', async (request, reply) => {

@@ -4,10 +4,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 let lastTime = 0;
 let counter = 0;
 
-/**
- * A new record id: `<prefix>_` + 10 chars of time + 4 of a per-millisecond counter + 6 random,
- * so ids sort by creation time and never collide inside one process.
- */
+/** A new record id: `<prefix>_`, time, a per-millisecond counter and random characters: sorted by creation, never repeated in a process. */
 export function newId(prefix: string): string {
   const now = Date.now();
   if (now > lastTime) {

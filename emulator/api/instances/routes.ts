@@ -48,10 +48,7 @@ function appOrg(services: EmulatorContext, request: FastifyRequest, appId: strin
   return existing.orgId;
 }
 
-/**
- * The org of a new APP instance: the app's org once it has instances; else `orgId` from the body,
- * else the org an org-limited token is limited to, else the caller's only org.
- */
+/** The org of a new APP instance: the app's, else the body's `orgId`, else the token's org, else the caller's only org. */
 function appInstallOrg(services: EmulatorContext, request: FastifyRequest, appId: string, body: InstanceCreate): string {
   const bound = appOrg(services, request, appId);
   if (bound !== null) {
@@ -103,10 +100,7 @@ const KINDS: EntityKind[] = [
   },
 ];
 
-/**
- * Checks the plugin an instance is made of: visible to the caller, of the entity's type, with a
- * verified webhook, usable by the org; events and scopes among the plugin's; inputs valid.
- */
+/** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
 function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: EntityKind, orgId: string, body: InstanceCreate): PluginRecord {
   const { db } = services;
   const plugin = db.plugins.get(body.pluginId);

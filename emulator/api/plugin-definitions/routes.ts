@@ -46,11 +46,7 @@ const DEFINITION_QUERY: QuerySpec = {
   search: ['name', 'title', 'description'],
 };
 
-/**
- * The five routes of a kind of plugin definition (list, get, create, update, delete), with the
- * spec's rules: readable by whoever sees the plugin, changed by MEMBER or OWNER, deleted by
- * OWNER, names unique inside the plugin, schemas meta-validated.
- */
+/** The routes of a kind of plugin definition: read by whoever sees the plugin, changed by MEMBER or OWNER, deleted by OWNER. */
 function definitionRoutes(kind: DefinitionKind) {
   const { create: createBody, update: updateBody, resource } = kind.schemas;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
