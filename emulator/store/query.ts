@@ -1,13 +1,10 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
-import { LIST_QUERY_PARAMETERS, type Pagination, type SortOrder } from '../../src/contract/index.js';
-
-/** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
-type FieldType = 'string' | 'number' | 'boolean' | 'array';
+import { LIST_QUERY_PARAMETERS, type Pagination, type QueryFieldType, type SortOrder } from '../../src/contract/index.js';
 
 /** What a collection endpoint allows in its query. */
 export interface QuerySpec {
-  fields: Record<string, FieldType>;
+  fields: Record<string, QueryFieldType>;
   /** Fields `@search` looks into (strings or arrays of strings). */
   search: string[];
 }
