@@ -21,18 +21,17 @@ import {
   errorResponses,
 } from '../../../src/contract/index.js';
 
+/** A kind of plugin definition (see actionRoutes and externalEventRoutes below). */
 interface DefinitionKind {
-  /** What people call it, e.g. "action". */
   noun: string;
-  /** Path segment under /plugins/:pluginId, e.g. "actions". */
+  /** Path segment under /plugins/:pluginId. */
   segment: string;
-  /** Path parameter holding the name, e.g. "name" or "eventName". */
+  /** Path parameter holding the name. */
   param: string;
-  /** Fields holding JSON Schemas, e.g. argsSchema and returnSchema. */
+  /** Fields holding JSON Schemas. */
   schemaFields: string[];
   collection: (options: RouteOptions) => Collection<Definition>;
   idPrefix: string;
-  /** The contract's schemas of the kind: create and update bodies, and the record as answered. */
   schemas: DefinitionSchemas;
 }
 
