@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type onRequestHookHandler, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RouteOptions } from 'fastify';
 import type { EmulatorContext } from './context.js';
 import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http.js';
 import { lazyCompilers } from './schema-compilers.js';
@@ -31,10 +31,7 @@ import { boundSlowBodies } from './slow-body.js';
 
 const DISPLAY_NAME = Symbol.for('fastify.display-name');
 
-/**
- * The /api routes that answer without a token: the marketplace lists public plugins only. Every
- * other /api route needs a token (public files are read through their storage URL, not /api).
- */
+/** The /api routes that answer without a token (the marketplace lists public plugins only). */
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
 // fastify names every plugin it registers; one without a display name it looks for among the
@@ -43,18 +40,16 @@ function named<T extends object>(name: string, plugin: T): T {
   if (!Object.hasOwn(plugin, DISPLAY_NAME)) Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
   return plugin;
 }
-for (const plugin of [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, verifyWebhookRoutes, webhookSecretRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes, adminSurface, conversationRoutes]) {
-  named(plugin.name, plugin);
-}
+/** The route modules of /api, in the order they are registered. */
+const API_ROUTES = [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, verifyWebhookRoutes, webhookSecretRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes];
+for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(plugin.name, plugin);
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
 /**
- * Every GET route answers HEAD too, as one route with both methods. fastify's own way
- * (`exposeHeadRoutes`) registers a second, full route per GET route: about 50 more routes per
- * start, some 40% of the time an in-memory start took. A HEAD answer is the GET answer's status
- * and headers, `content-length` included (fastify counts the body, node leaves it out on HEAD).
+ * Every GET route answers HEAD too, as one route with both methods: fastify's `exposeHeadRoutes`
+ * adds a full second route per GET route, some 40% of an in-memory start.
  */
 function answerHeadWithGet(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -62,17 +57,13 @@ function answerHeadWithGet(app: FastifyInstance): void {
   });
 }
 
-/**
- * The fastify options both apps share. No automatic HEAD routes (`answerHeadWithGet` serves HEAD);
- * no plugin timeout: every plugin is this package's own, loaded in-process, and the timeout armed
- * a timer per plugin and per route.
- */
+/** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
 /**
- * A new app with what every app of the emulator has: the error envelope, the bound on slow bodies, the JSON body parser, the
- * contract's shared schemas, HEAD on every GET route, and (when asked) the contract check. `install`
- * (the OpenAPI collector) replaces the last two: the document describes the routes as declared.
+ * A new app with what every app has: the error envelope, the slow-body bound, the JSON body parser,
+ * the shared schemas, HEAD on GET routes and (when asked) the contract check; `install` (the
+ * OpenAPI collector) replaces the last two, so the document describes the routes as declared.
  */
 async function newApp(services: EmulatorContext, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
@@ -90,11 +81,9 @@ async function newApp(services: EmulatorContext, errors: typeof frameworkErrors,
 }
 
 /**
- * The onRequest hook that authenticates /api callers; add it in the scope of the routes it guards.
- * onRequest runs before the body is read or anything is validated, so a caller without a valid
- * token learns that first (a 401), and nothing else: not whether an id exists, nor what its body
- * lacks. Routes then authorize with the principal. A callback hook rather than an async one: it
- * runs on every request, and a promise per request showed in profiles.
+ * The onRequest hook that authenticates /api callers: it runs before the body is read or validated,
+ * so a caller without a valid token learns that first (a 401) and nothing else. A callback hook:
+ * a promise per request showed in profiles.
  */
 export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
   return (request, _reply, done) => {
@@ -109,41 +98,37 @@ export function apiAuthentication(services: EmulatorContext): onRequestHookHandl
   };
 }
 
-/** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
-export async function buildManagementApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  // The router refuses some URLs (a parameter over its length limit, a malformed escape) before any
-  // hook runs and without a route: on /api, however spelled, a caller without a valid token still hears 401 first.
-  const apiFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
-    if (isUnderPrefix(request.url, '/api')) {
-      try {
-        if (principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
-      } catch (refusal) {
-        const { type, message, status } = refusal as ApiError;
-        return sendError(reply, type, message, undefined, status);
-      }
+/**
+ * Fastify's `frameworkErrors` for an API with credentials: the router refuses some URLs (an
+ * over-long parameter, a bad escape) before any hook runs, and a caller `authenticate` refuses
+ * still hears that first (a 401), however the URL was spelled.
+ */
+function credentialsFirst(authenticate: (request: FastifyRequest) => void): typeof frameworkErrors {
+  return (error, request, reply) => {
+    try {
+      authenticate(request);
+    } catch (refusal) {
+      const { type, message, status } = refusal as ApiError;
+      return sendError(reply, type, message, undefined, status);
     }
     return frameworkErrors(error, request, reply);
   };
+}
+
+/** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
+export async function buildManagementApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
+  const apiFrameworkErrors = credentialsFirst((request) => {
+    if (isUnderPrefix(request.url, '/api') && principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
+  });
   const app = await newApp(services, apiFrameworkErrors, install);
   app.decorateRequest('principal', null);
   const opts = { services };
   await app.register(
     named('api', async (api: FastifyInstance) => {
-      // The one authentication guard of /api, in the /api plugin's own scope: it runs for every
-      // route registered here, whatever spelling of the path reached it (`/%61pi/…`, the absolute
-      // form `http://host/api/…`), because the router decides, never a test of the raw URL.
+      // The one authentication guard of /api: the router decides which routes it guards, whatever
+      // spelling of the path reached them (`/%61pi/…`, `http://host/api/…`), never a test of the raw URL.
       api.addHook('onRequest', apiAuthentication(services));
-      await api.register(tokenRoutes, opts);
-      await api.register(pluginRoutes, opts);
-      await api.register(actionRoutes, opts);
-      await api.register(externalEventRoutes, opts);
-      await api.register(repositoryRoutes, opts);
-      await api.register(verifyWebhookRoutes, opts);
-      await api.register(webhookSecretRoutes, opts);
-      await api.register(instanceRoutes, opts);
-      await api.register(agentMessageRoutes, opts);
-      await api.register(uploadRoutes, opts);
-      await api.register(repositoryFileRoutes, opts);
+      for (const routes of API_ROUTES) await api.register(routes, opts);
     }),
     { prefix: '/api' },
   );
@@ -165,9 +150,8 @@ function adminOptions(services: EmulatorContext) {
 }
 
 /**
- * The OpenAPI document of this emulator's routes, on first request (documenting every route at start
- * would slow every start for a rarely read document). Its routes' part is the same for every
- * emulator: built once per process from fresh copies of both apps, then placed at this one's URLs.
+ * The OpenAPI document of this emulator, built on first request (not at every start). Its routes'
+ * part is the same for every emulator: built once per process, then placed at this one's URLs.
  */
 export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocument> {
   const known = documents.get(services);
@@ -186,17 +170,7 @@ const documents = new WeakMap<EmulatorContext, Promise<OpenApiDocument>>();
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  // As on /api: a URL the router refuses is a 401 first when the API key is missing or wrong.
-  const keyFirstFrameworkErrors: typeof frameworkErrors = (error, request, reply) => {
-    try {
-      apiKeyFromHeader(services, request.headers.authorization);
-    } catch (refusal) {
-      const { type, message, status } = refusal as ApiError;
-      return sendError(reply, type, message, undefined, status);
-    }
-    return frameworkErrors(error, request, reply);
-  };
-  const app = await newApp(services, keyFirstFrameworkErrors, install);
+  const app = await newApp(services, credentialsFirst((request) => apiKeyFromHeader(services, request.headers.authorization)), install);
   // Before the routes' own hooks: a preflight carries no API key.
   installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });

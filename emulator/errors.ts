@@ -1,6 +1,6 @@
 import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/contract/index.js';
 
-export { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/contract/index.js';
+export { ERROR_STATUS, type ErrorDetail, type ErrorType };
 
 /** An error that becomes `{ ok: false, error: { message, error, details? } }` with its status. */
 export class ApiError extends Error {
@@ -20,6 +20,12 @@ export const unauthorized = (message = 'A valid token is required in the Authori
 export const forbidden = (message: string) => new ApiError('FORBIDDEN', message);
 export const notFound = (what: string, id?: string) => new ApiError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${id} not found`);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);
+
+/** The record, or a 404 naming what was looked for. */
+export function found<T>(record: T | null | undefined, what: string, id: string): T {
+  if (!record) throw notFound(what, id);
+  return record;
+}
 
 /** A detail entry for one bad value. */
 export function detail(path: string[], code: string, expected: string, received: unknown, message: string): ErrorDetail {

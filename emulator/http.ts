@@ -13,7 +13,7 @@ export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data
 }
 
 /** The first MAX_ERROR_DETAILS details, then (when there were more) one entry saying how many were left out. */
-export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
+function capDetails(details: ErrorDetail[]): ErrorDetail[] {
   if (details.length <= MAX_ERROR_DETAILS) return details;
   const rest = details.length - MAX_ERROR_DETAILS;
   return [
@@ -22,10 +22,7 @@ export function capDetails(details: ErrorDetail[]): ErrorDetail[] {
   ];
 }
 
-/**
- * Options for fastify's ajv: report every problem, never coerce or strip silently, and check
- * formats in bounded time (fastify adds ajv-formats, then `onCreate` replaces its string formats).
- */
+/** fastify's ajv: every problem reported, nothing coerced or stripped, formats in bounded time (`onCreate` replaces ajv-formats' string formats). */
 export const AJV_OPTIONS = {
   customOptions: { allErrors: true, verbose: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
   onCreate: useBoundedFormats,
@@ -38,20 +35,13 @@ export function sendError(reply: FastifyReply, type: ErrorType, message: string,
   return reply.status(status).send({ ok: false, error });
 }
 
-/**
- * Fastify's `frameworkErrors` option: errors the router raises before any route or error handler
- * runs (a path parameter over the router's length limit, a URL that does not decode) would
- * otherwise be answered in fastify's own shape, outside the envelope. They are bad input: 400.
- */
+/** Fastify's `frameworkErrors`: what the router refuses before any route runs (an over-long parameter, a bad escape) is a 400 in the envelope. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
   const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed';
   return sendError(reply, 'VALIDATION_ERROR', message, undefined, 400);
 }
 
-/**
- * Fastify's `clientErrorHandler`: requests node's HTTP parser refuses (headers or URL over
- * 16 KiB, malformed request lines) are answered in the error envelope too, then closed.
- */
+/** Fastify's `clientErrorHandler`: what node's HTTP parser refuses (headers or URL over 16 KiB, bad request lines) is answered in the envelope too. */
 export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
@@ -69,17 +59,15 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
 }
 
 /** Most bytes of a refused body read (and dropped) before its 413 is sent. */
-export const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
+const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Longest time spent reading a refused body before its 413 is sent anyway. */
 const DRAIN_LIMIT_MS = 10_000;
 
 /**
- * Reads and drops what is left of a request body, up to DRAIN_LIMIT_BYTES and DRAIN_LIMIT_MS;
- * resolves true when the body was read to its end. A 413 sent while the client is still writing,
- * followed by closing the socket, reaches `fetch` and undici clients as EPIPE or a reset instead
- * of the answer: the body is read first, then the answer goes out and the connection closes.
+ * Reads and drops the rest of a request body, within DRAIN_LIMIT_BYTES and DRAIN_LIMIT_MS; true when
+ * read to its end. A 413 sent while the client still writes reaches `fetch` as EPIPE or a reset.
  */
-export function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
+function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
   if (raw.complete || raw.readableEnded) return Promise.resolve(true);
   if (raw.destroyed) return Promise.resolve(false);
   const declared = Number(raw.headers['content-length']);
@@ -116,11 +104,10 @@ export function sendTooLarge(request: FastifyRequest, reply: FastifyReply, messa
 }
 
 /**
- * Sends an error once the rest of the body is read (bounded), on a connection that then closes:
- * for answers given before the body was read whole (too large, a write that failed midway), so
- * the client reads the answer and no leftover body is taken for the next request.
+ * Sends an error once the rest of the body is read (bounded), on a connection that then closes: the
+ * client reads the answer, and no leftover body is taken for the next request.
  */
-export async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
+async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
   const drained = await drainRequestBody(request.raw);
   reply.header('connection', 'close');
   sendError(reply, type, message, undefined, ERROR_STATUS[type]);
@@ -133,18 +120,14 @@ export async function sendClosing(request: FastifyRequest, reply: FastifyReply, 
 const NO_SPACE_CODES: ReadonlySet<unknown> = new Set(['ENOSPC', 'EDQUOT']);
 
 /** Whether an error (or one it wraps) says the disk is full. */
-export function isNoSpace(error: unknown): boolean {
+function isNoSpace(error: unknown): boolean {
   for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (NO_SPACE_CODES.has((e as { code?: unknown }).code)) return true;
   }
   return false;
 }
 
-/**
- * Installs the error envelope: ApiErrors as they are, schema validation as 400 with details,
- * fastify's own 4xx (bad JSON, wrong content type, too large) with their status, and
- * anything else as a 500 that never leaks its message.
- */
+/** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendTooLarge(request, reply, error.message);
@@ -157,7 +140,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.validation) {
       const context = error.validationContext ?? 'body';
-      const base = context === 'body' ? [] : context === 'querystring' ? [] : [context];
+      const base = context === 'body' || context === 'querystring' ? [] : [context];
       const details = error.validation.map((e) => fromAjv(e as never, base));
       const missingBody = context === 'body' && (request.body === undefined || request.body === null);
       const message =
@@ -189,10 +172,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/**
- * The paths of `app`'s routes (as patterns) and their methods, collected as routes are added, so
- * that the not-found handler tells a path that exists with other methods (405) from an unknown one.
- */
+/** The paths of `app`'s routes and their methods, so the not-found handler tells a 405 from a 404. */
 function knownRoutes(app: FastifyInstance): { methodsOf: (path: string) => string[] } {
   const patterns: Array<{ url: string; test: RegExp; methods: Set<string> }> = [];
   app.addHook('onRoute', (route) => {

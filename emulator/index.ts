@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ObjectStorage, S3Settings } from './uploads/storage/types.js';
@@ -9,11 +10,10 @@ import { Store } from './store/store.js';
 import { defineCollections, type Db } from './model.js';
 import { buildManagementApp, buildMessagingApp } from './app.js';
 import { defaultSeed, readSeedFile, seedCredentials, validateSeed, type Credentials, type Seed } from './seed.js';
+import type { Overview } from '../src/contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { resetStore, seedStore } from './admin/store-service.js';
-import { newSecret } from './store/ids.js';
 import { storeIdOf } from './store/store-id.js';
-import { SECRET_PREFIX } from './auth/credentials.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { EventDispatcher } from './webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryMatch, type DeliveryView } from './webhooks/delivery-service.js';
@@ -56,18 +56,11 @@ export interface EmulatorOptions {
   /** Messaging API port; 0 (the default when embedded) picks a free one. */
   messagingPort?: number;
   host?: string;
-  /**
-   * The admin credential (`x-plugsmith-admin` header) of this start; default: a new random
-   * `psa_…` one per start. Every `/_emulator` route but health and openapi.json requires it.
-   */
+  /** The admin credential (`x-plugsmith-admin`) every `/_emulator` route but health and openapi.json requires; default: a new random `psa_…` per start. */
   adminToken?: string;
   /** Serve the admin API (`/_emulator`, still with the credential) to other machines too; off by default. */
   allowRemoteAdmin?: boolean;
-  /**
-   * More host names the admin API answers under (checked against the Host header; `--admin-host`):
-   * the names containers or other machines reach the emulator by, such as `emulator` (compose) or
-   * `host.docker.internal`. Loopback names and the listening host are always accepted.
-   */
+  /** More Host names the admin API answers under (`--admin-host`), such as `emulator` (compose); loopback names and the listening host always are. */
   adminHosts?: string[];
   /** S3-compatible object storage for uploads (MinIO, AWS S3…); without an endpoint the embedded store is used. */
   storage?: S3Settings;
@@ -77,10 +70,7 @@ export interface EmulatorOptions {
   llm?: OpenAiEngineOptions;
   /** Messaging: default packet size and interval of scripted replies, plugin reply timeout, keep-alive interval. */
   messaging?: MessagingOptions;
-  /**
-   * Fault injection into webhook deliveries (off by default), e.g.
-   * `'duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05'`. Challenges are never faulted.
-   */
+  /** Fault injection into webhook deliveries (off by default), e.g. `'duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05'`. */
   faults?: string;
   /** The seed the faults are drawn from (default: a random one, printed when faults are on); the same seed and events meet the same faults. */
   faultsSeed?: string | number;
@@ -88,18 +78,9 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
   /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
   store?: { compactAfter?: { lines?: number; bytes?: number } };
-  /**
-   * Check every JSON response against the OpenAPI document and collect what does not match
-   * (`contractViolations()`); for test suites. Default: off, unless `checkContractsByDefault()`
-   * turned it on for the process (this package's test setup does).
-   */
+  /** Check every JSON response against the OpenAPI document and collect mismatches (`contractViolations()`); default off, unless `checkContractsByDefault()`. */
   contractCheck?: boolean;
-  /**
-   * How long a request body may take on both APIs and the storage URLs: `graceMs` (default 30 s)
-   * from the request's head, plus one second per `minBytesPerSecond` (default 8 KiB) received.
-   * Slower (or stopped) bodies are answered 408 and their connection closed. Requests without a
-   * body, such as event streams, are never timed.
-   */
+  /** How long a request body may take: `graceMs` (default 30 s), plus a second per `minBytesPerSecond` (default 8 KiB) received; slower is a 408. */
   slowBodies?: Partial<SlowBodyBound>;
 }
 
@@ -123,10 +104,7 @@ export interface Emulator {
   adminHeaders: Record<string, string>;
   /** The store's stable id (`st_…`): kept in the data dir, so the same across restarts and ports; new per start in memory. */
   storeId: string;
-  /**
-   * A login link of the web dashboard, `<url>/_emulator/dashboard/#login=<code>`: it works once (the
-   * page trades the code for a session token it keeps in localStorage and sends as a header, never a cookie); `dashboardLink()` mints another.
-   */
+  /** A single-use login link of the web dashboard, `<url>/_emulator/dashboard/#login=<code>`. */
   dashboardUrl: string;
   /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
   dashboardLink(): string;
@@ -189,18 +167,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       secret: await storageSecret(dataDir),
     });
     await storage.init();
-    let credentials: Credentials;
     let effectiveSeed: Seed;
     if (db.users.size === 0) {
-      effectiveSeed = seed ?? defaultSeed({ token: newSecret(SECRET_PREFIX.user), apiKey: newSecret(SECRET_PREFIX.apiKey) });
+      effectiveSeed = seed ?? defaultSeed();
       await seedStore(store, db, effectiveSeed);
-      credentials = seedCredentials(effectiveSeed);
       if (dataDir) await saveCredentials(dataDir, effectiveSeed);
     } else {
       // An existing data dir keeps its records; the credentials it was seeded with are reused.
       effectiveSeed = (dataDir && (await loadCredentials(dataDir))) || seed || defaultSeed();
-      credentials = credentialsOf(effectiveSeed);
     }
+    const credentials = seedCredentials(effectiveSeed);
 
     // A persistent store keeps the dashboard's sessions (their hashes), so open tabs survive a restart.
     const logins = new DashboardLogins({ sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined });
@@ -221,7 +197,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
       },
       events,
-      messaging: null as never, // set just below: the service needs the services object itself
+      messaging: null as never, // set just below: it needs the context itself
       storage,
     };
     services.messaging = new Messaging(services, { ...options.messaging, llm: options.llm });
@@ -277,10 +253,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
     };
   } catch (error) {
-    await Promise.all([management?.close(), messaging?.close()]);
-    await storage?.close();
-    await events.close();
-    await store.close();
+    await inTurn([() => Promise.all([management?.close(), messaging?.close()]), async () => storage?.close(), () => events.close(), () => store.close()]).catch(() => undefined);
     throw error;
   }
 }
@@ -311,17 +284,8 @@ async function storageSecret(dataDir: string | undefined): Promise<Buffer> {
   }
 }
 
-function credentialsOf(seed: Seed): Credentials {
-  const first = seed.tokens[0];
-  return {
-    token: first?.token ?? null,
-    apiKey: seed.apiKeys?.[0]?.key ?? null,
-    orgId: first?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === first?.userId))?.id ?? null,
-  };
-}
-
 /** The storage backend as the overview shows it: the endpoint's origin only (never its credentials). */
-function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | 's3'): EmulatorConfigOf['storageBackend'] {
+function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | 's3'): Overview['storage'] {
   if (kind !== 's3' || !settings?.s3Endpoint) return { backend: 'embedded', endpoint: null, bucket: null };
   let endpoint: string | null = null;
   try {
@@ -331,7 +295,6 @@ function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | '
   }
   return { backend: 's3', endpoint, bucket: settings.s3Bucket ?? 'plugsmith' };
 }
-type EmulatorConfigOf = EmulatorContext['config'];
 
 /** The default workspace: the first token's user, its org, and that org's first agent and character. */
 function workspaceOf(seed: Seed, credentials: Credentials): WorkspaceCredentials {
@@ -349,8 +312,6 @@ function urlOf(app: FastifyInstance, host: string): string {
 
 /** A temporary folder for tests that want a data dir; removed by the returned function. */
 export async function temporaryDataDir(prefix = 'plugsmith-'): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -1,25 +1,8 @@
-import type { Action, Agent, Character, Delivery, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository } from '../src/contract/index.js';
-import type { Collection, Store } from './store/store.js';
+import type { Action, Agent, ApiKey, Character, Delivery, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository, Role, TokenMetadata } from '../src/contract/index.js';
+import type { Store } from './store/store.js';
 
-export {
-  ROLES,
-  PLUGIN_TYPES,
-  EVENT_KINDS,
-  SCOPES,
-  MESSAGE_TYPES,
-  ATTACHMENT_TYPES,
-  INSTANCE_ENTITY_TYPES,
-  type Role,
-  type PluginType,
-  type EventKind,
-  type Scope,
-  type MessageType,
-  type AttachmentType,
-  type InstanceEntityType,
-  type DeliveryStatus,
-} from '../src/contract/index.js';
-import type { Role } from '../src/contract/index.js';
-export type { DeliveryAttempt } from '../src/contract/index.js';
+// The emulator's enums are the contract's (test/contract/enums.test.ts holds them to it).
+export { PLUGIN_TYPES, EVENT_KINDS, type Role, type PluginType, type EventKind, type Scope, type MessageType, type InstanceEntityType, type DeliveryStatus, type DeliveryAttempt } from '../src/contract/index.js';
 
 export interface Timestamps {
   createdAt: string;
@@ -43,27 +26,11 @@ export interface MembershipRecord extends Timestamps {
   role: Role;
 }
 
-/** A stored credential: only the SHA-256 of the secret is kept. */
-export interface TokenRecord extends Timestamps {
-  id: string;
-  kind: 'user' | 'instance';
-  hash: string;
-  name: string;
-  /** Last characters of the secret, to tell tokens apart in listings. */
-  hint: string;
-  userId: string | null;
-  orgId: string | null;
-  instanceId: string | null;
-  revokedAt: string | null;
-}
+/** A stored user or installation token: its metadata as the admin API lists it, and the SHA-256 of the secret (never the secret). */
+export type TokenRecord = TokenMetadata & { hash: string };
 
-export interface ApiKeyRecord extends Timestamps {
-  id: string;
-  hash: string;
-  hint: string;
-  orgId: string;
-  name: string;
-}
+/** A stored messaging API key: the contract's ApiKey without the key, and the key's SHA-256. */
+export type ApiKeyRecord = Omit<ApiKey, 'key'> & { hash: string };
 
 /**
  * A stored plugin: the contract's Plugin, whose signing secret is always kept, and the secret before
@@ -75,56 +42,19 @@ export type PluginRecord = Omit<Plugin, 'webhookSecret'> & {
   previousWebhookSecretExpiresAt?: string | null;
 };
 
-/** A stored action: the contract's Action, as answered. */
-export type ActionRecord = Action;
-
-/** A stored external event: the contract's ExternalEvent, as answered. */
-export type ExternalEventRecord = ExternalEvent;
-
-/** A stored repository: the contract's Repository. */
+// Stored as the contract's resources are answered.
 export type RepositoryRecord = Repository;
-
-/** A stored agent: the contract's Agent. */
 export type AgentRecord = Agent;
-
-/** A stored character: the contract's Character. */
 export type CharacterRecord = Character;
-
-/** A conversation between a messaging client (an org's API key) and one character: the contract's, and the org of the character (and of the API keys that may reach it), not shown in responses. */
-export type ConversationRecord = Conversation & { orgId: string };
-
-/** One message of a conversation (the contract's); a streaming CHARACTER message's live content is kept in memory. */
 export type MessageRecord = Message;
-
-/**
- * An installed plugin: the fields of the spec's plugin instance table. The record is exactly what
- * plugins receive in PLUGIN_INSTALLED, so it is the webhooks library's type.
- */
+/** An installed plugin, exactly as plugins receive it in PLUGIN_INSTALLED. */
 export type InstanceRecord = PluginInstance;
+
+/** A conversation: the contract's, and the org of its character (whose API keys may reach it), never shown. */
+export type ConversationRecord = Conversation & { orgId: string };
 
 /** One event sent to one plugin webhook, with every attempt (the delivery log): the contract's Delivery, and the plugin's signing secret when the event was emitted (never shown). */
 export type DeliveryRecord = Delivery & { secret: string };
-
-/** The typed collections of the emulator's store. */
-export interface Db {
-  users: Collection<UserRecord>;
-  orgs: Collection<OrgRecord>;
-  memberships: Collection<MembershipRecord>;
-  tokens: Collection<TokenRecord>;
-  apiKeys: Collection<ApiKeyRecord>;
-  plugins: Collection<PluginRecord>;
-  actions: Collection<ActionRecord>;
-  externalEvents: Collection<ExternalEventRecord>;
-  repositories: Collection<RepositoryRecord>;
-  agents: Collection<AgentRecord>;
-  characters: Collection<CharacterRecord>;
-  conversations: Collection<ConversationRecord>;
-  messages: Collection<MessageRecord>;
-  instances: Collection<InstanceRecord>;
-  deliveries: Collection<DeliveryRecord>;
-  files: Collection<FileRecord>;
-  repositoryFiles: Collection<RepositoryFileRecord>;
-}
 
 /** An uploaded (or awaited) file of the upload interface: the contract's File, and where the object lives in storage (never shown). */
 export type FileRecord = File & { storageKey: string };
@@ -136,28 +66,28 @@ export interface RepositoryFileRecord extends Timestamps {
   fileId: string;
 }
 
-/**
- * Declares every collection with its indexes: a field is indexed only where the code looks records
- * up by it (`where`, or a list endpoint's scope); every other filter scans.
- */
-export function defineCollections(store: Store): Db {
+/** Declares every collection; a field is indexed only where the code looks records up by it (every other filter scans). */
+export function defineCollections(store: Store) {
   return {
-    users: store.define('users'),
-    orgs: store.define('orgs'),
-    memberships: store.define('memberships', ['userId']),
-    tokens: store.define('tokens', ['hash', 'instanceId']),
-    apiKeys: store.define('apiKeys', ['hash']),
-    plugins: store.define('plugins', ['orgId']),
-    actions: store.define('actions', ['pluginId']),
-    externalEvents: store.define('externalEvents', ['pluginId']),
-    repositories: store.define('repositories', ['orgId']),
-    agents: store.define('agents'),
-    characters: store.define('characters'),
-    instances: store.define('instances', ['pluginId', 'entityId']),
-    deliveries: store.define('deliveries', ['status']),
-    conversations: store.define('conversations'),
-    messages: store.define('messages', ['conversationId', 'isStreaming']),
-    files: store.define('files', ['orgId']),
-    repositoryFiles: store.define('repositoryFiles', ['repositoryId']),
+    users: store.define<UserRecord>('users'),
+    orgs: store.define<OrgRecord>('orgs'),
+    memberships: store.define<MembershipRecord>('memberships', ['userId']),
+    tokens: store.define<TokenRecord>('tokens', ['hash', 'instanceId']),
+    apiKeys: store.define<ApiKeyRecord>('apiKeys', ['hash']),
+    plugins: store.define<PluginRecord>('plugins', ['orgId']),
+    actions: store.define<Action>('actions', ['pluginId']),
+    externalEvents: store.define<ExternalEvent>('externalEvents', ['pluginId']),
+    repositories: store.define<RepositoryRecord>('repositories', ['orgId']),
+    agents: store.define<AgentRecord>('agents'),
+    characters: store.define<CharacterRecord>('characters'),
+    instances: store.define<InstanceRecord>('instances', ['pluginId', 'entityId']),
+    deliveries: store.define<DeliveryRecord>('deliveries', ['status']),
+    conversations: store.define<ConversationRecord>('conversations'),
+    messages: store.define<MessageRecord>('messages', ['conversationId', 'isStreaming']),
+    files: store.define<FileRecord>('files', ['orgId']),
+    repositoryFiles: store.define<RepositoryFileRecord>('repositoryFiles', ['repositoryId']),
   };
 }
+
+/** The typed collections of the emulator's store. */
+export type Db = ReturnType<typeof defineCollections>;

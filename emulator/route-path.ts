@@ -1,11 +1,7 @@
 /**
- * The path a request URL names, spelled the way the router reads it, or more loosely: no scheme
- * and authority (the absolute form `http://host/api/…`), no query or fragment, every valid
- * percent-escape decoded (`/%61pi`), lower case and without repeated slashes.
- *
- * Guards decide by the route that matched (a hook in the plugin that owns a prefix, or
- * `request.routeOptions`), never by this. It serves only where no route matched (the router
- * refused the URL before any hook ran), to answer as the guard of the prefix the URL meant would.
+ * The path a request URL names, read at least as loosely as the router: no scheme and authority,
+ * no query or fragment, valid escapes decoded (`/%61pi`), lower case, no repeated slashes. Guards
+ * decide by the route that matched; this serves only where no route matched.
  */
 export function loosePath(url: string): string {
   let path = url;

@@ -2,17 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { linearRegExpProblem } from './validation/linear-regex.js';
 import { lazyValidator } from './validation/json-schema.js';
 import { newSecret } from './store/ids.js';
-import { SeedSchema, type Seed } from '../src/contract/index.js';
+import { SeedSchema, type Seed, type Workspace } from '../src/contract/index.js';
 import { SECRET_PREFIX } from './auth/credentials.js';
 
 export type { Seed } from '../src/contract/index.js';
 
 /** The credentials to print and to write to the state file. */
-export interface Credentials {
-  token: string | null;
-  apiKey: string | null;
-  orgId: string | null;
-}
+export type Credentials = Pick<Workspace, 'token' | 'apiKey' | 'orgId'>;
 
 const seedValidator = lazyValidator(SeedSchema, { allErrors: true });
 
@@ -65,15 +61,11 @@ export function validateSeed(seed: unknown): Seed {
     throw new SeedError(path, problem);
   }
   const s = seed as Seed;
-  const users = new Set<string>();
-  s.users.forEach((u, i) => {
-    if (users.has(u.id)) throw new SeedError(`users[${i}].id`, `duplicate user id ${u.id}`);
-    users.add(u.id);
-  });
-  const orgs = new Set<string>();
+  unique(s.users, 'users', 'id', 'user id');
+  unique(s.orgs, 'orgs', 'id', 'org id');
+  const users = new Set(s.users.map((u) => u.id));
+  const orgs = new Set(s.orgs.map((o) => o.id));
   s.orgs.forEach((o, i) => {
-    if (orgs.has(o.id)) throw new SeedError(`orgs[${i}].id`, `duplicate org id ${o.id}`);
-    orgs.add(o.id);
     const listed = new Set<string>();
     o.members.forEach((m, j) => {
       if (!users.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `no user ${m.userId} in users`);
@@ -94,13 +86,14 @@ export function validateSeed(seed: unknown): Seed {
       if (!member(t.orgId, t.userId)) throw new SeedError(`tokens[${i}].orgId`, `user ${t.userId} is not a member of ${t.orgId}`);
     }
   });
-  const agents = new Map<string, string>();
-  (s.agents ?? []).forEach((a, i) => {
-    if (!orgs.has(a.orgId)) throw new SeedError(`agents[${i}].orgId`, `no org ${a.orgId} in orgs`);
-    agents.set(a.id, a.orgId);
-  });
+  const owned = { agents: s.agents, characters: s.characters, apiKeys: s.apiKeys, repositories: s.repositories };
+  for (const [list, items] of Object.entries(owned)) {
+    (items ?? []).forEach((item, i) => {
+      if (!orgs.has(item.orgId)) throw new SeedError(`${list}[${i}].orgId`, `no org ${item.orgId} in orgs`);
+    });
+  }
+  const agents = new Map((s.agents ?? []).map((a) => [a.id, a.orgId]));
   (s.characters ?? []).forEach((c, i) => {
-    if (!orgs.has(c.orgId)) throw new SeedError(`characters[${i}].orgId`, `no org ${c.orgId} in orgs`);
     if (c.agentId != null) {
       if (!agents.has(c.agentId)) throw new SeedError(`characters[${i}].agentId`, `no agent ${c.agentId} in agents`);
       if (agents.get(c.agentId) !== c.orgId) throw new SeedError(`characters[${i}].agentId`, `agent ${c.agentId} belongs to another org`);
@@ -109,12 +102,6 @@ export function validateSeed(seed: unknown): Seed {
       const problem = linearRegExpProblem(line.match, 'i');
       if (problem !== null) throw new SeedError(`characters[${i}].script[${j}].match`, `is not a valid regular expression (${problem})`);
     });
-  });
-  (s.apiKeys ?? []).forEach((k, i) => {
-    if (!orgs.has(k.orgId)) throw new SeedError(`apiKeys[${i}].orgId`, `no org ${k.orgId} in orgs`);
-  });
-  (s.repositories ?? []).forEach((r, i) => {
-    if (!orgs.has(r.orgId)) throw new SeedError(`repositories[${i}].orgId`, `no org ${r.orgId} in orgs`);
   });
   return s;
 }
@@ -141,15 +128,12 @@ export async function readSeedFile(path: string): Promise<Seed> {
   }
 }
 
-/**
- * The default workspace: one user who owns one org, with an agent, a scripted character,
- * a repository, a user token and a messaging API key (fresh random secrets).
- */
-export function defaultSeed(secrets?: { token: string; apiKey: string }): Seed {
+/** The default workspace: a user owning an org, an agent, a scripted character, a repository, and fresh secrets. */
+export function defaultSeed(): Seed {
   return {
     users: [{ id: 'user_dev', name: 'Developer' }],
     orgs: [{ id: 'org_dev', name: 'Dev Org', members: [{ userId: 'user_dev', role: 'OWNER' }] }],
-    tokens: [{ userId: 'user_dev', token: secrets?.token ?? newSecret(SECRET_PREFIX.user), orgId: null, name: 'emulator default' }],
+    tokens: [{ userId: 'user_dev', token: newSecret(SECRET_PREFIX.user), orgId: null, name: 'emulator default' }],
     agents: [{ id: 'agent_nova', orgId: 'org_dev', name: 'Nova agent' }],
     characters: [
       {
@@ -165,7 +149,7 @@ export function defaultSeed(secrets?: { token: string; apiKey: string }): Seed {
         fallbackReply: 'Tell me more.',
       },
     ],
-    apiKeys: [{ key: secrets?.apiKey ?? newSecret(SECRET_PREFIX.apiKey), orgId: 'org_dev', name: 'emulator default' }],
+    apiKeys: [{ key: newSecret(SECRET_PREFIX.apiKey), orgId: 'org_dev', name: 'emulator default' }],
     repositories: [{ id: 'repo_docs', orgId: 'org_dev', name: 'Docs', description: 'A repository to attach data providers to' }],
   };
 }

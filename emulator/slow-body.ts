@@ -1,13 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
-/**
- * How long a request body may take: `graceMs` from the request's head, plus one second for every
- * `minBytesPerSecond` bytes received (Apache's mod_reqtimeout `body=…,MinRate=…`). A body that
- * keeps flowing at that rate is never cut (a 100 MB upload through a storage URL), a body that
- * trickles in slower, or stops, is: its connection is answered 408 and closed. Requests without a
- * body (every GET, so every event stream) are never timed.
- */
+/** How long a request body may take: `graceMs`, plus a second per `minBytesPerSecond` received (mod_reqtimeout's `MinRate`); slower is a 408. */
 export interface SlowBodyBound {
   graceMs: number;
   minBytesPerSecond: number;
@@ -25,16 +19,10 @@ const TIMEOUT_BODY = JSON.stringify({
 const TIMEOUT_ANSWER = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(TIMEOUT_BODY)}\r\nconnection: close\r\n\r\n${TIMEOUT_BODY}`;
 
 /**
- * Bounds how long every request body of `app` may take (see SlowBodyBound); node's own
- * `requestTimeout` would also cut long uploads that flow well. Watching reads nothing: it compares
- * the socket's bytes read with the time passed, so the body is left for its parser.
- *
- * Armed on the HTTP server's `request` event, ahead of fastify: every request the server reads is
- * watched, whatever becomes of it: one whose URL the router refuses before any route or hook (a
- * bad escape, an over-long parameter), a 404, a 405, a storage PUT, a dashboard page. An `onRequest`
- * hook missed the router's refusals, and those answered early while the body went on forever. The
- * hook stays for requests that reach the app without its server (an app that never listens: the
- * admin app the management app forwards to, `inject`); a request is watched once.
+ * Bounds how long every request body of `app` may take (node's `requestTimeout` would also cut long
+ * uploads that flow well). Watching reads nothing: it compares the socket's bytes read with the time.
+ * Armed on the server's `request` event, so requests the router refuses before any hook are watched
+ * too; the hook serves requests that reach the app without its server (the forwarded admin app, inject).
  */
 export function boundSlowBodies(app: FastifyInstance, bound: SlowBodyBound = DEFAULT_SLOW_BODY_BOUND): void {
   app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => watchBody(request, response, bound));

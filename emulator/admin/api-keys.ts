@@ -1,33 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import type { QuerySpec } from '../store/query.js';
 import type { ApiKeyRecord } from '../model.js';
 import { createApiKey, deleteApiKey } from '../api/tokens/service.js';
-import { params, typed, type RouteOptions } from '../api/common.js';
+import { listed, params, typed, type RouteOptions } from '../api/common.js';
 import { ApiKeyCreateSchema, ApiKeySchema, ListQuery, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 import { requireBodyOrg } from './common.js';
 
-export const API_KEY_QUERY: QuerySpec = {
+const API_KEY_QUERY: QuerySpec = {
   fields: { id: 'string', orgId: 'string', name: 'string', hint: 'string', createdAt: 'string', updatedAt: 'string' },
   search: ['name'],
 };
 
 /** An API key as listings show it: never the key, never its hash; `hint` is its last characters. */
-export function publicApiKey(k: ApiKeyRecord) {
+function publicApiKey(k: ApiKeyRecord) {
   return { id: k.id, orgId: k.orgId, name: k.name, hint: k.hint, createdAt: k.createdAt, updatedAt: k.updatedAt };
 }
 
-/** Admin API for messaging API keys (`/_emulator/api-keys`, behind the admin guard): issue (the key is shown once), list, revoke. */
+/** Admin API for messaging API keys (`/_emulator/api-keys`): issue (the key is shown once), list, revoke. */
 export default async function adminApiKeyRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404, 413, 415);
 
-  app.get('/api-keys', { schema: { querystring: ListQuery(API_KEY_QUERY), response: { 200: OkPage(ApiKeySchema), ...errors } } }, async (request) => {
-    const query = parseQuery(request.query, API_KEY_QUERY);
-    const result = runQuery(db.apiKeys, query, API_KEY_QUERY);
-    return ok(result.data.map(publicApiKey), { pagination: result.pagination });
-  });
+  app.get('/api-keys', { schema: { querystring: ListQuery(API_KEY_QUERY), response: { 200: OkPage(ApiKeySchema), ...errors } } }, async (request) =>
+    listed(db.apiKeys, request.query, API_KEY_QUERY, {}, publicApiKey),
+  );
 
   app.post('/api-keys', { schema: { body: ApiKeyCreateSchema, response: { 201: Ok(ApiKeySchema), ...errors } } }, async (request, reply) => {
     const body = request.body;
@@ -38,8 +36,6 @@ export default async function adminApiKeyRoutes(fastify: FastifyInstance, { serv
   });
 
   app.delete('/api-keys/:apiKeyId', { schema: { params: params('apiKeyId'), response: { 200: Ok(ApiKeySchema), ...errors } } }, async (request) => {
-    const { apiKeyId } = request.params;
-    // The record is the key: deleting it makes the key unknown at once.
-    return ok(publicApiKey(await deleteApiKey(services, apiKeyId)));
+    return ok(publicApiKey(await deleteApiKey(services, request.params.apiKeyId)));
   });
 }

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { badRequest, detail, notFound } from '../errors.js';
+import { badRequest, detail, found } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import type { QuerySpec } from '../store/query.js';
 import type { CharacterRecord } from '../model.js';
 import { validateScript } from '../messaging/characters/index.js';
-import { params, typed, type RouteOptions } from '../api/common.js';
+import { listed, params, typed, type RouteOptions } from '../api/common.js';
 import { createCharacter, updateCharacter } from '../messaging/character-service.js';
 import { CharacterCreateSchema, CharacterSchema, CharacterUpdateSchema, ListQuery, Ok, OkPage, errorResponses, type CharacterUpdate } from '../../src/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
 
-export const CHARACTER_QUERY: QuerySpec = {
+const CHARACTER_QUERY: QuerySpec = {
   fields: { id: 'string', orgId: 'string', agentId: 'string', name: 'string', engine: 'string', createdAt: 'string', updatedAt: 'string' },
   search: ['name', 'persona'],
 };
@@ -38,27 +38,18 @@ function applyFields(record: CharacterRecord, fields: CharacterUpdate): Characte
   return next;
 }
 
-/**
- * Admin API for characters (`/_emulator/characters`, behind the admin guard): create, list (the shared
- * query system, e.g. `?orgId=org_dev` for a character picker), read and change.
- */
+/** Admin API for characters (`/_emulator/characters`): create, list (e.g. `?orgId=org_dev`), read and change. */
 export default async function adminCharacterRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(CharacterSchema), ...errors };
 
-  app.get('/characters', { schema: { querystring: ListQuery(CHARACTER_QUERY), response: { 200: OkPage(CharacterSchema), ...errors } } }, async (request) => {
-    const query = parseQuery(request.query, CHARACTER_QUERY);
-    const result = runQuery(db.characters, query, CHARACTER_QUERY);
-    return ok(result.data, { pagination: result.pagination });
-  });
+  app.get('/characters', { schema: { querystring: ListQuery(CHARACTER_QUERY), response: { 200: OkPage(CharacterSchema), ...errors } } }, async (request) => listed(db.characters, request.query, CHARACTER_QUERY));
 
   app.get('/characters/:characterId', { schema: { params: params('characterId'), response: one } }, async (request) => {
     const { characterId } = request.params;
-    const character = db.characters.get(characterId);
-    if (!character) throw notFound('character', characterId);
-    return ok(character);
+    return ok(found(db.characters.get(characterId), 'character', characterId));
   });
 
   app.post('/characters', { schema: { body: CharacterCreateSchema, response: { 201: Ok(CharacterSchema), ...errors } } }, async (request, reply) => {
@@ -74,8 +65,7 @@ export default async function adminCharacterRoutes(fastify: FastifyInstance, { s
 
   app.patch('/characters/:characterId', { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } }, async (request) => {
     const { characterId } = request.params;
-    const character = db.characters.get(characterId);
-    if (!character) throw notFound('character', characterId);
+    const character = found(db.characters.get(characterId), 'character', characterId);
     const body = request.body;
     if (typeof body.agentId === 'string') requireBodyAgent(services, body.agentId, character.orgId);
     checkScript(body.script);

@@ -1,41 +1,33 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { notFound } from '../errors.js';
+import { found, notFound } from '../errors.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
-import { params, typed, type RouteOptions } from '../api/common.js';
+import { listed, params, typed, type RouteOptions } from '../api/common.js';
 import { AdminConversationSchema, ListQuery, MessageSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 
-export const CONVERSATION_QUERY: QuerySpec = {
+const CONVERSATION_QUERY: QuerySpec = {
   fields: { id: 'string', characterId: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
   search: ['id', 'characterId'],
 };
 
-export const MESSAGE_QUERY: QuerySpec = {
+const MESSAGE_QUERY: QuerySpec = {
   fields: { id: 'string', sender: 'string', type: 'string', isStreaming: 'boolean', createdAt: 'string', updatedAt: 'string' },
   search: ['content'],
 };
 
-/**
- * Admin API for conversations (`/_emulator/conversations`, behind the admin guard): every org's
- * conversations and their messages on the shared query system, which the messaging API (one org
- * per API key, no listing of conversations, oldest-first paging only) cannot give.
- */
+/** Admin API for conversations (`/_emulator/conversations`): every org's conversations and messages, on the shared query system. */
 export default async function adminConversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404);
 
-  app.get('/conversations', { schema: { querystring: ListQuery(CONVERSATION_QUERY), response: { 200: OkPage(AdminConversationSchema), ...errors } } }, async (request) => {
-    const query = parseQuery(request.query, CONVERSATION_QUERY);
-    const result = runQuery(db.conversations, query, CONVERSATION_QUERY);
-    return ok(result.data, { pagination: result.pagination });
-  });
+  app.get('/conversations', { schema: { querystring: ListQuery(CONVERSATION_QUERY), response: { 200: OkPage(AdminConversationSchema), ...errors } } }, async (request) =>
+    listed(db.conversations, request.query, CONVERSATION_QUERY),
+  );
 
   app.get('/conversations/:conversationId', { schema: { params: params('conversationId'), response: { 200: Ok(AdminConversationSchema), ...errors } } }, async (request) => {
     const { conversationId } = request.params;
-    const conversation = db.conversations.get(conversationId);
-    if (!conversation) throw notFound('conversation', conversationId);
-    return ok(conversation);
+    return ok(found(db.conversations.get(conversationId), 'conversation', conversationId));
   });
 
   const messagesSchema = { params: params('conversationId'), querystring: ListQuery(MESSAGE_QUERY), response: { 200: OkPage(MessageSchema), ...errors } };
@@ -45,8 +37,7 @@ export default async function adminConversationRoutes(fastify: FastifyInstance, 
     const query = parseQuery(request.query, MESSAGE_QUERY);
     // Oldest first unless told otherwise (neither @sortBy nor @sortOrder), as the messaging API lists them.
     if (request.query['@sortBy'] === undefined && request.query['@sortOrder'] === undefined) query.sortOrder = ['asc'];
-    // A visibility scope keeps these results out of the query cache: a streaming reply's content changes without a store write.
-    const result = runQuery(db.messages, query, MESSAGE_QUERY, { where: [['conversationId', conversationId]], visible: () => true });
+    const result = runQuery(db.messages, query, MESSAGE_QUERY, { where: [['conversationId', conversationId]] });
     return ok(result.data.map((m) => services.messaging.withLiveContent(m)), { pagination: result.pagination });
   });
 }

@@ -15,16 +15,16 @@ import {
 } from '../../src/contract/index.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import { badRequest, conflict, detail, notFound } from '../errors.js';
+import { badRequest, conflict, detail, found } from '../errors.js';
 import type { DeliveryRecord } from '../model.js';
 import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
 import { RedeliveryRefused, type AttemptNotice } from '../webhooks/dispatcher.js';
-import { presentDelivery } from '../webhooks/delivery-service.js';
+import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
 import { openAdminEventStream } from './event-stream.js';
 
 /** Filterable and sortable delivery fields, and what `@search` looks at. */
-export const DELIVERY_QUERY: QuerySpec = {
+const DELIVERY_QUERY: QuerySpec = {
   fields: {
     id: 'string',
     eventId: 'string',
@@ -49,8 +49,8 @@ function answered2xx(status: number | null, error: string | null): boolean {
   return status !== null && status >= 200 && status <= 299 && error === null;
 }
 
-/** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); null when none is set. */
-export function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => boolean) | null {
+/** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); none when none is set. */
+function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => boolean) | undefined {
   const checks: Array<(d: DeliveryRecord) => boolean> = [];
   if (raw['@failedOnce'] === 'true') checks.push((d) => d.attempts.some((a) => !answered2xx(a.responseStatus, a.error)));
   if (raw['@httpStatus']) {
@@ -78,7 +78,7 @@ export function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryReco
     if (Number.isNaN(at)) throw badRequest('Invalid query parameters', [detail([key], 'invalid_string', 'an ISO 8601 time', value, `${key} is not a time`)]);
     checks.push((d) => (after ? Date.parse(d.createdAt) >= at : Date.parse(d.createdAt) < at));
   }
-  if (checks.length === 0) return null;
+  if (checks.length === 0) return undefined;
   return (d) => checks.every((check) => check(d));
 }
 
@@ -96,20 +96,23 @@ const streamResponse = {
   ...errorResponses(400, 401, 403),
 };
 
-/**
- * The delivery log under /_emulator: list, one delivery, redeliver, and a server-sent-events
- * stream of attempts. The logged bodies hold installation access tokens: the admin surface's
- * guard (emulator/admin) decides who may call.
- */
+/** A dispatcher action on one delivery: a refusal is a 409, no such delivery a 404. */
+async function actOn(deliveryId: string, action: () => Promise<DeliveryView | null> | DeliveryView | null): Promise<DeliveryView> {
+  try {
+    return found(await action(), 'delivery', deliveryId);
+  } catch (error) {
+    throw error instanceof RedeliveryRefused ? conflict(error.message) : error;
+  }
+}
+
+/** The delivery log under /_emulator (its bodies hold installation tokens): list, read, resend, retry, cancel, and a stream of attempts. */
 export default async function deliveryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db, events } = services;
 
   app.get('/deliveries', { schema: { querystring: DeliveryListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
-    const raw = request.query;
-    const query = parseQuery(raw, DELIVERY_QUERY, FILTER_NAMES);
-    const visible = deliveryFilter(raw) ?? undefined;
-    const result = runQuery(db.deliveries, query, DELIVERY_QUERY, { visible });
+    const query = parseQuery(request.query, DELIVERY_QUERY, FILTER_NAMES);
+    const result = runQuery(db.deliveries, query, DELIVERY_QUERY, { visible: deliveryFilter(request.query) });
     return ok(result.data.map(presentDelivery), { pagination: result.pagination });
   });
 
@@ -117,8 +120,7 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   app.post('/deliveries/redeliver', { schema: { querystring: DeliveryBulkQuerySchema, response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors } } }, async (request) => {
     const raw = request.query;
     const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
-    const visible = deliveryFilter(raw) ?? undefined;
-    const matched = runQuery(db.deliveries, { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined }, DELIVERY_QUERY, { visible }).data;
+    const matched = runQuery(db.deliveries, { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined }, DELIVERY_QUERY, { visible: deliveryFilter(raw) }).data;
     const resendable = matched.filter((d) => d.type !== 'WEBHOOK_CHALLENGE');
     if (resendable.length > MAX_BULK_REDELIVERIES) {
       throw badRequest(`${resendable.length} deliveries match: at most ${MAX_BULK_REDELIVERIES} are resent at once`, [
@@ -150,21 +152,12 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
 
   app.get('/deliveries/:deliveryId', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } }, async (request) => {
     const { deliveryId } = request.params;
-    const record = db.deliveries.get(deliveryId);
-    if (!record) throw notFound('delivery', deliveryId);
-    return ok(presentDelivery(record));
+    return ok(presentDelivery(found(db.deliveries.get(deliveryId), 'delivery', deliveryId)));
   });
 
   app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), querystring: RedeliverQuerySchema, response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
     const { deliveryId } = request.params;
-    let delivery;
-    try {
-      delivery = await events.redeliver(deliveryId, { wait: request.query.wait !== 'false' });
-    } catch (error) {
-      if (error instanceof RedeliveryRefused) throw conflict(error.message);
-      throw error;
-    }
-    if (!delivery) throw notFound('delivery', deliveryId);
+    const delivery = await actOn(deliveryId, () => events.redeliver(deliveryId, { wait: request.query.wait !== 'false' }));
     reply.status(201);
     return ok(delivery);
   });
@@ -172,28 +165,12 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   // A pending delivery's next attempt, now; answered at once (the outcome comes over the stream).
   app.post('/deliveries/:deliveryId/retry', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
     const { deliveryId } = request.params;
-    let delivery;
-    try {
-      delivery = events.retryNow(deliveryId);
-    } catch (error) {
-      if (error instanceof RedeliveryRefused) throw conflict(error.message);
-      throw error;
-    }
-    if (!delivery) throw notFound('delivery', deliveryId);
-    return ok(delivery);
+    return ok(await actOn(deliveryId, () => events.retryNow(deliveryId)));
   });
 
   // A pending delivery's retries, cancelled: it becomes failed (cancelledAt set) and is never sent again.
   app.post('/deliveries/:deliveryId/cancel', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
     const { deliveryId } = request.params;
-    let delivery;
-    try {
-      delivery = await events.cancel(deliveryId);
-    } catch (error) {
-      if (error instanceof RedeliveryRefused) throw conflict(error.message);
-      throw error;
-    }
-    if (!delivery) throw notFound('delivery', deliveryId);
-    return ok(delivery);
+    return ok(await actOn(deliveryId, () => events.cancel(deliveryId)));
   });
 }

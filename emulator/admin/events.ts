@@ -1,16 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { DeliverySchema, EventEmitSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
 import { ok } from '../http.js';
-import { badRequest, detail, notFound } from '../errors.js';
-import { parseQuery, runQuery } from '../store/query.js';
+import { badRequest, detail, found } from '../errors.js';
 import { eventDataProblems } from '../webhooks/payloads.js';
 import { INSTANCE_QUERY } from '../api/views.js';
-import { typed, type RouteOptions } from '../api/common.js';
+import { listed, typed, type RouteOptions } from '../api/common.js';
 
 /**
- * Admin routes for triggering events by hand (`plugsmith trigger --set/--data`, the dashboard's
- * Trigger): emit an event with a given payload to a plugin (and instance), and list every instance
- * across entities. Guarded by the admin surface (emulator/admin), like every /_emulator route.
+ * Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger): emit an event with a
+ * given payload to a plugin (and instance), and list every instance across entities.
  */
 export default async function adminEventRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
@@ -22,8 +20,7 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
     // The payload a plugin meets must be one the platform could send: checked before anything else, nothing sent when it is not.
     const problems = eventDataProblems(body.type, body.data);
     if (problems.length > 0) throw badRequest(`data does not match the ${body.type} event's schema`, problems);
-    const plugin = db.plugins.get(body.pluginId);
-    if (!plugin) throw notFound('plugin', body.pluginId);
+    const plugin = found(db.plugins.get(body.pluginId), 'plugin', body.pluginId);
     if (!plugin.webhookUrl) {
       throw badRequest(`plugin ${plugin.id} has no webhookUrl to deliver to`, [detail(['pluginId'], 'no_webhook', 'a plugin with a webhookUrl', plugin.id, 'set the plugin\'s webhookUrl first')]);
     }
@@ -44,7 +41,7 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
     } else if (body.type !== 'WEBHOOK_CHALLENGE') {
       throw badRequest(`${body.type} concerns an instance: pass pluginInstanceId`, [detail(['pluginInstanceId'], 'required', 'an instance id', undefined, 'pluginInstanceId is required for this event type')]);
     }
-    // The emulator sends an event to a plugin only if it subscribes; a manual trigger says so instead of doing nothing.
+    // An event goes only to a plugin that subscribes: a manual trigger says so instead of doing nothing.
     const delivery = await events.emit(body.type, { plugin, instance, data: body.data, mode: body.mode ?? 'SYNC' });
     if (!delivery) {
       throw badRequest(`plugin ${plugin.id}${instance ? ` (instance ${instance.id})` : ''} does not subscribe to ${body.type}`, [
@@ -55,9 +52,7 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
     return ok(delivery);
   });
 
-  app.get('/instances', { schema: { querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) => {
-    const query = parseQuery(request.query, INSTANCE_QUERY);
-    const result = runQuery(db.instances, query, INSTANCE_QUERY);
-    return ok(result.data, { pagination: result.pagination });
-  });
+  app.get('/instances', { schema: { querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) =>
+    listed(db.instances, request.query, INSTANCE_QUERY),
+  );
 }

@@ -5,10 +5,7 @@ import { checkFaultSeed, FAULT_PROFILE_SYNTAX, FaultProfileError, parseFaultProf
 import { typed, type RouteOptions } from '../api/common.js';
 import { FaultSettingsSchema, FaultsUpdateSchema, Ok, errorResponses } from '../../src/contract/index.js';
 
-/**
- * Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults`
- * replaces them (`{ "profile": "off" }` turns faults off). Guarded by the admin surface.
- */
+/** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
 export default async function adminFaultRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { events } = services;

@@ -1,15 +1,12 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 
-/** The methods an /_emulator route may have; any other is a 404 from the management app, as before. */
+/** The methods an /_emulator route may have; any other is a 404 from the management app. */
 const ADMIN_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
- * The admin API (`/_emulator/…`, every route behind the admin surface's one guard) is an app of its
- * own, built by `build` on its first request rather than at every start: registering its some 60
- * routes was about half of an in-memory start, and a plugin's test suite, which starts an emulator
- * per file, mostly never calls it. The management app hands each /_emulator request, unread, to that
- * app before any of its own parsing (an onRequest hook of one catch-all route); a request that comes
- * while the app is being built waits for it, so nothing ever meets a half-built admin API.
+ * Hands every /_emulator request, unread, to the admin app, built by `build` on its first request:
+ * registering its some 60 routes was about half of an in-memory start, and a plugin's test suite
+ * mostly never calls it. A request that comes while it is being built waits for it.
  */
 export function forwardToAdminApp(app: FastifyInstance, build: () => Promise<FastifyInstance>): void {
   let admin: Promise<FastifyInstance> | undefined;
@@ -43,7 +40,7 @@ export function forwardToAdminApp(app: FastifyInstance, build: () => Promise<Fas
       done();
     },
   });
-  // Its streams (the delivery log's) end with the management app, as they did when its routes were here.
+  // Its streams (the delivery log's) end with the management app.
   app.addHook('preClose', async () => {
     closing = true;
     if (admin) await (await admin.catch(() => undefined))?.close();

@@ -7,12 +7,9 @@ import { SESSION_HEADER, type DashboardLogins } from './dashboard-logins.js';
 
 /** The header that carries the admin credential on every `/_emulator` call. */
 export const ADMIN_HEADER = 'x-plugsmith-admin';
-/** Prefix of admin credentials, so one is recognisable in a config file or a log. */
-export const ADMIN_TOKEN_PREFIX = 'psa_';
-
-/** A fresh admin credential (one per emulator start unless the caller fixes it). */
+/** A fresh admin credential (one per emulator start unless the caller fixes it); `psa_` makes one recognisable in a log. */
 export function newAdminToken(): string {
-  return ADMIN_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+  return 'psa_' + randomBytes(24).toString('base64url');
 }
 
 /** Who may use the admin surface of one running emulator. */
@@ -23,12 +20,9 @@ export interface AdminAccess {
   allowRemote: boolean;
   /** The host the management API listens on (e.g. 127.0.0.1, 0.0.0.0, a name). */
   host: string;
-  /**
-   * More names the admin API answers under (`--admin-host`, `startEmulator({ adminHosts })`): the
-   * DNS names other machines or containers reach this emulator by (`emulator`, `host.docker.internal`).
-   */
+  /** More names the admin API answers under (`--admin-host`): how containers or other machines reach it. */
   adminHosts?: string[];
-  /** The dashboard's login codes and sessions: a live session in the `x-plugsmith-session` header counts as the credential. */
+  /** The dashboard's logins: a live session in the `x-plugsmith-session` header counts as the credential. */
   logins?: DashboardLogins;
 }
 
@@ -43,13 +37,10 @@ export interface AdminRequest {
 
 /** Paths of the admin surface that hold no data: no credential, and any peer may ask. */
 const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/openapi.json']);
-/**
- * The dashboard's static files: no data and no credential (the page signs in with a login code),
- * but served only as the admin API is (this machine, own Host names, no other origin).
- */
+/** The dashboard's static files: no credential (the page signs in with a login code), but only this machine, own names, own origin. */
 const DASHBOARD_FILE_PATHS = new Set(['/_emulator/dashboard', '/_emulator/dashboard/', '/_emulator/dashboard/app.js', '/_emulator/dashboard/app.css']);
 /** Where the dashboard exchanges a login code for a session: no credential yet, JSON only. */
-export const DASHBOARD_SESSION_PATH = '/_emulator/dashboard/session';
+const DASHBOARD_SESSION_PATH = '/_emulator/dashboard/session';
 /** Content types a web page may send cross-origin without a preflight (the CORS "simple" ones). */
 const SIMPLE_CONTENT_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -73,10 +64,8 @@ function interfaceAddresses(): Set<string> {
 }
 
 /**
- * Whether a peer address is this machine: loopback, or one of its own interface addresses (a
- * client on this machine that connects to the LAN address the emulator listens on, `--host
- * 192.168.1.20`, arrives from that address, not from 127.0.0.1). Interfaces are read at each
- * call that loopback does not settle, so an address gained after the start counts.
+ * Whether a peer address is this machine: loopback, or one of its own interface addresses (a local
+ * client of `--host 192.168.1.20` arrives from that address), read at each call.
  */
 export function isThisMachine(address: string | undefined, ownAddresses: () => Set<string> = interfaceAddresses): boolean {
   if (!address) return false;
@@ -107,9 +96,8 @@ export function isWildcardHost(host: string): boolean {
 }
 
 /**
- * The names by which this emulator may be addressed: loopback names always, the bound host, the
- * names given as `adminHosts`, and (bound to every interface) this machine's own addresses and host name. A DNS-rebinding
- * page reaches the emulator under the attacker's name, which is none of these.
+ * The names this emulator may be addressed by: loopback names, the bound host, `adminHosts`, and
+ * (bound to every interface) this machine's addresses and host name. A DNS-rebinding page uses none.
  */
 export function ownHostNames(host: string, adminHosts: string[] = []): (name: string) => boolean {
   const bound = hostOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
@@ -126,21 +114,19 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Compared as hashes: equal lengths, so the time taken tells nothing, not even the length. */
 function sameSecret(given: string, expected: string): boolean {
-  // Hashes have equal lengths, so the comparison time tells nothing about the length either.
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
 
 /**
- * The one decision of the admin surface: null to serve the request, else the error to answer.
- * In order: a peer that is not this machine (unless opted in), a Host that is not one of the emulator's own names
- * (DNS rebinding), an Origin other than the emulator's own (a web page), a state change in a
- * content type a page may send without a preflight, then the credential: the admin header, or a
- * live dashboard session in the `x-plugsmith-session` header (the dashboard's files and its sign-in
- * with a login code need none). Cookies are never a credential: a browser sends them to every port
- * of a host, so any other local server would receive one.
+ * The one decision of the admin surface: null to serve the request, else the error to answer. In
+ * order: a peer not on this machine (unless opted in), a Host not among the emulator's names (DNS
+ * rebinding), another Origin or site (a web page), a state change in a content type a page may send
+ * without a preflight, then the credential: the admin header or a live dashboard session header.
+ * Never a cookie: a browser sends it to every port of a host, so any other local server would get one.
  */
 export function adminRefusal(
   access: AdminAccess,
@@ -171,15 +157,12 @@ export function adminRefusal(
   }
   if (open) return null;
   if (DASHBOARD_FILE_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return null;
-  if (!SAFE_METHODS.has(request.method)) {
-    const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
-    if (contentType !== undefined && SIMPLE_CONTENT_TYPES.has(contentType)) {
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`);
-    }
+  const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
+  if (!SAFE_METHODS.has(request.method) && contentType !== undefined && SIMPLE_CONTENT_TYPES.has(contentType)) {
+    return new ApiError('UNSUPPORTED_MEDIA_TYPE', `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`);
   }
   if (request.path === DASHBOARD_SESSION_PATH && request.method === 'POST') {
     // The code in the JSON body is the credential here; anything but JSON is refused (no form can post it).
-    const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
     if (contentType !== 'application/json') {
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Sign in to the dashboard with a JSON body { "code": "<login code>" } and content-type application/json');
     }
@@ -220,9 +203,7 @@ export function adminGuard(access: AdminAccess): (request: FastifyRequest) => Pr
   return async (request) => {
     const refusal = adminRefusal(access, isOwnName, {
       method: request.method,
-      // The route that matched, never the raw URL: the router decodes `/_emulator/%68ealth` and the
-      // absolute form, so only the route says which path is served (the hook runs only for this
-      // plugin's routes, each of which has one).
+      // The route that matched, never the raw URL: only the route says which path is served (`/_emulator/%68ealth`).
       path: request.routeOptions.url ?? '',
       remoteAddress: request.socket.remoteAddress,
       headers: request.headers,

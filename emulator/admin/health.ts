@@ -3,7 +3,7 @@ import { ok } from '../http.js';
 import type { RouteOptions } from '../api/common.js';
 import { HealthSchema, Ok, errorResponses } from '../../src/contract/index.js';
 
-/** The emulator's own admin API under /_emulator (never under /api): health and state. */
+/** `GET /_emulator/health`: open, and answered once the emulator serves. */
 export default async function adminRoutes(app: FastifyInstance, { services }: RouteOptions): Promise<void> {
   app.get('/health', { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } }, async () =>
     ok({

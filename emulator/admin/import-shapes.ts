@@ -1,10 +1,9 @@
 import { detail, type ErrorDetail } from '../errors.js';
 
 /**
- * What an imported record must hold, per collection: the fields the emulator reads without
- * checking again (ids that link records, names, flags, lists), each with its JSON type. Other
- * fields are kept as they are. `s` string, `s?` string, null or absent, `b` boolean, `n?` number or null,
- * `S` array of strings, `a` array, `o` object, `e:A|B` one of the strings listed.
+ * What an imported record must hold, per collection: the fields the emulator reads without checking
+ * again, each with its JSON type (other fields are kept as they are). `s` string, `s?` string, null or
+ * absent, `b` boolean, `S` array of strings, `a` array, `o` object, `e:A|B` one of the strings listed.
  */
 const SHAPES: Record<string, Record<string, string>> = {
   users: { name: 's' },
@@ -53,10 +52,7 @@ function describeType(type: string): string {
   return names[type] ?? `one of ${type.slice(2).split('|').join(', ')}`;
 }
 
-/**
- * Problems with the shape of the records of an import, each under
- * `collections.<name>.<index>.<field>`; at most `limit` of them (the first ones found).
- */
+/** The first `limit` problems with the shape of an import's records, each under `collections.<name>.<index>.<field>`. */
 export function importShapeProblems(collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>, limit = 20): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   for (const [name, records = []] of Object.entries(collections)) {

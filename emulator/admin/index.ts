@@ -15,32 +15,18 @@ import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard } from './guard.js';
 
-export { ADMIN_HEADER, ADMIN_TOKEN_PREFIX, newAdminToken, type AdminAccess } from './guard.js';
-
 /**
- * The emulator's admin surface: every `/_emulator` route, in one encapsulated plugin whose one
- * onRequest hook (the guard) decides who may call it. A route module added here is guarded; none
- * of them checks callers itself. Register it with `{ prefix: '/_emulator' }`.
+ * The admin surface: every `/_emulator` route in one encapsulated plugin whose one onRequest hook,
+ * the guard, decides who may call; no route checks callers itself. Register with `{ prefix: '/_emulator' }`.
  */
 export default async function adminSurface(
   app: FastifyInstance,
   { services, access, openapi }: { services: EmulatorContext; access: EmulatorContext['config']['admin']; openapi: () => Promise<Record<string, unknown>> },
 ): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
-  const opts = { services };
   // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
   await app.register(openApiRoutes, { openapi });
-  await app.register(healthRoutes, opts);
-  await app.register(deliveryRoutes, opts);
-  await app.register(adminCharacterRoutes, opts);
-  await app.register(adminAgentRoutes, opts);
-  await app.register(adminApiKeyRoutes, opts);
-  await app.register(adminConversationRoutes, opts);
-  await app.register(adminTokenRoutes, opts);
-  await app.register(adminStoreRoutes, opts);
-  await app.register(adminEventRoutes, opts);
-  await app.register(adminFaultRoutes, opts);
-  await app.register(adminOverviewRoutes, opts);
-  // The dashboard: static files and sign-in are open paths of the guard; everything else needs the admin header or a session header.
+  const routes = [healthRoutes, deliveryRoutes, adminCharacterRoutes, adminAgentRoutes, adminApiKeyRoutes, adminConversationRoutes, adminTokenRoutes, adminStoreRoutes, adminEventRoutes, adminFaultRoutes, adminOverviewRoutes];
+  for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }

@@ -6,15 +6,14 @@ import { Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorRes
 import { openAdminEventStream } from './event-stream.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
-export function storeEpoch(services: EmulatorContext): string {
+function storeEpoch(services: EmulatorContext): string {
   return `${services.config.startedAt.getTime().toString(36)}.${services.events.generation}`;
 }
 
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
-export function overviewOf(services: EmulatorContext, now = new Date()): Overview {
+function overviewOf(services: EmulatorContext, now = new Date()): Overview {
   const { db, config } = services;
   const counts = Object.fromEntries(STORE_COLLECTIONS.map((name) => [name, db[name].size])) as Overview['counts'];
-  // The status index answers the counts without reading every delivery; only pending ones are split.
   let pending = 0;
   let retrying = 0;
   for (const delivery of db.deliveries.where('status', 'pending')) {
@@ -43,7 +42,7 @@ export default async function adminOverviewRoutes(fastify: FastifyInstance, { se
   const app = typed(fastify);
   app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
 
-  // What the dashboard listens to so that no view shows records of a store that is gone.
+  // The dashboard listens so that no view shows records of a store that is gone.
   const streamResponse = {
     200: {
       description: 'Server-sent events: `hello` when the stream opens and `store-replaced` after each reset or import, data a StoreEpochNotice; `: keep-alive` comments every 15 s',

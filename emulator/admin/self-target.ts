@@ -4,11 +4,10 @@ import { loosePath } from '../route-path.js';
 /** Path prefixes of the emulator that no webhook may reach: the admin surface and the embedded object store. */
 const OWN_PATHS = ['/_emulator', '/_storage'];
 
-/** The emulator a webhook URL is checked against: the host it listens on and its base URLs (empty before listening). */
-export interface OwnAddress {
+/** The emulator a webhook URL is checked against: its host, admin host names, and base URLs (empty before listening). */
+interface OwnAddress {
   host: string;
   urls: string[];
-  /** Names the admin API also answers under (`--admin-host`): a webhook aimed at them is aimed at the emulator too. */
   adminHosts?: string[];
 }
 
@@ -21,15 +20,9 @@ function unmapped(host: string): string {
   return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
-function decodedPath(pathname: string): string {
-  // Escapes decoded one by one, so a malformed one elsewhere does not keep `%5f` from being read as `_`.
-  return loosePath(pathname.replace(/\\/g, '/'));
-}
-
 /**
- * Why a webhook URL must not be delivered to, or null: it names one of the emulator's own
- * ports under one of its own names (localhost, 127/8, [::1], 0.0.0.0, the bound host, IPv4-mapped
- * forms, which URL parsing already reduces from decimal or hex spellings) and a path under
+ * Why a webhook URL must not be delivered to, or null: it names one of the emulator's ports under
+ * one of its names (URL parsing already reduces decimal and hex spellings) and a path under
  * /_emulator or /_storage. Deliveries carry no admin credential anyway; this refuses them first.
  */
 export function ownAdminTarget(url: string, own: OwnAddress): string | null {
@@ -54,7 +47,8 @@ export function ownAdminTarget(url: string, own: OwnAddress): string | null {
   const host = unmapped(parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const isOwnName = ownHostNames(own.host, own.adminHosts);
   if (!isOwnName(host) && !isWildcardHost(host)) return null;
-  const path = decodedPath(parsed.pathname);
+  // Escapes decoded one by one (loosePath), so a malformed one elsewhere does not keep `%5f` from being read as `_`.
+  const path = loosePath(parsed.pathname.replace(/\\/g, '/'));
   const hit = OWN_PATHS.find((p) => path.startsWith(p));
   if (!hit) return null;
   return `the webhook URL ${url} points at the emulator's own ${hit} paths; webhooks are never delivered there: use your plugin's own server`;

@@ -10,12 +10,9 @@ import type { StoredRecord } from '../../src/contract/index.js';
 import { importShapeProblems } from './import-shapes.js';
 
 /**
- * Replaces the whole store with `collections` (an import): everything is validated first
- * (unique ids, each record's shape, every record serializable), so a refused import changes nothing, in memory or on
- * disk. Then pending retries, live replies and streams of before are ended, the store is swapped
- * in one step (one journal line: a crash leaves the old contents or the new), and pending deliveries
- * of the import are scheduled.
- * Returns how many records each collection now holds.
+ * Replaces the whole store with `collections` (an import). Everything is validated first (unique
+ * ids, shapes, serializable), so a refused import changes nothing; then what runs is ended, the
+ * store swapped in one journal line, and the import's pending deliveries scheduled. Returns the counts.
  */
 export async function importStore(services: EmulatorContext, collections: Readonly<Record<string, StoredRecord[] | undefined>>): Promise<Record<string, number>> {
   const names = Object.values(services.db).map((c) => c.name);
@@ -33,8 +30,7 @@ export async function importStore(services: EmulatorContext, collections: Readon
 
   const contents: Record<string, BaseRecord[]> = {};
   for (const name of names) contents[name] = collections[name] ?? [];
-  // Nothing of before may outlive the import: pending retries, live replies, streams. Ended only
-  // once the import is known to be storable, but before the swap, so none writes into the new state.
+  // Retries, live replies and streams of before end once the import is known storable, and before the swap.
   const swap = services.store.prepareReplace(contents);
   services.events.reset();
   await services.messaging.reset();
@@ -44,11 +40,7 @@ export async function importStore(services: EmulatorContext, collections: Readon
   return Object.fromEntries(names.map((name) => [name, contents[name].length]));
 }
 
-/**
- * Empties the store and loads `seed` again (the admin API's reset): live replies, streams and
- * pending retries end first. A crash in between leaves an empty store, which the next start
- * seeds again.
- */
+/** Empties the store and loads `seed` again, after ending what runs; a crash in between leaves an empty store, seeded at the next start. */
 export async function resetStore(services: EmulatorContext, seed: Seed): Promise<void> {
   services.events.reset();
   await services.messaging.reset();
@@ -57,10 +49,7 @@ export async function resetStore(services: EmulatorContext, seed: Seed): Promise
   services.events.storeReplaced('reset');
 }
 
-/**
- * Writes a validated seed into an empty store, all of it in one journal line: a crash while
- * seeding leaves the store empty, and the next start seeds it again.
- */
+/** Writes a validated seed into an empty store as one journal line (a crash leaves it empty, seeded again at the next start). */
 export async function seedStore(store: Store, db: Db, seed: Seed): Promise<void> {
   const now = nowIso();
   await store.atomically(() => {

@@ -19,30 +19,24 @@ import {
   type EmulatorExport,
 } from '../../src/contract/index.js';
 
-
 /** Exports can be large; the management API's 1 MB default would refuse most of them. */
 const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
 
-/**
- * Export, import and reset of the whole store under /_emulator (an export holds webhook
- * secrets and delivery bodies with installation tokens: the admin surface's guard decides who may call).
- */
+/** Export, import and reset of the whole store (an export holds webhook secrets and installation tokens). */
 export default async function adminStoreRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const collections: Array<Collection<BaseRecord>> = Object.values(services.db);
   const names = collections.map((c) => c.name);
 
-  // Records are exported as stored, every field: the schema keeps them open (StoredRecord), so the
-  // serializer drops nothing. The export is for the admin alone (see above), never shown to plugins.
+  // Records are exported as stored, every field: the schema keeps them open (StoredRecord).
   app.get('/export', { schema: { response: { 200: Ok(EmulatorExportSchema), ...errorResponses(401, 403) } } }, async () => {
     const out: EmulatorExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: nowIso(), collections: {} };
     for (const c of collections) out.collections[c.name] = [...c.values()];
     return ok(out);
   });
 
-  // The export's schema, closed to this store's collection names. It checks the envelope and each
-  // record's id only: a 200 MiB import is validated in one ajv pass over the arrays, and each
-  // collection's fields are checked by importStore (import-shapes.ts), with details.
+  // The export's schema, closed to this store's collection names, checks only the envelope and each
+  // record's id (one fast ajv pass over 200 MiB); importStore checks each collection's fields.
   const importBody = Type.Object(
     {
       ...EmulatorExportSchema.properties,
@@ -54,11 +48,10 @@ export default async function adminStoreRoutes(fastify: FastifyInstance, { servi
     { additionalProperties: false, examples: EmulatorExportSchema.examples },
   );
 
-  // Exported records sit a few levels deeper than the bodies that made them (a schema inside a
-  // plugin inside collections; an instance's inputs inside a logged delivery): twice the usual limit.
-  // A collection holds as many records as the store had, and a record what an older emulator accepted:
-  // no cap on array length or object keys (the body limit bounds them; the admin surface is the operator's).
-  const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { maxJsonDepth: 2 * MAX_JSON_DEPTH, maxJsonArrayItems: Number.MAX_SAFE_INTEGER, maxJsonObjectKeys: Number.MAX_SAFE_INTEGER, maxJsonValues: Number.MAX_SAFE_INTEGER } };
+  // Exported records sit a few levels deeper than the bodies that made them: twice the usual depth.
+  // A collection holds as many records as the store had: no cap on sizes but the body limit.
+  const jsonLimits = { maxDepth: 2 * MAX_JSON_DEPTH, maxArrayItems: Number.MAX_SAFE_INTEGER, maxObjectKeys: Number.MAX_SAFE_INTEGER, maxValues: Number.MAX_SAFE_INTEGER };
+  const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { jsonLimits } };
   const importResponse = { 200: Ok(ImportResultSchema), ...errorResponses(400, 401, 403, 409, 413, 415) };
   app.post('/import', { schema: { body: importBody, response: importResponse }, ...importOptions }, async (request) => {
     const counts = await importStore(services, request.body.collections);

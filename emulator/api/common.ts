@@ -1,19 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Id, Params } from '../../src/contract/index.js';
+import { Params } from '../../src/contract/index.js';
 import type { EmulatorContext } from '../context.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
+import { ok } from '../http.js';
+import { parseQuery, runQuery, type QueryScope, type QuerySpec } from '../store/query.js';
+import type { BaseRecord, Collection } from '../store/store.js';
 
 /** Route options: every route module receives the emulator's services. */
 export interface RouteOptions {
   services: EmulatorContext;
 }
-
-/** Path parameter schema: ids are non-empty strings of reasonable length (the contract's). */
-export const idParam = Id;
 
 /** Path parameters made of ids: the contract's builder, typed for the route's handler. */
 export const params = Params;
@@ -23,6 +23,12 @@ export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
 }
 
+/** A list route's answer: the shared query system over `collection` (within `scope`), each record presented. */
+export function listed<T extends BaseRecord, V = T>(collection: Collection<T>, raw: Record<string, string | string[] | undefined>, spec: QuerySpec, scope: QueryScope<T> = {}, present?: (record: T) => V) {
+  const result = runQuery(collection, parseQuery(raw, spec), spec, scope);
+  return ok(present ? result.data.map(present) : result.data, { pagination: result.pagination });
+}
+
 /** The org, or a 404. */
 export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
   const org = services.db.orgs.get(orgId);
@@ -30,13 +36,9 @@ export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
   return org;
 }
 
-/**
- * The plugin, if the caller may see it: public plugins are visible to anyone authenticated,
- * private ones only to members of the owning org. Anything else is a 404.
- */
+/** The plugin, if the caller may see it (public, or a member of its org); anything else is a 404. */
 export function findVisiblePlugin(services: EmulatorContext, request: FastifyRequest, pluginId: string): PluginRecord {
-  // Without a token the answer is 401 whether the plugin is public, private or missing; an
-  // installation access token is a 403 (plugin routes are for users; instances act only through scopes).
+  // Without a token a 401 whatever the plugin; an installation access token a 403 (instances act only through scopes).
   requireUser(request);
   const plugin = services.db.plugins.get(pluginId);
   if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {

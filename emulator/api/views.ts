@@ -3,12 +3,9 @@ import type { QuerySpec } from '../store/query.js';
 import type { FileRecord, RepositoryRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { hasRole } from '../auth/guards.js';
+import { hasRole, requireUser } from '../auth/guards.js';
 
-/*
- * Lookups, query specs and presentations that several route modules share. They live here, not
- * in one route module, so that no route module imports another (DESIGN.md).
- */
+// Lookups, query specs and presentations that several route modules share (no route imports another).
 
 /** Filterable and sortable instance fields, and what `@search` looks at. */
 export const INSTANCE_QUERY: QuerySpec = {
@@ -48,8 +45,9 @@ export const FILE_QUERY: QuerySpec = {
   search: ['fileName', 'folder', 'contentType'],
 };
 
-/** The repository, if the caller is a member of its org (any role); otherwise a 404. */
+/** The repository, if the caller is a user member of its org (any role); otherwise a 404 (401/403 without a user token). */
 export function findVisibleRepository(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
+  requireUser(request);
   const repository = services.db.repositories.get(repositoryId);
   if (!repository || !hasRole(services.db, request.principal, repository.orgId, 'VIEWER')) {
     throw notFound('repository', repositoryId);

@@ -14,44 +14,21 @@ function hint(secret: string): string {
   return secret.slice(-4);
 }
 
-/** A new user token record (for a given secret too, for seeds), not yet stored; the secret is returned once. */
-export function newUserToken(input: { userId: string; name: string; orgId: string | null; token?: string }): { record: TokenRecord; token: string } {
-  const token = input.token ?? newSecret(SECRET_PREFIX.user);
+/** A new token record, not yet stored (so an instance's can be written with the instance); the secret is returned once. */
+function newToken(kind: TokenRecord['kind'], token: string, fields: Pick<TokenRecord, 'name' | 'userId' | 'orgId' | 'instanceId'>): { record: TokenRecord; token: string } {
   const now = nowIso();
-  const record: TokenRecord = {
-    id: newId('tok'),
-    kind: 'user',
-    hash: hashSecret(token),
-    hint: hint(token),
-    name: input.name,
-    userId: input.userId,
-    orgId: input.orgId,
-    instanceId: null,
-    revokedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const record: TokenRecord = { id: newId('tok'), kind, hash: hashSecret(token), hint: hint(token), ...fields, revokedAt: null, createdAt: now, updatedAt: now };
   return { record, token };
 }
 
-/** A new installation access token of a plugin instance, not yet stored (so it can be written with the instance). */
+/** A new user token record (of a given secret too, for seeds). */
+export function newUserToken(input: { userId: string; name: string; orgId: string | null; token?: string }): { record: TokenRecord; token: string } {
+  return newToken('user', input.token ?? newSecret(SECRET_PREFIX.user), { name: input.name, userId: input.userId, orgId: input.orgId, instanceId: null });
+}
+
+/** A new installation access token of a plugin instance. */
 export function newInstanceToken(input: { instanceId: string; orgId: string; name: string }): { record: TokenRecord; token: string } {
-  const token = newSecret(SECRET_PREFIX.instance);
-  const now = nowIso();
-  const record: TokenRecord = {
-    id: newId('tok'),
-    kind: 'instance',
-    hash: hashSecret(token),
-    hint: hint(token),
-    name: input.name,
-    userId: null,
-    orgId: input.orgId,
-    instanceId: input.instanceId,
-    revokedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  return { record, token };
+  return newToken('instance', newSecret(SECRET_PREFIX.instance), { name: input.name, userId: null, orgId: input.orgId, instanceId: input.instanceId });
 }
 
 /** A new messaging API key record of an org (for a given key too, for seeds), not yet stored; the key is returned once. */

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db, Role } from '../model.js';
-import { forbidden, notFound, unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { roleIn, type InstancePrincipal, type Principal, type UserPrincipal } from './principal.js';
 
 const RANK: Record<Role, number> = { VIEWER: 1, MEMBER: 2, OWNER: 3 };
 
 /** Any authenticated caller, or a 401. */
-export function requirePrincipal(request: FastifyRequest): Principal {
+function requirePrincipal(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
   return request.principal;
 }
@@ -25,27 +25,17 @@ export function requireInstance(request: FastifyRequest): InstancePrincipal {
   return principal;
 }
 
+/** Whether the caller has at least `minimum` in `orgId`. */
 export function hasRole(db: Db, principal: Principal | null, orgId: string, minimum: Role): boolean {
   const role = roleIn(db, principal, orgId);
   return role !== null && RANK[role] >= RANK[minimum];
 }
 
-/**
- * Requires at least `minimum` in `orgId`. A caller who cannot even see the resource gets the
- * 404 `hidden` gives (so private things are not revealed); one who sees it but lacks the role, a 403.
- */
-export function requireRole(
-  db: Db,
-  request: FastifyRequest,
-  orgId: string,
-  minimum: Role,
-  action: string,
-  hidden?: { what: string; id: string; visibleToNonMembers: boolean },
-): UserPrincipal {
+/** Requires a user with at least `minimum` in `orgId`, or a 403 saying who may `action` (callers hide private things with a 404 first). */
+export function requireRole(db: Db, request: FastifyRequest, orgId: string, minimum: Role, action: string): UserPrincipal {
   const principal = requireUser(request);
   const role = roleIn(db, principal, orgId);
   if (role === null) {
-    if (hidden && !hidden.visibleToNonMembers) throw notFound(hidden.what, hidden.id);
     if (principal.orgId !== null && principal.orgId !== orgId) {
       throw forbidden(`This token is limited to org ${principal.orgId} and cannot ${action} in org ${orgId}`);
     }

@@ -3,18 +3,8 @@ import type { Db, InstanceEntityType, InstanceRecord, Scope } from '../model.js'
 import { forbidden } from '../errors.js';
 import { requireInstance } from './guards.js';
 
-/** The entity an instance token acts on. */
-export interface ScopedEntity {
-  type: InstanceEntityType;
-  id: string;
-}
-
-/**
- * The instance behind an installation access token, if it holds `scope` and is attached to
- * `entity`; otherwise a 401 (no or revoked token) or 403. Routes that also accept user tokens
- * call it only when `request.principal?.kind === 'instance'`.
- */
-export function requireInstanceScope(db: Db, request: FastifyRequest, scope: Scope, entity: ScopedEntity): InstanceRecord {
+/** The instance behind an installation access token, if it holds `scope` and is attached to `entity`; otherwise a 401 or 403. */
+export function requireInstanceScope(db: Db, request: FastifyRequest, scope: Scope, entity: { type: InstanceEntityType; id: string }): InstanceRecord {
   const principal = requireInstance(request);
   const instance = db.instances.get(principal.instanceId);
   if (!instance) throw forbidden('This installation access token belongs to an instance that no longer exists');

@@ -13,10 +13,7 @@ export type DashboardFile = keyof typeof DASHBOARD_FILES;
 
 let root: string | null | undefined;
 
-/**
- * The package's root folder (the one whose package.json names plugsmith), found from this module:
- * `emulator/dashboard/` when run from source (tests), `dist/` or `dist/emulator/` when installed.
- */
+/** The package's root (whose package.json names plugsmith), found from this module wherever it runs: source or `dist/`. */
 function packageRoot(): string | null {
   if (root !== undefined) return root;
   let dir = dirname(fileURLToPath(import.meta.url));

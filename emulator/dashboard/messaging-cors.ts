@@ -5,11 +5,8 @@ import { ownHostNames } from '../admin/guard.js';
 const ALLOWED_HEADERS = 'authorization, content-type, last-event-id';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
-/**
- * Whether an Origin is the emulator's own dashboard: http, one of the names the admin API answers
- * under (a DNS-rebinding name is none of them), and the management API's port.
- */
-export function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean {
+/** Whether an Origin is the emulator's own dashboard: http, a name the admin API answers under (never a DNS-rebinding one), the management port. */
+function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean {
   const { host, adminHosts } = services.config.admin;
   const isOwnName = ownHostNames(host, adminHosts);
   return (origin) => {
@@ -24,12 +21,7 @@ export function dashboardOrigin(services: EmulatorContext): (origin: string) => 
   };
 }
 
-/**
- * CORS on the messaging API for the emulator's own dashboard only (it is served by the management
- * port, another origin): the allow headers for that origin, preflights answered, no credentials
- * (the dashboard sends the API key in Authorization). Other origins get no CORS headers at all,
- * so browsers keep their pages from reading any answer.
- */
+/** CORS on the messaging API for the emulator's own dashboard only (another origin); other pages get no CORS headers and read nothing. */
 export function installMessagingCors(app: FastifyInstance, services: EmulatorContext): void {
   const isDashboard = dashboardOrigin(services);
   app.addHook('onRequest', async (request, reply) => {

@@ -7,8 +7,7 @@ import { DashboardLinkSchema, DashboardLoginSchema, DashboardSessionSchema, Dash
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
 
-/** What the dashboard routes need beyond the services: the login codes and sessions of this emulator. */
-export interface DashboardRouteOptions {
+interface DashboardRouteOptions {
   services: EmulatorContext;
   logins: DashboardLogins;
   /** Where the built files are; default the package's `dist/dashboard` (tests point it elsewhere). */
@@ -28,10 +27,7 @@ function originOf(url: string): string | null {
   }
 }
 
-/**
- * The page's security headers: it may talk to itself, the messaging API and the object store
- * (uploads PUT to signed URLs), be framed by nothing, and send no Referer anywhere.
- */
+/** The page's security headers: it talks to itself, the messaging API and the object store only, is framed by nothing, and sends no Referer. */
 function securityHeaders(services: EmulatorContext): Record<string, string> {
   const connect = new Set(["'self'"]);
   for (const url of [services.config.messagingUrl(), services.storage.publicUrl('public/x')]) {
@@ -68,11 +64,7 @@ function workspaceOf(services: EmulatorContext): Workspace {
   };
 }
 
-/**
- * The dashboard under `/_emulator/dashboard`: its static files (from `dist/dashboard`), the
- * session it opens with a one-time login code, and new login links. Registered inside the admin
- * surface, so the one guard decides who may call each route.
- */
+/** The dashboard under `/_emulator/dashboard` (inside the admin surface's guard): its files, its session from a one-time login code, new login links. */
 export default async function dashboardRoutes(fastify: FastifyInstance, { services, logins, filesDir }: DashboardRouteOptions): Promise<void> {
   const app = typed(fastify);
 
@@ -102,7 +94,6 @@ export default async function dashboardRoutes(fastify: FastifyInstance, { servic
       if (session === null) {
         throw unauthorized('This dashboard login link was already used or is not from this emulator (each link works once): run `plugsmith emulator dashboard --open` for a new one');
       }
-      // No cookie: the page keeps the token in localStorage and sends it as the x-plugsmith-session header.
       return ok({ ...workspaceOf(services), session });
     },
   );

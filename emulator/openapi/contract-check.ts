@@ -15,12 +15,10 @@ export interface ContractViolation {
 }
 
 declare global {
-  /** The contract check's state in this process (see below). */
+  /** The contract check's state in this process: on globalThis, so every copy of this module (a test file's, its setup file's) shares it. */
   var plugsmithContractCheck: { violations: ContractViolation[]; byDefault: boolean } | undefined;
 }
 
-// Kept on globalThis: every copy of this module in the process (a test file and its setup file may
-// load it apart) sees the same switch and the same list.
 const state = () => (globalThis.plugsmithContractCheck ??= { violations: [], byDefault: false });
 
 /** The responses that did not match the document, in the emulators of this process that check them (oldest first; the caller may empty it). */
@@ -38,13 +36,9 @@ export function contractCheckByDefault(): boolean {
   return state().byDefault;
 }
 
-const violations = contractViolations;
-
 /**
- * Checks every JSON response of `app` against the OpenAPI document: the status is one the operation
- * declares (when it declares any), and the body matches that status's schema; without declared
- * schemas, the body is at least the envelope. Installed only when the emulator's `contractCheck`
- * option is on (the test suite's contract test); violations are collected, never thrown at the client.
+ * Checks every JSON response of `app` against the OpenAPI document: a declared status, and a body of
+ * its schema (at least the envelope). Violations are collected, never thrown at the client.
  */
 export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
@@ -67,7 +61,6 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
   };
   app.addHook('onSend', async (request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
-    // Answers kept serialized (GET /api/plugins/:id, marketplace pages) are sent as bytes: checked too.
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
     if (!type.includes('application/json') || text === undefined) return payload;
     const route = request.routeOptions.url ?? null;
@@ -75,7 +68,7 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     if (route === '/_emulator/openapi.json' || route?.startsWith('/_storage/')) return payload;
     doc ??= await document();
     const status = reply.statusCode;
-    const record = (problem: string) => violations().push({ method: request.method, url: request.url, route, status, problem });
+    const record = (problem: string) => contractViolations().push({ method: request.method, url: request.url, route, status, problem });
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -89,8 +82,7 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     const declared = Object.entries<any>(operation?.responses ?? {}).filter(([, r]) => r?.content?.['application/json']?.schema);
     let key = 'envelope';
     let schema: Record<string, unknown> = envelope;
-    // The document is built by the same builder as the app, so a route missing from it is one a test
-    // added to its own app: only the envelope is checked.
+    // A route missing from the document is one a test added to its own app: only the envelope is checked.
     if (declared.length > 0) {
       const match = declared.find(([code]) => code === String(status));
       if (!match) {

@@ -9,7 +9,7 @@ import { SESSION_HEADER } from '../admin/dashboard-logins.js';
 export type OpenApiDocument = Record<string, any>;
 
 /** Builds an app with every route registered after `install` (which adds the OpenAPI collector); never listens. */
-export type AppBuilder = (install: (app: FastifyInstance) => Promise<void>) => Promise<FastifyInstance>;
+type AppBuilder = (install: (app: FastifyInstance) => Promise<void>) => Promise<FastifyInstance>;
 
 /** How the platform signs what it posts to a plugin (Standard Webhooks). */
 const WEBHOOK_SIGNING =
@@ -67,21 +67,15 @@ function liftExamples(operation: any): void {
   if (media?.schema?.examples?.length && media.example === undefined) media.example = media.schema.examples[0];
 }
 
-/**
- * Every operation that writes may meet a full disk: a 507 INSUFFICIENT_STORAGE in the error
- * envelope (http.ts answers it for ENOSPC and EDQUOT), declared beside the operation's other errors.
- */
+/** Every operation that writes may meet a full disk: a 507 in the error envelope (http.ts), declared beside its other errors. */
 function declareDiskFull(method: string, operation: any): void {
   if (method === 'get' || method === 'head' || !operation.responses || operation.responses['507']) return;
   const error = Object.values<any>(operation.responses).find((r) => String(r?.content?.['application/json']?.schema?.$ref ?? '').endsWith('/ErrorEnvelope'));
   if (error) operation.responses['507'] = { ...error, description: 'The disk holding the emulator\'s data is full (ENOSPC) or over quota: nothing was stored; the connection closes' };
 }
 
-/**
- * What the document says that the routes alone decide: paths, webhooks and components, the same for
- * every emulator (the route schemas come from the contract; no option adds a documented route).
- */
-export interface RoutesDocument {
+/** What the routes alone decide (paths, webhooks, components): the same for every emulator, as no option adds a documented route. */
+interface RoutesDocument {
   paths: Record<string, any>;
   /** The paths of the messaging API, served at their own URL. */
   messagingPaths: string[];
@@ -90,11 +84,10 @@ export interface RoutesDocument {
 }
 
 declare global {
-  /** The routes' document of this process, built once (see `sharedRoutesDocument`). */
+  /** The routes' document of this process, built once: on globalThis, as a test runner loads this module once per test file. */
   var plugsmithRoutesDocument: { document: Promise<RoutesDocument> | null; builds: number } | undefined;
 }
 
-// On globalThis: a test runner loads this module once per test file, in one process.
 const shared = () => (globalThis.plugsmithRoutesDocument ??= { document: null, builds: 0 });
 
 /** How many times this process built the routes' document (for tests: every emulator shares one). */
@@ -102,16 +95,12 @@ export function routesDocumentBuilds(): number {
   return shared().builds;
 }
 
-/**
- * The routes' document of this process: built once (about 170 ms: two apps with every route and
- * @fastify/swagger) by the first emulator that needs it, then shared by every emulator.
- */
+/** The routes' document of this process: built once (about 170 ms) by the first emulator that needs it, then shared; a failed build is retried. */
 export function sharedRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
   const state = shared();
   if (!state.document) {
     const document = buildRoutesDocument(builders);
     state.document = document;
-    // A failed build is not kept: the next request tries again.
     document.catch(() => {
       if (state.document === document) state.document = null;
     });
@@ -120,7 +109,7 @@ export function sharedRoutesDocument(builders: { management: AppBuilder; messagi
 }
 
 /** Builds the routes' document of the management API (`/api`, `/_emulator`) and the messaging API. */
-export async function buildRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
+async function buildRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
   shared().builds++;
   const documentOf = async (build: AppBuilder) => {
     const app = await build(collector);
@@ -160,12 +149,7 @@ export async function buildRoutesDocument(builders: { management: AppBuilder; me
   return routes;
 }
 
-/**
- * The OpenAPI 3.1 document of the three APIs: the management API (`/api`) and the admin API
- * (`/_emulator`) at `managementUrl`, the messaging API at `messagingUrl`, with their security
- * schemes, and the webhook events as `webhooks`. Every operation and schema comes from the
- * route schemas, which come from the contract. `routes` is shared: it is not changed.
- */
+/** The OpenAPI 3.1 document of the three APIs, placed at their URLs, with the webhook events as `webhooks`; `routes` is shared, never changed. */
 export function placeDocument(routes: RoutesDocument, urls: { managementUrl?: string; messagingUrl?: string } = {}): OpenApiDocument {
   const paths = { ...routes.paths };
   // The messaging API is a second server: every one of its operations says so.
@@ -190,14 +174,6 @@ export function placeDocument(routes: RoutesDocument, urls: { managementUrl?: st
     webhooks: routes.webhooks,
     components: { schemas: routes.components.schemas, securitySchemes: SECURITY_SCHEMES, responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } },
   };
-}
-
-/** Builds the routes' document (not shared) and places it at `urls`. */
-export async function buildOpenApiDocument(
-  builders: { management: AppBuilder; messaging: AppBuilder },
-  urls: { managementUrl?: string; messagingUrl?: string } = {},
-): Promise<OpenApiDocument> {
-  return placeDocument(await buildRoutesDocument(builders), urls);
 }
 
 /** What a path answers to a method it does not declare. */

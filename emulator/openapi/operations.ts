@@ -1,13 +1,11 @@
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
 type OpenApiDocument = Record<string, any>;
 
-// What the route schemas do not say about each operation, for generators and fuzzers: a stable
-// camelCase operationId, a one-line summary and a tag per resource; the links from each create
-// operation to what reads, changes and deletes what it made; and the shape of the document
-// (GET bodies, comma-list parameters, event streams, one title per schema) as OpenAPI tools read it.
+// What the route schemas do not say, for generators and fuzzers: operation ids, summaries, tags,
+// links from creates, and the document's shape as OpenAPI tools read it.
 
 /** operationId, tag, summary of every operation, by `METHOD path` (a test fails on any operation missing here). */
-export const OPERATIONS: Readonly<Record<string, readonly [operationId: string, tag: string, summary: string]>> = {
+const OPERATIONS: Readonly<Record<string, readonly [operationId: string, tag: string, summary: string]>> = {
   'POST /api/tokens': ['createToken', 'tokens', 'Create a personal access token'],
   'POST /api/plugins': ['createPlugin', 'plugins', 'Create a plugin (the org in the body)'],
   'POST /api/orgs/{orgId}/plugins': ['createOrgPlugin', 'plugins', "Create a plugin in an org"],
@@ -116,16 +114,15 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
 type Link = { operationId: string; parameters: Record<string, string>; description: string };
 
 const idOf = '$response.body#/data/id';
-const links = (target: string, ops: Array<[string, string]>, parameters: Record<string, string>): Record<string, Link> =>
-  Object.fromEntries(ops.map(([name, operationId]) => [name, { operationId, parameters, description: `${name.replace(/[A-Z].*/, '')} the ${target} just made` }]));
+const links = (target: string, operationIds: string[], parameters: Record<string, string>): Record<string, Link> =>
+  Object.fromEntries(operationIds.map((operationId) => [operationId, { operationId, parameters, description: `${operationId.replace(/[A-Z].*/, '')} the ${target} just made` }]));
 
 /** Links from each create operation to the operations on what it made. */
 const LINKS: Readonly<Record<string, Record<string, Link>>> = (() => {
-  const plugin = links('plugin', [['getPlugin', 'getPlugin'], ['updatePlugin', 'updatePlugin'], ['deletePlugin', 'deletePlugin'], ['listActions', 'listActions'], ['createAction', 'createAction'], ['createExternalEvent', 'createExternalEvent'], ['verifyWebhook', 'verifyWebhook'], ['rotateWebhookSecret', 'rotateWebhookSecret']], { pluginId: idOf });
-  const repository = links('repository', [['getRepository', 'getRepository'], ['listRepositoryFiles', 'listRepositoryFiles'], ['addRepositoryFile', 'addRepositoryFile'], ['installDataProvider', 'installDataProvider'], ['listDataProviders', 'listDataProviders']], { repositoryId: idOf });
-  const definition = (kind: string, param: string) =>
-    links(kind, [[`get${kind}`, `get${kind}`], [`update${kind}`, `update${kind}`], [`delete${kind}`, `delete${kind}`]], { pluginId: '$request.path.pluginId', [param]: '$response.body#/data/name' });
-  const instance = (operationId: string, entityParam: string) => links('installation', [[operationId, operationId]], { [entityParam]: `$request.path.${entityParam}`, pluginInstanceId: idOf });
+  const plugin = links('plugin', ['getPlugin', 'updatePlugin', 'deletePlugin', 'listActions', 'createAction', 'createExternalEvent', 'verifyWebhook', 'rotateWebhookSecret'], { pluginId: idOf });
+  const repository = links('repository', ['getRepository', 'listRepositoryFiles', 'addRepositoryFile', 'installDataProvider', 'listDataProviders'], { repositoryId: idOf });
+  const definition = (kind: string, param: string) => links(kind, [`get${kind}`, `update${kind}`, `delete${kind}`], { pluginId: '$request.path.pluginId', [param]: '$response.body#/data/name' });
+  const instance = (operationId: string, entityParam: string) => links('installation', [operationId], { [entityParam]: `$request.path.${entityParam}`, pluginInstanceId: idOf });
   return {
     'POST /api/plugins': plugin,
     'POST /api/orgs/{orgId}/plugins': plugin,
@@ -136,12 +133,12 @@ const LINKS: Readonly<Record<string, Record<string, Link>>> = (() => {
     'POST /api/repositories/{repositoryId}/data-providers': instance('uninstallDataProvider', 'repositoryId'),
     'POST /api/agents/{agentId}/plugins': instance('uninstallAgentPlugin', 'agentId'),
     'POST /api/apps/{appId}/plugins': instance('uninstallAppPlugin', 'appId'),
-    'POST /api/repositories/{repositoryId}/files': links('repository file', [['removeRepositoryFile', 'removeRepositoryFile']], { repositoryId: '$request.path.repositoryId', fileId: '$response.body#/data/file/id' }),
-    'POST /api/generate-upload-url': links('upload', [['getFileAccessUrl', 'getFileAccessUrl']], { fileId: '$response.body#/data/files/0/fileRecord/id' }),
-    'POST /_emulator/characters': links('character', [['getCharacter', 'getCharacter'], ['updateCharacter', 'updateCharacter']], { characterId: idOf }),
-    'POST /_emulator/agents': links('agent', [['getAgent', 'getAgent'], ['renameAgent', 'renameAgent']], { agentId: idOf }),
-    'POST /_emulator/api-keys': links('API key', [['deleteApiKey', 'deleteApiKey']], { apiKeyId: idOf }),
-    'POST /conversations': links('conversation', [['getConversation', 'getConversation'], ['sendMessage', 'sendMessage'], ['listMessages', 'listMessages'], ['streamConversationEvents', 'streamConversationEvents']], { conversationId: idOf }),
+    'POST /api/repositories/{repositoryId}/files': links('repository file', ['removeRepositoryFile'], { repositoryId: '$request.path.repositoryId', fileId: '$response.body#/data/file/id' }),
+    'POST /api/generate-upload-url': links('upload', ['getFileAccessUrl'], { fileId: '$response.body#/data/files/0/fileRecord/id' }),
+    'POST /_emulator/characters': links('character', ['getCharacter', 'updateCharacter'], { characterId: idOf }),
+    'POST /_emulator/agents': links('agent', ['getAgent', 'renameAgent'], { agentId: idOf }),
+    'POST /_emulator/api-keys': links('API key', ['deleteApiKey'], { apiKeyId: idOf }),
+    'POST /conversations': links('conversation', ['getConversation', 'sendMessage', 'listMessages', 'streamConversationEvents'], { conversationId: idOf }),
   };
 })();
 
@@ -152,11 +149,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const EVENT_STREAM_FORMAT =
   'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of `id: <id>`, `event: <name>` and `data: <one line of JSON>` lines; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
 
-/**
- * Completes the document built from the route schemas: operation ids, summaries, tags, links,
- * the GET body of generate-upload-url, parameter serialization, event streams, one title per
- * schema, and `/api` without its trailing slash.
- */
+/** Completes the document built from the route schemas (see the top of this file). */
 export function describeOperations(doc: OpenApiDocument): void {
   // `/api/` is fastify's spelling of the prefix's own route; clients call `/api` (both are served).
   if (doc.paths['/api/'] && !doc.paths['/api']) {
@@ -223,12 +216,6 @@ function renameDependencies(node: any): void {
   for (const value of Object.values(node)) renameDependencies(value);
 }
 
-/**
- * One title per schema: an inline schema with a title is replaced by a `$ref` to
- * `components.schemas[title]` (added on first sight); a second, different schema under a title
- * already taken keeps its place and gets a numbered title. Generators name their types after
- * titles, and skip an operation whose schemas share one.
- */
 /** A title as a component name (letters, digits, `.`, `-`, `_`): `WEBHOOK_CHALLENGE event` is `WebhookChallengeEvent`. */
 function componentName(title: string): string {
   if (/^[A-Za-z0-9._-]+$/.test(title)) return title;
@@ -239,6 +226,10 @@ function componentName(title: string): string {
     .join('');
 }
 
+/**
+ * One title per schema (generators name types after titles): an inline titled schema becomes a
+ * `$ref` to `components.schemas[title]`; a different schema under a taken title gets a numbered one.
+ */
 function hoistTitledSchemas(doc: OpenApiDocument): void {
   const components: Record<string, any> = (doc.components.schemas ??= {});
   const taken = new Map<string, string>(Object.entries(components).map(([name, schema]) => [name, JSON.stringify(schema)]));

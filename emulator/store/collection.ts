@@ -1,18 +1,11 @@
-import { serializeRecord, StoreError, type BaseRecord } from './record.js';
+import { serializeRecord, type BaseRecord } from './record.js';
 
-/**
- * A change of one collection not yet applied, with the journal text of its record (serialized
- * before it touches memory); the store applies it, alone or in an atomic batch.
- */
+/** A change of one collection not yet applied, with its record already serialized. */
 export type PendingChange =
   | { t: 'put'; collection: Collection<BaseRecord>; record: BaseRecord; text: string }
   | { t: 'del'; collection: Collection<BaseRecord>; id: string };
 
-/**
- * One named set of records, held in memory by id, with a `value -> ids` index for each field an
- * endpoint looks records up by. Every change is applied in memory at once and resolves when it
- * is durable.
- */
+/** One named set of records in memory by id, with a `value -> ids` index per field looked up by. */
 export class Collection<T extends BaseRecord> {
   private readonly records = new Map<string, T>();
   private readonly indexes = new Map<string, Map<unknown, Set<string>>>();
@@ -55,11 +48,7 @@ export class Collection<T extends BaseRecord> {
     return out;
   }
 
-  /**
-   * Inserts or replaces a record; resolves once durable. The record is serialized first: one
-   * that cannot be written as JSON throws a RecordRefused at once and changes nothing. Inside
-   * Store.atomically the change is applied only when the whole batch is serialized.
-   */
+  /** Inserts or replaces a record; resolves once durable. A record that cannot be written as JSON throws RecordRefused and changes nothing. */
   put(record: T): Promise<void> {
     const text = serializeRecord(this.name, record);
     return this.submit({ t: 'put', collection: this as unknown as Collection<BaseRecord>, record, text });
@@ -68,20 +57,6 @@ export class Collection<T extends BaseRecord> {
   /** Removes a record if present; resolves once durable. */
   delete(id: string): Promise<void> {
     return this.submit({ t: 'del', collection: this as unknown as Collection<BaseRecord>, id });
-  }
-
-  /** @internal adds records read from disk (JSON text is parsed here). */
-  loadAll(records: Iterable<T | string>): void {
-    for (const record of records) {
-      if (typeof record !== 'string') this.apply(record);
-      else {
-        try {
-          this.apply(JSON.parse(record) as T);
-        } catch {
-          throw new StoreError(`a record of ${this.name} in the snapshot is not valid JSON`);
-        }
-      }
-    }
   }
 
   /** @internal applies a put without logging it (load and replay). */

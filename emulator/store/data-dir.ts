@@ -1,11 +1,7 @@
 import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/**
- * Creates the data dir owner-only (0700), or makes an existing one so, with the files directly
- * in it 0600 (a data dir written by an older version had 0755/0644): it holds webhook secrets,
- * installation tokens and the signing key of storage URLs. Files the store writes are created 0600.
- */
+/** Makes the data dir owner-only (0700, its files 0600, as older versions did not): it holds secrets and tokens. */
 export async function ownerOnlyDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // A folder someone else owns cannot be changed; the files written in it are still 0600.

@@ -4,10 +4,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 let lastTime = 0;
 let counter = 0;
 
-/**
- * A new record id: `<prefix>_` + 10 chars of time + 4 of a per-millisecond counter + 6 random,
- * so ids sort by creation time and never collide inside one process.
- */
+/** A new record id: `<prefix>_`, time, a per-millisecond counter and random characters: sorted by creation, never repeated in a process. */
 export function newId(prefix: string): string {
   const now = Date.now();
   if (now > lastTime) {
@@ -20,15 +17,10 @@ export function newId(prefix: string): string {
 }
 
 let lastIso = 0;
-let lastIsoText = new Date(0).toISOString();
 /** The current time as an ISO string that never goes backwards inside this process. */
 export function nowIso(): string {
-  const now = Date.now();
-  if (now > lastIso) {
-    lastIso = now;
-    lastIsoText = new Date(now).toISOString();
-  }
-  return lastIsoText;
+  lastIso = Math.max(lastIso, Date.now());
+  return new Date(lastIso).toISOString();
 }
 
 function encode(value: number, length: number): string {

@@ -7,26 +7,20 @@ interface Waiter {
 }
 
 /**
- * An append-only JSON-lines file with group commit: every line appended in the same turn of
- * the event loop, or while the previous batch is being synced, is written and fdatasync'ed
- * together, and each append resolves only once its line is on disk.
+ * An append-only JSON-lines file with group commit: lines appended in the same turn, or while the
+ * previous batch syncs, are written and fdatasync'ed together; each append resolves once on disk.
  */
 export class Journal {
   private pending: string[] = [];
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | null = null;
-  private bytes = 0;
-  lines = 0;
 
   private constructor(
     readonly path: string,
-    private handle: FileHandle,
-    initialBytes: number,
-    initialLines: number,
-  ) {
-    this.bytes = initialBytes;
-    this.lines = initialLines;
-  }
+    private readonly handle: FileHandle,
+    private bytes: number,
+    public lines: number,
+  ) {}
 
   static async open(path: string, initialLines = 0): Promise<Journal> {
     const handle = await open(path, 'a', 0o600);

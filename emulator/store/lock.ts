@@ -5,10 +5,7 @@ import { StoreError } from './record.js';
 /** The file that keeps a second emulator off a data dir: it holds the owner's pid. */
 const LOCK_FILE = 'emulator.lock';
 
-/**
- * Data dirs this process holds. A lock file naming our own pid is only ours if it is listed
- * here: in a container an emulator restarted after a crash often gets the same pid again.
- */
+/** Data dirs this process holds: a lock naming our pid is ours only if listed (a restarted container often reuses the pid). */
 const heldDirs = new Set<string>();
 
 /** Locks a data dir for this process; returns the key to release it with. */

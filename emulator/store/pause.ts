@@ -1,8 +1,7 @@
 /**
- * For crash tests only: with PLUGSMITH_STORE_PAUSE=<step> in its environment, the store stops for
- * good when it reaches that step (after printing `paused <step>` to stderr), so that a test can
- * SIGKILL the process there. Steps: import-applied, import-written (written, not yet fdatasync'ed),
- * import-journaled, compact-rotated, compact-written, compact-renamed.
+ * For crash tests only: with PLUGSMITH_STORE_PAUSE=<step>, the store prints `paused <step>` and stops
+ * for good at that step, so a test can SIGKILL it there. Steps: import-start, import-written (not yet
+ * fdatasync'ed), import-journaled, compact-rotated, compact-written, compact-renamed.
  */
 const STEP = process.env.PLUGSMITH_STORE_PAUSE;
 

@@ -15,11 +15,8 @@ const COMPACT_BYTES = 128 * 1024 * 1024;
 const SNAPSHOT_FILE = 'snapshot.json';
 
 type Change = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
-/**
- * One journal line: a change, several that stand or fall together (see Store.atomically), or the
- * whole contents of the store (an import or a clear), which later lines build on.
- */
-export type Mutation = Change | { t: 'all'; m: Change[] } | { t: 'replace'; collections: Record<string, BaseRecord[]> };
+/** One journal line: a change, an atomic batch of them, or the whole contents (an import or a clear). */
+type Mutation = Change | { t: 'all'; m: Change[] } | { t: 'replace'; collections: Record<string, BaseRecord[]> };
 
 /** When the journal is compacted into the snapshot. */
 export interface CompactAfter {
@@ -28,9 +25,8 @@ export interface CompactAfter {
 }
 
 /**
- * The durable half of a store in a data dir: a snapshot (written with lowdb) plus an append-only
- * journal of the changes since it, replayed when the dir is opened and compacted into a new
- * snapshot as it grows. It holds the dir's lock from open to close.
+ * The durable half of a store: a snapshot plus an append-only journal of the changes since it,
+ * replayed at open and compacted into a new snapshot as it grows; holds the dir's lock until closed.
  */
 export class Persistence {
   private journal: Journal | null = null;
@@ -40,17 +36,12 @@ export class Persistence {
   private compactions: Promise<void> = Promise.resolve();
   private closed = false;
   private lockKey: string | null = null;
-  private readonly compactLines: number;
-  private readonly compactBytes: number;
 
   private constructor(
     readonly dir: string,
     private readonly collections: ReadonlyMap<string, Collection<BaseRecord>>,
-    compactAfter: CompactAfter = {},
-  ) {
-    this.compactLines = compactAfter.lines ?? COMPACT_LINES;
-    this.compactBytes = compactAfter.bytes ?? COMPACT_BYTES;
-  }
+    private readonly compactAfter: CompactAfter = {},
+  ) {}
 
   /** Locks `dir` and loads its snapshot and journals into the (empty, declared) collections. */
   static async open(dir: string, collections: ReadonlyMap<string, Collection<BaseRecord>>, compactAfter?: CompactAfter): Promise<Persistence> {
@@ -63,7 +54,8 @@ export class Persistence {
   append(line: string): Promise<void> {
     if (this.closed || !this.journal) return Promise.reject(new Error('the store is closed'));
     const done = this.journal.append(line);
-    if (this.journal.lines >= this.compactLines || this.journal.size >= this.compactBytes) this.compactSoon();
+    const { lines = COMPACT_LINES, bytes = COMPACT_BYTES } = this.compactAfter;
+    if (this.journal.lines >= lines || this.journal.size >= bytes) this.compactSoon();
     return done;
   }
 
@@ -83,10 +75,8 @@ export class Persistence {
   }
 
   /**
-   * Flushes, waits for a running compaction, closes the journal and releases the lock, which it
-   * always does. A compaction that failed earlier (a full disk) was reported to its caller and lost
-   * nothing (its journals stay and are replayed at the next open): it is not reported again. A
-   * failure of closing itself rejects, once; a second close() does nothing.
+   * Flushes, closes the journal and always releases the lock. A compaction that failed earlier lost
+   * nothing (its journals are replayed at the next open), so it is not reported again here.
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -111,9 +101,8 @@ export class Persistence {
   }
 
   /**
-   * Rotates the journal, then writes the state of that moment as the snapshot of the new
-   * generation, then deletes the old journal. A crash before the snapshot's rename leaves the old
-   * snapshot and both journals (replayed in order); after it, the new snapshot and the new journal.
+   * Rotates the journal, writes the state of that moment as the new generation's snapshot, then
+   * deletes the old journal. A crash before the rename leaves the old snapshot and both journals.
    */
   private async compactNow(): Promise<void> {
     if (!this.journal || this.closed) return;
@@ -179,7 +168,10 @@ export class Persistence {
   /** Replaces every collection's records (a snapshot, or a journal's replace line); unknown collections are skipped. */
   private fill(contents: Record<string, BaseRecord[]>): void {
     for (const c of this.collections.values()) c.clear();
-    for (const [name, records] of Object.entries(contents)) this.collections.get(name)?.loadAll(records);
+    for (const [name, records] of Object.entries(contents)) {
+      const collection = this.collections.get(name);
+      for (const record of records) collection?.apply(record);
+    }
   }
 
   private async replay(path: string): Promise<number> {

@@ -1,21 +1,15 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
-import { LIST_QUERY_PARAMETERS, type Pagination } from '../../src/contract/index.js';
-
-/** How a field may be filtered and sorted. `array` fields (tags, events, scopes) match any value. */
-export type FieldType = 'string' | 'number' | 'boolean' | 'array';
+import { LIST_QUERY_PARAMETERS, type Pagination, type QueryFieldType, type SortOrder } from '../../src/contract/index.js';
 
 /** What a collection endpoint allows in its query. */
 export interface QuerySpec {
-  fields: Record<string, FieldType>;
+  fields: Record<string, QueryFieldType>;
   /** Fields `@search` looks into (strings or arrays of strings). */
   search: string[];
 }
 
-export type { SortOrder } from '../../src/contract/index.js';
-import type { SortOrder } from '../../src/contract/index.js';
-
-export interface Filter {
+interface Filter {
   field: string;
   values: unknown[];
 }
@@ -31,9 +25,7 @@ export interface ParsedQuery {
   filters: Filter[];
 }
 
-export type { IndexPagination, CursorPagination } from '../../src/contract/index.js';
-
-export interface QueryResult<T> {
+interface QueryResult<T> {
   data: T[];
   pagination: Pagination;
 }
@@ -170,12 +162,11 @@ export function runQuery<T extends BaseRecord>(
   const constraints: Filter[] = [...where.map(([field, value]) => ({ field, values: [value] })), ...query.filters];
   const indexed = where.find(([field]) => collection.hasIndex(field));
   const candidates: Iterable<T> = indexed ? collection.where(indexed[0], indexed[1]) : collection.values();
-  const checks = constraints.map((c) => matcher<T>(c, spec));
   const needle = query.search?.toLowerCase();
   const matched: T[] = [];
   for (const record of candidates) {
     if (scope.visible && !scope.visible(record)) continue;
-    if (!checks.every((check) => check(record))) continue;
+    if (!constraints.every(({ field, values }) => matches(record, field, values))) continue;
     if (needle !== undefined && !searchMatches(record, spec.search, needle)) continue;
     matched.push(record);
   }
@@ -187,13 +178,14 @@ export function runQuery<T extends BaseRecord>(
     if (query.cursor !== '') {
       const at = collection.get(query.cursor);
       // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
-      const inScope = at !== undefined && where.every(([field, value]) => hasValue(at, field, value));
+      const inScope = at !== undefined && where.every(([field, value]) => matches(at, field, [value]));
       if (!at || !inScope || (scope.visible && !scope.visible(at))) {
         throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
         ]);
       }
-      start = firstAfter(matched, at, compare);
+      const after = matched.findIndex((record) => compare(record, at) > 0);
+      start = after === -1 ? matched.length : after;
     }
     const data = matched.slice(start, start + query.limit);
     const hasNext = start + query.limit < matched.length;
@@ -206,18 +198,6 @@ export function runQuery<T extends BaseRecord>(
     data: matched.slice(from, from + query.limit),
     pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
   };
-}
-
-/** Index of the first record that sorts after `at` (binary search over a sorted list). */
-function firstAfter<T>(sorted: T[], at: T, compare: (a: T, b: T) => number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compare(sorted[mid], at) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function comparator<T extends BaseRecord>(query: ParsedQuery): (a: T, b: T) => number {
@@ -233,7 +213,7 @@ function comparator<T extends BaseRecord>(query: ParsedQuery): (a: T, b: T) => n
 }
 
 /** Orders values of one field: missing and null first, then by type-appropriate comparison. */
-export function compareValues(a: unknown, b: unknown): number {
+function compareValues(a: unknown, b: unknown): number {
   const an = a === undefined || a === null;
   const bn = b === undefined || b === null;
   if (an || bn) return an && bn ? 0 : an ? -1 : 1;
@@ -244,26 +224,10 @@ export function compareValues(a: unknown, b: unknown): number {
   return as < bs ? -1 : as > bs ? 1 : 0;
 }
 
-/** Whether a record's field is `value` (or, for an array field, contains it). */
-function hasValue(record: object, field: string, value: unknown): boolean {
+/** Whether a record's field is one of `values` (an array field: holds one of them). */
+function matches(record: object, field: string, values: unknown[]): boolean {
   const actual = (record as Record<string, unknown>)[field];
-  return Array.isArray(actual) ? actual.includes(value) : actual === value;
-}
-
-function matcher<T>(filter: Filter, spec: QuerySpec): (record: T) => boolean {
-  const { field, values } = filter;
-  const type = spec.fields[field];
-  if (type === 'array') {
-    return (record) => {
-      const value = (record as Record<string, unknown>)[field];
-      return Array.isArray(value) && value.some((v) => values.includes(v));
-    };
-  }
-  if (values.length === 1) {
-    const only = values[0];
-    return (record) => (record as Record<string, unknown>)[field] === only;
-  }
-  return (record) => values.includes((record as Record<string, unknown>)[field]);
+  return Array.isArray(actual) ? actual.some((v) => values.includes(v)) : values.includes(actual);
 }
 
 function searchMatches(record: object, fields: string[], needle: string): boolean {

@@ -1,22 +1,15 @@
 import { ApiError, detail } from '../errors.js';
 
-/** What every stored record has: its id. */
-// A type alias, not an interface: it then fits the contract's open StoredRecord (an export) as it is.
+/** What every stored record has: its id. (An alias, not an interface, so the contract's StoredRecord fits it.) */
 export type BaseRecord = { id: string };
 
 /** A refusal to open a data dir or to read what is in it, with a message meant for the person running the emulator. */
 export class StoreError extends Error {}
 
-/**
- * How deep a record may nest. JSON.stringify recurses, and a record must survive being written
- * to the journal, the snapshot and an export (each wraps it a few levels deeper) on any stack.
- */
-export const MAX_RECORD_DEPTH = 1000;
+/** How deep a record may nest: JSON.stringify recurses, and the journal, snapshot and export wrap it deeper. */
+const MAX_RECORD_DEPTH = 1000;
 
-/**
- * A record the store refuses to hold because it cannot be written as JSON (too deeply nested,
- * a cycle, a BigInt): a 400, and nothing of the change it belongs to is applied.
- */
+/** A record that cannot be written as JSON (too deep, a cycle, a BigInt): a 400, and nothing of its change applies. */
 export class RecordRefused extends ApiError {
   constructor(
     readonly collection: string,

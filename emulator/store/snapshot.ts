@@ -6,9 +6,8 @@ import { DataFile } from 'lowdb/node';
 import type { BaseRecord } from './record.js';
 
 /**
- * The version of the on-disk layout; a data dir written by a newer emulator is refused.
- * 1 and 3: one JSON document `{ schemaVersion, generation, collections: { name: [records] } }`.
- * 2: a line per record with a CRC-32 (written until 3 replaced it): read, and rewritten as 3.
+ * The on-disk layout's version (a newer one is refused). 1 and 3: one JSON document `{ schemaVersion,
+ * generation, collections }`; 2: a line per record with a CRC-32, read and rewritten as 3.
  */
 export const SCHEMA_VERSION = 3;
 
@@ -26,9 +25,8 @@ export class SnapshotError extends Error {}
 const adapter = (path: string) => new DataFile<Snapshot>(path, { parse: (text) => parse(text), stringify: (data) => JSON.stringify(data) });
 
 /**
- * Writes the snapshot with lowdb, durably: lowdb writes the file beside it (through its own
- * temporary file and rename, which it does not sync), which is then fsync'ed, made owner-only
- * (it holds webhook secrets), renamed over the snapshot, and the folder fsync'ed.
+ * Writes the snapshot with lowdb, durably: lowdb writes a file beside it (and syncs nothing), which
+ * is fsync'ed, made owner-only, renamed over the snapshot, and the folder fsync'ed.
  */
 export async function writeSnapshot(path: string, data: Snapshot, beforeRename?: () => Promise<void>): Promise<void> {
   const next = join(dirname(path), `${basename(path)}.next`);

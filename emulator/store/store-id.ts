@@ -13,11 +13,7 @@ export function newStoreId(): string {
   return id;
 }
 
-/**
- * The stable identity of a store: kept in its data dir (so it survives restarts and port
- * changes, and the CLI can tell "the same store on another port" from "another store"),
- * new per start in memory. Call while holding the data dir's lock.
- */
+/** The store's stable identity, kept in its data dir (the same store on another port is the same), new per start in memory. */
 export async function storeIdOf(dataDir: string | undefined): Promise<string> {
   if (!dataDir) return newStoreId();
   const path = join(dataDir, FILE);

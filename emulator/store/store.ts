@@ -3,11 +3,9 @@ import { Persistence, type CompactAfter } from './persistence.js';
 import { pauseAt } from './pause.js';
 import { serializeRecord, type BaseRecord } from './record.js';
 
-// The store's public face: importers name these from here, whichever module defines them.
 export { Collection } from './collection.js';
-export { ownerOnlyDir } from './data-dir.js';
 export { SCHEMA_VERSION } from './snapshot.js';
-export { MAX_RECORD_DEPTH, RecordRefused, serializeRecord, StoreError, type BaseRecord } from './record.js';
+export { RecordRefused, serializeRecord, StoreError, type BaseRecord } from './record.js';
 
 export interface StoreOptions {
   /** Folder for the snapshot and journal; omitted means in memory only. */
@@ -16,11 +14,7 @@ export interface StoreOptions {
   compactAfter?: CompactAfter;
 }
 
-/**
- * The emulator's store: named collections of records whose changes are applied in memory and
- * written, alone or in atomic batches, as journal lines. With a data dir, `Persistence` keeps
- * them durable (snapshot, journal, lock file); without one the store lives in memory.
- */
+/** Named collections in memory; with a data dir, `Persistence` makes every change durable. */
 export class Store {
   private readonly collections = new Map<string, Collection<BaseRecord>>();
   private persistence: Persistence | null = null;
@@ -43,12 +37,6 @@ export class Store {
     return collection;
   }
 
-  collection<T extends BaseRecord>(name: string): Collection<T> {
-    const c = this.collections.get(name);
-    if (!c) throw new Error(`unknown collection ${name}`);
-    return c as unknown as Collection<T>;
-  }
-
   get persistent(): boolean {
     return this.dataDir !== null;
   }
@@ -57,12 +45,9 @@ export class Store {
   private batch: { changes: PendingChange[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
 
   /**
-   * Runs `change` (synchronous: puts and deletes, not awaited inside) so that its changes reach
-   * memory and the journal together, as one line: after a crash they are all there or none is.
-   * The changes are collected first and applied only when `change` returns: a record that cannot
-   * be serialized, or anything `change` throws, leaves memory and the journal untouched (the
-   * returned promise rejects). Reads inside `change` see the state before it. Resolves once
-   * durable, like each put and delete made inside it.
+   * Runs `change` (synchronous puts and deletes) as one journal line: after a crash all of it is
+   * there or none. Changes apply only when `change` returns, so a throw or an unserializable record
+   * leaves memory and journal untouched; reads inside see the state before. Resolves once durable.
    */
   atomically(change: () => void): Promise<void> {
     if (this.batch) {
@@ -114,12 +99,10 @@ export class Store {
   }
 
   /**
-   * Prepares replacing every collection's records (an import): every record is serialized now,
-   * and a refused one throws its RecordRefused (the path names the collection and index) with
-   * nothing changed. The returned function swaps memory and writes the whole new contents as one
-   * journal line in the same step, so a crash leaves either the old contents or the new ones, with
-   * every later change after them; it resolves once that line is durable (a compaction then folds
-   * it into the snapshot).
+   * Prepares replacing every collection's records (an import): every record is serialized now, so
+   * a refused one throws RecordRefused with nothing changed. The returned function swaps memory and
+   * journals the whole contents as one line in the same step: a crash leaves the old contents or
+   * the new ones, with every later change after them.
    */
   prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
     const parts: string[] = [];

@@ -1,28 +1,18 @@
 import type { Ajv, FormatDefinition } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 
-/**
- * JSON Schema `format` checks in bounded time. ajv-formats checks most formats with V8's
- * backtracking regular expressions on the supplied value; one of them (`url`) backtracks
- * quadratically: `http://` then 64,000 `:` then a space held the event loop for 18 s. So:
- *
- * - `url` is checked by `linearUrl` below, which judges every value as ajv-formats' regular
- *   expression does but tries each place the user part may end once (linear time);
- * - every other format keeps ajv-formats' own check, each measured linear on adversarial values
- *   (64,000 characters in at most a few ms; test/emulator/fuzz and `npm run bench -- --only
- *   security` keep trying them);
- * - and no string longer than MAX_FORMAT_LENGTH reaches any format check (it fails the format):
- *   even a check with a quadratic case as bad as the old `url` takes under 50 ms at that length.
- *
- * `byte` (base64) is the exception to the cap: its values are payloads, often long, and its
- * regular expression is a run of fixed-width groups that cannot backtrack more than a group.
- * The `regex` format still compiles the value with `new RegExp` (parsing only, never matching).
+/*
+ * JSON Schema `format` checks in bounded time. ajv-formats' `url` expression backtracks
+ * quadratically (`http://`, 64,000 `:` and a space held the event loop 18 s): `linearUrl` judges
+ * the same in linear time. Every other format keeps ajv-formats' check, measured linear on
+ * adversarial values (test/emulator/fuzz keeps trying them), and no string longer than
+ * MAX_FORMAT_LENGTH reaches any check, except `byte` (base64 payloads, whose fixed-width groups
+ * cannot backtrack). The `regex` format only parses the value with `new RegExp`, never matches.
  */
 
 /** Longest string a `format` is checked on; a longer one fails the format. */
 export const MAX_FORMAT_LENGTH = 4096;
 
-/** Formats whose values are not capped (see above). */
 const UNCAPPED = new Set(['byte']);
 
 type Check = (value: string) => boolean;
@@ -40,10 +30,8 @@ const WHITESPACE = /\s/u;
 
 /**
  * ajv-formats' `url` judgement in linear time. Its expression reads `scheme://[user@]host[:port][/path]`
- * with `user` any run of non-space characters (`\S+(?::\S*)?` is the same as `\S+`), the host and port
- * free of `/` and `@`, and the path any non-space run after a `/`. So the host starts right after the
- * scheme or right after an `@` (with something before it), and ends at the next `/`: only the last
- * `@` before each `/` can start a valid host, and each such slice is checked once.
+ * with `user` any non-space run and host and port free of `/` and `@`: the host starts after the
+ * scheme or an `@` and ends at the next `/`, so each candidate slice is checked once.
  */
 export function linearUrl(value: string): boolean {
   const scheme = URL_SCHEME.exec(value);

@@ -8,10 +8,8 @@ import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-reg
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-// No logger: an unknown `format` in a supplied schema is legal (formats are annotations) and would
-// otherwise be printed on the emulator's stderr at every request that uses the schema.
-// Patterns run on RE2 (linear time) and formats in bounded time (formats.ts): a supplied `pattern`
-// or formatted value cannot stall the process (ReDoS).
+// No logger: an unknown `format` is legal and would be printed at every request that uses it.
+// Patterns run on RE2 and formats in bounded time: a supplied schema cannot stall the process (ReDoS).
 const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, logger: false, code: { regExp: ajvLinearRegExp } } as const;
 // Made on first use: each one compiles its meta-schema, which the emulator's start need not wait for.
 let draft07: Ajv | undefined;
@@ -19,11 +17,7 @@ let draft2020: Ajv | undefined;
 const ajv07 = (): Ajv => (draft07 ??= useBoundedFormats(addFormats(new Ajv(options))));
 const ajv2020 = (): Ajv => (draft2020 ??= useBoundedFormats(addFormats(new Ajv2020(options) as unknown as Ajv)));
 
-/**
- * A validator compiled on its first call rather than when the module loads. The emulator's own
- * schemas are fixed (tests cover them), so they skip ajv's meta-validation too; together that
- * takes about 100 ms off the emulator's start.
- */
+/** A validator of one of the emulator's own schemas, compiled on its first call without meta-validation (100 ms off a start). */
 export function lazyValidator<T = unknown>(schema: Record<string, unknown>, ajvOptions: Record<string, unknown> = {}): (() => ValidateFunction<T>) {
   let fn: ValidateFunction<T> | undefined;
   return () => (fn ??= new Ajv({ strict: false, validateSchema: false, ...ajvOptions }).compile<T>(schema));
@@ -32,33 +26,22 @@ export function lazyValidator<T = unknown>(schema: Record<string, unknown>, ajvO
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
-function ajvFor(schema: Record<string, unknown>): Ajv | string {
+/**
+ * The ajv of a schema's draft and the schema with `$schema` spelled as ajv registered it (people
+ * write http or https, with or without `#`); or, for another `$schema`, what it should be.
+ */
+function draftOf(schema: Record<string, unknown>): { ajv: Ajv; source: Record<string, unknown> } | string {
   const declared = schema.$schema;
-  if (declared === undefined) return ajv07();
+  if (declared === undefined) return { ajv: ajv07(), source: schema };
   if (typeof declared !== 'string') return 'a $schema URI string';
-  if (DRAFT_07.test(declared)) return ajv07();
-  if (DRAFT_2020.test(declared)) return ajv2020();
+  if (DRAFT_07.test(declared)) return { ajv: ajv07(), source: { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' } };
+  if (DRAFT_2020.test(declared)) return { ajv: ajv2020(), source: { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' } };
   return 'http://json-schema.org/draft-07/schema# or https://json-schema.org/draft/2020-12/schema';
 }
 
 /**
- * The schema with `$schema` spelled as ajv knows it (http for draft-07, https for 2020-12, with or
- * without the trailing #): people write either form, and ajv refuses the one it has not registered.
- */
-function canonical(schema: Record<string, unknown>): Record<string, unknown> {
-  const declared = schema.$schema;
-  if (typeof declared !== 'string') return schema;
-  if (DRAFT_07.test(declared)) return { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' };
-  if (DRAFT_2020.test(declared)) return { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' };
-  return schema;
-}
-
-/**
- * Most JSON values (objects, arrays, keys' values, array items, annotations included) a supplied
- * schema may hold. ajv turns a schema into code on the event loop, at a cost that grows with its
- * size: measured on the 2-core development machine (CPU time, under load), about 0.1 to 0.2 ms a
- * value, so a 2,000-property schema held the emulator for seconds. 400 values (over 100 properties
- * with a type and a description each) compiles in about 50 ms there at worst.
+ * Most JSON values a supplied schema may hold: ajv compiles on the event loop at about 0.1 to 0.2 ms
+ * a value (a 2,000-property schema held the emulator for seconds); 400 compile in about 50 ms.
  */
 export const MAX_SCHEMA_NODES = 400;
 /** Most `pattern` keywords and `patternProperties` keys a supplied schema may hold (each is an RE2 compile). */
@@ -66,12 +49,7 @@ export const MAX_SCHEMA_PATTERNS = 30;
 /** Longest a supplied schema may be as JSON text (characters): long names and strings become generated code. */
 export const MAX_SCHEMA_CHARS = 64 * 1024;
 
-/**
- * Why a supplied schema is too large for the emulator to compile without stalling (a detail under
- * `path` naming the limit), or null when it is within MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS and
- * MAX_SCHEMA_CHARS. Counted without recursion and stopping at the first limit passed, so the count
- * itself costs little whatever the schema.
- */
+/** Why a supplied schema is too large to compile without stalling, or null; counted without recursion, stopping at the first limit passed. */
 export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetail | null {
   let nodes = 0;
   let patterns = 0;
@@ -108,11 +86,8 @@ export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetai
 }
 
 /**
- * Most JSON values a supplied schema may hold with every `$ref` replaced by the schema it names.
- * ajv runs a referenced schema once per `$ref` that reaches it, so refs multiply the checks a value
- * meets: 20 definitions each `allOf` two refs to the next (201 values) ran a format check 2^19
- * times per value (21 s of the event loop), and with `type` checks the 2^24 errors (allErrors)
- * exhausted the heap. 2,000 is five times MAX_SCHEMA_NODES: a few shared definitions fit easily.
+ * Most JSON values a supplied schema may hold with every `$ref` inlined: refs multiply the checks a
+ * value meets (20 definitions each `allOf` two refs to the next ran a check 2^19 times: 21 s).
  */
 export const MAX_SCHEMA_EXPANDED_NODES = 2_000;
 
@@ -126,13 +101,10 @@ const DEFINITION_KEYWORDS = new Set(['definitions', '$defs']);
 const REFUSED_REF_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
 
 /**
- * Why a supplied schema's references are unsafe to run, or null. A `$ref` must be local (`#` or a
- * JSON pointer `#/…`) and name a schema inside the same document; no `$ref` may reach itself (a
- * recursive schema lets one check run once per level of the data, or forever on the same value:
- * `{ "allOf": [{ "$ref": "#" }] }`); `$id` is allowed only at the top (a nested one changes what
- * `#/…` names); `$dynamicRef`, `$recursiveRef` and their anchors are refused; and the schema with
- * every `$ref` inlined holds at most MAX_SCHEMA_EXPANDED_NODES values (each definition measured once;
- * a definition counts where a `$ref` names it, not where it is defined).
+ * Why a supplied schema's references are unsafe to run, or null: a `$ref` must be a local pointer
+ * to a schema of the same document and never reach itself (`{ "allOf": [{ "$ref": "#" }] }` runs
+ * forever), `$id` only at the top, no dynamic refs, and at most MAX_SCHEMA_EXPANDED_NODES values
+ * with refs inlined (a definition counts where a `$ref` names it, not where it is defined).
  */
 function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
   const where = (at: string[]) => [...path, ...at];
@@ -171,9 +143,9 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
   };
 
   /**
-   * Values under `node` at `at` with refs inlined, capped at `cap`; sets `problem` (and returns cap)
-   * when unsafe. `kind` says what ajv takes the node for: a schema, a map of names to schemas
-   * (`properties`, `definitions`, …: a key there is a name, even `$ref`), or data (`enum`, `const`, …).
+   * Values under `node` with refs inlined, capped at `cap`; sets `problem` when unsafe. `kind` is
+   * what ajv takes the node for: a schema, a map of names to schemas (a key there is a name, even
+   * `$ref`), or data (`enum`, `const`, …).
    */
   const size = (node: unknown, at: string[], kind: 'schema' | 'map' | 'data'): number => {
     if (problem) return cap;
@@ -234,10 +206,7 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
   return problem;
 }
 
-/**
- * Meta-validates a JSON Schema someone supplied (draft-07 unless `$schema` says 2020-12) and
- * checks it compiles. Returns problems as error details under `path`; empty when valid.
- */
+/** Meta-validates a supplied JSON Schema (draft-07 unless `$schema` says 2020-12) and checks it compiles; problems under `path`. */
 export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     if (typeof schema === 'boolean') return [];
@@ -246,12 +215,12 @@ export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] 
   // Before anything compiles or walks it: a schema past the budget is refused at the cost of counting.
   const tooLarge = schemaBudgetProblem(schema, path);
   if (tooLarge) return [tooLarge];
-  const ajv = ajvFor(schema as Record<string, unknown>);
-  if (typeof ajv === 'string') {
-    return [detail([...path, '$schema'], 'invalid_schema', ajv, (schema as Record<string, unknown>).$schema, `unsupported $schema: use ${ajv}`)];
+  const draft = draftOf(schema as Record<string, unknown>);
+  if (typeof draft === 'string') {
+    return [detail([...path, '$schema'], 'invalid_schema', draft, (schema as Record<string, unknown>).$schema, `unsupported $schema: use ${draft}`)];
   }
-  if (!ajv.validateSchema(canonical(schema as Record<string, unknown>))) {
-    return (ajv.errors ?? []).map((e) => fromAjv(e, path, 'invalid_schema'));
+  if (!draft.ajv.validateSchema(draft.source)) {
+    return (draft.ajv.errors ?? []).map((e) => fromAjv(e, path, 'invalid_schema'));
   }
   try {
     compile(schema as Record<string, unknown>);
@@ -276,10 +245,11 @@ export function compile(schema: Record<string, unknown>): ValidateFunction {
     // Stored schemas passed checkJsonSchema, but an imported one may not have: never compile past the budget.
     const tooLarge = schemaBudgetProblem(schema, []);
     if (tooLarge) throw new RangeError(tooLarge.message.replace(/^\S* /, 'the schema '));
-    const ajv = ajvFor(schema) as Ajv;
+    const draft = draftOf(schema);
+    if (typeof draft === 'string') throw new RangeError(`the schema's $schema is not ${draft}`);
     // $id clashes between supplied schemas must not break compilation: compile a copy without it.
-    const { $id: _ignored, ...source } = canonical(schema);
-    entry = { fn: ajv.compile(source), ajv, source };
+    const { $id: _ignored, ...source } = draft.source;
+    entry = { fn: draft.ajv.compile(source), ajv: draft.ajv, source };
     if (compiled.size >= MAX_COMPILED) {
       const [oldest, dropped] = compiled.entries().next().value!;
       compiled.delete(oldest);

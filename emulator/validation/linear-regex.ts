@@ -1,17 +1,11 @@
 import { RE2JS } from 're2js';
 
-/**
- * User-supplied regular expressions (JSON Schema `pattern` and `patternProperties` in plugin
- * schemas, characters' script `match`) run on RE2 (re2js, a pure-JS port): matching takes time
- * linear in the text whatever the pattern, so no pattern such as `^(a+)+$` can stall the event
- * loop. RE2 has no backreferences and no lookaround; a pattern using them is refused where it
- * is supplied, with RE2's reason.
- *
- * Linear is not yet bounded: a match costs up to the pattern's program size times the text's
- * length. Patterns are limited to MAX_PROGRAM_SIZE, and the matches of one validation (or one
- * reply) share a budget of MATCH_BUDGET units (measured: 10 to 40 ns a unit at worst, so well under
- * 100 ms); past it a
- * match throws MatchBudgetError, which callers turn into a 400 (or a script line that does not match).
+/*
+ * User-supplied regular expressions (schema `pattern`s, script `match`es) run on RE2 (re2js): time
+ * linear in the text whatever the pattern, so `^(a+)+$` cannot stall the event loop; patterns with
+ * backreferences or lookaround are refused where supplied. Linear is not bounded: a match costs up to
+ * program size times text length, so patterns are capped at MAX_PROGRAM_SIZE and the matches of one
+ * validation or reply share MATCH_BUDGET units (10 to 40 ns each at worst); past it MatchBudgetError.
  */
 
 /** Largest compiled pattern accepted (RE2 program instructions; `^[a-z0-9._-]+@[a-z0-9.-]+$` is about 20). */

@@ -172,6 +172,7 @@ export const ApiKeySchema = Type.Object(
   { id: Id, orgId: Id, name: Type.String(), hint: Type.String(), key: Type.Optional(Type.String({ description: 'The secret: shown once, at creation' })), ...Timestamps },
   { title: 'ApiKey' },
 );
+export type ApiKey = Static<typeof ApiKeySchema>;
 
 /** One HTTP attempt of a delivery. */
 export const DeliveryAttemptSchema = Type.Object({

@@ -4,19 +4,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import { parseQuery, runQuery } from '../../store/query.js';
 import { INSTANCE_QUERY } from '../views.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import { validateAgainst } from '../../validation/json-schema.js';
 import { installInstance, uninstallInstance } from './service.js';
 import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import { params, typed, type RouteOptions } from '../common.js';
+import { listed, params, typed, type RouteOptions } from '../common.js';
 
-type InstanceBody = InstanceCreate;
-
-/** Install bodies: the contract's; only apps take `orgId` (repositories and agents have their org). */
-const installBodyWithOrg = InstanceCreateSchema;
+/** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], { additionalProperties: false, examples: InstanceCreateSchema.examples });
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
@@ -31,10 +27,8 @@ interface EntityKind {
   noun: string;
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
   orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
-  /** The org a new instance goes to (apps may take it from the body). */
-  orgForInstall?(services: EmulatorContext, request: FastifyRequest, entityId: string, body: InstanceBody): string;
-  /** Whether the install body may name the org (apps, which are not stored on their own). */
-  orgInBody?: boolean;
+  /** The org a new instance goes to, when the body may name it (apps, which are not stored on their own). */
+  orgForInstall?(services: EmulatorContext, request: FastifyRequest, entityId: string, body: InstanceCreate): string;
 }
 
 /** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
@@ -54,11 +48,8 @@ function appOrg(services: EmulatorContext, request: FastifyRequest, appId: strin
   return existing.orgId;
 }
 
-/**
- * The org of a new APP instance: the app's org once it has instances; else `orgId` from the body,
- * else the org an org-limited token is limited to, else the caller's only org.
- */
-function appInstallOrg(services: EmulatorContext, request: FastifyRequest, appId: string, body: InstanceBody): string {
+/** The org of a new APP instance: the app's, else the body's `orgId`, else the token's org, else the caller's only org. */
+function appInstallOrg(services: EmulatorContext, request: FastifyRequest, appId: string, body: InstanceCreate): string {
   const bound = appOrg(services, request, appId);
   if (bound !== null) {
     if (body.orgId !== undefined && body.orgId !== bound) {
@@ -106,15 +97,11 @@ const KINDS: EntityKind[] = [
     noun: 'app',
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
-    orgInBody: true,
   },
 ];
 
-/**
- * Checks the plugin an instance is made of: visible to the caller, of the entity's type, with a
- * verified webhook, usable by the org; events and scopes among the plugin's; inputs valid.
- */
-function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: EntityKind, orgId: string, body: InstanceBody): PluginRecord {
+/** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
+function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: EntityKind, orgId: string, body: InstanceCreate): PluginRecord {
   const { db } = services;
   const plugin = db.plugins.get(body.pluginId);
   if (!plugin || (!plugin.isPublic && !hasRole(db, request.principal, plugin.orgId, 'VIEWER'))) {
@@ -154,7 +141,7 @@ function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: 
 
 /** The routes of one entity kind: install (POST), list (GET), uninstall (DELETE). */
 function entityInstanceRoutes(kind: EntityKind) {
-  const body = kind.orgInBody ? installBodyWithOrg : installBody;
+  const body = kind.orgForInstall ? InstanceCreateSchema : installBody;
   const entityParams = params(kind.param);
 
   return async function routes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
@@ -166,9 +153,8 @@ function entityInstanceRoutes(kind: EntityKind) {
     });
 
     app.post(kind.path, { schema: { params: entityParams, body, response: { 201: Ok(PluginInstanceSchema), ...errors } } }, async (request, reply) => {
-      requireUser(request);
       const id = request.params[kind.param];
-      const input: InstanceBody = request.body;
+      const input: InstanceCreate = request.body;
       const orgId = kind.orgForInstall ? kind.orgForInstall(services, request, id, input) : kind.orgOf(services, request, id)!;
       requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.noun}s`);
       checkInstall(services, request, kind, orgId, input);
@@ -196,20 +182,14 @@ function entityInstanceRoutes(kind: EntityKind) {
 
     const listSchema = { params: entityParams, querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errors } };
     app.get(kind.path, { schema: listSchema }, async (request) => {
-      requireUser(request);
       const id = request.params[kind.param];
       const orgId = kind.orgOf(services, request, id);
-      const query = parseQuery(request.query, INSTANCE_QUERY);
-      const result = runQuery(db.instances, query, INSTANCE_QUERY, {
-        where: [['entityId', id], ['entityType', kind.entityType]],
-        visible: (instance) => instance.orgId === orgId,
-      });
-      return ok(result.data, { pagination: result.pagination });
+      const where: Array<[string, unknown]> = [['entityId', id], ['entityType', kind.entityType]];
+      return listed(db.instances, request.query, INSTANCE_QUERY, { where, visible: (instance) => instance.orgId === orgId });
     });
 
     const deleteSchema = { params: params(kind.param, 'pluginInstanceId'), response: { 200: Ok(DeletedSchema), ...errors } };
     app.delete(`${kind.path}/:pluginInstanceId`, { schema: deleteSchema }, async (request) => {
-      requireUser(request);
       const id = request.params[kind.param];
       const { pluginInstanceId } = request.params;
       kind.orgOf(services, request, id);

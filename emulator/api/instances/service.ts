@@ -7,11 +7,9 @@ import type { EmulatorContext } from '../../context.js';
 import { pluginBeingDeleted } from '../plugins/deletion-service.js';
 
 /**
- * Installs a plugin instance: checked against the current state, then the instance and its
- * installation access token are applied and journalled together (one line, or neither), and
- * PLUGIN_INSTALLED carries the token (the only place it is ever shown). An install against a
- * plugin that is gone or being deleted is refused with a 409. Resolves after the first attempt
- * for a SYNC instance.
+ * Installs a plugin instance: checked against the current state (a plugin gone or being deleted is
+ * a 409), then the instance and its access token are journalled as one line, and PLUGIN_INSTALLED
+ * carries the token (the only place it is shown). Resolves after the first attempt for SYNC.
  */
 export async function installInstance(services: EmulatorContext, instance: InstanceRecord): Promise<InstanceRecord> {
   const { db } = services;
@@ -39,10 +37,8 @@ export function removeInstanceNow(db: Db, instance: InstanceRecord, now = nowIso
 }
 
 /**
- * Removes an instance, revokes its tokens at once and sends PLUGIN_UNINSTALLED (call before
- * deleting the plugin). Checked against the current state: an instance already removed (two
- * uninstalls at once, or the plugin's delete) is left alone and false is returned, so its
- * PLUGIN_UNINSTALLED is sent once.
+ * Removes an instance, revokes its tokens and sends PLUGIN_UNINSTALLED; false, and nothing sent,
+ * when it is already gone (two uninstalls at once, or the plugin's delete).
  */
 export async function uninstallInstance(services: EmulatorContext, instance: InstanceRecord): Promise<boolean> {
   const { db } = services;

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http.js';
-import { notFound } from '../../errors.js';
+import { found } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
-import { requireRole, requireUser } from '../../auth/guards.js';
+import type { QuerySpec } from '../../store/query.js';
+import { requireRole } from '../../auth/guards.js';
 import type { Collection } from '../../store/store.js';
-import { createDefinition, deleteDefinition, updateDefinition, type Definition } from './service.js';
-import { findVisiblePlugin, params, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { byName, createDefinition, deleteDefinition, updateDefinition, type Definition } from './service.js';
+import { findVisiblePlugin, listed, params, requireValidSchemas, typed, type RouteOptions } from '../common.js';
 import {
   ActionCreateSchema,
   ActionSchema,
@@ -21,18 +21,17 @@ import {
   errorResponses,
 } from '../../../src/contract/index.js';
 
+/** A kind of plugin definition (see actionRoutes and externalEventRoutes below). */
 interface DefinitionKind {
-  /** What people call it, e.g. "action". */
   noun: string;
-  /** Path segment under /plugins/:pluginId, e.g. "actions". */
+  /** Path segment under /plugins/:pluginId. */
   segment: string;
-  /** Path parameter holding the name, e.g. "name" or "eventName". */
+  /** Path parameter holding the name. */
   param: string;
-  /** Fields holding JSON Schemas, e.g. argsSchema and returnSchema. */
+  /** Fields holding JSON Schemas. */
   schemaFields: string[];
   collection: (options: RouteOptions) => Collection<Definition>;
   idPrefix: string;
-  /** The contract's schemas of the kind: create and update bodies, and the record as answered. */
   schemas: DefinitionSchemas;
 }
 
@@ -41,17 +40,13 @@ type DefinitionSchemas =
   | { create: typeof ActionCreateSchema; update: typeof ActionUpdateSchema; resource: typeof ActionSchema }
   | { create: typeof ExternalEventCreateSchema; update: typeof ExternalEventUpdateSchema; resource: typeof ExternalEventSchema };
 
-export const DEFINITION_QUERY: QuerySpec = {
+const DEFINITION_QUERY: QuerySpec = {
   fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
   search: ['name', 'title', 'description'],
 };
 
-/**
- * The five routes of a kind of plugin definition (list, get, create, update, delete), with the
- * spec's rules: readable by whoever sees the plugin, changed by MEMBER or OWNER, deleted by
- * OWNER, names unique inside the plugin, schemas meta-validated.
- */
-export function definitionRoutes(kind: DefinitionKind) {
+/** The routes of a kind of plugin definition: read by whoever sees the plugin, changed by MEMBER or OWNER, deleted by OWNER. */
+function definitionRoutes(kind: DefinitionKind) {
   const { create: createBody, update: updateBody, resource } = kind.schemas;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(resource), ...errors };
@@ -63,30 +58,18 @@ export function definitionRoutes(kind: DefinitionKind) {
     const { services } = options;
     const collection = kind.collection(options);
 
-    function byName(pluginId: string, name: string): Definition | undefined {
-      return collection.where('pluginId', pluginId).find((d) => d.name === name);
-    }
-
-    function find(pluginId: string, name: string): Definition {
-      const found = byName(pluginId, name);
-      if (!found) throw notFound(kind.noun, name);
-      return found;
-    }
+    const find = (pluginId: string, name: string): Definition => found(byName(collection, pluginId, name), kind.noun, name);
 
     const base = `/plugins/:pluginId/${kind.segment}`;
     const item = `${base}/:${kind.param}`;
 
     app.get(base, { schema: { params: listParams, querystring: ListQuery(DEFINITION_QUERY), response: { 200: OkPage(resource), ...errors } } }, async (request) => {
-      requireUser(request);
       const { pluginId } = request.params;
       findVisiblePlugin(services, request, pluginId);
-      const query = parseQuery(request.query, DEFINITION_QUERY);
-      const result = runQuery(collection, query, DEFINITION_QUERY, { where: [['pluginId', pluginId]] });
-      return ok(result.data, { pagination: result.pagination });
+      return listed(collection, request.query, DEFINITION_QUERY, { where: [['pluginId', pluginId]] });
     });
 
     app.get(item, { schema: { params: itemParams, response: one } }, async (request) => {
-      requireUser(request);
       const p = request.params;
       findVisiblePlugin(services, request, p.pluginId);
       return ok(find(p.pluginId, p[kind.param]));

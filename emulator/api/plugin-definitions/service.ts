@@ -15,7 +15,8 @@ export interface Definition extends Timestamps {
   [schema: string]: unknown;
 }
 
-function byName(collection: Collection<Definition>, pluginId: string, name: string): Definition | undefined {
+/** The definition of a plugin with that name, if any. */
+export function byName(collection: Collection<Definition>, pluginId: string, name: string): Definition | undefined {
   return collection.where('pluginId', pluginId).find((d) => d.name === name);
 }
 
@@ -47,7 +48,7 @@ export async function updateDefinition(services: EmulatorContext, collection: Co
   return updated;
 }
 
-/** Removes a definition. */
+/** Removes a definition (the caller checked it exists and who may). */
 export async function deleteDefinition(collection: Collection<Definition>, existing: Definition): Promise<void> {
   await collection.delete(existing.id);
 }

@@ -2,20 +2,20 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import type { PluginRecord } from '../../model.js';
 import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../../src/contract/index.js';
-import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
+import type { QuerySpec } from '../../store/query.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
-import { findOrg, findVisiblePlugin, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { findOrg, findVisiblePlugin, listed, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
 import { roleIn } from '../../auth/principal.js';
 import type { EmulatorContext } from '../../context.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
 
-/** A plugin's answers: the contract's Plugin; the secret is in the schema but only set for members. */
+/** A plugin's answers: the secret is in the schema but only set for members. */
 const pluginResponse = { 200: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
 const createdResponse = { 201: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
 const listResponse = { 200: OkPage(PluginSchema), ...errorResponses(400, 401, 403, 404) };
 
 /** Filterable and sortable plugin fields, and what `@search` looks at. */
-export const PLUGIN_QUERY: QuerySpec = {
+const PLUGIN_QUERY: QuerySpec = {
   fields: {
     id: 'string',
     name: 'string',
@@ -35,7 +35,7 @@ export const PLUGIN_QUERY: QuerySpec = {
 };
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
-export function presentPlugin(services: EmulatorContext, request: FastifyRequest, plugin: PluginRecord): Plugin {
+function presentPlugin(services: EmulatorContext, request: FastifyRequest, plugin: PluginRecord): Plugin {
   const member = hasRole(services.db, request.principal, plugin.orgId, 'MEMBER');
   // Copied only when something must go: the record is read, never changed, on its way out.
   if (member && plugin.previousWebhookSecret === undefined && plugin.previousWebhookSecretExpiresAt === undefined) return plugin;
@@ -75,26 +75,20 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     },
   );
 
-  app.get('/plugins/marketplace', { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
-    const query = parseQuery(request.query, PLUGIN_QUERY);
-    const result = runQuery(db.plugins, query, PLUGIN_QUERY, { where: [['isPublic', true]] });
-    return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
-  });
+  app.get('/plugins/marketplace', { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) =>
+    listed(db.plugins, request.query, PLUGIN_QUERY, { where: [['isPublic', true]] }, (p) => presentPlugin(services, request, p)),
+  );
 
   app.get('/orgs/:orgId/plugins', { schema: { params: params('orgId'), querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) => {
     requireUser(request);
     const { orgId } = request.params;
     findOrg(services, orgId);
-    const query = parseQuery(request.query, PLUGIN_QUERY);
     const member = roleIn(db, request.principal, orgId) !== null;
-    const result = runQuery(db.plugins, query, PLUGIN_QUERY, {
-      where: member ? [['orgId', orgId]] : [['orgId', orgId], ['isPublic', true]],
-    });
-    return ok(result.data.map((p) => presentPlugin(services, request, p)), { pagination: result.pagination });
+    const where: Array<[string, unknown]> = member ? [['orgId', orgId]] : [['orgId', orgId], ['isPublic', true]];
+    return listed(db.plugins, request.query, PLUGIN_QUERY, { where }, (p) => presentPlugin(services, request, p));
   });
 
   app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse } }, async (request) => {
-    requireUser(request);
     const plugin = findVisiblePlugin(services, request, request.params.pluginId);
     return ok(presentPlugin(services, request, plugin));
   });

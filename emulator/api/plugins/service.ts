@@ -46,9 +46,8 @@ export async function createPlugin(services: EmulatorContext, orgId: string, bod
 }
 
 /**
- * Updates a plugin; a webhookUrl other than the current one must be verified again (the same URL
- * sent back, as an edit form sends every field, keeps the verification). A plugin deleted meanwhile
- * is a 404, never brought back.
+ * Updates a plugin; a new webhookUrl must be verified again (the same URL sent back, as an edit
+ * form does, keeps the verification). A plugin deleted meanwhile is a 404, never brought back.
  */
 export async function updatePlugin(services: EmulatorContext, plugin: PluginRecord, body: PluginInput): Promise<PluginRecord> {
   refuseOwnWebhookUrl(services, body.webhookUrl);
@@ -61,10 +60,8 @@ export async function updatePlugin(services: EmulatorContext, plugin: PluginReco
 }
 
 /**
- * Gives a plugin a new webhook secret. For `graceSeconds` the previous secret keeps signing
- * deliveries beside the new one (both signatures in `webhook-signature`); with 0 it stops at once.
- * A rotation during a grace period drops the older secret: only one previous secret is kept.
- * A plugin deleted meanwhile is a 404.
+ * Gives a plugin a new webhook secret; for `graceSeconds` the previous one keeps signing beside it
+ * (only one previous secret is kept). A plugin deleted meanwhile is a 404.
  */
 export async function rotateWebhookSecret(services: EmulatorContext, pluginId: string, graceSeconds: number, now = Date.now()): Promise<WebhookSecretRotation> {
   const current = services.db.plugins.get(pluginId);
@@ -81,10 +78,7 @@ export async function rotateWebhookSecret(services: EmulatorContext, pluginId: s
   return { id: pluginId, webhookSecret: rotated.webhookSecret, previousSecretExpiresAt: expiresAt };
 }
 
-/**
- * Records the outcome of a webhook challenge: only if the plugin still exists and still has the
- * URL that answered (compare-and-set), and only when it changes the verified flag.
- */
+/** Records a webhook challenge's outcome, only if the plugin still has the URL that answered (compare-and-set). */
 export async function recordWebhookVerification(services: EmulatorContext, pluginId: string, url: string | null, verified: boolean): Promise<void> {
   const current = services.db.plugins.get(pluginId);
   if (!current || current.webhookUrl !== url || current.webhookUrlIsVerified === verified) return;
@@ -92,11 +86,9 @@ export async function recordWebhookVerification(services: EmulatorContext, plugi
 }
 
 /**
- * Deletes a plugin: its instances are uninstalled first (their PLUGIN_UNINSTALLED events are
- * built from the plugin record), then the plugin with its actions and external events goes in
- * one journal line, never half deleted. While the delete runs, installs of the plugin are
- * refused; any instance found at the end is removed with the plugin and its tokens revoked.
- * A second delete of the same plugin waits for the first.
+ * Deletes a plugin: its instances are uninstalled first (PLUGIN_UNINSTALLED is built from the plugin
+ * record), then the plugin, its definitions and any instance left go in one journal line. Installs
+ * are refused meanwhile; a second delete of the same plugin waits for the first.
  */
 export function deletePlugin(services: EmulatorContext, pluginId: string): Promise<void> {
   const running = pluginDeletions(services);

@@ -17,7 +17,6 @@ export default async function verifyWebhookRoutes(fastify: FastifyInstance, { se
     requireUser(request);
   });
   app.post('/plugins/:pluginId/verify-webhook', { schema: { params: params('pluginId'), response } }, async (request) => {
-    requireUser(request);
     const { pluginId } = request.params;
     const plugin = findVisiblePlugin(services, request, pluginId);
     requireRole(db, request, plugin.orgId, 'MEMBER', 'verify plugin webhooks');

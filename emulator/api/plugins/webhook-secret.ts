@@ -8,11 +8,7 @@ import { Ok, WebhookSecretRotateSchema, WebhookSecretRotationSchema, errorRespon
 /** A day, as the real platforms give by default (Svix, Stripe): long enough to roll the new secret out. */
 const DEFAULT_GRACE_SECONDS = 24 * 3600;
 
-/**
- * POST /api/plugins/:pluginId/webhook-secret/rotate `{ graceSeconds? }` (MEMBER or OWNER of the
- * plugin's org): a new webhook secret; the previous one keeps signing beside it for the grace
- * period (default 24 h). Answers the new secret and when the previous one stops signing.
- */
+/** POST /api/plugins/:pluginId/webhook-secret/rotate `{ graceSeconds? }` (MEMBER or OWNER): a new webhook secret. */
 export default async function webhookSecretRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
@@ -23,7 +19,6 @@ export default async function webhookSecretRoutes(fastify: FastifyInstance, { se
   const schema = {
     params: params('pluginId'),
     body: WebhookSecretRotateSchema,
-    // The new secret goes only to MEMBER and OWNER of the plugin's org (checked below), never the previous one.
     response: { 200: Ok(WebhookSecretRotationSchema), ...errorResponses(400, 401, 403, 404, 413, 415) },
   };
   app.post('/plugins/:pluginId/webhook-secret/rotate', { schema }, async (request) => {

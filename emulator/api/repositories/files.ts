@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
-import { notFound } from '../../errors.js';
-import { parseQuery, runQuery } from '../../store/query.js';
-import { requireRole, requireUser } from '../../auth/guards.js';
+import { found } from '../../errors.js';
+import { requireRole } from '../../auth/guards.js';
 import { isInstanceCaller, requireInstanceScope } from '../../auth/scopes.js';
 import type { RepositoryRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
 import { FILE_QUERY, findVisibleRepository, presentFile } from '../views.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
-import { params, typed, type RouteOptions } from '../common.js';
+import { listed, params, typed, type RouteOptions } from '../common.js';
 import { FileSchema, ListQuery, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../../src/contract/index.js';
 
 const repoParams = params('repositoryId');
@@ -19,11 +18,8 @@ const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 function repositoryForReader(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
   if (isInstanceCaller(request)) {
     requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
-    const repository = services.db.repositories.get(repositoryId);
-    if (!repository) throw notFound('repository', repositoryId);
-    return repository;
+    return found(services.db.repositories.get(repositoryId), 'repository', repositoryId);
   }
-  requireUser(request);
   return findVisibleRepository(services, request, repositoryId);
 }
 
@@ -35,7 +31,6 @@ export default async function repositoryFileRoutes(fastify: FastifyInstance, { s
   app.post('/repositories/:repositoryId/files', { schema: { params: repoParams, body: RepositoryFileAddSchema, response: { 201: Ok(RepositoryFileAddedSchema), ...errors } } }, async (request, reply) => {
     const { repositoryId } = request.params;
     const { fileId } = request.body;
-    requireUser(request);
     const repository = findVisibleRepository(services, request, repositoryId);
     requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
     const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({ repositoryId, file: presentFile(added) }));
@@ -45,10 +40,8 @@ export default async function repositoryFileRoutes(fastify: FastifyInstance, { s
 
   app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } } }, async (request) => {
     const { repositoryId, fileId } = request.params;
-    requireUser(request);
     const repository = findVisibleRepository(services, request, repositoryId);
-    const link = repositoryFileLink(services, repositoryId, fileId);
-    if (!link) throw notFound('file', fileId);
+    const link = found(repositoryFileLink(services, repositoryId, fileId), 'file', fileId);
     requireRole(db, request, repository.orgId, 'MEMBER', 'remove files from repositories');
     await removeRepositoryFile(services, repositoryId, link, (file) => ({ repositoryId, file: file ? presentFile(file) : { id: fileId } }));
     return ok({ repositoryId, fileId, removed: true });
@@ -57,9 +50,7 @@ export default async function repositoryFileRoutes(fastify: FastifyInstance, { s
   app.get('/repositories/:repositoryId/files', { schema: { params: repoParams, querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
     const { repositoryId } = request.params;
     repositoryForReader(services, request, repositoryId);
-    const query = parseQuery(request.query, FILE_QUERY);
     const held = new Set(db.repositoryFiles.where('repositoryId', repositoryId).map((l) => l.fileId));
-    const result = runQuery(db.files, query, FILE_QUERY, { visible: (f) => held.has(f.id) });
-    return ok(result.data.map(presentFile), { pagination: result.pagination });
+    return listed(db.files, request.query, FILE_QUERY, { visible: (f) => held.has(f.id) }, presentFile);
   });
 }

@@ -1,20 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
-import { parseQuery, runQuery, type QuerySpec } from '../../store/query.js';
+import type { QuerySpec } from '../../store/query.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
 import { findVisibleRepository } from '../views.js';
-import { findOrg, params, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
+import { findOrg, listed, params, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
 import { ListQuery, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../../src/contract/index.js';
 
 const one = (status: 200 | 201) => ({ [status]: Ok(RepositorySchema), ...errorResponses(400, 401, 403, 404, 413, 415) });
 const page = { 200: OkPage(RepositorySchema), ...errorResponses(400, 401, 403, 404) };
 
-export const REPOSITORY_QUERY: QuerySpec = {
+const REPOSITORY_QUERY: QuerySpec = {
   fields: { id: 'string', name: 'string', description: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
   search: ['name', 'description'],
 };
-
 
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
@@ -44,19 +43,15 @@ export default async function repositoryRoutes(fastify: FastifyInstance, { servi
     },
   );
 
-  app.get('/repositories/:repositoryId', { schema: { params: params('repositoryId'), response: one(200) } }, async (request) => {
-    requireUser(request);
-    const { repositoryId } = request.params;
-    return ok(findVisibleRepository(services, request, repositoryId));
-  });
+  app.get('/repositories/:repositoryId', { schema: { params: params('repositoryId'), response: one(200) } }, async (request) =>
+    ok(findVisibleRepository(services, request, request.params.repositoryId)),
+  );
 
   app.get('/orgs/:orgId/repositories', { schema: { params: params('orgId'), querystring: ListQuery(REPOSITORY_QUERY), response: page } }, async (request) => {
     requireUser(request);
     const { orgId } = request.params;
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'VIEWER', 'list its repositories');
-    const query = parseQuery(request.query, REPOSITORY_QUERY);
-    const result = runQuery(db.repositories, query, REPOSITORY_QUERY, { where: [['orgId', orgId]] });
-    return ok(result.data, { pagination: result.pagination });
+    return listed(db.repositories, request.query, REPOSITORY_QUERY, { where: [['orgId', orgId]] });
   });
 }

@@ -16,11 +16,7 @@ export function repositoryFileLink(services: EmulatorContext, repositoryId: stri
   return services.db.repositoryFiles.where('repositoryId', repositoryId).find((l) => l.fileId === fileId);
 }
 
-/**
- * Adds an uploaded file of the repository's org to the repository (checked against the current
- * state: the file exists, has content, and is not held yet), then sends REPOSITORY_FILE_ADDED
- * (built by `event` from the file) to the repository's data providers.
- */
+/** Adds an uploaded file of the repository's org (checked against the current state), then sends REPOSITORY_FILE_ADDED built by `event`. */
 export async function addRepositoryFile(
   services: EmulatorContext,
   repository: RepositoryRecord,
