@@ -4,31 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterAll, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { call, type ApiResponse, type CallOptions } from '../helpers/http.js';
+import { own } from './scope.js';
+
+export { own, ownForFile } from './scope.js';
 
 // The test kit: what a test starts, each piece closed by the kit itself. Called inside a test, a
 // piece lives until that test finishes (onTestFinished); called outside one (in beforeAll or at the
 // top of a file), until the file's tests are done (afterAll). Servers listen on free loopback ports.
-
-const afterFile: Array<() => unknown> = [];
-// Registered when a test file first loads the kit: vitest runs afterAll hooks last-registered first,
-// so the file's own afterAll hooks, which may still use what the kit started, run before this one.
-afterAll(async () => {
-  for (const close of afterFile.splice(0).reverse()) await close();
-});
-
-/** Runs `close` when the current test finishes, or after the file's tests when called outside a test. */
-export function own(close: () => unknown): void {
-  try {
-    onTestFinished(async () => {
-      await close();
-    });
-  } catch {
-    afterFile.push(close);
-  }
-}
 
 /** A temporary folder, removed by the kit. */
 export async function tempDir(prefix = 'plugsmith-test-'): Promise<string> {
