@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import ProcessTierFirst from './test/kit/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
+    // The slow files (processes, npm, a browser) start first, so the run does not end on one of them.
+    sequence: { sequencer: ProcessTierFirst },
     // Test files share their worker processes (a worker runs file after file, not one file each): each file
     // loading the emulator, the CLI and their dependencies afresh cost about a third of the suite's
     // CPU time. A file still gets its own test module, hooks and kit teardown (test/kit/file-setup.ts);
