@@ -210,13 +210,65 @@ export interface Cli {
   configDir: string;
   /** PLUGSMITH_CONFIG_DIR and what `cli()` was given. */
   env: Record<string, string>;
-  /** Runs `plugsmith <args>`, one run at a time: the environment (and `cwd`) is the process's for the duration. */
+  /** Runs `plugsmith <args>`: the environment (and `cwd`) is the process's for the duration, shared only with runs that have the same. */
   run(args: string[], options?: { env?: Record<string, string>; input?: string; cwd?: string }): Promise<CliResult>;
   /** Runs with --json and parses stdout; throws with stderr when the exit code is not 0. */
   json<T = any>(args: string[], options?: { env?: Record<string, string> }): Promise<T>;
 }
 
-let inProcessQueue: Promise<unknown> = Promise.resolve();
+/** What in-process runs share: the environment and folder set for them, until the last of them ends. */
+interface ProcessLease {
+  key: string;
+  holders: number;
+  ended: Promise<void>;
+  end(): void;
+}
+
+let lease: ProcessLease | undefined;
+let runsAlone = 0;
+
+/**
+ * Sets `env` and `cwd` for a run, or joins the runs that have them set already: runs with the same
+ * environment and folder overlap, as spawned ones would; a run that needs others waits until those
+ * end. The CLI keeps `--emulator` as process state, so a run given it shares with no other.
+ */
+async function processStateFor(args: string[], env: Record<string, string>, cwd: string | undefined): Promise<() => void> {
+  const alone = args.some((a) => a === '--emulator' || a.startsWith('--emulator='));
+  const key = alone ? `alone ${++runsAlone}` : JSON.stringify([Object.entries(env).sort(), cwd ?? null]);
+  for (;;) {
+    if (lease && lease.key !== key) {
+      await lease.ended;
+      continue;
+    }
+    if (!lease) {
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      const home = process.cwd();
+      Object.assign(process.env, env);
+      if (cwd) process.chdir(cwd);
+      let ended!: () => void;
+      const current: ProcessLease = {
+        key,
+        holders: 0,
+        ended: new Promise((resolve) => (ended = resolve)),
+        end: () => {
+          process.chdir(home);
+          for (const [k, v] of Object.entries(saved)) {
+            if (v === undefined) delete process.env[k];
+            else process.env[k] = v;
+          }
+          lease = undefined;
+          ended();
+        },
+      };
+      lease = current;
+    }
+    const held = lease;
+    held.holders++;
+    return () => {
+      if (--held.holders === 0) held.end();
+    };
+  }
+}
 
 /** A sink that keeps what is written to it. */
 function sink(): PassThrough & { text(): string } {
@@ -229,25 +281,17 @@ function sink(): PassThrough & { text(): string } {
 
 async function runInProcess(args: string[], env: Record<string, string>, input: string, cwd?: string): Promise<CliResult> {
   const [{ main }, { exitCodeOf, formatError }, { UserError }] = await Promise.all([import('../../src/main.js'), import('../../src/ui/errors.js'), import('../../src/errors.js')]);
-  const full = { CI: 'true', NO_COLOR: '1', ...env };
-  const saved = Object.fromEntries(Object.keys(full).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, full);
+  const release = await processStateFor(args, { CI: 'true', NO_COLOR: '1', ...env }, cwd);
   const stdout = sink();
   const stderr = sink();
   let code = 0;
-  const home = process.cwd();
   try {
-    if (cwd) process.chdir(cwd);
     await main(args, { stdout, stderr, stdin: Readable.from([input]), interactive: false });
   } catch (error) {
     stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     code = error instanceof UserError ? error.exitCode : exitCodeOf(error);
   } finally {
-    process.chdir(home);
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    release();
   }
   // Let the sinks deliver what was written last.
   await new Promise((resolve) => setImmediate(resolve));
@@ -256,12 +300,11 @@ async function runInProcess(args: string[], env: Record<string, string>, input: 
 
 /**
  * Runs `plugsmith <args>` in this process with `env` on top of the process's own (runCli's
- * signature, test/helpers/cli-process.ts, without the spawn). Runs are one at a time.
+ * signature, test/helpers/cli-process.ts, without the spawn). Runs with the same `env` and `cwd`
+ * overlap; others wait their turn.
  */
 export function runCliInProcess(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
-  const run = inProcessQueue.then(() => runInProcess(args, options.env ?? {}, options.input ?? '', options.cwd));
-  inProcessQueue = run.catch(() => undefined);
-  return run;
+  return runInProcess(args, options.env ?? {}, options.input ?? '', options.cwd);
 }
 
 /** The CLI in this process pointed at what `env` says (e.g. `emulatorEnv(emu)`), with a fresh config dir. */
