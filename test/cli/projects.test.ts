@@ -196,7 +196,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     let emulator = startEmulator();
     let state = JSON.parse(await emulator.nextLine());
 
-    // By hand: deploy, run the plugin, verify it, install it on the agent.
+    // By hand, as docs/first-plugin.md goes: deploy, run the plugin, verify it, install it on the agent.
     const deployed = await run(['deploy', '--json'], { cwd: dir, env: envWithPort });
     expect(deployed.code, deployed.stderr).toBe(0);
     const pluginId = JSON.parse(deployed.stdout).pluginId as string;
@@ -206,7 +206,7 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     await until('the receiver', async () => (await request(`http://127.0.0.1:${pluginPort}/webhook`, { method: 'POST', body: '{}' }).then((r) => r.body.dump().then(() => true), () => false)));
     const verified = await run(['plugins', 'verify', pluginId], { cwd: dir, env });
     expect(verified.code, verified.stderr).toBe(0);
-    const added = await run(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--json'], { cwd: dir, env });
+    const added = await run(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--json'], { cwd: dir, env });
     expect(added.code, added.stderr).toBe(0);
     const handInstance = JSON.parse(added.stdout).id as string;
     receiver.kill('SIGTERM');
@@ -236,6 +236,8 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     await until('the stream to reconnect', () => dev.stderr().includes(`the emulator answers again at ${state.url}`));
     const triggered = await run(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env });
     expect(triggered.code, triggered.stderr).toBe(0);
+    // The plugin dev restarted answers with the token the by-hand install gave (kept in its folder).
+    expect(JSON.parse(triggered.stdout).reply, dev.stderr()).toMatchObject({ sender: 'CHARACTER' });
     await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${JSON.parse(triggered.stdout).delivery.id}`));
     expect(dev.stderr()).not.toMatch(/HTTP 401/);
     expect((await instancesOf(state, pluginId)).map((i) => i.id)).toEqual([handInstance]);
