@@ -280,16 +280,27 @@ function sink(): PassThrough & { text(): string } {
 }
 
 async function runInProcess(args: string[], env: Record<string, string>, input: string, cwd?: string): Promise<CliResult> {
-  const [{ main }, { exitCodeOf, formatError }, { UserError }] = await Promise.all([import('../../src/main.js'), import('../../src/ui/errors.js'), import('../../src/errors.js')]);
+  const [{ main }, { exitCodeOf, formatError }, { ExitWith, UserError }, { terminalSafeIo }] = await Promise.all([
+    import('../../src/main.js'),
+    import('../../src/ui/errors.js'),
+    import('../../src/errors.js'),
+    import('../../src/ui/terminal-text.js'),
+  ]);
   const release = await processStateFor(args, { CI: 'true', NO_COLOR: '1', ...env }, cwd);
   const stdout = sink();
   const stderr = sink();
+  // What src/cli.ts does around main(): the same Io filter (control characters from the platform's
+  // strings escaped), the same exit codes, the same error lines.
+  const io = terminalSafeIo({ stdout, stderr, stdin: Readable.from([input]), interactive: false }, { json: args.includes('--json') });
   let code = 0;
   try {
-    await main(args, { stdout, stderr, stdin: Readable.from([input]), interactive: false });
+    await main(args, io);
   } catch (error) {
-    stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
-    code = error instanceof UserError ? error.exitCode : exitCodeOf(error);
+    if (error instanceof ExitWith) code = error.exitCode;
+    else {
+      io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
+      code = error instanceof UserError ? error.exitCode : exitCodeOf(error);
+    }
   } finally {
     release();
   }
