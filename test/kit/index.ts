@@ -241,10 +241,11 @@ async function processStateFor(args: string[], env: Record<string, string>, cwd:
       continue;
     }
     if (!lease) {
-      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
       const home = process.cwd();
-      Object.assign(process.env, env);
+      // First, as it may throw (no such folder): then nothing has been changed yet.
       if (cwd) process.chdir(cwd);
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, env);
       let ended!: () => void;
       const current: ProcessLease = {
         key,
