@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import ProcessTierFirst from './test/kit/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -8,8 +9,17 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     maxWorkers: 2,
-    // Every response the integration suites receive is checked against the OpenAPI document.
-    setupFiles: ['test/helpers/contract-check.ts'],
+    // The slow files (processes, npm, a browser) start first, so the run does not end on one of them.
+    sequence: { sequencer: ProcessTierFirst },
+    // Test files share their worker processes (a worker runs file after file, not one file each): each file
+    // loading the emulator, the CLI and their dependencies afresh cost about a third of the suite's
+    // CPU time. A file still gets its own test module, hooks and kit teardown (test/kit/file-setup.ts);
+    // what is shared is the modules' state, so a test never relies on a fresh process (one that does
+    // asks for fresh modules with vi.resetModules(), or spawns one).
+    isolate: false,
+    // The kit's teardown of each file; then every response the integration suites receive is checked
+    // against the OpenAPI document.
+    setupFiles: ['test/kit/file-setup.ts', 'test/helpers/contract-check.ts'],
     // A home of the run's own (HOME, XDG folders) and a check that no process a test started outlives
     // the run; then this checkout packed once, for every `plugsmith init` of the run.
     globalSetup: ['test/kit/run-setup.ts', 'test/kit/pack-once.ts'],

@@ -38,8 +38,11 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
   if (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
   // Watched by the server already, or by the management app the admin app's requests come through.
   if (raw[WATCHED]) return;
-  raw[WATCHED] = true;
   const socket = raw.socket;
+  // A request injected into the app (`inject()`) has a stand-in for a socket: no connection to
+  // hold open, none to close; a bound armed on it would throw from its timer.
+  if (typeof socket?.destroy !== 'function') return;
+  raw[WATCHED] = true;
   const started = Date.now();
   const readBefore = socket.bytesRead;
   const deadline = () => started + bound.graceMs + ((socket.bytesRead - readBefore) / bound.minBytesPerSecond) * 1000;

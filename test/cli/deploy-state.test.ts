@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { runCli, spawnCli, tempConfigDir, type CliProcess } from '../helpers/cli-process.js';
+import { spawnCli, tempConfigDir, type CliProcess } from '../helpers/cli-process.js';
+import { runCliInProcess as runCli } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
+
+// dev and emulator start run as processes; login and deploy, the commands of another terminal, run
+// in this process (test/kit's runCliInProcess), in the project's folder.
 
 /** Environment of a CLI that has nothing configured but its own config dir. */
 const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });

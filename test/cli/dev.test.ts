@@ -6,20 +6,16 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCliInProcess } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
-const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
-
-/** A tiny plugin: a node:http webhook server verifying signatures with the built plugsmith/webhooks. */
+/** The plugin (test/fixtures/plugins/replying-handler.mjs, which answers every message), writing its pid down. */
 const SERVER_JS = `
-import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
-import { createWebhookHandler } from ${JSON.stringify(WEBHOOKS)};
+import ${JSON.stringify(pathToFileURL(resolve(import.meta.dirname, '../fixtures/plugins/replying-handler.mjs')).href)};
 writeFileSync('plugin.pid', String(process.pid));
-const handler = createWebhookHandler({ secret: process.env.PLUGSMITH_WEBHOOK_SECRET, on: {} });
-createServer(handler).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('plugin listening on ' + process.env.PORT));
 `;
 
 function manifest(description: string) {
@@ -90,10 +86,13 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   expect(openedPage).toMatch(/^file:\/\//);
   expect(openedPage).not.toContain(dashboardUrl!.split('#login=')[1]);
   expect(await readFile(fileURLToPath(openedPage), 'utf8')).toContain(`content="0;url=${dashboardUrl}"`);
+  // The commands of another terminal run in this process: dev is the process under test.
   const cliEnv = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: state.url, PLUGSMITH_TOKEN: state.token, PLUGSMITH_MESSAGING_URL: state.messagingUrl, PLUGSMITH_API_KEY: state.apiKey };
-  const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+  const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
   expect(triggered.code, triggered.stderr).toBe(0);
   const deliveryId = JSON.parse(triggered.stdout).delivery.id;
+  // The plugin answered with the installation token dev's install gave it.
+  expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER', content: expect.stringMatching(/^You said: /) });
   expect(await lineMatching(dev, /AGENT_MESSAGE_RECEIVED/, seen)).toMatch(new RegExp(`delivered  HTTP 200  \\d+ms  ${deliveryId}`));
 
   // A manifest change is redeployed.
@@ -119,9 +118,9 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   // The secret rotated from another terminal with no grace period: the plugin, started with the
   // old one, refuses the next delivery (401); dev restarts it with the new secret, and the
   // delivery's retry goes through.
-  const rotated = await runCli(['plugins', 'secret', 'rotate', pluginId, '--grace', '0', '--json'], { cwd: dir, env: cliEnv });
+  const rotated = await runCliInProcess(['plugins', 'secret', 'rotate', pluginId, '--grace', '0', '--json'], { cwd: dir, env: cliEnv });
   expect(rotated.code, rotated.stderr).toBe(0);
-  const refused = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+  const refused = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
   const refusedId = JSON.parse(refused.stdout).delivery.id;
   await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED.*HTTP 401.*${refusedId}`), seen);
   await until('the restart with the new secret', () => (dev.stderr().includes("the plugin's webhook secret changed (PLUGSMITH_WEBHOOK_SECRET): restarting the plugin") ? true : undefined));
@@ -132,8 +131,9 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   process.kill(pid, 'SIGKILL');
   await until('the crash report', () => (/the plugin exited \((signal SIGKILL|code \d+)\); restarting in/.test(dev.stderr()) ? true : undefined));
   await until('the plugin to come back', () => (dev.stderr().includes(`the plugin is back at http://127.0.0.1:${port}/webhook`) ? true : undefined));
-  const again = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+  const again = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
   expect(again.code, again.stderr).toBe(0);
+  expect(JSON.parse(again.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
 
   expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
   // The emulator it started is gone with it, and so is its state file and the plugin.

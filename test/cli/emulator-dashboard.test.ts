@@ -5,6 +5,10 @@ import { describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { memoryStateFile } from '../helpers/emulator-state.js';
+import { runCliInProcess } from '../kit/index.js';
+
+// emulator start and dashboard --open run as processes (--open leaves a timer that removes its
+// page); the other dashboard commands run in this process.
 
 /** The link a private redirect page (what --open gives the browser) sends the browser on to. */
 async function redirectTarget(opened: string): Promise<string> {
@@ -71,7 +75,7 @@ describe('the dashboard link from the CLI', () => {
     expect(await waitFor(browser.opened, (o) => o.length > 1)).toEqual([ready.dashboardUrl, link]);
     expect(human.stdout + human.stderr).not.toContain(ready.adminToken);
 
-    const json = await runCli(['emulator', 'dashboard', '--json'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const json = await runCliInProcess(['emulator', 'dashboard', '--json'], { env: { PLUGSMITH_CONFIG_DIR: config } });
     expect(json.code).toBe(0);
     const minted = JSON.parse(json.stdout) as { url: string; dashboardUrl: string };
     expect(minted.url).toBe(ready.url);
@@ -91,11 +95,11 @@ describe('the dashboard link from the CLI', () => {
 
   test('emulator dashboard with no running emulator exits 4 and says how to start one; a named one that does not answer is 7', async () => {
     const config = await tempConfigDir();
-    const none = await runCli(['emulator', 'dashboard'], { env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' } });
+    const none = await runCliInProcess(['emulator', 'dashboard'], { env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' } });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('plugsmith emulator start');
     // A URL where nothing listens is a network error, as for every admin command (docs/exit-codes.md).
-    const dead = await runCli(['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const dead = await runCliInProcess(['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'], { env: { PLUGSMITH_CONFIG_DIR: config } });
     expect(dead.code).toBe(7);
     expect(dead.stderr).toContain('http://127.0.0.1:9/_emulator/dashboard/login-links');
   });

@@ -6,6 +6,10 @@ import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
+import { runCliInProcess } from '../kit/index.js';
+
+// `emulator start` runs as a process where it starts (its output, signals, exit on stop); the runs
+// that are refused before anything listens, and the commands that find it, run in this process.
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-start-'));
@@ -62,12 +66,12 @@ describe('plugsmith emulator start', () => {
     const config = await tempConfigDir();
     const { proc, state } = await start(['--in-memory'], config);
     const env = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_PROFILE: '' };
-    const who = await runCli(['whoami', '--json'], { env });
+    const who = await runCliInProcess(['whoami', '--json'], { env });
     expect(who.code, who.stderr).toBe(0);
     expect(JSON.parse(who.stdout)).toMatchObject({ baseUrl: state.url, tokenValid: true, local: true, orgId: 'org_dev' });
     await proc.stop();
     // Once it has stopped, the same command says how to get a target.
-    const after = await runCli(['whoami'], { env });
+    const after = await runCliInProcess(['whoami'], { env });
     expect(after.code).toBe(3);
     expect(after.stderr).toContain('plugsmith login');
   });
@@ -157,7 +161,7 @@ describe('plugsmith emulator start', () => {
   test('--in-memory with --data-dir is a usage error (2) naming both, before anything starts', async () => {
     const config = await tempConfigDir();
     const cwd = await tempDir();
-    const result = await runCli(['emulator', 'start', '--in-memory', '--data-dir', 'store', '--port', '0', '--messaging-port', '0'], { cwd, env: { PLUGSMITH_CONFIG_DIR: config } });
+    const result = await runCliInProcess(['emulator', 'start', '--in-memory', '--data-dir', 'store', '--port', '0', '--messaging-port', '0'], { cwd, env: { PLUGSMITH_CONFIG_DIR: config } });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("error: option '--in-memory' cannot be used with option '--data-dir <dir>' (run with --help for usage)\n");
     expect(await readdir(cwd)).toEqual([]);
@@ -180,7 +184,7 @@ describe('plugsmith emulator start', () => {
     const dir = await tempDir();
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, JSON.stringify(seed));
-    const result = await runCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--seed', seedPath], {
+    const result = await runCliInProcess(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--seed', seedPath], {
       env: { PLUGSMITH_CONFIG_DIR: config },
     });
     expect(result.code).toBe(5);

@@ -7,7 +7,6 @@ import { describe, expect, test } from 'vitest';
 import { commands } from '../../src/commands/registry.js';
 import { buildProgram, main } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
-import { runCli } from '../helpers/cli-process.js';
 import { useCliEnv } from './cli-env.js';
 
 const t = useCliEnv();
@@ -46,7 +45,8 @@ describe('help, the command reference and completion', () => {
   });
 
   test('bash completion completes commands, subcommands, options and option choices', async () => {
-    const script = await runCli(['completion', 'bash']);
+    // The scripts come from the CLI in this process; bash runs the one for bash.
+    const script = await t.cli(['completion', 'bash']);
     expect(script.code).toBe(0);
     const path = join(t.dir, 'plugsmith.bash');
     await writeFile(path, script.stdout);
@@ -78,7 +78,7 @@ describe('help, the command reference and completion', () => {
   test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
     const program = buildProgram(bufferIo());
     expect(program.commands.length).toBeGreaterThan(0);
-    const [zsh, fish, other] = await Promise.all([runCli(['completion', 'zsh']), runCli(['completion', 'fish']), runCli(['completion', 'tcsh'])]);
+    const [zsh, fish, other] = await Promise.all([t.cli(['completion', 'zsh']), t.cli(['completion', 'fish']), t.cli(['completion', 'tcsh'])]);
     expect(zsh.stdout).toMatch(/^#compdef plugsmith/);
     expect(fish.stdout).toContain('complete -c plugsmith');
     for (const spec of commands) {

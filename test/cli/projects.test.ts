@@ -7,22 +7,21 @@ import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCliInProcess } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
 // Several projects on one machine, each with its own emulator: found from the folder a command
 // runs in, never another project's. Every folder here is outside this repository (the OS temp dir),
-// and every CLI runs with a temporary HOME and config dir.
+// and every CLI runs with a temporary HOME and config dir. `dev` and `emulator start` run as
+// processes (their lifetime and signals are part of what is tested); the short commands that find
+// an emulator run in this process, in the project's folder, with the same environment.
 
-const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
+/** A short command in this process (test/kit's `runCliInProcess`: cwd and environment for the run). */
+const run = runCliInProcess;
 
-/** A plugin: a node:http webhook server verifying signatures with the built plugsmith/webhooks. */
-const SERVER_JS = `
-import { createServer } from 'node:http';
-import { createWebhookHandler } from ${JSON.stringify(WEBHOOKS)};
-const handler = createWebhookHandler({ secret: process.env.PLUGSMITH_WEBHOOK_SECRET, on: {} });
-createServer(handler).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening on ' + process.env.PORT));
-`;
+/** The plugin: test/fixtures/plugins/replying-handler.mjs, which answers every message (so trigger returns at once). */
+const SERVER_JS = `import ${JSON.stringify(pathToFileURL(resolve(import.meta.dirname, '../fixtures/plugins/replying-handler.mjs')).href)};\n`;
 
 function manifest(name: string, installs: unknown[] = []) {
   return JSON.stringify({
@@ -109,48 +108,49 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
 
     // Each project's commands find its own emulator and its own plugin.
     for (const [dir, dev] of [[a, devA], [b, devB]] as const) {
-      const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env });
+      const triggered = await run(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env });
       expect(triggered.code, triggered.stderr).toBe(0);
       const id = JSON.parse(triggered.stdout).delivery.id;
+      expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
       await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${id}`));
     }
 
     // Both are listed (no credentials); outside any project the most recent (B) is used, or --emulator picks one.
     const outside = await tempDir('plugsmith-outside-');
-    const list = await runCli(['emulator', 'list', '--json'], { cwd: outside, env });
+    const list = await run(['emulator', 'list', '--json'], { cwd: outside, env });
     expect(list.code, list.stderr).toBe(0);
     const listed = JSON.parse(list.stdout) as Array<{ project: string; url: string; pid: number; uptimeSeconds: number }>;
     expect(listed.map((e) => e.project)).toEqual([b, a]);
     expect(listed[1]).toMatchObject({ url: stateA.url, pid: devA.child.pid });
     expect(list.stdout).not.toContain(stateA.adminToken);
-    const human = await runCli(['emulator', 'list'], { cwd: outside, env });
+    const human = await run(['emulator', 'list'], { cwd: outside, env });
     expect(human.stdout).toMatch(/PROJECT\s+URL\s+MESSAGING\s+PID\s+UPTIME/);
-    const recent = await runCli(['whoami', '--json'], { cwd: outside, env });
+    const recent = await run(['whoami', '--json'], { cwd: outside, env });
     expect(JSON.parse(recent.stdout)).toMatchObject({ baseUrl: stateB.url });
-    const picked = await runCli(['whoami', '--json', '--emulator', a], { cwd: outside, env });
+    const picked = await run(['whoami', '--json', '--emulator', a], { cwd: outside, env });
     expect(JSON.parse(picked.stdout)).toMatchObject({ baseUrl: stateA.url });
-    const byUrl = await runCli(['logs', '--json', '--emulator', stateA.url], { cwd: outside, env });
+    const byUrl = await run(['logs', '--json', '--emulator', stateA.url], { cwd: outside, env });
     expect(byUrl.code, byUrl.stderr).toBe(0);
     expect(JSON.parse(byUrl.stdout).length).toBeGreaterThan(0);
 
     // `emulator stop` in A stops A's (its dev, which owns it, ends cleanly); B goes on undisturbed.
-    const stopped = await runCli(['emulator', 'stop', '--json'], { cwd: a, env });
+    const stopped = await run(['emulator', 'stop', '--json'], { cwd: a, env });
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(JSON.parse(stopped.stdout)).toMatchObject({ project: a, pid: devA.child.pid, stopped: true });
     expect(await devA.stop('SIGINT')).toMatchObject({ code: 0 });
-    const again = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: b, env });
+    const again = await run(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: b, env });
     expect(again.code, again.stderr).toBe(0);
     await lineMatching(devB, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${JSON.parse(again.stdout).delivery.id}`));
     expect(devB.stderr()).not.toMatch(/lost|reconnect/);
 
     // A's commands now say that A has no emulator, where they looked, and how to start one.
     for (const args of [['trigger', 'AGENT_MESSAGE_RECEIVED'], ['logs'], ['check'], ['deploy'], ['login', '--local'], ['emulator', 'dashboard'], ['emulator', 'reset', '--yes'], ['emulator', 'stop']]) {
-      const result = await runCli(args, { cwd: a, env: { ...env, PORT: '3999' } });
+      const result = await run(args, { cwd: a, env: { ...env, PORT: '3999' } });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(4);
       expect(result.stderr, args.join(' ')).toContain(`no emulator runs for the project ${a}`);
       expect(result.stderr, args.join(' ')).toContain('`plugsmith dev` or `plugsmith emulator start`');
     }
-    expect((await runCli(['emulator', 'list', '--json'], { cwd: outside, env })).stdout).not.toContain(a);
+    expect((await run(['emulator', 'list', '--json'], { cwd: outside, env })).stdout).not.toContain(a);
     expect(await devB.stop('SIGINT')).toMatchObject({ code: 0 });
   });
 
@@ -173,13 +173,13 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     const url = /(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(banner)![1];
     expect(url).not.toBe(stateA.url);
     expect(second.stderr()).toMatch(url.endsWith(':4010') ? /^$/ : /port 4010 is in use by .*: this emulator listens on a free port instead/);
-    const inB = await runCli(['whoami', '--json'], { cwd: b, env });
+    const inB = await run(['whoami', '--json'], { cwd: b, env });
     expect(JSON.parse(inB.stdout)).toMatchObject({ baseUrl: url });
-    const inA = await runCli(['whoami', '--json'], { cwd: join(a), env });
+    const inA = await run(['whoami', '--json'], { cwd: join(a), env });
     expect(JSON.parse(inA.stdout)).toMatchObject({ baseUrl: stateA.url });
 
     // Stopped by folder from anywhere; the other one keeps answering.
-    const stop = await runCli(['emulator', 'stop', b], { env });
+    const stop = await run(['emulator', 'stop', b], { env });
     expect(stop.code, stop.stderr).toBe(0);
     expect(stop.stdout).toContain(`stopped the emulator of ${b}`);
     expect((await second.stop('SIGTERM')).code).toBe(0);
@@ -196,17 +196,17 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     let emulator = startEmulator();
     let state = JSON.parse(await emulator.nextLine());
 
-    // By hand: deploy, run the plugin, verify it, install it on the agent.
-    const deployed = await runCli(['deploy', '--json'], { cwd: dir, env: envWithPort });
+    // By hand, as docs/first-plugin.md goes: deploy, run the plugin, verify it, install it on the agent.
+    const deployed = await run(['deploy', '--json'], { cwd: dir, env: envWithPort });
     expect(deployed.code, deployed.stderr).toBe(0);
     const pluginId = JSON.parse(deployed.stdout).pluginId as string;
-    const plugin = JSON.parse((await runCli(['plugins', 'get', pluginId, '--json'], { cwd: dir, env })).stdout);
+    const plugin = JSON.parse((await run(['plugins', 'get', pluginId, '--json'], { cwd: dir, env })).stdout);
     const receiver = spawn(process.execPath, ['server.js'], { cwd: dir, env: { ...process.env, PORT: String(pluginPort), PLUGSMITH_WEBHOOK_SECRET: plugin.webhookSecret }, stdio: 'ignore' });
     onTestFinished(() => void receiver.kill('SIGKILL'));
     await until('the receiver', async () => (await request(`http://127.0.0.1:${pluginPort}/webhook`, { method: 'POST', body: '{}' }).then((r) => r.body.dump().then(() => true), () => false)));
-    const verified = await runCli(['plugins', 'verify', pluginId], { cwd: dir, env });
+    const verified = await run(['plugins', 'verify', pluginId], { cwd: dir, env });
     expect(verified.code, verified.stderr).toBe(0);
-    const added = await runCli(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--json'], { cwd: dir, env });
+    const added = await run(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--json'], { cwd: dir, env });
     expect(added.code, added.stderr).toBe(0);
     const handInstance = JSON.parse(added.stdout).id as string;
     receiver.kill('SIGTERM');
@@ -234,8 +234,10 @@ describe('one emulator per project', { timeout: 150_000 }, () => {
     state = JSON.parse(await emulator.nextLine());
     await until('dev to follow the restart', () => dev.stderr().includes(`the emulator restarted at ${state.url}`));
     await until('the stream to reconnect', () => dev.stderr().includes(`the emulator answers again at ${state.url}`));
-    const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env });
+    const triggered = await run(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env });
     expect(triggered.code, triggered.stderr).toBe(0);
+    // The plugin dev restarted answers with the token the by-hand install gave (kept in its folder).
+    expect(JSON.parse(triggered.stdout).reply, dev.stderr()).toMatchObject({ sender: 'CHARACTER' });
     await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${JSON.parse(triggered.stdout).delivery.id}`));
     expect(dev.stderr()).not.toMatch(/HTTP 401/);
     expect((await instancesOf(state, pluginId)).map((i) => i.id)).toEqual([handInstance]);

@@ -2,9 +2,7 @@
 // compiled on first use, once per process. A fastify upgrade that changes those compilers must fail
 // here rather than silently stop validating, stop filtering responses, or compile on every start.
 import { request } from 'undici';
-import { expect, test } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
-import { compiled } from '../../emulator/schema-compilers.js';
+import { expect, test, vi } from 'vitest';
 
 async function call(url: string, token: string, method: 'GET' | 'POST', body?: unknown) {
   const res = await request(url, { method, headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -12,6 +10,11 @@ async function call(url: string, token: string, method: 'GET' | 'POST', body?: u
 }
 
 test('bodies are validated, responses written from their schema, and a second emulator compiles no route schema again', async () => {
+  // The emulator's modules as a fresh process has them (test files share their worker): no route
+  // schema compiled yet by an emulator of an earlier file.
+  vi.resetModules();
+  const { startEmulator } = await import('../../emulator/index.js');
+  const { compiled } = await import('../../emulator/schema-compilers.js');
   const first = await startEmulator();
   const second = await startEmulator();
   try {

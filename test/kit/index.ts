@@ -4,31 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterAll, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
 import { call, type ApiResponse, type CallOptions } from '../helpers/http.js';
+import { own } from './scope.js';
+
+export { own, ownForFile } from './scope.js';
 
 // The test kit: what a test starts, each piece closed by the kit itself. Called inside a test, a
 // piece lives until that test finishes (onTestFinished); called outside one (in beforeAll or at the
 // top of a file), until the file's tests are done (afterAll). Servers listen on free loopback ports.
-
-const afterFile: Array<() => unknown> = [];
-// Registered when a test file first loads the kit: vitest runs afterAll hooks last-registered first,
-// so the file's own afterAll hooks, which may still use what the kit started, run before this one.
-afterAll(async () => {
-  for (const close of afterFile.splice(0).reverse()) await close();
-});
-
-/** Runs `close` when the current test finishes, or after the file's tests when called outside a test. */
-export function own(close: () => unknown): void {
-  try {
-    onTestFinished(async () => {
-      await close();
-    });
-  } catch {
-    afterFile.push(close);
-  }
-}
 
 /** A temporary folder, removed by the kit. */
 export async function tempDir(prefix = 'plugsmith-test-'): Promise<string> {
@@ -226,13 +210,66 @@ export interface Cli {
   configDir: string;
   /** PLUGSMITH_CONFIG_DIR and what `cli()` was given. */
   env: Record<string, string>;
-  /** Runs `plugsmith <args>`, one run at a time: the environment (and `cwd`) is the process's for the duration. */
+  /** Runs `plugsmith <args>`: the environment (and `cwd`) is the process's for the duration, shared only with runs that have the same. */
   run(args: string[], options?: { env?: Record<string, string>; input?: string; cwd?: string }): Promise<CliResult>;
   /** Runs with --json and parses stdout; throws with stderr when the exit code is not 0. */
   json<T = any>(args: string[], options?: { env?: Record<string, string> }): Promise<T>;
 }
 
-let inProcessQueue: Promise<unknown> = Promise.resolve();
+/** What in-process runs share: the environment and folder set for them, until the last of them ends. */
+interface ProcessLease {
+  key: string;
+  holders: number;
+  ended: Promise<void>;
+  end(): void;
+}
+
+let lease: ProcessLease | undefined;
+let runsAlone = 0;
+
+/**
+ * Sets `env` and `cwd` for a run, or joins the runs that have them set already: runs with the same
+ * environment and folder overlap, as spawned ones would; a run that needs others waits until those
+ * end. The CLI keeps `--emulator` as process state, so a run given it shares with no other.
+ */
+async function processStateFor(args: string[], env: Record<string, string>, cwd: string | undefined): Promise<() => void> {
+  const alone = args.some((a) => a === '--emulator' || a.startsWith('--emulator='));
+  const key = alone ? `alone ${++runsAlone}` : JSON.stringify([Object.entries(env).sort(), cwd ?? null]);
+  for (;;) {
+    if (lease && lease.key !== key) {
+      await lease.ended;
+      continue;
+    }
+    if (!lease) {
+      const home = process.cwd();
+      // First, as it may throw (no such folder): then nothing has been changed yet.
+      if (cwd) process.chdir(cwd);
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, env);
+      let ended!: () => void;
+      const current: ProcessLease = {
+        key,
+        holders: 0,
+        ended: new Promise((resolve) => (ended = resolve)),
+        end: () => {
+          process.chdir(home);
+          for (const [k, v] of Object.entries(saved)) {
+            if (v === undefined) delete process.env[k];
+            else process.env[k] = v;
+          }
+          lease = undefined;
+          ended();
+        },
+      };
+      lease = current;
+    }
+    const held = lease;
+    held.holders++;
+    return () => {
+      if (--held.holders === 0) held.end();
+    };
+  }
+}
 
 /** A sink that keeps what is written to it. */
 function sink(): PassThrough & { text(): string } {
@@ -244,26 +281,29 @@ function sink(): PassThrough & { text(): string } {
 }
 
 async function runInProcess(args: string[], env: Record<string, string>, input: string, cwd?: string): Promise<CliResult> {
-  const [{ main }, { exitCodeOf, formatError }, { UserError }] = await Promise.all([import('../../src/main.js'), import('../../src/ui/errors.js'), import('../../src/errors.js')]);
-  const full = { CI: 'true', NO_COLOR: '1', ...env };
-  const saved = Object.fromEntries(Object.keys(full).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, full);
+  const [{ main }, { exitCodeOf, formatError }, { ExitWith, UserError }, { terminalSafeIo }] = await Promise.all([
+    import('../../src/main.js'),
+    import('../../src/ui/errors.js'),
+    import('../../src/errors.js'),
+    import('../../src/ui/terminal-text.js'),
+  ]);
+  const release = await processStateFor(args, { CI: 'true', NO_COLOR: '1', ...env }, cwd);
   const stdout = sink();
   const stderr = sink();
+  // What src/cli.ts does around main(): the same Io filter (control characters from the platform's
+  // strings escaped), the same exit codes, the same error lines.
+  const io = terminalSafeIo({ stdout, stderr, stdin: Readable.from([input]), interactive: false }, { json: args.includes('--json') });
   let code = 0;
-  const home = process.cwd();
   try {
-    if (cwd) process.chdir(cwd);
-    await main(args, { stdout, stderr, stdin: Readable.from([input]), interactive: false });
+    await main(args, io);
   } catch (error) {
-    stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
-    code = error instanceof UserError ? error.exitCode : exitCodeOf(error);
-  } finally {
-    process.chdir(home);
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+    if (error instanceof ExitWith) code = error.exitCode;
+    else {
+      io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
+      code = error instanceof UserError ? error.exitCode : exitCodeOf(error);
     }
+  } finally {
+    release();
   }
   // Let the sinks deliver what was written last.
   await new Promise((resolve) => setImmediate(resolve));
@@ -272,12 +312,11 @@ async function runInProcess(args: string[], env: Record<string, string>, input: 
 
 /**
  * Runs `plugsmith <args>` in this process with `env` on top of the process's own (runCli's
- * signature, test/helpers/cli-process.ts, without the spawn). Runs are one at a time.
+ * signature, test/helpers/cli-process.ts, without the spawn). Runs with the same `env` and `cwd`
+ * overlap; others wait their turn.
  */
 export function runCliInProcess(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
-  const run = inProcessQueue.then(() => runInProcess(args, options.env ?? {}, options.input ?? '', options.cwd));
-  inProcessQueue = run.catch(() => undefined);
-  return run;
+  return runInProcess(args, options.env ?? {}, options.input ?? '', options.cwd);
 }
 
 /** The CLI in this process pointed at what `env` says (e.g. `emulatorEnv(emu)`), with a fresh config dir. */

@@ -46,6 +46,11 @@ describe('the test kit', () => {
     expect(inside.stderr.trim()).toBe(spawned.stderr.trim());
     const list = ['plugins', 'list', '--org', shared.orgId!];
     expect(await plugsmith.json(list)).toEqual(await child.json(list));
+    // The same Io as src/cli.ts: control characters a server echoes are escaped in both.
+    const hostile = ['plugins', 'get', 'plg_\u001b]0;title\u0007'];
+    const [insideHostile, spawnedHostile] = [await plugsmith.run(hostile), await child.run(hostile)];
+    expect(insideHostile.stderr).toContain('plg_\\x1b]0;title\\x07');
+    expect(insideHostile.stderr.trim()).toBe(spawnedHostile.stderr.trim());
   });
 
   test('the run has a home of its own', () => {

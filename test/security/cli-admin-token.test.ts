@@ -2,7 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCliInProcess } from '../kit/index.js';
 import { memoryStateFile } from '../helpers/emulator-state.js';
 
 // `plugsmith emulator start` makes a new admin credential per start, prints it with --json and
@@ -26,13 +27,14 @@ test('the admin credential: printed, kept in the state file, used by the CLI; th
   expect(withHeader.statusCode).toBe(200);
   await withHeader.body.dump();
 
-  // Commands find the credential in the state file (no environment), or take PLUGSMITH_ADMIN_TOKEN.
+  // Commands find the credential in the state file (no environment), or take PLUGSMITH_ADMIN_TOKEN
+  // (run in this process: the emulator is the process here).
   const env = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_PROFILE: '', PLUGSMITH_ADMIN_TOKEN: '' };
-  const logs = await runCli(['logs', '--json'], { env });
+  const logs = await runCliInProcess(['logs', '--json'], { env });
   expect(logs.code, logs.stderr).toBe(0);
-  const reset = await runCli(['emulator', 'reset', '--yes'], { env });
+  const reset = await runCliInProcess(['emulator', 'reset', '--yes'], { env });
   expect(reset.code, reset.stderr).toBe(0);
-  const wrong = await runCli(['emulator', 'reset', '--yes'], { env: { ...env, PLUGSMITH_ADMIN_TOKEN: 'psa_not_this_one' } });
+  const wrong = await runCliInProcess(['emulator', 'reset', '--yes'], { env: { ...env, PLUGSMITH_ADMIN_TOKEN: 'psa_not_this_one' } });
   expect(wrong.code).not.toBe(0);
   expect(wrong.stderr).toContain('x-plugsmith-admin');
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { compiledSchemaCounts, MAX_SCHEMA_CHARS, MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS, validateAgainst } from '../../emulator/validation/json-schema.js';
 import { api } from '../emulator/helpers.js';
-import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCliInProcess, tempDir } from '../kit/index.js';
 
 // ajv turns a supplied JSON Schema into code on the event loop, at a cost that grows with the
 // schema: an inputsSchema of 2,000 patterned properties (92 KB) held the whole emulator 8 s, 10,000
@@ -92,7 +92,7 @@ describe('supplied JSON Schemas are bounded before they compile', () => {
     const dir = await mkdtemp(join(tmpdir(), 'plugsmith-bigschema-'));
     try {
       await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'big-schema', description: 'x', type: 'DATA_PROVIDER', events: [], scopes: [], inputsSchema: objectSchema(MAX_SCHEMA_NODES) } }));
-      const run = await runCli(['deploy', '--base-url', emu.url, '--org', 'org_dev'], { cwd: dir, env: { PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_CONFIG_DIR: await tempConfigDir() } });
+      const run = await runCliInProcess(['deploy', '--base-url', emu.url, '--org', 'org_dev'], { cwd: dir, env: { PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_CONFIG_DIR: await tempDir('plugsmith-cfg-') } });
       expect(run.code, run.stderr).toBe(5);
       expect(run.stderr).toContain('MAX_SCHEMA_NODES');
     } finally {

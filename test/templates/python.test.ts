@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { startEmulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCliInProcess } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { sh, userEnv } from '../helpers/shell.js';
 
@@ -17,6 +18,8 @@ import { sh, userEnv } from '../helpers/shell.js';
 // pip-installed). Its own unittest suite runs against a real emulator with the environment that
 // `plugsmith emulator exec --deploy` gives a command; `plugsmith dev` runs it from the manifest's
 // dev.command, restarts it when a .py file changes, and `trigger` and `check` get their answers.
+// `emulator exec` and `dev` run as processes (they run the Python one); init, deploy, trigger and
+// check run in this process.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TYPES = ['EVENT_HANDLER', 'DATA_PROVIDER', 'APP'] as const;
@@ -35,7 +38,7 @@ afterAll(async () => {
 /** `plugsmith init <dir> --lang python --type <type> --yes`, checked. */
 async function initPython(type: string, name: string): Promise<string> {
   const dir = join(work, name);
-  const init = await runCli(['init', dir, '--lang', 'python', '--type', type, '--yes', '--json']);
+  const init = await runCliInProcess(['init', dir, '--lang', 'python', '--type', type, '--yes', '--json']);
   expect(init.code, init.stderr).toBe(0);
   expect(JSON.parse(init.stdout)).toMatchObject({ lang: 'python', type, name });
   return dir;
@@ -52,7 +55,7 @@ async function deployedEmulator(dir: string): Promise<{ env: Record<string, stri
     await client.close();
     await emu.close();
   });
-  const deployed = await runCli(['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', emu.orgId!, '--json'], {
+  const deployed = await runCliInProcess(['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', emu.orgId!, '--json'], {
     env: { PLUGSMITH_CONFIG_DIR: join(work, 'cfg'), PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_MESSAGING_URL: emu.messagingUrl, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_API_KEY: emu.apiKey!, PORT: '3000' },
     cwd: dir,
   });
@@ -131,8 +134,8 @@ describe('plugsmith init --lang python', () => {
         await client.plugins.update(pluginId, { webhookUrl });
         expect((await client.plugins.verifyWebhook(pluginId)).verified).toBe(true);
         const cliEnv = { ...env, PLUGSMITH_CONFIG_DIR: join(work, 'cfg') };
-        if (type === 'EVENT_HANDLER') expect((await runCli(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC', '--json'], { env: cliEnv })).code).toBe(0);
-        const check = await runCli(['check', webhookUrl, '--plugin', pluginId, '--json'], { env: cliEnv, timeoutMs: 2 * MINUTES });
+        if (type === 'EVENT_HANDLER') expect((await runCliInProcess(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC', '--json'], { env: cliEnv })).code).toBe(0);
+        const check = await runCliInProcess(['check', webhookUrl, '--plugin', pluginId, '--json'], { env: cliEnv });
         expect(check.code, `${check.stdout}${check.stderr}`).toBe(0);
         const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
         expect(report.ok).toBe(true);
@@ -214,7 +217,7 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
 
       // Run in the project with the same config dir, the CLI finds the emulator dev started.
       const cliEnv = env;
-      const triggered = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+      const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
       expect(triggered.code, triggered.stderr).toBe(0);
       const first = JSON.parse(triggered.stdout);
       expect(first.reply).toMatchObject({ sender: 'CHARACTER', isStreaming: false });
@@ -226,13 +229,13 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       await stderrShows(dev, /reply\.py changed: restarting the plugin/);
       // Started again, and listening (the new process binds the port a moment after it starts).
       await stderrShows(dev, /reply\.py changed[\s\S]*started the plugin: python3 -m plugin[\s\S]*py-dev is listening at/);
-      const again = await runCli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+      const again = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout).reply.content).toMatch(/^Heard: /);
 
       const projectState = JSON.parse(await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'));
       const pluginId = (Object.values(projectState.targets)[0] as { pluginId: string }).pluginId;
-      const check = await runCli(['check', `http://127.0.0.1:${port}/webhook`, '--plugin', pluginId, '--json'], { cwd: dir, env: cliEnv, timeoutMs: 2 * MINUTES });
+      const check = await runCliInProcess(['check', `http://127.0.0.1:${port}/webhook`, '--plugin', pluginId, '--json'], { cwd: dir, env: cliEnv });
       expect(check.code, `${check.stdout}${check.stderr}\n--- dev ---\n${dev.stderr()}`).toBe(0);
       const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
       expect(report.ok).toBe(true);

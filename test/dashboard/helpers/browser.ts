@@ -22,7 +22,8 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, expect, onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
+import { ownForFile } from '../../kit/scope.js';
 
 /** Chromium's path: `PLUGSMITH_CHROMIUM`, else Debian's. */
 export function chromiumPath(): string {
@@ -43,12 +44,12 @@ export const CHROMIUM_FLAGS = [
 
 let shared: Promise<Browser> | undefined;
 
-// Registered when a test file imports this module (while it is collected): the file's browser closes after its last test.
-afterAll(async () => {
+/** Closes the file's browser, if one was launched; the next file launches its own. */
+async function closeShared(): Promise<void> {
   const browser = await shared?.catch(() => undefined);
   shared = undefined;
   await browser?.close();
-});
+}
 
 /**
  * The file's browser. playwright-core gives every launch a fresh temporary user-data-dir (and
@@ -59,7 +60,11 @@ async function launch(): Promise<Browser> {
   if (!existsSync(executablePath)) {
     throw new Error(`No Chromium at ${executablePath}: install it with \`apt-get install chromium\` (or set PLUGSMITH_CHROMIUM to a Chromium binary)`);
   }
-  shared ??= chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
+  if (!shared) {
+    shared = chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
+    // Closed after the file's last test (test files share their worker process).
+    ownForFile(closeShared);
+  }
   return shared;
 }
 
