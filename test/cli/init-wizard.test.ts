@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli-process.js';
+import { terminal } from '../kit/terminal.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
 // The init wizard in a real terminal: tmux runs the built CLI with CI unset, keys answer each prompt.
 
-const run = promisify(execFile);
 let root: string;
 
 beforeAll(async () => {
@@ -19,31 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-/** A tmux server of its own running one command in a 120x40 terminal; killed when the test ends. */
-async function terminal(command: string) {
-  const socket = `plugsmith-init-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args]);
-  await tmux('new-session', '-d', '-x', '120', '-y', '40', command);
-  onTestFinished(async () => {
-    await tmux('kill-server').catch(() => undefined);
-  });
-  const screen = async () => (await tmux('capture-pane', '-p')).stdout;
-  return {
-    screen,
-    keys: (...keys: string[]) => tmux('send-keys', ...keys),
-    /** Waits until the screen matches, or fails showing what is on it. */
-    async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const text = await screen();
-        if (pattern.test(text)) return text;
-        if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${text}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-  };
-}
 
 /** The CLI in the terminal, CI unset so it may prompt; prints its exit code and then waits to be read. */
 function initCommand(args: string): string {

@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, test, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { api, emulator, emulatorEnv, receiver, type Api, type Cli, type Receiver } from '../kit/index.js';
 import { spawnedCli } from '../kit/spawn.js';
+import { terminal, type Terminal } from '../kit/terminal.js';
 import { CLI } from '../helpers/cli-process.js';
 
 // `plugsmith logs retry|cancel|redeliver`, what the dashboard does with deliveries, from the CLI: the
@@ -185,30 +184,9 @@ describe('plugsmith logs redeliver with filters', () => {
   });
 });
 
-const run = promisify(execFile);
-
 /** The built CLI in a real terminal (tmux, CI unset) pointed at the emulator; prints its exit code and waits to be read. */
-async function tmuxCli(args: string[]) {
-  const socket = `plugsmith-logs-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const tmux = (...a: string[]) => run('tmux', ['-L', socket, ...a]);
+function tmuxCli(args: string[]): Promise<Terminal> {
   const env = Object.entries({ ...plugsmith.env, NO_COLOR: '1' }).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   const command = `env -u CI ${env.join(' ')} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${args.map((a) => JSON.stringify(a)).join(' ')}; echo "EXIT=$?"; sleep 600`;
-  await tmux('new-session', '-d', '-x', '160', '-y', '40', command);
-  onTestFinished(async () => {
-    await tmux('kill-server').catch(() => undefined);
-  });
-  const screen = async () => (await tmux('capture-pane', '-p', '-J')).stdout;
-  return {
-    keys: (...keys: string[]) => tmux('send-keys', ...keys),
-    /** Waits until the screen matches, or fails showing what is on it. */
-    async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const text = await screen();
-        if (pattern.test(text)) return text;
-        if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${text}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-  };
+  return terminal(command, { width: 160 });
 }

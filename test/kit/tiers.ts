@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 // test:quick` only the files that run in this process: not those that start processes (the CLI
 // as a child process, npm, tmux, a crash child) or a browser. A file is of the process tier when a
 // module it imports, directly or through other test helpers, imports node:child_process or
-// playwright-core; no list to keep up to date. The test kit keeps its spawning part (kit/spawn.ts)
+// playwright-core; no list to keep up to date. The test kit keeps its spawning parts (kit/spawn.ts, kit/terminal.ts)
 // apart from the rest for that reason. So is a file that runs `plugsmith init`, even in this
 // process: init packs this checkout with npm.
 
