@@ -80,6 +80,30 @@ export async function choosePort(asked: number | undefined, fallback: number, ho
   return 0;
 }
 
+/**
+ * Runs `start` on the ports choosePort chose. A default port taken between that check and the listen
+ * (another emulator starting at the same moment) is retried once on a free port, as choosePort would
+ * have chosen; a port the user asked for is never changed.
+ */
+export async function startOnChosenPorts<T>(
+  ports: { port: number; messagingPort: number },
+  asked: { port?: number; messagingPort?: number },
+  notes: string[],
+  instead: string,
+  start: (port: number, messagingPort: number) => Promise<T>,
+): Promise<T> {
+  try {
+    return await start(ports.port, ports.messagingPort);
+  } catch (error) {
+    const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? (error as { port?: number }).port : undefined;
+    const movePort = taken !== undefined && taken !== 0 && taken === ports.port && asked.port === undefined;
+    const moveMessaging = taken !== undefined && taken !== 0 && taken === ports.messagingPort && asked.messagingPort === undefined;
+    if (!movePort && !moveMessaging) throw error;
+    notes.push(`${await describePort(taken!)}: ${instead}`);
+    return start(movePort ? 0 : ports.port, moveMessaging ? 0 : ports.messagingPort);
+  }
+}
+
 /** Who holds a taken port, naming the project when it is another emulator plugsmith started. */
 export async function describePort(port: number): Promise<string> {
   const holder = (await listEmulators()).find((s) => [s.url, s.messagingUrl].some((u) => Number(new URL(u).port) === port));
@@ -126,7 +150,9 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   let emulator;
   try {
     // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
-    emulator = await startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined });
+    emulator = await startOnChosenPorts({ port, messagingPort }, options, notes, instead, (port, messagingPort) =>
+      startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined }),
+    );
   } catch (error) {
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -61,7 +61,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const faults = faultOptions(o.faults, o.faultsSeed);
   const llm = await llmOptions(o);
   const s3SecretKey = await secretFromFile(o.s3SecretKeyFile, '--s3-secret-key-file');
-  const { assertDistinctPorts, choosePort, describePort, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
+  const { assertDistinctPorts, choosePort, describePort, startOnChosenPorts, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per project, else per data dir: its state file is how commands run there find it.
   const owner = emulatorOwner({ dataDir: o.inMemory ? null : resolve(o.dataDir) });
@@ -80,7 +80,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
   let emulator;
   try {
-    emulator = await startEmulator({
+    emulator = await startOnChosenPorts({ port, messagingPort }, { port: o.port, messagingPort: o.messagingPort }, notes, instead, (port, messagingPort) => startEmulator({
       port,
       messagingPort,
       host: o.host,
@@ -99,7 +99,7 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
       llm,
       ...faults,
       log: (line) => note(io, global, line),
-    });
+    }));
   } catch (error) {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
