@@ -5,6 +5,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { boundedFormats, MAX_FORMAT_LENGTH } from '../../emulator/validation/formats.js';
 import { validateAgainst } from '../../emulator/validation/json-schema.js';
 import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { FORMAT_ATTACKS } from '../../bench/format-attacks.js';
 
 // Issue 24, item 1: ajv-formats checks `format` with V8's backtracking regular expressions, and its
 // `url` expression backtracks quadratically: a MEMBER's plugin with `{ type: 'string', format: 'url' }`
@@ -14,38 +15,13 @@ import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emul
 // costs on a loaded machine and far below what the backtracking took.
 const { formatNames, fullFormats } = createRequire(import.meta.url)('ajv-formats/dist/formats') as { formatNames: string[]; fullFormats: Record<string, unknown> };
 
-const N = 64_000;
-/** A long value built to make each format's original check work hard (and that fails the format). */
-const ADVERSARIAL: Record<string, string> = {
-  date: `2020-01-0${'1'.repeat(N)}`,
-  time: `00:00:00.${'0'.repeat(N)}x`,
-  'date-time': `2020-01-01T00:00:00.${'0'.repeat(N)}x`,
-  'iso-time': `00:00:00.${'0'.repeat(N)}x`,
-  'iso-date-time': `2020-01-01 00:00:00.${'0'.repeat(N)}x`,
-  duration: `P${'1'.repeat(N)}x`,
-  uri: `a://${'a-'.repeat(N / 2)}"`,
-  'uri-reference': `${':'.repeat(N)} `,
-  'uri-template': `{${'a'.repeat(N)}`,
-  url: `http://${':'.repeat(N)} `,
-  email: `a@${'a-'.repeat(N / 2)}!`,
-  hostname: `${'a.'.repeat(N / 2)}-`,
-  ipv4: '1.'.repeat(N / 2),
-  ipv6: `${':'.repeat(N)}x`,
-  regex: '('.repeat(N),
-  uuid: 'aa-'.repeat(N / 3),
-  'json-pointer': `/${'~'.repeat(N)}`,
-  'json-pointer-uri-fragment': `#/${'%'.repeat(N)}`,
-  'relative-json-pointer': `0${'/~'.repeat(N / 2)}`,
-  byte: `${'AAAA'.repeat(N / 4)}!`,
-};
-
 let emu: Emulator;
 let hook: WebhookServer;
 let pluginId: string;
 beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
-  const properties = Object.fromEntries(Object.keys(ADVERSARIAL).map((format) => [format, { type: 'string', format }]));
+  const properties = Object.fromEntries(Object.keys(FORMAT_ATTACKS).map((format) => [format, { type: 'string', format }]));
   const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
     type: 'DATA_PROVIDER',
     webhookUrl: hook.url,
@@ -78,10 +54,10 @@ describe('format checks run in bounded time', () => {
       return f !== true && (typeof f !== 'object' || f === null || f instanceof RegExp || f.type === undefined || f.type === 'string');
     });
     expect(Object.keys(boundedFormats).sort()).toEqual(stringFormats.sort());
-    expect(Object.keys(ADVERSARIAL).sort()).toEqual(stringFormats.sort());
+    expect(Object.keys(FORMAT_ATTACKS).sort()).toEqual(stringFormats.sort());
   });
 
-  for (const [format, value] of Object.entries(ADVERSARIAL)) {
+  for (const [format, value] of Object.entries(FORMAT_ATTACKS)) {
     it(`${format}: an install with a long adversarial value is a 400 naming the input, and health answers meanwhile`, async () => {
       const start = performance.now();
       const [installed, ...healths] = await Promise.all([install({ [format]: value }).then((r) => ({ ...r, ms: performance.now() - start })), timedHealth(), timedHealth()]);
