@@ -3,11 +3,11 @@ import type { Dispatcher } from 'undici';
 import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEvent, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
-import type { DispatchMode } from '../../src/contract/index.js';
+import type { DeliveryAttemptNotice, DispatchMode, WebhookVerification } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryView } from './delivery-service.js';
 import { DeliverySlots } from './slots.js';
-import { droppedOutcome, faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
+import { faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile, type FaultProfile } from './faults.js';
 import { attemptDelivery, loggedAttempt, notSent, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
@@ -21,10 +21,7 @@ export interface StoreChange {
 }
 
 /** One attempt, told to stream listeners as it is logged. */
-export interface AttemptNotice {
-  delivery: DeliveryView;
-  attempt: DeliveryAttempt;
-}
+export type AttemptNotice = DeliveryAttemptNotice;
 
 /** One event for one plugin (and instance, unless it concerns the plugin alone). */
 export interface EmitInput {
@@ -35,14 +32,8 @@ export interface EmitInput {
   mode?: DispatchMode;
 }
 
-/** The result of a webhook challenge. */
-export interface ChallengeResult {
-  verified: boolean;
-  reason?: string;
-  deliveryId: string;
-  /** True when the emulator stopped before the webhook answered: the challenge proved nothing either way. */
-  interrupted?: boolean;
-}
+/** The result of a webhook challenge; `interrupted` when the emulator stopped before the answer (it proved nothing). */
+export type ChallengeResult = WebhookVerification & { deliveryId: string; interrupted?: boolean };
 
 /** Why a WEBHOOK_CHALLENGE is not sent again; the thing to do instead. */
 export const CHALLENGE_NOT_RESENT = 'a WEBHOOK_CHALLENGE is never sent again (its answer decides verification): verify the webhook again with `plugsmith plugins verify <pluginId>` or POST /api/plugins/:pluginId/verify-webhook';
@@ -62,9 +53,8 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
 }
 
 /**
- * Sends the platform's events to plugin webhooks: signed, logged attempt by attempt, retried on a
- * schedule, resumed after a restart. Each pending delivery has its own timer; its attempts wait for
- * one of the fair delivery slots, so one webhook that hangs never holds up the others.
+ * Sends events to plugin webhooks: signed, logged per attempt, retried, resumed after a restart. Attempts
+ * wait for one of the fair delivery slots, so one webhook that hangs never holds up the others.
  */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
@@ -180,10 +170,7 @@ export class EventDispatcher {
     return presentDelivery((await this.run(record.id)) ?? record);
   }
 
-  /**
-   * Runs a pending delivery's next attempt now instead of at its scheduled time; answers at once
-   * with the delivery (the attempt's outcome comes over the stream). Null for an unknown delivery.
-   */
+  /** Runs a pending delivery's next attempt now; answers at once (the outcome comes over the stream), null if unknown. */
   retryNow(deliveryId: string): DeliveryView | null {
     const record = this.log.get(deliveryId);
     if (!record) return null;
@@ -193,10 +180,7 @@ export class EventDispatcher {
     return presentDelivery(record);
   }
 
-  /**
-   * Cancels a pending delivery's retries: it becomes failed (with cancelledAt) and is never sent
-   * again. An attempt running now still ends and is logged, but schedules no other.
-   */
+  /** Cancels a pending delivery's retries (failed, with cancelledAt); an attempt running now is logged but schedules no other. */
   async cancel(deliveryId: string): Promise<DeliveryView | null> {
     const record = this.log.get(deliveryId);
     if (!record) return null;
@@ -210,25 +194,14 @@ export class EventDispatcher {
     return presentDelivery(cancelled);
   }
 
-  /**
-   * Schedules every pending delivery found in the store (after a restart). A challenge left pending
-   * is closed as failed, never sent again: only the verify-webhook call that sent it judged its answer.
-   */
+  /** Schedules the pending deliveries after a restart; a pending challenge fails, as only the call that sent it judged its answer. */
   async resume(): Promise<void> {
     const closing: Promise<void>[] = [];
     for (const record of this.log.pending()) {
       if (!record.retries) {
-        const cutOff: DeliveryAttempt = {
-          number: record.attempts.length + 1,
-          startedAt: record.nextAttemptAt ?? record.createdAt,
-          url: record.url ?? '',
-          webhookTimestamp: '',
-          durationMs: 0,
-          responseStatus: null,
-          responseBody: null,
-          error: `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`,
-          nextAttemptAt: null,
-        };
+        const error = `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`;
+        const outcome = { ...notSent(error), startedAt: record.nextAttemptAt ?? record.createdAt };
+        const cutOff = loggedAttempt(outcome, { number: record.attempts.length + 1, url: record.url ?? '', error, nextAttemptAt: null });
         closing.push(this.log.save({ ...record, status: 'failed', nextAttemptAt: null, attempts: [...record.attempts, cutOff], updatedAt: nowIso() }));
         continue;
       }
@@ -341,7 +314,7 @@ export class EventDispatcher {
       const refused = this.refusal(due.url);
       let outcome: AttemptOutcome;
       if (refused !== null) outcome = notSent(refused);
-      else if (faults?.drop) outcome = droppedOutcome();
+      else if (faults?.drop) outcome = notSent('fault injection (drop): the attempt was not sent; the retry path runs');
       else outcome = await this.send(due);
       if (outcome.interrupted) return null;
       const current = this.log.get(id);
@@ -389,9 +362,8 @@ export class EventDispatcher {
   }
 
   /**
-   * Logs a faulted attempt. A delivered event drawn for duplication is first sent once more (same
-   * webhook-id; logged as an extra attempt that changes nothing), so 'delivered' means the plugin
-   * has had both. A later delivery's answer then lets the plugin's held deliveries go (reorder).
+   * Logs a faulted attempt. A delivered event drawn for duplication is sent once more first (same webhook-id,
+   * an extra attempt), so 'delivered' means the plugin has had both; an answer lets held deliveries go (reorder).
    */
   private async finishFaulted(settled: DeliveryRecord, attempt: DeliveryAttempt, faults: AttemptFaults): Promise<DeliveryRecord> {
     let record = settled;

@@ -1,7 +1,7 @@
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import type { FaultSettings } from '../../src/contract/index.js';
-import { loggedAttempt, notSent, type AttemptOutcome } from './attempt.js';
+import { loggedAttempt, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
 
 /** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them (the contract's). */
@@ -157,11 +157,6 @@ export class FaultInjector {
       this.waits.add(wake);
     });
   }
-}
-
-/** The outcome of an attempt that fault injection dropped: nothing was sent. */
-export function droppedOutcome(): AttemptOutcome {
-  return notSent('fault injection (drop): the attempt was not sent; the retry path runs');
 }
 
 /** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
