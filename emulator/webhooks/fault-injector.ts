@@ -1,20 +1,11 @@
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
-import type { FaultSettings } from '../../src/contract/index.js';
+import type { FaultMark, FaultProfile, FaultSettings } from '../../src/contract/index.js';
 import { loggedAttempt, type AttemptOutcome } from './attempt.js';
-import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn, type FaultMark, type FaultProfile } from './faults.js';
-
-/** The faults in force, as `GET /_emulator/faults` and `emulator.faults.get()` show them (the contract's). */
-export type { FaultSettings } from '../../src/contract/index.js';
+import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn } from './faults.js';
 
 /** The faults drawn for one attempt, before it is sent. */
-export interface AttemptFaults {
-  delayMs: number;
-  reorder: boolean;
-  drop: boolean;
-  timeoutAfterAnswer: boolean;
-  duplicate: boolean;
-}
+export type AttemptFaults = ReturnType<FaultInjector['plan']>;
 
 /** The decisions of one attempt, each with its own draw. */
 const DECISION = { delay: 0, delayMs: 1, reorder: 2, drop: 3, timeoutAfterAnswer: 4, duplicate: 5 } as const;
@@ -78,7 +69,7 @@ export class FaultInjector {
   }
 
   /** The faults of a delivery's attempt; `canRetry` false when no retry would follow a failure (then it is neither dropped nor timed out). */
-  plan(deliveryId: string, attempt: number, canRetry: boolean): AttemptFaults {
+  plan(deliveryId: string, attempt: number, canRetry: boolean) {
     // A delivery from before this start (resumed) or a redelivery is numbered when first seen.
     if (!this.numbers.has(deliveryId)) this.register(deliveryId);
     const number = this.numbers.get(deliveryId)!;

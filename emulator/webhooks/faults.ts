@@ -1,16 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { FaultProfile } from '../../src/contract/index.js';
 
-/** The kinds of fault the emulator can inject into webhook deliveries. */
-export const FAULT_KINDS = ['duplicate', 'delay', 'reorder', 'drop', 'timeout-after-answer'] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
-
-/** A parsed fault profile: for each kind, how often (0..1) and, for delay and reorder, how long (the contract's). */
-export type { FaultProfile } from '../../src/contract/index.js';
-
-/** A fault injected into one attempt, as the delivery log marks it (the contract's FaultMark). */
-export type { FaultMark } from '../../src/contract/index.js';
-
 /** A fault profile or seed that cannot be used; `problems` names each bad part of the text and what is wrong with it. */
 export class FaultProfileError extends Error {
   constructor(readonly problems: Array<{ part: string; message: string }>) {
@@ -20,10 +10,31 @@ export class FaultProfileError extends Error {
 }
 
 /** The reorder hold when the profile gives none. */
-export const DEFAULT_REORDER_WINDOW_MS = 1000;
+const DEFAULT_REORDER_WINDOW_MS = 1000;
 const MAX_DURATION_MS = 60_000;
 export const FAULT_PROFILE_SYNTAX =
   'comma-separated kind=value: duplicate=P, delay=[P:]MIN-MAXms (or ms/s, one value for a fixed delay), reorder=P[:WINDOW], drop=P, timeout-after-answer=P; P is a probability from 0 to 1, e.g. duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05';
+
+/** How the value of each kind of fault is read into a profile, in the order the syntax lists them. */
+const READERS = {
+  duplicate: (value, profile) => (profile.duplicate = probability(value)),
+  delay: (value, profile) => {
+    const colon = value.indexOf(':');
+    const p = colon < 0 ? 1 : probability(value.slice(0, colon));
+    const [minMs, maxMs] = durationRange(colon < 0 ? value : value.slice(colon + 1));
+    profile.delay = { probability: p, minMs, maxMs };
+  },
+  reorder: (value, profile) => {
+    const colon = value.indexOf(':');
+    const p = probability(colon < 0 ? value : value.slice(0, colon));
+    const windowMs = colon < 0 ? DEFAULT_REORDER_WINDOW_MS : duration(value.slice(colon + 1));
+    if (windowMs <= 0) throw new Error('the reorder window must be longer than 0 ms');
+    profile.reorder = { probability: p, windowMs };
+  },
+  drop: (value, profile) => (profile.drop = probability(value)),
+  'timeout-after-answer': (value, profile) => (profile.timeoutAfterAnswer = probability(value)),
+} satisfies Record<string, (value: string, profile: FaultProfile) => void>;
+const FAULT_KINDS = Object.keys(READERS) as Array<keyof typeof READERS>;
 
 /** The profile with every fault off. */
 export function emptyProfile(): FaultProfile {
@@ -49,7 +60,7 @@ export function parseFaultProfile(text: string): FaultProfile {
     }
     const kind = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
-    if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+    if (!Object.hasOwn(READERS, kind)) {
       problems.push({ part, message: `unknown fault "${kind}": one of ${FAULT_KINDS.join(', ')}` });
       continue;
     }
@@ -59,32 +70,7 @@ export function parseFaultProfile(text: string): FaultProfile {
     }
     seen.add(kind);
     try {
-      switch (kind as FaultKind) {
-        case 'duplicate':
-          profile.duplicate = probability(value);
-          break;
-        case 'drop':
-          profile.drop = probability(value);
-          break;
-        case 'timeout-after-answer':
-          profile.timeoutAfterAnswer = probability(value);
-          break;
-        case 'delay': {
-          const colon = value.indexOf(':');
-          const p = colon < 0 ? 1 : probability(value.slice(0, colon));
-          const [minMs, maxMs] = durationRange(colon < 0 ? value : value.slice(colon + 1));
-          profile.delay = { probability: p, minMs, maxMs };
-          break;
-        }
-        case 'reorder': {
-          const colon = value.indexOf(':');
-          const p = probability(colon < 0 ? value : value.slice(0, colon));
-          const windowMs = colon < 0 ? DEFAULT_REORDER_WINDOW_MS : duration(value.slice(colon + 1));
-          if (windowMs <= 0) throw new Error('the reorder window must be longer than 0 ms');
-          profile.reorder = { probability: p, windowMs };
-          break;
-        }
-      }
+      READERS[kind as keyof typeof READERS](value, profile);
     } catch (error) {
       problems.push({ part, message: (error as Error).message });
     }
