@@ -3,7 +3,7 @@ import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
-import { EventStream, ConversationCreateSchema, ConversationSchema, DEFAULT_MESSAGE_PAGE, MAX_MESSAGE_PAGE, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
+import { EventStream, ConversationCreateSchema, ConversationSchema, DEFAULT_MESSAGE_PAGE, MAX_MESSAGE_PAGE, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses, type RawQuery } from '../../src/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 
 /** A conversation as the API shows it (its org stays internal). */
@@ -11,30 +11,23 @@ function publicConversation(c: ConversationRecord) {
   return { id: c.id, characterId: c.characterId, createdAt: c.createdAt, updatedAt: c.updatedAt };
 }
 
-function parseLimit(raw: string | string[] | undefined): number {
-  if (raw === undefined) return DEFAULT_MESSAGE_PAGE;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || n < 1 || n > MAX_MESSAGE_PAGE) {
-    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_PAGE}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_PAGE}, given once`)]);
-  }
-  return n;
-}
-
-/** The query of GET /conversations/:id/messages (MessageListQuerySchema, read here): `after` once, 1 to 200 characters; nothing else. */
-function parseAfter(query: Record<string, string | string[] | undefined>): string | undefined {
+/** The query of GET /conversations/:id/messages (MessageListQuerySchema, read here): `after` and `limit` once each; nothing else. */
+function parseListQuery(query: RawQuery): { after: string | undefined; limit: number } {
   const unknown = Object.keys(query).find((key) => key !== 'after' && key !== 'limit');
   if (unknown !== undefined) throw badRequest('Invalid query parameters', [detail([unknown], 'unrecognized_keys', 'after | limit', unknown, `unknown query parameter ${unknown}`)]);
-  const after = query.after;
+  const { after, limit: raw } = query;
   if (after !== undefined && (typeof after !== 'string' || after.length < 1 || after.length > 200)) {
     throw badRequest('Invalid query parameters', [detail(['after'], 'invalid_type', 'a message id, given once', after, 'after must be one message id')]);
   }
-  return after;
+  if (raw === undefined) return { after, limit: DEFAULT_MESSAGE_PAGE };
+  const limit = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || limit < 1 || limit > MAX_MESSAGE_PAGE) {
+    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_PAGE}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_PAGE}, given once`)]);
+  }
+  return { after, limit };
 }
 
-/**
- * The messaging API: conversations, messages (polling) and the server-sent-events stream,
- * all behind `Authorization: Bearer <apiKey>`; a key reaches only its org's conversations.
- */
+/** The messaging API (conversations, messages, event stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
 export default async function conversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const messaging = services.messaging;
@@ -70,10 +63,8 @@ export default async function conversationRoutes(fastify: FastifyInstance, { ser
   const listSchema = { params: params('conversationId'), querystring: MessageListQuerySchema, response: { 200: OkPage(MessageSchema), ...errors } };
   app.get('/conversations/:conversationId/messages', { schema: listSchema }, async (request) => {
     const { conversationId } = request.params;
-    const query = request.query;
     const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
-    const after = parseAfter(query);
-    const limit = parseLimit(query.limit);
+    const { after, limit } = parseListQuery(request.query);
     const page = messaging.listMessages(conversation.id, after, limit);
     const last = page.data[page.data.length - 1];
     return ok(page.data, { pagination: { type: 'cursor' as const, limit, hasNext: page.hasNext, nextCursor: page.hasNext && last ? last.id : null } });
