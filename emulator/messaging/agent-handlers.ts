@@ -10,10 +10,7 @@ export interface MessagingHost extends ConversationStore {
 /** The event a character's agent receives for every user message. */
 export const AGENT_MESSAGE_RECEIVED = 'AGENT_MESSAGE_RECEIVED' as const;
 
-/**
- * The EVENT_HANDLER instances attached to an agent that subscribe to AGENT_MESSAGE_RECEIVED (and
- * whose plugin, with a webhook, does too). With at least one, the character is plugin-driven: the plugin writes the reply.
- */
+/** An agent's EVENT_HANDLER instances (plugin with a webhook) subscribed to AGENT_MESSAGE_RECEIVED: with one, the plugin replies. */
 export function agentMessageHandlers({ db }: MessagingHost, agentId: string): InstanceRecord[] {
   return db.instances.where('entityId', agentId).filter((instance) => {
     if (instance.entityType !== 'AGENT') return false;

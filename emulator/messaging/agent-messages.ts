@@ -15,10 +15,7 @@ function findAgentConversation(services: EmulatorContext, agentId: string, conve
   return conversation;
 }
 
-/**
- * `POST /api/agents/:agentId/conversations/:conversationId/messages`: a plugin instance with
- * AGENT_MESSAGE_WRITE writes its character's reply, one packet per call (see writePluginPacket).
- */
+/** `POST /api/agents/:agentId/conversations/:conversationId/messages`: an AGENT_MESSAGE_WRITE instance writes a reply packet. */
 export default async function agentMessageRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const message = Ok(MessageSchema);

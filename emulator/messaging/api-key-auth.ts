@@ -11,10 +11,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Reads `Authorization: Bearer <apiKey>` (the messaging API accepts nothing else): no header,
- * another scheme or an unknown key is a 401 that says what to send.
- */
+/** Reads `Authorization: Bearer <apiKey>` (nothing else is accepted): no header, another scheme or an unknown key is a 401. */
 export function apiKeyFromHeader(services: EmulatorContext, header: string | undefined): ApiKeyRecord {
   if (header === undefined || header.trim() === '') {
     throw unauthorized('An API key is required: send "Authorization: Bearer <apiKey>" (the emulator prints one at start; POST /_emulator/api-keys issues more)');

@@ -2,9 +2,8 @@ import type { ConversationRecord, Db, MessageRecord } from '../model.js';
 import type { Store } from '../store/store.js';
 
 /**
- * What messaging's store writes need: the store and its collections (not the EmulatorContext,
- * which names the messaging service that calls them: a type-level import circle). Each logical
- * change is one journal line: a user's message and its conversation's `updatedAt` stand or fall together.
+ * What messaging's store writes need (not the EmulatorContext: that would be a type-level import circle). Each change
+ * is one journal line: a user's message and its conversation's `updatedAt` stand or fall together.
  */
 export interface ConversationStore {
   db: Db;
@@ -35,10 +34,7 @@ export async function touchConversation(target: ConversationStore, conversation:
   await target.db.conversations.put(touched(target.db, conversation, at));
 }
 
-/**
- * Stores a message of a reply as it stands. Applied in memory at once, so listings never see an
- * older record; journalled in the order of calls, so the final record cannot land before the creation.
- */
+/** Stores a reply's message: in memory at once (listings never see an older one), journalled in call order (the final lands last). */
 export function saveReplyMessage(target: ConversationStore, message: MessageRecord): Promise<void> {
   return target.db.messages.put(message);
 }

@@ -2,16 +2,10 @@ import type { ServerResponse } from 'node:http';
 
 /** How often an idle event stream gets a `: keep-alive` comment, so proxies and clients keep it open. */
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
-/**
- * Unsent bytes a client may fall behind by before it is dropped; a client that cannot keep
- * up reconnects and gets the streaming message so far, instead of growing memory without end.
- */
+/** Unsent bytes a client may fall behind by before it is dropped (it reconnects and catches up), so memory cannot grow without end. */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
-/**
- * How far behind slow readers of conversation streams may fall, in unsent bytes the emulator holds
- * for them. Past a bound, the readers furthest behind are dropped (their connections closed) until the holdings fit.
- */
+/** Unsent bytes held for slow readers of conversation streams; past a bound, those furthest behind are dropped until the rest fit. */
 export interface StreamBufferLimits {
   /** One stream; default 16 MiB. */
   perStream?: number;
@@ -34,10 +28,8 @@ export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
 }
 
 /**
- * The open `GET /conversations/:id/events` streams, by conversation; one timer sends keep-alives to
- * all. What a client does not read (a packet carries the whole text so far) is held within the
- * StreamBufferLimits, checked after every burst of writes that left something unsent. A dropped
- * stream is destroyed, not ended: a final event would only queue behind what the client is not reading.
+ * The open `GET /conversations/:id/events` streams, by conversation; what a client does not read is held within the
+ * StreamBufferLimits. A dropped stream is destroyed, not ended: a final event would only queue behind the unread.
  */
 export class EventStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
@@ -59,10 +51,7 @@ export class EventStreams {
     this.keepAlive.unref();
   }
 
-  /**
-   * Starts an event stream on a raw response (the route has hijacked it) and registers it.
-   * `catchUp` frames go first, in the same turn as the registration, so no packet falls between.
-   */
+  /** Starts an event stream on a hijacked response; `catchUp` frames go in the registration's turn, so no packet falls between. */
   open(conversationId: string, response: ServerResponse, catchUp: string[], apiKeyId?: string): void {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -92,10 +81,7 @@ export class EventStreams {
     return closed;
   }
 
-  /**
-   * Writes a frame to every client of a conversation. Sockets stay corked until the current
-   * burst of packets is over (next tick), so back-to-back packets leave in one write per client.
-   */
+  /** Writes a frame to a conversation's clients, corked until the burst is over (next tick): one write per client per burst. */
   broadcast(conversationId: string, frame: string): void {
     const clients = this.byConversation.get(conversationId);
     if (!clients) return;

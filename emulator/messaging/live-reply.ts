@@ -29,9 +29,8 @@ export function failureText(soFar: string, failure: ReplyFailure): string {
 }
 
 /**
- * One CHARACTER message being built packet by packet, each packet one `CHARACTER_MESSAGE_SENT`
- * event on the conversation's streams. Its growing content lives here, in memory (listings read it
- * through the service); the store gets the record at the first packet and at the final one.
+ * One CHARACTER message built packet by packet, each a `CHARACTER_MESSAGE_SENT` event on the conversation's streams.
+ * Its growing content lives here, in memory; the store gets the record at the first packet and at the final one.
  */
 export class LiveReply {
   readonly id = newId('msg');

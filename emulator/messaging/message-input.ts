@@ -9,8 +9,8 @@ export const MAX_STREAMED_CONTENT_LENGTH = 1024 * 1024;
 export type MessageInput = Required<MessageSend>;
 
 /**
- * Checks what a schema cannot say well: TEXT is not only whitespace, IMAGE/AUDIO content is an
- * http(s) URL, FORM content is a JSON object, attachments are http(s) URLs. Throws a 400 with details.
+ * Checks what a schema cannot say well: TEXT is not only whitespace, IMAGE/AUDIO content and attachments are
+ * http(s) URLs, FORM content is a JSON object. Throws a 400 with details.
  */
 export function checkMessageInput(input: MessageInput): void {
   const problems: ErrorDetail[] = [];

@@ -28,10 +28,7 @@ export interface MessagingOptions {
 const HISTORY_TURNS = 50;
 const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 
-/**
- * The messaging service: conversations, user messages, character replies built packet by packet
- * (by an engine or a plugin) and sent to the event streams, listings that show them as they grow.
- */
+/** The messaging service: conversations, user messages, and character replies streamed packet by packet (by an engine or a plugin). */
 export class Messaging implements LiveReplyHost {
   readonly streams: EventStreams;
   private readonly live = new Map<string, LiveReply>();
@@ -80,10 +77,7 @@ export class Messaging implements LiveReplyHost {
     return conversation;
   }
 
-  /**
-   * Stores a user message and sets off the character's reply: the agent's plugin handlers get
-   * AGENT_MESSAGE_RECEIVED (SYNC ones are awaited, as DESIGN.md says), or else the engine starts streaming.
-   */
+  /** Stores a user message and starts the reply: the agent's plugin handlers get AGENT_MESSAGE_RECEIVED (SYNC awaited), or the engine. */
   async sendUserMessage(conversation: ConversationRecord, input: MessageInput): Promise<MessageRecord> {
     checkMessageInput(input);
     const now = nowIso();
@@ -152,9 +146,8 @@ export class Messaging implements LiveReplyHost {
   }
 
   /**
-   * A plugin writes one packet: without `messageId` it creates a CHARACTER message (a TEXT
-   * message streams unless `isStreaming: false`); with it, `content` is appended as the next
-   * delta and `isStreaming: false` ends the message.
+   * A plugin writes one packet: without `messageId` it creates a CHARACTER message (TEXT streams unless `isStreaming: false`);
+   * with it, `content` is the next delta and `isStreaming: false` ends the message.
    */
   async writePluginPacket(conversation: ConversationRecord, packet: AgentMessageWrite): Promise<{ message: MessageRecord; created: boolean }> {
     const type = packet.type ?? 'TEXT';

@@ -49,9 +49,8 @@ export function notSent(reason: string): AttemptOutcome {
 }
 
 /**
- * One POST to a webhook, driven through undici's dispatch API. The answer is read straight from
- * the handler callbacks (no body stream) and the time limit is one timer (no AbortSignal per
- * attempt): at thousands of deliveries a second, those were most of a delivery's cost.
+ * One POST through undici's dispatch API, the answer read in the handler callbacks and the time limit one timer: a body
+ * stream and an AbortSignal per attempt were most of a delivery's cost at thousands a second.
  */
 export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
   private readonly started = Date.now();

@@ -18,10 +18,7 @@ export function presentDelivery(record: DeliveryRecord): DeliveryView {
   return view;
 }
 
-/**
- * The delivery log: every delivery with its attempts, in the store's `deliveries` collection; it
- * keeps itself within `logLimit` by dropping the oldest finished deliveries.
- */
+/** The delivery log (the store's `deliveries`): every delivery with its attempts, within `logLimit` by dropping the oldest finished. */
 export class DeliveryLog {
   private readonly changeListeners = new Set<(record: DeliveryRecord) => void>();
   private finishedSincePrune = 0;
@@ -38,8 +35,8 @@ export class DeliveryLog {
   }
 
   /**
-   * Writes a record (durably), tells the waiters, and prunes the log once per tenth of the limit of
-   * deliveries finished: a backlog of pending deliveries past the limit would otherwise make every save scan it.
+   * Writes a record durably, tells the waiters, and prunes once per tenth of the limit of deliveries finished:
+   * a backlog of pending deliveries past the limit would otherwise make every save scan it.
    */
   async save(record: DeliveryRecord): Promise<void> {
     const done = this.db.deliveries.put(record);

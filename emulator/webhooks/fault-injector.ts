@@ -15,11 +15,7 @@ interface Held {
   release: (overtakenBy: string | null) => void;
 }
 
-/**
- * The dispatcher's fault injection (off unless a profile is set): numbers deliveries in emission
- * order, draws each attempt's faults from the seed, and runs the waits (delays, reorder holds),
- * which `abort()` ends at once when the emulator closes.
- */
+/** Fault injection: numbers deliveries by emission, draws each attempt's faults from the seed, runs the waits (`abort()` ends them). */
 export class FaultInjector {
   private profile!: FaultProfile;
   private draws!: FaultDraws;

@@ -41,10 +41,7 @@ export function emptyProfile(): FaultProfile {
   return { duplicate: 0, delay: { probability: 0, minMs: 0, maxMs: 0 }, reorder: { probability: 0, windowMs: DEFAULT_REORDER_WINDOW_MS }, drop: 0, timeoutAfterAnswer: 0 };
 }
 
-/**
- * Reads a fault profile such as `duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05`.
- * `off` or an empty text turns every fault off. Throws FaultProfileError naming every bad part.
- */
+/** Reads a fault profile (FAULT_PROFILE_SYNTAX); `off`, `none` or empty is all off. Throws FaultProfileError naming every bad part. */
 export function parseFaultProfile(text: string): FaultProfile {
   const profile = emptyProfile();
   const trimmed = text.trim();
@@ -138,9 +135,8 @@ function durationRange(text: string): [number, number] {
 }
 
 /**
- * Draws faults for deliveries from a seed, without shared generator state: each draw is a hash of
- * (seed, the delivery's number in emission order, the attempt, the kind). So a run that emits the
- * same events in the same order meets the same faults, however the attempts interleave in time.
+ * Draws faults from a seed without shared generator state: each draw hashes (seed, delivery number in emission order,
+ * attempt, decision), so a run emitting the same events in the same order meets the same faults however attempts interleave.
  */
 export class FaultDraws {
   private readonly key: number;

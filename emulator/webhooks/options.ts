@@ -13,15 +13,9 @@ export interface DeliveryOptions {
   jitter?: number;
   /** Most attempts in flight at once, over all plugins; default 256. */
   concurrency?: number;
-  /**
-   * Most attempts in flight at once to one plugin's webhook; default 16. A webhook that hangs can
-   * hold no more than this many of the `concurrency` slots, and plugins take free slots in turn.
-   */
+  /** Most attempts in flight at once to one plugin's webhook, default 16: all a hanging webhook can hold of `concurrency`. */
   perPluginConcurrency?: number;
-  /**
-   * Most deliveries the log keeps, default 10 000; past it the oldest finished ones are dropped (pending
-   * ones are kept), so sustained traffic cannot grow memory and the data dir without end.
-   */
+  /** Most deliveries the log keeps, default 10 000; past it the oldest finished ones go, so memory and the data dir stay bounded. */
   logLimit?: number;
 }
 
@@ -54,10 +48,7 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
 /** Longest wait a Retry-After may impose (before scaling), so a bogus header cannot park a delivery for days. */
 const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
-/**
- * The wait before the retry that follows `attemptsDone` attempts, or null when the schedule is
- * used up. A Retry-After from the target replaces the scheduled delay (jitter applies only to the schedule).
- */
+/** The wait before retry number `attemptsDone`, null once the schedule is used up; a Retry-After replaces the jittered delay. */
 export function retryDelay(options: ResolvedDeliveryOptions, attemptsDone: number, retryAfterMs: number | undefined, random = Math.random): number | null {
   if (attemptsDone < 1 || attemptsDone > options.schedule.length) return null;
   const base = retryAfterMs !== undefined

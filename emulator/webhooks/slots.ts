@@ -8,9 +8,8 @@ export interface Lane {
 }
 
 /**
- * The fair delivery slots: at most `concurrency` attempts in flight in all and
- * `perPluginConcurrency` per plugin, with plugins (lanes) taking free slots in turn, so a webhook
- * that hangs or refuses connections holds only its own few slots and never holds up the others.
+ * The fair delivery slots: at most `concurrency` attempts in flight and `perPluginConcurrency` per plugin, plugins taking
+ * free slots in turn, so a webhook that hangs holds only its own few slots and never holds up the others.
  */
 export class DeliverySlots {
   /** Each plugin's attempts running and waiting for a slot. */
@@ -79,10 +78,7 @@ export class DeliverySlots {
   }
 }
 
-/**
- * A first-in first-out queue. `Array.prototype.shift` copies the whole array once it is large,
- * and a backlog of tens of thousands of attempts made that most of the dispatcher's time.
- */
+/** A FIFO queue: `Array.prototype.shift` copies a large array, which with a backlog of attempts was most of the dispatcher's time. */
 export class Fifo<T> {
   private items: Array<T | undefined> = [];
   private head = 0;

@@ -35,11 +35,7 @@ export function chatCompletionMessages(req: ReplyRequest): ChatCompletionMessage
   ];
 }
 
-/**
- * A reply engine that streams from `POST {baseUrl}/chat/completions` with `stream: true`.
- * Every failure (unreachable, non-2xx, malformed stream, dropped connection, silence past
- * `timeoutMs`, abort) ends the reply with a ReplyEngineError that names the backend.
- */
+/** Streams replies from `POST {baseUrl}/chat/completions`; every failure ends the reply with a ReplyEngineError naming the backend. */
 export function createOpenAiEngine(options: OpenAiEngineOptions): ReplyEngine {
   const endpoint = chatCompletionsUrl(options.baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;

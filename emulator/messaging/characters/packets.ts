@@ -1,10 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { abortedError } from './errors.js';
 
-/**
- * Splits `text` into packets of `size` code points (the last may be shorter), so a
- * surrogate pair is never cut in two. Empty text gives no packets.
- */
+/** Splits `text` into packets of `size` code points (the last may be shorter), so a surrogate pair is never cut in two. */
 export function splitIntoPackets(text: string, size: number): string[] {
   if (!Number.isInteger(size) || size < 1) throw new RangeError(`packet size must be a positive integer, got ${size}`);
   const packets: string[] = [];
@@ -22,10 +19,7 @@ export function splitIntoPackets(text: string, size: number): string[] {
   return packets;
 }
 
-/**
- * Yields `packets` with `intervalMs` between them (none before the first). With 0 no timer
- * is involved at all, so the packets follow each other within the same turn of the event loop.
- */
+/** Yields `packets` with `intervalMs` between them; with 0 no timer is involved, so they follow in the same turn of the event loop. */
 export async function* streamWithInterval(packets: Iterable<string>, intervalMs: number, signal?: AbortSignal): AsyncGenerator<string> {
   let first = true;
   for (const packet of packets) {

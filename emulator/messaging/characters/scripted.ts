@@ -38,9 +38,8 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
 }
 
 /**
- * The reply of the first script line whose `match` matches `userMessage` (case-insensitively), else
- * the fallback; `{{name}}` becomes the character's name. A `match` that is no valid regular expression
- * is matched as a literal substring, so a bad record never breaks a conversation.
+ * The reply of the first script line whose `match` matches (case-insensitively), else the fallback; `{{name}}` is the
+ * character's name. An invalid `match` is matched as a literal substring, so a bad record never breaks a conversation.
  */
 export function scriptedReplyText(character: Character, userMessage: string): string {
   const script = Array.isArray(character.script) ? character.script : [];

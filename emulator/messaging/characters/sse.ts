@@ -1,9 +1,6 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
-/**
- * The data of the server-sent events of an OpenAI-compatible stream (by `eventsource-parser`),
- * however the network cut the text; events with empty data carry no chunk and are skipped.
- */
+/** The data of an OpenAI-compatible stream's server-sent events, however the network cut the text; empty data is skipped. */
 export class SseParser {
   private readonly parser: EventSourceParser;
   private completed: string[] = [];
@@ -22,10 +19,7 @@ export class SseParser {
     return this.take();
   }
 
-  /**
-   * Ends the stream; returns the data of a last event that lacked its blank line. (The standard
-   * drops such an event; backends that stop right after `data: [DONE]` are common enough to keep it.)
-   */
+  /** Ends the stream; returns a last event that lacked its blank line (the standard drops it; backends stopping after [DONE] need it). */
   end(): string[] {
     // A line end finishes a pending line (a lone CR before it becomes CRLF), the blank line dispatches.
     this.parser.feed('\n\n');

@@ -17,10 +17,7 @@ export interface ReplyRequest {
   signal?: AbortSignal;
 }
 
-/**
- * Produces a character's TEXT reply as content deltas (packets), none empty; their
- * concatenation is the complete message. Failures end the iteration with a ReplyEngineError.
- */
+/** Produces a character's TEXT reply as non-empty content deltas (packets); failures end the iteration with a ReplyEngineError. */
 export interface ReplyEngine {
   reply(req: ReplyRequest): AsyncIterable<string>;
 }
