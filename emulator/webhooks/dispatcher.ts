@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { createAgent } from '../http-client.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEvent, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
-import type { DeliveryAttemptNotice, DispatchMode, FaultProfile, WebhookVerification } from '../../src/contract/index.js';
+import type { DeliveryAttemptNotice, DispatchMode, FaultProfile, StoreEpochNotice, WebhookVerification } from '../../src/contract/index.js';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryView } from './delivery-service.js';
 import { DeliverySlots } from './slots.js';
@@ -15,10 +15,7 @@ import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
 
 /** The whole store was replaced: every record a client holds may be gone. */
-export interface StoreChange {
-  reason: 'reset' | 'import';
-  generation: number;
-}
+export type StoreChange = { reason: NonNullable<StoreEpochNotice['reason']> };
 
 /** One attempt, told to stream listeners as it is logged. */
 export type AttemptNotice = DeliveryAttemptNotice;
@@ -230,8 +227,7 @@ export class EventDispatcher {
   /** Tells the listeners the whole store was replaced (called by resetStore and importStore once the new store is in). */
   storeReplaced(reason: StoreChange['reason']): void {
     this.storeGeneration++;
-    const change: StoreChange = { reason, generation: this.storeGeneration };
-    for (const listener of this.storeListeners) safely(() => listener(change));
+    for (const listener of this.storeListeners) safely(() => listener({ reason }));
   }
 
   /** Sets the check run before every attempt: a URL it refuses is not requested, and the delivery fails with the reason. */

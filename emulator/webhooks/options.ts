@@ -38,9 +38,9 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
   if (!(resolved.timeoutMs > 0)) throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
   if (!(resolved.timeScale > 0)) throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
   if (!(resolved.jitter >= 0 && resolved.jitter < 1)) throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
-  if (!(Number.isInteger(resolved.concurrency) && resolved.concurrency > 0)) throw new RangeError(`delivery.concurrency must be a positive integer`);
-  if (!(Number.isInteger(resolved.perPluginConcurrency) && resolved.perPluginConcurrency > 0)) throw new RangeError(`delivery.perPluginConcurrency must be a positive integer`);
-  if (!(Number.isInteger(resolved.logLimit) && resolved.logLimit > 0)) throw new RangeError(`delivery.logLimit must be a positive integer`);
+  for (const name of ['concurrency', 'perPluginConcurrency', 'logLimit'] as const) {
+    if (!(Number.isInteger(resolved[name]) && resolved[name] > 0)) throw new RangeError(`delivery.${name} must be a positive integer`);
+  }
   if (!resolved.schedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new RangeError('delivery.schedule must hold non-negative numbers of ms');
   return resolved;
 }
