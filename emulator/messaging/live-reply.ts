@@ -57,11 +57,6 @@ export class LiveReply {
     return this.finished;
   }
 
-  /** Length of the content so far. */
-  get length(): number {
-    return this.current?.content.length ?? 0;
-  }
-
   /** Resolves when the latest store write (creation, or the final record) is durable. */
   persisted(): Promise<void> {
     return this.writes;

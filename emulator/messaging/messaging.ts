@@ -180,9 +180,10 @@ export class Messaging implements LiveReplyHost {
     if (reply.message && type !== reply.message.type) {
       throw badRequest(`Message ${packet.messageId} is of type ${reply.message.type}`, [detail(['type'], 'invalid_enum_value', reply.message.type, type, `a packet must keep the message's type ${reply.message.type}`)]);
     }
-    if (reply.length + packet.content.length > MAX_STREAMED_CONTENT_LENGTH) {
+    const soFar = reply.message?.content.length ?? 0;
+    if (soFar + packet.content.length > MAX_STREAMED_CONTENT_LENGTH) {
       throw badRequest(`A streamed message may hold at most ${MAX_STREAMED_CONTENT_LENGTH} characters`, [
-        detail(['content'], 'too_big', `at most ${MAX_STREAMED_CONTENT_LENGTH - reply.length} more characters`, `${packet.content.length} characters`, 'the message would grow past the limit'),
+        detail(['content'], 'too_big', `at most ${MAX_STREAMED_CONTENT_LENGTH - soFar} more characters`, `${packet.content.length} characters`, 'the message would grow past the limit'),
       ]);
     }
     const final = packet.isStreaming === false;

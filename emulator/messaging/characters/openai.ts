@@ -51,9 +51,7 @@ function chatCompletionsUrl(baseUrl: string): string {
   return trimmed.endsWith('/chat/completions') ? trimmed : `${trimmed}/chat/completions`;
 }
 
-type Resolved = OpenAiEngineOptions & { timeoutMs: number };
-
-async function* streamCompletion(o: Resolved, endpoint: string, req: ReplyRequest): AsyncGenerator<string> {
+async function* streamCompletion(o: OpenAiEngineOptions & { timeoutMs: number }, endpoint: string, req: ReplyRequest): AsyncGenerator<string> {
   const { signal } = req;
   const where = `the LLM backend at ${o.baseUrl}`;
   if (signal?.aborted) throw abortedError(signal);
