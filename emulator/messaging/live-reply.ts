@@ -5,11 +5,8 @@ import { sseFrame, type EventStreams } from './event-streams.js';
 /** The client-side event every packet of a character message is sent as. */
 export const CHARACTER_MESSAGE_SENT = 'CHARACTER_MESSAGE_SENT';
 
-/** Why a reply ended without its complete text. */
-export interface ReplyFailure {
-  code: string;
-  message: string;
-}
+/** Why a reply ended without its complete text (the message's `error`). */
+export type ReplyFailure = NonNullable<MessageRecord['error']>;
 
 /** Who builds a live reply: an engine of the emulator, or a plugin writing packets through the API. */
 export type ReplyOrigin = 'engine' | 'plugin';

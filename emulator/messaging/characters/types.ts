@@ -1,13 +1,10 @@
-import type { Character as CharacterResource, Sender } from '../../../src/contract/index.js';
+import type { Character as CharacterResource, Message } from '../../../src/contract/index.js';
 
 /** A character as the reply engines see it: the contract's, without what they do not read. */
 export type Character = Omit<CharacterResource, 'agentId' | 'createdAt' | 'updatedAt'>;
 
 /** One earlier message of the conversation, oldest first. */
-export interface ChatTurn {
-  sender: Sender;
-  content: string;
-}
+export type ChatTurn = Pick<Message, 'sender' | 'content'>;
 
 /** What an engine needs to answer. `history` holds the turns before `userMessage`, not it. */
 export interface ReplyRequest {
