@@ -100,8 +100,7 @@ export class Messaging implements LiveReplyHost {
     }
     const handlers = character.agentId ? agentMessageHandlers(this.services, character.agentId) : [];
     if (character.agentId && handlers.length > 0) {
-      // Plugin-driven: the plugin writes the reply through the agent message route. A delivery
-      // problem shows in the delivery log, not in the user's request, which stored the message.
+      // Plugin-driven: the plugin writes the reply; a delivery problem shows in the delivery log, not in this request.
       const data = { agentId: character.agentId, characterId: character.id, conversationId: conversation.id, message };
       await this.services.events.emitForInstances(AGENT_MESSAGE_RECEIVED, handlers, data).catch(() => undefined);
     } else if (character.engine === 'plugin') {

@@ -138,8 +138,7 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
 
   onResponseError(_controller: HttpDispatcher.DispatchController, error: Error): void {
     if (this.done) return;
-    // A kept-alive socket the target closed (it restarted, or its idle timeout passed) fails before
-    // any answer: send once more on a fresh connection. The same webhook-id lets a receiver dedupe.
+    // A kept-alive socket the target closed fails before any answer: resend once on a fresh connection (same webhook-id).
     if (this.outcome.status === null && !this.freshConnection && isStaleSocket(error)) {
       this.freshConnection = true;
       this.controller = null;

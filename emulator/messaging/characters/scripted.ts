@@ -59,8 +59,7 @@ export const scriptedEngine: ReplyEngine = {
   },
 };
 
-// Matched on RE2 (linear time), so no `match` can stall the process whatever the user writes.
-// A line whose match would pass the reply's budget does not match.
+// Matched on RE2 (linear time), so no `match` can stall the process; one that would pass the reply's budget does not match.
 function matches(pattern: string, text: string): boolean {
   const compiled = cachedCaseInsensitive(pattern);
   if (!compiled) return text.toLowerCase().includes(pattern.toLowerCase());
