@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import type { FaultMark, FaultProfile, FaultSettings } from '../../src/contract/index.js';
@@ -24,7 +25,8 @@ export class FaultInjector {
   private readonly numbers = new Map<string, number>();
   /** Deliveries held back for reordering, per plugin. */
   private readonly held = new Map<string, Set<Held>>();
-  private readonly waits = new Set<() => void>();
+  /** Aborted when the emulator closes: every delay ends at once. */
+  private readonly closing = new AbortController();
 
   constructor(profile: FaultProfile, seed?: string) {
     this.configure(profile, seed);
@@ -90,7 +92,7 @@ export class FaultInjector {
       marks.push({ kind: 'reorder', attempt, heldMs: Date.now() - started, overtakenBy });
     }
     if (faults.delayMs > 0) {
-      await this.sleep(faults.delayMs);
+      await sleep(faults.delayMs, undefined, { signal: this.closing.signal, ref: false }).catch(() => undefined);
       marks.push({ kind: 'delay', attempt, ms: faults.delayMs });
     }
     return marks;
@@ -106,7 +108,7 @@ export class FaultInjector {
 
   /** Ends every wait at once (the emulator is closing). */
   abort(): void {
-    for (const wake of this.waits) wake();
+    this.closing.abort();
     for (const plugin of this.held.values()) for (const h of plugin) h.release(null);
   }
 
@@ -129,19 +131,6 @@ export class FaultInjector {
       const timer = setTimeout(() => entry.release(null), this.profile.reorder.windowMs);
       timer.unref();
       own.add(entry);
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.waits.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      timer.unref();
-      this.waits.add(wake);
     });
   }
 }
