@@ -25,12 +25,9 @@ export async function* streamWithInterval(packets: Iterable<string>, intervalMs:
   for (const packet of packets) {
     if (signal?.aborted) throw abortedError(signal);
     if (!first && intervalMs > 0) {
-      try {
-        await sleep(intervalMs, undefined, { signal });
-      } catch (error) {
-        if (signal?.aborted) throw abortedError(signal);
-        throw error;
-      }
+      await sleep(intervalMs, undefined, { signal }).catch((error) => {
+        throw signal?.aborted ? abortedError(signal) : error;
+      });
     }
     first = false;
     yield packet;
