@@ -69,16 +69,13 @@ export class EventStreams {
     if (response.writableLength > 0) this.enforceLimits();
   }
 
-  /** Ends the streams opened with an API key (it was revoked); returns how many. */
-  closeForApiKey(apiKeyId: string): number {
-    let closed = 0;
+  /** Ends the streams opened with an API key (it was revoked). */
+  closeForApiKey(apiKeyId: string): void {
     for (const [response, keyId] of this.apiKeyOf) {
       if (keyId !== apiKeyId) continue;
       this.apiKeyOf.delete(response);
       response.end();
-      closed++;
     }
-    return closed;
   }
 
   /** Writes a frame to a conversation's clients, corked until the burst is over (next tick): one write per client per burst. */
