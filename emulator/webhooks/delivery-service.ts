@@ -30,10 +30,6 @@ export class DeliveryLog {
     private readonly busy: (id: string) => boolean,
   ) {}
 
-  get(id: string): DeliveryRecord | undefined {
-    return this.db.deliveries.get(id);
-  }
-
   /**
    * Writes a record durably, tells the waiters, and prunes once per tenth of the limit of deliveries finished:
    * a backlog of pending deliveries past the limit would otherwise make every save scan it.
@@ -73,11 +69,6 @@ export class DeliveryLog {
       };
       this.changeListeners.add(listener);
     });
-  }
-
-  /** Pending deliveries (to schedule after a restart). */
-  pending(): DeliveryRecord[] {
-    return this.db.deliveries.where('status', 'pending');
   }
 
   /** Drops the oldest finished deliveries (not pending, no attempt under way) until the log is back at its limit. */

@@ -102,7 +102,7 @@ export class EventDispatcher {
     await this.log.save(record);
     const first = this.run(record.id);
     const settled = mode === 'SYNC' ? await first : null;
-    return presentDelivery(settled ?? this.log.get(record.id) ?? record);
+    return presentDelivery(settled ?? this.db.deliveries.get(record.id) ?? record);
   }
 
   /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
@@ -136,12 +136,12 @@ export class EventDispatcher {
 
   /** Sends a logged delivery's event again (same event id) as a new delivery, to the plugin's current URL; resolves after its first attempt. */
   async redeliver(deliveryId: string, options: { wait?: boolean } = {}): Promise<DeliveryView | null> {
-    const found = this.log.get(deliveryId);
+    const found = this.db.deliveries.get(deliveryId);
     if (!found) return null;
     if (found.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
     // The resend replaces a delivery still retrying: the event must not go out twice more.
     if (found.status === 'pending') await this.cancel(found.id);
-    const original = this.log.get(deliveryId) ?? found;
+    const original = this.db.deliveries.get(deliveryId) ?? found;
     const plugin = this.db.plugins.get(original.pluginId);
     const now = nowIso();
     const record: DeliveryRecord = {
@@ -169,7 +169,7 @@ export class EventDispatcher {
 
   /** Runs a pending delivery's next attempt now; answers at once (the outcome comes over the stream), null if unknown. */
   retryNow(deliveryId: string): DeliveryView | null {
-    const record = this.log.get(deliveryId);
+    const record = this.db.deliveries.get(deliveryId);
     if (!record) return null;
     if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery can be retried now (resend it instead)`);
     if (this.inFlight.has(deliveryId)) throw new RedeliveryRefused(`an attempt of delivery ${deliveryId} is running now`);
@@ -179,7 +179,7 @@ export class EventDispatcher {
 
   /** Cancels a pending delivery's retries (failed, with cancelledAt); an attempt running now is logged but schedules no other. */
   async cancel(deliveryId: string): Promise<DeliveryView | null> {
-    const record = this.log.get(deliveryId);
+    const record = this.db.deliveries.get(deliveryId);
     if (!record) return null;
     if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery's retries can be cancelled`);
     this.clearTimer(deliveryId);
@@ -194,7 +194,7 @@ export class EventDispatcher {
   /** Schedules the pending deliveries after a restart; a pending challenge fails, as only the call that sent it judged its answer. */
   async resume(): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const record of this.log.pending()) {
+    for (const record of this.db.deliveries.where('status', 'pending')) {
       if (!record.retries) {
         const error = `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`;
         const outcome = { ...notSent(error), startedAt: record.nextAttemptAt ?? record.createdAt };
@@ -296,7 +296,7 @@ export class EventDispatcher {
 
   private async attemptOnce(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
     this.clearTimer(id);
-    const queued = this.log.get(id);
+    const queued = this.db.deliveries.get(id);
     if (this.closed || queued?.status !== 'pending') return null;
     // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
     const number = queued.attempts.length + 1;
@@ -305,7 +305,7 @@ export class EventDispatcher {
     if (this.closed) return null;
     const lane = await this.slots.acquire(queued.pluginId);
     try {
-      const due = this.log.get(id);
+      const due = this.db.deliveries.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
       const refused = this.refusal(due.url);
       let outcome: AttemptOutcome;
@@ -313,7 +313,7 @@ export class EventDispatcher {
       else if (faults?.drop) outcome = notSent('fault injection (drop): the attempt was not sent; the retry path runs');
       else outcome = await this.send(due);
       if (outcome.interrupted) return null;
-      const current = this.log.get(id);
+      const current = this.db.deliveries.get(id);
       if (!current) return null; // the store was reset meanwhile
       let problem = refused ?? judge?.(outcome) ?? null;
       if (faults && marks && refused === null) problem = faultProblem(faults, outcome, problem, number, marks);
@@ -368,7 +368,7 @@ export class EventDispatcher {
       const outcome = await this.send(record);
       if (!outcome.interrupted) ({ record, attempt: duplicate } = withDuplicate(record, outcome));
     }
-    if (!this.log.get(record.id)) return record; // the store was reset meanwhile
+    if (!this.db.deliveries.get(record.id)) return record; // the store was reset meanwhile
     await this.log.save(record);
     this.notify(record, attempt);
     if (duplicate) this.notify(record, duplicate);
