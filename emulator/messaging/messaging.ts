@@ -47,20 +47,16 @@ export class Messaging implements LiveReplyHost {
     this.engineFor = createReplyEngines({ llm: options.llm });
   }
 
-  get db() {
-    return this.services.db;
-  }
-
   /** Ends, in the store, replies that were streaming when the emulator last stopped. */
   async finishInterrupted(): Promise<void> {
     const failure = { code: 'INTERRUPTED', message: 'the emulator stopped before this reply was complete' };
-    const ended = this.db.messages.where('isStreaming', true).map((message) => ({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() }));
+    const ended = this.services.db.messages.where('isStreaming', true).map((message) => ({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() }));
     await finishMessages(this.services, ended);
   }
 
   /** Starts a conversation with a character of the key's org; an unknown character is a 400 with details. */
   async createConversation(orgId: string, characterId: string): Promise<ConversationRecord> {
-    const character = this.db.characters.get(characterId);
+    const character = this.services.db.characters.get(characterId);
     if (!character || character.orgId !== orgId) {
       throw badRequest(`No character ${characterId} in this API key's org`, [
         detail(['characterId'], 'not_found', "the id of a character of the API key's org", characterId, `character ${characterId} not found`),
@@ -72,7 +68,7 @@ export class Messaging implements LiveReplyHost {
 
   /** The conversation, if the org may reach it; otherwise a 404. */
   findConversation(orgId: string, conversationId: string): ConversationRecord {
-    const conversation = this.db.conversations.get(conversationId);
+    const conversation = this.services.db.conversations.get(conversationId);
     if (!conversation || conversation.orgId !== orgId) throw notFound('conversation', conversationId);
     return conversation;
   }
@@ -93,7 +89,7 @@ export class Messaging implements LiveReplyHost {
       updatedAt: now,
     };
     await addUserMessage(this.services, conversation, message);
-    const character = this.db.characters.get(conversation.characterId);
+    const character = this.services.db.characters.get(conversation.characterId);
     if (!character) {
       this.failAtOnce(conversation.id, { code: 'NOT_FOUND', message: `character ${conversation.characterId} no longer exists` });
       return message;
@@ -121,7 +117,7 @@ export class Messaging implements LiveReplyHost {
 
   /** One page of a conversation's messages, oldest first, after the message `after` if given. */
   listMessages(conversationId: string, after: string | undefined, limit: number): { data: MessageRecord[]; hasNext: boolean } {
-    const all = this.db.messages.where('conversationId', conversationId);
+    const all = this.services.db.messages.where('conversationId', conversationId);
     let start = 0;
     if (after !== undefined) {
       const index = all.findIndex((m) => m.id === after);
@@ -167,7 +163,7 @@ export class Messaging implements LiveReplyHost {
     }
     const reply = this.live.get(packet.messageId);
     if (!reply || reply.conversationId !== conversation.id || reply.origin !== 'plugin') {
-      const stored = this.db.messages.get(packet.messageId);
+      const stored = this.services.db.messages.get(packet.messageId);
       if (stored && stored.conversationId === conversation.id && stored.sender === 'CHARACTER' && !stored.isStreaming) {
         throw conflict(`Message ${packet.messageId} has already ended (isStreaming is false); start a new message by leaving out messageId`);
       }
@@ -194,7 +190,7 @@ export class Messaging implements LiveReplyHost {
   /** LiveReplyHost: a reply sent its final packet. */
   ended(reply: LiveReply): void {
     this.live.delete(reply.id);
-    const conversation = this.db.conversations.get(reply.conversationId);
+    const conversation = this.services.db.conversations.get(reply.conversationId);
     if (conversation && reply.message) touchConversation(this.services, conversation, reply.message.updatedAt).catch(() => undefined);
   }
 
@@ -245,7 +241,7 @@ export class Messaging implements LiveReplyHost {
 
   private async runEngine(conversationId: string, characterId: string, userMessage: MessageRecord): Promise<void> {
     // Read the character when its turn comes: an admin PATCH in between applies to the next reply.
-    const stored = this.db.characters.get(characterId);
+    const stored = this.services.db.characters.get(characterId);
     if (!stored) return void this.failAtOnce(conversationId, { code: 'NOT_FOUND', message: `character ${characterId} no longer exists` });
     const character = {
       ...stored,
@@ -272,7 +268,7 @@ export class Messaging implements LiveReplyHost {
 
   private historyBefore(conversationId: string, messageId: string): ChatTurn[] {
     const turns: ChatTurn[] = [];
-    for (const m of this.db.messages.where('conversationId', conversationId)) {
+    for (const m of this.services.db.messages.where('conversationId', conversationId)) {
       if (m.id === messageId) break;
       if (m.isStreaming || m.error || m.content === '') continue;
       turns.push({ sender: m.sender, content: asChatText(m) });
