@@ -17,10 +17,8 @@ export function checkMessageInput(input: MessageInput): void {
   const { content, type } = input;
   if (type === 'TEXT' && content.trim() === '') {
     problems.push(detail(['content'], 'too_small', 'text with at least one non-space character', content, 'content of a TEXT message must not be empty'));
-  } else if (type === 'IMAGE' || type === 'AUDIO') {
-    if (!isHttpUrl(content)) {
-      problems.push(detail(['content'], 'invalid_string', 'an http(s) URL', content, `content of an ${type} message must be the http(s) URL of the ${type === 'IMAGE' ? 'image' : 'audio'}`));
-    }
+  } else if ((type === 'IMAGE' || type === 'AUDIO') && !isHttpUrl(content)) {
+    problems.push(detail(['content'], 'invalid_string', 'an http(s) URL', content, `content of an ${type} message must be the http(s) URL of the ${type === 'IMAGE' ? 'image' : 'audio'}`));
   } else if (type === 'FORM') {
     let parsed: unknown;
     try {
