@@ -87,15 +87,12 @@ export class DeliveryLog {
   }
 }
 
+const MATCHED_FIELDS = ['type', 'pluginId', 'pluginInstanceId', 'eventId'] as const;
+
 function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
   const status = match.status ?? 'delivered';
-  return (
-    (status === 'any' || record.status === status) &&
-    (match.type === undefined || record.type === match.type) &&
-    (match.pluginId === undefined || record.pluginId === match.pluginId) &&
-    (match.pluginInstanceId === undefined || record.pluginInstanceId === match.pluginInstanceId) &&
-    (match.eventId === undefined || record.eventId === match.eventId)
-  );
+  if (status !== 'any' && record.status !== status) return false;
+  return MATCHED_FIELDS.every((field) => match[field] === undefined || record[field] === match[field]);
 }
 
 /** Runs a listener; its failure must not break delivery. */

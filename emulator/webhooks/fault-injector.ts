@@ -115,9 +115,8 @@ export class FaultInjector {
   /** Holds a delivery until a later delivery of its plugin is answered, or the reorder window passes; resolves with the overtaking event's id. */
   private hold(deliveryId: string, pluginId: string): Promise<string | null> {
     const number = this.numbers.get(deliveryId) ?? -1;
-    let plugin = this.held.get(pluginId);
-    if (!plugin) this.held.set(pluginId, (plugin = new Set()));
-    const own = plugin;
+    const own = this.held.get(pluginId) ?? new Set<Held>();
+    this.held.set(pluginId, own);
     return new Promise((resolve) => {
       const entry: Held = {
         number,
