@@ -1,16 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import type { QuerySpec } from '../store/query.js';
 import type { ApiKeyRecord } from '../model.js';
 import { createApiKey, deleteApiKey } from '../api/tokens/service.js';
-import { listed, params, typed, type RouteOptions } from '../api/common.js';
+import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { ApiKeyCreateSchema, ApiKeySchema, ListQuery, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 import { requireBodyOrg } from './common.js';
 
-const API_KEY_QUERY: QuerySpec = {
-  fields: { id: 'string', orgId: 'string', name: 'string', hint: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name'],
-};
+const API_KEY_QUERY = querySpec(ApiKeySchema, ['id', 'orgId', 'name', 'hint', 'createdAt', 'updatedAt'], ['name']);
 
 /** An API key as listings show it: never the key, never its hash; `hint` is its last characters. */
 function publicApiKey(k: ApiKeyRecord) {

@@ -17,31 +17,17 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';
 import type { DeliveryRecord } from '../model.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { parseQuery, runQuery } from '../store/query.js';
 import { RedeliveryRefused, type AttemptNotice } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
-import { params, typed, type RouteOptions } from '../api/common.js';
+import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { openAdminEventStream } from './event-stream.js';
 
-/** Filterable and sortable delivery fields, and what `@search` looks at. */
-const DELIVERY_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    eventId: 'string',
-    type: 'string',
-    status: 'string',
-    pluginId: 'string',
-    pluginInstanceId: 'string',
-    orgId: 'string',
-    url: 'string',
-    mode: 'string',
-    redeliveryOf: 'string',
-    nextAttemptAt: 'string',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
-};
+const DELIVERY_QUERY = querySpec(
+  DeliverySchema,
+  ['id', 'eventId', 'type', 'status', 'pluginId', 'pluginInstanceId', 'orgId', 'url', 'mode', 'redeliveryOf', 'nextAttemptAt', 'createdAt', 'updatedAt'],
+  ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
+);
 
 const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
 

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { QuerySpec } from '../store/query.js';
 import type { TokenRecord } from '../model.js';
-import { listed, typed, type RouteOptions } from '../api/common.js';
+import { listed, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { ListQuery, OkPage, TokenMetadataSchema, errorResponses, type TokenMetadata } from '../../src/contract/index.js';
 
-const TOKEN_QUERY: QuerySpec = {
-  fields: { id: 'string', kind: 'string', name: 'string', hint: 'string', userId: 'string', orgId: 'string', instanceId: 'string', revokedAt: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name', 'hint'],
-};
+const TOKEN_QUERY = querySpec(
+  TokenMetadataSchema,
+  ['id', 'kind', 'name', 'hint', 'userId', 'orgId', 'instanceId', 'revokedAt', 'createdAt', 'updatedAt'],
+  ['name', 'hint'],
+);
 
 /** A token as the admin API lists it: never the secret (it is not kept) nor its hash. */
 function tokenMetadata({ hash: _hash, ...metadata }: TokenRecord): TokenMetadata {

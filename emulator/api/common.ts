@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Params } from '../../src/contract/index.js';
+import type { TObject } from '@sinclair/typebox';
+import { Params, type QueryFieldType } from '../../src/contract/index.js';
 import type { EmulatorContext } from '../context.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
@@ -21,6 +22,19 @@ export const params = Params;
 /** The route module's app with the TypeBox type provider: handlers get typed requests from their schemas. */
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/** A list's query: the `fields` of a contract resource that filter and sort, typed as the resource types them, and those `@search` reads. */
+export function querySpec<S extends TObject>(resource: S, fields: Array<keyof S['properties'] & string>, search: Array<keyof S['properties'] & string>): QuerySpec {
+  return { fields: Object.fromEntries(fields.map((field) => [field, queryType(resource, field)])), search };
+}
+
+function queryType(resource: TObject, field: string): QueryFieldType {
+  // A nullable field's type is [type, 'null']: it filters as its type.
+  const type: unknown = [resource.properties[field].type].flat().find((t) => t !== 'null');
+  if (type === 'integer') return 'number';
+  if (type === 'string' || type === 'number' || type === 'boolean' || type === 'array') return type;
+  throw new Error(`${String(resource.title)}.${field} is not a field a list can filter on`);
 }
 
 /** A list route's answer: the shared query system over `collection` (within `scope`), each record presented. */

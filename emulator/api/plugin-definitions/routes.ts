@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http.js';
 import { found } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import type { QuerySpec } from '../../store/query.js';
 import { requireRole } from '../../auth/guards.js';
 import type { Collection } from '../../store/store.js';
 import { byName, createDefinition, deleteDefinition, updateDefinition, type Definition } from './service.js';
-import { findVisiblePlugin, listed, params, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { findVisiblePlugin, listed, params, querySpec, requireValidSchemas, typed, type RouteOptions } from '../common.js';
 import {
   ActionCreateSchema,
   ActionSchema,
@@ -40,10 +39,8 @@ type DefinitionSchemas =
   | { create: typeof ActionCreateSchema; update: typeof ActionUpdateSchema; resource: typeof ActionSchema }
   | { create: typeof ExternalEventCreateSchema; update: typeof ExternalEventUpdateSchema; resource: typeof ExternalEventSchema };
 
-const DEFINITION_QUERY: QuerySpec = {
-  fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name', 'title', 'description'],
-};
+// External events have the same fields as actions.
+const DEFINITION_QUERY = querySpec(ActionSchema, ['id', 'name', 'title', 'description', 'createdAt', 'updatedAt'], ['name', 'title', 'description']);
 
 /** The routes of a kind of plugin definition: read by whoever sees the plugin, changed by MEMBER or OWNER, deleted by OWNER. */
 function definitionRoutes(kind: DefinitionKind) {

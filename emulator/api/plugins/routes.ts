@@ -2,9 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import type { PluginRecord } from '../../model.js';
 import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../../src/contract/index.js';
-import type { QuerySpec } from '../../store/query.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
-import { findOrg, findVisiblePlugin, listed, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { findOrg, findVisiblePlugin, listed, params, querySpec, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
 import { roleIn } from '../../auth/principal.js';
 import type { EmulatorContext } from '../../context.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
@@ -14,25 +13,11 @@ const pluginResponse = { 200: Ok(PluginSchema), ...errorResponses(400, 401, 403,
 const createdResponse = { 201: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
 const listResponse = { 200: OkPage(PluginSchema), ...errorResponses(400, 401, 403, 404) };
 
-/** Filterable and sortable plugin fields, and what `@search` looks at. */
-const PLUGIN_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    name: 'string',
-    description: 'string',
-    type: 'string',
-    orgId: 'string',
-    isPublic: 'boolean',
-    webhookUrl: 'string',
-    webhookUrlIsVerified: 'boolean',
-    tags: 'array',
-    events: 'array',
-    scopes: 'array',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['name', 'description', 'tags'],
-};
+const PLUGIN_QUERY = querySpec(
+  PluginSchema,
+  ['id', 'name', 'description', 'type', 'orgId', 'isPublic', 'webhookUrl', 'webhookUrlIsVerified', 'tags', 'events', 'scopes', 'createdAt', 'updatedAt'],
+  ['name', 'description', 'tags'],
+);
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
 function presentPlugin(services: EmulatorContext, request: FastifyRequest, plugin: PluginRecord): Plugin {

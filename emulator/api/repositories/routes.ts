@@ -1,19 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
-import type { QuerySpec } from '../../store/query.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
 import { findVisibleRepository } from '../views.js';
-import { findOrg, listed, params, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
+import { findOrg, listed, params, querySpec, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
 import { ListQuery, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../../src/contract/index.js';
 
 const one = (status: 200 | 201) => ({ [status]: Ok(RepositorySchema), ...errorResponses(400, 401, 403, 404, 413, 415) });
 const page = { 200: OkPage(RepositorySchema), ...errorResponses(400, 401, 403, 404) };
 
-const REPOSITORY_QUERY: QuerySpec = {
-  fields: { id: 'string', name: 'string', description: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name', 'description'],
-};
+const REPOSITORY_QUERY = querySpec(RepositorySchema, ['id', 'name', 'description', 'orgId', 'createdAt', 'updatedAt'], ['name', 'description']);
 
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
