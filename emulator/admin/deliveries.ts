@@ -49,13 +49,10 @@ function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => 
       return wanted.includes(code) || wanted.includes(`${code[0]}xx`);
     });
   }
-  if (raw['@minAttempts'] !== undefined) {
-    const min = Number(raw['@minAttempts']);
-    checks.push((d) => d.attempts.length >= min);
-  }
-  if (raw['@maxAttempts'] !== undefined) {
-    const max = Number(raw['@maxAttempts']);
-    checks.push((d) => d.attempts.length <= max);
+  for (const [key, atLeast] of [['@minAttempts', true], ['@maxAttempts', false]] as const) {
+    if (raw[key] === undefined) continue;
+    const bound = Number(raw[key]);
+    checks.push((d) => (atLeast ? d.attempts.length >= bound : d.attempts.length <= bound));
   }
   for (const [key, after] of [['@since', true], ['@until', false]] as const) {
     const value = raw[key];
