@@ -8,8 +8,6 @@ import { ownAdminTarget } from '../../admin/self-target.js';
 import { removeInstanceNow, uninstallPluginInstances } from '../instances/service.js';
 import { pluginDeletions } from './deletion-service.js';
 
-export { pluginBeingDeleted } from './deletion-service.js';
-
 /** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
 function refuseOwnWebhookUrl(services: EmulatorContext, webhookUrl: string | null | undefined): void {
   if (!webhookUrl) return;
