@@ -70,7 +70,6 @@ const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as con
 const errors = errorResponses(400, 401, 403, 404, 409);
 /** A state change: the admin guard also refuses the bodies a page of another origin could send (415). */
 const changeErrors = errorResponses(400, 401, 403, 404, 409, 415);
-/** The stream's 200: server-sent events, one `attempt` event (a DeliveryAttemptNotice) per logged attempt. */
 const streamResponse = {
   200: {
     description: 'Server-sent events: one `attempt` event per logged attempt (id `<deliveryId>.<attempt number>`), data a DeliveryAttemptNotice; `: keep-alive` comments every 15 s',
