@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import type { PluginRecord } from '../../model.js';
 import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../../src/contract/index.js';
@@ -36,28 +36,25 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
   const app = typed(fastify);
   const { db } = services;
 
-  async function create(request: FastifyRequest, orgId: string, body: PluginInput) {
+  async function create(request: FastifyRequest, reply: FastifyReply, orgId: string, body: PluginInput) {
     requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body, ['inputsSchema']);
-    return ok(presentPlugin(services, request, await createPlugin(services, orgId, body)));
+    const plugin = await createPlugin(services, orgId, body);
+    reply.status(201);
+    return ok(presentPlugin(services, request, plugin));
   }
 
   app.post('/plugins', { schema: { body: PluginCreateWithOrgSchema, response: createdResponse } }, async (request, reply) => {
     const { orgId, ...body } = request.body;
-    reply.status(201);
-    return create(request, orgId, body);
+    return create(request, reply, orgId, body);
   });
 
   app.post(
     '/orgs/:orgId/plugins',
     { schema: { params: params('orgId'), body: PluginCreateSchema, response: createdResponse }, preValidation: async (request) => refuseOrgIdInBody(request) },
-    async (request, reply) => {
-      const { orgId } = request.params;
-      reply.status(201);
-      return create(request, orgId, request.body);
-    },
+    async (request, reply) => create(request, reply, request.params.orgId, request.body),
   );
 
   app.get('/plugins/marketplace', { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) =>

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
@@ -16,27 +16,24 @@ export default async function repositoryRoutes(fastify: FastifyInstance, { servi
   const app = typed(fastify);
   const { db } = services;
 
-  async function create(request: FastifyRequest, orgId: string, body: RepositoryCreate) {
+  async function create(request: FastifyRequest, reply: FastifyReply, orgId: string, body: RepositoryCreate) {
     requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create repositories');
-    return ok(await createRepository(services, orgId, body));
+    const repository = await createRepository(services, orgId, body);
+    reply.status(201);
+    return ok(repository);
   }
 
   app.post('/repositories', { schema: { body: RepositoryCreateWithOrgSchema, response: one(201) } }, async (request, reply) => {
     const { orgId, ...body } = request.body;
-    reply.status(201);
-    return create(request, orgId, body);
+    return create(request, reply, orgId, body);
   });
 
   app.post(
     '/orgs/:orgId/repositories',
     { schema: { params: params('orgId'), body: RepositoryCreateSchema, response: one(201) }, preValidation: async (request) => refuseOrgIdInBody(request) },
-    async (request, reply) => {
-      const { orgId } = request.params;
-      reply.status(201);
-      return create(request, orgId, request.body);
-    },
+    async (request, reply) => create(request, reply, request.params.orgId, request.body),
   );
 
   app.get('/repositories/:repositoryId', { schema: { params: params('repositoryId'), response: one(200) } }, async (request) =>
