@@ -23,11 +23,7 @@ export function dashboardLink(services: EmulatorContext, logins: DashboardLogins
 function securityHeaders(services: EmulatorContext): Record<string, string> {
   const connect = new Set(["'self'"]);
   for (const url of [services.config.messagingUrl(), services.storage.publicUrl('public/x')]) {
-    try {
-      connect.add(new URL(url).origin);
-    } catch {
-      // an empty URL (not listening yet): nothing to allow
-    }
+    if (URL.canParse(url)) connect.add(new URL(url).origin);
   }
   return {
     'content-security-policy': [
