@@ -4,13 +4,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import { INSTANCE_QUERY } from '../views.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import { validateAgainst } from '../../validation/json-schema.js';
 import { installInstance, uninstallInstance } from './service.js';
 import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import { listed, params, typed, type RouteOptions } from '../common.js';
+import { INSTANCE_QUERY, listed, params, typed, type RouteOptions } from '../common.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], { additionalProperties: false, examples: InstanceCreateSchema.examples });

@@ -5,9 +5,8 @@ import { requireRole } from '../../auth/guards.js';
 import { requireInstanceScope } from '../../auth/scopes.js';
 import type { RepositoryRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import { FILE_QUERY, findVisibleRepository, presentFile } from '../views.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
-import { listed, params, typed, type RouteOptions } from '../common.js';
+import { FILE_QUERY, findVisibleRepository, listed, params, presentFile, typed, type RouteOptions } from '../common.js';
 import { FileSchema, ListQuery, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../../src/contract/index.js';
 
 const repoParams = params('repositoryId');

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
-import { findVisibleRepository } from '../views.js';
-import { findOrg, listed, params, querySpec, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
+import { findOrg, findVisibleRepository, listed, params, querySpec, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
 import { ListQuery, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../../src/contract/index.js';
 
 const one = (status: 200 | 201) => ({ [status]: Ok(RepositorySchema), ...errorResponses(400, 401, 403, 404, 413, 415) });
