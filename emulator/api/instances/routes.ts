@@ -19,7 +19,6 @@ const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 /** One kind of entity instances attach to, and how to find its org for the caller. */
 interface EntityKind {
   entityType: InstanceEntityType;
-  /** e.g. "/repositories/:repositoryId/data-providers" */
   path: string;
   param: string;
   pluginType: PluginType;
