@@ -10,8 +10,7 @@ import { actionRoutes, externalEventRoutes } from './api/plugin-definitions/rout
 import repositoryRoutes from './api/repositories/routes.js';
 import tokenRoutes from './api/tokens/routes.js';
 import instanceRoutes from './api/instances/routes.js';
-import verifyWebhookRoutes from './api/plugins/verify-webhook.js';
-import webhookSecretRoutes from './api/plugins/webhook-secret.js';
+import webhookRoutes from './api/plugins/webhook.js';
 import conversationRoutes from './messaging/routes.js';
 import agentMessageRoutes from './messaging/agent-messages.js';
 import uploadRoutes from './uploads/routes.js';
@@ -41,7 +40,7 @@ function named<T extends object>(name: string, plugin: T): T {
   return plugin;
 }
 /** The route modules of /api, in the order they are registered. */
-const API_ROUTES = [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, verifyWebhookRoutes, webhookSecretRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes];
+const API_ROUTES = [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, webhookRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes];
 for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(plugin.name, plugin);
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */

@@ -2,16 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { found } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import type { QuerySpec } from '../store/query.js';
-import { listed, params, typed, type RouteOptions } from '../api/common.js';
+import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { AgentCreateSchema, AgentRenameSchema, AgentSchema, ListQuery, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 import { createAgent, renameAgent } from '../messaging/agent-service.js';
 import { requireBodyOrg } from './common.js';
 
-const AGENT_QUERY: QuerySpec = {
-  fields: { id: 'string', orgId: 'string', name: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name'],
-};
+const AGENT_QUERY = querySpec(AgentSchema, ['id', 'orgId', 'name', 'createdAt', 'updatedAt'], ['name']);
 
 /** Admin API for agents (`/_emulator/agents`): create, list, read, rename. */
 export default async function adminAgentRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {

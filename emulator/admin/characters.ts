@@ -2,18 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import type { QuerySpec } from '../store/query.js';
 import type { CharacterRecord } from '../model.js';
 import { validateScript } from '../messaging/characters/index.js';
-import { listed, params, typed, type RouteOptions } from '../api/common.js';
+import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { createCharacter, updateCharacter } from '../messaging/character-service.js';
 import { CharacterCreateSchema, CharacterSchema, CharacterUpdateSchema, ListQuery, Ok, OkPage, errorResponses, type CharacterUpdate } from '../../src/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
 
-const CHARACTER_QUERY: QuerySpec = {
-  fields: { id: 'string', orgId: 'string', agentId: 'string', name: 'string', engine: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name', 'persona'],
-};
+const CHARACTER_QUERY = querySpec(CharacterSchema, ['id', 'orgId', 'agentId', 'name', 'engine', 'createdAt', 'updatedAt'], ['name', 'persona']);
 
 function checkScript(value: unknown): void {
   const problems = validateScript(value ?? undefined, ['script']);

@@ -1,6 +1,5 @@
 import type { EmulatorContext } from '../context.js';
 import { badRequest, detail } from '../errors.js';
-import type { AgentRecord } from '../model.js';
 
 /** The org named in a body, or a 400 pointing at the field (it is input, not a path). */
 export function requireBodyOrg(services: EmulatorContext, orgId: string): void {
@@ -10,7 +9,7 @@ export function requireBodyOrg(services: EmulatorContext, orgId: string): void {
 }
 
 /** The agent named in a body, in the given org, or a 400 pointing at the field. */
-export function requireBodyAgent(services: EmulatorContext, agentId: string, orgId: string): AgentRecord {
+export function requireBodyAgent(services: EmulatorContext, agentId: string, orgId: string): void {
   const agent = services.db.agents.get(agentId);
   if (!agent) throw badRequest(`No agent ${agentId}`, [detail(['agentId'], 'not_found', 'the id of an existing agent', agentId, `agent ${agentId} not found`)]);
   if (agent.orgId !== orgId) {
@@ -18,5 +17,4 @@ export function requireBodyAgent(services: EmulatorContext, agentId: string, org
       detail(['agentId'], 'invalid_reference', `an agent of org ${orgId}`, agentId, `agent ${agentId} belongs to another org`),
     ]);
   }
-  return agent;
 }

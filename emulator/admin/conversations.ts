@@ -1,19 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { found, notFound } from '../errors.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
-import { listed, params, typed, type RouteOptions } from '../api/common.js';
+import { parseQuery, runQuery } from '../store/query.js';
+import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { AdminConversationSchema, ListQuery, MessageSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 
-const CONVERSATION_QUERY: QuerySpec = {
-  fields: { id: 'string', characterId: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['id', 'characterId'],
-};
-
-const MESSAGE_QUERY: QuerySpec = {
-  fields: { id: 'string', sender: 'string', type: 'string', isStreaming: 'boolean', createdAt: 'string', updatedAt: 'string' },
-  search: ['content'],
-};
+const CONVERSATION_QUERY = querySpec(AdminConversationSchema, ['id', 'characterId', 'orgId', 'createdAt', 'updatedAt'], ['id', 'characterId']);
+const MESSAGE_QUERY = querySpec(MessageSchema, ['id', 'sender', 'type', 'isStreaming', 'createdAt', 'updatedAt'], ['content']);
 
 /** Admin API for conversations (`/_emulator/conversations`): every org's conversations and messages, on the shared query system. */
 export default async function adminConversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {

@@ -17,31 +17,17 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';
 import type { DeliveryRecord } from '../model.js';
-import { parseQuery, runQuery, type QuerySpec } from '../store/query.js';
+import { parseQuery, runQuery } from '../store/query.js';
 import { RedeliveryRefused, type AttemptNotice } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
-import { params, typed, type RouteOptions } from '../api/common.js';
+import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { openAdminEventStream } from './event-stream.js';
 
-/** Filterable and sortable delivery fields, and what `@search` looks at. */
-const DELIVERY_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    eventId: 'string',
-    type: 'string',
-    status: 'string',
-    pluginId: 'string',
-    pluginInstanceId: 'string',
-    orgId: 'string',
-    url: 'string',
-    mode: 'string',
-    redeliveryOf: 'string',
-    nextAttemptAt: 'string',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
-};
+const DELIVERY_QUERY = querySpec(
+  DeliverySchema,
+  ['id', 'eventId', 'type', 'status', 'pluginId', 'pluginInstanceId', 'orgId', 'url', 'mode', 'redeliveryOf', 'nextAttemptAt', 'createdAt', 'updatedAt'],
+  ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
+);
 
 const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
 
@@ -63,13 +49,10 @@ function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => 
       return wanted.includes(code) || wanted.includes(`${code[0]}xx`);
     });
   }
-  if (raw['@minAttempts'] !== undefined) {
-    const min = Number(raw['@minAttempts']);
-    checks.push((d) => d.attempts.length >= min);
-  }
-  if (raw['@maxAttempts'] !== undefined) {
-    const max = Number(raw['@maxAttempts']);
-    checks.push((d) => d.attempts.length <= max);
+  for (const [key, atLeast] of [['@minAttempts', true], ['@maxAttempts', false]] as const) {
+    if (raw[key] === undefined) continue;
+    const bound = Number(raw[key]);
+    checks.push((d) => (atLeast ? d.attempts.length >= bound : d.attempts.length <= bound));
   }
   for (const [key, after] of [['@since', true], ['@until', false]] as const) {
     const value = raw[key];
@@ -87,7 +70,6 @@ const STREAM_FILTERS = ['pluginId', 'type', 'status', 'pluginInstanceId'] as con
 const errors = errorResponses(400, 401, 403, 404, 409);
 /** A state change: the admin guard also refuses the bodies a page of another origin could send (415). */
 const changeErrors = errorResponses(400, 401, 403, 404, 409, 415);
-/** The stream's 200: server-sent events, one `attempt` event (a DeliveryAttemptNotice) per logged attempt. */
 const streamResponse = {
   200: {
     description: 'Server-sent events: one `attempt` event per logged attempt (id `<deliveryId>.<attempt number>`), data a DeliveryAttemptNotice; `: keep-alive` comments every 15 s',

@@ -3,8 +3,7 @@ import { DeliverySchema, EventEmitSchema, ListQuery, Ok, OkPage, PluginInstanceS
 import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
 import { eventDataProblems } from '../webhooks/payloads.js';
-import { INSTANCE_QUERY } from '../api/views.js';
-import { listed, typed, type RouteOptions } from '../api/common.js';
+import { INSTANCE_QUERY, listed, typed, type RouteOptions } from '../api/common.js';
 
 /**
  * Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger): emit an event with a

@@ -116,9 +116,8 @@ function single(value: string | string[] | undefined): string | undefined {
 
 /** Compared as hashes: equal lengths, so the time taken tells nothing, not even the length. */
 function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  const digest = (secret: string) => createHash('sha256').update(secret).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /**

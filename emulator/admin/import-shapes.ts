@@ -28,41 +28,32 @@ const SHAPES: Record<string, Record<string, string>> = {
 /** Fields every record holds. */
 const COMMON: Record<string, string> = { createdAt: 's', updatedAt: 's' };
 
-function fits(value: unknown, type: string): boolean {
-  switch (type) {
-    case 's':
-      return typeof value === 'string';
-    case 's?':
-      return value === null || value === undefined || typeof value === 'string';
-    case 'b':
-      return typeof value === 'boolean';
-    case 'a':
-      return Array.isArray(value);
-    case 'S':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string');
-    case 'o':
-      return value !== null && typeof value === 'object' && !Array.isArray(value);
-    default:
-      return typeof value === 'string' && type.slice(2).split('|').includes(value);
-  }
-}
+/** Each type of SHAPES: its test, and how a problem names it. */
+const TYPES: Record<string, { fits: (value: unknown) => boolean; name: string }> = {
+  s: { fits: (v) => typeof v === 'string', name: 'a string' },
+  's?': { fits: (v) => v === null || v === undefined || typeof v === 'string', name: 'a string, null or absent' },
+  b: { fits: (v) => typeof v === 'boolean', name: 'a boolean' },
+  a: { fits: (v) => Array.isArray(v), name: 'an array' },
+  S: { fits: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), name: 'an array of strings' },
+  o: { fits: (v) => v !== null && typeof v === 'object' && !Array.isArray(v), name: 'an object' },
+};
 
-function describeType(type: string): string {
-  const names: Record<string, string> = { s: 'a string', 's?': 'a string, null or absent', b: 'a boolean', a: 'an array', S: 'an array of strings', o: 'an object' };
-  return names[type] ?? `one of ${type.slice(2).split('|').join(', ')}`;
+function typeOf(type: string): (typeof TYPES)[string] {
+  const allowed = type.slice(2).split('|');
+  return TYPES[type] ?? { fits: (v) => typeof v === 'string' && allowed.includes(v), name: `one of ${allowed.join(', ')}` };
 }
 
 /** The first `limit` problems with the shape of an import's records, each under `collections.<name>.<index>.<field>`. */
 export function importShapeProblems(collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>, limit = 20): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   for (const [name, records = []] of Object.entries(collections)) {
-    const shape = { ...COMMON, ...(SHAPES[name] ?? {}) };
+    const shape = Object.entries({ ...COMMON, ...(SHAPES[name] ?? {}) }).map(([field, type]) => [field, typeOf(type)] as const);
     for (let i = 0; i < records.length; i++) {
-      for (const [field, type] of Object.entries(shape)) {
+      for (const [field, expected] of shape) {
         const value = records[i][field];
-        if (fits(value, type)) continue;
+        if (expected.fits(value)) continue;
         const path = ['collections', name, String(i), field];
-        problems.push(detail(path, 'invalid_type', describeType(type), value, `${path.join('.')} must be ${describeType(type)} (record ${String(records[i].id)})`));
+        problems.push(detail(path, 'invalid_type', expected.name, value, `${path.join('.')} must be ${expected.name} (record ${String(records[i].id)})`));
         if (problems.length >= limit) return problems;
       }
     }

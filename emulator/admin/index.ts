@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
-import healthRoutes from './health.js';
 import openApiRoutes from '../openapi/routes.js';
 import deliveryRoutes from './deliveries.js';
 import adminCharacterRoutes from './characters.js';
 import adminAgentRoutes from './agents.js';
-import adminApiKeyRoutes from './api-keys.js';
+import adminCredentialRoutes from './credentials.js';
 import adminConversationRoutes from './conversations.js';
-import adminTokenRoutes from './tokens.js';
 import adminStoreRoutes from './store.js';
 import adminEventRoutes from './events.js';
 import adminFaultRoutes from './faults.js';
@@ -26,7 +24,7 @@ export default async function adminSurface(
   app.addHook('onRequest', adminGuard(access));
   // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
   await app.register(openApiRoutes, { openapi });
-  const routes = [healthRoutes, deliveryRoutes, adminCharacterRoutes, adminAgentRoutes, adminApiKeyRoutes, adminConversationRoutes, adminTokenRoutes, adminStoreRoutes, adminEventRoutes, adminFaultRoutes, adminOverviewRoutes];
+  const routes = [adminOverviewRoutes, deliveryRoutes, adminCharacterRoutes, adminAgentRoutes, adminCredentialRoutes, adminConversationRoutes, adminStoreRoutes, adminEventRoutes, adminFaultRoutes];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
 import type { EmulatorContext } from '../context.js';
-import { Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorResponses, type Overview } from '../../src/contract/index.js';
+import { HealthSchema, Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorResponses, type Overview } from '../../src/contract/index.js';
 import { openAdminEventStream } from './event-stream.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
@@ -37,9 +37,21 @@ function overviewOf(services: EmulatorContext, now = new Date()): Overview {
   };
 }
 
-/** `GET /_emulator/overview`: what the dashboard's Overview shows. */
+/** The emulator itself: `GET /_emulator/health` (open, answered once the emulator serves), the dashboard's Overview and its stream. */
 export default async function adminOverviewRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
+  const { config } = services;
+  app.get('/health', { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } }, async () =>
+    ok({
+      status: 'ok' as const,
+      managementUrl: config.publicUrl(),
+      messagingUrl: config.messagingUrl(),
+      persistent: services.store.persistent,
+      storeId: config.storeId,
+      pid: process.pid,
+    }),
+  );
+
   app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
 
   // The dashboard listens so that no view shows records of a store that is gone.

@@ -1,15 +1,11 @@
-import { isWildcardHost, ownHostNames } from './guard.js';
+import { isWildcardHost, ownHostNames, type AdminAccess } from './guard.js';
 import { loosePath } from '../route-path.js';
 
 /** Path prefixes of the emulator that no webhook may reach: the admin surface and the embedded object store. */
 const OWN_PATHS = ['/_emulator', '/_storage'];
 
 /** The emulator a webhook URL is checked against: its host, admin host names, and base URLs (empty before listening). */
-interface OwnAddress {
-  host: string;
-  urls: string[];
-  adminHosts?: string[];
-}
+type OwnAddress = Pick<AdminAccess, 'host' | 'adminHosts'> & { urls: string[] };
 
 /** An IPv4-mapped IPv6 address in the hex form URL parsing gives (`::ffff:7f00:1`) as dotted IPv4. */
 function unmapped(host: string): string {
@@ -26,22 +22,10 @@ function unmapped(host: string): string {
  * /_emulator or /_storage. Deliveries carry no admin credential anyway; this refuses them first.
  */
 export function ownAdminTarget(url: string, own: OwnAddress): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
+  if (!URL.canParse(url)) return null;
+  const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  const ports = new Set<string>();
-  for (const base of own.urls) {
-    if (!base) continue;
-    try {
-      ports.add(new URL(base).port || '80');
-    } catch {
-      // not listening yet
-    }
-  }
+  const ports = new Set(own.urls.filter((base) => URL.canParse(base)).map((base) => new URL(base).port || '80'));
   const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
   if (!ports.has(port)) return null;
   const host = unmapped(parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase());

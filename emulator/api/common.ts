@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Params } from '../../src/contract/index.js';
+import type { TObject } from '@sinclair/typebox';
+import { FileSchema, Params, PluginInstanceSchema, type QueryFieldType } from '../../src/contract/index.js';
 import type { EmulatorContext } from '../context.js';
-import type { OrgRecord, PluginRecord } from '../model.js';
+import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
 import { badRequest, detail, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
@@ -21,6 +22,19 @@ export const params = Params;
 /** The route module's app with the TypeBox type provider: handlers get typed requests from their schemas. */
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/** A list's query: the `fields` of a contract resource that filter and sort, typed as the resource types them, and those `@search` reads. */
+export function querySpec<S extends TObject>(resource: S, fields: Array<keyof S['properties'] & string>, search: Array<keyof S['properties'] & string>): QuerySpec {
+  return { fields: Object.fromEntries(fields.map((field) => [field, queryType(resource, field)])), search };
+}
+
+function queryType(resource: TObject, field: string): QueryFieldType {
+  // A nullable field's type is [type, 'null']: it filters as its type.
+  const type: unknown = [resource.properties[field].type].flat().find((t) => t !== 'null');
+  if (type === 'integer') return 'number';
+  if (type === 'string' || type === 'number' || type === 'boolean' || type === 'array') return type;
+  throw new Error(`${String(resource.title)}.${field} is not a field a list can filter on`);
 }
 
 /** A list route's answer: the shared query system over `collection` (within `scope`), each record presented. */
@@ -71,4 +85,34 @@ function checkSafely(schema: unknown, path: string[]) {
   } catch (error) {
     return [detail(path, 'invalid_schema', 'a JSON Schema ajv can check', schema, `${path.join('.')} cannot be checked: ${(error as Error).message}`)];
   }
+}
+
+/** The query of instance lists. */
+export const INSTANCE_QUERY = querySpec(
+  PluginInstanceSchema,
+  ['id', 'name', 'pluginId', 'orgId', 'entityId', 'entityType', 'agentId', 'eventDispatchMode', 'events', 'scopes', 'createdAt', 'updatedAt'],
+  ['name'],
+);
+
+/** The query of file lists. */
+export const FILE_QUERY = querySpec(
+  FileSchema,
+  ['id', 'fileName', 'contentType', 'fileSize', 'isPublic', 'status', 'parentId', 'parentType', 'folder', 'orgId', 'createdAt', 'updatedAt'],
+  ['fileName', 'folder', 'contentType'],
+);
+
+/** The repository, if the caller is a user member of its org (any role); otherwise a 404 (401/403 without a user token). */
+export function findVisibleRepository(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
+  requireUser(request);
+  const repository = services.db.repositories.get(repositoryId);
+  if (!repository || !hasRole(services.db, request.principal, repository.orgId, 'VIEWER')) {
+    throw notFound('repository', repositoryId);
+  }
+  return repository;
+}
+
+/** A file record as the API shows it (without the storage key). */
+export function presentFile(file: FileRecord): Omit<FileRecord, 'storageKey'> {
+  const { storageKey: _key, ...rest } = file;
+  return rest;
 }

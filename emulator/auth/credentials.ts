@@ -10,15 +10,15 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-function hint(secret: string): string {
-  return secret.slice(-4);
+/** What a token and an API key store of their secret: its hash and last characters (`hint`), never the secret. */
+function secretRecord(idPrefix: string, secret: string) {
+  const now = nowIso();
+  return { id: newId(idPrefix), hash: hashSecret(secret), hint: secret.slice(-4), createdAt: now, updatedAt: now };
 }
 
 /** A new token record, not yet stored (so an instance's can be written with the instance); the secret is returned once. */
 function newToken(kind: TokenRecord['kind'], token: string, fields: Pick<TokenRecord, 'name' | 'userId' | 'orgId' | 'instanceId'>): { record: TokenRecord; token: string } {
-  const now = nowIso();
-  const record: TokenRecord = { id: newId('tok'), kind, hash: hashSecret(token), hint: hint(token), ...fields, revokedAt: null, createdAt: now, updatedAt: now };
-  return { record, token };
+  return { record: { ...secretRecord('tok', token), kind, ...fields, revokedAt: null }, token };
 }
 
 /** A new user token record (of a given secret too, for seeds). */
@@ -34,17 +34,7 @@ export function newInstanceToken(input: { instanceId: string; orgId: string; nam
 /** A new messaging API key record of an org (for a given key too, for seeds), not yet stored; the key is returned once. */
 export function newApiKey(input: { orgId: string; name?: string; key?: string }): { record: ApiKeyRecord; key: string } {
   const key = input.key ?? newSecret(SECRET_PREFIX.apiKey);
-  const now = nowIso();
-  const record: ApiKeyRecord = {
-    id: newId('key'),
-    hash: hashSecret(key),
-    hint: hint(key),
-    orgId: input.orgId,
-    name: input.name ?? 'default',
-    createdAt: now,
-    updatedAt: now,
-  };
-  return { record, key };
+  return { record: { ...secretRecord('key', key), orgId: input.orgId, name: input.name ?? 'default' }, key };
 }
 
 /** Finds the live token record for a secret string. */

@@ -1,4 +1,4 @@
-import type { Db, Role, TokenRecord } from '../model.js';
+import type { Db, Role } from '../model.js';
 import { findToken } from './credentials.js';
 import { unauthorized } from '../errors.js';
 
@@ -36,13 +36,7 @@ export function principalFromHeader(db: Db, header: string | undefined): Princip
   }
   const record = findToken(db, secret);
   if (!record) throw unauthorized('The token in the Authorization header is unknown or revoked: create one with POST /api/tokens, or use the one the emulator printed');
-  return toPrincipal(record);
-}
-
-function toPrincipal(record: TokenRecord): Principal {
-  if (record.kind === 'instance') {
-    return { kind: 'instance', tokenId: record.id, instanceId: record.instanceId!, orgId: record.orgId! };
-  }
+  if (record.kind === 'instance') return { kind: 'instance', tokenId: record.id, instanceId: record.instanceId!, orgId: record.orgId! };
   return { kind: 'user', tokenId: record.id, userId: record.userId!, orgId: record.orgId };
 }
 

@@ -16,8 +16,3 @@ export function requireInstanceScope(db: Db, request: FastifyRequest, scope: Sco
   }
   return instance;
 }
-
-/** True when the caller uses an installation access token (so the route should check scopes, not roles). */
-export function isInstanceCaller(request: FastifyRequest): boolean {
-  return request.principal?.kind === 'instance';
-}

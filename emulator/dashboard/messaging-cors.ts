@@ -10,12 +10,8 @@ function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean
   const { host, adminHosts } = services.config.admin;
   const isOwnName = ownHostNames(host, adminHosts);
   return (origin) => {
-    let url: URL;
-    try {
-      url = new URL(origin);
-    } catch {
-      return false;
-    }
+    if (!URL.canParse(origin)) return false;
+    const url = new URL(origin);
     const port = new URL(services.config.publicUrl()).port;
     return url.protocol === 'http:' && url.origin === origin && url.port === port && isOwnName(url.hostname.replace(/^\[|\]$/g, ''));
   };

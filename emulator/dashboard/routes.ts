@@ -19,20 +19,11 @@ export function dashboardLink(services: EmulatorContext, logins: DashboardLogins
   return `${services.config.publicUrl()}/_emulator/dashboard/#login=${logins.mintCode()}`;
 }
 
-function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
-}
-
 /** The page's security headers: it talks to itself, the messaging API and the object store only, is framed by nothing, and sends no Referer. */
 function securityHeaders(services: EmulatorContext): Record<string, string> {
   const connect = new Set(["'self'"]);
   for (const url of [services.config.messagingUrl(), services.storage.publicUrl('public/x')]) {
-    const origin = originOf(url);
-    if (origin) connect.add(origin);
+    if (URL.canParse(url)) connect.add(new URL(url).origin);
   }
   return {
     'content-security-policy': [

@@ -21,7 +21,6 @@ import { ok } from '../http.js';
 import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery } from '../store/query.js';
-import { FILE_QUERY, presentFile } from '../api/views.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
@@ -30,7 +29,7 @@ import { objectKey } from './storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
 import { assertMove } from './rules.js';
-import { params, typed, type RouteOptions } from '../api/common.js';
+import { FILE_QUERY, params, presentFile, typed, type RouteOptions } from '../api/common.js';
 import { createUploadRecords, setFileStatus } from './service.js';
 
 /** How long an upload URL stays valid. */

@@ -4,13 +4,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import { INSTANCE_QUERY } from '../views.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import { validateAgainst } from '../../validation/json-schema.js';
 import { installInstance, uninstallInstance } from './service.js';
 import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import { listed, params, typed, type RouteOptions } from '../common.js';
+import { INSTANCE_QUERY, listed, params, typed, type RouteOptions } from '../common.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], { additionalProperties: false, examples: InstanceCreateSchema.examples });
@@ -20,7 +19,6 @@ const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 /** One kind of entity instances attach to, and how to find its org for the caller. */
 interface EntityKind {
   entityType: InstanceEntityType;
-  /** e.g. "/repositories/:repositoryId/data-providers" */
   path: string;
   param: string;
   pluginType: PluginType;
@@ -122,16 +120,13 @@ function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: 
   if (plugin.orgId !== orgId && !plugin.isPublic) {
     problems.push(detail(['pluginId'], 'plugin_not_usable', `a plugin of org ${orgId} or a public plugin`, plugin.id, `plugin ${plugin.id} is private to org ${plugin.orgId} and cannot be installed in org ${orgId}`));
   }
-  body.events.forEach((event, i) => {
-    if (!plugin.events.includes(event)) {
-      problems.push(detail(['events', String(i)], 'not_in_plugin', `one of the plugin's events (${plugin.events.join(', ') || 'none'})`, event, `event ${event} is not among plugin ${plugin.id}'s events`));
-    }
-  });
-  body.scopes.forEach((scope, i) => {
-    if (!plugin.scopes.includes(scope)) {
-      problems.push(detail(['scopes', String(i)], 'not_in_plugin', `one of the plugin's scopes (${plugin.scopes.join(', ') || 'none'})`, scope, `scope ${scope} is not among plugin ${plugin.id}'s scopes`));
-    }
-  });
+  for (const [field, noun] of [['events', 'event'], ['scopes', 'scope']] as const) {
+    const offered: readonly string[] = plugin[field];
+    body[field].forEach((value, i) => {
+      if (offered.includes(value)) return;
+      problems.push(detail([field, String(i)], 'not_in_plugin', `one of the plugin's ${field} (${offered.join(', ') || 'none'})`, value, `${noun} ${value} is not among plugin ${plugin.id}'s ${field}`));
+    });
+  }
   problems.push(...validateAgainst(plugin.inputsSchema, body.inputs ?? {}, ['inputs']));
   if (problems.length > 0) {
     throw badRequest(`Cannot install plugin ${plugin.id}: ${[...new Set(problems.map((p) => p.message))].join('; ')}`, problems);

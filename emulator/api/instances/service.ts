@@ -48,8 +48,3 @@ export async function uninstallInstance(services: EmulatorContext, instance: Ins
   await services.events.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
   return true;
 }
-
-/** Uninstalls every instance of a plugin (when the plugin is deleted). */
-export async function uninstallPluginInstances(services: EmulatorContext, pluginId: string): Promise<void> {
-  await Promise.all(services.db.instances.where('pluginId', pluginId).map((instance) => uninstallInstance(services, instance)));
-}

@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../../http.js';
 import { found } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import type { QuerySpec } from '../../store/query.js';
 import { requireRole } from '../../auth/guards.js';
 import type { Collection } from '../../store/store.js';
 import { byName, createDefinition, deleteDefinition, updateDefinition, type Definition } from './service.js';
-import { findVisiblePlugin, listed, params, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { findVisiblePlugin, listed, params, querySpec, requireValidSchemas, typed, type RouteOptions } from '../common.js';
 import {
   ActionCreateSchema,
   ActionSchema,
@@ -21,32 +20,33 @@ import {
   errorResponses,
 } from '../../../src/contract/index.js';
 
-/** A kind of plugin definition (see actionRoutes and externalEventRoutes below). */
-interface DefinitionKind {
-  noun: string;
-  /** Path segment under /plugins/:pluginId. */
-  segment: string;
-  /** Path parameter holding the name. */
-  param: string;
-  /** Fields holding JSON Schemas. */
-  schemaFields: string[];
-  collection: (options: RouteOptions) => Collection<Definition>;
-  idPrefix: string;
-  schemas: DefinitionSchemas;
-}
-
-/** The contract's schemas of actions or of external events (a union, so handlers see the bodies' fields). */
-type DefinitionSchemas =
-  | { create: typeof ActionCreateSchema; update: typeof ActionUpdateSchema; resource: typeof ActionSchema }
-  | { create: typeof ExternalEventCreateSchema; update: typeof ExternalEventUpdateSchema; resource: typeof ExternalEventSchema };
-
-const DEFINITION_QUERY: QuerySpec = {
-  fields: { id: 'string', name: 'string', title: 'string', description: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name', 'title', 'description'],
+/** Actions: /api/plugins/:pluginId/actions[/:name]; `schemaFields` hold JSON Schemas. */
+const ACTIONS = {
+  noun: 'action',
+  segment: 'actions',
+  param: 'name',
+  schemaFields: ['argsSchema', 'returnSchema'],
+  collection: ({ services }: RouteOptions): Collection<Definition> => services.db.actions,
+  idPrefix: 'act',
+  schemas: { create: ActionCreateSchema, update: ActionUpdateSchema, resource: ActionSchema },
 };
 
+/** External events: /api/plugins/:pluginId/external-events[/:eventName]. */
+const EXTERNAL_EVENTS = {
+  noun: 'external event',
+  segment: 'external-events',
+  param: 'eventName',
+  schemaFields: ['payloadSchema'],
+  collection: ({ services }: RouteOptions): Collection<Definition> => services.db.externalEvents,
+  idPrefix: 'evt',
+  schemas: { create: ExternalEventCreateSchema, update: ExternalEventUpdateSchema, resource: ExternalEventSchema },
+};
+
+// External events have the same fields as actions.
+const DEFINITION_QUERY = querySpec(ActionSchema, ['id', 'name', 'title', 'description', 'createdAt', 'updatedAt'], ['name', 'title', 'description']);
+
 /** The routes of a kind of plugin definition: read by whoever sees the plugin, changed by MEMBER or OWNER, deleted by OWNER. */
-function definitionRoutes(kind: DefinitionKind) {
+function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
   const { create: createBody, update: updateBody, resource } = kind.schemas;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(resource), ...errors };
@@ -111,24 +111,7 @@ function definitionRoutes(kind: DefinitionKind) {
   };
 }
 
-/** Plugin actions: /api/plugins/:pluginId/actions[/:name]. */
-export const actionRoutes = definitionRoutes({
-  noun: 'action',
-  segment: 'actions',
-  param: 'name',
-  schemaFields: ['argsSchema', 'returnSchema'],
-  collection: ({ services }) => services.db.actions,
-  idPrefix: 'act',
-  schemas: { create: ActionCreateSchema, update: ActionUpdateSchema, resource: ActionSchema },
-});
-
-/** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
-export const externalEventRoutes = definitionRoutes({
-  noun: 'external event',
-  segment: 'external-events',
-  param: 'eventName',
-  schemaFields: ['payloadSchema'],
-  collection: ({ services }) => services.db.externalEvents,
-  idPrefix: 'evt',
-  schemas: { create: ExternalEventCreateSchema, update: ExternalEventUpdateSchema, resource: ExternalEventSchema },
-});
+/** Plugin actions. */
+export const actionRoutes = definitionRoutes(ACTIONS);
+/** Plugin external events. */
+export const externalEventRoutes = definitionRoutes(EXTERNAL_EVENTS);

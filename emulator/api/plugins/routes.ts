@@ -1,10 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import type { PluginRecord } from '../../model.js';
 import { DeletedSchema, ListQuery, Ok, OkPage, PluginCreateSchema, PluginCreateWithOrgSchema, PluginSchema, PluginUpdateSchema, errorResponses, type Plugin } from '../../../src/contract/index.js';
-import type { QuerySpec } from '../../store/query.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
-import { findOrg, findVisiblePlugin, listed, params, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import { findOrg, findVisiblePlugin, listed, params, querySpec, refuseOrgIdInBody, requireValidSchemas, typed, type RouteOptions } from '../common.js';
 import { roleIn } from '../../auth/principal.js';
 import type { EmulatorContext } from '../../context.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
@@ -14,25 +13,11 @@ const pluginResponse = { 200: Ok(PluginSchema), ...errorResponses(400, 401, 403,
 const createdResponse = { 201: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
 const listResponse = { 200: OkPage(PluginSchema), ...errorResponses(400, 401, 403, 404) };
 
-/** Filterable and sortable plugin fields, and what `@search` looks at. */
-const PLUGIN_QUERY: QuerySpec = {
-  fields: {
-    id: 'string',
-    name: 'string',
-    description: 'string',
-    type: 'string',
-    orgId: 'string',
-    isPublic: 'boolean',
-    webhookUrl: 'string',
-    webhookUrlIsVerified: 'boolean',
-    tags: 'array',
-    events: 'array',
-    scopes: 'array',
-    createdAt: 'string',
-    updatedAt: 'string',
-  },
-  search: ['name', 'description', 'tags'],
-};
+const PLUGIN_QUERY = querySpec(
+  PluginSchema,
+  ['id', 'name', 'description', 'type', 'orgId', 'isPublic', 'webhookUrl', 'webhookUrlIsVerified', 'tags', 'events', 'scopes', 'createdAt', 'updatedAt'],
+  ['name', 'description', 'tags'],
+);
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
 function presentPlugin(services: EmulatorContext, request: FastifyRequest, plugin: PluginRecord): Plugin {
@@ -51,28 +36,25 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
   const app = typed(fastify);
   const { db } = services;
 
-  async function create(request: FastifyRequest, orgId: string, body: PluginInput) {
+  async function create(request: FastifyRequest, reply: FastifyReply, orgId: string, body: PluginInput) {
     requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body, ['inputsSchema']);
-    return ok(presentPlugin(services, request, await createPlugin(services, orgId, body)));
+    const plugin = await createPlugin(services, orgId, body);
+    reply.status(201);
+    return ok(presentPlugin(services, request, plugin));
   }
 
   app.post('/plugins', { schema: { body: PluginCreateWithOrgSchema, response: createdResponse } }, async (request, reply) => {
     const { orgId, ...body } = request.body;
-    reply.status(201);
-    return create(request, orgId, body);
+    return create(request, reply, orgId, body);
   });
 
   app.post(
     '/orgs/:orgId/plugins',
     { schema: { params: params('orgId'), body: PluginCreateSchema, response: createdResponse }, preValidation: async (request) => refuseOrgIdInBody(request) },
-    async (request, reply) => {
-      const { orgId } = request.params;
-      reply.status(201);
-      return create(request, orgId, request.body);
-    },
+    async (request, reply) => create(request, reply, request.params.orgId, request.body),
   );
 
   app.get('/plugins/marketplace', { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } }, async (request) =>

@@ -5,10 +5,8 @@ import type { WebhookSecretRotation } from '../../../src/contract/index.js';
 import type { EmulatorContext } from '../../context.js';
 import { badRequest, detail, notFound } from '../../errors.js';
 import { ownAdminTarget } from '../../admin/self-target.js';
-import { removeInstanceNow, uninstallPluginInstances } from '../instances/service.js';
+import { removeInstanceNow, uninstallInstance } from '../instances/service.js';
 import { pluginDeletions } from './deletion-service.js';
-
-export { pluginBeingDeleted } from './deletion-service.js';
 
 /** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
 function refuseOwnWebhookUrl(services: EmulatorContext, webhookUrl: string | null | undefined): void {
@@ -97,7 +95,7 @@ export function deletePlugin(services: EmulatorContext, pluginId: string): Promi
   const { db } = services;
   // Marked as being deleted before any of the work starts (the work begins a microtask later).
   const run = Promise.resolve().then(async () => {
-    await uninstallPluginInstances(services, pluginId);
+    await Promise.all(db.instances.where('pluginId', pluginId).map((instance) => uninstallInstance(services, instance)));
     await services.store.atomically(() => {
       const now = nowIso();
       for (const instance of db.instances.where('pluginId', pluginId)) removeInstanceNow(db, instance, now);

@@ -2,12 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { found } from '../../errors.js';
 import { requireRole } from '../../auth/guards.js';
-import { isInstanceCaller, requireInstanceScope } from '../../auth/scopes.js';
+import { requireInstanceScope } from '../../auth/scopes.js';
 import type { RepositoryRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import { FILE_QUERY, findVisibleRepository, presentFile } from '../views.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
-import { listed, params, typed, type RouteOptions } from '../common.js';
+import { FILE_QUERY, findVisibleRepository, listed, params, presentFile, typed, type RouteOptions } from '../common.js';
 import { FileSchema, ListQuery, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../../src/contract/index.js';
 
 const repoParams = params('repositoryId');
@@ -16,7 +15,7 @@ const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
 /** The repository for a reader: a member of its org, or its data provider with REPOSITORY_FILES_READ. */
 function repositoryForReader(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
-  if (isInstanceCaller(request)) {
+  if (request.principal?.kind === 'instance') {
     requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
     return found(services.db.repositories.get(repositoryId), 'repository', repositoryId);
   }

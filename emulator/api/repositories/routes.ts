@@ -1,46 +1,38 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
-import type { QuerySpec } from '../../store/query.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
-import { findVisibleRepository } from '../views.js';
-import { findOrg, listed, params, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
+import { findOrg, findVisibleRepository, listed, params, querySpec, refuseOrgIdInBody, typed, type RouteOptions } from '../common.js';
 import { ListQuery, Ok, OkPage, RepositoryCreateSchema, RepositoryCreateWithOrgSchema, RepositorySchema, errorResponses, type RepositoryCreate } from '../../../src/contract/index.js';
 
 const one = (status: 200 | 201) => ({ [status]: Ok(RepositorySchema), ...errorResponses(400, 401, 403, 404, 413, 415) });
 const page = { 200: OkPage(RepositorySchema), ...errorResponses(400, 401, 403, 404) };
 
-const REPOSITORY_QUERY: QuerySpec = {
-  fields: { id: 'string', name: 'string', description: 'string', orgId: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name', 'description'],
-};
+const REPOSITORY_QUERY = querySpec(RepositorySchema, ['id', 'name', 'description', 'orgId', 'createdAt', 'updatedAt'], ['name', 'description']);
 
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
 
-  async function create(request: FastifyRequest, orgId: string, body: RepositoryCreate) {
+  async function create(request: FastifyRequest, reply: FastifyReply, orgId: string, body: RepositoryCreate) {
     requireUser(request);
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create repositories');
-    return ok(await createRepository(services, orgId, body));
+    const repository = await createRepository(services, orgId, body);
+    reply.status(201);
+    return ok(repository);
   }
 
   app.post('/repositories', { schema: { body: RepositoryCreateWithOrgSchema, response: one(201) } }, async (request, reply) => {
     const { orgId, ...body } = request.body;
-    reply.status(201);
-    return create(request, orgId, body);
+    return create(request, reply, orgId, body);
   });
 
   app.post(
     '/orgs/:orgId/repositories',
     { schema: { params: params('orgId'), body: RepositoryCreateSchema, response: one(201) }, preValidation: async (request) => refuseOrgIdInBody(request) },
-    async (request, reply) => {
-      const { orgId } = request.params;
-      reply.status(201);
-      return create(request, orgId, request.body);
-    },
+    async (request, reply) => create(request, reply, request.params.orgId, request.body),
   );
 
   app.get('/repositories/:repositoryId', { schema: { params: params('repositoryId'), response: one(200) } }, async (request) =>

@@ -1,27 +1,40 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
-import type { QuerySpec } from '../store/query.js';
-import type { ApiKeyRecord } from '../model.js';
+import type { ApiKeyRecord, TokenRecord } from '../model.js';
 import { createApiKey, deleteApiKey } from '../api/tokens/service.js';
-import { listed, params, typed, type RouteOptions } from '../api/common.js';
-import { ApiKeyCreateSchema, ApiKeySchema, ListQuery, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
+import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
+import { ApiKeyCreateSchema, ApiKeySchema, ListQuery, Ok, OkPage, TokenMetadataSchema, errorResponses, type TokenMetadata } from '../../src/contract/index.js';
 import { requireBodyOrg } from './common.js';
 
-const API_KEY_QUERY: QuerySpec = {
-  fields: { id: 'string', orgId: 'string', name: 'string', hint: 'string', createdAt: 'string', updatedAt: 'string' },
-  search: ['name'],
-};
+const TOKEN_QUERY = querySpec(
+  TokenMetadataSchema,
+  ['id', 'kind', 'name', 'hint', 'userId', 'orgId', 'instanceId', 'revokedAt', 'createdAt', 'updatedAt'],
+  ['name', 'hint'],
+);
+const API_KEY_QUERY = querySpec(ApiKeySchema, ['id', 'orgId', 'name', 'hint', 'createdAt', 'updatedAt'], ['name']);
+
+/** A token as the admin API lists it: never the secret (it is not kept) nor its hash. */
+function tokenMetadata({ hash: _hash, ...metadata }: TokenRecord): TokenMetadata {
+  return metadata;
+}
 
 /** An API key as listings show it: never the key, never its hash; `hint` is its last characters. */
 function publicApiKey(k: ApiKeyRecord) {
   return { id: k.id, orgId: k.orgId, name: k.name, hint: k.hint, createdAt: k.createdAt, updatedAt: k.updatedAt };
 }
 
-/** Admin API for messaging API keys (`/_emulator/api-keys`): issue (the key is shown once), list, revoke. */
-export default async function adminApiKeyRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+/**
+ * Admin API for the credentials of every org: `GET /_emulator/tokens` (user and installation tokens,
+ * metadata only) and messaging API keys (`/_emulator/api-keys`: issue, the key shown once; list; revoke).
+ */
+export default async function adminCredentialRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404, 413, 415);
+
+  app.get('/tokens', { schema: { querystring: ListQuery(TOKEN_QUERY), response: { 200: OkPage(TokenMetadataSchema), ...errorResponses(400, 401, 403, 404) } } }, async (request) =>
+    listed(db.tokens, request.query, TOKEN_QUERY, {}, tokenMetadata),
+  );
 
   app.get('/api-keys', { schema: { querystring: ListQuery(API_KEY_QUERY), response: { 200: OkPage(ApiKeySchema), ...errors } } }, async (request) =>
     listed(db.apiKeys, request.query, API_KEY_QUERY, {}, publicApiKey),
