@@ -23,6 +23,7 @@ interface EntityKind {
   param: string;
   pluginType: PluginType;
   noun: string;
+  nouns: string;
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
   orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
   /** The org a new instance goes to, when the body may name it (apps, which are not stored on their own). */
@@ -77,6 +78,7 @@ const KINDS: EntityKind[] = [
     param: 'repositoryId',
     pluginType: 'DATA_PROVIDER',
     noun: 'repository',
+    nouns: 'repositories',
     orgOf: storedEntityOrg('repositories', 'repository'),
   },
   {
@@ -85,6 +87,7 @@ const KINDS: EntityKind[] = [
     param: 'agentId',
     pluginType: 'EVENT_HANDLER',
     noun: 'agent',
+    nouns: 'agents',
     orgOf: storedEntityOrg('agents', 'agent'),
   },
   {
@@ -93,6 +96,7 @@ const KINDS: EntityKind[] = [
     param: 'appId',
     pluginType: 'APP',
     noun: 'app',
+    nouns: 'apps',
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
   },
@@ -109,7 +113,7 @@ function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: 
   }
   const problems: ErrorDetail[] = [];
   if (plugin.type !== kind.pluginType) {
-    problems.push(detail(['pluginId'], 'invalid_plugin_type', kind.pluginType, plugin.type, `plugin ${plugin.id} is ${plugin.type}; only ${kind.pluginType} plugins attach to ${kind.noun === 'repository' ? 'repositories' : kind.noun + 's'}`));
+    problems.push(detail(['pluginId'], 'invalid_plugin_type', kind.pluginType, plugin.type, `plugin ${plugin.id} is ${plugin.type}; only ${kind.pluginType} plugins attach to ${kind.nouns}`));
   }
   if (!plugin.webhookUrl || !plugin.webhookUrlIsVerified) {
     problems.push(detail(['pluginId'], 'webhook_not_verified', 'a plugin with a verified webhookUrl', plugin.webhookUrl ?? null,
@@ -151,7 +155,7 @@ function entityInstanceRoutes(kind: EntityKind) {
       const id = request.params[kind.param];
       const input: InstanceCreate = request.body;
       const orgId = kind.orgForInstall ? kind.orgForInstall(services, request, id, input) : kind.orgOf(services, request, id)!;
-      requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.noun}s`);
+      requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.nouns}`);
       checkInstall(services, request, kind, orgId, input);
       const now = nowIso();
       const instance: InstanceRecord = {
@@ -190,7 +194,7 @@ function entityInstanceRoutes(kind: EntityKind) {
       kind.orgOf(services, request, id);
       const instance = db.instances.get(pluginInstanceId);
       if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id) throw notFound('plugin instance', pluginInstanceId);
-      requireRole(db, request, instance.orgId, 'OWNER', `remove plugins from ${kind.noun}s`);
+      requireRole(db, request, instance.orgId, 'OWNER', `remove plugins from ${kind.nouns}`);
       if (!(await uninstallInstance(services, instance))) throw notFound('plugin instance', pluginInstanceId);
       return ok({ id: instance.id, deleted: true });
     });

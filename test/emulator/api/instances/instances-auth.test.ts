@@ -169,3 +169,12 @@ describe('installation access tokens on the user routes', () => {
     expect(result.status, JSON.stringify(result.body)).toBe(403);
   });
 });
+
+describe('role refusals name the entity kind in the plural', () => {
+  it('a viewer installing on a repository is told it cannot install plugins on repositories', async () => {
+    const result = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.viewer, { name: 'dp', pluginId: ids.dataProvider, events: [], scopes: [] });
+    expect(result.status).toBe(403);
+    expect(JSON.stringify(result.body)).toContain('install plugins on repositories');
+    expect(JSON.stringify(result.body)).not.toContain('repositorys');
+  });
+});
