@@ -1,35 +1,14 @@
-import type { DispatchMode, PluginType } from '../contract/index.js';
+import type { ActionCreate, DispatchMode, ExternalEventCreate, PluginCreate } from '../contract/index.js';
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
 
 /** The plugin section of a manifest, after defaults and `$ref` files are resolved. */
-export interface ManifestPlugin {
-  name: string;
-  description: string;
-  type: PluginType;
-  events: string[];
-  scopes: string[];
-  tags: string[];
-  isPublic: boolean;
-  webhookUrl?: string;
-  inputsSchema: JsonSchema;
-}
+export type ManifestPlugin = Required<Omit<PluginCreate, 'webhookUrl'>> & { webhookUrl?: string };
 
-export interface ManifestAction {
-  name: string;
-  title: string;
-  description: string;
-  argsSchema?: JsonSchema;
-  returnSchema?: JsonSchema;
-}
-
-export interface ManifestExternalEvent {
-  name: string;
-  title: string;
-  description: string;
-  payloadSchema?: JsonSchema;
-}
+/** An action or external event of a manifest: the create body, with title and description defaulted. */
+export type ManifestAction = ActionCreate & { title: string; description: string };
+export type ManifestExternalEvent = ExternalEventCreate & { title: string; description: string };
 
 export interface ManifestInstall {
   name: string;
