@@ -84,13 +84,6 @@ export async function deployManifest(client: PlatformClient, manifestPath: strin
   if (request.dryRun) return unchanged;
   const applied = await applyPlan(client, manifest, plan, orgId, { onPluginCreated: (id) => record(id), onStep: request.onStep });
   await record(applied.pluginId, applied.applied);
-  return {
-    manifest,
-    plan,
-    pluginId: applied.pluginId,
-    plugin: applied.plugin,
-    done: applied.done,
-    created: plan.steps.some((s) => s.resource === 'plugin' && s.op === 'create'),
-    notes,
-  };
+  const created = plan.steps.some((s) => s.resource === 'plugin' && s.op === 'create');
+  return { ...unchanged, pluginId: applied.pluginId, plugin: applied.plugin, done: applied.done, created };
 }

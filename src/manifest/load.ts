@@ -48,22 +48,17 @@ function pathOf(error: ErrorObject): string {
   return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
+/** What to do about a schema error, by keyword; others say what ajv says. */
+const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
+  required: () => 'is required: add it',
+  additionalProperties: () => 'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)',
+  enum: (params) => `must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
+  oneOf: () => 'needs exactly one of "repository", "agent" or "app"',
+  pattern: () => 'may hold only letters, digits and _ . : - (it is used in URL paths)',
+};
+
 function explain(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return 'is required: add it';
-    case 'additionalProperties':
-      return 'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)';
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-    case 'oneOf':
-      return 'needs exactly one of "repository", "agent" or "app"';
-    case 'pattern':
-      return 'may hold only letters, digits and _ . : - (it is used in URL paths)';
-    default:
-      return error.message ?? 'is invalid';
-  }
+  return Object.hasOwn(EXPLAIN, error.keyword) ? EXPLAIN[error.keyword](error.params as Record<string, unknown>) : (error.message ?? 'is invalid');
 }
 
 /** Variables named outright in the manifest's documentation (the webhook server's port and address). */

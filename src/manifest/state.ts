@@ -55,11 +55,6 @@ export function targetKey(identity: TargetIdentity): string {
   return identity.storeId ? `store:${identity.storeId}` : `url:${normalizeBaseUrl(identity.baseUrl)}`;
 }
 
-/** Whether a key was written by version 1 (a profile name or a base URL). */
-function isLegacyKey(key: string): boolean {
-  return !key.startsWith('store:') && !key.startsWith('url:');
-}
-
 export async function readProjectState(manifestPath: string): Promise<ProjectState> {
   try {
     const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as { targets?: Record<string, TargetState> };
@@ -95,7 +90,8 @@ export interface FoundTarget {
 export async function findTarget(state: ProjectState, identity: TargetIdentity, existsHere: (pluginId: string) => Promise<boolean>): Promise<FoundTarget> {
   const key = targetKey(identity);
   if (state.targets[key]) return { key, target: state.targets[key], adopted: [], duplicates: [] };
-  const legacy = Object.entries(state.targets).filter(([k, t]) => isLegacyKey(k) && t && typeof t.pluginId === 'string');
+  // Version 1 keyed an entry by a profile name or a base URL.
+  const legacy = Object.entries(state.targets).filter(([k, t]) => !k.startsWith('store:') && !k.startsWith('url:') && t && typeof t.pluginId === 'string');
   const matches: Array<[string, TargetState]> = [];
   for (const [k, t] of legacy) {
     const same = identity.storeId ? await existsHere(t.pluginId) : normalizeBaseUrl(t.baseUrl ?? '') === normalizeBaseUrl(identity.baseUrl);
