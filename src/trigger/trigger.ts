@@ -41,27 +41,21 @@ interface TriggerTarget {
   admin: EmulatorAdmin;
 }
 
-const ENTITY_OF: Partial<Record<WebhookEventType, string>> = {
-  AGENT_MESSAGE_RECEIVED: 'AGENT',
-  REPOSITORY_FILE_ADDED: 'REPOSITORY',
-  REPOSITORY_FILE_REMOVED: 'REPOSITORY',
-};
-
-/** The plugin type that receives each activity event (lifecycle events go to every type). */
-const PLUGIN_TYPE_OF: Partial<Record<WebhookEventType, string>> = {
-  AGENT_MESSAGE_RECEIVED: 'EVENT_HANDLER',
-  REPOSITORY_FILE_ADDED: 'DATA_PROVIDER',
-  REPOSITORY_FILE_REMOVED: 'DATA_PROVIDER',
+/** The plugin type that receives each activity event (lifecycle events go to every type), and the entity it is about. */
+const ACTIVITY: Partial<Record<WebhookEventType, { pluginType: string; entityType: string }>> = {
+  AGENT_MESSAGE_RECEIVED: { pluginType: 'EVENT_HANDLER', entityType: 'AGENT' },
+  REPOSITORY_FILE_ADDED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
+  REPOSITORY_FILE_REMOVED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
 };
 
 /** The events a plugin of a type can receive, for the message of an event that does not apply. */
 function eventsForPluginType(pluginType: string): WebhookEventType[] {
-  return [...LIFECYCLE_EVENTS, ...(Object.keys(PLUGIN_TYPE_OF) as WebhookEventType[]).filter((t) => PLUGIN_TYPE_OF[t] === pluginType)];
+  return [...LIFECYCLE_EVENTS, ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter((t) => ACTIVITY[t]?.pluginType === pluginType)];
 }
 
 /** Refuses an event the plugin's type never receives (a DATA_PROVIDER is never told of agent messages). */
 function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
-  const wanted = PLUGIN_TYPE_OF[type];
+  const wanted = ACTIVITY[type]?.pluginType;
   if (!wanted || plugin.type === wanted) return;
   throw new UserError(
     `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${eventsForPluginType(String(plugin.type)).join(', ')})`,
@@ -90,7 +84,7 @@ export async function triggerEvent(target: TriggerTarget, request: TriggerReques
 /** The instance to act on: the one named, else the plugin's newest (on the right kind of entity). */
 async function pickInstance(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<PluginInstance> {
   const instances = await target.admin.instancesOf(plugin.id);
-  const entityType = ENTITY_OF[request.type];
+  const entityType = ACTIVITY[request.type]?.entityType;
   const onEntity = entityType === 'AGENT' ? 'an agent' : 'a repository';
   if (request.instanceId) {
     const named = instances.find((i) => i.id === request.instanceId);
@@ -132,22 +126,17 @@ async function waitForDelivery(client: PlatformClient, match: { pluginId: string
 }
 
 function knownOf(plugin: Plugin, instance: PluginInstance | null): Record<string, unknown> {
+  const known = { pluginId: plugin.id, orgId: plugin.orgId, events: plugin.events, scopes: plugin.scopes };
+  if (!instance) return known;
   return {
-    pluginId: plugin.id,
-    orgId: plugin.orgId,
-    events: plugin.events,
-    scopes: plugin.scopes,
-    ...(instance
-      ? {
-          pluginInstanceId: instance.id,
-          instance,
-          entityId: instance.entityId,
-          entityType: instance.entityType,
-          instanceName: instance.name,
-          ...(instance.entityType === 'AGENT' ? { agentId: instance.entityId } : {}),
-          ...(instance.entityType === 'REPOSITORY' ? { repositoryId: instance.entityId } : {}),
-        }
-      : {}),
+    ...known,
+    pluginInstanceId: instance.id,
+    instance,
+    entityId: instance.entityId,
+    entityType: instance.entityType,
+    instanceName: instance.name,
+    ...(instance.entityType === 'AGENT' ? { agentId: instance.entityId } : {}),
+    ...(instance.entityType === 'REPOSITORY' ? { repositoryId: instance.entityId } : {}),
   };
 }
 
@@ -157,8 +146,7 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
   let conversationId: string | undefined;
-  // Without a whole --data, the sample is about a real conversation with a character of the agent, so
-  // that the plugin's answer into it succeeds as it would on the platform.
+  // Without a whole --data, the sample is about a real conversation, so the plugin's answer into it succeeds.
   if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
     const character = await characterOf(target, String(instance.entityId));
     const conversation = await target.client.messaging.conversations.create({ characterId: character.id });
@@ -173,7 +161,8 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   const delivery = (await target.admin.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
   const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
   if (!conversationId) return result;
-  return { ...result, conversationId, reply: delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null };
+  const reply = delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null;
+  return { ...result, conversationId, reply };
 }
 
 async function challenge(target: TriggerTarget, plugin: Plugin): Promise<TriggerResult> {
@@ -207,7 +196,8 @@ async function throughPlatform(client: PlatformClient, plugin: Plugin, request: 
   const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: request.type, pluginInstanceId: instance.id }, before, request.timeoutMs);
   const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance.id, via, delivery };
   if (!conversationId) return result;
-  return { ...result, conversationId, reply: delivery?.status === 'delivered' ? await waitForReply(client, conversationId, messageId, request.timeoutMs) : null };
+  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversationId, messageId, request.timeoutMs) : null;
+  return { ...result, conversationId, reply };
 }
 
 /** How the platform's routes name an instance's entity, by its type. */
@@ -242,7 +232,8 @@ async function install(target: TriggerTarget, plugin: Plugin): Promise<Emitted> 
 }
 
 /** The platform actions that emit the events about an existing instance. */
-const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_INSTALLED'>, (target: TriggerTarget, plugin: Plugin, instance: PluginInstance) => Promise<Emitted>> = {
+type Emitter = (target: TriggerTarget, plugin: Plugin, instance: PluginInstance) => Promise<Emitted>;
+const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_INSTALLED'>, Emitter> = {
   async PLUGIN_UNINSTALLED({ client }, _plugin, instance) {
     const entityId = String(instance.entityId);
     const route = ENTITY_ROUTES[instance.entityType];
@@ -254,7 +245,8 @@ const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_I
     const character = await characterOf(target, String(instance.entityId));
     const conversation = await client.messaging.conversations.create({ characterId: character.id });
     const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
-    return { instance, via: `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`, conversationId: conversation.id, messageId: sent.id };
+    const via = `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`;
+    return { instance, via, conversationId: conversation.id, messageId: sent.id };
   },
   async REPOSITORY_FILE_ADDED({ client }, plugin, instance) {
     const repositoryId = String(instance.entityId);
