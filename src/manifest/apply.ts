@@ -35,10 +35,7 @@ interface ApplyResult {
   done: PlanStep[];
 }
 
-/**
- * Applies a plan in a safe order: the plugin first, then creates and updates, deletes last;
- * `onPluginCreated` lets the caller record the new id before anything else can fail.
- */
+/** Applies a plan: the plugin first, then creates and updates, deletes last; `onPluginCreated` records the new id before anything can fail. */
 export async function applyPlan(
   client: PlatformClient,
   manifest: Manifest,
@@ -78,7 +75,8 @@ export async function applyPlan(
     hooks.onStep?.(step);
   }
 
-  const desired = (resource: Resource) => Object.fromEntries(plan.steps.filter((s) => s.resource === resource && s.desired).map((s) => [s.name, s.desired!]));
+  const desired = (resource: Resource) =>
+    Object.fromEntries(plan.steps.filter((s) => s.resource === resource && s.desired).map((s) => [s.name, s.desired!]));
   const applied: AppliedState = { plugin: desiredPlugin(manifest), actions: desired('action'), externalEvents: desired('externalEvent') };
   return { pluginId: pluginId!, plugin, applied, done };
 }

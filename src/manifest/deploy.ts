@@ -43,11 +43,7 @@ export interface DeployOutcome {
   notes: string[];
 }
 
-/**
- * The deploy workflow, for `plugsmith deploy` and `plugsmith dev` alike: loads the manifest, finds the
- * plugin recorded for this target in `.plugsmith/state.json`, plans against what the platform holds,
- * applies the plan and records the plugin id and applied state under the target's identity.
- */
+/** Deploys for `plugsmith deploy` and `dev`: plans against the plugin recorded for the target in `.plugsmith/state.json`, applies, records. */
 export async function deployManifest(client: PlatformClient, manifestPath: string, target: DeployTarget, request: DeployRequest): Promise<DeployOutcome> {
   const manifest = request.manifest ?? (await loadManifest(manifestPath, request.environment));
   const state = await readProjectState(manifestPath);

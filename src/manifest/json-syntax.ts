@@ -1,7 +1,4 @@
-/**
- * The first syntax error of a JSON text (1-based line and column), or null: JSON.parse gives no
- * position for some errors on Node 20, so a small scanner walks the text to the offending character.
- */
+/** The first syntax error of a JSON text (1-based line and column), or null: Node 20's JSON.parse gives no position for some. */
 export function jsonSyntaxProblem(text: string): { line: number; column: number; message: string } | null {
   let i = 0;
   const fail = (expected: string): never => {

@@ -58,7 +58,8 @@ const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
 };
 
 function explain(error: ErrorObject): string {
-  return Object.hasOwn(EXPLAIN, error.keyword) ? EXPLAIN[error.keyword](error.params as Record<string, unknown>) : (error.message ?? 'is invalid');
+  if (!Object.hasOwn(EXPLAIN, error.keyword)) return error.message ?? 'is invalid';
+  return EXPLAIN[error.keyword](error.params as Record<string, unknown>);
 }
 
 /** Variables named outright in the manifest's documentation (the webhook server's port and address). */
@@ -66,11 +67,7 @@ const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
 /** Parts of a name that mark a credential: never expanded, even with the PLUGSMITH_ prefix. */
 const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
 
-/**
- * Whether a manifest may read this environment variable. A manifest may come from someone else, and
- * what it expands is sent to the platform (a public plugin's fields to anyone): so only the documented
- * variables and PLUGSMITH_* (never a credential's name) are expanded, and `deploy` names each one used.
- */
+/** Whether a manifest may read this variable: it may be someone else's, and what it expands is sent to the platform (public fields to anyone). */
 function expandableVariable(name: string): boolean {
   if (CREDENTIAL_NAME.test(name.toUpperCase())) return false;
   return DOCUMENTED_VARIABLES.has(name) || name.startsWith('PLUGSMITH_');
@@ -208,7 +205,11 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   const schema = (value: unknown, at: string) =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at) ? attempt(() => resolveSchema(value as JsonSchema, base, file, at, schemaFiles)) : Promise.resolve(undefined);
   plugin.inputsSchema = (await schema(plugin.inputsSchema, 'plugin.inputsSchema')) ?? {};
-  const described = (d: Record<string, unknown>) => ({ name: d.name as string, title: (d.title as string | undefined) ?? '', description: (d.description as string | undefined) ?? '' });
+  const described = (d: Record<string, unknown>) => ({
+    name: d.name as string,
+    title: (d.title as string | undefined) ?? '',
+    description: (d.description as string | undefined) ?? '',
+  });
   const manifest: Manifest = {
     path: resolve(path),
     plugin,

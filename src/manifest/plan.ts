@@ -47,20 +47,13 @@ const PLUGIN_FIELDS = ['name', 'description', 'type', 'events', 'scopes', 'tags'
 const SET_FIELDS = new Set(['events', 'scopes', 'tags']);
 
 /** JSON with sorted keys (and sorted set fields), for comparisons that ignore order. */
-export function canonical(value: unknown, field?: string): string {
-  const norm = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(norm);
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(
-        Object.keys(v as object)
-          .sort()
-          .map((k) => [k, norm((v as Record<string, unknown>)[k])]),
-      );
-    }
-    return v;
-  };
+function canonical(value: unknown, field?: string): string {
   const n = field && SET_FIELDS.has(field) && Array.isArray(value) ? [...value].sort() : value;
-  return JSON.stringify(norm(n ?? null));
+  // The replacer sees every object before its members are written, so each comes out with sorted keys.
+  return JSON.stringify(n ?? null, (_key, v: unknown) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+  });
 }
 
 function diff(desired: Record<string, unknown>, actual: Record<string, unknown> | undefined, fields: readonly string[]): FieldChange[] {
@@ -77,7 +70,7 @@ function diff(desired: Record<string, unknown>, actual: Record<string, unknown> 
 /** The fields a deploy manages for the plugin. */
 export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
   const p = manifest.plugin;
-  const out: Record<string, unknown> = {
+  return {
     name: p.name,
     description: p.description ?? '',
     type: p.type,
@@ -86,18 +79,14 @@ export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
     tags: p.tags ?? [],
     isPublic: p.isPublic ?? false,
     inputsSchema: p.inputsSchema ?? {},
+    ...(p.webhookUrl !== undefined ? { webhookUrl: p.webhookUrl } : {}),
   };
-  if (p.webhookUrl !== undefined) out.webhookUrl = p.webhookUrl;
-  return out;
 }
 
 function desiredDefinition(d: ManifestAction | ManifestExternalEvent, schemaFields: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: d.name, title: d.title, description: d.description };
-  for (const f of schemaFields) {
-    const v = (d as unknown as Record<string, unknown>)[f];
-    if (v !== undefined) out[f] = v;
-  }
-  return out;
+  const fields: Record<string, unknown> = { ...d };
+  const schemas = schemaFields.filter((f) => fields[f] !== undefined).map((f) => [f, fields[f]]);
+  return { name: d.name, title: d.title, description: d.description, ...Object.fromEntries(schemas) };
 }
 
 const DEFINITIONS = [
@@ -105,10 +94,7 @@ const DEFINITIONS = [
   { resource: 'externalEvent' as const, key: 'externalEvents' as const, fields: ['name', 'title', 'description', 'payloadSchema'], schemas: ['payloadSchema'] },
 ];
 
-/**
- * Compares the manifest with the platform: remote definitions the manifest lacks become deletes, skipped
- * unless allowed. Drift compares the platform with what the last deploy applied.
- */
+/** Plans the manifest against the platform (what it lacks: deletes, skipped unless allowed), and drift since the last deploy. */
 export function planDeploy(manifest: Manifest, remote: RemoteState, applied: AppliedState | null, options: { allowDeletes: boolean }): Plan {
   const steps: PlanStep[] = [];
   const drift: Drift[] = [];

@@ -21,10 +21,7 @@ export interface TargetState {
 
 export interface ProjectState {
   version: 2;
-  /**
-   * Keyed by what the plugin lives in: `store:<storeId>` for an emulator's store (whatever its port),
-   * `url:<base URL>` for the remote platform; version-1 keys (a profile or URL) wait for a deploy to adopt them.
-   */
+  /** Keyed `store:<storeId>` for an emulator's store (whatever its port), `url:<base URL>` for the platform; version-1 keys await adoption. */
   targets: Record<string, TargetState>;
 }
 
@@ -91,7 +88,9 @@ export async function findTarget(state: ProjectState, identity: TargetIdentity, 
   const key = targetKey(identity);
   if (state.targets[key]) return { key, target: state.targets[key], adopted: [], duplicates: [] };
   // Version 1 keyed an entry by a profile name or a base URL.
-  const legacy = Object.entries(state.targets).filter(([k, t]) => !k.startsWith('store:') && !k.startsWith('url:') && t && typeof t.pluginId === 'string');
+  const legacy = Object.entries(state.targets).filter(
+    ([k, t]) => !k.startsWith('store:') && !k.startsWith('url:') && t && typeof t.pluginId === 'string',
+  );
   const matches: Array<[string, TargetState]> = [];
   for (const [k, t] of legacy) {
     const same = identity.storeId ? await existsHere(t.pluginId) : normalizeBaseUrl(t.baseUrl ?? '') === normalizeBaseUrl(identity.baseUrl);
