@@ -56,9 +56,10 @@ export class Prober {
     // A field added after signing: still JSON, no longer what was signed.
     const sent = shape.tamper ? body.replace('{', '{"tampered":true,') : body;
     const started = performance.now();
+    const signal = AbortSignal.timeout(this.timeoutMs);
     let answer: ProbeAnswer;
     try {
-      const response = await request(this.url, { method: 'POST', headers, body: sent, dispatcher: this.agent, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await request(this.url, { method: 'POST', headers, body: sent, dispatcher: this.agent, signal });
       const text = await response.body.text();
       answer = {
         status: response.statusCode,
