@@ -83,16 +83,12 @@ function interpolate(value: string, file: string, path: string, environment: Nod
         `uses \${${name}}, which a manifest may not read: only PORT, HOST and PLUGSMITH_* variables are expanded, never one whose name marks a credential (TOKEN, SECRET, KEY, PASSWORD, AUTH...), because the value is sent to the platform; write the value itself, or use a variable such as PLUGSMITH_PUBLIC_URL`,
       );
     }
-    const v = environment[name];
-    if (v !== undefined && v !== '') {
-      used.push({ field: path, variable: name, fromDefault: false });
-      return v;
-    }
-    if (fallback !== undefined) {
-      used.push({ field: path, variable: name, fromDefault: true });
-      return fallback;
-    }
-    throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
+    // An empty variable counts as unset.
+    const fromDefault = !environment[name];
+    const value = environment[name] || fallback;
+    if (value === undefined) throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
+    used.push({ field: path, variable: name, fromDefault });
+    return value;
   });
 }
 
