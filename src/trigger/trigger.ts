@@ -48,17 +48,13 @@ const ACTIVITY: Partial<Record<WebhookEventType, { pluginType: string; entityTyp
   REPOSITORY_FILE_REMOVED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
 };
 
-/** The events a plugin of a type can receive, for the message of an event that does not apply. */
-function eventsForPluginType(pluginType: string): WebhookEventType[] {
-  return [...LIFECYCLE_EVENTS, ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter((t) => ACTIVITY[t]?.pluginType === pluginType)];
-}
-
 /** Refuses an event the plugin's type never receives (a DATA_PROVIDER is never told of agent messages). */
 function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
   const wanted = ACTIVITY[type]?.pluginType;
   if (!wanted || plugin.type === wanted) return;
+  const receivable = [...LIFECYCLE_EVENTS, ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter((t) => ACTIVITY[t]?.pluginType === plugin.type)];
   throw new UserError(
-    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${eventsForPluginType(String(plugin.type)).join(', ')})`,
+    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${receivable.join(', ')})`,
     EXIT.USAGE,
   );
 }
