@@ -1,4 +1,4 @@
-import type { ActionCreate, DispatchMode, ExternalEventCreate, PluginCreate } from '../contract/index.js';
+import type { ActionCreate, ExternalEventCreate, InstanceCreate, PluginCreate } from '../contract/index.js';
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -10,16 +10,9 @@ export type ManifestPlugin = Required<Omit<PluginCreate, 'webhookUrl'>> & { webh
 export type ManifestAction = ActionCreate & { title: string; description: string };
 export type ManifestExternalEvent = ExternalEventCreate & { title: string; description: string };
 
-export interface ManifestInstall {
-  name: string;
-  repository?: string;
-  agent?: string;
-  app?: string;
-  events?: string[];
-  scopes?: string[];
-  inputs?: Record<string, unknown>;
-  eventDispatchMode?: DispatchMode;
-}
+/** An install of a manifest: the instance's name, the one entity it goes on, and the install body's options. */
+export type ManifestInstall = { name: string; repository?: string; agent?: string; app?: string } &
+  Partial<Pick<InstanceCreate, 'events' | 'scopes' | 'inputs' | 'eventDispatchMode'>>;
 
 /** How `plugsmith dev` runs a plugin not started by `npm run dev`: a shell command line, and the kinds of file (`*.py`) that restart it. */
 interface ManifestDev {
