@@ -72,12 +72,12 @@ export async function deployManifest(client: PlatformClient, manifestPath: strin
     await writeProjectState(manifestPath, state);
   };
   const unchanged = { manifest, plan, pluginId: plan.pluginId, plugin: remote.plugin ?? null, done: [], created: false, notes };
+  if (request.dryRun) return unchanged;
   if (isNoop(plan)) {
     // An entry of state version 1 that this deploy adopted is rewritten under its new key.
-    if (!request.dryRun && found.adopted.length) await record(plan.pluginId!);
+    if (found.adopted.length) await record(plan.pluginId!);
     return unchanged;
   }
-  if (request.dryRun) return unchanged;
   const applied = await applyPlan(client, manifest, plan, orgId, { onPluginCreated: (id) => record(id), onStep: request.onStep });
   await record(applied.pluginId, applied.applied);
   const created = plan.steps.some((s) => s.resource === 'plugin' && s.op === 'create');

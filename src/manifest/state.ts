@@ -80,9 +80,8 @@ export interface FoundTarget {
 }
 
 /**
- * The project's entry for a target. Failing the exact key, version-1 entries are adopted: for the
- * platform those of the same base URL, for an emulator those whose plugin exists in its store (ids are
- * unique). The most recently deployed wins; the others are reported as duplicates.
+ * The project's entry for a target; failing its key, the newest version-1 entry of the same base URL (platform) or whose
+ * plugin exists in the store (emulator: ids are unique) is adopted, and the others are reported as duplicates.
  */
 export async function findTarget(state: ProjectState, identity: TargetIdentity, existsHere: (pluginId: string) => Promise<boolean>): Promise<FoundTarget> {
   const key = targetKey(identity);
