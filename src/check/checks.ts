@@ -17,10 +17,12 @@ export interface CheckContext {
   observerReason: string | null;
   /** The platform's delivery timeout. */
   timeoutMs: number;
-  /** How far from now a timestamp may be (Standard Webhooks: 5 minutes). */
-  toleranceSeconds: number;
-  burst: { requests: number; concurrency: number };
 }
+
+/** How far from now a timestamp may be (Standard Webhooks: 5 minutes). */
+const TOLERANCE_SECONDS = 300;
+/** The answer-time check's burst; 16 at a time is the platform's per-plugin concurrency. */
+const BURST = { requests: 32, concurrency: 16 };
 
 /** An event type no platform sends (yet): a webhook must take it calmly. */
 const UNKNOWN_EVENT_TYPE = 'PLUGSMITH_CHECK_UNKNOWN_EVENT';
@@ -32,7 +34,7 @@ export async function runChecks(ctx: CheckContext): Promise<{ checks: CheckResul
   const checks: CheckResult[] = [];
   checks.push(await challengeCheck(ctx));
   checks.push(await validDeliveryCheck(ctx));
-  const tolerance = ctx.toleranceSeconds;
+  const tolerance = TOLERANCE_SECONDS;
   checks.push(await refusalCheck(ctx, 'missing-signature', 'refuses a delivery with no signature', 'no webhook-signature header', { signature: 'none' }, REFUSE_FIX));
   checks.push(await refusalCheck(ctx, 'wrong-signature', 'refuses a delivery signed with another secret', 'a signature made with a secret that is not the plugin\'s', { signature: 'wrong' }, `${REFUSE_FIX}; check that the secret it uses is the plugin's webhookSecret`));
   checks.push(await refusalCheck(ctx, 'tampered-body', 'refuses a body changed after signing', 'a valid signature, then a field added to the body', { tamper: true }, `${REFUSE_FIX}; verify the raw bytes received, before any JSON parsing or re-serialising`));
@@ -167,11 +169,9 @@ async function echoCheck(ctx: CheckContext): Promise<CheckResult> {
   await ctx.probe.send(event(ctx, 'PLUGIN_INSTALLED', sampleData('PLUGIN_INSTALLED', known), instanceId));
   await ctx.probe.send(event(ctx, 'PLUGIN_UNINSTALLED', sampleData('PLUGIN_UNINSTALLED', known), instanceId));
   const secrets = [token, ctx.secret, ctx.secret.replace(/^whsec_/, '')];
-  const leaks = ctx.probe.answers.filter((a) => {
-    const text = a.body + JSON.stringify(a.headers);
-    return secrets.some((s) => text.includes(s));
-  });
-  const what = leaks.length === 0 ? '' : leaks.some((a) => (a.body + JSON.stringify(a.headers)).includes(token)) ? 'the installation token' : 'the webhook secret';
+  const answerText = (a: ProbeAnswer) => a.body + JSON.stringify(a.headers);
+  const leaks = ctx.probe.answers.filter((a) => secrets.some((s) => answerText(a).includes(s)));
+  const what = leaks.length === 0 ? '' : leaks.some((a) => answerText(a).includes(token)) ? 'the installation token' : 'the webhook secret';
   return result('no-secret-echo', 'never echoes its installation token or secret in an answer', leaks.length === 0,
     `PLUGIN_INSTALLED with a made-up token (then its PLUGIN_UNINSTALLED); every answer of this run searched`,
     leaks.length === 0 ? `none of ${ctx.probe.answers.length} answers held the token or the secret` : `${leaks.length} answer(s) held ${what}: ${describeAnswer(leaks[0]).replaceAll(token, '<token>')}`,
@@ -179,7 +179,7 @@ async function echoCheck(ctx: CheckContext): Promise<CheckResult> {
 }
 
 async function latencyCheck(ctx: CheckContext): Promise<{ check: CheckResult; latency: LatencyReport }> {
-  const { requests, concurrency } = ctx.burst;
+  const { requests, concurrency } = BURST;
   const answers: ProbeAnswer[] = [];
   let next = 0;
   const worker = async () => {

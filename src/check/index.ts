@@ -21,10 +21,6 @@ interface CheckOptions {
   noPlatformReason?: string;
   /** The platform's delivery timeout; default 10 s. */
   timeoutMs?: number;
-  /** Timestamp tolerance; default 300 s (Standard Webhooks). */
-  toleranceSeconds?: number;
-  /** The burst of the answer-time check; default 32 requests, 16 at a time. */
-  burst?: { requests: number; concurrency: number };
 }
 
 /** Runs the readiness battery against a running webhook; never throws for what the webhook does. */
@@ -43,8 +39,6 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
       observer: setup.observer,
       observerReason: setup.reason ?? null,
       timeoutMs,
-      toleranceSeconds: options.toleranceSeconds ?? 300,
-      burst: options.burst ?? { requests: 32, concurrency: 16 },
     });
     const count = (status: string) => checks.filter((c) => c.status === status).length;
     return {

@@ -4,10 +4,7 @@ import { createWebhookEvent } from '../webhooks/events.js';
 import { sampleData } from '../trigger/fixtures.js';
 import { checkId } from './probe.js';
 
-/**
- * Watches what an EVENT_HANDLER does: an AGENT_MESSAGE_RECEIVED about a real conversation makes it write a
- * character message there, which the platform can count. That tells "answered" from "did the work".
- */
+/** Counts the character messages an EVENT_HANDLER writes in a real conversation: that tells "answered" from "did the work". */
 export interface SideEffectObserver {
   /** In words, for the report: where the work is counted. */
   where: string;

@@ -53,16 +53,13 @@ export class Prober {
       const secrets = signature === 'valid' ? [this.secret] : signature === 'wrong' ? [this.otherSecret] : [this.otherSecret, this.secret];
       headers['webhook-signature'] = signWebhook({ id, timestamp, body, secret: secrets });
     }
-    const sent = shape.tamper ? tamper(body) : body;
-    return this.post(headers, sent);
-  }
-
-  private async post(headers: Record<string, string>, body: string): Promise<ProbeAnswer> {
+    // A field added after signing: still JSON, no longer what was signed.
+    const sent = shape.tamper ? body.replace('{', '{"tampered":true,') : body;
     const started = performance.now();
     const signal = AbortSignal.timeout(this.timeoutMs);
     let answer: ProbeAnswer;
     try {
-      const response = await request(this.url, { method: 'POST', headers, body, dispatcher: this.agent, signal });
+      const response = await request(this.url, { method: 'POST', headers, body: sent, dispatcher: this.agent, signal });
       const text = await response.body.text();
       answer = {
         status: response.statusCode,
@@ -87,11 +84,6 @@ export class Prober {
 /** A random id with a prefix, to tell this run's events apart. */
 export function checkId(prefix: string): string {
   return `${prefix}_check_${randomBytes(6).toString('hex')}`;
-}
-
-/** The body with one character of its JSON changed: still JSON, no longer what was signed. */
-function tamper(body: string): string {
-  return body.replace('{', '{"tampered":true,');
 }
 
 function describe(error: unknown, url: string, timeoutMs: number): string {

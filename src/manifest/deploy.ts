@@ -43,11 +43,7 @@ export interface DeployOutcome {
   notes: string[];
 }
 
-/**
- * The deploy workflow, for `plugsmith deploy` and `plugsmith dev` alike: loads the manifest, finds the
- * plugin recorded for this target in `.plugsmith/state.json`, plans against what the platform holds,
- * applies the plan and records the plugin id and applied state under the target's identity.
- */
+/** Deploys for `plugsmith deploy` and `dev`: plans against the plugin recorded for the target in `.plugsmith/state.json`, applies, records. */
 export async function deployManifest(client: PlatformClient, manifestPath: string, target: DeployTarget, request: DeployRequest): Promise<DeployOutcome> {
   const manifest = request.manifest ?? (await loadManifest(manifestPath, request.environment));
   const state = await readProjectState(manifestPath);
@@ -76,21 +72,14 @@ export async function deployManifest(client: PlatformClient, manifestPath: strin
     await writeProjectState(manifestPath, state);
   };
   const unchanged = { manifest, plan, pluginId: plan.pluginId, plugin: remote.plugin ?? null, done: [], created: false, notes };
+  if (request.dryRun) return unchanged;
   if (isNoop(plan)) {
     // An entry of state version 1 that this deploy adopted is rewritten under its new key.
-    if (!request.dryRun && found.adopted.length) await record(plan.pluginId!);
+    if (found.adopted.length) await record(plan.pluginId!);
     return unchanged;
   }
-  if (request.dryRun) return unchanged;
   const applied = await applyPlan(client, manifest, plan, orgId, { onPluginCreated: (id) => record(id), onStep: request.onStep });
   await record(applied.pluginId, applied.applied);
-  return {
-    manifest,
-    plan,
-    pluginId: applied.pluginId,
-    plugin: applied.plugin,
-    done: applied.done,
-    created: plan.steps.some((s) => s.resource === 'plugin' && s.op === 'create'),
-    notes,
-  };
+  const created = plan.steps.some((s) => s.resource === 'plugin' && s.op === 'create');
+  return { ...unchanged, pluginId: applied.pluginId, plugin: applied.plugin, done: applied.done, created };
 }

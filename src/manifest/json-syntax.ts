@@ -1,7 +1,4 @@
-/**
- * The first syntax error of a JSON text (1-based line and column), or null: JSON.parse gives no
- * position for some errors on Node 20, so a small scanner walks the text to the offending character.
- */
+/** The first syntax error of a JSON text (1-based line and column), or null: Node 20's JSON.parse gives no position for some. */
 export function jsonSyntaxProblem(text: string): { line: number; column: number; message: string } | null {
   let i = 0;
   const fail = (expected: string): never => {
@@ -40,48 +37,33 @@ export function jsonSyntaxProblem(text: string): { line: number; column: number;
     if (!match) fail('a value');
     i += match![0].length;
   };
+  /** The members of an object or array after its opening bracket, through `close`; a trailing comma is refused. */
+  const members = (close: string, member: () => void, noun: string, last: string) => {
+    i++;
+    space();
+    if (text[i] === close) return void i++;
+    for (;;) {
+      member();
+      space();
+      if (text[i] === close) return void i++;
+      if (text[i] !== ',') fail(`"," or "${close}" after the ${last}`);
+      i++;
+      space();
+      if (text[i] === close) fail(`another ${noun} after "," (a trailing comma is not JSON)`);
+    }
+  };
+  const property = () => {
+    string();
+    space();
+    if (text[i] !== ':') fail('":" after the property name');
+    i++;
+    value();
+  };
   const value = (): void => {
     space();
     const ch = text[i];
-    if (ch === '{') {
-      i++;
-      space();
-      if (text[i] === '}') return void i++;
-      for (;;) {
-        space();
-        string();
-        space();
-        if (text[i] !== ':') fail('":" after the property name');
-        i++;
-        value();
-        space();
-        if (text[i] === ',') {
-          i++;
-          space();
-          if (text[i] === '}') fail('another property after "," (a trailing comma is not JSON)');
-          continue;
-        }
-        if (text[i] === '}') return void i++;
-        fail('"," or "}" after the property value');
-      }
-    }
-    if (ch === '[') {
-      i++;
-      space();
-      if (text[i] === ']') return void i++;
-      for (;;) {
-        value();
-        space();
-        if (text[i] === ',') {
-          i++;
-          space();
-          if (text[i] === ']') fail('another item after "," (a trailing comma is not JSON)');
-          continue;
-        }
-        if (text[i] === ']') return void i++;
-        fail('"," or "]" after the item');
-      }
-    }
+    if (ch === '{') return members('}', property, 'property', 'property value');
+    if (ch === '[') return members(']', value, 'item', 'item');
     if (ch === '"') return string();
     if (ch === 't') return literal('true');
     if (ch === 'f') return literal('false');

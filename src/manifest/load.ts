@@ -6,9 +6,6 @@ import { UserError, EXIT } from '../errors.js';
 import type { JsonSchema, Manifest } from './types.js';
 import { jsonSyntaxProblem } from './json-syntax.js';
 
-/** The file name `plugsmith deploy` looks for. */
-export const MANIFEST_FILE = 'plugsmith.json';
-
 const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(manifestSchema);
 
 /** One problem of a manifest: the path inside it (empty for the whole file) and what to do. */
@@ -32,28 +29,15 @@ export class ManifestError extends UserError {
     super(problems.length === 1 ? `${file}: ${line(problems[0])}` : `${file} has ${problems.length} problems:\n${problems.map((p) => `  - ${line(p)}`).join('\n')}`, exitCode);
     this.problems = problems;
   }
-
-  /** One error of several problems (the first names the error's path). */
-  static of(file: string, problems: ManifestProblem[]): ManifestError {
-    return new ManifestError(file, problems[0].path, problems[0].problem, problems.slice(1));
-  }
 }
 
 /** The schema's errors, one per problem: a oneOf failure also reports each branch's `required`, which the oneOf says better. */
 function schemaProblems(errors: ErrorObject[]): ManifestProblem[] {
   const oneOfs = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath);
   const kept = errors.filter((e) => e.keyword === 'oneOf' || !oneOfs.some((p) => e.instancePath === p || e.instancePath.startsWith(p + '/')));
-  const seen = new Set<string>();
-  const problems: ManifestProblem[] = [];
-  for (const e of kept) {
-    const problem = { path: pathOf(e), problem: explain(e) };
-    const key = `${problem.path}\u0000${problem.problem}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      problems.push(problem);
-    }
-  }
-  return problems;
+  const problems = kept.map((e) => ({ path: pathOf(e), problem: explain(e) }));
+  // Each path and problem once, where it first came.
+  return [...new Map(problems.map((p) => [`${p.path}\u0000${p.problem}`, p])).values()];
 }
 
 function pathOf(error: ErrorObject): string {
@@ -64,22 +48,18 @@ function pathOf(error: ErrorObject): string {
   return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
+/** What to do about a schema error, by keyword; others say what ajv says. */
+const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
+  required: () => 'is required: add it',
+  additionalProperties: () => 'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)',
+  enum: (params) => `must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
+  oneOf: () => 'needs exactly one of "repository", "agent" or "app"',
+  pattern: () => 'may hold only letters, digits and _ . : - (it is used in URL paths)',
+};
+
 function explain(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return 'is required: add it';
-    case 'additionalProperties':
-      return 'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)';
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-    case 'oneOf':
-      return 'needs exactly one of "repository", "agent" or "app"';
-    case 'pattern':
-      return 'may hold only letters, digits and _ . : - (it is used in URL paths)';
-    default:
-      return error.message ?? 'is invalid';
-  }
+  if (!Object.hasOwn(EXPLAIN, error.keyword)) return error.message ?? 'is invalid';
+  return EXPLAIN[error.keyword](error.params as Record<string, unknown>);
 }
 
 /** Variables named outright in the manifest's documentation (the webhook server's port and address). */
@@ -87,11 +67,7 @@ const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
 /** Parts of a name that mark a credential: never expanded, even with the PLUGSMITH_ prefix. */
 const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
 
-/**
- * Whether a manifest may read this environment variable. A manifest may come from someone else, and
- * what it expands is sent to the platform (a public plugin's fields to anyone): so only the documented
- * variables and PLUGSMITH_* (never a credential's name) are expanded, and `deploy` names each one used.
- */
+/** Whether a manifest may read this variable: it may be someone else's, and what it expands is sent to the platform (public fields to anyone). */
 function expandableVariable(name: string): boolean {
   if (CREDENTIAL_NAME.test(name.toUpperCase())) return false;
   return DOCUMENTED_VARIABLES.has(name) || name.startsWith('PLUGSMITH_');
@@ -107,16 +83,12 @@ function interpolate(value: string, file: string, path: string, environment: Nod
         `uses \${${name}}, which a manifest may not read: only PORT, HOST and PLUGSMITH_* variables are expanded, never one whose name marks a credential (TOKEN, SECRET, KEY, PASSWORD, AUTH...), because the value is sent to the platform; write the value itself, or use a variable such as PLUGSMITH_PUBLIC_URL`,
       );
     }
-    const v = environment[name];
-    if (v !== undefined && v !== '') {
-      used.push({ field: path, variable: name, fromDefault: false });
-      return v;
-    }
-    if (fallback !== undefined) {
-      used.push({ field: path, variable: name, fromDefault: true });
-      return fallback;
-    }
-    throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
+    // An empty variable counts as unset.
+    const fromDefault = !environment[name];
+    const value = environment[name] || fallback;
+    if (value === undefined) throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
+    used.push({ field: path, variable: name, fromDefault });
+    return value;
   });
 }
 
@@ -126,9 +98,7 @@ function inside(folder: string, path: string): boolean {
   return r === '' || (!isAbsolute(r) && r !== '..' && !r.startsWith(`..${sep}`));
 }
 
-async function resolveSchema(schema: unknown, base: string, file: string, path: string, read: Set<string>): Promise<JsonSchema | undefined> {
-  if (schema === undefined) return undefined;
-  const s = schema as JsonSchema;
+async function resolveSchema(s: JsonSchema, base: string, file: string, path: string, read: Set<string>): Promise<JsonSchema> {
   const ref = s.$ref;
   // Only a schema that is nothing but a relative file reference is read; other $refs belong to the schema.
   if (typeof ref === 'string' && Object.keys(s).length === 1 && !ref.startsWith('#') && !/^[a-z]+:/i.test(ref)) {
@@ -137,14 +107,10 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
     if (isAbsolute(ref) || /^[\\/]/.test(ref)) throw new ManifestError(file, at, `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`);
     if (!/\.json$/i.test(ref)) throw new ManifestError(file, at, `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`);
     const target = resolve(base, ref);
-    let project: string;
-    let real: string;
-    try {
-      project = await realpath(base);
-      real = await realpath(target);
-    } catch (error) {
-      throw new ManifestError(file, at, `cannot read ${ref} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
-    }
+    const cannotRead = (error: unknown) => new ManifestError(file, at, `cannot read ${ref} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
+    const [project, real] = await Promise.all([realpath(base), realpath(target)]).catch((error: unknown) => {
+      throw cannotRead(error);
+    });
     if (!inside(project, real)) {
       throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
     }
@@ -153,12 +119,9 @@ async function resolveSchema(schema: unknown, base: string, file: string, path: 
     const hidden = relative(project, real).split(sep).find((segment) => segment.startsWith('.') || segment === 'node_modules');
     if (hidden !== undefined) throw new ManifestError(file, at, `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`);
     read.add(target);
-    let text: string;
-    try {
-      text = await readFile(real, 'utf8');
-    } catch (error) {
-      throw new ManifestError(file, at, `cannot read ${ref} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
-    }
+    const text = await readFile(real, 'utf8').catch((error: unknown) => {
+      throw cannotRead(error);
+    });
     try {
       const parsed = JSON.parse(text) as unknown;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
@@ -196,17 +159,19 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   // A later check adds nothing where the schema already found the value (or its parent) wrong.
   const reported = (at: string) => schemaPaths.some((p) => p === at || at.startsWith(p + '.') || at.startsWith(p + '['));
   const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
-  const listOf = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.map(record) : []);
   const m = record(raw);
   const dev = record(m.dev);
   const base = dirname(path);
-  const seen = (list: Record<string, unknown>[], key: string) => {
+  /** A list of the manifest, each repeated name a problem. */
+  const listOf = (key: 'actions' | 'externalEvents' | 'installs'): Record<string, unknown>[] => {
+    const list = Array.isArray(m[key]) ? m[key].map(record) : [];
     const names = new Set<string>();
     list.forEach((x, i) => {
       if (typeof x.name !== 'string') return;
       if (names.has(x.name) && !reported(`${key}[${i}].name`)) problems.push({ path: `${key}[${i}].name`, problem: `duplicate name "${x.name}": names must be unique` });
       names.add(x.name);
     });
+    return list;
   };
   const attempt = async <T>(work: () => Promise<T> | T): Promise<T | undefined> => {
     try {
@@ -217,12 +182,9 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
       return undefined;
     }
   };
-  const actions = listOf(m.actions);
-  const externalEvents = listOf(m.externalEvents);
-  const installs = listOf(m.installs);
-  seen(actions, 'actions');
-  seen(externalEvents, 'externalEvents');
-  seen(installs, 'installs');
+  const actions = listOf('actions');
+  const externalEvents = listOf('externalEvents');
+  const installs = listOf('installs');
 
   const plugin = { ...record(m.plugin) } as unknown as Manifest['plugin'];
   const expanded: Manifest['expandedVariables'] = [];
@@ -237,25 +199,26 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   const schemaFiles = new Set<string>();
   // Only an object can be (or hold) a schema; anything else the schema check reported already.
   const schema = (value: unknown, at: string) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at) ? attempt(() => resolveSchema(value, base, file, at, schemaFiles)) : Promise.resolve(undefined);
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at) ? attempt(() => resolveSchema(value as JsonSchema, base, file, at, schemaFiles)) : Promise.resolve(undefined);
   plugin.inputsSchema = (await schema(plugin.inputsSchema, 'plugin.inputsSchema')) ?? {};
+  const described = (d: Record<string, unknown>) => ({
+    name: d.name as string,
+    title: (d.title as string | undefined) ?? '',
+    description: (d.description as string | undefined) ?? '',
+  });
   const manifest: Manifest = {
     path: resolve(path),
     plugin,
     actions: await Promise.all(
       actions.map(async (a, i) => ({
-        name: a.name as string,
-        title: (a.title as string | undefined) ?? '',
-        description: (a.description as string | undefined) ?? '',
+        ...described(a),
         argsSchema: await schema(a.argsSchema, `actions[${i}].argsSchema`),
         returnSchema: await schema(a.returnSchema, `actions[${i}].returnSchema`),
       })),
     ),
     externalEvents: await Promise.all(
       externalEvents.map(async (e, i) => ({
-        name: e.name as string,
-        title: (e.title as string | undefined) ?? '',
-        description: (e.description as string | undefined) ?? '',
+        ...described(e),
         payloadSchema: await schema(e.payloadSchema, `externalEvents[${i}].payloadSchema`),
       })),
     ),
@@ -264,6 +227,6 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     schemaFiles: [...schemaFiles],
     expandedVariables: expanded,
   };
-  if (problems.length > 0) throw ManifestError.of(file, problems);
+  if (problems.length > 0) throw new ManifestError(file, problems[0].path, problems[0].problem, problems.slice(1));
   return manifest;
 }

@@ -47,20 +47,13 @@ const PLUGIN_FIELDS = ['name', 'description', 'type', 'events', 'scopes', 'tags'
 const SET_FIELDS = new Set(['events', 'scopes', 'tags']);
 
 /** JSON with sorted keys (and sorted set fields), for comparisons that ignore order. */
-export function canonical(value: unknown, field?: string): string {
-  const norm = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(norm);
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(
-        Object.keys(v as object)
-          .sort()
-          .map((k) => [k, norm((v as Record<string, unknown>)[k])]),
-      );
-    }
-    return v;
-  };
+function canonical(value: unknown, field?: string): string {
   const n = field && SET_FIELDS.has(field) && Array.isArray(value) ? [...value].sort() : value;
-  return JSON.stringify(norm(n ?? null));
+  // The replacer sees every object before its members are written, so each comes out with sorted keys.
+  return JSON.stringify(n ?? null, (_key, v: unknown) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+  });
 }
 
 function diff(desired: Record<string, unknown>, actual: Record<string, unknown> | undefined, fields: readonly string[]): FieldChange[] {
@@ -77,7 +70,7 @@ function diff(desired: Record<string, unknown>, actual: Record<string, unknown> 
 /** The fields a deploy manages for the plugin. */
 export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
   const p = manifest.plugin;
-  const out: Record<string, unknown> = {
+  return {
     name: p.name,
     description: p.description ?? '',
     type: p.type,
@@ -86,18 +79,14 @@ export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
     tags: p.tags ?? [],
     isPublic: p.isPublic ?? false,
     inputsSchema: p.inputsSchema ?? {},
+    ...(p.webhookUrl !== undefined ? { webhookUrl: p.webhookUrl } : {}),
   };
-  if (p.webhookUrl !== undefined) out.webhookUrl = p.webhookUrl;
-  return out;
 }
 
 function desiredDefinition(d: ManifestAction | ManifestExternalEvent, schemaFields: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: d.name, title: d.title, description: d.description };
-  for (const f of schemaFields) {
-    const v = (d as unknown as Record<string, unknown>)[f];
-    if (v !== undefined) out[f] = v;
-  }
-  return out;
+  const fields: Record<string, unknown> = { ...d };
+  const schemas = schemaFields.filter((f) => fields[f] !== undefined).map((f) => [f, fields[f]]);
+  return { name: d.name, title: d.title, description: d.description, ...Object.fromEntries(schemas) };
 }
 
 const DEFINITIONS = [
@@ -105,37 +94,30 @@ const DEFINITIONS = [
   { resource: 'externalEvent' as const, key: 'externalEvents' as const, fields: ['name', 'title', 'description', 'payloadSchema'], schemas: ['payloadSchema'] },
 ];
 
-/**
- * Compares the manifest with the platform: remote definitions the manifest lacks become deletes, skipped
- * unless allowed. Drift compares the platform with what the last deploy applied.
- */
+/** Plans the manifest against the platform (what it lacks: deletes, skipped unless allowed), and drift since the last deploy. */
 export function planDeploy(manifest: Manifest, remote: RemoteState, applied: AppliedState | null, options: { allowDeletes: boolean }): Plan {
   const steps: PlanStep[] = [];
   const drift: Drift[] = [];
-  const plugin = desiredPlugin(manifest);
+  type Fields = Record<string, unknown>;
+  /** The step from what the platform has (nothing yet: a create) to what is desired. */
+  const toward = (resource: Resource, name: string, desired: Fields, actual: Fields | null | undefined, fields: readonly string[]): PlanStep => {
+    const changes = diff(desired, actual ?? undefined, fields);
+    const op = !actual ? 'create' : changes.length ? 'update' : 'unchanged';
+    return { resource, name, op, changes, desired };
+  };
+  /** Records what changed on the platform since it was applied. */
+  const driftSince = (resource: Resource, name: string, was: Fields, now: Fields, fields: readonly string[]) => {
+    const changes = diff(was, now, fields).map((c) => ({ field: c.field, from: c.to, to: c.from }));
+    if (changes.length) drift.push({ resource, name, kind: 'changed', changes });
+  };
 
-  if (!remote.plugin) {
-    steps.push({ resource: 'plugin', name: manifest.plugin.name, op: 'create', changes: diff(plugin, undefined, PLUGIN_FIELDS), desired: plugin });
-  } else {
-    const changes = diff(plugin, remote.plugin, PLUGIN_FIELDS);
-    steps.push({ resource: 'plugin', name: manifest.plugin.name, op: changes.length ? 'update' : 'unchanged', changes, desired: plugin });
-    if (applied) {
-      const drifted = diff(applied.plugin, remote.plugin, PLUGIN_FIELDS);
-      if (drifted.length) drift.push({ resource: 'plugin', name: manifest.plugin.name, kind: 'changed', changes: drifted.map((c) => ({ field: c.field, from: c.to, to: c.from })) });
-    }
-  }
+  steps.push(toward('plugin', manifest.plugin.name, desiredPlugin(manifest), remote.plugin, PLUGIN_FIELDS));
+  if (applied && remote.plugin) driftSince('plugin', manifest.plugin.name, applied.plugin, remote.plugin, PLUGIN_FIELDS);
 
   for (const def of DEFINITIONS) {
     const wanted = new Map(manifest[def.key].map((d) => [d.name, desiredDefinition(d, def.schemas)]));
     const existing = new Map(remote[def.key].map((r) => [String(r.name), r]));
-    for (const [name, desired] of wanted) {
-      const actual = existing.get(name);
-      if (!actual) steps.push({ resource: def.resource, name, op: 'create', changes: diff(desired, undefined, def.fields), desired });
-      else {
-        const changes = diff(desired, actual, def.fields);
-        steps.push({ resource: def.resource, name, op: changes.length ? 'update' : 'unchanged', changes, desired });
-      }
-    }
+    for (const [name, desired] of wanted) steps.push(toward(def.resource, name, desired, existing.get(name), def.fields));
     for (const [name] of existing) {
       if (!wanted.has(name)) {
         steps.push({ resource: def.resource, name, op: 'delete', changes: [], skipped: options.allowDeletes ? undefined : 'pass --allow-deletes to delete it' });
@@ -144,12 +126,8 @@ export function planDeploy(manifest: Manifest, remote: RemoteState, applied: App
     if (applied && remote.plugin) {
       const before = applied[def.key];
       for (const [name, actual] of existing) {
-        const was = before[name];
-        if (!was) drift.push({ resource: def.resource, name, kind: 'added', changes: [] });
-        else {
-          const changed = diff(was, actual, def.fields);
-          if (changed.length) drift.push({ resource: def.resource, name, kind: 'changed', changes: changed.map((c) => ({ field: c.field, from: c.to, to: c.from })) });
-        }
+        if (before[name]) driftSince(def.resource, name, before[name], actual, def.fields);
+        else drift.push({ resource: def.resource, name, kind: 'added', changes: [] });
       }
       for (const name of Object.keys(before)) {
         if (!existing.has(name)) drift.push({ resource: def.resource, name, kind: 'removed', changes: [] });

@@ -1,4 +1,4 @@
-import type { Drift, Plan, PlanStep } from './plan.js';
+import type { Drift, Plan } from './plan.js';
 
 const SYMBOL: Record<string, string> = { create: '+', update: '~', delete: '-', unchanged: '=' };
 const LABEL: Record<string, string> = { plugin: 'plugin', action: 'action', externalEvent: 'external event' };
@@ -8,17 +8,13 @@ function short(value: unknown): string {
   return s.length > 60 ? s.slice(0, 57) + '...' : s;
 }
 
-function step(s: PlanStep): string[] {
-  const head = `  ${SYMBOL[s.op]} ${s.op.padEnd(9)} ${LABEL[s.resource]} ${s.name}${s.skipped ? `  (skipped: ${s.skipped})` : ''}`;
-  const lines = [head];
-  if (s.op === 'update') for (const c of s.changes) lines.push(`      ${c.field}: ${short(c.from)} -> ${short(c.to)}`);
-  return lines;
-}
-
 /** The plan as people read it. */
 export function renderPlan(plan: Plan): string {
   const lines = ['Plan:'];
-  for (const s of plan.steps) lines.push(...step(s));
+  for (const s of plan.steps) {
+    lines.push(`  ${SYMBOL[s.op]} ${s.op.padEnd(9)} ${LABEL[s.resource]} ${s.name}${s.skipped ? `  (skipped: ${s.skipped})` : ''}`);
+    if (s.op === 'update') for (const c of s.changes) lines.push(`      ${c.field}: ${short(c.from)} -> ${short(c.to)}`);
+  }
   const counts = (op: string) => plan.steps.filter((s) => s.op === op && !s.skipped).length;
   lines.push('', `${counts('create')} to create, ${counts('update')} to update, ${counts('delete')} to delete, ${counts('unchanged')} unchanged.`);
   return lines.join('\n') + '\n';

@@ -21,10 +21,7 @@ export interface TargetState {
 
 export interface ProjectState {
   version: 2;
-  /**
-   * Keyed by what the plugin lives in: `store:<storeId>` for an emulator's store (whatever its port),
-   * `url:<base URL>` for the remote platform; version-1 keys (a profile or URL) wait for a deploy to adopt them.
-   */
+  /** Keyed `store:<storeId>` for an emulator's store (whatever its port), `url:<base URL>` for the platform; version-1 keys await adoption. */
   targets: Record<string, TargetState>;
 }
 
@@ -55,11 +52,6 @@ export function targetKey(identity: TargetIdentity): string {
   return identity.storeId ? `store:${identity.storeId}` : `url:${normalizeBaseUrl(identity.baseUrl)}`;
 }
 
-/** Whether a key was written by version 1 (a profile name or a base URL). */
-function isLegacyKey(key: string): boolean {
-  return !key.startsWith('store:') && !key.startsWith('url:');
-}
-
 export async function readProjectState(manifestPath: string): Promise<ProjectState> {
   try {
     const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as { targets?: Record<string, TargetState> };
@@ -88,14 +80,16 @@ export interface FoundTarget {
 }
 
 /**
- * The project's entry for a target. Failing the exact key, version-1 entries are adopted: for the
- * platform those of the same base URL, for an emulator those whose plugin exists in its store (ids are
- * unique). The most recently deployed wins; the others are reported as duplicates.
+ * The project's entry for a target; failing its key, the newest version-1 entry of the same base URL (platform) or whose
+ * plugin exists in the store (emulator: ids are unique) is adopted, and the others are reported as duplicates.
  */
 export async function findTarget(state: ProjectState, identity: TargetIdentity, existsHere: (pluginId: string) => Promise<boolean>): Promise<FoundTarget> {
   const key = targetKey(identity);
   if (state.targets[key]) return { key, target: state.targets[key], adopted: [], duplicates: [] };
-  const legacy = Object.entries(state.targets).filter(([k, t]) => isLegacyKey(k) && t && typeof t.pluginId === 'string');
+  // Version 1 keyed an entry by a profile name or a base URL.
+  const legacy = Object.entries(state.targets).filter(
+    ([k, t]) => !k.startsWith('store:') && !k.startsWith('url:') && t && typeof t.pluginId === 'string',
+  );
   const matches: Array<[string, TargetState]> = [];
   for (const [k, t] of legacy) {
     const same = identity.storeId ? await existsHere(t.pluginId) : normalizeBaseUrl(t.baseUrl ?? '') === normalizeBaseUrl(identity.baseUrl);

@@ -27,8 +27,7 @@ async function storeIdAt(baseUrl: string): Promise<string | null> {
 }
 
 /** What a deploy to `baseUrl` is recorded under: a local emulator's store id (asked of it), else the base URL. */
-export async function identifyTarget(baseUrl: string, hint: { local?: boolean; storeId?: string | null } = {}): Promise<TargetIdentity> {
-  if (hint.storeId) return { storeId: hint.storeId, baseUrl };
+export async function identifyTarget(baseUrl: string, hint: { local?: boolean } = {}): Promise<TargetIdentity> {
   let local = Boolean(hint.local) || isLoopback(baseUrl);
   if (!local) {
     const wanted = baseUrl.replace(/\/+$/, '');

@@ -1,46 +1,18 @@
-import type { DispatchMode, PluginType } from '../contract/index.js';
+import type { ActionCreate, ExternalEventCreate, InstanceCreate, PluginCreate } from '../contract/index.js';
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
 
 /** The plugin section of a manifest, after defaults and `$ref` files are resolved. */
-export interface ManifestPlugin {
-  name: string;
-  description: string;
-  type: PluginType;
-  events: string[];
-  scopes: string[];
-  tags: string[];
-  isPublic: boolean;
-  webhookUrl?: string;
-  inputsSchema: JsonSchema;
-}
+export type ManifestPlugin = Required<Omit<PluginCreate, 'webhookUrl'>> & { webhookUrl?: string };
 
-export interface ManifestAction {
-  name: string;
-  title: string;
-  description: string;
-  argsSchema?: JsonSchema;
-  returnSchema?: JsonSchema;
-}
+/** An action or external event of a manifest: the create body, with title and description defaulted. */
+export type ManifestAction = ActionCreate & { title: string; description: string };
+export type ManifestExternalEvent = ExternalEventCreate & { title: string; description: string };
 
-export interface ManifestExternalEvent {
-  name: string;
-  title: string;
-  description: string;
-  payloadSchema?: JsonSchema;
-}
-
-export interface ManifestInstall {
-  name: string;
-  repository?: string;
-  agent?: string;
-  app?: string;
-  events?: string[];
-  scopes?: string[];
-  inputs?: Record<string, unknown>;
-  eventDispatchMode?: DispatchMode;
-}
+/** An install of a manifest: the instance's name, the one entity it goes on, and the install body's options. */
+export type ManifestInstall = { name: string; repository?: string; agent?: string; app?: string } &
+  Partial<Pick<InstanceCreate, 'events' | 'scopes' | 'inputs' | 'eventDispatchMode'>>;
 
 /** How `plugsmith dev` runs a plugin not started by `npm run dev`: a shell command line, and the kinds of file (`*.py`) that restart it. */
 interface ManifestDev {

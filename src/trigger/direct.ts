@@ -15,7 +15,6 @@ interface DirectRequest {
   orgId?: string;
   overrides?: DataOverride[];
   data?: Record<string, unknown>;
-  timeoutMs?: number;
 }
 
 interface DirectResult {
@@ -39,7 +38,7 @@ export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
   const headers = { ...webhookHeaders({ id: String(event.id), body, secret: input.secret }), 'user-agent': 'plugsmith-trigger' };
   const started = performance.now();
   try {
-    const response = await request(input.url, { method: 'POST', headers, body, headersTimeout: input.timeoutMs ?? 10_000, bodyTimeout: input.timeoutMs ?? 10_000 });
+    const response = await request(input.url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
     const text = await response.body.text();
     return { url: input.url, event, status: response.statusCode, headers: response.headers, body: text, durationMs: Math.round(performance.now() - started) };
   } catch (error) {

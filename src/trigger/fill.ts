@@ -1,9 +1,6 @@
 // Pure (no Node built-ins): the dashboard's Trigger fills the same fixtures in the browser.
 
-/**
- * Replaces `{{name}}` placeholders from the context: a string that is only a placeholder takes the value
- * as it is; one inside a longer string is written in. Values that are templates are filled too (a few levels).
- */
+/** Fills `{{name}}` placeholders: a string that is only one takes the value as it is; values are filled too (a few levels). */
 export function fill(template: unknown, context: Record<string, unknown>, depth = 0): unknown {
   if (depth > 5) return template;
   if (typeof template === 'string') {

@@ -46,6 +46,6 @@ export function sampleData(type: WebhookEventType, known: Record<string, unknown
 }
 
 /** One value of the fixture's context (e.g. the sample text or file name) filled in. */
-export function sampleValue(type: WebhookEventType, name: string, known: Record<string, unknown> = {}): unknown {
-  return fill(`{{${name}}}`, contextOf(type, known));
+export function sampleValue(type: WebhookEventType, name: string): unknown {
+  return fill(`{{${name}}}`, contextOf(type, {}));
 }

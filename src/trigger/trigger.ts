@@ -41,30 +41,20 @@ interface TriggerTarget {
   admin: EmulatorAdmin;
 }
 
-const ENTITY_OF: Partial<Record<WebhookEventType, string>> = {
-  AGENT_MESSAGE_RECEIVED: 'AGENT',
-  REPOSITORY_FILE_ADDED: 'REPOSITORY',
-  REPOSITORY_FILE_REMOVED: 'REPOSITORY',
+/** The plugin type that receives each activity event (lifecycle events go to every type), and the entity it is about. */
+const ACTIVITY: Partial<Record<WebhookEventType, { pluginType: string; entityType: string }>> = {
+  AGENT_MESSAGE_RECEIVED: { pluginType: 'EVENT_HANDLER', entityType: 'AGENT' },
+  REPOSITORY_FILE_ADDED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
+  REPOSITORY_FILE_REMOVED: { pluginType: 'DATA_PROVIDER', entityType: 'REPOSITORY' },
 };
-
-/** The plugin type that receives each activity event (lifecycle events go to every type). */
-const PLUGIN_TYPE_OF: Partial<Record<WebhookEventType, string>> = {
-  AGENT_MESSAGE_RECEIVED: 'EVENT_HANDLER',
-  REPOSITORY_FILE_ADDED: 'DATA_PROVIDER',
-  REPOSITORY_FILE_REMOVED: 'DATA_PROVIDER',
-};
-
-/** The events a plugin of a type can receive, for the message of an event that does not apply. */
-function eventsForPluginType(pluginType: string): WebhookEventType[] {
-  return [...LIFECYCLE_EVENTS, ...(Object.keys(PLUGIN_TYPE_OF) as WebhookEventType[]).filter((t) => PLUGIN_TYPE_OF[t] === pluginType)];
-}
 
 /** Refuses an event the plugin's type never receives (a DATA_PROVIDER is never told of agent messages). */
 function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
-  const wanted = PLUGIN_TYPE_OF[type];
+  const wanted = ACTIVITY[type]?.pluginType;
   if (!wanted || plugin.type === wanted) return;
+  const receivable = [...LIFECYCLE_EVENTS, ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter((t) => ACTIVITY[t]?.pluginType === plugin.type)];
   throw new UserError(
-    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${eventsForPluginType(String(plugin.type)).join(', ')})`,
+    `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${receivable.join(', ')})`,
     EXIT.USAGE,
   );
 }
@@ -79,31 +69,24 @@ export async function triggerEvent(target: TriggerTarget, request: TriggerReques
   }
   const custom = (request.overrides?.length ?? 0) > 0 || request.data !== undefined;
   if (custom) return emitCustom(target, plugin, request);
-  switch (request.type) {
-    case 'WEBHOOK_CHALLENGE':
-      return challenge(target, plugin);
-    case 'PLUGIN_INSTALLED':
-      return install(target, plugin, request);
-    case 'PLUGIN_UNINSTALLED':
-      return uninstall(target, plugin, request);
-    case 'AGENT_MESSAGE_RECEIVED':
-      return agentMessage(target, plugin, request);
-    case 'REPOSITORY_FILE_ADDED':
-      return fileAdded(target, plugin, request);
-    case 'REPOSITORY_FILE_REMOVED':
-      return fileRemoved(target, plugin, request);
-  }
+  const type = request.type;
+  if (type === 'WEBHOOK_CHALLENGE') return challenge(target, plugin);
+  if (type === 'PLUGIN_INSTALLED') return throughPlatform(target.client, plugin, request, () => install(target, plugin));
+  const instance = await pickInstance(target, plugin, request);
+  requireSubscription(plugin, instance, type);
+  return throughPlatform(target.client, plugin, request, () => EMITTERS[type](target, plugin, instance));
 }
 
 /** The instance to act on: the one named, else the plugin's newest (on the right kind of entity). */
 async function pickInstance(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<PluginInstance> {
   const instances = await target.admin.instancesOf(plugin.id);
-  const entityType = ENTITY_OF[request.type];
+  const entityType = ACTIVITY[request.type]?.entityType;
+  const onEntity = entityType === 'AGENT' ? 'an agent' : 'a repository';
   if (request.instanceId) {
     const named = instances.find((i) => i.id === request.instanceId);
     if (!named) throw new UserError(`plugin ${plugin.id} has no instance ${request.instanceId}${instances.length ? ` (its instances: ${instances.map((i) => i.id).join(', ')})` : ''}`, EXIT.NOT_FOUND);
     if (entityType && named.entityType !== entityType) {
-      throw new UserError(`${request.type} needs an instance on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}; ${named.id} is on ${String(named.entityType).toLowerCase()} ${named.entityId}`, EXIT.USAGE);
+      throw new UserError(`${request.type} needs an instance on ${onEntity}; ${named.id} is on ${String(named.entityType).toLowerCase()} ${named.entityId}`, EXIT.USAGE);
     }
     return named;
   }
@@ -111,7 +94,7 @@ async function pickInstance(target: TriggerTarget, plugin: Plugin, request: Trig
   if (fitting.length === 0) {
     const noun = plugin.type === 'DATA_PROVIDER' ? 'providers add REPOSITORY_ID' : plugin.type === 'EVENT_HANDLER' ? 'handlers add AGENT_ID' : 'apps add APP_ID';
     const how = `\`plugsmith ${noun} --plugin ${plugin.id}\` or the manifest's "installs"`;
-    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${entityType === 'AGENT' ? 'an agent' : 'a repository'}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.NOT_FOUND);
+    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${onEntity}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.NOT_FOUND);
   }
   return fitting[0];
 }
@@ -126,17 +109,11 @@ function requireSubscription(plugin: Plugin, instance: PluginInstance | null, ty
   }
 }
 
-/** The ids of the plugin's deliveries of a type so far, to tell the new one apart. */
-async function deliveryIds(client: PlatformClient, pluginId: string, type: string): Promise<Set<string>> {
-  const page = await client.emulator.deliveries.list({ pluginId, filters: { type }, limit: 100 });
-  return new Set(page.data.map((d) => d.id));
-}
-
 /** Polls the log for a new delivery of the plugin (and instance) that has had its first attempt. */
-async function waitForDelivery(client: PlatformClient, match: { pluginId: string; type: string; pluginInstanceId?: string }, before: Set<string>, timeoutMs = 15_000): Promise<Delivery | null> {
+async function waitForDelivery(client: PlatformClient, match: { pluginId: string; type: string; pluginInstanceId: string }, before: Set<string>, timeoutMs = 15_000): Promise<Delivery | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const page = await client.emulator.deliveries.list({ pluginId: match.pluginId, filters: { type: match.type, ...(match.pluginInstanceId ? { pluginInstanceId: match.pluginInstanceId } : {}) }, limit: 20 });
+    const page = await client.emulator.deliveries.list({ pluginId: match.pluginId, filters: { type: match.type, pluginInstanceId: match.pluginInstanceId }, limit: 20 });
     const fresh = page.data.find((d) => !before.has(d.id));
     if (fresh && (fresh.attempts.length > 0 || fresh.status !== 'pending')) return fresh;
     if (Date.now() > deadline) return fresh ?? null;
@@ -145,22 +122,17 @@ async function waitForDelivery(client: PlatformClient, match: { pluginId: string
 }
 
 function knownOf(plugin: Plugin, instance: PluginInstance | null): Record<string, unknown> {
+  const known = { pluginId: plugin.id, orgId: plugin.orgId, events: plugin.events, scopes: plugin.scopes };
+  if (!instance) return known;
   return {
-    pluginId: plugin.id,
-    orgId: plugin.orgId,
-    events: plugin.events,
-    scopes: plugin.scopes,
-    ...(instance
-      ? {
-          pluginInstanceId: instance.id,
-          instance,
-          entityId: instance.entityId,
-          entityType: instance.entityType,
-          instanceName: instance.name,
-          ...(instance.entityType === 'AGENT' ? { agentId: instance.entityId } : {}),
-          ...(instance.entityType === 'REPOSITORY' ? { repositoryId: instance.entityId } : {}),
-        }
-      : {}),
+    ...known,
+    pluginInstanceId: instance.id,
+    instance,
+    entityId: instance.entityId,
+    entityType: instance.entityType,
+    instanceName: instance.name,
+    ...(instance.entityType === 'AGENT' ? { agentId: instance.entityId } : {}),
+    ...(instance.entityType === 'REPOSITORY' ? { repositoryId: instance.entityId } : {}),
   };
 }
 
@@ -170,8 +142,7 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
   let conversationId: string | undefined;
-  // Without a whole --data, the sample is about a real conversation with a character of the agent, so
-  // that the plugin's answer into it succeeds as it would on the platform.
+  // Without a whole --data, the sample is about a real conversation, so the plugin's answer into it succeeds.
   if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
     const character = await characterOf(target, String(instance.entityId));
     const conversation = await target.client.messaging.conversations.create({ characterId: character.id });
@@ -184,18 +155,15 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
   }
   const data = applyOverrides(request.data ?? sampleData(request.type, known), request.overrides ?? []);
   const delivery = (await target.admin.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
-  const result: TriggerResult = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
-  if (conversationId) {
-    result.conversationId = conversationId;
-    result.reply = delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null;
-  }
-  return result;
+  const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
+  if (!conversationId) return result;
+  const reply = delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null;
+  return { ...result, conversationId, reply };
 }
 
 async function challenge(target: TriggerTarget, plugin: Plugin): Promise<TriggerResult> {
   const result = await target.client.plugins.verifyWebhook(plugin.id);
-  const deliveryId = result.deliveryId;
-  const delivery = deliveryId ? await target.client.emulator.deliveries.get(deliveryId) : null;
+  const delivery = result.deliveryId ? await target.client.emulator.deliveries.get(result.deliveryId) : null;
   return {
     type: 'WEBHOOK_CHALLENGE',
     pluginId: plugin.id,
@@ -207,7 +175,35 @@ async function challenge(target: TriggerTarget, plugin: Plugin): Promise<Trigger
   };
 }
 
-async function install(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
+/** What a platform action did: the instance the event is about, the action in words, and for a message its conversation. */
+interface Emitted {
+  instance: PluginInstance;
+  via: string;
+  conversationId?: string;
+  messageId?: string;
+}
+
+/** Runs the platform action that emits the event, then waits for the delivery's first attempt (and a message's reply). */
+async function throughPlatform(client: PlatformClient, plugin: Plugin, request: TriggerRequest, act: () => Promise<Emitted>): Promise<TriggerResult> {
+  // The plugin's deliveries of the type so far, to tell the new one apart.
+  const earlier = await client.emulator.deliveries.list({ pluginId: plugin.id, filters: { type: request.type }, limit: 100 });
+  const before = new Set(earlier.data.map((d) => d.id));
+  const { instance, via, conversationId, messageId } = await act();
+  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: request.type, pluginInstanceId: instance.id }, before, request.timeoutMs);
+  const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance.id, via, delivery };
+  if (!conversationId) return result;
+  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversationId, messageId, request.timeoutMs) : null;
+  return { ...result, conversationId, reply };
+}
+
+/** How the platform's routes name an instance's entity, by its type. */
+const ENTITY_ROUTES = {
+  REPOSITORY: { resource: 'dataProviders', path: 'repositories', collection: 'data-providers' },
+  AGENT: { resource: 'agentPlugins', path: 'agents', collection: 'plugins' },
+  APP: { resource: 'appPlugins', path: 'apps', collection: 'plugins' },
+} as const;
+
+async function install(target: TriggerTarget, plugin: Plugin): Promise<Emitted> {
   const { client, admin } = target;
   const orgId = String(plugin.orgId);
   const body = {
@@ -217,61 +213,55 @@ async function install(target: TriggerTarget, plugin: Plugin, request: TriggerRe
     scopes: plugin.scopes ?? [],
     inputs: sampleValue('PLUGIN_INSTALLED', 'inputs') as Record<string, unknown>,
   };
-  const before = await deliveryIds(client, plugin.id, 'PLUGIN_INSTALLED');
-  let instance: PluginInstance;
-  let via: string;
   if (plugin.type === 'DATA_PROVIDER') {
     const repos = await client.repositories.listByOrg(orgId, { limit: 1 });
     const repositoryId = repos.data[0]?.id ?? (await client.repositories.createInOrg(orgId, { name: 'Sample repository (plugsmith trigger)' })).id;
-    instance = await client.dataProviders.add(repositoryId, body);
-    via = `POST /api/repositories/${repositoryId}/data-providers`;
-  } else if (plugin.type === 'EVENT_HANDLER') {
+    return { instance: await client.dataProviders.add(repositoryId, body), via: `POST /api/repositories/${repositoryId}/data-providers` };
+  }
+  if (plugin.type === 'EVENT_HANDLER') {
     const agent = (await admin.agentsOf(orgId))[0];
     if (!agent) throw new UserError(`org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`, EXIT.USAGE);
-    instance = await client.agentPlugins.attach(agent.id, body);
-    via = `POST /api/agents/${agent.id}/plugins`;
-  } else {
-    const appId = String(sampleValue('PLUGIN_INSTALLED', 'appId'));
-    instance = await client.appPlugins.attach(appId, { ...body, orgId });
-    via = `POST /api/apps/${appId}/plugins`;
+    return { instance: await client.agentPlugins.attach(agent.id, body), via: `POST /api/agents/${agent.id}/plugins` };
   }
-  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: 'PLUGIN_INSTALLED', pluginInstanceId: instance.id }, before, request.timeoutMs);
-  return { type: 'PLUGIN_INSTALLED', pluginId: plugin.id, pluginInstanceId: instance.id, via, delivery };
+  const appId = String(sampleValue('PLUGIN_INSTALLED', 'appId'));
+  return { instance: await client.appPlugins.attach(appId, { ...body, orgId }), via: `POST /api/apps/${appId}/plugins` };
 }
 
-async function uninstall(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const { client } = target;
-  const instance = await pickInstance(target, plugin, request);
-  const entityId = String(instance.entityId);
-  const before = await deliveryIds(client, plugin.id, 'PLUGIN_UNINSTALLED');
-  const resource = instance.entityType === 'REPOSITORY' ? client.dataProviders : instance.entityType === 'AGENT' ? client.agentPlugins : client.appPlugins;
-  await resource.remove(entityId, instance.id);
-  const path = instance.entityType === 'REPOSITORY' ? 'repositories' : instance.entityType === 'AGENT' ? 'agents' : 'apps';
-  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: 'PLUGIN_UNINSTALLED', pluginInstanceId: instance.id }, before, request.timeoutMs);
-  const collection = instance.entityType === 'REPOSITORY' ? 'data-providers' : 'plugins';
-  return { type: 'PLUGIN_UNINSTALLED', pluginId: plugin.id, pluginInstanceId: instance.id, via: `DELETE /api/${path}/${entityId}/${collection}/${instance.id}`, delivery };
-}
-
-async function agentMessage(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const { client } = target;
-  const instance = await pickInstance(target, plugin, request);
-  requireSubscription(plugin, instance, 'AGENT_MESSAGE_RECEIVED');
-  const character = await characterOf(target, String(instance.entityId));
-  const before = await deliveryIds(client, plugin.id, 'AGENT_MESSAGE_RECEIVED');
-  const conversation = await client.messaging.conversations.create({ characterId: character.id });
-  const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
-  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: 'AGENT_MESSAGE_RECEIVED', pluginInstanceId: instance.id }, before, request.timeoutMs);
-  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversation.id, sent.id, request.timeoutMs) : null;
-  return {
-    type: 'AGENT_MESSAGE_RECEIVED',
-    pluginId: plugin.id,
-    pluginInstanceId: instance.id,
-    via: `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`,
-    delivery,
-    conversationId: conversation.id,
-    reply,
-  };
-}
+/** The platform actions that emit the events about an existing instance. */
+type Emitter = (target: TriggerTarget, plugin: Plugin, instance: PluginInstance) => Promise<Emitted>;
+const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_INSTALLED'>, Emitter> = {
+  async PLUGIN_UNINSTALLED({ client }, _plugin, instance) {
+    const entityId = String(instance.entityId);
+    const route = ENTITY_ROUTES[instance.entityType];
+    await client[route.resource].remove(entityId, instance.id);
+    return { instance, via: `DELETE /api/${route.path}/${entityId}/${route.collection}/${instance.id}` };
+  },
+  async AGENT_MESSAGE_RECEIVED(target, _plugin, instance) {
+    const { client } = target;
+    const character = await characterOf(target, String(instance.entityId));
+    const conversation = await client.messaging.conversations.create({ characterId: character.id });
+    const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
+    const via = `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`;
+    return { instance, via, conversationId: conversation.id, messageId: sent.id };
+  },
+  async REPOSITORY_FILE_ADDED({ client }, plugin, instance) {
+    const repositoryId = String(instance.entityId);
+    const fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
+    return { instance, via: `an upload of ${String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'))} (${fileId}) added to repository ${repositoryId}` };
+  },
+  async REPOSITORY_FILE_REMOVED({ client }, plugin, instance) {
+    const repositoryId = String(instance.entityId);
+    const held = await client.repositories.files.list(repositoryId, { limit: 1 });
+    let fileId = held.data[0]?.id;
+    let added = '';
+    if (!fileId) {
+      fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
+      added = ' (a sample file was added first)';
+    }
+    await client.repositories.files.remove(repositoryId, fileId);
+    return { instance, via: `DELETE /api/repositories/${repositoryId}/files/${fileId}${added}` };
+  },
+};
 
 /** The agent's first character, or a usage error saying how to create one. */
 async function characterOf(target: TriggerTarget, agentId: string): Promise<{ id: string; name: string }> {
@@ -304,33 +294,4 @@ async function addSampleFile(client: PlatformClient, orgId: string, repositoryId
   await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
   await client.repositories.files.add(repositoryId, fileRecord.id);
   return fileRecord.id;
-}
-
-async function fileAdded(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const { client } = target;
-  const instance = await pickInstance(target, plugin, request);
-  requireSubscription(plugin, instance, 'REPOSITORY_FILE_ADDED');
-  const repositoryId = String(instance.entityId);
-  const before = await deliveryIds(client, plugin.id, 'REPOSITORY_FILE_ADDED');
-  const fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
-  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: 'REPOSITORY_FILE_ADDED', pluginInstanceId: instance.id }, before, request.timeoutMs);
-  return { type: 'REPOSITORY_FILE_ADDED', pluginId: plugin.id, pluginInstanceId: instance.id, via: `an upload of ${String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'))} (${fileId}) added to repository ${repositoryId}`, delivery };
-}
-
-async function fileRemoved(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const { client } = target;
-  const instance = await pickInstance(target, plugin, request);
-  requireSubscription(plugin, instance, 'REPOSITORY_FILE_REMOVED');
-  const repositoryId = String(instance.entityId);
-  const held = await client.repositories.files.list(repositoryId, { limit: 1 });
-  let fileId = held.data[0]?.id;
-  let added = '';
-  if (!fileId) {
-    fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
-    added = ' (a sample file was added first)';
-  }
-  const before = await deliveryIds(client, plugin.id, 'REPOSITORY_FILE_REMOVED');
-  await client.repositories.files.remove(repositoryId, fileId);
-  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: 'REPOSITORY_FILE_REMOVED', pluginInstanceId: instance.id }, before, request.timeoutMs);
-  return { type: 'REPOSITORY_FILE_REMOVED', pluginId: plugin.id, pluginInstanceId: instance.id, via: `DELETE /api/repositories/${repositoryId}/files/${fileId}${added}`, delivery };
 }

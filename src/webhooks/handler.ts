@@ -121,13 +121,12 @@ function acknowledge(event: WebhookEvent): WebhookResponse {
   return { status: 200, body: event.type === 'WEBHOOK_CHALLENGE' ? answerChallenge(event) : { ok: true } };
 }
 
-function handlerFor(
-  on: WebhookHandlers,
-  type: string,
-): ((event: WebhookEvent) => WebhookHandlerResult | Promise<WebhookHandlerResult>) | undefined {
+type AnyEventHandler = (event: WebhookEvent) => WebhookHandlerResult | Promise<WebhookHandlerResult>;
+
+function handlerFor(on: WebhookHandlers, type: string): AnyEventHandler | undefined {
   // Own properties only: a type such as "constructor" must not reach Object.prototype.
   if (!isWebhookEventType(type) || !Object.hasOwn(on, type)) return undefined;
-  return on[type] as ((event: WebhookEvent) => WebhookHandlerResult | Promise<WebhookHandlerResult>) | undefined;
+  return on[type] as AnyEventHandler | undefined;
 }
 
 async function reportSafely(options: WebhookHandlerOptions, error: unknown, event: WebhookEvent): Promise<void> {

@@ -43,15 +43,13 @@ export async function readRawBody(req: WebhookIncomingMessage, maxBytes: number)
     // The stream keeps flowing, so an oversized body drains (not destroyed with its socket) and the 413 reaches the sender.
     const finish = (settle: () => void): void => {
       req.off('data', onData).off('end', onEnd).off('error', onError);
-      req.on('error', ignore); // a sender aborting a drained body must not crash the process
+      req.on('error', () => {}); // a sender aborting a drained body must not crash the process
       req.resume();
       settle();
     };
     req.on('data', onData).on('end', onEnd).on('error', onError);
   });
 }
-
-function ignore(): void {}
 
 function isRaw(value: unknown): value is string | Uint8Array {
   return typeof value === 'string' || value instanceof Uint8Array;
