@@ -63,10 +63,7 @@ const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Longest time spent reading a refused body before its 413 is sent anyway. */
 const DRAIN_LIMIT_MS = 10_000;
 
-/**
- * Reads and drops the rest of a request body, within DRAIN_LIMIT_BYTES and DRAIN_LIMIT_MS; true when
- * read to its end. A 413 sent while the client still writes reaches `fetch` as EPIPE or a reset.
- */
+/** Reads and drops the rest of a body (bounded); true when read to its end. A 413 sent mid-upload reaches `fetch` as EPIPE or a reset. */
 function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
   if (raw.complete || raw.readableEnded) return Promise.resolve(true);
   if (raw.destroyed) return Promise.resolve(false);
@@ -103,10 +100,7 @@ export function sendTooLarge(request: FastifyRequest, reply: FastifyReply, messa
   return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', message);
 }
 
-/**
- * Sends an error once the rest of the body is read (bounded), on a connection that then closes: the
- * client reads the answer, and no leftover body is taken for the next request.
- */
+/** Sends an error once the body is drained (bounded), then closes: the client reads it, and no leftover body becomes the next request. */
 async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
   const drained = await drainRequestBody(request.raw);
   reply.header('connection', 'close');
@@ -132,8 +126,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendTooLarge(request, reply, error.message);
     if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
-    // A full disk is the machine's state, not a bug: a 507 that says so, on a connection that closes
-    // (an upload's body may be half read), and the emulator goes on serving.
+    // A full disk is not a bug: a 507 that says so, on a connection that closes (a body may be half read); the emulator serves on.
     if (isNoSpace(error)) {
       request.log.warn({ err: error }, 'disk full');
       return sendClosing(request, reply, 'INSUFFICIENT_STORAGE', 'The emulator could not write its data: the disk holding its data dir is full (ENOSPC) or over quota; free some space, then retry');

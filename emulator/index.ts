@@ -247,8 +247,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       async close() {
         if (closed) return;
         closed = true;
-        // Every step runs whatever an earlier one met (a full disk): the store always releases its
-        // data dir's lock; the first failure is reported.
+        // Every step runs even after one failed (a full disk), so the store always releases its lock; the first failure is reported.
         await inTurn([() => services.messaging.close(), () => Promise.all(apps.map((a) => a.close())), () => events.close(), () => storage!.close(), () => store.close()]);
       },
     };

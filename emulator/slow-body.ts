@@ -19,10 +19,8 @@ const TIMEOUT_BODY = JSON.stringify({
 const TIMEOUT_ANSWER = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(TIMEOUT_BODY)}\r\nconnection: close\r\n\r\n${TIMEOUT_BODY}`;
 
 /**
- * Bounds how long every request body of `app` may take (node's `requestTimeout` would also cut long
- * uploads that flow well). Watching reads nothing: it compares the socket's bytes read with the time.
- * Armed on the server's `request` event, so requests the router refuses before any hook are watched
- * too; the hook serves requests that reach the app without its server (the forwarded admin app, inject).
+ * Bounds how long every request body of `app` may take (`requestTimeout` would also cut healthy long uploads), comparing bytes read
+ * with time. Armed on the server's `request` event (the router may refuse before any hook) and in a hook for inject and the admin app.
  */
 export function boundSlowBodies(app: FastifyInstance, bound: SlowBodyBound = DEFAULT_SLOW_BODY_BOUND): void {
   app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => watchBody(request, response, bound));
@@ -39,8 +37,7 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
   // Watched by the server already, or by the management app the admin app's requests come through.
   if (raw[WATCHED]) return;
   const socket = raw.socket;
-  // A request injected into the app (`inject()`) has a stand-in for a socket: no connection to
-  // hold open, none to close; a bound armed on it would throw from its timer.
+  // An injected request has a stand-in socket: nothing to hold or close, and a timer armed on it would throw.
   if (typeof socket?.destroy !== 'function') return;
   raw[WATCHED] = true;
   const started = Date.now();

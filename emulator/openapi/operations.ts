@@ -1,8 +1,7 @@
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
 type OpenApiDocument = Record<string, any>;
 
-// What the route schemas do not say, for generators and fuzzers: operation ids, summaries, tags,
-// links from creates, and the document's shape as OpenAPI tools read it.
+// What the route schemas do not say: operation ids, summaries, tags, links from creates, and the shape OpenAPI tools read.
 
 /** operationId, tag, summary of every operation, by `METHOD path` (a test fails on any operation missing here). */
 const OPERATIONS: Readonly<Record<string, readonly [operationId: string, tag: string, summary: string]>> = {
@@ -226,10 +225,7 @@ function componentName(title: string): string {
     .join('');
 }
 
-/**
- * One title per schema (generators name types after titles): an inline titled schema becomes a
- * `$ref` to `components.schemas[title]`; a different schema under a taken title gets a numbered one.
- */
+/** One title per schema (generators name types by it): a titled schema becomes a `$ref`; another schema with a taken title is numbered. */
 function hoistTitledSchemas(doc: OpenApiDocument): void {
   const components: Record<string, any> = (doc.components.schemas ??= {});
   const taken = new Map<string, string>(Object.entries(components).map(([name, schema]) => [name, JSON.stringify(schema)]));

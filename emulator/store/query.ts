@@ -147,11 +147,7 @@ export interface QueryScope<T> {
   visible?: (record: T) => boolean;
 }
 
-/**
- * Runs a parsed query over a collection: starts from the records of an indexed scope field (or
- * all), filters, searches, sorts by the requested fields (ties broken by id, in the direction of
- * the first field), and pages by index or cursor.
- */
+/** Runs a parsed query: scope (from an index where one fits), filters, search, sort (ties by id, first key's direction), page or cursor. */
 export function runQuery<T extends BaseRecord>(
   collection: Collection<T>,
   query: ParsedQuery,

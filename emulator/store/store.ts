@@ -99,10 +99,8 @@ export class Store {
   }
 
   /**
-   * Prepares replacing every collection's records (an import): every record is serialized now, so
-   * a refused one throws RecordRefused with nothing changed. The returned function swaps memory and
-   * journals the whole contents as one line in the same step: a crash leaves the old contents or
-   * the new ones, with every later change after them.
+   * Prepares an import: every record is serialized now (a refused one throws RecordRefused, nothing changed); the returned function
+   * swaps memory and journals the whole contents as one line, so a crash leaves the old contents or the new, later changes after.
    */
   prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
     const parts: string[] = [];

@@ -64,11 +64,7 @@ interface Sidecar {
   uploadedAt: string;
 }
 
-/**
- * The zero-setup object store: each object is a file named by the SHA-256 of its key (so no
- * key, however long or oddly cased, can clash on any filesystem), with a JSON sidecar that
- * holds the key and content type. The emulator serves it through `embeddedStorageRoutes`.
- */
+/** Objects as files named by the SHA-256 of their key (no key can clash on any filesystem), each with a JSON sidecar of key and type. */
 export class EmbeddedStorage implements ObjectStorage {
   readonly kind = 'embedded' as const;
   readonly maxBytes: number;
@@ -150,10 +146,8 @@ export class EmbeddedStorage implements ObjectStorage {
   }
 
   /**
-   * Streams a body to a temporary file, counting bytes, then renames it into place; past `limit`
-   * bytes it throws ObjectTooLargeError. `beforeCommit` runs once the body is complete and no
-   * `settle` of the key runs, in the same tick as the (synchronous) renames; when it throws, the
-   * object stays as it was: so an upload that ends after its file was completed is refused.
+   * Streams a body to a temporary file (ObjectTooLargeError past `limit`), then renames it into place. `beforeCommit` runs with no
+   * `settle` of the key running, in the tick of the renames; if it throws nothing is replaced (an upload after completion is refused).
    */
   async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string, beforeCommit?: () => void): Promise<ObjectInfo> {
     assertValidKey(key);

@@ -1,8 +1,6 @@
 /**
- * The object storage the upload routes call: the embedded store (files on disk, served by the
- * emulator itself) or S3 (MinIO, AWS, s3rver). Keys under `public/` are readable without a
- * signature (through `publicUrl`), every other key only through a signed URL: a file's visibility
- * is fixed when its record is created, so the key carries it and no per-object ACL is needed.
+ * Object storage for uploads: embedded (files served by the emulator) or S3. A key under `public/` is readable unsigned, any other
+ * only by signed URL: visibility is fixed when the record is created, so the key carries it and no per-object ACL is needed.
  */
 export interface ObjectStorage {
   readonly kind: 'embedded' | 's3';
