@@ -41,21 +41,17 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   return sendError(reply, 'VALIDATION_ERROR', message, undefined, 400);
 }
 
+/** A whole HTTP/1.1 answer in the error envelope, for a socket that no reply serves; the connection closes after it. */
+export function rawErrorAnswer(statusLine: string, type: ErrorType, message: string): string {
+  const body = JSON.stringify({ ok: false, error: { message, error: type } });
+  return `HTTP/1.1 ${statusLine}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
 /** Fastify's `clientErrorHandler`: what node's HTTP parser refuses (headers or URL over 16 KiB, bad request lines) is answered in the envelope too. */
 export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    ok: false,
-    error: { message: tooLarge ? 'The request headers or URL are too large' : 'The HTTP request is malformed', error: 'VALIDATION_ERROR' },
-  });
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  if (!socket.writable) socket.destroy();
+  else if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(rawErrorAnswer('431 Request Header Fields Too Large', 'VALIDATION_ERROR', 'The request headers or URL are too large'));
+  else socket.end(rawErrorAnswer('400 Bad Request', 'VALIDATION_ERROR', 'The HTTP request is malformed'));
 }
 
 /** Most bytes of a refused body read (and dropped) before its 413 is sent. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { rawErrorAnswer } from './http.js';
 
 /** How long a request body may take: `graceMs`, plus a second per `minBytesPerSecond` received (mod_reqtimeout's `MinRate`); slower is a 408. */
 export interface SlowBodyBound {
@@ -12,11 +13,7 @@ export const DEFAULT_SLOW_BODY_BOUND: SlowBodyBound = { graceMs: 30_000, minByte
 
 const WATCHED = Symbol('plugsmith.slowBodyWatched');
 
-const TIMEOUT_BODY = JSON.stringify({
-  ok: false,
-  error: { message: 'The request body arrived too slowly (or stopped): send it whole, at a normal pace', error: 'REQUEST_TIMEOUT' },
-});
-const TIMEOUT_ANSWER = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(TIMEOUT_BODY)}\r\nconnection: close\r\n\r\n${TIMEOUT_BODY}`;
+const TIMEOUT_ANSWER = rawErrorAnswer('408 Request Timeout', 'REQUEST_TIMEOUT', 'The request body arrived too slowly (or stopped): send it whole, at a normal pace');
 
 /**
  * Bounds how long every request body of `app` may take (`requestTimeout` would also cut healthy long uploads), comparing bytes read

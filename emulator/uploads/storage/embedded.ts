@@ -16,7 +16,6 @@ import {
   type PresignPutOptions,
 } from './types.js';
 
-/** How to build the embedded store. */
 export interface EmbeddedStorageOptions {
   /** Folder for the objects (the emulator passes `<dataDir>/objects`); omitted: a temporary folder removed by `close()`. */
   rootDir?: string;

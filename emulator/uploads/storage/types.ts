@@ -26,7 +26,6 @@ export interface ObjectStorage {
   close(): Promise<void>;
 }
 
-/** Options of `presignPut`. */
 export interface PresignPutOptions {
   expiresInSeconds: number;
   /** Largest body accepted: the embedded store enforces it while streaming (413); S3 cannot, so the caller checks `stat().size`. */
@@ -35,7 +34,6 @@ export interface PresignPutOptions {
   issuedAt?: Date;
 }
 
-/** Options of `presignGet`. */
 export interface PresignGetOptions {
   expiresInSeconds: number;
   /** The type to serve the object with, whatever its uploader sent (S3 signs it; the embedded store reads the file record). */
@@ -53,7 +51,6 @@ export interface ObjectRecords {
   putRefusal(key: string): { status: 404 | 409; message: string } | null;
 }
 
-/** What `stat` reports. */
 export interface ObjectInfo {
   size: number;
   contentType?: string;
