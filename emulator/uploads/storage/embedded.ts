@@ -6,15 +6,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { assertValidKey, encodeKeyPath } from './keys.js';
 import { signedQuery, verifyQuery, type Verdict } from './signing.js';
-import {
-  DEFAULT_MAX_BYTES,
-  checkExpiresIn,
-  StorageError,
-  type ObjectInfo,
-  type ObjectStorage,
-  type PresignGetOptions,
-  type PresignPutOptions,
-} from './types.js';
+import { checkExpiresIn, StorageError, type ObjectInfo, type ObjectStorage, type PresignGetOptions, type PresignPutOptions } from './types.js';
+import { MAX_FILE_BYTES } from '../../../src/contract/index.js';
 
 export interface EmbeddedStorageOptions {
   /** Folder for the objects (the emulator passes `<dataDir>/objects`); omitted: a temporary folder removed by `close()`. */
@@ -23,8 +16,6 @@ export interface EmbeddedStorageOptions {
   baseUrl: () => string;
   /** Key of the URL signatures (HMAC-SHA256). */
   secret: string | Buffer;
-  /** Largest object accepted by any upload, default 100 MB; a presigned `maxBytes` can only lower it. */
-  maxBytes?: number;
 }
 
 /** Where the emulator registers `embeddedStorageRoutes`. */
@@ -66,7 +57,8 @@ interface Sidecar {
 /** Objects as files named by the SHA-256 of their key (no key can clash on any filesystem), each with a JSON sidecar of key and type. */
 export class EmbeddedStorage implements ObjectStorage {
   readonly kind = 'embedded' as const;
-  readonly maxBytes: number;
+  /** Largest object any upload writes (the spec's 100 MB); a presigned `maxBytes` can only lower it. */
+  readonly maxBytes = MAX_FILE_BYTES;
   private root: string | undefined;
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
@@ -75,7 +67,6 @@ export class EmbeddedStorage implements ObjectStorage {
   private readonly settling = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.root = options.rootDir;
   }
 

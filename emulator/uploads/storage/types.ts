@@ -56,9 +56,6 @@ export interface ObjectInfo {
   contentType?: string;
 }
 
-/** Largest object either backend takes by default: the spec's 100 MB file size limit. */
-export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
-
 /** Longest validity of a presigned URL (S3 signature V4 allows at most seven days). */
 const MAX_EXPIRES_SECONDS = 7 * 24 * 3600;
 
