@@ -233,32 +233,28 @@ function hoistTitledSchemas(doc: OpenApiDocument): void {
     if (Array.isArray(node)) return node.map((n) => visit(n, isSchema));
     if (node === null || typeof node !== 'object') return node;
     for (const [key, value] of Object.entries<any>(node)) {
-      // Below a schema every object is a schema, except the maps of them (properties, $defs, dependentRequired...).
+      // Below a schema every object is a schema, except maps of them, `definitions`, `dependentRequired` and data (left as it is).
       // `x-event-data` (an event stream's data) is left as it is: tools do not read extensions.
-      const childIsSchema = key === 'schema' || (isSchema && !['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependentRequired', 'examples', 'example', 'default', 'const', 'enum'].includes(key));
+      if (isSchema && ['examples', 'example', 'default', 'const', 'enum'].includes(key)) continue;
       if (isSchema && ['properties', 'patternProperties', '$defs', 'dependentSchemas'].includes(key) && value && typeof value === 'object') {
         for (const [name, sub] of Object.entries(value)) value[name] = visit(sub, true);
-        continue;
-      }
-      if (['examples', 'example', 'default', 'const', 'enum'].includes(key) && isSchema) continue;
-      node[key] = visit(value, childIsSchema);
+      } else node[key] = visit(value, key === 'schema' || (isSchema && key !== 'definitions' && key !== 'dependentRequired'));
     }
     if (!isSchema || typeof node.title !== 'string') return node;
     const text = JSON.stringify(node);
-    const name = componentName(node.title);
-    const known = taken.get(name);
-    if (known === undefined) {
+    let name = componentName(node.title);
+    if (!taken.has(name)) {
       components[name] = node;
       taken.set(name, text);
-      return { $ref: `#/components/schemas/${name}` };
+    } else if (taken.get(name) !== text) {
+      let n = 2;
+      while (taken.has(`${name}${n}`) && taken.get(`${name}${n}`) !== text) n++;
+      node.title = `${node.title} ${n}`;
+      name = `${name}${n}`;
+      components[name] = node;
+      taken.set(name, JSON.stringify(node));
     }
-    if (known === text) return { $ref: `#/components/schemas/${name}` };
-    let n = 2;
-    while (taken.has(`${name}${n}`) && taken.get(`${name}${n}`) !== text) n++;
-    node.title = `${node.title} ${n}`;
-    components[`${name}${n}`] = node;
-    taken.set(`${name}${n}`, JSON.stringify(node));
-    return { $ref: `#/components/schemas/${name}${n}` };
+    return { $ref: `#/components/schemas/${name}` };
   };
   for (const item of Object.values<any>(doc.paths)) {
     for (const method of METHODS) if (item[method]) visit(item[method], false);
