@@ -227,13 +227,9 @@ function matches(record: object, field: string, values: unknown[]): boolean {
 }
 
 function searchMatches(record: object, fields: string[], needle: string): boolean {
-  for (const field of fields) {
+  const holds = (value: unknown) => typeof value === 'string' && value.toLowerCase().includes(needle);
+  return fields.some((field) => {
     const value = (record as Record<string, unknown>)[field];
-    if (typeof value === 'string') {
-      if (value.toLowerCase().includes(needle)) return true;
-    } else if (Array.isArray(value)) {
-      for (const v of value) if (typeof v === 'string' && v.toLowerCase().includes(needle)) return true;
-    }
-  }
-  return false;
+    return Array.isArray(value) ? value.some(holds) : holds(value);
+  });
 }

@@ -174,18 +174,15 @@ export class EmbeddedStorage implements ObjectStorage {
     const root = this.existingRoot();
     if (root === undefined) return null;
     const path = this.pathOf(root, key);
-    let handle;
-    try {
-      handle = await open(path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
       throw error;
-    }
+    });
+    if (!handle) return null;
     try {
       const { size } = await handle.stat();
       const contentType = (await readSidecar(path + '.json'))?.contentType;
-      const file = handle;
-      return { size, contentType, stream: () => file.createReadStream(), close: () => file.close() };
+      return { size, contentType, stream: () => handle.createReadStream(), close: () => handle.close() };
     } catch (error) {
       await handle.close();
       throw error;
