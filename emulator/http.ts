@@ -69,10 +69,7 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
     let seen = 0;
     const finish = (ended: boolean) => {
       clearTimeout(timer);
-      raw.off('data', onData);
-      raw.off('end', onEnd);
-      raw.off('error', onAbort);
-      raw.off('close', onAbort);
+      raw.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
       resolve(ended);
     };
     const onData = (chunk: Buffer) => {
@@ -83,10 +80,7 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
     const onAbort = () => finish(raw.complete);
     const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS);
     timer.unref();
-    raw.on('data', onData);
-    raw.once('end', onEnd);
-    raw.once('error', onAbort);
-    raw.once('close', onAbort);
+    raw.on('data', onData).once('end', onEnd).once('error', onAbort).once('close', onAbort);
     raw.resume();
   });
 }

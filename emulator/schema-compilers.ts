@@ -36,8 +36,7 @@ export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaControl
   const buildValidator = (externalSchemas: unknown, options: unknown) => {
     const compile = validators(externalSchemas, options);
     return (route: unknown) => {
-      // A query its handler reads and checks (the query system's parser): its schema, typed as the
-      // OpenAPI document gives it (integers, comma lists), is not the raw query's strings.
+      // A query its handler checks: its schema is typed for the OpenAPI document (integers, comma lists), not the raw strings.
       const { schema, httpPart } = route as { schema?: Record<string, unknown>; httpPart?: string };
       if (httpPart === 'querystring' && schema?.[CHECKED_BY_HANDLER] === true) return PASS;
       let fn: RouteValidator | undefined;

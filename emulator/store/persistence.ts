@@ -116,13 +116,10 @@ export class Persistence {
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
-      let snapshot: Snapshot | null;
-      try {
-        snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE));
-      } catch (error) {
+      const snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
         if (!(error instanceof SnapshotError)) throw error;
         throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`);
-      }
+      });
       if (snapshot !== null) {
         if (snapshot.schemaVersion > SCHEMA_VERSION) {
           throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);

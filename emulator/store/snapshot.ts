@@ -66,9 +66,8 @@ function parse(text: string): Snapshot {
 }
 
 /**
- * Layout 2: `{"schemaVersion":2,"generation":…,"bytes":…,"crc32":…,"records":[` on the first line,
- * then a `["collection","id",{record}]` line per record (and `["#index",…]` lines, skipped), whose
- * size and checksum the first line gives.
+ * Layout 2: `{"schemaVersion":2,"generation":…,"bytes":…,"crc32":…,"records":[` on the first line (with the size and
+ * checksum of the rest), then a `["collection","id",{record}]` line per record (`["#index",…]` lines skipped).
  */
 async function fromLayout2(path: string, generation: number, records: unknown[]): Promise<Snapshot> {
   const bytes = await readFile(path);

@@ -45,9 +45,8 @@ export class Store {
   private batch: { changes: PendingChange[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
 
   /**
-   * Runs `change` (synchronous puts and deletes) as one journal line: after a crash all of it is
-   * there or none. Changes apply only when `change` returns, so a throw or an unserializable record
-   * leaves memory and journal untouched; reads inside see the state before. Resolves once durable.
+   * Runs `change` (synchronous puts and deletes) as one journal line, all or none after a crash; applied only when it returns,
+   * so a throw or an unserializable record changes nothing (reads inside see the state before). Resolves once durable.
    */
   atomically(change: () => void): Promise<void> {
     if (this.batch) {

@@ -26,9 +26,8 @@ const URL_HOST_PORT = new RegExp(`^${URL_REGEXP.source.slice(URL_USER.length, -U
 const WHITESPACE = /\s/u;
 
 /**
- * ajv-formats' `url` judgement in linear time. Its expression reads `scheme://[user@]host[:port][/path]`
- * with `user` any non-space run and host and port free of `/` and `@`: the host starts after the
- * scheme or an `@` and ends at the next `/`, so each candidate slice is checked once.
+ * ajv-formats' `url` in linear time: in `scheme://[user@]host[:port][/path]` (user any non-space run, host and port free of
+ * `/` and `@`) the host starts after the scheme or an `@` and ends at the next `/`, so each candidate is checked once.
  */
 export function linearUrl(value: string): boolean {
   const scheme = URL_SCHEME.exec(value);

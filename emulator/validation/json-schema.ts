@@ -92,10 +92,8 @@ const DEFINITION_KEYWORDS = new Set(['definitions', '$defs']);
 const REFUSED_REF_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
 
 /**
- * Why a supplied schema's references are unsafe to run, or null: a `$ref` must be a local pointer
- * to a schema of the same document and never reach itself (`{ "allOf": [{ "$ref": "#" }] }` runs
- * forever), `$id` only at the top, no dynamic refs, and at most MAX_SCHEMA_EXPANDED_NODES values
- * with refs inlined (a definition counts where a `$ref` names it, not where it is defined).
+ * Why a supplied schema's refs are unsafe, or null: a `$ref` is a local pointer that never reaches itself (`{"allOf":[{"$ref":"#"}]}`
+ * runs forever), `$id` only at the top, no dynamic refs, at most MAX_SCHEMA_EXPANDED_NODES values inlined (definitions count where named).
  */
 function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
   const where = (at: string[]) => [...path, ...at];

@@ -15,9 +15,8 @@ export interface ObjectStorage {
   /** Size and content type of a stored object, or null when there is none. */
   stat(key: string): Promise<ObjectInfo | null>;
   /**
-   * Runs `record` (a file record's write) with the object's metadata, as one step against that
-   * object: on the embedded store an upload to `key` commits before the read or after `record`
-   * settles, never between. S3 takes uploads out of the emulator's reach: there it is `stat`, then `record`.
+   * Runs `record` (a file record's write) with the object's metadata in one step: on the embedded store an upload commits
+   * before the read or after `record` settles, never between; on S3 (uploads out of our reach) it is `stat`, then `record`.
    */
   settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T>;
   /** Removes an object; removing a missing one is not an error. */
