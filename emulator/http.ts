@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
 import { ERROR_TYPE_BY_STATUS, MAX_ERROR_DETAILS } from '../src/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
@@ -142,11 +142,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, 'SERVER_ERROR', 'Internal server error', undefined, 500);
   });
-  const routes = knownRoutes(app);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     // A known path with a method it does not have: 405 with the methods it has.
-    const allowed = routes.methodsOf(path);
+    const allowed = methodsOf(app, path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, 'VALIDATION_ERROR', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, 405);
@@ -155,33 +154,16 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/** The paths of `app`'s routes and their methods, so the not-found handler tells a 405 from a 404. */
-function knownRoutes(app: FastifyInstance): { methodsOf: (path: string) => string[] } {
-  const patterns: Array<{ url: string; test: RegExp; methods: Set<string> }> = [];
-  app.addHook('onRoute', (route) => {
-    // A catch-all (`*`) answers every path: it is a forward, not a path of this app's own.
-    if (route.url.includes('*')) return;
-    let entry = patterns.find((p) => p.url === route.url);
-    if (!entry) {
-      const source = route.url.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
-      entry = { url: route.url, test: new RegExp(`^${source}/?$`), methods: new Set() };
-      patterns.push(entry);
-    }
-    // Every GET route answers HEAD too (answerHeadWithGet, whose hook may run after this one).
-    for (const method of [route.method].flat()) for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) entry.methods.add(m);
-  });
-  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-  return {
-    methodsOf(path) {
-      let decoded: string;
-      try {
-        decoded = decodeURI(path);
-      } catch {
-        return [];
-      }
-      const methods = new Set<string>();
-      for (const p of patterns) if (p.test.test(decoded) || p.test.test(path)) for (const m of p.methods) methods.add(m);
-      return [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-    },
+/** The order of the methods in `Allow`. */
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** The methods `app` routes `path` with (one trailing slash ignored; a catch-all forward is no path of its own), so a 405 can name them. */
+function methodsOf(app: FastifyInstance, path: string): string[] {
+  const spellings = /[^/]\/$/.test(path) ? [path, path.slice(0, -1)] : [path];
+  const routed = (url: string, method: HTTPMethods) => {
+    const route = app.findRoute({ method, url });
+    // A parameter matches an empty segment here, never in a path of the app's own.
+    return route !== null && !('*' in route.params) && !Object.values(route.params).includes('');
   };
+  return METHODS.filter((method) => spellings.some((url) => routed(url, method)));
 }
