@@ -85,13 +85,8 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
   });
 }
 
-/** Sends a 413 once the rest of the body is read (bounded), on a connection that then closes. */
-export function sendTooLarge(request: FastifyRequest, reply: FastifyReply, message: string) {
-  return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', message);
-}
-
 /** Sends an error once the body is drained (bounded), then closes: the client reads it, and no leftover body becomes the next request. */
-async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
+export async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
   const drained = await drainRequestBody(request.raw);
   reply.header('connection', 'close');
   sendError(reply, type, message, undefined, ERROR_STATUS[type]);
@@ -114,7 +109,7 @@ function isNoSpace(error: unknown): boolean {
 /** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendTooLarge(request, reply, error.message);
+    if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', error.message);
     if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
     // A full disk is not a bug: a 507 that says so, on a connection that closes (a body may be half read); the emulator serves on.
     if (isNoSpace(error)) {
@@ -131,7 +126,7 @@ export function installErrorHandling(app: FastifyInstance): void {
           ? 'Invalid query parameters'
           : missingBody
             ? 'Invalid request body: a JSON object body is required'
-            : `Invalid request ${context === 'body' ? 'body' : context}: ${details[0]?.message ?? 'validation failed'}`;
+            : `Invalid request ${context}: ${details[0]?.message ?? 'validation failed'}`;
       return sendError(reply, 'VALIDATION_ERROR', message, details);
     }
     const status = error.statusCode ?? 500;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError, sendTooLarge } from '../../http.js';
+import { sendClosing, sendError } from '../../http.js';
 import type { ErrorType } from '../../../src/contract/index.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './embedded.js';
@@ -124,7 +124,7 @@ function isActive(contentType: string): boolean {
 /** Refuses a storage request in the error envelope, with the contract's status of `type`, and closes the connection. */
 function refuse(reply: FastifyReply, type: ErrorType, message: string) {
   // A too-large upload is read (bounded) before its 413, so the uploader can read the answer.
-  if (type === 'PAYLOAD_TOO_LARGE') return sendTooLarge(reply.request, reply, message);
+  if (type === 'PAYLOAD_TOO_LARGE') return sendClosing(reply.request, reply, type, message);
   reply.header('connection', 'close');
   return sendError(reply, type, message);
 }
