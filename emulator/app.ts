@@ -33,8 +33,7 @@ const DISPLAY_NAME = Symbol.for('fastify.display-name');
 /** The /api routes that answer without a token (the marketplace lists public plugins only). */
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
-// fastify names every plugin it registers; one without a display name it looks for among the
-// exports of every loaded CommonJS module (require.cache, hundreds of them), at every start.
+// fastify looks for a plugin without a display name among the exports of every loaded CommonJS module (hundreds), at every start.
 function named<T extends object>(name: string, plugin: T): T {
   if (!Object.hasOwn(plugin, DISPLAY_NAME)) Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
   return plugin;
@@ -46,10 +45,7 @@ for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(pl
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
-/**
- * Every GET route answers HEAD too, as one route with both methods: fastify's `exposeHeadRoutes`
- * adds a full second route per GET route, some 40% of an in-memory start.
- */
+/** GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start. */
 function answerHeadWithGet(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.method === 'GET') route.method = ['GET', 'HEAD'];
@@ -60,9 +56,8 @@ function answerHeadWithGet(app: FastifyInstance): void {
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
 /**
- * A new app with what every app has: the error envelope, the slow-body bound, the JSON body parser,
- * the shared schemas, HEAD on GET routes and (when asked) the contract check; `install` (the
- * OpenAPI collector) replaces the last two, so the document describes the routes as declared.
+ * A new app with the error envelope, slow-body bound, JSON parser, shared schemas, HEAD on GET and (when asked) the contract check;
+ * `install` (the OpenAPI collector) replaces the last two, so the document describes the routes as declared.
  */
 async function newApp(services: EmulatorContext, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
@@ -80,9 +75,8 @@ async function newApp(services: EmulatorContext, errors: typeof frameworkErrors,
 }
 
 /**
- * The onRequest hook that authenticates /api callers: it runs before the body is read or validated,
- * so a caller without a valid token learns that first (a 401) and nothing else. A callback hook:
- * a promise per request showed in profiles.
+ * The onRequest hook authenticating /api callers before the body is read or validated, so a caller without a valid token hears
+ * only the 401. A callback hook: a promise per request showed in profiles.
  */
 export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
   return (request, _reply, done) => {
@@ -97,11 +91,7 @@ export function apiAuthentication(services: EmulatorContext): onRequestHookHandl
   };
 }
 
-/**
- * Fastify's `frameworkErrors` for an API with credentials: the router refuses some URLs (an
- * over-long parameter, a bad escape) before any hook runs, and a caller `authenticate` refuses
- * still hears that first (a 401), however the URL was spelled.
- */
+/** `frameworkErrors` for an API with credentials: a caller `authenticate` refuses hears the 401 first, even for a URL the router refused. */
 function credentialsFirst(authenticate: (request: FastifyRequest) => void): typeof frameworkErrors {
   return (error, request, reply) => {
     try {
@@ -124,8 +114,7 @@ export async function buildManagementApp(services: EmulatorContext, install?: (a
   const opts = { services };
   await app.register(
     named('api', async (api: FastifyInstance) => {
-      // The one authentication guard of /api: the router decides which routes it guards, whatever
-      // spelling of the path reached them (`/%61pi/…`, `http://host/api/…`), never a test of the raw URL.
+      // The one guard of /api: the router decides what it guards, whatever spelling reached it (`/%61pi/…`), never a raw-URL test.
       api.addHook('onRequest', apiAuthentication(services));
       for (const routes of API_ROUTES) await api.register(routes, opts);
     }),
@@ -148,10 +137,7 @@ function adminOptions(services: EmulatorContext) {
   return { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) };
 }
 
-/**
- * The OpenAPI document of this emulator, built on first request (not at every start). Its routes'
- * part is the same for every emulator: built once per process, then placed at this one's URLs.
- */
+/** The OpenAPI document, built on first request; its routes' part is built once per process, then placed at this emulator's URLs. */
 export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;

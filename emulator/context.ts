@@ -20,9 +20,7 @@ interface EmulatorConfig {
   messagingUrl: () => string;
   /** Who may call the admin surface (`/_emulator`). */
   admin: AdminAccess & { logins: DashboardLogins };
-  /** The store's stable id (see store/store-id.ts). */
   storeId: string;
-  /** The data dir, or null in memory. */
   dataDir: string | null;
   /** Where uploads are kept, as the overview shows it (never credentials). */
   storageBackend: Overview['storage'];
@@ -33,7 +31,6 @@ interface EmulatorConfig {
   credentials: WorkspaceCredentials;
   /** Check every JSON response against the OpenAPI document (openapi/contract-check.ts). */
   contractCheck: boolean;
-  /** How long a request body may take (slow-body.ts). */
   slowBodies?: SlowBodyBound;
 }
 

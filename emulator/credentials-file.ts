@@ -4,10 +4,7 @@ import type { Seed } from './seed.js';
 
 const FILE = 'seed.json';
 
-/**
- * Keeps the seed a data dir was created from (owner-only), so that a restart can print the
- * same token and API key: the store itself holds only their hashes.
- */
+/** Keeps the seed of a data dir (owner-only) so a restart prints the same token and API key: the store holds only their hashes. */
 export async function saveCredentials(dataDir: string, seed: Seed): Promise<void> {
   await writeFile(join(dataDir, FILE), JSON.stringify(seed, null, 2), { mode: 0o600 });
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
 import { ERROR_TYPE_BY_STATUS, MAX_ERROR_DETAILS } from '../src/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
@@ -41,21 +41,17 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   return sendError(reply, 'VALIDATION_ERROR', message, undefined, 400);
 }
 
+/** A whole HTTP/1.1 answer in the error envelope, for a socket that no reply serves; the connection closes after it. */
+export function rawErrorAnswer(statusLine: string, type: ErrorType, message: string): string {
+  const body = JSON.stringify({ ok: false, error: { message, error: type } });
+  return `HTTP/1.1 ${statusLine}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
 /** Fastify's `clientErrorHandler`: what node's HTTP parser refuses (headers or URL over 16 KiB, bad request lines) is answered in the envelope too. */
 export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    ok: false,
-    error: { message: tooLarge ? 'The request headers or URL are too large' : 'The HTTP request is malformed', error: 'VALIDATION_ERROR' },
-  });
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  if (!socket.writable) socket.destroy();
+  else if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(rawErrorAnswer('431 Request Header Fields Too Large', 'VALIDATION_ERROR', 'The request headers or URL are too large'));
+  else socket.end(rawErrorAnswer('400 Bad Request', 'VALIDATION_ERROR', 'The HTTP request is malformed'));
 }
 
 /** Most bytes of a refused body read (and dropped) before its 413 is sent. */
@@ -63,10 +59,7 @@ const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Longest time spent reading a refused body before its 413 is sent anyway. */
 const DRAIN_LIMIT_MS = 10_000;
 
-/**
- * Reads and drops the rest of a request body, within DRAIN_LIMIT_BYTES and DRAIN_LIMIT_MS; true when
- * read to its end. A 413 sent while the client still writes reaches `fetch` as EPIPE or a reset.
- */
+/** Reads and drops the rest of a body (bounded); true when read to its end. A 413 sent mid-upload reaches `fetch` as EPIPE or a reset. */
 function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
   if (raw.complete || raw.readableEnded) return Promise.resolve(true);
   if (raw.destroyed) return Promise.resolve(false);
@@ -76,10 +69,7 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
     let seen = 0;
     const finish = (ended: boolean) => {
       clearTimeout(timer);
-      raw.off('data', onData);
-      raw.off('end', onEnd);
-      raw.off('error', onAbort);
-      raw.off('close', onAbort);
+      raw.off('data', onData).off('end', onEnd).off('error', onAbort).off('close', onAbort);
       resolve(ended);
     };
     const onData = (chunk: Buffer) => {
@@ -90,24 +80,13 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
     const onAbort = () => finish(raw.complete);
     const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS);
     timer.unref();
-    raw.on('data', onData);
-    raw.once('end', onEnd);
-    raw.once('error', onAbort);
-    raw.once('close', onAbort);
+    raw.on('data', onData).once('end', onEnd).once('error', onAbort).once('close', onAbort);
     raw.resume();
   });
 }
 
-/** Sends a 413 once the rest of the body is read (bounded), on a connection that then closes. */
-export function sendTooLarge(request: FastifyRequest, reply: FastifyReply, message: string) {
-  return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', message);
-}
-
-/**
- * Sends an error once the rest of the body is read (bounded), on a connection that then closes: the
- * client reads the answer, and no leftover body is taken for the next request.
- */
-async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
+/** Sends an error once the body is drained (bounded), then closes: the client reads it, and no leftover body becomes the next request. */
+export async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
   const drained = await drainRequestBody(request.raw);
   reply.header('connection', 'close');
   sendError(reply, type, message, undefined, ERROR_STATUS[type]);
@@ -130,10 +109,9 @@ function isNoSpace(error: unknown): boolean {
 /** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendTooLarge(request, reply, error.message);
+    if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', error.message);
     if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
-    // A full disk is the machine's state, not a bug: a 507 that says so, on a connection that closes
-    // (an upload's body may be half read), and the emulator goes on serving.
+    // A full disk is not a bug: a 507 that says so, on a connection that closes (a body may be half read); the emulator serves on.
     if (isNoSpace(error)) {
       request.log.warn({ err: error }, 'disk full');
       return sendClosing(request, reply, 'INSUFFICIENT_STORAGE', 'The emulator could not write its data: the disk holding its data dir is full (ENOSPC) or over quota; free some space, then retry');
@@ -148,7 +126,7 @@ export function installErrorHandling(app: FastifyInstance): void {
           ? 'Invalid query parameters'
           : missingBody
             ? 'Invalid request body: a JSON object body is required'
-            : `Invalid request ${context === 'body' ? 'body' : context}: ${details[0]?.message ?? 'validation failed'}`;
+            : `Invalid request ${context}: ${details[0]?.message ?? 'validation failed'}`;
       return sendError(reply, 'VALIDATION_ERROR', message, details);
     }
     const status = error.statusCode ?? 500;
@@ -159,11 +137,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, 'SERVER_ERROR', 'Internal server error', undefined, 500);
   });
-  const routes = knownRoutes(app);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     // A known path with a method it does not have: 405 with the methods it has.
-    const allowed = routes.methodsOf(path);
+    const allowed = methodsOf(app, path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(reply, 'VALIDATION_ERROR', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, 405);
@@ -172,33 +149,16 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/** The paths of `app`'s routes and their methods, so the not-found handler tells a 405 from a 404. */
-function knownRoutes(app: FastifyInstance): { methodsOf: (path: string) => string[] } {
-  const patterns: Array<{ url: string; test: RegExp; methods: Set<string> }> = [];
-  app.addHook('onRoute', (route) => {
-    // A catch-all (`*`) answers every path: it is a forward, not a path of this app's own.
-    if (route.url.includes('*')) return;
-    let entry = patterns.find((p) => p.url === route.url);
-    if (!entry) {
-      const source = route.url.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
-      entry = { url: route.url, test: new RegExp(`^${source}/?$`), methods: new Set() };
-      patterns.push(entry);
-    }
-    // Every GET route answers HEAD too (answerHeadWithGet, whose hook may run after this one).
-    for (const method of [route.method].flat()) for (const m of method === 'GET' ? ['GET', 'HEAD'] : [method]) entry.methods.add(m);
-  });
-  const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-  return {
-    methodsOf(path) {
-      let decoded: string;
-      try {
-        decoded = decodeURI(path);
-      } catch {
-        return [];
-      }
-      const methods = new Set<string>();
-      for (const p of patterns) if (p.test.test(decoded) || p.test.test(path)) for (const m of p.methods) methods.add(m);
-      return [...methods].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-    },
+/** The order of the methods in `Allow`. */
+const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** The methods `app` routes `path` with (one trailing slash ignored; a catch-all forward is no path of its own), so a 405 can name them. */
+function methodsOf(app: FastifyInstance, path: string): string[] {
+  const spellings = /[^/]\/$/.test(path) ? [path, path.slice(0, -1)] : [path];
+  const routed = (url: string, method: HTTPMethods) => {
+    const route = app.findRoute({ method, url });
+    // A parameter matches an empty segment here, never in a path of the app's own.
+    return route !== null && !('*' in route.params) && !Object.values(route.params).includes('');
   };
+  return METHODS.filter((method) => spellings.some((url) => routed(url, method)));
 }

@@ -138,9 +138,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     throw new TypeError('startEmulator: adminToken must be 16 to 500 visible ASCII characters (it goes in a header as it is), or left out for a random one');
   }
   const adminToken = options.adminToken ?? newAdminToken();
-  let seed: Seed | undefined;
-  if (typeof options.seed === 'string') seed = await readSeedFile(options.seed);
-  else if (options.seed) seed = validateSeed(options.seed);
+  const seed = typeof options.seed === 'string' ? await readSeedFile(options.seed) : options.seed && validateSeed(options.seed);
   const deliveryOptions = resolveDeliveryOptions(options.delivery);
   // Bad faults fail the start before anything listens (FaultProfileError names each bad part).
   const faultProfile = options.faults === undefined ? undefined : parseFaultProfile(String(options.faults));
@@ -246,8 +244,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       async close() {
         if (closed) return;
         closed = true;
-        // Every step runs whatever an earlier one met (a full disk): the store always releases its
-        // data dir's lock; the first failure is reported.
+        // Every step runs even after one failed (a full disk), so the store always releases its lock; the first failure is reported.
         await inTurn([() => services.messaging.close(), () => Promise.all(apps.map((a) => a.close())), () => events.close(), () => storage!.close(), () => store.close()]);
       },
     };
@@ -286,12 +283,7 @@ async function storageSecret(dataDir: string | undefined): Promise<Buffer> {
 /** The storage backend as the overview shows it: the endpoint's origin only (never its credentials). */
 function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | 's3'): Overview['storage'] {
   if (kind !== 's3' || !settings?.s3Endpoint) return { backend: 'embedded', endpoint: null, bucket: null };
-  let endpoint: string | null = null;
-  try {
-    endpoint = new URL(settings.s3Endpoint).origin;
-  } catch {
-    // the S3 store refused it at start already
-  }
+  const endpoint = URL.canParse(settings.s3Endpoint) ? new URL(settings.s3Endpoint).origin : null;
   return { backend: 's3', endpoint, bucket: settings.s3Bucket ?? 'plugsmith' };
 }
 

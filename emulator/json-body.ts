@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, badRequest, detail } from './errors.js';
 
-/**
- * Deepest nesting a JSON body may have: far above what any request needs, far below the depth at
- * which `JSON.stringify` (the store's journal) or a recursive walk would exhaust the stack.
- */
+/** Deepest nesting of a JSON body: far above any request's needs, far below what would overflow the stack in JSON.stringify or a walk. */
 export const MAX_JSON_DEPTH = 100;
 
 /** Most items of one JSON array: validators report every problem, and 200,000 items held the emulator seconds (no API takes over 1,000). */
@@ -25,11 +22,8 @@ export interface JsonBodyLimits {
 }
 
 /**
- * Parses a JSON request body as both APIs take it: an empty body is no body (a DELETE with
- * `content-type: application/json` and nothing else is fine), a syntax error is a 400 that says
- * where, and a body past a limit above, or holding a `__proto__` or `constructor.prototype` key
- * (which would poison objects it is merged into), is a 400 naming the path. Keys are checked as
- * parsed (`"\u005f_proto__"` is `__proto__`), never in the text.
+ * Parses a JSON body: empty is no body (a DELETE with a JSON content-type); a syntax error, a body past a limit, or a `__proto__` or
+ * `constructor.prototype` key (it would poison merges; checked as parsed, so `"\u005f_proto__"` too) is a 400 naming the path.
  */
 export function parseJsonBody(text: string, limits: JsonBodyLimits = {}): unknown {
   const bounds: Required<JsonBodyLimits> = { maxDepth: MAX_JSON_DEPTH, maxArrayItems: MAX_JSON_ARRAY_ITEMS, maxObjectKeys: MAX_JSON_OBJECT_KEYS, maxValues: MAX_JSON_VALUES, ...limits };
@@ -56,11 +50,7 @@ interface Frame {
   keyAt: number;
 }
 
-/**
- * The first container past a limit, found in the text before it is parsed: one pass without
- * recursion that stops at the first item past a cap, strings skipped by indexOf (counts stay right
- * whatever they hold). Text that is not JSON passes here and fails at the parse.
- */
+/** The first container past a limit, from the text before parsing: one pass, no recursion, strings skipped whole; non-JSON fails later. */
 function firstOversizedContainer(text: string, { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>): Problem | null {
   const frames: Frame[] = [];
   let expectItem = false;
@@ -186,10 +176,7 @@ function pathOf(visit: Visit, tail: string[]): string[] {
   return reversed.reverse();
 }
 
-/**
- * Replaces fastify's JSON body parser (which refuses an empty body and hides why a body was
- * refused) with parseJsonBody; a route may raise the limits with `config: { jsonLimits }`.
- */
+/** fastify's JSON parser refuses empty bodies and hides why: use parseJsonBody (a route raises limits by `config: { jsonLimits }`). */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -32,10 +32,7 @@ export type TokenRecord = TokenMetadata & { hash: string };
 /** A stored messaging API key: the contract's ApiKey without the key, and the key's SHA-256. */
 export type ApiKeyRecord = Omit<ApiKey, 'key'> & { hash: string };
 
-/**
- * A stored plugin: the contract's Plugin, whose signing secret is always kept, and the secret before
- * the last rotation, still signing deliveries until `previousWebhookSecretExpiresAt` (never shown).
- */
+/** A stored plugin: its signing secret always kept, and the previous one, signing until `previousWebhookSecretExpiresAt` (never shown). */
 export type PluginRecord = Omit<Plugin, 'webhookSecret'> & {
   webhookSecret: string;
   previousWebhookSecret?: string | null;

@@ -1,7 +1,6 @@
 /**
- * The path a request URL names, read at least as loosely as the router: no scheme and authority,
- * no query or fragment, valid escapes decoded (`/%61pi`), lower case, no repeated slashes. Guards
- * decide by the route that matched; this serves only where no route matched.
+ * The path a URL names, read at least as loosely as the router: no origin, query or fragment, escapes decoded (`/%61pi`), lower
+ * case, single slashes. Guards decide by the matched route; this serves only where none matched.
  */
 export function loosePath(url: string): string {
   let path = url;

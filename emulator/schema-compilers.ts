@@ -2,9 +2,7 @@ import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
 import { CHECKED_BY_HANDLER } from '../src/contract/index.js';
 
-// The one place that reaches into fastify's schema compilers (its own copies of @fastify/ajv-compiler
-// and @fastify/fast-json-stringify-compiler): test/emulator/schema-compilers.test.ts fails when a
-// fastify upgrade changes what is used here.
+// The one place reaching into fastify's own compilers: test/emulator/schema-compilers.test.ts fails if a fastify upgrade changes them.
 
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 type RouteValidator = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
@@ -20,19 +18,15 @@ const PASS: RouteValidator = Object.assign(() => true, { schemaEnv: true });
 let validatorPool: ValidatorPool | undefined;
 let serializerPool: SerializerFactory | undefined;
 
-/**
- * Serializers compiled so far, per set of shared schemas and options. By content: fastify copies
- * every shared schema into each app it is added to, so each start's copies are new objects.
- */
+/** Serializers compiled so far per shared schemas and options, by content: each app gets new copies of the shared schemas. */
 const serializerSets = new Map<string, WeakMap<object, (data: unknown) => string>>();
 
 /** How many route schemas were compiled in this process (validators asked of ajv, serializers built): for tests. */
 export const compiled = { validators: 0, serializers: 0 };
 
 /**
- * fastify's own compilers, made lazy: a route's schemas are compiled on its first request, not all
- * at start (about 300 ms). One pool serves every app of the process (ajv keeps what it compiled per
- * schema object; serializers are kept here), so a later emulator compiles nothing again.
+ * fastify's own compilers, made lazy: a route compiles on its first request, not at start (~300 ms). One pool serves every app of
+ * the process (ajv keeps its compiled schemas; serializers are kept here), so a later emulator compiles nothing again.
  */
 export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
   validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorPool)();
@@ -42,8 +36,7 @@ export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaControl
   const buildValidator = (externalSchemas: unknown, options: unknown) => {
     const compile = validators(externalSchemas, options);
     return (route: unknown) => {
-      // A query its handler reads and checks (the query system's parser): its schema, typed as the
-      // OpenAPI document gives it (integers, comma lists), is not the raw query's strings.
+      // A query its handler checks: its schema is typed for the OpenAPI document (integers, comma lists), not the raw strings.
       const { schema, httpPart } = route as { schema?: Record<string, unknown>; httpPart?: string };
       if (httpPart === 'querystring' && schema?.[CHECKED_BY_HANDLER] === true) return PASS;
       let fn: RouteValidator | undefined;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { rawErrorAnswer } from './http.js';
 
 /** How long a request body may take: `graceMs`, plus a second per `minBytesPerSecond` received (mod_reqtimeout's `MinRate`); slower is a 408. */
 export interface SlowBodyBound {
@@ -12,17 +13,11 @@ export const DEFAULT_SLOW_BODY_BOUND: SlowBodyBound = { graceMs: 30_000, minByte
 
 const WATCHED = Symbol('plugsmith.slowBodyWatched');
 
-const TIMEOUT_BODY = JSON.stringify({
-  ok: false,
-  error: { message: 'The request body arrived too slowly (or stopped): send it whole, at a normal pace', error: 'REQUEST_TIMEOUT' },
-});
-const TIMEOUT_ANSWER = `HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(TIMEOUT_BODY)}\r\nconnection: close\r\n\r\n${TIMEOUT_BODY}`;
+const TIMEOUT_ANSWER = rawErrorAnswer('408 Request Timeout', 'REQUEST_TIMEOUT', 'The request body arrived too slowly (or stopped): send it whole, at a normal pace');
 
 /**
- * Bounds how long every request body of `app` may take (node's `requestTimeout` would also cut long
- * uploads that flow well). Watching reads nothing: it compares the socket's bytes read with the time.
- * Armed on the server's `request` event, so requests the router refuses before any hook are watched
- * too; the hook serves requests that reach the app without its server (the forwarded admin app, inject).
+ * Bounds how long every request body of `app` may take (`requestTimeout` would also cut healthy long uploads), comparing bytes read
+ * with time. Armed on the server's `request` event (the router may refuse before any hook) and in a hook for inject and the admin app.
  */
 export function boundSlowBodies(app: FastifyInstance, bound: SlowBodyBound = DEFAULT_SLOW_BODY_BOUND): void {
   app.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => watchBody(request, response, bound));
@@ -39,8 +34,7 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
   // Watched by the server already, or by the management app the admin app's requests come through.
   if (raw[WATCHED]) return;
   const socket = raw.socket;
-  // A request injected into the app (`inject()`) has a stand-in for a socket: no connection to
-  // hold open, none to close; a bound armed on it would throw from its timer.
+  // An injected request has a stand-in socket: nothing to hold or close, and a timer armed on it would throw.
   if (typeof socket?.destroy !== 'function') return;
   raw[WATCHED] = true;
   const started = Date.now();

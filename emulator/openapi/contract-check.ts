@@ -36,10 +36,7 @@ export function contractCheckByDefault(): boolean {
   return state().byDefault;
 }
 
-/**
- * Checks every JSON response of `app` against the OpenAPI document: a declared status, and a body of
- * its schema (at least the envelope). Violations are collected, never thrown at the client.
- */
+/** Checks every JSON response of `app` against the document (a declared status, a body of its schema); collects violations, never throws. */
 export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   useBoundedFormats(addFormats.default(ajv) as unknown as Ajv);

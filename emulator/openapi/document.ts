@@ -15,32 +15,13 @@ type AppBuilder = (install: (app: FastifyInstance) => Promise<void>) => Promise<
 const WEBHOOK_SIGNING =
   'Standard Webhooks: `webhook-signature` is a space-separated list of `v1,<base64 signature>`, each the HMAC-SHA256, keyed with the base64-decoded part of a `whsec_…` secret, of `<webhook-id>.<webhook-timestamp>.<raw body>`; during a secret rotation one signature per valid secret is sent, and a receiver accepts the request when any of them matches one of its secrets. `webhook-timestamp` is in Unix seconds: refuse one more than 5 minutes away from now. `webhook-id` is the same on every retry of one event: use it to ignore repeats.';
 
+const headerKey = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });
 const SECURITY_SCHEMES = {
-  managementToken: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'Authorization',
-    description: 'A user token or an installation access token, as `<token>` or `Bearer <token>`',
-  },
+  managementToken: headerKey('Authorization', 'A user token or an installation access token, as `<token>` or `Bearer <token>`'),
   messagingApiKey: { type: 'http', scheme: 'bearer', description: "An org's messaging API key: `Bearer <apiKey>`" },
-  adminToken: {
-    type: 'apiKey',
-    in: 'header',
-    name: ADMIN_HEADER,
-    description: 'The admin token of the running emulator (`emulator start --json` prints it as adminToken)',
-  },
-  webhookSignature: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'webhook-signature',
-    description: WEBHOOK_SIGNING,
-  },
-  dashboardSession: {
-    type: 'apiKey',
-    in: 'header',
-    name: SESSION_HEADER,
-    description: 'A dashboard session token (from `POST /_emulator/dashboard/session` with a login code); never a cookie',
-  },
+  adminToken: headerKey(ADMIN_HEADER, 'The admin token of the running emulator (`emulator start --json` prints it as adminToken)'),
+  webhookSignature: headerKey('webhook-signature', WEBHOOK_SIGNING),
+  dashboardSession: headerKey(SESSION_HEADER, 'A dashboard session token (from `POST /_emulator/dashboard/session` with a login code); never a cookie'),
 };
 
 /** Routes that need no credential at all. */

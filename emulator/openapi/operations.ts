@@ -1,8 +1,7 @@
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
 type OpenApiDocument = Record<string, any>;
 
-// What the route schemas do not say, for generators and fuzzers: operation ids, summaries, tags,
-// links from creates, and the document's shape as OpenAPI tools read it.
+// What the route schemas do not say: operation ids, summaries, tags, links from creates, and the shape OpenAPI tools read.
 
 /** operationId, tag, summary of every operation, by `METHOD path` (a test fails on any operation missing here). */
 const OPERATIONS: Readonly<Record<string, readonly [operationId: string, tag: string, summary: string]>> = {
@@ -226,10 +225,7 @@ function componentName(title: string): string {
     .join('');
 }
 
-/**
- * One title per schema (generators name types after titles): an inline titled schema becomes a
- * `$ref` to `components.schemas[title]`; a different schema under a taken title gets a numbered one.
- */
+/** One title per schema (generators name types by it): a titled schema becomes a `$ref`; another schema with a taken title is numbered. */
 function hoistTitledSchemas(doc: OpenApiDocument): void {
   const components: Record<string, any> = (doc.components.schemas ??= {});
   const taken = new Map<string, string>(Object.entries(components).map(([name, schema]) => [name, JSON.stringify(schema)]));
@@ -237,32 +233,28 @@ function hoistTitledSchemas(doc: OpenApiDocument): void {
     if (Array.isArray(node)) return node.map((n) => visit(n, isSchema));
     if (node === null || typeof node !== 'object') return node;
     for (const [key, value] of Object.entries<any>(node)) {
-      // Below a schema every object is a schema, except the maps of them (properties, $defs, dependentRequired...).
+      // Below a schema every object is a schema, except maps of them, `definitions`, `dependentRequired` and data (left as it is).
       // `x-event-data` (an event stream's data) is left as it is: tools do not read extensions.
-      const childIsSchema = key === 'schema' || (isSchema && !['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependentRequired', 'examples', 'example', 'default', 'const', 'enum'].includes(key));
+      if (isSchema && ['examples', 'example', 'default', 'const', 'enum'].includes(key)) continue;
       if (isSchema && ['properties', 'patternProperties', '$defs', 'dependentSchemas'].includes(key) && value && typeof value === 'object') {
         for (const [name, sub] of Object.entries(value)) value[name] = visit(sub, true);
-        continue;
-      }
-      if (['examples', 'example', 'default', 'const', 'enum'].includes(key) && isSchema) continue;
-      node[key] = visit(value, childIsSchema);
+      } else node[key] = visit(value, key === 'schema' || (isSchema && key !== 'definitions' && key !== 'dependentRequired'));
     }
     if (!isSchema || typeof node.title !== 'string') return node;
     const text = JSON.stringify(node);
-    const name = componentName(node.title);
-    const known = taken.get(name);
-    if (known === undefined) {
+    let name = componentName(node.title);
+    if (!taken.has(name)) {
       components[name] = node;
       taken.set(name, text);
-      return { $ref: `#/components/schemas/${name}` };
+    } else if (taken.get(name) !== text) {
+      let n = 2;
+      while (taken.has(`${name}${n}`) && taken.get(`${name}${n}`) !== text) n++;
+      node.title = `${node.title} ${n}`;
+      name = `${name}${n}`;
+      components[name] = node;
+      taken.set(name, JSON.stringify(node));
     }
-    if (known === text) return { $ref: `#/components/schemas/${name}` };
-    let n = 2;
-    while (taken.has(`${name}${n}`) && taken.get(`${name}${n}`) !== text) n++;
-    node.title = `${node.title} ${n}`;
-    components[`${name}${n}`] = node;
-    taken.set(`${name}${n}`, JSON.stringify(node));
-    return { $ref: `#/components/schemas/${name}${n}` };
+    return { $ref: `#/components/schemas/${name}` };
   };
   for (const item of Object.values<any>(doc.paths)) {
     for (const method of METHODS) if (item[method]) visit(item[method], false);

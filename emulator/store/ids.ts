@@ -39,6 +39,6 @@ function randomChars(length: number): string {
 }
 
 /** A random secret string with a kind prefix, e.g. `pst_…` for a user token. */
-export function newSecret(prefix: string, bytes = 24): string {
-  return `${prefix}_${randomBytes(bytes).toString('base64url')}`;
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBytes(24).toString('base64url')}`;
 }

@@ -6,10 +6,7 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/**
- * An append-only JSON-lines file with group commit: lines appended in the same turn, or while the
- * previous batch syncs, are written and fdatasync'ed together; each append resolves once on disk.
- */
+/** An append-only JSON-lines file with group commit: lines of one turn (or of one sync) share one fdatasync; each resolves once on disk. */
 export class Journal {
   private pending: string[] = [];
   private waiters: Waiter[] = [];

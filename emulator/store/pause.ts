@@ -1,7 +1,6 @@
 /**
- * For crash tests only: with PLUGSMITH_STORE_PAUSE=<step>, the store prints `paused <step>` and stops
- * for good at that step, so a test can SIGKILL it there. Steps: import-start, import-written (not yet
- * fdatasync'ed), import-journaled, compact-rotated, compact-written, compact-renamed.
+ * Crash tests only: with PLUGSMITH_STORE_PAUSE=<step> the store prints `paused <step>` and stops there for a SIGKILL. Steps:
+ * import-start, import-written (not yet fdatasync'ed), import-journaled, compact-rotated, compact-written, compact-renamed.
  */
 const STEP = process.env.PLUGSMITH_STORE_PAUSE;
 

@@ -24,10 +24,7 @@ export interface CompactAfter {
   bytes?: number;
 }
 
-/**
- * The durable half of a store: a snapshot plus an append-only journal of the changes since it,
- * replayed at open and compacted into a new snapshot as it grows; holds the dir's lock until closed.
- */
+/** The durable half of a store: snapshot plus journal (replayed at open, compacted as it grows); holds the dir's lock until closed. */
 export class Persistence {
   private journal: Journal | null = null;
   private generation = 0;
@@ -74,10 +71,7 @@ export class Persistence {
     await this.compacting;
   }
 
-  /**
-   * Flushes, closes the journal and always releases the lock. A compaction that failed earlier lost
-   * nothing (its journals are replayed at the next open), so it is not reported again here.
-   */
+  /** Flushes, closes the journal and always releases the lock; an earlier failed compaction lost nothing and is not reported again. */
   async close(): Promise<void> {
     if (this.closed) return;
     try {
@@ -100,10 +94,7 @@ export class Persistence {
     return run;
   }
 
-  /**
-   * Rotates the journal, writes the state of that moment as the new generation's snapshot, then
-   * deletes the old journal. A crash before the rename leaves the old snapshot and both journals.
-   */
+  /** Rotates the journal, snapshots that moment, deletes the old journal: a crash before the rename keeps both journals. */
   private async compactNow(): Promise<void> {
     if (!this.journal || this.closed) return;
     const old = this.journal;
@@ -125,13 +116,10 @@ export class Persistence {
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
-      let snapshot: Snapshot | null;
-      try {
-        snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE));
-      } catch (error) {
+      const snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
         if (!(error instanceof SnapshotError)) throw error;
         throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`);
-      }
+      });
       if (snapshot !== null) {
         if (snapshot.schemaVersion > SCHEMA_VERSION) {
           throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);

@@ -147,11 +147,7 @@ export interface QueryScope<T> {
   visible?: (record: T) => boolean;
 }
 
-/**
- * Runs a parsed query over a collection: starts from the records of an indexed scope field (or
- * all), filters, searches, sorts by the requested fields (ties broken by id, in the direction of
- * the first field), and pages by index or cursor.
- */
+/** Runs a parsed query: scope (from an index where one fits), filters, search, sort (ties by id, first key's direction), page or cursor. */
 export function runQuery<T extends BaseRecord>(
   collection: Collection<T>,
   query: ParsedQuery,
@@ -231,13 +227,9 @@ function matches(record: object, field: string, values: unknown[]): boolean {
 }
 
 function searchMatches(record: object, fields: string[], needle: string): boolean {
-  for (const field of fields) {
+  const holds = (value: unknown) => typeof value === 'string' && value.toLowerCase().includes(needle);
+  return fields.some((field) => {
     const value = (record as Record<string, unknown>)[field];
-    if (typeof value === 'string') {
-      if (value.toLowerCase().includes(needle)) return true;
-    } else if (Array.isArray(value)) {
-      for (const v of value) if (typeof v === 'string' && v.toLowerCase().includes(needle)) return true;
-    }
-  }
-  return false;
+    return Array.isArray(value) ? value.some(holds) : holds(value);
+  });
 }

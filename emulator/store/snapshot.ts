@@ -24,10 +24,7 @@ export class SnapshotError extends Error {}
 /** lowdb's file adapter with compact JSON (its JSONFile indents, which doubles a large snapshot). */
 const adapter = (path: string) => new DataFile<Snapshot>(path, { parse: (text) => parse(text), stringify: (data) => JSON.stringify(data) });
 
-/**
- * Writes the snapshot with lowdb, durably: lowdb writes a file beside it (and syncs nothing), which
- * is fsync'ed, made owner-only, renamed over the snapshot, and the folder fsync'ed.
- */
+/** Writes the snapshot with lowdb (which syncs nothing), then fsyncs it, makes it owner-only, renames it into place and fsyncs the folder. */
 export async function writeSnapshot(path: string, data: Snapshot, beforeRename?: () => Promise<void>): Promise<void> {
   const next = join(dirname(path), `${basename(path)}.next`);
   await new Low(adapter(next), data).write();
@@ -69,9 +66,8 @@ function parse(text: string): Snapshot {
 }
 
 /**
- * Layout 2: `{"schemaVersion":2,"generation":…,"bytes":…,"crc32":…,"records":[` on the first line,
- * then a `["collection","id",{record}]` line per record (and `["#index",…]` lines, skipped), whose
- * size and checksum the first line gives.
+ * Layout 2: `{"schemaVersion":2,"generation":…,"bytes":…,"crc32":…,"records":[` on the first line (with the size and
+ * checksum of the rest), then a `["collection","id",{record}]` line per record (`["#index",…]` lines skipped).
  */
 async function fromLayout2(path: string, generation: number, records: unknown[]): Promise<Snapshot> {
   const bytes = await readFile(path);

@@ -45,9 +45,8 @@ export class Store {
   private batch: { changes: PendingChange[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
 
   /**
-   * Runs `change` (synchronous puts and deletes) as one journal line: after a crash all of it is
-   * there or none. Changes apply only when `change` returns, so a throw or an unserializable record
-   * leaves memory and journal untouched; reads inside see the state before. Resolves once durable.
+   * Runs `change` (synchronous puts and deletes) as one journal line, all or none after a crash; applied only when it returns,
+   * so a throw or an unserializable record changes nothing (reads inside see the state before). Resolves once durable.
    */
   atomically(change: () => void): Promise<void> {
     if (this.batch) {
@@ -99,10 +98,8 @@ export class Store {
   }
 
   /**
-   * Prepares replacing every collection's records (an import): every record is serialized now, so
-   * a refused one throws RecordRefused with nothing changed. The returned function swaps memory and
-   * journals the whole contents as one line in the same step: a crash leaves the old contents or
-   * the new ones, with every later change after them.
+   * Prepares an import: every record is serialized now (a refused one throws RecordRefused, nothing changed); the returned function
+   * swaps memory and journals the whole contents as one line, so a crash leaves the old contents or the new, later changes after.
    */
   prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
     const parts: string[] = [];

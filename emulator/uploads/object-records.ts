@@ -4,10 +4,7 @@ import type { ObjectRecords } from './storage/types.js';
 /** File statuses whose object may still be written through the upload URL: awaiting upload, or a retry after FAILED. */
 const WRITABLE: ReadonlySet<string | null> = new Set([null, 'FAILED']);
 
-/**
- * The file records as the embedded store's routes see them. A key is `public|private/<fileId>/<name>`
- * (objectKey), so the record is found by id and must name the same key.
- */
+/** The file records as the embedded store's routes see them: a key (objectKey) names its file's id, and that record must hold the key. */
 export function fileObjectRecords(db: Db): ObjectRecords {
   const fileOf = (key: string): FileRecord | undefined => {
     const id = key.split('/')[1];

@@ -47,8 +47,7 @@ function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fil
   if (!file) throw notFound('file', fileId);
   const principal = request.principal;
   if (principal?.kind === 'instance') {
-    // A data provider reads the files of its repository, and nothing else: a 403 for any other
-    // file, as for any other thing its scopes do not allow.
+    // A data provider reads only its repository's files: a 403 for any other, as for anything its scopes do not allow.
     const instance = services.db.instances.get(principal.instanceId);
     if (instance && instance.entityType !== 'REPOSITORY') {
       throw forbidden(`This installation access token acts on ${instance.entityType.toLowerCase()} ${instance.entityId}; only a repository's data provider reads files`);
@@ -163,8 +162,7 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
     return ok({ files: out, expiresIn: UPLOAD_URL_SECONDS });
   }
 
-  // fastify neither parses nor validates GET bodies: the handler checks this one against POST's schema
-  // (the OpenAPI document describes the body there; GET bodies have no place in it).
+  // fastify neither parses nor validates GET bodies: the handler checks this one against POST's schema (documented there).
   app.get('/generate-upload-url', { schema: { response: uploadUrlsResponse(200) } }, async (request) => {
     const body = await readGetBody(request);
     if (body === undefined) throw badRequest('send the upload request as a JSON body (GET with a body, or POST)', [detail(['files'], 'invalid_type', 'array', undefined, 'files is required')]);
@@ -194,8 +192,7 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
       await setFileStatus(services, file, next);
       return ok(presentFile(next));
     }
-    // The object's metadata and the record that describes it, in one step against the same object:
-    // an upload to the key commits before the read or after the record is written, never between.
+    // Stat and record in one step: an upload to the key commits before the read or after the record is written, never between.
     const written = await storage.settle(file.storageKey, async (stat) => {
       if (!stat) throw new ApiError('CONFLICT', `file ${file.id} has no uploaded object yet: PUT it to its signedUrl first`);
       const limit = Math.min(MAX_FILE_BYTES, file.fileSize ?? MAX_FILE_BYTES);
@@ -208,8 +205,7 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
           }
         : { ...next, fileSize: stat.size, contentType: file.contentType ?? stat.contentType ?? null };
       const written = await setFileStatus(services, file, described);
-      // Deleted only once the FAILED record is written (a refused, stale request deletes nothing),
-      // and before a retried upload may put a new object in place.
+      // Deleted after the FAILED record is written (a stale request deletes nothing), before a retry may upload anew.
       if (tooLarge) await storage.delete(file.storageKey);
       return written;
     });

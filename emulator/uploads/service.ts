@@ -10,11 +10,7 @@ export async function createUploadRecords(services: EmulatorContext, records: Fi
   });
 }
 
-/**
- * Writes a file's new status, compare-and-set against `observed`, the record the request checked
- * (and maybe waited on storage for): if another status change was acknowledged meanwhile, a 409 and
- * nothing changes, so a late UPLOADED never overwrites an acknowledged COMPLETED.
- */
+/** Writes a file's new status only if `observed` is still current (else a 409): a late UPLOADED never overwrites a COMPLETED. */
 export async function setFileStatus(services: EmulatorContext, observed: FileRecord, next: FileRecord): Promise<FileRecord> {
   const current = services.db.files.get(observed.id);
   if (!current) throw conflict(`file ${observed.id} was deleted meanwhile`);

@@ -2,12 +2,9 @@ import type { Ajv, FormatDefinition } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 
 /*
- * JSON Schema `format` checks in bounded time. ajv-formats' `url` expression backtracks
- * quadratically (`http://`, 64,000 `:` and a space held the event loop 18 s): `linearUrl` judges
- * the same in linear time. Every other format keeps ajv-formats' check, measured linear on
- * adversarial values (test/emulator/fuzz keeps trying them), and no string longer than
- * MAX_FORMAT_LENGTH reaches any check, except `byte` (base64 payloads, whose fixed-width groups
- * cannot backtrack). The `regex` format only parses the value with `new RegExp`, never matches.
+ * `format` checks in bounded time. ajv-formats' `url` backtracks quadratically (`http://`, 64,000 `:` and a space: 18 s), so
+ * `linearUrl` judges it in linear time; the other checks, measured linear (the fuzz tests keep trying), see no string past
+ * MAX_FORMAT_LENGTH except `byte` (fixed-width base64 groups cannot backtrack). `regex` only parses with `new RegExp`.
  */
 
 /** Longest string a `format` is checked on; a longer one fails the format. */
@@ -29,9 +26,8 @@ const URL_HOST_PORT = new RegExp(`^${URL_REGEXP.source.slice(URL_USER.length, -U
 const WHITESPACE = /\s/u;
 
 /**
- * ajv-formats' `url` judgement in linear time. Its expression reads `scheme://[user@]host[:port][/path]`
- * with `user` any non-space run and host and port free of `/` and `@`: the host starts after the
- * scheme or an `@` and ends at the next `/`, so each candidate slice is checked once.
+ * ajv-formats' `url` in linear time: in `scheme://[user@]host[:port][/path]` (user any non-space run, host and port free of
+ * `/` and `@`) the host starts after the scheme or an `@` and ends at the next `/`, so each candidate is checked once.
  */
 export function linearUrl(value: string): boolean {
   const scheme = URL_SCHEME.exec(value);

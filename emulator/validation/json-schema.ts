@@ -26,10 +26,7 @@ export function lazyValidator<T = unknown>(schema: Record<string, unknown>, ajvO
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
-/**
- * The ajv of a schema's draft and the schema with `$schema` spelled as ajv registered it (people
- * write http or https, with or without `#`); or, for another `$schema`, what it should be.
- */
+/** The ajv of a schema's draft, with `$schema` spelled as ajv knows it (http or https, `#` or not); else what `$schema` should be. */
 function draftOf(schema: Record<string, unknown>): { ajv: Ajv; source: Record<string, unknown> } | string {
   const declared = schema.$schema;
   if (declared === undefined) return { ajv: ajv07(), source: schema };
@@ -39,10 +36,7 @@ function draftOf(schema: Record<string, unknown>): { ajv: Ajv; source: Record<st
   return 'http://json-schema.org/draft-07/schema# or https://json-schema.org/draft/2020-12/schema';
 }
 
-/**
- * Most JSON values a supplied schema may hold: ajv compiles on the event loop at about 0.1 to 0.2 ms
- * a value (a 2,000-property schema held the emulator for seconds); 400 compile in about 50 ms.
- */
+/** Most JSON values in a supplied schema: ajv compiles 0.1-0.2 ms a value on the event loop (2,000 properties: seconds; 400: 50 ms). */
 export const MAX_SCHEMA_NODES = 400;
 /** Most `pattern` keywords and `patternProperties` keys a supplied schema may hold (each is an RE2 compile). */
 export const MAX_SCHEMA_PATTERNS = 30;
@@ -85,10 +79,7 @@ export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetai
   return schemaRefProblem(schema, path);
 }
 
-/**
- * Most JSON values a supplied schema may hold with every `$ref` inlined: refs multiply the checks a
- * value meets (20 definitions each `allOf` two refs to the next ran a check 2^19 times: 21 s).
- */
+/** Most JSON values with every `$ref` inlined: refs multiply checks (20 definitions, each `allOf` two refs to the next: 2^19 runs, 21 s). */
 export const MAX_SCHEMA_EXPANDED_NODES = 2_000;
 
 /** Keywords whose values are data, not schemas: a `$ref` or `$id` inside them means nothing to ajv. */
@@ -101,10 +92,8 @@ const DEFINITION_KEYWORDS = new Set(['definitions', '$defs']);
 const REFUSED_REF_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
 
 /**
- * Why a supplied schema's references are unsafe to run, or null: a `$ref` must be a local pointer
- * to a schema of the same document and never reach itself (`{ "allOf": [{ "$ref": "#" }] }` runs
- * forever), `$id` only at the top, no dynamic refs, and at most MAX_SCHEMA_EXPANDED_NODES values
- * with refs inlined (a definition counts where a `$ref` names it, not where it is defined).
+ * Why a supplied schema's refs are unsafe, or null: a `$ref` is a local pointer that never reaches itself (`{"allOf":[{"$ref":"#"}]}`
+ * runs forever), `$id` only at the top, no dynamic refs, at most MAX_SCHEMA_EXPANDED_NODES values inlined (definitions count where named).
  */
 function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
   const where = (at: string[]) => [...path, ...at];
@@ -142,11 +131,7 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
     return { node, tokens };
   };
 
-  /**
-   * Values under `node` with refs inlined, capped at `cap`; sets `problem` when unsafe. `kind` is
-   * what ajv takes the node for: a schema, a map of names to schemas (a key there is a name, even
-   * `$ref`), or data (`enum`, `const`, …).
-   */
+  /** Values under `node` with refs inlined, capped at `cap`; sets `problem` when unsafe. `kind`: what ajv takes `node` for. */
   const size = (node: unknown, at: string[], kind: 'schema' | 'map' | 'data'): number => {
     if (problem) return cap;
     if (node === null || typeof node !== 'object') return 1;

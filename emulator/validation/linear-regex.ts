@@ -1,11 +1,9 @@
 import { RE2JS } from 're2js';
 
 /*
- * User-supplied regular expressions (schema `pattern`s, script `match`es) run on RE2 (re2js): time
- * linear in the text whatever the pattern, so `^(a+)+$` cannot stall the event loop; patterns with
- * backreferences or lookaround are refused where supplied. Linear is not bounded: a match costs up to
- * program size times text length, so patterns are capped at MAX_PROGRAM_SIZE and the matches of one
- * validation or reply share MATCH_BUDGET units (10 to 40 ns each at worst); past it MatchBudgetError.
+ * User-supplied patterns (schema `pattern`s, script `match`es) run on RE2: linear in the text, so `^(a+)+$` cannot stall the loop;
+ * backreferences and lookaround are refused. Linear is not bounded (program size times text length), so programs are capped at
+ * MAX_PROGRAM_SIZE and the matches of one validation or reply share MATCH_BUDGET (10 to 40 ns a unit at worst).
  */
 
 /** Largest compiled pattern accepted (RE2 program instructions; `^[a-z0-9._-]+@[a-z0-9.-]+$` is about 20). */
@@ -71,10 +69,7 @@ export function linearRegExpProblem(pattern: string, flags = ''): string | null 
   }
 }
 
-/**
- * ajv's `code.regExp` engine: ajv calls it as `regExp(pattern, flags)` for `pattern` and
- * `patternProperties`, and keys its cache by the result's `toString()`.
- */
+/** ajv's `code.regExp` engine, called as `regExp(pattern, flags)`; ajv keys its cache by the result's `toString()`. */
 export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), {
   code: 'linearRegExp',
 });

@@ -1,16 +1,13 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError, sendTooLarge } from '../../http.js';
+import { sendClosing, sendError } from '../../http.js';
 import type { ErrorType } from '../../../src/contract/index.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './embedded.js';
 import type { ObjectRecords } from './types.js';
 
 /**
- * The embedded store's routes (under `/_storage`): `PUT /objects/*` through a signed URL, and
- * `GET|HEAD /objects/*` through a signed URL or unsigned for `public/` keys. With `records`, objects
- * are served with their record's content type, and a signed PUT cannot replace the object of a file
- * already uploaded. Every object is served inert (`nosniff`, a sandboxing CSP, an attachment when a
- * browser would run it), so an upload cannot script the emulator's origin.
+ * PUT `/objects/*` by signed URL; GET|HEAD by signed URL, or unsigned for `public/` keys; `records` give the served type and refuse
+ * a PUT over an uploaded file. Objects are served inert (nosniff, sandboxing CSP, attachment) so an upload cannot script our origin.
  */
 export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: ObjectRecords): FastifyPluginAsync {
   return async function storageRoutes(app: FastifyInstance) {
@@ -39,8 +36,7 @@ export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: Object
 
 async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefined, request: FastifyRequest, reply: FastifyReply) {
   const key = keyOf(request);
-  // The signature is the credential: it is checked first, so an unsigned caller learns nothing else.
-  // Refusals before the body is read close the connection, so the unread body is not drained.
+  // The signature first (an unsigned caller learns nothing else); refusals before the body close the connection, undrained.
   const verdict = storage.verify('PUT', key, request.query as Record<string, unknown>);
   if (verdict.kind === 'unsigned') return refuse(reply, 'FORBIDDEN', 'Uploads need a signed URL');
   if (verdict.kind === 'refused') return refuse(reply, 'FORBIDDEN', verdict.reason);
@@ -128,7 +124,7 @@ function isActive(contentType: string): boolean {
 /** Refuses a storage request in the error envelope, with the contract's status of `type`, and closes the connection. */
 function refuse(reply: FastifyReply, type: ErrorType, message: string) {
   // A too-large upload is read (bounded) before its 413, so the uploader can read the answer.
-  if (type === 'PAYLOAD_TOO_LARGE') return sendTooLarge(reply.request, reply, message);
+  if (type === 'PAYLOAD_TOO_LARGE') return sendClosing(reply.request, reply, type, message);
   reply.header('connection', 'close');
   return sendError(reply, type, message);
 }

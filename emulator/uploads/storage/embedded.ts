@@ -6,17 +6,9 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { assertValidKey, encodeKeyPath } from './keys.js';
 import { signedQuery, verifyQuery, type Verdict } from './signing.js';
-import {
-  DEFAULT_MAX_BYTES,
-  checkExpiresIn,
-  StorageError,
-  type ObjectInfo,
-  type ObjectStorage,
-  type PresignGetOptions,
-  type PresignPutOptions,
-} from './types.js';
+import { checkExpiresIn, StorageError, type ObjectInfo, type ObjectStorage, type PresignGetOptions, type PresignPutOptions } from './types.js';
+import { MAX_FILE_BYTES } from '../../../src/contract/index.js';
 
-/** How to build the embedded store. */
 export interface EmbeddedStorageOptions {
   /** Folder for the objects (the emulator passes `<dataDir>/objects`); omitted: a temporary folder removed by `close()`. */
   rootDir?: string;
@@ -24,8 +16,6 @@ export interface EmbeddedStorageOptions {
   baseUrl: () => string;
   /** Key of the URL signatures (HMAC-SHA256). */
   secret: string | Buffer;
-  /** Largest object accepted by any upload, default 100 MB; a presigned `maxBytes` can only lower it. */
-  maxBytes?: number;
 }
 
 /** Where the emulator registers `embeddedStorageRoutes`. */
@@ -64,14 +54,11 @@ interface Sidecar {
   uploadedAt: string;
 }
 
-/**
- * The zero-setup object store: each object is a file named by the SHA-256 of its key (so no
- * key, however long or oddly cased, can clash on any filesystem), with a JSON sidecar that
- * holds the key and content type. The emulator serves it through `embeddedStorageRoutes`.
- */
+/** Objects as files named by the SHA-256 of their key (no key can clash on any filesystem), each with a JSON sidecar of key and type. */
 export class EmbeddedStorage implements ObjectStorage {
   readonly kind = 'embedded' as const;
-  readonly maxBytes: number;
+  /** Largest object any upload writes (the spec's 100 MB); a presigned `maxBytes` can only lower it. */
+  readonly maxBytes = MAX_FILE_BYTES;
   private root: string | undefined;
   private initialized = false;
   /** Without a folder: the temporary one, made at the first write (most in-memory emulators never store an object). */
@@ -80,7 +67,6 @@ export class EmbeddedStorage implements ObjectStorage {
   private readonly settling = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.root = options.rootDir;
   }
 
@@ -150,10 +136,8 @@ export class EmbeddedStorage implements ObjectStorage {
   }
 
   /**
-   * Streams a body to a temporary file, counting bytes, then renames it into place; past `limit`
-   * bytes it throws ObjectTooLargeError. `beforeCommit` runs once the body is complete and no
-   * `settle` of the key runs, in the same tick as the (synchronous) renames; when it throws, the
-   * object stays as it was: so an upload that ends after its file was completed is refused.
+   * Streams a body to a temporary file (ObjectTooLargeError past `limit`), then renames it into place. `beforeCommit` runs with no
+   * `settle` of the key running, in the tick of the renames; if it throws nothing is replaced (an upload after completion is refused).
    */
   async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string, beforeCommit?: () => void): Promise<ObjectInfo> {
     assertValidKey(key);
@@ -190,18 +174,15 @@ export class EmbeddedStorage implements ObjectStorage {
     const root = this.existingRoot();
     if (root === undefined) return null;
     const path = this.pathOf(root, key);
-    let handle;
-    try {
-      handle = await open(path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const handle = await open(path, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
       throw error;
-    }
+    });
+    if (!handle) return null;
     try {
       const { size } = await handle.stat();
       const contentType = (await readSidecar(path + '.json'))?.contentType;
-      const file = handle;
-      return { size, contentType, stream: () => file.createReadStream(), close: () => file.close() };
+      return { size, contentType, stream: () => handle.createReadStream(), close: () => handle.close() };
     } catch (error) {
       await handle.close();
       throw error;

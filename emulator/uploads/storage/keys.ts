@@ -44,10 +44,7 @@ export function isPublicKey(key: string): boolean {
   return key.startsWith(PUBLIC_PREFIX);
 }
 
-/**
- * The key for an uploaded file, `public|private/<fileId>/<name>`: the name is kept (shortened to
- * 200 bytes, separators replaced) so that a public file's direct URL ends in its own name.
- */
+/** `public|private/<fileId>/<name>`: the name (separators replaced, cut to 200 bytes) is kept so a public URL ends in the file's name. */
 export function objectKey(fileId: string, fileName: string, isPublic: boolean): string {
   // eslint-disable-next-line no-control-regex
   let name = fileName.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
@@ -63,10 +60,7 @@ export function encodeKeyPath(key: string): string {
   return key.split('/').map(encodeRfc3986).join('/');
 }
 
-/**
- * RFC 6266 `Content-Disposition: attachment`. A plain ASCII name is sent as `filename="…"`
- * alone; any other adds `filename*=UTF-8''…` with the exact name (and an ASCII fallback).
- */
+/** RFC 6266 `attachment`: `filename="…"`, plus `filename*=UTF-8''…` (with an ASCII fallback) for a name that is not plain ASCII. */
 export function attachment(fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   if (fallback === fileName) return `attachment; filename="${fileName}"`;

@@ -1,10 +1,7 @@
 import { EmbeddedStorage, type EmbeddedStorageOptions } from './embedded.js';
 import type { ObjectStorage, S3Settings } from './types.js';
 
-/**
- * The S3 store when `s3Endpoint` is set (with MinIO's out-of-the-box defaults), the embedded store
- * otherwise; call `init()` on it before use. The S3 client is imported only then: minio takes ~350 ms.
- */
+/** The S3 store when `s3Endpoint` is set (MinIO's default keys), else the embedded one; minio (~350 ms to load) is imported only then. */
 export async function openObjectStorage(config: S3Settings & EmbeddedStorageOptions): Promise<ObjectStorage> {
   if (!config.s3Endpoint) return new EmbeddedStorage(config);
   const { S3Storage } = await import('./s3.js');

@@ -31,9 +31,8 @@ interface PolicyDocument {
 }
 
 /**
- * Object storage on an S3-compatible server through the `minio` client, path-style. `init()` adds
- * to the bucket policy (keeping its other statements) one that lets anyone read `public/*`; servers
- * without bucket policies (s3rver answers NotImplemented) serve every object anonymously anyway.
+ * S3-compatible storage through `minio`, path-style. `init()` adds a public-read statement for `public/*` to the bucket
+ * policy, keeping the others; servers without policies (s3rver: NotImplemented) serve every object anonymously anyway.
  */
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3' as const;

@@ -51,15 +51,13 @@ export function verifyQuery(
   const expiresText = query[QUERY.expires];
   const maxText = query[QUERY.maxBytes];
   const fileName = query[QUERY.fileName];
-  if (typeof signature !== 'string' || typeof expiresText !== 'string' || !/^\d{1,12}$/.test(expiresText)) {
-    return { kind: 'refused', reason: 'The URL signature is malformed' };
-  }
-  if (maxText !== undefined && (typeof maxText !== 'string' || !/^\d{1,15}$/.test(maxText))) {
-    return { kind: 'refused', reason: 'The URL signature is malformed' };
-  }
-  if (fileName !== undefined && typeof fileName !== 'string') {
-    return { kind: 'refused', reason: 'The URL signature is malformed' };
-  }
+  const malformed =
+    typeof signature !== 'string' ||
+    typeof expiresText !== 'string' ||
+    !/^\d{1,12}$/.test(expiresText) ||
+    (maxText !== undefined && (typeof maxText !== 'string' || !/^\d{1,15}$/.test(maxText))) ||
+    (fileName !== undefined && typeof fileName !== 'string');
+  if (malformed) return { kind: 'refused', reason: 'The URL signature is malformed' };
   const grant: Grant = { method, key, expires: Number(expiresText) };
   if (maxText !== undefined) grant.maxBytes = Number(maxText);
   if (fileName !== undefined) grant.fileName = fileName;

@@ -1,8 +1,6 @@
 /**
- * The object storage the upload routes call: the embedded store (files on disk, served by the
- * emulator itself) or S3 (MinIO, AWS, s3rver). Keys under `public/` are readable without a
- * signature (through `publicUrl`), every other key only through a signed URL: a file's visibility
- * is fixed when its record is created, so the key carries it and no per-object ACL is needed.
+ * Object storage for uploads: embedded (files served by the emulator) or S3. A key under `public/` is readable unsigned, any other
+ * only by signed URL: visibility is fixed when the record is created, so the key carries it and no per-object ACL is needed.
  */
 export interface ObjectStorage {
   readonly kind: 'embedded' | 's3';
@@ -17,9 +15,8 @@ export interface ObjectStorage {
   /** Size and content type of a stored object, or null when there is none. */
   stat(key: string): Promise<ObjectInfo | null>;
   /**
-   * Runs `record` (a file record's write) with the object's metadata, as one step against that
-   * object: on the embedded store an upload to `key` commits before the read or after `record`
-   * settles, never between. S3 takes uploads out of the emulator's reach: there it is `stat`, then `record`.
+   * Runs `record` (a file record's write) with the object's metadata in one step: on the embedded store an upload commits
+   * before the read or after `record` settles, never between; on S3 (uploads out of our reach) it is `stat`, then `record`.
    */
   settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T>;
   /** Removes an object; removing a missing one is not an error. */
@@ -28,7 +25,6 @@ export interface ObjectStorage {
   close(): Promise<void>;
 }
 
-/** Options of `presignPut`. */
 export interface PresignPutOptions {
   expiresInSeconds: number;
   /** Largest body accepted: the embedded store enforces it while streaming (413); S3 cannot, so the caller checks `stat().size`. */
@@ -37,7 +33,6 @@ export interface PresignPutOptions {
   issuedAt?: Date;
 }
 
-/** Options of `presignGet`. */
 export interface PresignGetOptions {
   expiresInSeconds: number;
   /** The type to serve the object with, whatever its uploader sent (S3 signs it; the embedded store reads the file record). */
@@ -55,14 +50,10 @@ export interface ObjectRecords {
   putRefusal(key: string): { status: 404 | 409; message: string } | null;
 }
 
-/** What `stat` reports. */
 export interface ObjectInfo {
   size: number;
   contentType?: string;
 }
-
-/** Largest object either backend takes by default: the spec's 100 MB file size limit. */
-export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
 
 /** Longest validity of a presigned URL (S3 signature V4 allows at most seven days). */
 const MAX_EXPIRES_SECONDS = 7 * 24 * 3600;
