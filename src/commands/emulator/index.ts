@@ -1,6 +1,8 @@
 import { defineCommand, integerOption } from '../types.js';
 import { commaList, yesOption } from '../list-options.js';
 
+const admin = () => import('./admin.js');
+
 const urlOption = { flags: '--base-url <url>', description: 'the emulator\'s management URL (default: PLUGSMITH_BASE_URL, else the running one from the state file, else the profile\'s)' };
 
 /** `plugsmith emulator …` */
@@ -76,7 +78,7 @@ export const emulatorCommands = [
     examples: ['plugsmith emulator export backup.json', 'plugsmith emulator export state.json --base-url http://127.0.0.1:4010'],
     args: ['<file>'],
     options: [urlOption],
-    load: () => import('./export.js'),
+    load: () => admin().then((m) => ({ default: m.exportCommand })),
   }),
   defineCommand({
     path: ['emulator', 'import'],
@@ -84,7 +86,7 @@ export const emulatorCommands = [
     examples: ['plugsmith emulator import backup.json --yes'],
     args: ['<file>'],
     options: [yesOption, urlOption],
-    load: () => import('./import.js'),
+    load: () => admin().then((m) => ({ default: m.importCommand })),
   }),
   defineCommand({
     path: ['emulator', 'openapi'],
@@ -101,13 +103,13 @@ export const emulatorCommands = [
     summary: 'Empty the running emulator and load its seed again',
     examples: ['plugsmith emulator reset --yes'],
     options: [yesOption, urlOption],
-    load: () => import('./reset.js'),
+    load: () => admin().then((m) => ({ default: m.reset })),
   }),
   defineCommand({
     path: ['emulator', 'dashboard'],
     summary: 'Print a single-use login link of the running emulator\'s web dashboard (--open opens it)',
     examples: ['plugsmith emulator dashboard --open', 'plugsmith emulator dashboard --json'],
     options: [{ flags: '--open', description: 'open the link in the default browser (env BROWSER names another)' }, urlOption],
-    load: () => import('./dashboard.js'),
+    load: () => admin().then((m) => ({ default: m.dashboard })),
   }),
 ];

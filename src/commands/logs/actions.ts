@@ -1,12 +1,41 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { withClient } from '../context.js';
+import { timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { MAX_BULK_REDELIVERIES } from '../../contract/requests.js';
 import { deliverySummary } from '../../dev/delivery-view.js';
-import { countMatching, redeliverMatching } from '../../dev/delivery-actions.js';
+import { cancelRetries, countMatching, redeliverMatching, retryNow } from '../../dev/delivery-actions.js';
 import { confirm } from '../../ui/dialogs.js';
 import { note, printResult } from '../../ui/output.js';
 import { anyFilter, deliveryMatchOf, describeFilters, type DeliveryFilterFlags } from './filters.js';
+
+/** Ends a pending delivery's retries and shows the delivery as it now is (failed). */
+export const cancel: CommandHandler<TargetFlags> = async (input) => {
+  const [deliveryId] = input.args;
+  const delivery = await withClient(input, { token: false }, (client) => cancelRetries(client, deliveryId));
+  const attempts = delivery.attempts.length;
+  printResult(input.io, input.global, delivery, () =>
+    `Cancelled the retries of delivery ${delivery.id}: it is ${delivery.status} after ${attempts} attempt${attempts === 1 ? '' : 's'} and is never sent again ` +
+      `(\`plugsmith logs redeliver ${delivery.id}\` sends its event as a new delivery).\n`,
+  );
+};
+
+/** Runs a pending delivery's next attempt now and reports it (or, with --no-wait, that it started). */
+export const retry: CommandHandler<{ wait: boolean } & TargetFlags> = async (input) => {
+  const [deliveryId] = input.args;
+  const { wait } = input.options;
+  const delivery = await withClient(input, { token: false }, async (client) =>
+    retryNow(client, deliveryId, { wait, timeoutMs: timeoutMsOf(input) }),
+  );
+  printResult(input.io, input.global, delivery, () => (wait ? deliverySummary(delivery) : `delivery ${delivery.id}: attempt ${delivery.attempts.length + 1} started`) + '\n');
+  if (!wait) {
+    note(input.io, input.global, `\`plugsmith logs --follow --plugin ${delivery.pluginId}\` shows how it ends`);
+    return;
+  }
+  if (delivery.status !== 'delivered') {
+    const next = delivery.status === 'pending' && delivery.nextAttemptAt ? `; the next retry is due at ${delivery.nextAttemptAt}` : '';
+    throw new UserError(`the webhook did not accept the attempt${next}`, EXIT.UNEXPECTED);
+  }
+};
 
 type RedeliverOptions = DeliveryFilterFlags & { yes?: boolean } & TargetFlags;
 
@@ -43,19 +72,17 @@ async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<
     }
     return redeliverMatching(client, match);
   });
-  if (global.json) {
-    io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  } else if (result.count === 0) {
-    io.stdout.write(`No delivery to resend: none matches ${filters}${result.skipped > 0 ? ` but challenges, which are never resent` : ''} (\`plugsmith logs ${filters}\` shows what they match).\n`);
-  } else {
-    const left = result.skipped > 0 ? `; ${result.skipped} challenge${result.skipped === 1 ? '' : 's'} left out` : '';
-    io.stdout.write(`Resent ${deliveries(result.count)} matching ${filters}, as new deliveries${left}:\n${result.deliveries.join('\n')}\n`);
-  }
+  const left = result.skipped > 0 ? `; ${result.skipped} challenge${result.skipped === 1 ? '' : 's'} left out` : '';
+  printResult(io, global, result, () =>
+    result.count === 0
+      ? `No delivery to resend: none matches ${filters}${result.skipped > 0 ? ` but challenges, which are never resent` : ''} (\`plugsmith logs ${filters}\` shows what they match).\n`
+      : `Resent ${deliveries(result.count)} matching ${filters}, as new deliveries${left}:\n${result.deliveries.join('\n')}\n`,
+  );
   if (result.count > 0) note(io, global, 'their attempts run now: `plugsmith logs --follow` shows them as they end');
 }
 
 /** `plugsmith logs redeliver [deliveryId]`: one delivery by id, or every delivery the filters match. */
-const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
+export const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
   const [deliveryId] = input.args;
   const filtered = anyFilter(input.options);
   if (deliveryId !== undefined && filtered) {
@@ -73,5 +100,3 @@ const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
   }
   return redeliverMatches(input);
 };
-
-export default redeliver;
