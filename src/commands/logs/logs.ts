@@ -6,7 +6,7 @@ import { DELIVERY_COLUMNS, attemptLine } from '../../dev/delivery-view.js';
 import type { DeliveryAttemptNotice } from '../../contract/index.js';
 import { listenForStop } from '../stop-signal.js';
 import { UserError, EXIT } from '../../errors.js';
-import { deliveryMatchOf, type DeliveryFilterFlags } from './filters.js';
+import { deliveryMatchOf, givenFilters, type DeliveryFilterFlags } from './filters.js';
 
 interface LogsOptions extends DeliveryFilterFlags {
   follow?: boolean;
@@ -19,17 +19,16 @@ function statusesOf(status: string | undefined): string[] | undefined {
   return status === 'failed' ? ['failed', 'exhausted'] : [status];
 }
 
-/** The filters the live stream cannot apply: they judge a delivery's whole history, or its creation time. */
-const NOT_WITH_FOLLOW = ['httpStatus', 'failedOnce', 'minAttempts', 'maxAttempts', 'since', 'until', 'search'] as const;
+/** The filters the live stream can apply; the others judge a delivery's whole history, or its creation time. */
+const FOLLOWABLE = ['--plugin', '--type', '--status'];
 
 /** Prints the delivery log, or follows it live. */
 const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const { io, global } = input;
-  const unfollowable = NOT_WITH_FOLLOW.filter((f) => o[f] !== undefined && o[f] !== false);
+  const unfollowable = givenFilters(o).filter((flag) => !FOLLOWABLE.includes(flag));
   if (o.follow && unfollowable.length > 0) {
-    const flags = unfollowable.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
-    throw new UserError(`--follow shows attempts as they happen and filters them by --plugin, --type and --status only; drop ${flags} (or drop --follow to list the log)`, EXIT.USAGE);
+    throw new UserError(`--follow shows attempts as they happen and filters them by --plugin, --type and --status only; drop ${unfollowable.join(', ')} (or drop --follow to list the log)`, EXIT.USAGE);
   }
   const { client } = await clientFor(input, { token: false });
   const statuses = statusesOf(o.status);
