@@ -36,8 +36,7 @@ export const dashboard: CommandHandler<{ open?: boolean } & TargetFlags> = async
   // No emulator found is exit 4; one named that does not answer is a network error, 7, like every admin command.
   const { url, admin } = await emulatorTarget(input);
   const { dashboardUrl } = await admin.dashboardLink();
-  if (global.json) io.stdout.write(JSON.stringify({ url, dashboardUrl }, null, 2) + '\n');
-  else io.stdout.write(`Dashboard: ${dashboardUrl}\n`);
+  printResult(io, global, { url, dashboardUrl }, () => `Dashboard: ${dashboardUrl}\n`);
   if (input.options.open) {
     const { openInBrowser } = await import('../../ui/open-browser.js');
     const problem = await openInBrowser(dashboardUrl);

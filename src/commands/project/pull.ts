@@ -5,7 +5,7 @@ import { clientFor } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { UserError, EXIT } from '../../errors.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 
 interface PullOptions {
   plugin?: string;
@@ -40,8 +40,7 @@ const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
       externalEvents: remote.externalEvents.map((e) => pick(e, ['name', 'title', 'description', 'payloadSchema'])),
     };
     await writeFile(out, JSON.stringify(manifest, null, 2) + '\n');
-    if (input.global.json) input.io.stdout.write(JSON.stringify(manifest, null, 2) + '\n');
-    else input.io.stdout.write(`Wrote ${o.out} from plugin ${pluginId}.\n`);
+    printResult(input.io, input.global, manifest, () => `Wrote ${o.out} from plugin ${pluginId}.\n`);
     note(input.io, input.global, 'Secrets are not pulled; the webhook secret stays on the platform (`plugsmith plugins secret`).');
   } finally {
     await client.close();

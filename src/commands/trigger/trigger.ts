@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
 import type { DataOverride } from '../../trigger/overrides.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
@@ -68,13 +68,9 @@ async function direct(input: CommandInput<TriggerOptions & TargetFlags>, type: R
     if (error instanceof TypeError) throw new UserError(`${error.message}`, EXIT.USAGE);
     throw error;
   }
-  const ok = result.status >= 200 && result.status < 300;
-  if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  else {
-    note(input.io, input.global, `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`);
-    input.io.stdout.write(`HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`);
-  }
-  if (!ok) throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
+  if (!input.global.json) note(input.io, input.global, `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`);
+  printResult(input.io, input.global, result, () => `HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`);
+  if (result.status < 200 || result.status >= 300) throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
@@ -97,12 +93,10 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
     // Messages go through the messaging API with the API key; the same client carries both.
     const admin = await emulatorAdmin(input, client.baseUrl);
     const result = await triggerEvent({ client, admin }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
-    if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    else {
-      note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
-      input.io.stdout.write(result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n');
-      if (result.reply) input.io.stdout.write(`reply in ${result.conversationId}: ${result.reply.content}\n`);
-    }
+    if (!input.global.json) note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
+    printResult(input.io, input.global, result, () =>
+      (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') + (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
+    );
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
       throw new UserError(`the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`, EXIT.UNEXPECTED);
     }
