@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { confirmDeletion, emulatorAdmin } from '../context.js';
 import { env } from '../../config/env.js';
-import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
+import { alive, chooseEmulator, listEmulators, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { writePrivateFile } from '../../config/private-file.js';
 import { resolveSettings } from '../../config/profiles.js';
-import type { EmulatorAdmin } from '../../dev/emulator-admin.js';
+import { EmulatorAdmin } from '../../dev/emulator-admin.js';
 import { UserError, EXIT } from '../../errors.js';
-import { note, printResult } from '../../ui/output.js';
+import { note, printResult, table } from '../../ui/output.js';
 
 /**
  * The local emulator an admin command acts on, and its admin API: `--base-url`, else PLUGSMITH_BASE_URL,
@@ -91,4 +92,62 @@ export const reset: CommandHandler<{ yes?: boolean } & TargetFlags> = async (inp
   await confirmDeletion(input, `every record of the emulator at ${url} (back to its seed)`);
   await admin.reset();
   printResult(input.io, input.global, { url, reset: true }, () => `Reset the emulator at ${url} to its seed.\n`);
+};
+
+/** "3m 12s", "2h 5m": how long an emulator has run. */
+function uptime(s: number): string {
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+}
+
+/** Lists the running emulators (one per project), most recently started first; no credentials are printed. */
+export const list: CommandHandler<object> = async ({ io, global }) => {
+  const rows = (await listEmulators()).map((s) => ({
+    project: s.project ?? null,
+    dataDir: s.dataDir,
+    url: s.url,
+    messagingUrl: s.messagingUrl,
+    pid: s.pid,
+    startedAt: s.startedAt,
+    uptimeSeconds: Math.max(0, Math.round((Date.now() - Date.parse(s.startedAt)) / 1000)),
+    storeId: s.storeId ?? null,
+  }));
+  printResult(io, global, rows, () =>
+    rows.length === 0
+      ? 'no emulator is running (start one with `plugsmith dev` or `plugsmith emulator start` in a project)\n'
+      : table(rows, [
+          { header: 'PROJECT', value: (r) => r.project ?? `(${r.dataDir ?? 'in memory'})` },
+          { header: 'URL', value: (r) => r.url },
+          { header: 'MESSAGING', value: (r) => r.messagingUrl },
+          { header: 'PID', value: (r) => r.pid },
+          { header: 'UPTIME', value: (r) => uptime(r.uptimeSeconds) },
+        ]) + '\n',
+  );
+};
+
+/**
+ * Stops the emulator of [project] (a folder or URL), else the one this command acts on; SIGTERM only
+ * after its health check answered the pid of its state file, so a reused pid is never signalled.
+ */
+export const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, global }) => {
+  const asked = args[0];
+  const choice = asked === undefined ? await chooseEmulator() : { state: await namedEmulator(asked), project: null };
+  const state = choice.state;
+  if (!state) throw new UserError(noEmulatorMessage(choice), EXIT.NOT_FOUND);
+  let health: Record<string, unknown>;
+  try {
+    health = await new EmulatorAdmin(state.url, { adminToken: state.adminToken, timeoutMs: 5000 }).health();
+  } catch (error) {
+    throw new UserError(`the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (pid ${state.pid}) does not answer at ${state.url} (${(error as Error).message}): not signalling a process that may not be it`, EXIT.NETWORK);
+  }
+  if (health.pid !== state.pid) {
+    throw new UserError(`${state.url} is answered by pid ${String(health.pid)}, not the pid ${state.pid} its state file names: not stopping it`, EXIT.CONFLICT);
+  }
+  process.kill(state.pid, 'SIGTERM');
+  const deadline = Date.now() + options.wait * 1000;
+  while (alive(state.pid) && Date.now() < deadline) await sleep(100);
+  if (alive(state.pid)) throw new UserError(`sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`, EXIT.UNEXPECTED);
+  const stopped = { project: state.project ?? null, dataDir: state.dataDir, url: state.url, pid: state.pid, stopped: true };
+  printResult(io, global, stopped, () => `stopped the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (${state.url}, pid ${state.pid})\n`);
 };

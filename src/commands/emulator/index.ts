@@ -45,7 +45,7 @@ export const emulatorCommands = [
     path: ['emulator', 'list'],
     summary: 'List the running emulators: project, URLs, pid, uptime (no credentials)',
     examples: ['plugsmith emulator list', 'plugsmith emulator list --json'],
-    load: () => import('./list.js'),
+    load: () => admin().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['emulator', 'stop'],
@@ -53,7 +53,7 @@ export const emulatorCommands = [
     examples: ['plugsmith emulator stop', 'plugsmith emulator stop ../other-plugin', 'plugsmith emulator stop http://127.0.0.1:4010'],
     args: ['[project]'],
     options: [{ flags: '--wait <seconds>', description: 'how long to wait for it to exit', default: 10, parse: integerOption('--wait', 1, 600) }],
-    load: () => import('./stop.js'),
+    load: () => admin().then((m) => ({ default: m.stop })),
   }),
   defineCommand({
     path: ['emulator', 'exec'],

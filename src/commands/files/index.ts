@@ -26,7 +26,7 @@ export const fileCommands = [
       { flags: '--concurrency <n>', description: 'files sent at once', default: 4, parse: integerOption('--concurrency', 1, 10) },
       ...targetOptions,
     ],
-    load: () => import('./upload.js'),
+    load: () => handlers().then((m) => ({ default: m.upload })),
   }),
   defineCommand({
     path: ['files', 'list'],

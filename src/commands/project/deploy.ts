@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { clientFor, orgOf } from '../context.js';
+import { orgOf, withClient } from '../context.js';
 import { deployManifest } from '../../manifest/deploy.js';
 import { loadManifest } from '../../manifest/load.js';
 import { identifyTarget } from '../../manifest/target.js';
@@ -42,8 +42,7 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const dryRun = Boolean(o.dryRun);
   const manifest = await loadManifest(manifestPath);
   if (!global.json) for (const line of expandedLines(manifest)) io.stderr.write(`${line}\n`);
-  const { client, settings } = await clientFor(input);
-  try {
+  await withClient(input, { token: true }, async (client, settings) => {
     const orgId = orgOf(settings);
     const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });
     const outcome = await deployManifest(client, manifestPath, { identity, orgId }, {
@@ -76,9 +75,7 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
     if (!global.json && verified === false && manifest.plugin.webhookUrl) {
       note(io, global, `The webhook is not verified yet: start your plugin, then run \`plugsmith plugins verify ${outcome.pluginId}\`.`);
     }
-  } finally {
-    await client.close();
-  }
+  });
 };
 
 export default deploy;

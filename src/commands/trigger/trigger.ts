@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
+import { clientFor, emulatorAdmin, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
@@ -86,8 +86,7 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
   if (type === 'AGENT_MESSAGE_RECEIVED' && !data && (!settings.messagingUrl || !settings.apiKey)) {
     throw new UserError('AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY', EXIT.AUTH);
   }
-  const { client } = await clientFor(input, { token: true });
-  try {
+  await withClient(input, { token: true }, async (client) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
@@ -105,9 +104,7 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
     if (result.reply === null) {
       note(input.io, input.global, `the plugin accepted the event but wrote no message in conversation ${result.conversationId} within ${o.wait}s (an EVENT_HANDLER answers with AGENT_MESSAGE_WRITE: POST /api/agents/:agentId/conversations/:conversationId/messages)`);
     }
-  } finally {
-    await client.close();
-  }
+  });
 };
 
 export default trigger;

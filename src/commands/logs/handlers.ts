@@ -1,12 +1,65 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { timeoutMsOf, withClient } from '../context.js';
+import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { MAX_BULK_REDELIVERIES } from '../../contract/requests.js';
-import { deliverySummary } from '../../dev/delivery-view.js';
+import { DELIVERY_COLUMNS, attemptLine, deliverySummary } from '../../dev/delivery-view.js';
 import { cancelRetries, countMatching, redeliverMatching, retryNow } from '../../dev/delivery-actions.js';
 import { confirm } from '../../ui/dialogs.js';
 import { note, printResult } from '../../ui/output.js';
-import { anyFilter, deliveryMatchOf, describeFilters, type DeliveryFilterFlags } from './filters.js';
+import { styleFor } from '../../ui/style.js';
+import { listenForStop } from '../stop-signal.js';
+import { anyFilter, deliveryMatchOf, describeFilters, givenFilters, type DeliveryFilterFlags } from './filters.js';
+
+interface LogsOptions extends DeliveryFilterFlags {
+  follow?: boolean;
+  limit: number;
+}
+
+/** `failed` means "did not get through": a challenge that failed, or a delivery whose retries are exhausted. */
+function statusesOf(status: string | undefined): string[] | undefined {
+  if (!status) return undefined;
+  return status === 'failed' ? ['failed', 'exhausted'] : [status];
+}
+
+/** The filters the live stream can apply; the others judge a delivery's whole history, or its creation time. */
+const FOLLOWABLE = ['--plugin', '--type', '--status'];
+
+/** Prints the delivery log, or follows it live. */
+export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
+  const o = input.options;
+  const { io, global } = input;
+  const unfollowable = givenFilters(o).filter((flag) => !FOLLOWABLE.includes(flag));
+  if (o.follow && unfollowable.length > 0) {
+    throw new UserError(`--follow shows attempts as they happen and filters them by --plugin, --type and --status only; drop ${unfollowable.join(', ')} (or drop --follow to list the log)`, EXIT.USAGE);
+  }
+  if (!o.follow) {
+    return withClient(input, { token: false }, async (client) => {
+      const page = await client.emulator.deliveries.list({ ...deliveryMatchOf(o), sortBy: 'createdAt', sortOrder: 'desc', limit: o.limit });
+      printRows(input, page.data.reverse(), DELIVERY_COLUMNS, 'deliveries');
+    });
+  }
+  const statuses = statusesOf(o.status);
+  const style = styleFor(io, global);
+  const { followDeliveries } = await import('../../dev/delivery-stream.js');
+  const stopped = await withClient(input, { token: false }, async (client) => {
+    const stop = listenForStop();
+    try {
+      await followDeliveries(
+        client,
+        { pluginId: o.plugin, type: o.type },
+        (notice) => {
+          if (statuses && !statuses.includes(notice.delivery.status)) return;
+          io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
+        },
+        { signal: stop.signal, onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
+      );
+    } finally {
+      stop.dispose();
+    }
+    return stop.signal.aborted;
+  });
+  if (!stopped) note(io, global, 'the delivery stream ended (the emulator stopped)');
+};
 
 /** Ends a pending delivery's retries and shows the delivery as it now is (failed). */
 export const cancel: CommandHandler<TargetFlags> = async (input) => {
