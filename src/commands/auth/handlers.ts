@@ -62,10 +62,7 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
   note(io, global, `saved to ${configPath()}; try \`plugsmith whoami\``);
 };
 
-/**
- * Shows the active profile and checks the token: a GET of a plugin id that cannot exist answers
- * 404 to a valid token and 401 to an invalid one, on the emulator and the platform alike.
- */
+/** Shows the active profile and checks its token: a GET of a plugin that cannot exist answers 404 to a valid one, 401 to another. */
 export const whoami: CommandHandler<TargetFlags> = async (input) => {
   const settings = await settingsFor(input);
   if (!settings.baseUrl) throw new UserError('not logged in: run `plugsmith login --local` or `plugsmith login --base-url URL`', EXIT.AUTH);

@@ -14,9 +14,8 @@ interface ChatOptions {
 }
 
 /**
- * `plugsmith chat`: the ink REPL when a person is at a terminal (stdin and stdout are TTYs, not
- * CI, no --json or --message); otherwise the line mode. ink and react are imported only for the
- * REPL, so every other command (and the line mode) starts without them.
+ * `plugsmith chat`: the ink REPL at a terminal (TTYs, not CI, no --json or --message), else the line mode;
+ * ink and react are imported for the REPL only, so every other command starts without them.
  */
 const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
   const o = input.options;

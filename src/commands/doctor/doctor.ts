@@ -70,10 +70,7 @@ async function probe(call: () => Promise<unknown>): Promise<ProbeOutcome> {
   }
 }
 
-/**
- * The management API: any HTTP answer means it is reachable. A GET of a plugin id that cannot
- * exist also tests the token: 404 means accepted, 401 refused (as `whoami` does).
- */
+/** The management API (any HTTP answer: reachable) and the token (a GET of a plugin that cannot exist: 404 accepted, 401 refused). */
 async function checkManagement(client: PlatformClient, settings: Settings): Promise<Check[]> {
   const url = settings.baseUrl!;
   const reach = await probe(() => client.plugins.marketplace({ limit: 1 }));

@@ -11,10 +11,8 @@ import { UserError, EXIT } from '../../errors.js';
 import { note, printResult, table } from '../../ui/output.js';
 
 /**
- * The local emulator an admin command acts on, and its admin API: `--base-url`, else PLUGSMITH_BASE_URL,
- * else the running emulator of this project (or the one --emulator names, or outside a project the most
- * recent; see chooseEmulator), else the profile's base URL. Without any, the error names the folder
- * looked in and the fix.
+ * The emulator an admin command acts on, and its admin API: `--base-url`, else PLUGSMITH_BASE_URL, else the
+ * running one chooseEmulator picks, else the profile's base URL; else an error naming the folder looked in.
  */
 async function emulatorTarget(input: CommandInput<TargetFlags>): Promise<{ url: string; admin: EmulatorAdmin }> {
   const url = await emulatorUrl(input);
@@ -126,10 +124,7 @@ export const list: CommandHandler<object> = async ({ io, global }) => {
   );
 };
 
-/**
- * Stops the emulator of [project] (a folder or URL), else the one this command acts on; SIGTERM only
- * after its health check answered the pid of its state file, so a reused pid is never signalled.
- */
+/** Stops the emulator of [project], else this command's; SIGTERM only once its health names its state file's pid (never a reused pid). */
 export const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, global }) => {
   const asked = args[0];
   const choice = asked === undefined ? await chooseEmulator() : { state: await namedEmulator(asked), project: null };

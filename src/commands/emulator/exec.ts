@@ -10,10 +10,7 @@ interface ExecOptions {
   manifest: string;
 }
 
-/**
- * Runs the command against an in-memory emulator (with --deploy, the manifest deployed into it) given
- * in its environment, and ends with its exit code; with --json, prints that environment and serves.
- */
+/** Runs the command with an in-memory emulator (--deploy: the manifest in it) in its environment; --json prints that and serves. */
 const exec: CommandHandler<ExecOptions> = async ({ args, options, global, io }) => {
   const words = (args as unknown[]).flat().filter((w): w is string => typeof w === 'string');
   if (global.json && words.length) throw new UserError('--json prints the environment instead of running a command: drop the command, or --json', EXIT.USAGE);

@@ -6,30 +6,7 @@ import { emulatorOf, emulatorOwner, removeEmulatorState, writeEmulatorState } fr
 import { env } from '../../config/env.js';
 import { note } from '../../ui/output.js';
 import { listenForStop } from '../stop-signal.js';
-
-interface StartOptions {
-  port?: number;
-  messagingPort?: number;
-  host: string;
-  allowRemoteAdmin?: boolean;
-  adminHost?: string[];
-  dataDir: string;
-  inMemory?: boolean;
-  seed?: string;
-  s3Endpoint?: string;
-  s3AccessKey?: string;
-  s3SecretKey?: string;
-  s3SecretKeyFile?: string;
-  s3Bucket?: string;
-  s3Region?: string;
-  llmBaseUrl?: string;
-  llmModel?: string;
-  llmApiKey?: string;
-  llmApiKeyFile?: string;
-  faults?: string;
-  faultsSeed?: string;
-  open?: boolean;
-}
+import type { StartOptions } from './start-options.js';
 
 /** A secret given as a file (its first line): other local users see every process's arguments, not this. */
 async function secretFromFile(path: string | undefined, flag: string): Promise<string | undefined> {

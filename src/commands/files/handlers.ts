@@ -51,10 +51,7 @@ interface UploadFlags {
   concurrency: number;
 }
 
-/**
- * Uploads files and reports each. Exit 0 only when all succeeded; otherwise the code every
- * failure shares (e.g. 7 when the network was down for all), else 1.
- */
+/** Uploads files and reports each; exit 0 only when all succeeded, else the code every failure shares (7: network down), else 1. */
 export const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) => {
   // A variadic argument (<paths...>) arrives as one array.
   const given: unknown = input.args[0];

@@ -103,10 +103,7 @@ async function redeliverOne(input: CommandInput<RedeliverOptions>, deliveryId: s
   if (delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the redelivered event`, EXIT.UNEXPECTED);
 }
 
-/**
- * Resends every delivery the filters match (as `plugsmith logs` shows them), each as a new delivery,
- * after a confirmation that names the count (`--yes` without a terminal).
- */
+/** Resends every delivery the filters match, each as a new one, after a confirmation naming the count (`--yes` without a terminal). */
 async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<void> {
   const { io, global, options } = input;
   const filters = describeFilters(options);

@@ -18,10 +18,7 @@ export const send: CommandHandler<{ type: string; attachment?: Array<{ type: str
   printRecord(input, message);
 };
 
-/**
- * Lists messages. The messaging API has its own paging (`after`, `limit`), not the `@` query
- * system, so this command takes --after, --limit and --all only.
- */
+/** Lists messages; the messaging API pages with `after` and `limit`, not the `@` query system, hence --after, --limit and --all. */
 export const list: CommandHandler<{ after?: string; limit?: number; all?: boolean } & TargetFlags> = (input) =>
   withClient(input, { apiKey: true, messaging: true }, async (client) => {
     const o = input.options;
