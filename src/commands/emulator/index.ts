@@ -1,7 +1,8 @@
 import { defineCommand, integerOption } from '../types.js';
 import { yesOption } from '../list-options.js';
-import { startOptions } from './start-options.js';
+import { execOptions, startOptions } from './options.js';
 
+const run = () => import('./start.js');
 const admin = () => import('./admin.js');
 
 const urlOption = { flags: '--base-url <url>', description: 'the emulator\'s management URL (default: PLUGSMITH_BASE_URL, else the running one from the state file, else the profile\'s)' };
@@ -18,7 +19,7 @@ export const emulatorCommands = [
       'plugsmith emulator start --in-memory --faults duplicate=0.2,drop=0.1 --faults-seed 42',
     ],
     options: startOptions,
-    load: () => import('./start.js'),
+    load: () => run().then((m) => ({ default: m.start })),
   }),
   defineCommand({
     path: ['emulator', 'list'],
@@ -44,12 +45,8 @@ export const emulatorCommands = [
       'plugsmith emulator exec --json',
     ],
     args: ['[command...]'],
-    options: [
-      { flags: '--seed <file>', description: 'seed file of the emulator (default: the default workspace)' },
-      { flags: '--deploy', description: 'deploy the project\'s manifest into it first (PLUGSMITH_PLUGIN_ID and PLUGSMITH_WEBHOOK_SECRET are set; the webhook is not verified: the command does that once its receiver listens)' },
-      { flags: '--manifest <path>', description: 'the manifest --deploy deploys', default: 'plugsmith.json' },
-    ],
-    load: () => import('./exec.js'),
+    options: execOptions,
+    load: () => run().then((m) => ({ default: m.exec })),
   }),
   defineCommand({
     path: ['emulator', 'export'],

@@ -1,7 +1,7 @@
 import { integerOption, type OptionSpec, type OptionsOf } from '../types.js';
 import { commaList } from '../list-options.js';
 
-/** The options of `plugsmith emulator start`, apart from its declaration so that its handler can take its type from them. */
+/** The options of `plugsmith emulator start`, apart from the declarations so that the handlers can take their types from them. */
 export const startOptions = [
   { flags: '--port <port>', description: 'management API port; must be free when given (default: 4010, or a free one when another process, e.g. another project\'s emulator, holds it; 0 picks a free one)', parse: integerOption('--port', 0, 65535) },
   { flags: '--messaging-port <port>', description: 'messaging API port; must be free when given (default: 4011, or a free one when taken; 0 picks a free one)', parse: integerOption('--messaging-port', 0, 65535) },
@@ -28,3 +28,10 @@ export const startOptions = [
 
 /** What `plugsmith emulator start` receives. */
 export type StartOptions = OptionsOf<typeof startOptions>;
+
+/** The options of `plugsmith emulator exec`. */
+export const execOptions = [
+  { flags: '--seed <file>', description: 'seed file of the emulator (default: the default workspace)' },
+  { flags: '--deploy', description: 'deploy the project\'s manifest into it first (PLUGSMITH_PLUGIN_ID and PLUGSMITH_WEBHOOK_SECRET are set; the webhook is not verified: the command does that once its receiver listens)' },
+  { flags: '--manifest <path>', description: 'the manifest --deploy deploys', default: 'plugsmith.json' },
+] as const satisfies readonly OptionSpec[];
