@@ -1,5 +1,5 @@
 import { basename, relative, resolve } from 'node:path';
-import type { CommandHandler } from '../types.js';
+import type { CommandHandler, OptionsOf } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
 import { checkName, checkTarget, completeAnswers, DEFAULT_PORT, nameFromDir, packageRoot, scaffoldProject, type ProjectAnswers } from '../../project/scaffold.js';
 import type { Language } from '../../project/languages.js';
@@ -7,17 +7,7 @@ import { PLUGIN_EVENTS, PLUGIN_SCOPES, PLUGIN_TYPES, TEMPLATES, type PluginType 
 import { askChoice, askMany, askText } from '../../ui/dialogs.js';
 import type { Io } from '../../ui/io.js';
 import { note, printResult } from '../../ui/output.js';
-
-interface InitOptions {
-  name?: string;
-  lang?: Language;
-  type?: PluginType;
-  events?: string[];
-  scopes?: string[];
-  port?: number;
-  yes?: boolean;
-  force?: boolean;
-}
+import type { initOptions } from './options.js';
 
 /** Completes the answers: a flag's value as it is, a missing one asked for (or defaulted with --yes); the language only with the type. */
 async function askAnswers(io: Io, given: Partial<ProjectAnswers>, defaultName: string, useDefaults: boolean): Promise<ProjectAnswers> {
@@ -72,7 +62,7 @@ async function askAnswers(io: Io, given: Partial<ProjectAnswers>, defaultName: s
 }
 
 /** Asks (or takes from flags) what to make, writes the project, and says what to run next. */
-const init: CommandHandler<InitOptions> = async (input) => {
+const init: CommandHandler<OptionsOf<typeof initOptions>> = async (input) => {
   const { io, global } = input;
   const o = input.options;
   const dirArg = input.args[0] as string | undefined;

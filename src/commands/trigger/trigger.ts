@@ -1,23 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { CommandHandler, CommandInput, OptionsOf } from '../types.js';
 import { clientFor, emulatorAdmin, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
-import type { DataOverride } from '../../trigger/overrides.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { deliverySummary } from '../../dev/delivery-view.js';
+import type { triggerOptions } from './options.js';
 
-interface TriggerOptions {
-  plugin?: string;
-  instance?: string;
-  set?: DataOverride[];
-  data?: string;
-  direct?: string;
-  secret?: string;
-  manifest: string;
-  wait: number;
-}
+type TriggerOptions = OptionsOf<typeof triggerOptions>;
 
 /** `--data @file` or inline JSON: an object, or a usage/validation error naming the flag. */
 async function dataOf(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
@@ -41,7 +32,7 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
 }
 
 /** Signs a sample event and POSTs it to --direct URL; prints the plugin's answer. */
-async function direct(input: CommandInput<TriggerOptions & TargetFlags>, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
+async function direct(input: CommandInput<TriggerOptions>, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
   const o = input.options;
   let secret = o.secret;
   let pluginId = o.plugin;
@@ -74,7 +65,7 @@ async function direct(input: CommandInput<TriggerOptions & TargetFlags>, type: R
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
-const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
+const trigger: CommandHandler<TriggerOptions> = async (input) => {
   const o = input.options;
   const type = eventTypeOf(input.args[0]);
   const data = await dataOf(o.data);
