@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { ListFn, Page, Pagination, PlatformClient, TraceEvent } from '../client/index.js';
+import type { ListFn, Pagination, PlatformClient, TraceEvent } from '../client/index.js';
 import { resolveSettings, type Settings } from '../config/profiles.js';
 import { adminTokenFor } from '../config/admin-token.js';
 import { env } from '../config/env.js';
@@ -149,21 +149,16 @@ export function printRecord(input: CommandInput<unknown>, record: unknown, keys?
 
 /** A list command's output: every page with `--all`, else one page and a note on how to get the next. */
 export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
-  const flags = input.options;
-  const query = listQueryOf(flags);
-  let rows: T[];
-  let pagination: Pagination | undefined;
-  if (flags.all) {
+  const query = listQueryOf(input.options);
+  if (input.options.all) {
     const { paginate } = await import('../client/index.js');
-    rows = [];
+    const rows: T[] = [];
     for await (const row of paginate(list, query)) rows.push(row);
-  } else {
-    const page: Page<T> = await list(query);
-    rows = page.data;
-    pagination = page.pagination;
+    return printRows(input, rows, columns, what);
   }
-  printRows(input, rows, columns, what);
-  const more = pagination ? nextPageHint(pagination) : '';
+  const page = await list(query);
+  printRows(input, page.data, columns, what);
+  const more = page.pagination ? nextPageHint(page.pagination) : '';
   if (more) note(input.io, input.global, styleFor(input.io, input.global, 'stderr').dim(more));
 }
 

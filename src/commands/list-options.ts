@@ -1,4 +1,4 @@
-import { InvalidOptionValue, integerOption, type OptionSpec } from './types.js';
+import { InvalidOptionValue, integerOption, type OptionSpec, type OptionsOf } from './types.js';
 import { SORT_ORDERS, type SortOrder } from '../contract/enum-values.js';
 
 // Option declarations shared by many commands: the registry imports this at start-up, so no client, config or UI imports.
@@ -46,16 +46,7 @@ export const listOptions = [
 ] as const satisfies readonly OptionSpec[];
 
 /** What the list options parse to. */
-export interface ListFlags {
-  page?: number;
-  limit?: number;
-  cursor?: string;
-  sort?: string;
-  order?: SortOrder[];
-  search?: string;
-  filter?: Record<string, string[]>;
-  all?: boolean;
-}
+export type ListFlags = OptionsOf<typeof listOptions>;
 
 /** The client's ListQuery for the parsed list options (structurally `ListQuery`). */
 export function listQueryOf(flags: ListFlags) {

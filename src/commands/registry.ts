@@ -9,9 +9,7 @@ import { pluginCommands } from './plugins/index.js';
 import { actionCommands } from './actions/index.js';
 import { eventCommands } from './events/index.js';
 import { repoCommands } from './repos/index.js';
-import { providerCommands } from './providers/index.js';
-import { handlerCommands } from './handlers/index.js';
-import { appCommands } from './apps/index.js';
+import { installCommands } from './installs/commands.js';
 import { fileCommands } from './files/index.js';
 import { conversationCommands } from './conversations/index.js';
 import { messageCommands } from './messages/index.js';
@@ -25,8 +23,9 @@ import { checkCommands } from './check/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: AnyCommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
-  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands, ...providerCommands, ...handlerCommands, ...appCommands,
-  ...fileCommands, ...conversationCommands, ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...checkCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
+  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands,
+  ...installCommands('providers'), ...installCommands('handlers'), ...installCommands('apps'), ...fileCommands, ...conversationCommands,
+  ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...checkCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
 
 /** What each group of commands does, shown in `plugsmith --help` and the group's own help. */
 export const groups: Record<string, string> = {

@@ -1,7 +1,4 @@
-/**
- * Listens for the first SIGINT or SIGTERM so that a long-running command ends cleanly; listening stops
- * with it, so a second Ctrl+C ends the process at once. `dispose` stops listening (idempotent).
- */
+/** The first SIGINT or SIGTERM ends a long-running command cleanly; listening stops then, so a second Ctrl+C ends the process. */
 export function listenForStop(): { signal: AbortSignal; stopped: Promise<void>; dispose(): void } {
   const controller = new AbortController();
   const dispose = () => {

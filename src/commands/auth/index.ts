@@ -1,6 +1,8 @@
 import { defineCommand } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
+const handlers = () => import('./handlers.js');
+
 /** `plugsmith login`, `plugsmith whoami`. */
 export const authCommands = [
   defineCommand({
@@ -19,13 +21,13 @@ export const authCommands = [
       { flags: '--api-key <key>', description: 'messaging API key; "-" reads it from stdin' },
       { flags: '--org <orgId>', description: 'default org for commands' },
     ],
-    load: () => import('./login.js'),
+    load: () => handlers().then((m) => ({ default: m.login })),
   }),
   defineCommand({
     path: ['whoami'],
     summary: 'Show the active profile, where it points, and whether its token works',
     examples: ['plugsmith whoami', 'plugsmith whoami --json', 'PLUGSMITH_PROFILE=staging plugsmith whoami'],
     options: [...targetOptions],
-    load: () => import('./whoami.js'),
+    load: () => handlers().then((m) => ({ default: m.whoami })),
   }),
 ];

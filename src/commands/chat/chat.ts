@@ -1,12 +1,10 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { clientFor, printRows, withClient } from '../context.js';
+import { printRows, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { ChatSession } from '../../ui/chat/chat-session.js';
 import { runLineChat } from '../../ui/chat/line-chat.js';
 import { LIST_CHARACTERS_COMMAND } from '../../ui/chat/chat-errors.js';
 import { listCharacters } from './list-characters.js';
-import type { Character } from '../../client/index.js';
-import type { Column } from '../../ui/output.js';
 
 interface ChatOptions {
   conversation?: string;
@@ -16,9 +14,8 @@ interface ChatOptions {
 }
 
 /**
- * `plugsmith chat`: the ink REPL when a person is at a terminal (stdin and stdout are TTYs, not
- * CI, no --json or --message); otherwise the line mode. ink and react are imported only for the
- * REPL, so every other command (and the line mode) starts without them.
+ * `plugsmith chat`: the ink REPL at a terminal (TTYs, not CI, no --json or --message), else the line mode;
+ * ink and react are imported for the REPL only, so every other command starts without them.
  */
 const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
   const o = input.options;
@@ -29,8 +26,7 @@ const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
   if (characterId === undefined && o.conversation === undefined && !repl) {
     throw new UserError(`missing characterId: pass it, \`plugsmith chat <characterId>\` (or --conversation ID); \`${LIST_CHARACTERS_COMMAND}\` lists them`, EXIT.USAGE);
   }
-  const { client, settings } = await clientFor(input, { apiKey: true, messaging: true });
-  try {
+  await withClient(input, { apiKey: true, messaging: true }, async (client, settings) => {
     if (repl) {
       const { runChatApp } = await import('../../ui/chat/run-chat-app.js');
       await runChatApp({
@@ -49,21 +45,18 @@ const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
     } finally {
       session.close();
     }
-  } finally {
-    await client.close();
-  }
+  });
 };
 
 async function printCharacters(input: CommandInput<ChatOptions & TargetFlags>): Promise<void> {
   const o = input.options;
   const characters = await withClient(input, {}, (client, settings) => listCharacters(client, o.org ?? settings.orgId));
-  const columns: Column<Character>[] = [
+  printRows(input, characters, [
     { header: 'ID', value: (c) => c.id },
     { header: 'NAME', value: (c) => c.name },
     { header: 'ENGINE', value: (c) => c.engine },
     { header: 'AGENT', value: (c) => c.agentId },
-  ];
-  printRows(input, characters, columns, 'characters');
+  ], 'characters');
 }
 
 export default chat;

@@ -1,10 +1,7 @@
 import type { Character, PlatformClient } from '../../client/index.js';
 import { UserError, EXIT } from '../../errors.js';
 
-/**
- * The characters a chat can start with, from the emulator's admin API (the platform itself
- * lists none): the org's when known, else every org's.
- */
+/** The characters a chat can start with, from the emulator's admin API (the platform lists none): the org's, else every org's. */
 export async function listCharacters(client: PlatformClient, orgId: string | undefined): Promise<Character[]> {
   try {
     const page = await client.emulator.characters.list({ limit: 100, sortBy: 'name', sortOrder: 'asc', filters: orgId ? { orgId } : undefined });

@@ -5,6 +5,7 @@ import type { Plugin, PlatformClient } from '../../client/index.js';
 import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { projectRootOf } from '../../config/emulators.js';
+import { printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { loadManifest } from '../../manifest/load.js';
@@ -73,8 +74,7 @@ const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
       if (error instanceof TypeError && /webhook secret/.test(error.message)) throw new UserError(`--secret: ${error.message}`, EXIT.USAGE);
       throw error;
     }
-    if (input.global.json) input.io.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    else input.io.stdout.write(renderReport(report, styleFor(input.io, input.global), (input.io.stdout as { columns?: number }).columns ?? 0));
+    printResult(input.io, input.global, report, () => renderReport(report, styleFor(input.io, input.global), (input.io.stdout as { columns?: number }).columns ?? 0));
     if (!report.ok) {
       const failed = report.checks.filter((c) => c.status === 'failed').map((c) => c.id);
       throw new UserError(`${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')} (each one's fix is above)`, EXIT.UNEXPECTED);

@@ -1,6 +1,8 @@
 import { defineCommand } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
+const handlers = () => import('./handlers.js');
+
 /** `plugsmith conversations create|get` (messaging API, with the API key). */
 export const conversationCommands = [
   defineCommand({
@@ -8,7 +10,7 @@ export const conversationCommands = [
     summary: 'Start a conversation with a character',
     examples: ['plugsmith conversations create --character char_nova', 'CONV=$(plugsmith conversations create --character char_nova --json | jq -r .id)'],
     options: [{ flags: '--character <characterId>', description: 'the character to talk to' }, ...targetOptions],
-    load: () => import('./create.js'),
+    load: () => handlers().then((m) => ({ default: m.create })),
   }),
   defineCommand({
     path: ['conversations', 'get'],
@@ -16,6 +18,6 @@ export const conversationCommands = [
     examples: ['plugsmith conversations get conv_123', 'plugsmith conversations get conv_123 --json'],
     args: ['<conversationId>'],
     options: [...targetOptions],
-    load: () => import('./get.js'),
+    load: () => handlers().then((m) => ({ default: m.get })),
   }),
 ];

@@ -1,30 +1,15 @@
 import { resolve, dirname } from 'node:path';
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { CommandHandler, CommandInput } from '../types.js';
 import { orgOf, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { attemptLine } from '../../dev/delivery-view.js';
 import { listenForStop } from '../stop-signal.js';
-
-interface DevFlags {
-  cmd?: string;
-  manifest: string;
-  pluginPort?: number;
-  emulatorPort?: number;
-  messagingPort?: number;
-  dataDir: string;
-  verifyTimeout: number;
-  installs: boolean;
-  baseUrl?: string;
-  messagingUrl?: string;
-  faults?: string;
-  faultsSeed?: string;
-  open?: boolean;
-}
+import type { DevFlags } from './options.js';
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
-const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
+const dev: CommandHandler<DevFlags> = async (input) => {
   const o = input.options;
   const { io, global } = input;
   const { assertDistinctPorts } = await import('../../dev/local-emulator.js');
@@ -89,7 +74,7 @@ const dev: CommandHandler<DevFlags & TargetFlags> = async (input) => {
 };
 
 /** The emulator named by --base-url/--messaging-url, with the credentials of the flags, environment and profile. */
-async function targetOf(input: CommandInput<DevFlags & TargetFlags>) {
+async function targetOf(input: CommandInput<DevFlags>) {
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.messagingUrl) throw new UserError('dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)', EXIT.USAGE);
   const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');

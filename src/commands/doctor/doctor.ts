@@ -1,12 +1,125 @@
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { settingsFor, timeoutMsOf } from '../context.js';
-import { UserError, EXIT } from '../../errors.js';
+import { configPath } from '../../config/paths.js';
 import { env } from '../../config/env.js';
-import type { Settings } from '../../config/profiles.js';
+import { loadConfig, type Settings } from '../../config/profiles.js';
+import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
+import { UserError, EXIT } from '../../errors.js';
 import type { PlatformClient } from '../../client/index.js';
 import { printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
-import { checkConfig, checkEmulator, checkManagement, checkMessaging, checkNode, checkProfile, type Check } from './checks.js';
+
+/** One line of the doctor's report; `exitCode` says how a failure ends the command. */
+interface Check {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  message: string;
+  exitCode?: number;
+}
+
+const ok = (name: string, message: string): Check => ({ name, status: 'ok', message });
+const warn = (name: string, message: string): Check => ({ name, status: 'warn', message });
+const fail = (name: string, message: string, exitCode: number = EXIT.UNEXPECTED): Check => ({ name, status: 'fail', message, exitCode });
+
+/** Node 20 or newer (the package's engines). */
+function checkNode(version = process.versions.node): Check {
+  const major = Number(version.split('.')[0]);
+  return major >= 20 ? ok('node', `v${version}`) : fail('node', `v${version} is too old: plugsmith needs Node.js 20 or newer`);
+}
+
+/** The config file: readable JSON, and readable by its owner only (it holds tokens). */
+async function checkConfig(): Promise<Check> {
+  const path = configPath();
+  let mode: number;
+  try {
+    mode = (await stat(path)).mode;
+  } catch {
+    return warn('config', `no config file at ${path} (run \`plugsmith login\`, or use PLUGSMITH_* variables)`);
+  }
+  try {
+    const config = await loadConfig();
+    const count = Object.keys(config.profiles).length;
+    if (mode & 0o077) return fail('config', `${path} is readable by others (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${path}\``, EXIT.AUTH);
+    const dirMode = (await stat(dirname(path))).mode;
+    if (dirMode & 0o077) return warn('config', `${path}: ${count} profile(s), but its folder is open to others (mode ${(dirMode & 0o777).toString(8)}): \`chmod 700 ${dirname(path)}\``);
+    return ok('config', `${path}: ${count} profile(s), owner-only`);
+  } catch (error) {
+    return fail('config', (error as Error).message);
+  }
+}
+
+/** Which profile and URLs are in effect. */
+function checkProfile(settings: Settings): Check {
+  if (!settings.baseUrl) return fail('profile', 'no management URL: run `plugsmith login --local` or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL', EXIT.AUTH);
+  const from = settings.profileName ? `profile "${settings.profileName}"` : 'environment variables and flags';
+  return ok('profile', `${from}; org ${settings.orgId ?? '(none: pass --org to org commands)'}`);
+}
+
+type ProbeOutcome = { status: number } | { error: Error & { code?: string } };
+
+async function probe(call: () => Promise<unknown>): Promise<ProbeOutcome> {
+  try {
+    await call();
+    return { status: 200 };
+  } catch (error) {
+    const e = error as Error & { name: string; status?: number };
+    if (e.name === 'ApiError' && typeof e.status === 'number') return { status: e.status };
+    return { error: e };
+  }
+}
+
+/** The management API (any HTTP answer: reachable) and the token (a GET of a plugin that cannot exist: 404 accepted, 401 refused). */
+async function checkManagement(client: PlatformClient, settings: Settings): Promise<Check[]> {
+  const url = settings.baseUrl!;
+  const reach = await probe(() => client.plugins.marketplace({ limit: 1 }));
+  if ('error' in reach) {
+    const invalid = (reach.error as { type?: string }).type === 'INVALID_RESPONSE';
+    if (!invalid) return [fail('management API', `cannot reach ${url}: ${reach.error.message}`, EXIT.NETWORK)];
+    return [fail('management API', `${url} answered, but not like the platform: ${reach.error.message}`, EXIT.NETWORK)];
+  }
+  const checks = [ok('management API', `${url} answers`)];
+  if (!settings.token) {
+    checks.push(fail('token', 'no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH));
+    return checks;
+  }
+  const token = await probe(() => client.plugins.get('plugsmith-doctor-probe'));
+  if ('status' in token && (token.status === 404 || token.status === 200)) checks.push(ok('token', `accepted by ${url}`));
+  else if ('status' in token && token.status === 401) checks.push(fail('token', `refused by ${url} (unknown or revoked): run \`plugsmith login\` again`, EXIT.AUTH));
+  else checks.push(fail('token', `could not be checked: ${'error' in token ? token.error.message : `HTTP ${token.status}`}`, 'error' in token ? EXIT.NETWORK : EXIT.UNEXPECTED));
+  return checks;
+}
+
+/** The messaging API and the API key: 404 for an unknown conversation means the key is good. */
+async function checkMessaging(client: PlatformClient, settings: Settings): Promise<Check[]> {
+  if (!settings.messagingUrl) return [warn('messaging API', 'no messaging URL: conversations and messages need `plugsmith login --messaging-url URL` or PLUGSMITH_MESSAGING_URL')];
+  const url = settings.messagingUrl;
+  const answer = await probe(() => client.messaging.conversations.get('plugsmith-doctor-probe'));
+  if ('error' in answer) return [fail('messaging API', `cannot reach ${url}: ${answer.error.message}`, EXIT.NETWORK)];
+  const checks = [ok('messaging API', `${url} answers`)];
+  if (!settings.apiKey) checks.push(warn('API key', 'no messaging API key: run `plugsmith login --api-key -` or set PLUGSMITH_API_KEY'));
+  else if (answer.status === 401) checks.push(fail('API key', `refused by ${url}: run \`plugsmith login --api-key -\` again`, EXIT.AUTH));
+  else checks.push(ok('API key', `accepted by ${url}`));
+  return checks;
+}
+
+/** The local emulator: its state file, whether it answers, and whether the profile points at it. */
+async function checkEmulator(client: PlatformClient, settings: Settings): Promise<Check> {
+  const choice = await chooseEmulator();
+  const state = choice.state;
+  if (!state) {
+    return settings.local
+      ? fail('emulator', `the profile is local but ${noEmulatorMessage(choice)}`, EXIT.NOT_FOUND)
+      : ok('emulator', 'not running (start one with `plugsmith emulator start`)');
+  }
+  const health = await probe(() => client.withOptions({ baseUrl: state.url }).emulator.health());
+  if (!('status' in health) || health.status !== 200) {
+    return fail('emulator', `the state file says an emulator runs at ${state.url} (pid ${state.pid}), but it does not answer`, EXIT.NETWORK);
+  }
+  const used = settings.baseUrl === state.url ? 'the profile uses it' : 'the profile points elsewhere (`plugsmith login --local` to use it)';
+  return ok('emulator', `running at ${state.url} (pid ${state.pid}); ${used}`);
+}
 
 /** The checks that talk to the APIs and the emulator, run at once with short timeouts and no retries. */
 async function remoteChecks(settings: Settings, timeoutMs = 5_000): Promise<Check[]> {

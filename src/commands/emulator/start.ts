@@ -1,35 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandHandler } from '../types.js';
-import { UserError, EXIT } from '../../errors.js';
+import type { CommandHandler, OptionsOf } from '../types.js';
+import { UserError, ExitWith, EXIT } from '../../errors.js';
 import { emulatorOf, emulatorOwner, removeEmulatorState, writeEmulatorState } from '../../config/emulators.js';
 import { env } from '../../config/env.js';
 import { note } from '../../ui/output.js';
 import { listenForStop } from '../stop-signal.js';
-
-interface StartOptions {
-  port?: number;
-  messagingPort?: number;
-  host: string;
-  allowRemoteAdmin?: boolean;
-  adminHost?: string[];
-  dataDir: string;
-  inMemory?: boolean;
-  seed?: string;
-  s3Endpoint?: string;
-  s3AccessKey?: string;
-  s3SecretKey?: string;
-  s3SecretKeyFile?: string;
-  s3Bucket?: string;
-  s3Region?: string;
-  llmBaseUrl?: string;
-  llmModel?: string;
-  llmApiKey?: string;
-  llmApiKeyFile?: string;
-  faults?: string;
-  faultsSeed?: string;
-  open?: boolean;
-}
+import type { execOptions, StartOptions } from './options.js';
 
 /** A secret given as a file (its first line): other local users see every process's arguments, not this. */
 async function secretFromFile(path: string | undefined, flag: string): Promise<string | undefined> {
@@ -54,7 +31,7 @@ async function llmOptions(o: StartOptions) {
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
-const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
+export const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   const o = options;
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
@@ -166,4 +143,52 @@ const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
   await removeEmulatorState(statePath);
 };
 
-export default start;
+/** Runs the command with an in-memory emulator (--deploy: the manifest in it) in its environment; --json prints that and serves. */
+export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({ args, options, global, io }) => {
+  const words = (args as unknown[]).flat().filter((w): w is string => typeof w === 'string');
+  if (global.json && words.length) throw new UserError('--json prints the environment instead of running a command: drop the command, or --json', EXIT.USAGE);
+  if (!global.json && !words.length) throw new UserError('which command? `plugsmith emulator exec -- npm test` (or --json to print the environment and keep the emulator running)', EXIT.USAGE);
+  const manifestPath = resolve(options.manifest);
+  const { loadManifest } = await import('../../manifest/load.js');
+  // A missing or invalid manifest is told before anything starts.
+  const manifest = options.deploy ? await loadManifest(manifestPath, process.env) : undefined;
+  const { startEmulator, SeedError } = await import('../../../emulator/index.js');
+  let emulator;
+  try {
+    emulator = await startEmulator({ inMemory: true, port: 0, messagingPort: 0, seed: options.seed ? resolve(options.seed) : undefined, log: () => undefined });
+  } catch (error) {
+    if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
+    throw error;
+  }
+  try {
+    let plugin: { id: string; webhookSecret: string } | undefined;
+    if (manifest) {
+      if (!emulator.token || !emulator.orgId) throw new UserError('--deploy needs a user token and an org in the seed', EXIT.VALIDATION);
+      const { createClient } = await import('../../client/index.js');
+      const { deployManifest } = await import('../../manifest/deploy.js');
+      const client = createClient({ baseUrl: emulator.url, messagingUrl: emulator.messagingUrl, token: emulator.token, adminToken: emulator.adminToken, userAgent: 'plugsmith-exec' });
+      try {
+        // A throwaway store: nothing recorded; the webhook is verified by the command once it listens.
+        const outcome = await deployManifest(client, manifestPath, { identity: { storeId: emulator.storeId, baseUrl: emulator.url }, orgId: emulator.orgId }, { allowDeletes: true, environment: process.env, manifest, record: false });
+        const deployed = await client.plugins.get(outcome.pluginId!);
+        plugin = { id: outcome.pluginId!, webhookSecret: String(deployed.webhookSecret ?? '') };
+        note(io, global, `deployed ${manifest.plugin.name} (${plugin.id}) into an in-memory emulator at ${emulator.url}`);
+      } finally {
+        await client.close();
+      }
+    }
+    const { execEnvironment, runCommand } = await import('../../dev/exec.js');
+    const environment = execEnvironment(emulator, plugin);
+    if (global.json) {
+      const { stopped } = listenForStop();
+      io.stdout.write(JSON.stringify(environment) + '\n');
+      await stopped;
+      return;
+    }
+    note(io, global, `emulator at ${emulator.url} (in memory); running: ${words.join(' ')}`);
+    const code = await runCommand(words, { ...process.env, ...environment });
+    if (code !== 0) throw new ExitWith(code);
+  } finally {
+    await emulator.close();
+  }
+};

@@ -1,7 +1,13 @@
 import { defineCommand, integerOption } from '../types.js';
 import { listOptions, targetOptions } from '../list-options.js';
-
 import { PARENT_TYPES } from '../../contract/enum-values.js';
+
+const handlers = () => import('./handlers.js');
+
+const parentOptions = [
+  { flags: '--parent-type <type>', description: 'owning entity type: ORG, CHARACTER, KNOWLEDGE or AGENT', choices: PARENT_TYPES },
+  { flags: '--parent-id <id>', description: 'owning entity id' },
+] as const;
 
 /** `plugsmith files upload|list|url|status`: the upload interface. */
 export const fileCommands = [
@@ -14,26 +20,24 @@ export const fileCommands = [
     ],
     args: ['<paths...>'],
     options: [
-      { flags: '--parent-type <type>', description: 'owning entity type: ORG, CHARACTER, KNOWLEDGE or AGENT', choices: PARENT_TYPES },
-      { flags: '--parent-id <id>', description: 'owning entity id' },
+      ...parentOptions,
       { flags: '--folder <folder>', description: 'folder for the files (at most 100 characters, "/"-separated)' },
       { flags: '--public', description: 'make the files public (direct URLs instead of signed ones)' },
       { flags: '--concurrency <n>', description: 'files sent at once', default: 4, parse: integerOption('--concurrency', 1, 10) },
       ...targetOptions,
     ],
-    load: () => import('./upload.js'),
+    load: () => handlers().then((m) => ({ default: m.upload })),
   }),
   defineCommand({
     path: ['files', 'list'],
     summary: 'List the files of one parent entity',
     examples: ['plugsmith files list --parent-type ORG --parent-id org_dev', 'plugsmith files list --parent-type AGENT --parent-id agent_nova --filter status=FAILED --all --json'],
     options: [
-      { flags: '--parent-type <type>', description: 'owning entity type: ORG, CHARACTER, KNOWLEDGE or AGENT', choices: PARENT_TYPES },
-      { flags: '--parent-id <id>', description: 'owning entity id' },
+      ...parentOptions,
       ...listOptions,
       ...targetOptions,
     ],
-    load: () => import('./list.js'),
+    load: () => handlers().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['files', 'url'],
@@ -41,7 +45,7 @@ export const fileCommands = [
     examples: ['plugsmith files url file_123', 'curl -o guide.pdf "$(plugsmith files url file_123 --expires-in 300)"'],
     args: ['<fileId>'],
     options: [{ flags: '--expires-in <seconds>', description: 'lifetime of a signed URL (default 3600)', parse: integerOption('--expires-in', 1) }, ...targetOptions],
-    load: () => import('./url.js'),
+    load: () => handlers().then((m) => ({ default: m.url })),
   }),
   defineCommand({
     path: ['files', 'status'],
@@ -49,6 +53,6 @@ export const fileCommands = [
     examples: ['plugsmith files status file_123 COMPLETED', 'plugsmith files status file_123 FAILED --error "virus scan failed"'],
     args: ['<fileId>', '<status>'],
     options: [{ flags: '--error <message>', description: 'the reason (required with FAILED)' }, ...targetOptions],
-    load: () => import('./status.js'),
+    load: () => handlers().then((m) => ({ default: m.status })),
   }),
 ];

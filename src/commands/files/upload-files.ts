@@ -45,10 +45,7 @@ interface Candidate {
   contentType: string;
 }
 
-/**
- * Uploads every path: signed URLs for ten files at a time, each file streamed to its URL, then UPLOADED
- * or FAILED set on its record. A failing file never stops the others; outcomes keep the order of `paths`.
- */
+/** Uploads every path (ten signed URLs at a time, streamed, then UPLOADED or FAILED); a failing file never stops the others. */
 export async function uploadFiles(client: PlatformClient, paths: string[], target: UploadTarget, progress: TransferProgress): Promise<UploadOutcome[]> {
   // By position, so a path given twice is uploaded (and reported) twice.
   const outcomes: UploadOutcome[] = new Array(paths.length);
@@ -124,21 +121,19 @@ async function sendOne(client: PlatformClient, candidate: Candidate, signed: Sig
   const fileId = signed.fileRecord.id;
   const base = { path: candidate.path, fileName: candidate.fileName, fileId, size: candidate.size };
   try {
-    await client.uploads.uploadFile(signed.signedUrl, candidate.path, {
-      size: candidate.size,
-      contentType: candidate.contentType,
-      onProgress: (sent) => progress.update(String(candidate.index), candidate.fileName, sent),
-    });
-  } catch (sendError) {
-    const error = (await changedOnDisk(candidate)) ?? sendError;
-    await markFailed(client, fileId, error);
-    return { ...base, status: 'FAILED', error: messageOf(error), cause: error };
-  }
-  try {
+    await client.uploads
+      .uploadFile(signed.signedUrl, candidate.path, {
+        size: candidate.size,
+        contentType: candidate.contentType,
+        onProgress: (sent) => progress.update(String(candidate.index), candidate.fileName, sent),
+      })
+      .catch(async (sendError: unknown) => {
+        throw (await changedOnDisk(candidate)) ?? sendError;
+      });
     await client.uploads.setStatus({ fileId, status: 'UPLOADED' });
     return { ...base, status: 'UPLOADED', error: null };
   } catch (error) {
-    // The platform refused UPLOADED (e.g. the stored object does not match): record why.
+    // The send failed, or the platform refused UPLOADED (e.g. the stored object does not match): record why.
     await markFailed(client, fileId, error);
     return { ...base, status: 'FAILED', error: messageOf(error), cause: error };
   }

@@ -1,7 +1,5 @@
-import { defineCommand, integerOption } from '../types.js';
-import { PLUGIN_TYPES } from '../../contract/enum-values.js';
-import { LANGUAGES } from '../../project/languages.js';
-import { commaList } from '../list-options.js';
+import { defineCommand } from '../types.js';
+import { initOptions } from './options.js';
 
 /** `plugsmith init`: a plugin project from a template. */
 export const initCommands = [
@@ -16,16 +14,7 @@ export const initCommands = [
       'plugsmith init my-plugin --lang python --type DATA_PROVIDER --yes',
     ],
     args: ['[dir]'],
-    options: [
-      { flags: '--name <name>', description: 'plugin and npm package name (default: the folder\'s name)' },
-      { flags: '--lang <language>', description: 'language of the plugin: typescript, or python (3.10 or later, standard library only); the wizard asks it with the type, else typescript', choices: [...LANGUAGES] },
-      { flags: '--type <type>', description: 'plugin type (default: EVENT_HANDLER)', choices: [...PLUGIN_TYPES] },
-      { flags: '--events <kinds>', description: 'events the plugin receives, comma-separated (default: the type\'s)', parse: commaList },
-      { flags: '--scopes <scopes>', description: 'scopes of its installation tokens, comma-separated (default: the type\'s)', parse: commaList },
-      { flags: '--port <port>', description: 'port of its webhook server in development (default: 3000)', parse: integerOption('--port', 1, 65535) },
-      { flags: '-y, --yes', description: 'ask nothing: defaults for every value not given (for scripts)' },
-      { flags: '--force', description: 'write into a non-empty folder (the template\'s files are overwritten)' },
-    ],
+    options: initOptions,
     load: () => import('./init.js'),
   }),
 ];

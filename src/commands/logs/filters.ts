@@ -1,4 +1,4 @@
-import { InvalidOptionValue, integerOption, type OptionSpec } from '../types.js';
+import { InvalidOptionValue, integerOption, type OptionSpec, type OptionsOf } from '../types.js';
 import { HTTP_STATUS_FILTER_PATTERN } from '../../contract/enum-values.js';
 
 // The delivery log's filters as options: `plugsmith logs` shows what they match and `plugsmith logs
@@ -43,25 +43,23 @@ export const deliveryFilterOptions = [
   { flags: '--search <text>', description: 'only deliveries whose id, event id, type, URL, plugin or instance id contains this' },
 ] as const satisfies readonly OptionSpec[];
 
-/** The parsed filter options. */
-export interface DeliveryFilterFlags {
-  plugin?: string;
-  type?: string;
-  status?: (typeof DELIVERY_STATUS_CHOICES)[number];
-  httpStatus?: string;
-  failedOnce?: boolean;
-  minAttempts?: number;
-  maxAttempts?: number;
-  since?: string;
-  until?: string;
-  search?: string;
+/** The parsed filter options (any may be left out). */
+export type DeliveryFilterFlags = Partial<OptionsOf<typeof deliveryFilterOptions>>;
+
+/** Each filter's flag and its key in the parsed options (`--http-status`, `httpStatus`), in the options' order. */
+const FILTERS = deliveryFilterOptions.map(({ flags }) => {
+  const flag = flags.split(' ')[0];
+  return { flag, key: flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as keyof DeliveryFilterFlags };
+});
+
+/** The flags of the filters given (`--min-attempts 0` was given; a flag left out was not). */
+export function givenFilters(flags: DeliveryFilterFlags): string[] {
+  return FILTERS.filter(({ key }) => flags[key] !== undefined && flags[key] !== false).map(({ flag }) => flag);
 }
 
 /** Whether any filter was given (a bulk resend of the whole log is refused). */
 export function anyFilter(flags: DeliveryFilterFlags): boolean {
-  return [flags.plugin, flags.type, flags.status, flags.httpStatus, flags.failedOnce, flags.minAttempts, flags.maxAttempts, flags.since, flags.until, flags.search].some(
-    (v) => v !== undefined && v !== false,
-  );
+  return givenFilters(flags).length > 0;
 }
 
 /** The client's DeliveryMatch for the parsed filters (structurally `DeliveryMatch`). */
@@ -84,16 +82,7 @@ export function deliveryMatchOf(flags: DeliveryFilterFlags) {
 
 /** The filters in words, for a confirmation ("--status failed --plugin plg_1"). */
 export function describeFilters(flags: DeliveryFilterFlags): string {
-  const parts: string[] = [];
-  if (flags.plugin) parts.push(`--plugin ${flags.plugin}`);
-  if (flags.type) parts.push(`--type ${flags.type}`);
-  if (flags.status) parts.push(`--status ${flags.status}`);
-  if (flags.httpStatus) parts.push(`--http-status ${flags.httpStatus}`);
-  if (flags.failedOnce) parts.push('--failed-once');
-  if (flags.minAttempts !== undefined) parts.push(`--min-attempts ${flags.minAttempts}`);
-  if (flags.maxAttempts !== undefined) parts.push(`--max-attempts ${flags.maxAttempts}`);
-  if (flags.since) parts.push(`--since ${flags.since}`);
-  if (flags.until) parts.push(`--until ${flags.until}`);
-  if (flags.search) parts.push(`--search ${JSON.stringify(flags.search)}`);
-  return parts.join(' ');
+  return FILTERS.filter(({ key }) => flags[key] !== undefined && flags[key] !== false && flags[key] !== '')
+    .map(({ flag, key }) => (flags[key] === true ? flag : `${flag} ${key === 'search' ? JSON.stringify(flags.search) : flags[key]}`))
+    .join(' ');
 }

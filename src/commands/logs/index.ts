@@ -2,6 +2,8 @@ import { defineCommand, integerOption } from '../types.js';
 import { targetOptions, yesOption } from '../list-options.js';
 import { deliveryFilterOptions } from './filters.js';
 
+const handlers = () => import('./handlers.js');
+
 /** `plugsmith logs` and `plugsmith logs redeliver|retry|cancel`: the emulator's webhook delivery log. */
 export const logsCommands = [
   defineCommand({
@@ -21,7 +23,7 @@ export const logsCommands = [
       { flags: '--limit <n>', description: 'how many of the newest deliveries to show', default: 20, parse: integerOption('--limit', 1, 100) },
       ...targetOptions,
     ],
-    load: () => import('./logs.js'),
+    load: () => handlers().then((m) => ({ default: m.logs })),
   }),
   defineCommand({
     path: ['logs', 'redeliver'],
@@ -34,7 +36,7 @@ export const logsCommands = [
     ],
     args: [{ name: '[deliveryId]', description: 'the delivery to send again; leave it out and give filters (as `plugsmith logs` takes them) to resend every delivery they match' }],
     options: [...deliveryFilterOptions, yesOption, ...targetOptions],
-    load: () => import('./redeliver.js'),
+    load: () => handlers().then((m) => ({ default: m.redeliver })),
   }),
   defineCommand({
     path: ['logs', 'retry'],
@@ -42,7 +44,7 @@ export const logsCommands = [
     examples: ['plugsmith logs retry dlv_123', 'plugsmith logs retry dlv_123 --no-wait --json'],
     args: ['<deliveryId>'],
     options: [{ flags: '--no-wait', description: 'answer once the attempt has started, without waiting for its outcome' }, ...targetOptions],
-    load: () => import('./retry.js'),
+    load: () => handlers().then((m) => ({ default: m.retry })),
   }),
   defineCommand({
     path: ['logs', 'cancel'],
@@ -50,6 +52,6 @@ export const logsCommands = [
     examples: ['plugsmith logs cancel dlv_123', 'plugsmith logs cancel dlv_123 --json'],
     args: ['<deliveryId>'],
     options: [...targetOptions],
-    load: () => import('./cancel.js'),
+    load: () => handlers().then((m) => ({ default: m.cancel })),
   }),
 ];

@@ -1,6 +1,8 @@
 import { defineCommand, integerOption } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
+const handlers = () => import('./handlers.js');
+
 /** `--attachment TYPE=CONTENT`, repeatable. */
 function parseAttachment(value: string, previous: unknown): Array<{ type: string; content: string }> {
   const at = value.indexOf('=');
@@ -24,7 +26,7 @@ export const messageCommands = [
       { flags: '--attachment <type=content>', description: 'attachment, repeatable (a bare URL is an IMAGE_URL)', parse: parseAttachment },
       ...targetOptions,
     ],
-    load: () => import('./send.js'),
+    load: () => handlers().then((m) => ({ default: m.send })),
   }),
   defineCommand({
     path: ['messages', 'list'],
@@ -37,6 +39,6 @@ export const messageCommands = [
       { flags: '--all', description: 'follow the pages and print every message' },
       ...targetOptions,
     ],
-    load: () => import('./list.js'),
+    load: () => handlers().then((m) => ({ default: m.list })),
   }),
 ];

@@ -4,6 +4,7 @@ import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../
 import { parseGrace } from './grace.js';
 
 const TYPES = [...PLUGIN_TYPES];
+const handlers = () => import('./handlers.js');
 
 /** Plugin fields, the same for create and update. */
 const fieldOptions: OptionSpec[] = [
@@ -28,7 +29,7 @@ export const pluginCommands = [
       'plugsmith plugins create --name Greeter --type EVENT_HANDLER --inputs-schema ./inputs.json --org org_acme --json',
     ],
     options: [...fieldOptions, orgOption, ...targetOptions],
-    load: () => import('./create.js'),
+    load: () => handlers().then((m) => ({ default: m.create })),
   }),
   defineCommand({
     path: ['plugins', 'get'],
@@ -36,14 +37,14 @@ export const pluginCommands = [
     examples: ['plugsmith plugins get plg_123', 'plugsmith plugins get plg_123 --json | jq .webhookUrlIsVerified'],
     args: ['<pluginId>'],
     options: [...targetOptions],
-    load: () => import('./get.js'),
+    load: () => handlers().then((m) => ({ default: m.get })),
   }),
   defineCommand({
     path: ['plugins', 'list'],
     summary: 'List the plugins of an org (non-members see public ones only)',
     examples: ['plugsmith plugins list', 'plugsmith plugins list --org org_acme --filter type=APP --sort name --order asc --all --json'],
     options: [orgOption, ...listOptions, ...targetOptions],
-    load: () => import('./list.js'),
+    load: () => handlers().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['plugins', 'update'],
@@ -51,7 +52,7 @@ export const pluginCommands = [
     examples: ['plugsmith plugins update plg_123 --webhook-url https://example.com/v2/webhook', 'plugsmith plugins update plg_123 --private --tags search,files'],
     args: ['<pluginId>'],
     options: [...fieldOptions, { flags: '--private', description: 'visible to the owning org only' }, ...targetOptions],
-    load: () => import('./update.js'),
+    load: () => handlers().then((m) => ({ default: m.update })),
   }),
   defineCommand({
     path: ['plugins', 'delete'],
@@ -59,7 +60,7 @@ export const pluginCommands = [
     examples: ['plugsmith plugins delete plg_123', 'plugsmith plugins delete plg_123 --yes'],
     args: ['<pluginId>'],
     options: [yesOption, ...targetOptions],
-    load: () => import('./delete.js'),
+    load: () => handlers().then((m) => ({ default: m.remove })),
   }),
   defineCommand({
     path: ['plugins', 'verify'],
@@ -67,14 +68,14 @@ export const pluginCommands = [
     examples: ['plugsmith plugins verify plg_123', 'plugsmith plugins verify plg_123 --json'],
     args: ['<pluginId>'],
     options: [...targetOptions],
-    load: () => import('./verify.js'),
+    load: () => handlers().then((m) => ({ default: m.verify })),
   }),
   defineCommand({
     path: ['plugins', 'marketplace'],
     summary: 'List public plugins (no token needed)',
     examples: ['plugsmith plugins marketplace --search files', 'plugsmith plugins marketplace --filter tags=ai --filter tags=search --all --json'],
     options: [...listOptions, ...targetOptions],
-    load: () => import('./marketplace.js'),
+    load: () => handlers().then((m) => ({ default: m.marketplace })),
   }),
   defineCommand({
     path: ['plugins', 'secret'],
@@ -82,7 +83,7 @@ export const pluginCommands = [
     examples: ['plugsmith plugins secret plg_123', 'export WEBHOOK_SECRET="$(plugsmith plugins secret plg_123)"'],
     args: ['<pluginId>'],
     options: [...targetOptions],
-    load: () => import('./secret.js'),
+    load: () => handlers().then((m) => ({ default: m.secret })),
   }),
   defineCommand({
     path: ['plugins', 'secret', 'rotate'],
@@ -90,6 +91,6 @@ export const pluginCommands = [
     examples: ['plugsmith plugins secret rotate plg_123', 'plugsmith plugins secret rotate plg_123 --grace 1h --json', 'plugsmith plugins secret rotate plg_123 --grace 0'],
     args: ['<pluginId>'],
     options: [{ flags: '--grace <duration>', description: 'how long the previous secret still signs deliveries: 24h (default), 30m, 90s; 0 stops it at once', parse: parseGrace }, ...targetOptions],
-    load: () => import('./secret-rotate.js'),
+    load: () => handlers().then((m) => ({ default: m.rotate })),
   }),
 ];

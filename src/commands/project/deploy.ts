@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { clientFor, orgOf } from '../context.js';
+import { orgOf, withClient } from '../context.js';
 import { deployManifest } from '../../manifest/deploy.js';
 import { loadManifest } from '../../manifest/load.js';
 import { identifyTarget } from '../../manifest/target.js';
 import { renderDrift, renderPlan } from '../../manifest/render.js';
 import { isNoop, type Plan } from '../../manifest/plan.js';
 import type { Manifest } from '../../manifest/types.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
 
 interface DeployOptions {
@@ -42,8 +42,7 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const dryRun = Boolean(o.dryRun);
   const manifest = await loadManifest(manifestPath);
   if (!global.json) for (const line of expandedLines(manifest)) io.stderr.write(`${line}\n`);
-  const { client, settings } = await clientFor(input);
-  try {
+  await withClient(input, { token: true }, async (client, settings) => {
     const orgId = orgOf(settings);
     const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });
     const outcome = await deployManifest(client, manifestPath, { identity, orgId }, {
@@ -66,24 +65,17 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
     const { plan } = outcome;
     const result = summary(plan, dryRun, manifest);
     if (dryRun || isNoop(plan)) {
-      if (global.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-      else if (isNoop(plan)) io.stdout.write(`No changes: ${manifest.plugin.name} (${plan.pluginId}) matches the manifest.\n`);
-      else io.stdout.write('Dry run: nothing was changed.\n');
+      printResult(io, global, result, () => (isNoop(plan) ? `No changes: ${manifest.plugin.name} (${plan.pluginId}) matches the manifest.\n` : 'Dry run: nothing was changed.\n'));
       return;
     }
     const verified = outcome.plugin?.webhookUrlIsVerified;
     result.pluginId = outcome.pluginId;
     result.webhookUrlIsVerified = verified ?? null;
-    if (global.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    else {
-      io.stdout.write(`Deployed ${manifest.plugin.name} (${outcome.pluginId}): ${outcome.done.length} change(s) applied.\n`);
-      if (verified === false && manifest.plugin.webhookUrl) {
-        note(io, global, `The webhook is not verified yet: start your plugin, then run \`plugsmith plugins verify ${outcome.pluginId}\`.`);
-      }
+    printResult(io, global, result, () => `Deployed ${manifest.plugin.name} (${outcome.pluginId}): ${outcome.done.length} change(s) applied.\n`);
+    if (!global.json && verified === false && manifest.plugin.webhookUrl) {
+      note(io, global, `The webhook is not verified yet: start your plugin, then run \`plugsmith plugins verify ${outcome.pluginId}\`.`);
     }
-  } finally {
-    await client.close();
-  }
+  });
 };
 
 export default deploy;

@@ -1,11 +1,11 @@
 import { access, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { clientFor } from '../context.js';
+import { withClient } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { UserError, EXIT } from '../../errors.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 
 interface PullOptions {
   plugin?: string;
@@ -23,8 +23,7 @@ function pick(record: Record<string, unknown>, keys: string[]): Record<string, u
 const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const out = resolve(o.out);
-  const { client, settings } = await clientFor(input);
-  try {
+  await withClient(input, { token: true }, async (client, settings) => {
     // The project's plugin on this target (by the emulator's store id, or the base URL).
     const pluginId = await pluginOfProject(o.plugin, out, settings);
     const remote = await fetchRemote(client, pluginId);
@@ -40,12 +39,9 @@ const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
       externalEvents: remote.externalEvents.map((e) => pick(e, ['name', 'title', 'description', 'payloadSchema'])),
     };
     await writeFile(out, JSON.stringify(manifest, null, 2) + '\n');
-    if (input.global.json) input.io.stdout.write(JSON.stringify(manifest, null, 2) + '\n');
-    else input.io.stdout.write(`Wrote ${o.out} from plugin ${pluginId}.\n`);
+    printResult(input.io, input.global, manifest, () => `Wrote ${o.out} from plugin ${pluginId}.\n`);
     note(input.io, input.global, 'Secrets are not pulled; the webhook secret stays on the platform (`plugsmith plugins secret`).');
-  } finally {
-    await client.close();
-  }
+  });
 };
 
 export default pull;

@@ -1,6 +1,8 @@
 import { defineCommand } from '../types.js';
 import { listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
 
+const handlers = () => import('./handlers.js');
+
 /** `plugsmith repos create|get|list` and `plugsmith repos files add|list|remove`. */
 export const repoCommands = [
   defineCommand({
@@ -13,7 +15,7 @@ export const repoCommands = [
       orgOption,
       ...targetOptions,
     ],
-    load: () => import('./create.js'),
+    load: () => handlers().then((m) => ({ default: m.create })),
   }),
   defineCommand({
     path: ['repos', 'get'],
@@ -21,14 +23,14 @@ export const repoCommands = [
     examples: ['plugsmith repos get repo_docs', 'plugsmith repos get repo_docs --json'],
     args: ['<repositoryId>'],
     options: [...targetOptions],
-    load: () => import('./get.js'),
+    load: () => handlers().then((m) => ({ default: m.get })),
   }),
   defineCommand({
     path: ['repos', 'list'],
     summary: 'List the repositories of an org (members only)',
     examples: ['plugsmith repos list', 'plugsmith repos list --org org_acme --search docs --all --json'],
     options: [orgOption, ...listOptions, ...targetOptions],
-    load: () => import('./list.js'),
+    load: () => handlers().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['repos', 'files', 'add'],
@@ -36,7 +38,7 @@ export const repoCommands = [
     examples: ['plugsmith repos files add repo_docs file_123', 'plugsmith repos files add repo_docs "$(plugsmith files upload guide.pdf --parent-type ORG --parent-id org_dev --json | jq -r .[0].fileId)"'],
     args: ['<repositoryId>', '<fileId>'],
     options: [...targetOptions],
-    load: () => import('./files/add.js'),
+    load: () => handlers().then((m) => ({ default: m.addFile })),
   }),
   defineCommand({
     path: ['repos', 'files', 'list'],
@@ -44,7 +46,7 @@ export const repoCommands = [
     examples: ['plugsmith repos files list repo_docs', 'plugsmith repos files list repo_docs --all --json'],
     args: ['<repositoryId>'],
     options: [...listOptions, ...targetOptions],
-    load: () => import('./files/list.js'),
+    load: () => handlers().then((m) => ({ default: m.listFiles })),
   }),
   defineCommand({
     path: ['repos', 'files', 'remove'],
@@ -52,6 +54,6 @@ export const repoCommands = [
     examples: ['plugsmith repos files remove repo_docs file_123 --yes'],
     args: ['<repositoryId>', '<fileId>'],
     options: [yesOption, ...targetOptions],
-    load: () => import('./files/remove.js'),
+    load: () => handlers().then((m) => ({ default: m.removeFile })),
   }),
 ];

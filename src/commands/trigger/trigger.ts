@@ -1,23 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
+import type { CommandHandler, CommandInput, OptionsOf } from '../types.js';
+import { clientFor, emulatorAdmin, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { note } from '../../ui/output.js';
+import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
-import type { DataOverride } from '../../trigger/overrides.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { deliverySummary } from '../../dev/delivery-view.js';
+import type { triggerOptions } from './options.js';
 
-interface TriggerOptions {
-  plugin?: string;
-  instance?: string;
-  set?: DataOverride[];
-  data?: string;
-  direct?: string;
-  secret?: string;
-  manifest: string;
-  wait: number;
-}
+type TriggerOptions = OptionsOf<typeof triggerOptions>;
 
 /** `--data @file` or inline JSON: an object, or a usage/validation error naming the flag. */
 async function dataOf(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
@@ -41,7 +32,7 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
 }
 
 /** Signs a sample event and POSTs it to --direct URL; prints the plugin's answer. */
-async function direct(input: CommandInput<TriggerOptions & TargetFlags>, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
+async function direct(input: CommandInput<TriggerOptions>, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
   const o = input.options;
   let secret = o.secret;
   let pluginId = o.plugin;
@@ -68,17 +59,13 @@ async function direct(input: CommandInput<TriggerOptions & TargetFlags>, type: R
     if (error instanceof TypeError) throw new UserError(`${error.message}`, EXIT.USAGE);
     throw error;
   }
-  const ok = result.status >= 200 && result.status < 300;
-  if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  else {
-    note(input.io, input.global, `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`);
-    input.io.stdout.write(`HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`);
-  }
-  if (!ok) throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
+  if (!input.global.json) note(input.io, input.global, `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`);
+  printResult(input.io, input.global, result, () => `HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`);
+  if (result.status < 200 || result.status >= 300) throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
-const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
+const trigger: CommandHandler<TriggerOptions> = async (input) => {
   const o = input.options;
   const type = eventTypeOf(input.args[0]);
   const data = await dataOf(o.data);
@@ -90,19 +77,16 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
   if (type === 'AGENT_MESSAGE_RECEIVED' && !data && (!settings.messagingUrl || !settings.apiKey)) {
     throw new UserError('AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY', EXIT.AUTH);
   }
-  const { client } = await clientFor(input, { token: true });
-  try {
+  await withClient(input, { token: true }, async (client) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
     const admin = await emulatorAdmin(input, client.baseUrl);
     const result = await triggerEvent({ client, admin }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
-    if (input.global.json) input.io.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    else {
-      note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
-      input.io.stdout.write(result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n');
-      if (result.reply) input.io.stdout.write(`reply in ${result.conversationId}: ${result.reply.content}\n`);
-    }
+    if (!input.global.json) note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
+    printResult(input.io, input.global, result, () =>
+      (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') + (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
+    );
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
       throw new UserError(`the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`, EXIT.UNEXPECTED);
     }
@@ -111,9 +95,7 @@ const trigger: CommandHandler<TriggerOptions & TargetFlags> = async (input) => {
     if (result.reply === null) {
       note(input.io, input.global, `the plugin accepted the event but wrote no message in conversation ${result.conversationId} within ${o.wait}s (an EVENT_HANDLER answers with AGENT_MESSAGE_WRITE: POST /api/agents/:agentId/conversations/:conversationId/messages)`);
     }
-  } finally {
-    await client.close();
-  }
+  });
 };
 
 export default trigger;

@@ -3,10 +3,14 @@ import { printRecord, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 
 /** Creates a conversation with a character. */
-const create: CommandHandler<{ character?: string } & TargetFlags> = async (input) => {
+export const create: CommandHandler<{ character?: string } & TargetFlags> = async (input) => {
   const characterId = input.options.character ?? (await askText(input.io, { flag: '--character', message: 'Character id:' }));
   const conversation = await withClient(input, { apiKey: true, messaging: true }, (client) => client.messaging.conversations.create({ characterId }));
   printRecord(input, conversation);
 };
 
-export default create;
+/** Shows a conversation. */
+export const get: CommandHandler<TargetFlags> = async (input) => {
+  const conversation = await withClient(input, { apiKey: true, messaging: true }, (client) => client.messaging.conversations.get(input.args[0]));
+  printRecord(input, conversation);
+};

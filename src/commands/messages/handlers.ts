@@ -1,13 +1,25 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { printRows, withClient } from '../context.js';
+import { printRecord, printRows, withClient } from '../context.js';
+import { askText, readStdin } from '../../ui/dialogs.js';
+import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
 import type { Message } from '../../client/index.js';
 
-/**
- * Lists messages. The messaging API has its own paging (`after`, `limit`), not the `@` query
- * system, so this command takes --after, --limit and --all only.
- */
-const list: CommandHandler<{ after?: string; limit?: number; all?: boolean } & TargetFlags> = (input) =>
+/** Sends one message; the character's reply arrives later (`messages list --after <id>`). */
+export const send: CommandHandler<{ type: string; attachment?: Array<{ type: string; content: string }> } & TargetFlags> = async (input) => {
+  const o = input.options;
+  let text = input.args[1];
+  if (text === '-') text = await readStdin(input.io);
+  else if (text === undefined) text = await askText(input.io, { flag: 'the text as an argument (or "-" for stdin)', message: 'Message:' });
+  if (!text && !o.attachment?.length) throw new UserError('the message is empty: pass the text (or "-" to read it from stdin)', EXIT.USAGE);
+  const message = await withClient(input, { apiKey: true, messaging: true }, (client) =>
+    client.messaging.messages.send(input.args[0], { content: text, type: o.type, ...(o.attachment ? { attachments: o.attachment } : {}) }),
+  );
+  printRecord(input, message);
+};
+
+/** Lists messages; the messaging API pages with `after` and `limit`, not the `@` query system, hence --after, --limit and --all. */
+export const list: CommandHandler<{ after?: string; limit?: number; all?: boolean } & TargetFlags> = (input) =>
   withClient(input, { apiKey: true, messaging: true }, async (client) => {
     const o = input.options;
     const conversationId = input.args[0];
@@ -32,5 +44,3 @@ const list: CommandHandler<{ after?: string; limit?: number; all?: boolean } & T
     ], 'messages');
     if (next) note(input.io, input.global, `more messages: --after ${next} (or --all)`);
   });
-
-export default list;
