@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { StringEnum } from './schema.js';
-import { ERROR_TYPES, type ErrorType } from './enum-values.js';
+import { oncePerKey, StringEnum } from './schema.js';
+import { ERROR_TYPES } from './enum-values.js';
 
 /** One entry of `error.details`, in the spec's shape. */
 export const ErrorDetailSchema = Type.Object(
@@ -27,7 +27,7 @@ export const ErrorEnvelopeSchema = Type.Object(
     ok: Type.Literal(false),
     error: Type.Object({
       message: Type.String(),
-      error: StringEnum(ERROR_TYPES as unknown as readonly ErrorType[]),
+      error: StringEnum(ERROR_TYPES),
       details: Type.Optional(
         Type.Array(Type.Ref(ErrorDetailSchema), {
           maxItems: MAX_ERROR_DETAILS + 1,
@@ -38,7 +38,7 @@ export const ErrorEnvelopeSchema = Type.Object(
   },
   { $id: 'ErrorEnvelope', additionalProperties: false },
 );
-export type ErrorEnvelope = { ok: false; error: { message: string; error: ErrorType; details?: ErrorDetail[] } };
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 /** Index pagination, as in the spec's shared query system. */
 export const IndexPaginationSchema = Type.Object({
@@ -64,11 +64,6 @@ export type CursorPagination = Static<typeof CursorPaginationSchema>;
 export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
 export type Pagination = Static<typeof PaginationSchema>;
 
-// One schema object per argument: the validator and serializer compilers keep their work per schema
-// object, so every later app of the process reuses it instead of compiling (and keeping) a copy per start.
-const okSchemas = new WeakMap<TSchema, TSchema>();
-const okPageSchemas = new WeakMap<TSchema, TSchema>();
-
 function buildOk<T extends TSchema>(data: T) {
   return Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false });
 }
@@ -81,18 +76,10 @@ function buildOkPage<T extends TSchema>(item: T) {
 }
 
 /** `{ ok: true, data }` around `data` (one schema object per `data` schema). */
-export function Ok<T extends TSchema>(data: T): ReturnType<typeof buildOk<T>> {
-  let schema = okSchemas.get(data) as ReturnType<typeof buildOk<T>> | undefined;
-  if (!schema) okSchemas.set(data, (schema = buildOk(data)));
-  return schema;
-}
+export const Ok = oncePerKey(buildOk);
 
 /** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item` (one schema object per `item` schema). */
-export function OkPage<T extends TSchema>(item: T): ReturnType<typeof buildOkPage<T>> {
-  let schema = okPageSchemas.get(item) as ReturnType<typeof buildOkPage<T>> | undefined;
-  if (!schema) okPageSchemas.set(item, (schema = buildOkPage(item)));
-  return schema;
-}
+export const OkPage = oncePerKey(buildOkPage);
 
 /** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events. */
 export function EventStream(description: string) {
@@ -165,14 +152,9 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
     },
   });
 }
-const listQueries = new Map<object, ReturnType<typeof buildListQuery>>();
 
 /** The query of one list endpoint, as the query system's parser accepts it, with a filter per field (one schema object per spec). */
-export function ListQuery(spec: { fields: Record<string, QueryFieldType>; search: readonly string[] }): ReturnType<typeof buildListQuery> {
-  let schema = listQueries.get(spec);
-  if (!schema) listQueries.set(spec, (schema = buildListQuery(spec)));
-  return schema;
-}
+export const ListQuery = oncePerKey(buildListQuery);
 
 /** Names of the fixed parameters of the query system. */
 export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof ListQuery>;

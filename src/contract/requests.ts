@@ -224,7 +224,6 @@ export const MessageListQuerySchema = Type.Unsafe<RawQuery>({
     limit: { type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}; given once, decimal digits only` },
   },
 });
-export type MessageListQuery = { after?: string; limit?: number };
 
 /** POST /api/agents/:agentId/conversations/:conversationId/messages (an instance token with AGENT_MESSAGE_WRITE). */
 export const AgentMessageWriteSchema = Type.Object(
@@ -305,6 +304,7 @@ export const DeliveryStreamQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
 
 const nameField = Type.String({ minLength: 1, maxLength: 200 });
 /** POST /_emulator/agents. */

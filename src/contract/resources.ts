@@ -40,35 +40,18 @@ export const PluginSchema = Type.Object(
 );
 export type Plugin = Static<typeof PluginSchema>;
 
+/** What actions and external events (a plugin's named definitions) have in common. */
+const definitionFields = { id: Id, pluginId: Id, name: Type.String(), title: Type.String(), description: Type.String() };
+
 /** An action a plugin offers. */
 export const ActionSchema = Type.Object(
-  {
-    id: Id,
-    pluginId: Id,
-    name: Type.String(),
-    title: Type.String(),
-    description: Type.String(),
-    argsSchema: Type.Optional(JsonObject),
-    returnSchema: Type.Optional(JsonObject),
-    ...Timestamps,
-  },
+  { ...definitionFields, argsSchema: Type.Optional(JsonObject), returnSchema: Type.Optional(JsonObject), ...Timestamps },
   { title: 'Action' },
 );
 export type Action = Static<typeof ActionSchema>;
 
 /** An external event a plugin can raise. */
-export const ExternalEventSchema = Type.Object(
-  {
-    id: Id,
-    pluginId: Id,
-    name: Type.String(),
-    title: Type.String(),
-    description: Type.String(),
-    payloadSchema: Type.Optional(JsonObject),
-    ...Timestamps,
-  },
-  { title: 'ExternalEvent' },
-);
+export const ExternalEventSchema = Type.Object({ ...definitionFields, payloadSchema: Type.Optional(JsonObject), ...Timestamps }, { title: 'ExternalEvent' });
 export type ExternalEvent = Static<typeof ExternalEventSchema>;
 
 export const RepositorySchema = Type.Object({ id: Id, orgId: Id, name: Type.String(), description: Type.String(), ...Timestamps }, { title: 'Repository' });

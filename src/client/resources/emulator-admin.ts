@@ -2,7 +2,8 @@ import type { Api } from '../api.js';
 import { openEventStream, type EventsOptions } from '../event-stream.js';
 import { segment as s, plainParams, serializeListQuery, type ListQuery, type QueryPairs } from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { BulkRedeliveryResult, Character, Delivery } from '../types.js';
+import type { DeliveryStreamQuery } from '../../contract/index.js';
+import type { BulkRedeliveryResult, Character, Delivery, Loose } from '../types.js';
 
 /**
  * The delivery log's own filters (beyond the query system's): what the dashboard's Deliveries
@@ -47,12 +48,7 @@ function filterParams(filters: DeliveryFilters): QueryPairs {
 }
 
 /** Filters of the live delivery stream. */
-export type DeliveryStreamFilters = {
-  pluginId?: string;
-  pluginInstanceId?: string;
-  type?: string;
-  status?: string;
-};
+export type DeliveryStreamFilters = Loose<DeliveryStreamQuery>;
 
 /** The emulator's admin API under `/_emulator` (not part of the platform; only the emulator answers). */
 export function emulatorAdminResource(api: Api) {
