@@ -22,11 +22,7 @@ const quick = quickAnswer(argv);
 if (quick !== undefined) writeOut(quick);
 else void run(argv);
 
-/**
- * Writes text to stdout straight to the file descriptor (the stream behind process.stdout costs a
- * dozen modules); a reader that closed the pipe ends the output, and a pipe that is full for now
- * gets the rest through the stream.
- */
+/** Writes to fd 1 directly (process.stdout costs a dozen modules); a closed pipe ends output, a full one gets the rest via the stream. */
 function writeOut(text: string): void {
   const bytes = Buffer.from(text);
   let written = 0;
@@ -73,16 +69,10 @@ async function run(args: string[]): Promise<void> {
 }
 
 /**
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
- * background threads, and a process cannot exit before those finish: ~150 ms added to every
- * short command. Its baseline compiler is plenty for a few requests; long-running commands
- * (the emulator, the dev loop, chat) keep the optimising tier.
- *
- * The flag is set at the first connection, when undici is loaded and llhttp not yet compiled:
- * after a flag changes at run time, V8 refuses Node's code cache for every built-in loaded from
- * then on, and compiling undici's (http, http2, net…) from source costs a short command about a
- * third of Node's own start. TLS, which undici loads only to connect over https, is loaded before
- * the flag for the same reason.
+ * Short commands keep undici's WebAssembly HTTP parser on V8's baseline tier: the process cannot exit
+ * until background re-optimisation ends (~150 ms). The flag is set at the first connection, once
+ * undici's built-ins (and TLS for https) are loaded: V8 refuses Node's code cache for built-ins loaded
+ * after a flag changes, and compiling them from source costs a third of Node's start.
  */
 function limitWasmTiers(path: readonly string[]): void {
   if (LONG_RUNNING.has(path[0])) return;
