@@ -4,14 +4,15 @@ import { Api } from './api.js';
 import { httpUrlProblem } from '../config/url.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';
-import { agentPluginsResource, appPluginsResource, dataProvidersResource } from './resources/instances.js';
+import { entityPluginsResource, instancesUnder } from './resources/instances.js';
 import { messagingResource } from './resources/messaging.js';
-import { actionsResource, externalEventsResource } from './resources/plugin-children.js';
+import { namedUnderPlugin } from './resources/plugin-children.js';
 import { pluginsResource } from './resources/plugins.js';
 import { repositoriesResource } from './resources/repositories.js';
 import { tokensResource } from './resources/tokens.js';
 import { uploadsResource } from './resources/uploads.js';
 import { Transport, type SlowRequest, type TraceEvent } from './transport.js';
+import type { Action, ActionCreate, ActionUpdate, ExternalEvent, ExternalEventCreate, ExternalEventUpdate } from './types.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -58,11 +59,16 @@ export class PlatformClient {
   readonly messagingUrl: string | undefined;
   readonly tokens;
   readonly plugins;
+  /** Plugin actions: /api/plugins/:pluginId/actions[/:name]. */
   readonly actions;
+  /** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
   readonly externalEvents;
   readonly repositories;
+  /** Data providers: /api/repositories/:repositoryId/data-providers. */
   readonly dataProviders;
+  /** Event-handler instances on agents: /api/agents/:agentId/plugins (emulator contract). */
   readonly agentPlugins;
+  /** APP instances on apps: /api/apps/:appId/plugins (emulator contract). */
   readonly appPlugins;
   readonly agentMessages;
   readonly uploads;
@@ -97,12 +103,12 @@ export class PlatformClient {
 
     this.tokens = tokensResource(management);
     this.plugins = pluginsResource(management);
-    this.actions = actionsResource(management);
-    this.externalEvents = externalEventsResource(management);
+    this.actions = namedUnderPlugin<Action, ActionCreate, ActionUpdate>(management, 'actions');
+    this.externalEvents = namedUnderPlugin<ExternalEvent, ExternalEventCreate, ExternalEventUpdate>(management, 'external-events');
     this.repositories = repositoriesResource(management);
-    this.dataProviders = dataProvidersResource(management);
-    this.agentPlugins = agentPluginsResource(management);
-    this.appPlugins = appPluginsResource(management);
+    this.dataProviders = instancesUnder(management, '/api/repositories', 'data-providers');
+    this.agentPlugins = entityPluginsResource(management, '/api/agents');
+    this.appPlugins = entityPluginsResource(management, '/api/apps');
     this.agentMessages = agentMessagesResource(management);
     this.uploads = uploadsResource(management, transport);
     this.messaging = messagingResource(messaging);

@@ -5,10 +5,7 @@ import type { CallOptions } from '../transport.js';
 import type { DeliveryStreamQuery } from '../../contract/index.js';
 import type { BulkRedeliveryResult, Character, Delivery, Loose } from '../types.js';
 
-/**
- * The delivery log's own filters (beyond the query system's): what the dashboard's Deliveries
- * filters send, and what a bulk redelivery matches.
- */
+/** The delivery log's own filters (beyond the query system's): the dashboard's Deliveries filters, and what a bulk redelivery matches. */
 export interface DeliveryFilters {
   /** Only deliveries with at least one attempt that failed (not 2xx, or no answer), whatever their status now. */
   failedOnce?: boolean;
