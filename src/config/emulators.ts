@@ -54,10 +54,7 @@ function emulatorStateFile(key: string): string {
   return join(emulatorsDir(), `${name}.json`);
 }
 
-/**
- * What an emulator started here belongs to: the project of `from` (cwd), else the project its data
- * dir lies in, else its data dir, else nothing (in memory: keyed by this process).
- */
+/** What an emulator started here belongs to: the project of `from` (cwd) or of its data dir, else its data dir, else this process. */
 export function emulatorOwner(options: { from?: string; dataDir?: string | null }): { project: string | null; key: string } {
   const project = projectRootOf(options.from ?? process.cwd()) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
   if (project) return { project, key: project };

@@ -15,10 +15,7 @@ export const ErrorDetailSchema = Type.Object(
 );
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 
-/**
- * Most entries of `error.details` listed (one more, code `more_details`, says how many were left
- * out): a body with thousands of problems must not be answered with megabytes of details.
- */
+/** Most `error.details` listed (then one `more_details` entry): thousands of problems must not be answered with megabytes. */
 export const MAX_ERROR_DETAILS = 20;
 
 /** `{ ok: false, error: { message, error, details? } }`. */

@@ -64,10 +64,7 @@ export function nameFromDir(dir: string): string {
   return name || 'my-plugin';
 }
 
-/**
- * Checks the answers (unknown values are usage errors naming the flag) and adds the events and scopes
- * each template's code needs, reported in `added`.
- */
+/** Checks the answers (usage errors name the flag) and adds the events and scopes the template's code needs, listed in `added`. */
 export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnswers; added: string[] } {
   const nameProblem = checkName(answers.name);
   if (nameProblem !== true) throw new UserError(`--name "${answers.name}" ${nameProblem}`, EXIT.USAGE);
@@ -123,10 +120,7 @@ async function templateFiles(root: string, sub = ''): Promise<string[]> {
   return out;
 }
 
-/**
- * Writes a plugin project: `templates/common/` and then `templates/<type>/` (whose files win),
- * each file with its `{{placeholders}}` filled.
- */
+/** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */
 export async function scaffoldProject(options: ProjectAnswers & { dir: string; force?: boolean }): Promise<ScaffoldResult> {
   const dir = resolve(options.dir);
   await checkTarget(dir, options.force);
