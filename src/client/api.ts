@@ -48,17 +48,6 @@ export class Api {
   }
 
   private spec(method: string, path: string, init: CallInit): RequestSpec {
-    return {
-      api: this.kind,
-      method,
-      url: this.url(path),
-      query: init.query,
-      body: init.body,
-      authorization: this.authorization(),
-      headers: this.headers?.(),
-      idempotent: init.idempotent,
-      accept: init.accept,
-      options: init.options,
-    };
+    return { ...init, api: this.kind, method, url: this.url(path), authorization: this.authorization(), headers: this.headers?.() };
   }
 }

@@ -1,3 +1,5 @@
+import { encodeParam } from './query.js';
+
 /** Shows a credential as its kind prefix and last four characters, e.g. `pst_…abcd`; short ones fully hidden. */
 export function redactSecret(secret: string): string {
   const prefix = /^[A-Za-z]{1,8}_/.exec(secret)?.[0] ?? '';
@@ -49,7 +51,7 @@ export function redactUrl(url: string): string {
   for (const [name, value] of parsed.searchParams) {
     const hidden = SECRET_PARAM.test(name);
     changed ||= hidden;
-    kept.push(`${encodeURIComponent(name).replace(/%40/g, '@')}=${hidden ? '[redacted]' : encodeURIComponent(value).replace(/%40/g, '@')}`);
+    kept.push(`${encodeParam(name)}=${hidden ? '[redacted]' : encodeParam(value)}`);
   }
   if (!changed) return url;
   parsed.search = '';

@@ -55,9 +55,8 @@ export function emulatorAdminResource(api: Api) {
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */
       list: (query: DeliveryListQuery = {}, options?: CallOptions) => {
-        const { pluginId, failedOnce, httpStatus, minAttempts, maxAttempts, since, until, ...rest } = query;
-        const filters = filterParams({ failedOnce, httpStatus, minAttempts, maxAttempts, since, until });
-        return api.page<Delivery>('GET', '/_emulator/deliveries', { query: [...plainParams({ pluginId }), ...filters, ...serializeListQuery(rest)], options });
+        const pairs = [...plainParams({ pluginId: query.pluginId }), ...filterParams(query), ...serializeListQuery(query)];
+        return api.page<Delivery>('GET', '/_emulator/deliveries', { query: pairs, options });
       },
       /** GET /_emulator/deliveries/stream: every delivery attempt as an `attempt` event, as it happens. */
       stream: (filters: DeliveryStreamFilters = {}, options?: EventsOptions) =>
