@@ -11,11 +11,11 @@ import { pluginsResource } from './resources/plugins.js';
 import { repositoriesResource } from './resources/repositories.js';
 import { tokensResource } from './resources/tokens.js';
 import { uploadsResource } from './resources/uploads.js';
-import { Transport, type SlowRequest, type TraceEvent } from './transport.js';
+import { Transport, type TransportConfig } from './transport.js';
 import type { Action, ActionCreate, ActionUpdate, ExternalEvent, ExternalEventCreate, ExternalEventUpdate } from './types.js';
 
 /** Options of `createClient`. */
-export interface ClientOptions {
+export interface ClientOptions extends Partial<TransportConfig> {
   /** Management API base URL (paths start with /api), e.g. `http://127.0.0.1:4010`. */
   baseUrl: string;
   /** Messaging API base URL (paths start with /conversations). */
@@ -26,23 +26,6 @@ export interface ClientOptions {
   apiKey?: string;
   /** The emulator's admin credential, sent as `x-plugsmith-admin` on `/_emulator` calls only (never to /api or the messaging API). */
   adminToken?: string;
-  userAgent?: string;
-  /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
-  timeoutMs?: number;
-  /** Automatic retries of idempotent reads after network errors and 502/503/504. Default 2. */
-  retries?: number;
-  /** First retry delay in milliseconds, doubled each retry. Default 250. */
-  retryBaseMs?: number;
-  /** Whether an attempt that timed out is retried like other network errors. Default true. */
-  retryOnTimeout?: boolean;
-  /** Receives every HTTP attempt, secrets redacted (for `--verbose`). */
-  onTrace?: (event: TraceEvent) => void;
-  /** Called once per attempt still unanswered after `slowRequestMs` (a CLI shows that it waits). */
-  onSlowRequest?: (info: SlowRequest) => void;
-  /** When an attempt counts as slow, in milliseconds. Default 2 000. */
-  slowRequestMs?: number;
-  /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-  dispatcher?: Dispatcher;
 }
 
 /** The header that carries the emulator's admin credential. */

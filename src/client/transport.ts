@@ -40,16 +40,24 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Settings shared by every request of one client. */
-interface TransportConfig {
+/** Settings shared by every request of one client (`createClient`'s options, which apply the defaults). */
+export interface TransportConfig {
+  /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   dispatcher: Dispatcher;
   userAgent: string;
+  /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
   timeoutMs: number;
+  /** Automatic retries of idempotent reads after network errors and 502/503/504. Default 2. */
   retries: number;
+  /** First retry delay in milliseconds, doubled each retry. Default 250. */
   retryBaseMs: number;
+  /** Receives every HTTP attempt, secrets redacted (for `--verbose`). */
   onTrace?: (event: TraceEvent) => void;
+  /** Whether an attempt that timed out is retried like other network errors. Default true. */
   retryOnTimeout: boolean;
+  /** Called once per attempt still unanswered after `slowRequestMs` (a CLI shows that it waits). */
   onSlowRequest?: (info: SlowRequest) => void;
+  /** When an attempt counts as slow, in milliseconds. Default 2 000. */
   slowRequestMs: number;
 }
 
@@ -106,14 +114,9 @@ export class Transport {
     const attempt = await this.withRetries(spec, false);
     const body = attempt.body as Readable;
     if (attempt.status < 200 || attempt.status >= 300) {
-      let text = '';
-      try {
-        text = await (attempt.body as Dispatcher.ResponseData['body']).text();
-      } catch {
-        // The status says enough.
-      } finally {
-        attempt.release();
-      }
+      // An unreadable body is fine: the status says enough.
+      const text = await attempt.body!.text().catch(() => '');
+      attempt.release();
       this.unwrap(spec, attempt, text);
     }
     return { body, headers: attempt.headers, release: attempt.release };
