@@ -119,14 +119,13 @@ function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io:
       command.addArgument(argument);
     }
   }
-  for (const spec_ of spec.options ?? []) {
-    const o = withUrlCheck(spec_);
+  for (const o of spec.options ?? []) {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
     if (o.choices) option.choices([...o.choices]);
     if (o.conflicts) option.conflicts([...o.conflicts]);
-    if (o.parse) {
-      const parse = o.parse;
+    const parse = parserOf(o);
+    if (parse) {
       option.argParser((value: string, previous: unknown) => {
         try {
           return parse(value, previous);
@@ -181,16 +180,14 @@ function withParentValues(command: Command): Record<string, unknown> {
 /** Every --base-url and --messaging-url, of every command, must be an http(s) URL: one check for all. */
 const URL_FLAGS = ['--base-url', '--messaging-url'];
 
-function withUrlCheck(o: OptionSpec): OptionSpec {
+/** The option's own parser, else the URL check of a URL flag. */
+function parserOf(o: OptionSpec): OptionSpec['parse'] {
   const flag = o.flags.split(/[ ,]+/).find((f) => f.startsWith('--'));
-  if (!flag || !URL_FLAGS.includes(flag) || o.parse) return o;
-  return {
-    ...o,
-    parse: (value: string) => {
-      const problem = httpUrlProblem(value);
-      if (problem) throw new InvalidOptionValue(`${flag} ${problem}`);
-      return value;
-    },
+  if (o.parse || !flag || !URL_FLAGS.includes(flag)) return o.parse;
+  return (value: string) => {
+    const problem = httpUrlProblem(value);
+    if (problem) throw new InvalidOptionValue(`${flag} ${problem}`);
+    return value;
   };
 }
 

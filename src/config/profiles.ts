@@ -42,13 +42,8 @@ export async function saveConfig(config: ConfigFile): Promise<void> {
 }
 
 /** The settings a command runs with, after flags, environment and profile are merged. */
-export interface Settings {
+export interface Settings extends Omit<Partial<Profile>, 'local'> {
   profileName: string | null;
-  baseUrl?: string;
-  messagingUrl?: string;
-  token?: string;
-  apiKey?: string;
-  orgId?: string;
   local: boolean;
   /** Why there is no base URL when the settings would follow a local emulator and none runs. */
   noEmulator?: string;

@@ -114,6 +114,11 @@ export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 /** A raw query as the handler reads it. */
 export type RawQuery = Record<string, string | string[] | undefined>;
 
+/** A query schema marked CHECKED_BY_HANDLER: documented with these properties, read and checked by the handler. */
+export function HandlerQuery(properties: Record<string, unknown>, options: { description?: string } = {}) {
+  return Type.Unsafe<RawQuery>({ type: 'object', [CHECKED_BY_HANDLER]: true, additionalProperties: false, ...options, properties });
+}
+
 /** Most records per page. */
 export const MAX_PAGE_LIMIT = 100;
 
@@ -133,12 +138,8 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
       return [field, commaList(item, `Filter: ${meaning} (comma-separated)`)];
     }),
   );
-  return Type.Unsafe<RawQuery>({
-    type: 'object',
-    [CHECKED_BY_HANDLER]: true,
-    additionalProperties: false,
-    description: 'The query system: paging, sorting, search, and a filter per field',
-    properties: {
+  return HandlerQuery(
+    {
       '@page': { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1 (index pagination; not with @cursor); given once, decimal digits only', examples: [2] },
       '@limit': { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Records per page, 1 to ${MAX_PAGE_LIMIT}; given once, decimal digits only`, examples: [20] },
       '@cursor': { type: 'string', description: 'Return the records after the record with this id (cursor pagination; not with @page); empty: from the start. Given once.' },
@@ -147,7 +148,8 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
       '@search': { type: 'string', description: `Case-insensitive text search in ${spec.search.join(', ') || 'no field'}; given once` },
       ...filters,
     },
-  });
+    { description: 'The query system: paging, sorting, search, and a filter per field' },
+  );
 }
 
 /** The query of one list endpoint, as the query system's parser accepts it, with a filter per field (one schema object per spec). */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
-import { CHECKED_BY_HANDLER, ListQuerySchema, type RawQuery } from './envelope.js';
+import { HandlerQuery, ListQuerySchema, type RawQuery } from './envelope.js';
 import {
   AttachmentTypeSchema,
   DeliveryStatusSchema,
@@ -172,13 +172,8 @@ export const UploadUrlRequestSchema = Type.Object(
 export type UploadUrlRequest = Static<typeof UploadUrlRequestSchema>;
 
 /** GET /api/access/:fileId: how long a private file's URL stays valid, in seconds (1 to 7 days; default 1 hour); read by the handler. */
-export const FileAccessQuerySchema = Type.Unsafe<RawQuery>({
-  type: 'object',
-  [CHECKED_BY_HANDLER]: true,
-  additionalProperties: false,
-  properties: {
-    expiresIn: { type: 'integer', minimum: 1, maximum: MAX_ACCESS_SECONDS, default: 3600, description: `Seconds, from 1 to ${MAX_ACCESS_SECONDS}; given once, decimal digits only`, examples: [3600] },
-  },
+export const FileAccessQuerySchema = HandlerQuery({
+  expiresIn: { type: 'integer', minimum: 1, maximum: MAX_ACCESS_SECONDS, default: 3600, description: `Seconds, from 1 to ${MAX_ACCESS_SECONDS}; given once, decimal digits only`, examples: [3600] },
 });
 
 /** PATCH /api/status. */
@@ -215,14 +210,9 @@ export const MAX_MESSAGE_PAGE = 100;
 export const DEFAULT_MESSAGE_PAGE = 50;
 
 /** GET /conversations/:id/messages: oldest first, `after` for polling; read by the handler. */
-export const MessageListQuerySchema = Type.Unsafe<RawQuery>({
-  type: 'object',
-  [CHECKED_BY_HANDLER]: true,
-  additionalProperties: false,
-  properties: {
-    after: { type: 'string', minLength: 1, maxLength: 200, description: 'The messages after the message with this id (polling); given once' },
-    limit: { type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}; given once, decimal digits only` },
-  },
+export const MessageListQuerySchema = HandlerQuery({
+  after: { type: 'string', minLength: 1, maxLength: 200, description: 'The messages after the message with this id (polling); given once' },
+  limit: { type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}; given once, decimal digits only` },
 });
 
 /** POST /api/agents/:agentId/conversations/:conversationId/messages (an instance token with AGENT_MESSAGE_WRITE). */
