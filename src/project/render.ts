@@ -13,8 +13,5 @@ const RENAMED: Record<string, string> = { _gitignore: '.gitignore', _npmrc: '.np
 
 /** The name a template file is written under. */
 export function outputPath(relativePath: string): string {
-  const parts = relativePath.split('/');
-  const last = parts[parts.length - 1];
-  parts[parts.length - 1] = RENAMED[last] ?? last;
-  return parts.join('/');
+  return relativePath.replace(/[^/]+$/, (name) => RENAMED[name] ?? name);
 }

@@ -84,23 +84,19 @@ export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnsw
   return { answers: { ...answers, events, scopes }, added };
 }
 
-/** Whether a folder is missing or holds nothing (a `.git` folder alone counts as empty). */
-async function isEmptyDir(dir: string): Promise<boolean> {
+/** Refuses a non-empty folder (a `.git` folder alone counts as empty) unless forced, before anything is asked or written. */
+export async function checkTarget(dir: string, force: boolean | undefined): Promise<void> {
+  if (force) return;
   let entries: string[];
   try {
     entries = await readdir(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return true;
+    if (code === 'ENOENT') return;
     if (code === 'ENOTDIR') throw new UserError(`${dir} is a file: choose a folder for the project`, EXIT.USAGE);
     throw error;
   }
-  return entries.every((e) => e === '.git');
-}
-
-/** Refuses a non-empty folder unless forced, before anything is asked or written. */
-export async function checkTarget(dir: string, force: boolean | undefined): Promise<void> {
-  if (force || (await isEmptyDir(dir))) return;
+  if (entries.every((e) => e === '.git')) return;
   const shown = relative(process.cwd(), dir) || '.';
   throw new UserError(`${shown} is not empty: choose a new or empty folder, or pass --force to write the template into it (its files are overwritten)`, EXIT.USAGE);
 }
