@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 
-// Built-ins through require: an ESM import of one loads every lazy part of it (fs's streams and
-// promises), a cost the quick answer below is there to avoid.
+// Built-ins through require: an ESM import loads every lazy part (fs's streams, promises), a cost the quick answer avoids.
 const builtin = createRequire(import.meta.url);
 const { writeSync } = builtin('node:fs') as typeof import('node:fs');
 
@@ -44,14 +43,12 @@ async function run(args: string[]): Promise<void> {
     import('./ui/terminal-text.js'),
     import('./config/env.js'),
   ]);
-  // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the
-  // output, it is not an error worth a stack trace.
+  // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the output, not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT.OK);
     throw error;
   });
-  // Everything a command prints goes through this Io: control characters from the platform's
-  // strings never reach the terminal raw (ui/terminal-text.ts).
+  // All output goes through this Io, so the platform's control characters never reach the terminal raw (ui/terminal-text.ts).
   const io = terminalSafeIo(processIo(env.ci()), { json: args.includes('--json') });
   try {
     const { main } = await import('./main.js');

@@ -87,8 +87,7 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
 function helpWhenBare(group: Command): void {
   // An action would turn off commander's `help [command]`, which groups have always had.
   group.helpCommand(true);
-  // Unknown options reach the action too, so that `tokens list --base-url URL` names the unknown
-  // command `list` (what is wrong) rather than the option that command would have taken.
+  // Unknown options reach the action too, so `tokens list --base-url URL` names the unknown command, not the option.
   group.allowExcessArguments(true).allowUnknownOption(true).action((...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
     const first = self.args[0];
@@ -154,8 +153,7 @@ function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io:
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
     await hooks.beforeCommand?.(spec.path);
     const { default: handler } = await spec.load();
-    // The one place where commander's untyped values meet the handler's type: defineCommand
-    // checked that type against the very declarations commander parsed these values from.
+    // The one cast of commander's untyped values: defineCommand checked the handler's type against these declarations.
     await handler({ args, options: withParentValues(self) as never, global, io, program });
   });
   return command;

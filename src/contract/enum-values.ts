@@ -1,6 +1,5 @@
-// The values of every enum of the wire format, as plain lists: no TypeBox here, so code on the
-// CLI's start-up path (option choices, parsers) can use them without loading the schema builder.
-// enums.ts builds the schemas and types from these.
+// Every wire enum's values as plain lists, without TypeBox, so the CLI's start-up path can use them
+// without loading the schema builder; enums.ts builds the schemas and types from these.
 
 /** Plugin types: event handlers attach to agents, data providers to repositories, apps to apps. */
 export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;

@@ -14,8 +14,7 @@ import {
 } from './enums.js';
 import { HTTP_STATUS_FILTER_PATTERN } from './enum-values.js';
 
-// Every request body of the management, messaging and admin APIs, with the limits the emulator
-// enforces. `examples` feed the OpenAPI document.
+// Every request body of the management, messaging and admin APIs, with the emulator's limits; `examples` feed the OpenAPI document.
 
 /** Most files in one upload-URL request, and the largest object an upload may be. */
 export const MAX_FILES_PER_REQUEST = 10;
@@ -163,8 +162,7 @@ export const UploadUrlRequestSchema = Type.Object(
   {
     additionalProperties: false,
     title: 'UploadUrlRequest',
-    // parentId and parentType go together. `dependencies` (draft 7) is what the emulator's ajv
-    // knows; the OpenAPI document (JSON Schema 2020-12) writes it `dependentRequired`.
+    // parentId and parentType go together: draft-7 `dependencies` for ajv; the OpenAPI document writes `dependentRequired`.
     dependencies: { parentId: ['parentType'], parentType: ['parentId'] },
     examples: [{ files: [{ fileName: 'manual.pdf', contentType: 'application/pdf', fileSize: 52000 }], folder: 'docs' }],
   },

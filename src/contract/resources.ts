@@ -15,8 +15,7 @@ import {
   SenderSchema,
 } from './enums.js';
 
-// Every resource as the emulator returns it. A response is serialized from these schemas, so a
-// field they do not name (a hashed secret, a storage key, an internal flag) never leaves the server.
+// Every resource as the emulator returns it: responses are serialized from these, so an unnamed field (a secret hash…) never leaves.
 
 /** A plugin. `webhookSecret` is shown to MEMBER and OWNER of the owning org only. */
 export const PluginSchema = Type.Object(

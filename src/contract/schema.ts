@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
-// Builders on top of TypeBox that write enums as `{ type: 'string', enum }` and nullable values as
-// `type: [T, 'null']` (not anyOf), so ajv's error details and the OpenAPI document stay simple.
+// Enums as `{ type: 'string', enum }` and nullables as `type: [T, 'null']` (not anyOf): simpler ajv details and OpenAPI.
 
 /** A string enum: `{ type: 'string', enum }`, typed as the union of its values. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
