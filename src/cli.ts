@@ -8,17 +8,10 @@ declare const __PLUGSMITH_VERSION__: string;
 
 const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
 
-/** The answer to `plugsmith --version` (or `-v`), which scripts ask for often; undefined for anything else. */
-function quickAnswer(args: string[]): string | undefined {
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) return `${__PLUGSMITH_VERSION__}\n`;
-  return undefined;
-}
-
 // The only place that sets the exit code: everything below throws.
 const argv = process.argv.slice(2);
-const quick = quickAnswer(argv);
-// Without building the command tree: commander and the registry cost more than Node's own start.
-if (quick !== undefined) writeOut(quick);
+// `--version` (or `-v`), which scripts ask often, without building the command tree: that costs more than Node's own start.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) writeOut(`${__PLUGSMITH_VERSION__}\n`);
 else void run(argv);
 
 /** Writes to fd 1 directly (process.stdout costs a dozen modules); a closed pipe ends output, a full one gets the rest via the stream. */

@@ -15,10 +15,8 @@ const VENDOR_DIR = 'vendor';
 /** Whether the plugsmith at `root` is a registry release: only `npm publish` of a non-prerelease leaves the mark naming it. */
 function isRegistryRelease(root: string, version: string): boolean {
   if (version.includes('-')) return false;
-  const mark = join(root, RELEASE_MARK);
-  if (!existsSync(mark)) return false;
   try {
-    return (JSON.parse(readFileSync(mark, 'utf8')) as { version?: unknown }).version === version;
+    return (JSON.parse(readFileSync(join(root, RELEASE_MARK), 'utf8')) as { version?: unknown }).version === version;
   } catch {
     return false;
   }
