@@ -35,12 +35,8 @@ const SECRET_PARAM = /signature|credential|token|secret|key|sig$/i;
 
 /** A URL with signed-URL credentials (X-Amz-Signature, tokens…) and userinfo hidden. */
 export function redactUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
   let changed = false;
   if (parsed.username !== '' || parsed.password !== '') {
     parsed.username = '';
