@@ -106,13 +106,8 @@ export async function removeEmulatorState(path: string, pid: number = process.pi
 
 /** The state file at `path` when its process lives; a file left by a dead process is removed. */
 async function readLive(path: string): Promise<(EmulatorState & { path: string }) | null> {
-  let state: EmulatorState;
-  try {
-    state = JSON.parse(await readFile(path, 'utf8')) as EmulatorState;
-  } catch {
-    return null;
-  }
-  if (typeof state.pid !== 'number' || typeof state.url !== 'string') return null;
+  const state = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as EmulatorState | null;
+  if (typeof state?.pid !== 'number' || typeof state.url !== 'string') return null;
   if (!alive(state.pid)) {
     await rm(path, { force: true }).catch(() => undefined);
     return null;
@@ -122,12 +117,7 @@ async function readLive(path: string): Promise<(EmulatorState & { path: string }
 
 /** Every emulator whose state file names a living process, most recently started first; stale files are removed. */
 export async function listEmulators(): Promise<Array<EmulatorState & { path: string }>> {
-  let names: string[];
-  try {
-    names = await readdir(emulatorsDir());
-  } catch {
-    return [];
-  }
+  const names = await readdir(emulatorsDir()).catch(() => [] as string[]);
   const states = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readLive(join(emulatorsDir(), n))));
   return states.filter((s): s is EmulatorState & { path: string } => s !== null).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
 }
