@@ -61,22 +61,16 @@ export type CursorPagination = Static<typeof CursorPaginationSchema>;
 export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
 export type Pagination = Static<typeof PaginationSchema>;
 
-function buildOk<T extends TSchema>(data: T) {
-  return Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false });
-}
-
-function buildOkPage<T extends TSchema>(item: T) {
-  return Type.Object(
-    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
-    { additionalProperties: false },
-  );
-}
-
 /** `{ ok: true, data }` around `data` (one schema object per `data` schema). */
-export const Ok = oncePerKey(buildOk);
+export const Ok = oncePerKey(<T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false }));
 
 /** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item` (one schema object per `item` schema). */
-export const OkPage = oncePerKey(buildOkPage);
+export const OkPage = oncePerKey(<T extends TSchema>(item: T) =>
+  Type.Object(
+    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
+    { additionalProperties: false },
+  ),
+);
 
 /** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events. */
 export function EventStream(description: string) {
