@@ -96,12 +96,8 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
 
 /** Removes the state file at `path` if this process (pid) still owns it: another emulator may have taken the key since. */
 export async function removeEmulatorState(path: string, pid: number = process.pid): Promise<void> {
-  try {
-    const current = JSON.parse(await readFile(path, 'utf8')) as { pid?: number };
-    if (current.pid === pid) await rm(path, { force: true });
-  } catch {
-    // already gone
-  }
+  const current = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as { pid?: number } | null;
+  if (current?.pid === pid) await rm(path, { force: true }).catch(() => undefined);
 }
 
 /** The state file at `path` when its process lives; a file left by a dead process is removed. */

@@ -35,12 +35,8 @@ export async function plugsmithDependency(root: string, version: string, project
 export async function packFingerprint(root: string, version: string): Promise<string> {
   const hash = createHash('sha256').update(`${await realpath(root)}\0${version}\0`);
   const visit = async (path: string): Promise<void> => {
-    let info;
-    try {
-      info = await stat(path);
-    } catch {
-      return;
-    }
+    const info = await stat(path).catch(() => null);
+    if (!info) return;
     if (info.isDirectory()) {
       for (const name of (await readdir(path)).sort()) await visit(join(path, name));
     } else hash.update(`${path}\0${info.size}\0${info.mtimeMs}\0`);
