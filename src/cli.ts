@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 
-// Built-ins through require: an ESM import of one loads every lazy part of it (fs's streams and
-// promises), a cost the quick answer below is there to avoid.
+// Built-ins through require: an ESM import loads every lazy part (fs's streams, promises), a cost the quick answer avoids.
 const builtin = createRequire(import.meta.url);
 const { writeSync } = builtin('node:fs') as typeof import('node:fs');
 
@@ -9,24 +8,13 @@ declare const __PLUGSMITH_VERSION__: string;
 
 const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
 
-/** The answer to `plugsmith --version` (or `-v`), which scripts ask for often; undefined for anything else. */
-function quickAnswer(args: string[]): string | undefined {
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) return `${__PLUGSMITH_VERSION__}\n`;
-  return undefined;
-}
-
 // The only place that sets the exit code: everything below throws.
 const argv = process.argv.slice(2);
-const quick = quickAnswer(argv);
-// Without building the command tree: commander and the registry cost more than Node's own start.
-if (quick !== undefined) writeOut(quick);
+// `--version` (or `-v`), which scripts ask often, without building the command tree: that costs more than Node's own start.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) writeOut(`${__PLUGSMITH_VERSION__}\n`);
 else void run(argv);
 
-/**
- * Writes text to stdout straight to the file descriptor (the stream behind process.stdout costs a
- * dozen modules); a reader that closed the pipe ends the output, and a pipe that is full for now
- * gets the rest through the stream.
- */
+/** Writes to fd 1 directly (process.stdout costs a dozen modules); a closed pipe ends output, a full one gets the rest via the stream. */
 function writeOut(text: string): void {
   const bytes = Buffer.from(text);
   let written = 0;
@@ -48,14 +36,12 @@ async function run(args: string[]): Promise<void> {
     import('./ui/terminal-text.js'),
     import('./config/env.js'),
   ]);
-  // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the
-  // output, it is not an error worth a stack trace.
+  // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the output, not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT.OK);
     throw error;
   });
-  // Everything a command prints goes through this Io: control characters from the platform's
-  // strings never reach the terminal raw (ui/terminal-text.ts).
+  // All output goes through this Io, so the platform's control characters never reach the terminal raw (ui/terminal-text.ts).
   const io = terminalSafeIo(processIo(env.ci()), { json: args.includes('--json') });
   try {
     const { main } = await import('./main.js');
@@ -73,16 +59,10 @@ async function run(args: string[]): Promise<void> {
 }
 
 /**
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 then re-optimises that module on
- * background threads, and a process cannot exit before those finish: ~150 ms added to every
- * short command. Its baseline compiler is plenty for a few requests; long-running commands
- * (the emulator, the dev loop, chat) keep the optimising tier.
- *
- * The flag is set at the first connection, when undici is loaded and llhttp not yet compiled:
- * after a flag changes at run time, V8 refuses Node's code cache for every built-in loaded from
- * then on, and compiling undici's (http, http2, net…) from source costs a short command about a
- * third of Node's own start. TLS, which undici loads only to connect over https, is loaded before
- * the flag for the same reason.
+ * Short commands keep undici's WebAssembly HTTP parser on V8's baseline tier: the process cannot exit
+ * until background re-optimisation ends (~150 ms). The flag is set at the first connection, once
+ * undici's built-ins (and TLS for https) are loaded: V8 refuses Node's code cache for built-ins loaded
+ * after a flag changes, and compiling them from source costs a third of Node's start.
  */
 function limitWasmTiers(path: readonly string[]): void {
   if (LONG_RUNNING.has(path[0])) return;

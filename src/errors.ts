@@ -10,10 +10,7 @@ export const EXIT = {
   NETWORK: 7,
 } as const;
 
-/**
- * Ends the command with this exit code and prints nothing: the code of a command plugsmith ran for
- * the user (`emulator exec`), who has seen its output already.
- */
+/** Ends with this exit code, printing nothing: that of a command run for the user (`emulator exec`), whose output was seen. */
 export class ExitWith extends Error {
   constructor(readonly exitCode: number) {
     super(`exit code ${exitCode}`);

@@ -13,10 +13,7 @@ export const VERSION = typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_V
 /** Global options that take a value: the word after them is not a command. */
 const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout', '--emulator']);
 
-/**
- * The first word of the command `argv` runs (`plugins` in `--json plugins list`), or undefined
- * when there is none (`--help`, `--version`, nothing).
- */
+/** The first word of the command `argv` runs (`plugins` in `--json plugins list`); undefined for `--help`, `--version` or nothing. */
 function commandWord(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
@@ -33,10 +30,8 @@ export interface CommandHooks {
 }
 
 /**
- * Builds the commander program from the command registry. Given the `argv` it will parse, it
- * registers the subcommands of only the group that argv names: the other groups are there
- * with their descriptions, which is all `plugsmith --help` shows, and the start stays short.
- * Without `argv` (completion, tests) every command is registered.
+ * Builds the commander program from the command registry. Given `argv`, only the group it names gets
+ * its subcommands (the others are described, all `--help` shows) so the start stays short; without it, all.
  */
 export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}): Command {
   const program = new Command('plugsmith')
@@ -63,43 +58,36 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
   // A word that names no group may be a typo: then everything is built, for commander's suggestion.
   const only = argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word)) ? word : null;
   const groups = new Map<string, Command>();
+  /** The group of the first `depth` words of `path`, made once. */
+  const groupOf = (parent: Command, path: readonly string[], depth: number): Command => {
+    const key = path.slice(0, depth).join(' ');
+    let group = groups.get(key);
+    if (!group) {
+      group = parent.command(path[depth - 1]).description(GROUPS[key] ?? `${path[depth - 1]} commands`).exitOverride();
+      helpWhenBare(group);
+      groups.set(key, group);
+    }
+    return group;
+  };
   for (const spec of commands) {
-    const inGroup = spec.path.length > 1;
-    if (only !== null && inGroup && spec.path[0] !== only) {
+    if (only !== null && spec.path.length > 1 && spec.path[0] !== only) {
       // The group alone, described, without its subcommands.
-      if (!groups.has(spec.path[0])) {
-        const group = program.command(spec.path[0]).description(GROUPS[spec.path[0]] ?? `${spec.path[0]} commands`).exitOverride();
-        helpWhenBare(group);
-        groups.set(spec.path[0], group);
-      }
+      groupOf(program, spec.path, 1);
       continue;
     }
     let parent = program;
-    for (let i = 0; i < spec.path.length - 1; i++) {
-      const key = spec.path.slice(0, i + 1).join(' ');
-      let group = groups.get(key);
-      if (!group) {
-        group = parent.command(spec.path[i]).description(GROUPS[key] ?? `${spec.path[i]} commands`).exitOverride();
-        helpWhenBare(group);
-        groups.set(key, group);
-      }
-      parent = group;
-    }
+    for (let depth = 1; depth < spec.path.length; depth++) parent = groupOf(parent, spec.path, depth);
     // A command may also be the group of longer ones (`logs` and `logs redeliver`): register it first.
-    groups.set(spec.path.join(' '), addCommand(parent, spec, io, hooks));
+    groups.set(spec.path.join(' '), addCommand(program, parent, spec, io, hooks));
   }
   return program;
 }
 
-/**
- * A group typed without a subcommand (`plugsmith plugins`, or `plugsmith` alone) prints its help
- * on stdout and succeeds; an unknown subcommand stays a usage error.
- */
+/** A group typed bare (`plugsmith plugins`, or `plugsmith` alone) prints its help and succeeds; an unknown subcommand is a usage error. */
 function helpWhenBare(group: Command): void {
   // An action would turn off commander's `help [command]`, which groups have always had.
   group.helpCommand(true);
-  // Unknown options reach the action too, so that `tokens list --base-url URL` names the unknown
-  // command `list` (what is wrong) rather than the option that command would have taken.
+  // Unknown options reach the action too, so `tokens list --base-url URL` names the unknown command, not the option.
   group.allowExcessArguments(true).allowUnknownOption(true).action((...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
     const first = self.args[0];
@@ -119,7 +107,7 @@ function commandPath(command: Command): string {
   return words.join(' ');
 }
 
-function addCommand(parent: Command, spec: AnyCommandSpec, io: Io, hooks: CommandHooks): Command {
+function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io: Io, hooks: CommandHooks): Command {
   const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
   for (const arg of spec.args ?? []) {
     if (typeof arg === 'string') command.argument(arg);
@@ -130,14 +118,13 @@ function addCommand(parent: Command, spec: AnyCommandSpec, io: Io, hooks: Comman
       command.addArgument(argument);
     }
   }
-  for (const spec_ of spec.options ?? []) {
-    const o = withUrlCheck(spec_);
+  for (const o of spec.options ?? []) {
     const option = new Option(o.flags, o.description);
     if (o.default !== undefined) option.default(o.default);
     if (o.choices) option.choices([...o.choices]);
     if (o.conflicts) option.conflicts([...o.conflicts]);
-    if (o.parse) {
-      const parse = o.parse;
+    const parse = parserOf(o);
+    if (parse) {
       option.argParser((value: string, previous: unknown) => {
         try {
           return parse(value, previous);
@@ -166,23 +153,13 @@ function addCommand(parent: Command, spec: AnyCommandSpec, io: Io, hooks: Comman
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
     await hooks.beforeCommand?.(spec.path);
     const { default: handler } = await spec.load();
-    // The one place where commander's untyped values meet the handler's type: defineCommand
-    // checked that type against the very declarations commander parsed these values from.
-    await handler({ args, options: withParentValues(self) as never, global, io, program: rootOf(self) });
+    // The one cast of commander's untyped values: defineCommand checked the handler's type against these declarations.
+    await handler({ args, options: withParentValues(self) as never, global, io, program });
   });
   return command;
 }
 
-function rootOf(command: Command): Command {
-  let root = command;
-  while (root.parent) root = root.parent;
-  return root;
-}
-
-/**
- * The command's options, plus values that commander gave to a parent command that declares the
- * same flag (`logs redeliver ID --base-url URL` parses --base-url as `logs`'s): else they are lost.
- */
+/** The command's options, plus those commander gave a parent declaring the same flag (`logs redeliver ID --base-url URL`): else lost. */
 function withParentValues(command: Command): Record<string, unknown> {
   const options = { ...command.opts() };
   for (const option of command.options) {
@@ -201,16 +178,14 @@ function withParentValues(command: Command): Record<string, unknown> {
 /** Every --base-url and --messaging-url, of every command, must be an http(s) URL: one check for all. */
 const URL_FLAGS = ['--base-url', '--messaging-url'];
 
-function withUrlCheck(o: OptionSpec): OptionSpec {
+/** The option's own parser, else the URL check of a URL flag. */
+function parserOf(o: OptionSpec): OptionSpec['parse'] {
   const flag = o.flags.split(/[ ,]+/).find((f) => f.startsWith('--'));
-  if (!flag || !URL_FLAGS.includes(flag) || o.parse) return o;
-  return {
-    ...o,
-    parse: (value: string) => {
-      const problem = httpUrlProblem(value);
-      if (problem) throw new InvalidOptionValue(`${flag} ${problem}`);
-      return value;
-    },
+  if (o.parse || !flag || !URL_FLAGS.includes(flag)) return o.parse;
+  return (value: string) => {
+    const problem = httpUrlProblem(value);
+    if (problem) throw new InvalidOptionValue(`${flag} ${problem}`);
+    return value;
   };
 }
 

@@ -1,15 +1,7 @@
-import type { QueryPairs } from './query.js';
-import type { ApiKind, CallOptions, RequestSpec, Transport } from './transport.js';
+import type { ApiKind, RequestSpec, Transport } from './transport.js';
 import type { Page } from './types.js';
 
-interface CallInit {
-  query?: QueryPairs;
-  body?: unknown;
-  options?: CallOptions;
-  /** Overrides the method's default (GET retried, others not). */
-  idempotent?: boolean;
-  accept?: string;
-}
+type CallInit = Pick<RequestSpec, 'query' | 'body' | 'options' | 'idempotent' | 'accept'>;
 
 /** One API (management or messaging) of one client: base URL, credentials, envelope handling. */
 export class Api {
@@ -48,17 +40,6 @@ export class Api {
   }
 
   private spec(method: string, path: string, init: CallInit): RequestSpec {
-    return {
-      api: this.kind,
-      method,
-      url: this.url(path),
-      query: init.query,
-      body: init.body,
-      authorization: this.authorization(),
-      headers: this.headers?.(),
-      idempotent: init.idempotent,
-      accept: init.accept,
-      options: init.options,
-    };
+    return { ...init, api: this.kind, method, url: this.url(path), authorization: this.authorization(), headers: this.headers?.() };
   }
 }

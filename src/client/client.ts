@@ -4,17 +4,18 @@ import { Api } from './api.js';
 import { httpUrlProblem } from '../config/url.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';
-import { agentPluginsResource, appPluginsResource, dataProvidersResource } from './resources/instances.js';
+import { entityPluginsResource, instancesUnder } from './resources/instances.js';
 import { messagingResource } from './resources/messaging.js';
-import { actionsResource, externalEventsResource } from './resources/plugin-children.js';
+import { namedUnderPlugin } from './resources/plugin-children.js';
 import { pluginsResource } from './resources/plugins.js';
 import { repositoriesResource } from './resources/repositories.js';
 import { tokensResource } from './resources/tokens.js';
 import { uploadsResource } from './resources/uploads.js';
-import { Transport, type SlowRequest, type TraceEvent } from './transport.js';
+import { Transport, type TransportConfig } from './transport.js';
+import type { Action, ActionCreate, ActionUpdate, ExternalEvent, ExternalEventCreate, ExternalEventUpdate } from './types.js';
 
 /** Options of `createClient`. */
-export interface ClientOptions {
+export interface ClientOptions extends Partial<TransportConfig> {
   /** Management API base URL (paths start with /api), e.g. `http://127.0.0.1:4010`. */
   baseUrl: string;
   /** Messaging API base URL (paths start with /conversations). */
@@ -25,23 +26,6 @@ export interface ClientOptions {
   apiKey?: string;
   /** The emulator's admin credential, sent as `x-plugsmith-admin` on `/_emulator` calls only (never to /api or the messaging API). */
   adminToken?: string;
-  userAgent?: string;
-  /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
-  timeoutMs?: number;
-  /** Automatic retries of idempotent reads after network errors and 502/503/504. Default 2. */
-  retries?: number;
-  /** First retry delay in milliseconds, doubled each retry. Default 250. */
-  retryBaseMs?: number;
-  /** Whether an attempt that timed out is retried like other network errors. Default true. */
-  retryOnTimeout?: boolean;
-  /** Receives every HTTP attempt, secrets redacted (for `--verbose`). */
-  onTrace?: (event: TraceEvent) => void;
-  /** Called once per attempt still unanswered after `slowRequestMs` (a CLI shows that it waits). */
-  onSlowRequest?: (info: SlowRequest) => void;
-  /** When an attempt counts as slow, in milliseconds. Default 2 000. */
-  slowRequestMs?: number;
-  /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-  dispatcher?: Dispatcher;
 }
 
 /** The header that carries the emulator's admin credential. */
@@ -58,11 +42,16 @@ export class PlatformClient {
   readonly messagingUrl: string | undefined;
   readonly tokens;
   readonly plugins;
+  /** Plugin actions: /api/plugins/:pluginId/actions[/:name]. */
   readonly actions;
+  /** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
   readonly externalEvents;
   readonly repositories;
+  /** Data providers: /api/repositories/:repositoryId/data-providers. */
   readonly dataProviders;
+  /** Event-handler instances on agents: /api/agents/:agentId/plugins (emulator contract). */
   readonly agentPlugins;
+  /** APP instances on apps: /api/apps/:appId/plugins (emulator contract). */
   readonly appPlugins;
   readonly agentMessages;
   readonly uploads;
@@ -97,12 +86,12 @@ export class PlatformClient {
 
     this.tokens = tokensResource(management);
     this.plugins = pluginsResource(management);
-    this.actions = actionsResource(management);
-    this.externalEvents = externalEventsResource(management);
+    this.actions = namedUnderPlugin<Action, ActionCreate, ActionUpdate>(management, 'actions');
+    this.externalEvents = namedUnderPlugin<ExternalEvent, ExternalEventCreate, ExternalEventUpdate>(management, 'external-events');
     this.repositories = repositoriesResource(management);
-    this.dataProviders = dataProvidersResource(management);
-    this.agentPlugins = agentPluginsResource(management);
-    this.appPlugins = appPluginsResource(management);
+    this.dataProviders = instancesUnder(management, '/api/repositories', 'data-providers');
+    this.agentPlugins = entityPluginsResource(management, '/api/agents');
+    this.appPlugins = entityPluginsResource(management, '/api/apps');
     this.agentMessages = agentMessagesResource(management);
     this.uploads = uploadsResource(management, transport);
     this.messaging = messagingResource(messaging);

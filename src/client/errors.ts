@@ -6,17 +6,6 @@ export type ErrorDetail = ContractErrorDetail & { [key: string]: unknown };
 /** Error types the platform and the emulator use; other strings may come from elsewhere. */
 export type ApiErrorType = ErrorType | 'HTTP_ERROR' | 'INVALID_RESPONSE' | (string & {});
 
-interface ApiErrorInit {
-  status: number;
-  type: ApiErrorType;
-  message: string;
-  details?: ErrorDetail[];
-  method: string;
-  url: string;
-  /** The raw body when it was not an error envelope (HTML from a proxy, plain text…), truncated. */
-  body?: string;
-}
-
 /** The server answered, and the answer was an error (or not the JSON the client expected). */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -25,9 +14,10 @@ export class ApiError extends Error {
   readonly details: ErrorDetail[];
   readonly method: string;
   readonly url: string;
+  /** The raw body when it was not an error envelope (HTML from a proxy, plain text…), truncated. */
   readonly body?: string;
 
-  constructor(init: ApiErrorInit) {
+  constructor(init: Pick<ApiError, 'status' | 'type' | 'message' | 'method' | 'url' | 'body'> & { details?: ErrorDetail[] }) {
     super(init.message);
     this.status = init.status;
     this.type = init.type;
@@ -36,14 +26,6 @@ export class ApiError extends Error {
     this.url = init.url;
     this.body = init.body;
   }
-}
-
-interface NetworkErrorInit {
-  code: string;
-  method: string;
-  url: string;
-  cause?: unknown;
-  attempts?: number;
 }
 
 /** The server could not be reached or did not answer in time: no HTTP status exists. */
@@ -56,7 +38,7 @@ export class NetworkError extends Error {
   /** How many attempts were made before giving up. */
   readonly attempts: number;
 
-  constructor(init: NetworkErrorInit) {
+  constructor(init: Pick<NetworkError, 'code' | 'method' | 'url'> & { cause?: unknown; attempts?: number }) {
     super(`${init.method} ${init.url} failed: ${describeCode(init.code, init.cause)}`, { cause: init.cause });
     this.code = init.code;
     this.method = init.method;

@@ -30,13 +30,11 @@ export function openEventStream(api: Api, path: string, query: QueryPairs, optio
     if (signal?.aborted) return;
     const headers: Record<string, string> = { 'cache-control': 'no-cache' };
     if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
-    let opened;
-    try {
-      opened = await api.stream(path, { query, accept: 'text/event-stream', options: { signal, headers } });
-    } catch (error) {
-      if (signal?.aborted) return;
+    const opened = await api.stream(path, { query, accept: 'text/event-stream', options: { signal, headers } }).catch((error: unknown) => {
+      if (signal?.aborted) return undefined;
       throw error;
-    }
+    });
+    if (!opened) return;
     options.onOpen?.();
     const decoder = new TextDecoder();
     try {

@@ -4,10 +4,7 @@ import type { Page } from './types.js';
 /** A list method with its other arguments bound: `(q) => client.actions.list(pluginId, q)`. */
 export type ListFn<T, Q extends ListQuery = ListQuery> = (query: Q) => Promise<Page<T>>;
 
-/**
- * Yields every record of a collection, following index pages or `nextCursor`; stops at no next page,
- * no pagination or an empty page (so a confused server cannot loop it).
- */
+/** Yields every record, following pages or `nextCursor`; stops at no next page or an empty page (a confused server cannot loop it). */
 export async function* paginate<T, Q extends ListQuery = ListQuery>(list: ListFn<T, Q>, query: Q = {} as Q): AsyncGenerator<T> {
   let next: Q = { ...query };
   const seenCursors = new Set<string>();

@@ -19,16 +19,16 @@ export interface ListQuery {
 /** Query parameters as [name, value] pairs, in order, names unencoded. */
 export type QueryPairs = Array<[string, string]>;
 
+const LIST_PARAMETERS = ['page', 'limit', 'cursor', 'sortBy', 'sortOrder', 'search'] as const;
+
 /** Serialises a ListQuery to `@page`, `@limit`, `@cursor`, `@sortBy`, `@sortOrder`, `@search` and filters. */
 export function serializeListQuery(query: ListQuery | undefined): QueryPairs {
   if (query === undefined) return [];
   const pairs: QueryPairs = [];
-  if (query.page !== undefined) pairs.push(['@page', String(query.page)]);
-  if (query.limit !== undefined) pairs.push(['@limit', String(query.limit)]);
-  if (query.cursor !== undefined) pairs.push(['@cursor', query.cursor]);
-  if (query.sortBy !== undefined) pairs.push(['@sortBy', commaList(query.sortBy)]);
-  if (query.sortOrder !== undefined) pairs.push(['@sortOrder', commaList(query.sortOrder)]);
-  if (query.search !== undefined) pairs.push(['@search', query.search]);
+  for (const name of LIST_PARAMETERS) {
+    const value = query[name];
+    if (value !== undefined) pairs.push([`@${name}`, Array.isArray(value) ? value.join(',') : String(value)]);
+  }
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (value === undefined || value === null) continue;
     for (const one of Array.isArray(value) ? value : [value]) pairs.push([name, String(one)]);
@@ -50,12 +50,8 @@ export function toQueryString(pairs: QueryPairs): string {
 }
 
 // '@' is legal in a query component; keeping it literal makes traces readable (`@limit=5`).
-function encodeParam(value: string): string {
+export function encodeParam(value: string): string {
   return encodeURIComponent(value).replace(/%40/g, '@');
-}
-
-function commaList(value: string | string[]): string {
-  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** Percent-encodes one path segment (plugin ids, action names…). */

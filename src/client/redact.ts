@@ -1,3 +1,5 @@
+import { encodeParam } from './query.js';
+
 /** Shows a credential as its kind prefix and last four characters, e.g. `pst_…abcd`; short ones fully hidden. */
 export function redactSecret(secret: string): string {
   const prefix = /^[A-Za-z]{1,8}_/.exec(secret)?.[0] ?? '';
@@ -33,12 +35,8 @@ const SECRET_PARAM = /signature|credential|token|secret|key|sig$/i;
 
 /** A URL with signed-URL credentials (X-Amz-Signature, tokens…) and userinfo hidden. */
 export function redactUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
   let changed = false;
   if (parsed.username !== '' || parsed.password !== '') {
     parsed.username = '';
@@ -49,7 +47,7 @@ export function redactUrl(url: string): string {
   for (const [name, value] of parsed.searchParams) {
     const hidden = SECRET_PARAM.test(name);
     changed ||= hidden;
-    kept.push(`${encodeURIComponent(name).replace(/%40/g, '@')}=${hidden ? '[redacted]' : encodeURIComponent(value).replace(/%40/g, '@')}`);
+    kept.push(`${encodeParam(name)}=${hidden ? '[redacted]' : encodeParam(value)}`);
   }
   if (!changed) return url;
   parsed.search = '';

@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 /** Statuses after which an idempotent read is tried again: the gateway or server is briefly unavailable. */
 export const RETRY_STATUSES = new Set([502, 503, 504]);
 
@@ -17,17 +19,8 @@ export function backoffMs(attempt: number, baseMs: number): number {
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  await delay(ms, undefined, { signal }).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
   });
 }

@@ -40,17 +40,25 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Settings shared by every request of one client. */
-interface TransportConfig {
+/** Settings shared by every request of one client (`createClient`'s options, which apply the defaults). */
+export interface TransportConfig {
+  /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
   dispatcher: Dispatcher;
   userAgent: string;
+  /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
   timeoutMs: number;
+  /** Automatic retries of idempotent reads after network errors and 502/503/504. Default 2. */
   retries: number;
+  /** First retry delay in milliseconds, doubled each retry. Default 250. */
   retryBaseMs: number;
+  /** Receives every HTTP attempt, secrets redacted (for `--verbose`). */
   onTrace?: (event: TraceEvent) => void;
-  retryOnTimeout?: boolean;
+  /** Whether an attempt that timed out is retried like other network errors. Default true. */
+  retryOnTimeout: boolean;
+  /** Called once per attempt still unanswered after `slowRequestMs` (a CLI shows that it waits). */
   onSlowRequest?: (info: SlowRequest) => void;
-  slowRequestMs?: number;
+  /** When an attempt counts as slow, in milliseconds. Default 2 000. */
+  slowRequestMs: number;
 }
 
 /** An attempt that has waited longer than `slowRequestMs` for its answer. */
@@ -98,13 +106,7 @@ export class Transport {
   /** Sends a JSON request and unwraps the envelope (throws ApiError / NetworkError). */
   async json<T>(spec: RequestSpec): Promise<Unwrapped<T>> {
     const attempt = await this.withRetries(spec, true);
-    return unwrap<T>({
-      status: attempt.status,
-      contentType: header(attempt.headers, 'content-type'),
-      text: attempt.text ?? '',
-      method: spec.method,
-      url: redactUrl(this.fullUrl(spec)),
-    });
+    return this.unwrap<T>(spec, attempt, attempt.text ?? '');
   }
 
   /** Opens a streaming response (server-sent events): the timeout covers the headers only; an error status throws ApiError. */
@@ -112,17 +114,17 @@ export class Transport {
     const attempt = await this.withRetries(spec, false);
     const body = attempt.body as Readable;
     if (attempt.status < 200 || attempt.status >= 300) {
-      let text = '';
-      try {
-        text = await (attempt.body as Dispatcher.ResponseData['body']).text();
-      } catch {
-        // The status says enough.
-      } finally {
-        attempt.release();
-      }
-      unwrap({ status: attempt.status, contentType: header(attempt.headers, 'content-type'), text, method: spec.method, url: redactUrl(this.fullUrl(spec)) });
+      // An unreadable body is fine: the status says enough.
+      const text = await attempt.body!.text().catch(() => '');
+      attempt.release();
+      this.unwrap(spec, attempt, text);
     }
     return { body, headers: attempt.headers, release: attempt.release };
+  }
+
+  private unwrap<T>(spec: RequestSpec, attempt: Attempt, text: string): Unwrapped<T> {
+    const contentType = [attempt.headers['content-type']].flat()[0];
+    return unwrap<T>({ status: attempt.status, contentType, text, method: spec.method, url: redactUrl(this.fullUrl(spec)) });
   }
 
   /** Headers every request carries, before per-call additions. */
@@ -160,7 +162,7 @@ export class Transport {
         result = await this.send(spec, url, readBody);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
-        const retryable = attempt < maxAttempts && (error.code !== 'ETIMEDOUT' || this.config.retryOnTimeout !== false);
+        const retryable = attempt < maxAttempts && (error.code !== 'ETIMEDOUT' || this.config.retryOnTimeout);
         const retryInMs = retryable ? backoffMs(attempt, this.config.retryBaseMs) : undefined;
         this.trace({ ...traceBase, attempt, durationMs: elapsed(started), error: { code: error.code, message: error.message }, retryInMs });
         if (retryInMs === undefined) {
@@ -192,10 +194,7 @@ export class Transport {
     return retryAfter ?? backoffMs(attempt, this.config.retryBaseMs);
   }
 
-  /**
-   * One attempt. With `readBody` the timeout covers the body, read here so that a connection lost
-   * mid-body fails this attempt; otherwise it ends at the headers and the caller consumes the stream.
-   */
+  /** One attempt; with `readBody` the timeout covers the body too, so a connection lost mid-body fails it (streams: headers only). */
   private async send(spec: RequestSpec, url: string, readBody: boolean): Promise<Attempt> {
     const userSignal = spec.options?.signal;
     if (userSignal?.aborted) throw userSignal.reason;
@@ -205,7 +204,7 @@ export class Transport {
     const timeoutMs = spec.options?.timeoutMs ?? this.config.timeoutMs;
     const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(TIMEOUT), timeoutMs) : undefined;
     const onSlow = this.config.onSlowRequest;
-    const slowMs = this.config.slowRequestMs ?? 2_000;
+    const slowMs = this.config.slowRequestMs;
     const slow = onSlow && (timeoutMs === 0 || slowMs < timeoutMs)
       ? setTimeout(() => onSlow({ method: spec.method, url: redactUrl(url), waitedMs: slowMs, timeoutMs }), slowMs)
       : undefined;
@@ -253,11 +252,6 @@ function classify(
   const code = errorCode(error);
   if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
   return new NetworkError({ code, method: spec.method, url: redactUrl(url), cause: error });
-}
-
-function header(headers: Attempt['headers'], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function elapsed(started: number): number {

@@ -3,18 +3,17 @@
 import type * as C from '../contract/index.js';
 
 export type { IndexPagination, CursorPagination, Pagination } from '../contract/index.js';
-import type { Pagination } from '../contract/index.js';
 
 /** The envelope's `meta`. */
 export interface Meta {
-  pagination?: Pagination;
+  pagination?: C.Pagination;
   [key: string]: unknown;
 }
 
 /** What every list method returns. `pagination` is absent when the server sends none. */
 export interface Page<T> {
   data: T[];
-  pagination?: Pagination;
+  pagination?: C.Pagination;
   meta?: Meta;
 }
 

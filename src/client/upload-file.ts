@@ -46,18 +46,15 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
   const onUserAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onUserAbort, { once: true });
   const idleMs = options.idleTimeoutMs ?? transport.config.timeoutMs;
-  let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
-  const arm = () => {
-    clearTimeout(timer);
-    if (idleMs > 0) timer = setTimeout(() => ((timedOut = true), controller.abort()), idleMs);
-  };
+  // Restarted by every chunk sent.
+  const idleTimer = idleMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), idleMs) : undefined;
 
   let sent = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       sent += chunk.length;
-      arm();
+      idleTimer?.refresh();
       options.onProgress?.(sent, size);
       done(null, chunk);
     },
@@ -69,7 +66,6 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
   const trace = (extra: { status?: number; responseHeaders?: Record<string, string>; error?: { code: string; message: string } }) =>
     transport.trace({ api: 'upload', method: 'PUT', url: safeUrl, attempt: 1, durationMs: Math.round(performance.now() - started), requestHeaders: redactHeaders(headers), ...extra });
 
-  arm();
   try {
     if (options.signal?.aborted) throw options.signal.reason;
     const response = await request(signedUrl, { method: 'PUT', headers, body: counter, dispatcher: transport.config.dispatcher, signal: controller.signal });
@@ -86,7 +82,7 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
     trace({ error: { code, message: failure.message } });
     throw failure;
   } finally {
-    clearTimeout(timer);
+    clearTimeout(idleTimer);
     options.signal?.removeEventListener('abort', onUserAbort);
     input instanceof Readable && !input.destroyed && input.destroy();
   }

@@ -54,10 +54,7 @@ function emulatorStateFile(key: string): string {
   return join(emulatorsDir(), `${name}.json`);
 }
 
-/**
- * What an emulator started here belongs to: the project of `from` (cwd), else the project its data
- * dir lies in, else its data dir, else nothing (in memory: keyed by this process).
- */
+/** What an emulator started here belongs to: the project of `from` (cwd) or of its data dir, else its data dir, else this process. */
 export function emulatorOwner(options: { from?: string; dataDir?: string | null }): { project: string | null; key: string } {
   const project = projectRootOf(options.from ?? process.cwd()) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
   if (project) return { project, key: project };
@@ -99,23 +96,14 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
 
 /** Removes the state file at `path` if this process (pid) still owns it: another emulator may have taken the key since. */
 export async function removeEmulatorState(path: string, pid: number = process.pid): Promise<void> {
-  try {
-    const current = JSON.parse(await readFile(path, 'utf8')) as { pid?: number };
-    if (current.pid === pid) await rm(path, { force: true });
-  } catch {
-    // already gone
-  }
+  const current = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as { pid?: number } | null;
+  if (current?.pid === pid) await rm(path, { force: true }).catch(() => undefined);
 }
 
 /** The state file at `path` when its process lives; a file left by a dead process is removed. */
 async function readLive(path: string): Promise<(EmulatorState & { path: string }) | null> {
-  let state: EmulatorState;
-  try {
-    state = JSON.parse(await readFile(path, 'utf8')) as EmulatorState;
-  } catch {
-    return null;
-  }
-  if (typeof state.pid !== 'number' || typeof state.url !== 'string') return null;
+  const state = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as EmulatorState | null;
+  if (typeof state?.pid !== 'number' || typeof state.url !== 'string') return null;
   if (!alive(state.pid)) {
     await rm(path, { force: true }).catch(() => undefined);
     return null;
@@ -125,12 +113,7 @@ async function readLive(path: string): Promise<(EmulatorState & { path: string }
 
 /** Every emulator whose state file names a living process, most recently started first; stale files are removed. */
 export async function listEmulators(): Promise<Array<EmulatorState & { path: string }>> {
-  let names: string[];
-  try {
-    names = await readdir(emulatorsDir());
-  } catch {
-    return [];
-  }
+  const names = await readdir(emulatorsDir()).catch(() => [] as string[]);
   const states = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readLive(join(emulatorsDir(), n))));
   return states.filter((s): s is EmulatorState & { path: string } => s !== null).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
 }

@@ -3,8 +3,8 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
- * Writes a file that holds secrets, owner-only, whole or not at all: a new 0600 file under an unguessable
- * name (no planted link or looser file is reused), renamed over the target (a link there is replaced, not followed).
+ * Writes a secrets file, owner-only, whole or not at all: a new 0600 file under an unguessable name (no planted
+ * link or looser file is reused), renamed over the target (a link there is replaced, not followed).
  */
 export async function writePrivateFile(path: string, text: string): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);

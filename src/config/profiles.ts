@@ -42,13 +42,8 @@ export async function saveConfig(config: ConfigFile): Promise<void> {
 }
 
 /** The settings a command runs with, after flags, environment and profile are merged. */
-export interface Settings {
+export interface Settings extends Omit<Partial<Profile>, 'local'> {
   profileName: string | null;
-  baseUrl?: string;
-  messagingUrl?: string;
-  token?: string;
-  apiKey?: string;
-  orgId?: string;
   local: boolean;
   /** Why there is no base URL when the settings would follow a local emulator and none runs. */
   noEmulator?: string;
@@ -57,15 +52,12 @@ export interface Settings {
 /** Flags override environment variables, which override the profile. */
 export async function resolveSettings(flags: { profile?: string; baseUrl?: string; messagingUrl?: string; token?: string; apiKey?: string; org?: string }): Promise<Settings> {
   const config = await loadConfig();
-  const profileName = flags.profile ?? env.profile() ?? config.current ?? null;
-  let profile: Profile | undefined;
-  if (profileName !== null) {
-    profile = config.profiles[profileName];
-    const named = flags.profile ?? env.profile();
-    if (!profile && named) {
-      const known = Object.keys(config.profiles);
-      throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.NOT_FOUND);
-    }
+  const named = flags.profile ?? env.profile();
+  const profileName = named ?? config.current ?? null;
+  const profile: Profile | undefined = profileName === null ? undefined : config.profiles[profileName];
+  if (!profile && named) {
+    const known = Object.keys(config.profiles);
+    throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.NOT_FOUND);
   }
   const settings: Settings = {
     profileName: profile ? profileName : null,

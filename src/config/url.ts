@@ -2,12 +2,7 @@ import { UserError, EXIT } from '../errors.js';
 
 /** Why `value` is not a usable platform URL (absolute http(s), no query or fragment); undefined when it is. */
 export function httpUrlProblem(value: string): string | undefined {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(value) ? new URL(value) : undefined;
   // `localhost:4010` parses with the scheme "localhost:", so the scheme check catches it too.
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return `must be an absolute http(s) URL such as http://127.0.0.1:4010, not "${value}"`;
   if (url.search !== '' || url.hash !== '') return `must not have a query or fragment, not "${value}"`;

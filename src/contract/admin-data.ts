@@ -3,8 +3,7 @@ import { CHARACTER_ENGINES } from './enums.js';
 import { Id, Nullable, Timestamps, Timestamp } from './schema.js';
 import { MAX_CONTENT_LENGTH } from './requests.js';
 
-// The admin API's views of the store that the platform's API does not give (the dashboard's Data
-// page): characters' bodies, user and installation tokens as metadata, every conversation and message.
+// Views of the store the platform's API lacks (the dashboard's Data page): characters, token metadata, all conversations.
 
 /** Ids chosen by the caller: URL-safe, so they work in paths as they are. */
 const ChosenId = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' });

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Id } from './schema.js';
 
-// The emulator's own admin API under /_emulator (not part of the platform): fault injection,
-// export, import and reset of the whole store.
+// The emulator's own admin API under /_emulator (not the platform's): fault injection, export, import and reset of the store.
 
 /** A parsed fault profile: for each kind, how often (0..1) and, for delay and reorder, how long. */
 export const FaultProfileSchema = Type.Object(

@@ -21,10 +21,7 @@ export const WorkspaceSchema = Type.Object({
 });
 export type Workspace = Static<typeof WorkspaceSchema>;
 
-/**
- * `data` of `POST /_emulator/dashboard/session`: the workspace plus the session token, shown once, which
- * the dashboard sends as `x-plugsmith-session`; never a cookie, as cookies ignore ports.
- */
+/** `data` of `POST /_emulator/dashboard/session`: the workspace and session token (sent as `x-plugsmith-session`: cookies ignore ports). */
 export const DashboardSessionSchema = Type.Object({
   ...WorkspaceSchema.properties,
   /** The session token: send it as `x-plugsmith-session: <session>`; it lives until signed out or the emulator stops. */

@@ -1,6 +1,5 @@
-// The values of every enum of the wire format, as plain lists: no TypeBox here, so code on the
-// CLI's start-up path (option choices, parsers) can use them without loading the schema builder.
-// enums.ts builds the schemas and types from these.
+// Every wire enum's values as plain lists, without TypeBox, so the CLI's start-up path can use them
+// without loading the schema builder; enums.ts builds the schemas and types from these.
 
 /** Plugin types: event handlers attach to agents, data providers to repositories, apps to apps. */
 export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;
@@ -55,10 +54,7 @@ export const CHARACTER_ENGINES = ['scripted', 'openai', 'plugin'] as const;
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
-/**
- * The delivery log's `@httpStatus` filter: statuses (500), classes (5xx) or none (no answer),
- * comma-separated. Not an enum, but checked on the CLI's start-up path (`--http-status`) too.
- */
+/** The delivery log's `@httpStatus` filter (statuses, classes such as 5xx, or none); here as the CLI checks it too (`--http-status`). */
 export const HTTP_STATUS_FILTER_PATTERN = '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$';
 
 /** The error types of both APIs and the HTTP status of each (DESIGN.md's table). */

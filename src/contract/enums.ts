@@ -4,8 +4,7 @@ import * as values from './enum-values.js';
 
 export * from './enum-values.js';
 
-// Every enum of the wire format as a schema and a TypeScript union, both from the lists (and their
-// meanings) in enum-values.ts.
+// Every wire enum as a schema and a TypeScript union, from the lists (and their meanings) in enum-values.ts.
 
 export const PluginTypeSchema = StringEnum(values.PLUGIN_TYPES, { description: 'What the plugin is for' });
 export type PluginType = Static<typeof PluginTypeSchema>;

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { StringEnum } from './schema.js';
-import { ERROR_TYPES, type ErrorType } from './enum-values.js';
+import { oncePerKey, StringEnum } from './schema.js';
+import { ERROR_TYPES } from './enum-values.js';
 
 /** One entry of `error.details`, in the spec's shape. */
 export const ErrorDetailSchema = Type.Object(
@@ -15,10 +15,7 @@ export const ErrorDetailSchema = Type.Object(
 );
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 
-/**
- * Most entries of `error.details` listed (one more, code `more_details`, says how many were left
- * out): a body with thousands of problems must not be answered with megabytes of details.
- */
+/** Most `error.details` listed (then one `more_details` entry): thousands of problems must not be answered with megabytes. */
 export const MAX_ERROR_DETAILS = 20;
 
 /** `{ ok: false, error: { message, error, details? } }`. */
@@ -27,7 +24,7 @@ export const ErrorEnvelopeSchema = Type.Object(
     ok: Type.Literal(false),
     error: Type.Object({
       message: Type.String(),
-      error: StringEnum(ERROR_TYPES as unknown as readonly ErrorType[]),
+      error: StringEnum(ERROR_TYPES),
       details: Type.Optional(
         Type.Array(Type.Ref(ErrorDetailSchema), {
           maxItems: MAX_ERROR_DETAILS + 1,
@@ -38,7 +35,7 @@ export const ErrorEnvelopeSchema = Type.Object(
   },
   { $id: 'ErrorEnvelope', additionalProperties: false },
 );
-export type ErrorEnvelope = { ok: false; error: { message: string; error: ErrorType; details?: ErrorDetail[] } };
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
 
 /** Index pagination, as in the spec's shared query system. */
 export const IndexPaginationSchema = Type.Object({
@@ -64,35 +61,16 @@ export type CursorPagination = Static<typeof CursorPaginationSchema>;
 export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
 export type Pagination = Static<typeof PaginationSchema>;
 
-// One schema object per argument: the validator and serializer compilers keep their work per schema
-// object, so every later app of the process reuses it instead of compiling (and keeping) a copy per start.
-const okSchemas = new WeakMap<TSchema, TSchema>();
-const okPageSchemas = new WeakMap<TSchema, TSchema>();
-
-function buildOk<T extends TSchema>(data: T) {
-  return Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false });
-}
-
-function buildOkPage<T extends TSchema>(item: T) {
-  return Type.Object(
-    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
-    { additionalProperties: false },
-  );
-}
-
 /** `{ ok: true, data }` around `data` (one schema object per `data` schema). */
-export function Ok<T extends TSchema>(data: T): ReturnType<typeof buildOk<T>> {
-  let schema = okSchemas.get(data) as ReturnType<typeof buildOk<T>> | undefined;
-  if (!schema) okSchemas.set(data, (schema = buildOk(data)));
-  return schema;
-}
+export const Ok = oncePerKey(<T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false }));
 
 /** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item` (one schema object per `item` schema). */
-export function OkPage<T extends TSchema>(item: T): ReturnType<typeof buildOkPage<T>> {
-  let schema = okPageSchemas.get(item) as ReturnType<typeof buildOkPage<T>> | undefined;
-  if (!schema) okPageSchemas.set(item, (schema = buildOkPage(item)));
-  return schema;
-}
+export const OkPage = oncePerKey(<T extends TSchema>(item: T) =>
+  Type.Object(
+    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
+    { additionalProperties: false },
+  ),
+);
 
 /** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events. */
 export function EventStream(description: string) {
@@ -130,6 +108,11 @@ export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 /** A raw query as the handler reads it. */
 export type RawQuery = Record<string, string | string[] | undefined>;
 
+/** A query schema marked CHECKED_BY_HANDLER: documented with these properties, read and checked by the handler. */
+export function HandlerQuery(properties: Record<string, unknown>, options: { description?: string } = {}) {
+  return Type.Unsafe<RawQuery>({ type: 'object', [CHECKED_BY_HANDLER]: true, additionalProperties: false, ...options, properties });
+}
+
 /** Most records per page. */
 export const MAX_PAGE_LIMIT = 100;
 
@@ -149,12 +132,8 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
       return [field, commaList(item, `Filter: ${meaning} (comma-separated)`)];
     }),
   );
-  return Type.Unsafe<RawQuery>({
-    type: 'object',
-    [CHECKED_BY_HANDLER]: true,
-    additionalProperties: false,
-    description: 'The query system: paging, sorting, search, and a filter per field',
-    properties: {
+  return HandlerQuery(
+    {
       '@page': { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1 (index pagination; not with @cursor); given once, decimal digits only', examples: [2] },
       '@limit': { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Records per page, 1 to ${MAX_PAGE_LIMIT}; given once, decimal digits only`, examples: [20] },
       '@cursor': { type: 'string', description: 'Return the records after the record with this id (cursor pagination; not with @page); empty: from the start. Given once.' },
@@ -163,16 +142,12 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
       '@search': { type: 'string', description: `Case-insensitive text search in ${spec.search.join(', ') || 'no field'}; given once` },
       ...filters,
     },
-  });
+    { description: 'The query system: paging, sorting, search, and a filter per field' },
+  );
 }
-const listQueries = new Map<object, ReturnType<typeof buildListQuery>>();
 
 /** The query of one list endpoint, as the query system's parser accepts it, with a filter per field (one schema object per spec). */
-export function ListQuery(spec: { fields: Record<string, QueryFieldType>; search: readonly string[] }): ReturnType<typeof buildListQuery> {
-  let schema = listQueries.get(spec);
-  if (!schema) listQueries.set(spec, (schema = buildListQuery(spec)));
-  return schema;
-}
+export const ListQuery = oncePerKey(buildListQuery);
 
 /** Names of the fixed parameters of the query system. */
 export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof ListQuery>;

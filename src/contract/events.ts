@@ -26,8 +26,7 @@ export function webhookEventSchema<K extends EventKind>(kind: K) {
       type: Type.Literal(kind),
       createdAt: Timestamp,
       pluginId: Id,
-      // A challenge concerns the plugin; every other event concerns one instance (the emulator's
-      // admin trigger refuses an instance event without one).
+      // A challenge concerns the plugin, every other event one instance (the admin trigger refuses one without).
       pluginInstanceId: (kind === 'WEBHOOK_CHALLENGE' ? Type.Null() : Id) as K extends 'WEBHOOK_CHALLENGE' ? TNull : typeof Id,
       orgId: Id,
       data: EVENT_DATA_SCHEMAS[kind] as (typeof EVENT_DATA_SCHEMAS)[K],

@@ -1,6 +1,5 @@
-// The wire contract of the platform: one TypeBox definition per envelope, error, enum, resource,
-// request and event, from which route schemas, response serialization, the client's types and the
-// OpenAPI document all derive. Imported by the emulator, the client and the CLI alike.
+// The platform's wire contract: one TypeBox definition per envelope, error, enum, resource, request and event, from
+// which route schemas, response serialization, the client's types and the OpenAPI document all derive.
 export * from './schema.js';
 export * from './enums.js';
 export * from './envelope.js';

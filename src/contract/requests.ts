@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
-import { CHECKED_BY_HANDLER, ListQuerySchema, type RawQuery } from './envelope.js';
+import { HandlerQuery, ListQuerySchema, type RawQuery } from './envelope.js';
 import {
   AttachmentTypeSchema,
   DeliveryStatusSchema,
@@ -14,8 +14,7 @@ import {
 } from './enums.js';
 import { HTTP_STATUS_FILTER_PATTERN } from './enum-values.js';
 
-// Every request body of the management, messaging and admin APIs, with the limits the emulator
-// enforces. `examples` feed the OpenAPI document.
+// Every request body of the management, messaging and admin APIs, with the emulator's limits; `examples` feed the OpenAPI document.
 
 /** Most files in one upload-URL request, and the largest object an upload may be. */
 export const MAX_FILES_PER_REQUEST = 10;
@@ -163,8 +162,7 @@ export const UploadUrlRequestSchema = Type.Object(
   {
     additionalProperties: false,
     title: 'UploadUrlRequest',
-    // parentId and parentType go together. `dependencies` (draft 7) is what the emulator's ajv
-    // knows; the OpenAPI document (JSON Schema 2020-12) writes it `dependentRequired`.
+    // parentId and parentType go together: draft-7 `dependencies` for ajv; the OpenAPI document writes `dependentRequired`.
     dependencies: { parentId: ['parentType'], parentType: ['parentId'] },
     examples: [{ files: [{ fileName: 'manual.pdf', contentType: 'application/pdf', fileSize: 52000 }], folder: 'docs' }],
   },
@@ -172,13 +170,8 @@ export const UploadUrlRequestSchema = Type.Object(
 export type UploadUrlRequest = Static<typeof UploadUrlRequestSchema>;
 
 /** GET /api/access/:fileId: how long a private file's URL stays valid, in seconds (1 to 7 days; default 1 hour); read by the handler. */
-export const FileAccessQuerySchema = Type.Unsafe<RawQuery>({
-  type: 'object',
-  [CHECKED_BY_HANDLER]: true,
-  additionalProperties: false,
-  properties: {
-    expiresIn: { type: 'integer', minimum: 1, maximum: MAX_ACCESS_SECONDS, default: 3600, description: `Seconds, from 1 to ${MAX_ACCESS_SECONDS}; given once, decimal digits only`, examples: [3600] },
-  },
+export const FileAccessQuerySchema = HandlerQuery({
+  expiresIn: { type: 'integer', minimum: 1, maximum: MAX_ACCESS_SECONDS, default: 3600, description: `Seconds, from 1 to ${MAX_ACCESS_SECONDS}; given once, decimal digits only`, examples: [3600] },
 });
 
 /** PATCH /api/status. */
@@ -215,16 +208,10 @@ export const MAX_MESSAGE_PAGE = 100;
 export const DEFAULT_MESSAGE_PAGE = 50;
 
 /** GET /conversations/:id/messages: oldest first, `after` for polling; read by the handler. */
-export const MessageListQuerySchema = Type.Unsafe<RawQuery>({
-  type: 'object',
-  [CHECKED_BY_HANDLER]: true,
-  additionalProperties: false,
-  properties: {
-    after: { type: 'string', minLength: 1, maxLength: 200, description: 'The messages after the message with this id (polling); given once' },
-    limit: { type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}; given once, decimal digits only` },
-  },
+export const MessageListQuerySchema = HandlerQuery({
+  after: { type: 'string', minLength: 1, maxLength: 200, description: 'The messages after the message with this id (polling); given once' },
+  limit: { type: 'integer', minimum: 1, maximum: MAX_MESSAGE_PAGE, description: `Messages per page, 1 to ${MAX_MESSAGE_PAGE}; given once, decimal digits only` },
 });
-export type MessageListQuery = { after?: string; limit?: number };
 
 /** POST /api/agents/:agentId/conversations/:conversationId/messages (an instance token with AGENT_MESSAGE_WRITE). */
 export const AgentMessageWriteSchema = Type.Object(
@@ -305,6 +292,7 @@ export const DeliveryStreamQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
 
 const nameField = Type.String({ minLength: 1, maxLength: 200 });
 /** POST /_emulator/agents. */

@@ -15,8 +15,7 @@ import {
   SenderSchema,
 } from './enums.js';
 
-// Every resource as the emulator returns it. A response is serialized from these schemas, so a
-// field they do not name (a hashed secret, a storage key, an internal flag) never leaves the server.
+// Every resource as the emulator returns it: responses are serialized from these, so an unnamed field (a secret hash…) never leaves.
 
 /** A plugin. `webhookSecret` is shown to MEMBER and OWNER of the owning org only. */
 export const PluginSchema = Type.Object(
@@ -40,35 +39,18 @@ export const PluginSchema = Type.Object(
 );
 export type Plugin = Static<typeof PluginSchema>;
 
+/** What actions and external events (a plugin's named definitions) have in common. */
+const definitionFields = { id: Id, pluginId: Id, name: Type.String(), title: Type.String(), description: Type.String() };
+
 /** An action a plugin offers. */
 export const ActionSchema = Type.Object(
-  {
-    id: Id,
-    pluginId: Id,
-    name: Type.String(),
-    title: Type.String(),
-    description: Type.String(),
-    argsSchema: Type.Optional(JsonObject),
-    returnSchema: Type.Optional(JsonObject),
-    ...Timestamps,
-  },
+  { ...definitionFields, argsSchema: Type.Optional(JsonObject), returnSchema: Type.Optional(JsonObject), ...Timestamps },
   { title: 'Action' },
 );
 export type Action = Static<typeof ActionSchema>;
 
 /** An external event a plugin can raise. */
-export const ExternalEventSchema = Type.Object(
-  {
-    id: Id,
-    pluginId: Id,
-    name: Type.String(),
-    title: Type.String(),
-    description: Type.String(),
-    payloadSchema: Type.Optional(JsonObject),
-    ...Timestamps,
-  },
-  { title: 'ExternalEvent' },
-);
+export const ExternalEventSchema = Type.Object({ ...definitionFields, payloadSchema: Type.Optional(JsonObject), ...Timestamps }, { title: 'ExternalEvent' });
 export type ExternalEvent = Static<typeof ExternalEventSchema>;
 
 export const RepositorySchema = Type.Object({ id: Id, orgId: Id, name: Type.String(), description: Type.String(), ...Timestamps }, { title: 'Repository' });

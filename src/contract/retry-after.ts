@@ -1,8 +1,7 @@
 /**
- * The Retry-After header (RFC 9110 §10.2.3), for the client's retries and the emulator's deliveries.
- * `delay-seconds` is whole seconds: a fraction, a sign or other text is invalid and ignored (the caller
- * keeps its backoff). An HTTP-date is read in the three forms of §5.6.7, always GMT; a past date means
- * 0. Of several values the first counts, as Node does for its own parsed headers.
+ * Retry-After (RFC 9110 §10.2.3), for the client's retries and the emulator's deliveries: whole seconds (a fraction, sign or
+ * other text is ignored: the caller keeps its backoff) or an HTTP-date in §5.6.7's three forms, GMT (a past one means 0).
+ * Of several values the first counts, as Node does for its own parsed headers.
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

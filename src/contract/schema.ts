@@ -1,7 +1,6 @@
 import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
-// Builders on top of TypeBox that write enums as `{ type: 'string', enum }` and nullable values as
-// `type: [T, 'null']` (not anyOf), so ajv's error details and the OpenAPI document stay simple.
+// Enums as `{ type: 'string', enum }` and nullables as `type: [T, 'null']` (not anyOf): simpler ajv details and OpenAPI.
 
 /** A string enum: `{ type: 'string', enum }`, typed as the union of its values. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
@@ -40,13 +39,22 @@ export const PathId = Type.String({ minLength: 1, maxLength: MAX_PATH_PARAM_LENG
 function buildParams<const K extends string>(names: K[]) {
   return Type.Object(Object.fromEntries(names.map((n) => [n, PathId])) as { [P in K]: typeof PathId });
 }
-// One schema object per list of names, for the reason given at `Ok` (src/contract/envelope.ts).
-const paramsSchemas = new Map<string, TSchema>();
+const paramsByNames = oncePerKey((key: string) => buildParams(key.split(' ')));
 
 /** Path parameters made of ids, e.g. `Params('pluginId', 'actionId')` (the same schema object for the same names). */
 export function Params<const K extends string>(...names: K[]): ReturnType<typeof buildParams<K>> {
-  const key = names.join(' ');
-  let schema = paramsSchemas.get(key) as ReturnType<typeof buildParams<K>> | undefined;
-  if (!schema) paramsSchemas.set(key, (schema = buildParams(names)));
-  return schema;
+  return paramsByNames(names.join(' ')) as ReturnType<typeof buildParams<K>>;
+}
+
+/**
+ * `build` run once per key: the validator and serializer compilers keep their work per schema object,
+ * so every later app of the process reuses it instead of compiling (and keeping) a copy per start.
+ */
+export function oncePerKey<K, V>(build: (key: K) => V): (key: K) => V {
+  const built = new Map<K, V>();
+  return (key) => {
+    let value = built.get(key);
+    if (value === undefined) built.set(key, (value = build(key)));
+    return value;
+  };
 }

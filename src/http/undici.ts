@@ -2,14 +2,10 @@ import { createRequire } from 'node:module';
 import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 
 /**
- * The one place that reaches into undici's internals, for the client and the emulator alike.
- *
- * undici's package root loads everything it has (fetch, WebSocket, EventSource, caches, mocks):
- * about 150 ms, most of a CLI command's start. We need only `request` on a dispatcher, the Agent
- * and the proxy-aware agent, which load in a third of that, so they are required by path. Those
- * paths are not undici's public API: package.json pins undici to the line below
- * (`~7.30`), and test/http/undici.test.ts fails when the installed undici leaves it or the
- * modules move, so an upgrade is a deliberate step.
+ * The one place that reaches into undici's internals. Its package root loads everything (fetch,
+ * WebSocket, caches…: ~150 ms of a command's start), so the three modules we need are required by
+ * path. Those paths are not public API: package.json pins this line and test/http/undici.test.ts
+ * fails when undici leaves it or the modules move, so an upgrade is deliberate.
  */
 export const UNDICI_LINE = '7.30';
 
@@ -45,12 +41,10 @@ export function request(url: string | URL, options: RequestOptions): Promise<Dis
 
 /** An undici Agent (connection pools per origin). */
 export function createAgent(options?: ConstructorParameters<typeof Agent>[0]): Dispatcher {
-  const AgentClass = load(UNDICI_DEEP_MODULES.agent) as typeof Agent;
-  return new AgentClass(options);
+  return new (load(UNDICI_DEEP_MODULES.agent) as typeof Agent)(options);
 }
 
 /** undici's EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY). */
 export function createEnvHttpProxyAgent(options?: ConstructorParameters<typeof EnvHttpProxyAgent>[0]): Dispatcher {
-  const AgentClass = load(UNDICI_DEEP_MODULES.envHttpProxyAgent) as typeof EnvHttpProxyAgent;
-  return new AgentClass(options);
+  return new (load(UNDICI_DEEP_MODULES.envHttpProxyAgent) as typeof EnvHttpProxyAgent)(options);
 }

@@ -12,25 +12,17 @@ const RELEASE_MARK = 'dist/release.json';
 /** Where a project keeps a vendored plugsmith. */
 const VENDOR_DIR = 'vendor';
 
-/**
- * Whether the plugsmith at `root` is a release the npm registry serves: only `npm publish` of a version
- * that is not a prerelease leaves the mark naming it (a checkout, a link or an `npm pack` tarball has none).
- */
+/** Whether the plugsmith at `root` is a registry release: only `npm publish` of a non-prerelease leaves the mark naming it. */
 function isRegistryRelease(root: string, version: string): boolean {
   if (version.includes('-')) return false;
-  const mark = join(root, RELEASE_MARK);
-  if (!existsSync(mark)) return false;
   try {
-    return (JSON.parse(readFileSync(mark, 'utf8')) as { version?: unknown }).version === version;
+    return (JSON.parse(readFileSync(join(root, RELEASE_MARK), 'utf8')) as { version?: unknown }).version === version;
   } catch {
     return false;
   }
 }
 
-/**
- * How a project written by the plugsmith at `root` depends on it (`spec` in devDependencies): `^<version>`
- * for a registry release; otherwise that plugsmith packed into the project's vendor/ (`vendored`), as `file:`.
- */
+/** How a project depends on the plugsmith at `root`: `^<version>` for a registry release, else `file:` of it packed into vendor/. */
 export async function plugsmithDependency(root: string, version: string, projectDir: string): Promise<{ version: string; spec: string; vendored: string | null }> {
   if (isRegistryRelease(root, version)) return { version, spec: `^${version}`, vendored: null };
   const vendored = `${VENDOR_DIR}/plugsmith-${version}.tgz`;
@@ -43,12 +35,8 @@ export async function plugsmithDependency(root: string, version: string, project
 export async function packFingerprint(root: string, version: string): Promise<string> {
   const hash = createHash('sha256').update(`${await realpath(root)}\0${version}\0`);
   const visit = async (path: string): Promise<void> => {
-    let info;
-    try {
-      info = await stat(path);
-    } catch {
-      return;
-    }
+    const info = await stat(path).catch(() => null);
+    if (!info) return;
     if (info.isDirectory()) {
       for (const name of (await readdir(path)).sort()) await visit(join(path, name));
     } else hash.update(`${path}\0${info.size}\0${info.mtimeMs}\0`);
@@ -62,10 +50,7 @@ export function cachedPackPath(version: string, fingerprint: string): string {
   return join(cacheDir(), 'packs', `plugsmith-${version}-${fingerprint}.tgz`);
 }
 
-/**
- * Packs the plugsmith at `root` into `destination` once per build: the tarball is cached, keyed by its
- * files, so a second `init` copies it instead of running `npm pack` (seconds); best effort.
- */
+/** Packs the plugsmith at `root` into `destination`, cached by its files so the next `init` copies it instead of packing (seconds). */
 async function packCached(root: string, version: string, destination: string): Promise<void> {
   const target = join(destination, `plugsmith-${version}.tgz`);
   let cached: string | null = null;

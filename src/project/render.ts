@@ -1,9 +1,6 @@
 const PLACEHOLDER = /\{\{([A-Za-z][A-Za-z0-9]*)\}\}/g;
 
-/**
- * Fills `{{key}}` placeholders. An unknown key throws rather than leaving `{{key}}` in a
- * generated file, so a typo in a template fails its tests instead of a user's build.
- */
+/** Fills `{{key}}` placeholders; an unknown key throws, so a typo in a template fails its tests, not a user's build. */
 export function renderTemplate(text: string, values: Record<string, string>, file = 'template'): string {
   return text.replace(PLACEHOLDER, (_match, key: string) => {
     if (!Object.hasOwn(values, key)) throw new Error(`${file}: unknown placeholder {{${key}}}`);
@@ -16,8 +13,5 @@ const RENAMED: Record<string, string> = { _gitignore: '.gitignore', _npmrc: '.np
 
 /** The name a template file is written under. */
 export function outputPath(relativePath: string): string {
-  const parts = relativePath.split('/');
-  const last = parts[parts.length - 1];
-  parts[parts.length - 1] = RENAMED[last] ?? last;
-  return parts.join('/');
+  return relativePath.replace(/[^/]+$/, (name) => RENAMED[name] ?? name);
 }

@@ -64,10 +64,7 @@ export function nameFromDir(dir: string): string {
   return name || 'my-plugin';
 }
 
-/**
- * Checks the answers (unknown values are usage errors naming the flag) and adds the events and scopes
- * each template's code needs, reported in `added`.
- */
+/** Checks the answers (usage errors name the flag) and adds the events and scopes the template's code needs, listed in `added`. */
 export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnswers; added: string[] } {
   const nameProblem = checkName(answers.name);
   if (nameProblem !== true) throw new UserError(`--name "${answers.name}" ${nameProblem}`, EXIT.USAGE);
@@ -87,23 +84,19 @@ export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnsw
   return { answers: { ...answers, events, scopes }, added };
 }
 
-/** Whether a folder is missing or holds nothing (a `.git` folder alone counts as empty). */
-async function isEmptyDir(dir: string): Promise<boolean> {
+/** Refuses a non-empty folder (a `.git` folder alone counts as empty) unless forced, before anything is asked or written. */
+export async function checkTarget(dir: string, force: boolean | undefined): Promise<void> {
+  if (force) return;
   let entries: string[];
   try {
     entries = await readdir(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return true;
+    if (code === 'ENOENT') return;
     if (code === 'ENOTDIR') throw new UserError(`${dir} is a file: choose a folder for the project`, EXIT.USAGE);
     throw error;
   }
-  return entries.every((e) => e === '.git');
-}
-
-/** Refuses a non-empty folder unless forced, before anything is asked or written. */
-export async function checkTarget(dir: string, force: boolean | undefined): Promise<void> {
-  if (force || (await isEmptyDir(dir))) return;
+  if (entries.every((e) => e === '.git')) return;
   const shown = relative(process.cwd(), dir) || '.';
   throw new UserError(`${shown} is not empty: choose a new or empty folder, or pass --force to write the template into it (its files are overwritten)`, EXIT.USAGE);
 }
@@ -123,10 +116,7 @@ async function templateFiles(root: string, sub = ''): Promise<string[]> {
   return out;
 }
 
-/**
- * Writes a plugin project: `templates/common/` and then `templates/<type>/` (whose files win),
- * each file with its `{{placeholders}}` filled.
- */
+/** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */
 export async function scaffoldProject(options: ProjectAnswers & { dir: string; force?: boolean }): Promise<ScaffoldResult> {
   const dir = resolve(options.dir);
   await checkTarget(dir, options.force);

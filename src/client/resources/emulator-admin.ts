@@ -2,12 +2,10 @@ import type { Api } from '../api.js';
 import { openEventStream, type EventsOptions } from '../event-stream.js';
 import { segment as s, plainParams, serializeListQuery, type ListQuery, type QueryPairs } from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { BulkRedeliveryResult, Character, Delivery } from '../types.js';
+import type { DeliveryStreamQuery } from '../../contract/index.js';
+import type { BulkRedeliveryResult, Character, Delivery, Loose } from '../types.js';
 
-/**
- * The delivery log's own filters (beyond the query system's): what the dashboard's Deliveries
- * filters send, and what a bulk redelivery matches.
- */
+/** The delivery log's own filters (beyond the query system's): the dashboard's Deliveries filters, and what a bulk redelivery matches. */
 export interface DeliveryFilters {
   /** Only deliveries with at least one attempt that failed (not 2xx, or no answer), whatever their status now. */
   failedOnce?: boolean;
@@ -47,12 +45,7 @@ function filterParams(filters: DeliveryFilters): QueryPairs {
 }
 
 /** Filters of the live delivery stream. */
-export type DeliveryStreamFilters = {
-  pluginId?: string;
-  pluginInstanceId?: string;
-  type?: string;
-  status?: string;
-};
+export type DeliveryStreamFilters = Loose<DeliveryStreamQuery>;
 
 /** The emulator's admin API under `/_emulator` (not part of the platform; only the emulator answers). */
 export function emulatorAdminResource(api: Api) {
@@ -62,9 +55,8 @@ export function emulatorAdminResource(api: Api) {
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */
       list: (query: DeliveryListQuery = {}, options?: CallOptions) => {
-        const { pluginId, failedOnce, httpStatus, minAttempts, maxAttempts, since, until, ...rest } = query;
-        const filters = filterParams({ failedOnce, httpStatus, minAttempts, maxAttempts, since, until });
-        return api.page<Delivery>('GET', '/_emulator/deliveries', { query: [...plainParams({ pluginId }), ...filters, ...serializeListQuery(rest)], options });
+        const pairs = [...plainParams({ pluginId: query.pluginId }), ...filterParams(query), ...serializeListQuery(query)];
+        return api.page<Delivery>('GET', '/_emulator/deliveries', { query: pairs, options });
       },
       /** GET /_emulator/deliveries/stream: every delivery attempt as an `attempt` event, as it happens. */
       stream: (filters: DeliveryStreamFilters = {}, options?: EventsOptions) =>

@@ -4,7 +4,7 @@ import type { CallOptions } from '../transport.js';
 import type { InstanceCreate, PluginInstance } from '../types.js';
 
 /** Plugin instances attached to one kind of entity, under `<entityPath>/:entityId/<collection>`. */
-function instancesUnder(api: Api, entityPath: string, collection: string) {
+export function instancesUnder(api: Api, entityPath: string, collection: string) {
   const base = (entityId: string) => `${entityPath}/${s(entityId)}/${collection}`;
   return {
     /** Installs an instance (emits PLUGIN_INSTALLED); returns the instance. */
@@ -18,22 +18,11 @@ function instancesUnder(api: Api, entityPath: string, collection: string) {
   };
 }
 
-/** Data providers: /api/repositories/:repositoryId/data-providers. */
-export function dataProvidersResource(api: Api) {
-  return instancesUnder(api, '/api/repositories', 'data-providers');
-}
-
-/** Event-handler instances on agents: /api/agents/:agentId/plugins (emulator contract). */
-export function agentPluginsResource(api: Api) {
-  const { add, list, remove } = instancesUnder(api, '/api/agents', 'plugins');
+/** Plugin instances on agents (event handlers) or apps, under `<entityPath>/:entityId/plugins`; installing is `attach`. */
+export function entityPluginsResource(api: Api, entityPath: '/api/agents' | '/api/apps') {
+  const { add, list, remove } = instancesUnder(api, entityPath, 'plugins');
   return { attach: add, list, remove };
 }
 
-/** APP instances on apps: /api/apps/:appId/plugins (emulator contract). */
-export function appPluginsResource(api: Api) {
-  const { add, list, remove } = instancesUnder(api, '/api/apps', 'plugins');
-  return { attach: add, list, remove };
-}
-
-export type DataProvidersResource = ReturnType<typeof dataProvidersResource>;
-export type EntityPluginsResource = ReturnType<typeof agentPluginsResource>;
+export type DataProvidersResource = ReturnType<typeof instancesUnder>;
+export type EntityPluginsResource = ReturnType<typeof entityPluginsResource>;

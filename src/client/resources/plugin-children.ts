@@ -3,8 +3,8 @@ import { segment as s, serializeListQuery, type ListQuery } from '../query.js';
 import type { CallOptions } from '../transport.js';
 import type { Action, ActionCreate, ActionUpdate, ExternalEvent, ExternalEventCreate, ExternalEventUpdate } from '../types.js';
 
-/** CRUD of named records under a plugin, e.g. `actions` or `external-events`. */
-function namedUnderPlugin<TRecord, TCreate, TUpdate>(api: Api, collection: string) {
+/** CRUD of named records under a plugin: `actions` or `external-events`. */
+export function namedUnderPlugin<TRecord, TCreate, TUpdate>(api: Api, collection: string) {
   const base = (pluginId: string) => `/api/plugins/${s(pluginId)}/${collection}`;
   return {
     /** Lists the plugin's records. */
@@ -22,15 +22,5 @@ function namedUnderPlugin<TRecord, TCreate, TUpdate>(api: Api, collection: strin
   };
 }
 
-/** Plugin actions: /api/plugins/:pluginId/actions[/:name]. */
-export function actionsResource(api: Api) {
-  return namedUnderPlugin<Action, ActionCreate, ActionUpdate>(api, 'actions');
-}
-
-/** Plugin external events: /api/plugins/:pluginId/external-events[/:eventName]. */
-export function externalEventsResource(api: Api) {
-  return namedUnderPlugin<ExternalEvent, ExternalEventCreate, ExternalEventUpdate>(api, 'external-events');
-}
-
-export type ActionsResource = ReturnType<typeof actionsResource>;
-export type ExternalEventsResource = ReturnType<typeof externalEventsResource>;
+export type ActionsResource = ReturnType<typeof namedUnderPlugin<Action, ActionCreate, ActionUpdate>>;
+export type ExternalEventsResource = ReturnType<typeof namedUnderPlugin<ExternalEvent, ExternalEventCreate, ExternalEventUpdate>>;
