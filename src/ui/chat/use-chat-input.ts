@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useApp } from 'ink';
 import type { Attachment } from '../../client/index.js';
 import { describeChatError } from './chat-errors.js';
@@ -15,23 +15,18 @@ const MAX_ATTACHMENTS = 10;
  * Sends messages and runs the slash commands. Errors people can act on become notices; anything else
  * leaves through `useApp().exit(error)`, for the CLI's error path. `attachments` wait for the next message.
  */
-export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[]; waiting: boolean } {
+export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[] } {
   const { exit } = useApp();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
-  const [waiting, setWaiting] = useState(false);
-  // Refs, so two lines typed before a render still see each other's effects.
+  // A ref, so two lines typed before a render still see each other's attachments.
   const pending = useRef<Attachment[]>([]);
-  const busy = useRef(false);
 
-  const fail = useCallback(
-    (error: unknown) => {
-      if (error instanceof ChatClosedError) return;
-      const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
-      if (problem) view.addNotice('error', problem.message);
-      else exit(error instanceof Error ? error : new Error(String(error)));
-    },
-    [session, view, exit],
-  );
+  const fail = (error: unknown) => {
+    if (error instanceof ChatClosedError) return;
+    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
+    if (problem) view.addNotice('error', problem.message);
+    else exit(error instanceof Error ? error : new Error(String(error)));
+  };
 
   const setPending = (next: Attachment[]) => {
     pending.current = next;
@@ -40,19 +35,15 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
 
   const send = async (text: string) => {
     if (!session.conversation) return view.addNotice('error', 'no conversation: /new starts one, /quit leaves');
-    if (busy.current) return view.addNotice('warning', 'the reply is still coming: send your message once it is complete');
+    if (session.busy) return view.addNotice('warning', 'the reply is still coming: send your message once it is complete');
     const files = pending.current;
     setPending([]);
-    busy.current = true;
-    setWaiting(true);
     view.setAwaitingFirstPacket(true);
     try {
       await session.send(text, files);
     } catch (error) {
       fail(error);
     } finally {
-      busy.current = false;
-      setWaiting(false);
       view.setAwaitingFirstPacket(false);
     }
   };
@@ -70,7 +61,7 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
       case 'save':
         return save(argument);
       case 'new':
-        if (busy.current) return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
+        if (session.busy) return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
         try {
           await session.newConversation();
           setPending([]);
@@ -118,5 +109,5 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
     void (input.kind === 'message' ? send(input.text) : command(input.name, input.argument)).catch(fail);
   };
 
-  return { submit, attachments, waiting };
+  return { submit, attachments };
 }
