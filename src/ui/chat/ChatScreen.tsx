@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp } from 'ink';
 import { ConversationView } from './ConversationView.js';
 import { PromptInput } from './PromptInput.js';
 import { describeChatError } from './chat-errors.js';
@@ -28,10 +28,6 @@ export function ChatScreen({ client, characterId, characterName, conversationId,
   const [conversation, setConversation] = useState<string | undefined>(undefined);
   const name = characterName ?? characterId ?? session.conversation?.characterId ?? 'character';
   const input = useChatInput(session, view, history, name);
-
-  useInput((key, modifiers) => {
-    if (modifiers.ctrl && key === 'c') exit();
-  });
 
   useEffect(() => {
     const stop = session.on((update) => {
