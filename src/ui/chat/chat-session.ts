@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { isApiError, isCharacterMessageSent, isNetworkError, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
 
 /** What a chat shows, in order; the message kinds are also the NDJSON lines of `plugsmith chat --json`. */
@@ -339,14 +340,5 @@ export class ConversationMismatch extends Error {
 
 /** Resolves (with undefined) after `ms`, or at once when `signal` aborts (and clears its timer). */
 function sleep(ms: number, signal: AbortSignal): Promise<undefined> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(undefined);
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve(undefined);
-    }
-  });
+  return wait(ms, undefined, { signal }).catch(() => undefined);
 }
