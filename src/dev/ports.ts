@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { shorten } from '../ui/output.js';
 
 /** Whether a TCP port can be listened on (on every interface, as a plugin's server usually does; or on `host`). */
 export function portIsFree(port: number, host?: string): Promise<boolean> {
@@ -56,7 +57,7 @@ async function fromProc(port: number): Promise<PortUser | null> {
       if (!wanted.has(target)) continue;
       const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
       const command = cmdline.split('\0').filter(Boolean).join(' ') || (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '?')).trim();
-      return { pid: Number(entry), command: shorten(command) };
+      return { pid: Number(entry), command: shorten(command, 80) };
     }
   }
   return null;
@@ -68,11 +69,7 @@ function fromLsof(port: number): Promise<PortUser | null> {
       if (error && !stdout) return resolve(null);
       const pid = /^p(\d+)$/m.exec(stdout);
       const command = /^c(.+)$/m.exec(stdout);
-      resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?') } : null);
+      resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?', 80) } : null);
     });
   });
-}
-
-function shorten(command: string): string {
-  return command.length > 80 ? command.slice(0, 79) + '…' : command;
 }

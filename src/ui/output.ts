@@ -8,6 +8,11 @@ export interface Column<T> {
   value: (row: T) => unknown;
 }
 
+/** `text`, cut to `max` characters with an ellipsis when longer. */
+export function shorten(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.length ? value.join(',') : '-';
@@ -30,7 +35,7 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: 
       total--;
     }
   }
-  const fit = (s: string, w: number) => (s.length > w ? s.slice(0, Math.max(0, w - 1)) + '…' : s.padEnd(w));
+  const fit = (s: string, w: number) => shorten(s, w).padEnd(w);
   const bold = options.bold ?? ((s: string) => s);
   const lines = [bold(columns.map((c, i) => fit(c.header, widths[i])).join('  ').trimEnd())];
   for (const row of cells) lines.push(row.map((v, i) => fit(v, widths[i])).join('  ').trimEnd());
