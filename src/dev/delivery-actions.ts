@@ -3,10 +3,6 @@ import { ApiError } from '../client/errors.js';
 import { UserError, EXIT } from '../errors.js';
 import { followDeliveries } from './delivery-stream.js';
 
-// What the dashboard does with the delivery log, for the CLI: retry a pending delivery now, cancel
-// its retries, and resend every delivery a filter matches. The commands under `plugsmith logs`
-// parse, call one of these and print.
-
 /** A delivery of the log, or a user error that says where the ids are. */
 async function loggedDelivery(client: PlatformClient, deliveryId: string): Promise<Delivery> {
   try {
@@ -42,20 +38,11 @@ async function conflictsNamed<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Options of `retryNow`. */
-export interface RetryOptions {
-  /** Wait for the attempt's outcome (true), or answer once it is started. */
-  wait: boolean;
-  /** How long to wait for the attempt to be reported. */
-  timeoutMs: number;
-}
-
 /**
- * Makes a pending delivery's next attempt now instead of at its scheduled time. With `wait`, the
- * delivery stream is opened first (so the attempt cannot pass unseen) and the delivery is returned
- * as that attempt left it; otherwise as it was when the attempt started.
+ * Makes a pending delivery's next attempt now. With `wait`, the stream is opened first (so the attempt cannot pass
+ * unseen) and the delivery returned as the attempt left it, within `timeoutMs`; otherwise as the attempt started.
  */
-export async function retryNow(client: PlatformClient, deliveryId: string, options: RetryOptions): Promise<Delivery> {
+export async function retryNow(client: PlatformClient, deliveryId: string, options: { wait: boolean; timeoutMs: number }): Promise<Delivery> {
   const before = await loggedDelivery(client, deliveryId);
   mustBePending(before, 'can be retried now');
   if (!options.wait) return conflictsNamed(() => client.emulator.deliveries.retry(deliveryId));

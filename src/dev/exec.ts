@@ -16,8 +16,8 @@ export function execEnvironment(emulator: { url: string; messagingUrl: string; t
 }
 
 /**
- * Runs `words` (one: a shell command line; several: a program and its arguments) on this terminal,
- * passing SIGINT and SIGTERM on; resolves with its exit code, or 128 + the number of the signal that ended it.
+ * Runs a shell command line (one word) or a program and its arguments on this terminal, passing SIGINT and SIGTERM on;
+ * resolves with its exit code, or 128 + the number of the signal that ended it.
  */
 export function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const child = words.length === 1 ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment }) : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });

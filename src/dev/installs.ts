@@ -15,10 +15,7 @@ function entityOf(install: ManifestInstall): { kind: 'repository' | 'agent' | 'a
   return { kind: 'app', id: install.app! };
 }
 
-/**
- * Creates the manifest's installs the plugin does not have yet, and lists its other instances. Any
- * instance on the same entity is the install (one made by hand, too): a second would answer every event twice.
- */
+/** Creates the manifest's missing installs and lists the other instances; any instance on the entity is the install (else events twice). */
 export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<{ installs: InstallOutcome[]; others: Array<{ instanceId: string; name: string; entityId: string }> }> {
   const existing: PluginInstance[] = await admin.instancesOf(pluginId);
   const out: InstallOutcome[] = [];

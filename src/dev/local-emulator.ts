@@ -66,10 +66,7 @@ export function assertDistinctPorts(port: number | undefined, messagingPort: num
   }
 }
 
-/**
- * The port to listen on: one asked for must be free (else the error names who holds it); a default one
- * that another process holds (another project's emulator) becomes 0, a free one, and a note says so.
- */
+/** The port to listen on: one asked for must be free (else the error names its holder); a taken default becomes 0 (free), with a note. */
 export async function choosePort(asked: number | undefined, fallback: number, host: string, flag: string, notes: string[], instead: string): Promise<number> {
   if (asked !== undefined) {
     if (asked === 0 || (await portIsFree(asked, host))) return asked;
@@ -80,11 +77,7 @@ export async function choosePort(asked: number | undefined, fallback: number, ho
   return 0;
 }
 
-/**
- * Runs `start` on the ports choosePort chose. A default port taken between that check and the listen
- * (another emulator starting at the same moment) is retried once on a free port, as choosePort would
- * have chosen; a port the user asked for is never changed.
- */
+/** Runs `start` on the chosen ports; a default one taken since the check (another emulator starting) is retried once on a free port. */
 export async function startOnChosenPorts<T>(
   ports: { port: number; messagingPort: number },
   asked: { port?: number; messagingPort?: number },
@@ -111,10 +104,7 @@ export async function describePort(port: number): Promise<string> {
   return describeTakenPort(port);
 }
 
-/**
- * Reuses the emulator the state file names when it answers; otherwise starts one in this process on a
- * data dir and writes the state file, so `trigger` and `logs` in another terminal find it.
- */
+/** Reuses the project's emulator when it answers, else starts one here and writes its state file (for `trigger` and `logs` elsewhere). */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   if (options.target) {
     const target = options.target;
@@ -167,23 +157,12 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   }
   const { path } = await writeEmulatorState(emulator, emulatorOwner({ from: options.project, dataDir: options.dataDir }));
   const started = emulator;
-  return {
-    url: started.url,
-    messagingUrl: started.messagingUrl,
-    token: started.token!,
-    apiKey: started.apiKey,
-    orgId: started.orgId!,
-    storeId: started.storeId,
-    adminToken: started.adminToken,
-    dashboardUrl: started.dashboardUrl,
-    owned: true,
-    dataDir: started.dataDir,
-    notes,
-    async close() {
-      await started.close();
-      await removeEmulatorState(path);
-    },
+  const { url, messagingUrl, apiKey, storeId, adminToken, dashboardUrl, dataDir } = started;
+  const close = async () => {
+    await started.close();
+    await removeEmulatorState(path);
   };
+  return { url, messagingUrl, token: started.token!, apiKey, orgId: started.orgId!, storeId, adminToken, dashboardUrl, owned: true, dataDir, notes, close };
 }
 
 /** A fresh dashboard login link from a running emulator, or null when it will not give one (no admin token, an older emulator). */

@@ -19,10 +19,7 @@ const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
 const STOP_GRACE_MS = 3000;
 
-/**
- * The plugin as a child process in its own process group (so `npm run dev` and what it starts
- * stop together), restarted with a growing delay when it crashes.
- */
+/** The plugin in its own process group (`npm run dev` and what it starts stop together), restarted with a growing delay on a crash. */
 export class PluginProcess {
   private child: ChildProcess | null = null;
   private startedAt = 0;

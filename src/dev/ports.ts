@@ -17,10 +17,7 @@ interface PortUser {
   command: string;
 }
 
-/**
- * "port 3000 is in use by `node server.js` (pid 1234)": who listens, from /proc on Linux (the socket's
- * inode, then the process holding it), else from `lsof`; best effort, as the system may not say.
- */
+/** "port 3000 is in use by `node server.js` (pid 1234)": from /proc on Linux (socket inode, then its process), else `lsof`; best effort. */
 export async function describeTakenPort(port: number): Promise<string> {
   const user = (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
   return user ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})` : `port ${port} is in use by another process`;

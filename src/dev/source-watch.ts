@@ -11,9 +11,8 @@ function ignored(part: string): boolean {
 }
 
 /**
- * Watches a project for changes to files of the given kinds (`*.py`), for a plugin whose command does
- * not restart itself. Ignored folders are left out (a recursive watch of a virtualenv costs thousands of
- * inotify watches); a subfolder created later is not watched. Quick saves call `onChange` once.
+ * Watches a project for changes to files of the given kinds (`*.py`), debounced. Ignored folders are left out (a recursive
+ * watch of a virtualenv costs thousands of inotify watches); a subfolder created later is not watched.
  */
 export function watchSources(root: string, patterns: string[], onChange: (file: string) => void, onError: (message: string) => void): { close(): void } {
   const extensions = new Set(patterns.map((p) => p.replace(/^\*/, '')));
