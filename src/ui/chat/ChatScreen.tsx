@@ -3,7 +3,7 @@ import { Box, Text, useApp } from 'ink';
 import { ConversationView } from './ConversationView.js';
 import { PromptInput } from './PromptInput.js';
 import { describeChatError } from './chat-errors.js';
-import { ChatSession, type ChatClient, type ChatSessionOptions } from './chat-session.js';
+import { ChatSession, type ChatClient } from './chat-session.js';
 import { useChatInput } from './use-chat-input.js';
 import { useChatSession } from './use-chat-session.js';
 import { useInputHistory } from './use-input-history.js';
@@ -16,13 +16,12 @@ export interface ChatScreenProps {
   /** Shown instead of the id when known (the picker knows it). */
   characterName?: string;
   conversationId?: string;
-  sessionOptions?: ChatSessionOptions;
 }
 
 /** The REPL: the conversation so far, the reply streaming in, and the input line. */
-export function ChatScreen({ client, characterId, characterName, conversationId, sessionOptions }: ChatScreenProps) {
+export function ChatScreen({ client, characterId, characterName, conversationId }: ChatScreenProps) {
   const { exit } = useApp();
-  const session = useMemo(() => new ChatSession(client, characterId, { ...sessionOptions, conversationId }), [client, characterId, conversationId, sessionOptions]);
+  const session = useMemo(() => new ChatSession(client, characterId, { conversationId }), [client, characterId, conversationId]);
   const view = useChatSession(session);
   const history = useInputHistory();
   const [conversation, setConversation] = useState<string | undefined>(undefined);

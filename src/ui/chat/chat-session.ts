@@ -14,14 +14,8 @@ export interface ChatSessionOptions {
   conversationId?: string;
   /** How often to poll for the reply once the event stream is given up. */
   pollIntervalMs?: number;
-  /** While a reply is awaited on the stream, a quiet stream this long is checked by one poll. */
-  idleCheckMs?: number;
   /** First wait before reconnecting a dropped stream (doubles, up to 5 s). */
   reconnectDelayMs?: number;
-  /** Failed reconnections in a row after which the session polls instead. */
-  maxReconnects?: number;
-  /** How long `send` waits for the event stream to be open, so that it sees every packet of the reply. */
-  connectWaitMs?: number;
 }
 
 /** The part of the client a chat uses. */
@@ -43,11 +37,14 @@ interface Waiting {
 const MAX_RECONNECT_DELAY_MS = 5_000;
 /** A stream that stayed open this long counts as healthy again. */
 const HEALTHY_STREAM_MS = 5_000;
+/** While a reply is awaited on the stream, a quiet stream this long is checked by one poll. */
+const IDLE_CHECK_MS = 1_000;
+/** Failed reconnections in a row after which the session polls instead. */
+const MAX_RECONNECTS = 3;
+/** How long `send` waits for the event stream to be open, so that it sees every packet of the reply. */
+const CONNECT_WAIT_MS = 2_000;
 
-/**
- * One conversation with a character: sends messages and follows the replies as they grow, over the
- * event stream (reconnecting when it drops) or else by polling. The REPL and the line mode drive it.
- */
+/** One conversation with a character: sends messages, follows replies as they grow over the event stream (reconnecting) or by polling. */
 export class ChatSession {
   conversation: Conversation | undefined;
   /** The conversation's messages, oldest first, as they stand. */
@@ -77,10 +74,7 @@ export class ChatSession {
     this.options = {
       conversationId: options.conversationId,
       pollIntervalMs: options.pollIntervalMs ?? 300,
-      idleCheckMs: options.idleCheckMs ?? 1_000,
       reconnectDelayMs: options.reconnectDelayMs ?? 500,
-      maxReconnects: options.maxReconnects ?? 3,
-      connectWaitMs: options.connectWaitMs ?? 2_000,
     };
   }
 
@@ -157,14 +151,14 @@ export class ChatSession {
     this.setStreamOpen(false);
   }
 
-  /** Resolves when the event stream is open, the session polls instead, or `connectWaitMs` passed. */
+  /** Resolves when the event stream is open, the session polls instead, or `CONNECT_WAIT_MS` passed. */
   private async streamReady(): Promise<void> {
     if (this.streamOpen || this.mode === 'poll' || this.closed) return;
     let release!: () => void;
     const opened = new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
     this.openWaiters.add(release);
     try {
-      await Promise.race([opened, sleep(this.options.connectWaitMs, this.closing.signal)]);
+      await Promise.race([opened, sleep(CONNECT_WAIT_MS, this.closing.signal)]);
     } finally {
       this.openWaiters.delete(release);
     }
@@ -212,11 +206,11 @@ export class ChatSession {
     let pollFailures = 0;
     for (;;) {
       const waiting = this.waiting!;
-      const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(this.options.idleCheckMs, this.options.pollIntervalMs);
+      const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(IDLE_CHECK_MS, this.options.pollIntervalMs);
       const reply = await Promise.race([done, sleep(interval, this.closing.signal)]);
       if (reply) return reply;
       if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
-      const quiet = Date.now() - waiting.lastActivity >= this.options.idleCheckMs;
+      const quiet = Date.now() - waiting.lastActivity >= IDLE_CHECK_MS;
       if (this.mode !== 'poll' && !quiet) continue;
       try {
         await this.poll(waiting);
@@ -266,8 +260,8 @@ export class ChatSession {
       }
       if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
       failures++;
-      if (failures > this.options.maxReconnects) {
-        this.giveUpStream(`${problem} and reconnecting failed ${this.options.maxReconnects} times`);
+      if (failures > MAX_RECONNECTS) {
+        this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
         return;
       }
       this.notice('warning', `${problem}; reconnecting…`);
