@@ -7,10 +7,7 @@ import type { ChatEntry } from './use-chat-session.js';
 
 const NOTICE_COLORS = { info: undefined, warning: 'yellow', error: 'red' } as const;
 
-/**
- * The conversation: finished entries are printed once (ink's Static: nothing to redraw, and they stay in
- * the scrollback); replies still streaming are redrawn under them, after a spinner until the first packet.
- */
+/** Finished entries printed once (ink's Static: never redrawn, kept in scrollback); streaming replies or a spinner redrawn under them. */
 export function ConversationView({ entries, live, waiting, characterName }: { entries: ChatEntry[]; live: Message[]; waiting: boolean; characterName: string }) {
   return (
     <Box flexDirection="column">

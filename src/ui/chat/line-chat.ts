@@ -12,10 +12,7 @@ interface LineChatOptions {
   message?: string;
 }
 
-/**
- * The chat without a terminal: each line of stdin (or `--message`) is sent in turn, and the reply
- * printed as it grows before the next is sent; with `--json`, every update is a JSON line.
- */
+/** The chat without a terminal: each stdin line (or `--message`) sent in turn, its reply printed as it grows; `--json`: an update a line. */
 export async function runLineChat(session: ChatSession, io: Io, options: LineChatOptions): Promise<void> {
   const stop = session.on((update) => print(io, options, update));
   try {

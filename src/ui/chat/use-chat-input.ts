@@ -11,10 +11,7 @@ import type { ChatView } from './use-chat-session.js';
 /** Most attachments the platform takes on one message. */
 const MAX_ATTACHMENTS = 10;
 
-/**
- * Sends messages and runs the slash commands. Errors people can act on become notices; anything else
- * leaves through `useApp().exit(error)`, for the CLI's error path. `attachments` wait for the next message.
- */
+/** Sends messages and runs slash commands; errors people can act on become notices, others leave through `exit(error)` (the CLI's path). */
 export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[] } {
   const { exit } = useApp();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
