@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { Box, Text, useApp } from 'ink';
 import { ConversationView } from './ConversationView.js';
 import { PromptInput } from './PromptInput.js';
@@ -24,14 +24,12 @@ export function ChatScreen({ client, characterId, characterName, conversationId 
   const session = useMemo(() => new ChatSession(client, characterId, { conversationId }), [client, characterId, conversationId]);
   const view = useChatSession(session);
   const history = useInputHistory();
-  const [conversation, setConversation] = useState<string | undefined>(undefined);
   const name = characterName ?? characterId ?? session.conversation?.characterId ?? 'character';
   const input = useChatInput(session, view, history, name);
 
   useEffect(() => {
     const stop = session.on((update) => {
       if (update.type !== 'CONVERSATION_STARTED') return;
-      setConversation(update.conversation.id);
       // Up recalls what was said before, also in a conversation started earlier.
       for (const message of update.messages) if (message.sender === 'USER') history.push(message.content);
       view.addNotice('info', `conversation ${update.conversation.id} with ${characterName ?? update.conversation.characterId ?? characterId}; /help lists commands, Ctrl+C leaves`);
@@ -53,7 +51,7 @@ export function ChatScreen({ client, characterId, characterName, conversationId 
     <Box flexDirection="column">
       <ConversationView entries={view.entries} live={view.live} waiting={view.awaitingFirstPacket} characterName={name} />
       {input.attachments.length > 0 ? <Text dimColor>{`attached to your next message: ${escapeControls(input.attachments.map((a) => a.content).join(', '))}`}</Text> : null}
-      <PromptInput history={history} onSubmit={input.submit} placeholder={conversation ? undefined : 'starting the conversation…'} />
+      <PromptInput history={history} onSubmit={input.submit} placeholder={session.conversation ? undefined : 'starting the conversation…'} />
     </Box>
   );
 }

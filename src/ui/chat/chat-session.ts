@@ -154,14 +154,8 @@ export class ChatSession {
   /** Resolves when the event stream is open, the session polls instead, or `CONNECT_WAIT_MS` passed. */
   private async streamReady(): Promise<void> {
     if (this.streamOpen || this.mode === 'poll' || this.closed) return;
-    let release!: () => void;
-    const opened = new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
-    this.openWaiters.add(release);
-    try {
-      await Promise.race([opened, sleep(CONNECT_WAIT_MS, this.closing.signal)]);
-    } finally {
-      this.openWaiters.delete(release);
-    }
+    const opened = new Promise<void>((resolve) => this.openWaiters.add(resolve));
+    await Promise.race([opened, sleep(CONNECT_WAIT_MS, this.closing.signal)]);
   }
 
   private setStreamOpen(open: boolean): void {
