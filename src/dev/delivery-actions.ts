@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkRedeliveryResult, Delivery, DeliveryMatch, PlatformClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import { UserError, EXIT } from '../errors.js';
@@ -63,19 +64,14 @@ export async function retryNow(client: PlatformClient, deliveryId: string, optio
   const ended = stream.then(() => {
     throw new UserError(`the emulator's delivery stream ended before the attempt of ${deliveryId} was reported (did the emulator stop?)`, EXIT.NETWORK);
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new UserError(`no attempt of ${deliveryId} was reported within ${options.timeoutMs / 1000} s: \`plugsmith logs --follow\` shows it when it ends (--timeout waits longer)`, EXIT.NETWORK)),
-      options.timeoutMs,
-    );
+  const late = sleep(options.timeoutMs, undefined, { signal: controller.signal }).then(() => {
+    throw new UserError(`no attempt of ${deliveryId} was reported within ${options.timeoutMs / 1000} s: \`plugsmith logs --follow\` shows it when it ends (--timeout waits longer)`, EXIT.NETWORK);
   });
   try {
     await Promise.race([open, ended, late]);
     await conflictsNamed(() => client.emulator.deliveries.retry(deliveryId));
     return await Promise.race([outcome, ended, late]);
   } finally {
-    clearTimeout(timer);
     controller.abort();
     await stream.catch(() => undefined);
   }

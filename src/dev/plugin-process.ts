@@ -11,11 +11,11 @@ interface PluginProcessOptions {
   onStart: (pid: number | undefined) => void;
   /** The plugin stopped on its own; `restartInMs` says when it is started again. */
   onExit: (info: { code: number | null; signal: NodeJS.Signals | null; restartInMs: number }) => void;
-  /** A start that lasted this long resets the backoff; default 10 s. */
-  stableAfterMs?: number;
 }
 
 const FIRST_DELAY_MS = 500;
+/** A start that lasted this long resets the backoff. */
+const STABLE_AFTER_MS = 10_000;
 const MAX_DELAY_MS = 10_000;
 const STOP_GRACE_MS = 3000;
 
@@ -57,7 +57,7 @@ export class PluginProcess {
         this.start();
         return;
       }
-      const stable = Date.now() - this.startedAt >= (this.options.stableAfterMs ?? 10_000);
+      const stable = Date.now() - this.startedAt >= STABLE_AFTER_MS;
       this.failures = stable ? 1 : this.failures + 1;
       const restartInMs = Math.min(FIRST_DELAY_MS * 2 ** (this.failures - 1), MAX_DELAY_MS);
       this.options.onExit({ code, signal, restartInMs });
