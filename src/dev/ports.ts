@@ -26,12 +26,7 @@ export async function describeTakenPort(port: number): Promise<string> {
 async function fromProc(port: number): Promise<PortUser | null> {
   const inodes = new Set<string>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
-    try {
-      text = await readFile(table, 'utf8');
-    } catch {
-      continue;
-    }
+    const text = await readFile(table, 'utf8').catch(() => '');
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       if (fields.length < 10 || fields[3] !== '0A') continue; // 0A: LISTEN
@@ -43,12 +38,8 @@ async function fromProc(port: number): Promise<PortUser | null> {
   const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let fds: string[];
-    try {
-      fds = await readdir(`/proc/${entry}/fd`);
-    } catch {
-      continue; // another user's process, or gone
-    }
+    // None of another user's process, or of one gone.
+    const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
     for (const fd of fds) {
       const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => '');
       if (!wanted.has(target)) continue;
