@@ -71,7 +71,7 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     drawn = true;
   }
 
-  function clear(): void {
+  function stop(): void {
     if (drawn) stream.write('\r\x1b[2K');
     drawn = false;
   }
@@ -93,12 +93,10 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
       draw(true);
     },
     log(text) {
-      clear();
+      stop();
       stream.write(terminalText(text.endsWith('\n') ? text : text + '\n'));
       draw(true);
     },
-    stop() {
-      clear();
-    },
+    stop,
   };
 }

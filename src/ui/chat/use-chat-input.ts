@@ -76,13 +76,8 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
 
   const attach = (url: string) => {
     if (!url) return view.addNotice('error', 'usage: /attach <imageUrl>');
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return view.addNotice('error', `not an http(s) URL: ${url}`);
+    const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+    if (protocol !== 'http:' && protocol !== 'https:') return view.addNotice('error', `not an http(s) URL: ${url}`);
     if (pending.current.length >= MAX_ATTACHMENTS) return view.addNotice('error', `at most ${MAX_ATTACHMENTS} attachments per message`);
     setPending([...pending.current, { type: 'IMAGE_URL', content: url }]);
     view.addNotice('info', `attached ${url} to your next message`);
