@@ -1,5 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { isApiError, isCharacterMessageSent, isNetworkError, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
+import { isApiError, isCharacterMessageSent, isNetworkError, paginate, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
 
 /** What a chat shows, in order; the message kinds are also the NDJSON lines of `plugsmith chat --json`. */
 export type ChatUpdate =
@@ -182,17 +182,11 @@ export class ChatSession {
     }
   }
 
-  /** Every message of a conversation, following `after` from page to page. */
+  /** Every message of a conversation, page after page. */
   private async loadMessages(conversationId: string): Promise<Message[]> {
     const all: Message[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.client.messaging.messages.list(conversationId, { after, limit: 100 });
-      all.push(...page.data);
-      const last = page.data[page.data.length - 1];
-      if (!page.pagination || !('hasNext' in page.pagination) || !page.pagination.hasNext || !last) return all;
-      after = last.id;
-    }
+    for await (const message of paginate((query) => this.client.messaging.messages.list(conversationId, query), { limit: 100 })) all.push(message);
+    return all;
   }
 
   /** Waits for the reply, polling when the stream is given up or has been quiet for a while. */
