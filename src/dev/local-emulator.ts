@@ -108,12 +108,9 @@ export async function describePort(port: number): Promise<string> {
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   if (options.target) {
     const target = options.target;
-    let health: Record<string, unknown>;
-    try {
-      health = await new EmulatorAdmin(target.url, { adminToken: target.adminToken }).health();
-    } catch (error) {
-      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${(error as Error).message}`, EXIT.NETWORK);
-    }
+    const health = await new EmulatorAdmin(target.url, { adminToken: target.adminToken }).health().catch((error: Error) => {
+      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${error.message}`, EXIT.NETWORK);
+    });
     const storeId = typeof health.storeId === 'string' ? health.storeId : null;
     return { ...target, storeId, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
   }
@@ -137,32 +134,28 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   const messagingPort = await choosePort(options.messagingPort, DEFAULT_MESSAGING_PORT, host, '--messaging-port', notes, instead);
 
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
-  let emulator;
-  try {
-    // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
-    emulator = await startOnChosenPorts({ port, messagingPort }, options, notes, instead, (port, messagingPort) =>
-      startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined }),
-    );
-  } catch (error) {
+  // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
+  const emulator = await startOnChosenPorts({ port, messagingPort }, options, notes, instead, (port, messagingPort) =>
+    startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined }),
+  ).catch(async (error: Error) => {
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       const taken = (error as { port?: number }).port;
-      throw new UserError(`cannot start the emulator: ${taken ? await describePort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
+      throw new UserError(`cannot start the emulator: ${taken ? await describePort(taken) : error.message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
     }
     throw error;
-  }
+  });
   if (!emulator.token || !emulator.orgId) {
     await emulator.close();
     throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.VALIDATION);
   }
   const { path } = await writeEmulatorState(emulator, emulatorOwner({ from: options.project, dataDir: options.dataDir }));
-  const started = emulator;
-  const { url, messagingUrl, apiKey, storeId, adminToken, dashboardUrl, dataDir } = started;
+  const { url, messagingUrl, token, apiKey, orgId, storeId, adminToken, dashboardUrl, dataDir } = emulator;
   const close = async () => {
-    await started.close();
+    await emulator.close();
     await removeEmulatorState(path);
   };
-  return { url, messagingUrl, token: started.token!, apiKey, orgId: started.orgId!, storeId, adminToken, dashboardUrl, owned: true, dataDir, notes, close };
+  return { url, messagingUrl, token, apiKey, orgId, storeId, adminToken, dashboardUrl, owned: true, dataDir, notes, close };
 }
 
 /** A fresh dashboard login link from a running emulator, or null when it will not give one (no admin token, an older emulator). */
