@@ -5,15 +5,11 @@ import { UserError, EXIT } from '../errors.js';
 import { followDeliveries } from './delivery-stream.js';
 
 /** A delivery of the log, or a user error that says where the ids are. */
-async function loggedDelivery(client: PlatformClient, deliveryId: string): Promise<Delivery> {
-  try {
-    return await client.emulator.deliveries.get(deliveryId);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
-      throw new UserError(`no delivery ${deliveryId} in the emulator's log: \`plugsmith logs\` lists the deliveries (the id is the last column)`, EXIT.NOT_FOUND);
-    }
-    throw error;
-  }
+function loggedDelivery(client: PlatformClient, deliveryId: string): Promise<Delivery> {
+  return client.emulator.deliveries.get(deliveryId).catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    throw new UserError(`no delivery ${deliveryId} in the emulator's log: \`plugsmith logs\` lists the deliveries (the id is the last column)`, EXIT.NOT_FOUND);
+  });
 }
 
 /** What to do with a delivery that is no longer pending. */
@@ -30,13 +26,11 @@ function mustBePending(delivery: Delivery, what: string): void {
 }
 
 /** The emulator's 409 (the delivery changed since it was read, or an attempt is running) as a user error. */
-async function conflictsNamed<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409) throw new UserError(`${error.message} (\`plugsmith logs --follow\` shows the attempts as they end)`, EXIT.CONFLICT);
-    throw error;
-  }
+function conflictsNamed<T>(request: Promise<T>): Promise<T> {
+  return request.catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 409)) throw error;
+    throw new UserError(`${error.message} (\`plugsmith logs --follow\` shows the attempts as they end)`, EXIT.CONFLICT);
+  });
 }
 
 /**
@@ -46,7 +40,7 @@ async function conflictsNamed<T>(request: () => Promise<T>): Promise<T> {
 export async function retryNow(client: PlatformClient, deliveryId: string, options: { wait: boolean; timeoutMs: number }): Promise<Delivery> {
   const before = await loggedDelivery(client, deliveryId);
   mustBePending(before, 'can be retried now');
-  if (!options.wait) return conflictsNamed(() => client.emulator.deliveries.retry(deliveryId));
+  if (!options.wait) return conflictsNamed(client.emulator.deliveries.retry(deliveryId));
 
   const controller = new AbortController();
   let opened!: () => void;
@@ -69,7 +63,7 @@ export async function retryNow(client: PlatformClient, deliveryId: string, optio
   });
   try {
     await Promise.race([open, ended, late]);
-    await conflictsNamed(() => client.emulator.deliveries.retry(deliveryId));
+    await conflictsNamed(client.emulator.deliveries.retry(deliveryId));
     return await Promise.race([outcome, ended, late]);
   } finally {
     controller.abort();
@@ -81,7 +75,7 @@ export async function retryNow(client: PlatformClient, deliveryId: string, optio
 export async function cancelRetries(client: PlatformClient, deliveryId: string): Promise<Delivery> {
   const delivery = await loggedDelivery(client, deliveryId);
   mustBePending(delivery, 'has retries to cancel');
-  return conflictsNamed(() => client.emulator.deliveries.cancel(deliveryId));
+  return conflictsNamed(client.emulator.deliveries.cancel(deliveryId));
 }
 
 /** How many deliveries a filter matches, and how many of them are challenges (never resent). */
@@ -98,13 +92,9 @@ export async function countMatching(client: PlatformClient, match: DeliveryMatch
 }
 
 /** Resends every delivery the filter matches (challenges never), each as a new delivery; answers before their attempts. */
-export async function redeliverMatching(client: PlatformClient, match: DeliveryMatch): Promise<BulkRedeliveryResult> {
-  try {
-    return await client.emulator.deliveries.redeliverMatching(match);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 400 && error.details.some((d) => d.code === 'too_big')) {
-      throw new UserError(`${error.message}: narrow the filters (--plugin, --type, --since, --http-status…)`, EXIT.VALIDATION);
-    }
-    throw error;
-  }
+export function redeliverMatching(client: PlatformClient, match: DeliveryMatch): Promise<BulkRedeliveryResult> {
+  return client.emulator.deliveries.redeliverMatching(match).catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 400 && error.details.some((d) => d.code === 'too_big'))) throw error;
+    throw new UserError(`${error.message}: narrow the filters (--plugin, --type, --since, --http-status…)`, EXIT.VALIDATION);
+  });
 }
