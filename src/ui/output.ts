@@ -44,11 +44,7 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: 
 
 /** Prints a command's result: JSON on stdout with --json, otherwise the human rendering. */
 export function printResult(io: Io, global: GlobalOptions, data: unknown, human: () => string): void {
-  if (global.json) {
-    io.stdout.write(JSON.stringify(data, null, 2) + '\n');
-    return;
-  }
-  io.stdout.write(human());
+  io.stdout.write(global.json ? JSON.stringify(data, null, 2) + '\n' : human());
 }
 
 /** Prints a note for people (stderr; silenced by --quiet and --json). */
