@@ -17,24 +17,16 @@ export async function runLineChat(session: ChatSession, io: Io, options: LineCha
   const stop = session.on((update) => print(io, options, update));
   try {
     await step(session, () => session.start());
-    if (options.message !== undefined) {
-      await sendLine(session, io, options, options.message);
-      return;
-    }
-    const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+    const lines = options.message !== undefined ? [options.message] : createInterface({ input: io.stdin, crlfDelay: Infinity });
     for await (const line of lines) {
       // Blank lines are not messages (the platform refuses empty text): skip them.
       if (line.trim() === '') continue;
-      await sendLine(session, io, options, line);
+      await step(session, () => session.send(line));
+      if (!options.json) io.stdout.write('\n');
     }
   } finally {
     stop();
   }
-}
-
-async function sendLine(session: ChatSession, io: Io, options: LineChatOptions, text: string): Promise<void> {
-  await step(session, () => session.send(text));
-  if (!options.json) io.stdout.write('\n');
 }
 
 /** Runs one step of the chat; the errors people can act on become user errors with their cure. */
