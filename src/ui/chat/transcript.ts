@@ -2,15 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Conversation, Message } from '../../client/index.js';
 
-/** The formats `/save` writes, chosen by the file's extension. */
 type TranscriptFormat = 'markdown' | 'json';
+/** The formats `/save` writes, by the file's extension. */
+const FORMATS: Record<string, TranscriptFormat | undefined> = { '.json': 'json', '.md': 'markdown', '.markdown': 'markdown' };
 
 /** `.json` is JSON, `.md` and `.markdown` are Markdown; any other extension is refused (undefined). */
 export function transcriptFormatOf(path: string): TranscriptFormat | undefined {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.json') return 'json';
-  if (ext === '.md' || ext === '.markdown') return 'markdown';
-  return undefined;
+  return FORMATS[extname(path).toLowerCase()];
 }
 
 /** A conversation as a Markdown document: a heading, then one section per message. */
