@@ -66,21 +66,16 @@ export class PluginProcess {
     this.options.onStart(child.pid);
   }
 
-  /** Starts it at once if it is waiting for a restart (e.g. after a file change). */
-  restartNow(): void {
-    if (this.child || this.stopping) return;
+  /** Stops the running plugin and starts it again at once (a file changed); starts it now if it waits for a restart. */
+  restart(): void {
+    if (this.stopping || this.restarting) return;
+    if (this.child) {
+      this.restarting = true;
+      void this.terminate(this.child);
+      return;
+    }
     this.failures = 0;
     this.start();
-  }
-
-  /** Stops the running plugin and starts it again at once (a source file changed); starts it if it waits for a restart. */
-  restart(): void {
-    if (this.stopping) return;
-    const child = this.child;
-    if (!child) return this.restartNow();
-    if (this.restarting) return;
-    this.restarting = true;
-    void this.terminate(child);
   }
 
   /** Stops the plugin and whatever its process group left behind. */

@@ -439,7 +439,7 @@ export class DevSession {
   private redeploy(): Promise<void> {
     return this.queueDeploy('not redeployed', (outcome, webhookUrlBefore) => {
       this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
-      if (!this.plugin?.running) this.plugin?.restartNow();
+      if (!this.plugin?.running) this.plugin?.restart();
       else if (!this.verified || webhookUrlBefore !== this.webhookUrl || outcome.done.length) void this.whenUp(false);
     });
   }
