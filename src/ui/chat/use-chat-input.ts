@@ -59,13 +59,8 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
         return save(argument);
       case 'new':
         if (session.busy) return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
-        try {
-          await session.newConversation();
-          setPending([]);
-        } catch (error) {
-          fail(error);
-        }
-        return;
+        await session.newConversation();
+        return setPending([]);
       case 'quit':
       case 'exit':
         return exit();
