@@ -44,7 +44,6 @@ export function ChatScreen({ client, characterId, characterName, conversationId 
       session.close();
     };
     // The session is made once per screen; the view and history are stable.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [session]);
 
   return (

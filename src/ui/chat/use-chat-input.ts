@@ -38,8 +38,6 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
     view.setAwaitingFirstPacket(true);
     try {
       await session.send(text, files);
-    } catch (error) {
-      fail(error);
     } finally {
       view.setAwaitingFirstPacket(false);
     }
