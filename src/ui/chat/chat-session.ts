@@ -97,7 +97,8 @@ export class ChatSession {
     if (this.characterId !== undefined && conversation.characterId !== undefined && conversation.characterId !== this.characterId) {
       throw new ConversationMismatch(id, conversation.characterId, this.characterId);
     }
-    const messages = await this.loadMessages(id);
+    const messages: Message[] = [];
+    for await (const message of paginate((query) => this.client.messaging.messages.list(id, query), { limit: 100 })) messages.push(message);
     this.open(conversation, messages);
     return conversation;
   }
@@ -182,13 +183,6 @@ export class ChatSession {
     }
   }
 
-  /** Every message of a conversation, page after page. */
-  private async loadMessages(conversationId: string): Promise<Message[]> {
-    const all: Message[] = [];
-    for await (const message of paginate((query) => this.client.messaging.messages.list(conversationId, query), { limit: 100 })) all.push(message);
-    return all;
-  }
-
   /** Waits for the reply, polling when the stream is given up or has been quiet for a while. */
   private async await(done: Promise<Message>): Promise<Message> {
     let pollFailures = 0;
@@ -201,7 +195,8 @@ export class ChatSession {
       const quiet = Date.now() - waiting.lastActivity >= IDLE_CHECK_MS;
       if (this.mode !== 'poll' && !quiet) continue;
       try {
-        await this.poll(waiting);
+        const page = await this.client.messaging.messages.list(this.conversation!.id, { after: waiting.afterId, limit: 100 });
+        for (const message of page.data) this.accept(message);
         pollFailures = 0;
       } catch (error) {
         if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
@@ -211,12 +206,6 @@ export class ChatSession {
       }
       waiting.lastActivity = Date.now();
     }
-  }
-
-  private async poll(waiting: Waiting): Promise<void> {
-    const conversation = this.conversation!;
-    const page = await this.client.messaging.messages.list(conversation.id, { after: waiting.afterId, limit: 100 });
-    for (const message of page.data) this.accept(message);
   }
 
   /** Follows the event stream until closed; reconnects when it drops, polls when it cannot be had. */
