@@ -12,17 +12,13 @@ function loggedDelivery(client: PlatformClient, deliveryId: string): Promise<Del
   });
 }
 
-/** What to do with a delivery that is no longer pending. */
-function sendAgain(delivery: Delivery): string {
-  return delivery.type === 'WEBHOOK_CHALLENGE'
-    ? `verify the webhook again with \`plugsmith plugins verify ${delivery.pluginId}\``
-    : `send its event again with \`plugsmith logs redeliver ${delivery.id}\``;
-}
-
 /** Only a pending delivery is retried or cancelled: anything else is a conflict that names what to do instead. */
 function mustBePending(delivery: Delivery, what: string): void {
   if (delivery.status === 'pending') return;
-  throw new UserError(`delivery ${delivery.id} is ${delivery.status}: only a pending delivery ${what}; ${sendAgain(delivery)}`, EXIT.CONFLICT);
+  const instead = delivery.type === 'WEBHOOK_CHALLENGE'
+    ? `verify the webhook again with \`plugsmith plugins verify ${delivery.pluginId}\``
+    : `send its event again with \`plugsmith logs redeliver ${delivery.id}\``;
+  throw new UserError(`delivery ${delivery.id} is ${delivery.status}: only a pending delivery ${what}; ${instead}`, EXIT.CONFLICT);
 }
 
 /** The emulator's 409 (the delivery changed since it was read, or an attempt is running) as a user error. */
