@@ -18,8 +18,8 @@ import { loadManifest } from '../manifest/load.js';
 import { UserError, EXIT } from '../errors.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';
 
-/** What `plugsmith dev` runs with. */
-export interface DevOptions {
+/** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
+export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target'> {
   manifestPath: string;
   /** Run in the manifest's folder. */
   command: string;
@@ -31,14 +31,10 @@ export interface DevOptions {
   pluginPort?: number;
   emulatorPort?: number;
   messagingPort?: number;
-  dataDir: string;
   /** How long to keep trying to verify the webhook after the plugin starts answering. */
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
-  faults?: { faults?: string; faultsSeed?: string };
-  /** An emulator named by --base-url instead of the running or a new one. */
-  target?: LocalEmulatorOptions['target'];
 }
 
 /** Where a session tells what happens; the command prints it. */
