@@ -71,11 +71,7 @@ export class ChatSession {
     readonly characterId: string | undefined,
     options: ChatSessionOptions = {},
   ) {
-    this.options = {
-      conversationId: options.conversationId,
-      pollIntervalMs: options.pollIntervalMs ?? 300,
-      reconnectDelayMs: options.reconnectDelayMs ?? 500,
-    };
+    this.options = { pollIntervalMs: 300, reconnectDelayMs: 500, ...options };
   }
 
   /** Listens to the session's updates; returns the function that stops listening. */
