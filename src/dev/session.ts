@@ -233,24 +233,17 @@ export class DevSession {
     let lost = false;
     void (async () => {
       while (!this.stopped) {
-        let problem = 'the stream ended';
-        try {
-          await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
-            this.report.delivery(notice);
-            this.afterDelivery(notice);
-          }, {
-            signal: this.stopStream.signal,
-            onOpen: () => {
-              if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
-              else if (!first) this.report.info('delivery stream reconnected');
-              first = false;
-              lost = false;
-              opened();
-            },
-          });
-        } catch (error) {
-          problem = (error as Error).message;
-        }
+        const onOpen = () => {
+          if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
+          else if (!first) this.report.info('delivery stream reconnected');
+          first = false;
+          lost = false;
+          opened();
+        };
+        const problem = await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
+          this.report.delivery(notice);
+          this.afterDelivery(notice);
+        }, { signal: this.stopStream.signal, onOpen }).then(() => 'the stream ended', (error: Error) => error.message);
         if (this.stopped) return;
         const followed = await this.followEmulator().catch((error: Error) => {
           this.report.warn(`could not follow the restarted emulator: ${error.message}`);
