@@ -168,10 +168,8 @@ export class ChatSession {
     this.conversation = conversation;
     this.messages.length = 0;
     this.shown.clear();
-    for (const message of messages) {
-      this.messages.push(message);
-      this.shown.set(message.id, message.content);
-    }
+    this.messages.push(...messages);
+    for (const message of messages) this.shown.set(message.id, message.content);
     this.emit({ type: 'CONVERSATION_STARTED', conversation, messages: [...messages] });
     if (this.mode === 'stream') {
       this.follower = new AbortController();
@@ -296,11 +294,7 @@ export class ChatSession {
 /** `--conversation` names a conversation with another character than the one given. */
 export class ConversationMismatch extends Error {
   override readonly name = 'ConversationMismatch';
-  constructor(
-    readonly conversationId: string,
-    readonly actualCharacterId: string,
-    readonly requestedCharacterId: string,
-  ) {
+  constructor(conversationId: string, actualCharacterId: string, requestedCharacterId: string) {
     super(`conversation ${conversationId} is with ${actualCharacterId}, not ${requestedCharacterId}: leave out the character id, or --conversation`);
   }
 }
