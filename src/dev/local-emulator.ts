@@ -118,8 +118,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   if (running && running.token && running.orgId) {
     const notes: string[] = [];
     const adminToken = env.adminToken() ?? running.adminToken;
-    const runningPort = Number(new URL(running.url).port);
-    if (options.port !== undefined && options.port !== 0 && options.port !== runningPort) {
+    if (options.port && options.port !== Number(new URL(running.url).port)) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
     }
     const dashboardUrl = await mintedLink(running.url, adminToken);
@@ -161,9 +160,5 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
 /** A fresh dashboard login link from a running emulator, or null when it will not give one (no admin token, an older emulator). */
 async function mintedLink(url: string, adminToken: string | undefined): Promise<string | null> {
   if (!adminToken) return null;
-  try {
-    return (await new EmulatorAdmin(url, { adminToken }).dashboardLink()).dashboardUrl;
-  } catch {
-    return null;
-  }
+  return new EmulatorAdmin(url, { adminToken }).dashboardLink().then((link) => link.dashboardUrl, () => null);
 }
