@@ -140,7 +140,6 @@ export class DevSession {
     this.stopped = true;
     this.verifyRun++;
     for (const watcher of this.watchers.values()) watcher.close();
-    this.watchers.clear();
     this.sourceWatch?.close();
     if (this.debounce) clearTimeout(this.debounce);
     this.stopStream.abort();

@@ -19,8 +19,7 @@ export function watchSources(root: string, patterns: string[], onChange: (file: 
   let timer: NodeJS.Timeout | null = null;
   const watchers: FSWatcher[] = [];
   const changed = (prefix: string) => (_event: string, name: string | null) => {
-    if (name === null || !extensions.has(extname(name))) return;
-    if (name.split(sep).slice(0, -1).some(ignored)) return;
+    if (name === null || !extensions.has(extname(name)) || name.split(sep).slice(0, -1).some(ignored)) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => onChange(prefix + name), DEBOUNCE_MS);
   };

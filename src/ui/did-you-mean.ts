@@ -1,5 +1,4 @@
-// "Did you mean …?" with the rule and wording of commander's suggestSimilar (which it does not export),
-// so a mistyped command or event type reads like a mistyped option.
+// "Did you mean …?" by the rule and wording of commander's suggestSimilar (not exported): typos read as option typos do.
 
 /** Further than this many edits is not a typo of the word. */
 const MAX_DISTANCE = 3;

@@ -1,8 +1,7 @@
 import type { Io } from './io.js';
 
-// Text from the platform can hold terminal control sequences (OSC 52 writes the clipboard, others move
-// the cursor or hide text): every control character the CLI prints for people becomes visible text such
-// as `\x1b`; only the CLI's own colours pass.
+// Platform text can hold control sequences (OSC 52 writes the clipboard, others move the cursor or hide text):
+// every control character the CLI prints for people becomes visible (`\x1b`); only the CLI's own colours pass.
 
 /** C0 controls, DEL and C1 controls. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
