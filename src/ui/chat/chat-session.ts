@@ -207,7 +207,7 @@ export class ChatSession {
     let failures = 0;
     while (!signal.aborted) {
       const openedAt = Date.now();
-      let problem: string;
+      let problem = 'the event stream ended';
       try {
         const onOpen = () => {
           if (!signal.aborted) this.setStreamOpen(true);
@@ -216,19 +216,15 @@ export class ChatSession {
           failures = 0;
           if (isCharacterMessageSent(event)) this.accept(event.data.message);
         }
-        if (signal.aborted) return;
-        this.setStreamOpen(false);
-        problem = 'the event stream ended';
       } catch (error) {
-        if (signal.aborted) return;
-        this.setStreamOpen(false);
-        if (isApiError(error)) {
-          // The server answered but will not stream (no such endpoint, refused key…): poll.
-          this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
-          return;
+        // The server answered but will not stream (no such endpoint, refused key…): poll.
+        if (isApiError(error) && !signal.aborted) {
+          return this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
         }
         problem = `the event stream dropped (${(error as Error).message})`;
       }
+      if (signal.aborted) return;
+      this.setStreamOpen(false);
       if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
       failures++;
       if (failures > MAX_RECONNECTS) {
