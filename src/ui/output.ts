@@ -25,15 +25,13 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: 
   const cells = rows.map((r) => columns.map((c) => escapeControls(cell(c.value(r)).replace(/\s+/g, ' '))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i].length)));
   const max = options.width ?? 0;
-  if (max > 0) {
-    let total = widths.reduce((a, b) => a + b + 2, 0);
-    // Shrink the widest column until it fits, but never below 12 characters.
-    while (total > max) {
-      const widest = widths.indexOf(Math.max(...widths));
-      if (widths[widest] <= 12) break;
-      widths[widest]--;
-      total--;
-    }
+  let total = widths.reduce((a, b) => a + b + 2, 0);
+  // Shrink the widest column until it fits, but never below 12 characters.
+  while (max > 0 && total > max) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest] <= 12) break;
+    widths[widest]--;
+    total--;
   }
   const fit = (s: string, w: number) => shorten(s, w).padEnd(w);
   const bold = options.bold ?? ((s: string) => s);
