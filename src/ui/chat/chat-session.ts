@@ -120,14 +120,12 @@ export class ChatSession {
     await this.streamReady();
     // The reply can start streaming before the POST answers: hold its packets until then.
     this.held = [];
-    let sent: Message;
-    try {
-      sent = await this.client.messaging.messages.send(conversation.id, attachments.length > 0 ? { content, attachments } : { content });
-    } catch (error) {
+    const body = attachments.length > 0 ? { content, attachments } : { content };
+    const sent = await this.client.messaging.messages.send(conversation.id, body).catch((error: unknown) => {
       this.waiting = undefined;
       this.held = undefined;
       throw error;
-    }
+    });
     const held = this.held;
     this.held = undefined;
     this.waiting!.afterId = sent.id;

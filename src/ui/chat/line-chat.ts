@@ -30,14 +30,11 @@ export async function runLineChat(session: ChatSession, io: Io, options: LineCha
 }
 
 /** Runs one step of the chat; the errors people can act on become user errors with their cure. */
-async function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
+function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
+  return work().catch((error: unknown) => {
     const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
-    if (problem) throw new UserError(problem.message, problem.exitCode);
-    throw error;
-  }
+    throw problem ? new UserError(problem.message, problem.exitCode) : error;
+  });
 }
 
 function print(io: Io, options: LineChatOptions, update: ChatUpdate): void {
