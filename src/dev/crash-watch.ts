@@ -38,7 +38,7 @@ const POLL_MS = 200;
 /** Hears of crashes of the plugin's Node processes even under a watcher (`tsx watch`), whose own process lives on. */
 export class CrashWatch {
   private offset = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | undefined;
   private reading = false;
 
   private constructor(
@@ -93,8 +93,7 @@ export class CrashWatch {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    clearInterval(this.timer);
     await rm(this.dir, { recursive: true, force: true });
   }
 }

@@ -24,7 +24,7 @@ export class PluginProcess {
   private child: ChildProcess | null = null;
   private startedAt = 0;
   private failures = 0;
-  private restartTimer: NodeJS.Timeout | null = null;
+  private restartTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   /** The running child is being stopped to be started again at once. */
   private restarting = false;
@@ -38,7 +38,7 @@ export class PluginProcess {
   /** Starts the plugin (no-op while it runs). */
   start(): void {
     if (this.child || this.stopping) return;
-    this.clearRestart();
+    clearTimeout(this.restartTimer);
     const child = spawn(this.options.command, { cwd: this.options.cwd, env: this.options.env, shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.startedAt = Date.now();
@@ -81,7 +81,7 @@ export class PluginProcess {
   /** Stops the plugin and whatever its process group left behind. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.clearRestart();
+    clearTimeout(this.restartTimer);
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await this.terminate(child);
@@ -104,10 +104,5 @@ export class PluginProcess {
     } catch {
       // already gone
     }
-  }
-
-  private clearRestart(): void {
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.restartTimer = null;
   }
 }
