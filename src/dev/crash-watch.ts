@@ -13,9 +13,8 @@ export interface CrashReport {
 }
 
 /**
- * Preloaded into every Node process of the plugin (NODE_OPTIONS, which npm, tsx and nodemon pass on):
- * an uncaught exception or a non-zero exit appends one line to the report file, synchronously (an exit
- * handler cannot wait); a process killed by a signal writes nothing.
+ * Preloaded into the plugin's Node processes (NODE_OPTIONS, which npm, tsx and nodemon pass on): an uncaught exception or a
+ * non-zero exit appends a line to the report file synchronously (an exit handler cannot wait); a process a signal kills writes none.
  */
 const PRELOAD = `'use strict';
 const fs = require('node:fs');
@@ -39,7 +38,7 @@ const POLL_MS = 200;
 /** Hears of crashes of the plugin's Node processes even under a watcher (`tsx watch`), whose own process lives on. */
 export class CrashWatch {
   private offset = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | undefined;
   private reading = false;
 
   private constructor(
@@ -65,8 +64,7 @@ export class CrashWatch {
 
   /** Calls `onCrash` for each report from now on. */
   start(onCrash: (report: CrashReport) => void): void {
-    this.timer = setInterval(() => void this.read(onCrash), POLL_MS);
-    this.timer.unref();
+    this.timer = setInterval(() => void this.read(onCrash), POLL_MS).unref();
   }
 
   private async read(onCrash: (report: CrashReport) => void): Promise<void> {
@@ -95,8 +93,7 @@ export class CrashWatch {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    clearInterval(this.timer);
     await rm(this.dir, { recursive: true, force: true });
   }
 }

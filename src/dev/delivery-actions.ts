@@ -1,64 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkRedeliveryResult, Delivery, DeliveryMatch, PlatformClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
 import { UserError, EXIT } from '../errors.js';
 import { followDeliveries } from './delivery-stream.js';
 
-// What the dashboard does with the delivery log, for the CLI: retry a pending delivery now, cancel
-// its retries, and resend every delivery a filter matches. The commands under `plugsmith logs`
-// parse, call one of these and print.
-
 /** A delivery of the log, or a user error that says where the ids are. */
-async function loggedDelivery(client: PlatformClient, deliveryId: string): Promise<Delivery> {
-  try {
-    return await client.emulator.deliveries.get(deliveryId);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
-      throw new UserError(`no delivery ${deliveryId} in the emulator's log: \`plugsmith logs\` lists the deliveries (the id is the last column)`, EXIT.NOT_FOUND);
-    }
-    throw error;
-  }
-}
-
-/** What to do with a delivery that is no longer pending. */
-function sendAgain(delivery: Delivery): string {
-  return delivery.type === 'WEBHOOK_CHALLENGE'
-    ? `verify the webhook again with \`plugsmith plugins verify ${delivery.pluginId}\``
-    : `send its event again with \`plugsmith logs redeliver ${delivery.id}\``;
+function loggedDelivery(client: PlatformClient, deliveryId: string): Promise<Delivery> {
+  return client.emulator.deliveries.get(deliveryId).catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    throw new UserError(`no delivery ${deliveryId} in the emulator's log: \`plugsmith logs\` lists the deliveries (the id is the last column)`, EXIT.NOT_FOUND);
+  });
 }
 
 /** Only a pending delivery is retried or cancelled: anything else is a conflict that names what to do instead. */
 function mustBePending(delivery: Delivery, what: string): void {
   if (delivery.status === 'pending') return;
-  throw new UserError(`delivery ${delivery.id} is ${delivery.status}: only a pending delivery ${what}; ${sendAgain(delivery)}`, EXIT.CONFLICT);
+  const instead = delivery.type === 'WEBHOOK_CHALLENGE'
+    ? `verify the webhook again with \`plugsmith plugins verify ${delivery.pluginId}\``
+    : `send its event again with \`plugsmith logs redeliver ${delivery.id}\``;
+  throw new UserError(`delivery ${delivery.id} is ${delivery.status}: only a pending delivery ${what}; ${instead}`, EXIT.CONFLICT);
 }
 
 /** The emulator's 409 (the delivery changed since it was read, or an attempt is running) as a user error. */
-async function conflictsNamed<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409) throw new UserError(`${error.message} (\`plugsmith logs --follow\` shows the attempts as they end)`, EXIT.CONFLICT);
-    throw error;
-  }
-}
-
-/** Options of `retryNow`. */
-export interface RetryOptions {
-  /** Wait for the attempt's outcome (true), or answer once it is started. */
-  wait: boolean;
-  /** How long to wait for the attempt to be reported. */
-  timeoutMs: number;
+function conflictsNamed<T>(request: Promise<T>): Promise<T> {
+  return request.catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 409)) throw error;
+    throw new UserError(`${error.message} (\`plugsmith logs --follow\` shows the attempts as they end)`, EXIT.CONFLICT);
+  });
 }
 
 /**
- * Makes a pending delivery's next attempt now instead of at its scheduled time. With `wait`, the
- * delivery stream is opened first (so the attempt cannot pass unseen) and the delivery is returned
- * as that attempt left it; otherwise as it was when the attempt started.
+ * Makes a pending delivery's next attempt now. With `wait`, the stream is opened first (so the attempt cannot pass
+ * unseen) and the delivery returned as the attempt left it, within `timeoutMs`; otherwise as the attempt started.
  */
-export async function retryNow(client: PlatformClient, deliveryId: string, options: RetryOptions): Promise<Delivery> {
+export async function retryNow(client: PlatformClient, deliveryId: string, options: { wait: boolean; timeoutMs: number }): Promise<Delivery> {
   const before = await loggedDelivery(client, deliveryId);
   mustBePending(before, 'can be retried now');
-  if (!options.wait) return conflictsNamed(() => client.emulator.deliveries.retry(deliveryId));
+  if (!options.wait) return conflictsNamed(client.emulator.deliveries.retry(deliveryId));
 
   const controller = new AbortController();
   let opened!: () => void;
@@ -76,19 +54,14 @@ export async function retryNow(client: PlatformClient, deliveryId: string, optio
   const ended = stream.then(() => {
     throw new UserError(`the emulator's delivery stream ended before the attempt of ${deliveryId} was reported (did the emulator stop?)`, EXIT.NETWORK);
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new UserError(`no attempt of ${deliveryId} was reported within ${options.timeoutMs / 1000} s: \`plugsmith logs --follow\` shows it when it ends (--timeout waits longer)`, EXIT.NETWORK)),
-      options.timeoutMs,
-    );
+  const late = sleep(options.timeoutMs, undefined, { signal: controller.signal }).then(() => {
+    throw new UserError(`no attempt of ${deliveryId} was reported within ${options.timeoutMs / 1000} s: \`plugsmith logs --follow\` shows it when it ends (--timeout waits longer)`, EXIT.NETWORK);
   });
   try {
     await Promise.race([open, ended, late]);
-    await conflictsNamed(() => client.emulator.deliveries.retry(deliveryId));
+    await conflictsNamed(client.emulator.deliveries.retry(deliveryId));
     return await Promise.race([outcome, ended, late]);
   } finally {
-    clearTimeout(timer);
     controller.abort();
     await stream.catch(() => undefined);
   }
@@ -98,7 +71,7 @@ export async function retryNow(client: PlatformClient, deliveryId: string, optio
 export async function cancelRetries(client: PlatformClient, deliveryId: string): Promise<Delivery> {
   const delivery = await loggedDelivery(client, deliveryId);
   mustBePending(delivery, 'has retries to cancel');
-  return conflictsNamed(() => client.emulator.deliveries.cancel(deliveryId));
+  return conflictsNamed(client.emulator.deliveries.cancel(deliveryId));
 }
 
 /** How many deliveries a filter matches, and how many of them are challenges (never resent). */
@@ -115,13 +88,9 @@ export async function countMatching(client: PlatformClient, match: DeliveryMatch
 }
 
 /** Resends every delivery the filter matches (challenges never), each as a new delivery; answers before their attempts. */
-export async function redeliverMatching(client: PlatformClient, match: DeliveryMatch): Promise<BulkRedeliveryResult> {
-  try {
-    return await client.emulator.deliveries.redeliverMatching(match);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 400 && error.details.some((d) => d.code === 'too_big')) {
-      throw new UserError(`${error.message}: narrow the filters (--plugin, --type, --since, --http-status…)`, EXIT.VALIDATION);
-    }
-    throw error;
-  }
+export function redeliverMatching(client: PlatformClient, match: DeliveryMatch): Promise<BulkRedeliveryResult> {
+  return client.emulator.deliveries.redeliverMatching(match).catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.status === 400 && error.details.some((d) => d.code === 'too_big'))) throw error;
+    throw new UserError(`${error.message}: narrow the filters (--plugin, --type, --since, --http-status…)`, EXIT.VALIDATION);
+  });
 }

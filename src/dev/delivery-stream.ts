@@ -1,11 +1,7 @@
 import type { DeliveryStreamFilters, PlatformClient } from '../client/index.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';
 
-/**
- * Reads `GET /_emulator/deliveries/stream` and calls `onAttempt` for every attempt until the signal
- * aborts or the stream ends (resolves) or fails (throws). `onOpen` says when the stream is open:
- * attempts made before that moment are not on it.
- */
+/** Calls `onAttempt` for each attempt on the delivery stream until aborted, ended or failed; attempts before `onOpen` are not on it. */
 export async function followDeliveries(
   client: PlatformClient,
   filters: DeliveryStreamFilters,

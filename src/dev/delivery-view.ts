@@ -1,4 +1,4 @@
-import type { Column } from '../ui/output.js';
+import { shorten, type Column } from '../ui/output.js';
 import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../contract/index.js';
 import type { Style } from '../ui/style.js';
 
@@ -14,10 +14,6 @@ function answerOf(attempt: DeliveryAttempt | undefined): string {
   if (!attempt) return '-';
   if (attempt.responseStatus !== null) return `HTTP ${attempt.responseStatus}`;
   return attempt.error ? shorten(attempt.error, 40) : 'no answer';
-}
-
-function shorten(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 
 /** Columns of `plugsmith logs`. */

@@ -16,22 +16,20 @@ export function execEnvironment(emulator: { url: string; messagingUrl: string; t
 }
 
 /**
- * Runs `words` (one: a shell command line; several: a program and its arguments) on this terminal,
- * passing SIGINT and SIGTERM on; resolves with its exit code, or 128 + the number of the signal that ended it.
+ * Runs a shell command line (one word) or a program and its arguments on this terminal, passing SIGINT and SIGTERM on;
+ * resolves with its exit code, or 128 + the number of the signal that ended it.
  */
 export function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const child = words.length === 1 ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment }) : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });
-  const forward = (signal: NodeJS.Signals) => () => {
+  const forward = (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
-  const onInt = forward('SIGINT');
-  const onTerm = forward('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
   return new Promise<number>((resolve, reject) => {
     const done = () => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
     };
     child.once('error', (error: NodeJS.ErrnoException) => {
       done();

@@ -1,4 +1,4 @@
-import type { PlatformClient, PluginInstance } from '../client/index.js';
+import type { InstanceCreate, PlatformClient, PluginInstance } from '../client/index.js';
 import type { Manifest, ManifestInstall } from '../manifest/types.js';
 import type { EmulatorAdmin } from './emulator-admin.js';
 
@@ -9,21 +9,19 @@ interface InstallOutcome {
   entityId: string;
 }
 
-function entityOf(install: ManifestInstall): { kind: 'repository' | 'agent' | 'app'; id: string } {
-  if (install.repository) return { kind: 'repository', id: install.repository };
-  if (install.agent) return { kind: 'agent', id: install.agent };
-  return { kind: 'app', id: install.app! };
+/** The entity an install goes on, and how an instance is created there (on an app, the body names the org). */
+function entityOf(install: ManifestInstall, client: PlatformClient, orgId: string): { id: string; attach: (body: InstanceCreate) => Promise<PluginInstance> } {
+  if (install.repository) return { id: install.repository, attach: (body) => client.dataProviders.add(install.repository!, body) };
+  if (install.agent) return { id: install.agent, attach: (body) => client.agentPlugins.attach(install.agent!, body) };
+  return { id: install.app!, attach: (body) => client.appPlugins.attach(install.app!, { ...body, orgId }) };
 }
 
-/**
- * Creates the manifest's installs the plugin does not have yet, and lists its other instances. Any
- * instance on the same entity is the install (one made by hand, too): a second would answer every event twice.
- */
+/** Creates the manifest's missing installs and lists the other instances; any instance on the entity is the install (else events twice). */
 export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<{ installs: InstallOutcome[]; others: Array<{ instanceId: string; name: string; entityId: string }> }> {
   const existing: PluginInstance[] = await admin.instancesOf(pluginId);
   const out: InstallOutcome[] = [];
   for (const install of manifest.installs) {
-    const entity = entityOf(install);
+    const entity = entityOf(install, client, orgId);
     const onEntity = existing.filter((i) => i.entityId === entity.id);
     const found = onEntity.find((i) => i.name === install.name) ?? onEntity[onEntity.length - 1];
     if (found) {
@@ -38,12 +36,7 @@ export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmi
       inputs: install.inputs ?? {},
       ...(install.eventDispatchMode ? { eventDispatchMode: install.eventDispatchMode } : {}),
     };
-    const created =
-      entity.kind === 'repository'
-        ? await client.dataProviders.add(entity.id, body)
-        : entity.kind === 'agent'
-          ? await client.agentPlugins.attach(entity.id, body)
-          : await client.appPlugins.attach(entity.id, { ...body, orgId });
+    const created = await entity.attach(body);
     out.push({ name: install.name, instanceId: created.id, created: true, entityId: entity.id });
   }
   const used = new Set(out.map((o) => o.instanceId));

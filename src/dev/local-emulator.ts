@@ -66,10 +66,7 @@ export function assertDistinctPorts(port: number | undefined, messagingPort: num
   }
 }
 
-/**
- * The port to listen on: one asked for must be free (else the error names who holds it); a default one
- * that another process holds (another project's emulator) becomes 0, a free one, and a note says so.
- */
+/** The port to listen on: one asked for must be free (else the error names its holder); a taken default becomes 0 (free), with a note. */
 export async function choosePort(asked: number | undefined, fallback: number, host: string, flag: string, notes: string[], instead: string): Promise<number> {
   if (asked !== undefined) {
     if (asked === 0 || (await portIsFree(asked, host))) return asked;
@@ -80,11 +77,7 @@ export async function choosePort(asked: number | undefined, fallback: number, ho
   return 0;
 }
 
-/**
- * Runs `start` on the ports choosePort chose. A default port taken between that check and the listen
- * (another emulator starting at the same moment) is retried once on a free port, as choosePort would
- * have chosen; a port the user asked for is never changed.
- */
+/** Runs `start` on the chosen ports; a default one taken since the check (another emulator starting) is retried once on a free port. */
 export async function startOnChosenPorts<T>(
   ports: { port: number; messagingPort: number },
   asked: { port?: number; messagingPort?: number },
@@ -111,19 +104,13 @@ export async function describePort(port: number): Promise<string> {
   return describeTakenPort(port);
 }
 
-/**
- * Reuses the emulator the state file names when it answers; otherwise starts one in this process on a
- * data dir and writes the state file, so `trigger` and `logs` in another terminal find it.
- */
+/** Reuses the project's emulator when it answers, else starts one here and writes its state file (for `trigger` and `logs` elsewhere). */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   if (options.target) {
     const target = options.target;
-    let health: Record<string, unknown>;
-    try {
-      health = await new EmulatorAdmin(target.url, { adminToken: target.adminToken }).health();
-    } catch (error) {
-      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${(error as Error).message}`, EXIT.NETWORK);
-    }
+    const health = await new EmulatorAdmin(target.url, { adminToken: target.adminToken }).health().catch((error: Error) => {
+      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${error.message}`, EXIT.NETWORK);
+    });
     const storeId = typeof health.storeId === 'string' ? health.storeId : null;
     return { ...target, storeId, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
   }
@@ -131,8 +118,7 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   if (running && running.token && running.orgId) {
     const notes: string[] = [];
     const adminToken = env.adminToken() ?? running.adminToken;
-    const runningPort = Number(new URL(running.url).port);
-    if (options.port !== undefined && options.port !== 0 && options.port !== runningPort) {
+    if (options.port && options.port !== Number(new URL(running.url).port)) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
     }
     const dashboardUrl = await mintedLink(running.url, adminToken);
@@ -147,51 +133,32 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   const messagingPort = await choosePort(options.messagingPort, DEFAULT_MESSAGING_PORT, host, '--messaging-port', notes, instead);
 
   const { startEmulator, StoreError } = await import('../../emulator/index.js');
-  let emulator;
-  try {
-    // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
-    emulator = await startOnChosenPorts({ port, messagingPort }, options, notes, instead, (port, messagingPort) =>
-      startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined }),
-    );
-  } catch (error) {
+  // The fault profile and seed are told in the session's notes, not on stderr by the emulator.
+  const emulator = await startOnChosenPorts({ port, messagingPort }, options, notes, instead, (port, messagingPort) =>
+    startEmulator({ dataDir: options.dataDir, port, messagingPort, ...options.faults, log: () => undefined }),
+  ).catch(async (error: Error) => {
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       const taken = (error as { port?: number }).port;
-      throw new UserError(`cannot start the emulator: ${taken ? await describePort(taken) : (error as Error).message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
+      throw new UserError(`cannot start the emulator: ${taken ? await describePort(taken) : error.message}; pass --emulator-port and --messaging-port (0 picks free ports)`, EXIT.CONFLICT);
     }
     throw error;
-  }
+  });
   if (!emulator.token || !emulator.orgId) {
     await emulator.close();
     throw new UserError(`the emulator's store in ${options.dataDir} has no user token to act with: delete that folder to start from the default workspace`, EXIT.VALIDATION);
   }
   const { path } = await writeEmulatorState(emulator, emulatorOwner({ from: options.project, dataDir: options.dataDir }));
-  const started = emulator;
-  return {
-    url: started.url,
-    messagingUrl: started.messagingUrl,
-    token: started.token!,
-    apiKey: started.apiKey,
-    orgId: started.orgId!,
-    storeId: started.storeId,
-    adminToken: started.adminToken,
-    dashboardUrl: started.dashboardUrl,
-    owned: true,
-    dataDir: started.dataDir,
-    notes,
-    async close() {
-      await started.close();
-      await removeEmulatorState(path);
-    },
+  const { url, messagingUrl, token, apiKey, orgId, storeId, adminToken, dashboardUrl, dataDir } = emulator;
+  const close = async () => {
+    await emulator.close();
+    await removeEmulatorState(path);
   };
+  return { url, messagingUrl, token, apiKey, orgId, storeId, adminToken, dashboardUrl, owned: true, dataDir, notes, close };
 }
 
 /** A fresh dashboard login link from a running emulator, or null when it will not give one (no admin token, an older emulator). */
 async function mintedLink(url: string, adminToken: string | undefined): Promise<string | null> {
   if (!adminToken) return null;
-  try {
-    return (await new EmulatorAdmin(url, { adminToken }).dashboardLink()).dashboardUrl;
-  } catch {
-    return null;
-  }
+  return new EmulatorAdmin(url, { adminToken }).dashboardLink().then((link) => link.dashboardUrl, () => null);
 }

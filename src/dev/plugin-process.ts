@@ -11,23 +11,20 @@ interface PluginProcessOptions {
   onStart: (pid: number | undefined) => void;
   /** The plugin stopped on its own; `restartInMs` says when it is started again. */
   onExit: (info: { code: number | null; signal: NodeJS.Signals | null; restartInMs: number }) => void;
-  /** A start that lasted this long resets the backoff; default 10 s. */
-  stableAfterMs?: number;
 }
 
 const FIRST_DELAY_MS = 500;
+/** A start that lasted this long resets the backoff. */
+const STABLE_AFTER_MS = 10_000;
 const MAX_DELAY_MS = 10_000;
 const STOP_GRACE_MS = 3000;
 
-/**
- * The plugin as a child process in its own process group (so `npm run dev` and what it starts
- * stop together), restarted with a growing delay when it crashes.
- */
+/** The plugin in its own process group (`npm run dev` and what it starts stop together), restarted with a growing delay on a crash. */
 export class PluginProcess {
   private child: ChildProcess | null = null;
   private startedAt = 0;
   private failures = 0;
-  private restartTimer: NodeJS.Timeout | null = null;
+  private restartTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   /** The running child is being stopped to be started again at once. */
   private restarting = false;
@@ -41,7 +38,7 @@ export class PluginProcess {
   /** Starts the plugin (no-op while it runs). */
   start(): void {
     if (this.child || this.stopping) return;
-    this.clearRestart();
+    clearTimeout(this.restartTimer);
     const child = spawn(this.options.command, { cwd: this.options.cwd, env: this.options.env, shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.startedAt = Date.now();
@@ -60,7 +57,7 @@ export class PluginProcess {
         this.start();
         return;
       }
-      const stable = Date.now() - this.startedAt >= (this.options.stableAfterMs ?? 10_000);
+      const stable = Date.now() - this.startedAt >= STABLE_AFTER_MS;
       this.failures = stable ? 1 : this.failures + 1;
       const restartInMs = Math.min(FIRST_DELAY_MS * 2 ** (this.failures - 1), MAX_DELAY_MS);
       this.options.onExit({ code, signal, restartInMs });
@@ -69,27 +66,22 @@ export class PluginProcess {
     this.options.onStart(child.pid);
   }
 
-  /** Starts it at once if it is waiting for a restart (e.g. after a file change). */
-  restartNow(): void {
-    if (this.child || this.stopping) return;
+  /** Stops the running plugin and starts it again at once (a file changed); starts it now if it waits for a restart. */
+  restart(): void {
+    if (this.stopping || this.restarting) return;
+    if (this.child) {
+      this.restarting = true;
+      void this.terminate(this.child);
+      return;
+    }
     this.failures = 0;
     this.start();
-  }
-
-  /** Stops the running plugin and starts it again at once (a source file changed); starts it if it waits for a restart. */
-  restart(): void {
-    if (this.stopping) return;
-    const child = this.child;
-    if (!child) return this.restartNow();
-    if (this.restarting) return;
-    this.restarting = true;
-    void this.terminate(child);
   }
 
   /** Stops the plugin and whatever its process group left behind. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.clearRestart();
+    clearTimeout(this.restartTimer);
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await this.terminate(child);
@@ -112,10 +104,5 @@ export class PluginProcess {
     } catch {
       // already gone
     }
-  }
-
-  private clearRestart(): void {
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.restartTimer = null;
   }
 }

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { shorten } from '../ui/output.js';
 
 /** Whether a TCP port can be listened on (on every interface, as a plugin's server usually does; or on `host`). */
 export function portIsFree(port: number, host?: string): Promise<boolean> {
@@ -16,10 +17,7 @@ interface PortUser {
   command: string;
 }
 
-/**
- * "port 3000 is in use by `node server.js` (pid 1234)": who listens, from /proc on Linux (the socket's
- * inode, then the process holding it), else from `lsof`; best effort, as the system may not say.
- */
+/** "port 3000 is in use by `node server.js` (pid 1234)": from /proc on Linux (socket inode, then its process), else `lsof`; best effort. */
 export async function describeTakenPort(port: number): Promise<string> {
   const user = (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
   return user ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})` : `port ${port} is in use by another process`;
@@ -28,12 +26,7 @@ export async function describeTakenPort(port: number): Promise<string> {
 async function fromProc(port: number): Promise<PortUser | null> {
   const inodes = new Set<string>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
-    try {
-      text = await readFile(table, 'utf8');
-    } catch {
-      continue;
-    }
+    const text = await readFile(table, 'utf8').catch(() => '');
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       if (fields.length < 10 || fields[3] !== '0A') continue; // 0A: LISTEN
@@ -45,18 +38,14 @@ async function fromProc(port: number): Promise<PortUser | null> {
   const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let fds: string[];
-    try {
-      fds = await readdir(`/proc/${entry}/fd`);
-    } catch {
-      continue; // another user's process, or gone
-    }
+    // None of another user's process, or of one gone.
+    const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
     for (const fd of fds) {
       const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => '');
       if (!wanted.has(target)) continue;
       const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
       const command = cmdline.split('\0').filter(Boolean).join(' ') || (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '?')).trim();
-      return { pid: Number(entry), command: shorten(command) };
+      return { pid: Number(entry), command: shorten(command, 80) };
     }
   }
   return null;
@@ -68,11 +57,7 @@ function fromLsof(port: number): Promise<PortUser | null> {
       if (error && !stdout) return resolve(null);
       const pid = /^p(\d+)$/m.exec(stdout);
       const command = /^c(.+)$/m.exec(stdout);
-      resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?') } : null);
+      resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?', 80) } : null);
     });
   });
-}
-
-function shorten(command: string): string {
-  return command.length > 80 ? command.slice(0, 79) + '…' : command;
 }

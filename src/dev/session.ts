@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { basename, dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { EmulatorAdmin } from './emulator-admin.js';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
@@ -18,8 +18,8 @@ import { loadManifest } from '../manifest/load.js';
 import { UserError, EXIT } from '../errors.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';
 
-/** What `plugsmith dev` runs with. */
-export interface DevOptions {
+/** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
+export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target'> {
   manifestPath: string;
   /** Run in the manifest's folder. */
   command: string;
@@ -31,14 +31,10 @@ export interface DevOptions {
   pluginPort?: number;
   emulatorPort?: number;
   messagingPort?: number;
-  dataDir: string;
   /** How long to keep trying to verify the webhook after the plugin starts answering. */
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
   installs: boolean;
-  faults?: { faults?: string; faultsSeed?: string };
-  /** An emulator named by --base-url instead of the running or a new one. */
-  target?: LocalEmulatorOptions['target'];
 }
 
 /** Where a session tells what happens; the command prints it. */
@@ -55,10 +51,7 @@ const DEBOUNCE_MS = 250;
 const PROBE_INTERVAL_MS = 200;
 const SECRET_CHANGED = "the plugin's webhook secret changed (PLUGSMITH_WEBHOOK_SECRET)";
 
-/**
- * The inner loop: an emulator, the manifest deployed to it, the plugin running and its webhook verified,
- * every delivery shown live; the manifest redeployed when it changes, the plugin restarted when it crashes.
- */
+/** The inner loop: emulator, manifest deployed, plugin running and verified, deliveries live; redeploys on change, restarts on crash. */
 export class DevSession {
   emulator: LocalEmulator | null = null;
   pluginId: string | null = null;
@@ -68,8 +61,9 @@ export class DevSession {
   private faultsToClear: EmulatorAdmin | null = null;
   private plugin: PluginProcess | null = null;
   private sourceWatch: { close(): void } | null = null;
-  /** Watched folders, each with the names of the files in it that matter. */
-  private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
+  /** The manifest and the schema files it reads; their folders are watched. */
+  private watchedFiles = new Set<string>();
+  private readonly watchers = new Map<string, FSWatcher>();
   private debounce: NodeJS.Timeout | null = null;
   private readonly stopStream = new AbortController();
   /** The webhook secret the plugin process was (or will be) started with. */
@@ -122,7 +116,6 @@ export class DevSession {
     }
     this.connect();
     const outcome = await this.deploy();
-    this.pluginId = outcome.pluginId;
     await this.openStream();
     this.startPlugin();
     if (o.watch?.length) {
@@ -146,8 +139,7 @@ export class DevSession {
     if (this.stopped) return;
     this.stopped = true;
     this.verifyRun++;
-    for (const { watcher } of this.watchers.values()) watcher.close();
-    this.watchers.clear();
+    for (const watcher of this.watchers.values()) watcher.close();
     this.sourceWatch?.close();
     if (this.debounce) clearTimeout(this.debounce);
     this.stopStream.abort();
@@ -175,6 +167,7 @@ export class DevSession {
     const emu = this.emulator!;
     // The emulator is the developer's own: what the manifest drops goes, as with --allow-deletes.
     const outcome = await deployManifest(this.client!, this.options.manifestPath, { identity: { storeId: emu.storeId, baseUrl: emu.url }, orgId: emu.orgId }, { allowDeletes: true, environment: this.environment() });
+    this.pluginId = outcome.pluginId;
     for (const line of outcome.notes) this.report.warn(line);
     const what = outcome.done.map((s) => `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`);
     this.report.info(outcome.done.length ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}` : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`);
@@ -211,10 +204,7 @@ export class DevSession {
     this.startPlugin();
   }
 
-  /**
-   * A delivery refused with 401/403 may mean the secret was rotated elsewhere and its grace is over:
-   * then the plugin is restarted with the new one, and the retry goes through. At most once a second.
-   */
+  /** A 401/403 may mean the secret was rotated elsewhere (grace over): restart the plugin with the new one; at most once a second. */
   private afterDelivery(notice: DeliveryAttemptNotice): void {
     const status = notice.attempt.responseStatus;
     if ((status !== 401 && status !== 403) || this.stopped || this.secretCheck || Date.now() - this.secretCheckedAt < 1000) return;
@@ -234,10 +224,7 @@ export class DevSession {
     })();
   }
 
-  /**
-   * Follows the delivery stream while the session runs. When it is lost, a restarted emulator (the
-   * project's state file read again) is followed; one that is gone is told once, then waited for.
-   */
+  /** Follows the delivery stream; when lost, follows a restarted emulator (from the state file), else says so once and waits. */
   private async openStream(): Promise<void> {
     let opened: () => void;
     const open = new Promise<void>((resolve) => (opened = resolve));
@@ -245,24 +232,17 @@ export class DevSession {
     let lost = false;
     void (async () => {
       while (!this.stopped) {
-        let problem = 'the stream ended';
-        try {
-          await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
-            this.report.delivery(notice);
-            this.afterDelivery(notice);
-          }, {
-            signal: this.stopStream.signal,
-            onOpen: () => {
-              if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
-              else if (!first) this.report.info('delivery stream reconnected');
-              first = false;
-              lost = false;
-              opened();
-            },
-          });
-        } catch (error) {
-          problem = (error as Error).message;
-        }
+        const onOpen = () => {
+          if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
+          else if (!first) this.report.info('delivery stream reconnected');
+          first = false;
+          lost = false;
+          opened();
+        };
+        const problem = await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
+          this.report.delivery(notice);
+          this.afterDelivery(notice);
+        }, { signal: this.stopStream.signal, onOpen }).then(() => 'the stream ended', (error: Error) => error.message);
         if (this.stopped) return;
         const followed = await this.followEmulator().catch((error: Error) => {
           this.report.warn(`could not follow the restarted emulator: ${error.message}`);
@@ -282,10 +262,7 @@ export class DevSession {
     await Promise.race([open, sleep(5000, undefined, { ref: false })]);
   }
 
-  /**
-   * When the project's state file names another emulator than the one in use (a restart), switches to
-   * it, deploys there and restarts the plugin with its URLs; false when there is nothing new to follow.
-   */
+  /** Switches to the emulator the project's state file names when it is another (a restart) and deploys there; false if none. */
   private async followEmulator(): Promise<boolean> {
     const emu = this.emulator!;
     if (emu.owned || this.options.target || this.stopped) return false;
@@ -299,18 +276,10 @@ export class DevSession {
     const previous = this.client;
     this.connect();
     await previous?.close().catch(() => undefined);
-    this.deploying = this.deploying.then(async () => {
-      if (this.stopped) return;
-      try {
-        const outcome = await this.deploy();
-        this.pluginId = outcome.pluginId;
-        if (moved) await this.restartPlugin(`the emulator's URLs changed`);
-        else if (!this.verified) void this.whenUp(false);
-      } catch (error) {
-        this.report.warn(`not deployed to the restarted emulator: ${(error as Error).message}`);
-      }
+    await this.queueDeploy('not deployed to the restarted emulator', async () => {
+      if (moved) await this.restartPlugin(`the emulator's URLs changed`);
+      else if (!this.verified) void this.whenUp(false);
     });
-    await this.deploying;
     return true;
   }
 
@@ -348,10 +317,9 @@ export class DevSession {
   private async whenUp(restarted: boolean): Promise<void> {
     const run = ++this.verifyRun;
     if (!this.webhookUrl) return;
-    const url = new URL(this.webhookUrl);
     let deadline = Date.now() + this.options.verifyTimeoutMs;
     const crashesBefore = this.crashes;
-    while (!(await accepts(url))) {
+    while (!(await accepts(this.webhookUrl))) {
       if (run !== this.verifyRun || this.stopped || !this.plugin?.running) return;
       // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin.
       const crashed = this.crashes > crashesBefore;
@@ -385,8 +353,7 @@ export class DevSession {
     }
     if (!this.options.installs || run !== this.verifyRun) return;
     try {
-      const manifest = (await import('../manifest/load.js')).loadManifest;
-      const loaded = await manifest(this.options.manifestPath, this.environment());
+      const loaded = await loadManifest(this.options.manifestPath, this.environment());
       const done = await ensureInstalls(this.client!, this.admin!, loaded, this.pluginId!, this.emulator!.orgId);
       for (const i of done.installs) this.report.info(i.created ? `installed ${i.name} (${i.instanceId})` : `reusing instance ${i.instanceId} on ${i.entityId} (${i.name})`);
       if (done.others.length) this.report.info(`the plugin's other instances: ${done.others.map((i) => `${i.instanceId} on ${i.entityId} (${i.name})`).join(', ')}`);
@@ -434,34 +401,23 @@ export class DevSession {
   /** Redeploys when the manifest or a schema file it reads changes; folders are watched, as editors save by renaming a new file over the old. */
   private watchFiles(files: string[]): void {
     if (this.stopped) return;
-    const wanted = new Map<string, Set<string>>();
-    for (const file of files) {
-      const folder = dirname(file);
-      if (!wanted.has(folder)) wanted.set(folder, new Set());
-      wanted.get(folder)!.add(basename(file));
-    }
-    for (const [folder, { watcher }] of this.watchers) {
-      if (wanted.has(folder)) continue;
+    this.watchedFiles = new Set(files);
+    const folders = new Set(files.map((file) => dirname(file)));
+    for (const [folder, watcher] of this.watchers) {
+      if (folders.has(folder)) continue;
       watcher.close();
       this.watchers.delete(folder);
     }
-    for (const [folder, names] of wanted) {
-      const current = this.watchers.get(folder);
-      if (current) {
-        current.names = names;
-        continue;
-      }
+    for (const folder of folders) {
+      if (this.watchers.has(folder)) continue;
       try {
-        const entry = {
-          names,
-          watcher: watch(folder, (_event, name) => {
-            if (name !== null && !entry.names.has(name)) return;
-            if (this.debounce) clearTimeout(this.debounce);
-            this.debounce = setTimeout(() => void this.redeploy(), DEBOUNCE_MS);
-          }),
-        };
-        entry.watcher.on('error', (error) => this.report.warn(`cannot watch ${folder}: ${error.message}`));
-        this.watchers.set(folder, entry);
+        const watcher = watch(folder, (_event, name) => {
+          if (name !== null && !this.watchedFiles.has(join(folder, name))) return;
+          if (this.debounce) clearTimeout(this.debounce);
+          this.debounce = setTimeout(() => void this.redeploy(), DEBOUNCE_MS);
+        });
+        watcher.on('error', (error) => this.report.warn(`cannot watch ${folder}: ${error.message}`));
+        this.watchers.set(folder, watcher);
       } catch (error) {
         this.report.warn(`cannot watch ${folder}: ${(error as Error).message}`);
       }
@@ -469,17 +425,22 @@ export class DevSession {
   }
 
   private redeploy(): Promise<void> {
+    return this.queueDeploy('not redeployed', (outcome, webhookUrlBefore) => {
+      this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
+      if (!this.plugin?.running) this.plugin?.restart();
+      else if (!this.verified || webhookUrlBefore !== this.webhookUrl || outcome.done.length) void this.whenUp(false);
+    });
+  }
+
+  /** Deploys once the deploy under way is done, then runs `then`; a failure is told after `failure`. */
+  private queueDeploy(failure: string, then: (outcome: DeployOutcome, webhookUrlBefore: string | null) => void | Promise<void>): Promise<void> {
     this.deploying = this.deploying.then(async () => {
       if (this.stopped) return;
       try {
-        const before = this.webhookUrl;
-        const outcome = await this.deploy();
-        this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
-        if (outcome.pluginId !== this.pluginId) this.pluginId = outcome.pluginId;
-        if (!this.plugin?.running) this.plugin?.restartNow();
-        else if (!this.verified || before !== this.webhookUrl || outcome.done.length) void this.whenUp(false);
+        const webhookUrlBefore = this.webhookUrl;
+        await then(await this.deploy(), webhookUrlBefore);
       } catch (error) {
-        this.report.warn(`not redeployed: ${(error as Error).message}`);
+        this.report.warn(`${failure}: ${(error as Error).message}`);
       }
     });
     return this.deploying;
@@ -493,9 +454,9 @@ function portOf(url: string | null): number | null {
 }
 
 /** Whether something accepts TCP connections at the URL's host and port. */
-function accepts(url: URL): Promise<boolean> {
+function accepts(url: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) });
+    const socket = connect({ host: new URL(url).hostname.replace(/^\[|\]$/g, ''), port: portOf(url)! });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);

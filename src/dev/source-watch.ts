@@ -11,17 +11,15 @@ function ignored(part: string): boolean {
 }
 
 /**
- * Watches a project for changes to files of the given kinds (`*.py`), for a plugin whose command does
- * not restart itself. Ignored folders are left out (a recursive watch of a virtualenv costs thousands of
- * inotify watches); a subfolder created later is not watched. Quick saves call `onChange` once.
+ * Watches a project for changes to files of the given kinds (`*.py`), debounced. Ignored folders are left out (a recursive
+ * watch of a virtualenv costs thousands of inotify watches); a subfolder created later is not watched.
  */
 export function watchSources(root: string, patterns: string[], onChange: (file: string) => void, onError: (message: string) => void): { close(): void } {
   const extensions = new Set(patterns.map((p) => p.replace(/^\*/, '')));
   let timer: NodeJS.Timeout | null = null;
   const watchers: FSWatcher[] = [];
   const changed = (prefix: string) => (_event: string, name: string | null) => {
-    if (name === null || !extensions.has(extname(name))) return;
-    if (name.split(sep).slice(0, -1).some(ignored)) return;
+    if (name === null || !extensions.has(extname(name)) || name.split(sep).slice(0, -1).some(ignored)) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => onChange(prefix + name), DEBOUNCE_MS);
   };

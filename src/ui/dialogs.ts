@@ -2,10 +2,7 @@ import { UserError, EXIT } from '../errors.js';
 import type { Io } from './io.js';
 import { escapeControls, rawStream } from './terminal-text.js';
 
-/**
- * Prompts draw the terminal themselves (cursor moves): they get stderr unfiltered, and every text
- * they show (a message, a choice's name, which may come from the platform) is escaped here.
- */
+/** Prompts draw the terminal (cursor moves), so they get stderr unfiltered; every text they show is escaped here instead. */
 function terminal(io: Io) {
   return { input: io.stdin, output: rawStream(io.stderr) };
 }
@@ -18,10 +15,7 @@ function safeChoices<C extends { name?: string; description?: string; value: str
   }));
 }
 
-/**
- * Every prompt of the CLI goes through here. Without a terminal, or under CI, nothing is asked:
- * the missing value is a usage error (exit 2) naming the flag that provides it.
- */
+/** Every prompt goes through here; without a terminal or under CI the missing value is a usage error naming its flag. */
 function prompts(io: Io, flag: string, what: string) {
   if (!io.interactive) throw new UserError(`missing ${what.replace(/[?:]\s*$/, '').toLowerCase()}: pass ${flag} (no prompts without a terminal or under CI)`, EXIT.USAGE);
   return import('@inquirer/prompts');

@@ -1,5 +1,4 @@
-// "Did you mean …?" with the rule and wording of commander's suggestSimilar (which it does not export),
-// so a mistyped command or event type reads like a mistyped option.
+// "Did you mean …?" by the rule and wording of commander's suggestSimilar (not exported): typos read as option typos do.
 
 /** Further than this many edits is not a typo of the word. */
 const MAX_DISTANCE = 3;
@@ -24,19 +23,12 @@ export function editDistance(a: string, b: string): number {
 
 /** The candidates closest to `word` (all of them on a tie, sorted), or none when nothing is close. */
 export function closest(word: string, candidates: readonly string[]): string[] {
-  let best = MAX_DISTANCE;
-  let similar: string[] = [];
-  for (const candidate of new Set(candidates)) {
-    if (candidate.length <= 1) continue;
-    const distance = editDistance(word, candidate);
-    const length = Math.max(word.length, candidate.length);
-    if ((length - distance) / length <= MIN_SIMILARITY) continue;
-    if (distance < best) {
-      best = distance;
-      similar = [candidate];
-    } else if (distance === best) similar.push(candidate);
-  }
-  return similar.sort((a, b) => a.localeCompare(b));
+  const near = [...new Set(candidates)]
+    .filter((candidate) => candidate.length > 1)
+    .map((candidate) => ({ candidate, distance: editDistance(word, candidate), length: Math.max(word.length, candidate.length) }))
+    .filter(({ distance, length }) => distance <= MAX_DISTANCE && (length - distance) / length > MIN_SIMILARITY);
+  const best = Math.min(...near.map((n) => n.distance));
+  return near.filter((n) => n.distance === best).map((n) => n.candidate).sort((a, b) => a.localeCompare(b));
 }
 
 /** `\n(Did you mean trigger?)`, worded as commander words it for options, or '' when nothing is close. */

@@ -53,10 +53,7 @@ async function sweepOldPages(): Promise<void> {
   }
 }
 
-/**
- * Writes a redirect page for `url` into a new private folder and returns its path: the link carries a
- * login code, and any local user can read a process's arguments, never this file.
- */
+/** Writes a redirect page to `url` in a new private folder: the link's login code is in no process's arguments, which any user can read. */
 async function privateRedirect(url: string): Promise<string> {
   await sweepOldPages();
   const dir = await mkdtemp(join(tmpdir(), PAGE_FOLDER_PREFIX));
@@ -73,10 +70,7 @@ async function privateRedirect(url: string): Promise<string> {
   return page;
 }
 
-/**
- * Opens `url` in a browser without waiting for it, through a private redirect page so the login code
- * never appears in a process's arguments; resolves with null, or the reason the browser did not start.
- */
+/** Opens `url` in a browser (through a private redirect page) without waiting; resolves with null, or why the browser did not start. */
 export async function openInBrowser(url: string): Promise<string | null> {
   let target: string;
   try {

@@ -8,6 +8,11 @@ export interface Column<T> {
   value: (row: T) => unknown;
 }
 
+/** `text`, cut to `max` characters with an ellipsis when longer. */
+export function shorten(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.length ? value.join(',') : '-';
@@ -20,17 +25,15 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: 
   const cells = rows.map((r) => columns.map((c) => escapeControls(cell(c.value(r)).replace(/\s+/g, ' '))));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i].length)));
   const max = options.width ?? 0;
-  if (max > 0) {
-    let total = widths.reduce((a, b) => a + b + 2, 0);
-    // Shrink the widest column until it fits, but never below 12 characters.
-    while (total > max) {
-      const widest = widths.indexOf(Math.max(...widths));
-      if (widths[widest] <= 12) break;
-      widths[widest]--;
-      total--;
-    }
+  let total = widths.reduce((a, b) => a + b + 2, 0);
+  // Shrink the widest column until it fits, but never below 12 characters.
+  while (max > 0 && total > max) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest] <= 12) break;
+    widths[widest]--;
+    total--;
   }
-  const fit = (s: string, w: number) => (s.length > w ? s.slice(0, Math.max(0, w - 1)) + '…' : s.padEnd(w));
+  const fit = (s: string, w: number) => shorten(s, w).padEnd(w);
   const bold = options.bold ?? ((s: string) => s);
   const lines = [bold(columns.map((c, i) => fit(c.header, widths[i])).join('  ').trimEnd())];
   for (const row of cells) lines.push(row.map((v, i) => fit(v, widths[i])).join('  ').trimEnd());
@@ -39,11 +42,7 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: 
 
 /** Prints a command's result: JSON on stdout with --json, otherwise the human rendering. */
 export function printResult(io: Io, global: GlobalOptions, data: unknown, human: () => string): void {
-  if (global.json) {
-    io.stdout.write(JSON.stringify(data, null, 2) + '\n');
-    return;
-  }
-  io.stdout.write(human());
+  io.stdout.write(global.json ? JSON.stringify(data, null, 2) + '\n' : human());
 }
 
 /** Prints a note for people (stderr; silenced by --quiet and --json). */

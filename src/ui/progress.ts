@@ -24,13 +24,9 @@ const REDRAW_MS = 80;
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = -1;
-  do {
-    value /= 1024;
-    unit++;
-  } while (value >= 1024 && unit < units.length - 1);
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  const power = Math.min(units.length, Math.floor(Math.log2(bytes) / 10));
+  const value = bytes / 1024 ** power;
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[power - 1]}`;
 }
 
 /** A one-line progress bar on stderr, only for a person at a terminal (not with --quiet). */
@@ -71,7 +67,7 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     drawn = true;
   }
 
-  function clear(): void {
+  function stop(): void {
     if (drawn) stream.write('\r\x1b[2K');
     drawn = false;
   }
@@ -93,12 +89,10 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
       draw(true);
     },
     log(text) {
-      clear();
+      stop();
       stream.write(terminalText(text.endsWith('\n') ? text : text + '\n'));
       draw(true);
     },
-    stop() {
-      clear();
-    },
+    stop,
   };
 }

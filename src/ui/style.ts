@@ -2,10 +2,7 @@ import type { GlobalOptions } from '../commands/types.js';
 import { env } from '../config/env.js';
 import type { Io } from './io.js';
 
-/**
- * chalk (with supports-color, tty and os) only in a process that can show colour at all: one with a
- * terminal on stdout or stderr and NO_COLOR unset. Scripts and CI, which pipe, do not load it.
- */
+/** chalk (and supports-color, tty, os) loads only with a terminal on stdout or stderr and NO_COLOR unset: scripts and CI never load it. */
 const chalk = !env.noColor() && (process.stdout.isTTY || process.stderr.isTTY) ? await import('chalk') : undefined;
 
 /** Colour functions for one stream; each is the identity when colour is off. */

@@ -1,15 +1,14 @@
 import type { Io } from './io.js';
 
-// Text from the platform can hold terminal control sequences (OSC 52 writes the clipboard, others move
-// the cursor or hide text): every control character the CLI prints for people becomes visible text such
-// as `\x1b`; only the CLI's own colours pass.
+// Platform text can hold control sequences (OSC 52 writes the clipboard, others move the cursor or hide text):
+// every control character the CLI prints for people becomes visible (`\x1b`); only the CLI's own colours pass.
 
 /** C0 controls, DEL and C1 controls. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** The same, but for line feed and tab, which lay out multi-line text. */
 const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-/** An SGR sequence the style module writes (reset, bold, dim and its colours); any other is escaped. */
-const OWN_SGR = /\u001b\[((?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m/y;
+/** An SGR sequence the style module writes (reset, bold, dim and its colours), captured; else a control but layout. */
+const OWN_SGR_OR_CONTROL = /(\u001b\[(?:(?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 
@@ -25,31 +24,12 @@ export function escapeControlsKeepLayout(text: string): string {
 
 /** Text on its way to a person's terminal: the CLI's own colours kept, every other control made visible. */
 export function terminalText(text: string): string {
-  if (!/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text)) return text;
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\u001b') {
-      OWN_SGR.lastIndex = i;
-      const sgr = OWN_SGR.exec(text);
-      if (sgr) {
-        out += sgr[0];
-        i += sgr[0].length - 1;
-        continue;
-      }
-    }
-    const code = c.charCodeAt(0);
-    out += (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f) ? visible(c) : c;
-  }
-  return out;
+  return text.replace(OWN_SGR_OR_CONTROL, (match, sgr: string | undefined) => sgr ?? visible(match));
 }
 
-/**
- * Text on its way to stdout under --json: controls other than line feeds and tabs become `\u00XX` (JSON.stringify
- * leaves DEL and C1 raw; escaped, a JSON string is the same string).
- */
+/** Stdout under --json: controls but LF and tab become `\u00XX` (JSON.stringify leaves DEL and C1 raw; escaped, they parse the same). */
 function jsonText(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(CONTROL_BUT_LAYOUT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const RAW = Symbol('plugsmith.rawStream');

@@ -5,7 +5,7 @@ import type { Character } from '../../client/index.js';
 import { UserError, EXIT } from '../../errors.js';
 import { escapeControls } from '../terminal-text.js';
 
-/** A list of the org's characters: Up and Down move, Enter picks, Ctrl+C leaves. */
+/** A list of the org's characters: Up and Down move, Enter picks. */
 export function CharacterPicker({ load, onPick }: { load: () => Promise<Character[]>; onPick: (character: Character) => void }) {
   const { exit } = useApp();
   const [characters, setCharacters] = useState<Character[] | undefined>(undefined);
@@ -38,8 +38,7 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
     };
   }, [load, exit]);
 
-  useInput((input, key) => {
-    if (key.ctrl && input === 'c') return exit();
+  useInput((_input, key) => {
     const all = list.current;
     if (!all) return;
     if (key.upArrow) select((choice.current - 1 + all.length) % all.length);

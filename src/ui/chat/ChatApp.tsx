@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useApp } from 'ink';
+import { useApp, useInput } from 'ink';
 import type { Character } from '../../client/index.js';
 import { UserError, EXIT } from '../../errors.js';
 import { CharacterPicker } from './CharacterPicker.js';
@@ -12,11 +12,15 @@ export interface ChatAppProps extends ChatScreenProps {
   listCharacters?: () => Promise<Character[]>;
 }
 
-/** `plugsmith chat` on a terminal: a character picker when needed, then the chat screen. */
+/** `plugsmith chat` on a terminal: a character picker when needed, then the chat screen; Ctrl+C leaves either. */
 export function ChatApp({ listCharacters, ...screen }: ChatAppProps) {
   const { exit } = useApp();
   const [picked, setPicked] = useState<Character | undefined>(undefined);
   const needsPick = screen.characterId === undefined && screen.conversationId === undefined;
+
+  useInput((input, key) => {
+    if (key.ctrl && input === 'c') exit();
+  });
 
   useEffect(() => {
     if (needsPick && !listCharacters) {

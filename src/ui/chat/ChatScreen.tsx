@@ -1,9 +1,9 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Box, Text, useApp, useInput } from 'ink';
+import { useEffect, useMemo } from 'react';
+import { Box, Text, useApp } from 'ink';
 import { ConversationView } from './ConversationView.js';
 import { PromptInput } from './PromptInput.js';
 import { describeChatError } from './chat-errors.js';
-import { ChatSession, type ChatClient, type ChatSessionOptions } from './chat-session.js';
+import { ChatSession, type ChatClient } from './chat-session.js';
 import { useChatInput } from './use-chat-input.js';
 import { useChatSession } from './use-chat-session.js';
 import { useInputHistory } from './use-input-history.js';
@@ -16,27 +16,20 @@ export interface ChatScreenProps {
   /** Shown instead of the id when known (the picker knows it). */
   characterName?: string;
   conversationId?: string;
-  sessionOptions?: ChatSessionOptions;
 }
 
 /** The REPL: the conversation so far, the reply streaming in, and the input line. */
-export function ChatScreen({ client, characterId, characterName, conversationId, sessionOptions }: ChatScreenProps) {
+export function ChatScreen({ client, characterId, characterName, conversationId }: ChatScreenProps) {
   const { exit } = useApp();
-  const session = useMemo(() => new ChatSession(client, characterId, { ...sessionOptions, conversationId }), [client, characterId, conversationId, sessionOptions]);
+  const session = useMemo(() => new ChatSession(client, characterId, { conversationId }), [client, characterId, conversationId]);
   const view = useChatSession(session);
   const history = useInputHistory();
-  const [conversation, setConversation] = useState<string | undefined>(undefined);
   const name = characterName ?? characterId ?? session.conversation?.characterId ?? 'character';
   const input = useChatInput(session, view, history, name);
-
-  useInput((key, modifiers) => {
-    if (modifiers.ctrl && key === 'c') exit();
-  });
 
   useEffect(() => {
     const stop = session.on((update) => {
       if (update.type !== 'CONVERSATION_STARTED') return;
-      setConversation(update.conversation.id);
       // Up recalls what was said before, also in a conversation started earlier.
       for (const message of update.messages) if (message.sender === 'USER') history.push(message.content);
       view.addNotice('info', `conversation ${update.conversation.id} with ${characterName ?? update.conversation.characterId ?? characterId}; /help lists commands, Ctrl+C leaves`);
@@ -51,14 +44,13 @@ export function ChatScreen({ client, characterId, characterName, conversationId,
       session.close();
     };
     // The session is made once per screen; the view and history are stable.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [session]);
 
   return (
     <Box flexDirection="column">
       <ConversationView entries={view.entries} live={view.live} waiting={view.awaitingFirstPacket} characterName={name} />
       {input.attachments.length > 0 ? <Text dimColor>{`attached to your next message: ${escapeControls(input.attachments.map((a) => a.content).join(', '))}`}</Text> : null}
-      <PromptInput history={history} onSubmit={input.submit} placeholder={conversation ? undefined : 'starting the conversation…'} />
+      <PromptInput history={history} onSubmit={input.submit} placeholder={session.conversation ? undefined : 'starting the conversation…'} />
     </Box>
   );
 }

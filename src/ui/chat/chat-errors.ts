@@ -17,10 +17,8 @@ export function describeChatError(error: unknown, context: { characterId?: strin
     return { message: 'the messaging API refused the API key: run `plugsmith login` (or set PLUGSMITH_API_KEY)', exitCode: EXIT.AUTH };
   }
   if (error.status === 400 && error.details.some((d) => d.path?.[0] === 'characterId')) {
-    return {
-      message: `no character ${context.characterId ?? ''} in this API key's org: \`${LIST_CHARACTERS_COMMAND}\` lists them (emulator)`.replace('character  in', 'such character in'),
-      exitCode: EXIT.NOT_FOUND,
-    };
+    const character = context.characterId ? `character ${context.characterId}` : 'such character';
+    return { message: `no ${character} in this API key's org: \`${LIST_CHARACTERS_COMMAND}\` lists them (emulator)`, exitCode: EXIT.NOT_FOUND };
   }
   if (error.status === 404 && context.conversationId !== undefined) {
     return { message: `no conversation ${context.conversationId} for this API key: leave out --conversation to start a new one`, exitCode: EXIT.NOT_FOUND };

@@ -1,4 +1,5 @@
-import { isApiError, isCharacterMessageSent, isNetworkError, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
+import { setTimeout as wait } from 'node:timers/promises';
+import { isApiError, isCharacterMessageSent, isNetworkError, paginate, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
 
 /** What a chat shows, in order; the message kinds are also the NDJSON lines of `plugsmith chat --json`. */
 export type ChatUpdate =
@@ -13,14 +14,8 @@ export interface ChatSessionOptions {
   conversationId?: string;
   /** How often to poll for the reply once the event stream is given up. */
   pollIntervalMs?: number;
-  /** While a reply is awaited on the stream, a quiet stream this long is checked by one poll. */
-  idleCheckMs?: number;
   /** First wait before reconnecting a dropped stream (doubles, up to 5 s). */
   reconnectDelayMs?: number;
-  /** Failed reconnections in a row after which the session polls instead. */
-  maxReconnects?: number;
-  /** How long `send` waits for the event stream to be open, so that it sees every packet of the reply. */
-  connectWaitMs?: number;
 }
 
 /** The part of the client a chat uses. */
@@ -42,11 +37,14 @@ interface Waiting {
 const MAX_RECONNECT_DELAY_MS = 5_000;
 /** A stream that stayed open this long counts as healthy again. */
 const HEALTHY_STREAM_MS = 5_000;
+/** While a reply is awaited on the stream, a quiet stream this long is checked by one poll. */
+const IDLE_CHECK_MS = 1_000;
+/** Failed reconnections in a row after which the session polls instead. */
+const MAX_RECONNECTS = 3;
+/** How long `send` waits for the event stream to be open, so that it sees every packet of the reply. */
+const CONNECT_WAIT_MS = 2_000;
 
-/**
- * One conversation with a character: sends messages and follows the replies as they grow, over the
- * event stream (reconnecting when it drops) or else by polling. The REPL and the line mode drive it.
- */
+/** One conversation with a character: sends messages, follows replies as they grow over the event stream (reconnecting) or by polling. */
 export class ChatSession {
   conversation: Conversation | undefined;
   /** The conversation's messages, oldest first, as they stand. */
@@ -73,14 +71,7 @@ export class ChatSession {
     readonly characterId: string | undefined,
     options: ChatSessionOptions = {},
   ) {
-    this.options = {
-      conversationId: options.conversationId,
-      pollIntervalMs: options.pollIntervalMs ?? 300,
-      idleCheckMs: options.idleCheckMs ?? 1_000,
-      reconnectDelayMs: options.reconnectDelayMs ?? 500,
-      maxReconnects: options.maxReconnects ?? 3,
-      connectWaitMs: options.connectWaitMs ?? 2_000,
-    };
+    this.options = { pollIntervalMs: 300, reconnectDelayMs: 500, ...options };
   }
 
   /** Listens to the session's updates; returns the function that stops listening. */
@@ -102,7 +93,8 @@ export class ChatSession {
     if (this.characterId !== undefined && conversation.characterId !== undefined && conversation.characterId !== this.characterId) {
       throw new ConversationMismatch(id, conversation.characterId, this.characterId);
     }
-    const messages = await this.loadMessages(id);
+    const messages: Message[] = [];
+    for await (const message of paginate((query) => this.client.messaging.messages.list(id, query), { limit: 100 })) messages.push(message);
     this.open(conversation, messages);
     return conversation;
   }
@@ -128,14 +120,12 @@ export class ChatSession {
     await this.streamReady();
     // The reply can start streaming before the POST answers: hold its packets until then.
     this.held = [];
-    let sent: Message;
-    try {
-      sent = await this.client.messaging.messages.send(conversation.id, attachments.length > 0 ? { content, attachments } : { content });
-    } catch (error) {
+    const body = attachments.length > 0 ? { content, attachments } : { content };
+    const sent = await this.client.messaging.messages.send(conversation.id, body).catch((error: unknown) => {
       this.waiting = undefined;
       this.held = undefined;
       throw error;
-    }
+    });
     const held = this.held;
     this.held = undefined;
     this.waiting!.afterId = sent.id;
@@ -156,17 +146,11 @@ export class ChatSession {
     this.setStreamOpen(false);
   }
 
-  /** Resolves when the event stream is open, the session polls instead, or `connectWaitMs` passed. */
+  /** Resolves when the event stream is open, the session polls instead, or `CONNECT_WAIT_MS` passed. */
   private async streamReady(): Promise<void> {
     if (this.streamOpen || this.mode === 'poll' || this.closed) return;
-    let release!: () => void;
-    const opened = new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
-    this.openWaiters.add(release);
-    try {
-      await Promise.race([opened, sleep(this.options.connectWaitMs, this.closing.signal)]);
-    } finally {
-      this.openWaiters.delete(release);
-    }
+    const opened = new Promise<void>((resolve) => this.openWaiters.add(resolve));
+    await Promise.race([opened, sleep(CONNECT_WAIT_MS, this.closing.signal)]);
   }
 
   private setStreamOpen(open: boolean): void {
@@ -182,27 +166,12 @@ export class ChatSession {
     this.conversation = conversation;
     this.messages.length = 0;
     this.shown.clear();
-    for (const message of messages) {
-      this.messages.push(message);
-      this.shown.set(message.id, message.content);
-    }
+    this.messages.push(...messages);
+    for (const message of messages) this.shown.set(message.id, message.content);
     this.emit({ type: 'CONVERSATION_STARTED', conversation, messages: [...messages] });
     if (this.mode === 'stream') {
       this.follower = new AbortController();
       void this.follow(conversation.id, this.follower.signal);
-    }
-  }
-
-  /** Every message of a conversation, following `after` from page to page. */
-  private async loadMessages(conversationId: string): Promise<Message[]> {
-    const all: Message[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.client.messaging.messages.list(conversationId, { after, limit: 100 });
-      all.push(...page.data);
-      const last = page.data[page.data.length - 1];
-      if (!page.pagination || !('hasNext' in page.pagination) || !page.pagination.hasNext || !last) return all;
-      after = last.id;
     }
   }
 
@@ -211,14 +180,15 @@ export class ChatSession {
     let pollFailures = 0;
     for (;;) {
       const waiting = this.waiting!;
-      const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(this.options.idleCheckMs, this.options.pollIntervalMs);
+      const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(IDLE_CHECK_MS, this.options.pollIntervalMs);
       const reply = await Promise.race([done, sleep(interval, this.closing.signal)]);
       if (reply) return reply;
       if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
-      const quiet = Date.now() - waiting.lastActivity >= this.options.idleCheckMs;
+      const quiet = Date.now() - waiting.lastActivity >= IDLE_CHECK_MS;
       if (this.mode !== 'poll' && !quiet) continue;
       try {
-        await this.poll(waiting);
+        const page = await this.client.messaging.messages.list(this.conversation!.id, { after: waiting.afterId, limit: 100 });
+        for (const message of page.data) this.accept(message);
         pollFailures = 0;
       } catch (error) {
         if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
@@ -230,18 +200,12 @@ export class ChatSession {
     }
   }
 
-  private async poll(waiting: Waiting): Promise<void> {
-    const conversation = this.conversation!;
-    const page = await this.client.messaging.messages.list(conversation.id, { after: waiting.afterId, limit: 100 });
-    for (const message of page.data) this.accept(message);
-  }
-
   /** Follows the event stream until closed; reconnects when it drops, polls when it cannot be had. */
   private async follow(conversationId: string, signal: AbortSignal): Promise<void> {
     let failures = 0;
     while (!signal.aborted) {
       const openedAt = Date.now();
-      let problem: string;
+      let problem = 'the event stream ended';
       try {
         const onOpen = () => {
           if (!signal.aborted) this.setStreamOpen(true);
@@ -250,23 +214,19 @@ export class ChatSession {
           failures = 0;
           if (isCharacterMessageSent(event)) this.accept(event.data.message);
         }
-        if (signal.aborted) return;
-        this.setStreamOpen(false);
-        problem = 'the event stream ended';
       } catch (error) {
-        if (signal.aborted) return;
-        this.setStreamOpen(false);
-        if (isApiError(error)) {
-          // The server answered but will not stream (no such endpoint, refused key…): poll.
-          this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
-          return;
+        // The server answered but will not stream (no such endpoint, refused key…): poll.
+        if (isApiError(error) && !signal.aborted) {
+          return this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
         }
         problem = `the event stream dropped (${(error as Error).message})`;
       }
+      if (signal.aborted) return;
+      this.setStreamOpen(false);
       if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
       failures++;
-      if (failures > this.options.maxReconnects) {
-        this.giveUpStream(`${problem} and reconnecting failed ${this.options.maxReconnects} times`);
+      if (failures > MAX_RECONNECTS) {
+        this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
         return;
       }
       this.notice('warning', `${problem}; reconnecting…`);
@@ -328,25 +288,12 @@ export class ChatSession {
 /** `--conversation` names a conversation with another character than the one given. */
 export class ConversationMismatch extends Error {
   override readonly name = 'ConversationMismatch';
-  constructor(
-    readonly conversationId: string,
-    readonly actualCharacterId: string,
-    readonly requestedCharacterId: string,
-  ) {
+  constructor(conversationId: string, actualCharacterId: string, requestedCharacterId: string) {
     super(`conversation ${conversationId} is with ${actualCharacterId}, not ${requestedCharacterId}: leave out the character id, or --conversation`);
   }
 }
 
 /** Resolves (with undefined) after `ms`, or at once when `signal` aborts (and clears its timer). */
 function sleep(ms: number, signal: AbortSignal): Promise<undefined> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(undefined);
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve(undefined);
-    }
-  });
+  return wait(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -12,43 +12,29 @@ interface LineChatOptions {
   message?: string;
 }
 
-/**
- * The chat without a terminal: each line of stdin (or `--message`) is sent in turn, and the reply
- * printed as it grows before the next is sent; with `--json`, every update is a JSON line.
- */
+/** The chat without a terminal: each stdin line (or `--message`) sent in turn, its reply printed as it grows; `--json`: an update a line. */
 export async function runLineChat(session: ChatSession, io: Io, options: LineChatOptions): Promise<void> {
   const stop = session.on((update) => print(io, options, update));
   try {
     await step(session, () => session.start());
-    if (options.message !== undefined) {
-      await sendLine(session, io, options, options.message);
-      return;
-    }
-    const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+    const lines = options.message !== undefined ? [options.message] : createInterface({ input: io.stdin, crlfDelay: Infinity });
     for await (const line of lines) {
       // Blank lines are not messages (the platform refuses empty text): skip them.
       if (line.trim() === '') continue;
-      await sendLine(session, io, options, line);
+      await step(session, () => session.send(line));
+      if (!options.json) io.stdout.write('\n');
     }
   } finally {
     stop();
   }
 }
 
-async function sendLine(session: ChatSession, io: Io, options: LineChatOptions, text: string): Promise<void> {
-  await step(session, () => session.send(text));
-  if (!options.json) io.stdout.write('\n');
-}
-
 /** Runs one step of the chat; the errors people can act on become user errors with their cure. */
-async function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
+function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
+  return work().catch((error: unknown) => {
     const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
-    if (problem) throw new UserError(problem.message, problem.exitCode);
-    throw error;
-  }
+    throw problem ? new UserError(problem.message, problem.exitCode) : error;
+  });
 }
 
 function print(io: Io, options: LineChatOptions, update: ChatUpdate): void {

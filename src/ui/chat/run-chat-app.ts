@@ -5,8 +5,7 @@ import { rawStream } from '../terminal-text.js';
 import { ChatApp, type ChatAppProps } from './ChatApp.js';
 
 /** Runs the chat REPL until /quit or Ctrl+C, or rejects with a fatal error; imported dynamically, so only chat loads ink. */
-export async function runChatApp(options: ChatAppProps & { io: Io }): Promise<void> {
-  const { io, ...props } = options;
+export async function runChatApp({ io, ...props }: ChatAppProps & { io: Io }): Promise<void> {
   const app = render(createElement(ChatApp, props), {
     stdin: io.stdin as NodeJS.ReadStream,
     // ink draws the terminal itself: it gets the streams unfiltered, and the components escape what they show.

@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useApp } from 'ink';
 import type { Attachment } from '../../client/index.js';
 import { describeChatError } from './chat-errors.js';
@@ -11,27 +11,19 @@ import type { ChatView } from './use-chat-session.js';
 /** Most attachments the platform takes on one message. */
 const MAX_ATTACHMENTS = 10;
 
-/**
- * Sends messages and runs the slash commands. Errors people can act on become notices; anything else
- * leaves through `useApp().exit(error)`, for the CLI's error path. `attachments` wait for the next message.
- */
-export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[]; waiting: boolean } {
+/** Sends messages and runs slash commands; errors people can act on become notices, others leave through `exit(error)` (the CLI's path). */
+export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[] } {
   const { exit } = useApp();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
-  const [waiting, setWaiting] = useState(false);
-  // Refs, so two lines typed before a render still see each other's effects.
+  // A ref, so two lines typed before a render still see each other's attachments.
   const pending = useRef<Attachment[]>([]);
-  const busy = useRef(false);
 
-  const fail = useCallback(
-    (error: unknown) => {
-      if (error instanceof ChatClosedError) return;
-      const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
-      if (problem) view.addNotice('error', problem.message);
-      else exit(error instanceof Error ? error : new Error(String(error)));
-    },
-    [session, view, exit],
-  );
+  const fail = (error: unknown) => {
+    if (error instanceof ChatClosedError) return;
+    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
+    if (problem) view.addNotice('error', problem.message);
+    else exit(error instanceof Error ? error : new Error(String(error)));
+  };
 
   const setPending = (next: Attachment[]) => {
     pending.current = next;
@@ -40,19 +32,13 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
 
   const send = async (text: string) => {
     if (!session.conversation) return view.addNotice('error', 'no conversation: /new starts one, /quit leaves');
-    if (busy.current) return view.addNotice('warning', 'the reply is still coming: send your message once it is complete');
+    if (session.busy) return view.addNotice('warning', 'the reply is still coming: send your message once it is complete');
     const files = pending.current;
     setPending([]);
-    busy.current = true;
-    setWaiting(true);
     view.setAwaitingFirstPacket(true);
     try {
       await session.send(text, files);
-    } catch (error) {
-      fail(error);
     } finally {
-      busy.current = false;
-      setWaiting(false);
       view.setAwaitingFirstPacket(false);
     }
   };
@@ -70,14 +56,9 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
       case 'save':
         return save(argument);
       case 'new':
-        if (busy.current) return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
-        try {
-          await session.newConversation();
-          setPending([]);
-        } catch (error) {
-          fail(error);
-        }
-        return;
+        if (session.busy) return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
+        await session.newConversation();
+        return setPending([]);
       case 'quit':
       case 'exit':
         return exit();
@@ -88,13 +69,8 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
 
   const attach = (url: string) => {
     if (!url) return view.addNotice('error', 'usage: /attach <imageUrl>');
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return view.addNotice('error', `not an http(s) URL: ${url}`);
+    const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+    if (protocol !== 'http:' && protocol !== 'https:') return view.addNotice('error', `not an http(s) URL: ${url}`);
     if (pending.current.length >= MAX_ATTACHMENTS) return view.addNotice('error', `at most ${MAX_ATTACHMENTS} attachments per message`);
     setPending([...pending.current, { type: 'IMAGE_URL', content: url }]);
     view.addNotice('info', `attached ${url} to your next message`);
@@ -118,5 +94,5 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
     void (input.kind === 'message' ? send(input.text) : command(input.name, input.argument)).catch(fail);
   };
 
-  return { submit, attachments, waiting };
+  return { submit, attachments };
 }

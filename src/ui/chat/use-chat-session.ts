@@ -1,7 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Message } from '../../client/index.js';
-import type { ChatEntry } from './chat-entry.js';
 import type { ChatSession } from './chat-session.js';
+
+/** One finished line of the conversation on screen: a message, or a notice for the person. */
+export type ChatEntry =
+  | { key: string; kind: 'message'; message: Message }
+  | { key: string; kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string };
 
 /** What the screen shows of a chat session, kept in React state. */
 export interface ChatView {
@@ -11,9 +15,7 @@ export interface ChatView {
   live: Message[];
   /** True from a send until the reply's first packet (the spinner). */
   awaitingFirstPacket: boolean;
-  /** Sets or clears `awaitingFirstPacket`. */
   setAwaitingFirstPacket: (value: boolean) => void;
-  /** Adds a notice to the conversation. */
   addNotice: (level: 'info' | 'warning' | 'error', text: string) => void;
 }
 
@@ -29,37 +31,34 @@ export function useChatSession(session: ChatSession): ChatView {
     setEntries((all) => [...all, { key, kind: 'notice', level, text }]);
   }, []);
 
-  useEffect(
-    () =>
-      session.on((update) => {
-        switch (update.type) {
-          case 'CONVERSATION_STARTED': {
-            const finished = update.messages.filter((m) => m.isStreaming !== true);
-            setEntries((all) => [...all, ...finished.map((message): ChatEntry => ({ key: `message:${message.id}`, kind: 'message', message }))]);
-            setLive(update.messages.filter((m) => m.isStreaming === true));
-            break;
+  useEffect(() => {
+    const file = (messages: Message[]) => setEntries((all) => [...all, ...messages.map((message): ChatEntry => ({ key: `message:${message.id}`, kind: 'message', message }))]);
+    return session.on((update) => {
+      switch (update.type) {
+        case 'CONVERSATION_STARTED':
+          file(update.messages.filter((m) => m.isStreaming !== true));
+          setLive(update.messages.filter((m) => m.isStreaming === true));
+          break;
+        case 'USER_MESSAGE_SENT':
+          file([update.message]);
+          break;
+        case 'CHARACTER_MESSAGE_SENT': {
+          const { message } = update;
+          setAwaitingFirstPacket(false);
+          if (message.isStreaming === false) {
+            setLive((all) => all.filter((m) => m.id !== message.id));
+            file([message]);
+          } else {
+            setLive((all) => (all.some((m) => m.id === message.id) ? all.map((m) => (m.id === message.id ? message : m)) : [...all, message]));
           }
-          case 'USER_MESSAGE_SENT':
-            setEntries((all) => [...all, { key: `message:${update.message.id}`, kind: 'message', message: update.message }]);
-            break;
-          case 'CHARACTER_MESSAGE_SENT': {
-            const { message } = update;
-            setAwaitingFirstPacket(false);
-            if (message.isStreaming === false) {
-              setLive((all) => all.filter((m) => m.id !== message.id));
-              setEntries((all) => [...all, { key: `message:${message.id}`, kind: 'message', message }]);
-            } else {
-              setLive((all) => (all.some((m) => m.id === message.id) ? all.map((m) => (m.id === message.id ? message : m)) : [...all, message]));
-            }
-            break;
-          }
-          case 'NOTICE':
-            addNotice(update.level, update.text);
-            break;
+          break;
         }
-      }),
-    [session, addNotice],
-  );
+        case 'NOTICE':
+          addNotice(update.level, update.text);
+          break;
+      }
+    });
+  }, [session, addNotice]);
 
   return { entries, live, awaitingFirstPacket, setAwaitingFirstPacket, addNotice };
 }

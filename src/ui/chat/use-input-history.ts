@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useState } from 'react';
 
 /** The lines typed at the prompt, and the Up/Down walk through them. */
 export interface InputHistory {
@@ -12,35 +12,35 @@ export interface InputHistory {
   push(line: string): void;
 }
 
-/** Input history kept in refs: key handlers read it synchronously, and it never causes a render. */
+/** Input history made once per component: key handlers read it synchronously, and it never causes a render. */
 export function useInputHistory(initial: string[] = []): InputHistory {
-  const lines = useRef<string[]>([...initial]);
-  const position = useRef<number | undefined>(undefined);
-  const draft = useRef('');
-  const history = useRef<InputHistory | undefined>(undefined);
-  history.current ??= {
-    lines: () => [...lines.current],
-    previous(current) {
-      const all = lines.current;
-      if (all.length === 0) return undefined;
-      if (position.current === undefined) {
-        draft.current = current;
-        position.current = all.length - 1;
-      } else if (position.current > 0) position.current--;
-      else return undefined;
-      return all[position.current];
-    },
-    next() {
-      if (position.current === undefined) return undefined;
-      if (position.current < lines.current.length - 1) return lines.current[++position.current];
-      position.current = undefined;
-      return draft.current;
-    },
-    push(line) {
-      if (lines.current[lines.current.length - 1] !== line) lines.current.push(line);
-      position.current = undefined;
-      draft.current = '';
-    },
-  };
-  return history.current;
+  const [history] = useState((): InputHistory => {
+    const lines = [...initial];
+    let position: number | undefined;
+    let draft = '';
+    return {
+      lines: () => [...lines],
+      previous(current) {
+        if (lines.length === 0) return undefined;
+        if (position === undefined) {
+          draft = current;
+          position = lines.length - 1;
+        } else if (position > 0) position--;
+        else return undefined;
+        return lines[position];
+      },
+      next() {
+        if (position === undefined) return undefined;
+        if (position < lines.length - 1) return lines[++position];
+        position = undefined;
+        return draft;
+      },
+      push(line) {
+        if (lines[lines.length - 1] !== line) lines.push(line);
+        position = undefined;
+        draft = '';
+      },
+    };
+  });
+  return history;
 }

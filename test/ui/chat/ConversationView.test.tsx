@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import type { Message } from '../../../src/client/index.js';
-import type { ChatEntry } from '../../../src/ui/chat/chat-entry.js';
+import type { ChatEntry } from '../../../src/ui/chat/use-chat-session.js';
 import { ConversationView } from '../../../src/ui/chat/ConversationView.js';
 import { plain } from './ink-helpers.js';
 
