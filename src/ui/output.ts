@@ -45,7 +45,7 @@ export function printResult(io: Io, global: GlobalOptions, data: unknown, human:
   io.stdout.write(global.json ? JSON.stringify(data, null, 2) + '\n' : human());
 }
 
-/** Prints a note for people (stderr; silenced by --quiet and --json). */
+/** Prints a note for people on stderr (silenced by --quiet; stdout, where --json goes, stays data only). */
 export function note(io: Io, global: GlobalOptions, message: string): void {
   if (global.quiet) return;
   io.stderr.write(message.endsWith('\n') ? message : message + '\n');
