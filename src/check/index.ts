@@ -1,5 +1,4 @@
 import type { PlatformClient, Plugin } from '../client/index.js';
-import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 import { decodeWebhookSecret } from '../webhooks/signing.js';
 import { runChecks } from './checks.js';
 import { observeSideEffects } from './observer.js';
@@ -16,7 +15,7 @@ interface CheckOptions {
   /** The plugin as the platform knows it; null when only a URL and a secret were given. */
   plugin: Plugin | null;
   /** The local emulator, to count what the plugin writes; null without one. */
-  platform: { client: PlatformClient; admin: EmulatorAdmin } | null;
+  platform: { client: PlatformClient } | null;
   /** Why there is no platform (shown on the checks it skips). */
   noPlatformReason?: string;
   /** The platform's delivery timeout; default 10 s. */

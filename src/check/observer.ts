@@ -1,5 +1,4 @@
 import type { PlatformClient, Plugin } from '../client/index.js';
-import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 import { createWebhookEvent } from '../webhooks/events.js';
 import { sampleData } from '../trigger/fixtures.js';
 import { checkId } from './probe.js';
@@ -20,13 +19,13 @@ export interface SideEffectObserver {
 type ObserverSetup = { observer: SideEffectObserver; reason?: undefined } | { observer: null; reason: string };
 
 /** Sets up a conversation to watch, when the plugin is an EVENT_HANDLER installed on an agent of this emulator. */
-export async function observeSideEffects(platform: { client: PlatformClient; admin: EmulatorAdmin } | null, plugin: Plugin | null, why?: string): Promise<ObserverSetup> {
+export async function observeSideEffects(platform: { client: PlatformClient } | null, plugin: Plugin | null, why?: string): Promise<ObserverSetup> {
   if (!platform || !plugin) return { observer: null, reason: why ?? 'no platform to watch: run against the local emulator with the plugin deployed (`plugsmith dev`, or `plugsmith login --local` and `--plugin PLUGIN_ID`)' };
   if (plugin.type !== 'EVENT_HANDLER') {
     return { observer: null, reason: `the platform sees no work of ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} to count (only an EVENT_HANDLER's messages are counted); make your handler idempotent by event id all the same` };
   }
   try {
-    const instance = (await platform.admin.instancesOf(plugin.id)).find((i) => i.entityType === 'AGENT');
+    const instance = (await platform.client.emulator.instancesOf(plugin.id)).find((i) => i.entityType === 'AGENT');
     if (!instance) return { observer: null, reason: `plugin ${plugin.id} is not installed on an agent: \`plugsmith handlers add AGENT_ID --plugin ${plugin.id} --scopes AGENT_MESSAGE_WRITE\` (or the manifest's "installs" with \`plugsmith dev\`)` };
     const agentId = String(instance.entityId);
     const character = (await platform.client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];

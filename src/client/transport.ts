@@ -239,7 +239,7 @@ export class Transport {
   }
 }
 
-/** Maps a failure to the user's abort reason, a timeout NetworkError or a NetworkError with the cause's code. */
+/** Maps a failure to the user's abort reason, a timeout NetworkError (ETIMEDOUT) or a NetworkError with the cause's code. */
 function classify(
   error: unknown,
   spec: RequestSpec,
@@ -248,8 +248,11 @@ function classify(
   userSignal: AbortSignal | undefined,
 ): unknown {
   if (userSignal?.aborted) return userSignal.reason ?? error;
-  if (ownSignal?.reason === TIMEOUT || error === TIMEOUT) return new NetworkError({ code: 'ETIMEDOUT', method: spec.method, url: redactUrl(url), cause: error === TIMEOUT ? undefined : error });
   const code = errorCode(error);
+  // undici's own headers and body timeouts (those left when timeoutMs is 0) are timeouts too.
+  if (ownSignal?.reason === TIMEOUT || error === TIMEOUT || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new NetworkError({ code: 'ETIMEDOUT', method: spec.method, url: redactUrl(url), cause: error === TIMEOUT ? undefined : error });
+  }
   if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
   return new NetworkError({ code, method: spec.method, url: redactUrl(url), cause: error });
 }

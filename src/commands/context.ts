@@ -9,7 +9,6 @@ import { details, note, printResult, table, type Column } from '../ui/output.js'
 import { styleFor } from '../ui/style.js';
 import { listQueryOf, type ListFlags } from './list-options.js';
 import type { CommandInput, TargetFlags } from './types.js';
-import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 
 /** The merged settings for a command (flags > environment > profile). */
 export function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
@@ -172,12 +171,6 @@ function nextPageHint(p: Pagination): string {
   if (p.type === 'cursor') return p.hasNext && p.nextCursor ? `more records: --cursor ${p.nextCursor} (or --all)` : '';
   const where = `page ${p.page} of ${Math.max(1, p.totalPages)}, ${p.total} in all`;
   return p.hasNext ? `${where}; next: --page ${p.page + 1} (or --all)` : p.page > 1 || p.totalPages > 1 ? where : '';
-}
-
-/** The admin API of the emulator at `url`, with its admin credential and the command's timeout. */
-export async function emulatorAdmin(input: CommandInput<unknown>, url: string): Promise<EmulatorAdmin> {
-  const { EmulatorAdmin } = await import('../dev/emulator-admin.js');
-  return new EmulatorAdmin(url, { adminToken: await adminTokenFor(url), timeoutMs: timeoutMsOf(input) });
 }
 
 /** The org a command acts in: --org, else the profile's, else a usage error. */

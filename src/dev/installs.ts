@@ -1,6 +1,5 @@
 import type { InstanceCreate, PlatformClient, PluginInstance } from '../client/index.js';
 import type { Manifest, ManifestInstall } from '../manifest/types.js';
-import type { EmulatorAdmin } from './emulator-admin.js';
 
 interface InstallOutcome {
   name: string;
@@ -17,8 +16,8 @@ function entityOf(install: ManifestInstall, client: PlatformClient, orgId: strin
 }
 
 /** Creates the manifest's missing installs and lists the other instances; any instance on the entity is the install (else events twice). */
-export async function ensureInstalls(client: PlatformClient, admin: EmulatorAdmin, manifest: Manifest, pluginId: string, orgId: string): Promise<{ installs: InstallOutcome[]; others: Array<{ instanceId: string; name: string; entityId: string }> }> {
-  const existing: PluginInstance[] = await admin.instancesOf(pluginId);
+export async function ensureInstalls(client: PlatformClient, manifest: Manifest, pluginId: string, orgId: string): Promise<{ installs: InstallOutcome[]; others: Array<{ instanceId: string; name: string; entityId: string }> }> {
+  const existing: PluginInstance[] = await client.emulator.instancesOf(pluginId);
   const out: InstallOutcome[] = [];
   for (const install of manifest.installs) {
     const entity = entityOf(install, client, orgId);

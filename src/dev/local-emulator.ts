@@ -1,6 +1,6 @@
 import { chooseEmulator, emulatorOwner, listEmulators, removeEmulatorState, writeEmulatorState, type EmulatorState } from '../config/emulators.js';
 import { UserError, EXIT } from '../errors.js';
-import { EmulatorAdmin } from './emulator-admin.js';
+import { createClient, type EmulatorAdminResource } from '../client/index.js';
 import { env } from '../config/env.js';
 import { describeTakenPort, portIsFree } from './ports.js';
 
@@ -46,7 +46,7 @@ export async function liveEmulator(from?: string): Promise<(EmulatorState & { st
   const state = (await chooseEmulator(from)).state;
   if (!state) return null;
   try {
-    const health = await new EmulatorAdmin(state.url, { adminToken: state.adminToken }).health();
+    const health = await withEmulatorAdmin(state.url, state.adminToken, (admin) => admin.health());
     if (typeof health.pid === 'number' && health.pid !== state.pid) return null;
     return { ...state, storeId: state.storeId ?? (typeof health.storeId === 'string' ? health.storeId : undefined) };
   } catch {
@@ -108,7 +108,7 @@ export async function describePort(port: number): Promise<string> {
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   if (options.target) {
     const target = options.target;
-    const health = await new EmulatorAdmin(target.url, { adminToken: target.adminToken }).health().catch((error: Error) => {
+    const health = await withEmulatorAdmin(target.url, target.adminToken, (admin) => admin.health()).catch((error: Error) => {
       throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${error.message}`, EXIT.NETWORK);
     });
     const storeId = typeof health.storeId === 'string' ? health.storeId : null;
@@ -160,5 +160,15 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
 /** A fresh dashboard login link from a running emulator, or null when it will not give one (no admin token, an older emulator). */
 async function mintedLink(url: string, adminToken: string | undefined): Promise<string | null> {
   if (!adminToken) return null;
-  return new EmulatorAdmin(url, { adminToken }).dashboardLink().then((link) => link.dashboardUrl, () => null);
+  return withEmulatorAdmin(url, adminToken, (admin) => admin.dashboardLink()).then((link) => link.dashboardUrl, () => null);
+}
+
+/** Runs `work` with the admin API of the emulator at `url`, then closes the connections; one attempt (a probe), undici's timeouts unless `timeoutMs`. */
+export async function withEmulatorAdmin<T>(url: string, adminToken: string | undefined, work: (admin: EmulatorAdminResource) => Promise<T>, timeoutMs = 0): Promise<T> {
+  const client = createClient({ baseUrl: url, adminToken, timeoutMs, retries: 0 });
+  try {
+    return await work(client.emulator);
+  } finally {
+    await client.close();
+  }
 }

@@ -3,7 +3,6 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { createClient, type PlatformClient } from '../client/index.js';
-import { EmulatorAdmin } from './emulator-admin.js';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
@@ -56,9 +55,8 @@ export class DevSession {
   emulator: LocalEmulator | null = null;
   pluginId: string | null = null;
   private client: PlatformClient | null = null;
-  private admin: EmulatorAdmin | null = null;
-  /** A running emulator this session set faults on, to turn them off. */
-  private faultsToClear: EmulatorAdmin | null = null;
+  /** The client of a running emulator this session set faults on, to turn them off. */
+  private faultsToClear: PlatformClient | null = null;
   private plugin: PluginProcess | null = null;
   private sourceWatch: { close(): void } | null = null;
   /** The manifest and the schema files it reads; their folders are watched. */
@@ -100,11 +98,12 @@ export class DevSession {
     for (const line of emu.notes) this.report.warn(line);
     this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
     await this.report.emulatorReady?.({ url: emu.url, messagingUrl: emu.messagingUrl, dashboardUrl: emu.dashboardUrl });
+    this.connect();
     if (o.faults?.faults !== undefined) {
       // An emulator started here has the profile already (read it back); a running one gets it now.
-      const admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
-      const settings = emu.owned ? await admin.faults() : await admin.setFaults(o.faults.faults, o.faults.faultsSeed);
-      if (!emu.owned) this.faultsToClear = admin;
+      const faults = this.client!.emulator.faults;
+      const settings = emu.owned ? await faults.get() : await faults.set(o.faults.faults, o.faults.faultsSeed);
+      if (!emu.owned) this.faultsToClear = this.client;
       this.report.warn(`fault injection on: ${settings.profile} (seed ${settings.seed}; reproduce with --faults-seed ${settings.seed})`);
     }
     try {
@@ -114,7 +113,6 @@ export class DevSession {
       // Without it, crashes under a watcher are only noticed when the webhook stops answering.
       this.report.warn(`crash reports are off: ${(error as Error).message}`);
     }
-    this.connect();
     const outcome = await this.deploy();
     await this.openStream();
     this.startPlugin();
@@ -147,16 +145,16 @@ export class DevSession {
     await this.crashWatch?.close();
     await this.deploying.catch(() => undefined);
     await this.secretCheck;
+    // Before the client closes. After a followed restart it is the old, closed client: the new emulator's faults are not ours.
+    await this.faultsToClear?.emulator.faults.set('off').catch(() => undefined);
     await this.client?.close();
-    await this.faultsToClear?.setFaults('off').catch(() => undefined);
     await this.emulator?.close();
   }
 
-  /** The client and admin API of the emulator as it now is (its URLs and credentials). */
+  /** The client of the emulator as it now is (its URLs and credentials). */
   private connect(): void {
     const emu = this.emulator!;
     this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
-    this.admin = new EmulatorAdmin(emu.url, { adminToken: emu.adminToken });
   }
 
   private environment(): NodeJS.ProcessEnv {
@@ -354,7 +352,7 @@ export class DevSession {
     if (!this.options.installs || run !== this.verifyRun) return;
     try {
       const loaded = await loadManifest(this.options.manifestPath, this.environment());
-      const done = await ensureInstalls(this.client!, this.admin!, loaded, this.pluginId!, this.emulator!.orgId);
+      const done = await ensureInstalls(this.client!, loaded, this.pluginId!, this.emulator!.orgId);
       for (const i of done.installs) this.report.info(i.created ? `installed ${i.name} (${i.instanceId})` : `reusing instance ${i.instanceId} on ${i.entityId} (${i.name})`);
       if (done.others.length) this.report.info(`the plugin's other instances: ${done.others.map((i) => `${i.instanceId} on ${i.entityId} (${i.name})`).join(', ')}`);
     } catch (error) {

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
-import type { EmulatorAdmin } from '../dev/emulator-admin.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { sampleData, sampleValue } from './fixtures.js';
@@ -35,10 +34,9 @@ interface TriggerResult {
   reply?: Message | null;
 }
 
-/** Where a trigger runs: a client with the user's token (and API key for messages) and the emulator's admin API. */
+/** Where a trigger runs: a client with the user's token (and API key for messages) and the emulator's admin credential. */
 interface TriggerTarget {
   client: PlatformClient;
-  admin: EmulatorAdmin;
 }
 
 /** The plugin type that receives each activity event (lifecycle events go to every type), and the entity it is about. */
@@ -79,7 +77,7 @@ export async function triggerEvent(target: TriggerTarget, request: TriggerReques
 
 /** The instance to act on: the one named, else the plugin's newest (on the right kind of entity). */
 async function pickInstance(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<PluginInstance> {
-  const instances = await target.admin.instancesOf(plugin.id);
+  const instances = await target.client.emulator.instancesOf(plugin.id);
   const entityType = ACTIVITY[request.type]?.entityType;
   const onEntity = entityType === 'AGENT' ? 'an agent' : 'a repository';
   if (request.instanceId) {
@@ -154,7 +152,7 @@ async function emitCustom(target: TriggerTarget, plugin: Plugin, request: Trigge
     if (files.data[0]) Object.assign(known, { file: files.data[0], fileId: files.data[0].id });
   }
   const data = applyOverrides(request.data ?? sampleData(request.type, known), request.overrides ?? []);
-  const delivery = (await target.admin.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
+  const delivery = (await target.client.emulator.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
   const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
   if (!conversationId) return result;
   const reply = delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null;
@@ -204,7 +202,7 @@ const ENTITY_ROUTES = {
 } as const;
 
 async function install(target: TriggerTarget, plugin: Plugin): Promise<Emitted> {
-  const { client, admin } = target;
+  const { client } = target;
   const orgId = String(plugin.orgId);
   const body = {
     name: String(sampleValue('PLUGIN_INSTALLED', 'instanceName')),
@@ -219,7 +217,7 @@ async function install(target: TriggerTarget, plugin: Plugin): Promise<Emitted> 
     return { instance: await client.dataProviders.add(repositoryId, body), via: `POST /api/repositories/${repositoryId}/data-providers` };
   }
   if (plugin.type === 'EVENT_HANDLER') {
-    const agent = (await admin.agentsOf(orgId))[0];
+    const agent = (await client.emulator.agentsOf(orgId))[0];
     if (!agent) throw new UserError(`org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`, EXIT.USAGE);
     return { instance: await client.agentPlugins.attach(agent.id, body), via: `POST /api/agents/${agent.id}/plugins` };
   }

@@ -42,7 +42,7 @@ export async function askChoice<T extends string>(io: Io, opts: { flag: string; 
 /** Asks for any of the choices. */
 export async function askMany<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; checked?: boolean }> }): Promise<T[]> {
   const { checkbox } = await prompts(io, opts.flag, opts.message);
-  return checkbox({ message: escapeControls(opts.message), choices: opts.choices }, terminal(io));
+  return checkbox({ message: escapeControls(opts.message), choices: safeChoices(opts.choices) }, terminal(io));
 }
 
 /** Asks yes or no. */

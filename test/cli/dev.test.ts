@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { spawnCli, type CliProcess } from '../helpers/cli-process.js';
-import { runCliInProcess } from '../kit/index.js';
+import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { json, ok, receiver, runCliInProcess } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
@@ -148,3 +148,29 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
     }
   }, 30_000);
 }, 300_000);
+
+test('dev --base-url asks the target for its health once; a target that does not answer is exit 7, naming its URL', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-target-'));
+  const configDir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-target-cfg-'));
+  onTestFinished(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(configDir, { recursive: true, force: true });
+  });
+  await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'Target plugin', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' } }));
+  // A healthy emulator whose every other route fails: dev stops at its first deploy.
+  const server = await receiver((req, res) => {
+    if (req.url === '/_emulator/health') return ok(res, { status: 'ok', storeId: 'st_target', pid: 1 });
+    json(res, 500, { ok: false, error: { message: 'broken', error: 'SERVER_ERROR' } });
+  });
+  await writeFile(join(configDir, 'config.json'), JSON.stringify({ current: 'target', profiles: { target: { baseUrl: server.url, token: 'pst_target', orgId: 'org_target' } } }));
+  const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_API_KEY: '', PLUGSMITH_ADMIN_TOKEN: '' };
+  const args = ['dev', '--cmd', 'node -e 0', '--plugin-port', String(await freePort()), '--base-url', server.url, '--messaging-url', server.url];
+  const failed = await runCli(args, { cwd: dir, env });
+  expect(failed.stderr).toContain('broken');
+  expect(server.received.filter((r) => r.url === '/_emulator/health')).toHaveLength(1);
+
+  await server.close();
+  const dead = await runCli(args, { cwd: dir, env });
+  expect(dead.code, dead.stderr).toBe(7);
+  expect(dead.stderr).toContain(`no emulator answers at ${server.url} (from --base-url): GET ${server.url}/_emulator/health failed`);
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiError, createClient, NetworkError, type TraceEvent } from '../../src/client/index.js';
+import { createAgent } from '../../src/http/undici.js';
 import { json, ok, receiver } from '../kit/index.js';
 
 describe('retries', () => {
@@ -104,6 +105,14 @@ describe('timeouts and aborts', () => {
     });
     const client = createClient({ baseUrl: server.url, timeoutMs: 100, retries: 0 });
     await expect(client.plugins.get('p')).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT' });
+  });
+
+  it('reports the dispatcher\'s own timeouts (with timeoutMs 0) as ETIMEDOUT too', async () => {
+    const server = await receiver(() => undefined);
+    const dispatcher = createAgent({ headersTimeout: 100 });
+    onTestFinished(() => dispatcher.close());
+    const client = createClient({ baseUrl: server.url, timeoutMs: 0, retries: 0, dispatcher });
+    await expect(client.emulator.health()).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT', message: expect.stringContaining('timed out (ETIMEDOUT)') });
   });
 
   it('retries a timed-out GET (the per-attempt timeout) and then succeeds', async () => {

@@ -2,8 +2,8 @@ import type { Api } from '../api.js';
 import { openEventStream, type EventsOptions } from '../event-stream.js';
 import { segment as s, plainParams, serializeListQuery, type ListQuery, type QueryPairs } from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { DeliveryStreamQuery } from '../../contract/index.js';
-import type { BulkRedeliveryResult, Character, Delivery, Loose } from '../types.js';
+import type { Agent, DeliveryStreamQuery, EventEmit, FaultSettings, ImportResult, ResetResult } from '../../contract/index.js';
+import type { BulkRedeliveryResult, Character, Delivery, Loose, PluginInstance } from '../types.js';
 
 /** The delivery log's own filters (beyond the query system's): the dashboard's Deliveries filters, and what a bulk redelivery matches. */
 export interface DeliveryFilters {
@@ -52,6 +52,31 @@ export function emulatorAdminResource(api: Api) {
   return {
     /** GET /_emulator/health: 200 once the emulator serves. */
     health: (options?: CallOptions) => api.data<Record<string, unknown>>('GET', '/_emulator/health', { options }),
+    /** POST /_emulator/dashboard/login-links: a fresh single-use login link of the web dashboard. */
+    dashboardLink: (options?: CallOptions) => api.data<{ dashboardUrl: string }>('POST', '/_emulator/dashboard/login-links', { options }),
+    /** GET /_emulator/export: every record of every collection. */
+    export: (options?: CallOptions) => api.data<Record<string, unknown>>('GET', '/_emulator/export', { options }),
+    /** POST /_emulator/import: replaces the store with an export. */
+    import: (file: unknown, options?: CallOptions) => api.data<ImportResult>('POST', '/_emulator/import', { body: file, options }),
+    /** POST /_emulator/reset: back to the seed. */
+    reset: (options?: CallOptions) => api.data<ResetResult>('POST', '/_emulator/reset', { body: {}, options }),
+    /** POST /_emulator/events: emits an event with this payload (signed and logged like any delivery). */
+    emit: (event: Loose<EventEmit>, options?: CallOptions) => api.data<Delivery>('POST', '/_emulator/events', { body: event, options }),
+    /** GET /_emulator/instances: a plugin's instances on every kind of entity, newest first (at most 100). */
+    instancesOf: (pluginId: string, options?: CallOptions) => {
+      const query = serializeListQuery({ filters: { pluginId }, sortBy: 'createdAt', sortOrder: 'desc', limit: 100 });
+      return api.data<PluginInstance[]>('GET', '/_emulator/instances', { query, options });
+    },
+    /** GET /_emulator/agents: an org's agents (at most 100). */
+    agentsOf: (orgId: string, options?: CallOptions) =>
+      api.data<Agent[]>('GET', '/_emulator/agents', { query: serializeListQuery({ filters: { orgId }, limit: 100 }), options }),
+    faults: {
+      /** GET /_emulator/faults: the fault profile and seed in force. */
+      get: (options?: CallOptions) => api.data<FaultSettings>('GET', '/_emulator/faults', { options }),
+      /** PUT /_emulator/faults: sets the fault profile ('off' turns it off) and seed (default: a random one). */
+      set: (profile: string, seed?: string, options?: CallOptions) =>
+        api.data<FaultSettings>('PUT', '/_emulator/faults', { body: seed === undefined ? { profile } : { profile, seed }, options }),
+    },
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */
       list: (query: DeliveryListQuery = {}, options?: CallOptions) => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import type { Plugin, PlatformClient } from '../../client/index.js';
-import { clientFor, emulatorAdmin, settingsFor } from '../context.js';
+import { clientFor, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { projectRootOf } from '../../config/emulators.js';
 import { printResult } from '../../ui/output.js';
@@ -66,7 +66,7 @@ const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
       );
     }
     const { runCheck, renderReport } = await import('../../check/index.js');
-    const platform = client && plugin ? { client, admin: await emulatorAdmin(input, client.baseUrl) } : null;
+    const platform = client && plugin ? { client } : null;
     let report;
     try {
       report = await runCheck({ url, secret, plugin, platform, noPlatformReason: why ?? undefined, timeoutMs: o.deliveryTimeout * 1000 });

@@ -77,10 +77,8 @@ const dev: CommandHandler<DevFlags> = async (input) => {
 async function targetOf(input: CommandInput<DevFlags>) {
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.messagingUrl) throw new UserError('dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)', EXIT.USAGE);
-  const { EmulatorAdmin } = await import('../../dev/emulator-admin.js');
   const { adminTokenFor } = await import('../../config/admin-token.js');
   const adminToken = await adminTokenFor(settings.baseUrl);
-  await new EmulatorAdmin(settings.baseUrl, { adminToken }).health();
   if (!settings.token) throw new UserError(`no token for ${settings.baseUrl}: run \`plugsmith login --base-url ${settings.baseUrl}\` or set PLUGSMITH_TOKEN`, EXIT.AUTH);
   const orgId = orgOf(settings);
   return { url: settings.baseUrl, messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey ?? null, orgId, adminToken };

@@ -1,22 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { confirmDeletion, emulatorAdmin } from '../context.js';
+import { confirmDeletion, timeoutMsOf } from '../context.js';
+import type { EmulatorAdminResource } from '../../client/index.js';
+import { adminTokenFor } from '../../config/admin-token.js';
 import { env } from '../../config/env.js';
 import { alive, chooseEmulator, listEmulators, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { writePrivateFile } from '../../config/private-file.js';
 import { resolveSettings } from '../../config/profiles.js';
-import { EmulatorAdmin } from '../../dev/emulator-admin.js';
+import { withEmulatorAdmin } from '../../dev/local-emulator.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult, table } from '../../ui/output.js';
 
 /**
- * The emulator an admin command acts on, and its admin API: `--base-url`, else PLUGSMITH_BASE_URL, else the
- * running one chooseEmulator picks, else the profile's base URL; else an error naming the folder looked in.
+ * An admin command run with its emulator's URL and admin API (its admin credential, the command's timeout). The emulator comes
+ * first, so a wrong PLUGSMITH_BASE_URL is a usage error whatever else is wrong: `--base-url`, else PLUGSMITH_BASE_URL, else the
+ * running one chooseEmulator picks, else the profile's base URL; else an error naming the folder looked in (exit 4). One
+ * named that does not answer is a network error (7).
  */
-async function emulatorTarget(input: CommandInput<TargetFlags>): Promise<{ url: string; admin: EmulatorAdmin }> {
-  const url = await emulatorUrl(input);
-  return { url, admin: await emulatorAdmin(input, url) };
+function onEmulator<F extends TargetFlags>(run: (input: CommandInput<F>, url: string, admin: EmulatorAdminResource) => Promise<void>): CommandHandler<F> {
+  return async (input) => {
+    const url = await emulatorUrl(input);
+    await withEmulatorAdmin(url, await adminTokenFor(url), (admin) => run(input, url, admin), timeoutMsOf(input));
+  };
 }
 
 async function emulatorUrl(input: CommandInput<TargetFlags>): Promise<string> {
@@ -30,10 +36,8 @@ async function emulatorUrl(input: CommandInput<TargetFlags>): Promise<string> {
 }
 
 /** Prints (and with --open opens) a fresh single-use login link of the running emulator's dashboard. */
-export const dashboard: CommandHandler<{ open?: boolean } & TargetFlags> = async (input) => {
+export const dashboard = onEmulator<{ open?: boolean } & TargetFlags>(async (input, url, admin) => {
   const { io, global } = input;
-  // No emulator found is exit 4; one named that does not answer is a network error, 7, like every admin command.
-  const { url, admin } = await emulatorTarget(input);
   const { dashboardUrl } = await admin.dashboardLink();
   printResult(io, global, { url, dashboardUrl }, () => `Dashboard: ${dashboardUrl}\n`);
   if (input.options.open) {
@@ -42,12 +46,11 @@ export const dashboard: CommandHandler<{ open?: boolean } & TargetFlags> = async
     if (problem) note(io, global, `could not open a browser (${problem}): open the link above yourself, or set BROWSER`);
   }
   if (!global.json) note(io, global, 'The link works once: it signs this browser in (it keeps the session in its storage for this emulator until it stops). Run this command again for another browser.');
-};
+});
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
-export const exportCommand: CommandHandler<TargetFlags> = async (input) => {
+export const exportCommand = onEmulator(async (input, url, admin) => {
   const file = input.args[0];
-  const { url, admin } = await emulatorTarget(input);
   const data = await admin.export();
   try {
     await writePrivateFile(file, JSON.stringify(data, null, 2) + '\n');
@@ -59,13 +62,11 @@ export const exportCommand: CommandHandler<TargetFlags> = async (input) => {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   printResult(input.io, input.global, { file, url, counts }, () => `Exported ${total} records from ${url} to ${file}.\n`);
   if (!input.global.json) note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
-};
+});
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
-export const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
+export const importCommand = onEmulator<{ yes?: boolean } & TargetFlags>(async (input, url, admin) => {
   const file = input.args[0];
-  // The target first: a wrong PLUGSMITH_BASE_URL is a usage error whatever the file holds.
-  const { url, admin } = await emulatorTarget(input);
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
@@ -82,15 +83,14 @@ export const importCommand: CommandHandler<{ yes?: boolean } & TargetFlags> = as
   const result = await admin.import(parsed);
   const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
   printResult(input.io, input.global, { file, url, ...result }, () => `Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
-};
+});
 
 /** Empties the running emulator and loads its seed again (the seed's credentials keep working). */
-export const reset: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
-  const { url, admin } = await emulatorTarget(input);
+export const reset = onEmulator<{ yes?: boolean } & TargetFlags>(async (input, url, admin) => {
   await confirmDeletion(input, `every record of the emulator at ${url} (back to its seed)`);
   await admin.reset();
   printResult(input.io, input.global, { url, reset: true }, () => `Reset the emulator at ${url} to its seed.\n`);
-};
+});
 
 /** "3m 12s", "2h 5m": how long an emulator has run. */
 function uptime(s: number): string {
@@ -132,7 +132,7 @@ export const stop: CommandHandler<{ wait: number }> = async ({ args, options, io
   if (!state) throw new UserError(noEmulatorMessage(choice), EXIT.NOT_FOUND);
   let health: Record<string, unknown>;
   try {
-    health = await new EmulatorAdmin(state.url, { adminToken: state.adminToken, timeoutMs: 5000 }).health();
+    health = await withEmulatorAdmin(state.url, state.adminToken, (admin) => admin.health(), 5000);
   } catch (error) {
     throw new UserError(`the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (pid ${state.pid}) does not answer at ${state.url} (${(error as Error).message}): not signalling a process that may not be it`, EXIT.NETWORK);
   }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput, OptionsOf } from '../types.js';
-import { clientFor, emulatorAdmin, settingsFor, withClient } from '../context.js';
+import { clientFor, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
@@ -81,8 +81,7 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const admin = await emulatorAdmin(input, client.baseUrl);
-    const result = await triggerEvent({ client, admin }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
+    const result = await triggerEvent({ client }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
     if (!input.global.json) note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
     printResult(input.io, input.global, result, () =>
       (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') + (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
