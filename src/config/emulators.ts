@@ -5,6 +5,7 @@ import { writePrivateFile } from './private-file.js';
 import { dirname, join, resolve } from 'node:path';
 import { emulatorsDir } from './paths.js';
 import { env } from './env.js';
+import { normalizeBaseUrl } from './url.js';
 import { UserError, EXIT } from '../errors.js';
 
 /** What a running emulator (`plugsmith emulator start`, `plugsmith dev`) wrote about itself. */
@@ -151,8 +152,8 @@ export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
 export async function namedEmulator(asked: string): Promise<(EmulatorState & { path: string }) | null> {
   const all = await listEmulators();
   if (/^https?:\/\//i.test(asked)) {
-    const wanted = asked.replace(/\/+$/, '');
-    const found = all.find((s) => s.url.replace(/\/+$/, '') === wanted || s.messagingUrl.replace(/\/+$/, '') === wanted);
+    const wanted = normalizeBaseUrl(asked);
+    const found = all.find((s) => normalizeBaseUrl(s.url) === wanted || normalizeBaseUrl(s.messagingUrl) === wanted);
     if (!found) throw new UserError(`no emulator started on this machine answers at ${asked} (--emulator)${runningList(all)}; for one started elsewhere pass --base-url and PLUGSMITH_ADMIN_TOKEN`, EXIT.NOT_FOUND);
     return found;
   }

@@ -15,3 +15,21 @@ export function checkedHttpUrl(source: string, value: string): string {
   if (problem) throw new UserError(`${source} ${problem}`, EXIT.USAGE);
   return value;
 }
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)$/;
+
+/** Whether a URL points at this machine (where an emulator would run). */
+export function isLoopback(url: string): boolean {
+  return URL.canParse(url) && LOOPBACK.test(new URL(url).hostname);
+}
+
+/**
+ * A base URL in one spelling (lower-case, no default port, trailing slash, query or fragment, every loopback host written
+ * 127.0.0.1): two URLs reach the same server, the same emulator, when these are equal.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+  if (!URL.canParse(baseUrl)) return baseUrl.replace(/\/+$/, '');
+  const url = new URL(baseUrl);
+  if (LOOPBACK.test(url.hostname)) url.hostname = '127.0.0.1';
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}

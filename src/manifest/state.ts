@@ -1,5 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { normalizeBaseUrl } from '../config/url.js';
+
+export { normalizeBaseUrl };
 
 /** What a deploy applied, per target, so the next one can tell drift from intent. */
 export interface AppliedState {
@@ -35,16 +38,6 @@ export interface TargetIdentity {
 /** `.plugsmith/state.json` beside the manifest. */
 export function statePath(manifestPath: string): string {
   return join(dirname(manifestPath), '.plugsmith', 'state.json');
-}
-
-/** A base URL in one spelling (lower-case, no default port, trailing slash, query or fragment), so equal targets match. */
-export function normalizeBaseUrl(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return baseUrl.replace(/\/+$/, '');
-  }
 }
 
 /** The state key of a target. */

@@ -1,17 +1,9 @@
 import { request } from 'undici';
 import { listEmulators } from '../config/emulators.js';
+import { isLoopback, normalizeBaseUrl } from '../config/url.js';
 import type { TargetIdentity } from './state.js';
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1|0\.0\.0\.0)$/i;
-
-/** Whether a base URL points at this machine (where an emulator would run). */
-export function isLoopback(baseUrl: string): boolean {
-  try {
-    return LOOPBACK.test(new URL(baseUrl).hostname);
-  } catch {
-    return false;
-  }
-}
+export { isLoopback };
 
 /** The store id an emulator reports on `GET /_emulator/health`, or null (not an emulator, not answering, too old). */
 async function storeIdAt(baseUrl: string): Promise<string | null> {
@@ -28,10 +20,7 @@ async function storeIdAt(baseUrl: string): Promise<string | null> {
 
 /** What a deploy to `baseUrl` is recorded under: a local emulator's store id (asked of it), else the base URL. */
 export async function identifyTarget(baseUrl: string, hint: { local?: boolean } = {}): Promise<TargetIdentity> {
-  let local = Boolean(hint.local) || isLoopback(baseUrl);
-  if (!local) {
-    const wanted = baseUrl.replace(/\/+$/, '');
-    local = (await listEmulators()).some((s) => s.url.replace(/\/+$/, '') === wanted);
-  }
+  const wanted = normalizeBaseUrl(baseUrl);
+  const local = hint.local || isLoopback(baseUrl) || (await listEmulators()).some((s) => normalizeBaseUrl(s.url) === wanted);
   return { storeId: local ? await storeIdAt(baseUrl) : null, baseUrl };
 }

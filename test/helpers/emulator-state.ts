@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { onTestFinished, vi } from 'vitest';
+import { writeEmulatorState } from '../../src/config/emulators.js';
+import { tempDir } from '../kit/index.js';
 
 /** The state file of the emulator of `folder` (a project folder, or the data dir of one started outside a project) in a config dir. */
 export function stateFileOf(configDir: string, folder: string): string {
@@ -20,4 +23,15 @@ export async function stateFiles(configDir: string): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+/** A config dir of the test's own (PLUGSMITH_CONFIG_DIR, no PLUGSMITH_ADMIN_TOKEN) holding the state file of an emulator this process runs at `url`. */
+export async function emulatorRunningAt(url: string): Promise<{ path: string }> {
+  vi.stubEnv('PLUGSMITH_CONFIG_DIR', await tempDir('plugsmith-cfg-'));
+  vi.stubEnv('PLUGSMITH_ADMIN_TOKEN', '');
+  onTestFinished(() => {
+    vi.unstubAllEnvs();
+  });
+  const emulator = { url, messagingUrl: 'http://127.0.0.1:4011', token: null, apiKey: null, orgId: null, dataDir: null, adminToken: 'adm_test' };
+  return writeEmulatorState(emulator, { project: null, key: `memory-${process.pid}` });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { findTarget, normalizeBaseUrl, recordTarget, targetKey, type ProjectState, type TargetState } from '../../src/manifest/state.js';
+import { normalizeBaseUrl } from '../../src/config/url.js';
+import { findTarget, recordTarget, targetKey, type ProjectState, type TargetState } from '../../src/manifest/state.js';
 
 const entry = (pluginId: string, baseUrl: string, deployedAt: string, storeId?: string): TargetState => ({
   pluginId,
