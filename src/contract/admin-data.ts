@@ -1,12 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHARACTER_ENGINES } from './enums.js';
-import { Id, Nullable, Timestamps, Timestamp } from './schema.js';
+import { ChosenId, Id, Nullable, Timestamps, Timestamp } from './schema.js';
 import { MAX_CONTENT_LENGTH } from './requests.js';
 
 // Views of the store the platform's API lacks (the dashboard's Data page): characters, token metadata, all conversations.
 
-/** Ids chosen by the caller: URL-safe, so they work in paths as they are. */
-const ChosenId = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' });
 const closed = { additionalProperties: false } as const;
 
 /** A character's script: the first line whose `match` (a case-insensitive regular expression) matches gives the reply. */

@@ -61,7 +61,6 @@ export const STORE_COLLECTIONS = [
   'files',
   'repositoryFiles',
 ] as const;
-export type StoreCollection = (typeof STORE_COLLECTIONS)[number];
 
 /** `data` of `GET /_emulator/overview`: what runs where, what the store holds, how deliveries stand. */
 export const OverviewSchema = Type.Object({
@@ -75,7 +74,7 @@ export const OverviewSchema = Type.Object({
   startedAt: Type.String({ format: 'date-time' }),
   uptimeSeconds: Type.Integer({ minimum: 0 }),
   /** Records per collection of the store. */
-  counts: Type.Object(Object.fromEntries(STORE_COLLECTIONS.map((c) => [c, Type.Integer({ minimum: 0 })])) as Record<StoreCollection, ReturnType<typeof Type.Integer>>),
+  counts: Type.Object(Object.fromEntries(STORE_COLLECTIONS.map((c) => [c, Type.Integer({ minimum: 0 })])) as Record<(typeof STORE_COLLECTIONS)[number], ReturnType<typeof Type.Integer>>),
   /** The webhook delivery queue: waiting for a first attempt, waiting for a retry, given up (failed or retries exhausted), delivered. */
   deliveryQueue: Type.Object({
     pending: Type.Integer({ minimum: 0 }),

@@ -36,7 +36,6 @@ export const MessageTypeSchema = StringEnum(values.MESSAGE_TYPES);
 export type MessageType = Static<typeof MessageTypeSchema>;
 
 export const AttachmentTypeSchema = StringEnum(values.ATTACHMENT_TYPES);
-export type AttachmentType = Static<typeof AttachmentTypeSchema>;
 
 export const SenderSchema = StringEnum(values.SENDERS);
 export type Sender = Static<typeof SenderSchema>;
@@ -45,4 +44,3 @@ export const DeliveryStatusSchema = StringEnum(values.DELIVERY_STATUSES);
 export type DeliveryStatus = Static<typeof DeliveryStatusSchema>;
 
 export const CharacterEngineSchema = StringEnum(values.CHARACTER_ENGINES);
-export type CharacterEngine = Static<typeof CharacterEngineSchema>;

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { oncePerKey, StringEnum } from './schema.js';
-import { ERROR_TYPES } from './enum-values.js';
+import { ERROR_TYPES, SORT_ORDERS } from './enum-values.js';
 
 /** One entry of `error.details`, in the spec's shape. */
 export const ErrorDetailSchema = Type.Object(
@@ -138,7 +138,7 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
       '@limit': { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Records per page, 1 to ${MAX_PAGE_LIMIT}; given once, decimal digits only`, examples: [20] },
       '@cursor': { type: 'string', description: 'Return the records after the record with this id (cursor pagination; not with @page); empty: from the start. Given once.' },
       '@sortBy': commaList({ type: 'string', enum: fields }, 'Fields to sort by, comma-separated (default createdAt)'),
-      '@sortOrder': commaList({ type: 'string', enum: ['asc', 'desc'] }, 'asc or desc per @sortBy field, comma-separated; no more than @sortBy fields; the last applies to the rest (default desc)'),
+      '@sortOrder': commaList({ type: 'string', enum: [...SORT_ORDERS] }, 'asc or desc per @sortBy field, comma-separated; no more than @sortBy fields; the last applies to the rest (default desc)'),
       '@search': { type: 'string', description: `Case-insensitive text search in ${spec.search.join(', ') || 'no field'}; given once` },
       ...filters,
     },

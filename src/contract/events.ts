@@ -19,7 +19,7 @@ export const EVENT_DATA_SCHEMAS = {
 } satisfies Record<EventKind, TSchema>;
 
 /** The body of one delivery of an event of kind `kind`: the same `id` on every retry. */
-export function webhookEventSchema<K extends EventKind>(kind: K) {
+function webhookEventSchema<K extends EventKind>(kind: K) {
   return Type.Object(
     {
       id: Type.String({ description: 'The same on every retry of one delivery: the webhook-id header' }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AnyJson, Id, JsonObject, Nullable } from './schema.js';
+import { AnyJson, ChosenId, Id, JsonObject, Nullable } from './schema.js';
 import { HandlerQuery, ListQuerySchema, type RawQuery } from './envelope.js';
 import {
   AttachmentTypeSchema,
@@ -297,7 +297,7 @@ export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
 const nameField = Type.String({ minLength: 1, maxLength: 200 });
 /** POST /_emulator/agents. */
 export const AgentCreateSchema = Type.Object(
-  { id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' })), orgId: Id, name: nameField },
+  { id: Type.Optional(ChosenId), orgId: Id, name: nameField },
   { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'Nova agent' }] },
 );
 /** PATCH /_emulator/agents/:agentId. */
@@ -306,7 +306,7 @@ export const AgentRenameSchema = Type.Object({ name: nameField }, { additionalPr
 export const ApiKeyCreateSchema = Type.Object({ orgId: Id, name: Type.Optional(nameField) }, { additionalProperties: false, examples: [{ orgId: 'org_acme', name: 'web' }] });
 
 /** Longest grace period a webhook secret rotation may give the previous secret: 30 days. */
-export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
 
 /** POST /api/plugins/:pluginId/webhook-secret/rotate; no body (or null) keeps the default grace (24 h). */
 export const WebhookSecretRotateSchema = Type.Unsafe<{ graceSeconds?: number } | null>({

@@ -24,6 +24,9 @@ export const JsonObject = Type.Unsafe<Record<string, unknown>>({ type: 'object',
 /** Ids in paths and bodies: non-empty strings of reasonable length. */
 export const Id = Type.String({ minLength: 1, maxLength: 200 });
 
+/** Ids chosen by the caller: URL-safe, so they work in paths as they are. */
+export const ChosenId = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_.:-]+$' });
+
 /** ISO 8601 timestamp as the emulator writes it. */
 export const Timestamp = Type.String({ format: 'date-time' });
 
