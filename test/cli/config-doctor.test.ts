@@ -59,16 +59,19 @@ describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () 
     await t.cli(['login', '--base-url', t.emu.url, '--messaging-url', t.emu.messagingUrl, '--token', '-', '--org', ORG], env, `${OWNER_TOKEN}\n`);
     await mkdir(join(dir, 'emulators'));
     await writeFile(join(dir, 'emulators', 'memory-1.json'), JSON.stringify({ url: t.emu.url, messagingUrl: t.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, orgId: ORG, dataDir: null, pid: process.pid, startedAt: new Date().toISOString() }));
-    const [human, json] = await Promise.all([
+    const [human, json, slashed] = await Promise.all([
       t.cli(['doctor'], { ...env, PLUGSMITH_API_KEY: API_KEY }),
       t.cli(['doctor', '--json'], { ...env, PLUGSMITH_API_KEY: API_KEY }),
+      // The same emulator, its URL written with a trailing slash.
+      t.cli(['doctor'], { ...env, PLUGSMITH_API_KEY: API_KEY, PLUGSMITH_BASE_URL: `${t.emu.url}/` }),
     ]);
     expect(human.code, human.stdout + human.stderr).toBe(0);
     for (const name of ['node', 'config', 'profile', 'management API', 'token', 'messaging API', 'API key', 'emulator']) {
       expect(human.stdout).toMatch(new RegExp(`^✔ ${name}\\s`, 'm'));
     }
     expect(human.stdout).toContain('owner-only');
-    expect(human.stdout).toContain(`running at ${t.emu.url}`);
+    expect(human.stdout).toContain(`running at ${t.emu.url} (pid ${process.pid}); the profile uses it`);
+    expect(slashed.stdout).toContain('the profile uses it');
     const report = JSON.parse(json.stdout);
     expect(report.ok).toBe(true);
     expect(report.checks.map((c: { name: string }) => c.name)).toEqual(['node', 'config', 'profile', 'management API', 'token', 'messaging API', 'API key', 'emulator']);

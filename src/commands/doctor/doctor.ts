@@ -6,6 +6,7 @@ import { configPath } from '../../config/paths.js';
 import { env } from '../../config/env.js';
 import { loadConfig, type Settings } from '../../config/profiles.js';
 import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
+import { normalizeBaseUrl } from '../../config/url.js';
 import { UserError, EXIT } from '../../errors.js';
 import type { PlatformClient } from '../../client/index.js';
 import { printResult } from '../../ui/output.js';
@@ -117,7 +118,7 @@ async function checkEmulator(client: PlatformClient, settings: Settings): Promis
   if (!('status' in health) || health.status !== 200) {
     return fail('emulator', `the state file says an emulator runs at ${state.url} (pid ${state.pid}), but it does not answer`, EXIT.NETWORK);
   }
-  const used = settings.baseUrl === state.url ? 'the profile uses it' : 'the profile points elsewhere (`plugsmith login --local` to use it)';
+  const used = normalizeBaseUrl(settings.baseUrl ?? '') === normalizeBaseUrl(state.url) ? 'the profile uses it' : 'the profile points elsewhere (`plugsmith login --local` to use it)';
   return ok('emulator', `running at ${state.url} (pid ${state.pid}); ${used}`);
 }
 
