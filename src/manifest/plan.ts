@@ -42,7 +42,12 @@ export interface Plan {
   drift: Drift[];
 }
 
-const PLUGIN_FIELDS = ['name', 'description', 'type', 'events', 'scopes', 'tags', 'isPublic', 'webhookUrl', 'inputsSchema'] as const;
+/** The fields a deploy manages (and `pull` writes) of the plugin, its actions and its external events. */
+export const MANAGED_FIELDS = {
+  plugin: ['name', 'description', 'type', 'events', 'scopes', 'tags', 'isPublic', 'webhookUrl', 'inputsSchema'],
+  actions: ['name', 'title', 'description', 'argsSchema', 'returnSchema'],
+  externalEvents: ['name', 'title', 'description', 'payloadSchema'],
+} as const;
 /** Array fields compared as sets. */
 const SET_FIELDS = new Set(['events', 'scopes', 'tags']);
 
@@ -83,16 +88,16 @@ export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
   };
 }
 
-function desiredDefinition(d: ManifestAction | ManifestExternalEvent, schemaFields: string[]): Record<string, unknown> {
-  const fields: Record<string, unknown> = { ...d };
-  const schemas = schemaFields.filter((f) => fields[f] !== undefined).map((f) => [f, fields[f]]);
-  return { name: d.name, title: d.title, description: d.description, ...Object.fromEntries(schemas) };
+/** The managed fields of an action or external event; a schema the manifest does not give is left out. */
+function desiredDefinition(d: ManifestAction | ManifestExternalEvent, fields: readonly string[]): Record<string, unknown> {
+  const given = d as Record<string, unknown>;
+  return Object.fromEntries(fields.filter((f) => given[f] !== undefined).map((f) => [f, given[f]]));
 }
 
 const DEFINITIONS = [
-  { resource: 'action' as const, key: 'actions' as const, fields: ['name', 'title', 'description', 'argsSchema', 'returnSchema'], schemas: ['argsSchema', 'returnSchema'] },
-  { resource: 'externalEvent' as const, key: 'externalEvents' as const, fields: ['name', 'title', 'description', 'payloadSchema'], schemas: ['payloadSchema'] },
-];
+  { resource: 'action', key: 'actions' },
+  { resource: 'externalEvent', key: 'externalEvents' },
+] as const;
 
 /** Plans the manifest against the platform (what it lacks: deletes, skipped unless allowed), and drift since the last deploy. */
 export function planDeploy(manifest: Manifest, remote: RemoteState, applied: AppliedState | null, options: { allowDeletes: boolean }): Plan {
@@ -111,13 +116,13 @@ export function planDeploy(manifest: Manifest, remote: RemoteState, applied: App
     if (changes.length) drift.push({ resource, name, kind: 'changed', changes });
   };
 
-  steps.push(toward('plugin', manifest.plugin.name, desiredPlugin(manifest), remote.plugin, PLUGIN_FIELDS));
-  if (applied && remote.plugin) driftSince('plugin', manifest.plugin.name, applied.plugin, remote.plugin, PLUGIN_FIELDS);
+  steps.push(toward('plugin', manifest.plugin.name, desiredPlugin(manifest), remote.plugin, MANAGED_FIELDS.plugin));
+  if (applied && remote.plugin) driftSince('plugin', manifest.plugin.name, applied.plugin, remote.plugin, MANAGED_FIELDS.plugin);
 
   for (const def of DEFINITIONS) {
-    const wanted = new Map(manifest[def.key].map((d) => [d.name, desiredDefinition(d, def.schemas)]));
+    const wanted = new Map(manifest[def.key].map((d) => [d.name, desiredDefinition(d, MANAGED_FIELDS[def.key])]));
     const existing = new Map(remote[def.key].map((r) => [String(r.name), r]));
-    for (const [name, desired] of wanted) steps.push(toward(def.resource, name, desired, existing.get(name), def.fields));
+    for (const [name, desired] of wanted) steps.push(toward(def.resource, name, desired, existing.get(name), MANAGED_FIELDS[def.key]));
     for (const [name] of existing) {
       if (!wanted.has(name)) {
         steps.push({ resource: def.resource, name, op: 'delete', changes: [], skipped: options.allowDeletes ? undefined : 'pass --allow-deletes to delete it' });
@@ -126,7 +131,7 @@ export function planDeploy(manifest: Manifest, remote: RemoteState, applied: App
     if (applied && remote.plugin) {
       const before = applied[def.key];
       for (const [name, actual] of existing) {
-        if (before[name]) driftSince(def.resource, name, before[name], actual, def.fields);
+        if (before[name]) driftSince(def.resource, name, before[name], actual, MANAGED_FIELDS[def.key]);
         else drift.push({ resource: def.resource, name, kind: 'added', changes: [] });
       }
       for (const name of Object.keys(before)) {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { CommandHandler, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
+import { MANAGED_FIELDS } from '../../manifest/plan.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
@@ -13,9 +14,7 @@ interface PullOptions {
   force?: boolean;
 }
 
-const PLUGIN_KEYS = ['name', 'description', 'type', 'events', 'scopes', 'tags', 'isPublic', 'webhookUrl', 'inputsSchema'];
-
-function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(keys.filter((k) => record[k] !== undefined && record[k] !== null).map((k) => [k, record[k]]));
 }
 
@@ -34,9 +33,9 @@ const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
     }
     const manifest = {
       $schema: './node_modules/plugsmith/plugsmith.schema.json',
-      plugin: pick(remote.plugin, PLUGIN_KEYS),
-      actions: remote.actions.map((a) => pick(a, ['name', 'title', 'description', 'argsSchema', 'returnSchema'])),
-      externalEvents: remote.externalEvents.map((e) => pick(e, ['name', 'title', 'description', 'payloadSchema'])),
+      plugin: pick(remote.plugin, MANAGED_FIELDS.plugin),
+      actions: remote.actions.map((a) => pick(a, MANAGED_FIELDS.actions)),
+      externalEvents: remote.externalEvents.map((e) => pick(e, MANAGED_FIELDS.externalEvents)),
     };
     await writeFile(out, JSON.stringify(manifest, null, 2) + '\n');
     printResult(input.io, input.global, manifest, () => `Wrote ${o.out} from plugin ${pluginId}.\n`);
