@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { writePrivateFile } from '../config/private-file.js';
 import { normalizeBaseUrl } from '../config/url.js';
 
 export { normalizeBaseUrl };
@@ -54,12 +55,11 @@ export async function readProjectState(manifestPath: string): Promise<ProjectSta
   }
 }
 
+/** Writes the project state whole or not at all, owner-only like the rest of `.plugsmith/`. */
 export async function writeProjectState(manifestPath: string, state: ProjectState): Promise<void> {
   const path = statePath(manifestPath);
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify({ ...state, version: 2 }, null, 2) + '\n');
-  await rename(tmp, path);
+  await writePrivateFile(path, JSON.stringify({ ...state, version: 2 }, null, 2) + '\n');
 }
 
 /** What findTarget found: the entry, and entries of version 1 that name other plugins of the same target. */
