@@ -28,7 +28,7 @@ export interface LocalEmulator {
 /** How to start one when none runs. Ports left undefined default to 4010 and 4011, or free ones when those are taken. */
 export interface LocalEmulatorOptions {
   /** An emulator named on the command line (--base-url): used as it is, never started. */
-  target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close' | 'notes' | 'storeId' | 'dashboardUrl'>;
+  target?: Omit<LocalEmulator, 'owned' | 'dataDir' | 'close' | 'notes' | 'dashboardUrl'>;
   dataDir: string;
   /** The project folder (of the manifest) whose emulator is used or started. */
   project?: string;
@@ -108,11 +108,7 @@ export async function describePort(port: number): Promise<string> {
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   if (options.target) {
     const target = options.target;
-    const health = await withEmulatorAdmin(target.url, target.adminToken, (admin) => admin.health()).catch((error: Error) => {
-      throw new UserError(`no emulator answers at ${target.url} (from --base-url): ${error.message}`, EXIT.NETWORK);
-    });
-    const storeId = typeof health.storeId === 'string' ? health.storeId : null;
-    return { ...target, storeId, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
+    return { ...target, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
   }
   const running = await liveEmulator(options.project);
   if (running && running.token && running.orgId) {

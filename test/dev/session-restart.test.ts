@@ -62,7 +62,7 @@ test('dev: two restarts at once (a redeploy and a secret check) leave one plugin
       dataDir: dir,
       verifyTimeoutMs: 1000,
       installs: false,
-      target: { url: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey, orgId: emu.orgId!, adminToken: emu.adminToken },
+      target: { url: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey, orgId: emu.orgId!, adminToken: emu.adminToken, storeId: emu.storeId },
     },
     { info: (m) => lines.push(m), warn: (m) => lines.push(m), delivery: () => undefined, pluginOutput: () => undefined },
   );

@@ -78,10 +78,16 @@ async function targetOf(input: CommandInput<DevFlags>) {
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.messagingUrl) throw new UserError('dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)', EXIT.USAGE);
   const { adminTokenFor } = await import('../../config/admin-token.js');
+  const { withEmulatorAdmin } = await import('../../dev/local-emulator.js');
   const adminToken = await adminTokenFor(settings.baseUrl);
+  // A target that does not answer is said first (exit 7), before what the credentials lack.
+  const health = await withEmulatorAdmin(settings.baseUrl, adminToken, (admin) => admin.health()).catch((error: Error) => {
+    throw new UserError(`no emulator answers at ${settings.baseUrl} (from --base-url): ${error.message}`, EXIT.NETWORK);
+  });
+  const storeId = typeof health.storeId === 'string' ? health.storeId : null;
   if (!settings.token) throw new UserError(`no token for ${settings.baseUrl}: run \`plugsmith login --base-url ${settings.baseUrl}\` or set PLUGSMITH_TOKEN`, EXIT.AUTH);
   const orgId = orgOf(settings);
-  return { url: settings.baseUrl, messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey ?? null, orgId, adminToken };
+  return { url: settings.baseUrl, messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey ?? null, orgId, adminToken, storeId };
 }
 
 export default dev;
