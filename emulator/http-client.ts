@@ -1,8 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { createAgent, request as undiciRequest, type RequestOptions } from '../src/http/undici.js';
 
-export { createAgent };
-
 let shared: Dispatcher | undefined;
 
 /** undici's `request(url, options)` on one Agent shared by the emulator's outgoing requests. */
