@@ -125,14 +125,10 @@ function refusal(problem: Problem, { maxDepth, maxArrayItems, maxObjectKeys, max
       detail(problem.path, 'too_deep', `at most ${maxDepth} levels of nesting`, `more than ${maxDepth} levels`, `${where} is nested deeper than ${maxDepth} levels`),
     ]);
   }
-  if (problem.kind === 'too_many_items') {
-    return badRequest(`Body has an array of more than ${maxArrayItems} items (at ${at}); send fewer`, [
-      detail(problem.path, 'too_many_items', `at most ${maxArrayItems} items in an array`, `over ${maxArrayItems} items`, `${at} holds over ${maxArrayItems} items, more than the ${maxArrayItems} allowed`),
-    ]);
-  }
-  if (problem.kind === 'too_many_keys') {
-    return badRequest(`Body has an object of more than ${maxObjectKeys} keys (at ${at}); send fewer`, [
-      detail(problem.path, 'too_many_keys', `at most ${maxObjectKeys} keys in an object`, `over ${maxObjectKeys} keys`, `${at} holds over ${maxObjectKeys} keys, more than the ${maxObjectKeys} allowed`),
+  if (problem.kind === 'too_many_items' || problem.kind === 'too_many_keys') {
+    const [most, unit, container] = problem.kind === 'too_many_items' ? [maxArrayItems, 'items', 'an array'] : [maxObjectKeys, 'keys', 'an object'];
+    return badRequest(`Body has ${container} of more than ${most} ${unit} (at ${at}); send fewer`, [
+      detail(problem.path, problem.kind, `at most ${most} ${unit} in ${container}`, `over ${most} ${unit}`, `${at} holds over ${most} ${unit}, more than the ${most} allowed`),
     ]);
   }
   if (problem.kind === 'too_many_values') {
