@@ -113,7 +113,6 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
     try {
       tokens = ref === '#' ? [] : decodeURIComponent(ref.slice(2)).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     } catch {
-      tokens = [];
       problem = detail(where(at), 'invalid_schema', 'a JSON pointer', ref, `${named(at)} is not a valid JSON pointer`);
       return null;
     }
