@@ -70,9 +70,7 @@ export function linearRegExpProblem(pattern: string, flags = ''): string | null 
 }
 
 /** ajv's `code.regExp` engine, called as `regExp(pattern, flags)`; ajv keys its cache by the result's `toString()`. */
-export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), {
-  code: 'linearRegExp',
-});
+export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), { code: 'linearRegExp' });
 
 const cache = new Map<string, LinearRegExp | null>();
 const MAX_CACHED = 500;
