@@ -164,14 +164,12 @@ const METHOD_NOT_ALLOWED = {
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
 };
 
-const camel = (kind: string) => kind.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
 /** A webhook event as the platform posts it: signed headers, the event as the body, and what the plugin must answer. */
 function webhookOperation(kind: (typeof EVENT_KINDS)[number]) {
   const header = (name: string, description: string, schema: Record<string, unknown>) => ({ in: 'header', name, required: true, description, schema });
   const challenge = kind === 'WEBHOOK_CHALLENGE';
   return {
-    operationId: `on${camel(kind).replace(/^./, (c) => c.toUpperCase())}`,
+    operationId: `on${kind.toLowerCase().replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}`,
     summary: `${kind}, posted to the plugin's webhook URL`,
     description: `Signed as Standard Webhooks: ${WEBHOOK_SIGNING}`,
     tags: ['webhooks'],
