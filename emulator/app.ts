@@ -74,10 +74,7 @@ async function newApp(services: EmulatorContext, errors: typeof frameworkErrors,
   return app;
 }
 
-/**
- * The onRequest hook authenticating /api callers before the body is read or validated, so a caller without a valid token hears
- * only the 401. A callback hook: a promise per request showed in profiles.
- */
+/** Authenticates /api callers before the body is read, so a bad token hears only the 401; a callback (a promise each showed in profiles). */
 export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
   return (request, _reply, done) => {
     try {

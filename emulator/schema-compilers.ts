@@ -24,10 +24,7 @@ const serializerSets = new Map<string, WeakMap<object, (data: unknown) => string
 /** How many route schemas were compiled in this process (validators asked of ajv, serializers built): for tests. */
 export const compiled = { validators: 0, serializers: 0 };
 
-/**
- * fastify's own compilers, made lazy: a route compiles on its first request, not at start (~300 ms). One pool serves every app of
- * the process (ajv keeps its compiled schemas; serializers are kept here), so a later emulator compiles nothing again.
- */
+/** fastify's compilers, lazy (a route compiles at its first request: ~300 ms off a start) and shared, so a later emulator compiles nothing. */
 export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
   const validators = (validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorPool)());
   const serializers = (serializerPool ??= (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector());

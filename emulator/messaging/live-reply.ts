@@ -25,10 +25,7 @@ export function failureText(soFar: string, failure: ReplyFailure): string {
   return `${soFar === '' ? '' : '\n\n'}[error: ${failure.message}]`;
 }
 
-/**
- * One CHARACTER message built packet by packet, each a `CHARACTER_MESSAGE_SENT` event on the conversation's streams.
- * Its growing content lives here, in memory; the store gets the record at the first packet and at the final one.
- */
+/** One CHARACTER message streamed packet by packet, its content in memory: the store gets it at the first packet and the final one. */
 export class LiveReply {
   readonly id = newId('msg');
   private current: MessageRecord | null = null;

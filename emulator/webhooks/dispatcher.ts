@@ -47,10 +47,7 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
   return plugin.events.includes(type) && (instance === null || instance.events.includes(type));
 }
 
-/**
- * Sends events to plugin webhooks: signed, logged per attempt, retried, resumed after a restart. Attempts
- * wait for one of the fair delivery slots, so one webhook that hangs never holds up the others.
- */
+/** Sends events to plugin webhooks (signed, logged, retried, resumed); attempts wait for a fair slot, so a hanging webhook blocks no other. */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
   private readonly http: Dispatcher;
