@@ -17,10 +17,7 @@ export interface OpenAiEngineOptions {
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 
 /** One message of a chat-completions request. */
-export interface ChatCompletionMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+type ChatCompletionMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
 const SNIPPET_BYTES = 2048;
 
