@@ -36,7 +36,7 @@ export class LiveReply {
     private readonly host: LiveReplyHost,
     readonly conversationId: string,
     readonly origin: ReplyOrigin,
-    private readonly shape: { type: MessageType; attachments: MessageRecord['attachments']; idleTimeoutMs?: number } = { type: 'TEXT', attachments: [] },
+    private readonly shape: { type: MessageType; attachments: MessageRecord['attachments']; idleTimeoutMs?: number },
   ) {
     this.armIdleTimer();
   }
