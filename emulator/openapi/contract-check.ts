@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { Ajv } from 'ajv';
 import { useBoundedFormats } from '../validation/formats.js';
 import type { OpenApiDocument } from './document.js';
 
@@ -39,7 +38,7 @@ export function contractCheckByDefault(): boolean {
 /** Checks every JSON response of `app` against the document (a declared status, a body of its schema); collects violations, never throws. */
 export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-  useBoundedFormats(addFormats.default(ajv) as unknown as Ajv);
+  useBoundedFormats(addFormats.default(ajv));
   const validators = new Map<string, ValidateFunction>();
   let doc: OpenApiDocument | undefined;
   const validatorFor = (key: string, schema: Record<string, unknown>) => {
