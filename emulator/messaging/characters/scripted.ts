@@ -10,10 +10,7 @@ export const DEFAULT_PACKET_INTERVAL_MS = 30;
 export const DEFAULT_FALLBACK_REPLY = "I don't have a scripted reply for that.";
 
 /** One thing wrong with a script, at a path relative to where the script sits. */
-export interface ScriptProblem {
-  path: string[];
-  message: string;
-}
+export type ScriptProblem = { path: string[]; message: string };
 
 /** Lists what is wrong with a character's script (empty when it is fine); `at` prefixes every path, e.g. `['characters', '0', 'script']`. */
 export function validateScript(script: unknown, at: string[] = []): ScriptProblem[] {
