@@ -55,10 +55,7 @@ function answerHeadWithGet(app: FastifyInstance): void {
 /** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
-/**
- * A new app with the error envelope, slow-body bound, JSON parser, shared schemas, HEAD on GET and (when asked) the contract check;
- * `install` (the OpenAPI collector) replaces the last two, so the document describes the routes as declared.
- */
+/** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then HEAD on GET and the contract check, or else `install`. */
 async function newApp(services: EmulatorContext, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
   installErrorHandling(app);
