@@ -41,14 +41,6 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
   useBoundedFormats(addFormats.default(ajv));
   const validators = new Map<string, ValidateFunction>();
   let doc: OpenApiDocument | undefined;
-  const validatorFor = (key: string, schema: Record<string, unknown>) => {
-    let fn = validators.get(key);
-    if (!fn) {
-      fn = ajv.compile({ ...schema, components: doc!.components });
-      validators.set(key, fn);
-    }
-    return fn;
-  };
   const envelope = {
     oneOf: [
       { type: 'object', required: ['ok', 'data'], properties: { ok: { const: true }, data: {}, meta: { type: 'object' } }, additionalProperties: false },
@@ -88,7 +80,8 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
         schema = match[1].content['application/json'].schema;
       }
     }
-    const validate = validatorFor(key, schema);
+    let validate = validators.get(key);
+    if (!validate) validators.set(key, (validate = ajv.compile({ ...schema, components: doc.components })));
     if (!validate(body)) record(ajv.errorsText(validate.errors, { separator: '; ' }));
     return payload;
   });
