@@ -45,13 +45,6 @@ for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(pl
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
-/** GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start. */
-function answerHeadWithGet(app: FastifyInstance): void {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.method === 'GET') route.method = ['GET', 'HEAD'];
-  });
-}
-
 /** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
@@ -65,7 +58,10 @@ async function newApp(services: EmulatorContext, errors: typeof frameworkErrors,
   // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.
   if (install) await install(app);
   else {
-    answerHeadWithGet(app);
+    // GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start.
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (route.method === 'GET') route.method = ['GET', 'HEAD'];
+    });
     if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
   }
   return app;
