@@ -78,8 +78,7 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
     };
     const onEnd = () => finish(true);
     const onAbort = () => finish(raw.complete);
-    const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS);
-    timer.unref();
+    const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS).unref();
     raw.on('data', onData).once('end', onEnd).once('error', onAbort).once('close', onAbort);
     raw.resume();
   });

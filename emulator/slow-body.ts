@@ -42,8 +42,7 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
     if (raw.complete || socket.destroyed) return;
     const left = deadline() - Date.now();
     if (left > 0) {
-      timer = setTimeout(check, left);
-      timer.unref();
+      timer = setTimeout(check, left).unref();
       return;
     }
     // An answer already under way cannot become a 408: the connection just goes.
@@ -54,7 +53,6 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
       socket.destroy();
     }
   };
-  timer = setTimeout(check, bound.graceMs);
-  timer.unref();
+  timer = setTimeout(check, bound.graceMs).unref();
   raw.once('close', () => clearTimeout(timer));
 }

@@ -44,8 +44,7 @@ export class EventStreams {
       total: limits.total ?? 4 * MAX_BUFFERED_BYTES,
     };
     checkStreamBufferLimits(this.limits);
-    this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
-    this.keepAlive.unref();
+    this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs).unref();
   }
 
   /** Starts an event stream on a hijacked response; `catchUp` frames go in the registration's turn, so no packet falls between. */

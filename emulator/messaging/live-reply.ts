@@ -111,7 +111,6 @@ export class LiveReply {
     this.idleTimer = setTimeout(() => {
       if (this.ended) return;
       this.fail({ code: 'TIMEOUT', message: `no packet was written into this message for ${Math.round(ms / 1000)} s, so the emulator ended it` });
-    }, ms);
-    this.idleTimer.unref();
+    }, ms).unref();
   }
 }

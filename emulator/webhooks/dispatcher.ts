@@ -394,12 +394,11 @@ export class EventDispatcher {
   private scheduleAt(id: string, at: number): void {
     if (this.closed) return;
     this.clearTimer(id);
+    // Unref'd: pending retries must not keep an embedding test process alive; the servers do that when needed.
     const timer = setTimeout(() => {
       this.timers.delete(id);
       void this.run(id);
-    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
-    // Pending retries must not keep an embedding test process alive; the servers do that when needed.
-    timer.unref();
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS)).unref();
     this.timers.set(id, timer);
   }
 

@@ -124,8 +124,7 @@ export class FaultInjector {
           resolve(overtakenBy);
         },
       };
-      const timer = setTimeout(() => entry.release(null), this.profile.reorder.windowMs);
-      timer.unref();
+      const timer = setTimeout(() => entry.release(null), this.profile.reorder.windowMs).unref();
       own.add(entry);
     });
   }
