@@ -45,20 +45,10 @@ for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(pl
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
-/** GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start. */
-function answerHeadWithGet(app: FastifyInstance): void {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.method === 'GET') route.method = ['GET', 'HEAD'];
-  });
-}
-
 /** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
 const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
 
-/**
- * A new app with the error envelope, slow-body bound, JSON parser, shared schemas, HEAD on GET and (when asked) the contract check;
- * `install` (the OpenAPI collector) replaces the last two, so the document describes the routes as declared.
- */
+/** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then HEAD on GET and the contract check, or else `install`. */
 async function newApp(services: EmulatorContext, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
   const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
   installErrorHandling(app);
@@ -68,16 +58,16 @@ async function newApp(services: EmulatorContext, errors: typeof frameworkErrors,
   // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.
   if (install) await install(app);
   else {
-    answerHeadWithGet(app);
+    // GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start.
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (route.method === 'GET') route.method = ['GET', 'HEAD'];
+    });
     if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
   }
   return app;
 }
 
-/**
- * The onRequest hook authenticating /api callers before the body is read or validated, so a caller without a valid token hears
- * only the 401. A callback hook: a promise per request showed in profiles.
- */
+/** Authenticates /api callers before the body is read, so a bad token hears only the 401; a callback (a promise each showed in profiles). */
 export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
   return (request, _reply, done) => {
     try {

@@ -78,8 +78,7 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
     };
     const onEnd = () => finish(true);
     const onAbort = () => finish(raw.complete);
-    const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS);
-    timer.unref();
+    const timer = setTimeout(() => finish(false), DRAIN_LIMIT_MS).unref();
     raw.on('data', onData).once('end', onEnd).once('error', onAbort).once('close', onAbort);
     raw.resume();
   });
@@ -150,7 +149,7 @@ export function installErrorHandling(app: FastifyInstance): void {
 }
 
 /** The order of the methods in `Allow`. */
-const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+export const ALLOW_ORDER: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** The methods `app` routes `path` with (one trailing slash ignored; a catch-all forward is no path of its own), so a 405 can name them. */
 function methodsOf(app: FastifyInstance, path: string): string[] {
@@ -160,5 +159,5 @@ function methodsOf(app: FastifyInstance, path: string): string[] {
     // A parameter matches an empty segment here, never in a path of the app's own.
     return route !== null && !('*' in route.params) && !Object.values(route.params).includes('');
   };
-  return METHODS.filter((method) => spellings.some((url) => routed(url, method)));
+  return ALLOW_ORDER.filter((method) => spellings.some((url) => routed(url, method)));
 }

@@ -14,12 +14,7 @@ export const MAX_JSON_OBJECT_KEYS = 1_000;
 export const MAX_JSON_VALUES = 10_000;
 
 /** The limits parseJsonBody applies; the store import raises them (route `config: { jsonLimits }`). */
-export interface JsonBodyLimits {
-  maxDepth?: number;
-  maxArrayItems?: number;
-  maxObjectKeys?: number;
-  maxValues?: number;
-}
+export type JsonBodyLimits = Partial<Record<'maxDepth' | 'maxArrayItems' | 'maxObjectKeys' | 'maxValues', number>>;
 
 /**
  * Parses a JSON body: empty is no body (a DELETE with a JSON content-type); a syntax error, a body past a limit, or a `__proto__` or
@@ -44,11 +39,7 @@ export function parseJsonBody(text: string, limits: JsonBodyLimits = {}): unknow
 }
 
 /** A container open while scanning a body's text: its kind, how many items (or keys) so far, where its current key starts. */
-interface Frame {
-  object: boolean;
-  count: number;
-  keyAt: number;
-}
+type Frame = { object: boolean; count: number; keyAt: number };
 
 /** The first container past a limit, from the text before parsing: one pass, no recursion, strings skipped whole; non-JSON fails later. */
 function firstOversizedContainer(text: string, { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>): Problem | null {
@@ -125,14 +116,10 @@ function refusal(problem: Problem, { maxDepth, maxArrayItems, maxObjectKeys, max
       detail(problem.path, 'too_deep', `at most ${maxDepth} levels of nesting`, `more than ${maxDepth} levels`, `${where} is nested deeper than ${maxDepth} levels`),
     ]);
   }
-  if (problem.kind === 'too_many_items') {
-    return badRequest(`Body has an array of more than ${maxArrayItems} items (at ${at}); send fewer`, [
-      detail(problem.path, 'too_many_items', `at most ${maxArrayItems} items in an array`, `over ${maxArrayItems} items`, `${at} holds over ${maxArrayItems} items, more than the ${maxArrayItems} allowed`),
-    ]);
-  }
-  if (problem.kind === 'too_many_keys') {
-    return badRequest(`Body has an object of more than ${maxObjectKeys} keys (at ${at}); send fewer`, [
-      detail(problem.path, 'too_many_keys', `at most ${maxObjectKeys} keys in an object`, `over ${maxObjectKeys} keys`, `${at} holds over ${maxObjectKeys} keys, more than the ${maxObjectKeys} allowed`),
+  if (problem.kind === 'too_many_items' || problem.kind === 'too_many_keys') {
+    const [most, unit, container] = problem.kind === 'too_many_items' ? [maxArrayItems, 'items', 'an array'] : [maxObjectKeys, 'keys', 'an object'];
+    return badRequest(`Body has ${container} of more than ${most} ${unit} (at ${at}); send fewer`, [
+      detail(problem.path, problem.kind, `at most ${most} ${unit} in ${container}`, `over ${most} ${unit}`, `${at} holds over ${most} ${unit}, more than the ${most} allowed`),
     ]);
   }
   if (problem.kind === 'too_many_values') {
@@ -146,11 +133,7 @@ function refusal(problem: Problem, { maxDepth, maxArrayItems, maxObjectKeys, max
 }
 
 /** A value met while walking a parsed body, with the way back to the root (paths are built only when needed). */
-interface Visit {
-  value: unknown;
-  key: string;
-  parent: Visit | null;
-}
+type Visit = { value: unknown; key: string; parent: Visit | null };
 
 /** The first `__proto__` or `constructor.prototype` key of a parsed body; walked without recursion. */
 function firstForbiddenKey(root: unknown): Problem | null {

@@ -1,7 +1,4 @@
-/**
- * The path a URL names, read at least as loosely as the router: no origin, query or fragment, escapes decoded (`/%61pi`), lower
- * case, single slashes. Guards decide by the matched route; this serves only where none matched.
- */
+/** A URL's path read at least as loosely as the router (escapes decoded, lower case, single slashes), for where no route matched. */
 export function loosePath(url: string): string {
   let path = url;
   if (!path.startsWith('/')) {

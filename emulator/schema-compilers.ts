@@ -24,15 +24,10 @@ const serializerSets = new Map<string, WeakMap<object, (data: unknown) => string
 /** How many route schemas were compiled in this process (validators asked of ajv, serializers built): for tests. */
 export const compiled = { validators: 0, serializers: 0 };
 
-/**
- * fastify's own compilers, made lazy: a route compiles on its first request, not at start (~300 ms). One pool serves every app of
- * the process (ajv keeps its compiled schemas; serializers are kept here), so a later emulator compiles nothing again.
- */
+/** fastify's compilers, lazy (a route compiles at its first request: ~300 ms off a start) and shared, so a later emulator compiles nothing. */
 export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
-  validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorPool)();
-  serializerPool ??= (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector();
-  const validators = validatorPool;
-  const serializers = serializerPool;
+  const validators = (validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorPool)());
+  const serializers = (serializerPool ??= (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector());
   const buildValidator = (externalSchemas: unknown, options: unknown) => {
     const compile = validators(externalSchemas, options);
     return (route: unknown) => {
@@ -57,9 +52,8 @@ export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaControl
   const buildSerializer: SerializerFactory = (externalSchemas, options) => {
     const compile = serializers(externalSchemas, options);
     const key = `${JSON.stringify(externalSchemas) ?? ''}\n${JSON.stringify(options) ?? ''}`;
-    let known = serializerSets.get(key);
-    if (!known) serializerSets.set(key, (known = new WeakMap()));
-    const kept = known;
+    const kept = serializerSets.get(key) ?? new WeakMap<object, (data: unknown) => string>();
+    serializerSets.set(key, kept);
     return (route) => {
       let fn: ((data: unknown) => string) | undefined;
       return (data) => {

@@ -3,10 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { rawErrorAnswer } from './http.js';
 
 /** How long a request body may take: `graceMs`, plus a second per `minBytesPerSecond` received (mod_reqtimeout's `MinRate`); slower is a 408. */
-export interface SlowBodyBound {
-  graceMs: number;
-  minBytesPerSecond: number;
-}
+export type SlowBodyBound = { graceMs: number; minBytesPerSecond: number };
 
 /** 30 s, then 8 KiB/s: slower than any link a person or CI uses (64 kbit/s), and a 1 MB body is cut after at most about 2 minutes. */
 export const DEFAULT_SLOW_BODY_BOUND: SlowBodyBound = { graceMs: 30_000, minBytesPerSecond: 8 * 1024 };
@@ -45,8 +42,7 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
     if (raw.complete || socket.destroyed) return;
     const left = deadline() - Date.now();
     if (left > 0) {
-      timer = setTimeout(check, left);
-      timer.unref();
+      timer = setTimeout(check, left).unref();
       return;
     }
     // An answer already under way cannot become a 408: the connection just goes.
@@ -57,7 +53,6 @@ function watchBody(raw: IncomingMessage & { [WATCHED]?: true }, response: Server
       socket.destroy();
     }
   };
-  timer = setTimeout(check, bound.graceMs);
-  timer.unref();
+  timer = setTimeout(check, bound.graceMs).unref();
   raw.once('close', () => clearTimeout(timer));
 }

@@ -18,7 +18,7 @@ import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';
 import type { DeliveryRecord } from '../model.js';
 import { parseQuery, runQuery } from '../store/query.js';
-import { RedeliveryRefused, type AttemptNotice } from '../webhooks/dispatcher.js';
+import { RedeliveryRefused } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
 import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { openAdminEventStream } from './event-stream.js';
@@ -125,7 +125,7 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   app.get('/deliveries/stream', { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } }, async (request, reply) => {
     const filters = request.query;
     openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
-      events.onAttempt((notice: AttemptNotice) => {
+      events.onAttempt((notice) => {
         if (STREAM_FILTERS.some((f) => filters[f] !== undefined && notice.delivery[f] !== filters[f])) return;
         send(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
       }),

@@ -27,10 +27,7 @@ export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
   }
 }
 
-/**
- * The open `GET /conversations/:id/events` streams, by conversation; what a client does not read is held within the
- * StreamBufferLimits. A dropped stream is destroyed, not ended: a final event would only queue behind the unread.
- */
+/** The open conversation streams, unread bytes within StreamBufferLimits; a dropped one is destroyed (an end would queue behind the unread). */
 export class EventStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
   /** The API key each stream was opened with, so revoking the key ends its streams. */
@@ -47,8 +44,7 @@ export class EventStreams {
       total: limits.total ?? 4 * MAX_BUFFERED_BYTES,
     };
     checkStreamBufferLimits(this.limits);
-    this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs);
-    this.keepAlive.unref();
+    this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs).unref();
   }
 
   /** Starts an event stream on a hijacked response; `catchUp` frames go in the registration's turn, so no packet falls between. */

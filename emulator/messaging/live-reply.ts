@@ -25,22 +25,18 @@ export function failureText(soFar: string, failure: ReplyFailure): string {
   return `${soFar === '' ? '' : '\n\n'}[error: ${failure.message}]`;
 }
 
-/**
- * One CHARACTER message built packet by packet, each a `CHARACTER_MESSAGE_SENT` event on the conversation's streams.
- * Its growing content lives here, in memory; the store gets the record at the first packet and at the final one.
- */
+/** One CHARACTER message streamed packet by packet, its content in memory: the store gets it at the first packet and the final one. */
 export class LiveReply {
   readonly id = newId('msg');
   private current: MessageRecord | null = null;
   private writes: Promise<void> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
-  private finished = false;
 
   constructor(
     private readonly host: LiveReplyHost,
     readonly conversationId: string,
     readonly origin: ReplyOrigin,
-    private readonly shape: { type: MessageType; attachments: MessageRecord['attachments']; idleTimeoutMs?: number } = { type: 'TEXT', attachments: [] },
+    private readonly shape: { type: MessageType; attachments: MessageRecord['attachments']; idleTimeoutMs?: number },
   ) {
     this.armIdleTimer();
   }
@@ -51,7 +47,7 @@ export class LiveReply {
   }
 
   get ended(): boolean {
-    return this.finished;
+    return this.current?.isStreaming === false;
   }
 
   /** Resolves when the latest store write (creation, or the final record) is durable. */
@@ -61,7 +57,7 @@ export class LiveReply {
 
   /** Sends one packet: `delta` is appended to the content; `final` ends the message. */
   packet(delta: string, final: boolean, failure?: ReplyFailure): MessageRecord {
-    if (this.finished) throw new Error(`message ${this.id} has already ended`);
+    if (this.ended) throw new Error(`message ${this.id} has already ended`);
     const now = nowIso();
     const previous = this.current;
     const message: MessageRecord = previous
@@ -81,7 +77,6 @@ export class LiveReply {
     this.current = message;
     if (!previous || final) this.persist(message);
     if (final) {
-      this.finished = true;
       clearTimeout(this.idleTimer);
       this.host.ended(this);
     } else {
@@ -98,7 +93,7 @@ export class LiveReply {
 
   /** The catch-up event for a client that connects mid-reply: the content so far as one delta. */
   catchUpFrame(): string | null {
-    if (!this.current || this.finished) return null;
+    if (!this.current || this.ended) return null;
     return sseFrame(CHARACTER_MESSAGE_SENT, { message: this.current, contentDelta: this.current.content });
   }
 
@@ -114,9 +109,8 @@ export class LiveReply {
     if (!ms) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      if (this.finished) return;
+      if (this.ended) return;
       this.fail({ code: 'TIMEOUT', message: `no packet was written into this message for ${Math.round(ms / 1000)} s, so the emulator ended it` });
-    }, ms);
-    this.idleTimer.unref();
+    }, ms).unref();
   }
 }

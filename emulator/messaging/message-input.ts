@@ -8,10 +8,7 @@ export const MAX_STREAMED_CONTENT_LENGTH = 1024 * 1024;
 /** A message body after the schema, its defaults filled in: what the per-type rules look at. */
 export type MessageInput = Required<MessageSend>;
 
-/**
- * Checks what a schema cannot say well: TEXT is not only whitespace, IMAGE/AUDIO content and attachments are
- * http(s) URLs, FORM content is a JSON object. Throws a 400 with details.
- */
+/** Checks what a schema cannot say well (TEXT not blank, http(s) URLs for IMAGE/AUDIO and attachments, FORM a JSON object); throws a 400. */
 export function checkMessageInput(input: MessageInput): void {
   const problems: ErrorDetail[] = [];
   const { content, type } = input;

@@ -132,11 +132,9 @@ export class Messaging implements LiveReplyHost {
 
   /** Opens an event stream on a hijacked response; a streaming message so far comes first. */
   openEventStream(conversationId: string, response: ServerResponse, apiKeyId?: string): void {
-    const catchUp: string[] = [];
-    for (const reply of this.live.values()) {
-      const frame = reply.conversationId === conversationId ? reply.catchUpFrame() : null;
-      if (frame) catchUp.push(frame);
-    }
+    const catchUp = [...this.live.values()]
+      .filter((reply) => reply.conversationId === conversationId)
+      .flatMap((reply) => reply.catchUpFrame() ?? []);
     this.streams.open(conversationId, response, catchUp, apiKeyId);
   }
 

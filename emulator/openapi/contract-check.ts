@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { Ajv } from 'ajv';
 import { useBoundedFormats } from '../validation/formats.js';
 import type { OpenApiDocument } from './document.js';
 
@@ -39,17 +38,9 @@ export function contractCheckByDefault(): boolean {
 /** Checks every JSON response of `app` against the document (a declared status, a body of its schema); collects violations, never throws. */
 export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-  useBoundedFormats(addFormats.default(ajv) as unknown as Ajv);
+  useBoundedFormats(addFormats.default(ajv));
   const validators = new Map<string, ValidateFunction>();
   let doc: OpenApiDocument | undefined;
-  const validatorFor = (key: string, schema: Record<string, unknown>) => {
-    let fn = validators.get(key);
-    if (!fn) {
-      fn = ajv.compile({ ...schema, components: doc!.components });
-      validators.set(key, fn);
-    }
-    return fn;
-  };
   const envelope = {
     oneOf: [
       { type: 'object', required: ['ok', 'data'], properties: { ok: { const: true }, data: {}, meta: { type: 'object' } }, additionalProperties: false },
@@ -89,7 +80,8 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
         schema = match[1].content['application/json'].schema;
       }
     }
-    const validate = validatorFor(key, schema);
+    let validate = validators.get(key);
+    if (!validate) validators.set(key, (validate = ajv.compile({ ...schema, components: doc.components })));
     if (!validate(body)) record(ajv.errorsText(validate.errors, { separator: '; ' }));
     return payload;
   });

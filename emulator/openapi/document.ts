@@ -131,10 +131,10 @@ async function buildRoutesDocument(builders: { management: AppBuilder; messaging
 }
 
 /** The OpenAPI 3.1 document of the three APIs, placed at their URLs, with the webhook events as `webhooks`; `routes` is shared, never changed. */
-export function placeDocument(routes: RoutesDocument, urls: { managementUrl?: string; messagingUrl?: string } = {}): OpenApiDocument {
+export function placeDocument(routes: RoutesDocument, urls: { managementUrl: string; messagingUrl: string }): OpenApiDocument {
   const paths = { ...routes.paths };
   // The messaging API is a second server: every one of its operations says so.
-  const servers = [{ url: urls.messagingUrl ?? 'http://127.0.0.1:4011', description: 'messaging API (its own server, not the management one)' }];
+  const servers = [{ url: urls.messagingUrl, description: 'messaging API (its own server, not the management one)' }];
   for (const path of routes.messagingPaths) {
     const item: Record<string, any> = { ...paths[path], servers };
     for (const [key, operation] of Object.entries<any>(item)) if (typeof operation === 'object' && operation !== null && 'responses' in operation) item[key] = { ...operation, servers };
@@ -149,7 +149,7 @@ export function placeDocument(routes: RoutesDocument, urls: { managementUrl?: st
         'The management API (/api), the messaging API (/conversations, on its own server: see `servers` on its operations) and the emulator admin API (/_emulator), as the plugsmith emulator serves them. Every JSON response is { ok: true, data, meta? } or { ok: false, error: { message, error, details? } }. A method a path does not declare is answered 405 with an `Allow` header listing the ones it does (see each path\'s description); an unknown path is a 404. Path parameters longer than 100 characters are refused (400) before anything else.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: urls.managementUrl ?? 'http://127.0.0.1:4010', description: 'management and admin API' }],
+    servers: [{ url: urls.managementUrl, description: 'management and admin API' }],
     tags: TAGS,
     paths,
     webhooks: routes.webhooks,
@@ -164,14 +164,12 @@ const METHOD_NOT_ALLOWED = {
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
 };
 
-const camel = (kind: string) => kind.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
 /** A webhook event as the platform posts it: signed headers, the event as the body, and what the plugin must answer. */
 function webhookOperation(kind: (typeof EVENT_KINDS)[number]) {
   const header = (name: string, description: string, schema: Record<string, unknown>) => ({ in: 'header', name, required: true, description, schema });
   const challenge = kind === 'WEBHOOK_CHALLENGE';
   return {
-    operationId: `on${camel(kind).replace(/^./, (c) => c.toUpperCase())}`,
+    operationId: `on${kind.toLowerCase().replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}`,
     summary: `${kind}, posted to the plugin's webhook URL`,
     description: `Signed as Standard Webhooks: ${WEBHOOK_SIGNING}`,
     tags: ['webhooks'],

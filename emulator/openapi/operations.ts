@@ -1,3 +1,5 @@
+import { ALLOW_ORDER } from '../http.js';
+
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
 type OpenApiDocument = Record<string, any>;
 
@@ -141,7 +143,6 @@ const LINKS: Readonly<Record<string, Record<string, Link>>> = (() => {
   };
 })();
 
-const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** The `text/event-stream` bodies: a string of frames, described. */
@@ -156,11 +157,9 @@ export function describeOperations(doc: OpenApiDocument): void {
     delete doc.paths['/api/'];
   }
   for (const [path, item] of Object.entries<any>(doc.paths)) {
-    const allowed: string[] = [];
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      allowed.push(method.toUpperCase());
       const key = `${method.toUpperCase()} ${path}`;
       const known = OPERATIONS[key];
       if (known) {
@@ -190,9 +189,8 @@ export function describeOperations(doc: OpenApiDocument): void {
         if (success) operation.responses[success].links = linked;
       }
     }
-    if (allowed.includes('GET')) allowed.push('HEAD');
-    // In the order the emulator's `Allow` gives them.
-    allowed.sort((a, b) => ALLOW_ORDER.indexOf(a) - ALLOW_ORDER.indexOf(b));
+    // As the emulator's `Allow` gives them: HEAD with GET, in its order.
+    const allowed = ALLOW_ORDER.filter((method) => item[method.toLowerCase()] || (method === 'HEAD' && item.get));
     item.description = `Other methods are answered 405 with \`Allow: ${allowed.join(', ')}\`.`;
   }
   // GET /api/generate-upload-url reads the same JSON body as POST (OpenAPI 3.1 allows a GET body; POST is for clients that cannot send one).

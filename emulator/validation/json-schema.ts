@@ -1,12 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import addFormats from 'ajv-formats';
 import { detail, type ErrorDetail } from '../errors.js';
 import { isCappedFormatTooLong, MAX_FORMAT_LENGTH, useBoundedFormats } from './formats.js';
 import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-regex.js';
-
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
 // No logger: an unknown `format` is legal and would be printed at every request that uses it.
 // Patterns run on RE2 and formats in bounded time: a supplied schema cannot stall the process (ReDoS).
@@ -14,8 +11,8 @@ const options = { strict: false, allErrors: true, verbose: true, validateFormats
 // Made on first use: each one compiles its meta-schema, which the emulator's start need not wait for.
 let draft07: Ajv | undefined;
 let draft2020: Ajv | undefined;
-const ajv07 = (): Ajv => (draft07 ??= useBoundedFormats(addFormats(new Ajv(options))));
-const ajv2020 = (): Ajv => (draft2020 ??= useBoundedFormats(addFormats(new Ajv2020(options) as unknown as Ajv)));
+const ajv07 = (): Ajv => (draft07 ??= useBoundedFormats(addFormats.default(new Ajv(options))));
+const ajv2020 = (): Ajv => (draft2020 ??= useBoundedFormats(addFormats.default(new Ajv2020(options))));
 
 /** A validator of one of the emulator's own schemas, compiled on its first call without meta-validation (100 ms off a start). */
 export function lazyValidator<T = unknown>(schema: Record<string, unknown>, ajvOptions: Record<string, unknown> = {}): (() => ValidateFunction<T>) {
@@ -113,7 +110,6 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
     try {
       tokens = ref === '#' ? [] : decodeURIComponent(ref.slice(2)).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     } catch {
-      tokens = [];
       problem = detail(where(at), 'invalid_schema', 'a JSON pointer', ref, `${named(at)} is not a valid JSON pointer`);
       return null;
     }

@@ -33,10 +33,7 @@ export function withMatchBudget<T>(work: () => T): T {
 }
 
 /** What a compiled pattern offers: a search anywhere in the text, like `RegExp.prototype.test`. */
-export interface LinearRegExp {
-  test(text: string): boolean;
-  toString(): string;
-}
+export type LinearRegExp = { test(text: string): boolean; toString(): string };
 
 /** Compiles `pattern` for linear-time matching; throws a SyntaxError (with RE2's reason) when RE2 cannot run it. */
 export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
@@ -70,9 +67,7 @@ export function linearRegExpProblem(pattern: string, flags = ''): string | null 
 }
 
 /** ajv's `code.regExp` engine, called as `regExp(pattern, flags)`; ajv keys its cache by the result's `toString()`. */
-export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), {
-  code: 'linearRegExp',
-});
+export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), { code: 'linearRegExp' });
 
 const cache = new Map<string, LinearRegExp | null>();
 const MAX_CACHED = 500;

@@ -48,10 +48,7 @@ export function notSent(reason: string): AttemptOutcome {
   return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
 }
 
-/**
- * One POST through undici's dispatch API, the answer read in the handler callbacks and the time limit one timer: a body
- * stream and an AbortSignal per attempt were most of a delivery's cost at thousands a second.
- */
+/** One POST on undici's dispatch API with one timer: a body stream and an AbortSignal per attempt were most of a delivery's cost. */
 export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
   private readonly started = Date.now();
   private readonly outcome: AttemptOutcome;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { createAgent } from '../http-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createAgent } from '../../src/http/undici.js';
 import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEvent, type WebhookEventType } from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type { DeliveryAttemptNotice, DispatchMode, FaultProfile, StoreEpochNotice, WebhookVerification } from '../../src/contract/index.js';
@@ -16,9 +17,6 @@ import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptio
 
 /** The whole store was replaced: every record a client holds may be gone. */
 export type StoreChange = { reason: NonNullable<StoreEpochNotice['reason']> };
-
-/** One attempt, told to stream listeners as it is logged. */
-export type AttemptNotice = DeliveryAttemptNotice;
 
 /** One event for one plugin (and instance, unless it concerns the plugin alone). */
 export interface EmitInput {
@@ -49,10 +47,7 @@ export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null
   return plugin.events.includes(type) && (instance === null || instance.events.includes(type));
 }
 
-/**
- * Sends events to plugin webhooks: signed, logged per attempt, retried, resumed after a restart. Attempts
- * wait for one of the fair delivery slots, so one webhook that hangs never holds up the others.
- */
+/** Sends events to plugin webhooks (signed, logged, retried, resumed); attempts wait for a fair slot, so a hanging webhook blocks no other. */
 export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
   private readonly http: Dispatcher;
@@ -60,7 +55,7 @@ export class EventDispatcher {
   private readonly live = new Set<WebhookAttempt>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
-  private readonly attemptListeners = new Set<(notice: AttemptNotice) => void>();
+  private readonly attemptListeners = new Set<(notice: DeliveryAttemptNotice) => void>();
   private readonly storeListeners = new Set<(change: StoreChange) => void>();
   /** How many times the store was replaced (reset or import) since this emulator started. */
   private storeGeneration = 0;
@@ -208,7 +203,7 @@ export class EventDispatcher {
   }
 
   /** Calls `listener` with every attempt as it is logged; returns the unsubscribe function. */
-  onAttempt(listener: (notice: AttemptNotice) => void): () => void {
+  onAttempt(listener: (notice: DeliveryAttemptNotice) => void): () => void {
     this.attemptListeners.add(listener);
     return () => this.attemptListeners.delete(listener);
   }
@@ -251,9 +246,7 @@ export class EventDispatcher {
     // Delayed and held attempts end without sending (they stay pending for the next start).
     this.faults.abort();
     const pending = [...this.inFlight.values()];
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled(pending), new Promise((r) => (grace = setTimeout(r, CLOSE_GRACE_MS)))]);
-    clearTimeout(grace);
+    await Promise.race([Promise.allSettled(pending), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
     for (const attempt of this.live) attempt.interrupt();
     // Waiting attempts see `closed` once woken and end without sending.
     this.slots.wakeAll();
@@ -401,18 +394,16 @@ export class EventDispatcher {
   private scheduleAt(id: string, at: number): void {
     if (this.closed) return;
     this.clearTimer(id);
+    // Unref'd: pending retries must not keep an embedding test process alive; the servers do that when needed.
     const timer = setTimeout(() => {
       this.timers.delete(id);
       void this.run(id);
-    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
-    // Pending retries must not keep an embedding test process alive; the servers do that when needed.
-    timer.unref();
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS)).unref();
     this.timers.set(id, timer);
   }
 
   private clearTimer(id: string): void {
-    const timer = this.timers.get(id);
-    if (timer) clearTimeout(timer);
+    clearTimeout(this.timers.get(id));
     this.timers.delete(id);
   }
 }

@@ -11,10 +11,7 @@ export type AttemptFaults = ReturnType<FaultInjector['plan']>;
 /** The decisions of one attempt, each with its own draw. */
 const DECISION = { delay: 0, delayMs: 1, reorder: 2, drop: 3, timeoutAfterAnswer: 4, duplicate: 5 } as const;
 
-interface Held {
-  number: number;
-  release: (overtakenBy: string | null) => void;
-}
+type Held = { number: number; release: (overtakenBy: string | null) => void };
 
 /** Fault injection: numbers deliveries by emission, draws each attempt's faults from the seed, runs the waits (`abort()` ends them). */
 export class FaultInjector {
@@ -127,8 +124,7 @@ export class FaultInjector {
           resolve(overtakenBy);
         },
       };
-      const timer = setTimeout(() => entry.release(null), this.profile.reorder.windowMs);
-      timer.unref();
+      const timer = setTimeout(() => entry.release(null), this.profile.reorder.windowMs).unref();
       own.add(entry);
     });
   }

@@ -134,10 +134,7 @@ function durationRange(text: string): [number, number] {
   return [min, max];
 }
 
-/**
- * Draws faults from a seed without shared generator state: each draw hashes (seed, delivery number in emission order,
- * attempt, decision), so a run emitting the same events in the same order meets the same faults however attempts interleave.
- */
+/** Draws faults by hashing (seed, delivery number, attempt, decision): the same emissions meet the same faults however attempts interleave. */
 export class FaultDraws {
   private readonly key: number;
 

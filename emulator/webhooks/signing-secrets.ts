@@ -1,9 +1,6 @@
 import type { PluginRecord } from '../model.js';
 
-/**
- * The secrets a delivery is signed with at `now` (one signature each): the current one, and in a rotation's grace period the
- * previous one, so a receiver with the old secret keeps accepting. Without the plugin (deleted since), the queued secret.
- */
+/** The secrets to sign with at `now`: the current one, plus the previous in a rotation's grace period; the queued one if the plugin is gone. */
 export function signingSecrets(plugin: Pick<PluginRecord, 'webhookSecret' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'> | undefined, fallback: string, now = Date.now()): string[] {
   if (!plugin) return [fallback];
   const { previousWebhookSecret: previous, previousWebhookSecretExpiresAt: expiresAt } = plugin;

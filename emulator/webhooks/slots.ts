@@ -7,10 +7,7 @@ export interface Lane {
   inTurn: boolean;
 }
 
-/**
- * The fair delivery slots: at most `concurrency` attempts in flight and `perPluginConcurrency` per plugin, plugins taking
- * free slots in turn, so a webhook that hangs holds only its own few slots and never holds up the others.
- */
+/** At most `concurrency` attempts in flight, `perPluginConcurrency` per plugin, plugins in turn: a hanging webhook holds only its own. */
 export class DeliverySlots {
   /** Each plugin's attempts running and waiting for a slot. */
   private readonly lanes = new Map<string, Lane>();
@@ -39,12 +36,11 @@ export class DeliverySlots {
     });
   }
 
-  /** Gives a slot back; free slots go to the waiting lanes in turn. */
+  /** Gives a slot back; free slots go to the waiting lanes in turn, one attempt each, then to the back of the line. */
   release(lane: Lane): void {
     lane.running--;
     this.running--;
     this.offer(lane);
-    // Free slots go to the lanes in turn: one attempt each, then to the back of the line.
     while (this.running < this.concurrency) {
       const next = this.ready.shift();
       if (!next) break;

@@ -11,10 +11,7 @@ export { createOpenAiEngine, type OpenAiEngineOptions } from './openai.js';
 /** Picks the engine that answers for a character. Never throws: a missing engine fails its replies instead. */
 export type EngineFor = (character: Character) => ReplyEngine;
 
-/**
- * The engine chooser: scripted, or `openai` with `llm`. An engine not configured or not run here (`plugin` characters are
- * answered by their agent's webhook) fails every reply saying why. Throws only if `llm.baseUrl` is not an http(s) URL.
- */
+/** Picks each character's engine, scripted or (with `llm`) openai; any other fails its replies saying why. Throws on a non-http(s) baseUrl. */
 export function createReplyEngines(config: { llm?: OpenAiEngineOptions } = {}): EngineFor {
   const openai = config.llm ? createOpenAiEngine(config.llm) : undefined;
   return (character) => {

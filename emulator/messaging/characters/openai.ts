@@ -1,4 +1,5 @@
-import { request } from '../../http-client.js';
+import type { Dispatcher } from 'undici';
+import { createAgent, request } from '../../../src/http/undici.js';
 import { ReplyEngineError, abortedError } from './errors.js';
 import { SseParser } from './sse.js';
 import type { ReplyEngine, ReplyRequest } from './types.js';
@@ -17,12 +18,11 @@ export interface OpenAiEngineOptions {
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
 
 /** One message of a chat-completions request. */
-export interface ChatCompletionMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+type ChatCompletionMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
 const SNIPPET_BYTES = 2048;
+/** One Agent for every engine's requests. */
+let agent: Dispatcher | undefined;
 
 /** The messages sent for a reply: the persona (or "You are {name}.") as system prompt, the history, the new message. */
 export function chatCompletionMessages(req: ReplyRequest): ChatCompletionMessage[] {
@@ -65,6 +65,7 @@ async function* streamCompletion(o: OpenAiEngineOptions & { timeoutMs: number },
       headers,
       body: JSON.stringify({ model: o.model, messages: chatCompletionMessages(req), stream: true }),
       signal,
+      dispatcher: (agent ??= createAgent()),
       headersTimeout: o.timeoutMs,
       bodyTimeout: o.timeoutMs,
     });

@@ -10,10 +10,7 @@ export const DEFAULT_PACKET_INTERVAL_MS = 30;
 export const DEFAULT_FALLBACK_REPLY = "I don't have a scripted reply for that.";
 
 /** One thing wrong with a script, at a path relative to where the script sits. */
-export interface ScriptProblem {
-  path: string[];
-  message: string;
-}
+export type ScriptProblem = { path: string[]; message: string };
 
 /** Lists what is wrong with a character's script (empty when it is fine); `at` prefixes every path, e.g. `['characters', '0', 'script']`. */
 export function validateScript(script: unknown, at: string[] = []): ScriptProblem[] {
@@ -37,10 +34,7 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
   return problems;
 }
 
-/**
- * The reply of the first script line whose `match` matches (case-insensitively), else the fallback; `{{name}}` is the
- * character's name. An invalid `match` is matched as a literal substring, so a bad record never breaks a conversation.
- */
+/** The first matching line's reply (else the fallback), `{{name}}` filled; a bad `match` is a literal substring, so no record breaks a reply. */
 export function scriptedReplyText(character: Character, userMessage: string): string {
   const script = Array.isArray(character.script) ? character.script : [];
   const line = withMatchBudget(() => script.find((l) => typeof l?.match === 'string' && matches(l.match, userMessage)));

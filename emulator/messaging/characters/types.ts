@@ -15,6 +15,4 @@ export interface ReplyRequest {
 }
 
 /** Produces a character's TEXT reply as non-empty content deltas (packets); failures end the iteration with a ReplyEngineError. */
-export interface ReplyEngine {
-  reply(req: ReplyRequest): AsyncIterable<string>;
-}
+export type ReplyEngine = { reply(req: ReplyRequest): AsyncIterable<string> };

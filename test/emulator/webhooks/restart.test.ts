@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
-import type { AttemptNotice } from '../../../emulator/webhooks/dispatcher.js';
+import type { DeliveryAttemptNotice as AttemptNotice } from '../../../src/contract/index.js';
 import { adminCall, answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
