@@ -18,7 +18,7 @@ import {
   type UploadUrlRequest,
 } from '../../src/contract/index.js';
 import { ok } from '../http.js';
-import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
+import { ApiError, badRequest, detail, forbidden, found, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import { parseQuery, runQuery } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
@@ -43,8 +43,7 @@ const uploadUrlsResponse = (status: 200 | 201) => ({ [status]: Ok(UploadUrlsSche
 
 /** The file as the caller may see it; a 404 when they may not. */
 function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fileId: string): FileRecord {
-  const file = services.db.files.get(fileId);
-  if (!file) throw notFound('file', fileId);
+  const file = found(services.db.files.get(fileId), 'file', fileId);
   const principal = request.principal;
   if (principal?.kind === 'instance') {
     // A data provider reads only its repository's files: a 403 for any other, as for anything its scopes do not allow.
