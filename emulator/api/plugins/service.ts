@@ -4,14 +4,12 @@ import type { PluginRecord } from '../../model.js';
 import type { WebhookSecretRotation } from '../../../src/contract/index.js';
 import type { EmulatorContext } from '../../context.js';
 import { badRequest, detail, found } from '../../errors.js';
-import { ownAdminTarget } from '../../admin/self-target.js';
 import { removeInstanceNow, uninstallInstance } from '../instances/service.js';
 import { pluginDeletions } from './deletion-service.js';
 
-/** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
+/** A 400 for a webhook URL the dispatcher refuses (the emulator's own /_emulator or /_storage paths): no webhook is ever delivered there. */
 function refuseOwnWebhookUrl(services: EmulatorContext, webhookUrl: string | null | undefined): void {
-  if (!webhookUrl) return;
-  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, adminHosts: services.config.admin.adminHosts, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
+  const reason = webhookUrl ? services.events.refusal(webhookUrl) : null;
   if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
 }
 
