@@ -67,23 +67,20 @@ function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fil
 function owningOrg(services: EmulatorContext, request: FastifyRequest, body: UploadUrlRequest): string {
   const { db } = services;
   const principal = requireUser(request);
+  const given = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
   // The schema gives parentId and parentType together or not at all.
-  if (body.parentType && body.parentId) {
-    const id = body.parentId;
-    let orgId: string | undefined;
-    if (body.parentType === 'ORG') orgId = db.orgs.get(id)?.id;
-    else if (body.parentType === 'CHARACTER') orgId = db.characters.get(id)?.orgId;
-    else if (body.parentType === 'AGENT') orgId = db.agents.get(id)?.orgId;
-    else orgId = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
-    if (!orgId) throw notFound(body.parentType.toLowerCase(), id);
-    if (body.orgId && body.orgId !== orgId) {
-      throw badRequest(`orgId ${body.orgId} is not the org of ${body.parentType.toLowerCase()} ${id}`, [detail(['orgId'], 'invalid_value', orgId, body.orgId, 'orgId must match the parent\'s org (or be omitted)')]);
+  if (!body.parentType || !body.parentId) {
+    if (!given) {
+      throw badRequest('which org owns these files? give parentId and parentType, or orgId', [detail(['orgId'], 'invalid_type', 'string', undefined, 'orgId is required when there is no parent and you belong to several orgs')]);
     }
-    return orgId;
+    return given;
   }
-  const orgId = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
-  if (!orgId) {
-    throw badRequest('which org owns these files? give parentId and parentType, or orgId', [detail(['orgId'], 'invalid_type', 'string', undefined, 'orgId is required when there is no parent and you belong to several orgs')]);
+  const id = body.parentId;
+  // KNOWLEDGE is not stored: a file under it goes to the given org, as one without a parent.
+  const orgId = { ORG: db.orgs.get(id)?.id, CHARACTER: db.characters.get(id)?.orgId, AGENT: db.agents.get(id)?.orgId, KNOWLEDGE: given }[body.parentType];
+  if (!orgId) throw notFound(body.parentType.toLowerCase(), id);
+  if (body.orgId && body.orgId !== orgId) {
+    throw badRequest(`orgId ${body.orgId} is not the org of ${body.parentType.toLowerCase()} ${id}`, [detail(['orgId'], 'invalid_value', orgId, body.orgId, 'orgId must match the parent\'s org (or be omitted)')]);
   }
   return orgId;
 }

@@ -22,7 +22,6 @@ interface EntityKind {
   path: string;
   param: string;
   pluginType: PluginType;
-  noun: string;
   nouns: string;
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
   orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
@@ -77,7 +76,6 @@ const KINDS: EntityKind[] = [
     path: '/repositories/:repositoryId/data-providers',
     param: 'repositoryId',
     pluginType: 'DATA_PROVIDER',
-    noun: 'repository',
     nouns: 'repositories',
     orgOf: storedEntityOrg('repositories', 'repository'),
   },
@@ -86,7 +84,6 @@ const KINDS: EntityKind[] = [
     path: '/agents/:agentId/plugins',
     param: 'agentId',
     pluginType: 'EVENT_HANDLER',
-    noun: 'agent',
     nouns: 'agents',
     orgOf: storedEntityOrg('agents', 'agent'),
   },
@@ -95,7 +92,6 @@ const KINDS: EntityKind[] = [
     path: '/apps/:appId/plugins',
     param: 'appId',
     pluginType: 'APP',
-    noun: 'app',
     nouns: 'apps',
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
