@@ -20,7 +20,6 @@ import {
 import { ok } from '../http.js';
 import { ApiError, badRequest, detail, forbidden, found, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
@@ -29,7 +28,7 @@ import { objectKey } from './storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
 import { assertMove } from './rules.js';
-import { FILE_QUERY, params, presentFile, typed, type RouteOptions } from '../api/common.js';
+import { FILE_QUERY, listed, params, presentFile, typed, type RouteOptions } from '../api/common.js';
 import { createUploadRecords, setFileStatus } from './service.js';
 
 /** How long an upload URL stays valid. */
@@ -210,12 +209,8 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
 
   app.get('/', { schema: { querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
     const principal = requireUser(request);
-    const query = parseQuery(request.query, FILE_QUERY);
-    const result = runQuery(db.files, query, FILE_QUERY, {
-      where: principal.orgId ? [['orgId', principal.orgId]] : [],
-      visible: (f) => roleIn(db, principal, f.orgId) !== null,
-    });
-    return ok(result.data.map(presentFile), { pagination: result.pagination });
+    const where: Array<[string, unknown]> = principal.orgId ? [['orgId', principal.orgId]] : [];
+    return listed(db.files, request.query, FILE_QUERY, { where, visible: (f) => roleIn(db, principal, f.orgId) !== null }, presentFile);
   });
 
   const accessSchema = { params: params('fileId'), querystring: FileAccessQuerySchema, response: { 200: Ok(FileAccessSchema), ...errors } };
