@@ -1,19 +1,12 @@
 import { conflict, found, notFound } from '../../errors.js';
 import { nowIso } from '../../store/ids.js';
 import type { Collection } from '../../store/store.js';
-import type { Timestamps } from '../../model.js';
+import type { Action, ExternalEvent } from '../../../src/contract/index.js';
 import type { EmulatorContext } from '../../context.js';
 import { pluginDeletions } from '../plugins/deletion-service.js';
 
 /** A named definition inside a plugin: an action or an external event. */
-export interface Definition extends Timestamps {
-  id: string;
-  pluginId: string;
-  name: string;
-  title: string;
-  description: string;
-  [schema: string]: unknown;
-}
+export type Definition = Action | ExternalEvent;
 
 /** The definition of a plugin with that name, if any. */
 export function byName(collection: Collection<Definition>, pluginId: string, name: string): Definition | undefined {
