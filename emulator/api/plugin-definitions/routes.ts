@@ -96,8 +96,7 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
       const body = request.body;
       requireValidSchemas(body, kind.schemaFields);
-      const updated = await updateDefinition(services, collection, kind.noun, existing, body);
-      return ok(updated);
+      return ok(await updateDefinition(services, collection, kind.noun, existing, body));
     });
 
     app.delete(item, { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } }, async (request) => {
