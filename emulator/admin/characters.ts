@@ -50,8 +50,7 @@ export default async function adminCharacterRoutes(fastify: FastifyInstance, { s
     checkScript(fields.script);
     const now = nowIso();
     const character = await createCharacter(services, applyFields({ id: chosen ?? newId('char'), orgId, agentId: null, name: fields.name, engine: 'scripted', createdAt: now, updatedAt: now }, fields));
-    reply.status(201);
-    return ok(character);
+    return reply.status(201).send(ok(character));
   });
 
   app.patch('/characters/:characterId', { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } }, async (request) => {

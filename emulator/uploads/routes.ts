@@ -169,8 +169,7 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
     return generate(request, body);
   });
   app.post('/generate-upload-url', { schema: { body: UploadUrlRequestSchema, response: uploadUrlsResponse(201) } }, async (request, reply) => {
-    reply.status(201);
-    return generate(request, request.body);
+    return reply.status(201).send(await generate(request, request.body));
   });
 
   app.patch('/status', { schema: { body: FileStatusUpdateSchema, response: { 200: Ok(FileSchema), ...errors } } }, async (request) => {

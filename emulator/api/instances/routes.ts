@@ -171,8 +171,7 @@ function entityInstanceRoutes(kind: EntityKind) {
         updatedAt: now,
       };
       await installInstance(services, instance);
-      reply.status(201);
-      return ok(instance);
+      return reply.status(201).send(ok(instance));
     });
 
     const listSchema = { params: entityParams, querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errors } };

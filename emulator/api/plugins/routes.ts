@@ -41,8 +41,7 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body, ['inputsSchema']);
     const plugin = await createPlugin(services, orgId, body);
-    reply.status(201);
-    return ok(presentPlugin(services, request, plugin));
+    return reply.status(201).send(ok(presentPlugin(services, request, plugin)));
   }
 
   app.post('/plugins', { schema: { body: PluginCreateWithOrgSchema, response: pluginResponse(201) } }, async (request, reply) => {
