@@ -143,9 +143,7 @@ function entityInstanceRoutes(kind: EntityKind) {
     const app = typed(fastify);
     const { db } = services;
     // Only user tokens manage instances: no token is a 401 and an instance token a 403, before the body is looked at.
-    app.addHook('preValidation', async (request) => {
-      requireUser(request);
-    });
+    app.addHook('preValidation', async (request) => void requireUser(request));
 
     app.post(kind.path, { schema: { params: entityParams, body, response: { 201: Ok(PluginInstanceSchema), ...errors } } }, async (request, reply) => {
       const id = request.params[kind.param];
