@@ -28,8 +28,7 @@ export default async function adminAgentRoutes(fastify: FastifyInstance, { servi
     requireBodyOrg(services, body.orgId);
     const now = nowIso();
     const agent = await createAgent(services, { id: body.id ?? newId('agent'), orgId: body.orgId, name: body.name, createdAt: now, updatedAt: now });
-    reply.status(201);
-    return ok(agent);
+    return reply.status(201).send(ok(agent));
   });
 
   app.patch('/agents/:agentId', { schema: { params: params('agentId'), body: AgentRenameSchema, response: one } }, async (request) => {

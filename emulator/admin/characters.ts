@@ -18,20 +18,15 @@ function checkScript(value: unknown): void {
   }
 }
 
-/** Applies a create or PATCH body to a character: null removes a field (agentId becomes null). */
+/** Applies a create or PATCH body (only a character's fields, by its schema): null removes a field, but agentId becomes null. */
 function applyFields(record: CharacterRecord, fields: CharacterUpdate): CharacterRecord {
-  const next: CharacterRecord = { ...record };
-  if (fields.name !== undefined) next.name = fields.name;
-  if (fields.agentId !== undefined) next.agentId = fields.agentId;
-  if (fields.persona !== undefined) next.persona = fields.persona ?? undefined;
-  if (fields.engine !== undefined) next.engine = fields.engine ?? undefined;
-  if (fields.script !== undefined) next.script = fields.script ?? undefined;
-  if (fields.fallbackReply !== undefined) next.fallbackReply = fields.fallbackReply ?? undefined;
-  if (fields.packetSize !== undefined) next.packetSize = fields.packetSize ?? undefined;
-  if (fields.packetIntervalMs !== undefined) next.packetIntervalMs = fields.packetIntervalMs ?? undefined;
-  // A removed field is absent from the stored record, not stored as undefined.
-  for (const key of Object.keys(next) as Array<keyof CharacterRecord>) if (next[key] === undefined) delete next[key];
-  return next;
+  const next: Record<string, unknown> = { ...record };
+  for (const [key, value] of Object.entries(fields)) {
+    // A removed field is absent from the stored record, not stored as undefined.
+    if (value === null && key !== 'agentId') delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return next as CharacterRecord;
 }
 
 /** Admin API for characters (`/_emulator/characters`): create, list (e.g. `?orgId=org_dev`), read and change. */
@@ -55,8 +50,7 @@ export default async function adminCharacterRoutes(fastify: FastifyInstance, { s
     checkScript(fields.script);
     const now = nowIso();
     const character = await createCharacter(services, applyFields({ id: chosen ?? newId('char'), orgId, agentId: null, name: fields.name, engine: 'scripted', createdAt: now, updatedAt: now }, fields));
-    reply.status(201);
-    return ok(character);
+    return reply.status(201).send(ok(character));
   });
 
   app.patch('/characters/:characterId', { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } }, async (request) => {

@@ -44,8 +44,7 @@ export default async function adminCredentialRoutes(fastify: FastifyInstance, { 
     const body = request.body;
     requireBodyOrg(services, body.orgId);
     const { record, key } = await createApiKey(services, { orgId: body.orgId, name: body.name });
-    reply.status(201);
-    return ok({ ...publicApiKey(record), key });
+    return reply.status(201).send(ok({ ...publicApiKey(record), key }));
   });
 
   app.delete('/api-keys/:apiKeyId', { schema: { params: params('apiKeyId'), response: { 200: Ok(ApiKeySchema), ...errors } } }, async (request) => {

@@ -140,8 +140,7 @@ export default async function deliveryRoutes(fastify: FastifyInstance, { service
   app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), querystring: RedeliverQuerySchema, response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
     const { deliveryId } = request.params;
     const delivery = await actOn(deliveryId, () => events.redeliver(deliveryId, { wait: request.query.wait !== 'false' }));
-    reply.status(201);
-    return ok(delivery);
+    return reply.status(201).send(ok(delivery));
   });
 
   // A pending delivery's next attempt, now; answered at once (the outcome comes over the stream).

@@ -47,8 +47,7 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
         detail(['type'], 'not_subscribed', `one of ${[...new Set([...plugin.events])].join(', ') || 'the plugin\'s events'}`, body.type, 'add the event to the plugin\'s (and the instance\'s) events'),
       ]);
     }
-    reply.status(201);
-    return ok(delivery);
+    return reply.status(201).send(ok(delivery));
   });
 
   app.get('/instances', { schema: { querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) } } }, async (request) =>

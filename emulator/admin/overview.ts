@@ -11,7 +11,7 @@ function storeEpoch(services: EmulatorContext): string {
 }
 
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
-function overviewOf(services: EmulatorContext, now = new Date()): Overview {
+function overviewOf(services: EmulatorContext): Overview {
   const { db, config } = services;
   const counts = Object.fromEntries(STORE_COLLECTIONS.map((name) => [name, db[name].size])) as Overview['counts'];
   let pending = 0;
@@ -28,7 +28,7 @@ function overviewOf(services: EmulatorContext, now = new Date()): Overview {
     persistent: services.store.persistent,
     dataDir: config.dataDir,
     startedAt: config.startedAt.toISOString(),
-    uptimeSeconds: Math.max(0, Math.floor((now.getTime() - config.startedAt.getTime()) / 1000)),
+    uptimeSeconds: Math.max(0, Math.floor((Date.now() - config.startedAt.getTime()) / 1000)),
     counts,
     deliveryQueue: { pending, retrying, failed: countOf('failed') + countOf('exhausted'), delivered: countOf('delivered') },
     deliveryPolicy: { attempts: services.events.options.schedule.length + 1, timeoutMs: services.events.options.timeoutMs },
@@ -40,17 +40,10 @@ function overviewOf(services: EmulatorContext, now = new Date()): Overview {
 /** The emulator itself: `GET /_emulator/health` (open, answered once the emulator serves), the dashboard's Overview and its stream. */
 export default async function adminOverviewRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
-  const { config } = services;
-  app.get('/health', { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } }, async () =>
-    ok({
-      status: 'ok' as const,
-      managementUrl: config.publicUrl(),
-      messagingUrl: config.messagingUrl(),
-      persistent: services.store.persistent,
-      storeId: config.storeId,
-      pid: process.pid,
-    }),
-  );
+  app.get('/health', { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } }, async () => {
+    const { managementUrl, messagingUrl, persistent, storeId } = overviewOf(services);
+    return ok({ status: 'ok' as const, managementUrl, messagingUrl, persistent, storeId, pid: process.pid });
+  });
 
   app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
 

@@ -28,8 +28,7 @@ export async function importStore(services: EmulatorContext, collections: Readon
   const shapes = importShapeProblems(collections);
   if (shapes.length) throw badRequest(`Invalid export file: ${shapes[0].message}${shapes.length > 1 ? ` (and ${shapes.length - 1} more)` : ''}`, shapes);
 
-  const contents: Record<string, BaseRecord[]> = {};
-  for (const name of names) contents[name] = collections[name] ?? [];
+  const contents: Record<string, BaseRecord[]> = Object.fromEntries(names.map((name) => [name, collections[name] ?? []]));
   // Retries, live replies and streams of before end once the import is known storable, and before the swap.
   const swap = services.store.prepareReplace(contents);
   services.events.reset();

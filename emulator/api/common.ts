@@ -4,7 +4,7 @@ import type { TObject } from '@sinclair/typebox';
 import { FileSchema, Params, PluginInstanceSchema, type QueryFieldType } from '../../src/contract/index.js';
 import type { EmulatorContext } from '../context.js';
 import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
-import { badRequest, detail, notFound } from '../errors.js';
+import { badRequest, detail, found, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
 import { ok } from '../http.js';
@@ -45,9 +45,7 @@ export function listed<T extends BaseRecord, V = T>(collection: Collection<T>, r
 
 /** The org, or a 404. */
 export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
-  const org = services.db.orgs.get(orgId);
-  if (!org) throw notFound('organization', orgId);
-  return org;
+  return found(services.db.orgs.get(orgId), 'organization', orgId);
 }
 
 /** The plugin, if the caller may see it (public, or a member of its org); anything else is a 404. */

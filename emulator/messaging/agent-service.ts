@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../errors.js';
+import { conflict, found } from '../errors.js';
 import { nowIso } from '../store/ids.js';
 import type { AgentRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
@@ -12,8 +12,7 @@ export async function createAgent(services: EmulatorContext, agent: AgentRecord)
 
 /** Renames an agent, on its current record. */
 export async function renameAgent(services: EmulatorContext, agentId: string, name: string): Promise<AgentRecord> {
-  const agent = services.db.agents.get(agentId);
-  if (!agent) throw notFound('agent', agentId);
+  const agent = found(services.db.agents.get(agentId), 'agent', agentId);
   const updated: AgentRecord = { ...agent, name, updatedAt: nowIso() };
   await services.db.agents.put(updated);
   return updated;

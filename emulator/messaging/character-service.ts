@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../errors.js';
+import { conflict, found } from '../errors.js';
 import { nowIso } from '../store/ids.js';
 import type { CharacterRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
@@ -14,8 +14,7 @@ export async function createCharacter(services: EmulatorContext, character: Char
 
 /** Changes a character: `change` builds the new record from the current one. */
 export async function updateCharacter(services: EmulatorContext, characterId: string, change: (current: CharacterRecord) => CharacterRecord): Promise<CharacterRecord> {
-  const current = services.db.characters.get(characterId);
-  if (!current) throw notFound('character', characterId);
+  const current = found(services.db.characters.get(characterId), 'character', characterId);
   const updated = { ...change(current), updatedAt: nowIso() };
   await services.db.characters.put(updated);
   return updated;

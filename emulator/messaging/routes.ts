@@ -41,8 +41,7 @@ export default async function conversationRoutes(fastify: FastifyInstance, { ser
   app.post('/conversations', { schema: { body: ConversationCreateSchema, response: { 201: Ok(ConversationSchema), ...errors } } }, async (request, reply) => {
     const { characterId } = request.body;
     const conversation = await messaging.createConversation(requestApiKey(request).orgId, characterId);
-    reply.status(201);
-    return ok(publicConversation(conversation));
+    return reply.status(201).send(ok(publicConversation(conversation)));
   });
 
   app.get('/conversations/:conversationId', { schema: { params: params('conversationId'), response: { 200: Ok(ConversationSchema), ...errors } } }, async (request) => {
@@ -56,8 +55,7 @@ export default async function conversationRoutes(fastify: FastifyInstance, { ser
     const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
     const { content, type = 'TEXT', attachments = [] } = request.body;
     const message = await messaging.sendUserMessage(conversation, { content, type, attachments });
-    reply.status(201);
-    return ok(message);
+    return reply.status(201).send(ok(message));
   });
 
   const listSchema = { params: params('conversationId'), querystring: MessageListQuerySchema, response: { 200: OkPage(MessageSchema), ...errors } };

@@ -18,9 +18,8 @@ import {
   type UploadUrlRequest,
 } from '../../src/contract/index.js';
 import { ok } from '../http.js';
-import { ApiError, badRequest, detail, forbidden, notFound, type ErrorDetail } from '../errors.js';
+import { ApiError, badRequest, detail, forbidden, found, notFound, type ErrorDetail } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { parseQuery, runQuery } from '../store/query.js';
 import { hasRole, requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { requireInstanceScope } from '../auth/scopes.js';
@@ -29,7 +28,7 @@ import { objectKey } from './storage/keys.js';
 import type { FileRecord } from '../model.js';
 import type { EmulatorContext } from '../context.js';
 import { assertMove } from './rules.js';
-import { FILE_QUERY, params, presentFile, typed, type RouteOptions } from '../api/common.js';
+import { FILE_QUERY, listed, params, presentFile, typed, type RouteOptions } from '../api/common.js';
 import { createUploadRecords, setFileStatus } from './service.js';
 
 /** How long an upload URL stays valid. */
@@ -43,8 +42,7 @@ const uploadUrlsResponse = (status: 200 | 201) => ({ [status]: Ok(UploadUrlsSche
 
 /** The file as the caller may see it; a 404 when they may not. */
 function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fileId: string): FileRecord {
-  const file = services.db.files.get(fileId);
-  if (!file) throw notFound('file', fileId);
+  const file = found(services.db.files.get(fileId), 'file', fileId);
   const principal = request.principal;
   if (principal?.kind === 'instance') {
     // A data provider reads only its repository's files: a 403 for any other, as for anything its scopes do not allow.
@@ -68,23 +66,20 @@ function findVisibleFile(services: EmulatorContext, request: FastifyRequest, fil
 function owningOrg(services: EmulatorContext, request: FastifyRequest, body: UploadUrlRequest): string {
   const { db } = services;
   const principal = requireUser(request);
+  const given = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
   // The schema gives parentId and parentType together or not at all.
-  if (body.parentType && body.parentId) {
-    const id = body.parentId;
-    let orgId: string | undefined;
-    if (body.parentType === 'ORG') orgId = db.orgs.get(id)?.id;
-    else if (body.parentType === 'CHARACTER') orgId = db.characters.get(id)?.orgId;
-    else if (body.parentType === 'AGENT') orgId = db.agents.get(id)?.orgId;
-    else orgId = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
-    if (!orgId) throw notFound(body.parentType.toLowerCase(), id);
-    if (body.orgId && body.orgId !== orgId) {
-      throw badRequest(`orgId ${body.orgId} is not the org of ${body.parentType.toLowerCase()} ${id}`, [detail(['orgId'], 'invalid_value', orgId, body.orgId, 'orgId must match the parent\'s org (or be omitted)')]);
+  if (!body.parentType || !body.parentId) {
+    if (!given) {
+      throw badRequest('which org owns these files? give parentId and parentType, or orgId', [detail(['orgId'], 'invalid_type', 'string', undefined, 'orgId is required when there is no parent and you belong to several orgs')]);
     }
-    return orgId;
+    return given;
   }
-  const orgId = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
-  if (!orgId) {
-    throw badRequest('which org owns these files? give parentId and parentType, or orgId', [detail(['orgId'], 'invalid_type', 'string', undefined, 'orgId is required when there is no parent and you belong to several orgs')]);
+  const id = body.parentId;
+  // KNOWLEDGE is not stored: a file under it goes to the given org, as one without a parent.
+  const orgId = { ORG: db.orgs.get(id)?.id, CHARACTER: db.characters.get(id)?.orgId, AGENT: db.agents.get(id)?.orgId, KNOWLEDGE: given }[body.parentType];
+  if (!orgId) throw notFound(body.parentType.toLowerCase(), id);
+  if (body.orgId && body.orgId !== orgId) {
+    throw badRequest(`orgId ${body.orgId} is not the org of ${body.parentType.toLowerCase()} ${id}`, [detail(['orgId'], 'invalid_value', orgId, body.orgId, 'orgId must match the parent\'s org (or be omitted)')]);
   }
   return orgId;
 }
@@ -174,8 +169,7 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
     return generate(request, body);
   });
   app.post('/generate-upload-url', { schema: { body: UploadUrlRequestSchema, response: uploadUrlsResponse(201) } }, async (request, reply) => {
-    reply.status(201);
-    return generate(request, request.body);
+    return reply.status(201).send(await generate(request, request.body));
   });
 
   app.patch('/status', { schema: { body: FileStatusUpdateSchema, response: { 200: Ok(FileSchema), ...errors } } }, async (request) => {
@@ -214,12 +208,8 @@ export default async function uploadRoutes(fastify: FastifyInstance, { services 
 
   app.get('/', { schema: { querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
     const principal = requireUser(request);
-    const query = parseQuery(request.query, FILE_QUERY);
-    const result = runQuery(db.files, query, FILE_QUERY, {
-      where: principal.orgId ? [['orgId', principal.orgId]] : [],
-      visible: (f) => roleIn(db, principal, f.orgId) !== null,
-    });
-    return ok(result.data.map(presentFile), { pagination: result.pagination });
+    const where: Array<[string, unknown]> = principal.orgId ? [['orgId', principal.orgId]] : [];
+    return listed(db.files, request.query, FILE_QUERY, { where, visible: (f) => roleIn(db, principal, f.orgId) !== null }, presentFile);
   });
 
   const accessSchema = { params: params('fileId'), querystring: FileAccessQuerySchema, response: { 200: Ok(FileAccessSchema), ...errors } };

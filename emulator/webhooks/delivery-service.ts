@@ -44,9 +44,7 @@ export class DeliveryLog {
 
   /** Deliveries in the log that match, oldest first. */
   list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
-    const out: DeliveryView[] = [];
-    for (const record of this.db.deliveries.values()) if (matches(record, match)) out.push(presentDelivery(record));
-    return out;
+    return [...this.db.deliveries.values()].filter((record) => matches(record, match)).map(presentDelivery);
   }
 
   /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */

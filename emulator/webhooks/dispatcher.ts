@@ -65,8 +65,8 @@ export class EventDispatcher {
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
   private closed = false;
-  /** Why a URL must not be delivered to (the emulator's own admin paths), or null. */
-  private refusal: (url: string) => string | null = () => null;
+  /** Why a URL must not be delivered to (the emulator's own admin paths), or null; plugin changes refuse such a webhookUrl too. */
+  refusal: (url: string) => string | null = () => null;
 
   constructor(
     private readonly db: Db,

@@ -22,7 +22,6 @@ interface EntityKind {
   path: string;
   param: string;
   pluginType: PluginType;
-  noun: string;
   nouns: string;
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
   orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
@@ -77,7 +76,6 @@ const KINDS: EntityKind[] = [
     path: '/repositories/:repositoryId/data-providers',
     param: 'repositoryId',
     pluginType: 'DATA_PROVIDER',
-    noun: 'repository',
     nouns: 'repositories',
     orgOf: storedEntityOrg('repositories', 'repository'),
   },
@@ -86,7 +84,6 @@ const KINDS: EntityKind[] = [
     path: '/agents/:agentId/plugins',
     param: 'agentId',
     pluginType: 'EVENT_HANDLER',
-    noun: 'agent',
     nouns: 'agents',
     orgOf: storedEntityOrg('agents', 'agent'),
   },
@@ -95,7 +92,6 @@ const KINDS: EntityKind[] = [
     path: '/apps/:appId/plugins',
     param: 'appId',
     pluginType: 'APP',
-    noun: 'app',
     nouns: 'apps',
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
@@ -147,9 +143,7 @@ function entityInstanceRoutes(kind: EntityKind) {
     const app = typed(fastify);
     const { db } = services;
     // Only user tokens manage instances: no token is a 401 and an instance token a 403, before the body is looked at.
-    app.addHook('preValidation', async (request) => {
-      requireUser(request);
-    });
+    app.addHook('preValidation', async (request) => void requireUser(request));
 
     app.post(kind.path, { schema: { params: entityParams, body, response: { 201: Ok(PluginInstanceSchema), ...errors } } }, async (request, reply) => {
       const id = request.params[kind.param];
@@ -175,8 +169,7 @@ function entityInstanceRoutes(kind: EntityKind) {
         updatedAt: now,
       };
       await installInstance(services, instance);
-      reply.status(201);
-      return ok(instance);
+      return reply.status(201).send(ok(instance));
     });
 
     const listSchema = { params: entityParams, querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errors } };

@@ -4,7 +4,7 @@ import { nowIso } from '../../store/ids.js';
 import { serializeRecord } from '../../store/store.js';
 import type { Db, InstanceRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import { pluginBeingDeleted } from '../plugins/deletion-service.js';
+import { pluginDeletions } from '../plugins/deletion-service.js';
 
 /**
  * Installs a plugin instance: checked against the current state (a plugin gone or being deleted is
@@ -15,7 +15,7 @@ export async function installInstance(services: EmulatorContext, instance: Insta
   const { db } = services;
   // Checked and written in the same turn of the event loop: no delete can slip in between.
   if (!db.plugins.has(instance.pluginId)) throw conflict(`plugin ${instance.pluginId} was deleted; it cannot be installed`);
-  if (pluginBeingDeleted(services, instance.pluginId)) throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
+  if (pluginDeletions(services).has(instance.pluginId)) throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
   // PLUGIN_INSTALLED carries the instance three levels down in its delivery record: that record must be
   // storable too, or the install would be applied and then fail (a 400 with the instance left behind).
   serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, ['inputs']);

@@ -85,8 +85,7 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
       // The body's other fields are the kind's JSON Schemas (the body schema admits no others).
       const record: Definition = { id: newId(kind.idPrefix), pluginId, name, title, description, ...schemas, createdAt: now, updatedAt: now };
       await createDefinition(services, collection, kind.noun, record);
-      reply.status(201);
-      return ok(record);
+      return reply.status(201).send(ok(record));
     });
 
     app.put(item, { schema: { params: itemParams, body: updateBody, response: one } }, async (request) => {
@@ -96,8 +95,7 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
       requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
       const body = request.body;
       requireValidSchemas(body, kind.schemaFields);
-      const updated = await updateDefinition(services, collection, kind.noun, existing, body);
-      return ok(updated);
+      return ok(await updateDefinition(services, collection, kind.noun, existing, body));
     });
 
     app.delete(item, { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } }, async (request) => {

@@ -1,19 +1,12 @@
-import { conflict, notFound } from '../../errors.js';
+import { conflict, found, notFound } from '../../errors.js';
 import { nowIso } from '../../store/ids.js';
 import type { Collection } from '../../store/store.js';
-import type { Timestamps } from '../../model.js';
+import type { Action, ExternalEvent } from '../../../src/contract/index.js';
 import type { EmulatorContext } from '../../context.js';
-import { pluginBeingDeleted } from '../plugins/deletion-service.js';
+import { pluginDeletions } from '../plugins/deletion-service.js';
 
 /** A named definition inside a plugin: an action or an external event. */
-export interface Definition extends Timestamps {
-  id: string;
-  pluginId: string;
-  name: string;
-  title: string;
-  description: string;
-  [schema: string]: unknown;
-}
+export type Definition = Action | ExternalEvent;
 
 /** The definition of a plugin with that name, if any. */
 export function byName(collection: Collection<Definition>, pluginId: string, name: string): Definition | undefined {
@@ -22,7 +15,7 @@ export function byName(collection: Collection<Definition>, pluginId: string, nam
 
 /** The plugin must still exist and not be on its way out: a definition never outlives its plugin. */
 function requireLivePlugin(services: EmulatorContext, pluginId: string): void {
-  if (!services.db.plugins.has(pluginId) || pluginBeingDeleted(services, pluginId)) throw notFound('plugin', pluginId);
+  if (!services.db.plugins.has(pluginId) || pluginDeletions(services).has(pluginId)) throw notFound('plugin', pluginId);
 }
 
 /** Adds an action or external event; names are unique inside a plugin (a 409 naming the fix otherwise). */
@@ -38,8 +31,7 @@ export async function createDefinition(services: EmulatorContext, collection: Co
 /** Changes a definition, checked against the current record (it may have been renamed or deleted meanwhile). */
 export async function updateDefinition(services: EmulatorContext, collection: Collection<Definition>, noun: string, existing: Definition, body: Record<string, unknown>): Promise<Definition> {
   requireLivePlugin(services, existing.pluginId);
-  const current = collection.get(existing.id);
-  if (!current) throw notFound(noun, existing.name);
+  const current = found(collection.get(existing.id), noun, existing.name);
   if (typeof body.name === 'string' && body.name !== current.name && byName(collection, current.pluginId, body.name)) {
     throw conflict(`plugin ${current.pluginId} already has an ${noun} named ${body.name}`);
   }

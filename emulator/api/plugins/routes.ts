@@ -9,8 +9,7 @@ import type { EmulatorContext } from '../../context.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
 
 /** A plugin's answers: the secret is in the schema but only set for members. */
-const pluginResponse = { 200: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
-const createdResponse = { 201: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) };
+const pluginResponse = (status: 200 | 201) => ({ [status]: Ok(PluginSchema), ...errorResponses(400, 401, 403, 404, 409, 413, 415) });
 const listResponse = { 200: OkPage(PluginSchema), ...errorResponses(400, 401, 403, 404) };
 
 const PLUGIN_QUERY = querySpec(
@@ -42,18 +41,17 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     requireRole(db, request, orgId, 'MEMBER', 'create plugins');
     requireValidSchemas(body, ['inputsSchema']);
     const plugin = await createPlugin(services, orgId, body);
-    reply.status(201);
-    return ok(presentPlugin(services, request, plugin));
+    return reply.status(201).send(ok(presentPlugin(services, request, plugin)));
   }
 
-  app.post('/plugins', { schema: { body: PluginCreateWithOrgSchema, response: createdResponse } }, async (request, reply) => {
+  app.post('/plugins', { schema: { body: PluginCreateWithOrgSchema, response: pluginResponse(201) } }, async (request, reply) => {
     const { orgId, ...body } = request.body;
     return create(request, reply, orgId, body);
   });
 
   app.post(
     '/orgs/:orgId/plugins',
-    { schema: { params: params('orgId'), body: PluginCreateSchema, response: createdResponse }, preValidation: async (request) => refuseOrgIdInBody(request) },
+    { schema: { params: params('orgId'), body: PluginCreateSchema, response: pluginResponse(201) }, preValidation: async (request) => refuseOrgIdInBody(request) },
     async (request, reply) => create(request, reply, request.params.orgId, request.body),
   );
 
@@ -70,12 +68,12 @@ export default async function pluginRoutes(fastify: FastifyInstance, { services 
     return listed(db.plugins, request.query, PLUGIN_QUERY, { where }, (p) => presentPlugin(services, request, p));
   });
 
-  app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse } }, async (request) => {
+  app.get('/plugins/:pluginId', { schema: { params: params('pluginId'), response: pluginResponse(200) } }, async (request) => {
     const plugin = findVisiblePlugin(services, request, request.params.pluginId);
     return ok(presentPlugin(services, request, plugin));
   });
 
-  app.put('/plugins/:pluginId', { schema: { params: params('pluginId'), body: PluginUpdateSchema, response: pluginResponse } }, async (request) => {
+  app.put('/plugins/:pluginId', { schema: { params: params('pluginId'), body: PluginUpdateSchema, response: pluginResponse(200) } }, async (request) => {
     const { pluginId } = request.params;
     const plugin = findVisiblePlugin(services, request, pluginId);
     requireRole(db, request, plugin.orgId, 'MEMBER', 'update plugins');

@@ -3,15 +3,13 @@ import { newId, nowIso } from '../../store/ids.js';
 import type { PluginRecord } from '../../model.js';
 import type { WebhookSecretRotation } from '../../../src/contract/index.js';
 import type { EmulatorContext } from '../../context.js';
-import { badRequest, detail, notFound } from '../../errors.js';
-import { ownAdminTarget } from '../../admin/self-target.js';
+import { badRequest, detail, found } from '../../errors.js';
 import { removeInstanceNow, uninstallInstance } from '../instances/service.js';
 import { pluginDeletions } from './deletion-service.js';
 
-/** A 400 when a webhook URL points at the emulator's own /_emulator or /_storage paths (no webhook is ever delivered there). */
+/** A 400 for a webhook URL the dispatcher refuses (the emulator's own /_emulator or /_storage paths): no webhook is ever delivered there. */
 function refuseOwnWebhookUrl(services: EmulatorContext, webhookUrl: string | null | undefined): void {
-  if (!webhookUrl) return;
-  const reason = ownAdminTarget(webhookUrl, { host: services.config.admin.host, adminHosts: services.config.admin.adminHosts, urls: [services.config.publicUrl(), services.config.messagingUrl()] });
+  const reason = webhookUrl ? services.events.refusal(webhookUrl) : null;
   if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
 }
 
@@ -49,8 +47,7 @@ export async function createPlugin(services: EmulatorContext, orgId: string, bod
  */
 export async function updatePlugin(services: EmulatorContext, plugin: PluginRecord, body: PluginInput): Promise<PluginRecord> {
   refuseOwnWebhookUrl(services, body.webhookUrl);
-  const current = services.db.plugins.get(plugin.id);
-  if (!current) throw notFound('plugin', plugin.id);
+  const current = found(services.db.plugins.get(plugin.id), 'plugin', plugin.id);
   const updated: PluginRecord = { ...current, ...body, updatedAt: nowIso() };
   if ('webhookUrl' in body && body.webhookUrl !== current.webhookUrl) updated.webhookUrlIsVerified = false;
   await services.db.plugins.put(updated);
@@ -62,8 +59,7 @@ export async function updatePlugin(services: EmulatorContext, plugin: PluginReco
  * (only one previous secret is kept). A plugin deleted meanwhile is a 404.
  */
 export async function rotateWebhookSecret(services: EmulatorContext, pluginId: string, graceSeconds: number, now = Date.now()): Promise<WebhookSecretRotation> {
-  const current = services.db.plugins.get(pluginId);
-  if (!current) throw notFound('plugin', pluginId);
+  const current = found(services.db.plugins.get(pluginId), 'plugin', pluginId);
   const expiresAt = graceSeconds > 0 ? new Date(now + Math.round(graceSeconds * 1000)).toISOString() : null;
   const rotated: PluginRecord = {
     ...current,

@@ -14,9 +14,7 @@ export default async function webhookRoutes(fastify: FastifyInstance, { services
   const app = typed(fastify);
   const { db } = services;
   // No token is a 401 and an instance token a 403, before anything else (the body too).
-  app.addHook('preValidation', async (request) => {
-    requireUser(request);
-  });
+  app.addHook('preValidation', async (request) => void requireUser(request));
 
   const verifyResponse = { 200: Ok(WebhookVerificationSchema), ...errorResponses(400, 401, 403, 404) };
   app.post('/plugins/:pluginId/verify-webhook', { schema: { params: params('pluginId'), response: verifyResponse } }, async (request) => {

@@ -33,8 +33,7 @@ export default async function repositoryFileRoutes(fastify: FastifyInstance, { s
     const repository = findVisibleRepository(services, request, repositoryId);
     requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
     const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({ repositoryId, file: presentFile(added) }));
-    reply.status(201);
-    return ok({ repositoryId, file: presentFile(file), addedAt });
+    return reply.status(201).send(ok({ repositoryId, file: presentFile(file), addedAt }));
   });
 
   app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } } }, async (request) => {

@@ -20,8 +20,7 @@ export default async function repositoryRoutes(fastify: FastifyInstance, { servi
     findOrg(services, orgId);
     requireRole(db, request, orgId, 'MEMBER', 'create repositories');
     const repository = await createRepository(services, orgId, body);
-    reply.status(201);
-    return ok(repository);
+    return reply.status(201).send(ok(repository));
   }
 
   app.post('/repositories', { schema: { body: RepositoryCreateWithOrgSchema, response: one(201) } }, async (request, reply) => {

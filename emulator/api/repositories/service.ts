@@ -2,9 +2,10 @@ import { badRequest, conflict, detail, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import type { FileRecord, RepositoryFileRecord, RepositoryRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
+import type { RepositoryCreate } from '../../../src/contract/index.js';
 
 /** Creates a repository of an org (the caller checked the org and the role). */
-export async function createRepository(services: EmulatorContext, orgId: string, body: { name: string; description?: string }): Promise<RepositoryRecord> {
+export async function createRepository(services: EmulatorContext, orgId: string, body: RepositoryCreate): Promise<RepositoryRecord> {
   const now = nowIso();
   const repository: RepositoryRecord = { id: newId('repo'), orgId, name: body.name, description: body.description ?? '', createdAt: now, updatedAt: now };
   await services.db.repositories.put(repository);

@@ -23,7 +23,6 @@ export default async function tokenRoutes(fastify: FastifyInstance, { services }
       requireRole(services.db, request, orgId, 'VIEWER', 'create tokens for it');
     }
     const { record, token } = await createUserToken(services, { userId: principal.userId, name: body.name, orgId });
-    reply.status(201);
-    return ok({ id: record.id, name: record.name, orgId: record.orgId, token, createdAt: record.createdAt });
+    return reply.status(201).send(ok({ id: record.id, name: record.name, orgId: record.orgId, token, createdAt: record.createdAt }));
   });
 }

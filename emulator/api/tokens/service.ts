@@ -1,5 +1,5 @@
 import { newApiKey, newUserToken } from '../../auth/credentials.js';
-import { notFound } from '../../errors.js';
+import { found } from '../../errors.js';
 import type { ApiKeyRecord, TokenRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
 
@@ -19,8 +19,7 @@ export async function createApiKey(services: EmulatorContext, input: { orgId: st
 
 /** Deletes an API key: the record is the key, so it is unknown at once. A 404 when it is gone. */
 export async function deleteApiKey(services: EmulatorContext, apiKeyId: string): Promise<ApiKeyRecord> {
-  const record = services.db.apiKeys.get(apiKeyId);
-  if (!record) throw notFound('API key', apiKeyId);
+  const record = found(services.db.apiKeys.get(apiKeyId), 'API key', apiKeyId);
   await services.db.apiKeys.delete(apiKeyId);
   // A revoked key keeps nothing open: its event streams end now.
   services.messaging.streams.closeForApiKey(apiKeyId);

@@ -5,11 +5,5 @@ import type { ObjectStorage, S3Settings } from './types.js';
 export async function openObjectStorage(config: S3Settings & EmbeddedStorageOptions): Promise<ObjectStorage> {
   if (!config.s3Endpoint) return new EmbeddedStorage(config);
   const { S3Storage } = await import('./s3.js');
-  return new S3Storage({
-    endpoint: config.s3Endpoint,
-    accessKey: config.s3AccessKey ?? 'minioadmin',
-    secretKey: config.s3SecretKey ?? 'minioadmin',
-    bucket: config.s3Bucket ?? 'plugsmith',
-    region: config.s3Region,
-  });
+  return new S3Storage({ ...config, s3Endpoint: config.s3Endpoint });
 }

@@ -9,18 +9,8 @@ import {
   type ObjectStorage,
   type PresignGetOptions,
   type PresignPutOptions,
+  type S3Settings,
 } from './types.js';
-
-/** How to reach an S3-compatible server (MinIO, AWS S3, s3rver). */
-export interface S3StorageOptions {
-  /** Base URL of the server, e.g. http://127.0.0.1:9000 (no path). */
-  endpoint: string;
-  accessKey: string;
-  secretKey: string;
-  bucket: string;
-  /** Default us-east-1 (MinIO's default); given explicitly so signing never asks the server. */
-  region?: string;
-}
 
 /** Sid of the bucket policy statement that makes `public/*` readable by anyone. */
 export const PUBLIC_READ_STATEMENT_ID = 'PlugsmithPublicRead';
@@ -42,11 +32,12 @@ export class S3Storage implements ObjectStorage {
   private readonly agent: http.Agent;
   private readonly base: string;
 
-  constructor(options: S3StorageOptions) {
-    const url = parseEndpoint(options.endpoint);
+  constructor(settings: S3Settings & { s3Endpoint: string }) {
+    const url = parseEndpoint(settings.s3Endpoint);
     const useSSL = url.protocol === 'https:';
-    this.bucket = options.bucket;
-    this.region = options.region ?? 'us-east-1';
+    this.bucket = settings.s3Bucket ?? 'plugsmith';
+    // Given explicitly so that signing never asks the server.
+    this.region = settings.s3Region ?? 'us-east-1';
     this.base = url.origin;
     // An agent of our own, so close() can drop its keep-alive sockets.
     this.agent = useSSL ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
@@ -54,8 +45,8 @@ export class S3Storage implements ObjectStorage {
       endPoint: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port ? Number(url.port) : useSSL ? 443 : 80,
       useSSL,
-      accessKey: options.accessKey,
-      secretKey: options.secretKey,
+      accessKey: settings.s3AccessKey ?? 'minioadmin',
+      secretKey: settings.s3SecretKey ?? 'minioadmin',
       region: this.region,
       pathStyle: true,
       transportAgent: this.agent,

@@ -147,7 +147,7 @@ uploadSuite(
   'S3 (s3rver)',
   async () => {
     s3 = await startS3Server();
-    return startEmulator({ storage: { s3Endpoint: s3.endpoint, s3AccessKey: S3RVER_KEYS.accessKey, s3SecretKey: S3RVER_KEYS.secretKey, s3Bucket: 'uploads' } });
+    return startEmulator({ storage: { s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'uploads' } });
   },
   () => s3.close(),
 );

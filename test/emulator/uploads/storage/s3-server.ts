@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 
 /** The S3rver test account (built into s3rver). */
-export const S3RVER_KEYS = { accessKey: 'S3RVER', secretKey: 'S3RVER' } as const;
+export const S3RVER_KEYS = { s3AccessKey: 'S3RVER', s3SecretKey: 'S3RVER' } as const;
 
 /** A running s3rver for a test file. */
 export interface TestS3Server {

@@ -14,7 +14,7 @@ const anHourAgo = () => new Date(Date.now() - 3600_000);
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  storage = new S3Storage({ endpoint: s3.endpoint, ...S3RVER_KEYS, bucket: BUCKET });
+  storage = new S3Storage({ s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: BUCKET });
   await storage.init();
 });
 
@@ -40,7 +40,7 @@ async function upload(key: string, body: Buffer, contentType?: string) {
 
 describe('S3 storage against s3rver', () => {
   it('creates the bucket when absent and grants anonymous reads of public/* in its policy', async () => {
-    const fresh = new S3Storage({ endpoint: s3.endpoint, ...S3RVER_KEYS, bucket: 'fresh-bucket' });
+    const fresh = new S3Storage({ s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'fresh-bucket' });
     try {
       const before = await put(await fresh.presignPut('private/a', { expiresInSeconds: 60 }), Buffer.from('x'));
       expect(before.status).toBe(404);
@@ -59,7 +59,7 @@ describe('S3 storage against s3rver', () => {
   it('keeps the statements a bucket policy already has, and init is idempotent', async () => {
     const foreign = { Sid: 'Theirs', Effect: 'Allow', Principal: { AWS: ['*'] }, Action: ['s3:GetObject'], Resource: ['arn:aws:s3:::shared/docs/*'] };
     s3.policies.set('shared', JSON.stringify({ Version: '2012-10-17', Statement: [foreign] }));
-    const shared = new S3Storage({ endpoint: s3.endpoint, ...S3RVER_KEYS, bucket: 'shared' });
+    const shared = new S3Storage({ s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'shared' });
     try {
       await shared.init();
       await shared.init();
@@ -152,7 +152,7 @@ describe('S3 storage against s3rver', () => {
 
   it('accepts a server without bucket policies (plain s3rver)', async () => {
     s3.bucketPolicies = false;
-    const plain = new S3Storage({ endpoint: s3.endpoint, ...S3RVER_KEYS, bucket: 'plain' });
+    const plain = new S3Storage({ s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'plain' });
     try {
       await plain.init();
       expect(await plain.stat('public/x')).toBeNull();
@@ -165,7 +165,7 @@ describe('S3 storage against s3rver', () => {
 
 describe('S3 storage configuration errors', () => {
   it('refuses an endpoint that is not a bare http(s) origin', () => {
-    const make = (endpoint: string) => () => new S3Storage({ endpoint, ...S3RVER_KEYS, bucket: 'some-bucket' });
+    const make = (endpoint: string) => () => new S3Storage({ s3Endpoint: endpoint, ...S3RVER_KEYS, s3Bucket: 'some-bucket' });
     expect(make('127.0.0.1:9000')).toThrow(StorageError);
     expect(make('ftp://127.0.0.1:9000')).toThrow(/http/);
     expect(make('http://127.0.0.1:9000/prefix')).toThrow(/bare origin/);
@@ -173,7 +173,7 @@ describe('S3 storage configuration errors', () => {
 
   it('explains an unreachable server at init', async () => {
     const port = await closedPort();
-    const unreachable = new S3Storage({ endpoint: `http://127.0.0.1:${port}`, ...S3RVER_KEYS, bucket: 'some-bucket' });
+    const unreachable = new S3Storage({ s3Endpoint: `http://127.0.0.1:${port}`, ...S3RVER_KEYS, s3Bucket: 'some-bucket' });
     try {
       const error = await unreachable.init().then(() => null, (e: unknown) => e);
       expect(error).toBeInstanceOf(StorageError);
@@ -184,7 +184,7 @@ describe('S3 storage configuration errors', () => {
   });
 
   it('explains wrong credentials at init', async () => {
-    const wrong = new S3Storage({ endpoint: s3.endpoint, accessKey: 'NOPE', secretKey: 'NOPE', bucket: 'other-bucket' });
+    const wrong = new S3Storage({ s3Endpoint: s3.endpoint, s3AccessKey: 'NOPE', s3SecretKey: 'NOPE', s3Bucket: 'other-bucket' });
     try {
       await expect(wrong.init()).rejects.toThrow(/Cannot use bucket "other-bucket".*(AccessDenied|InvalidAccessKeyId)/);
     } finally {
