@@ -54,8 +54,6 @@ export class ChatSession {
 
   private readonly listeners = new Set<(update: ChatUpdate) => void>();
   private readonly options: Required<Omit<ChatSessionOptions, 'conversationId'>> & { conversationId?: string };
-  /** Content already shown of each message, to turn any packet or listing into a delta. */
-  private readonly shown = new Map<string, string>();
   private follower: AbortController | undefined;
   private waiting: Waiting | undefined;
   /** Packets that arrive while the user message is being posted wait here, so it is shown first. */
@@ -165,9 +163,7 @@ export class ChatSession {
     this.streamOpen = false;
     this.conversation = conversation;
     this.messages.length = 0;
-    this.shown.clear();
     this.messages.push(...messages);
-    for (const message of messages) this.shown.set(message.id, message.content);
     this.emit({ type: 'CONVERSATION_STARTED', conversation, messages: [...messages] });
     if (this.mode === 'stream') {
       this.follower = new AbortController();
@@ -253,7 +249,7 @@ export class ChatSession {
     }
     const index = this.messages.findIndex((m) => m.id === message.id);
     const known = index >= 0 ? this.messages[index] : undefined;
-    const shown = this.shown.get(message.id) ?? '';
+    const shown = known?.content ?? '';
     if (known) {
       // A finished message does not change again; an older state (a slow poll) is not news.
       if (known.isStreaming === false) return;
@@ -262,7 +258,6 @@ export class ChatSession {
     const contentDelta = message.content.startsWith(shown) ? message.content.slice(shown.length) : message.content;
     if (known) this.messages[index] = message;
     else this.messages.push(message);
-    this.shown.set(message.id, message.content);
     if (message.sender === 'USER') {
       if (!known) this.emit({ type: 'USER_MESSAGE_SENT', message });
       return;
