@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { constants } from 'node:os';
 import { UserError, EXIT } from '../errors.js';
 
@@ -19,25 +20,21 @@ export function execEnvironment(emulator: { url: string; messagingUrl: string; t
  * Runs a shell command line (one word) or a program and its arguments on this terminal, passing SIGINT and SIGTERM on;
  * resolves with its exit code, or 128 + the number of the signal that ended it.
  */
-export function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+export async function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   const child = words.length === 1 ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment }) : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });
   const forward = (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
-  return new Promise<number>((resolve, reject) => {
-    const done = () => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-    };
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      done();
-      reject(new UserError(`cannot run ${words[0]}: ${error.code === 'ENOENT' ? 'no such command' : error.message}`, error.code === 'ENOENT' ? 127 : EXIT.UNEXPECTED));
-    });
-    child.once('exit', (code, signal) => {
-      done();
-      resolve(signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1));
-    });
-  });
+  try {
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    return signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    throw new UserError(`cannot run ${words[0]}: ${code === 'ENOENT' ? 'no such command' : (error as Error).message}`, code === 'ENOENT' ? 127 : EXIT.UNEXPECTED);
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+  }
 }

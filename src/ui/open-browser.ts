@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { lstat, mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,18 +80,12 @@ export async function openInBrowser(url: string): Promise<string | null> {
     return `cannot write the page that opens the link: ${(error as Error).message}`;
   }
   const { command, args } = opener(target);
-  return new Promise((resolve) => {
-    let child;
-    try {
-      child = spawn(command, args, { detached: true, stdio: 'ignore' });
-    } catch (error) {
-      resolve(`${command}: ${(error as Error).message}`);
-      return;
-    }
-    child.once('error', (error) => resolve(`${command}: ${error.message}`));
-    child.once('spawn', () => {
-      child.unref();
-      resolve(null);
-    });
-  });
+  try {
+    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    await once(child, 'spawn');
+    child.unref();
+    return null;
+  } catch (error) {
+    return `${command}: ${(error as Error).message}`;
+  }
 }
