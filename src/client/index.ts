@@ -1,15 +1,12 @@
 // plugsmith/client: the typed HTTP client of the platform's management and messaging APIs.
-export { createClient, PlatformClient, DEFAULT_RETRIES, DEFAULT_RETRY_BASE_MS, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, ADMIN_HEADER } from './client.js';
-export type { ClientOptions } from './client.js';
+export * from './client.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
 export type { ApiErrorType, ErrorDetail } from './errors.js';
 export type { CallOptions, SlowRequest, TraceEvent, ApiKind } from './transport.js';
 export { serializeListQuery, toQueryString } from './query.js';
 export type { ListQuery, FilterValue, QueryPairs } from './query.js';
-export { paginate } from './paginate.js';
-export type { ListFn } from './paginate.js';
-export { SseParser } from './sse.js';
-export type { ServerSentEvent } from './sse.js';
+export * from './paginate.js';
+export * from './sse.js';
 export { isCharacterMessageSent } from './resources/messaging.js';
 export type { MessageListQuery, MessagingResource } from './resources/messaging.js';
 export type { EventStream, EventsOptions } from './event-stream.js';
