@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import type { GlobalOptions } from '../commands/types.js';
 import type { Io } from './io.js';
 import { styleFor } from './style.js';
@@ -55,7 +56,7 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     // A terminal that reports no size (some ptys say 0) gets the classic 80 columns.
     const columns = stream.columns && stream.columns >= 40 ? stream.columns : 80;
     // Cut the plain tail (the file names) so the line never wraps; the coloured bar comes first.
-    const visible = text.replace(/\x1b\[[0-9;]*m/g, '');
+    const visible = stripVTControlCharacters(text);
     return visible.length > columns - 1 ? text.slice(0, text.length - (visible.length - (columns - 1))) : text;
   }
 
