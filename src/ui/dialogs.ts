@@ -8,11 +8,7 @@ function terminal(io: Io) {
 }
 
 function safeChoices<C extends { name?: string; description?: string; value: string }>(choices: C[]): C[] {
-  return choices.map((c) => ({
-    ...c,
-    name: escapeControls(c.name ?? c.value),
-    ...(c.description !== undefined ? { description: escapeControls(c.description) } : {}),
-  }));
+  return choices.map((c) => ({ ...c, name: escapeControls(c.name ?? c.value), description: c.description && escapeControls(c.description) }));
 }
 
 /** Every prompt goes through here; without a terminal or under CI the missing value is a usage error naming its flag. */
