@@ -8,12 +8,8 @@ export function headerValues(headers: WebhookRequestHeaders, name: string): stri
     const value = (headers as Headers).get(wanted);
     return value === null ? [] : [value];
   }
-  const values: string[] = [];
   // Plain objects may carry any casing (a hand-built record, a test), so compare every key.
-  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    if (Array.isArray(value)) values.push(...value);
-    else values.push(value);
-  }
-  return values;
+  return Object.entries(headers as Record<string, string | string[] | undefined>).flatMap(([key, value]) =>
+    key.toLowerCase() === wanted && value !== undefined ? [value].flat() : [],
+  );
 }
