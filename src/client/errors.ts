@@ -50,10 +50,8 @@ export class NetworkError extends Error {
 /** The system or undici code of a failure (its own, its cause's, or its first inner error's), else UNKNOWN. */
 export function errorCode(error: unknown): string {
   const e = error as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | undefined;
-  for (const candidate of [e?.code, e?.cause?.code, e?.errors?.[0]?.code]) {
-    if (typeof candidate === 'string' && candidate !== '') return candidate;
-  }
-  return 'UNKNOWN';
+  const codes = [e?.code, e?.cause?.code, e?.errors?.[0]?.code];
+  return codes.find((code): code is string => typeof code === 'string' && code !== '') ?? 'UNKNOWN';
 }
 
 /** True for an ApiError, optionally of one error type (`isApiError(e, 'NOT_FOUND')`). */

@@ -143,14 +143,9 @@ function checkTimestamp(text: string, { toleranceSeconds = DEFAULT_TOLERANCE_SEC
 
 /** The base64 parts of the `v1,` entries; other versions (such as v1a, asymmetric) are skipped. */
 function parseSignatures(header: string): Buffer[] {
-  const signatures: Buffer[] = [];
-  for (const entry of header.split(/\s+/)) {
-    const comma = entry.indexOf(',');
-    if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
-    // Proxies that merge repeated headers join them with ", "; drop the trailing comma that leaves.
-    signatures.push(Buffer.from(entry.slice(comma + 1).replace(/,+$/, '')));
-  }
-  return signatures;
+  const v1 = header.split(/\s+/).filter((entry) => entry.startsWith('v1,'));
+  // Proxies that merge repeated headers join them with ", "; drop the trailing comma that leaves.
+  return v1.map((entry) => Buffer.from(entry.slice('v1,'.length).replace(/,+$/, '')));
 }
 
 function constantTimeEqual(expected: Buffer, candidate: Buffer): boolean {
