@@ -21,7 +21,7 @@ const BODY_KEEP = 2000;
 /** Turns a response into `{ data, meta }` or throws the ApiError it describes. */
 export function unwrap<T>(response: ResponseContext): Unwrapped<T> {
   const { status, method, url } = response;
-  const parsed = parseJson(response.text);
+  const parsed = parseJsonOr(response.text, NOT_JSON);
   const success = status >= 200 && status < 300;
 
   if (success) {
@@ -93,12 +93,12 @@ function snippet(text: string, contentType: string | undefined): string {
 
 const NOT_JSON = Symbol('not json');
 
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return NOT_JSON;
+/** `text` parsed as JSON, else `fallback` (an empty text is not JSON either). */
+export function parseJsonOr(text: string, fallback: unknown): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return NOT_JSON;
+    return fallback;
   }
 }
 

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { parseJsonOr } from './envelope.js';
 
 /** One server-sent event: its name, its data parsed as JSON (or the raw text when not JSON). */
 export interface ServerSentEvent<T = unknown> {
@@ -47,14 +48,6 @@ export class SseParser {
   private toEvent(message: EventSourceMessage): ServerSentEvent {
     // The library reports the id of the event only; the format keeps the last one until replaced.
     if (message.id !== undefined) this.lastEventId = message.id;
-    return { event: message.event ?? 'message', data: parseData(message.data), rawData: message.data, id: this.lastEventId };
-  }
-}
-
-function parseData(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
+    return { event: message.event ?? 'message', data: parseJsonOr(message.data, message.data), rawData: message.data, id: this.lastEventId };
   }
 }
