@@ -38,9 +38,7 @@ export function serializeListQuery(query: ListQuery | undefined): QueryPairs {
 
 /** Plain parameters (not part of the query system), skipping undefined. */
 export function plainParams(params: Record<string, FilterValue | undefined>): QueryPairs {
-  const pairs: QueryPairs = [];
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) pairs.push([name, String(value)]);
-  return pairs;
+  return Object.entries(params).flatMap(([name, value]): QueryPairs => (value === undefined ? [] : [[name, String(value)]]));
 }
 
 /** `?a=1&b=2` (percent-encoded, `@` kept readable), or '' for no parameters. */
