@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
 // The events the platform posts to a plugin's webhook URL: the emulator builds them, plugin authors receive them.
-import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type LifecycleEventKind, type WebhookEventBodies, type WebhookEventDataMap } from '../contract/index.js';
+import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type File, type LifecycleEventKind, type WebhookEventBodies, type WebhookEventDataMap } from '../contract/index.js';
 
 export type { PluginInstance, Message, WebhookEventDataMap } from '../contract/index.js';
-import type { File } from '../contract/index.js';
 
 /** An uploaded file's record (the contract's), open because the platform may add fields. */
 export type FileRecord = File & { [field: string]: unknown };
