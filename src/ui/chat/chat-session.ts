@@ -58,7 +58,6 @@ export class ChatSession {
   private waiting: Waiting | undefined;
   /** Packets that arrive while the user message is being posted wait here, so it is shown first. */
   private held: Message[] | undefined;
-  private closed = false;
   private readonly closing = new AbortController();
   /** True while the event stream is open (the server has subscribed this session). */
   private streamOpen = false;
@@ -138,7 +137,6 @@ export class ChatSession {
 
   /** Stops following the stream and ends any wait; the session cannot be used afterwards. */
   close(): void {
-    this.closed = true;
     this.closing.abort();
     this.follower?.abort();
     this.setStreamOpen(false);
@@ -146,14 +144,14 @@ export class ChatSession {
 
   /** Resolves when the event stream is open, the session polls instead, or `CONNECT_WAIT_MS` passed. */
   private async streamReady(): Promise<void> {
-    if (this.streamOpen || this.mode === 'poll' || this.closed) return;
+    if (this.streamOpen || this.mode === 'poll' || this.closing.signal.aborted) return;
     const opened = new Promise<void>((resolve) => this.openWaiters.add(resolve));
     await Promise.race([opened, sleep(CONNECT_WAIT_MS, this.closing.signal)]);
   }
 
   private setStreamOpen(open: boolean): void {
     this.streamOpen = open;
-    if (!open && this.mode !== 'poll' && !this.closed) return;
+    if (!open && this.mode !== 'poll' && !this.closing.signal.aborted) return;
     for (const release of this.openWaiters) release();
     this.openWaiters.clear();
   }
@@ -179,7 +177,7 @@ export class ChatSession {
       const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(IDLE_CHECK_MS, this.options.pollIntervalMs);
       const reply = await Promise.race([done, sleep(interval, this.closing.signal)]);
       if (reply) return reply;
-      if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
+      if (this.closing.signal.aborted) throw new ChatClosedError('the chat was closed before the reply was complete');
       const quiet = Date.now() - waiting.lastActivity >= IDLE_CHECK_MS;
       if (this.mode !== 'poll' && !quiet) continue;
       try {
@@ -187,7 +185,7 @@ export class ChatSession {
         for (const message of page.data) this.accept(message);
         pollFailures = 0;
       } catch (error) {
-        if (this.closed) throw new ChatClosedError('the chat was closed before the reply was complete');
+        if (this.closing.signal.aborted) throw new ChatClosedError('the chat was closed before the reply was complete');
         if (!isNetworkError(error)) throw error;
         // An unreachable server may come back: say so once, then keep trying.
         if (pollFailures++ === 0) this.notice('warning', `cannot reach the messaging API (${error.message}); still trying…`);
@@ -241,7 +239,7 @@ export class ChatSession {
 
   /** Takes in a message from a packet or a listing: listeners get what is new since it was last shown. */
   private accept(message: Message): void {
-    if (this.closed) return;
+    if (this.closing.signal.aborted) return;
     if (message.conversationId !== undefined && message.conversationId !== this.conversation?.id) return;
     if (this.held && message.sender !== 'USER') {
       this.held.push(message);
