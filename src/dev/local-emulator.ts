@@ -106,13 +106,13 @@ export async function describePort(port: number): Promise<string> {
 
 /** Reuses the project's emulator when it answers, else starts one here and writes its state file (for `trigger` and `logs` elsewhere). */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
+  const notes: string[] = [];
   if (options.target) {
     const target = options.target;
-    return { ...target, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes: [], close: async () => undefined };
+    return { ...target, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes, close: async () => undefined };
   }
   const running = await liveEmulator(options.project);
   if (running && running.token && running.orgId) {
-    const notes: string[] = [];
     const adminToken = env.adminToken() ?? running.adminToken;
     if (options.port && options.port !== Number(new URL(running.url).port)) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
@@ -122,7 +122,6 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   }
 
   const host = '127.0.0.1';
-  const notes: string[] = [];
   assertDistinctPorts(options.port, options.messagingPort, ['--emulator-port', '--messaging-port']);
   const instead = "this project's emulator takes a free port instead";
   const port = await choosePort(options.port, DEFAULT_PORT, host, '--emulator-port', notes, instead);
