@@ -234,23 +234,18 @@ export class Transport {
       return { status: response.statusCode, headers: response.headers, text, release: () => undefined };
     } catch (error) {
       release();
-      throw classify(error, spec, url, controller.signal, userSignal);
+      throw classify(error, spec, url, controller.signal);
     }
   }
 }
 
 /** Maps a failure to the user's abort reason, a timeout NetworkError (ETIMEDOUT) or a NetworkError with the cause's code. */
-function classify(
-  error: unknown,
-  spec: RequestSpec,
-  url: string,
-  ownSignal: AbortSignal,
-  userSignal: AbortSignal | undefined,
-): unknown {
+function classify(error: unknown, spec: RequestSpec, url: string, ownSignal: AbortSignal): unknown {
+  const userSignal = spec.options?.signal;
   if (userSignal?.aborted) return userSignal.reason ?? error;
   const code = errorCode(error);
   // undici's own headers and body timeouts (those left when timeoutMs is 0) are timeouts too.
-  if (ownSignal?.reason === TIMEOUT || error === TIMEOUT || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (ownSignal.reason === TIMEOUT || error === TIMEOUT || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new NetworkError({ code: 'ETIMEDOUT', method: spec.method, url: redactUrl(url), cause: error === TIMEOUT ? undefined : error });
   }
   if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
