@@ -113,6 +113,12 @@ describe.concurrent('plugsmith chat without a terminal', () => {
     expect(empty.stderr).toContain('--message is empty');
   });
 
+  test('--conversation naming no conversation is exit 4 with the cure, without a terminal as in the REPL', async () => {
+    const gone = await t.cli(['chat', '--conversation', 'conv_nope', '-m', 'hello']);
+    expect(gone.code, gone.stderr).toBe(4);
+    expect(gone.stderr).toContain('no conversation conv_nope for this API key: leave out --conversation to start a new one');
+  });
+
   test('--list-characters lists the org’s characters (table and --json)', async () => {
     const [human, json] = await Promise.all([t.cli(['chat', '--list-characters']), t.json(['chat', '--list-characters', '--org', 'org_dev'])]);
     expect(human.code, human.stderr).toBe(0);

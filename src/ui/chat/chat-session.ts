@@ -77,6 +77,11 @@ export class ChatSession {
     return () => this.listeners.delete(listener);
   }
 
+  /** The conversation open, else the one asked for (`--conversation`): what a 404 is about. */
+  get conversationId(): string | undefined {
+    return this.conversation?.id ?? this.options.conversationId;
+  }
+
   /** True while a reply is awaited. */
   get busy(): boolean {
     return this.waiting !== undefined;

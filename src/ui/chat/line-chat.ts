@@ -32,7 +32,7 @@ export async function runLineChat(session: ChatSession, io: Io, options: LineCha
 /** Runs one step of the chat; the errors people can act on become user errors with their cure. */
 function step<T>(session: ChatSession, work: () => Promise<T>): Promise<T> {
   return work().catch((error: unknown) => {
-    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
+    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversationId });
     throw problem ? new UserError(problem.message, problem.exitCode) : error;
   });
 }

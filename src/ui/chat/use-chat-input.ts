@@ -20,7 +20,7 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
 
   const fail = (error: unknown) => {
     if (error instanceof ChatClosedError) return;
-    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversation?.id });
+    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversationId });
     if (problem) view.addNotice('error', problem.message);
     else exit(error instanceof Error ? error : new Error(String(error)));
   };
