@@ -76,7 +76,7 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const result = await triggerEvent({ client }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
+    const result = await triggerEvent(client, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
     if (!input.global.json) note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
     printResult(input.io, input.global, result, () =>
       (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') + (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
