@@ -84,6 +84,14 @@ function formatTrace(e: TraceEvent): string {
   return `> ${e.method} ${e.url} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}${auth}`;
 }
 
+/** Whether the target takes the client's token (a GET of a plugin that cannot exist answers 404 to a valid one, 401 to another), else the error. */
+export function tokenProbe(client: PlatformClient): Promise<boolean | (Error & { status?: number })> {
+  return client.plugins.get('plugsmith-token-probe').then(
+    () => true,
+    (error: Error & { status?: number }) => (error.name === 'ApiError' && (error.status === 404 || error.status === 401) ? error.status === 404 : error),
+  );
+}
+
 /** Runs `work` with a client, then closes its connections so the process exits without waiting for idle sockets. */
 export async function withClient<T>(
   input: CommandInput,
