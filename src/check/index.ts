@@ -14,8 +14,8 @@ interface CheckOptions {
   secret: string;
   /** The plugin as the platform knows it; null when only a URL and a secret were given. */
   plugin: Plugin | null;
-  /** The local emulator, to count what the plugin writes; null without one. */
-  platform: { client: PlatformClient } | null;
+  /** A client of the local emulator, to count what the plugin writes; null without one. */
+  client: PlatformClient | null;
   /** Why there is no platform (shown on the checks it skips). */
   noPlatformReason?: string;
   /** The platform's delivery timeout; default 10 s. */
@@ -30,7 +30,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const probe = new Prober(options.url, options.secret, timeoutMs);
   try {
-    const setup = await observeSideEffects(options.platform, options.plugin, options.noPlatformReason);
+    const setup = await observeSideEffects(options.client, options.plugin, options.noPlatformReason);
     const { checks, latency } = await runChecks({
       probe,
       secret: options.secret,
