@@ -14,12 +14,6 @@ export type ManifestExternalEvent = ExternalEventCreate & { title: string; descr
 export type ManifestInstall = { name: string; repository?: string; agent?: string; app?: string } &
   Partial<Pick<InstanceCreate, 'events' | 'scopes' | 'inputs' | 'eventDispatchMode'>>;
 
-/** How `plugsmith dev` runs a plugin not started by `npm run dev`: a shell command line, and the kinds of file (`*.py`) that restart it. */
-interface ManifestDev {
-  command: string;
-  watch: string[];
-}
-
 /** A loaded, validated manifest (plugsmith.json). */
 export interface Manifest {
   /** Absolute path of the file it came from. */
@@ -28,8 +22,8 @@ export interface Manifest {
   actions: ManifestAction[];
   externalEvents: ManifestExternalEvent[];
   installs: ManifestInstall[];
-  /** How `dev` starts the plugin; undefined: `npm run dev`. */
-  dev?: ManifestDev;
+  /** How `dev` starts the plugin (undefined: `npm run dev`): a shell command line, and the kinds of file (`*.py`) that restart it. */
+  dev?: { command: string; watch: string[] };
   /** Absolute paths of the schema files its `$ref`s read (so `dev` can watch them too). */
   schemaFiles: string[];
   /** The `${VAR}`s its values used (deploy names each one, so a borrowed manifest cannot hide what it sends). */
