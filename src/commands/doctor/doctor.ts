@@ -58,9 +58,8 @@ function checkProfile(settings: Settings): Check {
   return ok('profile', `${from}; org ${settings.orgId ?? '(none: pass --org to org commands)'}`);
 }
 
-type ProbeOutcome = { status: number } | { error: Error & { code?: string } };
-
-async function probe(call: () => Promise<unknown>): Promise<ProbeOutcome> {
+/** The HTTP status a call got (200 when it succeeded), or the error when no answer came. */
+async function probe(call: () => Promise<unknown>): Promise<{ status: number } | { error: Error & { code?: string } }> {
   try {
     await call();
     return { status: 200 };
