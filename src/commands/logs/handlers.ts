@@ -8,7 +8,7 @@ import { confirm } from '../../ui/dialogs.js';
 import { note, printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { listenForStop } from '../stop-signal.js';
-import { anyFilter, deliveryMatchOf, describeFilters, givenFilters, type DeliveryFilterFlags } from './filters.js';
+import { deliveryMatchOf, describeFilters, givenFilters, type DeliveryFilterFlags } from './filters.js';
 
 interface LogsOptions extends DeliveryFilterFlags {
   follow?: boolean;
@@ -134,7 +134,7 @@ async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<
 /** `plugsmith logs redeliver [deliveryId]`: one delivery by id, or every delivery the filters match. */
 export const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
   const [deliveryId] = input.args;
-  const filtered = anyFilter(input.options);
+  const filtered = givenFilters(input.options).length > 0;
   if (deliveryId !== undefined && filtered) {
     throw new UserError(
       `give a delivery id or filters, not both: \`plugsmith logs redeliver ${deliveryId}\` resends that one, \`plugsmith logs redeliver ${describeFilters(input.options)}\` every delivery the filters match`,
