@@ -5,7 +5,6 @@ import { observeSideEffects } from './observer.js';
 import { Prober } from './probe.js';
 import type { CheckReport } from './types.js';
 
-export type { CheckReport, CheckResult, CheckStatus, LatencyReport } from './types.js';
 export { renderReport } from './render.js';
 
 /** What `runCheck` needs: the webhook, its secret, and (for the side-effect checks) the platform where the plugin is installed. */
