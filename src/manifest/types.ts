@@ -1,11 +1,5 @@
 import type { ActionCreate, ExternalEventCreate, InstanceCreate, PluginCreate } from '../contract/index.js';
 
-/** A JSON Schema object. */
-export type JsonSchema = Record<string, unknown>;
-
-/** The plugin section of a manifest, after defaults and `$ref` files are resolved. */
-export type ManifestPlugin = Required<Omit<PluginCreate, 'webhookUrl'>> & { webhookUrl?: string };
-
 /** An action or external event of a manifest: the create body, with title and description defaulted. */
 export type ManifestAction = ActionCreate & { title: string; description: string };
 export type ManifestExternalEvent = ExternalEventCreate & { title: string; description: string };
@@ -18,7 +12,8 @@ export type ManifestInstall = { name: string; repository?: string; agent?: strin
 export interface Manifest {
   /** Absolute path of the file it came from. */
   path: string;
-  plugin: ManifestPlugin;
+  /** The plugin section, after defaults and `$ref` files are resolved. */
+  plugin: Required<Omit<PluginCreate, 'webhookUrl'>> & { webhookUrl?: string };
   actions: ManifestAction[];
   externalEvents: ManifestExternalEvent[];
   installs: ManifestInstall[];
