@@ -5,7 +5,6 @@ import { observeSideEffects } from './observer.js';
 import { Prober } from './probe.js';
 import type { CheckReport } from './types.js';
 
-export type { CheckReport, CheckResult, CheckStatus, LatencyReport } from './types.js';
 export { renderReport } from './render.js';
 
 /** What `runCheck` needs: the webhook, its secret, and (for the side-effect checks) the platform where the plugin is installed. */
@@ -14,8 +13,8 @@ interface CheckOptions {
   secret: string;
   /** The plugin as the platform knows it; null when only a URL and a secret were given. */
   plugin: Plugin | null;
-  /** The local emulator, to count what the plugin writes; null without one. */
-  platform: { client: PlatformClient } | null;
+  /** A client of the local emulator, to count what the plugin writes; null without one. */
+  client: PlatformClient | null;
   /** Why there is no platform (shown on the checks it skips). */
   noPlatformReason?: string;
   /** The platform's delivery timeout; default 10 s. */
@@ -30,7 +29,7 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const probe = new Prober(options.url, options.secret, timeoutMs);
   try {
-    const setup = await observeSideEffects(options.platform, options.plugin, options.noPlatformReason);
+    const setup = await observeSideEffects(options.client, options.plugin, options.noPlatformReason);
     const { checks, latency } = await runChecks({
       probe,
       secret: options.secret,

@@ -84,6 +84,14 @@ function formatTrace(e: TraceEvent): string {
   return `> ${e.method} ${e.url} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}${auth}`;
 }
 
+/** Whether the target takes the client's token (a GET of a plugin that cannot exist answers 404 to a valid one, 401 to another), else the error. */
+export function tokenProbe(client: PlatformClient): Promise<boolean | (Error & { status?: number })> {
+  return client.plugins.get('plugsmith-token-probe').then(
+    () => true,
+    (error: Error & { status?: number }) => (error.name === 'ApiError' && (error.status === 404 || error.status === 401) ? error.status === 404 : error),
+  );
+}
+
 /** Runs `work` with a client, then closes its connections so the process exits without waiting for idle sockets. */
 export async function withClient<T>(
   input: CommandInput,
@@ -98,22 +106,26 @@ export async function withClient<T>(
   }
 }
 
-/** Reads a JSON file given to a flag (e.g. `--args-schema ./args.json`); errors name the flag and the file. */
-export async function readJsonFile(flag: string, path: string): Promise<Record<string, unknown>> {
+/** A JSON file's value; errors name it as `named` (a flag and the path, or the path): no such file (exit 4), unreadable, not JSON (5). */
+export async function readJson(path: string, named = path): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    throw new UserError(`cannot read ${flag} ${path}: ${why}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
+    throw new UserError(`cannot read ${named}: ${why}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
-    throw new UserError(`${flag} ${path} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
+    throw new UserError(`${named} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
   }
+}
+
+/** Reads a JSON Schema file given to a flag (e.g. `--args-schema ./args.json`); errors name the flag and the file. */
+export async function readJsonFile(flag: string, path: string): Promise<Record<string, unknown>> {
+  const parsed = await readJson(path, `${flag} ${path}`);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UserError(`${flag} ${path} must hold a JSON object (a JSON Schema), not ${Array.isArray(parsed) ? 'an array' : typeof parsed}`, EXIT.VALIDATION);
   }

@@ -18,13 +18,9 @@ function parseFilter(value: string, previous: unknown): Record<string, string[]>
 function parseOrder(value: string): SortOrder[] {
   return value.split(',').map((o) => {
     const order = o.trim().toLowerCase();
-    if (!isSortOrder(order)) throw new InvalidOptionValue(`--order takes ${SORT_ORDERS.join(' or ')} (comma-separated for several fields), not "${value}"`);
-    return order;
+    if (!(SORT_ORDERS as readonly string[]).includes(order)) throw new InvalidOptionValue(`--order takes ${SORT_ORDERS.join(' or ')} (comma-separated for several fields), not "${value}"`);
+    return order as SortOrder;
   });
-}
-
-function isSortOrder(value: string): value is SortOrder {
-  return (SORT_ORDERS as readonly string[]).includes(value);
 }
 
 /** A comma-separated list; repeating the flag appends (`--events A --events B` = `--events A,B`). */
@@ -50,8 +46,7 @@ export type ListFlags = OptionsOf<typeof listOptions>;
 
 /** The client's ListQuery for the parsed list options (structurally `ListQuery`). */
 export function listQueryOf(flags: ListFlags) {
-  const filters: Record<string, string | string[]> = {};
-  for (const [key, values] of Object.entries(flags.filter ?? {})) filters[key] = values.length === 1 ? values[0] : values;
+  const filters = Object.fromEntries(Object.entries(flags.filter ?? {}).map(([key, values]) => [key, values.length === 1 ? values[0] : values]));
   return {
     page: flags.page,
     limit: flags.limit ?? (flags.all ? 100 : undefined),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Settings } from '../config/profiles.js';
-import { normalizeBaseUrl, readProjectState, targetKey } from '../manifest/state.js';
+import { normalizeBaseUrl } from '../config/url.js';
+import { readProjectState, targetKey } from '../manifest/state.js';
 import { identifyTarget } from '../manifest/target.js';
 import { UserError, EXIT } from '../errors.js';
 

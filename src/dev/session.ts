@@ -12,7 +12,7 @@ import { PluginProcess } from './plugin-process.js';
 import { watchSources } from './source-watch.js';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
 import { describeTakenPort, portIsFree } from './ports.js';
-import { isLoopback } from '../manifest/target.js';
+import { isLoopback } from '../config/url.js';
 import { loadManifest } from '../manifest/load.js';
 import { UserError, EXIT } from '../errors.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';

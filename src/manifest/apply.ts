@@ -28,13 +28,6 @@ export async function fetchRemote(client: PlatformClient, pluginId: string | nul
   return { plugin, actions, externalEvents };
 }
 
-interface ApplyResult {
-  pluginId: string;
-  plugin: Record<string, unknown>;
-  applied: AppliedState;
-  done: PlanStep[];
-}
-
 /** Applies a plan: the plugin first, then creates and updates, deletes last; `onPluginCreated` records the new id before anything can fail. */
 export async function applyPlan(
   client: PlatformClient,
@@ -42,7 +35,7 @@ export async function applyPlan(
   plan: Plan,
   orgId: string,
   hooks: { onPluginCreated?: (pluginId: string) => Promise<void>; onStep?: (step: PlanStep) => void } = {},
-): Promise<ApplyResult> {
+): Promise<{ pluginId: string; plugin: Record<string, unknown>; applied: AppliedState; done: PlanStep[] }> {
   const done: PlanStep[] = [];
   const changed = (step: PlanStep) => Object.fromEntries(step.changes.map((c) => [c.field, c.to])) as never;
   const pluginStep = plan.steps.find((s) => s.resource === 'plugin')!;

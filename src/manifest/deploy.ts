@@ -5,12 +5,6 @@ import { isNoop, planDeploy, type Plan, type PlanStep } from './plan.js';
 import { findTarget, readProjectState, recordTarget, writeProjectState, type TargetIdentity } from './state.js';
 import type { Manifest } from './types.js';
 
-/** Where a deploy goes: the platform or emulator it identifies as, and the org. */
-interface DeployTarget {
-  identity: TargetIdentity;
-  orgId: string;
-}
-
 /** How to deploy, and what to hear about on the way. */
 interface DeployRequest {
   /** Delete what the platform has and the manifest no longer declares. */
@@ -43,8 +37,8 @@ export interface DeployOutcome {
   notes: string[];
 }
 
-/** Deploys for `plugsmith deploy` and `dev`: plans against the plugin recorded for the target in `.plugsmith/state.json`, applies, records. */
-export async function deployManifest(client: PlatformClient, manifestPath: string, target: DeployTarget, request: DeployRequest): Promise<DeployOutcome> {
+/** Deploys for `plugsmith deploy` and `dev` to a target (what it identifies as, and the org): plans against the plugin recorded for it in `.plugsmith/state.json`, applies, records. */
+export async function deployManifest(client: PlatformClient, manifestPath: string, target: { identity: TargetIdentity; orgId: string }, request: DeployRequest): Promise<DeployOutcome> {
   const manifest = request.manifest ?? (await loadManifest(manifestPath, request.environment));
   const state = await readProjectState(manifestPath);
   const { identity, orgId } = target;

@@ -3,7 +3,8 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
 import { UserError, EXIT } from '../errors.js';
-import type { JsonSchema, Manifest } from './types.js';
+import type { JsonSchema } from '../client/index.js';
+import type { Manifest } from './types.js';
 import { jsonSyntaxProblem } from './json-syntax.js';
 
 const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(manifestSchema);

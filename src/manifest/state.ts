@@ -3,8 +3,6 @@ import { dirname, join } from 'node:path';
 import { writePrivateFile } from '../config/private-file.js';
 import { normalizeBaseUrl } from '../config/url.js';
 
-export { normalizeBaseUrl };
-
 /** What a deploy applied, per target, so the next one can tell drift from intent. */
 export interface AppliedState {
   plugin: Record<string, unknown>;

@@ -3,8 +3,6 @@ import { listEmulators } from '../config/emulators.js';
 import { isLoopback, normalizeBaseUrl } from '../config/url.js';
 import type { TargetIdentity } from './state.js';
 
-export { isLoopback };
-
 /** The store id an emulator reports on `GET /_emulator/health`, or null (not an emulator, not answering, too old). */
 async function storeIdAt(baseUrl: string): Promise<string | null> {
   try {

@@ -1,15 +1,8 @@
 import { EVENT_TYPES } from '../webhooks/events.js';
-
-import { PLUGIN_TYPES, SCOPES, type PluginType } from '../contract/index.js';
-
-/** The kinds of plugin `plugsmith init` has a template for (`templates/<type>/`): every plugin type of the contract. */
-export { PLUGIN_TYPES, type PluginType };
+import type { PluginType } from '../contract/index.js';
 
 /** Events a plugin may list; WEBHOOK_CHALLENGE is sent to every plugin and never listed. */
 export const PLUGIN_EVENTS = EVENT_TYPES.filter((e) => e !== 'WEBHOOK_CHALLENGE');
-
-/** The scopes an installation token may carry (spec: "Known scopes"). */
-export const PLUGIN_SCOPES = SCOPES;
 
 /** What `init` needs to know of a template beyond its files. */
 interface TemplateInfo {
@@ -33,7 +26,7 @@ interface TemplateInfo {
   triggerEvent: string;
 }
 
-/** The templates, by plugin type. */
+/** The templates, by plugin type: `init` has one (`templates/<type>/`) for every plugin type of the contract. */
 export const TEMPLATES: Record<PluginType, TemplateInfo> = {
   EVENT_HANDLER: {
     title: 'EVENT_HANDLER: answers users in an agent\'s conversations',

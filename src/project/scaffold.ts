@@ -4,7 +4,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError, EXIT } from '../errors.js';
 import { plugsmithDependency } from './dependency.js';
-import { PLUGIN_EVENTS, PLUGIN_SCOPES, TEMPLATES, type PluginType } from './plugin-types.js';
+import { SCOPES, type PluginType } from '../contract/index.js';
+import { PLUGIN_EVENTS, TEMPLATES } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
 import { LANGUAGES, type Language } from './languages.js';
 
@@ -72,15 +73,15 @@ export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnsw
   if (!template) throw new UserError(`--type must be one of ${Object.keys(TEMPLATES).join(', ')}, not "${answers.type}"`, EXIT.USAGE);
   const unknownEvent = answers.events.find((e) => !(PLUGIN_EVENTS as readonly string[]).includes(e));
   if (unknownEvent !== undefined) throw new UserError(`--events: "${unknownEvent}" is not an event a plugin can receive; choose from ${PLUGIN_EVENTS.join(', ')}`, EXIT.USAGE);
-  const unknownScope = answers.scopes.find((s) => !(PLUGIN_SCOPES as readonly string[]).includes(s));
-  if (unknownScope !== undefined) throw new UserError(`--scopes: "${unknownScope}" is not a scope; choose from ${PLUGIN_SCOPES.join(', ')}`, EXIT.USAGE);
+  const unknownScope = answers.scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknownScope !== undefined) throw new UserError(`--scopes: "${unknownScope}" is not a scope; choose from ${SCOPES.join(', ')}`, EXIT.USAGE);
   if (answers.lang !== undefined && !(LANGUAGES as readonly string[]).includes(answers.lang)) throw new UserError(`--lang must be one of ${LANGUAGES.join(', ')}, not "${answers.lang}"`, EXIT.USAGE);
   if (!Number.isInteger(answers.port) || answers.port < 1 || answers.port > 65535) throw new UserError(`--port must be a whole number from 1 to 65535, not "${answers.port}"`, EXIT.USAGE);
 
   const added = [...template.requiredEvents.filter((e) => !answers.events.includes(e)), ...template.requiredScopes.filter((s) => !answers.scopes.includes(s))];
   // Canonical order, no duplicates: the manifest reads the same whatever order they were typed in.
   const events = PLUGIN_EVENTS.filter((e) => answers.events.includes(e) || template.requiredEvents.includes(e));
-  const scopes = PLUGIN_SCOPES.filter((s) => answers.scopes.includes(s) || template.requiredScopes.includes(s));
+  const scopes = SCOPES.filter((s) => answers.scopes.includes(s) || template.requiredScopes.includes(s));
   return { answers: { ...answers, events, scopes }, added };
 }
 

@@ -34,11 +34,6 @@ interface TriggerResult {
   reply?: Message | null;
 }
 
-/** Where a trigger runs: a client with the user's token (and API key for messages) and the emulator's admin credential. */
-interface TriggerTarget {
-  client: PlatformClient;
-}
-
 /** The plugin type that receives each activity event (lifecycle events go to every type), and the entity it is about. */
 const ACTIVITY: Partial<Record<WebhookEventType, { pluginType: string; entityType: string }>> = {
   AGENT_MESSAGE_RECEIVED: { pluginType: 'EVENT_HANDLER', entityType: 'AGENT' },
@@ -58,26 +53,25 @@ function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
 }
 
 /** Makes the emulator emit one event to a plugin for real, and waits for the delivery's first attempt. */
-export async function triggerEvent(target: TriggerTarget, request: TriggerRequest): Promise<TriggerResult> {
-  const { client } = target;
+export async function triggerEvent(client: PlatformClient, request: TriggerRequest): Promise<TriggerResult> {
   const plugin = await client.plugins.get(request.pluginId);
   requireApplicable(plugin, request.type);
   if (!plugin.webhookUrl) {
     throw new UserError(`plugin ${plugin.id} has no webhookUrl: set one in plugsmith.json and run \`plugsmith deploy\` (or \`plugsmith plugins update ${plugin.id} --webhook-url URL\`)`, EXIT.USAGE);
   }
   const custom = (request.overrides?.length ?? 0) > 0 || request.data !== undefined;
-  if (custom) return emitCustom(target, plugin, request);
+  if (custom) return emitCustom(client, plugin, request);
   const type = request.type;
-  if (type === 'WEBHOOK_CHALLENGE') return challenge(target, plugin);
-  if (type === 'PLUGIN_INSTALLED') return throughPlatform(target.client, plugin, request, () => install(target, plugin));
-  const instance = await pickInstance(target, plugin, request);
+  if (type === 'WEBHOOK_CHALLENGE') return challenge(client, plugin);
+  if (type === 'PLUGIN_INSTALLED') return throughPlatform(client, plugin, request, () => install(client, plugin));
+  const instance = await pickInstance(client, plugin, request);
   requireSubscription(plugin, instance, type);
-  return throughPlatform(target.client, plugin, request, () => EMITTERS[type](target, plugin, instance));
+  return throughPlatform(client, plugin, request, () => EMITTERS[type](client, plugin, instance));
 }
 
 /** The instance to act on: the one named, else the plugin's newest (on the right kind of entity). */
-async function pickInstance(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<PluginInstance> {
-  const instances = await target.client.emulator.instancesOf(plugin.id);
+async function pickInstance(client: PlatformClient, plugin: Plugin, request: TriggerRequest): Promise<PluginInstance> {
+  const instances = await client.emulator.instancesOf(plugin.id);
   const entityType = ACTIVITY[request.type]?.entityType;
   const onEntity = entityType === 'AGENT' ? 'an agent' : 'a repository';
   if (request.instanceId) {
@@ -135,33 +129,33 @@ function knownOf(plugin: Plugin, instance: PluginInstance | null): Record<string
 }
 
 /** `--set`/`--data`: the sample (or given) payload, emitted by the emulator's admin API, signed and logged like any delivery. */
-async function emitCustom(target: TriggerTarget, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const instance = request.type === 'WEBHOOK_CHALLENGE' ? null : await pickInstance(target, plugin, request);
+async function emitCustom(client: PlatformClient, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
+  const instance = request.type === 'WEBHOOK_CHALLENGE' ? null : await pickInstance(client, plugin, request);
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
   let conversationId: string | undefined;
   // Without a whole --data, the sample is about a real conversation, so the plugin's answer into it succeeds.
   if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
-    const character = await characterOf(target, String(instance.entityId));
-    const conversation = await target.client.messaging.conversations.create({ characterId: character.id });
+    const character = await characterOf(client, String(instance.entityId));
+    const conversation = await client.messaging.conversations.create({ characterId: character.id });
     conversationId = conversation.id;
     Object.assign(known, { characterId: character.id, conversationId });
   }
   if (instance?.entityType === 'REPOSITORY') {
-    const files = await target.client.repositories.files.list(String(instance.entityId), { limit: 1 });
+    const files = await client.repositories.files.list(String(instance.entityId), { limit: 1 });
     if (files.data[0]) Object.assign(known, { file: files.data[0], fileId: files.data[0].id });
   }
   const data = applyOverrides(request.data ?? sampleData(request.type, known), request.overrides ?? []);
-  const delivery = (await target.client.emulator.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
+  const delivery = (await client.emulator.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
   const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
   if (!conversationId) return result;
-  const reply = delivery?.status === 'delivered' ? await waitForReply(target.client, conversationId, undefined, request.timeoutMs) : null;
+  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversationId, undefined, request.timeoutMs) : null;
   return { ...result, conversationId, reply };
 }
 
-async function challenge(target: TriggerTarget, plugin: Plugin): Promise<TriggerResult> {
-  const result = await target.client.plugins.verifyWebhook(plugin.id);
-  const delivery = result.deliveryId ? await target.client.emulator.deliveries.get(result.deliveryId) : null;
+async function challenge(client: PlatformClient, plugin: Plugin): Promise<TriggerResult> {
+  const result = await client.plugins.verifyWebhook(plugin.id);
+  const delivery = result.deliveryId ? await client.emulator.deliveries.get(result.deliveryId) : null;
   return {
     type: 'WEBHOOK_CHALLENGE',
     pluginId: plugin.id,
@@ -201,8 +195,7 @@ const ENTITY_ROUTES = {
   APP: { resource: 'appPlugins', path: 'apps', collection: 'plugins' },
 } as const;
 
-async function install(target: TriggerTarget, plugin: Plugin): Promise<Emitted> {
-  const { client } = target;
+async function install(client: PlatformClient, plugin: Plugin): Promise<Emitted> {
   const orgId = String(plugin.orgId);
   const body = {
     name: String(sampleValue('PLUGIN_INSTALLED', 'instanceName')),
@@ -226,28 +219,27 @@ async function install(target: TriggerTarget, plugin: Plugin): Promise<Emitted> 
 }
 
 /** The platform actions that emit the events about an existing instance. */
-type Emitter = (target: TriggerTarget, plugin: Plugin, instance: PluginInstance) => Promise<Emitted>;
+type Emitter = (client: PlatformClient, plugin: Plugin, instance: PluginInstance) => Promise<Emitted>;
 const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_INSTALLED'>, Emitter> = {
-  async PLUGIN_UNINSTALLED({ client }, _plugin, instance) {
+  async PLUGIN_UNINSTALLED(client, _plugin, instance) {
     const entityId = String(instance.entityId);
     const route = ENTITY_ROUTES[instance.entityType];
     await client[route.resource].remove(entityId, instance.id);
     return { instance, via: `DELETE /api/${route.path}/${entityId}/${route.collection}/${instance.id}` };
   },
-  async AGENT_MESSAGE_RECEIVED(target, _plugin, instance) {
-    const { client } = target;
-    const character = await characterOf(target, String(instance.entityId));
+  async AGENT_MESSAGE_RECEIVED(client, _plugin, instance) {
+    const character = await characterOf(client, String(instance.entityId));
     const conversation = await client.messaging.conversations.create({ characterId: character.id });
     const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
     const via = `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`;
     return { instance, via, conversationId: conversation.id, messageId: sent.id };
   },
-  async REPOSITORY_FILE_ADDED({ client }, plugin, instance) {
+  async REPOSITORY_FILE_ADDED(client, plugin, instance) {
     const repositoryId = String(instance.entityId);
     const fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
     return { instance, via: `an upload of ${String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'))} (${fileId}) added to repository ${repositoryId}` };
   },
-  async REPOSITORY_FILE_REMOVED({ client }, plugin, instance) {
+  async REPOSITORY_FILE_REMOVED(client, plugin, instance) {
     const repositoryId = String(instance.entityId);
     const held = await client.repositories.files.list(repositoryId, { limit: 1 });
     let fileId = held.data[0]?.id;
@@ -262,8 +254,8 @@ const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_I
 };
 
 /** The agent's first character, or a usage error saying how to create one. */
-async function characterOf(target: TriggerTarget, agentId: string): Promise<{ id: string; name: string }> {
-  const character = (await target.client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
+async function characterOf(client: PlatformClient, agentId: string): Promise<{ id: string; name: string }> {
+  const character = (await client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
   if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
   return character;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anyFilter, deliveryMatchOf, describeFilters, timeOption } from '../../src/commands/logs/filters.js';
+import { deliveryMatchOf, describeFilters, givenFilters, timeOption } from '../../src/commands/logs/filters.js';
 import { InvalidOptionValue } from '../../src/commands/types.js';
 
 // The delivery filters of `plugsmith logs` and `plugsmith logs redeliver`, as parsed from the flags.
@@ -37,9 +37,9 @@ describe('delivery filter options', () => {
       until: undefined,
     });
     expect(describeFilters(flags)).toBe('--plugin plg_1 --type PLUGIN_INSTALLED --status failed --http-status 5xx --failed-once --min-attempts 2 --since 2026-01-01T00:00:00.000Z');
-    expect(anyFilter(flags)).toBe(true);
+    expect(givenFilters(flags)).toEqual(['--plugin', '--type', '--status', '--http-status', '--failed-once', '--min-attempts', '--since']);
     // --min-attempts 0 is a filter (it was given); a flag left out is not.
-    expect(anyFilter({ minAttempts: 0 })).toBe(true);
-    expect(anyFilter({})).toBe(false);
+    expect(givenFilters({ minAttempts: 0 })).toEqual(['--min-attempts']);
+    expect(givenFilters({})).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
 import { DISPATCH_MODES, ERROR_STATUS, ERROR_TYPE_BY_STATUS, EVENT_KINDS, PLUGIN_TYPES, SCOPES } from '../../src/contract/index.js';
 import { EVENT_TYPES } from '../../src/webhooks/events.js';
-import { PLUGIN_TYPES as TEMPLATE_TYPES, PLUGIN_SCOPES } from '../../src/project/plugin-types.js';
+import { TEMPLATES } from '../../src/project/plugin-types.js';
 import { EVENT_KINDS as EMULATOR_EVENT_KINDS, PLUGIN_TYPES as EMULATOR_PLUGIN_TYPES } from '../../emulator/model.js';
 
 // The published manifest schema is a JSON file (editors read it as it is); it must list the contract's enums.
@@ -20,8 +20,7 @@ describe('one definition of each enum', () => {
     expect(EVENT_TYPES).toBe(EVENT_KINDS);
     expect(EMULATOR_EVENT_KINDS).toBe(EVENT_KINDS);
     expect(EMULATOR_PLUGIN_TYPES).toBe(PLUGIN_TYPES);
-    expect(TEMPLATE_TYPES).toBe(PLUGIN_TYPES);
-    expect(PLUGIN_SCOPES).toBe(SCOPES);
+    expect(Object.keys(TEMPLATES)).toEqual([...PLUGIN_TYPES]);
   });
 
   test('the status of each error type and the type of each status are one table', () => {

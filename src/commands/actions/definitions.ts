@@ -11,7 +11,7 @@ interface DefinitionKind {
   noun: string;
   plural: string;
   resource: (client: PlatformClient) => ActionsResource;
-  /** Flag and body field of each schema, e.g. ['--args-schema', 'argsSchema']. */
+  /** Flag and body field of each schema, e.g. ['--args-schema', 'argsSchema']; the field is also the flag's option key. */
   schemas: Array<[flag: string, field: string]>;
 }
 
@@ -41,11 +41,6 @@ interface DefinitionFlags {
   [schemaFlag: string]: unknown;
 }
 
-/** commander's camelCase key of a flag: --args-schema → argsSchema. */
-function optionKey(flag: string): string {
-  return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
 /** The body for the flags given, and which file each schema field came from. */
 async function bodyOf(kind: DefinitionKind, input: CommandInput<DefinitionFlags & TargetFlags>): Promise<{ body: Record<string, unknown>; files: Record<string, [string, string]> }> {
   const o = input.options;
@@ -54,7 +49,7 @@ async function bodyOf(kind: DefinitionKind, input: CommandInput<DefinitionFlags 
   if (o.title !== undefined) body.title = o.title;
   if (o.description !== undefined) body.description = o.description;
   for (const [flag, field] of kind.schemas) {
-    const path = o[optionKey(flag)];
+    const path = o[field];
     if (typeof path === 'string') {
       body[field] = await readJsonFile(flag, path);
       files[field] = [flag, path];

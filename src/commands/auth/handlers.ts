@@ -1,5 +1,5 @@
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { settingsFor, timeoutMsOf } from '../context.js';
+import { settingsFor, timeoutMsOf, tokenProbe } from '../context.js';
 import { loadConfig, saveConfig, type Profile } from '../../config/profiles.js';
 import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -62,26 +62,18 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
   note(io, global, `saved to ${configPath()}; try \`plugsmith whoami\``);
 };
 
-/** Shows the active profile and checks its token: a GET of a plugin that cannot exist answers 404 to a valid one, 401 to another. */
+/** Shows the active profile and checks its token (tokenProbe). */
 export const whoami: CommandHandler<TargetFlags> = async (input) => {
   const settings = await settingsFor(input);
   if (!settings.baseUrl) throw new UserError('not logged in: run `plugsmith login --local` or `plugsmith login --base-url URL`', EXIT.AUTH);
-  const { createClient, isApiError, isNetworkError } = await import('../../client/index.js');
+  const { createClient, isNetworkError } = await import('../../client/index.js');
   const client = createClient({ baseUrl: settings.baseUrl, token: settings.token, retries: 0, timeoutMs: timeoutMsOf(input) });
   let tokenValid: boolean | null = null;
   let problem: string | undefined;
   if (settings.token) {
-    try {
-      await client.plugins.get('plugsmith-whoami-probe');
-      tokenValid = true;
-    } catch (error) {
-      if (isApiError(error) && error.status === 404) tokenValid = true;
-      else if (isApiError(error) && error.status === 401) tokenValid = false;
-      else if (isNetworkError(error)) problem = `cannot reach ${settings.baseUrl}: ${error.message}`;
-      else problem = (error as Error).message;
-    } finally {
-      await client.close();
-    }
+    const answer = await tokenProbe(client).finally(() => client.close());
+    if (typeof answer === 'boolean') tokenValid = answer;
+    else problem = isNetworkError(answer) ? `cannot reach ${settings.baseUrl}: ${answer.message}` : answer.message;
   }
   const result = {
     profile: settings.profileName,

@@ -66,10 +66,9 @@ const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
       );
     }
     const { runCheck, renderReport } = await import('../../check/index.js');
-    const platform = client && plugin ? { client } : null;
     let report;
     try {
-      report = await runCheck({ url, secret, plugin, platform, noPlatformReason: why ?? undefined, timeoutMs: o.deliveryTimeout * 1000 });
+      report = await runCheck({ url, secret, plugin, client, noPlatformReason: why ?? undefined, timeoutMs: o.deliveryTimeout * 1000 });
     } catch (error) {
       if (error instanceof TypeError && /webhook secret/.test(error.message)) throw new UserError(`--secret: ${error.message}`, EXIT.USAGE);
       throw error;

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CommandHandler, TargetFlags } from '../types.js';
-import { settingsFor, timeoutMsOf } from '../context.js';
+import { settingsFor, timeoutMsOf, tokenProbe } from '../context.js';
 import { configPath } from '../../config/paths.js';
 import { env } from '../../config/env.js';
 import { loadConfig, type Settings } from '../../config/profiles.js';
@@ -58,9 +58,8 @@ function checkProfile(settings: Settings): Check {
   return ok('profile', `${from}; org ${settings.orgId ?? '(none: pass --org to org commands)'}`);
 }
 
-type ProbeOutcome = { status: number } | { error: Error & { code?: string } };
-
-async function probe(call: () => Promise<unknown>): Promise<ProbeOutcome> {
+/** The HTTP status a call got (200 when it succeeded), or the error when no answer came. */
+async function probe(call: () => Promise<unknown>): Promise<{ status: number } | { error: Error & { code?: string } }> {
   try {
     await call();
     return { status: 200 };
@@ -71,7 +70,7 @@ async function probe(call: () => Promise<unknown>): Promise<ProbeOutcome> {
   }
 }
 
-/** The management API (any HTTP answer: reachable) and the token (a GET of a plugin that cannot exist: 404 accepted, 401 refused). */
+/** The management API (any HTTP answer: reachable) and the token (tokenProbe). */
 async function checkManagement(client: PlatformClient, settings: Settings): Promise<Check[]> {
   const url = settings.baseUrl!;
   const reach = await probe(() => client.plugins.marketplace({ limit: 1 }));
@@ -85,10 +84,11 @@ async function checkManagement(client: PlatformClient, settings: Settings): Prom
     checks.push(fail('token', 'no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH));
     return checks;
   }
-  const token = await probe(() => client.plugins.get('plugsmith-doctor-probe'));
-  if ('status' in token && (token.status === 404 || token.status === 200)) checks.push(ok('token', `accepted by ${url}`));
-  else if ('status' in token && token.status === 401) checks.push(fail('token', `refused by ${url} (unknown or revoked): run \`plugsmith login\` again`, EXIT.AUTH));
-  else checks.push(fail('token', `could not be checked: ${'error' in token ? token.error.message : `HTTP ${token.status}`}`, 'error' in token ? EXIT.NETWORK : EXIT.UNEXPECTED));
+  const token = await tokenProbe(client);
+  if (token === true) checks.push(ok('token', `accepted by ${url}`));
+  else if (token === false) checks.push(fail('token', `refused by ${url} (unknown or revoked): run \`plugsmith login\` again`, EXIT.AUTH));
+  else if (token.name === 'ApiError') checks.push(fail('token', `could not be checked: HTTP ${token.status}`, EXIT.UNEXPECTED));
+  else checks.push(fail('token', `could not be checked: ${token.message}`, EXIT.NETWORK));
   return checks;
 }
 

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
-import { confirmDeletion, timeoutMsOf } from '../context.js';
+import { confirmDeletion, readJson, timeoutMsOf } from '../context.js';
 import type { EmulatorAdminResource } from '../../client/index.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { env } from '../../config/env.js';
@@ -67,14 +66,7 @@ export const exportCommand = onEmulator(async (input, url, admin) => {
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
 export const importCommand = onEmulator<{ yes?: boolean } & TargetFlags>(async (input, url, admin) => {
   const file = input.args[0];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw new UserError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
-    throw new UserError(`${file} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
-  }
+  const parsed = await readJson(file);
   const doc = parsed as { format?: unknown; collections?: unknown };
   if (typeof doc !== 'object' || doc === null || doc.format !== 'plugsmith-emulator-export' || typeof doc.collections !== 'object') {
     throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);

@@ -49,10 +49,6 @@ interface Candidate {
 export async function uploadFiles(client: PlatformClient, paths: string[], target: UploadTarget, progress: TransferProgress): Promise<UploadOutcome[]> {
   // By position, so a path given twice is uploaded (and reported) twice.
   const outcomes: UploadOutcome[] = new Array(paths.length);
-  const failLocally = (index: number, error: unknown) => {
-    const path = paths[index];
-    outcomes[index] = { path, fileName: basename(path), fileId: null, size: null, status: 'FAILED', error: messageOf(error), cause: error };
-  };
 
   for (let start = 0; start < paths.length; start += BATCH_SIZE) {
     // Sizes are read per batch, just before asking for URLs, so they match what is sent.
@@ -64,8 +60,8 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
         if (!info.isFile()) throw new UserError(`${path} is not a file`, EXIT.USAGE);
         candidates.push({ index, path, fileName: basename(path), size: info.size, contentType: lookup(path) || 'application/octet-stream' });
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        failLocally(index, code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.NOT_FOUND) : error);
+        const cause = (error as NodeJS.ErrnoException).code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.NOT_FOUND) : error;
+        outcomes[index] = { path, fileName: basename(path), fileId: null, size: null, status: 'FAILED', error: messageOf(cause), cause };
       }
     }
     if (candidates.length === 0) continue;

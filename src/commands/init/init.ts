@@ -3,7 +3,8 @@ import type { CommandHandler, OptionsOf } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
 import { checkName, checkTarget, completeAnswers, DEFAULT_PORT, nameFromDir, packageRoot, scaffoldProject, type ProjectAnswers } from '../../project/scaffold.js';
 import type { Language } from '../../project/languages.js';
-import { PLUGIN_EVENTS, PLUGIN_SCOPES, PLUGIN_TYPES, TEMPLATES, type PluginType } from '../../project/plugin-types.js';
+import { PLUGIN_TYPES, SCOPES, type PluginType } from '../../contract/index.js';
+import { PLUGIN_EVENTS, TEMPLATES } from '../../project/plugin-types.js';
 import { askChoice, askMany, askText } from '../../ui/dialogs.js';
 import type { Io } from '../../ui/io.js';
 import { note, printResult } from '../../ui/output.js';
@@ -45,7 +46,7 @@ async function askAnswers(io: Io, given: Partial<ProjectAnswers>, defaultName: s
     given.scopes ??
     (useDefaults
       ? template.scopes
-      : await askMany(io, { flag: '--scopes', message: 'Scopes of its installation tokens:', choices: PLUGIN_SCOPES.map((s) => ({ value: s, checked: template.scopes.includes(s) })) }));
+      : await askMany(io, { flag: '--scopes', message: 'Scopes of its installation tokens:', choices: SCOPES.map((s) => ({ value: s, checked: template.scopes.includes(s) })) }));
   const port =
     given.port ??
     (useDefaults

@@ -57,11 +57,6 @@ export function givenFilters(flags: DeliveryFilterFlags): string[] {
   return FILTERS.filter(({ key }) => flags[key] !== undefined && flags[key] !== false).map(({ flag }) => flag);
 }
 
-/** Whether any filter was given (a bulk resend of the whole log is refused). */
-export function anyFilter(flags: DeliveryFilterFlags): boolean {
-  return givenFilters(flags).length > 0;
-}
-
 /** The client's DeliveryMatch for the parsed filters (structurally `DeliveryMatch`). */
 export function deliveryMatchOf(flags: DeliveryFilterFlags) {
   const filters: Record<string, string | string[]> = {};

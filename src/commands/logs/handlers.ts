@@ -8,17 +8,11 @@ import { confirm } from '../../ui/dialogs.js';
 import { note, printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { listenForStop } from '../stop-signal.js';
-import { anyFilter, deliveryMatchOf, describeFilters, givenFilters, type DeliveryFilterFlags } from './filters.js';
+import { deliveryMatchOf, describeFilters, givenFilters, type DeliveryFilterFlags } from './filters.js';
 
 interface LogsOptions extends DeliveryFilterFlags {
   follow?: boolean;
   limit: number;
-}
-
-/** `failed` means "did not get through": a challenge that failed, or a delivery whose retries are exhausted. */
-function statusesOf(status: string | undefined): string[] | undefined {
-  if (!status) return undefined;
-  return status === 'failed' ? ['failed', 'exhausted'] : [status];
 }
 
 /** The filters the live stream can apply; the others judge a delivery's whole history, or its creation time. */
@@ -38,7 +32,8 @@ export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => 
       printRows(input, page.data.reverse(), DELIVERY_COLUMNS, 'deliveries');
     });
   }
-  const statuses = statusesOf(o.status);
+  // The statuses --status matches, as the log is filtered (failed: also exhausted, every retry failed).
+  const statuses = [deliveryMatchOf(o).filters?.status ?? []].flat();
   const style = styleFor(io, global);
   const { followDeliveries } = await import('../../dev/delivery-stream.js');
   const stopped = await withClient(input, { token: false }, async (client) => {
@@ -48,7 +43,7 @@ export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => 
         client,
         { pluginId: o.plugin, type: o.type },
         (notice) => {
-          if (statuses && !statuses.includes(notice.delivery.status)) return;
+          if (statuses.length > 0 && !statuses.includes(notice.delivery.status)) return;
           io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
         },
         { signal: stop.signal, onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
@@ -134,7 +129,7 @@ async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<
 /** `plugsmith logs redeliver [deliveryId]`: one delivery by id, or every delivery the filters match. */
 export const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
   const [deliveryId] = input.args;
-  const filtered = anyFilter(input.options);
+  const filtered = givenFilters(input.options).length > 0;
   if (deliveryId !== undefined && filtered) {
     throw new UserError(
       `give a delivery id or filters, not both: \`plugsmith logs redeliver ${deliveryId}\` resends that one, \`plugsmith logs redeliver ${describeFilters(input.options)}\` every delivery the filters match`,

@@ -27,17 +27,14 @@ function schemaFiles(input: CommandInput<PluginFlags>): Record<string, [string, 
   return path === undefined ? {} : { inputsSchema: ['--inputs-schema', path] };
 }
 
+/** Flags whose value is the body field of the same name. */
+const PASSED_AS_IS = ['name', 'type', 'description', 'webhookUrl', 'events', 'scopes', 'tags'] as const;
+
 /** The request body for the flags that were given (nothing for flags left out). */
 async function pluginBody(input: CommandInput<PluginFlags>): Promise<PluginUpdate> {
   const o = input.options;
-  const body: PluginUpdate = {};
-  if (o.name !== undefined) body.name = o.name;
-  if (o.type !== undefined) body.type = o.type;
-  if (o.description !== undefined) body.description = o.description;
-  if (o.webhookUrl !== undefined) body.webhookUrl = o.webhookUrl;
-  if (o.events !== undefined) body.events = o.events;
-  if (o.scopes !== undefined) body.scopes = o.scopes;
-  if (o.tags !== undefined) body.tags = o.tags;
+  const given = PASSED_AS_IS.filter((key) => o[key] !== undefined);
+  const body: PluginUpdate = Object.fromEntries(given.map((key) => [key, o[key]]));
   if (o.inputsSchema !== undefined) body.inputsSchema = await readJsonFile('--inputs-schema', o.inputsSchema);
   if (o.public) body.isPublic = true;
   if (o.private) body.isPublic = false;

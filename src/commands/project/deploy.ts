@@ -29,11 +29,6 @@ function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string
   };
 }
 
-/** One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise. */
-function expandedLines(manifest: Manifest): string[] {
-  return manifest.expandedVariables.map((v) => `${v.field} uses \${${v.variable}}${v.fromDefault ? ` (unset: its default)` : ' from the environment'}`);
-}
-
 /** Reads the manifest, plans against the platform, and applies (idempotently). */
 const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const { io, global } = input;
@@ -41,7 +36,10 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const manifestPath = resolve(o.manifest);
   const dryRun = Boolean(o.dryRun);
   const manifest = await loadManifest(manifestPath);
-  if (!global.json) for (const line of expandedLines(manifest)) io.stderr.write(`${line}\n`);
+  // One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise.
+  if (!global.json) {
+    for (const v of manifest.expandedVariables) io.stderr.write(`${v.field} uses \${${v.variable}}${v.fromDefault ? ' (unset: its default)' : ' from the environment'}\n`);
+  }
   await withClient(input, { token: true }, async (client, settings) => {
     const orgId = orgOf(settings);
     const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });

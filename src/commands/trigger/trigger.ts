@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import type { CommandHandler, CommandInput, OptionsOf } from '../types.js';
-import { clientFor, settingsFor, withClient } from '../context.js';
+import { clientFor, readJson, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
@@ -13,19 +12,15 @@ type TriggerOptions = OptionsOf<typeof triggerOptions>;
 /** `--data @file` or inline JSON: an object, or a usage/validation error naming the flag. */
 async function dataOf(raw: string | undefined): Promise<Record<string, unknown> | undefined> {
   if (raw === undefined) return undefined;
-  let text = raw;
-  if (raw.startsWith('@')) {
-    try {
-      text = await readFile(raw.slice(1), 'utf8');
-    } catch (error) {
-      throw new UserError(`cannot read --data ${raw.slice(1)}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, (error as NodeJS.ErrnoException).code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
-    }
-  }
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(`--data ${raw.startsWith('@') ? raw.slice(1) + ' ' : ''}is not valid JSON: ${(error as Error).message} (pass @file to read a file)`, EXIT.VALIDATION);
+  if (raw.startsWith('@')) {
+    parsed = await readJson(raw.slice(1), `--data ${raw.slice(1)}`);
+  } else {
+    try {
+      parsed = JSON.parse(raw);
+    } catch (error) {
+      throw new UserError(`--data is not valid JSON: ${(error as Error).message} (pass @file to read a file)`, EXIT.VALIDATION);
+    }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError('--data must be a JSON object: the event\'s data', EXIT.VALIDATION);
   return parsed as Record<string, unknown>;
@@ -81,7 +76,7 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const result = await triggerEvent({ client }, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
+    const result = await triggerEvent(client, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
     if (!input.global.json) note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
     printResult(input.io, input.global, result, () =>
       (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') + (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
