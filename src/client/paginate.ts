@@ -25,3 +25,10 @@ export async function* paginate<T, Q extends ListQuery = ListQuery>(list: ListFn
     }
   }
 }
+
+/** Every record of a listing as one array (see `paginate`). */
+export async function collect<T, Q extends ListQuery = ListQuery>(list: ListFn<T, Q>, query: Q = {} as Q): Promise<T[]> {
+  const records: T[] = [];
+  for await (const record of paginate(list, query)) records.push(record);
+  return records;
+}

@@ -162,10 +162,8 @@ export function printRecord(input: CommandInput<unknown>, record: unknown, keys?
 export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
   const query = listQueryOf(input.options);
   if (input.options.all) {
-    const { paginate } = await import('../client/index.js');
-    const rows: T[] = [];
-    for await (const row of paginate(list, query)) rows.push(row);
-    return printRows(input, rows, columns, what);
+    const { collect } = await import('../client/index.js');
+    return printRows(input, await collect(list, query), columns, what);
   }
   const page = await list(query);
   printRows(input, page.data, columns, what);

@@ -1,4 +1,4 @@
-import type { ListFn, PlatformClient } from '../client/index.js';
+import type { PlatformClient } from '../client/index.js';
 import type { Manifest } from './types.js';
 import type { Plan, PlanStep, RemoteState, Resource } from './plan.js';
 import { desiredPlugin } from './plan.js';
@@ -8,7 +8,7 @@ import type { AppliedState } from './state.js';
 export async function fetchRemote(client: PlatformClient, pluginId: string | null): Promise<RemoteState> {
   const none: RemoteState = { plugin: null, actions: [], externalEvents: [] };
   if (!pluginId) return none;
-  const { isApiError, paginate } = await import('../client/index.js');
+  const { isApiError, collect } = await import('../client/index.js');
   let plugin: Record<string, unknown>;
   try {
     plugin = await client.plugins.get(pluginId);
@@ -16,14 +16,9 @@ export async function fetchRemote(client: PlatformClient, pluginId: string | nul
     if (isApiError(error) && error.status === 404) return none;
     throw error;
   }
-  const all = async (list: ListFn<Record<string, unknown>>) => {
-    const out: Array<Record<string, unknown>> = [];
-    for await (const item of paginate(list, { limit: 100 })) out.push(item);
-    return out;
-  };
   const [actions, externalEvents] = await Promise.all([
-    all((q) => client.actions.list(pluginId, q)),
-    all((q) => client.externalEvents.list(pluginId, q)),
+    collect((q) => client.actions.list(pluginId, q), { limit: 100 }),
+    collect((q) => client.externalEvents.list(pluginId, q), { limit: 100 }),
   ]);
   return { plugin, actions, externalEvents };
 }

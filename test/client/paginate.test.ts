@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClient, paginate } from '../../src/client/index.js';
+import { collect, createClient, paginate } from '../../src/client/index.js';
 import { ok, receiver } from '../kit/index.js';
 
 const records = Array.from({ length: 7 }, (_, i) => ({ id: `plg_${i + 1}` }));
@@ -74,5 +74,19 @@ describe('paginate over messages', () => {
     for await (const message of paginate((q) => client.messaging.messages.list('conv_1', q), { limit: 5 })) seen.push(message.id);
     expect(seen).toEqual(records.map((r) => r.id));
     expect(server.received.map((r) => r.url)).toEqual(['/conversations/conv_1/messages?limit=5', '/conversations/conv_1/messages?after=plg_5&limit=5']);
+  });
+});
+
+describe('collect', () => {
+  it('returns every record of every page in order, passing the query on', async () => {
+    const queries: unknown[] = [];
+    const rows = await collect(async (q: { limit?: number; page?: number }) => {
+      queries.push(q);
+      const page = q.page ?? 1;
+      const data = records.slice((page - 1) * 3, page * 3);
+      return { data, pagination: { type: 'index' as const, page, limit: 3, total: records.length, totalPages: 3, hasNext: page < 3, hasPrev: page > 1 } };
+    }, { limit: 3 });
+    expect(rows).toEqual(records);
+    expect(queries).toEqual([{ limit: 3 }, { limit: 3, page: 2 }, { limit: 3, page: 3 }]);
   });
 });

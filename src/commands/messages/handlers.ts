@@ -27,9 +27,8 @@ export const list: CommandHandler<{ after?: string; limit?: number; all?: boolea
     let rows: Message[];
     let next: string | null = null;
     if (o.all) {
-      const { paginate } = await import('../../client/index.js');
-      rows = [];
-      for await (const m of paginate((q) => client.messaging.messages.list(conversationId, q), query)) rows.push(m);
+      const { collect } = await import('../../client/index.js');
+      rows = await collect((q) => client.messaging.messages.list(conversationId, q), query);
     } else {
       const page = await client.messaging.messages.list(conversationId, query);
       rows = page.data;

@@ -1,5 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { isApiError, isCharacterMessageSent, isNetworkError, paginate, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
+import { isApiError, isCharacterMessageSent, isNetworkError, collect, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
 
 /** What a chat shows, in order; the message kinds are also the NDJSON lines of `plugsmith chat --json`. */
 export type ChatUpdate =
@@ -95,9 +95,7 @@ export class ChatSession {
     if (this.characterId !== undefined && conversation.characterId !== undefined && conversation.characterId !== this.characterId) {
       throw new ConversationMismatch(id, conversation.characterId, this.characterId);
     }
-    const messages: Message[] = [];
-    for await (const message of paginate((query) => this.client.messaging.messages.list(id, query), { limit: 100 })) messages.push(message);
-    this.open(conversation, messages);
+    this.open(conversation, await collect((query) => this.client.messaging.messages.list(id, query), { limit: 100 }));
     return conversation;
   }
 
