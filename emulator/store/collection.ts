@@ -83,10 +83,11 @@ export class Collection<T extends BaseRecord> {
     this.records.delete(id);
   }
 
-  /** @internal */
-  clear(): void {
+  /** @internal replaces every record without logging it (load, replay, import). */
+  replaceAll(records: Iterable<T>): void {
     this.records.clear();
     for (const index of this.indexes.values()) index.clear();
+    for (const record of records) this.apply(record);
   }
 }
 
