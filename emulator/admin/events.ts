@@ -5,10 +5,7 @@ import { badRequest, detail, found } from '../errors.js';
 import { validateAgainst } from '../validation/json-schema.js';
 import { INSTANCE_QUERY, listed, typed, type RouteOptions } from '../api/common.js';
 
-/**
- * Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger): emit an event with a
- * given payload to a plugin (and instance), and list every instance across entities.
- */
+/** Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger) to a plugin (and instance); instances of all entities. */
 export default async function adminEventRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db, events } = services;
