@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { found, notFound } from '../errors.js';
-import { parseQuery, runQuery } from '../store/query.js';
 import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { AdminConversationSchema, ListQuery, MessageSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
 
@@ -11,7 +10,7 @@ const MESSAGE_QUERY = querySpec(MessageSchema, ['id', 'sender', 'type', 'isStrea
 /** Admin API for conversations (`/_emulator/conversations`): every org's conversations and messages, on the shared query system. */
 export default async function adminConversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
-  const { db } = services;
+  const { db, messaging } = services;
   const errors = errorResponses(400, 401, 403, 404);
 
   app.get('/conversations', { schema: { querystring: ListQuery(CONVERSATION_QUERY), response: { 200: OkPage(AdminConversationSchema), ...errors } } }, async (request) =>
@@ -27,10 +26,8 @@ export default async function adminConversationRoutes(fastify: FastifyInstance, 
   app.get('/conversations/:conversationId/messages', { schema: messagesSchema }, async (request) => {
     const { conversationId } = request.params;
     if (!db.conversations.has(conversationId)) throw notFound('conversation', conversationId);
-    const query = parseQuery(request.query, MESSAGE_QUERY);
     // Oldest first unless told otherwise (neither @sortBy nor @sortOrder), as the messaging API lists them.
-    if (request.query['@sortBy'] === undefined && request.query['@sortOrder'] === undefined) query.sortOrder = ['asc'];
-    const result = runQuery(db.messages, query, MESSAGE_QUERY, { where: [['conversationId', conversationId]] });
-    return ok(result.data.map((m) => services.messaging.withLiveContent(m)), { pagination: result.pagination });
+    const raw = request.query['@sortBy'] === undefined ? { '@sortOrder': 'asc', ...request.query } : request.query;
+    return listed(db.messages, raw, MESSAGE_QUERY, { where: [['conversationId', conversationId]] }, (m) => messaging.withLiveContent(m));
   });
 }

@@ -23,10 +23,7 @@ function publicApiKey(k: ApiKeyRecord) {
   return { id: k.id, orgId: k.orgId, name: k.name, hint: k.hint, createdAt: k.createdAt, updatedAt: k.updatedAt };
 }
 
-/**
- * Admin API for the credentials of every org: `GET /_emulator/tokens` (user and installation tokens,
- * metadata only) and messaging API keys (`/_emulator/api-keys`: issue, the key shown once; list; revoke).
- */
+/** Admin API for every org's credentials: tokens (metadata only) and messaging API keys (issue, the key shown once; list; revoke). */
 export default async function adminCredentialRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

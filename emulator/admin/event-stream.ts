@@ -5,9 +5,8 @@ import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
 const KEEP_ALIVE_MS = 15_000;
 
 /**
- * Answers with a server-sent-events stream: `first`, then the frames `subscribe` sends (it returns
- * its unsubscribe) and keep-alives until the client goes. A client more than MAX_BUFFERED_BYTES
- * behind is dropped (it reconnects) instead of growing the emulator's memory without end.
+ * Answers with a server-sent-events stream: `first`, then what `subscribe` sends (it returns its unsubscribe) and keep-alives;
+ * a client more than MAX_BUFFERED_BYTES behind is dropped (it reconnects) instead of growing the emulator's memory without end.
  */
 export function openAdminEventStream(request: FastifyRequest, reply: FastifyReply, first: string, subscribe: (send: (frame: string) => void) => () => void): void {
   reply.hijack();

@@ -1,14 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { DeliverySchema, EventEmitSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
+import { DeliverySchema, EVENT_DATA_SCHEMAS, EventEmitSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses } from '../../src/contract/index.js';
 import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
-import { eventDataProblems } from '../webhooks/payloads.js';
+import { validateAgainst } from '../validation/json-schema.js';
 import { INSTANCE_QUERY, listed, typed, type RouteOptions } from '../api/common.js';
 
-/**
- * Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger): emit an event with a
- * given payload to a plugin (and instance), and list every instance across entities.
- */
+/** Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger) to a plugin (and instance); instances of all entities. */
 export default async function adminEventRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
   const app = typed(fastify);
   const { db, events } = services;
@@ -17,7 +14,7 @@ export default async function adminEventRoutes(fastify: FastifyInstance, { servi
   app.post('/events', { schema: { body: EventEmitSchema, response: { 201: Ok(DeliverySchema), ...errorResponses(400, 401, 403, 404, 413, 415) } } }, async (request, reply) => {
     const body = request.body;
     // The payload a plugin meets must be one the platform could send: checked before anything else, nothing sent when it is not.
-    const problems = eventDataProblems(body.type, body.data);
+    const problems = validateAgainst(EVENT_DATA_SCHEMAS[body.type], body.data, ['data']);
     if (problems.length > 0) throw badRequest(`data does not match the ${body.type} event's schema`, problems);
     const plugin = found(db.plugins.get(body.pluginId), 'plugin', body.pluginId);
     if (!plugin.webhookUrl) {

@@ -4,9 +4,8 @@ import type { FastifyInstance, HTTPMethods } from 'fastify';
 const ADMIN_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
- * Hands every /_emulator request, unread, to the admin app, built by `build` on its first request:
- * registering its some 60 routes was about half of an in-memory start, and a plugin's test suite
- * mostly never calls it. A request that comes while it is being built waits for it.
+ * Hands every /_emulator request, unread, to the admin app, built on its first request (later ones wait for it):
+ * its some 60 routes took about half of an in-memory start, and a plugin's test suite mostly never calls it.
  */
 export function forwardToAdminApp(app: FastifyInstance, build: () => Promise<FastifyInstance>): void {
   let admin: Promise<FastifyInstance> | undefined;

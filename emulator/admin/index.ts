@@ -13,10 +13,7 @@ import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard } from './guard.js';
 
-/**
- * The admin surface: every `/_emulator` route in one encapsulated plugin whose one onRequest hook,
- * the guard, decides who may call; no route checks callers itself. Register with `{ prefix: '/_emulator' }`.
- */
+/** Every `/_emulator` route in one plugin whose one onRequest hook, the guard, decides who may call: no route checks callers itself. */
 export default async function adminSurface(
   app: FastifyInstance,
   { services, access, openapi }: { services: EmulatorContext; access: EmulatorContext['config']['admin']; openapi: () => Promise<Record<string, unknown>> },

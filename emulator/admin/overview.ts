@@ -14,12 +14,9 @@ function storeEpoch(services: EmulatorContext): string {
 function overviewOf(services: EmulatorContext): Overview {
   const { db, config } = services;
   const counts = Object.fromEntries(STORE_COLLECTIONS.map((name) => [name, db[name].size])) as Overview['counts'];
-  let pending = 0;
-  let retrying = 0;
-  for (const delivery of db.deliveries.where('status', 'pending')) {
-    if (delivery.attempts.length === 0) pending++;
-    else retrying++;
-  }
+  const waiting = db.deliveries.where('status', 'pending');
+  const pending = waiting.filter((delivery) => delivery.attempts.length === 0).length;
+  const retrying = waiting.length - pending;
   const countOf = (status: string) => db.deliveries.where('status', status).length;
   return {
     managementUrl: config.publicUrl(),

@@ -9,11 +9,7 @@ import type { Seed } from '../seed.js';
 import type { StoredRecord } from '../../src/contract/index.js';
 import { importShapeProblems } from './import-shapes.js';
 
-/**
- * Replaces the whole store with `collections` (an import). Everything is validated first (unique
- * ids, shapes, serializable), so a refused import changes nothing; then what runs is ended, the
- * store swapped in one journal line, and the import's pending deliveries scheduled. Returns the counts.
- */
+/** Replaces the whole store with an import, validated first (a refused one changes nothing), in one journal line; returns the counts. */
 export async function importStore(services: EmulatorContext, collections: Readonly<Record<string, StoredRecord[] | undefined>>): Promise<Record<string, number>> {
   const names = Object.values(services.db).map((c) => c.name);
   const problems: ErrorDetail[] = [];

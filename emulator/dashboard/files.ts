@@ -41,9 +41,5 @@ export function dashboardDir(): string | null {
 /** A built file's bytes, or null when the build is missing. Read at each request: `npm run build` while running is picked up. */
 export async function readDashboardFile(name: DashboardFile, dir: string | null = dashboardDir()): Promise<Buffer | null> {
   if (!dir) return null;
-  try {
-    return await readFile(join(dir, name));
-  } catch {
-    return null;
-  }
+  return readFile(join(dir, name)).catch(() => null);
 }

@@ -44,11 +44,10 @@ function securityHeaders(services: EmulatorContext): Record<string, string> {
 
 /** The default workspace as the dashboard sees it. */
 function workspaceOf(services: EmulatorContext): Workspace {
-  const { credentials } = services.config;
   return {
     managementUrl: services.config.publicUrl(),
     messagingUrl: services.config.messagingUrl(),
-    ...credentials,
+    ...services.config.credentials,
     storeId: services.config.storeId,
     persistent: services.store.persistent,
     dataDir: services.config.dataDir,

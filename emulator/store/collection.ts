@@ -43,9 +43,7 @@ export class Collection<T extends BaseRecord> {
   where(field: string, value: unknown): T[] {
     const index = this.indexes.get(field);
     if (!index) throw new Error(`collection ${this.name} has no index on ${field}`);
-    const out: T[] = [];
-    for (const id of index.get(value) ?? []) out.push(this.records.get(id)!);
-    return out;
+    return [...(index.get(value) ?? [])].map((id) => this.records.get(id)!);
   }
 
   /** Inserts or replaces a record; resolves once durable. A record that cannot be written as JSON throws RecordRefused and changes nothing. */
@@ -83,10 +81,11 @@ export class Collection<T extends BaseRecord> {
     this.records.delete(id);
   }
 
-  /** @internal */
-  clear(): void {
+  /** @internal replaces every record without logging it (load, replay, import). */
+  replaceAll(records: Iterable<T>): void {
     this.records.clear();
     for (const index of this.indexes.values()) index.clear();
+    for (const record of records) this.apply(record);
   }
 }
 

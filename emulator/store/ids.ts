@@ -7,12 +7,8 @@ let counter = 0;
 /** A new record id: `<prefix>_`, time, a per-millisecond counter and random characters: sorted by creation, never repeated in a process. */
 export function newId(prefix: string): string {
   const now = Date.now();
-  if (now > lastTime) {
-    lastTime = now;
-    counter = 0;
-  } else {
-    counter++;
-  }
+  counter = now > lastTime ? 0 : counter + 1;
+  lastTime = Math.max(lastTime, now);
   return `${prefix}_${encode(lastTime, 10)}${encode(counter, 4)}${randomChars(6)}`;
 }
 

@@ -15,7 +15,8 @@ export class Journal {
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
-    private bytes: number,
+    /** Bytes durably written (a partly written batch is cut back to this). */
+    public size: number,
     public lines: number,
   ) {}
 
@@ -23,10 +24,6 @@ export class Journal {
     const handle = await open(path, 'a', 0o600);
     const { size } = await handle.stat();
     return new Journal(path, handle, size, initialLines);
-  }
-
-  get size(): number {
-    return this.bytes;
   }
 
   /** Appends one line (without its newline); resolves once it is durable. */
@@ -61,11 +58,11 @@ export class Journal {
           }
           if (pausesAt('import-written') && `\n${chunk}`.includes('\n{"t":"replace"')) await pauseAt('import-written');
           await this.handle.datasync();
-          this.bytes += buffer.length;
+          this.size += buffer.length;
           for (const w of waiters) w.resolve();
         } catch (error) {
           // Cut a partly written batch off again, so later lines do not follow a torn one.
-          await this.handle.truncate(this.bytes).catch(() => undefined);
+          await this.handle.truncate(this.size).catch(() => undefined);
           for (const w of waiters) w.reject(error);
         }
       }

@@ -155,11 +155,7 @@ export class Persistence {
 
   /** Replaces every collection's records (a snapshot, or a journal's replace line); unknown collections are skipped. */
   private fill(contents: Record<string, BaseRecord[]>): void {
-    for (const c of this.collections.values()) c.clear();
-    for (const [name, records] of Object.entries(contents)) {
-      const collection = this.collections.get(name);
-      for (const record of records) collection?.apply(record);
-    }
+    for (const [name, c] of this.collections) c.replaceAll(contents[name] ?? []);
   }
 
   private async replay(path: string): Promise<number> {

@@ -25,11 +25,6 @@ export interface ParsedQuery {
   filters: Filter[];
 }
 
-interface QueryResult<T> {
-  data: T[];
-  pagination: Pagination;
-}
-
 type RawQuery = Record<string, string | string[] | undefined>;
 
 const CONTROL: ReadonlySet<string> = new Set(LIST_QUERY_PARAMETERS);
@@ -153,16 +148,15 @@ export function runQuery<T extends BaseRecord>(
   query: ParsedQuery,
   spec: QuerySpec,
   scope: QueryScope<T> = {},
-): QueryResult<T> {
+): { data: T[]; pagination: Pagination } {
   const where = scope.where ?? [];
-  const constraints: Filter[] = [...where.map(([field, value]) => ({ field, values: [value] })), ...query.filters];
+  const inScope = (record: T) => where.every(([field, value]) => matches(record, field, [value])) && (scope.visible?.(record) ?? true);
   const indexed = where.find(([field]) => collection.hasIndex(field));
   const candidates: Iterable<T> = indexed ? collection.where(indexed[0], indexed[1]) : collection.values();
   const needle = query.search?.toLowerCase();
   const matched: T[] = [];
   for (const record of candidates) {
-    if (scope.visible && !scope.visible(record)) continue;
-    if (!constraints.every(({ field, values }) => matches(record, field, values))) continue;
+    if (!inScope(record) || !query.filters.every(({ field, values }) => matches(record, field, values))) continue;
     if (needle !== undefined && !searchMatches(record, spec.search, needle)) continue;
     matched.push(record);
   }
@@ -174,8 +168,7 @@ export function runQuery<T extends BaseRecord>(
     if (query.cursor !== '') {
       const at = collection.get(query.cursor);
       // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
-      const inScope = at !== undefined && where.every(([field, value]) => matches(at, field, [value]));
-      if (!at || !inScope || (scope.visible && !scope.visible(at))) {
+      if (!at || !inScope(at)) {
         throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
         ]);

@@ -7,9 +7,8 @@ const PATTERN = /^st_[0-9a-z]{20}$/;
 
 /** A new store id: `st_` and 20 random base-36 characters. */
 export function newStoreId(): string {
-  const bytes = randomBytes(20);
   let id = 'st_';
-  for (const byte of bytes) id += (byte % 36).toString(36);
+  for (const byte of randomBytes(20)) id += (byte % 36).toString(36);
   return id;
 }
 

@@ -113,10 +113,7 @@ export class Store {
     return async () => {
       await pauseAt('import-start');
       if (this.closed) throw new Error('the store is closed');
-      for (const [c, records] of prepared) {
-        c.clear();
-        for (const record of records) c.apply(record);
-      }
+      for (const [c, records] of prepared) c.replaceAll(records);
       if (!this.persistence) return;
       await this.persistence.append(`{"t":"replace","collections":{${parts.join(',')}}}`);
       await pauseAt('import-journaled');
