@@ -212,8 +212,11 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       expect(dev.stderr()).toContain('started the plugin: python3 -m plugin');
       expect(dev.stderr()).toContain(`webhook verified: http://127.0.0.1:${port}/webhook`);
       expect(dev.stderr()).toContain(`py-dev is listening at http://127.0.0.1:${port}/webhook`);
-      // The installation token, kept owner-only by the running plugin.
-      expect((await stat(join(dir, '.data', 'tokens.json'))).mode & 0o777).toBe(0o600);
+      // The installation token, kept owner-only by the running plugin. It comes by webhook (PLUGIN_INSTALLED),
+      // delivered after the install's answer that the line above reports: wait for it.
+      const tokens = join(dir, '.data', 'tokens.json');
+      for (const deadline = Date.now() + 15_000; !existsSync(tokens) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      expect((await stat(tokens)).mode & 0o777).toBe(0o600);
 
       // Run in the project with the same config dir, the CLI finds the emulator dev started.
       const cliEnv = env;
