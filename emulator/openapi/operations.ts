@@ -1,7 +1,7 @@
 import { ALLOW_ORDER } from '../http.js';
 
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
-type OpenApiDocument = Record<string, any>;
+export type OpenApiDocument = Record<string, any>;
 
 // What the route schemas do not say: operation ids, summaries, tags, links from creates, and the shape OpenAPI tools read.
 
@@ -216,11 +216,7 @@ function renameDependencies(node: any): void {
 /** A title as a component name (letters, digits, `.`, `-`, `_`): `WEBHOOK_CHALLENGE event` is `WebhookChallengeEvent`. */
 function componentName(title: string): string {
   if (/^[A-Za-z0-9._-]+$/.test(title)) return title;
-  return title
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word[0].toUpperCase() + word.slice(1).toLowerCase())
-    .join('');
+  return title.replace(/[A-Za-z0-9]+/g, (word) => word[0].toUpperCase() + word.slice(1).toLowerCase()).replace(/[^A-Za-z0-9]/g, '');
 }
 
 /** One title per schema (generators name types by it): a titled schema becomes a `$ref`; another schema with a taken title is numbered. */
