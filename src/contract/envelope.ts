@@ -99,10 +99,7 @@ export type ListQuery = Static<typeof ListQuerySchema>;
 /** How a list endpoint's field may be filtered and sorted (`array` fields match any of their values). */
 export type QueryFieldType = 'string' | 'number' | 'boolean' | 'array';
 
-/**
- * Marks a query schema that the route's handler reads and checks itself, so fastify does not validate
- * it: it tells the OpenAPI document what the handler accepts, typed, where the raw query holds strings.
- */
+/** Marks a query schema the handler checks itself (fastify does not): it documents, typed, what the handler takes from the raw strings. */
 export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 
 /** A raw query as the handler reads it. */
