@@ -276,13 +276,8 @@ export const RedeliverQuerySchema = Type.Object(
 );
 
 /** GET /_emulator/deliveries/stream: only the attempts of deliveries with these values (admin API). */
-export const DeliveryStreamQuerySchema = Type.Object(
-  {
-    pluginId: Type.Optional(Id),
-    type: Type.Optional(EventKindSchema),
-    status: Type.Optional(DeliveryStatusSchema),
-    pluginInstanceId: Type.Optional(Id),
-  },
+export const DeliveryStreamQuerySchema = Type.Partial(
+  Type.Object({ pluginId: Id, type: EventKindSchema, status: DeliveryStatusSchema, pluginInstanceId: Id }),
   { additionalProperties: false },
 );
 export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;
