@@ -112,14 +112,12 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'admin-dashboard', description: 'Dashboard sessions and login links (emulator admin API)' },
 ];
 
-type Link = { operationId: string; parameters: Record<string, string>; description: string };
-
 const idOf = '$response.body#/data/id';
-const links = (target: string, operationIds: string[], parameters: Record<string, string>): Record<string, Link> =>
+const links = (target: string, operationIds: string[], parameters: Record<string, string>) =>
   Object.fromEntries(operationIds.map((operationId) => [operationId, { operationId, parameters, description: `${operationId.replace(/[A-Z].*/, '')} the ${target} just made` }]));
 
 /** Links from each create operation to the operations on what it made. */
-const LINKS: Readonly<Record<string, Record<string, Link>>> = (() => {
+const LINKS: Readonly<Record<string, ReturnType<typeof links>>> = (() => {
   const plugin = links('plugin', ['getPlugin', 'updatePlugin', 'deletePlugin', 'listActions', 'createAction', 'createExternalEvent', 'verifyWebhook', 'rotateWebhookSecret'], { pluginId: idOf });
   const repository = links('repository', ['getRepository', 'listRepositoryFiles', 'addRepositoryFile', 'installDataProvider', 'listDataProviders'], { repositoryId: idOf });
   const definition = (kind: string, param: string) => links(kind, [`get${kind}`, `update${kind}`, `delete${kind}`], { pluginId: '$request.path.pluginId', [param]: '$response.body#/data/name' });
