@@ -20,7 +20,7 @@ import { embeddedStorageRoutes } from './uploads/storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
 import { forwardToAdminApp } from './admin/forward.js';
-import type { OpenApiDocument } from './openapi/document.js';
+import type { OpenApiDocument } from './openapi/operations.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './messaging/api-key-auth.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { useBoundedFormats } from '../validation/formats.js';
-import type { OpenApiDocument } from './document.js';
+import type { OpenApiDocument } from './operations.js';
 
 /** One response that does not match the OpenAPI document. */
 export interface ContractViolation {

@@ -2,11 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { EVENT_KINDS, WEBHOOK_EVENT_SCHEMAS } from '../../src/contract/index.js';
 import { ADMIN_HEADER } from '../admin/guard.js';
-import { describeOperations, TAGS } from './operations.js';
+import { describeOperations, TAGS, type OpenApiDocument } from './operations.js';
 import { SESSION_HEADER } from '../admin/dashboard-logins.js';
-
-/** An OpenAPI 3.1 document, as JSON. */
-export type OpenApiDocument = Record<string, any>;
 
 /** Builds an app with every route registered after `install` (which adds the OpenAPI collector); never listens. */
 type AppBuilder = (install: (app: FastifyInstance) => Promise<void>) => Promise<FastifyInstance>;

@@ -1,7 +1,7 @@
 import { ALLOW_ORDER } from '../http.js';
 
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
-type OpenApiDocument = Record<string, any>;
+export type OpenApiDocument = Record<string, any>;
 
 // What the route schemas do not say: operation ids, summaries, tags, links from creates, and the shape OpenAPI tools read.
 
@@ -112,14 +112,12 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'admin-dashboard', description: 'Dashboard sessions and login links (emulator admin API)' },
 ];
 
-type Link = { operationId: string; parameters: Record<string, string>; description: string };
-
 const idOf = '$response.body#/data/id';
-const links = (target: string, operationIds: string[], parameters: Record<string, string>): Record<string, Link> =>
+const links = (target: string, operationIds: string[], parameters: Record<string, string>) =>
   Object.fromEntries(operationIds.map((operationId) => [operationId, { operationId, parameters, description: `${operationId.replace(/[A-Z].*/, '')} the ${target} just made` }]));
 
 /** Links from each create operation to the operations on what it made. */
-const LINKS: Readonly<Record<string, Record<string, Link>>> = (() => {
+const LINKS: Readonly<Record<string, ReturnType<typeof links>>> = (() => {
   const plugin = links('plugin', ['getPlugin', 'updatePlugin', 'deletePlugin', 'listActions', 'createAction', 'createExternalEvent', 'verifyWebhook', 'rotateWebhookSecret'], { pluginId: idOf });
   const repository = links('repository', ['getRepository', 'listRepositoryFiles', 'addRepositoryFile', 'installDataProvider', 'listDataProviders'], { repositoryId: idOf });
   const definition = (kind: string, param: string) => links(kind, [`get${kind}`, `update${kind}`, `delete${kind}`], { pluginId: '$request.path.pluginId', [param]: '$response.body#/data/name' });
@@ -216,11 +214,7 @@ function renameDependencies(node: any): void {
 /** A title as a component name (letters, digits, `.`, `-`, `_`): `WEBHOOK_CHALLENGE event` is `WebhookChallengeEvent`. */
 function componentName(title: string): string {
   if (/^[A-Za-z0-9._-]+$/.test(title)) return title;
-  return title
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word[0].toUpperCase() + word.slice(1).toLowerCase())
-    .join('');
+  return title.replace(/[A-Za-z0-9]+/g, (word) => word[0].toUpperCase() + word.slice(1).toLowerCase()).replace(/[^A-Za-z0-9]/g, '');
 }
 
 /** One title per schema (generators name types by it): a titled schema becomes a `$ref`; another schema with a taken title is numbered. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CHARACTER_ENGINES } from './enums.js';
-import { ChosenId, Id, Nullable, Timestamps, Timestamp } from './schema.js';
+import { ChosenId, Id, Nullable, StringEnum, Timestamps, Timestamp } from './schema.js';
 import { MAX_CONTENT_LENGTH } from './requests.js';
 
 // Views of the store the platform's API lacks (the dashboard's Data page): characters, token metadata, all conversations.
@@ -39,7 +39,7 @@ export type CharacterUpdate = Static<typeof CharacterUpdateSchema>;
 export const TokenMetadataSchema = Type.Object(
   {
     id: Id,
-    kind: Type.Unsafe<'user' | 'instance'>({ type: 'string', enum: ['user', 'instance'] }),
+    kind: StringEnum(['user', 'instance']),
     name: Type.String(),
     hint: Type.String({ description: "The token's last 4 characters" }),
     userId: Nullable(Type.String()),

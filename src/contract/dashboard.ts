@@ -17,6 +17,7 @@ export const WorkspaceSchema = Type.Object({
   characterId: Nullable(Type.String()),
   storeId: Type.String(),
   persistent: Type.Boolean(),
+  /** The data dir, or null in memory. */
   dataDir: Nullable(Type.String()),
 });
 export type Workspace = Static<typeof WorkspaceSchema>;
@@ -64,12 +65,7 @@ export const STORE_COLLECTIONS = [
 
 /** `data` of `GET /_emulator/overview`: what runs where, what the store holds, how deliveries stand. */
 export const OverviewSchema = Type.Object({
-  managementUrl: Type.String(),
-  messagingUrl: Type.String(),
-  storeId: Type.String(),
-  persistent: Type.Boolean(),
-  /** The data dir, or null in memory. */
-  dataDir: Nullable(Type.String()),
+  ...Type.Pick(WorkspaceSchema, ['managementUrl', 'messagingUrl', 'storeId', 'persistent', 'dataDir']).properties,
   /** When this emulator started (ISO 8601) and how long ago, in whole seconds. */
   startedAt: Type.String({ format: 'date-time' }),
   uptimeSeconds: Type.Integer({ minimum: 0 }),

@@ -1,5 +1,4 @@
-// Every wire enum's values as plain lists, without TypeBox, so the CLI's start-up path can use them
-// without loading the schema builder; enums.ts builds the schemas and types from these.
+// Every wire enum's values as plain lists, without TypeBox for the CLI's start-up path; enums.ts builds schemas and types from them.
 
 /** Plugin types: event handlers attach to agents, data providers to repositories, apps to apps. */
 export const PLUGIN_TYPES = ['EVENT_HANDLER', 'APP', 'DATA_PROVIDER'] as const;

@@ -82,11 +82,14 @@ function QueryValue(description: string, examples?: string[]) {
   return Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, ...(examples ? { examples } : {}) }));
 }
 
+/** Most records per page. */
+export const MAX_PAGE_LIMIT = 100;
+
 /** The fixed parameters of the query system; property filters (`?name=x`) are the route's own (additional properties). */
 export const ListQuerySchema = Type.Object(
   {
     '@page': QueryValue('Page number, from 1 (index pagination)', ['2']),
-    '@limit': QueryValue('Records per page, 1 to 100', ['20']),
+    '@limit': QueryValue(`Records per page, 1 to ${MAX_PAGE_LIMIT}`, ['20']),
     '@cursor': QueryValue('Return the records after the record with this id (cursor pagination); empty: from the start'),
     '@sortBy': QueryValue('Comma-separated fields to sort by'),
     '@sortOrder': QueryValue('Comma-separated asc|desc, one per @sortBy field'),
@@ -94,15 +97,11 @@ export const ListQuerySchema = Type.Object(
   },
   { additionalProperties: true, description: 'Query system parameters; any other parameter filters by the field of that name' },
 );
-export type ListQuery = Static<typeof ListQuerySchema>;
 
 /** How a list endpoint's field may be filtered and sorted (`array` fields match any of their values). */
 export type QueryFieldType = 'string' | 'number' | 'boolean' | 'array';
 
-/**
- * Marks a query schema that the route's handler reads and checks itself, so fastify does not validate
- * it: it tells the OpenAPI document what the handler accepts, typed, where the raw query holds strings.
- */
+/** Marks a query schema the handler checks itself (fastify does not): it documents, typed, what the handler takes from the raw strings. */
 export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 
 /** A raw query as the handler reads it. */
@@ -112,9 +111,6 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 export function HandlerQuery(properties: Record<string, unknown>, options: { description?: string } = {}) {
   return Type.Unsafe<RawQuery>({ type: 'object', [CHECKED_BY_HANDLER]: true, additionalProperties: false, ...options, properties });
 }
-
-/** Most records per page. */
-export const MAX_PAGE_LIMIT = 100;
 
 /** A comma list of `item` (`?a=x,y`; a repeated parameter is taken too). */
 function commaList(item: Record<string, unknown>, description: string) {
@@ -150,7 +146,7 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
 export const ListQuery = oncePerKey(buildListQuery);
 
 /** Names of the fixed parameters of the query system. */
-export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof ListQuery>;
+export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof typeof ListQuerySchema.properties>;
 
 /** The schemas that responses refer to by `$ref`: added once to each fastify app (and to the OpenAPI components). */
 export const SHARED_SCHEMAS: readonly TSchema[] = [ErrorDetailSchema, ErrorEnvelopeSchema, PaginationSchema];

@@ -1,5 +1,4 @@
-// The platform's wire contract: one TypeBox definition per envelope, error, enum, resource, request and event, from
-// which route schemas, response serialization, the client's types and the OpenAPI document all derive.
+// The wire contract, defined once: route schemas, serialization, the client's types and the OpenAPI document derive from it.
 export * from './schema.js';
 export * from './enums.js';
 export * from './envelope.js';

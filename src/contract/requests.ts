@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { AnyJson, ChosenId, Id, JsonObject, Nullable } from './schema.js';
 import { HandlerQuery, ListQuerySchema, type RawQuery } from './envelope.js';
 import {
@@ -246,21 +246,14 @@ export const DELIVERY_FILTER_PARAMETERS = {
 };
 export type DeliveryFilterParameters = { [K in keyof typeof DELIVERY_FILTER_PARAMETERS]?: string };
 
+const deliveryQuery = (properties: Record<string, TSchema>, description: string) =>
+  Type.Unsafe<RawQuery & DeliveryFilterParameters>(Type.Object({ ...properties, ...DELIVERY_FILTER_PARAMETERS }, { additionalProperties: true, description }));
+
 /** GET /_emulator/deliveries: the query system, and the delivery log's own filters. */
-export const DeliveryListQuerySchema = Type.Unsafe<RawQuery & DeliveryFilterParameters>(
-  Type.Object(
-    { ...ListQuerySchema.properties, ...DELIVERY_FILTER_PARAMETERS },
-    { additionalProperties: true, description: 'Query system parameters and delivery filters; any other parameter filters by the field of that name' },
-  ),
-);
+export const DeliveryListQuerySchema = deliveryQuery(ListQuerySchema.properties, 'Query system parameters and delivery filters; any other parameter filters by the field of that name');
 
 /** POST /_emulator/deliveries/redeliver: the filters of the list (no paging); every match is resent. */
-export const DeliveryBulkQuerySchema = Type.Unsafe<RawQuery & DeliveryFilterParameters>(
-  Type.Object(
-    { '@search': ListQuerySchema.properties['@search'], ...DELIVERY_FILTER_PARAMETERS },
-    { additionalProperties: true, description: 'The list\'s filters: every delivery they match (challenges left out) is resent' },
-  ),
-);
+export const DeliveryBulkQuerySchema = deliveryQuery({ '@search': ListQuerySchema.properties['@search'] }, 'The list\'s filters: every delivery they match (challenges left out) is resent');
 
 /** Most deliveries one bulk resend (POST /_emulator/deliveries/redeliver) sends: a filter that matches more is refused (narrow it). */
 export const MAX_BULK_REDELIVERIES = 1000;
@@ -283,13 +276,8 @@ export const RedeliverQuerySchema = Type.Object(
 );
 
 /** GET /_emulator/deliveries/stream: only the attempts of deliveries with these values (admin API). */
-export const DeliveryStreamQuerySchema = Type.Object(
-  {
-    pluginId: Type.Optional(Id),
-    type: Type.Optional(EventKindSchema),
-    status: Type.Optional(DeliveryStatusSchema),
-    pluginInstanceId: Type.Optional(Id),
-  },
+export const DeliveryStreamQuerySchema = Type.Partial(
+  Type.Object({ pluginId: Id, type: EventKindSchema, status: DeliveryStatusSchema, pluginInstanceId: Id }),
   { additionalProperties: false },
 );
 export type DeliveryStreamQuery = Static<typeof DeliveryStreamQuerySchema>;

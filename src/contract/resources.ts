@@ -218,10 +218,7 @@ export type Delivery = Static<typeof DeliverySchema>;
 export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchema, attempt: DeliveryAttemptSchema }, { title: 'DeliveryAttemptNotice' });
 export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
 
-/**
- * `data` of the events of GET /_emulator/stream (`hello`, `store-replaced`): another `epoch` than a
- * client's records came from (a reset, an import, a restart) means every list it holds is stale.
- */
+/** `data` of GET /_emulator/stream's events (`hello`, `store-replaced`): a new `epoch` (reset, import, restart) makes every list held stale. */
 export const StoreEpochNoticeSchema = Type.Object(
   {
     epoch: Type.String({ description: 'The emulator start and store generation: changes at every reset, import and restart' }),

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
 // Enums as `{ type: 'string', enum }` and nullables as `type: [T, 'null']` (not anyOf): simpler ajv details and OpenAPI.
 
@@ -39,20 +39,14 @@ export const MAX_PATH_PARAM_LENGTH = 100;
 /** An id in a path: as `Id`, but the router refuses one over MAX_PATH_PARAM_LENGTH before any schema runs. */
 export const PathId = Type.String({ minLength: 1, maxLength: MAX_PATH_PARAM_LENGTH });
 
-function buildParams<const K extends string>(names: K[]) {
-  return Type.Object(Object.fromEntries(names.map((n) => [n, PathId])) as { [P in K]: typeof PathId });
-}
-const paramsByNames = oncePerKey((key: string) => buildParams(key.split(' ')));
+const paramsByNames = oncePerKey((key: string) => Type.Object(Object.fromEntries(key.split(' ').map((name) => [name, PathId]))));
 
 /** Path parameters made of ids, e.g. `Params('pluginId', 'actionId')` (the same schema object for the same names). */
-export function Params<const K extends string>(...names: K[]): ReturnType<typeof buildParams<K>> {
-  return paramsByNames(names.join(' ')) as ReturnType<typeof buildParams<K>>;
+export function Params<const K extends string>(...names: K[]) {
+  return paramsByNames(names.join(' ')) as TObject<{ [P in K]: typeof PathId }>;
 }
 
-/**
- * `build` run once per key: the validator and serializer compilers keep their work per schema object,
- * so every later app of the process reuses it instead of compiling (and keeping) a copy per start.
- */
+/** `build` run once per key: the compilers cache per schema object, so later apps of the process reuse their work. */
 export function oncePerKey<K, V>(build: (key: K) => V): (key: K) => V {
   const built = new Map<K, V>();
   return (key) => {
