@@ -20,6 +20,7 @@ import type { DeliveryRecord } from '../model.js';
 import { parseQuery, runQuery } from '../store/query.js';
 import { RedeliveryRefused } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
+import { answered2xx } from '../webhooks/attempt.js';
 import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { openAdminEventStream } from './event-stream.js';
 
@@ -30,10 +31,6 @@ const DELIVERY_QUERY = querySpec(
 );
 
 const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
-
-function answered2xx(status: number | null, error: string | null): boolean {
-  return status !== null && status >= 200 && status <= 299 && error === null;
-}
 
 /** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); none when none is set. */
 function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => boolean) | undefined {

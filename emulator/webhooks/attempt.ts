@@ -43,6 +43,11 @@ export function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
   return new Promise((resolve) => new WebhookAttempt(input, resolve).start());
 }
 
+/** Whether an attempt succeeded: the webhook answered with a 2xx status and nothing else went wrong. */
+export function answered2xx(status: number | null, problem: string | null): boolean {
+  return status !== null && status >= 200 && status <= 299 && problem === null;
+}
+
 /** The outcome of an attempt that was not sent (its URL is refused, or fault injection dropped it). */
 export function notSent(reason: string): AttemptOutcome {
   return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };

@@ -10,7 +10,7 @@ import { DeliveryLog, presentDelivery, safely, type DeliveryView } from './deliv
 import { DeliverySlots } from './slots.js';
 import { faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
 import { emptyProfile } from './faults.js';
-import { attemptDelivery, loggedAttempt, notSent, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
+import { answered2xx, attemptDelivery, loggedAttempt, notSent, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
 import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
@@ -372,8 +372,7 @@ export class EventDispatcher {
 
   /** The record after an attempt: delivered, retried later, or given up. */
   private settle(current: DeliveryRecord, outcome: AttemptOutcome, problem: string | null, final = false): { record: DeliveryRecord; attempt: DeliveryAttempt } {
-    const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
-    const success = answered2xx && problem === null;
+    const success = answered2xx(outcome.status, problem);
     const number = current.attempts.length + 1;
     let status: DeliveryStatus = 'delivered';
     let nextAttemptAt: string | null = null;

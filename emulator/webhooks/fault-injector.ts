@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import type { FaultMark, FaultProfile, FaultSettings } from '../../src/contract/index.js';
-import { loggedAttempt, type AttemptOutcome } from './attempt.js';
+import { answered2xx, loggedAttempt, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn } from './faults.js';
 
 /** The faults drawn for one attempt, before it is sent. */
@@ -136,8 +136,7 @@ export function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, pro
     marks.push({ kind: 'drop', attempt });
     return problem;
   }
-  const answered2xx = outcome.status !== null && outcome.status >= 200 && outcome.status <= 299;
-  if (faults.timeoutAfterAnswer && answered2xx && problem === null) {
+  if (faults.timeoutAfterAnswer && answered2xx(outcome.status, problem)) {
     marks.push({ kind: 'timeout-after-answer', attempt, answeredStatus: outcome.status! });
     return `fault injection (timeout-after-answer): the webhook answered HTTP ${outcome.status}, but the answer counts as lost; the event is sent again`;
   }
