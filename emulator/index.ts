@@ -200,7 +200,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     services.messaging = new Messaging(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refuseTargets((url) => ownAdminTarget(url, { host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] }));
+    events.refusal = (url) => ownAdminTarget(url, { host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] });
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });

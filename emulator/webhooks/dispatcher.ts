@@ -65,7 +65,7 @@ export class EventDispatcher {
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
   private closed = false;
-  /** Why a URL must not be delivered to (the emulator's own admin paths), or null; plugin changes refuse such a webhookUrl too. */
+  /** Why a URL must not be delivered to (the emulator's own admin paths), or null; checked before each attempt and on a webhookUrl change. */
   refusal: (url: string) => string | null = () => null;
 
   constructor(
@@ -223,11 +223,6 @@ export class EventDispatcher {
   storeReplaced(reason: StoreChange['reason']): void {
     this.storeGeneration++;
     for (const listener of this.storeListeners) safely(() => listener({ reason }));
-  }
-
-  /** Sets the check run before every attempt: a URL it refuses is not requested, and the delivery fails with the reason. */
-  refuseTargets(check: (url: string) => string | null): void {
-    this.refusal = check;
   }
 
   /** Drops every timer (the store was emptied). */
