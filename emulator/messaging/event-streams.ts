@@ -84,12 +84,9 @@ export class EventStreams {
       process.nextTick(() => {
         this.corked.delete(conversationId);
         // Uncorked, a reading client's frames go to its socket at once; only what stays unsent counts.
-        let behind = false;
-        for (const response of this.byConversation.get(conversationId) ?? []) {
-          response.uncork();
-          if (response.writableLength > 0) behind = true;
-        }
-        if (behind) this.enforceLimits();
+        const current = this.byConversation.get(conversationId) ?? [];
+        for (const response of current) response.uncork();
+        this.enforceIfBehind(current);
       });
     }
     // Encoded once for every client: a packet carries the whole text so far, so frames get long.
@@ -130,12 +127,13 @@ export class EventStreams {
   }
 
   private broadcastAll(frame: string): void {
-    let behind = false;
-    for (const response of this.all()) {
-      this.write(response, frame);
-      if (response.writableLength > 0) behind = true;
-    }
-    if (behind) this.enforceLimits();
+    for (const response of this.all()) this.write(response, frame);
+    this.enforceIfBehind(this.all());
+  }
+
+  /** Enforces the bounds once any of `responses` holds unsent bytes. */
+  private enforceIfBehind(responses: Iterable<ServerResponse>): void {
+    for (const response of responses) if (response.writableLength > 0) return this.enforceLimits();
   }
 
   private *all(): Iterable<ServerResponse> {
