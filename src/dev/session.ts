@@ -18,7 +18,7 @@ import { UserError, EXIT } from '../errors.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';
 
 /** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
-export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target'> {
+export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target' | 'messagingPort'> {
   manifestPath: string;
   /** Run in the manifest's folder. */
   command: string;
@@ -29,7 +29,6 @@ export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faul
   /** PORT for the plugin, and `${PORT}` in the manifest. Default: the webhookUrl's port. */
   pluginPort?: number;
   emulatorPort?: number;
-  messagingPort?: number;
   /** How long to keep trying to verify the webhook after the plugin starts answering. */
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
