@@ -119,19 +119,14 @@ export class ChatSession {
     // A short reply could be over before a just-opened stream is subscribed, and come as one polled message.
     await this.streamReady();
     // The reply can start streaming before the POST answers: hold its packets until then.
-    this.held = [];
+    const held: Message[] = [];
+    this.held = held;
     const body = attachments.length > 0 ? { content, attachments } : { content };
-    const sent = await this.client.messaging.messages.send(conversation.id, body).catch((error: unknown) => {
-      this.waiting = undefined;
-      this.held = undefined;
-      throw error;
-    });
-    const held = this.held;
-    this.held = undefined;
-    this.waiting!.afterId = sent.id;
-    this.accept(sent);
-    for (const message of held) this.accept(message);
     try {
+      const sent = await this.client.messaging.messages.send(conversation.id, body).finally(() => (this.held = undefined));
+      this.waiting!.afterId = sent.id;
+      this.accept(sent);
+      for (const message of held) this.accept(message);
       return await this.await(done);
     } finally {
       this.waiting = undefined;
