@@ -217,10 +217,7 @@ export class ChatSession {
       this.setStreamOpen(false);
       if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
       failures++;
-      if (failures > MAX_RECONNECTS) {
-        this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
-        return;
-      }
+      if (failures > MAX_RECONNECTS) return this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
       this.notice('warning', `${problem}; reconnecting…`);
       const delay = Math.min(MAX_RECONNECT_DELAY_MS, this.options.reconnectDelayMs * 2 ** (failures - 1));
       await sleep(delay, signal);
