@@ -107,22 +107,18 @@ export async function describePort(port: number): Promise<string> {
 /** Reuses the project's emulator when it answers, else starts one here and writes its state file (for `trigger` and `logs` elsewhere). */
 export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<LocalEmulator> {
   const notes: string[] = [];
-  if (options.target) {
-    const target = options.target;
-    return { ...target, dashboardUrl: await mintedLink(target.url, target.adminToken), owned: false, dataDir: null, notes, close: async () => undefined };
-  }
-  const running = await liveEmulator(options.project);
+  let reused: Omit<LocalEmulator, 'owned' | 'close' | 'notes' | 'dashboardUrl'> | undefined = options.target && { ...options.target, dataDir: null };
+  const running = reused ? null : await liveEmulator(options.project);
   if (running && running.token && running.orgId) {
     const adminToken = env.adminToken() ?? running.adminToken;
     if (options.port && options.port !== Number(new URL(running.url).port)) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
     }
-    const dashboardUrl = await mintedLink(running.url, adminToken);
-    return { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, dashboardUrl, owned: false, dataDir: running.dataDir, notes, close: async () => undefined };
+    reused = { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, dataDir: running.dataDir };
   }
+  if (reused) return { ...reused, dashboardUrl: await mintedLink(reused.url, reused.adminToken), owned: false, notes, close: async () => undefined };
 
   const host = '127.0.0.1';
-  assertDistinctPorts(options.port, options.messagingPort, ['--emulator-port', '--messaging-port']);
   const instead = "this project's emulator takes a free port instead";
   const port = await choosePort(options.port, DEFAULT_PORT, host, '--emulator-port', notes, instead);
   const messagingPort = await choosePort(options.messagingPort, DEFAULT_MESSAGING_PORT, host, '--messaging-port', notes, instead);

@@ -18,7 +18,7 @@ import { UserError, EXIT } from '../errors.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';
 
 /** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
-export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target'> {
+export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target' | 'messagingPort'> {
   manifestPath: string;
   /** Run in the manifest's folder. */
   command: string;
@@ -29,7 +29,6 @@ export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faul
   /** PORT for the plugin, and `${PORT}` in the manifest. Default: the webhookUrl's port. */
   pluginPort?: number;
   emulatorPort?: number;
-  messagingPort?: number;
   /** How long to keep trying to verify the webhook after the plugin starts answering. */
   verifyTimeoutMs: number;
   /** Create the manifest's installs once the webhook is verified. */
@@ -75,7 +74,6 @@ export class DevSession {
   /** Bumped whenever a newer verification should replace a running one. */
   private verifyRun = 0;
   private deploying: Promise<void> = Promise.resolve();
-  private stopped = false;
   private crashWatch: CrashWatch | null = null;
   /** Crashes reported so far, and when the last one was shown. */
   private crashes = 0;
@@ -87,6 +85,10 @@ export class DevSession {
     private readonly options: DevOptions,
     private readonly report: DevReporter,
   ) {}
+
+  private get stopped(): boolean {
+    return this.stopStream.signal.aborted;
+  }
 
   /** Starts everything; resolves once the plugin was started (verification goes on in the background). */
   async start(): Promise<void> {
@@ -135,12 +137,11 @@ export class DevSession {
   /** Stops the plugin, the stream, the watcher and an emulator this session started. */
   async stop(): Promise<void> {
     if (this.stopped) return;
-    this.stopped = true;
+    this.stopStream.abort();
     this.verifyRun++;
     for (const watcher of this.watchers.values()) watcher.close();
     this.sourceWatch?.close();
     if (this.debounce) clearTimeout(this.debounce);
-    this.stopStream.abort();
     await this.plugin?.stop();
     await this.crashWatch?.close();
     await this.deploying.catch(() => undefined);

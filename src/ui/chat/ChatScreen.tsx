@@ -1,8 +1,7 @@
 import { useEffect, useMemo } from 'react';
-import { Box, Text, useApp } from 'ink';
+import { Box, Text } from 'ink';
 import { ConversationView } from './ConversationView.js';
 import { PromptInput } from './PromptInput.js';
-import { describeChatError } from './chat-errors.js';
 import { ChatSession, type ChatClient } from './chat-session.js';
 import { useChatInput } from './use-chat-input.js';
 import { useChatSession } from './use-chat-session.js';
@@ -20,7 +19,6 @@ export interface ChatScreenProps {
 
 /** The REPL: the conversation so far, the reply streaming in, and the input line. */
 export function ChatScreen({ client, characterId, characterName, conversationId }: ChatScreenProps) {
-  const { exit } = useApp();
   const session = useMemo(() => new ChatSession(client, characterId, { conversationId }), [client, characterId, conversationId]);
   const view = useChatSession(session);
   const history = useInputHistory();
@@ -34,16 +32,12 @@ export function ChatScreen({ client, characterId, characterName, conversationId 
       for (const message of update.messages) if (message.sender === 'USER') history.push(message.content);
       view.addNotice('info', `conversation ${update.conversation.id} with ${characterName ?? update.conversation.characterId ?? characterId}; /help lists commands, Ctrl+C leaves`);
     });
-    session.start().catch((error: unknown) => {
-      const problem = describeChatError(error, { characterId, conversationId });
-      if (problem) view.addNotice('error', problem.message);
-      else exit(error instanceof Error ? error : new Error(String(error)));
-    });
+    session.start().catch(input.fail);
     return () => {
       stop();
       session.close();
     };
-    // The session is made once per screen; the view and history are stable.
+    // The session is made once per screen; the view and history (which fail also uses) are stable.
   }, [session]);
 
   return (

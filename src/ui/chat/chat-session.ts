@@ -119,19 +119,14 @@ export class ChatSession {
     // A short reply could be over before a just-opened stream is subscribed, and come as one polled message.
     await this.streamReady();
     // The reply can start streaming before the POST answers: hold its packets until then.
-    this.held = [];
+    const held: Message[] = [];
+    this.held = held;
     const body = attachments.length > 0 ? { content, attachments } : { content };
-    const sent = await this.client.messaging.messages.send(conversation.id, body).catch((error: unknown) => {
-      this.waiting = undefined;
-      this.held = undefined;
-      throw error;
-    });
-    const held = this.held;
-    this.held = undefined;
-    this.waiting!.afterId = sent.id;
-    this.accept(sent);
-    for (const message of held) this.accept(message);
     try {
+      const sent = await this.client.messaging.messages.send(conversation.id, body).finally(() => (this.held = undefined));
+      this.waiting!.afterId = sent.id;
+      this.accept(sent);
+      for (const message of held) this.accept(message);
       return await this.await(done);
     } finally {
       this.waiting = undefined;
@@ -222,10 +217,7 @@ export class ChatSession {
       this.setStreamOpen(false);
       if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
       failures++;
-      if (failures > MAX_RECONNECTS) {
-        this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
-        return;
-      }
+      if (failures > MAX_RECONNECTS) return this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
       this.notice('warning', `${problem}; reconnecting…`);
       const delay = Math.min(MAX_RECONNECT_DELAY_MS, this.options.reconnectDelayMs * 2 ** (failures - 1));
       await sleep(delay, signal);

@@ -12,7 +12,7 @@ import type { ChatView } from './use-chat-session.js';
 const MAX_ATTACHMENTS = 10;
 
 /** Sends messages and runs slash commands; errors people can act on become notices, others leave through `exit(error)` (the CLI's path). */
-export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; attachments: Attachment[] } {
+export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; fail: (error: unknown) => void; attachments: Attachment[] } {
   const { exit } = useApp();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   // A ref, so two lines typed before a render still see each other's attachments.
@@ -94,5 +94,5 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
     void (input.kind === 'message' ? send(input.text) : command(input.name, input.argument)).catch(fail);
   };
 
-  return { submit, attachments };
+  return { submit, fail, attachments };
 }
