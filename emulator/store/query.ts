@@ -9,11 +9,6 @@ export interface QuerySpec {
   search: string[];
 }
 
-interface Filter {
-  field: string;
-  values: unknown[];
-}
-
 export interface ParsedQuery {
   page: number;
   limit: number;
@@ -22,7 +17,7 @@ export interface ParsedQuery {
   sortBy: string[];
   sortOrder: SortOrder[];
   search?: string;
-  filters: Filter[];
+  filters: Array<{ field: string; values: unknown[] }>;
 }
 
 type RawQuery = Record<string, string | string[] | undefined>;
@@ -101,7 +96,7 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
 
   const search = single(raw, '@search', problems);
 
-  const filters: Filter[] = [];
+  const filters: ParsedQuery['filters'] = [];
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined || CONTROL.has(key) || ignore.includes(key)) continue;
     if (key.startsWith('@')) {
@@ -154,12 +149,11 @@ export function runQuery<T extends BaseRecord>(
   const indexed = where.find(([field]) => collection.hasIndex(field));
   const candidates: Iterable<T> = indexed ? collection.where(indexed[0], indexed[1]) : collection.values();
   const needle = query.search?.toLowerCase();
-  const matched: T[] = [];
-  for (const record of candidates) {
-    if (!inScope(record) || !query.filters.every(({ field, values }) => matches(record, field, values))) continue;
-    if (needle !== undefined && !searchMatches(record, spec.search, needle)) continue;
-    matched.push(record);
-  }
+  const holdsNeedle = (value: unknown) => typeof value === 'string' && value.toLowerCase().includes(needle ?? '');
+  const matched = [...candidates].filter((record) =>
+    inScope(record)
+    && query.filters.every(({ field, values }) => matches(record, field, values))
+    && (needle === undefined || spec.search.some((field) => fieldHolds(record, field, holdsNeedle))));
   const compare = comparator<T>(query);
   matched.sort(compare);
 
@@ -215,14 +209,11 @@ function compareValues(a: unknown, b: unknown): number {
 
 /** Whether a record's field is one of `values` (an array field: holds one of them). */
 function matches(record: object, field: string, values: unknown[]): boolean {
-  const actual = (record as Record<string, unknown>)[field];
-  return Array.isArray(actual) ? actual.some((v) => values.includes(v)) : values.includes(actual);
+  return fieldHolds(record, field, (value) => values.includes(value));
 }
 
-function searchMatches(record: object, fields: string[], needle: string): boolean {
-  const holds = (value: unknown) => typeof value === 'string' && value.toLowerCase().includes(needle);
-  return fields.some((field) => {
-    const value = (record as Record<string, unknown>)[field];
-    return Array.isArray(value) ? value.some(holds) : holds(value);
-  });
+/** Whether a record's field passes `test` (an array field: one of its items does). */
+function fieldHolds(record: object, field: string, test: (value: unknown) => boolean): boolean {
+  const actual = (record as Record<string, unknown>)[field];
+  return Array.isArray(actual) ? actual.some(test) : test(actual);
 }
