@@ -42,25 +42,19 @@ async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefin
   if (verdict.kind === 'refused') return refuse(reply, 'FORBIDDEN', verdict.reason);
   const problem = keyProblem(key);
   if (problem) return refuse(reply, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
-  // An upload URL stays valid for its hour, but writes only a file still awaiting its object.
-  const refusal = records?.putRefusal(key);
-  if (refusal) return refuse(reply, refusal.status === 404 ? 'NOT_FOUND' : 'CONFLICT', refusal.message);
-
-  const limit = Math.min(verdict.grant.maxBytes ?? storage.maxBytes, storage.maxBytes);
-  const declared = request.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    return refuse(reply, 'PAYLOAD_TOO_LARGE', `The upload is larger than ${limit} bytes`);
-  }
-  const contentType = request.headers['content-type'];
+  // An upload URL stays valid for its hour, but writes only a file still awaiting its object: checked now and once the body is in.
+  const stillAwaited = () => {
+    const refusal = records?.putRefusal(key);
+    if (refusal) throw new WriteRefusedError(refusal.status, refusal.message);
+  };
   try {
+    stillAwaited();
+    const limit = Math.min(verdict.grant.maxBytes ?? storage.maxBytes, storage.maxBytes);
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limit) throw new ObjectTooLargeError(limit);
     // destroyOnReturn: false keeps the socket open when the count stops early, so the 413 can be sent.
     const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    // The file may have been completed while this body streamed.
-    const stillAwaited = () => {
-      const late = records?.putRefusal(key);
-      if (late) throw new WriteRefusedError(late.status, late.message);
-    };
-    const info = await storage.write(key, body, limit, contentType, stillAwaited);
+    const info = await storage.write(key, body, limit, request.headers['content-type'], stillAwaited);
     return reply.status(200).send({ ok: true, data: { key, size: info.size } });
   } catch (error) {
     if (error instanceof ObjectTooLargeError) return refuse(reply, 'PAYLOAD_TOO_LARGE', error.message);
