@@ -128,9 +128,8 @@ export class Persistence {
         this.fill(snapshot.collections);
       }
       const journals = (await readdir(dir))
-        .map((f) => /^journal-(\d+)\.jsonl$/.exec(f))
-        .filter((m): m is RegExpExecArray => m !== null)
-        .map((m) => Number(m[1]))
+        .flatMap((f) => /^journal-(\d+)\.jsonl$/.exec(f)?.[1] ?? [])
+        .map(Number)
         .sort((a, b) => a - b);
       let lines = 0;
       for (const gen of journals) {

@@ -100,9 +100,8 @@ const KINDS: EntityKind[] = [
 
 /** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
 function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: EntityKind, orgId: string, body: InstanceCreate): PluginRecord {
-  const { db } = services;
-  const plugin = db.plugins.get(body.pluginId);
-  if (!plugin || (!plugin.isPublic && !hasRole(db, request.principal, plugin.orgId, 'VIEWER'))) {
+  const plugin = services.db.plugins.get(body.pluginId);
+  if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
     throw badRequest(`plugin ${body.pluginId} not found`, [
       detail(['pluginId'], 'not_found', 'the id of a plugin you can see', body.pluginId, `plugin ${body.pluginId} does not exist or is private to another org`),
     ]);

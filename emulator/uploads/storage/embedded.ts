@@ -85,8 +85,7 @@ export class EmbeddedStorage implements ObjectStorage {
   async presignGet(key: string, options: PresignGetOptions): Promise<string> {
     assertValidKey(key);
     const expires = expiryOf(options.expiresInSeconds, options.issuedAt);
-    const grant = { method: 'GET' as const, key, expires, fileName: options.fileName };
-    return `${this.objectUrl(key)}?${signedQuery(this.options.secret, grant)}`;
+    return `${this.objectUrl(key)}?${signedQuery(this.options.secret, { method: 'GET', key, expires, fileName: options.fileName })}`;
   }
 
   publicUrl(key: string): string {
@@ -127,7 +126,7 @@ export class EmbeddedStorage implements ObjectStorage {
   async close(): Promise<void> {
     // Closed: a later write must not make a new temporary folder that nothing would remove.
     this.initialized = false;
-    if (this.options.rootDir === undefined && this.temporaryRoot !== undefined) await rm(await this.temporaryRoot, { recursive: true, force: true });
+    if (this.temporaryRoot !== undefined) await rm(await this.temporaryRoot, { recursive: true, force: true });
   }
 
   /** Checks a request's signature query for `method` on `key` (used by the routes). */
