@@ -91,7 +91,7 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
     problems.push(detail(['@sortOrder'], 'too_big', `at most ${sortBy.length} orders`, raw['@sortOrder'], 'more sort orders than @sortBy fields'));
   }
   // Fewer orders than fields: the last order given applies to the rest.
-  const last = sortOrder.length > 0 ? sortOrder[sortOrder.length - 1] : 'desc';
+  const last = sortOrder.at(-1) ?? 'desc';
   while (sortOrder.length < sortBy.length) sortOrder.push(last);
 
   const search = single(raw, '@search', problems);
@@ -191,7 +191,7 @@ function comparator<T extends BaseRecord>(query: ParsedQuery): (a: T, b: T) => n
       if (c !== 0) return sign * c;
     }
     // Ties go by id, in the direction of the first key: a total order, so cursors are stable.
-    return keys[0].sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    return keys[0].sign * compareValues(a.id, b.id);
   };
 }
 
