@@ -41,7 +41,8 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   const { assertDistinctPorts, choosePort, describePort, startOnChosenPorts, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per project, else per data dir: its state file is how commands run there find it.
-  const owner = emulatorOwner({ dataDir: o.inMemory ? null : resolve(o.dataDir) });
+  const dataDir = o.inMemory ? undefined : resolve(o.dataDir);
+  const owner = emulatorOwner({ dataDir });
   const running = await emulatorOf(owner.key);
   if (running) {
     throw new UserError(
@@ -63,7 +64,7 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
       host: o.host,
       allowRemoteAdmin: o.allowRemoteAdmin === true,
       adminHosts: o.adminHost ?? [],
-      dataDir: o.inMemory ? undefined : resolve(o.dataDir),
+      dataDir,
       inMemory: o.inMemory,
       seed: o.seed ? resolve(o.seed) : undefined,
       storage: {
@@ -102,8 +103,7 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   if (global.json) {
     const ready = { ...state, dashboardUrl };
     io.stdout.write(JSON.stringify(faultSettings.on ? { ...ready, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : ready) + '\n');
-  }
-  else {
+  } else {
     io.stdout.write(
       [
         'plugsmith emulator ready',
@@ -139,7 +139,6 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   await stopped;
   if (!global.quiet) io.stderr.write('stopping the emulator…\n');
   await emulator.close();
-  // Leave the state file alone if another emulator has since written its own.
   await removeEmulatorState(statePath);
 };
 
