@@ -114,11 +114,10 @@ export async function emulatorOf(key: string): Promise<(EmulatorState & { path: 
   return readLive(emulatorStateFile(key));
 }
 
-/** The emulator found, the project whose emulator was looked for, and what --emulator (or PLUGSMITH_EMULATOR) asked for. */
+/** The emulator found, and the project whose emulator was looked for. */
 interface EmulatorChoice {
   state: (EmulatorState & { path: string }) | null;
   project: string | null;
-  asked: string | null;
 }
 
 let emulatorOption: string | undefined;
@@ -130,11 +129,11 @@ export function setEmulatorOption(value: string | undefined): void {
 
 /** The emulator this command acts on: the one `--emulator URL|FOLDER` names, else the project's of `from` (cwd), else the most recent. */
 export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
-  const asked = emulatorOption ?? env.emulator() ?? null;
-  if (asked !== null) return { state: await namedEmulator(asked), project: null, asked };
+  const asked = emulatorOption ?? env.emulator();
+  if (asked !== undefined) return { state: await namedEmulator(asked), project: null };
   const project = projectRootOf(from);
-  if (project) return { state: await emulatorOf(project), project, asked: null };
-  return { state: (await listEmulators())[0] ?? null, project: null, asked: null };
+  if (project) return { state: await emulatorOf(project), project };
+  return { state: (await listEmulators())[0] ?? null, project: null };
 }
 
 /** The running emulator that `--emulator` names: by URL (either of its URLs), else by folder (project or data dir). */
