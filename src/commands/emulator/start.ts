@@ -56,42 +56,38 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   const port = await choosePort(o.port, DEFAULT_PORT, o.host, '--port', notes, instead);
   const messagingPort = await choosePort(o.messagingPort, DEFAULT_MESSAGING_PORT, o.host, '--messaging-port', notes, instead);
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
-  let emulator;
-  try {
-    emulator = await startOnChosenPorts({ port, messagingPort }, { port: o.port, messagingPort: o.messagingPort }, notes, instead, (port, messagingPort) => startEmulator({
-      port,
-      messagingPort,
-      host: o.host,
-      allowRemoteAdmin: o.allowRemoteAdmin === true,
-      adminHosts: o.adminHost ?? [],
-      dataDir,
-      inMemory: o.inMemory,
-      seed: o.seed ? resolve(o.seed) : undefined,
-      storage: {
-        s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
-        s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
-        s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
-        s3Bucket: o.s3Bucket ?? env.s3Bucket(),
-        s3Region: o.s3Region ?? env.s3Region(),
-      },
-      llm,
-      ...faults,
-      log: (line) => note(io, global, line),
-    }));
-  } catch (error) {
+  const emulator = await startOnChosenPorts({ port, messagingPort }, o, notes, instead, (port, messagingPort) => startEmulator({
+    port,
+    messagingPort,
+    host: o.host,
+    allowRemoteAdmin: o.allowRemoteAdmin === true,
+    adminHosts: o.adminHost ?? [],
+    dataDir,
+    inMemory: o.inMemory,
+    seed: o.seed ? resolve(o.seed) : undefined,
+    storage: {
+      s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
+      s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
+      s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
+      s3Bucket: o.s3Bucket ?? env.s3Bucket(),
+      s3Region: o.s3Region ?? env.s3Region(),
+    },
+    llm,
+    ...faults,
+    log: (line) => note(io, global, line),
+  })).catch(async (error: Error) => {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
-    const name = (error as Error).name;
-    if (name === 'StorageError') throw new UserError(`object storage: ${(error as Error).message}`, EXIT.NETWORK);
-    if (name === 'ReplyEngineError') throw new UserError(`LLM backend: ${(error as Error).message}`, EXIT.USAGE);
+    if (error.name === 'StorageError') throw new UserError(`object storage: ${error.message}`, EXIT.NETWORK);
+    if (error.name === 'ReplyEngineError') throw new UserError(`LLM backend: ${error.message}`, EXIT.USAGE);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       // Taken between the check above and the start.
       const port = (error as { port?: number }).port;
       const flag = port === messagingPort ? '--messaging-port' : '--port';
-      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : error.message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
     }
     throw error;
-  }
+  });
 
   // Before anything says it is ready: a script that waits for that, then sends SIGTERM, gets a clean stop.
   const { stopped } = listenForStop();
@@ -152,13 +148,10 @@ export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({ args
   // A missing or invalid manifest is told before anything starts.
   const manifest = options.deploy ? await loadManifest(manifestPath, process.env) : undefined;
   const { startEmulator, SeedError } = await import('../../../emulator/index.js');
-  let emulator;
-  try {
-    emulator = await startEmulator({ inMemory: true, port: 0, messagingPort: 0, seed: options.seed ? resolve(options.seed) : undefined, log: () => undefined });
-  } catch (error) {
-    if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
-    throw error;
-  }
+  const seed = options.seed ? resolve(options.seed) : undefined;
+  const emulator = await startEmulator({ inMemory: true, port: 0, messagingPort: 0, seed, log: () => undefined }).catch((error: Error) => {
+    throw error instanceof SeedError ? new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION) : error;
+  });
   try {
     let plugin: { id: string; webhookSecret: string } | undefined;
     if (manifest) {
