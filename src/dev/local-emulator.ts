@@ -110,11 +110,11 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   let reused: Omit<LocalEmulator, 'owned' | 'close' | 'notes' | 'dashboardUrl'> | undefined = options.target && { ...options.target, dataDir: null };
   const running = reused ? null : await liveEmulator(options.project);
   if (running?.token && running.orgId) {
-    const adminToken = env.adminToken() ?? running.adminToken;
     if (options.port && options.port !== Number(new URL(running.url).port)) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
     }
-    reused = { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, dataDir: running.dataDir };
+    const { url, messagingUrl, token, apiKey, orgId, dataDir } = running;
+    reused = { url, messagingUrl, token, apiKey, orgId, storeId: running.storeId ?? null, adminToken: env.adminToken() ?? running.adminToken, dataDir };
   }
   if (reused) return { ...reused, dashboardUrl: await mintedLink(reused.url, reused.adminToken), owned: false, notes, close: async () => undefined };
 

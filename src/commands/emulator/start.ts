@@ -31,8 +31,7 @@ async function llmOptions(o: StartOptions) {
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
-export const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
-  const o = options;
+export const start: CommandHandler<StartOptions> = async ({ options: o, global, io }) => {
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
   const faults = faultOptions(o.faults, o.faultsSeed);
