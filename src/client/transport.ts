@@ -112,14 +112,13 @@ export class Transport {
   /** Opens a streaming response (server-sent events): the timeout covers the headers only; an error status throws ApiError. */
   async stream(spec: RequestSpec): Promise<{ body: Readable; headers: Attempt['headers']; release(): void }> {
     const attempt = await this.withRetries(spec, false);
-    const body = attempt.body as Readable;
     if (attempt.status < 200 || attempt.status >= 300) {
       // An unreadable body is fine: the status says enough.
       const text = await attempt.body!.text().catch(() => '');
       attempt.release();
       this.unwrap(spec, attempt, text);
     }
-    return { body, headers: attempt.headers, release: attempt.release };
+    return { body: attempt.body as Readable, headers: attempt.headers, release: attempt.release };
   }
 
   private unwrap<T>(spec: RequestSpec, attempt: Attempt, text: string): Unwrapped<T> {

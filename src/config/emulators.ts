@@ -57,7 +57,7 @@ function emulatorStateFile(key: string): string {
 
 /** What an emulator started here belongs to: the project of `from` (cwd) or of its data dir, else its data dir, else this process. */
 export function emulatorOwner(options: { from?: string; dataDir?: string | null }): { project: string | null; key: string } {
-  const project = projectRootOf(options.from ?? process.cwd()) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
+  const project = projectRootOf(options.from) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
   if (project) return { project, key: project };
   if (options.dataDir) return { project: null, key: realOf(options.dataDir) };
   return { project: null, key: `memory-${process.pid}` };
@@ -75,30 +75,20 @@ export function alive(pid: number): boolean {
 
 /** Writes the state file of an emulator this process runs (owner-only: it holds credentials), so other commands find it. */
 export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | 'startedAt' | 'project' | 'key'>, owner: { project: string | null; key: string }): Promise<EmulatorState & { path: string }> {
-  const state: EmulatorState = {
-    url: emulator.url,
-    messagingUrl: emulator.messagingUrl,
-    token: emulator.token,
-    apiKey: emulator.apiKey,
-    orgId: emulator.orgId,
-    dataDir: emulator.dataDir,
-    adminToken: emulator.adminToken,
-    storeId: emulator.storeId,
-    project: owner.project,
-    key: owner.key,
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-  };
+  // Only these fields: `emulator` may be a whole running emulator, with its methods.
+  const { url, messagingUrl, token, apiKey, orgId, dataDir, adminToken, storeId } = emulator;
+  const ownership = { project: owner.project, key: owner.key, pid: process.pid, startedAt: new Date().toISOString() };
+  const state: EmulatorState = { url, messagingUrl, token, apiKey, orgId, dataDir, adminToken, storeId, ...ownership };
   const path = emulatorStateFile(owner.key);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writePrivateFile(path, JSON.stringify(state, null, 2) + '\n');
   return { ...state, path };
 }
 
-/** Removes the state file at `path` if this process (pid) still owns it: another emulator may have taken the key since. */
-export async function removeEmulatorState(path: string, pid: number = process.pid): Promise<void> {
+/** Removes the state file at `path` if this process still owns it: another emulator may have taken the key since. */
+export async function removeEmulatorState(path: string): Promise<void> {
   const current = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as { pid?: number } | null;
-  if (current?.pid === pid) await rm(path, { force: true }).catch(() => undefined);
+  if (current?.pid === process.pid) await rm(path, { force: true }).catch(() => undefined);
 }
 
 /** The state file at `path` when its process lives; a file left by a dead process is removed. */
@@ -124,11 +114,10 @@ export async function emulatorOf(key: string): Promise<(EmulatorState & { path: 
   return readLive(emulatorStateFile(key));
 }
 
-/** The emulator found, the project whose emulator was looked for, and what --emulator (or PLUGSMITH_EMULATOR) asked for. */
+/** The emulator found, and the project whose emulator was looked for. */
 interface EmulatorChoice {
   state: (EmulatorState & { path: string }) | null;
   project: string | null;
-  asked: string | null;
 }
 
 let emulatorOption: string | undefined;
@@ -140,12 +129,11 @@ export function setEmulatorOption(value: string | undefined): void {
 
 /** The emulator this command acts on: the one `--emulator URL|FOLDER` names, else the project's of `from` (cwd), else the most recent. */
 export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
-  const asked = emulatorOption ?? env.emulator() ?? null;
-  if (asked !== null) return { state: await namedEmulator(asked), project: null, asked };
-  const project = projectRootOf(from ?? process.cwd());
-  if (project) return { state: await emulatorOf(project), project, asked: null };
-  const all = await listEmulators();
-  return { state: all[0] ?? null, project: null, asked: null };
+  const asked = emulatorOption ?? env.emulator();
+  if (asked !== undefined) return { state: await namedEmulator(asked), project: null };
+  const project = projectRootOf(from);
+  if (project) return { state: await emulatorOf(project), project };
+  return { state: (await listEmulators())[0] ?? null, project: null };
 }
 
 /** The running emulator that `--emulator` names: by URL (either of its URLs), else by folder (project or data dir). */

@@ -44,6 +44,6 @@ export const env = {
 
 /** A URL variable: unset, or an absolute http(s) URL (else a usage error naming the variable). */
 function urlVariable(name: 'PLUGSMITH_BASE_URL' | 'PLUGSMITH_MESSAGING_URL'): string | undefined {
-  const value = process.env[name] || undefined;
-  return value === undefined ? undefined : checkedHttpUrl(name, value);
+  const value = process.env[name];
+  return value ? checkedHttpUrl(name, value) : undefined;
 }

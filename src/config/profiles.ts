@@ -70,20 +70,17 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
   };
   // A `login --local` profile follows the running emulator; so does no configuration at all.
   const follows = profile ? profile.local && flags.baseUrl === undefined && env.baseUrl() === undefined : settings.baseUrl === undefined;
-  if (follows) {
-    const choice = await chooseEmulator();
-    const state = choice.state;
-    if (!state) {
-      settings.baseUrl = undefined;
-      settings.noEmulator = noEmulatorMessage(choice);
-    } else {
-      settings.baseUrl = state.url;
-      settings.messagingUrl = flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl;
-      settings.token = flags.token ?? env.token() ?? state.token ?? profile?.token;
-      settings.apiKey = flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile?.apiKey;
-      settings.orgId = flags.org ?? profile?.orgId ?? state.orgId ?? undefined;
-      settings.local = true;
-    }
-  }
-  return settings;
+  if (!follows) return settings;
+  const choice = await chooseEmulator();
+  const state = choice.state;
+  if (!state) return { ...settings, baseUrl: undefined, noEmulator: noEmulatorMessage(choice) };
+  return {
+    ...settings,
+    baseUrl: state.url,
+    messagingUrl: flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl,
+    token: flags.token ?? env.token() ?? state.token ?? profile?.token,
+    apiKey: flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile?.apiKey,
+    orgId: flags.org ?? profile?.orgId ?? state.orgId ?? undefined,
+    local: true,
+  };
 }

@@ -42,7 +42,7 @@ export const DEFAULT_PORT = 4010;
 export const DEFAULT_MESSAGING_PORT = 4011;
 
 /** The emulator of the project `from` (default cwd), if it really runs: it answers its health check with its state file's pid. */
-export async function liveEmulator(from?: string): Promise<(EmulatorState & { storeId?: string; path: string }) | null> {
+export async function liveEmulator(from?: string): Promise<(EmulatorState & { path: string }) | null> {
   const state = (await chooseEmulator(from)).state;
   if (!state) return null;
   try {
@@ -109,12 +109,12 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
   const notes: string[] = [];
   let reused: Omit<LocalEmulator, 'owned' | 'close' | 'notes' | 'dashboardUrl'> | undefined = options.target && { ...options.target, dataDir: null };
   const running = reused ? null : await liveEmulator(options.project);
-  if (running && running.token && running.orgId) {
-    const adminToken = env.adminToken() ?? running.adminToken;
+  if (running?.token && running.orgId) {
     if (options.port && options.port !== Number(new URL(running.url).port)) {
       notes.push(`--emulator-port ${options.port} is not used: an emulator already runs at ${running.url} (pid ${running.pid}); stop it first to start one on ${options.port}`);
     }
-    reused = { url: running.url, messagingUrl: running.messagingUrl, token: running.token, apiKey: running.apiKey, orgId: running.orgId, storeId: running.storeId ?? null, adminToken, dataDir: running.dataDir };
+    const { url, messagingUrl, token, apiKey, orgId, dataDir } = running;
+    reused = { url, messagingUrl, token, apiKey, orgId, storeId: running.storeId ?? null, adminToken: env.adminToken() ?? running.adminToken, dataDir };
   }
   if (reused) return { ...reused, dashboardUrl: await mintedLink(reused.url, reused.adminToken), owned: false, notes, close: async () => undefined };
 

@@ -31,8 +31,7 @@ async function llmOptions(o: StartOptions) {
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
-export const start: CommandHandler<StartOptions> = async ({ options, global, io }) => {
-  const o = options;
+export const start: CommandHandler<StartOptions> = async ({ options: o, global, io }) => {
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
   const faults = faultOptions(o.faults, o.faultsSeed);
@@ -41,7 +40,8 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   const { assertDistinctPorts, choosePort, describePort, startOnChosenPorts, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per project, else per data dir: its state file is how commands run there find it.
-  const owner = emulatorOwner({ dataDir: o.inMemory ? null : resolve(o.dataDir) });
+  const dataDir = o.inMemory ? undefined : resolve(o.dataDir);
+  const owner = emulatorOwner({ dataDir });
   const running = await emulatorOf(owner.key);
   if (running) {
     throw new UserError(
@@ -55,42 +55,38 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   const port = await choosePort(o.port, DEFAULT_PORT, o.host, '--port', notes, instead);
   const messagingPort = await choosePort(o.messagingPort, DEFAULT_MESSAGING_PORT, o.host, '--messaging-port', notes, instead);
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
-  let emulator;
-  try {
-    emulator = await startOnChosenPorts({ port, messagingPort }, { port: o.port, messagingPort: o.messagingPort }, notes, instead, (port, messagingPort) => startEmulator({
-      port,
-      messagingPort,
-      host: o.host,
-      allowRemoteAdmin: o.allowRemoteAdmin === true,
-      adminHosts: o.adminHost ?? [],
-      dataDir: o.inMemory ? undefined : resolve(o.dataDir),
-      inMemory: o.inMemory,
-      seed: o.seed ? resolve(o.seed) : undefined,
-      storage: {
-        s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
-        s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
-        s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
-        s3Bucket: o.s3Bucket ?? env.s3Bucket(),
-        s3Region: o.s3Region ?? env.s3Region(),
-      },
-      llm,
-      ...faults,
-      log: (line) => note(io, global, line),
-    }));
-  } catch (error) {
+  const emulator = await startOnChosenPorts({ port, messagingPort }, o, notes, instead, (port, messagingPort) => startEmulator({
+    port,
+    messagingPort,
+    host: o.host,
+    allowRemoteAdmin: o.allowRemoteAdmin === true,
+    adminHosts: o.adminHost ?? [],
+    dataDir,
+    inMemory: o.inMemory,
+    seed: o.seed ? resolve(o.seed) : undefined,
+    storage: {
+      s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
+      s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
+      s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
+      s3Bucket: o.s3Bucket ?? env.s3Bucket(),
+      s3Region: o.s3Region ?? env.s3Region(),
+    },
+    llm,
+    ...faults,
+    log: (line) => note(io, global, line),
+  })).catch(async (error: Error) => {
     if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
-    const name = (error as Error).name;
-    if (name === 'StorageError') throw new UserError(`object storage: ${(error as Error).message}`, EXIT.NETWORK);
-    if (name === 'ReplyEngineError') throw new UserError(`LLM backend: ${(error as Error).message}`, EXIT.USAGE);
+    if (error.name === 'StorageError') throw new UserError(`object storage: ${error.message}`, EXIT.NETWORK);
+    if (error.name === 'ReplyEngineError') throw new UserError(`LLM backend: ${error.message}`, EXIT.USAGE);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       // Taken between the check above and the start.
       const port = (error as { port?: number }).port;
       const flag = port === messagingPort ? '--messaging-port' : '--port';
-      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : (error as Error).message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : error.message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
     }
     throw error;
-  }
+  });
 
   // Before anything says it is ready: a script that waits for that, then sends SIGTERM, gets a clean stop.
   const { stopped } = listenForStop();
@@ -102,8 +98,7 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   if (global.json) {
     const ready = { ...state, dashboardUrl };
     io.stdout.write(JSON.stringify(faultSettings.on ? { ...ready, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : ready) + '\n');
-  }
-  else {
+  } else {
     io.stdout.write(
       [
         'plugsmith emulator ready',
@@ -139,7 +134,6 @@ export const start: CommandHandler<StartOptions> = async ({ options, global, io 
   await stopped;
   if (!global.quiet) io.stderr.write('stopping the emulator…\n');
   await emulator.close();
-  // Leave the state file alone if another emulator has since written its own.
   await removeEmulatorState(statePath);
 };
 
@@ -153,13 +147,10 @@ export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({ args
   // A missing or invalid manifest is told before anything starts.
   const manifest = options.deploy ? await loadManifest(manifestPath, process.env) : undefined;
   const { startEmulator, SeedError } = await import('../../../emulator/index.js');
-  let emulator;
-  try {
-    emulator = await startEmulator({ inMemory: true, port: 0, messagingPort: 0, seed: options.seed ? resolve(options.seed) : undefined, log: () => undefined });
-  } catch (error) {
-    if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
-    throw error;
-  }
+  const seed = options.seed ? resolve(options.seed) : undefined;
+  const emulator = await startEmulator({ inMemory: true, port: 0, messagingPort: 0, seed, log: () => undefined }).catch((error: Error) => {
+    throw error instanceof SeedError ? new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION) : error;
+  });
   try {
     let plugin: { id: string; webhookSecret: string } | undefined;
     if (manifest) {
