@@ -59,9 +59,15 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The paths bash and zsh know, as a shell array's items. */
-function knownPaths(nodes: CompletionNode[]): string {
-  return nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
+/** The paths a script knows, as a shell array's items. */
+function knownPaths(nodes: CompletionNode[], quote = shellQuote): string {
+  return nodes.filter((n) => n.path.length > 0).map((n) => quote(key(n))).join(' ');
+}
+
+/** The case on the previous word that offers an option's choices right after it ('' when no option has any). */
+function choicesCase(n: CompletionNode, offer: (o: CompletionOption) => string): string {
+  const choices = n.options.filter((o) => o.choices.length).map(offer);
+  return choices.length ? `      case "$prev" in\n${choices.join('\n')}\n      esac\n` : '';
 }
 
 /** The loop bash and zsh share over the words typed so far (as `w`): the command path they name, then its case. */
@@ -81,11 +87,10 @@ function bashScript(nodes: CompletionNode[]): string {
   const cases = nodes
     .map((n) => {
       const words = [...n.subcommands.map((s) => s.name), ...n.values, ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
-      const choices = n.options
-        .filter((o) => o.choices.length)
-        .map((o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`)
-        .join('\n');
-      const prev = choices ? `      case "$prev" in\n${choices}\n      esac\n` : '';
+      const prev = choicesCase(
+        n,
+        (o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`,
+      );
       return `    ${shellQuote(key(n))})\n${prev}      words=${shellQuote(words)} ;;`;
     })
     .join('\n');
@@ -116,11 +121,7 @@ function zshScript(nodes: CompletionNode[]): string {
         ...n.values.map((v) => `'${zshEscape(v)}'`),
         ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')).map((name) => `'${zshEscape(name)}:${zshEscape(o.description)}'`)),
       ].join(' ');
-      const choices = n.options
-        .filter((o) => o.choices.length)
-        .map((o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`)
-        .join('\n');
-      const prev = choices ? `      case "$prev" in\n${choices}\n      esac\n` : '';
+      const prev = choicesCase(n, (o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`);
       return `    (${shellQuote(key(n))})\n${prev}      items=(${items}) ;;`;
     })
     .join('\n');
@@ -143,7 +144,6 @@ function fishEscape(s: string): string {
 
 /** Fish: save as ~/.config/fish/completions/plugsmith.fish. */
 function fishScript(nodes: CompletionNode[]): string {
-  const paths = nodes.filter((n) => n.path.length > 0).map((n) => `'${fishEscape(key(n))}'`).join(' ');
   const lines: string[] = [];
   for (const n of nodes) {
     // The path is printed with a prefix so the root (an empty path) is still one argument.
@@ -159,7 +159,7 @@ function fishScript(nodes: CompletionNode[]): string {
     }
   }
   return `# plugsmith fish completion. Install: plugsmith completion fish > ~/.config/fish/completions/plugsmith.fish
-set -g __plugsmith_paths ${paths}
+set -g __plugsmith_paths ${knownPaths(nodes, (path) => `'${fishEscape(path)}'`)}
 function __plugsmith_path
   set -l cmdpath ''
   for w in (commandline -opc)[2..-1]
