@@ -38,7 +38,6 @@ export async function clientFor(
   }
   const { createClient } = await import('../client/index.js');
   const adminToken = await adminTokenFor(settings.baseUrl);
-  const trace = input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined;
   try {
     const client = createClient({
       baseUrl: (settings.baseUrl ?? settings.messagingUrl)!,
@@ -47,7 +46,7 @@ export async function clientFor(
       apiKey: settings.apiKey,
       adminToken,
       userAgent: 'plugsmith-cli',
-      onTrace: trace,
+      onTrace: input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined,
       timeoutMs: timeoutMsOf(input),
       // A server that accepts and never answers is not asked again: the user waited --timeout once.
       retryOnTimeout: false,

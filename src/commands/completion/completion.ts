@@ -35,12 +35,11 @@ function completionModel(program: Command): CompletionNode[] {
   const globals = [...optionsOf(program), { names: ['-h', '--help'], description: 'show help', takesValue: false, choices: [] }];
   const nodes: CompletionNode[] = [];
   const walk = (command: Command, path: string[]) => {
-    const own = path.length === 0 ? [] : optionsOf(command);
     nodes.push({
       path,
       description: command.description(),
       subcommands: command.commands.map((c) => ({ name: c.name(), description: c.description() })),
-      options: [...own, ...globals],
+      options: path.length === 0 ? globals : [...optionsOf(command), ...globals],
       values: command.registeredArguments.flatMap((a) => a.argChoices ?? []),
     });
     for (const sub of command.commands) walk(sub, [...path, sub.name()]);
@@ -179,9 +178,8 @@ const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 /** Prints the completion script of a shell, made from the same registry as the commands. */
 const completion: CommandHandler = async ({ args, io, program }) => {
   const shell = args[0] as keyof typeof SHELLS;
-  const script = SHELLS[shell];
-  if (!script) throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);
-  io.stdout.write(script(completionModel(program)));
+  if (!Object.hasOwn(SHELLS, shell)) throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);
+  io.stdout.write(SHELLS[shell](completionModel(program)));
 };
 
 export default completion;
