@@ -142,8 +142,7 @@ async function duplicateCheck(ctx: CheckContext): Promise<CheckResult> {
 }
 
 async function unknownEventCheck(ctx: CheckContext): Promise<CheckResult> {
-  const data = ctx.observer ? ctx.observer.messageEvent().data : {};
-  const body = ctx.observer ? ctx.observer.eventOfType(UNKNOWN_EVENT_TYPE, data) : event(ctx, UNKNOWN_EVENT_TYPE, data);
+  const body = ctx.observer ? ctx.observer.eventOfType(UNKNOWN_EVENT_TYPE, ctx.observer.messageEvent().data) : event(ctx, UNKNOWN_EVENT_TYPE, {});
   const { answer, wrote } = await sendCounting(ctx, body);
   const passed = is2xx(answer) && !wrote;
   return result('unknown-event', 'answers an unknown event type with 2xx and does nothing', passed,

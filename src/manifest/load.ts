@@ -46,9 +46,8 @@ function schemaProblems(errors: ErrorObject[]): ManifestProblem[] {
 
 function pathOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1);
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') parts.push(String(params.missingProperty));
-  if (error.keyword === 'additionalProperties') parts.push(String(params.additionalProperty));
+  if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
   return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
@@ -171,7 +170,6 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error;
       problems.push(...error.problems.filter((p) => !reported(p.path)));
-      return undefined;
     }
   };
   const actions = listOf('actions');
