@@ -38,7 +38,6 @@ export async function clientFor(
   }
   const { createClient } = await import('../client/index.js');
   const adminToken = await adminTokenFor(settings.baseUrl);
-  const trace = input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined;
   try {
     const client = createClient({
       baseUrl: (settings.baseUrl ?? settings.messagingUrl)!,
@@ -47,7 +46,7 @@ export async function clientFor(
       apiKey: settings.apiKey,
       adminToken,
       userAgent: 'plugsmith-cli',
-      onTrace: trace,
+      onTrace: input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined,
       timeoutMs: timeoutMsOf(input),
       // A server that accepts and never answers is not asked again: the user waited --timeout once.
       retryOnTimeout: false,
@@ -67,13 +66,11 @@ export async function clientFor(
 export function timeoutMsOf(input: CommandInput<unknown>): number {
   if (input.global.timeout !== undefined) return input.global.timeout * 1000;
   const raw = env.timeout();
-  if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
+  if (raw === undefined) return 30_000;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new UserError(`PLUGSMITH_TIMEOUT takes seconds, more than 0 and at most 86400, not "${raw}"`, EXIT.USAGE);
   return n * 1000;
 }
-
-const DEFAULT_TIMEOUT_S = 30;
 
 /** One line per HTTP attempt; the client already redacted secrets from the URL and headers. */
 function formatTrace(e: TraceEvent): string {
@@ -108,14 +105,10 @@ export async function withClient<T>(
 
 /** A JSON file's value; errors name it as `named` (a flag and the path, or the path): no such file (exit 4), unreadable, not JSON (5). */
 export async function readJson(path: string, named = path): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+  const text = await readFile(path, 'utf8').catch(({ code, message }: NodeJS.ErrnoException) => {
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : message;
     throw new UserError(`cannot read ${named}: ${why}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
-  }
+  });
   try {
     return JSON.parse(text);
   } catch (error) {

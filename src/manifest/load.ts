@@ -36,16 +36,18 @@ export class ManifestError extends UserError {
 function schemaProblems(errors: ErrorObject[]): ManifestProblem[] {
   const oneOfs = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath);
   const kept = errors.filter((e) => e.keyword === 'oneOf' || !oneOfs.some((p) => e.instancePath === p || e.instancePath.startsWith(p + '/')));
-  const problems = kept.map((e) => ({ path: pathOf(e), problem: explain(e) }));
+  const problems = kept.map((e) => ({
+    path: pathOf(e),
+    problem: Object.hasOwn(EXPLAIN, e.keyword) ? EXPLAIN[e.keyword](e.params) : (e.message ?? 'is invalid'),
+  }));
   // Each path and problem once, where it first came.
   return [...new Map(problems.map((p) => [`${p.path}\u0000${p.problem}`, p])).values()];
 }
 
 function pathOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1);
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') parts.push(String(params.missingProperty));
-  if (error.keyword === 'additionalProperties') parts.push(String(params.additionalProperty));
+  if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
   return parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
 }
 
@@ -57,11 +59,6 @@ const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
   oneOf: () => 'needs exactly one of "repository", "agent" or "app"',
   pattern: () => 'may hold only letters, digits and _ . : - (it is used in URL paths)',
 };
-
-function explain(error: ErrorObject): string {
-  if (!Object.hasOwn(EXPLAIN, error.keyword)) return error.message ?? 'is invalid';
-  return EXPLAIN[error.keyword](error.params as Record<string, unknown>);
-}
 
 /** Variables named outright in the manifest's documentation (the webhook server's port and address). */
 const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
@@ -102,50 +99,43 @@ function inside(folder: string, path: string): boolean {
 async function resolveSchema(s: JsonSchema, base: string, file: string, path: string, read: Set<string>): Promise<JsonSchema> {
   const ref = s.$ref;
   // Only a schema that is nothing but a relative file reference is read; other $refs belong to the schema.
-  if (typeof ref === 'string' && Object.keys(s).length === 1 && !ref.startsWith('#') && !/^[a-z]+:/i.test(ref)) {
-    const at = `${path}.$ref`;
-    // What a $ref reads is sent to the platform (as with variables), so only JSON files of the project itself.
-    if (isAbsolute(ref) || /^[\\/]/.test(ref)) throw new ManifestError(file, at, `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`);
-    if (!/\.json$/i.test(ref)) throw new ManifestError(file, at, `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`);
-    const target = resolve(base, ref);
-    const cannotRead = (error: unknown) => new ManifestError(file, at, `cannot read ${ref} (${(error as NodeJS.ErrnoException).code}): fix the path, relative to the manifest`);
-    const [project, real] = await Promise.all([realpath(base), realpath(target)]).catch((error: unknown) => {
-      throw cannotRead(error);
-    });
-    if (!inside(project, real)) {
-      throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
-    }
-    if (!/\.json$/i.test(real)) throw new ManifestError(file, at, `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`);
-    // Hidden folders and packages hold no schema of the project's own, but secrets (`.plugsmith/`) and others' files.
-    const hidden = relative(project, real).split(sep).find((segment) => segment.startsWith('.') || segment === 'node_modules');
-    if (hidden !== undefined) throw new ManifestError(file, at, `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`);
-    read.add(target);
-    const text = await readFile(real, 'utf8').catch((error: unknown) => {
-      throw cannotRead(error);
-    });
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-      return parsed as JsonSchema;
-    } catch (error) {
-      throw new ManifestError(file, at, `${ref} is not a JSON Schema object (${(error as Error).message})`);
-    }
+  if (typeof ref !== 'string' || Object.keys(s).length !== 1 || ref.startsWith('#') || /^[a-z]+:/i.test(ref)) return s;
+  const at = `${path}.$ref`;
+  // What a $ref reads is sent to the platform (as with variables), so only JSON files of the project itself.
+  if (isAbsolute(ref) || /^[\\/]/.test(ref)) throw new ManifestError(file, at, `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`);
+  if (!/\.json$/i.test(ref)) throw new ManifestError(file, at, `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`);
+  const target = resolve(base, ref);
+  const cannotRead = (error: NodeJS.ErrnoException): never => {
+    throw new ManifestError(file, at, `cannot read ${ref} (${error.code}): fix the path, relative to the manifest`);
+  };
+  const [project, real] = await Promise.all([realpath(base), realpath(target)]).catch(cannotRead);
+  if (!inside(project, real)) {
+    throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
   }
-  return s;
+  if (!/\.json$/i.test(real)) throw new ManifestError(file, at, `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`);
+  // Hidden folders and packages hold no schema of the project's own, but secrets (`.plugsmith/`) and others' files.
+  const hidden = relative(project, real).split(sep).find((segment) => segment.startsWith('.') || segment === 'node_modules');
+  if (hidden !== undefined) throw new ManifestError(file, at, `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`);
+  read.add(target);
+  const text = await readFile(real, 'utf8').catch(cannotRead);
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as JsonSchema;
+  } catch (error) {
+    throw new ManifestError(file, at, `${ref} is not a JSON Schema object (${(error as Error).message})`);
+  }
 }
 
 /** Reads, validates and resolves a manifest. Errors name the file, the path and the fix. */
 export async function loadManifest(path: string, environment: NodeJS.ProcessEnv = process.env): Promise<Manifest> {
   const file = relative(process.cwd(), path) || path;
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') {
       throw new ManifestError(file, '', 'not found: run `plugsmith init` to create a plugin project, or pass --manifest PATH', [], EXIT.NOT_FOUND);
     }
-    throw new ManifestError(file, '', `cannot be read (${(error as Error).message})`);
-  }
+    throw new ManifestError(file, '', `cannot be read (${error.message})`);
+  });
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -180,7 +170,6 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     } catch (error) {
       if (!(error instanceof ManifestError)) throw error;
       problems.push(...error.problems.filter((p) => !reported(p.path)));
-      return undefined;
     }
   };
   const actions = listOf('actions');

@@ -59,8 +59,7 @@ export async function triggerEvent(client: PlatformClient, request: TriggerReque
   if (!plugin.webhookUrl) {
     throw new UserError(`plugin ${plugin.id} has no webhookUrl: set one in plugsmith.json and run \`plugsmith deploy\` (or \`plugsmith plugins update ${plugin.id} --webhook-url URL\`)`, EXIT.USAGE);
   }
-  const custom = (request.overrides?.length ?? 0) > 0 || request.data !== undefined;
-  if (custom) return emitCustom(client, plugin, request);
+  if (request.overrides?.length || request.data !== undefined) return emitCustom(client, plugin, request);
   const type = request.type;
   if (type === 'WEBHOOK_CHALLENGE') return challenge(client, plugin);
   if (type === 'PLUGIN_INSTALLED') return throughPlatform(client, plugin, request, () => install(client, plugin));
@@ -136,8 +135,7 @@ async function emitCustom(client: PlatformClient, plugin: Plugin, request: Trigg
   let conversationId: string | undefined;
   // Without a whole --data, the sample is about a real conversation, so the plugin's answer into it succeeds.
   if (request.type === 'AGENT_MESSAGE_RECEIVED' && instance && request.data === undefined) {
-    const character = await characterOf(client, String(instance.entityId));
-    const conversation = await client.messaging.conversations.create({ characterId: character.id });
+    const { character, conversation } = await openConversation(client, String(instance.entityId));
     conversationId = conversation.id;
     Object.assign(known, { characterId: character.id, conversationId });
   }
@@ -228,8 +226,7 @@ const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_I
     return { instance, via: `DELETE /api/${route.path}/${entityId}/${route.collection}/${instance.id}` };
   },
   async AGENT_MESSAGE_RECEIVED(client, _plugin, instance) {
-    const character = await characterOf(client, String(instance.entityId));
-    const conversation = await client.messaging.conversations.create({ characterId: character.id });
+    const { character, conversation } = await openConversation(client, String(instance.entityId));
     const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
     const via = `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`;
     return { instance, via, conversationId: conversation.id, messageId: sent.id };
@@ -253,11 +250,11 @@ const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_I
   },
 };
 
-/** The agent's first character, or a usage error saying how to create one. */
-async function characterOf(client: PlatformClient, agentId: string): Promise<{ id: string; name: string }> {
+/** A new conversation with the agent's first character, or a usage error saying how to create one. */
+async function openConversation(client: PlatformClient, agentId: string): Promise<{ character: { id: string; name: string }; conversation: { id: string } }> {
   const character = (await client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
   if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
-  return character;
+  return { character, conversation: await client.messaging.conversations.create({ characterId: character.id }) };
 }
 
 /** Polls the conversation for the plugin's finished character message after `after` (the user's), until the time is up. */

@@ -35,12 +35,11 @@ function completionModel(program: Command): CompletionNode[] {
   const globals = [...optionsOf(program), { names: ['-h', '--help'], description: 'show help', takesValue: false, choices: [] }];
   const nodes: CompletionNode[] = [];
   const walk = (command: Command, path: string[]) => {
-    const own = path.length === 0 ? [] : optionsOf(command);
     nodes.push({
       path,
       description: command.description(),
       subcommands: command.commands.map((c) => ({ name: c.name(), description: c.description() })),
-      options: [...own, ...globals],
+      options: path.length === 0 ? globals : [...optionsOf(command), ...globals],
       values: command.registeredArguments.flatMap((a) => a.argChoices ?? []),
     });
     for (const sub of command.commands) walk(sub, [...path, sub.name()]);
@@ -59,9 +58,15 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The paths bash and zsh know, as a shell array's items. */
-function knownPaths(nodes: CompletionNode[]): string {
-  return nodes.filter((n) => n.path.length > 0).map((n) => shellQuote(key(n))).join(' ');
+/** The paths a script knows, as a shell array's items. */
+function knownPaths(nodes: CompletionNode[], quote = shellQuote): string {
+  return nodes.filter((n) => n.path.length > 0).map((n) => quote(key(n))).join(' ');
+}
+
+/** The case on the previous word that offers an option's choices right after it ('' when no option has any). */
+function choicesCase(n: CompletionNode, offer: (o: CompletionOption) => string): string {
+  const choices = n.options.filter((o) => o.choices.length).map(offer);
+  return choices.length ? `      case "$prev" in\n${choices.join('\n')}\n      esac\n` : '';
 }
 
 /** The loop bash and zsh share over the words typed so far (as `w`): the command path they name, then its case. */
@@ -81,11 +86,10 @@ function bashScript(nodes: CompletionNode[]): string {
   const cases = nodes
     .map((n) => {
       const words = [...n.subcommands.map((s) => s.name), ...n.values, ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
-      const choices = n.options
-        .filter((o) => o.choices.length)
-        .map((o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`)
-        .join('\n');
-      const prev = choices ? `      case "$prev" in\n${choices}\n      esac\n` : '';
+      const prev = choicesCase(
+        n,
+        (o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`,
+      );
       return `    ${shellQuote(key(n))})\n${prev}      words=${shellQuote(words)} ;;`;
     })
     .join('\n');
@@ -116,11 +120,7 @@ function zshScript(nodes: CompletionNode[]): string {
         ...n.values.map((v) => `'${zshEscape(v)}'`),
         ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')).map((name) => `'${zshEscape(name)}:${zshEscape(o.description)}'`)),
       ].join(' ');
-      const choices = n.options
-        .filter((o) => o.choices.length)
-        .map((o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`)
-        .join('\n');
-      const prev = choices ? `      case "$prev" in\n${choices}\n      esac\n` : '';
+      const prev = choicesCase(n, (o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`);
       return `    (${shellQuote(key(n))})\n${prev}      items=(${items}) ;;`;
     })
     .join('\n');
@@ -143,7 +143,6 @@ function fishEscape(s: string): string {
 
 /** Fish: save as ~/.config/fish/completions/plugsmith.fish. */
 function fishScript(nodes: CompletionNode[]): string {
-  const paths = nodes.filter((n) => n.path.length > 0).map((n) => `'${fishEscape(key(n))}'`).join(' ');
   const lines: string[] = [];
   for (const n of nodes) {
     // The path is printed with a prefix so the root (an empty path) is still one argument.
@@ -159,7 +158,7 @@ function fishScript(nodes: CompletionNode[]): string {
     }
   }
   return `# plugsmith fish completion. Install: plugsmith completion fish > ~/.config/fish/completions/plugsmith.fish
-set -g __plugsmith_paths ${paths}
+set -g __plugsmith_paths ${knownPaths(nodes, (path) => `'${fishEscape(path)}'`)}
 function __plugsmith_path
   set -l cmdpath ''
   for w in (commandline -opc)[2..-1]
@@ -179,9 +178,8 @@ const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 /** Prints the completion script of a shell, made from the same registry as the commands. */
 const completion: CommandHandler = async ({ args, io, program }) => {
   const shell = args[0] as keyof typeof SHELLS;
-  const script = SHELLS[shell];
-  if (!script) throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);
-  io.stdout.write(script(completionModel(program)));
+  if (!Object.hasOwn(SHELLS, shell)) throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);
+  io.stdout.write(SHELLS[shell](completionModel(program)));
 };
 
 export default completion;
