@@ -88,5 +88,12 @@ describe('help, the command reference and completion', () => {
     expect(fish.stdout).toContain("-l dispatch-mode -x -a 'SYNC ASYNC'");
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('bash, zsh or fish');
+    // Names every object has are not shells either (`constructor` used to crash, `toString` to print [object Object]).
+    for (const name of ['constructor', 'toString']) {
+      const run = await t.cli(['completion', name]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain('bash, zsh or fish');
+      expect(run.stdout).toBe('');
+    }
   });
 });
