@@ -77,7 +77,7 @@ export async function choosePort(asked: number | undefined, fallback: number, ho
   return 0;
 }
 
-/** Runs `start` on the chosen ports; a default one taken since the check (another emulator starting) is retried once on a free port. */
+/** Runs `start` on the chosen ports; each default one taken since the check (another emulator starting) moves to a free port. */
 export async function startOnChosenPorts<T>(
   ports: { port: number; messagingPort: number },
   asked: { port?: number; messagingPort?: number },
@@ -85,15 +85,19 @@ export async function startOnChosenPorts<T>(
   instead: string,
   start: (port: number, messagingPort: number) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await start(ports.port, ports.messagingPort);
-  } catch (error) {
-    const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? (error as { port?: number }).port : undefined;
-    const movePort = taken !== undefined && taken !== 0 && taken === ports.port && asked.port === undefined;
-    const moveMessaging = taken !== undefined && taken !== 0 && taken === ports.messagingPort && asked.messagingPort === undefined;
-    if (!movePort && !moveMessaging) throw error;
-    notes.push(`${await describePort(taken!)}: ${instead}`);
-    return start(movePort ? 0 : ports.port, moveMessaging ? 0 : ports.messagingPort);
+  // Both defaults may have been taken: each failure moves one port to 0, so this ends after two retries at most.
+  for (let current = ports; ; ) {
+    try {
+      return await start(current.port, current.messagingPort);
+    } catch (error) {
+      const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? (error as { port?: number }).port : undefined;
+      if (!taken) throw error;
+      const movePort = taken === current.port && asked.port === undefined;
+      const moveMessaging = taken === current.messagingPort && asked.messagingPort === undefined;
+      if (!movePort && !moveMessaging) throw error;
+      notes.push(`${await describePort(taken)}: ${instead}`);
+      current = { port: movePort ? 0 : current.port, messagingPort: moveMessaging ? 0 : current.messagingPort };
+    }
   }
 }
 

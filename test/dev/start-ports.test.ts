@@ -39,6 +39,20 @@ describe('a default port taken between the check and the listen', () => {
     expect(notes).toHaveLength(1);
   });
 
+  test('both defaults taken (two projects starting at once): each moves to a free port, with a note each', async () => {
+    const [port, messagingPort] = [await takenPort(), await takenPort()];
+    const notes: string[] = [];
+    const tried: Array<[number, number]> = [];
+    const emu = await startOnChosenPorts({ port, messagingPort }, {}, notes, instead, (p, mp) => {
+      tried.push([p, mp]);
+      return startEmulator({ port: p, messagingPort: mp, log: () => undefined });
+    });
+    own(() => emu.close());
+    expect(tried).toEqual([[port, messagingPort], [0, messagingPort], [0, 0]]);
+    expect((await fetch(`${emu.url}/_emulator/health`, { headers: emu.adminHeaders })).status).toBe(200);
+    expect(notes).toHaveLength(2);
+  });
+
   test('a port the user asked for is never changed: the failure stands', async () => {
     const port = await takenPort();
     const notes: string[] = [];
