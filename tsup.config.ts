@@ -14,10 +14,13 @@ const commanderChildProcessOnUse: EsbuildPlugin = {
   name: 'commander-child-process-on-use',
   setup(build) {
     build.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(importer) ? { path: 'child_process', namespace: 'commander-child-process' } : undefined,
+      /[\\/]node_modules[\\/]commander[\\/]/.test(importer)
+        ? { path: 'child_process', namespace: 'commander-child-process' }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'commander-child-process' }, () => ({
-      contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+      contents:
+        "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
       loader: 'js',
     }));
   },
@@ -54,7 +57,9 @@ export default defineConfig([
     // Else tsup's own plugin takes every `node:` import before the one above can see it.
     removeNodeProtocol: false,
     // commander is CommonJS and requires node built-ins; give the ESM bundle a real `require`.
-    banner: { js: "import { createRequire as __plugsmithCreateRequire } from 'node:module'; const require = __plugsmithCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __plugsmithCreateRequire } from 'node:module'; const require = __plugsmithCreateRequire(import.meta.url);",
+    },
     format: 'esm',
     target: 'node20',
     platform: 'node',

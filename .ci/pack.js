@@ -17,19 +17,31 @@ import { join } from 'node:path';
 
 const phase = process.argv[2];
 const MARK = 'dist/release.json';
-const BUILT = ['dist/cli.js', 'dist/emulator/index.js', 'dist/emulator/index.d.ts', 'dist/client/index.d.ts', 'dist/webhooks/index.d.ts'];
+const BUILT = [
+  'dist/cli.js',
+  'dist/emulator/index.js',
+  'dist/emulator/index.d.ts',
+  'dist/client/index.d.ts',
+  'dist/webhooks/index.d.ts',
+];
 
 if (phase === 'prepack') {
   if (canBuild()) {
     // Through the npm that runs this script; the build's output goes to stderr, so `npm pack --json` stays JSON.
     const npm = process.env.npm_execpath;
-    execFileSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', 'build'], { stdio: ['ignore', 2, 2], shell: !npm && process.platform === 'win32' });
+    execFileSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', 'build'], {
+      stdio: ['ignore', 2, 2],
+      shell: !npm && process.platform === 'win32',
+    });
   } else if (!BUILT.every((file) => existsSync(file))) {
-    console.error('plugsmith: dist/ is missing and cannot be built here (no src/ or no tsup): run `npm ci` in a checkout, then pack again');
+    console.error(
+      'plugsmith: dist/ is missing and cannot be built here (no src/ or no tsup): run `npm ci` in a checkout, then pack again',
+    );
     process.exit(1);
   }
   const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-  if (process.env.npm_command === 'publish' && !version.includes('-')) writeFileSync(MARK, JSON.stringify({ version }) + '\n');
+  if (process.env.npm_command === 'publish' && !version.includes('-'))
+    writeFileSync(MARK, JSON.stringify({ version }) + '\n');
   else rmSync(MARK, { force: true });
 } else if (phase === 'postpack') {
   rmSync(MARK, { force: true });

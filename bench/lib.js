@@ -15,7 +15,9 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * `cpu` (a CPU number) runs it on that CPU alone where `pinning` is possible.
  */
 export async function startServer(script, args = [], env = {}, { cpu } = {}) {
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const prof = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
   const command = [process.execPath, ...prof, join(root, 'bench/servers', script), ...args];
   if (cpu !== undefined && pinning) command.unshift('taskset', '-c', String(cpu));
   const child = spawn(command[0], command.slice(1), {
@@ -60,15 +62,33 @@ function tasksetWorks() {
 
 /** Holds this process (every thread) to `cpus` ("0", "0-1"), where `pinning` is possible. */
 export function pinSelf(cpus) {
-  if (pinning) execFileSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+  if (pinning)
+    execFileSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
 }
 
 /** Every CPU of the machine, as taskset names them ("0-1"). */
 export const ALL_CPUS = `0-${availableParallelism() - 1}`;
 
 /** Runs autocannon and returns req/s and latency percentiles. */
-export async function load({ url, connections = 50, duration = 5, method = 'GET', headers = {}, body, requests }) {
-  const result = await autocannon({ url, connections, duration, method, headers, body, requests, pipelining: 1 });
+export async function load({
+  url,
+  connections = 50,
+  duration = 5,
+  method = 'GET',
+  headers = {},
+  body,
+  requests,
+}) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    method,
+    headers,
+    body,
+    requests,
+    pipelining: 1,
+  });
   const bad = result.non2xx + result.errors + result.timeouts;
   return {
     rps: result.requests.average,

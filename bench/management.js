@@ -10,11 +10,17 @@ import autocannon from 'autocannon';
 import { ALL_CPUS, load, median, pinSelf, pinning, root, startServer } from './lib.js';
 
 function populate(dataDir, count) {
-  execFileSync(process.execPath, [join(root, 'bench/servers/populate.js'), dataDir, String(count)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    process.execPath,
+    [join(root, 'bench/servers/populate.js'), dataDir, String(count)],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
 }
 
 async function firstPlugin(emu) {
-  const res = await request(`${emu.url}/api/orgs/${emu.orgId}/plugins?@limit=1`, { headers: { authorization: emu.token } });
+  const res = await request(`${emu.url}/api/orgs/${emu.orgId}/plugins?@limit=1`, {
+    headers: { authorization: emu.token },
+  });
   const body = await res.body.json();
   return body.data[0].id;
 }
@@ -44,7 +50,18 @@ async function inTurns(baseline, targets, { rounds, duration }) {
       const mine = runs.get(t.name);
       const of = (key) => median(mine.map((r) => r[key]));
       const ratio = median(mine.map((r, i) => r.rps / base[i].rps));
-      return [t.name, { rps: of('rps'), p50: of('p50'), p99: of('p99'), total: mine.reduce((sum, r) => sum + r.total, 0), failures: 0, ratio, rounds: mine.map((r) => Math.round(r.rps)) }];
+      return [
+        t.name,
+        {
+          rps: of('rps'),
+          p50: of('p50'),
+          p99: of('p99'),
+          total: mine.reduce((sum, r) => sum + r.total, 0),
+          failures: 0,
+          ratio,
+          rounds: mine.map((r) => Math.round(r.rps)),
+        },
+      ];
     }),
   );
 }
@@ -69,13 +86,24 @@ export default async function management({ duration, quick }) {
     const reads = await inTurns(
       { name: 'bare', url: bare.url },
       [
-        { name: 'get', url: `${emu.url}/api/plugins/${pluginId}`, headers: { authorization: emu.token } },
-        { name: 'market', url: `${emu.url}/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3` },
+        {
+          name: 'get',
+          url: `${emu.url}/api/plugins/${pluginId}`,
+          headers: { authorization: emu.token },
+        },
+        {
+          name: 'market',
+          url: `${emu.url}/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=3`,
+        },
       ],
       { rounds: quick ? 5 : 11, duration: Math.max(1, Math.round(duration * 0.4)) },
     );
     const baseline = reads.get('bare');
-    rows.push({ name: `bare fastify GET (baseline)${pinning ? ', servers on CPU 1, load on CPU 0' : ''}`, ...baseline, ratio: 1 });
+    rows.push({
+      name: `bare fastify GET (baseline)${pinning ? ', servers on CPU 1, load on CPU 0' : ''}`,
+      ...baseline,
+      ratio: 1,
+    });
     rows.push({ name: 'GET /api/plugins/:id', ...reads.get('get'), target: '>= 0.5x (floor)' });
     rows.push({ name: 'GET marketplace tag filter, page 3 (10k)', ...reads.get('market') });
     pinSelf(ALL_CPUS);
@@ -87,7 +115,13 @@ export default async function management({ duration, quick }) {
       const dir = await tempDir();
       populate(dir, size);
       const e = await startServer('emulator.js', [dir]);
-      const body = JSON.stringify({ name: 'created', type: 'APP', orgId: e.orgId, tags: ['x'], isPublic: true });
+      const body = JSON.stringify({
+        name: 'created',
+        type: 'APP',
+        orgId: e.orgId,
+        tags: ['x'],
+        isPublic: true,
+      });
       const create = await load({
         url: `${e.url}/api/plugins`,
         method: 'POST',
@@ -95,7 +129,12 @@ export default async function management({ duration, quick }) {
         body,
         duration,
       });
-      rows.push({ name: `POST /api/plugins durable (${size / 1000}k stored)`, ...create, ratio: create.rps / baseline.rps, target: '>= 5,000/s' });
+      rows.push({
+        name: `POST /api/plugins durable (${size / 1000}k stored)`,
+        ...create,
+        ratio: create.rps / baseline.rps,
+        target: '>= 5,000/s',
+      });
       await e.stop();
     }
     // Emulator start with 100,000 stored plugins is the `start` suite; CLI cold start the `cli` suite.

@@ -17,7 +17,8 @@ async function send(emu, conversationId, content) {
     body: JSON.stringify({ type: 'TEXT', content }),
   });
   const text = await res.body.text();
-  if (res.statusCode !== 201) throw new Error(`POST message → ${res.statusCode}: ${text.slice(0, 300)}`);
+  if (res.statusCode !== 201)
+    throw new Error(`POST message → ${res.statusCode}: ${text.slice(0, 300)}`);
 }
 
 export default async function messaging({ quick }) {
@@ -29,13 +30,30 @@ export default async function messaging({ quick }) {
     const chat = apiClient(emu.messagingUrl, `Bearer ${emu.apiKey}`);
     const packetSize = 10;
     const packets = 500;
-    await admin('POST', '/_emulator/characters', { id: 'char_bench_fast', orgId: emu.orgId, name: 'Fast', fallbackReply: 'Tell me more, quickly.', packetSize: 8, packetIntervalMs: 0 });
-    await admin('POST', '/_emulator/characters', { id: 'char_bench_long', orgId: emu.orgId, name: 'Long', fallbackReply: 'x'.repeat(packets * packetSize), packetSize, packetIntervalMs: 0 });
+    await admin('POST', '/_emulator/characters', {
+      id: 'char_bench_fast',
+      orgId: emu.orgId,
+      name: 'Fast',
+      fallbackReply: 'Tell me more, quickly.',
+      packetSize: 8,
+      packetIntervalMs: 0,
+    });
+    await admin('POST', '/_emulator/characters', {
+      id: 'char_bench_long',
+      orgId: emu.orgId,
+      name: 'Long',
+      fallbackReply: 'x'.repeat(packets * packetSize),
+      packetSize,
+      packetIntervalMs: 0,
+    });
 
     // (a) POST → first packet on the stream, one client, sequential messages (each reply ends first).
     {
       const conversation = await chat('POST', '/conversations', { characterId: 'char_bench_fast' });
-      const client = await parsingClient(`${emu.messagingUrl}/conversations/${conversation.id}/events`, emu.apiKey);
+      const client = await parsingClient(
+        `${emu.messagingUrl}/conversations/${conversation.id}/events`,
+        emu.apiKey,
+      );
       opened.push(client);
       const count = quick ? 100 : 200;
       const warmup = 30;
@@ -52,8 +70,17 @@ export default async function messaging({ quick }) {
           answers.push(answeredAt - t0);
         }
       }
-      rows.push({ name: `POST message answered (201), n=${count}`, p50: percentile(answers, 50), p99: percentile(answers, 99) });
-      rows.push({ name: `POST message → first packet on the stream, n=${count}`, p50: percentile(firsts, 50), p99: percentile(firsts, 99), target: 'p50 < 5 ms' });
+      rows.push({
+        name: `POST message answered (201), n=${count}`,
+        p50: percentile(answers, 50),
+        p99: percentile(answers, 99),
+      });
+      rows.push({
+        name: `POST message → first packet on the stream, n=${count}`,
+        p50: percentile(firsts, 50),
+        p99: percentile(firsts, 99),
+        target: 'p50 < 5 ms',
+      });
     }
 
     // (b) 200 clients on one conversation, one reply of 500 packets (+ the final, empty one).
@@ -63,18 +90,32 @@ export default async function messaging({ quick }) {
       const url = `${emu.messagingUrl}/conversations/${conversation.id}/events`;
       const clients = [];
       for (let i = 0; i < clientsCount; i += 20) {
-        const batch = await Promise.all(Array.from({ length: Math.min(20, clientsCount - i) }, () => countingClient(url, emu.apiKey)));
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(20, clientsCount - i) }, () =>
+            countingClient(url, emu.apiKey),
+          ),
+        );
         clients.push(...batch);
       }
       opened.push(...clients);
       await Promise.all(clients.map((c) => c.connected));
       const cpuBefore = (await memoryStats(emu.statsUrl)).cpuMs;
       const benchCpuBefore = process.cpuUsage();
-      const allFinal = Promise.all(clients.map((c) => new Promise((resolve) => (c.state.onFinal = resolve))));
+      const allFinal = Promise.all(
+        clients.map((c) => new Promise((resolve) => (c.state.onFinal = resolve))),
+      );
       const t0 = performance.now();
       await send(emu, conversation.id, 'go');
       const answeredAt = performance.now();
-      await Promise.race([allFinal, new Promise((_, reject) => setTimeout(() => reject(new Error('not every client got the final packet within 60 s')), 60_000))]);
+      await Promise.race([
+        allFinal,
+        new Promise((_, reject) =>
+          setTimeout(
+            () => reject(new Error('not every client got the final packet within 60 s')),
+            60_000,
+          ),
+        ),
+      ]);
       const benchCpu = process.cpuUsage(benchCpuBefore);
       const cpuMs = (await memoryStats(emu.statsUrl)).cpuMs - cpuBefore;
       const frames = clients.map((c) => c.state.frames);
@@ -88,9 +129,15 @@ export default async function messaging({ quick }) {
         target: 'report',
       });
       rows.push({ name: `  POST → first packet at all ${clientsCount} clients`, ms: firstAt - t0 });
-      rows.push({ name: '  POST → final packet, median client', ms: median(clients.map((c) => c.state.finalAt - t0)) });
+      rows.push({
+        name: '  POST → final packet, median client',
+        ms: median(clients.map((c) => c.state.finalAt - t0)),
+      });
       rows.push({ name: '  emulator CPU for the reply (ms)', ms: cpuMs });
-      rows.push({ name: '  bench process CPU reading the 200 streams (ms)', ms: (benchCpu.user + benchCpu.system) / 1000 });
+      rows.push({
+        name: '  bench process CPU reading the 200 streams (ms)',
+        ms: (benchCpu.user + benchCpu.system) / 1000,
+      });
     }
   } finally {
     for (const c of opened) c.close();

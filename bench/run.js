@@ -7,7 +7,11 @@ import { parseArgs } from 'node:util';
 import { fmt, root } from './lib.js';
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, duration: { type: 'string', default: '5' } },
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '5' },
+  },
 });
 
 const suites = {
@@ -37,7 +41,16 @@ const header = ['suite', 'measure', 'req/s', 'p50 ms', 'p99 ms', 'ms', 'ratio', 
 const lines = [header];
 for (const [suite, rows] of Object.entries(results)) {
   for (const r of rows) {
-    lines.push([suite, r.name, r.rps !== undefined ? fmt(r.rps, 0) : '', r.p50 !== undefined ? fmt(r.p50) : '', r.p99 !== undefined ? fmt(r.p99) : '', r.ms !== undefined ? fmt(r.ms) : '', r.ratio !== undefined ? fmt(r.ratio, 2) + 'x' : '', r.target ?? '']);
+    lines.push([
+      suite,
+      r.name,
+      r.rps !== undefined ? fmt(r.rps, 0) : '',
+      r.p50 !== undefined ? fmt(r.p50) : '',
+      r.p99 !== undefined ? fmt(r.p99) : '',
+      r.ms !== undefined ? fmt(r.ms) : '',
+      r.ratio !== undefined ? fmt(r.ratio, 2) + 'x' : '',
+      r.target ?? '',
+    ]);
   }
 }
 const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
@@ -45,5 +58,8 @@ for (const l of lines) console.log(l.map((c, i) => String(c).padEnd(widths[i])).
 
 await mkdir(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-await writeFile(file, JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2));
+await writeFile(
+  file,
+  JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2),
+);
 console.error(`saved ${file}`);

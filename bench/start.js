@@ -12,7 +12,11 @@ import { median, root, startServer } from './lib.js';
 const RUNS = 20;
 
 function startLoop() {
-  const out = execFileSync(process.execPath, [join(root, 'bench/servers/start-loop.js'), String(RUNS)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(
+    process.execPath,
+    [join(root, 'bench/servers/start-loop.js'), String(RUNS)],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return JSON.parse(out.trim().split('\n').at(-1));
 }
 
@@ -23,8 +27,17 @@ export default async function start({ quick }) {
     const { emulator, bare } = startLoop();
     const base = median(bare.slice(1));
     const after = median(emulator.slice(1));
-    rows.push({ name: `bare fastify, one route: create + listen (baseline, median of runs 2..${RUNS})`, ms: base, ratio: 1 });
-    rows.push({ name: `startEmulator() in memory, median of runs 2..${RUNS} in one process`, ms: after, ratio: after / base, target: '< 30 ms' });
+    rows.push({
+      name: `bare fastify, one route: create + listen (baseline, median of runs 2..${RUNS})`,
+      ms: base,
+      ratio: 1,
+    });
+    rows.push({
+      name: `startEmulator() in memory, median of runs 2..${RUNS} in one process`,
+      ms: after,
+      ratio: after / base,
+      target: '< 30 ms',
+    });
     rows.push({ name: '  its first start in the process', ms: emulator[0] });
   }
 
@@ -33,7 +46,9 @@ export default async function start({ quick }) {
   try {
     const count = quick ? 10_000 : 100_000;
     const size = quick ? '10k' : '100k';
-    execFileSync(process.execPath, [join(root, 'bench/servers/populate.js'), dir, String(count)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [join(root, 'bench/servers/populate.js'), dir, String(count)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     // Twice: the first start after populating may find the files in the page cache or not.
     for (const round of [1, 2]) {
       const started = process.hrtime.bigint();
@@ -54,10 +69,18 @@ export default async function start({ quick }) {
       const again = await timed('/api/plugins/marketplace?tags=tag3&@sortBy=createdAt&@page=2');
       await e.stop();
       if (round === 1) continue;
-      rows.push({ name: `emulator start to first answered GET /api/plugins/:id (${size} plugins)`, ms: toFirst, target: '< 1000 ms' });
+      rows.push({
+        name: `emulator start to first answered GET /api/plugins/:id (${size} plugins)`,
+        ms: toFirst,
+        target: '< 1000 ms',
+      });
       rows.push({ name: '  of which: spawn to listening', ms: listening });
       rows.push({ name: '  of which: that first GET', ms: first });
-      rows.push({ name: `emulator start to the first marketplace page (${size} plugins)`, ms: toMarket, target: '< 2000 ms' });
+      rows.push({
+        name: `emulator start to the first marketplace page (${size} plugins)`,
+        ms: toMarket,
+        target: '< 2000 ms',
+      });
       rows.push({ name: '  of which: that marketplace page', ms: market });
       rows.push({ name: '  then the same marketplace filter again (page 2)', ms: again });
     }

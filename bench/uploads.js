@@ -16,7 +16,12 @@ export default async function uploads({ quick }) {
   try {
     const call = apiClient(emu.url, emu.token);
     // Warm both paths (JIT, first file creation) with a small upload each.
-    await uploadFile(call, { orgId: emu.orgId, fileName: 'warm.bin', size: MB, contentType: 'application/octet-stream' });
+    await uploadFile(call, {
+      orgId: emu.orgId,
+      fileName: 'warm.bin',
+      size: MB,
+      contentType: 'application/octet-stream',
+    });
     await putBytes(`${sink.url}/warm`, MB);
 
     const emuRates = [];
@@ -38,7 +43,12 @@ export default async function uploads({ quick }) {
     const viaEmulator = async (i) => {
       const before = await memoryStats(emu.statsUrl, true);
       const t0 = performance.now();
-      await uploadFile(call, { orgId: emu.orgId, fileName: `big-${i}.bin`, size, contentType: 'application/octet-stream' });
+      await uploadFile(call, {
+        orgId: emu.orgId,
+        fileName: `big-${i}.bin`,
+        size,
+        contentType: 'application/octet-stream',
+      });
       const e = await memoryStats(emu.statsUrl);
       emuGrowth.push((e.peak - e.base) / MB);
       emuCpu.push(e.cpuMs - before.cpuMs);
@@ -60,13 +70,33 @@ export default async function uploads({ quick }) {
       ratios.push(e / b);
     }
     const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}x`;
-    rows.push({ name: `node:http PUT → disk, 100 MB, MB/s (baseline, median of ${rounds})`, rps: median(sinkRates), ratio: 1 });
-    rows.push({ name: `embedded store upload, 100 MB, MB/s (median; ratio: median of paired rounds, ${spread})`, rps: median(emuRates), ratio: median(ratios), target: '>= 0.7x' });
+    rows.push({
+      name: `node:http PUT → disk, 100 MB, MB/s (baseline, median of ${rounds})`,
+      rps: median(sinkRates),
+      ratio: 1,
+    });
+    rows.push({
+      name: `embedded store upload, 100 MB, MB/s (median; ratio: median of paired rounds, ${spread})`,
+      rps: median(emuRates),
+      ratio: median(ratios),
+      target: '>= 0.7x',
+    });
     // CPU time of the receiving process per upload: less sensitive to the machine's other load than MB/s.
     rows.push({ name: 'node:http sink CPU ms per 100 MB (median)', ms: median(sinkCpu), ratio: 1 });
-    rows.push({ name: 'emulator CPU ms per 100 MB upload flow (median)', ms: median(emuCpu), ratio: median(emuCpu) / median(sinkCpu) });
-    rows.push({ name: `node:http sink peak RSS growth, MB (max of ${rounds})`, ms: Math.max(...sinkGrowth) });
-    rows.push({ name: `emulator peak RSS growth during upload, MB (max of ${rounds})`, ms: Math.max(...emuGrowth), target: '< 64 MB' });
+    rows.push({
+      name: 'emulator CPU ms per 100 MB upload flow (median)',
+      ms: median(emuCpu),
+      ratio: median(emuCpu) / median(sinkCpu),
+    });
+    rows.push({
+      name: `node:http sink peak RSS growth, MB (max of ${rounds})`,
+      ms: Math.max(...sinkGrowth),
+    });
+    rows.push({
+      name: `emulator peak RSS growth during upload, MB (max of ${rounds})`,
+      ms: Math.max(...emuGrowth),
+      target: '< 64 MB',
+    });
   } finally {
     await emu.stop();
     await sink.stop();

@@ -10,6 +10,8 @@ const { fileURLToPath } = require('node:url');
 const cli = new URL('../dist/cli.js', import.meta.url);
 if (existsSync(cli)) await import(cli.href);
 else {
-  process.stderr.write(`plugsmith is not built: run \`npm run build\` in ${fileURLToPath(new URL('..', import.meta.url))}\n`);
+  process.stderr.write(
+    `plugsmith is not built: run \`npm run build\` in ${fileURLToPath(new URL('..', import.meta.url))}\n`,
+  );
   process.exitCode = 1;
 }

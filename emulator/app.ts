@@ -1,6 +1,17 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type onRequestHookHandler,
+  type RouteOptions,
+} from 'fastify';
 import type { EmulatorContext } from './context.js';
-import { AJV_OPTIONS, clientErrorHandler, frameworkErrors, installErrorHandling, sendError } from './http.js';
+import {
+  AJV_OPTIONS,
+  clientErrorHandler,
+  frameworkErrors,
+  installErrorHandling,
+  sendError,
+} from './http.js';
 import { lazyCompilers } from './schema-compilers.js';
 import { SHARED_SCHEMAS } from '../src/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
@@ -35,22 +46,50 @@ const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace'
 
 // fastify looks for a plugin without a display name among the exports of every loaded CommonJS module (hundreds), at every start.
 function named<T extends object>(name: string, plugin: T): T {
-  if (!Object.hasOwn(plugin, DISPLAY_NAME)) Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
+  if (!Object.hasOwn(plugin, DISPLAY_NAME))
+    Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
   return plugin;
 }
 /** The route modules of /api, in the order they are registered. */
-const API_ROUTES = [tokenRoutes, pluginRoutes, actionRoutes, externalEventRoutes, repositoryRoutes, webhookRoutes, instanceRoutes, agentMessageRoutes, uploadRoutes, repositoryFileRoutes];
+const API_ROUTES = [
+  tokenRoutes,
+  pluginRoutes,
+  actionRoutes,
+  externalEventRoutes,
+  repositoryRoutes,
+  webhookRoutes,
+  instanceRoutes,
+  agentMessageRoutes,
+  uploadRoutes,
+  repositoryFileRoutes,
+];
 for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(plugin.name, plugin);
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
 /** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
-const APP_OPTIONS = { logger: false, bodyLimit: BODY_LIMIT, ajv: AJV_OPTIONS, forceCloseConnections: true, exposeHeadRoutes: false, pluginTimeout: 0, clientErrorHandler } as const;
+const APP_OPTIONS = {
+  logger: false,
+  bodyLimit: BODY_LIMIT,
+  ajv: AJV_OPTIONS,
+  forceCloseConnections: true,
+  exposeHeadRoutes: false,
+  pluginTimeout: 0,
+  clientErrorHandler,
+} as const;
 
 /** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then HEAD on GET and the contract check, or else `install`. */
-async function newApp(services: EmulatorContext, errors: typeof frameworkErrors, install: ((app: FastifyInstance) => Promise<void>) | undefined): Promise<FastifyInstance> {
-  const app = Fastify({ ...APP_OPTIONS, schemaController: lazyCompilers(), frameworkErrors: errors });
+async function newApp(
+  services: EmulatorContext,
+  errors: typeof frameworkErrors,
+  install: ((app: FastifyInstance) => Promise<void>) | undefined,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...APP_OPTIONS,
+    schemaController: lazyCompilers(),
+    frameworkErrors: errors,
+  });
   installErrorHandling(app);
   boundSlowBodies(app, services.config.slowBodies);
   installJsonBodyParser(app);
@@ -73,7 +112,8 @@ export function apiAuthentication(services: EmulatorContext): onRequestHookHandl
     try {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
       // routeOptions builds a new object per read: read it only for a caller without a token.
-      if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? '')) throw unauthorized();
+      if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? ''))
+        throw unauthorized();
     } catch (refusal) {
       return done(refusal as Error);
     }
@@ -95,9 +135,16 @@ function credentialsFirst(authenticate: (request: FastifyRequest) => void): type
 }
 
 /** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
-export async function buildManagementApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
+export async function buildManagementApp(
+  services: EmulatorContext,
+  install?: (app: FastifyInstance) => Promise<void>,
+): Promise<FastifyInstance> {
   const apiFrameworkErrors = credentialsFirst((request) => {
-    if (isUnderPrefix(request.url, '/api') && principalFromHeader(services.db, request.headers.authorization) === null) throw unauthorized();
+    if (
+      isUnderPrefix(request.url, '/api') &&
+      principalFromHeader(services.db, request.headers.authorization) === null
+    )
+      throw unauthorized();
   });
   const app = await newApp(services, apiFrameworkErrors, install);
   app.decorateRequest('principal', null);
@@ -110,7 +157,11 @@ export async function buildManagementApp(services: EmulatorContext, install?: (a
     }),
     { prefix: '/api' },
   );
-  if (services.storage instanceof EmbeddedStorage) await app.register(named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))), { prefix: '/_storage' });
+  if (services.storage instanceof EmbeddedStorage)
+    await app.register(
+      named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))),
+      { prefix: '/_storage' },
+    );
   // The document describes every /_emulator route: its app registers them as they are served.
   if (install) await app.register(adminSurface, adminOptions(services));
   else
@@ -124,7 +175,12 @@ export async function buildManagementApp(services: EmulatorContext, install?: (a
 }
 
 function adminOptions(services: EmulatorContext) {
-  return { services, access: services.config.admin, prefix: '/_emulator', openapi: () => openApiDocument(services) };
+  return {
+    services,
+    access: services.config.admin,
+    prefix: '/_emulator',
+    openapi: () => openApiDocument(services),
+  };
 }
 
 /** The OpenAPI document, built on first request; its routes' part is built once per process, then placed at this emulator's URLs. */
@@ -132,11 +188,18 @@ export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocum
   const known = documents.get(services);
   if (known) return known;
   // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
-  const document = import('./openapi/document.js').then(async ({ sharedRoutesDocument, placeDocument }) =>
-    placeDocument(
-      await sharedRoutesDocument({ management: (install) => buildManagementApp(services, install), messaging: (install) => buildMessagingApp(services, install) }),
-      { managementUrl: services.config.publicUrl(), messagingUrl: services.config.messagingUrl() },
-    ),
+  const document = import('./openapi/document.js').then(
+    async ({ sharedRoutesDocument, placeDocument }) =>
+      placeDocument(
+        await sharedRoutesDocument({
+          management: (install) => buildManagementApp(services, install),
+          messaging: (install) => buildMessagingApp(services, install),
+        }),
+        {
+          managementUrl: services.config.publicUrl(),
+          messagingUrl: services.config.messagingUrl(),
+        },
+      ),
   );
   documents.set(services, document);
   return document;
@@ -144,8 +207,15 @@ export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocum
 const documents = new WeakMap<EmulatorContext, Promise<OpenApiDocument>>();
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
-export async function buildMessagingApp(services: EmulatorContext, install?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
-  const app = await newApp(services, credentialsFirst((request) => apiKeyFromHeader(services, request.headers.authorization)), install);
+export async function buildMessagingApp(
+  services: EmulatorContext,
+  install?: (app: FastifyInstance) => Promise<void>,
+): Promise<FastifyInstance> {
+  const app = await newApp(
+    services,
+    credentialsFirst((request) => apiKeyFromHeader(services, request.headers.authorization)),
+    install,
+  );
   // Before the routes' own hooks: a preflight carries no API key.
   installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });

@@ -10,7 +10,10 @@ import type { SlowBodyBound } from './slow-body.js';
 import type { Overview, Workspace } from '../src/contract/index.js';
 
 /** The default workspace's credentials and ids, as the dashboard uses them (null where the seed has none). */
-export type WorkspaceCredentials = Pick<Workspace, 'token' | 'apiKey' | 'orgId' | 'userId' | 'agentId' | 'characterId'>;
+export type WorkspaceCredentials = Pick<
+  Workspace,
+  'token' | 'apiKey' | 'orgId' | 'userId' | 'agentId' | 'characterId'
+>;
 
 /** Settings of one running emulator. */
 interface EmulatorConfig {

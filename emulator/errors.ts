@@ -15,10 +15,13 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiError('VALIDATION_ERROR', message, details);
-export const unauthorized = (message = 'A valid token is required in the Authorization header') => new ApiError('UNAUTHORIZED', message);
+export const badRequest = (message: string, details?: ErrorDetail[]) =>
+  new ApiError('VALIDATION_ERROR', message, details);
+export const unauthorized = (message = 'A valid token is required in the Authorization header') =>
+  new ApiError('UNAUTHORIZED', message);
 export const forbidden = (message: string) => new ApiError('FORBIDDEN', message);
-export const notFound = (what: string, id?: string) => new ApiError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${id} not found`);
+export const notFound = (what: string, id?: string) =>
+  new ApiError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${id} not found`);
 export const conflict = (message: string) => new ApiError('CONFLICT', message);
 
 /** The record, or a 404 naming what was looked for. */
@@ -28,7 +31,13 @@ export function found<T>(record: T | null | undefined, what: string, id: string)
 }
 
 /** A detail entry for one bad value. */
-export function detail(path: string[], code: string, expected: string, received: unknown, message: string): ErrorDetail {
+export function detail(
+  path: string[],
+  code: string,
+  expected: string,
+  received: unknown,
+  message: string,
+): ErrorDetail {
   return { code, expected, received: describe(received), path, message };
 }
 

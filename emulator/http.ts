@@ -1,5 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+} from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
 import { ERROR_TYPE_BY_STATUS, MAX_ERROR_DETAILS } from '../src/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
@@ -7,8 +13,14 @@ import { useBoundedFormats } from './validation/formats.js';
 
 /** The success envelope. */
 export function ok<T>(data: T): { ok: true; data: T };
-export function ok<T, M extends Record<string, unknown>>(data: T, meta: M): { ok: true; data: T; meta: M };
-export function ok<T>(data: T, meta?: Record<string, unknown>): { ok: true; data: T; meta?: Record<string, unknown> } {
+export function ok<T, M extends Record<string, unknown>>(
+  data: T,
+  meta: M,
+): { ok: true; data: T; meta: M };
+export function ok<T>(
+  data: T,
+  meta?: Record<string, unknown>,
+): { ok: true; data: T; meta?: Record<string, unknown> } {
   return meta === undefined ? { ok: true, data } : { ok: true, data, meta };
 }
 
@@ -18,26 +30,51 @@ function capDetails(details: ErrorDetail[]): ErrorDetail[] {
   const rest = details.length - MAX_ERROR_DETAILS;
   return [
     ...details.slice(0, MAX_ERROR_DETAILS),
-    { code: 'more_details', expected: `at most ${MAX_ERROR_DETAILS} details`, received: `${rest} more`, path: [], message: `${rest} more problem${rest === 1 ? '' : 's'} not listed; fix these and send again` },
+    {
+      code: 'more_details',
+      expected: `at most ${MAX_ERROR_DETAILS} details`,
+      received: `${rest} more`,
+      path: [],
+      message: `${rest} more problem${rest === 1 ? '' : 's'} not listed; fix these and send again`,
+    },
   ];
 }
 
 /** fastify's ajv: every problem reported, nothing coerced or stripped, formats in bounded time (`onCreate` replaces ajv-formats' string formats). */
 export const AJV_OPTIONS = {
-  customOptions: { allErrors: true, verbose: true, coerceTypes: false, removeAdditional: false, useDefaults: true },
+  customOptions: {
+    allErrors: true,
+    verbose: true,
+    coerceTypes: false,
+    removeAdditional: false,
+    useDefaults: true,
+  },
   onCreate: useBoundedFormats,
 };
 
 /** Sends the error envelope, with at most MAX_ERROR_DETAILS details (and one more counting the rest). */
-export function sendError(reply: FastifyReply, type: ErrorType, message: string, details?: ErrorDetail[], status: number = ERROR_STATUS[type]) {
+export function sendError(
+  reply: FastifyReply,
+  type: ErrorType,
+  message: string,
+  details?: ErrorDetail[],
+  status: number = ERROR_STATUS[type],
+) {
   const error: Record<string, unknown> = { message, error: type };
   if (details) error.details = capDetails(details);
   return reply.status(status).send({ ok: false, error });
 }
 
 /** Fastify's `frameworkErrors`: what the router refuses before any route runs (an over-long parameter, a bad escape) is a 400 in the envelope. */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
-  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The URL is malformed';
+export function frameworkErrors(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path parameter is too long'
+      : 'The URL is malformed';
   return sendError(reply, 'VALIDATION_ERROR', message, undefined, 400);
 }
 
@@ -48,10 +85,23 @@ export function rawErrorAnswer(statusLine: string, type: ErrorType, message: str
 }
 
 /** Fastify's `clientErrorHandler`: what node's HTTP parser refuses (headers or URL over 16 KiB, bad request lines) is answered in the envelope too. */
-export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+export function clientErrorHandler(
+  error: Error & { code?: string },
+  socket: import('node:net').Socket,
+): void {
   if (!socket.writable) socket.destroy();
-  else if (error.code === 'HPE_HEADER_OVERFLOW') socket.end(rawErrorAnswer('431 Request Header Fields Too Large', 'VALIDATION_ERROR', 'The request headers or URL are too large'));
-  else socket.end(rawErrorAnswer('400 Bad Request', 'VALIDATION_ERROR', 'The HTTP request is malformed'));
+  else if (error.code === 'HPE_HEADER_OVERFLOW')
+    socket.end(
+      rawErrorAnswer(
+        '431 Request Header Fields Too Large',
+        'VALIDATION_ERROR',
+        'The request headers or URL are too large',
+      ),
+    );
+  else
+    socket.end(
+      rawErrorAnswer('400 Bad Request', 'VALIDATION_ERROR', 'The HTTP request is malformed'),
+    );
 }
 
 /** Most bytes of a refused body read (and dropped) before its 413 is sent. */
@@ -85,7 +135,12 @@ function drainRequestBody(raw: IncomingMessage): Promise<boolean> {
 }
 
 /** Sends an error once the body is drained (bounded), then closes: the client reads it, and no leftover body becomes the next request. */
-export async function sendClosing(request: FastifyRequest, reply: FastifyReply, type: ErrorType, message: string) {
+export async function sendClosing(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  type: ErrorType,
+  message: string,
+) {
   const drained = await drainRequestBody(request.raw);
   reply.header('connection', 'close');
   sendError(reply, type, message, undefined, ERROR_STATUS[type]);
@@ -99,7 +154,11 @@ const NO_SPACE_CODES: ReadonlySet<unknown> = new Set(['ENOSPC', 'EDQUOT']);
 
 /** Whether an error (or one it wraps) says the disk is full. */
 function isNoSpace(error: unknown): boolean {
-  for (let e = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e !== null && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (NO_SPACE_CODES.has((e as { code?: unknown }).code)) return true;
   }
   return false;
@@ -108,18 +167,26 @@ function isNoSpace(error: unknown): boolean {
 /** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if ((error instanceof ApiError ? error.status : error.statusCode) === 413) return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', error.message);
-    if (error instanceof ApiError) return sendError(reply, error.type, error.message, error.details, error.status);
+    if ((error instanceof ApiError ? error.status : error.statusCode) === 413)
+      return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', error.message);
+    if (error instanceof ApiError)
+      return sendError(reply, error.type, error.message, error.details, error.status);
     // A full disk is not a bug: a 507 that says so, on a connection that closes (a body may be half read); the emulator serves on.
     if (isNoSpace(error)) {
       request.log.warn({ err: error }, 'disk full');
-      return sendClosing(request, reply, 'INSUFFICIENT_STORAGE', 'The emulator could not write its data: the disk holding its data dir is full (ENOSPC) or over quota; free some space, then retry');
+      return sendClosing(
+        request,
+        reply,
+        'INSUFFICIENT_STORAGE',
+        'The emulator could not write its data: the disk holding its data dir is full (ENOSPC) or over quota; free some space, then retry',
+      );
     }
     if (error.validation) {
       const context = error.validationContext ?? 'body';
       const base = context === 'body' || context === 'querystring' ? [] : [context];
       const details = error.validation.map((e) => fromAjv(e as never, base));
-      const missingBody = context === 'body' && (request.body === undefined || request.body === null);
+      const missingBody =
+        context === 'body' && (request.body === undefined || request.body === null);
       const message =
         context === 'querystring'
           ? 'Invalid query parameters'
@@ -142,14 +209,28 @@ export function installErrorHandling(app: FastifyInstance): void {
     const allowed = methodsOf(app, path);
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
-      return sendError(reply, 'VALIDATION_ERROR', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, 405);
+      return sendError(
+        reply,
+        'VALIDATION_ERROR',
+        `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        undefined,
+        405,
+      );
     }
     return sendError(reply, 'NOT_FOUND', `No route ${request.method} ${path}`);
   });
 }
 
 /** The order of the methods in `Allow`. */
-export const ALLOW_ORDER: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+export const ALLOW_ORDER: HTTPMethods[] = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+];
 
 /** The methods `app` routes `path` with (one trailing slash ignored; a catch-all forward is no path of its own), so a 405 can name them. */
 function methodsOf(app: FastifyInstance, path: string): string[] {

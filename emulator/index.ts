@@ -9,14 +9,25 @@ import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
 import { defineCollections, type Db } from './model.js';
 import { buildManagementApp, buildMessagingApp } from './app.js';
-import { defaultSeed, readSeedFile, seedCredentials, validateSeed, type Credentials, type Seed } from './seed.js';
+import {
+  defaultSeed,
+  readSeedFile,
+  seedCredentials,
+  validateSeed,
+  type Credentials,
+  type Seed,
+} from './seed.js';
 import type { FaultSettings, Overview } from '../src/contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { EventDispatcher } from './webhooks/dispatcher.js';
-import { presentDelivery, type DeliveryMatch, type DeliveryView } from './webhooks/delivery-service.js';
+import {
+  presentDelivery,
+  type DeliveryMatch,
+  type DeliveryView,
+} from './webhooks/delivery-service.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
 import { checkFaultSeed, parseFaultProfile, profileIsOn } from './webhooks/faults.js';
 import { Messaging, type MessagingOptions } from './messaging/messaging.js';
@@ -41,7 +52,11 @@ export type { StreamBufferLimits } from './messaging/event-streams.js';
 export type { OpenAiEngineOptions } from './messaging/characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
 export { SESSION_HEADER } from './admin/dashboard-logins.js';
-export { checkContractsByDefault, contractViolations, type ContractViolation } from './openapi/contract-check.js';
+export {
+  checkContractsByDefault,
+  contractViolations,
+  type ContractViolation,
+} from './openapi/contract-check.js';
 
 /** How to start an emulator. Embedded, it is in memory unless given a data dir. */
 export interface EmulatorOptions {
@@ -130,19 +145,30 @@ export interface Emulator {
 
 /** Starts an emulator: opens the store, seeds it when empty, and listens on both ports. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  if (options.inMemory && options.dataDir !== undefined) throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
+  if (options.inMemory && options.dataDir !== undefined)
+    throw new TypeError('startEmulator: pass dataDir (durable) or inMemory: true, not both');
   const startedAt = new Date();
   const dataDir = options.inMemory ? undefined : options.dataDir;
   const host = options.host ?? '127.0.0.1';
-  if (options.adminToken !== undefined && (typeof options.adminToken !== 'string' || !/^[\x21-\x7e]{16,500}$/.test(options.adminToken))) {
-    throw new TypeError('startEmulator: adminToken must be 16 to 500 visible ASCII characters (it goes in a header as it is), or left out for a random one');
+  if (
+    options.adminToken !== undefined &&
+    (typeof options.adminToken !== 'string' || !/^[\x21-\x7e]{16,500}$/.test(options.adminToken))
+  ) {
+    throw new TypeError(
+      'startEmulator: adminToken must be 16 to 500 visible ASCII characters (it goes in a header as it is), or left out for a random one',
+    );
   }
   const adminToken = options.adminToken ?? newAdminToken();
-  const seed = typeof options.seed === 'string' ? await readSeedFile(options.seed) : options.seed && validateSeed(options.seed);
+  const seed =
+    typeof options.seed === 'string'
+      ? await readSeedFile(options.seed)
+      : options.seed && validateSeed(options.seed);
   const deliveryOptions = resolveDeliveryOptions(options.delivery);
   // Bad faults fail the start before anything listens (FaultProfileError names each bad part).
-  const faultProfile = options.faults === undefined ? undefined : parseFaultProfile(String(options.faults));
-  const faultsSeed = options.faultsSeed === undefined ? undefined : checkFaultSeed(String(options.faultsSeed));
+  const faultProfile =
+    options.faults === undefined ? undefined : parseFaultProfile(String(options.faults));
+  const faultsSeed =
+    options.faultsSeed === undefined ? undefined : checkFaultSeed(String(options.faultsSeed));
   checkStreamBufferLimits(options.messaging?.streamBuffers);
 
   let db!: Db;
@@ -151,7 +177,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   let management: FastifyInstance | undefined;
   let messaging: FastifyInstance | undefined;
-  const events = new EventDispatcher(db, deliveryOptions, faultProfile && { profile: faultProfile, seed: faultsSeed });
+  const events = new EventDispatcher(
+    db,
+    deliveryOptions,
+    faultProfile && { profile: faultProfile, seed: faultsSeed },
+  );
   let managementUrl = '';
   let messagingUrl = '';
   let storage: ObjectStorage | undefined;
@@ -176,19 +206,33 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const credentials = seedCredentials(effectiveSeed);
 
     // A persistent store keeps the dashboard's sessions (their hashes), so open tabs survive a restart.
-    const logins = new DashboardLogins({ sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined });
+    const logins = new DashboardLogins({
+      sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined,
+    });
     const services: EmulatorContext = {
       store,
       db,
       config: {
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
-        admin: { token: adminToken, allowRemote: options.allowRemoteAdmin === true, host, adminHosts: options.adminHosts ?? [], logins },
+        admin: {
+          token: adminToken,
+          allowRemote: options.allowRemoteAdmin === true,
+          host,
+          adminHosts: options.adminHosts ?? [],
+          logins,
+        },
         storeId,
         dataDir: dataDir ?? null,
         startedAt,
         storageBackend: storageBackendOf(options.storage, storage.kind),
-        llm: options.llm ? { baseUrl: options.llm.baseUrl, model: options.llm.model, hasApiKey: Boolean(options.llm.apiKey) } : null,
+        llm: options.llm
+          ? {
+              baseUrl: options.llm.baseUrl,
+              model: options.llm.model,
+              hasApiKey: Boolean(options.llm.apiKey),
+            }
+          : null,
         credentials: workspaceOf(effectiveSeed, credentials),
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
@@ -200,7 +244,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     services.messaging = new Messaging(services, { ...options.messaging, llm: options.llm });
     await services.messaging.finishInterrupted();
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refusal = (url) => ownAdminTarget(url, { host, adminHosts: options.adminHosts ?? [], urls: [managementUrl, messagingUrl] });
+    events.refusal = (url) =>
+      ownAdminTarget(url, {
+        host,
+        adminHosts: options.adminHosts ?? [],
+        urls: [managementUrl, messagingUrl],
+      });
     management = await buildManagementApp(services);
     messaging = await buildMessagingApp(services);
     await management.listen({ port: options.port ?? 0, host });
@@ -212,7 +261,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     if (faultProfile && profileIsOn(faultProfile)) {
       const { profile, seed } = events.faults.settings();
-      (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(`plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`);
+      (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(
+        `plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`,
+      );
     }
     const apps = [management, messaging];
     let closed = false;
@@ -238,18 +289,33 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       waitForDelivery: ({ timeoutMs, ...match }) => events.log.waitFor(match, timeoutMs),
       faults: {
         get: () => events.faults.settings(),
-        set: (profile, seed) => events.faults.configure(parseFaultProfile(profile), seed === undefined ? undefined : checkFaultSeed(String(seed))),
+        set: (profile, seed) =>
+          events.faults.configure(
+            parseFaultProfile(profile),
+            seed === undefined ? undefined : checkFaultSeed(String(seed)),
+          ),
       },
       reset: () => services.reset!(),
       async close() {
         if (closed) return;
         closed = true;
         // Every step runs even after one failed (a full disk), so the store always releases its lock; the first failure is reported.
-        await inTurn([() => services.messaging.close(), () => Promise.all(apps.map((a) => a.close())), () => events.close(), () => storage!.close(), () => store.close()]);
+        await inTurn([
+          () => services.messaging.close(),
+          () => Promise.all(apps.map((a) => a.close())),
+          () => events.close(),
+          () => storage!.close(),
+          () => store.close(),
+        ]);
       },
     };
   } catch (error) {
-    await inTurn([() => Promise.all([management?.close(), messaging?.close()]), async () => storage?.close(), () => events.close(), () => store.close()]).catch(() => undefined);
+    await inTurn([
+      () => Promise.all([management?.close(), messaging?.close()]),
+      async () => storage?.close(),
+      () => events.close(),
+      () => store.close(),
+    ]).catch(() => undefined);
     throw error;
   }
 }
@@ -281,8 +347,12 @@ async function storageSecret(dataDir: string | undefined): Promise<Buffer> {
 }
 
 /** The storage backend as the overview shows it: the endpoint's origin only (never its credentials). */
-function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | 's3'): Overview['storage'] {
-  if (kind !== 's3' || !settings?.s3Endpoint) return { backend: 'embedded', endpoint: null, bucket: null };
+function storageBackendOf(
+  settings: S3Settings | undefined,
+  kind: 'embedded' | 's3',
+): Overview['storage'] {
+  if (kind !== 's3' || !settings?.s3Endpoint)
+    return { backend: 'embedded', endpoint: null, bucket: null };
   const endpoint = URL.canParse(settings.s3Endpoint) ? new URL(settings.s3Endpoint).origin : null;
   return { backend: 's3', endpoint, bucket: settings.s3Bucket ?? 'plugsmith' };
 }
@@ -291,18 +361,26 @@ function storageBackendOf(settings: S3Settings | undefined, kind: 'embedded' | '
 function workspaceOf(seed: Seed, credentials: Credentials): WorkspaceCredentials {
   const userId = seed.tokens.find((t) => t.token === credentials.token)?.userId ?? null;
   const agentId = seed.agents?.find((a) => a.orgId === credentials.orgId)?.id ?? null;
-  const characterId = seed.characters?.find((c) => c.orgId === credentials.orgId && (agentId === null || c.agentId === agentId))?.id ?? seed.characters?.find((c) => c.orgId === credentials.orgId)?.id ?? null;
+  const characterId =
+    seed.characters?.find(
+      (c) => c.orgId === credentials.orgId && (agentId === null || c.agentId === agentId),
+    )?.id ??
+    seed.characters?.find((c) => c.orgId === credentials.orgId)?.id ??
+    null;
   return { ...credentials, userId, agentId, characterId };
 }
 
 function urlOf(app: FastifyInstance, host: string): string {
   const address = app.server.address() as AddressInfo;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const shown =
+    host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${address.port}`;
 }
 
 /** A temporary folder for tests that want a data dir; removed by the returned function. */
-export async function temporaryDataDir(prefix = 'plugsmith-'): Promise<{ dir: string; remove: () => Promise<void> }> {
+export async function temporaryDataDir(
+  prefix = 'plugsmith-',
+): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }

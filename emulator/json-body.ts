@@ -14,14 +14,22 @@ export const MAX_JSON_OBJECT_KEYS = 1_000;
 export const MAX_JSON_VALUES = 10_000;
 
 /** The limits parseJsonBody applies; the store import raises them (route `config: { jsonLimits }`). */
-export type JsonBodyLimits = Partial<Record<'maxDepth' | 'maxArrayItems' | 'maxObjectKeys' | 'maxValues', number>>;
+export type JsonBodyLimits = Partial<
+  Record<'maxDepth' | 'maxArrayItems' | 'maxObjectKeys' | 'maxValues', number>
+>;
 
 /**
  * Parses a JSON body: empty is no body (a DELETE with a JSON content-type); a syntax error, a body past a limit, or a `__proto__` or
  * `constructor.prototype` key (it would poison merges; checked as parsed, so `"\u005f_proto__"` too) is a 400 naming the path.
  */
 export function parseJsonBody(text: string, limits: JsonBodyLimits = {}): unknown {
-  const bounds: Required<JsonBodyLimits> = { maxDepth: MAX_JSON_DEPTH, maxArrayItems: MAX_JSON_ARRAY_ITEMS, maxObjectKeys: MAX_JSON_OBJECT_KEYS, maxValues: MAX_JSON_VALUES, ...limits };
+  const bounds: Required<JsonBodyLimits> = {
+    maxDepth: MAX_JSON_DEPTH,
+    maxArrayItems: MAX_JSON_ARRAY_ITEMS,
+    maxObjectKeys: MAX_JSON_OBJECT_KEYS,
+    maxValues: MAX_JSON_VALUES,
+    ...limits,
+  };
   if (text.trim() === '') return undefined;
   // Counted in the text first: parsing 60,000 keys (0.9 MB) alone held the event loop 60 to 100 ms.
   const tooMany = firstOversizedContainer(text, bounds);
@@ -31,7 +39,9 @@ export function parseJsonBody(text: string, limits: JsonBodyLimits = {}): unknow
     value = JSON.parse(text);
   } catch (error) {
     const reason = (error as Error).message;
-    throw badRequest(`Body is not valid JSON: ${reason}`, [detail([], 'invalid_json', 'a JSON document', text.slice(0, 200), reason)]);
+    throw badRequest(`Body is not valid JSON: ${reason}`, [
+      detail([], 'invalid_json', 'a JSON document', text.slice(0, 200), reason),
+    ]);
   }
   const forbidden = firstForbiddenKey(value);
   if (forbidden) throw refusal(forbidden, bounds);
@@ -42,7 +52,10 @@ export function parseJsonBody(text: string, limits: JsonBodyLimits = {}): unknow
 type Frame = { object: boolean; count: number; keyAt: number };
 
 /** The first container past a limit, from the text before parsing: one pass, no recursion, strings skipped whole; non-JSON fails later. */
-function firstOversizedContainer(text: string, { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>): Problem | null {
+function firstOversizedContainer(
+  text: string,
+  { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>,
+): Problem | null {
   const frames: Frame[] = [];
   let expectItem = false;
   let values = 0;
@@ -63,7 +76,10 @@ function firstOversizedContainer(text: string, { maxDepth, maxArrayItems, maxObj
       top.count++;
       if (top.object) top.keyAt = i;
       if (top.count > (top.object ? maxObjectKeys : maxArrayItems)) {
-        return { kind: top.object ? 'too_many_keys' : 'too_many_items', path: pathAt(text, frames.slice(0, -1)) };
+        return {
+          kind: top.object ? 'too_many_keys' : 'too_many_items',
+          path: pathAt(text, frames.slice(0, -1)),
+        };
       }
       if (++values > maxValues) return { kind: 'too_many_values', path: pathAt(text, frames) };
       expectItem = false;
@@ -82,7 +98,11 @@ function firstOversizedContainer(text: string, { maxDepth, maxArrayItems, maxObj
 
 /** Where the string opened at `start` closes (its closing quote), or the text's end when it never does. */
 function stringEnd(text: string, start: number): number {
-  for (let quote = text.indexOf('"', start + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+  for (
+    let quote = text.indexOf('"', start + 1);
+    quote !== -1;
+    quote = text.indexOf('"', quote + 1)
+  ) {
     let backslashes = 0;
     while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
     if (backslashes % 2 === 0) return quote;
@@ -104,32 +124,74 @@ function pathAt(text: string, frames: Frame[]): string[] {
 }
 
 /** What is wrong with a body, and where. */
-type Problem = { kind: 'too_deep' | 'forbidden_key' | 'too_many_items' | 'too_many_keys' | 'too_many_values'; path: string[] };
+type Problem = {
+  kind: 'too_deep' | 'forbidden_key' | 'too_many_items' | 'too_many_keys' | 'too_many_values';
+  path: string[];
+};
 
 /** The 400 for a body's problem, naming its path. */
-function refusal(problem: Problem, { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>): ApiError {
+function refusal(
+  problem: Problem,
+  { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>,
+): ApiError {
   const joined = problem.path.join('.');
   const where = joined.length > 200 ? `…${joined.slice(-200)}` : joined;
   const at = where === '' ? 'the body' : where;
   if (problem.kind === 'too_deep') {
-    return badRequest(`Body nests objects and arrays deeper than ${maxDepth} levels (at ${where}); flatten it`, [
-      detail(problem.path, 'too_deep', `at most ${maxDepth} levels of nesting`, `more than ${maxDepth} levels`, `${where} is nested deeper than ${maxDepth} levels`),
-    ]);
+    return badRequest(
+      `Body nests objects and arrays deeper than ${maxDepth} levels (at ${where}); flatten it`,
+      [
+        detail(
+          problem.path,
+          'too_deep',
+          `at most ${maxDepth} levels of nesting`,
+          `more than ${maxDepth} levels`,
+          `${where} is nested deeper than ${maxDepth} levels`,
+        ),
+      ],
+    );
   }
   if (problem.kind === 'too_many_items' || problem.kind === 'too_many_keys') {
-    const [most, unit, container] = problem.kind === 'too_many_items' ? [maxArrayItems, 'items', 'an array'] : [maxObjectKeys, 'keys', 'an object'];
+    const [most, unit, container] =
+      problem.kind === 'too_many_items'
+        ? [maxArrayItems, 'items', 'an array']
+        : [maxObjectKeys, 'keys', 'an object'];
     return badRequest(`Body has ${container} of more than ${most} ${unit} (at ${at}); send fewer`, [
-      detail(problem.path, problem.kind, `at most ${most} ${unit} in ${container}`, `over ${most} ${unit}`, `${at} holds over ${most} ${unit}, more than the ${most} allowed`),
+      detail(
+        problem.path,
+        problem.kind,
+        `at most ${most} ${unit} in ${container}`,
+        `over ${most} ${unit}`,
+        `${at} holds over ${most} ${unit}, more than the ${most} allowed`,
+      ),
     ]);
   }
   if (problem.kind === 'too_many_values') {
-    return badRequest(`Body holds more than ${maxValues} keys and array items in all (the one past the limit is at ${where}); send fewer`, [
-      detail(problem.path, 'too_many_values', `at most ${maxValues} keys and array items in a body`, `over ${maxValues}`, `the body holds more than ${maxValues} keys and array items in all; ${where} is past the limit`),
-    ]);
+    return badRequest(
+      `Body holds more than ${maxValues} keys and array items in all (the one past the limit is at ${where}); send fewer`,
+      [
+        detail(
+          problem.path,
+          'too_many_values',
+          `at most ${maxValues} keys and array items in a body`,
+          `over ${maxValues}`,
+          `the body holds more than ${maxValues} keys and array items in all; ${where} is past the limit`,
+        ),
+      ],
+    );
   }
-  return badRequest(`Body has the key ${where}, which is not accepted (it would reach object prototypes); rename it`, [
-    detail(problem.path, 'forbidden_key', 'no __proto__ or constructor.prototype key', where, `${where} is not accepted`),
-  ]);
+  return badRequest(
+    `Body has the key ${where}, which is not accepted (it would reach object prototypes); rename it`,
+    [
+      detail(
+        problem.path,
+        'forbidden_key',
+        'no __proto__ or constructor.prototype key',
+        where,
+        `${where} is not accepted`,
+      ),
+    ],
+  );
 }
 
 /** A value met while walking a parsed body, with the way back to the root (paths are built only when needed). */
@@ -144,10 +206,16 @@ function firstForbiddenKey(root: unknown): Problem | null {
     if (value === null || typeof value !== 'object') continue;
     for (const [key, child] of Object.entries(value)) {
       if (key === '__proto__') return { kind: 'forbidden_key', path: pathOf(visit, [key]) };
-      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
+      if (
+        key === 'constructor' &&
+        child !== null &&
+        typeof child === 'object' &&
+        Object.hasOwn(child, 'prototype')
+      ) {
         return { kind: 'forbidden_key', path: pathOf(visit, [key, 'prototype']) };
       }
-      if (child !== null && typeof child === 'object') stack.push({ value: child, key, parent: visit });
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, key, parent: visit });
     }
   }
   return null;

@@ -1,8 +1,34 @@
-import type { Action, Agent, ApiKey, Character, Delivery, Conversation, ExternalEvent, File, Message, Plugin, PluginInstance, Repository, Role, TokenMetadata } from '../src/contract/index.js';
+import type {
+  Action,
+  Agent,
+  ApiKey,
+  Character,
+  Delivery,
+  Conversation,
+  ExternalEvent,
+  File,
+  Message,
+  Plugin,
+  PluginInstance,
+  Repository,
+  Role,
+  TokenMetadata,
+} from '../src/contract/index.js';
 import type { Store } from './store/store.js';
 
 // The emulator's enums are the contract's (test/contract/enums.test.ts holds them to it).
-export { PLUGIN_TYPES, EVENT_KINDS, type Role, type PluginType, type EventKind, type Scope, type MessageType, type InstanceEntityType, type DeliveryStatus, type DeliveryAttempt } from '../src/contract/index.js';
+export {
+  PLUGIN_TYPES,
+  EVENT_KINDS,
+  type Role,
+  type PluginType,
+  type EventKind,
+  type Scope,
+  type MessageType,
+  type InstanceEntityType,
+  type DeliveryStatus,
+  type DeliveryAttempt,
+} from '../src/contract/index.js';
 
 export interface Timestamps {
   createdAt: string;

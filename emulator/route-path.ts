@@ -10,7 +10,9 @@ export function loosePath(url: string): string {
   }
   const end = path.search(/[?#]/);
   if (end !== -1) path = path.slice(0, end);
-  path = path.replace(/%([0-9a-fA-F]{2})/g, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  path = path.replace(/%([0-9a-fA-F]{2})/g, (_escape, hex: string) =>
+    String.fromCharCode(parseInt(hex, 16)),
+  );
   return path.toLowerCase().replace(/\/{2,}/g, '/');
 }
 

@@ -4,13 +4,25 @@ import { CHECKED_BY_HANDLER } from '../src/contract/index.js';
 
 // The one place reaching into fastify's own compilers: test/emulator/schema-compilers.test.ts fails if a fastify upgrade changes them.
 
-type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
-type RouteValidator = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
-type ValidatorPool = (externalSchemas: unknown, options: unknown) => (route: unknown) => RouteValidator;
-type SerializerFactory = (externalSchemas: unknown, options: unknown) => (route: { schema: unknown }) => (data: unknown) => string;
+type Factories = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>;
+type RouteValidator = ((data: unknown, context?: unknown) => unknown) & {
+  errors?: unknown;
+  schemaEnv?: unknown;
+};
+type ValidatorPool = (
+  externalSchemas: unknown,
+  options: unknown,
+) => (route: unknown) => RouteValidator;
+type SerializerFactory = (
+  externalSchemas: unknown,
+  options: unknown,
+) => (route: { schema: unknown }) => (data: unknown) => string;
 
 /** fastify's own copy of a package it depends on (the compilers fastify itself would load). */
-const fromFastify = (name: string): unknown => createRequire(createRequire(import.meta.url).resolve('fastify'))(name);
+const fromFastify = (name: string): unknown =>
+  createRequire(createRequire(import.meta.url).resolve('fastify'))(name);
 
 /** The validator of a part its handler checks. */
 const PASS: RouteValidator = Object.assign(() => true, { schemaEnv: true });
@@ -26,8 +38,14 @@ export const compiled = { validators: 0, serializers: 0 };
 
 /** fastify's compilers, lazy (a route compiles at its first request: ~300 ms off a start) and shared, so a later emulator compiles nothing. */
 export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
-  const validators = (validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorPool)());
-  const serializers = (serializerPool ??= (fromFastify('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => SerializerFactory }).SerializerSelector());
+  const validators = (validatorPool ??= (
+    fromFastify('@fastify/ajv-compiler') as () => ValidatorPool
+  )());
+  const serializers = (serializerPool ??= (
+    fromFastify('@fastify/fast-json-stringify-compiler') as {
+      SerializerSelector: () => SerializerFactory;
+    }
+  ).SerializerSelector());
   const buildValidator = (externalSchemas: unknown, options: unknown) => {
     const compile = validators(externalSchemas, options);
     return (route: unknown) => {
@@ -70,5 +88,10 @@ export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaControl
       };
     };
   };
-  return { compilersFactory: { buildValidator: buildValidator as unknown as Factories['buildValidator'], buildSerializer: buildSerializer as unknown as Factories['buildSerializer'] } };
+  return {
+    compilersFactory: {
+      buildValidator: buildValidator as unknown as Factories['buildValidator'],
+      buildSerializer: buildSerializer as unknown as Factories['buildSerializer'],
+    },
+  };
 }

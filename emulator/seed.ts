@@ -20,7 +20,10 @@ function unique<T>(items: T[], list: string, field: keyof T & string, what: stri
     const first = seen.get(value);
     if (first !== undefined) {
       const shown = what === 'token' || what === 'API key' ? '' : ` ${String(value)}`;
-      throw new SeedError(`${list}[${i}].${field}`, `duplicate ${what}${shown} (the same as ${list}[${first}].${field})`);
+      throw new SeedError(
+        `${list}[${i}].${field}`,
+        `duplicate ${what}${shown} (the same as ${list}[${first}].${field})`,
+      );
     }
     seen.set(value, i);
   });
@@ -37,10 +40,15 @@ export class SeedError extends Error {
 }
 
 function jsonPath(instancePath: string): string {
-  return instancePath
-    .split('/')
-    .slice(1)
-    .reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '') || '(root)';
+  return (
+    instancePath
+      .split('/')
+      .slice(1)
+      .reduce(
+        (out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part),
+        '',
+      ) || '(root)'
+  );
 }
 
 /** Checks a seed's shape and references; throws SeedError naming the bad field's path. */
@@ -57,7 +65,8 @@ export function validateSeed(seed: unknown): Seed {
     } else if (e.keyword === 'required') {
       path = `${path === '(root)' ? '' : path + '.'}${params.missingProperty}`;
       problem = 'is required';
-    } else if (e.keyword === 'enum') problem = `must be one of ${(params.allowedValues as string[]).join(', ')}`;
+    } else if (e.keyword === 'enum')
+      problem = `must be one of ${(params.allowedValues as string[]).join(', ')}`;
     throw new SeedError(path, problem);
   }
   const s = seed as Seed;
@@ -68,8 +77,13 @@ export function validateSeed(seed: unknown): Seed {
   s.orgs.forEach((o, i) => {
     const listed = new Set<string>();
     o.members.forEach((m, j) => {
-      if (!users.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `no user ${m.userId} in users`);
-      if (listed.has(m.userId)) throw new SeedError(`orgs[${i}].members[${j}].userId`, `user ${m.userId} is listed twice in org ${o.id}: give each member one role`);
+      if (!users.has(m.userId))
+        throw new SeedError(`orgs[${i}].members[${j}].userId`, `no user ${m.userId} in users`);
+      if (listed.has(m.userId))
+        throw new SeedError(
+          `orgs[${i}].members[${j}].userId`,
+          `user ${m.userId} is listed twice in org ${o.id}: give each member one role`,
+        );
       listed.add(m.userId);
     });
   });
@@ -78,29 +92,48 @@ export function validateSeed(seed: unknown): Seed {
   unique(s.agents ?? [], 'agents', 'id', 'agent id');
   unique(s.characters ?? [], 'characters', 'id', 'character id');
   unique(s.repositories ?? [], 'repositories', 'id', 'repository id');
-  const member = (orgId: string, userId: string) => s.orgs.find((o) => o.id === orgId)?.members.some((m) => m.userId === userId);
+  const member = (orgId: string, userId: string) =>
+    s.orgs.find((o) => o.id === orgId)?.members.some((m) => m.userId === userId);
   s.tokens.forEach((t, i) => {
-    if (!users.has(t.userId)) throw new SeedError(`tokens[${i}].userId`, `no user ${t.userId} in users`);
+    if (!users.has(t.userId))
+      throw new SeedError(`tokens[${i}].userId`, `no user ${t.userId} in users`);
     if (t.orgId != null) {
-      if (!orgs.has(t.orgId)) throw new SeedError(`tokens[${i}].orgId`, `no org ${t.orgId} in orgs`);
-      if (!member(t.orgId, t.userId)) throw new SeedError(`tokens[${i}].orgId`, `user ${t.userId} is not a member of ${t.orgId}`);
+      if (!orgs.has(t.orgId))
+        throw new SeedError(`tokens[${i}].orgId`, `no org ${t.orgId} in orgs`);
+      if (!member(t.orgId, t.userId))
+        throw new SeedError(`tokens[${i}].orgId`, `user ${t.userId} is not a member of ${t.orgId}`);
     }
   });
-  const owned = { agents: s.agents, characters: s.characters, apiKeys: s.apiKeys, repositories: s.repositories };
+  const owned = {
+    agents: s.agents,
+    characters: s.characters,
+    apiKeys: s.apiKeys,
+    repositories: s.repositories,
+  };
   for (const [list, items] of Object.entries(owned)) {
     (items ?? []).forEach((item, i) => {
-      if (!orgs.has(item.orgId)) throw new SeedError(`${list}[${i}].orgId`, `no org ${item.orgId} in orgs`);
+      if (!orgs.has(item.orgId))
+        throw new SeedError(`${list}[${i}].orgId`, `no org ${item.orgId} in orgs`);
     });
   }
   const agents = new Map((s.agents ?? []).map((a) => [a.id, a.orgId]));
   (s.characters ?? []).forEach((c, i) => {
     if (c.agentId != null) {
-      if (!agents.has(c.agentId)) throw new SeedError(`characters[${i}].agentId`, `no agent ${c.agentId} in agents`);
-      if (agents.get(c.agentId) !== c.orgId) throw new SeedError(`characters[${i}].agentId`, `agent ${c.agentId} belongs to another org`);
+      if (!agents.has(c.agentId))
+        throw new SeedError(`characters[${i}].agentId`, `no agent ${c.agentId} in agents`);
+      if (agents.get(c.agentId) !== c.orgId)
+        throw new SeedError(
+          `characters[${i}].agentId`,
+          `agent ${c.agentId} belongs to another org`,
+        );
     }
     (c.script ?? []).forEach((line, j) => {
       const problem = linearRegExpProblem(line.match, 'i');
-      if (problem !== null) throw new SeedError(`characters[${i}].script[${j}].match`, `is not a valid regular expression (${problem})`);
+      if (problem !== null)
+        throw new SeedError(
+          `characters[${i}].script[${j}].match`,
+          `is not a valid regular expression (${problem})`,
+        );
     });
   });
   return s;
@@ -112,7 +145,10 @@ export async function readSeedFile(path: string): Promise<Seed> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new SeedError(path, `cannot read the seed file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new SeedError(
+      path,
+      `cannot read the seed file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   let json: unknown;
   try {
@@ -123,7 +159,8 @@ export async function readSeedFile(path: string): Promise<Seed> {
   try {
     return validateSeed(json);
   } catch (error) {
-    if (error instanceof SeedError) throw new SeedError(`${path}: ${error.path}`, error.message.slice(error.path.length + 2));
+    if (error instanceof SeedError)
+      throw new SeedError(`${path}: ${error.path}`, error.message.slice(error.path.length + 2));
     throw error;
   }
 }
@@ -133,7 +170,14 @@ export function defaultSeed(): Seed {
   return {
     users: [{ id: 'user_dev', name: 'Developer' }],
     orgs: [{ id: 'org_dev', name: 'Dev Org', members: [{ userId: 'user_dev', role: 'OWNER' }] }],
-    tokens: [{ userId: 'user_dev', token: newSecret(SECRET_PREFIX.user), orgId: null, name: 'emulator default' }],
+    tokens: [
+      {
+        userId: 'user_dev',
+        token: newSecret(SECRET_PREFIX.user),
+        orgId: null,
+        name: 'emulator default',
+      },
+    ],
     agents: [{ id: 'agent_nova', orgId: 'org_dev', name: 'Nova agent' }],
     characters: [
       {
@@ -143,14 +187,28 @@ export function defaultSeed(): Seed {
         name: 'Nova',
         persona: 'Nova is a friendly, concise assistant.',
         script: [
-          { match: '\\b(hello|hi|hey)\\b', reply: "Hi there! I'm Nova, a scripted character in the plugsmith emulator." },
-          { match: 'help', reply: 'Ask me anything: I answer from my script, and say "Tell me more." to everything else.' },
+          {
+            match: '\\b(hello|hi|hey)\\b',
+            reply: "Hi there! I'm Nova, a scripted character in the plugsmith emulator.",
+          },
+          {
+            match: 'help',
+            reply:
+              'Ask me anything: I answer from my script, and say "Tell me more." to everything else.',
+          },
         ],
         fallbackReply: 'Tell me more.',
       },
     ],
     apiKeys: [{ key: newSecret(SECRET_PREFIX.apiKey), orgId: 'org_dev', name: 'emulator default' }],
-    repositories: [{ id: 'repo_docs', orgId: 'org_dev', name: 'Docs', description: 'A repository to attach data providers to' }],
+    repositories: [
+      {
+        id: 'repo_docs',
+        orgId: 'org_dev',
+        name: 'Docs',
+        description: 'A repository to attach data providers to',
+      },
+    ],
   };
 }
 
@@ -160,6 +218,9 @@ export function seedCredentials(seed: Seed): Credentials {
   return {
     token: firstToken?.token ?? null,
     apiKey: seed.apiKeys?.[0]?.key ?? null,
-    orgId: firstToken?.orgId ?? seed.orgs.find((o) => o.members.some((m) => m.userId === firstToken?.userId))?.id ?? null,
+    orgId:
+      firstToken?.orgId ??
+      seed.orgs.find((o) => o.members.some((m) => m.userId === firstToken?.userId))?.id ??
+      null,
   };
 }

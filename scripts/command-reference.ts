@@ -51,9 +51,19 @@ function defaultOf(option: OptionSpec): string {
   return ` (default: \`${JSON.stringify(option.default)}\`)`;
 }
 
-function optionsTable(options: readonly { flags: string; description: string; choices?: readonly string[]; extra?: string }[]): string[] {
+function optionsTable(
+  options: readonly {
+    flags: string;
+    description: string;
+    choices?: readonly string[];
+    extra?: string;
+  }[],
+): string[] {
   if (options.length === 0) return [];
-  const rows = options.map((o) => `| \`${cell(o.flags)}\` | ${cell(o.description)}${o.choices ? ` (one of ${o.choices.map((c) => `\`${c}\``).join(', ')})` : ''}${o.extra ?? ''} |`);
+  const rows = options.map(
+    (o) =>
+      `| \`${cell(o.flags)}\` | ${cell(o.description)}${o.choices ? ` (one of ${o.choices.map((c) => `\`${c}\``).join(', ')})` : ''}${o.extra ?? ''} |`,
+  );
   return ['| option | meaning |', '|---|---|', ...rows, ''];
 }
 
@@ -69,11 +79,23 @@ function anchor(path: string[]): string {
 function commandSection(spec: AnyCommandSpec): string[] {
   const name = ['plugsmith', ...spec.path].join(' ');
   const args = (spec.args ?? []).map(argumentName).join(' ');
-  const lines = [`### ${name}`, '', spec.summary + '.', '', '```', `${name}${args ? ' ' + args : ''}${spec.options?.length ? ' [options]' : ''}`, '```', ''];
+  const lines = [
+    `### ${name}`,
+    '',
+    spec.summary + '.',
+    '',
+    '```',
+    `${name}${args ? ' ' + args : ''}${spec.options?.length ? ' [options]' : ''}`,
+    '```',
+    '',
+  ];
   const described = (spec.args ?? []).filter((a) => typeof a !== 'string');
   if (described.length > 0) {
     lines.push('| argument | meaning |', '|---|---|');
-    for (const a of described) lines.push(`| \`${a.name}\` | ${cell(a.description)}${a.choices ? ` (one of ${a.choices.map((c) => `\`${c}\``).join(', ')})` : ''} |`);
+    for (const a of described)
+      lines.push(
+        `| \`${a.name}\` | ${cell(a.description)}${a.choices ? ` (one of ${a.choices.map((c) => `\`${c}\``).join(', ')})` : ''} |`,
+      );
     lines.push('');
   }
   lines.push(...optionsTable((spec.options ?? []).map((o) => ({ ...o, extra: defaultOf(o) }))));
@@ -85,8 +107,14 @@ function commandSection(spec: AnyCommandSpec): string[] {
 export function commandReference(): string {
   const io = { stdout: silent(), stderr: silent(), stdin: Readable.from([]), interactive: false };
   const program: Command = buildProgram(io);
-  const globals = program.options.map((o: Option) => ({ flags: o.flags, description: o.description ?? '' }));
-  globals.push({ flags: '-h, --help', description: 'help, with examples and these global options, for any command' });
+  const globals = program.options.map((o: Option) => ({
+    flags: o.flags,
+    description: o.description ?? '',
+  }));
+  globals.push({
+    flags: '-h, --help',
+    description: 'help, with examples and these global options, for any command',
+  });
 
   const firstWords = [...new Set(commands.map((c) => c.path[0]))];
   const out: string[] = [
@@ -116,7 +144,8 @@ export function commandReference(): string {
     out.push(`## ${word}`, '');
     if (groups[word]) out.push(groups[word] + '.', '');
     if (GUIDES[word]) out.push(`Explained in [${GUIDES[word]}](${GUIDES[word]}).`, '');
-    for (const spec of commands.filter((c) => c.path[0] === word)) out.push(...commandSection(spec));
+    for (const spec of commands.filter((c) => c.path[0] === word))
+      out.push(...commandSection(spec));
   }
   return out.join('\n').replace(/\n+$/, '\n');
 }

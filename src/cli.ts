@@ -11,7 +11,8 @@ const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
 // The only place that sets the exit code: everything below throws.
 const argv = process.argv.slice(2);
 // `--version` (or `-v`), which scripts ask often, without building the command tree: that costs more than Node's own start.
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) writeOut(`${__PLUGSMITH_VERSION__}\n`);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v'))
+  writeOut(`${__PLUGSMITH_VERSION__}\n`);
 else void run(argv);
 
 /** Writes to fd 1 directly (process.stdout costs a dozen modules); a closed pipe ends output, a full one gets the rest via the stream. */
@@ -30,12 +31,13 @@ function writeOut(text: string): void {
 
 /** Builds the program and runs the command argv names, setting the exit code from its outcome. */
 async function run(args: string[]): Promise<void> {
-  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }] = await Promise.all([
-    import('./errors.js'),
-    import('./ui/io.js'),
-    import('./ui/terminal-text.js'),
-    import('./config/env.js'),
-  ]);
+  const [{ EXIT, UserError, ExitWith }, { processIo }, { terminalSafeIo }, { env }] =
+    await Promise.all([
+      import('./errors.js'),
+      import('./ui/io.js'),
+      import('./ui/terminal-text.js'),
+      import('./config/env.js'),
+    ]);
   // A reader that stops early (`plugsmith emulator openapi | head`) closes the pipe: that ends the output, not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT.OK);
@@ -70,7 +72,8 @@ function limitWasmTiers(path: readonly string[]): void {
   const beforeConnect = 'undici:client:beforeConnect';
   const onConnect = (message: unknown): void => {
     channels.unsubscribe(beforeConnect, onConnect);
-    if ((message as { connectParams?: { protocol?: string } }).connectParams?.protocol === 'https:') builtin('node:tls');
+    if ((message as { connectParams?: { protocol?: string } }).connectParams?.protocol === 'https:')
+      builtin('node:tls');
     (builtin('node:v8') as typeof import('node:v8')).setFlagsFromString('--liftoff-only');
   };
   channels.subscribe(beforeConnect, onConnect);

@@ -1,6 +1,11 @@
 import { Argument, Command, CommanderError, Option, InvalidArgumentError } from 'commander';
 import { commands, groups as GROUPS } from './commands/registry.js';
-import { InvalidOptionValue, type AnyCommandSpec, type GlobalOptions, type OptionSpec } from './commands/types.js';
+import {
+  InvalidOptionValue,
+  type AnyCommandSpec,
+  type GlobalOptions,
+  type OptionSpec,
+} from './commands/types.js';
 import { httpUrlProblem } from './config/url.js';
 import { UserError, EXIT } from './errors.js';
 import { didYouMean } from './ui/did-you-mean.js';
@@ -8,7 +13,8 @@ import type { Io } from './ui/io.js';
 
 declare const __PLUGSMITH_VERSION__: string;
 /** The package version, inlined at build time. */
-export const VERSION = typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
+export const VERSION =
+  typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
 /** Global options that take a value: the word after them is not a command. */
 const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout', '--emulator']);
@@ -35,15 +41,25 @@ export interface CommandHooks {
  */
 export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}): Command {
   const program = new Command('plugsmith')
-    .description('Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator')
+    .description(
+      'Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator',
+    )
     .version(VERSION, '-v, --version', 'print the version')
     .option('--json', 'print only the result as JSON on stdout')
     .option('-q, --quiet', 'print nothing but results and errors')
     .option('--no-color', 'disable colour')
     .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
     .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')
-    .option('--emulator <url|folder>', 'the running local emulator to use: its URL, or its project (or data) folder (env PLUGSMITH_EMULATOR; default: the current project\'s, else the most recently started)')
-    .addOption(new Option('--timeout <seconds>', 'seconds to wait for each answer of the platform (env PLUGSMITH_TIMEOUT; default 30)').argParser(timeoutOption))
+    .option(
+      '--emulator <url|folder>',
+      "the running local emulator to use: its URL, or its project (or data) folder (env PLUGSMITH_EMULATOR; default: the current project's, else the most recently started)",
+    )
+    .addOption(
+      new Option(
+        '--timeout <seconds>',
+        'seconds to wait for each answer of the platform (env PLUGSMITH_TIMEOUT; default 30)',
+      ).argParser(timeoutOption),
+    )
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
@@ -56,14 +72,20 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
 
   const word = argv && commandWord(argv);
   // A word that names no group may be a typo: then everything is built, for commander's suggestion.
-  const only = argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word)) ? word : null;
+  const only =
+    argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word))
+      ? word
+      : null;
   const groups = new Map<string, Command>();
   /** The group of the first `depth` words of `path`, made once. */
   const groupOf = (parent: Command, path: readonly string[], depth: number): Command => {
     const key = path.slice(0, depth).join(' ');
     let group = groups.get(key);
     if (!group) {
-      group = parent.command(path[depth - 1]).description(GROUPS[key] ?? `${path[depth - 1]} commands`).exitOverride();
+      group = parent
+        .command(path[depth - 1])
+        .description(GROUPS[key] ?? `${path[depth - 1]} commands`)
+        .exitOverride();
       helpWhenBare(group);
       groups.set(key, group);
     }
@@ -76,7 +98,8 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
       continue;
     }
     let parent = program;
-    for (let depth = 1; depth < spec.path.length; depth++) parent = groupOf(parent, spec.path, depth);
+    for (let depth = 1; depth < spec.path.length; depth++)
+      parent = groupOf(parent, spec.path, depth);
     // A command may also be the group of longer ones (`logs` and `logs redeliver`): register it first.
     groups.set(spec.path.join(' '), addCommand(program, parent, spec, io, hooks));
   }
@@ -88,16 +111,23 @@ function helpWhenBare(group: Command): void {
   // An action would turn off commander's `help [command]`, which groups have always had.
   group.helpCommand(true);
   // Unknown options reach the action too, so `tokens list --base-url URL` names the unknown command, not the option.
-  group.allowExcessArguments(true).allowUnknownOption(true).action((...received: unknown[]) => {
-    const self = received[received.length - 1] as Command;
-    const first = self.args[0];
-    if (first === undefined) self.help();
-    // What comes first is what is wrong: `--bogus plugins list` has an unknown option.
-    if (first.startsWith('-')) self.error(`unknown option '${first}'`, { code: 'commander.unknownOption' });
-    const commands = self.commands.map((c) => c.name()).filter((name) => name !== 'help');
-    const where = self.parent ? `of \`${commandPath(self)}\` ` : '';
-    self.error(`unknown command '${first}' ${where}(its commands: ${commands.join(', ')})${didYouMean(first, commands)}`, { code: 'commander.unknownCommand' });
-  });
+  group
+    .allowExcessArguments(true)
+    .allowUnknownOption(true)
+    .action((...received: unknown[]) => {
+      const self = received[received.length - 1] as Command;
+      const first = self.args[0];
+      if (first === undefined) self.help();
+      // What comes first is what is wrong: `--bogus plugins list` has an unknown option.
+      if (first.startsWith('-'))
+        self.error(`unknown option '${first}'`, { code: 'commander.unknownOption' });
+      const commands = self.commands.map((c) => c.name()).filter((name) => name !== 'help');
+      const where = self.parent ? `of \`${commandPath(self)}\` ` : '';
+      self.error(
+        `unknown command '${first}' ${where}(its commands: ${commands.join(', ')})${didYouMean(first, commands)}`,
+        { code: 'commander.unknownCommand' },
+      );
+    });
 }
 
 /** `plugsmith tokens` for the group `tokens`. */
@@ -107,8 +137,17 @@ function commandPath(command: Command): string {
   return words.join(' ');
 }
 
-function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io: Io, hooks: CommandHooks): Command {
-  const command = parent.command(spec.path[spec.path.length - 1]).description(spec.summary).exitOverride();
+function addCommand(
+  program: Command,
+  parent: Command,
+  spec: AnyCommandSpec,
+  io: Io,
+  hooks: CommandHooks,
+): Command {
+  const command = parent
+    .command(spec.path[spec.path.length - 1])
+    .description(spec.summary)
+    .exitOverride();
   for (const arg of spec.args ?? []) {
     if (typeof arg === 'string') command.argument(arg);
     else {
@@ -191,7 +230,10 @@ function parserOf(o: OptionSpec): OptionSpec['parse'] {
 
 function timeoutOption(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new InvalidArgumentError(`--timeout takes seconds, more than 0 and at most 86400, not "${value}"`);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400)
+    throw new InvalidArgumentError(
+      `--timeout takes seconds, more than 0 and at most 86400, not "${value}"`,
+    );
   return n;
 }
 
@@ -204,7 +246,10 @@ export async function main(argv: string[], io: Io, hooks: CommandHooks = {}): Pr
     if (error instanceof CommanderError) {
       // --help and --version end here with exit code 0.
       if (error.exitCode === 0) return;
-      throw new UserError(`${error.message.replace(/^error: /, '')} (run with --help for usage)`, EXIT.USAGE);
+      throw new UserError(
+        `${error.message.replace(/^error: /, '')} (run with --help for usage)`,
+        EXIT.USAGE,
+      );
     }
     throw error;
   }

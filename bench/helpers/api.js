@@ -7,9 +7,14 @@ export function apiClient(base, authorization, extraHeaders = {}) {
   return async function call(method, path, body) {
     const headers = authorization ? { authorization, ...extraHeaders } : { ...extraHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await request(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await request(base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`${method} ${path} → ${res.statusCode}: ${text.slice(0, 500)}`);
+    if (res.statusCode < 200 || res.statusCode > 299)
+      throw new Error(`${method} ${path} → ${res.statusCode}: ${text.slice(0, 500)}`);
     return text ? JSON.parse(text).data : undefined;
   };
 }
@@ -27,14 +32,22 @@ export async function* syntheticBody(size, chunkSize = 64 * 1024) {
 
 /** PUTs `size` synthetic bytes to a URL (streamed, with content-length); throws on a non-2xx. */
 export async function putBytes(url, size, contentType = 'application/octet-stream') {
-  const res = await request(url, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(size) }, body: syntheticBody(size) });
+  const res = await request(url, {
+    method: 'PUT',
+    headers: { 'content-type': contentType, 'content-length': String(size) },
+    body: syntheticBody(size),
+  });
   const text = await res.body.text();
-  if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`PUT ${url.split('?')[0]} → ${res.statusCode}: ${text.slice(0, 300)}`);
+  if (res.statusCode < 200 || res.statusCode > 299)
+    throw new Error(`PUT ${url.split('?')[0]} → ${res.statusCode}: ${text.slice(0, 300)}`);
 }
 
 /** The spec's upload flow on the emulator: generate-upload-url, PUT to the signed URL, PATCH status UPLOADED; resolves with the file id. */
 export async function uploadFile(call, { orgId, fileName, size, contentType = 'text/plain' }) {
-  const generated = await call('POST', '/api/generate-upload-url', { orgId, files: [{ fileName, contentType, fileSize: size }] });
+  const generated = await call('POST', '/api/generate-upload-url', {
+    orgId,
+    files: [{ fileName, contentType, fileSize: size }],
+  });
   const { signedUrl, fileRecord } = generated.files[0];
   await putBytes(signedUrl, size, contentType);
   await call('PATCH', '/api/status', { fileId: fileRecord.id, status: 'UPLOADED' });

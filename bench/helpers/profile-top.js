@@ -19,10 +19,23 @@ for (const [id, us] of self) {
   const short = url.replace(/^.*\/(node_modules\/)/, '$1').replace(/^file:\/\/.*\/main\//, '');
   const key = `${functionName || '(anonymous)'} ${short}:${lineNumber + 1}`;
   fnTotals.set(key, (fnTotals.get(key) ?? 0) + us);
-  const script = short.startsWith('node_modules/') ? short.split('/').slice(0, short.startsWith('node_modules/@') ? 3 : 2).join('/') : short || `(${functionName})`;
+  const script = short.startsWith('node_modules/')
+    ? short
+        .split('/')
+        .slice(0, short.startsWith('node_modules/@') ? 3 : 2)
+        .join('/')
+    : short || `(${functionName})`;
   scriptTotals.set(script, (scriptTotals.get(script) ?? 0) + us);
 }
-const show = (map, count) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count).forEach(([k, us]) => console.log(`${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`));
+const show = (map, count) =>
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .forEach(([k, us]) =>
+      console.log(
+        `${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`,
+      ),
+    );
 console.log(`total ${(total / 1000).toFixed(0)} ms sampled\n-- by function (self)`);
 show(fnTotals, Number(n));
 console.log('-- by script (self)');

@@ -16,7 +16,9 @@ export async function startReceiver() {
       const body = Buffer.concat(chunks);
       if (body.includes('"WEBHOOK_CHALLENGE"')) {
         const event = JSON.parse(body.toString('utf8'));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: event.data.challenge }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ challenge: event.data.challenge }));
         return;
       }
       const event = JSON.parse(body.toString('utf8'));

@@ -5,11 +5,15 @@ import { performance } from 'node:perf_hooks';
 /** Opens `GET <url>` as an event stream; resolves with the response once the headers are in. */
 function open(url, apiKey, onChunk) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`GET ${url} → ${res.statusCode}`));
-      res.on('data', onChunk);
-      resolve({ close: () => req.destroy() });
-    });
+    const req = request(
+      url,
+      { agent: false, headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`GET ${url} → ${res.statusCode}`));
+        res.on('data', onChunk);
+        resolve({ close: () => req.destroy() });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -88,10 +92,18 @@ export async function countingClient(url, apiKey) {
       state.connected = true;
       resolveConnected();
     }
-    const frames = countIn(FRAME, tail.subarray(Math.max(0, tail.length - (FRAME.length - 1))), chunk);
+    const frames = countIn(
+      FRAME,
+      tail.subarray(Math.max(0, tail.length - (FRAME.length - 1))),
+      chunk,
+    );
     if (frames > 0 && state.firstAt === null) state.firstAt = at;
     state.frames += frames;
-    const finals = countIn(FINAL, tail.subarray(Math.max(0, tail.length - (FINAL.length - 1))), chunk);
+    const finals = countIn(
+      FINAL,
+      tail.subarray(Math.max(0, tail.length - (FINAL.length - 1))),
+      chunk,
+    );
     if (finals > 0) {
       state.finals += finals;
       state.finalAt = at;

@@ -23,5 +23,9 @@ const server = createServer(async (req, res) => {
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const statsUrl = await startStats();
-console.log(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}`, pid: process.pid, statsUrl }));
-process.on('SIGTERM', () => server.close(() => rm(dir, { recursive: true, force: true }).then(() => process.exit(0))));
+console.log(
+  JSON.stringify({ url: `http://127.0.0.1:${server.address().port}`, pid: process.pid, statsUrl }),
+);
+process.on('SIGTERM', () =>
+  server.close(() => rm(dir, { recursive: true, force: true }).then(() => process.exit(0))),
+);

@@ -5,7 +5,11 @@
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startStats } from './stats.js';
 
-const { startEmulator } = await import(process.env.BENCH_DIST ? `${process.env.BENCH_DIST}/emulator/index.js` : '../../dist/emulator/index.js');
+const { startEmulator } = await import(
+  process.env.BENCH_DIST
+    ? `${process.env.BENCH_DIST}/emulator/index.js`
+    : '../../dist/emulator/index.js'
+);
 const emu = await startEmulator(process.argv[2] ? JSON.parse(process.argv[2]) : {});
 const statsUrl = await startStats();
 let gcMs = 0;
@@ -22,9 +26,22 @@ const delay = monitorEventLoopDelay({ resolution: 5 });
 delay.enable();
 setInterval(() => {
   const ms = (ns) => (ns / 1e6).toFixed(1);
-  process.stderr.write(`loop delay p50 ${ms(delay.percentile(50))} p99 ${ms(delay.percentile(99))} max ${ms(delay.max)} ms; attempts ${attempts}; gc ${gcMs.toFixed(0)} ms (max ${gcMax.toFixed(0)}); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB\n`);
+  process.stderr.write(
+    `loop delay p50 ${ms(delay.percentile(50))} p99 ${ms(delay.percentile(99))} max ${ms(delay.max)} ms; attempts ${attempts}; gc ${gcMs.toFixed(0)} ms (max ${gcMax.toFixed(0)}); heap ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB\n`,
+  );
   delay.reset();
   attempts = gcMs = gcMax = 0;
 }, 1000).unref();
-console.log(JSON.stringify({ url: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey, orgId: emu.orgId, adminToken: emu.adminToken, pid: process.pid, statsUrl }));
+console.log(
+  JSON.stringify({
+    url: emu.url,
+    messagingUrl: emu.messagingUrl,
+    token: emu.token,
+    apiKey: emu.apiKey,
+    orgId: emu.orgId,
+    adminToken: emu.adminToken,
+    pid: process.pid,
+    statsUrl,
+  }),
+);
 process.on('SIGTERM', () => emu.close().then(() => process.exit(0)));

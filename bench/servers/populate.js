@@ -7,11 +7,31 @@ const count = Number(countArg);
 const emu = await startEmulator({ dataDir });
 const { db, store } = emu.services;
 const now = Date.now();
-const base = { description: 'A benchmark plugin that does nothing much', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], inputsSchema: {}, webhookUrl: 'http://127.0.0.1:9/hook', webhookUrlIsVerified: false, webhookSecret: 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' };
+const base = {
+  description: 'A benchmark plugin that does nothing much',
+  type: 'EVENT_HANDLER',
+  events: ['AGENT_MESSAGE_RECEIVED'],
+  scopes: [],
+  inputsSchema: {},
+  webhookUrl: 'http://127.0.0.1:9/hook',
+  webhookUrlIsVerified: false,
+  webhookSecret: 'whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+};
 let pending = [];
 for (let i = 0; i < count; i++) {
   const at = new Date(now - (count - i) * 1000).toISOString();
-  pending.push(db.plugins.put({ ...base, id: `plg_bench_${String(i).padStart(7, '0')}`, orgId: emu.orgId, name: `bench plugin ${i}`, isPublic: i % 2 === 0, tags: [`tag${(i >> 1) % 20}`, `tag${((i >> 1) * 7) % 20}`], createdAt: at, updatedAt: at }));
+  pending.push(
+    db.plugins.put({
+      ...base,
+      id: `plg_bench_${String(i).padStart(7, '0')}`,
+      orgId: emu.orgId,
+      name: `bench plugin ${i}`,
+      isPublic: i % 2 === 0,
+      tags: [`tag${(i >> 1) % 20}`, `tag${((i >> 1) * 7) % 20}`],
+      createdAt: at,
+      updatedAt: at,
+    }),
+  );
   if (pending.length >= 5000) {
     await Promise.all(pending);
     pending = [];

@@ -6,15 +6,39 @@ import type { CharacterRecord } from '../model.js';
 import { validateScript } from '../messaging/characters/index.js';
 import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { createCharacter, updateCharacter } from '../messaging/character-service.js';
-import { CharacterCreateSchema, CharacterSchema, CharacterUpdateSchema, ListQuery, Ok, OkPage, errorResponses, type CharacterUpdate } from '../../src/contract/index.js';
+import {
+  CharacterCreateSchema,
+  CharacterSchema,
+  CharacterUpdateSchema,
+  ListQuery,
+  Ok,
+  OkPage,
+  errorResponses,
+  type CharacterUpdate,
+} from '../../src/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
 
-const CHARACTER_QUERY = querySpec(CharacterSchema, ['id', 'orgId', 'agentId', 'name', 'engine', 'createdAt', 'updatedAt'], ['name', 'persona']);
+const CHARACTER_QUERY = querySpec(
+  CharacterSchema,
+  ['id', 'orgId', 'agentId', 'name', 'engine', 'createdAt', 'updatedAt'],
+  ['name', 'persona'],
+);
 
 function checkScript(value: unknown): void {
   const problems = validateScript(value ?? undefined, ['script']);
   if (problems.length > 0) {
-    throw badRequest(`Invalid script: ${problems[0].path.join('.')} ${problems[0].message}`, problems.map((p) => detail(p.path, 'invalid_string', 'a valid regular expression', undefined, `${p.path.join('.')} ${p.message}`)));
+    throw badRequest(
+      `Invalid script: ${problems[0].path.join('.')} ${problems[0].message}`,
+      problems.map((p) =>
+        detail(
+          p.path,
+          'invalid_string',
+          'a valid regular expression',
+          undefined,
+          `${p.path.join('.')} ${p.message}`,
+        ),
+      ),
+    );
   }
 }
 
@@ -30,35 +54,76 @@ function applyFields(record: CharacterRecord, fields: CharacterUpdate): Characte
 }
 
 /** Admin API for characters (`/_emulator/characters`): create, list (e.g. `?orgId=org_dev`), read and change. */
-export default async function adminCharacterRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminCharacterRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
   const one = { 200: Ok(CharacterSchema), ...errors };
 
-  app.get('/characters', { schema: { querystring: ListQuery(CHARACTER_QUERY), response: { 200: OkPage(CharacterSchema), ...errors } } }, async (request) => listed(db.characters, request.query, CHARACTER_QUERY));
+  app.get(
+    '/characters',
+    {
+      schema: {
+        querystring: ListQuery(CHARACTER_QUERY),
+        response: { 200: OkPage(CharacterSchema), ...errors },
+      },
+    },
+    async (request) => listed(db.characters, request.query, CHARACTER_QUERY),
+  );
 
-  app.get('/characters/:characterId', { schema: { params: params('characterId'), response: one } }, async (request) => {
-    const { characterId } = request.params;
-    return ok(found(db.characters.get(characterId), 'character', characterId));
-  });
+  app.get(
+    '/characters/:characterId',
+    { schema: { params: params('characterId'), response: one } },
+    async (request) => {
+      const { characterId } = request.params;
+      return ok(found(db.characters.get(characterId), 'character', characterId));
+    },
+  );
 
-  app.post('/characters', { schema: { body: CharacterCreateSchema, response: { 201: Ok(CharacterSchema), ...errors } } }, async (request, reply) => {
-    const { id: chosen, orgId, ...fields } = request.body;
-    requireBodyOrg(services, orgId);
-    if (typeof fields.agentId === 'string') requireBodyAgent(services, fields.agentId, orgId);
-    checkScript(fields.script);
-    const now = nowIso();
-    const character = await createCharacter(services, applyFields({ id: chosen ?? newId('char'), orgId, agentId: null, name: fields.name, engine: 'scripted', createdAt: now, updatedAt: now }, fields));
-    return reply.status(201).send(ok(character));
-  });
+  app.post(
+    '/characters',
+    { schema: { body: CharacterCreateSchema, response: { 201: Ok(CharacterSchema), ...errors } } },
+    async (request, reply) => {
+      const { id: chosen, orgId, ...fields } = request.body;
+      requireBodyOrg(services, orgId);
+      if (typeof fields.agentId === 'string') requireBodyAgent(services, fields.agentId, orgId);
+      checkScript(fields.script);
+      const now = nowIso();
+      const character = await createCharacter(
+        services,
+        applyFields(
+          {
+            id: chosen ?? newId('char'),
+            orgId,
+            agentId: null,
+            name: fields.name,
+            engine: 'scripted',
+            createdAt: now,
+            updatedAt: now,
+          },
+          fields,
+        ),
+      );
+      return reply.status(201).send(ok(character));
+    },
+  );
 
-  app.patch('/characters/:characterId', { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } }, async (request) => {
-    const { characterId } = request.params;
-    const character = found(db.characters.get(characterId), 'character', characterId);
-    const body = request.body;
-    if (typeof body.agentId === 'string') requireBodyAgent(services, body.agentId, character.orgId);
-    checkScript(body.script);
-    return ok(await updateCharacter(services, characterId, (current) => applyFields(current, body)));
-  });
+  app.patch(
+    '/characters/:characterId',
+    { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } },
+    async (request) => {
+      const { characterId } = request.params;
+      const character = found(db.characters.get(characterId), 'character', characterId);
+      const body = request.body;
+      if (typeof body.agentId === 'string')
+        requireBodyAgent(services, body.agentId, character.orgId);
+      checkScript(body.script);
+      return ok(
+        await updateCharacter(services, characterId, (current) => applyFields(current, body)),
+      );
+    },
+  );
 }

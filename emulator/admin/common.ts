@@ -4,17 +4,34 @@ import { badRequest, detail } from '../errors.js';
 /** The org named in a body, or a 400 pointing at the field (it is input, not a path). */
 export function requireBodyOrg(services: EmulatorContext, orgId: string): void {
   if (!services.db.orgs.has(orgId)) {
-    throw badRequest(`No org ${orgId}`, [detail(['orgId'], 'not_found', 'the id of an existing org', orgId, `org ${orgId} not found`)]);
+    throw badRequest(`No org ${orgId}`, [
+      detail(['orgId'], 'not_found', 'the id of an existing org', orgId, `org ${orgId} not found`),
+    ]);
   }
 }
 
 /** The agent named in a body, in the given org, or a 400 pointing at the field. */
 export function requireBodyAgent(services: EmulatorContext, agentId: string, orgId: string): void {
   const agent = services.db.agents.get(agentId);
-  if (!agent) throw badRequest(`No agent ${agentId}`, [detail(['agentId'], 'not_found', 'the id of an existing agent', agentId, `agent ${agentId} not found`)]);
+  if (!agent)
+    throw badRequest(`No agent ${agentId}`, [
+      detail(
+        ['agentId'],
+        'not_found',
+        'the id of an existing agent',
+        agentId,
+        `agent ${agentId} not found`,
+      ),
+    ]);
   if (agent.orgId !== orgId) {
     throw badRequest(`Agent ${agentId} belongs to org ${agent.orgId}, not ${orgId}`, [
-      detail(['agentId'], 'invalid_reference', `an agent of org ${orgId}`, agentId, `agent ${agentId} belongs to another org`),
+      detail(
+        ['agentId'],
+        'invalid_reference',
+        `an agent of org ${orgId}`,
+        agentId,
+        `agent ${agentId} belongs to another org`,
+      ),
     ]);
   }
 }

@@ -2,32 +2,83 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { found, notFound } from '../errors.js';
 import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
-import { AdminConversationSchema, ListQuery, MessageSchema, Ok, OkPage, errorResponses } from '../../src/contract/index.js';
+import {
+  AdminConversationSchema,
+  ListQuery,
+  MessageSchema,
+  Ok,
+  OkPage,
+  errorResponses,
+} from '../../src/contract/index.js';
 
-const CONVERSATION_QUERY = querySpec(AdminConversationSchema, ['id', 'characterId', 'orgId', 'createdAt', 'updatedAt'], ['id', 'characterId']);
-const MESSAGE_QUERY = querySpec(MessageSchema, ['id', 'sender', 'type', 'isStreaming', 'createdAt', 'updatedAt'], ['content']);
+const CONVERSATION_QUERY = querySpec(
+  AdminConversationSchema,
+  ['id', 'characterId', 'orgId', 'createdAt', 'updatedAt'],
+  ['id', 'characterId'],
+);
+const MESSAGE_QUERY = querySpec(
+  MessageSchema,
+  ['id', 'sender', 'type', 'isStreaming', 'createdAt', 'updatedAt'],
+  ['content'],
+);
 
 /** Admin API for conversations (`/_emulator/conversations`): every org's conversations and messages, on the shared query system. */
-export default async function adminConversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminConversationRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const { db, messaging } = services;
   const errors = errorResponses(400, 401, 403, 404);
 
-  app.get('/conversations', { schema: { querystring: ListQuery(CONVERSATION_QUERY), response: { 200: OkPage(AdminConversationSchema), ...errors } } }, async (request) =>
-    listed(db.conversations, request.query, CONVERSATION_QUERY),
+  app.get(
+    '/conversations',
+    {
+      schema: {
+        querystring: ListQuery(CONVERSATION_QUERY),
+        response: { 200: OkPage(AdminConversationSchema), ...errors },
+      },
+    },
+    async (request) => listed(db.conversations, request.query, CONVERSATION_QUERY),
   );
 
-  app.get('/conversations/:conversationId', { schema: { params: params('conversationId'), response: { 200: Ok(AdminConversationSchema), ...errors } } }, async (request) => {
-    const { conversationId } = request.params;
-    return ok(found(db.conversations.get(conversationId), 'conversation', conversationId));
-  });
+  app.get(
+    '/conversations/:conversationId',
+    {
+      schema: {
+        params: params('conversationId'),
+        response: { 200: Ok(AdminConversationSchema), ...errors },
+      },
+    },
+    async (request) => {
+      const { conversationId } = request.params;
+      return ok(found(db.conversations.get(conversationId), 'conversation', conversationId));
+    },
+  );
 
-  const messagesSchema = { params: params('conversationId'), querystring: ListQuery(MESSAGE_QUERY), response: { 200: OkPage(MessageSchema), ...errors } };
-  app.get('/conversations/:conversationId/messages', { schema: messagesSchema }, async (request) => {
-    const { conversationId } = request.params;
-    if (!db.conversations.has(conversationId)) throw notFound('conversation', conversationId);
-    // Oldest first unless told otherwise (neither @sortBy nor @sortOrder), as the messaging API lists them.
-    const raw = request.query['@sortBy'] === undefined ? { '@sortOrder': 'asc', ...request.query } : request.query;
-    return listed(db.messages, raw, MESSAGE_QUERY, { where: [['conversationId', conversationId]] }, (m) => messaging.withLiveContent(m));
-  });
+  const messagesSchema = {
+    params: params('conversationId'),
+    querystring: ListQuery(MESSAGE_QUERY),
+    response: { 200: OkPage(MessageSchema), ...errors },
+  };
+  app.get(
+    '/conversations/:conversationId/messages',
+    { schema: messagesSchema },
+    async (request) => {
+      const { conversationId } = request.params;
+      if (!db.conversations.has(conversationId)) throw notFound('conversation', conversationId);
+      // Oldest first unless told otherwise (neither @sortBy nor @sortOrder), as the messaging API lists them.
+      const raw =
+        request.query['@sortBy'] === undefined
+          ? { '@sortOrder': 'asc', ...request.query }
+          : request.query;
+      return listed(
+        db.messages,
+        raw,
+        MESSAGE_QUERY,
+        { where: [['conversationId', conversationId]] },
+        (m) => messaging.withLiveContent(m),
+      );
+    },
+  );
 }

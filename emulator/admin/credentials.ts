@@ -3,15 +3,39 @@ import { ok } from '../http.js';
 import type { ApiKeyRecord, TokenRecord } from '../model.js';
 import { createApiKey, deleteApiKey } from '../api/tokens/service.js';
 import { listed, params, querySpec, typed, type RouteOptions } from '../api/common.js';
-import { ApiKeyCreateSchema, ApiKeySchema, ListQuery, Ok, OkPage, TokenMetadataSchema, errorResponses, type TokenMetadata } from '../../src/contract/index.js';
+import {
+  ApiKeyCreateSchema,
+  ApiKeySchema,
+  ListQuery,
+  Ok,
+  OkPage,
+  TokenMetadataSchema,
+  errorResponses,
+  type TokenMetadata,
+} from '../../src/contract/index.js';
 import { requireBodyOrg } from './common.js';
 
 const TOKEN_QUERY = querySpec(
   TokenMetadataSchema,
-  ['id', 'kind', 'name', 'hint', 'userId', 'orgId', 'instanceId', 'revokedAt', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'kind',
+    'name',
+    'hint',
+    'userId',
+    'orgId',
+    'instanceId',
+    'revokedAt',
+    'createdAt',
+    'updatedAt',
+  ],
   ['name', 'hint'],
 );
-const API_KEY_QUERY = querySpec(ApiKeySchema, ['id', 'orgId', 'name', 'hint', 'createdAt', 'updatedAt'], ['name']);
+const API_KEY_QUERY = querySpec(
+  ApiKeySchema,
+  ['id', 'orgId', 'name', 'hint', 'createdAt', 'updatedAt'],
+  ['name'],
+);
 
 /** A token as the admin API lists it: never the secret (it is not kept) nor its hash. */
 function tokenMetadata({ hash: _hash, ...metadata }: TokenRecord): TokenMetadata {
@@ -20,31 +44,63 @@ function tokenMetadata({ hash: _hash, ...metadata }: TokenRecord): TokenMetadata
 
 /** An API key as listings show it: never the key, never its hash; `hint` is its last characters. */
 function publicApiKey(k: ApiKeyRecord) {
-  return { id: k.id, orgId: k.orgId, name: k.name, hint: k.hint, createdAt: k.createdAt, updatedAt: k.updatedAt };
+  return {
+    id: k.id,
+    orgId: k.orgId,
+    name: k.name,
+    hint: k.hint,
+    createdAt: k.createdAt,
+    updatedAt: k.updatedAt,
+  };
 }
 
 /** Admin API for every org's credentials: tokens (metadata only) and messaging API keys (issue, the key shown once; list; revoke). */
-export default async function adminCredentialRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminCredentialRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
   const errors = errorResponses(400, 401, 403, 404, 413, 415);
 
-  app.get('/tokens', { schema: { querystring: ListQuery(TOKEN_QUERY), response: { 200: OkPage(TokenMetadataSchema), ...errorResponses(400, 401, 403, 404) } } }, async (request) =>
-    listed(db.tokens, request.query, TOKEN_QUERY, {}, tokenMetadata),
+  app.get(
+    '/tokens',
+    {
+      schema: {
+        querystring: ListQuery(TOKEN_QUERY),
+        response: { 200: OkPage(TokenMetadataSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => listed(db.tokens, request.query, TOKEN_QUERY, {}, tokenMetadata),
   );
 
-  app.get('/api-keys', { schema: { querystring: ListQuery(API_KEY_QUERY), response: { 200: OkPage(ApiKeySchema), ...errors } } }, async (request) =>
-    listed(db.apiKeys, request.query, API_KEY_QUERY, {}, publicApiKey),
+  app.get(
+    '/api-keys',
+    {
+      schema: {
+        querystring: ListQuery(API_KEY_QUERY),
+        response: { 200: OkPage(ApiKeySchema), ...errors },
+      },
+    },
+    async (request) => listed(db.apiKeys, request.query, API_KEY_QUERY, {}, publicApiKey),
   );
 
-  app.post('/api-keys', { schema: { body: ApiKeyCreateSchema, response: { 201: Ok(ApiKeySchema), ...errors } } }, async (request, reply) => {
-    const body = request.body;
-    requireBodyOrg(services, body.orgId);
-    const { record, key } = await createApiKey(services, { orgId: body.orgId, name: body.name });
-    return reply.status(201).send(ok({ ...publicApiKey(record), key }));
-  });
+  app.post(
+    '/api-keys',
+    { schema: { body: ApiKeyCreateSchema, response: { 201: Ok(ApiKeySchema), ...errors } } },
+    async (request, reply) => {
+      const body = request.body;
+      requireBodyOrg(services, body.orgId);
+      const { record, key } = await createApiKey(services, { orgId: body.orgId, name: body.name });
+      return reply.status(201).send(ok({ ...publicApiKey(record), key }));
+    },
+  );
 
-  app.delete('/api-keys/:apiKeyId', { schema: { params: params('apiKeyId'), response: { 200: Ok(ApiKeySchema), ...errors } } }, async (request) => {
-    return ok(publicApiKey(await deleteApiKey(services, request.params.apiKeyId)));
-  });
+  app.delete(
+    '/api-keys/:apiKeyId',
+    { schema: { params: params('apiKeyId'), response: { 200: Ok(ApiKeySchema), ...errors } } },
+    async (request) => {
+      return ok(publicApiKey(await deleteApiKey(services, request.params.apiKeyId)));
+    },
+  );
 }

@@ -38,7 +38,9 @@ export class DashboardLogins {
     this.maxCodes = Math.max(1, limits.maxCodes ?? 1000);
     this.maxSessions = Math.max(1, limits.maxSessions ?? 100);
     this.sessionsFile = limits.sessionsFile;
-    if (this.sessionsFile) for (const hash of readHashes(this.sessionsFile)) addBounded(this.sessions, hash, this.maxSessions);
+    if (this.sessionsFile)
+      for (const hash of readHashes(this.sessionsFile))
+        addBounded(this.sessions, hash, this.maxSessions);
   }
 
   /** Writes the sessions' hashes, whole or not at all, readable by the owner only. */
@@ -86,7 +88,9 @@ export class DashboardLogins {
 function readHashes(file: string): string[] {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as { sessions?: unknown };
-    return Array.isArray(parsed.sessions) ? parsed.sessions.filter((h): h is string => typeof h === 'string') : [];
+    return Array.isArray(parsed.sessions)
+      ? parsed.sessions.filter((h): h is string => typeof h === 'string')
+      : [];
   } catch {
     return [];
   }

@@ -26,16 +26,33 @@ import { openAdminEventStream } from './event-stream.js';
 
 const DELIVERY_QUERY = querySpec(
   DeliverySchema,
-  ['id', 'eventId', 'type', 'status', 'pluginId', 'pluginInstanceId', 'orgId', 'url', 'mode', 'redeliveryOf', 'nextAttemptAt', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'eventId',
+    'type',
+    'status',
+    'pluginId',
+    'pluginInstanceId',
+    'orgId',
+    'url',
+    'mode',
+    'redeliveryOf',
+    'nextAttemptAt',
+    'createdAt',
+    'updatedAt',
+  ],
   ['id', 'type', 'eventId', 'url', 'pluginId', 'pluginInstanceId'],
 );
 
 const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
 
 /** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); none when none is set. */
-function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => boolean) | undefined {
+function deliveryFilter(
+  raw: DeliveryFilterParameters,
+): ((d: DeliveryRecord) => boolean) | undefined {
   const checks: Array<(d: DeliveryRecord) => boolean> = [];
-  if (raw['@failedOnce'] === 'true') checks.push((d) => d.attempts.some((a) => !answered2xx(a.responseStatus, a.error)));
+  if (raw['@failedOnce'] === 'true')
+    checks.push((d) => d.attempts.some((a) => !answered2xx(a.responseStatus, a.error)));
   if (raw['@httpStatus']) {
     const wanted = raw['@httpStatus'].split(',');
     checks.push((d) => {
@@ -46,16 +63,25 @@ function deliveryFilter(raw: DeliveryFilterParameters): ((d: DeliveryRecord) => 
       return wanted.includes(code) || wanted.includes(`${code[0]}xx`);
     });
   }
-  for (const [key, atLeast] of [['@minAttempts', true], ['@maxAttempts', false]] as const) {
+  for (const [key, atLeast] of [
+    ['@minAttempts', true],
+    ['@maxAttempts', false],
+  ] as const) {
     if (raw[key] === undefined) continue;
     const bound = Number(raw[key]);
     checks.push((d) => (atLeast ? d.attempts.length >= bound : d.attempts.length <= bound));
   }
-  for (const [key, after] of [['@since', true], ['@until', false]] as const) {
+  for (const [key, after] of [
+    ['@since', true],
+    ['@until', false],
+  ] as const) {
     const value = raw[key];
     if (value === undefined) continue;
     const at = Date.parse(value);
-    if (Number.isNaN(at)) throw badRequest('Invalid query parameters', [detail([key], 'invalid_string', 'an ISO 8601 time', value, `${key} is not a time`)]);
+    if (Number.isNaN(at))
+      throw badRequest('Invalid query parameters', [
+        detail([key], 'invalid_string', 'an ISO 8601 time', value, `${key} is not a time`),
+      ]);
     checks.push((d) => (after ? Date.parse(d.createdAt) >= at : Date.parse(d.createdAt) < at));
   }
   if (checks.length === 0) return undefined;
@@ -69,14 +95,18 @@ const errors = errorResponses(400, 401, 403, 404, 409);
 const changeErrors = errorResponses(400, 401, 403, 404, 409, 415);
 const streamResponse = {
   200: {
-    description: 'Server-sent events: one `attempt` event per logged attempt (id `<deliveryId>.<attempt number>`), data a DeliveryAttemptNotice; `: keep-alive` comments every 15 s',
+    description:
+      'Server-sent events: one `attempt` event per logged attempt (id `<deliveryId>.<attempt number>`), data a DeliveryAttemptNotice; `: keep-alive` comments every 15 s',
     content: { 'text/event-stream': { schema: DeliveryAttemptNoticeSchema } },
   },
   ...errorResponses(400, 401, 403),
 };
 
 /** A dispatcher action on one delivery: a refusal is a 409, no such delivery a 404. */
-async function actOn(deliveryId: string, action: () => Promise<DeliveryView | null> | DeliveryView | null): Promise<DeliveryView> {
+async function actOn(
+  deliveryId: string,
+  action: () => Promise<DeliveryView | null> | DeliveryView | null,
+): Promise<DeliveryView> {
   try {
     return found(await action(), 'delivery', deliveryId);
   } catch (error) {
@@ -85,70 +115,152 @@ async function actOn(deliveryId: string, action: () => Promise<DeliveryView | nu
 }
 
 /** The delivery log under /_emulator (its bodies hold installation tokens): list, read, resend, retry, cancel, and a stream of attempts. */
-export default async function deliveryRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function deliveryRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const { db, events } = services;
 
-  app.get('/deliveries', { schema: { querystring: DeliveryListQuerySchema, response: { 200: OkPage(DeliverySchema), ...errors } } }, async (request) => {
-    const query = parseQuery(request.query, DELIVERY_QUERY, FILTER_NAMES);
-    const result = runQuery(db.deliveries, query, DELIVERY_QUERY, { visible: deliveryFilter(request.query) });
-    return ok(result.data.map(presentDelivery), { pagination: result.pagination });
-  });
+  app.get(
+    '/deliveries',
+    {
+      schema: {
+        querystring: DeliveryListQuerySchema,
+        response: { 200: OkPage(DeliverySchema), ...errors },
+      },
+    },
+    async (request) => {
+      const query = parseQuery(request.query, DELIVERY_QUERY, FILTER_NAMES);
+      const result = runQuery(db.deliveries, query, DELIVERY_QUERY, {
+        visible: deliveryFilter(request.query),
+      });
+      return ok(result.data.map(presentDelivery), { pagination: result.pagination });
+    },
+  );
 
   // Every delivery the list's filters match is sent again (as its own new delivery; challenges never).
-  app.post('/deliveries/redeliver', { schema: { querystring: DeliveryBulkQuerySchema, response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors } } }, async (request) => {
-    const raw = request.query;
-    const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
-    const matched = runQuery(db.deliveries, { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined }, DELIVERY_QUERY, { visible: deliveryFilter(raw) }).data;
-    const resendable = matched.filter((d) => d.type !== 'WEBHOOK_CHALLENGE');
-    if (resendable.length > MAX_BULK_REDELIVERIES) {
-      throw badRequest(`${resendable.length} deliveries match: at most ${MAX_BULK_REDELIVERIES} are resent at once`, [
-        detail(['query'], 'too_big', `at most ${MAX_BULK_REDELIVERIES} matches`, resendable.length, 'narrow the filters'),
-      ]);
-    }
-    const ids: string[] = [];
-    // Oldest first, so the plugin meets them in the order they first went out.
-    for (const d of [...resendable].reverse()) {
-      try {
-        const resent = await events.redeliver(d.id, { wait: false });
-        if (resent) ids.push(resent.id);
-      } catch (error) {
-        if (!(error instanceof RedeliveryRefused)) throw error;
+  app.post(
+    '/deliveries/redeliver',
+    {
+      schema: {
+        querystring: DeliveryBulkQuerySchema,
+        response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors },
+      },
+    },
+    async (request) => {
+      const raw = request.query;
+      const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
+      const matched = runQuery(
+        db.deliveries,
+        { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined },
+        DELIVERY_QUERY,
+        { visible: deliveryFilter(raw) },
+      ).data;
+      const resendable = matched.filter((d) => d.type !== 'WEBHOOK_CHALLENGE');
+      if (resendable.length > MAX_BULK_REDELIVERIES) {
+        throw badRequest(
+          `${resendable.length} deliveries match: at most ${MAX_BULK_REDELIVERIES} are resent at once`,
+          [
+            detail(
+              ['query'],
+              'too_big',
+              `at most ${MAX_BULK_REDELIVERIES} matches`,
+              resendable.length,
+              'narrow the filters',
+            ),
+          ],
+        );
       }
-    }
-    return ok({ count: ids.length, skipped: matched.length - ids.length, deliveries: ids });
-  });
+      const ids: string[] = [];
+      // Oldest first, so the plugin meets them in the order they first went out.
+      for (const d of [...resendable].reverse()) {
+        try {
+          const resent = await events.redeliver(d.id, { wait: false });
+          if (resent) ids.push(resent.id);
+        } catch (error) {
+          if (!(error instanceof RedeliveryRefused)) throw error;
+        }
+      }
+      return ok({ count: ids.length, skipped: matched.length - ids.length, deliveries: ids });
+    },
+  );
 
-  app.get('/deliveries/stream', { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } }, async (request, reply) => {
-    const filters = request.query;
-    openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
-      events.onAttempt((notice) => {
-        if (STREAM_FILTERS.some((f) => filters[f] !== undefined && notice.delivery[f] !== filters[f])) return;
-        send(`id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`);
-      }),
-    );
-  });
+  app.get(
+    '/deliveries/stream',
+    { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } },
+    async (request, reply) => {
+      const filters = request.query;
+      openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
+        events.onAttempt((notice) => {
+          if (
+            STREAM_FILTERS.some(
+              (f) => filters[f] !== undefined && notice.delivery[f] !== filters[f],
+            )
+          )
+            return;
+          send(
+            `id: ${notice.delivery.id}.${notice.attempt.number}\nevent: attempt\ndata: ${JSON.stringify(notice)}\n\n`,
+          );
+        }),
+      );
+    },
+  );
 
-  app.get('/deliveries/:deliveryId', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } }, async (request) => {
-    const { deliveryId } = request.params;
-    return ok(presentDelivery(found(db.deliveries.get(deliveryId), 'delivery', deliveryId)));
-  });
+  app.get(
+    '/deliveries/:deliveryId',
+    { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } },
+    async (request) => {
+      const { deliveryId } = request.params;
+      return ok(presentDelivery(found(db.deliveries.get(deliveryId), 'delivery', deliveryId)));
+    },
+  );
 
-  app.post('/deliveries/:deliveryId/redeliver', { schema: { params: params('deliveryId'), querystring: RedeliverQuerySchema, response: { 201: Ok(DeliverySchema), ...errors } } }, async (request, reply) => {
-    const { deliveryId } = request.params;
-    const delivery = await actOn(deliveryId, () => events.redeliver(deliveryId, { wait: request.query.wait !== 'false' }));
-    return reply.status(201).send(ok(delivery));
-  });
+  app.post(
+    '/deliveries/:deliveryId/redeliver',
+    {
+      schema: {
+        params: params('deliveryId'),
+        querystring: RedeliverQuerySchema,
+        response: { 201: Ok(DeliverySchema), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { deliveryId } = request.params;
+      const delivery = await actOn(deliveryId, () =>
+        events.redeliver(deliveryId, { wait: request.query.wait !== 'false' }),
+      );
+      return reply.status(201).send(ok(delivery));
+    },
+  );
 
   // A pending delivery's next attempt, now; answered at once (the outcome comes over the stream).
-  app.post('/deliveries/:deliveryId/retry', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
-    const { deliveryId } = request.params;
-    return ok(await actOn(deliveryId, () => events.retryNow(deliveryId)));
-  });
+  app.post(
+    '/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        params: params('deliveryId'),
+        response: { 200: Ok(DeliverySchema), ...changeErrors },
+      },
+    },
+    async (request) => {
+      const { deliveryId } = request.params;
+      return ok(await actOn(deliveryId, () => events.retryNow(deliveryId)));
+    },
+  );
 
   // A pending delivery's retries, cancelled: it becomes failed (cancelledAt set) and is never sent again.
-  app.post('/deliveries/:deliveryId/cancel', { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...changeErrors } } }, async (request) => {
-    const { deliveryId } = request.params;
-    return ok(await actOn(deliveryId, () => events.cancel(deliveryId)));
-  });
+  app.post(
+    '/deliveries/:deliveryId/cancel',
+    {
+      schema: {
+        params: params('deliveryId'),
+        response: { 200: Ok(DeliverySchema), ...changeErrors },
+      },
+    },
+    async (request) => {
+      const { deliveryId } = request.params;
+      return ok(await actOn(deliveryId, () => events.cancel(deliveryId)));
+    },
+  );
 }

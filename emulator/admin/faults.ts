@@ -1,31 +1,68 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
-import { checkFaultSeed, FAULT_PROFILE_SYNTAX, FaultProfileError, parseFaultProfile } from '../webhooks/faults.js';
+import {
+  checkFaultSeed,
+  FAULT_PROFILE_SYNTAX,
+  FaultProfileError,
+  parseFaultProfile,
+} from '../webhooks/faults.js';
 import { typed, type RouteOptions } from '../api/common.js';
-import { FaultSettingsSchema, FaultsUpdateSchema, Ok, errorResponses } from '../../src/contract/index.js';
+import {
+  FaultSettingsSchema,
+  FaultsUpdateSchema,
+  Ok,
+  errorResponses,
+} from '../../src/contract/index.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
-export default async function adminFaultRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminFaultRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const { events } = services;
   const settings = Ok(FaultSettingsSchema);
 
-  app.get('/faults', { schema: { response: { 200: settings, ...errorResponses(401, 403) } } }, async () => ok(events.faults.settings()));
+  app.get(
+    '/faults',
+    { schema: { response: { 200: settings, ...errorResponses(401, 403) } } },
+    async () => ok(events.faults.settings()),
+  );
 
-  app.put('/faults', { schema: { body: FaultsUpdateSchema, response: { 200: settings, ...errorResponses(400, 401, 403, 413, 415) } } }, async (request) => {
-    const body = request.body;
-    try {
-      const profile = parseFaultProfile(body.profile);
-      const seed = body.seed === undefined ? undefined : checkFaultSeed(String(body.seed));
-      return ok(events.faults.configure(profile, seed));
-    } catch (error) {
-      if (!(error instanceof FaultProfileError)) throw error;
-      const field = body.seed !== undefined && error.problems.some((p) => p.part === String(body.seed)) ? 'seed' : 'profile';
-      throw badRequest(
-        `invalid fault ${field}: ${error.message}`,
-        error.problems.map((p) => detail([field], 'invalid_fault', field === 'seed' ? '1 to 64 letters, digits, "_", "-" or "."' : FAULT_PROFILE_SYNTAX, p.part, p.message)),
-      );
-    }
-  });
+  app.put(
+    '/faults',
+    {
+      schema: {
+        body: FaultsUpdateSchema,
+        response: { 200: settings, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      try {
+        const profile = parseFaultProfile(body.profile);
+        const seed = body.seed === undefined ? undefined : checkFaultSeed(String(body.seed));
+        return ok(events.faults.configure(profile, seed));
+      } catch (error) {
+        if (!(error instanceof FaultProfileError)) throw error;
+        const field =
+          body.seed !== undefined && error.problems.some((p) => p.part === String(body.seed))
+            ? 'seed'
+            : 'profile';
+        throw badRequest(
+          `invalid fault ${field}: ${error.message}`,
+          error.problems.map((p) =>
+            detail(
+              [field],
+              'invalid_fault',
+              field === 'seed' ? '1 to 64 letters, digits, "_", "-" or "."' : FAULT_PROFILE_SYNTAX,
+              p.part,
+              p.message,
+            ),
+          ),
+        );
+      }
+    },
+  );
 }

@@ -7,7 +7,10 @@ const ADMIN_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DE
  * Hands every /_emulator request, unread, to the admin app, built on its first request (later ones wait for it):
  * its some 60 routes took about half of an in-memory start, and a plugin's test suite mostly never calls it.
  */
-export function forwardToAdminApp(app: FastifyInstance, build: () => Promise<FastifyInstance>): void {
+export function forwardToAdminApp(
+  app: FastifyInstance,
+  build: () => Promise<FastifyInstance>,
+): void {
   let admin: Promise<FastifyInstance> | undefined;
   let closing = false;
   app.route({
@@ -33,7 +36,12 @@ export function forwardToAdminApp(app: FastifyInstance, build: () => Promise<Fas
           request.log.error({ err: error }, 'the admin API did not build');
           response.statusCode = 500;
           response.setHeader('content-type', 'application/json; charset=utf-8');
-          response.end(JSON.stringify({ ok: false, error: { message: 'Internal server error', error: 'SERVER_ERROR' } }));
+          response.end(
+            JSON.stringify({
+              ok: false,
+              error: { message: 'Internal server error', error: 'SERVER_ERROR' },
+            }),
+          );
         },
       );
       done();

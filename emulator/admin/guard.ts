@@ -38,11 +38,20 @@ export interface AdminRequest {
 /** Paths of the admin surface that hold no data: no credential, and any peer may ask. */
 const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/openapi.json']);
 /** The dashboard's static files: no credential (the page signs in with a login code), but only this machine, own names, own origin. */
-const DASHBOARD_FILE_PATHS = new Set(['/_emulator/dashboard', '/_emulator/dashboard/', '/_emulator/dashboard/app.js', '/_emulator/dashboard/app.css']);
+const DASHBOARD_FILE_PATHS = new Set([
+  '/_emulator/dashboard',
+  '/_emulator/dashboard/',
+  '/_emulator/dashboard/app.js',
+  '/_emulator/dashboard/app.css',
+]);
 /** Where the dashboard exchanges a login code for a session: no credential yet, JSON only. */
 const DASHBOARD_SESSION_PATH = '/_emulator/dashboard/session';
 /** Content types a web page may send cross-origin without a preflight (the CORS "simple" ones). */
-const SIMPLE_CONTENT_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+const SIMPLE_CONTENT_TYPES = new Set([
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+]);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether a remote address is this machine (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
@@ -53,13 +62,17 @@ export function isLoopback(address: string | undefined): boolean {
 
 /** An address as compared: lower case, no IPv6 zone, IPv4-mapped IPv6 as plain IPv4. */
 function plainAddress(address: string): string {
-  return address.toLowerCase().replace(/%.*$/, '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  return address
+    .toLowerCase()
+    .replace(/%.*$/, '')
+    .replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
 
 /** This machine's own interface addresses, in plainAddress form. */
 function interfaceAddresses(): Set<string> {
   const own = new Set<string>();
-  for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) own.add(plainAddress(i.address));
+  for (const list of Object.values(networkInterfaces()))
+    for (const i of list ?? []) own.add(plainAddress(i.address));
   return own;
 }
 
@@ -67,7 +80,10 @@ function interfaceAddresses(): Set<string> {
  * Whether a peer address is this machine: loopback, or one of its own interface addresses (a local
  * client of `--host 192.168.1.20` arrives from that address), read at each call.
  */
-export function isThisMachine(address: string | undefined, ownAddresses: () => Set<string> = interfaceAddresses): boolean {
+export function isThisMachine(
+  address: string | undefined,
+  ownAddresses: () => Set<string> = interfaceAddresses,
+): boolean {
   if (!address) return false;
   return isLoopback(address) || ownAddresses().has(plainAddress(address));
 }
@@ -75,7 +91,11 @@ export function isThisMachine(address: string | undefined, ownAddresses: () => S
 /** Whether a host name (no port, IPv6 without brackets) names this machine's loopback interface. */
 export function isLoopbackName(name: string): boolean {
   const n = name.toLowerCase().replace(/\.$/, '');
-  return n === 'localhost' || n.endsWith('.localhost') || (isIP(n) !== 0 && (isLoopback(n) || n === '0:0:0:0:0:0:0:1'));
+  return (
+    n === 'localhost' ||
+    n.endsWith('.localhost') ||
+    (isIP(n) !== 0 && (isLoopback(n) || n === '0:0:0:0:0:0:0:1'))
+  );
 }
 
 /** The host name of a Host or Origin authority, lower case, without port or IPv6 brackets. */
@@ -101,11 +121,22 @@ export function isWildcardHost(host: string): boolean {
  */
 export function ownHostNames(host: string, adminHosts: string[] = []): (name: string) => boolean {
   const bound = hostOf(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  const extra = new Set<string>(adminHosts.map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')).filter((h) => h !== ''));
+  const extra = new Set<string>(
+    adminHosts
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, '')
+          .replace(/\.$/, ''),
+      )
+      .filter((h) => h !== ''),
+  );
   if (bound && !isWildcardHost(host)) extra.add(bound);
   if (isWildcardHost(host)) {
     extra.add(machineHostname().toLowerCase());
-    for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) extra.add(i.address.toLowerCase().replace(/%.*$/, ''));
+    for (const list of Object.values(networkInterfaces()))
+      for (const i of list ?? []) extra.add(i.address.toLowerCase().replace(/%.*$/, ''));
   }
   return (name) => isLoopbackName(name) || extra.has(name.toLowerCase());
 }
@@ -133,7 +164,8 @@ export function adminRefusal(
   request: AdminRequest,
   ownAddresses: () => Set<string> = interfaceAddresses,
 ): ApiError | null {
-  const open = OPEN_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
+  const open =
+    OPEN_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
   if (!open && !access.allowRemote && !isThisMachine(request.remoteAddress, ownAddresses)) {
     return forbidden(
       `The emulator's admin API (/_emulator) is served only to callers on this machine (you are ${request.remoteAddress ?? 'unknown'}); start the emulator with --allow-remote-admin (startEmulator({ allowRemoteAdmin: true })) to serve other machines`,
@@ -148,22 +180,40 @@ export function adminRefusal(
   }
   const origin = single(request.headers.origin);
   if (origin !== undefined && !sameOrigin(origin, hostHeader!)) {
-    return forbidden(`The admin API does not answer web pages of other origins (Origin ${origin}); call it from the CLI, startEmulator() or curl`);
+    return forbidden(
+      `The admin API does not answer web pages of other origins (Origin ${origin}); call it from the CLI, startEmulator() or curl`,
+    );
   }
   const fetchSite = single(request.headers['sec-fetch-site']);
   if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') {
-    return forbidden(`The admin API does not answer requests a web page of another site makes (Sec-Fetch-Site ${fetchSite}); call it from the CLI, startEmulator() or curl`);
+    return forbidden(
+      `The admin API does not answer requests a web page of another site makes (Sec-Fetch-Site ${fetchSite}); call it from the CLI, startEmulator() or curl`,
+    );
   }
   if (open) return null;
-  if (DASHBOARD_FILE_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD')) return null;
+  if (
+    DASHBOARD_FILE_PATHS.has(request.path) &&
+    (request.method === 'GET' || request.method === 'HEAD')
+  )
+    return null;
   const contentType = single(request.headers['content-type'])?.split(';')[0].trim().toLowerCase();
-  if (!SAFE_METHODS.has(request.method) && contentType !== undefined && SIMPLE_CONTENT_TYPES.has(contentType)) {
-    return new ApiError('UNSUPPORTED_MEDIA_TYPE', `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`);
+  if (
+    !SAFE_METHODS.has(request.method) &&
+    contentType !== undefined &&
+    SIMPLE_CONTENT_TYPES.has(contentType)
+  ) {
+    return new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`,
+    );
   }
   if (request.path === DASHBOARD_SESSION_PATH && request.method === 'POST') {
     // The code in the JSON body is the credential here; anything but JSON is refused (no form can post it).
     if (contentType !== 'application/json') {
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Sign in to the dashboard with a JSON body { "code": "<login code>" } and content-type application/json');
+      return new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Sign in to the dashboard with a JSON body { "code": "<login code>" } and content-type application/json',
+      );
     }
     return null;
   }
@@ -181,7 +231,9 @@ export function adminRefusal(
     );
   }
   if (!sameSecret(given, access.token)) {
-    return unauthorized(`The ${ADMIN_HEADER} header does not hold this emulator's admin credential (it changes at every start): use the adminToken of the running emulator`);
+    return unauthorized(
+      `The ${ADMIN_HEADER} header does not hold this emulator's admin credential (it changes at every start): use the adminToken of the running emulator`,
+    );
   }
   return null;
 }

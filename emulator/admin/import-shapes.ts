@@ -9,17 +9,51 @@ const SHAPES: Record<string, Record<string, string>> = {
   users: { name: 's' },
   orgs: { name: 's' },
   memberships: { orgId: 's', userId: 's', role: 'e:OWNER|MEMBER|VIEWER' },
-  tokens: { kind: 'e:user|instance', hash: 's', name: 's', userId: 's?', orgId: 's?', instanceId: 's?', revokedAt: 's?' },
+  tokens: {
+    kind: 'e:user|instance',
+    hash: 's',
+    name: 's',
+    userId: 's?',
+    orgId: 's?',
+    instanceId: 's?',
+    revokedAt: 's?',
+  },
   apiKeys: { hash: 's', orgId: 's', name: 's' },
-  plugins: { orgId: 's', name: 's', type: 'e:EVENT_HANDLER|APP|DATA_PROVIDER', events: 'S', scopes: 'S', tags: 'S', inputsSchema: 'o', isPublic: 'b', webhookUrl: 's?', webhookUrlIsVerified: 'b', webhookSecret: 's' },
+  plugins: {
+    orgId: 's',
+    name: 's',
+    type: 'e:EVENT_HANDLER|APP|DATA_PROVIDER',
+    events: 'S',
+    scopes: 'S',
+    tags: 'S',
+    inputsSchema: 'o',
+    isPublic: 'b',
+    webhookUrl: 's?',
+    webhookUrlIsVerified: 'b',
+    webhookSecret: 's',
+  },
   actions: { pluginId: 's', name: 's' },
   externalEvents: { pluginId: 's', name: 's' },
   repositories: { orgId: 's', name: 's' },
   agents: { orgId: 's', name: 's' },
   characters: { orgId: 's', name: 's', agentId: 's?' },
   conversations: { characterId: 's', orgId: 's' },
-  messages: { conversationId: 's', sender: 'e:USER|CHARACTER', content: 's', attachments: 'a', isStreaming: 'b' },
-  instances: { pluginId: 's', orgId: 's', entityId: 's', name: 's', events: 'S', scopes: 'S', inputs: 'o' },
+  messages: {
+    conversationId: 's',
+    sender: 'e:USER|CHARACTER',
+    content: 's',
+    attachments: 'a',
+    isStreaming: 'b',
+  },
+  instances: {
+    pluginId: 's',
+    orgId: 's',
+    entityId: 's',
+    name: 's',
+    events: 'S',
+    scopes: 'S',
+    inputs: 'o',
+  },
   deliveries: { pluginId: 's', orgId: 's', eventId: 's', status: 's', attempts: 'a', event: 'o' },
   files: { fileName: 's', orgId: 's', storageKey: 's', isPublic: 'b' },
   repositoryFiles: { repositoryId: 's', fileId: 's' },
@@ -31,29 +65,53 @@ const COMMON: Record<string, string> = { createdAt: 's', updatedAt: 's' };
 /** Each type of SHAPES: its test, and how a problem names it. */
 const TYPES: Record<string, { fits: (value: unknown) => boolean; name: string }> = {
   s: { fits: (v) => typeof v === 'string', name: 'a string' },
-  's?': { fits: (v) => v === null || v === undefined || typeof v === 'string', name: 'a string, null or absent' },
+  's?': {
+    fits: (v) => v === null || v === undefined || typeof v === 'string',
+    name: 'a string, null or absent',
+  },
   b: { fits: (v) => typeof v === 'boolean', name: 'a boolean' },
   a: { fits: (v) => Array.isArray(v), name: 'an array' },
-  S: { fits: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string'), name: 'an array of strings' },
+  S: {
+    fits: (v) => Array.isArray(v) && v.every((item) => typeof item === 'string'),
+    name: 'an array of strings',
+  },
   o: { fits: (v) => v !== null && typeof v === 'object' && !Array.isArray(v), name: 'an object' },
 };
 
 function typeOf(type: string): (typeof TYPES)[string] {
   const allowed = type.slice(2).split('|');
-  return TYPES[type] ?? { fits: (v) => typeof v === 'string' && allowed.includes(v), name: `one of ${allowed.join(', ')}` };
+  return (
+    TYPES[type] ?? {
+      fits: (v) => typeof v === 'string' && allowed.includes(v),
+      name: `one of ${allowed.join(', ')}`,
+    }
+  );
 }
 
 /** The first `limit` problems with the shape of an import's records, each under `collections.<name>.<index>.<field>`. */
-export function importShapeProblems(collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>, limit = 20): ErrorDetail[] {
+export function importShapeProblems(
+  collections: Readonly<Record<string, ReadonlyArray<Record<string, unknown>> | undefined>>,
+  limit = 20,
+): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   for (const [name, records = []] of Object.entries(collections)) {
-    const shape = Object.entries({ ...COMMON, ...(SHAPES[name] ?? {}) }).map(([field, type]) => [field, typeOf(type)] as const);
+    const shape = Object.entries({ ...COMMON, ...(SHAPES[name] ?? {}) }).map(
+      ([field, type]) => [field, typeOf(type)] as const,
+    );
     for (let i = 0; i < records.length; i++) {
       for (const [field, expected] of shape) {
         const value = records[i][field];
         if (expected.fits(value)) continue;
         const path = ['collections', name, String(i), field];
-        problems.push(detail(path, 'invalid_type', expected.name, value, `${path.join('.')} must be ${expected.name} (record ${String(records[i].id)})`));
+        problems.push(
+          detail(
+            path,
+            'invalid_type',
+            expected.name,
+            value,
+            `${path.join('.')} must be ${expected.name} (record ${String(records[i].id)})`,
+          ),
+        );
         if (problems.length >= limit) return problems;
       }
     }

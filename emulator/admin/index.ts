@@ -16,12 +16,30 @@ import { adminGuard } from './guard.js';
 /** Every `/_emulator` route in one plugin whose one onRequest hook, the guard, decides who may call: no route checks callers itself. */
 export default async function adminSurface(
   app: FastifyInstance,
-  { services, access, openapi }: { services: EmulatorContext; access: EmulatorContext['config']['admin']; openapi: () => Promise<Record<string, unknown>> },
+  {
+    services,
+    access,
+    openapi,
+  }: {
+    services: EmulatorContext;
+    access: EmulatorContext['config']['admin'];
+    openapi: () => Promise<Record<string, unknown>>;
+  },
 ): Promise<void> {
   app.addHook('onRequest', adminGuard(access));
   // GET /health and GET /openapi.json are the open paths: the guard serves them without a credential.
   await app.register(openApiRoutes, { openapi });
-  const routes = [adminOverviewRoutes, deliveryRoutes, adminCharacterRoutes, adminAgentRoutes, adminCredentialRoutes, adminConversationRoutes, adminStoreRoutes, adminEventRoutes, adminFaultRoutes];
+  const routes = [
+    adminOverviewRoutes,
+    deliveryRoutes,
+    adminCharacterRoutes,
+    adminAgentRoutes,
+    adminCredentialRoutes,
+    adminConversationRoutes,
+    adminStoreRoutes,
+    adminEventRoutes,
+    adminFaultRoutes,
+  ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });
 }

@@ -2,7 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
 import type { EmulatorContext } from '../context.js';
-import { HealthSchema, Ok, OverviewSchema, STORE_COLLECTIONS, StoreEpochNoticeSchema, errorResponses, type Overview } from '../../src/contract/index.js';
+import {
+  HealthSchema,
+  Ok,
+  OverviewSchema,
+  STORE_COLLECTIONS,
+  StoreEpochNoticeSchema,
+  errorResponses,
+  type Overview,
+} from '../../src/contract/index.js';
 import { openAdminEventStream } from './event-stream.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
@@ -13,7 +21,9 @@ function storeEpoch(services: EmulatorContext): string {
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
 function overviewOf(services: EmulatorContext): Overview {
   const { db, config } = services;
-  const counts = Object.fromEntries(STORE_COLLECTIONS.map((name) => [name, db[name].size])) as Overview['counts'];
+  const counts = Object.fromEntries(
+    STORE_COLLECTIONS.map((name) => [name, db[name].size]),
+  ) as Overview['counts'];
   const waiting = db.deliveries.where('status', 'pending');
   const pending = waiting.filter((delivery) => delivery.attempts.length === 0).length;
   const retrying = waiting.length - pending;
@@ -27,36 +37,69 @@ function overviewOf(services: EmulatorContext): Overview {
     startedAt: config.startedAt.toISOString(),
     uptimeSeconds: Math.max(0, Math.floor((Date.now() - config.startedAt.getTime()) / 1000)),
     counts,
-    deliveryQueue: { pending, retrying, failed: countOf('failed') + countOf('exhausted'), delivered: countOf('delivered') },
-    deliveryPolicy: { attempts: services.events.options.schedule.length + 1, timeoutMs: services.events.options.timeoutMs },
+    deliveryQueue: {
+      pending,
+      retrying,
+      failed: countOf('failed') + countOf('exhausted'),
+      delivered: countOf('delivered'),
+    },
+    deliveryPolicy: {
+      attempts: services.events.options.schedule.length + 1,
+      timeoutMs: services.events.options.timeoutMs,
+    },
     storage: config.storageBackend,
     llm: config.llm,
   };
 }
 
 /** The emulator itself: `GET /_emulator/health` (open, answered once the emulator serves), the dashboard's Overview and its stream. */
-export default async function adminOverviewRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminOverviewRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
-  app.get('/health', { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } }, async () => {
-    const { managementUrl, messagingUrl, persistent, storeId } = overviewOf(services);
-    return ok({ status: 'ok' as const, managementUrl, messagingUrl, persistent, storeId, pid: process.pid });
-  });
+  app.get(
+    '/health',
+    { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } },
+    async () => {
+      const { managementUrl, messagingUrl, persistent, storeId } = overviewOf(services);
+      return ok({
+        status: 'ok' as const,
+        managementUrl,
+        messagingUrl,
+        persistent,
+        storeId,
+        pid: process.pid,
+      });
+    },
+  );
 
-  app.get('/overview', { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } }, async () => ok(overviewOf(services)));
+  app.get(
+    '/overview',
+    { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } },
+    async () => ok(overviewOf(services)),
+  );
 
   // The dashboard listens so that no view shows records of a store that is gone.
   const streamResponse = {
     200: {
-      description: 'Server-sent events: `hello` when the stream opens and `store-replaced` after each reset or import, data a StoreEpochNotice; `: keep-alive` comments every 15 s',
+      description:
+        'Server-sent events: `hello` when the stream opens and `store-replaced` after each reset or import, data a StoreEpochNotice; `: keep-alive` comments every 15 s',
       content: { 'text/event-stream': { schema: StoreEpochNoticeSchema } },
     },
     ...errorResponses(401, 403),
   };
   app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) =>
-    openAdminEventStream(request, reply, `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`, (send) =>
-      services.events.onStoreReplaced((change) => {
-        send(`event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`);
-      }),
+    openAdminEventStream(
+      request,
+      reply,
+      `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`,
+      (send) =>
+        services.events.onStoreReplaced((change) => {
+          send(
+            `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`,
+          );
+        }),
     ),
   );
 }

@@ -25,7 +25,9 @@ export function ownAdminTarget(url: string, own: OwnAddress): string | null {
   if (!URL.canParse(url)) return null;
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  const ports = new Set(own.urls.filter((base) => URL.canParse(base)).map((base) => new URL(base).port || '80'));
+  const ports = new Set(
+    own.urls.filter((base) => URL.canParse(base)).map((base) => new URL(base).port || '80'),
+  );
   const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
   if (!ports.has(port)) return null;
   const host = unmapped(parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase());

@@ -23,17 +23,29 @@ import {
 const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
 
 /** Export, import and reset of the whole store (an export holds webhook secrets and installation tokens). */
-export default async function adminStoreRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function adminStoreRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const collections: Array<Collection<BaseRecord>> = Object.values(services.db);
   const names = collections.map((c) => c.name);
 
   // Records are exported as stored, every field: the schema keeps them open (StoredRecord).
-  app.get('/export', { schema: { response: { 200: Ok(EmulatorExportSchema), ...errorResponses(401, 403) } } }, async () => {
-    const out: EmulatorExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: nowIso(), collections: {} };
-    for (const c of collections) out.collections[c.name] = [...c.values()];
-    return ok(out);
-  });
+  app.get(
+    '/export',
+    { schema: { response: { 200: Ok(EmulatorExportSchema), ...errorResponses(401, 403) } } },
+    async () => {
+      const out: EmulatorExport = {
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        exportedAt: nowIso(),
+        collections: {},
+      };
+      for (const c of collections) out.collections[c.name] = [...c.values()];
+      return ok(out);
+    },
+  );
 
   // The export's schema, closed to this store's collection names, checks only the envelope and each
   // record's id (one fast ajv pass over 200 MiB); importStore checks each collection's fields.
@@ -42,7 +54,10 @@ export default async function adminStoreRoutes(fastify: FastifyInstance, { servi
       ...EmulatorExportSchema.properties,
       collections: Type.Object(
         Object.fromEntries(names.map((n) => [n, Type.Optional(Type.Array(StoredRecordSchema))])),
-        { additionalProperties: false, description: EmulatorExportSchema.properties.collections.description },
+        {
+          additionalProperties: false,
+          description: EmulatorExportSchema.properties.collections.description,
+        },
       ),
     },
     { additionalProperties: false, examples: EmulatorExportSchema.examples },
@@ -50,17 +65,38 @@ export default async function adminStoreRoutes(fastify: FastifyInstance, { servi
 
   // Exported records sit a few levels deeper than the bodies that made them: twice the usual depth.
   // A collection holds as many records as the store had: no cap on sizes but the body limit.
-  const jsonLimits = { maxDepth: 2 * MAX_JSON_DEPTH, maxArrayItems: Number.MAX_SAFE_INTEGER, maxObjectKeys: Number.MAX_SAFE_INTEGER, maxValues: Number.MAX_SAFE_INTEGER };
+  const jsonLimits = {
+    maxDepth: 2 * MAX_JSON_DEPTH,
+    maxArrayItems: Number.MAX_SAFE_INTEGER,
+    maxObjectKeys: Number.MAX_SAFE_INTEGER,
+    maxValues: Number.MAX_SAFE_INTEGER,
+  };
   const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { jsonLimits } };
-  const importResponse = { 200: Ok(ImportResultSchema), ...errorResponses(400, 401, 403, 409, 413, 415) };
-  app.post('/import', { schema: { body: importBody, response: importResponse }, ...importOptions }, async (request) => {
-    const counts = await importStore(services, request.body.collections);
-    return ok({ imported: true as const, counts });
-  });
+  const importResponse = {
+    200: Ok(ImportResultSchema),
+    ...errorResponses(400, 401, 403, 409, 413, 415),
+  };
+  app.post(
+    '/import',
+    { schema: { body: importBody, response: importResponse }, ...importOptions },
+    async (request) => {
+      const counts = await importStore(services, request.body.collections);
+      return ok({ imported: true as const, counts });
+    },
+  );
 
-  app.post('/reset', { schema: { response: { 200: Ok(ResetResultSchema), ...errorResponses(400, 401, 403, 413, 415) } } }, async () => {
-    if (!services.reset) throw badRequest('This emulator cannot be reset through the admin API', []);
-    await services.reset();
-    return ok({ reset: true as const });
-  });
+  app.post(
+    '/reset',
+    {
+      schema: {
+        response: { 200: Ok(ResetResultSchema), ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async () => {
+      if (!services.reset)
+        throw badRequest('This emulator cannot be reset through the admin API', []);
+      await services.reset();
+      return ok({ reset: true as const });
+    },
+  );
 }

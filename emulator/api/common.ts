@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TObject } from '@sinclair/typebox';
-import { FileSchema, Params, PluginInstanceSchema, type QueryFieldType } from '../../src/contract/index.js';
+import {
+  FileSchema,
+  Params,
+  PluginInstanceSchema,
+  type QueryFieldType,
+} from '../../src/contract/index.js';
 import type { EmulatorContext } from '../context.js';
 import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
 import { badRequest, detail, found, notFound } from '../errors.js';
@@ -25,8 +30,15 @@ export function typed(app: FastifyInstance) {
 }
 
 /** A list's query: the `fields` of a contract resource that filter and sort, typed as the resource types them, and those `@search` reads. */
-export function querySpec<S extends TObject>(resource: S, fields: Array<keyof S['properties'] & string>, search: Array<keyof S['properties'] & string>): QuerySpec {
-  return { fields: Object.fromEntries(fields.map((field) => [field, queryType(resource, field)])), search };
+export function querySpec<S extends TObject>(
+  resource: S,
+  fields: Array<keyof S['properties'] & string>,
+  search: Array<keyof S['properties'] & string>,
+): QuerySpec {
+  return {
+    fields: Object.fromEntries(fields.map((field) => [field, queryType(resource, field)])),
+    search,
+  };
 }
 
 function queryType(resource: TObject, field: string): QueryFieldType {
@@ -38,7 +50,13 @@ function queryType(resource: TObject, field: string): QueryFieldType {
 }
 
 /** A list route's answer: the shared query system over `collection` (within `scope`), each record presented. */
-export function listed<T extends BaseRecord, V = T>(collection: Collection<T>, raw: Record<string, string | string[] | undefined>, spec: QuerySpec, scope: QueryScope<T> = {}, present?: (record: T) => V) {
+export function listed<T extends BaseRecord, V = T>(
+  collection: Collection<T>,
+  raw: Record<string, string | string[] | undefined>,
+  spec: QuerySpec,
+  scope: QueryScope<T> = {},
+  present?: (record: T) => V,
+) {
   const result = runQuery(collection, parseQuery(raw, spec), spec, scope);
   return ok(present ? result.data.map(present) : result.data, { pagination: result.pagination });
 }
@@ -49,11 +67,18 @@ export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
 }
 
 /** The plugin, if the caller may see it (public, or a member of its org); anything else is a 404. */
-export function findVisiblePlugin(services: EmulatorContext, request: FastifyRequest, pluginId: string): PluginRecord {
+export function findVisiblePlugin(
+  services: EmulatorContext,
+  request: FastifyRequest,
+  pluginId: string,
+): PluginRecord {
   // Without a token a 401 whatever the plugin; an installation access token a 403 (instances act only through scopes).
   requireUser(request);
   const plugin = services.db.plugins.get(pluginId);
-  if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
+  if (
+    !plugin ||
+    (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))
+  ) {
     throw notFound('plugin', pluginId);
   }
   return plugin;
@@ -65,7 +90,13 @@ export function refuseOrgIdInBody(request: FastifyRequest): void {
   const body: unknown = request.body;
   if (typeof body === 'object' && body !== null && 'orgId' in body) {
     throw badRequest('orgId must not be in the body: the org comes from the path', [
-      detail(['orgId'], 'unrecognized_keys', 'absent', body.orgId, 'orgId must not be supplied in the body of /api/orgs/:orgId/… requests'),
+      detail(
+        ['orgId'],
+        'unrecognized_keys',
+        'absent',
+        body.orgId,
+        'orgId must not be supplied in the body of /api/orgs/:orgId/… requests',
+      ),
     ]);
   }
 }
@@ -73,7 +104,11 @@ export function refuseOrgIdInBody(request: FastifyRequest): void {
 /** Meta-validates the JSON Schemas among `fields` of a body; a 400 with details if any is invalid. */
 export function requireValidSchemas(body: Record<string, unknown>, fields: string[]): void {
   const problems = fields.flatMap((f) => (body[f] === undefined ? [] : checkSafely(body[f], [f])));
-  if (problems.length > 0) throw badRequest(`Invalid JSON Schema in ${[...new Set(problems.map((p) => p.path[0]))].join(', ')}`, problems);
+  if (problems.length > 0)
+    throw badRequest(
+      `Invalid JSON Schema in ${[...new Set(problems.map((p) => p.path[0]))].join(', ')}`,
+      problems,
+    );
 }
 
 /** checkJsonSchema, with anything it throws (ajv cannot even start on the schema) as a problem, never a 500. */
@@ -81,26 +116,64 @@ function checkSafely(schema: unknown, path: string[]) {
   try {
     return checkJsonSchema(schema, path);
   } catch (error) {
-    return [detail(path, 'invalid_schema', 'a JSON Schema ajv can check', schema, `${path.join('.')} cannot be checked: ${(error as Error).message}`)];
+    return [
+      detail(
+        path,
+        'invalid_schema',
+        'a JSON Schema ajv can check',
+        schema,
+        `${path.join('.')} cannot be checked: ${(error as Error).message}`,
+      ),
+    ];
   }
 }
 
 /** The query of instance lists. */
 export const INSTANCE_QUERY = querySpec(
   PluginInstanceSchema,
-  ['id', 'name', 'pluginId', 'orgId', 'entityId', 'entityType', 'agentId', 'eventDispatchMode', 'events', 'scopes', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'name',
+    'pluginId',
+    'orgId',
+    'entityId',
+    'entityType',
+    'agentId',
+    'eventDispatchMode',
+    'events',
+    'scopes',
+    'createdAt',
+    'updatedAt',
+  ],
   ['name'],
 );
 
 /** The query of file lists. */
 export const FILE_QUERY = querySpec(
   FileSchema,
-  ['id', 'fileName', 'contentType', 'fileSize', 'isPublic', 'status', 'parentId', 'parentType', 'folder', 'orgId', 'createdAt', 'updatedAt'],
+  [
+    'id',
+    'fileName',
+    'contentType',
+    'fileSize',
+    'isPublic',
+    'status',
+    'parentId',
+    'parentType',
+    'folder',
+    'orgId',
+    'createdAt',
+    'updatedAt',
+  ],
   ['fileName', 'folder', 'contentType'],
 );
 
 /** The repository, if the caller is a user member of its org (any role); otherwise a 404 (401/403 without a user token). */
-export function findVisibleRepository(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
+export function findVisibleRepository(
+  services: EmulatorContext,
+  request: FastifyRequest,
+  repositoryId: string,
+): RepositoryRecord {
   requireUser(request);
   const repository = services.db.repositories.get(repositoryId);
   if (!repository || !hasRole(services.db, request.principal, repository.orgId, 'VIEWER')) {

@@ -13,28 +13,62 @@ export function hashSecret(secret: string): string {
 /** What a token and an API key store of their secret: its hash and last characters (`hint`), never the secret. */
 function secretRecord(idPrefix: string, secret: string) {
   const now = nowIso();
-  return { id: newId(idPrefix), hash: hashSecret(secret), hint: secret.slice(-4), createdAt: now, updatedAt: now };
+  return {
+    id: newId(idPrefix),
+    hash: hashSecret(secret),
+    hint: secret.slice(-4),
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** A new token record, not yet stored (so an instance's can be written with the instance); the secret is returned once. */
-function newToken(kind: TokenRecord['kind'], token: string, fields: Pick<TokenRecord, 'name' | 'userId' | 'orgId' | 'instanceId'>): { record: TokenRecord; token: string } {
+function newToken(
+  kind: TokenRecord['kind'],
+  token: string,
+  fields: Pick<TokenRecord, 'name' | 'userId' | 'orgId' | 'instanceId'>,
+): { record: TokenRecord; token: string } {
   return { record: { ...secretRecord('tok', token), kind, ...fields, revokedAt: null }, token };
 }
 
 /** A new user token record (of a given secret too, for seeds). */
-export function newUserToken(input: { userId: string; name: string; orgId: string | null; token?: string }): { record: TokenRecord; token: string } {
-  return newToken('user', input.token ?? newSecret(SECRET_PREFIX.user), { name: input.name, userId: input.userId, orgId: input.orgId, instanceId: null });
+export function newUserToken(input: {
+  userId: string;
+  name: string;
+  orgId: string | null;
+  token?: string;
+}): { record: TokenRecord; token: string } {
+  return newToken('user', input.token ?? newSecret(SECRET_PREFIX.user), {
+    name: input.name,
+    userId: input.userId,
+    orgId: input.orgId,
+    instanceId: null,
+  });
 }
 
 /** A new installation access token of a plugin instance. */
-export function newInstanceToken(input: { instanceId: string; orgId: string; name: string }): { record: TokenRecord; token: string } {
-  return newToken('instance', newSecret(SECRET_PREFIX.instance), { name: input.name, userId: null, orgId: input.orgId, instanceId: input.instanceId });
+export function newInstanceToken(input: { instanceId: string; orgId: string; name: string }): {
+  record: TokenRecord;
+  token: string;
+} {
+  return newToken('instance', newSecret(SECRET_PREFIX.instance), {
+    name: input.name,
+    userId: null,
+    orgId: input.orgId,
+    instanceId: input.instanceId,
+  });
 }
 
 /** A new messaging API key record of an org (for a given key too, for seeds), not yet stored; the key is returned once. */
-export function newApiKey(input: { orgId: string; name?: string; key?: string }): { record: ApiKeyRecord; key: string } {
+export function newApiKey(input: { orgId: string; name?: string; key?: string }): {
+  record: ApiKeyRecord;
+  key: string;
+} {
   const key = input.key ?? newSecret(SECRET_PREFIX.apiKey);
-  return { record: { ...secretRecord('key', key), orgId: input.orgId, name: input.name ?? 'default' }, key };
+  return {
+    record: { ...secretRecord('key', key), orgId: input.orgId, name: input.name ?? 'default' },
+    key,
+  };
 }
 
 /** Finds the live token record for a secret string. */

@@ -35,8 +35,17 @@ export function principalFromHeader(db: Db, header: string | undefined): Princip
     secret = secret.slice(space + 1).trim();
   }
   const record = findToken(db, secret);
-  if (!record) throw unauthorized('The token in the Authorization header is unknown or revoked: create one with POST /api/tokens, or use the one the emulator printed');
-  if (record.kind === 'instance') return { kind: 'instance', tokenId: record.id, instanceId: record.instanceId!, orgId: record.orgId! };
+  if (!record)
+    throw unauthorized(
+      'The token in the Authorization header is unknown or revoked: create one with POST /api/tokens, or use the one the emulator printed',
+    );
+  if (record.kind === 'instance')
+    return {
+      kind: 'instance',
+      tokenId: record.id,
+      instanceId: record.instanceId!,
+      orgId: record.orgId!,
+    };
   return { kind: 'user', tokenId: record.id, userId: record.userId!, orgId: record.orgId };
 }
 

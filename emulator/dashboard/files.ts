@@ -21,7 +21,8 @@ function packageRoot(): string | null {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) {
       try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'plugsmith') return (root = dir);
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'plugsmith')
+          return (root = dir);
       } catch {
         // not ours; keep climbing
       }
@@ -39,7 +40,10 @@ export function dashboardDir(): string | null {
 }
 
 /** A built file's bytes, or null when the build is missing. Read at each request: `npm run build` while running is picked up. */
-export async function readDashboardFile(name: DashboardFile, dir: string | null = dashboardDir()): Promise<Buffer | null> {
+export async function readDashboardFile(
+  name: DashboardFile,
+  dir: string | null = dashboardDir(),
+): Promise<Buffer | null> {
   if (!dir) return null;
   return readFile(join(dir, name)).catch(() => null);
 }

@@ -13,7 +13,12 @@ function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean
     if (!URL.canParse(origin)) return false;
     const url = new URL(origin);
     const port = new URL(services.config.publicUrl()).port;
-    return url.protocol === 'http:' && url.origin === origin && url.port === port && isOwnName(url.hostname.replace(/^\[|\]$/g, ''));
+    return (
+      url.protocol === 'http:' &&
+      url.origin === origin &&
+      url.port === port &&
+      isOwnName(url.hostname.replace(/^\[|\]$/g, ''))
+    );
   };
 }
 
@@ -26,7 +31,10 @@ export function installMessagingCors(app: FastifyInstance, services: EmulatorCon
     // On the raw response: event streams are hijacked and write their own head, which keeps these.
     reply.raw.setHeader('access-control-allow-origin', origin);
     reply.raw.setHeader('vary', 'Origin');
-    if (request.method === 'OPTIONS' && typeof request.headers['access-control-request-method'] === 'string') {
+    if (
+      request.method === 'OPTIONS' &&
+      typeof request.headers['access-control-request-method'] === 'string'
+    ) {
       reply.raw.setHeader('access-control-allow-methods', ALLOWED_METHODS);
       reply.raw.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
       reply.raw.setHeader('access-control-max-age', '600');

@@ -3,7 +3,16 @@ import { ok } from '../http.js';
 import { typed } from '../api/common.js';
 import type { EmulatorContext } from '../context.js';
 import { unauthorized } from '../errors.js';
-import { DashboardLinkSchema, DashboardLoginSchema, DashboardSessionSchema, DashboardSignedOutSchema, Ok, WorkspaceSchema, errorResponses, type Workspace } from '../../src/contract/index.js';
+import {
+  DashboardLinkSchema,
+  DashboardLoginSchema,
+  DashboardSessionSchema,
+  DashboardSignedOutSchema,
+  Ok,
+  WorkspaceSchema,
+  errorResponses,
+  type Workspace,
+} from '../../src/contract/index.js';
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
 
@@ -55,7 +64,10 @@ function workspaceOf(services: EmulatorContext): Workspace {
 }
 
 /** The dashboard under `/_emulator/dashboard` (inside the admin surface's guard): its files, its session from a one-time login code, new login links. */
-export default async function dashboardRoutes(fastify: FastifyInstance, { services, logins, filesDir }: DashboardRouteOptions): Promise<void> {
+export default async function dashboardRoutes(
+  fastify: FastifyInstance,
+  { services, logins, filesDir }: DashboardRouteOptions,
+): Promise<void> {
   const app = typed(fastify);
 
   async function sendFile(reply: FastifyReply, name: DashboardFile) {
@@ -65,39 +77,70 @@ export default async function dashboardRoutes(fastify: FastifyInstance, { servic
       return reply
         .status(503)
         .type('text/html; charset=utf-8')
-        .send('<!doctype html><title>plugsmith dashboard</title><h1>The dashboard is not built</h1><p>Run <code>npm run build</code> in the plugsmith package, then reload this page.</p>');
+        .send(
+          '<!doctype html><title>plugsmith dashboard</title><h1>The dashboard is not built</h1><p>Run <code>npm run build</code> in the plugsmith package, then reload this page.</p>',
+        );
     }
     return reply.type(DASHBOARD_FILES[name]).send(body);
   }
 
   // Relative asset URLs (./app.js) resolve under the folder only with the trailing slash; the fragment survives the redirect.
-  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/_emulator/dashboard/', 302));
-  app.get('/dashboard/', { schema: { hide: true } }, async (_request, reply) => sendFile(reply, 'index.html'));
-  app.get('/dashboard/app.js', { schema: { hide: true } }, async (_request, reply) => sendFile(reply, 'app.js'));
-  app.get('/dashboard/app.css', { schema: { hide: true } }, async (_request, reply) => sendFile(reply, 'app.css'));
+  app.get('/dashboard', { schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect('/_emulator/dashboard/', 302),
+  );
+  app.get('/dashboard/', { schema: { hide: true } }, async (_request, reply) =>
+    sendFile(reply, 'index.html'),
+  );
+  app.get('/dashboard/app.js', { schema: { hide: true } }, async (_request, reply) =>
+    sendFile(reply, 'app.js'),
+  );
+  app.get('/dashboard/app.css', { schema: { hide: true } }, async (_request, reply) =>
+    sendFile(reply, 'app.css'),
+  );
 
   app.post(
     '/dashboard/session',
-    { schema: { body: DashboardLoginSchema, response: { 200: Ok(DashboardSessionSchema), ...errorResponses(400, 401, 403, 413, 415) } } },
+    {
+      schema: {
+        body: DashboardLoginSchema,
+        response: { 200: Ok(DashboardSessionSchema), ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
     async (request) => {
       const session = logins.redeem(request.body.code);
       if (session === null) {
-        throw unauthorized('This dashboard login link was already used or is not from this emulator (each link works once): run `plugsmith emulator dashboard --open` for a new one');
+        throw unauthorized(
+          'This dashboard login link was already used or is not from this emulator (each link works once): run `plugsmith emulator dashboard --open` for a new one',
+        );
       }
       return ok({ ...workspaceOf(services), session });
     },
   );
 
   // The guard has checked the session header or the admin header already.
-  app.get('/dashboard/session', { schema: { response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) } } }, async () => ok(workspaceOf(services)));
+  app.get(
+    '/dashboard/session',
+    { schema: { response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) } } },
+    async () => ok(workspaceOf(services)),
+  );
 
-  app.delete('/dashboard/session', { schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403, 415) } } }, async (request) => {
-    const session = request.headers[SESSION_HEADER];
-    logins.end(Array.isArray(session) ? session[0] : session);
-    return ok({ signedOut: true as const });
-  });
+  app.delete(
+    '/dashboard/session',
+    {
+      schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403, 415) } },
+    },
+    async (request) => {
+      const session = request.headers[SESSION_HEADER];
+      logins.end(Array.isArray(session) ? session[0] : session);
+      return ok({ signedOut: true as const });
+    },
+  );
 
-  app.post('/dashboard/login-links', { schema: { response: { 200: Ok(DashboardLinkSchema), ...errorResponses(401, 403, 415) } } }, async () => {
-    return ok({ dashboardUrl: dashboardLink(services, logins) });
-  });
+  app.post(
+    '/dashboard/login-links',
+    { schema: { response: { 200: Ok(DashboardLinkSchema), ...errorResponses(401, 403, 415) } } },
+    async () => {
+      return ok({ dashboardUrl: dashboardLink(services, logins) });
+    },
+  );
 }

@@ -15,6 +15,11 @@ export function agentMessageHandlers({ db }: MessagingHost, agentId: string): In
   return db.instances.where('entityId', agentId).filter((instance) => {
     if (instance.entityType !== 'AGENT') return false;
     const plugin = db.plugins.get(instance.pluginId);
-    return plugin !== undefined && plugin.type === 'EVENT_HANDLER' && plugin.webhookUrl !== null && subscribes(plugin, instance, AGENT_MESSAGE_RECEIVED);
+    return (
+      plugin !== undefined &&
+      plugin.type === 'EVENT_HANDLER' &&
+      plugin.webhookUrl !== null &&
+      subscribes(plugin, instance, AGENT_MESSAGE_RECEIVED)
+    );
   });
 }

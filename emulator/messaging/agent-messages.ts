@@ -5,18 +5,31 @@ import { requireInstanceScope } from '../auth/scopes.js';
 import type { EmulatorContext } from '../context.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
-import { AgentMessageWriteSchema, MessageSchema, Ok, errorResponses } from '../../src/contract/index.js';
+import {
+  AgentMessageWriteSchema,
+  MessageSchema,
+  Ok,
+  errorResponses,
+} from '../../src/contract/index.js';
 
 /** The conversation, if its character belongs to the agent; otherwise a 404. */
-function findAgentConversation(services: EmulatorContext, agentId: string, conversationId: string): ConversationRecord {
+function findAgentConversation(
+  services: EmulatorContext,
+  agentId: string,
+  conversationId: string,
+): ConversationRecord {
   const conversation = services.db.conversations.get(conversationId);
   const character = conversation && services.db.characters.get(conversation.characterId);
-  if (!conversation || !character || character.agentId !== agentId) throw notFound('conversation', conversationId);
+  if (!conversation || !character || character.agentId !== agentId)
+    throw notFound('conversation', conversationId);
   return conversation;
 }
 
 /** `POST /api/agents/:agentId/conversations/:conversationId/messages`: an AGENT_MESSAGE_WRITE instance writes a reply packet. */
-export default async function agentMessageRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function agentMessageRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const message = Ok(MessageSchema);
   app.post(
@@ -25,10 +38,18 @@ export default async function agentMessageRoutes(fastify: FastifyInstance, { ser
       schema: {
         params: params('agentId', 'conversationId'),
         body: AgentMessageWriteSchema,
-        response: { 200: message, 201: message, ...errorResponses(400, 401, 403, 404, 409, 413, 415) },
+        response: {
+          200: message,
+          201: message,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415),
+        },
       },
       // Before validation: a caller without the right token learns that first, whatever its body.
-      preValidation: async (request) => requireInstanceScope(services.db, request, 'AGENT_MESSAGE_WRITE', { type: 'AGENT', id: request.params.agentId }),
+      preValidation: async (request) =>
+        requireInstanceScope(services.db, request, 'AGENT_MESSAGE_WRITE', {
+          type: 'AGENT',
+          id: request.params.agentId,
+        }),
     },
     async (request, reply) => {
       const { agentId, conversationId } = request.params;

@@ -11,7 +11,10 @@ export interface ConversationStore {
 }
 
 /** Stores a new conversation. */
-export async function createConversation(target: ConversationStore, conversation: ConversationRecord): Promise<ConversationRecord> {
+export async function createConversation(
+  target: ConversationStore,
+  conversation: ConversationRecord,
+): Promise<ConversationRecord> {
   await target.db.conversations.put(conversation);
   return conversation;
 }
@@ -22,7 +25,11 @@ function touched(db: Db, conversation: ConversationRecord, at: string): Conversa
 }
 
 /** Stores a user's message and moves its conversation's `updatedAt`, as one journal line. */
-export async function addUserMessage(target: ConversationStore, conversation: ConversationRecord, message: MessageRecord): Promise<void> {
+export async function addUserMessage(
+  target: ConversationStore,
+  conversation: ConversationRecord,
+  message: MessageRecord,
+): Promise<void> {
   await target.store.atomically(() => {
     void target.db.messages.put(message);
     void target.db.conversations.put(touched(target.db, conversation, message.updatedAt));
@@ -30,7 +37,11 @@ export async function addUserMessage(target: ConversationStore, conversation: Co
 }
 
 /** Moves a conversation's `updatedAt` (a reply ended in it). */
-export async function touchConversation(target: ConversationStore, conversation: ConversationRecord, at: string): Promise<void> {
+export async function touchConversation(
+  target: ConversationStore,
+  conversation: ConversationRecord,
+  at: string,
+): Promise<void> {
   await target.db.conversations.put(touched(target.db, conversation, at));
 }
 
@@ -40,7 +51,10 @@ export function saveReplyMessage(target: ConversationStore, message: MessageReco
 }
 
 /** Ends, in one journal line, the given replies that were streaming when the emulator last stopped. */
-export async function finishMessages(target: ConversationStore, messages: MessageRecord[]): Promise<void> {
+export async function finishMessages(
+  target: ConversationStore,
+  messages: MessageRecord[],
+): Promise<void> {
   if (messages.length === 0) return;
   await target.store.atomically(() => {
     for (const message of messages) void target.db.messages.put(message);

@@ -23,7 +23,10 @@ export function sseFrame(event: string, data: unknown): string {
 /** Throws a TypeError naming the first bound of `limits` that is not a whole number of bytes. */
 export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
   for (const [name, value] of Object.entries(limits)) {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`startEmulator: messaging.streamBuffers.${name} must be a whole number of bytes (0 or more)`);
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0))
+      throw new TypeError(
+        `startEmulator: messaging.streamBuffers.${name} must be a whole number of bytes (0 or more)`,
+      );
   }
 }
 
@@ -48,7 +51,12 @@ export class EventStreams {
   }
 
   /** Starts an event stream on a hijacked response; `catchUp` frames go in the registration's turn, so no packet falls between. */
-  open(conversationId: string, response: ServerResponse, catchUp: string[], apiKeyId?: string): void {
+  open(
+    conversationId: string,
+    response: ServerResponse,
+    catchUp: string[],
+    apiKeyId?: string,
+  ): void {
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -102,7 +110,8 @@ export class EventStreams {
   /** What the streams of a conversation hold unsent for their clients, in bytes. */
   heldFor(conversationId: string): number {
     let held = 0;
-    for (const response of this.byConversation.get(conversationId) ?? []) held += response.writableLength;
+    for (const response of this.byConversation.get(conversationId) ?? [])
+      held += response.writableLength;
     return held;
   }
 
@@ -115,7 +124,8 @@ export class EventStreams {
 
   /** Ends every stream (emulator shutdown or reset); clients see a normal end of stream. */
   closeAll(): void {
-    for (const clients of this.byConversation.values()) for (const response of clients) response.end();
+    for (const clients of this.byConversation.values())
+      for (const response of clients) response.end();
     this.byConversation.clear();
     this.apiKeyOf.clear();
   }

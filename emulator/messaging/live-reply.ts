@@ -36,7 +36,11 @@ export class LiveReply {
     private readonly host: LiveReplyHost,
     readonly conversationId: string,
     readonly origin: ReplyOrigin,
-    private readonly shape: { type: MessageType; attachments: MessageRecord['attachments']; idleTimeoutMs?: number },
+    private readonly shape: {
+      type: MessageType;
+      attachments: MessageRecord['attachments'];
+      idleTimeoutMs?: number;
+    },
   ) {
     this.armIdleTimer();
   }
@@ -82,7 +86,10 @@ export class LiveReply {
     } else {
       this.armIdleTimer();
     }
-    this.host.streams.broadcast(this.conversationId, sseFrame(CHARACTER_MESSAGE_SENT, { message, contentDelta: delta }));
+    this.host.streams.broadcast(
+      this.conversationId,
+      sseFrame(CHARACTER_MESSAGE_SENT, { message, contentDelta: delta }),
+    );
     return message;
   }
 
@@ -94,7 +101,10 @@ export class LiveReply {
   /** The catch-up event for a client that connects mid-reply: the content so far as one delta. */
   catchUpFrame(): string | null {
     if (!this.current || this.ended) return null;
-    return sseFrame(CHARACTER_MESSAGE_SENT, { message: this.current, contentDelta: this.current.content });
+    return sseFrame(CHARACTER_MESSAGE_SENT, {
+      message: this.current,
+      contentDelta: this.current.content,
+    });
   }
 
   private persist(message: MessageRecord): void {
@@ -110,7 +120,10 @@ export class LiveReply {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.ended) return;
-      this.fail({ code: 'TIMEOUT', message: `no packet was written into this message for ${Math.round(ms / 1000)} s, so the emulator ended it` });
+      this.fail({
+        code: 'TIMEOUT',
+        message: `no packet was written into this message for ${Math.round(ms / 1000)} s, so the emulator ended it`,
+      });
     }, ms).unref();
   }
 }

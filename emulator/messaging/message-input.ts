@@ -13,9 +13,25 @@ export function checkMessageInput(input: MessageInput): void {
   const problems: ErrorDetail[] = [];
   const { content, type } = input;
   if (type === 'TEXT' && content.trim() === '') {
-    problems.push(detail(['content'], 'too_small', 'text with at least one non-space character', content, 'content of a TEXT message must not be empty'));
+    problems.push(
+      detail(
+        ['content'],
+        'too_small',
+        'text with at least one non-space character',
+        content,
+        'content of a TEXT message must not be empty',
+      ),
+    );
   } else if ((type === 'IMAGE' || type === 'AUDIO') && !isHttpUrl(content)) {
-    problems.push(detail(['content'], 'invalid_string', 'an http(s) URL', content, `content of an ${type} message must be the http(s) URL of the ${type === 'IMAGE' ? 'image' : 'audio'}`));
+    problems.push(
+      detail(
+        ['content'],
+        'invalid_string',
+        'an http(s) URL',
+        content,
+        `content of an ${type} message must be the http(s) URL of the ${type === 'IMAGE' ? 'image' : 'audio'}`,
+      ),
+    );
   } else if (type === 'FORM') {
     let parsed: unknown;
     try {
@@ -24,12 +40,28 @@ export function checkMessageInput(input: MessageInput): void {
       parsed = undefined;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      problems.push(detail(['content'], 'invalid_string', 'a JSON object', content, 'content of a FORM message must be a JSON object as text (a form, or the values submitted to one)'));
+      problems.push(
+        detail(
+          ['content'],
+          'invalid_string',
+          'a JSON object',
+          content,
+          'content of a FORM message must be a JSON object as text (a form, or the values submitted to one)',
+        ),
+      );
     }
   }
   input.attachments.forEach((attachment, i) => {
     if (!isHttpUrl(attachment.content)) {
-      problems.push(detail(['attachments', String(i), 'content'], 'invalid_string', 'an http(s) URL', attachment.content, `attachments[${i}].content must be the http(s) URL of the image`));
+      problems.push(
+        detail(
+          ['attachments', String(i), 'content'],
+          'invalid_string',
+          'an http(s) URL',
+          attachment.content,
+          `attachments[${i}].content must be the http(s) URL of the image`,
+        ),
+      );
     }
   });
   if (problems.length > 0) throw badRequest(`Invalid message: ${problems[0].message}`, problems);
@@ -46,7 +78,9 @@ function isHttpUrl(text: string): boolean {
 }
 
 /** How a message reads as one chat turn for a reply engine: TEXT as it is, others tagged with their type. */
-export function asChatText(message: Pick<MessageRecord, 'type' | 'content' | 'attachments'>): string {
+export function asChatText(
+  message: Pick<MessageRecord, 'type' | 'content' | 'attachments'>,
+): string {
   const body = message.type === 'TEXT' ? message.content : `[${message.type}] ${message.content}`;
   if (message.attachments.length === 0) return body;
   return [body, ...message.attachments.map((a) => `[${a.type}] ${a.content}`)].join('\n');

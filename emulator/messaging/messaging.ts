@@ -3,12 +3,39 @@ import type { CharacterRecord, ConversationRecord, MessageRecord } from '../mode
 import type { AgentMessageWrite } from '../../src/contract/index.js';
 import { badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
-import { createReplyEngines, ReplyEngineError, type ChatTurn, type EngineFor, type OpenAiEngineOptions } from './characters/index.js';
+import {
+  createReplyEngines,
+  ReplyEngineError,
+  type ChatTurn,
+  type EngineFor,
+  type OpenAiEngineOptions,
+} from './characters/index.js';
 import { EventStreams, type StreamBufferLimits } from './event-streams.js';
-import { LiveReply, failureText, type LiveReplyHost, type ReplyFailure, type ReplyOrigin } from './live-reply.js';
-import { AGENT_MESSAGE_RECEIVED, agentMessageHandlers, type MessagingHost } from './agent-handlers.js';
-import { asChatText, checkMessageInput, MAX_STREAMED_CONTENT_LENGTH, type MessageInput } from './message-input.js';
-import { addUserMessage, createConversation, finishMessages, saveReplyMessage, touchConversation } from './conversation-service.js';
+import {
+  LiveReply,
+  failureText,
+  type LiveReplyHost,
+  type ReplyFailure,
+  type ReplyOrigin,
+} from './live-reply.js';
+import {
+  AGENT_MESSAGE_RECEIVED,
+  agentMessageHandlers,
+  type MessagingHost,
+} from './agent-handlers.js';
+import {
+  asChatText,
+  checkMessageInput,
+  MAX_STREAMED_CONTENT_LENGTH,
+  type MessageInput,
+} from './message-input.js';
+import {
+  addUserMessage,
+  createConversation,
+  finishMessages,
+  saveReplyMessage,
+  touchConversation,
+} from './conversation-service.js';
 
 /** Messaging settings of `startEmulator({ messaging })`. */
 export interface MessagingOptions {
@@ -49,8 +76,17 @@ export class Messaging implements LiveReplyHost {
 
   /** Ends, in the store, replies that were streaming when the emulator last stopped. */
   async finishInterrupted(): Promise<void> {
-    const failure = { code: 'INTERRUPTED', message: 'the emulator stopped before this reply was complete' };
-    const ended = this.services.db.messages.where('isStreaming', true).map((message) => ({ ...message, content: message.content + failureText(message.content, failure), isStreaming: false, error: failure, updatedAt: nowIso() }));
+    const failure = {
+      code: 'INTERRUPTED',
+      message: 'the emulator stopped before this reply was complete',
+    };
+    const ended = this.services.db.messages.where('isStreaming', true).map((message) => ({
+      ...message,
+      content: message.content + failureText(message.content, failure),
+      isStreaming: false,
+      error: failure,
+      updatedAt: nowIso(),
+    }));
     await finishMessages(this.services, ended);
   }
 
@@ -59,22 +95,38 @@ export class Messaging implements LiveReplyHost {
     const character = this.services.db.characters.get(characterId);
     if (!character || character.orgId !== orgId) {
       throw badRequest(`No character ${characterId} in this API key's org`, [
-        detail(['characterId'], 'not_found', "the id of a character of the API key's org", characterId, `character ${characterId} not found`),
+        detail(
+          ['characterId'],
+          'not_found',
+          "the id of a character of the API key's org",
+          characterId,
+          `character ${characterId} not found`,
+        ),
       ]);
     }
     const now = nowIso();
-    return createConversation(this.services, { id: newId('conv'), characterId, orgId, createdAt: now, updatedAt: now });
+    return createConversation(this.services, {
+      id: newId('conv'),
+      characterId,
+      orgId,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
 
   /** The conversation, if the org may reach it; otherwise a 404. */
   findConversation(orgId: string, conversationId: string): ConversationRecord {
     const conversation = this.services.db.conversations.get(conversationId);
-    if (!conversation || conversation.orgId !== orgId) throw notFound('conversation', conversationId);
+    if (!conversation || conversation.orgId !== orgId)
+      throw notFound('conversation', conversationId);
     return conversation;
   }
 
   /** Stores a user message and starts the reply: the agent's plugin handlers get AGENT_MESSAGE_RECEIVED (SYNC awaited), or the engine. */
-  async sendUserMessage(conversation: ConversationRecord, input: MessageInput): Promise<MessageRecord> {
+  async sendUserMessage(
+    conversation: ConversationRecord,
+    input: MessageInput,
+  ): Promise<MessageRecord> {
     checkMessageInput(input);
     const now = nowIso();
     const message: MessageRecord = {
@@ -91,14 +143,26 @@ export class Messaging implements LiveReplyHost {
     await addUserMessage(this.services, conversation, message);
     const character = this.services.db.characters.get(conversation.characterId);
     if (!character) {
-      this.failAtOnce(conversation.id, { code: 'NOT_FOUND', message: `character ${conversation.characterId} no longer exists` });
+      this.failAtOnce(conversation.id, {
+        code: 'NOT_FOUND',
+        message: `character ${conversation.characterId} no longer exists`,
+      });
       return message;
     }
-    const handlers = character.agentId ? agentMessageHandlers(this.services, character.agentId) : [];
+    const handlers = character.agentId
+      ? agentMessageHandlers(this.services, character.agentId)
+      : [];
     if (character.agentId && handlers.length > 0) {
       // Plugin-driven: the plugin writes the reply; a delivery problem shows in the delivery log, not in this request.
-      const data = { agentId: character.agentId, characterId: character.id, conversationId: conversation.id, message };
-      await this.services.events.emitForInstances(AGENT_MESSAGE_RECEIVED, handlers, data).catch(() => undefined);
+      const data = {
+        agentId: character.agentId,
+        characterId: character.id,
+        conversationId: conversation.id,
+        message,
+      };
+      await this.services.events
+        .emitForInstances(AGENT_MESSAGE_RECEIVED, handlers, data)
+        .catch(() => undefined);
     } else if (character.engine === 'plugin') {
       this.failAtOnce(conversation.id, {
         code: 'NOT_CONFIGURED',
@@ -116,13 +180,25 @@ export class Messaging implements LiveReplyHost {
   }
 
   /** One page of a conversation's messages, oldest first, after the message `after` if given. */
-  listMessages(conversationId: string, after: string | undefined, limit: number): { data: MessageRecord[]; hasNext: boolean } {
+  listMessages(
+    conversationId: string,
+    after: string | undefined,
+    limit: number,
+  ): { data: MessageRecord[]; hasNext: boolean } {
     const all = this.services.db.messages.where('conversationId', conversationId);
     let start = 0;
     if (after !== undefined) {
       const index = all.findIndex((m) => m.id === after);
       if (index === -1) {
-        throw badRequest('Invalid query parameters', [detail(['after'], 'not_found', 'the id of a message of this conversation', after, `no message ${after} in conversation ${conversationId}`)]);
+        throw badRequest('Invalid query parameters', [
+          detail(
+            ['after'],
+            'not_found',
+            'the id of a message of this conversation',
+            after,
+            `no message ${after} in conversation ${conversationId}`,
+          ),
+        ]);
       }
       start = index + 1;
     }
@@ -142,13 +218,25 @@ export class Messaging implements LiveReplyHost {
    * A plugin writes one packet: without `messageId` it creates a CHARACTER message (TEXT streams unless `isStreaming: false`);
    * with it, `content` is the next delta and `isStreaming: false` ends the message.
    */
-  async writePluginPacket(conversation: ConversationRecord, packet: AgentMessageWrite): Promise<{ message: MessageRecord; created: boolean }> {
+  async writePluginPacket(
+    conversation: ConversationRecord,
+    packet: AgentMessageWrite,
+  ): Promise<{ message: MessageRecord; created: boolean }> {
     const type = packet.type ?? 'TEXT';
     if (packet.messageId === undefined) {
       if (type !== 'TEXT' && packet.isStreaming === true) {
-        throw badRequest(`Only TEXT messages stream; send the whole ${type} message with isStreaming false (or omitted)`, [
-          detail(['isStreaming'], 'invalid_literal', 'false or absent', true, `a ${type} message cannot stream`),
-        ]);
+        throw badRequest(
+          `Only TEXT messages stream; send the whole ${type} message with isStreaming false (or omitted)`,
+          [
+            detail(
+              ['isStreaming'],
+              'invalid_literal',
+              'false or absent',
+              true,
+              `a ${type} message cannot stream`,
+            ),
+          ],
+        );
       }
       const attachments = packet.attachments ?? [];
       const final = type !== 'TEXT' || packet.isStreaming === false;
@@ -162,22 +250,54 @@ export class Messaging implements LiveReplyHost {
     const reply = this.live.get(packet.messageId);
     if (!reply || reply.conversationId !== conversation.id || reply.origin !== 'plugin') {
       const stored = this.services.db.messages.get(packet.messageId);
-      if (stored && stored.conversationId === conversation.id && stored.sender === 'CHARACTER' && !stored.isStreaming) {
-        throw conflict(`Message ${packet.messageId} has already ended (isStreaming is false); start a new message by leaving out messageId`);
+      if (
+        stored &&
+        stored.conversationId === conversation.id &&
+        stored.sender === 'CHARACTER' &&
+        !stored.isStreaming
+      ) {
+        throw conflict(
+          `Message ${packet.messageId} has already ended (isStreaming is false); start a new message by leaving out messageId`,
+        );
       }
       throw notFound('streaming message', packet.messageId);
     }
     if (packet.attachments !== undefined) {
-      throw badRequest('attachments can only be given with the first packet of a message', [detail(['attachments'], 'unrecognized_keys', 'absent', packet.attachments, 'attachments are set when the message is created')]);
+      throw badRequest('attachments can only be given with the first packet of a message', [
+        detail(
+          ['attachments'],
+          'unrecognized_keys',
+          'absent',
+          packet.attachments,
+          'attachments are set when the message is created',
+        ),
+      ]);
     }
     if (reply.message && type !== reply.message.type) {
-      throw badRequest(`Message ${packet.messageId} is of type ${reply.message.type}`, [detail(['type'], 'invalid_enum_value', reply.message.type, type, `a packet must keep the message's type ${reply.message.type}`)]);
+      throw badRequest(`Message ${packet.messageId} is of type ${reply.message.type}`, [
+        detail(
+          ['type'],
+          'invalid_enum_value',
+          reply.message.type,
+          type,
+          `a packet must keep the message's type ${reply.message.type}`,
+        ),
+      ]);
     }
     const soFar = reply.message?.content.length ?? 0;
     if (soFar + packet.content.length > MAX_STREAMED_CONTENT_LENGTH) {
-      throw badRequest(`A streamed message may hold at most ${MAX_STREAMED_CONTENT_LENGTH} characters`, [
-        detail(['content'], 'too_big', `at most ${MAX_STREAMED_CONTENT_LENGTH - soFar} more characters`, `${packet.content.length} characters`, 'the message would grow past the limit'),
-      ]);
+      throw badRequest(
+        `A streamed message may hold at most ${MAX_STREAMED_CONTENT_LENGTH} characters`,
+        [
+          detail(
+            ['content'],
+            'too_big',
+            `at most ${MAX_STREAMED_CONTENT_LENGTH - soFar} more characters`,
+            `${packet.content.length} characters`,
+            'the message would grow past the limit',
+          ),
+        ],
+      );
     }
     const final = packet.isStreaming === false;
     const message = reply.packet(packet.content, final);
@@ -189,7 +309,10 @@ export class Messaging implements LiveReplyHost {
   ended(reply: LiveReply): void {
     this.live.delete(reply.id);
     const conversation = this.services.db.conversations.get(reply.conversationId);
-    if (conversation && reply.message) touchConversation(this.services, conversation, reply.message.updatedAt).catch(() => undefined);
+    if (conversation && reply.message)
+      touchConversation(this.services, conversation, reply.message.updatedAt).catch(
+        () => undefined,
+      );
   }
 
   /** Ends every live reply and event stream (before the store is emptied by `reset()`). */
@@ -206,16 +329,29 @@ export class Messaging implements LiveReplyHost {
 
   private async stopReplies(): Promise<void> {
     this.generation++;
-    for (const controller of this.controllers) controller.abort(new Error('the emulator is stopping'));
+    for (const controller of this.controllers)
+      controller.abort(new Error('the emulator is stopping'));
     const pending = [...this.live.values()].map((reply) => {
-      if (!reply.ended) reply.fail({ code: 'ABORTED', message: 'the emulator stopped before this reply was complete' });
+      if (!reply.ended)
+        reply.fail({
+          code: 'ABORTED',
+          message: 'the emulator stopped before this reply was complete',
+        });
       return reply.persisted();
     });
     await Promise.all([...pending, ...this.queues.values()]);
   }
 
-  private startReply(conversationId: string, origin: ReplyOrigin, type: MessageRecord['type'] = 'TEXT', attachments: MessageRecord['attachments'] = []): LiveReply {
-    const idleTimeoutMs = origin === 'plugin' ? (this.options.pluginReplyTimeoutMs ?? DEFAULT_PLUGIN_REPLY_TIMEOUT_MS) : undefined;
+  private startReply(
+    conversationId: string,
+    origin: ReplyOrigin,
+    type: MessageRecord['type'] = 'TEXT',
+    attachments: MessageRecord['attachments'] = [],
+  ): LiveReply {
+    const idleTimeoutMs =
+      origin === 'plugin'
+        ? (this.options.pluginReplyTimeoutMs ?? DEFAULT_PLUGIN_REPLY_TIMEOUT_MS)
+        : undefined;
     const reply = new LiveReply(this, conversationId, origin, { type, attachments, idleTimeoutMs });
     this.live.set(reply.id, reply);
     return reply;
@@ -225,10 +361,17 @@ export class Messaging implements LiveReplyHost {
     this.startReply(conversationId, 'engine').fail(failure);
   }
 
-  private enqueueEngineReply(conversationId: string, character: CharacterRecord, userMessage: MessageRecord): void {
+  private enqueueEngineReply(
+    conversationId: string,
+    character: CharacterRecord,
+    userMessage: MessageRecord,
+  ): void {
     const previous = this.queues.get(conversationId);
     const generation = this.generation;
-    const start = () => (generation === this.generation ? this.runEngine(conversationId, character.id, userMessage) : undefined);
+    const start = () =>
+      generation === this.generation
+        ? this.runEngine(conversationId, character.id, userMessage)
+        : undefined;
     // No queue: start at once, so the first packet leaves in this turn of the event loop.
     const run = previous ? previous.then(start) : Promise.resolve(start());
     this.queues.set(conversationId, run);
@@ -237,10 +380,18 @@ export class Messaging implements LiveReplyHost {
     });
   }
 
-  private async runEngine(conversationId: string, characterId: string, userMessage: MessageRecord): Promise<void> {
+  private async runEngine(
+    conversationId: string,
+    characterId: string,
+    userMessage: MessageRecord,
+  ): Promise<void> {
     // Read the character when its turn comes: an admin PATCH in between applies to the next reply.
     const stored = this.services.db.characters.get(characterId);
-    if (!stored) return void this.failAtOnce(conversationId, { code: 'NOT_FOUND', message: `character ${characterId} no longer exists` });
+    if (!stored)
+      return void this.failAtOnce(conversationId, {
+        code: 'NOT_FOUND',
+        message: `character ${characterId} no longer exists`,
+      });
     const character = {
       ...stored,
       packetSize: stored.packetSize ?? this.options.packetSize,
@@ -251,7 +402,12 @@ export class Messaging implements LiveReplyHost {
     const reply = this.startReply(conversationId, 'engine');
     try {
       const engine = this.engineFor(character);
-      const iterable = engine.reply({ character, history: this.historyBefore(conversationId, userMessage.id), userMessage: asChatText(userMessage), signal: controller.signal });
+      const iterable = engine.reply({
+        character,
+        history: this.historyBefore(conversationId, userMessage.id),
+        userMessage: asChatText(userMessage),
+        signal: controller.signal,
+      });
       for await (const delta of iterable) {
         if (reply.ended) break;
         if (delta !== '') reply.packet(delta, false);
@@ -282,5 +438,8 @@ export class Messaging implements LiveReplyHost {
 
 function toFailure(error: unknown): ReplyFailure {
   if (error instanceof ReplyEngineError) return { code: error.code, message: error.message };
-  return { code: 'ENGINE_ERROR', message: `the reply engine failed: ${(error as Error)?.message ?? String(error)}` };
+  return {
+    code: 'ENGINE_ERROR',
+    message: `the reply engine failed: ${(error as Error)?.message ?? String(error)}`,
+  };
 }

@@ -3,7 +3,20 @@ import { ok } from '../http.js';
 import { badRequest, detail } from '../errors.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
-import { EventStream, ConversationCreateSchema, ConversationSchema, DEFAULT_MESSAGE_PAGE, MAX_MESSAGE_PAGE, MessageListQuerySchema, MessageSchema, MessageSendSchema, Ok, OkPage, errorResponses, type RawQuery } from '../../src/contract/index.js';
+import {
+  EventStream,
+  ConversationCreateSchema,
+  ConversationSchema,
+  DEFAULT_MESSAGE_PAGE,
+  MAX_MESSAGE_PAGE,
+  MessageListQuerySchema,
+  MessageSchema,
+  MessageSendSchema,
+  Ok,
+  OkPage,
+  errorResponses,
+  type RawQuery,
+} from '../../src/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 
 /** A conversation as the API shows it (its org stays internal). */
@@ -14,21 +27,52 @@ function publicConversation(c: ConversationRecord) {
 /** The query of GET /conversations/:id/messages (MessageListQuerySchema, read here): `after` and `limit` once each; nothing else. */
 function parseListQuery(query: RawQuery): { after: string | undefined; limit: number } {
   const unknown = Object.keys(query).find((key) => key !== 'after' && key !== 'limit');
-  if (unknown !== undefined) throw badRequest('Invalid query parameters', [detail([unknown], 'unrecognized_keys', 'after | limit', unknown, `unknown query parameter ${unknown}`)]);
+  if (unknown !== undefined)
+    throw badRequest('Invalid query parameters', [
+      detail(
+        [unknown],
+        'unrecognized_keys',
+        'after | limit',
+        unknown,
+        `unknown query parameter ${unknown}`,
+      ),
+    ]);
   const { after, limit: raw } = query;
-  if (after !== undefined && (typeof after !== 'string' || after.length < 1 || after.length > 200)) {
-    throw badRequest('Invalid query parameters', [detail(['after'], 'invalid_type', 'a message id, given once', after, 'after must be one message id')]);
+  if (
+    after !== undefined &&
+    (typeof after !== 'string' || after.length < 1 || after.length > 200)
+  ) {
+    throw badRequest('Invalid query parameters', [
+      detail(
+        ['after'],
+        'invalid_type',
+        'a message id, given once',
+        after,
+        'after must be one message id',
+      ),
+    ]);
   }
   if (raw === undefined) return { after, limit: DEFAULT_MESSAGE_PAGE };
   const limit = Number(raw);
   if (typeof raw !== 'string' || !/^\d+$/.test(raw) || limit < 1 || limit > MAX_MESSAGE_PAGE) {
-    throw badRequest('Invalid query parameters', [detail(['limit'], 'invalid_type', `integer from 1 to ${MAX_MESSAGE_PAGE}`, raw, `limit must be a whole number from 1 to ${MAX_MESSAGE_PAGE}, given once`)]);
+    throw badRequest('Invalid query parameters', [
+      detail(
+        ['limit'],
+        'invalid_type',
+        `integer from 1 to ${MAX_MESSAGE_PAGE}`,
+        raw,
+        `limit must be a whole number from 1 to ${MAX_MESSAGE_PAGE}, given once`,
+      ),
+    ]);
   }
   return { after, limit };
 }
 
 /** The messaging API (conversations, messages, event stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
-export default async function conversationRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function conversationRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const messaging = services.messaging;
   const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
@@ -38,46 +82,96 @@ export default async function conversationRoutes(fastify: FastifyInstance, { ser
     request.apiKey = apiKeyFromHeader(services, request.headers.authorization);
   });
 
-  app.post('/conversations', { schema: { body: ConversationCreateSchema, response: { 201: Ok(ConversationSchema), ...errors } } }, async (request, reply) => {
-    const { characterId } = request.body;
-    const conversation = await messaging.createConversation(requestApiKey(request).orgId, characterId);
-    return reply.status(201).send(ok(publicConversation(conversation)));
-  });
+  app.post(
+    '/conversations',
+    {
+      schema: {
+        body: ConversationCreateSchema,
+        response: { 201: Ok(ConversationSchema), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { characterId } = request.body;
+      const conversation = await messaging.createConversation(
+        requestApiKey(request).orgId,
+        characterId,
+      );
+      return reply.status(201).send(ok(publicConversation(conversation)));
+    },
+  );
 
-  app.get('/conversations/:conversationId', { schema: { params: params('conversationId'), response: { 200: Ok(ConversationSchema), ...errors } } }, async (request) => {
-    const { conversationId } = request.params;
-    return ok(publicConversation(messaging.findConversation(requestApiKey(request).orgId, conversationId)));
-  });
+  app.get(
+    '/conversations/:conversationId',
+    {
+      schema: {
+        params: params('conversationId'),
+        response: { 200: Ok(ConversationSchema), ...errors },
+      },
+    },
+    async (request) => {
+      const { conversationId } = request.params;
+      return ok(
+        publicConversation(
+          messaging.findConversation(requestApiKey(request).orgId, conversationId),
+        ),
+      );
+    },
+  );
 
-  const sendSchema = { params: params('conversationId'), body: MessageSendSchema, response: { 201: Ok(MessageSchema), ...errors } };
-  app.post('/conversations/:conversationId/messages', { schema: sendSchema }, async (request, reply) => {
-    const { conversationId } = request.params;
-    const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
-    const { content, type = 'TEXT', attachments = [] } = request.body;
-    const message = await messaging.sendUserMessage(conversation, { content, type, attachments });
-    return reply.status(201).send(ok(message));
-  });
+  const sendSchema = {
+    params: params('conversationId'),
+    body: MessageSendSchema,
+    response: { 201: Ok(MessageSchema), ...errors },
+  };
+  app.post(
+    '/conversations/:conversationId/messages',
+    { schema: sendSchema },
+    async (request, reply) => {
+      const { conversationId } = request.params;
+      const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
+      const { content, type = 'TEXT', attachments = [] } = request.body;
+      const message = await messaging.sendUserMessage(conversation, { content, type, attachments });
+      return reply.status(201).send(ok(message));
+    },
+  );
 
-  const listSchema = { params: params('conversationId'), querystring: MessageListQuerySchema, response: { 200: OkPage(MessageSchema), ...errors } };
+  const listSchema = {
+    params: params('conversationId'),
+    querystring: MessageListQuerySchema,
+    response: { 200: OkPage(MessageSchema), ...errors },
+  };
   app.get('/conversations/:conversationId/messages', { schema: listSchema }, async (request) => {
     const { conversationId } = request.params;
     const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
     const { after, limit } = parseListQuery(request.query);
     const page = messaging.listMessages(conversation.id, after, limit);
     const last = page.data[page.data.length - 1];
-    return ok(page.data, { pagination: { type: 'cursor' as const, limit, hasNext: page.hasNext, nextCursor: page.hasNext && last ? last.id : null } });
+    return ok(page.data, {
+      pagination: {
+        type: 'cursor' as const,
+        limit,
+        hasNext: page.hasNext,
+        nextCursor: page.hasNext && last ? last.id : null,
+      },
+    });
   });
 
   const streamResponse = {
-    200: EventStream('CHARACTER_MESSAGE_SENT events ({ message, contentDelta }) of the conversation, as its character replies'),
+    200: EventStream(
+      'CHARACTER_MESSAGE_SENT events ({ message, contentDelta }) of the conversation, as its character replies',
+    ),
     ...errorResponses(400, 401, 403, 404),
   };
-  app.get('/conversations/:conversationId/events', { schema: { params: params('conversationId'), response: streamResponse } }, async (request, reply) => {
-    const { conversationId } = request.params;
-    const apiKey = requestApiKey(request);
-    const conversation = messaging.findConversation(apiKey.orgId, conversationId);
-    // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
-    reply.hijack();
-    messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
-  });
+  app.get(
+    '/conversations/:conversationId/events',
+    { schema: { params: params('conversationId'), response: streamResponse } },
+    async (request, reply) => {
+      const { conversationId } = request.params;
+      const apiKey = requestApiKey(request);
+      const conversation = messaging.findConversation(apiKey.orgId, conversationId);
+      // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
+      reply.hijack();
+      messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
+    },
+  );
 }

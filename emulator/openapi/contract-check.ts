@@ -36,27 +36,47 @@ export function contractCheckByDefault(): boolean {
 }
 
 /** Checks every JSON response of `app` against the document (a declared status, a body of its schema); collects violations, never throws. */
-export function installContractCheck(app: FastifyInstance, document: () => Promise<OpenApiDocument>): void {
+export function installContractCheck(
+  app: FastifyInstance,
+  document: () => Promise<OpenApiDocument>,
+): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   useBoundedFormats(addFormats.default(ajv));
   const validators = new Map<string, ValidateFunction>();
   let doc: OpenApiDocument | undefined;
   const envelope = {
     oneOf: [
-      { type: 'object', required: ['ok', 'data'], properties: { ok: { const: true }, data: {}, meta: { type: 'object' } }, additionalProperties: false },
+      {
+        type: 'object',
+        required: ['ok', 'data'],
+        properties: { ok: { const: true }, data: {}, meta: { type: 'object' } },
+        additionalProperties: false,
+      },
       { $ref: '#/components/schemas/ErrorEnvelope' },
     ],
   };
   app.addHook('onSend', async (request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
-    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    const text =
+      typeof payload === 'string'
+        ? payload
+        : Buffer.isBuffer(payload)
+          ? payload.toString('utf8')
+          : undefined;
     if (!type.includes('application/json') || text === undefined) return payload;
     const route = request.routeOptions.url ?? null;
     // The document itself, and the embedded object storage's signed URLs, are not operations of the three APIs.
     if (route === '/_emulator/openapi.json' || route?.startsWith('/_storage/')) return payload;
     doc ??= await document();
     const status = reply.statusCode;
-    const record = (problem: string) => contractViolations().push({ method: request.method, url: request.url, route, status, problem });
+    const record = (problem: string) =>
+      contractViolations().push({
+        method: request.method,
+        url: request.url,
+        route,
+        status,
+        problem,
+      });
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -67,21 +87,26 @@ export function installContractCheck(app: FastifyInstance, document: () => Promi
     // The prefix's own route (`/api/`) is documented without its trailing slash, as clients call it.
     const path = route?.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
     const operation = path ? doc.paths?.[path]?.[request.method.toLowerCase()] : undefined;
-    const declared = Object.entries<any>(operation?.responses ?? {}).filter(([, r]) => r?.content?.['application/json']?.schema);
+    const declared = Object.entries<any>(operation?.responses ?? {}).filter(
+      ([, r]) => r?.content?.['application/json']?.schema,
+    );
     let key = 'envelope';
     let schema: Record<string, unknown> = envelope;
     // A route missing from the document is one a test added to its own app: only the envelope is checked.
     if (declared.length > 0) {
       const match = declared.find(([code]) => code === String(status));
       if (!match) {
-        record(`status ${status} is not declared (declared: ${declared.map(([c]) => c).join(', ')})`);
+        record(
+          `status ${status} is not declared (declared: ${declared.map(([c]) => c).join(', ')})`,
+        );
       } else {
         key = `${request.method} ${path} ${status}`;
         schema = match[1].content['application/json'].schema;
       }
     }
     let validate = validators.get(key);
-    if (!validate) validators.set(key, (validate = ajv.compile({ ...schema, components: doc.components })));
+    if (!validate)
+      validators.set(key, (validate = ajv.compile({ ...schema, components: doc.components })));
     if (!validate(body)) record(ajv.errorsText(validate.errors, { separator: '; ' }));
     return payload;
   });

@@ -12,13 +12,31 @@ type AppBuilder = (install: (app: FastifyInstance) => Promise<void>) => Promise<
 const WEBHOOK_SIGNING =
   'Standard Webhooks: `webhook-signature` is a space-separated list of `v1,<base64 signature>`, each the HMAC-SHA256, keyed with the base64-decoded part of a `whsec_…` secret, of `<webhook-id>.<webhook-timestamp>.<raw body>`; during a secret rotation one signature per valid secret is sent, and a receiver accepts the request when any of them matches one of its secrets. `webhook-timestamp` is in Unix seconds: refuse one more than 5 minutes away from now. `webhook-id` is the same on every retry of one event: use it to ignore repeats.';
 
-const headerKey = (name: string, description: string) => ({ type: 'apiKey', in: 'header', name, description });
+const headerKey = (name: string, description: string) => ({
+  type: 'apiKey',
+  in: 'header',
+  name,
+  description,
+});
 const SECURITY_SCHEMES = {
-  managementToken: headerKey('Authorization', 'A user token or an installation access token, as `<token>` or `Bearer <token>`'),
-  messagingApiKey: { type: 'http', scheme: 'bearer', description: "An org's messaging API key: `Bearer <apiKey>`" },
-  adminToken: headerKey(ADMIN_HEADER, 'The admin token of the running emulator (`emulator start --json` prints it as adminToken)'),
+  managementToken: headerKey(
+    'Authorization',
+    'A user token or an installation access token, as `<token>` or `Bearer <token>`',
+  ),
+  messagingApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "An org's messaging API key: `Bearer <apiKey>`",
+  },
+  adminToken: headerKey(
+    ADMIN_HEADER,
+    'The admin token of the running emulator (`emulator start --json` prints it as adminToken)',
+  ),
   webhookSignature: headerKey('webhook-signature', WEBHOOK_SIGNING),
-  dashboardSession: headerKey(SESSION_HEADER, 'A dashboard session token (from `POST /_emulator/dashboard/session` with a login code); never a cookie'),
+  dashboardSession: headerKey(
+    SESSION_HEADER,
+    'A dashboard session token (from `POST /_emulator/dashboard/session` with a login code); never a cookie',
+  ),
 };
 
 /** Routes that need no credential at all. */
@@ -27,29 +45,49 @@ const OPEN = new Set(['/api/plugins/marketplace', '/_emulator/health', '/_emulat
 /** The collector: @fastify/swagger in OpenAPI 3.1 mode, registered before the routes it documents. */
 async function collector(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
-    openapi: { openapi: '3.1.0', info: { title: 'plugsmith platform API (emulator)', version: '1' } },
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'plugsmith platform API (emulator)', version: '1' },
+    },
     // Named shared schemas keep their names in components.schemas.
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
   });
 }
 
-function securityOf(path: string, api: 'management' | 'messaging'): Array<Record<string, string[]>> {
+function securityOf(
+  path: string,
+  api: 'management' | 'messaging',
+): Array<Record<string, string[]>> {
   if (OPEN.has(path)) return [];
   if (api === 'messaging') return [{ messagingApiKey: [] }];
-  return path.startsWith('/_emulator') ? [{ adminToken: [] }, { dashboardSession: [] }] : [{ managementToken: [] }];
+  return path.startsWith('/_emulator')
+    ? [{ adminToken: [] }, { dashboardSession: [] }]
+    : [{ managementToken: [] }];
 }
 
 /** Takes a route's first schema example up to its request body's media type, where OpenAPI tools look for it. */
 function liftExamples(operation: any): void {
   const media = operation?.requestBody?.content?.['application/json'];
-  if (media?.schema?.examples?.length && media.example === undefined) media.example = media.schema.examples[0];
+  if (media?.schema?.examples?.length && media.example === undefined)
+    media.example = media.schema.examples[0];
 }
 
 /** Every operation that writes may meet a full disk: a 507 in the error envelope (http.ts), declared beside its other errors. */
 function declareDiskFull(method: string, operation: any): void {
-  if (method === 'get' || method === 'head' || !operation.responses || operation.responses['507']) return;
-  const error = Object.values<any>(operation.responses).find((r) => String(r?.content?.['application/json']?.schema?.$ref ?? '').endsWith('/ErrorEnvelope'));
-  if (error) operation.responses['507'] = { ...error, description: 'The disk holding the emulator\'s data is full (ENOSPC) or over quota: nothing was stored; the connection closes' };
+  if (method === 'get' || method === 'head' || !operation.responses || operation.responses['507'])
+    return;
+  const error = Object.values<any>(operation.responses).find((r) =>
+    String(r?.content?.['application/json']?.schema?.$ref ?? '').endsWith('/ErrorEnvelope'),
+  );
+  if (error)
+    operation.responses['507'] = {
+      ...error,
+      description:
+        "The disk holding the emulator's data is full (ENOSPC) or over quota: nothing was stored; the connection closes",
+    };
 }
 
 /** What the routes alone decide (paths, webhooks, components): the same for every emulator, as no option adds a documented route. */
@@ -63,7 +101,9 @@ interface RoutesDocument {
 
 declare global {
   /** The routes' document of this process, built once: on globalThis, as a test runner loads this module once per test file. */
-  var plugsmithRoutesDocument: { document: Promise<RoutesDocument> | null; builds: number } | undefined;
+  var plugsmithRoutesDocument:
+    | { document: Promise<RoutesDocument> | null; builds: number }
+    | undefined;
 }
 
 const shared = () => (globalThis.plugsmithRoutesDocument ??= { document: null, builds: 0 });
@@ -74,7 +114,10 @@ export function routesDocumentBuilds(): number {
 }
 
 /** The routes' document of this process: built once (about 170 ms) by the first emulator that needs it, then shared; a failed build is retried. */
-export function sharedRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
+export function sharedRoutesDocument(builders: {
+  management: AppBuilder;
+  messaging: AppBuilder;
+}): Promise<RoutesDocument> {
   const state = shared();
   if (!state.document) {
     const document = buildRoutesDocument(builders);
@@ -87,7 +130,10 @@ export function sharedRoutesDocument(builders: { management: AppBuilder; messagi
 }
 
 /** Builds the routes' document of the management API (`/api`, `/_emulator`) and the messaging API. */
-async function buildRoutesDocument(builders: { management: AppBuilder; messaging: AppBuilder }): Promise<RoutesDocument> {
+async function buildRoutesDocument(builders: {
+  management: AppBuilder;
+  messaging: AppBuilder;
+}): Promise<RoutesDocument> {
   shared().builds++;
   const documentOf = async (build: AppBuilder) => {
     const app = await build(collector);
@@ -115,12 +161,19 @@ async function buildRoutesDocument(builders: { management: AppBuilder; messaging
   };
   add(management, 'management');
   add(messaging, 'messaging');
-  const webhooks = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { post: webhookOperation(kind) }]));
+  const webhooks = Object.fromEntries(
+    EVENT_KINDS.map((kind) => [kind, { post: webhookOperation(kind) }]),
+  );
   const routes: RoutesDocument = {
     paths,
     messagingPaths,
     webhooks,
-    components: { schemas: { ...(management.components?.schemas ?? {}), ...(messaging.components?.schemas ?? {}) } },
+    components: {
+      schemas: {
+        ...(management.components?.schemas ?? {}),
+        ...(messaging.components?.schemas ?? {}),
+      },
+    },
   };
   // Operation ids, summaries, links, one title per schema: none of it depends on where the emulator listens.
   describeOperations(routes);
@@ -128,13 +181,23 @@ async function buildRoutesDocument(builders: { management: AppBuilder; messaging
 }
 
 /** The OpenAPI 3.1 document of the three APIs, placed at their URLs, with the webhook events as `webhooks`; `routes` is shared, never changed. */
-export function placeDocument(routes: RoutesDocument, urls: { managementUrl: string; messagingUrl: string }): OpenApiDocument {
+export function placeDocument(
+  routes: RoutesDocument,
+  urls: { managementUrl: string; messagingUrl: string },
+): OpenApiDocument {
   const paths = { ...routes.paths };
   // The messaging API is a second server: every one of its operations says so.
-  const servers = [{ url: urls.messagingUrl, description: 'messaging API (its own server, not the management one)' }];
+  const servers = [
+    {
+      url: urls.messagingUrl,
+      description: 'messaging API (its own server, not the management one)',
+    },
+  ];
   for (const path of routes.messagingPaths) {
     const item: Record<string, any> = { ...paths[path], servers };
-    for (const [key, operation] of Object.entries<any>(item)) if (typeof operation === 'object' && operation !== null && 'responses' in operation) item[key] = { ...operation, servers };
+    for (const [key, operation] of Object.entries<any>(item))
+      if (typeof operation === 'object' && operation !== null && 'responses' in operation)
+        item[key] = { ...operation, servers };
     paths[path] = item;
   }
   return {
@@ -143,27 +206,42 @@ export function placeDocument(routes: RoutesDocument, urls: { managementUrl: str
       title: 'plugsmith platform API (emulator)',
       version: '1',
       description:
-        'The management API (/api), the messaging API (/conversations, on its own server: see `servers` on its operations) and the emulator admin API (/_emulator), as the plugsmith emulator serves them. Every JSON response is { ok: true, data, meta? } or { ok: false, error: { message, error, details? } }. A method a path does not declare is answered 405 with an `Allow` header listing the ones it does (see each path\'s description); an unknown path is a 404. Path parameters longer than 100 characters are refused (400) before anything else.',
+        "The management API (/api), the messaging API (/conversations, on its own server: see `servers` on its operations) and the emulator admin API (/_emulator), as the plugsmith emulator serves them. Every JSON response is { ok: true, data, meta? } or { ok: false, error: { message, error, details? } }. A method a path does not declare is answered 405 with an `Allow` header listing the ones it does (see each path's description); an unknown path is a 404. Path parameters longer than 100 characters are refused (400) before anything else.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: urls.managementUrl, description: 'management and admin API' }],
     tags: TAGS,
     paths,
     webhooks: routes.webhooks,
-    components: { schemas: routes.components.schemas, securitySchemes: SECURITY_SCHEMES, responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } },
+    components: {
+      schemas: routes.components.schemas,
+      securitySchemes: SECURITY_SCHEMES,
+      responses: { MethodNotAllowed: METHOD_NOT_ALLOWED },
+    },
   };
 }
 
 /** What a path answers to a method it does not declare. */
 const METHOD_NOT_ALLOWED = {
   description: 'The path exists, but not with this method: `Allow` lists its methods',
-  headers: { Allow: { description: 'The methods of the path, e.g. `GET, HEAD, POST`', schema: { type: 'string' } } },
+  headers: {
+    Allow: {
+      description: 'The methods of the path, e.g. `GET, HEAD, POST`',
+      schema: { type: 'string' },
+    },
+  },
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
 };
 
 /** A webhook event as the platform posts it: signed headers, the event as the body, and what the plugin must answer. */
 function webhookOperation(kind: (typeof EVENT_KINDS)[number]) {
-  const header = (name: string, description: string, schema: Record<string, unknown>) => ({ in: 'header', name, required: true, description, schema });
+  const header = (name: string, description: string, schema: Record<string, unknown>) => ({
+    in: 'header',
+    name,
+    required: true,
+    description,
+    schema,
+  });
   const challenge = kind === 'WEBHOOK_CHALLENGE';
   return {
     operationId: `on${kind.toLowerCase().replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}`,
@@ -172,21 +250,50 @@ function webhookOperation(kind: (typeof EVENT_KINDS)[number]) {
     tags: ['webhooks'],
     security: [{ webhookSignature: [] }],
     parameters: [
-      header('webhook-id', "The event delivery's id, the same on every retry", { type: 'string', minLength: 1 }),
-      header('webhook-timestamp', 'When this attempt was signed, in Unix seconds', { type: 'string', pattern: '^[0-9]+$' }),
-      header('webhook-signature', 'Space-separated `v1,<base64>` signatures (one per valid secret)', { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' }),
+      header('webhook-id', "The event delivery's id, the same on every retry", {
+        type: 'string',
+        minLength: 1,
+      }),
+      header('webhook-timestamp', 'When this attempt was signed, in Unix seconds', {
+        type: 'string',
+        pattern: '^[0-9]+$',
+      }),
+      header(
+        'webhook-signature',
+        'Space-separated `v1,<base64>` signatures (one per valid secret)',
+        { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+      ),
     ],
-    requestBody: { required: true, content: { 'application/json': { schema: WEBHOOK_EVENT_SCHEMAS[kind] } } },
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: WEBHOOK_EVENT_SCHEMAS[kind] } },
+    },
     responses: challenge
       ? {
           '200': {
-            description: 'The challenge answered: JSON `{ "challenge": <the value received> }`, or a text/plain body that is exactly the value; anything else leaves the webhook unverified',
+            description:
+              'The challenge answered: JSON `{ "challenge": <the value received> }`, or a text/plain body that is exactly the value; anything else leaves the webhook unverified',
             content: {
-              'application/json': { schema: { type: 'object', required: ['challenge'], properties: { challenge: { type: 'string', description: 'The `data.challenge` received' } } } },
-              'text/plain': { schema: { type: 'string', description: 'The `data.challenge` received, exactly' } },
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['challenge'],
+                  properties: {
+                    challenge: { type: 'string', description: 'The `data.challenge` received' },
+                  },
+                },
+              },
+              'text/plain': {
+                schema: { type: 'string', description: 'The `data.challenge` received, exactly' },
+              },
             },
           },
         }
-      : { '200': { description: 'Any 2xx acknowledges the event; anything else (or no answer in time) is retried with backoff' } },
+      : {
+          '200': {
+            description:
+              'Any 2xx acknowledges the event; anything else (or no answer in time) is retried with backoff',
+          },
+        },
   };
 }

@@ -49,7 +49,12 @@ export class Collection<T extends BaseRecord> {
   /** Inserts or replaces a record; resolves once durable. A record that cannot be written as JSON throws RecordRefused and changes nothing. */
   put(record: T): Promise<void> {
     const text = serializeRecord(this.name, record);
-    return this.submit({ t: 'put', collection: this as unknown as Collection<BaseRecord>, record, text });
+    return this.submit({
+      t: 'put',
+      collection: this as unknown as Collection<BaseRecord>,
+      record,
+      text,
+    });
   }
 
   /** Removes a record if present; resolves once durable. */
@@ -77,7 +82,8 @@ export class Collection<T extends BaseRecord> {
   remove(id: string): void {
     const previous = this.records.get(id);
     if (previous === undefined) return;
-    for (const [field, index] of this.indexes) for (const value of indexValues(previous, field)) unpost(index, value, id);
+    for (const [field, index] of this.indexes)
+      for (const value of indexValues(previous, field)) unpost(index, value, id);
     this.records.delete(id);
   }
 

@@ -9,6 +9,7 @@ export async function ownerOnlyDir(dir: string): Promise<void> {
   for (const name of await readdir(dir)) {
     const path = join(dir, name);
     const info = await stat(path).catch(() => null);
-    if (info?.isFile() && (info.mode & 0o077) !== 0) await chmod(path, 0o600).catch(() => undefined);
+    if (info?.isFile() && (info.mode & 0o077) !== 0)
+      await chmod(path, 0o600).catch(() => undefined);
   }
 }

@@ -31,7 +31,8 @@ export class Journal {
     this.pending.push(line + '\n');
     this.lines++;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    if (!this.flushing) this.flushing = new Promise((r) => setImmediate(r)).then(() => this.flushLoop());
+    if (!this.flushing)
+      this.flushing = new Promise((r) => setImmediate(r)).then(() => this.flushLoop());
     return done;
   }
 
@@ -52,11 +53,16 @@ export class Journal {
           // write() may write less than asked (a full disk): loop until the whole batch is out.
           let offset = 0;
           while (offset < buffer.length) {
-            const { bytesWritten } = await this.handle.write(buffer, offset, buffer.length - offset);
+            const { bytesWritten } = await this.handle.write(
+              buffer,
+              offset,
+              buffer.length - offset,
+            );
             if (bytesWritten === 0) throw new Error(`could not write to the journal ${this.path}`);
             offset += bytesWritten;
           }
-          if (pausesAt('import-written') && `\n${chunk}`.includes('\n{"t":"replace"')) await pauseAt('import-written');
+          if (pausesAt('import-written') && `\n${chunk}`.includes('\n{"t":"replace"'))
+            await pauseAt('import-written');
           await this.handle.datasync();
           this.size += buffer.length;
           for (const w of waiters) w.resolve();

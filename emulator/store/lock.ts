@@ -12,7 +12,9 @@ const heldDirs = new Set<string>();
 export function acquireLock(dir: string): string {
   const key = realpathSync(dir);
   if (heldDirs.has(key)) {
-    throw new StoreError(`the data dir ${dir} is already open in this process; close the other emulator first, or pass another dataDir`);
+    throw new StoreError(
+      `the data dir ${dir} is already open in this process; close the other emulator first, or pass another dataDir`,
+    );
   }
   const lock = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -41,7 +43,9 @@ export function acquireLock(dir: string): string {
       // removed meanwhile
     }
   }
-  throw new StoreError(`could not lock the data dir ${dir}; another emulator may be starting there`);
+  throw new StoreError(
+    `could not lock the data dir ${dir}; another emulator may be starting there`,
+  );
 }
 
 export function releaseLock(dir: string, key: string): void {

@@ -6,7 +6,13 @@ import { Journal } from './journal.js';
 import { acquireLock, releaseLock } from './lock.js';
 import { pauseAt } from './pause.js';
 import { StoreError, type BaseRecord } from './record.js';
-import { readSnapshot, SCHEMA_VERSION, SnapshotError, writeSnapshot, type Snapshot } from './snapshot.js';
+import {
+  readSnapshot,
+  SCHEMA_VERSION,
+  SnapshotError,
+  writeSnapshot,
+  type Snapshot,
+} from './snapshot.js';
 
 /** Compact the journal into the snapshot once it holds this many lines or bytes. */
 const COMPACT_LINES = 200_000;
@@ -16,7 +22,10 @@ const SNAPSHOT_FILE = 'snapshot.json';
 
 type Change = { t: 'put'; c: string; r: BaseRecord } | { t: 'del'; c: string; id: string };
 /** One journal line: a change, an atomic batch of them, or the whole contents (an import or a clear). */
-type Mutation = Change | { t: 'all'; m: Change[] } | { t: 'replace'; collections: Record<string, BaseRecord[]> };
+type Mutation =
+  | Change
+  | { t: 'all'; m: Change[] }
+  | { t: 'replace'; collections: Record<string, BaseRecord[]> };
 
 /** When the journal is compacted into the snapshot. */
 export interface CompactAfter {
@@ -41,7 +50,11 @@ export class Persistence {
   ) {}
 
   /** Locks `dir` and loads its snapshot and journals into the (empty, declared) collections. */
-  static async open(dir: string, collections: ReadonlyMap<string, Collection<BaseRecord>>, compactAfter?: CompactAfter): Promise<Persistence> {
+  static async open(
+    dir: string,
+    collections: ReadonlyMap<string, Collection<BaseRecord>>,
+    compactAfter?: CompactAfter,
+  ): Promise<Persistence> {
     const persistence = new Persistence(dir, collections, compactAfter);
     await persistence.load();
     return persistence;
@@ -101,7 +114,11 @@ export class Persistence {
     this.generation++;
     this.journal = await Journal.open(journalPath(this.dir, this.generation));
     // Taken in the same step as the switch: every change in it is in the old journal, every later one in the new.
-    const data: Snapshot = { schemaVersion: SCHEMA_VERSION, generation: this.generation, collections: {} };
+    const data: Snapshot = {
+      schemaVersion: SCHEMA_VERSION,
+      generation: this.generation,
+      collections: {},
+    };
     for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
     await pauseAt('compact-rotated');
     await old.close();
@@ -118,11 +135,15 @@ export class Persistence {
     try {
       const snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
         if (!(error instanceof SnapshotError)) throw error;
-        throw new StoreError(`the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`);
+        throw new StoreError(
+          `the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`,
+        );
       });
       if (snapshot !== null) {
         if (snapshot.schemaVersion > SCHEMA_VERSION) {
-          throw new StoreError(`the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`);
+          throw new StoreError(
+            `the data dir ${dir} was written by a newer plugsmith (store version ${snapshot.schemaVersion}, this one reads ${SCHEMA_VERSION}); upgrade plugsmith or use another --data-dir`,
+          );
         }
         this.generation = snapshot.generation;
         this.fill(snapshot.collections);
@@ -175,7 +196,9 @@ export class Persistence {
       try {
         m = JSON.parse(line);
       } catch {
-        throw new StoreError(`the journal ${path} is corrupt at byte ${Buffer.byteLength(text.slice(0, start - line.length - 1))}; restore the data dir from a backup or start with an empty --data-dir`);
+        throw new StoreError(
+          `the journal ${path} is corrupt at byte ${Buffer.byteLength(text.slice(0, start - line.length - 1))}; restore the data dir from a backup or start with an empty --data-dir`,
+        );
       }
       if (m.t === 'replace') this.fill(m.collections);
       else {

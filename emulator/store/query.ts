@@ -1,6 +1,11 @@
 import { ApiError, detail, type ErrorDetail } from '../errors.js';
 import type { BaseRecord, Collection } from './store.js';
-import { LIST_QUERY_PARAMETERS, type Pagination, type QueryFieldType, type SortOrder } from '../../src/contract/index.js';
+import {
+  LIST_QUERY_PARAMETERS,
+  type Pagination,
+  type QueryFieldType,
+  type SortOrder,
+} from '../../src/contract/index.js';
 
 /** What a collection endpoint allows in its query. */
 export interface QuerySpec {
@@ -27,19 +32,31 @@ const CONTROL: ReadonlySet<string> = new Set(LIST_QUERY_PARAMETERS);
 function list(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
   const parts = Array.isArray(value) ? value : [value];
-  return parts.flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p.length > 0);
+  return parts
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
 }
 
 function single(raw: RawQuery, key: string, problems: ErrorDetail[]): string | undefined {
   const value = raw[key];
   if (Array.isArray(value)) {
-    problems.push(detail([key], 'invalid_type', 'a single value', value, `${key} must be given once`));
+    problems.push(
+      detail([key], 'invalid_type', 'a single value', value, `${key} must be given once`),
+    );
     return value[value.length - 1];
   }
   return value;
 }
 
-function integer(raw: RawQuery, key: string, min: number, max: number, fallback: number, problems: ErrorDetail[]): number {
+function integer(
+  raw: RawQuery,
+  key: string,
+  min: number,
+  max: number,
+  fallback: number,
+  problems: ErrorDetail[],
+): number {
   const value = single(raw, key, problems);
   if (value === undefined) return fallback;
   // Decimal digits only: Number() would also take "0x10", "1e1" and " 10 ".
@@ -49,46 +66,107 @@ function integer(raw: RawQuery, key: string, min: number, max: number, fallback:
     return fallback;
   }
   if (n < min || n > max) {
-    const expected = max === Number.MAX_SAFE_INTEGER ? `integer >= ${min}` : `integer from ${min} to ${max}`;
-    problems.push(detail([key], n < min ? 'too_small' : 'too_big', expected, value, `${key} must be ${expected.replace('integer ', '')}`));
+    const expected =
+      max === Number.MAX_SAFE_INTEGER ? `integer >= ${min}` : `integer from ${min} to ${max}`;
+    problems.push(
+      detail(
+        [key],
+        n < min ? 'too_small' : 'too_big',
+        expected,
+        value,
+        `${key} must be ${expected.replace('integer ', '')}`,
+      ),
+    );
     return fallback;
   }
   return n;
 }
 
 /** Reads the shared query system's parameters; throws a 400 `Invalid query parameters`. */
-export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly string[] = []): ParsedQuery {
+export function parseQuery(
+  raw: RawQuery,
+  spec: QuerySpec,
+  ignore: readonly string[] = [],
+): ParsedQuery {
   const problems: ErrorDetail[] = [];
   const limit = integer(raw, '@limit', 1, 100, 20, problems);
   const page = integer(raw, '@page', 1, Number.MAX_SAFE_INTEGER, 1, problems);
   const cursor = single(raw, '@cursor', problems);
   if (cursor !== undefined && raw['@page'] !== undefined) {
-    problems.push(detail(['@page'], 'invalid_combination', 'either @page or @cursor', raw['@page'], '@page and @cursor cannot be used together'));
+    problems.push(
+      detail(
+        ['@page'],
+        'invalid_combination',
+        'either @page or @cursor',
+        raw['@page'],
+        '@page and @cursor cannot be used together',
+      ),
+    );
   }
 
   const sortBy = list(raw['@sortBy']);
   if (raw['@sortBy'] !== undefined && sortBy.length === 0) {
-    problems.push(detail(['@sortBy'], 'too_small', 'at least one field', raw['@sortBy'], '@sortBy needs a field; leave it out to sort by createdAt'));
+    problems.push(
+      detail(
+        ['@sortBy'],
+        'too_small',
+        'at least one field',
+        raw['@sortBy'],
+        '@sortBy needs a field; leave it out to sort by createdAt',
+      ),
+    );
   }
   if (sortBy.length === 0) sortBy.push('createdAt');
   for (const field of sortBy) {
     // Own keys only: `constructor` or `__proto__` are not fields.
     if (!Object.hasOwn(spec.fields, field)) {
-      problems.push(detail(['@sortBy'], 'invalid_enum_value', Object.keys(spec.fields).join(' | '), field, `cannot sort by ${field}`));
+      problems.push(
+        detail(
+          ['@sortBy'],
+          'invalid_enum_value',
+          Object.keys(spec.fields).join(' | '),
+          field,
+          `cannot sort by ${field}`,
+        ),
+      );
     }
   }
   const orders = list(raw['@sortOrder']);
   if (raw['@sortOrder'] !== undefined && orders.length === 0) {
-    problems.push(detail(['@sortOrder'], 'too_small', 'asc | desc', raw['@sortOrder'], '@sortOrder needs asc or desc; leave it out for desc'));
+    problems.push(
+      detail(
+        ['@sortOrder'],
+        'too_small',
+        'asc | desc',
+        raw['@sortOrder'],
+        '@sortOrder needs asc or desc; leave it out for desc',
+      ),
+    );
   }
   const sortOrder: SortOrder[] = [];
   for (const order of orders) {
     if (order !== 'asc' && order !== 'desc') {
-      problems.push(detail(['@sortOrder'], 'invalid_enum_value', 'asc | desc', order, '@sortOrder must be asc or desc'));
+      problems.push(
+        detail(
+          ['@sortOrder'],
+          'invalid_enum_value',
+          'asc | desc',
+          order,
+          '@sortOrder must be asc or desc',
+        ),
+      );
     } else sortOrder.push(order);
   }
   if (orders.length > sortBy.length) {
-    problems.push(detail(['@sortOrder'], 'too_big', `at most ${sortBy.length} orders`, raw['@sortOrder'], 'more sort orders than @sortBy fields'));
+    problems.push(
+      detail(
+        ['@sortOrder'],
+        'too_big',
+        `at most ${sortBy.length} orders`,
+        raw['@sortOrder'],
+        'more sort orders than @sortBy fields',
+      ),
+    );
   }
   // Fewer orders than fields: the last order given applies to the rest.
   const last = sortOrder.at(-1) ?? 'desc';
@@ -100,35 +178,66 @@ export function parseQuery(raw: RawQuery, spec: QuerySpec, ignore: readonly stri
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined || CONTROL.has(key) || ignore.includes(key)) continue;
     if (key.startsWith('@')) {
-      problems.push(detail([key], 'unrecognized_keys', [...CONTROL].join(' | '), key, `unknown query parameter ${key}`));
+      problems.push(
+        detail(
+          [key],
+          'unrecognized_keys',
+          [...CONTROL].join(' | '),
+          key,
+          `unknown query parameter ${key}`,
+        ),
+      );
       continue;
     }
     const type = Object.hasOwn(spec.fields, key) ? spec.fields[key] : undefined;
     if (!type) {
-      problems.push(detail([key], 'unrecognized_keys', Object.keys(spec.fields).join(' | '), key, `cannot filter by ${key}`));
+      problems.push(
+        detail(
+          [key],
+          'unrecognized_keys',
+          Object.keys(spec.fields).join(' | '),
+          key,
+          `cannot filter by ${key}`,
+        ),
+      );
       continue;
     }
     const parts = list(value);
     if (parts.length === 0) {
-      problems.push(detail([key], 'too_small', 'at least one value', value, `${key} needs a value`));
+      problems.push(
+        detail([key], 'too_small', 'at least one value', value, `${key} needs a value`),
+      );
       continue;
     }
     const values: unknown[] = [];
     for (const part of parts) {
       if (type === 'boolean') {
         if (part === 'true' || part === 'false') values.push(part === 'true');
-        else problems.push(detail([key], 'invalid_type', 'boolean', part, `${key} must be true or false`));
+        else
+          problems.push(
+            detail([key], 'invalid_type', 'boolean', part, `${key} must be true or false`),
+          );
       } else if (type === 'number') {
         const n = Number(part);
         if (/^-?\d+(\.\d+)?$/.test(part) && Number.isFinite(n)) values.push(n);
-        else problems.push(detail([key], 'invalid_type', 'number', part, `${key} must be a number`));
+        else
+          problems.push(detail([key], 'invalid_type', 'number', part, `${key} must be a number`));
       } else values.push(part);
     }
     filters.push({ field: key, values });
   }
 
-  if (problems.length > 0) throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', problems);
-  return { page, limit, cursor, sortBy, sortOrder, search: search === '' ? undefined : search, filters };
+  if (problems.length > 0)
+    throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', problems);
+  return {
+    page,
+    limit,
+    cursor,
+    sortBy,
+    sortOrder,
+    search: search === '' ? undefined : search,
+    filters,
+  };
 }
 
 /** Where a query starts: equality constraints that every record must meet, and a visibility test. */
@@ -145,15 +254,22 @@ export function runQuery<T extends BaseRecord>(
   scope: QueryScope<T> = {},
 ): { data: T[]; pagination: Pagination } {
   const where = scope.where ?? [];
-  const inScope = (record: T) => where.every(([field, value]) => matches(record, field, [value])) && (scope.visible?.(record) ?? true);
+  const inScope = (record: T) =>
+    where.every(([field, value]) => matches(record, field, [value])) &&
+    (scope.visible?.(record) ?? true);
   const indexed = where.find(([field]) => collection.hasIndex(field));
-  const candidates: Iterable<T> = indexed ? collection.where(indexed[0], indexed[1]) : collection.values();
+  const candidates: Iterable<T> = indexed
+    ? collection.where(indexed[0], indexed[1])
+    : collection.values();
   const needle = query.search?.toLowerCase();
-  const holdsNeedle = (value: unknown) => typeof value === 'string' && value.toLowerCase().includes(needle ?? '');
-  const matched = [...candidates].filter((record) =>
-    inScope(record)
-    && query.filters.every(({ field, values }) => matches(record, field, values))
-    && (needle === undefined || spec.search.some((field) => fieldHolds(record, field, holdsNeedle))));
+  const holdsNeedle = (value: unknown) =>
+    typeof value === 'string' && value.toLowerCase().includes(needle ?? '');
+  const matched = [...candidates].filter(
+    (record) =>
+      inScope(record) &&
+      query.filters.every(({ field, values }) => matches(record, field, values)) &&
+      (needle === undefined || spec.search.some((field) => fieldHolds(record, field, holdsNeedle))),
+  );
   const compare = comparator<T>(query);
   matched.sort(compare);
 
@@ -164,7 +280,13 @@ export function runQuery<T extends BaseRecord>(
       // A record outside the scope is unknown here too: a cursor must not reveal other orgs' ids.
       if (!at || !inScope(at)) {
         throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
-          detail(['@cursor'], 'invalid_cursor', 'the id of a record of this collection', query.cursor, 'unknown cursor: page on from the id of the last record you received'),
+          detail(
+            ['@cursor'],
+            'invalid_cursor',
+            'the id of a record of this collection',
+            query.cursor,
+            'unknown cursor: page on from the id of the last record you received',
+          ),
         ]);
       }
       const after = matched.findIndex((record) => compare(record, at) > 0);
@@ -172,22 +294,44 @@ export function runQuery<T extends BaseRecord>(
     }
     const data = matched.slice(start, start + query.limit);
     const hasNext = start + query.limit < matched.length;
-    return { data, pagination: { type: 'cursor', limit: query.limit, hasNext, nextCursor: hasNext ? data[data.length - 1].id : null } };
+    return {
+      data,
+      pagination: {
+        type: 'cursor',
+        limit: query.limit,
+        hasNext,
+        nextCursor: hasNext ? data[data.length - 1].id : null,
+      },
+    };
   }
   const total = matched.length;
   const totalPages = Math.ceil(total / query.limit);
   const from = (query.page - 1) * query.limit;
   return {
     data: matched.slice(from, from + query.limit),
-    pagination: { type: 'index', page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
+    pagination: {
+      type: 'index',
+      page: query.page,
+      limit: query.limit,
+      total,
+      totalPages,
+      hasNext: query.page < totalPages,
+      hasPrev: query.page > 1,
+    },
   };
 }
 
 function comparator<T extends BaseRecord>(query: ParsedQuery): (a: T, b: T) => number {
-  const keys = query.sortBy.map((field, i) => ({ field, sign: query.sortOrder[i] === 'asc' ? 1 : -1 }));
+  const keys = query.sortBy.map((field, i) => ({
+    field,
+    sign: query.sortOrder[i] === 'asc' ? 1 : -1,
+  }));
   return (a, b) => {
     for (const { field, sign } of keys) {
-      const c = compareValues((a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]);
+      const c = compareValues(
+        (a as Record<string, unknown>)[field],
+        (b as Record<string, unknown>)[field],
+      );
       if (c !== 0) return sign * c;
     }
     // Ties go by id, in the direction of the first key: a total order, so cursors are stable.

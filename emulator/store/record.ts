@@ -18,25 +18,45 @@ export class RecordRefused extends ApiError {
     path: string[] = [],
   ) {
     super('VALIDATION_ERROR', `Cannot store ${collection} record ${recordId}: ${reason}`, [
-      detail(path, 'unserializable', `JSON nested at most ${MAX_RECORD_DEPTH} levels deep`, undefined, reason),
+      detail(
+        path,
+        'unserializable',
+        `JSON nested at most ${MAX_RECORD_DEPTH} levels deep`,
+        undefined,
+        reason,
+      ),
     ]);
   }
 }
 
 /** The JSON text of a record, or a RecordRefused: every change is serialized before it is applied. */
-export function serializeRecord(collection: string, record: BaseRecord, path: string[] = []): string {
+export function serializeRecord(
+  collection: string,
+  record: BaseRecord,
+  path: string[] = [],
+): string {
   const id = typeof record?.id === 'string' ? record.id : String(record?.id);
   let text: string | undefined;
   try {
     text = JSON.stringify(record);
   } catch (error) {
-    const message = error instanceof RangeError ? `it nests too deeply to be written as JSON (at most ${MAX_RECORD_DEPTH} levels)` : `it cannot be written as JSON (${(error as Error).message})`;
+    const message =
+      error instanceof RangeError
+        ? `it nests too deeply to be written as JSON (at most ${MAX_RECORD_DEPTH} levels)`
+        : `it cannot be written as JSON (${(error as Error).message})`;
     throw new RecordRefused(collection, id, message, path);
   }
-  if (typeof text !== 'string' || text[0] !== '{') throw new RecordRefused(collection, id, 'a record must be a JSON object', path);
+  if (typeof text !== 'string' || text[0] !== '{')
+    throw new RecordRefused(collection, id, 'a record must be a JSON object', path);
   // Nesting n levels takes at least 2n characters: short records need no scan.
   const depth = text.length <= 2 * MAX_RECORD_DEPTH ? 0 : nestingDepth(text);
-  if (depth > MAX_RECORD_DEPTH) throw new RecordRefused(collection, id, `it nests ${depth} levels deep; at most ${MAX_RECORD_DEPTH} are kept`, path);
+  if (depth > MAX_RECORD_DEPTH)
+    throw new RecordRefused(
+      collection,
+      id,
+      `it nests ${depth} levels deep; at most ${MAX_RECORD_DEPTH} are kept`,
+      path,
+    );
   return text;
 }
 

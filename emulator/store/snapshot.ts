@@ -22,10 +22,18 @@ export interface Snapshot {
 export class SnapshotError extends Error {}
 
 /** lowdb's file adapter with compact JSON (its JSONFile indents, which doubles a large snapshot). */
-const adapter = (path: string) => new DataFile<Snapshot>(path, { parse: (text) => parse(text), stringify: (data) => JSON.stringify(data) });
+const adapter = (path: string) =>
+  new DataFile<Snapshot>(path, {
+    parse: (text) => parse(text),
+    stringify: (data) => JSON.stringify(data),
+  });
 
 /** Writes the snapshot with lowdb (which syncs nothing), then fsyncs it, makes it owner-only, renames it into place and fsyncs the folder. */
-export async function writeSnapshot(path: string, data: Snapshot, beforeRename?: () => Promise<void>): Promise<void> {
+export async function writeSnapshot(
+  path: string,
+  data: Snapshot,
+  beforeRename?: () => Promise<void>,
+): Promise<void> {
   const next = join(dirname(path), `${basename(path)}.next`);
   await new Low(adapter(next), data).write();
   await chmod(next, 0o600);
@@ -41,9 +49,15 @@ export async function readSnapshot(path: string): Promise<Snapshot | null> {
   await db.read();
   const document = db.data as (Snapshot & { records?: unknown }) | null;
   if (document === null) return null;
-  if (document.schemaVersion === 2 && Array.isArray(document.records)) return fromLayout2(path, document.generation, document.records);
-  if (typeof document.collections !== 'object' || document.collections === null || Array.isArray(document.collections)) {
-    if (document.schemaVersion > SCHEMA_VERSION) return { schemaVersion: document.schemaVersion, generation: 0, collections: {} };
+  if (document.schemaVersion === 2 && Array.isArray(document.records))
+    return fromLayout2(path, document.generation, document.records);
+  if (
+    typeof document.collections !== 'object' ||
+    document.collections === null ||
+    Array.isArray(document.collections)
+  ) {
+    if (document.schemaVersion > SCHEMA_VERSION)
+      return { schemaVersion: document.schemaVersion, generation: 0, collections: {} };
     throw new SnapshotError('it is not a plugsmith store snapshot (no collections)');
   }
   for (const [name, records] of Object.entries(document.collections)) {
@@ -59,7 +73,12 @@ function parse(text: string): Snapshot {
   } catch (error) {
     throw new SnapshotError(`it is not valid JSON (${(error as Error).message})`);
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document) || typeof (document as Snapshot).schemaVersion !== 'number') {
+  if (
+    typeof document !== 'object' ||
+    document === null ||
+    Array.isArray(document) ||
+    typeof (document as Snapshot).schemaVersion !== 'number'
+  ) {
     throw new SnapshotError('it is not a plugsmith store snapshot (no schemaVersion)');
   }
   return document as Snapshot;
@@ -69,17 +88,29 @@ function parse(text: string): Snapshot {
  * Layout 2: `{"schemaVersion":2,"generation":…,"bytes":…,"crc32":…,"records":[` on the first line (with the size and
  * checksum of the rest), then a `["collection","id",{record}]` line per record (`["#index",…]` lines skipped).
  */
-async function fromLayout2(path: string, generation: number, records: unknown[]): Promise<Snapshot> {
+async function fromLayout2(
+  path: string,
+  generation: number,
+  records: unknown[],
+): Promise<Snapshot> {
   const bytes = await readFile(path);
   const body = bytes.subarray(bytes.indexOf(10) + 1);
-  const head = JSON.parse(`${bytes.subarray(0, bytes.indexOf(10)).toString()}]}`) as { bytes?: number; crc32?: number | null };
-  if (body.length !== head.bytes) throw new SnapshotError(`it is ${body.length} bytes long after its first line where it should be ${head.bytes} (cut short or edited)`);
+  const head = JSON.parse(`${bytes.subarray(0, bytes.indexOf(10)).toString()}]}`) as {
+    bytes?: number;
+    crc32?: number | null;
+  };
+  if (body.length !== head.bytes)
+    throw new SnapshotError(
+      `it is ${body.length} bytes long after its first line where it should be ${head.bytes} (cut short or edited)`,
+    );
   const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
-  if (crc32 && typeof head.crc32 === 'number' && crc32(body) !== head.crc32) throw new SnapshotError('its checksum does not match its content (damaged or edited)');
+  if (crc32 && typeof head.crc32 === 'number' && crc32(body) !== head.crc32)
+    throw new SnapshotError('its checksum does not match its content (damaged or edited)');
   // Keyed by names from the file: no prototype, so `__proto__` is a collection like any other.
   const collections = Object.create(null) as Record<string, BaseRecord[]>;
   for (const line of records) {
-    if (!Array.isArray(line) || typeof line[0] !== 'string') throw new SnapshotError('a line of it is not a record');
+    if (!Array.isArray(line) || typeof line[0] !== 'string')
+      throw new SnapshotError('a line of it is not a record');
     if (line[0] !== '#index') (collections[line[0]] ??= []).push(line[2] as BaseRecord);
   }
   return { schemaVersion: 2, generation, collections };

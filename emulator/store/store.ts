@@ -26,7 +26,12 @@ export class Store {
   static async open(options: StoreOptions, define: (store: Store) => void): Promise<Store> {
     const store = new Store(options.dataDir ?? null);
     define(store);
-    if (store.dataDir) store.persistence = await Persistence.open(store.dataDir, store.collections, options.compactAfter);
+    if (store.dataDir)
+      store.persistence = await Persistence.open(
+        store.dataDir,
+        store.collections,
+        options.compactAfter,
+      );
     return store;
   }
 
@@ -42,7 +47,11 @@ export class Store {
   }
 
   /** Changes made inside `atomically`, applied and written as one journal line when it ends. */
-  private batch: { changes: PendingChange[]; done: Promise<void>; settle: (line: Promise<void>) => void } | null = null;
+  private batch: {
+    changes: PendingChange[];
+    done: Promise<void>;
+    settle: (line: Promise<void>) => void;
+  } | null = null;
 
   /**
    * Runs `change` (synchronous puts and deletes) as one journal line, all or none after a crash; applied only when it returns,
@@ -54,7 +63,9 @@ export class Store {
       return this.batch.done;
     }
     let settle!: (line: Promise<void>) => void;
-    const done = new Promise<void>((resolve, reject) => (settle = (line) => line.then(resolve, reject)));
+    const done = new Promise<void>(
+      (resolve, reject) => (settle = (line) => line.then(resolve, reject)),
+    );
     // Callers that drop a put's promise must not meet an unhandled rejection when the store closes.
     done.catch(() => undefined);
     const batch = (this.batch = { changes: [] as PendingChange[], done, settle });
@@ -88,7 +99,9 @@ export class Store {
         lines.push(`{"t":"put","c":${JSON.stringify(change.collection.name)},"r":${change.text}}`);
       } else if (change.collection.has(change.id)) {
         change.collection.remove(change.id);
-        lines.push(`{"t":"del","c":${JSON.stringify(change.collection.name)},"id":${JSON.stringify(change.id)}}`);
+        lines.push(
+          `{"t":"del","c":${JSON.stringify(change.collection.name)},"id":${JSON.stringify(change.id)}}`,
+        );
       }
     }
     if (lines.length === 0) return Promise.resolve();
@@ -106,7 +119,9 @@ export class Store {
     const prepared: Array<[Collection<BaseRecord>, BaseRecord[]]> = [];
     for (const [name, c] of this.collections) {
       const records = contents[name] ?? [];
-      const texts = records.map((record, i) => serializeRecord(name, record, ['collections', name, String(i)]));
+      const texts = records.map((record, i) =>
+        serializeRecord(name, record, ['collections', name, String(i)]),
+      );
       parts.push(`${JSON.stringify(name)}:[${texts.join(',')}]`);
       prepared.push([c, records]);
     }

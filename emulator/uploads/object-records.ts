@@ -18,7 +18,12 @@ export function fileObjectRecords(db: Db): ObjectRecords {
     },
     putRefusal(key) {
       const file = fileOf(key);
-      if (!file) return { status: 404, message: 'No file record has this upload URL any more (the store was reset or imported): ask for a new one' };
+      if (!file)
+        return {
+          status: 404,
+          message:
+            'No file record has this upload URL any more (the store was reset or imported): ask for a new one',
+        };
       if (WRITABLE.has(file.status)) return null;
       return {
         status: 409,

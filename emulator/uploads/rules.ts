@@ -21,6 +21,8 @@ export function canMove(from: FileStatus | null, to: FileStatus): boolean {
 export function assertMove(from: FileStatus | null, to: FileStatus): void {
   if (!canMove(from, to)) {
     const allowed = NEXT[String(from)];
-    throw conflict(`a file in status ${from ?? 'null (awaiting upload)'} cannot become ${to}${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; COMPLETED is final'}`);
+    throw conflict(
+      `a file in status ${from ?? 'null (awaiting upload)'} cannot become ${to}${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; COMPLETED is final'}`,
+    );
   }
 }

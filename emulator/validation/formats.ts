@@ -22,7 +22,10 @@ if (!URL_REGEXP.source.startsWith(URL_USER) || !URL_REGEXP.source.endsWith(URL_P
   throw new Error('ajv-formats changed its url format: update emulator/validation/formats.ts');
 }
 /** ajv-formats' url expression between the user part and the path: the host and the port. */
-const URL_HOST_PORT = new RegExp(`^${URL_REGEXP.source.slice(URL_USER.length, -URL_PATH.length)}$`, URL_REGEXP.flags);
+const URL_HOST_PORT = new RegExp(
+  `^${URL_REGEXP.source.slice(URL_USER.length, -URL_PATH.length)}$`,
+  URL_REGEXP.flags,
+);
 const WHITESPACE = /\s/u;
 
 /**
@@ -49,10 +52,11 @@ export function linearUrl(value: string): boolean {
 }
 
 function checkOf(format: unknown): Check | null {
-  if (format instanceof RegExp) return (value) => {
-    format.lastIndex = 0;
-    return format.test(value);
-  };
+  if (format instanceof RegExp)
+    return (value) => {
+      format.lastIndex = 0;
+      return format.test(value);
+    };
   if (typeof format === 'function') return format as Check;
   if (typeof format === 'object' && format !== null && 'validate' in format) {
     const { validate, type } = format as { validate: unknown; type?: string };
@@ -67,8 +71,13 @@ export const boundedFormats: Record<string, FormatDefinition<string>> = Object.f
   Object.entries(fullFormats).flatMap(([name, format]) => {
     const check = name === 'url' ? linearUrl : checkOf(format);
     if (!check) return [];
-    const compare = typeof format === 'object' && format !== null && 'compare' in format ? (format.compare as FormatDefinition<string>['compare']) : undefined;
-    const capped = UNCAPPED.has(name) ? check : (value: string) => value.length <= MAX_FORMAT_LENGTH && check(value);
+    const compare =
+      typeof format === 'object' && format !== null && 'compare' in format
+        ? (format.compare as FormatDefinition<string>['compare'])
+        : undefined;
+    const capped = UNCAPPED.has(name)
+      ? check
+      : (value: string) => value.length <= MAX_FORMAT_LENGTH && check(value);
     return [[name, { type: 'string' as const, validate: capped, ...(compare ? { compare } : {}) }]];
   }),
 );

@@ -7,29 +7,51 @@ import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-reg
 
 // No logger: an unknown `format` is legal and would be printed at every request that uses it.
 // Patterns run on RE2 and formats in bounded time: a supplied schema cannot stall the process (ReDoS).
-const options = { strict: false, allErrors: true, verbose: true, validateFormats: true, logger: false, code: { regExp: ajvLinearRegExp } } as const;
+const options = {
+  strict: false,
+  allErrors: true,
+  verbose: true,
+  validateFormats: true,
+  logger: false,
+  code: { regExp: ajvLinearRegExp },
+} as const;
 // Made on first use: each one compiles its meta-schema, which the emulator's start need not wait for.
 let draft07: Ajv | undefined;
 let draft2020: Ajv | undefined;
 const ajv07 = (): Ajv => (draft07 ??= useBoundedFormats(addFormats.default(new Ajv(options))));
-const ajv2020 = (): Ajv => (draft2020 ??= useBoundedFormats(addFormats.default(new Ajv2020(options))));
+const ajv2020 = (): Ajv =>
+  (draft2020 ??= useBoundedFormats(addFormats.default(new Ajv2020(options))));
 
 /** A validator of one of the emulator's own schemas, compiled on its first call without meta-validation (100 ms off a start). */
-export function lazyValidator<T = unknown>(schema: Record<string, unknown>, ajvOptions: Record<string, unknown> = {}): (() => ValidateFunction<T>) {
+export function lazyValidator<T = unknown>(
+  schema: Record<string, unknown>,
+  ajvOptions: Record<string, unknown> = {},
+): () => ValidateFunction<T> {
   let fn: ValidateFunction<T> | undefined;
-  return () => (fn ??= new Ajv({ strict: false, validateSchema: false, ...ajvOptions }).compile<T>(schema));
+  return () =>
+    (fn ??= new Ajv({ strict: false, validateSchema: false, ...ajvOptions }).compile<T>(schema));
 }
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
 /** The ajv of a schema's draft, with `$schema` spelled as ajv knows it (http or https, `#` or not); else what `$schema` should be. */
-function draftOf(schema: Record<string, unknown>): { ajv: Ajv; source: Record<string, unknown> } | string {
+function draftOf(
+  schema: Record<string, unknown>,
+): { ajv: Ajv; source: Record<string, unknown> } | string {
   const declared = schema.$schema;
   if (declared === undefined) return { ajv: ajv07(), source: schema };
   if (typeof declared !== 'string') return 'a $schema URI string';
-  if (DRAFT_07.test(declared)) return { ajv: ajv07(), source: { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' } };
-  if (DRAFT_2020.test(declared)) return { ajv: ajv2020(), source: { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' } };
+  if (DRAFT_07.test(declared))
+    return {
+      ajv: ajv07(),
+      source: { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' },
+    };
+  if (DRAFT_2020.test(declared))
+    return {
+      ajv: ajv2020(),
+      source: { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' },
+    };
   return 'http://json-schema.org/draft-07/schema# or https://json-schema.org/draft/2020-12/schema';
 }
 
@@ -50,7 +72,13 @@ export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetai
     const value = stack.pop();
     nodes++;
     if (nodes > MAX_SCHEMA_NODES) {
-      return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_NODES} JSON values in a schema`, `more than ${MAX_SCHEMA_NODES}`, `${path.join('.')} holds more than ${MAX_SCHEMA_NODES} JSON values (MAX_SCHEMA_NODES); split it or describe fewer properties`);
+      return detail(
+        path,
+        'schema_too_large',
+        `at most ${MAX_SCHEMA_NODES} JSON values in a schema`,
+        `more than ${MAX_SCHEMA_NODES}`,
+        `${path.join('.')} holds more than ${MAX_SCHEMA_NODES} JSON values (MAX_SCHEMA_NODES); split it or describe fewer properties`,
+      );
     }
     if (typeof value === 'string') chars += value.length + 2;
     else if (value === null || typeof value !== 'object') chars += 8;
@@ -61,15 +89,28 @@ export function schemaBudgetProblem(schema: unknown, path: string[]): ErrorDetai
       for (const [key, child] of Object.entries(value)) {
         chars += key.length + 4;
         if (key === 'pattern' && typeof child === 'string') patterns++;
-        if (key === 'patternProperties' && child !== null && typeof child === 'object') patterns += Object.keys(child).length;
+        if (key === 'patternProperties' && child !== null && typeof child === 'object')
+          patterns += Object.keys(child).length;
         stack.push(child);
       }
     }
     if (patterns > MAX_SCHEMA_PATTERNS) {
-      return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_PATTERNS} patterns in a schema`, `more than ${MAX_SCHEMA_PATTERNS}`, `${path.join('.')} holds more than ${MAX_SCHEMA_PATTERNS} patterns (pattern keywords and patternProperties keys, MAX_SCHEMA_PATTERNS); use fewer`);
+      return detail(
+        path,
+        'schema_too_large',
+        `at most ${MAX_SCHEMA_PATTERNS} patterns in a schema`,
+        `more than ${MAX_SCHEMA_PATTERNS}`,
+        `${path.join('.')} holds more than ${MAX_SCHEMA_PATTERNS} patterns (pattern keywords and patternProperties keys, MAX_SCHEMA_PATTERNS); use fewer`,
+      );
     }
     if (chars > MAX_SCHEMA_CHARS) {
-      return detail(path, 'schema_too_large', `at most ${MAX_SCHEMA_CHARS} characters of JSON in a schema`, `more than ${MAX_SCHEMA_CHARS}`, `${path.join('.')} is longer than ${MAX_SCHEMA_CHARS} characters as JSON (MAX_SCHEMA_CHARS); shorten it`);
+      return detail(
+        path,
+        'schema_too_large',
+        `at most ${MAX_SCHEMA_CHARS} characters of JSON in a schema`,
+        `more than ${MAX_SCHEMA_CHARS}`,
+        `${path.join('.')} is longer than ${MAX_SCHEMA_CHARS} characters as JSON (MAX_SCHEMA_CHARS); shorten it`,
+      );
     }
   }
   // Counted within MAX_SCHEMA_NODES, so the expansion below costs little too.
@@ -82,7 +123,14 @@ export const MAX_SCHEMA_EXPANDED_NODES = 2_000;
 /** Keywords whose values are data, not schemas: a `$ref` or `$id` inside them means nothing to ajv. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
 /** Keywords whose value maps names to schemas (a key there is a name, whatever it is). */
-const MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
+const MAP_KEYWORDS = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'dependencies',
+]);
 /** Keywords that only hold schemas for `$ref`s to name: they are not run where they stand. */
 const DEFINITION_KEYWORDS = new Set(['definitions', '$defs']);
 /** References resolved at run time (2020-12, 2019-09), which can recurse; refused in supplied schemas. */
@@ -103,25 +151,54 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
 
   const resolve = (ref: string, at: string[]): { node: unknown; tokens: string[] } | null => {
     if (ref !== '#' && !ref.startsWith('#/')) {
-      problem = detail(where(at), 'invalid_schema', 'a local $ref: # or a JSON pointer #/…', ref, `${named(at)} is ${JSON.stringify(ref.slice(0, 200))}: the emulator follows only local references (# or #/definitions/…), never other documents or anchors`);
+      problem = detail(
+        where(at),
+        'invalid_schema',
+        'a local $ref: # or a JSON pointer #/…',
+        ref,
+        `${named(at)} is ${JSON.stringify(ref.slice(0, 200))}: the emulator follows only local references (# or #/definitions/…), never other documents or anchors`,
+      );
       return null;
     }
     let tokens: string[];
     try {
-      tokens = ref === '#' ? [] : decodeURIComponent(ref.slice(2)).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+      tokens =
+        ref === '#'
+          ? []
+          : decodeURIComponent(ref.slice(2))
+              .split('/')
+              .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     } catch {
-      problem = detail(where(at), 'invalid_schema', 'a JSON pointer', ref, `${named(at)} is not a valid JSON pointer`);
+      problem = detail(
+        where(at),
+        'invalid_schema',
+        'a JSON pointer',
+        ref,
+        `${named(at)} is not a valid JSON pointer`,
+      );
       return null;
     }
     let node: unknown = schema;
     for (const token of tokens) {
       if (node === null || typeof node !== 'object') node = undefined;
-      else if (Array.isArray(node)) node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
+      else if (Array.isArray(node))
+        node = /^(0|[1-9]\d*)$/.test(token) ? node[Number(token)] : undefined;
       else node = Object.hasOwn(node, token) ? (node as Record<string, unknown>)[token] : undefined;
       if (node === undefined) break;
     }
-    if (node === undefined || node === null || (typeof node !== 'object' && typeof node !== 'boolean') || Array.isArray(node)) {
-      problem = detail(where(at), 'invalid_schema', 'a $ref naming a schema inside this schema', ref, `${named(at)} (${JSON.stringify(ref.slice(0, 200))}) names no schema inside this schema`);
+    if (
+      node === undefined ||
+      node === null ||
+      (typeof node !== 'object' && typeof node !== 'boolean') ||
+      Array.isArray(node)
+    ) {
+      problem = detail(
+        where(at),
+        'invalid_schema',
+        'a $ref naming a schema inside this schema',
+        ref,
+        `${named(at)} (${JSON.stringify(ref.slice(0, 200))}) names no schema inside this schema`,
+      );
       return null;
     }
     return { node, tokens };
@@ -133,7 +210,8 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
     if (node === null || typeof node !== 'object') return 1;
     if (kind === 'data') {
       let total = 1;
-      for (const child of Object.values(node)) total = Math.min(cap, total + size(child, at, 'data'));
+      for (const child of Object.values(node))
+        total = Math.min(cap, total + size(child, at, 'data'));
       return total;
     }
     const memo = kind === 'schema' ? schemaSizes : mapSizes;
@@ -150,16 +228,32 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
       const record = node as Record<string, unknown>;
       for (const keyword of REFUSED_REF_KEYWORDS) {
         if (typeof record[keyword] === 'string') {
-          problem = detail(where([...at, keyword]), 'invalid_schema', `no ${keyword}`, record[keyword], `${named([...at, keyword])}: ${keyword} is not supported in supplied schemas (dynamic references can recurse); use $ref to a definition`);
+          problem = detail(
+            where([...at, keyword]),
+            'invalid_schema',
+            `no ${keyword}`,
+            record[keyword],
+            `${named([...at, keyword])}: ${keyword} is not supported in supplied schemas (dynamic references can recurse); use $ref to a definition`,
+          );
           return cap;
         }
       }
       if (at.length > 0 && typeof record.$id === 'string') {
-        problem = detail(where([...at, '$id']), 'invalid_schema', '$id only at the top of a schema', record.$id, `${named([...at, '$id'])}: a nested $id is not supported in supplied schemas (it changes what # refers to); remove it`);
+        problem = detail(
+          where([...at, '$id']),
+          'invalid_schema',
+          '$id only at the top of a schema',
+          record.$id,
+          `${named([...at, '$id'])}: a nested $id is not supported in supplied schemas (it changes what # refers to); remove it`,
+        );
         return cap;
       }
       for (const [key, child] of Object.entries(record)) {
-        const childKind = DATA_KEYWORDS.has(key) ? 'data' : MAP_KEYWORDS.has(key) && !Array.isArray(child) ? 'map' : 'schema';
+        const childKind = DATA_KEYWORDS.has(key)
+          ? 'data'
+          : MAP_KEYWORDS.has(key) && !Array.isArray(child)
+            ? 'map'
+            : 'schema';
         const childSize = size(child, [...at, key], childKind);
         if (problem) return cap;
         // Definitions run only through a $ref, which is charged their whole size where it stands.
@@ -169,15 +263,32 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
         const target = resolve(record.$ref, [...at, '$ref']);
         if (!target) return cap;
         if (open.has(target.node as object)) {
-          problem = detail(where([...at, '$ref']), 'schema_recursive', 'a $ref that does not reach itself', record.$ref, `${named([...at, '$ref'])} (${JSON.stringify(record.$ref.slice(0, 200))}) refers back to a schema that contains it: recursive schemas are not supported in supplied schemas (they repeat checks at every level of the data); describe a fixed depth instead`);
+          problem = detail(
+            where([...at, '$ref']),
+            'schema_recursive',
+            'a $ref that does not reach itself',
+            record.$ref,
+            `${named([...at, '$ref'])} (${JSON.stringify(record.$ref.slice(0, 200))}) refers back to a schema that contains it: recursive schemas are not supported in supplied schemas (they repeat checks at every level of the data); describe a fixed depth instead`,
+          );
           return cap;
         }
         total = Math.min(cap, total + size(target.node, target.tokens, 'schema'));
       }
     }
     open.delete(node);
-    if (!problem && kind === 'schema' && !Array.isArray(node) && total > MAX_SCHEMA_EXPANDED_NODES) {
-      problem = detail(where(at), 'schema_too_large', `at most ${MAX_SCHEMA_EXPANDED_NODES} JSON values with every $ref inlined`, `more than ${MAX_SCHEMA_EXPANDED_NODES}`, `${named(at)} holds more than ${MAX_SCHEMA_EXPANDED_NODES} JSON values once every $ref is replaced by the schema it names (MAX_SCHEMA_EXPANDED_NODES); refer to fewer or smaller definitions`);
+    if (
+      !problem &&
+      kind === 'schema' &&
+      !Array.isArray(node) &&
+      total > MAX_SCHEMA_EXPANDED_NODES
+    ) {
+      problem = detail(
+        where(at),
+        'schema_too_large',
+        `at most ${MAX_SCHEMA_EXPANDED_NODES} JSON values with every $ref inlined`,
+        `more than ${MAX_SCHEMA_EXPANDED_NODES}`,
+        `${named(at)} holds more than ${MAX_SCHEMA_EXPANDED_NODES} JSON values once every $ref is replaced by the schema it names (MAX_SCHEMA_EXPANDED_NODES); refer to fewer or smaller definitions`,
+      );
     }
     memo.set(node, total);
     return total;
@@ -191,14 +302,30 @@ function schemaRefProblem(schema: unknown, path: string[]): ErrorDetail | null {
 export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     if (typeof schema === 'boolean') return [];
-    return [detail(path, 'invalid_type', 'object', schema, `${path.join('.')} must be a JSON Schema object`)];
+    return [
+      detail(
+        path,
+        'invalid_type',
+        'object',
+        schema,
+        `${path.join('.')} must be a JSON Schema object`,
+      ),
+    ];
   }
   // Before anything compiles or walks it: a schema past the budget is refused at the cost of counting.
   const tooLarge = schemaBudgetProblem(schema, path);
   if (tooLarge) return [tooLarge];
   const draft = draftOf(schema as Record<string, unknown>);
   if (typeof draft === 'string') {
-    return [detail([...path, '$schema'], 'invalid_schema', draft, (schema as Record<string, unknown>).$schema, `unsupported $schema: use ${draft}`)];
+    return [
+      detail(
+        [...path, '$schema'],
+        'invalid_schema',
+        draft,
+        (schema as Record<string, unknown>).$schema,
+        `unsupported $schema: use ${draft}`,
+      ),
+    ];
   }
   if (!draft.ajv.validateSchema(draft.source)) {
     return (draft.ajv.errors ?? []).map((e) => fromAjv(e, path, 'invalid_schema'));
@@ -206,7 +333,15 @@ export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] 
   try {
     compile(schema as Record<string, unknown>);
   } catch (error) {
-    return [detail(path, 'invalid_schema', 'a JSON Schema that compiles', schema, `${path.join('.')} does not compile: ${(error as Error).message}`)];
+    return [
+      detail(
+        path,
+        'invalid_schema',
+        'a JSON Schema that compiles',
+        schema,
+        `${path.join('.')} does not compile: ${(error as Error).message}`,
+      ),
+    ];
   }
   return [];
 }
@@ -214,7 +349,10 @@ export function checkJsonSchema(schema: unknown, path: string[]): ErrorDetail[] 
 /** Most validators of supplied schemas kept; past it the least recently used one is dropped. */
 const MAX_COMPILED = 1000;
 /** Validators by schema text, least recently used first (a Map keeps insertion order). */
-const compiled = new Map<string, { fn: ValidateFunction; ajv: Ajv; source: Record<string, unknown> }>();
+const compiled = new Map<
+  string,
+  { fn: ValidateFunction; ajv: Ajv; source: Record<string, unknown> }
+>();
 
 /** A cached validator for a schema that passed `checkJsonSchema`. */
 export function compile(schema: Record<string, unknown>): ValidateFunction {
@@ -244,31 +382,55 @@ export function compile(schema: Record<string, unknown>): ValidateFunction {
 
 /** How many supplied schemas are compiled: the validators kept here, and ajv's own caches (for tests). */
 export function compiledSchemaCounts(): { validators: number; ajvCached: number } {
-  const cached = (ajv: Ajv | undefined) => (ajv as unknown as { _cache?: Map<unknown, unknown> } | undefined)?._cache?.size ?? 0;
+  const cached = (ajv: Ajv | undefined) =>
+    (ajv as unknown as { _cache?: Map<unknown, unknown> } | undefined)?._cache?.size ?? 0;
   return { validators: compiled.size, ajvCached: cached(draft07) + cached(draft2020) };
 }
 
 /** Validates a value against a supplied schema; problems come back as error details. */
-export function validateAgainst(schema: Record<string, unknown>, value: unknown, path: string[]): ErrorDetail[] {
+export function validateAgainst(
+  schema: Record<string, unknown>,
+  value: unknown,
+  path: string[],
+): ErrorDetail[] {
   let fn: ValidateFunction;
   try {
     fn = compile(schema);
   } catch (error) {
     // A schema stored before its checks tightened (or imported): the input cannot be judged by it.
-    return [detail(path, 'invalid_schema', 'a schema the emulator can run', schema, `the schema for ${path.join('.') || 'the value'} cannot be used: ${(error as Error).message}`)];
+    return [
+      detail(
+        path,
+        'invalid_schema',
+        'a schema the emulator can run',
+        schema,
+        `the schema for ${path.join('.') || 'the value'} cannot be used: ${(error as Error).message}`,
+      ),
+    ];
   }
   try {
     if (withMatchBudget(() => fn(value))) return [];
   } catch (error) {
     if (!(error instanceof MatchBudgetError)) throw error;
-    return [detail(path, 'pattern_budget', 'a value the pattern can be checked against in time', value, `${path.join('.') || 'the value'}: ${error.message}`)];
+    return [
+      detail(
+        path,
+        'pattern_budget',
+        'a value the pattern can be checked against in time',
+        value,
+        `${path.join('.') || 'the value'}: ${error.message}`,
+      ),
+    ];
   }
   return (fn.errors ?? []).map((e) => fromAjv(e, path, e.keyword));
 }
 
 /** Turns an ajv error into the spec's detail shape. */
 export function fromAjv(error: ErrorObject, base: string[], code = error.keyword): ErrorDetail {
-  const instance = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const instance = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const path = [...base, ...instance];
   let expected = error.keyword;
   const params = error.params as Record<string, unknown>;
@@ -287,7 +449,11 @@ export function fromAjv(error: ErrorObject, base: string[], code = error.keyword
   let message = `${where} ${error.message ?? 'is invalid'}`;
   if (error.keyword === 'required') message = `${where} is required`;
   if (error.keyword === 'additionalProperties') message = `${where} is not allowed here`;
-  if (error.keyword === 'format' && typeof error.data === 'string' && isCappedFormatTooLong(String(params.format), error.data)) {
+  if (
+    error.keyword === 'format' &&
+    typeof error.data === 'string' &&
+    isCappedFormatTooLong(String(params.format), error.data)
+  ) {
     message = `${where} is longer than ${MAX_FORMAT_LENGTH} characters, the most a format (${String(params.format)}) is checked on`;
   }
   return { code, expected, received: received(error), path, message };
@@ -295,7 +461,8 @@ export function fromAjv(error: ErrorObject, base: string[], code = error.keyword
 
 function received(error: ErrorObject): string {
   if (error.keyword === 'required') return 'undefined';
-  if (error.keyword === 'additionalProperties') return String((error.params as Record<string, unknown>).additionalProperty);
+  if (error.keyword === 'additionalProperties')
+    return String((error.params as Record<string, unknown>).additionalProperty);
   const data = error.data;
   if (data === undefined) return 'undefined';
   if (data === null) return 'null';

@@ -14,7 +14,9 @@ export const MATCH_BUDGET = 2_500_000;
 /** The matches of one validation or reply went past MATCH_BUDGET. */
 export class MatchBudgetError extends RangeError {
   constructor(readonly pattern: string) {
-    super(`matching /${pattern}/ against this value would take too long (pattern size times text length over ${MATCH_BUDGET.toLocaleString('en')}); use a shorter value or a simpler pattern`);
+    super(
+      `matching /${pattern}/ against this value would take too long (pattern size times text length over ${MATCH_BUDGET.toLocaleString('en')}); use a shorter value or a simpler pattern`,
+    );
     this.name = 'MatchBudgetError';
   }
 }
@@ -41,10 +43,15 @@ export function linearRegExp(pattern: string, flags = ''): LinearRegExp {
   try {
     compiled = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
-    throw new SyntaxError(`${(error as Error).message.replace(/^error parsing regexp: /, '')} (patterns run on RE2: no backreferences or lookaround)`);
+    throw new SyntaxError(
+      `${(error as Error).message.replace(/^error parsing regexp: /, '')} (patterns run on RE2: no backreferences or lookaround)`,
+    );
   }
   const size = compiled.programSize();
-  if (size > MAX_PROGRAM_SIZE) throw new SyntaxError(`the pattern is too large (${size} RE2 instructions, at most ${MAX_PROGRAM_SIZE})`);
+  if (size > MAX_PROGRAM_SIZE)
+    throw new SyntaxError(
+      `the pattern is too large (${size} RE2 instructions, at most ${MAX_PROGRAM_SIZE})`,
+    );
   return {
     test: (text: string) => {
       const cost = size * (text.length + 1);
@@ -67,7 +74,10 @@ export function linearRegExpProblem(pattern: string, flags = ''): string | null 
 }
 
 /** ajv's `code.regExp` engine, called as `regExp(pattern, flags)`; ajv keys its cache by the result's `toString()`. */
-export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), { code: 'linearRegExp' });
+export const ajvLinearRegExp = Object.assign(
+  (pattern: string, flags: string) => linearRegExp(pattern, flags),
+  { code: 'linearRegExp' },
+);
 
 const cache = new Map<string, LinearRegExp | null>();
 const MAX_CACHED = 500;

@@ -50,7 +50,16 @@ export function answered2xx(status: number | null, problem: string | null): bool
 
 /** The outcome of an attempt that was not sent (its URL is refused, or fault injection dropped it). */
 export function notSent(reason: string): AttemptOutcome {
-  return { startedAt: nowIso(), webhookTimestamp: '', durationMs: 0, status: null, headers: {}, body: null, error: reason, interrupted: false };
+  return {
+    startedAt: nowIso(),
+    webhookTimestamp: '',
+    durationMs: 0,
+    status: null,
+    headers: {},
+    body: null,
+    error: reason,
+    interrupted: false,
+  };
 }
 
 /** One POST on undici's dispatch API with one timer: a body stream and an AbortSignal per attempt were most of a delivery's cost. */
@@ -90,7 +99,10 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
   start(): void {
     if (!this.origin) return this.finish(`request failed: invalid URL ${this.input.url}`);
     this.input.live.add(this);
-    this.timer = setTimeout(() => this.finish(`no answer within ${this.input.timeoutMs} ms`), this.input.timeoutMs);
+    this.timer = setTimeout(
+      () => this.finish(`no answer within ${this.input.timeoutMs} ms`),
+      this.input.timeoutMs,
+    );
     this.send();
   }
 
@@ -104,7 +116,14 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
   private send(): void {
     try {
       this.input.http.dispatch(
-        { origin: this.origin, path: this.path, method: 'POST', headers: this.headers, body: this.input.body, reset: this.freshConnection },
+        {
+          origin: this.origin,
+          path: this.path,
+          method: 'POST',
+          headers: this.headers,
+          body: this.input.body,
+          reset: this.freshConnection,
+        },
         this,
       );
     } catch (error) {
@@ -118,7 +137,11 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
     else this.controller = controller;
   }
 
-  onResponseStart(_controller: HttpDispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: HttpDispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     this.outcome.status = statusCode;
     this.outcome.headers = headers;
   }
@@ -160,7 +183,9 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
       this.controller?.abort(new Error(error));
     }
     if (this.outcome.status !== null) {
-      this.outcome.body = (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks)).subarray(0, READ_BODY_BYTES).toString('utf8');
+      this.outcome.body = (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks))
+        .subarray(0, READ_BODY_BYTES)
+        .toString('utf8');
     }
     this.chunks = [];
     this.outcome.durationMs = Date.now() - this.started;
@@ -181,13 +206,22 @@ function target(url: string): { origin: string; path: string } {
 function isStaleSocket(error: unknown): boolean {
   const e = error as { code?: string; cause?: { code?: string } };
   const code = e?.code === 'UND_ERR_SOCKET' ? (e.cause?.code ?? e.code) : e?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
+  return (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'UND_ERR_SOCKET' ||
+    code === 'UND_ERR_CLOSED'
+  );
 }
 
 /** A short, person-readable reason for a failed request, from undici's error and its cause. */
 function describeNetworkError(error: unknown, url: string, origin: string): string {
-  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.code && e.code !== 'UND_ERR_SOCKET' ? e.code : e?.cause?.code ?? e?.code;
+  const e = error as {
+    code?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
+  const code = e?.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e?.cause?.code ?? e?.code);
   switch (code) {
     case 'ECONNREFUSED':
       return `connection refused by ${origin}: is the webhook server running?`;
@@ -205,7 +239,10 @@ function describeNetworkError(error: unknown, url: string, origin: string): stri
 }
 
 /** The delivery log's entry of an attempt: the answer's body cut at 2 KB, its headers at 64 of 1 KB. */
-export function loggedAttempt(outcome: AttemptOutcome, entry: Pick<DeliveryAttempt, 'number' | 'url' | 'error' | 'nextAttemptAt'>): DeliveryAttempt {
+export function loggedAttempt(
+  outcome: AttemptOutcome,
+  entry: Pick<DeliveryAttempt, 'number' | 'url' | 'error' | 'nextAttemptAt'>,
+): DeliveryAttempt {
   return {
     number: entry.number,
     startedAt: outcome.startedAt,
@@ -233,14 +270,17 @@ const LOGGED_HEADERS = 64;
 const LOGGED_HEADER_CHARS = 1024;
 
 /** Names lower-case, repeated values joined. */
-function headersForLog(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+function headersForLog(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   let kept = 0;
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     if (++kept > LOGGED_HEADERS) break;
     const text = Array.isArray(value) ? value.join(', ') : String(value);
-    out[name.toLowerCase()] = text.length > LOGGED_HEADER_CHARS ? `${text.slice(0, LOGGED_HEADER_CHARS)}…` : text;
+    out[name.toLowerCase()] =
+      text.length > LOGGED_HEADER_CHARS ? `${text.slice(0, LOGGED_HEADER_CHARS)}…` : text;
   }
   return out;
 }

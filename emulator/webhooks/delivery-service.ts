@@ -38,18 +38,26 @@ export class DeliveryLog {
     const done = this.db.deliveries.put(record);
     for (const listener of this.changeListeners) safely(() => listener(record));
     const slack = Math.max(1, Math.floor(this.logLimit / 10));
-    if (record.status !== 'pending' && ++this.finishedSincePrune >= slack && this.db.deliveries.size > this.logLimit) this.prune();
+    if (
+      record.status !== 'pending' &&
+      ++this.finishedSincePrune >= slack &&
+      this.db.deliveries.size > this.logLimit
+    )
+      this.prune();
     await done;
   }
 
   /** Deliveries in the log that match, oldest first. */
   list(match: DeliveryMatch = { status: 'any' }): DeliveryView[] {
-    return [...this.db.deliveries.values()].filter((record) => matches(record, match)).map(presentDelivery);
+    return [...this.db.deliveries.values()]
+      .filter((record) => matches(record, match))
+      .map(presentDelivery);
   }
 
   /** Resolves with the first delivery (existing or future) that matches, or rejects after `timeoutMs`. */
   waitFor(match: DeliveryMatch, timeoutMs = 10_000): Promise<DeliveryView> {
-    for (const record of this.db.deliveries.values()) if (matches(record, match)) return Promise.resolve(presentDelivery(record));
+    for (const record of this.db.deliveries.values())
+      if (matches(record, match)) return Promise.resolve(presentDelivery(record));
     return new Promise((resolve, reject) => {
       const listener = (record: DeliveryRecord) => {
         if (!matches(record, match)) return;
@@ -58,8 +66,14 @@ export class DeliveryLog {
       };
       const timer = setTimeout(() => {
         cleanup();
-        const seen = this.list({ ...match, status: 'any' }).map((d) => `${d.id} ${d.type} ${d.status}`);
-        reject(new Error(`no ${match.status ?? 'delivered'} delivery matching ${JSON.stringify(match)} within ${timeoutMs} ms; similar: ${seen.join(', ') || 'none'}`));
+        const seen = this.list({ ...match, status: 'any' }).map(
+          (d) => `${d.id} ${d.type} ${d.status}`,
+        );
+        reject(
+          new Error(
+            `no ${match.status ?? 'delivered'} delivery matching ${JSON.stringify(match)} within ${timeoutMs} ms; similar: ${seen.join(', ') || 'none'}`,
+          ),
+        );
       }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
@@ -90,7 +104,9 @@ const MATCHED_FIELDS = ['type', 'pluginId', 'pluginInstanceId', 'eventId'] as co
 function matches(record: DeliveryRecord, match: DeliveryMatch): boolean {
   const status = match.status ?? 'delivered';
   if (status !== 'any' && record.status !== status) return false;
-  return MATCHED_FIELDS.every((field) => match[field] === undefined || record[field] === match[field]);
+  return MATCHED_FIELDS.every(
+    (field) => match[field] === undefined || record[field] === match[field],
+  );
 }
 
 /** Runs a listener; its failure must not break delivery. */

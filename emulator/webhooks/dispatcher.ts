@@ -2,18 +2,56 @@ import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAgent } from '../../src/http/undici.js';
-import { createWebhookEvent, LIFECYCLE_EVENTS, type WebhookEvent, type WebhookEventType } from '../../src/webhooks/events.js';
+import {
+  createWebhookEvent,
+  LIFECYCLE_EVENTS,
+  type WebhookEvent,
+  type WebhookEventType,
+} from '../../src/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
-import type { DeliveryAttemptNotice, DispatchMode, FaultProfile, StoreEpochNotice, WebhookVerification } from '../../src/contract/index.js';
-import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus, EventKind, InstanceEntityType, InstanceRecord, PluginRecord } from '../model.js';
+import type {
+  DeliveryAttemptNotice,
+  DispatchMode,
+  FaultProfile,
+  StoreEpochNotice,
+  WebhookVerification,
+} from '../../src/contract/index.js';
+import type {
+  Db,
+  DeliveryAttempt,
+  DeliveryRecord,
+  DeliveryStatus,
+  EventKind,
+  InstanceEntityType,
+  InstanceRecord,
+  PluginRecord,
+} from '../model.js';
 import { DeliveryLog, presentDelivery, safely, type DeliveryView } from './delivery-service.js';
 import { DeliverySlots } from './slots.js';
-import { faultProblem, FaultInjector, withDuplicate, type AttemptFaults } from './fault-injector.js';
+import {
+  faultProblem,
+  FaultInjector,
+  withDuplicate,
+  type AttemptFaults,
+} from './fault-injector.js';
 import { emptyProfile } from './faults.js';
-import { answered2xx, attemptDelivery, loggedAttempt, notSent, type AttemptOutcome, type WebhookAttempt } from './attempt.js';
+import {
+  answered2xx,
+  attemptDelivery,
+  loggedAttempt,
+  notSent,
+  type AttemptOutcome,
+  type WebhookAttempt,
+} from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
-import { parseRetryAfter, resolveDeliveryOptions, retryDelay, type DeliveryOptions, type ResolvedDeliveryOptions } from './options.js';
+import {
+  parseRetryAfter,
+  resolveDeliveryOptions,
+  retryDelay,
+  type DeliveryOptions,
+  type ResolvedDeliveryOptions,
+} from './options.js';
 
 /** The whole store was replaced: every record a client holds may be gone. */
 export type StoreChange = { reason: NonNullable<StoreEpochNotice['reason']> };
@@ -31,7 +69,8 @@ export interface EmitInput {
 export type ChallengeResult = WebhookVerification & { deliveryId: string; interrupted?: boolean };
 
 /** Why a WEBHOOK_CHALLENGE is not sent again; the thing to do instead. */
-export const CHALLENGE_NOT_RESENT = 'a WEBHOOK_CHALLENGE is never sent again (its answer decides verification): verify the webhook again with `plugsmith plugins verify <pluginId>` or POST /api/plugins/:pluginId/verify-webhook';
+export const CHALLENGE_NOT_RESENT =
+  'a WEBHOOK_CHALLENGE is never sent again (its answer decides verification): verify the webhook again with `plugsmith plugins verify <pluginId>` or POST /api/plugins/:pluginId/verify-webhook';
 
 /** A refusal to redeliver, with the reason (the route answers 409). */
 export class RedeliveryRefused extends Error {}
@@ -42,7 +81,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const LIFECYCLE = new Set<string>(LIFECYCLE_EVENTS);
 
 /** Whether a plugin (and its instance) subscribes to an event kind; lifecycle events always go. */
-export function subscribes(plugin: PluginRecord, instance: InstanceRecord | null, type: EventKind): boolean {
+export function subscribes(
+  plugin: PluginRecord,
+  instance: InstanceRecord | null,
+  type: EventKind,
+): boolean {
   if (LIFECYCLE.has(type)) return true;
   return plugin.events.includes(type) && (instance === null || instance.events.includes(type));
 }
@@ -101,7 +144,11 @@ export class EventDispatcher {
   }
 
   /** Emits an event to each instance (of its plugin) that subscribes; resolves once SYNC instances' first attempts are done. */
-  async emitForInstances(type: EventKind, instances: InstanceRecord[], data: unknown): Promise<DeliveryView[]> {
+  async emitForInstances(
+    type: EventKind,
+    instances: InstanceRecord[],
+    data: unknown,
+  ): Promise<DeliveryView[]> {
     const sent = await Promise.all(
       instances.map((instance) => {
         const plugin = this.db.plugins.get(instance.pluginId);
@@ -112,25 +159,50 @@ export class EventDispatcher {
   }
 
   /** Emits an event to every instance attached to an entity (e.g. REPOSITORY_FILE_ADDED to a repository's data providers). */
-  emitToEntity(entityType: InstanceEntityType, entityId: string, type: EventKind, data: unknown): Promise<DeliveryView[]> {
-    const instances = this.db.instances.where('entityId', entityId).filter((i) => i.entityType === entityType);
+  emitToEntity(
+    entityType: InstanceEntityType,
+    entityId: string,
+    type: EventKind,
+    data: unknown,
+  ): Promise<DeliveryView[]> {
+    const instances = this.db.instances
+      .where('entityId', entityId)
+      .filter((i) => i.entityType === entityType);
     return this.emitForInstances(type, instances, data);
   }
 
   /** Sends a WEBHOOK_CHALLENGE to the plugin's webhook once (never retried) and judges the answer. */
   async challenge(plugin: PluginRecord): Promise<ChallengeResult> {
     const challenge = randomBytes(24).toString('base64url');
-    const event = createWebhookEvent('WEBHOOK_CHALLENGE', { pluginId: plugin.id, pluginInstanceId: null, orgId: plugin.orgId, data: { challenge } });
+    const event = createWebhookEvent('WEBHOOK_CHALLENGE', {
+      pluginId: plugin.id,
+      pluginInstanceId: null,
+      orgId: plugin.orgId,
+      data: { challenge },
+    });
     const record = this.newRecord(event, plugin, 'SYNC', false);
     await this.log.save(record);
     const done = await this.run(record.id, (outcome) => challengeProblem(outcome, challenge));
-    if (!done) return { verified: false, reason: 'the emulator stopped before the webhook answered', deliveryId: record.id, interrupted: true };
+    if (!done)
+      return {
+        verified: false,
+        reason: 'the emulator stopped before the webhook answered',
+        deliveryId: record.id,
+        interrupted: true,
+      };
     if (done.status === 'delivered') return { verified: true, deliveryId: record.id };
-    return { verified: false, reason: done.attempts.at(-1)?.error ?? 'no answer', deliveryId: record.id };
+    return {
+      verified: false,
+      reason: done.attempts.at(-1)?.error ?? 'no answer',
+      deliveryId: record.id,
+    };
   }
 
   /** Sends a logged delivery's event again (same event id) as a new delivery, to the plugin's current URL; resolves after its first attempt. */
-  async redeliver(deliveryId: string, options: { wait?: boolean } = {}): Promise<DeliveryView | null> {
+  async redeliver(
+    deliveryId: string,
+    options: { wait?: boolean } = {},
+  ): Promise<DeliveryView | null> {
     const found = this.db.deliveries.get(deliveryId);
     if (!found) return null;
     if (found.type === 'WEBHOOK_CHALLENGE') throw new RedeliveryRefused(CHALLENGE_NOT_RESENT);
@@ -166,8 +238,12 @@ export class EventDispatcher {
   retryNow(deliveryId: string): DeliveryView | null {
     const record = this.db.deliveries.get(deliveryId);
     if (!record) return null;
-    if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery can be retried now (resend it instead)`);
-    if (this.inFlight.has(deliveryId)) throw new RedeliveryRefused(`an attempt of delivery ${deliveryId} is running now`);
+    if (record.status !== 'pending')
+      throw new RedeliveryRefused(
+        `delivery ${deliveryId} is ${record.status}: only a pending delivery can be retried now (resend it instead)`,
+      );
+    if (this.inFlight.has(deliveryId))
+      throw new RedeliveryRefused(`an attempt of delivery ${deliveryId} is running now`);
     void this.run(deliveryId);
     return presentDelivery(record);
   }
@@ -176,10 +252,19 @@ export class EventDispatcher {
   async cancel(deliveryId: string): Promise<DeliveryView | null> {
     const record = this.db.deliveries.get(deliveryId);
     if (!record) return null;
-    if (record.status !== 'pending') throw new RedeliveryRefused(`delivery ${deliveryId} is ${record.status}: only a pending delivery's retries can be cancelled`);
+    if (record.status !== 'pending')
+      throw new RedeliveryRefused(
+        `delivery ${deliveryId} is ${record.status}: only a pending delivery's retries can be cancelled`,
+      );
     this.clearTimer(deliveryId);
     const now = nowIso();
-    const cancelled: DeliveryRecord = { ...record, status: 'failed', nextAttemptAt: null, cancelledAt: now, updatedAt: now };
+    const cancelled: DeliveryRecord = {
+      ...record,
+      status: 'failed',
+      nextAttemptAt: null,
+      cancelledAt: now,
+      updatedAt: now,
+    };
     await this.log.save(cancelled);
     const last = cancelled.attempts.at(-1);
     if (last) this.notify(cancelled, last);
@@ -193,11 +278,27 @@ export class EventDispatcher {
       if (!record.retries) {
         const error = `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`;
         const outcome = { ...notSent(error), startedAt: record.nextAttemptAt ?? record.createdAt };
-        const cutOff = loggedAttempt(outcome, { number: record.attempts.length + 1, url: record.url ?? '', error, nextAttemptAt: null });
-        closing.push(this.log.save({ ...record, status: 'failed', nextAttemptAt: null, attempts: [...record.attempts, cutOff], updatedAt: nowIso() }));
+        const cutOff = loggedAttempt(outcome, {
+          number: record.attempts.length + 1,
+          url: record.url ?? '',
+          error,
+          nextAttemptAt: null,
+        });
+        closing.push(
+          this.log.save({
+            ...record,
+            status: 'failed',
+            nextAttemptAt: null,
+            attempts: [...record.attempts, cutOff],
+            updatedAt: nowIso(),
+          }),
+        );
         continue;
       }
-      this.scheduleAt(record.id, record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now());
+      this.scheduleAt(
+        record.id,
+        record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now(),
+      );
     }
     await Promise.all(closing);
   }
@@ -241,7 +342,10 @@ export class EventDispatcher {
     // Delayed and held attempts end without sending (they stay pending for the next start).
     this.faults.abort();
     const pending = [...this.inFlight.values()];
-    await Promise.race([Promise.allSettled(pending), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
+    await Promise.race([
+      Promise.allSettled(pending),
+      sleep(CLOSE_GRACE_MS, undefined, { ref: false }),
+    ]);
     for (const attempt of this.live) attempt.interrupt();
     // Waiting attempts see `closed` once woken and end without sending.
     this.slots.wakeAll();
@@ -250,7 +354,12 @@ export class EventDispatcher {
   }
 
   /** A pending delivery of an event to its plugin's webhook; `retries` false for a challenge. */
-  private newRecord(event: WebhookEvent, plugin: PluginRecord, mode: DispatchMode, retries: boolean): DeliveryRecord {
+  private newRecord(
+    event: WebhookEvent,
+    plugin: PluginRecord,
+    mode: DispatchMode,
+    retries: boolean,
+  ): DeliveryRecord {
     const now = nowIso();
     return {
       id: newId('dlv'),
@@ -274,7 +383,10 @@ export class EventDispatcher {
   }
 
   /** Runs the due attempt of a delivery, once even if asked twice; resolves with the record after it (null if none ran). */
-  private run(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
+  private run(
+    id: string,
+    judge?: (outcome: AttemptOutcome) => string | null,
+  ): Promise<DeliveryRecord | null> {
     const existing = this.inFlight.get(id);
     if (existing) return existing;
     const attempt = this.attemptOnce(id, judge).finally(() => this.inFlight.delete(id));
@@ -282,13 +394,19 @@ export class EventDispatcher {
     return attempt;
   }
 
-  private async attemptOnce(id: string, judge?: (outcome: AttemptOutcome) => string | null): Promise<DeliveryRecord | null> {
+  private async attemptOnce(
+    id: string,
+    judge?: (outcome: AttemptOutcome) => string | null,
+  ): Promise<DeliveryRecord | null> {
     this.clearTimer(id);
     const queued = this.db.deliveries.get(id);
     if (this.closed || queued?.status !== 'pending') return null;
     // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
     const number = queued.attempts.length + 1;
-    const faults = this.faults.active && queued.retries ? this.faults.plan(id, number, number <= this.options.schedule.length) : null;
+    const faults =
+      this.faults.active && queued.retries
+        ? this.faults.plan(id, number, number <= this.options.schedule.length)
+        : null;
     const marks = faults ? await this.faults.before(id, queued.pluginId, number, faults) : null;
     if (this.closed) return null;
     const lane = await this.slots.acquire(queued.pluginId);
@@ -298,15 +416,22 @@ export class EventDispatcher {
       const refused = this.refusal(due.url);
       let outcome: AttemptOutcome;
       if (refused !== null) outcome = notSent(refused);
-      else if (faults?.drop) outcome = notSent('fault injection (drop): the attempt was not sent; the retry path runs');
+      else if (faults?.drop)
+        outcome = notSent('fault injection (drop): the attempt was not sent; the retry path runs');
       else outcome = await this.send(due);
       if (outcome.interrupted) return null;
       const current = this.db.deliveries.get(id);
       if (!current) return null; // the store was reset meanwhile
       let problem = refused ?? judge?.(outcome) ?? null;
-      if (faults && marks && refused === null) problem = faultProblem(faults, outcome, problem, number, marks);
+      if (faults && marks && refused === null)
+        problem = faultProblem(faults, outcome, problem, number, marks);
       // Cancelled while it ran: this attempt is logged, and is the last.
-      const settled = this.settle(current, outcome, problem, refused !== null || Boolean(current.cancelledAt));
+      const settled = this.settle(
+        current,
+        outcome,
+        problem,
+        refused !== null || Boolean(current.cancelledAt),
+      );
       let { record } = settled;
       if (!faults) {
         await this.log.save(record);
@@ -315,7 +440,8 @@ export class EventDispatcher {
         if (marks && marks.length > 0) record.faults = [...(current.faults ?? []), ...marks];
         record = await this.finishFaulted(record, settled.attempt, faults);
       }
-      if (record.status === 'pending' && record.nextAttemptAt) this.scheduleAt(id, Date.parse(record.nextAttemptAt));
+      if (record.status === 'pending' && record.nextAttemptAt)
+        this.scheduleAt(id, Date.parse(record.nextAttemptAt));
       return record;
     } catch {
       // The store closed under us: the delivery stays pending in the journal and resumes next start.
@@ -342,14 +468,19 @@ export class EventDispatcher {
   private notify(record: DeliveryRecord, attempt: DeliveryAttempt): void {
     if (this.attemptListeners.size === 0) return;
     const view = presentDelivery(record);
-    for (const listener of this.attemptListeners) safely(() => listener({ delivery: view, attempt }));
+    for (const listener of this.attemptListeners)
+      safely(() => listener({ delivery: view, attempt }));
   }
 
   /**
    * Logs a faulted attempt. A delivered event drawn for duplication is sent once more first (same webhook-id,
    * an extra attempt), so 'delivered' means the plugin has had both; an answer lets held deliveries go (reorder).
    */
-  private async finishFaulted(settled: DeliveryRecord, attempt: DeliveryAttempt, faults: AttemptFaults): Promise<DeliveryRecord> {
+  private async finishFaulted(
+    settled: DeliveryRecord,
+    attempt: DeliveryAttempt,
+    faults: AttemptFaults,
+  ): Promise<DeliveryRecord> {
     let record = settled;
     let duplicate: DeliveryAttempt | null = null;
     if (record.status === 'delivered' && faults.duplicate && !this.closed && record.url) {
@@ -360,28 +491,50 @@ export class EventDispatcher {
     await this.log.save(record);
     this.notify(record, attempt);
     if (duplicate) this.notify(record, duplicate);
-    if (attempt.responseStatus !== null) this.faults.answered(record.id, record.pluginId, record.eventId);
+    if (attempt.responseStatus !== null)
+      this.faults.answered(record.id, record.pluginId, record.eventId);
     if (record.status !== 'pending') this.faults.finished(record.id);
     return record;
   }
 
   /** The record after an attempt: delivered, retried later, or given up. */
-  private settle(current: DeliveryRecord, outcome: AttemptOutcome, problem: string | null, final = false): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+  private settle(
+    current: DeliveryRecord,
+    outcome: AttemptOutcome,
+    problem: string | null,
+    final = false,
+  ): { record: DeliveryRecord; attempt: DeliveryAttempt } {
     const success = answered2xx(outcome.status, problem);
     const number = current.attempts.length + 1;
     let status: DeliveryStatus = 'delivered';
     let nextAttemptAt: string | null = null;
     if (!success) {
-      const delay = current.retries && !final ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after'])) : null;
+      const delay =
+        current.retries && !final
+          ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after']))
+          : null;
       if (delay === null) status = current.retries && !final ? 'exhausted' : 'failed';
       else {
         status = 'pending';
         nextAttemptAt = new Date(Date.now() + delay).toISOString();
       }
     }
-    const error = success ? null : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`);
-    const attempt = loggedAttempt(outcome, { number, url: current.url ?? '', error, nextAttemptAt });
-    const record: DeliveryRecord = { ...current, status, nextAttemptAt, attempts: [...current.attempts, attempt], updatedAt: nowIso() };
+    const error = success
+      ? null
+      : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`);
+    const attempt = loggedAttempt(outcome, {
+      number,
+      url: current.url ?? '',
+      error,
+      nextAttemptAt,
+    });
+    const record: DeliveryRecord = {
+      ...current,
+      status,
+      nextAttemptAt,
+      attempts: [...current.attempts, attempt],
+      updatedAt: nowIso(),
+    };
     return { record, attempt };
   }
 
@@ -389,10 +542,13 @@ export class EventDispatcher {
     if (this.closed) return;
     this.clearTimer(id);
     // Unref'd: pending retries must not keep an embedding test process alive; the servers do that when needed.
-    const timer = setTimeout(() => {
-      this.timers.delete(id);
-      void this.run(id);
-    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS)).unref();
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        void this.run(id);
+      },
+      Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS),
+    ).unref();
     this.timers.set(id, timer);
   }
 

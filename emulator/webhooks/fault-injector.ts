@@ -9,7 +9,14 @@ import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn } from './fau
 export type AttemptFaults = ReturnType<FaultInjector['plan']>;
 
 /** The decisions of one attempt, each with its own draw. */
-const DECISION = { delay: 0, delayMs: 1, reorder: 2, drop: 3, timeoutAfterAnswer: 4, duplicate: 5 } as const;
+const DECISION = {
+  delay: 0,
+  delayMs: 1,
+  reorder: 2,
+  drop: 3,
+  timeoutAfterAnswer: 4,
+  duplicate: 5,
+} as const;
 
 type Held = { number: number; release: (overtakenBy: string | null) => void };
 
@@ -34,7 +41,12 @@ export class FaultInjector {
   }
 
   settings(): FaultSettings {
-    return { on: this.active, profile: formatFaultProfile(this.profile), rules: structuredClone(this.profile), seed: this.draws.seed };
+    return {
+      on: this.active,
+      profile: formatFaultProfile(this.profile),
+      rules: structuredClone(this.profile),
+      seed: this.draws.seed,
+    };
   }
 
   /** Replaces the profile and seed (a new random one when none is given) and numbers deliveries from 0 again. */
@@ -72,16 +84,29 @@ export class FaultInjector {
     const draw = (decision: number) => this.draws.draw(number, attempt, decision);
     const delayed = p.delay.probability > 0 && draw(DECISION.delay) < p.delay.probability;
     return {
-      delayMs: delayed ? p.delay.minMs + Math.floor(draw(DECISION.delayMs) * (p.delay.maxMs - p.delay.minMs + 1)) : 0,
-      reorder: attempt === 1 && p.reorder.probability > 0 && draw(DECISION.reorder) < p.reorder.probability,
+      delayMs: delayed
+        ? p.delay.minMs + Math.floor(draw(DECISION.delayMs) * (p.delay.maxMs - p.delay.minMs + 1))
+        : 0,
+      reorder:
+        attempt === 1 &&
+        p.reorder.probability > 0 &&
+        draw(DECISION.reorder) < p.reorder.probability,
       drop: canRetry && p.drop > 0 && draw(DECISION.drop) < p.drop,
-      timeoutAfterAnswer: canRetry && p.timeoutAfterAnswer > 0 && draw(DECISION.timeoutAfterAnswer) < p.timeoutAfterAnswer,
+      timeoutAfterAnswer:
+        canRetry &&
+        p.timeoutAfterAnswer > 0 &&
+        draw(DECISION.timeoutAfterAnswer) < p.timeoutAfterAnswer,
       duplicate: p.duplicate > 0 && draw(DECISION.duplicate) < p.duplicate,
     };
   }
 
   /** Runs the waits of an attempt before it is sent (reorder hold, then delay); resolves with their marks. */
-  async before(deliveryId: string, pluginId: string, attempt: number, faults: AttemptFaults): Promise<FaultMark[]> {
+  async before(
+    deliveryId: string,
+    pluginId: string,
+    attempt: number,
+    faults: AttemptFaults,
+  ): Promise<FaultMark[]> {
     const marks: FaultMark[] = [];
     if (faults.reorder) {
       const started = Date.now();
@@ -89,7 +114,9 @@ export class FaultInjector {
       marks.push({ kind: 'reorder', attempt, heldMs: Date.now() - started, overtakenBy });
     }
     if (faults.delayMs > 0) {
-      await sleep(faults.delayMs, undefined, { signal: this.closing.signal, ref: false }).catch(() => undefined);
+      await sleep(faults.delayMs, undefined, { signal: this.closing.signal, ref: false }).catch(
+        () => undefined,
+      );
       marks.push({ kind: 'delay', attempt, ms: faults.delayMs });
     }
     return marks;
@@ -131,7 +158,13 @@ export class FaultInjector {
 }
 
 /** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
-export function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, problem: string | null, attempt: number, marks: FaultMark[]): string | null {
+export function faultProblem(
+  faults: AttemptFaults,
+  outcome: AttemptOutcome,
+  problem: string | null,
+  attempt: number,
+  marks: FaultMark[],
+): string | null {
   if (faults.drop) {
     marks.push({ kind: 'drop', attempt });
     return problem;
@@ -144,9 +177,25 @@ export function faultProblem(faults: AttemptFaults, outcome: AttemptOutcome, pro
 }
 
 /** The record with a duplicate request logged: an extra attempt, marked, that leaves the delivery as it was. */
-export function withDuplicate(record: DeliveryRecord, outcome: AttemptOutcome): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+export function withDuplicate(
+  record: DeliveryRecord,
+  outcome: AttemptOutcome,
+): { record: DeliveryRecord; attempt: DeliveryAttempt } {
   const of = record.attempts.length;
-  const attempt = loggedAttempt(outcome, { number: of + 1, url: record.url ?? '', error: outcome.error, nextAttemptAt: null });
+  const attempt = loggedAttempt(outcome, {
+    number: of + 1,
+    url: record.url ?? '',
+    error: outcome.error,
+    nextAttemptAt: null,
+  });
   const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
-  return { record: { ...record, attempts: [...record.attempts, attempt], faults: marks, updatedAt: nowIso() }, attempt };
+  return {
+    record: {
+      ...record,
+      attempts: [...record.attempts, attempt],
+      faults: marks,
+      updatedAt: nowIso(),
+    },
+    attempt,
+  };
 }

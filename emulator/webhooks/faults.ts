@@ -38,7 +38,13 @@ const FAULT_KINDS = Object.keys(READERS) as Array<keyof typeof READERS>;
 
 /** The profile with every fault off. */
 export function emptyProfile(): FaultProfile {
-  return { duplicate: 0, delay: { probability: 0, minMs: 0, maxMs: 0 }, reorder: { probability: 0, windowMs: DEFAULT_REORDER_WINDOW_MS }, drop: 0, timeoutAfterAnswer: 0 };
+  return {
+    duplicate: 0,
+    delay: { probability: 0, minMs: 0, maxMs: 0 },
+    reorder: { probability: 0, windowMs: DEFAULT_REORDER_WINDOW_MS },
+    drop: 0,
+    timeoutAfterAnswer: 0,
+  };
 }
 
 /** Reads a fault profile (FAULT_PROFILE_SYNTAX); `off`, `none` or empty is all off. Throws FaultProfileError naming every bad part. */
@@ -52,7 +58,13 @@ export function parseFaultProfile(text: string): FaultProfile {
     const part = raw.trim();
     const eq = part.indexOf('=');
     if (eq < 0) {
-      problems.push({ part, message: part === '' ? 'empty entry (two commas in a row?)' : `expected kind=value, e.g. ${part}=0.1` });
+      problems.push({
+        part,
+        message:
+          part === ''
+            ? 'empty entry (two commas in a row?)'
+            : `expected kind=value, e.g. ${part}=0.1`,
+      });
       continue;
     }
     const kind = part.slice(0, eq).trim();
@@ -81,23 +93,41 @@ export function formatFaultProfile(profile: FaultProfile): string {
   const parts: string[] = [];
   if (profile.duplicate > 0) parts.push(`duplicate=${profile.duplicate}`);
   if (profile.delay.probability > 0) {
-    const range = profile.delay.minMs === profile.delay.maxMs ? `${profile.delay.minMs}ms` : `${profile.delay.minMs}-${profile.delay.maxMs}ms`;
-    parts.push(`delay=${profile.delay.probability === 1 ? '' : `${profile.delay.probability}:`}${range}`);
+    const range =
+      profile.delay.minMs === profile.delay.maxMs
+        ? `${profile.delay.minMs}ms`
+        : `${profile.delay.minMs}-${profile.delay.maxMs}ms`;
+    parts.push(
+      `delay=${profile.delay.probability === 1 ? '' : `${profile.delay.probability}:`}${range}`,
+    );
   }
-  if (profile.reorder.probability > 0) parts.push(`reorder=${profile.reorder.probability}${profile.reorder.windowMs === DEFAULT_REORDER_WINDOW_MS ? '' : `:${profile.reorder.windowMs}ms`}`);
+  if (profile.reorder.probability > 0)
+    parts.push(
+      `reorder=${profile.reorder.probability}${profile.reorder.windowMs === DEFAULT_REORDER_WINDOW_MS ? '' : `:${profile.reorder.windowMs}ms`}`,
+    );
   if (profile.drop > 0) parts.push(`drop=${profile.drop}`);
-  if (profile.timeoutAfterAnswer > 0) parts.push(`timeout-after-answer=${profile.timeoutAfterAnswer}`);
+  if (profile.timeoutAfterAnswer > 0)
+    parts.push(`timeout-after-answer=${profile.timeoutAfterAnswer}`);
   return parts.length > 0 ? parts.join(',') : 'off';
 }
 
 /** Whether any fault of the profile is on. */
 export function profileIsOn(profile: FaultProfile): boolean {
-  return profile.duplicate > 0 || profile.delay.probability > 0 || profile.reorder.probability > 0 || profile.drop > 0 || profile.timeoutAfterAnswer > 0;
+  return (
+    profile.duplicate > 0 ||
+    profile.delay.probability > 0 ||
+    profile.reorder.probability > 0 ||
+    profile.drop > 0 ||
+    profile.timeoutAfterAnswer > 0
+  );
 }
 
 /** Checks a fault seed: 1 to 64 letters, digits, `_`, `-` or `.`. Throws FaultProfileError. */
 export function checkFaultSeed(seed: string): string {
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(seed)) throw new FaultProfileError([{ part: seed, message: 'a fault seed is 1 to 64 letters, digits, "_", "-" or "."' }]);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(seed))
+    throw new FaultProfileError([
+      { part: seed, message: 'a fault seed is 1 to 64 letters, digits, "_", "-" or "."' },
+    ]);
   return seed;
 }
 
@@ -108,7 +138,10 @@ export function newFaultSeed(): string {
 
 function probability(text: string): number {
   const t = text.trim();
-  if (!/^(\d+(\.\d+)?%?|\.\d+)$/.test(t)) throw new Error(`"${t}" is not a probability: write a number from 0 to 1 (0.1) or a percentage (10%)`);
+  if (!/^(\d+(\.\d+)?%?|\.\d+)$/.test(t))
+    throw new Error(
+      `"${t}" is not a probability: write a number from 0 to 1 (0.1) or a percentage (10%)`,
+    );
   const n = t.endsWith('%') ? Number(t.slice(0, -1)) / 100 : Number(t);
   if (!(n >= 0 && n <= 1)) throw new Error(`${t} is outside 0..1`);
   return n;
@@ -118,7 +151,8 @@ function duration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
   if (!m) throw new Error(`"${text.trim()}" is not a duration: write 250ms or 2s`);
   const ms = Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
-  if (ms > MAX_DURATION_MS) throw new Error(`${text.trim()} is longer than the most allowed (${MAX_DURATION_MS / 1000}s)`);
+  if (ms > MAX_DURATION_MS)
+    throw new Error(`${text.trim()} is longer than the most allowed (${MAX_DURATION_MS / 1000}s)`);
   return ms;
 }
 

@@ -35,13 +35,18 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
     perPluginConcurrency: options.perPluginConcurrency ?? 16,
     logLimit: options.logLimit ?? 10_000,
   };
-  if (!(resolved.timeoutMs > 0)) throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
-  if (!(resolved.timeScale > 0)) throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
-  if (!(resolved.jitter >= 0 && resolved.jitter < 1)) throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
+  if (!(resolved.timeoutMs > 0))
+    throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
+  if (!(resolved.timeScale > 0))
+    throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
+  if (!(resolved.jitter >= 0 && resolved.jitter < 1))
+    throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
   for (const name of ['concurrency', 'perPluginConcurrency', 'logLimit'] as const) {
-    if (!(Number.isInteger(resolved[name]) && resolved[name] > 0)) throw new RangeError(`delivery.${name} must be a positive integer`);
+    if (!(Number.isInteger(resolved[name]) && resolved[name] > 0))
+      throw new RangeError(`delivery.${name} must be a positive integer`);
   }
-  if (!resolved.schedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new RangeError('delivery.schedule must hold non-negative numbers of ms');
+  if (!resolved.schedule.every((ms) => Number.isFinite(ms) && ms >= 0))
+    throw new RangeError('delivery.schedule must hold non-negative numbers of ms');
   return resolved;
 }
 
@@ -49,10 +54,16 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
 const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
 /** The wait before retry number `attemptsDone`, null once the schedule is used up; a Retry-After replaces the jittered delay. */
-export function retryDelay(options: ResolvedDeliveryOptions, attemptsDone: number, retryAfterMs: number | undefined, random = Math.random): number | null {
+export function retryDelay(
+  options: ResolvedDeliveryOptions,
+  attemptsDone: number,
+  retryAfterMs: number | undefined,
+  random = Math.random,
+): number | null {
   if (attemptsDone < 1 || attemptsDone > options.schedule.length) return null;
-  const base = retryAfterMs !== undefined
-    ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
-    : options.schedule[attemptsDone - 1] * (1 + (random() * 2 - 1) * options.jitter);
+  const base =
+    retryAfterMs !== undefined
+      ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS)
+      : options.schedule[attemptsDone - 1] * (1 + (random() * 2 - 1) * options.jitter);
   return Math.max(0, Math.round(base * options.timeScale));
 }

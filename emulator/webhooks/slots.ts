@@ -23,9 +23,17 @@ export class DeliverySlots {
   /** Waits for a slot for an attempt to a plugin's webhook: one of `concurrency`, and of its own `perPluginConcurrency`. */
   acquire(pluginId: string): Promise<Lane> {
     let lane = this.lanes.get(pluginId);
-    if (!lane) this.lanes.set(pluginId, (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }));
+    if (!lane)
+      this.lanes.set(
+        pluginId,
+        (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }),
+      );
     const own = lane;
-    if (own.waiting.size === 0 && own.running < this.perPluginConcurrency && this.running < this.concurrency) {
+    if (
+      own.waiting.size === 0 &&
+      own.running < this.perPluginConcurrency &&
+      this.running < this.concurrency
+    ) {
       own.running++;
       this.running++;
       return Promise.resolve(own);

@@ -29,11 +29,19 @@ export async function runCheck(options: CheckOptions): Promise<CheckReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const probe = new Prober(options.url, options.secret, timeoutMs);
   try {
-    const setup = await observeSideEffects(options.client, options.plugin, options.noPlatformReason);
+    const setup = await observeSideEffects(
+      options.client,
+      options.plugin,
+      options.noPlatformReason,
+    );
     const { checks, latency } = await runChecks({
       probe,
       secret: options.secret,
-      plugin: { id: options.plugin?.id ?? 'plg_check', orgId: String(options.plugin?.orgId ?? 'org_check'), type: options.plugin ? String(options.plugin.type) : null },
+      plugin: {
+        id: options.plugin?.id ?? 'plg_check',
+        orgId: String(options.plugin?.orgId ?? 'org_check'),
+        type: options.plugin ? String(options.plugin.type) : null,
+      },
       observer: setup.observer,
       observerReason: setup.reason ?? null,
       timeoutMs,

@@ -16,28 +16,71 @@ export interface SideEffectObserver {
 }
 
 /** The observer, or the reason there is none (with what to do about it). */
-type ObserverSetup = { observer: SideEffectObserver; reason?: undefined } | { observer: null; reason: string };
+type ObserverSetup =
+  | { observer: SideEffectObserver; reason?: undefined }
+  | { observer: null; reason: string };
 
 /** Sets up a conversation to watch, when the plugin is an EVENT_HANDLER installed on an agent of this emulator. */
-export async function observeSideEffects(client: PlatformClient | null, plugin: Plugin | null, why?: string): Promise<ObserverSetup> {
-  if (!client || !plugin) return { observer: null, reason: why ?? 'no platform to watch: run against the local emulator with the plugin deployed (`plugsmith dev`, or `plugsmith login --local` and `--plugin PLUGIN_ID`)' };
+export async function observeSideEffects(
+  client: PlatformClient | null,
+  plugin: Plugin | null,
+  why?: string,
+): Promise<ObserverSetup> {
+  if (!client || !plugin)
+    return {
+      observer: null,
+      reason:
+        why ??
+        'no platform to watch: run against the local emulator with the plugin deployed (`plugsmith dev`, or `plugsmith login --local` and `--plugin PLUGIN_ID`)',
+    };
   if (plugin.type !== 'EVENT_HANDLER') {
-    return { observer: null, reason: `the platform sees no work of ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} to count (only an EVENT_HANDLER's messages are counted); make your handler idempotent by event id all the same` };
+    return {
+      observer: null,
+      reason: `the platform sees no work of ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} to count (only an EVENT_HANDLER's messages are counted); make your handler idempotent by event id all the same`,
+    };
   }
   try {
-    const instance = (await client.emulator.instancesOf(plugin.id)).find((i) => i.entityType === 'AGENT');
-    if (!instance) return { observer: null, reason: `plugin ${plugin.id} is not installed on an agent: \`plugsmith handlers add AGENT_ID --plugin ${plugin.id} --scopes AGENT_MESSAGE_WRITE\` (or the manifest's "installs" with \`plugsmith dev\`)` };
+    const instance = (await client.emulator.instancesOf(plugin.id)).find(
+      (i) => i.entityType === 'AGENT',
+    );
+    if (!instance)
+      return {
+        observer: null,
+        reason: `plugin ${plugin.id} is not installed on an agent: \`plugsmith handlers add AGENT_ID --plugin ${plugin.id} --scopes AGENT_MESSAGE_WRITE\` (or the manifest's "installs" with \`plugsmith dev\`)`,
+      };
     const agentId = String(instance.entityId);
-    const character = (await client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
-    if (!character) return { observer: null, reason: `agent ${agentId} has no character to write to` };
+    const character = (await client.emulator.characters.list({ filters: { agentId }, limit: 100 }))
+      .data[0];
+    if (!character)
+      return { observer: null, reason: `agent ${agentId} has no character to write to` };
     const conversation = await client.messaging.conversations.create({ characterId: character.id });
-    const known = { pluginId: plugin.id, orgId: plugin.orgId, pluginInstanceId: instance.id, agentId, characterId: character.id, conversationId: conversation.id };
+    const known = {
+      pluginId: plugin.id,
+      orgId: plugin.orgId,
+      pluginInstanceId: instance.id,
+      agentId,
+      characterId: character.id,
+      conversationId: conversation.id,
+    };
     const event = (type: string, data: unknown) =>
-      createWebhookEvent(type as 'AGENT_MESSAGE_RECEIVED', { pluginId: plugin.id, pluginInstanceId: instance.id, orgId: String(plugin.orgId), data: data as never }) as unknown as Record<string, unknown>;
+      createWebhookEvent(type as 'AGENT_MESSAGE_RECEIVED', {
+        pluginId: plugin.id,
+        pluginInstanceId: instance.id,
+        orgId: String(plugin.orgId),
+        data: data as never,
+      }) as unknown as Record<string, unknown>;
     return {
       observer: {
         where: `conversation ${conversation.id} of agent ${agentId} (instance ${instance.id})`,
-        messageEvent: () => event('AGENT_MESSAGE_RECEIVED', sampleData('AGENT_MESSAGE_RECEIVED', { ...known, messageId: checkId('msg'), text: 'plugsmith check: a message to answer once' })),
+        messageEvent: () =>
+          event(
+            'AGENT_MESSAGE_RECEIVED',
+            sampleData('AGENT_MESSAGE_RECEIVED', {
+              ...known,
+              messageId: checkId('msg'),
+              text: 'plugsmith check: a message to answer once',
+            }),
+          ),
         eventOfType: event,
         writes: async () => {
           const page = await client.messaging.messages.list(conversation.id, { limit: 100 });
@@ -46,6 +89,9 @@ export async function observeSideEffects(client: PlatformClient | null, plugin: 
       },
     };
   } catch (error) {
-    return { observer: null, reason: `could not set up a conversation to watch: ${(error as Error).message} (the messaging API needs \`plugsmith login --local\` or PLUGSMITH_MESSAGING_URL and PLUGSMITH_API_KEY)` };
+    return {
+      observer: null,
+      reason: `could not set up a conversation to watch: ${(error as Error).message} (the messaging API needs \`plugsmith login --local\` or PLUGSMITH_MESSAGING_URL and PLUGSMITH_API_KEY)`,
+    };
   }
 }

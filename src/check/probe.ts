@@ -50,7 +50,12 @@ export class Prober {
     };
     const signature = shape.signature ?? 'valid';
     if (signature !== 'none') {
-      const secrets = signature === 'valid' ? [this.secret] : signature === 'wrong' ? [this.otherSecret] : [this.otherSecret, this.secret];
+      const secrets =
+        signature === 'valid'
+          ? [this.secret]
+          : signature === 'wrong'
+            ? [this.otherSecret]
+            : [this.otherSecret, this.secret];
       headers['webhook-signature'] = signWebhook({ id, timestamp, body, secret: secrets });
     }
     // A field added after signing: still JSON, no longer what was signed.
@@ -59,7 +64,13 @@ export class Prober {
     const signal = AbortSignal.timeout(this.timeoutMs);
     let answer: ProbeAnswer;
     try {
-      const response = await request(this.url, { method: 'POST', headers, body: sent, dispatcher: this.agent, signal });
+      const response = await request(this.url, {
+        method: 'POST',
+        headers,
+        body: sent,
+        dispatcher: this.agent,
+        signal,
+      });
       const text = await response.body.text();
       answer = {
         status: response.statusCode,
@@ -70,7 +81,14 @@ export class Prober {
         error: null,
       };
     } catch (error) {
-      answer = { status: null, contentType: '', body: '', headers: {}, durationMs: performance.now() - started, error: describe(error, this.url, this.timeoutMs) };
+      answer = {
+        status: null,
+        contentType: '',
+        body: '',
+        headers: {},
+        durationMs: performance.now() - started,
+        error: describe(error, this.url, this.timeoutMs),
+      };
     }
     this.answers.push(answer);
     return answer;
@@ -88,8 +106,10 @@ export function checkId(prefix: string): string {
 
 function describe(error: unknown, url: string, timeoutMs: number): string {
   const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${timeoutMs} ms (the platform's delivery timeout)`;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError')
+    return `no answer within ${timeoutMs} ms (the platform's delivery timeout)`;
   const code = e?.code ?? e?.cause?.code;
-  if (code === 'ECONNREFUSED') return `connection refused by ${new URL(url).origin}: is the webhook server running?`;
+  if (code === 'ECONNREFUSED')
+    return `connection refused by ${new URL(url).origin}: is the webhook server running?`;
   return `request failed: ${e?.message ?? String(error)}`;
 }

@@ -4,14 +4,23 @@ import type { CheckReport } from './types.js';
 
 /** The report for people: a table of checks, then each failure's fix, then the summary. */
 export function renderReport(report: CheckReport, style: Style, width = 0): string {
-  const mark = (status: string) => (status === 'passed' ? style.green('pass') : status === 'failed' ? style.red('FAIL') : style.yellow('skip'));
+  const mark = (status: string) =>
+    status === 'passed'
+      ? style.green('pass')
+      : status === 'failed'
+        ? style.red('FAIL')
+        : style.yellow('skip');
   let out = `${style.bold('plugsmith check')} ${report.url}${report.pluginId ? ` (plugin ${report.pluginId}, ${report.pluginType})` : ''}\n\n`;
-  out += table(report.checks, [
-    { header: 'result', value: (c) => mark(c.status) },
-    { header: 'check', value: (c) => c.id },
-    { header: 'sent', value: (c) => c.sent },
-    { header: 'came back', value: (c) => c.received },
-  ], { bold: style.bold, width });
+  out += table(
+    report.checks,
+    [
+      { header: 'result', value: (c) => mark(c.status) },
+      { header: 'check', value: (c) => c.id },
+      { header: 'sent', value: (c) => c.sent },
+      { header: 'came back', value: (c) => c.received },
+    ],
+    { bold: style.bold, width },
+  );
   const notes = report.checks.filter((c) => c.status !== 'passed');
   if (notes.length > 0) out += '\n';
   for (const c of notes) {

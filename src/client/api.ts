@@ -34,12 +34,21 @@ export class Api {
   /** The absolute URL of a path of this API. */
   url(path: string): string {
     if (this.baseUrl === undefined) {
-      throw new Error(`no ${this.kind} URL configured: pass ${this.kind === 'messaging' ? 'messagingUrl' : 'baseUrl'} to createClient`);
+      throw new Error(
+        `no ${this.kind} URL configured: pass ${this.kind === 'messaging' ? 'messagingUrl' : 'baseUrl'} to createClient`,
+      );
     }
     return this.baseUrl + path;
   }
 
   private spec(method: string, path: string, init: CallInit): RequestSpec {
-    return { ...init, api: this.kind, method, url: this.url(path), authorization: this.authorization(), headers: this.headers?.() };
+    return {
+      ...init,
+      api: this.kind,
+      method,
+      url: this.url(path),
+      authorization: this.authorization(),
+      headers: this.headers?.(),
+    };
   }
 }

@@ -12,7 +12,14 @@ import { repositoriesResource } from './resources/repositories.js';
 import { tokensResource } from './resources/tokens.js';
 import { uploadsResource } from './resources/uploads.js';
 import { Transport, type TransportConfig } from './transport.js';
-import type { Action, ActionCreate, ActionUpdate, ExternalEvent, ExternalEventCreate, ExternalEventUpdate } from './types.js';
+import type {
+  Action,
+  ActionCreate,
+  ActionUpdate,
+  ExternalEvent,
+  ExternalEventCreate,
+  ExternalEventUpdate,
+} from './types.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions extends Partial<TransportConfig> {
@@ -66,10 +73,14 @@ export class PlatformClient {
   constructor(options: ClientOptions, sharedDispatcher?: Dispatcher) {
     this.options = options;
     this.baseUrl = normalizeBaseUrl(options.baseUrl, 'baseUrl');
-    this.messagingUrl = options.messagingUrl === undefined ? undefined : normalizeBaseUrl(options.messagingUrl, 'messagingUrl');
+    this.messagingUrl =
+      options.messagingUrl === undefined
+        ? undefined
+        : normalizeBaseUrl(options.messagingUrl, 'messagingUrl');
     this.ownsDispatcher = options.dispatcher === undefined && sharedDispatcher === undefined;
     // http:// targets go to the proxy as absolute-URL requests: many proxies refuse CONNECT to port 80.
-    this.dispatcher = options.dispatcher ?? sharedDispatcher ?? createEnvHttpProxyAgent({ proxyTunnel: false });
+    this.dispatcher =
+      options.dispatcher ?? sharedDispatcher ?? createEnvHttpProxyAgent({ proxyTunnel: false });
     const transport = new Transport({
       dispatcher: this.dispatcher,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
@@ -82,12 +93,17 @@ export class PlatformClient {
       slowRequestMs: options.slowRequestMs ?? 2_000,
     });
     const management = new Api(transport, 'management', this.baseUrl, () => bearer(options.token));
-    const messaging = new Api(transport, 'messaging', this.messagingUrl, () => bearer(options.apiKey));
+    const messaging = new Api(transport, 'messaging', this.messagingUrl, () =>
+      bearer(options.apiKey),
+    );
 
     this.tokens = tokensResource(management);
     this.plugins = pluginsResource(management);
     this.actions = namedUnderPlugin<Action, ActionCreate, ActionUpdate>(management, 'actions');
-    this.externalEvents = namedUnderPlugin<ExternalEvent, ExternalEventCreate, ExternalEventUpdate>(management, 'external-events');
+    this.externalEvents = namedUnderPlugin<ExternalEvent, ExternalEventCreate, ExternalEventUpdate>(
+      management,
+      'external-events',
+    );
     this.repositories = repositoriesResource(management);
     this.dataProviders = instancesUnder(management, '/api/repositories', 'data-providers');
     this.agentPlugins = entityPluginsResource(management, '/api/agents');
@@ -96,15 +112,22 @@ export class PlatformClient {
     this.uploads = uploadsResource(management, transport);
     this.messaging = messagingResource(messaging);
     // The admin credential goes only to the emulator's admin API, never to /api or messaging.
-    const emulatorAdmin = new Api(transport, 'management', this.baseUrl, () => bearer(options.token), () =>
-      options.adminToken ? { [ADMIN_HEADER]: options.adminToken } : undefined,
+    const emulatorAdmin = new Api(
+      transport,
+      'management',
+      this.baseUrl,
+      () => bearer(options.token),
+      () => (options.adminToken ? { [ADMIN_HEADER]: options.adminToken } : undefined),
     );
     this.emulator = emulatorAdminResource(emulatorAdmin);
   }
 
   /** A client with some options changed (e.g. an instance token) sharing this one's connections. */
   withOptions(overrides: Partial<ClientOptions>): PlatformClient {
-    return new PlatformClient({ ...this.options, ...overrides }, overrides.dispatcher ?? this.dispatcher);
+    return new PlatformClient(
+      { ...this.options, ...overrides },
+      overrides.dispatcher ?? this.dispatcher,
+    );
   }
 
   /** Closes the connections of the dispatcher this client created (not one passed in). */

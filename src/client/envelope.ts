@@ -37,7 +37,10 @@ export function unwrap<T>(response: ResponseContext): Unwrapped<T> {
       });
     }
     if (isRecord(parsed) && parsed.ok === true) {
-      return { data: parsed.data as T, meta: isRecord(parsed.meta) ? (parsed.meta as Meta) : undefined };
+      return {
+        data: parsed.data as T,
+        meta: isRecord(parsed.meta) ? (parsed.meta as Meta) : undefined,
+      };
     }
     if (isRecord(parsed) && parsed.ok === false) return throwEnvelope(parsed, response);
     // A server without the envelope: pass its body through rather than lose it.
@@ -58,9 +61,15 @@ export function unwrap<T>(response: ResponseContext): Unwrapped<T> {
 function throwEnvelope(parsed: Record<string, unknown>, response: ResponseContext): never {
   const error = isRecord(parsed.error) ? parsed.error : {};
   const { status, method, url } = response;
-  const type = typeof error.error === 'string' && error.error !== '' ? error.error : fallbackType(status);
-  const message = typeof error.message === 'string' && error.message !== '' ? error.message : `HTTP ${status} ${type}`;
-  const details = Array.isArray(error.details) ? error.details.filter(isRecord).map(toDetail) : undefined;
+  const type =
+    typeof error.error === 'string' && error.error !== '' ? error.error : fallbackType(status);
+  const message =
+    typeof error.message === 'string' && error.message !== ''
+      ? error.message
+      : `HTTP ${status} ${type}`;
+  const details = Array.isArray(error.details)
+    ? error.details.filter(isRecord).map(toDetail)
+    : undefined;
   throw new ApiError({ status, type, message, details, method, url });
 }
 
@@ -85,7 +94,9 @@ function snippet(text: string, contentType: string | undefined): string {
   if (trimmed === '') return '';
   if (/html/i.test(contentType ?? '') || trimmed.startsWith('<')) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
-    return title ? ` (an HTML page: "${title}"; a proxy or the wrong URL?)` : ' (an HTML page; a proxy or the wrong URL?)';
+    return title
+      ? ` (an HTML page: "${title}"; a proxy or the wrong URL?)`
+      : ' (an HTML page; a proxy or the wrong URL?)';
   }
   const firstLine = trimmed.split(/\r?\n/, 1)[0];
   return `: ${firstLine.length > 200 ? firstLine.slice(0, 200) + '…' : firstLine}`;

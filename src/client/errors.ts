@@ -17,7 +17,11 @@ export class ApiError extends Error {
   /** The raw body when it was not an error envelope (HTML from a proxy, plain text…), truncated. */
   readonly body?: string;
 
-  constructor(init: Pick<ApiError, 'status' | 'type' | 'message' | 'method' | 'url' | 'body'> & { details?: ErrorDetail[] }) {
+  constructor(
+    init: Pick<ApiError, 'status' | 'type' | 'message' | 'method' | 'url' | 'body'> & {
+      details?: ErrorDetail[];
+    },
+  ) {
     super(init.message);
     this.status = init.status;
     this.type = init.type;
@@ -38,8 +42,12 @@ export class NetworkError extends Error {
   /** How many attempts were made before giving up. */
   readonly attempts: number;
 
-  constructor(init: Pick<NetworkError, 'code' | 'method' | 'url'> & { cause?: unknown; attempts?: number }) {
-    super(`${init.method} ${init.url} failed: ${describeCode(init.code, init.cause)}`, { cause: init.cause });
+  constructor(
+    init: Pick<NetworkError, 'code' | 'method' | 'url'> & { cause?: unknown; attempts?: number },
+  ) {
+    super(`${init.method} ${init.url} failed: ${describeCode(init.code, init.cause)}`, {
+      cause: init.cause,
+    });
     this.code = init.code;
     this.method = init.method;
     this.url = init.url;
@@ -49,7 +57,9 @@ export class NetworkError extends Error {
 
 /** The system or undici code of a failure (its own, its cause's, or its first inner error's), else UNKNOWN. */
 export function errorCode(error: unknown): string {
-  const e = error as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | undefined;
+  const e = error as
+    | { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> }
+    | undefined;
   const codes = [e?.code, e?.cause?.code, e?.errors?.[0]?.code];
   return codes.find((code): code is string => typeof code === 'string' && code !== '') ?? 'UNKNOWN';
 }

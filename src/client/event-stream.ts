@@ -22,7 +22,12 @@ export interface EventStream extends AsyncIterable<ServerSentEvent> {
 }
 
 /** Subscribes to a text/event-stream endpoint when iteration starts; it ends when the server closes it or `signal` aborts. */
-export function openEventStream(api: Api, path: string, query: QueryPairs, options: EventsOptions = {}): EventStream {
+export function openEventStream(
+  api: Api,
+  path: string,
+  query: QueryPairs,
+  options: EventsOptions = {},
+): EventStream {
   const parser = new SseParser();
   parser.lastEventId = options.lastEventId;
   async function* iterate(): AsyncGenerator<ServerSentEvent> {
@@ -30,10 +35,12 @@ export function openEventStream(api: Api, path: string, query: QueryPairs, optio
     if (signal?.aborted) return;
     const headers: Record<string, string> = { 'cache-control': 'no-cache' };
     if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
-    const opened = await api.stream(path, { query, accept: 'text/event-stream', options: { signal, headers } }).catch((error: unknown) => {
-      if (signal?.aborted) return undefined;
-      throw error;
-    });
+    const opened = await api
+      .stream(path, { query, accept: 'text/event-stream', options: { signal, headers } })
+      .catch((error: unknown) => {
+        if (signal?.aborted) return undefined;
+        throw error;
+      });
     if (!opened) return;
     options.onOpen?.();
     const decoder = new TextDecoder();
@@ -44,7 +51,12 @@ export function openEventStream(api: Api, path: string, query: QueryPairs, optio
       yield* parser.push(decoder.decode());
     } catch (error) {
       if (signal?.aborted) return;
-      throw new NetworkError({ code: errorCode(error), method: 'GET', url: redactUrl(api.url(path)), cause: error });
+      throw new NetworkError({
+        code: errorCode(error),
+        method: 'GET',
+        url: redactUrl(api.url(path)),
+        cause: error,
+      });
     } finally {
       opened.release();
       opened.body.destroy();

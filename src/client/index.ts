@@ -12,7 +12,13 @@ export type { MessageListQuery, MessagingResource } from './resources/messaging.
 export type { EventStream, EventsOptions } from './event-stream.js';
 export type { UploadFileOptions, UploadResult, UploadSource } from './upload-file.js';
 export type { FileListQuery, UploadsResource } from './resources/uploads.js';
-export type { DeliveryFilters, DeliveryListQuery, DeliveryMatch, DeliveryStreamFilters, EmulatorAdminResource } from './resources/emulator-admin.js';
+export type {
+  DeliveryFilters,
+  DeliveryListQuery,
+  DeliveryMatch,
+  DeliveryStreamFilters,
+  EmulatorAdminResource,
+} from './resources/emulator-admin.js';
 export type { TokensResource } from './resources/tokens.js';
 export type { PluginsResource } from './resources/plugins.js';
 export type { ActionsResource, ExternalEventsResource } from './resources/plugin-children.js';

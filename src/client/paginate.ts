@@ -5,7 +5,10 @@ import type { Page } from './types.js';
 export type ListFn<T, Q extends ListQuery = ListQuery> = (query: Q) => Promise<Page<T>>;
 
 /** Yields every record, following pages or `nextCursor`; stops at no next page or an empty page (a confused server cannot loop it). */
-export async function* paginate<T, Q extends ListQuery = ListQuery>(list: ListFn<T, Q>, query: Q = {} as Q): AsyncGenerator<T> {
+export async function* paginate<T, Q extends ListQuery = ListQuery>(
+  list: ListFn<T, Q>,
+  query: Q = {} as Q,
+): AsyncGenerator<T> {
   let next: Q = { ...query };
   const seenCursors = new Set<string>();
   for (;;) {
@@ -27,7 +30,10 @@ export async function* paginate<T, Q extends ListQuery = ListQuery>(list: ListFn
 }
 
 /** Every record of a listing as one array (see `paginate`). */
-export async function collect<T, Q extends ListQuery = ListQuery>(list: ListFn<T, Q>, query: Q = {} as Q): Promise<T[]> {
+export async function collect<T, Q extends ListQuery = ListQuery>(
+  list: ListFn<T, Q>,
+  query: Q = {} as Q,
+): Promise<T[]> {
   const records: T[] = [];
   for await (const record of paginate(list, query)) records.push(record);
   return records;

@@ -27,7 +27,8 @@ export function serializeListQuery(query: ListQuery | undefined): QueryPairs {
   const pairs: QueryPairs = [];
   for (const name of LIST_PARAMETERS) {
     const value = query[name];
-    if (value !== undefined) pairs.push([`@${name}`, Array.isArray(value) ? value.join(',') : String(value)]);
+    if (value !== undefined)
+      pairs.push([`@${name}`, Array.isArray(value) ? value.join(',') : String(value)]);
   }
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (value === undefined || value === null) continue;
@@ -38,7 +39,9 @@ export function serializeListQuery(query: ListQuery | undefined): QueryPairs {
 
 /** Plain parameters (not part of the query system), skipping undefined. */
 export function plainParams(params: Record<string, FilterValue | undefined>): QueryPairs {
-  return Object.entries(params).flatMap(([name, value]): QueryPairs => (value === undefined ? [] : [[name, String(value)]]));
+  return Object.entries(params).flatMap(
+    ([name, value]): QueryPairs => (value === undefined ? [] : [[name, String(value)]]),
+  );
 }
 
 /** `?a=1&b=2` (percent-encoded, `@` kept readable), or '' for no parameters. */

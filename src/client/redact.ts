@@ -15,16 +15,27 @@ export function redactAuthorization(value: string): string {
   return redactSecret(value);
 }
 
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-plugsmith-admin', 'x-plugsmith-session']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'x-plugsmith-admin',
+  'x-plugsmith-session',
+]);
 
 /** Copies headers for a trace, with every credential-bearing header redacted. */
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+export function redactHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, raw] of Object.entries(headers)) {
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     const lower = name.toLowerCase();
-    if (lower === 'authorization' || lower === 'proxy-authorization') out[name] = redactAuthorization(value);
+    if (lower === 'authorization' || lower === 'proxy-authorization')
+      out[name] = redactAuthorization(value);
     else if (SECRET_HEADERS.has(lower)) out[name] = '[redacted]';
     else out[name] = value;
   }

@@ -48,6 +48,11 @@ export class SseParser {
   private toEvent(message: EventSourceMessage): ServerSentEvent {
     // The library reports the id of the event only; the format keeps the last one until replaced.
     if (message.id !== undefined) this.lastEventId = message.id;
-    return { event: message.event ?? 'message', data: parseJsonOr(message.data, message.data), rawData: message.data, id: this.lastEventId };
+    return {
+      event: message.event ?? 'message',
+      data: parseJsonOr(message.data, message.data),
+      rawData: message.data,
+      id: this.lastEventId,
+    };
   }
 }

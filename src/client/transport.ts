@@ -6,7 +6,13 @@ import { unwrap, type Unwrapped } from './envelope.js';
 import { toQueryString, type QueryPairs } from './query.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import { parseRetryAfter } from '../contract/retry-after.js';
-import { backoffMs, IDEMPOTENT_METHODS, MAX_RETRY_AFTER_MS, RETRY_STATUSES, sleep } from './retry.js';
+import {
+  backoffMs,
+  IDEMPOTENT_METHODS,
+  MAX_RETRY_AFTER_MS,
+  RETRY_STATUSES,
+  sleep,
+} from './retry.js';
 
 /** Which API a request went to; `upload` is a PUT to a signed object-storage URL. */
 export type ApiKind = 'management' | 'messaging' | 'upload';
@@ -110,7 +116,9 @@ export class Transport {
   }
 
   /** Opens a streaming response (server-sent events): the timeout covers the headers only; an error status throws ApiError. */
-  async stream(spec: RequestSpec): Promise<{ body: Readable; headers: Attempt['headers']; release(): void }> {
+  async stream(
+    spec: RequestSpec,
+  ): Promise<{ body: Readable; headers: Attempt['headers']; release(): void }> {
     const attempt = await this.withRetries(spec, false);
     if (attempt.status < 200 || attempt.status >= 300) {
       // An unreadable body is fine: the status says enough.
@@ -123,12 +131,21 @@ export class Transport {
 
   private unwrap<T>(spec: RequestSpec, attempt: Attempt, text: string): Unwrapped<T> {
     const contentType = [attempt.headers['content-type']].flat()[0];
-    return unwrap<T>({ status: attempt.status, contentType, text, method: spec.method, url: redactUrl(this.fullUrl(spec)) });
+    return unwrap<T>({
+      status: attempt.status,
+      contentType,
+      text,
+      method: spec.method,
+      url: redactUrl(this.fullUrl(spec)),
+    });
   }
 
   /** Headers every request carries, before per-call additions. */
   buildHeaders(spec: RequestSpec): Record<string, string> {
-    const headers: Record<string, string> = { 'user-agent': this.config.userAgent, accept: spec.accept ?? 'application/json' };
+    const headers: Record<string, string> = {
+      'user-agent': this.config.userAgent,
+      accept: spec.accept ?? 'application/json',
+    };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     if (spec.authorization !== undefined) headers.authorization = spec.authorization;
     return { ...headers, ...spec.headers, ...spec.options?.headers };
@@ -152,7 +169,12 @@ export class Transport {
     const maxAttempts = 1 + (idempotent ? Math.max(0, this.config.retries) : 0);
     const signal = spec.options?.signal;
     const url = this.fullUrl(spec);
-    const traceBase = { api: spec.api, method: spec.method, url: redactUrl(url), requestHeaders: redactHeaders(this.buildHeaders(spec)) };
+    const traceBase = {
+      api: spec.api,
+      method: spec.method,
+      url: redactUrl(url),
+      requestHeaders: redactHeaders(this.buildHeaders(spec)),
+    };
 
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
@@ -161,17 +183,33 @@ export class Transport {
         result = await this.send(spec, url, readBody);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
-        const retryable = attempt < maxAttempts && (error.code !== 'ETIMEDOUT' || this.config.retryOnTimeout);
+        const retryable =
+          attempt < maxAttempts && (error.code !== 'ETIMEDOUT' || this.config.retryOnTimeout);
         const retryInMs = retryable ? backoffMs(attempt, this.config.retryBaseMs) : undefined;
-        this.trace({ ...traceBase, attempt, durationMs: elapsed(started), error: { code: error.code, message: error.message }, retryInMs });
+        this.trace({
+          ...traceBase,
+          attempt,
+          durationMs: elapsed(started),
+          error: { code: error.code, message: error.message },
+          retryInMs,
+        });
         if (retryInMs === undefined) {
-          throw new NetworkError({ code: error.code, method: spec.method, url: traceBase.url, cause: error.cause, attempts: attempt });
+          throw new NetworkError({
+            code: error.code,
+            method: spec.method,
+            url: traceBase.url,
+            cause: error.cause,
+            attempts: attempt,
+          });
         }
         await sleep(retryInMs, signal);
         continue;
       }
 
-      const retryInMs = attempt < maxAttempts && RETRY_STATUSES.has(result.status) ? this.retryDelay(result, attempt) : undefined;
+      const retryInMs =
+        attempt < maxAttempts && RETRY_STATUSES.has(result.status)
+          ? this.retryDelay(result, attempt)
+          : undefined;
       this.trace({
         ...traceBase,
         attempt,
@@ -201,12 +239,17 @@ export class Transport {
     const onUserAbort = () => controller.abort(userSignal?.reason);
     userSignal?.addEventListener('abort', onUserAbort, { once: true });
     const timeoutMs = spec.options?.timeoutMs ?? this.config.timeoutMs;
-    const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(TIMEOUT), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0 ? setTimeout(() => controller.abort(TIMEOUT), timeoutMs) : undefined;
     const onSlow = this.config.onSlowRequest;
     const slowMs = this.config.slowRequestMs;
-    const slow = onSlow && (timeoutMs === 0 || slowMs < timeoutMs)
-      ? setTimeout(() => onSlow({ method: spec.method, url: redactUrl(url), waitedMs: slowMs, timeoutMs }), slowMs)
-      : undefined;
+    const slow =
+      onSlow && (timeoutMs === 0 || slowMs < timeoutMs)
+        ? setTimeout(
+            () => onSlow({ method: spec.method, url: redactUrl(url), waitedMs: slowMs, timeoutMs }),
+            slowMs,
+          )
+        : undefined;
     slow?.unref();
     const release = () => {
       clearTimeout(timer);
@@ -226,11 +269,21 @@ export class Transport {
       if (!readBody) {
         clearTimeout(timer);
         clearTimeout(slow);
-        return { status: response.statusCode, headers: response.headers, body: response.body, release };
+        return {
+          status: response.statusCode,
+          headers: response.headers,
+          body: response.body,
+          release,
+        };
       }
       const text = await response.body.text();
       release();
-      return { status: response.statusCode, headers: response.headers, text, release: () => undefined };
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        text,
+        release: () => undefined,
+      };
     } catch (error) {
       release();
       throw classify(error, spec, url, controller.signal);
@@ -244,8 +297,18 @@ function classify(error: unknown, spec: RequestSpec, url: string, ownSignal: Abo
   if (userSignal?.aborted) return userSignal.reason ?? error;
   const code = errorCode(error);
   // undici's own headers and body timeouts (those left when timeoutMs is 0) are timeouts too.
-  if (ownSignal.reason === TIMEOUT || error === TIMEOUT || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new NetworkError({ code: 'ETIMEDOUT', method: spec.method, url: redactUrl(url), cause: error === TIMEOUT ? undefined : error });
+  if (
+    ownSignal.reason === TIMEOUT ||
+    error === TIMEOUT ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return new NetworkError({
+      code: 'ETIMEDOUT',
+      method: spec.method,
+      url: redactUrl(url),
+      cause: error === TIMEOUT ? undefined : error,
+    });
   }
   if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
   return new NetworkError({ code, method: spec.method, url: redactUrl(url), cause: error });

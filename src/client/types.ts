@@ -26,7 +26,13 @@ export type ParentType = C.ParentType | (string & {});
 export type JsonSchema = Record<string, unknown>;
 
 /** An enum value widened to any string (deeply in arrays): a remote platform may know more values, and the server validates. */
-type Widen<T> = T extends string ? string : T extends ReadonlyArray<infer U> ? Array<Widen<U>> : T extends object ? Loose<T> : T;
+type Widen<T> = T extends string
+  ? string
+  : T extends ReadonlyArray<infer U>
+    ? Array<Widen<U>>
+    : T extends object
+      ? Loose<T>
+      : T;
 /** A contract request body whose enum fields take any string. */
 export type Loose<T> = { [K in keyof T]: Widen<T[K]> };
 

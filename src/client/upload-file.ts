@@ -30,10 +30,23 @@ export interface UploadResult {
 export type UploadSource = string | Readable | AsyncIterable<Uint8Array>;
 
 /** Streams a file to a pre-signed URL with a plain PUT; never retried, as the source can be read only once. */
-export async function uploadFile(transport: Transport, signedUrl: string, source: UploadSource, options: UploadFileOptions = {}): Promise<UploadResult> {
+export async function uploadFile(
+  transport: Transport,
+  signedUrl: string,
+  source: UploadSource,
+  options: UploadFileOptions = {},
+): Promise<UploadResult> {
   const size = options.size ?? (typeof source === 'string' ? (await stat(source)).size : undefined);
-  if (size === undefined) throw new TypeError('uploadFile: pass `size` when the source is a stream (object stores need Content-Length)');
-  const input = typeof source === 'string' ? createReadStream(source) : source instanceof Readable ? source : Readable.from(source);
+  if (size === undefined)
+    throw new TypeError(
+      'uploadFile: pass `size` when the source is a stream (object stores need Content-Length)',
+    );
+  const input =
+    typeof source === 'string'
+      ? createReadStream(source)
+      : source instanceof Readable
+        ? source
+        : Readable.from(source);
 
   const headers: Record<string, string> = {
     'user-agent': transport.config.userAgent,
@@ -48,7 +61,8 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
   const idleMs = options.idleTimeoutMs ?? transport.config.timeoutMs;
   let timedOut = false;
   // Restarted by every chunk sent.
-  const idleTimer = idleMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), idleMs) : undefined;
+  const idleTimer =
+    idleMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), idleMs) : undefined;
 
   let sent = 0;
   const counter = new Transform({
@@ -63,17 +77,40 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
   pipeline(input, counter, () => undefined);
 
   const started = performance.now();
-  const trace = (extra: { status?: number; responseHeaders?: Record<string, string>; error?: { code: string; message: string } }) =>
-    transport.trace({ api: 'upload', method: 'PUT', url: safeUrl, attempt: 1, durationMs: Math.round(performance.now() - started), requestHeaders: redactHeaders(headers), ...extra });
+  const trace = (extra: {
+    status?: number;
+    responseHeaders?: Record<string, string>;
+    error?: { code: string; message: string };
+  }) =>
+    transport.trace({
+      api: 'upload',
+      method: 'PUT',
+      url: safeUrl,
+      attempt: 1,
+      durationMs: Math.round(performance.now() - started),
+      requestHeaders: redactHeaders(headers),
+      ...extra,
+    });
 
   try {
     if (options.signal?.aborted) throw options.signal.reason;
-    const response = await request(signedUrl, { method: 'PUT', headers, body: counter, dispatcher: transport.config.dispatcher, signal: controller.signal });
+    const response = await request(signedUrl, {
+      method: 'PUT',
+      headers,
+      body: counter,
+      dispatcher: transport.config.dispatcher,
+      signal: controller.signal,
+    });
     const text = await response.body.text();
     trace({ status: response.statusCode, responseHeaders: redactHeaders(response.headers) });
-    if (response.statusCode < 200 || response.statusCode >= 300) throw storageError(response.statusCode, text, safeUrl);
+    if (response.statusCode < 200 || response.statusCode >= 300)
+      throw storageError(response.statusCode, text, safeUrl);
     const etag = response.headers.etag;
-    return { status: response.statusCode, etag: Array.isArray(etag) ? etag[0] : etag, headers: response.headers };
+    return {
+      status: response.statusCode,
+      etag: Array.isArray(etag) ? etag[0] : etag,
+      headers: response.headers,
+    };
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (options.signal?.aborted) throw options.signal.reason ?? error;
@@ -92,7 +129,11 @@ export async function uploadFile(transport: Transport, signedUrl: string, source
 function storageError(status: number, text: string, url: string): ApiError {
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
   const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
-  const detail = code ? `: ${code}${message ? ` (${message})` : ''}` : text.trim() && !text.trim().startsWith('<') ? `: ${text.trim().slice(0, 200)}` : '';
+  const detail = code
+    ? `: ${code}${message ? ` (${message})` : ''}`
+    : text.trim() && !text.trim().startsWith('<')
+      ? `: ${text.trim().slice(0, 200)}`
+      : '';
   return new ApiError({
     status,
     type: code ?? (status >= 500 ? 'SERVER_ERROR' : 'HTTP_ERROR'),

@@ -13,7 +13,12 @@ import type { CommandInput, TargetFlags } from './types.js';
 /** The merged settings for a command (flags > environment > profile). */
 export function settingsFor(input: CommandInput<TargetFlags>): Promise<Settings> {
   const o = input.options;
-  return resolveSettings({ profile: input.global.profile, baseUrl: o.baseUrl, messagingUrl: o.messagingUrl, org: o.org });
+  return resolveSettings({
+    profile: input.global.profile,
+    baseUrl: o.baseUrl,
+    messagingUrl: o.messagingUrl,
+    org: o.org,
+  });
 }
 
 /** A client for the command's target; a credential in `needs` that is missing is an error naming how to provide it. */
@@ -23,18 +28,28 @@ export async function clientFor(
 ): Promise<{ client: PlatformClient; settings: Settings }> {
   const settings = await settingsFor(input);
   // Messaging commands never call the management API, so its URL may be missing for them.
-  if (settings.noEmulator && !settings.baseUrl && !(needs.messaging && settings.messagingUrl)) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
+  if (settings.noEmulator && !settings.baseUrl && !(needs.messaging && settings.messagingUrl))
+    throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
   if (!settings.baseUrl && !needs.messaging) {
-    throw new UserError('no platform to talk to: run `plugsmith login --local` (emulator) or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL', EXIT.AUTH);
+    throw new UserError(
+      'no platform to talk to: run `plugsmith login --local` (emulator) or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL',
+      EXIT.AUTH,
+    );
   }
   if (needs.token && !settings.token) {
     throw new UserError('no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH);
   }
   if (needs.apiKey && !settings.apiKey) {
-    throw new UserError('no messaging API key: run `plugsmith login --api-key -` or set PLUGSMITH_API_KEY', EXIT.AUTH);
+    throw new UserError(
+      'no messaging API key: run `plugsmith login --api-key -` or set PLUGSMITH_API_KEY',
+      EXIT.AUTH,
+    );
   }
   if (needs.messaging && !settings.messagingUrl) {
-    throw new UserError('no messaging URL: run `plugsmith login --messaging-url URL` or set PLUGSMITH_MESSAGING_URL', EXIT.AUTH);
+    throw new UserError(
+      'no messaging URL: run `plugsmith login --messaging-url URL` or set PLUGSMITH_MESSAGING_URL',
+      EXIT.AUTH,
+    );
   }
   const { createClient } = await import('../client/index.js');
   const adminToken = await adminTokenFor(settings.baseUrl);
@@ -46,18 +61,27 @@ export async function clientFor(
       apiKey: settings.apiKey,
       adminToken,
       userAgent: 'plugsmith-cli',
-      onTrace: input.global.verbose ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n') : undefined,
+      onTrace: input.global.verbose
+        ? (e: TraceEvent) => input.io.stderr.write(formatTrace(e) + '\n')
+        : undefined,
       timeoutMs: timeoutMsOf(input),
       // A server that accepts and never answers is not asked again: the user waited --timeout once.
       retryOnTimeout: false,
       onSlowRequest: input.global.quiet
         ? undefined
-        : (slow) => input.io.stderr.write(`waiting for ${slow.method} ${slow.url} (gives up after ${slow.timeoutMs / 1000}s; --timeout or PLUGSMITH_TIMEOUT changes that)\n`),
+        : (slow) =>
+            input.io.stderr.write(
+              `waiting for ${slow.method} ${slow.url} (gives up after ${slow.timeoutMs / 1000}s; --timeout or PLUGSMITH_TIMEOUT changes that)\n`,
+            ),
     });
     return { client, settings };
   } catch (error) {
     // A malformed URL from a flag, the environment or the profile.
-    if (error instanceof TypeError) throw new UserError(`${error.message.replace(/^baseUrl/, 'the management URL').replace(/^messagingUrl/, 'the messaging URL')} (check --base-url/--messaging-url, PLUGSMITH_BASE_URL/PLUGSMITH_MESSAGING_URL or the profile)`, EXIT.USAGE);
+    if (error instanceof TypeError)
+      throw new UserError(
+        `${error.message.replace(/^baseUrl/, 'the management URL').replace(/^messagingUrl/, 'the messaging URL')} (check --base-url/--messaging-url, PLUGSMITH_BASE_URL/PLUGSMITH_MESSAGING_URL or the profile)`,
+        EXIT.USAGE,
+      );
     throw error;
   }
 }
@@ -68,7 +92,11 @@ export function timeoutMsOf(input: CommandInput<unknown>): number {
   const raw = env.timeout();
   if (raw === undefined) return 30_000;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || n > 86_400) throw new UserError(`PLUGSMITH_TIMEOUT takes seconds, more than 0 and at most 86400, not "${raw}"`, EXIT.USAGE);
+  if (!Number.isFinite(n) || n <= 0 || n > 86_400)
+    throw new UserError(
+      `PLUGSMITH_TIMEOUT takes seconds, more than 0 and at most 86400, not "${raw}"`,
+      EXIT.USAGE,
+    );
   return n * 1000;
 }
 
@@ -77,15 +105,22 @@ function formatTrace(e: TraceEvent): string {
   const outcome = e.status !== undefined ? String(e.status) : e.error ? `${e.error.code}` : '';
   const attempt = e.attempt > 1 ? ` (attempt ${e.attempt})` : '';
   const retry = e.retryInMs !== undefined ? `, retrying in ${e.retryInMs}ms` : '';
-  const auth = e.requestHeaders.authorization ? ` [authorization: ${e.requestHeaders.authorization}]` : '';
+  const auth = e.requestHeaders.authorization
+    ? ` [authorization: ${e.requestHeaders.authorization}]`
+    : '';
   return `> ${e.method} ${e.url} ${outcome} ${Math.round(e.durationMs)}ms${attempt}${retry}${auth}`;
 }
 
 /** Whether the target takes the client's token (a GET of a plugin that cannot exist answers 404 to a valid one, 401 to another), else the error. */
-export function tokenProbe(client: PlatformClient): Promise<boolean | (Error & { status?: number })> {
+export function tokenProbe(
+  client: PlatformClient,
+): Promise<boolean | (Error & { status?: number })> {
   return client.plugins.get('plugsmith-token-probe').then(
     () => true,
-    (error: Error & { status?: number }) => (error.name === 'ApiError' && (error.status === 404 || error.status === 401) ? error.status === 404 : error),
+    (error: Error & { status?: number }) =>
+      error.name === 'ApiError' && (error.status === 404 || error.status === 401)
+        ? error.status === 404
+        : error,
   );
 }
 
@@ -106,8 +141,18 @@ export async function withClient<T>(
 /** A JSON file's value; errors name it as `named` (a flag and the path, or the path): no such file (exit 4), unreadable, not JSON (5). */
 export async function readJson(path: string, named = path): Promise<unknown> {
   const text = await readFile(path, 'utf8').catch(({ code, message }: NodeJS.ErrnoException) => {
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : message;
-    throw new UserError(`cannot read ${named}: ${why}`, code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : message;
+    throw new UserError(
+      `cannot read ${named}: ${why}`,
+      code === 'ENOENT' ? EXIT.NOT_FOUND : EXIT.USAGE,
+    );
   });
   try {
     return JSON.parse(text);
@@ -120,39 +165,66 @@ export async function readJson(path: string, named = path): Promise<unknown> {
 export async function readJsonFile(flag: string, path: string): Promise<Record<string, unknown>> {
   const parsed = await readJson(path, `${flag} ${path}`);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new UserError(`${flag} ${path} must hold a JSON object (a JSON Schema), not ${Array.isArray(parsed) ? 'an array' : typeof parsed}`, EXIT.VALIDATION);
+    throw new UserError(
+      `${flag} ${path} must hold a JSON object (a JSON Schema), not ${Array.isArray(parsed) ? 'an array' : typeof parsed}`,
+      EXIT.VALIDATION,
+    );
   }
   return parsed as Record<string, unknown>;
 }
 
 /** Runs a request whose body holds schemas read from files (`field` → [flag, path]): a refusal names the file. */
-export async function naming<T>(files: Record<string, [flag: string, path: string]>, request: () => Promise<T>): Promise<T> {
+export async function naming<T>(
+  files: Record<string, [flag: string, path: string]>,
+  request: () => Promise<T>,
+): Promise<T> {
   try {
     return await request();
   } catch (error) {
     const e = error as { name?: string; details?: Array<{ path?: string[] }>; message: string };
     if (e?.name === 'ApiError' && Array.isArray(e.details)) {
-      const named = [...new Set(e.details.map((d) => d.path?.[0]).filter((f): f is string => f !== undefined && f in files))];
-      if (named.length > 0) e.message += ` (in ${named.map((f) => `${files[f][1]} from ${files[f][0]}`).join(', ')})`;
+      const named = [
+        ...new Set(
+          e.details
+            .map((d) => d.path?.[0])
+            .filter((f): f is string => f !== undefined && f in files),
+        ),
+      ];
+      if (named.length > 0)
+        e.message += ` (in ${named.map((f) => `${files[f][1]} from ${files[f][0]}`).join(', ')})`;
     }
     throw error;
   }
 }
 
 /** Asks before deleting unless `--yes`; without a terminal the missing `--yes`, and declining, are usage errors. */
-export async function confirmDeletion(input: CommandInput<{ yes?: boolean }>, what: string): Promise<void> {
+export async function confirmDeletion(
+  input: CommandInput<{ yes?: boolean }>,
+  what: string,
+): Promise<void> {
   if (input.options.yes) return;
-  const yes = await confirm(input.io, { flag: '--yes', message: `Delete ${what}?`, default: false });
+  const yes = await confirm(input.io, {
+    flag: '--yes',
+    message: `Delete ${what}?`,
+    default: false,
+  });
   if (!yes) throw new UserError(`not deleted: ${what}`, EXIT.USAGE);
 }
 
 /** Prints one record: JSON with --json, else `key  value` lines. */
 export function printRecord(input: CommandInput<unknown>, record: unknown, keys?: string[]): void {
-  printResult(input.io, input.global, record, () => details((record ?? {}) as Record<string, unknown>, keys));
+  printResult(input.io, input.global, record, () =>
+    details((record ?? {}) as Record<string, unknown>, keys),
+  );
 }
 
 /** A list command's output: every page with `--all`, else one page and a note on how to get the next. */
-export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<T>, columns: Column<T>[], what: string): Promise<void> {
+export async function printList<T>(
+  input: CommandInput<ListFlags>,
+  list: ListFn<T>,
+  columns: Column<T>[],
+  what: string,
+): Promise<void> {
   const query = listQueryOf(input.options);
   if (input.options.all) {
     const { collect } = await import('../client/index.js');
@@ -165,19 +237,37 @@ export async function printList<T>(input: CommandInput<ListFlags>, list: ListFn<
 }
 
 /** Prints records: JSON with --json, else a table (or `no <what>`). */
-export function printRows<T>(input: CommandInput<unknown>, rows: T[], columns: Column<T>[], what: string): void {
+export function printRows<T>(
+  input: CommandInput<unknown>,
+  rows: T[],
+  columns: Column<T>[],
+  what: string,
+): void {
   const style = styleFor(input.io, input.global);
-  printResult(input.io, input.global, rows, () => (rows.length === 0 ? `no ${what}\n` : table(rows, columns, { bold: style.bold, width: input.io.stdout.columns })));
+  printResult(input.io, input.global, rows, () =>
+    rows.length === 0
+      ? `no ${what}\n`
+      : table(rows, columns, { bold: style.bold, width: input.io.stdout.columns }),
+  );
 }
 
 function nextPageHint(p: Pagination): string {
-  if (p.type === 'cursor') return p.hasNext && p.nextCursor ? `more records: --cursor ${p.nextCursor} (or --all)` : '';
+  if (p.type === 'cursor')
+    return p.hasNext && p.nextCursor ? `more records: --cursor ${p.nextCursor} (or --all)` : '';
   const where = `page ${p.page} of ${Math.max(1, p.totalPages)}, ${p.total} in all`;
-  return p.hasNext ? `${where}; next: --page ${p.page + 1} (or --all)` : p.page > 1 || p.totalPages > 1 ? where : '';
+  return p.hasNext
+    ? `${where}; next: --page ${p.page + 1} (or --all)`
+    : p.page > 1 || p.totalPages > 1
+      ? where
+      : '';
 }
 
 /** The org a command acts in: --org, else the profile's, else a usage error. */
 export function orgOf(settings: Settings): string {
-  if (!settings.orgId) throw new UserError('no org: pass --org ORG_ID (or log in with `plugsmith login --org ORG_ID`)', EXIT.USAGE);
+  if (!settings.orgId)
+    throw new UserError(
+      'no org: pass --org ORG_ID (or log in with `plugsmith login --org ORG_ID`)',
+      EXIT.USAGE,
+    );
   return settings.orgId;
 }

@@ -6,9 +6,15 @@ import { SORT_ORDERS, type SortOrder } from '../contract/enum-values.js';
 /** `--filter key=value`, repeatable: values of one key gather into an array. */
 function parseFilter(value: string, previous: unknown): Record<string, string[]> {
   const at = value.indexOf('=');
-  if (at <= 0) throw new InvalidOptionValue(`--filter takes key=value (e.g. --filter isPublic=true), not "${value}"`);
+  if (at <= 0)
+    throw new InvalidOptionValue(
+      `--filter takes key=value (e.g. --filter isPublic=true), not "${value}"`,
+    );
   const key = value.slice(0, at);
-  if (key.startsWith('@')) throw new InvalidOptionValue(`--filter keys cannot start with "@" (use --page, --limit, --sort… instead): "${value}"`);
+  if (key.startsWith('@'))
+    throw new InvalidOptionValue(
+      `--filter keys cannot start with "@" (use --page, --limit, --sort… instead): "${value}"`,
+    );
   const filters = { ...((previous as Record<string, string[]> | undefined) ?? {}) };
   filters[key] = [...(filters[key] ?? []), value.slice(at + 1)];
   return filters;
@@ -18,26 +24,54 @@ function parseFilter(value: string, previous: unknown): Record<string, string[]>
 function parseOrder(value: string): SortOrder[] {
   return value.split(',').map((o) => {
     const order = o.trim().toLowerCase();
-    if (!(SORT_ORDERS as readonly string[]).includes(order)) throw new InvalidOptionValue(`--order takes ${SORT_ORDERS.join(' or ')} (comma-separated for several fields), not "${value}"`);
+    if (!(SORT_ORDERS as readonly string[]).includes(order))
+      throw new InvalidOptionValue(
+        `--order takes ${SORT_ORDERS.join(' or ')} (comma-separated for several fields), not "${value}"`,
+      );
     return order as SortOrder;
   });
 }
 
 /** A comma-separated list; repeating the flag appends (`--events A --events B` = `--events A,B`). */
 export function commaList(value: string, previous: unknown): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return [...((previous as string[] | undefined) ?? []), ...items];
 }
 
 /** The shared query system of every list command, plus `--all`. */
 export const listOptions = [
-  { flags: '--page <n>', description: 'page number (index pagination, from 1)', parse: integerOption('--page', 1) },
-  { flags: '--limit <n>', description: 'records per page (1-100; with --all, the page size used)', parse: integerOption('--limit', 1, 100) },
-  { flags: '--cursor <id>', description: 'cursor pagination: records after this id ("" starts from the first)' },
-  { flags: '--sort <fields>', description: 'sort by these fields, comma-separated (default createdAt)' },
-  { flags: '--order <orders>', description: 'asc or desc, comma-separated per --sort field (default desc)', parse: parseOrder },
+  {
+    flags: '--page <n>',
+    description: 'page number (index pagination, from 1)',
+    parse: integerOption('--page', 1),
+  },
+  {
+    flags: '--limit <n>',
+    description: 'records per page (1-100; with --all, the page size used)',
+    parse: integerOption('--limit', 1, 100),
+  },
+  {
+    flags: '--cursor <id>',
+    description: 'cursor pagination: records after this id ("" starts from the first)',
+  },
+  {
+    flags: '--sort <fields>',
+    description: 'sort by these fields, comma-separated (default createdAt)',
+  },
+  {
+    flags: '--order <orders>',
+    description: 'asc or desc, comma-separated per --sort field (default desc)',
+    parse: parseOrder,
+  },
   { flags: '--search <text>', description: 'text search in the endpoint’s text fields' },
-  { flags: '--filter <key=value>', description: 'property filter, repeatable (comma-separated values match any)', parse: parseFilter },
+  {
+    flags: '--filter <key=value>',
+    description: 'property filter, repeatable (comma-separated values match any)',
+    parse: parseFilter,
+  },
   { flags: '--all', description: 'follow the pages and print every record' },
 ] as const satisfies readonly OptionSpec[];
 
@@ -46,7 +80,12 @@ export type ListFlags = OptionsOf<typeof listOptions>;
 
 /** The client's ListQuery for the parsed list options (structurally `ListQuery`). */
 export function listQueryOf(flags: ListFlags) {
-  const filters = Object.fromEntries(Object.entries(flags.filter ?? {}).map(([key, values]) => [key, values.length === 1 ? values[0] : values]));
+  const filters = Object.fromEntries(
+    Object.entries(flags.filter ?? {}).map(([key, values]) => [
+      key,
+      values.length === 1 ? values[0] : values,
+    ]),
+  );
   return {
     page: flags.page,
     limit: flags.limit ?? (flags.all ? 100 : undefined),
@@ -60,12 +99,24 @@ export function listQueryOf(flags: ListFlags) {
 
 /** `--base-url` and `--messaging-url`: override the environment and the profile for one command. */
 export const targetOptions = [
-  { flags: '--base-url <url>', description: 'management API base URL (overrides PLUGSMITH_BASE_URL and the profile)' },
-  { flags: '--messaging-url <url>', description: 'messaging API base URL (overrides PLUGSMITH_MESSAGING_URL and the profile)' },
+  {
+    flags: '--base-url <url>',
+    description: 'management API base URL (overrides PLUGSMITH_BASE_URL and the profile)',
+  },
+  {
+    flags: '--messaging-url <url>',
+    description: 'messaging API base URL (overrides PLUGSMITH_MESSAGING_URL and the profile)',
+  },
 ] as const satisfies readonly OptionSpec[];
 
 /** `--org`, defaulting to the profile's org. */
-export const orgOption = { flags: '--org <orgId>', description: 'org to act in (default: the profile’s org)' } as const satisfies OptionSpec;
+export const orgOption = {
+  flags: '--org <orgId>',
+  description: 'org to act in (default: the profile’s org)',
+} as const satisfies OptionSpec;
 
 /** `--yes`: confirms a deletion without a prompt (required without a terminal). */
-export const yesOption = { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' } as const satisfies OptionSpec;
+export const yesOption = {
+  flags: '-y, --yes',
+  description: 'do not ask for confirmation (required without a terminal)',
+} as const satisfies OptionSpec;

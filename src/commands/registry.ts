@@ -22,10 +22,31 @@ import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
-export const commands: AnyCommandSpec[] = [...authCommands, ...profileCommands, ...emulatorCommands, ...initCommands, ...projectCommands,
-  ...tokenCommands, ...pluginCommands, ...actionCommands, ...eventCommands, ...repoCommands,
-  ...installCommands('providers'), ...installCommands('handlers'), ...installCommands('apps'), ...fileCommands, ...conversationCommands,
-  ...messageCommands, ...chatCommands, ...devCommands, ...triggerCommands, ...checkCommands, ...logsCommands, ...completionCommands, ...doctorCommands];
+export const commands: AnyCommandSpec[] = [
+  ...authCommands,
+  ...profileCommands,
+  ...emulatorCommands,
+  ...initCommands,
+  ...projectCommands,
+  ...tokenCommands,
+  ...pluginCommands,
+  ...actionCommands,
+  ...eventCommands,
+  ...repoCommands,
+  ...installCommands('providers'),
+  ...installCommands('handlers'),
+  ...installCommands('apps'),
+  ...fileCommands,
+  ...conversationCommands,
+  ...messageCommands,
+  ...chatCommands,
+  ...devCommands,
+  ...triggerCommands,
+  ...checkCommands,
+  ...logsCommands,
+  ...completionCommands,
+  ...doctorCommands,
+];
 
 /** What each group of commands does, shown in `plugsmith --help` and the group's own help. */
 export const groups: Record<string, string> = {

@@ -11,6 +11,8 @@ export function listenForStop(): { signal: AbortSignal; stopped: Promise<void>; 
   }
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  const stopped = new Promise<void>((resolveStop) => controller.signal.addEventListener('abort', () => resolveStop(), { once: true }));
+  const stopped = new Promise<void>((resolveStop) =>
+    controller.signal.addEventListener('abort', () => resolveStop(), { once: true }),
+  );
   return { signal: controller.signal, stopped, dispose };
 }

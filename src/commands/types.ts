@@ -25,13 +25,20 @@ export interface OptionSpec {
 }
 
 /** `parent-type` -> `parentType`, as commander names an option's value. */
-type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 /** The long flag of a flags string (`-y, --yes` -> `yes`, `--parent-type <type>` -> `parent-type`). */
-type LongFlag<F extends string> = F extends `${string}--${infer Rest}` ? (Rest extends `${infer Name} ${string}` ? Name : Rest) : never;
+type LongFlag<F extends string> = F extends `${string}--${infer Rest}`
+  ? Rest extends `${infer Name} ${string}`
+    ? Name
+    : Rest
+  : never;
 /** The value part of a flags string (`<type>`, `[file]`, `<ids...>`), or '' for a boolean flag. */
 type ValuePart<F extends string> = F extends `${string}--${string} ${infer Value}` ? Value : '';
 /** The attribute name commander gives an option. */
-type OptionKey<F extends string> = LongFlag<F> extends `no-${infer Name}` ? CamelCase<Name> : CamelCase<LongFlag<F>>;
+type OptionKey<F extends string> =
+  LongFlag<F> extends `no-${infer Name}` ? CamelCase<Name> : CamelCase<LongFlag<F>>;
 /** What commander stores for an option that was given. */
 type GivenValue<S extends OptionSpec> = S extends { parse: (...args: never[]) => infer Parsed }
   ? Parsed
@@ -45,14 +52,17 @@ type GivenValue<S extends OptionSpec> = S extends { parse: (...args: never[]) =>
           ? Choice
           : string;
 /** An option's value as the handler receives it: undefined when not given, unless negated or defaulted. */
-type OptionValue<S extends OptionSpec> = LongFlag<S['flags']> extends `no-${string}`
-  ? boolean
-  : S extends { default: infer Default }
-    ? Exclude<GivenValue<S>, undefined> | Default
-    : GivenValue<S> | undefined;
+type OptionValue<S extends OptionSpec> =
+  LongFlag<S['flags']> extends `no-${string}`
+    ? boolean
+    : S extends { default: infer Default }
+      ? Exclude<GivenValue<S>, undefined> | Default
+      : GivenValue<S> | undefined;
 
 /** The options a command's handler receives, inferred from its declarations (commander's camelCase names). */
-export type OptionsOf<O extends readonly OptionSpec[]> = { [S in O[number] as OptionKey<S['flags']>]: OptionValue<S> };
+export type OptionsOf<O extends readonly OptionSpec[]> = {
+  [S in O[number] as OptionKey<S['flags']>]: OptionValue<S>;
+};
 
 /** Flags that pick the target and credentials; every API command accepts them through its profile. */
 export interface TargetFlags {
@@ -89,10 +99,14 @@ export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSp
 }
 
 /** A declared command as the registry holds it: its handler's option type is checked and then forgotten. */
-export type AnyCommandSpec = Omit<CommandSpec, 'load'> & { load: () => Promise<{ default: CommandHandler<never> }> };
+export type AnyCommandSpec = Omit<CommandSpec, 'load'> & {
+  load: () => Promise<{ default: CommandHandler<never> }>;
+};
 
 /** Declares a command, checking that its handler reads only the options declared, with their types. */
-export function defineCommand<const O extends readonly OptionSpec[] = readonly []>(spec: CommandSpec<O>): AnyCommandSpec {
+export function defineCommand<const O extends readonly OptionSpec[] = readonly []>(
+  spec: CommandSpec<O>,
+): AnyCommandSpec {
   return spec;
 }
 
@@ -101,7 +115,9 @@ export function integerOption(flag: string, min = 0, max = Number.MAX_SAFE_INTEG
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new InvalidOptionValue(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
+      throw new InvalidOptionValue(
+        `${flag} must be a whole number from ${min} to ${max}, not "${value}"`,
+      );
     }
     return n;
   };

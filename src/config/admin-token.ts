@@ -6,6 +6,8 @@ import { normalizeBaseUrl } from './url.js';
 export async function adminTokenFor(url: string | undefined): Promise<string | undefined> {
   const fromEnv = env.adminToken();
   if (fromEnv || !url) return fromEnv;
-  const state = (await listEmulators()).find((s) => normalizeBaseUrl(s.url) === normalizeBaseUrl(url));
+  const state = (await listEmulators()).find(
+    (s) => normalizeBaseUrl(s.url) === normalizeBaseUrl(url),
+  );
   return state?.adminToken || undefined;
 }

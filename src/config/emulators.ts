@@ -51,13 +51,19 @@ function realOf(path: string): string {
 
 /** The state file of the emulator keyed by `key` (a folder, or `memory-<pid>`): a hash of the folder's real path. */
 function emulatorStateFile(key: string): string {
-  const name = key.startsWith('memory-') ? key : createHash('sha256').update(realOf(key)).digest('hex').slice(0, 16);
+  const name = key.startsWith('memory-')
+    ? key
+    : createHash('sha256').update(realOf(key)).digest('hex').slice(0, 16);
   return join(emulatorsDir(), `${name}.json`);
 }
 
 /** What an emulator started here belongs to: the project of `from` (cwd) or of its data dir, else its data dir, else this process. */
-export function emulatorOwner(options: { from?: string; dataDir?: string | null }): { project: string | null; key: string } {
-  const project = projectRootOf(options.from) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
+export function emulatorOwner(options: { from?: string; dataDir?: string | null }): {
+  project: string | null;
+  key: string;
+} {
+  const project =
+    projectRootOf(options.from) ?? (options.dataDir ? projectRootOf(options.dataDir) : null);
   if (project) return { project, key: project };
   if (options.dataDir) return { project: null, key: realOf(options.dataDir) };
   return { project: null, key: `memory-${process.pid}` };
@@ -74,11 +80,29 @@ export function alive(pid: number): boolean {
 }
 
 /** Writes the state file of an emulator this process runs (owner-only: it holds credentials), so other commands find it. */
-export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | 'startedAt' | 'project' | 'key'>, owner: { project: string | null; key: string }): Promise<EmulatorState & { path: string }> {
+export async function writeEmulatorState(
+  emulator: Omit<EmulatorState, 'pid' | 'startedAt' | 'project' | 'key'>,
+  owner: { project: string | null; key: string },
+): Promise<EmulatorState & { path: string }> {
   // Only these fields: `emulator` may be a whole running emulator, with its methods.
   const { url, messagingUrl, token, apiKey, orgId, dataDir, adminToken, storeId } = emulator;
-  const ownership = { project: owner.project, key: owner.key, pid: process.pid, startedAt: new Date().toISOString() };
-  const state: EmulatorState = { url, messagingUrl, token, apiKey, orgId, dataDir, adminToken, storeId, ...ownership };
+  const ownership = {
+    project: owner.project,
+    key: owner.key,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+  };
+  const state: EmulatorState = {
+    url,
+    messagingUrl,
+    token,
+    apiKey,
+    orgId,
+    dataDir,
+    adminToken,
+    storeId,
+    ...ownership,
+  };
   const path = emulatorStateFile(owner.key);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writePrivateFile(path, JSON.stringify(state, null, 2) + '\n');
@@ -87,13 +111,17 @@ export async function writeEmulatorState(emulator: Omit<EmulatorState, 'pid' | '
 
 /** Removes the state file at `path` if this process still owns it: another emulator may have taken the key since. */
 export async function removeEmulatorState(path: string): Promise<void> {
-  const current = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as { pid?: number } | null;
+  const current = (await readFile(path, 'utf8')
+    .then(JSON.parse)
+    .catch(() => null)) as { pid?: number } | null;
   if (current?.pid === process.pid) await rm(path, { force: true }).catch(() => undefined);
 }
 
 /** The state file at `path` when its process lives; a file left by a dead process is removed. */
 async function readLive(path: string): Promise<(EmulatorState & { path: string }) | null> {
-  const state = (await readFile(path, 'utf8').then(JSON.parse).catch(() => null)) as EmulatorState | null;
+  const state = (await readFile(path, 'utf8')
+    .then(JSON.parse)
+    .catch(() => null)) as EmulatorState | null;
   if (typeof state?.pid !== 'number' || typeof state.url !== 'string') return null;
   if (!alive(state.pid)) {
     await rm(path, { force: true }).catch(() => undefined);
@@ -105,8 +133,12 @@ async function readLive(path: string): Promise<(EmulatorState & { path: string }
 /** Every emulator whose state file names a living process, most recently started first; stale files are removed. */
 export async function listEmulators(): Promise<Array<EmulatorState & { path: string }>> {
   const names = await readdir(emulatorsDir()).catch(() => [] as string[]);
-  const states = await Promise.all(names.filter((n) => n.endsWith('.json')).map((n) => readLive(join(emulatorsDir(), n))));
-  return states.filter((s): s is EmulatorState & { path: string } => s !== null).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  const states = await Promise.all(
+    names.filter((n) => n.endsWith('.json')).map((n) => readLive(join(emulatorsDir(), n))),
+  );
+  return states
+    .filter((s): s is EmulatorState & { path: string } => s !== null)
+    .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
 }
 
 /** The living emulator keyed by `key`, or null. */
@@ -137,23 +169,41 @@ export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
 }
 
 /** The running emulator that `--emulator` names: by URL (either of its URLs), else by folder (project or data dir). */
-export async function namedEmulator(asked: string): Promise<(EmulatorState & { path: string }) | null> {
+export async function namedEmulator(
+  asked: string,
+): Promise<(EmulatorState & { path: string }) | null> {
   const all = await listEmulators();
   if (/^https?:\/\//i.test(asked)) {
     const wanted = normalizeBaseUrl(asked);
-    const found = all.find((s) => normalizeBaseUrl(s.url) === wanted || normalizeBaseUrl(s.messagingUrl) === wanted);
-    if (!found) throw new UserError(`no emulator started on this machine answers at ${asked} (--emulator)${runningList(all)}; for one started elsewhere pass --base-url and PLUGSMITH_ADMIN_TOKEN`, EXIT.NOT_FOUND);
+    const found = all.find(
+      (s) => normalizeBaseUrl(s.url) === wanted || normalizeBaseUrl(s.messagingUrl) === wanted,
+    );
+    if (!found)
+      throw new UserError(
+        `no emulator started on this machine answers at ${asked} (--emulator)${runningList(all)}; for one started elsewhere pass --base-url and PLUGSMITH_ADMIN_TOKEN`,
+        EXIT.NOT_FOUND,
+      );
     return found;
   }
   const folder = realOf(asked);
   const project = projectRootOf(folder);
-  const found = all.find((s) => (s.project && (s.project === folder || s.project === project)) || (s.dataDir && realOf(s.dataDir) === folder));
-  if (!found) throw new UserError(`no emulator runs for ${folder} (--emulator)${runningList(all)}: start one there with \`plugsmith dev\` or \`plugsmith emulator start\``, EXIT.NOT_FOUND);
+  const found = all.find(
+    (s) =>
+      (s.project && (s.project === folder || s.project === project)) ||
+      (s.dataDir && realOf(s.dataDir) === folder),
+  );
+  if (!found)
+    throw new UserError(
+      `no emulator runs for ${folder} (--emulator)${runningList(all)}: start one there with \`plugsmith dev\` or \`plugsmith emulator start\``,
+      EXIT.NOT_FOUND,
+    );
   return found;
 }
 
 function runningList(all: EmulatorState[]): string {
-  return all.length ? ` (running: ${all.map((s) => `${s.url} for ${s.project ?? s.dataDir ?? 'an in-memory store'}`).join(', ')})` : ' (none is running)';
+  return all.length
+    ? ` (running: ${all.map((s) => `${s.url} for ${s.project ?? s.dataDir ?? 'an in-memory store'}`).join(', ')})`
+    : ' (none is running)';
 }
 
 /** Why no emulator was found, and how to start one. */

@@ -30,7 +30,10 @@ export async function loadConfig(): Promise<ConfigFile> {
     return { current: parsed.current, profiles: parsed.profiles ?? {} };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-    throw new UserError(`the config file ${configPath()} is not valid JSON: fix or delete it, then run \`plugsmith login\``, EXIT.VALIDATION);
+    throw new UserError(
+      `the config file ${configPath()} is not valid JSON: fix or delete it, then run \`plugsmith login\``,
+      EXIT.VALIDATION,
+    );
   }
 }
 
@@ -50,14 +53,25 @@ export interface Settings extends Omit<Partial<Profile>, 'local'> {
 }
 
 /** Flags override environment variables, which override the profile. */
-export async function resolveSettings(flags: { profile?: string; baseUrl?: string; messagingUrl?: string; token?: string; apiKey?: string; org?: string }): Promise<Settings> {
+export async function resolveSettings(flags: {
+  profile?: string;
+  baseUrl?: string;
+  messagingUrl?: string;
+  token?: string;
+  apiKey?: string;
+  org?: string;
+}): Promise<Settings> {
   const config = await loadConfig();
   const named = flags.profile ?? env.profile();
   const profileName = named ?? config.current ?? null;
-  const profile: Profile | undefined = profileName === null ? undefined : config.profiles[profileName];
+  const profile: Profile | undefined =
+    profileName === null ? undefined : config.profiles[profileName];
   if (!profile && named) {
     const known = Object.keys(config.profiles);
-    throw new UserError(`no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``, EXIT.NOT_FOUND);
+    throw new UserError(
+      `no profile named "${named}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}: run \`plugsmith login --profile ${named}\``,
+      EXIT.NOT_FOUND,
+    );
   }
   const settings: Settings = {
     profileName: profile ? profileName : null,
@@ -69,7 +83,9 @@ export async function resolveSettings(flags: { profile?: string; baseUrl?: strin
     local: Boolean(profile?.local),
   };
   // A `login --local` profile follows the running emulator; so does no configuration at all.
-  const follows = profile ? profile.local && flags.baseUrl === undefined && env.baseUrl() === undefined : settings.baseUrl === undefined;
+  const follows = profile
+    ? profile.local && flags.baseUrl === undefined && env.baseUrl() === undefined
+    : settings.baseUrl === undefined;
   if (!follows) return settings;
   const choice = await chooseEmulator();
   const state = choice.state;

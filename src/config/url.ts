@@ -4,8 +4,10 @@ import { UserError, EXIT } from '../errors.js';
 export function httpUrlProblem(value: string): string | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   // `localhost:4010` parses with the scheme "localhost:", so the scheme check catches it too.
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return `must be an absolute http(s) URL such as http://127.0.0.1:4010, not "${value}"`;
-  if (url.search !== '' || url.hash !== '') return `must not have a query or fragment, not "${value}"`;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    return `must be an absolute http(s) URL such as http://127.0.0.1:4010, not "${value}"`;
+  if (url.search !== '' || url.hash !== '')
+    return `must not have a query or fragment, not "${value}"`;
   return undefined;
 }
 

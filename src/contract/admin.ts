@@ -6,17 +6,45 @@ import { Id } from './schema.js';
 /** A parsed fault profile: for each kind, how often (0..1) and, for delay and reorder, how long. */
 export const FaultProfileSchema = Type.Object(
   {
-    duplicate: Type.Number({ minimum: 0, maximum: 1, description: 'Probability that a delivered event is sent once more (same webhook-id) right after its answer' }),
+    duplicate: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'Probability that a delivered event is sent once more (same webhook-id) right after its answer',
+    }),
     delay: Type.Object(
-      { probability: Type.Number({ minimum: 0, maximum: 1 }), minMs: Type.Number({ minimum: 0 }), maxMs: Type.Number({ minimum: 0 }) },
-      { description: 'Probability that an attempt waits before it is sent, for a time drawn in [minMs, maxMs]' },
+      {
+        probability: Type.Number({ minimum: 0, maximum: 1 }),
+        minMs: Type.Number({ minimum: 0 }),
+        maxMs: Type.Number({ minimum: 0 }),
+      },
+      {
+        description:
+          'Probability that an attempt waits before it is sent, for a time drawn in [minMs, maxMs]',
+      },
     ),
     reorder: Type.Object(
-      { probability: Type.Number({ minimum: 0, maximum: 1 }), windowMs: Type.Number({ minimum: 0 }) },
-      { description: "Probability that a delivery is held back until the plugin's next delivery was answered (at most windowMs)" },
+      {
+        probability: Type.Number({ minimum: 0, maximum: 1 }),
+        windowMs: Type.Number({ minimum: 0 }),
+      },
+      {
+        description:
+          "Probability that a delivery is held back until the plugin's next delivery was answered (at most windowMs)",
+      },
     ),
-    drop: Type.Number({ minimum: 0, maximum: 1, description: 'Probability that an attempt is not sent at all (logged as lost), so the retry path runs' }),
-    timeoutAfterAnswer: Type.Number({ minimum: 0, maximum: 1, description: 'Probability that an attempt the plugin answered 2xx counts as timed out, so it is sent again' }),
+    drop: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'Probability that an attempt is not sent at all (logged as lost), so the retry path runs',
+    }),
+    timeoutAfterAnswer: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'Probability that an attempt the plugin answered 2xx counts as timed out, so it is sent again',
+    }),
   },
   { title: 'FaultProfile' },
 );
@@ -26,9 +54,14 @@ export type FaultProfile = Static<typeof FaultProfileSchema>;
 export const FaultSettingsSchema = Type.Object(
   {
     on: Type.Boolean(),
-    profile: Type.String({ description: "The profile in the syntax --faults reads ('off' when no fault is on)" }),
+    profile: Type.String({
+      description: "The profile in the syntax --faults reads ('off' when no fault is on)",
+    }),
     rules: FaultProfileSchema,
-    seed: Type.String({ description: 'The seed the faults are drawn from: the same seed and the same events meet the same faults' }),
+    seed: Type.String({
+      description:
+        'The seed the faults are drawn from: the same seed and the same events meet the same faults',
+    }),
   },
   { title: 'FaultSettings' },
 );
@@ -38,9 +71,14 @@ export type FaultSettings = Static<typeof FaultSettingsSchema>;
 export const FaultsUpdateSchema = Type.Object(
   {
     profile: Type.String({ maxLength: 1000, description: '"off" turns every fault off' }),
-    seed: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 0 })])),
+    seed: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 0 })]),
+    ),
   },
-  { additionalProperties: false, examples: [{ profile: 'duplicate=0.2,delay=100-500ms,drop=0.1', seed: 'ci-1' }] },
+  {
+    additionalProperties: false,
+    examples: [{ profile: 'duplicate=0.2,delay=100-500ms,drop=0.1', seed: 'ci-1' }],
+  },
 );
 
 /** The `format` field of an export file, so an import can tell it from any other JSON. */
@@ -61,13 +99,20 @@ export const EmulatorExportSchema = Type.Object(
     exportedAt: Type.Optional(Type.String({ description: 'When the export was made (ISO 8601)' })),
     collections: Type.Unsafe<Record<string, StoredRecord[]>>({
       type: 'object',
-      description: "Collection name -> its records (plugins, instances, tokens, deliveries…)",
+      description: 'Collection name -> its records (plugins, instances, tokens, deliveries…)',
       additionalProperties: { type: 'array', items: StoredRecordSchema },
     }),
   },
   {
     title: 'EmulatorExport',
-    examples: [{ format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: '2026-01-01T00:00:00.000Z', collections: { plugins: [{ id: 'plg_123', name: 'Weather' }] } }],
+    examples: [
+      {
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        exportedAt: '2026-01-01T00:00:00.000Z',
+        collections: { plugins: [{ id: 'plg_123', name: 'Weather' }] },
+      },
+    ],
   },
 );
 export type EmulatorExport = Static<typeof EmulatorExportSchema>;
@@ -75,7 +120,10 @@ export type EmulatorExport = Static<typeof EmulatorExportSchema>;
 /** `data` of POST /_emulator/import: how many records each collection now holds. */
 export const ImportResultSchema = Type.Object({
   imported: Type.Literal(true),
-  counts: Type.Unsafe<Record<string, number>>({ type: 'object', additionalProperties: { type: 'integer', minimum: 0 } }),
+  counts: Type.Unsafe<Record<string, number>>({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 0 },
+  }),
 });
 export type ImportResult = Static<typeof ImportResultSchema>;
 

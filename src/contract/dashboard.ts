@@ -31,7 +31,10 @@ export const DashboardSessionSchema = Type.Object({
 export type DashboardSession = Static<typeof DashboardSessionSchema>;
 
 /** Body of `POST /_emulator/dashboard/session`: the one-time code of a login link (`#login=<code>`). */
-export const DashboardLoginSchema = Type.Object({ code: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' }) }, { additionalProperties: false });
+export const DashboardLoginSchema = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' }) },
+  { additionalProperties: false },
+);
 
 /** `data` of `POST /_emulator/dashboard/login-links`: a fresh single-use dashboard link. */
 export const DashboardLinkSchema = Type.Object({
@@ -65,12 +68,23 @@ export const STORE_COLLECTIONS = [
 
 /** `data` of `GET /_emulator/overview`: what runs where, what the store holds, how deliveries stand. */
 export const OverviewSchema = Type.Object({
-  ...Type.Pick(WorkspaceSchema, ['managementUrl', 'messagingUrl', 'storeId', 'persistent', 'dataDir']).properties,
+  ...Type.Pick(WorkspaceSchema, [
+    'managementUrl',
+    'messagingUrl',
+    'storeId',
+    'persistent',
+    'dataDir',
+  ]).properties,
   /** When this emulator started (ISO 8601) and how long ago, in whole seconds. */
   startedAt: Type.String({ format: 'date-time' }),
   uptimeSeconds: Type.Integer({ minimum: 0 }),
   /** Records per collection of the store. */
-  counts: Type.Object(Object.fromEntries(STORE_COLLECTIONS.map((c) => [c, Type.Integer({ minimum: 0 })])) as Record<(typeof STORE_COLLECTIONS)[number], ReturnType<typeof Type.Integer>>),
+  counts: Type.Object(
+    Object.fromEntries(STORE_COLLECTIONS.map((c) => [c, Type.Integer({ minimum: 0 })])) as Record<
+      (typeof STORE_COLLECTIONS)[number],
+      ReturnType<typeof Type.Integer>
+    >,
+  ),
   /** The webhook delivery queue: waiting for a first attempt, waiting for a retry, given up (failed or retries exhausted), delivered. */
   deliveryQueue: Type.Object({
     pending: Type.Integer({ minimum: 0 }),
@@ -79,7 +93,12 @@ export const OverviewSchema = Type.Object({
     delivered: Type.Integer({ minimum: 0 }),
   }),
   /** How deliveries are tried: attempts in all (the first and its scheduled retries) and each attempt's timeout. */
-  deliveryPolicy: Type.Optional(Type.Object({ attempts: Type.Integer({ minimum: 1 }), timeoutMs: Type.Integer({ minimum: 0 }) })),
+  deliveryPolicy: Type.Optional(
+    Type.Object({
+      attempts: Type.Integer({ minimum: 1 }),
+      timeoutMs: Type.Integer({ minimum: 0 }),
+    }),
+  ),
   /** Where uploads are kept: the embedded store (served under /_storage) or an S3-compatible server. */
   storage: Type.Object({
     backend: Type.Union([Type.Literal('embedded'), Type.Literal('s3')]),
@@ -88,6 +107,8 @@ export const OverviewSchema = Type.Object({
     bucket: Nullable(Type.String()),
   }),
   /** The OpenAI-compatible backend of `engine: 'openai'` characters, if one is configured (its API key is never shown). */
-  llm: Nullable(Type.Object({ baseUrl: Type.String(), model: Type.String(), hasApiKey: Type.Boolean() })),
+  llm: Nullable(
+    Type.Object({ baseUrl: Type.String(), model: Type.String(), hasApiKey: Type.Boolean() }),
+  ),
 });
 export type Overview = Static<typeof OverviewSchema>;

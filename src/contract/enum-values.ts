@@ -14,7 +14,11 @@ export const EVENT_KINDS = [
 ] as const;
 
 /** Events about a plugin's own life (verification, install, uninstall) rather than activity on an entity. */
-export const LIFECYCLE_EVENTS = ['WEBHOOK_CHALLENGE', 'PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'] as const;
+export const LIFECYCLE_EVENTS = [
+  'WEBHOOK_CHALLENGE',
+  'PLUGIN_INSTALLED',
+  'PLUGIN_UNINSTALLED',
+] as const;
 
 /** Scopes an instance token can carry. */
 export const SCOPES = ['AGENT_MESSAGE_WRITE', 'REPOSITORY_FILES_READ'] as const;
@@ -54,7 +58,8 @@ export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
 /** The delivery log's `@httpStatus` filter (statuses, classes such as 5xx, or none); here as the CLI checks it too (`--http-status`). */
-export const HTTP_STATUS_FILTER_PATTERN = '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$';
+export const HTTP_STATUS_FILTER_PATTERN =
+  '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$';
 
 /** The error types of both APIs and the HTTP status of each (DESIGN.md's table). */
 export const ERROR_STATUS = {

@@ -6,7 +6,9 @@ export * from './enum-values.js';
 
 // Every wire enum as a schema and a TypeScript union, from the lists (and their meanings) in enum-values.ts.
 
-export const PluginTypeSchema = StringEnum(values.PLUGIN_TYPES, { description: 'What the plugin is for' });
+export const PluginTypeSchema = StringEnum(values.PLUGIN_TYPES, {
+  description: 'What the plugin is for',
+});
 export type PluginType = Static<typeof PluginTypeSchema>;
 
 export const EventKindSchema = StringEnum(values.EVENT_KINDS);

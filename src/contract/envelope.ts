@@ -58,28 +58,48 @@ export const CursorPaginationSchema = Type.Object({
 });
 export type CursorPagination = Static<typeof CursorPaginationSchema>;
 
-export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], { $id: 'Pagination' });
+export const PaginationSchema = Type.Union([IndexPaginationSchema, CursorPaginationSchema], {
+  $id: 'Pagination',
+});
 export type Pagination = Static<typeof PaginationSchema>;
 
 /** `{ ok: true, data }` around `data` (one schema object per `data` schema). */
-export const Ok = oncePerKey(<T extends TSchema>(data: T) => Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false }));
+export const Ok = oncePerKey(<T extends TSchema>(data: T) =>
+  Type.Object({ ok: Type.Literal(true), data }, { additionalProperties: false }),
+);
 
 /** `{ ok: true, data: [...], meta: { pagination } }` around a list of `item` (one schema object per `item` schema). */
 export const OkPage = oncePerKey(<T extends TSchema>(item: T) =>
   Type.Object(
-    { ok: Type.Literal(true), data: Type.Array(item), meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }) },
+    {
+      ok: Type.Literal(true),
+      data: Type.Array(item),
+      meta: Type.Object({ pagination: Type.Ref(PaginationSchema) }),
+    },
     { additionalProperties: false },
   ),
 );
 
 /** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events. */
 export function EventStream(description: string) {
-  return { description, content: { 'text/event-stream': { schema: Type.String({ description: 'Server-sent events, one frame per event' }) } } };
+  return {
+    description,
+    content: {
+      'text/event-stream': {
+        schema: Type.String({ description: 'Server-sent events, one frame per event' }),
+      },
+    },
+  };
 }
 
 /** One query parameter: a value, or the values of a repeated parameter. */
 function QueryValue(description: string, examples?: string[]) {
-  return Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description, ...(examples ? { examples } : {}) }));
+  return Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description,
+      ...(examples ? { examples } : {}),
+    }),
+  );
 }
 
 /** Most records per page. */
@@ -90,12 +110,17 @@ export const ListQuerySchema = Type.Object(
   {
     '@page': QueryValue('Page number, from 1 (index pagination)', ['2']),
     '@limit': QueryValue(`Records per page, 1 to ${MAX_PAGE_LIMIT}`, ['20']),
-    '@cursor': QueryValue('Return the records after the record with this id (cursor pagination); empty: from the start'),
+    '@cursor': QueryValue(
+      'Return the records after the record with this id (cursor pagination); empty: from the start',
+    ),
     '@sortBy': QueryValue('Comma-separated fields to sort by'),
     '@sortOrder': QueryValue('Comma-separated asc|desc, one per @sortBy field'),
     '@search': QueryValue("Case-insensitive text search in the endpoint's text fields"),
   },
-  { additionalProperties: true, description: 'Query system parameters; any other parameter filters by the field of that name' },
+  {
+    additionalProperties: true,
+    description: 'Query system parameters; any other parameter filters by the field of that name',
+  },
 );
 
 /** How a list endpoint's field may be filtered and sorted (`array` fields match any of their values). */
@@ -108,8 +133,17 @@ export const CHECKED_BY_HANDLER = 'x-checked-by-handler';
 export type RawQuery = Record<string, string | string[] | undefined>;
 
 /** A query schema marked CHECKED_BY_HANDLER: documented with these properties, read and checked by the handler. */
-export function HandlerQuery(properties: Record<string, unknown>, options: { description?: string } = {}) {
-  return Type.Unsafe<RawQuery>({ type: 'object', [CHECKED_BY_HANDLER]: true, additionalProperties: false, ...options, properties });
+export function HandlerQuery(
+  properties: Record<string, unknown>,
+  options: { description?: string } = {},
+) {
+  return Type.Unsafe<RawQuery>({
+    type: 'object',
+    [CHECKED_BY_HANDLER]: true,
+    additionalProperties: false,
+    ...options,
+    properties,
+  });
 }
 
 /** A comma list of `item` (`?a=x,y`; a repeated parameter is taken too). */
@@ -119,23 +153,62 @@ function commaList(item: Record<string, unknown>, description: string) {
 /** A value of a comma list: not empty, no comma. */
 const LIST_ITEM = { type: 'string', pattern: '^[^,]*[^,\\s][^,]*$' };
 
-function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: readonly string[] }) {
+function buildListQuery(spec: {
+  fields: Record<string, QueryFieldType>;
+  search: readonly string[];
+}) {
   const fields = Object.keys(spec.fields);
   const filters = Object.fromEntries(
     Object.entries(spec.fields).map(([field, type]) => {
-      const item = type === 'number' ? { type: 'number' } : type === 'boolean' ? { type: 'boolean' } : LIST_ITEM;
-      const meaning = type === 'array' ? `records whose ${field} contains any of these values` : `records whose ${field} is any of these values`;
+      const item =
+        type === 'number'
+          ? { type: 'number' }
+          : type === 'boolean'
+            ? { type: 'boolean' }
+            : LIST_ITEM;
+      const meaning =
+        type === 'array'
+          ? `records whose ${field} contains any of these values`
+          : `records whose ${field} is any of these values`;
       return [field, commaList(item, `Filter: ${meaning} (comma-separated)`)];
     }),
   );
   return HandlerQuery(
     {
-      '@page': { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1 (index pagination; not with @cursor); given once, decimal digits only', examples: [2] },
-      '@limit': { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Records per page, 1 to ${MAX_PAGE_LIMIT}; given once, decimal digits only`, examples: [20] },
-      '@cursor': { type: 'string', description: 'Return the records after the record with this id (cursor pagination; not with @page); empty: from the start. Given once.' },
-      '@sortBy': commaList({ type: 'string', enum: fields }, 'Fields to sort by, comma-separated (default createdAt)'),
-      '@sortOrder': commaList({ type: 'string', enum: [...SORT_ORDERS] }, 'asc or desc per @sortBy field, comma-separated; no more than @sortBy fields; the last applies to the rest (default desc)'),
-      '@search': { type: 'string', description: `Case-insensitive text search in ${spec.search.join(', ') || 'no field'}; given once` },
+      '@page': {
+        type: 'integer',
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        default: 1,
+        description:
+          'Page number, from 1 (index pagination; not with @cursor); given once, decimal digits only',
+        examples: [2],
+      },
+      '@limit': {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_PAGE_LIMIT,
+        default: 20,
+        description: `Records per page, 1 to ${MAX_PAGE_LIMIT}; given once, decimal digits only`,
+        examples: [20],
+      },
+      '@cursor': {
+        type: 'string',
+        description:
+          'Return the records after the record with this id (cursor pagination; not with @page); empty: from the start. Given once.',
+      },
+      '@sortBy': commaList(
+        { type: 'string', enum: fields },
+        'Fields to sort by, comma-separated (default createdAt)',
+      ),
+      '@sortOrder': commaList(
+        { type: 'string', enum: [...SORT_ORDERS] },
+        'asc or desc per @sortBy field, comma-separated; no more than @sortBy fields; the last applies to the rest (default desc)',
+      ),
+      '@search': {
+        type: 'string',
+        description: `Case-insensitive text search in ${spec.search.join(', ') || 'no field'}; given once`,
+      },
       ...filters,
     },
     { description: 'The query system: paging, sorting, search, and a filter per field' },
@@ -146,10 +219,16 @@ function buildListQuery(spec: { fields: Record<string, QueryFieldType>; search: 
 export const ListQuery = oncePerKey(buildListQuery);
 
 /** Names of the fixed parameters of the query system. */
-export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<keyof typeof ListQuerySchema.properties>;
+export const LIST_QUERY_PARAMETERS = Object.keys(ListQuerySchema.properties) as ReadonlyArray<
+  keyof typeof ListQuerySchema.properties
+>;
 
 /** The schemas that responses refer to by `$ref`: added once to each fastify app (and to the OpenAPI components). */
-export const SHARED_SCHEMAS: readonly TSchema[] = [ErrorDetailSchema, ErrorEnvelopeSchema, PaginationSchema];
+export const SHARED_SCHEMAS: readonly TSchema[] = [
+  ErrorDetailSchema,
+  ErrorEnvelopeSchema,
+  PaginationSchema,
+];
 
 const ErrorEnvelopeRef = Type.Ref(ErrorEnvelopeSchema);
 

@@ -11,9 +11,17 @@ const OpenFile = Type.Intersect([FileSchema, Type.Record(Type.String(), Type.Unk
 /** The `data` schema of each event kind. */
 export const EVENT_DATA_SCHEMAS = {
   WEBHOOK_CHALLENGE: Type.Object({ challenge: Type.String() }),
-  PLUGIN_INSTALLED: Type.Object({ instance: PluginInstanceSchema, accessToken: Type.String({ description: "Carries the instance's scopes" }) }),
+  PLUGIN_INSTALLED: Type.Object({
+    instance: PluginInstanceSchema,
+    accessToken: Type.String({ description: "Carries the instance's scopes" }),
+  }),
   PLUGIN_UNINSTALLED: Type.Object({ instance: PluginInstanceSchema }),
-  AGENT_MESSAGE_RECEIVED: Type.Object({ agentId: Id, characterId: Id, conversationId: Id, message: MessageSchema }),
+  AGENT_MESSAGE_RECEIVED: Type.Object({
+    agentId: Id,
+    characterId: Id,
+    conversationId: Id,
+    message: MessageSchema,
+  }),
   REPOSITORY_FILE_ADDED: Type.Object({ repositoryId: Id, file: OpenFile }),
   REPOSITORY_FILE_REMOVED: Type.Object({ repositoryId: Id, file: OpenFile }),
 } satisfies Record<EventKind, TSchema>;
@@ -22,12 +30,16 @@ export const EVENT_DATA_SCHEMAS = {
 function webhookEventSchema<K extends EventKind>(kind: K) {
   return Type.Object(
     {
-      id: Type.String({ description: 'The same on every retry of one delivery: the webhook-id header' }),
+      id: Type.String({
+        description: 'The same on every retry of one delivery: the webhook-id header',
+      }),
       type: Type.Literal(kind),
       createdAt: Timestamp,
       pluginId: Id,
       // A challenge concerns the plugin, every other event one instance (the admin trigger refuses one without).
-      pluginInstanceId: (kind === 'WEBHOOK_CHALLENGE' ? Type.Null() : Id) as K extends 'WEBHOOK_CHALLENGE' ? TNull : typeof Id,
+      pluginInstanceId: (kind === 'WEBHOOK_CHALLENGE'
+        ? Type.Null()
+        : Id) as K extends 'WEBHOOK_CHALLENGE' ? TNull : typeof Id,
       orgId: Id,
       data: EVENT_DATA_SCHEMAS[kind] as (typeof EVENT_DATA_SCHEMAS)[K],
     },
@@ -36,7 +48,9 @@ function webhookEventSchema<K extends EventKind>(kind: K) {
 }
 
 /** The body schema of every event kind. */
-export const WEBHOOK_EVENT_SCHEMAS = Object.fromEntries(EVENT_KINDS.map((k) => [k, webhookEventSchema(k)])) as {
+export const WEBHOOK_EVENT_SCHEMAS = Object.fromEntries(
+  EVENT_KINDS.map((k) => [k, webhookEventSchema(k)]),
+) as {
   [K in EventKind]: ReturnType<typeof webhookEventSchema<K>>;
 };
 

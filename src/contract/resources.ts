@@ -32,7 +32,9 @@ export const PluginSchema = Type.Object(
     isPublic: Type.Boolean(),
     webhookUrl: Nullable(Type.String()),
     webhookUrlIsVerified: Type.Boolean(),
-    webhookSecret: Type.Optional(Type.String({ description: 'whsec_…: only for MEMBER and OWNER of the owning org' })),
+    webhookSecret: Type.Optional(
+      Type.String({ description: 'whsec_…: only for MEMBER and OWNER of the owning org' }),
+    ),
     ...Timestamps,
   },
   { title: 'Plugin' },
@@ -40,28 +42,54 @@ export const PluginSchema = Type.Object(
 export type Plugin = Static<typeof PluginSchema>;
 
 /** What actions and external events (a plugin's named definitions) have in common. */
-const definitionFields = { id: Id, pluginId: Id, name: Type.String(), title: Type.String(), description: Type.String() };
+const definitionFields = {
+  id: Id,
+  pluginId: Id,
+  name: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+};
 
 /** An action a plugin offers. */
 export const ActionSchema = Type.Object(
-  { ...definitionFields, argsSchema: Type.Optional(JsonObject), returnSchema: Type.Optional(JsonObject), ...Timestamps },
+  {
+    ...definitionFields,
+    argsSchema: Type.Optional(JsonObject),
+    returnSchema: Type.Optional(JsonObject),
+    ...Timestamps,
+  },
   { title: 'Action' },
 );
 export type Action = Static<typeof ActionSchema>;
 
 /** An external event a plugin can raise. */
-export const ExternalEventSchema = Type.Object({ ...definitionFields, payloadSchema: Type.Optional(JsonObject), ...Timestamps }, { title: 'ExternalEvent' });
+export const ExternalEventSchema = Type.Object(
+  { ...definitionFields, payloadSchema: Type.Optional(JsonObject), ...Timestamps },
+  { title: 'ExternalEvent' },
+);
 export type ExternalEvent = Static<typeof ExternalEventSchema>;
 
-export const RepositorySchema = Type.Object({ id: Id, orgId: Id, name: Type.String(), description: Type.String(), ...Timestamps }, { title: 'Repository' });
+export const RepositorySchema = Type.Object(
+  { id: Id, orgId: Id, name: Type.String(), description: Type.String(), ...Timestamps },
+  { title: 'Repository' },
+);
 export type Repository = Static<typeof RepositorySchema>;
 
-export const AgentSchema = Type.Object({ id: Id, orgId: Id, name: Type.String(), ...Timestamps }, { title: 'Agent' });
+export const AgentSchema = Type.Object(
+  { id: Id, orgId: Id, name: Type.String(), ...Timestamps },
+  { title: 'Agent' },
+);
 export type Agent = Static<typeof AgentSchema>;
 
 /** A user token as created: the secret is at `token`, shown once. */
 export const CreatedTokenSchema = Type.Object(
-  { id: Id, name: Type.String(), orgId: Nullable(Type.String()), token: Type.String(), createdAt: Timestamp },
+  {
+    id: Id,
+    name: Type.String(),
+    orgId: Nullable(Type.String()),
+    token: Type.String(),
+    createdAt: Timestamp,
+  },
   { title: 'CreatedToken' },
 );
 export type CreatedToken = Static<typeof CreatedTokenSchema>;
@@ -70,7 +98,9 @@ export type CreatedToken = Static<typeof CreatedTokenSchema>;
 export const PluginInstanceSchema = Type.Object(
   {
     id: Id,
-    agentId: Type.Optional(Type.String({ description: 'Present when the instance is attached to an agent' })),
+    agentId: Type.Optional(
+      Type.String({ description: 'Present when the instance is attached to an agent' }),
+    ),
     entityId: Id,
     entityType: InstanceEntityTypeSchema,
     eventDispatchCondition: AnyJson,
@@ -107,10 +137,16 @@ export const FileSchema = Type.Object(
 );
 export type File = Static<typeof FileSchema>;
 
-export const AttachmentSchema = Type.Object({ type: AttachmentTypeSchema, content: Type.String() }, { additionalProperties: false });
+export const AttachmentSchema = Type.Object(
+  { type: AttachmentTypeSchema, content: Type.String() },
+  { additionalProperties: false },
+);
 export type Attachment = Static<typeof AttachmentSchema>;
 
-export const ConversationSchema = Type.Object({ id: Id, characterId: Id, ...Timestamps }, { title: 'Conversation' });
+export const ConversationSchema = Type.Object(
+  { id: Id, characterId: Id, ...Timestamps },
+  { title: 'Conversation' },
+);
 export type Conversation = Static<typeof ConversationSchema>;
 
 /** A message; a CHARACTER reply grows while `isStreaming` is true. `error` is set on a failed reply. */
@@ -151,7 +187,14 @@ export type Character = Static<typeof CharacterSchema>;
 
 /** A messaging API key as listed: only its last characters (`hint`); `key` only when created. */
 export const ApiKeySchema = Type.Object(
-  { id: Id, orgId: Id, name: Type.String(), hint: Type.String(), key: Type.Optional(Type.String({ description: 'The secret: shown once, at creation' })), ...Timestamps },
+  {
+    id: Id,
+    orgId: Id,
+    name: Type.String(),
+    hint: Type.String(),
+    key: Type.Optional(Type.String({ description: 'The secret: shown once, at creation' })),
+    ...Timestamps,
+  },
   { title: 'ApiKey' },
 );
 export type ApiKey = Static<typeof ApiKeySchema>;
@@ -169,10 +212,16 @@ export const DeliveryAttemptSchema = Type.Object({
   nextAttemptAt: Nullable(Type.String()),
   requestHeaders: Type.Optional(
     Type.Record(Type.String(), Type.String(), {
-      description: 'The headers sent: webhook-id, webhook-timestamp, webhook-signature (Standard Webhooks), content-type, user-agent. The body sent is exactly JSON.stringify(delivery.event).',
+      description:
+        'The headers sent: webhook-id, webhook-timestamp, webhook-signature (Standard Webhooks), content-type, user-agent. The body sent is exactly JSON.stringify(delivery.event).',
     }),
   ),
-  responseHeaders: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "The webhook's answer headers (lower-case names; at most 64, each cut at 1 KB); absent when no answer came" })),
+  responseHeaders: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description:
+        "The webhook's answer headers (lower-case names; at most 64, each cut at 1 KB); absent when no answer came",
+    }),
+  ),
 });
 export type DeliveryAttempt = Static<typeof DeliveryAttemptSchema>;
 
@@ -180,9 +229,18 @@ export type DeliveryAttempt = Static<typeof DeliveryAttemptSchema>;
 export const FaultMarkSchema = Type.Union(
   [
     Type.Object({ kind: Type.Literal('delay'), attempt: Type.Integer(), ms: Type.Number() }),
-    Type.Object({ kind: Type.Literal('reorder'), attempt: Type.Integer(), heldMs: Type.Number(), overtakenBy: Nullable(Type.String()) }),
+    Type.Object({
+      kind: Type.Literal('reorder'),
+      attempt: Type.Integer(),
+      heldMs: Type.Number(),
+      overtakenBy: Nullable(Type.String()),
+    }),
     Type.Object({ kind: Type.Literal('drop'), attempt: Type.Integer() }),
-    Type.Object({ kind: Type.Literal('timeout-after-answer'), attempt: Type.Integer(), answeredStatus: Type.Integer() }),
+    Type.Object({
+      kind: Type.Literal('timeout-after-answer'),
+      attempt: Type.Integer(),
+      answeredStatus: Type.Integer(),
+    }),
     Type.Object({ kind: Type.Literal('duplicate'), attempt: Type.Integer(), of: Type.Integer() }),
   ],
   { title: 'FaultMark' },
@@ -206,8 +264,17 @@ export const DeliverySchema = Type.Object(
     attempts: Type.Array(DeliveryAttemptSchema),
     nextAttemptAt: Nullable(Type.String()),
     redeliveryOf: Nullable(Type.String()),
-    cancelledAt: Type.Optional(Type.String({ description: 'When its retries were cancelled (POST /_emulator/deliveries/:id/cancel, or a resend of it while it was pending): it is then failed' })),
-    faults: Type.Optional(Type.Array(FaultMarkSchema, { description: 'The faults injected into its attempts, when fault injection is on' })),
+    cancelledAt: Type.Optional(
+      Type.String({
+        description:
+          'When its retries were cancelled (POST /_emulator/deliveries/:id/cancel, or a resend of it while it was pending): it is then failed',
+      }),
+    ),
+    faults: Type.Optional(
+      Type.Array(FaultMarkSchema, {
+        description: 'The faults injected into its attempts, when fault injection is on',
+      }),
+    ),
     ...Timestamps,
   },
   { title: 'Delivery' },
@@ -215,14 +282,24 @@ export const DeliverySchema = Type.Object(
 export type Delivery = Static<typeof DeliverySchema>;
 
 /** `data` of an `attempt` event of GET /_emulator/deliveries/stream: the delivery after one attempt, and that attempt. */
-export const DeliveryAttemptNoticeSchema = Type.Object({ delivery: DeliverySchema, attempt: DeliveryAttemptSchema }, { title: 'DeliveryAttemptNotice' });
+export const DeliveryAttemptNoticeSchema = Type.Object(
+  { delivery: DeliverySchema, attempt: DeliveryAttemptSchema },
+  { title: 'DeliveryAttemptNotice' },
+);
 export type DeliveryAttemptNotice = Static<typeof DeliveryAttemptNoticeSchema>;
 
 /** `data` of GET /_emulator/stream's events (`hello`, `store-replaced`): a new `epoch` (reset, import, restart) makes every list held stale. */
 export const StoreEpochNoticeSchema = Type.Object(
   {
-    epoch: Type.String({ description: 'The emulator start and store generation: changes at every reset, import and restart' }),
-    reason: Type.Optional(Type.Union([Type.Literal('reset'), Type.Literal('import')], { description: 'What replaced the store (store-replaced only)' })),
+    epoch: Type.String({
+      description:
+        'The emulator start and store generation: changes at every reset, import and restart',
+    }),
+    reason: Type.Optional(
+      Type.Union([Type.Literal('reset'), Type.Literal('import')], {
+        description: 'What replaced the store (store-replaced only)',
+      }),
+    ),
   },
   { title: 'StoreEpochNotice' },
 );
@@ -244,27 +321,51 @@ export const UploadUrlsSchema = Type.Object({
 export type UploadUrls = Static<typeof UploadUrlsSchema>;
 
 /** `data` of GET /api/access/:fileId: where to read the file. */
-export const FileAccessSchema = Type.Object({ fileId: Id, url: Type.String(), isPublic: Type.Boolean(), expiresAt: Nullable(Type.String()) });
+export const FileAccessSchema = Type.Object({
+  fileId: Id,
+  url: Type.String(),
+  isPublic: Type.Boolean(),
+  expiresAt: Nullable(Type.String()),
+});
 export type FileAccess = Static<typeof FileAccessSchema>;
 
 /** `data` of a `CHARACTER_MESSAGE_SENT` server-sent event of a conversation's stream. */
-export const CharacterMessageSentSchema = Type.Object({ message: MessageSchema, contentDelta: Type.Optional(Type.String()) });
+export const CharacterMessageSentSchema = Type.Object({
+  message: MessageSchema,
+  contentDelta: Type.Optional(Type.String()),
+});
 export type CharacterMessageSent = Static<typeof CharacterMessageSentSchema>;
 
 /** `data` of POST /api/repositories/:repositoryId/files. */
-export const RepositoryFileAddedSchema = Type.Object({ repositoryId: Id, file: FileSchema, addedAt: Timestamp });
+export const RepositoryFileAddedSchema = Type.Object({
+  repositoryId: Id,
+  file: FileSchema,
+  addedAt: Timestamp,
+});
 /** `data` of DELETE /api/repositories/:repositoryId/files/:fileId. */
-export const RepositoryFileRemovedSchema = Type.Object({ repositoryId: Id, fileId: Id, removed: Type.Boolean() });
+export const RepositoryFileRemovedSchema = Type.Object({
+  repositoryId: Id,
+  fileId: Id,
+  removed: Type.Boolean(),
+});
 
 /** `data` of the rotation: the new secret, and until when the previous one still signs (null: not at all). */
 export const WebhookSecretRotationSchema = Type.Object(
-  { id: Id, webhookSecret: Type.String({ description: 'whsec_…: the new signing secret' }), previousSecretExpiresAt: Nullable(Timestamp) },
+  {
+    id: Id,
+    webhookSecret: Type.String({ description: 'whsec_…: the new signing secret' }),
+    previousSecretExpiresAt: Nullable(Timestamp),
+  },
   { title: 'WebhookSecretRotation' },
 );
 export type WebhookSecretRotation = Static<typeof WebhookSecretRotationSchema>;
 
 /** `data` of a DELETE: what was deleted. */
-export const DeletedSchema = Type.Object({ id: Id, name: Type.Optional(Type.String()), deleted: Type.Boolean() });
+export const DeletedSchema = Type.Object({
+  id: Id,
+  name: Type.Optional(Type.String()),
+  deleted: Type.Boolean(),
+});
 export type Deleted = Static<typeof DeletedSchema>;
 
 /** `data` of GET /_emulator/health. */

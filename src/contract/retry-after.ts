@@ -8,14 +8,23 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const MONTH = `(${MONTHS.join('|')})`;
 const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
 /** Sun, 06 Nov 1994 08:49:37 GMT */
-const IMF_FIXDATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
+const IMF_FIXDATE = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`,
+);
 /** Sunday, 06-Nov-94 08:49:37 GMT */
-const RFC850_DATE = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`);
+const RFC850_DATE = new RegExp(
+  `^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`,
+);
 /** Sun Nov  6 08:49:37 1994 */
-const ASCTIME_DATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const ASCTIME_DATE = new RegExp(
+  `^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`,
+);
 
 /** Milliseconds to wait from `now` that a Retry-After value asks for; undefined when absent or invalid. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now = Date.now(),
+): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return undefined;
   if (/^\d+$/.test(text)) return Number(text) * 1000;
@@ -40,11 +49,30 @@ export function parseHttpDate(text: string, now = Date.now()): number | undefine
   return undefined;
 }
 
-function utc(year: number, month: string, day: string, [hours, minutes, seconds]: string[]): number | undefined {
+function utc(
+  year: number,
+  month: string,
+  day: string,
+  [hours, minutes, seconds]: string[],
+): number | undefined {
   const monthIndex = MONTHS.indexOf(month);
-  const at = Date.UTC(year, monthIndex, Number(day), Number(hours), Number(minutes), Number(seconds));
+  const at = Date.UTC(
+    year,
+    monthIndex,
+    Number(day),
+    Number(hours),
+    Number(minutes),
+    Number(seconds),
+  );
   const date = new Date(at);
   // Rejects dates that do not exist (31 Feb, 25:00), which Date.UTC would roll over.
-  if (date.getUTCDate() !== Number(day) || date.getUTCMonth() !== monthIndex || date.getUTCHours() !== Number(hours) || date.getUTCMinutes() !== Number(minutes) || date.getUTCSeconds() !== Number(seconds)) return undefined;
+  if (
+    date.getUTCDate() !== Number(day) ||
+    date.getUTCMonth() !== monthIndex ||
+    date.getUTCHours() !== Number(hours) ||
+    date.getUTCMinutes() !== Number(minutes) ||
+    date.getUTCSeconds() !== Number(seconds)
+  )
+    return undefined;
   return at;
 }

@@ -12,12 +12,29 @@ export const SeedSchema = Type.Object(
     $schema: Type.Optional(Type.String()),
     users: Type.Array(Type.Object({ id: Id, name: Type.String() }, closed)),
     orgs: Type.Array(
-      Type.Object({ id: Id, name: Type.String(), members: Type.Array(Type.Object({ userId: Id, role: RoleSchema }, closed)) }, closed),
+      Type.Object(
+        {
+          id: Id,
+          name: Type.String(),
+          members: Type.Array(Type.Object({ userId: Id, role: RoleSchema }, closed)),
+        },
+        closed,
+      ),
     ),
     tokens: Type.Array(
-      Type.Object({ userId: Id, token: Credential, orgId: Type.Optional(Nullable(Type.String())), name: Type.Optional(Type.String()) }, closed),
+      Type.Object(
+        {
+          userId: Id,
+          token: Credential,
+          orgId: Type.Optional(Nullable(Type.String())),
+          name: Type.Optional(Type.String()),
+        },
+        closed,
+      ),
     ),
-    agents: Type.Optional(Type.Array(Type.Object({ id: Id, orgId: Id, name: Type.String() }, closed))),
+    agents: Type.Optional(
+      Type.Array(Type.Object({ id: Id, orgId: Id, name: Type.String() }, closed)),
+    ),
     characters: Type.Optional(
       Type.Array(
         Type.Object(
@@ -28,7 +45,9 @@ export const SeedSchema = Type.Object(
             name: Type.String(),
             persona: Type.Optional(Type.String()),
             engine: Type.Optional(CharacterEngineSchema),
-            script: Type.Optional(Type.Array(Type.Object({ match: Type.String(), reply: Type.String() }, closed))),
+            script: Type.Optional(
+              Type.Array(Type.Object({ match: Type.String(), reply: Type.String() }, closed)),
+            ),
             fallbackReply: Type.Optional(Type.String()),
             packetSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
             packetIntervalMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
@@ -37,8 +56,19 @@ export const SeedSchema = Type.Object(
         ),
       ),
     ),
-    apiKeys: Type.Optional(Type.Array(Type.Object({ key: Credential, orgId: Id, name: Type.Optional(Type.String()) }, closed))),
-    repositories: Type.Optional(Type.Array(Type.Object({ id: Id, orgId: Id, name: Type.String(), description: Type.Optional(Type.String()) }, closed))),
+    apiKeys: Type.Optional(
+      Type.Array(
+        Type.Object({ key: Credential, orgId: Id, name: Type.Optional(Type.String()) }, closed),
+      ),
+    ),
+    repositories: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { id: Id, orgId: Id, name: Type.String(), description: Type.Optional(Type.String()) },
+          closed,
+        ),
+      ),
+    ),
   },
   closed,
 );

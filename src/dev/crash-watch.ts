@@ -59,7 +59,11 @@ export class CrashWatch {
   /** The plugin's environment with the preload added to NODE_OPTIONS (the user's options kept). */
   env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     const preloadFlag = `--require ${JSON.stringify(this.preload)}`;
-    return { ...base, NODE_OPTIONS: base.NODE_OPTIONS ? `${base.NODE_OPTIONS} ${preloadFlag}` : preloadFlag, PLUGSMITH_DEV_CRASH_FILE: this.reportFile };
+    return {
+      ...base,
+      NODE_OPTIONS: base.NODE_OPTIONS ? `${base.NODE_OPTIONS} ${preloadFlag}` : preloadFlag,
+      PLUGSMITH_DEV_CRASH_FILE: this.reportFile,
+    };
   }
 
   /** Calls `onCrash` for each report from now on. */

@@ -9,6 +9,7 @@ export async function followDeliveries(
   options: { signal: AbortSignal; onOpen?: () => void },
 ): Promise<void> {
   for await (const event of client.emulator.deliveries.stream(filters, options)) {
-    if (event.event === 'attempt' && typeof event.data === 'object' && event.data !== null) onAttempt(event.data as DeliveryAttemptNotice);
+    if (event.event === 'attempt' && typeof event.data === 'object' && event.data !== null)
+      onAttempt(event.data as DeliveryAttemptNotice);
   }
 }

@@ -23,7 +23,10 @@ export const DELIVERY_COLUMNS: Column<Delivery>[] = [
   { header: 'PLUGIN', value: (d) => d.pluginId },
   { header: 'STATUS', value: (d) => d.status },
   { header: 'ATTEMPTS', value: (d) => d.attempts.length },
-  { header: 'LATENCY', value: (d) => (d.attempts.length ? `${d.attempts[d.attempts.length - 1].durationMs}ms` : '-') },
+  {
+    header: 'LATENCY',
+    value: (d) => (d.attempts.length ? `${d.attempts[d.attempts.length - 1].durationMs}ms` : '-'),
+  },
   { header: 'RESPONSE', value: (d) => answerOf(d.attempts[d.attempts.length - 1]) },
   { header: 'ID', value: (d) => d.id },
 ];
@@ -40,12 +43,22 @@ function outcomeOf(notice: DeliveryAttemptNotice): string {
 }
 
 /** One line per attempt, for `logs --follow` and `dev`: time, type, outcome, answer, latency, attempt, ids. */
-export function attemptLine(notice: DeliveryAttemptNotice, style?: Pick<Style, 'green' | 'red' | 'yellow' | 'dim'>): string {
+export function attemptLine(
+  notice: DeliveryAttemptNotice,
+  style?: Pick<Style, 'green' | 'red' | 'yellow' | 'dim'>,
+): string {
   const { delivery, attempt } = notice;
   const outcome = outcomeOf(notice);
-  const painted = !style ? outcome : delivery.status === 'delivered' ? style.green(outcome) : delivery.status === 'pending' ? style.yellow(outcome) : style.red(outcome);
+  const painted = !style
+    ? outcome
+    : delivery.status === 'delivered'
+      ? style.green(outcome)
+      : delivery.status === 'pending'
+        ? style.yellow(outcome)
+        : style.red(outcome);
   const retry = attempt.number > 1 ? `  attempt ${attempt.number}` : '';
-  const why = delivery.status !== 'delivered' && attempt.error ? `  (${shorten(attempt.error, 120)})` : '';
+  const why =
+    delivery.status !== 'delivered' && attempt.error ? `  (${shorten(attempt.error, 120)})` : '';
   const ids = `${delivery.id} ${delivery.pluginId}${delivery.pluginInstanceId ? `/${delivery.pluginInstanceId}` : ''}`;
   const faults = faultsOf(delivery, attempt.number);
   return `${clock(attempt.startedAt)}  ${delivery.type.padEnd(23)}  ${painted}  ${answerOf(attempt)}  ${attempt.durationMs}ms${retry}${faults}  ${style ? style.dim(ids) : ids}${why}`;

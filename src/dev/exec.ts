@@ -4,7 +4,17 @@ import { constants } from 'node:os';
 import { UserError, EXIT } from '../errors.js';
 
 /** What `plugsmith emulator exec` puts in the command's environment: the emulator's (and with --deploy, the plugin's). */
-export function execEnvironment(emulator: { url: string; messagingUrl: string; token: string | null; apiKey: string | null; orgId: string | null; adminToken: string }, plugin?: { id: string; webhookSecret: string }): Record<string, string> {
+export function execEnvironment(
+  emulator: {
+    url: string;
+    messagingUrl: string;
+    token: string | null;
+    apiKey: string | null;
+    orgId: string | null;
+    adminToken: string;
+  },
+  plugin?: { id: string; webhookSecret: string },
+): Record<string, string> {
   return {
     PLUGSMITH_BASE_URL: emulator.url,
     PLUGSMITH_MESSAGING_URL: emulator.messagingUrl,
@@ -12,7 +22,9 @@ export function execEnvironment(emulator: { url: string; messagingUrl: string; t
     PLUGSMITH_API_KEY: emulator.apiKey ?? '',
     PLUGSMITH_ORG_ID: emulator.orgId ?? '',
     PLUGSMITH_ADMIN_TOKEN: emulator.adminToken,
-    ...(plugin ? { PLUGSMITH_PLUGIN_ID: plugin.id, PLUGSMITH_WEBHOOK_SECRET: plugin.webhookSecret } : {}),
+    ...(plugin
+      ? { PLUGSMITH_PLUGIN_ID: plugin.id, PLUGSMITH_WEBHOOK_SECRET: plugin.webhookSecret }
+      : {}),
   };
 }
 
@@ -21,7 +33,10 @@ export function execEnvironment(emulator: { url: string; messagingUrl: string; t
  * resolves with its exit code, or 128 + the number of the signal that ended it.
  */
 export async function runCommand(words: string[], environment: NodeJS.ProcessEnv): Promise<number> {
-  const child = words.length === 1 ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment }) : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });
+  const child =
+    words.length === 1
+      ? spawn(words[0], { shell: true, stdio: 'inherit', env: environment })
+      : spawn(words[0], words.slice(1), { stdio: 'inherit', env: environment });
   const forward = (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };
@@ -32,7 +47,10 @@ export async function runCommand(words: string[], environment: NodeJS.ProcessEnv
     return signal ? 128 + (constants.signals[signal] ?? 0) : (code ?? 1);
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
-    throw new UserError(`cannot run ${words[0]}: ${code === 'ENOENT' ? 'no such command' : (error as Error).message}`, code === 'ENOENT' ? 127 : EXIT.UNEXPECTED);
+    throw new UserError(
+      `cannot run ${words[0]}: ${code === 'ENOENT' ? 'no such command' : (error as Error).message}`,
+      code === 'ENOENT' ? 127 : EXIT.UNEXPECTED,
+    );
   } finally {
     process.off('SIGINT', forward);
     process.off('SIGTERM', forward);

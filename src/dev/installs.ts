@@ -9,14 +9,37 @@ interface InstallOutcome {
 }
 
 /** The entity an install goes on, and how an instance is created there (on an app, the body names the org). */
-function entityOf(install: ManifestInstall, client: PlatformClient, orgId: string): { id: string; attach: (body: InstanceCreate) => Promise<PluginInstance> } {
-  if (install.repository) return { id: install.repository, attach: (body) => client.dataProviders.add(install.repository!, body) };
-  if (install.agent) return { id: install.agent, attach: (body) => client.agentPlugins.attach(install.agent!, body) };
-  return { id: install.app!, attach: (body) => client.appPlugins.attach(install.app!, { ...body, orgId }) };
+function entityOf(
+  install: ManifestInstall,
+  client: PlatformClient,
+  orgId: string,
+): { id: string; attach: (body: InstanceCreate) => Promise<PluginInstance> } {
+  if (install.repository)
+    return {
+      id: install.repository,
+      attach: (body) => client.dataProviders.add(install.repository!, body),
+    };
+  if (install.agent)
+    return {
+      id: install.agent,
+      attach: (body) => client.agentPlugins.attach(install.agent!, body),
+    };
+  return {
+    id: install.app!,
+    attach: (body) => client.appPlugins.attach(install.app!, { ...body, orgId }),
+  };
 }
 
 /** Creates the manifest's missing installs and lists the other instances; any instance on the entity is the install (else events twice). */
-export async function ensureInstalls(client: PlatformClient, manifest: Manifest, pluginId: string, orgId: string): Promise<{ installs: InstallOutcome[]; others: Array<{ instanceId: string; name: string; entityId: string }> }> {
+export async function ensureInstalls(
+  client: PlatformClient,
+  manifest: Manifest,
+  pluginId: string,
+  orgId: string,
+): Promise<{
+  installs: InstallOutcome[];
+  others: Array<{ instanceId: string; name: string; entityId: string }>;
+}> {
   const existing: PluginInstance[] = await client.emulator.instancesOf(pluginId);
   const out: InstallOutcome[] = [];
   for (const install of manifest.installs) {
@@ -39,6 +62,8 @@ export async function ensureInstalls(client: PlatformClient, manifest: Manifest,
     out.push({ name: install.name, instanceId: created.id, created: true, entityId: entity.id });
   }
   const used = new Set(out.map((o) => o.instanceId));
-  const others = existing.filter((i) => !used.has(i.id)).map((i) => ({ instanceId: i.id, name: i.name, entityId: i.entityId }));
+  const others = existing
+    .filter((i) => !used.has(i.id))
+    .map((i) => ({ instanceId: i.id, name: i.name, entityId: i.entityId }));
   return { installs: out, others };
 }

@@ -10,7 +10,11 @@ interface PluginProcessOptions {
   onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
   onStart: (pid: number | undefined) => void;
   /** The plugin stopped on its own; `restartInMs` says when it is started again. */
-  onExit: (info: { code: number | null; signal: NodeJS.Signals | null; restartInMs: number }) => void;
+  onExit: (info: {
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    restartInMs: number;
+  }) => void;
 }
 
 const FIRST_DELAY_MS = 500;
@@ -39,13 +43,23 @@ export class PluginProcess {
   start(): void {
     if (this.child || this.stopping) return;
     clearTimeout(this.restartTimer);
-    const child = spawn(this.options.command, { cwd: this.options.cwd, env: this.options.env, shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.options.command, {
+      cwd: this.options.cwd,
+      env: this.options.env,
+      shell: true,
+      detached: process.platform !== 'win32',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     this.startedAt = Date.now();
     for (const stream of ['stdout', 'stderr'] as const) {
-      createInterface({ input: child[stream]! }).on('line', (line) => this.options.onOutput(line, stream));
+      createInterface({ input: child[stream]! }).on('line', (line) =>
+        this.options.onOutput(line, stream),
+      );
     }
-    child.once('error', (error) => this.options.onOutput(`cannot start \`${this.options.command}\`: ${error.message}`, 'stderr'));
+    child.once('error', (error) =>
+      this.options.onOutput(`cannot start \`${this.options.command}\`: ${error.message}`, 'stderr'),
+    );
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
       if (this.stopping) return;

@@ -7,7 +7,9 @@ import { shorten } from '../ui/output.js';
 export function portIsFree(port: number, host?: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code !== 'EADDRINUSE' && error.code !== 'EACCES'));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code !== 'EADDRINUSE' && error.code !== 'EACCES'),
+    );
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
@@ -20,7 +22,9 @@ interface PortUser {
 /** "port 3000 is in use by `node server.js` (pid 1234)": from /proc on Linux (socket inode, then its process), else `lsof`; best effort. */
 export async function describeTakenPort(port: number): Promise<string> {
   const user = (await fromProc(port).catch(() => null)) ?? (await fromLsof(port).catch(() => null));
-  return user ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})` : `port ${port} is in use by another process`;
+  return user
+    ? `port ${port} is in use by \`${user.command}\` (pid ${user.pid})`
+    : `port ${port} is in use by another process`;
 }
 
 async function fromProc(port: number): Promise<PortUser | null> {
@@ -44,7 +48,9 @@ async function fromProc(port: number): Promise<PortUser | null> {
       const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => '');
       if (!wanted.has(target)) continue;
       const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-      const command = cmdline.split('\0').filter(Boolean).join(' ') || (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '?')).trim();
+      const command =
+        cmdline.split('\0').filter(Boolean).join(' ') ||
+        (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '?')).trim();
       return { pid: Number(entry), command: shorten(command, 80) };
     }
   }
@@ -53,11 +59,16 @@ async function fromProc(port: number): Promise<PortUser | null> {
 
 function fromLsof(port: number): Promise<PortUser | null> {
   return new Promise((resolve) => {
-    execFile('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fpc'], { timeout: 3000 }, (error, stdout) => {
-      if (error && !stdout) return resolve(null);
-      const pid = /^p(\d+)$/m.exec(stdout);
-      const command = /^c(.+)$/m.exec(stdout);
-      resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?', 80) } : null);
-    });
+    execFile(
+      'lsof',
+      ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fpc'],
+      { timeout: 3000 },
+      (error, stdout) => {
+        if (error && !stdout) return resolve(null);
+        const pid = /^p(\d+)$/m.exec(stdout);
+        const command = /^c(.+)$/m.exec(stdout);
+        resolve(pid ? { pid: Number(pid[1]), command: shorten(command?.[1] ?? '?', 80) } : null);
+      },
+    );
   });
 }

@@ -6,7 +6,11 @@ import { identifyTarget } from '../manifest/target.js';
 import { UserError, EXIT } from '../errors.js';
 
 /** The plugin a command acts on: `--plugin`, else the one this project deployed to the same target (by store id, else base URL). */
-export async function pluginOfProject(flag: string | undefined, manifest: string, settings: Pick<Settings, 'profileName' | 'baseUrl'> & { local?: boolean }): Promise<string> {
+export async function pluginOfProject(
+  flag: string | undefined,
+  manifest: string,
+  settings: Pick<Settings, 'profileName' | 'baseUrl'> & { local?: boolean },
+): Promise<string> {
   if (flag) return flag;
   const state = await readProjectState(resolve(manifest));
   if (settings.baseUrl) {
@@ -15,9 +19,17 @@ export async function pluginOfProject(flag: string | undefined, manifest: string
     if (exact) return exact.pluginId;
     const url = normalizeBaseUrl(settings.baseUrl);
     const sameUrl = Object.values(state.targets)
-      .filter((t) => t && normalizeBaseUrl(t.baseUrl ?? '') === url && (!identity.storeId || !t.storeId || t.storeId === identity.storeId))
+      .filter(
+        (t) =>
+          t &&
+          normalizeBaseUrl(t.baseUrl ?? '') === url &&
+          (!identity.storeId || !t.storeId || t.storeId === identity.storeId),
+      )
       .sort((a, b) => String(b.deployedAt).localeCompare(String(a.deployedAt)));
     if (sameUrl[0]) return sameUrl[0].pluginId;
   }
-  throw new UserError('which plugin? pass --plugin PLUGIN_ID, or run this in a project deployed here (`plugsmith deploy` or `plugsmith dev`)', EXIT.USAGE);
+  throw new UserError(
+    'which plugin? pass --plugin PLUGIN_ID, or run this in a project deployed here (`plugsmith deploy` or `plugsmith dev`)',
+    EXIT.USAGE,
+  );
 }

@@ -6,7 +6,12 @@ import { createClient, type PlatformClient } from '../client/index.js';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import { followDeliveries } from './delivery-stream.js';
 import { ensureInstalls } from './installs.js';
-import { liveEmulator, useLocalEmulator, type LocalEmulator, type LocalEmulatorOptions } from './local-emulator.js';
+import {
+  liveEmulator,
+  useLocalEmulator,
+  type LocalEmulator,
+  type LocalEmulatorOptions,
+} from './local-emulator.js';
 import { env as environment } from '../config/env.js';
 import { PluginProcess } from './plugin-process.js';
 import { watchSources } from './source-watch.js';
@@ -18,7 +23,8 @@ import { UserError, EXIT } from '../errors.js';
 import type { DeliveryAttemptNotice } from '../contract/index.js';
 
 /** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
-export interface DevOptions extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target' | 'messagingPort'> {
+export interface DevOptions
+  extends Pick<LocalEmulatorOptions, 'dataDir' | 'faults' | 'target' | 'messagingPort'> {
   manifestPath: string;
   /** Run in the manifest's folder. */
   command: string;
@@ -41,7 +47,11 @@ export interface DevReporter {
   warn(message: string): void;
   delivery(notice: DeliveryAttemptNotice): void;
   /** The emulator is there: its URLs and a dashboard login link (null when none could be made). */
-  emulatorReady?(emulator: { url: string; messagingUrl: string; dashboardUrl: string | null }): void | Promise<void>;
+  emulatorReady?(emulator: {
+    url: string;
+    messagingUrl: string;
+    dashboardUrl: string | null;
+  }): void | Promise<void>;
   pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
 }
 
@@ -95,18 +105,37 @@ export class DevSession {
     const o = this.options;
     // First: with its port held by another process, the plugin would die unseen while that process answers the challenges.
     await this.assertPluginPortFree();
-    this.emulator = await useLocalEmulator({ target: o.target, dataDir: o.dataDir, project: dirname(o.manifestPath), port: o.emulatorPort, messagingPort: o.messagingPort, faults: o.faults });
+    this.emulator = await useLocalEmulator({
+      target: o.target,
+      dataDir: o.dataDir,
+      project: dirname(o.manifestPath),
+      port: o.emulatorPort,
+      messagingPort: o.messagingPort,
+      faults: o.faults,
+    });
     const emu = this.emulator;
     for (const line of emu.notes) this.report.warn(line);
-    this.report.info(emu.owned ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})` : `using the running emulator at ${emu.url}`);
-    await this.report.emulatorReady?.({ url: emu.url, messagingUrl: emu.messagingUrl, dashboardUrl: emu.dashboardUrl });
+    this.report.info(
+      emu.owned
+        ? `emulator started at ${emu.url} (store ${emu.dataDir ?? 'in memory'})`
+        : `using the running emulator at ${emu.url}`,
+    );
+    await this.report.emulatorReady?.({
+      url: emu.url,
+      messagingUrl: emu.messagingUrl,
+      dashboardUrl: emu.dashboardUrl,
+    });
     this.connect();
     if (o.faults?.faults !== undefined) {
       // An emulator started here has the profile already (read it back); a running one gets it now.
       const faults = this.client!.emulator.faults;
-      const settings = emu.owned ? await faults.get() : await faults.set(o.faults.faults, o.faults.faultsSeed);
+      const settings = emu.owned
+        ? await faults.get()
+        : await faults.set(o.faults.faults, o.faults.faultsSeed);
       if (!emu.owned) this.faultsToClear = this.client;
-      this.report.warn(`fault injection on: ${settings.profile} (seed ${settings.seed}; reproduce with --faults-seed ${settings.seed})`);
+      this.report.warn(
+        `fault injection on: ${settings.profile} (seed ${settings.seed}; reproduce with --faults-seed ${settings.seed})`,
+      );
     }
     try {
       this.crashWatch = await CrashWatch.create();
@@ -155,21 +184,42 @@ export class DevSession {
   /** The client of the emulator as it now is (its URLs and credentials). */
   private connect(): void {
     const emu = this.emulator!;
-    this.client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token, apiKey: emu.apiKey ?? undefined, adminToken: emu.adminToken, userAgent: 'plugsmith-dev' });
+    this.client = createClient({
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      token: emu.token,
+      apiKey: emu.apiKey ?? undefined,
+      adminToken: emu.adminToken,
+      userAgent: 'plugsmith-dev',
+    });
   }
 
   private environment(): NodeJS.ProcessEnv {
-    return this.options.pluginPort !== undefined ? { ...this.options.env, PORT: String(this.options.pluginPort) } : this.options.env;
+    return this.options.pluginPort !== undefined
+      ? { ...this.options.env, PORT: String(this.options.pluginPort) }
+      : this.options.env;
   }
 
   private async deploy(): Promise<DeployOutcome> {
     const emu = this.emulator!;
     // The emulator is the developer's own: what the manifest drops goes, as with --allow-deletes.
-    const outcome = await deployManifest(this.client!, this.options.manifestPath, { identity: { storeId: emu.storeId, baseUrl: emu.url }, orgId: emu.orgId }, { allowDeletes: true, environment: this.environment() });
+    const outcome = await deployManifest(
+      this.client!,
+      this.options.manifestPath,
+      { identity: { storeId: emu.storeId, baseUrl: emu.url }, orgId: emu.orgId },
+      { allowDeletes: true, environment: this.environment() },
+    );
     this.pluginId = outcome.pluginId;
     for (const line of outcome.notes) this.report.warn(line);
-    const what = outcome.done.map((s) => `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`);
-    this.report.info(outcome.done.length ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}` : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`);
+    const what = outcome.done.map(
+      (s) =>
+        `${s.op} ${s.resource === 'externalEvent' ? 'external event' : s.resource} ${s.name}${s.changes.length && s.op === 'update' ? ` (${s.changes.map((c) => c.field).join(', ')})` : ''}`,
+    );
+    this.report.info(
+      outcome.done.length
+        ? `deployed ${outcome.manifest.plugin.name} (${outcome.pluginId}): ${what.join('; ')}`
+        : `${outcome.manifest.plugin.name} (${outcome.pluginId}) is up to date`,
+    );
     const plugin = await this.client!.plugins.get(outcome.pluginId!);
     const previousSecret = this.secret;
     this.secret = String(plugin.webhookSecret ?? '');
@@ -177,7 +227,10 @@ export class DevSession {
     const previousUrl = this.webhookUrl;
     this.webhookUrl = plugin.webhookUrl ?? null;
     this.verified = Boolean(plugin.webhookUrlIsVerified);
-    if (!this.webhookUrl) this.report.warn('the manifest has no plugin.webhookUrl: events cannot reach the plugin (add e.g. "http://127.0.0.1:${PORT:-3000}/webhook")');
+    if (!this.webhookUrl)
+      this.report.warn(
+        'the manifest has no plugin.webhookUrl: events cannot reach the plugin (add e.g. "http://127.0.0.1:${PORT:-3000}/webhook")',
+      );
     const port = this.options.pluginPort ?? portOf(this.webhookUrl);
     const portChanged = previousUrl !== null && port !== this.pluginPort;
     this.pluginPort = port;
@@ -197,7 +250,8 @@ export class DevSession {
     // Another restart or stop() came meanwhile: starting one more would leave a process nothing stops.
     if (this.stopped || this.plugin !== running) return;
     const port = this.pluginPort;
-    if (port !== null && !(await portIsFree(port))) this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
+    if (port !== null && !(await portIsFree(port)))
+      this.report.warn(`the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`);
     if (this.stopped || this.plugin !== running) return;
     this.plugin = null;
     this.startPlugin();
@@ -206,7 +260,13 @@ export class DevSession {
   /** A 401/403 may mean the secret was rotated elsewhere (grace over): restart the plugin with the new one; at most once a second. */
   private afterDelivery(notice: DeliveryAttemptNotice): void {
     const status = notice.attempt.responseStatus;
-    if ((status !== 401 && status !== 403) || this.stopped || this.secretCheck || Date.now() - this.secretCheckedAt < 1000) return;
+    if (
+      (status !== 401 && status !== 403) ||
+      this.stopped ||
+      this.secretCheck ||
+      Date.now() - this.secretCheckedAt < 1000
+    )
+      return;
     this.secretCheckedAt = Date.now();
     this.secretCheck = (async () => {
       try {
@@ -232,16 +292,27 @@ export class DevSession {
     void (async () => {
       while (!this.stopped) {
         const onOpen = () => {
-          if (lost) this.report.info(`the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`);
+          if (lost)
+            this.report.info(
+              `the emulator answers again at ${this.emulator!.url}; delivery stream reconnected`,
+            );
           else if (!first) this.report.info('delivery stream reconnected');
           first = false;
           lost = false;
           opened();
         };
-        const problem = await followDeliveries(this.client!, { pluginId: this.pluginId! }, (notice) => {
-          this.report.delivery(notice);
-          this.afterDelivery(notice);
-        }, { signal: this.stopStream.signal, onOpen }).then(() => 'the stream ended', (error: Error) => error.message);
+        const problem = await followDeliveries(
+          this.client!,
+          { pluginId: this.pluginId! },
+          (notice) => {
+            this.report.delivery(notice);
+            this.afterDelivery(notice);
+          },
+          { signal: this.stopStream.signal, onOpen },
+        ).then(
+          () => 'the stream ended',
+          (error: Error) => error.message,
+        );
         if (this.stopped) return;
         const followed = await this.followEmulator().catch((error: Error) => {
           this.report.warn(`could not follow the restarted emulator: ${error.message}`);
@@ -251,7 +322,9 @@ export class DevSession {
           lost = true;
           this.report.warn(
             `lost the emulator at ${this.emulator!.url} (${problem}); waiting for it to come back` +
-              (this.emulator!.owned || this.options.target ? '' : ` (\`plugsmith emulator start\` in ${dirname(this.options.manifestPath)} starts it again)`),
+              (this.emulator!.owned || this.options.target
+                ? ''
+                : ` (\`plugsmith emulator start\` in ${dirname(this.options.manifestPath)} starts it again)`),
           );
         }
         await sleep(lost ? 1000 : 250);
@@ -268,9 +341,27 @@ export class DevSession {
     const state = await liveEmulator(dirname(this.options.manifestPath));
     if (!state || !state.token || !state.orgId) return false;
     const adminToken = environment.adminToken() ?? state.adminToken;
-    if (state.url === emu.url && adminToken === emu.adminToken && state.token === emu.token && (state.storeId ?? null) === emu.storeId) return false;
-    const moved = state.url !== emu.url || state.messagingUrl !== emu.messagingUrl || state.token !== emu.token || state.apiKey !== emu.apiKey;
-    Object.assign(emu, { url: state.url, messagingUrl: state.messagingUrl, token: state.token, apiKey: state.apiKey, orgId: state.orgId, adminToken, storeId: state.storeId ?? null });
+    if (
+      state.url === emu.url &&
+      adminToken === emu.adminToken &&
+      state.token === emu.token &&
+      (state.storeId ?? null) === emu.storeId
+    )
+      return false;
+    const moved =
+      state.url !== emu.url ||
+      state.messagingUrl !== emu.messagingUrl ||
+      state.token !== emu.token ||
+      state.apiKey !== emu.apiKey;
+    Object.assign(emu, {
+      url: state.url,
+      messagingUrl: state.messagingUrl,
+      token: state.token,
+      apiKey: state.apiKey,
+      orgId: state.orgId,
+      adminToken,
+      storeId: state.storeId ?? null,
+    });
     this.report.info(`the emulator restarted at ${state.url} (pid ${state.pid}): following it`);
     const previous = this.client;
     this.connect();
@@ -301,12 +392,16 @@ export class DevSession {
       env,
       onOutput: (line, stream) => this.report.pluginOutput(line, stream),
       onStart: (pid) => {
-        this.report.info(`${restarted ? 'restarted' : 'started'} the plugin: ${this.options.command} (pid ${pid ?? '?'}, PORT=${this.pluginPort ?? 'unset'})`);
+        this.report.info(
+          `${restarted ? 'restarted' : 'started'} the plugin: ${this.options.command} (pid ${pid ?? '?'}, PORT=${this.pluginPort ?? 'unset'})`,
+        );
         void this.whenUp(restarted);
       },
       onExit: ({ code, signal, restartInMs }) => {
         restarted = true;
-        this.report.warn(`the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`);
+        this.report.warn(
+          `the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`,
+        );
       },
     });
     this.plugin.start();
@@ -323,13 +418,16 @@ export class DevSession {
       // A crash under a watcher that keeps running: wait, without a deadline, for it to restart the plugin.
       const crashed = this.crashes > crashesBefore;
       if (!crashed && Date.now() > deadline) {
-        this.report.warn(`the plugin does not answer at ${this.webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${this.pluginPort}? (waiting for a change)`);
+        this.report.warn(
+          `the plugin does not answer at ${this.webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${this.pluginPort}? (waiting for a change)`,
+        );
         return;
       }
       await sleep(crashed ? 4 * PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
     }
     if (this.crashes > crashesBefore) deadline = Date.now() + this.options.verifyTimeoutMs;
-    if (restarted || this.crashes > crashesBefore) this.report.info(`the plugin is back at ${this.webhookUrl}`);
+    if (restarted || this.crashes > crashesBefore)
+      this.report.info(`the plugin is back at ${this.webhookUrl}`);
     await this.verifyAndInstall(run, deadline);
   }
 
@@ -337,14 +435,18 @@ export class DevSession {
     let delay = 300;
     while (!this.verified) {
       if (run !== this.verifyRun || this.stopped) return;
-      const result = await this.client!.plugins.verifyWebhook(this.pluginId!).catch((error: Error) => ({ verified: false, reason: error.message }));
+      const result = await this.client!.plugins.verifyWebhook(this.pluginId!).catch(
+        (error: Error) => ({ verified: false, reason: error.message }),
+      );
       if (result.verified) {
         this.verified = true;
         this.report.info(`webhook verified: ${this.webhookUrl}`);
         break;
       }
       if (Date.now() + delay > deadline) {
-        this.report.warn(`the webhook is not verified: ${String(result.reason ?? 'no reason given')} (fix the plugin; it is verified again when it restarts or the manifest changes)`);
+        this.report.warn(
+          `the webhook is not verified: ${String(result.reason ?? 'no reason given')} (fix the plugin; it is verified again when it restarts or the manifest changes)`,
+        );
         return;
       }
       await sleep(delay);
@@ -354,8 +456,16 @@ export class DevSession {
     try {
       const loaded = await loadManifest(this.options.manifestPath, this.environment());
       const done = await ensureInstalls(this.client!, loaded, this.pluginId!, this.emulator!.orgId);
-      for (const i of done.installs) this.report.info(i.created ? `installed ${i.name} (${i.instanceId})` : `reusing instance ${i.instanceId} on ${i.entityId} (${i.name})`);
-      if (done.others.length) this.report.info(`the plugin's other instances: ${done.others.map((i) => `${i.instanceId} on ${i.entityId} (${i.name})`).join(', ')}`);
+      for (const i of done.installs)
+        this.report.info(
+          i.created
+            ? `installed ${i.name} (${i.instanceId})`
+            : `reusing instance ${i.instanceId} on ${i.entityId} (${i.name})`,
+        );
+      if (done.others.length)
+        this.report.info(
+          `the plugin's other instances: ${done.others.map((i) => `${i.instanceId} on ${i.entityId} (${i.name})`).join(', ')}`,
+        );
     } catch (error) {
       this.report.warn(`installs failed: ${(error as Error).message}`);
     }
@@ -392,7 +502,9 @@ export class DevSession {
       const keepsRunning = leader !== null && leader === this.plugin && leader.running;
       this.report.warn(
         `the plugin crashed: ${why} (pid ${report.pid}: node ${report.command}${report.error ? `, exit code ${report.code}` : ''})` +
-          (keepsRunning ? `; \`${this.options.command}\` keeps running (a watcher?): fix the plugin and save, dev verifies it once it answers` : ''),
+          (keepsRunning
+            ? `; \`${this.options.command}\` keeps running (a watcher?): fix the plugin and save, dev verifies it once it answers`
+            : ''),
       );
     });
   }
@@ -415,7 +527,9 @@ export class DevSession {
           if (this.debounce) clearTimeout(this.debounce);
           this.debounce = setTimeout(() => void this.redeploy(), DEBOUNCE_MS);
         });
-        watcher.on('error', (error) => this.report.warn(`cannot watch ${folder}: ${error.message}`));
+        watcher.on('error', (error) =>
+          this.report.warn(`cannot watch ${folder}: ${error.message}`),
+        );
         this.watchers.set(folder, watcher);
       } catch (error) {
         this.report.warn(`cannot watch ${folder}: ${(error as Error).message}`);
@@ -427,12 +541,16 @@ export class DevSession {
     return this.queueDeploy('not redeployed', (outcome, webhookUrlBefore) => {
       this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
       if (!this.plugin?.running) this.plugin?.restart();
-      else if (!this.verified || webhookUrlBefore !== this.webhookUrl || outcome.done.length) void this.whenUp(false);
+      else if (!this.verified || webhookUrlBefore !== this.webhookUrl || outcome.done.length)
+        void this.whenUp(false);
     });
   }
 
   /** Deploys once the deploy under way is done, then runs `then`; a failure is told after `failure`. */
-  private queueDeploy(failure: string, then: (outcome: DeployOutcome, webhookUrlBefore: string | null) => void | Promise<void>): Promise<void> {
+  private queueDeploy(
+    failure: string,
+    then: (outcome: DeployOutcome, webhookUrlBefore: string | null) => void | Promise<void>,
+  ): Promise<void> {
     this.deploying = this.deploying.then(async () => {
       if (this.stopped) return;
       try {
@@ -455,7 +573,10 @@ function portOf(url: string | null): number | null {
 /** Whether something accepts TCP connections at the URL's host and port. */
 function accepts(url: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: new URL(url).hostname.replace(/^\[|\]$/g, ''), port: portOf(url)! });
+    const socket = connect({
+      host: new URL(url).hostname.replace(/^\[|\]$/g, ''),
+      port: portOf(url)!,
+    });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);

@@ -24,10 +24,15 @@ export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' |
   dispatcher: Dispatcher;
 };
 
-let apiRequest: ((this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>) | undefined;
+let apiRequest:
+  | ((this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>)
+  | undefined;
 
 /** undici's `request(url, options)` on the given dispatcher. */
-export function request(url: string | URL, options: RequestOptions): Promise<Dispatcher.ResponseData> {
+export function request(
+  url: string | URL,
+  options: RequestOptions,
+): Promise<Dispatcher.ResponseData> {
   apiRequest ??= load(UNDICI_DEEP_MODULES.request) as typeof apiRequest;
   const target = new URL(url);
   const { dispatcher, ...rest } = options;
@@ -45,6 +50,8 @@ export function createAgent(options?: ConstructorParameters<typeof Agent>[0]): D
 }
 
 /** undici's EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY). */
-export function createEnvHttpProxyAgent(options?: ConstructorParameters<typeof EnvHttpProxyAgent>[0]): Dispatcher {
+export function createEnvHttpProxyAgent(
+  options?: ConstructorParameters<typeof EnvHttpProxyAgent>[0],
+): Dispatcher {
   return new (load(UNDICI_DEEP_MODULES.envHttpProxyAgent) as typeof EnvHttpProxyAgent)(options);
 }

@@ -5,7 +5,10 @@ import { desiredPlugin } from './plan.js';
 import type { AppliedState } from './state.js';
 
 /** Reads what the platform has for a plugin id (null id, or a plugin that is gone: none). */
-export async function fetchRemote(client: PlatformClient, pluginId: string | null): Promise<RemoteState> {
+export async function fetchRemote(
+  client: PlatformClient,
+  pluginId: string | null,
+): Promise<RemoteState> {
   const none: RemoteState = { plugin: null, actions: [], externalEvents: [] };
   if (!pluginId) return none;
   const { isApiError, collect } = await import('../client/index.js');
@@ -29,19 +32,34 @@ export async function applyPlan(
   manifest: Manifest,
   plan: Plan,
   orgId: string,
-  hooks: { onPluginCreated?: (pluginId: string) => Promise<void>; onStep?: (step: PlanStep) => void } = {},
-): Promise<{ pluginId: string; plugin: Record<string, unknown>; applied: AppliedState; done: PlanStep[] }> {
+  hooks: {
+    onPluginCreated?: (pluginId: string) => Promise<void>;
+    onStep?: (step: PlanStep) => void;
+  } = {},
+): Promise<{
+  pluginId: string;
+  plugin: Record<string, unknown>;
+  applied: AppliedState;
+  done: PlanStep[];
+}> {
   const done: PlanStep[] = [];
-  const changed = (step: PlanStep) => Object.fromEntries(step.changes.map((c) => [c.field, c.to])) as never;
+  const changed = (step: PlanStep) =>
+    Object.fromEntries(step.changes.map((c) => [c.field, c.to])) as never;
   const pluginStep = plan.steps.find((s) => s.resource === 'plugin')!;
   let pluginId = plan.pluginId;
   let plugin: Record<string, unknown>;
   if (pluginStep.op === 'create') {
-    plugin = (await client.plugins.createInOrg(orgId, pluginStep.desired as never)) as Record<string, unknown>;
+    plugin = (await client.plugins.createInOrg(orgId, pluginStep.desired as never)) as Record<
+      string,
+      unknown
+    >;
     pluginId = String(plugin.id);
     await hooks.onPluginCreated?.(pluginId);
   } else if (pluginStep.op === 'update') {
-    plugin = (await client.plugins.update(pluginId!, changed(pluginStep))) as Record<string, unknown>;
+    plugin = (await client.plugins.update(pluginId!, changed(pluginStep))) as Record<
+      string,
+      unknown
+    >;
   } else {
     plugin = (await client.plugins.get(pluginId!)) as Record<string, unknown>;
   }
@@ -51,7 +69,9 @@ export async function applyPlan(
   }
 
   const ordered = [
-    ...plan.steps.filter((s) => s.resource !== 'plugin' && (s.op === 'create' || s.op === 'update')),
+    ...plan.steps.filter(
+      (s) => s.resource !== 'plugin' && (s.op === 'create' || s.op === 'update'),
+    ),
     ...plan.steps.filter((s) => s.resource !== 'plugin' && s.op === 'delete' && !s.skipped),
   ];
   for (const step of ordered) {
@@ -64,7 +84,15 @@ export async function applyPlan(
   }
 
   const desired = (resource: Resource) =>
-    Object.fromEntries(plan.steps.filter((s) => s.resource === resource && s.desired).map((s) => [s.name, s.desired!]));
-  const applied: AppliedState = { plugin: desiredPlugin(manifest), actions: desired('action'), externalEvents: desired('externalEvent') };
+    Object.fromEntries(
+      plan.steps
+        .filter((s) => s.resource === resource && s.desired)
+        .map((s) => [s.name, s.desired!]),
+    );
+  const applied: AppliedState = {
+    plugin: desiredPlugin(manifest),
+    actions: desired('action'),
+    externalEvents: desired('externalEvent'),
+  };
   return { pluginId: pluginId!, plugin, applied, done };
 }

@@ -2,7 +2,13 @@ import type { PlatformClient } from '../client/index.js';
 import { applyPlan, fetchRemote } from './apply.js';
 import { loadManifest } from './load.js';
 import { isNoop, planDeploy, type Plan, type PlanStep } from './plan.js';
-import { findTarget, readProjectState, recordTarget, writeProjectState, type TargetIdentity } from './state.js';
+import {
+  findTarget,
+  readProjectState,
+  recordTarget,
+  writeProjectState,
+  type TargetIdentity,
+} from './state.js';
 import type { Manifest } from './types.js';
 
 /** How to deploy, and what to hear about on the way. */
@@ -38,20 +44,36 @@ export interface DeployOutcome {
 }
 
 /** Deploys for `plugsmith deploy` and `dev` to a target (what it identifies as, and the org): plans against the plugin recorded for it in `.plugsmith/state.json`, applies, records. */
-export async function deployManifest(client: PlatformClient, manifestPath: string, target: { identity: TargetIdentity; orgId: string }, request: DeployRequest): Promise<DeployOutcome> {
+export async function deployManifest(
+  client: PlatformClient,
+  manifestPath: string,
+  target: { identity: TargetIdentity; orgId: string },
+  request: DeployRequest,
+): Promise<DeployOutcome> {
   const manifest = request.manifest ?? (await loadManifest(manifestPath, request.environment));
   const state = await readProjectState(manifestPath);
   const { identity, orgId } = target;
   const where = identity.storeId ? `the emulator's store (${identity.storeId})` : identity.baseUrl;
-  const found = await findTarget(state, identity, async (pluginId) => (await fetchRemote(client, pluginId)).plugin !== null);
+  const found = await findTarget(
+    state,
+    identity,
+    async (pluginId) => (await fetchRemote(client, pluginId)).plugin !== null,
+  );
   const remote = await fetchRemote(client, found.target?.pluginId ?? null);
   const known = remote.plugin ? found.target : undefined;
   const notes: string[] = [];
-  if (found.target && !remote.plugin) notes.push(`plugin ${found.target.pluginId} recorded in .plugsmith/state.json no longer exists in ${where} (deleted, or the store was reset); creating it anew`);
+  if (found.target && !remote.plugin)
+    notes.push(
+      `plugin ${found.target.pluginId} recorded in .plugsmith/state.json no longer exists in ${where} (deleted, or the store was reset); creating it anew`,
+    );
   if (found.duplicates.length) {
-    notes.push(`this project also deployed ${found.duplicates.join(', ')} to ${where} (duplicates made by an older plugsmith); delete them with \`plugsmith plugins delete ID\``);
+    notes.push(
+      `this project also deployed ${found.duplicates.join(', ')} to ${where} (duplicates made by an older plugsmith); delete them with \`plugsmith plugins delete ID\``,
+    );
   }
-  const plan = planDeploy(manifest, remote, known?.applied ?? null, { allowDeletes: request.allowDeletes });
+  const plan = planDeploy(manifest, remote, known?.applied ?? null, {
+    allowDeletes: request.allowDeletes,
+  });
   request.review?.(plan, notes);
   const record = async (pluginId: string, applied = known?.applied): Promise<void> => {
     if (request.record === false) return;
@@ -65,15 +87,32 @@ export async function deployManifest(client: PlatformClient, manifestPath: strin
     });
     await writeProjectState(manifestPath, state);
   };
-  const unchanged = { manifest, plan, pluginId: plan.pluginId, plugin: remote.plugin ?? null, done: [], created: false, notes };
+  const unchanged = {
+    manifest,
+    plan,
+    pluginId: plan.pluginId,
+    plugin: remote.plugin ?? null,
+    done: [],
+    created: false,
+    notes,
+  };
   if (request.dryRun) return unchanged;
   if (isNoop(plan)) {
     // An entry of state version 1 that this deploy adopted is rewritten under its new key.
     if (found.adopted.length) await record(plan.pluginId!);
     return unchanged;
   }
-  const applied = await applyPlan(client, manifest, plan, orgId, { onPluginCreated: (id) => record(id), onStep: request.onStep });
+  const applied = await applyPlan(client, manifest, plan, orgId, {
+    onPluginCreated: (id) => record(id),
+    onStep: request.onStep,
+  });
   await record(applied.pluginId, applied.applied);
   const created = plan.steps.some((s) => s.resource === 'plugin' && s.op === 'create');
-  return { ...unchanged, pluginId: applied.pluginId, plugin: applied.plugin, done: applied.done, created };
+  return {
+    ...unchanged,
+    pluginId: applied.pluginId,
+    plugin: applied.plugin,
+    done: applied.done,
+    created,
+  };
 }

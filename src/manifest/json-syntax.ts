@@ -1,8 +1,17 @@
 /** The first syntax error of a JSON text (1-based line and column), or null: Node 20's JSON.parse gives no position for some. */
-export function jsonSyntaxProblem(text: string): { line: number; column: number; message: string } | null {
+export function jsonSyntaxProblem(
+  text: string,
+): { line: number; column: number; message: string } | null {
   let i = 0;
   const fail = (expected: string): never => {
-    throw Object.assign(new Error(i >= text.length ? `unexpected end of the file (expected ${expected})` : `unexpected ${JSON.stringify(text[i])} (expected ${expected})`), { at: i });
+    throw Object.assign(
+      new Error(
+        i >= text.length
+          ? `unexpected end of the file (expected ${expected})`
+          : `unexpected ${JSON.stringify(text[i])} (expected ${expected})`,
+      ),
+      { at: i },
+    );
   };
   const space = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
@@ -17,15 +26,18 @@ export function jsonSyntaxProblem(text: string): { line: number; column: number;
     if (text[i] !== '"') fail('a double-quoted string');
     i++;
     while (i < text.length && text[i] !== '"') {
-      if (text.charCodeAt(i) < 0x20) fail('the closing " of the string (control characters must be escaped)');
+      if (text.charCodeAt(i) < 0x20)
+        fail('the closing " of the string (control characters must be escaped)');
       if (text[i] === '\\') {
         i++;
         if (text[i] === 'u') {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) (i += k), fail('4 hex digits after \\u');
+          for (let k = 1; k <= 4; k++)
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) (i += k), fail('4 hex digits after \\u');
           i += 5;
           continue;
         }
-        if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail('an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX');
+        if (!'"\\/bfnrt'.includes(text[i] ?? 'x'))
+          fail('an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX');
       }
       i++;
     }

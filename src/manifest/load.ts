@@ -7,7 +7,9 @@ import type { JsonSchema } from '../client/index.js';
 import type { Manifest } from './types.js';
 import { jsonSyntaxProblem } from './json-syntax.js';
 
-const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(manifestSchema);
+const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(
+  manifestSchema,
+);
 
 /** One problem of a manifest: the path inside it (empty for the whole file) and what to do. */
 interface ManifestProblem {
@@ -27,7 +29,12 @@ export class ManifestError extends UserError {
   ) {
     const problems = [{ path, problem }, ...more];
     const line = (p: ManifestProblem) => `${p.path ? `${p.path}: ` : ''}${p.problem}`;
-    super(problems.length === 1 ? `${file}: ${line(problems[0])}` : `${file} has ${problems.length} problems:\n${problems.map((p) => `  - ${line(p)}`).join('\n')}`, exitCode);
+    super(
+      problems.length === 1
+        ? `${file}: ${line(problems[0])}`
+        : `${file} has ${problems.length} problems:\n${problems.map((p) => `  - ${line(p)}`).join('\n')}`,
+      exitCode,
+    );
     this.problems = problems;
   }
 }
@@ -35,10 +42,16 @@ export class ManifestError extends UserError {
 /** The schema's errors, one per problem: a oneOf failure also reports each branch's `required`, which the oneOf says better. */
 function schemaProblems(errors: ErrorObject[]): ManifestProblem[] {
   const oneOfs = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.instancePath);
-  const kept = errors.filter((e) => e.keyword === 'oneOf' || !oneOfs.some((p) => e.instancePath === p || e.instancePath.startsWith(p + '/')));
+  const kept = errors.filter(
+    (e) =>
+      e.keyword === 'oneOf' ||
+      !oneOfs.some((p) => e.instancePath === p || e.instancePath.startsWith(p + '/')),
+  );
   const problems = kept.map((e) => ({
     path: pathOf(e),
-    problem: Object.hasOwn(EXPLAIN, e.keyword) ? EXPLAIN[e.keyword](e.params) : (e.message ?? 'is invalid'),
+    problem: Object.hasOwn(EXPLAIN, e.keyword)
+      ? EXPLAIN[e.keyword](e.params)
+      : (e.message ?? 'is invalid'),
   }));
   // Each path and problem once, where it first came.
   return [...new Map(problems.map((p) => [`${p.path}\u0000${p.problem}`, p])).values()];
@@ -54,7 +67,8 @@ function pathOf(error: ErrorObject): string {
 /** What to do about a schema error, by keyword; others say what ajv says. */
 const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
   required: () => 'is required: add it',
-  additionalProperties: () => 'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)',
+  additionalProperties: () =>
+    'is not a manifest field: remove it or check its spelling (editors complete fields when "$schema" points at plugsmith.schema.json)',
   enum: (params) => `must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
   oneOf: () => 'needs exactly one of "repository", "agent" or "app"',
   pattern: () => 'may hold only letters, digits and _ . : - (it is used in URL paths)',
@@ -63,7 +77,8 @@ const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
 /** Variables named outright in the manifest's documentation (the webhook server's port and address). */
 const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
 /** Parts of a name that mark a credential: never expanded, even with the PLUGSMITH_ prefix. */
-const CREDENTIAL_NAME = /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
+const CREDENTIAL_NAME =
+  /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
 
 /** Whether a manifest may read this variable: it may be someone else's, and what it expands is sent to the platform (public fields to anyone). */
 function expandableVariable(name: string): boolean {
@@ -72,22 +87,36 @@ function expandableVariable(name: string): boolean {
 }
 
 /** Replaces ${VAR} and ${VAR:-default} from the environment, for the variables `expandableVariable` allows; each use goes to `used`. */
-function interpolate(value: string, file: string, path: string, environment: NodeJS.ProcessEnv, used: Manifest['expandedVariables']): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, _d, fallback: string | undefined) => {
-    if (!expandableVariable(name)) {
-      throw new ManifestError(
-        file,
-        path,
-        `uses \${${name}}, which a manifest may not read: only PORT, HOST and PLUGSMITH_* variables are expanded, never one whose name marks a credential (TOKEN, SECRET, KEY, PASSWORD, AUTH...), because the value is sent to the platform; write the value itself, or use a variable such as PLUGSMITH_PUBLIC_URL`,
-      );
-    }
-    // An empty variable counts as unset.
-    const fromDefault = !environment[name];
-    const value = environment[name] || fallback;
-    if (value === undefined) throw new ManifestError(file, path, `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`);
-    used.push({ field: path, variable: name, fromDefault });
-    return value;
-  });
+function interpolate(
+  value: string,
+  file: string,
+  path: string,
+  environment: NodeJS.ProcessEnv,
+  used: Manifest['expandedVariables'],
+): string {
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g,
+    (_m, name: string, _d, fallback: string | undefined) => {
+      if (!expandableVariable(name)) {
+        throw new ManifestError(
+          file,
+          path,
+          `uses \${${name}}, which a manifest may not read: only PORT, HOST and PLUGSMITH_* variables are expanded, never one whose name marks a credential (TOKEN, SECRET, KEY, PASSWORD, AUTH...), because the value is sent to the platform; write the value itself, or use a variable such as PLUGSMITH_PUBLIC_URL`,
+        );
+      }
+      // An empty variable counts as unset.
+      const fromDefault = !environment[name];
+      const value = environment[name] || fallback;
+      if (value === undefined)
+        throw new ManifestError(
+          file,
+          path,
+          `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`,
+        );
+      used.push({ field: path, variable: name, fromDefault });
+      return value;
+    },
+  );
 }
 
 /** Whether `path` is `folder` or inside it (both absolute and resolved). */
@@ -96,43 +125,99 @@ function inside(folder: string, path: string): boolean {
   return r === '' || (!isAbsolute(r) && r !== '..' && !r.startsWith(`..${sep}`));
 }
 
-async function resolveSchema(s: JsonSchema, base: string, file: string, path: string, read: Set<string>): Promise<JsonSchema> {
+async function resolveSchema(
+  s: JsonSchema,
+  base: string,
+  file: string,
+  path: string,
+  read: Set<string>,
+): Promise<JsonSchema> {
   const ref = s.$ref;
   // Only a schema that is nothing but a relative file reference is read; other $refs belong to the schema.
-  if (typeof ref !== 'string' || Object.keys(s).length !== 1 || ref.startsWith('#') || /^[a-z]+:/i.test(ref)) return s;
+  if (
+    typeof ref !== 'string' ||
+    Object.keys(s).length !== 1 ||
+    ref.startsWith('#') ||
+    /^[a-z]+:/i.test(ref)
+  )
+    return s;
   const at = `${path}.$ref`;
   // What a $ref reads is sent to the platform (as with variables), so only JSON files of the project itself.
-  if (isAbsolute(ref) || /^[\\/]/.test(ref)) throw new ManifestError(file, at, `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`);
-  if (!/\.json$/i.test(ref)) throw new ManifestError(file, at, `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`);
+  if (isAbsolute(ref) || /^[\\/]/.test(ref))
+    throw new ManifestError(
+      file,
+      at,
+      `"${ref}" is an absolute path: a schema file must be inside the project, named relative to the manifest (e.g. "./schemas/inputs.json")`,
+    );
+  if (!/\.json$/i.test(ref))
+    throw new ManifestError(
+      file,
+      at,
+      `"${ref}" is not a .json file: a $ref names a JSON Schema file (.json) inside the project`,
+    );
   const target = resolve(base, ref);
   const cannotRead = (error: NodeJS.ErrnoException): never => {
-    throw new ManifestError(file, at, `cannot read ${ref} (${error.code}): fix the path, relative to the manifest`);
+    throw new ManifestError(
+      file,
+      at,
+      `cannot read ${ref} (${error.code}): fix the path, relative to the manifest`,
+    );
   };
   const [project, real] = await Promise.all([realpath(base), realpath(target)]).catch(cannotRead);
   if (!inside(project, real)) {
-    throw new ManifestError(file, at, `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`);
+    throw new ManifestError(
+      file,
+      at,
+      `"${ref}" is outside the project folder${real !== target ? ` (a link to ${real})` : ''}: a schema file must be inside the manifest's folder; copy the schema into the project`,
+    );
   }
-  if (!/\.json$/i.test(real)) throw new ManifestError(file, at, `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`);
+  if (!/\.json$/i.test(real))
+    throw new ManifestError(
+      file,
+      at,
+      `"${ref}" links to ${real}, which is not a .json file: a $ref names a JSON Schema file (.json)`,
+    );
   // Hidden folders and packages hold no schema of the project's own, but secrets (`.plugsmith/`) and others' files.
-  const hidden = relative(project, real).split(sep).find((segment) => segment.startsWith('.') || segment === 'node_modules');
-  if (hidden !== undefined) throw new ManifestError(file, at, `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`);
+  const hidden = relative(project, real)
+    .split(sep)
+    .find((segment) => segment.startsWith('.') || segment === 'node_modules');
+  if (hidden !== undefined)
+    throw new ManifestError(
+      file,
+      at,
+      `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`,
+    );
   read.add(target);
   const text = await readFile(real, 'utf8').catch(cannotRead);
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('not a JSON object');
     return parsed as JsonSchema;
   } catch (error) {
-    throw new ManifestError(file, at, `${ref} is not a JSON Schema object (${(error as Error).message})`);
+    throw new ManifestError(
+      file,
+      at,
+      `${ref} is not a JSON Schema object (${(error as Error).message})`,
+    );
   }
 }
 
 /** Reads, validates and resolves a manifest. Errors name the file, the path and the fix. */
-export async function loadManifest(path: string, environment: NodeJS.ProcessEnv = process.env): Promise<Manifest> {
+export async function loadManifest(
+  path: string,
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<Manifest> {
   const file = relative(process.cwd(), path) || path;
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') {
-      throw new ManifestError(file, '', 'not found: run `plugsmith init` to create a plugin project, or pass --manifest PATH', [], EXIT.NOT_FOUND);
+      throw new ManifestError(
+        file,
+        '',
+        'not found: run `plugsmith init` to create a plugin project, or pass --manifest PATH',
+        [],
+        EXIT.NOT_FOUND,
+      );
     }
     throw new ManifestError(file, '', `cannot be read (${error.message})`);
   });
@@ -141,15 +226,24 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     raw = JSON.parse(text);
   } catch (error) {
     const where = jsonSyntaxProblem(text);
-    if (where) throw new ManifestError(file, '', `is not valid JSON: line ${where.line}, column ${where.column}: ${where.message}`);
+    if (where)
+      throw new ManifestError(
+        file,
+        '',
+        `is not valid JSON: line ${where.line}, column ${where.column}: ${where.message}`,
+      );
     throw new ManifestError(file, '', `is not valid JSON (${(error as Error).message})`);
   }
   // The schema's problems, then the checks it cannot make, on whatever parts are well-formed: one run names every problem.
   const problems: ManifestProblem[] = validate(raw) ? [] : schemaProblems(validate.errors!);
   const schemaPaths = problems.map((p) => p.path);
   // A later check adds nothing where the schema already found the value (or its parent) wrong.
-  const reported = (at: string) => schemaPaths.some((p) => p === at || at.startsWith(p + '.') || at.startsWith(p + '['));
-  const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const reported = (at: string) =>
+    schemaPaths.some((p) => p === at || at.startsWith(p + '.') || at.startsWith(p + '['));
+  const record = (value: unknown): Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
   const m = record(raw);
   const dev = record(m.dev);
   const base = dirname(path);
@@ -159,7 +253,11 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
     const names = new Set<string>();
     list.forEach((x, i) => {
       if (typeof x.name !== 'string') return;
-      if (names.has(x.name) && !reported(`${key}[${i}].name`)) problems.push({ path: `${key}[${i}].name`, problem: `duplicate name "${x.name}": names must be unique` });
+      if (names.has(x.name) && !reported(`${key}[${i}].name`))
+        problems.push({
+          path: `${key}[${i}].name`,
+          problem: `duplicate name "${x.name}": names must be unique`,
+        });
       names.add(x.name);
     });
     return list;
@@ -180,16 +278,28 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
   const expanded: Manifest['expandedVariables'] = [];
   if (typeof plugin.webhookUrl === 'string' && !reported('plugin.webhookUrl')) {
     await attempt(() => {
-      plugin.webhookUrl = interpolate(plugin.webhookUrl!, file, 'plugin.webhookUrl', environment, expanded);
+      plugin.webhookUrl = interpolate(
+        plugin.webhookUrl!,
+        file,
+        'plugin.webhookUrl',
+        environment,
+        expanded,
+      );
       if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
-        throw new ManifestError(file, 'plugin.webhookUrl', `"${plugin.webhookUrl}" is not an http(s) URL`);
+        throw new ManifestError(
+          file,
+          'plugin.webhookUrl',
+          `"${plugin.webhookUrl}" is not an http(s) URL`,
+        );
       }
     });
   }
   const schemaFiles = new Set<string>();
   // Only an object can be (or hold) a schema; anything else the schema check reported already.
   const schema = (value: unknown, at: string) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at) ? attempt(() => resolveSchema(value as JsonSchema, base, file, at, schemaFiles)) : Promise.resolve(undefined);
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at)
+      ? attempt(() => resolveSchema(value as JsonSchema, base, file, at, schemaFiles))
+      : Promise.resolve(undefined);
   plugin.inputsSchema = (await schema(plugin.inputsSchema, 'plugin.inputsSchema')) ?? {};
   const described = (d: Record<string, unknown>) => ({
     name: d.name as string,
@@ -213,10 +323,20 @@ export async function loadManifest(path: string, environment: NodeJS.ProcessEnv 
       })),
     ),
     installs: installs as unknown as Manifest['installs'],
-    ...(typeof dev.command === 'string' ? { dev: { command: dev.command, watch: Array.isArray(dev.watch) ? dev.watch.filter((w): w is string => typeof w === 'string') : [] } } : {}),
+    ...(typeof dev.command === 'string'
+      ? {
+          dev: {
+            command: dev.command,
+            watch: Array.isArray(dev.watch)
+              ? dev.watch.filter((w): w is string => typeof w === 'string')
+              : [],
+          },
+        }
+      : {}),
     schemaFiles: [...schemaFiles],
     expandedVariables: expanded,
   };
-  if (problems.length > 0) throw new ManifestError(file, problems[0].path, problems[0].problem, problems.slice(1));
+  if (problems.length > 0)
+    throw new ManifestError(file, problems[0].path, problems[0].problem, problems.slice(1));
   return manifest;
 }

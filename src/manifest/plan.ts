@@ -44,7 +44,17 @@ export interface Plan {
 
 /** The fields a deploy manages (and `pull` writes) of the plugin, its actions and its external events. */
 export const MANAGED_FIELDS = {
-  plugin: ['name', 'description', 'type', 'events', 'scopes', 'tags', 'isPublic', 'webhookUrl', 'inputsSchema'],
+  plugin: [
+    'name',
+    'description',
+    'type',
+    'events',
+    'scopes',
+    'tags',
+    'isPublic',
+    'webhookUrl',
+    'inputsSchema',
+  ],
   actions: ['name', 'title', 'description', 'argsSchema', 'returnSchema'],
   externalEvents: ['name', 'title', 'description', 'payloadSchema'],
 } as const;
@@ -57,11 +67,19 @@ function canonical(value: unknown, field?: string): string {
   // The replacer sees every object before its members are written, so each comes out with sorted keys.
   return JSON.stringify(n ?? null, (_key, v: unknown) => {
     if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, (v as Record<string, unknown>)[k]]),
+    );
   });
 }
 
-function diff(desired: Record<string, unknown>, actual: Record<string, unknown> | undefined, fields: readonly string[]): FieldChange[] {
+function diff(
+  desired: Record<string, unknown>,
+  actual: Record<string, unknown> | undefined,
+  fields: readonly string[],
+): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const field of fields) {
     if (!(field in desired)) continue;
@@ -89,7 +107,10 @@ export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
 }
 
 /** The managed fields of an action or external event; a schema the manifest does not give is left out. */
-function desiredDefinition(d: ManifestAction | ManifestExternalEvent, fields: readonly string[]): Record<string, unknown> {
+function desiredDefinition(
+  d: ManifestAction | ManifestExternalEvent,
+  fields: readonly string[],
+): Record<string, unknown> {
   const given = d as Record<string, unknown>;
   return Object.fromEntries(fields.filter((f) => given[f] !== undefined).map((f) => [f, given[f]]));
 }
@@ -100,42 +121,85 @@ const DEFINITIONS = [
 ] as const;
 
 /** Plans the manifest against the platform (what it lacks: deletes, skipped unless allowed), and drift since the last deploy. */
-export function planDeploy(manifest: Manifest, remote: RemoteState, applied: AppliedState | null, options: { allowDeletes: boolean }): Plan {
+export function planDeploy(
+  manifest: Manifest,
+  remote: RemoteState,
+  applied: AppliedState | null,
+  options: { allowDeletes: boolean },
+): Plan {
   const steps: PlanStep[] = [];
   const drift: Drift[] = [];
   type Fields = Record<string, unknown>;
   /** The step from what the platform has (nothing yet: a create) to what is desired. */
-  const toward = (resource: Resource, name: string, desired: Fields, actual: Fields | null | undefined, fields: readonly string[]): PlanStep => {
+  const toward = (
+    resource: Resource,
+    name: string,
+    desired: Fields,
+    actual: Fields | null | undefined,
+    fields: readonly string[],
+  ): PlanStep => {
     const changes = diff(desired, actual ?? undefined, fields);
     const op = !actual ? 'create' : changes.length ? 'update' : 'unchanged';
     return { resource, name, op, changes, desired };
   };
   /** Records what changed on the platform since it was applied. */
-  const driftSince = (resource: Resource, name: string, was: Fields, now: Fields, fields: readonly string[]) => {
+  const driftSince = (
+    resource: Resource,
+    name: string,
+    was: Fields,
+    now: Fields,
+    fields: readonly string[],
+  ) => {
     const changes = diff(was, now, fields).map((c) => ({ field: c.field, from: c.to, to: c.from }));
     if (changes.length) drift.push({ resource, name, kind: 'changed', changes });
   };
 
-  steps.push(toward('plugin', manifest.plugin.name, desiredPlugin(manifest), remote.plugin, MANAGED_FIELDS.plugin));
-  if (applied && remote.plugin) driftSince('plugin', manifest.plugin.name, applied.plugin, remote.plugin, MANAGED_FIELDS.plugin);
+  steps.push(
+    toward(
+      'plugin',
+      manifest.plugin.name,
+      desiredPlugin(manifest),
+      remote.plugin,
+      MANAGED_FIELDS.plugin,
+    ),
+  );
+  if (applied && remote.plugin)
+    driftSince(
+      'plugin',
+      manifest.plugin.name,
+      applied.plugin,
+      remote.plugin,
+      MANAGED_FIELDS.plugin,
+    );
 
   for (const def of DEFINITIONS) {
-    const wanted = new Map(manifest[def.key].map((d) => [d.name, desiredDefinition(d, MANAGED_FIELDS[def.key])]));
+    const wanted = new Map(
+      manifest[def.key].map((d) => [d.name, desiredDefinition(d, MANAGED_FIELDS[def.key])]),
+    );
     const existing = new Map(remote[def.key].map((r) => [String(r.name), r]));
-    for (const [name, desired] of wanted) steps.push(toward(def.resource, name, desired, existing.get(name), MANAGED_FIELDS[def.key]));
+    for (const [name, desired] of wanted)
+      steps.push(toward(def.resource, name, desired, existing.get(name), MANAGED_FIELDS[def.key]));
     for (const [name] of existing) {
       if (!wanted.has(name)) {
-        steps.push({ resource: def.resource, name, op: 'delete', changes: [], skipped: options.allowDeletes ? undefined : 'pass --allow-deletes to delete it' });
+        steps.push({
+          resource: def.resource,
+          name,
+          op: 'delete',
+          changes: [],
+          skipped: options.allowDeletes ? undefined : 'pass --allow-deletes to delete it',
+        });
       }
     }
     if (applied && remote.plugin) {
       const before = applied[def.key];
       for (const [name, actual] of existing) {
-        if (before[name]) driftSince(def.resource, name, before[name], actual, MANAGED_FIELDS[def.key]);
+        if (before[name])
+          driftSince(def.resource, name, before[name], actual, MANAGED_FIELDS[def.key]);
         else drift.push({ resource: def.resource, name, kind: 'added', changes: [] });
       }
       for (const name of Object.keys(before)) {
-        if (!existing.has(name)) drift.push({ resource: def.resource, name, kind: 'removed', changes: [] });
+        if (!existing.has(name))
+          drift.push({ resource: def.resource, name, kind: 'removed', changes: [] });
       }
     }
   }

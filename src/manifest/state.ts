@@ -41,13 +41,20 @@ export function statePath(manifestPath: string): string {
 
 /** The state key of a target. */
 export function targetKey(identity: TargetIdentity): string {
-  return identity.storeId ? `store:${identity.storeId}` : `url:${normalizeBaseUrl(identity.baseUrl)}`;
+  return identity.storeId
+    ? `store:${identity.storeId}`
+    : `url:${normalizeBaseUrl(identity.baseUrl)}`;
 }
 
 export async function readProjectState(manifestPath: string): Promise<ProjectState> {
   try {
-    const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as { targets?: Record<string, TargetState> };
-    return { version: 2, targets: parsed.targets && typeof parsed.targets === 'object' ? parsed.targets : {} };
+    const parsed = JSON.parse(await readFile(statePath(manifestPath), 'utf8')) as {
+      targets?: Record<string, TargetState>;
+    };
+    return {
+      version: 2,
+      targets: parsed.targets && typeof parsed.targets === 'object' ? parsed.targets : {},
+    };
   } catch {
     return { version: 2, targets: {} };
   }
@@ -74,27 +81,45 @@ export interface FoundTarget {
  * The project's entry for a target; failing its key, the newest version-1 entry of the same base URL (platform) or whose
  * plugin exists in the store (emulator: ids are unique) is adopted, and the others are reported as duplicates.
  */
-export async function findTarget(state: ProjectState, identity: TargetIdentity, existsHere: (pluginId: string) => Promise<boolean>): Promise<FoundTarget> {
+export async function findTarget(
+  state: ProjectState,
+  identity: TargetIdentity,
+  existsHere: (pluginId: string) => Promise<boolean>,
+): Promise<FoundTarget> {
   const key = targetKey(identity);
   if (state.targets[key]) return { key, target: state.targets[key], adopted: [], duplicates: [] };
   // Version 1 keyed an entry by a profile name or a base URL.
   const legacy = Object.entries(state.targets).filter(
-    ([k, t]) => !k.startsWith('store:') && !k.startsWith('url:') && t && typeof t.pluginId === 'string',
+    ([k, t]) =>
+      !k.startsWith('store:') && !k.startsWith('url:') && t && typeof t.pluginId === 'string',
   );
   const matches: Array<[string, TargetState]> = [];
   for (const [k, t] of legacy) {
-    const same = identity.storeId ? await existsHere(t.pluginId) : normalizeBaseUrl(t.baseUrl ?? '') === normalizeBaseUrl(identity.baseUrl);
+    const same = identity.storeId
+      ? await existsHere(t.pluginId)
+      : normalizeBaseUrl(t.baseUrl ?? '') === normalizeBaseUrl(identity.baseUrl);
     if (same) matches.push([k, t]);
   }
   if (matches.length === 0) return { key, target: undefined, adopted: [], duplicates: [] };
   matches.sort((a, b) => String(b[1].deployedAt).localeCompare(String(a[1].deployedAt)));
   const [, newest] = matches[0];
-  const others = [...new Set(matches.slice(1).map(([, t]) => t.pluginId))].filter((id) => id !== newest.pluginId);
-  return { key, target: { ...newest, ...(identity.storeId ? { storeId: identity.storeId } : {}) }, adopted: matches.map(([k]) => k), duplicates: others };
+  const others = [...new Set(matches.slice(1).map(([, t]) => t.pluginId))].filter(
+    (id) => id !== newest.pluginId,
+  );
+  return {
+    key,
+    target: { ...newest, ...(identity.storeId ? { storeId: identity.storeId } : {}) },
+    adopted: matches.map(([k]) => k),
+    duplicates: others,
+  };
 }
 
 /** Records a deploy under its key, dropping the version-1 entries it adopted. */
-export function recordTarget(state: ProjectState, found: Pick<FoundTarget, 'key' | 'adopted'>, target: TargetState): void {
+export function recordTarget(
+  state: ProjectState,
+  found: Pick<FoundTarget, 'key' | 'adopted'>,
+  target: TargetState,
+): void {
   for (const k of found.adopted) delete state.targets[k];
   state.targets[found.key] = target;
 }

@@ -1,12 +1,21 @@
-import type { ActionCreate, ExternalEventCreate, InstanceCreate, PluginCreate } from '../contract/index.js';
+import type {
+  ActionCreate,
+  ExternalEventCreate,
+  InstanceCreate,
+  PluginCreate,
+} from '../contract/index.js';
 
 /** An action or external event of a manifest: the create body, with title and description defaulted. */
 export type ManifestAction = ActionCreate & { title: string; description: string };
 export type ManifestExternalEvent = ExternalEventCreate & { title: string; description: string };
 
 /** An install of a manifest: the instance's name, the one entity it goes on, and the install body's options. */
-export type ManifestInstall = { name: string; repository?: string; agent?: string; app?: string } &
-  Partial<Pick<InstanceCreate, 'events' | 'scopes' | 'inputs' | 'eventDispatchMode'>>;
+export type ManifestInstall = {
+  name: string;
+  repository?: string;
+  agent?: string;
+  app?: string;
+} & Partial<Pick<InstanceCreate, 'events' | 'scopes' | 'inputs' | 'eventDispatchMode'>>;
 
 /** A loaded, validated manifest (plugsmith.json). */
 export interface Manifest {

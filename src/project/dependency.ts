@@ -16,18 +16,26 @@ const VENDOR_DIR = 'vendor';
 function isRegistryRelease(root: string, version: string): boolean {
   if (version.includes('-')) return false;
   try {
-    return (JSON.parse(readFileSync(join(root, RELEASE_MARK), 'utf8')) as { version?: unknown }).version === version;
+    return (
+      (JSON.parse(readFileSync(join(root, RELEASE_MARK), 'utf8')) as { version?: unknown })
+        .version === version
+    );
   } catch {
     return false;
   }
 }
 
 /** How a project depends on the plugsmith at `root`: `^<version>` for a registry release, else `file:` of it packed into vendor/. */
-export async function plugsmithDependency(root: string, version: string, projectDir: string): Promise<{ version: string; spec: string; vendored: string | null }> {
+export async function plugsmithDependency(
+  root: string,
+  version: string,
+  projectDir: string,
+): Promise<{ version: string; spec: string; vendored: string | null }> {
   if (isRegistryRelease(root, version)) return { version, spec: `^${version}`, vendored: null };
   const vendored = `${VENDOR_DIR}/plugsmith-${version}.tgz`;
   await packCached(root, version, join(projectDir, VENDOR_DIR));
-  if (!existsSync(join(projectDir, vendored))) throw new Error(`npm pack did not write ${vendored} into ${projectDir}`);
+  if (!existsSync(join(projectDir, vendored)))
+    throw new Error(`npm pack did not write ${vendored} into ${projectDir}`);
   return { version, spec: `file:${vendored}`, vendored };
 }
 
@@ -41,7 +49,8 @@ export async function packFingerprint(root: string, version: string): Promise<st
       for (const name of (await readdir(path)).sort()) await visit(join(path, name));
     } else hash.update(`${path}\0${info.size}\0${info.mtimeMs}\0`);
   };
-  for (const entry of ['package.json', 'plugsmith.schema.json', 'bin', 'dist', 'templates']) await visit(join(root, entry));
+  for (const entry of ['package.json', 'plugsmith.schema.json', 'bin', 'dist', 'templates'])
+    await visit(join(root, entry));
   return hash.digest('hex').slice(0, 24);
 }
 
@@ -78,20 +87,36 @@ async function packCached(root: string, version: string, destination: string): P
 async function packInto(root: string, destination: string): Promise<void> {
   await mkdir(destination, { recursive: true });
   const args = ['pack', '--ignore-scripts', '--json', '--pack-destination', destination];
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    // npm is npm.cmd on Windows, which only a shell runs (so paths are quoted there).
-    const windows = process.platform === 'win32';
-    const child = spawn('npm', windows ? args.map((a) => `"${a}"`) : args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], shell: windows });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'ENOENT' ? new UserError('plugsmith init needs npm to pack this plugsmith (not a registry release) into the project: install npm, or run a released plugsmith', EXIT.UNEXPECTED) : error),
-    );
-    child.on('close', (code) => resolve({ code, output }));
-  });
+  const { code, output } = await new Promise<{ code: number | null; output: string }>(
+    (resolve, reject) => {
+      // npm is npm.cmd on Windows, which only a shell runs (so paths are quoted there).
+      const windows = process.platform === 'win32';
+      const child = spawn('npm', windows ? args.map((a) => `"${a}"`) : args, {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        shell: windows,
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      child.on('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'ENOENT'
+            ? new UserError(
+                'plugsmith init needs npm to pack this plugsmith (not a registry release) into the project: install npm, or run a released plugsmith',
+                EXIT.UNEXPECTED,
+              )
+            : error,
+        ),
+      );
+      child.on('close', (code) => resolve({ code, output }));
+    },
+  );
   if (code !== 0) {
     const last = output.trim().split('\n').slice(-5).join('\n');
-    throw new UserError(`npm pack of plugsmith (in ${root}) into ${destination} failed (exit ${code}):\n${last}`, EXIT.UNEXPECTED);
+    throw new UserError(
+      `npm pack of plugsmith (in ${root}) into ${destination} failed (exit ${code}):\n${last}`,
+      EXIT.UNEXPECTED,
+    );
   }
 }

@@ -29,21 +29,21 @@ interface TemplateInfo {
 /** The templates, by plugin type: `init` has one (`templates/<type>/`) for every plugin type of the contract. */
 export const TEMPLATES: Record<PluginType, TemplateInfo> = {
   EVENT_HANDLER: {
-    title: 'EVENT_HANDLER: answers users in an agent\'s conversations',
-    description: 'Answers messages sent to an agent\'s characters',
+    title: "EVENT_HANDLER: answers users in an agent's conversations",
+    description: "Answers messages sent to an agent's characters",
     events: ['AGENT_MESSAGE_RECEIVED'],
     scopes: ['AGENT_MESSAGE_WRITE'],
     requiredEvents: ['AGENT_MESSAGE_RECEIVED'],
     requiredScopes: ['AGENT_MESSAGE_WRITE'],
     behaviour: [
-      '  - on `AGENT_MESSAGE_RECEIVED` it writes the character\'s answer into the conversation with the',
+      "  - on `AGENT_MESSAGE_RECEIVED` it writes the character's answer into the conversation with the",
       '    installation token (scope `AGENT_MESSAGE_WRITE`); `src/reply.ts` decides what to say.',
     ].join('\n'),
     installHint: [
       '`npx plugsmith handlers add agent_nova --plugin <pluginId> --scopes AGENT_MESSAGE_WRITE`',
-      '(`agent_nova` is the agent of the emulator\'s default workspace), then',
-      '`npx plugsmith trigger AGENT_MESSAGE_RECEIVED` prints the plugin\'s reply, or talk to the',
-      'agent\'s character with `npx plugsmith chat char_nova`.',
+      "(`agent_nova` is the agent of the emulator's default workspace), then",
+      "`npx plugsmith trigger AGENT_MESSAGE_RECEIVED` prints the plugin's reply, or talk to the",
+      "agent's character with `npx plugsmith chat char_nova`.",
     ].join('\n'),
     installs: [{ name: 'local agent', agent: 'agent_nova' }],
     triggerEvent: 'AGENT_MESSAGE_RECEIVED',
@@ -61,7 +61,7 @@ export const TEMPLATES: Record<PluginType, TemplateInfo> = {
     ].join('\n'),
     installHint: [
       '`npx plugsmith apps add app_local --plugin <pluginId>` (the first install binds the app to',
-      'your org: `--org` if it is not the profile\'s); `npx plugsmith apps remove app_local <pluginInstanceId>`',
+      "your org: `--org` if it is not the profile's); `npx plugsmith apps remove app_local <pluginInstanceId>`",
       'uninstalls it.',
     ].join('\n'),
     installs: [{ name: 'local app', app: 'app_local' }],
@@ -75,7 +75,7 @@ export const TEMPLATES: Record<PluginType, TemplateInfo> = {
     requiredEvents: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
     requiredScopes: ['REPOSITORY_FILES_READ'],
     behaviour: [
-      '  - on `REPOSITORY_FILE_ADDED` it lists the repository\'s files and reads the new one through its',
+      "  - on `REPOSITORY_FILE_ADDED` it lists the repository's files and reads the new one through its",
       '    access URL, with the installation token (scope `REPOSITORY_FILES_READ`); on',
       '    `REPOSITORY_FILE_REMOVED` it forgets the file. Replace the `documents` map with your index.',
     ].join('\n'),

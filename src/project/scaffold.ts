@@ -38,50 +38,96 @@ export function packageRoot(): string {
   for (;;) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && existsSync(join(dir, 'templates'))) {
-      if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'plugsmith') return dir;
+      if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'plugsmith')
+        return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('cannot find the plugsmith package (with its templates/ folder) above ' + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new Error(
+        'cannot find the plugsmith package (with its templates/ folder) above ' +
+          fileURLToPath(import.meta.url),
+      );
     dir = parent;
   }
 }
 
 /** The version of the running plugsmith, which generated projects depend on. */
 export function plugsmithVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return (
+    JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }
+  ).version;
 }
 
 /** Checks a project name: it becomes the npm package name and the plugin's name. */
 export function checkName(name: string): true | string {
   if (name.length === 0 || name.length > 100) return 'must have 1 to 100 characters';
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) return 'may hold only lowercase letters, digits and - . _ and must start with a letter or digit (it is the npm package name)';
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name))
+    return 'may hold only lowercase letters, digits and - . _ and must start with a letter or digit (it is the npm package name)';
   return true;
 }
 
 /** A valid project name made from a folder name (`My Plugin` → `my-plugin`). */
 export function nameFromDir(dir: string): string {
   const base = resolve(dir).split(/[\\/]/).pop() ?? '';
-  const name = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').replace(/-+$/, '').slice(0, 100);
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .replace(/-+$/, '')
+    .slice(0, 100);
   return name || 'my-plugin';
 }
 
 /** Checks the answers (usage errors name the flag) and adds the events and scopes the template's code needs, listed in `added`. */
-export function completeAnswers(answers: ProjectAnswers): { answers: ProjectAnswers; added: string[] } {
+export function completeAnswers(answers: ProjectAnswers): {
+  answers: ProjectAnswers;
+  added: string[];
+} {
   const nameProblem = checkName(answers.name);
-  if (nameProblem !== true) throw new UserError(`--name "${answers.name}" ${nameProblem}`, EXIT.USAGE);
+  if (nameProblem !== true)
+    throw new UserError(`--name "${answers.name}" ${nameProblem}`, EXIT.USAGE);
   const template = TEMPLATES[answers.type];
-  if (!template) throw new UserError(`--type must be one of ${Object.keys(TEMPLATES).join(', ')}, not "${answers.type}"`, EXIT.USAGE);
-  const unknownEvent = answers.events.find((e) => !(PLUGIN_EVENTS as readonly string[]).includes(e));
-  if (unknownEvent !== undefined) throw new UserError(`--events: "${unknownEvent}" is not an event a plugin can receive; choose from ${PLUGIN_EVENTS.join(', ')}`, EXIT.USAGE);
+  if (!template)
+    throw new UserError(
+      `--type must be one of ${Object.keys(TEMPLATES).join(', ')}, not "${answers.type}"`,
+      EXIT.USAGE,
+    );
+  const unknownEvent = answers.events.find(
+    (e) => !(PLUGIN_EVENTS as readonly string[]).includes(e),
+  );
+  if (unknownEvent !== undefined)
+    throw new UserError(
+      `--events: "${unknownEvent}" is not an event a plugin can receive; choose from ${PLUGIN_EVENTS.join(', ')}`,
+      EXIT.USAGE,
+    );
   const unknownScope = answers.scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknownScope !== undefined) throw new UserError(`--scopes: "${unknownScope}" is not a scope; choose from ${SCOPES.join(', ')}`, EXIT.USAGE);
-  if (answers.lang !== undefined && !(LANGUAGES as readonly string[]).includes(answers.lang)) throw new UserError(`--lang must be one of ${LANGUAGES.join(', ')}, not "${answers.lang}"`, EXIT.USAGE);
-  if (!Number.isInteger(answers.port) || answers.port < 1 || answers.port > 65535) throw new UserError(`--port must be a whole number from 1 to 65535, not "${answers.port}"`, EXIT.USAGE);
+  if (unknownScope !== undefined)
+    throw new UserError(
+      `--scopes: "${unknownScope}" is not a scope; choose from ${SCOPES.join(', ')}`,
+      EXIT.USAGE,
+    );
+  if (answers.lang !== undefined && !(LANGUAGES as readonly string[]).includes(answers.lang))
+    throw new UserError(
+      `--lang must be one of ${LANGUAGES.join(', ')}, not "${answers.lang}"`,
+      EXIT.USAGE,
+    );
+  if (!Number.isInteger(answers.port) || answers.port < 1 || answers.port > 65535)
+    throw new UserError(
+      `--port must be a whole number from 1 to 65535, not "${answers.port}"`,
+      EXIT.USAGE,
+    );
 
-  const added = [...template.requiredEvents.filter((e) => !answers.events.includes(e)), ...template.requiredScopes.filter((s) => !answers.scopes.includes(s))];
+  const added = [
+    ...template.requiredEvents.filter((e) => !answers.events.includes(e)),
+    ...template.requiredScopes.filter((s) => !answers.scopes.includes(s)),
+  ];
   // Canonical order, no duplicates: the manifest reads the same whatever order they were typed in.
-  const events = PLUGIN_EVENTS.filter((e) => answers.events.includes(e) || template.requiredEvents.includes(e));
-  const scopes = SCOPES.filter((s) => answers.scopes.includes(s) || template.requiredScopes.includes(s));
+  const events = PLUGIN_EVENTS.filter(
+    (e) => answers.events.includes(e) || template.requiredEvents.includes(e),
+  );
+  const scopes = SCOPES.filter(
+    (s) => answers.scopes.includes(s) || template.requiredScopes.includes(s),
+  );
   return { answers: { ...answers, events, scopes }, added };
 }
 
@@ -94,12 +140,16 @@ export async function checkTarget(dir: string, force: boolean | undefined): Prom
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return;
-    if (code === 'ENOTDIR') throw new UserError(`${dir} is a file: choose a folder for the project`, EXIT.USAGE);
+    if (code === 'ENOTDIR')
+      throw new UserError(`${dir} is a file: choose a folder for the project`, EXIT.USAGE);
     throw error;
   }
   if (entries.every((e) => e === '.git')) return;
   const shown = relative(process.cwd(), dir) || '.';
-  throw new UserError(`${shown} is not empty: choose a new or empty folder, or pass --force to write the template into it (its files are overwritten)`, EXIT.USAGE);
+  throw new UserError(
+    `${shown} is not empty: choose a new or empty folder, or pass --force to write the template into it (its files are overwritten)`,
+    EXIT.USAGE,
+  );
 }
 
 /** A JSON array on one line, spaced as people write it. */
@@ -118,7 +168,9 @@ async function templateFiles(root: string, sub = ''): Promise<string[]> {
 }
 
 /** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */
-export async function scaffoldProject(options: ProjectAnswers & { dir: string; force?: boolean }): Promise<ScaffoldResult> {
+export async function scaffoldProject(
+  options: ProjectAnswers & { dir: string; force?: boolean },
+): Promise<ScaffoldResult> {
   const dir = resolve(options.dir);
   await checkTarget(dir, options.force);
   const { answers } = completeAnswers(options);
@@ -126,7 +178,9 @@ export async function scaffoldProject(options: ProjectAnswers & { dir: string; f
   const python = answers.lang === 'python';
   await mkdir(dir, { recursive: true });
   // First, so that a project whose plugsmith cannot be packed is not left looking complete.
-  const dependency = python ? { version: plugsmithVersion(), spec: '', vendored: null } : await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
+  const dependency = python
+    ? { version: plugsmithVersion(), spec: '', vendored: null }
+    : await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
   const values = {
     name: answers.name,
     description: template.description,
@@ -140,25 +194,50 @@ export async function scaffoldProject(options: ProjectAnswers & { dir: string; f
     events: jsonList(answers.events),
     scopes: jsonList(answers.scopes),
     behaviour: template.behaviour,
-    installHint: python ? template.installHint.replaceAll('npx plugsmith', 'plugsmith') : template.installHint,
+    installHint: python
+      ? template.installHint.replaceAll('npx plugsmith', 'plugsmith')
+      : template.installHint,
     triggerEvent: template.triggerEvent,
-    installs: template.installs.map((install) => `{ ${Object.entries(install).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')} }`).join(',\n    '),
+    installs: template.installs
+      .map(
+        (install) =>
+          `{ ${Object.entries(install)
+            .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+            .join(', ')} }`,
+      )
+      .join(',\n    '),
   };
 
   const templates = join(packageRoot(), 'templates');
   const sources = new Map<string, string>();
-  for (const layer of python ? ['python/common', `python/${answers.type}`] : ['common', answers.type]) {
-    for (const file of await templateFiles(join(templates, layer))) sources.set(outputPath(file), join(templates, layer, file));
+  for (const layer of python
+    ? ['python/common', `python/${answers.type}`]
+    : ['common', answers.type]) {
+    for (const file of await templateFiles(join(templates, layer)))
+      sources.set(outputPath(file), join(templates, layer, file));
   }
   for (const [target, source] of sources) {
-    const text = renderTemplate(await readFile(source, 'utf8'), values, relative(templates, source));
+    const text = renderTemplate(
+      await readFile(source, 'utf8'),
+      values,
+      relative(templates, source),
+    );
     const path = join(dir, target);
     await mkdir(dirname(path), { recursive: true });
     if (options.force && (await stat(path).catch(() => null))?.isDirectory()) {
-      throw new UserError(`${target} is a folder in ${dir}: remove it, then run init again`, EXIT.USAGE);
+      throw new UserError(
+        `${target} is a folder in ${dir}: remove it, then run init again`,
+        EXIT.USAGE,
+      );
     }
     await writeFile(path, text);
   }
   const files = [...sources.keys(), ...(dependency.vendored ? [dependency.vendored] : [])].sort();
-  return { dir, files, plugsmithVersion: dependency.version, plugsmithDependency: dependency.spec, vendored: dependency.vendored };
+  return {
+    dir,
+    files,
+    plugsmithVersion: dependency.version,
+    plugsmithDependency: dependency.spec,
+    vendored: dependency.vendored,
+  };
 }

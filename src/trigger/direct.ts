@@ -30,18 +30,53 @@ interface DirectResult {
 export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
   const pluginId = input.pluginId ?? 'plg_sample';
   const orgId = input.orgId ?? 'org_sample';
-  const pluginInstanceId = input.type === 'WEBHOOK_CHALLENGE' ? null : (input.pluginInstanceId ?? 'pin_sample');
-  const known = { pluginId, orgId, pluginInstanceId: pluginInstanceId ?? undefined, events: [input.type], scopes: [], entityType: 'APP', entityId: 'app_sample' };
+  const pluginInstanceId =
+    input.type === 'WEBHOOK_CHALLENGE' ? null : (input.pluginInstanceId ?? 'pin_sample');
+  const known = {
+    pluginId,
+    orgId,
+    pluginInstanceId: pluginInstanceId ?? undefined,
+    events: [input.type],
+    scopes: [],
+    entityType: 'APP',
+    entityId: 'app_sample',
+  };
   const data = applyOverrides(input.data ?? sampleData(input.type, known), input.overrides ?? []);
-  const event = createWebhookEvent(input.type, { pluginId, pluginInstanceId: pluginInstanceId as never, orgId, data: data as never }) as unknown as Record<string, unknown>;
+  const event = createWebhookEvent(input.type, {
+    pluginId,
+    pluginInstanceId: pluginInstanceId as never,
+    orgId,
+    data: data as never,
+  }) as unknown as Record<string, unknown>;
   const body = JSON.stringify(event);
-  const headers = { ...webhookHeaders({ id: String(event.id), body, secret: input.secret }), 'user-agent': 'plugsmith-trigger' };
+  const headers = {
+    ...webhookHeaders({ id: String(event.id), body, secret: input.secret }),
+    'user-agent': 'plugsmith-trigger',
+  };
   const started = performance.now();
   try {
-    const response = await request(input.url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const response = await request(input.url, {
+      method: 'POST',
+      headers,
+      body,
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
     const text = await response.body.text();
-    return { url: input.url, event, status: response.statusCode, headers: response.headers, body: text, durationMs: Math.round(performance.now() - started) };
+    return {
+      url: input.url,
+      event,
+      status: response.statusCode,
+      headers: response.headers,
+      body: text,
+      durationMs: Math.round(performance.now() - started),
+    };
   } catch (error) {
-    throw new NetworkError({ code: errorCode(error), method: 'POST', url: input.url, cause: error });
+    throw new NetworkError({
+      code: errorCode(error),
+      method: 'POST',
+      url: input.url,
+      cause: error,
+    });
   }
 }

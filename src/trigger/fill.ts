@@ -6,11 +6,15 @@ export function fill(template: unknown, context: Record<string, unknown>, depth 
   if (typeof template === 'string') {
     const whole = /^\{\{(\w+)\}\}$/.exec(template);
     if (whole) return whole[1] in context ? fill(context[whole[1]], context, depth + 1) : null;
-    return template.replace(/\{\{(\w+)\}\}/g, (m, name: string) => (name in context ? String(fill(context[name], context, depth + 1)) : m));
+    return template.replace(/\{\{(\w+)\}\}/g, (m, name: string) =>
+      name in context ? String(fill(context[name], context, depth + 1)) : m,
+    );
   }
   if (Array.isArray(template)) return template.map((v) => fill(v, context, depth));
   if (template && typeof template === 'object') {
-    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fill(v, context, depth)]));
+    return Object.fromEntries(
+      Object.entries(template).map(([k, v]) => [k, fill(v, context, depth)]),
+    );
   }
   return template;
 }

@@ -31,17 +31,31 @@ const FIXTURES: Record<WebhookEventType, EventFixture> = {
 export function eventTypeOf(name: string): WebhookEventType {
   const upper = name.toUpperCase();
   if ((EVENT_TYPES as readonly string[]).includes(upper)) return upper as WebhookEventType;
-  throw new UserError(`unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}${didYouMean(upper, EVENT_TYPES)}`, EXIT.USAGE);
+  throw new UserError(
+    `unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}${didYouMean(upper, EVENT_TYPES)}`,
+    EXIT.USAGE,
+  );
 }
 
 /** The values a fixture's placeholders take: its defaults, the built-ins, then what is known of the real plugin and entities. */
-function contextOf(type: WebhookEventType, known: Record<string, unknown>): Record<string, unknown> {
+function contextOf(
+  type: WebhookEventType,
+  known: Record<string, unknown>,
+): Record<string, unknown> {
   const defined = Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined));
-  return { ...FIXTURES[type].defaults, now: new Date().toISOString(), random: randomBytes(18).toString('base64url'), ...defined };
+  return {
+    ...FIXTURES[type].defaults,
+    now: new Date().toISOString(),
+    random: randomBytes(18).toString('base64url'),
+    ...defined,
+  };
 }
 
 /** The event's `data` built from the fixture and what is known, before overrides. */
-export function sampleData(type: WebhookEventType, known: Record<string, unknown>): Record<string, unknown> {
+export function sampleData(
+  type: WebhookEventType,
+  known: Record<string, unknown>,
+): Record<string, unknown> {
   return fill(FIXTURES[type].data, contextOf(type, known)) as Record<string, unknown>;
 }
 

@@ -45,7 +45,12 @@ const ACTIVITY: Partial<Record<WebhookEventType, { pluginType: string; entityTyp
 function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
   const wanted = ACTIVITY[type]?.pluginType;
   if (!wanted || plugin.type === wanted) return;
-  const receivable = [...LIFECYCLE_EVENTS, ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter((t) => ACTIVITY[t]?.pluginType === plugin.type)];
+  const receivable = [
+    ...LIFECYCLE_EVENTS,
+    ...(Object.keys(ACTIVITY) as WebhookEventType[]).filter(
+      (t) => ACTIVITY[t]?.pluginType === plugin.type,
+    ),
+  ];
   throw new UserError(
     `${type} does not apply to plugin ${plugin.id}: it goes to ${wanted} plugins only, and this one is ${plugin.type === 'APP' ? 'an' : 'a'} ${String(plugin.type)} (it can receive ${receivable.join(', ')})`,
     EXIT.USAGE,
@@ -53,58 +58,104 @@ function requireApplicable(plugin: Plugin, type: WebhookEventType): void {
 }
 
 /** Makes the emulator emit one event to a plugin for real, and waits for the delivery's first attempt. */
-export async function triggerEvent(client: PlatformClient, request: TriggerRequest): Promise<TriggerResult> {
+export async function triggerEvent(
+  client: PlatformClient,
+  request: TriggerRequest,
+): Promise<TriggerResult> {
   const plugin = await client.plugins.get(request.pluginId);
   requireApplicable(plugin, request.type);
   if (!plugin.webhookUrl) {
-    throw new UserError(`plugin ${plugin.id} has no webhookUrl: set one in plugsmith.json and run \`plugsmith deploy\` (or \`plugsmith plugins update ${plugin.id} --webhook-url URL\`)`, EXIT.USAGE);
+    throw new UserError(
+      `plugin ${plugin.id} has no webhookUrl: set one in plugsmith.json and run \`plugsmith deploy\` (or \`plugsmith plugins update ${plugin.id} --webhook-url URL\`)`,
+      EXIT.USAGE,
+    );
   }
-  if (request.overrides?.length || request.data !== undefined) return emitCustom(client, plugin, request);
+  if (request.overrides?.length || request.data !== undefined)
+    return emitCustom(client, plugin, request);
   const type = request.type;
   if (type === 'WEBHOOK_CHALLENGE') return challenge(client, plugin);
-  if (type === 'PLUGIN_INSTALLED') return throughPlatform(client, plugin, request, () => install(client, plugin));
+  if (type === 'PLUGIN_INSTALLED')
+    return throughPlatform(client, plugin, request, () => install(client, plugin));
   const instance = await pickInstance(client, plugin, request);
   requireSubscription(plugin, instance, type);
   return throughPlatform(client, plugin, request, () => EMITTERS[type](client, plugin, instance));
 }
 
 /** The instance to act on: the one named, else the plugin's newest (on the right kind of entity). */
-async function pickInstance(client: PlatformClient, plugin: Plugin, request: TriggerRequest): Promise<PluginInstance> {
+async function pickInstance(
+  client: PlatformClient,
+  plugin: Plugin,
+  request: TriggerRequest,
+): Promise<PluginInstance> {
   const instances = await client.emulator.instancesOf(plugin.id);
   const entityType = ACTIVITY[request.type]?.entityType;
   const onEntity = entityType === 'AGENT' ? 'an agent' : 'a repository';
   if (request.instanceId) {
     const named = instances.find((i) => i.id === request.instanceId);
-    if (!named) throw new UserError(`plugin ${plugin.id} has no instance ${request.instanceId}${instances.length ? ` (its instances: ${instances.map((i) => i.id).join(', ')})` : ''}`, EXIT.NOT_FOUND);
+    if (!named)
+      throw new UserError(
+        `plugin ${plugin.id} has no instance ${request.instanceId}${instances.length ? ` (its instances: ${instances.map((i) => i.id).join(', ')})` : ''}`,
+        EXIT.NOT_FOUND,
+      );
     if (entityType && named.entityType !== entityType) {
-      throw new UserError(`${request.type} needs an instance on ${onEntity}; ${named.id} is on ${String(named.entityType).toLowerCase()} ${named.entityId}`, EXIT.USAGE);
+      throw new UserError(
+        `${request.type} needs an instance on ${onEntity}; ${named.id} is on ${String(named.entityType).toLowerCase()} ${named.entityId}`,
+        EXIT.USAGE,
+      );
     }
     return named;
   }
   const fitting = instances.filter((i) => !entityType || i.entityType === entityType);
   if (fitting.length === 0) {
-    const noun = plugin.type === 'DATA_PROVIDER' ? 'providers add REPOSITORY_ID' : plugin.type === 'EVENT_HANDLER' ? 'handlers add AGENT_ID' : 'apps add APP_ID';
+    const noun =
+      plugin.type === 'DATA_PROVIDER'
+        ? 'providers add REPOSITORY_ID'
+        : plugin.type === 'EVENT_HANDLER'
+          ? 'handlers add AGENT_ID'
+          : 'apps add APP_ID';
     const how = `\`plugsmith ${noun} --plugin ${plugin.id}\` or the manifest's "installs"`;
-    throw new UserError(`plugin ${plugin.id} has no instance${entityType ? ` on ${onEntity}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`, EXIT.NOT_FOUND);
+    throw new UserError(
+      `plugin ${plugin.id} has no instance${entityType ? ` on ${onEntity}` : ''}: run \`plugsmith trigger PLUGIN_INSTALLED --plugin ${plugin.id}\` (installs a sample one) or install it with ${how}`,
+      EXIT.NOT_FOUND,
+    );
   }
   return fitting[0];
 }
 
-function requireSubscription(plugin: Plugin, instance: PluginInstance | null, type: WebhookEventType): void {
+function requireSubscription(
+  plugin: Plugin,
+  instance: PluginInstance | null,
+  type: WebhookEventType,
+): void {
   if ((LIFECYCLE_EVENTS as readonly string[]).includes(type)) return;
   if (!plugin.events?.includes(type)) {
-    throw new UserError(`plugin ${plugin.id} does not subscribe to ${type}: add it to "events" in plugsmith.json and run \`plugsmith deploy\``, EXIT.USAGE);
+    throw new UserError(
+      `plugin ${plugin.id} does not subscribe to ${type}: add it to "events" in plugsmith.json and run \`plugsmith deploy\``,
+      EXIT.USAGE,
+    );
   }
   if (instance && !instance.events?.includes(type)) {
-    throw new UserError(`instance ${instance.id} does not subscribe to ${type} (its events: ${instance.events?.join(', ') || 'none'}); install it again with the event`, EXIT.USAGE);
+    throw new UserError(
+      `instance ${instance.id} does not subscribe to ${type} (its events: ${instance.events?.join(', ') || 'none'}); install it again with the event`,
+      EXIT.USAGE,
+    );
   }
 }
 
 /** Polls the log for a new delivery of the plugin (and instance) that has had its first attempt. */
-async function waitForDelivery(client: PlatformClient, match: { pluginId: string; type: string; pluginInstanceId: string }, before: Set<string>, timeoutMs = 15_000): Promise<Delivery | null> {
+async function waitForDelivery(
+  client: PlatformClient,
+  match: { pluginId: string; type: string; pluginInstanceId: string },
+  before: Set<string>,
+  timeoutMs = 15_000,
+): Promise<Delivery | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const page = await client.emulator.deliveries.list({ pluginId: match.pluginId, filters: { type: match.type, pluginInstanceId: match.pluginInstanceId }, limit: 20 });
+    const page = await client.emulator.deliveries.list({
+      pluginId: match.pluginId,
+      filters: { type: match.type, pluginInstanceId: match.pluginInstanceId },
+      limit: 20,
+    });
     const fresh = page.data.find((d) => !before.has(d.id));
     if (fresh && (fresh.attempts.length > 0 || fresh.status !== 'pending')) return fresh;
     if (Date.now() > deadline) return fresh ?? null;
@@ -113,7 +164,12 @@ async function waitForDelivery(client: PlatformClient, match: { pluginId: string
 }
 
 function knownOf(plugin: Plugin, instance: PluginInstance | null): Record<string, unknown> {
-  const known = { pluginId: plugin.id, orgId: plugin.orgId, events: plugin.events, scopes: plugin.scopes };
+  const known = {
+    pluginId: plugin.id,
+    orgId: plugin.orgId,
+    events: plugin.events,
+    scopes: plugin.scopes,
+  };
   if (!instance) return known;
   return {
     ...known,
@@ -128,8 +184,13 @@ function knownOf(plugin: Plugin, instance: PluginInstance | null): Record<string
 }
 
 /** `--set`/`--data`: the sample (or given) payload, emitted by the emulator's admin API, signed and logged like any delivery. */
-async function emitCustom(client: PlatformClient, plugin: Plugin, request: TriggerRequest): Promise<TriggerResult> {
-  const instance = request.type === 'WEBHOOK_CHALLENGE' ? null : await pickInstance(client, plugin, request);
+async function emitCustom(
+  client: PlatformClient,
+  plugin: Plugin,
+  request: TriggerRequest,
+): Promise<TriggerResult> {
+  const instance =
+    request.type === 'WEBHOOK_CHALLENGE' ? null : await pickInstance(client, plugin, request);
   requireSubscription(plugin, instance, request.type);
   const known = knownOf(plugin, instance);
   let conversationId: string | undefined;
@@ -143,17 +204,37 @@ async function emitCustom(client: PlatformClient, plugin: Plugin, request: Trigg
     const files = await client.repositories.files.list(String(instance.entityId), { limit: 1 });
     if (files.data[0]) Object.assign(known, { file: files.data[0], fileId: files.data[0].id });
   }
-  const data = applyOverrides(request.data ?? sampleData(request.type, known), request.overrides ?? []);
-  const delivery = (await client.emulator.emit({ type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id, data, mode: 'SYNC' }));
-  const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance?.id ?? null, via: 'the emulator\'s admin API (POST /_emulator/events) with your payload', delivery };
+  const data = applyOverrides(
+    request.data ?? sampleData(request.type, known),
+    request.overrides ?? [],
+  );
+  const delivery = await client.emulator.emit({
+    type: request.type,
+    pluginId: plugin.id,
+    pluginInstanceId: instance?.id,
+    data,
+    mode: 'SYNC',
+  });
+  const result = {
+    type: request.type,
+    pluginId: plugin.id,
+    pluginInstanceId: instance?.id ?? null,
+    via: "the emulator's admin API (POST /_emulator/events) with your payload",
+    delivery,
+  };
   if (!conversationId) return result;
-  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversationId, undefined, request.timeoutMs) : null;
+  const reply =
+    delivery?.status === 'delivered'
+      ? await waitForReply(client, conversationId, undefined, request.timeoutMs)
+      : null;
   return { ...result, conversationId, reply };
 }
 
 async function challenge(client: PlatformClient, plugin: Plugin): Promise<TriggerResult> {
   const result = await client.plugins.verifyWebhook(plugin.id);
-  const delivery = result.deliveryId ? await client.emulator.deliveries.get(result.deliveryId) : null;
+  const delivery = result.deliveryId
+    ? await client.emulator.deliveries.get(result.deliveryId)
+    : null;
   return {
     type: 'WEBHOOK_CHALLENGE',
     pluginId: plugin.id,
@@ -174,15 +255,38 @@ interface Emitted {
 }
 
 /** Runs the platform action that emits the event, then waits for the delivery's first attempt (and a message's reply). */
-async function throughPlatform(client: PlatformClient, plugin: Plugin, request: TriggerRequest, act: () => Promise<Emitted>): Promise<TriggerResult> {
+async function throughPlatform(
+  client: PlatformClient,
+  plugin: Plugin,
+  request: TriggerRequest,
+  act: () => Promise<Emitted>,
+): Promise<TriggerResult> {
   // The plugin's deliveries of the type so far, to tell the new one apart.
-  const earlier = await client.emulator.deliveries.list({ pluginId: plugin.id, filters: { type: request.type }, limit: 100 });
+  const earlier = await client.emulator.deliveries.list({
+    pluginId: plugin.id,
+    filters: { type: request.type },
+    limit: 100,
+  });
   const before = new Set(earlier.data.map((d) => d.id));
   const { instance, via, conversationId, messageId } = await act();
-  const delivery = await waitForDelivery(client, { pluginId: plugin.id, type: request.type, pluginInstanceId: instance.id }, before, request.timeoutMs);
-  const result = { type: request.type, pluginId: plugin.id, pluginInstanceId: instance.id, via, delivery };
+  const delivery = await waitForDelivery(
+    client,
+    { pluginId: plugin.id, type: request.type, pluginInstanceId: instance.id },
+    before,
+    request.timeoutMs,
+  );
+  const result = {
+    type: request.type,
+    pluginId: plugin.id,
+    pluginInstanceId: instance.id,
+    via,
+    delivery,
+  };
   if (!conversationId) return result;
-  const reply = delivery?.status === 'delivered' ? await waitForReply(client, conversationId, messageId, request.timeoutMs) : null;
+  const reply =
+    delivery?.status === 'delivered'
+      ? await waitForReply(client, conversationId, messageId, request.timeoutMs)
+      : null;
   return { ...result, conversationId, reply };
 }
 
@@ -204,37 +308,76 @@ async function install(client: PlatformClient, plugin: Plugin): Promise<Emitted>
   };
   if (plugin.type === 'DATA_PROVIDER') {
     const repos = await client.repositories.listByOrg(orgId, { limit: 1 });
-    const repositoryId = repos.data[0]?.id ?? (await client.repositories.createInOrg(orgId, { name: 'Sample repository (plugsmith trigger)' })).id;
-    return { instance: await client.dataProviders.add(repositoryId, body), via: `POST /api/repositories/${repositoryId}/data-providers` };
+    const repositoryId =
+      repos.data[0]?.id ??
+      (
+        await client.repositories.createInOrg(orgId, {
+          name: 'Sample repository (plugsmith trigger)',
+        })
+      ).id;
+    return {
+      instance: await client.dataProviders.add(repositoryId, body),
+      via: `POST /api/repositories/${repositoryId}/data-providers`,
+    };
   }
   if (plugin.type === 'EVENT_HANDLER') {
     const agent = (await client.emulator.agentsOf(orgId))[0];
-    if (!agent) throw new UserError(`org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`, EXIT.USAGE);
-    return { instance: await client.agentPlugins.attach(agent.id, body), via: `POST /api/agents/${agent.id}/plugins` };
+    if (!agent)
+      throw new UserError(
+        `org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`,
+        EXIT.USAGE,
+      );
+    return {
+      instance: await client.agentPlugins.attach(agent.id, body),
+      via: `POST /api/agents/${agent.id}/plugins`,
+    };
   }
   const appId = String(sampleValue('PLUGIN_INSTALLED', 'appId'));
-  return { instance: await client.appPlugins.attach(appId, { ...body, orgId }), via: `POST /api/apps/${appId}/plugins` };
+  return {
+    instance: await client.appPlugins.attach(appId, { ...body, orgId }),
+    via: `POST /api/apps/${appId}/plugins`,
+  };
 }
 
 /** The platform actions that emit the events about an existing instance. */
-type Emitter = (client: PlatformClient, plugin: Plugin, instance: PluginInstance) => Promise<Emitted>;
-const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_INSTALLED'>, Emitter> = {
+type Emitter = (
+  client: PlatformClient,
+  plugin: Plugin,
+  instance: PluginInstance,
+) => Promise<Emitted>;
+const EMITTERS: Record<
+  Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_INSTALLED'>,
+  Emitter
+> = {
   async PLUGIN_UNINSTALLED(client, _plugin, instance) {
     const entityId = String(instance.entityId);
     const route = ENTITY_ROUTES[instance.entityType];
     await client[route.resource].remove(entityId, instance.id);
-    return { instance, via: `DELETE /api/${route.path}/${entityId}/${route.collection}/${instance.id}` };
+    return {
+      instance,
+      via: `DELETE /api/${route.path}/${entityId}/${route.collection}/${instance.id}`,
+    };
   },
   async AGENT_MESSAGE_RECEIVED(client, _plugin, instance) {
     const { character, conversation } = await openConversation(client, String(instance.entityId));
-    const sent = await client.messaging.messages.send(conversation.id, { content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')), type: 'TEXT' });
+    const sent = await client.messaging.messages.send(conversation.id, {
+      content: String(sampleValue('AGENT_MESSAGE_RECEIVED', 'text')),
+      type: 'TEXT',
+    });
     const via = `a user message to ${character.name} (${character.id}) in conversation ${conversation.id}`;
     return { instance, via, conversationId: conversation.id, messageId: sent.id };
   },
   async REPOSITORY_FILE_ADDED(client, plugin, instance) {
     const repositoryId = String(instance.entityId);
-    const fileId = await addSampleFile(client, String(instance.orgId ?? plugin.orgId), repositoryId);
-    return { instance, via: `an upload of ${String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'))} (${fileId}) added to repository ${repositoryId}` };
+    const fileId = await addSampleFile(
+      client,
+      String(instance.orgId ?? plugin.orgId),
+      repositoryId,
+    );
+    return {
+      instance,
+      via: `an upload of ${String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'))} (${fileId}) added to repository ${repositoryId}`,
+    };
   },
   async REPOSITORY_FILE_REMOVED(client, plugin, instance) {
     const repositoryId = String(instance.entityId);
@@ -251,14 +394,30 @@ const EMITTERS: Record<Exclude<WebhookEventType, 'WEBHOOK_CHALLENGE' | 'PLUGIN_I
 };
 
 /** A new conversation with the agent's first character, or a usage error saying how to create one. */
-async function openConversation(client: PlatformClient, agentId: string): Promise<{ character: { id: string; name: string }; conversation: { id: string } }> {
-  const character = (await client.emulator.characters.list({ filters: { agentId }, limit: 100 })).data[0];
-  if (!character) throw new UserError(`agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`, EXIT.USAGE);
-  return { character, conversation: await client.messaging.conversations.create({ characterId: character.id }) };
+async function openConversation(
+  client: PlatformClient,
+  agentId: string,
+): Promise<{ character: { id: string; name: string }; conversation: { id: string } }> {
+  const character = (await client.emulator.characters.list({ filters: { agentId }, limit: 100 }))
+    .data[0];
+  if (!character)
+    throw new UserError(
+      `agent ${agentId} has no character to write to: create one with POST /_emulator/characters {"orgId": …, "agentId": "${agentId}", "name": …}`,
+      EXIT.USAGE,
+    );
+  return {
+    character,
+    conversation: await client.messaging.conversations.create({ characterId: character.id }),
+  };
 }
 
 /** Polls the conversation for the plugin's finished character message after `after` (the user's), until the time is up. */
-async function waitForReply(client: PlatformClient, conversationId: string, after: string | undefined, timeoutMs = 15_000): Promise<Message | null> {
+async function waitForReply(
+  client: PlatformClient,
+  conversationId: string,
+  after: string | undefined,
+  timeoutMs = 15_000,
+): Promise<Message | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const page = await client.messaging.messages.list(conversationId, { after, limit: 100 });
@@ -271,13 +430,24 @@ async function waitForReply(client: PlatformClient, conversationId: string, afte
 }
 
 /** Uploads the fixture's sample file and adds it to the repository (which emits REPOSITORY_FILE_ADDED). */
-async function addSampleFile(client: PlatformClient, orgId: string, repositoryId: string): Promise<string> {
+async function addSampleFile(
+  client: PlatformClient,
+  orgId: string,
+  repositoryId: string,
+): Promise<string> {
   const fileName = String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'));
   const contentType = String(sampleValue('REPOSITORY_FILE_ADDED', 'contentType'));
   const bytes = Buffer.from(String(sampleValue('REPOSITORY_FILE_ADDED', 'content')));
-  const urls = await client.uploads.generateUploadUrls({ files: [{ fileName, contentType, fileSize: bytes.length }], parentId: orgId, parentType: 'ORG' });
+  const urls = await client.uploads.generateUploadUrls({
+    files: [{ fileName, contentType, fileSize: bytes.length }],
+    parentId: orgId,
+    parentType: 'ORG',
+  });
   const { signedUrl, fileRecord } = urls.files[0];
-  await client.uploads.uploadFile(signedUrl, Readable.from([bytes]), { size: bytes.length, contentType });
+  await client.uploads.uploadFile(signedUrl, Readable.from([bytes]), {
+    size: bytes.length,
+    contentType,
+  });
   await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
   await client.repositories.files.add(repositoryId, fileRecord.id);
   return fileRecord.id;

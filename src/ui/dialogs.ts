@@ -7,20 +7,45 @@ function terminal(io: Io) {
   return { input: io.stdin, output: rawStream(io.stderr) };
 }
 
-function safeChoices<C extends { name?: string; description?: string; value: string }>(choices: C[]): C[] {
-  return choices.map((c) => ({ ...c, name: escapeControls(c.name ?? c.value), description: c.description && escapeControls(c.description) }));
+function safeChoices<C extends { name?: string; description?: string; value: string }>(
+  choices: C[],
+): C[] {
+  return choices.map((c) => ({
+    ...c,
+    name: escapeControls(c.name ?? c.value),
+    description: c.description && escapeControls(c.description),
+  }));
 }
 
 /** Every prompt goes through here; without a terminal or under CI the missing value is a usage error naming its flag. */
 function prompts(io: Io, flag: string, what: string) {
-  if (!io.interactive) throw new UserError(`missing ${what.replace(/[?:]\s*$/, '').toLowerCase()}: pass ${flag} (no prompts without a terminal or under CI)`, EXIT.USAGE);
+  if (!io.interactive)
+    throw new UserError(
+      `missing ${what.replace(/[?:]\s*$/, '').toLowerCase()}: pass ${flag} (no prompts without a terminal or under CI)`,
+      EXIT.USAGE,
+    );
   return import('@inquirer/prompts');
 }
 
 /** Asks for a line of text. */
-export async function askText(io: Io, opts: { flag: string; message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
+export async function askText(
+  io: Io,
+  opts: {
+    flag: string;
+    message: string;
+    default?: string;
+    validate?: (v: string) => true | string;
+  },
+): Promise<string> {
   const { input } = await prompts(io, opts.flag, opts.message);
-  return input({ message: escapeControls(opts.message), default: opts.default === undefined ? undefined : escapeControls(opts.default), validate: opts.validate }, terminal(io));
+  return input(
+    {
+      message: escapeControls(opts.message),
+      default: opts.default === undefined ? undefined : escapeControls(opts.default),
+      validate: opts.validate,
+    },
+    terminal(io),
+  );
 }
 
 /** Asks for a secret, masked. */
@@ -30,19 +55,47 @@ export async function askSecret(io: Io, opts: { flag: string; message: string })
 }
 
 /** Asks for one of the choices. */
-export async function askChoice<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; description?: string }>; default?: T }): Promise<T> {
+export async function askChoice<T extends string>(
+  io: Io,
+  opts: {
+    flag: string;
+    message: string;
+    choices: Array<{ value: T; name?: string; description?: string }>;
+    default?: T;
+  },
+): Promise<T> {
   const { select } = await prompts(io, opts.flag, opts.message);
-  return select({ message: escapeControls(opts.message), choices: safeChoices(opts.choices), default: opts.default }, terminal(io));
+  return select(
+    {
+      message: escapeControls(opts.message),
+      choices: safeChoices(opts.choices),
+      default: opts.default,
+    },
+    terminal(io),
+  );
 }
 
 /** Asks for any of the choices. */
-export async function askMany<T extends string>(io: Io, opts: { flag: string; message: string; choices: Array<{ value: T; name?: string; checked?: boolean }> }): Promise<T[]> {
+export async function askMany<T extends string>(
+  io: Io,
+  opts: {
+    flag: string;
+    message: string;
+    choices: Array<{ value: T; name?: string; checked?: boolean }>;
+  },
+): Promise<T[]> {
   const { checkbox } = await prompts(io, opts.flag, opts.message);
-  return checkbox({ message: escapeControls(opts.message), choices: safeChoices(opts.choices) }, terminal(io));
+  return checkbox(
+    { message: escapeControls(opts.message), choices: safeChoices(opts.choices) },
+    terminal(io),
+  );
 }
 
 /** Asks yes or no. */
-export async function confirm(io: Io, opts: { flag: string; message: string; default?: boolean }): Promise<boolean> {
+export async function confirm(
+  io: Io,
+  opts: { flag: string; message: string; default?: boolean },
+): Promise<boolean> {
   const { confirm: ask } = await prompts(io, opts.flag, 'confirmation');
   return ask({ message: escapeControls(opts.message), default: opts.default }, terminal(io));
 }

@@ -15,7 +15,8 @@ export function editDistance(a: string, b: string): number {
     for (let i = 1; i <= a.length; i++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];
@@ -25,10 +26,20 @@ export function editDistance(a: string, b: string): number {
 export function closest(word: string, candidates: readonly string[]): string[] {
   const near = [...new Set(candidates)]
     .filter((candidate) => candidate.length > 1)
-    .map((candidate) => ({ candidate, distance: editDistance(word, candidate), length: Math.max(word.length, candidate.length) }))
-    .filter(({ distance, length }) => distance <= MAX_DISTANCE && (length - distance) / length > MIN_SIMILARITY);
+    .map((candidate) => ({
+      candidate,
+      distance: editDistance(word, candidate),
+      length: Math.max(word.length, candidate.length),
+    }))
+    .filter(
+      ({ distance, length }) =>
+        distance <= MAX_DISTANCE && (length - distance) / length > MIN_SIMILARITY,
+    );
   const best = Math.min(...near.map((n) => n.distance));
-  return near.filter((n) => n.distance === best).map((n) => n.candidate).sort((a, b) => a.localeCompare(b));
+  return near
+    .filter((n) => n.distance === best)
+    .map((n) => n.candidate)
+    .sort((a, b) => a.localeCompare(b));
 }
 
 /** `\n(Did you mean trigger?)`, worded as commander words it for options, or '' when nothing is close. */

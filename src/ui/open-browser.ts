@@ -18,7 +18,13 @@ function opener(url: string): { command: string; args: string[] } {
   return { command: 'xdg-open', args: [url] };
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 const html = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 /** A page that sends the browser on to `url` at once (the meta refresh works without scripts). */
@@ -50,7 +56,8 @@ async function sweepOldPages(): Promise<void> {
     const dir = join(root, name);
     const info = await lstat(dir).catch(() => null);
     if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
-    if (Date.now() - info.mtimeMs > REDIRECT_PAGE_LIFETIME_MS) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    if (Date.now() - info.mtimeMs > REDIRECT_PAGE_LIFETIME_MS)
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
@@ -67,7 +74,10 @@ async function privateRedirect(url: string): Promise<string> {
     await file.close();
   }
   // Unref'd: it never keeps a command running, and goes with the process.
-  setTimeout(() => void rm(dir, { recursive: true, force: true }).catch(() => undefined), REDIRECT_PAGE_LIFETIME_MS).unref();
+  setTimeout(
+    () => void rm(dir, { recursive: true, force: true }).catch(() => undefined),
+    REDIRECT_PAGE_LIFETIME_MS,
+  ).unref();
   return page;
 }
 

@@ -21,9 +21,17 @@ function cell(value: unknown): string {
 }
 
 /** Renders rows as an aligned text table, truncating long cells to the terminal width. */
-export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: string) => string; width?: number } = {}): string {
-  const cells = rows.map((r) => columns.map((c) => escapeControls(cell(c.value(r)).replace(/\s+/g, ' '))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i].length)));
+export function table<T>(
+  rows: T[],
+  columns: Column<T>[],
+  options: { bold?: (s: string) => string; width?: number } = {},
+): string {
+  const cells = rows.map((r) =>
+    columns.map((c) => escapeControls(cell(c.value(r)).replace(/\s+/g, ' '))),
+  );
+  const widths = columns.map((c, i) =>
+    Math.max(c.header.length, ...cells.map((row) => row[i].length)),
+  );
   const max = options.width ?? 0;
   let total = widths.reduce((a, b) => a + b + 2, 0);
   // Shrink the widest column until it fits, but never below 12 characters.
@@ -35,13 +43,31 @@ export function table<T>(rows: T[], columns: Column<T>[], options: { bold?: (s: 
   }
   const fit = (s: string, w: number) => shorten(s, w).padEnd(w);
   const bold = options.bold ?? ((s: string) => s);
-  const lines = [bold(columns.map((c, i) => fit(c.header, widths[i])).join('  ').trimEnd())];
-  for (const row of cells) lines.push(row.map((v, i) => fit(v, widths[i])).join('  ').trimEnd());
+  const lines = [
+    bold(
+      columns
+        .map((c, i) => fit(c.header, widths[i]))
+        .join('  ')
+        .trimEnd(),
+    ),
+  ];
+  for (const row of cells)
+    lines.push(
+      row
+        .map((v, i) => fit(v, widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
   return lines.join('\n') + '\n';
 }
 
 /** Prints a command's result: JSON on stdout with --json, otherwise the human rendering. */
-export function printResult(io: Io, global: GlobalOptions, data: unknown, human: () => string): void {
+export function printResult(
+  io: Io,
+  global: GlobalOptions,
+  data: unknown,
+  human: () => string,
+): void {
   io.stdout.write(global.json ? JSON.stringify(data, null, 2) + '\n' : human());
 }
 
@@ -53,7 +79,16 @@ export function note(io: Io, global: GlobalOptions, message: string): void {
 
 /** Key: value lines for one record. */
 export function details(record: Record<string, unknown>, keys?: string[]): string {
-  const entries = (keys ?? Object.keys(record)).filter((k) => record[k] !== undefined).map((k) => [k, record[k]] as const);
+  const entries = (keys ?? Object.keys(record))
+    .filter((k) => record[k] !== undefined)
+    .map((k) => [k, record[k]] as const);
   const width = Math.max(0, ...entries.map(([k]) => k.length));
-  return entries.map(([k, v]) => `${escapeControls(k.padEnd(width))}  ${escapeControls(typeof v === 'object' && v !== null ? JSON.stringify(v) : cell(v))}`).join('\n') + '\n';
+  return (
+    entries
+      .map(
+        ([k, v]) =>
+          `${escapeControls(k.padEnd(width))}  ${escapeControls(typeof v === 'object' && v !== null ? JSON.stringify(v) : cell(v))}`,
+      )
+      .join('\n') + '\n'
+  );
 }

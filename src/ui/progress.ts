@@ -31,7 +31,10 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A one-line progress bar on stderr, only for a person at a terminal (not with --quiet). */
-export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quiet' | 'color'>): TransferProgress {
+export function createTransferProgress(
+  io: Io,
+  global: Pick<GlobalOptions, 'quiet' | 'color'>,
+): TransferProgress {
   // The bar redraws its line with control characters, which the filtered stream would escape: it escapes the names itself.
   const stream = rawStream(io.stderr) as Io['stderr'] & { columns?: number };
   if (!stream.isTTY || global.quiet) return NONE;
@@ -47,7 +50,8 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
   function line(): string {
     let bytes = finishedBytes;
     for (const s of sent.values()) bytes += s.bytes;
-    const ratio = totalBytes > 0 ? Math.min(1, bytes / totalBytes) : finishedFiles / Math.max(1, totalFiles);
+    const ratio =
+      totalBytes > 0 ? Math.min(1, bytes / totalBytes) : finishedFiles / Math.max(1, totalFiles);
     const width = 24;
     const filled = Math.round(ratio * width);
     const bar = style.cyan('█'.repeat(filled)) + style.dim('░'.repeat(width - filled));
@@ -57,7 +61,9 @@ export function createTransferProgress(io: Io, global: Pick<GlobalOptions, 'quie
     const columns = stream.columns && stream.columns >= 40 ? stream.columns : 80;
     // Cut the plain tail (the file names) so the line never wraps; the coloured bar comes first.
     const visible = stripVTControlCharacters(text);
-    return visible.length > columns - 1 ? text.slice(0, text.length - (visible.length - (columns - 1))) : text;
+    return visible.length > columns - 1
+      ? text.slice(0, text.length - (visible.length - (columns - 1)))
+      : text;
   }
 
   function draw(force = false): void {

@@ -3,7 +3,10 @@ import { env } from '../config/env.js';
 import type { Io } from './io.js';
 
 /** chalk (and supports-color, tty, os) loads only with a terminal on stdout or stderr and NO_COLOR unset: scripts and CI never load it. */
-const chalk = !env.noColor() && (process.stdout.isTTY || process.stderr.isTTY) ? await import('chalk') : undefined;
+const chalk =
+  !env.noColor() && (process.stdout.isTTY || process.stderr.isTTY)
+    ? await import('chalk')
+    : undefined;
 
 const COLOURS = ['bold', 'dim', 'green', 'red', 'yellow', 'cyan'] as const;
 
@@ -11,7 +14,11 @@ const COLOURS = ['bold', 'dim', 'green', 'red', 'yellow', 'cyan'] as const;
 export type Style = Record<(typeof COLOURS)[number], (s: string) => string>;
 
 /** The style for stdout (default) or stderr: colour only on a terminal, unless `--no-color` or NO_COLOR. */
-export function styleFor(io: Io, global: Pick<GlobalOptions, 'color'>, stream: 'stdout' | 'stderr' = 'stdout'): Style {
+export function styleFor(
+  io: Io,
+  global: Pick<GlobalOptions, 'color'>,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): Style {
   if (!chalk || !global.color || env.noColor() || !io[stream].isTTY) return PLAIN;
   const { Chalk, supportsColor } = chalk;
   return new Chalk({ level: Math.max(1, supportsColor ? supportsColor.level : 1) as 1 | 2 | 3 });

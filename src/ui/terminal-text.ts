@@ -8,7 +8,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** The same, but for line feed and tab, which lay out multi-line text. */
 const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** An SGR sequence the style module writes (reset, bold, dim and its colours), captured; else a control but layout. */
-const OWN_SGR_OR_CONTROL = /(\u001b\[(?:(?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const OWN_SGR_OR_CONTROL =
+  /(\u001b\[(?:(?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 
@@ -24,12 +25,18 @@ export function escapeControlsKeepLayout(text: string): string {
 
 /** Text on its way to a person's terminal: the CLI's own colours kept, every other control made visible. */
 export function terminalText(text: string): string {
-  return text.replace(OWN_SGR_OR_CONTROL, (match, sgr: string | undefined) => sgr ?? visible(match));
+  return text.replace(
+    OWN_SGR_OR_CONTROL,
+    (match, sgr: string | undefined) => sgr ?? visible(match),
+  );
 }
 
 /** Stdout under --json: controls but LF and tab become `\u00XX` (JSON.stringify leaves DEL and C1 raw; escaped, they parse the same). */
 function jsonText(text: string): string {
-  return text.replace(CONTROL_BUT_LAYOUT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    CONTROL_BUT_LAYOUT,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 const RAW = Symbol('plugsmith.rawStream');
@@ -39,15 +46,25 @@ type Stream = Io['stdout'] | Io['stderr'];
 /** A stream whose `write` passes text through `filter`; everything else is the stream itself. */
 function filtered<S extends Stream>(stream: S, filter: (text: string) => string): S {
   const write = (chunk: unknown, ...rest: unknown[]): boolean => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : chunk;
-    return (stream.write as (...args: unknown[]) => boolean)(typeof text === 'string' ? filter(text) : text, ...rest);
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+          ? Buffer.from(chunk).toString('utf8')
+          : chunk;
+    return (stream.write as (...args: unknown[]) => boolean)(
+      typeof text === 'string' ? filter(text) : text,
+      ...rest,
+    );
   };
   return new Proxy(stream, {
     get(target, key) {
       if (key === 'write') return write;
       if (key === RAW) return target;
       const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return typeof value === 'function'
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
     },
   });
 }

@@ -17,10 +17,13 @@ export interface ChallengeAnswer {
  * `{ "challenge": <value> }`, or text/plain that is exactly the value); the emulator and `check` both judge with it.
  */
 export function challengeAnswerProblem(answer: ChallengeAnswer, challenge: string): string | null {
-  if (answer.status < 200 || answer.status > 299) return `the webhook answered HTTP ${answer.status}; it must answer 2xx with {"challenge": "<the value sent>"}`;
+  if (answer.status < 200 || answer.status > 299)
+    return `the webhook answered HTTP ${answer.status}; it must answer 2xx with {"challenge": "<the value sent>"}`;
   const contentType = answer.contentType.toLowerCase();
   if (contentType.startsWith('text/plain')) {
-    return answer.body === challenge ? null : `the text/plain answer is not exactly the challenge value sent`;
+    return answer.body === challenge
+      ? null
+      : `the text/plain answer is not exactly the challenge value sent`;
   }
   let parsed: unknown;
   try {
@@ -31,5 +34,7 @@ export function challengeAnswerProblem(answer: ChallengeAnswer, challenge: strin
   if (typeof parsed !== 'object' || parsed === null || !('challenge' in parsed)) {
     return 'the JSON answer has no "challenge" field: answer {"challenge": "<the value sent>"}';
   }
-  return (parsed as { challenge: unknown }).challenge === challenge ? null : 'the "challenge" in the answer is not the value sent';
+  return (parsed as { challenge: unknown }).challenge === challenge
+    ? null
+    : 'the "challenge" in the answer is not the value sent';
 }

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 
 // The events the platform posts to a plugin's webhook URL: the emulator builds them, plugin authors receive them.
-import { EVENT_KINDS, LIFECYCLE_EVENTS, type EventKind, type File, type LifecycleEventKind, type WebhookEventBodies, type WebhookEventDataMap } from '../contract/index.js';
+import {
+  EVENT_KINDS,
+  LIFECYCLE_EVENTS,
+  type EventKind,
+  type File,
+  type LifecycleEventKind,
+  type WebhookEventBodies,
+  type WebhookEventDataMap,
+} from '../contract/index.js';
 
 export type { PluginInstance, Message, WebhookEventDataMap } from '../contract/index.js';
 
@@ -50,10 +58,16 @@ export interface WebhookEventInit<T extends WebhookEventType> {
 }
 
 /** Builds a well-formed event envelope (for the emulator's dispatcher and for plugin authors' tests). */
-export function createWebhookEvent<T extends WebhookEventType>(type: T, init: WebhookEventInit<T>): WebhookEventOf<T>;
+export function createWebhookEvent<T extends WebhookEventType>(
+  type: T,
+  init: WebhookEventInit<T>,
+): WebhookEventOf<T>;
 // One implementation for every kind: TypeScript cannot relate an object built for a generic kind
 // to the union member of that kind, so the typed signature above is the one callers see.
-export function createWebhookEvent(type: WebhookEventType, init: WebhookEventInit<WebhookEventType>): object {
+export function createWebhookEvent(
+  type: WebhookEventType,
+  init: WebhookEventInit<WebhookEventType>,
+): object {
   const createdAt = init.createdAt ?? new Date();
   return {
     id: init.id ?? `evt_${randomUUID().replaceAll('-', '')}`,

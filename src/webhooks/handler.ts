@@ -1,7 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { answerChallenge } from './challenge.js';
 import { WebhookVerificationError } from './errors.js';
-import { isWebhookEventType, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './events.js';
+import {
+  isWebhookEventType,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventType,
+} from './events.js';
 import type { WebhookRequestHeaders } from './headers.js';
 import { RawBodyError, readRawBody, type WebhookIncomingMessage } from './raw-body.js';
 import { decodeWebhookSecret, verifyWebhook, type WebhookBody } from './signing.js';
@@ -13,7 +18,9 @@ export type WebhookHandlerResult = object | void;
 
 /** One optional handler per event kind, each given the event narrowed to its kind. */
 export type WebhookHandlers = {
-  [T in WebhookEventType]?: (event: WebhookEventOf<T>) => WebhookHandlerResult | Promise<WebhookHandlerResult>;
+  [T in WebhookEventType]?: (
+    event: WebhookEventOf<T>,
+  ) => WebhookHandlerResult | Promise<WebhookHandlerResult>;
 };
 
 /** Configuration shared by `handleWebhook` and `createWebhookHandler`. */
@@ -62,7 +69,9 @@ export async function handleWebhook(
 ): Promise<WebhookResponse> {
   let event: WebhookEvent;
   try {
-    event = verifyWebhook(rawBody, headers, options.secret, { toleranceSeconds: options.toleranceSeconds });
+    event = verifyWebhook(rawBody, headers, options.secret, {
+      toleranceSeconds: options.toleranceSeconds,
+    });
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     return error.code === 'INVALID_PAYLOAD'
@@ -75,7 +84,9 @@ export async function handleWebhook(
   try {
     const result = await handler(event);
     // A challenge handler that returns nothing only observes the event; the URL still gets verified.
-    return result === undefined || result === null ? acknowledge(event) : { status: 200, body: result };
+    return result === undefined || result === null
+      ? acknowledge(event)
+      : { status: 200, body: result };
   } catch (error) {
     await reportSafely(options, error, event);
     // The handler's message may hold internals; the platform's delivery log shows only the event kind.
@@ -100,14 +111,22 @@ export function createWebhookHandler(
     try {
       if (req.method !== 'POST') {
         res.setHeader('allow', 'POST');
-        answer = failure(405, 'METHOD_NOT_ALLOWED', `webhooks are delivered with POST, not ${req.method}`);
+        answer = failure(
+          405,
+          'METHOD_NOT_ALLOWED',
+          `webhooks are delivered with POST, not ${req.method}`,
+        );
       } else {
         answer = await handleWebhook(await readRawBody(req, maxBytes), req.headers, options);
       }
     } catch (error) {
       if (error instanceof RawBodyError) {
         if (error.status === 413) res.setHeader('connection', 'close');
-        answer = failure(error.status, error.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'SERVER_ERROR', error.message);
+        answer = failure(
+          error.status,
+          error.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'SERVER_ERROR',
+          error.message,
+        );
       } else {
         answer = failure(500, 'SERVER_ERROR', 'the webhook could not be handled');
       }
@@ -118,10 +137,15 @@ export function createWebhookHandler(
 
 /** The default success answer: the challenge echoed back, else `{ ok: true }`. */
 function acknowledge(event: WebhookEvent): WebhookResponse {
-  return { status: 200, body: event.type === 'WEBHOOK_CHALLENGE' ? answerChallenge(event) : { ok: true } };
+  return {
+    status: 200,
+    body: event.type === 'WEBHOOK_CHALLENGE' ? answerChallenge(event) : { ok: true },
+  };
 }
 
-type AnyEventHandler = (event: WebhookEvent) => WebhookHandlerResult | Promise<WebhookHandlerResult>;
+type AnyEventHandler = (
+  event: WebhookEvent,
+) => WebhookHandlerResult | Promise<WebhookHandlerResult>;
 
 function handlerFor(on: WebhookHandlers, type: string): AnyEventHandler | undefined {
   // Own properties only: a type such as "constructor" must not reach Object.prototype.
@@ -129,7 +153,11 @@ function handlerFor(on: WebhookHandlers, type: string): AnyEventHandler | undefi
   return on[type] as AnyEventHandler | undefined;
 }
 
-async function reportSafely(options: WebhookHandlerOptions, error: unknown, event: WebhookEvent): Promise<void> {
+async function reportSafely(
+  options: WebhookHandlerOptions,
+  error: unknown,
+  event: WebhookEvent,
+): Promise<void> {
   try {
     await options.onError?.(error, event);
   } catch {
@@ -139,7 +167,8 @@ async function reportSafely(options: WebhookHandlerOptions, error: unknown, even
 
 function verifySecretShape(secret: string | readonly string[]): void {
   const secrets = typeof secret === 'string' ? [secret] : secret;
-  if (secrets.length === 0) throw new TypeError("createWebhookHandler needs the plugin's webhookSecret");
+  if (secrets.length === 0)
+    throw new TypeError("createWebhookHandler needs the plugin's webhookSecret");
   for (const one of secrets) decodeWebhookSecret(one);
 }
 

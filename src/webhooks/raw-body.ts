@@ -14,7 +14,10 @@ export class RawBodyError extends Error {
 }
 
 /** The exact bytes of the request body: a framework's `rawBody`/`body` when it kept them, else read from the stream. */
-export async function readRawBody(req: WebhookIncomingMessage, maxBytes: number): Promise<string | Uint8Array> {
+export async function readRawBody(
+  req: WebhookIncomingMessage,
+  maxBytes: number,
+): Promise<string | Uint8Array> {
   if (isRaw(req.rawBody)) return req.rawBody;
   if (isRaw(req.body)) return req.body;
   if (req.body !== undefined && req.body !== null) {
@@ -25,7 +28,10 @@ export async function readRawBody(req: WebhookIncomingMessage, maxBytes: number)
     );
   }
   if (req.readableEnded) {
-    throw new RawBodyError(500, 'the request body was already read by something else; pass it as req.rawBody');
+    throw new RawBodyError(
+      500,
+      'the request body was already read by something else; pass it as req.rawBody',
+    );
   }
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) throw tooLarge(maxBytes);

@@ -25,7 +25,9 @@ export function decodeWebhookSecret(secret: string): Buffer {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   // Node's base64 decoder skips bad characters silently, which would hide a mangled secret.
   if (encoded.length % 4 === 1 || !BASE64.test(encoded)) {
-    throw new TypeError('invalid webhook secret: expected "whsec_" followed by base64 (the plugin\'s webhookSecret)');
+    throw new TypeError(
+      'invalid webhook secret: expected "whsec_" followed by base64 (the plugin\'s webhookSecret)',
+    );
   }
   return Buffer.from(encoded, 'base64');
 }
@@ -47,7 +49,9 @@ export function signWebhook({ id, timestamp, body, secret }: SignWebhookInput): 
   }
   const secrets = typeof secret === 'string' ? [secret] : secret;
   if (secrets.length === 0) throw new TypeError('no webhook secret to sign with');
-  return secrets.map((one) => `v1,${digest(decodeWebhookSecret(one), id, String(timestamp), body)}`).join(' ');
+  return secrets
+    .map((one) => `v1,${digest(decodeWebhookSecret(one), id, String(timestamp), body)}`)
+    .join(' ');
 }
 
 /** The headers of one signed delivery. */
@@ -60,7 +64,9 @@ export interface WebhookHeaders {
 }
 
 /** Headers for delivering `body`; the timestamp defaults to now (a retry must be signed anew). */
-export function webhookHeaders(input: Omit<SignWebhookInput, 'timestamp'> & { timestamp?: number }): WebhookHeaders {
+export function webhookHeaders(
+  input: Omit<SignWebhookInput, 'timestamp'> & { timestamp?: number },
+): WebhookHeaders {
   const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
   return {
     'webhook-id': input.id,
@@ -98,7 +104,10 @@ export function verifyWebhook(
   const matched = keys.some((key) => {
     const expected = Buffer.from(digest(key, id, timestampText, rawBody));
     // Compare every candidate without stopping early, so timing says nothing about which matched.
-    return candidates.reduce((found, candidate) => constantTimeEqual(expected, candidate) || found, false);
+    return candidates.reduce(
+      (found, candidate) => constantTimeEqual(expected, candidate) || found,
+      false,
+    );
   });
   if (!matched) {
     throw new WebhookVerificationError(
@@ -119,7 +128,10 @@ function singleHeader(headers: WebhookRequestHeaders, name: string): string {
   const values = headerValues(headers, name);
   if (values.length === 0 || values[0] === '') missing(name);
   if (values.length > 1) {
-    throw new WebhookVerificationError('INVALID_HEADER', `invalid ${name} header: sent ${values.length} times`);
+    throw new WebhookVerificationError(
+      'INVALID_HEADER',
+      `invalid ${name} header: sent ${values.length} times`,
+    );
   }
   return values[0];
 }
@@ -128,16 +140,28 @@ function missing(name: string): never {
   throw new WebhookVerificationError('MISSING_HEADER', `missing ${name} header`);
 }
 
-function checkTimestamp(text: string, { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = new Date() }: VerifyWebhookOptions): void {
+function checkTimestamp(
+  text: string,
+  { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = new Date() }: VerifyWebhookOptions,
+): void {
   if (!/^\d{1,15}$/.test(text)) {
-    throw new WebhookVerificationError('INVALID_HEADER', `invalid webhook-timestamp header: expected Unix seconds, got "${text.slice(0, 40)}"`);
+    throw new WebhookVerificationError(
+      'INVALID_HEADER',
+      `invalid webhook-timestamp header: expected Unix seconds, got "${text.slice(0, 40)}"`,
+    );
   }
   const skew = Math.floor(now.getTime() / 1000) - Number(text);
   if (skew > toleranceSeconds) {
-    throw new WebhookVerificationError('TIMESTAMP_TOO_OLD', `webhook-timestamp too old: ${skew} s before now (tolerance ${toleranceSeconds} s)`);
+    throw new WebhookVerificationError(
+      'TIMESTAMP_TOO_OLD',
+      `webhook-timestamp too old: ${skew} s before now (tolerance ${toleranceSeconds} s)`,
+    );
   }
   if (-skew > toleranceSeconds) {
-    throw new WebhookVerificationError('TIMESTAMP_TOO_NEW', `webhook-timestamp too new: ${-skew} s after now (tolerance ${toleranceSeconds} s)`);
+    throw new WebhookVerificationError(
+      'TIMESTAMP_TOO_NEW',
+      `webhook-timestamp too new: ${-skew} s after now (tolerance ${toleranceSeconds} s)`,
+    );
   }
 }
 
@@ -154,7 +178,10 @@ function constantTimeEqual(expected: Buffer, candidate: Buffer): boolean {
 }
 
 function parseEvent(rawBody: WebhookBody): WebhookEvent {
-  const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
+  const text =
+    typeof rawBody === 'string'
+      ? rawBody
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
   let event: unknown;
   try {
     event = JSON.parse(text);
@@ -162,11 +189,17 @@ function parseEvent(rawBody: WebhookBody): WebhookEvent {
     throw new WebhookVerificationError('INVALID_PAYLOAD', 'invalid payload: the body is not JSON');
   }
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-    throw new WebhookVerificationError('INVALID_PAYLOAD', 'invalid payload: the body is not a JSON object');
+    throw new WebhookVerificationError(
+      'INVALID_PAYLOAD',
+      'invalid payload: the body is not a JSON object',
+    );
   }
   const { id, type } = event as Record<string, unknown>;
   if (typeof id !== 'string' || typeof type !== 'string') {
-    throw new WebhookVerificationError('INVALID_PAYLOAD', 'invalid payload: the event has no string "id" and "type"');
+    throw new WebhookVerificationError(
+      'INVALID_PAYLOAD',
+      'invalid payload: the event has no string "id" and "type"',
+    );
   }
   return event as WebhookEvent;
 }

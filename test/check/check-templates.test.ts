@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 /** Scaffolds, deploys and starts a template's plugin (an EVENT_HANDLER is installed on the seed's agent). */
-async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP', edit?: (dir: string) => Promise<void>) {
+async function project(
+  type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP',
+  edit?: (dir: string) => Promise<void>,
+) {
   const dir = join(t.dir, `${type.toLowerCase()}${edit ? '-edited' : ''}`);
   const init = await t.cli(['init', dir, '--type', type, '--yes']);
   expect(init.code, init.stderr).toBe(0);
@@ -36,16 +39,31 @@ async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP', edit?: (
   await mkdir(join(dir, 'node_modules'), { recursive: true });
   await symlink(ROOT, join(dir, 'node_modules/plugsmith'), 'dir');
   // The project's runtime dependency (a devDependency of this package), with its own dependencies beside it.
-  await symlink(join(ROOT, 'node_modules/standardwebhooks'), join(dir, 'node_modules/standardwebhooks'), 'dir');
+  await symlink(
+    join(ROOT, 'node_modules/standardwebhooks'),
+    join(dir, 'node_modules/standardwebhooks'),
+    'dir',
+  );
   const port = await freePort();
   const manifest = join(dir, 'plugsmith.json');
-  const deployed = await t.json(['deploy', '--manifest', manifest, '--org', ORG], { PORT: String(port) });
+  const deployed = await t.json(['deploy', '--manifest', manifest, '--org', ORG], {
+    PORT: String(port),
+  });
   const pluginId: string = deployed.pluginId ?? deployed.plugin?.id;
   expect(pluginId, JSON.stringify(deployed)).toMatch(/^plg_/);
-  const { startPlugin } = (await import(pathToFileURL(join(dir, 'src/plugin.ts')).href)) as { startPlugin: StartPlugin };
-  const { configFromEnv } = (await import(pathToFileURL(join(dir, 'src/config.ts')).href)) as { configFromEnv(env: NodeJS.ProcessEnv): PluginConfig };
+  const { startPlugin } = (await import(pathToFileURL(join(dir, 'src/plugin.ts')).href)) as {
+    startPlugin: StartPlugin;
+  };
+  const { configFromEnv } = (await import(pathToFileURL(join(dir, 'src/config.ts')).href)) as {
+    configFromEnv(env: NodeJS.ProcessEnv): PluginConfig;
+  };
   const start = async (secrets: string) => {
-    const config = configFromEnv({ PLUGSMITH_WEBHOOK_SECRET: secrets, PORT: String(port), PLUGSMITH_BASE_URL: t.emu.url, DATA_DIR: join(dir, '.data') });
+    const config = configFromEnv({
+      PLUGSMITH_WEBHOOK_SECRET: secrets,
+      PORT: String(port),
+      PLUGSMITH_BASE_URL: t.emu.url,
+      DATA_DIR: join(dir, '.data'),
+    });
     const plugin = await startPlugin(config);
     running.push(plugin);
     return { plugin, config };
@@ -54,13 +72,27 @@ async function project(type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP', edit?: (
   const { plugin } = await start(secret);
   const verified = await t.json(['plugins', 'verify', pluginId]);
   expect(verified.verified, JSON.stringify(verified)).toBe(true);
-  if (type === 'EVENT_HANDLER') await t.json(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC']);
+  if (type === 'EVENT_HANDLER')
+    await t.json([
+      'handlers',
+      'add',
+      'agent_nova',
+      '--plugin',
+      pluginId,
+      '--scopes',
+      'AGENT_MESSAGE_WRITE',
+      '--dispatch-mode',
+      'SYNC',
+    ]);
   // In the project, as its author would run it: no URL, no plugin id, no secret on the command line.
-  const check = (extra: string[] = []) => t.cli(['check', '--manifest', manifest, '--json', ...extra], { PORT: String(port) });
+  const check = (extra: string[] = []) =>
+    t.cli(['check', '--manifest', manifest, '--json', ...extra], { PORT: String(port) });
   return { dir, pluginId, secret, plugin, start, check };
 }
 
-function statuses(report: { checks: Array<{ id: string; status: string }> }): Record<string, string> {
+function statuses(report: {
+  checks: Array<{ id: string; status: string }>;
+}): Record<string, string> {
   return Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
 }
 
@@ -70,7 +102,12 @@ describe('plugsmith check against every template', () => {
     const run = await p.check();
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ ok: true, pluginId: p.pluginId, url: p.plugin.webhookUrl, summary: { failed: 0, skipped: 0 } });
+    expect(report).toMatchObject({
+      ok: true,
+      pluginId: p.pluginId,
+      url: p.plugin.webhookUrl,
+      summary: { failed: 0, skipped: 0 },
+    });
     expect(Object.values(statuses(report)).every((s) => s === 'passed')).toBe(true);
 
     // Rotate: the running plugin still has the old secret only, and deliveries carry both signatures.
@@ -101,13 +138,25 @@ describe('plugsmith check against every template', () => {
       const file = join(dir, 'src/server.ts');
       const source = await readFile(file, 'utf8');
       expect(source).toContain("if (path === '/webhook') return void webhook(req, res);");
-      await writeFile(file, source.replace("if (path === '/webhook') return void webhook(req, res);", `if (path === '/webhook') ${unverified}`));
+      await writeFile(
+        file,
+        source.replace(
+          "if (path === '/webhook') return void webhook(req, res);",
+          `if (path === '/webhook') ${unverified}`,
+        ),
+      );
     });
     const run = await p.check();
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout);
     const failed = report.checks.filter((c: { status: string }) => c.status === 'failed');
-    expect(failed.map((c: { id: string }) => c.id)).toEqual(['missing-signature', 'wrong-signature', 'tampered-body', 'replayed-timestamp', 'future-timestamp']);
+    expect(failed.map((c: { id: string }) => c.id)).toEqual([
+      'missing-signature',
+      'wrong-signature',
+      'tampered-body',
+      'replayed-timestamp',
+      'future-timestamp',
+    ]);
     for (const check of failed) {
       expect(check.received).toMatch(/^HTTP 200 .*; wrote 1 message$/);
       expect(check.fix).toMatch(/createWebhookHandler/);
@@ -121,9 +170,15 @@ describe('plugsmith check against every template', () => {
       expect(run.code, run.stdout + run.stderr).toBe(0);
       const report = JSON.parse(run.stdout);
       const byId = statuses(report);
-      expect(Object.entries(byId).filter(([, s]) => s !== 'passed').map(([id]) => id)).toEqual(['valid-delivery', 'duplicate-delivery']);
+      expect(
+        Object.entries(byId)
+          .filter(([, s]) => s !== 'passed')
+          .map(([id]) => id),
+      ).toEqual(['valid-delivery', 'duplicate-delivery']);
       expect(byId['valid-delivery']).toBe('skipped');
-      expect(report.checks.find((c: { id: string }) => c.id === 'duplicate-delivery').fix).toMatch(new RegExp(`no work of an? ${type} to count`));
+      expect(report.checks.find((c: { id: string }) => c.id === 'duplicate-delivery').fix).toMatch(
+        new RegExp(`no work of an? ${type} to count`),
+      );
     });
   }
 });

@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createClient } from '../../src/client/index.js';
-import { createWebhookHandler, type AgentMessageReceivedEvent, type WebhookEvent } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  type AgentMessageReceivedEvent,
+  type WebhookEvent,
+} from '../../src/webhooks/index.js';
 import { server } from '../kit/index.js';
 
 /**
@@ -35,7 +39,11 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
     if (!token) throw new Error(`no token for ${event.pluginInstanceId}`);
     const platform = createClient({ baseUrl: platformUrl, token, retries: 0 });
     try {
-      const written = await platform.agentMessages.write(event.data.agentId, event.data.conversationId, { content: `Answer to ${event.data.message.id}`, isStreaming: false });
+      const written = await platform.agentMessages.write(
+        event.data.agentId,
+        event.data.conversationId,
+        { content: `Answer to ${event.data.message.id}`, isStreaming: false },
+      );
       handled.add(event.id);
       return { ok: true, messageId: written.id };
     } finally {
@@ -44,8 +52,10 @@ export async function startReceiver(kind: ReceiverKind, platformUrl: string): Pr
   }
 
   const on = {
-    PLUGIN_INSTALLED: (event: Extract<WebhookEvent, { type: 'PLUGIN_INSTALLED' }>) => void tokens.set(event.data.instance.id, event.data.accessToken),
-    PLUGIN_UNINSTALLED: (event: Extract<WebhookEvent, { type: 'PLUGIN_UNINSTALLED' }>) => void tokens.delete(event.data.instance.id),
+    PLUGIN_INSTALLED: (event: Extract<WebhookEvent, { type: 'PLUGIN_INSTALLED' }>) =>
+      void tokens.set(event.data.instance.id, event.data.accessToken),
+    PLUGIN_UNINSTALLED: (event: Extract<WebhookEvent, { type: 'PLUGIN_UNINSTALLED' }>) =>
+      void tokens.delete(event.data.instance.id),
     AGENT_MESSAGE_RECEIVED: messageReceived,
   };
 

@@ -7,8 +7,15 @@ let files: { args: string; payload: string; broken: string; notSchema: string; a
 beforeAll(async () => {
   pluginId = (await t.api.plugins.createInOrg(ORG, { name: 'Defs', type: 'APP' })).id;
   files = {
-    args: await jsonFile(t.dir, 'args.json', { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }),
-    payload: await jsonFile(t.dir, 'payload.json', { type: 'object', properties: { amount: { type: 'number' } } }),
+    args: await jsonFile(t.dir, 'args.json', {
+      type: 'object',
+      properties: { to: { type: 'string' } },
+      required: ['to'],
+    }),
+    payload: await jsonFile(t.dir, 'payload.json', {
+      type: 'object',
+      properties: { amount: { type: 'number' } },
+    }),
     broken: await jsonFile(t.dir, 'broken.json', '{ "type": '),
     notSchema: await jsonFile(t.dir, 'not-schema.json', { type: 'nope' }),
     array: await jsonFile(t.dir, 'array.json', [1, 2]),
@@ -17,7 +24,19 @@ beforeAll(async () => {
 
 describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => {
   test('actions: create with schema files, get, list, update, delete (human and --json)', async () => {
-    const created = await t.cli(['actions', 'create', pluginId, '--name', 'send', '--title', 'Send', '--args-schema', files.args, '--return-schema', files.payload]);
+    const created = await t.cli([
+      'actions',
+      'create',
+      pluginId,
+      '--name',
+      'send',
+      '--title',
+      'Send',
+      '--args-schema',
+      files.args,
+      '--return-schema',
+      files.payload,
+    ]);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^name\s+send$/m);
     expect(created.stdout).toContain('"required":["to"]');
@@ -27,11 +46,18 @@ describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => 
       t.json(['actions', 'list', pluginId]),
       t.cli(['actions', 'list', pluginId]),
     ]);
-    expect(got).toMatchObject({ name: 'send', title: 'Send', argsSchema: { required: ['to'] }, returnSchema: { properties: { amount: { type: 'number' } } } });
+    expect(got).toMatchObject({
+      name: 'send',
+      title: 'Send',
+      argsSchema: { required: ['to'] },
+      returnSchema: { properties: { amount: { type: 'number' } } },
+    });
     expect(list.map((a: { name: string }) => a.name)).toEqual(['send']); // before 'receive' exists
     expect(listHuman.stdout).toMatch(/^NAME\s+TITLE\s+DESCRIPTION\nsend\s+Send/m);
 
-    expect(await t.json(['actions', 'update', pluginId, 'send', '--description', 'Sends it'])).toMatchObject({ name: 'send', description: 'Sends it' });
+    expect(
+      await t.json(['actions', 'update', pluginId, 'send', '--description', 'Sends it']),
+    ).toMatchObject({ name: 'send', description: 'Sends it' });
     const [again, gotHuman, updatedHuman] = await Promise.all([
       t.json(['actions', 'create', pluginId, '--name', 'receive']),
       t.cli(['actions', 'get', pluginId, 'send']),
@@ -46,20 +72,53 @@ describe.concurrent('plugsmith actions and events', { timeout: 120_000 }, () => 
   });
 
   test('events: create with a payload schema, get, list, update, delete', async () => {
-    const created = await t.json(['events', 'create', pluginId, '--name', 'invoice.paid', '--title', 'Paid', '--payload-schema', files.payload]);
+    const created = await t.json([
+      'events',
+      'create',
+      pluginId,
+      '--name',
+      'invoice.paid',
+      '--title',
+      'Paid',
+      '--payload-schema',
+      files.payload,
+    ]);
     expect(created).toMatchObject({ name: 'invoice.paid', payloadSchema: { type: 'object' } });
     const human = await t.cli(['events', 'get', pluginId, 'invoice.paid']);
     expect(human.stdout).toMatch(/^payloadSchema\s+\{"type":"object"/m);
-    expect((await t.json(['events', 'list', pluginId])).map((e: { name: string }) => e.name)).toEqual(['invoice.paid']);
-    expect(await t.json(['events', 'update', pluginId, 'invoice.paid', '--title', 'Invoice paid'])).toMatchObject({ title: 'Invoice paid' });
-    const createdHuman = await t.cli(['events', 'create', pluginId, '--name', 'invoice.sent', '--description', 'Sent']);
+    expect(
+      (await t.json(['events', 'list', pluginId])).map((e: { name: string }) => e.name),
+    ).toEqual(['invoice.paid']);
+    expect(
+      await t.json(['events', 'update', pluginId, 'invoice.paid', '--title', 'Invoice paid']),
+    ).toMatchObject({ title: 'Invoice paid' });
+    const createdHuman = await t.cli([
+      'events',
+      'create',
+      pluginId,
+      '--name',
+      'invoice.sent',
+      '--description',
+      'Sent',
+    ]);
     expect(createdHuman.stdout).toMatch(/^name\s+invoice\.sent$/m);
     const listHuman = await t.cli(['events', 'list', pluginId, '--sort', 'name', '--order', 'asc']);
-    expect(listHuman.stdout).toMatch(/^NAME\s+TITLE\s+DESCRIPTION\ninvoice\.paid\s+Invoice paid\s*\ninvoice\.sent\s+Sent$/m);
-    const updatedHuman = await t.cli(['events', 'update', pluginId, 'invoice.sent', '--name', 'invoice.mailed']);
+    expect(listHuman.stdout).toMatch(
+      /^NAME\s+TITLE\s+DESCRIPTION\ninvoice\.paid\s+Invoice paid\s*\ninvoice\.sent\s+Sent$/m,
+    );
+    const updatedHuman = await t.cli([
+      'events',
+      'update',
+      pluginId,
+      'invoice.sent',
+      '--name',
+      'invoice.mailed',
+    ]);
     expect(updatedHuman.stdout).toMatch(/^name\s+invoice\.mailed$/m);
     expect(await t.json(['events', 'delete', pluginId, 'invoice.paid', '--yes'])).toBeTruthy();
-    expect((await t.cli(['events', 'delete', pluginId, 'invoice.mailed', '--yes'])).stdout).toBe('deleted external event invoice.mailed\n');
+    expect((await t.cli(['events', 'delete', pluginId, 'invoice.mailed', '--yes'])).stdout).toBe(
+      'deleted external event invoice.mailed\n',
+    );
     expect((await t.json(['events', 'list', pluginId])).length).toBe(0);
   });
 

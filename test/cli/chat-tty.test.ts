@@ -22,7 +22,11 @@ const tmux = async (...args: string[]) => (await run('tmux', ['-L', SOCKET, ...a
  * Starts `plugsmith <args>` in a new tmux session: a real terminal, CI unset. When the CLI exits,
  * the shell prints its exit code in the pane, which stays open until the server is killed.
  */
-async function startInTmux(session: string, args: string[], extra: Record<string, string> = {}): Promise<void> {
+async function startInTmux(
+  session: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<void> {
   const env = {
     ...extra,
     PLUGSMITH_BASE_URL: emu.url,
@@ -34,26 +38,57 @@ async function startInTmux(session: string, args: string[], extra: Record<string
   };
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   // CI=true (set by CI systems, maybe by the test runner) turns the REPL into the line mode: unset it here.
-  const cli = ['env', '-u', 'CI', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, CLI, ...args].map(quote).join(' ');
-  await tmux('new-session', '-d', '-s', session, '-x', '110', '-y', '40', `${cli}; echo "[plugsmith exited $?]"; exec sleep 600`);
+  const cli = [
+    'env',
+    '-u',
+    'CI',
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    process.execPath,
+    CLI,
+    ...args,
+  ]
+    .map(quote)
+    .join(' ');
+  await tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    '110',
+    '-y',
+    '40',
+    `${cli}; echo "[plugsmith exited $?]"; exec sleep 600`,
+  );
 }
 
 const screen = (session: string) => tmux('capture-pane', '-p', '-J', '-t', session);
 /** Captures the pane until `check` accepts it (bounded); returns every screen seen on the way. */
-async function waitForScreen(session: string, check: (text: string) => boolean, what: string, timeoutMs = 15_000): Promise<string[]> {
+async function waitForScreen(
+  session: string,
+  check: (text: string) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<string[]> {
   const seen: string[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const text = await screen(session);
     seen.push(text);
     if (check(text)) return seen;
-    if (Date.now() > deadline) throw new Error(`the terminal never showed ${what}; last screen:\n${text}`);
+    if (Date.now() > deadline)
+      throw new Error(`the terminal never showed ${what}; last screen:\n${text}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
 /** The input line (the last line that starts with the prompt). */
-const promptLine = (text: string) => text.split('\n').filter((l) => l.startsWith('›')).at(-1)?.trimEnd() ?? '';
+const promptLine = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('›'))
+    .at(-1)
+    ?.trimEnd() ?? '';
 
 /** Types text, waits until the input line shows it, then presses Enter (a separate key, as a person's). */
 async function typeLine(session: string, text: string): Promise<void> {
@@ -64,7 +99,11 @@ async function typeLine(session: string, text: string): Promise<void> {
 
 /** Waits until the CLI has exited and returns its exit code. */
 async function waitForExit(session: string): Promise<number> {
-  const screens = await waitForScreen(session, (s) => /\[plugsmith exited \d+\]/.test(s), 'the CLI exiting');
+  const screens = await waitForScreen(
+    session,
+    (s) => /\[plugsmith exited \d+\]/.test(s),
+    'the CLI exiting',
+  );
   return Number(/\[plugsmith exited (\d+)\]/.exec(screens.at(-1)!)![1]);
 }
 
@@ -86,23 +125,46 @@ afterAll(async () => {
 describe('plugsmith chat in a real terminal (tmux)', () => {
   test('the reply streams in, Up recalls the previous line, /quit leaves with exit code 0', async () => {
     await startInTmux('chat', ['chat', 'char_nova']);
-    const start = await waitForScreen('chat', (s) => s.includes('Ctrl+C leaves'), 'the conversation starting');
+    const start = await waitForScreen(
+      'chat',
+      (s) => s.includes('Ctrl+C leaves'),
+      'the conversation starting',
+    );
     const conversationId = /conversation (conv_\w+) with char_nova/.exec(start.at(-1)!)![1];
 
     await typeLine('chat', 'hello');
-    const screens = await waitForScreen('chat', (s) => s.includes(`char_nova › ${NOVA_HELLO}`), 'the whole reply');
-    expect(screens.some((s) => /char_nova › Hi th/.test(s) && !s.includes('plugsmith emulator.')), 'a screen with the reply part way').toBe(true);
+    const screens = await waitForScreen(
+      'chat',
+      (s) => s.includes(`char_nova › ${NOVA_HELLO}`),
+      'the whole reply',
+    );
+    expect(
+      screens.some((s) => /char_nova › Hi th/.test(s) && !s.includes('plugsmith emulator.')),
+      'a screen with the reply part way',
+    ).toBe(true);
     expect(screens.at(-1)).toContain('you › hello');
 
     await tmux('send-keys', '-t', 'chat', 'Up');
-    await waitForScreen('chat', (s) => promptLine(s) === '› hello', 'the previous line recalled by Up');
+    await waitForScreen(
+      'chat',
+      (s) => promptLine(s) === '› hello',
+      'the previous line recalled by Up',
+    );
     await tmux('send-keys', '-t', 'chat', 'Enter');
-    await waitForScreen('chat', (s) => s.split(`char_nova › ${NOVA_HELLO}`).length === 3, 'the second reply');
+    await waitForScreen(
+      'chat',
+      (s) => s.split(`char_nova › ${NOVA_HELLO}`).length === 3,
+      'the second reply',
+    );
 
     await typeLine('chat', '/quit');
     expect(await waitForExit('chat')).toBe(0);
 
-    const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, apiKey: emu.apiKey! });
+    const client = createClient({
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      apiKey: emu.apiKey!,
+    });
     const listed = await client.messaging.messages.list(conversationId);
     await client.close();
     expect(listed.data.map((m) => [m.sender, m.content])).toEqual([
@@ -115,19 +177,35 @@ describe('plugsmith chat in a real terminal (tmux)', () => {
 
   test('without a character id: a picker of the emulator’s characters; Ctrl+C leaves with exit code 0', async () => {
     await startInTmux('picker', ['chat']);
-    await waitForScreen('picker', (s) => s.includes('Chat with which character?') && s.includes('› Nova (char_nova)'), 'the character picker');
+    await waitForScreen(
+      'picker',
+      (s) => s.includes('Chat with which character?') && s.includes('› Nova (char_nova)'),
+      'the character picker',
+    );
     await tmux('send-keys', '-t', 'picker', 'Enter');
-    await waitForScreen('picker', (s) => /conversation conv_\w+ with Nova/.test(s), 'the conversation with the picked character');
+    await waitForScreen(
+      'picker',
+      (s) => /conversation conv_\w+ with Nova/.test(s),
+      'the conversation with the picked character',
+    );
     await tmux('send-keys', '-t', 'picker', 'C-c');
     expect(await waitForExit('picker')).toBe(0);
   });
 
   test('under CI the terminal gets the line mode: replies printed plainly, Ctrl+D ends', async () => {
     await startInTmux('ci', ['chat', 'char_nova'], { CI: 'true' });
-    await waitForScreen('ci', (s) => /conversation conv_\w+ with char_nova/.test(s), 'the line mode starting');
+    await waitForScreen(
+      'ci',
+      (s) => /conversation conv_\w+ with char_nova/.test(s),
+      'the line mode starting',
+    );
     await tmux('send-keys', '-t', 'ci', '-l', 'hello');
     await tmux('send-keys', '-t', 'ci', 'Enter');
-    const screens = await waitForScreen('ci', (s) => s.split('\n').some((l) => l.trimEnd() === NOVA_HELLO), 'the reply on a line of its own');
+    const screens = await waitForScreen(
+      'ci',
+      (s) => s.split('\n').some((l) => l.trimEnd() === NOVA_HELLO),
+      'the reply on a line of its own',
+    );
     expect(screens.at(-1)).not.toContain('›');
     await tmux('send-keys', '-t', 'ci', 'C-d');
     expect(await waitForExit('ci')).toBe(0);

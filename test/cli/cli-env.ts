@@ -33,7 +33,14 @@ export const CLI_SEED: Seed = {
   ],
   agents: [{ id: 'agent_nova', orgId: ORG, name: 'Nova agent' }],
   characters: [
-    { id: 'char_nova', orgId: ORG, agentId: 'agent_nova', name: 'Nova', script: [{ match: 'hello', reply: 'Hi there!' }], fallbackReply: 'Tell me more.' },
+    {
+      id: 'char_nova',
+      orgId: ORG,
+      agentId: 'agent_nova',
+      name: 'Nova',
+      script: [{ match: 'hello', reply: 'Hi there!' }],
+      fallbackReply: 'Tell me more.',
+    },
   ],
   apiKeys: [{ key: API_KEY, orgId: ORG }],
   repositories: [{ id: 'repo_docs', orgId: ORG, name: 'Docs' }],
@@ -56,7 +63,10 @@ export interface CliEnv {
 }
 
 /** How a file runs the CLI: in this process by default; `runCli` (test/helpers/cli-process.ts) spawns it. */
-export type CliRunner = (args: string[], options: { env: Record<string, string>; input?: string }) => Promise<CliResult>;
+export type CliRunner = (
+  args: string[],
+  options: { env: Record<string, string>; input?: string },
+) => Promise<CliResult>;
 
 /**
  * Starts the emulator before the file's tests; the kit stops it after them. The CLI runs in this
@@ -78,15 +88,23 @@ export function useCliEnv(options: { run?: CliRunner } = {}): CliEnv {
       PLUGSMITH_API_KEY: API_KEY,
       PLUGSMITH_ADMIN_TOKEN: env.emu.adminToken,
     };
-    env.api = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, adminToken: env.emu.adminToken });
+    env.api = createClient({
+      baseUrl: env.emu.url,
+      messagingUrl: env.emu.messagingUrl,
+      token: OWNER_TOKEN,
+      apiKey: API_KEY,
+      adminToken: env.emu.adminToken,
+    });
     own(() => env.api.close());
     // A generous kill timer: on a loaded 2-core machine one spawn can take seconds.
     const local = await inProcessCli(env.env);
-    const run: CliRunner = options.run ?? ((args, { env: full, input }) => local.run(args, { env: full, input }));
+    const run: CliRunner =
+      options.run ?? ((args, { env: full, input }) => local.run(args, { env: full, input }));
     env.cli = (args, extra = {}, input) => run(args, { env: { ...env.env, ...extra }, input });
     env.json = async (args, extra) => {
       const result = await env.cli([...args, '--json'], extra);
-      if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     };
   });

@@ -6,7 +6,10 @@ const CLI = fileURLToPath(new URL('../../bin/plugsmith.js', import.meta.url));
 
 // `plugsmith emulator openapi | head`: the reader closes the pipe after its first lines.
 it('a reader that closes stdout early ends the command quietly (exit 0, no EPIPE stack)', async () => {
-  const child = spawn(process.execPath, [CLI, 'emulator', 'openapi'], { env: { ...process.env, CI: 'true', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'emulator', 'openapi'], {
+    env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   child.stdout.once('data', () => child.stdout.destroy());

@@ -26,25 +26,49 @@ function bufferIo(): Io & { out(): string; err(): string } {
         done();
       },
     });
-  return { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), stdin: process.stdin, interactive: false, out: () => out, err: () => err };
+  return {
+    stdout: sink((s) => (out += s)),
+    stderr: sink((s) => (err += s)),
+    stdin: process.stdin,
+    interactive: false,
+    out: () => out,
+    err: () => err,
+  };
 }
 
 /** Every group: each proper prefix of a command path that is not itself a command, and the root. */
-const GROUPS = [...new Set(commands.flatMap((c) => c.path.slice(0, -1).map((_, i) => c.path.slice(0, i + 1).join(' '))))].filter(
-  (g) => !commands.some((c) => c.path.join(' ') === g),
-);
+const GROUPS = [
+  ...new Set(
+    commands.flatMap((c) => c.path.slice(0, -1).map((_, i) => c.path.slice(0, i + 1).join(' '))),
+  ),
+].filter((g) => !commands.some((c) => c.path.join(' ') === g));
 
 /** Commands that do not talk to the platform (login only saves what it is given). */
-const LOCAL = new Set(['init', 'completion', 'profiles list', 'profiles use', 'profiles remove', 'emulator start', 'emulator list', 'emulator stop', 'emulator exec', 'login']);
+const LOCAL = new Set([
+  'init',
+  'completion',
+  'profiles list',
+  'profiles use',
+  'profiles remove',
+  'emulator start',
+  'emulator list',
+  'emulator stop',
+  'emulator exec',
+  'login',
+]);
 
 describe('groups', () => {
   test('every group typed alone prints its help on stdout and succeeds; its description says what it does', async () => {
-    expect(GROUPS).toEqual(expect.arrayContaining(['plugins', 'emulator', 'repos files', 'handlers', 'apps']));
+    expect(GROUPS).toEqual(
+      expect.arrayContaining(['plugins', 'emulator', 'repos files', 'handlers', 'apps']),
+    );
     for (const group of ['', ...GROUPS]) {
       const io = bufferIo();
       const words = group ? group.split(' ') : [];
       await expect(main(words, io), group).resolves.toBeUndefined();
-      expect(io.out(), group).toContain(`Usage: plugsmith${group ? ` ${group}` : ''} [options] [command]`);
+      expect(io.out(), group).toContain(
+        `Usage: plugsmith${group ? ` ${group}` : ''} [options] [command]`,
+      );
       expect(io.err(), group).toBe('');
       if (group) {
         expect(groups[group], group).toBeTruthy();
@@ -53,12 +77,18 @@ describe('groups', () => {
     }
     const io = bufferIo();
     await main(['--help'], io);
-    for (const group of GROUPS) expect(io.out(), group).not.toContain(`${group.split(' ').at(-1)} commands`);
+    for (const group of GROUPS)
+      expect(io.out(), group).not.toContain(`${group.split(' ').at(-1)} commands`);
     expect(io.out()).toContain('Create, list, verify and delete plugins');
   });
 
   test('as a process: exit 0 with help for a bare group, exit 2 for an unknown subcommand', async () => {
-    const [bare, plugins, emulator, unknown] = await Promise.all([runCli([]), runCli(['plugins']), runCli(['emulator']), runCli(['plugins', 'nope'])]);
+    const [bare, plugins, emulator, unknown] = await Promise.all([
+      runCli([]),
+      runCli(['plugins']),
+      runCli(['emulator']),
+      runCli(['plugins', 'nope']),
+    ]);
     for (const run of [bare, plugins, emulator]) {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/^Usage: plugsmith/);
@@ -77,13 +107,29 @@ describe('groups', () => {
     expect(io.out()).toMatch(/Global Options:[\s\S]*--profile <name>[\s\S]*--timeout <seconds>/);
     const trigger = bufferIo();
     await main(['trigger', '--help'], trigger);
-    for (const type of ['WEBHOOK_CHALLENGE', 'PLUGIN_INSTALLED', 'AGENT_MESSAGE_RECEIVED', 'REPOSITORY_FILE_REMOVED']) expect(trigger.out()).toContain(type);
+    for (const type of [
+      'WEBHOOK_CHALLENGE',
+      'PLUGIN_INSTALLED',
+      'AGENT_MESSAGE_RECEIVED',
+      'REPOSITORY_FILE_REMOVED',
+    ])
+      expect(trigger.out()).toContain(type);
   });
 
   test('completion offers the event types after trigger, and the new install commands', async () => {
     const script = await runCli(['completion', 'bash']);
-    expect(script.stdout).toMatch(/'trigger'\)\n\s+words='WEBHOOK_CHALLENGE PLUGIN_INSTALLED PLUGIN_UNINSTALLED AGENT_MESSAGE_RECEIVED REPOSITORY_FILE_ADDED REPOSITORY_FILE_REMOVED /);
-    for (const path of ['handlers add', 'handlers list', 'handlers remove', 'apps add', 'apps list', 'apps remove']) expect(script.stdout).toContain(`'${path}')`);
+    expect(script.stdout).toMatch(
+      /'trigger'\)\n\s+words='WEBHOOK_CHALLENGE PLUGIN_INSTALLED PLUGIN_UNINSTALLED AGENT_MESSAGE_RECEIVED REPOSITORY_FILE_ADDED REPOSITORY_FILE_REMOVED /,
+    );
+    for (const path of [
+      'handlers add',
+      'handlers list',
+      'handlers remove',
+      'apps add',
+      'apps list',
+      'apps remove',
+    ])
+      expect(script.stdout).toContain(`'${path}')`);
   });
 });
 
@@ -102,7 +148,15 @@ describe('--base-url and --messaging-url', () => {
   let exportFile: string;
   let upload: string;
   beforeAll(async () => {
-    manifest = await jsonFile(t.dir, 'plugsmith.json', { plugin: { name: 'consistency', type: 'APP', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:3999/webhook' } });
+    manifest = await jsonFile(t.dir, 'plugsmith.json', {
+      plugin: {
+        name: 'consistency',
+        type: 'APP',
+        events: [],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:3999/webhook',
+      },
+    });
     exportFile = join(t.dir, 'export.json');
     const exported = await t.cli(['emulator', 'export', exportFile, '--base-url', t.emu.url]);
     expect(exported.code, exported.stderr).toBe(0);
@@ -179,19 +233,31 @@ describe('--base-url and --messaging-url', () => {
         platform.slice(i, i + 16).map(async (spec) => {
           const path = spec.path.join(' ');
           const messagingFlag = path.startsWith('emulator ') ? [] : ['--messaging-url', url];
-          const argv = [...spec.path, ...argsOf(path, spec.args ?? []), ...extra(path), '--base-url', url, ...messagingFlag];
+          const argv = [
+            ...spec.path,
+            ...argsOf(path, spec.args ?? []),
+            ...extra(path),
+            '--base-url',
+            url,
+            ...messagingFlag,
+          ];
           // The environment points at the live emulator: only the flag can send the command to the closed port.
           const run = await t.cli(argv);
           // doctor and files upload report per check or per file, on stdout.
-          if (run.code !== 7 || !(run.stderr + run.stdout).includes(url)) failures.push(`${argv.join(' ')} -> exit ${run.code}: ${run.stderr.trim().split('\n')[0]}`);
+          if (run.code !== 7 || !(run.stderr + run.stdout).includes(url))
+            failures.push(
+              `${argv.join(' ')} -> exit ${run.code}: ${run.stderr.trim().split('\n')[0]}`,
+            );
         }),
       );
     }
     expect(failures).toEqual([]);
   });
 
-  test('logs redeliver honours --base-url (it used to go to the profile\'s URL)', async () => {
-    const run = await t.cli(['logs', 'redeliver', 'dlv_missing', '--base-url', t.emu.url], { PLUGSMITH_BASE_URL: 'http://127.0.0.1:1' });
+  test("logs redeliver honours --base-url (it used to go to the profile's URL)", async () => {
+    const run = await t.cli(['logs', 'redeliver', 'dlv_missing', '--base-url', t.emu.url], {
+      PLUGSMITH_BASE_URL: 'http://127.0.0.1:1',
+    });
     expect(run.code, run.stderr).toBe(4);
     expect(run.stderr).toContain('dlv_missing');
   });
@@ -216,7 +282,15 @@ describe('--timeout', () => {
   });
 
   test('the emulator admin commands wait --timeout too', async () => {
-    const run = await t.cli(['emulator', 'export', join(t.dir, 'never.json'), '--base-url', url, '--timeout', '1']);
+    const run = await t.cli([
+      'emulator',
+      'export',
+      join(t.dir, 'never.json'),
+      '--base-url',
+      url,
+      '--timeout',
+      '1',
+    ]);
     expect(run.code, run.stderr).toBe(7);
     expect(run.stderr).toContain(`GET ${url}/_emulator/export failed: timed out`);
   });
@@ -265,7 +339,11 @@ describe('manifest errors', () => {
   test('schema errors and the later checks (webhook URL, duplicates, schema files) come in one round', async () => {
     const file = await jsonFile(t.dir, 'one-round.json', {
       plugin: { name: 'x', type: 'APP', events: [], scopes: [], tags: [5], webhookUrl: 'ftp://x' },
-      actions: [{ name: 'ok', argsSchema: { $ref: './missing-args.json' } }, { name: 'ok' }, { name: 'bad name', returnSchema: 7 }],
+      actions: [
+        { name: 'ok', argsSchema: { $ref: './missing-args.json' } },
+        { name: 'ok' },
+        { name: 'bad name', returnSchema: 7 },
+      ],
     });
     const run = await t.cli(['deploy', '--dry-run', '--manifest', file]);
     expect(run.code, run.stderr).toBe(5);
@@ -294,9 +372,32 @@ describe('exit codes follow one table', () => {
     const [flagProfile, useProfile, upload, readJson, data] = await Promise.all([
       t.cli(['plugins', 'list', '--profile', 'nope']),
       t.cli(['profiles', 'use', 'nope']),
-      t.cli(['files', 'upload', join(t.dir, 'absent.txt'), '--parent-type', 'ORG', '--parent-id', ORG]),
-      t.cli(['actions', 'create', 'plg_x', '--name', 'a', '--args-schema', join(t.dir, 'absent.json')]),
-      t.cli(['trigger', 'PLUGIN_INSTALLED', '--plugin', 'plg_x', '--data', `@${join(t.dir, 'absent.json')}`]),
+      t.cli([
+        'files',
+        'upload',
+        join(t.dir, 'absent.txt'),
+        '--parent-type',
+        'ORG',
+        '--parent-id',
+        ORG,
+      ]),
+      t.cli([
+        'actions',
+        'create',
+        'plg_x',
+        '--name',
+        'a',
+        '--args-schema',
+        join(t.dir, 'absent.json'),
+      ]),
+      t.cli([
+        'trigger',
+        'PLUGIN_INSTALLED',
+        '--plugin',
+        'plg_x',
+        '--data',
+        `@${join(t.dir, 'absent.json')}`,
+      ]),
     ]);
     expect(flagProfile.code, flagProfile.stderr).toBe(4);
     expect(useProfile.code, useProfile.stderr).toBe(4);

@@ -13,7 +13,14 @@ import { stateFileOf } from '../helpers/emulator-state.js';
 // in this process (test/kit's runCliInProcess), in the project's folder.
 
 /** Environment of a CLI that has nothing configured but its own config dir. */
-const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });
+const bare = (configDir: string) => ({
+  PLUGSMITH_CONFIG_DIR: configDir,
+  PLUGSMITH_BASE_URL: '',
+  PLUGSMITH_TOKEN: '',
+  PLUGSMITH_MESSAGING_URL: '',
+  PLUGSMITH_API_KEY: '',
+  PLUGSMITH_PROFILE: '',
+});
 
 /** A plugin project whose plugin is a tiny webhook server answering challenges. */
 async function project(): Promise<string> {
@@ -21,7 +28,16 @@ async function project(): Promise<string> {
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   await writeFile(
     join(dir, 'plugsmith.json'),
-    JSON.stringify({ plugin: { name: 'my-bot', description: 'state test', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], webhookUrl: 'http://127.0.0.1:${PORT:-3000}/webhook' } }),
+    JSON.stringify({
+      plugin: {
+        name: 'my-bot',
+        description: 'state test',
+        type: 'EVENT_HANDLER',
+        events: ['AGENT_MESSAGE_RECEIVED'],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:${PORT:-3000}/webhook',
+      },
+    }),
   );
   await writeFile(
     join(dir, 'server.js'),
@@ -30,7 +46,11 @@ async function project(): Promise<string> {
   return dir;
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+async function until(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -39,14 +59,25 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 }
 
 async function pluginsOf(url: string, token: string): Promise<Array<{ id: string; name: string }>> {
-  const response = await request(`${url}/api/orgs/org_dev/plugins`, { headers: { authorization: `Bearer ${token}` } });
+  const response = await request(`${url}/api/orgs/org_dev/plugins`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return ((await response.body.json()) as { data: Array<{ id: string; name: string }> }).data;
 }
 
 /** `plugsmith dev` in the project until it has deployed; returns the process and the emulator's state file. */
-async function devUntilDeployed(dir: string, configDir: string, args: string[]): Promise<{ dev: CliProcess; state: { url: string; token: string; storeId: string } }> {
-  const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort()), ...args], { cwd: dir, env: bare(configDir) });
-  await until('the deploy', () => /dev {2}(deployed my-bot|my-bot \(plg_\S+\) is up to date)/.test(dev.stderr()));
+async function devUntilDeployed(
+  dir: string,
+  configDir: string,
+  args: string[],
+): Promise<{ dev: CliProcess; state: { url: string; token: string; storeId: string } }> {
+  const dev = spawnCli(
+    ['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort()), ...args],
+    { cwd: dir, env: bare(configDir) },
+  );
+  await until('the deploy', () =>
+    /dev {2}(deployed my-bot|my-bot \(plg_\S+\) is up to date)/.test(dev.stderr()),
+  );
   const state = JSON.parse(await readFile(stateFileOf(configDir, dir), 'utf8'));
   return { dev, state };
 }
@@ -54,7 +85,12 @@ async function devUntilDeployed(dir: string, configDir: string, args: string[]):
 test('dev in one terminal, then login --local and deploy in another: one plugin', async () => {
   const dir = await project();
   const configDir = await tempConfigDir();
-  const { dev, state } = await devUntilDeployed(dir, configDir, ['--emulator-port', '0', '--messaging-port', '0']);
+  const { dev, state } = await devUntilDeployed(dir, configDir, [
+    '--emulator-port',
+    '0',
+    '--messaging-port',
+    '0',
+  ]);
 
   const deployedByDev = (await pluginsOf(state.url, state.token)).map((p) => p.id);
   expect(deployedByDev).toHaveLength(1);
@@ -78,9 +114,17 @@ test('dev on three different emulator ports against one store: one plugin', asyn
   const configDir = await tempConfigDir();
   const ids = new Set<string>();
   for (let run = 0; run < 3; run++) {
-    const { dev, state } = await devUntilDeployed(dir, configDir, ['--emulator-port', String(await freePort()), '--messaging-port', '0']);
+    const { dev, state } = await devUntilDeployed(dir, configDir, [
+      '--emulator-port',
+      String(await freePort()),
+      '--messaging-port',
+      '0',
+    ]);
     const plugins = await pluginsOf(state.url, state.token);
-    expect(plugins.map((p) => p.name), `run ${run + 1} on ${state.url}`).toEqual(['my-bot']);
+    expect(
+      plugins.map((p) => p.name),
+      `run ${run + 1} on ${state.url}`,
+    ).toEqual(['my-bot']);
     ids.add(plugins[0].id);
     expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
   }
@@ -92,8 +136,28 @@ test('emulator restarted on the same data dir and another port: login --local fo
   const configDir = await tempConfigDir();
   const dataDir = join(dir, 'store');
   const startOnce = async () => {
-    const emulator = spawnCli(['emulator', 'start', '--port', String(await freePort()), '--messaging-port', '0', '--data-dir', dataDir, '--json'], { env: bare(configDir) });
-    return { emulator, state: JSON.parse(await emulator.nextLine()) as { url: string; token: string; storeId: string } };
+    const emulator = spawnCli(
+      [
+        'emulator',
+        'start',
+        '--port',
+        String(await freePort()),
+        '--messaging-port',
+        '0',
+        '--data-dir',
+        dataDir,
+        '--json',
+      ],
+      { env: bare(configDir) },
+    );
+    return {
+      emulator,
+      state: JSON.parse(await emulator.nextLine()) as {
+        url: string;
+        token: string;
+        storeId: string;
+      },
+    };
   };
 
   const first = await startOnce();
@@ -111,15 +175,22 @@ test('emulator restarted on the same data dir and another port: login --local fo
   const again = await runCli(['deploy', '--json'], { cwd: dir, env: bare(configDir) });
   expect(again.code, again.stderr).toBe(0);
   expect(JSON.parse(again.stdout)).toMatchObject({ pluginId, changed: false });
-  expect((await pluginsOf(second.state.url, second.state.token)).map((p) => p.id)).toEqual([pluginId]);
+  expect((await pluginsOf(second.state.url, second.state.token)).map((p) => p.id)).toEqual([
+    pluginId,
+  ]);
 
   // The recorded plugin deleted from the store: created anew, and said so.
-  const deleted = await request(`${second.state.url}/api/plugins/${pluginId}`, { method: 'DELETE', headers: { authorization: `Bearer ${second.state.token}` } });
+  const deleted = await request(`${second.state.url}/api/plugins/${pluginId}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${second.state.token}` },
+  });
   expect(deleted.statusCode).toBeLessThan(300);
   await deleted.body.dump();
   const recreated = await runCli(['deploy', '--json'], { cwd: dir, env: bare(configDir) });
   expect(recreated.code, recreated.stderr).toBe(0);
-  expect(recreated.stderr).toContain(`plugin ${pluginId} recorded in .plugsmith/state.json no longer exists in the emulator's store (${first.state.storeId})`);
+  expect(recreated.stderr).toContain(
+    `plugin ${pluginId} recorded in .plugsmith/state.json no longer exists in the emulator's store (${first.state.storeId})`,
+  );
   const newId = JSON.parse(recreated.stdout).pluginId;
   expect(newId).not.toBe(pluginId);
   expect((await pluginsOf(second.state.url, second.state.token)).map((p) => p.id)).toEqual([newId]);
@@ -136,13 +207,26 @@ test('a state file of version 1 (keyed by profile and by URL, one entry per old 
     const response = await request(`${emu.url}/api/orgs/${emu.orgId}/plugins`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emu.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'my-bot', description: 'state test', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], webhookUrl: 'http://127.0.0.1:3000/webhook' }),
+      body: JSON.stringify({
+        name: 'my-bot',
+        description: 'state test',
+        type: 'EVENT_HANDLER',
+        events: ['AGENT_MESSAGE_RECEIVED'],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:3000/webhook',
+      }),
     });
     return ((await response.body.json()) as { data: { id: string } }).data.id;
   };
   const older = await make();
   const newer = await make();
-  const entry = (pluginId: string, baseUrl: string, deployedAt: string) => ({ pluginId, baseUrl, orgId: emu.orgId, deployedAt, applied: { plugin: {}, actions: {}, externalEvents: {} } });
+  const entry = (pluginId: string, baseUrl: string, deployedAt: string) => ({
+    pluginId,
+    baseUrl,
+    orgId: emu.orgId,
+    deployedAt,
+    applied: { plugin: {}, actions: {}, externalEvents: {} },
+  });
   const { mkdir } = await import('node:fs/promises');
   await mkdir(join(dir, '.plugsmith'));
   await writeFile(
@@ -156,15 +240,28 @@ test('a state file of version 1 (keyed by profile and by URL, one entry per old 
       },
     }),
   );
-  const env = { ...bare(configDir), PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_MESSAGING_URL: emu.messagingUrl };
+  const env = {
+    ...bare(configDir),
+    PLUGSMITH_BASE_URL: emu.url,
+    PLUGSMITH_TOKEN: emu.token!,
+    PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+  };
   const deploy = await runCli(['deploy', '--json', '--org', emu.orgId!], { cwd: dir, env });
   expect(deploy.code, deploy.stderr).toBe(0);
   expect(JSON.parse(deploy.stdout).pluginId).toBe(newer);
-  expect(deploy.stderr).toContain(`this project also deployed ${older} to the emulator's store (${emu.storeId})`);
-  expect((await pluginsOf(emu.url, emu.token!)).map((p) => p.id).sort()).toEqual([older, newer].sort());
+  expect(deploy.stderr).toContain(
+    `this project also deployed ${older} to the emulator's store (${emu.storeId})`,
+  );
+  expect((await pluginsOf(emu.url, emu.token!)).map((p) => p.id).sort()).toEqual(
+    [older, newer].sort(),
+  );
 
   const state = JSON.parse(await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'));
   expect(state.version).toBe(2);
   expect(Object.keys(state.targets).sort()).toEqual(['production', `store:${emu.storeId}`]);
-  expect(state.targets[`store:${emu.storeId}`]).toMatchObject({ pluginId: newer, storeId: emu.storeId, baseUrl: emu.url });
+  expect(state.targets[`store:${emu.storeId}`]).toMatchObject({
+    pluginId: newer,
+    storeId: emu.storeId,
+    baseUrl: emu.url,
+  });
 }, 60_000);

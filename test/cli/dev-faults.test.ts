@@ -19,7 +19,13 @@ createServer(handler).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
 const MANIFEST = JSON.stringify({
-  plugin: { name: 'Faults plugin', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' },
+  plugin: {
+    name: 'Faults plugin',
+    type: 'EVENT_HANDLER',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+    webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
+  },
   installs: [{ name: 'on nova', agent: 'agent_nova' }],
 });
 
@@ -39,23 +45,51 @@ test('dev --faults sets the profile on a running emulator, shows faulted attempt
   });
   await writeFile(join(dir, 'server.js'), SERVER_JS);
   await writeFile(join(dir, 'plugsmith.json'), MANIFEST);
-  const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
+  const env = {
+    PLUGSMITH_CONFIG_DIR: configDir,
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_MESSAGING_URL: '',
+    PLUGSMITH_API_KEY: '',
+  };
   // Started in the project: dev run there uses it.
-  const emulator = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json'], { cwd: dir, env });
+  const emulator = spawnCli(
+    ['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json'],
+    { cwd: dir, env },
+  );
   const state = JSON.parse(await emulator.nextLine()) as { url: string; adminToken: string };
   const faults = async () => {
-    const response = await request(`${state.url}/_emulator/faults`, { headers: { 'x-plugsmith-admin': state.adminToken } });
-    return ((await response.body.json()) as { data: { on: boolean; profile: string; seed: string } }).data;
+    const response = await request(`${state.url}/_emulator/faults`, {
+      headers: { 'x-plugsmith-admin': state.adminToken },
+    });
+    return (
+      (await response.body.json()) as { data: { on: boolean; profile: string; seed: string } }
+    ).data;
   };
   expect((await faults()).on).toBe(false);
 
   const port = await freePort();
-  const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--faults', 'duplicate=1', '--faults-seed', '3'], { cwd: dir, env });
+  const dev = spawnCli(
+    [
+      'dev',
+      '--cmd',
+      'node server.js',
+      '--plugin-port',
+      String(port),
+      '--faults',
+      'duplicate=1',
+      '--faults-seed',
+      '3',
+    ],
+    { cwd: dir, env },
+  );
   // The challenge is never faulted; the install's delivery is sent twice, and its line says so.
   await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered  HTTP 200/);
   expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).not.toContain('[fault');
   expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).toMatch(/attempt 2  \[fault: duplicate\]/);
-  expect(dev.stderr()).toContain('fault injection on: duplicate=1 (seed 3; reproduce with --faults-seed 3)');
+  expect(dev.stderr()).toContain(
+    'fault injection on: duplicate=1 (seed 3; reproduce with --faults-seed 3)',
+  );
   expect(await faults()).toMatchObject({ on: true, profile: 'duplicate=1', seed: '3' });
 
   expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });

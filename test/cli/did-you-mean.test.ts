@@ -24,11 +24,15 @@ describe('did you mean', () => {
     expect(eventType.stderr).toContain('(Did you mean AGENT_MESSAGE_RECEIVED?)');
     expect(lowerCase.stderr).toContain('(Did you mean PLUGIN_INSTALLED?)');
     expect(option.stderr).toContain('(Did you mean --base-url?)');
-    for (const run of [command, subcommand, eventType, lowerCase, option]) expect(run.code, run.stderr).toBe(EXIT.USAGE);
+    for (const run of [command, subcommand, eventType, lowerCase, option])
+      expect(run.code, run.stderr).toBe(EXIT.USAGE);
   });
 
   test('a word close to nothing gets no guess, only the list', async () => {
-    const [command, eventType] = await Promise.all([runCli(['zzzzqqq']), runCli(['trigger', 'NOTHING_LIKE_IT'])]);
+    const [command, eventType] = await Promise.all([
+      runCli(['zzzzqqq']),
+      runCli(['trigger', 'NOTHING_LIKE_IT']),
+    ]);
     for (const run of [command, eventType]) {
       expect(run.code, run.stderr).toBe(EXIT.USAGE);
       expect(run.stderr).not.toContain('Did you mean');

@@ -15,14 +15,25 @@ async function status(url: string, token: string): Promise<number> {
 describe('plugsmith emulator export, reset, import', () => {
   test('round trip: export, reset to the seed, import brings every record back and tokens keep working', async () => {
     const url = t.emu.url;
-    const plugin = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Kept', '--type', 'APP']);
+    const plugin = await t.json([
+      'plugins',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'Kept',
+      '--type',
+      'APP',
+    ]);
     const token = (await t.json(['tokens', 'create', '--name', 'ci'])) as { token: string };
     expect(await status(`${url}/api/plugins/${plugin.id}`, token.token)).toBe(200);
 
     const file = join(t.dir, 'export.json');
     const exported = await t.cli(['emulator', 'export', file, '--base-url', url]);
     expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout).toMatch(/^Exported \d+ records from http:\/\/127\.0\.0\.1:\d+ to .*export\.json\.$/m);
+    expect(exported.stdout).toMatch(
+      /^Exported \d+ records from http:\/\/127\.0\.0\.1:\d+ to .*export\.json\.$/m,
+    );
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const content = JSON.parse(await readFile(file, 'utf8'));
     expect(content).toMatchObject({ format: 'plugsmith-emulator-export', version: 1 });
@@ -39,7 +50,10 @@ describe('plugsmith emulator export, reset, import', () => {
     expect(await status(`${url}/api/plugins/${plugin.id}`, token.token)).toBe(401);
 
     const imported = await t.json(['emulator', 'import', file, '--base-url', url, '--yes']);
-    expect(imported).toMatchObject({ imported: true, counts: { plugins: content.collections.plugins.length } });
+    expect(imported).toMatchObject({
+      imported: true,
+      counts: { plugins: content.collections.plugins.length },
+    });
     expect(await status(`${url}/api/plugins/${plugin.id}`, token.token)).toBe(200);
     expect((await t.json(['plugins', 'get', plugin.id])).name).toBe('Kept');
   });
@@ -48,8 +62,16 @@ describe('plugsmith emulator export, reset, import', () => {
     const url = t.emu.url;
     const notJson = await jsonFile(t.dir, 'broken.json', '{ nope');
     const other = await jsonFile(t.dir, 'other.json', { users: [] });
-    const unknownCollection = await jsonFile(t.dir, 'unknown.json', { format: 'plugsmith-emulator-export', version: 1, collections: { widgets: [] } });
-    const duplicate = await jsonFile(t.dir, 'dup.json', { format: 'plugsmith-emulator-export', version: 1, collections: { users: [{ id: 'u1' }, { id: 'u1' }] } });
+    const unknownCollection = await jsonFile(t.dir, 'unknown.json', {
+      format: 'plugsmith-emulator-export',
+      version: 1,
+      collections: { widgets: [] },
+    });
+    const duplicate = await jsonFile(t.dir, 'dup.json', {
+      format: 'plugsmith-emulator-export',
+      version: 1,
+      collections: { users: [{ id: 'u1' }, { id: 'u1' }] },
+    });
     const [a, b, c, d, missing] = await Promise.all([
       t.cli(['emulator', 'import', notJson, '--base-url', url, '--yes']),
       t.cli(['emulator', 'import', other, '--base-url', url, '--yes']),
@@ -70,7 +92,7 @@ describe('plugsmith emulator export, reset, import', () => {
     expect(await status(`${url}/api/orgs/${ORG}/plugins`, OWNER_TOKEN)).toBe(200);
   });
 
-  test('without --base-url and without a running emulator, the profile\'s URL is used', async () => {
+  test("without --base-url and without a running emulator, the profile's URL is used", async () => {
     const file = join(t.dir, 'by-profile.json');
     const result = await t.cli(['emulator', 'export', file]);
     expect(result.code, result.stderr).toBe(0);

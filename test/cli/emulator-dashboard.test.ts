@@ -17,14 +17,22 @@ async function redirectTarget(opened: string): Promise<string> {
 }
 
 /** A BROWSER script that appends each URL it is given to a file; `opened` gives the links the pages redirect to. */
-async function recordingBrowser(dir: string): Promise<{ env: { BROWSER: string }; opened: () => Promise<string[]> }> {
+async function recordingBrowser(
+  dir: string,
+): Promise<{ env: { BROWSER: string }; opened: () => Promise<string[]> }> {
   const log = join(dir, 'opened.txt');
   const script = join(dir, 'browser.sh');
   await writeFile(script, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\n`);
   await chmod(script, 0o755);
   return {
     env: { BROWSER: script },
-    opened: async () => Promise.all((await readFile(log, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').map(redirectTarget)),
+    opened: async () =>
+      Promise.all(
+        (await readFile(log, 'utf8').catch(() => ''))
+          .split('\n')
+          .filter((l) => l !== '')
+          .map(redirectTarget),
+      ),
   };
 }
 
@@ -37,7 +45,9 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): 
 }
 
 /** Signs in with a link's code, as the page does: the status, the session token answered, and any cookie set (none). */
-async function signIn(dashboardUrl: string): Promise<{ status: number; session: string | undefined; cookie: unknown }> {
+async function signIn(
+  dashboardUrl: string,
+): Promise<{ status: number; session: string | undefined; cookie: unknown }> {
   const url = new URL(dashboardUrl);
   const code = /^#login=(.+)$/.exec(url.hash)![1];
   const response = await request(`${url.origin}/_emulator/dashboard/session`, {
@@ -46,18 +56,43 @@ async function signIn(dashboardUrl: string): Promise<{ status: number; session: 
     body: JSON.stringify({ code }),
   });
   const body = JSON.parse(await response.body.text()) as { data?: { session?: string } };
-  return { status: response.statusCode, session: body.data?.session, cookie: response.headers['set-cookie'] };
+  return {
+    status: response.statusCode,
+    session: body.data?.session,
+    cookie: response.headers['set-cookie'],
+  };
 }
 
 describe('the dashboard link from the CLI', () => {
   test('emulator start --json --open: dashboardUrl in the JSON, opened through BROWSER, good once', async () => {
     const config = await tempConfigDir();
     const browser = await recordingBrowser(config);
-    const proc = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json', '--open'], { env: { PLUGSMITH_CONFIG_DIR: config, ...browser.env } });
-    const ready = JSON.parse(await proc.nextLine()) as { url: string; dashboardUrl: string; adminToken: string };
-    expect(ready.dashboardUrl).toMatch(new RegExp(`^${ready.url}/_emulator/dashboard/#login=[A-Za-z0-9_-]{20,}$`));
+    const proc = spawnCli(
+      [
+        'emulator',
+        'start',
+        '--in-memory',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--json',
+        '--open',
+      ],
+      { env: { PLUGSMITH_CONFIG_DIR: config, ...browser.env } },
+    );
+    const ready = JSON.parse(await proc.nextLine()) as {
+      url: string;
+      dashboardUrl: string;
+      adminToken: string;
+    };
+    expect(ready.dashboardUrl).toMatch(
+      new RegExp(`^${ready.url}/_emulator/dashboard/#login=[A-Za-z0-9_-]{20,}$`),
+    );
     // The state file other commands read holds no login link.
-    expect(await readFile(memoryStateFile(config, proc.child.pid!), 'utf8')).not.toContain('login=');
+    expect(await readFile(memoryStateFile(config, proc.child.pid!), 'utf8')).not.toContain(
+      'login=',
+    );
     expect(await waitFor(browser.opened, (o) => o.length > 0)).toEqual([ready.dashboardUrl]);
 
     const first = await signIn(ready.dashboardUrl);
@@ -67,7 +102,9 @@ describe('the dashboard link from the CLI', () => {
     expect((await signIn(ready.dashboardUrl)).status).toBe(401);
 
     // `emulator dashboard` mints another link from the running emulator (admin token from the state file).
-    const human = await runCli(['emulator', 'dashboard', '--open'], { env: { PLUGSMITH_CONFIG_DIR: config, ...browser.env } });
+    const human = await runCli(['emulator', 'dashboard', '--open'], {
+      env: { PLUGSMITH_CONFIG_DIR: config, ...browser.env },
+    });
     expect(human.code).toBe(0);
     const link = /^Dashboard: (\S+)$/m.exec(human.stdout)?.[1];
     expect(link).toMatch(new RegExp(`^${ready.url}/_emulator/dashboard/#login=`));
@@ -75,7 +112,9 @@ describe('the dashboard link from the CLI', () => {
     expect(await waitFor(browser.opened, (o) => o.length > 1)).toEqual([ready.dashboardUrl, link]);
     expect(human.stdout + human.stderr).not.toContain(ready.adminToken);
 
-    const json = await runCliInProcess(['emulator', 'dashboard', '--json'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const json = await runCliInProcess(['emulator', 'dashboard', '--json'], {
+      env: { PLUGSMITH_CONFIG_DIR: config },
+    });
     expect(json.code).toBe(0);
     const minted = JSON.parse(json.stdout) as { url: string; dashboardUrl: string };
     expect(minted.url).toBe(ready.url);
@@ -86,20 +125,30 @@ describe('the dashboard link from the CLI', () => {
 
   test('emulator start without --json prints a Dashboard: line', async () => {
     const config = await tempConfigDir();
-    const proc = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const proc = spawnCli(
+      ['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0'],
+      { env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     let line = '';
     while (!line.startsWith('Dashboard: ')) line = await proc.nextLine();
-    expect(line).toMatch(/^Dashboard: http:\/\/127\.0\.0\.1:\d+\/_emulator\/dashboard\/#login=[A-Za-z0-9_-]+$/);
+    expect(line).toMatch(
+      /^Dashboard: http:\/\/127\.0\.0\.1:\d+\/_emulator\/dashboard\/#login=[A-Za-z0-9_-]+$/,
+    );
     await proc.stop('SIGTERM');
   });
 
   test('emulator dashboard with no running emulator exits 4 and says how to start one; a named one that does not answer is 7', async () => {
     const config = await tempConfigDir();
-    const none = await runCliInProcess(['emulator', 'dashboard'], { env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' } });
+    const none = await runCliInProcess(['emulator', 'dashboard'], {
+      env: { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '' },
+    });
     expect(none.code).toBe(4);
     expect(none.stderr).toContain('plugsmith emulator start');
     // A URL where nothing listens is a network error, as for every admin command (docs/exit-codes.md).
-    const dead = await runCliInProcess(['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const dead = await runCliInProcess(
+      ['emulator', 'dashboard', '--base-url', 'http://127.0.0.1:9'],
+      { env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     expect(dead.code).toBe(7);
     expect(dead.stderr).toContain('http://127.0.0.1:9/_emulator/dashboard/login-links');
   });

@@ -18,7 +18,15 @@ async function tempDir(prefix: string): Promise<string> {
 
 async function machine(): Promise<Record<string, string>> {
   const home = await tempDir('plugsmith-exec-home-');
-  return { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'), PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_API_KEY: '', PLUGSMITH_ADMIN_TOKEN: '' };
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_API_KEY: '',
+    PLUGSMITH_ADMIN_TOKEN: '',
+  };
 }
 
 /** A shell command that reads the environment and calls the API with node (no curl): exits 0 when the org's agents answer. */
@@ -35,19 +43,34 @@ describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
     const cwd = await tempDir('plugsmith-exec-');
     const ok = await runCli(['emulator', 'exec', '--', 'sh', '-c', NODE_CHECK], { cwd, env });
     expect(ok.code, ok.stderr).toBe(0);
-    expect(JSON.parse(ok.stdout)).toEqual({ status: 200, list: true, admin: 'psa_', messaging: true, key: 'psk_' });
+    expect(JSON.parse(ok.stdout)).toEqual({
+      status: 200,
+      list: true,
+      admin: 'psa_',
+      messaging: true,
+      key: 'psk_',
+    });
 
     // One word is a shell command line; the exit code comes through.
-    const three = await runCli(['emulator', 'exec', '--', 'echo "$PLUGSMITH_BASE_URL"; exit 3'], { cwd, env });
+    const three = await runCli(['emulator', 'exec', '--', 'echo "$PLUGSMITH_BASE_URL"; exit 3'], {
+      cwd,
+      env,
+    });
     expect(three.code).toBe(3);
     const url = three.stdout.trim();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await expect(fetch(`${url}/_emulator/health`)).rejects.toThrow();
     expect(three.stderr).not.toContain('exit code');
 
-    const killed = await runCli(['emulator', 'exec', '--', 'node', '-e', 'process.kill(process.pid, "SIGTERM")'], { cwd, env });
+    const killed = await runCli(
+      ['emulator', 'exec', '--', 'node', '-e', 'process.kill(process.pid, "SIGTERM")'],
+      { cwd, env },
+    );
     expect(killed.code).toBe(143);
-    const missing = await runCli(['emulator', 'exec', '--', 'no-such-command-here', 'x'], { cwd, env });
+    const missing = await runCli(['emulator', 'exec', '--', 'no-such-command-here', 'x'], {
+      cwd,
+      env,
+    });
     expect(missing.code).toBe(127);
     expect(missing.stderr).toContain('cannot run no-such-command-here: no such command');
 
@@ -59,15 +82,38 @@ describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
   test('SIGTERM passes to the command; --json prints the environment instead and serves until stopped', async () => {
     const env = await machine();
     const cwd = await tempDir('plugsmith-exec-');
-    const exec = spawnCli(['emulator', 'exec', '--', 'node', '-e', 'process.on("SIGTERM", () => { console.log("got SIGTERM"); process.exit(5); }); console.log("ready"); setInterval(() => {}, 1000);'], { cwd, env });
+    const exec = spawnCli(
+      [
+        'emulator',
+        'exec',
+        '--',
+        'node',
+        '-e',
+        'process.on("SIGTERM", () => { console.log("got SIGTERM"); process.exit(5); }); console.log("ready"); setInterval(() => {}, 1000);',
+      ],
+      { cwd, env },
+    );
     expect(await exec.nextLine()).toBe('ready');
     exec.child.kill('SIGTERM');
     expect(await exec.nextLine()).toBe('got SIGTERM');
-    expect(await new Promise((r) => (exec.child.exitCode !== null ? r(exec.child.exitCode) : exec.child.once('exit', (code) => r(code))))).toBe(5);
+    expect(
+      await new Promise((r) =>
+        exec.child.exitCode !== null
+          ? r(exec.child.exitCode)
+          : exec.child.once('exit', (code) => r(code)),
+      ),
+    ).toBe(5);
 
     const json = spawnCli(['emulator', 'exec', '--json'], { cwd, env });
     const environment = JSON.parse(await json.nextLine());
-    expect(Object.keys(environment).sort()).toEqual(['PLUGSMITH_ADMIN_TOKEN', 'PLUGSMITH_API_KEY', 'PLUGSMITH_BASE_URL', 'PLUGSMITH_MESSAGING_URL', 'PLUGSMITH_ORG_ID', 'PLUGSMITH_TOKEN']);
+    expect(Object.keys(environment).sort()).toEqual([
+      'PLUGSMITH_ADMIN_TOKEN',
+      'PLUGSMITH_API_KEY',
+      'PLUGSMITH_BASE_URL',
+      'PLUGSMITH_MESSAGING_URL',
+      'PLUGSMITH_ORG_ID',
+      'PLUGSMITH_TOKEN',
+    ]);
     expect((await fetch(`${environment.PLUGSMITH_BASE_URL}/_emulator/health`)).status).toBe(200);
     expect(await json.stop('SIGTERM')).toEqual({ code: 0, signal: null });
 
@@ -81,7 +127,10 @@ describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
     const cwd = await tempDir('plugsmith-exec-python-');
     await cp(PYTHON_PLUGIN, cwd, { recursive: true });
     const port = String(await freePort());
-    const run = await runCli(['emulator', 'exec', '--deploy', '--', 'python3', '-m', 'unittest', '-v'], { cwd, env: { ...env, PORT: port } });
+    const run = await runCli(
+      ['emulator', 'exec', '--deploy', '--', 'python3', '-m', 'unittest', '-v'],
+      { cwd, env: { ...env, PORT: port } },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/deployed Python receiver \(plg_\S+\) into an in-memory emulator/);
     expect(run.stderr).toMatch(/Ran 3 tests/);
@@ -91,7 +140,10 @@ describe('plugsmith emulator exec', { timeout: 120_000 }, () => {
     expect(existsSync(join(cwd, '.plugsmith'))).toBe(false);
 
     // Without --deploy the deployed-plugin test has no plugin: the suite fails, and so does exec.
-    const failing = await runCli(['emulator', 'exec', '--', 'python3 -m unittest test_deployed'], { cwd, env: { ...env, PORT: port } });
+    const failing = await runCli(['emulator', 'exec', '--', 'python3 -m unittest test_deployed'], {
+      cwd,
+      env: { ...env, PORT: port },
+    });
     expect(failing.code).toBe(1);
     expect(failing.stderr).toContain("KeyError: 'PLUGSMITH_PLUGIN_ID'");
   });

@@ -5,7 +5,20 @@ import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 describe('--faults and --faults-seed', () => {
   test('emulator start refuses a bad profile with exit 2, naming each bad part and the syntax, before it listens', async () => {
     const config = await tempConfigDir();
-    const result = await runCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--faults', 'dup=0.2,drop=2,delay=100-500ms'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const result = await runCli(
+      [
+        'emulator',
+        'start',
+        '--in-memory',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--faults',
+        'dup=0.2,drop=2,delay=100-500ms',
+      ],
+      { env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('invalid --faults');
     expect(result.stderr).toContain('"dup=0.2": unknown fault "dup"');
@@ -21,7 +34,10 @@ describe('--faults and --faults-seed', () => {
     const alone = await runCli(['emulator', 'start', '--in-memory', '--faults-seed', '5'], { env });
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--faults-seed needs --faults');
-    const badSeed = await runCli(['emulator', 'start', '--in-memory', '--faults', 'drop=0.1', '--faults-seed', 'a b'], { env });
+    const badSeed = await runCli(
+      ['emulator', 'start', '--in-memory', '--faults', 'drop=0.1', '--faults-seed', 'a b'],
+      { env },
+    );
     expect(badSeed.code).toBe(2);
     expect(badSeed.stderr).toContain('invalid --faults-seed "a b"');
     const dev = await runCli(['dev', '--faults', 'reorder=often'], { env });
@@ -31,13 +47,39 @@ describe('--faults and --faults-seed', () => {
 
   test('emulator start --faults prints the profile and seed, and GET /_emulator/faults shows them', async () => {
     const config = await tempConfigDir();
-    const proc = spawnCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--json', '--faults', 'duplicate=1,delay=10-20ms', '--faults-seed', '9'], {
-      env: { PLUGSMITH_CONFIG_DIR: config },
-    });
-    const state = JSON.parse(await proc.nextLine()) as { url: string; adminToken: string; faults: string; faultsSeed: string };
+    const proc = spawnCli(
+      [
+        'emulator',
+        'start',
+        '--in-memory',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--json',
+        '--faults',
+        'duplicate=1,delay=10-20ms',
+        '--faults-seed',
+        '9',
+      ],
+      {
+        env: { PLUGSMITH_CONFIG_DIR: config },
+      },
+    );
+    const state = JSON.parse(await proc.nextLine()) as {
+      url: string;
+      adminToken: string;
+      faults: string;
+      faultsSeed: string;
+    };
     expect(state).toMatchObject({ faults: 'duplicate=1,delay=10-20ms', faultsSeed: '9' });
-    const response = await request(`${state.url}/_emulator/faults`, { headers: { 'x-plugsmith-admin': state.adminToken } });
-    expect(await response.body.json()).toMatchObject({ ok: true, data: { on: true, profile: 'duplicate=1,delay=10-20ms', seed: '9' } });
+    const response = await request(`${state.url}/_emulator/faults`, {
+      headers: { 'x-plugsmith-admin': state.adminToken },
+    });
+    expect(await response.body.json()).toMatchObject({
+      ok: true,
+      data: { on: true, profile: 'duplicate=1,delay=10-20ms', seed: '9' },
+    });
     const { code } = await proc.stop('SIGTERM');
     expect(code).toBe(0);
     expect(proc.stderr()).toContain('fault injection on: duplicate=1,delay=10-20ms (seed 9');

@@ -27,9 +27,12 @@ interface State {
 }
 
 async function start(args: string[], configDir: string) {
-  const proc = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--json', ...args], {
-    env: { PLUGSMITH_CONFIG_DIR: configDir },
-  });
+  const proc = spawnCli(
+    ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--json', ...args],
+    {
+      env: { PLUGSMITH_CONFIG_DIR: configDir },
+    },
+  );
   const state = JSON.parse(await proc.nextLine()) as State;
   return { proc, state };
 }
@@ -47,14 +50,22 @@ describe('plugsmith emulator start', () => {
 
     const health = await request(`${state.url}/_emulator/health`);
     expect(health.statusCode).toBe(200);
-    expect(await health.body.json()).toMatchObject({ ok: true, data: { status: 'ok', persistent: true } });
+    expect(await health.body.json()).toMatchObject({
+      ok: true,
+      data: { status: 'ok', persistent: true },
+    });
 
     const stateFile = stateFileOf(config, data);
-    expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({ url: state.url, token: state.token });
+    expect(JSON.parse(await readFile(stateFile, 'utf8'))).toMatchObject({
+      url: state.url,
+      token: state.token,
+    });
     expect((await stat(stateFile)).mode & 0o077).toBe(0);
 
     // The default workspace is usable with the printed token.
-    const me = await request(`${state.url}/api/orgs/org_dev/repositories`, { headers: { authorization: state.token } });
+    const me = await request(`${state.url}/api/orgs/org_dev/repositories`, {
+      headers: { authorization: state.token },
+    });
     expect(me.statusCode).toBe(200);
 
     const { code } = await proc.stop('SIGTERM');
@@ -65,10 +76,20 @@ describe('plugsmith emulator start', () => {
   test('without any profile or environment, commands use the running local emulator', async () => {
     const config = await tempConfigDir();
     const { proc, state } = await start(['--in-memory'], config);
-    const env = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_PROFILE: '' };
+    const env = {
+      PLUGSMITH_CONFIG_DIR: config,
+      PLUGSMITH_BASE_URL: '',
+      PLUGSMITH_TOKEN: '',
+      PLUGSMITH_PROFILE: '',
+    };
     const who = await runCliInProcess(['whoami', '--json'], { env });
     expect(who.code, who.stderr).toBe(0);
-    expect(JSON.parse(who.stdout)).toMatchObject({ baseUrl: state.url, tokenValid: true, local: true, orgId: 'org_dev' });
+    expect(JSON.parse(who.stdout)).toMatchObject({
+      baseUrl: state.url,
+      tokenValid: true,
+      local: true,
+      orgId: 'org_dev',
+    });
     await proc.stop();
     // Once it has stopped, the same command says how to get a target.
     const after = await runCliInProcess(['whoami'], { env });
@@ -92,7 +113,9 @@ describe('plugsmith emulator start', () => {
     const second = await start(['--data-dir', data], config);
     expect(second.state.token).toBe(first.state.token);
     expect(second.state.apiKey).toBe(first.state.apiKey);
-    const got = await request(`${second.state.url}/api/plugins/${pluginId}`, { headers: { authorization: second.state.token } });
+    const got = await request(`${second.state.url}/api/plugins/${pluginId}`, {
+      headers: { authorization: second.state.token },
+    });
     expect(got.statusCode).toBe(200);
     await second.proc.stop();
   });
@@ -102,9 +125,12 @@ describe('plugsmith emulator start', () => {
     const data = await tempDir();
     const first = await start(['--data-dir', data], config);
     // Another config dir: the same one is refused earlier, for the running emulator (test/cli/preflight.test.ts).
-    const second = await runCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--data-dir', data], {
-      env: { PLUGSMITH_CONFIG_DIR: await tempConfigDir() },
-    });
+    const second = await runCli(
+      ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--data-dir', data],
+      {
+        env: { PLUGSMITH_CONFIG_DIR: await tempConfigDir() },
+      },
+    );
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain('in use by another emulator');
     expect(second.stderr).toContain(String(first.proc.child.pid));
@@ -122,15 +148,33 @@ describe('plugsmith emulator start', () => {
         orgs: [{ id: 'org_acme', name: 'Acme', members: [{ userId: 'u_olive', role: 'OWNER' }] }],
         tokens: [{ userId: 'u_olive', token: 'tok_olive', orgId: null, name: 'dev' }],
         agents: [{ id: 'agent_nova', orgId: 'org_acme', name: 'Nova agent' }],
-        characters: [{ id: 'char_nova', orgId: 'org_acme', agentId: 'agent_nova', name: 'Nova', script: [{ match: 'hello', reply: 'Hi there!' }], fallbackReply: 'Tell me more.' }],
+        characters: [
+          {
+            id: 'char_nova',
+            orgId: 'org_acme',
+            agentId: 'agent_nova',
+            name: 'Nova',
+            script: [{ match: 'hello', reply: 'Hi there!' }],
+            fallbackReply: 'Tell me more.',
+          },
+        ],
         apiKeys: [{ key: 'key_acme', orgId: 'org_acme' }],
       }),
     );
     const { proc, state } = await start(['--in-memory', '--seed', seedPath], config);
-    expect(state).toMatchObject({ token: 'tok_olive', apiKey: 'key_acme', orgId: 'org_acme', dataDir: null });
-    const res = await request(`${state.url}/api/orgs/org_acme/repositories`, { headers: { authorization: 'tok_olive' } });
+    expect(state).toMatchObject({
+      token: 'tok_olive',
+      apiKey: 'key_acme',
+      orgId: 'org_acme',
+      dataDir: null,
+    });
+    const res = await request(`${state.url}/api/orgs/org_acme/repositories`, {
+      headers: { authorization: 'tok_olive' },
+    });
     expect(res.statusCode).toBe(200);
-    const other = await request(`${state.url}/api/orgs/org_dev/repositories`, { headers: { authorization: 'tok_olive' } });
+    const other = await request(`${state.url}/api/orgs/org_dev/repositories`, {
+      headers: { authorization: 'tok_olive' },
+    });
     expect(other.statusCode).toBe(404);
     await proc.stop();
   });
@@ -138,9 +182,23 @@ describe('plugsmith emulator start', () => {
   test('without --json: a banner with the URLs, token, key and store; --host is where it listens; --in-memory writes nothing in the folder', async () => {
     const config = await tempConfigDir();
     const cwd = await tempDir();
-    const proc = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--host', '127.0.0.2', '--in-memory'], { cwd, env: { PLUGSMITH_CONFIG_DIR: config } });
+    const proc = spawnCli(
+      [
+        'emulator',
+        'start',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--host',
+        '127.0.0.2',
+        '--in-memory',
+      ],
+      { cwd, env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     const banner: string[] = [];
-    while (!banner.some((line) => line.startsWith('Use it from another terminal'))) banner.push(await proc.nextLine());
+    while (!banner.some((line) => line.startsWith('Use it from another terminal')))
+      banner.push(await proc.nextLine());
     const text = banner.join('\n');
     expect(text).toContain('plugsmith emulator ready');
     const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\/api/.exec(text)![1];
@@ -161,47 +219,174 @@ describe('plugsmith emulator start', () => {
   test('--in-memory with --data-dir is a usage error (2) naming both, before anything starts', async () => {
     const config = await tempConfigDir();
     const cwd = await tempDir();
-    const result = await runCliInProcess(['emulator', 'start', '--in-memory', '--data-dir', 'store', '--port', '0', '--messaging-port', '0'], { cwd, env: { PLUGSMITH_CONFIG_DIR: config } });
+    const result = await runCliInProcess(
+      [
+        'emulator',
+        'start',
+        '--in-memory',
+        '--data-dir',
+        'store',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+      ],
+      { cwd, env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("error: option '--in-memory' cannot be used with option '--data-dir <dir>' (run with --help for usage)\n");
+    expect(result.stderr).toBe(
+      "error: option '--in-memory' cannot be used with option '--data-dir <dir>' (run with --help for usage)\n",
+    );
     expect(await readdir(cwd)).toEqual([]);
   });
 
   const badSeeds: Array<[string, unknown, string]> = [
-    ['a role outside the enum', { users: [{ id: 'u', name: 'U' }], orgs: [{ id: 'o', name: 'O', members: [{ userId: 'u', role: 'ADMIN' }] }], tokens: [] }, 'orgs[0].members[0].role'],
+    [
+      'a role outside the enum',
+      {
+        users: [{ id: 'u', name: 'U' }],
+        orgs: [{ id: 'o', name: 'O', members: [{ userId: 'u', role: 'ADMIN' }] }],
+        tokens: [],
+      },
+      'orgs[0].members[0].role',
+    ],
     ['a missing field', { users: [{ id: 'u' }], orgs: [], tokens: [] }, 'users[0].name'],
     ['an unknown field', { users: [], orgs: [], tokens: [], plugins: [] }, 'plugins'],
-    ['a member who is not a user', { users: [], orgs: [{ id: 'o', name: 'O', members: [{ userId: 'ghost', role: 'OWNER' }] }], tokens: [] }, 'orgs[0].members[0].userId'],
-    ['a character of an unknown agent', { users: [], orgs: [{ id: 'o', name: 'O', members: [] }], tokens: [], characters: [{ id: 'c', orgId: 'o', agentId: 'nope', name: 'C' }] }, 'characters[0].agentId'],
-    ['a user listed twice in one org', { users: [{ id: 'u', name: 'U' }], orgs: [{ id: 'o', name: 'O', members: [{ userId: 'u', role: 'OWNER' }, { userId: 'u', role: 'VIEWER' }] }], tokens: [] }, 'orgs[0].members[1].userId'],
-    ['the same token twice', { users: [{ id: 'u', name: 'U' }], orgs: [], tokens: [{ userId: 'u', token: 'tok_same_1' }, { userId: 'u', token: 'tok_same_1' }] }, 'tokens[1].token'],
-    ['a token with a space', { users: [{ id: 'u', name: 'U' }], orgs: [], tokens: [{ userId: 'u', token: 'tok with space' }] }, 'tokens[0].token'],
-    ['an invalid script regex', { users: [], orgs: [{ id: 'o', name: 'O', members: [] }], tokens: [], characters: [{ id: 'c', orgId: 'o', name: 'C', script: [{ match: '(', reply: 'x' }] }] }, 'characters[0].script[0].match'],
+    [
+      'a member who is not a user',
+      {
+        users: [],
+        orgs: [{ id: 'o', name: 'O', members: [{ userId: 'ghost', role: 'OWNER' }] }],
+        tokens: [],
+      },
+      'orgs[0].members[0].userId',
+    ],
+    [
+      'a character of an unknown agent',
+      {
+        users: [],
+        orgs: [{ id: 'o', name: 'O', members: [] }],
+        tokens: [],
+        characters: [{ id: 'c', orgId: 'o', agentId: 'nope', name: 'C' }],
+      },
+      'characters[0].agentId',
+    ],
+    [
+      'a user listed twice in one org',
+      {
+        users: [{ id: 'u', name: 'U' }],
+        orgs: [
+          {
+            id: 'o',
+            name: 'O',
+            members: [
+              { userId: 'u', role: 'OWNER' },
+              { userId: 'u', role: 'VIEWER' },
+            ],
+          },
+        ],
+        tokens: [],
+      },
+      'orgs[0].members[1].userId',
+    ],
+    [
+      'the same token twice',
+      {
+        users: [{ id: 'u', name: 'U' }],
+        orgs: [],
+        tokens: [
+          { userId: 'u', token: 'tok_same_1' },
+          { userId: 'u', token: 'tok_same_1' },
+        ],
+      },
+      'tokens[1].token',
+    ],
+    [
+      'a token with a space',
+      {
+        users: [{ id: 'u', name: 'U' }],
+        orgs: [],
+        tokens: [{ userId: 'u', token: 'tok with space' }],
+      },
+      'tokens[0].token',
+    ],
+    [
+      'an invalid script regex',
+      {
+        users: [],
+        orgs: [{ id: 'o', name: 'O', members: [] }],
+        tokens: [],
+        characters: [{ id: 'c', orgId: 'o', name: 'C', script: [{ match: '(', reply: 'x' }] }],
+      },
+      'characters[0].script[0].match',
+    ],
   ];
 
-  test.each(badSeeds)('an invalid seed (%s) is refused naming the field, with a non-zero exit', async (_name, seed, path) => {
-    const config = await tempConfigDir();
-    const dir = await tempDir();
-    const seedPath = join(dir, 'seed.json');
-    await writeFile(seedPath, JSON.stringify(seed));
-    const result = await runCliInProcess(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--seed', seedPath], {
-      env: { PLUGSMITH_CONFIG_DIR: config },
-    });
-    expect(result.code).toBe(5);
-    expect(result.stderr).toContain('invalid seed');
-    expect(result.stderr).toContain(path);
-    expect(result.stdout).toBe('');
-  });
+  test.each(badSeeds)(
+    'an invalid seed (%s) is refused naming the field, with a non-zero exit',
+    async (_name, seed, path) => {
+      const config = await tempConfigDir();
+      const dir = await tempDir();
+      const seedPath = join(dir, 'seed.json');
+      await writeFile(seedPath, JSON.stringify(seed));
+      const result = await runCliInProcess(
+        [
+          'emulator',
+          'start',
+          '--port',
+          '0',
+          '--messaging-port',
+          '0',
+          '--in-memory',
+          '--seed',
+          seedPath,
+        ],
+        {
+          env: { PLUGSMITH_CONFIG_DIR: config },
+        },
+      );
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain('invalid seed');
+      expect(result.stderr).toContain(path);
+      expect(result.stdout).toBe('');
+    },
+  );
 
   test('a seed that is not JSON, or missing, is refused', async () => {
     const config = await tempConfigDir();
     const dir = await tempDir();
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, '{ nope');
-    const broken = await runCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--seed', seedPath], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const broken = await runCli(
+      [
+        'emulator',
+        'start',
+        '--in-memory',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--seed',
+        seedPath,
+      ],
+      { env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     expect(broken.code).toBe(5);
     expect(broken.stderr).toContain('not valid JSON');
-    const missing = await runCli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--seed', join(dir, 'absent.json')], { env: { PLUGSMITH_CONFIG_DIR: config } });
+    const missing = await runCli(
+      [
+        'emulator',
+        'start',
+        '--in-memory',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--seed',
+        join(dir, 'absent.json'),
+      ],
+      { env: { PLUGSMITH_CONFIG_DIR: config } },
+    );
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('ENOENT');
   });

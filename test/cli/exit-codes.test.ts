@@ -41,7 +41,9 @@ describe('an invalid platform URL is a usage error (exit 2) on every command, fr
       expect(flag.stderr).toContain('--base-url must be an absolute http(s) URL');
       expect(flag.stderr).toContain('notaurl');
       expect(flag.code, flag.stderr).toBe(2);
-      expect(variable.stderr + variable.stdout).toContain('PLUGSMITH_BASE_URL must be an absolute http(s) URL');
+      expect(variable.stderr + variable.stdout).toContain(
+        'PLUGSMITH_BASE_URL must be an absolute http(s) URL',
+      );
       expect(variable.code, variable.stderr).toBe(2);
     });
   }
@@ -49,10 +51,16 @@ describe('an invalid platform URL is a usage error (exit 2) on every command, fr
   test('--messaging-url and PLUGSMITH_MESSAGING_URL too; a valid flag overrides a bad variable', async () => {
     const config = await tempConfigDir();
     const [flag, variable, overridden] = await Promise.all([
-      runCli(['messages', 'list', 'conv_x', '--messaging-url', 'ftp://x'], { env: isolated(config) }),
-      runCli(['messages', 'list', 'conv_x'], { env: isolated(config, { PLUGSMITH_MESSAGING_URL: 'localhost:4011' }) }),
+      runCli(['messages', 'list', 'conv_x', '--messaging-url', 'ftp://x'], {
+        env: isolated(config),
+      }),
+      runCli(['messages', 'list', 'conv_x'], {
+        env: isolated(config, { PLUGSMITH_MESSAGING_URL: 'localhost:4011' }),
+      }),
       // A closed port: the URL is accepted, and the request fails as a network error (7).
-      runCli(['plugins', 'marketplace', '--base-url', 'http://127.0.0.1:9', '--timeout', '5'], { env: isolated(config, { PLUGSMITH_BASE_URL: 'notaurl' }) }),
+      runCli(['plugins', 'marketplace', '--base-url', 'http://127.0.0.1:9', '--timeout', '5'], {
+        env: isolated(config, { PLUGSMITH_BASE_URL: 'notaurl' }),
+      }),
     ]);
     expect(flag.code, flag.stderr).toBe(2);
     expect(flag.stderr).toContain('--messaging-url must be an absolute http(s) URL');
@@ -71,7 +79,9 @@ describe('an unknown subcommand of any group', () => {
     ]);
     for (const run of [tokens, withOption]) {
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain("unknown command 'list' of `plugsmith tokens` (its commands: create)");
+      expect(run.stderr).toContain(
+        "unknown command 'list' of `plugsmith tokens` (its commands: create)",
+      );
       expect(run.stderr).not.toContain('unknown option');
     }
     expect(emulator.code, emulator.stderr).toBe(2);
@@ -80,7 +90,10 @@ describe('an unknown subcommand of any group', () => {
   });
 
   test('an unknown option before any command is still an unknown option', async () => {
-    const [group, root] = await Promise.all([runCli(['tokens', '--bogus']), runCli(['--bogus', 'plugins', 'list'])]);
+    const [group, root] = await Promise.all([
+      runCli(['tokens', '--bogus']),
+      runCli(['--bogus', 'plugins', 'list']),
+    ]);
     for (const run of [group, root]) {
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain("unknown option '--bogus'");

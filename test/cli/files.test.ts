@@ -30,13 +30,28 @@ async function makeFiles(prefix: string, count: number): Promise<string[]> {
 }
 
 describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
-  test('upload names each file\'s media type from its extension (mime-db), octet-stream when unknown', async () => {
+  test("upload names each file's media type from its extension (mime-db), octet-stream when unknown", async () => {
     const names = ['notes.md', 'config.yaml', 'song.flac', 'data.unknownext'];
     const paths = names.map((n) => join(t.dir, n));
     for (const path of paths) await writeFile(path, 'x\n');
-    const run = await t.cli(['files', 'upload', ...paths, ...parent, '--folder', 'cli/types', '--json']);
+    const run = await t.cli([
+      'files',
+      'upload',
+      ...paths,
+      ...parent,
+      '--folder',
+      'cli/types',
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    const listed = (await t.json(['files', 'list', ...parent, '--filter', 'folder=cli/types', '--all'])) as Array<{ fileName: string; contentType: string }>;
+    const listed = (await t.json([
+      'files',
+      'list',
+      ...parent,
+      '--filter',
+      'folder=cli/types',
+      '--all',
+    ])) as Array<{ fileName: string; contentType: string }>;
     expect(Object.fromEntries(listed.map((f) => [f.fileName, f.contentType]))).toEqual({
       'notes.md': 'text/markdown',
       'config.yaml': 'text/yaml',
@@ -47,10 +62,21 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
 
   test('upload of 12 files asks for URLs in two batches, streams each, marks them UPLOADED; list, url and status work on them', async () => {
     const paths = await makeFiles('batch', 12);
-    const run = await t.cli(['files', 'upload', ...paths, ...parent, '--folder', 'cli/batch', '--json', '--verbose']);
+    const run = await t.cli([
+      'files',
+      'upload',
+      ...paths,
+      ...parent,
+      '--folder',
+      'cli/batch',
+      '--json',
+      '--verbose',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const outcomes = JSON.parse(run.stdout) as Outcome[];
-    expect(outcomes.map((o) => [o.path, o.status, o.error])).toEqual(paths.map((p) => [p, 'UPLOADED', null]));
+    expect(outcomes.map((o) => [o.path, o.status, o.error])).toEqual(
+      paths.map((p) => [p, 'UPLOADED', null]),
+    );
     // Batches of ten: two URL requests, twelve PUTs to signed URLs, twelve status updates.
     expect(run.stderr.match(/> GET \S+\/api\/generate-upload-url 200/g)).toHaveLength(2);
     expect(run.stderr.match(/> PUT /g)).toHaveLength(12);
@@ -58,7 +84,16 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     // No progress bar without a terminal.
     expect(run.stderr).not.toContain('\r');
 
-    const listed = await t.json(['files', 'list', ...parent, '--filter', 'folder=cli/batch', '--all', '--limit', '5']);
+    const listed = await t.json([
+      'files',
+      'list',
+      ...parent,
+      '--filter',
+      'folder=cli/batch',
+      '--all',
+      '--limit',
+      '5',
+    ]);
     expect(listed).toHaveLength(12);
     expect(listed.every((f: { status: string }) => f.status === 'UPLOADED')).toBe(true);
 
@@ -68,9 +103,14 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     const download = await request(url.stdout.trim());
     expect(download.statusCode).toBe(200);
     expect(await download.body.text()).toBe(await readFile(paths[2], 'utf8'));
-    expect(await t.json(['files', 'url', third.fileId!])).toMatchObject({ url: expect.stringMatching(/^http/) });
+    expect(await t.json(['files', 'url', third.fileId!])).toMatchObject({
+      url: expect.stringMatching(/^http/),
+    });
 
-    expect(await t.json(['files', 'status', third.fileId!, 'processing'])).toMatchObject({ id: third.fileId, status: 'PROCESSING' });
+    expect(await t.json(['files', 'status', third.fileId!, 'processing'])).toMatchObject({
+      id: third.fileId,
+      status: 'PROCESSING',
+    });
     const human = await t.cli(['files', 'status', third.fileId!, 'COMPLETED']);
     expect(human.stdout).toMatch(/^status\s+COMPLETED$/m);
     const [illegal, noReason, badStatus] = await Promise.all([
@@ -83,7 +123,17 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     expect(noReason.stderr).toContain('--error');
     expect(badStatus.code).toBe(2);
 
-    const table = await t.cli(['files', 'list', ...parent, '--search', 'batch-1', '--sort', 'fileName', '--order', 'asc']);
+    const table = await t.cli([
+      'files',
+      'list',
+      ...parent,
+      '--search',
+      'batch-1',
+      '--sort',
+      'fileName',
+      '--order',
+      'asc',
+    ]);
     expect(table.stdout).toMatch(/^ID\s+NAME\s+SIZE\s+TYPE\s+STATUS\s+PUBLIC$/m);
     expect(table.stdout).toContain('cli/batch/batch-10.txt');
   });
@@ -99,7 +149,19 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
         await new Promise((r) => setTimeout(r, 1));
       }
     })();
-    const run = await t.cli(['files', 'upload', before, growing, after, ...parent, '--folder', 'cli/grow', '--json', '--concurrency', '1']);
+    const run = await t.cli([
+      'files',
+      'upload',
+      before,
+      growing,
+      after,
+      ...parent,
+      '--folder',
+      'cli/grow',
+      '--json',
+      '--concurrency',
+      '1',
+    ]);
     writing = false;
     await writer;
     expect(run.code, run.stderr).toBe(1);
@@ -111,7 +173,10 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
 
     const records = await t.json(['files', 'list', ...parent, '--filter', 'folder=cli/grow']);
     const failed = records.find((f: { id: string }) => f.id === outcomes[1].fileId);
-    expect(failed).toMatchObject({ status: 'FAILED', errorMessage: expect.stringContaining('changed during the upload') });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      errorMessage: expect.stringContaining('changed during the upload'),
+    });
   });
 
   test('a missing path and a name the platform refuses fail alone; the rest of the batch is uploaded (a path given twice, twice)', async () => {
@@ -147,11 +212,21 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
 
   test('on a terminal the upload draws a progress bar on stderr and colours the table', async () => {
     const paths = await makeFiles('tty', 3);
-    const command = [process.execPath, CLI, 'files', 'upload', ...paths, ...parent].map((a) => `'${a}'`).join(' ');
-    const env: Record<string, string> = { ...process.env, ...t.env, TERM: 'xterm-256color', COLUMNS: '120' } as Record<string, string>;
+    const command = [process.execPath, CLI, 'files', 'upload', ...paths, ...parent]
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const env: Record<string, string> = {
+      ...process.env,
+      ...t.env,
+      TERM: 'xterm-256color',
+      COLUMNS: '120',
+    } as Record<string, string>;
     delete env.NO_COLOR;
     delete env.CI;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stdin.end();

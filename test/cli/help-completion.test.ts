@@ -25,7 +25,8 @@ function bufferIo(): Io & { out(): string } {
 
 describe('help, the command reference and completion', () => {
   test('every registered command has at least one example, and its --help shows them', async () => {
-    for (const spec of commands) expect(spec.examples.length, spec.path.join(' ')).toBeGreaterThan(0);
+    for (const spec of commands)
+      expect(spec.examples.length, spec.path.join(' ')).toBeGreaterThan(0);
     for (const spec of commands) {
       const io = bufferIo();
       await main([...spec.path, '--help'], io);
@@ -52,18 +53,41 @@ describe('help, the command reference and completion', () => {
     await writeFile(path, script.stdout);
     const complete = async (words: string[]) => {
       const line = words.map((w) => `'${w}'`).join(' ');
-      const { stdout } = await promisify(execFile)('bash', ['-c', `source '${path}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _plugsmith; printf '%s\\n' "\${COMPREPLY[@]}"`]);
+      const { stdout } = await promisify(execFile)('bash', [
+        '-c',
+        `source '${path}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _plugsmith; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ]);
       return stdout.trim().split('\n');
     };
     expect(await complete(['plugsmith', 'plu'])).toEqual(['plugins']);
-    expect(await complete(['plugsmith', 'plugins', ''])).toEqual(expect.arrayContaining(['create', 'get', 'list', 'update', 'delete', 'verify', 'marketplace', 'secret']));
-    expect(await complete(['plugsmith', 'plugins', 'create', '--type', ''])).toEqual(['EVENT_HANDLER', 'APP', 'DATA_PROVIDER']);
-    expect(await complete(['plugsmith', 'repos', '--org', 'org_x', 'files', 'list', '--li'])).toEqual(['--limit']);
-    expect(await complete(['plugsmith', 'files', 'upload', 'a.txt', '--parent-t'])).toEqual(['--parent-type']);
+    expect(await complete(['plugsmith', 'plugins', ''])).toEqual(
+      expect.arrayContaining([
+        'create',
+        'get',
+        'list',
+        'update',
+        'delete',
+        'verify',
+        'marketplace',
+        'secret',
+      ]),
+    );
+    expect(await complete(['plugsmith', 'plugins', 'create', '--type', ''])).toEqual([
+      'EVENT_HANDLER',
+      'APP',
+      'DATA_PROVIDER',
+    ]);
+    expect(
+      await complete(['plugsmith', 'repos', '--org', 'org_x', 'files', 'list', '--li']),
+    ).toEqual(['--limit']);
+    expect(await complete(['plugsmith', 'files', 'upload', 'a.txt', '--parent-t'])).toEqual([
+      '--parent-type',
+    ]);
   });
 
   test('the program builds only the group argv names, with the same help as the whole program', async () => {
-    const subcommandsOf = (argv: string[] | undefined, group: string) => buildProgram(bufferIo(), argv).commands.find((c) => c.name() === group)!.commands.length;
+    const subcommandsOf = (argv: string[] | undefined, group: string) =>
+      buildProgram(bufferIo(), argv).commands.find((c) => c.name() === group)!.commands.length;
     expect(subcommandsOf(['--help'], 'plugins')).toBe(0);
     expect(subcommandsOf(['--profile', 'plugins', 'files', 'list'], 'plugins')).toBe(0);
     expect(subcommandsOf(['--json', 'plugins', 'list'], 'plugins')).toBeGreaterThan(5);
@@ -78,12 +102,18 @@ describe('help, the command reference and completion', () => {
   test('zsh and fish scripts cover every command; an unknown shell is a usage error', async () => {
     const program = buildProgram(bufferIo());
     expect(program.commands.length).toBeGreaterThan(0);
-    const [zsh, fish, other] = await Promise.all([t.cli(['completion', 'zsh']), t.cli(['completion', 'fish']), t.cli(['completion', 'tcsh'])]);
+    const [zsh, fish, other] = await Promise.all([
+      t.cli(['completion', 'zsh']),
+      t.cli(['completion', 'fish']),
+      t.cli(['completion', 'tcsh']),
+    ]);
     expect(zsh.stdout).toMatch(/^#compdef plugsmith/);
     expect(fish.stdout).toContain('complete -c plugsmith');
     for (const spec of commands) {
       expect(zsh.stdout).toContain(`'${spec.path.join(' ')}'`);
-      expect(fish.stdout).toContain(`'p:${spec.path.slice(0, -1).join(' ')}'" -a '${spec.path[spec.path.length - 1]}'`);
+      expect(fish.stdout).toContain(
+        `'p:${spec.path.slice(0, -1).join(' ')}'" -a '${spec.path[spec.path.length - 1]}'`,
+      );
     }
     expect(fish.stdout).toContain("-l dispatch-mode -x -a 'SYNC ASYNC'");
     expect(other.code).toBe(2);

@@ -42,7 +42,9 @@ describe('plugsmith init wizard (tmux)', () => {
     expect(events).toMatch(/◯ PLUGIN_INSTALLED/);
     expect(events).toMatch(/◉ REPOSITORY_FILE_ADDED/);
     await t.keys('Space', 'Enter');
-    const scopes = await t.waitFor(/\? Scopes of its installation tokens:[\s\S]*REPOSITORY_FILES_READ/);
+    const scopes = await t.waitFor(
+      /\? Scopes of its installation tokens:[\s\S]*REPOSITORY_FILES_READ/,
+    );
     expect(scopes).toMatch(/◉ REPOSITORY_FILES_READ/);
     expect(scopes).toMatch(/◯ AGENT_MESSAGE_WRITE/);
     await t.keys('Enter');
@@ -50,7 +52,9 @@ describe('plugsmith init wizard (tmux)', () => {
     await t.keys('4321', 'Enter');
     const done = await t.waitFor(/EXIT=\d+/, 60_000);
     expect(done).toContain('EXIT=0');
-    expect(done).toContain('✔ Events to receive: PLUGIN_INSTALLED, REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED');
+    expect(done).toContain(
+      '✔ Events to receive: PLUGIN_INSTALLED, REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED',
+    );
     expect(done).toContain(`Created the Python DATA_PROVIDER plugin "wizard-bot" in ${dir}`);
 
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
@@ -68,7 +72,9 @@ describe('plugsmith init wizard (tmux)', () => {
 
   it('asks only for what the flags leave out', async () => {
     const dir = join(root, 'partial');
-    const t = await terminal(initCommand(`${JSON.stringify(dir)} --name partial-app --type APP --port 3100`));
+    const t = await terminal(
+      initCommand(`${JSON.stringify(dir)} --name partial-app --type APP --port 3100`),
+    );
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).not.toContain('Plugin name');
     expect(events).not.toContain('Plugin type');
@@ -83,7 +89,13 @@ describe('plugsmith init wizard (tmux)', () => {
     expect(done).not.toContain('Port of the webhook server');
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
     expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).name).toBe('partial-app');
-    expect(manifest.plugin).toMatchObject({ name: 'partial-app', type: 'APP', events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], webhookUrl: 'http://127.0.0.1:3100/webhook' });
+    expect(manifest.plugin).toMatchObject({
+      name: 'partial-app',
+      type: 'APP',
+      events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'],
+      scopes: [],
+      webhookUrl: 'http://127.0.0.1:3100/webhook',
+    });
   });
 
   it('refuses a non-empty folder before asking anything', async () => {

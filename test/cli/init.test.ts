@@ -11,7 +11,11 @@ import { loadManifest } from '../../src/manifest/load.js';
 // refusals; and a copy of the package run as a process, for what it writes as that copy.
 
 let root: string;
-const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'plugsmith-init-'));
@@ -34,12 +38,56 @@ async function filesUnder(dir: string, sub = ''): Promise<string[]> {
 
 // This checkout is not a registry release (no dist/release.json): init vendors it.
 const VENDORED = `vendor/plugsmith-${version}.tgz`;
-const COMMON = [VENDORED, '.gitignore', 'README.md', 'package.json', 'plugsmith.json', 'src/config.ts', 'src/installations.ts', 'src/main.ts', 'src/platform.ts', 'src/plugin.ts', 'src/server.ts', 'src/token-store.ts', 'src/webhooks.ts', 'test/harness.ts', 'test/plugin.test.ts', 'tsconfig.build.json', 'tsconfig.json', 'vitest.config.ts'];
+const COMMON = [
+  VENDORED,
+  '.gitignore',
+  'README.md',
+  'package.json',
+  'plugsmith.json',
+  'src/config.ts',
+  'src/installations.ts',
+  'src/main.ts',
+  'src/platform.ts',
+  'src/plugin.ts',
+  'src/server.ts',
+  'src/token-store.ts',
+  'src/webhooks.ts',
+  'test/harness.ts',
+  'test/plugin.test.ts',
+  'tsconfig.build.json',
+  'tsconfig.json',
+  'vitest.config.ts',
+];
 
 const CASES = [
-  { type: 'DATA_PROVIDER', installs: [{ name: 'local docs', repository: 'repo_docs' }], events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], extra: [], code: ['REPOSITORY_FILE_ADDED', 'platform.uploads.accessUrl', 'platform.repositories.files.listAll'] },
-  { type: 'EVENT_HANDLER', installs: [{ name: 'local agent', agent: 'agent_nova' }], events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], extra: ['src/reply.ts'], code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'] },
-  { type: 'APP', installs: [{ name: 'local app', app: 'app_local' }], events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'], scopes: [], extra: ['src/history.ts'], code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'] },
+  {
+    type: 'DATA_PROVIDER',
+    installs: [{ name: 'local docs', repository: 'repo_docs' }],
+    events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
+    scopes: ['REPOSITORY_FILES_READ'],
+    extra: [],
+    code: [
+      'REPOSITORY_FILE_ADDED',
+      'platform.uploads.accessUrl',
+      'platform.repositories.files.listAll',
+    ],
+  },
+  {
+    type: 'EVENT_HANDLER',
+    installs: [{ name: 'local agent', agent: 'agent_nova' }],
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+    extra: ['src/reply.ts'],
+    code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'],
+  },
+  {
+    type: 'APP',
+    installs: [{ name: 'local app', app: 'app_local' }],
+    events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'],
+    scopes: [],
+    extra: ['src/history.ts'],
+    code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'],
+  },
 ] as const;
 
 describe('plugsmith init by flags', () => {
@@ -48,7 +96,20 @@ describe('plugsmith init by flags', () => {
       const dir = join(root, `by-flags-${c.type}`);
       const name = `flags-${c.type.toLowerCase().replace('_', '-')}`;
       // Every value as a flag: nothing is asked, so --yes is not needed.
-      const result = await runCli(['init', dir, '--name', name, '--type', c.type, '--events', c.events.join(','), '--scopes', c.scopes.join(','), '--port', '3456']);
+      const result = await runCli([
+        'init',
+        dir,
+        '--name',
+        name,
+        '--type',
+        c.type,
+        '--events',
+        c.events.join(','),
+        '--scopes',
+        c.scopes.join(','),
+        '--port',
+        '3456',
+      ]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain(`Created the ${c.type} plugin "${name}"`);
       expect(result.stderr).toContain('npm install');
@@ -60,34 +121,62 @@ describe('plugsmith init by flags', () => {
 
       const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
       // plugsmith is for development and tests; a running plugin needs only the Standard Webhooks library.
-      expect(pkg).toMatchObject({ name, private: true, type: 'module', devDependencies: { plugsmith: `file:${VENDORED}` } });
+      expect(pkg).toMatchObject({
+        name,
+        private: true,
+        type: 'module',
+        devDependencies: { plugsmith: `file:${VENDORED}` },
+      });
       expect(Object.keys(pkg.dependencies)).toEqual(['standardwebhooks']);
-      expect(pkg.scripts).toMatchObject({ dev: expect.stringContaining('src/main.ts'), test: expect.stringContaining('vitest run'), build: 'tsc -p tsconfig.build.json', start: 'node dist/main.js' });
+      expect(pkg.scripts).toMatchObject({
+        dev: expect.stringContaining('src/main.ts'),
+        test: expect.stringContaining('vitest run'),
+        build: 'tsc -p tsconfig.build.json',
+        start: 'node dist/main.js',
+      });
 
       const raw = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
       expect(raw.$schema).toBe('./node_modules/plugsmith/plugsmith.schema.json');
       expect(raw.plugin.webhookUrl).toBe('http://127.0.0.1:${PORT:-3456}/webhook');
       const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
-      expect(manifest.plugin).toMatchObject({ name, type: c.type, events: [...c.events], scopes: [...c.scopes], webhookUrl: 'http://127.0.0.1:3456/webhook' });
+      expect(manifest.plugin).toMatchObject({
+        name,
+        type: c.type,
+        events: [...c.events],
+        scopes: [...c.scopes],
+        webhookUrl: 'http://127.0.0.1:3456/webhook',
+      });
       // `plugsmith dev` installs the plugin on the emulator's default workspace.
       expect(manifest.installs).toEqual(c.installs);
-      expect((await loadManifest(join(dir, 'plugsmith.json'), { PORT: '4999' })).plugin.webhookUrl).toBe('http://127.0.0.1:4999/webhook');
+      expect(
+        (await loadManifest(join(dir, 'plugsmith.json'), { PORT: '4999' })).plugin.webhookUrl,
+      ).toBe('http://127.0.0.1:4999/webhook');
 
       // The token store writes owner-only files, through a temporary file renamed into place.
       const store = await readFile(join(dir, 'src/token-store.ts'), 'utf8');
-      expect(store).toContain("writeFile(temporary, JSON.stringify(all, null, 2) + '\\n', { mode: 0o600 })");
+      expect(store).toContain(
+        "writeFile(temporary, JSON.stringify(all, null, 2) + '\\n', { mode: 0o600 })",
+      );
       expect(store).toContain('chmod(temporary, 0o600)');
       expect(store).toContain('rename(temporary, this.path)');
       // The server verifies signatures with the project's own src/webhooks.ts (on standardwebhooks);
       // plugsmith is imported for types only, which the build erases. The plugin handles its type's events.
-      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain("import { createWebhookHandler, type WebhookHandlers } from './webhooks.js'");
-      expect(await readFile(join(dir, 'src/webhooks.ts'), 'utf8')).toContain("import { Webhook } from 'standardwebhooks'");
+      expect(await readFile(join(dir, 'src/server.ts'), 'utf8')).toContain(
+        "import { createWebhookHandler, type WebhookHandlers } from './webhooks.js'",
+      );
+      expect(await readFile(join(dir, 'src/webhooks.ts'), 'utf8')).toContain(
+        "import { Webhook } from 'standardwebhooks'",
+      );
       for (const file of (await filesUnder(dir)).filter((f) => f.startsWith('src/'))) {
-        expect(await readFile(join(dir, file), 'utf8'), file).not.toMatch(/^import (?!type )[^;]*from 'plugsmith/m);
+        expect(await readFile(join(dir, file), 'utf8'), file).not.toMatch(
+          /^import (?!type )[^;]*from 'plugsmith/m,
+        );
       }
       const plugin = await readFile(join(dir, 'src/plugin.ts'), 'utf8');
       for (const snippet of c.code) expect(plugin).toContain(snippet);
-      expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain('Number(env.PORT || 3456)');
+      expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain(
+        'Number(env.PORT || 3456)',
+      );
       expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('.data/');
       // vendor/ is committed: a clone of the project must install the same plugsmith.
       expect(await readFile(join(dir, '.gitignore'), 'utf8')).not.toMatch(/vendor/);
@@ -102,28 +191,61 @@ describe('plugsmith init by flags', () => {
     const result = await runCli(['init', dir, '--yes', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout);
-    expect(printed).toMatchObject({ dir, name: 'my-bot', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], port: 3000, plugsmithVersion: version, plugsmithDependency: `file:${VENDORED}` });
+    expect(printed).toMatchObject({
+      dir,
+      name: 'my-bot',
+      type: 'EVENT_HANDLER',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+      port: 3000,
+      plugsmithVersion: version,
+      plugsmithDependency: `file:${VENDORED}`,
+    });
     expect(printed).not.toHaveProperty('pluginsmithVersion');
     expect(printed.files).toContain('src/reply.ts');
     expect(printed.files).toContain(VENDORED);
     // One line says where the dependency comes from.
-    expect(result.stderr).toContain(`plugsmith ${version} is not a release the npm registry serves, so the project installs it from ${VENDORED}`);
-    expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.webhookUrl).toBe('http://127.0.0.1:3000/webhook');
+    expect(result.stderr).toContain(
+      `plugsmith ${version} is not a release the npm registry serves, so the project installs it from ${VENDORED}`,
+    );
+    expect((await loadManifest(join(dir, 'plugsmith.json'), {})).plugin.webhookUrl).toBe(
+      'http://127.0.0.1:3000/webhook',
+    );
   });
 
   it('creates ./<name> when no folder is given', async () => {
-    const result = await runCli(['init', '--name', 'from-name', '--type', 'APP', '--yes'], { cwd: root });
+    const result = await runCli(['init', '--name', 'from-name', '--type', 'APP', '--yes'], {
+      cwd: root,
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect((await loadManifest(join(root, 'from-name', 'plugsmith.json'), {})).plugin).toMatchObject({ name: 'from-name', type: 'APP' });
+    expect(
+      (await loadManifest(join(root, 'from-name', 'plugsmith.json'), {})).plugin,
+    ).toMatchObject({ name: 'from-name', type: 'APP' });
   });
 
   it('adds the events and scopes its template needs, and says so', async () => {
     const dir = join(root, 'completed');
-    const result = await runCli(['init', dir, '--type', 'DATA_PROVIDER', '--events', 'PLUGIN_INSTALLED', '--scopes', '', '--yes']);
+    const result = await runCli([
+      'init',
+      dir,
+      '--type',
+      'DATA_PROVIDER',
+      '--events',
+      'PLUGIN_INSTALLED',
+      '--scopes',
+      '',
+      '--yes',
+    ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('Added REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED, REPOSITORY_FILES_READ');
+    expect(result.stderr).toContain(
+      'Added REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED, REPOSITORY_FILES_READ',
+    );
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
-    expect(manifest.plugin.events).toEqual(['PLUGIN_INSTALLED', 'REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED']);
+    expect(manifest.plugin.events).toEqual([
+      'PLUGIN_INSTALLED',
+      'REPOSITORY_FILE_ADDED',
+      'REPOSITORY_FILE_REMOVED',
+    ]);
     expect(manifest.plugin.scopes).toEqual(['REPOSITORY_FILES_READ']);
   });
 });
@@ -134,14 +256,24 @@ describe('plugsmith init refusals', () => {
       const dir = join(root, folder);
       const result = await runCli(['init', dir, '--yes']);
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr).toContain(`The folder's name "${folder}" is not a valid plugin name: a name may hold only lowercase letters, digits and - . _`);
+      expect(result.stderr).toContain(
+        `The folder's name "${folder}" is not a valid plugin name: a name may hold only lowercase letters, digits and - . _`,
+      );
       expect(result.stderr).toMatch(/Pass --name [a-z0-9]/);
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
     }
     // --name is taken as given, whatever the folder is called.
-    const named = await runCli(['init', join(root, 'Named Folder'), '--yes', '--name', 'named-bot']);
+    const named = await runCli([
+      'init',
+      join(root, 'Named Folder'),
+      '--yes',
+      '--name',
+      'named-bot',
+    ]);
     expect(named.code, named.stderr).toBe(0);
-    expect(JSON.parse(await readFile(join(root, 'Named Folder', 'package.json'), 'utf8')).name).toBe('named-bot');
+    expect(
+      JSON.parse(await readFile(join(root, 'Named Folder', 'package.json'), 'utf8')).name,
+    ).toBe('named-bot');
   });
 
   it('refuses a non-empty folder with exit 2 and writes nothing; --force writes into it', async () => {
@@ -183,7 +315,20 @@ describe('plugsmith init refusals', () => {
       await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
     }
     // Every value given: nothing to ask, so no --yes needed.
-    const complete = await runCli(['init', join(root, 'complete'), '--name', 'x', '--type', 'APP', '--events', 'PLUGIN_INSTALLED', '--scopes', '', '--port', '3001']);
+    const complete = await runCli([
+      'init',
+      join(root, 'complete'),
+      '--name',
+      'x',
+      '--type',
+      'APP',
+      '--events',
+      'PLUGIN_INSTALLED',
+      '--scopes',
+      '',
+      '--port',
+      '3001',
+    ]);
     expect(complete.code, complete.stderr).toBe(0);
   }, 90_000);
 
@@ -214,7 +359,8 @@ describe('the plugsmith dependency init writes', () => {
   async function installedCopy(version: string, mark: unknown): Promise<string> {
     const copy = await mkdtemp(join(tmpdir(), 'plugsmith-installed-'));
     onTestFinished(() => rm(copy, { recursive: true, force: true }));
-    for (const part of ['bin', 'dist', 'templates', 'plugsmith.schema.json', 'README.md']) await cp(join(ROOT, part), join(copy, part), { recursive: true });
+    for (const part of ['bin', 'dist', 'templates', 'plugsmith.schema.json', 'README.md'])
+      await cp(join(ROOT, part), join(copy, part), { recursive: true });
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
     await writeFile(join(copy, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2));
     await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
@@ -222,12 +368,27 @@ describe('the plugsmith dependency init writes', () => {
     return copy;
   }
 
-  async function initWith(copy: string, name: string): Promise<{ pkg: { devDependencies: { plugsmith: string } }; stderr: string; vendor: string[] }> {
+  async function initWith(
+    copy: string,
+    name: string,
+  ): Promise<{
+    pkg: { devDependencies: { plugsmith: string } };
+    stderr: string;
+    vendor: string[];
+  }> {
     const dir = join(root, name);
     // The copy's own bin, so that the running plugsmith is the copy.
-    const result = await promisify(execFile)(process.execPath, [join(copy, 'bin/plugsmith.js'), 'init', dir, '--yes'], { env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    const result = await promisify(execFile)(
+      process.execPath,
+      [join(copy, 'bin/plugsmith.js'), 'init', dir, '--yes'],
+      { env: { ...process.env, CI: 'true', NO_COLOR: '1' } },
+    );
     const vendor = await readdir(join(dir, 'vendor')).catch(() => []);
-    return { pkg: JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')), stderr: result.stderr, vendor };
+    return {
+      pkg: JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')),
+      stderr: result.stderr,
+      vendor,
+    };
   }
 
   it('is ^<version> for a registry release (the mark npm publish leaves), with nothing vendored', async () => {
@@ -248,7 +409,9 @@ describe('the plugsmith dependency init writes', () => {
       const { pkg, stderr, vendor } = await initWith(await installedCopy(version, mark), name);
       expect(pkg.devDependencies.plugsmith, name).toBe(`file:vendor/plugsmith-${version}.tgz`);
       expect(vendor, name).toEqual([`plugsmith-${version}.tgz`]);
-      expect(stderr, name).toContain(`plugsmith ${version} is not a release the npm registry serves`);
+      expect(stderr, name).toContain(
+        `plugsmith ${version} is not a release the npm registry serves`,
+      );
     }
   }, 90_000);
 });
@@ -267,7 +430,9 @@ describe('init packs this plugsmith once per build', () => {
     const runCache = process.env.XDG_CACHE_HOME;
     process.env.XDG_CACHE_HOME = cache;
     try {
-      expect(join(cache, 'plugsmith', 'packs', packed[0]!)).toBe(cachedPackPath(version, await packFingerprint(repo, version)));
+      expect(join(cache, 'plugsmith', 'packs', packed[0]!)).toBe(
+        cachedPackPath(version, await packFingerprint(repo, version)),
+      );
     } finally {
       // The run's own cache folder (test/kit/run-setup.ts), where the run's other inits find its pack.
       if (runCache === undefined) delete process.env.XDG_CACHE_HOME;

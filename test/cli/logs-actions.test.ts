@@ -1,6 +1,14 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { api, emulator, emulatorEnv, receiver, type Api, type Cli, type Receiver } from '../kit/index.js';
+import {
+  api,
+  emulator,
+  emulatorEnv,
+  receiver,
+  type Api,
+  type Cli,
+  type Receiver,
+} from '../kit/index.js';
 import { spawnedCli } from '../kit/spawn.js';
 import { terminal, type Terminal } from '../kit/terminal.js';
 import { CLI } from '../helpers/cli-process.js';
@@ -20,21 +28,49 @@ let answer = 500;
 beforeAll(async () => {
   emu = await emulator({ delivery: { schedule: [60_000, 60_000], timeoutMs: 3000, jitter: 0 } });
   hook = await receiver((request, res) => {
-    const challenge = request.json?.type === 'WEBHOOK_CHALLENGE' ? request.json.data?.challenge : undefined;
-    if (challenge !== undefined) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge }));
-    res.writeHead(answer, { 'content-type': 'application/json' }).end(JSON.stringify({ answered: answer }));
+    const challenge =
+      request.json?.type === 'WEBHOOK_CHALLENGE' ? request.json.data?.challenge : undefined;
+    if (challenge !== undefined)
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ challenge }));
+    res
+      .writeHead(answer, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ answered: answer }));
   });
   owner = api(emu, { token: `Bearer ${emu.token}` });
   plugsmith = await spawnedCli(emulatorEnv(emu));
-  const plugin = await plugsmith.json(['plugins', 'create', '--org', emu.orgId!, '--name', 'Flaky app', '--type', 'APP', '--webhook-url', hook.webhookUrl]);
+  const plugin = await plugsmith.json([
+    'plugins',
+    'create',
+    '--org',
+    emu.orgId!,
+    '--name',
+    'Flaky app',
+    '--type',
+    'APP',
+    '--webhook-url',
+    hook.webhookUrl,
+  ]);
   pluginId = plugin.id;
   expect((await plugsmith.run(['plugins', 'verify', pluginId])).code).toBe(0);
 });
 
 /** Installs the plugin on a new app: its PLUGIN_INSTALLED is a real delivery; resolves once its first attempt is logged. */
 async function installed(appId: string) {
-  const instance = await owner.data('POST', `/api/apps/${appId}/plugins`, { name: appId, pluginId, events: [], scopes: [], orgId: emu.orgId });
-  await expect.poll(() => emu.deliveries.list().find((d) => d.pluginInstanceId === instance.id)?.attempts.length ?? 0).toBe(1);
+  const instance = await owner.data('POST', `/api/apps/${appId}/plugins`, {
+    name: appId,
+    pluginId,
+    events: [],
+    scopes: [],
+    orgId: emu.orgId,
+  });
+  await expect
+    .poll(
+      () =>
+        emu.deliveries.list().find((d) => d.pluginInstanceId === instance.id)?.attempts.length ?? 0,
+    )
+    .toBe(1);
   return emu.deliveries.list().find((d) => d.pluginInstanceId === instance.id)!;
 }
 
@@ -44,28 +80,39 @@ function received(eventId: string) {
 }
 
 describe('plugsmith logs retry', () => {
-  test('runs a pending delivery\'s next attempt now and shows how it went; exit 1 while the webhook still refuses', async () => {
+  test("runs a pending delivery's next attempt now and shows how it went; exit 1 while the webhook still refuses", async () => {
     answer = 500;
     const pending = await installed('app_retry');
     expect(pending.status).toBe('pending');
 
     const refused = await plugsmith.run(['logs', 'retry', pending.id]);
     expect(refused.code, refused.stderr).toBe(1);
-    expect(refused.stdout).toMatch(new RegExp(`^delivery ${pending.id} pending \\(HTTP 500, \\d+ms, 2 attempts\\)`, 'm'));
-    expect(refused.stderr).toMatch(/the webhook did not accept the attempt; the next retry is due at \d{4}-/);
+    expect(refused.stdout).toMatch(
+      new RegExp(`^delivery ${pending.id} pending \\(HTTP 500, \\d+ms, 2 attempts\\)`, 'm'),
+    );
+    expect(refused.stderr).toMatch(
+      /the webhook did not accept the attempt; the next retry is due at \d{4}-/,
+    );
 
     answer = 200;
     const accepted = await plugsmith.run(['logs', 'retry', pending.id]);
     expect(accepted.code, accepted.stderr).toBe(0);
-    expect(accepted.stdout).toMatch(new RegExp(`^delivery ${pending.id} delivered \\(HTTP 200, \\d+ms, 3 attempts\\)$`, 'm'));
+    expect(accepted.stdout).toMatch(
+      new RegExp(`^delivery ${pending.id} delivered \\(HTTP 200, \\d+ms, 3 attempts\\)$`, 'm'),
+    );
     // Three attempts of the one event, each really sent.
     expect(received(pending.eventId)).toHaveLength(3);
-    expect(emu.deliveries.get(pending.id)).toMatchObject({ status: 'delivered', nextAttemptAt: null });
+    expect(emu.deliveries.get(pending.id)).toMatchObject({
+      status: 'delivered',
+      nextAttemptAt: null,
+    });
 
     // No longer pending: the error names the command that sends it again.
     const done = await plugsmith.run(['logs', 'retry', pending.id]);
     expect(done.code).toBe(6);
-    expect(done.stderr).toContain(`delivery ${pending.id} is delivered: only a pending delivery can be retried now; send its event again with \`plugsmith logs redeliver ${pending.id}\``);
+    expect(done.stderr).toContain(
+      `delivery ${pending.id} is delivered: only a pending delivery can be retried now; send its event again with \`plugsmith logs redeliver ${pending.id}\``,
+    );
     const missing = await plugsmith.run(['logs', 'retry', 'dlv_missing']);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('`plugsmith logs` lists the deliveries');
@@ -84,17 +131,25 @@ describe('plugsmith logs retry', () => {
 });
 
 describe('plugsmith logs cancel', () => {
-  test('ends a pending delivery\'s retries: failed, never sent again; a second cancel is a conflict', async () => {
+  test("ends a pending delivery's retries: failed, never sent again; a second cancel is a conflict", async () => {
     answer = 500;
     const pending = await installed('app_cancel');
     const cancelled = await plugsmith.run(['logs', 'cancel', pending.id]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
-    expect(cancelled.stdout).toContain(`Cancelled the retries of delivery ${pending.id}: it is failed after 1 attempt and is never sent again`);
-    expect(emu.deliveries.get(pending.id)).toMatchObject({ status: 'failed', nextAttemptAt: null, cancelledAt: expect.any(String) });
+    expect(cancelled.stdout).toContain(
+      `Cancelled the retries of delivery ${pending.id}: it is failed after 1 attempt and is never sent again`,
+    );
+    expect(emu.deliveries.get(pending.id)).toMatchObject({
+      status: 'failed',
+      nextAttemptAt: null,
+      cancelledAt: expect.any(String),
+    });
 
     const again = await plugsmith.run(['logs', 'cancel', pending.id, '--json']);
     expect(again.code).toBe(6);
-    expect(again.stderr).toContain(`delivery ${pending.id} is failed: only a pending delivery has retries to cancel; send its event again with \`plugsmith logs redeliver ${pending.id}\``);
+    expect(again.stderr).toContain(
+      `delivery ${pending.id} is failed: only a pending delivery has retries to cancel; send its event again with \`plugsmith logs redeliver ${pending.id}\``,
+    );
 
     const other = await installed('app_cancel_json');
     const json = await plugsmith.json(['logs', 'cancel', other.id]);
@@ -132,12 +187,30 @@ describe('plugsmith logs redeliver with filters', () => {
     expect(received(two.eventId)).toHaveLength(2);
 
     // The plugin's whole log: its challenge matches too, and is left out.
-    const human = await plugsmith.run(['logs', 'redeliver', '--plugin', pluginId, '--type', 'WEBHOOK_CHALLENGE', '--yes']);
+    const human = await plugsmith.run([
+      'logs',
+      'redeliver',
+      '--plugin',
+      pluginId,
+      '--type',
+      'WEBHOOK_CHALLENGE',
+      '--yes',
+    ]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toContain(`No delivery to resend: none matches --plugin ${pluginId} --type WEBHOOK_CHALLENGE but challenges, which are never resent`);
-    const none = await plugsmith.run(['logs', 'redeliver', '--search', 'nothing-like-this', '--yes']);
+    expect(human.stdout).toContain(
+      `No delivery to resend: none matches --plugin ${pluginId} --type WEBHOOK_CHALLENGE but challenges, which are never resent`,
+    );
+    const none = await plugsmith.run([
+      'logs',
+      'redeliver',
+      '--search',
+      'nothing-like-this',
+      '--yes',
+    ]);
     expect(none.code).toBe(0);
-    expect(none.stdout).toContain('No delivery to resend: none matches --search "nothing-like-this"');
+    expect(none.stdout).toContain(
+      'No delivery to resend: none matches --search "nothing-like-this"',
+    );
   });
 
   test('an id and filters together, or neither, is a usage error naming both forms', async () => {
@@ -163,7 +236,11 @@ describe('plugsmith logs redeliver with filters', () => {
     const filters = ['--plugin', pluginId, '--search', pending.pluginInstanceId!];
     const named = `--plugin ${pluginId} --search "${pending.pluginInstanceId}"`;
     const terminal = await tmuxCli(['logs', 'redeliver', ...filters]);
-    await terminal.waitFor(new RegExp(`Send the events of 1 delivery matching ${named} again, each as a new delivery\\? \\(y/N\\)`));
+    await terminal.waitFor(
+      new RegExp(
+        `Send the events of 1 delivery matching ${named} again, each as a new delivery\\? \\(y/N\\)`,
+      ),
+    );
     await terminal.keys('n', 'Enter');
     const declined = await terminal.waitFor(/EXIT=\d+/);
     expect(declined).toContain('EXIT=2');
@@ -180,13 +257,18 @@ describe('plugsmith logs redeliver with filters', () => {
     const [resent] = emu.deliveries.list().filter((d) => d.redeliveryOf === pending.id);
     expect(done).toContain(resent.id);
     // The resend cancelled the original's retries: the event does not go out twice more.
-    expect(emu.deliveries.get(pending.id)).toMatchObject({ status: 'failed', cancelledAt: expect.any(String) });
+    expect(emu.deliveries.get(pending.id)).toMatchObject({
+      status: 'failed',
+      cancelledAt: expect.any(String),
+    });
   });
 });
 
 /** The built CLI in a real terminal (tmux, CI unset) pointed at the emulator; prints its exit code and waits to be read. */
 function tmuxCli(args: string[]): Promise<Terminal> {
-  const env = Object.entries({ ...plugsmith.env, NO_COLOR: '1' }).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  const env = Object.entries({ ...plugsmith.env, NO_COLOR: '1' }).map(
+    ([k, v]) => `${k}=${JSON.stringify(v)}`,
+  );
   const command = `env -u CI ${env.join(' ')} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${args.map((a) => JSON.stringify(a)).join(' ')}; echo "EXIT=$?"; sleep 600`;
   return terminal(command, { width: 160 });
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryMatchOf, describeFilters, givenFilters, timeOption } from '../../src/commands/logs/filters.js';
+import {
+  deliveryMatchOf,
+  describeFilters,
+  givenFilters,
+  timeOption,
+} from '../../src/commands/logs/filters.js';
 import { InvalidOptionValue } from '../../src/commands/types.js';
 
 // The delivery filters of `plugsmith logs` and `plugsmith logs redeliver`, as parsed from the flags.
@@ -20,11 +25,21 @@ describe('delivery filter options', () => {
 
   it('a time it cannot read is refused, naming the flag and both forms', () => {
     expect(() => timeOption('--until', now)('yesterday')).toThrow(InvalidOptionValue);
-    expect(() => timeOption('--until', now)('yesterday')).toThrow('--until takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "yesterday"');
+    expect(() => timeOption('--until', now)('yesterday')).toThrow(
+      '--until takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "yesterday"',
+    );
   });
 
-  it('the flags become the client\'s match: failed means failed or exhausted', () => {
-    const flags = { plugin: 'plg_1', type: 'PLUGIN_INSTALLED', status: 'failed' as const, httpStatus: '5xx', failedOnce: true, minAttempts: 2, since: '2026-01-01T00:00:00.000Z' };
+  it("the flags become the client's match: failed means failed or exhausted", () => {
+    const flags = {
+      plugin: 'plg_1',
+      type: 'PLUGIN_INSTALLED',
+      status: 'failed' as const,
+      httpStatus: '5xx',
+      failedOnce: true,
+      minAttempts: 2,
+      since: '2026-01-01T00:00:00.000Z',
+    };
     expect(deliveryMatchOf(flags)).toEqual({
       pluginId: 'plg_1',
       search: undefined,
@@ -36,8 +51,18 @@ describe('delivery filter options', () => {
       since: '2026-01-01T00:00:00.000Z',
       until: undefined,
     });
-    expect(describeFilters(flags)).toBe('--plugin plg_1 --type PLUGIN_INSTALLED --status failed --http-status 5xx --failed-once --min-attempts 2 --since 2026-01-01T00:00:00.000Z');
-    expect(givenFilters(flags)).toEqual(['--plugin', '--type', '--status', '--http-status', '--failed-once', '--min-attempts', '--since']);
+    expect(describeFilters(flags)).toBe(
+      '--plugin plg_1 --type PLUGIN_INSTALLED --status failed --http-status 5xx --failed-once --min-attempts 2 --since 2026-01-01T00:00:00.000Z',
+    );
+    expect(givenFilters(flags)).toEqual([
+      '--plugin',
+      '--type',
+      '--status',
+      '--http-status',
+      '--failed-once',
+      '--min-attempts',
+      '--since',
+    ]);
     // --min-attempts 0 is a filter (it was given); a flag left out is not.
     expect(givenFilters({ minAttempts: 0 })).toEqual(['--min-attempts']);
     expect(givenFilters({})).toEqual([]);

@@ -11,8 +11,34 @@ let bad: string;
 beforeAll(async () => {
   [hook, refusing] = await Promise.all([receiver(), receiver(refuse())]);
   [good, bad] = await Promise.all([
-    t.json(['plugins', 'create', '--org', ORG, '--name', 'Logged', '--type', 'APP', '--webhook-url', hook.webhookUrl]).then((p) => p.id as string),
-    t.json(['plugins', 'create', '--org', ORG, '--name', 'Refused', '--type', 'APP', '--webhook-url', refusing.webhookUrl]).then((p) => p.id as string),
+    t
+      .json([
+        'plugins',
+        'create',
+        '--org',
+        ORG,
+        '--name',
+        'Logged',
+        '--type',
+        'APP',
+        '--webhook-url',
+        hook.webhookUrl,
+      ])
+      .then((p) => p.id as string),
+    t
+      .json([
+        'plugins',
+        'create',
+        '--org',
+        ORG,
+        '--name',
+        'Refused',
+        '--type',
+        'APP',
+        '--webhook-url',
+        refusing.webhookUrl,
+      ])
+      .then((p) => p.id as string),
   ]);
   await Promise.all([t.cli(['plugins', 'verify', good]), t.cli(['plugins', 'verify', bad])]);
 });
@@ -35,23 +61,48 @@ describe.concurrent('plugsmith logs', () => {
       t.cli(['logs', '--status', 'failed']),
     ]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^TIME\s+TYPE\s+PLUGIN\s+STATUS\s+ATTEMPTS\s+LATENCY\s+RESPONSE\s+ID$/m);
-    expect(human.stdout).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\s+WEBHOOK_CHALLENGE\\s+${good}\\s+delivered\\s+1\\s+\\d+ms\\s+HTTP 200\\s+dlv_`, 'm'));
+    expect(human.stdout).toMatch(
+      /^TIME\s+TYPE\s+PLUGIN\s+STATUS\s+ATTEMPTS\s+LATENCY\s+RESPONSE\s+ID$/m,
+    );
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d\\s+WEBHOOK_CHALLENGE\\s+${good}\\s+delivered\\s+1\\s+\\d+ms\\s+HTTP 200\\s+dlv_`,
+        'm',
+      ),
+    );
     expect(human.stdout).not.toContain(bad);
-    expect(json.map((d: { pluginId: string }) => d.pluginId).sort()).toEqual(expect.arrayContaining([good, bad]));
+    expect(json.map((d: { pluginId: string }) => d.pluginId).sort()).toEqual(
+      expect.arrayContaining([good, bad]),
+    );
     expect(json.every((d: { type: string }) => d.type === 'WEBHOOK_CHALLENGE')).toBe(true);
-    expect(failed.stdout).toMatch(new RegExp(`WEBHOOK_CHALLENGE\\s+${bad}\\s+failed\\s+1\\s+\\d+ms\\s+HTTP 500`));
+    expect(failed.stdout).toMatch(
+      new RegExp(`WEBHOOK_CHALLENGE\\s+${bad}\\s+failed\\s+1\\s+\\d+ms\\s+HTTP 500`),
+    );
     expect(failed.stdout).not.toContain(good);
   });
 
-  test('--follow --json prints each new attempt as one JSON line until interrupted', async ({ onTestFinished }) => {
-    const follow = spawnCli(['logs', '--follow', '--json', '--plugin', good], { env: t.env, onTestFinished });
+  test('--follow --json prints each new attempt as one JSON line until interrupted', async ({
+    onTestFinished,
+  }) => {
+    const follow = spawnCli(['logs', '--follow', '--json', '--plugin', good], {
+      env: t.env,
+      onTestFinished,
+    });
     await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
     const verified = await t.json(['plugins', 'verify', good]);
     // Tests of this file run concurrently (a redelivery may show first): find this delivery's line.
     let line = JSON.parse(await follow.nextLine());
-    for (let i = 0; i < 5 && line.delivery.id !== verified.deliveryId; i++) line = JSON.parse(await follow.nextLine());
-    expect(line).toMatchObject({ delivery: { id: verified.deliveryId, type: 'WEBHOOK_CHALLENGE', pluginId: good, status: 'delivered' }, attempt: { number: 1, responseStatus: 200 } });
+    for (let i = 0; i < 5 && line.delivery.id !== verified.deliveryId; i++)
+      line = JSON.parse(await follow.nextLine());
+    expect(line).toMatchObject({
+      delivery: {
+        id: verified.deliveryId,
+        type: 'WEBHOOK_CHALLENGE',
+        pluginId: good,
+        status: 'delivered',
+      },
+      attempt: { number: 1, responseStatus: 200 },
+    });
     expect(await follow.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
 
@@ -59,7 +110,11 @@ describe.concurrent('plugsmith logs', () => {
     const follow = spawnCli(['logs', '--follow', '--plugin', bad], { env: t.env, onTestFinished });
     await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
     await t.cli(['plugins', 'verify', bad]);
-    expect(await follow.nextLine()).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  WEBHOOK_CHALLENGE\\s+failed  HTTP 500  \\d+ms  dlv_\\S+ ${bad}`));
+    expect(await follow.nextLine()).toMatch(
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d  WEBHOOK_CHALLENGE\\s+failed  HTTP 500  \\d+ms  dlv_\\S+ ${bad}`,
+      ),
+    );
     await follow.stop('SIGINT');
   });
 
@@ -69,20 +124,48 @@ describe.concurrent('plugsmith logs', () => {
     const first = installed.delivery as { id: string; eventId: string };
     const again = await t.cli(['logs', 'redeliver', first.id]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(new RegExp(`^delivery dlv_\\S+ delivered .*\\(redelivery of ${first.id}\\)$`, 'm'));
+    expect(again.stdout).toMatch(
+      new RegExp(`^delivery dlv_\\S+ delivered .*\\(redelivery of ${first.id}\\)$`, 'm'),
+    );
     const json = await t.cli(['logs', 'redeliver', first.id, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ redeliveryOf: first.id, eventId: first.eventId, type: 'PLUGIN_INSTALLED' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      redeliveryOf: first.id,
+      eventId: first.eventId,
+      type: 'PLUGIN_INSTALLED',
+    });
 
     // Redelivery goes to the plugin's current URL: once it points at the refusing webhook, it fails (exit 1).
-    const moving = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Moving', '--type', 'APP', '--webhook-url', hook.webhookUrl]);
+    const moving = await t.json([
+      'plugins',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'Moving',
+      '--type',
+      'APP',
+      '--webhook-url',
+      hook.webhookUrl,
+    ]);
     expect((await t.cli(['plugins', 'verify', moving.id])).code).toBe(0);
-    const delivered = (await t.json(['trigger', 'PLUGIN_INSTALLED', '--plugin', moving.id])).delivery as { id: string };
-    expect((await t.cli(['plugins', 'update', moving.id, '--webhook-url', refusing.webhookUrl])).code).toBe(0);
+    const delivered = (await t.json(['trigger', 'PLUGIN_INSTALLED', '--plugin', moving.id]))
+      .delivery as { id: string };
+    expect(
+      (await t.cli(['plugins', 'update', moving.id, '--webhook-url', refusing.webhookUrl])).code,
+    ).toBe(0);
     const failing = await t.cli(['logs', 'redeliver', delivered.id]);
     expect(failing.code, failing.stderr).toBe(1);
     expect(failing.stdout).toMatch(/HTTP 500/);
 
-    const [challenge] = await t.json(['logs', '--plugin', good, '--type', 'WEBHOOK_CHALLENGE', '--limit', '1']);
+    const [challenge] = await t.json([
+      'logs',
+      '--plugin',
+      good,
+      '--type',
+      'WEBHOOK_CHALLENGE',
+      '--limit',
+      '1',
+    ]);
     const refused = await t.cli(['logs', 'redeliver', challenge.id]);
     expect(refused.code).toBe(6);
     expect(refused.stderr).toContain('plugsmith plugins verify');

@@ -1,5 +1,10 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { defineCommand, integerOption, type CommandHandler, type OptionsOf } from '../../src/commands/types.js';
+import {
+  defineCommand,
+  integerOption,
+  type CommandHandler,
+  type OptionsOf,
+} from '../../src/commands/types.js';
 
 // Type-level checks: `npm run typecheck` (tsc over test/) fails when the inference drifts; the
 // runtime assertions only make the file a test.

@@ -12,15 +12,56 @@ beforeAll(async () => {
 
 describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
   test('create (human and --json), get, list, update, secret, delete', async () => {
-    const schema = await jsonFile(t.dir, 'inputs.json', { type: 'object', properties: { apiKey: { type: 'string' } } });
-    const human = await t.cli(['plugins', 'create', '--org', ORG, '--name', 'Human plugin', '--type', 'APP', '--tags', 'a,b', '--tags', 'c', '--inputs-schema', schema]);
+    const schema = await jsonFile(t.dir, 'inputs.json', {
+      type: 'object',
+      properties: { apiKey: { type: 'string' } },
+    });
+    const human = await t.cli([
+      'plugins',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'Human plugin',
+      '--type',
+      'APP',
+      '--tags',
+      'a,b',
+      '--tags',
+      'c',
+      '--inputs-schema',
+      schema,
+    ]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^id\s+plg_/m);
     expect(human.stdout).toMatch(/^name\s+Human plugin$/m);
     expect(human.stdout).not.toContain('whsec_');
 
-    const created = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Json plugin', '--type', 'EVENT_HANDLER', '--events', 'AGENT_MESSAGE_RECEIVED', '--scopes', 'AGENT_MESSAGE_WRITE', '--description', 'greets', '--public']);
-    expect(created).toMatchObject({ name: 'Json plugin', type: 'EVENT_HANDLER', orgId: ORG, events: ['AGENT_MESSAGE_RECEIVED'], isPublic: true, webhookUrlIsVerified: false });
+    const created = await t.json([
+      'plugins',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'Json plugin',
+      '--type',
+      'EVENT_HANDLER',
+      '--events',
+      'AGENT_MESSAGE_RECEIVED',
+      '--scopes',
+      'AGENT_MESSAGE_WRITE',
+      '--description',
+      'greets',
+      '--public',
+    ]);
+    expect(created).toMatchObject({
+      name: 'Json plugin',
+      type: 'EVENT_HANDLER',
+      orgId: ORG,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      isPublic: true,
+      webhookUrlIsVerified: false,
+    });
     expect(created.id).toMatch(/^plg_/);
 
     const [got, gotHuman, listed, listedHuman] = await Promise.all([
@@ -35,27 +76,60 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
     expect(listedHuman.stdout).toMatch(/^ID\s+NAME\s+TYPE\s+PUBLIC\s+VERIFIED\s+WEBHOOK$/m);
     expect(listedHuman.stdout).toContain(created.id);
 
-    const updated = await t.json(['plugins', 'update', created.id, '--webhook-url', hook.webhookUrl, '--private']);
-    expect(updated).toMatchObject({ webhookUrl: hook.webhookUrl, isPublic: false, webhookUrlIsVerified: false });
-    const updatedHuman = await t.cli(['plugins', 'update', created.id, '--description', 'still greets', '--webhook-url', hook.webhookUrl]);
+    const updated = await t.json([
+      'plugins',
+      'update',
+      created.id,
+      '--webhook-url',
+      hook.webhookUrl,
+      '--private',
+    ]);
+    expect(updated).toMatchObject({
+      webhookUrl: hook.webhookUrl,
+      isPublic: false,
+      webhookUrlIsVerified: false,
+    });
+    const updatedHuman = await t.cli([
+      'plugins',
+      'update',
+      created.id,
+      '--description',
+      'still greets',
+      '--webhook-url',
+      hook.webhookUrl,
+    ]);
     expect(updatedHuman.stderr).toContain(`plugsmith plugins verify ${created.id}`);
 
     const secret = await t.cli(['plugins', 'secret', created.id]);
     expect(secret.stdout).toMatch(/^whsec_\S+\n$/);
-    expect(await t.json(['plugins', 'secret', created.id])).toEqual({ id: created.id, webhookSecret: secret.stdout.trim() });
+    expect(await t.json(['plugins', 'secret', created.id])).toEqual({
+      id: created.id,
+      webhookSecret: secret.stdout.trim(),
+    });
 
     const refused = await t.cli(['plugins', 'delete', created.id]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
-    expect(await t.json(['plugins', 'delete', created.id, '--yes'])).toMatchObject({ id: created.id, deleted: true });
+    expect(await t.json(['plugins', 'delete', created.id, '--yes'])).toMatchObject({
+      id: created.id,
+      deleted: true,
+    });
     const gone = await t.cli(['plugins', 'get', created.id]);
     expect(gone.code).toBe(4);
     expect(gone.stderr).toMatch(/not found.*HTTP 404 NOT_FOUND/);
   });
 
   test('verify: exit 0 when the webhook answers the challenge, 1 with the reason when it does not', async () => {
-    const good = await t.api.plugins.createInOrg(ORG, { name: 'Verified', type: 'APP', webhookUrl: hook.webhookUrl });
-    const bad = await t.api.plugins.createInOrg(ORG, { name: 'Refused', type: 'APP', webhookUrl: refusing.webhookUrl });
+    const good = await t.api.plugins.createInOrg(ORG, {
+      name: 'Verified',
+      type: 'APP',
+      webhookUrl: hook.webhookUrl,
+    });
+    const bad = await t.api.plugins.createInOrg(ORG, {
+      name: 'Refused',
+      type: 'APP',
+      webhookUrl: refusing.webhookUrl,
+    });
     const [ok, okJson, notOk] = await Promise.all([
       t.cli(['plugins', 'verify', good.id]),
       t.cli(['plugins', 'verify', good.id, '--json']),
@@ -71,17 +145,31 @@ describe.concurrent('plugsmith plugins', { timeout: 120_000 }, () => {
   });
 
   test('marketplace lists public plugins without a token; the secret is refused to a VIEWER (exit 3)', async () => {
-    const pub = await t.api.plugins.createInOrg(ORG, { name: 'Market thing', type: 'APP', isPublic: true, tags: ['market'] });
-    const market = await t.json(['plugins', 'marketplace', '--filter', 'tags=market'], { PLUGSMITH_TOKEN: '' });
+    const pub = await t.api.plugins.createInOrg(ORG, {
+      name: 'Market thing',
+      type: 'APP',
+      isPublic: true,
+      tags: ['market'],
+    });
+    const market = await t.json(['plugins', 'marketplace', '--filter', 'tags=market'], {
+      PLUGSMITH_TOKEN: '',
+    });
     expect(market.map((p: { id: string }) => p.id)).toContain(pub.id);
     expect(market.every((p: { isPublic: boolean }) => p.isPublic)).toBe(true);
-    const human = await t.cli(['plugins', 'marketplace', '--search', 'Market thing'], { PLUGSMITH_TOKEN: '' });
+    const human = await t.cli(['plugins', 'marketplace', '--search', 'Market thing'], {
+      PLUGSMITH_TOKEN: '',
+    });
     expect(human.stdout).toContain('Market thing');
 
-    const viewerSecret = await t.cli(['plugins', 'secret', pub.id], { PLUGSMITH_TOKEN: VIEWER_TOKEN });
+    const viewerSecret = await t.cli(['plugins', 'secret', pub.id], {
+      PLUGSMITH_TOKEN: VIEWER_TOKEN,
+    });
     expect(viewerSecret.code).toBe(3);
     expect(viewerSecret.stderr).toContain('MEMBERs and OWNERs');
-    const viewerCreate = await t.cli(['plugins', 'create', '--org', ORG, '--name', 'nope', '--type', 'APP'], { PLUGSMITH_TOKEN: VIEWER_TOKEN });
+    const viewerCreate = await t.cli(
+      ['plugins', 'create', '--org', ORG, '--name', 'nope', '--type', 'APP'],
+      { PLUGSMITH_TOKEN: VIEWER_TOKEN },
+    );
     expect(viewerCreate.code).toBe(3);
   });
 

@@ -8,7 +8,14 @@ import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
-const bare = (configDir: string) => ({ PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '', PLUGSMITH_PROFILE: '' });
+const bare = (configDir: string) => ({
+  PLUGSMITH_CONFIG_DIR: configDir,
+  PLUGSMITH_BASE_URL: '',
+  PLUGSMITH_TOKEN: '',
+  PLUGSMITH_MESSAGING_URL: '',
+  PLUGSMITH_API_KEY: '',
+  PLUGSMITH_PROFILE: '',
+});
 
 /** A port held by this test process (so the CLI can name it: pid `process.pid`). */
 async function heldPort(): Promise<number> {
@@ -23,7 +30,16 @@ async function project(files: Record<string, string> = {}): Promise<string> {
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   await writeFile(
     join(dir, 'plugsmith.json'),
-    JSON.stringify({ plugin: { name: 'preflight', description: 'd', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' } }),
+    JSON.stringify({
+      plugin: {
+        name: 'preflight',
+        description: 'd',
+        type: 'EVENT_HANDLER',
+        events: ['AGENT_MESSAGE_RECEIVED'],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
+      },
+    }),
   );
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   return dir;
@@ -42,7 +58,20 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     const port = await heldPort();
     const dir = await project({ 'server.js': 'setInterval(() => {}, 1000);' });
     const configDir = await tempConfigDir();
-    const result = await runCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env: bare(configDir), timeoutMs: 30_000 });
+    const result = await runCli(
+      [
+        'dev',
+        '--cmd',
+        'node server.js',
+        '--plugin-port',
+        String(port),
+        '--emulator-port',
+        '0',
+        '--messaging-port',
+        '0',
+      ],
+      { cwd: dir, env: bare(configDir), timeoutMs: 30_000 },
+    );
     expect(result.signal).toBeNull();
     expect(result.code, result.stderr).toBe(6); // conflict: the port is someone else's
     expect(result.stderr).toContain(`the plugin's port ${port} is in use by`);
@@ -55,45 +84,81 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     const port = await heldPort();
     const dir = await project({ 'server.js': 'setInterval(() => {}, 1000);' });
     const configDir = await tempConfigDir();
-    const result = await runCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(await freePort()), '--emulator-port', String(port), '--messaging-port', '0'], { cwd: dir, env: bare(configDir), timeoutMs: 30_000 });
+    const result = await runCli(
+      [
+        'dev',
+        '--cmd',
+        'node server.js',
+        '--plugin-port',
+        String(await freePort()),
+        '--emulator-port',
+        String(port),
+        '--messaging-port',
+        '0',
+      ],
+      { cwd: dir, env: bare(configDir), timeoutMs: 30_000 },
+    );
     expect(result.signal).toBeNull();
     expect(result.code, result.stderr).toBe(6); // conflict: the port is someone else's
-    expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (--emulator-port): port ${port} is in use by`);
+    expect(result.stderr).toContain(
+      `cannot listen on 127.0.0.1:${port} (--emulator-port): port ${port} is in use by`,
+    );
     expect(result.stderr).toContain(`(pid ${process.pid})`);
   });
 
   test('emulator start: a taken port names the port and the process', async () => {
     const port = await heldPort();
     const configDir = await tempConfigDir();
-    const result = await runCli(['emulator', 'start', '--port', String(port), '--messaging-port', '0', '--in-memory'], { env: bare(configDir) });
+    const result = await runCli(
+      ['emulator', 'start', '--port', String(port), '--messaging-port', '0', '--in-memory'],
+      { env: bare(configDir) },
+    );
     expect(result.code, result.stderr).toBe(6); // conflict: the port is someone else's
-    expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port} (--port): port ${port} is in use by`);
+    expect(result.stderr).toContain(
+      `cannot listen on 127.0.0.1:${port} (--port): port ${port} is in use by`,
+    );
     expect(result.stderr).toContain(`(pid ${process.pid})`);
   });
 
   test('--port equal to --messaging-port: the two must differ (emulator start and dev)', async () => {
     const configDir = await tempConfigDir();
     const port = String(await freePort());
-    const start = await runCli(['emulator', 'start', '--port', port, '--messaging-port', port, '--in-memory'], { env: bare(configDir) });
+    const start = await runCli(
+      ['emulator', 'start', '--port', port, '--messaging-port', port, '--in-memory'],
+      { env: bare(configDir) },
+    );
     expect(start.code).toBe(2);
     expect(start.stderr).toContain(`--port and --messaging-port must differ (both are ${port})`);
     const dir = await project();
-    const dev = await runCli(['dev', '--emulator-port', port, '--messaging-port', port], { cwd: dir, env: bare(configDir) });
+    const dev = await runCli(['dev', '--emulator-port', port, '--messaging-port', port], {
+      cwd: dir,
+      env: bare(configDir),
+    });
     expect(dev.code).toBe(2);
-    expect(dev.stderr).toContain(`--emulator-port and --messaging-port must differ (both are ${port})`);
+    expect(dev.stderr).toContain(
+      `--emulator-port and --messaging-port must differ (both are ${port})`,
+    );
   });
 
   test('a second emulator in the same project is refused, naming the running one; the state file stays; a dead one is taken over', async () => {
     const configDir = await tempConfigDir();
     const dir = await project();
-    const first = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { cwd: dir, env: bare(configDir) });
+    const first = spawnCli(
+      ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'],
+      { cwd: dir, env: bare(configDir) },
+    );
     const state = JSON.parse(await first.nextLine()) as { url: string; pid: number };
     const stateFile = stateFileOf(configDir, dir);
     const before = await readFile(stateFile, 'utf8');
 
-    const second = await runCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory'], { cwd: dir, env: bare(configDir) });
+    const second = await runCli(
+      ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory'],
+      { cwd: dir, env: bare(configDir) },
+    );
     expect(second.code).toBe(6);
-    expect(second.stderr).toContain(`an emulator already runs for ${realpathSync(dir)}: ${state.url} (pid ${state.pid}`);
+    expect(second.stderr).toContain(
+      `an emulator already runs for ${realpathSync(dir)}: ${state.url} (pid ${state.pid}`,
+    );
     expect(second.stderr).toContain('plugsmith emulator stop');
     expect(await readFile(stateFile, 'utf8')).toBe(before);
     const doctor = await runCli(['doctor', '--json'], { cwd: dir, env: bare(configDir) });
@@ -101,7 +166,10 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
 
     // Killed without cleanup: its state file is stale, and the next start takes over.
     await first.stop('SIGKILL');
-    const third = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { cwd: dir, env: bare(configDir) });
+    const third = spawnCli(
+      ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'],
+      { cwd: dir, env: bare(configDir) },
+    );
     const taken = JSON.parse(await third.nextLine()) as { url: string; pid: number };
     expect(taken.pid).not.toBe(state.pid);
     expect(JSON.parse(await readFile(stateFile, 'utf8')).pid).toBe(taken.pid);
@@ -112,13 +180,33 @@ describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () =
     const port = await freePort();
     // Like `tsx watch`: the server dies, the watcher waits for a change, so no exit reaches dev.
     const dir = await project({
-      'watcher.js': "require('node:child_process').spawn(process.execPath, ['server.js'], { stdio: 'inherit' }); setInterval(() => {}, 1000);",
+      'watcher.js':
+        "require('node:child_process').spawn(process.execPath, ['server.js'], { stdio: 'inherit' }); setInterval(() => {}, 1000);",
       'server.js': "throw new Error('boom: PLUGIN_API_KEY is not set');",
     });
     const configDir = await tempConfigDir();
-    const dev = spawnCli(['dev', '--cmd', 'node watcher.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0', '--verify-timeout', '600'], { cwd: dir, env: bare(configDir) });
-    await until('the crash report', () => dev.stderr().includes('the plugin crashed: Error: boom: PLUGIN_API_KEY is not set'));
-    expect(dev.stderr()).toMatch(/\(pid \d+: node \S*server\.js, exit code 1\); `node watcher\.js` keeps running/);
+    const dev = spawnCli(
+      [
+        'dev',
+        '--cmd',
+        'node watcher.js',
+        '--plugin-port',
+        String(port),
+        '--emulator-port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--verify-timeout',
+        '600',
+      ],
+      { cwd: dir, env: bare(configDir) },
+    );
+    await until('the crash report', () =>
+      dev.stderr().includes('the plugin crashed: Error: boom: PLUGIN_API_KEY is not set'),
+    );
+    expect(dev.stderr()).toMatch(
+      /\(pid \d+: node \S*server\.js, exit code 1\); `node watcher\.js` keeps running/,
+    );
     expect(await dev.stop('SIGINT')).toEqual({ code: 0, signal: null });
   });
 });

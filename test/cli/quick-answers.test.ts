@@ -16,11 +16,13 @@ const io: Io = { stdout: sink(), stderr: sink(), stdin: process.stdin, interacti
 
 /** The whole program's help, as commander writes it at `width` columns. */
 function fullHelp(width: number): string {
-  return buildProgram(io).configureOutput({ getOutHelpWidth: () => width }).helpInformation();
+  return buildProgram(io)
+    .configureOutput({ getOutHelpWidth: () => width })
+    .helpInformation();
 }
 
 describe('quick answers', () => {
-  test('--help, -h and plugsmith alone print the whole program\'s help', async () => {
+  test("--help, -h and plugsmith alone print the whole program's help", async () => {
     const expected = fullHelp(80);
     for (const args of [['--help'], ['-h'], []]) {
       const run = await runCli(args);
@@ -30,26 +32,42 @@ describe('quick answers', () => {
   });
 
   test('--version and -v print the version alone, loading nothing else of the CLI', async () => {
-    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(
+      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
     for (const flag of ['--version', '-v']) {
       const run = await runCliRecordingLoads([flag]);
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(`${version}\n`);
-      expect(run.loaded.filter((url) => url.startsWith('file:') && !url.endsWith('/bin/plugsmith.js') && !url.endsWith('/dist/cli.js'))).toEqual([]);
+      expect(
+        run.loaded.filter(
+          (url) =>
+            url.startsWith('file:') &&
+            !url.endsWith('/bin/plugsmith.js') &&
+            !url.endsWith('/dist/cli.js'),
+        ),
+      ).toEqual([]);
     }
   });
 
   test('in a terminal of another width than 80 columns, the help is wrapped to that width, as commander does', async () => {
     // util-linux's `script` gives the command a real terminal, here of 100 columns.
-    const { stdout } = await promisify(execFile)('script', ['-qec', `stty cols 100 rows 50; '${process.execPath}' '${CLI}' --help`, '/dev/null'], {
-      env: { ...process.env, CI: 'true', NO_COLOR: '1' },
-    });
+    const { stdout } = await promisify(execFile)(
+      'script',
+      ['-qec', `stty cols 100 rows 50; '${process.execPath}' '${CLI}' --help`, '/dev/null'],
+      {
+        env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+      },
+    );
     expect(stdout.replace(/\r\n/g, '\n')).toBe(fullHelp(100));
     expect(fullHelp(100)).not.toBe(fullHelp(80));
   });
 
   test('a reader that closes stdout before the help ends it quietly (exit 0)', async () => {
-    const child = spawn(process.execPath, [CLI, '--help'], { env: { ...process.env, CI: 'true', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, '--help'], {
+      env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.stdout.destroy();

@@ -10,9 +10,20 @@ beforeAll(async () => {
   hook = await receiver();
 });
 
-describe.concurrent('plugsmith repos, providers, conversations and messages', { timeout: 120_000 }, () => {
+describe.concurrent('plugsmith repos, providers, conversations and messages', {
+  timeout: 120_000,
+}, () => {
   test('repos create, get, list (human and --json); a VIEWER cannot create (3)', async () => {
-    const created = await t.json(['repos', 'create', '--org', ORG, '--name', 'Handbook', '--description', 'How we work']);
+    const created = await t.json([
+      'repos',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'Handbook',
+      '--description',
+      'How we work',
+    ]);
     expect(created).toMatchObject({ name: 'Handbook', description: 'How we work', orgId: ORG });
     const createdHuman = await t.cli(['repos', 'create', '--org', ORG, '--name', 'Zines']);
     expect(createdHuman.stdout).toMatch(/^id\s+repo_/m);
@@ -36,12 +47,23 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     const repo = await t.api.repositories.createInOrg(ORG, { name: 'With files' });
     const path = join(t.dir, 'guide.md');
     await writeFile(path, '# Guide\n');
-    const urls = await t.api.uploads.generateUploadUrls({ files: [{ fileName: 'guide.md', fileSize: 8 }], parentType: 'ORG', parentId: ORG });
+    const urls = await t.api.uploads.generateUploadUrls({
+      files: [{ fileName: 'guide.md', fileSize: 8 }],
+      parentType: 'ORG',
+      parentId: ORG,
+    });
     await t.api.uploads.uploadFile(urls.files[0].signedUrl, path);
-    const uploaded = { fileId: (await t.api.uploads.setStatus({ fileId: urls.files[0].fileRecord.id, status: 'UPLOADED' })).id };
+    const uploaded = {
+      fileId: (
+        await t.api.uploads.setStatus({ fileId: urls.files[0].fileRecord.id, status: 'UPLOADED' })
+      ).id,
+    };
     const added = await t.cli(['repos', 'files', 'add', repo.id, uploaded.fileId]);
     expect(added.code, added.stderr).toBe(0);
-    const [list, table] = await Promise.all([t.json(['repos', 'files', 'list', repo.id]), t.cli(['repos', 'files', 'list', repo.id])]);
+    const [list, table] = await Promise.all([
+      t.json(['repos', 'files', 'list', repo.id]),
+      t.cli(['repos', 'files', 'list', repo.id]),
+    ]);
     expect(list.map((f: { id: string }) => f.id)).toEqual([uploaded.fileId]);
     expect(table.stdout).toContain('guide.md');
     const noYes = await t.cli(['repos', 'files', 'remove', repo.id, uploaded.fileId]);
@@ -50,14 +72,37 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     expect(removed.stdout).toBe(`removed file ${uploaded.fileId} from repository ${repo.id}\n`);
     expect(await t.json(['repos', 'files', 'list', repo.id])).toEqual([]);
     expect(await t.json(['repos', 'files', 'add', repo.id, uploaded.fileId])).toBeTruthy();
-    expect(await t.json(['repos', 'files', 'remove', repo.id, uploaded.fileId, '--yes'])).toBeTruthy();
-    expect((await t.cli(['repos', 'files', 'list', repo.id])).stdout).toBe('no files in this repository\n');
+    expect(
+      await t.json(['repos', 'files', 'remove', repo.id, uploaded.fileId, '--yes']),
+    ).toBeTruthy();
+    expect((await t.cli(['repos', 'files', 'list', repo.id])).stdout).toBe(
+      'no files in this repository\n',
+    );
   });
 
   test('providers add (defaults from the plugin), list, remove; an unverified plugin is refused (5)', async () => {
-    const inputsSchema = await jsonFile(t.dir, 'provider-inputs.json', { type: 'object', properties: { depth: { type: 'integer' } } });
-    const plugin = await t.json(['plugins', 'create', '--org', ORG, '--name', 'Indexer', '--type', 'DATA_PROVIDER', '--webhook-url', hook.webhookUrl,
-      '--events', 'REPOSITORY_FILE_ADDED,REPOSITORY_FILE_REMOVED', '--scopes', 'REPOSITORY_FILES_READ', '--inputs-schema', inputsSchema]);
+    const inputsSchema = await jsonFile(t.dir, 'provider-inputs.json', {
+      type: 'object',
+      properties: { depth: { type: 'integer' } },
+    });
+    const plugin = await t.json([
+      'plugins',
+      'create',
+      '--org',
+      ORG,
+      '--name',
+      'Indexer',
+      '--type',
+      'DATA_PROVIDER',
+      '--webhook-url',
+      hook.webhookUrl,
+      '--events',
+      'REPOSITORY_FILE_ADDED,REPOSITORY_FILE_REMOVED',
+      '--scopes',
+      'REPOSITORY_FILES_READ',
+      '--inputs-schema',
+      inputsSchema,
+    ]);
     expect(plugin.inputsSchema).toMatchObject({ properties: { depth: { type: 'integer' } } });
     const refused = await t.cli(['providers', 'add', 'repo_docs', '--plugin', plugin.id]);
     expect(refused.code).toBe(5);
@@ -65,10 +110,40 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     expect((await t.api.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
 
     const inputs = await jsonFile(t.dir, 'inputs-value.json', { depth: 2 });
-    const instance = await t.json(['providers', 'add', 'repo_docs', '--plugin', plugin.id, '--scopes', 'REPOSITORY_FILES_READ', '--inputs', inputs, '--dispatch-mode', 'SYNC']);
-    expect(instance).toMatchObject({ pluginId: plugin.id, name: 'Indexer', events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], scopes: ['REPOSITORY_FILES_READ'], inputs: { depth: 2 }, eventDispatchMode: 'SYNC', entityId: 'repo_docs' });
+    const instance = await t.json([
+      'providers',
+      'add',
+      'repo_docs',
+      '--plugin',
+      plugin.id,
+      '--scopes',
+      'REPOSITORY_FILES_READ',
+      '--inputs',
+      inputs,
+      '--dispatch-mode',
+      'SYNC',
+    ]);
+    expect(instance).toMatchObject({
+      pluginId: plugin.id,
+      name: 'Indexer',
+      events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      inputs: { depth: 2 },
+      eventDispatchMode: 'SYNC',
+      entityId: 'repo_docs',
+    });
     const badInputs = await jsonFile(t.dir, 'inputs-bad.json', { depth: 'deep' });
-    const invalid = await t.cli(['providers', 'add', 'repo_docs', '--plugin', plugin.id, '--name', 'second', '--inputs', badInputs]);
+    const invalid = await t.cli([
+      'providers',
+      'add',
+      'repo_docs',
+      '--plugin',
+      plugin.id,
+      '--name',
+      'second',
+      '--inputs',
+      badInputs,
+    ]);
     expect(invalid.code).toBe(5);
     expect(invalid.stderr).toMatch(/- inputs\.depth/);
 
@@ -79,11 +154,25 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     expect(list.map((i: { id: string }) => i.id)).toEqual([instance.id]);
     expect(table.stdout).toMatch(/^ID\s+NAME\s+PLUGIN\s+EVENTS\s+SCOPES\s+MODE$/m);
     expect(table.stdout).toContain('REPOSITORY_FILE_ADDED,REPOSITORY_FILE_REMOVED');
-    const second = await t.cli(['providers', 'add', 'repo_docs', '--plugin', plugin.id, '--name', 'second', '--events', 'REPOSITORY_FILE_ADDED']);
+    const second = await t.cli([
+      'providers',
+      'add',
+      'repo_docs',
+      '--plugin',
+      plugin.id,
+      '--name',
+      'second',
+      '--events',
+      'REPOSITORY_FILE_ADDED',
+    ]);
     expect(second.stdout).toMatch(/^name\s+second$/m);
     const secondId = /^id\s+(\S+)$/m.exec(second.stdout)![1];
-    expect((await t.cli(['providers', 'remove', 'repo_docs', secondId, '--yes'])).stdout).toBe(`removed data provider ${secondId}\n`);
-    expect(await t.json(['providers', 'remove', 'repo_docs', instance.id, '--yes'])).toMatchObject({ id: instance.id });
+    expect((await t.cli(['providers', 'remove', 'repo_docs', secondId, '--yes'])).stdout).toBe(
+      `removed data provider ${secondId}\n`,
+    );
+    expect(await t.json(['providers', 'remove', 'repo_docs', instance.id, '--yes'])).toMatchObject({
+      id: instance.id,
+    });
     expect((await t.cli(['providers', 'remove', 'repo_docs', instance.id, '--yes'])).code).toBe(4);
   });
 
@@ -100,8 +189,24 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
     expect(createdHuman.stdout).toMatch(/^id\s+\S+$/m);
 
     const sent = await t.json(['messages', 'send', conversation.id, 'hello']);
-    expect(sent).toMatchObject({ conversationId: conversation.id, sender: 'USER', content: 'hello', type: 'TEXT' });
-    const piped = await t.cli(['messages', 'send', conversation.id, '-', '--attachment', 'IMAGE_URL=https://example.com/cat.png'], {}, 'from stdin\n');
+    expect(sent).toMatchObject({
+      conversationId: conversation.id,
+      sender: 'USER',
+      content: 'hello',
+      type: 'TEXT',
+    });
+    const piped = await t.cli(
+      [
+        'messages',
+        'send',
+        conversation.id,
+        '-',
+        '--attachment',
+        'IMAGE_URL=https://example.com/cat.png',
+      ],
+      {},
+      'from stdin\n',
+    );
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toMatch(/^content\s+from stdin$/m);
 
@@ -111,7 +216,14 @@ describe.concurrent('plugsmith repos, providers, conversations and messages', { 
       if (data.filter((m) => m.sender === 'CHARACTER' && !m.isStreaming).length >= 2) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const all: Array<{ id: string; sender: string; content: string }> = await t.json(['messages', 'list', conversation.id, '--all', '--limit', '1']);
+    const all: Array<{ id: string; sender: string; content: string }> = await t.json([
+      'messages',
+      'list',
+      conversation.id,
+      '--all',
+      '--limit',
+      '1',
+    ]);
     expect(all.map((m) => m.sender)).toEqual(['USER', 'CHARACTER', 'USER', 'CHARACTER']);
     expect(all[1].content).toBe('Hi there!');
     const [first, after, table] = await Promise.all([

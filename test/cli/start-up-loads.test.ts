@@ -9,35 +9,54 @@ import { ORG, useCliEnv } from './cli-env.js';
 // benchmark's question (`npm run bench -- --only cli`), never a test's.
 
 /** Packages that only some commands need: chat (ink, react), the emulator, the wizards, the contract's schemas, colour on a terminal. */
-const HEAVY = ['@sinclair/typebox', 'ink', 'react', 'fastify', 'lowdb', 'ajv', 'minio', '@inquirer/prompts', 'chalk'];
+const HEAVY = [
+  '@sinclair/typebox',
+  'ink',
+  'react',
+  'fastify',
+  'lowdb',
+  'ajv',
+  'minio',
+  '@inquirer/prompts',
+  'chalk',
+];
 
 /** The packages (from node_modules) among loaded module URLs. */
 function packagesIn(loaded: string[]): string[] {
-  const names = loaded.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name): name is string => name !== undefined);
+  const names = loaded
+    .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+    .filter((name): name is string => name !== undefined);
   return [...new Set(names)].sort();
 }
 
 const t = useCliEnv();
 
 describe('what a command loads', () => {
-  test('--help, and a group\'s help, load nothing from node_modules, nor node:v8 or child_process', async () => {
+  test("--help, and a group's help, load nothing from node_modules, nor node:v8 or child_process", async () => {
     for (const args of [['--help'], ['plugins', '--help']]) {
       const run = await runCliRecordingLoads(args);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('Usage: plugsmith');
       // The recorder saw the program's own chunks: an empty list would prove nothing.
-      expect(run.loaded.filter((url) => url.includes('/dist/')).length, args.join(' ')).toBeGreaterThan(2);
+      expect(
+        run.loaded.filter((url) => url.includes('/dist/')).length,
+        args.join(' '),
+      ).toBeGreaterThan(2);
       expect(packagesIn(run.loaded), args.join(' ')).toEqual([]);
       expect(run.loaded, args.join(' ')).not.toContain('node:v8');
       expect(run.loaded, args.join(' ')).not.toContain('node:child_process');
     }
   });
 
-  test('plugins list --json loads undici\'s request modules only, none of the heavy packages, and node:v8 after undici\'s built-ins', async () => {
-    const run = await runCliRecordingLoads(['plugins', 'list', '--org', ORG, '--json'], { env: t.env });
+  test("plugins list --json loads undici's request modules only, none of the heavy packages, and node:v8 after undici's built-ins", async () => {
+    const run = await runCliRecordingLoads(['plugins', 'list', '--org', ORG, '--json'], {
+      env: t.env,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(Array.isArray(JSON.parse(run.stdout))).toBe(true);
-    expect(run.loaded.some((url) => url.endsWith('/node_modules/undici/lib/api/api-request.js'))).toBe(true);
+    expect(
+      run.loaded.some((url) => url.endsWith('/node_modules/undici/lib/api/api-request.js')),
+    ).toBe(true);
     expect(run.loaded.filter((url) => url.endsWith('/node_modules/undici/index.js'))).toEqual([]);
     expect(packagesIn(run.loaded).filter((name) => HEAVY.includes(name))).toEqual([]);
     // node:v8 is loaded to set --liftoff-only at the first connection (src/cli.ts): after undici's

@@ -32,7 +32,10 @@ beforeAll(async () => {
   await symlink(ROOT, join(dir, 'node_modules/plugsmith'), 'dir');
 
   const port = await freePort();
-  const deployed = await t.json(['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', ORG], { PORT: String(port) });
+  const deployed = await t.json(
+    ['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', ORG],
+    { PORT: String(port) },
+  );
   pluginId = deployed.pluginId ?? deployed.plugin?.id;
   expect(pluginId, JSON.stringify(deployed)).toMatch(/^plg_/);
   const secret = (await t.cli(['plugins', 'secret', pluginId])).stdout.trim();
@@ -40,14 +43,42 @@ beforeAll(async () => {
   const { startPlugin } = (await import(pathToFileURL(join(dir, 'src/plugin.ts')).href)) as {
     startPlugin(config: Record<string, unknown>): Promise<RunningPlugin>;
   };
-  plugin = await startPlugin({ port, host: '127.0.0.1', webhookSecret: secret, platformUrl: t.emu.url, dataDir: join(dir, '.data'), tokenFile: join(dir, '.data/tokens.json') });
+  plugin = await startPlugin({
+    port,
+    host: '127.0.0.1',
+    webhookSecret: secret,
+    platformUrl: t.emu.url,
+    dataDir: join(dir, '.data'),
+    tokenFile: join(dir, '.data/tokens.json'),
+  });
 
   const verified = await t.json(['plugins', 'verify', pluginId]);
   expect(verified.verified, JSON.stringify(verified)).toBe(true);
-  const installed = await t.json(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC']);
+  const installed = await t.json([
+    'handlers',
+    'add',
+    'agent_nova',
+    '--plugin',
+    pluginId,
+    '--scopes',
+    'AGENT_MESSAGE_WRITE',
+    '--dispatch-mode',
+    'SYNC',
+  ]);
   expect(installed).toMatchObject({ entityType: 'AGENT', entityId: 'agent_nova', pluginId });
 
-  const provider = await t.json(['plugins', 'create', '--org', ORG, '--name', 'files', '--type', 'DATA_PROVIDER', '--events', 'REPOSITORY_FILE_ADDED']);
+  const provider = await t.json([
+    'plugins',
+    'create',
+    '--org',
+    ORG,
+    '--name',
+    'files',
+    '--type',
+    'DATA_PROVIDER',
+    '--events',
+    'REPOSITORY_FILE_ADDED',
+  ]);
   providerId = provider.id;
 });
 
@@ -60,23 +91,47 @@ describe('plugsmith trigger against the EVENT_HANDLER template', () => {
     const run = await t.cli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', pluginId]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^delivery dlv_\S+ delivered \(HTTP 200/m);
-    expect(run.stdout).toMatch(/^reply in conv_\S+: You said: Hello! Can you help me find the onboarding guide\?$/m);
+    expect(run.stdout).toMatch(
+      /^reply in conv_\S+: You said: Hello! Can you help me find the onboarding guide\?$/m,
+    );
 
     const json = await t.json(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', pluginId]);
     expect(json.delivery.status).toBe('delivered');
-    expect(json.reply).toMatchObject({ conversationId: json.conversationId, sender: 'CHARACTER', isStreaming: false, content: expect.stringMatching(/^You said: /) });
+    expect(json.reply).toMatchObject({
+      conversationId: json.conversationId,
+      sender: 'CHARACTER',
+      isStreaming: false,
+      content: expect.stringMatching(/^You said: /),
+    });
   });
 
   test('--set message.content=... is sent for a real conversation, and the plugin answers it', async () => {
-    const json = await t.json(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', pluginId, '--set', 'message.content=Where is the guide?']);
+    const json = await t.json([
+      'trigger',
+      'AGENT_MESSAGE_RECEIVED',
+      '--plugin',
+      pluginId,
+      '--set',
+      'message.content=Where is the guide?',
+    ]);
     expect(json.delivery).toMatchObject({ status: 'delivered' });
     expect(json.delivery.attempts).toHaveLength(1);
-    expect(json.reply).toMatchObject({ sender: 'CHARACTER', content: 'You said: Where is the guide?' });
+    expect(json.reply).toMatchObject({
+      sender: 'CHARACTER',
+      content: 'You said: Where is the guide?',
+    });
     // The reply is in the conversation the event named, which the messaging API shows.
     const { data: messages } = await t.api.messaging.messages.list(json.conversationId);
     expect(messages.map((m) => m.content)).toContain('You said: Where is the guide?');
 
-    const again = await t.cli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', pluginId, '--set', 'message.content=Twice']);
+    const again = await t.cli([
+      'trigger',
+      'AGENT_MESSAGE_RECEIVED',
+      '--plugin',
+      pluginId,
+      '--set',
+      'message.content=Twice',
+    ]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^reply in conv_\S+: You said: Twice$/m);
   });
@@ -84,9 +139,18 @@ describe('plugsmith trigger against the EVENT_HANDLER template', () => {
   test('an event that does not apply to the plugin type says so, without pointing back at trigger', async () => {
     const run = await t.cli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', providerId]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`AGENT_MESSAGE_RECEIVED does not apply to plugin ${providerId}: it goes to EVENT_HANDLER plugins only, and this one is a DATA_PROVIDER`);
+    expect(run.stderr).toContain(
+      `AGENT_MESSAGE_RECEIVED does not apply to plugin ${providerId}: it goes to EVENT_HANDLER plugins only, and this one is a DATA_PROVIDER`,
+    );
     expect(run.stderr).not.toContain('plugsmith trigger');
-    const files = await t.cli(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', pluginId, '--set', 'file.fileName=x']);
+    const files = await t.cli([
+      'trigger',
+      'REPOSITORY_FILE_ADDED',
+      '--plugin',
+      pluginId,
+      '--set',
+      'file.fileName=x',
+    ]);
     expect(files.code).toBe(2);
     expect(files.stderr).toContain('goes to DATA_PROVIDER plugins only');
   });

@@ -24,18 +24,28 @@ async function pluginServer(secret: string): Promise<PluginServer> {
       WEBHOOK_CHALLENGE: record,
       PLUGIN_INSTALLED: (event) => {
         record(event);
-        tokens.set(String(event.pluginInstanceId), (event.data as { accessToken: string }).accessToken);
+        tokens.set(
+          String(event.pluginInstanceId),
+          (event.data as { accessToken: string }).accessToken,
+        );
       },
       PLUGIN_UNINSTALLED: record,
       // Answers like an EVENT_HANDLER does: the character's message, written with the installation token.
       AGENT_MESSAGE_RECEIVED: async (event) => {
         record(event);
-        const { agentId, conversationId, message } = event.data as { agentId: string; conversationId: string; message: { content: string } };
+        const { agentId, conversationId, message } = event.data as {
+          agentId: string;
+          conversationId: string;
+          message: { content: string };
+        };
         const token = tokens.get(String(event.pluginInstanceId));
         if (!token || conversationId === 'conv_sample') return;
         const platform = createClient({ baseUrl: t.emu.url, token });
         try {
-          await platform.agentMessages.write(agentId, conversationId, { content: `echo: ${message.content}`, isStreaming: false });
+          await platform.agentMessages.write(agentId, conversationId, {
+            content: `echo: ${message.content}`,
+            isStreaming: false,
+          });
         } finally {
           await platform.close();
         }
@@ -49,8 +59,24 @@ async function pluginServer(secret: string): Promise<PluginServer> {
 }
 
 /** Creates a plugin, starts its verifying webhook server and points the plugin at it. */
-async function plugin(type: string, events: string[], scopes: string[] = []): Promise<{ id: string; server: PluginServer }> {
-  const created = await t.json(['plugins', 'create', '--org', ORG, '--name', `${type} plugin`, '--type', type, '--events', events.join(','), ...(scopes.length ? ['--scopes', scopes.join(',')] : [])]);
+async function plugin(
+  type: string,
+  events: string[],
+  scopes: string[] = [],
+): Promise<{ id: string; server: PluginServer }> {
+  const created = await t.json([
+    'plugins',
+    'create',
+    '--org',
+    ORG,
+    '--name',
+    `${type} plugin`,
+    '--type',
+    type,
+    '--events',
+    events.join(','),
+    ...(scopes.length ? ['--scopes', scopes.join(',')] : []),
+  ]);
   const secret = (await t.cli(['plugins', 'secret', created.id])).stdout.trim();
   const server = await pluginServer(secret);
   await t.json(['plugins', 'update', created.id, '--webhook-url', server.url]);
@@ -62,45 +88,80 @@ let provider: { id: string; server: PluginServer };
 beforeAll(async () => {
   [handler, provider] = await Promise.all([
     plugin('EVENT_HANDLER', ['AGENT_MESSAGE_RECEIVED'], ['AGENT_MESSAGE_WRITE']),
-    plugin('DATA_PROVIDER', ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'], ['REPOSITORY_FILES_READ']),
+    plugin(
+      'DATA_PROVIDER',
+      ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
+      ['REPOSITORY_FILES_READ'],
+    ),
   ]);
 });
 
-const last = (server: PluginServer, type: string) => server.events.filter((e) => e.type === type).at(-1);
+const last = (server: PluginServer, type: string) =>
+  server.events.filter((e) => e.type === type).at(-1);
 
 describe('plugsmith trigger', () => {
   test('every event type reaches a real plugin server that verifies the signature', async () => {
     for (const p of [handler, provider]) {
       const verified = await t.json(['trigger', 'WEBHOOK_CHALLENGE', '--plugin', p.id]);
-      expect(verified).toMatchObject({ type: 'WEBHOOK_CHALLENGE', verified: true, delivery: { status: 'delivered' } });
+      expect(verified).toMatchObject({
+        type: 'WEBHOOK_CHALLENGE',
+        verified: true,
+        delivery: { status: 'delivered' },
+      });
       expect(last(p.server, 'WEBHOOK_CHALLENGE')?.pluginId).toBe(p.id);
 
       const installed = await t.cli(['trigger', 'plugin_installed', '--plugin', p.id]);
       expect(installed.code, installed.stderr).toBe(0);
       expect(installed.stdout).toMatch(/^delivery dlv_\S+ delivered \(HTTP 200, \d+ms\)$/m);
       const event = last(p.server, 'PLUGIN_INSTALLED');
-      expect(event?.data).toMatchObject({ instance: { pluginId: p.id }, accessToken: expect.any(String) });
+      expect(event?.data).toMatchObject({
+        instance: { pluginId: p.id },
+        accessToken: expect.any(String),
+      });
     }
     const agentInstance = last(handler.server, 'PLUGIN_INSTALLED')!.pluginInstanceId;
-    expect((last(handler.server, 'PLUGIN_INSTALLED')!.data as { instance: { entityId: string } }).instance.entityId).toBe('agent_nova');
+    expect(
+      (last(handler.server, 'PLUGIN_INSTALLED')!.data as { instance: { entityId: string } })
+        .instance.entityId,
+    ).toBe('agent_nova');
 
     const message = await t.json(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', handler.id]);
-    expect(message).toMatchObject({ pluginInstanceId: agentInstance, delivery: { status: 'delivered' } });
+    expect(message).toMatchObject({
+      pluginInstanceId: agentInstance,
+      delivery: { status: 'delivered' },
+    });
     expect(message.via).toContain('char_nova');
-    expect(message.reply).toMatchObject({ conversationId: message.conversationId, sender: 'CHARACTER', content: expect.stringContaining('echo: Hello!') });
-    expect(last(handler.server, 'AGENT_MESSAGE_RECEIVED')?.data).toMatchObject({ agentId: 'agent_nova', characterId: 'char_nova', message: { sender: 'USER', content: expect.stringContaining('onboarding') } });
+    expect(message.reply).toMatchObject({
+      conversationId: message.conversationId,
+      sender: 'CHARACTER',
+      content: expect.stringContaining('echo: Hello!'),
+    });
+    expect(last(handler.server, 'AGENT_MESSAGE_RECEIVED')?.data).toMatchObject({
+      agentId: 'agent_nova',
+      characterId: 'char_nova',
+      message: { sender: 'USER', content: expect.stringContaining('onboarding') },
+    });
 
     const added = await t.json(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', provider.id]);
     expect(added.delivery.status).toBe('delivered');
     const addedEvent = last(provider.server, 'REPOSITORY_FILE_ADDED')!;
-    expect(addedEvent.data).toMatchObject({ repositoryId: 'repo_docs', file: { fileName: 'onboarding-guide.md', status: 'UPLOADED' } });
+    expect(addedEvent.data).toMatchObject({
+      repositoryId: 'repo_docs',
+      file: { fileName: 'onboarding-guide.md', status: 'UPLOADED' },
+    });
 
     const removed = await t.json(['trigger', 'REPOSITORY_FILE_REMOVED', '--plugin', provider.id]);
     expect(removed.delivery.status).toBe('delivered');
-    expect(last(provider.server, 'REPOSITORY_FILE_REMOVED')?.data).toMatchObject({ repositoryId: 'repo_docs', file: { id: (addedEvent.data as { file: { id: string } }).file.id } });
+    expect(last(provider.server, 'REPOSITORY_FILE_REMOVED')?.data).toMatchObject({
+      repositoryId: 'repo_docs',
+      file: { id: (addedEvent.data as { file: { id: string } }).file.id },
+    });
 
     const uninstalled = await t.json(['trigger', 'PLUGIN_UNINSTALLED', '--plugin', handler.id]);
-    expect(uninstalled).toMatchObject({ pluginInstanceId: agentInstance, delivery: { status: 'delivered' } });
+    expect(uninstalled).toMatchObject({
+      pluginInstanceId: agentInstance,
+      delivery: { status: 'delivered' },
+    });
     expect(last(handler.server, 'PLUGIN_UNINSTALLED')?.pluginInstanceId).toBe(agentInstance);
 
     // With its only agent instance gone, a message needs an install first: the error says how.
@@ -111,38 +172,121 @@ describe('plugsmith trigger', () => {
 
   test('--set and --data make the emulator emit that payload, signed and logged', async () => {
     await t.json(['trigger', 'PLUGIN_INSTALLED', '--plugin', provider.id]);
-    const set = await t.json(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', provider.id, '--set', 'file.fileName=custom.txt', '--set', 'file.fileSize=42']);
+    const set = await t.json([
+      'trigger',
+      'REPOSITORY_FILE_ADDED',
+      '--plugin',
+      provider.id,
+      '--set',
+      'file.fileName=custom.txt',
+      '--set',
+      'file.fileSize=42',
+    ]);
     expect(set.delivery.status).toBe('delivered');
-    expect(last(provider.server, 'REPOSITORY_FILE_ADDED')?.data).toMatchObject({ repositoryId: 'repo_docs', file: { fileName: 'custom.txt', fileSize: 42 } });
+    expect(last(provider.server, 'REPOSITORY_FILE_ADDED')?.data).toMatchObject({
+      repositoryId: 'repo_docs',
+      file: { fileName: 'custom.txt', fileSize: 42 },
+    });
 
-    const given = { id: 'file_given', fileName: 'given.md', contentType: 'text/markdown', fileSize: 12, isPublic: false, status: 'UPLOADED', errorMessage: null, parentId: 'org_acme', parentType: 'ORG', folder: null, orgId: 'org_acme', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
+    const given = {
+      id: 'file_given',
+      fileName: 'given.md',
+      contentType: 'text/markdown',
+      fileSize: 12,
+      isPublic: false,
+      status: 'UPLOADED',
+      errorMessage: null,
+      parentId: 'org_acme',
+      parentType: 'ORG',
+      folder: null,
+      orgId: 'org_acme',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
     const file = await jsonFile(t.dir, 'removed.json', { repositoryId: 'repo_docs', file: given });
-    const data = await t.json(['trigger', 'REPOSITORY_FILE_REMOVED', '--plugin', provider.id, '--data', `@${file}`]);
+    const data = await t.json([
+      'trigger',
+      'REPOSITORY_FILE_REMOVED',
+      '--plugin',
+      provider.id,
+      '--data',
+      `@${file}`,
+    ]);
     expect(data.delivery.status).toBe('delivered');
-    expect(last(provider.server, 'REPOSITORY_FILE_REMOVED')?.data).toEqual({ repositoryId: 'repo_docs', file: given });
+    expect(last(provider.server, 'REPOSITORY_FILE_REMOVED')?.data).toEqual({
+      repositoryId: 'repo_docs',
+      file: given,
+    });
 
-    const logged = await t.json(['logs', '--plugin', provider.id, '--type', 'REPOSITORY_FILE_REMOVED']);
+    const logged = await t.json([
+      'logs',
+      '--plugin',
+      provider.id,
+      '--type',
+      'REPOSITORY_FILE_REMOVED',
+    ]);
     expect(logged.at(-1).id).toBe(data.delivery.id);
 
-    const notSubscribed = await t.cli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', provider.id, '--set', 'message.content=x']);
+    const notSubscribed = await t.cli([
+      'trigger',
+      'AGENT_MESSAGE_RECEIVED',
+      '--plugin',
+      provider.id,
+      '--set',
+      'message.content=x',
+    ]);
     expect(notSubscribed.code).toBe(2);
-    const badSet = await t.cli(['trigger', 'REPOSITORY_FILE_ADDED', '--plugin', provider.id, '--set', 'novalue']);
+    const badSet = await t.cli([
+      'trigger',
+      'REPOSITORY_FILE_ADDED',
+      '--plugin',
+      provider.id,
+      '--set',
+      'novalue',
+    ]);
     expect(badSet.code).toBe(2);
     expect(badSet.stderr).toContain('path=value');
   });
 
   test('--direct signs a sample event with the secret and POSTs it to a URL', async () => {
-    const ok = await t.cli(['trigger', 'AGENT_MESSAGE_RECEIVED', '--direct', handler.server.url, '--secret', handler.server.secret, '--set', 'message.content=direct hello']);
+    const ok = await t.cli([
+      'trigger',
+      'AGENT_MESSAGE_RECEIVED',
+      '--direct',
+      handler.server.url,
+      '--secret',
+      handler.server.secret,
+      '--set',
+      'message.content=direct hello',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^HTTP 200 in \d+ms\n\{"ok":true\}/);
-    expect(last(handler.server, 'AGENT_MESSAGE_RECEIVED')?.data).toMatchObject({ message: { content: 'direct hello' } });
+    expect(last(handler.server, 'AGENT_MESSAGE_RECEIVED')?.data).toMatchObject({
+      message: { content: 'direct hello' },
+    });
 
     // Without --secret the secret is fetched with the plugin.
-    const fetched = await t.json(['trigger', 'WEBHOOK_CHALLENGE', '--direct', handler.server.url, '--plugin', handler.id]);
+    const fetched = await t.json([
+      'trigger',
+      'WEBHOOK_CHALLENGE',
+      '--direct',
+      handler.server.url,
+      '--plugin',
+      handler.id,
+    ]);
     expect(fetched.status).toBe(200);
-    expect(JSON.parse(fetched.body)).toEqual({ challenge: (fetched.event.data as { challenge: string }).challenge });
+    expect(JSON.parse(fetched.body)).toEqual({
+      challenge: (fetched.event.data as { challenge: string }).challenge,
+    });
 
-    const otherSecret = await t.cli(['trigger', 'PLUGIN_INSTALLED', '--direct', handler.server.url, '--secret', provider.server.secret]);
+    const otherSecret = await t.cli([
+      'trigger',
+      'PLUGIN_INSTALLED',
+      '--direct',
+      handler.server.url,
+      '--secret',
+      provider.server.secret,
+    ]);
     expect(otherSecret.code).toBe(1);
     expect(otherSecret.stdout).toContain('HTTP 401');
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, createClient, isApiError, isNetworkError, NetworkError } from '../../src/client/index.js';
+import {
+  ApiError,
+  createClient,
+  isApiError,
+  isNetworkError,
+  NetworkError,
+} from '../../src/client/index.js';
 import { json, receiver } from '../kit/index.js';
 
 async function failWith(status: number, body: string | object, contentType = 'application/json') {
@@ -16,7 +22,15 @@ async function failWith(status: number, body: string | object, contentType = 'ap
   return error as ApiError;
 }
 
-const details = [{ code: 'invalid_type', expected: 'integer', received: 'ten', path: ['@limit'], message: '@limit must be a whole number' }];
+const details = [
+  {
+    code: 'invalid_type',
+    expected: 'integer',
+    received: 'ten',
+    path: ['@limit'],
+    message: '@limit must be a whole number',
+  },
+];
 
 describe('error mapping', () => {
   it.each([
@@ -26,23 +40,33 @@ describe('error mapping', () => {
     [404, 'NOT_FOUND', 'plugin plg_1 not found'],
     [409, 'CONFLICT', 'action exists'],
     [500, 'SERVER_ERROR', 'Internal error'],
-  ])('%i %s envelope becomes an ApiError with status, type, message, method and url', async (status, type, message) => {
-    const error = await failWith(status, { ok: false, error: { message, error: type } });
-    expect(error).toMatchObject({ status, type, message, method: 'GET' });
-    expect(error.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/plugins\/plg_1$/);
-    expect(error.details).toEqual([]);
-    expect(isApiError(error, type)).toBe(true);
-    expect(isApiError(error, 'SOMETHING_ELSE')).toBe(false);
-    expect(isNetworkError(error)).toBe(false);
-  });
+  ])(
+    '%i %s envelope becomes an ApiError with status, type, message, method and url',
+    async (status, type, message) => {
+      const error = await failWith(status, { ok: false, error: { message, error: type } });
+      expect(error).toMatchObject({ status, type, message, method: 'GET' });
+      expect(error.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/plugins\/plg_1$/);
+      expect(error.details).toEqual([]);
+      expect(isApiError(error, type)).toBe(true);
+      expect(isApiError(error, 'SOMETHING_ELSE')).toBe(false);
+      expect(isNetworkError(error)).toBe(false);
+    },
+  );
 
   it('carries details entries with code, expected, received, path and message', async () => {
-    const error = await failWith(400, { ok: false, error: { message: 'Invalid query parameters', error: 'VALIDATION_ERROR', details } });
+    const error = await failWith(400, {
+      ok: false,
+      error: { message: 'Invalid query parameters', error: 'VALIDATION_ERROR', details },
+    });
     expect(error.details).toEqual(details);
   });
 
   it('names an HTML page from a proxy instead of dumping it, typed by status', async () => {
-    const error = await failWith(502, '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>', 'text/html');
+    const error = await failWith(
+      502,
+      '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>',
+      'text/html',
+    );
     expect(error.status).toBe(502);
     expect(error.type).toBe('SERVER_ERROR');
     expect(error.message).toContain('HTTP 502');
@@ -69,7 +93,10 @@ describe('error mapping', () => {
   });
 
   it('treats ok:false as an error even with status 200', async () => {
-    const error = await failWith(200, { ok: false, error: { message: 'nope', error: 'FORBIDDEN' } });
+    const error = await failWith(200, {
+      ok: false,
+      error: { message: 'nope', error: 'FORBIDDEN' },
+    });
     expect(error).toMatchObject({ status: 200, type: 'FORBIDDEN', message: 'nope' });
   });
 

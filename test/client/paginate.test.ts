@@ -12,12 +12,24 @@ describe('paginate', () => {
       const limit = Number(params.get('@limit') ?? '20');
       const totalPages = Math.ceil(records.length / limit);
       ok(res, records.slice((page - 1) * limit, page * limit), {
-        pagination: { type: 'index', page, limit, total: records.length, totalPages, hasNext: page < totalPages, hasPrev: page > 1 },
+        pagination: {
+          type: 'index',
+          page,
+          limit,
+          total: records.length,
+          totalPages,
+          hasNext: page < totalPages,
+          hasPrev: page > 1,
+        },
       });
     });
     const client = createClient({ baseUrl: server.url });
     const seen: string[] = [];
-    for await (const plugin of paginate((q) => client.plugins.listByOrg('org_acme', q), { limit: 3, filters: { isPublic: true } })) seen.push(plugin.id);
+    for await (const plugin of paginate((q) => client.plugins.listByOrg('org_acme', q), {
+      limit: 3,
+      filters: { isPublic: true },
+    }))
+      seen.push(plugin.id);
     expect(seen).toEqual(records.map((r) => r.id));
     expect(server.received.map((r) => r.url)).toEqual([
       '/api/orgs/org_acme/plugins?@limit=3&isPublic=true',
@@ -34,13 +46,27 @@ describe('paginate', () => {
       const start = cursor === '' ? 0 : records.findIndex((r) => r.id === cursor) + 1;
       const data = records.slice(start, start + limit);
       const hasNext = start + limit < records.length;
-      ok(res, data, { pagination: { type: 'cursor', limit, hasNext, nextCursor: hasNext ? data.at(-1)?.id : null } });
+      ok(res, data, {
+        pagination: {
+          type: 'cursor',
+          limit,
+          hasNext,
+          nextCursor: hasNext ? data.at(-1)?.id : null,
+        },
+      });
     });
     const client = createClient({ baseUrl: server.url });
     const seen: string[] = [];
-    for await (const action of paginate((q) => client.actions.list('plg 1', q), { cursor: '', limit: 4 })) seen.push(String(action.id));
+    for await (const action of paginate((q) => client.actions.list('plg 1', q), {
+      cursor: '',
+      limit: 4,
+    }))
+      seen.push(String(action.id));
     expect(seen).toEqual(records.map((r) => r.id));
-    expect(server.received.map((r) => r.url)).toEqual(['/api/plugins/plg%201/actions?@limit=4&@cursor=', '/api/plugins/plg%201/actions?@limit=4&@cursor=plg_4']);
+    expect(server.received.map((r) => r.url)).toEqual([
+      '/api/plugins/plg%201/actions?@limit=4&@cursor=',
+      '/api/plugins/plg%201/actions?@limit=4&@cursor=plg_4',
+    ]);
   });
 
   it('stops on a page without pagination and on a server that claims more but sends nothing', async () => {
@@ -50,7 +76,19 @@ describe('paginate', () => {
     for await (const item of paginate((q) => client.plugins.marketplace(q))) first.push(item);
     expect(first).toEqual([{ id: 'a' }]);
 
-    const liar = await receiver((_req, res) => ok(res, [], { pagination: { type: 'index', page: 1, limit: 20, total: 99, totalPages: 5, hasNext: true, hasPrev: false } }));
+    const liar = await receiver((_req, res) =>
+      ok(res, [], {
+        pagination: {
+          type: 'index',
+          page: 1,
+          limit: 20,
+          total: 99,
+          totalPages: 5,
+          hasNext: true,
+          hasPrev: false,
+        },
+      }),
+    );
     const lying = createClient({ baseUrl: liar.url });
     const none: unknown[] = [];
     for await (const item of paginate((q) => lying.plugins.marketplace(q))) none.push(item);
@@ -67,25 +105,52 @@ describe('paginate over messages', () => {
       const start = after === null ? 0 : records.findIndex((r) => r.id === after) + 1;
       const data = records.slice(start, start + 5);
       const hasNext = start + 5 < records.length;
-      ok(res, data, { pagination: { type: 'cursor', limit: 5, hasNext, nextCursor: hasNext ? data.at(-1)?.id : null } });
+      ok(res, data, {
+        pagination: {
+          type: 'cursor',
+          limit: 5,
+          hasNext,
+          nextCursor: hasNext ? data.at(-1)?.id : null,
+        },
+      });
     });
     const client = createClient({ baseUrl: server.url, messagingUrl: server.url });
     const seen: string[] = [];
-    for await (const message of paginate((q) => client.messaging.messages.list('conv_1', q), { limit: 5 })) seen.push(message.id);
+    for await (const message of paginate((q) => client.messaging.messages.list('conv_1', q), {
+      limit: 5,
+    }))
+      seen.push(message.id);
     expect(seen).toEqual(records.map((r) => r.id));
-    expect(server.received.map((r) => r.url)).toEqual(['/conversations/conv_1/messages?limit=5', '/conversations/conv_1/messages?after=plg_5&limit=5']);
+    expect(server.received.map((r) => r.url)).toEqual([
+      '/conversations/conv_1/messages?limit=5',
+      '/conversations/conv_1/messages?after=plg_5&limit=5',
+    ]);
   });
 });
 
 describe('collect', () => {
   it('returns every record of every page in order, passing the query on', async () => {
     const queries: unknown[] = [];
-    const rows = await collect(async (q: { limit?: number; page?: number }) => {
-      queries.push(q);
-      const page = q.page ?? 1;
-      const data = records.slice((page - 1) * 3, page * 3);
-      return { data, pagination: { type: 'index' as const, page, limit: 3, total: records.length, totalPages: 3, hasNext: page < 3, hasPrev: page > 1 } };
-    }, { limit: 3 });
+    const rows = await collect(
+      async (q: { limit?: number; page?: number }) => {
+        queries.push(q);
+        const page = q.page ?? 1;
+        const data = records.slice((page - 1) * 3, page * 3);
+        return {
+          data,
+          pagination: {
+            type: 'index' as const,
+            page,
+            limit: 3,
+            total: records.length,
+            totalPages: 3,
+            hasNext: page < 3,
+            hasPrev: page > 1,
+          },
+        };
+      },
+      { limit: 3 },
+    );
     expect(rows).toEqual(records);
     expect(queries).toEqual([{ limit: 3 }, { limit: 3, page: 2 }, { limit: 3, page: 3 }]);
   });

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError, createClient, isCharacterMessageSent, SseParser, type ServerSentEvent } from '../../src/client/index.js';
+import {
+  ApiError,
+  createClient,
+  isCharacterMessageSent,
+  SseParser,
+  type ServerSentEvent,
+} from '../../src/client/index.js';
 import { json, receiver } from '../kit/index.js';
 
 const STREAM =
@@ -21,12 +27,26 @@ const STREAM =
   'data: never finished';
 
 const EXPECTED = [
-  { event: 'CHARACTER_MESSAGE_SENT', id: '1', data: { message: { id: 'm1', content: 'Hi', isStreaming: true }, contentDelta: 'Hi' } },
-  { event: 'CHARACTER_MESSAGE_SENT', id: '1', data: { message: { id: 'm1', content: 'Hi there', isStreaming: false }, contentDelta: ' there' } },
+  {
+    event: 'CHARACTER_MESSAGE_SENT',
+    id: '1',
+    data: { message: { id: 'm1', content: 'Hi', isStreaming: true }, contentDelta: 'Hi' },
+  },
+  {
+    event: 'CHARACTER_MESSAGE_SENT',
+    id: '1',
+    data: {
+      message: { id: 'm1', content: 'Hi there', isStreaming: false },
+      contentDelta: ' there',
+    },
+  },
   { event: 'message', id: '1', data: 'plain text\n', rawData: 'plain text\n' },
 ];
 
-function parseInChunks(text: string, cuts: number[]): { events: ServerSentEvent[]; parser: SseParser } {
+function parseInChunks(
+  text: string,
+  cuts: number[],
+): { events: ServerSentEvent[]; parser: SseParser } {
   const parser = new SseParser();
   const events: ServerSentEvent[] = [];
   let last = 0;
@@ -48,9 +68,12 @@ describe('SseParser', () => {
 
   it('gives the same events however the stream is split', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: STREAM.length }), { maxLength: 12 }), (cuts) => {
-        expect(parseInChunks(STREAM, cuts).events).toMatchObject(EXPECTED);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: STREAM.length }), { maxLength: 12 }),
+        (cuts) => {
+          expect(parseInChunks(STREAM, cuts).events).toMatchObject(EXPECTED);
+        },
+      ),
     );
   });
 
@@ -63,7 +86,13 @@ describe('SseParser', () => {
 
 describe('messaging.events', () => {
   it('yields events written in chunks split mid-line, and ends when aborted', async () => {
-    const pieces = ['event: CHARACTER_MES', 'SAGE_SENT\ndata: {"message":{"id":"m1","conten', 't":"Hé"},"contentDelta":"Hé"}\n', '\n: keep-alive\n\n', 'event: CHARACTER_MESSAGE_SENT\ndata: {"message":{"id":"m1","content":"Hé!"},"contentDelta":"!"}\n\n'];
+    const pieces = [
+      'event: CHARACTER_MES',
+      'SAGE_SENT\ndata: {"message":{"id":"m1","conten',
+      't":"Hé"},"contentDelta":"Hé"}\n',
+      '\n: keep-alive\n\n',
+      'event: CHARACTER_MESSAGE_SENT\ndata: {"message":{"id":"m1","content":"Hé!"},"contentDelta":"!"}\n\n',
+    ];
     // "é" as two bytes in separate writes: the decoder must join them.
     const server = await receiver(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -75,7 +104,11 @@ describe('messaging.events', () => {
         if (split < bytes.length) res.write(bytes.subarray(split));
       }
     });
-    const client = createClient({ baseUrl: server.url, messagingUrl: server.url, apiKey: 'key_acme' });
+    const client = createClient({
+      baseUrl: server.url,
+      messagingUrl: server.url,
+      apiKey: 'key_acme',
+    });
     const controller = new AbortController();
     const deltas: string[] = [];
     for await (const event of client.messaging.events('conv_1', { signal: controller.signal })) {
@@ -118,24 +151,37 @@ describe('messaging.events', () => {
   it('streams the emulator delivery log with filters as query parameters', async () => {
     const server = await receiver((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-      res.end(': plugsmith delivery stream\n\nid: dlv_1.1\nevent: attempt\ndata: {"delivery":{"id":"dlv_1"}}\n\n');
+      res.end(
+        ': plugsmith delivery stream\n\nid: dlv_1.1\nevent: attempt\ndata: {"delivery":{"id":"dlv_1"}}\n\n',
+      );
     });
     const client = createClient({ baseUrl: server.url, token: 'tok_olive' });
     const stream = client.emulator.deliveries.stream({ pluginId: 'plg_1' });
     const events: ServerSentEvent[] = [];
     for await (const event of stream) events.push(event);
-    expect(events).toMatchObject([{ event: 'attempt', id: 'dlv_1.1', data: { delivery: { id: 'dlv_1' } } }]);
+    expect(events).toMatchObject([
+      { event: 'attempt', id: 'dlv_1.1', data: { delivery: { id: 'dlv_1' } } },
+    ]);
     expect(stream.lastEventId).toBe('dlv_1.1');
     expect(server.received[0].url).toBe('/_emulator/deliveries/stream?pluginId=plg_1');
   });
 
   it('throws an ApiError for an error status', async () => {
-    const server = await receiver((_req, res) => json(res, 404, { ok: false, error: { message: 'conversation not found', error: 'NOT_FOUND' } }));
+    const server = await receiver((_req, res) =>
+      json(res, 404, {
+        ok: false,
+        error: { message: 'conversation not found', error: 'NOT_FOUND' },
+      }),
+    );
     const client = createClient({ baseUrl: server.url, messagingUrl: server.url });
     const iterate = async () => {
       for await (const _event of client.messaging.events('nope')) void _event;
     };
-    await expect(iterate()).rejects.toMatchObject({ name: 'ApiError', status: 404, type: 'NOT_FOUND' });
+    await expect(iterate()).rejects.toMatchObject({
+      name: 'ApiError',
+      status: 404,
+      type: 'NOT_FOUND',
+    });
     await expect(iterate()).rejects.toBeInstanceOf(ApiError);
   });
 });

@@ -16,7 +16,8 @@ describe('retries', () => {
 
   it('retries a GET after 503 and 504, then succeeds', async () => {
     const server = await receiver((_req, res, index) => {
-      if (index === 0) return json(res, 503, { ok: false, error: { message: 'busy', error: 'SERVER_ERROR' } });
+      if (index === 0)
+        return json(res, 503, { ok: false, error: { message: 'busy', error: 'SERVER_ERROR' } });
       if (index === 1) return json(res, 504, {});
       ok(res, [], { pagination: { type: 'cursor', limit: 20, hasNext: false, nextCursor: null } });
     });
@@ -45,7 +46,9 @@ describe('retries', () => {
   });
 
   it('does not retry a 500 or a 4xx', async () => {
-    const server = await receiver((_req, res) => json(res, 500, { ok: false, error: { message: 'bug', error: 'SERVER_ERROR' } }));
+    const server = await receiver((_req, res) =>
+      json(res, 500, { ok: false, error: { message: 'bug', error: 'SERVER_ERROR' } }),
+    );
     const client = createClient({ baseUrl: server.url, retryBaseMs: 1 });
     await expect(client.plugins.get('p')).rejects.toBeInstanceOf(ApiError);
     expect(server.received).toHaveLength(1);
@@ -54,15 +57,27 @@ describe('retries', () => {
   it.each([
     ['POST', (c: ReturnType<typeof createClient>) => c.plugins.create({ name: 'p', type: 'APP' })],
     ['PUT', (c: ReturnType<typeof createClient>) => c.plugins.update('p', { name: 'q' })],
-    ['PATCH', (c: ReturnType<typeof createClient>) => c.uploads.setStatus({ fileId: 'f', status: 'UPLOADED' })],
+    [
+      'PATCH',
+      (c: ReturnType<typeof createClient>) =>
+        c.uploads.setStatus({ fileId: 'f', status: 'UPLOADED' }),
+    ],
     ['DELETE', (c: ReturnType<typeof createClient>) => c.plugins.delete('p')],
-    ['GET generate-upload-url (creates records)', (c: ReturnType<typeof createClient>) => c.uploads.generateUploadUrls({ files: [{ fileName: 'a' }] })],
+    [
+      'GET generate-upload-url (creates records)',
+      (c: ReturnType<typeof createClient>) =>
+        c.uploads.generateUploadUrls({ files: [{ fileName: 'a' }] }),
+    ],
   ])('never retries %s, neither on 503 nor on a reset', async (_name, call) => {
     const unavailable = await receiver((_req, res) => json(res, 503, {}));
-    await expect(call(createClient({ baseUrl: unavailable.url, retryBaseMs: 1 }))).rejects.toMatchObject({ status: 503 });
+    await expect(
+      call(createClient({ baseUrl: unavailable.url, retryBaseMs: 1 })),
+    ).rejects.toMatchObject({ status: 503 });
     expect(unavailable.received).toHaveLength(1);
     const resetting = await receiver((_req, res) => void res.socket!.destroy());
-    await expect(call(createClient({ baseUrl: resetting.url, retryBaseMs: 1 }))).rejects.toBeInstanceOf(NetworkError);
+    await expect(
+      call(createClient({ baseUrl: resetting.url, retryBaseMs: 1 })),
+    ).rejects.toBeInstanceOf(NetworkError);
     expect(resetting.received).toHaveLength(1);
   });
 
@@ -104,15 +119,22 @@ describe('timeouts and aborts', () => {
       res.write('{"ok":true,');
     });
     const client = createClient({ baseUrl: server.url, timeoutMs: 100, retries: 0 });
-    await expect(client.plugins.get('p')).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT' });
+    await expect(client.plugins.get('p')).rejects.toMatchObject({
+      name: 'NetworkError',
+      code: 'ETIMEDOUT',
+    });
   });
 
-  it('reports the dispatcher\'s own timeouts (with timeoutMs 0) as ETIMEDOUT too', async () => {
+  it("reports the dispatcher's own timeouts (with timeoutMs 0) as ETIMEDOUT too", async () => {
     const server = await receiver(() => undefined);
     const dispatcher = createAgent({ headersTimeout: 100 });
     onTestFinished(() => dispatcher.close());
     const client = createClient({ baseUrl: server.url, timeoutMs: 0, retries: 0, dispatcher });
-    await expect(client.emulator.health()).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT', message: expect.stringContaining('timed out (ETIMEDOUT)') });
+    await expect(client.emulator.health()).rejects.toMatchObject({
+      name: 'NetworkError',
+      code: 'ETIMEDOUT',
+      message: expect.stringContaining('timed out (ETIMEDOUT)'),
+    });
   });
 
   it('retries a timed-out GET (the per-attempt timeout) and then succeeds', async () => {
@@ -144,17 +166,33 @@ describe('trace', () => {
       ok(res, { token: 'not traced' });
     });
     const traces: TraceEvent[] = [];
-    const client = createClient({ baseUrl: server.url, messagingUrl: server.url, token, apiKey: 'key_' + 'K'.repeat(30) + 'wxyz', retryBaseMs: 1, onTrace: (e) => traces.push(e) });
+    const client = createClient({
+      baseUrl: server.url,
+      messagingUrl: server.url,
+      token,
+      apiKey: 'key_' + 'K'.repeat(30) + 'wxyz',
+      retryBaseMs: 1,
+      onTrace: (e) => traces.push(e),
+    });
     await client.plugins.get('plg_1');
     await client.messaging.conversations.get('conv_1');
     expect(server.received[0].headers.authorization).toBe(`Bearer ${token}`);
     expect(traces).toHaveLength(3);
-    expect(traces[0]).toMatchObject({ api: 'management', method: 'GET', url: `${server.url}/api/plugins/plg_1`, status: 503, attempt: 1 });
+    expect(traces[0]).toMatchObject({
+      api: 'management',
+      method: 'GET',
+      url: `${server.url}/api/plugins/plg_1`,
+      status: 503,
+      attempt: 1,
+    });
     expect(traces[0].retryInMs).toBeGreaterThanOrEqual(0);
     expect(traces[1]).toMatchObject({ status: 200, attempt: 2, retryInMs: undefined });
     expect(traces[0].requestHeaders.authorization).toBe('Bearer pst_…abcd');
     expect(traces[0].responseHeaders?.['set-cookie']).toBe('[redacted]');
-    expect(traces[2]).toMatchObject({ api: 'messaging', requestHeaders: { authorization: 'Bearer key_…wxyz' } });
+    expect(traces[2]).toMatchObject({
+      api: 'messaging',
+      requestHeaders: { authorization: 'Bearer key_…wxyz' },
+    });
     expect(typeof traces[0].durationMs).toBe('number');
     const all = JSON.stringify(traces);
     expect(all).not.toContain('S3cr3t');
@@ -165,7 +203,12 @@ describe('trace', () => {
   it('hides short tokens completely and traces network errors', async () => {
     const server = await receiver((_req, res) => void res.socket!.destroy());
     const traces: TraceEvent[] = [];
-    const client = createClient({ baseUrl: server.url, token: 'tok_olive', retries: 0, onTrace: (e) => traces.push(e) });
+    const client = createClient({
+      baseUrl: server.url,
+      token: 'tok_olive',
+      retries: 0,
+      onTrace: (e) => traces.push(e),
+    });
     await client.plugins.get('p').catch(() => undefined);
     expect(traces[0].requestHeaders.authorization).toBe('Bearer [redacted]');
     expect(traces[0].status).toBeUndefined();
@@ -175,22 +218,35 @@ describe('trace', () => {
 
   it('a throwing trace callback does not fail the request', async () => {
     const server = await receiver((_req, res) => ok(res, { id: 'p' }));
-    const client = createClient({ baseUrl: server.url, onTrace: () => { throw new Error('bad logger'); } });
+    const client = createClient({
+      baseUrl: server.url,
+      onTrace: () => {
+        throw new Error('bad logger');
+      },
+    });
     expect(await client.plugins.get('p')).toEqual({ id: 'p' });
   });
 });
 
 describe('GET with a JSON body', () => {
   it('reaches the server with content-type and content-length', async () => {
-    const server = await receiver((_req, res) => ok(res, { files: [{ signedUrl: 'http://s3.test/a', fileRecord: { id: 'f1', fileName: 'a.txt' } }] }));
+    const server = await receiver((_req, res) =>
+      ok(res, {
+        files: [{ signedUrl: 'http://s3.test/a', fileRecord: { id: 'f1', fileName: 'a.txt' } }],
+      }),
+    );
     const client = createClient({ baseUrl: server.url, token: 'tok_olive' });
-    const result = await client.uploads.generateUploadUrls({ files: [{ fileName: 'a.txt', contentType: 'text/plain', fileSize: 5 }] });
+    const result = await client.uploads.generateUploadUrls({
+      files: [{ fileName: 'a.txt', contentType: 'text/plain', fileSize: 5 }],
+    });
     expect(result.files[0].fileRecord.id).toBe('f1');
     const got = server.received[0];
     expect(got.method).toBe('GET');
     expect(got.headers['content-type']).toBe('application/json');
     expect(Number(got.headers['content-length'])).toBe(got.body.length);
-    expect(JSON.parse(got.body)).toEqual({ files: [{ fileName: 'a.txt', contentType: 'text/plain', fileSize: 5 }] });
+    expect(JSON.parse(got.body)).toEqual({
+      files: [{ fileName: 'a.txt', contentType: 'text/plain', fileSize: 5 }],
+    });
   });
 });
 
@@ -210,7 +266,12 @@ describe('proxy environment', () => {
     // A forward proxy receives the absolute URL in the request line.
     const proxy = await receiver((_req, res) => ok(res, { via: 'proxy' }));
     setEnv({ HTTP_PROXY: proxy.url, http_proxy: proxy.url, NO_PROXY: '', no_proxy: '' });
-    const client = createClient({ baseUrl: 'http://platform.invalid', token: 'tok_olive', timeoutMs: 3000, retries: 0 });
+    const client = createClient({
+      baseUrl: 'http://platform.invalid',
+      token: 'tok_olive',
+      timeoutMs: 3000,
+      retries: 0,
+    });
     onTestFinished(() => client.close());
     expect(await client.plugins.get('plg_1')).toEqual({ via: 'proxy' });
     expect(proxy.received[0].url).toBe('http://platform.invalid/api/plugins/plg_1');
@@ -220,7 +281,12 @@ describe('proxy environment', () => {
   it('goes direct for hosts in NO_PROXY', async () => {
     const proxy = await receiver((_req, res) => ok(res, { via: 'proxy' }));
     const origin = await receiver((_req, res) => ok(res, { via: 'direct' }));
-    setEnv({ HTTP_PROXY: proxy.url, http_proxy: proxy.url, NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1' });
+    setEnv({
+      HTTP_PROXY: proxy.url,
+      http_proxy: proxy.url,
+      NO_PROXY: '127.0.0.1',
+      no_proxy: '127.0.0.1',
+    });
     const client = createClient({ baseUrl: origin.url, timeoutMs: 3000, retries: 0 });
     onTestFinished(() => client.close());
     expect(await client.plugins.get('p')).toEqual({ via: 'direct' });

@@ -21,15 +21,24 @@ describe('uploadFile', () => {
       res.end();
     });
     const traces: TraceEvent[] = [];
-    const client = createClient({ baseUrl: 'http://127.0.0.1:9', token: 'tok_olive', onTrace: (e) => traces.push(e) });
+    const client = createClient({
+      baseUrl: 'http://127.0.0.1:9',
+      token: 'tok_olive',
+      onTrace: (e) => traces.push(e),
+    });
     const progress: number[] = [];
     const signedUrl = `${server.url}/bucket/report.pdf?X-Amz-Credential=AKIA%2Fsecret&X-Amz-Signature=deadbeef&X-Amz-Expires=60`;
-    const result = await client.uploads.uploadFile(signedUrl, path, { contentType: 'application/pdf', onProgress: (sent) => progress.push(sent) });
+    const result = await client.uploads.uploadFile(signedUrl, path, {
+      contentType: 'application/pdf',
+      onProgress: (sent) => progress.push(sent),
+    });
 
     expect(result).toMatchObject({ status: 200, etag: '"abc"' });
     const got = server.received[0];
     expect(got.method).toBe('PUT');
-    expect(got.url).toBe('/bucket/report.pdf?X-Amz-Credential=AKIA%2Fsecret&X-Amz-Signature=deadbeef&X-Amz-Expires=60');
+    expect(got.url).toBe(
+      '/bucket/report.pdf?X-Amz-Credential=AKIA%2Fsecret&X-Amz-Signature=deadbeef&X-Amz-Expires=60',
+    );
     expect(got.headers['content-length']).toBe(String(bytes.length));
     expect(got.headers['content-type']).toBe('application/pdf');
     expect(got.headers.authorization).toBeUndefined();
@@ -72,7 +81,10 @@ describe('uploadFile', () => {
       yield Buffer.alloc(1024, 2);
     }
     const client = createClient({ baseUrl: 'http://127.0.0.1:9' });
-    const result = await client.uploads.uploadFile(`${target.url}/o`, source(), { size: 2048, idleTimeoutMs: 2000 });
+    const result = await client.uploads.uploadFile(`${target.url}/o`, source(), {
+      size: 2048,
+      idleTimeoutMs: 2000,
+    });
     expect(result.status).toBe(200);
     expect(received).toBe(2048);
   });
@@ -81,10 +93,14 @@ describe('uploadFile', () => {
     const path = await tempFile(Buffer.from('hello'));
     const server = await receiver((_req, res) => {
       res.writeHead(403, { 'content-type': 'application/xml' });
-      res.end('<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>');
+      res.end(
+        '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>',
+      );
     });
     const client = createClient({ baseUrl: 'http://127.0.0.1:9' });
-    const error = await client.uploads.uploadFile(`${server.url}/o?X-Amz-Signature=deadbeef`, path).catch((e: unknown) => e);
+    const error = await client.uploads
+      .uploadFile(`${server.url}/o?X-Amz-Signature=deadbeef`, path)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 403, type: 'SignatureDoesNotMatch', method: 'PUT' });
     expect((error as ApiError).message).toContain('does not match');
@@ -96,13 +112,17 @@ describe('uploadFile', () => {
     async function* source() {
       yield Buffer.from('x');
     }
-    await expect(client.uploads.uploadFile('http://127.0.0.1:9/o', source())).rejects.toThrow(/size/);
+    await expect(client.uploads.uploadFile('http://127.0.0.1:9/o', source())).rejects.toThrow(
+      /size/,
+    );
   });
 
   it('fails with a NetworkError ETIMEDOUT when the store stops reading', async () => {
     const path = await tempFile(Buffer.from('hello'));
     const server = await receiver(() => undefined);
     const client = createClient({ baseUrl: 'http://127.0.0.1:9' });
-    await expect(client.uploads.uploadFile(`${server.url}/o`, path, { idleTimeoutMs: 150 })).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT' });
+    await expect(
+      client.uploads.uploadFile(`${server.url}/o`, path, { idleTimeoutMs: 150 }),
+    ).rejects.toMatchObject({ name: 'NetworkError', code: 'ETIMEDOUT' });
   });
 });

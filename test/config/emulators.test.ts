@@ -6,11 +6,19 @@ import { emulatorRunningAt } from '../helpers/emulator-state.js';
 describe('the running emulator a URL names', () => {
   test('--emulator and the admin token find it however its URL is spelled: case, default port, trailing slash, any loopback host', async () => {
     const state = await emulatorRunningAt('http://127.0.0.1:4010');
-    for (const url of ['http://127.0.0.1:4010/', 'http://LOCALHOST:4010', 'http://[::1]:4010//', 'http://127.0.0.1:4011']) {
+    for (const url of [
+      'http://127.0.0.1:4010/',
+      'http://LOCALHOST:4010',
+      'http://[::1]:4010//',
+      'http://127.0.0.1:4011',
+    ]) {
       expect((await namedEmulator(url))?.path, url).toBe(state.path);
     }
-    for (const url of ['http://127.0.0.1:4010/', 'http://LOCALHOST:4010', 'http://[::1]:4010//']) expect(await adminTokenFor(url), url).toBe('adm_test');
-    await expect(namedEmulator('http://localhost:4020')).rejects.toThrow('no emulator started on this machine answers at http://localhost:4020 (--emulator)');
+    for (const url of ['http://127.0.0.1:4010/', 'http://LOCALHOST:4010', 'http://[::1]:4010//'])
+      expect(await adminTokenFor(url), url).toBe('adm_test');
+    await expect(namedEmulator('http://localhost:4020')).rejects.toThrow(
+      'no emulator started on this machine answers at http://localhost:4020 (--emulator)',
+    );
     expect(await adminTokenFor('http://localhost:4020')).toBeUndefined();
   });
 

@@ -10,7 +10,13 @@ import { describe, expect, test } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sources(join(dir, e.name))
+      : /\.tsx?$/.test(e.name)
+        ? [join(dir, e.name)]
+        : [],
+  );
 }
 
 const CAST = /\bas (any|never|unknown as)\b|request\.(body|query|params) as\b/;
@@ -23,7 +29,9 @@ describe('#16: typed from the contract (audit)', () => {
     const hits = [...routeFiles, ...sources(join(root, 'src/commands'))].flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
-        .map((line, i) => (CAST.test(line) ? `${relative(root, file)}:${i + 1}: ${line.trim()}` : null))
+        .map((line, i) =>
+          CAST.test(line) ? `${relative(root, file)}:${i + 1}: ${line.trim()}` : null,
+        )
         .filter((x): x is string => x !== null),
     );
     expect(hits).toEqual([]);
@@ -31,7 +39,12 @@ describe('#16: typed from the contract (audit)', () => {
 
   test('the delivery log is not restated outside the contract (src/dev/delivery-view.ts)', () => {
     const text = readFileSync(join(root, 'src/dev/delivery-view.ts'), 'utf8');
-    const restated = [...text.matchAll(/export interface (DeliveryView|AttemptView|AttemptNotice)\b/g)].map((m) => m[1]);
-    expect(restated, 'use Delivery, DeliveryAttempt and DeliveryAttemptNotice of src/contract').toEqual([]);
+    const restated = [
+      ...text.matchAll(/export interface (DeliveryView|AttemptView|AttemptNotice)\b/g),
+    ].map((m) => m[1]);
+    expect(
+      restated,
+      'use Delivery, DeliveryAttempt and DeliveryAttemptNotice of src/contract',
+    ).toEqual([]);
   });
 });

@@ -1,9 +1,19 @@
 import { describe, expect, test } from 'vitest';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
-import { DISPATCH_MODES, ERROR_STATUS, ERROR_TYPE_BY_STATUS, EVENT_KINDS, PLUGIN_TYPES, SCOPES } from '../../src/contract/index.js';
+import {
+  DISPATCH_MODES,
+  ERROR_STATUS,
+  ERROR_TYPE_BY_STATUS,
+  EVENT_KINDS,
+  PLUGIN_TYPES,
+  SCOPES,
+} from '../../src/contract/index.js';
 import { EVENT_TYPES } from '../../src/webhooks/events.js';
 import { TEMPLATES } from '../../src/project/plugin-types.js';
-import { EVENT_KINDS as EMULATOR_EVENT_KINDS, PLUGIN_TYPES as EMULATOR_PLUGIN_TYPES } from '../../emulator/model.js';
+import {
+  EVENT_KINDS as EMULATOR_EVENT_KINDS,
+  PLUGIN_TYPES as EMULATOR_PLUGIN_TYPES,
+} from '../../emulator/model.js';
 
 // The published manifest schema is a JSON file (editors read it as it is); it must list the contract's enums.
 describe('one definition of each enum', () => {
@@ -24,6 +34,7 @@ describe('one definition of each enum', () => {
   });
 
   test('the status of each error type and the type of each status are one table', () => {
-    for (const [type, status] of Object.entries(ERROR_STATUS)) expect(ERROR_TYPE_BY_STATUS[status]).toBe(type);
+    for (const [type, status] of Object.entries(ERROR_STATUS))
+      expect(ERROR_TYPE_BY_STATUS[status]).toBe(type);
   });
 });

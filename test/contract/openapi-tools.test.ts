@@ -31,33 +31,79 @@ afterAll(async () => {
 
 describe('the OpenAPI document in third-party tools', () => {
   test('redocly lint with the recommended rules: no error', async () => {
-    const answer = await run(bin('redocly'), ['lint', join(dir, 'openapi.json'), '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => error);
-    const report = JSON.parse(String(answer.stdout)) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
-    const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`);
+    const answer = await run(
+      bin('redocly'),
+      [
+        'lint',
+        join(dir, 'openapi.json'),
+        '--config',
+        join(ROOT, 'redocly.yaml'),
+        '--format',
+        'json',
+      ],
+      { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+    ).catch((error: { stdout?: string; stderr?: string }) => error);
+    const report = JSON.parse(String(answer.stdout)) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; severity: string; message: string }>;
+    };
+    const errors = report.problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => `${p.ruleId}: ${p.message}`);
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);
     // The warnings left are those redocly.yaml names.
-    expect([...new Set(report.problems.map((p) => p.ruleId))]).toEqual(report.totals.warnings ? ['no-unused-components'] : []);
+    expect([...new Set(report.problems.map((p) => p.ruleId))]).toEqual(
+      report.totals.warnings ? ['no-unused-components'] : [],
+    );
   }, 120_000);
 
   test('a client from openapi-typescript + openapi-fetch typechecks without a cast and makes the calls', async () => {
     await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    await run(bin('openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'api.d.ts')], { cwd: dir });
+    await run(bin('openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'api.d.ts')], {
+      cwd: dir,
+    });
     await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     await writeFile(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', outDir: 'out', skipLibCheck: true, lib: ['ES2022', 'DOM'] }, files: ['client.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          outDir: 'out',
+          skipLibCheck: true,
+          lib: ['ES2022', 'DOM'],
+        },
+        files: ['client.ts'],
+      }),
     );
     await writeFile(join(dir, 'client.ts'), CLIENT);
     expect(CLIENT).not.toMatch(/\bas\b|<any>|@ts-/);
-    const typecheck = await run(bin('tsc'), ['-p', dir], { cwd: dir }).catch((error: { stdout?: string }) => error);
+    const typecheck = await run(bin('tsc'), ['-p', dir], { cwd: dir }).catch(
+      (error: { stdout?: string }) => error,
+    );
     expect(String(typecheck.stdout ?? '')).toBe('');
     const { stdout } = await run(process.execPath, [join(dir, 'out/client.js')], {
       cwd: dir,
-      env: { ...process.env, MANAGEMENT_URL: emu.url, MESSAGING_URL: emu.messagingUrl, TOKEN: emu.token ?? '', API_KEY: emu.apiKey ?? '', ORG_ID: emu.orgId ?? '' },
+      env: {
+        ...process.env,
+        MANAGEMENT_URL: emu.url,
+        MESSAGING_URL: emu.messagingUrl,
+        TOKEN: emu.token ?? '',
+        API_KEY: emu.apiKey ?? '',
+        ORG_ID: emu.orgId ?? '',
+      },
     });
     const result = JSON.parse(stdout);
-    expect(result).toMatchObject({ filtered: true, pagedByCursor: 3, uploaded: 'UPLOADED', read: 'hello', messageSent: 'hello' });
+    expect(result).toMatchObject({
+      filtered: true,
+      pagedByCursor: 3,
+      uploaded: 'UPLOADED',
+      read: 'hello',
+      messageSent: 'hello',
+    });
     // The messaging operations name their own server.
     const types = await readFile(join(dir, 'api.d.ts'), 'utf8');
     expect(types).toContain('sendMessage');

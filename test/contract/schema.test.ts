@@ -1,7 +1,21 @@
 import { describe, expect, test } from 'vitest';
 import { Ajv } from 'ajv';
-import { FileSchema, FileStatusSchema, FILE_STATUSES, Nullable, Ok, OkPage, Params, PARENT_TYPES, PLUGIN_TYPES, PluginSchema } from '../../src/contract/index.js';
-import { FILE_STATUSES as UPLOAD_FILE_STATUSES, PARENT_TYPES as UPLOAD_PARENT_TYPES } from '../../emulator/uploads/rules.js';
+import {
+  FileSchema,
+  FileStatusSchema,
+  FILE_STATUSES,
+  Nullable,
+  Ok,
+  OkPage,
+  Params,
+  PARENT_TYPES,
+  PLUGIN_TYPES,
+  PluginSchema,
+} from '../../src/contract/index.js';
+import {
+  FILE_STATUSES as UPLOAD_FILE_STATUSES,
+  PARENT_TYPES as UPLOAD_PARENT_TYPES,
+} from '../../emulator/uploads/rules.js';
 
 describe('the contract’s schema builders', () => {
   // Route modules call these as they register, once per start: the same object for the same
@@ -29,10 +43,23 @@ describe('the contract’s schema builders', () => {
   test('a new upload (status and parent type null) matches the File schema', () => {
     const now = new Date().toISOString();
     const file = {
-      id: 'file_1', fileName: 'a.txt', contentType: null, fileSize: null, isPublic: false, status: null, errorMessage: null,
-      parentId: null, parentType: null, folder: null, orgId: 'org_1', createdAt: now, updatedAt: now,
+      id: 'file_1',
+      fileName: 'a.txt',
+      contentType: null,
+      fileSize: null,
+      isPublic: false,
+      status: null,
+      errorMessage: null,
+      parentId: null,
+      parentType: null,
+      folder: null,
+      orgId: 'org_1',
+      createdAt: now,
+      updatedAt: now,
     };
-    const validate = new Ajv({ strict: false, allErrors: true }).addFormat('date-time', true).compile(FileSchema);
+    const validate = new Ajv({ strict: false, allErrors: true })
+      .addFormat('date-time', true)
+      .compile(FileSchema);
     expect(validate(file), JSON.stringify(validate.errors)).toBe(true);
   });
 

@@ -2,7 +2,12 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { answerProperly, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import {
+  answerProperly,
+  install,
+  verifiedPlugin,
+  WebhookServer,
+} from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
 import { onTestFinished } from 'vitest';
 
@@ -18,10 +23,29 @@ let deliveryId: string;
 
 beforeAll(async () => {
   emu = await startEmulator({ delivery: { timeoutMs: 2000, schedule: [60_000] } });
-  hook = await WebhookServer.start((event, received) => (event.type === 'PLUGIN_INSTALLED' ? { status: 500, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>Internal error</h1><p>a long line '.repeat(8) + '</p></body></html>' } : answerProperly(event, received)));
-  plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Layout plugin with a rather long name', events: ['AGENT_MESSAGE_RECEIVED'] });
+  hook = await WebhookServer.start((event, received) =>
+    event.type === 'PLUGIN_INSTALLED'
+      ? {
+          status: 500,
+          headers: { 'content-type': 'text/html' },
+          body:
+            '<html><body><h1>Internal error</h1><p>a long line '.repeat(8) + '</p></body></html>',
+        }
+      : answerProperly(event, received),
+  );
+  plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    name: 'Layout plugin with a rather long name',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+  });
   const agentId = [...emu.services.db.agents.values()][0].id;
-  await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, { name: 'i', pluginId: plugin.id, events: [], scopes: [] }).catch(() => undefined);
+  await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
+    name: 'i',
+    pluginId: plugin.id,
+    events: [],
+    scopes: [],
+  }).catch(() => undefined);
   deliveryId = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!.id;
 });
 afterAll(async () => {
@@ -29,16 +53,42 @@ afterAll(async () => {
   await hook?.close();
 });
 
-const VIEWS = () => ['overview', 'deliveries', `deliveries/${deliveryId}`, 'data/plugins', `data/plugins/${plugin.id}`, 'data/repositories', 'trigger', 'chat', 'uploads', 'install', `install/${plugin.id}`, 'no-such-page'];
+const VIEWS = () => [
+  'overview',
+  'deliveries',
+  `deliveries/${deliveryId}`,
+  'data/plugins',
+  `data/plugins/${plugin.id}`,
+  'data/repositories',
+  'trigger',
+  'chat',
+  'uploads',
+  'install',
+  `install/${plugin.id}`,
+  'no-such-page',
+];
 
 interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
+  violations: Array<{
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: Array<{ target: string[] }>;
+  }>;
 }
 
 async function seriousFindings(page: Page): Promise<string[]> {
-  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ path: AXE });
-  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResult;
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  if (!(await page.evaluate('typeof window.axe !== "undefined"')))
+    await page.addScriptTag({ path: AXE });
+  const result = (await page.evaluate(
+    'axe.run(document, { resultTypes: ["violations"] })',
+  )) as AxeResult;
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
 }
 
 /** Waits until the view has drawn its content (a heading in main). */
@@ -64,10 +114,19 @@ describe('dashboard: layout and accessibility', () => {
         await settle(page);
         for (const scheme of ['light', 'dark'] as const) {
           await page.emulateMedia({ colorScheme: scheme });
-          const overflow = (await page.evaluate('[document.scrollingElement.scrollWidth, window.innerWidth]')) as [number, number];
-          expect(overflow[0], `${view} at ${width} px (${scheme}) is ${overflow[0]} px wide`).toBeLessThanOrEqual(overflow[1]);
+          const overflow = (await page.evaluate(
+            '[document.scrollingElement.scrollWidth, window.innerWidth]',
+          )) as [number, number];
+          expect(
+            overflow[0],
+            `${view} at ${width} px (${scheme}) is ${overflow[0]} px wide`,
+          ).toBeLessThanOrEqual(overflow[1]);
           for (const f of await seriousFindings(page)) findings.push(`${view} ${scheme}: ${f}`);
-          await screenshot(page, `layout-${width}-${scheme}-${view.replace(/[/]/g, '_').replace(/dlv_\w+|plg_\w+/, 'record')}`, { fullPage: true });
+          await screenshot(
+            page,
+            `layout-${width}-${scheme}-${view.replace(/[/]/g, '_').replace(/dlv_\w+|plg_\w+/, 'record')}`,
+            { fullPage: true },
+          );
         }
         await page.emulateMedia({ colorScheme: 'light' });
       }
@@ -97,7 +156,11 @@ describe('dashboard: layout and accessibility', () => {
     await page.keyboard.press('Enter');
     const detail = page.getByRole('complementary', { name: `Delivery ${firstId}` });
     await detail.waitFor();
-    await expect.poll(() => page.evaluate(`document.querySelector('aside.dl-detail').contains(document.activeElement)`)).toBe(true);
+    await expect
+      .poll(() =>
+        page.evaluate(`document.querySelector('aside.dl-detail').contains(document.activeElement)`),
+      )
+      .toBe(true);
     await page.keyboard.press('Escape');
     await detail.waitFor({ state: 'detached' });
     expect(new URL(page.url()).hash).toBe('#/deliveries');

@@ -15,7 +15,9 @@ import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/brow
 const STORAGE_KEY = 'plugsmith.dashboard.session';
 
 /** Another local web server on 127.0.0.1: its page fetches its own /_emulator path, reads its localStorage, tosses cookies; it records what reaches it. */
-async function otherLocalServer(emulatorPort: string): Promise<{ url: string; received: IncomingHttpHeaders[] }> {
+async function otherLocalServer(
+  emulatorPort: string,
+): Promise<{ url: string; received: IncomingHttpHeaders[] }> {
   const received: IncomingHttpHeaders[] = [];
   const server: Server = createServer((request, response) => {
     if (request.url?.startsWith('/_emulator/')) {
@@ -46,7 +48,11 @@ describe('the dashboard session (audit)', () => {
     const context = await newContext();
     const adminCalls: Array<Record<string, string>> = [];
     context.on('request', async (request) => {
-      if (request.url().startsWith(`${emu.url}/_emulator/`) && !request.url().includes('/dashboard/app.')) adminCalls.push(await request.allHeaders());
+      if (
+        request.url().startsWith(`${emu.url}/_emulator/`) &&
+        !request.url().includes('/dashboard/app.')
+      )
+        adminCalls.push(await request.allHeaders());
     });
     const { page, consoleErrors } = await openDashboard(emu, undefined, context);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -61,12 +67,20 @@ describe('the dashboard session (audit)', () => {
 
     // Nothing of the session arrived there: no cookie, no session header, and its page reads an empty storage.
     expect(other.received.length).toBe(1);
-    expect(other.received[0].cookie ?? '', 'a cookie reached another server on the same host').not.toContain(token!);
-    expect(other.received[0][SESSION_HEADER], 'the session header reached another server').toBeUndefined();
+    expect(
+      other.received[0].cookie ?? '',
+      'a cookie reached another server on the same host',
+    ).not.toContain(token!);
+    expect(
+      other.received[0][SESSION_HEADER],
+      'the session header reached another server',
+    ).toBeUndefined();
     expect(await otherPage.evaluate('window.stored')).toEqual({ length: 0, session: null });
 
     // The tossed cookies are in the browser for the emulator's host, and the dashboard does not care.
-    expect((await context.cookies(emu.url + '/_emulator/overview')).map((c) => c.name).sort()).toEqual([`plugsmith_dashboard_${port}`, SESSION_HEADER].sort());
+    expect(
+      (await context.cookies(emu.url + '/_emulator/overview')).map((c) => c.name).sort(),
+    ).toEqual([`plugsmith_dashboard_${port}`, SESSION_HEADER].sort());
     adminCalls.length = 0;
     await page.reload();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -97,11 +111,23 @@ describe('the dashboard session (audit)', () => {
     await elsewhere.goto(`${second.url}/_emulator/dashboard/`);
     await elsewhere.getByText('This dashboard needs a login link').waitFor();
     expect(await elsewhere.evaluate(`localStorage.getItem('${STORAGE_KEY}')`)).toBeNull();
-    expect((await call(second.url, 'GET', '/_emulator/overview', { headers: { [SESSION_HEADER]: token } })).status).toBe(401);
+    expect(
+      (
+        await call(second.url, 'GET', '/_emulator/overview', {
+          headers: { [SESSION_HEADER]: token },
+        })
+      ).status,
+    ).toBe(401);
 
     // The session ends (as when the emulator restarts): the next admin call (the Overview refreshes) is a 401;
     // the page drops the stored token and signs out, and so does the other tab, without a reload.
-    expect((await call(emu.url, 'DELETE', '/_emulator/dashboard/session', { headers: { [SESSION_HEADER]: token } })).status).toBe(200);
+    expect(
+      (
+        await call(emu.url, 'DELETE', '/_emulator/dashboard/session', {
+          headers: { [SESSION_HEADER]: token },
+        })
+      ).status,
+    ).toBe(200);
     await page.getByText('This dashboard needs a login link').waitFor({ timeout: 20_000 });
     await tab.getByText('This dashboard needs a login link').waitFor({ timeout: 20_000 });
     expect(await page.evaluate(`localStorage.getItem('${STORAGE_KEY}')`)).toBeNull();

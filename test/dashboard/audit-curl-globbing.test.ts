@@ -32,22 +32,39 @@ describe('copy as curl (audit)', () => {
     onTestFinished(() => emu.close());
     const plugin = await call(emu.url, 'POST', '/api/plugins', {
       token: emu.token!,
-      body: { orgId: emu.orgId, name: 'Globbed', description: 'd', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: `${base}/hook` },
+      body: {
+        orgId: emu.orgId,
+        name: 'Globbed',
+        description: 'd',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: `${base}/hook`,
+      },
     });
     expect(plugin.status, JSON.stringify(plugin.body)).toBe(201);
     // The shared export file: the same store, the plugin's webhookUrl holding curl glob characters.
     const exported = await adminCall(emu, 'GET', '/_emulator/export');
-    for (const p of exported.body.data.collections.plugins) if (p.id === plugin.body.data.id) p.webhookUrl = `${base}/hook/[1-3]?variant={a,b}`;
-    const imported = await adminCall(emu, 'POST', '/_emulator/import', { body: exported.body.data });
+    for (const p of exported.body.data.collections.plugins)
+      if (p.id === plugin.body.data.id) p.webhookUrl = `${base}/hook/[1-3]?variant={a,b}`;
+    const imported = await adminCall(emu, 'POST', '/_emulator/import', {
+      body: exported.body.data,
+    });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-    const emitted = await adminCall(emu, 'POST', '/_emulator/events', { body: { type: 'WEBHOOK_CHALLENGE', pluginId: plugin.body.data.id, data: { challenge: 'c' } } });
+    const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
+      body: { type: 'WEBHOOK_CHALLENGE', pluginId: plugin.body.data.id, data: { challenge: 'c' } },
+    });
     expect(emitted.status, JSON.stringify(emitted.body)).toBe(201);
     const attempt = emitted.body.data.attempts[0];
     expect(got).toHaveLength(1); // the emulator's own delivery reached the receiver once
     const delivered = got[0];
 
     got.length = 0;
-    const command = curlCommand({ url: attempt.url, headers: attempt.requestHeaders ?? {}, body: JSON.stringify(emitted.body.data.event) });
+    const command = curlCommand({
+      url: attempt.url,
+      headers: attempt.requestHeaders ?? {},
+      body: JSON.stringify(emitted.body.data.event),
+    });
     await run('sh', ['-c', command]);
     expect(got, `the copied command:\n${command}`).toEqual([delivered]);
   });

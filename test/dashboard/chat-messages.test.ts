@@ -3,7 +3,17 @@ import { upsert } from '../../emulator/dashboard/app/views/chat-messages.js';
 import type { Message } from '../../src/contract/index.js';
 
 function message(id: string, sender: Message['sender'], createdAt: string, content = ''): Message {
-  return { id, conversationId: 'conv_1', sender, type: 'TEXT', content, attachments: [], isStreaming: sender === 'CHARACTER', createdAt, updatedAt: createdAt };
+  return {
+    id,
+    conversationId: 'conv_1',
+    sender,
+    type: 'TEXT',
+    content,
+    attachments: [],
+    isStreaming: sender === 'CHARACTER',
+    createdAt,
+    updatedAt: createdAt,
+  };
 }
 
 describe("the Chat page's message list", () => {
@@ -13,13 +23,18 @@ describe("the Chat page's message list", () => {
     list = upsert(list, message('msg_user', 'USER', at, 'hello'));
     expect(list.map((m) => m.id)).toEqual(['msg_user', 'msg_reply']);
     // The same instant: the user's message first.
-    expect(upsert([message('r', 'CHARACTER', at)], message('u', 'USER', at)).map((m) => m.id)).toEqual(['u', 'r']);
+    expect(
+      upsert([message('r', 'CHARACTER', at)], message('u', 'USER', at)).map((m) => m.id),
+    ).toEqual(['u', 'r']);
   });
 
   it('replaces a growing reply in place', () => {
     let list = upsert([], message('u', 'USER', '2026-01-01T00:00:00.000Z'));
     list = upsert(list, message('r', 'CHARACTER', '2026-01-01T00:00:01.000Z', 'Hi'));
     list = upsert(list, message('r', 'CHARACTER', '2026-01-01T00:00:01.000Z', 'Hi there'));
-    expect(list.map((m) => [m.id, m.content])).toEqual([['u', ''], ['r', 'Hi there']]);
+    expect(list.map((m) => [m.id, m.content])).toEqual([
+      ['u', ''],
+      ['r', 'Hi there'],
+    ]);
   });
 });

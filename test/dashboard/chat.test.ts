@@ -31,7 +31,10 @@ describe('dashboard: Chat', () => {
     await messages.getByRole('listitem', { name: 'You' }).getByText('hello').waitFor();
 
     await page.goto(new URL(`#/data/conversations/${conversationId}`, page.url()).href);
-    await page.getByRole('article', { name: `Conversation ${conversationId}` }).getByRole('link', { name: 'Open in Chat' }).click();
+    await page
+      .getByRole('article', { name: `Conversation ${conversationId}` })
+      .getByRole('link', { name: 'Open in Chat' })
+      .click();
     await page.waitForURL((u) => u.hash === `#/chat/${conversationId}`);
     await messages.getByRole('listitem', { name: 'You' }).getByText('hello').waitFor();
     expectNoConsoleErrors(consoleErrors);
@@ -77,14 +80,28 @@ describe('dashboard: Chat', () => {
 
     // In the order they were written, whichever answer reached the page first.
     const order: Array<string | null> = [];
-    for (const item of await messages.getByRole('listitem').all()) order.push(await item.getAttribute('aria-label'));
+    for (const item of await messages.getByRole('listitem').all())
+      order.push(await item.getAttribute('aria-label'));
     expect(order).toEqual(['You', 'Nova']);
     // The user's message went through the messaging API with its attachment.
     const you = messages.getByRole('listitem', { name: 'You' });
     await you.getByRole('link', { name: 'https://example.com/cat.png' }).waitFor();
-    const stored = await call(emu.url, 'GET', `/_emulator/conversations/${conversationId}/messages`, { headers: emu.adminHeaders });
-    expect(stored.body.data[0]).toMatchObject({ sender: 'USER', content: 'hello', attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }] });
-    expect(stored.body.data[1]).toMatchObject({ sender: 'CHARACTER', content: REPLY, isStreaming: false });
+    const stored = await call(
+      emu.url,
+      'GET',
+      `/_emulator/conversations/${conversationId}/messages`,
+      { headers: emu.adminHeaders },
+    );
+    expect(stored.body.data[0]).toMatchObject({
+      sender: 'USER',
+      content: 'hello',
+      attachments: [{ type: 'IMAGE_URL', content: 'https://example.com/cat.png' }],
+    });
+    expect(stored.body.data[1]).toMatchObject({
+      sender: 'CHARACTER',
+      content: REPLY,
+      isStreaming: false,
+    });
     await screenshot(page, 'chat');
     await page.emulateMedia({ colorScheme: 'dark' });
     await screenshot(page, 'chat-dark');

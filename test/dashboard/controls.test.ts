@@ -11,7 +11,12 @@ describe('dashboard: the emulator from the page', () => {
   it('exports, resets only after "reset" is typed, imports the export back, and turns faults on and off', async () => {
     const emu = await startEmulator();
     onTestFinished(() => emu.close());
-    const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, { name: 'Kept in the export', type: 'EVENT_HANDLER', events: [], scopes: [] });
+    const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
+      name: 'Kept in the export',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+    });
     expect(created.status).toBe(201);
     const { page, consoleErrors } = await openDashboard(emu, 'overview');
 
@@ -19,7 +24,9 @@ describe('dashboard: the emulator from the page', () => {
     await page.getByRole('button', { name: 'Export store' }).click();
     const file = await (await download).path();
     const exported = JSON.parse(await readFile(file, 'utf8'));
-    expect(exported.collections.plugins.map((p: { name: string }) => p.name)).toContain('Kept in the export');
+    expect(exported.collections.plugins.map((p: { name: string }) => p.name)).toContain(
+      'Kept in the export',
+    );
 
     const reset = page.getByRole('button', { name: 'Reset the emulator' });
     expect(await reset.isDisabled()).toBe(true);
@@ -31,14 +38,19 @@ describe('dashboard: the emulator from the page', () => {
     await page.getByRole('status').filter({ hasText: 'The emulator was reset' }).waitFor();
 
     await page.getByLabel('Import a store from a file').setInputFiles(file);
-    await expect.poll(() => emu.services.db.plugins.get(created.body.data.id)?.name).toBe('Kept in the export');
+    await expect
+      .poll(() => emu.services.db.plugins.get(created.body.data.id)?.name)
+      .toBe('Kept in the export');
     await page.getByRole('status').filter({ hasText: 'imported' }).waitFor();
 
     await page.getByLabel('Fault profile').fill('drop=0.5');
     await page.getByLabel('Fault seed').fill('page-1');
     await page.getByRole('button', { name: 'Turn faults on' }).click();
     await page.getByText('drop=0.5').first().waitFor();
-    expect((await adminCall(emu, 'GET', '/_emulator/faults')).body.data).toMatchObject({ on: true, seed: 'page-1' });
+    expect((await adminCall(emu, 'GET', '/_emulator/faults')).body.data).toMatchObject({
+      on: true,
+      seed: 'page-1',
+    });
     await screenshot(page, 'overview-controls', { fullPage: true });
     await page.getByRole('button', { name: 'Turn faults off' }).click();
     await page.getByText('Off: every delivery is sent as asked.').waitFor();
@@ -50,11 +62,15 @@ describe('dashboard: the emulator from the page', () => {
     const emu = await startEmulator();
     onTestFinished(() => emu.close());
     const { page, consoleErrors } = await openDashboard(emu, 'overview');
-    const session = (await page.evaluate("localStorage.getItem('plugsmith.dashboard.session')")) as string;
+    const session = (await page.evaluate(
+      "localStorage.getItem('plugsmith.dashboard.session')",
+    )) as string;
     expect(session).toBeTruthy();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('This dashboard needs a login link').waitFor();
-    const after = await call(emu.url, 'GET', '/_emulator/dashboard/session', null, undefined, { 'x-plugsmith-session': session });
+    const after = await call(emu.url, 'GET', '/_emulator/dashboard/session', null, undefined, {
+      'x-plugsmith-session': session,
+    });
     expect(after.status).toBe(401);
     expectNoConsoleErrors(consoleErrors);
   });

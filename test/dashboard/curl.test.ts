@@ -9,11 +9,21 @@ const run = promisify(execFile);
 
 /** A receiver that records the one request it gets. */
 async function receiver() {
-  const got: Array<{ method: string; url: string; headers: Record<string, unknown>; body: string }> = [];
+  const got: Array<{
+    method: string;
+    url: string;
+    headers: Record<string, unknown>;
+    body: string;
+  }> = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    got.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    got.push({
+      method: req.method!,
+      url: req.url!,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    });
     res.end('ok');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -43,8 +53,16 @@ describe('curlCommand', () => {
   it('reproduces the request exactly when run by sh, however hostile the body', async () => {
     for (const text of HOSTILE) {
       const { url, got } = await receiver();
-      const body = JSON.stringify({ text, raw: text.replace(/\n/g, '') }).replace('"raw"', '\n"raw"');
-      const headers = { 'webhook-id': "evt_'1'", 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,abc+/= v1,$(x)', 'content-type': 'application/json' };
+      const body = JSON.stringify({ text, raw: text.replace(/\n/g, '') }).replace(
+        '"raw"',
+        '\n"raw"',
+      );
+      const headers = {
+        'webhook-id': "evt_'1'",
+        'webhook-timestamp': '1700000000',
+        'webhook-signature': 'v1,abc+/= v1,$(x)',
+        'content-type': 'application/json',
+      };
       const command = curlCommand({ url, headers, body });
       await run('sh', ['-c', command]);
       expect(got).toHaveLength(1);
@@ -54,7 +72,9 @@ describe('curlCommand', () => {
   });
 
   it('puts each header and the body on its own continued line', () => {
-    expect(curlCommand({ url: 'http://h/x', headers: { a: '1' }, body: '{}' })).toBe(`curl -sS -g -X POST --url 'http://h/x' \\\n  -H 'a: 1' \\\n  --data-raw '{}'`);
+    expect(curlCommand({ url: 'http://h/x', headers: { a: '1' }, body: '{}' })).toBe(
+      `curl -sS -g -X POST --url 'http://h/x' \\\n  -H 'a: 1' \\\n  --data-raw '{}'`,
+    );
   });
 
   it('gives the URL as the value of --url, so a URL starting with - is never read as an option', () => {

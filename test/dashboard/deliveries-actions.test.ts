@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, answerProperly, call, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import {
+  adminCall,
+  answerProperly,
+  call,
+  install,
+  verifiedPlugin,
+  WebhookServer,
+} from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // Finding failures and acting on them from the Deliveries view: filters kept in the URL, the
@@ -16,10 +23,26 @@ let answer = 200;
 beforeAll(async () => {
   // Retries a minute apart: a failed delivery stays pending while the page acts on it.
   emu = await startEmulator({ delivery: { timeoutMs: 2000, schedule: [60_000, 60_000] } });
-  hook = await WebhookServer.start((event, received) => (event.type === 'AGENT_MESSAGE_RECEIVED' ? { status: answer, body: { n: answer } } : answerProperly(event, received)));
-  plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Flaky receiver', events: ['AGENT_MESSAGE_RECEIVED'] });
+  hook = await WebhookServer.start((event, received) =>
+    event.type === 'AGENT_MESSAGE_RECEIVED'
+      ? { status: answer, body: { n: answer } }
+      : answerProperly(event, received),
+  );
+  plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    name: 'Flaky receiver',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+  });
   const agentId = [...emu.services.db.agents.values()][0].id;
-  instanceId = (await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, { name: 'i', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] })).instance.id;
+  instanceId = (
+    await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
+      name: 'i',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    })
+  ).instance.id;
 });
 afterAll(async () => {
   await emu?.close();
@@ -29,8 +52,28 @@ afterAll(async () => {
 async function emit(status: number): Promise<{ id: string; status: string }> {
   answer = status;
   const now = new Date().toISOString();
-  const data = { agentId: 'a', characterId: 'c', conversationId: 'v', message: { id: 'm', conversationId: 'v', sender: 'USER', type: 'TEXT', content: 'hi', attachments: [], isStreaming: false, createdAt: now, updatedAt: now } };
-  const res = await adminCall(emu, 'POST', '/_emulator/events', { type: 'AGENT_MESSAGE_RECEIVED', pluginId: plugin.id, pluginInstanceId: instanceId, data });
+  const data = {
+    agentId: 'a',
+    characterId: 'c',
+    conversationId: 'v',
+    message: {
+      id: 'm',
+      conversationId: 'v',
+      sender: 'USER',
+      type: 'TEXT',
+      content: 'hi',
+      attachments: [],
+      isStreaming: false,
+      createdAt: now,
+      updatedAt: now,
+    },
+  };
+  const res = await adminCall(emu, 'POST', '/_emulator/events', {
+    type: 'AGENT_MESSAGE_RECEIVED',
+    pluginId: plugin.id,
+    pluginInstanceId: instanceId,
+    data,
+  });
   expect(res.status).toBe(201);
   return res.body.data;
 }
@@ -82,10 +125,16 @@ describe('dashboard: acting on deliveries', () => {
     // Retry now: the receiver answers 200 this time; the row leaves the "retrying" list as delivered.
     await bodyRows(page).filter({ hasText: retried.id }).click();
     const detail = page.getByRole('complementary', { name: `Delivery ${retried.id}` });
-    await detail.getByTestId('attempts-summary').filter({ hasText: /attempt 1 of 3 failed, attempt 2 in \d+ s/ }).waitFor();
+    await detail
+      .getByTestId('attempts-summary')
+      .filter({ hasText: /attempt 1 of 3 failed, attempt 2 in \d+ s/ })
+      .waitFor();
     answer = 200;
     await detail.getByRole('button', { name: 'Retry now' }).click();
-    await detail.getByTestId('attempts-summary').filter({ hasText: 'delivered after 2 attempts (an earlier attempt failed)' }).waitFor();
+    await detail
+      .getByTestId('attempts-summary')
+      .filter({ hasText: 'delivered after 2 attempts (an earlier attempt failed)' })
+      .waitFor();
     expect(await detail.getByRole('button', { name: 'Retry now' }).count()).toBe(0);
     expect(emu.deliveries.get(retried.id)).toMatchObject({ status: 'delivered' });
 
@@ -96,24 +145,54 @@ describe('dashboard: acting on deliveries', () => {
     const other = page.getByRole('complementary', { name: `Delivery ${cancelled.id}` });
     const sent = hook.received.length;
     await other.getByRole('button', { name: 'Cancel retries' }).click();
-    await other.getByTestId('attempts-summary').filter({ hasText: 'retries cancelled after attempt 1' }).waitFor();
-    expect(emu.deliveries.get(cancelled.id)).toMatchObject({ status: 'failed', nextAttemptAt: null });
+    await other
+      .getByTestId('attempts-summary')
+      .filter({ hasText: 'retries cancelled after attempt 1' })
+      .waitFor();
+    expect(emu.deliveries.get(cancelled.id)).toMatchObject({
+      status: 'failed',
+      nextAttemptAt: null,
+    });
     expect(hook.received.length).toBe(sent);
     await screenshot(page, 'deliveries-cancelled');
     expectNoConsoleErrors(consoleErrors);
   });
 
   it('resends every delivery a filter shows, after a confirmation naming the count', async () => {
-    const { page, consoleErrors } = await openDashboard(emu, `deliveries?pluginId=${plugin.id}&type=AGENT_MESSAGE_RECEIVED&httpStatus=5xx`);
-    const expected = emu.deliveries.list().filter((d) => d.pluginId === plugin.id && d.type === 'AGENT_MESSAGE_RECEIVED' && String(d.attempts.at(-1)?.responseStatus ?? '').startsWith('5'));
+    const { page, consoleErrors } = await openDashboard(
+      emu,
+      `deliveries?pluginId=${plugin.id}&type=AGENT_MESSAGE_RECEIVED&httpStatus=5xx`,
+    );
+    const expected = emu.deliveries
+      .list()
+      .filter(
+        (d) =>
+          d.pluginId === plugin.id &&
+          d.type === 'AGENT_MESSAGE_RECEIVED' &&
+          String(d.attempts.at(-1)?.responseStatus ?? '').startsWith('5'),
+      );
     expect(expected.length).toBeGreaterThan(1);
     await expect.poll(() => bodyRows(page).count()).toBe(expected.length);
     await page.getByRole('button', { name: `Resend ${expected.length} deliveries shown…` }).click();
     answer = 200;
     const before = emu.deliveries.list().length;
-    await page.getByRole('button', { name: `Confirm: resend ${expected.length} deliveries` }).click();
-    await page.getByRole('status').filter({ hasText: `Resent ${expected.length} deliveries` }).waitFor();
-    await expect.poll(() => emu.deliveries.list().filter((d) => d.status === 'delivered' && expected.some((e) => e.id === d.redeliveryOf)).length).toBe(expected.length);
+    await page
+      .getByRole('button', { name: `Confirm: resend ${expected.length} deliveries` })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Resent ${expected.length} deliveries` })
+      .waitFor();
+    await expect
+      .poll(
+        () =>
+          emu.deliveries
+            .list()
+            .filter(
+              (d) => d.status === 'delivered' && expected.some((e) => e.id === d.redeliveryOf),
+            ).length,
+      )
+      .toBe(expected.length);
     expect(emu.deliveries.list().length).toBe(before + expected.length);
     expectNoConsoleErrors(consoleErrors);
   });

@@ -21,14 +21,30 @@ let instanceId: string;
 beforeAll(async () => {
   emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start((event, received) =>
-    event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 200, headers: { 'x-receiver': 'test' }, body: { received: event.id } },
+    event.type === 'WEBHOOK_CHALLENGE'
+      ? answerProperly(event, received)
+      : { status: 200, headers: { 'x-receiver': 'test' }, body: { received: event.id } },
   );
-  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, { name: 'Dash plugin', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], webhookUrl: hook.url });
+  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
+    name: 'Dash plugin',
+    type: 'EVENT_HANDLER',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: [],
+    webhookUrl: hook.url,
+  });
   expect(created.status).toBe(201);
   plugin = created.body.data;
-  expect((await call(emu.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, emu.token)).body.data.verified).toBe(true);
+  expect(
+    (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, emu.token)).body.data
+      .verified,
+  ).toBe(true);
   const agentId = [...emu.services.db.agents.values()][0].id;
-  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, { name: 'On the agent', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] });
+  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
+    name: 'On the agent',
+    pluginId: plugin.id,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: [],
+  });
   expect(installed.status).toBe(201);
   instanceId = installed.body.data.id;
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
@@ -51,17 +67,27 @@ describe('dashboard: Trigger', () => {
     await page.getByLabel('Instance', { exact: true }).selectOption(instanceId);
     const payload = page.getByLabel("Payload (the event's data, JSON)");
     // Prefilled from the fixture plugsmith trigger uses.
-    await expect.poll(() => payload.inputValue()).toContain('Hello! Can you help me find the onboarding guide?');
+    await expect
+      .poll(() => payload.inputValue())
+      .toContain('Hello! Can you help me find the onboarding guide?');
     const sample = JSON.parse(await payload.inputValue());
     expect(sample.agentId).toBe([...emu.services.db.agents.values()][0].id);
 
     const before = hook.received.length;
     const logged = emu.deliveries.list().length;
-    await payload.fill(JSON.stringify({ ...sample, agentId: 7, message: { ...sample.message, sender: 'ROBOT' } }, null, 2));
+    await payload.fill(
+      JSON.stringify(
+        { ...sample, agentId: 7, message: { ...sample.message, sender: 'ROBOT' } },
+        null,
+        2,
+      ),
+    );
     await page.getByRole('button', { name: 'Send event' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toContain("data does not match the AGENT_MESSAGE_RECEIVED event's schema");
+    expect(await alert.textContent()).toContain(
+      "data does not match the AGENT_MESSAGE_RECEIVED event's schema",
+    );
     expect(await alert.textContent()).toContain('data.agentId');
     expect(await alert.textContent()).toContain('data.message.sender');
     await screenshot(page, 'trigger-invalid');
@@ -69,13 +95,21 @@ describe('dashboard: Trigger', () => {
     expect(emu.deliveries.list().length).toBe(logged);
 
     await page.getByRole('button', { name: 'Reset payload' }).click();
-    await payload.fill(JSON.stringify({ ...sample, message: { ...sample.message, content: HOSTILE_TEXT } }, null, 2));
+    await payload.fill(
+      JSON.stringify({ ...sample, message: { ...sample.message, content: HOSTILE_TEXT } }, null, 2),
+    );
     await page.getByRole('button', { name: 'Send event' }).click();
     await page.waitForURL(/#\/deliveries\/dlv_/);
     const deliveryId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
     const delivery = emu.deliveries.get(deliveryId)!;
-    expect(delivery).toMatchObject({ type: 'AGENT_MESSAGE_RECEIVED', pluginId: plugin.id, status: 'delivered' });
-    expect((delivery.event.data as { message: { content: string } }).message.content).toBe(HOSTILE_TEXT);
+    expect(delivery).toMatchObject({
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: plugin.id,
+      status: 'delivered',
+    });
+    expect((delivery.event.data as { message: { content: string } }).message.content).toBe(
+      HOSTILE_TEXT,
+    );
     await page.getByRole('region', { name: 'Attempt 1' }).waitFor();
     expectNoConsoleErrors(consoleErrors);
   });
@@ -84,10 +118,33 @@ describe('dashboard: Trigger', () => {
 describe('dashboard: Deliveries', () => {
   it('shows a new delivery live with its signed request and the answer; resend adds one; copy as curl replays it', async () => {
     const { page, context, consoleErrors } = await openDashboard(emu, 'deliveries');
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(emu.url).origin });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: new URL(emu.url).origin,
+    });
     await bodyRows(page).first().waitFor();
-    const sample = { agentId: 'agent_x', characterId: 'char_x', conversationId: 'conv_x', message: { id: 'msg_x', conversationId: 'conv_x', sender: 'USER', type: 'TEXT', content: HOSTILE_TEXT, attachments: [], isStreaming: false, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() } };
-    const emitted = await adminCall(emu, 'POST', '/_emulator/events', { type: 'AGENT_MESSAGE_RECEIVED', pluginId: plugin.id, pluginInstanceId: instanceId, data: sample, mode: 'ASYNC' });
+    const sample = {
+      agentId: 'agent_x',
+      characterId: 'char_x',
+      conversationId: 'conv_x',
+      message: {
+        id: 'msg_x',
+        conversationId: 'conv_x',
+        sender: 'USER',
+        type: 'TEXT',
+        content: HOSTILE_TEXT,
+        attachments: [],
+        isStreaming: false,
+        createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
+      },
+    };
+    const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: plugin.id,
+      pluginInstanceId: instanceId,
+      data: sample,
+      mode: 'ASYNC',
+    });
     expect(emitted.status).toBe(201);
     const id: string = emitted.body.data.id;
     // Live over the stream: the row shows up (delivered) without a reload, within a second.
@@ -101,11 +158,24 @@ describe('dashboard: Deliveries', () => {
     const received = hook.received.find((r) => r.event.id === emitted.body.data.eventId)!;
     const requestHeaders = attempt.getByRole('table', { name: 'Request headers of attempt 1' });
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
-      expect(await requestHeaders.getByRole('row').filter({ hasText: name }).getByRole('cell').nth(1).textContent()).toBe(received.headers[name]);
+      expect(
+        await requestHeaders
+          .getByRole('row')
+          .filter({ hasText: name })
+          .getByRole('cell')
+          .nth(1)
+          .textContent(),
+      ).toBe(received.headers[name]);
     }
-    expect(await attempt.getByRole('table', { name: 'Response headers of attempt 1' }).textContent()).toContain('x-receiver');
-    expect(await attempt.getByLabel('Response body of attempt 1').textContent()).toContain(emitted.body.data.eventId);
-    expect(JSON.parse((await detail.getByLabel('Signed body').textContent())!)).toEqual(JSON.parse(received.body));
+    expect(
+      await attempt.getByRole('table', { name: 'Response headers of attempt 1' }).textContent(),
+    ).toContain('x-receiver');
+    expect(await attempt.getByLabel('Response body of attempt 1').textContent()).toContain(
+      emitted.body.data.eventId,
+    );
+    expect(JSON.parse((await detail.getByLabel('Signed body').textContent())!)).toEqual(
+      JSON.parse(received.body),
+    );
     await screenshot(page, 'deliveries-detail');
 
     // Copy body: exactly the signed bytes.
@@ -121,7 +191,10 @@ describe('dashboard: Deliveries', () => {
     expect(hook.received.length).toBe(count + 1);
     const replayed = hook.received.at(-1)!;
     expect(replayed.body).toBe(received.body);
-    expect(verifyWebhook(replayed.body, replayed.headers as Record<string, string>, plugin.webhookSecret).id).toBe(emitted.body.data.eventId);
+    expect(
+      verifyWebhook(replayed.body, replayed.headers as Record<string, string>, plugin.webhookSecret)
+        .id,
+    ).toBe(emitted.body.data.eventId);
 
     // Resend: a new delivery of the same event, opened, with its own attempt.
     await detail.getByRole('button', { name: 'Resend' }).click();
@@ -145,13 +218,20 @@ describe('dashboard: Deliveries', () => {
     expect(await bodyRows(page).count()).toBe(all.length);
 
     await page.getByLabel('Event type', { exact: true }).selectOption('WEBHOOK_CHALLENGE');
-    await expect.poll(() => bodyRows(page).count()).toBe(all.filter((d) => d.type === 'WEBHOOK_CHALLENGE').length);
-    expect(await bodyRows(page).allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('WEBHOOK_CHALLENGE')]));
-    for (const text of await bodyRows(page).allTextContents()) expect(text).toContain('WEBHOOK_CHALLENGE');
+    await expect
+      .poll(() => bodyRows(page).count())
+      .toBe(all.filter((d) => d.type === 'WEBHOOK_CHALLENGE').length);
+    expect(await bodyRows(page).allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('WEBHOOK_CHALLENGE')]),
+    );
+    for (const text of await bodyRows(page).allTextContents())
+      expect(text).toContain('WEBHOOK_CHALLENGE');
 
     await page.getByLabel('Event type', { exact: true }).selectOption('');
     await page.getByLabel('Status', { exact: true }).selectOption('failed');
-    await expect.poll(() => bodyRows(page).count()).toBe(all.filter((d) => d.status === 'failed').length);
+    await expect
+      .poll(() => bodyRows(page).count())
+      .toBe(all.filter((d) => d.status === 'failed').length);
 
     await page.getByLabel('Status', { exact: true }).selectOption('');
     const target = all.find((d) => d.type === 'AGENT_MESSAGE_RECEIVED')!;
@@ -161,8 +241,12 @@ describe('dashboard: Deliveries', () => {
 
     await page.getByLabel('Search', { exact: true }).fill('');
     // The plugin filter names the plugin beside its id.
-    await page.getByLabel('Plugin', { exact: true }).selectOption({ label: `Dash plugin (${plugin.id})` });
-    await expect.poll(() => bodyRows(page).count()).toBe(all.filter((d) => d.pluginId === plugin.id).length);
+    await page
+      .getByLabel('Plugin', { exact: true })
+      .selectOption({ label: `Dash plugin (${plugin.id})` });
+    await expect
+      .poll(() => bodyRows(page).count())
+      .toBe(all.filter((d) => d.pluginId === plugin.id).length);
     expect(await bodyRows(page).first().textContent()).toContain('Dash plugin');
     await page.getByLabel('Search', { exact: true }).fill('no-such-delivery');
     await page.getByText('No deliveries match these filters').waitFor();
@@ -181,7 +265,9 @@ describe('dashboard: Deliveries', () => {
       expect(inDom).toBeLessThan(100);
       expect(await bodyRows(page).first().textContent()).toContain('dlv_bulk_09999');
       // Browser code as a string: the tests' tsconfig has no DOM types.
-      await page.evaluate("document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9");
+      await page.evaluate(
+        "document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9",
+      );
       await bodyRows(page).filter({ hasText: 'dlv_bulk_00000' }).waitFor();
       expect(await bodyRows(page).count()).toBeLessThan(100);
       await screenshot(page, 'deliveries-10k');
@@ -208,11 +294,31 @@ async function storeDeliveries(target: Emulator, count: number): Promise<void> {
       pluginInstanceId: `pi_bulk_${i % 7}`,
       orgId: 'org_bulk',
       url: 'http://127.0.0.1:9/webhook',
-      event: { id: eventId, type: 'AGENT_MESSAGE_RECEIVED', createdAt: at, pluginId: `plg_bulk_${i % 7}`, pluginInstanceId: `pi_bulk_${i % 7}`, orgId: 'org_bulk', data: { text: `message ${i}` } },
+      event: {
+        id: eventId,
+        type: 'AGENT_MESSAGE_RECEIVED',
+        createdAt: at,
+        pluginId: `plg_bulk_${i % 7}`,
+        pluginInstanceId: `pi_bulk_${i % 7}`,
+        orgId: 'org_bulk',
+        data: { text: `message ${i}` },
+      },
       status: 'delivered',
       mode: 'ASYNC',
       retries: true,
-      attempts: [{ number: 1, startedAt: at, url: 'http://127.0.0.1:9/webhook', webhookTimestamp: String(Math.floor(Date.parse(at) / 1000)), durationMs: 3, responseStatus: 200, responseBody: '{}', error: null, nextAttemptAt: null }],
+      attempts: [
+        {
+          number: 1,
+          startedAt: at,
+          url: 'http://127.0.0.1:9/webhook',
+          webhookTimestamp: String(Math.floor(Date.parse(at) / 1000)),
+          durationMs: 3,
+          responseStatus: 200,
+          responseBody: '{}',
+          error: null,
+          nextAttemptAt: null,
+        },
+      ],
       nextAttemptAt: null,
       redeliveryOf: null,
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -220,7 +326,10 @@ async function storeDeliveries(target: Emulator, count: number): Promise<void> {
       updatedAt: at,
     };
   });
-  const body = { ...exported.body.data, collections: { ...exported.body.data.collections, deliveries: deliveries } };
+  const body = {
+    ...exported.body.data,
+    collections: { ...exported.body.data.collections, deliveries: deliveries },
+  };
   const imported = await adminCall(target, 'POST', '/_emulator/import', body);
   expect(imported.status).toBe(200);
 }

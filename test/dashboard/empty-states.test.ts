@@ -27,7 +27,9 @@ async function go(page: Page, view: string): Promise<void> {
 }
 
 async function noSidewaysOverflow(page: Page, what: string): Promise<void> {
-  const [scrollWidth, innerWidth] = (await page.evaluate('[document.scrollingElement.scrollWidth, window.innerWidth]')) as [number, number];
+  const [scrollWidth, innerWidth] = (await page.evaluate(
+    '[document.scrollingElement.scrollWidth, window.innerWidth]',
+  )) as [number, number];
   expect(scrollWidth, `${what} is ${scrollWidth} px wide`).toBeLessThanOrEqual(innerWidth);
 }
 
@@ -49,7 +51,9 @@ describe('dashboard: every empty list names the next step', () => {
       await go(page, 'deliveries');
       const deliveries = await said(page, 'No deliveries yet');
       expect(deliveries).toContain('plugsmith trigger AGENT_MESSAGE_RECEIVED --plugin <pluginId>');
-      expect(await page.getByRole('link', { name: 'Trigger', exact: true }).last().getAttribute('href')).toBe('#/trigger');
+      expect(
+        await page.getByRole('link', { name: 'Trigger', exact: true }).last().getAttribute('href'),
+      ).toBe('#/trigger');
       await shot('deliveries');
 
       await go(page, 'data/plugins');
@@ -60,33 +64,51 @@ describe('dashboard: every empty list names the next step', () => {
       await shot('data-plugins');
 
       await go(page, 'data/uploads');
-      expect(await said(page.getByRole('region', { name: 'Uploads' }), 'No uploads yet')).toContain(`plugsmith files upload ./guide.pdf --parent-type ORG --parent-id ${emu.orgId}`);
+      expect(await said(page.getByRole('region', { name: 'Uploads' }), 'No uploads yet')).toContain(
+        `plugsmith files upload ./guide.pdf --parent-type ORG --parent-id ${emu.orgId}`,
+      );
 
       await go(page, 'data/conversations');
-      expect(await said(page.getByRole('region', { name: 'Conversations' }), 'No conversations yet')).toContain('plugsmith chat');
+      expect(
+        await said(page.getByRole('region', { name: 'Conversations' }), 'No conversations yet'),
+      ).toContain('plugsmith chat');
 
       // The seed's repository has neither files nor data providers yet.
       const repositoryId = [...emu.services.db.repositories.values()][0].id;
       await go(page, `data/repositories/${repositoryId}`);
       const repository = page.getByRole('article', { name: `Repository ${repositoryId}` });
-      expect(await said(repository.getByRole('region', { name: 'Data providers' }), 'No data provider on this repository yet')).toContain(
-        `plugsmith providers add ${repositoryId} --plugin <pluginId>`,
-      );
-      expect(await said(repository.getByRole('region', { name: 'Files' }), 'No files in this repository yet')).toContain(`plugsmith repos files add ${repositoryId} <fileId>`);
+      expect(
+        await said(
+          repository.getByRole('region', { name: 'Data providers' }),
+          'No data provider on this repository yet',
+        ),
+      ).toContain(`plugsmith providers add ${repositoryId} --plugin <pluginId>`);
+      expect(
+        await said(
+          repository.getByRole('region', { name: 'Files' }),
+          'No files in this repository yet',
+        ),
+      ).toContain(`plugsmith repos files add ${repositoryId} <fileId>`);
       await shot('data-repository');
 
       await go(page, 'chat');
-      expect(await said(page.getByRole('navigation', { name: 'Conversations' }), 'No conversations yet')).toContain('plugsmith chat');
+      expect(
+        await said(page.getByRole('navigation', { name: 'Conversations' }), 'No conversations yet'),
+      ).toContain('plugsmith chat');
       await shot('chat');
 
       await go(page, 'uploads');
       const uploads = await said(page, 'Nothing uploaded from this page yet');
-      expect(uploads).toContain(`plugsmith files upload ./guide.pdf --parent-type ORG --parent-id ${emu.orgId}`);
+      expect(uploads).toContain(
+        `plugsmith files upload ./guide.pdf --parent-type ORG --parent-id ${emu.orgId}`,
+      );
       expect(uploads).toContain('Data → Uploads');
       await shot('uploads');
 
       await go(page, 'trigger');
-      expect(await said(page, 'No plugins yet, so nothing to send an event to')).toContain('plugsmith plugins create');
+      expect(await said(page, 'No plugins yet, so nothing to send an event to')).toContain(
+        'plugsmith plugins create',
+      );
       await shot('trigger');
 
       await go(page, 'install');
@@ -98,20 +120,35 @@ describe('dashboard: every empty list names the next step', () => {
 
   it("a new plugin's actions, external events and instances; a conversation's messages; a search that matches nothing", async () => {
     const owner = api(emu, { token: `Bearer ${emu.token}` });
-    const plugin = await owner.data('POST', `/api/orgs/${emu.orgId}/plugins`, { name: 'Bare plugin', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], webhookUrl: 'http://127.0.0.1:9/webhook' });
+    const plugin = await owner.data('POST', `/api/orgs/${emu.orgId}/plugins`, {
+      name: 'Bare plugin',
+      type: 'EVENT_HANDLER',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      webhookUrl: 'http://127.0.0.1:9/webhook',
+    });
     onTestFinished(async () => {
       await owner.delete(`/api/plugins/${plugin.id}`);
     });
     const characterId = [...emu.services.db.characters.values()][0].id;
-    const conversation = await api(emu.messagingUrl, { token: `Bearer ${emu.apiKey}` }).data('POST', '/conversations', { characterId });
+    const conversation = await api(emu.messagingUrl, { token: `Bearer ${emu.apiKey}` }).data(
+      'POST',
+      '/conversations',
+      { characterId },
+    );
 
     const { page, consoleErrors } = await openDashboard(emu, `data/plugins/${plugin.id}`);
     const record = page.getByRole('article', { name: `Plugin ${plugin.id}` });
-    expect(await said(record.getByRole('region', { name: 'Actions' }), 'No actions yet')).toContain(`plugsmith actions create ${plugin.id} --name`);
-    expect(await said(record.getByRole('region', { name: 'External events' }), 'No external events yet')).toContain(`plugsmith events create ${plugin.id} --name`);
+    expect(await said(record.getByRole('region', { name: 'Actions' }), 'No actions yet')).toContain(
+      `plugsmith actions create ${plugin.id} --name`,
+    );
+    expect(
+      await said(record.getByRole('region', { name: 'External events' }), 'No external events yet'),
+    ).toContain(`plugsmith events create ${plugin.id} --name`);
     const instances = record.getByRole('region', { name: 'Instances' });
     expect(await said(instances, 'Not installed anywhere yet')).toContain('plugsmith handlers add');
-    expect(await instances.getByRole('link', { name: 'Verify & install' }).getAttribute('href')).toBe(`#/install/${plugin.id}`);
+    expect(
+      await instances.getByRole('link', { name: 'Verify & install' }).getAttribute('href'),
+    ).toBe(`#/install/${plugin.id}`);
     await screenshot(page, 'empty-plugin-children', { fullPage: true });
 
     // A search that matches nothing is not an empty collection: it says so, and clears.
@@ -125,14 +162,22 @@ describe('dashboard: every empty list names the next step', () => {
 
     // Trigger: an event that acts on an instance, for a plugin installed nowhere.
     await go(page, 'trigger');
-    await expect.poll(() => page.getByLabel('Plugin', { exact: true }).inputValue()).toBe(plugin.id);
+    await expect
+      .poll(() => page.getByLabel('Plugin', { exact: true }).inputValue())
+      .toBe(plugin.id);
     await said(page, 'This event acts on an installed instance, and the plugin has none yet');
-    expect(await page.getByRole('link', { name: 'Verify & install' }).last().getAttribute('href')).toBe(`#/install/${plugin.id}`);
+    expect(
+      await page.getByRole('link', { name: 'Verify & install' }).last().getAttribute('href'),
+    ).toBe(`#/install/${plugin.id}`);
 
     await go(page, `data/conversations/${conversation.id}`);
-    const messages = page.getByRole('article', { name: `Conversation ${conversation.id}` }).getByRole('region', { name: 'Messages' });
+    const messages = page
+      .getByRole('article', { name: `Conversation ${conversation.id}` })
+      .getByRole('region', { name: 'Messages' });
     await said(messages, 'No messages yet');
-    expect(await messages.getByRole('link', { name: 'Chat' }).getAttribute('href')).toBe(`#/chat/${conversation.id}`);
+    expect(await messages.getByRole('link', { name: 'Chat' }).getAttribute('href')).toBe(
+      `#/chat/${conversation.id}`,
+    );
     expectNoConsoleErrors(consoleErrors);
   });
 
@@ -145,17 +190,33 @@ describe('dashboard: every empty list names the next step', () => {
     } as Seed;
     const bare = await startEmulator({ seed });
     onTestFinished(() => bare.close());
-    const plugin = await api(bare, { token: 'Bearer pst_bare_owner' }).data('POST', '/api/orgs/org_bare/plugins', { name: 'Handler', type: 'EVENT_HANDLER' });
+    const plugin = await api(bare, { token: 'Bearer pst_bare_owner' }).data(
+      'POST',
+      '/api/orgs/org_bare/plugins',
+      { name: 'Handler', type: 'EVENT_HANDLER' },
+    );
 
     const { page, consoleErrors } = await openDashboard(bare, 'data/agents');
-    expect(await said(page.getByRole('region', { name: 'Agents' }), 'No agents yet')).toContain('plugsmith emulator start --seed');
+    expect(await said(page.getByRole('region', { name: 'Agents' }), 'No agents yet')).toContain(
+      'plugsmith emulator start --seed',
+    );
     await go(page, 'data/characters');
     await said(page.getByRole('region', { name: 'Characters' }), 'No characters yet');
     await go(page, 'chat');
-    expect(await page.getByText('No characters in the org yet').getByRole('link', { name: 'Data → Characters' }).getAttribute('href')).toBe('#/data/characters');
+    expect(
+      await page
+        .getByText('No characters in the org yet')
+        .getByRole('link', { name: 'Data → Characters' })
+        .getAttribute('href'),
+    ).toBe('#/data/characters');
     await screenshot(page, 'empty-chat-no-characters', { fullPage: true });
     await go(page, `install/${plugin.id}`);
-    expect(await page.getByText('No agent in the org yet').getByRole('link', { name: 'Data → Agents' }).getAttribute('href')).toBe('#/data/agents');
+    expect(
+      await page
+        .getByText('No agent in the org yet')
+        .getByRole('link', { name: 'Data → Agents' })
+        .getAttribute('href'),
+    ).toBe('#/data/agents');
     expectNoConsoleErrors(consoleErrors);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { absoluteTime, humanSize, plural, relativeTime } from '../../emulator/dashboard/app/format.js';
+import {
+  absoluteTime,
+  humanSize,
+  plural,
+  relativeTime,
+} from '../../emulator/dashboard/app/format.js';
 
 describe('dashboard formats', () => {
   it('counts in the right number', () => {

@@ -59,7 +59,15 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     // Something a reset would remove.
     const plugin = await call(emu.url, 'POST', '/api/plugins', {
       token: emu.token!,
-      body: { orgId: emu.orgId, name: 'Keep me', description: 'd', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:9/hook' },
+      body: {
+        orgId: emu.orgId,
+        name: 'Keep me',
+        description: 'd',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:9/hook',
+      },
     });
     expect(plugin.status).toBe(201);
     const agents = emu.services.db.agents.size;
@@ -76,10 +84,14 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     const results = (await attacker.evaluate('window.results')) as Record<string, string>;
 
     // Reads fail (no CORS for other origins; the guard refuses them anyway), writes are refused.
-    for (const key of ['readSession', 'readOverview', 'readExport', 'mintLink', 'agentJson']) expect(results[key], key).toMatch(/^blocked: TypeError$/);
-    for (const key of ['resetSimple', 'resetNoBody']) expect(results[key], key).toBe('read 0 (opaque)');
+    for (const key of ['readSession', 'readOverview', 'readExport', 'mintLink', 'agentJson'])
+      expect(results[key], key).toMatch(/^blocked: TypeError$/);
+    for (const key of ['resetSimple', 'resetNoBody'])
+      expect(results[key], key).toBe('read 0 (opaque)');
     expect(results.storage).toBe('stored 0');
-    const session = (await dashboard.evaluate("localStorage.getItem('plugsmith.dashboard.session')")) as string;
+    const session = (await dashboard.evaluate(
+      "localStorage.getItem('plugsmith.dashboard.session')",
+    )) as string;
     expect(session).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(JSON.stringify(results)).not.toContain(session);
     expect(JSON.stringify(results)).not.toContain(emu.adminToken);
@@ -92,7 +104,9 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     expect(await sink.content()).not.toContain('#login=');
 
     // The framed dashboard never rendered.
-    const framed = attacker.frames().find((f) => f !== attacker.mainFrame() && f.name() !== 'sink')!;
+    const framed = attacker
+      .frames()
+      .find((f) => f !== attacker.mainFrame() && f.name() !== 'sink')!;
     expect(await framed.getByRole('navigation', { name: 'Dashboard pages' }).count()).toBe(0);
     expect(await framed.content()).not.toContain('plugsmith emulator');
     await screenshot(attacker, 'hostile-attacker');
@@ -118,7 +132,15 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     });
     const { page, consoleErrors } = await openDashboard(emu, undefined, context);
     page.on('console', (m) => seen.push(m.text()));
-    for (const view of ['overview', 'deliveries', 'data', 'trigger', 'chat', 'uploads', 'install']) {
+    for (const view of [
+      'overview',
+      'deliveries',
+      'data',
+      'trigger',
+      'chat',
+      'uploads',
+      'install',
+    ]) {
       await page.goto(new URL(`#/${view}`, page.url()).href);
       await page.waitForTimeout(300);
     }
@@ -127,10 +149,15 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     expect(seen.length).toBeGreaterThan(10);
     expect(seen.filter((s) => s.includes(emu.adminToken))).toEqual([]);
     // The session token travels only in its header: in no URL, and never as a cookie.
-    const session = (await page.evaluate("localStorage.getItem('plugsmith.dashboard.session')")) as string;
+    const session = (await page.evaluate(
+      "localStorage.getItem('plugsmith.dashboard.session')",
+    )) as string;
     expect(session).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect(seen.filter((s) => s.startsWith('http') && s.includes(session))).toEqual([]);
-    expect(lines.filter((line) => line.includes(session)), 'the session token in the emulator log').toEqual([]);
+    expect(
+      lines.filter((line) => line.includes(session)),
+      'the session token in the emulator log',
+    ).toEqual([]);
     expect(await context.cookies()).toEqual([]);
   });
 });

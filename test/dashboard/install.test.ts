@@ -26,7 +26,14 @@ describe('dashboard: Verify & install', () => {
     const plugin = (
       await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
         token: auth,
-        body: { name: 'Weather', type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], inputsSchema: INPUTS_SCHEMA },
+        body: {
+          name: 'Weather',
+          type: 'EVENT_HANDLER',
+          webhookUrl: hook.url,
+          events: ['AGENT_MESSAGE_RECEIVED'],
+          scopes: ['AGENT_MESSAGE_WRITE'],
+          inputsSchema: INPUTS_SCHEMA,
+        },
       })
     ).body.data;
 
@@ -34,7 +41,9 @@ describe('dashboard: Verify & install', () => {
     const verify = page.getByRole('region', { name: 'Verify the webhook' });
     await verify.getByText('not verified').waitFor();
     // Installing waits for the verification: the platform would refuse it.
-    const installButton = page.getByRole('region', { name: 'Install the plugin' }).getByRole('button', { name: 'Install plugin' });
+    const installButton = page
+      .getByRole('region', { name: 'Install the plugin' })
+      .getByRole('button', { name: 'Install plugin' });
     expect(await installButton.isDisabled()).toBe(true);
     await verify.getByRole('button', { name: 'Verify webhook' }).click();
     const exchange = verify.getByRole('definition').filter({ hasText: 'Verified' });
@@ -44,15 +53,21 @@ describe('dashboard: Verify & install', () => {
     const challenge = (sent.event.data as { challenge: string }).challenge;
     await verify.getByText(challenge, { exact: true }).waitFor();
     await verify.getByText(/^HTTP 200 in \d+ ms$/).waitFor();
-    expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain(challenge);
+    expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain(
+      challenge,
+    );
     await screenshot(page, 'install-verify', { fullPage: true });
 
     const install = page.getByRole('region', { name: 'Install the plugin' });
     await expect.poll(() => installButton.isEnabled()).toBe(true);
     await install.getByRole('combobox', { name: 'Agent', exact: true }).selectOption('agent_nova');
     // Events and scopes: the plugin's, as checkboxes.
-    expect(await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_RECEIVED' }).isChecked()).toBe(true);
-    expect(await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_WRITE' }).isChecked()).toBe(true);
+    expect(
+      await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_RECEIVED' }).isChecked(),
+    ).toBe(true);
+    expect(await install.getByRole('checkbox', { name: 'AGENT_MESSAGE_WRITE' }).isChecked()).toBe(
+      true,
+    );
     expect(await install.getByRole('checkbox', { name: 'REPOSITORY_FILES_READ' }).count()).toBe(0);
     // The form generated from inputsSchema: text, choice, number, checkbox; JSON for the object.
     await install.getByLabel(/^City/).fill('Oslo');
@@ -84,7 +99,8 @@ describe('dashboard: Verify & install', () => {
     await hook.waitFor(1, 'PLUGIN_INSTALLED');
     await screenshot(page, 'install', { fullPage: true });
 
-    const refused = (e: string) => e.includes('status of 400') && e.includes('/api/agents/agent_nova/plugins');
+    const refused = (e: string) =>
+      e.includes('status of 400') && e.includes('/api/agents/agent_nova/plugins');
     expect(consoleErrors.filter(refused)).toHaveLength(1);
     expectNoConsoleErrors(consoleErrors.filter((e) => !refused(e)));
   });
@@ -95,16 +111,24 @@ describe('dashboard: Verify & install', () => {
     const hook = await WebhookServer.start(() => ({ body: { challenge: 'something else' } }));
     onTestFinished(() => hook.close());
     const plugin = (
-      await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: `Bearer ${emu.token}`, body: { name: 'Broken', type: 'DATA_PROVIDER', webhookUrl: hook.url } })
+      await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+        token: `Bearer ${emu.token}`,
+        body: { name: 'Broken', type: 'DATA_PROVIDER', webhookUrl: hook.url },
+      })
     ).body.data;
     const { page, consoleErrors } = await openDashboard(emu, `install/${plugin.id}`);
     const verify = page.getByRole('region', { name: 'Verify the webhook' });
     await verify.getByRole('button', { name: 'Verify webhook' }).click();
     await verify.getByText(/^Not verified: .+/).waitFor();
-    expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain('something else');
+    expect(await verify.getByLabel("The plugin's answer to the challenge").textContent()).toContain(
+      'something else',
+    );
     // A data provider installs on a repository; a schema with no properties asks for no inputs.
     await page.getByText('The plugin declares no inputs.').waitFor();
-    await page.getByRole('region', { name: 'Install the plugin' }).getByRole('combobox', { name: 'Repository', exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'Install the plugin' })
+      .getByRole('combobox', { name: 'Repository', exact: true })
+      .waitFor();
     await screenshot(page, 'install-not-verified', { fullPage: true });
     expectNoConsoleErrors(consoleErrors);
   });
@@ -115,31 +139,46 @@ describe('dashboard: Verify & install', () => {
     const hook = await WebhookServer.start();
     onTestFinished(() => hook.close());
     const auth = `Bearer ${emu.token}`;
-    const app = (name: string) => verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'APP', webhookUrl: hook.url, name });
+    const app = (name: string) =>
+      verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'APP', webhookUrl: hook.url, name });
     const first = await app('CRM sync');
     const second = await app('Notes');
-    const onApp = async (appId: string) => (await call(emu.url, 'GET', `/api/apps/${appId}/plugins`, { token: auth })).body.data as Array<{ pluginId: string; name: string }>;
+    const onApp = async (appId: string) =>
+      (await call(emu.url, 'GET', `/api/apps/${appId}/plugins`, { token: auth })).body
+        .data as Array<{ pluginId: string; name: string }>;
 
     const { page, consoleErrors } = await openDashboard(emu, `install/${first.id}`);
     const install = page.getByRole('region', { name: 'Install the plugin' });
     const picker = install.getByRole('combobox', { name: 'App', exact: true });
     // No app has a plugin yet: the picker offers a new app under the id plugsmith projects use, chosen already.
-    await expect.poll(() => picker.locator('option:checked').textContent()).toBe('app_local: a new app');
+    await expect
+      .poll(() => picker.locator('option:checked').textContent())
+      .toBe('app_local: a new app');
     expect(await install.getByRole('textbox', { name: 'App id' }).count()).toBe(0);
     await screenshot(page, 'install-app-new', { fullPage: true });
     await install.getByRole('button', { name: 'Install plugin' }).click();
     await install.getByRole('status').filter({ hasText: 'on app app_local' }).waitFor();
     expect((await onApp('app_local')).map((i) => i.pluginId)).toEqual([first.id]);
     // The app is now one of the org's, still chosen, listed with what is on it; the next new one gets a free id.
-    await expect.poll(() => picker.locator('option:checked').textContent()).toBe('app_local: 1 plugin (CRM sync)');
-    expect(await picker.locator('option').allTextContents()).toEqual(['app_local: 1 plugin (CRM sync)', 'app_local_2: a new app', 'another app id…']);
+    await expect
+      .poll(() => picker.locator('option:checked').textContent())
+      .toBe('app_local: 1 plugin (CRM sync)');
+    expect(await picker.locator('option').allTextContents()).toEqual([
+      'app_local: 1 plugin (CRM sync)',
+      'app_local_2: a new app',
+      'another app id…',
+    ]);
 
     // Another APP plugin opens on the org's app: installing needs no choice at all.
     await page.getByRole('combobox', { name: 'Plugin', exact: true }).selectOption(second.id);
-    await expect.poll(() => picker.locator('option:checked').textContent()).toBe('app_local: 1 plugin (CRM sync)');
+    await expect
+      .poll(() => picker.locator('option:checked').textContent())
+      .toBe('app_local: 1 plugin (CRM sync)');
     await install.getByRole('button', { name: 'Install plugin' }).click();
     await install.getByRole('status').filter({ hasText: 'on app app_local' }).waitFor();
-    expect((await onApp('app_local')).map((i) => i.pluginId).sort()).toEqual([first.id, second.id].sort());
+    expect((await onApp('app_local')).map((i) => i.pluginId).sort()).toEqual(
+      [first.id, second.id].sort(),
+    );
 
     // An app the emulator has not seen (one of the real platform's, say) can still be named.
     await picker.selectOption({ label: 'another app id…' });
@@ -149,12 +188,14 @@ describe('dashboard: Verify & install', () => {
     await install.getByRole('button', { name: 'Install plugin' }).click();
     await install.getByRole('status').filter({ hasText: 'on app app_crm' }).waitFor();
     expect((await onApp('app_crm')).map((i) => i.pluginId)).toEqual([second.id]);
-    await expect.poll(() => picker.locator('option').allTextContents()).toEqual([
-      'app_crm: 1 plugin (Notes)',
-      'app_local: 2 plugins (CRM sync, Notes)',
-      'app_local_2: a new app',
-      'another app id…',
-    ]);
+    await expect
+      .poll(() => picker.locator('option').allTextContents())
+      .toEqual([
+        'app_crm: 1 plugin (Notes)',
+        'app_local: 2 plugins (CRM sync, Notes)',
+        'app_local_2: a new app',
+        'another app id…',
+      ]);
     await screenshot(page, 'install-app-known', { fullPage: true });
     expectNoConsoleErrors(consoleErrors);
   });
@@ -165,12 +206,27 @@ describe('dashboard: Verify & install', () => {
     const hook = await WebhookServer.start();
     onTestFinished(() => hook.close());
     const auth = `Bearer ${emu.token}`;
-    const reachable = (await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: auth, body: { name: 'Reachable', type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] } })).body.data;
+    const reachable = (
+      await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+        token: auth,
+        body: {
+          name: 'Reachable',
+          type: 'EVENT_HANDLER',
+          webhookUrl: hook.url,
+          events: ['AGENT_MESSAGE_RECEIVED'],
+        },
+      })
+    ).body.data;
     await call(emu.url, 'POST', `/api/plugins/${reachable.id}/verify-webhook`, { token: auth });
     // Newer, so listed first, but with nothing to send to.
-    await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, { token: auth, body: { name: 'No webhook', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'] } });
+    await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+      token: auth,
+      body: { name: 'No webhook', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'] },
+    });
     const { page, consoleErrors } = await openDashboard(emu, 'trigger');
-    await expect.poll(() => page.getByLabel('Plugin', { exact: true }).inputValue()).toBe(reachable.id);
+    await expect
+      .poll(() => page.getByLabel('Plugin', { exact: true }).inputValue())
+      .toBe(reachable.id);
     expectNoConsoleErrors(consoleErrors);
   });
 });

@@ -75,7 +75,18 @@ describe('checkSchema and exampleOf on a payloadSchema', () => {
   const validate = ajv.compile(schema);
   const ajvPaths = (value: unknown) => {
     validate(value);
-    return [...new Set((validate.errors ?? []).map((e) => [...e.instancePath.split('/').slice(1), ...(e.keyword === 'required' || e.keyword === 'additionalProperties' ? [String(Object.values(e.params)[0])] : [])].join('.')))].sort();
+    return [
+      ...new Set(
+        (validate.errors ?? []).map((e) =>
+          [
+            ...e.instancePath.split('/').slice(1),
+            ...(e.keyword === 'required' || e.keyword === 'additionalProperties'
+              ? [String(Object.values(e.params)[0])]
+              : []),
+          ].join('.'),
+        ),
+      ),
+    ].sort();
   };
 
   it('builds an example that fits its schema', () => {
@@ -87,11 +98,32 @@ describe('checkSchema and exampleOf on a payloadSchema', () => {
 
   const broken: Array<[string, Record<string, unknown>]> = [
     ['a missing required field', { amount: 1, tags: [], placedAt: '2026-01-01T00:00:00Z' }],
-    ['a pattern mismatch', { orderId: 'order 1', amount: 1, tags: [], placedAt: '2026-01-01T00:00:00Z' }],
-    ['an exclusive bound and a multiple', { orderId: 'ord_1', amount: 0, tags: [], placedAt: '2026-01-01T00:00:00Z', channel: 'fax' }],
-    ['a duplicate item and a short one', { orderId: 'ord_1', amount: 1.5, tags: ['a', 'bb', 'bb'], placedAt: '2026-01-01T00:00:00Z' }],
-    ['property counts and not', { orderId: 'ord_1', amount: 1.25, tags: [], placedAt: '2026-01-01T00:00:00Z', meta: { secret: 1, a: 2, b: 3 } }],
-    ['an unknown property', { orderId: 'ord_1', amount: 1.005, tags: [], placedAt: '2026-01-01T00:00:00Z', extra: true }],
+    [
+      'a pattern mismatch',
+      { orderId: 'order 1', amount: 1, tags: [], placedAt: '2026-01-01T00:00:00Z' },
+    ],
+    [
+      'an exclusive bound and a multiple',
+      { orderId: 'ord_1', amount: 0, tags: [], placedAt: '2026-01-01T00:00:00Z', channel: 'fax' },
+    ],
+    [
+      'a duplicate item and a short one',
+      { orderId: 'ord_1', amount: 1.5, tags: ['a', 'bb', 'bb'], placedAt: '2026-01-01T00:00:00Z' },
+    ],
+    [
+      'property counts and not',
+      {
+        orderId: 'ord_1',
+        amount: 1.25,
+        tags: [],
+        placedAt: '2026-01-01T00:00:00Z',
+        meta: { secret: 1, a: 2, b: 3 },
+      },
+    ],
+    [
+      'an unknown property',
+      { orderId: 'ord_1', amount: 1.005, tags: [], placedAt: '2026-01-01T00:00:00Z', extra: true },
+    ],
   ];
   it.each(broken)('refuses %s at the same paths as ajv', (_name, value) => {
     const expected = ajvPaths(value);
@@ -104,18 +136,49 @@ describe("checkSchema and exampleOf on someone else's schema", () => {
   it('report what they cannot check as problems, never a throw', () => {
     // Lookahead is not RE2: the emulator refuses the schema when it is saved; the page says why it cannot check it.
     const lookahead = checkSchema({ type: 'string', pattern: '^(?=a)' }, 'a', ['payload']);
-    expect(lookahead).toEqual([expect.objectContaining({ path: ['payload'], code: 'schema', message: expect.stringContaining('cannot be checked against the pattern ^(?=a)') })]);
-    const key = checkSchema({ type: 'object', patternProperties: { '(?<=k)x': { type: 'number' } } }, { kx: 'x' }, ['payload']);
+    expect(lookahead).toEqual([
+      expect.objectContaining({
+        path: ['payload'],
+        code: 'schema',
+        message: expect.stringContaining('cannot be checked against the pattern ^(?=a)'),
+      }),
+    ]);
+    const key = checkSchema(
+      { type: 'object', patternProperties: { '(?<=k)x': { type: 'number' } } },
+      { kx: 'x' },
+      ['payload'],
+    );
     expect(key.map((p) => p.code)).toEqual(['schema']);
     // A malformed keyword (the emulator's meta-validation refuses it) is a problem too.
-    expect(checkSchema({ type: 'object', required: 5 }, {}, ['payload'])[0]).toMatchObject({ code: 'schema', path: ['payload'] });
+    expect(checkSchema({ type: 'object', required: 5 }, {}, ['payload'])[0]).toMatchObject({
+      code: 'schema',
+      path: ['payload'],
+    });
     // A long value against a large pattern goes past the match budget: a problem, as the emulator's 400.
-    const budget = checkSchema({ type: 'string', pattern: '^(a|b|c|d)'.concat('[ab]?'.repeat(150), '$') }, 'a'.repeat(50_000), ['payload']);
-    expect(budget[0]).toMatchObject({ code: 'pattern', message: expect.stringContaining('would take too long') });
+    const budget = checkSchema(
+      { type: 'string', pattern: '^(a|b|c|d)'.concat('[ab]?'.repeat(150), '$') },
+      'a'.repeat(50_000),
+      ['payload'],
+    );
+    expect(budget[0]).toMatchObject({
+      code: 'pattern',
+      message: expect.stringContaining('would take too long'),
+    });
   });
 
   it('keep an example small whatever bounds the schema asks for', () => {
-    const example = exampleOf({ type: 'object', required: ['list', 'text'], properties: { list: { type: 'array', minItems: 1_000, items: { type: 'array', minItems: 1_000, items: { type: 'string' } } }, text: { type: 'string', minLength: 1e9 } } }) as { list: string[][]; text: string };
+    const example = exampleOf({
+      type: 'object',
+      required: ['list', 'text'],
+      properties: {
+        list: {
+          type: 'array',
+          minItems: 1_000,
+          items: { type: 'array', minItems: 1_000, items: { type: 'string' } },
+        },
+        text: { type: 'string', minLength: 1e9 },
+      },
+    }) as { list: string[][]; text: string };
     expect(example.list.length).toBeLessThanOrEqual(20);
     expect(example.list[0].length).toBeLessThanOrEqual(20);
     expect(example.text.length).toBeLessThanOrEqual(1_000);

@@ -16,7 +16,9 @@ describe('dashboard: sign-in and the Overview', () => {
     expect(page.url()).not.toContain('login=');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(await page.context().cookies()).toEqual([]);
-    expect(await page.evaluate("localStorage.getItem('plugsmith.dashboard.session')")).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(await page.evaluate("localStorage.getItem('plugsmith.dashboard.session')")).toMatch(
+      /^[A-Za-z0-9_-]{40,}$/,
+    );
     expectNoConsoleErrors(consoleErrors);
   });
 
@@ -27,9 +29,15 @@ describe('dashboard: sign-in and the Overview', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: emu.url });
     const { page, consoleErrors } = await openDashboard(emu, 'overview', context);
 
-    await expect(page.getByLabel('Management API URL', { exact: true }).textContent()).resolves.toBe(emu.url);
-    await expect(page.getByLabel('Messaging API URL', { exact: true }).textContent()).resolves.toBe(emu.messagingUrl);
-    await expect(page.getByRole('definition').filter({ hasText: 'in memory' }).count()).resolves.toBe(1);
+    await expect(
+      page.getByLabel('Management API URL', { exact: true }).textContent(),
+    ).resolves.toBe(emu.url);
+    await expect(page.getByLabel('Messaging API URL', { exact: true }).textContent()).resolves.toBe(
+      emu.messagingUrl,
+    );
+    await expect(
+      page.getByRole('definition').filter({ hasText: 'in memory' }).count(),
+    ).resolves.toBe(1);
     // The token is masked until revealed, and copied whole either way.
     const token = page.getByLabel('token', { exact: true });
     expect(await token.textContent()).not.toContain(emu.token!.slice(6));
@@ -43,7 +51,15 @@ describe('dashboard: sign-in and the Overview', () => {
     await expect(plugins.getByRole('cell').textContent()).resolves.toBe('0');
     await call(emu.url, 'POST', '/api/plugins', {
       token: emu.token!,
-      body: { orgId: emu.orgId, name: 'Weather', description: 'd', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:9/hook' },
+      body: {
+        orgId: emu.orgId,
+        name: 'Weather',
+        description: 'd',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:9/hook',
+      },
     });
     // Refreshed without a reload.
     await plugins.getByRole('cell', { name: '1', exact: true }).waitFor({ timeout: 10_000 });

@@ -26,7 +26,9 @@ async function signIn(link: string): Promise<string> {
 }
 
 async function sessionStatus(url: string, session: string): Promise<number> {
-  const response = await request(`${url}/_emulator/dashboard/session`, { headers: { 'x-plugsmith-session': session } });
+  const response = await request(`${url}/_emulator/dashboard/session`, {
+    headers: { 'x-plugsmith-session': session },
+  });
   await response.body.dump();
   return response.statusCode;
 }
@@ -38,7 +40,10 @@ describe('dashboard sessions across restarts', () => {
     let emu = await startEmulator({ dataDir: dir, port });
     const kept = await signIn(emu.dashboardLink());
     const ended = await signIn(emu.dashboardLink());
-    await request(`${emu.url}/_emulator/dashboard/session`, { method: 'DELETE', headers: { 'x-plugsmith-session': ended } }).then((r) => r.body.dump());
+    await request(`${emu.url}/_emulator/dashboard/session`, {
+      method: 'DELETE',
+      headers: { 'x-plugsmith-session': ended },
+    }).then((r) => r.body.dump());
     await emu.close();
 
     const file = join(dir, 'dashboard-sessions.json');
@@ -73,7 +78,14 @@ describe('dashboard sessions across restarts', () => {
     await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     // The open tab's live stream of store changes was cut when the emulator stopped: that, and only that.
-    expectNoConsoleErrors(consoleErrors.filter((e) => !/ERR_INCOMPLETE_CHUNKED_ENCODING \(http:\/\/127\.0\.0\.1:\d+\/_emulator\/stream\)/.test(e)));
+    expectNoConsoleErrors(
+      consoleErrors.filter(
+        (e) =>
+          !/ERR_INCOMPLETE_CHUNKED_ENCODING \(http:\/\/127\.0\.0\.1:\d+\/_emulator\/stream\)/.test(
+            e,
+          ),
+      ),
+    );
 
     // A tab with no session: pasting a link changes only the hash (no page load); the page signs in.
     const context = await newContext();

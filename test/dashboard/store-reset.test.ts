@@ -13,9 +13,18 @@ let hook: WebhookServer;
 beforeAll(async () => {
   emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start();
-  const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Reset plugin' });
+  const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    name: 'Reset plugin',
+  });
   const agentId = [...emu.services.db.agents.values()][0].id;
-  await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, { name: 'On the agent', pluginId: plugin.id, events: [], scopes: [] });
+  await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
+    name: 'On the agent',
+    pluginId: plugin.id,
+    events: [],
+    scopes: [],
+  });
 });
 afterAll(async () => {
   await emu?.close();
@@ -46,11 +55,15 @@ describe('dashboard: after a reset or an import', () => {
     await page.getByText('0 shown').waitFor();
     await detail.getByText('This delivery no longer exists').waitFor();
     expect(await detail.getByRole('button', { name: 'Resend' }).isDisabled()).toBe(true);
-    expect(await page.getByRole('status').filter({ hasText: 'The emulator was reset' }).count()).toBe(1);
+    expect(
+      await page.getByRole('status').filter({ hasText: 'The emulator was reset' }).count(),
+    ).toBe(1);
     await screenshot(page, 'deliveries-after-reset');
 
     // An import of the export brings them back, again without a reload.
-    expect((await adminCall(emu, 'POST', '/_emulator/import', exported.body.data)).status).toBe(200);
+    expect((await adminCall(emu, 'POST', '/_emulator/import', exported.body.data)).status).toBe(
+      200,
+    );
     await expect.poll(() => bodyRows(page).count()).toBe(2);
     await detail.getByRole('button', { name: 'Resend' }).waitFor();
     expect(await detail.getByRole('button', { name: 'Resend' }).isEnabled()).toBe(true);

@@ -16,7 +16,9 @@ function bodyRows(page: Page) {
 
 /** What the browser logs, unasked, while the emulator is down: the cut streams and the refused reconnects. */
 function outage(error: string): boolean {
-  return /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|Failed to fetch/.test(error);
+  return /ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|Failed to fetch/.test(
+    error,
+  );
 }
 
 async function durable(dataDir: string, port: number): Promise<Emulator> {
@@ -37,9 +39,22 @@ describe('dashboard: after a restart', () => {
     const token = emu.token!;
     const orgId = emu.orgId!;
     const agentId = [...emu.services.db.agents.values()][0].id;
-    await verifiedPlugin(emu, token, orgId, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Kept plugin' });
-    const doomed = await verifiedPlugin(emu, token, orgId, { type: 'EVENT_HANDLER', webhookUrl: hook.url, name: 'Doomed plugin' });
-    await install(emu, hook, token, `/api/agents/${agentId}/plugins`, { name: 'On the agent', pluginId: doomed.id, events: [], scopes: [] });
+    await verifiedPlugin(emu, token, orgId, {
+      type: 'EVENT_HANDLER',
+      webhookUrl: hook.url,
+      name: 'Kept plugin',
+    });
+    const doomed = await verifiedPlugin(emu, token, orgId, {
+      type: 'EVENT_HANDLER',
+      webhookUrl: hook.url,
+      name: 'Doomed plugin',
+    });
+    await install(emu, hook, token, `/api/agents/${agentId}/plugins`, {
+      name: 'On the agent',
+      pluginId: doomed.id,
+      events: [],
+      scopes: [],
+    });
     const installed = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!;
     expect(emu.deliveries.list().length).toBe(3);
 
@@ -63,7 +78,9 @@ describe('dashboard: after a restart', () => {
     // While it is down, another run on the same data dir deletes the installed plugin (which sends PLUGIN_UNINSTALLED).
     const meanwhile = await durable(dataDir, 0);
     running = meanwhile;
-    expect((await call(meanwhile.url, 'DELETE', `/api/plugins/${doomed.id}`, token)).status).toBe(200);
+    expect((await call(meanwhile.url, 'DELETE', `/api/plugins/${doomed.id}`, token)).status).toBe(
+      200,
+    );
     await meanwhile.waitForDelivery({ type: 'PLUGIN_UNINSTALLED' });
     await meanwhile.close();
     running = null;
@@ -72,7 +89,9 @@ describe('dashboard: after a restart', () => {
     running = emu;
     // Without a reload: the restart is reported, the outage notice goes, the list is read again (the uninstall is in it).
     await list.getByRole('status').filter({ hasText: 'The emulator restarted' }).waitFor();
-    await expect.poll(() => list.getByRole('alert').filter({ hasText: 'cannot be reached' }).count()).toBe(0);
+    await expect
+      .poll(() => list.getByRole('alert').filter({ hasText: 'cannot be reached' }).count())
+      .toBe(0);
     await expect.poll(() => bodyRows(list).count()).toBe(4);
     await bodyRows(list).filter({ hasText: 'PLUGIN_UNINSTALLED' }).waitFor();
     await list.getByText('4 shown').waitFor();
@@ -86,8 +105,13 @@ describe('dashboard: after a restart', () => {
     await record.getByText(`No plugin ${doomed.id} here`).waitFor();
     expect(await record.getByRole('button', { name: 'Delete plugin' }).count()).toBe(0);
     expect(await record.getByRole('button', { name: 'Edit plugin' }).count()).toBe(0);
-    const plugins = data.page.getByRole('region', { name: 'Plugins' }).getByRole('table').locator('tbody tr');
-    await expect.poll(() => plugins.allInnerTexts()).toEqual([expect.stringContaining('Kept plugin')]);
+    const plugins = data.page
+      .getByRole('region', { name: 'Plugins' })
+      .getByRole('table')
+      .locator('tbody tr');
+    await expect
+      .poll(() => plugins.allInnerTexts())
+      .toEqual([expect.stringContaining('Kept plugin')]);
     await screenshot(data.page, 'data-after-restart');
 
     expectNoConsoleErrors(deliveries.consoleErrors.filter((e) => !outage(e)));

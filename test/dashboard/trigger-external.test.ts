@@ -14,8 +14,18 @@ let pluginId: string;
 
 beforeAll(async () => {
   emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
-  hook = await WebhookServer.start((event, received) => (event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 200, body: {} }));
-  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, { name: 'Shop events', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: hook.url });
+  hook = await WebhookServer.start((event, received) =>
+    event.type === 'WEBHOOK_CHALLENGE'
+      ? answerProperly(event, received)
+      : { status: 200, body: {} },
+  );
+  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
+    name: 'Shop events',
+    type: 'EVENT_HANDLER',
+    events: [],
+    scopes: [],
+    webhookUrl: hook.url,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
   const event = await call(emu.url, 'POST', `/api/plugins/${pluginId}/external-events`, emu.token, {
@@ -25,7 +35,11 @@ beforeAll(async () => {
     payloadSchema: {
       type: 'object',
       required: ['orderId', 'total'],
-      properties: { orderId: { type: 'string', minLength: 1 }, total: { type: 'number', minimum: 0 }, note: { type: 'string' } },
+      properties: {
+        orderId: { type: 'string', minLength: 1 },
+        total: { type: 'number', minimum: 0 },
+        note: { type: 'string' },
+      },
     },
   });
   expect(event.status, JSON.stringify(event.body)).toBe(201);
@@ -41,15 +55,23 @@ describe('dashboard: Trigger with an external event', () => {
     await page.getByLabel('Plugin', { exact: true }).selectOption(pluginId);
     const picker = page.getByLabel('Event type', { exact: true });
     // Its own group of the picker, beside the platform events.
-    await page.locator('optgroup[label^="External events"] option', { hasText: 'order_placed' }).waitFor({ state: 'attached' });
-    expect(await page.locator('optgroup[label="Platform events"] option').allTextContents()).toContain('PLUGIN_INSTALLED');
+    await page
+      .locator('optgroup[label^="External events"] option', { hasText: 'order_placed' })
+      .waitFor({ state: 'attached' });
+    expect(
+      await page.locator('optgroup[label="Platform events"] option').allTextContents(),
+    ).toContain('PLUGIN_INSTALLED');
     await picker.selectOption({ label: 'order_placed (Order placed)' });
-    await expect.poll(() => page.getByText('the platform does not emit external events to plugins').count()).toBe(1);
+    await expect
+      .poll(() => page.getByText('the platform does not emit external events to plugins').count())
+      .toBe(1);
     expect(await page.getByRole('button', { name: 'Send event' }).count()).toBe(0);
 
     // The editor starts from an example built from the payloadSchema.
     const payload = page.getByLabel("Payload (the event's data, JSON)");
-    await expect.poll(async () => JSON.parse(await payload.inputValue())).toMatchObject({ orderId: expect.any(String), total: 0 });
+    await expect
+      .poll(async () => JSON.parse(await payload.inputValue()))
+      .toMatchObject({ orderId: expect.any(String), total: 0 });
 
     const received = hook.received.length;
     const logged = emu.deliveries.list().length;
@@ -68,7 +90,10 @@ describe('dashboard: Trigger with an external event', () => {
     await payload.fill(JSON.stringify({ orderId: 'ord_1', total: 12.5 }, null, 2));
     expect(await page.getByRole('alert').count()).toBe(0);
     await page.getByRole('button', { name: 'Check payload' }).click();
-    await page.getByRole('status').filter({ hasText: 'Valid: the payload matches the payloadSchema of order_placed' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Valid: the payload matches the payloadSchema of order_placed' })
+      .waitFor();
     await screenshot(page, 'trigger-external-valid');
 
     // Nothing was sent or logged, and the page stayed on Trigger.

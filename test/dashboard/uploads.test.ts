@@ -39,10 +39,20 @@ describe('dashboard: Uploads', () => {
 
     // Attached to the repository, UPLOADED, and the bytes really are in storage.
     const files = await call(emu.url, 'GET', '/api/repositories/repo_docs/files', { token: auth });
-    const byName = Object.fromEntries(files.body.data.map((f: { fileName: string }) => [f.fileName, f]));
+    const byName = Object.fromEntries(
+      files.body.data.map((f: { fileName: string }) => [f.fileName, f]),
+    );
     expect(Object.keys(byName).sort()).toEqual(['big.bin', 'dropped.md', 'notes.txt']);
-    for (const [name, bytes] of [['notes.txt', Buffer.from('plain notes\n')], ['big.bin', big], ['dropped.md', Buffer.from('# dropped\n')]] as const) {
-      expect(byName[name]).toMatchObject({ status: 'UPLOADED', folder: 'manuals', fileSize: bytes.length });
+    for (const [name, bytes] of [
+      ['notes.txt', Buffer.from('plain notes\n')],
+      ['big.bin', big],
+      ['dropped.md', Buffer.from('# dropped\n')],
+    ] as const) {
+      expect(byName[name]).toMatchObject({
+        status: 'UPLOADED',
+        folder: 'manuals',
+        fileSize: bytes.length,
+      });
       const access = await call(emu.url, 'GET', `/api/access/${byName[name].id}`, { token: auth });
       const object = await request(access.body.data.url);
       expect(Buffer.from(await object.body.arrayBuffer()).equals(bytes), name).toBe(true);

@@ -29,7 +29,11 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(what: string, read: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+async function until(
+  what: string,
+  read: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await read())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -52,7 +56,19 @@ test('dev: two restarts at once (a redeploy and a secret check) leave one plugin
   });
   const port = await freePort();
   await writeFile(join(dir, 'server.js'), SERVER_JS);
-  await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'Restart plugin', description: 'd', type: 'EVENT_HANDLER', events: ['AGENT_MESSAGE_RECEIVED'], scopes: [], webhookUrl: `http://127.0.0.1:${port}/webhook` } }));
+  await writeFile(
+    join(dir, 'plugsmith.json'),
+    JSON.stringify({
+      plugin: {
+        name: 'Restart plugin',
+        description: 'd',
+        type: 'EVENT_HANDLER',
+        events: ['AGENT_MESSAGE_RECEIVED'],
+        scopes: [],
+        webhookUrl: `http://127.0.0.1:${port}/webhook`,
+      },
+    }),
+  );
   const lines: string[] = [];
   const session = new DevSession(
     {
@@ -62,19 +78,36 @@ test('dev: two restarts at once (a redeploy and a secret check) leave one plugin
       dataDir: dir,
       verifyTimeoutMs: 1000,
       installs: false,
-      target: { url: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey, orgId: emu.orgId!, adminToken: emu.adminToken, storeId: emu.storeId },
+      target: {
+        url: emu.url,
+        messagingUrl: emu.messagingUrl,
+        token: emu.token!,
+        apiKey: emu.apiKey,
+        orgId: emu.orgId!,
+        adminToken: emu.adminToken,
+        storeId: emu.storeId,
+      },
     },
-    { info: (m) => lines.push(m), warn: (m) => lines.push(m), delivery: () => undefined, pluginOutput: () => undefined },
+    {
+      info: (m) => lines.push(m),
+      warn: (m) => lines.push(m),
+      delivery: () => undefined,
+      pluginOutput: () => undefined,
+    },
   );
   await session.start();
   await until('the plugin', async () => (await pids(dir)).length === 1);
   // What a redeploy that read a new secret and a refused delivery's secret check both do.
-  const restart = (why: string) => (session as unknown as { restartPlugin(why: string): Promise<void> }).restartPlugin(why);
+  const restart = (why: string) =>
+    (session as unknown as { restartPlugin(why: string): Promise<void> }).restartPlugin(why);
   await Promise.all([restart('a redeploy'), restart('a secret check')]);
   await new Promise((r) => setTimeout(r, 1500));
   await session.stop();
   // A second process would die on the taken port and be restarted, again and again, by a PluginProcess nothing stops.
   await new Promise((r) => setTimeout(r, 2500));
   const started = await pids(dir);
-  expect({ started: started.length, runningAfterStop: started.filter(alive).length }, lines.join('\n')).toEqual({ started: 2, runningAfterStop: 0 });
+  expect(
+    { started: started.length, runningAfterStop: started.filter(alive).length },
+    lines.join('\n'),
+  ).toEqual({ started: 2, runningAfterStop: 0 });
 }, 30_000);

@@ -15,10 +15,16 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000): Pr
 test('a change to a watched kind of file restarts; other files, virtualenvs, caches and hidden folders do not', async () => {
   const root = await mkdtemp(join(tmpdir(), 'plugsmith-source-watch-'));
   onTestFinished(() => rm(root, { recursive: true, force: true }));
-  for (const folder of ['plugin', 'plugin/__pycache__', '.venv/lib', 'venv/lib', '.data']) await mkdir(join(root, folder), { recursive: true });
+  for (const folder of ['plugin', 'plugin/__pycache__', '.venv/lib', 'venv/lib', '.data'])
+    await mkdir(join(root, folder), { recursive: true });
   const changes: string[] = [];
   const problems: string[] = [];
-  const watcher = watchSources(root, ['*.py'], (file) => changes.push(file), (message) => problems.push(message));
+  const watcher = watchSources(
+    root,
+    ['*.py'],
+    (file) => changes.push(file),
+    (message) => problems.push(message),
+  );
   onTestFinished(() => watcher.close());
 
   // Not the plugin's sources: none of these may restart it.

@@ -19,21 +19,33 @@ describe('a default port taken between the check and the listen', () => {
     const port = await takenPort();
     const notes: string[] = [];
     const tried: number[] = [];
-    const emu = await startOnChosenPorts({ port, messagingPort: 0 }, {}, notes, instead, (p, mp) => {
-      tried.push(p);
-      return startEmulator({ port: p, messagingPort: mp, log: () => undefined });
-    });
+    const emu = await startOnChosenPorts(
+      { port, messagingPort: 0 },
+      {},
+      notes,
+      instead,
+      (p, mp) => {
+        tried.push(p);
+        return startEmulator({ port: p, messagingPort: mp, log: () => undefined });
+      },
+    );
     own(() => emu.close());
     expect(tried).toEqual([port, 0]);
     expect(new URL(emu.url).port).not.toBe(String(port));
-    expect((await fetch(`${emu.url}/_emulator/health`, { headers: emu.adminHeaders })).status).toBe(200);
-    expect(notes).toEqual([expect.stringMatching(new RegExp(`^port ${port} is in use by .*: ${instead}$`))]);
+    expect((await fetch(`${emu.url}/_emulator/health`, { headers: emu.adminHeaders })).status).toBe(
+      200,
+    );
+    expect(notes).toEqual([
+      expect.stringMatching(new RegExp(`^port ${port} is in use by .*: ${instead}$`)),
+    ]);
   });
 
   test('the messaging port likewise', async () => {
     const messagingPort = await takenPort();
     const notes: string[] = [];
-    const emu = await startOnChosenPorts({ port: 0, messagingPort }, {}, notes, instead, (p, mp) => startEmulator({ port: p, messagingPort: mp, log: () => undefined }));
+    const emu = await startOnChosenPorts({ port: 0, messagingPort }, {}, notes, instead, (p, mp) =>
+      startEmulator({ port: p, messagingPort: mp, log: () => undefined }),
+    );
     own(() => emu.close());
     expect(new URL(emu.messagingUrl).port).not.toBe(String(messagingPort));
     expect(notes).toHaveLength(1);
@@ -48,8 +60,14 @@ describe('a default port taken between the check and the listen', () => {
       return startEmulator({ port: p, messagingPort: mp, log: () => undefined });
     });
     own(() => emu.close());
-    expect(tried).toEqual([[port, messagingPort], [0, messagingPort], [0, 0]]);
-    expect((await fetch(`${emu.url}/_emulator/health`, { headers: emu.adminHeaders })).status).toBe(200);
+    expect(tried).toEqual([
+      [port, messagingPort],
+      [0, messagingPort],
+      [0, 0],
+    ]);
+    expect((await fetch(`${emu.url}/_emulator/health`, { headers: emu.adminHeaders })).status).toBe(
+      200,
+    );
     expect(notes).toHaveLength(2);
   });
 
@@ -57,7 +75,9 @@ describe('a default port taken between the check and the listen', () => {
     const port = await takenPort();
     const notes: string[] = [];
     await expect(
-      startOnChosenPorts({ port, messagingPort: 0 }, { port }, notes, instead, (p, mp) => startEmulator({ port: p, messagingPort: mp, log: () => undefined })),
+      startOnChosenPorts({ port, messagingPort: 0 }, { port }, notes, instead, (p, mp) =>
+        startEmulator({ port: p, messagingPort: mp, log: () => undefined }),
+      ),
     ).rejects.toMatchObject({ code: 'EADDRINUSE' });
     expect(notes).toEqual([]);
   });

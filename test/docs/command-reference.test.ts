@@ -8,6 +8,9 @@ import { commandReference } from '../../scripts/command-reference.js';
 describe('docs/commands.md', () => {
   test('is what `npm run docs` writes from the command registry now', async () => {
     const committed = await readFile(new URL('../../docs/commands.md', import.meta.url), 'utf8');
-    expect(committed === commandReference(), 'docs/commands.md is stale: run `npm run docs` and commit it').toBe(true);
+    expect(
+      committed === commandReference(),
+      'docs/commands.md is stale: run `npm run docs` and commit it',
+    ).toBe(true);
   });
 });

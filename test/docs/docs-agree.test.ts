@@ -11,7 +11,16 @@ import { runCli } from '../helpers/cli-process.js';
 // what the CLI takes, and the project `init` writes must lead the same way (`plugsmith dev`).
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const GLOBAL_FLAGS = ['--json', '--quiet', '--no-color', '--verbose', '--profile', '--timeout', '--help', '--version'];
+const GLOBAL_FLAGS = [
+  '--json',
+  '--quiet',
+  '--no-color',
+  '--verbose',
+  '--profile',
+  '--timeout',
+  '--help',
+  '--version',
+];
 /** Text in code that starts with "plugsmith " but is output, not a command line. */
 const NOT_COMMANDS = ['plugsmith emulator ready', 'plugsmith is not built'];
 
@@ -34,7 +43,9 @@ function problemsIn(where: string, code: string[]): string[] {
     for (const m of line.matchAll(/(?:^|[\s(])plugsmith((?: [a-z][a-z-]*)+)([^|;&#)]*)/g)) {
       if (NOT_COMMANDS.some((text) => line.includes(text))) continue;
       const words = m[1]!.trim().split(' ');
-      const spec = [3, 2, 1].map((n) => commands.find((c) => c.path.join(' ') === words.slice(0, n).join(' '))).find(Boolean);
+      const spec = [3, 2, 1]
+        .map((n) => commands.find((c) => c.path.join(' ') === words.slice(0, n).join(' ')))
+        .find(Boolean);
       const isGroup = commands.some((c) => c.path[0] === words[0]);
       if (!isGroup) {
         problems.push(`${where}: \`plugsmith ${words.join(' ')}\`: no command ${words[0]}`);
@@ -42,12 +53,22 @@ function problemsIn(where: string, code: string[]): string[] {
       }
       if (!spec) {
         // A group alone (`plugsmith plugins …`) prints its help; a word after it must be a subcommand.
-        if (words.length > 1 && !commands.some((c) => c.path[0] === words[0] && c.path[1] === words[1])) problems.push(`${where}: \`plugsmith ${words.slice(0, 2).join(' ')}\`: no subcommand ${words[1]}`);
+        if (
+          words.length > 1 &&
+          !commands.some((c) => c.path[0] === words[0] && c.path[1] === words[1])
+        )
+          problems.push(
+            `${where}: \`plugsmith ${words.slice(0, 2).join(' ')}\`: no subcommand ${words[1]}`,
+          );
         continue;
       }
-      const known = new Set([...GLOBAL_FLAGS, ...(spec.options ?? []).flatMap((o) => o.flags.match(/--[a-z-]+/g) ?? [])]);
+      const known = new Set([
+        ...GLOBAL_FLAGS,
+        ...(spec.options ?? []).flatMap((o) => o.flags.match(/--[a-z-]+/g) ?? []),
+      ]);
       for (const flag of `${m[1]}${m[2]}`.match(/(?<=\s)--[a-z][a-z-]*/g) ?? []) {
-        if (!known.has(flag)) problems.push(`${where}: \`plugsmith ${spec.path.join(' ')}\` takes no ${flag}`);
+        if (!known.has(flag))
+          problems.push(`${where}: \`plugsmith ${spec.path.join(' ')}\` takes no ${flag}`);
       }
     }
   }
@@ -55,8 +76,14 @@ function problemsIn(where: string, code: string[]): string[] {
 }
 
 async function pages(): Promise<Array<[string, string]>> {
-  const docs = (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md') && f !== 'commands.md').map((f) => `docs/${f}`);
-  return Promise.all(['README.md', 'templates/common/README.md', 'templates/python/common/README.md', ...docs].map(async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as [string, string]));
+  const docs = (await readdir(join(ROOT, 'docs')))
+    .filter((f) => f.endsWith('.md') && f !== 'commands.md')
+    .map((f) => `docs/${f}`);
+  return Promise.all(
+    ['README.md', 'templates/common/README.md', 'templates/python/common/README.md', ...docs].map(
+      async (f) => [f, await readFile(join(ROOT, f), 'utf8')] as [string, string],
+    ),
+  );
 }
 
 describe('the README and docs/', () => {
@@ -65,7 +92,7 @@ describe('the README and docs/', () => {
     expect(readme.split('\n').length).toBeLessThanOrEqual(250);
   });
 
-  test('CI runs exactly the README\'s test command', async () => {
+  test("CI runs exactly the README's test command", async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     const command = /^(npm ci && npm test)\s+#/m.exec(readme)?.[1];
     expect(command).toBe('npm ci && npm test');
@@ -75,16 +102,28 @@ describe('the README and docs/', () => {
 
   test('every plugsmith command line they show names a command, and options it takes', async () => {
     const problems = (await pages()).flatMap(([file, text]) => problemsIn(file, codeOf(text)));
-    for (const [type, template] of Object.entries(TEMPLATES)) problems.push(...problemsIn(`installHint of ${type}`, codeOf(template.installHint)));
+    for (const [type, template] of Object.entries(TEMPLATES))
+      problems.push(...problemsIn(`installHint of ${type}`, codeOf(template.installHint)));
     expect(problems).toEqual([]);
   });
 
   test('every relative link leads to a file that exists, and to a heading of it', async () => {
     const all = await pages();
     /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
-    const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+    const slug = (heading: string) =>
+      heading
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\- ]/g, '')
+        .replace(/ /g, '-');
     const anchors = new Map<string, Set<string>>();
-    for (const [file, text] of [...all, ['docs/commands.md', await readFile(join(ROOT, 'docs/commands.md'), 'utf8')] as [string, string]]) {
+    for (const [file, text] of [
+      ...all,
+      ['docs/commands.md', await readFile(join(ROOT, 'docs/commands.md'), 'utf8')] as [
+        string,
+        string,
+      ],
+    ]) {
       let fenced = false;
       const set = new Set<string>();
       for (const line of text.split('\n')) {
@@ -102,24 +141,34 @@ describe('the README and docs/', () => {
         const [path, anchor] = link.split('#');
         const target = path ? normalize(join(dirname(file), path)) : normalize(file);
         if (!existsSync(join(ROOT, target))) broken.push(`${file}: ${link}`);
-        else if (anchor && anchors.has(target) && !anchors.get(target)!.has(anchor)) broken.push(`${file}: ${link} (no such heading)`);
+        else if (anchor && anchors.has(target) && !anchors.get(target)!.has(anchor))
+          broken.push(`${file}: ${link} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);
   });
 
   test('the checker finds a mistyped command, subcommand and option', () => {
-    expect(problemsIn('x', ['plugsmith tirgger', 'npx plugsmith plugins verfy plg_1', 'plugsmith handlers add agent_nova --plgin p', 'plugsmith plugins …'])).toEqual([
+    expect(
+      problemsIn('x', [
+        'plugsmith tirgger',
+        'npx plugsmith plugins verfy plg_1',
+        'plugsmith handlers add agent_nova --plgin p',
+        'plugsmith plugins …',
+      ]),
+    ).toEqual([
       'x: `plugsmith tirgger`: no command tirgger',
       'x: `plugsmith plugins verfy`: no subcommand verfy',
       'x: `plugsmith handlers add` takes no --plgin',
     ]);
   });
 
-  test('init\'s closing lines and the project README lead with `plugsmith dev`', async () => {
+  test("init's closing lines and the project README lead with `plugsmith dev`", async () => {
     const work = await mkdtemp(join(tmpdir(), 'plugsmith-docs-'));
     onTestFinished(() => rm(work, { recursive: true, force: true }));
-    const result = await runCli(['init', join(work, 'my-bot'), '--yes'], { env: { XDG_CACHE_HOME: join(work, 'cache') } });
+    const result = await runCli(['init', join(work, 'my-bot'), '--yes'], {
+      env: { XDG_CACHE_HOME: join(work, 'cache') },
+    });
     expect(result.code, result.stderr).toBe(0);
     const next = result.stderr.slice(result.stderr.indexOf('Next:'));
     expect(next).toContain('npx plugsmith dev');
@@ -130,7 +179,10 @@ describe('the README and docs/', () => {
     expect(readme.indexOf('npx plugsmith dev')).toBeGreaterThan(0);
     expect(readme.indexOf('npx plugsmith dev')).toBeLessThan(readme.indexOf('npm run dev'));
     // One story with the main README: the trigger after `dev` needs no login.
-    const run = readme.slice(readme.indexOf('## Run it against the local emulator'), readme.indexOf('## Commands'));
+    const run = readme.slice(
+      readme.indexOf('## Run it against the local emulator'),
+      readme.indexOf('## Commands'),
+    );
     expect(run).toContain('No login is needed');
     const block = run.slice(run.indexOf('```'), run.indexOf('```', run.indexOf('```') + 3));
     expect(block).toContain('npx plugsmith trigger');

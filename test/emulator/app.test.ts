@@ -8,7 +8,12 @@ import { buildManagementApp } from '../../emulator/app.js';
 async function answer(url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) {
   const res = await request(url, { method, headers });
   const body = await res.body.arrayBuffer();
-  return { status: res.statusCode, type: res.headers['content-type'], length: res.headers['content-length'], bodyBytes: body.byteLength };
+  return {
+    status: res.statusCode,
+    type: res.headers['content-type'],
+    length: res.headers['content-length'],
+    bodyBytes: body.byteLength,
+  };
 }
 
 describe('the apps of an emulator', () => {
@@ -21,7 +26,14 @@ describe('the apps of an emulator', () => {
     const plugin = await request(`${emu.url}/api/orgs/${emu.orgId}/plugins`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ name: 'head-check', description: 'd', type: 'DATA_PROVIDER', isPublic: true, webhookUrl: 'http://127.0.0.1:9/hook', tags: ['x'] }),
+      body: JSON.stringify({
+        name: 'head-check',
+        description: 'd',
+        type: 'DATA_PROVIDER',
+        isPublic: true,
+        webhookUrl: 'http://127.0.0.1:9/hook',
+        tags: ['x'],
+      }),
     });
     pluginId = ((await plugin.body.json()) as { data: { id: string } }).data.id;
     const conversation = await request(`${emu.messagingUrl}/conversations`, {
@@ -45,7 +57,10 @@ describe('the apps of an emulator', () => {
       [`${emu.url}/_emulator/overview`, emu.adminHeaders],
       [`${emu.url}/_emulator/overview`, {}],
       [`${emu.url}/_emulator/dashboard/app.css`, {}],
-      [`${emu.messagingUrl}/conversations/${conversationId}`, { authorization: `Bearer ${emu.apiKey}` }],
+      [
+        `${emu.messagingUrl}/conversations/${conversationId}`,
+        { authorization: `Bearer ${emu.apiKey}` },
+      ],
     ];
     for (const [url, headers] of cases) {
       const get = await answer(url, 'GET', headers);
@@ -57,7 +72,10 @@ describe('the apps of an emulator', () => {
   });
 
   it('HEAD is no more than GET: a route without GET is a 405 for HEAD, with Allow naming its methods', async () => {
-    const res = await request(`${emu.url}/api/tokens`, { method: 'HEAD', headers: { authorization: emu.token! } });
+    const res = await request(`${emu.url}/api/tokens`, {
+      method: 'HEAD',
+      headers: { authorization: emu.token! },
+    });
     await res.body.dump();
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('POST');
@@ -73,10 +91,18 @@ describe('the admin API, built on its first request', () => {
       expect(app.hasRoute({ method: 'GET', url: '/_emulator/overview' })).toBe(false);
       expect(app.hasRoute({ method: 'GET', url: '/api/plugins/:pluginId' })).toBe(true);
       // The first request of this app builds the admin API: without the credential it is refused, with it answered.
-      const refused = await app.inject({ method: 'GET', url: '/_emulator/overview', headers: { host: '127.0.0.1' } });
+      const refused = await app.inject({
+        method: 'GET',
+        url: '/_emulator/overview',
+        headers: { host: '127.0.0.1' },
+      });
       expect(refused.statusCode).toBe(401);
       expect(refused.json()).toMatchObject({ ok: false, error: { error: 'UNAUTHORIZED' } });
-      const answered = await app.inject({ method: 'GET', url: '/_emulator/overview', headers: { host: '127.0.0.1', ...emu.adminHeaders } });
+      const answered = await app.inject({
+        method: 'GET',
+        url: '/_emulator/overview',
+        headers: { host: '127.0.0.1', ...emu.adminHeaders },
+      });
       expect(answered.statusCode).toBe(200);
       expect(answered.json()).toMatchObject({ ok: true, data: { managementUrl: emu.url } });
     } finally {
@@ -90,19 +116,43 @@ describe('the admin API, built on its first request', () => {
     try {
       const admin = { ...emu.adminHeaders, 'content-type': 'application/json' };
       const calls = await Promise.all([
-        ...Array.from({ length: 8 }, () => request(`${emu.url}/_emulator/tokens`, { headers: emu.adminHeaders })),
-        request(`${emu.url}/_emulator/agents`, { method: 'POST', headers: admin, body: JSON.stringify({ orgId: emu.orgId, name: 'Built meanwhile' }) }),
-        request(`${emu.url}/_emulator/agents`, { method: 'POST', headers: admin, body: JSON.stringify({ orgId: emu.orgId, name: 5 }) }),
+        ...Array.from({ length: 8 }, () =>
+          request(`${emu.url}/_emulator/tokens`, { headers: emu.adminHeaders }),
+        ),
+        request(`${emu.url}/_emulator/agents`, {
+          method: 'POST',
+          headers: admin,
+          body: JSON.stringify({ orgId: emu.orgId, name: 'Built meanwhile' }),
+        }),
+        request(`${emu.url}/_emulator/agents`, {
+          method: 'POST',
+          headers: admin,
+          body: JSON.stringify({ orgId: emu.orgId, name: 5 }),
+        }),
         request(`${emu.url}/_emulator/export`),
         request(`${emu.url}/_emulator/no-such-route`, { headers: emu.adminHeaders }),
       ]);
-      const answers = await Promise.all(calls.map(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any })));
+      const answers = await Promise.all(
+        calls.map(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any })),
+      );
       expect(answers.slice(0, 8).map((a) => a.status)).toEqual(Array(8).fill(200));
-      expect(answers[8]).toMatchObject({ status: 201, body: { ok: true, data: { name: 'Built meanwhile' } } });
-      expect(answers[9]).toMatchObject({ status: 400, body: { ok: false, error: { error: 'VALIDATION_ERROR' } } });
+      expect(answers[8]).toMatchObject({
+        status: 201,
+        body: { ok: true, data: { name: 'Built meanwhile' } },
+      });
+      expect(answers[9]).toMatchObject({
+        status: 400,
+        body: { ok: false, error: { error: 'VALIDATION_ERROR' } },
+      });
       expect(answers[9].body.error.details.length).toBeGreaterThan(0);
-      expect(answers[10]).toMatchObject({ status: 401, body: { ok: false, error: { error: 'UNAUTHORIZED' } } });
-      expect(answers[11]).toMatchObject({ status: 404, body: { ok: false, error: { error: 'NOT_FOUND' } } });
+      expect(answers[10]).toMatchObject({
+        status: 401,
+        body: { ok: false, error: { error: 'UNAUTHORIZED' } },
+      });
+      expect(answers[11]).toMatchObject({
+        status: 404,
+        body: { ok: false, error: { error: 'NOT_FOUND' } },
+      });
     } finally {
       await emu.close();
     }
@@ -121,7 +171,9 @@ describe('the admin API, built on its first request', () => {
       socket.on('error', reject);
     });
     const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    socket.write(`GET /_emulator/deliveries/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-plugsmith-admin: ${emu.adminToken}\r\n\r\n`);
+    socket.write(
+      `GET /_emulator/deliveries/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-plugsmith-admin: ${emu.adminToken}\r\n\r\n`,
+    );
     expect(await head).toMatch(/^HTTP\/1\.1 200/);
     await emu.close();
     await ended;

@@ -20,7 +20,11 @@ function raw(url: string, request: string): Promise<string> {
 }
 
 test.each([
-  ['headers over 16 KiB', `GET /api/plugins/x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  [
+    'headers over 16 KiB',
+    `GET /api/plugins/x HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    431,
+  ],
   ['a URL over 16 KiB', `GET /api/plugins/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, 431],
   ['a malformed request line', 'NOT HTTP AT ALL\r\n\r\n', 400],
 ])('%s is answered in the error envelope on both APIs', async (_name, request, status) => {

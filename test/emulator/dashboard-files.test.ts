@@ -15,7 +15,12 @@ describe('the dashboard files', () => {
     onTestFinished(() => emu.close());
     const app = Fastify();
     for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-    await app.register(dashboardRoutes, { services: emu.services, logins: emu.services.config.admin.logins, filesDir: '/nonexistent/dashboard', prefix: '/_emulator' });
+    await app.register(dashboardRoutes, {
+      services: emu.services,
+      logins: emu.services.config.admin.logins,
+      filesDir: '/nonexistent/dashboard',
+      prefix: '/_emulator',
+    });
     onTestFinished(() => app.close());
     for (const url of ['/_emulator/dashboard/', '/_emulator/dashboard/app.js']) {
       const res = await app.inject({ method: 'GET', url });

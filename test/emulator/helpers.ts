@@ -15,8 +15,16 @@ export function adminHeaders(emu: Emulator): Record<string, string> {
 }
 
 /** A call to the management API. */
-export function api(emu: Emulator, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
-  return call(emu.url, method, path, { ...options, headers: { ...adminHeaders(emu), ...options.headers } });
+export function api(
+  emu: Emulator,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse> {
+  return call(emu.url, method, path, {
+    ...options,
+    headers: { ...adminHeaders(emu), ...options.headers },
+  });
 }
 
 /** A DATA_PROVIDER plugin of org_dev with a verified webhook at `hook`. */
@@ -33,7 +41,9 @@ export async function verifiedDataProvider(emu: Emulator, hook: WebhookServer): 
     },
   });
   expect(plugin.status).toBe(201);
-  const verified = await api(emu, 'POST', `/api/plugins/${plugin.body.data.id}/verify-webhook`, { token: emu.token! });
+  const verified = await api(emu, 'POST', `/api/plugins/${plugin.body.data.id}/verify-webhook`, {
+    token: emu.token!,
+  });
   expect(verified.body.data.verified).toBe(true);
   return plugin.body.data.id;
 }

@@ -17,12 +17,22 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../emulator');
  * declares, or on the typed view of one (`const app = typed(fastify)`).
  */
 function isRouteModule(_file: string, text: string): boolean {
-  const declared = [...text.matchAll(/\b([A-Za-z_$][\w$]*)\s*:\s*FastifyInstance\b/g)].map((m) => m[1]);
-  const typedViews = [...text.matchAll(/\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*typed\(\s*([A-Za-z_$][\w$]*)\s*\)/g)]
+  const declared = [...text.matchAll(/\b([A-Za-z_$][\w$]*)\s*:\s*FastifyInstance\b/g)].map(
+    (m) => m[1],
+  );
+  const typedViews = [
+    ...text.matchAll(
+      /\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*typed\(\s*([A-Za-z_$][\w$]*)\s*\)/g,
+    ),
+  ]
     .filter((m) => declared.includes(m[2]))
     .map((m) => m[1]);
   const apps = [...declared, ...typedViews];
-  return apps.some((app) => new RegExp(`\\b${app.replace(/\$/g, '\\$')}\\.(get|post|put|patch|delete|head|options|route)\\(`).test(text));
+  return apps.some((app) =>
+    new RegExp(
+      `\\b${app.replace(/\$/g, '\\$')}\\.(get|post|put|patch|delete|head|options|route)\\(`,
+    ).test(text),
+  );
 }
 
 const { files, texts, graph } = importGraph([ROOT]);
@@ -41,27 +51,39 @@ describe('the emulator import graph', () => {
   test('no route module imports another route module', () => {
     const offending = files
       .filter((f) => isRouteModule(f, texts.get(f)!))
-      .flatMap((f) => graph.get(f)!.filter((t) => isRouteModule(t, texts.get(t)!)).map((t) => `${name(f)} -> ${name(t)}`));
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((t) => isRouteModule(t, texts.get(t)!))
+          .map((t) => `${name(f)} -> ${name(t)}`),
+      );
     expect(offending).toEqual([]);
   });
 
   test('the services import no route module (routes call services, never the reverse)', () => {
-    const offending = files
-      .filter(isService)
-      .flatMap((f) => graph.get(f)!.filter((t) => isRouteModule(t, texts.get(t)!)).map((t) => `${name(f)} -> ${name(t)}`));
+    const offending = files.filter(isService).flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((t) => isRouteModule(t, texts.get(t)!))
+        .map((t) => `${name(f)} -> ${name(t)}`),
+    );
     expect(offending).toEqual([]);
   });
 
   test('route modules write nothing to the store themselves: every change goes through a service', () => {
-    const writes = /\b(?:db\.\w+|collection)\.(?:put|delete)\(|\.atomically\(|\bstore\.(?:clear|compact|prepareReplace)\(/;
-    const offending = files.filter((f) => isRouteModule(f, texts.get(f)!) && writes.test(texts.get(f)!)).map(name);
+    const writes =
+      /\b(?:db\.\w+|collection)\.(?:put|delete)\(|\.atomically\(|\bstore\.(?:clear|compact|prepareReplace)\(/;
+    const offending = files
+      .filter((f) => isRouteModule(f, texts.get(f)!) && writes.test(texts.get(f)!))
+      .map(name);
     expect(offending).toEqual([]);
   });
 
   test('no module but a service writes to the store (the store itself aside)', () => {
     // The store implements the writes; the delivery log is webhooks/delivery-service.ts.
     const exempt = (f: string) => isService(f) || name(f).startsWith('store/');
-    const writes = /\b(?:db\.\w+|collection)\.(?:put|delete)\(|\.atomically\(|\bstore\.(?:clear|compact|prepareReplace)\(/;
+    const writes =
+      /\b(?:db\.\w+|collection)\.(?:put|delete)\(|\.atomically\(|\bstore\.(?:clear|compact|prepareReplace)\(/;
     const offending = files.filter((f) => !exempt(f) && writes.test(texts.get(f)!)).map(name);
     expect(offending).toEqual([]);
   });

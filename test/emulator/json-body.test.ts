@@ -9,8 +9,17 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-async function send(method: 'POST' | 'DELETE' | 'PUT', path: string, body: string | undefined, base = () => emu.url) {
-  const res = await request(`${base()}${path}`, { method, headers: { authorization: emu.token!, 'content-type': 'application/json' }, body });
+async function send(
+  method: 'POST' | 'DELETE' | 'PUT',
+  path: string,
+  body: string | undefined,
+  base = () => emu.url,
+) {
+  const res = await request(`${base()}${path}`, {
+    method,
+    headers: { authorization: emu.token!, 'content-type': 'application/json' },
+    body,
+  });
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
@@ -20,7 +29,10 @@ describe('JSON request bodies', () => {
     expect((await send('DELETE', '/api/plugins/plg_missing', '  \n')).status).toBe(404);
     const post = await send('POST', '/api/orgs/org_dev/repositories', undefined);
     expect(post.status).toBe(400);
-    expect(post.body.error).toMatchObject({ error: 'VALIDATION_ERROR', message: 'Invalid request body: a JSON object body is required' });
+    expect(post.body.error).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      message: 'Invalid request body: a JSON object body is required',
+    });
   });
 
   it('a syntax error says what is wrong, with details', async () => {
@@ -31,10 +43,15 @@ describe('JSON request bodies', () => {
   });
 
   it('__proto__ and constructor.prototype keys are refused by path, on both APIs; nothing is created', async () => {
-    const before = (await request(`${emu.url}/api/orgs/org_dev/repositories`, { headers: { authorization: emu.token! } }).then((r) => r.body.json())) as { data: unknown[] };
+    const before = (await request(`${emu.url}/api/orgs/org_dev/repositories`, {
+      headers: { authorization: emu.token! },
+    }).then((r) => r.body.json())) as { data: unknown[] };
     const cases: Array<[string, string[]]> = [
       ['{"name":"r","__proto__":{"isAdmin":true}}', ['__proto__']],
-      ['{"name":"r","description":"d","extra":[{"constructor":{"prototype":{"x":1}}}]}', ['extra', '0', 'constructor', 'prototype']],
+      [
+        '{"name":"r","description":"d","extra":[{"constructor":{"prototype":{"x":1}}}]}',
+        ['extra', '0', 'constructor', 'prototype'],
+      ],
     ];
     for (const [body, path] of cases) {
       const res = await send('POST', '/api/orgs/org_dev/repositories', body);
@@ -49,16 +66,34 @@ describe('JSON request bodies', () => {
     expect(messaging.statusCode).toBe(400);
     expect(((await messaging.body.json()) as any).error.details[0].path).toEqual(['__proto__']);
     // A key that merely contains the words is an ordinary key.
-    expect((await send('POST', '/api/orgs/org_dev/repositories', '{"name":"constructor notes","description":"about __proto__"}')).status).toBe(201);
-    const after = (await request(`${emu.url}/api/orgs/org_dev/repositories`, { headers: { authorization: emu.token! } }).then((r) => r.body.json())) as { data: unknown[] };
+    expect(
+      (
+        await send(
+          'POST',
+          '/api/orgs/org_dev/repositories',
+          '{"name":"constructor notes","description":"about __proto__"}',
+        )
+      ).status,
+    ).toBe(201);
+    const after = (await request(`${emu.url}/api/orgs/org_dev/repositories`, {
+      headers: { authorization: emu.token! },
+    }).then((r) => r.body.json())) as { data: unknown[] };
     expect(after.data.length).toBe(before.data.length + 1);
   });
 
   it('a deeply nested body is an ordinary 400, not a crash', async () => {
     const depth = 100_000;
-    const res = await send('POST', '/api/orgs/org_dev/repositories', `{"name":"deep","extra":${'['.repeat(depth)}"constructor"${']'.repeat(depth)}}`);
+    const res = await send(
+      'POST',
+      '/api/orgs/org_dev/repositories',
+      `{"name":"deep","extra":${'['.repeat(depth)}"constructor"${']'.repeat(depth)}}`,
+    );
     expect(res.status).toBe(400);
-    const poisoned = await send('POST', '/api/orgs/org_dev/repositories', `{"name":"deep","extra":${'['.repeat(depth)}{"__proto__":1}${']'.repeat(depth)}}`);
+    const poisoned = await send(
+      'POST',
+      '/api/orgs/org_dev/repositories',
+      `{"name":"deep","extra":${'['.repeat(depth)}{"__proto__":1}${']'.repeat(depth)}}`,
+    );
     expect(poisoned.status).toBe(400);
     // Too deep is found before the key: the path names where the nesting passes the limit.
     expect(poisoned.body.error.details[0]).toMatchObject({ code: 'too_deep' });

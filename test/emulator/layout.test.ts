@@ -19,8 +19,15 @@ function listedFolders(): string[] {
 
 function foldersWithCode(dir: string): string[] {
   const entries = readdirSync(dir, { withFileTypes: true });
-  const here = entries.some((e) => e.isFile() && /\.tsx?$/.test(e.name)) ? [relative(ROOT, dir)] : [];
-  return [...here, ...entries.filter((e) => e.isDirectory() && !(e.name === 'app' && dir.endsWith('dashboard'))).flatMap((e) => foldersWithCode(join(dir, e.name)))];
+  const here = entries.some((e) => e.isFile() && /\.tsx?$/.test(e.name))
+    ? [relative(ROOT, dir)]
+    : [];
+  return [
+    ...here,
+    ...entries
+      .filter((e) => e.isDirectory() && !(e.name === 'app' && dir.endsWith('dashboard')))
+      .flatMap((e) => foldersWithCode(join(dir, e.name))),
+  ];
 }
 
 describe('the emulator layout described in docs/architecture.md', () => {
@@ -31,6 +38,9 @@ describe('the emulator layout described in docs/architecture.md', () => {
   test('matches the tree, both ways', () => {
     const listed = listedFolders().sort();
     const actual = foldersWithCode(join(ROOT, 'emulator')).sort();
-    expect({ missingFromPage: actual.filter((f) => !listed.includes(f)), missingFromTree: listed.filter((f) => !actual.includes(f)) }).toEqual({ missingFromPage: [], missingFromTree: [] });
+    expect({
+      missingFromPage: actual.filter((f) => !listed.includes(f)),
+      missingFromTree: listed.filter((f) => !actual.includes(f)),
+    }).toEqual({ missingFromPage: [], missingFromTree: [] });
   });
 });

@@ -5,7 +5,11 @@ import { startEmulator, temporaryDataDir } from '../../emulator/index.js';
 
 /** GET or POST with the emulator's token; status and parsed body. */
 async function call(url: string, token: string, method: 'GET' | 'POST' = 'GET', body?: unknown) {
-  const res = await request(url, { method, headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await request(url, {
+    method,
+    headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
@@ -22,10 +26,14 @@ describe('startEmulator()', () => {
       const health = await request(`${emu.url}/_emulator/health`);
       expect(await health.body.json()).toMatchObject({ data: { persistent: false } });
 
-      const created = await call(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!, 'POST', { name: 'scratch' });
+      const created = await call(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!, 'POST', {
+        name: 'scratch',
+      });
       expect(created.status).toBe(201);
       await emu.reset();
-      expect((await call(`${emu.url}/api/repositories/${created.body.data.id}`, emu.token!)).status).toBe(404);
+      expect(
+        (await call(`${emu.url}/api/repositories/${created.body.data.id}`, emu.token!)).status,
+      ).toBe(404);
       // The seed's records and credentials are back as they were.
       const listed = await call(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!);
       expect(listed.status).toBe(200);
@@ -35,8 +43,12 @@ describe('startEmulator()', () => {
       closed.done = true;
       // New connections: a kept-alive one may not have seen its close yet when close() resolves.
       const fresh = new Agent();
-      await expect(request(`${emu.url}/_emulator/health`, { dispatcher: fresh })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-      await expect(request(`${emu.messagingUrl}/conversations/x`, { dispatcher: fresh })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(
+        request(`${emu.url}/_emulator/health`, { dispatcher: fresh }),
+      ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(
+        request(`${emu.messagingUrl}/conversations/x`, { dispatcher: fresh }),
+      ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
       await fresh.close();
     } finally {
       if (!closed.done) await emu.close();
@@ -47,13 +59,21 @@ describe('startEmulator()', () => {
     const dir = await temporaryDataDir();
     try {
       const first = await startEmulator({ dataDir: dir.dir });
-      const created = await call(`${first.url}/api/orgs/org_dev/repositories`, first.token!, 'POST', { name: 'kept' });
+      const created = await call(
+        `${first.url}/api/orgs/org_dev/repositories`,
+        first.token!,
+        'POST',
+        { name: 'kept' },
+      );
       await first.close();
       expect((await readdir(dir.dir)).length).toBeGreaterThan(0);
       const second = await startEmulator({ dataDir: dir.dir });
       try {
         expect(second.dataDir).toBe(dir.dir);
-        expect((await call(`${second.url}/api/repositories/${created.body.data.id}`, second.token!)).body.data).toMatchObject({ name: 'kept' });
+        expect(
+          (await call(`${second.url}/api/repositories/${created.body.data.id}`, second.token!)).body
+            .data,
+        ).toMatchObject({ name: 'kept' });
       } finally {
         await second.close();
       }
@@ -63,6 +83,8 @@ describe('startEmulator()', () => {
   });
 
   it('refuses dataDir together with inMemory', async () => {
-    await expect(startEmulator({ inMemory: true, dataDir: '/tmp/never-used' })).rejects.toThrow(/not both/);
+    await expect(startEmulator({ inMemory: true, dataDir: '/tmp/never-used' })).rejects.toThrow(
+      /not both/,
+    );
   });
 });

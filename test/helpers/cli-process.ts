@@ -15,7 +15,9 @@ export const CLI = resolve(import.meta.dirname, '../../bin/plugsmith.js');
 
 function assertBuilt(): void {
   if (!existsSync(resolve(import.meta.dirname, '../../dist/cli.js'))) {
-    throw new Error('dist/cli.js is missing: run `npm run build` (npm test does it) before these tests');
+    throw new Error(
+      'dist/cli.js is missing: run `npm run build` (npm test does it) before these tests',
+    );
   }
 }
 
@@ -34,7 +36,10 @@ export async function tempConfigDir(): Promise<string> {
 }
 
 /** Runs the CLI to completion as a child process, without a terminal. */
-export async function runCli(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   assertBuilt();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
@@ -78,13 +83,22 @@ process.on('exit', () => {
  * Runs the CLI as a child process (stdout piped, no terminal) and reports every module it loaded:
  * ES module URLs, CommonJS files as file URLs, and built-ins as `node:<name>` (public ones only).
  */
-export async function runCliRecordingLoads(args: string[], options: { env?: Record<string, string> } = {}): Promise<CliResult & { loaded: string[] }> {
+export async function runCliRecordingLoads(
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<CliResult & { loaded: string[] }> {
   assertBuilt();
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-loads-'));
   try {
     const record = join(dir, 'loaded.txt');
     const child = spawn(process.execPath, ['--import', RECORD, CLI, ...args], {
-      env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env, PLUGSMITH_TEST_LOADED: record },
+      env: {
+        ...process.env,
+        CI: 'true',
+        NO_COLOR: '1',
+        ...options.env,
+        PLUGSMITH_TEST_LOADED: record,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -93,7 +107,11 @@ export async function runCliRecordingLoads(args: string[], options: { env?: Reco
     child.stderr.on('data', (d) => (stderr += d));
     const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
     const lines = (await readFile(record, 'utf8')).split('\n').filter(Boolean);
-    const loaded = [...new Set(lines.map((line) => (line.startsWith('cjs:') ? pathToFileURL(line.slice(4)).href : line)))];
+    const loaded = [
+      ...new Set(
+        lines.map((line) => (line.startsWith('cjs:') ? pathToFileURL(line.slice(4)).href : line)),
+      ),
+    ];
     return { code, signal, stdout, stderr, loaded };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -117,14 +135,24 @@ export interface CliProcess {
  */
 export function spawnCli(
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string; onTestFinished?: (cleanup: () => void) => void } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    onTestFinished?: (cleanup: () => void) => void;
+  } = {},
 ): CliProcess {
   assertBuilt();
   // Every process this CLI starts (dev's plugin runs in a process group of its own) inherits the mark.
   const mark = randomUUID();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
-    env: { ...process.env, CI: 'true', NO_COLOR: '1', ...options.env, PLUGSMITH_TEST_PROCESS: mark },
+    env: {
+      ...process.env,
+      CI: 'true',
+      NO_COLOR: '1',
+      ...options.env,
+      PLUGSMITH_TEST_PROCESS: mark,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

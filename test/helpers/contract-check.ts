@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { checkContractsByDefault, contractViolations } from '../../emulator/openapi/contract-check.js';
+import {
+  checkContractsByDefault,
+  contractViolations,
+} from '../../emulator/openapi/contract-check.js';
 
 // The contract test (vitest setupFiles): every emulator a test file starts (in this process) checks each JSON response
 // it sends against the OpenAPI document (emulator/openapi/contract-check.ts); after the file, the
@@ -7,7 +10,14 @@ import { checkContractsByDefault, contractViolations } from '../../emulator/open
 checkContractsByDefault();
 
 /** Suites whose every response must match the document. */
-const CHECKED = ['test/emulator/api/', 'test/emulator/admin/', 'test/emulator/messaging/', 'test/client/', 'test/contract/', 'test/security/'];
+const CHECKED = [
+  'test/emulator/api/',
+  'test/emulator/admin/',
+  'test/emulator/messaging/',
+  'test/client/',
+  'test/contract/',
+  'test/security/',
+];
 
 const collected = contractViolations;
 

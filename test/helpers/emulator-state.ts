@@ -8,7 +8,11 @@ import { tempDir } from '../kit/index.js';
 
 /** The state file of the emulator of `folder` (a project folder, or the data dir of one started outside a project) in a config dir. */
 export function stateFileOf(configDir: string, folder: string): string {
-  return join(configDir, 'emulators', `${createHash('sha256').update(realpathSync(folder)).digest('hex').slice(0, 16)}.json`);
+  return join(
+    configDir,
+    'emulators',
+    `${createHash('sha256').update(realpathSync(folder)).digest('hex').slice(0, 16)}.json`,
+  );
 }
 
 /** The state file of an in-memory emulator started outside any project, by its pid. */
@@ -19,7 +23,9 @@ export function memoryStateFile(configDir: string, pid: number): string {
 /** The state files in a config dir (each a running emulator, or a stale one). */
 export async function stateFiles(configDir: string): Promise<string[]> {
   try {
-    return (await readdir(join(configDir, 'emulators'))).filter((n) => n.endsWith('.json')).map((n) => join(configDir, 'emulators', n));
+    return (await readdir(join(configDir, 'emulators')))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => join(configDir, 'emulators', n));
   } catch {
     return [];
   }
@@ -32,6 +38,14 @@ export async function emulatorRunningAt(url: string): Promise<{ path: string }> 
   onTestFinished(() => {
     vi.unstubAllEnvs();
   });
-  const emulator = { url, messagingUrl: 'http://127.0.0.1:4011', token: null, apiKey: null, orgId: null, dataDir: null, adminToken: 'adm_test' };
+  const emulator = {
+    url,
+    messagingUrl: 'http://127.0.0.1:4011',
+    token: null,
+    apiKey: null,
+    orgId: null,
+    dataDir: null,
+    adminToken: 'adm_test',
+  };
   return writeEmulatorState(emulator, { project: null, key: `memory-${process.pid}` });
 }

@@ -31,7 +31,12 @@ export function queryString(query: CallOptions['query']): string {
 }
 
 /** One real HTTP request to `baseUrl + path` with undici. The body is parsed as JSON when it can be. */
-export async function call(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = options.token;
   let body: string | Buffer | undefined = options.rawBody;
@@ -55,6 +60,14 @@ export async function call(baseUrl: string, method: string, path: string, option
 }
 
 /** One request to an emulator's admin API (`/_emulator/…`) with its admin credential (`x-plugsmith-admin`). */
-export function adminCall(emu: { url: string; adminHeaders: Record<string, string> }, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse> {
-  return call(emu.url, method, path, { ...options, headers: { ...emu.adminHeaders, ...options.headers } });
+export function adminCall(
+  emu: { url: string; adminHeaders: Record<string, string> },
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse> {
+  return call(emu.url, method, path, {
+    ...options,
+    headers: { ...emu.adminHeaders, ...options.headers },
+  });
 }

@@ -14,7 +14,11 @@ export function sources(dir: string): string[] {
 export function importsOf(file: string, text: string): string[] {
   const specifiers = new Set<string>();
   // Static imports and re-exports (`import … from '…'`, `export … from '…'`, `import '…'`) and dynamic import('…').
-  const patterns = [/(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]/g, /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]/g,
+    /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   for (const pattern of patterns) for (const m of text.matchAll(pattern)) specifiers.add(m[1]);
   const out: string[] = [];
   for (const spec of specifiers) {
@@ -26,11 +30,22 @@ export function importsOf(file: string, text: string): string[] {
 }
 
 /** The import graph of the sources under `roots`: each file to the files it imports among them. */
-export function importGraph(roots: string[]): { files: string[]; texts: Map<string, string>; graph: Map<string, string[]> } {
+export function importGraph(roots: string[]): {
+  files: string[];
+  texts: Map<string, string>;
+  graph: Map<string, string[]>;
+} {
   const files = roots.flatMap((root) => sources(root));
   const texts = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
   const byStem = new Map(files.map((f) => [f.replace(/\.tsx?$/, ''), f]));
-  const graph = new Map(files.map((f) => [f, importsOf(f, texts.get(f)!).flatMap((t) => byStem.get(t) ?? byStem.get(join(t, 'index')) ?? [])]));
+  const graph = new Map(
+    files.map((f) => [
+      f,
+      importsOf(f, texts.get(f)!).flatMap(
+        (t) => byStem.get(t) ?? byStem.get(join(t, 'index')) ?? [],
+      ),
+    ]),
+  );
   return { files, texts, graph };
 }
 
@@ -61,7 +76,8 @@ export function circles(graph: Map<string, string[]>, base: string): string[][] 
         onStack.delete(w);
         component.push(w);
       } while (w !== v);
-      if (component.length > 1 || graph.get(v)!.includes(v)) found.push(component.map((f) => relative(base, f)).sort());
+      if (component.length > 1 || graph.get(v)!.includes(v))
+        found.push(component.map((f) => relative(base, f)).sort());
     }
   };
   for (const f of graph.keys()) if (!indexOf.has(f)) visit(f);

@@ -4,7 +4,9 @@ import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js
 import { call, type ApiResponse, type CallOptions } from './http.js';
 
 /** The seed of `test/fixtures/seed-matrix.json`: two orgs and a user token for every kind of caller. */
-export const MATRIX_SEED: Seed = JSON.parse(readFileSync(new URL('../fixtures/seed-matrix.json', import.meta.url), 'utf8'));
+export const MATRIX_SEED: Seed = JSON.parse(
+  readFileSync(new URL('../fixtures/seed-matrix.json', import.meta.url), 'utf8'),
+);
 
 /** The org most tests act in (org_acme) and a second org (org_beta). */
 export const ORG = 'org_acme';
@@ -43,14 +45,50 @@ export interface Caller {
 /** The eight kinds of caller of the authorization matrix. */
 export const CALLERS: readonly Caller[] = [
   { name: 'no token', token: undefined, authenticated: false, roleInOrg: null, limitedTo: null },
-  { name: 'unknown token', token: 'pst_not_a_token_of_this_emulator', authenticated: false, roleInOrg: null, limitedTo: null },
-  { name: 'non-member', token: TOKENS.outsider, authenticated: true, roleInOrg: null, limitedTo: null },
-  { name: 'VIEWER', token: TOKENS.viewer, authenticated: true, roleInOrg: 'VIEWER', limitedTo: null },
-  { name: 'MEMBER', token: TOKENS.member, authenticated: true, roleInOrg: 'MEMBER', limitedTo: null },
+  {
+    name: 'unknown token',
+    token: 'pst_not_a_token_of_this_emulator',
+    authenticated: false,
+    roleInOrg: null,
+    limitedTo: null,
+  },
+  {
+    name: 'non-member',
+    token: TOKENS.outsider,
+    authenticated: true,
+    roleInOrg: null,
+    limitedTo: null,
+  },
+  {
+    name: 'VIEWER',
+    token: TOKENS.viewer,
+    authenticated: true,
+    roleInOrg: 'VIEWER',
+    limitedTo: null,
+  },
+  {
+    name: 'MEMBER',
+    token: TOKENS.member,
+    authenticated: true,
+    roleInOrg: 'MEMBER',
+    limitedTo: null,
+  },
   { name: 'OWNER', token: TOKENS.owner, authenticated: true, roleInOrg: 'OWNER', limitedTo: null },
-  { name: 'org-limited token inside its org', token: TOKENS.limitedInside, authenticated: true, roleInOrg: 'OWNER', limitedTo: ORG },
+  {
+    name: 'org-limited token inside its org',
+    token: TOKENS.limitedInside,
+    authenticated: true,
+    roleInOrg: 'OWNER',
+    limitedTo: ORG,
+  },
   // Its user is OWNER of ORG too: only the token's limit keeps it out.
-  { name: 'org-limited token outside its org', token: TOKENS.limitedOutside, authenticated: true, roleInOrg: null, limitedTo: OTHER_ORG },
+  {
+    name: 'org-limited token outside its org',
+    token: TOKENS.limitedOutside,
+    authenticated: true,
+    roleInOrg: null,
+    limitedTo: OTHER_ORG,
+  },
 ];
 
 /** A running emulator loaded with MATRIX_SEED, and shortcuts to call it. */
@@ -61,7 +99,11 @@ export interface MatrixEmulator {
   /** Creates a plugin in `orgId` (default ORG) as its OWNER; fields override sensible defaults. */
   createPlugin(fields?: Record<string, unknown>, orgId?: string): Promise<Record<string, any>>;
   /** Adds an action or external event to a plugin as the OWNER of ORG. */
-  createDefinition(pluginId: string, segment: 'actions' | 'external-events', fields: Record<string, unknown>): Promise<Record<string, any>>;
+  createDefinition(
+    pluginId: string,
+    segment: 'actions' | 'external-events',
+    fields: Record<string, unknown>,
+  ): Promise<Record<string, any>>;
 }
 
 let pluginCount = 0;
@@ -71,9 +113,19 @@ export async function startMatrixEmulator(): Promise<MatrixEmulator> {
   const emu = await startEmulator({ seed: MATRIX_SEED });
   // Admin paths carry the emulator's admin credential, as the CLI and startEmulator() do.
   const send = (method: string, path: string, options?: CallOptions) =>
-    call(emu.url, method, path, path.startsWith('/_emulator') ? { ...options, headers: { ...emu.adminHeaders, ...options?.headers } } : options);
+    call(
+      emu.url,
+      method,
+      path,
+      path.startsWith('/_emulator')
+        ? { ...options, headers: { ...emu.adminHeaders, ...options?.headers } }
+        : options,
+    );
   const created = (response: ApiResponse, what: string) => {
-    if (response.status !== 201) throw new Error(`creating ${what} failed: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 201)
+      throw new Error(
+        `creating ${what} failed: ${response.status} ${JSON.stringify(response.body)}`,
+      );
     return response.body.data as Record<string, any>;
   };
   return {
@@ -96,7 +148,13 @@ export async function startMatrixEmulator(): Promise<MatrixEmulator> {
       return created(await send('POST', `/api/orgs/${orgId}/plugins`, { token, body }), 'a plugin');
     },
     async createDefinition(pluginId, segment, fields) {
-      return created(await send('POST', `/api/plugins/${pluginId}/${segment}`, { token: TOKENS.owner, body: fields }), segment);
+      return created(
+        await send('POST', `/api/plugins/${pluginId}/${segment}`, {
+          token: TOKENS.owner,
+          body: fields,
+        }),
+        segment,
+      );
     },
   };
 }

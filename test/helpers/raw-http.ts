@@ -39,7 +39,9 @@ export class RawConnection {
   static open(baseUrl: string): Promise<RawConnection> {
     const url = new URL(baseUrl);
     return new Promise((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => resolve(new RawConnection(socket)));
+      const socket = connect(Number(url.port), url.hostname, () =>
+        resolve(new RawConnection(socket)),
+      );
       socket.once('error', reject);
     });
   }
@@ -55,9 +57,15 @@ export class RawConnection {
     for (;;) {
       const parsed = this.parse();
       if (parsed) return parsed;
-      if (this.ended) throw new Error(`the connection ended before a whole answer (${this.buffer.length} bytes read)`);
+      if (this.ended)
+        throw new Error(
+          `the connection ended before a whole answer (${this.buffer.length} bytes read)`,
+        );
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no whole answer within ${timeoutMs} ms (${this.buffer.length} bytes read)`);
+      if (left <= 0)
+        throw new Error(
+          `no whole answer within ${timeoutMs} ms (${this.buffer.length} bytes read)`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiting = () => {
@@ -71,7 +79,9 @@ export class RawConnection {
 
   /** Whether the server ends the connection within `timeoutMs`. */
   async endsWithin(timeoutMs: number): Promise<boolean> {
-    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+    const timeout = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), timeoutMs).unref(),
+    );
     return Promise.race([this.closed.then(() => true), timeout]);
   }
 
@@ -117,13 +127,25 @@ export class RawConnection {
 }
 
 /** Sends one request as written (with `Connection: close`) and reads its answer. */
-export async function rawRequest(baseUrl: string, method: string, target: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export async function rawRequest(
+  baseUrl: string,
+  method: string,
+  target: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
   const connection = await RawConnection.open(baseUrl);
   try {
     const url = new URL(baseUrl);
-    const headers: Record<string, string> = { host: url.host, connection: 'close', ...options.headers };
-    if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
-    const head = `${method} ${target} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    const headers: Record<string, string> = {
+      host: url.host,
+      connection: 'close',
+      ...options.headers,
+    };
+    if (options.body !== undefined)
+      headers['content-length'] = String(Buffer.byteLength(options.body));
+    const head = `${method} ${target} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
     connection.write(head + (options.body ?? ''));
     return await connection.response();
   } finally {

@@ -19,7 +19,12 @@ export interface SmallDisk {
 }
 
 function noSpace(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write', path });
+  return Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall: 'write',
+    path,
+  });
 }
 
 /**
@@ -33,7 +38,9 @@ export function smallDisk(): SmallDisk {
   // PLUGSMITH_TEST_NO_MOUNT=1 runs the fallback where mounting works, to check it.
   if (process.env.PLUGSMITH_TEST_NO_MOUNT === '1') return injectedDisk(dir);
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m,mode=0700', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m,mode=0700', 'tmpfs', dir], {
+      stdio: 'ignore',
+    });
   } catch {
     return injectedDisk(dir);
   }
@@ -73,7 +80,8 @@ export function smallDisk(): SmallDisk {
 
 function injectedDisk(dir: string): SmallDisk {
   let full = false;
-  const under = (path: unknown) => full && typeof path === 'string' && resolve(path).startsWith(dir + '/');
+  const under = (path: unknown) =>
+    full && typeof path === 'string' && resolve(path).startsWith(dir + '/');
   const writing = (flags: unknown) => typeof flags === 'string' && /[wa+]/.test(flags);
   const { createWriteStream } = fs;
   const { open } = fsPromises;

@@ -20,7 +20,9 @@ import { killMarked } from '../kit/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const MINUTES = 60_000;
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+};
 /** What the EVENT_HANDLER template's src/reply.ts answers: `You said: ${text}`. */
 const REPLY = /You said: \S/;
 
@@ -29,7 +31,8 @@ let work: string;
 let tarball: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it) before these tests');
+  if (!existsSync(join(ROOT, 'dist/cli.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does it) before these tests');
   work = await mkdtemp(join(tmpdir(), 'plugsmith-install-'));
 });
 
@@ -38,18 +41,41 @@ afterAll(async () => {
 });
 
 /** A temporary global npm prefix, and a person's environment that uses it: its bin/ first on PATH. */
-async function globalPrefix(name: string): Promise<{ prefix: string; env: Record<string, string> }> {
+async function globalPrefix(
+  name: string,
+): Promise<{ prefix: string; env: Record<string, string> }> {
   const prefix = join(work, name);
   await mkdir(prefix, { recursive: true });
   const bin = process.platform === 'win32' ? prefix : join(prefix, 'bin');
-  return { prefix, env: userEnv({ npm_config_prefix: prefix, PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` }) };
+  return {
+    prefix,
+    env: userEnv({
+      npm_config_prefix: prefix,
+      PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
+    }),
+  };
 }
 
 /** Starts a long-running command in its own process group; stopped with SIGINT (then SIGKILL) when the test ends. */
-function background(command: string, args: string[], cwd: string, env: Record<string, string>): { child: ChildProcess; lines: string[]; waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>; output(): string } {
+function background(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): {
+  child: ChildProcess;
+  lines: string[];
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
+  output(): string;
+} {
   // What it starts in process groups of their own (dev's plugin) inherits the mark, and goes with it.
   const mark = randomUUID();
-  const child = spawn(command, args, { cwd, env: { ...env, PLUGSMITH_TEST_PROCESS: mark }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...env, PLUGSMITH_TEST_PROCESS: mark },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const lines: string[] = [];
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
@@ -86,7 +112,11 @@ function background(command: string, args: string[], cwd: string, env: Record<st
         const wake = (): void => void check();
         const timer = setTimeout(() => {
           waiters.delete(wake);
-          reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}\n--- stderr ---\n${err}`));
+          reject(
+            new Error(
+              `no line matching ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}\n--- stderr ---\n${err}`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) waiters.add(wake);
       }),
@@ -99,9 +129,16 @@ describe('an unbuilt checkout', () => {
     await mkdir(join(clone, 'bin'), { recursive: true });
     await cp(join(ROOT, 'bin/plugsmith.js'), join(clone, 'bin/plugsmith.js'));
     await cp(join(ROOT, 'package.json'), join(clone, 'package.json'));
-    const run = await sh(process.execPath, [join(clone, 'bin/plugsmith.js'), 'init', 'x', '--yes'], clone, 30_000);
+    const run = await sh(
+      process.execPath,
+      [join(clone, 'bin/plugsmith.js'), 'init', 'x', '--yes'],
+      clone,
+      30_000,
+    );
     expect(run.code).toBe(1);
-    expect(run.output.trim().split('\n')).toEqual([expect.stringContaining('run `npm run build` in ')]);
+    expect(run.output.trim().split('\n')).toEqual([
+      expect.stringContaining('run `npm run build` in '),
+    ]);
     expect(run.output).toContain(clone);
     expect(run.output).not.toContain('ERR_MODULE_NOT_FOUND');
   });
@@ -113,29 +150,67 @@ describe('npm pack', () => {
     async () => {
       // A checkout as a fresh clone has it: the tracked tree, no dist/; dependencies as `npm ci` leaves them.
       const clone = join(work, 'clone');
-      const skipped = new Set(['node_modules', 'dist', '.git', '.plugsmith', '.plugsmith-data', 'coverage']);
-      await cp(ROOT, clone, { recursive: true, filter: (source) => !skipped.has(source.slice(ROOT.length + 1).split(/[\\/]/)[0]) && !source.endsWith('.tgz') });
+      const skipped = new Set([
+        'node_modules',
+        'dist',
+        '.git',
+        '.plugsmith',
+        '.plugsmith-data',
+        'coverage',
+      ]);
+      await cp(ROOT, clone, {
+        recursive: true,
+        filter: (source) =>
+          !skipped.has(source.slice(ROOT.length + 1).split(/[\\/]/)[0]) && !source.endsWith('.tgz'),
+      });
       await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
       expect(existsSync(join(clone, 'dist'))).toBe(false);
 
-      const packed = await sh('npm', ['pack', '--json', '--pack-destination', work], clone, 8 * MINUTES);
+      const packed = await sh(
+        'npm',
+        ['pack', '--json', '--pack-destination', work],
+        clone,
+        8 * MINUTES,
+      );
       expect(packed.code, packed.output).toBe(0);
-      const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      const [info] = JSON.parse(packed.stdout) as Array<{
+        filename: string;
+        files: Array<{ path: string }>;
+      }>;
       const files = info.files.map((f) => f.path);
-      for (const file of ['bin/plugsmith.js', 'dist/cli.js', 'dist/emulator/index.js', 'dist/emulator/index.d.ts', 'dist/webhooks/index.d.ts', 'plugsmith.schema.json', 'templates/common/_gitignore', 'templates/EVENT_HANDLER/src/reply.ts']) {
+      for (const file of [
+        'bin/plugsmith.js',
+        'dist/cli.js',
+        'dist/emulator/index.js',
+        'dist/emulator/index.d.ts',
+        'dist/webhooks/index.d.ts',
+        'plugsmith.schema.json',
+        'templates/common/_gitignore',
+        'templates/EVENT_HANDLER/src/reply.ts',
+      ]) {
         expect(files, file).toContain(file);
       }
       // Not published: no release mark, so an init run by this tarball vendors it.
       expect(files).not.toContain('dist/release.json');
-      expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('.ci/'))).toBe(false);
+      expect(
+        files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('.ci/')),
+      ).toBe(false);
       tarball = join(work, info.filename);
       expect(info.filename).toBe(`plugsmith-${version}.tgz`);
 
       // A checkout not rebuilt after `git pull`: its dist/ is older than its sources. With the build
       // tools installed, packing builds again, so the tarball never ships the stale dist/.
       const STALE = '// stale build, from before the last git pull\n';
-      await writeFile(join(clone, 'dist/cli.js'), STALE + (await readFile(join(clone, 'dist/cli.js'), 'utf8')));
-      const again = await sh('npm', ['pack', '--json', '--pack-destination', join(work, 'clone')], clone, 8 * MINUTES);
+      await writeFile(
+        join(clone, 'dist/cli.js'),
+        STALE + (await readFile(join(clone, 'dist/cli.js'), 'utf8')),
+      );
+      const again = await sh(
+        'npm',
+        ['pack', '--json', '--pack-destination', join(work, 'clone')],
+        clone,
+        8 * MINUTES,
+      );
       expect(again.code, again.output).toBe(0);
       expect(await readFile(join(clone, 'dist/cli.js'), 'utf8')).not.toContain(STALE);
 
@@ -143,25 +218,63 @@ describe('npm pack', () => {
       // dist/ it finds, untouched; with no dist/ either it fails, naming the fix.
       const installed = join(work, 'installed-copy');
       await mkdir(installed);
-      for (const entry of ['package.json', 'bin', 'dist', 'templates', 'plugsmith.schema.json', '.ci']) await cp(join(clone, entry), join(installed, entry), { recursive: true });
-      await writeFile(join(installed, 'dist/cli.js'), STALE + (await readFile(join(installed, 'dist/cli.js'), 'utf8')));
+      for (const entry of [
+        'package.json',
+        'bin',
+        'dist',
+        'templates',
+        'plugsmith.schema.json',
+        '.ci',
+      ])
+        await cp(join(clone, entry), join(installed, entry), { recursive: true });
+      await writeFile(
+        join(installed, 'dist/cli.js'),
+        STALE + (await readFile(join(installed, 'dist/cli.js'), 'utf8')),
+      );
       const built = (await stat(join(installed, 'dist/cli.js'))).mtimeMs;
-      const reused = await sh(process.execPath, ['.ci/pack.js', 'prepack'], installed, 30_000, userEnv({ npm_command: 'pack' }));
+      const reused = await sh(
+        process.execPath,
+        ['.ci/pack.js', 'prepack'],
+        installed,
+        30_000,
+        userEnv({ npm_command: 'pack' }),
+      );
       expect(reused.code, reused.output).toBe(0);
       expect((await stat(join(installed, 'dist/cli.js'))).mtimeMs).toBe(built);
       expect(await readFile(join(installed, 'dist/cli.js'), 'utf8')).toContain(STALE);
       // The mark (here, where prepack does not build): written under `npm publish` of a release, removed by postpack.
-      const pack = (phase: string, command: string) => sh(process.execPath, ['.ci/pack.js', phase], installed, 30_000, userEnv({ npm_command: command }));
+      const pack = (phase: string, command: string) =>
+        sh(
+          process.execPath,
+          ['.ci/pack.js', phase],
+          installed,
+          30_000,
+          userEnv({ npm_command: command }),
+        );
       expect((await pack('prepack', 'publish')).code).toBe(0);
-      expect(JSON.parse(await readFile(join(installed, 'dist/release.json'), 'utf8'))).toEqual({ version });
+      expect(JSON.parse(await readFile(join(installed, 'dist/release.json'), 'utf8'))).toEqual({
+        version,
+      });
       expect((await pack('postpack', 'publish')).code).toBe(0);
       expect(existsSync(join(installed, 'dist/release.json'))).toBe(false);
       // A prerelease is never marked, nor is anything packed other than by publish.
-      await writeFile(join(installed, 'package.json'), JSON.stringify({ ...JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')), version: `${version}-rc.1` }));
+      await writeFile(
+        join(installed, 'package.json'),
+        JSON.stringify({
+          ...JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')),
+          version: `${version}-rc.1`,
+        }),
+      );
       expect((await pack('prepack', 'publish')).code).toBe(0);
       expect(existsSync(join(installed, 'dist/release.json'))).toBe(false);
       await rm(join(installed, 'dist'), { recursive: true });
-      const none = await sh(process.execPath, ['.ci/pack.js', 'prepack'], installed, 30_000, userEnv({ npm_command: 'pack' }));
+      const none = await sh(
+        process.execPath,
+        ['.ci/pack.js', 'prepack'],
+        installed,
+        30_000,
+        userEnv({ npm_command: 'pack' }),
+      );
       expect(none.code).toBe(1);
       expect(none.output).toContain('dist/ is missing and cannot be built here');
     },
@@ -173,7 +286,21 @@ describe('npm pack', () => {
     async () => {
       expect(tarball, 'the npm pack test makes the tarball').toBeDefined();
       const { prefix, env } = await globalPrefix('prefix-tarball');
-      const install = await sh('npm', ['install', '-g', tarball, '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'], work, 8 * MINUTES, env);
+      const install = await sh(
+        'npm',
+        [
+          'install',
+          '-g',
+          tarball,
+          '--engine-strict',
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+        ],
+        work,
+        8 * MINUTES,
+        env,
+      );
       expect(install.code, install.output).toBe(0);
       expect(install.output).not.toContain('EBADENGINE');
       const shown = await sh('plugsmith', ['--version'], work, 30_000, env);
@@ -183,9 +310,17 @@ describe('npm pack', () => {
       await mkdir(projects);
       const init = await sh('plugsmith', ['init', 'tar-bot', '--yes'], projects, 2 * MINUTES, env);
       expect(init.code, init.output).toBe(0);
-      expect(init.output).toContain(`installs it from vendor/plugsmith-${version}.tgz (packed from ${join(prefix, 'lib/node_modules/plugsmith')})`);
+      expect(init.output).toContain(
+        `installs it from vendor/plugsmith-${version}.tgz (packed from ${join(prefix, 'lib/node_modules/plugsmith')})`,
+      );
       const project = join(projects, 'tar-bot');
-      const projectInstall = await sh('npm', ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'], project, 8 * MINUTES, env);
+      const projectInstall = await sh(
+        'npm',
+        ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
+        project,
+        8 * MINUTES,
+        env,
+      );
       expect(projectInstall.code, projectInstall.output).toBe(0);
       expect(projectInstall.output).not.toContain('EBADENGINE');
       const local = await sh('npx', ['plugsmith', '--version'], project, 60_000, env);
@@ -200,7 +335,13 @@ describe('a fresh machine, as the README says', () => {
     'installs plugsmith from this checkout (npm install -g .), then init, npm install, npm test, dev, and a triggered AGENT_MESSAGE_RECEIVED answered by the plugin',
     async () => {
       const { prefix, env } = await globalPrefix('prefix-checkout');
-      const linked = await sh('npm', ['install', '-g', '.', '--no-audit', '--no-fund'], ROOT, 4 * MINUTES, env);
+      const linked = await sh(
+        'npm',
+        ['install', '-g', '.', '--no-audit', '--no-fund'],
+        ROOT,
+        4 * MINUTES,
+        env,
+      );
       expect(linked.code, linked.output).toBe(0);
       expect(existsSync(join(prefix, 'bin/plugsmith'))).toBe(true);
       // The checkout's own node_modules gained nothing: the prefix holds the link.
@@ -209,12 +350,24 @@ describe('a fresh machine, as the README says', () => {
       // An empty folder outside the repository; `plugsmith` from PATH.
       const projects = join(work, 'fresh');
       await mkdir(projects);
-      const init = await sh('plugsmith', ['init', 'my-bot', '--type', 'EVENT_HANDLER', '--yes'], projects, 2 * MINUTES, env);
+      const init = await sh(
+        'plugsmith',
+        ['init', 'my-bot', '--type', 'EVENT_HANDLER', '--yes'],
+        projects,
+        2 * MINUTES,
+        env,
+      );
       expect(init.code, init.output).toBe(0);
       expect(init.output).toContain(`installs it from vendor/plugsmith-${version}.tgz`);
       const project = join(projects, 'my-bot');
 
-      const install = await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 8 * MINUTES, env);
+      const install = await sh(
+        'npm',
+        ['install', '--prefer-offline', '--no-audit', '--no-fund'],
+        project,
+        8 * MINUTES,
+        env,
+      );
       expect(install.code, install.output).toBe(0);
       expect(install.output).not.toContain('EBADENGINE');
       const test = await sh('npm', ['test'], project, 4 * MINUTES, env);
@@ -223,13 +376,40 @@ describe('a fresh machine, as the README says', () => {
 
       // Inside the project, `npx plugsmith` is the project's own plugsmith. Free ports and an own
       // config dir keep this from meeting any other emulator on the machine.
-      const devEnv = { ...env, PLUGSMITH_CONFIG_DIR: join(work, 'config'), PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
+      const devEnv = {
+        ...env,
+        PLUGSMITH_CONFIG_DIR: join(work, 'config'),
+        PLUGSMITH_BASE_URL: '',
+        PLUGSMITH_TOKEN: '',
+        PLUGSMITH_MESSAGING_URL: '',
+        PLUGSMITH_API_KEY: '',
+      };
       const port = await freePort();
-      const dev = background('npx', ['plugsmith', 'dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], project, devEnv);
+      const dev = background(
+        'npx',
+        [
+          'plugsmith',
+          'dev',
+          '--plugin-port',
+          String(port),
+          '--emulator-port',
+          '0',
+          '--messaging-port',
+          '0',
+        ],
+        project,
+        devEnv,
+      );
       await dev.waitForLine(/PLUGIN_INSTALLED\s+delivered/, 3 * MINUTES);
 
       // No login: with nothing configured, the CLI uses the running local emulator.
-      const trigger = await sh('npx', ['plugsmith', 'trigger', 'AGENT_MESSAGE_RECEIVED'], project, 2 * MINUTES, devEnv);
+      const trigger = await sh(
+        'npx',
+        ['plugsmith', 'trigger', 'AGENT_MESSAGE_RECEIVED'],
+        project,
+        2 * MINUTES,
+        devEnv,
+      );
       expect(trigger.code, trigger.output).toBe(0);
       // The character's message the plugin wrote, with the template's reply.
       expect(trigger.output, `${trigger.output}\n--- dev ---\n${dev.output()}`).toMatch(REPLY);

@@ -1,5 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,14 +48,33 @@ export interface Api {
 }
 
 function client(baseUrl: string, defaults: CallOptions): Api {
-  const send = (method: string, path: string, options: CallOptions = {}) => call(baseUrl, method, path, { ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
-  const withBody = (method: string) => (path: string, body?: unknown, options: CallOptions = {}) => send(method, path, body === undefined ? options : { ...options, body });
+  const send = (method: string, path: string, options: CallOptions = {}) =>
+    call(baseUrl, method, path, {
+      ...defaults,
+      ...options,
+      headers: { ...defaults.headers, ...options.headers },
+    });
+  const withBody =
+    (method: string) =>
+    (path: string, body?: unknown, options: CallOptions = {}) =>
+      send(method, path, body === undefined ? options : { ...options, body });
   const data = async (method: string, path: string, body?: unknown, options: CallOptions = {}) => {
     const answer = await send(method, path, body === undefined ? options : { ...options, body });
-    if (answer.status < 200 || answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status < 200 || answer.status >= 300)
+      throw new Error(
+        `${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+      );
     return answer.body?.data;
   };
-  return { call: send, get: (path, options) => send('GET', path, options), post: withBody('POST'), put: withBody('PUT'), patch: withBody('PATCH'), delete: (path, options) => send('DELETE', path, options), data };
+  return {
+    call: send,
+    get: (path, options) => send('GET', path, options),
+    post: withBody('POST'),
+    put: withBody('PUT'),
+    patch: withBody('PATCH'),
+    delete: (path, options) => send('DELETE', path, options),
+    data,
+  };
 }
 
 /**
@@ -56,9 +82,15 @@ function client(baseUrl: string, defaults: CallOptions): Api {
  * seeded OWNER token; `null` for none). `api(emu.messagingUrl, { token: 'Bearer psk_…' })` calls
  * the messaging API.
  */
-export function api(target: Pick<Emulator, 'url' | 'token'> | string, options: { token?: string | null; headers?: Record<string, string> } = {}): Api {
+export function api(
+  target: Pick<Emulator, 'url' | 'token'> | string,
+  options: { token?: string | null; headers?: Record<string, string> } = {},
+): Api {
   const baseUrl = typeof target === 'string' ? target : target.url;
-  const token = options.token === null ? undefined : (options.token ?? (typeof target === 'string' ? undefined : (target.token ?? undefined)));
+  const token =
+    options.token === null
+      ? undefined
+      : (options.token ?? (typeof target === 'string' ? undefined : (target.token ?? undefined)));
   return client(baseUrl, { token, headers: options.headers });
 }
 
@@ -78,7 +110,11 @@ export interface Received {
 }
 
 /** How a receiver answers one request; the default answers a webhook challenge, and 200 `{ ok: true }` to the rest. */
-export type Answer = (request: Received, res: ServerResponse, index: number) => void | Promise<void>;
+export type Answer = (
+  request: Received,
+  res: ServerResponse,
+  index: number,
+) => void | Promise<void>;
 
 /** A plugin's webhook (or any HTTP peer) that records what it gets. */
 export interface Receiver {
@@ -94,8 +130,11 @@ export interface Receiver {
 
 /** Answers a webhook challenge with its challenge, and anything else with 200 `{ ok: true }`. */
 export const answerChallenge: Answer = (request, res) => {
-  const challenge = request.json?.type === 'WEBHOOK_CHALLENGE' ? request.json.data?.challenge : undefined;
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(challenge !== undefined ? { challenge } : { ok: true }));
+  const challenge =
+    request.json?.type === 'WEBHOOK_CHALLENGE' ? request.json.data?.challenge : undefined;
+  res
+    .writeHead(200, { 'content-type': 'application/json' })
+    .end(JSON.stringify(challenge !== undefined ? { challenge } : { ok: true }));
 };
 
 /** Answers every request with `status` (500 by default) and a short text. */
@@ -105,8 +144,15 @@ export const refuse =
     void res.writeHead(status).end('refused');
 
 /** Answers with a JSON body. */
-export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+export function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify(body));
 }
 
 /** Answers with the success envelope. */
@@ -115,7 +161,9 @@ export function ok(res: ServerResponse, data: unknown, meta?: unknown): void {
 }
 
 /** A node:http server on 127.0.0.1:0 serving `listener` (which reads the request itself), closed by the kit; returns its base URL. */
-export async function server(listener: RequestListener): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+export async function server(
+  listener: RequestListener,
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const http = createServer(listener);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const close = () =>
@@ -151,7 +199,13 @@ export async function receiver(answer: Answer = answerChallenge): Promise<Receiv
       } catch {
         parsed = undefined;
       }
-      const request: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: parsed };
+      const request: Received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: parsed,
+      };
       received.push(request);
       for (const wake of waiting) wake();
       Promise.resolve(answer(request, res, received.length - 1)).catch((error) => {
@@ -186,7 +240,11 @@ export async function receiver(answer: Answer = answerChallenge): Promise<Receiv
         const wake = () => void check();
         const timer = setTimeout(() => {
           waiting.delete(wake);
-          reject(new Error(`no matching request within ${timeoutMs} ms; received: ${received.map((r) => `${r.method} ${r.url}`).join(', ') || 'none'}`));
+          reject(
+            new Error(
+              `no matching request within ${timeoutMs} ms; received: ${received.map((r) => `${r.method} ${r.url}`).join(', ') || 'none'}`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) waiting.add(wake);
       }),
@@ -211,7 +269,10 @@ export interface Cli {
   /** PLUGSMITH_CONFIG_DIR and what `cli()` was given. */
   env: Record<string, string>;
   /** Runs `plugsmith <args>`: the environment (and `cwd`) is the process's for the duration, shared only with runs that have the same. */
-  run(args: string[], options?: { env?: Record<string, string>; input?: string; cwd?: string }): Promise<CliResult>;
+  run(
+    args: string[],
+    options?: { env?: Record<string, string>; input?: string; cwd?: string },
+  ): Promise<CliResult>;
   /** Runs with --json and parses stdout; throws with stderr when the exit code is not 0. */
   json<T = any>(args: string[], options?: { env?: Record<string, string> }): Promise<T>;
 }
@@ -232,9 +293,15 @@ let runsAlone = 0;
  * environment and folder overlap, as spawned ones would; a run that needs others waits until those
  * end. The CLI keeps `--emulator` as process state, so a run given it shares with no other.
  */
-async function processStateFor(args: string[], env: Record<string, string>, cwd: string | undefined): Promise<() => void> {
+async function processStateFor(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string | undefined,
+): Promise<() => void> {
   const alone = args.some((a) => a === '--emulator' || a.startsWith('--emulator='));
-  const key = alone ? `alone ${++runsAlone}` : JSON.stringify([Object.entries(env).sort(), cwd ?? null]);
+  const key = alone
+    ? `alone ${++runsAlone}`
+    : JSON.stringify([Object.entries(env).sort(), cwd ?? null]);
   for (;;) {
     if (lease && lease.key !== key) {
       await lease.ended;
@@ -280,19 +347,28 @@ function sink(): PassThrough & { text(): string } {
   return stream;
 }
 
-async function runInProcess(args: string[], env: Record<string, string>, input: string, cwd?: string): Promise<CliResult> {
-  const [{ main }, { exitCodeOf, formatError }, { ExitWith, UserError }, { terminalSafeIo }] = await Promise.all([
-    import('../../src/main.js'),
-    import('../../src/ui/errors.js'),
-    import('../../src/errors.js'),
-    import('../../src/ui/terminal-text.js'),
-  ]);
+async function runInProcess(
+  args: string[],
+  env: Record<string, string>,
+  input: string,
+  cwd?: string,
+): Promise<CliResult> {
+  const [{ main }, { exitCodeOf, formatError }, { ExitWith, UserError }, { terminalSafeIo }] =
+    await Promise.all([
+      import('../../src/main.js'),
+      import('../../src/ui/errors.js'),
+      import('../../src/errors.js'),
+      import('../../src/ui/terminal-text.js'),
+    ]);
   const release = await processStateFor(args, { CI: 'true', NO_COLOR: '1', ...env }, cwd);
   const stdout = sink();
   const stderr = sink();
   // What src/cli.ts does around main(): the same Io filter (control characters from the platform's
   // strings escaped), the same exit codes, the same error lines.
-  const io = terminalSafeIo({ stdout, stderr, stdin: Readable.from([input]), interactive: false }, { json: args.includes('--json') });
+  const io = terminalSafeIo(
+    { stdout, stderr, stdin: Readable.from([input]), interactive: false },
+    { json: args.includes('--json') },
+  );
   let code = 0;
   try {
     await main(args, io);
@@ -315,7 +391,10 @@ async function runInProcess(args: string[], env: Record<string, string>, input: 
  * signature, test/helpers/cli-process.ts, without the spawn). Runs with the same `env` and `cwd`
  * overlap; others wait their turn.
  */
-export function runCliInProcess(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+export function runCliInProcess(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+): Promise<CliResult> {
   return runInProcess(args, options.env ?? {}, options.input ?? '', options.cwd);
 }
 
@@ -326,10 +405,12 @@ export async function cli(env: Record<string, string> = {}): Promise<Cli> {
   const self: Cli = {
     configDir,
     env: base,
-    run: (args, options = {}) => runCliInProcess(args, { ...options, env: { ...base, ...options.env } }),
+    run: (args, options = {}) =>
+      runCliInProcess(args, { ...options, env: { ...base, ...options.env } }),
     json: async (args, options = {}) => {
       const result = await self.run([...args, '--json'], options);
-      if (result.code !== 0) throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(`plugsmith ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     },
   };

@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
-import { admin, api, cli, emulator, emulatorEnv, receiver, refuse, type Receiver } from './index.js';
+import {
+  admin,
+  api,
+  cli,
+  emulator,
+  emulatorEnv,
+  receiver,
+  refuse,
+  type Receiver,
+} from './index.js';
 import { spawnedCli } from './spawn.js';
 import { spawnCli } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
@@ -22,14 +31,17 @@ describe('the test kit', () => {
   let early: Receiver;
   test('a receiver started in a test records requests, answers challenges, and is closed when the test ends', async () => {
     early = await receiver();
-    const answer = await request(early.webhookUrl, { method: 'POST', body: JSON.stringify({ type: 'WEBHOOK_CHALLENGE', data: { challenge: 'c1' } }) });
+    const answer = await request(early.webhookUrl, {
+      method: 'POST',
+      body: JSON.stringify({ type: 'WEBHOOK_CHALLENGE', data: { challenge: 'c1' } }),
+    });
     expect(await answer.body.json()).toEqual({ challenge: 'c1' });
     expect((await early.next((r) => r.json?.type === 'WEBHOOK_CHALLENGE')).url).toBe('/webhook');
     const refusing = await receiver(refuse(503));
     expect((await request(refusing.url)).statusCode).toBe(503);
   });
 
-  test('... and the next test finds it closed, while the file\'s emulator still answers', async () => {
+  test("... and the next test finds it closed, while the file's emulator still answers", async () => {
     await expect(request(early.url)).rejects.toThrow();
     expect((await api(shared).get('/api/plugins/plg_missing')).status).toBe(404);
     expect((await api(shared, { token: null }).get('/api/plugins/plg_missing')).status).toBe(401);
@@ -48,7 +60,10 @@ describe('the test kit', () => {
     expect(await plugsmith.json(list)).toEqual(await child.json(list));
     // The same Io as src/cli.ts: control characters a server echoes are escaped in both.
     const hostile = ['plugins', 'get', 'plg_\u001b]0;title\u0007'];
-    const [insideHostile, spawnedHostile] = [await plugsmith.run(hostile), await child.run(hostile)];
+    const [insideHostile, spawnedHostile] = [
+      await plugsmith.run(hostile),
+      await child.run(hostile),
+    ];
     expect(insideHostile.stderr).toContain('plg_\\x1b]0;title\\x07');
     expect(insideHostile.stderr.trim()).toBe(spawnedHostile.stderr.trim());
   });
@@ -60,13 +75,42 @@ describe('the test kit', () => {
   });
 
   let pluginPid = 0;
-  test('a long-running CLI is killed when its test ends, and what it started with it (dev\'s plugin runs in a process group of its own)', async () => {
+  test("a long-running CLI is killed when its test ends, and what it started with it (dev's plugin runs in a process group of its own)", async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, 'server.js'), "require('node:fs').writeFileSync('plugin.pid', String(process.pid)); require('node:http').createServer((q, s) => s.end('{}')).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('up'));");
-    await writeFile(join(dir, 'plugsmith.json'), JSON.stringify({ plugin: { name: 'Left behind', description: 'x', type: 'APP', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:${PORT}/webhook' } }));
+    await writeFile(
+      join(dir, 'server.js'),
+      "require('node:fs').writeFileSync('plugin.pid', String(process.pid)); require('node:http').createServer((q, s) => s.end('{}')).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('up'));",
+    );
+    await writeFile(
+      join(dir, 'plugsmith.json'),
+      JSON.stringify({
+        plugin: {
+          name: 'Left behind',
+          description: 'x',
+          type: 'APP',
+          events: [],
+          scopes: [],
+          webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
+        },
+      }),
+    );
     const port = await freePort();
-    const dev = spawnCli(['dev', '--cmd', 'node server.js', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env: { PLUGSMITH_CONFIG_DIR: dir } });
-    for (let i = 0; i < 600 && !dev.stderr().includes('plugin  up'); i++) await new Promise((r) => setTimeout(r, 100));
+    const dev = spawnCli(
+      [
+        'dev',
+        '--cmd',
+        'node server.js',
+        '--plugin-port',
+        String(port),
+        '--emulator-port',
+        '0',
+        '--messaging-port',
+        '0',
+      ],
+      { cwd: dir, env: { PLUGSMITH_CONFIG_DIR: dir } },
+    );
+    for (let i = 0; i < 600 && !dev.stderr().includes('plugin  up'); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(dev.stderr()).toContain('plugin  up');
     pluginPid = Number(await readFile(join(dir, 'plugin.pid'), 'utf8'));
     // The test ends with dev running: the kit kills it (SIGKILL, so dev itself cannot stop its plugin).

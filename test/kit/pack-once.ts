@@ -21,8 +21,12 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export default async function setup(project: TestProject): Promise<void> {
   // `npm test` builds first; a run of chosen files without a build fails in those files, not here.
   if (!existsSync(join(ROOT, 'dist/cli.js'))) return;
-  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const { cachedPackPath, packFingerprint, plugsmithDependency } = await import('../../src/project/dependency.js');
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const { cachedPackPath, packFingerprint, plugsmithDependency } = await import(
+    '../../src/project/dependency.js'
+  );
   const scratch = await mkdtemp(join(tmpdir(), 'plugsmith-pack-once-'));
   try {
     await plugsmithDependency(ROOT, version, scratch);

@@ -17,12 +17,17 @@ import { commandLine, markedProcesses } from './processes.js';
 export const RUN_MARK = 'PLUGSMITH_TEST_RUN';
 
 /** Marked processes still alive, other than vitest itself: pid and command line. */
-export function survivors(mark: string, exclude: Set<number>): Array<{ pid: number; command: string }> {
-  return markedProcesses(RUN_MARK, mark)
-    .filter((pid) => !exclude.has(pid))
-    .map((pid) => ({ pid, command: commandLine(pid) }))
-    // vitest's own workers end with the run; they are not the tests' processes.
-    .filter(({ command }) => !command.includes('/vitest/dist/'));
+export function survivors(
+  mark: string,
+  exclude: Set<number>,
+): Array<{ pid: number; command: string }> {
+  return (
+    markedProcesses(RUN_MARK, mark)
+      .filter((pid) => !exclude.has(pid))
+      .map((pid) => ({ pid, command: commandLine(pid) }))
+      // vitest's own workers end with the run; they are not the tests' processes.
+      .filter(({ command }) => !command.includes('/vitest/dist/'))
+  );
 }
 
 /** Survivors that are still there after a moment: a process exiting as the run ends (a worker, a server closing) is not one. */
@@ -38,12 +43,19 @@ async function lasting(mark: string): Promise<Array<{ pid: number; command: stri
 export default function setup(): () => Promise<void> {
   const mark = randomUUID();
   const home = mkdtempSync(join(tmpdir(), 'plugsmith-test-home-'));
-  const folders = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), XDG_DATA_HOME: join(home, '.local/share'), XDG_STATE_HOME: join(home, '.local/state') };
+  const folders = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+  };
   for (const dir of Object.values(folders)) mkdirSync(dir, { recursive: true });
   const saved = Object.fromEntries(Object.keys(folders).map((k) => [k, process.env[k]]));
   // npm keeps its download cache under HOME (~/.npm): keep the person's, or every npm install in
   // the suite would start from an empty cache (and need the network).
-  if (!process.env.npm_config_cache && !process.env.NPM_CONFIG_CACHE && saved.HOME) process.env.npm_config_cache = join(saved.HOME, '.npm');
+  if (!process.env.npm_config_cache && !process.env.NPM_CONFIG_CACHE && saved.HOME)
+    process.env.npm_config_cache = join(saved.HOME, '.npm');
   Object.assign(process.env, folders, { [RUN_MARK]: mark });
 
   return async () => {
@@ -63,7 +75,9 @@ export default function setup(): () => Promise<void> {
     if (left.length > 0) {
       // vitest reports an error thrown here but does not fail the run for it: set the exit code too.
       process.exitCode = 1;
-      throw new Error(`processes started by the tests were still running at the end of the run (now killed):\n${left.map((p) => `  ${p.pid} ${p.command}`).join('\n')}`);
+      throw new Error(
+        `processes started by the tests were still running at the end of the run (now killed):\n${left.map((p) => `  ${p.pid} ${p.command}`).join('\n')}`,
+      );
     }
   };
 }

@@ -18,7 +18,10 @@ export interface Terminal {
  * Runs `command` in a tmux server of its own (a real terminal of `width` x `height`), killed when
  * the test ends. The command should end by waiting (`; sleep 600`) so its last screen can be read.
  */
-export async function terminal(command: string, { width = 120, height = 40 } = {}): Promise<Terminal> {
+export async function terminal(
+  command: string,
+  { width = 120, height = 40 } = {},
+): Promise<Terminal> {
   const socket = `plugsmith-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args]);
   await tmux('new-session', '-d', '-x', String(width), '-y', String(height), command);

@@ -20,7 +20,13 @@ describe('the tiers of the suite', () => {
   });
 
   test('a file that runs the CLI in this process, or only servers, is of the quick tier', () => {
-    for (const file of ['test/client/sse.test.ts', 'test/cli/plugins.test.ts', 'test/manifest/deploy.test.ts', 'test/contract/openapi.test.ts', 'test/kit/tiers.test.ts']) {
+    for (const file of [
+      'test/client/sse.test.ts',
+      'test/cli/plugins.test.ts',
+      'test/manifest/deploy.test.ts',
+      'test/contract/openapi.test.ts',
+      'test/kit/tiers.test.ts',
+    ]) {
       expect(processTier, file).not.toContain(file);
     }
   });

@@ -9,7 +9,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 // apart from the rest for that reason. So is a file that runs `plugsmith init`, even in this
 // process: init packs this checkout with npm.
 
-const STARTS_PROCESSES = /from ['"](node:child_process|child_process|playwright-core)['"]|\[\s*'init'\s*,/;
+const STARTS_PROCESSES =
+  /from ['"](node:child_process|child_process|playwright-core)['"]|\[\s*'init'\s*,/;
 const RELATIVE_IMPORT = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 
 /** The test files (relative to `root`) that start processes or a browser, directly or through their helpers. */
@@ -38,7 +39,13 @@ export function processTestFiles(root: string): string[] {
 }
 
 function resolveModule(path: string): string | undefined {
-  for (const candidate of [path, path.replace(/\.js$/, '.ts'), path.replace(/\.js$/, '.tsx'), `${path}.ts`, join(path, 'index.ts')]) {
+  for (const candidate of [
+    path,
+    path.replace(/\.js$/, '.ts'),
+    path.replace(/\.js$/, '.tsx'),
+    `${path}.ts`,
+    join(path, 'index.ts'),
+  ]) {
     if (existsSync(candidate) && !candidate.endsWith('/')) {
       try {
         readFileSync(candidate);

@@ -13,7 +13,10 @@ beforeAll(async () => {
 
 async function project(manifest: unknown, files: Record<string, unknown> = {}): Promise<string> {
   const dir = await tempDir('plugsmith-deploy-');
-  await writeFile(join(dir, 'plugsmith.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest, null, 2));
+  await writeFile(
+    join(dir, 'plugsmith.json'),
+    typeof manifest === 'string' ? manifest : JSON.stringify(manifest, null, 2),
+  );
   for (const [name, content] of Object.entries(files)) {
     await mkdir(join(dir, name, '..'), { recursive: true });
     await writeFile(join(dir, name), JSON.stringify(content));
@@ -22,22 +25,45 @@ async function project(manifest: unknown, files: Record<string, unknown> = {}): 
 }
 
 /** The CLI with a config dir of its own, pointed at the emulator as its OWNER. */
-const tempConfigDir = () => kitCli({ PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_PROFILE: '' });
+const tempConfigDir = () =>
+  kitCli({ PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_PROFILE: '' });
 const cli = (dir: string, args: string[], config: Cli) => config.run(args, { cwd: dir });
-const api = (method: string, path: string, body?: unknown) => kitApi(emu).call(method, path, body === undefined ? {} : { body });
+const api = (method: string, path: string, body?: unknown) =>
+  kitApi(emu).call(method, path, body === undefined ? {} : { body });
 
 const manifest = {
   $schema: './node_modules/plugsmith/plugsmith.schema.json',
-  plugin: { name: 'Deploy test', type: 'DATA_PROVIDER', events: ['REPOSITORY_FILE_ADDED'], scopes: ['REPOSITORY_FILES_READ'], webhookUrl: 'http://127.0.0.1:3999/webhook', inputsSchema: { $ref: './schemas/inputs.json' } },
+  plugin: {
+    name: 'Deploy test',
+    type: 'DATA_PROVIDER',
+    events: ['REPOSITORY_FILE_ADDED'],
+    scopes: ['REPOSITORY_FILES_READ'],
+    webhookUrl: 'http://127.0.0.1:3999/webhook',
+    inputsSchema: { $ref: './schemas/inputs.json' },
+  },
   actions: [
-    { name: 'summarize', title: 'Summarize', argsSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    {
+      name: 'summarize',
+      title: 'Summarize',
+      argsSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    },
     { name: 'translate', title: 'Translate' },
   ],
-  externalEvents: [{ name: 'ticket.created', title: 'Ticket created', payloadSchema: { $ref: './schemas/ticket.json' } }],
+  externalEvents: [
+    {
+      name: 'ticket.created',
+      title: 'Ticket created',
+      payloadSchema: { $ref: './schemas/ticket.json' },
+    },
+  ],
 };
 const files = {
   'schemas/inputs.json': { type: 'object', properties: { folder: { type: 'string' } } },
-  'schemas/ticket.json': { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { id: { type: 'string' } } },
+  'schemas/ticket.json': {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { id: { type: 'string' } },
+  },
 };
 
 describe('plugsmith deploy', () => {
@@ -58,19 +84,30 @@ describe('plugsmith deploy', () => {
       expect(result.changed).toBe(true);
       const pluginId = result.pluginId as string;
       const state = JSON.parse(await readFile(join(dir, '.plugsmith/state.json'), 'utf8'));
-      expect(Object.values(state.targets as Record<string, { pluginId: string }>)[0].pluginId).toBe(pluginId);
+      expect(Object.values(state.targets as Record<string, { pluginId: string }>)[0].pluginId).toBe(
+        pluginId,
+      );
 
       const plugin = await api('GET', `/api/plugins/${pluginId}`);
-      expect(plugin.body.data).toMatchObject({ name: 'Deploy test', type: 'DATA_PROVIDER', inputsSchema: files['schemas/inputs.json'] });
+      expect(plugin.body.data).toMatchObject({
+        name: 'Deploy test',
+        type: 'DATA_PROVIDER',
+        inputsSchema: files['schemas/inputs.json'],
+      });
       const actions = await api('GET', `/api/plugins/${pluginId}/actions`);
-      expect(actions.body.data.map((a: { name: string }) => a.name).sort()).toEqual(['summarize', 'translate']);
+      expect(actions.body.data.map((a: { name: string }) => a.name).sort()).toEqual([
+        'summarize',
+        'translate',
+      ]);
       const event = await api('GET', `/api/plugins/${pluginId}/external-events/ticket.created`);
       expect(event.body.data.payloadSchema).toEqual(files['schemas/ticket.json']);
 
       const second = await cli(dir, ['deploy', '--org', 'org_dev'], config);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('No changes');
-      const secondJson = JSON.parse((await cli(dir, ['deploy', '--org', 'org_dev', '--json'], config)).stdout);
+      const secondJson = JSON.parse(
+        (await cli(dir, ['deploy', '--org', 'org_dev', '--json'], config)).stdout,
+      );
       expect(secondJson).toMatchObject({ changed: false, pluginId });
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -81,17 +118,25 @@ describe('plugsmith deploy', () => {
     const config = await tempConfigDir();
     const dir = await project(manifest, files);
     try {
-      const first = JSON.parse((await cli(dir, ['deploy', '--org', 'org_dev', '--json'], config)).stdout);
+      const first = JSON.parse(
+        (await cli(dir, ['deploy', '--org', 'org_dev', '--json'], config)).stdout,
+      );
       const pluginId = first.pluginId as string;
 
       // The manifest drops an action and changes the plugin's description.
-      const next = { ...manifest, plugin: { ...manifest.plugin, description: 'now described' }, actions: [manifest.actions[0]] };
+      const next = {
+        ...manifest,
+        plugin: { ...manifest.plugin, description: 'now described' },
+        actions: [manifest.actions[0]],
+      };
       await writeFile(join(dir, 'plugsmith.json'), JSON.stringify(next));
       const plan = await cli(dir, ['deploy', '--org', 'org_dev'], config);
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stderr).toContain('~ update    plugin Deploy test');
       expect(plan.stderr).toContain('description: "" -> "now described"');
-      expect(plan.stderr).toContain('- delete    action translate  (skipped: pass --allow-deletes to delete it)');
+      expect(plan.stderr).toContain(
+        '- delete    action translate  (skipped: pass --allow-deletes to delete it)',
+      );
       expect((await api('GET', `/api/plugins/${pluginId}/actions/translate`)).status).toBe(200);
 
       const deleting = await cli(dir, ['deploy', '--org', 'org_dev', '--allow-deletes'], config);
@@ -99,14 +144,20 @@ describe('plugsmith deploy', () => {
       expect((await api('GET', `/api/plugins/${pluginId}/actions/translate`)).status).toBe(404);
 
       // Someone changes the plugin and adds an action outside the manifest.
-      expect((await api('PUT', `/api/plugins/${pluginId}`, { tags: ['edited-by-hand'] })).status).toBe(200);
-      expect((await api('POST', `/api/plugins/${pluginId}/actions`, { name: 'manual' })).status).toBe(201);
+      expect(
+        (await api('PUT', `/api/plugins/${pluginId}`, { tags: ['edited-by-hand'] })).status,
+      ).toBe(200);
+      expect(
+        (await api('POST', `/api/plugins/${pluginId}/actions`, { name: 'manual' })).status,
+      ).toBe(201);
       const strict = await cli(dir, ['deploy', '--org', 'org_dev', '--strict'], config);
       expect(strict.code).toBe(6);
       expect(strict.stderr).toContain('Changed outside the manifest');
       expect(strict.stderr).toContain('tags');
       expect(strict.stderr).toContain('added    action manual');
-      expect((await api('GET', `/api/plugins/${pluginId}`)).body.data.tags).toEqual(['edited-by-hand']);
+      expect((await api('GET', `/api/plugins/${pluginId}`)).body.data.tags).toEqual([
+        'edited-by-hand',
+      ]);
 
       // Without --strict the manifest wins.
       const fix = await cli(dir, ['deploy', '--org', 'org_dev'], config);
@@ -136,30 +187,89 @@ describe('plugsmith deploy', () => {
 
   const bad: Array<[string, unknown, Record<string, unknown>, string]> = [
     ['a missing plugin type', { plugin: { name: 'x' } }, {}, 'plugin.type: is required'],
-    ['an unknown type', { plugin: { name: 'x', type: 'WIDGET' } }, {}, 'plugin.type: must be one of EVENT_HANDLER, APP, DATA_PROVIDER'],
-    ['a typo in a field', { plugin: { name: 'x', type: 'APP', webhookURL: 'http://a' } }, {}, 'plugin.webhookURL: is not a manifest field'],
-    ['an unknown event', { plugin: { name: 'x', type: 'APP', events: ['NOPE'] } }, {}, 'plugin.events[0]: must be one of'],
-    ['a duplicate action', { plugin: { name: 'x', type: 'APP' }, actions: [{ name: 'a' }, { name: 'a' }] }, {}, 'actions[1].name: duplicate name'],
-    ['a bad action name', { plugin: { name: 'x', type: 'APP' }, actions: [{ name: 'a b' }] }, {}, 'actions[0].name: may hold only'],
-    ['a missing $ref file', { plugin: { name: 'x', type: 'APP' }, actions: [{ name: 'a', argsSchema: { $ref: './nope.json' } }] }, {}, 'actions[0].argsSchema.$ref: cannot read'],
-    ['an unset variable', { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_TEST_UNSET}/hook' } }, {}, 'plugin.webhookUrl: uses ${PLUGSMITH_TEST_UNSET}'],
-    ['an install without a target', { plugin: { name: 'x', type: 'APP' }, installs: [{ name: 'i' }] }, {}, 'installs[0]: needs exactly one of'],
-    ['a dev section without its command', { plugin: { name: 'x', type: 'APP' }, dev: { watch: ['*.py'] } }, {}, 'dev.command: is required'],
-    ['a dev.watch that is not a kind of file', { plugin: { name: 'x', type: 'APP' }, dev: { command: 'python3 -m plugin', watch: ['src/'] } }, {}, 'dev.watch[0]:'],
+    [
+      'an unknown type',
+      { plugin: { name: 'x', type: 'WIDGET' } },
+      {},
+      'plugin.type: must be one of EVENT_HANDLER, APP, DATA_PROVIDER',
+    ],
+    [
+      'a typo in a field',
+      { plugin: { name: 'x', type: 'APP', webhookURL: 'http://a' } },
+      {},
+      'plugin.webhookURL: is not a manifest field',
+    ],
+    [
+      'an unknown event',
+      { plugin: { name: 'x', type: 'APP', events: ['NOPE'] } },
+      {},
+      'plugin.events[0]: must be one of',
+    ],
+    [
+      'a duplicate action',
+      { plugin: { name: 'x', type: 'APP' }, actions: [{ name: 'a' }, { name: 'a' }] },
+      {},
+      'actions[1].name: duplicate name',
+    ],
+    [
+      'a bad action name',
+      { plugin: { name: 'x', type: 'APP' }, actions: [{ name: 'a b' }] },
+      {},
+      'actions[0].name: may hold only',
+    ],
+    [
+      'a missing $ref file',
+      {
+        plugin: { name: 'x', type: 'APP' },
+        actions: [{ name: 'a', argsSchema: { $ref: './nope.json' } }],
+      },
+      {},
+      'actions[0].argsSchema.$ref: cannot read',
+    ],
+    [
+      'an unset variable',
+      { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_TEST_UNSET}/hook' } },
+      {},
+      'plugin.webhookUrl: uses ${PLUGSMITH_TEST_UNSET}',
+    ],
+    [
+      'an install without a target',
+      { plugin: { name: 'x', type: 'APP' }, installs: [{ name: 'i' }] },
+      {},
+      'installs[0]: needs exactly one of',
+    ],
+    [
+      'a dev section without its command',
+      { plugin: { name: 'x', type: 'APP' }, dev: { watch: ['*.py'] } },
+      {},
+      'dev.command: is required',
+    ],
+    [
+      'a dev.watch that is not a kind of file',
+      {
+        plugin: { name: 'x', type: 'APP' },
+        dev: { command: 'python3 -m plugin', watch: ['src/'] },
+      },
+      {},
+      'dev.watch[0]:',
+    ],
     ['invalid JSON', '{ "plugin": ', {}, 'plugsmith.json: is not valid JSON'],
   ];
-  test.each(bad)('a manifest with %s is refused naming its path (exit 5)', async (_name, content, extra, message) => {
-    const config = await tempConfigDir();
-    const dir = await project(content, extra);
-    try {
-      const result = await cli(dir, ['deploy', '--org', 'org_dev'], config);
-      expect(result.code).toBe(5);
-      expect(result.stderr).toContain('plugsmith.json');
-      expect(result.stderr).toContain(message);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  test.each(bad)(
+    'a manifest with %s is refused naming its path (exit 5)',
+    async (_name, content, extra, message) => {
+      const config = await tempConfigDir();
+      const dir = await project(content, extra);
+      try {
+        const result = await cli(dir, ['deploy', '--org', 'org_dev'], config);
+        expect(result.code).toBe(5);
+        expect(result.stderr).toContain('plugsmith.json');
+        expect(result.stderr).toContain(message);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   test('a manifest whose schema the platform refuses fails with the API details (exit 5)', async () => {
     const config = await tempConfigDir();

@@ -16,7 +16,8 @@ import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 
 /** A non-loopback IPv4 address of this machine, when it has one. */
 function lanAddress(): string | undefined {
-  for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) if (!i.internal && i.family === 'IPv4') return i.address;
+  for (const list of Object.values(networkInterfaces()))
+    for (const i of list ?? []) if (!i.internal && i.family === 'IPv4') return i.address;
   return undefined;
 }
 
@@ -28,7 +29,7 @@ const request = (remoteAddress: string, host = '192.0.2.10:4010') => ({
   headers: { host, 'x-plugsmith-admin': access.token },
 });
 
-describe('a peer on one of this machine\'s own addresses is this machine', () => {
+describe("a peer on one of this machine's own addresses is this machine", () => {
   const own = () => new Set(['192.0.2.10', 'fe80::1']);
 
   it('is served when it connects from an interface address (IPv4, IPv4-mapped, IPv6 with a zone)', () => {
@@ -44,14 +45,24 @@ describe('a peer on one of this machine\'s own addresses is this machine', () =>
     expect(refusal?.message).toMatch(/--allow-remote-admin/);
   });
 
-  it('the real guard counts the real interface addresses (inject from this machine\'s LAN address)', async () => {
+  it("the real guard counts the real interface addresses (inject from this machine's LAN address)", async () => {
     const lan = lanAddress() ?? '127.0.0.1';
     const emu = await startEmulator({ host: '127.0.0.1' });
     const app: FastifyInstance = await buildManagementApp(emu.services);
     try {
-      const res = await app.inject({ method: 'GET', url: '/_emulator/export', headers: { host: '127.0.0.1', ...emu.adminHeaders }, remoteAddress: lan });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/_emulator/export',
+        headers: { host: '127.0.0.1', ...emu.adminHeaders },
+        remoteAddress: lan,
+      });
       expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
-      const stranger = await app.inject({ method: 'GET', url: '/_emulator/export', headers: { host: '127.0.0.1', ...emu.adminHeaders }, remoteAddress: '203.0.113.7' });
+      const stranger = await app.inject({
+        method: 'GET',
+        url: '/_emulator/export',
+        headers: { host: '127.0.0.1', ...emu.adminHeaders },
+        remoteAddress: '203.0.113.7',
+      });
       expect(stranger.statusCode).toBe(403);
     } finally {
       await app.close();
@@ -64,7 +75,10 @@ describe('--admin-host names the admin API answers under', () => {
   let emu: Emulator;
   let plain: Emulator;
   beforeAll(async () => {
-    emu = await startEmulator({ allowRemoteAdmin: true, adminHosts: ['emulator', 'Host.Docker.Internal'] });
+    emu = await startEmulator({
+      allowRemoteAdmin: true,
+      adminHosts: ['emulator', 'Host.Docker.Internal'],
+    });
     plain = await startEmulator({ allowRemoteAdmin: true });
   });
   afterAll(async () => {
@@ -75,20 +89,34 @@ describe('--admin-host names the admin API answers under', () => {
   it('a Host of a name given is served; without the option it is refused with a message naming --admin-host', async () => {
     const port = new URL(emu.url).port;
     for (const host of [`emulator:${port}`, `host.docker.internal:${port}`]) {
-      const res = await call(emu.url, 'GET', '/_emulator/export', { headers: { host, ...emu.adminHeaders } });
+      const res = await call(emu.url, 'GET', '/_emulator/export', {
+        headers: { host, ...emu.adminHeaders },
+      });
       expect(res.status, host).toBe(200);
     }
-    const refused = await call(plain.url, 'GET', '/_emulator/export', { headers: { host: `emulator:${new URL(plain.url).port}`, ...plain.adminHeaders } });
+    const refused = await call(plain.url, 'GET', '/_emulator/export', {
+      headers: { host: `emulator:${new URL(plain.url).port}`, ...plain.adminHeaders },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain('--admin-host emulator');
   });
 
   it('other names are still refused (DNS rebinding), and Origin must still equal the Host', async () => {
     const port = new URL(emu.url).port;
-    expect((await call(emu.url, 'GET', '/_emulator/export', { headers: { host: `attacker.example:${port}`, ...emu.adminHeaders } })).status).toBe(403);
-    const crossOrigin = await call(emu.url, 'GET', '/_emulator/export', { headers: { host: `emulator:${port}`, origin: 'http://attacker.example', ...emu.adminHeaders } });
+    expect(
+      (
+        await call(emu.url, 'GET', '/_emulator/export', {
+          headers: { host: `attacker.example:${port}`, ...emu.adminHeaders },
+        })
+      ).status,
+    ).toBe(403);
+    const crossOrigin = await call(emu.url, 'GET', '/_emulator/export', {
+      headers: { host: `emulator:${port}`, origin: 'http://attacker.example', ...emu.adminHeaders },
+    });
     expect(crossOrigin.status).toBe(403);
-    const sameOrigin = await call(emu.url, 'GET', '/_emulator/export', { headers: { host: `emulator:${port}`, origin: `http://emulator:${port}`, ...emu.adminHeaders } });
+    const sameOrigin = await call(emu.url, 'GET', '/_emulator/export', {
+      headers: { host: `emulator:${port}`, origin: `http://emulator:${port}`, ...emu.adminHeaders },
+    });
     expect(sameOrigin.status).toBe(200);
   });
 
@@ -96,7 +124,13 @@ describe('--admin-host names the admin API answers under', () => {
     const port = new URL(emu.url).port;
     const res = await call(emu.url, 'POST', '/api/orgs/org_dev/plugins', {
       token: `Bearer ${emu.token}`,
-      body: { name: 'ssrf', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: `http://emulator:${port}/_emulator/reset` },
+      body: {
+        name: 'ssrf',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: `http://emulator:${port}/_emulator/reset`,
+      },
     });
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
     expect(JSON.stringify(res.body)).toContain("emulator's own /_emulator");
@@ -105,14 +139,32 @@ describe('--admin-host names the admin API answers under', () => {
 
 test('`plugsmith emulator start --admin-host a,b --admin-host c` serves the admin API under each name', async () => {
   const config = await tempConfigDir();
-  const proc = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json', '--admin-host', 'emulator,host.docker.internal', '--admin-host', 'box.lan'], {
-    env: { PLUGSMITH_CONFIG_DIR: config },
-  });
+  const proc = spawnCli(
+    [
+      'emulator',
+      'start',
+      '--port',
+      '0',
+      '--messaging-port',
+      '0',
+      '--in-memory',
+      '--json',
+      '--admin-host',
+      'emulator,host.docker.internal',
+      '--admin-host',
+      'box.lan',
+    ],
+    {
+      env: { PLUGSMITH_CONFIG_DIR: config },
+    },
+  );
   try {
     const state = JSON.parse(await proc.nextLine()) as { url: string; adminToken: string };
     const port = new URL(state.url).port;
     for (const name of ['emulator', 'host.docker.internal', 'box.lan', 'other.lan']) {
-      const res = await httpRequest(`${state.url}/_emulator/export`, { headers: { host: `${name}:${port}`, 'x-plugsmith-admin': state.adminToken } });
+      const res = await httpRequest(`${state.url}/_emulator/export`, {
+        headers: { host: `${name}:${port}`, 'x-plugsmith-admin': state.adminToken },
+      });
       await res.body.dump();
       expect(res.statusCode, name).toBe(name === 'other.lan' ? 403 : 200);
     }

@@ -12,7 +12,10 @@ let remoteEmu: Emulator;
 
 beforeAll(async () => {
   emu = await startEmulator();
-  remoteEmu = await startEmulator({ allowRemoteAdmin: true, adminToken: 'psa_fixed_token_for_remote_tests' });
+  remoteEmu = await startEmulator({
+    allowRemoteAdmin: true,
+    adminToken: 'psa_fixed_token_for_remote_tests',
+  });
 });
 
 afterAll(async () => {
@@ -23,7 +26,10 @@ afterAll(async () => {
 /** Records a reset would remove: an agent made through the admin API itself. */
 async function marker(): Promise<string> {
   const id = `agent_marker_${Math.random().toString(36).slice(2, 8)}`;
-  const made = await call(emu.url, 'POST', '/_emulator/agents', { headers: emu.adminHeaders, body: { id, orgId: emu.orgId, name: 'Marker' } });
+  const made = await call(emu.url, 'POST', '/_emulator/agents', {
+    headers: emu.adminHeaders,
+    body: { id, orgId: emu.orgId, name: 'Marker' },
+  });
   expect(made.status).toBe(201);
   return id;
 }
@@ -47,7 +53,11 @@ describe('the admin credential', () => {
     const keys = emu.services.db.apiKeys.size;
     for (const route of ROUTES) {
       const body = route.body && JSON.parse(JSON.stringify(route.body).replace('ORG', emu.orgId!));
-      for (const headers of [{}, { 'x-plugsmith-admin': 'psa_wrong' }, { 'x-plugsmith-admin': emu.adminToken.slice(0, -1) }] as Array<Record<string, string>>) {
+      for (const headers of [
+        {},
+        { 'x-plugsmith-admin': 'psa_wrong' },
+        { 'x-plugsmith-admin': emu.adminToken.slice(0, -1) },
+      ] as Array<Record<string, string>>) {
         const res = await call(emu.url, route.method, route.path, { body, headers });
         expect(res.status, `${route.method} ${route.path} ${JSON.stringify(headers)}`).toBe(401);
         expect(res.body.error.error).toBe('UNAUTHORIZED');
@@ -60,8 +70,17 @@ describe('the admin credential', () => {
   it('opens every admin route to the right one; health needs none', async () => {
     expect(emu.adminToken).toMatch(/^psa_/);
     expect((await call(emu.url, 'GET', '/_emulator/health')).status).toBe(200);
-    expect((await call(emu.url, 'GET', '/_emulator/export', { headers: emu.adminHeaders })).status).toBe(200);
-    expect((await call(emu.url, 'POST', '/_emulator/api-keys', { headers: emu.adminHeaders, body: { orgId: emu.orgId } })).status).toBe(201);
+    expect(
+      (await call(emu.url, 'GET', '/_emulator/export', { headers: emu.adminHeaders })).status,
+    ).toBe(200);
+    expect(
+      (
+        await call(emu.url, 'POST', '/_emulator/api-keys', {
+          headers: emu.adminHeaders,
+          body: { orgId: emu.orgId },
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -82,21 +101,40 @@ describe('web pages', () => {
     expect(emu.services.db.agents.has(id)).toBe(true);
   });
 
-  it('a state change in a CORS-simple content type is refused even from the emulator\'s own origin', async () => {
+  it("a state change in a CORS-simple content type is refused even from the emulator's own origin", async () => {
     const id = await marker();
-    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'TEXT/PLAIN; charset=utf-8']) {
-      const res = await call(emu.url, 'POST', '/_emulator/reset', { headers: { 'content-type': contentType, origin: emu.url, ...emu.adminHeaders }, rawBody: '{}' });
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'TEXT/PLAIN; charset=utf-8',
+    ]) {
+      const res = await call(emu.url, 'POST', '/_emulator/reset', {
+        headers: { 'content-type': contentType, origin: emu.url, ...emu.adminHeaders },
+        rawBody: '{}',
+      });
       expect(res.status, contentType).toBe(415);
       expect(res.body.error.message).toMatch(/application\/json/);
     }
     expect(emu.services.db.agents.has(id)).toBe(true);
     // The emulator's own origin with JSON is fine.
-    expect((await call(emu.url, 'GET', '/_emulator/agents', { headers: { origin: emu.url, ...emu.adminHeaders } })).status).toBe(200);
+    expect(
+      (
+        await call(emu.url, 'GET', '/_emulator/agents', {
+          headers: { origin: emu.url, ...emu.adminHeaders },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('DNS rebinding: GET /_emulator/export under another Host name gives no secrets, with or without the credential', async () => {
     const port = new URL(emu.url).port;
-    for (const host of [`attacker.example:${port}`, 'attacker.example', `127.0.0.1.nip.io:${port}`, `127.evil.example:${port}`]) {
+    for (const host of [
+      `attacker.example:${port}`,
+      'attacker.example',
+      `127.0.0.1.nip.io:${port}`,
+      `127.evil.example:${port}`,
+    ]) {
       for (const headers of [{ host }, { host, ...emu.adminHeaders }]) {
         const res = await call(emu.url, 'GET', '/_emulator/export', { headers });
         expect(res.status, host).toBe(403);
@@ -106,12 +144,21 @@ describe('web pages', () => {
     }
     // The emulator's own names pass.
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
-      expect((await call(emu.url, 'GET', '/_emulator/export', { headers: { host, ...emu.adminHeaders } })).status, host).toBe(200);
+      expect(
+        (
+          await call(emu.url, 'GET', '/_emulator/export', {
+            headers: { host, ...emu.adminHeaders },
+          })
+        ).status,
+        host,
+      ).toBe(200);
     }
   });
 
   it('a request a browser marks as cross-site is refused', async () => {
-    const res = await call(emu.url, 'GET', '/_emulator/export', { headers: { 'sec-fetch-site': 'cross-site', ...emu.adminHeaders } });
+    const res = await call(emu.url, 'GET', '/_emulator/export', {
+      headers: { 'sec-fetch-site': 'cross-site', ...emu.adminHeaders },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -129,8 +176,20 @@ describe('remote peers', () => {
     await openApp?.close();
   });
 
-  const remote = (target: FastifyInstance, method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: unknown) =>
-    target.inject({ method, url, headers: { host: '127.0.0.1', ...headers }, payload: payload as never, remoteAddress: '203.0.113.7' });
+  const remote = (
+    target: FastifyInstance,
+    method: 'GET' | 'POST',
+    url: string,
+    headers: Record<string, string>,
+    payload?: unknown,
+  ) =>
+    target.inject({
+      method,
+      url,
+      headers: { host: '127.0.0.1', ...headers },
+      payload: payload as never,
+      remoteAddress: '203.0.113.7',
+    });
 
   it('cannot mint a messaging key (or call any admin route) unless the emulator opted in', async () => {
     const keys = emu.services.db.apiKeys.size;
@@ -147,8 +206,13 @@ describe('remote peers', () => {
 
   it('with allowRemoteAdmin a remote peer is served, still only with the credential', async () => {
     expect(remoteEmu.adminToken).toBe('psa_fixed_token_for_remote_tests');
-    expect((await remote(openApp, 'POST', '/_emulator/api-keys', {}, { orgId: remoteEmu.orgId })).statusCode).toBe(401);
-    const minted = await remote(openApp, 'POST', '/_emulator/api-keys', remoteEmu.adminHeaders, { orgId: remoteEmu.orgId });
+    expect(
+      (await remote(openApp, 'POST', '/_emulator/api-keys', {}, { orgId: remoteEmu.orgId }))
+        .statusCode,
+    ).toBe(401);
+    const minted = await remote(openApp, 'POST', '/_emulator/api-keys', remoteEmu.adminHeaders, {
+      orgId: remoteEmu.orgId,
+    });
     expect(minted.statusCode).toBe(201);
   });
 });

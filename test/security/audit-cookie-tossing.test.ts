@@ -18,7 +18,9 @@ afterAll(() => Promise.all([emu?.close(), other?.close()]));
 
 async function signIn(target: Emulator): Promise<string> {
   const code = /#login=(.+)$/.exec(target.dashboardLink())![1];
-  const signedIn = await call(target.url, 'POST', '/_emulator/dashboard/session', { body: { code } });
+  const signedIn = await call(target.url, 'POST', '/_emulator/dashboard/session', {
+    body: { code },
+  });
   expect(signedIn.status).toBe(200);
   expect(signedIn.headers['set-cookie'], 'the sign-in sets no cookie').toBeUndefined();
   return signedIn.body.data.session;
@@ -29,8 +31,17 @@ describe('the dashboard session beside tossed cookies (audit)', () => {
     const token = await signIn(emu);
     const port = new URL(emu.url).port;
     const tossed = `plugsmith_dashboard_${port}=tossed-by-another-port; ${SESSION_HEADER}=junk; session=junk`;
-    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { [SESSION_HEADER]: token } })).status).toBe(200);
-    expect((await call(emu.url, 'GET', '/_emulator/overview', { headers: { [SESSION_HEADER]: token, cookie: tossed } })).status).toBe(200);
+    expect(
+      (await call(emu.url, 'GET', '/_emulator/overview', { headers: { [SESSION_HEADER]: token } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await call(emu.url, 'GET', '/_emulator/overview', {
+          headers: { [SESSION_HEADER]: token, cookie: tossed },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('the session in a cookie is no credential (what another port of the host would receive from a browser)', async () => {
@@ -44,7 +55,16 @@ describe('the dashboard session beside tossed cookies (audit)', () => {
 
   it('a session token of one emulator is refused by another', async () => {
     const token = await signIn(emu);
-    expect((await call(other.url, 'GET', '/_emulator/export', { headers: { [SESSION_HEADER]: token } })).status).toBe(401);
-    expect((await call(other.url, 'GET', '/_emulator/dashboard/session', { headers: { [SESSION_HEADER]: token } })).status).toBe(401);
+    expect(
+      (await call(other.url, 'GET', '/_emulator/export', { headers: { [SESSION_HEADER]: token } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (
+        await call(other.url, 'GET', '/_emulator/dashboard/session', {
+          headers: { [SESSION_HEADER]: token },
+        })
+      ).status,
+    ).toBe(401);
   });
 });

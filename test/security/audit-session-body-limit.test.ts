@@ -16,9 +16,14 @@ afterAll(() => emu.close());
 
 describe('POST /_emulator/dashboard/session with a huge body (audit)', () => {
   it('is refused with 413, a status its OpenAPI operation declares', async () => {
-    const res = await call(emu.url, 'POST', '/_emulator/dashboard/session', { rawBody: JSON.stringify({ code: 'a', pad: 'x'.repeat(2_000_000) }), headers: { 'content-type': 'application/json' } });
+    const res = await call(emu.url, 'POST', '/_emulator/dashboard/session', {
+      rawBody: JSON.stringify({ code: 'a', pad: 'x'.repeat(2_000_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     const doc = await call(emu.url, 'GET', '/_emulator/openapi.json');
-    expect(Object.keys(doc.body.paths['/_emulator/dashboard/session'].post.responses)).toContain('413');
+    expect(Object.keys(doc.body.paths['/_emulator/dashboard/session'].post.responses)).toContain(
+      '413',
+    );
   });
 });

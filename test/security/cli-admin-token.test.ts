@@ -11,7 +11,10 @@ import { memoryStateFile } from '../helpers/emulator-state.js';
 
 test('the admin credential: printed, kept in the state file, used by the CLI; the admin API refuses calls without it', async () => {
   const config = await tempConfigDir();
-  const proc = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'], { env: { PLUGSMITH_CONFIG_DIR: config } });
+  const proc = spawnCli(
+    ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--json'],
+    { env: { PLUGSMITH_CONFIG_DIR: config } },
+  );
   const state = JSON.parse(await proc.nextLine()) as { url: string; adminToken: string };
   expect(state.adminToken).toMatch(/^psa_[A-Za-z0-9_-]{20,}$/);
 
@@ -23,18 +26,28 @@ test('the admin credential: printed, kept in the state file, used by the CLI; th
   const bare = await request(`${state.url}/_emulator/export`);
   expect(bare.statusCode).toBe(401);
   expect(await bare.body.text()).toContain('x-plugsmith-admin');
-  const withHeader = await request(`${state.url}/_emulator/export`, { headers: { 'x-plugsmith-admin': state.adminToken } });
+  const withHeader = await request(`${state.url}/_emulator/export`, {
+    headers: { 'x-plugsmith-admin': state.adminToken },
+  });
   expect(withHeader.statusCode).toBe(200);
   await withHeader.body.dump();
 
   // Commands find the credential in the state file (no environment), or take PLUGSMITH_ADMIN_TOKEN
   // (run in this process: the emulator is the process here).
-  const env = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_PROFILE: '', PLUGSMITH_ADMIN_TOKEN: '' };
+  const env = {
+    PLUGSMITH_CONFIG_DIR: config,
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_PROFILE: '',
+    PLUGSMITH_ADMIN_TOKEN: '',
+  };
   const logs = await runCliInProcess(['logs', '--json'], { env });
   expect(logs.code, logs.stderr).toBe(0);
   const reset = await runCliInProcess(['emulator', 'reset', '--yes'], { env });
   expect(reset.code, reset.stderr).toBe(0);
-  const wrong = await runCliInProcess(['emulator', 'reset', '--yes'], { env: { ...env, PLUGSMITH_ADMIN_TOKEN: 'psa_not_this_one' } });
+  const wrong = await runCliInProcess(['emulator', 'reset', '--yes'], {
+    env: { ...env, PLUGSMITH_ADMIN_TOKEN: 'psa_not_this_one' },
+  });
   expect(wrong.code).not.toBe(0);
   expect(wrong.stderr).toContain('x-plugsmith-admin');
 

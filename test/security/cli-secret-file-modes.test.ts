@@ -1,4 +1,14 @@
-import { chmod, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +37,9 @@ describe('files that hold secrets are 0600', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(await readFile(file, 'utf8')).toContain('whsec_');
     expect((await mode(file)).toString(8)).toBe('600');
-    expect((await readdir(dir)).filter((name) => name.includes('export.json'))).toEqual(['export.json']);
+    expect((await readdir(dir)).filter((name) => name.includes('export.json'))).toEqual([
+      'export.json',
+    ]);
   });
 
   it('emulator export onto a link replaces the link and never writes through it', async () => {
@@ -48,7 +60,21 @@ describe('files that hold secrets are 0600', () => {
     const config = join(configDir, 'config.json');
     await writeFile(config, JSON.stringify({ profiles: {} }));
     await chmod(config, 0o644);
-    const login = await t.cli(['login', '--base-url', t.emu.url, '--messaging-url', t.emu.messagingUrl, '--token', '-', '--org', ORG], { PLUGSMITH_CONFIG_DIR: configDir }, `${OWNER_TOKEN}\n`);
+    const login = await t.cli(
+      [
+        'login',
+        '--base-url',
+        t.emu.url,
+        '--messaging-url',
+        t.emu.messagingUrl,
+        '--token',
+        '-',
+        '--org',
+        ORG,
+      ],
+      { PLUGSMITH_CONFIG_DIR: configDir },
+      `${OWNER_TOKEN}\n`,
+    );
     expect(login.code, login.stderr).toBe(0);
     expect(await readFile(config, 'utf8')).toContain(OWNER_TOKEN);
     expect((await mode(config)).toString(8)).toBe('600');

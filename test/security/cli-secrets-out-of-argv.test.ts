@@ -24,10 +24,16 @@ afterAll(async () => {
 });
 
 /** A BROWSER command that writes down every argument it was given, one a line. */
-async function fakeBrowser(name: string): Promise<{ command: string; argv: () => Promise<string[]> }> {
+async function fakeBrowser(
+  name: string,
+): Promise<{ command: string; argv: () => Promise<string[]> }> {
   const recorded = join(dir, `${name}.argv`);
   const command = join(dir, `${name}.sh`);
-  await writeFile(command, `#!/bin/sh\nfor a in "$0" "$@"; do printf '%s\\n' "$a"; done > '${recorded}.tmp' && mv '${recorded}.tmp' '${recorded}'\n`, { mode: 0o755 });
+  await writeFile(
+    command,
+    `#!/bin/sh\nfor a in "$0" "$@"; do printf '%s\\n' "$a"; done > '${recorded}.tmp' && mv '${recorded}.tmp' '${recorded}'\n`,
+    { mode: 0o755 },
+  );
   return {
     command,
     argv: async () => {
@@ -62,7 +68,9 @@ async function expectPrivateRedirect(argv: string[], link: string): Promise<void
 describe('--open keeps the login code out of every argv', () => {
   it('emulator dashboard --open runs the browser with a private page that redirects to the link', async () => {
     const browser = await fakeBrowser('dashboard');
-    const result = await t.cli(['emulator', 'dashboard', '--open', '--base-url', t.emu.url], { BROWSER: browser.command });
+    const result = await t.cli(['emulator', 'dashboard', '--open', '--base-url', t.emu.url], {
+      BROWSER: browser.command,
+    });
     expect(result.code, result.stderr).toBe(0);
     const link = /Dashboard: (\S+)/.exec(result.stdout)?.[1] ?? '';
     await expectPrivateRedirect(await browser.argv(), link);
@@ -71,7 +79,10 @@ describe('--open keeps the login code out of every argv', () => {
   it('emulator start --open does the same', async () => {
     const browser = await fakeBrowser('start');
     const configDir = await tempConfigDir();
-    const start = spawnCli(['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--open'], { env: { PLUGSMITH_CONFIG_DIR: configDir, BROWSER: browser.command } });
+    const start = spawnCli(
+      ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--open'],
+      { env: { PLUGSMITH_CONFIG_DIR: configDir, BROWSER: browser.command } },
+    );
     let out = '';
     while (!/Dashboard: \S+/.test(out)) out += (await start.nextLine()) + '\n';
     const link = /Dashboard: (\S+)/.exec(out)![1];
@@ -89,7 +100,9 @@ describe('emulator start takes its secrets from a file or the environment', () =
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: null }] })}\n\ndata: [DONE]\n\n`);
+        res.end(
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: null }] })}\n\ndata: [DONE]\n\n`,
+        );
       });
     });
     await new Promise<void>((r) => llm.listen(0, '127.0.0.1', r));
@@ -97,7 +110,10 @@ describe('emulator start takes its secrets from a file or the environment', () =
   afterAll(() => new Promise((r) => llm.close(r)));
 
   /** Starts the emulator with an LLM character, has it reply once, and returns the Authorization the LLM got. */
-  async function llmAuthorization(args: string[], extraEnv: Record<string, string>): Promise<string | undefined> {
+  async function llmAuthorization(
+    args: string[],
+    extraEnv: Record<string, string>,
+  ): Promise<string | undefined> {
     const seed = join(dir, 'llm-seed.json');
     await writeFile(
       seed,
@@ -105,21 +121,49 @@ describe('emulator start takes its secrets from a file or the environment', () =
         users: [{ id: 'u_a', name: 'Ann' }],
         orgs: [{ id: 'org_a', name: 'A', members: [{ userId: 'u_a', role: 'OWNER' }] }],
         tokens: [{ userId: 'u_a', token: 'pst_argv_user' }],
-        characters: [{ id: 'char_llm', orgId: 'org_a', agentId: null, name: 'Lena', persona: 'terse', engine: 'openai' }],
+        characters: [
+          {
+            id: 'char_llm',
+            orgId: 'org_a',
+            agentId: null,
+            name: 'Lena',
+            persona: 'terse',
+            engine: 'openai',
+          },
+        ],
         apiKeys: [{ key: 'psk_argv_key', orgId: 'org_a' }],
       }),
     );
     const configDir = await tempConfigDir();
     const { port } = llm.address() as AddressInfo;
     const start = spawnCli(
-      ['emulator', 'start', '--port', '0', '--messaging-port', '0', '--in-memory', '--seed', seed, '--llm-base-url', `http://127.0.0.1:${port}/v1`, '--llm-model', 'tiny', ...args],
+      [
+        'emulator',
+        'start',
+        '--port',
+        '0',
+        '--messaging-port',
+        '0',
+        '--in-memory',
+        '--seed',
+        seed,
+        '--llm-base-url',
+        `http://127.0.0.1:${port}/v1`,
+        '--llm-model',
+        'tiny',
+        ...args,
+      ],
       { env: { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_LLM_API_KEY: '', ...extraEnv } },
     );
     await start.nextLine();
     const [stateFile] = await stateFiles(configDir);
     const state = JSON.parse(await readFile(stateFile, 'utf8'));
     const post = async (path: string, body: unknown) => {
-      const res = await request(`${state.messagingUrl}${path}`, { method: 'POST', headers: { authorization: 'Bearer psk_argv_key', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await request(`${state.messagingUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer psk_argv_key', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const json = (await res.body.json()) as { data: { id: string } };
       expect(res.statusCode, JSON.stringify(json)).toBe(201);
       return json.data;
@@ -128,7 +172,8 @@ describe('emulator start takes its secrets from a file or the environment', () =
     const conversation = await post('/conversations', { characterId: 'char_llm' });
     await post(`/conversations/${conversation.id}/messages`, { content: 'hi' });
     const deadline = Date.now() + 20_000;
-    while (authorizations.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (authorizations.length === before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     await start.stop();
     return authorizations[before];
   }
@@ -140,7 +185,9 @@ describe('emulator start takes its secrets from a file or the environment', () =
   });
 
   it('PLUGSMITH_LLM_API_KEY gives the key without any flag', async () => {
-    expect(await llmAuthorization([], { PLUGSMITH_LLM_API_KEY: 'sk-from-env' })).toBe('Bearer sk-from-env');
+    expect(await llmAuthorization([], { PLUGSMITH_LLM_API_KEY: 'sk-from-env' })).toBe(
+      'Bearer sk-from-env',
+    );
   });
 
   it('--help says the secret flags show in ps and names the environment variables and files', async () => {
@@ -148,13 +195,29 @@ describe('emulator start takes its secrets from a file or the environment', () =
     const text = help.stdout.replace(/\s+/g, ' ');
     expect(text).toContain('--llm-api-key-file <file>');
     expect(text).toContain('--s3-secret-key-file <file>');
-    expect(text).toMatch(/--llm-api-key <key> API key for the LLM backend; a flag shows in `ps` to every local user: prefer env PLUGSMITH_LLM_API_KEY or --llm-api-key-file/);
-    expect(text).toMatch(/--s3-secret-key <key> S3 secret key \(default minioadmin\); a flag shows in `ps` to every local user: prefer env PLUGSMITH_S3_SECRET_KEY or --s3-secret-key-file/);
+    expect(text).toMatch(
+      /--llm-api-key <key> API key for the LLM backend; a flag shows in `ps` to every local user: prefer env PLUGSMITH_LLM_API_KEY or --llm-api-key-file/,
+    );
+    expect(text).toMatch(
+      /--s3-secret-key <key> S3 secret key \(default minioadmin\); a flag shows in `ps` to every local user: prefer env PLUGSMITH_S3_SECRET_KEY or --s3-secret-key-file/,
+    );
   });
 
   it('an unreadable key file is a usage error naming the flag and the file', async () => {
-    const result = await t.cli(['emulator', 'start', '--in-memory', '--port', '0', '--messaging-port', '0', '--s3-secret-key-file', join(dir, 'missing')]);
+    const result = await t.cli([
+      'emulator',
+      'start',
+      '--in-memory',
+      '--port',
+      '0',
+      '--messaging-port',
+      '0',
+      '--s3-secret-key-file',
+      join(dir, 'missing'),
+    ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`--s3-secret-key-file ${join(dir, 'missing')}: cannot read it (ENOENT)`);
+    expect(result.stderr).toContain(
+      `--s3-secret-key-file ${join(dir, 'missing')}: cannot read it (ENOENT)`,
+    );
   });
 });

@@ -27,7 +27,14 @@ let webhook: Server;
 let pluginId: string;
 const cli = (args: string[]) =>
   runCli(args, {
-    env: { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_MESSAGING_URL: emu.messagingUrl, PLUGSMITH_TOKEN: OWNER_TOKEN, PLUGSMITH_API_KEY: API_KEY, PLUGSMITH_ADMIN_TOKEN: emu.adminToken! },
+    env: {
+      PLUGSMITH_CONFIG_DIR: configDir,
+      PLUGSMITH_BASE_URL: emu.url,
+      PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+      PLUGSMITH_TOKEN: OWNER_TOKEN,
+      PLUGSMITH_API_KEY: API_KEY,
+      PLUGSMITH_ADMIN_TOKEN: emu.adminToken!,
+    },
     timeoutMs: 60_000,
   });
 
@@ -35,15 +42,38 @@ beforeAll(async () => {
   emu = await startEmulator({
     seed: {
       ...CLI_SEED,
-      characters: [{ id: 'char_evil', orgId: ORG, agentId: 'agent_nova', name: `Eve${OSC0}`, script: [], fallbackReply: `line one${OSC52}\nline two${C1_CSI}` }],
+      characters: [
+        {
+          id: 'char_evil',
+          orgId: ORG,
+          agentId: 'agent_nova',
+          name: `Eve${OSC0}`,
+          script: [],
+          fallbackReply: `line one${OSC52}\nline two${C1_CSI}`,
+        },
+      ],
     } as never,
   });
   configDir = await mkdtemp(join(tmpdir(), 'plugsmith-escapes-'));
-  api = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: OWNER_TOKEN, apiKey: API_KEY, adminToken: emu.adminToken });
-  pluginId = ((await api.plugins.createInOrg(ORG, { name: HOSTILE, description: `about ${OSC52}`, type: 'APP' } as never)) as { id: string }).id;
+  api = createClient({
+    baseUrl: emu.url,
+    messagingUrl: emu.messagingUrl,
+    token: OWNER_TOKEN,
+    apiKey: API_KEY,
+    adminToken: emu.adminToken,
+  });
+  pluginId = (
+    (await api.plugins.createInOrg(ORG, {
+      name: HOSTILE,
+      description: `about ${OSC52}`,
+      type: 'APP',
+    } as never)) as { id: string }
+  ).id;
   webhook = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end(`thanks${OSC52}${OSC0}`));
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`thanks${OSC52}${OSC0}`),
+    );
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
 });
@@ -56,11 +86,16 @@ afterAll(async () => {
 
 describe('human output escapes control characters from stored strings', () => {
   it('plugins get and plugins list show the name with its controls as visible text', async () => {
-    for (const args of [['plugins', 'get', pluginId], ['plugins', 'list', '--org', ORG]]) {
+    for (const args of [
+      ['plugins', 'get', pluginId],
+      ['plugins', 'list', '--org', ORG],
+    ]) {
       const result = await cli(args);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).not.toMatch(RAW_CONTROL);
-      expect(result.stdout).toContain('evil\\x1b]52;c;cm0gLXJmIH4K\\x07\\x1b]0;pwned\\x07\\x9b2J\\x7f');
+      expect(result.stdout).toContain(
+        'evil\\x1b]52;c;cm0gLXJmIH4K\\x07\\x1b]0;pwned\\x07\\x9b2J\\x7f',
+      );
     }
   });
 
@@ -88,7 +123,14 @@ describe('human output escapes control characters from stored strings', () => {
 
   it("trigger --direct shows the webhook's answer escaped", async () => {
     const { port } = webhook.address() as AddressInfo;
-    const result = await cli(['trigger', 'WEBHOOK_CHALLENGE', '--direct', `http://127.0.0.1:${port}/webhook`, '--secret', 'whsec_' + Buffer.alloc(24, 7).toString('base64')]);
+    const result = await cli([
+      'trigger',
+      'WEBHOOK_CHALLENGE',
+      '--direct',
+      `http://127.0.0.1:${port}/webhook`,
+      '--secret',
+      'whsec_' + Buffer.alloc(24, 7).toString('base64'),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).not.toMatch(RAW_CONTROL);
     expect(result.stdout).toContain('thanks\\x1b]52;c;cm0gLXJmIH4K\\x07\\x1b]0;pwned\\x07');
@@ -97,12 +139,18 @@ describe('human output escapes control characters from stored strings', () => {
 
 describe('the escaping functions', () => {
   it('escapeControls makes every C0, DEL and C1 character visible, line breaks too', () => {
-    expect(escapeControls('a\u0000\t\n\u001b\u007f\u0080\u009f\u00a0é')).toBe('a\\x00\\x09\\x0a\\x1b\\x7f\\x80\\x9f\u00a0é');
+    expect(escapeControls('a\u0000\t\n\u001b\u007f\u0080\u009f\u00a0é')).toBe(
+      'a\\x00\\x09\\x0a\\x1b\\x7f\\x80\\x9f\u00a0é',
+    );
   });
 
   it("terminalText keeps the CLI's own colours and layout, and escapes any other sequence", () => {
-    expect(terminalText('\u001b[1mbold\u001b[22m \u001b[32mgreen\u001b[39m\n\tx')).toBe('\u001b[1mbold\u001b[22m \u001b[32mgreen\u001b[39m\n\tx');
-    expect(terminalText('\u001b[8mhidden\u001b[2J\u001b[1;3H\r')).toBe('\\x1b[8mhidden\\x1b[2J\\x1b[1;3H\\x0d');
+    expect(terminalText('\u001b[1mbold\u001b[22m \u001b[32mgreen\u001b[39m\n\tx')).toBe(
+      '\u001b[1mbold\u001b[22m \u001b[32mgreen\u001b[39m\n\tx',
+    );
+    expect(terminalText('\u001b[8mhidden\u001b[2J\u001b[1;3H\r')).toBe(
+      '\\x1b[8mhidden\\x1b[2J\\x1b[1;3H\\x0d',
+    );
     expect(terminalText(OSC52)).toBe('\\x1b]52;c;cm0gLXJmIH4K\\x07');
   });
 });

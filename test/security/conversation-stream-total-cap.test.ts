@@ -3,7 +3,13 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../emulator/webhooks/helpers.js';
-import { call, EventClient, KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
+import {
+  call,
+  EventClient,
+  KEY_A,
+  messagingSeed,
+  newConversation,
+} from '../emulator/messaging/helpers.js';
 
 // Conversation event streams whose clients never read: each one made the emulator hold up to
 // 16 MiB of unsent reply packets, and nothing bounded how many there were (24 of them took the
@@ -27,14 +33,29 @@ async function setUp(streamBuffers: { total?: number; perApiKey?: number }): Pro
   emu = await startEmulator({ seed: messagingSeed(), messaging: { streamBuffers } });
   const created = await call(emu.url, 'POST', '/api/plugins', {
     auth: USER_TOKEN,
-    body: { name: 'Big replier', type: 'EVENT_HANDLER', orgId: 'org_a', events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], webhookUrl: hook.url },
+    body: {
+      name: 'Big replier',
+      type: 'EVENT_HANDLER',
+      orgId: 'org_a',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const pluginId = created.body.data.id as string;
-  expect((await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, { auth: USER_TOKEN })).body.data.verified).toBe(true);
+  expect(
+    (await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, { auth: USER_TOKEN }))
+      .body.data.verified,
+  ).toBe(true);
   const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', {
     auth: USER_TOKEN,
-    body: { name: 'Big replier on agent A', pluginId, events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'] },
+    body: {
+      name: 'Big replier on agent A',
+      pluginId,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
   });
   expect(installed.status, JSON.stringify(installed.body)).toBe(201);
   const [received] = await hook.waitFor(1, 'PLUGIN_INSTALLED');
@@ -53,8 +74,18 @@ async function reply(conversationId: string): Promise<void> {
   const first = await call(emu.url, 'POST', path, { auth, body: { content: PACKET } });
   expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(201);
   const messageId = first.body.data.id as string;
-  for (let n = 1; n < PACKETS; n++) expect((await call(emu.url, 'POST', path, { auth, body: { content: PACKET, messageId } })).status).toBe(200);
-  expect((await call(emu.url, 'POST', path, { auth, body: { content: '', messageId, isStreaming: false } })).status).toBe(200);
+  for (let n = 1; n < PACKETS; n++)
+    expect(
+      (await call(emu.url, 'POST', path, { auth, body: { content: PACKET, messageId } })).status,
+    ).toBe(200);
+  expect(
+    (
+      await call(emu.url, 'POST', path, {
+        auth,
+        body: { content: '', messageId, isStreaming: false },
+      })
+    ).status,
+  ).toBe(200);
 }
 
 /** A client of a conversation's event stream that reads the response head, then never reads again. */
@@ -64,7 +95,9 @@ async function stalledReader(conversationId: string, key: string): Promise<Socke
   await once(socket, 'connect');
   socket.on('error', () => undefined); // a reset is one way of being dropped
   onTestFinished(() => void socket.destroy());
-  socket.write(`GET /conversations/${conversationId}/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+  socket.write(
+    `GET /conversations/${conversationId}/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+  );
   const [head] = (await once(socket, 'data')) as [Buffer];
   expect(head.toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
   socket.pause();
@@ -79,7 +112,10 @@ async function held() {
 
 /** Issues another API key of org A (through the admin API). */
 async function secondKey(): Promise<string> {
-  const issued = await call(emu.url, 'POST', '/_emulator/api-keys', { headers: emu.adminHeaders, body: { orgId: 'org_a' } });
+  const issued = await call(emu.url, 'POST', '/_emulator/api-keys', {
+    headers: emu.adminHeaders,
+    body: { orgId: 'org_a' },
+  });
   expect(issued.status, JSON.stringify(issued.body)).toBe(201);
   return issued.body.data.key as string;
 }
@@ -91,7 +127,8 @@ describe('all conversation streams together', () => {
 
   it('hold at most the total bound for readers that never read, dropping the one furthest behind first; a reading client keeps its stream', async () => {
     const conversations: string[] = [];
-    for (let i = 0; i < 4; i++) conversations.push(await newConversation(emu.messagingUrl, KEY_A, 'char_fast'));
+    for (let i = 0; i < 4; i++)
+      conversations.push(await newConversation(emu.messagingUrl, KEY_A, 'char_fast'));
     for (const id of conversations) await stalledReader(id, KEY_A);
     const readingId = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const reading = await EventClient.open(emu.messagingUrl, readingId, KEY_A);
@@ -122,8 +159,12 @@ describe('all conversation streams together', () => {
     expect(streams.buffered().dropped).toBeGreaterThanOrEqual(1);
 
     // The reading client got every reply and is still connected.
-    await reading.until((packets) => packets.filter((p) => !p.message.isStreaming).length >= ROUNDS);
-    expect(reading.packets.filter((p) => !p.message.isStreaming).map((p) => p.message.content.length)).toEqual(Array(ROUNDS).fill(PACKETS * PACKET.length));
+    await reading.until(
+      (packets) => packets.filter((p) => !p.message.isStreaming).length >= ROUNDS,
+    );
+    expect(
+      reading.packets.filter((p) => !p.message.isStreaming).map((p) => p.message.content.length),
+    ).toEqual(Array(ROUNDS).fill(PACKETS * PACKET.length));
     expect(streams.count(readingId)).toBe(1);
     expect(reading.ended).toBe(false);
   });
@@ -137,7 +178,8 @@ describe("one API key's conversation streams", () => {
   it("hold at most the per-key bound: the key with many slow readers loses its slowest, another key's reader stays", async () => {
     const otherKey = await secondKey();
     const many: string[] = [];
-    for (let i = 0; i < 3; i++) many.push(await newConversation(emu.messagingUrl, KEY_A, 'char_fast'));
+    for (let i = 0; i < 3; i++)
+      many.push(await newConversation(emu.messagingUrl, KEY_A, 'char_fast'));
     const lone = await newConversation(emu.messagingUrl, otherKey, 'char_fast');
     for (const id of many) await stalledReader(id, KEY_A);
     await stalledReader(lone, otherKey);
@@ -149,7 +191,10 @@ describe("one API key's conversation streams", () => {
       for (const id of [...many, lone]) {
         await reply(id);
         await held();
-        most = Math.max(most, many.reduce((sum, m) => sum + streams.heldFor(m), 0));
+        most = Math.max(
+          most,
+          many.reduce((sum, m) => sum + streams.heldFor(m), 0),
+        );
         loneMost = Math.max(loneMost, streams.heldFor(lone));
       }
     }
@@ -164,6 +209,10 @@ describe("one API key's conversation streams", () => {
 });
 
 it('startEmulator refuses a stream buffer bound that is not a whole number of bytes, before it opens anything', async () => {
-  await expect(startEmulator({ messaging: { streamBuffers: { total: -1 } } })).rejects.toThrow('messaging.streamBuffers.total must be a whole number of bytes');
-  await expect(startEmulator({ messaging: { streamBuffers: { perApiKey: 1.5 } } })).rejects.toThrow('messaging.streamBuffers.perApiKey');
+  await expect(startEmulator({ messaging: { streamBuffers: { total: -1 } } })).rejects.toThrow(
+    'messaging.streamBuffers.total must be a whole number of bytes',
+  );
+  await expect(startEmulator({ messaging: { streamBuffers: { perApiKey: 1.5 } } })).rejects.toThrow(
+    'messaging.streamBuffers.perApiKey',
+  );
 });

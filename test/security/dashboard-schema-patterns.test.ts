@@ -1,7 +1,13 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { answerProperly, call, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/webhooks/helpers.js';
+import {
+  answerProperly,
+  call,
+  ROLES_SEED,
+  TOKENS,
+  WebhookServer,
+} from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
 
 // A MEMBER writes the payloadSchema of an external event; the OWNER's dashboard reads it. The
@@ -20,24 +26,48 @@ const EVIL = 'a'.repeat(27) + '!';
 
 beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED });
-  hook = await WebhookServer.start((event, received) => (event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 200, body: {} }));
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'Hostile schemas', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: hook.url });
+  hook = await WebhookServer.start((event, received) =>
+    event.type === 'WEBHOOK_CHALLENGE'
+      ? answerProperly(event, received)
+      : { status: 200, body: {} },
+  );
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+    name: 'Hostile schemas',
+    type: 'EVENT_HANDLER',
+    events: [],
+    scopes: [],
+    webhookUrl: hook.url,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
   const events = [
     {
       name: 'redos',
       title: 'Backtracking pattern',
-      payloadSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$', examples: [EVIL] } } },
+      payloadSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', pattern: '^(a+)+$', examples: [EVIL] } },
+      },
     },
     {
       name: 're2_only',
       title: 'RE2-only key pattern',
-      payloadSchema: { type: 'object', properties: { attrs: { type: 'object', patternProperties: { 'k\\z': { type: 'number' } } } } },
+      payloadSchema: {
+        type: 'object',
+        properties: {
+          attrs: { type: 'object', patternProperties: { 'k\\z': { type: 'number' } } },
+        },
+      },
     },
   ];
   for (const event of events) {
-    const answer = await call(emu.url, 'POST', `/api/plugins/${pluginId}/external-events`, TOKENS.member, event);
+    const answer = await call(
+      emu.url,
+      'POST',
+      `/api/plugins/${pluginId}/external-events`,
+      TOKENS.member,
+      event,
+    );
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   }
 });
@@ -48,7 +78,9 @@ afterAll(async () => {
 
 /** What the page answers to a trivial evaluate within `ms`, or 'no answer' when its main thread is busy that long. */
 async function answersWithin(page: Page, ms: number): Promise<string> {
-  const timer = new Promise<string>((resolve) => setTimeout(() => resolve('no answer'), ms).unref());
+  const timer = new Promise<string>((resolve) =>
+    setTimeout(() => resolve('no answer'), ms).unref(),
+  );
   return Promise.race([page.evaluate(() => 'answered'), timer]);
 }
 
@@ -59,7 +91,9 @@ async function triggerWith(eventLabel: string) {
   // A frozen page fails the test (after this long) instead of hanging it.
   page.setDefaultTimeout(10_000);
   await page.getByLabel('Plugin', { exact: true }).selectOption(pluginId);
-  await page.locator('optgroup[label^="External events"] option', { hasText: eventLabel }).waitFor({ state: 'attached' });
+  await page
+    .locator('optgroup[label^="External events"] option', { hasText: eventLabel })
+    .waitFor({ state: 'attached' });
   await page.getByLabel('Event type', { exact: true }).selectOption({ label: eventLabel });
   return opened;
 }
@@ -78,7 +112,10 @@ describe("dashboard Trigger view with a MEMBER's hostile payloadSchema", () => {
     expect(await alert.textContent()).toContain('payload.code must match the pattern ^(a+)+$');
     await payload.fill(JSON.stringify({ code: 'aaaa' }));
     await page.getByRole('button', { name: 'Check payload' }).click();
-    await page.getByRole('status').filter({ hasText: 'Valid: the payload matches the payloadSchema of redos' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Valid: the payload matches the payloadSchema of redos' })
+      .waitFor();
     await screenshot(page, 'security-trigger-redos');
     expectNoConsoleErrors(consoleErrors);
   });
@@ -107,7 +144,9 @@ describe("dashboard Trigger view with a MEMBER's hostile payloadSchema", () => {
     await page.goto(new URL('#/deliveries/%E0%A4%A', page.url()).href);
     await page.reload();
     await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Deliveries' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByRole('link', { name: 'Deliveries' }).getAttribute('aria-current')).toBe(
+      'page',
+    );
     // The segment is looked up as it was written: no such delivery (the 404 is all the console shows).
     await page.getByText('This delivery no longer exists').first().waitFor();
     expect(consoleErrors.filter((e) => !e.includes('status of 404'))).toEqual([]);

@@ -30,7 +30,9 @@ async function stalledReader(pluginId: string): Promise<Socket> {
   const { port } = new URL(emu.url);
   const socket = connect(Number(port), '127.0.0.1');
   await once(socket, 'connect');
-  socket.write(`GET /_emulator/deliveries/stream?pluginId=${pluginId} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-plugsmith-admin: ${emu.adminToken}\r\n\r\n`);
+  socket.write(
+    `GET /_emulator/deliveries/stream?pluginId=${pluginId} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-plugsmith-admin: ${emu.adminToken}\r\n\r\n`,
+  );
   const [head] = (await once(socket, 'data')) as [Buffer];
   expect(head.toString()).toMatch(/^HTTP\/1\.1 200/);
   socket.pause();
@@ -44,13 +46,22 @@ function countAttempts(text: string): number {
 it('drops a stream client that stops reading once it is more than 16 MB behind; a reading client gets every attempt', async () => {
   const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
     token: emu.token!,
-    body: { name: 'Big events', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: hook.url },
+    body: {
+      name: 'Big events',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status).toBe(201);
   const pluginId = created.body.data.id as string;
 
   const stalled = await stalledReader(pluginId);
-  const reading = await request(`${emu.url}/_emulator/deliveries/stream?pluginId=${pluginId}`, { headers: emu.adminHeaders, bodyTimeout: 0 });
+  const reading = await request(`${emu.url}/_emulator/deliveries/stream?pluginId=${pluginId}`, {
+    headers: emu.adminHeaders,
+    bodyTimeout: 0,
+  });
   expect(reading.statusCode).toBe(200);
   let readText = '';
   let readCount = 0;
@@ -67,7 +78,10 @@ it('drops a stream client that stops reading once it is more than 16 MB behind; 
   });
 
   for (let i = 0; i < EVENTS; i++) {
-    const emitted = await call(emu.url, 'POST', '/_emulator/events', { headers: emu.adminHeaders, body: { type: 'WEBHOOK_CHALLENGE', pluginId, data: { challenge: `c${i}`, pad: PAD } } });
+    const emitted = await call(emu.url, 'POST', '/_emulator/events', {
+      headers: emu.adminHeaders,
+      body: { type: 'WEBHOOK_CHALLENGE', pluginId, data: { challenge: `c${i}`, pad: PAD } },
+    });
     expect(emitted.status).toBe(201);
   }
   await everyAttempt;

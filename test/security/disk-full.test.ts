@@ -26,7 +26,8 @@ function fileBody(parentId = 'org_dev') {
 
 test('the disk can be filled (tmpfs, or injected ENOSPC where mounting is refused)', () => {
   expect(['tmpfs', 'injected']).toContain(disk.kind);
-  if (process.env.CI && process.getuid?.() === 0 && process.env.PLUGSMITH_TEST_NO_MOUNT !== '1') expect(disk.kind, 'root in CI mounts a tmpfs').toBe('tmpfs');
+  if (process.env.CI && process.getuid?.() === 0 && process.env.PLUGSMITH_TEST_NO_MOUNT !== '1')
+    expect(disk.kind, 'root in CI mounts a tmpfs').toBe('tmpfs');
 });
 
 test('an upload that meets a full disk is a 507 on a closing connection; once space is back it works, and nothing acknowledged is lost', async () => {
@@ -46,13 +47,21 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
     const connection = await RawConnection.open(emu.url);
     try {
       // Keep-alive (no Connection: close): the answer must close the connection itself.
-      connection.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n\r\n`);
+      connection.write(
+        `PUT ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n\r\n`,
+      );
       connection.write(body);
       const res = await connection.response();
       expect(res.status, res.body).toBe(507);
       expect(res.headers.connection).toBe('close');
-      expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { error: 'INSUFFICIENT_STORAGE' } });
-      expect(await connection.endsWithin(10_000), 'the server closes the connection after the 507').toBe(true);
+      expect(JSON.parse(res.body)).toMatchObject({
+        ok: false,
+        error: { error: 'INSUFFICIENT_STORAGE' },
+      });
+      expect(
+        await connection.endsWithin(10_000),
+        'the server closes the connection after the 507',
+      ).toBe(true);
     } finally {
       connection.close();
     }
@@ -62,7 +71,10 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
     disk.free();
     const put = await fetch(first.signedUrl, { method: 'PUT', body });
     expect(put.status).toBe(200);
-    const uploaded = await api(emu, 'PATCH', '/api/status', { token, body: { fileId: first.fileRecord.id, status: 'UPLOADED' } });
+    const uploaded = await api(emu, 'PATCH', '/api/status', {
+      token,
+      body: { fileId: first.fileRecord.id, status: 'UPLOADED' },
+    });
     expect(uploaded.status).toBe(200);
     expect(uploaded.body.data.fileSize).toBe(body.length);
   } finally {
@@ -76,7 +88,9 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
     const content = Buffer.from(await (await fetch(access.body.data.url)).arrayBuffer());
     expect(content.equals(body)).toBe(true);
     // The other record, acknowledged before the disk filled, still awaits its upload.
-    expect((await api(emu, 'GET', `/api/access/${second!.fileRecord.id}`, { token })).status).toBe(409);
+    expect((await api(emu, 'GET', `/api/access/${second!.fileRecord.id}`, { token })).status).toBe(
+      409,
+    );
   } finally {
     await emu.close();
   }
@@ -85,7 +99,10 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
 test('after a compaction that met a full disk, close() resolves once space is back, releases the lock, and nothing acknowledged is lost', async () => {
   const dataDir = join(disk.dir, 'compaction');
   const emu = await startEmulator({ dataDir });
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', { token: emu.token!, body: fileBody() });
+  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+    token: emu.token!,
+    body: fileBody(),
+  });
   expect(gen.status).toBe(201);
   disk.fill();
   try {
@@ -98,7 +115,11 @@ test('after a compaction that met a full disk, close() resolves once space is ba
 
   const again = await startEmulator({ dataDir });
   try {
-    for (const file of gen.body.data.files) expect((await api(again, 'GET', `/api/access/${file.fileRecord.id}`, { token: again.token! })).status).toBe(409);
+    for (const file of gen.body.data.files)
+      expect(
+        (await api(again, 'GET', `/api/access/${file.fileRecord.id}`, { token: again.token! }))
+          .status,
+      ).toBe(409);
   } finally {
     await again.close();
   }
@@ -124,10 +145,14 @@ test('the OpenAPI document declares the 507 on operations that write, and the er
   const emu = await startEmulator();
   try {
     const doc = (await api(emu, 'GET', '/_emulator/openapi.json')).body;
-    expect(doc.paths['/api/plugins'].post.responses['507'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope');
+    expect(
+      doc.paths['/api/plugins'].post.responses['507'].content['application/json'].schema.$ref,
+    ).toBe('#/components/schemas/ErrorEnvelope');
     expect(doc.paths['/api/status'].patch.responses['507']).toBeDefined();
     expect(doc.paths['/api/plugins/marketplace'].get.responses['507']).toBeUndefined();
-    expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.error.enum).toContain('INSUFFICIENT_STORAGE');
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.error.enum).toContain(
+      'INSUFFICIENT_STORAGE',
+    );
   } finally {
     await emu.close();
   }

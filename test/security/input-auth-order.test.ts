@@ -65,7 +65,8 @@ const ROUTES: Array<[Method, string]> = [
 ];
 
 async function anonymous(method: Method, path: string, body?: string) {
-  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  const headers: Record<string, string> =
+    body === undefined ? {} : { 'content-type': 'application/json' };
   const res = await request(`${emu.url}${path}`, { method, headers, body });
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
@@ -77,22 +78,42 @@ describe('authentication before validation', () => {
       const body = method === 'GET' || method === 'DELETE' ? undefined : '{"not json';
       for (const [variant, res] of [
         ['malformed body', await anonymous(method, path, body)],
-        ['invalid body', await anonymous(method, path, method === 'GET' || method === 'DELETE' ? undefined : '{"unexpected":[1,2,3]}')],
+        [
+          'invalid body',
+          await anonymous(
+            method,
+            path,
+            method === 'GET' || method === 'DELETE' ? undefined : '{"unexpected":[1,2,3]}',
+          ),
+        ],
         ['overlong id', await anonymous(method, path.replace(/_x\b/, `_${'x'.repeat(300)}`), body)],
       ] as const) {
-        if (res.status !== 401 || res.body.error?.error !== 'UNAUTHORIZED') wrong.push(`${method} ${path} (${variant}): ${res.status}`);
+        if (res.status !== 401 || res.body.error?.error !== 'UNAUTHORIZED')
+          wrong.push(`${method} ${path} (${variant}): ${res.status}`);
       }
     }
     expect(wrong).toEqual([]);
   });
 
   it('the upload routes answer 401 before looking at the body (the GET form reads its body itself)', async () => {
-    const get = await request(`${emu.url}/api/generate-upload-url`, { method: 'GET', headers: { 'content-type': 'application/json' }, body: '{"files":[]}' });
+    const get = await request(`${emu.url}/api/generate-upload-url`, {
+      method: 'GET',
+      headers: { 'content-type': 'application/json' },
+      body: '{"files":[]}',
+    });
     expect(get.statusCode).toBe(401);
     await get.body.dump();
-    const post = await anonymous('POST', '/api/generate-upload-url', '{"files":[{"fileName":"a/b"}]}');
+    const post = await anonymous(
+      'POST',
+      '/api/generate-upload-url',
+      '{"files":[{"fileName":"a/b"}]}',
+    );
     expect(post.status).toBe(401);
-    const status = await anonymous('PATCH', '/api/status', '{"fileId":"file_x","status":"NOT_A_STATUS"}');
+    const status = await anonymous(
+      'PATCH',
+      '/api/status',
+      '{"fileId":"file_x","status":"NOT_A_STATUS"}',
+    );
     expect(status.status).toBe(401);
   });
 
@@ -119,7 +140,11 @@ describe('the messaging API checks the API key first too', () => {
       ['POST', '/conversations', '{"not json'],
       ['POST', '/conversations/conv_x/messages', '{"content":5}'],
     ] as const) {
-      const res = await request(`${emu.messagingUrl}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body });
+      const res = await request(`${emu.messagingUrl}${path}`, {
+        method,
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body,
+      });
       expect(res.statusCode, `${method} ${path}`).toBe(401);
       await res.body.dump();
     }

@@ -15,11 +15,15 @@ let emu: { url: string; messagingUrl: string; token: string; apiKey: string; adm
 
 beforeAll(async () => {
   const script = `const { startEmulator } = await import(${JSON.stringify(DIST)}); const e = await startEmulator(); console.log(JSON.stringify({ url: e.url, messagingUrl: e.messagingUrl, token: e.token, apiKey: e.apiKey, adminToken: e.adminToken }));`;
-  child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  emu = JSON.parse(await new Promise<string>((done, fail) => {
-    child.stdout!.once('data', (chunk: Buffer) => done(chunk.toString()));
-    child.once('exit', (code) => fail(new Error(`the emulator exited with ${code}`)));
-  }));
+  child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  emu = JSON.parse(
+    await new Promise<string>((done, fail) => {
+      child.stdout!.once('data', (chunk: Buffer) => done(chunk.toString()));
+      child.once('exit', (code) => fail(new Error(`the emulator exited with ${code}`)));
+    }),
+  );
 });
 afterAll(() => {
   child.kill();
@@ -34,9 +38,11 @@ function sized(megabytes: number): string {
 
 /** The same, streamed without a content-length (chunked). */
 function chunked(megabytes: number): Readable {
-  return Readable.from((function* () {
-    for (let i = 0; i < megabytes * 16; i++) yield Buffer.alloc(64 * 1024, 0x20);
-  })());
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < megabytes * 16; i++) yield Buffer.alloc(64 * 1024, 0x20);
+    })(),
+  );
 }
 
 async function outcome(send: () => Promise<{ status: number; body: any }>): Promise<string> {
@@ -49,15 +55,26 @@ async function outcome(send: () => Promise<{ status: number; body: any }>): Prom
   }
 }
 
-const viaUndici = (url: string, headers: Record<string, string>, body: string | Readable) => async () => {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  return { status: res.statusCode, body: await res.body.json() };
-};
-const viaFetch = (url: string, headers: Record<string, string>, body: string | Readable) => async () => {
-  const stream = typeof body === 'string' ? body : (Readable.toWeb(body) as ReadableStream);
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: stream, duplex: 'half' } as RequestInit);
-  return { status: res.status, body: await res.json() };
-};
+const viaUndici =
+  (url: string, headers: Record<string, string>, body: string | Readable) => async () => {
+    const res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    return { status: res.statusCode, body: await res.body.json() };
+  };
+const viaFetch =
+  (url: string, headers: Record<string, string>, body: string | Readable) => async () => {
+    const stream = typeof body === 'string' ? body : (Readable.toWeb(body) as ReadableStream);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    return { status: res.status, body: await res.json() };
+  };
 
 describe('a too-large body', () => {
   it('a 2 MB body is a 413 that undici request and fetch read, every time, on the management and messaging APIs', async () => {
@@ -94,10 +111,16 @@ describe('a too-large body', () => {
     const signedUrl = ((await generated.body.json()) as any).data.files[0].signedUrl;
     const results = new Set<string>();
     for (let i = 0; i < 4; i++) {
-      results.add(await outcome(async () => {
-        const res = await request(signedUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(20 * MB) });
-        return { status: res.statusCode, body: await res.body.json() };
-      }));
+      results.add(
+        await outcome(async () => {
+          const res = await request(signedUrl, {
+            method: 'PUT',
+            headers: { 'content-type': 'text/plain' },
+            body: 'x'.repeat(20 * MB),
+          });
+          return { status: res.statusCode, body: await res.body.json() };
+        }),
+      );
     }
     expect([...results]).toEqual(['413 PAYLOAD_TOO_LARGE']);
     const health = await request(`${emu.url}/_emulator/health`);

@@ -15,29 +15,51 @@ afterAll(async () => {
   await emu?.close();
 });
 
-const post = (rawBody: string) => call(emu.url, 'POST', '/api/orgs/org_dev/plugins', { token: emu.token!, rawBody, headers: { 'content-type': 'application/json' } });
+const post = (rawBody: string) =>
+  call(emu.url, 'POST', '/api/orgs/org_dev/plugins', {
+    token: emu.token!,
+    rawBody,
+    headers: { 'content-type': 'application/json' },
+  });
 
 describe('keys spelled with escapes', () => {
   it('"\\u005f_proto__" is refused with a 400 naming the path', async () => {
-    const res = await post('{"name":"p","type":"APP","inputsSchema":{"type":"object","properties":{"\\u005f_proto__":{"type":"string"}}}}');
+    const res = await post(
+      '{"name":"p","type":"APP","inputsSchema":{"type":"object","properties":{"\\u005f_proto__":{"type":"string"}}}}',
+    );
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
-    expect(res.body.error.details[0]).toMatchObject({ code: 'forbidden_key', path: ['inputsSchema', 'properties', '__proto__'] });
+    expect(res.body.error.details[0]).toMatchObject({
+      code: 'forbidden_key',
+      path: ['inputsSchema', 'properties', '__proto__'],
+    });
   });
 
   it('"\\u0063onstructor": { "prototype": … } is refused with a 400 naming the path', async () => {
-    const res = await post('{"name":"p","type":"APP","inputsSchema":{"type":"object","properties":{"\\u0063onstructor":{"prototype":{"type":"string"}}}}}');
+    const res = await post(
+      '{"name":"p","type":"APP","inputsSchema":{"type":"object","properties":{"\\u0063onstructor":{"prototype":{"type":"string"}}}}}',
+    );
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
-    expect(res.body.error.details[0]).toMatchObject({ code: 'forbidden_key', path: ['inputsSchema', 'properties', 'constructor', 'prototype'] });
-    expect(() => parseJsonBody('{"a":{"\\u0063onstructor":{"\\u0070rototype":1}}}')).toThrow(/a\.constructor\.prototype/);
+    expect(res.body.error.details[0]).toMatchObject({
+      code: 'forbidden_key',
+      path: ['inputsSchema', 'properties', 'constructor', 'prototype'],
+    });
+    expect(() => parseJsonBody('{"a":{"\\u0063onstructor":{"\\u0070rototype":1}}}')).toThrow(
+      /a\.constructor\.prototype/,
+    );
   });
 
   it('after both attempts, the export imports again (round trip)', async () => {
     await post('{"name":"p","type":"APP","\\u005f_proto__":{"x":1}}');
-    await post('{"name":"p","type":"APP","tags":["a"],"inputsSchema":{"\\u0063onstructor":{"prototype":{}}}}');
+    await post(
+      '{"name":"p","type":"APP","tags":["a"],"inputsSchema":{"\\u0063onstructor":{"prototype":{}}}}',
+    );
     const exported = await call(emu.url, 'GET', '/_emulator/export', { headers: emu.adminHeaders });
     expect(exported.status).toBe(200);
     const data = exported.body.data ?? exported.body;
-    const imported = await call(emu.url, 'POST', '/_emulator/import', { headers: emu.adminHeaders, body: data });
+    const imported = await call(emu.url, 'POST', '/_emulator/import', {
+      headers: emu.adminHeaders,
+      body: data,
+    });
     expect(imported.status, JSON.stringify(imported.body).slice(0, 500)).toBe(200);
   });
 });

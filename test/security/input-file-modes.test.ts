@@ -24,7 +24,11 @@ async function modes(dir: string): Promise<Array<{ path: string; mode: number; f
 }
 
 async function api(method: 'POST' | 'PUT' | 'PATCH', url: string, token: string, body: unknown) {
-  const res = await request(url, { method, headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await request(url, {
+    method,
+    headers: { authorization: token, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return (await res.body.json()) as any;
 }
 
@@ -37,9 +41,20 @@ describe('data dir permissions', () => {
       for (let round = 0; round < 2; round++) {
         const emu = await startEmulator({ dataDir, store: { compactAfter: { lines: 3 } } });
         try {
-          for (let i = 0; i < 4; i++) await api('POST', `${emu.url}/api/plugins`, emu.token!, { name: `p${round}${i}`, type: 'APP', orgId: 'org_dev' });
-          const generated = await api('POST', `${emu.url}/api/generate-upload-url`, emu.token!, { files: [{ fileName: 'a.txt', contentType: 'text/plain' }] });
-          const put = await request(generated.data.files[0].signedUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+          for (let i = 0; i < 4; i++)
+            await api('POST', `${emu.url}/api/plugins`, emu.token!, {
+              name: `p${round}${i}`,
+              type: 'APP',
+              orgId: 'org_dev',
+            });
+          const generated = await api('POST', `${emu.url}/api/generate-upload-url`, emu.token!, {
+            files: [{ fileName: 'a.txt', contentType: 'text/plain' }],
+          });
+          const put = await request(generated.data.files[0].signedUrl, {
+            method: 'PUT',
+            headers: { 'content-type': 'text/plain' },
+            body: 'hello',
+          });
           expect(put.statusCode).toBe(200);
           await put.body.dump();
         } finally {
@@ -51,7 +66,9 @@ describe('data dir permissions', () => {
     }
     const all = await modes(dataDir);
     expect(all.filter((e) => !e.folder).length).toBeGreaterThan(4);
-    const wrong = all.filter((e) => e.mode !== (e.folder ? 0o700 : 0o600)).map((e) => `${e.path} ${e.mode.toString(8)}`);
+    const wrong = all
+      .filter((e) => e.mode !== (e.folder ? 0o700 : 0o600))
+      .map((e) => `${e.path} ${e.mode.toString(8)}`);
     expect(wrong).toEqual([]);
   });
 
@@ -60,7 +77,9 @@ describe('data dir permissions', () => {
     const dataDir = join(root, 'data');
     await mkdir(dataDir, { mode: 0o755 });
     await chmod(dataDir, 0o755);
-    await writeFile(join(dataDir, 'storage-secret'), Buffer.alloc(32, 1).toString('base64'), { mode: 0o644 });
+    await writeFile(join(dataDir, 'storage-secret'), Buffer.alloc(32, 1).toString('base64'), {
+      mode: 0o644,
+    });
     await chmod(join(dataDir, 'storage-secret'), 0o644);
     const emu = await startEmulator({ dataDir });
     await emu.close();

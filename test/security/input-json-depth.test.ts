@@ -12,7 +12,10 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** `{"name":"deep","extra":[[[…{}…]]]}` nested `levels` levels below `extra`. */
-function nested(levels: number, head = '{"name":"deep","characterId":"char_nova","extra":'): string {
+function nested(
+  levels: number,
+  head = '{"name":"deep","characterId":"char_nova","extra":',
+): string {
   return `${head}${'['.repeat(levels)}{}${']'.repeat(levels)}}`;
 }
 
@@ -22,7 +25,12 @@ function adminHeaders(): Record<string, string> {
   return token ? { 'x-plugsmith-admin': token } : {};
 }
 
-async function post(url: string, authorization: string | undefined, body: string, extra: Record<string, string> = {}) {
+async function post(
+  url: string,
+  authorization: string | undefined,
+  body: string,
+  extra: Record<string, string> = {},
+) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
   if (authorization) headers.authorization = authorization;
   const res = await request(url, { method: 'POST', headers, body });
@@ -54,9 +62,17 @@ describe('JSON nesting limit', () => {
 
   it('a body exactly at the limit is parsed (and then judged by the route as usual)', async () => {
     // Root object (1) + MAX_JSON_DEPTH - 2 arrays + the innermost {} = MAX_JSON_DEPTH levels.
-    const res = await post(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!, nested(MAX_JSON_DEPTH - 2));
+    const res = await post(
+      `${emu.url}/api/orgs/org_dev/repositories`,
+      emu.token!,
+      nested(MAX_JSON_DEPTH - 2),
+    );
     expect(res.body.error?.details?.[0]?.code).not.toBe('too_deep');
-    const over = await post(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!, nested(MAX_JSON_DEPTH - 1));
+    const over = await post(
+      `${emu.url}/api/orgs/org_dev/repositories`,
+      emu.token!,
+      nested(MAX_JSON_DEPTH - 1),
+    );
     expect(over.body.error.details[0].code).toBe('too_deep');
   });
 
@@ -76,15 +92,32 @@ describe('the store import', () => {
     // A schema as deep as a plugin body may carry: root, inputsSchema, then nested `items`.
     let schema: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < MAX_JSON_DEPTH - 2; i++) schema = { items: schema };
-    const created = await post(`${emu.url}/api/orgs/org_dev/plugins`, emu.token!, JSON.stringify({ name: 'deep schema', type: 'APP', inputsSchema: schema }));
+    const created = await post(
+      `${emu.url}/api/orgs/org_dev/plugins`,
+      emu.token!,
+      JSON.stringify({ name: 'deep schema', type: 'APP', inputsSchema: schema }),
+    );
     expect(created.status).toBe(201);
     const exported = await request(`${emu.url}/_emulator/export`, { headers: adminHeaders() });
     expect(exported.statusCode).toBe(200);
     const file = (await exported.body.json()) as any;
     const document = file.data ?? file;
-    const imported = await post(`${emu.url}/_emulator/import`, undefined, JSON.stringify(document), adminHeaders());
+    const imported = await post(
+      `${emu.url}/_emulator/import`,
+      undefined,
+      JSON.stringify(document),
+      adminHeaders(),
+    );
     expect(imported.status).toBe(200);
-    const tooDeep = await post(`${emu.url}/_emulator/import`, undefined, nested(2 * MAX_JSON_DEPTH, '{"format":"plugsmith-emulator-export","version":1,"collections":{},"x":'), adminHeaders());
+    const tooDeep = await post(
+      `${emu.url}/_emulator/import`,
+      undefined,
+      nested(
+        2 * MAX_JSON_DEPTH,
+        '{"format":"plugsmith-emulator-export","version":1,"collections":{},"x":',
+      ),
+      adminHeaders(),
+    );
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.body.error.details[0].code).toBe('too_deep');
   });

@@ -2,7 +2,13 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { validateSeed } from '../../emulator/seed.js';
-import { call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import {
+  call,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from '../emulator/webhooks/helpers.js';
 
 // User-supplied regular expressions run on RE2 (linear time): `^(a+)+$` against thirty `a` and a
 // `!` took a backtracking engine over 30 s, during which nothing else (health included) answered.
@@ -41,32 +47,76 @@ describe('schema patterns', () => {
       webhookUrl: hook.url,
       events: ['PLUGIN_INSTALLED'],
       scopes: ['REPOSITORY_FILES_READ'],
-      inputsSchema: { type: 'object', properties: { folder: { type: 'string', pattern: EVIL } }, patternProperties: { [EVIL]: { type: 'string' } } },
+      inputsSchema: {
+        type: 'object',
+        properties: { folder: { type: 'string', pattern: EVIL } },
+        patternProperties: { [EVIL]: { type: 'string' } },
+      },
     });
-    const body = { name: 'evil', pluginId: plugin.id, events: ['PLUGIN_INSTALLED'], scopes: ['REPOSITORY_FILES_READ'], inputs: { folder: ATTACK, [ATTACK]: 1 } };
-    const install = call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, body);
+    const body = {
+      name: 'evil',
+      pluginId: plugin.id,
+      events: ['PLUGIN_INSTALLED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      inputs: { folder: ATTACK, [ATTACK]: 1 },
+    };
+    const install = call(
+      emu.url,
+      'POST',
+      '/api/repositories/repo_acme/data-providers',
+      TOKENS.member,
+      body,
+    );
     const [installed, ...healths] = await Promise.all([install, health(), health(), health()]);
     expect(healths).toEqual([200, 200, 200]);
     expect(installed.status).toBe(400);
-    expect(installed.body.error.details.map((d: { path: string[] }) => d.path.join('.'))).toContain('inputs.folder');
+    expect(installed.body.error.details.map((d: { path: string[] }) => d.path.join('.'))).toContain(
+      'inputs.folder',
+    );
     // The pattern still works as a pattern.
-    const good = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, { ...body, name: 'ok', inputs: { folder: 'aaaa' } });
+    const good = await call(
+      emu.url,
+      'POST',
+      '/api/repositories/repo_acme/data-providers',
+      TOKENS.member,
+      { ...body, name: 'ok', inputs: { folder: 'aaaa' } },
+    );
     expect(good.status).toBe(201);
   });
 
   it('a pattern only a backtracking engine can run (lookaround, backreference) is refused with a 400 where it is supplied', async () => {
     for (const [field, schema] of [
-      ['inputsSchema', { type: 'object', properties: { a: { type: 'string', pattern: '^(?=a)a+$' } } }],
+      [
+        'inputsSchema',
+        { type: 'object', properties: { a: { type: 'string', pattern: '^(?=a)a+$' } } },
+      ],
       ['inputsSchema', { type: 'object', patternProperties: { '(a)\\1': { type: 'string' } } }],
     ] as const) {
-      const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'p', type: 'DATA_PROVIDER', [field]: schema });
+      const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+        name: 'p',
+        type: 'DATA_PROVIDER',
+        [field]: schema,
+      });
       expect(res.status, JSON.stringify(schema)).toBe(400);
       expect(res.body.error.details[0].path[0]).toBe(field);
       expect(res.body.error.details[0].message).toMatch(/RE2/);
     }
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'defs', type: 'DATA_PROVIDER' });
-    for (const [segment, field] of [['actions', 'argsSchema'], ['actions', 'returnSchema'], ['external-events', 'payloadSchema']] as const) {
-      const res = await call(emu.url, 'POST', `/api/plugins/${plugin.body.data.id}/${segment}`, TOKENS.member, { name: `d_${field}`, title: 'T', [field]: { type: 'string', pattern: '(?<!x)y' } });
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+      name: 'defs',
+      type: 'DATA_PROVIDER',
+    });
+    for (const [segment, field] of [
+      ['actions', 'argsSchema'],
+      ['actions', 'returnSchema'],
+      ['external-events', 'payloadSchema'],
+    ] as const) {
+      const res = await call(
+        emu.url,
+        'POST',
+        `/api/plugins/${plugin.body.data.id}/${segment}`,
+        TOKENS.member,
+        { name: `d_${field}`, title: 'T', [field]: { type: 'string', pattern: '(?<!x)y' } },
+      );
       expect(res.status, field).toBe(400);
     }
   });
@@ -77,7 +127,10 @@ describe('bounded matching', () => {
     const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
       name: 'huge',
       type: 'DATA_PROVIDER',
-      inputsSchema: { type: 'object', properties: { a: { type: 'string', pattern: '[\\s\\S]{1000}[\\s\\S]{1000}' } } },
+      inputsSchema: {
+        type: 'object',
+        properties: { a: { type: 'string', pattern: '[\\s\\S]{1000}[\\s\\S]{1000}' } },
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].message).toMatch(/too large/);
@@ -89,15 +142,32 @@ describe('bounded matching', () => {
       webhookUrl: hook.url,
       events: ['PLUGIN_INSTALLED'],
       scopes: ['REPOSITORY_FILES_READ'],
-      inputsSchema: { type: 'object', additionalProperties: { type: 'string', pattern: '[\\s\\S]{900}' } },
+      inputsSchema: {
+        type: 'object',
+        additionalProperties: { type: 'string', pattern: '[\\s\\S]{900}' },
+      },
     });
     // Each value alone is within the budget; a thousand of them are not.
-    const inputs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'ab'.repeat(500)]));
-    const body = { name: 'costly', pluginId: plugin.id, events: ['PLUGIN_INSTALLED'], scopes: ['REPOSITORY_FILES_READ'], inputs };
-    const [installed, ...healths] = await Promise.all([call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, body), health(), health()]);
+    const inputs = Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'ab'.repeat(500)]),
+    );
+    const body = {
+      name: 'costly',
+      pluginId: plugin.id,
+      events: ['PLUGIN_INSTALLED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      inputs,
+    };
+    const [installed, ...healths] = await Promise.all([
+      call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, body),
+      health(),
+      health(),
+    ]);
     expect(healths).toEqual([200, 200]);
     expect(installed.status).toBe(400);
-    expect(installed.body.error.details).toMatchObject([{ code: 'pattern_budget', path: ['inputs'] }]);
+    expect(installed.body.error.details).toMatchObject([
+      { code: 'pattern_budget', path: ['inputs'] },
+    ]);
   });
 });
 
@@ -106,16 +176,29 @@ describe("characters' script match", () => {
     const created = await request(`${emu.url}/_emulator/characters`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...adminHeaders() },
-      body: JSON.stringify({ orgId: 'org_acme', name: 'Evil', script: [{ match: EVIL, reply: 'matched' }], fallbackReply: 'no match', packetIntervalMs: 0 }),
+      body: JSON.stringify({
+        orgId: 'org_acme',
+        name: 'Evil',
+        script: [{ match: EVIL, reply: 'matched' }],
+        fallbackReply: 'no match',
+        packetIntervalMs: 0,
+      }),
     });
     expect(created.statusCode).toBe(201);
     const character = ((await created.body.json()) as any).data;
-    const keyRes = await request(`${emu.url}/_emulator/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', ...adminHeaders() }, body: JSON.stringify({ orgId: 'org_acme' }) });
+    const keyRes = await request(`${emu.url}/_emulator/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...adminHeaders() },
+      body: JSON.stringify({ orgId: 'org_acme' }),
+    });
     const apiKey = ((await keyRes.body.json()) as any).data.key;
     const messaging = (method: 'POST' | 'GET', path: string, body?: unknown) =>
       call(emu.messagingUrl, method, path, apiKey, body);
-    const conversation = (await messaging('POST', '/conversations', { characterId: character.id })).body.data;
-    const sent = messaging('POST', `/conversations/${conversation.id}/messages`, { content: ATTACK });
+    const conversation = (await messaging('POST', '/conversations', { characterId: character.id }))
+      .body.data;
+    const sent = messaging('POST', `/conversations/${conversation.id}/messages`, {
+      content: ATTACK,
+    });
     const [message, ...healths] = await Promise.all([sent, health(), health()]);
     expect(healths).toEqual([200, 200]);
     expect(message.status).toBe(201);
@@ -126,7 +209,9 @@ describe("characters' script match", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(reply.content).toBe('no match');
-    const matched = await messaging('POST', `/conversations/${conversation.id}/messages`, { content: 'AAAA' });
+    const matched = await messaging('POST', `/conversations/${conversation.id}/messages`, {
+      content: 'AAAA',
+    });
     expect(matched.status).toBe(201);
   });
 
@@ -134,16 +219,26 @@ describe("characters' script match", () => {
     const res = await request(`${emu.url}/_emulator/characters`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...adminHeaders() },
-      body: JSON.stringify({ orgId: 'org_acme', name: 'Look', script: [{ match: '(?=hello)', reply: 'x' }] }),
+      body: JSON.stringify({
+        orgId: 'org_acme',
+        name: 'Look',
+        script: [{ match: '(?=hello)', reply: 'x' }],
+      }),
     });
     expect(res.statusCode).toBe(400);
-    expect(((await res.body.json()) as any).error.details[0].path).toEqual(['script', '0', 'match']);
+    expect(((await res.body.json()) as any).error.details[0].path).toEqual([
+      'script',
+      '0',
+      'match',
+    ]);
     expect(() =>
       validateSeed({
         users: [{ id: 'u', name: 'U' }],
         orgs: [{ id: 'o', name: 'O', members: [{ userId: 'u', role: 'OWNER' }] }],
         tokens: [],
-        characters: [{ id: 'c', orgId: 'o', name: 'C', script: [{ match: '(\\w)\\1', reply: 'x' }] }],
+        characters: [
+          { id: 'c', orgId: 'o', name: 'C', script: [{ match: '(\\w)\\1', reply: 'x' }] },
+        ],
       } as never),
     ).toThrow(/characters\[0\]\.script\[0\]\.match/);
   });

@@ -20,7 +20,14 @@ async function json(res: Awaited<ReturnType<typeof request>>) {
 
 describe('revoking an API key', () => {
   it('closes the event streams opened with it, and only those', async () => {
-    const issue = async () => json(await request(`${emu.url}/_emulator/api-keys`, { method: 'POST', headers: adminHeaders(), body: JSON.stringify({ orgId: 'org_dev' }) }));
+    const issue = async () =>
+      json(
+        await request(`${emu.url}/_emulator/api-keys`, {
+          method: 'POST',
+          headers: adminHeaders(),
+          body: JSON.stringify({ orgId: 'org_dev' }),
+        }),
+      );
     const revoked = (await issue()).data;
     const kept = (await issue()).data;
     const conversation = await json(
@@ -31,7 +38,10 @@ describe('revoking an API key', () => {
       }),
     );
     const open = async (key: string) => {
-      const res = await request(`${emu.messagingUrl}/conversations/${conversation.data.id}/events`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await request(
+        `${emu.messagingUrl}/conversations/${conversation.data.id}/events`,
+        { headers: { authorization: `Bearer ${key}` } },
+      );
       expect(res.statusCode).toBe(200);
       const ended = new Promise<string>((resolve, reject) => {
         let text = '';
@@ -44,25 +54,37 @@ describe('revoking an API key', () => {
     const victim = await open(revoked.key);
     const survivor = await open(kept.key);
     let survivorEnded = false;
-    void survivor.ended.then(() => (survivorEnded = true), () => (survivorEnded = true));
+    void survivor.ended.then(
+      () => (survivorEnded = true),
+      () => (survivorEnded = true),
+    );
 
-    const deleted = await request(`${emu.url}/_emulator/api-keys/${revoked.id}`, { method: 'DELETE', headers: adminHeaders() });
+    const deleted = await request(`${emu.url}/_emulator/api-keys/${revoked.id}`, {
+      method: 'DELETE',
+      headers: adminHeaders(),
+    });
     expect(deleted.statusCode).toBe(200);
     await deleted.body.dump();
     // Ends without any timeout of ours: the test would hang (and time out) if the stream stayed open.
     expect(await victim.ended).toContain(': connected');
     // The other key's stream still delivers: a message sent with it reaches its stream.
-    const sent = await request(`${emu.messagingUrl}/conversations/${conversation.data.id}/messages`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${kept.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ content: 'hello' }),
-    });
+    const sent = await request(
+      `${emu.messagingUrl}/conversations/${conversation.data.id}/messages`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${kept.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'hello' }),
+      },
+    );
     expect(sent.statusCode).toBe(201);
     await sent.body.dump();
     expect(survivorEnded).toBe(false);
     survivor.res.body.destroy();
     // And the revoked key opens nothing new.
-    const again = await request(`${emu.messagingUrl}/conversations/${conversation.data.id}/events`, { headers: { authorization: `Bearer ${revoked.key}` } });
+    const again = await request(
+      `${emu.messagingUrl}/conversations/${conversation.data.id}/events`,
+      { headers: { authorization: `Bearer ${revoked.key}` } },
+    );
     expect(again.statusCode).toBe(401);
     await again.body.dump();
   });

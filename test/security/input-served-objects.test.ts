@@ -12,7 +12,10 @@ afterAll(() => emu.close());
 async function api(method: 'POST' | 'PATCH' | 'GET', path: string, body?: unknown) {
   const res = await request(`${emu.url}${path}`, {
     method,
-    headers: { authorization: emu.token!, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: emu.token!,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.statusCode, body: (await res.body.json()) as any };
@@ -20,15 +23,29 @@ async function api(method: 'POST' | 'PATCH' | 'GET', path: string, body?: unknow
 
 /** Creates a file record, PUTs `content` with `uploadType`, and moves it to COMPLETED. */
 async function uploaded(declared: string, uploadType: string, content: string, isPublic: boolean) {
-  const generated = await api('POST', '/api/generate-upload-url', { files: [{ fileName: 'picture.png', contentType: declared, isPublic }] });
+  const generated = await api('POST', '/api/generate-upload-url', {
+    files: [{ fileName: 'picture.png', contentType: declared, isPublic }],
+  });
   const { signedUrl, fileRecord } = generated.body.data.files[0];
-  const put = await request(signedUrl, { method: 'PUT', headers: { 'content-type': uploadType }, body: content });
+  const put = await request(signedUrl, {
+    method: 'PUT',
+    headers: { 'content-type': uploadType },
+    body: content,
+  });
   expect(put.statusCode).toBe(200);
   await put.body.dump();
-  expect((await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'UPLOADED' })).status).toBe(200);
-  expect((await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'COMPLETED' })).status).toBe(200);
+  expect(
+    (await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'UPLOADED' })).status,
+  ).toBe(200);
+  expect(
+    (await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'COMPLETED' })).status,
+  ).toBe(200);
   const access = await api('GET', `/api/access/${fileRecord.id}`);
-  return { signedUrl: signedUrl as string, fileId: fileRecord.id as string, url: access.body.data.url as string };
+  return {
+    signedUrl: signedUrl as string,
+    fileId: fileRecord.id as string,
+    url: access.body.data.url as string,
+  };
 }
 
 const XSS = '<html><script>fetch("/_emulator/export")</script></html>';
@@ -71,7 +88,11 @@ describe('served objects are inert', () => {
 describe('signed upload URLs', () => {
   it('a second PUT to the upload URL of a COMPLETED file is refused and the content stays', async () => {
     const { signedUrl, url } = await uploaded('text/plain', 'text/plain', 'original', true);
-    const again = await request(signedUrl, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: XSS });
+    const again = await request(signedUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/html' },
+      body: XSS,
+    });
     expect(again.statusCode).toBe(409);
     expect(((await again.body.json()) as any).error.error).toBe('CONFLICT');
     const res = await request(url);
@@ -79,19 +100,39 @@ describe('signed upload URLs', () => {
   });
 
   it('a FAILED file may be uploaded again through its URL (a retried upload)', async () => {
-    const generated = await api('POST', '/api/generate-upload-url', { files: [{ fileName: 'r.txt', contentType: 'text/plain' }] });
+    const generated = await api('POST', '/api/generate-upload-url', {
+      files: [{ fileName: 'r.txt', contentType: 'text/plain' }],
+    });
     const { signedUrl, fileRecord } = generated.body.data.files[0];
-    expect((await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'FAILED', errorMessage: 'network' })).status).toBe(200);
-    const put = await request(signedUrl, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'retry' });
+    expect(
+      (
+        await api('PATCH', '/api/status', {
+          fileId: fileRecord.id,
+          status: 'FAILED',
+          errorMessage: 'network',
+        })
+      ).status,
+    ).toBe(200);
+    const put = await request(signedUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/plain' },
+      body: 'retry',
+    });
     await put.body.dump();
     expect(put.statusCode).toBe(200);
   });
 
   it('an unsigned or badly signed PUT with a bad key is refused for its signature first (403, not 400)', async () => {
-    const unsigned = await request(`${emu.url}/_storage/objects/public/../x`, { method: 'PUT', body: 'x' });
+    const unsigned = await request(`${emu.url}/_storage/objects/public/../x`, {
+      method: 'PUT',
+      body: 'x',
+    });
     await unsigned.body.dump();
     expect(unsigned.statusCode).toBe(403);
-    const forged = await request(`${emu.url}/_storage/objects/a//b?expires=9999999999&signature=abc`, { method: 'PUT', body: 'x' });
+    const forged = await request(
+      `${emu.url}/_storage/objects/a//b?expires=9999999999&signature=abc`,
+      { method: 'PUT', body: 'x' },
+    );
     await forged.body.dump();
     expect(forged.statusCode).toBe(403);
   });

@@ -38,12 +38,15 @@ const spellings = [
 ];
 
 describe('/api: no spelling of a path reaches a route without the token check', () => {
-  it.each(spellings)('POST %s without a token is a 401 (or no route at all), never validated', async (spelling) => {
-    const target = spelling.replace('HOST', authority);
-    const res = await rawRequest(emu.url, 'POST', target, { headers: json, body: '{}' });
-    expect([401, 404], `${target}: ${res.status} ${res.body}`).toContain(res.status);
-    if (res.status === 401) expect(JSON.parse(res.body).error.error).toBe('UNAUTHORIZED');
-  });
+  it.each(spellings)(
+    'POST %s without a token is a 401 (or no route at all), never validated',
+    async (spelling) => {
+      const target = spelling.replace('HOST', authority);
+      const res = await rawRequest(emu.url, 'POST', target, { headers: json, body: '{}' });
+      expect([401, 404], `${target}: ${res.status} ${res.body}`).toContain(res.status);
+      if (res.status === 401) expect(JSON.parse(res.body).error.error).toBe('UNAUTHORIZED');
+    },
+  );
 
   it('the decoded spellings are the route itself: 401 exactly', async () => {
     for (const target of ['/%61pi/plugins', `http://${authority}/api/plugins`, '/api/%70lugins']) {
@@ -53,7 +56,10 @@ describe('/api: no spelling of a path reaches a route without the token check', 
   });
 
   it('with a token, a decoded spelling is served as the route (the hook ran and found the caller)', async () => {
-    const res = await rawRequest(emu.url, 'POST', '/%61pi/plugins', { headers: { ...json, authorization: emu.token! }, body: '{}' });
+    const res = await rawRequest(emu.url, 'POST', '/%61pi/plugins', {
+      headers: { ...json, authorization: emu.token! },
+      body: '{}',
+    });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.error).toBe('VALIDATION_ERROR');
   });
@@ -64,7 +70,11 @@ describe('/api: no spelling of a path reaches a route without the token check', 
   });
 
   it('a URL the router refuses (malformed escape, overlong parameter) under any spelling of /api is a 401 first', async () => {
-    for (const target of ['/%61pi/plugins/%zz', `http://${authority}/api/plugins/%zz`, '/%61pi/plugins/' + 'p'.repeat(600)]) {
+    for (const target of [
+      '/%61pi/plugins/%zz',
+      `http://${authority}/api/plugins/%zz`,
+      '/%61pi/plugins/' + 'p'.repeat(600),
+    ]) {
       const res = await rawRequest(emu.url, 'GET', target);
       expect(res.status, `${target.slice(0, 60)}: ${res.body}`).toBe(401);
     }
@@ -72,7 +82,14 @@ describe('/api: no spelling of a path reaches a route without the token check', 
 });
 
 describe('/_emulator: the admin guard goes by the route too', () => {
-  const adminTargets = ['/_emulator/export', '/%5f%65mulator/export', '/_emulator/%65xport', 'http://HOST/_emulator/export', '/_emulator//export', '/_EMULATOR/export'];
+  const adminTargets = [
+    '/_emulator/export',
+    '/%5f%65mulator/export',
+    '/_emulator/%65xport',
+    'http://HOST/_emulator/export',
+    '/_emulator//export',
+    '/_EMULATOR/export',
+  ];
   it.each(adminTargets)('GET %s without the admin credential is refused', async (spelling) => {
     const target = spelling.replace('HOST', authority);
     const res = await rawRequest(emu.url, 'GET', target);
@@ -80,7 +97,11 @@ describe('/_emulator: the admin guard goes by the route too', () => {
   });
 
   it('POST /_emulator/reset, spelled otherwise, is refused without the credential', async () => {
-    for (const target of ['/%5femulator/reset', '/_emulator/%72eset', `http://${authority}/_emulator/reset`]) {
+    for (const target of [
+      '/%5femulator/reset',
+      '/_emulator/%72eset',
+      `http://${authority}/_emulator/reset`,
+    ]) {
       const res = await rawRequest(emu.url, 'POST', target, { headers: json, body: '{}' });
       expect(res.status, target).toBe(401);
     }
@@ -93,17 +114,24 @@ describe('/_emulator: the admin guard goes by the route too', () => {
 });
 
 describe('messaging: the API key check covers every spelling', () => {
-  it.each(['/%63onversations', 'http://HOST/conversations', '/conversations/%63nv_1/messages'])('POST %s without a key is a 401', async (spelling) => {
-    const target = spelling.replace('HOST', new URL(emu.messagingUrl).host);
-    const res = await rawRequest(emu.messagingUrl, 'POST', target, { headers: json, body: '{}' });
-    expect(res.status, `${target}: ${res.body}`).toBe(401);
-  });
+  it.each(['/%63onversations', 'http://HOST/conversations', '/conversations/%63nv_1/messages'])(
+    'POST %s without a key is a 401',
+    async (spelling) => {
+      const target = spelling.replace('HOST', new URL(emu.messagingUrl).host);
+      const res = await rawRequest(emu.messagingUrl, 'POST', target, { headers: json, body: '{}' });
+      expect(res.status, `${target}: ${res.body}`).toBe(401);
+    },
+  );
 });
 
 describe('webhook targets: the own-paths refusal reads a path as the router would', () => {
   it('refuses /_emulator however spelled, a malformed escape elsewhere in the path included', () => {
     const own = { host: '127.0.0.1', urls: ['http://127.0.0.1:4010', 'http://127.0.0.1:4011'] };
-    for (const url of ['http://127.0.0.1:4010/%5Femulator/reset', 'http://localhost:4010/%5f%65mulator/reset/%zz', 'http://127.0.0.1:4010//_STORAGE/objects/x%']) {
+    for (const url of [
+      'http://127.0.0.1:4010/%5Femulator/reset',
+      'http://localhost:4010/%5f%65mulator/reset/%zz',
+      'http://127.0.0.1:4010//_STORAGE/objects/x%',
+    ]) {
       expect(ownAdminTarget(url, own), url).not.toBeNull();
     }
     expect(ownAdminTarget('http://127.0.0.1:4010/hooks/%zz', own)).toBeNull();

@@ -18,9 +18,20 @@ afterAll(() => emu?.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function startBody(baseUrl: string, method: string, path: string, headers: Record<string, string>, length: number): Promise<RawConnection> {
+async function startBody(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  length: number,
+): Promise<RawConnection> {
   const connection = await RawConnection.open(baseUrl);
-  const head = Object.entries({ host: new URL(baseUrl).host, 'content-type': 'application/json', 'content-length': String(length), ...headers })
+  const head = Object.entries({
+    host: new URL(baseUrl).host,
+    'content-type': 'application/json',
+    'content-length': String(length),
+    ...headers,
+  })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   connection.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`);
@@ -37,7 +48,13 @@ async function expectTimedOut(connection: RawConnection) {
 }
 
 test('a management body that stops midway is answered 408 and its connection closed', async () => {
-  const connection = await startBody(emu.url, 'POST', '/api/plugins', { authorization: emu.token! }, 1000);
+  const connection = await startBody(
+    emu.url,
+    'POST',
+    '/api/plugins',
+    { authorization: emu.token! },
+    1000,
+  );
   try {
     connection.write('{"name":"');
     await expectTimedOut(connection);
@@ -47,7 +64,13 @@ test('a management body that stops midway is answered 408 and its connection clo
 });
 
 test('a body that trickles in a byte at a time is cut too', async () => {
-  const connection = await startBody(emu.url, 'POST', '/api/plugins', { authorization: emu.token! }, 100_000);
+  const connection = await startBody(
+    emu.url,
+    'POST',
+    '/api/plugins',
+    { authorization: emu.token! },
+    100_000,
+  );
   let trickling = true;
   const trickle = (async () => {
     while (trickling) {
@@ -65,7 +88,13 @@ test('a body that trickles in a byte at a time is cut too', async () => {
 });
 
 test('a messaging body that stops midway is answered 408', async () => {
-  const connection = await startBody(emu.messagingUrl, 'POST', '/conversations', { authorization: `Bearer ${emu.apiKey}` }, 500);
+  const connection = await startBody(
+    emu.messagingUrl,
+    'POST',
+    '/conversations',
+    { authorization: `Bearer ${emu.apiKey}` },
+    500,
+  );
   try {
     connection.write('{');
     await expectTimedOut(connection);
@@ -75,11 +104,20 @@ test('a messaging body that stops midway is answered 408', async () => {
 });
 
 test('an upload that keeps flowing is never cut, however long it takes', async () => {
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', { token: emu.token!, body: { files: [{ fileName: 'big.bin' }], parentId: 'org_dev', parentType: 'ORG' } });
+  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+    token: emu.token!,
+    body: { files: [{ fileName: 'big.bin' }], parentId: 'org_dev', parentType: 'ORG' },
+  });
   const url = new URL(gen.body.data.files[0].signedUrl);
   const chunk = Buffer.alloc(32 * 1024, 1);
   const chunks = 40;
-  const connection = await startBody(emu.url, 'PUT', url.pathname + url.search, { 'content-type': 'application/octet-stream' }, chunk.length * chunks);
+  const connection = await startBody(
+    emu.url,
+    'PUT',
+    url.pathname + url.search,
+    { 'content-type': 'application/octet-stream' },
+    chunk.length * chunks,
+  );
   try {
     // Well past the 500 ms grace, at about 1 MB/s: far above the minimum rate.
     for (let i = 0; i < chunks; i++) {
@@ -103,7 +141,10 @@ test('an event stream (a request without a body) outlives the bound and still de
   expect(created.status).toBe(201);
   const conversationId = ((await created.json()) as { data: { id: string } }).data.id;
   const controller = new AbortController();
-  const stream = await fetch(`${emu.messagingUrl}/conversations/${conversationId}/events`, { headers: { authorization: `Bearer ${emu.apiKey}` }, signal: controller.signal });
+  const stream = await fetch(`${emu.messagingUrl}/conversations/${conversationId}/events`, {
+    headers: { authorization: `Bearer ${emu.apiKey}` },
+    signal: controller.signal,
+  });
   expect(stream.status).toBe(200);
   const reader = stream.body!.getReader();
   try {
@@ -130,7 +171,12 @@ test('a request injected into an app (inject(): no connection to hold) is not bo
   const app = await buildManagementApp(emu.services);
   try {
     // Refused before its body is read, the injected request never ends (nor closes).
-    const res = await app.inject({ method: 'POST', url: '/api/plugins', headers: { 'content-type': 'application/json' }, payload: '{"name":"x"}' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/plugins',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name":"x"}',
+    });
     expect(res.statusCode).toBe(401);
     // Past the 500 ms bound: a bound armed on it would now try to close a connection that is not
     // there, and throw from its timer (vitest fails the run for an uncaught error).
@@ -145,7 +191,13 @@ test('a request injected into an app (inject(): no connection to hold) is not bo
 // way that outlived the early answer: the client heard its 400/401/404 and the connection, reading
 // a 100 MB body a byte at a time, stayed open forever. Every request of every server is bounded.
 // `length` under the 1 MiB body limit by default: a larger one is a 413 that closes at once.
-async function expectClosedWhileTrickling(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, length = 500_000) {
+async function expectClosedWhileTrickling(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  length = 500_000,
+) {
   const connection = await startBody(baseUrl, method, path, headers, length);
   let trickling = true;
   const trickle = (async () => {
@@ -171,7 +223,9 @@ test('a management URL the router refuses (a bad escape) does not hold its conne
 });
 
 test('a management URL with an over-long parameter does not hold its connection open', async () => {
-  await expectClosedWhileTrickling(emu.url, 'POST', '/api/plugins/' + 'p'.repeat(600), { authorization: emu.token! });
+  await expectClosedWhileTrickling(emu.url, 'POST', '/api/plugins/' + 'p'.repeat(600), {
+    authorization: emu.token!,
+  });
 });
 
 test('an admin URL the router refuses does not hold its connection open', async () => {
@@ -188,10 +242,14 @@ test('a 404 (no route) with a trickling body does not hold its connection open',
 });
 
 test('a method no route has (a 405 or 404) with a trickling body does not hold its connection open', async () => {
-  await expectClosedWhileTrickling(emu.url, 'PROPFIND', '/api/plugins', { authorization: emu.token! });
+  await expectClosedWhileTrickling(emu.url, 'PROPFIND', '/api/plugins', {
+    authorization: emu.token!,
+  });
 });
 
 test('a storage PUT without a valid signature and a dashboard page with a trickling body are closed', async () => {
-  await expectClosedWhileTrickling(emu.url, 'PUT', '/_storage/objects/nothing?signature=x', { 'content-type': 'application/octet-stream' });
+  await expectClosedWhileTrickling(emu.url, 'PUT', '/_storage/objects/nothing?signature=x', {
+    'content-type': 'application/octet-stream',
+  });
   await expectClosedWhileTrickling(emu.url, 'POST', '/_emulator/dashboard/');
 });

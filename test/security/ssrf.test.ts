@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, call, install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import {
+  adminCall,
+  call,
+  install,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from '../emulator/webhooks/helpers.js';
 
 // A plugin is an org member's code: whatever URL it names as its webhook, the emulator's own
 // webhook requests (challenges and deliveries, sent from 127.0.0.1) must not reach /_emulator.
@@ -15,9 +23,22 @@ beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   victimHook = await WebhookServer.start();
   attackerHook = await WebhookServer.start();
-  const victim = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: victimHook.url, name: 'Victim' });
-  const { instance } = await install(emu, victimHook, TOKENS.owner, '/api/repositories/repo_acme/data-providers', { pluginId: victim.id, name: 'Victim docs', events: [], scopes: [] });
-  const delivered = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instance.id });
+  const victim = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', {
+    type: 'DATA_PROVIDER',
+    webhookUrl: victimHook.url,
+    name: 'Victim',
+  });
+  const { instance } = await install(
+    emu,
+    victimHook,
+    TOKENS.owner,
+    '/api/repositories/repo_acme/data-providers',
+    { pluginId: victim.id, name: 'Victim docs', events: [], scopes: [] },
+  );
+  const delivered = await emu.waitForDelivery({
+    type: 'PLUGIN_INSTALLED',
+    pluginInstanceId: instance.id,
+  });
   victimDelivery = { id: delivered.id, eventId: delivered.eventId };
 });
 
@@ -29,7 +50,11 @@ afterAll(async () => {
 
 /** Counts that a reset or import would change. */
 function storeShape() {
-  return { plugins: emu.services.db.plugins.size, instances: emu.services.db.instances.size, deliveries: emu.services.db.deliveries.size };
+  return {
+    plugins: emu.services.db.plugins.size,
+    instances: emu.services.db.instances.size,
+    deliveries: emu.services.db.deliveries.size,
+  };
 }
 
 /** URLs that all name the emulator's own admin paths on its own port, spelled as an attacker would. */
@@ -51,30 +76,72 @@ function ownAdminUrls(path: string): string[] {
 
 describe('a webhook URL aimed at the emulator itself', () => {
   it('is refused with a 400 naming webhookUrl at create and update, in every spelling', async () => {
-    for (const webhookUrl of [...ownAdminUrls('/_emulator/reset'), `${emu.url}/_storage/anything`, `${emu.url}/_emulator/deliveries/${victimDelivery.id}/redeliver`]) {
-      const created = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Evil', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl });
+    for (const webhookUrl of [
+      ...ownAdminUrls('/_emulator/reset'),
+      `${emu.url}/_storage/anything`,
+      `${emu.url}/_emulator/deliveries/${victimDelivery.id}/redeliver`,
+    ]) {
+      const created = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
+        name: 'Evil',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl,
+      });
       expect(created.status, webhookUrl).toBe(400);
       expect(created.body.error.details[0].path).toEqual(['webhookUrl']);
       expect(created.body.error.message).toMatch(/own \/_(emulator|storage) paths/);
     }
     // Another server's /_emulator path (another port) is that server's business.
-    const elsewhere = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Elsewhere', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: 'http://127.0.0.1:1/_emulator/reset' });
+    const elsewhere = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
+      name: 'Elsewhere',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: 'http://127.0.0.1:1/_emulator/reset',
+    });
     expect(elsewhere.status).toBe(201);
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Evil', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: attackerHook.url });
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
+      name: 'Evil',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: attackerHook.url,
+    });
     expect(plugin.status).toBe(201);
-    const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.body.data.id}`, TOKENS.outsider, { webhookUrl: `${emu.url}/_emulator/reset` });
+    const updated = await call(
+      emu.url,
+      'PUT',
+      `/api/plugins/${plugin.body.data.id}`,
+      TOKENS.outsider,
+      { webhookUrl: `${emu.url}/_emulator/reset` },
+    );
     expect(updated.status).toBe(400);
     expect(emu.services.db.plugins.get(plugin.body.data.id)!.webhookUrl).toBe(attackerHook.url);
   });
 
   it('verify-webhook of a plugin whose stored URL is /_emulator/reset sends nothing there and resets nothing', async () => {
     // The URL is stored directly, as a plugin saved before the emulator moved to this port would hold it.
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Evil reset', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: attackerHook.url });
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
+      name: 'Evil reset',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: attackerHook.url,
+    });
     const record = emu.services.db.plugins.get(plugin.body.data.id)!;
-    await emu.services.db.plugins.put({ ...record, webhookUrl: `http://localhost:${new URL(emu.url).port}/_emulator/reset` });
+    await emu.services.db.plugins.put({
+      ...record,
+      webhookUrl: `http://localhost:${new URL(emu.url).port}/_emulator/reset`,
+    });
     const before = storeShape();
 
-    const verify = await call(emu.url, 'POST', `/api/plugins/${record.id}/verify-webhook`, TOKENS.outsider);
+    const verify = await call(
+      emu.url,
+      'POST',
+      `/api/plugins/${record.id}/verify-webhook`,
+      TOKENS.outsider,
+    );
 
     expect(verify.status).toBe(200);
     expect(verify.body.data.verified).toBe(false);
@@ -86,21 +153,43 @@ describe('a webhook URL aimed at the emulator itself', () => {
     expect(emu.services.db.deliveries.get(victimDelivery.id)).toBeDefined();
   });
 
-  it('a delivery to another org\'s /_emulator/deliveries/:id/redeliver is not sent: the victim gets its event once', async () => {
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, { name: 'Evil redeliver', type: 'EVENT_HANDLER', events: [], scopes: [], webhookUrl: attackerHook.url });
+  it("a delivery to another org's /_emulator/deliveries/:id/redeliver is not sent: the victim gets its event once", async () => {
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
+      name: 'Evil redeliver',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: attackerHook.url,
+    });
     const record = emu.services.db.plugins.get(plugin.body.data.id)!;
-    await emu.services.db.plugins.put({ ...record, webhookUrl: `${emu.url}/_emulator/deliveries/${victimDelivery.id}/redeliver` });
+    await emu.services.db.plugins.put({
+      ...record,
+      webhookUrl: `${emu.url}/_emulator/deliveries/${victimDelivery.id}/redeliver`,
+    });
 
     // Both kinds of request the emulator sends: an ordinary (retried) delivery, and a challenge.
-    const emitted = await adminCall(emu, 'POST', '/_emulator/events', { type: 'WEBHOOK_CHALLENGE', pluginId: record.id, data: { challenge: 'x' } });
+    const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
+      type: 'WEBHOOK_CHALLENGE',
+      pluginId: record.id,
+      data: { challenge: 'x' },
+    });
     expect(emitted.status).toBe(201);
     expect(emitted.body.data.status).toBe('failed'); // refused for good, never retried
     expect(emitted.body.data.attempts[0].error).toMatch(/own \/_emulator paths/);
     expect(emitted.body.data.attempts[0].responseStatus).toBeNull();
-    const verify = await call(emu.url, 'POST', `/api/plugins/${record.id}/verify-webhook`, TOKENS.outsider);
+    const verify = await call(
+      emu.url,
+      'POST',
+      `/api/plugins/${record.id}/verify-webhook`,
+      TOKENS.outsider,
+    );
     expect(verify.body.data.verified).toBe(false);
 
-    expect(emu.deliveries.list({ status: 'any' }).filter((d) => d.redeliveryOf === victimDelivery.id)).toEqual([]);
-    expect(victimHook.received.filter((r) => r.event.id === victimDelivery.eventId)).toHaveLength(1);
+    expect(
+      emu.deliveries.list({ status: 'any' }).filter((d) => d.redeliveryOf === victimDelivery.id),
+    ).toEqual([]);
+    expect(victimHook.received.filter((r) => r.event.id === victimDelivery.eventId)).toHaveLength(
+      1,
+    );
   });
 });

@@ -18,7 +18,13 @@ afterAll(async () => {
 
 function startPut(url: string, length: number) {
   const u = new URL(url);
-  const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'PUT', headers: { 'content-length': String(length) } });
+  const req = http.request({
+    host: u.hostname,
+    port: u.port,
+    path: u.pathname + u.search,
+    method: 'PUT',
+    headers: { 'content-length': String(length) },
+  });
   const answered = new Promise<number>((resolve, reject) => {
     req.on('response', (res) => {
       res.resume();
@@ -31,7 +37,10 @@ function startPut(url: string, length: number) {
 
 test('a PUT that started before COMPLETED cannot replace the object once COMPLETED is acknowledged', async () => {
   const token = emu.token!;
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', { token, body: { files: [{ fileName: 'race.txt' }], parentId: 'org_dev', parentType: 'ORG' } });
+  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+    token,
+    body: { files: [{ fileName: 'race.txt' }], parentId: 'org_dev', parentType: 'ORG' },
+  });
   expect(gen.status).toBe(201);
   const { signedUrl, fileRecord } = gen.body.data.files[0];
 
@@ -44,8 +53,22 @@ test('a PUT that started before COMPLETED cannot replace the object once COMPLET
 
   const good = await fetch(signedUrl, { method: 'PUT', body: 'GOOD content' });
   expect(good.status).toBe(200);
-  expect((await api(emu, 'PATCH', '/api/status', { token, body: { fileId: fileRecord.id, status: 'UPLOADED' } })).status).toBe(200);
-  expect((await api(emu, 'PATCH', '/api/status', { token, body: { fileId: fileRecord.id, status: 'COMPLETED' } })).status).toBe(200);
+  expect(
+    (
+      await api(emu, 'PATCH', '/api/status', {
+        token,
+        body: { fileId: fileRecord.id, status: 'UPLOADED' },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await api(emu, 'PATCH', '/api/status', {
+        token,
+        body: { fileId: fileRecord.id, status: 'COMPLETED' },
+      })
+    ).status,
+  ).toBe(200);
 
   slow.req.end(' content');
   const late = await slow.answered;

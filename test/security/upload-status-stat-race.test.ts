@@ -23,14 +23,32 @@ test('an acknowledged UPLOADED describes the object that is stored, whatever PUT
   const stale: string[] = [];
   let acknowledged = 0;
   for (let i = 0; i < tries; i++) {
-    const gen = await api(emu, 'POST', '/api/generate-upload-url', { token, body: { files: [{ fileName: `race-${i}.txt` }], parentId: 'org_dev', parentType: 'ORG' } });
+    const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+      token,
+      body: { files: [{ fileName: `race-${i}.txt` }], parentId: 'org_dev', parentType: 'ORG' },
+    });
     expect(gen.status).toBe(201);
     const { signedUrl, fileRecord } = gen.body.data.files[0];
-    expect((await fetch(signedUrl, { method: 'PUT', body: FIRST.body, headers: { 'content-type': FIRST.type } })).status).toBe(200);
+    expect(
+      (
+        await fetch(signedUrl, {
+          method: 'PUT',
+          body: FIRST.body,
+          headers: { 'content-type': FIRST.type },
+        })
+      ).status,
+    ).toBe(200);
 
     const [status, put] = await Promise.all([
-      api(emu, 'PATCH', '/api/status', { token, body: { fileId: fileRecord.id, status: 'UPLOADED' } }),
-      fetch(signedUrl, { method: 'PUT', body: SECOND.body, headers: { 'content-type': SECOND.type } }).then(async (r) => (await r.arrayBuffer(), r.status)),
+      api(emu, 'PATCH', '/api/status', {
+        token,
+        body: { fileId: fileRecord.id, status: 'UPLOADED' },
+      }),
+      fetch(signedUrl, {
+        method: 'PUT',
+        body: SECOND.body,
+        headers: { 'content-type': SECOND.type },
+      }).then(async (r) => (await r.arrayBuffer(), r.status)),
     ]);
     // The PUT either commits before the record is written (200) or is refused after it (409).
     expect([200, 409], `PUT answered ${put}`).toContain(put);
@@ -41,7 +59,9 @@ test('an acknowledged UPLOADED describes the object that is stored, whatever PUT
     const object = stored === SECOND.body ? SECOND : FIRST;
     const record = status.body.data;
     if (record.fileSize !== Buffer.byteLength(stored) || record.contentType !== object.type) {
-      stale.push(`try ${i}: record says ${record.fileSize} bytes ${record.contentType}, storage holds ${Buffer.byteLength(stored)} bytes of the ${object === FIRST ? 'first' : 'second'} object (PUT ${put})`);
+      stale.push(
+        `try ${i}: record says ${record.fileSize} bytes ${record.contentType}, storage holds ${Buffer.byteLength(stored)} bytes of the ${object === FIRST ? 'first' : 'second'} object (PUT ${put})`,
+      );
     }
   }
   expect(acknowledged).toBeGreaterThan(0);

@@ -22,13 +22,21 @@ interface TemplatePlatform {
     baseUrl: string,
     token: string,
   ): {
-    agentMessages: { write(agentId: string, conversationId: string, message: { content: string; isStreaming: boolean }): Promise<{ id: string }> };
+    agentMessages: {
+      write(
+        agentId: string,
+        conversationId: string,
+        message: { content: string; isStreaming: boolean },
+      ): Promise<{ id: string }>;
+    };
     repositories: { files: { listAll(repositoryId: string): Promise<FileLike[]> } };
     uploads: { accessUrl(fileId: string): Promise<{ url?: string }> };
   };
 }
 
-const MODULE = pathToFileURL(join(resolve(import.meta.dirname, '../..'), 'templates/common/src/platform.ts')).href;
+const MODULE = pathToFileURL(
+  join(resolve(import.meta.dirname, '../..'), 'templates/common/src/platform.ts'),
+).href;
 const REPOSITORY = 'repo_docs';
 /** More than the 100 files a page of `listAll` asks for. */
 const FILES = 105;
@@ -42,15 +50,29 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   template = (await import(MODULE)) as TemplatePlatform;
   emu = await startEmulator();
-  owner = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey! });
+  owner = createClient({
+    baseUrl: emu.url,
+    messagingUrl: emu.messagingUrl,
+    token: emu.token!,
+    apiKey: emu.apiKey!,
+  });
   // A webhook that answers the challenge and keeps the installation token PLUGIN_INSTALLED brings.
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      const event = JSON.parse(body) as { type: string; data: { challenge?: string; accessToken?: string } };
+      const event = JSON.parse(body) as {
+        type: string;
+        data: { challenge?: string; accessToken?: string };
+      };
       if (event.type === 'PLUGIN_INSTALLED') token = event.data.accessToken!;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data.challenge } : { ok: true }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify(
+            event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data.challenge } : { ok: true },
+          ),
+        );
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -63,15 +85,25 @@ beforeAll(async () => {
     webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`,
   });
   expect((await owner.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
-  await owner.dataProviders.add(REPOSITORY, { name: 'docs', pluginId: plugin.id, events: ['REPOSITORY_FILE_ADDED'], scopes: ['REPOSITORY_FILES_READ'] });
+  await owner.dataProviders.add(REPOSITORY, {
+    name: 'docs',
+    pluginId: plugin.id,
+    events: ['REPOSITORY_FILE_ADDED'],
+    scopes: ['REPOSITORY_FILES_READ'],
+  });
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });
   expect(token).not.toBe('');
 
   const existing = await countFiles();
   for (let i = existing; i < FILES; i++) {
     const body = Buffer.from(`file ${i}`);
-    const { files } = await owner.uploads.generateUploadUrls({ files: [{ fileName: `f${i}.txt`, contentType: 'text/plain', fileSize: body.length }] });
-    await owner.uploads.uploadFile(files[0].signedUrl, Readable.from([body]), { size: body.length, contentType: 'text/plain' });
+    const { files } = await owner.uploads.generateUploadUrls({
+      files: [{ fileName: `f${i}.txt`, contentType: 'text/plain', fileSize: body.length }],
+    });
+    await owner.uploads.uploadFile(files[0].signedUrl, Readable.from([body]), {
+      size: body.length,
+      contentType: 'text/plain',
+    });
     await owner.uploads.setStatus({ fileId: files[0].fileRecord.id, status: 'UPLOADED' });
     await owner.repositories.files.add(REPOSITORY, files[0].fileRecord.id);
   }
@@ -85,7 +117,10 @@ afterAll(async () => {
 
 async function countFiles(): Promise<number> {
   let n = 0;
-  for await (const _ of paginate((q) => owner.repositories.files.list(REPOSITORY, q), { limit: 100 })) n++;
+  for await (const _ of paginate((q) => owner.repositories.files.list(REPOSITORY, q), {
+    limit: 100,
+  }))
+    n++;
   return n;
 }
 
@@ -99,18 +134,31 @@ describe("the generated project's platform module", () => {
     const access = await platform.uploads.accessUrl(files[files.length - 1].id);
     expect(access.url).toMatch(/^https?:\/\//);
     // A base URL with a trailing slash is the same platform.
-    expect((await template.platformAs(`${emu.url}/`, token).repositories.files.listAll(REPOSITORY)).length).toBe(files.length);
+    expect(
+      (await template.platformAs(`${emu.url}/`, token).repositories.files.listAll(REPOSITORY))
+        .length,
+    ).toBe(files.length);
   });
 
   it('fails with the call and the status, never the token: an unknown token, a scope the installation lacks', async () => {
     const bogus = 'pit_not_a_real_token_1234567890';
-    const unknown = await template.platformAs(emu.url, bogus).repositories.files.listAll(REPOSITORY).catch((e: Error) => e);
+    const unknown = await template
+      .platformAs(emu.url, bogus)
+      .repositories.files.listAll(REPOSITORY)
+      .catch((e: Error) => e);
     expect(unknown).toBeInstanceOf(Error);
-    expect((unknown as Error).message).toMatch(/^GET \/api\/repositories\/repo_docs\/files answered HTTP 401: /);
+    expect((unknown as Error).message).toMatch(
+      /^GET \/api\/repositories\/repo_docs\/files answered HTTP 401: /,
+    );
     expect((unknown as Error).message).not.toContain(bogus);
 
-    const unscoped = await template.platformAs(emu.url, token).agentMessages.write('agent_nova', 'conv_x', { content: 'hi', isStreaming: false }).catch((e: Error) => e);
-    expect((unscoped as Error).message).toMatch(/^POST \/api\/agents\/agent_nova\/conversations\/conv_x\/messages answered HTTP 40[34]: /);
+    const unscoped = await template
+      .platformAs(emu.url, token)
+      .agentMessages.write('agent_nova', 'conv_x', { content: 'hi', isStreaming: false })
+      .catch((e: Error) => e);
+    expect((unscoped as Error).message).toMatch(
+      /^POST \/api\/agents\/agent_nova\/conversations\/conv_x\/messages answered HTTP 40[34]: /,
+    );
     expect((unscoped as Error).message).not.toContain(token);
   });
 });

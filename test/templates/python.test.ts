@@ -27,7 +27,8 @@ const MINUTES = 60_000;
 let work: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` before these tests');
+  if (!existsSync(join(ROOT, 'dist/cli.js')))
+    throw new Error('dist/ is missing: run `npm run build` before these tests');
   work = await mkdtemp(join(tmpdir(), 'plugsmith-python-'));
 });
 
@@ -38,7 +39,16 @@ afterAll(async () => {
 /** `plugsmith init <dir> --lang python --type <type> --yes`, checked. */
 async function initPython(type: string, name: string): Promise<string> {
   const dir = join(work, name);
-  const init = await runCliInProcess(['init', dir, '--lang', 'python', '--type', type, '--yes', '--json']);
+  const init = await runCliInProcess([
+    'init',
+    dir,
+    '--lang',
+    'python',
+    '--type',
+    type,
+    '--yes',
+    '--json',
+  ]);
   expect(init.code, init.stderr).toBe(0);
   expect(JSON.parse(init.stdout)).toMatchObject({ lang: 'python', type, name });
   return dir;
@@ -48,17 +58,34 @@ async function initPython(type: string, name: string): Promise<string> {
  * An in-memory emulator with the project's plugin deployed to it, and the environment of
  * `plugsmith emulator exec --deploy`: its URLs, credentials, and the plugin's id and secret.
  */
-async function deployedEmulator(dir: string): Promise<{ env: Record<string, string>; client: PlatformClient }> {
+async function deployedEmulator(
+  dir: string,
+): Promise<{ env: Record<string, string>; client: PlatformClient }> {
   const emu = await startEmulator();
-  const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey! });
+  const client = createClient({
+    baseUrl: emu.url,
+    messagingUrl: emu.messagingUrl,
+    token: emu.token!,
+    apiKey: emu.apiKey!,
+  });
   onTestFinished(async () => {
     await client.close();
     await emu.close();
   });
-  const deployed = await runCliInProcess(['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', emu.orgId!, '--json'], {
-    env: { PLUGSMITH_CONFIG_DIR: join(work, 'cfg'), PLUGSMITH_BASE_URL: emu.url, PLUGSMITH_MESSAGING_URL: emu.messagingUrl, PLUGSMITH_TOKEN: emu.token!, PLUGSMITH_API_KEY: emu.apiKey!, PORT: '3000' },
-    cwd: dir,
-  });
+  const deployed = await runCliInProcess(
+    ['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', emu.orgId!, '--json'],
+    {
+      env: {
+        PLUGSMITH_CONFIG_DIR: join(work, 'cfg'),
+        PLUGSMITH_BASE_URL: emu.url,
+        PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+        PLUGSMITH_TOKEN: emu.token!,
+        PLUGSMITH_API_KEY: emu.apiKey!,
+        PORT: '3000',
+      },
+      cwd: dir,
+    },
+  );
   expect(deployed.code, deployed.stderr).toBe(0);
   const pluginId = JSON.parse(deployed.stdout).pluginId as string;
   const plugin = await client.plugins.get(pluginId);
@@ -77,7 +104,12 @@ async function deployedEmulator(dir: string): Promise<{ env: Record<string, stri
 
 /** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends. */
 async function startPython(dir: string, env: Record<string, string>): Promise<void> {
-  const child = spawn('python3', ['-m', 'plugin'], { cwd: dir, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('python3', ['-m', 'plugin'], {
+    cwd: dir,
+    env: userEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stderr!.on('data', (d) => (output += d));
   onTestFinished(async () => {
@@ -108,14 +140,22 @@ describe('plugsmith init --lang python', () => {
         // The standard library only: every import is of the plugin's own modules or of the stdlib.
         for (const file of sources) {
           const text = await readFile(join(dir, 'plugin', file), 'utf8');
-          for (const [, from, imported] of text.matchAll(/^\s*(?:from ([\w.]+) import |import ([\w.]+)$)/gm)) {
+          for (const [, from, imported] of text.matchAll(
+            /^\s*(?:from ([\w.]+) import |import ([\w.]+)$)/gm,
+          )) {
             const module = from ?? imported;
-            expect(module === '__future__' || module.startsWith('.') || isStdlib(module.split('.')[0]), `${file}: ${module}`).toBe(true);
+            expect(
+              module === '__future__' || module.startsWith('.') || isStdlib(module.split('.')[0]),
+              `${file}: ${module}`,
+            ).toBe(true);
           }
         }
 
         // The project's own suite, as its README runs it: `plugsmith emulator exec --deploy`.
-        const exec = await runCli(['emulator', 'exec', '--deploy', '--', 'python3', '-m', 'unittest', '-v'], { cwd: dir, timeoutMs: 3 * MINUTES, env: { PORT: '3000' } });
+        const exec = await runCli(
+          ['emulator', 'exec', '--deploy', '--', 'python3', '-m', 'unittest', '-v'],
+          { cwd: dir, timeoutMs: 3 * MINUTES, env: { PORT: '3000' } },
+        );
         const run = { code: exec.code, output: exec.stdout + exec.stderr };
         expect(run.code, run.output).toBe(0);
         expect(run.output).toMatch(/Ran [1-9]\d* tests? in/);
@@ -127,28 +167,65 @@ describe('plugsmith init --lang python', () => {
         // The production command, as a deploy runs it, passes `plugsmith check`.
         const { env, client } = await deployedEmulator(dir);
         const port = await freePort();
-        await startPython(dir, { PORT: String(port), PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL, DATA_DIR: join(dir, '.data') });
+        await startPython(dir, {
+          PORT: String(port),
+          PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET,
+          PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL,
+          DATA_DIR: join(dir, '.data'),
+        });
         const webhookUrl = `http://127.0.0.1:${port}/webhook`;
         expect(await (await fetch(`http://127.0.0.1:${port}/health`)).json()).toEqual({ ok: true });
         const pluginId = env.PLUGSMITH_PLUGIN_ID;
         await client.plugins.update(pluginId, { webhookUrl });
         expect((await client.plugins.verifyWebhook(pluginId)).verified).toBe(true);
         const cliEnv = { ...env, PLUGSMITH_CONFIG_DIR: join(work, 'cfg') };
-        if (type === 'EVENT_HANDLER') expect((await runCliInProcess(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC', '--json'], { env: cliEnv })).code).toBe(0);
-        const check = await runCliInProcess(['check', webhookUrl, '--plugin', pluginId, '--json'], { env: cliEnv });
+        if (type === 'EVENT_HANDLER')
+          expect(
+            (
+              await runCliInProcess(
+                [
+                  'handlers',
+                  'add',
+                  'agent_nova',
+                  '--plugin',
+                  pluginId,
+                  '--scopes',
+                  'AGENT_MESSAGE_WRITE',
+                  '--dispatch-mode',
+                  'SYNC',
+                  '--json',
+                ],
+                { env: cliEnv },
+              )
+            ).code,
+          ).toBe(0);
+        const check = await runCliInProcess(['check', webhookUrl, '--plugin', pluginId, '--json'], {
+          env: cliEnv,
+        });
         expect(check.code, `${check.stdout}${check.stderr}`).toBe(0);
-        const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+        const report = JSON.parse(check.stdout) as {
+          ok: boolean;
+          checks: Array<{ id: string; status: string }>;
+        };
         expect(report.ok).toBe(true);
         // Only an EVENT_HANDLER writes messages, which the side-effect checks count (as for the TypeScript template).
-        expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual(type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery']);
+        expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual(
+          type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery'],
+        );
       },
       5 * MINUTES,
     );
   }
 
-  it('the unittest suite fails, naming the command to run, without the emulator\'s environment', async () => {
+  it("the unittest suite fails, naming the command to run, without the emulator's environment", async () => {
     const dir = await initPython('APP', 'py-no-env');
-    const run = await sh('python3', ['-m', 'unittest'], dir, MINUTES, userEnv({ PLUGSMITH_BASE_URL: '', PLUGSMITH_WEBHOOK_SECRET: '' }));
+    const run = await sh(
+      'python3',
+      ['-m', 'unittest'],
+      dir,
+      MINUTES,
+      userEnv({ PLUGSMITH_BASE_URL: '', PLUGSMITH_WEBHOOK_SECRET: '' }),
+    );
     expect(run.code).not.toBe(0);
     expect(run.output).toContain('plugsmith emulator exec --deploy -- python3 -m unittest');
   });
@@ -186,7 +263,12 @@ function isStdlib(module: string): boolean {
   return (stdlib ??= new Set(STDLIB)).has(module);
 }
 const STDLIB = await (async () => {
-  const run = await sh('python3', ['-c', 'import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))'], tmpdir(), MINUTES);
+  const run = await sh(
+    'python3',
+    ['-c', 'import sys, json; print(json.dumps(sorted(sys.stdlib_module_names)))'],
+    tmpdir(),
+    MINUTES,
+  );
   return JSON.parse(run.stdout) as string[];
 })();
 
@@ -206,8 +288,17 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       const dir = await initPython('EVENT_HANDLER', 'py-dev');
       const configDir = await mkdtemp(join(work, 'cfg-dev-'));
       const port = await freePort();
-      const env = { PLUGSMITH_CONFIG_DIR: configDir, PLUGSMITH_BASE_URL: '', PLUGSMITH_TOKEN: '', PLUGSMITH_MESSAGING_URL: '', PLUGSMITH_API_KEY: '' };
-      const dev = spawnCli(['dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'], { cwd: dir, env });
+      const env = {
+        PLUGSMITH_CONFIG_DIR: configDir,
+        PLUGSMITH_BASE_URL: '',
+        PLUGSMITH_TOKEN: '',
+        PLUGSMITH_MESSAGING_URL: '',
+        PLUGSMITH_API_KEY: '',
+      };
+      const dev = spawnCli(
+        ['dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'],
+        { cwd: dir, env },
+      );
       await stderrShows(dev, /installed local agent \(pin_/);
       expect(dev.stderr()).toContain('started the plugin: python3 -m plugin');
       expect(dev.stderr()).toContain(`webhook verified: http://127.0.0.1:${port}/webhook`);
@@ -215,12 +306,16 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       // The installation token, kept owner-only by the running plugin. It comes by webhook (PLUGIN_INSTALLED),
       // delivered after the install's answer that the line above reports: wait for it.
       const tokens = join(dir, '.data', 'tokens.json');
-      for (const deadline = Date.now() + 15_000; !existsSync(tokens) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      for (const deadline = Date.now() + 15_000; !existsSync(tokens) && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 50));
       expect((await stat(tokens)).mode & 0o777).toBe(0o600);
 
       // Run in the project with the same config dir, the CLI finds the emulator dev started.
       const cliEnv = env;
-      const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+      const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+        cwd: dir,
+        env: cliEnv,
+      });
       expect(triggered.code, triggered.stderr).toBe(0);
       const first = JSON.parse(triggered.stdout);
       expect(first.reply).toMatchObject({ sender: 'CHARACTER', isStreaming: false });
@@ -228,19 +323,36 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
 
       // A saved .py file restarts the plugin, and the next reply is the new code's.
       const reply = join(dir, 'plugin', 'reply.py');
-      await writeFile(reply, (await readFile(reply, 'utf8')).replace('f"You said: {text}"', 'f"Heard: {text}"'));
+      await writeFile(
+        reply,
+        (await readFile(reply, 'utf8')).replace('f"You said: {text}"', 'f"Heard: {text}"'),
+      );
       await stderrShows(dev, /reply\.py changed: restarting the plugin/);
       // Started again, and listening (the new process binds the port a moment after it starts).
-      await stderrShows(dev, /reply\.py changed[\s\S]*started the plugin: python3 -m plugin[\s\S]*py-dev is listening at/);
-      const again = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], { cwd: dir, env: cliEnv });
+      await stderrShows(
+        dev,
+        /reply\.py changed[\s\S]*started the plugin: python3 -m plugin[\s\S]*py-dev is listening at/,
+      );
+      const again = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+        cwd: dir,
+        env: cliEnv,
+      });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout).reply.content).toMatch(/^Heard: /);
 
-      const projectState = JSON.parse(await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'));
+      const projectState = JSON.parse(
+        await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'),
+      );
       const pluginId = (Object.values(projectState.targets)[0] as { pluginId: string }).pluginId;
-      const check = await runCliInProcess(['check', `http://127.0.0.1:${port}/webhook`, '--plugin', pluginId, '--json'], { cwd: dir, env: cliEnv });
+      const check = await runCliInProcess(
+        ['check', `http://127.0.0.1:${port}/webhook`, '--plugin', pluginId, '--json'],
+        { cwd: dir, env: cliEnv },
+      );
       expect(check.code, `${check.stdout}${check.stderr}\n--- dev ---\n${dev.stderr()}`).toBe(0);
-      const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+      const report = JSON.parse(check.stdout) as {
+        ok: boolean;
+        checks: Array<{ id: string; status: string }>;
+      };
       expect(report.ok).toBe(true);
       expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([]);
 

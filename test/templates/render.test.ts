@@ -4,11 +4,15 @@ import { completeAnswers, nameFromDir } from '../../src/project/scaffold.js';
 
 describe('renderTemplate', () => {
   it('fills every placeholder, also several on a line and next to other braces', () => {
-    expect(renderTemplate('"${PORT:-{{port}}}" {{name}}/{{name}}', { port: '3000', name: 'bot' })).toBe('"${PORT:-3000}" bot/bot');
+    expect(
+      renderTemplate('"${PORT:-{{port}}}" {{name}}/{{name}}', { port: '3000', name: 'bot' }),
+    ).toBe('"${PORT:-3000}" bot/bot');
   });
 
   it('throws on an unknown placeholder, naming the file', () => {
-    expect(() => renderTemplate('{{nmae}}', { name: 'x' }, 'common/README.md')).toThrow('common/README.md: unknown placeholder {{nmae}}');
+    expect(() => renderTemplate('{{nmae}}', { name: 'x' }, 'common/README.md')).toThrow(
+      'common/README.md: unknown placeholder {{nmae}}',
+    );
     // Inherited keys are not values.
     expect(() => renderTemplate('{{constructor}}', {})).toThrow(/unknown placeholder/);
   });
@@ -28,16 +32,35 @@ describe('outputPath', () => {
 
 describe('completeAnswers', () => {
   it('adds what the template needs, in canonical order, without duplicates', () => {
-    const { answers, added } = completeAnswers({ name: 'x', type: 'EVENT_HANDLER', events: ['PLUGIN_UNINSTALLED', 'PLUGIN_INSTALLED', 'PLUGIN_INSTALLED'], scopes: [], port: 3000 });
-    expect(answers.events).toEqual(['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'AGENT_MESSAGE_RECEIVED']);
+    const { answers, added } = completeAnswers({
+      name: 'x',
+      type: 'EVENT_HANDLER',
+      events: ['PLUGIN_UNINSTALLED', 'PLUGIN_INSTALLED', 'PLUGIN_INSTALLED'],
+      scopes: [],
+      port: 3000,
+    });
+    expect(answers.events).toEqual([
+      'PLUGIN_INSTALLED',
+      'PLUGIN_UNINSTALLED',
+      'AGENT_MESSAGE_RECEIVED',
+    ]);
     expect(answers.scopes).toEqual(['AGENT_MESSAGE_WRITE']);
     expect(added).toEqual(['AGENT_MESSAGE_RECEIVED', 'AGENT_MESSAGE_WRITE']);
   });
 
   it('refuses unknown events and scopes and bad names and ports as usage errors (exit 2)', () => {
     const base = { name: 'x', type: 'APP' as const, events: [], scopes: [], port: 3000 };
-    for (const bad of [{ events: ['NOPE'] }, { scopes: ['NOPE'] }, { name: '-x' }, { name: 'X' }, { port: 0 }, { port: 1.5 }]) {
-      expect(() => completeAnswers({ ...base, ...bad })).toThrow(expect.objectContaining({ exitCode: 2 }));
+    for (const bad of [
+      { events: ['NOPE'] },
+      { scopes: ['NOPE'] },
+      { name: '-x' },
+      { name: 'X' },
+      { port: 0 },
+      { port: 1.5 },
+    ]) {
+      expect(() => completeAnswers({ ...base, ...bad })).toThrow(
+        expect.objectContaining({ exitCode: 2 }),
+      );
     }
   });
 });

@@ -28,10 +28,15 @@ const BUDGET = { packages: 15, bytes: 5 * 1024 * 1024 };
 
 const t = useCliEnv();
 let work: string;
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+};
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/cli.js')) || !existsSync(join(ROOT, 'dist/webhooks/index.d.ts'))) {
+  if (
+    !existsSync(join(ROOT, 'dist/cli.js')) ||
+    !existsSync(join(ROOT, 'dist/webhooks/index.d.ts'))
+  ) {
     throw new Error('dist/ is missing: run `npm run build` (npm test does it) before these tests');
   }
   work = await mkdtemp(join(tmpdir(), 'plugsmith-templates-'));
@@ -47,7 +52,9 @@ async function installedPackages(modules: string): Promise<string[]> {
   const entries = await readdir(modules, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
-    const dirs = entry.name.startsWith('@') ? (await readdir(join(modules, entry.name))).map((n) => join(modules, entry.name, n)) : [join(modules, entry.name)];
+    const dirs = entry.name.startsWith('@')
+      ? (await readdir(join(modules, entry.name))).map((n) => join(modules, entry.name, n))
+      : [join(modules, entry.name)];
     for (const dir of dirs) {
       if (!existsSync(join(dir, 'package.json'))) continue;
       found.push(dir);
@@ -67,8 +74,16 @@ async function diskUsage(path: string): Promise<number> {
 }
 
 /** `npm start` in `dir`, in its own process group (npm and the node it starts), stopped when the test ends. */
-async function npmStart(dir: string, env: Record<string, string>): Promise<{ listening: string; output: () => string }> {
-  const child = spawn('npm', ['start'], { cwd: dir, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+async function npmStart(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ listening: string; output: () => string }> {
+  const child = spawn('npm', ['start'], {
+    cwd: dir,
+    env: userEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stderr!.on('data', (d) => (output += d));
   onTestFinished(async () => {
@@ -80,7 +95,10 @@ async function npmStart(dir: string, env: Record<string, string>): Promise<{ lis
     clearTimeout(timer);
   });
   const listening = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`npm start printed no "listening" line within 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`npm start printed no "listening" line within 60 s:\n${output}`)),
+      60_000,
+    );
     child.once('exit', (code) => {
       clearTimeout(timer);
       fail(new Error(`npm start exited (${code}) before listening:\n${output}`));
@@ -112,11 +130,18 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(Object.keys(pkg.dependencies)).toEqual(['standardwebhooks']);
 
         // Strict engines: nothing in the tree may want a newer Node than the project promises (20).
-        const install = await sh('npm', ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'], dir, 8 * MINUTES);
+        const install = await sh(
+          'npm',
+          ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
+          dir,
+          8 * MINUTES,
+        );
         expect(install.code, install.output).toBe(0);
         expect(install.output).not.toContain('EBADENGINE');
         // The project's plugsmith is the packed one, not a link to this checkout; npm kept the templates.
-        expect(existsSync(join(dir, 'node_modules/plugsmith/templates/common/_gitignore'))).toBe(true);
+        expect(existsSync(join(dir, 'node_modules/plugsmith/templates/common/_gitignore'))).toBe(
+          true,
+        );
         expect(existsSync(join(dir, 'node_modules/plugsmith/dist/cli.js'))).toBe(true);
         expect(existsSync(join(dir, 'node_modules/plugsmith/src'))).toBe(false);
 
@@ -130,16 +155,29 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(build.code, build.output).toBe(0);
         const built = (await readdir(join(dir, 'dist'))).sort();
         expect(built).toContain('main.js');
-        expect(built.every((f) => f.endsWith('.js')), built.join(', ')).toBe(true);
+        expect(
+          built.every((f) => f.endsWith('.js')),
+          built.join(', '),
+        ).toBe(true);
         for (const file of built) {
-          expect(await readFile(join(dir, 'dist', file), 'utf8'), file).not.toMatch(/(from\s*|import\s*\(\s*|require\s*\(\s*)['"]plugsmith/);
+          expect(await readFile(join(dir, 'dist', file), 'utf8'), file).not.toMatch(
+            /(from\s*|import\s*\(\s*|require\s*\(\s*)['"]plugsmith/,
+          );
         }
 
         // A clean copy, as a deploy gets it: the project (with its package-lock and dist/) without node_modules.
         const shipped = join(work, `${type.toLowerCase()}-production`);
-        await cp(dir, shipped, { recursive: true, filter: (source) => source.slice(dir.length + 1).split(/[\\/]/)[0] !== 'node_modules' });
+        await cp(dir, shipped, {
+          recursive: true,
+          filter: (source) => source.slice(dir.length + 1).split(/[\\/]/)[0] !== 'node_modules',
+        });
         expect(existsSync(join(shipped, 'package-lock.json'))).toBe(true);
-        const ci = await sh('npm', ['ci', '--omit=dev', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'], shipped, 4 * MINUTES);
+        const ci = await sh(
+          'npm',
+          ['ci', '--omit=dev', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
+          shipped,
+          4 * MINUTES,
+        );
         expect(ci.code, ci.output).toBe(0);
         const modules = join(shipped, 'node_modules');
         expect(existsSync(join(modules, 'plugsmith'))).toBe(false);
@@ -151,11 +189,18 @@ describe('generated projects install and pass their own tests, as init wrote the
         // Deployed to the emulator with the port it will listen on; `npm start` with the production environment.
         const port = await freePort();
         const manifest = join(shipped, 'plugsmith.json');
-        const deployed = await t.json(['deploy', '--manifest', manifest, '--org', ORG], { PORT: String(port) });
+        const deployed = await t.json(['deploy', '--manifest', manifest, '--org', ORG], {
+          PORT: String(port),
+        });
         const pluginId: string = deployed.pluginId;
         expect(pluginId, JSON.stringify(deployed)).toMatch(/^plg_/);
         const secret = (await t.cli(['plugins', 'secret', pluginId])).stdout.trim();
-        const started = await npmStart(shipped, { PLUGSMITH_WEBHOOK_SECRET: secret, PORT: String(port), PLUGSMITH_BASE_URL: t.emu.url, DATA_DIR: join(work, `${type}-data`) });
+        const started = await npmStart(shipped, {
+          PLUGSMITH_WEBHOOK_SECRET: secret,
+          PORT: String(port),
+          PLUGSMITH_BASE_URL: t.emu.url,
+          DATA_DIR: join(work, `${type}-data`),
+        });
         const webhookUrl = `http://127.0.0.1:${port}/webhook`;
         expect(started.listening).toContain(webhookUrl);
 
@@ -165,14 +210,33 @@ describe('generated projects install and pass their own tests, as init wrote the
 
         const verified = await t.json(['plugins', 'verify', pluginId]);
         expect(verified.verified, `${JSON.stringify(verified)}\n${started.output()}`).toBe(true);
-        if (type === 'EVENT_HANDLER') await t.json(['handlers', 'add', 'agent_nova', '--plugin', pluginId, '--scopes', 'AGENT_MESSAGE_WRITE', '--dispatch-mode', 'SYNC']);
+        if (type === 'EVENT_HANDLER')
+          await t.json([
+            'handlers',
+            'add',
+            'agent_nova',
+            '--plugin',
+            pluginId,
+            '--scopes',
+            'AGENT_MESSAGE_WRITE',
+            '--dispatch-mode',
+            'SYNC',
+          ]);
         const check = await t.cli(['check', webhookUrl, '--plugin', pluginId, '--json']);
-        expect(check.code, `${check.stdout}${check.stderr}\n--- npm start ---\n${started.output()}`).toBe(0);
-        const report = JSON.parse(check.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
+        expect(
+          check.code,
+          `${check.stdout}${check.stderr}\n--- npm start ---\n${started.output()}`,
+        ).toBe(0);
+        const report = JSON.parse(check.stdout) as {
+          ok: boolean;
+          checks: Array<{ id: string; status: string }>;
+        };
         expect(report.ok).toBe(true);
         const notPassed = report.checks.filter((c) => c.status !== 'passed').map((c) => c.id);
         // Only an EVENT_HANDLER writes messages, which the side-effect checks count.
-        expect(notPassed).toEqual(type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery']);
+        expect(notPassed).toEqual(
+          type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery'],
+        );
       },
       14 * MINUTES,
     );

@@ -21,7 +21,9 @@ interface TemplateWebhooks {
   }): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
-const MODULE = pathToFileURL(join(resolve(import.meta.dirname, '../..'), 'templates/common/src/webhooks.ts')).href;
+const MODULE = pathToFileURL(
+  join(resolve(import.meta.dirname, '../..'), 'templates/common/src/webhooks.ts'),
+).href;
 const NEW = generateWebhookSecret();
 const OLD = generateWebhookSecret();
 const OTHER = generateWebhookSecret();
@@ -58,25 +60,54 @@ afterAll(() => close?.());
 
 let counter = 0;
 /** POSTs `body` (an event, or raw text) signed with `secrets` (none: unsigned). */
-async function deliver(body: unknown, secrets: string[] = [NEW], extra: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+async function deliver(
+  body: unknown,
+  secrets: string[] = [NEW],
+  extra: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const id = `msg_${++counter}`;
-  const headers: Record<string, string> = secrets.length ? { ...webhookHeaders({ id, body: text, secret: secrets }) } : { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) };
-  const response = await fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body: text });
+  const headers: Record<string, string> = secrets.length
+    ? { ...webhookHeaders({ id, body: text, secret: secrets }) }
+    : {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      };
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, ...extra },
+    body: text,
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
 function event(type: string, data: object, id = `evt_${++counter}`) {
-  return { id, type, createdAt: new Date().toISOString(), pluginId: 'plg_1', pluginInstanceId: 'pin_1', orgId: 'org_1', data };
+  return {
+    id,
+    type,
+    createdAt: new Date().toISOString(),
+    pluginId: 'plg_1',
+    pluginInstanceId: 'pin_1',
+    orgId: 'org_1',
+    data,
+  };
 }
 
 describe("the generated project's webhook module", () => {
   it('accepts a delivery signed with any secret of its list (a rotation), and refuses one signed with neither before any work', async () => {
-    expect(await deliver(event('AGENT_MESSAGE_RECEIVED', { answer: { by: 'new' } }), [NEW])).toMatchObject({ status: 200, body: { by: 'new' } });
-    expect(await deliver(event('AGENT_MESSAGE_RECEIVED', { answer: { by: 'old' } }), [OLD])).toMatchObject({ status: 200, body: { by: 'old' } });
+    expect(
+      await deliver(event('AGENT_MESSAGE_RECEIVED', { answer: { by: 'new' } }), [NEW]),
+    ).toMatchObject({ status: 200, body: { by: 'new' } });
+    expect(
+      await deliver(event('AGENT_MESSAGE_RECEIVED', { answer: { by: 'old' } }), [OLD]),
+    ).toMatchObject({ status: 200, body: { by: 'old' } });
     const refused = event('AGENT_MESSAGE_RECEIVED', { answer: { by: 'other' } });
     const answer = await deliver(refused, [OTHER]);
-    expect(answer).toMatchObject({ status: 401, body: { ok: false, error: { error: 'UNAUTHORIZED' } } });
+    expect(answer).toMatchObject({
+      status: 401,
+      body: { ok: false, error: { error: 'UNAUTHORIZED' } },
+    });
     expect(await deliver(refused, [])).toMatchObject({ status: 401 });
     expect(seen).not.toContain(refused.id);
   });
@@ -85,34 +116,62 @@ describe("the generated project's webhook module", () => {
     const challenge = event('WEBHOOK_CHALLENGE', { challenge: 'chl_123' });
     expect(await deliver(challenge)).toMatchObject({ status: 200, body: { challenge: 'chl_123' } });
     expect(seen).toContain(challenge.id);
-    expect(await deliver(event('SOMETHING_NEW', {}))).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await deliver(event('SOMETHING_NEW', {}))).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     // A type named like an Object.prototype member reaches no handler.
-    expect(await deliver(event('constructor', {}))).toMatchObject({ status: 200, body: { ok: true } });
-    expect(await deliver(event('AGENT_MESSAGE_RECEIVED', {}))).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await deliver(event('constructor', {}))).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(await deliver(event('AGENT_MESSAGE_RECEIVED', {}))).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
   });
 
   it('answers 500 when a handler throws, so the platform retries, without the error in the answer; onError hears of it', async () => {
     const failing = event('AGENT_MESSAGE_RECEIVED', { fail: true });
     const answer = await deliver(failing);
-    expect(answer).toEqual({ status: 500, body: { ok: false, error: { error: 'SERVER_ERROR', message: 'the AGENT_MESSAGE_RECEIVED handler failed' } }, headers: expect.anything() });
+    expect(answer).toEqual({
+      status: 500,
+      body: {
+        ok: false,
+        error: { error: 'SERVER_ERROR', message: 'the AGENT_MESSAGE_RECEIVED handler failed' },
+      },
+      headers: expect.anything(),
+    });
     expect(JSON.stringify(answer.body)).not.toContain('hunter2');
-    expect(errors.map((e) => (e as Error).message)).toContain('database down: postgres://user:hunter2@db');
+    expect(errors.map((e) => (e as Error).message)).toContain(
+      'database down: postgres://user:hunter2@db',
+    );
     expect(handled).not.toContain(failing.id);
   });
 
   it('refuses a signed body that is not an event with 400, another method with 405, and a body over the limit with 413', async () => {
-    expect(await deliver('not json')).toMatchObject({ status: 400, body: { error: { error: 'VALIDATION_ERROR' } } });
-    expect(await deliver({ type: 'AGENT_MESSAGE_RECEIVED' })).toMatchObject({ status: 400, body: { error: { error: 'VALIDATION_ERROR' } } });
+    expect(await deliver('not json')).toMatchObject({
+      status: 400,
+      body: { error: { error: 'VALIDATION_ERROR' } },
+    });
+    expect(await deliver({ type: 'AGENT_MESSAGE_RECEIVED' })).toMatchObject({
+      status: 400,
+      body: { error: { error: 'VALIDATION_ERROR' } },
+    });
     expect(await deliver('[1,2]')).toMatchObject({ status: 400 });
     const get = await fetch(url);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    expect(await deliver(event('AGENT_MESSAGE_RECEIVED', { padding: 'x'.repeat(5000) }))).toMatchObject({ status: 413, body: { error: { error: 'PAYLOAD_TOO_LARGE' } } });
+    expect(
+      await deliver(event('AGENT_MESSAGE_RECEIVED', { padding: 'x'.repeat(5000) })),
+    ).toMatchObject({ status: 413, body: { error: { error: 'PAYLOAD_TOO_LARGE' } } });
   });
 
   it('refuses a mistyped secret when it is created, not at the first delivery', async () => {
     const { createWebhookHandler } = (await import(MODULE)) as TemplateWebhooks;
-    expect(() => createWebhookHandler({ secret: 'whsec_not base64!', on: {} })).toThrow(/invalid webhook secret/);
+    expect(() => createWebhookHandler({ secret: 'whsec_not base64!', on: {} })).toThrow(
+      /invalid webhook secret/,
+    );
     expect(() => createWebhookHandler({ secret: [], on: {} })).toThrow(/webhookSecret/);
   });
 });

@@ -13,7 +13,11 @@ function fakeTerminal(): { io: Io; keys: PassThrough; drawn: () => string } {
       done();
     },
   });
-  return { io: { stdin: keys, stdout: new PassThrough(), stderr, interactive: true }, keys, drawn: () => drawn };
+  return {
+    io: { stdin: keys, stdout: new PassThrough(), stderr, interactive: true },
+    keys,
+    drawn: () => drawn,
+  };
 }
 
 // A name from the platform (a plugin's, an event's) could carry a sequence that retitles or clears the terminal.
@@ -21,15 +25,34 @@ const HOSTILE = 'evil\u001b]0;pwned\u0007\u001b[2J';
 
 describe('prompts escape the choices they show', () => {
   it.each([
-    ['askChoice', (io: Io) => askChoice(io, { flag: '--pick', message: 'Pick:', choices: [{ value: 'a', name: HOSTILE }] })],
-    ['askMany', (io: Io) => askMany(io, { flag: '--pick', message: 'Pick:', choices: [{ value: 'a', name: HOSTILE, checked: true }] })],
-  ])('%s shows control characters as \\x escapes and still answers the value', async (_name, ask) => {
-    const t = fakeTerminal();
-    const answer = ask(t.io);
-    while (!t.drawn().includes('Pick:')) await new Promise((resolve) => setTimeout(resolve, 10));
-    t.keys.write('\r');
-    expect([await answer].flat()).toEqual(['a']);
-    expect(t.drawn()).toContain('evil\\x1b]0;pwned\\x07\\x1b[2J');
-    expect(t.drawn()).not.toContain('\u001b]0;pwned');
-  });
+    [
+      'askChoice',
+      (io: Io) =>
+        askChoice(io, {
+          flag: '--pick',
+          message: 'Pick:',
+          choices: [{ value: 'a', name: HOSTILE }],
+        }),
+    ],
+    [
+      'askMany',
+      (io: Io) =>
+        askMany(io, {
+          flag: '--pick',
+          message: 'Pick:',
+          choices: [{ value: 'a', name: HOSTILE, checked: true }],
+        }),
+    ],
+  ])(
+    '%s shows control characters as \\x escapes and still answers the value',
+    async (_name, ask) => {
+      const t = fakeTerminal();
+      const answer = ask(t.io);
+      while (!t.drawn().includes('Pick:')) await new Promise((resolve) => setTimeout(resolve, 10));
+      t.keys.write('\r');
+      expect([await answer].flat()).toEqual(['a']);
+      expect(t.drawn()).toContain('evil\\x1b]0;pwned\\x07\\x1b[2J');
+      expect(t.drawn()).not.toContain('\u001b]0;pwned');
+    },
+  );
 });

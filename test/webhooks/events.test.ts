@@ -19,7 +19,11 @@ describe('event kinds', () => {
       'REPOSITORY_FILE_ADDED',
       'REPOSITORY_FILE_REMOVED',
     ]);
-    expect(LIFECYCLE_EVENTS).toEqual(['WEBHOOK_CHALLENGE', 'PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED']);
+    expect(LIFECYCLE_EVENTS).toEqual([
+      'WEBHOOK_CHALLENGE',
+      'PLUGIN_INSTALLED',
+      'PLUGIN_UNINSTALLED',
+    ]);
     for (const kind of LIFECYCLE_EVENTS) expect(EVENT_TYPES).toContain(kind);
   });
 
@@ -33,11 +37,24 @@ describe('event kinds', () => {
 describe('createWebhookEvent', () => {
   it('fills a fresh id and the current time', () => {
     const before = Date.now();
-    const event = createWebhookEvent('PLUGIN_UNINSTALLED', { pluginId: 'plg_1', pluginInstanceId: 'pi_1', orgId: 'org_acme', data: { instance } });
+    const event = createWebhookEvent('PLUGIN_UNINSTALLED', {
+      pluginId: 'plg_1',
+      pluginInstanceId: 'pi_1',
+      orgId: 'org_acme',
+      data: { instance },
+    });
     expect(event.id).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(Date.parse(event.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(createWebhookEvent('PLUGIN_UNINSTALLED', { ...event }).id).toBe(event.id);
-    expect(Object.keys(event)).toEqual(['id', 'type', 'createdAt', 'pluginId', 'pluginInstanceId', 'orgId', 'data']);
+    expect(Object.keys(event)).toEqual([
+      'id',
+      'type',
+      'createdAt',
+      'pluginId',
+      'pluginInstanceId',
+      'orgId',
+      'data',
+    ]);
   });
 
   it('narrows data by type', () => {
@@ -76,6 +93,15 @@ describe('createWebhookEvent', () => {
       data: { agentId: 'agent_nova', characterId: 'char_nova', conversationId: 'conv_1', message },
     });
     expect(describeEvent(received)).toBe('hello');
-    expect(describeEvent(createWebhookEvent('WEBHOOK_CHALLENGE', { pluginId: 'p', pluginInstanceId: null, orgId: 'o', data: { challenge: 'c' } }))).toBe('c');
+    expect(
+      describeEvent(
+        createWebhookEvent('WEBHOOK_CHALLENGE', {
+          pluginId: 'p',
+          pluginInstanceId: null,
+          orgId: 'o',
+          data: { challenge: 'c' },
+        }),
+      ),
+    ).toBe('c');
   });
 });

@@ -47,7 +47,7 @@ describe('createWebhookHandler on node:http', () => {
     expect(seen[0].data.accessToken).toBe('itok_secret');
   });
 
-  it("sends back what an async handler returns", async () => {
+  it('sends back what an async handler returns', async () => {
     const { url } = await server(
       createWebhookHandler({
         secret,
@@ -58,13 +58,21 @@ describe('createWebhookHandler on node:http', () => {
         },
       }),
     );
-    expect(await deliver(url, fileAdded, secret)).toMatchObject({ status: 200, body: { indexed: 'guide.pdf' } });
+    expect(await deliver(url, fileAdded, secret)).toMatchObject({
+      status: 200,
+      body: { indexed: 'guide.pdf' },
+    });
   });
 
   it('answers 200 to event kinds without a handler, and to kinds it does not know', async () => {
     const handler = vi.fn();
-    const { url } = await server(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }));
-    expect(await deliver(url, fileAdded, secret)).toMatchObject({ status: 200, body: { ok: true } });
+    const { url } = await server(
+      createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }),
+    );
+    expect(await deliver(url, fileAdded, secret)).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     const future = JSON.stringify({ ...installed, id: 'evt_future', type: 'SOMETHING_NEW' });
     expect(await deliver(url, future, secret)).toMatchObject({ status: 200, body: { ok: true } });
     const sneaky = JSON.stringify({ ...installed, id: 'evt_proto', type: 'constructor' });
@@ -74,12 +82,19 @@ describe('createWebhookHandler on node:http', () => {
 
   it('answers 401 with a JSON error to a bad signature, and never calls the handler', async () => {
     const handler = vi.fn();
-    const { url } = await server(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }));
+    const { url } = await server(
+      createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: handler } }),
+    );
     const answer = await deliver(url, installed, generateWebhookSecret());
     expect(answer.status).toBe(401);
-    expect(answer.body).toEqual({ ok: false, error: { error: 'UNAUTHORIZED', message: expect.stringMatching(/no matching signature/) } });
+    expect(answer.body).toEqual({
+      ok: false,
+      error: { error: 'UNAUTHORIZED', message: expect.stringMatching(/no matching signature/) },
+    });
 
-    const unsigned = await post(url, JSON.stringify(installed), { 'content-type': 'application/json' });
+    const unsigned = await post(url, JSON.stringify(installed), {
+      'content-type': 'application/json',
+    });
     expect(unsigned.status).toBe(401);
     expect(unsigned.body.error.message).toBe('missing webhook-id header');
     expect(handler).not.toHaveBeenCalled();
@@ -88,7 +103,12 @@ describe('createWebhookHandler on node:http', () => {
   it('answers 401 to a replay outside the tolerance', async () => {
     const { url } = await server(createWebhookHandler({ secret, on: {}, toleranceSeconds: 60 }));
     const body = JSON.stringify(installed);
-    const stale = webhookHeaders({ id: installed.id, body, secret, timestamp: Math.floor(Date.now() / 1000) - 61 });
+    const stale = webhookHeaders({
+      id: installed.id,
+      body,
+      secret,
+      timestamp: Math.floor(Date.now() / 1000) - 61,
+    });
     const answer = await post(url, body, stale);
     expect(answer.status).toBe(401);
     expect(answer.body.error.message).toMatch(/too old/);
@@ -111,7 +131,10 @@ describe('createWebhookHandler on node:http', () => {
     );
     const answer = await deliver(url, installed, secret);
     expect(answer.status).toBe(500);
-    expect(answer.body).toEqual({ ok: false, error: { error: 'SERVER_ERROR', message: 'the PLUGIN_INSTALLED handler failed' } });
+    expect(answer.body).toEqual({
+      ok: false,
+      error: { error: 'SERVER_ERROR', message: 'the PLUGIN_INSTALLED handler failed' },
+    });
     expect(reported).toHaveLength(1);
     expect((reported[0][0] as Error).message).toBe('database password is hunter2');
     expect(reported[0][1]).toEqual(installed);
@@ -132,7 +155,12 @@ describe('createWebhookHandler on node:http', () => {
 
   it('lets a challenge handler observe the challenge and still verifies the URL', async () => {
     const seen: string[] = [];
-    const { url } = await server(createWebhookHandler({ secret, on: { WEBHOOK_CHALLENGE: (event) => void seen.push(event.data.challenge) } }));
+    const { url } = await server(
+      createWebhookHandler({
+        secret,
+        on: { WEBHOOK_CHALLENGE: (event) => void seen.push(event.data.challenge) },
+      }),
+    );
     expect((await deliver(url, challenge, secret)).body).toEqual({ challenge: 'ch_4f1c2d' });
     expect(seen).toEqual(['ch_4f1c2d']);
   });
@@ -166,7 +194,10 @@ describe('createWebhookHandler on node:http', () => {
   });
 
   it('uses a body a framework already read as req.rawBody or req.body', async () => {
-    const handler = createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (event) => ({ got: event.id }) } });
+    const handler = createWebhookHandler({
+      secret,
+      on: { PLUGIN_INSTALLED: (event) => ({ got: event.id }) },
+    });
     const { url } = await server(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -178,8 +209,12 @@ describe('createWebhookHandler on node:http', () => {
       await handler(req, res);
     });
     expect((await deliver(`${url}/raw`, installed, secret)).body).toEqual({ got: 'evt_installed' });
-    expect((await deliver(`${url}/text`, installed, secret)).body).toEqual({ got: 'evt_installed' });
-    expect((await deliver(`${url}/buffer`, installed, secret)).body).toEqual({ got: 'evt_installed' });
+    expect((await deliver(`${url}/text`, installed, secret)).body).toEqual({
+      got: 'evt_installed',
+    });
+    expect((await deliver(`${url}/buffer`, installed, secret)).body).toEqual({
+      got: 'evt_installed',
+    });
     const parsed = await deliver(`${url}/parsed`, installed, secret);
     expect(parsed.status).toBe(500);
     expect(parsed.body.error.message).toMatch(/express\.raw/);
@@ -189,7 +224,9 @@ describe('createWebhookHandler on node:http', () => {
   });
 
   it('refuses a malformed secret when created', () => {
-    expect(() => createWebhookHandler({ secret: 'whsec_???', on: {} })).toThrow(/invalid webhook secret/);
+    expect(() => createWebhookHandler({ secret: 'whsec_???', on: {} })).toThrow(
+      /invalid webhook secret/,
+    );
     expect(() => createWebhookHandler({ secret: [], on: {} })).toThrow(/webhookSecret/);
   });
 });
@@ -198,15 +235,23 @@ describe('handleWebhook', () => {
   it('works with fetch Headers and gives status and body', async () => {
     const body = JSON.stringify(challenge);
     const headers = new Headers(webhookHeaders({ id: challenge.id, body, secret }));
-    expect(await handleWebhook(body, headers, { secret, on: {} })).toEqual({ status: 200, body: answerChallenge(challenge) });
+    expect(await handleWebhook(body, headers, { secret, on: {} })).toEqual({
+      status: 200,
+      body: answerChallenge(challenge),
+    });
   });
 
   it('serves fastify with the raw-body parser shown in its doc comment', async () => {
     const seen: string[] = [];
-    const options = { secret, on: { PLUGIN_INSTALLED: (event: PluginInstalledEvent) => void seen.push(event.id) } };
+    const options = {
+      secret,
+      on: { PLUGIN_INSTALLED: (event: PluginInstalledEvent) => void seen.push(event.id) },
+    };
     const app = Fastify();
     app.register(async (scope) => {
-      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) =>
+        done(null, body),
+      );
       scope.post('/webhooks', async (req, reply) => {
         const { status, body } = await handleWebhook(req.body as Buffer, req.headers, options);
         return reply.code(status).send(body);
@@ -214,8 +259,13 @@ describe('handleWebhook', () => {
     });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      expect(await deliver(`${address}/webhooks`, installed, secret)).toMatchObject({ status: 200, body: { ok: true } });
-      expect((await deliver(`${address}/webhooks`, installed, generateWebhookSecret())).status).toBe(401);
+      expect(await deliver(`${address}/webhooks`, installed, secret)).toMatchObject({
+        status: 200,
+        body: { ok: true },
+      });
+      expect(
+        (await deliver(`${address}/webhooks`, installed, generateWebhookSecret())).status,
+      ).toBe(401);
       expect(seen).toEqual(['evt_installed']);
     } finally {
       await app.close();
@@ -224,7 +274,10 @@ describe('handleWebhook', () => {
 
   it('serves express: mounted as it is, behind express.raw(), and says what to change behind express.json()', async () => {
     const seen: string[] = [];
-    const handler = createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (event) => void seen.push(event.id) } });
+    const handler = createWebhookHandler({
+      secret,
+      on: { PLUGIN_INSTALLED: (event) => void seen.push(event.id) },
+    });
     const app = express();
     app.post('/plain', handler);
     app.post('/raw', express.raw({ type: 'application/json' }), handler);
@@ -233,9 +286,18 @@ describe('handleWebhook', () => {
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      expect(await deliver(`${url}/plain`, challenge, secret)).toMatchObject({ status: 200, body: { challenge: 'ch_4f1c2d' } });
-      expect(await deliver(`${url}/plain`, installed, secret)).toMatchObject({ status: 200, body: { ok: true } });
-      expect(await deliver(`${url}/raw`, installed, secret)).toMatchObject({ status: 200, body: { ok: true } });
+      expect(await deliver(`${url}/plain`, challenge, secret)).toMatchObject({
+        status: 200,
+        body: { challenge: 'ch_4f1c2d' },
+      });
+      expect(await deliver(`${url}/plain`, installed, secret)).toMatchObject({
+        status: 200,
+        body: { ok: true },
+      });
+      expect(await deliver(`${url}/raw`, installed, secret)).toMatchObject({
+        status: 200,
+        body: { ok: true },
+      });
       expect((await deliver(`${url}/raw`, installed, generateWebhookSecret())).status).toBe(401);
       const parsed = await deliver(`${url}/json`, installed, secret);
       expect(parsed.status).toBe(500);
@@ -248,11 +310,23 @@ describe('handleWebhook', () => {
   });
 
   it('verifies a delivery whose body has non-ASCII text byte for byte', async () => {
-    const event = { ...installed, data: { ...installed.data, instance: { ...installed.data.instance, name: 'Indexeur été ✓' } } };
+    const event = {
+      ...installed,
+      data: { ...installed.data, instance: { ...installed.data.instance, name: 'Indexeur été ✓' } },
+    };
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook({ id: event.id, timestamp, body, secret }) };
-    const { url } = await server(createWebhookHandler({ secret, on: { PLUGIN_INSTALLED: (e) => ({ name: e.data.instance.name }) } }));
+    const headers = {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook({ id: event.id, timestamp, body, secret }),
+    };
+    const { url } = await server(
+      createWebhookHandler({
+        secret,
+        on: { PLUGIN_INSTALLED: (e) => ({ name: e.data.instance.name }) },
+      }),
+    );
     expect((await post(url, body, headers)).body).toEqual({ name: 'Indexeur été ✓' });
   });
 });

@@ -63,11 +63,15 @@ describe('signWebhook', () => {
 
   it('signs any id and body the way standardwebhooks does', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ unit: 'grapheme', maxLength: 200 }), (id, text) => {
-        const timestamp = nowSeconds();
-        const ours = signWebhook({ id, timestamp, body: text, secret });
-        expect(ours).toBe(new Webhook(secret).sign(id, new Date(timestamp * 1000), text));
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }),
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        (id, text) => {
+          const timestamp = nowSeconds();
+          const ours = signWebhook({ id, timestamp, body: text, secret });
+          expect(ours).toBe(new Webhook(secret).sign(id, new Date(timestamp * 1000), text));
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -81,7 +85,9 @@ describe('signWebhook', () => {
   });
 
   it('refuses a timestamp that is not whole seconds', () => {
-    expect(() => signWebhook({ id: 'm', timestamp: Date.now() + 0.5, body, secret })).toThrow(/whole seconds/);
+    expect(() => signWebhook({ id: 'm', timestamp: Date.now() + 0.5, body, secret })).toThrow(
+      /whole seconds/,
+    );
   });
 });
 
@@ -100,25 +106,46 @@ describe('verifyWebhook', () => {
 
   it('accepts a Buffer body, header names in any case, and fetch Headers', () => {
     const headers = signedByLibrary();
-    const shouting = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
+    const shouting = Object.fromEntries(
+      Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]),
+    );
     expect(verifyWebhook(Buffer.from(body), shouting, secret)).toEqual(installed);
     expect(verifyWebhook(body, new Headers(headers), secret)).toEqual(installed);
   });
 
   it('accepts the header when any one of several signatures matches', () => {
     const headers = signedByLibrary();
-    const other = signWebhook({ id: installed.id, timestamp: Number(headers['webhook-timestamp']), body, secret: generateWebhookSecret() });
+    const other = signWebhook({
+      id: installed.id,
+      timestamp: Number(headers['webhook-timestamp']),
+      body,
+      secret: generateWebhookSecret(),
+    });
     headers['webhook-signature'] = `v1a,ZmFrZQ== ${other} ${headers['webhook-signature']}`;
     expect(verifyWebhook(body, headers, secret)).toEqual(installed);
   });
 
   it('accepts any of several secrets on the receiving side', () => {
-    expect(verifyWebhook(body, signedByLibrary(), [generateWebhookSecret(), secret])).toEqual(installed);
+    expect(verifyWebhook(body, signedByLibrary(), [generateWebhookSecret(), secret])).toEqual(
+      installed,
+    );
   });
 
   it.each([
-    ['body', (h: Record<string, string>) => ({ headers: h, payload: body.replace('itok_secret', 'itok_stolen') })],
-    ['id', (h: Record<string, string>) => ({ headers: { ...h, 'webhook-id': 'evt_other' }, payload: body })],
+    [
+      'body',
+      (h: Record<string, string>) => ({
+        headers: h,
+        payload: body.replace('itok_secret', 'itok_stolen'),
+      }),
+    ],
+    [
+      'id',
+      (h: Record<string, string>) => ({
+        headers: { ...h, 'webhook-id': 'evt_other' },
+        payload: body,
+      }),
+    ],
     [
       'timestamp',
       (h: Record<string, string>) => ({
@@ -126,7 +153,13 @@ describe('verifyWebhook', () => {
         payload: body,
       }),
     ],
-    ['signature', (h: Record<string, string>) => ({ headers: { ...h, 'webhook-signature': flipFirstCharacter(h['webhook-signature']) }, payload: body })],
+    [
+      'signature',
+      (h: Record<string, string>) => ({
+        headers: { ...h, 'webhook-signature': flipFirstCharacter(h['webhook-signature']) },
+        payload: body,
+      }),
+    ],
   ])('rejects a tampered %s', (_part, tamper) => {
     const { headers, payload } = tamper(signedByLibrary());
     const error = failure(() => verifyWebhook(payload, headers, secret));
@@ -135,7 +168,13 @@ describe('verifyWebhook', () => {
   });
 
   it('rejects a signature made with another secret', () => {
-    const error = failure(() => verifyWebhook(body, signedByLibrary(undefined, undefined, undefined, generateWebhookSecret()), secret));
+    const error = failure(() =>
+      verifyWebhook(
+        body,
+        signedByLibrary(undefined, undefined, undefined, generateWebhookSecret()),
+        secret,
+      ),
+    );
     expect(error.code).toBe('NO_MATCHING_SIGNATURE');
   });
 
@@ -145,13 +184,16 @@ describe('verifyWebhook', () => {
     expect(failure(() => verifyWebhook(body, headers, secret)).code).toBe('NO_MATCHING_SIGNATURE');
   });
 
-  it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])('names the missing %s header', (name) => {
-    const headers: Record<string, string> = signedByLibrary();
-    delete headers[name];
-    const error = failure(() => verifyWebhook(body, headers, secret));
-    expect(error.code).toBe('MISSING_HEADER');
-    expect(error.message).toBe(`missing ${name} header`);
-  });
+  it.each(['webhook-id', 'webhook-timestamp', 'webhook-signature'])(
+    'names the missing %s header',
+    (name) => {
+      const headers: Record<string, string> = signedByLibrary();
+      delete headers[name];
+      const error = failure(() => verifyWebhook(body, headers, secret));
+      expect(error.code).toBe('MISSING_HEADER');
+      expect(error.message).toBe(`missing ${name} header`);
+    },
+  );
 
   it('rejects a timestamp that is not Unix seconds', () => {
     const headers = { ...signedByLibrary(), 'webhook-timestamp': '2025-01-01T00:00:00Z' };
@@ -181,14 +223,21 @@ describe('verifyWebhook', () => {
     });
 
     it('honours a custom tolerance', () => {
-      expect(failure(() => verifyWebhook(body, headers(), secret, { now: at(11), toleranceSeconds: 10 })).code).toBe('TIMESTAMP_TOO_OLD');
-      expect(verifyWebhook(body, headers(), secret, { now: at(3000), toleranceSeconds: 3600 })).toEqual(installed);
+      expect(
+        failure(() => verifyWebhook(body, headers(), secret, { now: at(11), toleranceSeconds: 10 }))
+          .code,
+      ).toBe('TIMESTAMP_TOO_OLD');
+      expect(
+        verifyWebhook(body, headers(), secret, { now: at(3000), toleranceSeconds: 3600 }),
+      ).toEqual(installed);
     });
   });
 
   it('rejects a correctly signed body that is not an event', () => {
     for (const payload of ['not json', '[1,2]', '{"id":1}']) {
-      const error = failure(() => verifyWebhook(payload, signedByLibrary('m', new Date(), payload), secret));
+      const error = failure(() =>
+        verifyWebhook(payload, signedByLibrary('m', new Date(), payload), secret),
+      );
       expect(error.code).toBe('INVALID_PAYLOAD');
     }
   });

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { DeletedSchema, InstanceCreateSchema, ListQuery, Ok, OkPage, PluginInstanceSchema, errorResponses, type InstanceCreate } from '../../../src/contract/index.js';
+import {
+  DeletedSchema,
+  InstanceCreateSchema,
+  ListQuery,
+  Ok,
+  OkPage,
+  PluginInstanceSchema,
+  errorResponses,
+  type InstanceCreate,
+} from '../../../src/contract/index.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../../errors.js';
@@ -12,7 +21,10 @@ import type { EmulatorContext } from '../../context.js';
 import { INSTANCE_QUERY, listed, params, typed, type RouteOptions } from '../common.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
-const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], { additionalProperties: false, examples: InstanceCreateSchema.examples });
+const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], {
+  additionalProperties: false,
+  examples: InstanceCreateSchema.examples,
+});
 
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
@@ -26,33 +38,53 @@ interface EntityKind {
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
   orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
   /** The org a new instance goes to, when the body may name it (apps, which are not stored on their own). */
-  orgForInstall?(services: EmulatorContext, request: FastifyRequest, entityId: string, body: InstanceCreate): string;
+  orgForInstall?(
+    services: EmulatorContext,
+    request: FastifyRequest,
+    entityId: string,
+    body: InstanceCreate,
+  ): string;
 }
 
 /** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
 function storedEntityOrg(collection: 'repositories' | 'agents', noun: string) {
   return (services: EmulatorContext, request: FastifyRequest, entityId: string): string => {
     const entity = services.db[collection].get(entityId);
-    if (!entity || !hasRole(services.db, request.principal, entity.orgId, 'VIEWER')) throw notFound(noun, entityId);
+    if (!entity || !hasRole(services.db, request.principal, entity.orgId, 'VIEWER'))
+      throw notFound(noun, entityId);
     return entity.orgId;
   };
 }
 
 /** The org an app belongs to: the org of its existing instances (apps are not stored otherwise). */
 function appOrg(services: EmulatorContext, request: FastifyRequest, appId: string): string | null {
-  const existing = services.db.instances.where('entityId', appId).find((i) => i.entityType === 'APP');
+  const existing = services.db.instances
+    .where('entityId', appId)
+    .find((i) => i.entityType === 'APP');
   if (!existing) return null;
-  if (!hasRole(services.db, request.principal, existing.orgId, 'VIEWER')) throw notFound('app', appId);
+  if (!hasRole(services.db, request.principal, existing.orgId, 'VIEWER'))
+    throw notFound('app', appId);
   return existing.orgId;
 }
 
 /** The org of a new APP instance: the app's, else the body's `orgId`, else the token's org, else the caller's only org. */
-function appInstallOrg(services: EmulatorContext, request: FastifyRequest, appId: string, body: InstanceCreate): string {
+function appInstallOrg(
+  services: EmulatorContext,
+  request: FastifyRequest,
+  appId: string,
+  body: InstanceCreate,
+): string {
   const bound = appOrg(services, request, appId);
   if (bound !== null) {
     if (body.orgId !== undefined && body.orgId !== bound) {
       throw badRequest(`app ${appId} belongs to org ${bound}; omit orgId or pass "${bound}"`, [
-        detail(['orgId'], 'invalid_org', bound, body.orgId, `app ${appId} already has instances in org ${bound}`),
+        detail(
+          ['orgId'],
+          'invalid_org',
+          bound,
+          body.orgId,
+          `app ${appId} already has instances in org ${bound}`,
+        ),
       ]);
     }
     return bound;
@@ -66,7 +98,13 @@ function appInstallOrg(services: EmulatorContext, request: FastifyRequest, appId
   const orgs = services.db.memberships.where('userId', principal.userId).map((m) => m.orgId);
   if (orgs.length === 1) return orgs[0];
   throw badRequest('Pass "orgId" in the body: the org of the app to install the plugin on', [
-    detail(['orgId'], 'required', 'present', undefined, `you belong to ${orgs.length} orgs, so the app's org cannot be guessed`),
+    detail(
+      ['orgId'],
+      'required',
+      'present',
+      undefined,
+      `you belong to ${orgs.length} orgs, so the app's org cannot be guessed`,
+    ),
   ]);
 }
 
@@ -99,36 +137,88 @@ const KINDS: EntityKind[] = [
 ];
 
 /** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
-function checkInstall(services: EmulatorContext, request: FastifyRequest, kind: EntityKind, orgId: string, body: InstanceCreate): PluginRecord {
+function checkInstall(
+  services: EmulatorContext,
+  request: FastifyRequest,
+  kind: EntityKind,
+  orgId: string,
+  body: InstanceCreate,
+): PluginRecord {
   const plugin = services.db.plugins.get(body.pluginId);
-  if (!plugin || (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))) {
+  if (
+    !plugin ||
+    (!plugin.isPublic && !hasRole(services.db, request.principal, plugin.orgId, 'VIEWER'))
+  ) {
     throw badRequest(`plugin ${body.pluginId} not found`, [
-      detail(['pluginId'], 'not_found', 'the id of a plugin you can see', body.pluginId, `plugin ${body.pluginId} does not exist or is private to another org`),
+      detail(
+        ['pluginId'],
+        'not_found',
+        'the id of a plugin you can see',
+        body.pluginId,
+        `plugin ${body.pluginId} does not exist or is private to another org`,
+      ),
     ]);
   }
   const problems: ErrorDetail[] = [];
   if (plugin.type !== kind.pluginType) {
-    problems.push(detail(['pluginId'], 'invalid_plugin_type', kind.pluginType, plugin.type, `plugin ${plugin.id} is ${plugin.type}; only ${kind.pluginType} plugins attach to ${kind.nouns}`));
+    problems.push(
+      detail(
+        ['pluginId'],
+        'invalid_plugin_type',
+        kind.pluginType,
+        plugin.type,
+        `plugin ${plugin.id} is ${plugin.type}; only ${kind.pluginType} plugins attach to ${kind.nouns}`,
+      ),
+    );
   }
   if (!plugin.webhookUrl || !plugin.webhookUrlIsVerified) {
-    problems.push(detail(['pluginId'], 'webhook_not_verified', 'a plugin with a verified webhookUrl', plugin.webhookUrl ?? null,
-      plugin.webhookUrl
-        ? `plugin ${plugin.id}'s webhook is not verified: run POST /api/plugins/${plugin.id}/verify-webhook (plugsmith plugins verify ${plugin.id})`
-        : `plugin ${plugin.id} has no webhookUrl: set one with PUT /api/plugins/${plugin.id}, then verify it`));
+    problems.push(
+      detail(
+        ['pluginId'],
+        'webhook_not_verified',
+        'a plugin with a verified webhookUrl',
+        plugin.webhookUrl ?? null,
+        plugin.webhookUrl
+          ? `plugin ${plugin.id}'s webhook is not verified: run POST /api/plugins/${plugin.id}/verify-webhook (plugsmith plugins verify ${plugin.id})`
+          : `plugin ${plugin.id} has no webhookUrl: set one with PUT /api/plugins/${plugin.id}, then verify it`,
+      ),
+    );
   }
   if (plugin.orgId !== orgId && !plugin.isPublic) {
-    problems.push(detail(['pluginId'], 'plugin_not_usable', `a plugin of org ${orgId} or a public plugin`, plugin.id, `plugin ${plugin.id} is private to org ${plugin.orgId} and cannot be installed in org ${orgId}`));
+    problems.push(
+      detail(
+        ['pluginId'],
+        'plugin_not_usable',
+        `a plugin of org ${orgId} or a public plugin`,
+        plugin.id,
+        `plugin ${plugin.id} is private to org ${plugin.orgId} and cannot be installed in org ${orgId}`,
+      ),
+    );
   }
-  for (const [field, noun] of [['events', 'event'], ['scopes', 'scope']] as const) {
+  for (const [field, noun] of [
+    ['events', 'event'],
+    ['scopes', 'scope'],
+  ] as const) {
     const offered: readonly string[] = plugin[field];
     body[field].forEach((value, i) => {
       if (offered.includes(value)) return;
-      problems.push(detail([field, String(i)], 'not_in_plugin', `one of the plugin's ${field} (${offered.join(', ') || 'none'})`, value, `${noun} ${value} is not among plugin ${plugin.id}'s ${field}`));
+      problems.push(
+        detail(
+          [field, String(i)],
+          'not_in_plugin',
+          `one of the plugin's ${field} (${offered.join(', ') || 'none'})`,
+          value,
+          `${noun} ${value} is not among plugin ${plugin.id}'s ${field}`,
+        ),
+      );
     });
   }
   problems.push(...validateAgainst(plugin.inputsSchema, body.inputs ?? {}, ['inputs']));
   if (problems.length > 0) {
-    throw badRequest(`Cannot install plugin ${plugin.id}: ${[...new Set(problems.map((p) => p.message))].join('; ')}`, problems);
+    throw badRequest(
+      `Cannot install plugin ${plugin.id}: ${[...new Set(problems.map((p) => p.message))].join('; ')}`,
+      problems,
+    );
   }
   return plugin;
 }
@@ -138,62 +228,95 @@ function entityInstanceRoutes(kind: EntityKind) {
   const body = kind.orgForInstall ? InstanceCreateSchema : installBody;
   const entityParams = params(kind.param);
 
-  return async function routes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+  return async function routes(
+    fastify: FastifyInstance,
+    { services }: RouteOptions,
+  ): Promise<void> {
     const app = typed(fastify);
     const { db } = services;
     // Only user tokens manage instances: no token is a 401 and an instance token a 403, before the body is looked at.
     app.addHook('preValidation', async (request) => void requireUser(request));
 
-    app.post(kind.path, { schema: { params: entityParams, body, response: { 201: Ok(PluginInstanceSchema), ...errors } } }, async (request, reply) => {
-      const id = request.params[kind.param];
-      const input: InstanceCreate = request.body;
-      const orgId = kind.orgForInstall ? kind.orgForInstall(services, request, id, input) : kind.orgOf(services, request, id)!;
-      requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.nouns}`);
-      checkInstall(services, request, kind, orgId, input);
-      const now = nowIso();
-      const instance: InstanceRecord = {
-        id: newId('pin'),
-        ...(kind.entityType === 'AGENT' ? { agentId: id } : {}),
-        entityId: id,
-        entityType: kind.entityType,
-        eventDispatchCondition: input.eventDispatchCondition ?? null,
-        eventDispatchMode: input.eventDispatchMode ?? 'ASYNC',
-        events: input.events,
-        inputs: input.inputs ?? {},
-        name: input.name,
-        orgId,
-        pluginId: input.pluginId,
-        scopes: input.scopes,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await installInstance(services, instance);
-      return reply.status(201).send(ok(instance));
-    });
+    app.post(
+      kind.path,
+      {
+        schema: {
+          params: entityParams,
+          body,
+          response: { 201: Ok(PluginInstanceSchema), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const id = request.params[kind.param];
+        const input: InstanceCreate = request.body;
+        const orgId = kind.orgForInstall
+          ? kind.orgForInstall(services, request, id, input)
+          : kind.orgOf(services, request, id)!;
+        requireRole(db, request, orgId, 'MEMBER', `install plugins on ${kind.nouns}`);
+        checkInstall(services, request, kind, orgId, input);
+        const now = nowIso();
+        const instance: InstanceRecord = {
+          id: newId('pin'),
+          ...(kind.entityType === 'AGENT' ? { agentId: id } : {}),
+          entityId: id,
+          entityType: kind.entityType,
+          eventDispatchCondition: input.eventDispatchCondition ?? null,
+          eventDispatchMode: input.eventDispatchMode ?? 'ASYNC',
+          events: input.events,
+          inputs: input.inputs ?? {},
+          name: input.name,
+          orgId,
+          pluginId: input.pluginId,
+          scopes: input.scopes,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await installInstance(services, instance);
+        return reply.status(201).send(ok(instance));
+      },
+    );
 
-    const listSchema = { params: entityParams, querystring: ListQuery(INSTANCE_QUERY), response: { 200: OkPage(PluginInstanceSchema), ...errors } };
+    const listSchema = {
+      params: entityParams,
+      querystring: ListQuery(INSTANCE_QUERY),
+      response: { 200: OkPage(PluginInstanceSchema), ...errors },
+    };
     app.get(kind.path, { schema: listSchema }, async (request) => {
       const id = request.params[kind.param];
       const orgId = kind.orgOf(services, request, id);
-      const where: Array<[string, unknown]> = [['entityId', id], ['entityType', kind.entityType]];
-      return listed(db.instances, request.query, INSTANCE_QUERY, { where, visible: (instance) => instance.orgId === orgId });
+      const where: Array<[string, unknown]> = [
+        ['entityId', id],
+        ['entityType', kind.entityType],
+      ];
+      return listed(db.instances, request.query, INSTANCE_QUERY, {
+        where,
+        visible: (instance) => instance.orgId === orgId,
+      });
     });
 
-    const deleteSchema = { params: params(kind.param, 'pluginInstanceId'), response: { 200: Ok(DeletedSchema), ...errors } };
+    const deleteSchema = {
+      params: params(kind.param, 'pluginInstanceId'),
+      response: { 200: Ok(DeletedSchema), ...errors },
+    };
     app.delete(`${kind.path}/:pluginInstanceId`, { schema: deleteSchema }, async (request) => {
       const id = request.params[kind.param];
       const { pluginInstanceId } = request.params;
       kind.orgOf(services, request, id);
       const instance = db.instances.get(pluginInstanceId);
-      if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id) throw notFound('plugin instance', pluginInstanceId);
+      if (!instance || instance.entityType !== kind.entityType || instance.entityId !== id)
+        throw notFound('plugin instance', pluginInstanceId);
       requireRole(db, request, instance.orgId, 'OWNER', `remove plugins from ${kind.nouns}`);
-      if (!(await uninstallInstance(services, instance))) throw notFound('plugin instance', pluginInstanceId);
+      if (!(await uninstallInstance(services, instance)))
+        throw notFound('plugin instance', pluginInstanceId);
       return ok({ id: instance.id, deleted: true });
     });
   };
 }
 
 /** Plugin instances: data providers on repositories, event handlers on agents, apps' plugins. */
-export default async function instanceRoutes(app: FastifyInstance, options: RouteOptions): Promise<void> {
+export default async function instanceRoutes(
+  app: FastifyInstance,
+  options: RouteOptions,
+): Promise<void> {
   for (const kind of KINDS) await app.register(entityInstanceRoutes(kind), options);
 }

@@ -11,20 +11,34 @@ import { pluginDeletions } from '../plugins/deletion-service.js';
  * a 409), then the instance and its access token are journalled as one line, and PLUGIN_INSTALLED
  * carries the token (the only place it is shown). Resolves after the first attempt for SYNC.
  */
-export async function installInstance(services: EmulatorContext, instance: InstanceRecord): Promise<InstanceRecord> {
+export async function installInstance(
+  services: EmulatorContext,
+  instance: InstanceRecord,
+): Promise<InstanceRecord> {
   const { db } = services;
   // Checked and written in the same turn of the event loop: no delete can slip in between.
-  if (!db.plugins.has(instance.pluginId)) throw conflict(`plugin ${instance.pluginId} was deleted; it cannot be installed`);
-  if (pluginDeletions(services).has(instance.pluginId)) throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
+  if (!db.plugins.has(instance.pluginId))
+    throw conflict(`plugin ${instance.pluginId} was deleted; it cannot be installed`);
+  if (pluginDeletions(services).has(instance.pluginId))
+    throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
   // PLUGIN_INSTALLED carries the instance three levels down in its delivery record: that record must be
   // storable too, or the install would be applied and then fail (a 400 with the instance left behind).
-  serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, ['inputs']);
-  const { record, token } = newInstanceToken({ instanceId: instance.id, orgId: instance.orgId, name: `instance ${instance.name}` });
+  serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, [
+    'inputs',
+  ]);
+  const { record, token } = newInstanceToken({
+    instanceId: instance.id,
+    orgId: instance.orgId,
+    name: `instance ${instance.name}`,
+  });
   await services.store.atomically(() => {
     void db.instances.put(instance);
     void db.tokens.put(record);
   });
-  await services.events.emitForInstances('PLUGIN_INSTALLED', [instance], { instance, accessToken: token });
+  await services.events.emitForInstances('PLUGIN_INSTALLED', [instance], {
+    instance,
+    accessToken: token,
+  });
   return instance;
 }
 
@@ -40,7 +54,10 @@ export function removeInstanceNow(db: Db, instance: InstanceRecord, now = nowIso
  * Removes an instance, revokes its tokens and sends PLUGIN_UNINSTALLED; false, and nothing sent,
  * when it is already gone (two uninstalls at once, or the plugin's delete).
  */
-export async function uninstallInstance(services: EmulatorContext, instance: InstanceRecord): Promise<boolean> {
+export async function uninstallInstance(
+  services: EmulatorContext,
+  instance: InstanceRecord,
+): Promise<boolean> {
   const { db } = services;
   if (!db.instances.has(instance.id)) return false;
   // Removal and revocation in one journal line: a crash between them cannot leave a live token.

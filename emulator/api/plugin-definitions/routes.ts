@@ -4,8 +4,22 @@ import { found } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import { requireRole } from '../../auth/guards.js';
 import type { Collection } from '../../store/store.js';
-import { byName, createDefinition, deleteDefinition, updateDefinition, type Definition } from './service.js';
-import { findVisiblePlugin, listed, params, querySpec, requireValidSchemas, typed, type RouteOptions } from '../common.js';
+import {
+  byName,
+  createDefinition,
+  deleteDefinition,
+  updateDefinition,
+  type Definition,
+} from './service.js';
+import {
+  findVisiblePlugin,
+  listed,
+  params,
+  querySpec,
+  requireValidSchemas,
+  typed,
+  type RouteOptions,
+} from '../common.js';
 import {
   ActionCreateSchema,
   ActionSchema,
@@ -39,11 +53,19 @@ const EXTERNAL_EVENTS = {
   schemaFields: ['payloadSchema'],
   collection: ({ services }: RouteOptions): Collection<Definition> => services.db.externalEvents,
   idPrefix: 'evt',
-  schemas: { create: ExternalEventCreateSchema, update: ExternalEventUpdateSchema, resource: ExternalEventSchema },
+  schemas: {
+    create: ExternalEventCreateSchema,
+    update: ExternalEventUpdateSchema,
+    resource: ExternalEventSchema,
+  },
 };
 
 // External events have the same fields as actions.
-const DEFINITION_QUERY = querySpec(ActionSchema, ['id', 'name', 'title', 'description', 'createdAt', 'updatedAt'], ['name', 'title', 'description']);
+const DEFINITION_QUERY = querySpec(
+  ActionSchema,
+  ['id', 'name', 'title', 'description', 'createdAt', 'updatedAt'],
+  ['name', 'title', 'description'],
+);
 
 /** The routes of a kind of plugin definition: read by whoever sees the plugin, changed by MEMBER or OWNER, deleted by OWNER. */
 function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
@@ -58,16 +80,29 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
     const { services } = options;
     const collection = kind.collection(options);
 
-    const find = (pluginId: string, name: string): Definition => found(byName(collection, pluginId, name), kind.noun, name);
+    const find = (pluginId: string, name: string): Definition =>
+      found(byName(collection, pluginId, name), kind.noun, name);
 
     const base = `/plugins/:pluginId/${kind.segment}`;
     const item = `${base}/:${kind.param}`;
 
-    app.get(base, { schema: { params: listParams, querystring: ListQuery(DEFINITION_QUERY), response: { 200: OkPage(resource), ...errors } } }, async (request) => {
-      const { pluginId } = request.params;
-      findVisiblePlugin(services, request, pluginId);
-      return listed(collection, request.query, DEFINITION_QUERY, { where: [['pluginId', pluginId]] });
-    });
+    app.get(
+      base,
+      {
+        schema: {
+          params: listParams,
+          querystring: ListQuery(DEFINITION_QUERY),
+          response: { 200: OkPage(resource), ...errors },
+        },
+      },
+      async (request) => {
+        const { pluginId } = request.params;
+        findVisiblePlugin(services, request, pluginId);
+        return listed(collection, request.query, DEFINITION_QUERY, {
+          where: [['pluginId', pluginId]],
+        });
+      },
+    );
 
     app.get(item, { schema: { params: itemParams, response: one } }, async (request) => {
       const p = request.params;
@@ -75,37 +110,64 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
       return ok(find(p.pluginId, p[kind.param]));
     });
 
-    app.post(base, { schema: { params: listParams, body: createBody, response: { 201: Ok(resource), ...errors } } }, async (request, reply) => {
-      const { pluginId } = request.params;
-      const plugin = findVisiblePlugin(services, request, pluginId);
-      requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
-      const { name, title = '', description = '', ...schemas } = request.body;
-      requireValidSchemas(schemas, kind.schemaFields);
-      const now = nowIso();
-      // The body's other fields are the kind's JSON Schemas (the body schema admits no others).
-      const record: Definition = { id: newId(kind.idPrefix), pluginId, name, title, description, ...schemas, createdAt: now, updatedAt: now };
-      await createDefinition(services, collection, kind.noun, record);
-      return reply.status(201).send(ok(record));
-    });
+    app.post(
+      base,
+      {
+        schema: {
+          params: listParams,
+          body: createBody,
+          response: { 201: Ok(resource), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { pluginId } = request.params;
+        const plugin = findVisiblePlugin(services, request, pluginId);
+        requireRole(services.db, request, plugin.orgId, 'MEMBER', `add ${kind.noun}s`);
+        const { name, title = '', description = '', ...schemas } = request.body;
+        requireValidSchemas(schemas, kind.schemaFields);
+        const now = nowIso();
+        // The body's other fields are the kind's JSON Schemas (the body schema admits no others).
+        const record: Definition = {
+          id: newId(kind.idPrefix),
+          pluginId,
+          name,
+          title,
+          description,
+          ...schemas,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await createDefinition(services, collection, kind.noun, record);
+        return reply.status(201).send(ok(record));
+      },
+    );
 
-    app.put(item, { schema: { params: itemParams, body: updateBody, response: one } }, async (request) => {
-      const p = request.params;
-      const plugin = findVisiblePlugin(services, request, p.pluginId);
-      const existing = find(p.pluginId, p[kind.param]);
-      requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
-      const body = request.body;
-      requireValidSchemas(body, kind.schemaFields);
-      return ok(await updateDefinition(services, collection, kind.noun, existing, body));
-    });
+    app.put(
+      item,
+      { schema: { params: itemParams, body: updateBody, response: one } },
+      async (request) => {
+        const p = request.params;
+        const plugin = findVisiblePlugin(services, request, p.pluginId);
+        const existing = find(p.pluginId, p[kind.param]);
+        requireRole(services.db, request, plugin.orgId, 'MEMBER', `update ${kind.noun}s`);
+        const body = request.body;
+        requireValidSchemas(body, kind.schemaFields);
+        return ok(await updateDefinition(services, collection, kind.noun, existing, body));
+      },
+    );
 
-    app.delete(item, { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } }, async (request) => {
-      const p = request.params;
-      const plugin = findVisiblePlugin(services, request, p.pluginId);
-      const existing = find(p.pluginId, p[kind.param]);
-      requireRole(services.db, request, plugin.orgId, 'OWNER', `delete ${kind.noun}s`);
-      await deleteDefinition(collection, existing);
-      return ok({ id: existing.id, name: existing.name, deleted: true });
-    });
+    app.delete(
+      item,
+      { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } },
+      async (request) => {
+        const p = request.params;
+        const plugin = findVisiblePlugin(services, request, p.pluginId);
+        const existing = find(p.pluginId, p[kind.param]);
+        requireRole(services.db, request, plugin.orgId, 'OWNER', `delete ${kind.noun}s`);
+        await deleteDefinition(collection, existing);
+        return ok({ id: existing.id, name: existing.name, deleted: true });
+      },
+    );
   };
 }
 

@@ -9,30 +9,52 @@ import { pluginDeletions } from '../plugins/deletion-service.js';
 export type Definition = Action | ExternalEvent;
 
 /** The definition of a plugin with that name, if any. */
-export function byName(collection: Collection<Definition>, pluginId: string, name: string): Definition | undefined {
+export function byName(
+  collection: Collection<Definition>,
+  pluginId: string,
+  name: string,
+): Definition | undefined {
   return collection.where('pluginId', pluginId).find((d) => d.name === name);
 }
 
 /** The plugin must still exist and not be on its way out: a definition never outlives its plugin. */
 function requireLivePlugin(services: EmulatorContext, pluginId: string): void {
-  if (!services.db.plugins.has(pluginId) || pluginDeletions(services).has(pluginId)) throw notFound('plugin', pluginId);
+  if (!services.db.plugins.has(pluginId) || pluginDeletions(services).has(pluginId))
+    throw notFound('plugin', pluginId);
 }
 
 /** Adds an action or external event; names are unique inside a plugin (a 409 naming the fix otherwise). */
-export async function createDefinition(services: EmulatorContext, collection: Collection<Definition>, noun: string, record: Definition): Promise<Definition> {
+export async function createDefinition(
+  services: EmulatorContext,
+  collection: Collection<Definition>,
+  noun: string,
+  record: Definition,
+): Promise<Definition> {
   requireLivePlugin(services, record.pluginId);
   if (byName(collection, record.pluginId, record.name)) {
-    throw conflict(`plugin ${record.pluginId} already has an ${noun} named ${record.name}: update it with PUT instead`);
+    throw conflict(
+      `plugin ${record.pluginId} already has an ${noun} named ${record.name}: update it with PUT instead`,
+    );
   }
   await collection.put(record);
   return record;
 }
 
 /** Changes a definition, checked against the current record (it may have been renamed or deleted meanwhile). */
-export async function updateDefinition(services: EmulatorContext, collection: Collection<Definition>, noun: string, existing: Definition, body: Record<string, unknown>): Promise<Definition> {
+export async function updateDefinition(
+  services: EmulatorContext,
+  collection: Collection<Definition>,
+  noun: string,
+  existing: Definition,
+  body: Record<string, unknown>,
+): Promise<Definition> {
   requireLivePlugin(services, existing.pluginId);
   const current = found(collection.get(existing.id), noun, existing.name);
-  if (typeof body.name === 'string' && body.name !== current.name && byName(collection, current.pluginId, body.name)) {
+  if (
+    typeof body.name === 'string' &&
+    body.name !== current.name &&
+    byName(collection, current.pluginId, body.name)
+  ) {
     throw conflict(`plugin ${current.pluginId} already has an ${noun} named ${body.name}`);
   }
   const updated: Definition = { ...current, ...body, updatedAt: nowIso() };
@@ -41,6 +63,9 @@ export async function updateDefinition(services: EmulatorContext, collection: Co
 }
 
 /** Removes a definition (the caller checked it exists and who may). */
-export async function deleteDefinition(collection: Collection<Definition>, existing: Definition): Promise<void> {
+export async function deleteDefinition(
+  collection: Collection<Definition>,
+  existing: Definition,
+): Promise<void> {
   await collection.delete(existing.id);
 }

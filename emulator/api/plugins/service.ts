@@ -8,16 +8,43 @@ import { removeInstanceNow, uninstallInstance } from '../instances/service.js';
 import { pluginDeletions } from './deletion-service.js';
 
 /** A 400 for a webhook URL the dispatcher refuses (the emulator's own /_emulator or /_storage paths): no webhook is ever delivered there. */
-function refuseOwnWebhookUrl(services: EmulatorContext, webhookUrl: string | null | undefined): void {
+function refuseOwnWebhookUrl(
+  services: EmulatorContext,
+  webhookUrl: string | null | undefined,
+): void {
   const reason = webhookUrl ? services.events.refusal(webhookUrl) : null;
-  if (reason) throw badRequest(`Invalid webhookUrl: ${reason}`, [detail(['webhookUrl'], 'own_admin_path', 'the URL of your plugin\'s webhook server', webhookUrl, reason)]);
+  if (reason)
+    throw badRequest(`Invalid webhookUrl: ${reason}`, [
+      detail(
+        ['webhookUrl'],
+        'own_admin_path',
+        "the URL of your plugin's webhook server",
+        webhookUrl,
+        reason,
+      ),
+    ]);
 }
 
 /** The fields a caller may set on a plugin. */
-export type PluginInput = Partial<Omit<PluginRecord, 'id' | 'createdAt' | 'updatedAt' | 'webhookSecret' | 'webhookUrlIsVerified' | 'previousWebhookSecret' | 'previousWebhookSecretExpiresAt'>>;
+export type PluginInput = Partial<
+  Omit<
+    PluginRecord,
+    | 'id'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'webhookSecret'
+    | 'webhookUrlIsVerified'
+    | 'previousWebhookSecret'
+    | 'previousWebhookSecretExpiresAt'
+  >
+>;
 
 /** Creates a plugin of an org (the caller checked the org and the role) with a new signing secret. */
-export async function createPlugin(services: EmulatorContext, orgId: string, body: PluginInput): Promise<PluginRecord> {
+export async function createPlugin(
+  services: EmulatorContext,
+  orgId: string,
+  body: PluginInput,
+): Promise<PluginRecord> {
   refuseOwnWebhookUrl(services, body.webhookUrl);
   const now = nowIso();
   const plugin: PluginRecord = {
@@ -45,11 +72,16 @@ export async function createPlugin(services: EmulatorContext, orgId: string, bod
  * Updates a plugin; a new webhookUrl must be verified again (the same URL sent back, as an edit
  * form does, keeps the verification). A plugin deleted meanwhile is a 404, never brought back.
  */
-export async function updatePlugin(services: EmulatorContext, plugin: PluginRecord, body: PluginInput): Promise<PluginRecord> {
+export async function updatePlugin(
+  services: EmulatorContext,
+  plugin: PluginRecord,
+  body: PluginInput,
+): Promise<PluginRecord> {
   refuseOwnWebhookUrl(services, body.webhookUrl);
   const current = found(services.db.plugins.get(plugin.id), 'plugin', plugin.id);
   const updated: PluginRecord = { ...current, ...body, updatedAt: nowIso() };
-  if ('webhookUrl' in body && body.webhookUrl !== current.webhookUrl) updated.webhookUrlIsVerified = false;
+  if ('webhookUrl' in body && body.webhookUrl !== current.webhookUrl)
+    updated.webhookUrlIsVerified = false;
   await services.db.plugins.put(updated);
   return updated;
 }
@@ -58,9 +90,15 @@ export async function updatePlugin(services: EmulatorContext, plugin: PluginReco
  * Gives a plugin a new webhook secret; for `graceSeconds` the previous one keeps signing beside it
  * (only one previous secret is kept). A plugin deleted meanwhile is a 404.
  */
-export async function rotateWebhookSecret(services: EmulatorContext, pluginId: string, graceSeconds: number, now = Date.now()): Promise<WebhookSecretRotation> {
+export async function rotateWebhookSecret(
+  services: EmulatorContext,
+  pluginId: string,
+  graceSeconds: number,
+  now = Date.now(),
+): Promise<WebhookSecretRotation> {
   const current = found(services.db.plugins.get(pluginId), 'plugin', pluginId);
-  const expiresAt = graceSeconds > 0 ? new Date(now + Math.round(graceSeconds * 1000)).toISOString() : null;
+  const expiresAt =
+    graceSeconds > 0 ? new Date(now + Math.round(graceSeconds * 1000)).toISOString() : null;
   const rotated: PluginRecord = {
     ...current,
     webhookSecret: generateWebhookSecret(),
@@ -73,10 +111,19 @@ export async function rotateWebhookSecret(services: EmulatorContext, pluginId: s
 }
 
 /** Records a webhook challenge's outcome, only if the plugin still has the URL that answered (compare-and-set). */
-export async function recordWebhookVerification(services: EmulatorContext, pluginId: string, url: string | null, verified: boolean): Promise<void> {
+export async function recordWebhookVerification(
+  services: EmulatorContext,
+  pluginId: string,
+  url: string | null,
+  verified: boolean,
+): Promise<void> {
   const current = services.db.plugins.get(pluginId);
   if (!current || current.webhookUrl !== url || current.webhookUrlIsVerified === verified) return;
-  await services.db.plugins.put({ ...current, webhookUrlIsVerified: verified, updatedAt: nowIso() });
+  await services.db.plugins.put({
+    ...current,
+    webhookUrlIsVerified: verified,
+    updatedAt: nowIso(),
+  });
 }
 
 /**
@@ -90,16 +137,25 @@ export function deletePlugin(services: EmulatorContext, pluginId: string): Promi
   if (already) return already;
   const { db } = services;
   // Marked as being deleted before any of the work starts (the work begins a microtask later).
-  const run = Promise.resolve().then(async () => {
-    await Promise.all(db.instances.where('pluginId', pluginId).map((instance) => uninstallInstance(services, instance)));
-    await services.store.atomically(() => {
-      const now = nowIso();
-      for (const instance of db.instances.where('pluginId', pluginId)) removeInstanceNow(db, instance, now);
-      for (const action of db.actions.where('pluginId', pluginId)) void db.actions.delete(action.id);
-      for (const event of db.externalEvents.where('pluginId', pluginId)) void db.externalEvents.delete(event.id);
-      void db.plugins.delete(pluginId);
-    });
-  }).finally(() => running.delete(pluginId));
+  const run = Promise.resolve()
+    .then(async () => {
+      await Promise.all(
+        db.instances
+          .where('pluginId', pluginId)
+          .map((instance) => uninstallInstance(services, instance)),
+      );
+      await services.store.atomically(() => {
+        const now = nowIso();
+        for (const instance of db.instances.where('pluginId', pluginId))
+          removeInstanceNow(db, instance, now);
+        for (const action of db.actions.where('pluginId', pluginId))
+          void db.actions.delete(action.id);
+        for (const event of db.externalEvents.where('pluginId', pluginId))
+          void db.externalEvents.delete(event.id);
+        void db.plugins.delete(pluginId);
+      });
+    })
+    .finally(() => running.delete(pluginId));
   running.set(pluginId, run);
   return run;
 }

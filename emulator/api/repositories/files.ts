@@ -6,49 +6,116 @@ import { requireInstanceScope } from '../../auth/scopes.js';
 import type { RepositoryRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
-import { FILE_QUERY, findVisibleRepository, listed, params, presentFile, typed, type RouteOptions } from '../common.js';
-import { FileSchema, ListQuery, Ok, OkPage, RepositoryFileAddSchema, RepositoryFileAddedSchema, RepositoryFileRemovedSchema, errorResponses } from '../../../src/contract/index.js';
+import {
+  FILE_QUERY,
+  findVisibleRepository,
+  listed,
+  params,
+  presentFile,
+  typed,
+  type RouteOptions,
+} from '../common.js';
+import {
+  FileSchema,
+  ListQuery,
+  Ok,
+  OkPage,
+  RepositoryFileAddSchema,
+  RepositoryFileAddedSchema,
+  RepositoryFileRemovedSchema,
+  errorResponses,
+} from '../../../src/contract/index.js';
 
 const repoParams = params('repositoryId');
 const fileParams = params('repositoryId', 'fileId');
 const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
 /** The repository for a reader: a member of its org, or its data provider with REPOSITORY_FILES_READ. */
-function repositoryForReader(services: EmulatorContext, request: FastifyRequest, repositoryId: string): RepositoryRecord {
+function repositoryForReader(
+  services: EmulatorContext,
+  request: FastifyRequest,
+  repositoryId: string,
+): RepositoryRecord {
   if (request.principal?.kind === 'instance') {
-    requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', { type: 'REPOSITORY', id: repositoryId });
+    requireInstanceScope(services.db, request, 'REPOSITORY_FILES_READ', {
+      type: 'REPOSITORY',
+      id: repositoryId,
+    });
     return found(services.db.repositories.get(repositoryId), 'repository', repositoryId);
   }
   return findVisibleRepository(services, request, repositoryId);
 }
 
 /** The files a repository holds: add (REPOSITORY_FILE_ADDED), remove (REPOSITORY_FILE_REMOVED), list. */
-export default async function repositoryFileRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function repositoryFileRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
 
-  app.post('/repositories/:repositoryId/files', { schema: { params: repoParams, body: RepositoryFileAddSchema, response: { 201: Ok(RepositoryFileAddedSchema), ...errors } } }, async (request, reply) => {
-    const { repositoryId } = request.params;
-    const { fileId } = request.body;
-    const repository = findVisibleRepository(services, request, repositoryId);
-    requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
-    const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({ repositoryId, file: presentFile(added) }));
-    return reply.status(201).send(ok({ repositoryId, file: presentFile(file), addedAt }));
-  });
+  app.post(
+    '/repositories/:repositoryId/files',
+    {
+      schema: {
+        params: repoParams,
+        body: RepositoryFileAddSchema,
+        response: { 201: Ok(RepositoryFileAddedSchema), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { repositoryId } = request.params;
+      const { fileId } = request.body;
+      const repository = findVisibleRepository(services, request, repositoryId);
+      requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
+      const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({
+        repositoryId,
+        file: presentFile(added),
+      }));
+      return reply.status(201).send(ok({ repositoryId, file: presentFile(file), addedAt }));
+    },
+  );
 
-  app.delete('/repositories/:repositoryId/files/:fileId', { schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } } }, async (request) => {
-    const { repositoryId, fileId } = request.params;
-    const repository = findVisibleRepository(services, request, repositoryId);
-    const link = found(repositoryFileLink(services, repositoryId, fileId), 'file', fileId);
-    requireRole(db, request, repository.orgId, 'MEMBER', 'remove files from repositories');
-    await removeRepositoryFile(services, repositoryId, link, (file) => ({ repositoryId, file: file ? presentFile(file) : { id: fileId } }));
-    return ok({ repositoryId, fileId, removed: true });
-  });
+  app.delete(
+    '/repositories/:repositoryId/files/:fileId',
+    {
+      schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } },
+    },
+    async (request) => {
+      const { repositoryId, fileId } = request.params;
+      const repository = findVisibleRepository(services, request, repositoryId);
+      const link = found(repositoryFileLink(services, repositoryId, fileId), 'file', fileId);
+      requireRole(db, request, repository.orgId, 'MEMBER', 'remove files from repositories');
+      await removeRepositoryFile(services, repositoryId, link, (file) => ({
+        repositoryId,
+        file: file ? presentFile(file) : { id: fileId },
+      }));
+      return ok({ repositoryId, fileId, removed: true });
+    },
+  );
 
-  app.get('/repositories/:repositoryId/files', { schema: { params: repoParams, querystring: ListQuery(FILE_QUERY), response: { 200: OkPage(FileSchema), ...errors } } }, async (request) => {
-    const { repositoryId } = request.params;
-    repositoryForReader(services, request, repositoryId);
-    const held = new Set(db.repositoryFiles.where('repositoryId', repositoryId).map((l) => l.fileId));
-    return listed(db.files, request.query, FILE_QUERY, { visible: (f) => held.has(f.id) }, presentFile);
-  });
+  app.get(
+    '/repositories/:repositoryId/files',
+    {
+      schema: {
+        params: repoParams,
+        querystring: ListQuery(FILE_QUERY),
+        response: { 200: OkPage(FileSchema), ...errors },
+      },
+    },
+    async (request) => {
+      const { repositoryId } = request.params;
+      repositoryForReader(services, request, repositoryId);
+      const held = new Set(
+        db.repositoryFiles.where('repositoryId', repositoryId).map((l) => l.fileId),
+      );
+      return listed(
+        db.files,
+        request.query,
+        FILE_QUERY,
+        { visible: (f) => held.has(f.id) },
+        presentFile,
+      );
+    },
+  );
 }

@@ -4,10 +4,18 @@ import { forbidden } from '../../errors.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createUserToken } from './service.js';
 import { findOrg, typed, type RouteOptions } from '../common.js';
-import { CreatedTokenSchema, Ok, TokenCreateSchema, errorResponses } from '../../../src/contract/index.js';
+import {
+  CreatedTokenSchema,
+  Ok,
+  TokenCreateSchema,
+  errorResponses,
+} from '../../../src/contract/index.js';
 
 /** User tokens: POST /api/tokens creates one for the calling user. */
-export default async function tokenRoutes(fastify: FastifyInstance, { services }: RouteOptions): Promise<void> {
+export default async function tokenRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
   const app = typed(fastify);
   const response = { 201: Ok(CreatedTokenSchema), ...errorResponses(400, 401, 403, 404, 413, 415) };
   app.post('/tokens', { schema: { body: TokenCreateSchema, response } }, async (request, reply) => {
@@ -16,13 +24,27 @@ export default async function tokenRoutes(fastify: FastifyInstance, { services }
     const orgId = body.orgId ?? null;
     if (principal.orgId !== null && orgId !== principal.orgId) {
       // A limited token cannot mint a broader one, nor one for another org.
-      throw forbidden(`This token is limited to org ${principal.orgId}; it can only create tokens limited to that org (pass "orgId": "${principal.orgId}")`);
+      throw forbidden(
+        `This token is limited to org ${principal.orgId}; it can only create tokens limited to that org (pass "orgId": "${principal.orgId}")`,
+      );
     }
     if (orgId !== null) {
       findOrg(services, orgId);
       requireRole(services.db, request, orgId, 'VIEWER', 'create tokens for it');
     }
-    const { record, token } = await createUserToken(services, { userId: principal.userId, name: body.name, orgId });
-    return reply.status(201).send(ok({ id: record.id, name: record.name, orgId: record.orgId, token, createdAt: record.createdAt }));
+    const { record, token } = await createUserToken(services, {
+      userId: principal.userId,
+      name: body.name,
+      orgId,
+    });
+    return reply.status(201).send(
+      ok({
+        id: record.id,
+        name: record.name,
+        orgId: record.orgId,
+        token,
+        createdAt: record.createdAt,
+      }),
+    );
   });
 }

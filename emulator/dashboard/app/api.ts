@@ -74,7 +74,11 @@ export function dropSession(): void {
 // The tabs of this emulator share the token: when another tab drops it, this one signs out too.
 if (typeof window !== 'undefined') {
   window.addEventListener('storage', (event) => {
-    if ((event.key === SESSION_STORAGE_KEY || event.key === null) && event.newValue === null && workspace !== null) {
+    if (
+      (event.key === SESSION_STORAGE_KEY || event.key === null) &&
+      event.newValue === null &&
+      workspace !== null
+    ) {
       workspace = null;
       for (const listener of signedOutListeners) listener();
     }
@@ -104,7 +108,8 @@ function headersFor(target: Target, hasBody: boolean): Record<string, string> {
     if (session) headers[SESSION_HEADER] = session;
   }
   if (target === 'api' && workspace?.token) headers.authorization = `Bearer ${workspace.token}`;
-  if (target === 'messaging' && workspace?.apiKey) headers.authorization = `Bearer ${workspace.apiKey}`;
+  if (target === 'messaging' && workspace?.apiKey)
+    headers.authorization = `Bearer ${workspace.apiKey}`;
   return headers;
 }
 
@@ -116,7 +121,13 @@ export interface Answer<T> {
 }
 
 /** One call to an emulator API; resolves with the envelope's data or rejects with an ApiFailure. */
-export async function call<T = unknown>(target: Target, method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Answer<T>> {
+export async function call<T = unknown>(
+  target: Target,
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<Answer<T>> {
   const response = await fetch(urlFor(target, path), {
     method,
     headers: headersFor(target, body !== undefined),
@@ -131,7 +142,12 @@ export async function call<T = unknown>(target: Target, method: string, path: st
   const signIn = method === 'POST' && path === '/dashboard/session';
   if (target === 'admin' && response.status === 401 && !signIn) dropSession();
   const text = await response.text();
-  let parsed: { ok?: boolean; data?: T; meta?: Answer<T>['meta']; error?: { error?: string; message?: string; details?: ApiFailure['details'] } } = {};
+  let parsed: {
+    ok?: boolean;
+    data?: T;
+    meta?: Answer<T>['meta'];
+    error?: { error?: string; message?: string; details?: ApiFailure['details'] };
+  } = {};
   try {
     parsed = text === '' ? {} : JSON.parse(text);
   } catch {
@@ -139,7 +155,12 @@ export async function call<T = unknown>(target: Target, method: string, path: st
   }
   if (!response.ok || parsed.ok === false) {
     const error = parsed.error ?? {};
-    throw new ApiFailure(response.status, error.error ?? `HTTP_${response.status}`, error.message ?? (text || response.statusText), error.details ?? []);
+    throw new ApiFailure(
+      response.status,
+      error.error ?? `HTTP_${response.status}`,
+      error.message ?? (text || response.statusText),
+      error.details ?? [],
+    );
   }
   return { data: parsed.data as T, meta: parsed.meta, status: response.status };
 }
@@ -148,14 +169,24 @@ export async function call<T = unknown>(target: Target, method: string, path: st
  * Reads a server-sent-events stream of an emulator API (the delivery stream, a conversation's
  * events) until `signal` aborts or the server ends it, calling `onEvent` for each event.
  */
-export async function stream(target: Target, path: string, onEvent: (event: ServerSentEvent) => void, signal: AbortSignal): Promise<void> {
+export async function stream(
+  target: Target,
+  path: string,
+  onEvent: (event: ServerSentEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const response = await fetch(urlFor(target, path), {
     headers: { ...headersFor(target, false), accept: 'text/event-stream' },
     credentials: 'omit',
     signal,
   });
   if (target === 'admin' && response.status === 401) dropSession();
-  if (!response.ok || !response.body) throw new ApiFailure(response.status, `HTTP_${response.status}`, `stream ${path} answered ${response.status}`);
+  if (!response.ok || !response.body)
+    throw new ApiFailure(
+      response.status,
+      `HTTP_${response.status}`,
+      `stream ${path} answered ${response.status}`,
+    );
   const parser = new SseParser();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   try {

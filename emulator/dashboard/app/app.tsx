@@ -1,5 +1,13 @@
 import { useEffect, useState } from 'react';
-import { call, dropSession, onSignedOut, setWorkspace, storeSession, storedSession, type Workspace } from './api.js';
+import {
+  call,
+  dropSession,
+  onSignedOut,
+  setWorkspace,
+  storeSession,
+  storedSession,
+  type Workspace,
+} from './api.js';
 import type { DashboardSession } from '../../../src/contract/dashboard.js';
 import { ErrorBox } from './components/error-box.js';
 import { ViewBoundary } from './components/view-boundary.js';
@@ -7,7 +15,10 @@ import { VIEWS } from './views/index.js';
 import { useHashRoute } from './use-hash-route.js';
 import { useStoreEpoch } from './use-store-epoch.js';
 
-type Session = { state: 'loading' } | { state: 'signed-out'; error?: unknown } | { state: 'signed-in'; workspace: Workspace };
+type Session =
+  | { state: 'loading' }
+  | { state: 'signed-out'; error?: unknown }
+  | { state: 'signed-in'; workspace: Workspace };
 
 /**
  * Establishes the session, then shows the page the hash names. A login link (`#login=<code>`,
@@ -20,7 +31,9 @@ async function signIn(): Promise<Workspace | null> {
   if (code) {
     history.replaceState(null, '', location.pathname + location.search + '#/');
     try {
-      const { session, ...workspace } = (await call<DashboardSession>('admin', 'POST', '/dashboard/session', { code })).data;
+      const { session, ...workspace } = (
+        await call<DashboardSession>('admin', 'POST', '/dashboard/session', { code })
+      ).data;
       storeSession(session);
       return workspace;
     } catch (error) {
@@ -77,23 +90,31 @@ export function App() {
       <main className="centered">
         <h1>plugsmith emulator</h1>
         <p>
-          This dashboard needs a login link. Run <code>plugsmith emulator dashboard --open</code> (or open the link that{' '}
-          <code>plugsmith emulator start</code> printed; each link works once).
+          This dashboard needs a login link. Run <code>plugsmith emulator dashboard --open</code>{' '}
+          (or open the link that <code>plugsmith emulator start</code> printed; each link works
+          once).
         </p>
         <ErrorBox error={session.error} />
       </main>
     );
   }
   // A login link's hash (`#login=…`, replaced once it is used) is the start page, not an unknown one.
-  const found = route.length === 0 || route[0].startsWith('login=') ? VIEWS[0] : VIEWS.find((v) => v.path === route[0]);
+  const found =
+    route.length === 0 || route[0].startsWith('login=')
+      ? VIEWS[0]
+      : VIEWS.find((v) => v.path === route[0]);
   const view = found ?? null;
   const View = view?.component;
   return (
     <div className="shell">
-      <a className="skip-link" href="#main" onClick={(e) => {
-        e.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header>
@@ -105,24 +126,34 @@ export function App() {
             </a>
           ))}
         </nav>
-        <button type="button" className="sign-out" onClick={async () => {
-          try {
-            await call('admin', 'DELETE', '/dashboard/session');
-          } finally {
-            dropSession();
-          }
-        }}>
+        <button
+          type="button"
+          className="sign-out"
+          onClick={async () => {
+            try {
+              await call('admin', 'DELETE', '/dashboard/session');
+            } finally {
+              dropSession();
+            }
+          }}
+        >
           Sign out
         </button>
       </header>
       {!store.reachable && (
         <div className="banner banner-bad" role="alert">
-          The emulator cannot be reached: it may have stopped or restarted. This page reconnects by itself; start it again with <code>plugsmith emulator start</code>.
+          The emulator cannot be reached: it may have stopped or restarted. This page reconnects by
+          itself; start it again with <code>plugsmith emulator start</code>.
         </div>
       )}
       {store.reason && (
         <div className="banner" role="status" key={store.generation}>
-          {store.reason === 'restart' ? 'The emulator restarted' : store.reason === 'import' ? 'The emulator imported a store' : 'The emulator was reset'}: every list was read again.
+          {store.reason === 'restart'
+            ? 'The emulator restarted'
+            : store.reason === 'import'
+              ? 'The emulator imported a store'
+              : 'The emulator was reset'}
+          : every list was read again.
         </div>
       )}
       <main id="main" tabIndex={-1}>
@@ -135,7 +166,8 @@ export function App() {
           <section aria-labelledby="not-found-title">
             <h1 id="not-found-title">Page not found</h1>
             <p>
-              The dashboard has no page <code>#/{route.join('/')}</code>. <a href="#/overview">Go to the start page</a> or pick a page above.
+              The dashboard has no page <code>#/{route.join('/')}</code>.{' '}
+              <a href="#/overview">Go to the start page</a> or pick a page above.
             </p>
           </section>
         )}

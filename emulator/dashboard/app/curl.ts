@@ -22,7 +22,8 @@ export interface CurlRequest {
  */
 export function curlCommand(request: CurlRequest): string {
   const lines = [`curl -sS -g -X POST --url ${shellQuote(request.url)}`];
-  for (const [name, value] of Object.entries(request.headers)) lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
+  for (const [name, value] of Object.entries(request.headers))
+    lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   lines.push(`--data-raw ${shellQuote(request.body)}`);
   return lines.join(' \\\n  ');
 }

@@ -12,7 +12,14 @@ export function relativeTime(iso: string | Date, now = Date.now()): string {
   if (Number.isNaN(at)) return '';
   const diff = at - now;
   const s = Math.round(Math.abs(diff) / 1000);
-  const text = s < 60 ? `${s} s` : s < 3600 ? `${Math.round(s / 60)} min` : s < 86_400 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86_400)} d`;
+  const text =
+    s < 60
+      ? `${s} s`
+      : s < 3600
+        ? `${Math.round(s / 60)} min`
+        : s < 86_400
+          ? `${Math.round(s / 3600)} h`
+          : `${Math.round(s / 86_400)} d`;
   return diff > 0 ? `in ${text}` : `${text} ago`;
 }
 

@@ -48,23 +48,39 @@ function build(schema: unknown, depth: number, budget: { left: number }): unknow
     const parts = schema.allOf.map(part);
     return parts.every(isSchema) ? Object.assign({}, ...parts) : parts[0];
   }
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') ?? schema.type[0] : schema.type;
+  const type = Array.isArray(schema.type)
+    ? (schema.type.find((t) => t !== 'null') ?? schema.type[0])
+    : schema.type;
   switch (type) {
     case 'string':
       if (schema.format === 'date-time') return new Date().toISOString();
       if (schema.format === 'date') return new Date().toISOString().slice(0, 10);
       if (schema.format === 'email') return 'someone@example.com';
       if (schema.format === 'uri' || schema.format === 'url') return 'https://example.com/';
-      return 'example'.padEnd(typeof schema.minLength === 'number' ? Math.min(schema.minLength, MAX_STRING) : 0, 'x').slice(0, typeof schema.maxLength === 'number' ? schema.maxLength : undefined);
+      return 'example'
+        .padEnd(
+          typeof schema.minLength === 'number' ? Math.min(schema.minLength, MAX_STRING) : 0,
+          'x',
+        )
+        .slice(0, typeof schema.maxLength === 'number' ? schema.maxLength : undefined);
     case 'integer':
     case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : typeof schema.maximum === 'number' ? Math.min(0, schema.maximum) : 0;
+      return typeof schema.minimum === 'number'
+        ? schema.minimum
+        : typeof schema.maximum === 'number'
+          ? Math.min(0, schema.maximum)
+          : 0;
     case 'boolean':
       return false;
     case 'null':
       return null;
     case 'array': {
-      const count = typeof schema.minItems === 'number' ? Math.max(0, Math.min(schema.minItems, MAX_ITEMS)) : isSchema(schema.items) ? 1 : 0;
+      const count =
+        typeof schema.minItems === 'number'
+          ? Math.max(0, Math.min(schema.minItems, MAX_ITEMS))
+          : isSchema(schema.items)
+            ? 1
+            : 0;
       return Array.from({ length: count }, () => part(schema.items));
     }
     default: {
@@ -75,7 +91,8 @@ function build(schema: unknown, depth: number, budget: { left: number }): unknow
       for (const [name, sub] of Object.entries(properties)) {
         const example = part(sub);
         // An optional property only when its example fits (an object with a minimum of properties it does not name would not).
-        if (required.has(name) || problemsWithinBudget(sub, example).length === 0) out[name] = example;
+        if (required.has(name) || problemsWithinBudget(sub, example).length === 0)
+          out[name] = example;
       }
       return out;
     }

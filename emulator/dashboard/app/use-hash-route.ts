@@ -12,7 +12,13 @@ function decodeSegment(segment: string): string {
 /** The hash route as path segments (`#/deliveries/dlv_1` gives ['deliveries', 'dlv_1']), following navigation. */
 export function useHashRoute(): string[] {
   // A query after the path (`#/deliveries?status=failed`) is the view's own state: see hashQuery().
-  const read = () => location.hash.replace(/^#\/?/, '').replace(/\?.*$/, '').split('/').filter((s) => s !== '').map(decodeSegment);
+  const read = () =>
+    location.hash
+      .replace(/^#\/?/, '')
+      .replace(/\?.*$/, '')
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeSegment);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const onChange = () => setRoute(read());
@@ -32,7 +38,8 @@ export function hashQuery(): URLSearchParams {
 export function replaceHashQuery(query: URLSearchParams): void {
   const path = location.hash.replace(/\?.*$/, '') || '#/';
   const next = query.size ? `${path}?${query}` : path;
-  if (next !== location.hash) history.replaceState(history.state, '', `${location.pathname}${location.search}${next}`);
+  if (next !== location.hash)
+    history.replaceState(history.state, '', `${location.pathname}${location.search}${next}`);
 }
 
 /** Goes to a dashboard page (`navigate('deliveries', id)`). */

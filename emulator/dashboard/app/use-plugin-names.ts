@@ -14,9 +14,17 @@ export function usePlugins(): Map<string, Plugin> {
       let cursor = '';
       try {
         for (let page = 0; page < 50; page++) {
-          const answer = await call<Plugin[]>('api', 'GET', `/orgs/${encodeURIComponent(orgId)}/plugins?@limit=100&@sortBy=name&@sortOrder=asc&@cursor=${encodeURIComponent(cursor)}`, undefined, controller.signal);
+          const answer = await call<Plugin[]>(
+            'api',
+            'GET',
+            `/orgs/${encodeURIComponent(orgId)}/plugins?@limit=100&@sortBy=name&@sortOrder=asc&@cursor=${encodeURIComponent(cursor)}`,
+            undefined,
+            controller.signal,
+          );
           for (const p of answer.data) found.set(p.id, p);
-          const pagination = answer.meta?.pagination as { hasNext?: boolean; nextCursor?: string | null } | undefined;
+          const pagination = answer.meta?.pagination as
+            | { hasNext?: boolean; nextCursor?: string | null }
+            | undefined;
           if (!pagination?.hasNext || !pagination.nextCursor) break;
           cursor = pagination.nextCursor;
         }

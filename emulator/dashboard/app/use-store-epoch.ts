@@ -26,7 +26,8 @@ export function useStoreEpoch(enabled: boolean): StoreEpoch {
     const controller = new AbortController();
     let epoch: string | null = null;
     const seen = (next: string, reason: string) => {
-      if (epoch !== null && next !== epoch) setState((s) => ({ ...s, generation: s.generation + 1, reason }));
+      if (epoch !== null && next !== epoch)
+        setState((s) => ({ ...s, generation: s.generation + 1, reason }));
       epoch = next;
     };
     const follow = async () => {

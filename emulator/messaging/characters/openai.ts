@@ -27,10 +27,18 @@ let agent: Dispatcher | undefined;
 /** The messages sent for a reply: the persona (or "You are {name}.") as system prompt, the history, the new message. */
 export function chatCompletionMessages(req: ReplyRequest): ChatCompletionMessage[] {
   const { character } = req;
-  const persona = typeof character.persona === 'string' && character.persona.trim() !== '' ? character.persona : `You are ${character.name}.`;
+  const persona =
+    typeof character.persona === 'string' && character.persona.trim() !== ''
+      ? character.persona
+      : `You are ${character.name}.`;
   return [
     { role: 'system', content: persona },
-    ...req.history.map((turn): ChatCompletionMessage => ({ role: turn.sender === 'USER' ? 'user' : 'assistant', content: turn.content })),
+    ...req.history.map(
+      (turn): ChatCompletionMessage => ({
+        role: turn.sender === 'USER' ? 'user' : 'assistant',
+        content: turn.content,
+      }),
+    ),
     { role: 'user', content: req.userMessage },
   ];
 }
@@ -45,17 +53,27 @@ export function createOpenAiEngine(options: OpenAiEngineOptions): ReplyEngine {
 function chatCompletionsUrl(baseUrl: string): string {
   const protocol = URL.canParse(baseUrl) ? new URL(baseUrl).protocol : null;
   if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new ReplyEngineError('NOT_CONFIGURED', `the LLM base URL "${baseUrl}" is not an http(s) URL; give --llm-base-url like http://127.0.0.1:11434/v1`);
+    throw new ReplyEngineError(
+      'NOT_CONFIGURED',
+      `the LLM base URL "${baseUrl}" is not an http(s) URL; give --llm-base-url like http://127.0.0.1:11434/v1`,
+    );
   }
   const trimmed = baseUrl.replace(/\/+$/, '');
   return trimmed.endsWith('/chat/completions') ? trimmed : `${trimmed}/chat/completions`;
 }
 
-async function* streamCompletion(o: OpenAiEngineOptions & { timeoutMs: number }, endpoint: string, req: ReplyRequest): AsyncGenerator<string> {
+async function* streamCompletion(
+  o: OpenAiEngineOptions & { timeoutMs: number },
+  endpoint: string,
+  req: ReplyRequest,
+): AsyncGenerator<string> {
   const { signal } = req;
   const where = `the LLM backend at ${o.baseUrl}`;
   if (signal?.aborted) throw abortedError(signal);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+  };
   if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
 
   let response: Awaited<ReturnType<typeof request>>;
@@ -77,7 +95,11 @@ async function* streamCompletion(o: OpenAiEngineOptions & { timeoutMs: number },
   try {
     if (statusCode < 200 || statusCode > 299) {
       const detail = errorDetail(await readSnippet(body).catch(() => ''));
-      throw new ReplyEngineError('HTTP_STATUS', `${where} answered ${statusCode}${detail ? `: ${detail}` : ''}; ${statusHint(statusCode, o.model)}`, { status: statusCode });
+      throw new ReplyEngineError(
+        'HTTP_STATUS',
+        `${where} answered ${statusCode}${detail ? `: ${detail}` : ''}; ${statusHint(statusCode, o.model)}`,
+        { status: statusCode },
+      );
     }
     const contentType = String(response.headers['content-type'] ?? '').toLowerCase();
     if (contentType.startsWith('application/json')) {
@@ -87,7 +109,10 @@ async function* streamCompletion(o: OpenAiEngineOptions & { timeoutMs: number },
       return;
     }
     if (contentType !== '' && !contentType.startsWith('text/event-stream')) {
-      throw new ReplyEngineError('BAD_STREAM', `${where} answered with ${contentType} instead of an event stream; check --llm-base-url (an OpenAI-compatible base URL usually ends in /v1)`);
+      throw new ReplyEngineError(
+        'BAD_STREAM',
+        `${where} answered with ${contentType} instead of an event stream; check --llm-base-url (an OpenAI-compatible base URL usually ends in /v1)`,
+      );
     }
 
     const parser = new SseParser();
@@ -107,7 +132,11 @@ async function* streamCompletion(o: OpenAiEngineOptions & { timeoutMs: number },
     }
     if (yield* read(parser.push(decoder.decode()).concat(parser.end()))) return;
     // Some backends close after the last chunk's finish_reason without `[DONE]`: that reply is whole.
-    if (!finished) throw new ReplyEngineError('DISCONNECTED', `${where} closed the stream before the reply was complete (no [DONE]); check the backend's logs`);
+    if (!finished)
+      throw new ReplyEngineError(
+        'DISCONNECTED',
+        `${where} closed the stream before the reply was complete (no [DONE]); check the backend's logs`,
+      );
   } catch (error) {
     if (error instanceof ReplyEngineError) throw error;
     throw streamFailure(error, where, o.timeoutMs, signal);
@@ -123,34 +152,55 @@ function parseChunk(data: string, where: string): { content: string; finished: b
   try {
     json = JSON.parse(data);
   } catch {
-    throw new ReplyEngineError('BAD_STREAM', `${where} sent a stream chunk that is not JSON: ${snippet(data)}; is it an OpenAI-compatible endpoint?`);
+    throw new ReplyEngineError(
+      'BAD_STREAM',
+      `${where} sent a stream chunk that is not JSON: ${snippet(data)}; is it an OpenAI-compatible endpoint?`,
+    );
   }
   if (typeof json !== 'object' || json === null) {
-    throw new ReplyEngineError('BAD_STREAM', `${where} sent a stream chunk that is not an object: ${snippet(data)}`);
+    throw new ReplyEngineError(
+      'BAD_STREAM',
+      `${where} sent a stream chunk that is not an object: ${snippet(data)}`,
+    );
   }
   const chunk = json as { error?: unknown; choices?: unknown };
   if (chunk.error !== undefined) {
-    throw new ReplyEngineError('BACKEND_ERROR', `${where} reported an error in the middle of the reply: ${errorDetail(JSON.stringify(chunk)) || snippet(data)}`);
+    throw new ReplyEngineError(
+      'BACKEND_ERROR',
+      `${where} reported an error in the middle of the reply: ${errorDetail(JSON.stringify(chunk)) || snippet(data)}`,
+    );
   }
   if (!Array.isArray(chunk.choices)) {
-    throw new ReplyEngineError('BAD_STREAM', `${where} sent a stream chunk without "choices": ${snippet(data)}`);
+    throw new ReplyEngineError(
+      'BAD_STREAM',
+      `${where} sent a stream chunk without "choices": ${snippet(data)}`,
+    );
   }
-  const choice = chunk.choices[0] as { delta?: { content?: unknown }; finish_reason?: unknown } | undefined;
+  const choice = chunk.choices[0] as
+    | { delta?: { content?: unknown }; finish_reason?: unknown }
+    | undefined;
   const content = choice?.delta?.content;
   if (content !== undefined && content !== null && typeof content !== 'string') {
-    throw new ReplyEngineError('BAD_STREAM', `${where} sent a stream chunk whose choices[0].delta.content is not text: ${snippet(data)}`);
+    throw new ReplyEngineError(
+      'BAD_STREAM',
+      `${where} sent a stream chunk whose choices[0].delta.content is not text: ${snippet(data)}`,
+    );
   }
   return { content: content ?? '', finished: choice?.finish_reason != null };
 }
 
 function completionContent(text: string, where: string): string {
   try {
-    const content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+    const content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> })
+      .choices?.[0]?.message?.content;
     if (typeof content === 'string') return content;
   } catch {
     // reported below
   }
-  throw new ReplyEngineError('BAD_STREAM', `${where} answered JSON that is not a chat completion: ${snippet(text)}`);
+  throw new ReplyEngineError(
+    'BAD_STREAM',
+    `${where} answered JSON that is not a chat completion: ${snippet(text)}`,
+  );
 }
 
 async function readSnippet(body: AsyncIterable<unknown>): Promise<string> {
@@ -178,8 +228,10 @@ function errorDetail(body: string): string {
 }
 
 function statusHint(status: number, model: string): string {
-  if (status === 401 || status === 403) return 'check the API key the emulator gives the LLM backend';
-  if (status === 404) return `check --llm-base-url (it usually ends in /v1) and that the backend has the model "${model}"`;
+  if (status === 401 || status === 403)
+    return 'check the API key the emulator gives the LLM backend';
+  if (status === 404)
+    return `check --llm-base-url (it usually ends in /v1) and that the backend has the model "${model}"`;
   return "check --llm-base-url and the backend's logs";
 }
 
@@ -194,21 +246,47 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-function requestFailure(error: unknown, where: string, timeoutMs: number, signal?: AbortSignal): ReplyEngineError {
+function requestFailure(
+  error: unknown,
+  where: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): ReplyEngineError {
   if (signal?.aborted) return abortedError(signal);
   const code = errorCode(error);
   if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new ReplyEngineError('TIMEOUT', `${where} did not answer within ${timeoutMs} ms; is the model still loading? check --llm-base-url`, { cause: error });
+    return new ReplyEngineError(
+      'TIMEOUT',
+      `${where} did not answer within ${timeoutMs} ms; is the model still loading? check --llm-base-url`,
+      { cause: error },
+    );
   }
   const reason = code ?? (error as Error)?.message ?? String(error);
-  return new ReplyEngineError('UNREACHABLE', `cannot reach ${where} (${reason}); is it running? check --llm-base-url`, { cause: error });
+  return new ReplyEngineError(
+    'UNREACHABLE',
+    `cannot reach ${where} (${reason}); is it running? check --llm-base-url`,
+    { cause: error },
+  );
 }
 
-function streamFailure(error: unknown, where: string, timeoutMs: number, signal?: AbortSignal): ReplyEngineError {
+function streamFailure(
+  error: unknown,
+  where: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): ReplyEngineError {
   if (signal?.aborted) return abortedError(signal);
   if (errorCode(error) === 'UND_ERR_BODY_TIMEOUT') {
-    return new ReplyEngineError('TIMEOUT', `${where} sent nothing for ${timeoutMs} ms in the middle of the reply; check the backend's logs`, { cause: error });
+    return new ReplyEngineError(
+      'TIMEOUT',
+      `${where} sent nothing for ${timeoutMs} ms in the middle of the reply; check the backend's logs`,
+      { cause: error },
+    );
   }
   const reason = (error as Error)?.message ?? String(error);
-  return new ReplyEngineError('DISCONNECTED', `the connection to ${where} dropped in the middle of the reply (${reason}); check the backend's logs`, { cause: error });
+  return new ReplyEngineError(
+    'DISCONNECTED',
+    `the connection to ${where} dropped in the middle of the reply (${reason}); check the backend's logs`,
+    { cause: error },
+  );
 }

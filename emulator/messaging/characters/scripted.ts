@@ -1,6 +1,11 @@
 import { splitIntoPackets, streamWithInterval } from './packets.js';
 import type { Character, ReplyEngine, ReplyRequest } from './types.js';
-import { cachedCaseInsensitive, linearRegExpProblem, MatchBudgetError, withMatchBudget } from '../../validation/linear-regex.js';
+import {
+  cachedCaseInsensitive,
+  linearRegExpProblem,
+  MatchBudgetError,
+  withMatchBudget,
+} from '../../validation/linear-regex.js';
 
 /** Code points per packet when a character sets none. */
 export const DEFAULT_PACKET_SIZE = 8;
@@ -15,7 +20,8 @@ export type ScriptProblem = { path: string[]; message: string };
 /** Lists what is wrong with a character's script (empty when it is fine); `at` prefixes every path, e.g. `['characters', '0', 'script']`. */
 export function validateScript(script: unknown, at: string[] = []): ScriptProblem[] {
   if (script === undefined) return [];
-  if (!Array.isArray(script)) return [{ path: at, message: 'must be an array of { match, reply }' }];
+  if (!Array.isArray(script))
+    return [{ path: at, message: 'must be an array of { match, reply }' }];
   const problems: ScriptProblem[] = [];
   script.forEach((line: unknown, i) => {
     const here = [...at, String(i)];
@@ -24,12 +30,18 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
       return;
     }
     const { match, reply } = line as Record<string, unknown>;
-    if (typeof match !== 'string') problems.push({ path: [...here, 'match'], message: 'must be a string' });
+    if (typeof match !== 'string')
+      problems.push({ path: [...here, 'match'], message: 'must be a string' });
     else {
       const error = linearRegExpProblem(match, 'i');
-      if (error !== null) problems.push({ path: [...here, 'match'], message: `is not a valid regular expression (${error})` });
+      if (error !== null)
+        problems.push({
+          path: [...here, 'match'],
+          message: `is not a valid regular expression (${error})`,
+        });
     }
-    if (typeof reply !== 'string') problems.push({ path: [...here, 'reply'], message: 'must be a string' });
+    if (typeof reply !== 'string')
+      problems.push({ path: [...here, 'reply'], message: 'must be a string' });
   });
   return problems;
 }
@@ -37,8 +49,11 @@ export function validateScript(script: unknown, at: string[] = []): ScriptProble
 /** The first matching line's reply (else the fallback), `{{name}}` filled; a bad `match` is a literal substring, so no record breaks a reply. */
 export function scriptedReplyText(character: Character, userMessage: string): string {
   const script = Array.isArray(character.script) ? character.script : [];
-  const line = withMatchBudget(() => script.find((l) => typeof l?.match === 'string' && matches(l.match, userMessage)));
-  const fallback = typeof character.fallbackReply === 'string' ? character.fallbackReply : DEFAULT_FALLBACK_REPLY;
+  const line = withMatchBudget(() =>
+    script.find((l) => typeof l?.match === 'string' && matches(l.match, userMessage)),
+  );
+  const fallback =
+    typeof character.fallbackReply === 'string' ? character.fallbackReply : DEFAULT_FALLBACK_REPLY;
   const reply = typeof line?.reply === 'string' ? line.reply : fallback;
   return reply.replaceAll('{{name}}', character.name);
 }
@@ -49,7 +64,11 @@ export const scriptedEngine: ReplyEngine = {
     const { character } = req;
     const size = positiveInteger(character.packetSize) ?? DEFAULT_PACKET_SIZE;
     const interval = nonNegative(character.packetIntervalMs) ?? DEFAULT_PACKET_INTERVAL_MS;
-    return streamWithInterval(splitIntoPackets(scriptedReplyText(character, req.userMessage), size), interval, req.signal);
+    return streamWithInterval(
+      splitIntoPackets(scriptedReplyText(character, req.userMessage), size),
+      interval,
+      req.signal,
+    );
   },
 };
 

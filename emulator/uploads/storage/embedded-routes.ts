@@ -9,7 +9,10 @@ import type { ObjectRecords } from './types.js';
  * PUT `/objects/*` by signed URL; GET|HEAD by signed URL, or unsigned for `public/` keys; `records` give the served type and refuse
  * a PUT over an uploaded file. Objects are served inert (nosniff, sandboxing CSP, attachment) so an upload cannot script our origin.
  */
-export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: ObjectRecords): FastifyPluginAsync {
+export function embeddedStorageRoutes(
+  storage: EmbeddedStorage,
+  records?: ObjectRecords,
+): FastifyPluginAsync {
   return async function storageRoutes(app: FastifyInstance) {
     // Upload bodies are streamed to disk by the handler, never parsed or buffered by fastify.
     app.removeAllContentTypeParsers();
@@ -34,7 +37,12 @@ export function embeddedStorageRoutes(storage: EmbeddedStorage, records?: Object
   };
 }
 
-async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefined, request: FastifyRequest, reply: FastifyReply) {
+async function upload(
+  storage: EmbeddedStorage,
+  records: ObjectRecords | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const key = keyOf(request);
   // The signature first (an unsigned caller learns nothing else); refusals before the body close the connection, undrained.
   const verdict = storage.verify('PUT', key, request.query as Record<string, unknown>);
@@ -54,18 +62,32 @@ async function upload(storage: EmbeddedStorage, records: ObjectRecords | undefin
     if (declared !== undefined && Number(declared) > limit) throw new ObjectTooLargeError(limit);
     // destroyOnReturn: false keeps the socket open when the count stops early, so the 413 can be sent.
     const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
-    const info = await storage.write(key, body, limit, request.headers['content-type'], stillAwaited);
+    const info = await storage.write(
+      key,
+      body,
+      limit,
+      request.headers['content-type'],
+      stillAwaited,
+    );
     return reply.status(200).send({ ok: true, data: { key, size: info.size } });
   } catch (error) {
-    if (error instanceof ObjectTooLargeError) return refuse(reply, 'PAYLOAD_TOO_LARGE', error.message);
-    if (error instanceof WriteRefusedError) return refuse(reply, error.status === 404 ? 'NOT_FOUND' : 'CONFLICT', error.message);
+    if (error instanceof ObjectTooLargeError)
+      return refuse(reply, 'PAYLOAD_TOO_LARGE', error.message);
+    if (error instanceof WriteRefusedError)
+      return refuse(reply, error.status === 404 ? 'NOT_FOUND' : 'CONFLICT', error.message);
     // The uploader went away mid-body: the partial file is gone and nobody is left to answer.
-    if (request.raw.readableAborted || request.raw.destroyed) return refuse(reply, 'VALIDATION_ERROR', 'The upload was interrupted');
+    if (request.raw.readableAborted || request.raw.destroyed)
+      return refuse(reply, 'VALIDATION_ERROR', 'The upload was interrupted');
     throw error;
   }
 }
 
-async function download(storage: EmbeddedStorage, records: ObjectRecords | undefined, request: FastifyRequest, reply: FastifyReply) {
+async function download(
+  storage: EmbeddedStorage,
+  records: ObjectRecords | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const key = keyOf(request);
   // A HEAD is allowed by the URL signed for GET, as on S3.
   const verdict = storage.verify('GET', key, request.query as Record<string, unknown>);
@@ -73,7 +95,11 @@ async function download(storage: EmbeddedStorage, records: ObjectRecords | undef
   const problem = keyProblem(key);
   if (problem) return sendError(reply, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
   if (verdict.kind === 'unsigned' && !isPublicKey(key)) {
-    return sendError(reply, 'FORBIDDEN', 'This object is private: use a signed URL from /api/access/:fileId');
+    return sendError(
+      reply,
+      'FORBIDDEN',
+      'This object is private: use a signed URL from /api/access/:fileId',
+    );
   }
   const opened = await storage.open(key);
   if (!opened) return sendError(reply, 'NOT_FOUND', 'Object not found');
@@ -82,12 +108,19 @@ async function download(storage: EmbeddedStorage, records: ObjectRecords | undef
   const contentType = servedType(record ? record.contentType : opened.contentType);
   reply.header('content-type', contentType);
   reply.header('content-length', String(opened.size));
-  reply.header('cache-control', verdict.kind === 'valid' ? 'private, no-store' : 'public, max-age=60');
+  reply.header(
+    'cache-control',
+    verdict.kind === 'valid' ? 'private, no-store' : 'public, max-age=60',
+  );
   reply.header('x-content-type-options', 'nosniff');
   reply.header('content-security-policy', INERT_POLICY);
   const fileName = verdict.kind === 'valid' ? verdict.grant.fileName : undefined;
   if (fileName !== undefined) reply.header('content-disposition', attachment(fileName));
-  else if (isActive(contentType)) reply.header('content-disposition', attachment(record?.fileName ?? key.slice(key.lastIndexOf('/') + 1)));
+  else if (isActive(contentType))
+    reply.header(
+      'content-disposition',
+      attachment(record?.fileName ?? key.slice(key.lastIndexOf('/') + 1)),
+    );
   if (request.method === 'HEAD') {
     await opened.close();
     return reply.send();
@@ -103,16 +136,21 @@ function keyOf(request: FastifyRequest): string {
 const INERT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 /** A media type `type/subtype` with optional parameters, as a header may carry it. */
-const MEDIA_TYPE = /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}(?:\s*;\s*[\w!#$&^.+-]+=(?:"[^"\r\n]*"|[\w!#$&^.+-]+))*$/;
+const MEDIA_TYPE =
+  /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}(?:\s*;\s*[\w!#$&^.+-]+=(?:"[^"\r\n]*"|[\w!#$&^.+-]+))*$/;
 
 function servedType(declared: string | null | undefined): string {
-  return declared && declared.length <= 255 && MEDIA_TYPE.test(declared) ? declared : 'application/octet-stream';
+  return declared && declared.length <= 255 && MEDIA_TYPE.test(declared)
+    ? declared
+    : 'application/octet-stream';
 }
 
 /** Types a browser would render and run scripts in when opened directly. */
 function isActive(contentType: string): boolean {
   const essence = contentType.split(';')[0].trim().toLowerCase();
-  return /html|xml|svg|javascript|ecmascript|^text\/(?:css|vtt)$|^application\/(?:pdf|wasm)$|^multipart\//.test(essence);
+  return /html|xml|svg|javascript|ecmascript|^text\/(?:css|vtt)$|^application\/(?:pdf|wasm)$|^multipart\//.test(
+    essence,
+  );
 }
 
 /** Refuses a storage request in the error envelope, with the contract's status of `type`, and closes the connection. */

@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { assertValidKey, encodeKeyPath } from './keys.js';
 import { signedQuery, verifyQuery, type Verdict } from './signing.js';
-import { checkExpiresIn, StorageError, type ObjectInfo, type ObjectStorage, type PresignGetOptions, type PresignPutOptions } from './types.js';
+import {
+  checkExpiresIn,
+  StorageError,
+  type ObjectInfo,
+  type ObjectStorage,
+  type PresignGetOptions,
+  type PresignPutOptions,
+} from './types.js';
 import { MAX_FILE_BYTES } from '../../../src/contract/index.js';
 
 export interface EmbeddedStorageOptions {
@@ -33,7 +40,10 @@ export interface OpenedObject {
 
 /** A write whose `beforeCommit` check refused it when its body was complete: nothing was replaced. */
 export class WriteRefusedError extends StorageError {
-  constructor(readonly status: 404 | 409, message: string) {
+  constructor(
+    readonly status: 404 | 409,
+    message: string,
+  ) {
     super(message);
     this.name = 'WriteRefusedError';
   }
@@ -97,7 +107,9 @@ export class EmbeddedStorage implements ObjectStorage {
     const opened = await this.open(key);
     if (!opened) return null;
     await opened.close();
-    return opened.contentType === undefined ? { size: opened.size } : { size: opened.size, contentType: opened.contentType };
+    return opened.contentType === undefined
+      ? { size: opened.size }
+      : { size: opened.size, contentType: opened.contentType };
   }
 
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
@@ -126,7 +138,8 @@ export class EmbeddedStorage implements ObjectStorage {
   async close(): Promise<void> {
     // Closed: a later write must not make a new temporary folder that nothing would remove.
     this.initialized = false;
-    if (this.temporaryRoot !== undefined) await rm(await this.temporaryRoot, { recursive: true, force: true });
+    if (this.temporaryRoot !== undefined)
+      await rm(await this.temporaryRoot, { recursive: true, force: true });
   }
 
   /** Checks a request's signature query for `method` on `key` (used by the routes). */
@@ -138,24 +151,34 @@ export class EmbeddedStorage implements ObjectStorage {
    * Streams a body to a temporary file (ObjectTooLargeError past `limit`), then renames it into place. `beforeCommit` runs with no
    * `settle` of the key running, in the tick of the renames; if it throws nothing is replaced (an upload after completion is refused).
    */
-  async write(key: string, body: AsyncIterable<Buffer | string>, limit: number, contentType?: string, beforeCommit?: () => void): Promise<ObjectInfo> {
+  async write(
+    key: string,
+    body: AsyncIterable<Buffer | string>,
+    limit: number,
+    contentType?: string,
+    beforeCommit?: () => void,
+  ): Promise<ObjectInfo> {
     assertValidKey(key);
     const root = await this.writableRoot();
     const temporary = join(root, 'tmp', randomUUID());
     let size = 0;
     try {
-      await pipeline(async function* count() {
-        for await (const chunk of body) {
-          size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-          if (size > limit) throw new ObjectTooLargeError(limit);
-          yield chunk;
-        }
-      }, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
+      await pipeline(
+        async function* count() {
+          for await (const chunk of body) {
+            size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+            if (size > limit) throw new ObjectTooLargeError(limit);
+            yield chunk;
+          }
+        },
+        createWriteStream(temporary, { flags: 'wx', mode: 0o600 }),
+      );
       const sidecar: Sidecar = { key, size, uploadedAt: new Date().toISOString() };
       if (contentType) sidecar.contentType = contentType;
       await writeFile(temporary + '.json', JSON.stringify(sidecar), { mode: 0o600 });
       const path = this.pathOf(root, key);
-      for (let running = this.settling.get(key); running; running = this.settling.get(key)) await Promise.allSettled(running);
+      for (let running = this.settling.get(key); running; running = this.settling.get(key))
+        await Promise.allSettled(running);
       beforeCommit?.();
       renameSync(temporary, path);
       renameSync(temporary + '.json', path + '.json');
@@ -181,7 +204,12 @@ export class EmbeddedStorage implements ObjectStorage {
     try {
       const { size } = await handle.stat();
       const contentType = (await readSidecar(path + '.json'))?.contentType;
-      return { size, contentType, stream: () => handle.createReadStream(), close: () => handle.close() };
+      return {
+        size,
+        contentType,
+        stream: () => handle.createReadStream(),
+        close: () => handle.close(),
+      };
     } catch (error) {
       await handle.close();
       throw error;
@@ -198,7 +226,8 @@ export class EmbeddedStorage implements ObjectStorage {
 
   /** The folder, or undefined while the temporary one is not made (nothing was written yet). */
   private existingRoot(): string | undefined {
-    if (!this.initialized) throw new StorageError('The embedded object storage is used before init()');
+    if (!this.initialized)
+      throw new StorageError('The embedded object storage is used before init()');
     return this.root;
   }
 

@@ -12,7 +12,10 @@ const MAX_NAME_BYTES = 200;
 
 /** A key that would escape the store or that S3 would refuse; the embedded routes answer 400. */
 export class InvalidKeyError extends StorageError {
-  constructor(readonly key: string, reason: string) {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
     super(`Invalid object key: ${reason}`);
     this.name = 'InvalidKeyError';
   }
@@ -21,7 +24,8 @@ export class InvalidKeyError extends StorageError {
 /** Why a key is unusable, or null when it is fine. */
 export function keyProblem(key: unknown): string | null {
   if (typeof key !== 'string' || key.length === 0) return 'the key is empty';
-  if (Buffer.byteLength(key) > MAX_KEY_BYTES) return `the key is longer than ${MAX_KEY_BYTES} bytes`;
+  if (Buffer.byteLength(key) > MAX_KEY_BYTES)
+    return `the key is longer than ${MAX_KEY_BYTES} bytes`;
   if (key.startsWith('/')) return 'the key must not start with /';
   if (key.includes('\\')) return 'the key must not contain \\';
   // eslint-disable-next-line no-control-regex
@@ -68,7 +72,10 @@ export function attachment(fileName: string): string {
 }
 
 function encodeRfc3986(segment: string): string {
-  return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  return encodeURIComponent(segment).replace(
+    /[!'()*]/g,
+    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
 }
 
 function truncateUtf8(text: string, maxBytes: number): string {

@@ -40,7 +40,9 @@ export class S3Storage implements ObjectStorage {
     this.region = settings.s3Region ?? 'us-east-1';
     this.base = url.origin;
     // An agent of our own, so close() can drop its keep-alive sockets.
-    this.agent = useSSL ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent = useSSL
+      ? new https.Agent({ keepAlive: true })
+      : new http.Agent({ keepAlive: true });
     this.client = new Client({
       endPoint: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port ? Number(url.port) : useSSL ? 443 : 80,
@@ -73,15 +75,30 @@ export class S3Storage implements ObjectStorage {
 
   async presignPut(key: string, options: PresignPutOptions): Promise<string> {
     assertValidKey(key);
-    return this.client.presignedUrl('PUT', this.bucket, key, checkExpiresIn(options.expiresInSeconds), {}, options.issuedAt ?? new Date());
+    return this.client.presignedUrl(
+      'PUT',
+      this.bucket,
+      key,
+      checkExpiresIn(options.expiresInSeconds),
+      {},
+      options.issuedAt ?? new Date(),
+    );
   }
 
   async presignGet(key: string, options: PresignGetOptions): Promise<string> {
     assertValidKey(key);
     const params: Record<string, string> = {};
-    if (options.fileName !== undefined) params['response-content-disposition'] = attachment(options.fileName);
+    if (options.fileName !== undefined)
+      params['response-content-disposition'] = attachment(options.fileName);
     if (options.contentType !== undefined) params['response-content-type'] = options.contentType;
-    return this.client.presignedUrl('GET', this.bucket, key, checkExpiresIn(options.expiresInSeconds), params, options.issuedAt ?? new Date());
+    return this.client.presignedUrl(
+      'GET',
+      this.bucket,
+      key,
+      checkExpiresIn(options.expiresInSeconds),
+      params,
+      options.issuedAt ?? new Date(),
+    );
   }
 
   publicUrl(key: string): string {
@@ -168,13 +185,17 @@ function parseEndpoint(endpoint: string): URL {
   try {
     url = new URL(endpoint);
   } catch {
-    throw new StorageError(`The S3 endpoint "${endpoint}" is not a URL; give one like http://127.0.0.1:9000`);
+    throw new StorageError(
+      `The S3 endpoint "${endpoint}" is not a URL; give one like http://127.0.0.1:9000`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new StorageError(`The S3 endpoint "${endpoint}" must start with http:// or https://`);
   }
   if (url.pathname !== '/' || url.search || url.username) {
-    throw new StorageError(`The S3 endpoint "${endpoint}" must be a bare origin such as http://127.0.0.1:9000 (no path, query or credentials)`);
+    throw new StorageError(
+      `The S3 endpoint "${endpoint}" must be a bare origin such as http://127.0.0.1:9000 (no path, query or credentials)`,
+    );
   }
   return url;
 }

@@ -13,12 +13,23 @@ export interface Grant {
 }
 
 /** The query parameters of a signed URL, in the order they are written. */
-export const QUERY = { expires: 'expires', maxBytes: 'max', fileName: 'filename', signature: 'signature' } as const;
+export const QUERY = {
+  expires: 'expires',
+  maxBytes: 'max',
+  fileName: 'filename',
+  signature: 'signature',
+} as const;
 
 /** The HMAC-SHA256 of a grant, base64url; every field is covered, so none can be changed. */
 export function signGrant(secret: string | Buffer, grant: Grant): string {
   // A JSON array keeps fields apart unambiguously, whatever characters a key or name holds.
-  const text = JSON.stringify([grant.method, grant.key, grant.expires, grant.maxBytes ?? null, grant.fileName ?? null]);
+  const text = JSON.stringify([
+    grant.method,
+    grant.key,
+    grant.expires,
+    grant.maxBytes ?? null,
+    grant.fileName ?? null,
+  ]);
   return createHmac('sha256', secret).update(text).digest('base64url');
 }
 

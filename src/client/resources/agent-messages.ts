@@ -7,8 +7,17 @@ import type { AgentMessageWrite, Message } from '../types.js';
 export function agentMessagesResource(api: Api) {
   return {
     /** POST /api/agents/:agentId/conversations/:conversationId/messages, with an instance token. */
-    write: (agentId: string, conversationId: string, body: AgentMessageWrite, options?: CallOptions) =>
-      api.data<Message>('POST', `/api/agents/${s(agentId)}/conversations/${s(conversationId)}/messages`, { body, options }),
+    write: (
+      agentId: string,
+      conversationId: string,
+      body: AgentMessageWrite,
+      options?: CallOptions,
+    ) =>
+      api.data<Message>(
+        'POST',
+        `/api/agents/${s(agentId)}/conversations/${s(conversationId)}/messages`,
+        { body, options },
+      ),
   };
 }
 

@@ -1,8 +1,21 @@
 import type { Api } from '../api.js';
 import { openEventStream, type EventsOptions } from '../event-stream.js';
-import { segment as s, plainParams, serializeListQuery, type ListQuery, type QueryPairs } from '../query.js';
+import {
+  segment as s,
+  plainParams,
+  serializeListQuery,
+  type ListQuery,
+  type QueryPairs,
+} from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { Agent, DeliveryStreamQuery, EventEmit, FaultSettings, ImportResult, ResetResult } from '../../contract/index.js';
+import type {
+  Agent,
+  DeliveryStreamQuery,
+  EventEmit,
+  FaultSettings,
+  ImportResult,
+  ResetResult,
+} from '../../contract/index.js';
 import type { BulkRedeliveryResult, Character, Delivery, Loose, PluginInstance } from '../types.js';
 
 /** The delivery log's own filters (beyond the query system's): the dashboard's Deliveries filters, and what a bulk redelivery matches. */
@@ -51,43 +64,66 @@ export type DeliveryStreamFilters = Loose<DeliveryStreamQuery>;
 export function emulatorAdminResource(api: Api) {
   return {
     /** GET /_emulator/health: 200 once the emulator serves. */
-    health: (options?: CallOptions) => api.data<Record<string, unknown>>('GET', '/_emulator/health', { options }),
+    health: (options?: CallOptions) =>
+      api.data<Record<string, unknown>>('GET', '/_emulator/health', { options }),
     /** POST /_emulator/dashboard/login-links: a fresh single-use login link of the web dashboard. */
-    dashboardLink: (options?: CallOptions) => api.data<{ dashboardUrl: string }>('POST', '/_emulator/dashboard/login-links', { options }),
+    dashboardLink: (options?: CallOptions) =>
+      api.data<{ dashboardUrl: string }>('POST', '/_emulator/dashboard/login-links', { options }),
     /** GET /_emulator/export: every record of every collection. */
-    export: (options?: CallOptions) => api.data<Record<string, unknown>>('GET', '/_emulator/export', { options }),
+    export: (options?: CallOptions) =>
+      api.data<Record<string, unknown>>('GET', '/_emulator/export', { options }),
     /** POST /_emulator/import: replaces the store with an export. */
-    import: (file: unknown, options?: CallOptions) => api.data<ImportResult>('POST', '/_emulator/import', { body: file, options }),
+    import: (file: unknown, options?: CallOptions) =>
+      api.data<ImportResult>('POST', '/_emulator/import', { body: file, options }),
     /** POST /_emulator/reset: back to the seed. */
-    reset: (options?: CallOptions) => api.data<ResetResult>('POST', '/_emulator/reset', { body: {}, options }),
+    reset: (options?: CallOptions) =>
+      api.data<ResetResult>('POST', '/_emulator/reset', { body: {}, options }),
     /** POST /_emulator/events: emits an event with this payload (signed and logged like any delivery). */
-    emit: (event: Loose<EventEmit>, options?: CallOptions) => api.data<Delivery>('POST', '/_emulator/events', { body: event, options }),
+    emit: (event: Loose<EventEmit>, options?: CallOptions) =>
+      api.data<Delivery>('POST', '/_emulator/events', { body: event, options }),
     /** GET /_emulator/instances: a plugin's instances on every kind of entity, newest first (at most 100). */
     instancesOf: (pluginId: string, options?: CallOptions) => {
-      const query = serializeListQuery({ filters: { pluginId }, sortBy: 'createdAt', sortOrder: 'desc', limit: 100 });
+      const query = serializeListQuery({
+        filters: { pluginId },
+        sortBy: 'createdAt',
+        sortOrder: 'desc',
+        limit: 100,
+      });
       return api.data<PluginInstance[]>('GET', '/_emulator/instances', { query, options });
     },
     /** GET /_emulator/agents: an org's agents (at most 100). */
     agentsOf: (orgId: string, options?: CallOptions) =>
-      api.data<Agent[]>('GET', '/_emulator/agents', { query: serializeListQuery({ filters: { orgId }, limit: 100 }), options }),
+      api.data<Agent[]>('GET', '/_emulator/agents', {
+        query: serializeListQuery({ filters: { orgId }, limit: 100 }),
+        options,
+      }),
     faults: {
       /** GET /_emulator/faults: the fault profile and seed in force. */
-      get: (options?: CallOptions) => api.data<FaultSettings>('GET', '/_emulator/faults', { options }),
+      get: (options?: CallOptions) =>
+        api.data<FaultSettings>('GET', '/_emulator/faults', { options }),
       /** PUT /_emulator/faults: sets the fault profile ('off' turns it off) and seed (default: a random one). */
       set: (profile: string, seed?: string, options?: CallOptions) =>
-        api.data<FaultSettings>('PUT', '/_emulator/faults', { body: seed === undefined ? { profile } : { profile, seed }, options }),
+        api.data<FaultSettings>('PUT', '/_emulator/faults', {
+          body: seed === undefined ? { profile } : { profile, seed },
+          options,
+        }),
     },
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */
       list: (query: DeliveryListQuery = {}, options?: CallOptions) => {
-        const pairs = [...plainParams({ pluginId: query.pluginId }), ...filterParams(query), ...serializeListQuery(query)];
+        const pairs = [
+          ...plainParams({ pluginId: query.pluginId }),
+          ...filterParams(query),
+          ...serializeListQuery(query),
+        ];
         return api.page<Delivery>('GET', '/_emulator/deliveries', { query: pairs, options });
       },
       /** GET /_emulator/deliveries/stream: every delivery attempt as an `attempt` event, as it happens. */
       stream: (filters: DeliveryStreamFilters = {}, options?: EventsOptions) =>
         openEventStream(api, '/_emulator/deliveries/stream', plainParams(filters), options),
       /** GET /_emulator/deliveries/:deliveryId */
-      get: (deliveryId: string, options?: CallOptions) => api.data<Delivery>('GET', `/_emulator/deliveries/${s(deliveryId)}`, { options }),
+      get: (deliveryId: string, options?: CallOptions) =>
+        api.data<Delivery>('GET', `/_emulator/deliveries/${s(deliveryId)}`, { options }),
       /** POST /_emulator/deliveries/:deliveryId/redeliver: sends the same event again. */
       redeliver: (deliveryId: string, options?: CallOptions) =>
         api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/redeliver`, { options }),
@@ -98,19 +134,33 @@ export function emulatorAdminResource(api: Api) {
        */
       redeliverMatching: (match: DeliveryMatch = {}, options?: CallOptions) => {
         const { pluginId, search, filters, ...own } = match;
-        const query = [...plainParams({ pluginId }), ...filterParams(own), ...serializeListQuery({ search, filters })];
-        return api.data<BulkRedeliveryResult>('POST', '/_emulator/deliveries/redeliver', { query, options });
+        const query = [
+          ...plainParams({ pluginId }),
+          ...filterParams(own),
+          ...serializeListQuery({ search, filters }),
+        ];
+        return api.data<BulkRedeliveryResult>('POST', '/_emulator/deliveries/redeliver', {
+          query,
+          options,
+        });
       },
       /** POST /_emulator/deliveries/:deliveryId/retry: a pending delivery's next attempt, now (answers at once; 409 when not pending). */
-      retry: (deliveryId: string, options?: CallOptions) => api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/retry`, { options }),
+      retry: (deliveryId: string, options?: CallOptions) =>
+        api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/retry`, { options }),
       /** POST /_emulator/deliveries/:deliveryId/cancel: a pending delivery's retries end; it becomes failed with `cancelledAt` (409 when not pending). */
-      cancel: (deliveryId: string, options?: CallOptions) => api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/cancel`, { options }),
+      cancel: (deliveryId: string, options?: CallOptions) =>
+        api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/cancel`, { options }),
     },
     characters: {
       /** GET /_emulator/characters */
-      list: (query?: ListQuery, options?: CallOptions) => api.page<Character>('GET', '/_emulator/characters', { query: serializeListQuery(query), options }),
+      list: (query?: ListQuery, options?: CallOptions) =>
+        api.page<Character>('GET', '/_emulator/characters', {
+          query: serializeListQuery(query),
+          options,
+        }),
       /** GET /_emulator/characters/:characterId */
-      get: (characterId: string, options?: CallOptions) => api.data<Character>('GET', `/_emulator/characters/${s(characterId)}`, { options }),
+      get: (characterId: string, options?: CallOptions) =>
+        api.data<Character>('GET', `/_emulator/characters/${s(characterId)}`, { options }),
     },
   };
 }

@@ -8,10 +8,14 @@ export function instancesUnder(api: Api, entityPath: string, collection: string)
   const base = (entityId: string) => `${entityPath}/${s(entityId)}/${collection}`;
   return {
     /** Installs an instance (emits PLUGIN_INSTALLED); returns the instance. */
-    add: (entityId: string, body: InstanceCreate, options?: CallOptions) => api.data<PluginInstance>('POST', base(entityId), { body, options }),
+    add: (entityId: string, body: InstanceCreate, options?: CallOptions) =>
+      api.data<PluginInstance>('POST', base(entityId), { body, options }),
     /** Lists the entity's instances. */
     list: (entityId: string, query?: ListQuery, options?: CallOptions) =>
-      api.page<PluginInstance>('GET', base(entityId), { query: serializeListQuery(query), options }),
+      api.page<PluginInstance>('GET', base(entityId), {
+        query: serializeListQuery(query),
+        options,
+      }),
     /** Removes an instance (OWNER only; emits PLUGIN_UNINSTALLED). */
     remove: (entityId: string, instanceId: string, options?: CallOptions) =>
       api.data<unknown>('DELETE', `${base(entityId)}/${s(instanceId)}`, { options }),

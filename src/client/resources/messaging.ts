@@ -20,27 +20,41 @@ export function messagingResource(api: Api) {
       create: (body: { characterId: string; [key: string]: unknown }, options?: CallOptions) =>
         api.data<Conversation>('POST', '/conversations', { body, options }),
       /** GET /conversations/:id */
-      get: (conversationId: string, options?: CallOptions) => api.data<Conversation>('GET', `/conversations/${s(conversationId)}`, { options }),
+      get: (conversationId: string, options?: CallOptions) =>
+        api.data<Conversation>('GET', `/conversations/${s(conversationId)}`, { options }),
     },
     messages: {
       /** POST /conversations/:id/messages */
       send: (conversationId: string, body: MessageSend, options?: CallOptions) =>
-        api.data<Message>('POST', `/conversations/${s(conversationId)}/messages`, { body, options }),
+        api.data<Message>('POST', `/conversations/${s(conversationId)}/messages`, {
+          body,
+          options,
+        }),
       /** GET /conversations/:id/messages, oldest first; `after` for polling. */
       list: (conversationId: string, query: MessageListQuery = {}, options?: CallOptions) =>
         api.page<Message>('GET', `/conversations/${s(conversationId)}/messages`, {
-          query: plainParams({ after: query.after ?? (query.cursor === '' ? undefined : query.cursor), limit: query.limit }),
+          query: plainParams({
+            after: query.after ?? (query.cursor === '' ? undefined : query.cursor),
+            limit: query.limit,
+          }),
           options,
         }),
     },
     /** GET /conversations/:id/events: the conversation's server-sent events, until the stream ends or `signal` aborts. */
-    events: (conversationId: string, options: EventsOptions = {}): EventStream => openEventStream(api, `/conversations/${s(conversationId)}/events`, [], options),
+    events: (conversationId: string, options: EventsOptions = {}): EventStream =>
+      openEventStream(api, `/conversations/${s(conversationId)}/events`, [], options),
   };
 }
 
 /** Narrows a server-sent event to `CHARACTER_MESSAGE_SENT` (`{ message, contentDelta }`). */
-export function isCharacterMessageSent(event: ServerSentEvent): event is ServerSentEvent<CharacterMessageSent> {
-  return event.event === 'CHARACTER_MESSAGE_SENT' && typeof event.data === 'object' && event.data !== null;
+export function isCharacterMessageSent(
+  event: ServerSentEvent,
+): event is ServerSentEvent<CharacterMessageSent> {
+  return (
+    event.event === 'CHARACTER_MESSAGE_SENT' &&
+    typeof event.data === 'object' &&
+    event.data !== null
+  );
 }
 
 export type MessagingResource = ReturnType<typeof messagingResource>;

@@ -6,7 +6,8 @@ import type { Token, TokenCreate } from '../types.js';
 export function tokensResource(api: Api) {
   return {
     /** Creates a user token; the secret is at `.token`. */
-    create: (body: TokenCreate, options?: CallOptions) => api.data<Token>('POST', '/api/tokens', { body, options }),
+    create: (body: TokenCreate, options?: CallOptions) =>
+      api.data<Token>('POST', '/api/tokens', { body, options }),
   };
 }
 

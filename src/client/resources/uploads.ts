@@ -1,7 +1,14 @@
 import type { Api } from '../api.js';
 import { segment as s, plainParams, serializeListQuery, type ListQuery } from '../query.js';
 import type { CallOptions, Transport } from '../transport.js';
-import type { FileAccess, FileRecord, FileStatusUpdate, ParentType, UploadUrlRequest, UploadUrls } from '../types.js';
+import type {
+  FileAccess,
+  FileRecord,
+  FileStatusUpdate,
+  ParentType,
+  UploadUrlRequest,
+  UploadUrls,
+} from '../types.js';
 import { uploadFile, type UploadFileOptions, type UploadSource } from '../upload-file.js';
 
 /** Query of the file listing: the owning entity plus the shared query system. */
@@ -17,17 +24,25 @@ export function uploadsResource(api: Api, transport: Transport) {
     generateUploadUrls: (body: UploadUrlRequest, options?: CallOptions) =>
       api.data<UploadUrls>('GET', '/api/generate-upload-url', { body, options, idempotent: false }),
     /** PATCH /api/status: UPLOADED after the PUT succeeded, FAILED with an errorMessage otherwise. */
-    setStatus: (body: FileStatusUpdate, options?: CallOptions) => api.data<FileRecord>('PATCH', '/api/status', { body, options }),
+    setStatus: (body: FileStatusUpdate, options?: CallOptions) =>
+      api.data<FileRecord>('PATCH', '/api/status', { body, options }),
     /** GET /api?parentId=&parentType=: the files of one parent entity. */
     list: (query: FileListQuery = {}, options?: CallOptions) => {
       const { parentId, parentType, ...rest } = query;
-      return api.page<FileRecord>('GET', '/api', { query: [...plainParams({ parentId, parentType }), ...serializeListQuery(rest)], options });
+      return api.page<FileRecord>('GET', '/api', {
+        query: [...plainParams({ parentId, parentType }), ...serializeListQuery(rest)],
+        options,
+      });
     },
     /** GET /api/access/:fileId: a signed URL (private file) or direct URL (public file). */
     accessUrl: (fileId: string, expiresIn?: number, options?: CallOptions) =>
-      api.data<FileAccess>('GET', `/api/access/${s(fileId)}`, { query: plainParams({ expiresIn }), options }),
+      api.data<FileAccess>('GET', `/api/access/${s(fileId)}`, {
+        query: plainParams({ expiresIn }),
+        options,
+      }),
     /** Streams a file (path or stream) to a signed URL with a plain PUT, reporting progress. */
-    uploadFile: (signedUrl: string, source: UploadSource, options?: UploadFileOptions) => uploadFile(transport, signedUrl, source, options),
+    uploadFile: (signedUrl: string, source: UploadSource, options?: UploadFileOptions) =>
+      uploadFile(transport, signedUrl, source, options),
   };
 }
 

@@ -1,6 +1,13 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import type { ListFlags } from '../list-options.js';
-import { confirmDeletion, naming, printList, printRecord, readJsonFile, withClient } from '../context.js';
+import {
+  confirmDeletion,
+  naming,
+  printList,
+  printRecord,
+  readJsonFile,
+  withClient,
+} from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
@@ -42,7 +49,10 @@ interface DefinitionFlags {
 }
 
 /** The body for the flags given, and which file each schema field came from. */
-async function bodyOf(kind: DefinitionKind, input: CommandInput<DefinitionFlags & TargetFlags>): Promise<{ body: Record<string, unknown>; files: Record<string, [string, string]> }> {
+async function bodyOf(
+  kind: DefinitionKind,
+  input: CommandInput<DefinitionFlags & TargetFlags>,
+): Promise<{ body: Record<string, unknown>; files: Record<string, [string, string]> }> {
   const o = input.options;
   const body: Record<string, unknown> = {};
   const files: Record<string, [string, string]> = {};
@@ -59,7 +69,14 @@ async function bodyOf(kind: DefinitionKind, input: CommandInput<DefinitionFlags 
 }
 
 function keys(kind: DefinitionKind): string[] {
-  return ['name', 'title', 'description', ...kind.schemas.map(([, field]) => field), 'createdAt', 'updatedAt'];
+  return [
+    'name',
+    'title',
+    'description',
+    ...kind.schemas.map(([, field]) => field),
+    'createdAt',
+    'updatedAt',
+  ];
 }
 
 /** `<noun>s list <pluginId>` */
@@ -82,7 +99,9 @@ export function listHandler(kind: DefinitionKind): CommandHandler<ListFlags & Ta
 /** `<noun>s get <pluginId> <name>` */
 export function getHandler(kind: DefinitionKind): CommandHandler<TargetFlags> {
   return async (input) => {
-    const record = await withClient(input, { token: true }, (client) => kind.resource(client).get(input.args[0], input.args[1]));
+    const record = await withClient(input, { token: true }, (client) =>
+      kind.resource(client).get(input.args[0], input.args[1]),
+    );
     printRecord(input, record, keys(kind));
   };
 }
@@ -91,8 +110,15 @@ export function getHandler(kind: DefinitionKind): CommandHandler<TargetFlags> {
 export function createHandler(kind: DefinitionKind): CommandHandler<DefinitionFlags & TargetFlags> {
   return async (input) => {
     const { body, files } = await bodyOf(kind, input);
-    const name = input.options.name ?? (await askText(input.io, { flag: '--name', message: `${kind.noun[0].toUpperCase()}${kind.noun.slice(1)} name:` }));
-    const record = await withClient(input, { token: true }, (client) => naming(files, () => kind.resource(client).create(input.args[0], { ...body, name })));
+    const name =
+      input.options.name ??
+      (await askText(input.io, {
+        flag: '--name',
+        message: `${kind.noun[0].toUpperCase()}${kind.noun.slice(1)} name:`,
+      }));
+    const record = await withClient(input, { token: true }, (client) =>
+      naming(files, () => kind.resource(client).create(input.args[0], { ...body, name })),
+    );
     printRecord(input, record, keys(kind));
   };
 }
@@ -105,19 +131,33 @@ export function updateHandler(kind: DefinitionKind): CommandHandler<DefinitionFl
     if (rename !== undefined) body.name = rename;
     if (Object.keys(body).length === 0) {
       const flags = ['--name', '--title', '--description', ...kind.schemas.map(([flag]) => flag)];
-      throw new UserError(`nothing to update: pass at least one of ${flags.join(', ')}`, EXIT.USAGE);
+      throw new UserError(
+        `nothing to update: pass at least one of ${flags.join(', ')}`,
+        EXIT.USAGE,
+      );
     }
-    const record = await withClient(input, { token: true }, (client) => naming(files, () => kind.resource(client).update(input.args[0], input.args[1], body)));
+    const record = await withClient(input, { token: true }, (client) =>
+      naming(files, () => kind.resource(client).update(input.args[0], input.args[1], body)),
+    );
     printRecord(input, record, keys(kind));
   };
 }
 
 /** `<noun>s delete <pluginId> <name>` */
-export function deleteHandler(kind: DefinitionKind): CommandHandler<{ yes?: boolean } & TargetFlags> {
+export function deleteHandler(
+  kind: DefinitionKind,
+): CommandHandler<{ yes?: boolean } & TargetFlags> {
   return async (input) => {
     const [pluginId, name] = input.args;
     await confirmDeletion(input, `${kind.noun} ${name} of plugin ${pluginId}`);
-    const result = await withClient(input, { token: true }, (client) => kind.resource(client).delete(pluginId, name));
-    printResult(input.io, input.global, result ?? { name, deleted: true }, () => `deleted ${kind.noun} ${name}\n`);
+    const result = await withClient(input, { token: true }, (client) =>
+      kind.resource(client).delete(pluginId, name),
+    );
+    printResult(
+      input.io,
+      input.global,
+      result ?? { name, deleted: true },
+      () => `deleted ${kind.noun} ${name}\n`,
+    );
   };
 }

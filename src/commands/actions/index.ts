@@ -15,7 +15,10 @@ export const actionCommands = [
   defineCommand({
     path: ['actions', 'list'],
     summary: 'List a plugin’s actions',
-    examples: ['plugsmith actions list plg_123', 'plugsmith actions list plg_123 --search invoice --all --json'],
+    examples: [
+      'plugsmith actions list plg_123',
+      'plugsmith actions list plg_123 --search invoice --all --json',
+    ],
     args: ['<pluginId>'],
     options: [...listOptions, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.listHandler(m.ACTIONS) })),
@@ -23,7 +26,10 @@ export const actionCommands = [
   defineCommand({
     path: ['actions', 'get'],
     summary: 'Show one action of a plugin',
-    examples: ['plugsmith actions get plg_123 send-invoice', 'plugsmith actions get plg_123 send-invoice --json | jq .argsSchema'],
+    examples: [
+      'plugsmith actions get plg_123 send-invoice',
+      'plugsmith actions get plg_123 send-invoice --json | jq .argsSchema',
+    ],
     args: ['<pluginId>', '<name>'],
     options: [...targetOptions],
     load: () => handlers().then((m) => ({ default: m.getHandler(m.ACTIONS) })),
@@ -31,15 +37,24 @@ export const actionCommands = [
   defineCommand({
     path: ['actions', 'create'],
     summary: 'Add an action to a plugin (MEMBER or OWNER); schemas come from files',
-    examples: ['plugsmith actions create plg_123 --name send-invoice --title "Send an invoice" --args-schema ./args.json --return-schema ./return.json'],
+    examples: [
+      'plugsmith actions create plg_123 --name send-invoice --title "Send an invoice" --args-schema ./args.json --return-schema ./return.json',
+    ],
     args: ['<pluginId>'],
-    options: [{ flags: '--name <name>', description: 'action name (unique in the plugin; used in paths)' }, ...fields, ...targetOptions],
+    options: [
+      { flags: '--name <name>', description: 'action name (unique in the plugin; used in paths)' },
+      ...fields,
+      ...targetOptions,
+    ],
     load: () => handlers().then((m) => ({ default: m.createHandler(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'update'],
     summary: 'Change an action (MEMBER or OWNER)',
-    examples: ['plugsmith actions update plg_123 send-invoice --description "Sends a PDF invoice"', 'plugsmith actions update plg_123 send-invoice --args-schema ./args-v2.json'],
+    examples: [
+      'plugsmith actions update plg_123 send-invoice --description "Sends a PDF invoice"',
+      'plugsmith actions update plg_123 send-invoice --args-schema ./args-v2.json',
+    ],
     args: ['<pluginId>', '<name>'],
     options: [{ flags: '--name <name>', description: 'new name' }, ...fields, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.updateHandler(m.ACTIONS) })),

@@ -27,7 +27,11 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
   if (o.local) {
     const choice = await chooseEmulator();
     const state = choice.state;
-    if (!state) throw new UserError(`${noEmulatorMessage(choice)}, then run \`plugsmith login --local\` again`, EXIT.NOT_FOUND);
+    if (!state)
+      throw new UserError(
+        `${noEmulatorMessage(choice)}, then run \`plugsmith login --local\` again`,
+        EXIT.NOT_FOUND,
+      );
     // Remembered for display only: a local profile follows the running emulator (see resolveSettings);
     // the org is kept only when given.
     profile = {
@@ -40,16 +44,35 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
     };
     runningOrg = state.orgId;
   } else {
-    if (o.token === '-' && o.apiKey === '-') throw new UserError('only one of --token and --api-key can read from stdin ("-")', EXIT.USAGE);
-    const baseUrl = checkedHttpUrl('--base-url', o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' }))).replace(/\/+$/, '');
-    const messagingUrl = o.messagingUrl ? checkedHttpUrl('--messaging-url', o.messagingUrl).replace(/\/+$/, '') : undefined;
+    if (o.token === '-' && o.apiKey === '-')
+      throw new UserError(
+        'only one of --token and --api-key can read from stdin ("-")',
+        EXIT.USAGE,
+      );
+    const baseUrl = checkedHttpUrl(
+      '--base-url',
+      o.baseUrl ?? (await askText(io, { flag: '--base-url', message: 'Management API base URL:' })),
+    ).replace(/\/+$/, '');
+    const messagingUrl = o.messagingUrl
+      ? checkedHttpUrl('--messaging-url', o.messagingUrl).replace(/\/+$/, '')
+      : undefined;
     let token = o.token;
     if (token === '-') token = await readStdin(io);
-    else if (token === undefined) token = await askSecret(io, { flag: '--token - (reading the token from stdin)', message: 'Token:' });
-    else note(io, global, 'warning: a token given on the command line stays in your shell history; prefer --token - and stdin');
+    else if (token === undefined)
+      token = await askSecret(io, {
+        flag: '--token - (reading the token from stdin)',
+        message: 'Token:',
+      });
+    else
+      note(
+        io,
+        global,
+        'warning: a token given on the command line stays in your shell history; prefer --token - and stdin',
+      );
     let apiKey = o.apiKey;
     if (apiKey === '-') apiKey = await readStdin(io);
-    if (!token) throw new UserError('the token is empty: pass it on stdin with --token -', EXIT.USAGE);
+    if (!token)
+      throw new UserError('the token is empty: pass it on stdin with --token -', EXIT.USAGE);
     profile = { baseUrl, messagingUrl, token, apiKey: apiKey || undefined, orgId: o.org };
   }
 
@@ -57,7 +80,13 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
   config.profiles[name] = profile;
   config.current = name;
   await saveConfig(config);
-  const shown = { profile: name, baseUrl: profile.baseUrl, messagingUrl: profile.messagingUrl ?? null, orgId: profile.orgId ?? runningOrg, local: Boolean(profile.local) };
+  const shown = {
+    profile: name,
+    baseUrl: profile.baseUrl,
+    messagingUrl: profile.messagingUrl ?? null,
+    orgId: profile.orgId ?? runningOrg,
+    local: Boolean(profile.local),
+  };
   printResult(io, global, shown, () => details(shown));
   note(io, global, `saved to ${configPath()}; try \`plugsmith whoami\``);
 };
@@ -65,15 +94,27 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
 /** Shows the active profile and checks its token (tokenProbe). */
 export const whoami: CommandHandler<TargetFlags> = async (input) => {
   const settings = await settingsFor(input);
-  if (!settings.baseUrl) throw new UserError('not logged in: run `plugsmith login --local` or `plugsmith login --base-url URL`', EXIT.AUTH);
+  if (!settings.baseUrl)
+    throw new UserError(
+      'not logged in: run `plugsmith login --local` or `plugsmith login --base-url URL`',
+      EXIT.AUTH,
+    );
   const { createClient, isNetworkError } = await import('../../client/index.js');
-  const client = createClient({ baseUrl: settings.baseUrl, token: settings.token, retries: 0, timeoutMs: timeoutMsOf(input) });
+  const client = createClient({
+    baseUrl: settings.baseUrl,
+    token: settings.token,
+    retries: 0,
+    timeoutMs: timeoutMsOf(input),
+  });
   let tokenValid: boolean | null = null;
   let problem: string | undefined;
   if (settings.token) {
     const answer = await tokenProbe(client).finally(() => client.close());
     if (typeof answer === 'boolean') tokenValid = answer;
-    else problem = isNetworkError(answer) ? `cannot reach ${settings.baseUrl}: ${answer.message}` : answer.message;
+    else
+      problem = isNetworkError(answer)
+        ? `cannot reach ${settings.baseUrl}: ${answer.message}`
+        : answer.message;
   }
   const result = {
     profile: settings.profileName,
@@ -87,6 +128,8 @@ export const whoami: CommandHandler<TargetFlags> = async (input) => {
   };
   printResult(input.io, input.global, result, () => details(result));
   if (problem) throw new UserError(problem, EXIT.NETWORK);
-  if (tokenValid === false) throw new UserError('the token is not valid here: run `plugsmith login` again', EXIT.AUTH);
-  if (!settings.token) throw new UserError('no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH);
+  if (tokenValid === false)
+    throw new UserError('the token is not valid here: run `plugsmith login` again', EXIT.AUTH);
+  if (!settings.token)
+    throw new UserError('no token: run `plugsmith login` or set PLUGSMITH_TOKEN', EXIT.AUTH);
 };

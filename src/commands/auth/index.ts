@@ -7,7 +7,8 @@ const handlers = () => import('./handlers.js');
 export const authCommands = [
   defineCommand({
     path: ['login'],
-    summary: 'Save a profile: the platform URLs and your credentials (or the running emulator with --local)',
+    summary:
+      'Save a profile: the platform URLs and your credentials (or the running emulator with --local)',
     examples: [
       'plugsmith login --local',
       'echo "$TOKEN" | plugsmith login --base-url https://api.example.com --token - --org org_123',
@@ -26,7 +27,11 @@ export const authCommands = [
   defineCommand({
     path: ['whoami'],
     summary: 'Show the active profile, where it points, and whether its token works',
-    examples: ['plugsmith whoami', 'plugsmith whoami --json', 'PLUGSMITH_PROFILE=staging plugsmith whoami'],
+    examples: [
+      'plugsmith whoami',
+      'plugsmith whoami --json',
+      'PLUGSMITH_PROFILE=staging plugsmith whoami',
+    ],
     options: [...targetOptions],
     load: () => handlers().then((m) => ({ default: m.whoami })),
   }),

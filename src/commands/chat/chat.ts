@@ -22,9 +22,13 @@ const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
   if (o.listCharacters) return printCharacters(input);
   const characterId = input.args[0] as string | undefined;
   const repl = input.io.interactive && !input.global.json && o.message === undefined;
-  if (o.message !== undefined && o.message.trim() === '') throw new UserError('--message is empty: pass the text to send', EXIT.USAGE);
+  if (o.message !== undefined && o.message.trim() === '')
+    throw new UserError('--message is empty: pass the text to send', EXIT.USAGE);
   if (characterId === undefined && o.conversation === undefined && !repl) {
-    throw new UserError(`missing characterId: pass it, \`plugsmith chat <characterId>\` (or --conversation ID); \`${LIST_CHARACTERS_COMMAND}\` lists them`, EXIT.USAGE);
+    throw new UserError(
+      `missing characterId: pass it, \`plugsmith chat <characterId>\` (or --conversation ID); \`${LIST_CHARACTERS_COMMAND}\` lists them`,
+      EXIT.USAGE,
+    );
   }
   await withClient(input, { apiKey: true, messaging: true }, async (client, settings) => {
     if (repl) {
@@ -41,7 +45,11 @@ const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
     }
     const session = new ChatSession(client, characterId, { conversationId: o.conversation });
     try {
-      await runLineChat(session, input.io, { json: input.global.json, quiet: input.global.quiet, message: o.message });
+      await runLineChat(session, input.io, {
+        json: input.global.json,
+        quiet: input.global.quiet,
+        message: o.message,
+      });
     } finally {
       session.close();
     }
@@ -50,13 +58,20 @@ const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
 
 async function printCharacters(input: CommandInput<ChatOptions & TargetFlags>): Promise<void> {
   const o = input.options;
-  const characters = await withClient(input, {}, (client, settings) => listCharacters(client, o.org ?? settings.orgId));
-  printRows(input, characters, [
-    { header: 'ID', value: (c) => c.id },
-    { header: 'NAME', value: (c) => c.name },
-    { header: 'ENGINE', value: (c) => c.engine },
-    { header: 'AGENT', value: (c) => c.agentId },
-  ], 'characters');
+  const characters = await withClient(input, {}, (client, settings) =>
+    listCharacters(client, o.org ?? settings.orgId),
+  );
+  printRows(
+    input,
+    characters,
+    [
+      { header: 'ID', value: (c) => c.id },
+      { header: 'NAME', value: (c) => c.name },
+      { header: 'ENGINE', value: (c) => c.engine },
+      { header: 'AGENT', value: (c) => c.agentId },
+    ],
+    'characters',
+  );
 }
 
 export default chat;

@@ -5,7 +5,8 @@ import { orgOption, targetOptions } from '../list-options.js';
 export const chatCommands = [
   defineCommand({
     path: ['chat'],
-    summary: 'Chat with a character: replies stream in as they are written (a REPL on a terminal, one line per message otherwise)',
+    summary:
+      'Chat with a character: replies stream in as they are written (a REPL on a terminal, one line per message otherwise)',
     examples: [
       'plugsmith chat char_nova',
       'plugsmith chat',
@@ -17,9 +18,18 @@ export const chatCommands = [
     ],
     args: ['[characterId]'],
     options: [
-      { flags: '--conversation <conversationId>', description: 'continue this conversation (its messages so far are shown)' },
-      { flags: '-m, --message <text>', description: 'send this one message, print the reply and exit' },
-      { flags: '--list-characters', description: 'list the org’s characters and exit (emulator only)' },
+      {
+        flags: '--conversation <conversationId>',
+        description: 'continue this conversation (its messages so far are shown)',
+      },
+      {
+        flags: '-m, --message <text>',
+        description: 'send this one message, print the reply and exit',
+      },
+      {
+        flags: '--list-characters',
+        description: 'list the org’s characters and exit (emulator only)',
+      },
       orgOption,
       ...targetOptions,
     ],

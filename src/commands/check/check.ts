@@ -18,22 +18,40 @@ interface CheckFlags {
 }
 
 /** The plugin this check is about, and a client of the platform that knows it; nulls when there is no platform to ask. */
-async function findPlugin(input: CommandInput<CheckFlags & TargetFlags>): Promise<{ client: PlatformClient | null; plugin: Plugin | null; why: string | null }> {
+async function findPlugin(
+  input: CommandInput<CheckFlags & TargetFlags>,
+): Promise<{ client: PlatformClient | null; plugin: Plugin | null; why: string | null }> {
   const o = input.options;
   const settings = await settingsFor(input);
   if (!settings.baseUrl || !settings.token) {
     // In a project whose emulator is not running, the secret and the side-effect checks are out of reach: say why.
-    if (settings.noEmulator && !o.secret && projectRootOf()) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
-    if (o.plugin) throw new UserError('--plugin needs the platform: run `plugsmith login --local` (emulator) or set PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN', EXIT.AUTH);
-    return { client: null, plugin: null, why: 'no platform configured: run `plugsmith login --local` against the emulator where the plugin is installed' };
+    if (settings.noEmulator && !o.secret && projectRootOf())
+      throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
+    if (o.plugin)
+      throw new UserError(
+        '--plugin needs the platform: run `plugsmith login --local` (emulator) or set PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN',
+        EXIT.AUTH,
+      );
+    return {
+      client: null,
+      plugin: null,
+      why: 'no platform configured: run `plugsmith login --local` against the emulator where the plugin is installed',
+    };
   }
   const { client } = await clientFor(input, { token: true });
   try {
-    const pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch((error: unknown) => {
-      if (o.plugin) throw error;
-      return null;
-    });
-    if (!pluginId) return { client, plugin: null, why: 'no plugin deployed from this project here: pass --plugin PLUGIN_ID (or run `plugsmith dev`)' };
+    const pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch(
+      (error: unknown) => {
+        if (o.plugin) throw error;
+        return null;
+      },
+    );
+    if (!pluginId)
+      return {
+        client,
+        plugin: null,
+        why: 'no plugin deployed from this project here: pass --plugin PLUGIN_ID (or run `plugsmith dev`)',
+      };
     return { client, plugin: await client.plugins.get(pluginId), why: null };
   } catch (error) {
     await client.close();
@@ -54,29 +72,52 @@ const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
   try {
     // The deployed plugin's URL first: `plugsmith dev` may have given the manifest's ${PORT} another value than this shell has.
     const url = input.args[0] ?? plugin?.webhookUrl ?? (await manifestUrl(o.manifest));
-    if (!url) throw new UserError('which webhook? pass its URL (`plugsmith check http://127.0.0.1:3000/webhook`), or run this in a project whose plugsmith.json has a webhookUrl', EXIT.USAGE);
-    if (!/^https?:\/\/[^/]/.test(url)) throw new UserError(`the webhook URL must be http(s)://…, not "${url}"`, EXIT.USAGE);
-    const secret = o.secret ?? (typeof plugin?.webhookSecret === 'string' ? plugin.webhookSecret : undefined);
+    if (!url)
+      throw new UserError(
+        'which webhook? pass its URL (`plugsmith check http://127.0.0.1:3000/webhook`), or run this in a project whose plugsmith.json has a webhookUrl',
+        EXIT.USAGE,
+      );
+    if (!/^https?:\/\/[^/]/.test(url))
+      throw new UserError(`the webhook URL must be http(s)://…, not "${url}"`, EXIT.USAGE);
+    const secret =
+      o.secret ?? (typeof plugin?.webhookSecret === 'string' ? plugin.webhookSecret : undefined);
     if (!secret) {
       throw new UserError(
         plugin
           ? `the platform did not show plugin ${plugin.id}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`
-          : 'which secret? pass --secret whsec_… (the plugin\'s webhookSecret), or --plugin PLUGIN_ID to fetch it from the platform',
+          : "which secret? pass --secret whsec_… (the plugin's webhookSecret), or --plugin PLUGIN_ID to fetch it from the platform",
         EXIT.USAGE,
       );
     }
     const { runCheck, renderReport } = await import('../../check/index.js');
     let report;
     try {
-      report = await runCheck({ url, secret, plugin, client, noPlatformReason: why ?? undefined, timeoutMs: o.deliveryTimeout * 1000 });
+      report = await runCheck({
+        url,
+        secret,
+        plugin,
+        client,
+        noPlatformReason: why ?? undefined,
+        timeoutMs: o.deliveryTimeout * 1000,
+      });
     } catch (error) {
-      if (error instanceof TypeError && /webhook secret/.test(error.message)) throw new UserError(`--secret: ${error.message}`, EXIT.USAGE);
+      if (error instanceof TypeError && /webhook secret/.test(error.message))
+        throw new UserError(`--secret: ${error.message}`, EXIT.USAGE);
       throw error;
     }
-    printResult(input.io, input.global, report, () => renderReport(report, styleFor(input.io, input.global), (input.io.stdout as { columns?: number }).columns ?? 0));
+    printResult(input.io, input.global, report, () =>
+      renderReport(
+        report,
+        styleFor(input.io, input.global),
+        (input.io.stdout as { columns?: number }).columns ?? 0,
+      ),
+    );
     if (!report.ok) {
       const failed = report.checks.filter((c) => c.status === 'failed').map((c) => c.id);
-      throw new UserError(`${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')} (each one's fix is above)`, EXIT.UNEXPECTED);
+      throw new UserError(
+        `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.join(', ')} (each one's fix is above)`,
+        EXIT.UNEXPECTED,
+      );
     }
   } finally {
     await client?.close();

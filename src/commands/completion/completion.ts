@@ -32,7 +32,10 @@ function optionsOf(command: Command): CompletionOption[] {
 
 /** Walks the commander program into a flat list of nodes, the root first. */
 function completionModel(program: Command): CompletionNode[] {
-  const globals = [...optionsOf(program), { names: ['-h', '--help'], description: 'show help', takesValue: false, choices: [] }];
+  const globals = [
+    ...optionsOf(program),
+    { names: ['-h', '--help'], description: 'show help', takesValue: false, choices: [] },
+  ];
   const nodes: CompletionNode[] = [];
   const walk = (command: Command, path: string[]) => {
     nodes.push({
@@ -60,7 +63,10 @@ function shellQuote(s: string): string {
 
 /** The paths a script knows, as a shell array's items. */
 function knownPaths(nodes: CompletionNode[], quote = shellQuote): string {
-  return nodes.filter((n) => n.path.length > 0).map((n) => quote(key(n))).join(' ');
+  return nodes
+    .filter((n) => n.path.length > 0)
+    .map((n) => quote(key(n)))
+    .join(' ');
 }
 
 /** The case on the previous word that offers an option's choices right after it ('' when no option has any). */
@@ -85,10 +91,15 @@ ${cases}
 function bashScript(nodes: CompletionNode[]): string {
   const cases = nodes
     .map((n) => {
-      const words = [...n.subcommands.map((s) => s.name), ...n.values, ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')))].join(' ');
+      const words = [
+        ...n.subcommands.map((s) => s.name),
+        ...n.values,
+        ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--'))),
+      ].join(' ');
       const prev = choicesCase(
         n,
-        (o) => `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`,
+        (o) =>
+          `      ${o.names.join('|')}) COMPREPLY=($(compgen -W ${shellQuote(o.choices.join(' '))} -- "$cur")); return ;;`,
       );
       return `    ${shellQuote(key(n))})\n${prev}      words=${shellQuote(words)} ;;`;
     })
@@ -118,9 +129,16 @@ function zshScript(nodes: CompletionNode[]): string {
       const items = [
         ...n.subcommands.map((s) => `'${zshEscape(s.name)}:${zshEscape(s.description)}'`),
         ...n.values.map((v) => `'${zshEscape(v)}'`),
-        ...n.options.flatMap((o) => o.names.filter((x) => x.startsWith('--')).map((name) => `'${zshEscape(name)}:${zshEscape(o.description)}'`)),
+        ...n.options.flatMap((o) =>
+          o.names
+            .filter((x) => x.startsWith('--'))
+            .map((name) => `'${zshEscape(name)}:${zshEscape(o.description)}'`),
+        ),
       ].join(' ');
-      const prev = choicesCase(n, (o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`);
+      const prev = choicesCase(
+        n,
+        (o) => `        (${o.names.join('|')}) compadd -- ${o.choices.join(' ')}; return ;;`,
+      );
       return `    (${shellQuote(key(n))})\n${prev}      items=(${items}) ;;`;
     })
     .join('\n');
@@ -147,14 +165,24 @@ function fishScript(nodes: CompletionNode[]): string {
   for (const n of nodes) {
     // The path is printed with a prefix so the root (an empty path) is still one argument.
     const condition = `-n "test (__plugsmith_path) = 'p:${fishEscape(key(n))}'"`;
-    for (const s of n.subcommands) lines.push(`complete -c plugsmith ${condition} -a '${fishEscape(s.name)}' -d '${fishEscape(s.description)}'`);
-    if (n.values.length) lines.push(`complete -c plugsmith ${condition} -a '${fishEscape(n.values.join(' '))}'`);
+    for (const s of n.subcommands)
+      lines.push(
+        `complete -c plugsmith ${condition} -a '${fishEscape(s.name)}' -d '${fishEscape(s.description)}'`,
+      );
+    if (n.values.length)
+      lines.push(`complete -c plugsmith ${condition} -a '${fishEscape(n.values.join(' '))}'`);
     for (const o of n.options) {
       const long = o.names.find((x) => x.startsWith('--'))?.slice(2);
       const short = o.names.find((x) => !x.startsWith('--'))?.slice(1);
       if (!long) continue;
-      const value = o.takesValue ? (o.choices.length ? ` -x -a '${o.choices.join(' ')}'` : ' -r') : '';
-      lines.push(`complete -c plugsmith ${condition}${short ? ` -s ${short}` : ''} -l ${long}${value} -d '${fishEscape(o.description)}'`);
+      const value = o.takesValue
+        ? o.choices.length
+          ? ` -x -a '${o.choices.join(' ')}'`
+          : ' -r'
+        : '';
+      lines.push(
+        `complete -c plugsmith ${condition}${short ? ` -s ${short}` : ''} -l ${long}${value} -d '${fishEscape(o.description)}'`,
+      );
     }
   }
   return `# plugsmith fish completion. Install: plugsmith completion fish > ~/.config/fish/completions/plugsmith.fish
@@ -178,7 +206,8 @@ const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 /** Prints the completion script of a shell, made from the same registry as the commands. */
 const completion: CommandHandler = async ({ args, io, program }) => {
   const shell = args[0] as keyof typeof SHELLS;
-  if (!Object.hasOwn(SHELLS, shell)) throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);
+  if (!Object.hasOwn(SHELLS, shell))
+    throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);
   io.stdout.write(SHELLS[shell](completionModel(program)));
 };
 

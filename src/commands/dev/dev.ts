@@ -19,11 +19,15 @@ const dev: CommandHandler<DevFlags> = async (input) => {
   const manifestPath = resolve(o.manifest);
   const { loadManifest } = await import('../../manifest/load.js');
   // Fail at once on a missing or invalid manifest, before starting anything.
-  const manifest = await loadManifest(manifestPath, o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env);
+  const manifest = await loadManifest(
+    manifestPath,
+    o.pluginPort !== undefined ? { ...process.env, PORT: String(o.pluginPort) } : process.env,
+  );
   // --cmd, else the manifest's dev.command (a plugin in another language), else the npm script.
   const command = o.cmd ?? manifest.dev?.command ?? 'npm run dev';
   const watch = o.cmd === undefined ? manifest.dev?.watch : undefined;
-  const target = o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
+  const target =
+    o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
   const { DevSession } = await import('../../dev/session.js');
   const out = styleFor(io, global);
   const err = styleFor(io, global, 'stderr');
@@ -45,16 +49,30 @@ const dev: CommandHandler<DevFlags> = async (input) => {
     {
       info: (m) => note(io, global, err.cyan('dev  ') + m),
       warn: (m) => note(io, global, err.yellow('dev  ') + m),
-      delivery: (notice) => io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, out)) + '\n'),
+      delivery: (notice) =>
+        io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, out)) + '\n'),
       emulatorReady: async ({ url, messagingUrl, dashboardUrl }) => {
         // With --json the first line on stdout says where the emulator and its dashboard are; deliveries follow.
-        if (global.json) io.stdout.write(JSON.stringify({ url, messagingUrl, dashboardUrl }) + '\n');
+        if (global.json)
+          io.stdout.write(JSON.stringify({ url, messagingUrl, dashboardUrl }) + '\n');
         else if (dashboardUrl) note(io, global, err.cyan('dev  ') + `Dashboard: ${dashboardUrl}`);
-        else note(io, global, err.yellow('dev  ') + 'no dashboard link: the admin token of this emulator is unknown (set PLUGSMITH_ADMIN_TOKEN)');
+        else
+          note(
+            io,
+            global,
+            err.yellow('dev  ') +
+              'no dashboard link: the admin token of this emulator is unknown (set PLUGSMITH_ADMIN_TOKEN)',
+          );
         if (o.open && dashboardUrl) {
           const { openInBrowser } = await import('../../ui/open-browser.js');
           const problem = await openInBrowser(dashboardUrl);
-          if (problem) note(io, global, err.yellow('dev  ') + `could not open a browser (${problem}): open the Dashboard link yourself, or set BROWSER`);
+          if (problem)
+            note(
+              io,
+              global,
+              err.yellow('dev  ') +
+                `could not open a browser (${problem}): open the Dashboard link yourself, or set BROWSER`,
+            );
         }
       },
       pluginOutput: (line) => {
@@ -65,7 +83,11 @@ const dev: CommandHandler<DevFlags> = async (input) => {
   const { stopped } = listenForStop();
   try {
     await session.start();
-    note(io, global, err.dim('dev  watching the manifest; deliveries appear below; Ctrl+C to stop'));
+    note(
+      io,
+      global,
+      err.dim('dev  watching the manifest; deliveries appear below; Ctrl+C to stop'),
+    );
     await stopped;
     note(io, global, 'dev  stopping…');
   } finally {
@@ -76,18 +98,39 @@ const dev: CommandHandler<DevFlags> = async (input) => {
 /** The emulator named by --base-url/--messaging-url, with the credentials of the flags, environment and profile. */
 async function targetOf(input: CommandInput<DevFlags>) {
   const settings = await settingsFor(input);
-  if (!settings.baseUrl || !settings.messagingUrl) throw new UserError('dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)', EXIT.USAGE);
+  if (!settings.baseUrl || !settings.messagingUrl)
+    throw new UserError(
+      'dev --base-url needs both URLs of the emulator: pass --base-url and --messaging-url (or set PLUGSMITH_BASE_URL and PLUGSMITH_MESSAGING_URL)',
+      EXIT.USAGE,
+    );
   const { adminTokenFor } = await import('../../config/admin-token.js');
   const { withEmulatorAdmin } = await import('../../dev/local-emulator.js');
   const adminToken = await adminTokenFor(settings.baseUrl);
   // A target that does not answer is said first (exit 7), before what the credentials lack.
-  const health = await withEmulatorAdmin(settings.baseUrl, adminToken, (admin) => admin.health()).catch((error: Error) => {
-    throw new UserError(`no emulator answers at ${settings.baseUrl} (from --base-url): ${error.message}`, EXIT.NETWORK);
+  const health = await withEmulatorAdmin(settings.baseUrl, adminToken, (admin) =>
+    admin.health(),
+  ).catch((error: Error) => {
+    throw new UserError(
+      `no emulator answers at ${settings.baseUrl} (from --base-url): ${error.message}`,
+      EXIT.NETWORK,
+    );
   });
   const storeId = typeof health.storeId === 'string' ? health.storeId : null;
-  if (!settings.token) throw new UserError(`no token for ${settings.baseUrl}: run \`plugsmith login --base-url ${settings.baseUrl}\` or set PLUGSMITH_TOKEN`, EXIT.AUTH);
+  if (!settings.token)
+    throw new UserError(
+      `no token for ${settings.baseUrl}: run \`plugsmith login --base-url ${settings.baseUrl}\` or set PLUGSMITH_TOKEN`,
+      EXIT.AUTH,
+    );
   const orgId = orgOf(settings);
-  return { url: settings.baseUrl, messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey ?? null, orgId, adminToken, storeId };
+  return {
+    url: settings.baseUrl,
+    messagingUrl: settings.messagingUrl,
+    token: settings.token,
+    apiKey: settings.apiKey ?? null,
+    orgId,
+    adminToken,
+    storeId,
+  };
 }
 
 export default dev;

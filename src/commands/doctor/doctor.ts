@@ -22,12 +22,19 @@ interface Check {
 
 const ok = (name: string, message: string): Check => ({ name, status: 'ok', message });
 const warn = (name: string, message: string): Check => ({ name, status: 'warn', message });
-const fail = (name: string, message: string, exitCode: number = EXIT.UNEXPECTED): Check => ({ name, status: 'fail', message, exitCode });
+const fail = (name: string, message: string, exitCode: number = EXIT.UNEXPECTED): Check => ({
+  name,
+  status: 'fail',
+  message,
+  exitCode,
+});
 
 /** Node 20 or newer (the package's engines). */
 function checkNode(version = process.versions.node): Check {
   const major = Number(version.split('.')[0]);
-  return major >= 20 ? ok('node', `v${version}`) : fail('node', `v${version} is too old: plugsmith needs Node.js 20 or newer`);
+  return major >= 20
+    ? ok('node', `v${version}`)
+    : fail('node', `v${version} is too old: plugsmith needs Node.js 20 or newer`);
 }
 
 /** The config file: readable JSON, and readable by its owner only (it holds tokens). */
@@ -37,14 +44,26 @@ async function checkConfig(): Promise<Check> {
   try {
     mode = (await stat(path)).mode;
   } catch {
-    return warn('config', `no config file at ${path} (run \`plugsmith login\`, or use PLUGSMITH_* variables)`);
+    return warn(
+      'config',
+      `no config file at ${path} (run \`plugsmith login\`, or use PLUGSMITH_* variables)`,
+    );
   }
   try {
     const config = await loadConfig();
     const count = Object.keys(config.profiles).length;
-    if (mode & 0o077) return fail('config', `${path} is readable by others (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${path}\``, EXIT.AUTH);
+    if (mode & 0o077)
+      return fail(
+        'config',
+        `${path} is readable by others (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${path}\``,
+        EXIT.AUTH,
+      );
     const dirMode = (await stat(dirname(path))).mode;
-    if (dirMode & 0o077) return warn('config', `${path}: ${count} profile(s), but its folder is open to others (mode ${(dirMode & 0o777).toString(8)}): \`chmod 700 ${dirname(path)}\``);
+    if (dirMode & 0o077)
+      return warn(
+        'config',
+        `${path}: ${count} profile(s), but its folder is open to others (mode ${(dirMode & 0o777).toString(8)}): \`chmod 700 ${dirname(path)}\``,
+      );
     return ok('config', `${path}: ${count} profile(s), owner-only`);
   } catch (error) {
     return fail('config', (error as Error).message);
@@ -53,13 +72,22 @@ async function checkConfig(): Promise<Check> {
 
 /** Which profile and URLs are in effect. */
 function checkProfile(settings: Settings): Check {
-  if (!settings.baseUrl) return fail('profile', 'no management URL: run `plugsmith login --local` or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL', EXIT.AUTH);
-  const from = settings.profileName ? `profile "${settings.profileName}"` : 'environment variables and flags';
+  if (!settings.baseUrl)
+    return fail(
+      'profile',
+      'no management URL: run `plugsmith login --local` or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL',
+      EXIT.AUTH,
+    );
+  const from = settings.profileName
+    ? `profile "${settings.profileName}"`
+    : 'environment variables and flags';
   return ok('profile', `${from}; org ${settings.orgId ?? '(none: pass --org to org commands)'}`);
 }
 
 /** The HTTP status a call got (200 when it succeeded), or the error when no answer came. */
-async function probe(call: () => Promise<unknown>): Promise<{ status: number } | { error: Error & { code?: string } }> {
+async function probe(
+  call: () => Promise<unknown>,
+): Promise<{ status: number } | { error: Error & { code?: string } }> {
   try {
     await call();
     return { status: 200 };
@@ -76,8 +104,15 @@ async function checkManagement(client: PlatformClient, settings: Settings): Prom
   const reach = await probe(() => client.plugins.marketplace({ limit: 1 }));
   if ('error' in reach) {
     const invalid = (reach.error as { type?: string }).type === 'INVALID_RESPONSE';
-    if (!invalid) return [fail('management API', `cannot reach ${url}: ${reach.error.message}`, EXIT.NETWORK)];
-    return [fail('management API', `${url} answered, but not like the platform: ${reach.error.message}`, EXIT.NETWORK)];
+    if (!invalid)
+      return [fail('management API', `cannot reach ${url}: ${reach.error.message}`, EXIT.NETWORK)];
+    return [
+      fail(
+        'management API',
+        `${url} answered, but not like the platform: ${reach.error.message}`,
+        EXIT.NETWORK,
+      ),
+    ];
   }
   const checks = [ok('management API', `${url} answers`)];
   if (!settings.token) {
@@ -86,21 +121,45 @@ async function checkManagement(client: PlatformClient, settings: Settings): Prom
   }
   const token = await tokenProbe(client);
   if (token === true) checks.push(ok('token', `accepted by ${url}`));
-  else if (token === false) checks.push(fail('token', `refused by ${url} (unknown or revoked): run \`plugsmith login\` again`, EXIT.AUTH));
-  else if (token.name === 'ApiError') checks.push(fail('token', `could not be checked: HTTP ${token.status}`, EXIT.UNEXPECTED));
+  else if (token === false)
+    checks.push(
+      fail(
+        'token',
+        `refused by ${url} (unknown or revoked): run \`plugsmith login\` again`,
+        EXIT.AUTH,
+      ),
+    );
+  else if (token.name === 'ApiError')
+    checks.push(fail('token', `could not be checked: HTTP ${token.status}`, EXIT.UNEXPECTED));
   else checks.push(fail('token', `could not be checked: ${token.message}`, EXIT.NETWORK));
   return checks;
 }
 
 /** The messaging API and the API key: 404 for an unknown conversation means the key is good. */
 async function checkMessaging(client: PlatformClient, settings: Settings): Promise<Check[]> {
-  if (!settings.messagingUrl) return [warn('messaging API', 'no messaging URL: conversations and messages need `plugsmith login --messaging-url URL` or PLUGSMITH_MESSAGING_URL')];
+  if (!settings.messagingUrl)
+    return [
+      warn(
+        'messaging API',
+        'no messaging URL: conversations and messages need `plugsmith login --messaging-url URL` or PLUGSMITH_MESSAGING_URL',
+      ),
+    ];
   const url = settings.messagingUrl;
   const answer = await probe(() => client.messaging.conversations.get('plugsmith-doctor-probe'));
-  if ('error' in answer) return [fail('messaging API', `cannot reach ${url}: ${answer.error.message}`, EXIT.NETWORK)];
+  if ('error' in answer)
+    return [fail('messaging API', `cannot reach ${url}: ${answer.error.message}`, EXIT.NETWORK)];
   const checks = [ok('messaging API', `${url} answers`)];
-  if (!settings.apiKey) checks.push(warn('API key', 'no messaging API key: run `plugsmith login --api-key -` or set PLUGSMITH_API_KEY'));
-  else if (answer.status === 401) checks.push(fail('API key', `refused by ${url}: run \`plugsmith login --api-key -\` again`, EXIT.AUTH));
+  if (!settings.apiKey)
+    checks.push(
+      warn(
+        'API key',
+        'no messaging API key: run `plugsmith login --api-key -` or set PLUGSMITH_API_KEY',
+      ),
+    );
+  else if (answer.status === 401)
+    checks.push(
+      fail('API key', `refused by ${url}: run \`plugsmith login --api-key -\` again`, EXIT.AUTH),
+    );
   else checks.push(ok('API key', `accepted by ${url}`));
   return checks;
 }
@@ -116,9 +175,16 @@ async function checkEmulator(client: PlatformClient, settings: Settings): Promis
   }
   const health = await probe(() => client.withOptions({ baseUrl: state.url }).emulator.health());
   if (!('status' in health) || health.status !== 200) {
-    return fail('emulator', `the state file says an emulator runs at ${state.url} (pid ${state.pid}), but it does not answer`, EXIT.NETWORK);
+    return fail(
+      'emulator',
+      `the state file says an emulator runs at ${state.url} (pid ${state.pid}), but it does not answer`,
+      EXIT.NETWORK,
+    );
   }
-  const used = normalizeBaseUrl(settings.baseUrl ?? '') === normalizeBaseUrl(state.url) ? 'the profile uses it' : 'the profile points elsewhere (`plugsmith login --local` to use it)';
+  const used =
+    normalizeBaseUrl(settings.baseUrl ?? '') === normalizeBaseUrl(state.url)
+      ? 'the profile uses it'
+      : 'the profile points elsewhere (`plugsmith login --local` to use it)';
   return ok('emulator', `running at ${state.url} (pid ${state.pid}); ${used}`);
 }
 
@@ -128,9 +194,19 @@ async function remoteChecks(settings: Settings, timeoutMs = 5_000): Promise<Chec
   let client: PlatformClient;
   try {
     // Without a management URL the client serves the emulator probe only (through withOptions).
-    client = createClient({ baseUrl: settings.baseUrl ?? 'http://127.0.0.1', messagingUrl: settings.messagingUrl, token: settings.token, apiKey: settings.apiKey, retries: 0, timeoutMs, userAgent: 'plugsmith-cli' });
+    client = createClient({
+      baseUrl: settings.baseUrl ?? 'http://127.0.0.1',
+      messagingUrl: settings.messagingUrl,
+      token: settings.token,
+      apiKey: settings.apiKey,
+      retries: 0,
+      timeoutMs,
+      userAgent: 'plugsmith-cli',
+    });
   } catch (error) {
-    return [{ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: EXIT.USAGE }];
+    return [
+      { name: 'profile', status: 'fail', message: (error as Error).message, exitCode: EXIT.USAGE },
+    ];
   }
   try {
     const [management, messaging, emulator] = await Promise.all([
@@ -151,19 +227,41 @@ const doctor: CommandHandler<TargetFlags> = async (input) => {
   try {
     settings = await settingsFor(input);
   } catch (error) {
-    checks.push({ name: 'profile', status: 'fail', message: (error as Error).message, exitCode: (error as UserError).exitCode ?? 1 });
+    checks.push({
+      name: 'profile',
+      status: 'fail',
+      message: (error as Error).message,
+      exitCode: (error as UserError).exitCode ?? 1,
+    });
   }
-  if (settings) checks.push(checkProfile(settings), ...(await remoteChecks(settings, input.global.timeout !== undefined || env.timeout() !== undefined ? timeoutMsOf(input) : undefined)));
+  if (settings)
+    checks.push(
+      checkProfile(settings),
+      ...(await remoteChecks(
+        settings,
+        input.global.timeout !== undefined || env.timeout() !== undefined
+          ? timeoutMsOf(input)
+          : undefined,
+      )),
+    );
 
   const failed = checks.filter((c) => c.status === 'fail');
   const style = styleFor(input.io, input.global);
   const mark = { ok: style.green('✔'), warn: style.yellow('!'), fail: style.red('✖') };
   const width = Math.max(...checks.map((c) => c.name.length));
-  printResult(input.io, input.global, { ok: failed.length === 0, checks: checks.map(({ exitCode: _code, ...c }) => c) }, () =>
-    checks.map((c) => `${mark[c.status]} ${c.name.padEnd(width)}  ${c.message}`).join('\n') + '\n',
+  printResult(
+    input.io,
+    input.global,
+    { ok: failed.length === 0, checks: checks.map(({ exitCode: _code, ...c }) => c) },
+    () =>
+      checks.map((c) => `${mark[c.status]} ${c.name.padEnd(width)}  ${c.message}`).join('\n') +
+      '\n',
   );
   if (failed.length > 0) {
-    throw new UserError(`${failed.length} problem${failed.length > 1 ? 's' : ''} found: ${failed.map((c) => c.name).join(', ')}`, failed[0].exitCode ?? 1);
+    throw new UserError(
+      `${failed.length} problem${failed.length > 1 ? 's' : ''} found: ${failed.map((c) => c.name).join(', ')}`,
+      failed[0].exitCode ?? 1,
+    );
   }
 };
 

@@ -4,7 +4,13 @@ import { confirmDeletion, readJson, timeoutMsOf } from '../context.js';
 import type { EmulatorAdminResource } from '../../client/index.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { env } from '../../config/env.js';
-import { alive, chooseEmulator, listEmulators, namedEmulator, noEmulatorMessage } from '../../config/emulators.js';
+import {
+  alive,
+  chooseEmulator,
+  listEmulators,
+  namedEmulator,
+  noEmulatorMessage,
+} from '../../config/emulators.js';
 import { writePrivateFile } from '../../config/private-file.js';
 import { resolveSettings } from '../../config/profiles.js';
 import { withEmulatorAdmin } from '../../dev/local-emulator.js';
@@ -17,10 +23,17 @@ import { note, printResult, table } from '../../ui/output.js';
  * running one chooseEmulator picks, else the profile's base URL; else an error naming the folder looked in (exit 4). One
  * named that does not answer is a network error (7).
  */
-function onEmulator<F extends TargetFlags>(run: (input: CommandInput<F>, url: string, admin: EmulatorAdminResource) => Promise<void>): CommandHandler<F> {
+function onEmulator<F extends TargetFlags>(
+  run: (input: CommandInput<F>, url: string, admin: EmulatorAdminResource) => Promise<void>,
+): CommandHandler<F> {
   return async (input) => {
     const url = await emulatorUrl(input);
-    await withEmulatorAdmin(url, await adminTokenFor(url), (admin) => run(input, url, admin), timeoutMsOf(input));
+    await withEmulatorAdmin(
+      url,
+      await adminTokenFor(url),
+      (admin) => run(input, url, admin),
+      timeoutMsOf(input),
+    );
   };
 }
 
@@ -42,9 +55,19 @@ export const dashboard = onEmulator<{ open?: boolean } & TargetFlags>(async (inp
   if (input.options.open) {
     const { openInBrowser } = await import('../../ui/open-browser.js');
     const problem = await openInBrowser(dashboardUrl);
-    if (problem) note(io, global, `could not open a browser (${problem}): open the link above yourself, or set BROWSER`);
+    if (problem)
+      note(
+        io,
+        global,
+        `could not open a browser (${problem}): open the link above yourself, or set BROWSER`,
+      );
   }
-  if (!global.json) note(io, global, 'The link works once: it signs this browser in (it keeps the session in its storage for this emulator until it stops). Run this command again for another browser.');
+  if (!global.json)
+    note(
+      io,
+      global,
+      'The link works once: it signs this browser in (it keeps the session in its storage for this emulator until it stops). Run this command again for another browser.',
+    );
 });
 
 /** Writes every record of the running emulator to a JSON file (owner-only: it holds webhook secrets). */
@@ -59,29 +82,59 @@ export const exportCommand = onEmulator(async (input, url, admin) => {
   const collections = (data.collections ?? {}) as Record<string, unknown[]>;
   const counts = Object.fromEntries(Object.entries(collections).map(([k, v]) => [k, v.length]));
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  printResult(input.io, input.global, { file, url, counts }, () => `Exported ${total} records from ${url} to ${file}.\n`);
-  if (!input.global.json) note(input.io, input.global, 'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.');
+  printResult(
+    input.io,
+    input.global,
+    { file, url, counts },
+    () => `Exported ${total} records from ${url} to ${file}.\n`,
+  );
+  if (!input.global.json)
+    note(
+      input.io,
+      input.global,
+      'The file holds webhook secrets and token hashes: keep it private. Uploaded file contents are not included.',
+    );
 });
 
 /** Replaces the running emulator's records with an export file (checked here, then by the emulator). */
-export const importCommand = onEmulator<{ yes?: boolean } & TargetFlags>(async (input, url, admin) => {
-  const file = input.args[0];
-  const parsed = await readJson(file);
-  const doc = parsed as { format?: unknown; collections?: unknown };
-  if (typeof doc !== 'object' || doc === null || doc.format !== 'plugsmith-emulator-export' || typeof doc.collections !== 'object') {
-    throw new UserError(`${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``, EXIT.VALIDATION);
-  }
-  await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
-  const result = await admin.import(parsed);
-  const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
-  printResult(input.io, input.global, { file, url, ...result }, () => `Imported ${total} records from ${file} into ${url}; everything else was removed.\n`);
-});
+export const importCommand = onEmulator<{ yes?: boolean } & TargetFlags>(
+  async (input, url, admin) => {
+    const file = input.args[0];
+    const parsed = await readJson(file);
+    const doc = parsed as { format?: unknown; collections?: unknown };
+    if (
+      typeof doc !== 'object' ||
+      doc === null ||
+      doc.format !== 'plugsmith-emulator-export' ||
+      typeof doc.collections !== 'object'
+    ) {
+      throw new UserError(
+        `${file} is not an emulator export (no "format": "plugsmith-emulator-export"): make one with \`plugsmith emulator export FILE\``,
+        EXIT.VALIDATION,
+      );
+    }
+    await confirmDeletion(input, `every record of the emulator at ${url} (replaced by ${file})`);
+    const result = await admin.import(parsed);
+    const total = Object.values(result.counts).reduce((a, b) => a + b, 0);
+    printResult(
+      input.io,
+      input.global,
+      { file, url, ...result },
+      () => `Imported ${total} records from ${file} into ${url}; everything else was removed.\n`,
+    );
+  },
+);
 
 /** Empties the running emulator and loads its seed again (the seed's credentials keep working). */
 export const reset = onEmulator<{ yes?: boolean } & TargetFlags>(async (input, url, admin) => {
   await confirmDeletion(input, `every record of the emulator at ${url} (back to its seed)`);
   await admin.reset();
-  printResult(input.io, input.global, { url, reset: true }, () => `Reset the emulator at ${url} to its seed.\n`);
+  printResult(
+    input.io,
+    input.global,
+    { url, reset: true },
+    () => `Reset the emulator at ${url} to its seed.\n`,
+  );
 });
 
 /** "3m 12s", "2h 5m": how long an emulator has run. */
@@ -119,22 +172,47 @@ export const list: CommandHandler<object> = async ({ io, global }) => {
 /** Stops the emulator of [project], else this command's; SIGTERM only once its health names its state file's pid (never a reused pid). */
 export const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, global }) => {
   const asked = args[0];
-  const choice = asked === undefined ? await chooseEmulator() : { state: await namedEmulator(asked), project: null };
+  const choice =
+    asked === undefined
+      ? await chooseEmulator()
+      : { state: await namedEmulator(asked), project: null };
   const state = choice.state;
   if (!state) throw new UserError(noEmulatorMessage(choice), EXIT.NOT_FOUND);
   let health: Record<string, unknown>;
   try {
     health = await withEmulatorAdmin(state.url, state.adminToken, (admin) => admin.health(), 5000);
   } catch (error) {
-    throw new UserError(`the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (pid ${state.pid}) does not answer at ${state.url} (${(error as Error).message}): not signalling a process that may not be it`, EXIT.NETWORK);
+    throw new UserError(
+      `the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (pid ${state.pid}) does not answer at ${state.url} (${(error as Error).message}): not signalling a process that may not be it`,
+      EXIT.NETWORK,
+    );
   }
   if (health.pid !== state.pid) {
-    throw new UserError(`${state.url} is answered by pid ${String(health.pid)}, not the pid ${state.pid} its state file names: not stopping it`, EXIT.CONFLICT);
+    throw new UserError(
+      `${state.url} is answered by pid ${String(health.pid)}, not the pid ${state.pid} its state file names: not stopping it`,
+      EXIT.CONFLICT,
+    );
   }
   process.kill(state.pid, 'SIGTERM');
   const deadline = Date.now() + options.wait * 1000;
   while (alive(state.pid) && Date.now() < deadline) await sleep(100);
-  if (alive(state.pid)) throw new UserError(`sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`, EXIT.UNEXPECTED);
-  const stopped = { project: state.project ?? null, dataDir: state.dataDir, url: state.url, pid: state.pid, stopped: true };
-  printResult(io, global, stopped, () => `stopped the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (${state.url}, pid ${state.pid})\n`);
+  if (alive(state.pid))
+    throw new UserError(
+      `sent SIGTERM to the emulator (pid ${state.pid}), but it still runs after ${options.wait}s`,
+      EXIT.UNEXPECTED,
+    );
+  const stopped = {
+    project: state.project ?? null,
+    dataDir: state.dataDir,
+    url: state.url,
+    pid: state.pid,
+    stopped: true,
+  };
+  printResult(
+    io,
+    global,
+    stopped,
+    () =>
+      `stopped the emulator of ${state.project ?? state.dataDir ?? 'an in-memory store'} (${state.url}, pid ${state.pid})\n`,
+  );
 };

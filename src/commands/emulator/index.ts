@@ -5,7 +5,11 @@ import { execOptions, startOptions } from './options.js';
 const run = () => import('./start.js');
 const admin = () => import('./admin.js');
 
-const urlOption = { flags: '--base-url <url>', description: 'the emulator\'s management URL (default: PLUGSMITH_BASE_URL, else the running one from the state file, else the profile\'s)' };
+const urlOption = {
+  flags: '--base-url <url>',
+  description:
+    "the emulator's management URL (default: PLUGSMITH_BASE_URL, else the running one from the state file, else the profile's)",
+};
 
 /** `plugsmith emulator …` */
 export const emulatorCommands = [
@@ -29,15 +33,27 @@ export const emulatorCommands = [
   }),
   defineCommand({
     path: ['emulator', 'stop'],
-    summary: 'Stop a running emulator: this project\'s, or the one a folder or URL names',
-    examples: ['plugsmith emulator stop', 'plugsmith emulator stop ../other-plugin', 'plugsmith emulator stop http://127.0.0.1:4010'],
+    summary: "Stop a running emulator: this project's, or the one a folder or URL names",
+    examples: [
+      'plugsmith emulator stop',
+      'plugsmith emulator stop ../other-plugin',
+      'plugsmith emulator stop http://127.0.0.1:4010',
+    ],
     args: ['[project]'],
-    options: [{ flags: '--wait <seconds>', description: 'how long to wait for it to exit', default: 10, parse: integerOption('--wait', 1, 600) }],
+    options: [
+      {
+        flags: '--wait <seconds>',
+        description: 'how long to wait for it to exit',
+        default: 10,
+        parse: integerOption('--wait', 1, 600),
+      },
+    ],
     load: () => admin().then((m) => ({ default: m.stop })),
   }),
   defineCommand({
     path: ['emulator', 'exec'],
-    summary: 'Run a command (a test suite, in any language) against a fresh in-memory emulator given in its environment; exits with its code',
+    summary:
+      'Run a command (a test suite, in any language) against a fresh in-memory emulator given in its environment; exits with its code',
     examples: [
       'plugsmith emulator exec -- npm test',
       'plugsmith emulator exec --deploy -- python3 -m unittest',
@@ -51,7 +67,10 @@ export const emulatorCommands = [
   defineCommand({
     path: ['emulator', 'export'],
     summary: 'Write every record of the running emulator to a JSON file (token hashes, not tokens)',
-    examples: ['plugsmith emulator export backup.json', 'plugsmith emulator export state.json --base-url http://127.0.0.1:4010'],
+    examples: [
+      'plugsmith emulator export backup.json',
+      'plugsmith emulator export state.json --base-url http://127.0.0.1:4010',
+    ],
     args: ['<file>'],
     options: [urlOption],
     load: () => admin().then((m) => ({ default: m.exportCommand })),
@@ -67,10 +86,20 @@ export const emulatorCommands = [
   defineCommand({
     path: ['emulator', 'openapi'],
     summary: 'Print the OpenAPI 3.1 document of the management, messaging and admin APIs',
-    examples: ['plugsmith emulator openapi --output openapi.json', 'plugsmith emulator openapi --base-url http://127.0.0.1:4010'],
+    examples: [
+      'plugsmith emulator openapi --output openapi.json',
+      'plugsmith emulator openapi --base-url http://127.0.0.1:4010',
+    ],
     options: [
-      { flags: '-o, --output <file>', description: 'write the document to this file instead of stdout' },
-      { flags: '--base-url <url>', description: 'read it from this running emulator (default: an in-memory one started for the purpose)' },
+      {
+        flags: '-o, --output <file>',
+        description: 'write the document to this file instead of stdout',
+      },
+      {
+        flags: '--base-url <url>',
+        description:
+          'read it from this running emulator (default: an in-memory one started for the purpose)',
+      },
     ],
     load: () => import('./openapi.js'),
   }),
@@ -83,9 +112,16 @@ export const emulatorCommands = [
   }),
   defineCommand({
     path: ['emulator', 'dashboard'],
-    summary: 'Print a single-use login link of the running emulator\'s web dashboard (--open opens it)',
+    summary:
+      "Print a single-use login link of the running emulator's web dashboard (--open opens it)",
     examples: ['plugsmith emulator dashboard --open', 'plugsmith emulator dashboard --json'],
-    options: [{ flags: '--open', description: 'open the link in the default browser (env BROWSER names another)' }, urlOption],
+    options: [
+      {
+        flags: '--open',
+        description: 'open the link in the default browser (env BROWSER names another)',
+      },
+      urlOption,
+    ],
     load: () => admin().then((m) => ({ default: m.dashboard })),
   }),
 ];

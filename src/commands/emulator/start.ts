@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandHandler, OptionsOf } from '../types.js';
 import { UserError, ExitWith, EXIT } from '../../errors.js';
-import { emulatorOf, emulatorOwner, removeEmulatorState, writeEmulatorState } from '../../config/emulators.js';
+import {
+  emulatorOf,
+  emulatorOwner,
+  removeEmulatorState,
+  writeEmulatorState,
+} from '../../config/emulators.js';
 import { env } from '../../config/env.js';
 import { note } from '../../ui/output.js';
 import { listenForStop } from '../stop-signal.js';
@@ -15,10 +20,17 @@ async function secretFromFile(path: string | undefined, flag: string): Promise<s
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UserError(`${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, EXIT.USAGE);
+    throw new UserError(
+      `${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      EXIT.USAGE,
+    );
   }
   const secret = text.split(/\r?\n/, 1)[0].trim();
-  if (!secret) throw new UserError(`${flag} ${path}: the file is empty; write the secret on its first line`, EXIT.USAGE);
+  if (!secret)
+    throw new UserError(
+      `${flag} ${path}: the file is empty; write the secret on its first line`,
+      EXIT.USAGE,
+    );
   return secret;
 }
 
@@ -26,8 +38,19 @@ async function llmOptions(o: StartOptions) {
   const baseUrl = o.llmBaseUrl ?? env.llmBaseUrl();
   if (!baseUrl) return undefined;
   const model = o.llmModel ?? env.llmModel();
-  if (!model) throw new UserError('--llm-base-url needs --llm-model (or PLUGSMITH_LLM_MODEL), e.g. --llm-model llama3.2', EXIT.USAGE);
-  return { baseUrl, model, apiKey: o.llmApiKey ?? (await secretFromFile(o.llmApiKeyFile, '--llm-api-key-file')) ?? env.llmApiKey() };
+  if (!model)
+    throw new UserError(
+      '--llm-base-url needs --llm-model (or PLUGSMITH_LLM_MODEL), e.g. --llm-model llama3.2',
+      EXIT.USAGE,
+    );
+  return {
+    baseUrl,
+    model,
+    apiKey:
+      o.llmApiKey ??
+      (await secretFromFile(o.llmApiKeyFile, '--llm-api-key-file')) ??
+      env.llmApiKey(),
+  };
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
@@ -37,7 +60,15 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
   const faults = faultOptions(o.faults, o.faultsSeed);
   const llm = await llmOptions(o);
   const s3SecretKey = await secretFromFile(o.s3SecretKeyFile, '--s3-secret-key-file');
-  const { assertDistinctPorts, choosePort, describePort, startOnChosenPorts, storeErrorExit, DEFAULT_PORT, DEFAULT_MESSAGING_PORT } = await import('../../dev/local-emulator.js');
+  const {
+    assertDistinctPorts,
+    choosePort,
+    describePort,
+    startOnChosenPorts,
+    storeErrorExit,
+    DEFAULT_PORT,
+    DEFAULT_MESSAGING_PORT,
+  } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per project, else per data dir: its state file is how commands run there find it.
   const dataDir = o.inMemory ? undefined : resolve(o.dataDir);
@@ -53,37 +84,57 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
   const notes: string[] = [];
   const instead = 'this emulator listens on a free port instead';
   const port = await choosePort(o.port, DEFAULT_PORT, o.host, '--port', notes, instead);
-  const messagingPort = await choosePort(o.messagingPort, DEFAULT_MESSAGING_PORT, o.host, '--messaging-port', notes, instead);
+  const messagingPort = await choosePort(
+    o.messagingPort,
+    DEFAULT_MESSAGING_PORT,
+    o.host,
+    '--messaging-port',
+    notes,
+    instead,
+  );
   const { startEmulator, SeedError, StoreError } = await import('../../../emulator/index.js');
-  const emulator = await startOnChosenPorts({ port, messagingPort }, o, notes, instead, (port, messagingPort) => startEmulator({
-    port,
-    messagingPort,
-    host: o.host,
-    allowRemoteAdmin: o.allowRemoteAdmin === true,
-    adminHosts: o.adminHost ?? [],
-    dataDir,
-    inMemory: o.inMemory,
-    seed: o.seed ? resolve(o.seed) : undefined,
-    storage: {
-      s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
-      s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
-      s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
-      s3Bucket: o.s3Bucket ?? env.s3Bucket(),
-      s3Region: o.s3Region ?? env.s3Region(),
-    },
-    llm,
-    ...faults,
-    log: (line) => note(io, global, line),
-  })).catch(async (error: Error) => {
-    if (error instanceof SeedError) throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
+  const emulator = await startOnChosenPorts(
+    { port, messagingPort },
+    o,
+    notes,
+    instead,
+    (port, messagingPort) =>
+      startEmulator({
+        port,
+        messagingPort,
+        host: o.host,
+        allowRemoteAdmin: o.allowRemoteAdmin === true,
+        adminHosts: o.adminHost ?? [],
+        dataDir,
+        inMemory: o.inMemory,
+        seed: o.seed ? resolve(o.seed) : undefined,
+        storage: {
+          s3Endpoint: o.s3Endpoint ?? env.s3Endpoint(),
+          s3AccessKey: o.s3AccessKey ?? env.s3AccessKey(),
+          s3SecretKey: o.s3SecretKey ?? s3SecretKey ?? env.s3SecretKey(),
+          s3Bucket: o.s3Bucket ?? env.s3Bucket(),
+          s3Region: o.s3Region ?? env.s3Region(),
+        },
+        llm,
+        ...faults,
+        log: (line) => note(io, global, line),
+      }),
+  ).catch(async (error: Error) => {
+    if (error instanceof SeedError)
+      throw new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION);
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));
-    if (error.name === 'StorageError') throw new UserError(`object storage: ${error.message}`, EXIT.NETWORK);
-    if (error.name === 'ReplyEngineError') throw new UserError(`LLM backend: ${error.message}`, EXIT.USAGE);
+    if (error.name === 'StorageError')
+      throw new UserError(`object storage: ${error.message}`, EXIT.NETWORK);
+    if (error.name === 'ReplyEngineError')
+      throw new UserError(`LLM backend: ${error.message}`, EXIT.USAGE);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       // Taken between the check above and the start.
       const port = (error as { port?: number }).port;
       const flag = port === messagingPort ? '--messaging-port' : '--port';
-      throw new UserError(`cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : error.message}; stop it, or pass another ${flag} (0 picks a free port)`, EXIT.CONFLICT);
+      throw new UserError(
+        `cannot listen on ${o.host}:${port ?? '?'} (${flag}): ${port ? await describePort(port) : error.message}; stop it, or pass another ${flag} (0 picks a free port)`,
+        EXIT.CONFLICT,
+      );
     }
     throw error;
   });
@@ -97,7 +148,13 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
   const dashboardUrl = emulator.dashboardUrl;
   if (global.json) {
     const ready = { ...state, dashboardUrl };
-    io.stdout.write(JSON.stringify(faultSettings.on ? { ...ready, faults: faultSettings.profile, faultsSeed: faultSettings.seed } : ready) + '\n');
+    io.stdout.write(
+      JSON.stringify(
+        faultSettings.on
+          ? { ...ready, faults: faultSettings.profile, faultsSeed: faultSettings.seed }
+          : ready,
+      ) + '\n',
+    );
   } else {
     io.stdout.write(
       [
@@ -109,8 +166,14 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
         `  org             ${state.orgId ?? '-'}`,
         `  admin token     ${state.adminToken}  (header x-plugsmith-admin on /_emulator; the CLI finds it in ${statePath})`,
         `  store           ${state.dataDir ?? 'in memory'} (${state.storeId})`,
-        ...(state.project ? [`  project         ${state.project}  (commands run in this folder use this emulator)`] : []),
-        ...(faultSettings.on ? [`  faults          ${faultSettings.profile}  (seed ${faultSettings.seed}; reproduce with --faults-seed ${faultSettings.seed})`] : []),
+        ...(state.project
+          ? [`  project         ${state.project}  (commands run in this folder use this emulator)`]
+          : []),
+        ...(faultSettings.on
+          ? [
+              `  faults          ${faultSettings.profile}  (seed ${faultSettings.seed}; reproduce with --faults-seed ${faultSettings.seed})`,
+            ]
+          : []),
         '',
         `Dashboard: ${dashboardUrl}`,
         '  (the link works once; `plugsmith emulator dashboard --open` makes another)',
@@ -124,12 +187,27 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
   if (o.open) {
     const { openInBrowser } = await import('../../ui/open-browser.js');
     const problem = await openInBrowser(dashboardUrl);
-    if (problem) note(io, global, `could not open a browser (${problem}): open the Dashboard link yourself, or set BROWSER`);
+    if (problem)
+      note(
+        io,
+        global,
+        `could not open a browser (${problem}): open the Dashboard link yourself, or set BROWSER`,
+      );
   }
 
   const loopbackHost = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(o.host);
-  if (o.allowRemoteAdmin) note(io, global, 'the admin API (/_emulator) is served to other machines too (--allow-remote-admin); it still needs the admin token');
-  else if (!loopbackHost) note(io, global, `listening on ${o.host}: the APIs are reachable from other machines, the admin API (/_emulator) only from this one (--allow-remote-admin to change that)`);
+  if (o.allowRemoteAdmin)
+    note(
+      io,
+      global,
+      'the admin API (/_emulator) is served to other machines too (--allow-remote-admin); it still needs the admin token',
+    );
+  else if (!loopbackHost)
+    note(
+      io,
+      global,
+      `listening on ${o.host}: the APIs are reachable from other machines, the admin API (/_emulator) only from this one (--allow-remote-admin to change that)`,
+    );
 
   await stopped;
   if (!global.quiet) io.stderr.write('stopping the emulator…\n');
@@ -138,32 +216,69 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
 };
 
 /** Runs the command with an in-memory emulator (--deploy: the manifest in it) in its environment; --json prints that and serves. */
-export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({ args, options, global, io }) => {
+export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({
+  args,
+  options,
+  global,
+  io,
+}) => {
   const words = (args as unknown[]).flat().filter((w): w is string => typeof w === 'string');
-  if (global.json && words.length) throw new UserError('--json prints the environment instead of running a command: drop the command, or --json', EXIT.USAGE);
-  if (!global.json && !words.length) throw new UserError('which command? `plugsmith emulator exec -- npm test` (or --json to print the environment and keep the emulator running)', EXIT.USAGE);
+  if (global.json && words.length)
+    throw new UserError(
+      '--json prints the environment instead of running a command: drop the command, or --json',
+      EXIT.USAGE,
+    );
+  if (!global.json && !words.length)
+    throw new UserError(
+      'which command? `plugsmith emulator exec -- npm test` (or --json to print the environment and keep the emulator running)',
+      EXIT.USAGE,
+    );
   const manifestPath = resolve(options.manifest);
   const { loadManifest } = await import('../../manifest/load.js');
   // A missing or invalid manifest is told before anything starts.
   const manifest = options.deploy ? await loadManifest(manifestPath, process.env) : undefined;
   const { startEmulator, SeedError } = await import('../../../emulator/index.js');
   const seed = options.seed ? resolve(options.seed) : undefined;
-  const emulator = await startEmulator({ inMemory: true, port: 0, messagingPort: 0, seed, log: () => undefined }).catch((error: Error) => {
-    throw error instanceof SeedError ? new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION) : error;
+  const emulator = await startEmulator({
+    inMemory: true,
+    port: 0,
+    messagingPort: 0,
+    seed,
+    log: () => undefined,
+  }).catch((error: Error) => {
+    throw error instanceof SeedError
+      ? new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION)
+      : error;
   });
   try {
     let plugin: { id: string; webhookSecret: string } | undefined;
     if (manifest) {
-      if (!emulator.token || !emulator.orgId) throw new UserError('--deploy needs a user token and an org in the seed', EXIT.VALIDATION);
+      if (!emulator.token || !emulator.orgId)
+        throw new UserError('--deploy needs a user token and an org in the seed', EXIT.VALIDATION);
       const { createClient } = await import('../../client/index.js');
       const { deployManifest } = await import('../../manifest/deploy.js');
-      const client = createClient({ baseUrl: emulator.url, messagingUrl: emulator.messagingUrl, token: emulator.token, adminToken: emulator.adminToken, userAgent: 'plugsmith-exec' });
+      const client = createClient({
+        baseUrl: emulator.url,
+        messagingUrl: emulator.messagingUrl,
+        token: emulator.token,
+        adminToken: emulator.adminToken,
+        userAgent: 'plugsmith-exec',
+      });
       try {
         // A throwaway store: nothing recorded; the webhook is verified by the command once it listens.
-        const outcome = await deployManifest(client, manifestPath, { identity: { storeId: emulator.storeId, baseUrl: emulator.url }, orgId: emulator.orgId }, { allowDeletes: true, environment: process.env, manifest, record: false });
+        const outcome = await deployManifest(
+          client,
+          manifestPath,
+          { identity: { storeId: emulator.storeId, baseUrl: emulator.url }, orgId: emulator.orgId },
+          { allowDeletes: true, environment: process.env, manifest, record: false },
+        );
         const deployed = await client.plugins.get(outcome.pluginId!);
         plugin = { id: outcome.pluginId!, webhookSecret: String(deployed.webhookSecret ?? '') };
-        note(io, global, `deployed ${manifest.plugin.name} (${plugin.id}) into an in-memory emulator at ${emulator.url}`);
+        note(
+          io,
+          global,
+          `deployed ${manifest.plugin.name} (${plugin.id}) into an in-memory emulator at ${emulator.url}`,
+        );
       } finally {
         await client.close();
       }

@@ -22,7 +22,10 @@ export const eventCommands = [
   defineCommand({
     path: ['events', 'get'],
     summary: 'Show one external event of a plugin',
-    examples: ['plugsmith events get plg_123 invoice.paid', 'plugsmith events get plg_123 invoice.paid --json | jq .payloadSchema'],
+    examples: [
+      'plugsmith events get plg_123 invoice.paid',
+      'plugsmith events get plg_123 invoice.paid --json | jq .payloadSchema',
+    ],
     args: ['<pluginId>', '<eventName>'],
     options: [...targetOptions],
     load: () => handlers().then((m) => ({ default: m.getHandler(m.EXTERNAL_EVENTS) })),
@@ -30,9 +33,15 @@ export const eventCommands = [
   defineCommand({
     path: ['events', 'create'],
     summary: 'Add an external event to a plugin (MEMBER or OWNER); the schema comes from a file',
-    examples: ['plugsmith events create plg_123 --name invoice.paid --title "Invoice paid" --payload-schema ./payload.json'],
+    examples: [
+      'plugsmith events create plg_123 --name invoice.paid --title "Invoice paid" --payload-schema ./payload.json',
+    ],
     args: ['<pluginId>'],
-    options: [{ flags: '--name <name>', description: 'event name (unique in the plugin; used in paths)' }, ...fields, ...targetOptions],
+    options: [
+      { flags: '--name <name>', description: 'event name (unique in the plugin; used in paths)' },
+      ...fields,
+      ...targetOptions,
+    ],
     load: () => handlers().then((m) => ({ default: m.createHandler(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({

@@ -12,13 +12,23 @@ import { styleFor } from '../../ui/style.js';
 import type { UploadOutcome } from './upload-files.js';
 
 /** Lists the files of one parent (both --parent-type and --parent-id, or neither). */
-export const list: CommandHandler<{ parentType?: string; parentId?: string } & ListFlags & TargetFlags> = async (input) => {
+export const list: CommandHandler<
+  { parentType?: string; parentId?: string } & ListFlags & TargetFlags
+> = async (input) => {
   const o = input.options;
   if ((o.parentType === undefined) !== (o.parentId === undefined)) {
-    throw new UserError(`pass --parent-type and --parent-id together (missing ${o.parentType === undefined ? '--parent-type' : '--parent-id'})`, EXIT.USAGE);
+    throw new UserError(
+      `pass --parent-type and --parent-id together (missing ${o.parentType === undefined ? '--parent-type' : '--parent-id'})`,
+      EXIT.USAGE,
+    );
   }
   await withClient(input, { token: true }, (client) =>
-    printList(input, (q) => client.uploads.list({ ...q, parentId: o.parentId, parentType: o.parentType }), fileColumns, 'files'),
+    printList(
+      input,
+      (q) => client.uploads.list({ ...q, parentId: o.parentId, parentType: o.parentType }),
+      fileColumns,
+      'files',
+    ),
   );
 };
 
@@ -26,9 +36,14 @@ export const list: CommandHandler<{ parentType?: string; parentId?: string } & L
 export const status: CommandHandler<{ error?: string } & TargetFlags> = async (input) => {
   const [fileId, given] = input.args;
   const value = given.toUpperCase();
-  if (!(FILE_STATUSES as readonly string[]).includes(value)) throw new UserError(`status must be one of ${FILE_STATUSES.join(', ')}, not "${given}"`, EXIT.USAGE);
+  if (!(FILE_STATUSES as readonly string[]).includes(value))
+    throw new UserError(
+      `status must be one of ${FILE_STATUSES.join(', ')}, not "${given}"`,
+      EXIT.USAGE,
+    );
   const errorMessage = input.options.error;
-  if (value === 'FAILED' && !errorMessage) throw new UserError('missing reason: pass --error MESSAGE with FAILED', EXIT.USAGE);
+  if (value === 'FAILED' && !errorMessage)
+    throw new UserError('missing reason: pass --error MESSAGE with FAILED', EXIT.USAGE);
   const record = await withClient(input, { token: true }, (client) =>
     client.uploads.setStatus({ fileId, status: value, ...(errorMessage ? { errorMessage } : {}) }),
   );
@@ -38,8 +53,14 @@ export const status: CommandHandler<{ error?: string } & TargetFlags> = async (i
 /** Prints only the URL (for `curl "$(…)"`); --json prints the whole answer. */
 export const url: CommandHandler<{ expiresIn?: number } & TargetFlags> = async (input) => {
   const o = input.options;
-  const access = await withClient(input, { token: true }, (client) => client.uploads.accessUrl(input.args[0], o.expiresIn));
-  if (typeof access?.url !== 'string') throw new UserError(`the platform answered without a URL for file ${input.args[0]}`, EXIT.UNEXPECTED);
+  const access = await withClient(input, { token: true }, (client) =>
+    client.uploads.accessUrl(input.args[0], o.expiresIn),
+  );
+  if (typeof access?.url !== 'string')
+    throw new UserError(
+      `the platform answered without a URL for file ${input.args[0]}`,
+      EXIT.UNEXPECTED,
+    );
   printResult(input.io, input.global, access, () => `${access.url}\n`);
 };
 
@@ -59,8 +80,13 @@ export const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) =
   const o = input.options;
   const parentType =
     o.parentType ??
-    (await askChoice(input.io, { flag: '--parent-type', message: 'Parent type:', choices: PARENT_TYPES.map((value) => ({ value })) }));
-  const parentId = o.parentId ?? (await askText(input.io, { flag: '--parent-id', message: 'Parent id:' }));
+    (await askChoice(input.io, {
+      flag: '--parent-type',
+      message: 'Parent type:',
+      choices: PARENT_TYPES.map((value) => ({ value })),
+    }));
+  const parentId =
+    o.parentId ?? (await askText(input.io, { flag: '--parent-id', message: 'Parent id:' }));
 
   const progress = createTransferProgress(input.io, input.global);
   const stderrStyle = styleFor(input.io, input.global, 'stderr');
@@ -68,20 +94,30 @@ export const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) =
   let outcomes: UploadOutcome[];
   try {
     outcomes = await withClient(input, { token: true }, (client) =>
-      uploadFiles(client, paths, { parentType, parentId, folder: o.folder, isPublic: o.public, concurrency: o.concurrency }, progress),
+      uploadFiles(
+        client,
+        paths,
+        { parentType, parentId, folder: o.folder, isPublic: o.public, concurrency: o.concurrency },
+        progress,
+      ),
     );
   } finally {
     progress.stop();
   }
 
   const shown = outcomes.map(({ cause: _cause, ...rest }) => rest);
-  printRows(input, shown, [
-    { header: 'FILE', value: (r) => r.path },
-    { header: 'STATUS', value: (r) => r.status },
-    { header: 'FILE ID', value: (r) => r.fileId },
-    { header: 'SIZE', value: (r) => (r.size === null ? null : formatBytes(r.size)) },
-    { header: 'ERROR', value: (r) => r.error },
-  ], 'files');
+  printRows(
+    input,
+    shown,
+    [
+      { header: 'FILE', value: (r) => r.path },
+      { header: 'STATUS', value: (r) => r.status },
+      { header: 'FILE ID', value: (r) => r.fileId },
+      { header: 'SIZE', value: (r) => (r.size === null ? null : formatBytes(r.size)) },
+      { header: 'ERROR', value: (r) => r.error },
+    ],
+    'files',
+  );
 
   const failed = outcomes.filter((r) => r.status === 'FAILED');
   const summary = `${outcomes.length - failed.length} uploaded, ${failed.length} failed`;
@@ -91,5 +127,8 @@ export const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) =
   }
   const codes = new Set(failed.map((r) => exitCodeOf(r.cause)));
   const code = codes.size === 1 ? [...codes][0] : EXIT.UNEXPECTED;
-  throw new UserError(`${failed.length} of ${outcomes.length} files failed (${summary}): ${failed.map((r) => r.path).join(', ')}`, code);
+  throw new UserError(
+    `${failed.length} of ${outcomes.length} files failed (${summary}): ${failed.map((r) => r.path).join(', ')}`,
+    code,
+  );
 };

@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { lookup } from 'mime-types';
-import { isApiError, type FileRecord, type PlatformClient, type UploadFileSpec } from '../../client/index.js';
+import {
+  isApiError,
+  type FileRecord,
+  type PlatformClient,
+  type UploadFileSpec,
+} from '../../client/index.js';
 import { UserError, EXIT } from '../../errors.js';
 import type { TransferProgress } from '../../ui/progress.js';
 
@@ -46,7 +51,12 @@ interface Candidate {
 }
 
 /** Uploads every path (ten signed URLs at a time, streamed, then UPLOADED or FAILED); a failing file never stops the others. */
-export async function uploadFiles(client: PlatformClient, paths: string[], target: UploadTarget, progress: TransferProgress): Promise<UploadOutcome[]> {
+export async function uploadFiles(
+  client: PlatformClient,
+  paths: string[],
+  target: UploadTarget,
+  progress: TransferProgress,
+): Promise<UploadOutcome[]> {
   // By position, so a path given twice is uploaded (and reported) twice.
   const outcomes: UploadOutcome[] = new Array(paths.length);
 
@@ -58,14 +68,34 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
       try {
         const info = await stat(path);
         if (!info.isFile()) throw new UserError(`${path} is not a file`, EXIT.USAGE);
-        candidates.push({ index, path, fileName: basename(path), size: info.size, contentType: lookup(path) || 'application/octet-stream' });
+        candidates.push({
+          index,
+          path,
+          fileName: basename(path),
+          size: info.size,
+          contentType: lookup(path) || 'application/octet-stream',
+        });
       } catch (error) {
-        const cause = (error as NodeJS.ErrnoException).code === 'ENOENT' ? new UserError(`${path}: no such file`, EXIT.NOT_FOUND) : error;
-        outcomes[index] = { path, fileName: basename(path), fileId: null, size: null, status: 'FAILED', error: messageOf(cause), cause };
+        const cause =
+          (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? new UserError(`${path}: no such file`, EXIT.NOT_FOUND)
+            : error;
+        outcomes[index] = {
+          path,
+          fileName: basename(path),
+          fileId: null,
+          size: null,
+          status: 'FAILED',
+          error: messageOf(cause),
+          cause,
+        };
       }
     }
     if (candidates.length === 0) continue;
-    progress.expect(candidates.length, candidates.reduce((sum, c) => sum + c.size, 0));
+    progress.expect(
+      candidates.length,
+      candidates.reduce((sum, c) => sum + c.size, 0),
+    );
 
     const signed = await requestUrls(client, candidates, target);
     const queue = candidates.map((candidate, i) => ({ candidate, signed: signed[i] }));
@@ -74,7 +104,15 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
         const { candidate, signed: answer } = next;
         const outcome =
           answer instanceof Error || answer === undefined
-            ? { path: candidate.path, fileName: candidate.fileName, fileId: null, size: candidate.size, status: 'FAILED' as const, error: messageOf(answer ?? 'no upload URL returned'), cause: answer }
+            ? {
+                path: candidate.path,
+                fileName: candidate.fileName,
+                fileId: null,
+                size: candidate.size,
+                status: 'FAILED' as const,
+                error: messageOf(answer ?? 'no upload URL returned'),
+                cause: answer,
+              }
             : await sendOne(client, candidate, answer, progress);
         progress.done(String(candidate.index), candidate.size);
         outcomes[candidate.index] = outcome;
@@ -88,19 +126,35 @@ export async function uploadFiles(client: PlatformClient, paths: string[], targe
 type SignedFile = { signedUrl: string; fileRecord: FileRecord };
 
 /** Asks for the batch's URLs; when the platform refuses the batch as invalid, each file is asked for alone, so only bad ones fail. */
-async function requestUrls(client: PlatformClient, batch: Candidate[], target: UploadTarget): Promise<Array<SignedFile | Error>> {
+async function requestUrls(
+  client: PlatformClient,
+  batch: Candidate[],
+  target: UploadTarget,
+): Promise<Array<SignedFile | Error>> {
   const ask = (files: Candidate[]) =>
     client.uploads.generateUploadUrls({
-      files: files.map((c): UploadFileSpec => ({ fileName: c.fileName, contentType: c.contentType, fileSize: c.size, isPublic: Boolean(target.isPublic) })),
+      files: files.map(
+        (c): UploadFileSpec => ({
+          fileName: c.fileName,
+          contentType: c.contentType,
+          fileSize: c.size,
+          isPublic: Boolean(target.isPublic),
+        }),
+      ),
       parentType: target.parentType,
       parentId: target.parentId,
       ...(target.folder !== undefined ? { folder: target.folder } : {}),
     });
   try {
     const answer = await ask(batch);
-    return batch.map((_, i) => answer.files[i] ?? new Error('the platform returned fewer upload URLs than files asked for'));
+    return batch.map(
+      (_, i) =>
+        answer.files[i] ??
+        new Error('the platform returned fewer upload URLs than files asked for'),
+    );
   } catch (error) {
-    if (!(isApiError(error) && error.status === 400 && batch.length > 1)) return batch.map(() => error as Error);
+    if (!(isApiError(error) && error.status === 400 && batch.length > 1))
+      return batch.map(() => error as Error);
     const one: Array<SignedFile | Error> = [];
     for (const candidate of batch) {
       try {
@@ -113,7 +167,12 @@ async function requestUrls(client: PlatformClient, batch: Candidate[], target: U
   }
 }
 
-async function sendOne(client: PlatformClient, candidate: Candidate, signed: SignedFile, progress: TransferProgress): Promise<UploadOutcome> {
+async function sendOne(
+  client: PlatformClient,
+  candidate: Candidate,
+  signed: SignedFile,
+  progress: TransferProgress,
+): Promise<UploadOutcome> {
   const fileId = signed.fileRecord.id;
   const base = { path: candidate.path, fileName: candidate.fileName, fileId, size: candidate.size };
   try {
@@ -138,9 +197,13 @@ async function sendOne(client: PlatformClient, candidate: Candidate, signed: Sig
 /** After a failed send: a file removed or resized while read is the story to tell, not "content-length mismatch". */
 async function changedOnDisk(candidate: Candidate): Promise<UserError | undefined> {
   const now = await stat(candidate.path).catch(() => null);
-  if (now === null) return new UserError(`${candidate.path} was removed during the upload`, EXIT.UNEXPECTED);
+  if (now === null)
+    return new UserError(`${candidate.path} was removed during the upload`, EXIT.UNEXPECTED);
   if (now.size !== candidate.size) {
-    return new UserError(`${candidate.path} changed during the upload (${candidate.size} bytes when the upload started, ${now.size} now)`, EXIT.UNEXPECTED);
+    return new UserError(
+      `${candidate.path} changed during the upload (${candidate.size} bytes when the upload started, ${now.size} now)`,
+      EXIT.UNEXPECTED,
+    );
   }
   return undefined;
 }
@@ -148,7 +211,11 @@ async function changedOnDisk(candidate: Candidate): Promise<UserError | undefine
 /** Best effort: the record may already be FAILED (the platform marks size mismatches itself). */
 async function markFailed(client: PlatformClient, fileId: string, error: unknown): Promise<void> {
   try {
-    await client.uploads.setStatus({ fileId, status: 'FAILED', errorMessage: messageOf(error).slice(0, 1000) });
+    await client.uploads.setStatus({
+      fileId,
+      status: 'FAILED',
+      errorMessage: messageOf(error).slice(0, 1000),
+    });
   } catch {
     // The outcome already carries the original error.
   }

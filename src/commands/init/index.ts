@@ -5,7 +5,8 @@ import { initOptions } from './options.js';
 export const initCommands = [
   defineCommand({
     path: ['init'],
-    summary: 'Create a plugin project: a webhook server that verifies signatures, its manifest, README and an end-to-end test',
+    summary:
+      'Create a plugin project: a webhook server that verifies signatures, its manifest, README and an end-to-end test',
     examples: [
       'plugsmith init my-plugin',
       'plugsmith init my-plugin --type DATA_PROVIDER --yes',

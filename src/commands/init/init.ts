@@ -1,7 +1,16 @@
 import { basename, relative, resolve } from 'node:path';
 import type { CommandHandler, OptionsOf } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
-import { checkName, checkTarget, completeAnswers, DEFAULT_PORT, nameFromDir, packageRoot, scaffoldProject, type ProjectAnswers } from '../../project/scaffold.js';
+import {
+  checkName,
+  checkTarget,
+  completeAnswers,
+  DEFAULT_PORT,
+  nameFromDir,
+  packageRoot,
+  scaffoldProject,
+  type ProjectAnswers,
+} from '../../project/scaffold.js';
 import type { Language } from '../../project/languages.js';
 import { PLUGIN_TYPES, SCOPES, type PluginType } from '../../contract/index.js';
 import { PLUGIN_EVENTS, TEMPLATES } from '../../project/plugin-types.js';
@@ -11,17 +20,32 @@ import { note, printResult } from '../../ui/output.js';
 import type { initOptions } from './options.js';
 
 /** Completes the answers: a flag's value as it is, a missing one asked for (or defaulted with --yes); the language only with the type. */
-async function askAnswers(io: Io, given: Partial<ProjectAnswers>, defaultName: string, useDefaults: boolean): Promise<ProjectAnswers> {
+async function askAnswers(
+  io: Io,
+  given: Partial<ProjectAnswers>,
+  defaultName: string,
+  useDefaults: boolean,
+): Promise<ProjectAnswers> {
   const name =
     given.name ??
     (useDefaults
       ? defaultName
-      : await askText(io, { flag: '--name', message: 'Plugin name:', default: defaultName, validate: (v) => (checkName(v) === true ? true : `The name ${checkName(v)}`) }));
+      : await askText(io, {
+          flag: '--name',
+          message: 'Plugin name:',
+          default: defaultName,
+          validate: (v) => (checkName(v) === true ? true : `The name ${checkName(v)}`),
+        }));
   const type: PluginType =
     given.type ??
     (useDefaults
       ? 'EVENT_HANDLER'
-      : await askChoice<PluginType>(io, { flag: '--type', message: 'Plugin type:', choices: PLUGIN_TYPES.map((t) => ({ value: t, name: TEMPLATES[t].title })), default: 'EVENT_HANDLER' }));
+      : await askChoice<PluginType>(io, {
+          flag: '--type',
+          message: 'Plugin type:',
+          choices: PLUGIN_TYPES.map((t) => ({ value: t, name: TEMPLATES[t].title })),
+          default: 'EVENT_HANDLER',
+        }));
   const lang: Language =
     given.lang ??
     // Asked with the type: a type given as a flag (scripts written before Python) means TypeScript.
@@ -41,12 +65,20 @@ async function askAnswers(io: Io, given: Partial<ProjectAnswers>, defaultName: s
     given.events ??
     (useDefaults
       ? template.events
-      : await askMany(io, { flag: '--events', message: 'Events to receive:', choices: PLUGIN_EVENTS.map((e) => ({ value: e, checked: template.events.includes(e) })) }));
+      : await askMany(io, {
+          flag: '--events',
+          message: 'Events to receive:',
+          choices: PLUGIN_EVENTS.map((e) => ({ value: e, checked: template.events.includes(e) })),
+        }));
   const scopes =
     given.scopes ??
     (useDefaults
       ? template.scopes
-      : await askMany(io, { flag: '--scopes', message: 'Scopes of its installation tokens:', choices: SCOPES.map((s) => ({ value: s, checked: template.scopes.includes(s) })) }));
+      : await askMany(io, {
+          flag: '--scopes',
+          message: 'Scopes of its installation tokens:',
+          choices: SCOPES.map((s) => ({ value: s, checked: template.scopes.includes(s) })),
+        }));
   const port =
     given.port ??
     (useDefaults
@@ -56,7 +88,10 @@ async function askAnswers(io: Io, given: Partial<ProjectAnswers>, defaultName: s
             flag: '--port',
             message: 'Port of the webhook server:',
             default: String(DEFAULT_PORT),
-            validate: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 65535 ? true : 'A port is a whole number from 1 to 65535'),
+            validate: (v) =>
+              /^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 65535
+                ? true
+                : 'A port is a whole number from 1 to 65535',
           }),
         ));
   return { name, lang, type, events, scopes, port };
@@ -73,12 +108,26 @@ const init: CommandHandler<OptionsOf<typeof initOptions>> = async (input) => {
   const folderName = dirArg === undefined ? undefined : basename(resolve(dirArg));
   if (o.yes && o.name === undefined && folderName !== undefined) {
     const problem = checkName(folderName);
-    if (problem !== true) throw new UserError(`The folder's name "${folderName}" is not a valid plugin name: a name ${problem}. Pass --name ${nameFromDir(folderName)} (or another valid name)`, EXIT.USAGE);
+    if (problem !== true)
+      throw new UserError(
+        `The folder's name "${folderName}" is not a valid plugin name: a name ${problem}. Pass --name ${nameFromDir(folderName)} (or another valid name)`,
+        EXIT.USAGE,
+      );
   }
 
-  const raw = await askAnswers(io, { name: o.name, lang: o.lang, type: o.type, events: o.events, scopes: o.scopes, port: o.port }, folderName === undefined ? 'my-plugin' : nameFromDir(folderName), Boolean(o.yes));
+  const raw = await askAnswers(
+    io,
+    { name: o.name, lang: o.lang, type: o.type, events: o.events, scopes: o.scopes, port: o.port },
+    folderName === undefined ? 'my-plugin' : nameFromDir(folderName),
+    Boolean(o.yes),
+  );
   const { answers, added } = completeAnswers(raw);
-  if (added.length) note(io, global, `Added ${added.join(', ')}: the ${answers.type} template's code uses ${added.length === 1 ? 'it' : 'them'}.`);
+  if (added.length)
+    note(
+      io,
+      global,
+      `Added ${added.join(', ')}: the ${answers.type} template's code uses ${added.length === 1 ? 'it' : 'them'}.`,
+    );
 
   const dir = resolve(dirArg ?? answers.name);
   const result = await scaffoldProject({ ...answers, dir, force: o.force });
@@ -88,23 +137,42 @@ const init: CommandHandler<OptionsOf<typeof initOptions>> = async (input) => {
   printResult(
     io,
     global,
-    { dir, ...answers, plugsmithVersion: result.plugsmithVersion, plugsmithDependency: result.plugsmithDependency, files: result.files },
-    () => `Created the ${answers.lang === 'python' ? 'Python ' : ''}${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
+    {
+      dir,
+      ...answers,
+      plugsmithVersion: result.plugsmithVersion,
+      plugsmithDependency: result.plugsmithDependency,
+      files: result.files,
+    },
+    () =>
+      `Created the ${answers.lang === 'python' ? 'Python ' : ''}${answers.type} plugin "${answers.name}" in ${shown} (${result.files.length} files).\n`,
   );
-  if (result.vendored) note(io, global, `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`);
-  const next = answers.lang === 'python'
-    ? [
-        '  plugsmith dev                                  # emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
-        `  plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
-        '  plugsmith emulator exec --deploy -- python3 -m unittest   # the end-to-end test, against an in-memory emulator',
-      ]
-    : [
-        '  npm install',
-        '  npx plugsmith dev                              # emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
-        `  npx plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
-        '  npm test                                       # the end-to-end test, against an in-memory emulator',
-      ];
-  note(io, global, ['', 'Next:', ...(shown === '.' ? [] : [`  cd ${shown}`]), ...next, 'More in README.md.'].join('\n'));
+  if (result.vendored)
+    note(
+      io,
+      global,
+      `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`,
+    );
+  const next =
+    answers.lang === 'python'
+      ? [
+          '  plugsmith dev                                  # emulator, deploy, python3 -m plugin (restarted on change), verify, install, live deliveries',
+          `  plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
+          '  plugsmith emulator exec --deploy -- python3 -m unittest   # the end-to-end test, against an in-memory emulator',
+        ]
+      : [
+          '  npm install',
+          '  npx plugsmith dev                              # emulator, deploy, the plugin (restarted on change), verify, install, live deliveries',
+          `  npx plugsmith trigger ${TEMPLATES[answers.type].triggerEvent}   # in another terminal: a real event, answered by the plugin`,
+          '  npm test                                       # the end-to-end test, against an in-memory emulator',
+        ];
+  note(
+    io,
+    global,
+    ['', 'Next:', ...(shown === '.' ? [] : [`  cd ${shown}`]), ...next, 'More in README.md.'].join(
+      '\n',
+    ),
+  );
 };
 
 export default init;

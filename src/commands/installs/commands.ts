@@ -5,8 +5,16 @@ import { INSTALL_KINDS } from './kinds.js';
 type Noun = keyof typeof INSTALL_KINDS;
 
 const EXAMPLE: Record<Noun, { entityId: string; scopes: string; events: string }> = {
-  providers: { entityId: 'repo_docs', scopes: 'REPOSITORY_FILES_READ', events: 'REPOSITORY_FILE_ADDED' },
-  handlers: { entityId: 'agent_nova', scopes: 'AGENT_MESSAGE_WRITE', events: 'AGENT_MESSAGE_RECEIVED' },
+  providers: {
+    entityId: 'repo_docs',
+    scopes: 'REPOSITORY_FILES_READ',
+    events: 'REPOSITORY_FILE_ADDED',
+  },
+  handlers: {
+    entityId: 'agent_nova',
+    scopes: 'AGENT_MESSAGE_WRITE',
+    events: 'AGENT_MESSAGE_RECEIVED',
+  },
   apps: { entityId: 'app_main', scopes: '', events: '' },
 };
 
@@ -29,13 +37,39 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
       ],
       args: [arg],
       options: [
-        { flags: '--plugin <pluginId>', description: `the ${kind.pluginType} plugin to install (its webhook must be verified)` },
+        {
+          flags: '--plugin <pluginId>',
+          description: `the ${kind.pluginType} plugin to install (its webhook must be verified)`,
+        },
         { flags: '--name <name>', description: 'instance name (default: the plugin’s name)' },
-        { flags: '--events <kinds>', description: 'events to receive, comma-separated (default: all of the plugin’s events)', parse: commaList },
-        { flags: '--scopes <scopes>', description: 'scopes granted to the instance token, comma-separated (default: none)', parse: commaList },
-        { flags: '--inputs <file>', description: 'JSON file of the inputs (checked against the plugin’s inputsSchema)' },
-        { flags: '--dispatch-mode <mode>', description: 'SYNC waits for the webhook, ASYNC queues (default ASYNC)', choices: ['SYNC', 'ASYNC'] },
-        ...(noun === 'apps' ? [{ ...orgOption, description: 'org of the app (default: the profile\'s; needed only for an app\'s first plugin)' }] : []),
+        {
+          flags: '--events <kinds>',
+          description: 'events to receive, comma-separated (default: all of the plugin’s events)',
+          parse: commaList,
+        },
+        {
+          flags: '--scopes <scopes>',
+          description: 'scopes granted to the instance token, comma-separated (default: none)',
+          parse: commaList,
+        },
+        {
+          flags: '--inputs <file>',
+          description: 'JSON file of the inputs (checked against the plugin’s inputsSchema)',
+        },
+        {
+          flags: '--dispatch-mode <mode>',
+          description: 'SYNC waits for the webhook, ASYNC queues (default ASYNC)',
+          choices: ['SYNC', 'ASYNC'],
+        },
+        ...(noun === 'apps'
+          ? [
+              {
+                ...orgOption,
+                description:
+                  "org of the app (default: the profile's; needed only for an app's first plugin)",
+              },
+            ]
+          : []),
         ...targetOptions,
       ],
       load: () => handlers().then((m) => ({ default: m.addHandler(kind) })),
@@ -43,7 +77,10 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
     defineCommand({
       path: [noun, 'list'],
       summary: `List the ${kind.what}s of ${a(kind.entity)}`,
-      examples: [`plugsmith ${noun} list ${ex.entityId}`, `plugsmith ${noun} list ${ex.entityId} --filter pluginId=plg_123 --json`],
+      examples: [
+        `plugsmith ${noun} list ${ex.entityId}`,
+        `plugsmith ${noun} list ${ex.entityId} --filter pluginId=plg_123 --json`,
+      ],
       args: [arg],
       options: [...listOptions, ...targetOptions],
       load: () => handlers().then((m) => ({ default: m.listHandler(kind) })),

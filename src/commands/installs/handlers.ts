@@ -18,7 +18,11 @@ interface AddFlags {
 /** The three methods of a kind's client resource, whatever the resource calls its install method. */
 function resourceOf(client: PlatformClient, kind: InstallKind) {
   const resource = client[kind.resource];
-  return { install: 'add' in resource ? resource.add : resource.attach, list: resource.list, remove: resource.remove };
+  return {
+    install: 'add' in resource ? resource.add : resource.attach,
+    list: resource.list,
+    remove: resource.remove,
+  };
 }
 
 /** Installs a plugin on an entity: events default to all the plugin's, scopes to none (granting is always explicit). */
@@ -26,7 +30,8 @@ export function addHandler(kind: InstallKind): CommandHandler<AddFlags & TargetF
   return async (input) => {
     const entityId = input.args[0];
     const o = input.options;
-    const pluginId = o.plugin ?? (await askText(input.io, { flag: '--plugin', message: 'Plugin id:' }));
+    const pluginId =
+      o.plugin ?? (await askText(input.io, { flag: '--plugin', message: 'Plugin id:' }));
     const inputs = o.inputs !== undefined ? await readJsonFile('--inputs', o.inputs) : undefined;
     const instance = await withClient(input, { token: true }, async (client, settings) => {
       let { name, events } = o;
@@ -75,7 +80,14 @@ export function removeHandler(kind: InstallKind): CommandHandler<{ yes?: boolean
   return async (input) => {
     const [entityId, instanceId] = input.args;
     await confirmDeletion(input, `${kind.what} ${instanceId} of ${kind.entity} ${entityId}`);
-    const result = await withClient(input, { token: true }, (client) => resourceOf(client, kind).remove(entityId, instanceId));
-    printResult(input.io, input.global, result ?? { id: instanceId, deleted: true }, () => `removed ${kind.what} ${instanceId}\n`);
+    const result = await withClient(input, { token: true }, (client) =>
+      resourceOf(client, kind).remove(entityId, instanceId),
+    );
+    printResult(
+      input.io,
+      input.global,
+      result ?? { id: instanceId, deleted: true },
+      () => `removed ${kind.what} ${instanceId}\n`,
+    );
   };
 }

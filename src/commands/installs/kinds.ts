@@ -11,7 +11,17 @@ export interface InstallKind {
 }
 
 export const INSTALL_KINDS = {
-  providers: { pluginType: 'DATA_PROVIDER', entity: 'repository', what: 'data provider', resource: 'dataProviders' },
-  handlers: { pluginType: 'EVENT_HANDLER', entity: 'agent', what: 'event handler', resource: 'agentPlugins' },
+  providers: {
+    pluginType: 'DATA_PROVIDER',
+    entity: 'repository',
+    what: 'data provider',
+    resource: 'dataProviders',
+  },
+  handlers: {
+    pluginType: 'EVENT_HANDLER',
+    entity: 'agent',
+    what: 'event handler',
+    resource: 'agentPlugins',
+  },
   apps: { pluginType: 'APP', entity: 'app', what: 'app plugin', resource: 'appPlugins' },
 } as const satisfies Record<string, InstallKind>;

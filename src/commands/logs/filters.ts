@@ -12,7 +12,10 @@ const HTTP_STATUS = new RegExp(HTTP_STATUS_FILTER_PATTERN);
 
 function parseHttpStatus(value: string): string {
   const statuses = value.replace(/\s+/g, '').toLowerCase();
-  if (!HTTP_STATUS.test(statuses)) throw new InvalidOptionValue(`--http-status takes statuses (500), classes (5xx) or none (no answer), comma-separated, not "${value}"`);
+  if (!HTTP_STATUS.test(statuses))
+    throw new InvalidOptionValue(
+      `--http-status takes statuses (500), classes (5xx) or none (no answer), comma-separated, not "${value}"`,
+    );
   return statuses;
 }
 
@@ -24,7 +27,10 @@ export function timeOption(flag: string, now: () => number = Date.now) {
     const ago = /^(\d+)\s*([smhd])$/i.exec(value.trim());
     if (ago) return new Date(now() - Number(ago[1]) * UNITS[ago[2].toLowerCase()]).toISOString();
     const at = Date.parse(value);
-    if (Number.isNaN(at)) throw new InvalidOptionValue(`${flag} takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "${value}"`);
+    if (Number.isNaN(at))
+      throw new InvalidOptionValue(
+        `${flag} takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "${value}"`,
+      );
     return new Date(at).toISOString();
   };
 }
@@ -33,14 +39,47 @@ export function timeOption(flag: string, now: () => number = Date.now) {
 export const deliveryFilterOptions = [
   { flags: '--plugin <pluginId>', description: "only this plugin's deliveries" },
   { flags: '--type <eventType>', description: 'only this event type' },
-  { flags: '--status <status>', description: 'only this status (failed also matches exhausted: every retry failed)', choices: DELIVERY_STATUS_CHOICES },
-  { flags: '--http-status <statuses>', description: "the last attempt's answer: statuses (500), classes (5xx) or none (no answer), comma-separated", parse: parseHttpStatus },
-  { flags: '--failed-once', description: 'only deliveries with an attempt that failed, even if a later one got through' },
-  { flags: '--min-attempts <n>', description: 'at least this many attempts', parse: integerOption('--min-attempts', 0, 9999) },
-  { flags: '--max-attempts <n>', description: 'at most this many attempts', parse: integerOption('--max-attempts', 0, 9999) },
-  { flags: '--since <time>', description: 'created at or after this time: ISO 8601, or a duration back from now (30m, 2h, 7d)', parse: timeOption('--since') },
-  { flags: '--until <time>', description: 'created before this time: ISO 8601, or a duration back from now', parse: timeOption('--until') },
-  { flags: '--search <text>', description: 'only deliveries whose id, event id, type, URL, plugin or instance id contains this' },
+  {
+    flags: '--status <status>',
+    description: 'only this status (failed also matches exhausted: every retry failed)',
+    choices: DELIVERY_STATUS_CHOICES,
+  },
+  {
+    flags: '--http-status <statuses>',
+    description:
+      "the last attempt's answer: statuses (500), classes (5xx) or none (no answer), comma-separated",
+    parse: parseHttpStatus,
+  },
+  {
+    flags: '--failed-once',
+    description: 'only deliveries with an attempt that failed, even if a later one got through',
+  },
+  {
+    flags: '--min-attempts <n>',
+    description: 'at least this many attempts',
+    parse: integerOption('--min-attempts', 0, 9999),
+  },
+  {
+    flags: '--max-attempts <n>',
+    description: 'at most this many attempts',
+    parse: integerOption('--max-attempts', 0, 9999),
+  },
+  {
+    flags: '--since <time>',
+    description:
+      'created at or after this time: ISO 8601, or a duration back from now (30m, 2h, 7d)',
+    parse: timeOption('--since'),
+  },
+  {
+    flags: '--until <time>',
+    description: 'created before this time: ISO 8601, or a duration back from now',
+    parse: timeOption('--until'),
+  },
+  {
+    flags: '--search <text>',
+    description:
+      'only deliveries whose id, event id, type, URL, plugin or instance id contains this',
+  },
 ] as const satisfies readonly OptionSpec[];
 
 /** The parsed filter options (any may be left out). */
@@ -49,19 +88,27 @@ export type DeliveryFilterFlags = Partial<OptionsOf<typeof deliveryFilterOptions
 /** Each filter's flag and its key in the parsed options (`--http-status`, `httpStatus`), in the options' order. */
 const FILTERS = deliveryFilterOptions.map(({ flags }) => {
   const flag = flags.split(' ')[0];
-  return { flag, key: flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as keyof DeliveryFilterFlags };
+  return {
+    flag,
+    key: flag
+      .slice(2)
+      .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as keyof DeliveryFilterFlags,
+  };
 });
 
 /** The flags of the filters given (`--min-attempts 0` was given; a flag left out was not). */
 export function givenFilters(flags: DeliveryFilterFlags): string[] {
-  return FILTERS.filter(({ key }) => flags[key] !== undefined && flags[key] !== false).map(({ flag }) => flag);
+  return FILTERS.filter(({ key }) => flags[key] !== undefined && flags[key] !== false).map(
+    ({ flag }) => flag,
+  );
 }
 
 /** The client's DeliveryMatch for the parsed filters (structurally `DeliveryMatch`). */
 export function deliveryMatchOf(flags: DeliveryFilterFlags) {
   const filters: Record<string, string | string[]> = {};
   if (flags.type) filters.type = flags.type;
-  if (flags.status) filters.status = flags.status === 'failed' ? ['failed', 'exhausted'] : flags.status;
+  if (flags.status)
+    filters.status = flags.status === 'failed' ? ['failed', 'exhausted'] : flags.status;
   return {
     pluginId: flags.plugin,
     search: flags.search,
@@ -77,7 +124,13 @@ export function deliveryMatchOf(flags: DeliveryFilterFlags) {
 
 /** The filters in words, for a confirmation ("--status failed --plugin plg_1"). */
 export function describeFilters(flags: DeliveryFilterFlags): string {
-  return FILTERS.filter(({ key }) => flags[key] !== undefined && flags[key] !== false && flags[key] !== '')
-    .map(({ flag, key }) => (flags[key] === true ? flag : `${flag} ${key === 'search' ? JSON.stringify(flags.search) : flags[key]}`))
+  return FILTERS.filter(
+    ({ key }) => flags[key] !== undefined && flags[key] !== false && flags[key] !== '',
+  )
+    .map(({ flag, key }) =>
+      flags[key] === true
+        ? flag
+        : `${flag} ${key === 'search' ? JSON.stringify(flags.search) : flags[key]}`,
+    )
     .join(' ');
 }

@@ -3,12 +3,22 @@ import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { MAX_BULK_REDELIVERIES } from '../../contract/requests.js';
 import { DELIVERY_COLUMNS, attemptLine, deliverySummary } from '../../dev/delivery-view.js';
-import { cancelRetries, countMatching, redeliverMatching, retryNow } from '../../dev/delivery-actions.js';
+import {
+  cancelRetries,
+  countMatching,
+  redeliverMatching,
+  retryNow,
+} from '../../dev/delivery-actions.js';
 import { confirm } from '../../ui/dialogs.js';
 import { note, printResult } from '../../ui/output.js';
 import { styleFor } from '../../ui/style.js';
 import { listenForStop } from '../stop-signal.js';
-import { deliveryMatchOf, describeFilters, givenFilters, type DeliveryFilterFlags } from './filters.js';
+import {
+  deliveryMatchOf,
+  describeFilters,
+  givenFilters,
+  type DeliveryFilterFlags,
+} from './filters.js';
 
 interface LogsOptions extends DeliveryFilterFlags {
   follow?: boolean;
@@ -24,11 +34,19 @@ export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => 
   const { io, global } = input;
   const unfollowable = givenFilters(o).filter((flag) => !FOLLOWABLE.includes(flag));
   if (o.follow && unfollowable.length > 0) {
-    throw new UserError(`--follow shows attempts as they happen and filters them by --plugin, --type and --status only; drop ${unfollowable.join(', ')} (or drop --follow to list the log)`, EXIT.USAGE);
+    throw new UserError(
+      `--follow shows attempts as they happen and filters them by --plugin, --type and --status only; drop ${unfollowable.join(', ')} (or drop --follow to list the log)`,
+      EXIT.USAGE,
+    );
   }
   if (!o.follow) {
     return withClient(input, { token: false }, async (client) => {
-      const page = await client.emulator.deliveries.list({ ...deliveryMatchOf(o), sortBy: 'createdAt', sortOrder: 'desc', limit: o.limit });
+      const page = await client.emulator.deliveries.list({
+        ...deliveryMatchOf(o),
+        sortBy: 'createdAt',
+        sortOrder: 'desc',
+        limit: o.limit,
+      });
       printRows(input, page.data.reverse(), DELIVERY_COLUMNS, 'deliveries');
     });
   }
@@ -44,9 +62,15 @@ export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => 
         { pluginId: o.plugin, type: o.type },
         (notice) => {
           if (statuses.length > 0 && !statuses.includes(notice.delivery.status)) return;
-          io.stdout.write((global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n');
+          io.stdout.write(
+            (global.json ? JSON.stringify(notice) : attemptLine(notice, style)) + '\n',
+          );
         },
-        { signal: stop.signal, onOpen: () => note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`) },
+        {
+          signal: stop.signal,
+          onOpen: () =>
+            note(io, global, `following deliveries of ${client.baseUrl} (Ctrl+C to stop)`),
+        },
       );
     } finally {
       stop.dispose();
@@ -59,10 +83,16 @@ export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => 
 /** Ends a pending delivery's retries and shows the delivery as it now is (failed). */
 export const cancel: CommandHandler<TargetFlags> = async (input) => {
   const [deliveryId] = input.args;
-  const delivery = await withClient(input, { token: false }, (client) => cancelRetries(client, deliveryId));
+  const delivery = await withClient(input, { token: false }, (client) =>
+    cancelRetries(client, deliveryId),
+  );
   const attempts = delivery.attempts.length;
-  printResult(input.io, input.global, delivery, () =>
-    `Cancelled the retries of delivery ${delivery.id}: it is ${delivery.status} after ${attempts} attempt${attempts === 1 ? '' : 's'} and is never sent again ` +
+  printResult(
+    input.io,
+    input.global,
+    delivery,
+    () =>
+      `Cancelled the retries of delivery ${delivery.id}: it is ${delivery.status} after ${attempts} attempt${attempts === 1 ? '' : 's'} and is never sent again ` +
       `(\`plugsmith logs redeliver ${delivery.id}\` sends its event as a new delivery).\n`,
   );
 };
@@ -74,13 +104,28 @@ export const retry: CommandHandler<{ wait: boolean } & TargetFlags> = async (inp
   const delivery = await withClient(input, { token: false }, async (client) =>
     retryNow(client, deliveryId, { wait, timeoutMs: timeoutMsOf(input) }),
   );
-  printResult(input.io, input.global, delivery, () => (wait ? deliverySummary(delivery) : `delivery ${delivery.id}: attempt ${delivery.attempts.length + 1} started`) + '\n');
+  printResult(
+    input.io,
+    input.global,
+    delivery,
+    () =>
+      (wait
+        ? deliverySummary(delivery)
+        : `delivery ${delivery.id}: attempt ${delivery.attempts.length + 1} started`) + '\n',
+  );
   if (!wait) {
-    note(input.io, input.global, `\`plugsmith logs --follow --plugin ${delivery.pluginId}\` shows how it ends`);
+    note(
+      input.io,
+      input.global,
+      `\`plugsmith logs --follow --plugin ${delivery.pluginId}\` shows how it ends`,
+    );
     return;
   }
   if (delivery.status !== 'delivered') {
-    const next = delivery.status === 'pending' && delivery.nextAttemptAt ? `; the next retry is due at ${delivery.nextAttemptAt}` : '';
+    const next =
+      delivery.status === 'pending' && delivery.nextAttemptAt
+        ? `; the next retry is due at ${delivery.nextAttemptAt}`
+        : '';
     throw new UserError(`the webhook did not accept the attempt${next}`, EXIT.UNEXPECTED);
   }
 };
@@ -92,10 +137,22 @@ function deliveries(n: number): string {
 }
 
 /** Sends a logged delivery's event again and reports the new delivery's first attempt. */
-async function redeliverOne(input: CommandInput<RedeliverOptions>, deliveryId: string): Promise<void> {
-  const delivery = await withClient(input, { token: false }, (client) => client.emulator.deliveries.redeliver(deliveryId));
-  printResult(input.io, input.global, delivery, () => `${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`);
-  if (delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the redelivered event`, EXIT.UNEXPECTED);
+async function redeliverOne(
+  input: CommandInput<RedeliverOptions>,
+  deliveryId: string,
+): Promise<void> {
+  const delivery = await withClient(input, { token: false }, (client) =>
+    client.emulator.deliveries.redeliver(deliveryId),
+  );
+  printResult(
+    input.io,
+    input.global,
+    delivery,
+    () =>
+      `${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`,
+  );
+  if (delivery.status !== 'delivered')
+    throw new UserError(`the webhook did not accept the redelivered event`, EXIT.UNEXPECTED);
 }
 
 /** Resends every delivery the filters match, each as a new one, after a confirmation naming the count (`--yes` without a terminal). */
@@ -108,22 +165,40 @@ async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<
     const resendable = matched - challenges;
     if (resendable === 0) return { count: 0, skipped: challenges, deliveries: [] };
     if (resendable > MAX_BULK_REDELIVERIES) {
-      throw new UserError(`${resendable} deliveries match ${filters}: at most ${MAX_BULK_REDELIVERIES} are resent at once; narrow the filters (--plugin, --type, --since, --http-status…)`, EXIT.VALIDATION);
+      throw new UserError(
+        `${resendable} deliveries match ${filters}: at most ${MAX_BULK_REDELIVERIES} are resent at once; narrow the filters (--plugin, --type, --since, --http-status…)`,
+        EXIT.VALIDATION,
+      );
     }
     if (!options.yes) {
-      const left = challenges > 0 ? ` (${challenges} challenge${challenges === 1 ? '' : 's'} left out: never resent)` : '';
-      const yes = await confirm(io, { flag: '--yes', message: `Send the events of ${deliveries(resendable)} matching ${filters} again, each as a new delivery${left}?`, default: false });
-      if (!yes) throw new UserError(`nothing resent: ${deliveries(resendable)} match ${filters}`, EXIT.USAGE);
+      const left =
+        challenges > 0
+          ? ` (${challenges} challenge${challenges === 1 ? '' : 's'} left out: never resent)`
+          : '';
+      const yes = await confirm(io, {
+        flag: '--yes',
+        message: `Send the events of ${deliveries(resendable)} matching ${filters} again, each as a new delivery${left}?`,
+        default: false,
+      });
+      if (!yes)
+        throw new UserError(
+          `nothing resent: ${deliveries(resendable)} match ${filters}`,
+          EXIT.USAGE,
+        );
     }
     return redeliverMatching(client, match);
   });
-  const left = result.skipped > 0 ? `; ${result.skipped} challenge${result.skipped === 1 ? '' : 's'} left out` : '';
+  const left =
+    result.skipped > 0
+      ? `; ${result.skipped} challenge${result.skipped === 1 ? '' : 's'} left out`
+      : '';
   printResult(io, global, result, () =>
     result.count === 0
       ? `No delivery to resend: none matches ${filters}${result.skipped > 0 ? ` but challenges, which are never resent` : ''} (\`plugsmith logs ${filters}\` shows what they match).\n`
       : `Resent ${deliveries(result.count)} matching ${filters}, as new deliveries${left}:\n${result.deliveries.join('\n')}\n`,
   );
-  if (result.count > 0) note(io, global, 'their attempts run now: `plugsmith logs --follow` shows them as they end');
+  if (result.count > 0)
+    note(io, global, 'their attempts run now: `plugsmith logs --follow` shows them as they end');
 }
 
 /** `plugsmith logs redeliver [deliveryId]`: one delivery by id, or every delivery the filters match. */

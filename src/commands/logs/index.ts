@@ -8,7 +8,7 @@ const handlers = () => import('./handlers.js');
 export const logsCommands = [
   defineCommand({
     path: ['logs'],
-    summary: 'Show the emulator\'s webhook deliveries (newest last); --follow streams attempts live',
+    summary: "Show the emulator's webhook deliveries (newest last); --follow streams attempts live",
     examples: [
       'plugsmith logs',
       'plugsmith logs --status failed --type AGENT_MESSAGE_RECEIVED',
@@ -18,37 +18,60 @@ export const logsCommands = [
       'plugsmith logs --follow --json | jq .attempt.responseStatus',
     ],
     options: [
-      { flags: '-f, --follow', description: 'print each delivery attempt as it happens, until Ctrl+C (with --json: one JSON object per line); filters: --plugin, --type and --status' },
+      {
+        flags: '-f, --follow',
+        description:
+          'print each delivery attempt as it happens, until Ctrl+C (with --json: one JSON object per line); filters: --plugin, --type and --status',
+      },
       ...deliveryFilterOptions,
-      { flags: '--limit <n>', description: 'how many of the newest deliveries to show', default: 20, parse: integerOption('--limit', 1, 100) },
+      {
+        flags: '--limit <n>',
+        description: 'how many of the newest deliveries to show',
+        default: 20,
+        parse: integerOption('--limit', 1, 100),
+      },
       ...targetOptions,
     ],
     load: () => handlers().then((m) => ({ default: m.logs })),
   }),
   defineCommand({
     path: ['logs', 'redeliver'],
-    summary: 'Send a logged delivery\'s event again (same event id) and show the new delivery; with filters instead of an id, resend every delivery they match (asks first)',
+    summary:
+      "Send a logged delivery's event again (same event id) and show the new delivery; with filters instead of an id, resend every delivery they match (asks first)",
     examples: [
       'plugsmith logs redeliver dlv_123',
       'plugsmith logs redeliver dlv_123 --json',
       'plugsmith logs redeliver --status failed --plugin plg_123',
       'plugsmith logs redeliver --http-status 5xx,none --since 1h --yes --json',
     ],
-    args: [{ name: '[deliveryId]', description: 'the delivery to send again; leave it out and give filters (as `plugsmith logs` takes them) to resend every delivery they match' }],
+    args: [
+      {
+        name: '[deliveryId]',
+        description:
+          'the delivery to send again; leave it out and give filters (as `plugsmith logs` takes them) to resend every delivery they match',
+      },
+    ],
     options: [...deliveryFilterOptions, yesOption, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.redeliver })),
   }),
   defineCommand({
     path: ['logs', 'retry'],
-    summary: 'Make a pending delivery\'s next attempt now, instead of at its scheduled time, and show how it went',
+    summary:
+      "Make a pending delivery's next attempt now, instead of at its scheduled time, and show how it went",
     examples: ['plugsmith logs retry dlv_123', 'plugsmith logs retry dlv_123 --no-wait --json'],
     args: ['<deliveryId>'],
-    options: [{ flags: '--no-wait', description: 'answer once the attempt has started, without waiting for its outcome' }, ...targetOptions],
+    options: [
+      {
+        flags: '--no-wait',
+        description: 'answer once the attempt has started, without waiting for its outcome',
+      },
+      ...targetOptions,
+    ],
     load: () => handlers().then((m) => ({ default: m.retry })),
   }),
   defineCommand({
     path: ['logs', 'cancel'],
-    summary: 'Cancel a pending delivery\'s retries: it becomes failed and is never sent again',
+    summary: "Cancel a pending delivery's retries: it becomes failed and is never sent again",
     examples: ['plugsmith logs cancel dlv_123', 'plugsmith logs cancel dlv_123 --json'],
     args: ['<deliveryId>'],
     options: [...targetOptions],

@@ -4,10 +4,19 @@ import { targetOptions } from '../list-options.js';
 const handlers = () => import('./handlers.js');
 
 /** `--attachment TYPE=CONTENT`, repeatable. */
-function parseAttachment(value: string, previous: unknown): Array<{ type: string; content: string }> {
+function parseAttachment(
+  value: string,
+  previous: unknown,
+): Array<{ type: string; content: string }> {
   const at = value.indexOf('=');
-  const attachment = at > 0 ? { type: value.slice(0, at), content: value.slice(at + 1) } : { type: 'IMAGE_URL', content: value };
-  return [...((previous as Array<{ type: string; content: string }> | undefined) ?? []), attachment];
+  const attachment =
+    at > 0
+      ? { type: value.slice(0, at), content: value.slice(at + 1) }
+      : { type: 'IMAGE_URL', content: value };
+  return [
+    ...((previous as Array<{ type: string; content: string }> | undefined) ?? []),
+    attachment,
+  ];
 }
 
 /** `plugsmith messages send|list` (messaging API, with the API key). */
@@ -23,7 +32,11 @@ export const messageCommands = [
     args: ['<conversationId>', '[text]'],
     options: [
       { flags: '--type <type>', description: 'message type', default: 'TEXT' },
-      { flags: '--attachment <type=content>', description: 'attachment, repeatable (a bare URL is an IMAGE_URL)', parse: parseAttachment },
+      {
+        flags: '--attachment <type=content>',
+        description: 'attachment, repeatable (a bare URL is an IMAGE_URL)',
+        parse: parseAttachment,
+      },
       ...targetOptions,
     ],
     load: () => handlers().then((m) => ({ default: m.send })),
@@ -31,11 +44,19 @@ export const messageCommands = [
   defineCommand({
     path: ['messages', 'list'],
     summary: 'List a conversation’s messages, oldest first',
-    examples: ['plugsmith messages list conv_123', 'plugsmith messages list conv_123 --after msg_456 --json', 'plugsmith messages list conv_123 --all --json'],
+    examples: [
+      'plugsmith messages list conv_123',
+      'plugsmith messages list conv_123 --after msg_456 --json',
+      'plugsmith messages list conv_123 --all --json',
+    ],
     args: ['<conversationId>'],
     options: [
       { flags: '--after <messageId>', description: 'only messages after this one (for polling)' },
-      { flags: '--limit <n>', description: 'messages per page (1-100)', parse: integerOption('--limit', 1, 100) },
+      {
+        flags: '--limit <n>',
+        description: 'messages per page (1-100)',
+        parse: integerOption('--limit', 1, 100),
+      },
       { flags: '--all', description: 'follow the pages and print every message' },
       ...targetOptions,
     ],

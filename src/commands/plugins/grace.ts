@@ -8,9 +8,14 @@ const MAX_GRACE_SECONDS = 30 * 86_400;
 export function parseGrace(value: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
   if (!match || (match[2] === undefined && Number(match[1]) !== 0)) {
-    throw new InvalidOptionValue(`--grace takes a duration such as 24h, 30m, 90s or 0 (no grace), not "${value}"`);
+    throw new InvalidOptionValue(
+      `--grace takes a duration such as 24h, 30m, 90s or 0 (no grace), not "${value}"`,
+    );
   }
   const seconds = Number(match[1]) * UNIT_SECONDS[match[2] ?? 's'];
-  if (seconds > MAX_GRACE_SECONDS) throw new InvalidOptionValue(`--grace is at most 30d (the previous secret must stop signing some day), not "${value}"`);
+  if (seconds > MAX_GRACE_SECONDS)
+    throw new InvalidOptionValue(
+      `--grace is at most 30d (the previous secret must stop signing some day), not "${value}"`,
+    );
   return seconds;
 }

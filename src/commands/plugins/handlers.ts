@@ -1,6 +1,14 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import type { ListFlags } from '../list-options.js';
-import { confirmDeletion, naming, orgOf, printList, printRecord, readJsonFile, withClient } from '../context.js';
+import {
+  confirmDeletion,
+  naming,
+  orgOf,
+  printList,
+  printRecord,
+  readJsonFile,
+  withClient,
+} from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { askChoice, askText } from '../../ui/dialogs.js';
 import { note, printResult, type Column } from '../../ui/output.js';
@@ -28,14 +36,23 @@ function schemaFiles(input: CommandInput<PluginFlags>): Record<string, [string, 
 }
 
 /** Flags whose value is the body field of the same name. */
-const PASSED_AS_IS = ['name', 'type', 'description', 'webhookUrl', 'events', 'scopes', 'tags'] as const;
+const PASSED_AS_IS = [
+  'name',
+  'type',
+  'description',
+  'webhookUrl',
+  'events',
+  'scopes',
+  'tags',
+] as const;
 
 /** The request body for the flags that were given (nothing for flags left out). */
 async function pluginBody(input: CommandInput<PluginFlags>): Promise<PluginUpdate> {
   const o = input.options;
   const given = PASSED_AS_IS.filter((key) => o[key] !== undefined);
   const body: PluginUpdate = Object.fromEntries(given.map((key) => [key, o[key]]));
-  if (o.inputsSchema !== undefined) body.inputsSchema = await readJsonFile('--inputs-schema', o.inputsSchema);
+  if (o.inputsSchema !== undefined)
+    body.inputsSchema = await readJsonFile('--inputs-schema', o.inputsSchema);
   if (o.public) body.isPublic = true;
   if (o.private) body.isPublic = false;
   return body;
@@ -46,12 +63,30 @@ const pluginColumns: Column<Plugin>[] = [
   { header: 'NAME', value: (p) => p.name },
   { header: 'TYPE', value: (p) => p.type },
   { header: 'PUBLIC', value: (p) => (p.isPublic ? 'yes' : 'no') },
-  { header: 'VERIFIED', value: (p) => (p.webhookUrl ? (p.webhookUrlIsVerified ? 'yes' : 'no') : '-') },
+  {
+    header: 'VERIFIED',
+    value: (p) => (p.webhookUrl ? (p.webhookUrlIsVerified ? 'yes' : 'no') : '-'),
+  },
   { header: 'WEBHOOK', value: (p) => p.webhookUrl },
 ];
 
 /** Fields shown by `plugins get` and after create/update, in this order (the secret is left to `plugins secret`). */
-const pluginKeys = ['id', 'name', 'type', 'orgId', 'description', 'isPublic', 'webhookUrl', 'webhookUrlIsVerified', 'events', 'scopes', 'tags', 'inputsSchema', 'createdAt', 'updatedAt'];
+const pluginKeys = [
+  'id',
+  'name',
+  'type',
+  'orgId',
+  'description',
+  'isPublic',
+  'webhookUrl',
+  'webhookUrlIsVerified',
+  'events',
+  'scopes',
+  'tags',
+  'inputsSchema',
+  'createdAt',
+  'updatedAt',
+];
 
 /** Creates a plugin in the org (--org or the profile's); asks for name and type on a terminal. */
 export const create: CommandHandler<PluginFlags & TargetFlags> = async (input) => {
@@ -67,14 +102,18 @@ export const create: CommandHandler<PluginFlags & TargetFlags> = async (input) =
     ],
   });
   const plugin = await withClient(input, { token: true }, (client, settings) =>
-    naming(schemaFiles(input), () => client.plugins.createInOrg(orgOf(settings), body as PluginCreate)),
+    naming(schemaFiles(input), () =>
+      client.plugins.createInOrg(orgOf(settings), body as PluginCreate),
+    ),
   );
   printRecord(input, plugin, pluginKeys);
 };
 
 /** Shows one plugin (--json: the whole record, with the secret when the caller may see it). */
 export const get: CommandHandler<TargetFlags> = async (input) => {
-  const plugin = await withClient(input, { token: true }, (client) => client.plugins.get(input.args[0]));
+  const plugin = await withClient(input, { token: true }, (client) =>
+    client.plugins.get(input.args[0]),
+  );
   printRecord(input, plugin, pluginKeys);
 };
 
@@ -88,47 +127,83 @@ export const list: CommandHandler<ListFlags & TargetFlags> = (input) =>
 /** Updates the fields given; a new webhook URL needs `plugins verify` again. */
 export const update: CommandHandler<PluginFlags & TargetFlags> = async (input) => {
   const o = input.options;
-  if (o.public && o.private) throw new UserError('pass either --public or --private, not both', EXIT.USAGE);
+  if (o.public && o.private)
+    throw new UserError('pass either --public or --private, not both', EXIT.USAGE);
   const body = await pluginBody(input);
   if (Object.keys(body).length === 0) {
-    throw new UserError('nothing to update: pass at least one of --name, --type, --description, --webhook-url, --events, --scopes, --tags, --inputs-schema, --public, --private', EXIT.USAGE);
+    throw new UserError(
+      'nothing to update: pass at least one of --name, --type, --description, --webhook-url, --events, --scopes, --tags, --inputs-schema, --public, --private',
+      EXIT.USAGE,
+    );
   }
-  const plugin = await withClient(input, { token: true }, (client) => naming(schemaFiles(input), () => client.plugins.update(input.args[0], body)));
+  const plugin = await withClient(input, { token: true }, (client) =>
+    naming(schemaFiles(input), () => client.plugins.update(input.args[0], body)),
+  );
   printRecord(input, plugin, pluginKeys);
-  if ('webhookUrl' in body && body.webhookUrl) note(input.io, input.global, `the webhook URL changed: verify it with \`plugsmith plugins verify ${plugin.id}\``);
+  if ('webhookUrl' in body && body.webhookUrl)
+    note(
+      input.io,
+      input.global,
+      `the webhook URL changed: verify it with \`plugsmith plugins verify ${plugin.id}\``,
+    );
 };
 
 /** Deletes a plugin after confirmation (--yes without a terminal). */
 export const remove: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   await confirmDeletion(input, `plugin ${pluginId} with its actions and external events`);
-  const result = await withClient(input, { token: true }, (client) => client.plugins.delete(pluginId));
-  printResult(input.io, input.global, result ?? { id: pluginId, deleted: true }, () => `deleted plugin ${pluginId}\n`);
+  const result = await withClient(input, { token: true }, (client) =>
+    client.plugins.delete(pluginId),
+  );
+  printResult(
+    input.io,
+    input.global,
+    result ?? { id: pluginId, deleted: true },
+    () => `deleted plugin ${pluginId}\n`,
+  );
 };
 
 /** Sends the webhook challenge; a plugin whose webhook did not answer it is exit 1, with the reason. */
 export const verify: CommandHandler<TargetFlags> = async (input) => {
   const pluginId = input.args[0];
-  const result = await withClient(input, { token: true }, (client) => client.plugins.verifyWebhook(pluginId));
+  const result = await withClient(input, { token: true }, (client) =>
+    client.plugins.verifyWebhook(pluginId),
+  );
   const style = styleFor(input.io, input.global);
   printResult(input.io, input.global, result, () =>
-    result.verified ? `${style.green('verified')}: plugin ${pluginId}'s webhook answered the challenge\n` : `${style.red('not verified')}: ${result.reason ?? 'no reason given'}\n`,
+    result.verified
+      ? `${style.green('verified')}: plugin ${pluginId}'s webhook answered the challenge\n`
+      : `${style.red('not verified')}: ${result.reason ?? 'no reason given'}\n`,
   );
-  if (!result.verified) throw new UserError(`the webhook of plugin ${pluginId} is not verified${result.reason ? `: ${result.reason}` : ''}`, EXIT.UNEXPECTED);
+  if (!result.verified)
+    throw new UserError(
+      `the webhook of plugin ${pluginId} is not verified${result.reason ? `: ${result.reason}` : ''}`,
+      EXIT.UNEXPECTED,
+    );
 };
 
 /** Lists public plugins; works without a token (one is sent when known). */
 export const marketplace: CommandHandler<ListFlags & TargetFlags> = (input) =>
-  withClient(input, {}, (client) => printList(input, (q) => client.plugins.marketplace(q), pluginColumns, 'public plugins'));
+  withClient(input, {}, (client) =>
+    printList(input, (q) => client.plugins.marketplace(q), pluginColumns, 'public plugins'),
+  );
 
 /** Prints only the secret (for `$(…)`), or `{ id, webhookSecret }` with --json. */
 export const secret: CommandHandler<TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   const plugin = await withClient(input, { token: true }, (client) => client.plugins.get(pluginId));
   if (typeof plugin.webhookSecret !== 'string') {
-    throw new UserError(`the webhook secret of plugin ${pluginId} is shown only to MEMBERs and OWNERs of its org (${plugin.orgId ?? 'unknown'})`, EXIT.AUTH);
+    throw new UserError(
+      `the webhook secret of plugin ${pluginId} is shown only to MEMBERs and OWNERs of its org (${plugin.orgId ?? 'unknown'})`,
+      EXIT.AUTH,
+    );
   }
-  printResult(input.io, input.global, { id: plugin.id, webhookSecret: plugin.webhookSecret }, () => `${plugin.webhookSecret}\n`);
+  printResult(
+    input.io,
+    input.global,
+    { id: plugin.id, webhookSecret: plugin.webhookSecret },
+    () => `${plugin.webhookSecret}\n`,
+  );
 };
 
 /** Rotates the webhook secret; prints the new secret (for `$(…)`), or the whole rotation with --json. */
@@ -136,7 +211,12 @@ export const rotate: CommandHandler<{ grace?: number } & TargetFlags> = async (i
   const pluginId = input.args[0];
   // No --grace: the platform's default (24 h).
   const graceSeconds = input.options.grace;
-  const rotation = await withClient(input, { token: true }, (client) => client.plugins.rotateWebhookSecret(pluginId, graceSeconds === undefined ? {} : { graceSeconds }));
+  const rotation = await withClient(input, { token: true }, (client) =>
+    client.plugins.rotateWebhookSecret(
+      pluginId,
+      graceSeconds === undefined ? {} : { graceSeconds },
+    ),
+  );
   if (!input.global.json && !input.global.quiet) {
     input.io.stderr.write(
       rotation.previousSecretExpiresAt

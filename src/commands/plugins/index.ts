@@ -11,11 +11,25 @@ const fieldOptions: OptionSpec[] = [
   { flags: '--name <name>', description: 'plugin name' },
   { flags: '--type <type>', description: 'EVENT_HANDLER, APP or DATA_PROVIDER', choices: TYPES },
   { flags: '--description <text>', description: 'what the plugin does' },
-  { flags: '--webhook-url <url>', description: 'where events are POSTed (a new URL must be verified again)' },
-  { flags: '--events <kinds>', description: 'event kinds it wants, comma-separated or repeated', parse: commaList },
-  { flags: '--scopes <scopes>', description: 'scopes for instance tokens (AGENT_MESSAGE_WRITE, REPOSITORY_FILES_READ)', parse: commaList },
+  {
+    flags: '--webhook-url <url>',
+    description: 'where events are POSTed (a new URL must be verified again)',
+  },
+  {
+    flags: '--events <kinds>',
+    description: 'event kinds it wants, comma-separated or repeated',
+    parse: commaList,
+  },
+  {
+    flags: '--scopes <scopes>',
+    description: 'scopes for instance tokens (AGENT_MESSAGE_WRITE, REPOSITORY_FILES_READ)',
+    parse: commaList,
+  },
   { flags: '--tags <tags>', description: 'tags, comma-separated or repeated', parse: commaList },
-  { flags: '--inputs-schema <file>', description: 'JSON Schema file of the inputs an installer supplies' },
+  {
+    flags: '--inputs-schema <file>',
+    description: 'JSON Schema file of the inputs an installer supplies',
+  },
   { flags: '--public', description: 'visible to other orgs (marketplace)' },
 ];
 
@@ -34,7 +48,10 @@ export const pluginCommands = [
   defineCommand({
     path: ['plugins', 'get'],
     summary: 'Show a plugin',
-    examples: ['plugsmith plugins get plg_123', 'plugsmith plugins get plg_123 --json | jq .webhookUrlIsVerified'],
+    examples: [
+      'plugsmith plugins get plg_123',
+      'plugsmith plugins get plg_123 --json | jq .webhookUrlIsVerified',
+    ],
     args: ['<pluginId>'],
     options: [...targetOptions],
     load: () => handlers().then((m) => ({ default: m.get })),
@@ -42,16 +59,26 @@ export const pluginCommands = [
   defineCommand({
     path: ['plugins', 'list'],
     summary: 'List the plugins of an org (non-members see public ones only)',
-    examples: ['plugsmith plugins list', 'plugsmith plugins list --org org_acme --filter type=APP --sort name --order asc --all --json'],
+    examples: [
+      'plugsmith plugins list',
+      'plugsmith plugins list --org org_acme --filter type=APP --sort name --order asc --all --json',
+    ],
     options: [orgOption, ...listOptions, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['plugins', 'update'],
     summary: 'Change a plugin’s fields (a new --webhook-url must be verified again)',
-    examples: ['plugsmith plugins update plg_123 --webhook-url https://example.com/v2/webhook', 'plugsmith plugins update plg_123 --private --tags search,files'],
+    examples: [
+      'plugsmith plugins update plg_123 --webhook-url https://example.com/v2/webhook',
+      'plugsmith plugins update plg_123 --private --tags search,files',
+    ],
     args: ['<pluginId>'],
-    options: [...fieldOptions, { flags: '--private', description: 'visible to the owning org only' }, ...targetOptions],
+    options: [
+      ...fieldOptions,
+      { flags: '--private', description: 'visible to the owning org only' },
+      ...targetOptions,
+    ],
     load: () => handlers().then((m) => ({ default: m.update })),
   }),
   defineCommand({
@@ -73,24 +100,43 @@ export const pluginCommands = [
   defineCommand({
     path: ['plugins', 'marketplace'],
     summary: 'List public plugins (no token needed)',
-    examples: ['plugsmith plugins marketplace --search files', 'plugsmith plugins marketplace --filter tags=ai --filter tags=search --all --json'],
+    examples: [
+      'plugsmith plugins marketplace --search files',
+      'plugsmith plugins marketplace --filter tags=ai --filter tags=search --all --json',
+    ],
     options: [...listOptions, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.marketplace })),
   }),
   defineCommand({
     path: ['plugins', 'secret'],
     summary: 'Print the plugin’s webhook signing secret (whsec_…; MEMBER or OWNER)',
-    examples: ['plugsmith plugins secret plg_123', 'export WEBHOOK_SECRET="$(plugsmith plugins secret plg_123)"'],
+    examples: [
+      'plugsmith plugins secret plg_123',
+      'export WEBHOOK_SECRET="$(plugsmith plugins secret plg_123)"',
+    ],
     args: ['<pluginId>'],
     options: [...targetOptions],
     load: () => handlers().then((m) => ({ default: m.secret })),
   }),
   defineCommand({
     path: ['plugins', 'secret', 'rotate'],
-    summary: 'Give the plugin a new webhook secret; the old one keeps signing beside it for --grace (MEMBER or OWNER)',
-    examples: ['plugsmith plugins secret rotate plg_123', 'plugsmith plugins secret rotate plg_123 --grace 1h --json', 'plugsmith plugins secret rotate plg_123 --grace 0'],
+    summary:
+      'Give the plugin a new webhook secret; the old one keeps signing beside it for --grace (MEMBER or OWNER)',
+    examples: [
+      'plugsmith plugins secret rotate plg_123',
+      'plugsmith plugins secret rotate plg_123 --grace 1h --json',
+      'plugsmith plugins secret rotate plg_123 --grace 0',
+    ],
     args: ['<pluginId>'],
-    options: [{ flags: '--grace <duration>', description: 'how long the previous secret still signs deliveries: 24h (default), 30m, 90s; 0 stops it at once', parse: parseGrace }, ...targetOptions],
+    options: [
+      {
+        flags: '--grace <duration>',
+        description:
+          'how long the previous secret still signs deliveries: 24h (default), 30m, 90s; 0 stops it at once',
+        parse: parseGrace,
+      },
+      ...targetOptions,
+    ],
     load: () => handlers().then((m) => ({ default: m.rotate })),
   }),
 ];

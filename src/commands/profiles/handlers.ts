@@ -33,7 +33,10 @@ export const use: CommandHandler<object> = async ({ args, global, io }) => {
   const config = await loadConfig();
   if (!config.profiles[name]) {
     const known = Object.keys(config.profiles);
-    throw new UserError(`no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`, EXIT.NOT_FOUND);
+    throw new UserError(
+      `no profile named "${name}"${known.length ? ` (profiles: ${known.join(', ')})` : ''}`,
+      EXIT.NOT_FOUND,
+    );
   }
   config.current = name;
   await saveConfig(config);

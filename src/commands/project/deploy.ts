@@ -38,40 +38,66 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const manifest = await loadManifest(manifestPath);
   // One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise.
   if (!global.json) {
-    for (const v of manifest.expandedVariables) io.stderr.write(`${v.field} uses \${${v.variable}}${v.fromDefault ? ' (unset: its default)' : ' from the environment'}\n`);
+    for (const v of manifest.expandedVariables)
+      io.stderr.write(
+        `${v.field} uses \${${v.variable}}${v.fromDefault ? ' (unset: its default)' : ' from the environment'}\n`,
+      );
   }
   await withClient(input, { token: true }, async (client, settings) => {
     const orgId = orgOf(settings);
     const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });
-    const outcome = await deployManifest(client, manifestPath, { identity, orgId }, {
-      manifest,
-      allowDeletes: Boolean(o.allowDeletes),
-      dryRun,
-      review: (plan, notes) => {
-        for (const line of notes) note(io, global, line);
-        if (!global.json) {
-          io.stderr.write(renderPlan(plan));
-          if (plan.drift.length) io.stderr.write(renderDrift(plan.drift));
-        }
-        if (plan.drift.length && o.strict) {
-          if (global.json) io.stdout.write(JSON.stringify(summary(plan, dryRun, manifest), null, 2) + '\n');
-          throw new UserError('the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite', EXIT.CONFLICT);
-        }
+    const outcome = await deployManifest(
+      client,
+      manifestPath,
+      { identity, orgId },
+      {
+        manifest,
+        allowDeletes: Boolean(o.allowDeletes),
+        dryRun,
+        review: (plan, notes) => {
+          for (const line of notes) note(io, global, line);
+          if (!global.json) {
+            io.stderr.write(renderPlan(plan));
+            if (plan.drift.length) io.stderr.write(renderDrift(plan.drift));
+          }
+          if (plan.drift.length && o.strict) {
+            if (global.json)
+              io.stdout.write(JSON.stringify(summary(plan, dryRun, manifest), null, 2) + '\n');
+            throw new UserError(
+              'the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite',
+              EXIT.CONFLICT,
+            );
+          }
+        },
+        onStep: (s) => note(io, global, `  done: ${s.op} ${s.resource} ${s.name}`),
       },
-      onStep: (s) => note(io, global, `  done: ${s.op} ${s.resource} ${s.name}`),
-    });
+    );
     const { plan } = outcome;
     const result = summary(plan, dryRun, manifest);
     if (dryRun || isNoop(plan)) {
-      printResult(io, global, result, () => (isNoop(plan) ? `No changes: ${manifest.plugin.name} (${plan.pluginId}) matches the manifest.\n` : 'Dry run: nothing was changed.\n'));
+      printResult(io, global, result, () =>
+        isNoop(plan)
+          ? `No changes: ${manifest.plugin.name} (${plan.pluginId}) matches the manifest.\n`
+          : 'Dry run: nothing was changed.\n',
+      );
       return;
     }
     const verified = outcome.plugin?.webhookUrlIsVerified;
     result.pluginId = outcome.pluginId;
     result.webhookUrlIsVerified = verified ?? null;
-    printResult(io, global, result, () => `Deployed ${manifest.plugin.name} (${outcome.pluginId}): ${outcome.done.length} change(s) applied.\n`);
+    printResult(
+      io,
+      global,
+      result,
+      () =>
+        `Deployed ${manifest.plugin.name} (${outcome.pluginId}): ${outcome.done.length} change(s) applied.\n`,
+    );
     if (!global.json && verified === false && manifest.plugin.webhookUrl) {
-      note(io, global, `The webhook is not verified yet: start your plugin, then run \`plugsmith plugins verify ${outcome.pluginId}\`.`);
+      note(
+        io,
+        global,
+        `The webhook is not verified yet: start your plugin, then run \`plugsmith plugins verify ${outcome.pluginId}\`.`,
+      );
     }
   });
 };

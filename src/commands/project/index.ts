@@ -5,24 +5,40 @@ import { targetOptions } from '../list-options.js';
 export const projectCommands = [
   defineCommand({
     path: ['deploy'],
-    summary: 'Make the platform match plugsmith.json: plan, then create, update (and with --allow-deletes, delete)',
-    examples: ['plugsmith deploy --dry-run', 'plugsmith deploy', 'plugsmith deploy --profile production --strict --json', 'plugsmith deploy --allow-deletes'],
+    summary:
+      'Make the platform match plugsmith.json: plan, then create, update (and with --allow-deletes, delete)',
+    examples: [
+      'plugsmith deploy --dry-run',
+      'plugsmith deploy',
+      'plugsmith deploy --profile production --strict --json',
+      'plugsmith deploy --allow-deletes',
+    ],
     options: [
       { flags: '--manifest <path>', description: 'the manifest file', default: 'plugsmith.json' },
       { flags: '--dry-run', description: 'print the plan and change nothing' },
-      { flags: '--allow-deletes', description: 'delete actions and external events that the manifest no longer has' },
-      { flags: '--strict', description: 'fail (exit 6) when the platform was changed outside the manifest since the last deploy' },
-      { flags: '--org <orgId>', description: 'org of the plugin (default: the profile\'s)' },
+      {
+        flags: '--allow-deletes',
+        description: 'delete actions and external events that the manifest no longer has',
+      },
+      {
+        flags: '--strict',
+        description:
+          'fail (exit 6) when the platform was changed outside the manifest since the last deploy',
+      },
+      { flags: '--org <orgId>', description: "org of the plugin (default: the profile's)" },
       ...targetOptions,
     ],
     load: () => import('./deploy.js'),
   }),
   defineCommand({
     path: ['pull'],
-    summary: 'Write the platform\'s plugin, actions and external events as a manifest',
+    summary: "Write the platform's plugin, actions and external events as a manifest",
     examples: ['plugsmith pull', 'plugsmith pull --plugin plg_123 --out plugsmith.json --force'],
     options: [
-      { flags: '--plugin <pluginId>', description: 'plugin to pull (default: the one this project deployed)' },
+      {
+        flags: '--plugin <pluginId>',
+        description: 'plugin to pull (default: the one this project deployed)',
+      },
       { flags: '--out <path>', description: 'file to write', default: 'plugsmith.json' },
       { flags: '--force', description: 'overwrite an existing file' },
       ...targetOptions,

@@ -15,7 +15,9 @@ interface PullOptions {
 }
 
 function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.filter((k) => record[k] !== undefined && record[k] !== null).map((k) => [k, record[k]]));
+  return Object.fromEntries(
+    keys.filter((k) => record[k] !== undefined && record[k] !== null).map((k) => [k, record[k]]),
+  );
 }
 
 /** Writes the platform's state of a plugin as a manifest. */
@@ -26,9 +28,16 @@ const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
     // The project's plugin on this target (by the emulator's store id, or the base URL).
     const pluginId = await pluginOfProject(o.plugin, out, settings);
     const remote = await fetchRemote(client, pluginId);
-    if (!remote.plugin) throw new UserError(`plugin ${pluginId} not found: list yours with \`plugsmith plugins list\``, EXIT.NOT_FOUND);
+    if (!remote.plugin)
+      throw new UserError(
+        `plugin ${pluginId} not found: list yours with \`plugsmith plugins list\``,
+        EXIT.NOT_FOUND,
+      );
     if (!o.force) {
-      const exists = await access(out).then(() => true, () => false);
+      const exists = await access(out).then(
+        () => true,
+        () => false,
+      );
       if (exists) throw new UserError(`${o.out} exists: pass --force to overwrite it`, EXIT.USAGE);
     }
     const manifest = {
@@ -38,8 +47,17 @@ const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
       externalEvents: remote.externalEvents.map((e) => pick(e, MANAGED_FIELDS.externalEvents)),
     };
     await writeFile(out, JSON.stringify(manifest, null, 2) + '\n');
-    printResult(input.io, input.global, manifest, () => `Wrote ${o.out} from plugin ${pluginId}.\n`);
-    note(input.io, input.global, 'Secrets are not pulled; the webhook secret stays on the platform (`plugsmith plugins secret`).');
+    printResult(
+      input.io,
+      input.global,
+      manifest,
+      () => `Wrote ${o.out} from plugin ${pluginId}.\n`,
+    );
+    note(
+      input.io,
+      input.global,
+      'Secrets are not pulled; the webhook secret stays on the platform (`plugsmith plugins secret`).',
+    );
   });
 };
 

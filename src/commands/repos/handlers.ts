@@ -6,18 +6,25 @@ import { printResult } from '../../ui/output.js';
 import { fileColumns, repositoryColumns } from './columns.js';
 
 /** Creates a repository in the org (--org or the profile's). */
-export const create: CommandHandler<{ name?: string; description?: string } & TargetFlags> = async (input) => {
+export const create: CommandHandler<{ name?: string; description?: string } & TargetFlags> = async (
+  input,
+) => {
   const o = input.options;
   const name = o.name ?? (await askText(input.io, { flag: '--name', message: 'Repository name:' }));
   const repository = await withClient(input, { token: true }, (client, settings) =>
-    client.repositories.createInOrg(orgOf(settings), { name, ...(o.description !== undefined ? { description: o.description } : {}) }),
+    client.repositories.createInOrg(orgOf(settings), {
+      name,
+      ...(o.description !== undefined ? { description: o.description } : {}),
+    }),
   );
   printRecord(input, repository);
 };
 
 /** Shows one repository. */
 export const get: CommandHandler<TargetFlags> = async (input) => {
-  const repository = await withClient(input, { token: true }, (client) => client.repositories.get(input.args[0]));
+  const repository = await withClient(input, { token: true }, (client) =>
+    client.repositories.get(input.args[0]),
+  );
   printRecord(input, repository);
 };
 
@@ -25,24 +32,45 @@ export const get: CommandHandler<TargetFlags> = async (input) => {
 export const list: CommandHandler<ListFlags & TargetFlags> = (input) =>
   withClient(input, { token: true }, (client, settings) => {
     const orgId = orgOf(settings);
-    return printList(input, (q) => client.repositories.listByOrg(orgId, q), repositoryColumns, 'repositories');
+    return printList(
+      input,
+      (q) => client.repositories.listByOrg(orgId, q),
+      repositoryColumns,
+      'repositories',
+    );
   });
 
 /** Adds a file to a repository. */
 export const addFile: CommandHandler<TargetFlags> = async (input) => {
   const [repositoryId, fileId] = input.args;
-  const result = await withClient(input, { token: true }, (client) => client.repositories.files.add(repositoryId, fileId));
+  const result = await withClient(input, { token: true }, (client) =>
+    client.repositories.files.add(repositoryId, fileId),
+  );
   printRecord(input, result ?? { repositoryId, fileId });
 };
 
 /** Lists a repository's files. */
 export const listFiles: CommandHandler<ListFlags & TargetFlags> = (input) =>
-  withClient(input, { token: true }, (client) => printList(input, (q) => client.repositories.files.list(input.args[0], q), fileColumns, 'files in this repository'));
+  withClient(input, { token: true }, (client) =>
+    printList(
+      input,
+      (q) => client.repositories.files.list(input.args[0], q),
+      fileColumns,
+      'files in this repository',
+    ),
+  );
 
 /** Removes a file from a repository after confirmation. */
 export const removeFile: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
   const [repositoryId, fileId] = input.args;
   await confirmDeletion(input, `file ${fileId} from repository ${repositoryId}`);
-  const result = await withClient(input, { token: true }, (client) => client.repositories.files.remove(repositoryId, fileId));
-  printResult(input.io, input.global, result ?? { repositoryId, fileId, removed: true }, () => `removed file ${fileId} from repository ${repositoryId}\n`);
+  const result = await withClient(input, { token: true }, (client) =>
+    client.repositories.files.remove(repositoryId, fileId),
+  );
+  printResult(
+    input.io,
+    input.global,
+    result ?? { repositoryId, fileId, removed: true },
+    () => `removed file ${fileId} from repository ${repositoryId}\n`,
+  );
 };

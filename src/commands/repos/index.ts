@@ -8,7 +8,10 @@ export const repoCommands = [
   defineCommand({
     path: ['repos', 'create'],
     summary: 'Create a repository in an org',
-    examples: ['plugsmith repos create --name docs --description "Product docs"', 'plugsmith repos create --name docs --org org_acme --json | jq -r .id'],
+    examples: [
+      'plugsmith repos create --name docs --description "Product docs"',
+      'plugsmith repos create --name docs --org org_acme --json | jq -r .id',
+    ],
     options: [
       { flags: '--name <name>', description: 'repository name' },
       { flags: '--description <text>', description: 'what it holds' },
@@ -28,14 +31,20 @@ export const repoCommands = [
   defineCommand({
     path: ['repos', 'list'],
     summary: 'List the repositories of an org (members only)',
-    examples: ['plugsmith repos list', 'plugsmith repos list --org org_acme --search docs --all --json'],
+    examples: [
+      'plugsmith repos list',
+      'plugsmith repos list --org org_acme --search docs --all --json',
+    ],
     options: [orgOption, ...listOptions, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['repos', 'files', 'add'],
     summary: 'Add an uploaded file to a repository (its data providers get REPOSITORY_FILE_ADDED)',
-    examples: ['plugsmith repos files add repo_docs file_123', 'plugsmith repos files add repo_docs "$(plugsmith files upload guide.pdf --parent-type ORG --parent-id org_dev --json | jq -r .[0].fileId)"'],
+    examples: [
+      'plugsmith repos files add repo_docs file_123',
+      'plugsmith repos files add repo_docs "$(plugsmith files upload guide.pdf --parent-type ORG --parent-id org_dev --json | jq -r .[0].fileId)"',
+    ],
     args: ['<repositoryId>', '<fileId>'],
     options: [...targetOptions],
     load: () => handlers().then((m) => ({ default: m.addFile })),
@@ -43,7 +52,10 @@ export const repoCommands = [
   defineCommand({
     path: ['repos', 'files', 'list'],
     summary: 'List the files of a repository',
-    examples: ['plugsmith repos files list repo_docs', 'plugsmith repos files list repo_docs --all --json'],
+    examples: [
+      'plugsmith repos files list repo_docs',
+      'plugsmith repos files list repo_docs --all --json',
+    ],
     args: ['<repositoryId>'],
     options: [...listOptions, ...targetOptions],
     load: () => handlers().then((m) => ({ default: m.listFiles })),

@@ -8,9 +8,15 @@ const create: CommandHandler<{ name?: string; org?: string } & TargetFlags> = as
   const o = input.options;
   const name = o.name ?? (await askText(input.io, { flag: '--name', message: 'Token name:' }));
   // --org here limits the token; it does not default to the profile's org.
-  const token = await withClient(input, { token: true }, (client) => client.tokens.create({ name, ...(o.org ? { orgId: o.org } : {}) }));
+  const token = await withClient(input, { token: true }, (client) =>
+    client.tokens.create({ name, ...(o.org ? { orgId: o.org } : {}) }),
+  );
   printRecord(input, token);
-  note(input.io, input.global, 'the token is shown only now: store it (e.g. `echo "$TOKEN" | plugsmith login --token - --base-url URL`)');
+  note(
+    input.io,
+    input.global,
+    'the token is shown only now: store it (e.g. `echo "$TOKEN" | plugsmith login --token - --base-url URL`)',
+  );
 };
 
 export default create;

@@ -6,10 +6,16 @@ export const tokenCommands = [
   defineCommand({
     path: ['tokens', 'create'],
     summary: 'Create a user token (printed once: store it now)',
-    examples: ['plugsmith tokens create --name ci', 'plugsmith tokens create --name ci-acme --org org_acme --json | jq -r .token'],
+    examples: [
+      'plugsmith tokens create --name ci',
+      'plugsmith tokens create --name ci-acme --org org_acme --json | jq -r .token',
+    ],
     options: [
       { flags: '--name <name>', description: 'a name to recognise the token by' },
-      { flags: '--org <orgId>', description: 'limit the token to this org (default: usable in all your orgs)' },
+      {
+        flags: '--org <orgId>',
+        description: 'limit the token to this org (default: usable in all your orgs)',
+      },
       ...targetOptions,
     ],
     load: () => import('./create.js'),

@@ -6,7 +6,8 @@ import { triggerOptions } from './options.js';
 export const triggerCommands = [
   defineCommand({
     path: ['trigger'],
-    summary: 'Make the emulator send an event to your plugin for real (sample payloads from fixtures), or sign one and POST it to a URL with --direct',
+    summary:
+      'Make the emulator send an event to your plugin for real (sample payloads from fixtures), or sign one and POST it to a URL with --direct',
     examples: [
       'plugsmith trigger AGENT_MESSAGE_RECEIVED',
       'plugsmith trigger REPOSITORY_FILE_ADDED --plugin plg_123 --instance pin_456',
@@ -15,7 +16,9 @@ export const triggerCommands = [
       'plugsmith trigger REPOSITORY_FILE_REMOVED --data @./removed.json',
       'plugsmith trigger WEBHOOK_CHALLENGE --direct http://127.0.0.1:3000/webhook --secret whsec_…',
     ],
-    args: [{ name: '<eventType>', description: 'the event to send (any case)', choices: EVENT_KINDS }],
+    args: [
+      { name: '<eventType>', description: 'the event to send (any case)', choices: EVENT_KINDS },
+    ],
     options: triggerOptions,
     load: () => import('./trigger.js'),
   }),

@@ -19,15 +19,23 @@ async function dataOf(raw: string | undefined): Promise<Record<string, unknown> 
     try {
       parsed = JSON.parse(raw);
     } catch (error) {
-      throw new UserError(`--data is not valid JSON: ${(error as Error).message} (pass @file to read a file)`, EXIT.VALIDATION);
+      throw new UserError(
+        `--data is not valid JSON: ${(error as Error).message} (pass @file to read a file)`,
+        EXIT.VALIDATION,
+      );
     }
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError('--data must be a JSON object: the event\'s data', EXIT.VALIDATION);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UserError("--data must be a JSON object: the event's data", EXIT.VALIDATION);
   return parsed as Record<string, unknown>;
 }
 
 /** Signs a sample event and POSTs it to --direct URL; prints the plugin's answer. */
-async function direct(input: CommandInput<TriggerOptions>, type: ReturnType<typeof eventTypeOf>, data: Record<string, unknown> | undefined): Promise<void> {
+async function direct(
+  input: CommandInput<TriggerOptions>,
+  type: ReturnType<typeof eventTypeOf>,
+  data: Record<string, unknown> | undefined,
+): Promise<void> {
   const o = input.options;
   let secret = o.secret;
   let pluginId = o.plugin;
@@ -36,12 +44,19 @@ async function direct(input: CommandInput<TriggerOptions>, type: ReturnType<type
     const { client, settings } = await clientFor(input);
     try {
       pluginId = await pluginOfProject(o.plugin, o.manifest, settings).catch(() => {
-        throw new UserError('--direct needs the webhook secret: pass --secret whsec_… (or --plugin PLUGIN_ID to fetch it)', EXIT.USAGE);
+        throw new UserError(
+          '--direct needs the webhook secret: pass --secret whsec_… (or --plugin PLUGIN_ID to fetch it)',
+          EXIT.USAGE,
+        );
       });
       const plugin = await client.plugins.get(pluginId);
       secret = plugin.webhookSecret as string | undefined;
       orgId = plugin.orgId;
-      if (!secret) throw new UserError(`the platform did not show plugin ${pluginId}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`, EXIT.AUTH);
+      if (!secret)
+        throw new UserError(
+          `the platform did not show plugin ${pluginId}'s webhook secret (only MEMBER and OWNER see it): pass --secret whsec_…`,
+          EXIT.AUTH,
+        );
     } finally {
       await client.close();
     }
@@ -49,14 +64,35 @@ async function direct(input: CommandInput<TriggerOptions>, type: ReturnType<type
   const { sendDirect } = await import('../../trigger/direct.js');
   let result;
   try {
-    result = await sendDirect({ url: o.direct!, secret, type, pluginId, pluginInstanceId: o.instance, orgId, overrides: o.set, data });
+    result = await sendDirect({
+      url: o.direct!,
+      secret,
+      type,
+      pluginId,
+      pluginInstanceId: o.instance,
+      orgId,
+      overrides: o.set,
+      data,
+    });
   } catch (error) {
     if (error instanceof TypeError) throw new UserError(`${error.message}`, EXIT.USAGE);
     throw error;
   }
-  if (!input.global.json) note(input.io, input.global, `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`);
-  printResult(input.io, input.global, result, () => `HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`);
-  if (result.status < 200 || result.status >= 300) throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
+  if (!input.global.json)
+    note(
+      input.io,
+      input.global,
+      `POST ${result.url} (${type}, event ${String(result.event.id)}, signed)`,
+    );
+  printResult(
+    input.io,
+    input.global,
+    result,
+    () =>
+      `HTTP ${result.status} in ${result.durationMs}ms\n${result.body}${result.body.endsWith('\n') || !result.body ? '' : '\n'}`,
+  );
+  if (result.status < 200 || result.status >= 300)
+    throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
@@ -65,29 +101,69 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
   const type = eventTypeOf(input.args[0]);
   const data = await dataOf(o.data);
   if (o.direct) return direct(input, type, data);
-  if (o.secret) throw new UserError('--secret goes with --direct (the emulator signs with the plugin\'s own secret)', EXIT.USAGE);
+  if (o.secret)
+    throw new UserError(
+      "--secret goes with --direct (the emulator signs with the plugin's own secret)",
+      EXIT.USAGE,
+    );
 
   const settings = await settingsFor(input);
-  if (settings.noEmulator && !settings.baseUrl) throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
+  if (settings.noEmulator && !settings.baseUrl)
+    throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
   if (type === 'AGENT_MESSAGE_RECEIVED' && !data && (!settings.messagingUrl || !settings.apiKey)) {
-    throw new UserError('AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY', EXIT.AUTH);
+    throw new UserError(
+      'AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY',
+      EXIT.AUTH,
+    );
   }
   await withClient(input, { token: true }, async (client) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
     // Messages go through the messaging API with the API key; the same client carries both.
-    const result = await triggerEvent(client, { type, pluginId, instanceId: o.instance, overrides: o.set, data, timeoutMs: o.wait * 1000 });
-    if (!input.global.json) note(input.io, input.global, `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`);
-    printResult(input.io, input.global, result, () =>
-      (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') + (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
+    const result = await triggerEvent(client, {
+      type,
+      pluginId,
+      instanceId: o.instance,
+      overrides: o.set,
+      data,
+      timeoutMs: o.wait * 1000,
+    });
+    if (!input.global.json)
+      note(
+        input.io,
+        input.global,
+        `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`,
+      );
+    printResult(
+      input.io,
+      input.global,
+      result,
+      () =>
+        (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') +
+        (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
     );
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
-      throw new UserError(`the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`, EXIT.UNEXPECTED);
+      throw new UserError(
+        `the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`,
+        EXIT.UNEXPECTED,
+      );
     }
-    if (!result.delivery) throw new UserError(`no delivery of ${type} reached the log in time: is the plugin (and its instance) subscribed, and is its webhook up? (\`plugsmith logs\`)`, EXIT.UNEXPECTED);
-    if (result.delivery.status !== 'delivered') throw new UserError(`the webhook did not accept the event (see \`plugsmith logs\`; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`, EXIT.UNEXPECTED);
+    if (!result.delivery)
+      throw new UserError(
+        `no delivery of ${type} reached the log in time: is the plugin (and its instance) subscribed, and is its webhook up? (\`plugsmith logs\`)`,
+        EXIT.UNEXPECTED,
+      );
+    if (result.delivery.status !== 'delivered')
+      throw new UserError(
+        `the webhook did not accept the event (see \`plugsmith logs\`; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`,
+        EXIT.UNEXPECTED,
+      );
     if (result.reply === null) {
-      note(input.io, input.global, `the plugin accepted the event but wrote no message in conversation ${result.conversationId} within ${o.wait}s (an EVENT_HANDLER answers with AGENT_MESSAGE_WRITE: POST /api/agents/:agentId/conversations/:conversationId/messages)`);
+      note(
+        input.io,
+        input.global,
+        `the plugin accepted the event but wrote no message in conversation ${result.conversationId} within ${o.wait}s (an EVENT_HANDLER answers with AGENT_MESSAGE_WRITE: POST /api/agents/:agentId/conversations/:conversationId/messages)`,
+      );
     }
   });
 };

@@ -6,7 +6,13 @@ import { UserError, EXIT } from '../../errors.js';
 import { escapeControls } from '../terminal-text.js';
 
 /** A list of the org's characters: Up and Down move, Enter picks. */
-export function CharacterPicker({ load, onPick }: { load: () => Promise<Character[]>; onPick: (character: Character) => void }) {
+export function CharacterPicker({
+  load,
+  onPick,
+}: {
+  load: () => Promise<Character[]>;
+  onPick: (character: Character) => void;
+}) {
   const { exit } = useApp();
   const [characters, setCharacters] = useState<Character[] | undefined>(undefined);
   const [selected, setSelected] = useState(0);
@@ -23,7 +29,13 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
     load().then(
       (found) => {
         if (!active) return;
-        if (found.length === 0) exit(new UserError('no characters in this org to chat with: create one (POST /_emulator/characters) or pass a character id', EXIT.NOT_FOUND));
+        if (found.length === 0)
+          exit(
+            new UserError(
+              'no characters in this org to chat with: create one (POST /_emulator/characters) or pass a character id',
+              EXIT.NOT_FOUND,
+            ),
+          );
         else {
           list.current = found;
           setCharacters(found);
@@ -59,7 +71,8 @@ export function CharacterPicker({ load, onPick }: { load: () => Promise<Characte
       {characters.map((character, i) => (
         <Text key={character.id} color={i === selected ? 'cyan' : undefined}>
           {i === selected ? '› ' : '  '}
-          {escapeControls(character.name ?? character.id)} <Text dimColor>({escapeControls(character.id)})</Text>
+          {escapeControls(character.name ?? character.id)}{' '}
+          <Text dimColor>({escapeControls(character.id)})</Text>
         </Text>
       ))}
     </Box>

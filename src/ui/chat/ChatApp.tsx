@@ -24,10 +24,22 @@ export function ChatApp({ listCharacters, ...screen }: ChatAppProps) {
 
   useEffect(() => {
     if (needsPick && !listCharacters) {
-      exit(new UserError(`missing characterId: pass it, \`plugsmith chat <characterId>\` (no management URL to list characters from; \`${LIST_CHARACTERS_COMMAND}\` on the emulator)`, EXIT.USAGE));
+      exit(
+        new UserError(
+          `missing characterId: pass it, \`plugsmith chat <characterId>\` (no management URL to list characters from; \`${LIST_CHARACTERS_COMMAND}\` on the emulator)`,
+          EXIT.USAGE,
+        ),
+      );
     }
   }, [needsPick, listCharacters, exit]);
 
-  if (needsPick && !picked) return listCharacters ? <CharacterPicker load={listCharacters} onPick={setPicked} /> : null;
-  return <ChatScreen {...screen} characterId={picked?.id ?? screen.characterId} characterName={picked?.name ?? screen.characterName} />;
+  if (needsPick && !picked)
+    return listCharacters ? <CharacterPicker load={listCharacters} onPick={setPicked} /> : null;
+  return (
+    <ChatScreen
+      {...screen}
+      characterId={picked?.id ?? screen.characterId}
+      characterName={picked?.name ?? screen.characterName}
+    />
+  );
 }

@@ -18,8 +18,16 @@ export interface ChatScreenProps {
 }
 
 /** The REPL: the conversation so far, the reply streaming in, and the input line. */
-export function ChatScreen({ client, characterId, characterName, conversationId }: ChatScreenProps) {
-  const session = useMemo(() => new ChatSession(client, characterId, { conversationId }), [client, characterId, conversationId]);
+export function ChatScreen({
+  client,
+  characterId,
+  characterName,
+  conversationId,
+}: ChatScreenProps) {
+  const session = useMemo(
+    () => new ChatSession(client, characterId, { conversationId }),
+    [client, characterId, conversationId],
+  );
   const view = useChatSession(session);
   const history = useInputHistory();
   const name = characterName ?? characterId ?? session.conversation?.characterId ?? 'character';
@@ -29,8 +37,12 @@ export function ChatScreen({ client, characterId, characterName, conversationId 
     const stop = session.on((update) => {
       if (update.type !== 'CONVERSATION_STARTED') return;
       // Up recalls what was said before, also in a conversation started earlier.
-      for (const message of update.messages) if (message.sender === 'USER') history.push(message.content);
-      view.addNotice('info', `conversation ${update.conversation.id} with ${characterName ?? update.conversation.characterId ?? characterId}; /help lists commands, Ctrl+C leaves`);
+      for (const message of update.messages)
+        if (message.sender === 'USER') history.push(message.content);
+      view.addNotice(
+        'info',
+        `conversation ${update.conversation.id} with ${characterName ?? update.conversation.characterId ?? characterId}; /help lists commands, Ctrl+C leaves`,
+      );
     });
     session.start().catch(input.fail);
     return () => {
@@ -42,9 +54,22 @@ export function ChatScreen({ client, characterId, characterName, conversationId 
 
   return (
     <Box flexDirection="column">
-      <ConversationView entries={view.entries} live={view.live} waiting={view.awaitingFirstPacket} characterName={name} />
-      {input.attachments.length > 0 ? <Text dimColor>{`attached to your next message: ${escapeControls(input.attachments.map((a) => a.content).join(', '))}`}</Text> : null}
-      <PromptInput history={history} onSubmit={input.submit} placeholder={session.conversation ? undefined : 'starting the conversation…'} />
+      <ConversationView
+        entries={view.entries}
+        live={view.live}
+        waiting={view.awaitingFirstPacket}
+        characterName={name}
+      />
+      {input.attachments.length > 0 ? (
+        <Text
+          dimColor
+        >{`attached to your next message: ${escapeControls(input.attachments.map((a) => a.content).join(', '))}`}</Text>
+      ) : null}
+      <PromptInput
+        history={history}
+        onSubmit={input.submit}
+        placeholder={session.conversation ? undefined : 'starting the conversation…'}
+      />
     </Box>
   );
 }

@@ -8,7 +8,17 @@ import type { ChatEntry } from './use-chat-session.js';
 const NOTICE_COLORS = { info: undefined, warning: 'yellow', error: 'red' } as const;
 
 /** Finished entries printed once (ink's Static: never redrawn, kept in scrollback); streaming replies or a spinner redrawn under them. */
-export function ConversationView({ entries, live, waiting, characterName }: { entries: ChatEntry[]; live: Message[]; waiting: boolean; characterName: string }) {
+export function ConversationView({
+  entries,
+  live,
+  waiting,
+  characterName,
+}: {
+  entries: ChatEntry[];
+  live: Message[];
+  waiting: boolean;
+  characterName: string;
+}) {
   return (
     <Box flexDirection="column">
       <Static items={entries}>
@@ -16,8 +26,14 @@ export function ConversationView({ entries, live, waiting, characterName }: { en
           entry.kind === 'message' ? (
             <MessageView key={entry.key} message={entry.message} characterName={characterName} />
           ) : (
-            <Text key={entry.key} color={NOTICE_COLORS[entry.level]} dimColor={entry.level === 'info'}>
-              {escapeControlsKeepLayout(entry.level === 'info' ? entry.text : `${entry.level}: ${entry.text}`)}
+            <Text
+              key={entry.key}
+              color={NOTICE_COLORS[entry.level]}
+              dimColor={entry.level === 'info'}
+            >
+              {escapeControlsKeepLayout(
+                entry.level === 'info' ? entry.text : `${entry.level}: ${entry.text}`,
+              )}
             </Text>
           )
         }

@@ -3,7 +3,13 @@ import type { Message } from '../../client/index.js';
 import { escapeControls, escapeControlsKeepLayout } from '../terminal-text.js';
 
 /** One message: who wrote it, its text (as far as it has streamed), its attachments. */
-export function MessageView({ message, characterName }: { message: Message; characterName: string }) {
+export function MessageView({
+  message,
+  characterName,
+}: {
+  message: Message;
+  characterName: string;
+}) {
   const mine = message.sender === 'USER';
   const failed = message.error !== undefined && message.error !== null;
   return (
@@ -20,7 +26,9 @@ export function MessageView({ message, characterName }: { message: Message; char
       </Box>
       {(message.attachments ?? []).map((attachment, i) => (
         <Text key={i} dimColor>
-          {'  '}[{attachment.type === 'IMAGE_URL' ? 'image' : escapeControls(String(attachment.type))}] {escapeControls(String(attachment.content))}
+          {'  '}[
+          {attachment.type === 'IMAGE_URL' ? 'image' : escapeControls(String(attachment.type))}]{' '}
+          {escapeControls(String(attachment.content))}
         </Text>
       ))}
     </Box>

@@ -4,7 +4,15 @@ import TextInput from 'ink-text-input';
 import type { InputHistory } from './use-input-history.js';
 
 /** The input line: text editing by ink-text-input, Up and Down walk through `history`. */
-export function PromptInput({ history, onSubmit, placeholder }: { history: InputHistory; onSubmit: (line: string) => void; placeholder?: string }) {
+export function PromptInput({
+  history,
+  onSubmit,
+  placeholder,
+}: {
+  history: InputHistory;
+  onSubmit: (line: string) => void;
+  placeholder?: string;
+}) {
   const [value, setValue] = useState('');
   // The line as typed so far, before React renders it: keys arriving together would submit the previous render's value.
   const typed = useRef('');
@@ -18,7 +26,11 @@ export function PromptInput({ history, onSubmit, placeholder }: { history: Input
   };
 
   useInput((_input, key) => {
-    const line = key.upArrow ? history.previous(typed.current) : key.downArrow ? history.next() : undefined;
+    const line = key.upArrow
+      ? history.previous(typed.current)
+      : key.downArrow
+        ? history.next()
+        : undefined;
     if (line !== undefined) update(line, true);
   });
 

@@ -1,5 +1,14 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { isApiError, isCharacterMessageSent, isNetworkError, collect, type Attachment, type Conversation, type Message, type PlatformClient } from '../../client/index.js';
+import {
+  isApiError,
+  isCharacterMessageSent,
+  isNetworkError,
+  collect,
+  type Attachment,
+  type Conversation,
+  type Message,
+  type PlatformClient,
+} from '../../client/index.js';
 
 /** What a chat shows, in order; the message kinds are also the NDJSON lines of `plugsmith chat --json`. */
 export type ChatUpdate =
@@ -53,7 +62,9 @@ export class ChatSession {
   mode: 'stream' | 'poll' = 'stream';
 
   private readonly listeners = new Set<(update: ChatUpdate) => void>();
-  private readonly options: Required<Omit<ChatSessionOptions, 'conversationId'>> & { conversationId?: string };
+  private readonly options: Required<Omit<ChatSessionOptions, 'conversationId'>> & {
+    conversationId?: string;
+  };
   private follower: AbortController | undefined;
   private waiting: Waiting | undefined;
   /** Packets that arrive while the user message is being posted wait here, so it is shown first. */
@@ -92,10 +103,17 @@ export class ChatSession {
     const id = this.options.conversationId;
     if (id === undefined) return this.newConversation();
     const conversation = await this.client.messaging.conversations.get(id);
-    if (this.characterId !== undefined && conversation.characterId !== undefined && conversation.characterId !== this.characterId) {
+    if (
+      this.characterId !== undefined &&
+      conversation.characterId !== undefined &&
+      conversation.characterId !== this.characterId
+    ) {
       throw new ConversationMismatch(id, conversation.characterId, this.characterId);
     }
-    this.open(conversation, await collect((query) => this.client.messaging.messages.list(id, query), { limit: 100 }));
+    this.open(
+      conversation,
+      await collect((query) => this.client.messaging.messages.list(id, query), { limit: 100 }),
+    );
     return conversation;
   }
 
@@ -123,7 +141,9 @@ export class ChatSession {
     this.held = held;
     const body = attachments.length > 0 ? { content, attachments } : { content };
     try {
-      const sent = await this.client.messaging.messages.send(conversation.id, body).finally(() => (this.held = undefined));
+      const sent = await this.client.messaging.messages
+        .send(conversation.id, body)
+        .finally(() => (this.held = undefined));
       this.waiting!.afterId = sent.id;
       this.accept(sent);
       for (const message of held) this.accept(message);
@@ -172,21 +192,33 @@ export class ChatSession {
     let pollFailures = 0;
     for (;;) {
       const waiting = this.waiting!;
-      const interval = this.mode === 'poll' ? this.options.pollIntervalMs : Math.min(IDLE_CHECK_MS, this.options.pollIntervalMs);
+      const interval =
+        this.mode === 'poll'
+          ? this.options.pollIntervalMs
+          : Math.min(IDLE_CHECK_MS, this.options.pollIntervalMs);
       const reply = await Promise.race([done, sleep(interval, this.closing.signal)]);
       if (reply) return reply;
-      if (this.closing.signal.aborted) throw new ChatClosedError('the chat was closed before the reply was complete');
+      if (this.closing.signal.aborted)
+        throw new ChatClosedError('the chat was closed before the reply was complete');
       const quiet = Date.now() - waiting.lastActivity >= IDLE_CHECK_MS;
       if (this.mode !== 'poll' && !quiet) continue;
       try {
-        const page = await this.client.messaging.messages.list(this.conversation!.id, { after: waiting.afterId, limit: 100 });
+        const page = await this.client.messaging.messages.list(this.conversation!.id, {
+          after: waiting.afterId,
+          limit: 100,
+        });
         for (const message of page.data) this.accept(message);
         pollFailures = 0;
       } catch (error) {
-        if (this.closing.signal.aborted) throw new ChatClosedError('the chat was closed before the reply was complete');
+        if (this.closing.signal.aborted)
+          throw new ChatClosedError('the chat was closed before the reply was complete');
         if (!isNetworkError(error)) throw error;
         // An unreachable server may come back: say so once, then keep trying.
-        if (pollFailures++ === 0) this.notice('warning', `cannot reach the messaging API (${error.message}); still trying…`);
+        if (pollFailures++ === 0)
+          this.notice(
+            'warning',
+            `cannot reach the messaging API (${error.message}); still trying…`,
+          );
       }
       waiting.lastActivity = Date.now();
     }
@@ -202,14 +234,19 @@ export class ChatSession {
         const onOpen = () => {
           if (!signal.aborted) this.setStreamOpen(true);
         };
-        for await (const event of this.client.messaging.events(conversationId, { signal, onOpen })) {
+        for await (const event of this.client.messaging.events(conversationId, {
+          signal,
+          onOpen,
+        })) {
           failures = 0;
           if (isCharacterMessageSent(event)) this.accept(event.data.message);
         }
       } catch (error) {
         // The server answered but will not stream (no such endpoint, refused key…): poll.
         if (isApiError(error) && !signal.aborted) {
-          return this.giveUpStream(`the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`);
+          return this.giveUpStream(
+            `the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`,
+          );
         }
         problem = `the event stream dropped (${(error as Error).message})`;
       }
@@ -217,9 +254,13 @@ export class ChatSession {
       this.setStreamOpen(false);
       if (Date.now() - openedAt >= HEALTHY_STREAM_MS) failures = 0;
       failures++;
-      if (failures > MAX_RECONNECTS) return this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
+      if (failures > MAX_RECONNECTS)
+        return this.giveUpStream(`${problem} and reconnecting failed ${MAX_RECONNECTS} times`);
       this.notice('warning', `${problem}; reconnecting…`);
-      const delay = Math.min(MAX_RECONNECT_DELAY_MS, this.options.reconnectDelayMs * 2 ** (failures - 1));
+      const delay = Math.min(
+        MAX_RECONNECT_DELAY_MS,
+        this.options.reconnectDelayMs * 2 ** (failures - 1),
+      );
       await sleep(delay, signal);
       // Packets may have been missed meanwhile: the next wait checks by polling straight away.
       if (this.waiting) this.waiting.lastActivity = 0;
@@ -229,13 +270,17 @@ export class ChatSession {
   private giveUpStream(why: string): void {
     this.mode = 'poll';
     this.setStreamOpen(false);
-    this.notice('warning', `${why}; polling for replies every ${this.options.pollIntervalMs} ms instead`);
+    this.notice(
+      'warning',
+      `${why}; polling for replies every ${this.options.pollIntervalMs} ms instead`,
+    );
   }
 
   /** Takes in a message from a packet or a listing: listeners get what is new since it was last shown. */
   private accept(message: Message): void {
     if (this.closing.signal.aborted) return;
-    if (message.conversationId !== undefined && message.conversationId !== this.conversation?.id) return;
+    if (message.conversationId !== undefined && message.conversationId !== this.conversation?.id)
+      return;
     if (this.held && message.sender !== 'USER') {
       this.held.push(message);
       return;
@@ -248,7 +293,9 @@ export class ChatSession {
       if (known.isStreaming === false) return;
       if (message.isStreaming !== false && message.content.length <= shown.length) return;
     }
-    const contentDelta = message.content.startsWith(shown) ? message.content.slice(shown.length) : message.content;
+    const contentDelta = message.content.startsWith(shown)
+      ? message.content.slice(shown.length)
+      : message.content;
     if (known) this.messages[index] = message;
     else this.messages.push(message);
     if (message.sender === 'USER') {
@@ -277,7 +324,9 @@ export class ChatSession {
 export class ConversationMismatch extends Error {
   override readonly name = 'ConversationMismatch';
   constructor(conversationId: string, actualCharacterId: string, requestedCharacterId: string) {
-    super(`conversation ${conversationId} is with ${actualCharacterId}, not ${requestedCharacterId}: leave out the character id, or --conversation`);
+    super(
+      `conversation ${conversationId} is with ${actualCharacterId}, not ${requestedCharacterId}: leave out the character id, or --conversation`,
+    );
   }
 }
 

@@ -25,7 +25,14 @@ export function parseChatInput(line: string): ChatInput {
 
 /** The `/help` text, one command a line. */
 export function slashHelp(): string {
-  const rows = [...SLASH_COMMANDS, { usage: '//text', summary: 'send a message that starts with /' }];
+  const rows = [
+    ...SLASH_COMMANDS,
+    { usage: '//text', summary: 'send a message that starts with /' },
+  ];
   const width = Math.max(...rows.map((c) => c.usage.length));
-  return ['Commands:', ...rows.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`), 'Up and Down recall the lines you sent.'].join('\n');
+  return [
+    'Commands:',
+    ...rows.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    'Up and Down recall the lines you sent.',
+  ].join('\n');
 }

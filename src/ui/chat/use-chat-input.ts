@@ -12,7 +12,12 @@ import type { ChatView } from './use-chat-session.js';
 const MAX_ATTACHMENTS = 10;
 
 /** Sends messages and runs slash commands; errors people can act on become notices, others leave through `exit(error)` (the CLI's path). */
-export function useChatInput(session: ChatSession, view: ChatView, history: InputHistory, characterName: string): { submit: (line: string) => void; fail: (error: unknown) => void; attachments: Attachment[] } {
+export function useChatInput(
+  session: ChatSession,
+  view: ChatView,
+  history: InputHistory,
+  characterName: string,
+): { submit: (line: string) => void; fail: (error: unknown) => void; attachments: Attachment[] } {
   const { exit } = useApp();
   const [attachments, setAttachments] = useState<Attachment[]>([]);
   // A ref, so two lines typed before a render still see each other's attachments.
@@ -20,7 +25,10 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
 
   const fail = (error: unknown) => {
     if (error instanceof ChatClosedError) return;
-    const problem = describeChatError(error, { characterId: session.characterId ?? session.conversation?.characterId, conversationId: session.conversationId });
+    const problem = describeChatError(error, {
+      characterId: session.characterId ?? session.conversation?.characterId,
+      conversationId: session.conversationId,
+    });
     if (problem) view.addNotice('error', problem.message);
     else exit(error instanceof Error ? error : new Error(String(error)));
   };
@@ -31,8 +39,13 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
   };
 
   const send = async (text: string) => {
-    if (!session.conversation) return view.addNotice('error', 'no conversation: /new starts one, /quit leaves');
-    if (session.busy) return view.addNotice('warning', 'the reply is still coming: send your message once it is complete');
+    if (!session.conversation)
+      return view.addNotice('error', 'no conversation: /new starts one, /quit leaves');
+    if (session.busy)
+      return view.addNotice(
+        'warning',
+        'the reply is still coming: send your message once it is complete',
+      );
     const files = pending.current;
     setPending([]);
     view.setAwaitingFirstPacket(true);
@@ -49,14 +62,20 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
         return view.addNotice('info', slashHelp());
       case 'history': {
         const lines = history.lines().slice(0, -1); // not this /history itself
-        return view.addNotice('info', lines.length === 0 ? 'no lines sent yet' : lines.map((l, i) => `${String(i + 1).padStart(3)}  ${l}`).join('\n'));
+        return view.addNotice(
+          'info',
+          lines.length === 0
+            ? 'no lines sent yet'
+            : lines.map((l, i) => `${String(i + 1).padStart(3)}  ${l}`).join('\n'),
+        );
       }
       case 'attach':
         return attach(argument);
       case 'save':
         return save(argument);
       case 'new':
-        if (session.busy) return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
+        if (session.busy)
+          return view.addNotice('warning', 'the reply is still coming: /new once it is complete');
         await session.newConversation();
         return setPending([]);
       case 'quit':
@@ -70,8 +89,10 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
   const attach = (url: string) => {
     if (!url) return view.addNotice('error', 'usage: /attach <imageUrl>');
     const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
-    if (protocol !== 'http:' && protocol !== 'https:') return view.addNotice('error', `not an http(s) URL: ${url}`);
-    if (pending.current.length >= MAX_ATTACHMENTS) return view.addNotice('error', `at most ${MAX_ATTACHMENTS} attachments per message`);
+    if (protocol !== 'http:' && protocol !== 'https:')
+      return view.addNotice('error', `not an http(s) URL: ${url}`);
+    if (pending.current.length >= MAX_ATTACHMENTS)
+      return view.addNotice('error', `at most ${MAX_ATTACHMENTS} attachments per message`);
     setPending([...pending.current, { type: 'IMAGE_URL', content: url }]);
     view.addNotice('info', `attached ${url} to your next message`);
   };
@@ -80,8 +101,16 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
     if (!path) return view.addNotice('error', 'usage: /save <file.md|file.json>');
     if (!session.conversation) return view.addNotice('error', 'no conversation to save');
     try {
-      const format = await saveTranscript(path, session.conversation, session.messages, characterName);
-      view.addNotice('info', `saved ${session.messages.length} messages to ${path} (${format === 'json' ? 'JSON' : 'Markdown'})`);
+      const format = await saveTranscript(
+        path,
+        session.conversation,
+        session.messages,
+        characterName,
+      );
+      view.addNotice(
+        'info',
+        `saved ${session.messages.length} messages to ${path} (${format === 'json' ? 'JSON' : 'Markdown'})`,
+      );
     } catch (error) {
       view.addNotice('error', `cannot save: ${(error as Error).message}`);
     }
@@ -91,7 +120,9 @@ export function useChatInput(session: ChatSession, view: ChatView, history: Inpu
     const input = parseChatInput(line);
     if (input.kind === 'message' && input.text === '') return;
     history.push(line.trim());
-    void (input.kind === 'message' ? send(input.text) : command(input.name, input.argument)).catch(fail);
+    void (input.kind === 'message' ? send(input.text) : command(input.name, input.argument)).catch(
+      fail,
+    );
   };
 
   return { submit, fail, attachments };

@@ -32,7 +32,13 @@ export function useChatSession(session: ChatSession): ChatView {
   }, []);
 
   useEffect(() => {
-    const file = (messages: Message[]) => setEntries((all) => [...all, ...messages.map((message): ChatEntry => ({ key: `message:${message.id}`, kind: 'message', message }))]);
+    const file = (messages: Message[]) =>
+      setEntries((all) => [
+        ...all,
+        ...messages.map(
+          (message): ChatEntry => ({ key: `message:${message.id}`, kind: 'message', message }),
+        ),
+      ]);
     return session.on((update) => {
       switch (update.type) {
         case 'CONVERSATION_STARTED':
@@ -49,7 +55,11 @@ export function useChatSession(session: ChatSession): ChatView {
             setLive((all) => all.filter((m) => m.id !== message.id));
             file([message]);
           } else {
-            setLive((all) => (all.some((m) => m.id === message.id) ? all.map((m) => (m.id === message.id ? message : m)) : [...all, message]));
+            setLive((all) =>
+              all.some((m) => m.id === message.id)
+                ? all.map((m) => (m.id === message.id ? message : m))
+                : [...all, message],
+            );
           }
           break;
         }

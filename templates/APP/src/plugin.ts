@@ -25,13 +25,27 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
   async function installed(event: PluginInstalledEvent): Promise<void> {
     await installations.PLUGIN_INSTALLED(event);
     const { instance } = event.data;
-    await history.record({ change: 'installed', instanceId: instance.id, appId: instance.entityId, orgId: instance.orgId, at: event.createdAt, eventId: event.id });
+    await history.record({
+      change: 'installed',
+      instanceId: instance.id,
+      appId: instance.entityId,
+      orgId: instance.orgId,
+      at: event.createdAt,
+      eventId: event.id,
+    });
   }
 
   async function uninstalled(event: PluginUninstalledEvent): Promise<void> {
     await installations.PLUGIN_UNINSTALLED(event);
     const { instance } = event.data;
-    await history.record({ change: 'uninstalled', instanceId: instance.id, appId: instance.entityId, orgId: instance.orgId, at: event.createdAt, eventId: event.id });
+    await history.record({
+      change: 'uninstalled',
+      instanceId: instance.id,
+      appId: instance.entityId,
+      orgId: instance.orgId,
+      at: event.createdAt,
+      eventId: event.id,
+    });
   }
 
   const server = await startWebhookServer({

@@ -22,13 +22,25 @@ function pluginTests(title: string, options: EmulatorOptions) {
 
     it('records an install and keeps its token in an owner-only file', async () => {
       const { plugin: manifest } = h.manifest;
-      const instance = await h.client.appPlugins.attach(APP, { name: 'demo app', pluginId: h.pluginId, events: manifest.events, scopes: manifest.scopes, orgId: h.emu.orgId! });
+      const instance = await h.client.appPlugins.attach(APP, {
+        name: 'demo app',
+        pluginId: h.pluginId,
+        events: manifest.events,
+        scopes: manifest.scopes,
+        orgId: h.emu.orgId!,
+      });
       instanceId = instance.id;
       await h.emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: h.pluginId });
 
-      expect(await h.plugin.tokens.get(instanceId)).toMatchObject({ instanceId, entityType: 'APP', entityId: APP });
+      expect(await h.plugin.tokens.get(instanceId)).toMatchObject({
+        instanceId,
+        entityType: 'APP',
+        entityId: APP,
+      });
       expect((await stat(h.plugin.tokens.path)).mode & 0o777).toBe(0o600);
-      expect(await h.plugin.history.list()).toEqual([expect.objectContaining({ change: 'installed', instanceId, appId: APP })]);
+      expect(await h.plugin.history.list()).toEqual([
+        expect.objectContaining({ change: 'installed', instanceId, appId: APP }),
+      ]);
     });
 
     it('records an uninstall and forgets the token', async () => {
@@ -36,7 +48,10 @@ function pluginTests(title: string, options: EmulatorOptions) {
       await h.emu.waitForDelivery({ type: 'PLUGIN_UNINSTALLED', pluginId: h.pluginId });
 
       expect(await h.plugin.tokens.get(instanceId)).toBeUndefined();
-      expect((await h.plugin.history.list()).map((e) => e.change)).toEqual(['installed', 'uninstalled']);
+      expect((await h.plugin.history.list()).map((e) => e.change)).toEqual([
+        'installed',
+        'uninstalled',
+      ]);
     });
   });
 }

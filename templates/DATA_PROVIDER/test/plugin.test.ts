@@ -10,9 +10,14 @@ const REPOSITORY = 'repo_docs';
 /** Uploads a text file and adds it to the repository, as a user of the org would. */
 async function addFile(h: Harness, fileName: string, text: string): Promise<string> {
   const body = Buffer.from(text);
-  const { files } = await h.client.uploads.generateUploadUrls({ files: [{ fileName, contentType: 'text/plain', fileSize: body.length }] });
+  const { files } = await h.client.uploads.generateUploadUrls({
+    files: [{ fileName, contentType: 'text/plain', fileSize: body.length }],
+  });
   const [{ signedUrl, fileRecord }] = files;
-  await h.client.uploads.uploadFile(signedUrl, Readable.from([body]), { size: body.length, contentType: 'text/plain' });
+  await h.client.uploads.uploadFile(signedUrl, Readable.from([body]), {
+    size: body.length,
+    contentType: 'text/plain',
+  });
   await h.client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
   await h.client.repositories.files.add(REPOSITORY, fileRecord.id);
   return fileRecord.id;
@@ -34,22 +39,38 @@ function pluginTests(title: string, options: EmulatorOptions) {
 
     it('keeps its installation token in an owner-only file', async () => {
       const { plugin: manifest } = h.manifest;
-      const instance = await h.client.dataProviders.add(REPOSITORY, { name: 'docs provider', pluginId: h.pluginId, events: manifest.events, scopes: manifest.scopes });
+      const instance = await h.client.dataProviders.add(REPOSITORY, {
+        name: 'docs provider',
+        pluginId: h.pluginId,
+        events: manifest.events,
+        scopes: manifest.scopes,
+      });
       instanceId = instance.id;
       await h.emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: h.pluginId });
 
       const installation = await h.plugin.tokens.get(instanceId);
-      expect(installation).toMatchObject({ instanceId, entityType: 'REPOSITORY', entityId: REPOSITORY });
+      expect(installation).toMatchObject({
+        instanceId,
+        entityType: 'REPOSITORY',
+        entityId: REPOSITORY,
+      });
       expect(installation?.accessToken).toBeTruthy();
       expect((await stat(h.plugin.tokens.path)).mode & 0o777).toBe(0o600);
     });
 
     it('reads a file added to its repository with its token', async () => {
       const fileId = await addFile(h, 'welcome.txt', 'Hello from the repository.');
-      const delivery = await h.emu.waitForDelivery({ type: 'REPOSITORY_FILE_ADDED', pluginId: h.pluginId });
+      const delivery = await h.emu.waitForDelivery({
+        type: 'REPOSITORY_FILE_ADDED',
+        pluginId: h.pluginId,
+      });
       expect(delivery.pluginInstanceId).toBe(instanceId);
 
-      expect(h.plugin.documents.get(fileId)).toMatchObject({ fileName: 'welcome.txt', repositoryId: REPOSITORY, text: 'Hello from the repository.' });
+      expect(h.plugin.documents.get(fileId)).toMatchObject({
+        fileName: 'welcome.txt',
+        repositoryId: REPOSITORY,
+        text: 'Hello from the repository.',
+      });
     });
 
     it('forgets a file removed from its repository', async () => {

@@ -34,7 +34,10 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     const content = await replyTo(message.content);
     // The whole reply in one message; send `isStreaming: true` and then more packets with its
     // `messageId` to stream a long answer.
-    const written = await platform.agentMessages.write(agentId, conversationId, { content, isStreaming: false });
+    const written = await platform.agentMessages.write(agentId, conversationId, {
+      content,
+      isStreaming: false,
+    });
     replies.set(message.id, written.id);
     return { ok: true, messageId: written.id };
   }

@@ -23,7 +23,12 @@ function pluginTests(title: string, options: EmulatorOptions) {
 
     it('keeps its installation token in an owner-only file', async () => {
       const { plugin: manifest } = h.manifest;
-      const instance = await h.client.agentPlugins.attach(AGENT, { name: 'replies', pluginId: h.pluginId, events: manifest.events, scopes: manifest.scopes });
+      const instance = await h.client.agentPlugins.attach(AGENT, {
+        name: 'replies',
+        pluginId: h.pluginId,
+        events: manifest.events,
+        scopes: manifest.scopes,
+      });
       instanceId = instance.id;
       await h.emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: h.pluginId });
 
@@ -34,15 +39,29 @@ function pluginTests(title: string, options: EmulatorOptions) {
     });
 
     it("answers a user's message as the character", async () => {
-      const conversation = await h.client.messaging.conversations.create({ characterId: CHARACTER });
+      const conversation = await h.client.messaging.conversations.create({
+        characterId: CHARACTER,
+      });
       const sent = await h.client.messaging.messages.send(conversation.id, { content: 'hello' });
-      const delivery = await h.emu.waitForDelivery({ type: 'AGENT_MESSAGE_RECEIVED', pluginId: h.pluginId });
+      const delivery = await h.emu.waitForDelivery({
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: h.pluginId,
+      });
       expect(delivery.pluginInstanceId).toBe(instanceId);
 
       const replyId = h.plugin.replies.get(sent.id);
       expect(replyId).toBeTruthy();
-      const { data: messages } = await h.client.messaging.messages.list(conversation.id, { after: sent.id });
-      expect(messages).toContainEqual(expect.objectContaining({ id: replyId, sender: 'CHARACTER', content: 'You said: hello', isStreaming: false }));
+      const { data: messages } = await h.client.messaging.messages.list(conversation.id, {
+        after: sent.id,
+      });
+      expect(messages).toContainEqual(
+        expect.objectContaining({
+          id: replyId,
+          sender: 'CHARACTER',
+          content: 'You said: hello',
+          isStreaming: false,
+        }),
+      );
       // Answered once, even when the platform sends the message again (retries, duplicates).
       expect(messages.filter((m) => m.content === 'You said: hello')).toHaveLength(1);
     });

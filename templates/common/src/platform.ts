@@ -1,5 +1,11 @@
 // Types only (the platform's records, from plugsmith, a devDependency): they vanish at build.
-import type { AgentMessageWrite, FileAccess, FileRecord, Message, Pagination } from 'plugsmith/client';
+import type {
+  AgentMessageWrite,
+  FileAccess,
+  FileRecord,
+  Message,
+  Pagination,
+} from 'plugsmith/client';
 
 /** How long one call to the platform may take. */
 const TIMEOUT_MS = 10_000;
@@ -11,25 +17,40 @@ const TIMEOUT_MS = 10_000;
  * (the paths are in the platform's API reference). The token never appears in an error message.
  */
 export function platformAs(baseUrl: string, token: string) {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<{ data: T; pagination?: Pagination }> {
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ data: T; pagination?: Pagination }> {
     const url = new URL(path.replace(/^\//, ''), baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
     const response = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const text = await response.text();
-    let parsed: { ok?: boolean; data?: T; meta?: { pagination?: Pagination }; error?: { message?: string } } | undefined;
+    let parsed:
+      | { ok?: boolean; data?: T; meta?: { pagination?: Pagination }; error?: { message?: string } }
+      | undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON: described below
     }
     if (!response.ok || parsed?.ok === false) {
-      throw new Error(`${method} ${url.pathname} answered HTTP ${response.status}: ${parsed?.error?.message ?? (text.slice(0, 200) || 'no body')}`);
+      throw new Error(
+        `${method} ${url.pathname} answered HTTP ${response.status}: ${parsed?.error?.message ?? (text.slice(0, 200) || 'no body')}`,
+      );
     }
-    if (parsed === undefined) throw new Error(`${method} ${url.pathname} answered HTTP ${response.status} without JSON: is PLUGSMITH_BASE_URL the platform's management API?`);
+    if (parsed === undefined)
+      throw new Error(
+        `${method} ${url.pathname} answered HTTP ${response.status} without JSON: is PLUGSMITH_BASE_URL the platform's management API?`,
+      );
     return { data: parsed.data as T, pagination: parsed.meta?.pagination };
   }
 
@@ -38,8 +59,18 @@ export function platformAs(baseUrl: string, token: string) {
   return {
     agentMessages: {
       /** Writes a character's message into an agent's conversation (scope AGENT_MESSAGE_WRITE). */
-      write: async (agentId: string, conversationId: string, message: AgentMessageWrite): Promise<Message> =>
-        (await call<Message>('POST', `/api/agents/${segment(agentId)}/conversations/${segment(conversationId)}/messages`, message)).data,
+      write: async (
+        agentId: string,
+        conversationId: string,
+        message: AgentMessageWrite,
+      ): Promise<Message> =>
+        (
+          await call<Message>(
+            'POST',
+            `/api/agents/${segment(agentId)}/conversations/${segment(conversationId)}/messages`,
+            message,
+          )
+        ).data,
     },
     repositories: {
       files: {
@@ -49,7 +80,10 @@ export function platformAs(baseUrl: string, token: string) {
           let query = '@limit=100';
           // Bounded, and stopped by an empty page, so that a confused server cannot keep it looping.
           for (let pages = 0; pages < 1000; pages++) {
-            const { data, pagination } = await call<FileRecord[]>('GET', `/api/repositories/${segment(repositoryId)}/files?${query}`);
+            const { data, pagination } = await call<FileRecord[]>(
+              'GET',
+              `/api/repositories/${segment(repositoryId)}/files?${query}`,
+            );
             files.push(...data);
             if (!pagination?.hasNext || data.length === 0) break;
             if (pagination.type === 'cursor') {
@@ -65,7 +99,8 @@ export function platformAs(baseUrl: string, token: string) {
     },
     uploads: {
       /** A short-lived URL to a file's bytes (GET /api/access/:fileId). */
-      accessUrl: async (fileId: string): Promise<FileAccess> => (await call<FileAccess>('GET', `/api/access/${segment(fileId)}`)).data,
+      accessUrl: async (fileId: string): Promise<FileAccess> =>
+        (await call<FileAccess>('GET', `/api/access/${segment(fileId)}`)).data,
     },
   };
 }

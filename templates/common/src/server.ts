@@ -17,14 +17,23 @@ export interface WebhookServer {
  * the platform retries the delivery. GET /health answers 200 for whoever waits for the server to be
  * up (a load balancer, a container's health check, `plugsmith dev`).
  */
-export async function startWebhookServer(options: { port: number; host: string; secret: string | string[]; on: WebhookHandlers; log?: (line: string) => void }): Promise<WebhookServer> {
+export async function startWebhookServer(options: {
+  port: number;
+  host: string;
+  secret: string | string[];
+  on: WebhookHandlers;
+  log?: (line: string) => void;
+}): Promise<WebhookServer> {
   // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
   const seen = new Set<string>();
   const log = options.log;
   const webhook = createWebhookHandler({
     secret: options.secret,
     on: options.on,
-    onHandled: log && ((event, ms) => log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`)),
+    onHandled:
+      log &&
+      ((event, ms) =>
+        log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`)),
     onError: (error, event) => {
       const message = error instanceof Error ? error.message : String(error);
       if (seen.has(message)) return console.error(`${event.type} ${event.id} failed: ${message}`);
@@ -36,8 +45,13 @@ export async function startWebhookServer(options: { port: number; host: string; 
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://plugin').pathname;
     if (path === '/webhook') return void webhook(req, res);
-    if (path === '/health' && req.method === 'GET') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    res.writeHead(404, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"error":"NOT_FOUND","message":"the webhook is at POST /webhook"}}');
+    if (path === '/health' && req.method === 'GET')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(
+        '{"ok":false,"error":{"error":"NOT_FOUND","message":"the webhook is at POST /webhook"}}',
+      );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -53,7 +53,10 @@ export class TokenStore {
   private async load(): Promise<Record<string, Installation>> {
     if (this.installations) return this.installations;
     try {
-      this.installations = JSON.parse(await readFile(this.path, 'utf8')) as Record<string, Installation>;
+      this.installations = JSON.parse(await readFile(this.path, 'utf8')) as Record<
+        string,
+        Installation
+      >;
       // A file copied in with looser permissions is tightened at once.
       await chmod(this.path, 0o600);
     } catch (error) {

@@ -37,7 +37,9 @@ interface Answer {
  * handler of the event's type runs; a type without a handler is answered `{ ok: true }` (the
  * platform adds types over time). A handler that throws answers 500, and the platform retries.
  */
-export function createWebhookHandler(options: WebhookOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createWebhookHandler(
+  options: WebhookOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   if (secrets.length === 0) throw new Error("the webhook needs the plugin's webhookSecret");
   // A mistyped secret fails here, at start-up, rather than on the first delivery.
@@ -45,14 +47,17 @@ export function createWebhookHandler(options: WebhookOptions): (req: IncomingMes
     try {
       return new Webhook(secret);
     } catch (error) {
-      throw new Error(`invalid webhook secret (expected "whsec_" and base64, the plugin's webhookSecret): ${(error as Error).message}`);
+      throw new Error(
+        `invalid webhook secret (expected "whsec_" and base64, the plugin's webhookSecret): ${(error as Error).message}`,
+      );
     }
   });
   const maxBytes = options.maxBodyBytes ?? 1024 * 1024;
 
   async function answer(req: IncomingMessage): Promise<Answer> {
     const raw = await readBody(req, maxBytes);
-    if (raw === null) return failure(413, 'PAYLOAD_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
+    if (raw === null)
+      return failure(413, 'PAYLOAD_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
     const headers = {
       'webhook-id': header(req, 'webhook-id'),
       'webhook-timestamp': header(req, 'webhook-timestamp'),
@@ -67,7 +72,12 @@ export function createWebhookHandler(options: WebhookOptions): (req: IncomingMes
         return false;
       }
     });
-    if (!verified) return failure(401, 'UNAUTHORIZED', 'the delivery is not signed with this plugin\'s secret, or its timestamp is too old or too new');
+    if (!verified)
+      return failure(
+        401,
+        'UNAUTHORIZED',
+        "the delivery is not signed with this plugin's secret, or its timestamp is too old or too new",
+      );
 
     let event: WebhookEvent;
     try {
@@ -75,13 +85,29 @@ export function createWebhookHandler(options: WebhookOptions): (req: IncomingMes
     } catch {
       return failure(400, 'VALIDATION_ERROR', 'the body is not JSON');
     }
-    if (typeof event !== 'object' || event === null || typeof event.id !== 'string' || typeof event.type !== 'string') {
-      return failure(400, 'VALIDATION_ERROR', 'the body is not an event with a string "id" and "type"');
+    if (
+      typeof event !== 'object' ||
+      event === null ||
+      typeof event.id !== 'string' ||
+      typeof event.type !== 'string'
+    ) {
+      return failure(
+        400,
+        'VALIDATION_ERROR',
+        'the body is not an event with a string "id" and "type"',
+      );
     }
 
     const started = Date.now();
     // Own properties only: a type such as "constructor" must not reach Object.prototype.
-    const handler = Object.hasOwn(options.on, event.type) ? (options.on as Record<string, ((e: WebhookEvent) => HandlerResult | Promise<HandlerResult>) | undefined>)[event.type] : undefined;
+    const handler = Object.hasOwn(options.on, event.type)
+      ? (
+          options.on as Record<
+            string,
+            ((e: WebhookEvent) => HandlerResult | Promise<HandlerResult>) | undefined
+          >
+        )[event.type]
+      : undefined;
     let result: HandlerResult;
     try {
       result = await handler?.(event);
@@ -96,14 +122,22 @@ export function createWebhookHandler(options: WebhookOptions): (req: IncomingMes
     }
     options.onHandled?.(event, Date.now() - started);
     if (result !== undefined && result !== null) return { status: 200, body: result };
-    return { status: 200, body: event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data?.challenge } : { ok: true } };
+    return {
+      status: 200,
+      body:
+        event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data?.challenge } : { ok: true },
+    };
   }
 
   return async (req, res) => {
     let reply: Answer;
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      reply = failure(405, 'METHOD_NOT_ALLOWED', `webhooks are delivered with POST, not ${req.method}`);
+      reply = failure(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `webhooks are delivered with POST, not ${req.method}`,
+      );
     } else {
       try {
         reply = await answer(req);
@@ -112,7 +146,9 @@ export function createWebhookHandler(options: WebhookOptions): (req: IncomingMes
       }
     }
     if (reply.status === 413) res.setHeader('connection', 'close');
-    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(reply.body));
+    res
+      .writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8' })
+      .end(JSON.stringify(reply.body));
   };
 }
 

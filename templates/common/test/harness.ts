@@ -43,8 +43,15 @@ export const FAULTS: EmulatorOptions = {
  */
 export async function startHarness(options: EmulatorOptions = {}): Promise<Harness> {
   const emu = await startEmulator(options);
-  const client = createClient({ baseUrl: emu.url, messagingUrl: emu.messagingUrl, token: emu.token!, apiKey: emu.apiKey! });
-  const manifest = JSON.parse(await readFile(new URL('../plugsmith.json', import.meta.url), 'utf8')) as Harness['manifest'];
+  const client = createClient({
+    baseUrl: emu.url,
+    messagingUrl: emu.messagingUrl,
+    token: emu.token!,
+    apiKey: emu.apiKey!,
+  });
+  const manifest = JSON.parse(
+    await readFile(new URL('../plugsmith.json', import.meta.url), 'utf8'),
+  ) as Harness['manifest'];
   const dataDir = await mkdtemp(join(tmpdir(), 'plugin-test-'));
   let plugin: Plugin | undefined;
   try {
@@ -62,7 +69,8 @@ export async function startHarness(options: EmulatorOptions = {}): Promise<Harne
     });
     await client.plugins.update(created.id, { webhookUrl: plugin.webhookUrl });
     const verification = await client.plugins.verifyWebhook(created.id);
-    if (!verification.verified) throw new Error(`the webhook was not verified: ${verification.reason}`);
+    if (!verification.verified)
+      throw new Error(`the webhook was not verified: ${verification.reason}`);
     const running = plugin;
     return {
       emu,

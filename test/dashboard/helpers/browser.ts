@@ -58,7 +58,9 @@ async function closeShared(): Promise<void> {
 async function launch(): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!existsSync(executablePath)) {
-    throw new Error(`No Chromium at ${executablePath}: install it with \`apt-get install chromium\` (or set PLUGSMITH_CHROMIUM to a Chromium binary)`);
+    throw new Error(
+      `No Chromium at ${executablePath}: install it with \`apt-get install chromium\` (or set PLUGSMITH_CHROMIUM to a Chromium binary)`,
+    );
   }
   if (!shared) {
     shared = chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
@@ -80,7 +82,10 @@ export async function newContext(): Promise<BrowserContext> {
 export function collectErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}${message.location().url ? ` (${message.location().url})` : ''}`);
+    if (message.type() === 'error')
+      errors.push(
+        `console: ${message.text()}${message.location().url ? ` (${message.location().url})` : ''}`,
+      );
   });
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   return errors;
@@ -103,7 +108,11 @@ export interface OpenDashboard {
  * Opens the dashboard of `emu` signed in (through a fresh login link, as a person would) and waits
  * for the shell; with `view` (`'deliveries'`, `'data/plugins'`…) it then goes to `#/<view>`.
  */
-export async function openDashboard(emu: DashboardEmulator, view?: string, context?: BrowserContext): Promise<OpenDashboard> {
+export async function openDashboard(
+  emu: DashboardEmulator,
+  view?: string,
+  context?: BrowserContext,
+): Promise<OpenDashboard> {
   const ctx = context ?? (await newContext());
   const page = await ctx.newPage();
   const consoleErrors = collectErrors(page);
@@ -122,7 +131,11 @@ export function expectNoConsoleErrors(errors: string[]): void {
 }
 
 /** Saves a screenshot of the page as `artifacts/screenshots/<name>.png` (gitignored; CI keeps it as an artifact). */
-export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string> {
   const dir = join(process.cwd(), 'artifacts', 'screenshots');
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${name}.png`);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { adminCall, answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
+import {
+  adminCall,
+  answerProperly,
+  call,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from '../webhooks/helpers.js';
 
 // What the dashboard's Deliveries view needs of the admin API beyond list and resend: the delivery
 // filters, a resend that answers at once, retry now, cancel retries, and a bulk resend of a filter.
@@ -14,13 +22,25 @@ let answer: { status: number } | 'hang' = { status: 200 };
 
 beforeAll(async () => {
   // Retries a minute apart: a failed delivery stays pending for the test to act on.
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 1500, schedule: [60_000, 60_000, 60_000] } });
+  emu = await startEmulator({
+    seed: ROLES_SEED,
+    delivery: { timeoutMs: 1500, schedule: [60_000, 60_000, 60_000] },
+  });
   hook = await WebhookServer.start((event, received) => {
     if (event.type !== 'AGENT_MESSAGE_RECEIVED') return answerProperly(event, received);
     return answer === 'hang' ? { hang: true } : { status: answer.status, body: { seen: event.id } };
   });
-  plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] });
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'h', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] });
+  plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+  });
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
+    name: 'h',
+    pluginId: plugin.id,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: [],
+  });
   expect(installed.status).toBe(201);
   instanceId = installed.body.data.id;
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
@@ -36,12 +56,27 @@ function message() {
     agentId: 'agent_acme',
     characterId: 'char_sample',
     conversationId: 'conv_sample',
-    message: { id: 'msg_1', conversationId: 'conv_sample', sender: 'USER', type: 'TEXT', content: 'hi', attachments: [], isStreaming: false, createdAt: now, updatedAt: now },
+    message: {
+      id: 'msg_1',
+      conversationId: 'conv_sample',
+      sender: 'USER',
+      type: 'TEXT',
+      content: 'hi',
+      attachments: [],
+      isStreaming: false,
+      createdAt: now,
+      updatedAt: now,
+    },
   };
 }
 
 async function emit(): Promise<{ id: string; status: string; attempts: unknown[] }> {
-  const res = await adminCall(emu, 'POST', '/_emulator/events', { type: 'AGENT_MESSAGE_RECEIVED', pluginId: plugin.id, pluginInstanceId: instanceId, data: message() });
+  const res = await adminCall(emu, 'POST', '/_emulator/events', {
+    type: 'AGENT_MESSAGE_RECEIVED',
+    pluginId: plugin.id,
+    pluginInstanceId: instanceId,
+    data: message(),
+  });
   expect(res.status).toBe(201);
   return res.body.data;
 }
@@ -57,7 +92,12 @@ async function until(id: string, check: (d: { status: string; attempts: unknown[
   throw new Error(`delivery ${id} never got there: ${JSON.stringify(last)}`);
 }
 
-const ids = async (query: string) => ((await adminCall(emu, 'GET', `/_emulator/deliveries?@limit=100&${query}`)).body.data as Array<{ id: string }>).map((d) => d.id);
+const ids = async (query: string) =>
+  (
+    (await adminCall(emu, 'GET', `/_emulator/deliveries?@limit=100&${query}`)).body.data as Array<{
+      id: string;
+    }>
+  ).map((d) => d.id);
 
 describe('admin delivery actions', () => {
   it('retry now runs a pending delivery at once; cancel ends its retries; neither applies to a finished delivery', async () => {
@@ -72,17 +112,30 @@ describe('admin delivery actions', () => {
     const delivered = await until(failing.id, (d) => d.status === 'delivered');
     expect(delivered.attempts).toHaveLength(2);
     // Delivered now: nothing to retry or cancel.
-    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${failing.id}/retry`)).status).toBe(409);
-    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${failing.id}/cancel`)).status).toBe(409);
+    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${failing.id}/retry`)).status).toBe(
+      409,
+    );
+    expect(
+      (await adminCall(emu, 'POST', `/_emulator/deliveries/${failing.id}/cancel`)).status,
+    ).toBe(409);
 
     answer = { status: 503 };
     const other = await emit();
     expect(other.status).toBe('pending');
     const cancelled = await adminCall(emu, 'POST', `/_emulator/deliveries/${other.id}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body.data).toMatchObject({ id: other.id, status: 'failed', nextAttemptAt: null, cancelledAt: expect.any(String) });
-    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${other.id}/retry`)).status).toBe(409);
-    expect((await adminCall(emu, 'POST', '/_emulator/deliveries/dlv_missing/cancel')).status).toBe(404);
+    expect(cancelled.body.data).toMatchObject({
+      id: other.id,
+      status: 'failed',
+      nextAttemptAt: null,
+      cancelledAt: expect.any(String),
+    });
+    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${other.id}/retry`)).status).toBe(
+      409,
+    );
+    expect((await adminCall(emu, 'POST', '/_emulator/deliveries/dlv_missing/cancel')).status).toBe(
+      404,
+    );
   });
 
   it('a resend with wait=false answers before the attempt; resending a pending delivery cancels its retries', async () => {
@@ -90,21 +143,38 @@ describe('admin delivery actions', () => {
     const pending = await emit();
     expect(pending.status).toBe('pending');
     answer = 'hang';
-    const resent = await adminCall(emu, 'POST', `/_emulator/deliveries/${pending.id}/redeliver?wait=false`);
+    const resent = await adminCall(
+      emu,
+      'POST',
+      `/_emulator/deliveries/${pending.id}/redeliver?wait=false`,
+    );
     expect(resent.status).toBe(201);
     // Answered before the receiver (which hangs until the 1.5 s timeout) answered: no attempt yet.
-    expect(resent.body.data).toMatchObject({ status: 'pending', attempts: [], redeliveryOf: pending.id });
+    expect(resent.body.data).toMatchObject({
+      status: 'pending',
+      attempts: [],
+      redeliveryOf: pending.id,
+    });
     const original = (await adminCall(emu, 'GET', `/_emulator/deliveries/${pending.id}`)).body.data;
-    expect(original).toMatchObject({ status: 'failed', nextAttemptAt: null, cancelledAt: expect.any(String) });
+    expect(original).toMatchObject({
+      status: 'failed',
+      nextAttemptAt: null,
+      cancelledAt: expect.any(String),
+    });
     await until(resent.body.data.id, (d) => d.attempts.length === 1);
-    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${pending.id}/redeliver?wait=maybe`)).status).toBe(400);
+    expect(
+      (await adminCall(emu, 'POST', `/_emulator/deliveries/${pending.id}/redeliver?wait=maybe`))
+        .status,
+    ).toBe(400);
   });
 
   it('filters by failed-at-least-once, last HTTP status, attempt count and time; bulk resends what a filter matches', async () => {
     answer = { status: 500 };
     const recovered = await emit();
     answer = { status: 200 };
-    expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${recovered.id}/retry`)).status).toBe(200);
+    expect(
+      (await adminCall(emu, 'POST', `/_emulator/deliveries/${recovered.id}/retry`)).status,
+    ).toBe(200);
     await until(recovered.id, (d) => d.status === 'delivered');
     const clean = await emit();
     expect(clean.status).toBe('delivered');
@@ -112,14 +182,24 @@ describe('admin delivery actions', () => {
     const failedOnce = await ids(`pluginId=${plugin.id}&@failedOnce=true`);
     expect(failedOnce).toContain(recovered.id);
     expect(failedOnce).not.toContain(clean.id);
-    expect(await ids(`pluginId=${plugin.id}&@minAttempts=2&@maxAttempts=2`)).toContain(recovered.id);
+    expect(await ids(`pluginId=${plugin.id}&@minAttempts=2&@maxAttempts=2`)).toContain(
+      recovered.id,
+    );
     expect(await ids(`pluginId=${plugin.id}&@maxAttempts=1`)).toContain(clean.id);
-    expect(await ids(`pluginId=${plugin.id}&@httpStatus=2xx`)).toEqual(expect.arrayContaining([recovered.id, clean.id]));
+    expect(await ids(`pluginId=${plugin.id}&@httpStatus=2xx`)).toEqual(
+      expect.arrayContaining([recovered.id, clean.id]),
+    );
     expect(await ids(`pluginId=${plugin.id}&@httpStatus=503`)).not.toContain(clean.id);
     const future = new Date(Date.now() + 60_000).toISOString();
     expect(await ids(`@since=${future}`)).toEqual([]);
     expect(await ids(`pluginId=${plugin.id}&@until=${future}`)).toContain(clean.id);
-    for (const bad of ['@httpStatus=2x', '@minAttempts=-1', '@since=yesterday', '@failedOnce=yes', '@bogus=1']) {
+    for (const bad of [
+      '@httpStatus=2x',
+      '@minAttempts=-1',
+      '@since=yesterday',
+      '@failedOnce=yes',
+      '@bogus=1',
+    ]) {
       const res = await adminCall(emu, 'GET', `/_emulator/deliveries?${bad}`);
       expect(res.status, bad).toBe(400);
       expect(res.body.error.details.length, bad).toBeGreaterThan(0);

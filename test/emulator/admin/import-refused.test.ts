@@ -23,28 +23,44 @@ describe('a refused import changes nothing', () => {
   test('a record nested 20,000 levels deep is a 400 and the store, also after a restart, is as before', async () => {
     dir = await mkdtemp(join(tmpdir(), 'plugsmith-import-'));
     emu = await startEmulator({ dataDir: dir });
-    const repo = await api(emu, 'POST', '/api/repositories', { token: emu.token!, body: { orgId: 'org_dev', name: 'kept' } });
+    const repo = await api(emu, 'POST', '/api/repositories', {
+      token: emu.token!,
+      body: { orgId: 'org_dev', name: 'kept' },
+    });
     expect(repo.status).toBe(201);
     const before = await exported(emu);
 
-    const res = await api(emu, 'POST', '/_emulator/import', { rawBody: deepImport(20_000), headers: { 'content-type': 'application/json' } });
+    const res = await api(emu, 'POST', '/_emulator/import', {
+      rawBody: deepImport(20_000),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.body.ok).toBe(false);
 
     expect(await exported(emu)).toEqual(before);
-    expect((await api(emu, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! })).status).toBe(200);
+    expect(
+      (await api(emu, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! }))
+        .status,
+    ).toBe(200);
 
     await emu.close();
     emu = await startEmulator({ dataDir: dir });
     expect(await exported(emu)).toEqual(before);
-    expect((await api(emu, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! })).status).toBe(200);
+    expect(
+      (await api(emu, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! }))
+        .status,
+    ).toBe(200);
   });
 
   test('a valid import still replaces the whole store in one step', async () => {
     emu = await startEmulator();
     const before = await exported(emu);
-    const file = { format: 'plugsmith-emulator-export', version: 1, collections: { ...before, repositories: [] } };
+    const file = {
+      format: 'plugsmith-emulator-export',
+      version: 1,
+      collections: { ...before, repositories: [] },
+    };
     const res = await api(emu, 'POST', '/_emulator/import', { body: file });
     expect(res.status).toBe(200);
     expect(res.body.data.counts.repositories).toBe(0);

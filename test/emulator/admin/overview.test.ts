@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { answerProperly, call, closedPortUrl, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
+import {
+  answerProperly,
+  call,
+  closedPortUrl,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from '../webhooks/helpers.js';
 
 // GET /_emulator/overview: what the dashboard's Overview shows, from the running emulator itself.
 
@@ -12,7 +20,11 @@ beforeAll(async () => {
   emu = await startEmulator({
     seed: ROLES_SEED,
     delivery: { schedule: [60_000], jitter: 0 },
-    llm: { baseUrl: 'http://127.0.0.1:9/v1', model: 'tiny-model', apiKey: 'sk-never-shown-anywhere' },
+    llm: {
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'tiny-model',
+      apiKey: 'sk-never-shown-anywhere',
+    },
   });
 });
 afterAll(async () => {
@@ -21,7 +33,14 @@ afterAll(async () => {
 });
 
 async function overview() {
-  const res = await call(emu.url, 'GET', '/_emulator/overview', undefined, undefined, emu.adminHeaders);
+  const res = await call(
+    emu.url,
+    'GET',
+    '/_emulator/overview',
+    undefined,
+    undefined,
+    emu.adminHeaders,
+  );
   expect(res.status).toBe(200);
   return { data: res.body.data, text: JSON.stringify(res.body) };
 }
@@ -51,24 +70,57 @@ describe('GET /_emulator/overview', () => {
   it('counts the records of every collection and the delivery queue as the store holds them', async () => {
     const good = await WebhookServer.start();
     // Answers challenges, then refuses every event: its PLUGIN_INSTALLED waits for a retry.
-    const refusing = await WebhookServer.start((event, received) => (event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 500 }));
+    const refusing = await WebhookServer.start((event, received) =>
+      event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 500 },
+    );
     servers.push(good, refusing);
     const before = (await overview()).data;
-    const delivered = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: good.url, events: ['AGENT_MESSAGE_RECEIVED'] });
-    const retried = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: refusing.url, events: ['AGENT_MESSAGE_RECEIVED'] });
+    const delivered = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: good.url,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+    });
+    const retried = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: refusing.url,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+    });
     for (const plugin of [delivered, retried]) {
-      const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'h', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] });
+      const installed = await call(
+        emu.url,
+        'POST',
+        '/api/agents/agent_acme/plugins',
+        TOKENS.member,
+        { name: 'h', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] },
+      );
       expect(installed.status).toBe(201);
     }
     await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: delivered.id });
-    const waiting = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: retried.id, status: 'pending' });
-    for (let i = 0; i < 100 && emu.deliveries.get(waiting.id)!.attempts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const waiting = await emu.waitForDelivery({
+      type: 'PLUGIN_INSTALLED',
+      pluginId: retried.id,
+      status: 'pending',
+    });
+    for (let i = 0; i < 100 && emu.deliveries.get(waiting.id)!.attempts.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
     // A challenge to a closed port fails for good (challenges are never retried).
-    const unreachable = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'Gone', type: 'EVENT_HANDLER', webhookUrl: await closedPortUrl(), events: [], scopes: [] });
-    await call(emu.url, 'POST', `/api/plugins/${unreachable.body.data.id}/verify-webhook`, TOKENS.member);
+    const unreachable = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+      name: 'Gone',
+      type: 'EVENT_HANDLER',
+      webhookUrl: await closedPortUrl(),
+      events: [],
+      scopes: [],
+    });
+    await call(
+      emu.url,
+      'POST',
+      `/api/plugins/${unreachable.body.data.id}/verify-webhook`,
+      TOKENS.member,
+    );
 
     const { data } = await overview();
-    for (const [name, count] of Object.entries(data.counts)) expect(count, name).toBe(emu.services.db[name as keyof typeof emu.services.db].size);
+    for (const [name, count] of Object.entries(data.counts))
+      expect(count, name).toBe(emu.services.db[name as keyof typeof emu.services.db].size);
     expect(data.counts.plugins).toBe(before.counts.plugins + 3);
     expect(data.counts.instances).toBe(before.counts.instances + 2);
     const all = emu.deliveries.list();

@@ -37,11 +37,17 @@ describe('a change that cannot be serialized is refused with nothing applied', (
   test('a data provider whose inputs nest 5,000 levels: 400; the list, the export and a restart agree', async () => {
     const before = await exported(emu);
     const rawBody = `{"name":"deep","pluginId":"${pluginId}","events":[],"scopes":[],"inputs":${deepJson(5000)}}`;
-    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', { token: emu.token!, rawBody, headers: { 'content-type': 'application/json' } });
+    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+      token: emu.token!,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
 
-    const list = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', { token: emu.token! });
+    const list = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', {
+      token: emu.token!,
+    });
     expect(list.status).toBe(200);
     expect(list.body.data).toEqual([]);
     const after = await exported(emu);
@@ -49,14 +55,21 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     expect(after.tokens).toEqual(before.tokens);
     await restart();
     expect((await exported(emu)).instances).toEqual(before.instances);
-    expect((await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', { token: emu.token! })).body.data).toEqual([]);
+    expect(
+      (await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', { token: emu.token! }))
+        .body.data,
+    ).toEqual([]);
   });
 
   test('inputs that fit an instance record but not its PLUGIN_INSTALLED delivery: 400, no instance, no token', async () => {
     const before = await exported(emu);
     // 998 levels: the instance record is 999 deep (stored), its delivery record 1,002 (refused).
     const rawBody = `{"name":"almost","pluginId":"${pluginId}","events":[],"scopes":[],"inputs":${deepJson(998)}}`;
-    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', { token: emu.token!, rawBody, headers: { 'content-type': 'application/json' } });
+    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+      token: emu.token!,
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     const after = await exported(emu);
@@ -65,18 +78,26 @@ describe('a change that cannot be serialized is refused with nothing applied', (
   });
 
   test('an event whose data nests 4,150 levels (inside the 1 MB body limit): 400, no delivery kept', async () => {
-    const install = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', { token: emu.token!, body: { name: 'ok', pluginId, events: ['REPOSITORY_FILE_ADDED'], scopes: [] } });
+    const install = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+      token: emu.token!,
+      body: { name: 'ok', pluginId, events: ['REPOSITORY_FILE_ADDED'], scopes: [] },
+    });
     expect(install.status).toBe(201);
     const before = await exported(emu);
     const rawBody = `{"type":"REPOSITORY_FILE_ADDED","pluginId":"${pluginId}","pluginInstanceId":"${install.body.data.id}","data":${deepJson(4150)}}`;
-    const res = await api(emu, 'POST', '/_emulator/events', { rawBody, headers: { 'content-type': 'application/json' } });
+    const res = await api(emu, 'POST', '/_emulator/events', {
+      rawBody,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
 
     // The delivery log and the export still answer, and hold what they held.
     expect((await api(emu, 'GET', '/_emulator/deliveries')).status).toBe(200);
     const after = await exported(emu);
-    expect(after.deliveries.map((d) => (d as { id: string }).id)).toEqual(before.deliveries.map((d) => (d as { id: string }).id));
+    expect(after.deliveries.map((d) => (d as { id: string }).id)).toEqual(
+      before.deliveries.map((d) => (d as { id: string }).id),
+    );
     await restart();
     expect((await exported(emu)).deliveries.length).toBe(before.deliveries.length);
   });
@@ -85,12 +106,27 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     const { db, store } = emu.services;
     const deep = JSON.parse(deepJson(5000));
     const size = db.repositories.size;
-    const record = { id: 'repo_deep', orgId: 'org_dev', name: 'deep', description: '', nested: deep, createdAt: '', updatedAt: '' };
+    const record = {
+      id: 'repo_deep',
+      orgId: 'org_dev',
+      name: 'deep',
+      description: '',
+      nested: deep,
+      createdAt: '',
+      updatedAt: '',
+    };
     expect(() => db.repositories.put(record as never)).toThrow(RecordRefused);
     expect(db.repositories.has('repo_deep')).toBe(false);
 
     // In a batch, the good change made before the bad one is not applied either.
-    const good = { id: 'repo_good', orgId: 'org_dev', name: 'good', description: '', createdAt: '', updatedAt: '' };
+    const good = {
+      id: 'repo_good',
+      orgId: 'org_dev',
+      name: 'good',
+      description: '',
+      createdAt: '',
+      updatedAt: '',
+    };
     await expect(
       store.atomically(() => {
         void db.repositories.put(good);

@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { CALLERS, ORG, REPOSITORY, useMatrixEmulator, type Caller, type MatrixEmulator, type Role } from '../../helpers/matrix-emulator.js';
+import {
+  CALLERS,
+  ORG,
+  REPOSITORY,
+  useMatrixEmulator,
+  type Caller,
+  type MatrixEmulator,
+  type Role,
+} from '../../helpers/matrix-emulator.js';
 import { expectError } from '../../helpers/envelope.js';
 
 // Every route of issue 2 against every kind of caller. Expected statuses come from the rules
@@ -13,17 +21,20 @@ function authenticated(c: Caller, then: () => number): number {
 }
 
 /** Reading something of ORG: members (any role) may; non-members only when it is public, else 404. */
-const read = (isPublic: boolean) => (c: Caller) => authenticated(c, () => (c.roleInOrg !== null || isPublic ? 200 : 404));
+const read = (isPublic: boolean) => (c: Caller) =>
+  authenticated(c, () => (c.roleInOrg !== null || isPublic ? 200 : 404));
 
 /**
  * Changing something of ORG that needs `minimum`: a non-member who cannot see it gets 404, one
  * who can (a public plugin) gets 403; a member below `minimum` gets 403.
  */
-const change = (minimum: Role, isPublic: boolean, success = 200) => (c: Caller) =>
-  authenticated(c, () => {
-    if (c.roleInOrg === null) return isPublic ? 403 : 404;
-    return RANK[c.roleInOrg] >= RANK[minimum] ? success : 403;
-  });
+const change =
+  (minimum: Role, isPublic: boolean, success = 200) =>
+  (c: Caller) =>
+    authenticated(c, () => {
+      if (c.roleInOrg === null) return isPublic ? 403 : 404;
+      return RANK[c.roleInOrg] >= RANK[minimum] ? success : 403;
+    });
 
 /** Creating in ORG: the org exists for everyone, so a non-member gets 403; MEMBER or OWNER create. */
 const createInOrg = change('MEMBER', true, 201);
@@ -45,58 +56,160 @@ let unique = 0;
 const next = (prefix: string) => `${prefix}${++unique}`;
 
 /** Plugins (one private, one public) with an action and an external event, made before the tests. */
-const fixtures: Record<'private' | 'public', { pluginId: string; action: string; event: string }> = {} as never;
+const fixtures: Record<'private' | 'public', { pluginId: string; action: string; event: string }> =
+  {} as never;
 
-const pluginBody = () => ({ name: next('Matrix plugin '), type: 'APP', description: 'from the matrix', isPublic: false });
+const pluginBody = () => ({
+  name: next('Matrix plugin '),
+  type: 'APP',
+  description: 'from the matrix',
+  isPublic: false,
+});
 
 const rows: Row[] = [
-  { name: 'POST /api/tokens', method: 'POST', target: () => ({ path: '/api/tokens', body: { name: next('token ') } }),
+  {
+    name: 'POST /api/tokens',
+    method: 'POST',
+    target: () => ({ path: '/api/tokens', body: { name: next('token ') } }),
     // An org-limited token cannot mint a token usable in every org.
-    expected: (c) => authenticated(c, () => (c.limitedTo !== null ? 403 : 201)) },
-  { name: 'POST /api/tokens with orgId', method: 'POST', target: () => ({ path: '/api/tokens', body: { name: next('token '), orgId: ORG } }),
-    expected: (c) => authenticated(c, () => (c.roleInOrg === null ? 403 : 201)) },
+    expected: (c) => authenticated(c, () => (c.limitedTo !== null ? 403 : 201)),
+  },
+  {
+    name: 'POST /api/tokens with orgId',
+    method: 'POST',
+    target: () => ({ path: '/api/tokens', body: { name: next('token '), orgId: ORG } }),
+    expected: (c) => authenticated(c, () => (c.roleInOrg === null ? 403 : 201)),
+  },
 
-  { name: 'POST /api/plugins', method: 'POST', target: () => ({ path: '/api/plugins', body: { ...pluginBody(), orgId: ORG } }), expected: createInOrg },
-  { name: 'POST /api/orgs/:orgId/plugins', method: 'POST', target: () => ({ path: `/api/orgs/${ORG}/plugins`, body: pluginBody() }), expected: createInOrg },
-  { name: 'GET /api/plugins/marketplace', method: 'GET', target: () => ({ path: '/api/plugins/marketplace' }),
+  {
+    name: 'POST /api/plugins',
+    method: 'POST',
+    target: () => ({ path: '/api/plugins', body: { ...pluginBody(), orgId: ORG } }),
+    expected: createInOrg,
+  },
+  {
+    name: 'POST /api/orgs/:orgId/plugins',
+    method: 'POST',
+    target: () => ({ path: `/api/orgs/${ORG}/plugins`, body: pluginBody() }),
+    expected: createInOrg,
+  },
+  {
+    name: 'GET /api/plugins/marketplace',
+    method: 'GET',
+    target: () => ({ path: '/api/plugins/marketplace' }),
     // Readable without a token; a token that is sent must still be valid.
-    expected: (c) => (c.token !== undefined && !c.authenticated ? 401 : 200) },
+    expected: (c) => (c.token !== undefined && !c.authenticated ? 401 : 200),
+  },
   // A non-member sees the org's public plugins: 200 for every authenticated caller.
-  { name: 'GET /api/orgs/:orgId/plugins', method: 'GET', target: () => ({ path: `/api/orgs/${ORG}/plugins` }), expected: (c) => authenticated(c, () => 200) },
+  {
+    name: 'GET /api/orgs/:orgId/plugins',
+    method: 'GET',
+    target: () => ({ path: `/api/orgs/${ORG}/plugins` }),
+    expected: (c) => authenticated(c, () => 200),
+  },
 
   ...(['private', 'public'] as const).flatMap((visibility): Row[] => {
     const isPublic = visibility === 'public';
     const f = () => fixtures[visibility];
     const plugin = () => `/api/plugins/${f().pluginId}`;
-    const freshPlugin = async (m: MatrixEmulator) => (await m.createPlugin({ isPublic })).id as string;
-    const definitionRows = ([['actions', 'action'], ['external-events', 'event']] as const).flatMap(([segment, key]): Row[] => [
-      { name: `GET ${visibility} plugin ${segment}`, method: 'GET', target: () => ({ path: `${plugin()}/${segment}` }), expected: read(isPublic) },
-      { name: `GET ${visibility} plugin ${segment}/:name`, method: 'GET', target: () => ({ path: `${plugin()}/${segment}/${f()[key]}` }), expected: read(isPublic) },
-      { name: `POST ${visibility} plugin ${segment}`, method: 'POST', target: () => ({ path: `${plugin()}/${segment}`, body: { name: next('def_'), title: 'New' } }),
-        expected: change('MEMBER', isPublic, 201) },
-      { name: `PUT ${visibility} plugin ${segment}/:name`, method: 'PUT', target: () => ({ path: `${plugin()}/${segment}/${f()[key]}`, body: { title: next('Title ') } }),
-        expected: change('MEMBER', isPublic) },
-      { name: `DELETE ${visibility} plugin ${segment}/:name`, method: 'DELETE',
+    const freshPlugin = async (m: MatrixEmulator) =>
+      (await m.createPlugin({ isPublic })).id as string;
+    const definitionRows = (
+      [
+        ['actions', 'action'],
+        ['external-events', 'event'],
+      ] as const
+    ).flatMap(([segment, key]): Row[] => [
+      {
+        name: `GET ${visibility} plugin ${segment}`,
+        method: 'GET',
+        target: () => ({ path: `${plugin()}/${segment}` }),
+        expected: read(isPublic),
+      },
+      {
+        name: `GET ${visibility} plugin ${segment}/:name`,
+        method: 'GET',
+        target: () => ({ path: `${plugin()}/${segment}/${f()[key]}` }),
+        expected: read(isPublic),
+      },
+      {
+        name: `POST ${visibility} plugin ${segment}`,
+        method: 'POST',
+        target: () => ({
+          path: `${plugin()}/${segment}`,
+          body: { name: next('def_'), title: 'New' },
+        }),
+        expected: change('MEMBER', isPublic, 201),
+      },
+      {
+        name: `PUT ${visibility} plugin ${segment}/:name`,
+        method: 'PUT',
+        target: () => ({
+          path: `${plugin()}/${segment}/${f()[key]}`,
+          body: { title: next('Title ') },
+        }),
+        expected: change('MEMBER', isPublic),
+      },
+      {
+        name: `DELETE ${visibility} plugin ${segment}/:name`,
+        method: 'DELETE',
         target: async (m) => {
-          const created = await m.createDefinition(f().pluginId, segment, { name: next('doomed_') });
+          const created = await m.createDefinition(f().pluginId, segment, {
+            name: next('doomed_'),
+          });
           return { path: `${plugin()}/${segment}/${created.name}` };
         },
-        expected: change('OWNER', isPublic) },
+        expected: change('OWNER', isPublic),
+      },
     ]);
     return [
-      { name: `GET ${visibility} plugin`, method: 'GET', target: () => ({ path: plugin() }), expected: read(isPublic) },
-      { name: `PUT ${visibility} plugin`, method: 'PUT', target: () => ({ path: plugin(), body: { description: next('updated ') } }), expected: change('MEMBER', isPublic) },
-      { name: `DELETE ${visibility} plugin`, method: 'DELETE', target: async (m) => ({ path: `/api/plugins/${await freshPlugin(m)}` }), expected: change('OWNER', isPublic) },
+      {
+        name: `GET ${visibility} plugin`,
+        method: 'GET',
+        target: () => ({ path: plugin() }),
+        expected: read(isPublic),
+      },
+      {
+        name: `PUT ${visibility} plugin`,
+        method: 'PUT',
+        target: () => ({ path: plugin(), body: { description: next('updated ') } }),
+        expected: change('MEMBER', isPublic),
+      },
+      {
+        name: `DELETE ${visibility} plugin`,
+        method: 'DELETE',
+        target: async (m) => ({ path: `/api/plugins/${await freshPlugin(m)}` }),
+        expected: change('OWNER', isPublic),
+      },
       ...definitionRows,
     ];
   }),
 
-  { name: 'POST /api/repositories', method: 'POST', target: () => ({ path: '/api/repositories', body: { name: next('repo '), orgId: ORG } }), expected: createInOrg },
-  { name: 'POST /api/orgs/:orgId/repositories', method: 'POST', target: () => ({ path: `/api/orgs/${ORG}/repositories`, body: { name: next('repo ') } }), expected: createInOrg },
-  { name: 'GET /api/repositories/:repositoryId', method: 'GET', target: () => ({ path: `/api/repositories/${REPOSITORY}` }), expected: read(false) },
+  {
+    name: 'POST /api/repositories',
+    method: 'POST',
+    target: () => ({ path: '/api/repositories', body: { name: next('repo '), orgId: ORG } }),
+    expected: createInOrg,
+  },
+  {
+    name: 'POST /api/orgs/:orgId/repositories',
+    method: 'POST',
+    target: () => ({ path: `/api/orgs/${ORG}/repositories`, body: { name: next('repo ') } }),
+    expected: createInOrg,
+  },
+  {
+    name: 'GET /api/repositories/:repositoryId',
+    method: 'GET',
+    target: () => ({ path: `/api/repositories/${REPOSITORY}` }),
+    expected: read(false),
+  },
   // DESIGN.md: a non-member listing an org's repositories gets 403 (not 404).
-  { name: 'GET /api/orgs/:orgId/repositories', method: 'GET', target: () => ({ path: `/api/orgs/${ORG}/repositories` }),
-    expected: (c) => authenticated(c, () => (c.roleInOrg === null ? 403 : 200)) },
+  {
+    name: 'GET /api/orgs/:orgId/repositories',
+    method: 'GET',
+    target: () => ({ path: `/api/orgs/${ORG}/repositories` }),
+    expected: (c) => authenticated(c, () => (c.roleInOrg === null ? 403 : 200)),
+  },
 ];
 
 const emulator = useMatrixEmulator();
@@ -105,14 +218,24 @@ beforeAll(async () => {
   const m = emulator.current;
   for (const visibility of ['private', 'public'] as const) {
     const plugin = await m.createPlugin({ isPublic: visibility === 'public' });
-    const action = await m.createDefinition(plugin.id, 'actions', { name: 'lookup', title: 'Look up' });
-    const event = await m.createDefinition(plugin.id, 'external-events', { name: 'ticket.created', title: 'Ticket created' });
+    const action = await m.createDefinition(plugin.id, 'actions', {
+      name: 'lookup',
+      title: 'Look up',
+    });
+    const event = await m.createDefinition(plugin.id, 'external-events', {
+      name: 'ticket.created',
+      title: 'Ticket created',
+    });
     fixtures[visibility] = { pluginId: plugin.id, action: action.name, event: event.name };
   }
 });
 
 describe.each(rows)('$name', (row) => {
-  const cells = CALLERS.map((caller) => ({ caller, callerName: caller.name, expected: row.expected(caller) }));
+  const cells = CALLERS.map((caller) => ({
+    caller,
+    callerName: caller.name,
+    expected: row.expected(caller),
+  }));
   test.each(cells)('$callerName → $expected', async ({ caller, expected }) => {
     const m = emulator.current;
     const { path, body } = await row.target(m);
@@ -128,7 +251,9 @@ describe.each(rows)('$name', (row) => {
 
 test('the matrix covers every route of issue 2 (but verify-webhook) for all eight callers', () => {
   expect(CALLERS).toHaveLength(8);
-  const routes = new Set(rows.map((r) => `${r.method} ${r.name.replace(/^(GET|POST|PUT|DELETE) /, '')}`));
+  const routes = new Set(
+    rows.map((r) => `${r.method} ${r.name.replace(/^(GET|POST|PUT|DELETE) /, '')}`),
+  );
   expect(routes.size).toBe(rows.length);
   expect(rows.length).toBe(2 + 4 + 2 * (3 + 2 * 5) + 4);
 });

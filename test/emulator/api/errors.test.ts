@@ -5,7 +5,8 @@ import { expectError, expectValidationError } from '../../helpers/envelope.js';
 // The error envelope and DESIGN.md's status codes for input that never reaches a handler's logic.
 
 const emulator = useMatrixEmulator();
-const call = (...args: Parameters<(typeof emulator)['current']['call']>) => emulator.current.call(...args);
+const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>
+  emulator.current.call(...args);
 const json = { 'content-type': 'application/json' };
 
 describe('bodies that are not a JSON object', () => {
@@ -16,21 +17,41 @@ describe('bodies that are not a JSON object', () => {
     ['JSON null', 'null', json, 400],
     ['a JSON string', '"hello"', json, 400],
     ['a __proto__ key', '{"name":"x","type":"APP","__proto__":{"admin":true}}', json, 400],
-    ['a constructor.prototype key', '{"name":"x","type":"APP","constructor":{"prototype":{"admin":true}}}', json, 400],
+    [
+      'a constructor.prototype key',
+      '{"name":"x","type":"APP","constructor":{"prototype":{"admin":true}}}',
+      json,
+      400,
+    ],
     ['text/plain', 'name=x', { 'content-type': 'text/plain' }, 400],
     ['application/xml', '<plugin/>', { 'content-type': 'application/xml' }, 415],
-    ['form encoding', 'name=x&type=APP', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+    [
+      'form encoding',
+      'name=x&type=APP',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      415,
+    ],
   ])('%s is a 4xx in the envelope', async (_name, rawBody, headers, status) => {
-    const response = await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, rawBody, headers });
+    const response = await call('POST', `/api/orgs/${ORG}/plugins`, {
+      token: TOKENS.owner,
+      rawBody,
+      headers,
+    });
     expectError(response, status);
   });
 
   test('no body at all is a 400 with details', async () => {
-    expectValidationError(await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner }), []);
+    expectValidationError(
+      await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner }),
+      [],
+    );
   });
 
   test('a body over the limit is 413 PAYLOAD_TOO_LARGE', async () => {
-    const response = await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { name: 'x', type: 'APP', description: 'y'.repeat(1_100_000) } });
+    const response = await call('POST', `/api/orgs/${ORG}/plugins`, {
+      token: TOKENS.owner,
+      body: { name: 'x', type: 'APP', description: 'y'.repeat(1_100_000) },
+    });
     expectError(response, 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -44,15 +65,31 @@ describe('validation details', () => {
   test('each entry has code, expected, received, path (strings) and message', async () => {
     const response = await call('POST', `/api/orgs/${ORG}/plugins`, {
       token: TOKENS.owner,
-      body: { name: 'x', type: 'APP', events: ['PLUGIN_INSTALLED', 'NOPE'], isPublic: 'yes', extra: 1 },
+      body: {
+        name: 'x',
+        type: 'APP',
+        events: ['PLUGIN_INSTALLED', 'NOPE'],
+        isPublic: 'yes',
+        extra: 1,
+      },
     });
     const error = expectError(response, 400, 'VALIDATION_ERROR');
     expect(error.message).toMatch(/^Invalid request body/);
     expect(error.details).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ path: ['events', '1'], code: 'enum', received: 'NOPE' }),
-        expect.objectContaining({ path: ['isPublic'], code: 'type', expected: 'boolean', received: 'yes' }),
-        expect.objectContaining({ path: ['extra'], code: 'additionalProperties', expected: 'absent', received: 'extra' }),
+        expect.objectContaining({
+          path: ['isPublic'],
+          code: 'type',
+          expected: 'boolean',
+          received: 'yes',
+        }),
+        expect.objectContaining({
+          path: ['extra'],
+          code: 'additionalProperties',
+          expected: 'absent',
+          received: 'extra',
+        }),
       ]),
     );
     for (const d of error.details!) expect(d.message).toContain(d.path.join('.'));
@@ -65,7 +102,13 @@ describe('validation details', () => {
       expectError(await call('GET', `/api/plugins/${plugin.id}`), 401),
       expectError(await call('DELETE', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer }), 403),
       expectError(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.outsider }), 404),
-      expectError(await call('POST', `/api/plugins/${plugin.id}/actions`, { token: TOKENS.owner, body: { name: 'dup' } }), 409),
+      expectError(
+        await call('POST', `/api/plugins/${plugin.id}/actions`, {
+          token: TOKENS.owner,
+          body: { name: 'dup' },
+        }),
+        409,
+      ),
     ];
     for (const error of errors) expect(error).not.toHaveProperty('details');
   });
@@ -77,7 +120,12 @@ describe('authentication comes first', () => {
     expectError(await call('POST', `/api/orgs/${ORG}/plugins`, { body: { bogus: true } }), 401);
     expectError(await call('POST', '/api/repositories', { body: [] }), 401);
     expectError(await call('PUT', `/api/plugins/${plugin.id}`, { body: {} }), 401);
-    expectError(await call('POST', `/api/plugins/${plugin.id}/external-events`, { body: { name: 'has space' } }), 401);
+    expectError(
+      await call('POST', `/api/plugins/${plugin.id}/external-events`, {
+        body: { name: 'has space' },
+      }),
+      401,
+    );
   });
 
   test.each([
@@ -96,7 +144,10 @@ describe('URLs', () => {
   });
 
   test('a known path with a method it does not have is a 405 in the envelope, with Allow', async () => {
-    const answer = await call('PATCH', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: {} });
+    const answer = await call('PATCH', `/api/orgs/${ORG}/plugins`, {
+      token: TOKENS.owner,
+      body: {},
+    });
     expectError(answer, 405, 'VALIDATION_ERROR');
     expect(answer.headers.allow).toBe('GET, HEAD, POST');
   });
@@ -110,8 +161,23 @@ describe('URLs', () => {
   });
 
   test('a path parameter that decodes to odd characters is just an unknown id', async () => {
-    expectError(await call('GET', `/api/plugins/${encodeURIComponent('../../etc/passwd')}`, { token: TOKENS.owner }), 404);
-    expectError(await call('GET', `/api/repositories/${encodeURIComponent('__proto__')}`, { token: TOKENS.owner }), 404);
-    expectError(await call('GET', `/api/orgs/${encodeURIComponent('constructor')}/plugins`, { token: TOKENS.owner }), 404);
+    expectError(
+      await call('GET', `/api/plugins/${encodeURIComponent('../../etc/passwd')}`, {
+        token: TOKENS.owner,
+      }),
+      404,
+    );
+    expectError(
+      await call('GET', `/api/repositories/${encodeURIComponent('__proto__')}`, {
+        token: TOKENS.owner,
+      }),
+      404,
+    );
+    expectError(
+      await call('GET', `/api/orgs/${encodeURIComponent('constructor')}/plugins`, {
+        token: TOKENS.owner,
+      }),
+      404,
+    );
   });
 });

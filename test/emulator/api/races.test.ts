@@ -26,9 +26,15 @@ afterEach(async () => {
 });
 
 async function uploadedFile(emu: Emulator, name: string): Promise<string> {
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', { token: emu.token!, body: { files: [{ fileName: name }], parentId: 'org_dev', parentType: 'ORG' } });
+  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+    token: emu.token!,
+    body: { files: [{ fileName: name }], parentId: 'org_dev', parentType: 'ORG' },
+  });
   expect(gen.status).toBe(201);
-  const put = await request(gen.body.data.files[0].signedUrl, { method: 'PUT', body: `content of ${name}` });
+  const put = await request(gen.body.data.files[0].signedUrl, {
+    method: 'PUT',
+    body: `content of ${name}`,
+  });
   await put.body.dump();
   return gen.body.data.files[0].fileRecord.id;
 }
@@ -45,12 +51,32 @@ describe('races between changes', () => {
     const pluginId = await verifiedDataProvider(emu, hook);
     const first = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
-      body: { name: 'first', pluginId, events: [], scopes: ['REPOSITORY_FILES_READ'], eventDispatchMode: 'SYNC' },
+      body: {
+        name: 'first',
+        pluginId,
+        events: [],
+        scopes: ['REPOSITORY_FILES_READ'],
+        eventDispatchMode: 'SYNC',
+      },
     });
     expect(first.status).toBe(201);
     const fileId = await uploadedFile(emu, 'guide.md');
-    expect((await api(emu, 'PATCH', '/api/status', { token: emu.token!, body: { fileId, status: 'UPLOADED' } })).status).toBe(200);
-    expect((await api(emu, 'POST', '/api/repositories/repo_docs/files', { token: emu.token!, body: { fileId } })).status).toBe(201);
+    expect(
+      (
+        await api(emu, 'PATCH', '/api/status', {
+          token: emu.token!,
+          body: { fileId, status: 'UPLOADED' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await api(emu, 'POST', '/api/repositories/repo_docs/files', {
+          token: emu.token!,
+          body: { fileId },
+        })
+      ).status,
+    ).toBe(201);
 
     const deleting = api(emu, 'DELETE', `/api/plugins/${pluginId}`, { token: emu.token! });
     await held.reached;
@@ -64,11 +90,15 @@ describe('races between changes', () => {
     expect((await deleting).status).toBe(200);
 
     expect(emu.services.db.instances.where('pluginId', pluginId)).toEqual([]);
-    const listed = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', { token: emu.token! });
+    const listed = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', {
+      token: emu.token!,
+    });
     expect(listed.body.data).toEqual([]);
     // Every installation token the plugin ever received is dead.
     if (second.status === 201) await hook.waitFor(2, 'PLUGIN_INSTALLED');
-    const tokens = hook.ofType('PLUGIN_INSTALLED').map((r) => (r.event.data as { accessToken: string }).accessToken);
+    const tokens = hook
+      .ofType('PLUGIN_INSTALLED')
+      .map((r) => (r.event.data as { accessToken: string }).accessToken);
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) {
       const read = await api(emu, 'GET', '/api/repositories/repo_docs/files', { token });
@@ -83,8 +113,19 @@ describe('races between changes', () => {
     const { services } = emu;
     const now = new Date().toISOString();
     const instance: InstanceRecord = {
-      id: 'pin_interleaved', entityId: 'repo_docs', entityType: 'REPOSITORY', eventDispatchCondition: null, eventDispatchMode: 'ASYNC',
-      events: [], inputs: {}, name: 'late', orgId: 'org_dev', pluginId, scopes: ['REPOSITORY_FILES_READ'], createdAt: now, updatedAt: now,
+      id: 'pin_interleaved',
+      entityId: 'repo_docs',
+      entityType: 'REPOSITORY',
+      eventDispatchCondition: null,
+      eventDispatchMode: 'ASYNC',
+      events: [],
+      inputs: {},
+      name: 'late',
+      orgId: 'org_dev',
+      pluginId,
+      scopes: ['REPOSITORY_FILES_READ'],
+      createdAt: now,
+      updatedAt: now,
     } as unknown as InstanceRecord;
     const deleting = deletePlugin(services, pluginId);
     const install = installInstance(services, instance);
@@ -93,7 +134,9 @@ describe('races between changes', () => {
     await deleting;
     expect(services.db.plugins.has(pluginId)).toBe(false);
     expect(services.db.instances.has('pin_interleaved')).toBe(false);
-    expect(services.db.tokens.where('instanceId', 'pin_interleaved').filter((t) => t.revokedAt === null)).toEqual([]);
+    expect(
+      services.db.tokens.where('instanceId', 'pin_interleaved').filter((t) => t.revokedAt === null),
+    ).toEqual([]);
   });
 
   test('a stale UPLOADED never overwrites an acknowledged COMPLETED', async () => {
@@ -108,10 +151,23 @@ describe('races between changes', () => {
       if (++calls === 1) await held.wait();
       return stat(key);
     };
-    const stale = api(emu, 'PATCH', '/api/status', { token: emu.token!, body: { fileId, status: 'UPLOADED' } });
+    const stale = api(emu, 'PATCH', '/api/status', {
+      token: emu.token!,
+      body: { fileId, status: 'UPLOADED' },
+    });
     await held.reached;
-    expect((await api(emu, 'PATCH', '/api/status', { token: emu.token!, body: { fileId, status: 'UPLOADED' } })).status).toBe(200);
-    const completed = await api(emu, 'PATCH', '/api/status', { token: emu.token!, body: { fileId, status: 'COMPLETED' } });
+    expect(
+      (
+        await api(emu, 'PATCH', '/api/status', {
+          token: emu.token!,
+          body: { fileId, status: 'UPLOADED' },
+        })
+      ).status,
+    ).toBe(200);
+    const completed = await api(emu, 'PATCH', '/api/status', {
+      token: emu.token!,
+      body: { fileId, status: 'COMPLETED' },
+    });
     expect(completed.status).toBe(200);
     expect(completed.body.data.status).toBe('COMPLETED');
     held.open();
@@ -124,10 +180,22 @@ describe('races between changes', () => {
   test('eight concurrent UPLOADED and one COMPLETED: once COMPLETED is acknowledged the file stays COMPLETED', async () => {
     emu = await startEmulator();
     const fileId = await uploadedFile(emu, 'many.txt');
-    const uploads = Array.from({ length: 8 }, () => api(emu!, 'PATCH', '/api/status', { token: emu!.token!, body: { fileId, status: 'UPLOADED' } }));
-    let completed = await api(emu, 'PATCH', '/api/status', { token: emu.token!, body: { fileId, status: 'COMPLETED' } });
+    const uploads = Array.from({ length: 8 }, () =>
+      api(emu!, 'PATCH', '/api/status', {
+        token: emu!.token!,
+        body: { fileId, status: 'UPLOADED' },
+      }),
+    );
+    let completed = await api(emu, 'PATCH', '/api/status', {
+      token: emu.token!,
+      body: { fileId, status: 'COMPLETED' },
+    });
     // COMPLETED needs an UPLOADED first: retry until one landed.
-    while (completed.status === 409) completed = await api(emu, 'PATCH', '/api/status', { token: emu.token!, body: { fileId, status: 'COMPLETED' } });
+    while (completed.status === 409)
+      completed = await api(emu, 'PATCH', '/api/status', {
+        token: emu.token!,
+        body: { fileId, status: 'COMPLETED' },
+      });
     expect(completed.status).toBe(200);
     const results = await Promise.all(uploads);
     for (const r of results) expect([200, 409]).toContain(r.status);

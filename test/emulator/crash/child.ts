@@ -9,7 +9,9 @@ const SCRIPT = fileURLToPath(new URL('./emulator-child.mjs', import.meta.url));
 /** The built emulator a child process runs; a clear failure when it was not built. */
 export function builtEmulator(): string {
   if (!existsSync(ENTRY)) {
-    throw new Error(`${ENTRY} is missing: these tests run the built emulator in a child process. Run \`npx tsup\` first (\`npm test\` builds before testing).`);
+    throw new Error(
+      `${ENTRY} is missing: these tests run the built emulator in a child process. Run \`npx tsup\` first (\`npm test\` builds before testing).`,
+    );
   }
   return ENTRY;
 }
@@ -34,9 +36,15 @@ export interface EmulatorChild {
 }
 
 /** Starts the built emulator in a child process on `dataDir` and waits until it listens. */
-export function startChild(dataDir: string, options: { compactAfterLines?: number; env?: Record<string, string> } = {}): Promise<EmulatorChild> {
+export function startChild(
+  dataDir: string,
+  options: { compactAfterLines?: number; env?: Record<string, string> } = {},
+): Promise<EmulatorChild> {
   const extra = options.compactAfterLines ? [String(options.compactAfterLines)] : [];
-  const child = spawn(process.execPath, [SCRIPT, builtEmulator(), dataDir, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, [SCRIPT, builtEmulator(), dataDir, ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stdout = '';
   let stderr = '';
@@ -63,7 +71,9 @@ export function startChild(dataDir: string, options: { compactAfterLines?: numbe
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`the emulator child exited (${code ?? signal}) before listening: ${stderr}`));
+      reject(
+        new Error(`the emulator child exited (${code ?? signal}) before listening: ${stderr}`),
+      );
     });
   });
 }

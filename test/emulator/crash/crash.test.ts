@@ -22,7 +22,11 @@ afterAll(async () => {
  * 50 concurrent workers creating plugins until the connection breaks; calls `onAck` for each 201.
  * Resolves once every worker has stopped.
  */
-async function storm(info: ChildInfo, round: number, onAck: (id: string, count: number) => void): Promise<{ acked: Map<string, string>; errors: number }> {
+async function storm(
+  info: ChildInfo,
+  round: number,
+  onAck: (id: string, count: number) => void,
+): Promise<{ acked: Map<string, string>; errors: number }> {
   const pool = new Pool(info.url, { connections: CONCURRENCY, pipelining: 1 });
   const acked = new Map<string, string>();
   let errors = 0;
@@ -35,15 +39,26 @@ async function storm(info: ChildInfo, round: number, onAck: (id: string, count: 
           path: '/api/plugins',
           method: 'POST',
           headers: { authorization: info.token, 'content-type': 'application/json' },
-          body: JSON.stringify({ orgId: info.orgId, name, type: 'APP', tags: [`w${w}`], description: 'storm' }),
+          body: JSON.stringify({
+            orgId: info.orgId,
+            name,
+            type: 'APP',
+            tags: [`w${w}`],
+            description: 'storm',
+          }),
         });
         const body = (await res.body.json()) as { data: { id: string; name: string } };
-        if (res.statusCode !== 201) throw new Error(`unexpected ${res.statusCode}: ${JSON.stringify(body)}`);
+        if (res.statusCode !== 201)
+          throw new Error(`unexpected ${res.statusCode}: ${JSON.stringify(body)}`);
         acked.set(body.data.id, name);
         onAck(body.data.id, acked.size);
       } catch (error) {
         // The emulator was killed: this worker is done. Anything else is a failure.
-        if (!/ECONNRESET|ECONNREFUSED|SocketError|other side closed|socket hang up|EPIPE/i.test(`${(error as Error).message} ${(error as { code?: string }).code}`)) {
+        if (
+          !/ECONNRESET|ECONNREFUSED|SocketError|other side closed|socket hang up|EPIPE/i.test(
+            `${(error as Error).message} ${(error as { code?: string }).code}`,
+          )
+        ) {
           stopped = true;
           throw error;
         }
@@ -61,7 +76,10 @@ async function storm(info: ChildInfo, round: number, onAck: (id: string, count: 
 }
 
 /** Rounds of storm, SIGKILL and restart on one data dir; every acknowledged create must be there after each. */
-async function crashRounds(dataDir: string, childOptions: { compactAfterLines?: number } = {}): Promise<void> {
+async function crashRounds(
+  dataDir: string,
+  childOptions: { compactAfterLines?: number } = {},
+): Promise<void> {
   const all = new Map<string, string>();
   for (let round = 0; round < ROUNDS; round++) {
     const child = await startChild(dataDir, childOptions);
@@ -79,11 +97,15 @@ async function crashRounds(dataDir: string, childOptions: { compactAfterLines?: 
     // Restart on the same data dir: the store loads and every acknowledged record is there.
     const emu = await startEmulator({ dataDir });
     try {
-      const missing = [...all].filter(([id, name]) => emu.services.db.plugins.get(id)?.name !== name);
+      const missing = [...all].filter(
+        ([id, name]) => emu.services.db.plugins.get(id)?.name !== name,
+      );
       expect(missing, `acknowledged creates lost in round ${round}`).toEqual([]);
       expect(emu.services.db.plugins.size).toBeGreaterThanOrEqual(all.size);
       // And it serves: the restarted emulator still uses the same credentials.
-      const res = await fetch(`${emu.url}/api/plugins/${[...all.keys()][0]}`, { headers: { authorization: child.info.token } });
+      const res = await fetch(`${emu.url}/api/plugins/${[...all.keys()][0]}`, {
+        headers: { authorization: child.info.token },
+      });
       expect(res.status).toBe(200);
     } finally {
       await emu.close();
@@ -91,7 +113,11 @@ async function crashRounds(dataDir: string, childOptions: { compactAfterLines?: 
   }
 }
 
-test(`every acknowledged create survives SIGKILL of the emulator mid-storm (${ROUNDS} rounds)`, () => crashRounds(dir), 120_000);
+test(
+  `every acknowledged create survives SIGKILL of the emulator mid-storm (${ROUNDS} rounds)`,
+  () => crashRounds(dir),
+  120_000,
+);
 
 test(`and so when the journal is compacted into the snapshot every 40 lines, so kills land during snapshot rewrites (${ROUNDS} rounds)`, async () => {
   const compacting = await mkdtemp(join(tmpdir(), 'plugsmith-crash-compact-'));

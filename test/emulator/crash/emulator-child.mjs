@@ -6,8 +6,19 @@ import { pathToFileURL } from 'node:url';
 const [entry, dataDir, compactLines] = process.argv.slice(2);
 const { startEmulator } = await import(pathToFileURL(entry).href);
 try {
-  const emu = await startEmulator({ dataDir, store: compactLines ? { compactAfter: { lines: Number(compactLines) } } : undefined });
-  process.stdout.write(JSON.stringify({ url: emu.url, token: emu.token, orgId: emu.orgId, adminToken: emu.adminToken, pid: process.pid }) + '\n');
+  const emu = await startEmulator({
+    dataDir,
+    store: compactLines ? { compactAfter: { lines: Number(compactLines) } } : undefined,
+  });
+  process.stdout.write(
+    JSON.stringify({
+      url: emu.url,
+      token: emu.token,
+      orgId: emu.orgId,
+      adminToken: emu.adminToken,
+      pid: process.pid,
+    }) + '\n',
+  );
   process.on('SIGTERM', () => {
     emu.close().then(() => process.exit(0));
   });

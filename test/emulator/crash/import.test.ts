@@ -17,65 +17,101 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-async function call(info: ChildInfo, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  info: ChildInfo,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const admin = path.startsWith('/_emulator');
   const res = await fetch(`${info.url}${path}`, {
     method,
-    headers: { ...(admin ? { 'x-plugsmith-admin': info.adminToken } : { authorization: info.token }), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(admin ? { 'x-plugsmith-admin': info.adminToken } : { authorization: info.token }),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: await res.json() };
 }
 
-const createPlugin = (info: ChildInfo, name: string) => call(info, 'POST', '/api/plugins', { orgId: info.orgId, name, type: 'APP' });
+const createPlugin = (info: ChildInfo, name: string) =>
+  call(info, 'POST', '/api/plugins', { orgId: info.orgId, name, type: 'APP' });
 
 /** Where the store stops; null: nowhere (the import completes, then writes, then the kill). */
-const STEPS = ['import-start', 'import-written', 'import-journaled', 'compact-rotated', 'compact-written', 'compact-renamed', null] as const;
+const STEPS = [
+  'import-start',
+  'import-written',
+  'import-journaled',
+  'compact-rotated',
+  'compact-written',
+  'compact-renamed',
+  null,
+] as const;
 /** Steps at which the import line is already durable: only the imported store may come back. */
-const DURABLE = new Set<string | null>(['import-journaled', 'compact-rotated', 'compact-written', 'compact-renamed', null]);
+const DURABLE = new Set<string | null>([
+  'import-journaled',
+  'compact-rotated',
+  'compact-written',
+  'compact-renamed',
+  null,
+]);
 
-test.each(STEPS)('SIGKILL with the store stopped at %s: the old or the imported store, and every write acknowledged after', async (step) => {
-  const dataDir = await mkdtemp(join(root, 'dir-'));
-  // The old store: one plugin. The import: the same workspace with another plugin instead.
-  const before = await startChild(dataDir);
-  expect((await createPlugin(before.info, 'old')).status).toBe(201);
-  const exported = (await call(before.info, 'GET', '/_emulator/export')).body.data;
-  await before.kill();
-  const [template] = exported.collections.plugins;
-  const importFile = { ...exported, collections: { ...exported.collections, plugins: [{ ...template, id: 'plg_imported', name: 'imported' }] } };
+test.each(STEPS)(
+  'SIGKILL with the store stopped at %s: the old or the imported store, and every write acknowledged after',
+  async (step) => {
+    const dataDir = await mkdtemp(join(root, 'dir-'));
+    // The old store: one plugin. The import: the same workspace with another plugin instead.
+    const before = await startChild(dataDir);
+    expect((await createPlugin(before.info, 'old')).status).toBe(201);
+    const exported = (await call(before.info, 'GET', '/_emulator/export')).body.data;
+    await before.kill();
+    const [template] = exported.collections.plugins;
+    const importFile = {
+      ...exported,
+      collections: {
+        ...exported.collections,
+        plugins: [{ ...template, id: 'plg_imported', name: 'imported' }],
+      },
+    };
 
-  const child = await startChild(dataDir, { env: step ? { PLUGSMITH_STORE_PAUSE: step } : {} });
-  const importing = call(child.info, 'POST', '/_emulator/import', importFile).catch(() => null);
-  if (step === null) expect((await importing)?.status).toBe(200);
-  else {
-    for (let i = 0; !child.stderr().includes(`paused ${step}`); i++) {
-      if (i > 200) throw new Error(`the child never reached ${step}: ${child.stderr()}`);
-      await new Promise((r) => setTimeout(r, 25));
+    const child = await startChild(dataDir, { env: step ? { PLUGSMITH_STORE_PAUSE: step } : {} });
+    const importing = call(child.info, 'POST', '/_emulator/import', importFile).catch(() => null);
+    if (step === null) expect((await importing)?.status).toBe(200);
+    else {
+      for (let i = 0; !child.stderr().includes(`paused ${step}`); i++) {
+        if (i > 200) throw new Error(`the child never reached ${step}: ${child.stderr()}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
     }
-  }
-  // Writes while the store is stopped there (or after the import): those acknowledged must survive.
-  const acknowledged: string[] = [];
-  await Promise.all(
-    Array.from({ length: 5 }, async (_, i) => {
-      const created = await Promise.race([createPlugin(child.info, `after-${i}`), new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
-      if (created?.status === 201) acknowledged.push(`after-${i}`);
-    }),
-  );
-  await child.kill();
+    // Writes while the store is stopped there (or after the import): those acknowledged must survive.
+    const acknowledged: string[] = [];
+    await Promise.all(
+      Array.from({ length: 5 }, async (_, i) => {
+        const created = await Promise.race([
+          createPlugin(child.info, `after-${i}`),
+          new Promise<null>((r) => setTimeout(() => r(null), 1000)),
+        ]);
+        if (created?.status === 201) acknowledged.push(`after-${i}`);
+      }),
+    );
+    await child.kill();
 
-  const emu = await startEmulator({ dataDir });
-  try {
-    const names = [...emu.services.db.plugins.values()].map((p) => p.name);
-    for (const name of acknowledged) expect(names, `${name} was acknowledged`).toContain(name);
-    const base = names.filter((n) => !n.startsWith('after-')).sort();
-    if (DURABLE.has(step)) expect(base).toEqual(['imported']);
-    else expect([['old'], ['imported']]).toContainEqual(base);
-    if (step === 'import-start') expect(base).toEqual(['old']);
-    // Whichever it is, it is whole: the workspace's org and token came back with it.
-    expect(emu.services.db.orgs.get(child.info.orgId)).toBeDefined();
-  } finally {
-    await emu.close();
-  }
-  // Writes were acknowledged at every step but those that hold the journal's sync.
-  if (step !== 'import-written') expect(acknowledged.length).toBeGreaterThan(0);
-}, 60_000);
+    const emu = await startEmulator({ dataDir });
+    try {
+      const names = [...emu.services.db.plugins.values()].map((p) => p.name);
+      for (const name of acknowledged) expect(names, `${name} was acknowledged`).toContain(name);
+      const base = names.filter((n) => !n.startsWith('after-')).sort();
+      if (DURABLE.has(step)) expect(base).toEqual(['imported']);
+      else expect([['old'], ['imported']]).toContainEqual(base);
+      if (step === 'import-start') expect(base).toEqual(['old']);
+      // Whichever it is, it is whole: the workspace's org and token came back with it.
+      expect(emu.services.db.orgs.get(child.info.orgId)).toBeDefined();
+    } finally {
+      await emu.close();
+    }
+    // Writes were acknowledged at every step but those that hold the journal's sync.
+    if (step !== 'import-written') expect(acknowledged.length).toBeGreaterThan(0);
+  },
+  60_000,
+);

@@ -18,7 +18,10 @@ function oversized(value: unknown, maxItems: number, maxKeys: number): boolean {
   return false;
 }
 
-const tricky = fc.oneof(fc.string(), fc.constantFrom('"', '\\', '\\"', '{', '}', '[', ']', ',', '{"a":1,"b":2}', '\\\\"', ':'));
+const tricky = fc.oneof(
+  fc.string(),
+  fc.constantFrom('"', '\\', '\\"', '{', '}', '[', ']', ',', '{"a":1,"b":2}', '\\\\"', ':'),
+);
 const valueArb = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -33,18 +36,25 @@ const valueArb = fc.letrec<{ value: unknown }>((tie) => ({
 describe('key and item counts in the text', () => {
   test('agree with the parsed value, whatever the strings hold and however it is spaced', () => {
     fc.assert(
-      fc.property(valueArb, fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.constantFrom(undefined, 1, '\t', ' \r\n'), (value, maxArrayItems, maxObjectKeys, space) => {
-        const text = JSON.stringify({ body: value }, null, space as never);
-        const expected = oversized({ body: value }, maxArrayItems, Math.max(1, maxObjectKeys));
-        let refused: string | null = null;
-        try {
-          parseJsonBody(text, { maxArrayItems, maxObjectKeys: Math.max(1, maxObjectKeys) });
-        } catch (error) {
-          refused = (error as { details?: Array<{ code: string }> }).details?.[0]?.code ?? 'other';
-        }
-        const capped = refused === 'too_many_items' || refused === 'too_many_keys';
-        expect(capped, `${text} → ${refused}`).toBe(expected);
-      }),
+      fc.property(
+        valueArb,
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.constantFrom(undefined, 1, '\t', ' \r\n'),
+        (value, maxArrayItems, maxObjectKeys, space) => {
+          const text = JSON.stringify({ body: value }, null, space as never);
+          const expected = oversized({ body: value }, maxArrayItems, Math.max(1, maxObjectKeys));
+          let refused: string | null = null;
+          try {
+            parseJsonBody(text, { maxArrayItems, maxObjectKeys: Math.max(1, maxObjectKeys) });
+          } catch (error) {
+            refused =
+              (error as { details?: Array<{ code: string }> }).details?.[0]?.code ?? 'other';
+          }
+          const capped = refused === 'too_many_items' || refused === 'too_many_keys';
+          expect(capped, `${text} → ${refused}`).toBe(expected);
+        },
+      ),
       { numRuns: 5_000 },
     );
   });

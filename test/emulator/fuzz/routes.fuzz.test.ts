@@ -7,7 +7,11 @@ import { Pool } from 'undici';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { Store } from '../../../emulator/store/store.js';
 import { defineCollections, type Db } from '../../../emulator/model.js';
-import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH, MAX_JSON_OBJECT_KEYS } from '../../../emulator/json-body.js';
+import {
+  MAX_JSON_ARRAY_ITEMS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_OBJECT_KEYS,
+} from '../../../emulator/json-body.js';
 import { MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS } from '../../../emulator/validation/json-schema.js';
 
 // Bad-input fuzz against every route of issue 2 on a real emulator over HTTP: never a 5xx,
@@ -25,29 +29,68 @@ interface Route {
 let emu: Emulator;
 let dir: string;
 let pool: Pool;
-const ids = { pluginId: '', victimId: '', orgId: '', name: 'do_thing', eventName: 'thing_happened', repositoryId: '' };
+const ids = {
+  pluginId: '',
+  victimId: '',
+  orgId: '',
+  name: 'do_thing',
+  eventName: 'thing_happened',
+  repositoryId: '',
+};
 
 const ROUTES: Route[] = [
   { method: 'POST', path: '/api/tokens', body: () => ({ name: 'fuzz token', orgId: ids.orgId }) },
-  { method: 'POST', path: '/api/plugins', body: () => ({ name: 'fuzz', type: 'APP', orgId: ids.orgId, tags: ['a'] }) },
-  { method: 'POST', path: '/api/orgs/:orgId/plugins', body: () => ({ name: 'fuzz', type: 'EVENT_HANDLER', events: ['PLUGIN_INSTALLED'] }) },
+  {
+    method: 'POST',
+    path: '/api/plugins',
+    body: () => ({ name: 'fuzz', type: 'APP', orgId: ids.orgId, tags: ['a'] }),
+  },
+  {
+    method: 'POST',
+    path: '/api/orgs/:orgId/plugins',
+    body: () => ({ name: 'fuzz', type: 'EVENT_HANDLER', events: ['PLUGIN_INSTALLED'] }),
+  },
   { method: 'GET', path: '/api/plugins/marketplace' },
   { method: 'GET', path: '/api/orgs/:orgId/plugins' },
   { method: 'GET', path: '/api/plugins/:pluginId' },
-  { method: 'PUT', path: '/api/plugins/:pluginId', body: () => ({ description: 'changed', inputsSchema: { type: 'object' } }) },
+  {
+    method: 'PUT',
+    path: '/api/plugins/:pluginId',
+    body: () => ({ description: 'changed', inputsSchema: { type: 'object' } }),
+  },
   { method: 'DELETE', path: '/api/plugins/:victimId' },
   { method: 'GET', path: '/api/plugins/:pluginId/actions' },
-  { method: 'POST', path: '/api/plugins/:pluginId/actions', body: () => ({ name: 'act', title: 'T', argsSchema: { type: 'object' } }) },
+  {
+    method: 'POST',
+    path: '/api/plugins/:pluginId/actions',
+    body: () => ({ name: 'act', title: 'T', argsSchema: { type: 'object' } }),
+  },
   { method: 'GET', path: '/api/plugins/:pluginId/actions/:name' },
-  { method: 'PUT', path: '/api/plugins/:pluginId/actions/:name', body: () => ({ title: 'T2', returnSchema: {} }) },
+  {
+    method: 'PUT',
+    path: '/api/plugins/:pluginId/actions/:name',
+    body: () => ({ title: 'T2', returnSchema: {} }),
+  },
   { method: 'DELETE', path: '/api/plugins/:pluginId/actions/:name' },
   { method: 'GET', path: '/api/plugins/:pluginId/external-events' },
-  { method: 'POST', path: '/api/plugins/:pluginId/external-events', body: () => ({ name: 'evt', payloadSchema: { type: 'object' } }) },
+  {
+    method: 'POST',
+    path: '/api/plugins/:pluginId/external-events',
+    body: () => ({ name: 'evt', payloadSchema: { type: 'object' } }),
+  },
   { method: 'GET', path: '/api/plugins/:pluginId/external-events/:eventName' },
-  { method: 'PUT', path: '/api/plugins/:pluginId/external-events/:eventName', body: () => ({ description: 'd' }) },
+  {
+    method: 'PUT',
+    path: '/api/plugins/:pluginId/external-events/:eventName',
+    body: () => ({ description: 'd' }),
+  },
   { method: 'DELETE', path: '/api/plugins/:pluginId/external-events/:eventName' },
   { method: 'POST', path: '/api/repositories', body: () => ({ name: 'repo', orgId: ids.orgId }) },
-  { method: 'POST', path: '/api/orgs/:orgId/repositories', body: () => ({ name: 'repo', description: 'd' }) },
+  {
+    method: 'POST',
+    path: '/api/orgs/:orgId/repositories',
+    body: () => ({ name: 'repo', description: 'd' }),
+  },
   { method: 'GET', path: '/api/repositories/:repositoryId' },
   { method: 'GET', path: '/api/orgs/:orgId/repositories' },
   { method: 'GET', path: '/_emulator/health' },
@@ -58,10 +101,29 @@ const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwn
 /** Values of the wrong type, huge, deeply nested, or trying to pollute prototypes. */
 const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(null, true, 0, -1, 1e308, '', ' ', [], {}, [null], 'x'.repeat(300), '\u0000', '😀', 'ftp://x', 'http://', 'APP'),
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    1e308,
+    '',
+    ' ',
+    [],
+    {},
+    [null],
+    'x'.repeat(300),
+    '\u0000',
+    '😀',
+    'ftp://x',
+    'http://',
+    'APP',
+  ),
   fc.integer({ min: 10_000, max: 120_000 }).map((n) => 'é'.repeat(n)),
   fc.integer({ min: 50, max: 400 }).map((d) => deep(d)),
-  fc.constantFrom(...PROTO_KEYS).map((k) => Object.fromEntries([[k, { polluted: true, prototype: { polluted: true } }]])),
+  fc
+    .constantFrom(...PROTO_KEYS)
+    .map((k) => Object.fromEntries([[k, { polluted: true, prototype: { polluted: true } }]])),
 );
 
 function deep(depth: number): unknown {
@@ -72,7 +134,20 @@ function deep(depth: number): unknown {
 
 /** Regular expressions: catastrophic for a backtracking engine, JS-only syntax, broken, or random. */
 const patternArb: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('^(a+)+$', '(a|a)*b', '^(\\w+\\s?)*$', '(?=a)a', '(?<!x)y', '(a)\\1', '[', '(?<n>a)\\k<n>', '\\p{L}+', 'a{1001}', '', '.*'.repeat(200)),
+  fc.constantFrom(
+    '^(a+)+$',
+    '(a|a)*b',
+    '^(\\w+\\s?)*$',
+    '(?=a)a',
+    '(?<!x)y',
+    '(a)\\1',
+    '[',
+    '(?<n>a)\\k<n>',
+    '\\p{L}+',
+    'a{1001}',
+    '',
+    '.*'.repeat(200),
+  ),
   fc.string({ maxLength: 30 }),
   fc.stringMatching(/^[()+*?|a\\[\]{}^$.]{1,40}$/),
 );
@@ -91,20 +166,64 @@ const hostileArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer({ min: MAX_JSON_DEPTH - 5, max: MAX_JSON_DEPTH + 5 }).map((d) => nestedArrays(d)),
   fc.integer({ min: 10_000, max: 100_000 }).map((n) => new Array(n).fill(0)),
   fc.integer({ min: 1_000, max: 10_000 }).map((n) => Array.from({ length: n }, (_, i) => `t${i}`)),
-  fc.integer({ min: 100, max: 1_000 }).map((n) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', pattern: '^(a+)+$' }])) })),
+  fc.integer({ min: 100, max: 1_000 }).map((n) => ({
+    type: 'object',
+    properties: Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', pattern: '^(a+)+$' }]),
+    ),
+  })),
   // Schemas around the size bounds, with distinct patterns (each its own RE2 compile).
   fc
-    .tuple(fc.integer({ min: MAX_SCHEMA_NODES / 2 - 40, max: MAX_SCHEMA_NODES / 2 + 10 }), fc.integer({ min: MAX_SCHEMA_PATTERNS - 3, max: MAX_SCHEMA_PATTERNS + 3 }))
-    .map(([n, patterns]) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, i < patterns ? { type: 'string', pattern: `^a${i}(b|c)+$` } : { type: 'string' }])) })),
+    .tuple(
+      fc.integer({ min: MAX_SCHEMA_NODES / 2 - 40, max: MAX_SCHEMA_NODES / 2 + 10 }),
+      fc.integer({ min: MAX_SCHEMA_PATTERNS - 3, max: MAX_SCHEMA_PATTERNS + 3 }),
+    )
+    .map(([n, patterns]) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: n }, (_, i) => [
+          `p${i}`,
+          i < patterns ? { type: 'string', pattern: `^a${i}(b|c)+$` } : { type: 'string' },
+        ]),
+      ),
+    })),
   // Arrays around the length cap.
-  fc.integer({ min: MAX_JSON_ARRAY_ITEMS - 2, max: MAX_JSON_ARRAY_ITEMS + 2 }).map((n) => new Array(n).fill('x')),
+  fc
+    .integer({ min: MAX_JSON_ARRAY_ITEMS - 2, max: MAX_JSON_ARRAY_ITEMS + 2 })
+    .map((n) => new Array(n).fill('x')),
   // Objects around the key cap, and far past it (60,000 keys held the loop for seconds before the cap).
-  fc.integer({ min: MAX_JSON_OBJECT_KEYS - 2, max: MAX_JSON_OBJECT_KEYS + 2 }).map((n) => manyKeys(n)),
+  fc
+    .integer({ min: MAX_JSON_OBJECT_KEYS - 2, max: MAX_JSON_OBJECT_KEYS + 2 })
+    .map((n) => manyKeys(n)),
   fc.integer({ min: 5_000, max: 60_000 }).map((n) => manyKeys(n)),
   // Schemas with formats, their long adversarial values as defaults and examples (stored, meta-validated).
   fc
-    .tuple(fc.constantFrom('url', 'uri', 'email', 'hostname', 'date-time', 'regex', 'ipv6', 'uri-template', 'byte'), fc.constantFrom(':', 'a-', '@', '(', '0'), fc.integer({ min: 1_000, max: 30_000 }))
-    .map(([format, unit, n]) => ({ type: 'object', properties: { v: { type: 'string', format, default: `http://${unit.repeat(n)} `, examples: [unit.repeat(n)] } } })),
+    .tuple(
+      fc.constantFrom(
+        'url',
+        'uri',
+        'email',
+        'hostname',
+        'date-time',
+        'regex',
+        'ipv6',
+        'uri-template',
+        'byte',
+      ),
+      fc.constantFrom(':', 'a-', '@', '(', '0'),
+      fc.integer({ min: 1_000, max: 30_000 }),
+    )
+    .map(([format, unit, n]) => ({
+      type: 'object',
+      properties: {
+        v: {
+          type: 'string',
+          format,
+          default: `http://${unit.repeat(n)} `,
+          examples: [unit.repeat(n)],
+        },
+      },
+    })),
 );
 
 function manyKeys(n: number): Record<string, number> {
@@ -120,12 +239,35 @@ function nestedArrays(depth: number): unknown {
 /** A JSON body: the route's plausible one with some keys broken, or something else entirely. */
 function bodyArb(route: Route): fc.Arbitrary<string> {
   const base = route.body?.() ?? {};
-  const key = fc.oneof(fc.constantFrom(...Object.keys(base), ...PROTO_KEYS, 'orgId', 'name', 'type', 'inputsSchema', 'argsSchema', 'payloadSchema', 'tags', 'isPublic'), fc.string({ maxLength: 10 }));
+  const key = fc.oneof(
+    fc.constantFrom(
+      ...Object.keys(base),
+      ...PROTO_KEYS,
+      'orgId',
+      'name',
+      'type',
+      'inputsSchema',
+      'argsSchema',
+      'payloadSchema',
+      'tags',
+      'isPublic',
+    ),
+    fc.string({ maxLength: 10 }),
+  );
   return fc.oneof(
-    fc.array(fc.tuple(key, nastyValue), { minLength: 1, maxLength: 3 }).map((pairs) => JSON.stringify(Object.assign({ ...base }, Object.fromEntries(pairs)))),
+    fc
+      .array(fc.tuple(key, nastyValue), { minLength: 1, maxLength: 3 })
+      .map((pairs) => JSON.stringify(Object.assign({ ...base }, Object.fromEntries(pairs)))),
     fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
     fc.integer({ min: 1000, max: 20_000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
-    fc.integer({ min: 100, max: 300 }).map((d) => JSON.stringify({ ...base, inputsSchema: deep(d), argsSchema: deep(d), payloadSchema: deep(d) })),
+    fc.integer({ min: 100, max: 300 }).map((d) =>
+      JSON.stringify({
+        ...base,
+        inputsSchema: deep(d),
+        argsSchema: deep(d),
+        payloadSchema: deep(d),
+      }),
+    ),
     fc.constantFrom(
       '',
       '{',
@@ -148,7 +290,23 @@ function bodyArb(route: Route): fc.Arbitrary<string> {
 const paramArb = (real: () => string): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: 3, arbitrary: fc.constant(null).map(real) },
-    fc.constantFrom('..', '.', '%2e%2e', '..%2F..%2Fetc%2Fpasswd', '%2F', '%00', '%ZZ', '%', '%E0%A4%A', '__proto__', 'constructor', 'marketplace', ';', '~', '%20'),
+    fc.constantFrom(
+      '..',
+      '.',
+      '%2e%2e',
+      '..%2F..%2Fetc%2Fpasswd',
+      '%2F',
+      '%00',
+      '%ZZ',
+      '%',
+      '%E0%A4%A',
+      '__proto__',
+      'constructor',
+      'marketplace',
+      ';',
+      '~',
+      '%20',
+    ),
     fc.integer({ min: 190, max: 6000 }).map((n) => 'p'.repeat(n)),
     fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent),
     fc.string({ unit: 'binary', maxLength: 12 }).map(encodeURIComponent),
@@ -169,37 +327,110 @@ const queryArb: fc.Arbitrary<string> = fc
       fc
         .tuple(
           fc.oneof(
-            fc.constantFrom('@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search', '@', '@x', 'name', 'tags', 'isPublic', 'type', 'orgId', 'events', 'createdAt', '__proto__', 'constructor', 'a[b]', 'tags[]'),
+            fc.constantFrom(
+              '@page',
+              '@limit',
+              '@cursor',
+              '@sortBy',
+              '@sortOrder',
+              '@search',
+              '@',
+              '@x',
+              'name',
+              'tags',
+              'isPublic',
+              'type',
+              'orgId',
+              'events',
+              'createdAt',
+              '__proto__',
+              'constructor',
+              'a[b]',
+              'tags[]',
+            ),
             fc.string({ unit: 'grapheme', maxLength: 8 }),
           ),
           fc.oneof(
-            fc.constantFrom('', '0', '-1', '1', '2', '100', '101', '1e3', '1.5', 'NaN', 'true', 'asc', 'desc', 'asc,desc,asc', 'name,createdAt', ',', ',,', 'createdAt', 'APP'),
+            fc.constantFrom(
+              '',
+              '0',
+              '-1',
+              '1',
+              '2',
+              '100',
+              '101',
+              '1e3',
+              '1.5',
+              'NaN',
+              'true',
+              'asc',
+              'desc',
+              'asc,desc,asc',
+              'name,createdAt',
+              ',',
+              ',,',
+              'createdAt',
+              'APP',
+            ),
             fc.string({ unit: 'grapheme', maxLength: 12 }),
             fc.integer({ min: 1000, max: 20_000 }).map((n) => 'q'.repeat(n)),
           ),
         )
         .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
-      fc.constantFrom('%ZZ=1', 'a=%E0%A4%A', '&&', '=x', '@limit', 'tags=x&tags=y&tags=', '@sortBy=name&@sortBy=createdAt', '@cursor=&@page=2', '@cursor=plg_nope'),
+      fc.constantFrom(
+        '%ZZ=1',
+        'a=%E0%A4%A',
+        '&&',
+        '=x',
+        '@limit',
+        'tags=x&tags=y&tags=',
+        '@sortBy=name&@sortBy=createdAt',
+        '@cursor=&@page=2',
+        '@cursor=plg_nope',
+      ),
     ),
     { maxLength: 5 },
   )
   .map((parts) => (parts.length > 0 ? `?${parts.join('&')}` : ''));
 
 /** Authorization and content-type variants, and a few more headers; header-safe characters only. */
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 const headersArb: fc.Arbitrary<Record<string, string>> = fc
   .record(
     {
       authorization: fc.oneof(
         { weight: 3, arbitrary: fc.constant('TOKEN') },
         fc.constant('Bearer TOKEN'),
-        fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'pst_nope', 'Bearer Bearer TOKEN', 'TOKEN TOKEN', ' TOKEN'),
+        fc.constantFrom(
+          '',
+          'Bearer',
+          'Bearer ',
+          'Basic dXNlcjpwYXNz',
+          'pst_nope',
+          'Bearer Bearer TOKEN',
+          'TOKEN TOKEN',
+          ' TOKEN',
+        ),
         headerText,
         fc.integer({ min: 1000, max: 8000 }).map((n) => 'a'.repeat(n)),
       ),
       'content-type': fc.oneof(
         { weight: 4, arbitrary: fc.constant('application/json') },
-        fc.constantFrom('application/json; charset=utf-8', 'application/json; charset=latin1', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/*', ';', 'application/json;;'),
+        fc.constantFrom(
+          'application/json; charset=utf-8',
+          'application/json; charset=latin1',
+          'APPLICATION/JSON',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/octet-stream',
+          'application/*',
+          ';',
+          'application/json;;',
+        ),
         headerText,
       ),
       accept: fc.constantFrom('*/*', 'text/html', 'application/xml'),
@@ -216,8 +447,18 @@ const headersArb: fc.Arbitrary<Record<string, string>> = fc
 const seenStatuses = new Map<number, number>();
 
 /** Sends one request and checks it is answered in the envelope, never with a 5xx. */
-async function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<void> {
-  const res = await pool.request({ method: method as Method, path, headers, body: body === undefined ? undefined : body });
+async function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<void> {
+  const res = await pool.request({
+    method: method as Method,
+    path,
+    headers,
+    body: body === undefined ? undefined : body,
+  });
   const text = await res.body.text();
   seenStatuses.set(res.statusCode, (seenStatuses.get(res.statusCode) ?? 0) + 1);
   const what = `${method} ${path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)} ${String(body).slice(0, 300)}`;
@@ -250,20 +491,41 @@ async function health(): Promise<void> {
 async function ensureTargets(): Promise<void> {
   const { db } = emu.services;
   const call = async (path: string, body: unknown) => {
-    const res = await pool.request({ method: 'POST', path, headers: { authorization: emu.token!, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await pool.request({
+      method: 'POST',
+      path,
+      headers: { authorization: emu.token!, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await res.body.json()) as { data: { id: string } };
     expect(res.statusCode, JSON.stringify(json)).toBe(201);
     return json.data;
   };
-  if (!db.plugins.has(ids.pluginId)) ids.pluginId = (await call('/api/plugins', { orgId: ids.orgId, name: 'target', type: 'APP', isPublic: true, tags: ['t'] })).id;
-  if (!db.plugins.has(ids.victimId)) ids.victimId = (await call('/api/plugins', { orgId: ids.orgId, name: 'victim', type: 'APP' })).id;
+  if (!db.plugins.has(ids.pluginId))
+    ids.pluginId = (
+      await call('/api/plugins', {
+        orgId: ids.orgId,
+        name: 'target',
+        type: 'APP',
+        isPublic: true,
+        tags: ['t'],
+      })
+    ).id;
+  if (!db.plugins.has(ids.victimId))
+    ids.victimId = (
+      await call('/api/plugins', { orgId: ids.orgId, name: 'victim', type: 'APP' })
+    ).id;
   if (!db.actions.where('pluginId', ids.pluginId).some((a) => a.name === ids.name)) {
-    await call(`/api/plugins/${ids.pluginId}/actions`, { name: ids.name, argsSchema: { type: 'object' } });
+    await call(`/api/plugins/${ids.pluginId}/actions`, {
+      name: ids.name,
+      argsSchema: { type: 'object' },
+    });
   }
   if (!db.externalEvents.where('pluginId', ids.pluginId).some((e) => e.name === ids.eventName)) {
     await call(`/api/plugins/${ids.pluginId}/external-events`, { name: ids.eventName });
   }
-  if (!db.repositories.has(ids.repositoryId)) ids.repositoryId = (await call('/api/repositories', { orgId: ids.orgId, name: 'repo' })).id;
+  if (!db.repositories.has(ids.repositoryId))
+    ids.repositoryId = (await call('/api/repositories', { orgId: ids.orgId, name: 'repo' })).id;
 }
 
 beforeAll(async () => {
@@ -281,11 +543,18 @@ afterAll(async () => {
 
 describe('bad input never gets a 5xx', () => {
   test('random bodies on every route', async () => {
-    const arb = routeArb.chain((route) => fc.tuple(fc.constant(route), pathArb(route), bodyArb(route), headersArb));
+    const arb = routeArb.chain((route) =>
+      fc.tuple(fc.constant(route), pathArb(route), bodyArb(route), headersArb),
+    );
     await fc.assert(
       fc.asyncProperty(arb, async ([route, path, body, headers]) => {
         await ensureTargets();
-        await send(route.method, path, { 'content-type': 'application/json', authorization: emu.token!, ...headers }, route.method === 'GET' ? undefined : body);
+        await send(
+          route.method,
+          path,
+          { 'content-type': 'application/json', authorization: emu.token!, ...headers },
+          route.method === 'GET' ? undefined : body,
+        );
       }),
       { numRuns: 120 },
     );
@@ -300,7 +569,12 @@ describe('bad input never gets a 5xx', () => {
         const headers: Record<string, string> = anonymous ? {} : { authorization: emu.token! };
         const body = route.body ? JSON.stringify(route.body()) : undefined;
         if (body) headers['content-type'] = 'application/json';
-        await send(route.method, route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]) + query, headers, body);
+        await send(
+          route.method,
+          route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]) + query,
+          headers,
+          body,
+        );
       }),
       { numRuns: 100 },
     );
@@ -308,12 +582,20 @@ describe('bad input never gets a 5xx', () => {
   });
 
   test('random headers on every route', async () => {
-    const arb = routeArb.chain((route) => fc.tuple(fc.constant(route), headersArb, fc.option(bodyArb(route), { nil: undefined })));
+    const arb = routeArb.chain((route) =>
+      fc.tuple(fc.constant(route), headersArb, fc.option(bodyArb(route), { nil: undefined })),
+    );
     await fc.assert(
       fc.asyncProperty(arb, async ([route, headers, broken]) => {
         await ensureTargets();
-        const body = route.method === 'GET' ? undefined : (broken ?? JSON.stringify(route.body?.() ?? {}));
-        await send(route.method, route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]), headers, body);
+        const body =
+          route.method === 'GET' ? undefined : (broken ?? JSON.stringify(route.body?.() ?? {}));
+        await send(
+          route.method,
+          route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]),
+          headers,
+          body,
+        );
       }),
       { numRuns: 80 },
     );
@@ -327,7 +609,19 @@ describe('bad input never gets a 5xx', () => {
         fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
         fc.oneof(
           routeArb.map((r) => r.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n])),
-          fc.constantFrom('/api', '/api/', '/api//plugins', '/api/plugins/', '/api/plugins/marketplace/x', '/api/../_emulator/health', '/_emulator/../api/plugins/marketplace', '/%2e%2e/api', '/api/orgs//plugins', '/api/plugins/%2F/actions', '/api/plugins/a/actions/b/c'),
+          fc.constantFrom(
+            '/api',
+            '/api/',
+            '/api//plugins',
+            '/api/plugins/',
+            '/api/plugins/marketplace/x',
+            '/api/../_emulator/health',
+            '/_emulator/../api/plugins/marketplace',
+            '/%2e%2e/api',
+            '/api/orgs//plugins',
+            '/api/plugins/%2F/actions',
+            '/api/plugins/a/actions/b/c',
+          ),
         ),
       ),
     );
@@ -335,7 +629,14 @@ describe('bad input never gets a 5xx', () => {
       fc.asyncProperty(arb, async ([method, path]) => {
         await ensureTargets();
         const hasBody = method === 'POST' || method === 'PUT';
-        await send(method, path, hasBody ? { authorization: emu.token!, 'content-type': 'application/json' } : { authorization: emu.token! }, hasBody ? '{"name":"x","type":"APP"}' : undefined);
+        await send(
+          method,
+          path,
+          hasBody
+            ? { authorization: emu.token!, 'content-type': 'application/json' }
+            : { authorization: emu.token! },
+          hasBody ? '{"name":"x","type":"APP"}' : undefined,
+        );
       }),
       { numRuns: 60 },
     );
@@ -343,28 +644,61 @@ describe('bad input never gets a 5xx', () => {
   });
 
   test('deep nesting, huge arrays and regex-bearing schemas', async () => {
-    const schemaRoutes = ROUTES.filter((r) => r.body && r.method !== 'GET' && /plugins|actions|external-events/.test(r.path));
-    const arb = fc.tuple(fc.constantFrom(...schemaRoutes), fc.constantFrom('inputsSchema', 'argsSchema', 'returnSchema', 'payloadSchema', 'tags', 'description'), hostileArb);
+    const schemaRoutes = ROUTES.filter(
+      (r) => r.body && r.method !== 'GET' && /plugins|actions|external-events/.test(r.path),
+    );
+    const arb = fc.tuple(
+      fc.constantFrom(...schemaRoutes),
+      fc.constantFrom(
+        'inputsSchema',
+        'argsSchema',
+        'returnSchema',
+        'payloadSchema',
+        'tags',
+        'description',
+      ),
+      hostileArb,
+    );
     await fc.assert(
       fc.asyncProperty(arb, async ([route, field, value]) => {
         await ensureTargets();
         const path = route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]);
-        await send(route.method, path, { authorization: emu.token!, 'content-type': 'application/json' }, JSON.stringify({ ...route.body!(), [field]: value }));
+        await send(
+          route.method,
+          path,
+          { authorization: emu.token!, 'content-type': 'application/json' },
+          JSON.stringify({ ...route.body!(), [field]: value }),
+        );
       }),
       { numRuns: 40 },
     );
     // Bodies nested past the limit, as raw text (JSON.stringify itself cannot make the deepest).
     const json = { authorization: emu.token!, 'content-type': 'application/json' };
     for (const depth of [MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 4_150, 20_000, 100_000]) {
-      await send('POST', '/api/repositories', json, `{"name":"d","orgId":"${ids.orgId}","x":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+      await send(
+        'POST',
+        '/api/repositories',
+        json,
+        `{"name":"d","orgId":"${ids.orgId}","x":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      );
       // A schema is stored as given: one nested this deep would reach the journal.
-      await send('POST', '/api/plugins', json, `{"name":"d","type":"APP","orgId":"${ids.orgId}","inputsSchema":${'{"items":'.repeat(depth)}{}${'}'.repeat(depth)}}`);
+      await send(
+        'POST',
+        '/api/plugins',
+        json,
+        `{"name":"d","type":"APP","orgId":"${ids.orgId}","inputsSchema":${'{"items":'.repeat(depth)}{}${'}'.repeat(depth)}}`,
+      );
     }
     // Characters' script `match` through the admin API.
     await fc.assert(
       fc.asyncProperty(patternArb, async (match) => {
         const token = (emu as unknown as { adminToken?: string }).adminToken;
-        await send('POST', '/_emulator/characters', { 'content-type': 'application/json', ...(token ? { 'x-plugsmith-admin': token } : {}) }, JSON.stringify({ orgId: ids.orgId, name: 'fuzz', script: [{ match, reply: 'r' }] }));
+        await send(
+          'POST',
+          '/_emulator/characters',
+          { 'content-type': 'application/json', ...(token ? { 'x-plugsmith-admin': token } : {}) },
+          JSON.stringify({ orgId: ids.orgId, name: 'fuzz', script: [{ match, reply: 'r' }] }),
+        );
       }),
       { numRuns: 30 },
     );
@@ -380,16 +714,25 @@ describe('bad input never gets a 5xx', () => {
 
     const db = emu.services.db as unknown as Record<string, { values(): Iterable<{ id: string }> }>;
     // Whole records, not only ids: the store must reload to the same state.
-    const before = Object.fromEntries(Object.entries(db).map(([name, c]) => [name, [...c.values()].map((r) => JSON.stringify(r))]));
+    const before = Object.fromEntries(
+      Object.entries(db).map(([name, c]) => [name, [...c.values()].map((r) => JSON.stringify(r))]),
+    );
     // However a forbidden key was spelled, none was stored (an export holding one cannot be imported).
-    expect(JSON.stringify(before)).not.toMatch(/\\"__proto__\\"|\\"constructor\\":\{\\"prototype\\"/);
+    expect(JSON.stringify(before)).not.toMatch(
+      /\\"__proto__\\"|\\"constructor\\":\{\\"prototype\\"/,
+    );
     await emu.close();
     let reopened!: Db;
     const store = await Store.open({ dataDir: dir }, (s) => {
       reopened = defineCollections(s);
     });
     try {
-      const after = Object.fromEntries(Object.entries(reopened as unknown as typeof db).map(([name, c]) => [name, [...c.values()].map((r) => JSON.stringify(r))]));
+      const after = Object.fromEntries(
+        Object.entries(reopened as unknown as typeof db).map(([name, c]) => [
+          name,
+          [...c.values()].map((r) => JSON.stringify(r)),
+        ]),
+      );
       expect(after).toEqual(before);
       expect(after.plugins.length).toBeGreaterThan(1);
     } finally {

@@ -13,7 +13,8 @@ afterAll(async () => {
   await emu.close();
 });
 
-const admin = (method: string, path: string, body?: unknown) => call(emu.url, method, `/_emulator${path}`, { body, headers: emu.adminHeaders });
+const admin = (method: string, path: string, body?: unknown) =>
+  call(emu.url, method, `/_emulator${path}`, { body, headers: emu.adminHeaders });
 
 describe('admin API: tokens (metadata only)', () => {
   it('lists user tokens without the secret or its hash, with sort, filter and search', async () => {
@@ -21,7 +22,18 @@ describe('admin API: tokens (metadata only)', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((t: { userId: string }) => t.userId)).toEqual(['u_b', 'u_a']);
     for (const token of res.body.data) {
-      expect(Object.keys(token).sort()).toEqual(['createdAt', 'hint', 'id', 'instanceId', 'kind', 'name', 'orgId', 'revokedAt', 'updatedAt', 'userId']);
+      expect(Object.keys(token).sort()).toEqual([
+        'createdAt',
+        'hint',
+        'id',
+        'instanceId',
+        'kind',
+        'name',
+        'orgId',
+        'revokedAt',
+        'updatedAt',
+        'userId',
+      ]);
       expect(token.kind).toBe('user');
     }
     const text = JSON.stringify(res.body);
@@ -32,7 +44,11 @@ describe('admin API: tokens (metadata only)', () => {
     const filtered = await admin('GET', '/tokens?userId=u_a');
     expect(filtered.body.data).toHaveLength(1);
     expect(filtered.body.meta.pagination).toMatchObject({ type: 'index', total: 1 });
-    expect((await admin('GET', '/tokens?@search=ER_B')).body.data.map((t: { userId: string }) => t.userId)).toEqual(['u_b']);
+    expect(
+      (await admin('GET', '/tokens?@search=ER_B')).body.data.map(
+        (t: { userId: string }) => t.userId,
+      ),
+    ).toEqual(['u_b']);
   });
 
   it('refuses a bad query with 400 and details, and answers only with the admin credential', async () => {
@@ -52,16 +68,25 @@ describe('admin API: conversations and messages', () => {
     expect(all.status).toBe(200);
     const ids = all.body.data.map((c: { id: string }) => c.id);
     expect(ids).toEqual(expect.arrayContaining([a, b]));
-    expect(all.body.data.find((c: { id: string }) => c.id === b)).toMatchObject({ characterId: 'char_b', orgId: 'org_b' });
+    expect(all.body.data.find((c: { id: string }) => c.id === b)).toMatchObject({
+      characterId: 'char_b',
+      orgId: 'org_b',
+    });
 
     const orgA = await admin('GET', '/conversations?orgId=org_a');
     expect(orgA.body.data.every((c: { orgId: string }) => c.orgId === 'org_a')).toBe(true);
     const first = await admin('GET', '/conversations?@cursor=&@limit=1');
     expect(first.body.meta.pagination).toMatchObject({ type: 'cursor', limit: 1, hasNext: true });
-    const next = await admin('GET', `/conversations?@cursor=${first.body.meta.pagination.nextCursor}&@limit=1`);
+    const next = await admin(
+      'GET',
+      `/conversations?@cursor=${first.body.meta.pagination.nextCursor}&@limit=1`,
+    );
     expect(next.body.data[0].id).not.toBe(first.body.data[0].id);
 
-    expect((await admin('GET', `/conversations/${b}`)).body.data).toMatchObject({ id: b, orgId: 'org_b' });
+    expect((await admin('GET', `/conversations/${b}`)).body.data).toMatchObject({
+      id: b,
+      orgId: 'org_b',
+    });
     const missing = await admin('GET', '/conversations/conv_nope');
     expect(missing.status).toBe(404);
     expect(missing.body.error.error).toBe('NOT_FOUND');
@@ -70,16 +95,37 @@ describe('admin API: conversations and messages', () => {
   it("lists a conversation's messages with filters and search, a streaming reply with its content so far", async () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hello' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'hello' },
+    });
     await events.reply();
     const list = await admin('GET', `/conversations/${id}/messages`);
     expect(list.status).toBe(200);
     expect(list.body.data.map((m: { sender: string }) => m.sender)).toEqual(['USER', 'CHARACTER']);
-    expect(list.body.data[1]).toMatchObject({ content: 'Hi there, Fast here!', isStreaming: false });
-    expect((await admin('GET', `/conversations/${id}/messages?sender=CHARACTER`)).body.data).toHaveLength(1);
-    expect((await admin('GET', `/conversations/${id}/messages?@search=HI THERE`)).body.data.map((m: { sender: string }) => m.sender)).toEqual(['CHARACTER']);
-    expect((await admin('GET', `/conversations/${id}/messages?@sortBy=createdAt&@sortOrder=desc&@limit=1`)).body.data[0].sender).toBe('CHARACTER');
-    expect((await admin('GET', `/conversations/${id}/messages?isStreaming=maybe`)).status).toBe(400);
+    expect(list.body.data[1]).toMatchObject({
+      content: 'Hi there, Fast here!',
+      isStreaming: false,
+    });
+    expect(
+      (await admin('GET', `/conversations/${id}/messages?sender=CHARACTER`)).body.data,
+    ).toHaveLength(1);
+    expect(
+      (await admin('GET', `/conversations/${id}/messages?@search=HI THERE`)).body.data.map(
+        (m: { sender: string }) => m.sender,
+      ),
+    ).toEqual(['CHARACTER']);
+    expect(
+      (
+        await admin(
+          'GET',
+          `/conversations/${id}/messages?@sortBy=createdAt&@sortOrder=desc&@limit=1`,
+        )
+      ).body.data[0].sender,
+    ).toBe('CHARACTER');
+    expect((await admin('GET', `/conversations/${id}/messages?isStreaming=maybe`)).status).toBe(
+      400,
+    );
     expect((await admin('GET', '/conversations/conv_nope/messages')).status).toBe(404);
   });
 });

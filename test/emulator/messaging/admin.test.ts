@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, EventClient, expectPacketInvariants, messagingSeed, newConversation } from './helpers.js';
+import {
+  call,
+  EventClient,
+  expectPacketInvariants,
+  messagingSeed,
+  newConversation,
+} from './helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -10,7 +16,8 @@ afterAll(async () => {
   await emu.close();
 });
 
-const admin = (method: string, path: string, body?: unknown) => call(emu.url, method, `/_emulator${path}`, { body, headers: emu.adminHeaders });
+const admin = (method: string, path: string, body?: unknown) =>
+  call(emu.url, method, `/_emulator${path}`, { body, headers: emu.adminHeaders });
 
 describe('admin API: characters', () => {
   it('lists characters of an org for a picker, with the shared query system', async () => {
@@ -34,23 +41,51 @@ describe('admin API: characters', () => {
       packetIntervalMs: 0,
     });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ id: 'char_echo', orgId: 'org_a', agentId: 'agent_a', name: 'Echo', engine: 'scripted', createdAt: expect.any(String) });
+    expect(created.body.data).toMatchObject({
+      id: 'char_echo',
+      orgId: 'org_a',
+      agentId: 'agent_a',
+      name: 'Echo',
+      engine: 'scripted',
+      createdAt: expect.any(String),
+    });
     expect((await admin('GET', '/characters/char_echo')).body.data).toEqual(created.body.data);
 
     const key = (await admin('POST', '/api-keys', { orgId: 'org_a' })).body.data.key as string;
     const id = await newConversation(emu.messagingUrl, key, 'char_echo');
     const events = await EventClient.open(emu.messagingUrl, id, key);
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key, body: { content: 'PING' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key,
+      body: { content: 'PING' },
+    });
     const packets = await events.reply();
     expect(expectPacketInvariants(packets).content).toBe('pong');
     expect(packets.map((p) => p.contentDelta)).toEqual(['p', 'o', 'n', 'g', '']);
   });
 
   it('changes a character, and null removes a field', async () => {
-    await admin('POST', '/characters', { id: 'char_edit', orgId: 'org_a', agentId: 'agent_a', name: 'Edit', persona: 'Kind.', fallbackReply: 'Old.' });
-    const patched = await admin('PATCH', '/characters/char_edit', { name: 'Edited', fallbackReply: 'New.', persona: null, agentId: null, engine: 'openai' });
+    await admin('POST', '/characters', {
+      id: 'char_edit',
+      orgId: 'org_a',
+      agentId: 'agent_a',
+      name: 'Edit',
+      persona: 'Kind.',
+      fallbackReply: 'Old.',
+    });
+    const patched = await admin('PATCH', '/characters/char_edit', {
+      name: 'Edited',
+      fallbackReply: 'New.',
+      persona: null,
+      agentId: null,
+      engine: 'openai',
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ name: 'Edited', fallbackReply: 'New.', agentId: null, engine: 'openai' });
+    expect(patched.body.data).toMatchObject({
+      name: 'Edited',
+      fallbackReply: 'New.',
+      agentId: null,
+      engine: 'openai',
+    });
     expect(patched.body.data).not.toHaveProperty('persona');
     expect(patched.body.data.updatedAt >= patched.body.data.createdAt).toBe(true);
     expect(emu.services.db.characters.get('char_edit')).toEqual(patched.body.data);
@@ -63,7 +98,12 @@ describe('admin API: characters', () => {
       ['POST', '/characters', { orgId: 'org_a', name: 'X', agentId: 'agent_nope' }, 400],
       ['POST', '/characters', { orgId: 'org_a', name: 'X', agentId: 'agent_b' }, 400],
       ['POST', '/characters', { orgId: 'org_a', name: 'X', engine: 'gpt' }, 400],
-      ['POST', '/characters', { orgId: 'org_a', name: 'X', script: [{ match: '(', reply: 'x' }] }, 400],
+      [
+        'POST',
+        '/characters',
+        { orgId: 'org_a', name: 'X', script: [{ match: '(', reply: 'x' }] },
+        400,
+      ],
       ['POST', '/characters', { orgId: 'org_a', name: 'X', packetSize: 0 }, 400],
       ['POST', '/characters', { orgId: 'org_a', name: 'X', id: 'has space' }, 400],
       ['POST', '/characters', { orgId: 'org_a', name: 'X', colour: 'red' }, 400],
@@ -77,7 +117,9 @@ describe('admin API: characters', () => {
       expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(status);
       expect(res.body.error.details?.length ?? 0, JSON.stringify(body)).toBeGreaterThan(0);
     }
-    expect((await admin('POST', '/characters', { id: 'char_fast', orgId: 'org_a', name: 'Dup' })).status).toBe(409);
+    expect(
+      (await admin('POST', '/characters', { id: 'char_fast', orgId: 'org_a', name: 'Dup' })).status,
+    ).toBe(409);
     expect((await admin('PATCH', '/characters/char_nope', { name: 'X' })).status).toBe(404);
     expect((await admin('GET', '/characters/char_nope')).status).toBe(404);
   });
@@ -88,10 +130,16 @@ describe('admin API: agents and API keys', () => {
     const created = await admin('POST', '/agents', { orgId: 'org_b', name: 'Second' });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
-    expect((await admin('GET', '/agents?orgId=org_b')).body.data.map((a: { id: string }) => a.id).sort()).toEqual(['agent_b', id].sort());
-    expect((await admin('PATCH', `/agents/${id}`, { name: 'Renamed' })).body.data.name).toBe('Renamed');
+    expect(
+      (await admin('GET', '/agents?orgId=org_b')).body.data.map((a: { id: string }) => a.id).sort(),
+    ).toEqual(['agent_b', id].sort());
+    expect((await admin('PATCH', `/agents/${id}`, { name: 'Renamed' })).body.data.name).toBe(
+      'Renamed',
+    );
     expect((await admin('GET', `/agents/${id}`)).body.data.name).toBe('Renamed');
-    expect((await admin('POST', '/agents', { id: 'agent_a', orgId: 'org_a', name: 'Dup' })).status).toBe(409);
+    expect(
+      (await admin('POST', '/agents', { id: 'agent_a', orgId: 'org_a', name: 'Dup' })).status,
+    ).toBe(409);
     expect((await admin('POST', '/agents', { orgId: 'org_nope', name: 'X' })).status).toBe(400);
     expect((await admin('POST', '/agents', { orgId: 'org_a' })).status).toBe(400);
     expect((await admin('PATCH', '/agents/agent_nope', { name: 'X' })).status).toBe(404);
@@ -101,7 +149,11 @@ describe('admin API: agents and API keys', () => {
   it('issues API keys once and lists them without secrets', async () => {
     const issued = await admin('POST', '/api-keys', { orgId: 'org_b', name: 'ci' });
     expect(issued.status).toBe(201);
-    expect(issued.body.data).toMatchObject({ orgId: 'org_b', name: 'ci', key: expect.stringMatching(/^psk_/) });
+    expect(issued.body.data).toMatchObject({
+      orgId: 'org_b',
+      name: 'ci',
+      key: expect.stringMatching(/^psk_/),
+    });
     const listed = await admin('GET', '/api-keys?orgId=org_b');
     const text = JSON.stringify(listed.body);
     expect(text).not.toContain(issued.body.data.key);

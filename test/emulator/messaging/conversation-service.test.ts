@@ -21,28 +21,50 @@ afterAll(async () => {
 });
 
 /** Every journal line of the data dir, parsed. */
-async function journalLines(): Promise<Array<{ t: string; c?: string; r?: { id: string }; m?: Array<{ t: string; c: string; r: { id: string } }> }>> {
+async function journalLines(): Promise<
+  Array<{
+    t: string;
+    c?: string;
+    r?: { id: string };
+    m?: Array<{ t: string; c: string; r: { id: string } }>;
+  }>
+> {
   const lines: string[] = [];
   for (const file of await readdir(dir)) {
     if (!/journal/i.test(file)) continue;
-    lines.push(...(await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l.trim() !== ''));
+    lines.push(
+      ...(await readFile(join(dir, file), 'utf8')).split('\n').filter((l) => l.trim() !== ''),
+    );
   }
   return lines.map((l) => JSON.parse(l));
 }
 
 test("a user's message and its conversation's touch are one journal line", async () => {
-  const created = await call(emu.messagingUrl, 'POST', '/conversations', { key: KEY_A, body: { characterId: 'char_fast' } });
+  const created = await call(emu.messagingUrl, 'POST', '/conversations', {
+    key: KEY_A,
+    body: { characterId: 'char_fast' },
+  });
   expect(created.status).toBe(201);
   const conversationId = created.body.data.id;
-  const sent = await call(emu.messagingUrl, 'POST', `/conversations/${conversationId}/messages`, { key: KEY_A, body: { type: 'TEXT', content: 'hello' } });
+  const sent = await call(emu.messagingUrl, 'POST', `/conversations/${conversationId}/messages`, {
+    key: KEY_A,
+    body: { type: 'TEXT', content: 'hello' },
+  });
   expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
   const messageId = sent.body.data.id;
 
   const lines = await journalLines();
   expect(lines.length).toBeGreaterThan(0);
-  const holding = lines.filter((l) => JSON.stringify(l).includes(messageId) && (l.t === 'all' ? l.m!.some((c) => c.r?.id === messageId) : l.r?.id === messageId));
+  const holding = lines.filter(
+    (l) =>
+      JSON.stringify(l).includes(messageId) &&
+      (l.t === 'all' ? l.m!.some((c) => c.r?.id === messageId) : l.r?.id === messageId),
+  );
   // The first line that stores the user's message also moves the conversation.
   const first = holding[0];
   expect(first.t).toBe('all');
-  expect(first.m!.map((c) => `${c.t}:${c.c}:${c.r.id}`).sort()).toEqual([`put:conversations:${conversationId}`, `put:messages:${messageId}`]);
+  expect(first.m!.map((c) => `${c.t}:${c.c}:${c.r.id}`).sort()).toEqual([
+    `put:conversations:${conversationId}`,
+    `put:messages:${messageId}`,
+  ]);
 });

@@ -1,6 +1,14 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
-import { call, EventClient, expectPacketInvariants, KEY_A, messagingSeed, newConversation, type Message } from './helpers.js';
+import {
+  call,
+  EventClient,
+  expectPacketInvariants,
+  KEY_A,
+  messagingSeed,
+  newConversation,
+  type Message,
+} from './helpers.js';
 
 describe('messaging durability', () => {
   it('keeps conversations and final replies across a restart, and ends replies a crash left streaming', async () => {
@@ -9,20 +17,38 @@ describe('messaging durability', () => {
     const first = await startEmulator({ seed: messagingSeed(), dataDir: dir });
     const id = await newConversation(first.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(first.messagingUrl, id, KEY_A);
-    await call(first.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hello' } });
+    await call(first.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'hello' },
+    });
     const final = expectPacketInvariants(await events.reply());
     // A record as a crash mid-reply leaves it: created (streaming), never ended.
-    const torn: Message = { ...final, id: 'msg_torn', content: 'Half', isStreaming: true, createdAt: final.updatedAt, updatedAt: final.updatedAt };
+    const torn: Message = {
+      ...final,
+      id: 'msg_torn',
+      content: 'Half',
+      isStreaming: true,
+      createdAt: final.updatedAt,
+      updatedAt: final.updatedAt,
+    };
     await first.services.db.messages.put(torn as never);
     await first.close();
 
     const second = await startEmulator({ dataDir: dir });
     try {
-      expect((await call(second.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status).toBe(200);
-      const listed = (await call(second.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })).body.data as Message[];
+      expect(
+        (await call(second.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status,
+      ).toBe(200);
+      const listed = (
+        await call(second.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+      ).body.data as Message[];
       expect(listed.map((m) => m.sender)).toEqual(['USER', 'CHARACTER', 'CHARACTER']);
       expect(listed[1]).toEqual(final);
-      expect(listed[2]).toMatchObject({ id: 'msg_torn', isStreaming: false, error: { code: 'INTERRUPTED' } });
+      expect(listed[2]).toMatchObject({
+        id: 'msg_torn',
+        isStreaming: false,
+        error: { code: 'INTERRUPTED' },
+      });
       expect(listed[2].content.startsWith('Half\n\n[error: ')).toBe(true);
     } finally {
       await second.close();
@@ -34,13 +60,21 @@ describe('messaging durability', () => {
     try {
       const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
       const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-      await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'go' } });
+      await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+        key: KEY_A,
+        body: { content: 'go' },
+      });
       await events.until((packets) => packets.length > 0);
       await emu.reset();
-      expect((await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status).toBe(404);
+      expect(
+        (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status,
+      ).toBe(404);
       const again = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
       const fresh = await EventClient.open(emu.messagingUrl, again, KEY_A);
-      await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, { key: KEY_A, body: { content: 'hello' } });
+      await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, {
+        key: KEY_A,
+        body: { content: 'hello' },
+      });
       expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');
       // Nothing of the old conversation came back into the store after the reset.
       expect(emu.services.db.messages.where('conversationId', id)).toEqual([]);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, EventClient, expectPacketInvariants, KEY_A, messagingSeed, newConversation, type Packet } from './helpers.js';
+import {
+  call,
+  EventClient,
+  expectPacketInvariants,
+  KEY_A,
+  messagingSeed,
+  newConversation,
+  type Packet,
+} from './helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -11,13 +19,18 @@ afterAll(async () => {
 });
 
 function send(id: string, content: string) {
-  return call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content } });
+  return call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+    key: KEY_A,
+    body: { content },
+  });
 }
 
 describe('GET /conversations/:id/events', () => {
   it('gives several clients every packet, and one that joins mid-reply the message so far first', async () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
-    const early = await Promise.all([1, 2, 3].map(() => EventClient.open(emu.messagingUrl, id, KEY_A)));
+    const early = await Promise.all(
+      [1, 2, 3].map(() => EventClient.open(emu.messagingUrl, id, KEY_A)),
+    );
     await send(id, 'go');
     // Join once a few packets have gone out.
     await early[0].until((packets) => packets.length >= 3);
@@ -53,13 +66,15 @@ describe('GET /conversations/:id/events', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const client = await EventClient.open(emu.messagingUrl, id, KEY_A);
     const deadline = Date.now() + 3000;
-    while (!client.comments.includes('keep-alive') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while (!client.comments.includes('keep-alive') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
     expect(client.comments).toContain('connected');
     expect(client.comments).toContain('keep-alive');
     expect(emu.services.messaging.streams.count(id)).toBe(1);
     client.close();
     const until = Date.now() + 3000;
-    while (emu.services.messaging.streams.count(id) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    while (emu.services.messaging.streams.count(id) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 10));
     expect(emu.services.messaging.streams.count(id)).toBe(0);
     // A reply with nobody listening still completes.
     await send(id, 'anyone?');
@@ -67,7 +82,9 @@ describe('GET /conversations/:id/events', () => {
 
   it('serves 200 clients of one conversation at once', async () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-    const clients = await Promise.all(Array.from({ length: 200 }, () => EventClient.open(emu.messagingUrl, id, KEY_A)));
+    const clients = await Promise.all(
+      Array.from({ length: 200 }, () => EventClient.open(emu.messagingUrl, id, KEY_A)),
+    );
     expect(emu.services.messaging.streams.count(id)).toBe(200);
     await send(id, 'hello');
     const replies = await Promise.all(clients.map((c) => c.reply()));
@@ -81,7 +98,10 @@ describe('GET /conversations/:id/events', () => {
     const other = await startEmulator({ seed: messagingSeed() });
     const id = await newConversation(other.messagingUrl, KEY_A, 'char_slow');
     const client = await EventClient.open(other.messagingUrl, id, KEY_A);
-    await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'go' } });
+    await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'go' },
+    });
     await client.until((packets: Packet[]) => packets.length >= 1);
     await other.close();
     const deadline = Date.now() + 3000;

@@ -75,7 +75,17 @@ export function messagingSeed(extra: Partial<Seed> = {}): Seed {
 }
 
 /** Calls the emulator over HTTP; returns status and parsed JSON. */
-export async function call(base: string, method: string, path: string, options: { key?: string | null; auth?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: {
+    key?: string | null;
+    auth?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+  } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== undefined) headers.authorization = options.auth;
   else if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -83,7 +93,12 @@ export async function call(base: string, method: string, path: string, options: 
   const response = await request(`${base}${path}`, {
     method: method as 'GET',
     headers,
-    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body),
   });
   const text = await response.body.text();
   return { status: response.statusCode, body: text ? JSON.parse(text) : undefined };
@@ -102,7 +117,9 @@ export class EventClient {
 
   static async open(base: string, conversationId: string, key: string): Promise<EventClient> {
     const client = new EventClient();
-    const response = await request(`${base}/conversations/${conversationId}/events`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await request(`${base}/conversations/${conversationId}/events`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     client.status = response.statusCode;
     client.headers = response.headers;
     client.destroy = () => response.body.destroy();
@@ -119,7 +136,8 @@ export class EventClient {
   async until(predicate: (packets: Packet[]) => boolean, timeoutMs = 5000): Promise<Packet[]> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.packets)) {
-      if (this.ended) throw new Error(`stream ended before the condition held; packets: ${this.packets.length}`);
+      if (this.ended)
+        throw new Error(`stream ended before the condition held; packets: ${this.packets.length}`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for packets; got ${this.packets.length}`);
       await new Promise<void>((resolve) => {
@@ -135,7 +153,10 @@ export class EventClient {
 
   /** Waits for the final packet of the `n`th character message (1-based) and returns that message's packets. */
   async reply(n = 1, timeoutMs = 5000): Promise<Packet[]> {
-    await this.until((packets) => packets.filter((p) => !p.message.isStreaming).length >= n, timeoutMs);
+    await this.until(
+      (packets) => packets.filter((p) => !p.message.isStreaming).length >= n,
+      timeoutMs,
+    );
     const finals = this.packets.filter((p) => !p.message.isStreaming);
     const id = finals[n - 1].message.id;
     return this.packets.filter((p) => p.message.id === id);
@@ -198,17 +219,26 @@ export function expectPacketInvariants(packets: Packet[]): Message {
 }
 
 /** Polls the messages of a conversation until the `n`th CHARACTER message has ended; returns every snapshot of it seen. */
-export async function pollReply(base: string, conversationId: string, key: string, n = 1, timeoutMs = 5000): Promise<Message[]> {
+export async function pollReply(
+  base: string,
+  conversationId: string,
+  key: string,
+  n = 1,
+  timeoutMs = 5000,
+): Promise<Message[]> {
   const seen: Message[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await call(base, 'GET', `/conversations/${conversationId}/messages?limit=100`, { key });
+    const res = await call(base, 'GET', `/conversations/${conversationId}/messages?limit=100`, {
+      key,
+    });
     expect(res.status).toBe(200);
     const replies = (res.body.data as Message[]).filter((m) => m.sender === 'CHARACTER');
     const reply = replies[n - 1];
     if (reply) {
       const last = seen[seen.length - 1];
-      if (!last || last.content !== reply.content || last.isStreaming !== reply.isStreaming) seen.push(reply);
+      if (!last || last.content !== reply.content || last.isStreaming !== reply.isStreaming)
+        seen.push(reply);
       if (!reply.isStreaming) return seen;
     }
     if (Date.now() > deadline) throw new Error('timed out polling for the reply');
@@ -217,7 +247,11 @@ export async function pollReply(base: string, conversationId: string, key: strin
 }
 
 /** Creates a conversation with a character; returns its id. */
-export async function newConversation(base: string, key: string, characterId: string): Promise<string> {
+export async function newConversation(
+  base: string,
+  key: string,
+  characterId: string,
+): Promise<string> {
   const res = await call(base, 'POST', '/conversations', { key, body: { characterId } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.id as string;

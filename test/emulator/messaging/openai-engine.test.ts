@@ -2,11 +2,26 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, EventClient, expectPacketInvariants, KEY_A, messagingSeed, newConversation, pollReply } from './helpers.js';
+import {
+  call,
+  EventClient,
+  expectPacketInvariants,
+  KEY_A,
+  messagingSeed,
+  newConversation,
+  pollReply,
+} from './helpers.js';
 
 /** How the fake chat-completions backend answers the current test. */
-let answer: (res: ServerResponse, body: { messages: Array<{ role: string; content: string }>; model: string; stream: boolean }) => void | Promise<void>;
-const seen: Array<{ url: string; authorization: string | undefined; body: { messages: Array<{ role: string; content: string }>; model: string; stream: boolean } }> = [];
+let answer: (
+  res: ServerResponse,
+  body: { messages: Array<{ role: string; content: string }>; model: string; stream: boolean },
+) => void | Promise<void>;
+const seen: Array<{
+  url: string;
+  authorization: string | undefined;
+  body: { messages: Array<{ role: string; content: string }>; model: string; stream: boolean };
+}> = [];
 let server: Server;
 const sockets = new Set<Socket>();
 let emu: Emulator;
@@ -34,10 +49,22 @@ beforeAll(async () => {
   emu = await startEmulator({
     seed: messagingSeed({
       characters: [
-        { id: 'char_llm', orgId: 'org_a', agentId: null, name: 'Lena', persona: 'You are Lena, a terse poet.', engine: 'openai' },
+        {
+          id: 'char_llm',
+          orgId: 'org_a',
+          agentId: null,
+          name: 'Lena',
+          persona: 'You are Lena, a terse poet.',
+          engine: 'openai',
+        },
       ],
     }),
-    llm: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'tiny-model', apiKey: 'sk-local', timeoutMs: 2000 },
+    llm: {
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: 'tiny-model',
+      apiKey: 'sk-local',
+      timeoutMs: 2000,
+    },
   });
 });
 
@@ -50,7 +77,10 @@ afterAll(async () => {
 async function converse(content: string) {
   const id = await newConversation(emu.messagingUrl, KEY_A, 'char_llm');
   const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-  const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content } });
+  const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+    key: KEY_A,
+    body: { content },
+  });
   expect(sent.status).toBe(201);
   return { id, events };
 }
@@ -59,7 +89,9 @@ describe('OpenAI-compatible engine through the messaging API', () => {
   it('streams each delta as a packet, with chunks split across network writes, and [DONE]', async () => {
     answer = async (res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const stream = Buffer.from(chunk('Roses ') + chunk('are ') + chunk('red.') + 'data: [DONE]\n\n');
+      const stream = Buffer.from(
+        chunk('Roses ') + chunk('are ') + chunk('red.') + 'data: [DONE]\n\n',
+      );
       // Cut the bytes at awkward places: inside "data:", inside JSON, between the two LFs.
       const cuts = [3, 40, 41, 90, stream.length - 9, stream.length - 1];
       let from = 0;
@@ -98,7 +130,10 @@ describe('OpenAI-compatible engine through the messaging API', () => {
     };
     const { id, events } = await converse('first');
     await events.reply(1);
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'second' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'second' },
+    });
     await events.reply(2);
     expect(seen[seen.length - 1].body.messages).toEqual([
       { role: 'system', content: 'You are Lena, a terse poet.' },
@@ -140,13 +175,18 @@ describe('OpenAI-compatible engine through the messaging API', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const other = await startEmulator({
-      seed: messagingSeed({ characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }] }),
+      seed: messagingSeed({
+        characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }],
+      }),
       llm: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' },
     });
     try {
       const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
       const events = await EventClient.open(other.messagingUrl, id, KEY_A);
-      await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'anyone there?' } });
+      await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+        key: KEY_A,
+        body: { content: 'anyone there?' },
+      });
       const final = expectPacketInvariants(await events.reply(1, 5000));
       expect(final.error?.code).toBe('UNREACHABLE');
       expect(final.content).toContain(`127.0.0.1:${port}`);
@@ -158,11 +198,18 @@ describe('OpenAI-compatible engine through the messaging API', () => {
   });
 
   it('says how to configure the backend when the emulator has none', async () => {
-    const other = await startEmulator({ seed: messagingSeed({ characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }] }) });
+    const other = await startEmulator({
+      seed: messagingSeed({
+        characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }],
+      }),
+    });
     try {
       const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
       const events = await EventClient.open(other.messagingUrl, id, KEY_A);
-      await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hi' } });
+      await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+        key: KEY_A,
+        body: { content: 'hi' },
+      });
       const final = expectPacketInvariants(await events.reply());
       expect(final.error?.code).toBe('NOT_CONFIGURED');
       expect(final.content).toContain('--llm-base-url');

@@ -3,7 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { verifyWebhook, type WebhookEvent } from '../../../src/webhooks/index.js';
-import { call, EventClient, expectPacketInvariants, KEY_A, messagingSeed, newConversation, pollReply, type Message } from './helpers.js';
+import {
+  call,
+  EventClient,
+  expectPacketInvariants,
+  KEY_A,
+  messagingSeed,
+  newConversation,
+  pollReply,
+  type Message,
+} from './helpers.js';
 
 const USER_TOKEN = 'pst_test_user_a';
 
@@ -17,7 +26,8 @@ class PluginServer {
   readonly tokens = new Map<string, string>();
   readonly received: WebhookEvent[] = [];
   readonly rejected: string[] = [];
-  onMessage: (event: WebhookEvent, res: ServerResponse) => void | Promise<void> = (_event, res) => void res.end();
+  onMessage: (event: WebhookEvent, res: ServerResponse) => void | Promise<void> = (_event, res) =>
+    void res.end();
   private server!: Server;
   url = '';
 
@@ -36,7 +46,9 @@ class PluginServer {
       }
       this.received.push(event);
       if (event.type === 'WEBHOOK_CHALLENGE') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: (event.data as { challenge: string }).challenge }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ challenge: (event.data as { challenge: string }).challenge }));
       } else if (event.type === 'PLUGIN_INSTALLED') {
         const data = event.data as { accessToken: string; instance: { id: string } };
         this.tokens.set(data.instance.id, data.accessToken);
@@ -64,9 +76,18 @@ let pluginId = '';
 let instanceId = '';
 
 /** The plugin writes one packet into a conversation with its installation token. */
-function write(conversationId: string, body: unknown, options: { token?: string | null; agentId?: string } = {}) {
+function write(
+  conversationId: string,
+  body: unknown,
+  options: { token?: string | null; agentId?: string } = {},
+) {
   const token = options.token === undefined ? plugin.tokens.get(instanceId) : options.token;
-  return call(emu.url, 'POST', `/api/agents/${options.agentId ?? 'agent_a'}/conversations/${conversationId}/messages`, { auth: token === null ? undefined : `Bearer ${token}`, body });
+  return call(
+    emu.url,
+    'POST',
+    `/api/agents/${options.agentId ?? 'agent_a'}/conversations/${conversationId}/messages`,
+    { auth: token === null ? undefined : `Bearer ${token}`, body },
+  );
 }
 
 beforeAll(async () => {
@@ -86,11 +107,18 @@ beforeAll(async () => {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
   plugin.secret = created.body.data.webhookSecret;
-  const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, { auth: USER_TOKEN });
+  const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, {
+    auth: USER_TOKEN,
+  });
   expect(verified.body.data.verified, JSON.stringify(verified.body)).toBe(true);
   const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', {
     auth: USER_TOKEN,
-    body: { name: 'Replier on agent A', pluginId, events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'] },
+    body: {
+      name: 'Replier on agent A',
+      pluginId,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
   });
   expect(installed.status, JSON.stringify(installed.body)).toBe(201);
   instanceId = installed.body.data.id;
@@ -121,7 +149,10 @@ describe('plugin-driven replies', () => {
     };
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-    const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hello' } });
+    const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'hello' },
+    });
     expect(sent.status).toBe(201);
 
     const packets = await events.reply();
@@ -132,13 +163,24 @@ describe('plugin-driven replies', () => {
     expect(replies[0].body.data.isStreaming).toBe(true);
     expect(replies[3].body.data).toEqual(final);
 
-    const event = plugin.received.find((e) => e.type === 'AGENT_MESSAGE_RECEIVED' && (e.data as { conversationId: string }).conversationId === id)!;
+    const event = plugin.received.find(
+      (e) =>
+        e.type === 'AGENT_MESSAGE_RECEIVED' &&
+        (e.data as { conversationId: string }).conversationId === id,
+    )!;
     expect(event).toMatchObject({ pluginId, pluginInstanceId: instanceId, orgId: 'org_a' });
-    expect(event.data).toEqual({ agentId: 'agent_a', characterId: 'char_fast', conversationId: id, message: sent.body.data });
+    expect(event.data).toEqual({
+      agentId: 'agent_a',
+      characterId: 'char_fast',
+      conversationId: id,
+      message: sent.body.data,
+    });
     expect(plugin.rejected).toEqual([]);
 
     // The built-in engine stayed silent: the plugin's message is the only reply.
-    const listed = (await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })).body.data as Message[];
+    const listed = (
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+    ).body.data as Message[];
     expect(listed.map((m) => m.sender)).toEqual(['USER', 'CHARACTER']);
     expect(listed[1]).toEqual(final);
   });
@@ -155,32 +197,62 @@ describe('plugin-driven replies', () => {
       };
     });
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'question' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'question' },
+    });
     await opened;
-    const growing = (await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })).body.data as Message[];
+    const growing = (
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+    ).body.data as Message[];
     expect(growing[1]).toMatchObject({ id: messageId, content: 'Thinking', isStreaming: true });
     await write(id, { content: '… done.', messageId });
-    expect((await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages?after=${growing[0].id}`, { key: KEY_A })).body.data[0]).toMatchObject({ content: 'Thinking… done.', isStreaming: true });
+    expect(
+      (
+        await call(
+          emu.messagingUrl,
+          'GET',
+          `/conversations/${id}/messages?after=${growing[0].id}`,
+          { key: KEY_A },
+        )
+      ).body.data[0],
+    ).toMatchObject({ content: 'Thinking… done.', isStreaming: true });
     await write(id, { content: '', messageId, isStreaming: false });
     const polled = await pollReply(emu.messagingUrl, id, KEY_A);
-    expect(polled[polled.length - 1]).toMatchObject({ content: 'Thinking… done.', isStreaming: false });
+    expect(polled[polled.length - 1]).toMatchObject({
+      content: 'Thinking… done.',
+      isStreaming: false,
+    });
   });
 
   it('accepts a whole message in one call, and non-TEXT messages', async () => {
     plugin.onMessage = (_event, res) => void res.writeHead(200).end();
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hi' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'hi' },
+    });
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     const whole = await write(id, { content: 'All at once.', isStreaming: false });
     expect(whole.status).toBe(201);
-    expect(whole.body.data).toMatchObject({ sender: 'CHARACTER', content: 'All at once.', isStreaming: false });
+    expect(whole.body.data).toMatchObject({
+      sender: 'CHARACTER',
+      content: 'All at once.',
+      isStreaming: false,
+    });
     const image = await write(id, { content: 'https://example.com/chart.png', type: 'IMAGE' });
     expect(image.status).toBe(201);
     expect(image.body.data).toMatchObject({ type: 'IMAGE', isStreaming: false });
-    const form = await write(id, { content: '{"fields":[{"name":"email","type":"text"}]}', type: 'FORM', isStreaming: false });
+    const form = await write(id, {
+      content: '{"fields":[{"name":"email","type":"text"}]}',
+      type: 'FORM',
+      isStreaming: false,
+    });
     expect(form.status).toBe(201);
     await events.until((packets) => packets.length === 3);
-    expect(events.packets.map((p) => [p.message.type, p.contentDelta, p.message.isStreaming])).toEqual([
+    expect(
+      events.packets.map((p) => [p.message.type, p.contentDelta, p.message.isStreaming]),
+    ).toEqual([
       ['TEXT', 'All at once.', false],
       ['IMAGE', 'https://example.com/chart.png', false],
       ['FORM', '{"fields":[{"name":"email","type":"text"}]}', false],
@@ -191,7 +263,10 @@ describe('plugin-driven replies', () => {
     plugin.onMessage = (_event, res) => void res.writeHead(200).end();
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hi' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'hi' },
+    });
     const opened = await write(id, { content: 'I will never fin' });
     const final = expectPacketInvariants(await events.reply(1, 3000));
     expect(final.error?.code).toBe('TIMEOUT');
@@ -202,23 +277,47 @@ describe('plugin-driven replies', () => {
 
   it('awaits a SYNC handler before answering the user message', async () => {
     // A second agent with a SYNC instance whose handler writes the whole reply before acknowledging.
-    await call(emu.url, 'POST', '/_emulator/agents', { headers: emu.adminHeaders, body: { id: 'agent_sync', orgId: 'org_a', name: 'Sync agent' } });
-    await call(emu.url, 'POST', '/_emulator/characters', { headers: emu.adminHeaders, body: { id: 'char_sync', orgId: 'org_a', agentId: 'agent_sync', name: 'Sync' } });
+    await call(emu.url, 'POST', '/_emulator/agents', {
+      headers: emu.adminHeaders,
+      body: { id: 'agent_sync', orgId: 'org_a', name: 'Sync agent' },
+    });
+    await call(emu.url, 'POST', '/_emulator/characters', {
+      headers: emu.adminHeaders,
+      body: { id: 'char_sync', orgId: 'org_a', agentId: 'agent_sync', name: 'Sync' },
+    });
     const installed = await call(emu.url, 'POST', '/api/agents/agent_sync/plugins', {
       auth: USER_TOKEN,
-      body: { name: 'sync', pluginId, events: ['AGENT_MESSAGE_RECEIVED'], scopes: ['AGENT_MESSAGE_WRITE'], eventDispatchMode: 'SYNC' },
+      body: {
+        name: 'sync',
+        pluginId,
+        events: ['AGENT_MESSAGE_RECEIVED'],
+        scopes: ['AGENT_MESSAGE_WRITE'],
+        eventDispatchMode: 'SYNC',
+      },
     });
     expect(installed.status).toBe(201);
-    await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: installed.body.data.id });
+    await emu.waitForDelivery({
+      type: 'PLUGIN_INSTALLED',
+      pluginInstanceId: installed.body.data.id,
+    });
     const token = plugin.tokens.get(installed.body.data.id);
     plugin.onMessage = async (event) => {
       const { conversationId } = event.data as { conversationId: string };
-      await write(conversationId, { content: 'Synchronous answer.', isStreaming: false }, { token, agentId: 'agent_sync' });
+      await write(
+        conversationId,
+        { content: 'Synchronous answer.', isStreaming: false },
+        { token, agentId: 'agent_sync' },
+      );
     };
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_sync');
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'now' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'now' },
+    });
     // No waiting: the reply was written during the delivery the POST awaited.
-    const listed = (await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })).body.data as Message[];
+    const listed = (
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+    ).body.data as Message[];
     expect(listed.map((m) => [m.sender, m.content])).toEqual([
       ['USER', 'now'],
       ['CHARACTER', 'Synchronous answer.'],
@@ -226,10 +325,16 @@ describe('plugin-driven replies', () => {
   });
 
   it('says so in a reply when a plugin-driven character has no handler', async () => {
-    await call(emu.url, 'PATCH', '/_emulator/characters/char_slow', { headers: emu.adminHeaders, body: { engine: 'plugin' } });
+    await call(emu.url, 'PATCH', '/_emulator/characters/char_slow', {
+      headers: emu.adminHeaders,
+      body: { engine: 'plugin' },
+    });
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, { key: KEY_A, body: { content: 'hi' } });
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      key: KEY_A,
+      body: { content: 'hi' },
+    });
     const final = expectPacketInvariants(await events.reply());
     expect(final.error?.code).toBe('NOT_CONFIGURED');
     expect(final.content).toContain('AGENT_MESSAGE_RECEIVED');
@@ -254,7 +359,12 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
     expect(otherAgent.status).toBe(403);
     expect(otherAgent.body.error.message).toContain('agent_a');
     // A conversation of a character of another agent is not this instance's to write into.
-    const key = (await call(emu.url, 'POST', '/_emulator/api-keys', { headers: emu.adminHeaders, body: { orgId: 'org_a' } })).body.data.key as string;
+    const key = (
+      await call(emu.url, 'POST', '/_emulator/api-keys', {
+        headers: emu.adminHeaders,
+        body: { orgId: 'org_a' },
+      })
+    ).body.data.key as string;
     const elsewhere = await newConversation(emu.messagingUrl, key, 'char_slow');
     expect((await write(elsewhere, body)).status).toBe(404);
     expect((await write('conv_missing', body)).status).toBe(404);
@@ -263,7 +373,10 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
   it('refuses an installation token of this agent without AGENT_MESSAGE_WRITE (403), and one whose instance was removed (401)', async () => {
     const body = { content: 'x', isStreaming: false };
     const installOnAgent = async (scopes: string[]) => {
-      const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', { auth: USER_TOKEN, body: { name: 'another', pluginId, events: [], scopes } });
+      const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', {
+        auth: USER_TOKEN,
+        body: { name: 'another', pluginId, events: [], scopes },
+      });
       expect(installed.status, JSON.stringify(installed.body)).toBe(201);
       const id = installed.body.data.id as string;
       await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: id });
@@ -276,7 +389,13 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
 
     const removed = await installOnAgent(['AGENT_MESSAGE_WRITE']);
     expect((await write(conversationId, body, { token: removed.token })).status).toBe(201);
-    expect((await call(emu.url, 'DELETE', `/api/agents/agent_a/plugins/${removed.id}`, { auth: USER_TOKEN })).status).toBe(200);
+    expect(
+      (
+        await call(emu.url, 'DELETE', `/api/agents/agent_a/plugins/${removed.id}`, {
+          auth: USER_TOKEN,
+        })
+      ).status,
+    ).toBe(200);
     expect((await write(conversationId, body, { token: removed.token })).status).toBe(401);
   });
 
@@ -302,7 +421,9 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
       expect(res.status, JSON.stringify(body).slice(0, 100)).toBe(status);
       if (status === 400) expect(res.body.error.details.length).toBeGreaterThan(0);
     }
-    expect((await write(conversationId, { content: '', messageId, isStreaming: false })).status).toBe(200);
+    expect(
+      (await write(conversationId, { content: '', messageId, isStreaming: false })).status,
+    ).toBe(200);
     expect((await write(conversationId, { content: 'more', messageId })).status).toBe(409);
   });
 });

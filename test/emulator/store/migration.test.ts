@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { startEmulator } from '../../../emulator/index.js';
-import { SCHEMA_VERSION, Store, StoreError, type Collection } from '../../../emulator/store/store.js';
+import {
+  SCHEMA_VERSION,
+  Store,
+  StoreError,
+  type Collection,
+} from '../../../emulator/store/store.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -17,29 +22,44 @@ afterEach(async () => {
 });
 
 const FIXTURE = new URL('../../fixtures/snapshot-v2', import.meta.url);
-const EXPECTED = JSON.parse(await readFile(new URL('../../fixtures/snapshot-v2.expected.json', import.meta.url), 'utf8')) as {
+const EXPECTED = JSON.parse(
+  await readFile(new URL('../../fixtures/snapshot-v2.expected.json', import.meta.url), 'utf8'),
+) as {
   token: string;
   collections: Record<string, Array<{ id: string; name?: string; createdAt: string }>>;
 };
 
 test('a data dir written by the layout-2 store (test/fixtures/snapshot-v2) opens with its journal, and is rewritten once', async () => {
   await cp(FIXTURE, dir, { recursive: true });
-  expect((await readFile(join(dir, 'snapshot.json'), 'utf8')).startsWith('{"schemaVersion":2,')).toBe(true);
+  expect(
+    (await readFile(join(dir, 'snapshot.json'), 'utf8')).startsWith('{"schemaVersion":2,'),
+  ).toBe(true);
   const first = await startEmulator({ dataDir: dir });
   try {
     for (const [name, records] of Object.entries(EXPECTED.collections)) {
       const collection = Object.values(first.services.db).find((c) => c.name === name)!;
       expect([...collection.values()], name).toEqual(records);
     }
-    const page = await fetch(`${first.url}/api/plugins/marketplace?tags=fixture`, { headers: { authorization: EXPECTED.token } });
-    expect(((await page.json()) as { data: Array<{ name: string }> }).data.map((p) => p.name)).toEqual(['epsilon', 'alpha']);
+    const page = await fetch(`${first.url}/api/plugins/marketplace?tags=fixture`, {
+      headers: { authorization: EXPECTED.token },
+    });
+    expect(
+      ((await page.json()) as { data: Array<{ name: string }> }).data.map((p) => p.name),
+    ).toEqual(['epsilon', 'alpha']);
   } finally {
     await first.close();
   }
   const rewritten = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8'));
   expect(rewritten.schemaVersion).toBe(SCHEMA_VERSION);
-  expect(rewritten.collections.plugins.map((p: { name: string }) => p.name).sort()).toEqual(['alpha', 'beta renamed', 'delta', 'epsilon']);
-  expect((await readdir(dir)).filter((f) => f.startsWith('journal-'))).toEqual([`journal-${rewritten.generation}.jsonl`]);
+  expect(rewritten.collections.plugins.map((p: { name: string }) => p.name).sort()).toEqual([
+    'alpha',
+    'beta renamed',
+    'delta',
+    'epsilon',
+  ]);
+  expect((await readdir(dir)).filter((f) => f.startsWith('journal-'))).toEqual([
+    `journal-${rewritten.generation}.jsonl`,
+  ]);
   const second = await startEmulator({ dataDir: dir });
   try {
     expect([...second.services.db.plugins.values()]).toEqual(EXPECTED.collections.plugins);
@@ -81,7 +101,12 @@ test('a layout-2 snapshot that was changed or cut short is refused', async () =>
 });
 
 test('collections named __proto__ or toString, in either layout, are unknown collections: skipped, no prototype changed', async () => {
-  await writeLayout2([T1, '["#index","__proto__",{"before":0,"records":0,"field":"pollutedByASnapshot","postings":[]}]', '["__proto__","x",{"id":"x"}]', '["toString","y",{"id":"y"}]']);
+  await writeLayout2([
+    T1,
+    '["#index","__proto__",{"before":0,"records":0,"field":"pollutedByASnapshot","postings":[]}]',
+    '["__proto__","x",{"id":"x"}]',
+    '["toString","y",{"id":"y"}]',
+  ]);
   const a = await open();
   try {
     expect(({} as Record<string, unknown>).pollutedByASnapshot).toBeUndefined();
@@ -89,7 +114,10 @@ test('collections named __proto__ or toString, in either layout, are unknown col
   } finally {
     await a.store.close();
   }
-  await writeFile(join(dir, 'snapshot.json'), `{"schemaVersion":${SCHEMA_VERSION},"generation":0,"collections":{"__proto__":[{"id":"x","polluted":1}],"toString":[{"id":"y"}],"things":[{"id":"t2","group":"g"}]}}`);
+  await writeFile(
+    join(dir, 'snapshot.json'),
+    `{"schemaVersion":${SCHEMA_VERSION},"generation":0,"collections":{"__proto__":[{"id":"x","polluted":1}],"toString":[{"id":"y"}],"things":[{"id":"t2","group":"g"}]}}`,
+  );
   const b = await open();
   try {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -62,11 +62,22 @@ const BAD: Array<{ raw: Raw; path: string }> = [
 
 describe('parseQuery', () => {
   test('defaults: page 1, limit 20, newest first, no filters', () => {
-    expect(parseQuery({}, ITEM_QUERY)).toEqual({ page: 1, limit: 20, cursor: undefined, sortBy: ['createdAt'], sortOrder: ['desc'], search: undefined, filters: [] });
+    expect(parseQuery({}, ITEM_QUERY)).toEqual({
+      page: 1,
+      limit: 20,
+      cursor: undefined,
+      sortBy: ['createdAt'],
+      sortOrder: ['desc'],
+      search: undefined,
+      filters: [],
+    });
   });
 
   test('comma lists and repeated parameters are the same filter; values take the field type', () => {
-    const a = parseQuery({ name: 'a,b', score: '1,-2', isPublic: 'true', tags: ['x', 'y,z'] }, ITEM_QUERY);
+    const a = parseQuery(
+      { name: 'a,b', score: '1,-2', isPublic: 'true', tags: ['x', 'y,z'] },
+      ITEM_QUERY,
+    );
     expect(a.filters).toEqual([
       { field: 'name', values: ['a', 'b'] },
       { field: 'score', values: [1, -2] },
@@ -77,8 +88,12 @@ describe('parseQuery', () => {
   });
 
   test('fewer orders than fields: the last order applies to the rest', () => {
-    expect(parseQuery({ '@sortBy': 'name,score,kind', '@sortOrder': 'asc' }, ITEM_QUERY).sortOrder).toEqual(['asc', 'asc', 'asc']);
-    expect(parseQuery({ '@sortBy': ['name', 'score,kind'], '@sortOrder': ['desc', 'asc'] }, ITEM_QUERY)).toMatchObject({
+    expect(
+      parseQuery({ '@sortBy': 'name,score,kind', '@sortOrder': 'asc' }, ITEM_QUERY).sortOrder,
+    ).toEqual(['asc', 'asc', 'asc']);
+    expect(
+      parseQuery({ '@sortBy': ['name', 'score,kind'], '@sortOrder': ['desc', 'asc'] }, ITEM_QUERY),
+    ).toMatchObject({
       sortBy: ['name', 'score', 'kind'],
       sortOrder: ['desc', 'asc', 'asc'],
     });
@@ -86,7 +101,10 @@ describe('parseQuery', () => {
   });
 
   test('@cursor= (empty) means from the start; @search= (empty) means no search', () => {
-    expect(parseQuery({ '@cursor': '', '@search': '' }, ITEM_QUERY)).toMatchObject({ cursor: '', search: undefined });
+    expect(parseQuery({ '@cursor': '', '@search': '' }, ITEM_QUERY)).toMatchObject({
+      cursor: '',
+      search: undefined,
+    });
   });
 
   test('@page together with @cursor is refused', () => {
@@ -100,7 +118,13 @@ describe('parseQuery', () => {
     expect(e.message).toBe('Invalid query parameters');
     expect(e.details?.map((d) => d.path[0])).toContain(path);
     for (const d of e.details ?? []) {
-      expect(d).toEqual({ path: expect.any(Array), code: expect.any(String), expected: expect.any(String), received: expect.any(String), message: expect.any(String) });
+      expect(d).toEqual({
+        path: expect.any(Array),
+        code: expect.any(String),
+        expected: expect.any(String),
+        received: expect.any(String),
+        message: expect.any(String),
+      });
     }
   });
 
@@ -111,29 +135,63 @@ describe('parseQuery', () => {
 
   test('several bad parameters at once: one detail for each, good ones change nothing', () => {
     const goodArb = fc.record(
-      { name: fc.constantFrom('a', 'b,c'), '@limit': fc.constantFrom('1', '100'), '@sortBy': fc.constantFrom('name', 'score,kind') },
+      {
+        name: fc.constantFrom('a', 'b,c'),
+        '@limit': fc.constantFrom('1', '100'),
+        '@sortBy': fc.constantFrom('name', 'score,kind'),
+      },
       { requiredKeys: [] },
     );
     fc.assert(
-      fc.property(fc.uniqueArray(fc.constantFrom(...BAD), { minLength: 1, maxLength: 5, selector: (b) => Object.keys(b.raw)[0] }), goodArb, (bad, good) => {
-        const raw: Raw = { ...good };
-        for (const b of bad) Object.assign(raw, b.raw);
-        const e = refusal(raw);
-        expect(e.status).toBe(400);
-        expect(e.message).toBe('Invalid query parameters');
-        const paths = new Set(e.details?.map((d) => d.path[0]));
-        for (const b of bad) expect(paths).toContain(b.path);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.constantFrom(...BAD), {
+          minLength: 1,
+          maxLength: 5,
+          selector: (b) => Object.keys(b.raw)[0],
+        }),
+        goodArb,
+        (bad, good) => {
+          const raw: Raw = { ...good };
+          for (const b of bad) Object.assign(raw, b.raw);
+          const e = refusal(raw);
+          expect(e.status).toBe(400);
+          expect(e.message).toBe('Invalid query parameters');
+          const paths = new Set(e.details?.map((d) => d.path[0]));
+          for (const b of bad) expect(paths).toContain(b.path);
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   test('any query string object either parses or is a 400 with details, never another error', () => {
     const key = fc.oneof(
-      fc.constantFrom('@page', '@limit', '@cursor', '@sortBy', '@sortOrder', '@search', 'name', 'score', 'isPublic', 'tags', 'kind', 'id', 'createdAt', '__proto__', 'constructor', '@', ''),
+      fc.constantFrom(
+        '@page',
+        '@limit',
+        '@cursor',
+        '@sortBy',
+        '@sortOrder',
+        '@search',
+        'name',
+        'score',
+        'isPublic',
+        'tags',
+        'kind',
+        'id',
+        'createdAt',
+        '__proto__',
+        'constructor',
+        '@',
+        '',
+      ),
       fc.string({ maxLength: 8 }),
     );
-    const value = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('1', '0', '-1', '100', 'true', 'asc', 'desc', 'name', 'x,y', ','), fc.array(fc.string({ maxLength: 6 }), { minLength: 2, maxLength: 3 }));
+    const value = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('1', '0', '-1', '100', 'true', 'asc', 'desc', 'name', 'x,y', ','),
+      fc.array(fc.string({ maxLength: 6 }), { minLength: 2, maxLength: 3 }),
+    );
     fc.assert(
       fc.property(fc.array(fc.tuple(key, value), { maxLength: 6 }), (entries) => {
         const raw = Object.fromEntries(entries) as Raw;

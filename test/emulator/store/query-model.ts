@@ -13,7 +13,15 @@ export interface Item {
 }
 
 export const ITEM_QUERY: QuerySpec = {
-  fields: { id: 'string', name: 'string', score: 'number', isPublic: 'boolean', tags: 'array', kind: 'string', createdAt: 'string' },
+  fields: {
+    id: 'string',
+    name: 'string',
+    score: 'number',
+    isPublic: 'boolean',
+    tags: 'array',
+    kind: 'string',
+    createdAt: 'string',
+  },
   search: ['name', 'tags'],
 };
 
@@ -46,14 +54,27 @@ export type Op =
 
 export const opArb: fc.Arbitrary<Op> = fc.oneof(
   // A tick below 0: a record created before the last one (as an import brings them).
-  { weight: 5, arbitrary: fc.record({ t: fc.constant('add' as const), fields: fieldsArb, tick: fc.integer({ min: -2, max: 1 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant('add' as const),
+      fields: fieldsArb,
+      tick: fc.integer({ min: -2, max: 1 }),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       t: fc.constant('update' as const),
       at: fc.nat(),
       fields: fc.record(
-        { name: fc.constantFrom(...NAMES), isPublic: fc.boolean(), tags: fc.subarray(TAGS), kind: fc.constantFrom(...KINDS), score: fc.integer({ min: -2, max: 2 }) },
+        {
+          name: fc.constantFrom(...NAMES),
+          isPublic: fc.boolean(),
+          tags: fc.subarray(TAGS),
+          kind: fc.constantFrom(...KINDS),
+          score: fc.integer({ min: -2, max: 2 }),
+        },
         { requiredKeys: [] },
       ),
     }),
@@ -76,11 +97,26 @@ export interface GenQuery {
 }
 
 const filterArb = fc.oneof(
-  fc.record({ field: fc.constant('name' as const), values: fc.uniqueArray(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 }) }),
-  fc.record({ field: fc.constant('score' as const), values: fc.uniqueArray(fc.integer({ min: -2, max: 2 }), { minLength: 1, maxLength: 2 }) }),
-  fc.record({ field: fc.constant('isPublic' as const), values: fc.uniqueArray(fc.boolean(), { minLength: 1, maxLength: 2 }) }),
-  fc.record({ field: fc.constant('tags' as const), values: fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3 }) }),
-  fc.record({ field: fc.constant('kind' as const), values: fc.uniqueArray(fc.constantFrom(...KINDS), { minLength: 1, maxLength: 2 }) }),
+  fc.record({
+    field: fc.constant('name' as const),
+    values: fc.uniqueArray(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    field: fc.constant('score' as const),
+    values: fc.uniqueArray(fc.integer({ min: -2, max: 2 }), { minLength: 1, maxLength: 2 }),
+  }),
+  fc.record({
+    field: fc.constant('isPublic' as const),
+    values: fc.uniqueArray(fc.boolean(), { minLength: 1, maxLength: 2 }),
+  }),
+  fc.record({
+    field: fc.constant('tags' as const),
+    values: fc.uniqueArray(fc.constantFrom(...TAGS), { minLength: 1, maxLength: 3 }),
+  }),
+  fc.record({
+    field: fc.constant('kind' as const),
+    values: fc.uniqueArray(fc.constantFrom(...KINDS), { minLength: 1, maxLength: 2 }),
+  }),
 );
 
 /** Undefined three times in four. */
@@ -91,28 +127,39 @@ function rarely<T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
 export function queryArb(options: { paging: boolean }): fc.Arbitrary<GenQuery> {
   return fc
     .record({
-      filters: fc.uniqueArray(fc.record({ f: filterArb, form: fc.constantFrom<Form>('single', 'comma', 'repeat') }), {
-        maxLength: 3,
-        size: 'xsmall',
-        selector: (x) => x.f.field,
-      }),
-      sortBy: fc.shuffledSubarray(['name', 'score', 'isPublic', 'tags', 'kind', 'createdAt', 'id'], { maxLength: 3 }),
+      filters: fc.uniqueArray(
+        fc.record({ f: filterArb, form: fc.constantFrom<Form>('single', 'comma', 'repeat') }),
+        {
+          maxLength: 3,
+          size: 'xsmall',
+          selector: (x) => x.f.field,
+        },
+      ),
+      sortBy: fc.shuffledSubarray(
+        ['name', 'score', 'isPublic', 'tags', 'kind', 'createdAt', 'id'],
+        { maxLength: 3 },
+      ),
       orders: fc.array(fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), { maxLength: 3 }),
       ordersForm: fc.constantFrom<Form>('comma', 'repeat'),
       search: rarely(fc.constantFrom('a', 'A', 'B', 'ph', 'É', 'é', 'x', 'zz', 'ALPHA')),
       limit: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
-      page: options.paging ? fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }) : fc.constant(undefined),
+      page: options.paging
+        ? fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined })
+        : fc.constant(undefined),
     })
     .map(({ filters, sortBy, orders, ordersForm, search, limit, page }) => {
       const raw: Record<string, string | string[]> = {};
       for (const { f, form } of filters) {
         const strings = f.values.map(String);
         // A single value can only be written as one value.
-        raw[f.field] = strings.length === 1 ? strings[0] : form === 'repeat' ? strings : strings.join(',');
+        raw[f.field] =
+          strings.length === 1 ? strings[0] : form === 'repeat' ? strings : strings.join(',');
       }
       const sortOrder = orders.slice(0, Math.max(sortBy.length, 1));
       if (sortBy.length > 0) raw['@sortBy'] = sortBy.join(',');
-      if (sortOrder.length > 0) raw['@sortOrder'] = ordersForm === 'repeat' && sortOrder.length > 1 ? sortOrder : sortOrder.join(',');
+      if (sortOrder.length > 0)
+        raw['@sortOrder'] =
+          ordersForm === 'repeat' && sortOrder.length > 1 ? sortOrder : sortOrder.join(',');
       if (search !== undefined) raw['@search'] = search;
       if (limit !== undefined) raw['@limit'] = String(limit);
       if (page !== undefined) raw['@page'] = String(page);
@@ -142,7 +189,11 @@ export class Model {
   }
 
   /** Every matching record, in the query's order. */
-  select(q: Pick<GenQuery, 'filters' | 'sortBy' | 'sortOrder' | 'search'>, where: Array<[keyof Item, unknown]> = [], visible?: (i: Item) => boolean): Item[] {
+  select(
+    q: Pick<GenQuery, 'filters' | 'sortBy' | 'sortOrder' | 'search'>,
+    where: Array<[keyof Item, unknown]> = [],
+    visible?: (i: Item) => boolean,
+  ): Item[] {
     const out = this.items.filter((item) => {
       for (const [field, value] of where) if (item[field] !== value) return false;
       if (visible && !visible(item)) return false;
@@ -160,7 +211,9 @@ export class Model {
       return true;
     });
     const sortBy = q.sortBy.length > 0 ? q.sortBy : ['createdAt'];
-    const orders = sortBy.map((_, i) => q.sortOrder[i] ?? q.sortOrder[q.sortOrder.length - 1] ?? 'desc');
+    const orders = sortBy.map(
+      (_, i) => q.sortOrder[i] ?? q.sortOrder[q.sortOrder.length - 1] ?? 'desc',
+    );
     // Ties go by id, in the direction of the first key.
     return out.sort((a, b) => {
       for (let i = 0; i < sortBy.length; i++) {
@@ -189,6 +242,14 @@ export function modelPage(all: Item[], page: number, limit: number) {
   const totalPages = Math.ceil(all.length / limit);
   return {
     data: all.slice((page - 1) * limit, page * limit).map((x) => x.id),
-    pagination: { type: 'index', page, limit, total: all.length, totalPages, hasNext: page < totalPages, hasPrev: page > 1 },
+    pagination: {
+      type: 'index',
+      page,
+      limit,
+      total: all.length,
+      totalPages,
+      hasNext: page < totalPages,
+      hasPrev: page > 1,
+    },
   };
 }

@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { Store, type Collection } from '../../../emulator/store/store.js';
 import { parseQuery, runQuery, type QueryScope } from '../../../emulator/store/query.js';
-import { fieldsArb, ITEM_INDEXES, ITEM_QUERY, Model, modelPage, opArb, queryArb, type Fields, type Item, type Op } from './query-model.js';
+import {
+  fieldsArb,
+  ITEM_INDEXES,
+  ITEM_QUERY,
+  Model,
+  modelPage,
+  opArb,
+  queryArb,
+  type Fields,
+  type Item,
+  type Op,
+} from './query-model.js';
 
 /** A fresh in-memory collection and its model, kept in step. */
 class World {
@@ -45,7 +56,11 @@ class World {
   async add(fields: Fields, tick = 1): Promise<Item> {
     // A negative tick makes a record older than the one before (an import's records come in any order).
     this.clock += tick;
-    const item: Item = { ...fields, id: this.nextId(), createdAt: new Date(this.clock).toISOString() };
+    const item: Item = {
+      ...fields,
+      id: this.nextId(),
+      createdAt: new Date(this.clock).toISOString(),
+    };
     this.model.add(item);
     await this.items.put({ ...item, tags: [...item.tags] });
     return item;
@@ -75,7 +90,17 @@ afterEach(async () => {
 
 /** Optional scopes an endpoint adds: an equality constraint on an indexed field, a visibility test. */
 const scopeArb = fc.record({
-  where: fc.option(fc.constantFrom<Array<[keyof Item, unknown]>>([['kind', 'A']], [['isPublic', true]], [['kind', 'B'], ['isPublic', false]]), { nil: undefined }),
+  where: fc.option(
+    fc.constantFrom<Array<[keyof Item, unknown]>>(
+      [['kind', 'A']],
+      [['isPublic', true]],
+      [
+        ['kind', 'B'],
+        ['isPublic', false],
+      ],
+    ),
+    { nil: undefined },
+  ),
   visibleKind: fc.option(fc.constantFrom('A', 'C'), { nil: undefined }),
 });
 
@@ -85,23 +110,36 @@ function toScope(s: { where?: Array<[keyof Item, unknown]>; visibleKind?: string
   visible?: (i: Item) => boolean;
 } {
   // Visible: public records, or any record of one kind (like "public, or of my org").
-  const visible = s.visibleKind === undefined ? undefined : (i: Item) => i.isPublic || i.kind === s.visibleKind;
-  return { scope: { where: s.where as Array<[string, unknown]> | undefined, visible }, where: s.where ?? [], visible };
+  const visible =
+    s.visibleKind === undefined ? undefined : (i: Item) => i.isPublic || i.kind === s.visibleKind;
+  return {
+    scope: { where: s.where as Array<[string, unknown]> | undefined, visible },
+    where: s.where ?? [],
+    visible,
+  };
 }
 
 describe('runQuery against a reference model', () => {
   test('index pages: data and pagination equal the model', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { maxLength: 60, size: 'medium' }), fc.array(fc.tuple(queryArb({ paging: true }), scopeArb), { minLength: 1, maxLength: 5 }), async (ops, queries) => {
-        const world = await World.create();
-        for (const op of ops) await world.apply(op);
-        for (const [q, s] of queries) {
-          const { scope, where, visible } = toScope(s);
-          const result = runQuery(world.items, parseQuery(q.raw, ITEM_QUERY), ITEM_QUERY, scope);
-          const expected = modelPage(world.model.select(q, where, visible), q.page ?? 1, q.limit ?? 20);
-          expect({ data: ids(result.data), pagination: result.pagination }).toEqual(expected);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(opArb, { maxLength: 60, size: 'medium' }),
+        fc.array(fc.tuple(queryArb({ paging: true }), scopeArb), { minLength: 1, maxLength: 5 }),
+        async (ops, queries) => {
+          const world = await World.create();
+          for (const op of ops) await world.apply(op);
+          for (const [q, s] of queries) {
+            const { scope, where, visible } = toScope(s);
+            const result = runQuery(world.items, parseQuery(q.raw, ITEM_QUERY), ITEM_QUERY, scope);
+            const expected = modelPage(
+              world.model.select(q, where, visible),
+              q.page ?? 1,
+              q.limit ?? 20,
+            );
+            expect({ data: ids(result.data), pagination: result.pagination }).toEqual(expected);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -118,14 +156,24 @@ describe('runQuery against a reference model', () => {
           try {
             let world = await World.create(dir);
             for (const op of before) await world.apply(op);
-            if (queryFirst) runQuery(world.items, parseQuery({ kind: 'A' }, ITEM_QUERY), ITEM_QUERY);
+            if (queryFirst)
+              runQuery(world.items, parseQuery({ kind: 'A' }, ITEM_QUERY), ITEM_QUERY);
             await world.store.compact();
             for (const op of after) await world.apply(op);
             world = await world.reopen(dir);
             for (const [q, s] of queries) {
               const { scope, where, visible } = toScope(s);
-              const result = runQuery(world.items, parseQuery(q.raw, ITEM_QUERY), ITEM_QUERY, scope);
-              const expected = modelPage(world.model.select(q, where, visible), q.page ?? 1, q.limit ?? 20);
+              const result = runQuery(
+                world.items,
+                parseQuery(q.raw, ITEM_QUERY),
+                ITEM_QUERY,
+                scope,
+              );
+              const expected = modelPage(
+                world.model.select(q, where, visible),
+                q.page ?? 1,
+                q.limit ?? 20,
+              );
               expect({ data: ids(result.data), pagination: result.pagination }).toEqual(expected);
             }
           } finally {
@@ -140,47 +188,65 @@ describe('runQuery against a reference model', () => {
 
   test('every page of an index walk together is the whole result, once', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fieldsArb, { maxLength: 40, size: 'medium' }), queryArb({ paging: false }), async (records, q) => {
-        const world = await World.create();
-        for (const f of records) await world.add(f, 0);
-        const limit = q.limit ?? 20;
-        const seen: string[] = [];
-        for (let page = 1; ; page++) {
-          const r = runQuery(world.items, parseQuery({ ...q.raw, '@page': String(page) }, ITEM_QUERY), ITEM_QUERY);
-          seen.push(...ids(r.data));
-          if (r.pagination.type !== 'index' || !r.pagination.hasNext) break;
-          expect(r.data).toHaveLength(limit);
-        }
-        expect(seen).toEqual(ids(world.model.select(q)));
-      }),
+      fc.asyncProperty(
+        fc.array(fieldsArb, { maxLength: 40, size: 'medium' }),
+        queryArb({ paging: false }),
+        async (records, q) => {
+          const world = await World.create();
+          for (const f of records) await world.add(f, 0);
+          const limit = q.limit ?? 20;
+          const seen: string[] = [];
+          for (let page = 1; ; page++) {
+            const r = runQuery(
+              world.items,
+              parseQuery({ ...q.raw, '@page': String(page) }, ITEM_QUERY),
+              ITEM_QUERY,
+            );
+            seen.push(...ids(r.data));
+            if (r.pagination.type !== 'index' || !r.pagination.hasNext) break;
+            expect(r.data).toHaveLength(limit);
+          }
+          expect(seen).toEqual(ids(world.model.select(q)));
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   test('a cursor walk sees every record exactly once, in order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { maxLength: 60, size: 'medium' }), queryArb({ paging: false }), scopeArb, async (ops, q, s) => {
-        const world = await World.create();
-        for (const op of ops) await world.apply(op);
-        const { scope, where, visible } = toScope(s);
-        const seen: string[] = [];
-        let cursor = '';
-        for (let steps = 0; ; steps++) {
-          expect(steps).toBeLessThan(200);
-          const r = runQuery(world.items, parseQuery({ ...q.raw, '@cursor': cursor }, ITEM_QUERY), ITEM_QUERY, scope);
-          if (r.pagination.type !== 'cursor') throw new Error('expected cursor pagination');
-          expect(r.pagination.limit).toBe(q.limit ?? 20);
-          seen.push(...ids(r.data));
-          if (!r.pagination.hasNext) {
-            expect(r.pagination.nextCursor).toBeNull();
-            break;
+      fc.asyncProperty(
+        fc.array(opArb, { maxLength: 60, size: 'medium' }),
+        queryArb({ paging: false }),
+        scopeArb,
+        async (ops, q, s) => {
+          const world = await World.create();
+          for (const op of ops) await world.apply(op);
+          const { scope, where, visible } = toScope(s);
+          const seen: string[] = [];
+          let cursor = '';
+          for (let steps = 0; ; steps++) {
+            expect(steps).toBeLessThan(200);
+            const r = runQuery(
+              world.items,
+              parseQuery({ ...q.raw, '@cursor': cursor }, ITEM_QUERY),
+              ITEM_QUERY,
+              scope,
+            );
+            if (r.pagination.type !== 'cursor') throw new Error('expected cursor pagination');
+            expect(r.pagination.limit).toBe(q.limit ?? 20);
+            seen.push(...ids(r.data));
+            if (!r.pagination.hasNext) {
+              expect(r.pagination.nextCursor).toBeNull();
+              break;
+            }
+            expect(r.data).toHaveLength(q.limit ?? 20);
+            expect(r.pagination.nextCursor).toBe(r.data[r.data.length - 1].id);
+            cursor = r.pagination.nextCursor!;
           }
-          expect(r.data).toHaveLength(q.limit ?? 20);
-          expect(r.pagination.nextCursor).toBe(r.data[r.data.length - 1].id);
-          cursor = r.pagination.nextCursor!;
-        }
-        expect(seen).toEqual(ids(world.model.select(q, where, visible)));
-      }),
+          expect(seen).toEqual(ids(world.model.select(q, where, visible)));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -200,7 +266,11 @@ describe('runQuery against a reference model', () => {
           let cursor = '';
           for (let step = 0; ; step++) {
             expect(step).toBeLessThan(200);
-            const r = runQuery(world.items, parseQuery({ ...q.raw, '@cursor': cursor }, ITEM_QUERY), ITEM_QUERY);
+            const r = runQuery(
+              world.items,
+              parseQuery({ ...q.raw, '@cursor': cursor }, ITEM_QUERY),
+              ITEM_QUERY,
+            );
             if (r.pagination.type !== 'cursor') throw new Error('expected cursor pagination');
             seen.push(...ids(r.data));
             if (!r.pagination.hasNext) break;
@@ -220,12 +290,37 @@ describe('runQuery against a reference model', () => {
 
   test('updates that move records between index values keep filtered results and where() right', async () => {
     // Many updates of indexed fields, then single-value filters on them with the default sort.
-    const updateArb = fc.record({ at: fc.nat(), fields: fc.record({ tags: fc.subarray(['x', 'y', 'z', 'w']), kind: fc.constantFrom('A', 'B', 'C'), isPublic: fc.boolean() }, { requiredKeys: [] }) });
+    const updateArb = fc.record({
+      at: fc.nat(),
+      fields: fc.record(
+        {
+          tags: fc.subarray(['x', 'y', 'z', 'w']),
+          kind: fc.constantFrom('A', 'B', 'C'),
+          isPublic: fc.boolean(),
+        },
+        { requiredKeys: [] },
+      ),
+    });
     await fc.assert(
       fc.asyncProperty(
         fc.array(fieldsArb, { minLength: 1, maxLength: 30 }),
-        fc.array(fc.oneof(updateArb.map((u) => ({ t: 'update' as const, ...u })), fc.record({ t: fc.constant('delete' as const), at: fc.nat() }), fc.record({ t: fc.constant('add' as const), fields: fieldsArb, tick: fc.constant(1) })), { maxLength: 40 }),
-        fc.constantFrom<[keyof Fields, string]>(['tags', 'x'], ['tags', 'y'], ['tags', 'x,z'], ['kind', 'A'], ['kind', 'B,C'], ['isPublic', 'true'], ['isPublic', 'false']),
+        fc.array(
+          fc.oneof(
+            updateArb.map((u) => ({ t: 'update' as const, ...u })),
+            fc.record({ t: fc.constant('delete' as const), at: fc.nat() }),
+            fc.record({ t: fc.constant('add' as const), fields: fieldsArb, tick: fc.constant(1) }),
+          ),
+          { maxLength: 40 },
+        ),
+        fc.constantFrom<[keyof Fields, string]>(
+          ['tags', 'x'],
+          ['tags', 'y'],
+          ['tags', 'x,z'],
+          ['kind', 'A'],
+          ['kind', 'B,C'],
+          ['isPublic', 'true'],
+          ['isPublic', 'false'],
+        ),
         fc.constantFrom('asc', 'desc', undefined),
         async (initial, ops, [field, value], order) => {
           const world = await World.create();
@@ -234,11 +329,25 @@ describe('runQuery against a reference model', () => {
           const raw: Record<string, string> = { [field]: value, '@limit': '100' };
           if (order) raw['@sortOrder'] = order;
           const values = value.split(',').map((v) => (field === 'isPublic' ? v === 'true' : v));
-          const q = { filters: [{ field, values }], sortBy: [], sortOrder: order ? [order as 'asc' | 'desc'] : [] };
-          expect(ids(runQuery(world.items, parseQuery(raw, ITEM_QUERY), ITEM_QUERY).data)).toEqual(ids(world.model.select(q)));
+          const q = {
+            filters: [{ field, values }],
+            sortBy: [],
+            sortOrder: order ? [order as 'asc' | 'desc'] : [],
+          };
+          expect(ids(runQuery(world.items, parseQuery(raw, ITEM_QUERY), ITEM_QUERY).data)).toEqual(
+            ids(world.model.select(q)),
+          );
           // Collection.where holds the same records, for every single value.
           for (const v of values) {
-            expect(ids(world.items.where(field, v)).sort()).toEqual(ids(world.model.select({ filters: [{ field, values: [v] }], sortBy: [], sortOrder: ['asc'] })).sort());
+            expect(ids(world.items.where(field, v)).sort()).toEqual(
+              ids(
+                world.model.select({
+                  filters: [{ field, values: [v] }],
+                  sortBy: [],
+                  sortOrder: ['asc'],
+                }),
+              ).sort(),
+            );
           }
         },
       ),
@@ -257,24 +366,48 @@ describe('runQuery cursors', () => {
         runQuery(world.items, parseQuery({ '@cursor': cursor }, ITEM_QUERY), ITEM_QUERY, scope);
         expect.unreachable();
       } catch (error) {
-        expect(error).toMatchObject({ status: 400, message: 'Invalid query parameters', details: [expect.objectContaining({ path: ['@cursor'], code: 'invalid_cursor' })] });
+        expect(error).toMatchObject({
+          status: 400,
+          message: 'Invalid query parameters',
+          details: [expect.objectContaining({ path: ['@cursor'], code: 'invalid_cursor' })],
+        });
       }
     };
     expectBadCursor('it_nope', {});
     expectBadCursor(b.id, { where: [['isPublic', true]] });
     expectBadCursor(b.id, { visible: (i) => i.isPublic });
-    expect(ids(runQuery(world.items, parseQuery({ '@cursor': a.id, '@sortOrder': 'asc' }, ITEM_QUERY), ITEM_QUERY).data)).toEqual([b.id]);
+    expect(
+      ids(
+        runQuery(
+          world.items,
+          parseQuery({ '@cursor': a.id, '@sortOrder': 'asc' }, ITEM_QUERY),
+          ITEM_QUERY,
+        ).data,
+      ),
+    ).toEqual([b.id]);
   });
 
   test('a cursor whose record no longer matches the filter still pages on from its place', async () => {
     const world = await World.create();
     const made: Item[] = [];
-    for (let i = 0; i < 6; i++) made.push(await world.add({ name: `n${i}`, isPublic: true, tags: ['x'], kind: 'A' }));
-    const first = runQuery(world.items, parseQuery({ tags: 'x', '@cursor': '', '@limit': '2', '@sortOrder': 'asc' }, ITEM_QUERY), ITEM_QUERY);
+    for (let i = 0; i < 6; i++)
+      made.push(await world.add({ name: `n${i}`, isPublic: true, tags: ['x'], kind: 'A' }));
+    const first = runQuery(
+      world.items,
+      parseQuery({ tags: 'x', '@cursor': '', '@limit': '2', '@sortOrder': 'asc' }, ITEM_QUERY),
+      ITEM_QUERY,
+    );
     expect(ids(first.data)).toEqual(ids(made.slice(0, 2)));
     // The last record seen loses its tag: the walk still continues right after it.
     await world.items.put({ ...made[1], tags: [] });
-    const next = runQuery(world.items, parseQuery({ tags: 'x', '@cursor': made[1].id, '@limit': '2', '@sortOrder': 'asc' }, ITEM_QUERY), ITEM_QUERY);
+    const next = runQuery(
+      world.items,
+      parseQuery(
+        { tags: 'x', '@cursor': made[1].id, '@limit': '2', '@sortOrder': 'asc' },
+        ITEM_QUERY,
+      ),
+      ITEM_QUERY,
+    );
     expect(ids(next.data)).toEqual(ids(made.slice(2, 4)));
   });
 });

@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SCHEMA_VERSION, Store, StoreError, type Collection, type StoreOptions } from '../../../emulator/store/store.js';
+import {
+  SCHEMA_VERSION,
+  Store,
+  StoreError,
+  type Collection,
+  type StoreOptions,
+} from '../../../emulator/store/store.js';
 
 interface Thing {
   id: string;
@@ -27,7 +33,12 @@ async function openStore(options: StoreOptions): Promise<Opened> {
   return { store, things, others };
 }
 
-const thing = (i: number, group = `g${i % 3}`, tags = [`t${i % 2}`]): Thing => ({ id: `th_${String(i).padStart(5, '0')}`, n: i, group, tags });
+const thing = (i: number, group = `g${i % 3}`, tags = [`t${i % 2}`]): Thing => ({
+  id: `th_${String(i).padStart(5, '0')}`,
+  n: i,
+  group,
+  tags,
+});
 const idsOf = (c: Collection<{ id: string }>) => [...c.values()].map((r) => r.id);
 
 let dir: string;
@@ -75,7 +86,8 @@ describe('Collection in memory', () => {
 
   test('where follows indexed fields through updates and deletes, in the order records took the value', async () => {
     const { things } = await openStore({});
-    for (let i = 0; i < 6; i++) await things.put(thing(i, i < 3 ? 'a' : 'b', i % 2 ? ['x', 'y'] : ['y']));
+    for (let i = 0; i < 6; i++)
+      await things.put(thing(i, i < 3 ? 'a' : 'b', i % 2 ? ['x', 'y'] : ['y']));
     expect(things.where('group', 'a').map((t) => t.n)).toEqual([0, 1, 2]);
     expect(things.where('tags', 'x').map((t) => t.n)).toEqual([1, 3, 5]);
     // th_00000 moves into group b: it joins the end there.
@@ -159,7 +171,11 @@ describe('Store on a data dir', () => {
     const before = await readFile(join(dir, journal), 'utf8');
     const puts: Array<Promise<void>> = [];
     await a.store.atomically(() => {
-      puts.push(a.things.delete('th_00000'), a.things.put({ ...thing(1), n: 100 }), a.others.put({ id: 'o1', v: 'x' }));
+      puts.push(
+        a.things.delete('th_00000'),
+        a.things.put({ ...thing(1), n: 100 }),
+        a.others.put({ id: 'o1', v: 'x' }),
+      );
     });
     await Promise.all(puts); // each change's own promise settles with the line
     const added = (await readFile(join(dir, journal), 'utf8')).slice(before.length);
@@ -241,7 +257,13 @@ describe('Store on a data dir', () => {
     // Simulate: a newer journal exists next to the current one (snapshot still the old generation).
     const [journal] = await journals();
     const gen = Number(/journal-(\d+)/.exec(journal)![1]);
-    await writeFile(join(dir, `journal-${gen + 1}.jsonl`), JSON.stringify({ t: 'put', c: 'things', r: thing(5) }) + '\n' + JSON.stringify({ t: 'del', c: 'things', id: thing(0).id }) + '\n');
+    await writeFile(
+      join(dir, `journal-${gen + 1}.jsonl`),
+      JSON.stringify({ t: 'put', c: 'things', r: thing(5) }) +
+        '\n' +
+        JSON.stringify({ t: 'del', c: 'things', id: thing(0).id }) +
+        '\n',
+    );
     const b = await reopen();
     expect(idsOf(b.things)).toEqual([1, 2, 3, 4, 5].map((i) => thing(i).id));
     await b.things.put(thing(6));
@@ -286,9 +308,14 @@ describe('Store on a data dir', () => {
   });
 
   test('a snapshot with a newer schema version is refused', async () => {
-    await writeFile(join(dir, 'snapshot.json'), JSON.stringify({ schemaVersion: SCHEMA_VERSION + 1, generation: 0, collections: {} }));
+    await writeFile(
+      join(dir, 'snapshot.json'),
+      JSON.stringify({ schemaVersion: SCHEMA_VERSION + 1, generation: 0, collections: {} }),
+    );
     await expect(reopen()).rejects.toThrow(StoreError);
-    await expect(reopen()).rejects.toThrow(`newer plugsmith (store version ${SCHEMA_VERSION + 1}, this one reads ${SCHEMA_VERSION})`);
+    await expect(reopen()).rejects.toThrow(
+      `newer plugsmith (store version ${SCHEMA_VERSION + 1}, this one reads ${SCHEMA_VERSION})`,
+    );
     // A refused open leaves no lock behind.
     expect(await readdir(dir)).not.toContain('emulator.lock');
   });
@@ -309,7 +336,10 @@ describe('Store on a data dir', () => {
     const snapshot = JSON.parse(await readFile(join(nested, 'snapshot.json'), 'utf8'));
     expect(snapshot).toMatchObject({ schemaVersion: SCHEMA_VERSION });
     expect(snapshot.collections.things).toEqual([thing(1)]);
-    expect((await readdir(nested)).sort()).toEqual([`journal-${snapshot.generation}.jsonl`, 'snapshot.json']);
+    expect((await readdir(nested)).sort()).toEqual([
+      `journal-${snapshot.generation}.jsonl`,
+      'snapshot.json',
+    ]);
   });
 });
 
@@ -342,16 +372,26 @@ describe('The snapshot layout', () => {
     await c.store.compact();
     await closeAll();
     const d = await reopen();
-    expect([...d.things.values()]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 9].map((i) => (i === 7 ? { ...thing(7), group: 'moved' } : thing(i))));
+    expect([...d.things.values()]).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7, 9].map((i) =>
+        i === 7 ? { ...thing(7), group: 'moved' } : thing(i),
+      ),
+    );
   });
 
-  test('the snapshot is one JSON document of every collection\'s records, owner-only', async () => {
+  test("the snapshot is one JSON document of every collection's records, owner-only", async () => {
     const a = await reopen();
     await a.things.put(thing(1));
     await a.things.put(thing(2));
     await a.store.compact();
     const generation = JSON.parse(await snapshotText()).generation;
-    expect(await snapshotText()).toBe(JSON.stringify({ schemaVersion: SCHEMA_VERSION, generation, collections: { things: [thing(1), thing(2)], others: [] } }));
+    expect(await snapshotText()).toBe(
+      JSON.stringify({
+        schemaVersion: SCHEMA_VERSION,
+        generation,
+        collections: { things: [thing(1), thing(2)], others: [] },
+      }),
+    );
     expect((await stat(join(dir, 'snapshot.json'))).mode & 0o777).toBe(0o600);
   });
 
@@ -367,15 +407,29 @@ describe('The snapshot layout', () => {
   });
 
   test('a version-1 snapshot is read, with its journal, and rewritten in the current layout', async () => {
-    const v1 = { schemaVersion: 1, generation: 3, collections: { things: [thing(1), thing(2)], others: [{ id: 'o1', v: 'one' }], unknown: [{ id: 'x' }] } };
+    const v1 = {
+      schemaVersion: 1,
+      generation: 3,
+      collections: {
+        things: [thing(1), thing(2)],
+        others: [{ id: 'o1', v: 'one' }],
+        unknown: [{ id: 'x' }],
+      },
+    };
     await writeFile(join(dir, 'snapshot.json'), JSON.stringify(v1));
-    await writeFile(join(dir, 'journal-3.jsonl'), JSON.stringify({ t: 'put', c: 'things', r: thing(3) }) + '\n');
+    await writeFile(
+      join(dir, 'journal-3.jsonl'),
+      JSON.stringify({ t: 'put', c: 'things', r: thing(3) }) + '\n',
+    );
     const a = await reopen();
     expect([...a.things.values()]).toEqual([thing(1), thing(2), thing(3)]);
     expect(a.others.get('o1')?.v).toBe('one');
     const rewritten = JSON.parse(await snapshotText());
     expect(rewritten.schemaVersion).toBe(SCHEMA_VERSION);
-    expect(rewritten.collections).toEqual({ things: [thing(1), thing(2), thing(3)], others: [{ id: 'o1', v: 'one' }] });
+    expect(rewritten.collections).toEqual({
+      things: [thing(1), thing(2), thing(3)],
+      others: [{ id: 'o1', v: 'one' }],
+    });
     await closeAll();
     expect(idsOf((await reopen()).things)).toEqual([1, 2, 3].map((i) => thing(i).id));
   });

@@ -5,13 +5,25 @@ import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { canMove, FILE_STATUSES } from '../../../emulator/uploads/rules.js';
 import { startS3Server, S3RVER_KEYS, type TestS3Server } from './storage/s3-server.js';
 
-type Json = { ok: boolean; data?: any; meta?: Record<string, unknown>; error?: { message: string; error: string; details?: Array<{ path: string[] }> } };
+type Json = {
+  ok: boolean;
+  data?: any;
+  meta?: Record<string, unknown>;
+  error?: { message: string; error: string; details?: Array<{ path: string[] }> };
+};
 
 function client(emu: Emulator, token = emu.token!) {
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+  return async (
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Json }> => {
     const res = await request(`${emu.url}${path}`, {
       method: method as 'GET',
-      headers: { authorization: token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: token,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.statusCode, body: (await res.body.json()) as Json };
@@ -44,18 +56,43 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
     });
 
     async function generate(files: unknown[], extra: Record<string, unknown> = {}) {
-      return api('POST', '/api/generate-upload-url', { files, parentId: 'org_dev', parentType: 'ORG', ...extra });
+      return api('POST', '/api/generate-upload-url', {
+        files,
+        parentId: 'org_dev',
+        parentType: 'ORG',
+        ...extra,
+      });
     }
 
     test('a real file: signed PUT, UPLOADED, listed, read back byte for byte through the access URL', async () => {
       const content = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
-      const gen = await generate([{ fileName: 'data.bin', contentType: 'application/octet-stream', fileSize: content.length }], { folder: 'reports/2026' });
+      const gen = await generate(
+        [
+          {
+            fileName: 'data.bin',
+            contentType: 'application/octet-stream',
+            fileSize: content.length,
+          },
+        ],
+        { folder: 'reports/2026' },
+      );
       expect(gen.status).toBe(201);
       const { signedUrl, fileRecord } = gen.body.data.files[0];
-      expect(fileRecord).toMatchObject({ fileName: 'data.bin', fileSize: content.length, isPublic: false, status: null, folder: 'reports/2026', parentId: 'org_dev', parentType: 'ORG' });
+      expect(fileRecord).toMatchObject({
+        fileName: 'data.bin',
+        fileSize: content.length,
+        isPublic: false,
+        status: null,
+        folder: 'reports/2026',
+        parentId: 'org_dev',
+        parentType: 'ORG',
+      });
       expect(fileRecord.storageKey).toBeUndefined();
       expect(await put(signedUrl, content)).toBe(200);
-      const uploaded = await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'UPLOADED' });
+      const uploaded = await api('PATCH', '/api/status', {
+        fileId: fileRecord.id,
+        status: 'UPLOADED',
+      });
       expect(uploaded.status).toBe(200);
       expect(uploaded.body.data.status).toBe('UPLOADED');
       const listed = await api('GET', '/api?parentId=org_dev&parentType=ORG');
@@ -72,7 +109,11 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       const res = await request(`${emu.url}/api/generate-upload-url`, {
         method: 'GET',
         headers: { authorization: emu.token!, 'content-type': 'application/json' },
-        body: JSON.stringify({ files: [{ fileName: 'get.txt' }], parentId: 'org_dev', parentType: 'ORG' }),
+        body: JSON.stringify({
+          files: [{ fileName: 'get.txt' }],
+          parentId: 'org_dev',
+          parentType: 'ORG',
+        }),
       });
       expect(res.statusCode).toBe(200);
       const body = (await res.body.json()) as Json;
@@ -87,11 +128,18 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
     });
 
     test('private files need a signature, public files do not', async () => {
-      const gen = await generate([{ fileName: 'private.txt' }, { fileName: 'public.txt', isPublic: true }]);
+      const gen = await generate([
+        { fileName: 'private.txt' },
+        { fileName: 'public.txt', isPublic: true },
+      ]);
       const [priv, pub] = gen.body.data.files;
       expect(await put(priv.signedUrl, 'secret', 'text/plain')).toBe(200);
       expect(await put(pub.signedUrl, 'hello world', 'text/plain')).toBe(200);
-      for (const f of [priv, pub]) expect((await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status).toBe(200);
+      for (const f of [priv, pub])
+        expect(
+          (await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' }))
+            .status,
+        ).toBe(200);
       const pubAccess = (await api('GET', `/api/access/${pub.fileRecord.id}`)).body.data;
       expect(pubAccess).toMatchObject({ isPublic: true, expiresAt: null });
       expect((await get(pubAccess.url)).bytes.toString()).toBe('hello world');
@@ -122,19 +170,28 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       // The embedded store refuses the oversized body while streaming; S3 cannot, so the status check must.
       const status = await put(f.signedUrl, 'more than three bytes');
       if (status === 200) {
-        const res = await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' });
+        const res = await api('PATCH', '/api/status', {
+          fileId: f.fileRecord.id,
+          status: 'UPLOADED',
+        });
         expect(res.body.data.status).toBe('FAILED');
         expect(res.body.data.errorMessage).toContain('declared fileSize 3');
         expect((await api('GET', `/api/access/${f.fileRecord.id}`)).status).toBe(409);
       } else {
         expect(status).toBe(413);
-        expect((await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status).toBe(409);
+        expect(
+          (await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' }))
+            .status,
+        ).toBe(409);
       }
     });
 
     test('UPLOADED before the object exists is a 409', async () => {
       const f = (await generate([{ fileName: 'never.txt' }])).body.data.files[0];
-      const res = await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' });
+      const res = await api('PATCH', '/api/status', {
+        fileId: f.fileRecord.id,
+        status: 'UPLOADED',
+      });
       expect(res.status).toBe(409);
       expect(res.body.error!.message).toContain('PUT it to its signedUrl');
     });
@@ -142,12 +199,18 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
 }
 
 let s3: TestS3Server;
-uploadSuite('embedded', () => startEmulator(), async () => {});
+uploadSuite(
+  'embedded',
+  () => startEmulator(),
+  async () => {},
+);
 uploadSuite(
   'S3 (s3rver)',
   async () => {
     s3 = await startS3Server();
-    return startEmulator({ storage: { s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'uploads' } });
+    return startEmulator({
+      storage: { s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'uploads' },
+    });
   },
   () => s3.close(),
 );
@@ -164,7 +227,11 @@ describe('upload limits and rules', () => {
   const base = { parentId: 'org_dev', parentType: 'ORG' };
   const bad: Array<[string, Record<string, unknown>, string]> = [
     ['no files', { files: [] }, 'files'],
-    ['11 files', { files: Array.from({ length: 11 }, (_, i) => ({ fileName: `f${i}.txt` })) }, 'files'],
+    [
+      '11 files',
+      { files: Array.from({ length: 11 }, (_, i) => ({ fileName: `f${i}.txt` })) },
+      'files',
+    ],
     ['an empty name', { files: [{ fileName: '' }] }, 'files.0.fileName'],
     ['a 256-character name', { files: [{ fileName: 'a'.repeat(256) }] }, 'files.0.fileName'],
     ['a slash in the name', { files: [{ fileName: 'a/b.txt' }] }, 'files.0.fileName'],
@@ -172,9 +239,17 @@ describe('upload limits and rules', () => {
     ['a star in the name', { files: [{ fileName: '*.txt' }] }, 'files.0.fileName'],
     ['a control character', { files: [{ fileName: 'a\u0007.txt' }] }, 'files.0.fileName'],
     ['".."', { files: [{ fileName: '..' }] }, 'files.0.fileName'],
-    ['a declared size over 100 MB', { files: [{ fileName: 'big.bin', fileSize: 100 * 1024 * 1024 + 1 }] }, 'files.0.fileSize'],
+    [
+      'a declared size over 100 MB',
+      { files: [{ fileName: 'big.bin', fileSize: 100 * 1024 * 1024 + 1 }] },
+      'files.0.fileSize',
+    ],
     ['a negative size', { files: [{ fileName: 'neg.bin', fileSize: -1 }] }, 'files.0.fileSize'],
-    ['a folder over 100 characters', { files: [{ fileName: 'a.txt' }], folder: 'f'.repeat(101) }, 'folder'],
+    [
+      'a folder over 100 characters',
+      { files: [{ fileName: 'a.txt' }], folder: 'f'.repeat(101) },
+      'folder',
+    ],
     ['a folder with ..', { files: [{ fileName: 'a.txt' }], folder: 'a/../b' }, 'folder'],
     ['a folder with //', { files: [{ fileName: 'a.txt' }], folder: 'a//b' }, 'folder'],
     ['an unknown parentType', { files: [{ fileName: 'a.txt' }], parentType: 'TEAM' }, 'parentType'],
@@ -187,16 +262,48 @@ describe('upload limits and rules', () => {
   });
 
   test('10 files and a 255-character name are fine', async () => {
-    const res = await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'n'.repeat(255) }, ...Array.from({ length: 9 }, (_, i) => ({ fileName: `f${i}.txt` }))] });
+    const res = await api('POST', '/api/generate-upload-url', {
+      ...base,
+      files: [
+        { fileName: 'n'.repeat(255) },
+        ...Array.from({ length: 9 }, (_, i) => ({ fileName: `f${i}.txt` })),
+      ],
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.files).toHaveLength(10);
   });
 
   test('parentId and parentType go together; an unknown parent is a 404; a parent of another org is refused', async () => {
-    expect((await api('POST', '/api/generate-upload-url', { files: [{ fileName: 'a' }], parentId: 'org_dev' })).status).toBe(400);
-    expect((await api('POST', '/api/generate-upload-url', { files: [{ fileName: 'a' }], parentType: 'ORG' })).status).toBe(400);
-    expect((await api('POST', '/api/generate-upload-url', { files: [{ fileName: 'a' }], parentId: 'char_missing', parentType: 'CHARACTER' })).status).toBe(404);
-    const character = await api('POST', '/api/generate-upload-url', { files: [{ fileName: 'a' }], parentId: 'char_nova', parentType: 'CHARACTER' });
+    expect(
+      (
+        await api('POST', '/api/generate-upload-url', {
+          files: [{ fileName: 'a' }],
+          parentId: 'org_dev',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await api('POST', '/api/generate-upload-url', {
+          files: [{ fileName: 'a' }],
+          parentType: 'ORG',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await api('POST', '/api/generate-upload-url', {
+          files: [{ fileName: 'a' }],
+          parentId: 'char_missing',
+          parentType: 'CHARACTER',
+        })
+      ).status,
+    ).toBe(404);
+    const character = await api('POST', '/api/generate-upload-url', {
+      files: [{ fileName: 'a' }],
+      parentId: 'char_nova',
+      parentType: 'CHARACTER',
+    });
     expect(character.status).toBe(201);
     expect(character.body.data.files[0].fileRecord.orgId).toBe('org_dev');
   });
@@ -204,33 +311,61 @@ describe('upload limits and rules', () => {
   const statuses = [null, ...FILE_STATUSES] as const;
   const pairs = statuses.flatMap((from) => FILE_STATUSES.map((to) => [from, to] as const));
   test.each(pairs)('status %s -> %s follows the status machine', async (from, to) => {
-    const f = (await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 's.txt' }] })).body.data.files[0];
+    const f = (
+      await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 's.txt' }] })
+    ).body.data.files[0];
     const id = f.fileRecord.id as string;
     await put(f.signedUrl, 'content');
     // Walk to `from` along allowed moves.
-    const path: Record<string, string[]> = { null: [], UPLOADED: ['UPLOADED'], FAILED: ['FAILED'], PROCESSING: ['UPLOADED', 'PROCESSING'], COMPLETED: ['UPLOADED', 'COMPLETED'] };
+    const path: Record<string, string[]> = {
+      null: [],
+      UPLOADED: ['UPLOADED'],
+      FAILED: ['FAILED'],
+      PROCESSING: ['UPLOADED', 'PROCESSING'],
+      COMPLETED: ['UPLOADED', 'COMPLETED'],
+    };
     for (const step of path[String(from)]) {
-      expect((await api('PATCH', '/api/status', { fileId: id, status: step, errorMessage: step === 'FAILED' ? 'x' : undefined })).status).toBe(200);
+      expect(
+        (
+          await api('PATCH', '/api/status', {
+            fileId: id,
+            status: step,
+            errorMessage: step === 'FAILED' ? 'x' : undefined,
+          })
+        ).status,
+      ).toBe(200);
     }
-    const res = await api('PATCH', '/api/status', { fileId: id, status: to, errorMessage: to === 'FAILED' ? 'broken' : undefined });
+    const res = await api('PATCH', '/api/status', {
+      fileId: id,
+      status: to,
+      errorMessage: to === 'FAILED' ? 'broken' : undefined,
+    });
     expect(res.status).toBe(canMove(from, to) ? 200 : 409);
     if (res.status === 200) expect(res.body.data.status).toBe(to);
   });
 
   test('an actual body over 100 MB is cut off while streaming, and the file never becomes UPLOADED', async () => {
-    const f = (await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'huge.bin' }] })).body.data.files[0];
+    const f = (
+      await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'huge.bin' }] })
+    ).body.data.files[0];
     const chunk = Buffer.alloc(1024 * 1024, 7);
     async function* body() {
       for (let i = 0; i < 101; i++) yield chunk;
     }
-    const res = await request(f.signedUrl, { method: 'PUT', body: Readable.from(body()) }).catch((error: Error) => ({ statusCode: 0, error }));
+    const res = await request(f.signedUrl, { method: 'PUT', body: Readable.from(body()) }).catch(
+      (error: Error) => ({ statusCode: 0, error }),
+    );
     if ('body' in res) await res.body.dump();
     expect([0, 413]).toContain(res.statusCode);
-    expect((await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status).toBe(409);
+    expect(
+      (await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'UPLOADED' })).status,
+    ).toBe(409);
   });
 
   test('FAILED needs an errorMessage', async () => {
-    const f = (await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'e.txt' }] })).body.data.files[0];
+    const f = (
+      await api('POST', '/api/generate-upload-url', { ...base, files: [{ fileName: 'e.txt' }] })
+    ).body.data.files[0];
     const res = await api('PATCH', '/api/status', { fileId: f.fileRecord.id, status: 'FAILED' });
     expect(res.status).toBe(400);
     expect(res.body.error!.details![0].path).toEqual(['errorMessage']);

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { answerProperly, call, closedPortUrl, ROLES_SEED, TOKENS, verifyReceived, WebhookServer } from './helpers.js';
+import {
+  answerProperly,
+  call,
+  closedPortUrl,
+  ROLES_SEED,
+  TOKENS,
+  verifyReceived,
+  WebhookServer,
+} from './helpers.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
@@ -15,7 +23,11 @@ afterAll(async () => {
 });
 
 async function plugin(webhookUrl: string | null) {
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'Challenged', type: 'EVENT_HANDLER', webhookUrl });
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+    name: 'Challenged',
+    type: 'EVENT_HANDLER',
+    webhookUrl,
+  });
   expect(created.status).toBe(201);
   return created.body.data as { id: string; webhookSecret: string };
 }
@@ -25,7 +37,8 @@ async function verify(pluginId: string) {
 }
 
 async function isVerified(pluginId: string) {
-  return (await call(emu.url, 'GET', `/api/plugins/${pluginId}`, TOKENS.member)).body.data.webhookUrlIsVerified;
+  return (await call(emu.url, 'GET', `/api/plugins/${pluginId}`, TOKENS.member)).body.data
+    .webhookUrlIsVerified;
 }
 
 describe('POST /api/plugins/:pluginId/verify-webhook', () => {
@@ -38,9 +51,17 @@ describe('POST /api/plugins/:pluginId/verify-webhook', () => {
     expect(await isVerified(id)).toBe(true);
     const received = hook.received[before];
     const event = verifyReceived(received, webhookSecret);
-    expect(event).toMatchObject({ type: 'WEBHOOK_CHALLENGE', pluginId: id, pluginInstanceId: null, orgId: 'org_acme' });
+    expect(event).toMatchObject({
+      type: 'WEBHOOK_CHALLENGE',
+      pluginId: id,
+      pluginInstanceId: null,
+      orgId: 'org_acme',
+    });
     expect(typeof (event.data as { challenge: string }).challenge).toBe('string');
-    expect(emu.deliveries.get(result.body.data.deliveryId)).toMatchObject({ status: 'delivered', type: 'WEBHOOK_CHALLENGE' });
+    expect(emu.deliveries.get(result.body.data.deliveryId)).toMatchObject({
+      status: 'delivered',
+      type: 'WEBHOOK_CHALLENGE',
+    });
   });
 
   it('accepts a text/plain body that is exactly the value', async () => {
@@ -77,8 +98,13 @@ describe('POST /api/plugins/:pluginId/verify-webhook', () => {
     hook.responder = () => ({ status: 500, body: { oops: true } });
     try {
       const result = await verify(id);
-      expect(result.body.data).toMatchObject({ verified: false, reason: expect.stringMatching(/HTTP 500/) });
-      expect(emu.deliveries.get(result.body.data.deliveryId)!.attempts[0].responseBody).toBe('{"oops":true}');
+      expect(result.body.data).toMatchObject({
+        verified: false,
+        reason: expect.stringMatching(/HTTP 500/),
+      });
+      expect(emu.deliveries.get(result.body.data.deliveryId)!.attempts[0].responseBody).toBe(
+        '{"oops":true}',
+      );
     } finally {
       hook.responder = answerProperly;
     }
@@ -89,7 +115,10 @@ describe('POST /api/plugins/:pluginId/verify-webhook', () => {
     try {
       const { id } = await plugin(silent.url);
       const result = await verify(id);
-      expect(result.body.data).toMatchObject({ verified: false, reason: 'no answer within 300 ms' });
+      expect(result.body.data).toMatchObject({
+        verified: false,
+        reason: 'no answer within 300 ms',
+      });
       expect(await isVerified(id)).toBe(false);
     } finally {
       await silent.close();
@@ -112,9 +141,16 @@ describe('POST /api/plugins/:pluginId/verify-webhook', () => {
 
   it('needs MEMBER or OWNER', async () => {
     const { id } = await plugin(hook.url);
-    expect((await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.viewer)).status).toBe(403);
-    expect((await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.outsider)).status).toBe(404);
+    expect(
+      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.viewer)).status,
+    ).toBe(403);
+    expect(
+      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.outsider)).status,
+    ).toBe(404);
     expect((await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`)).status).toBe(401);
-    expect((await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.owner)).body.data.verified).toBe(true);
+    expect(
+      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.owner)).body.data
+        .verified,
+    ).toBe(true);
   });
 });

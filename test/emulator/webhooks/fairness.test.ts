@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer, type Responder } from './helpers.js';
+import {
+  answerProperly,
+  call,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+  type Responder,
+} from './helpers.js';
 
 // Four slots in all, two per plugin; attempts wait a minute for an answer, so a delivery that
 // had to wait for a hanging attempt's slot would not arrive within the test's time.
@@ -8,7 +16,10 @@ let emu: Emulator;
 const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { concurrency: 4, perPluginConcurrency: 2, timeoutMs: 60_000, timeScale: 0.01 } });
+  emu = await startEmulator({
+    seed: ROLES_SEED,
+    delivery: { concurrency: 4, perPluginConcurrency: 2, timeoutMs: 60_000, timeScale: 0.01 },
+  });
 });
 afterAll(async () => {
   await emu.close();
@@ -21,13 +32,30 @@ const MESSAGE = { agentId: 'agent_acme', characterId: 'c', conversationId: 'v', 
 async function handler(responder: Responder) {
   const hook = await WebhookServer.start();
   servers.push(hook);
-  const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] });
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'handler', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] });
+  const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+  });
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
+    name: 'handler',
+    pluginId: plugin.id,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: [],
+  });
   expect(installed.status).toBe(201);
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });
-  hook.responder = (event, received) => (event.type === 'AGENT_MESSAGE_RECEIVED' ? responder(event, received) : answerProperly(event, received));
+  hook.responder = (event, received) =>
+    event.type === 'AGENT_MESSAGE_RECEIVED'
+      ? responder(event, received)
+      : answerProperly(event, received);
   const instance = emu.services.db.instances.get(installed.body.data.id)!;
-  const send = (times = 1) => Promise.all(Array.from({ length: times }, () => emu.services.events.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE)));
+  const send = (times = 1) =>
+    Promise.all(
+      Array.from({ length: times }, () =>
+        emu.services.events.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE),
+      ),
+    );
   return { hook, plugin, send };
 }
 
@@ -40,12 +68,19 @@ describe('delivery slots', () => {
     // A new plugin's challenge and installation, then a message: each needs a slot.
     const healthy = await handler(answerProperly);
     await healthy.send();
-    const delivered = await emu.waitForDelivery({ type: 'AGENT_MESSAGE_RECEIVED', pluginId: healthy.plugin.id });
+    const delivered = await emu.waitForDelivery({
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: healthy.plugin.id,
+    });
     expect(delivered.attempts).toMatchObject([{ responseStatus: 200 }]);
 
     // The hanging webhook got no more than its two attempts, and all ten still wait.
     expect(hanging.hook.ofType('AGENT_MESSAGE_RECEIVED')).toHaveLength(2);
-    const stuck = emu.deliveries.list({ type: 'AGENT_MESSAGE_RECEIVED', pluginId: hanging.plugin.id, status: 'any' });
+    const stuck = emu.deliveries.list({
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: hanging.plugin.id,
+      status: 'any',
+    });
     expect(stuck).toHaveLength(10);
     expect(stuck.every((d) => d.status === 'pending' && d.attempts.length === 0)).toBe(true);
   });
@@ -78,7 +113,11 @@ describe('delivery slots', () => {
     const drain = setInterval(() => gates.splice(0).forEach((open) => open()), 5);
     try {
       await busy.hook.waitFor(20, 'AGENT_MESSAGE_RECEIVED');
-      for (const d of emu.deliveries.list({ type: 'AGENT_MESSAGE_RECEIVED', pluginId: busy.plugin.id, status: 'any' })) {
+      for (const d of emu.deliveries.list({
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: busy.plugin.id,
+        status: 'any',
+      })) {
         if (d.status !== 'delivered') await emu.waitForDelivery({ eventId: d.eventId });
       }
     } finally {

@@ -1,7 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator, type EmulatorOptions, type FaultMark } from '../../../emulator/index.js';
-import { FaultProfileError, parseFaultProfile, formatFaultProfile } from '../../../emulator/webhooks/faults.js';
-import { adminCall, verifiedPlugin, verifyReceived, WebhookServer, type Received } from './helpers.js';
+import {
+  startEmulator,
+  type Emulator,
+  type EmulatorOptions,
+  type FaultMark,
+} from '../../../emulator/index.js';
+import {
+  FaultProfileError,
+  parseFaultProfile,
+  formatFaultProfile,
+} from '../../../emulator/webhooks/faults.js';
+import {
+  adminCall,
+  verifiedPlugin,
+  verifyReceived,
+  WebhookServer,
+  type Received,
+} from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -11,13 +26,28 @@ afterEach(async () => {
 /** An emulator with short retries and an EVENT_HANDLER plugin whose webhook is a real server on port 0. */
 async function setup(options: EmulatorOptions) {
   const hook = await WebhookServer.start();
-  const emu = await startEmulator({ delivery: { schedule: [30, 30, 30], jitter: 0 }, log: () => undefined, ...options });
-  cleanups.push(() => hook.close(), () => emu.close());
-  const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] });
+  const emu = await startEmulator({
+    delivery: { schedule: [30, 30, 30], jitter: 0 },
+    log: () => undefined,
+    ...options,
+  });
+  cleanups.push(
+    () => hook.close(),
+    () => emu.close(),
+  );
+  const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+  });
   const record = emu.services.db.plugins.get(plugin.id)!;
   /** Emits one AGENT_MESSAGE_RECEIVED (numbered by `n`) and resolves once it is delivered. */
   const emit = async (n: number) => {
-    const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n } });
+    const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+      plugin: record,
+      instance: null,
+      data: { n },
+    });
     return emu.waitForDelivery({ eventId: sent!.eventId, timeoutMs: 5000 });
   };
   const messages = () => hook.ofType('AGENT_MESSAGE_RECEIVED');
@@ -26,11 +56,14 @@ async function setup(options: EmulatorOptions) {
 
 /** The number an event was emitted with (its data is `{ n }`). */
 const nOf = (r: Received) => (r.event.data as unknown as { n: number }).n;
-const kinds = (marks: FaultMark[] | undefined) => (marks ?? []).map((m) => `${m.kind}@${m.attempt}`);
+const kinds = (marks: FaultMark[] | undefined) =>
+  (marks ?? []).map((m) => `${m.kind}@${m.attempt}`);
 
 describe('fault profiles', () => {
   it('reads the compact syntax and writes it back', () => {
-    const profile = parseFaultProfile('duplicate=0.2,delay=100-500ms,reorder=0.1,drop=10%,timeout-after-answer=0.05');
+    const profile = parseFaultProfile(
+      'duplicate=0.2,delay=100-500ms,reorder=0.1,drop=10%,timeout-after-answer=0.05',
+    );
     expect(profile).toEqual({
       duplicate: 0.2,
       delay: { probability: 1, minMs: 100, maxMs: 500 },
@@ -38,8 +71,14 @@ describe('fault profiles', () => {
       drop: 0.1,
       timeoutAfterAnswer: 0.05,
     });
-    expect(formatFaultProfile(profile)).toBe('duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05');
-    expect(parseFaultProfile('delay=0.5:1-2s,reorder=1:250ms').delay).toEqual({ probability: 0.5, minMs: 1000, maxMs: 2000 });
+    expect(formatFaultProfile(profile)).toBe(
+      'duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05',
+    );
+    expect(parseFaultProfile('delay=0.5:1-2s,reorder=1:250ms').delay).toEqual({
+      probability: 0.5,
+      minMs: 1000,
+      maxMs: 2000,
+    });
     expect(formatFaultProfile(parseFaultProfile('off'))).toBe('off');
   });
 
@@ -51,8 +90,15 @@ describe('fault profiles', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(FaultProfileError);
-    expect((error as FaultProfileError).problems.map((p) => p.part)).toEqual(['dup=0.2', 'drop=2', 'delay=500-100ms', 'reorder']);
-    expect((error as FaultProfileError).message).toMatch(/unknown fault "dup": one of duplicate, delay/);
+    expect((error as FaultProfileError).problems.map((p) => p.part)).toEqual([
+      'dup=0.2',
+      'drop=2',
+      'delay=500-100ms',
+      'reorder',
+    ]);
+    expect((error as FaultProfileError).message).toMatch(
+      /unknown fault "dup": one of duplicate, delay/,
+    );
   });
 });
 
@@ -93,9 +139,16 @@ describe('fault injection on the wire', () => {
     const { emit, messages } = await setup({ faults: 'timeout-after-answer=1', faultsSeed: 1 });
     const delivery = await emit(1);
     expect(messages()).toHaveLength(4);
-    expect(new Set(messages().map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.eventId]));
-    expect(delivery.faults).toEqual([1, 2, 3].map((attempt) => ({ kind: 'timeout-after-answer', attempt, answeredStatus: 200 })));
-    expect(delivery.attempts[0]).toMatchObject({ responseStatus: 200, error: expect.stringMatching(/timeout-after-answer/) });
+    expect(new Set(messages().map((r) => r.headers['webhook-id']))).toEqual(
+      new Set([delivery.eventId]),
+    );
+    expect(delivery.faults).toEqual(
+      [1, 2, 3].map((attempt) => ({ kind: 'timeout-after-answer', attempt, answeredStatus: 200 })),
+    );
+    expect(delivery.attempts[0]).toMatchObject({
+      responseStatus: 200,
+      error: expect.stringMatching(/timeout-after-answer/),
+    });
     expect(delivery.status).toBe('delivered');
   });
 
@@ -115,14 +168,27 @@ describe('fault injection on the wire', () => {
 
   it('reorder: a held event arrives after the next event of the same plugin', async () => {
     // Seed 4 draws a reorder for the first event and none for the second (their marks say so).
-    const { emu, hook, plugin, messages } = await setup({ faults: 'reorder=0.5:5s', faultsSeed: 4 });
+    const { emu, hook, plugin, messages } = await setup({
+      faults: 'reorder=0.5:5s',
+      faultsSeed: 4,
+    });
     const record = emu.services.db.plugins.get(plugin.id)!;
-    const first = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n: 1 } });
-    const second = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n: 2 } });
+    const first = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+      plugin: record,
+      instance: null,
+      data: { n: 1 },
+    });
+    const second = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+      plugin: record,
+      instance: null,
+      data: { n: 2 },
+    });
     await hook.waitFor(2, 'AGENT_MESSAGE_RECEIVED');
     expect(messages().map((r) => nOf(r))).toEqual([2, 1]);
     const held = await emu.waitForDelivery({ eventId: first!.eventId });
-    expect(held.faults).toEqual([expect.objectContaining({ kind: 'reorder', attempt: 1, overtakenBy: second!.eventId })]);
+    expect(held.faults).toEqual([
+      expect.objectContaining({ kind: 'reorder', attempt: 1, overtakenBy: second!.eventId }),
+    ]);
     expect((await emu.waitForDelivery({ eventId: second!.eventId })).faults).toBeUndefined();
   });
 
@@ -144,7 +210,10 @@ describe('fault injection on the wire', () => {
   });
 
   it('emu.reset() keeps the profile and seed and numbers deliveries from 0 again', async () => {
-    const { emu, emit, hook } = await setup({ faults: 'duplicate=0.5,drop=0.5', faultsSeed: 'reset' });
+    const { emu, emit, hook } = await setup({
+      faults: 'duplicate=0.5,drop=0.5',
+      faultsSeed: 'reset',
+    });
     const round = async () => {
       const marks: string[][] = [];
       for (let n = 0; n < 6; n++) marks.push(kinds((await emit(n)).faults));
@@ -153,12 +222,22 @@ describe('fault injection on the wire', () => {
     const first = await round();
     await emu.reset();
     // The plugin is gone with the store: register it again (its challenge is never faulted nor numbered).
-    const again = await verifiedPlugin(emu, emu.token!, emu.orgId!, { type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['AGENT_MESSAGE_RECEIVED'] });
+    const again = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
+      type: 'EVENT_HANDLER',
+      webhookUrl: hook.url,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+    });
     const record = emu.services.db.plugins.get(again.id)!;
     const second: string[][] = [];
     for (let n = 0; n < 6; n++) {
-      const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', { plugin: record, instance: null, data: { n } });
-      second.push(kinds((await emu.waitForDelivery({ eventId: sent!.eventId, timeoutMs: 5000 })).faults));
+      const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+        plugin: record,
+        instance: null,
+        data: { n },
+      });
+      second.push(
+        kinds((await emu.waitForDelivery({ eventId: sent!.eventId, timeoutMs: 5000 })).faults),
+      );
     }
     expect(second).toEqual(first);
     expect(first.flat().length).toBeGreaterThan(0);
@@ -168,18 +247,33 @@ describe('fault injection on the wire', () => {
 describe('PUT /_emulator/faults', () => {
   it('changes the faults at run time, shows them on GET, and refuses a bad profile with details', async () => {
     const { emu, emit, messages } = await setup({});
-    const bad = await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'duplicate=2,explode=1' });
+    const bad = await adminCall(emu, 'PUT', '/_emulator/faults', {
+      profile: 'duplicate=2,explode=1',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.error).toBe('VALIDATION_ERROR');
-    expect(bad.body.error.details.map((d: { received: string }) => d.received)).toEqual(['duplicate=2', 'explode=1']);
-    const badSeed = await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'drop=0.1', seed: 'no spaces' });
+    expect(bad.body.error.details.map((d: { received: string }) => d.received)).toEqual([
+      'duplicate=2',
+      'explode=1',
+    ]);
+    const badSeed = await adminCall(emu, 'PUT', '/_emulator/faults', {
+      profile: 'drop=0.1',
+      seed: 'no spaces',
+    });
     expect(badSeed.status).toBe(400);
     expect(badSeed.body.error.details[0].path).toEqual(['seed']);
 
-    const set = await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'duplicate=1', seed: 42 });
+    const set = await adminCall(emu, 'PUT', '/_emulator/faults', {
+      profile: 'duplicate=1',
+      seed: 42,
+    });
     expect(set.status).toBe(200);
     expect(set.body.data).toMatchObject({ on: true, profile: 'duplicate=1', seed: '42' });
-    expect((await adminCall(emu, 'GET', '/_emulator/faults')).body.data).toMatchObject({ on: true, profile: 'duplicate=1', seed: '42' });
+    expect((await adminCall(emu, 'GET', '/_emulator/faults')).body.data).toMatchObject({
+      on: true,
+      profile: 'duplicate=1',
+      seed: '42',
+    });
     await emit(1);
     expect(messages()).toHaveLength(2);
 
@@ -189,10 +283,14 @@ describe('PUT /_emulator/faults', () => {
     expect(messages()).toHaveLength(3);
     // Guarded like every admin route.
     const { call } = await import('./helpers.js');
-    expect((await call(emu.url, 'PUT', '/_emulator/faults', null, { profile: 'off' })).status).toBe(401);
+    expect((await call(emu.url, 'PUT', '/_emulator/faults', null, { profile: 'off' })).status).toBe(
+      401,
+    );
   });
 
   it('startEmulator refuses a bad profile before it listens', async () => {
-    await expect(startEmulator({ faults: 'drop=0.1,,delay=abc' })).rejects.toThrow(FaultProfileError);
+    await expect(startEmulator({ faults: 'drop=0.1,,delay=abc' })).rejects.toThrow(
+      FaultProfileError,
+    );
   });
 });

@@ -24,12 +24,19 @@ export interface Received {
 }
 
 /** What the webhook answers: status, headers, body; `hang` never answers. */
-export type Answer = { status?: number; headers?: Record<string, string>; body?: string | object; hang?: boolean };
+export type Answer = {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | object;
+  hang?: boolean;
+};
 export type Responder = (event: WebhookEvent, received: Received) => Answer | Promise<Answer>;
 
 /** The default webhook: answers challenges correctly and everything else 200. */
 export const answerProperly: Responder = (event) =>
-  event.type === 'WEBHOOK_CHALLENGE' ? { body: { challenge: event.data.challenge } } : { body: { ok: true } };
+  event.type === 'WEBHOOK_CHALLENGE'
+    ? { body: { challenge: event.data.challenge } }
+    : { body: { ok: true } };
 
 /** A real webhook server on a free loopback port that records what it receives (the kit's receiver, closed by the kit). */
 export class WebhookServer {
@@ -43,13 +50,22 @@ export class WebhookServer {
     const hook = new WebhookServer();
     if (responder) hook.responder = responder;
     hook.receiver = await receiver(async (request, res) => {
-      const received: Received = { headers: request.headers, body: request.body, event: JSON.parse(request.body), at: Date.now() };
+      const received: Received = {
+        headers: request.headers,
+        body: request.body,
+        event: JSON.parse(request.body),
+        at: Date.now(),
+      };
       hook.received.push(received);
       for (const wake of hook.waiters.splice(0)) wake();
       const answer = await hook.responder(received.event, received);
       if (answer.hang) return;
-      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
-      res.writeHead(answer.status ?? 200, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json', ...answer.headers });
+      const text =
+        typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
+      res.writeHead(answer.status ?? 200, {
+        'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json',
+        ...answer.headers,
+      });
       res.end(text);
     });
     hook.url = hook.receiver.webhookUrl;
@@ -79,13 +95,28 @@ export async function closedPortUrl(): Promise<string> {
 }
 
 /** Calls the emulator over HTTP (a `Bearer` token); returns status and parsed JSON body (null when empty). */
-export async function call(url: string, method: string, path: string, token?: string | null, body?: unknown, extraHeaders: Record<string, string> = {}) {
-  const answer = await api(url, { token: token ? `Bearer ${token}` : null, headers: extraHeaders }).call(method, path, body === undefined ? {} : { body });
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  token?: string | null,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+) {
+  const answer = await api(url, {
+    token: token ? `Bearer ${token}` : null,
+    headers: extraHeaders,
+  }).call(method, path, body === undefined ? {} : { body });
   return { status: answer.status, body: (answer.body ?? null) as any };
 }
 
 /** Calls the emulator's admin API (`/_emulator/…`) with its admin credential. */
-export function adminCall(emu: Pick<Emulator, 'url' | 'adminHeaders'>, method: string, path: string, body?: unknown) {
+export function adminCall(
+  emu: Pick<Emulator, 'url' | 'adminHeaders'>,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   return call(emu.url, method, path, null, body, emu.adminHeaders);
 }
 
@@ -94,13 +125,38 @@ export async function verifiedPlugin(
   emu: Emulator,
   token: string,
   orgId: string,
-  fields: { type: string; webhookUrl: string; events?: string[]; scopes?: string[]; inputsSchema?: object; isPublic?: boolean; name?: string },
+  fields: {
+    type: string;
+    webhookUrl: string;
+    events?: string[];
+    scopes?: string[];
+    inputsSchema?: object;
+    isPublic?: boolean;
+    name?: string;
+  },
 ) {
-  const created = await call(emu.url, 'POST', `/api/orgs/${orgId}/plugins`, token, { name: fields.name ?? 'Test plugin', events: [], scopes: [], ...fields });
-  if (created.status !== 201) throw new Error(`plugin creation failed: ${JSON.stringify(created.body)}`);
-  const verified = await call(emu.url, 'POST', `/api/plugins/${created.body.data.id}/verify-webhook`, token);
-  if (verified.body?.data?.verified !== true) throw new Error(`verification failed: ${JSON.stringify(verified.body)}`);
-  return { ...created.body.data, webhookUrlIsVerified: true } as { id: string; webhookSecret: string; orgId: string; [k: string]: unknown };
+  const created = await call(emu.url, 'POST', `/api/orgs/${orgId}/plugins`, token, {
+    name: fields.name ?? 'Test plugin',
+    events: [],
+    scopes: [],
+    ...fields,
+  });
+  if (created.status !== 201)
+    throw new Error(`plugin creation failed: ${JSON.stringify(created.body)}`);
+  const verified = await call(
+    emu.url,
+    'POST',
+    `/api/plugins/${created.body.data.id}/verify-webhook`,
+    token,
+  );
+  if (verified.body?.data?.verified !== true)
+    throw new Error(`verification failed: ${JSON.stringify(verified.body)}`);
+  return { ...created.body.data, webhookUrlIsVerified: true } as {
+    id: string;
+    webhookSecret: string;
+    orgId: string;
+    [k: string]: unknown;
+  };
 }
 
 /** Verifies a received delivery with the plugin's secret (throws if it is not authentic). */
@@ -109,12 +165,27 @@ export function verifyReceived(received: Received, secret: string): WebhookEvent
 }
 
 /** Installs an instance through `path` and returns it with the access token its PLUGIN_INSTALLED carried. */
-export async function install(emu: Emulator, hook: WebhookServer, token: string, path: string, body: Record<string, unknown>) {
+export async function install(
+  emu: Emulator,
+  hook: WebhookServer,
+  token: string,
+  path: string,
+  body: Record<string, unknown>,
+) {
   const installed = await call(emu.url, 'POST', path, token, body);
-  if (installed.status !== 201) throw new Error(`install through ${path} failed: ${installed.status} ${JSON.stringify(installed.body)}`);
+  if (installed.status !== 201)
+    throw new Error(
+      `install through ${path} failed: ${installed.status} ${JSON.stringify(installed.body)}`,
+    );
   const instance = installed.body.data as { id: string; [k: string]: unknown };
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instance.id });
-  const received = hook.ofType('PLUGIN_INSTALLED').find((r) => r.event.pluginInstanceId === instance.id);
+  const received = hook
+    .ofType('PLUGIN_INSTALLED')
+    .find((r) => r.event.pluginInstanceId === instance.id);
   if (!received) throw new Error('the webhook did not receive PLUGIN_INSTALLED');
-  return { instance, accessToken: (received.event.data as { accessToken: string }).accessToken, received };
+  return {
+    instance,
+    accessToken: (received.event.data as { accessToken: string }).accessToken,
+    received,
+  };
 }

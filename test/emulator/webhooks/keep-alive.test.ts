@@ -11,7 +11,9 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** A webhook server that answers challenges and counts requests and connections. */
-function webhook(port = 0): Promise<{ server: Server; url: string; requests: number; connections: number }> {
+function webhook(
+  port = 0,
+): Promise<{ server: Server; url: string; requests: number; connections: number }> {
   const state = { server: null as unknown as Server, url: '', requests: 0, connections: 0 };
   state.server = createServer(async (req, res) => {
     let body = '';
@@ -19,7 +21,11 @@ function webhook(port = 0): Promise<{ server: Server; url: string; requests: num
     state.requests++;
     const event = JSON.parse(body) as { type: string; data: { challenge?: string } };
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data.challenge } : { ok: true }));
+    res.end(
+      JSON.stringify(
+        event.type === 'WEBHOOK_CHALLENGE' ? { challenge: event.data.challenge } : { ok: true },
+      ),
+    );
   });
   state.server.on('connection', () => state.connections++);
   return new Promise((resolve) =>
@@ -32,8 +38,18 @@ function webhook(port = 0): Promise<{ server: Server; url: string; requests: num
 
 it('reuses connections between deliveries, and a target restarted on the same port still gets the next one on its first attempt', async () => {
   let hook = await webhook();
-  const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: hook.url, events: ['PLUGIN_INSTALLED'] });
-  const install = () => call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'h', pluginId: plugin.id, events: ['PLUGIN_INSTALLED'], scopes: [] });
+  const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+    events: ['PLUGIN_INSTALLED'],
+  });
+  const install = () =>
+    call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
+      name: 'h',
+      pluginId: plugin.id,
+      events: ['PLUGIN_INSTALLED'],
+      scopes: [],
+    });
   for (let i = 0; i < 5; i++) {
     const created = await install();
     await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: created.body.data.id });
@@ -47,7 +63,10 @@ it('reuses connections between deliveries, and a target restarted on the same po
   await new Promise<void>((resolve) => hook.server.close(() => resolve()));
   hook = await webhook(port);
   const created = await install();
-  const delivery = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: created.body.data.id });
+  const delivery = await emu.waitForDelivery({
+    type: 'PLUGIN_INSTALLED',
+    pluginInstanceId: created.body.data.id,
+  });
   expect(delivery.attempts).toHaveLength(1);
   expect(delivery.attempts[0].responseStatus).toBe(200);
   hook.server.closeAllConnections();

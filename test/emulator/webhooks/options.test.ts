@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCHEDULE_MS, resolveDeliveryOptions, retryDelay } from '../../../emulator/webhooks/options.js';
+import {
+  DEFAULT_SCHEDULE_MS,
+  resolveDeliveryOptions,
+  retryDelay,
+} from '../../../emulator/webhooks/options.js';
 import { isLoopback } from '../../../emulator/admin/guard.js';
 
 describe('retry schedule', () => {
@@ -12,7 +16,9 @@ describe('retry schedule', () => {
       expect(first).toBeGreaterThanOrEqual(800);
       expect(first).toBeLessThanOrEqual(1200);
     }
-    expect(retryDelay(defaults, DEFAULT_SCHEDULE_MS.length, undefined, () => 0.5)).toBe(DEFAULT_SCHEDULE_MS.at(-1));
+    expect(retryDelay(defaults, DEFAULT_SCHEDULE_MS.length, undefined, () => 0.5)).toBe(
+      DEFAULT_SCHEDULE_MS.at(-1),
+    );
     expect(retryDelay(defaults, DEFAULT_SCHEDULE_MS.length + 1, undefined)).toBeNull();
   });
 
@@ -30,7 +36,9 @@ describe('retry schedule', () => {
     expect(() => resolveDeliveryOptions({ timeScale: -1 })).toThrow(/timeScale/);
     expect(() => resolveDeliveryOptions({ schedule: [1, -5] })).toThrow(/schedule/);
     expect(() => resolveDeliveryOptions({ concurrency: 0 })).toThrow(/concurrency/);
-    expect(() => resolveDeliveryOptions({ perPluginConcurrency: 1.5 })).toThrow(/perPluginConcurrency/);
+    expect(() => resolveDeliveryOptions({ perPluginConcurrency: 1.5 })).toThrow(
+      /perPluginConcurrency/,
+    );
     expect(resolveDeliveryOptions()).toMatchObject({ concurrency: 256, perPluginConcurrency: 16 });
   });
 });

@@ -1,7 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '../../../src/contract/index.js';
-import { adminCall, answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import {
+  adminCall,
+  answerProperly,
+  call,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -15,13 +23,31 @@ describe('pending deliveries across a restart', () => {
     const hook = await WebhookServer.start();
     cleanups.push(() => hook.close());
 
-    const first = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { schedule: [1500], jitter: 0 } });
+    const first = await startEmulator({
+      seed: ROLES_SEED,
+      dataDir: dir.dir,
+      delivery: { schedule: [1500], jitter: 0 },
+    });
     let closed = false;
     try {
-      const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: hook.url });
-      hook.responder = (event, received) => (event.type === 'PLUGIN_INSTALLED' ? { status: 500 } : answerProperly(event, received));
-      const attempted = new Promise<AttemptNotice>((resolve) => first.services.events.onAttempt((n) => n.delivery.type === 'PLUGIN_INSTALLED' && resolve(n)));
-      const installed = await call(first.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, { name: 'dp', pluginId: plugin.id, events: [], scopes: [] });
+      const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', {
+        type: 'DATA_PROVIDER',
+        webhookUrl: hook.url,
+      });
+      hook.responder = (event, received) =>
+        event.type === 'PLUGIN_INSTALLED' ? { status: 500 } : answerProperly(event, received);
+      const attempted = new Promise<AttemptNotice>((resolve) =>
+        first.services.events.onAttempt(
+          (n) => n.delivery.type === 'PLUGIN_INSTALLED' && resolve(n),
+        ),
+      );
+      const installed = await call(
+        first.url,
+        'POST',
+        '/api/repositories/repo_acme/data-providers',
+        TOKENS.member,
+        { name: 'dp', pluginId: plugin.id, events: [], scopes: [] },
+      );
       expect(installed.status).toBe(201);
       const notice = await attempted;
       expect(notice.delivery.status).toBe('pending');
@@ -30,9 +56,17 @@ describe('pending deliveries across a restart', () => {
       expect(hook.ofType('PLUGIN_INSTALLED')).toHaveLength(1);
 
       hook.responder = answerProperly;
-      const second = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { schedule: [1500], jitter: 0 } });
+      const second = await startEmulator({
+        seed: ROLES_SEED,
+        dataDir: dir.dir,
+        delivery: { schedule: [1500], jitter: 0 },
+      });
       try {
-        const delivery = await second.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id, timeoutMs: 5000 });
+        const delivery = await second.waitForDelivery({
+          type: 'PLUGIN_INSTALLED',
+          pluginId: plugin.id,
+          timeoutMs: 5000,
+        });
         expect(delivery.id).toBe(notice.delivery.id);
         expect(delivery.attempts.map((a) => a.responseStatus)).toEqual([500, 200]);
         const received = hook.ofType('PLUGIN_INSTALLED');
@@ -53,17 +87,34 @@ describe('pending deliveries across a restart', () => {
     cleanups.push(() => hook.close());
 
     // close() must cut the attempt off after a brief grace: waiting for this timeout would outlast the test.
-    const first = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { timeoutMs: 600_000 } });
-    const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: hook.url });
-    hook.responder = (event, received) => (event.type === 'PLUGIN_INSTALLED' ? { hang: true } : answerProperly(event, received));
-    await call(first.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, { name: 'dp', pluginId: plugin.id, events: [], scopes: [] });
+    const first = await startEmulator({
+      seed: ROLES_SEED,
+      dataDir: dir.dir,
+      delivery: { timeoutMs: 600_000 },
+    });
+    const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', {
+      type: 'DATA_PROVIDER',
+      webhookUrl: hook.url,
+    });
+    hook.responder = (event, received) =>
+      event.type === 'PLUGIN_INSTALLED' ? { hang: true } : answerProperly(event, received);
+    await call(first.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, {
+      name: 'dp',
+      pluginId: plugin.id,
+      events: [],
+      scopes: [],
+    });
     await hook.waitFor(1, 'PLUGIN_INSTALLED');
     await first.close();
 
     hook.responder = answerProperly;
     const second = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir });
     try {
-      const delivery = await second.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id, timeoutMs: 5000 });
+      const delivery = await second.waitForDelivery({
+        type: 'PLUGIN_INSTALLED',
+        pluginId: plugin.id,
+        timeoutMs: 5000,
+      });
       // The interrupted attempt was not logged: it never completed.
       expect(delivery.attempts).toHaveLength(1);
       expect(delivery.attempts[0].responseStatus).toBe(200);
@@ -78,32 +129,70 @@ describe('pending deliveries across a restart', () => {
     const hook = await WebhookServer.start();
     cleanups.push(() => hook.close());
 
-    const first = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir, delivery: { timeoutMs: 60_000 } });
-    const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: hook.url });
-    hook.responder = (event, received) => (event.type === 'WEBHOOK_CHALLENGE' ? { hang: true } : answerProperly(event, received));
-    const verifying = call(first.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, TOKENS.member).catch((error: Error) => error);
+    const first = await startEmulator({
+      seed: ROLES_SEED,
+      dataDir: dir.dir,
+      delivery: { timeoutMs: 60_000 },
+    });
+    const plugin = await verifiedPlugin(first, TOKENS.member, 'org_acme', {
+      type: 'DATA_PROVIDER',
+      webhookUrl: hook.url,
+    });
+    hook.responder = (event, received) =>
+      event.type === 'WEBHOOK_CHALLENGE' ? { hang: true } : answerProperly(event, received);
+    const verifying = call(
+      first.url,
+      'POST',
+      `/api/plugins/${plugin.id}/verify-webhook`,
+      TOKENS.member,
+    ).catch((error: Error) => error);
     await hook.waitFor(2, 'WEBHOOK_CHALLENGE');
     await first.close();
     const answer = await verifying;
-    if (!(answer instanceof Error)) expect(answer.body.data).toMatchObject({ verified: false, reason: expect.stringContaining('stopped before the webhook answered') });
+    if (!(answer instanceof Error))
+      expect(answer.body.data).toMatchObject({
+        verified: false,
+        reason: expect.stringContaining('stopped before the webhook answered'),
+      });
 
     // A wrong answer now would be judged "delivered" if the cut-off challenge were simply sent again.
-    hook.responder = (event, received) => (event.type === 'WEBHOOK_CHALLENGE' ? { body: { challenge: 'wrong' } } : answerProperly(event, received));
+    hook.responder = (event, received) =>
+      event.type === 'WEBHOOK_CHALLENGE'
+        ? { body: { challenge: 'wrong' } }
+        : answerProperly(event, received);
     const second = await startEmulator({ seed: ROLES_SEED, dataDir: dir.dir });
     try {
-      const challenges = second.deliveries.list({ type: 'WEBHOOK_CHALLENGE', pluginId: plugin.id, status: 'any' });
+      const challenges = second.deliveries.list({
+        type: 'WEBHOOK_CHALLENGE',
+        pluginId: plugin.id,
+        status: 'any',
+      });
       expect(challenges.map((d) => d.status)).toEqual(['delivered', 'failed']);
-      expect(challenges[1].attempts.at(-1)!.error).toMatch(/stopped before the webhook answered.*plugsmith plugins verify/);
+      expect(challenges[1].attempts.at(-1)!.error).toMatch(
+        /stopped before the webhook answered.*plugsmith plugins verify/,
+      );
       const read = await call(second.url, 'GET', `/api/plugins/${plugin.id}`, TOKENS.member);
       expect(read.body.data.webhookUrlIsVerified).toBe(true);
 
       // A challenge is not redelivered either: its answer is judged only by verify-webhook.
-      const redelivered = await adminCall(second, 'POST', `/_emulator/deliveries/${challenges[1].id}/redeliver`);
+      const redelivered = await adminCall(
+        second,
+        'POST',
+        `/_emulator/deliveries/${challenges[1].id}/redeliver`,
+      );
       expect(redelivered.status).toBe(409);
-      expect(redelivered.body.error).toMatchObject({ error: 'CONFLICT', message: expect.stringContaining('verify-webhook') });
+      expect(redelivered.body.error).toMatchObject({
+        error: 'CONFLICT',
+        message: expect.stringContaining('verify-webhook'),
+      });
 
       // The next challenge is a new one, judged: the wrong answer fails it.
-      const again = await call(second.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, TOKENS.member);
+      const again = await call(
+        second.url,
+        'POST',
+        `/api/plugins/${plugin.id}/verify-webhook`,
+        TOKENS.member,
+      );
       expect(again.body.data).toMatchObject({ verified: false });
       expect(hook.ofType('WEBHOOK_CHALLENGE')).toHaveLength(3);
     } finally {

@@ -3,7 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { adminCall, answerProperly, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import {
+  adminCall,
+  answerProperly,
+  call,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from './helpers.js';
 
 let emu: Emulator | undefined;
 let dir = '';
@@ -16,32 +24,72 @@ afterEach(async () => {
 });
 
 const LIMIT = 10;
-const MESSAGE = { agentId: 'agent_acme', characterId: 'char_x', conversationId: 'conv_x', message: { id: 'msg_1', content: 'hi' } };
+const MESSAGE = {
+  agentId: 'agent_acme',
+  characterId: 'char_x',
+  conversationId: 'conv_x',
+  message: { id: 'msg_1', content: 'hi' },
+};
 
 describe('the delivery log limit', () => {
   it('drops the oldest finished deliveries past the limit, keeps pending ones, and the drop is durable', async () => {
     dir = await mkdtemp(join(tmpdir(), 'plugsmith-retention-'));
     // A retry a minute away keeps the failing plugin's delivery pending for the whole test.
-    const options = { dataDir: dir, seed: ROLES_SEED, delivery: { logLimit: LIMIT, schedule: [60_000] } };
+    const options = {
+      dataDir: dir,
+      seed: ROLES_SEED,
+      delivery: { logLimit: LIMIT, schedule: [60_000] },
+    };
     emu = await startEmulator(options);
 
     // A plugin whose webhook fails after verification: its PLUGIN_INSTALLED stays pending.
     const failing = await WebhookServer.start();
     servers.push(failing);
-    const stuck = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: failing.url });
-    failing.responder = (event, received) => (event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 500 });
-    expect((await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'stuck', pluginId: stuck.id, events: [], scopes: [] })).status).toBe(201);
-    const pending = await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: stuck.id, status: 'pending' });
+    const stuck = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: failing.url,
+    });
+    failing.responder = (event, received) =>
+      event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 500 };
+    expect(
+      (
+        await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
+          name: 'stuck',
+          pluginId: stuck.id,
+          events: [],
+          scopes: [],
+        })
+      ).status,
+    ).toBe(201);
+    const pending = await emu.waitForDelivery({
+      type: 'PLUGIN_INSTALLED',
+      pluginId: stuck.id,
+      status: 'pending',
+    });
 
     // A healthy plugin that receives 30 events.
     const healthy = await WebhookServer.start();
     servers.push(healthy);
-    const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', { type: 'EVENT_HANDLER', webhookUrl: healthy.url, events: ['AGENT_MESSAGE_RECEIVED'] });
-    const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, { name: 'ok', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] });
+    const plugin = await verifiedPlugin(emu, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: healthy.url,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+    });
+    const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
+      name: 'ok',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    });
     expect(installed.status).toBe(201);
     const sent: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const [delivery] = await emu.services.events.emitToEntity('AGENT', 'agent_acme', 'AGENT_MESSAGE_RECEIVED', MESSAGE);
+      const [delivery] = await emu.services.events.emitToEntity(
+        'AGENT',
+        'agent_acme',
+        'AGENT_MESSAGE_RECEIVED',
+        MESSAGE,
+      );
       sent.push(delivery.id);
     }
     await healthy.waitFor(30, 'AGENT_MESSAGE_RECEIVED');
@@ -65,7 +113,9 @@ describe('the delivery log limit', () => {
   });
 
   it('refuses a log limit that is not a positive whole number', async () => {
-    await expect(startEmulator({ delivery: { logLimit: 0 } })).rejects.toThrow(/logLimit must be a positive integer/);
+    await expect(startEmulator({ delivery: { logLimit: 0 } })).rejects.toThrow(
+      /logLimit must be a positive integer/,
+    );
     await expect(startEmulator({ delivery: { logLimit: 2.5 } })).rejects.toThrow(/logLimit/);
   });
 });

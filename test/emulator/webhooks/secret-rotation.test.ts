@@ -16,7 +16,11 @@ afterAll(async () => {
 });
 
 async function newPlugin(): Promise<{ id: string; webhookSecret: string }> {
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, { name: 'Rotated', type: 'EVENT_HANDLER', webhookUrl: hook.url });
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
+    name: 'Rotated',
+    type: 'EVENT_HANDLER',
+    webhookUrl: hook.url,
+  });
   expect(created.status).toBe(201);
   return created.body.data;
 }
@@ -24,7 +28,12 @@ async function newPlugin(): Promise<{ id: string; webhookSecret: string }> {
 /** Sends a WEBHOOK_CHALLENGE (a real, signed delivery) and returns what the webhook received. */
 async function deliver(pluginId: string): Promise<Received> {
   const before = hook.received.length;
-  const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, TOKENS.member);
+  const verified = await call(
+    emu.url,
+    'POST',
+    `/api/plugins/${pluginId}/verify-webhook`,
+    TOKENS.member,
+  );
   expect(verified.body.data.verified).toBe(true);
   return hook.received[before];
 }
@@ -89,12 +98,16 @@ describe('POST /api/plugins/:pluginId/webhook-secret/rotate', () => {
     const plugin = await newPlugin();
     const rotated = await rotate(plugin.id, undefined);
     expect(rotated.status).toBe(200);
-    expect(Math.round((Date.parse(rotated.body.data.previousSecretExpiresAt) - Date.now()) / 3600_000)).toBe(24);
+    expect(
+      Math.round((Date.parse(rotated.body.data.previousSecretExpiresAt) - Date.now()) / 3600_000),
+    ).toBe(24);
     const shown = await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, TOKENS.member);
     expect(shown.body.data.webhookSecret).toBe(rotated.body.data.webhookSecret);
     expect(JSON.stringify(shown.body)).not.toContain(plugin.webhookSecret);
     expect(shown.body.data).not.toHaveProperty('previousWebhookSecret');
-    const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.id}`, TOKENS.member, { description: 'changed' });
+    const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.id}`, TOKENS.member, {
+      description: 'changed',
+    });
     expect(JSON.stringify(updated.body)).not.toContain(plugin.webhookSecret);
     const listed = await call(emu.url, 'GET', '/api/orgs/org_acme/plugins', TOKENS.member);
     expect(JSON.stringify(listed.body)).not.toContain(plugin.webhookSecret);
@@ -104,9 +117,17 @@ describe('POST /api/plugins/:pluginId/webhook-secret/rotate', () => {
     const plugin = await newPlugin();
     expect((await rotate(plugin.id, {}, TOKENS.viewer)).status).toBe(403);
     expect((await rotate(plugin.id, {}, TOKENS.outsider)).status).toBe(404);
-    expect((await call(emu.url, 'POST', `/api/plugins/${plugin.id}/webhook-secret/rotate`, null, {})).status).toBe(401);
+    expect(
+      (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/webhook-secret/rotate`, null, {}))
+        .status,
+    ).toBe(401);
     expect((await rotate('plg_missing', {})).status).toBe(404);
-    for (const body of [{ graceSeconds: -1 }, { graceSeconds: '1h' }, { graceSeconds: 31 * 24 * 3600 }, { grace: 5 }]) {
+    for (const body of [
+      { graceSeconds: -1 },
+      { graceSeconds: '1h' },
+      { graceSeconds: 31 * 24 * 3600 },
+      { grace: 5 },
+    ]) {
       const refused = await rotate(plugin.id, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error.error).toBe('VALIDATION_ERROR');

@@ -26,7 +26,11 @@ function Harness({ initial }: { initial: string[] }) {
   );
 }
 
-const promptLine = (frame: string) => frame.split('\n').find((l) => l.startsWith('›'))?.trim();
+const promptLine = (frame: string) =>
+  frame
+    .split('\n')
+    .find((l) => l.startsWith('›'))
+    ?.trim();
 
 describe('PromptInput', () => {
   test('Up and Down walk the history; the draft comes back; a recalled line is edited at its end', async () => {
@@ -72,7 +76,10 @@ describe('PromptInput', () => {
 
 async function vi_wait(check: () => boolean): Promise<void> {
   const { vi } = await import('vitest');
-  await vi.waitFor(() => {
-    if (!check()) throw new Error('not yet');
-  }, { timeout: 3_000, interval: 10 });
+  await vi.waitFor(
+    () => {
+      if (!check()) throw new Error('not yet');
+    },
+    { timeout: 3_000, interval: 10 },
+  );
 }

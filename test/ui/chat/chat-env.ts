@@ -1,4 +1,9 @@
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type Seed } from '../../../emulator/index.js';
@@ -10,7 +15,8 @@ export const ORG = 'org_dev';
 /** Nova's scripted answer to "hello". */
 export const NOVA_HELLO = "Hi there! I'm Nova, a scripted character in the plugsmith emulator.";
 /** Slow's answer to anything: long, in small packets, so a test can act while it streams. */
-export const SLOW_REPLY = 'One, two, three, four, five, six, seven, eight, nine, ten, eleven, twelve.';
+export const SLOW_REPLY =
+  'One, two, three, four, five, six, seven, eight, nine, ten, eleven, twelve.';
 
 /** Characters for the chat tests: Nova (scripted, like the default workspace's) and a slow one. */
 export const CHAT_SEED: Seed = {
@@ -18,8 +24,23 @@ export const CHAT_SEED: Seed = {
   orgs: [{ id: ORG, name: 'Dev org', members: [{ userId: 'user_dev', role: 'OWNER' }] }],
   tokens: [{ userId: 'user_dev', token: TOKEN, orgId: null, name: 'owner' }],
   characters: [
-    { id: 'char_nova', orgId: ORG, name: 'Nova', script: [{ match: '\\b(hello|hi|hey)\\b', reply: NOVA_HELLO }], fallbackReply: 'Tell me more.', packetSize: 8, packetIntervalMs: 5 },
-    { id: 'char_slow', orgId: ORG, name: 'Slow', fallbackReply: SLOW_REPLY, packetSize: 2, packetIntervalMs: 25 },
+    {
+      id: 'char_nova',
+      orgId: ORG,
+      name: 'Nova',
+      script: [{ match: '\\b(hello|hi|hey)\\b', reply: NOVA_HELLO }],
+      fallbackReply: 'Tell me more.',
+      packetSize: 8,
+      packetIntervalMs: 5,
+    },
+    {
+      id: 'char_slow',
+      orgId: ORG,
+      name: 'Slow',
+      fallbackReply: SLOW_REPLY,
+      packetSize: 2,
+      packetIntervalMs: 25,
+    },
   ],
   apiKeys: [{ key: API_KEY, orgId: ORG }],
 } as Seed;
@@ -32,7 +53,13 @@ export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient
     env.emu = await startEmulator({ seed: CHAT_SEED });
   });
   env.client = () => {
-    const client = createClient({ baseUrl: env.emu.url, messagingUrl: env.emu.messagingUrl, token: TOKEN, apiKey: API_KEY, adminToken: env.emu.adminToken });
+    const client = createClient({
+      baseUrl: env.emu.url,
+      messagingUrl: env.emu.messagingUrl,
+      token: TOKEN,
+      apiKey: API_KEY,
+      adminToken: env.emu.adminToken,
+    });
     clients.push(client);
     return client;
   };
@@ -48,14 +75,21 @@ export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient
  * platform without one would), open it late (as a slow network would) or cut the open streams
  * (as a dropped connection would).
  */
-export async function messagingProxy(target: string, options: { refuseEvents?: boolean; delayEventsMs?: number } = {}) {
+export async function messagingProxy(
+  target: string,
+  options: { refuseEvents?: boolean; delayEventsMs?: number } = {},
+) {
   const open = new Set<ServerResponse>();
   let eventRequests = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const isEvents = /\/events(\?|$)/.test(req.url ?? '');
     if (isEvents) eventRequests++;
     if (isEvents && options.refuseEvents) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: { message: 'Route not found', error: 'NOT_FOUND' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ ok: false, error: { message: 'Route not found', error: 'NOT_FOUND' } }),
+        );
       return;
     }
     if (isEvents && options.delayEventsMs) {
@@ -65,14 +99,18 @@ export async function messagingProxy(target: string, options: { refuseEvents?: b
     forward(req, res, isEvents);
   });
   function forward(req: IncomingMessage, res: ServerResponse, isEvents: boolean) {
-    const upstream = httpRequest(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      if (isEvents) {
-        open.add(res);
-        res.once('close', () => open.delete(res));
-      }
-      answer.pipe(res);
-    });
+    const upstream = httpRequest(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (isEvents) {
+          open.add(res);
+          res.once('close', () => open.delete(res));
+        }
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     res.once('close', () => upstream.destroy());
     req.pipe(upstream);

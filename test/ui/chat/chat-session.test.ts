@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { createClient } from '../../../src/client/index.js';
-import { ChatClosedError, ChatSession, ConversationMismatch, type ChatUpdate } from '../../../src/ui/chat/chat-session.js';
+import {
+  ChatClosedError,
+  ChatSession,
+  ConversationMismatch,
+  type ChatUpdate,
+} from '../../../src/ui/chat/chat-session.js';
 import { describeChatError } from '../../../src/ui/chat/chat-errors.js';
 import { API_KEY, messagingProxy, NOVA_HELLO, SLOW_REPLY, useChatEmulator } from './chat-env.js';
 
@@ -10,8 +15,15 @@ const t = useChatEmulator();
 function recorded(session: ChatSession) {
   const updates: ChatUpdate[] = [];
   session.on((u) => updates.push(u));
-  const packets = () => updates.filter((u): u is Extract<ChatUpdate, { type: 'CHARACTER_MESSAGE_SENT' }> => u.type === 'CHARACTER_MESSAGE_SENT');
-  const notices = () => updates.filter((u): u is Extract<ChatUpdate, { type: 'NOTICE' }> => u.type === 'NOTICE').map((n) => n.text);
+  const packets = () =>
+    updates.filter(
+      (u): u is Extract<ChatUpdate, { type: 'CHARACTER_MESSAGE_SENT' }> =>
+        u.type === 'CHARACTER_MESSAGE_SENT',
+    );
+  const notices = () =>
+    updates
+      .filter((u): u is Extract<ChatUpdate, { type: 'NOTICE' }> => u.type === 'NOTICE')
+      .map((n) => n.text);
   return { updates, packets, notices };
 }
 
@@ -25,14 +37,24 @@ describe.concurrent('ChatSession', () => {
     session.close();
 
     expect(reply).toMatchObject({ sender: 'CHARACTER', content: NOVA_HELLO, isStreaming: false });
-    expect(updates.map((u) => u.type).slice(0, 3)).toEqual(['CONVERSATION_STARTED', 'USER_MESSAGE_SENT', 'CHARACTER_MESSAGE_SENT']);
+    expect(updates.map((u) => u.type).slice(0, 3)).toEqual([
+      'CONVERSATION_STARTED',
+      'USER_MESSAGE_SENT',
+      'CHARACTER_MESSAGE_SENT',
+    ]);
     // Nine packets of 8 characters and a final one: only the event stream delivers them one by one.
     expect(packets().length).toBeGreaterThanOrEqual(5);
-    expect(packets().map((p) => p.contentDelta).join('')).toBe(NOVA_HELLO);
+    expect(
+      packets()
+        .map((p) => p.contentDelta)
+        .join(''),
+    ).toBe(NOVA_HELLO);
     expect(packets().at(-1)!.message.isStreaming).toBe(false);
     expect(session.mode).toBe('stream');
     const listed = await client.messaging.messages.list(conversation.id);
-    expect(session.messages.map((m) => [m.id, m.sender, m.content])).toEqual(listed.data.map((m) => [m.id, m.sender, m.content]));
+    expect(session.messages.map((m) => [m.id, m.sender, m.content])).toEqual(
+      listed.data.map((m) => [m.id, m.sender, m.content]),
+    );
   });
 
   test('a message sent at once after start waits for the stream to open, so a fast reply still comes packet by packet', async () => {
@@ -47,7 +69,11 @@ describe.concurrent('ChatSession', () => {
       session.close();
       expect(reply).toMatchObject({ content: NOVA_HELLO, isStreaming: false });
       expect(packets().length).toBeGreaterThanOrEqual(5);
-      expect(packets().map((p) => p.contentDelta).join('')).toBe(NOVA_HELLO);
+      expect(
+        packets()
+          .map((p) => p.contentDelta)
+          .join(''),
+      ).toBe(NOVA_HELLO);
       expect(notices()).toEqual([]);
     } finally {
       await client.close();
@@ -65,10 +91,16 @@ describe.concurrent('ChatSession', () => {
       const reply = await session.send('count for me');
       expect(reply.content).toBe(SLOW_REPLY);
       expect(session.mode).toBe('poll');
-      expect(notices().join('\n')).toMatch(/live event stream is unavailable \(HTTP 404\); polling for replies every 40 ms/);
+      expect(notices().join('\n')).toMatch(
+        /live event stream is unavailable \(HTTP 404\); polling for replies every 40 ms/,
+      );
       // Polls see the reply grow: several packets, each only what is new.
       expect(packets().length).toBeGreaterThan(2);
-      expect(packets().map((p) => p.contentDelta).join('')).toBe(SLOW_REPLY);
+      expect(
+        packets()
+          .map((p) => p.contentDelta)
+          .join(''),
+      ).toBe(SLOW_REPLY);
       // The next reply is polled too.
       expect((await session.send('again')).content).toBe(SLOW_REPLY);
     } finally {
@@ -96,9 +128,15 @@ describe.concurrent('ChatSession', () => {
       const reply = await session.send('count for me');
       expect(dropped).toBe(true);
       expect(reply.content).toBe(SLOW_REPLY);
-      expect(notices().some((n) => /event stream (dropped|ended).*reconnecting/.test(n))).toBe(true);
+      expect(notices().some((n) => /event stream (dropped|ended).*reconnecting/.test(n))).toBe(
+        true,
+      );
       expect(proxy.eventRequests()).toBeGreaterThanOrEqual(2);
-      expect(packets().map((p) => p.contentDelta).join('')).toBe(SLOW_REPLY);
+      expect(
+        packets()
+          .map((p) => p.contentDelta)
+          .join(''),
+      ).toBe(SLOW_REPLY);
       expect(session.mode).toBe('stream');
     } finally {
       session.close();
@@ -126,7 +164,10 @@ describe.concurrent('ChatSession', () => {
     const mismatch = new ChatSession(client, 'char_slow', { conversationId: conversation.id });
     const error = await mismatch.start().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConversationMismatch);
-    expect(describeChatError(error)).toEqual({ message: expect.stringContaining('is with char_nova, not char_slow'), exitCode: 2 });
+    expect(describeChatError(error)).toEqual({
+      message: expect.stringContaining('is with char_nova, not char_slow'),
+      exitCode: 2,
+    });
   });
 
   test('/new starts another conversation with the same character', async () => {
@@ -142,24 +183,48 @@ describe.concurrent('ChatSession', () => {
   });
 
   test('errors people can act on: a refused key, an unknown character or conversation, an unreachable API', async () => {
-    const badKey = createClient({ baseUrl: t.emu.url, messagingUrl: t.emu.messagingUrl, apiKey: 'psk_wrong' });
+    const badKey = createClient({
+      baseUrl: t.emu.url,
+      messagingUrl: t.emu.messagingUrl,
+      apiKey: 'psk_wrong',
+    });
     const refused = await new ChatSession(badKey, 'char_nova').start().catch((e: unknown) => e);
-    expect(describeChatError(refused)).toEqual({ message: expect.stringContaining('run `plugsmith login`'), exitCode: 3 });
+    expect(describeChatError(refused)).toEqual({
+      message: expect.stringContaining('run `plugsmith login`'),
+      exitCode: 3,
+    });
 
-    const unknown = await new ChatSession(t.client(), 'char_nobody').start().catch((e: unknown) => e);
+    const unknown = await new ChatSession(t.client(), 'char_nobody')
+      .start()
+      .catch((e: unknown) => e);
     expect(describeChatError(unknown, { characterId: 'char_nobody' })).toEqual({
-      message: "no character char_nobody in this API key's org: `plugsmith chat --list-characters` lists them (emulator)",
+      message:
+        "no character char_nobody in this API key's org: `plugsmith chat --list-characters` lists them (emulator)",
       exitCode: 4,
     });
 
-    const gone = await new ChatSession(t.client(), undefined, { conversationId: 'conv_nope' }).start().catch((e: unknown) => e);
-    expect(describeChatError(gone, { conversationId: 'conv_nope' })?.message).toContain('no conversation conv_nope');
+    const gone = await new ChatSession(t.client(), undefined, { conversationId: 'conv_nope' })
+      .start()
+      .catch((e: unknown) => e);
+    expect(describeChatError(gone, { conversationId: 'conv_nope' })?.message).toContain(
+      'no conversation conv_nope',
+    );
 
     const proxy = await messagingProxy(t.emu.messagingUrl);
     await proxy.close();
-    const offline = createClient({ baseUrl: proxy.url, messagingUrl: proxy.url, apiKey: API_KEY, retries: 0 });
-    const unreachable = await new ChatSession(offline, 'char_nova').start().catch((e: unknown) => e);
-    expect(describeChatError(unreachable)).toEqual({ message: expect.stringContaining('cannot reach the messaging API'), exitCode: 7 });
+    const offline = createClient({
+      baseUrl: proxy.url,
+      messagingUrl: proxy.url,
+      apiKey: API_KEY,
+      retries: 0,
+    });
+    const unreachable = await new ChatSession(offline, 'char_nova')
+      .start()
+      .catch((e: unknown) => e);
+    expect(describeChatError(unreachable)).toEqual({
+      message: expect.stringContaining('cannot reach the messaging API'),
+      exitCode: 7,
+    });
     expect(describeChatError(new TypeError('a bug'))).toBeUndefined();
     await Promise.all([badKey.close(), offline.close()]);
   });

@@ -7,11 +7,16 @@ export function plain(frame: string | undefined): string {
 }
 
 /** Waits (bounded) until the frame contains every text. */
-export async function frameShows(lastFrame: () => string | undefined, ...texts: string[]): Promise<string> {
+export async function frameShows(
+  lastFrame: () => string | undefined,
+  ...texts: string[]
+): Promise<string> {
   await vi.waitFor(
     () => {
       const frame = plain(lastFrame());
-      for (const text of texts) if (!frame.includes(text)) throw new Error(`the frame does not show ${JSON.stringify(text)}:\n${frame}`);
+      for (const text of texts)
+        if (!frame.includes(text))
+          throw new Error(`the frame does not show ${JSON.stringify(text)}:\n${frame}`);
     },
     { timeout: 5_000, interval: 20 },
   );

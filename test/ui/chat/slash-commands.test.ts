@@ -8,7 +8,10 @@ describe('chat input', () => {
     ['  hello  ', { kind: 'message', text: 'hello' }],
     ['/help', { kind: 'command', name: 'help', argument: '' }],
     ['/SAVE  notes/chat.md ', { kind: 'command', name: 'save', argument: 'notes/chat.md' }],
-    ['/attach https://example.com/a.png', { kind: 'command', name: 'attach', argument: 'https://example.com/a.png' }],
+    [
+      '/attach https://example.com/a.png',
+      { kind: 'command', name: 'attach', argument: 'https://example.com/a.png' },
+    ],
     ['//etc/hosts is a file', { kind: 'message', text: '/etc/hosts is a file' }],
   ])('%j', (line, parsed) => {
     expect(parseChatInput(line)).toEqual(parsed);
@@ -16,7 +19,14 @@ describe('chat input', () => {
 
   test('/help names every command', () => {
     for (const c of SLASH_COMMANDS) expect(slashHelp()).toContain(c.usage);
-    expect(SLASH_COMMANDS.map((c) => c.usage.split(' ')[0])).toEqual(['/new', '/attach', '/save', '/history', '/help', '/quit']);
+    expect(SLASH_COMMANDS.map((c) => c.usage.split(' ')[0])).toEqual([
+      '/new',
+      '/attach',
+      '/save',
+      '/history',
+      '/help',
+      '/quit',
+    ]);
   });
 
   test.each([

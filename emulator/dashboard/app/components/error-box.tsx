@@ -8,13 +8,16 @@ export function ErrorBox({ error }: { error: unknown }) {
   if (!failure && error instanceof TypeError && /fetch|network/i.test(error.message)) {
     return (
       <div className="error" role="alert">
-        <strong>Emulator unreachable</strong> No answer from the emulator at {location.host}: it may have stopped or restarted. Start it again with <code>plugsmith emulator start</code>; this page reconnects by itself.
+        <strong>Emulator unreachable</strong> No answer from the emulator at {location.host}: it may
+        have stopped or restarted. Start it again with <code>plugsmith emulator start</code>; this
+        page reconnects by itself.
       </div>
     );
   }
   return (
     <div className="error" role="alert">
-      <strong>{failure ? `${failure.status} ${failure.type}` : 'Error'}</strong> {error instanceof Error ? error.message : String(error)}
+      <strong>{failure ? `${failure.status} ${failure.type}` : 'Error'}</strong>{' '}
+      {error instanceof Error ? error.message : String(error)}
       {failure && failure.details.length > 0 && (
         <ul>
           {failure.details.map((d, i) => (

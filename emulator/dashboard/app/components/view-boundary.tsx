@@ -24,7 +24,13 @@ export class ViewBoundary extends Component<Props, { error: unknown }> {
     return (
       <section aria-label={`${this.props.name} failed`}>
         <p>Something in {this.props.name} could not be shown.</p>
-        <ErrorBox error={this.state.error instanceof Error ? this.state.error : new Error(String(this.state.error))} />
+        <ErrorBox
+          error={
+            this.state.error instanceof Error
+              ? this.state.error
+              : new Error(String(this.state.error))
+          }
+        />
         <button type="button" onClick={() => this.setState({ error: null })}>
           Try again
         </button>

@@ -29,7 +29,15 @@ function newAppId(known: KnownApp[]): string {
  * the ones its APP instances are on, listed with what is installed there; a new app is offered
  * under a free id; any other id may still be typed. Reports the chosen id ('' while none).
  */
-export function AppPicker({ orgId, refresh, onChange }: { orgId: string; refresh: unknown; onChange: (appId: string) => void }) {
+export function AppPicker({
+  orgId,
+  refresh,
+  onChange,
+}: {
+  orgId: string;
+  refresh: unknown;
+  onChange: (appId: string) => void;
+}) {
   const [known, setKnown] = useState<KnownApp[] | null>(null);
   const [choice, setChoice] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
@@ -37,11 +45,22 @@ export function AppPicker({ orgId, refresh, onChange }: { orgId: string; refresh
 
   useEffect(() => {
     const controller = new AbortController();
-    call<PluginInstance[]>('admin', 'GET', `/instances?orgId=${encodeURIComponent(orgId)}&entityType=APP&@sortBy=createdAt&@sortOrder=asc&@limit=100`, undefined, controller.signal).then(
+    call<PluginInstance[]>(
+      'admin',
+      'GET',
+      `/instances?orgId=${encodeURIComponent(orgId)}&entityType=APP&@sortBy=createdAt&@sortOrder=asc&@limit=100`,
+      undefined,
+      controller.signal,
+    ).then(
       (answer) => {
         const apps = new Map<string, string[]>();
-        for (const instance of answer.data) apps.set(instance.entityId, [...(apps.get(instance.entityId) ?? []), instance.name]);
-        setKnown([...apps].map(([id, installs]) => ({ id, installs })).sort((a, b) => a.id.localeCompare(b.id)));
+        for (const instance of answer.data)
+          apps.set(instance.entityId, [...(apps.get(instance.entityId) ?? []), instance.name]);
+        setKnown(
+          [...apps]
+            .map(([id, installs]) => ({ id, installs }))
+            .sort((a, b) => a.id.localeCompare(b.id)),
+        );
         setError(null);
       },
       (failure) => {
@@ -58,7 +77,13 @@ export function AppPicker({ orgId, refresh, onChange }: { orgId: string; refresh
   // A new app is remembered by its id: once something is installed on it, it is a known app, still chosen.
   // Until the person picks, the first known app (or a new one) is the choice.
   const current =
-    choice === OTHER ? OTHER : choice !== null && known?.some((a) => a.id === choice) ? choice : choice === fresh ? NEW : (known?.[0]?.id ?? NEW);
+    choice === OTHER
+      ? OTHER
+      : choice !== null && known?.some((a) => a.id === choice)
+        ? choice
+        : choice === fresh
+          ? NEW
+          : (known?.[0]?.id ?? NEW);
   const appId = current === NEW ? fresh : current === OTHER ? typed.trim() : current;
   useEffect(() => {
     onChange(known === null ? '' : appId);
@@ -69,7 +94,10 @@ export function AppPicker({ orgId, refresh, onChange }: { orgId: string; refresh
     <>
       <label>
         App
-        <select value={current} onChange={(e) => setChoice(e.target.value === NEW ? fresh : e.target.value)}>
+        <select
+          value={current}
+          onChange={(e) => setChoice(e.target.value === NEW ? fresh : e.target.value)}
+        >
           {known.map((app) => (
             <option key={app.id} value={app.id}>
               {app.id}: {plural(app.installs.length, 'plugin')} ({app.installs.join(', ')})
@@ -82,7 +110,12 @@ export function AppPicker({ orgId, refresh, onChange }: { orgId: string; refresh
       {current === OTHER && (
         <label>
           App id
-          <input value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="app_crm" autoFocus />
+          <input
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            placeholder="app_crm"
+            autoFocus
+          />
         </label>
       )}
       {error && <span className="muted">{error}</span>}

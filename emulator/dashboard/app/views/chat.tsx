@@ -3,7 +3,12 @@ import { call, currentWorkspace, stream } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
-import type { Character, CharacterMessageSent, Conversation, Message } from '../../../../src/contract/resources.js';
+import type {
+  Character,
+  CharacterMessageSent,
+  Conversation,
+  Message,
+} from '../../../../src/contract/resources.js';
 import { upsert } from './chat-messages.js';
 import type { AdminConversation } from '../../../../src/contract/index.js';
 import { plural, relativeTime } from '../format.js';
@@ -35,7 +40,13 @@ export function ChatView({ params }: ViewProps) {
   useEffect(() => {
     if (!workspace.orgId) return;
     const controller = new AbortController();
-    call<AdminConversation[]>('admin', 'GET', `/conversations?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=updatedAt&@sortOrder=desc&@limit=50`, undefined, controller.signal).then(
+    call<AdminConversation[]>(
+      'admin',
+      'GET',
+      `/conversations?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=updatedAt&@sortOrder=desc&@limit=50`,
+      undefined,
+      controller.signal,
+    ).then(
       (answer) => setConversations(answer.data),
       (failure) => !controller.signal.aborted && setError(failure),
     );
@@ -44,14 +55,15 @@ export function ChatView({ params }: ViewProps) {
 
   useEffect(() => {
     if (!workspace.orgId) return;
-    call<Character[]>('admin', 'GET', `/characters?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=name&@sortOrder=asc&@limit=100`).then(
-      (answer) => {
-        setCharacters(answer.data);
-        setCharactersLoaded(true);
-        setCharacterId((current) => (current !== '' ? current : (answer.data[0]?.id ?? '')));
-      },
-      setError,
-    );
+    call<Character[]>(
+      'admin',
+      'GET',
+      `/characters?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=name&@sortOrder=asc&@limit=100`,
+    ).then((answer) => {
+      setCharacters(answer.data);
+      setCharactersLoaded(true);
+      setCharacterId((current) => (current !== '' ? current : (answer.data[0]?.id ?? '')));
+    }, setError);
   }, [workspace.orgId]);
 
   // The open conversation: its history first, then its event stream until the page changes.
@@ -63,10 +75,22 @@ export function ChatView({ params }: ViewProps) {
     const controller = new AbortController();
     (async () => {
       const path = `/conversations/${encodeURIComponent(conversationId)}`;
-      const found = await call<Conversation>('messaging', 'GET', path, undefined, controller.signal);
+      const found = await call<Conversation>(
+        'messaging',
+        'GET',
+        path,
+        undefined,
+        controller.signal,
+      );
       setConversation(found.data);
       setCharacterId(found.data.characterId);
-      const history = await call<Message[]>('messaging', 'GET', `${path}/messages?limit=100`, undefined, controller.signal);
+      const history = await call<Message[]>(
+        'messaging',
+        'GET',
+        `${path}/messages?limit=100`,
+        undefined,
+        controller.signal,
+      );
       setMessages((current) => history.data.reduce(upsert, current));
       setStreamState('open');
       await stream(
@@ -95,7 +119,9 @@ export function ChatView({ params }: ViewProps) {
 
   const start = async () => {
     try {
-      const created = await call<Conversation>('messaging', 'POST', '/conversations', { characterId });
+      const created = await call<Conversation>('messaging', 'POST', '/conversations', {
+        characterId,
+      });
       setError(null);
       navigate('chat', created.data.id);
     } catch (failure) {
@@ -105,9 +131,15 @@ export function ChatView({ params }: ViewProps) {
 
   const send = async () => {
     if (!conversation) return;
-    const attachments = imageUrl.trim() === '' ? [] : [{ type: 'IMAGE_URL' as const, content: imageUrl.trim() }];
+    const attachments =
+      imageUrl.trim() === '' ? [] : [{ type: 'IMAGE_URL' as const, content: imageUrl.trim() }];
     try {
-      const sent = await call<Message>('messaging', 'POST', `/conversations/${encodeURIComponent(conversation.id)}/messages`, { content: text, attachments });
+      const sent = await call<Message>(
+        'messaging',
+        'POST',
+        `/conversations/${encodeURIComponent(conversation.id)}/messages`,
+        { content: text, attachments },
+      );
       setMessages((current) => upsert(current, sent.data));
       setText('');
       setImageUrl('');
@@ -118,7 +150,12 @@ export function ChatView({ params }: ViewProps) {
   };
 
   if (!workspace.apiKey) {
-    return <p className="muted">The workspace has no API key known in clear, so the dashboard cannot use the messaging API. Start the emulator with a seed that has one.</p>;
+    return (
+      <p className="muted">
+        The workspace has no API key known in clear, so the dashboard cannot use the messaging API.
+        Start the emulator with a seed that has one.
+      </p>
+    );
   }
   const character = characters.find((c) => c.id === characterId);
   return (
@@ -127,7 +164,11 @@ export function ChatView({ params }: ViewProps) {
       <div className="toolbar">
         <label>
           Character
-          <select value={characterId} onChange={(e) => setCharacterId(e.target.value)} disabled={conversation !== null}>
+          <select
+            value={characterId}
+            onChange={(e) => setCharacterId(e.target.value)}
+            disabled={conversation !== null}
+          >
             {characters.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name} ({c.id})
@@ -140,13 +181,16 @@ export function ChatView({ params }: ViewProps) {
         </button>
         {conversation && (
           <span className="muted">
-            Conversation <code>{conversation.id}</code> · event stream <span aria-label="Event stream state">{streamState}</span>
+            Conversation <code>{conversation.id}</code> · event stream{' '}
+            <span aria-label="Event stream state">{streamState}</span>
           </span>
         )}
       </div>
       {charactersLoaded && characters.length === 0 && (
         <p className="muted">
-          No characters in the org yet: create one in <a href="#/data/characters">Data → Characters</a> (a character belongs to an agent), then talk to it here.
+          No characters in the org yet: create one in{' '}
+          <a href="#/data/characters">Data → Characters</a> (a character belongs to an agent), then
+          talk to it here.
         </p>
       )}
       <ErrorBox error={error} />
@@ -156,16 +200,21 @@ export function ChatView({ params }: ViewProps) {
           <p className="muted">Loading…</p>
         ) : conversations.length === 0 ? (
           <p className="muted">
-            No conversations yet: pick a character and start one here, or run <code>plugsmith chat</code>.
+            No conversations yet: pick a character and start one here, or run{' '}
+            <code>plugsmith chat</code>.
           </p>
         ) : (
           <ul>
             {conversations.map((c) => (
               <li key={c.id}>
-                <a href={`#/chat/${encodeURIComponent(c.id)}`} aria-current={c.id === conversationId ? 'page' : undefined}>
+                <a
+                  href={`#/chat/${encodeURIComponent(c.id)}`}
+                  aria-current={c.id === conversationId ? 'page' : undefined}
+                >
                   {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
                 </a>{' '}
-                <span className="muted mono">{c.id}</span> <span className="muted">· {relativeTime(c.updatedAt)}</span>
+                <span className="muted mono">{c.id}</span>{' '}
+                <span className="muted">· {relativeTime(c.updatedAt)}</span>
               </li>
             ))}
           </ul>
@@ -175,14 +224,26 @@ export function ChatView({ params }: ViewProps) {
         <>
           <ol className="messages" ref={list} aria-label="Messages" aria-live="polite">
             {messages.map((m) => (
-              <li key={m.id} className={m.sender === 'USER' ? 'user' : 'character'} aria-label={`${m.sender === 'USER' ? 'You' : (character?.name ?? 'Character')}${m.isStreaming ? ' (streaming)' : ''}`} data-streaming={m.isStreaming}>
+              <li
+                key={m.id}
+                className={m.sender === 'USER' ? 'user' : 'character'}
+                aria-label={`${m.sender === 'USER' ? 'You' : (character?.name ?? 'Character')}${m.isStreaming ? ' (streaming)' : ''}`}
+                data-streaming={m.isStreaming}
+              >
                 <span className="content">{m.content}</span>
                 {m.attachments.map((a) => (
                   <span key={a.content} className="meta">
-                    {a.type}: <a href={a.content} rel="noreferrer noopener" target="_blank">{a.content}</a>
+                    {a.type}:{' '}
+                    <a href={a.content} rel="noreferrer noopener" target="_blank">
+                      {a.content}
+                    </a>
                   </span>
                 ))}
-                {m.error && <span className="meta status-bad">{m.error.code}: {m.error.message}</span>}
+                {m.error && (
+                  <span className="meta status-bad">
+                    {m.error.code}: {m.error.message}
+                  </span>
+                )}
                 <span className="meta">
                   {m.sender} · {m.type}
                   {m.sender === 'CHARACTER' && ` · ${plural(packets[m.id] ?? 0, 'packet')}`}
@@ -200,11 +261,20 @@ export function ChatView({ params }: ViewProps) {
           >
             <label style={{ flex: 1 }}>
               Your message
-              <input value={text} onChange={(e) => setText(e.target.value)} placeholder="Say hello" />
+              <input
+                value={text}
+                onChange={(e) => setText(e.target.value)}
+                placeholder="Say hello"
+              />
             </label>
             <label>
               Image URL (attachment)
-              <input type="url" value={imageUrl} onChange={(e) => setImageUrl(e.target.value)} placeholder="https://…/picture.png" />
+              <input
+                type="url"
+                value={imageUrl}
+                onChange={(e) => setImageUrl(e.target.value)}
+                placeholder="https://…/picture.png"
+              />
             </label>
             <button type="submit" className="primary" disabled={text.trim() === ''}>
               Send

@@ -4,7 +4,13 @@ import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
 import { CopyButton } from '../components/copy-button.js';
 import { SORT_ORDERS, type SortOrder } from '../../../../src/contract/enum-values.js';
-import { initialListState, listQuery, withQuery, type ListState, type PageInfo } from './data-query.js';
+import {
+  initialListState,
+  listQuery,
+  withQuery,
+  type ListState,
+  type PageInfo,
+} from './data-query.js';
 import { when } from '../format.js';
 import './data-views.css';
 
@@ -99,7 +105,8 @@ function parseObject(text: string): Record<string, unknown> {
   } catch (error) {
     throw new Error(`Not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('The body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('The body must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -118,7 +125,9 @@ interface ListProps {
  */
 export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps) {
   const paging = config.paging ?? 'index';
-  const [state, setState] = useState<ListState>(() => initialListState(config.defaultSort ?? 'createdAt', config.defaultOrder ?? 'desc'));
+  const [state, setState] = useState<ListState>(() =>
+    initialListState(config.defaultSort ?? 'createdAt', config.defaultOrder ?? 'desc'),
+  );
   const [records, setRecords] = useState<DataRecord[]>([]);
   const [pageInfo, setPageInfo] = useState<PageInfo | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -133,7 +142,13 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
   useEffect(() => {
     const controller = new AbortController();
     setLoading(true);
-    call<DataRecord[]>(config.target, 'GET', withQuery(config.listPath(ctx), listQuery(state, paging)), undefined, controller.signal).then(
+    call<DataRecord[]>(
+      config.target,
+      'GET',
+      withQuery(config.listPath(ctx), listQuery(state, paging)),
+      undefined,
+      controller.signal,
+    ).then(
       (answer) => {
         setRecords(answer.data);
         setPageInfo((answer.meta?.pagination as PageInfo | undefined) ?? null);
@@ -151,7 +166,8 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [config.key, parentId, ctx.orgId, state, reload]);
 
-  const change = (patch: Partial<ListState>) => setState((s) => ({ ...s, page: 1, cursors: [''], ...patch }));
+  const change = (patch: Partial<ListState>) =>
+    setState((s) => ({ ...s, page: 1, cursors: [''], ...patch }));
   const narrowed = state.search !== '' || Object.values(state.filters).some((v) => v !== '');
   const label = config.label;
   return (
@@ -160,7 +176,11 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
       <div className="toolbar">
         <label>
           Search {label.toLowerCase()}
-          <input type="search" value={state.search} onChange={(e) => change({ search: e.target.value })} />
+          <input
+            type="search"
+            value={state.search}
+            onChange={(e) => change({ search: e.target.value })}
+          />
         </label>
         <label>
           Sort {label.toLowerCase()} by
@@ -172,7 +192,12 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
         </label>
         <label>
           Order of {label.toLowerCase()}
-          <select value={state.sortOrder} onChange={(e) => change({ sortOrder: SORT_ORDERS.find((o) => o === e.target.value) ?? 'desc' })}>
+          <select
+            value={state.sortOrder}
+            onChange={(e) =>
+              change({ sortOrder: SORT_ORDERS.find((o) => o === e.target.value) ?? 'desc' })
+            }
+          >
             <option value="desc">descending</option>
             <option value="asc">ascending</option>
           </select>
@@ -181,14 +206,24 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
           <label key={f.field}>
             {f.label}
             {f.options ? (
-              <select value={state.filters[f.field] ?? ''} onChange={(e) => change({ filters: { ...state.filters, [f.field]: e.target.value } })}>
+              <select
+                value={state.filters[f.field] ?? ''}
+                onChange={(e) =>
+                  change({ filters: { ...state.filters, [f.field]: e.target.value } })
+                }
+              >
                 <option value="">any</option>
                 {f.options.map((o) => (
                   <option key={o}>{o}</option>
                 ))}
               </select>
             ) : (
-              <input value={state.filters[f.field] ?? ''} onChange={(e) => change({ filters: { ...state.filters, [f.field]: e.target.value } })} />
+              <input
+                value={state.filters[f.field] ?? ''}
+                onChange={(e) =>
+                  change({ filters: { ...state.filters, [f.field]: e.target.value } })
+                }
+              />
             )}
           </label>
         ))}
@@ -233,11 +268,20 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
         </thead>
         <tbody>
           {records.map((record) => (
-            <tr key={record.id} aria-selected={record.id === selected} className={record.id === selected ? 'selected' : undefined}>
+            <tr
+              key={record.id}
+              aria-selected={record.id === selected}
+              className={record.id === selected ? 'selected' : undefined}
+            >
               {config.columns.map((c, i) => (
                 <td key={c.field}>
                   {i === 0 ? (
-                    <button type="button" className="link" onClick={() => select(record.id === selected ? null : record.id)} aria-label={`Open ${config.noun} ${cellText(record[c.field])}`}>
+                    <button
+                      type="button"
+                      className="link"
+                      onClick={() => select(record.id === selected ? null : record.id)}
+                      aria-label={`Open ${config.noun} ${cellText(record[c.field])}`}
+                    >
                       {c.render ? c.render(record) : cellText(record[c.field])}
                     </button>
                   ) : c.render ? (
@@ -257,7 +301,11 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
           {narrowed ? (
             <>
               No {label.toLowerCase()} match.{' '}
-              <button type="button" className="link" onClick={() => change({ search: '', filters: {} })}>
+              <button
+                type="button"
+                className="link"
+                onClick={() => change({ search: '', filters: {} })}
+              >
                 Clear the search and filters
               </button>
             </>
@@ -281,7 +329,17 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
   );
 }
 
-function Pager({ label, info, state, setState }: { label: string; info: PageInfo | null; state: ListState; setState: (update: (s: ListState) => ListState) => void }) {
+function Pager({
+  label,
+  info,
+  state,
+  setState,
+}: {
+  label: string;
+  info: PageInfo | null;
+  state: ListState;
+  setState: (update: (s: ListState) => ListState) => void;
+}) {
   if (!info) return null;
   const nav = (children: ReactNode) => (
     <nav className="pager" aria-label={`Pages of ${label.toLowerCase()}`}>
@@ -291,13 +349,21 @@ function Pager({ label, info, state, setState }: { label: string; info: PageInfo
   if (info.type === 'index') {
     return nav(
       <>
-        <button type="button" disabled={!info.hasPrev} onClick={() => setState((s) => ({ ...s, page: s.page - 1 }))}>
+        <button
+          type="button"
+          disabled={!info.hasPrev}
+          onClick={() => setState((s) => ({ ...s, page: s.page - 1 }))}
+        >
           Previous page
         </button>
         <span>
           Page {info.page} of {Math.max(info.totalPages, 1)} ({info.total} in all)
         </span>
-        <button type="button" disabled={!info.hasNext} onClick={() => setState((s) => ({ ...s, page: s.page + 1 }))}>
+        <button
+          type="button"
+          disabled={!info.hasNext}
+          onClick={() => setState((s) => ({ ...s, page: s.page + 1 }))}
+        >
           Next page
         </button>
       </>,
@@ -305,18 +371,34 @@ function Pager({ label, info, state, setState }: { label: string; info: PageInfo
   }
   return nav(
     <>
-      <button type="button" disabled={state.cursors.length <= 1} onClick={() => setState((s) => ({ ...s, cursors: s.cursors.slice(0, -1) }))}>
+      <button
+        type="button"
+        disabled={state.cursors.length <= 1}
+        onClick={() => setState((s) => ({ ...s, cursors: s.cursors.slice(0, -1) }))}
+      >
         Previous page
       </button>
       <span>Page {state.cursors.length} (cursor paging)</span>
-      <button type="button" disabled={!info.hasNext || info.nextCursor === null} onClick={() => setState((s) => ({ ...s, cursors: [...s.cursors, info.nextCursor ?? ''] }))}>
+      <button
+        type="button"
+        disabled={!info.hasNext || info.nextCursor === null}
+        onClick={() => setState((s) => ({ ...s, cursors: [...s.cursors, info.nextCursor ?? ''] }))}
+      >
         Next page
       </button>
     </>,
   );
 }
 
-function CreatePanel({ config, ctx, onCreated }: { config: CollectionConfig; ctx: DataContext; onCreated: (record: DataRecord | null) => void }) {
+function CreatePanel({
+  config,
+  ctx,
+  onCreated,
+}: {
+  config: CollectionConfig;
+  ctx: DataContext;
+  onCreated: (record: DataRecord | null) => void;
+}) {
   const create = config.create!;
   const [text, setText] = useState(() => JSON.stringify(create.template(ctx), null, 2));
   const [error, setError] = useState<unknown>(null);
@@ -325,7 +407,12 @@ function CreatePanel({ config, ctx, onCreated }: { config: CollectionConfig; ctx
   const submit = async () => {
     setBusy(true);
     try {
-      const answer = await call<DataRecord>(create.target ?? config.target, 'POST', create.path(ctx), parseObject(text));
+      const answer = await call<DataRecord>(
+        create.target ?? config.target,
+        'POST',
+        create.path(ctx),
+        parseObject(text),
+      );
       setError(null);
       setCreated(answer.data);
       onCreated(answer.data && typeof answer.data.id === 'string' ? answer.data : null);
@@ -340,7 +427,12 @@ function CreatePanel({ config, ctx, onCreated }: { config: CollectionConfig; ctx
     <div className="panel editor">
       <label className="block">
         New {config.noun} (JSON body of POST {create.path(ctx)})
-        <textarea rows={Math.min(16, text.split('\n').length + 1)} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} />
+        <textarea
+          rows={Math.min(16, text.split('\n').length + 1)}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          spellCheck={false}
+        />
       </label>
       <div className="toolbar">
         <button type="button" className="primary" disabled={busy} onClick={submit}>
@@ -350,7 +442,8 @@ function CreatePanel({ config, ctx, onCreated }: { config: CollectionConfig; ctx
       <ErrorBox error={error} />
       {typeof secret === 'string' && (
         <p role="status" className="secret">
-          Created. The secret is shown this once: <code>{secret}</code> <CopyButton text={secret} label={`Copy the new ${config.noun}`} />
+          Created. The secret is shown this once: <code>{secret}</code>{' '}
+          <CopyButton text={secret} label={`Copy the new ${config.noun}`} />
         </p>
       )}
       {created && typeof secret !== 'string' && (
@@ -363,11 +456,25 @@ function CreatePanel({ config, ctx, onCreated }: { config: CollectionConfig; ctx
 }
 
 function pick(record: DataRecord, fields: string[]): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((f) => record[f] !== undefined).map((f) => [f, record[f]]));
+  return Object.fromEntries(
+    fields.filter((f) => record[f] !== undefined).map((f) => [f, record[f]]),
+  );
 }
 
 /** One record: its JSON, its editor and delete button (when the API allows them), and its nested lists. */
-function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: CollectionConfig; ctx: DataContext; id: string; onChanged: () => void; onClose: () => void }) {
+function RecordPanel({
+  config,
+  ctx,
+  id,
+  onChanged,
+  onClose,
+}: {
+  config: CollectionConfig;
+  ctx: DataContext;
+  id: string;
+  onChanged: () => void;
+  onClose: () => void;
+}) {
   const [record, setRecord] = useState<DataRecord | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [missing, setMissing] = useState(false);
@@ -381,7 +488,13 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   useEffect(() => {
     const controller = new AbortController();
     // Every list filters by id: one record through the same list endpoint, whatever the collection.
-    call<DataRecord[]>(config.target, 'GET', withQuery(config.listPath(ctx), new URLSearchParams({ id }).toString()), undefined, controller.signal).then(
+    call<DataRecord[]>(
+      config.target,
+      'GET',
+      withQuery(config.listPath(ctx), new URLSearchParams({ id }).toString()),
+      undefined,
+      controller.signal,
+    ).then(
       (answer) => {
         if (answer.data.length === 0) setMissing(true);
         else setRecord(answer.data[0]);
@@ -395,7 +508,17 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
   }, [config.key, id]);
 
   const heading = `${config.noun[0].toUpperCase()}${config.noun.slice(1)} ${id}`;
-  const shown = record && config.masked ? Object.fromEntries(Object.entries(record).map(([k, v]) => [k, config.masked!.includes(k) && typeof v === 'string' ? '•••••••• (hidden: Reveal below)' : v])) : record;
+  const shown =
+    record && config.masked
+      ? Object.fromEntries(
+          Object.entries(record).map(([k, v]) => [
+            k,
+            config.masked!.includes(k) && typeof v === 'string'
+              ? '•••••••• (hidden: Reveal below)'
+              : v,
+          ]),
+        )
+      : record;
   const save = async () => {
     if (!record || !config.edit || draft === null) return;
     setBusy(true);
@@ -405,7 +528,11 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
       // can still mean something to the API (a webhookUrl was once re-verified whenever present).
       const original = pick(record, config.edit.fields);
       const body = Object.fromEntries(
-        Object.entries(edited).filter(([field, value]) => config.edit!.always?.includes(field) || JSON.stringify(value) !== JSON.stringify(original[field])),
+        Object.entries(edited).filter(
+          ([field, value]) =>
+            config.edit!.always?.includes(field) ||
+            JSON.stringify(value) !== JSON.stringify(original[field]),
+        ),
       );
       if (Object.keys(body).filter((f) => !config.edit!.always?.includes(f)).length === 0) {
         setDraft(null);
@@ -414,7 +541,12 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
         return;
       }
       setNotice(null);
-      const answer = await call<DataRecord>(config.edit.target ?? config.target, config.edit.method, config.edit.path(record, ctx), config.edit.toBody ? config.edit.toBody(body, record) : body);
+      const answer = await call<DataRecord>(
+        config.edit.target ?? config.target,
+        config.edit.method,
+        config.edit.path(record, ctx),
+        config.edit.toBody ? config.edit.toBody(body, record) : body,
+      );
       setRecord({ ...record, ...answer.data });
       setDraft(null);
       setActionError(null);
@@ -451,7 +583,11 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
         </button>
       </div>
       <ErrorBox error={loadError} />
-      {missing && <p className="muted">No {config.noun} {id} here (deleted, or not visible to the workspace).</p>}
+      {missing && (
+        <p className="muted">
+          No {config.noun} {id} here (deleted, or not visible to the workspace).
+        </p>
+      )}
       {deleted && (
         <p role="status" className="status-ok">
           Deleted {config.noun} {id}.
@@ -463,7 +599,10 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
           <div className="toolbar">
             <CopyButton text={JSON.stringify(shown, null, 2)} label={`Copy ${config.noun} JSON`} />
             {config.edit && draft === null && (
-              <button type="button" onClick={() => setDraft(JSON.stringify(pick(record, config.edit!.fields), null, 2))}>
+              <button
+                type="button"
+                onClick={() => setDraft(JSON.stringify(pick(record, config.edit!.fields), null, 2))}
+              >
                 Edit {config.noun}
               </button>
             )}
@@ -486,14 +625,26 @@ function RecordPanel({ config, ctx, id, onChanged, onClose }: { config: Collecti
           {draft !== null && config.edit && (
             <div className="editor">
               <label className="block">
-                Edit {config.noun} (JSON body of {config.edit.method} {config.edit.path(record, ctx)})
-                <textarea rows={Math.min(20, draft.split('\n').length + 1)} value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} />
+                Edit {config.noun} (JSON body of {config.edit.method}{' '}
+                {config.edit.path(record, ctx)})
+                <textarea
+                  rows={Math.min(20, draft.split('\n').length + 1)}
+                  value={draft}
+                  onChange={(e) => setDraft(e.target.value)}
+                  spellCheck={false}
+                />
               </label>
               <div className="toolbar">
                 <button type="button" className="primary" disabled={busy} onClick={save}>
                   Save {config.noun}
                 </button>
-                <button type="button" onClick={() => { setDraft(null); setActionError(null); }}>
+                <button
+                  type="button"
+                  onClick={() => {
+                    setDraft(null);
+                    setActionError(null);
+                  }}
+                >
                   Cancel edit
                 </button>
               </div>

@@ -1,5 +1,12 @@
 import { currentWorkspace } from '../api.js';
-import { CHARACTER_ENGINES, EVENT_KINDS, FILE_STATUSES, INSTANCE_ENTITY_TYPES, PARENT_TYPES, PLUGIN_TYPES } from '../../../../src/contract/enum-values.js';
+import {
+  CHARACTER_ENGINES,
+  EVENT_KINDS,
+  FILE_STATUSES,
+  INSTANCE_ENTITY_TYPES,
+  PARENT_TYPES,
+  PLUGIN_TYPES,
+} from '../../../../src/contract/enum-values.js';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
 import { WebhookSecret } from './plugin-secret.js';
 import { humanSize } from '../format.js';
@@ -43,14 +50,21 @@ const instances: CollectionConfig = {
   remove: { target: 'api', path: instancePath, label: 'Uninstall instance' },
   empty: (ctx) => (
     <>
-      Not installed anywhere yet: install it on the <a href={`#/install/${parentId(ctx)}`}>Verify &amp; install</a> page, or with{' '}
-      <code>plugsmith handlers add</code>, <code>plugsmith providers add</code> or <code>plugsmith apps add</code> (by its type).
+      Not installed anywhere yet: install it on the{' '}
+      <a href={`#/install/${parentId(ctx)}`}>Verify &amp; install</a> page, or with{' '}
+      <code>plugsmith handlers add</code>, <code>plugsmith providers add</code> or{' '}
+      <code>plugsmith apps add</code> (by its type).
     </>
   ),
 };
 
-function definitions(key: 'actions' | 'external-events', noun: string, schemaFields: string[]): CollectionConfig {
-  const item = (r: DataRecord, ctx: DataContext) => `/plugins/${parentId(ctx)}/${key}/${enc(String(r.name))}`;
+function definitions(
+  key: 'actions' | 'external-events',
+  noun: string,
+  schemaFields: string[],
+): CollectionConfig {
+  const item = (r: DataRecord, ctx: DataContext) =>
+    `/plugins/${parentId(ctx)}/${key}/${enc(String(r.name))}`;
   return {
     key,
     label: key === 'actions' ? 'Actions' : 'External events',
@@ -67,14 +81,24 @@ function definitions(key: 'actions' | 'external-events', noun: string, schemaFie
     ],
     create: {
       path: (ctx) => `/plugins/${parentId(ctx)}/${key}`,
-      template: () => ({ name: key === 'actions' ? 'get_forecast' : 'storm_warning', title: '', description: '', [schemaFields[0]]: { type: 'object', properties: {} } }),
+      template: () => ({
+        name: key === 'actions' ? 'get_forecast' : 'storm_warning',
+        title: '',
+        description: '',
+        [schemaFields[0]]: { type: 'object', properties: {} },
+      }),
     },
     edit: { method: 'PUT', path: item, fields: ['title', 'description', ...schemaFields] },
     remove: { path: item },
     empty: (ctx) => (
       <>
-        No {noun}s yet: use New {noun} above, run <code>plugsmith {key === 'actions' ? 'actions' : 'events'} create {ctx.parent?.id ?? '<pluginId>'} --name …</code>, or declare them in
-        the project's <code>plugsmith.json</code> and run <code>plugsmith deploy</code>.
+        No {noun}s yet: use New {noun} above, run{' '}
+        <code>
+          plugsmith {key === 'actions' ? 'actions' : 'events'} create{' '}
+          {ctx.parent?.id ?? '<pluginId>'} --name …
+        </code>
+        , or declare them in the project's <code>plugsmith.json</code> and run{' '}
+        <code>plugsmith deploy</code>.
       </>
     ),
   };
@@ -88,8 +112,13 @@ const plugins: CollectionConfig = {
   note: "The workspace org's plugins (GET /api/orgs/:orgId/plugins).",
   empty: () => (
     <>
-      No plugins yet: use New plugin above, run <code>plugsmith plugins create --name Weather --type EVENT_HANDLER --webhook-url http://127.0.0.1:3000/webhook</code>, or
-      start a project with <code>plugsmith init</code> and run <code>plugsmith dev</code> in it.
+      No plugins yet: use New plugin above, run{' '}
+      <code>
+        plugsmith plugins create --name Weather --type EVENT_HANDLER --webhook-url
+        http://127.0.0.1:3000/webhook
+      </code>
+      , or start a project with <code>plugsmith init</code> and run <code>plugsmith dev</code> in
+      it.
     </>
   ),
   listPath: (ctx) => `/orgs/${enc(ctx.orgId)}/plugins`,
@@ -124,18 +153,36 @@ const plugins: CollectionConfig = {
   edit: {
     method: 'PUT',
     path: (r) => `/plugins/${enc(r.id)}`,
-    fields: ['name', 'description', 'type', 'webhookUrl', 'events', 'scopes', 'tags', 'inputsSchema', 'isPublic'],
+    fields: [
+      'name',
+      'description',
+      'type',
+      'webhookUrl',
+      'events',
+      'scopes',
+      'tags',
+      'inputsSchema',
+      'isPublic',
+    ],
   },
   remove: { path: (r) => `/plugins/${enc(r.id)}` },
   masked: ['webhookSecret'],
   extra: (record, onRecord) => <WebhookSecret plugin={record} onRotated={onRecord} />,
-  children: [definitions('actions', 'action', ['argsSchema', 'returnSchema']), definitions('external-events', 'external event', ['payloadSchema']), instances],
+  children: [
+    definitions('actions', 'action', ['argsSchema', 'returnSchema']),
+    definitions('external-events', 'external event', ['payloadSchema']),
+    instances,
+  ],
 };
 
 const fileColumns = [
   { field: 'fileName', label: 'File name' },
   { field: 'status', label: 'Status' },
-  { field: 'fileSize', label: 'Size', render: (r: DataRecord) => (typeof r.fileSize === 'number' ? humanSize(r.fileSize) : '—') },
+  {
+    field: 'fileSize',
+    label: 'Size',
+    render: (r: DataRecord) => (typeof r.fileSize === 'number' ? humanSize(r.fileSize) : '—'),
+  },
   { field: 'contentType', label: 'Content type' },
   { field: 'folder', label: 'Folder' },
   { field: 'updatedAt', label: 'Updated' },
@@ -155,14 +202,22 @@ const repositoryFiles: CollectionConfig = {
   sortFields: fileSorts,
   filters: fileFilters,
   columns: fileColumns,
-  create: { path: (ctx) => `/repositories/${parentId(ctx)}/files`, template: () => ({ fileId: 'file_…' }), label: 'Attach a file' },
+  create: {
+    path: (ctx) => `/repositories/${parentId(ctx)}/files`,
+    template: () => ({ fileId: 'file_…' }),
+    label: 'Attach a file',
+  },
   empty: (ctx) => (
     <>
-      No files in this repository yet: upload one on the <a href="#/uploads">Uploads</a> page into the repository, attach an uploaded file with Attach a file above,
-      or run <code>plugsmith repos files add {ctx.parent?.id ?? '<repositoryId>'} &lt;fileId&gt;</code>.
+      No files in this repository yet: upload one on the <a href="#/uploads">Uploads</a> page into
+      the repository, attach an uploaded file with Attach a file above, or run{' '}
+      <code>plugsmith repos files add {ctx.parent?.id ?? '<repositoryId>'} &lt;fileId&gt;</code>.
     </>
   ),
-  remove: { path: (r, ctx) => `/repositories/${parentId(ctx)}/files/${enc(r.id)}`, label: 'Detach file' },
+  remove: {
+    path: (r, ctx) => `/repositories/${parentId(ctx)}/files/${enc(r.id)}`,
+    label: 'Detach file',
+  },
 };
 
 const dataProviders: CollectionConfig = {
@@ -176,11 +231,18 @@ const dataProviders: CollectionConfig = {
   columns: instanceColumns.filter((c) => c.field !== 'entityType' && c.field !== 'entityId'),
   empty: (ctx) => (
     <>
-      No data provider on this repository yet: install a DATA_PROVIDER plugin on the <a href="#/install">Verify &amp; install</a> page, or run{' '}
-      <code>plugsmith providers add {ctx.parent?.id ?? '<repositoryId>'} --plugin &lt;pluginId&gt;</code>.
+      No data provider on this repository yet: install a DATA_PROVIDER plugin on the{' '}
+      <a href="#/install">Verify &amp; install</a> page, or run{' '}
+      <code>
+        plugsmith providers add {ctx.parent?.id ?? '<repositoryId>'} --plugin &lt;pluginId&gt;
+      </code>
+      .
     </>
   ),
-  remove: { path: (r, ctx) => `/repositories/${parentId(ctx)}/data-providers/${enc(r.id)}`, label: 'Uninstall data provider' },
+  remove: {
+    path: (r, ctx) => `/repositories/${parentId(ctx)}/data-providers/${enc(r.id)}`,
+    label: 'Uninstall data provider',
+  },
 };
 
 const repositories: CollectionConfig = {
@@ -191,7 +253,8 @@ const repositories: CollectionConfig = {
   note: "The workspace org's repositories. The API creates them; it neither edits nor deletes them.",
   empty: () => (
     <>
-      No repositories yet: use New repository above, or run <code>plugsmith repos create --name docs</code>.
+      No repositories yet: use New repository above, or run{' '}
+      <code>plugsmith repos create --name docs</code>.
     </>
   ),
   listPath: (ctx) => `/orgs/${enc(ctx.orgId)}/repositories`,
@@ -202,7 +265,10 @@ const repositories: CollectionConfig = {
     { field: 'description', label: 'Description' },
     { field: 'createdAt', label: 'Created' },
   ],
-  create: { path: (ctx) => `/orgs/${enc(ctx.orgId)}/repositories`, template: () => ({ name: 'Docs', description: '' }) },
+  create: {
+    path: (ctx) => `/orgs/${enc(ctx.orgId)}/repositories`,
+    template: () => ({ name: 'Docs', description: '' }),
+  },
   children: [dataProviders, repositoryFiles],
 };
 
@@ -214,19 +280,29 @@ const uploads: CollectionConfig = {
   note: 'Files of the upload interface (GET /api). Editing changes the status (PATCH /api/status); upload new files on the Uploads page.',
   empty: () => (
     <>
-      No uploads yet: drop files on the <a href="#/uploads">Uploads</a> page, or run <code>plugsmith files upload ./guide.pdf --parent-type ORG --parent-id {currentWorkspace().orgId ?? '<orgId>'}</code>.
+      No uploads yet: drop files on the <a href="#/uploads">Uploads</a> page, or run{' '}
+      <code>
+        plugsmith files upload ./guide.pdf --parent-type ORG --parent-id{' '}
+        {currentWorkspace().orgId ?? '<orgId>'}
+      </code>
+      .
     </>
   ),
   listPath: () => '',
   sortFields: fileSorts,
-  filters: [...fileFilters, { field: 'parentType', label: 'Parent type', options: [...PARENT_TYPES] }, { field: 'folder', label: 'Folder' }],
+  filters: [
+    ...fileFilters,
+    { field: 'parentType', label: 'Parent type', options: [...PARENT_TYPES] },
+    { field: 'folder', label: 'Folder' },
+  ],
   columns: fileColumns,
   edit: {
     method: 'PATCH',
     path: () => '/status',
     fields: ['status', 'errorMessage'],
     always: ['status'],
-    toBody: (draft, r) => Object.fromEntries(Object.entries({ fileId: r.id, ...draft }).filter(([, v]) => v !== null)),
+    toBody: (draft, r) =>
+      Object.fromEntries(Object.entries({ fileId: r.id, ...draft }).filter(([, v]) => v !== null)),
   },
 };
 
@@ -250,10 +326,16 @@ const messages: CollectionConfig = {
     { field: 'isStreaming', label: 'Streaming', render: yesNo('isStreaming') },
     { field: 'createdAt', label: 'Sent' },
   ],
-  create: { target: 'messaging', path: (ctx) => `/conversations/${parentId(ctx)}/messages`, template: () => ({ content: 'hello' }), label: 'Send a message' },
+  create: {
+    target: 'messaging',
+    path: (ctx) => `/conversations/${parentId(ctx)}/messages`,
+    template: () => ({ content: 'hello' }),
+    label: 'Send a message',
+  },
   empty: (ctx) => (
     <>
-      No messages yet: use Send a message above, or talk in <a href={`#/chat/${parentId(ctx)}`}>Chat</a>.
+      No messages yet: use Send a message above, or talk in{' '}
+      <a href={`#/chat/${parentId(ctx)}`}>Chat</a>.
     </>
   ),
 };
@@ -267,7 +349,8 @@ const conversations: CollectionConfig = {
   note: "Every org's conversations (admin API). New ones go through the messaging API with the workspace's API key.",
   empty: () => (
     <>
-      No conversations yet: start one in <a href="#/chat">Chat</a>, with New conversation above, or run <code>plugsmith chat</code>.
+      No conversations yet: start one in <a href="#/chat">Chat</a>, with New conversation above, or
+      run <code>plugsmith chat</code>.
     </>
   ),
   listPath: () => '/conversations',
@@ -282,7 +365,11 @@ const conversations: CollectionConfig = {
     { field: 'orgId', label: 'Org' },
     { field: 'updatedAt', label: 'Updated' },
   ],
-  create: { target: 'messaging', path: () => '/conversations', template: () => ({ characterId: currentWorkspace().characterId ?? 'char_…' }) },
+  create: {
+    target: 'messaging',
+    path: () => '/conversations',
+    template: () => ({ characterId: currentWorkspace().characterId ?? 'char_…' }),
+  },
   children: [messages],
   extra: (record) => (
     <p>
@@ -308,7 +395,12 @@ const agents: CollectionConfig = {
     { field: 'updatedAt', label: 'Updated' },
   ],
   create: { path: () => '/agents', template: (ctx) => ({ orgId: ctx.orgId, name: 'New agent' }) },
-  empty: () => <>No agents yet: use New agent above, or start the emulator with a seed that has some (<code>plugsmith emulator start --seed seed.json</code>).</>,
+  empty: () => (
+    <>
+      No agents yet: use New agent above, or start the emulator with a seed that has some (
+      <code>plugsmith emulator start --seed seed.json</code>).
+    </>
+  ),
   edit: { method: 'PATCH', path: (r) => `/agents/${enc(r.id)}`, fields: ['name'] },
 };
 
@@ -319,7 +411,11 @@ const characters: CollectionConfig = {
   target: 'admin',
   listPath: () => '/characters',
   sortFields: [...stamps, 'name', 'engine'],
-  filters: [orgFilter, { field: 'agentId', label: 'Agent' }, { field: 'engine', label: 'Engine', options: [...CHARACTER_ENGINES] }],
+  filters: [
+    orgFilter,
+    { field: 'agentId', label: 'Agent' },
+    { field: 'engine', label: 'Engine', options: [...CHARACTER_ENGINES] },
+  ],
   columns: [
     { field: 'name', label: 'Name' },
     { field: 'id', label: 'Id' },
@@ -329,10 +425,34 @@ const characters: CollectionConfig = {
   ],
   create: {
     path: () => '/characters',
-    template: (ctx) => ({ orgId: ctx.orgId, agentId: currentWorkspace().agentId, name: 'Echo', script: [{ match: 'hello', reply: 'Hi there!' }], fallbackReply: 'Tell me more.' }),
+    template: (ctx) => ({
+      orgId: ctx.orgId,
+      agentId: currentWorkspace().agentId,
+      name: 'Echo',
+      script: [{ match: 'hello', reply: 'Hi there!' }],
+      fallbackReply: 'Tell me more.',
+    }),
   },
-  edit: { method: 'PATCH', path: (r) => `/characters/${enc(r.id)}`, fields: ['name', 'agentId', 'persona', 'engine', 'script', 'fallbackReply', 'packetSize', 'packetIntervalMs'] },
-  empty: () => <>No characters yet: use New character above (a character belongs to an agent), or start the emulator with a seed that has some.</>,
+  edit: {
+    method: 'PATCH',
+    path: (r) => `/characters/${enc(r.id)}`,
+    fields: [
+      'name',
+      'agentId',
+      'persona',
+      'engine',
+      'script',
+      'fallbackReply',
+      'packetSize',
+      'packetIntervalMs',
+    ],
+  },
+  empty: () => (
+    <>
+      No characters yet: use New character above (a character belongs to an agent), or start the
+      emulator with a seed that has some.
+    </>
+  ),
 };
 
 const tokens: CollectionConfig = {
@@ -343,7 +463,11 @@ const tokens: CollectionConfig = {
   note: 'User and installation tokens, metadata only: the emulator keeps only hashes, and shows neither. hint is the last 4 characters.',
   listPath: () => '/tokens',
   sortFields: [...stamps, 'name', 'kind'],
-  filters: [{ field: 'kind', label: 'Kind', options: ['user', 'instance'] }, orgFilter, { field: 'userId', label: 'User' }],
+  filters: [
+    { field: 'kind', label: 'Kind', options: ['user', 'instance'] },
+    orgFilter,
+    { field: 'userId', label: 'User' },
+  ],
   columns: [
     { field: 'name', label: 'Name' },
     { field: 'kind', label: 'Kind' },
@@ -352,7 +476,12 @@ const tokens: CollectionConfig = {
     { field: 'orgId', label: 'Org' },
     { field: 'revokedAt', label: 'Revoked' },
   ],
-  create: { target: 'api', path: () => '/tokens', template: (ctx) => ({ name: 'dashboard', orgId: ctx.orgId }), secretField: 'token' },
+  create: {
+    target: 'api',
+    path: () => '/tokens',
+    template: (ctx) => ({ name: 'dashboard', orgId: ctx.orgId }),
+    secretField: 'token',
+  },
   empty: () => (
     <>
       No tokens yet: use New token above, or run <code>plugsmith tokens create --name ci</code>.
@@ -375,10 +504,23 @@ const apiKeys: CollectionConfig = {
     { field: 'orgId', label: 'Org' },
     { field: 'createdAt', label: 'Created' },
   ],
-  create: { path: () => '/api-keys', template: (ctx) => ({ orgId: ctx.orgId, name: 'web' }), secretField: 'key' },
+  create: {
+    path: () => '/api-keys',
+    template: (ctx) => ({ orgId: ctx.orgId, name: 'web' }),
+    secretField: 'key',
+  },
   empty: () => <>No API keys yet: use New API key above (the messaging API and Chat need one).</>,
   remove: { path: (r) => `/api-keys/${enc(r.id)}`, label: 'Revoke API key' },
 };
 
 /** The Data page's collections, in tab order. */
-export const COLLECTIONS: CollectionConfig[] = [plugins, repositories, uploads, conversations, agents, characters, tokens, apiKeys];
+export const COLLECTIONS: CollectionConfig[] = [
+  plugins,
+  repositories,
+  uploads,
+  conversations,
+  agents,
+  characters,
+  tokens,
+  apiKeys,
+];

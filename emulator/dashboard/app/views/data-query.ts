@@ -16,15 +16,35 @@ export interface ListState {
 
 /** Pagination as the emulator answers it in `meta.pagination`. */
 export type PageInfo =
-  | { type: 'index'; page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean }
+  | {
+      type: 'index';
+      page: number;
+      limit: number;
+      total: number;
+      totalPages: number;
+      hasNext: boolean;
+      hasPrev: boolean;
+    }
   | { type: 'cursor'; limit: number; hasNext: boolean; nextCursor: string | null };
 
 export function initialListState(defaultSort: string, defaultOrder: SortOrder = 'desc'): ListState {
-  return { sortBy: defaultSort, sortOrder: defaultOrder, search: '', filters: {}, limit: 20, page: 1, cursors: [''] };
+  return {
+    sortBy: defaultSort,
+    sortOrder: defaultOrder,
+    search: '',
+    filters: {},
+    limit: 20,
+    page: 1,
+    cursors: [''],
+  };
 }
 
 /** The query string of a list request: fixed filters (a parent's id) first, then the list's state. */
-export function listQuery(state: ListState, paging: 'index' | 'cursor', fixed: Record<string, string> = {}): string {
+export function listQuery(
+  state: ListState,
+  paging: 'index' | 'cursor',
+  fixed: Record<string, string> = {},
+): string {
   const q = new URLSearchParams(fixed);
   q.set('@sortBy', state.sortBy);
   q.set('@sortOrder', state.sortOrder);
@@ -32,7 +52,8 @@ export function listQuery(state: ListState, paging: 'index' | 'cursor', fixed: R
   if (paging === 'index') q.set('@page', String(state.page));
   else q.set('@cursor', state.cursors[state.cursors.length - 1] ?? '');
   if (state.search.trim() !== '') q.set('@search', state.search.trim());
-  for (const [field, value] of Object.entries(state.filters)) if (value.trim() !== '') q.set(field, value.trim());
+  for (const [field, value] of Object.entries(state.filters))
+    if (value.trim() !== '') q.set(field, value.trim());
   return q.toString();
 }
 

@@ -22,14 +22,18 @@ export function DataView({ params }: ViewProps) {
         ))}
       </nav>
       {orgId === null ? (
-        <p className="muted">The workspace has no org: start the emulator with a seed that gives its user one.</p>
+        <p className="muted">
+          The workspace has no org: start the emulator with a seed that gives its user one.
+        </p>
       ) : (
         <CollectionList
           key={config.key}
           config={config}
           ctx={{ orgId }}
           selectedId={params[1] ?? null}
-          onSelect={(id) => (id === null ? navigate('data', config.key) : navigate('data', config.key, id))}
+          onSelect={(id) =>
+            id === null ? navigate('data', config.key) : navigate('data', config.key, id)
+          }
         />
       )}
     </div>

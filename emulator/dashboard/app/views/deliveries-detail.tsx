@@ -18,8 +18,13 @@ export function signedBody(delivery: Delivery): string {
 
 /** The headers an attempt sent; for a record logged before they were kept, the ones that can be rebuilt. */
 function sentHeaders(delivery: Delivery, attempt: DeliveryAttempt): Record<string, string> {
-  if (attempt.requestHeaders && Object.keys(attempt.requestHeaders).length > 0) return attempt.requestHeaders;
-  return { 'webhook-id': delivery.eventId, 'webhook-timestamp': attempt.webhookTimestamp, 'content-type': 'application/json' };
+  if (attempt.requestHeaders && Object.keys(attempt.requestHeaders).length > 0)
+    return attempt.requestHeaders;
+  return {
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': attempt.webhookTimestamp,
+    'content-type': 'application/json',
+  };
 }
 
 /** A body made readable by its content type: JSON indented, HTML and XML one element a line, the rest as it came. */
@@ -62,12 +67,22 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
   const body = signedBody(delivery);
   const curl = curlCommand({ url: attempt.url, headers, body });
   const answered = attempt.responseStatus !== null;
-  const ok = answered && attempt.responseStatus! >= 200 && attempt.responseStatus! < 300 && attempt.error === null;
+  const ok =
+    answered &&
+    attempt.responseStatus! >= 200 &&
+    attempt.responseStatus! < 300 &&
+    attempt.error === null;
   return (
-    <section className="panel dl-attempt" aria-label={`Attempt ${attempt.number}`} id={`attempt-${attempt.number}`}>
+    <section
+      className="panel dl-attempt"
+      aria-label={`Attempt ${attempt.number}`}
+      id={`attempt-${attempt.number}`}
+    >
       <h3>
         Attempt {attempt.number}{' '}
-        <span className={ok ? 'status-ok' : 'status-bad'}>{answered ? `HTTP ${attempt.responseStatus}` : 'no answer'}</span>{' '}
+        <span className={ok ? 'status-ok' : 'status-bad'}>
+          {answered ? `HTTP ${attempt.responseStatus}` : 'no answer'}
+        </span>{' '}
         <span className="muted">
           {when(attempt.startedAt)} · {attempt.durationMs.toLocaleString('en')} ms
         </span>
@@ -77,7 +92,9 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
           {attempt.error}
         </p>
       )}
-      {attempt.nextAttemptAt && <p className="status-warn">Next retry: {when(attempt.nextAttemptAt)}</p>}
+      {attempt.nextAttemptAt && (
+        <p className="status-warn">Next retry: {when(attempt.nextAttemptAt)}</p>
+      )}
       <div className="dl-columns">
         <div>
           <h4>Request</h4>
@@ -88,7 +105,13 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
           </div>
           <details>
             <summary>curl command</summary>
-            <textarea readOnly className="dl-curl mono" aria-label={`curl command of attempt ${attempt.number}`} value={curl} rows={8} />
+            <textarea
+              readOnly
+              className="dl-curl mono"
+              aria-label={`curl command of attempt ${attempt.number}`}
+              value={curl}
+              rows={8}
+            />
           </details>
         </div>
         <div>
@@ -98,8 +121,23 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
               <p>
                 Status <strong>{attempt.responseStatus}</strong> in {attempt.durationMs} ms
               </p>
-              {attempt.responseHeaders && <HeadersTable headers={attempt.responseHeaders} label={`Response headers of attempt ${attempt.number}`} />}
-              <JsonView value={pretty(attempt.responseBody, Object.entries(attempt.responseHeaders ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1]) || '(empty body)'} label={`Response body of attempt ${attempt.number}`} />
+              {attempt.responseHeaders && (
+                <HeadersTable
+                  headers={attempt.responseHeaders}
+                  label={`Response headers of attempt ${attempt.number}`}
+                />
+              )}
+              <JsonView
+                value={
+                  pretty(
+                    attempt.responseBody,
+                    Object.entries(attempt.responseHeaders ?? {}).find(
+                      ([k]) => k.toLowerCase() === 'content-type',
+                    )?.[1],
+                  ) || '(empty body)'
+                }
+                label={`Response body of attempt ${attempt.number}`}
+              />
               <p className="muted">The log keeps the first 2 KB of an answer.</p>
             </>
           ) : (
@@ -151,8 +189,13 @@ function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
   const of = delivery.retries && allowed !== null ? ` of ${allowed}` : '';
   let summary: string;
   if (delivery.status === 'pending') {
-    const next = delivery.nextAttemptAt ? Math.max(0, Math.round((Date.parse(delivery.nextAttemptAt) - now) / 1000)) : null;
-    summary = count === 0 ? `attempt 1${of} on its way` : `attempt ${count}${of} failed, attempt ${count + 1} ${next === null || next === 0 ? 'now' : `in ${next} s`}`;
+    const next = delivery.nextAttemptAt
+      ? Math.max(0, Math.round((Date.parse(delivery.nextAttemptAt) - now) / 1000))
+      : null;
+    summary =
+      count === 0
+        ? `attempt 1${of} on its way`
+        : `attempt ${count}${of} failed, attempt ${count + 1} ${next === null || next === 0 ? 'now' : `in ${next} s`}`;
   } else if (delivery.cancelledAt) {
     summary = `retries cancelled after attempt ${count}, ${relativeTime(delivery.cancelledAt)}`;
   } else {
@@ -163,14 +206,27 @@ function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
       <p data-testid="attempts-summary">{summary}</p>
       <ol>
         {delivery.attempts.map((a) => {
-          const ok = a.error === null && a.responseStatus !== null && a.responseStatus >= 200 && a.responseStatus < 300;
+          const ok =
+            a.error === null &&
+            a.responseStatus !== null &&
+            a.responseStatus >= 200 &&
+            a.responseStatus < 300;
           return (
             <li key={a.number}>
-              <a href={`#attempt-${a.number}`} className={ok ? 'status-ok' : 'status-bad'} title={`${absoluteTime(a.startedAt)} · ${a.durationMs} ms${a.error ? ` · ${a.error}` : ''}`} onClick={(e) => {
-                e.preventDefault();
-                document.getElementById(`attempt-${a.number}`)?.scrollIntoView({ block: 'start' });
-              }}>
-                #{a.number} {a.responseStatus ?? (a.error?.includes('no answer within') ? 'timeout' : 'no answer')}
+              <a
+                href={`#attempt-${a.number}`}
+                className={ok ? 'status-ok' : 'status-bad'}
+                title={`${absoluteTime(a.startedAt)} · ${a.durationMs} ms${a.error ? ` · ${a.error}` : ''}`}
+                onClick={(e) => {
+                  e.preventDefault();
+                  document
+                    .getElementById(`attempt-${a.number}`)
+                    ?.scrollIntoView({ block: 'start' });
+                }}
+              >
+                #{a.number}{' '}
+                {a.responseStatus ??
+                  (a.error?.includes('no answer within') ? 'timeout' : 'no answer')}
               </a>
             </li>
           );
@@ -181,7 +237,17 @@ function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
   );
 }
 
-export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { deliveryId: string; live?: Delivery; onResent: (delivery: Delivery) => void; plugins: Map<string, Plugin> }) {
+export function DeliveryDetail({
+  deliveryId,
+  live,
+  onResent,
+  plugins,
+}: {
+  deliveryId: string;
+  live?: Delivery;
+  onResent: (delivery: Delivery) => void;
+  plugins: Map<string, Plugin>;
+}) {
   const [fetched, setFetched] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [resending, setResending] = useState(false);
@@ -203,7 +269,13 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
     const controller = new AbortController();
     setFetched(null);
     setError(null);
-    call<Delivery>('admin', 'GET', `/deliveries/${encodeURIComponent(deliveryId)}`, undefined, controller.signal).then(
+    call<Delivery>(
+      'admin',
+      'GET',
+      `/deliveries/${encodeURIComponent(deliveryId)}`,
+      undefined,
+      controller.signal,
+    ).then(
       (answer) => setFetched(answer.data),
       (e) => !controller.signal.aborted && setError(e),
     );
@@ -212,7 +284,11 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
 
   // The stream keeps the table's copy current; the fetched one covers a delivery the table does not hold.
   const gone = error instanceof ApiFailure && error.status === 404;
-  const delivery = gone ? null : live && (!fetched || live.updatedAt >= fetched.updatedAt) ? live : fetched;
+  const delivery = gone
+    ? null
+    : live && (!fetched || live.updatedAt >= fetched.updatedAt)
+      ? live
+      : fetched;
   if (!delivery) {
     return (
       <aside className="dl-detail" aria-label={`Delivery ${deliveryId}`} tabIndex={-1} ref={panel}>
@@ -225,7 +301,8 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
         {gone ? (
           <>
             <p data-testid="delivery-gone">
-              This delivery no longer exists: <span className="mono">{deliveryId}</span> is not in the emulator's log (it was reset, a store was imported, or the log dropped it).
+              This delivery no longer exists: <span className="mono">{deliveryId}</span> is not in
+              the emulator's log (it was reset, a store was imported, or the log dropped it).
             </p>
             <div className="toolbar">
               <button type="button" className="primary" disabled>
@@ -246,7 +323,11 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
     setError(null);
     try {
       // Answered at once with the new delivery (pending): it opens, and its attempts come over the stream.
-      const answer = await call<Delivery>('admin', 'POST', `/deliveries/${encodeURIComponent(delivery.id)}/redeliver?wait=false`);
+      const answer = await call<Delivery>(
+        'admin',
+        'POST',
+        `/deliveries/${encodeURIComponent(delivery.id)}/redeliver?wait=false`,
+      );
       onResent(answer.data);
       openDelivery(answer.data.id);
     } catch (e) {
@@ -259,7 +340,11 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
     setActing(true);
     setError(null);
     try {
-      const answer = await call<Delivery>('admin', 'POST', `/deliveries/${encodeURIComponent(delivery.id)}/${action}`);
+      const answer = await call<Delivery>(
+        'admin',
+        'POST',
+        `/deliveries/${encodeURIComponent(delivery.id)}/${action}`,
+      );
       setFetched(answer.data);
       onResent(answer.data);
     } catch (e) {
@@ -276,15 +361,32 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
         <h2>
           {delivery.type} <span className={statusClass(delivery.status)}>{delivery.status}</span>
         </h2>
-        <a href="#/deliveries" aria-label="Close delivery" aria-keyshortcuts="Escape" onClick={(e) => {
-          e.preventDefault();
-          openDelivery();
-        }}>
+        <a
+          href="#/deliveries"
+          aria-label="Close delivery"
+          aria-keyshortcuts="Escape"
+          onClick={(e) => {
+            e.preventDefault();
+            openDelivery();
+          }}
+        >
           Close
         </a>
       </div>
       <div className="toolbar">
-        <button type="button" className="primary" onClick={resend} disabled={resending || challenge} title={challenge ? 'A WEBHOOK_CHALLENGE is never sent again: verify the webhook again instead' : pending ? 'Sends the event again as a new delivery and cancels the retries of this one' : undefined}>
+        <button
+          type="button"
+          className="primary"
+          onClick={resend}
+          disabled={resending || challenge}
+          title={
+            challenge
+              ? 'A WEBHOOK_CHALLENGE is never sent again: verify the webhook again instead'
+              : pending
+                ? 'Sends the event again as a new delivery and cancels the retries of this one'
+                : undefined
+          }
+        >
           {resending ? 'Resending…' : 'Resend'}
         </button>
         {pending && !challenge && (
@@ -292,7 +394,12 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
             <button type="button" onClick={() => act('retry')} disabled={acting}>
               Retry now
             </button>
-            <button type="button" className="danger" onClick={() => act('cancel')} disabled={acting}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => act('cancel')}
+              disabled={acting}
+            >
               Cancel retries
             </button>
           </>
@@ -326,7 +433,9 @@ export function DeliveryDetail({ deliveryId, live, onResent, plugins }: { delive
           <>
             <dt>Resend of</dt>
             <dd className="mono">
-              <a href={`#/deliveries/${encodeURIComponent(delivery.redeliveryOf)}`}>{delivery.redeliveryOf}</a>
+              <a href={`#/deliveries/${encodeURIComponent(delivery.redeliveryOf)}`}>
+                {delivery.redeliveryOf}
+              </a>
             </dd>
           </>
         )}

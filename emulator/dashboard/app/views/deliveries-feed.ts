@@ -20,11 +20,23 @@ export interface DeliveryFilters {
   since: string;
 }
 
-export const FILTER_KEYS = ['pluginId', 'type', 'status', 'search', 'failedOnce', 'httpStatus', 'minAttempts', 'maxAttempts', 'since'] as const;
+export const FILTER_KEYS = [
+  'pluginId',
+  'type',
+  'status',
+  'search',
+  'failedOnce',
+  'httpStatus',
+  'minAttempts',
+  'maxAttempts',
+  'since',
+] as const;
 
 /** Filters as the URL's query holds them. */
 export function filtersFromQuery(query: URLSearchParams): DeliveryFilters {
-  return Object.fromEntries(FILTER_KEYS.map((k) => [k, query.get(k) ?? ''])) as unknown as DeliveryFilters;
+  return Object.fromEntries(
+    FILTER_KEYS.map((k) => [k, query.get(k) ?? '']),
+  ) as unknown as DeliveryFilters;
 }
 
 /** Filters as a URL query (only the set ones). */
@@ -49,11 +61,19 @@ function answered2xx(status: number | null, error: string | null): boolean {
 }
 
 /** Whether a delivery belongs in the table under these filters (the stream is filtered by plugin and type only). */
-export function matchesFilters(delivery: Delivery, filters: DeliveryFilters, since: string | null = filters.since ? sinceTime(filters.since) : null): boolean {
+export function matchesFilters(
+  delivery: Delivery,
+  filters: DeliveryFilters,
+  since: string | null = filters.since ? sinceTime(filters.since) : null,
+): boolean {
   if (filters.pluginId && delivery.pluginId !== filters.pluginId) return false;
   if (filters.type && delivery.type !== filters.type) return false;
   if (filters.status && !filters.status.split(',').includes(delivery.status)) return false;
-  if (filters.failedOnce === 'true' && !delivery.attempts.some((a) => !answered2xx(a.responseStatus, a.error))) return false;
+  if (
+    filters.failedOnce === 'true' &&
+    !delivery.attempts.some((a) => !answered2xx(a.responseStatus, a.error))
+  )
+    return false;
   if (filters.httpStatus) {
     const last = delivery.attempts.at(-1);
     if (!last) return false;
@@ -67,7 +87,14 @@ export function matchesFilters(delivery: Delivery, filters: DeliveryFilters, sin
   const needle = filters.search.trim().toLowerCase();
   if (!needle) return true;
   // The same fields the admin API's @search looks into.
-  return [delivery.id, delivery.type, delivery.eventId, delivery.url, delivery.pluginId, delivery.pluginInstanceId].some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
+  return [
+    delivery.id,
+    delivery.type,
+    delivery.eventId,
+    delivery.url,
+    delivery.pluginId,
+    delivery.pluginInstanceId,
+  ].some((v) => typeof v === 'string' && v.toLowerCase().includes(needle));
 }
 
 /** The admin API's query for these filters (no paging). */
@@ -109,7 +136,13 @@ const RECONNECT_MS = 1000;
 
 function listPath(filters: DeliveryFilters, cursor: string): string {
   const query = filterQuery(filters);
-  for (const [k, v] of Object.entries({ '@sortBy': 'createdAt', '@sortOrder': 'desc', '@limit': String(PAGE), '@cursor': cursor })) query.set(k, v);
+  for (const [k, v] of Object.entries({
+    '@sortBy': 'createdAt',
+    '@sortOrder': 'desc',
+    '@limit': String(PAGE),
+    '@cursor': cursor,
+  }))
+    query.set(k, v);
   return `/deliveries?${query}`;
 }
 
@@ -128,7 +161,12 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
   const rows = useRef<Delivery[]>([]);
   const index = useRef(new Map<string, Delivery>());
   const [, setVersion] = useState(0);
-  const [state, setState] = useState({ loading: true, complete: false, live: false, error: null as unknown });
+  const [state, setState] = useState({
+    loading: true,
+    complete: false,
+    live: false,
+    error: null as unknown,
+  });
   const pending = useRef(false);
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
@@ -145,7 +183,10 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
 
   const upsert = useCallback(
     (delivery: Delivery) => {
-      if (delivery.id === watchId.current && (!watched.current || watched.current.updatedAt <= delivery.updatedAt)) {
+      if (
+        delivery.id === watchId.current &&
+        (!watched.current || watched.current.updatedAt <= delivery.updatedAt)
+      ) {
         watched.current = delivery;
         render();
       }
@@ -189,9 +230,14 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
         if (filters.type) query.set('type', filters.type);
         try {
           setState((s) => ({ ...s, live: true }));
-          await stream('admin', `/deliveries/stream${query.size ? `?${query}` : ''}`, (event) => {
-            if (event.event === 'attempt') upsert((event.data as DeliveryAttemptNotice).delivery);
-          }, signal);
+          await stream(
+            'admin',
+            `/deliveries/stream${query.size ? `?${query}` : ''}`,
+            (event) => {
+              if (event.event === 'attempt') upsert((event.data as DeliveryAttemptNotice).delivery);
+            },
+            signal,
+          );
         } catch {
           // Reconnects below.
         }
@@ -200,7 +246,13 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
         await new Promise((r) => setTimeout(r, RECONNECT_MS));
         // What happened while the stream was down: the newest page again, merged in.
         try {
-          const page = await call<Delivery[]>('admin', 'GET', listPath(filters, ''), undefined, signal);
+          const page = await call<Delivery[]>(
+            'admin',
+            'GET',
+            listPath(filters, ''),
+            undefined,
+            signal,
+          );
           for (const d of page.data.reverse()) upsert(d);
         } catch {
           // The emulator is still away: the next round tries again.
@@ -212,12 +264,21 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
       let cursor = '';
       try {
         for (;;) {
-          const page = await call<Delivery[]>('admin', 'GET', listPath(filters, cursor), undefined, signal);
+          const page = await call<Delivery[]>(
+            'admin',
+            'GET',
+            listPath(filters, cursor),
+            undefined,
+            signal,
+          );
           const fresh = page.data.filter((d) => !index.current.has(d.id));
           for (const d of fresh) index.current.set(d.id, d);
           rows.current = rows.current.length === 0 ? fresh : rows.current.concat(fresh);
-          const pagination = page.meta?.pagination as { hasNext?: boolean; nextCursor?: string | null } | undefined;
-          const done = !pagination?.hasNext || !pagination.nextCursor || rows.current.length >= MAX_ROWS;
+          const pagination = page.meta?.pagination as
+            | { hasNext?: boolean; nextCursor?: string | null }
+            | undefined;
+          const done =
+            !pagination?.hasNext || !pagination.nextCursor || rows.current.length >= MAX_ROWS;
           setState((s) => ({ ...s, loading: false, complete: done }));
           setVersion((v) => v + 1);
           if (done) return;
@@ -235,7 +296,10 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
   }, [key, upsert]);
 
   const current = watch ? index.current.get(watch) : undefined;
-  const latest = current && (!watched.current || current.updatedAt >= watched.current.updatedAt) ? current : watched.current;
+  const latest =
+    current && (!watched.current || current.updatedAt >= watched.current.updatedAt)
+      ? current
+      : watched.current;
   return { rows: rows.current, ...state, upsert, watched: latest };
 }
 

@@ -5,7 +5,16 @@ import { absoluteTime, relativeTime } from '../format.js';
 
 const ROW_HEIGHT = 34;
 const estimateSize = () => ROW_HEIGHT;
-const COLUMNS = ['Time', 'Status', 'Event type', 'Plugin', 'Instance', 'Attempts', 'Last answer', 'Delivery'];
+const COLUMNS = [
+  'Time',
+  'Status',
+  'Event type',
+  'Plugin',
+  'Instance',
+  'Attempts',
+  'Last answer',
+  'Delivery',
+];
 
 /** A delivery's last answer in a few characters: the HTTP status, or why none came. */
 export function lastAnswer(delivery: Delivery): string {
@@ -17,7 +26,13 @@ export function lastAnswer(delivery: Delivery): string {
 
 /** Whether some attempt of a delivery failed (even if a later one succeeded). */
 export function failedOnce(delivery: Delivery): boolean {
-  return delivery.attempts.some((a) => a.error !== null || a.responseStatus === null || a.responseStatus < 200 || a.responseStatus > 299);
+  return delivery.attempts.some(
+    (a) =>
+      a.error !== null ||
+      a.responseStatus === null ||
+      a.responseStatus < 200 ||
+      a.responseStatus > 299,
+  );
 }
 
 /** The CSS class of a delivery status. */
@@ -59,10 +74,18 @@ const DeliveryRow = memo(function DeliveryRow({
       style={{ transform: `translateY(${start}px)`, height: ROW_HEIGHT }}
       onClick={() => onOpen(delivery.id)}
     >
-      <div role="cell" className="muted" title={`${absoluteTime(delivery.createdAt)} (${relativeTime(delivery.createdAt)})`}>
+      <div
+        role="cell"
+        className="muted"
+        title={`${absoluteTime(delivery.createdAt)} (${relativeTime(delivery.createdAt)})`}
+      >
         {time(delivery.createdAt)}
       </div>
-      <div role="cell" className={statusClass(delivery.status)} title={recovered ? 'delivered after a failed attempt' : undefined}>
+      <div
+        role="cell"
+        className={statusClass(delivery.status)}
+        title={recovered ? 'delivered after a failed attempt' : undefined}
+      >
         {delivery.status}
         {recovered ? ' ⚠' : ''}
       </div>
@@ -76,15 +99,21 @@ const DeliveryRow = memo(function DeliveryRow({
           <span className="mono">{delivery.pluginId}</span>
         )}
       </div>
-      <div role="cell" className="mono">{delivery.pluginInstanceId ?? '—'}</div>
+      <div role="cell" className="mono">
+        {delivery.pluginInstanceId ?? '—'}
+      </div>
       <div role="cell">{delivery.attempts.length}</div>
       <div role="cell">{lastAnswer(delivery)}</div>
       <div role="cell" className="mono">
-        <a href={`#/deliveries/${encodeURIComponent(delivery.id)}`} tabIndex={-1} onClick={(e) => {
-          e.preventDefault();
-          e.stopPropagation();
-          onOpen(delivery.id);
-        }}>
+        <a
+          href={`#/deliveries/${encodeURIComponent(delivery.id)}`}
+          tabIndex={-1}
+          onClick={(e) => {
+            e.preventDefault();
+            e.stopPropagation();
+            onOpen(delivery.id);
+          }}
+        >
           {delivery.id}
         </a>
       </div>
@@ -97,13 +126,29 @@ const DeliveryRow = memo(function DeliveryRow({
  * around) are in the DOM, so 10,000 deliveries scroll as smoothly as 10. One row is in the Tab
  * order; the arrow keys, Home and End move between rows, Enter opens one.
  */
-export function DeliveriesTable({ rows, selected, onOpen, plugins }: { rows: Delivery[]; selected?: string; onOpen: (id: string) => void; plugins: Map<string, Plugin> }) {
+export function DeliveriesTable({
+  rows,
+  selected,
+  onOpen,
+  plugins,
+}: {
+  rows: Delivery[];
+  selected?: string;
+  onOpen: (id: string) => void;
+  plugins: Map<string, Plugin>;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
   // Stable callbacks: a new getItemKey makes the virtualizer measure every row again, on every scroll frame.
   const getItemKey = useCallback((i: number) => rows[i].id, [rows]);
   const getScrollElement = useCallback(() => scroller.current, []);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement, estimateSize, overscan: 8, getItemKey });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement,
+    estimateSize,
+    overscan: 8,
+    getItemKey,
+  });
   const selectedIndex = selected ? rows.findIndex((d) => d.id === selected) : -1;
   const focusIndex = Math.min(rows.length - 1, Math.max(0, active));
 
@@ -138,7 +183,12 @@ export function DeliveriesTable({ rows, selected, onOpen, plugins }: { rows: Del
   };
 
   return (
-    <div className={rows.length === 0 ? 'dl-table dl-empty' : 'dl-table'} role="table" aria-label="Deliveries" aria-rowcount={rows.length + 1}>
+    <div
+      className={rows.length === 0 ? 'dl-table dl-empty' : 'dl-table'}
+      role="table"
+      aria-label="Deliveries"
+      aria-rowcount={rows.length + 1}
+    >
       <div role="rowgroup" className="dl-head">
         <div role="row" className="dl-row" aria-rowindex={1}>
           {COLUMNS.map((c) => (
@@ -148,15 +198,33 @@ export function DeliveriesTable({ rows, selected, onOpen, plugins }: { rows: Del
           ))}
         </div>
       </div>
-      <div ref={scroller} className="dl-scroll" data-testid="deliveries-scroll" onKeyDown={onKeyDown} onFocus={(e) => {
-        const index = (e.target as HTMLElement).dataset?.index;
-        if (index !== undefined) setActive(Number(index));
-      }}>
+      <div
+        ref={scroller}
+        className="dl-scroll"
+        data-testid="deliveries-scroll"
+        onKeyDown={onKeyDown}
+        onFocus={(e) => {
+          const index = (e.target as HTMLElement).dataset?.index;
+          if (index !== undefined) setActive(Number(index));
+        }}
+      >
         <div role="rowgroup" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const d = rows[item.index];
-            const tabbable = item.index === (selectedIndex >= 0 && active === 0 ? selectedIndex : focusIndex);
-            return <DeliveryRow key={item.key} delivery={d} index={item.index} start={item.start} selected={d.id === selected} focusable={tabbable} pluginName={plugins.get(d.pluginId)?.name} onOpen={onOpen} />;
+            const tabbable =
+              item.index === (selectedIndex >= 0 && active === 0 ? selectedIndex : focusIndex);
+            return (
+              <DeliveryRow
+                key={item.key}
+                delivery={d}
+                index={item.index}
+                start={item.start}
+                selected={d.id === selected}
+                focusable={tabbable}
+                pluginName={plugins.get(d.pluginId)?.name}
+                onOpen={onOpen}
+              />
+            );
           })}
         </div>
       </div>

@@ -1,5 +1,9 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { DELIVERY_STATUSES, EVENT_KINDS, HTTP_STATUS_FILTER_PATTERN } from '../../../../src/contract/enums.js';
+import {
+  DELIVERY_STATUSES,
+  EVENT_KINDS,
+  HTTP_STATUS_FILTER_PATTERN,
+} from '../../../../src/contract/enums.js';
 import type { ViewProps } from '../view-props.js';
 import { call } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
@@ -8,7 +12,14 @@ import { pluginLabel, usePlugins } from '../use-plugin-names.js';
 import { plural } from '../format.js';
 import { DeliveriesTable } from './deliveries-table.js';
 import { DeliveryDetail } from './deliveries-detail.js';
-import { filterQuery, filtersFromQuery, filtersToQuery, openDelivery, useDeliveryFeed, type DeliveryFilters } from './deliveries-feed.js';
+import {
+  filterQuery,
+  filtersFromQuery,
+  filtersToQuery,
+  openDelivery,
+  useDeliveryFeed,
+  type DeliveryFilters,
+} from './deliveries-feed.js';
 import './deliveries.css';
 
 /** A value that follows `value` once it has stopped changing for `ms` (typing in a filter box). */
@@ -21,7 +32,6 @@ function useSettled<T>(value: T, ms: number): T {
   return settled;
 }
 
-
 /** What the delivery log's `@httpStatus` takes (a box that does not match yet does not filter). */
 const HTTP_STATUS = new RegExp(HTTP_STATUS_FILTER_PATTERN);
 
@@ -33,7 +43,6 @@ const SINCE_OPTIONS: Array<[string, string]> = [
   ['7d', 'last 7 days'],
 ];
 
-
 /**
  * Deliveries, live: every webhook delivery of the emulator, newest first, updated over the
  * delivery stream as attempts end; filters (kept in the URL: reload and share keep them) by plugin,
@@ -42,23 +51,58 @@ const SINCE_OPTIONS: Array<[string, string]> = [
  */
 export function DeliveriesView({ params }: ViewProps) {
   const [draft, setDraft] = useState<DeliveryFilters>(() => filtersFromQuery(hashQuery()));
-  const set = (key: keyof DeliveryFilters) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
+  const set = (key: keyof DeliveryFilters) => (value: string) =>
+    setDraft((d) => ({ ...d, [key]: value }));
   // Typed boxes settle before they query; the rest apply at once.
-  const typed = useSettled({ search: draft.search, minAttempts: draft.minAttempts, maxAttempts: draft.maxAttempts, httpStatus: draft.httpStatus }, 250);
+  const typed = useSettled(
+    {
+      search: draft.search,
+      minAttempts: draft.minAttempts,
+      maxAttempts: draft.maxAttempts,
+      httpStatus: draft.httpStatus,
+    },
+    250,
+  );
   const filters: DeliveryFilters = useMemo(
-    () => ({ ...draft, ...typed, httpStatus: HTTP_STATUS.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '' }),
+    () => ({
+      ...draft,
+      ...typed,
+      httpStatus: HTTP_STATUS.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '',
+    }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [draft.pluginId, draft.type, draft.status, draft.failedOnce, draft.since, typed.search, typed.minAttempts, typed.maxAttempts, typed.httpStatus],
+    [
+      draft.pluginId,
+      draft.type,
+      draft.status,
+      draft.failedOnce,
+      draft.since,
+      typed.search,
+      typed.minAttempts,
+      typed.maxAttempts,
+      typed.httpStatus,
+    ],
   );
   useEffect(() => replaceHashQuery(filtersToQuery(filters)), [filters]);
   const selected = params[0];
   const feed = useDeliveryFeed(filters, selected);
   const plugins = usePlugins();
-  const pluginIds = useMemo(() => [...new Set([...plugins.keys(), ...feed.rows.slice(0, 2000).map((d) => d.pluginId), ...(filters.pluginId ? [filters.pluginId] : [])])].sort(), [feed.rows, plugins, filters.pluginId]);
+  const pluginIds = useMemo(
+    () =>
+      [
+        ...new Set([
+          ...plugins.keys(),
+          ...feed.rows.slice(0, 2000).map((d) => d.pluginId),
+          ...(filters.pluginId ? [filters.pluginId] : []),
+        ]),
+      ].sort(),
+    [feed.rows, plugins, filters.pluginId],
+  );
   const live = feed.watched;
   const open = useCallback((id: string) => openDelivery(id), []);
   const filtered = Object.values(filters).some(Boolean);
-  const [bulk, setBulk] = useState<{ state: 'idle' | 'confirm' | 'sending' } | { state: 'done'; count: number }>({ state: 'idle' });
+  const [bulk, setBulk] = useState<
+    { state: 'idle' | 'confirm' | 'sending' } | { state: 'done'; count: number }
+  >({ state: 'idle' });
   const [bulkError, setBulkError] = useState<unknown>(null);
   useEffect(() => setBulk({ state: 'idle' }), [filters]);
   const resendable = feed.rows.filter((d) => d.type !== 'WEBHOOK_CHALLENGE').length;
@@ -66,7 +110,11 @@ export function DeliveriesView({ params }: ViewProps) {
     setBulk({ state: 'sending' });
     setBulkError(null);
     try {
-      const answer = await call<{ count: number }>('admin', 'POST', `/deliveries/redeliver?${filterQuery(filters)}`);
+      const answer = await call<{ count: number }>(
+        'admin',
+        'POST',
+        `/deliveries/redeliver?${filterQuery(filters)}`,
+      );
       setBulk({ state: 'done', count: answer.data.count });
     } catch (e) {
       setBulkError(e);
@@ -80,13 +128,25 @@ export function DeliveriesView({ params }: ViewProps) {
         <h1 className="dl-title">
           Deliveries{' '}
           <span className="muted dl-count" aria-live="polite">
-            {feed.loading ? 'loading…' : `${feed.rows.length.toLocaleString('en')}${feed.complete ? '' : '+'} shown`} · {feed.live ? 'live' : 'reconnecting'}
+            {feed.loading
+              ? 'loading…'
+              : `${feed.rows.length.toLocaleString('en')}${feed.complete ? '' : '+'} shown`}{' '}
+            · {feed.live ? 'live' : 'reconnecting'}
           </span>
         </h1>
-        <form className="toolbar dl-filters" role="search" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
+        <form
+          className="toolbar dl-filters"
+          role="search"
+          aria-label="Filter deliveries"
+          onSubmit={(e) => e.preventDefault()}
+        >
           <label>
             Plugin
-            <select aria-label="Plugin" value={draft.pluginId} onChange={(e) => set('pluginId')(e.target.value)}>
+            <select
+              aria-label="Plugin"
+              value={draft.pluginId}
+              onChange={(e) => set('pluginId')(e.target.value)}
+            >
               <option value="">any</option>
               {pluginIds.map((p) => (
                 <option key={p} value={p}>
@@ -97,7 +157,11 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Event type
-            <select aria-label="Event type" value={draft.type} onChange={(e) => set('type')(e.target.value)}>
+            <select
+              aria-label="Event type"
+              value={draft.type}
+              onChange={(e) => set('type')(e.target.value)}
+            >
               <option value="">any</option>
               {EVENT_KINDS.map((k) => (
                 <option key={k} value={k}>
@@ -108,7 +172,11 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Status
-            <select aria-label="Status" value={draft.status} onChange={(e) => set('status')(e.target.value)}>
+            <select
+              aria-label="Status"
+              value={draft.status}
+              onChange={(e) => set('status')(e.target.value)}
+            >
               <option value="">any</option>
               {DELIVERY_STATUSES.map((s) => (
                 <option key={s} value={s}>
@@ -120,33 +188,69 @@ export function DeliveriesView({ params }: ViewProps) {
           </label>
           <label>
             Last HTTP status
-            <input aria-label="Last HTTP status" value={draft.httpStatus} onChange={(e) => set('httpStatus')(e.target.value)} placeholder="500, 5xx, none" size={10} />
+            <input
+              aria-label="Last HTTP status"
+              value={draft.httpStatus}
+              onChange={(e) => set('httpStatus')(e.target.value)}
+              placeholder="500, 5xx, none"
+              size={10}
+            />
           </label>
           <label>
             Attempts
             <span className="dl-range">
-              <input aria-label="At least attempts" type="number" min={0} value={draft.minAttempts} onChange={(e) => set('minAttempts')(e.target.value)} placeholder="min" />
-              <input aria-label="At most attempts" type="number" min={0} value={draft.maxAttempts} onChange={(e) => set('maxAttempts')(e.target.value)} placeholder="max" />
+              <input
+                aria-label="At least attempts"
+                type="number"
+                min={0}
+                value={draft.minAttempts}
+                onChange={(e) => set('minAttempts')(e.target.value)}
+                placeholder="min"
+              />
+              <input
+                aria-label="At most attempts"
+                type="number"
+                min={0}
+                value={draft.maxAttempts}
+                onChange={(e) => set('maxAttempts')(e.target.value)}
+                placeholder="max"
+              />
             </span>
           </label>
           <label>
             Time
-            <select aria-label="Time" value={draft.since} onChange={(e) => set('since')(e.target.value)}>
+            <select
+              aria-label="Time"
+              value={draft.since}
+              onChange={(e) => set('since')(e.target.value)}
+            >
               {SINCE_OPTIONS.map(([value, label]) => (
                 <option key={value} value={value}>
                   {label}
                 </option>
               ))}
-              {draft.since && !SINCE_OPTIONS.some(([v]) => v === draft.since) && <option value={draft.since}>since {draft.since}</option>}
+              {draft.since && !SINCE_OPTIONS.some(([v]) => v === draft.since) && (
+                <option value={draft.since}>since {draft.since}</option>
+              )}
             </select>
           </label>
           <label className="dl-check">
-            <input type="checkbox" checked={draft.failedOnce === 'true'} onChange={(e) => set('failedOnce')(e.target.checked ? 'true' : '')} />
+            <input
+              type="checkbox"
+              checked={draft.failedOnce === 'true'}
+              onChange={(e) => set('failedOnce')(e.target.checked ? 'true' : '')}
+            />
             Failed at least once
           </label>
           <label>
             Search
-            <input aria-label="Search" type="search" value={draft.search} onChange={(e) => set('search')(e.target.value)} placeholder="id, event id, URL…" />
+            <input
+              aria-label="Search"
+              type="search"
+              value={draft.search}
+              onChange={(e) => set('search')(e.target.value)}
+              placeholder="id, event id, URL…"
+            />
           </label>
           {filtered && (
             <button type="button" onClick={() => setDraft(filtersFromQuery(new URLSearchParams()))}>
@@ -164,7 +268,9 @@ export function DeliveriesView({ params }: ViewProps) {
             {bulk.state === 'confirm' && (
               <>
                 <span>
-                  Send the events of these {plural(resendable, 'delivery', 'deliveries')} again, each as a new delivery{feed.rows.length > resendable ? ' (challenges are never resent)' : ''}?
+                  Send the events of these {plural(resendable, 'delivery', 'deliveries')} again,
+                  each as a new delivery
+                  {feed.rows.length > resendable ? ' (challenges are never resent)' : ''}?
                 </span>
                 <button type="button" className="primary" onClick={resendAll}>
                   Confirm: resend {plural(resendable, 'delivery', 'deliveries')}
@@ -177,7 +283,8 @@ export function DeliveriesView({ params }: ViewProps) {
             {bulk.state === 'sending' && <span className="muted">Resending…</span>}
             {bulk.state === 'done' && (
               <span role="status" className="status-ok-text">
-                Resent {plural(bulk.count, 'delivery', 'deliveries')}: the new ones appear in the list as they are sent.
+                Resent {plural(bulk.count, 'delivery', 'deliveries')}: the new ones appear in the
+                list as they are sent.
               </span>
             )}
           </div>
@@ -189,21 +296,35 @@ export function DeliveriesView({ params }: ViewProps) {
             {filtered ? (
               <>
                 No deliveries match these filters.{' '}
-                <button type="button" className="link" onClick={() => setDraft(filtersFromQuery(new URLSearchParams()))}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => setDraft(filtersFromQuery(new URLSearchParams()))}
+                >
                   Show all deliveries
                 </button>
               </>
             ) : (
               <>
-                No deliveries yet: every event the emulator sends to a plugin's webhook shows here. <a href="#/install">Verify a plugin's webhook and install it</a>, send
-                an event from <a href="#/trigger">Trigger</a>, or run <code>plugsmith trigger AGENT_MESSAGE_RECEIVED --plugin &lt;pluginId&gt;</code>.
+                No deliveries yet: every event the emulator sends to a plugin's webhook shows here.{' '}
+                <a href="#/install">Verify a plugin's webhook and install it</a>, send an event from{' '}
+                <a href="#/trigger">Trigger</a>, or run{' '}
+                <code>plugsmith trigger AGENT_MESSAGE_RECEIVED --plugin &lt;pluginId&gt;</code>.
               </>
             )}
           </p>
         )}
         <DeliveriesTable rows={feed.rows} selected={selected} onOpen={open} plugins={plugins} />
       </div>
-      {selected && <DeliveryDetail key={selected} deliveryId={selected} live={live} onResent={feed.upsert} plugins={plugins} />}
+      {selected && (
+        <DeliveryDetail
+          key={selected}
+          deliveryId={selected}
+          live={live}
+          onResent={feed.upsert}
+          plugins={plugins}
+        />
+      )}
     </div>
   );
 }

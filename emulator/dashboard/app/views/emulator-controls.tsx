@@ -11,20 +11,20 @@ function Faults() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    call<FaultSettings>('admin', 'GET', '/faults').then(
-      (a) => {
-        setSettings(a.data);
-        setProfile(a.data.on ? a.data.profile : 'duplicate=0.1,delay=100-500ms,drop=0.05');
-        setSeed(a.data.seed);
-      },
-      setError,
-    );
+    call<FaultSettings>('admin', 'GET', '/faults').then((a) => {
+      setSettings(a.data);
+      setProfile(a.data.on ? a.data.profile : 'duplicate=0.1,delay=100-500ms,drop=0.05');
+      setSeed(a.data.seed);
+    }, setError);
   }, []);
   const apply = async (next: string) => {
     setBusy(true);
     setError(null);
     try {
-      const answer = await call<FaultSettings>('admin', 'PUT', '/faults', { profile: next, ...(seed.trim() && next !== 'off' ? { seed: seed.trim() } : {}) });
+      const answer = await call<FaultSettings>('admin', 'PUT', '/faults', {
+        profile: next,
+        ...(seed.trim() && next !== 'off' ? { seed: seed.trim() } : {}),
+      });
       setSettings(answer.data);
     } catch (e) {
       setError(e);
@@ -36,9 +36,12 @@ function Faults() {
     <section className="panel" aria-labelledby="controls-faults">
       <h2 id="controls-faults">Fault injection</h2>
       <p role="status">
-        {settings === null ? 'Loading…' : settings.on ? (
+        {settings === null ? (
+          'Loading…'
+        ) : settings.on ? (
           <>
-            <strong className="status-warn">On</strong>: <code>{settings.profile}</code>, seed <code>{settings.seed}</code>
+            <strong className="status-warn">On</strong>: <code>{settings.profile}</code>, seed{' '}
+            <code>{settings.seed}</code>
           </>
         ) : (
           <>Off: every delivery is sent as asked.</>
@@ -53,11 +56,22 @@ function Faults() {
       >
         <label>
           Profile
-          <input aria-label="Fault profile" value={profile} onChange={(e) => setProfile(e.target.value)} size={36} placeholder="duplicate=0.2,delay=100-500ms,drop=0.1" />
+          <input
+            aria-label="Fault profile"
+            value={profile}
+            onChange={(e) => setProfile(e.target.value)}
+            size={36}
+            placeholder="duplicate=0.2,delay=100-500ms,drop=0.1"
+          />
         </label>
         <label>
           Seed
-          <input aria-label="Fault seed" value={seed} onChange={(e) => setSeed(e.target.value)} size={12} />
+          <input
+            aria-label="Fault seed"
+            value={seed}
+            onChange={(e) => setSeed(e.target.value)}
+            size={12}
+          />
         </label>
         <button type="submit" className="primary" disabled={busy || !profile.trim()}>
           {settings?.on ? 'Apply faults' : 'Turn faults on'}
@@ -107,10 +121,15 @@ function Store() {
       try {
         parsed = JSON.parse(await chosen.text());
       } catch {
-        throw new Error(`${chosen.name} is not JSON: choose a file that plugsmith emulator export (or Export here) wrote`);
+        throw new Error(
+          `${chosen.name} is not JSON: choose a file that plugsmith emulator export (or Export here) wrote`,
+        );
       }
       // `plugsmith emulator export` writes the export itself; the admin API's answer wraps it in { ok, data }.
-      const body = (parsed as { data?: unknown }).data && (parsed as { ok?: unknown }).ok === true ? (parsed as { data: unknown }).data : parsed;
+      const body =
+        (parsed as { data?: unknown }).data && (parsed as { ok?: unknown }).ok === true
+          ? (parsed as { data: unknown }).data
+          : parsed;
       await call('admin', 'POST', '/import', body);
       return `Imported ${chosen.name}: every view reads the new store.`;
     });
@@ -151,8 +170,14 @@ function Store() {
         }}
       >
         <label>
-          Type <code>reset</code> to empty the store (every plugin, instance, delivery and upload record goes; the seed comes back)
-          <input aria-label="Type reset to confirm" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+          Type <code>reset</code> to empty the store (every plugin, instance, delivery and upload
+          record goes; the seed comes back)
+          <input
+            aria-label="Type reset to confirm"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            autoComplete="off"
+          />
         </label>
         <button type="submit" className="danger" disabled={busy || typed !== 'reset'}>
           Reset the emulator

@@ -8,7 +8,6 @@ import { ChatView } from './chat.js';
 import { UploadsView } from './uploads.js';
 import { InstallView } from './install.js';
 
-
 /** One page of the dashboard, reached at `#/<path>`. */
 export interface ViewDefinition {
   path: string;

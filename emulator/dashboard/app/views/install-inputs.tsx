@@ -16,22 +16,41 @@ function kindOf(schema: PropertySchema): FieldKind {
   if (Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === 'string')) return 'enum';
   const type = Array.isArray(schema.type) ? schema.type.filter((t) => t !== 'null') : [schema.type];
   if (type.length !== 1) return 'json';
-  if (type[0] === 'string' || type[0] === 'number' || type[0] === 'integer' || type[0] === 'boolean') return type[0];
+  if (
+    type[0] === 'string' ||
+    type[0] === 'number' ||
+    type[0] === 'integer' ||
+    type[0] === 'boolean'
+  )
+    return type[0];
   return 'json';
 }
 
 /** The object properties of an inputsSchema the form can show field by field, or null (then the whole value is JSON). */
-export function formFields(inputsSchema: Record<string, unknown>): Array<{ name: string; schema: PropertySchema; kind: FieldKind; required: boolean }> | null {
+export function formFields(
+  inputsSchema: Record<string, unknown>,
+): Array<{ name: string; schema: PropertySchema; kind: FieldKind; required: boolean }> | null {
   const properties = inputsSchema.properties;
   if (inputsSchema.type !== undefined && inputsSchema.type !== 'object') return null;
   if (properties === undefined) {
     // `{}` or `{ type: 'object' }`: nothing declared, so nothing to ask for.
-    const constraining = Object.keys(inputsSchema).filter((k) => !['type', '$schema', '$id', 'title', 'description', 'additionalProperties'].includes(k));
+    const constraining = Object.keys(inputsSchema).filter(
+      (k) =>
+        !['type', '$schema', '$id', 'title', 'description', 'additionalProperties'].includes(k),
+    );
     return constraining.length === 0 ? [] : null;
   }
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return null;
-  const required = Array.isArray(inputsSchema.required) ? inputsSchema.required.filter((r): r is string => typeof r === 'string') : [];
-  return Object.entries(properties as Record<string, PropertySchema>).map(([name, schema]) => ({ name, schema, kind: kindOf(schema ?? {}), required: required.includes(name) }));
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+    return null;
+  const required = Array.isArray(inputsSchema.required)
+    ? inputsSchema.required.filter((r): r is string => typeof r === 'string')
+    : [];
+  return Object.entries(properties as Record<string, PropertySchema>).map(([name, schema]) => ({
+    name,
+    schema,
+    kind: kindOf(schema ?? {}),
+    required: required.includes(name),
+  }));
 }
 
 /** The text a field starts with: its default, or empty. */
@@ -44,7 +63,10 @@ function initialText(schema: PropertySchema, kind: FieldKind): string {
  * Builds `inputs` from the form's texts: an empty optional field is left out (so the schema's own
  * rules decide), a number that is not one is sent as typed (the API's schema error says why).
  */
-function buildInputs(fields: NonNullable<ReturnType<typeof formFields>>, texts: Record<string, string>): Record<string, unknown> {
+function buildInputs(
+  fields: NonNullable<ReturnType<typeof formFields>>,
+  texts: Record<string, string>,
+): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
   for (const field of fields) {
     const text = texts[field.name] ?? '';
@@ -53,7 +75,8 @@ function buildInputs(fields: NonNullable<ReturnType<typeof formFields>>, texts: 
       continue;
     }
     if (text === '') continue;
-    if (field.kind === 'number' || field.kind === 'integer') inputs[field.name] = Number.isFinite(Number(text)) ? Number(text) : text;
+    if (field.kind === 'number' || field.kind === 'integer')
+      inputs[field.name] = Number.isFinite(Number(text)) ? Number(text) : text;
     else if (field.kind === 'json') {
       try {
         inputs[field.name] = JSON.parse(text);
@@ -71,9 +94,17 @@ function buildInputs(fields: NonNullable<ReturnType<typeof formFields>>, texts: 
  * other types, and the whole value as JSON when the schema is not a plain object of properties.
  * Reports the inputs (or a JSON problem) on every change.
  */
-export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<string, unknown>; onChange: (inputs: Record<string, unknown> | Error) => void }) {
+export function InputsForm({
+  inputsSchema,
+  onChange,
+}: {
+  inputsSchema: Record<string, unknown>;
+  onChange: (inputs: Record<string, unknown> | Error) => void;
+}) {
   const fields = formFields(inputsSchema);
-  const [texts, setTexts] = useState<Record<string, string>>(() => Object.fromEntries((fields ?? []).map((f) => [f.name, initialText(f.schema, f.kind)])));
+  const [texts, setTexts] = useState<Record<string, string>>(() =>
+    Object.fromEntries((fields ?? []).map((f) => [f.name, initialText(f.schema, f.kind)])),
+  );
   const [whole, setWhole] = useState('{}');
 
   if (fields === null) {
@@ -88,7 +119,11 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
             setWhole(e.target.value);
             try {
               const value = JSON.parse(e.target.value);
-              onChange(typeof value === 'object' && value !== null && !Array.isArray(value) ? value : new Error('inputs must be a JSON object'));
+              onChange(
+                typeof value === 'object' && value !== null && !Array.isArray(value)
+                  ? value
+                  : new Error('inputs must be a JSON object'),
+              );
             } catch (error) {
               onChange(new Error(`inputs are not valid JSON: ${(error as Error).message}`));
             }
@@ -111,7 +146,8 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
             {schema.title ?? name}
             {required && (
               <span className="required" aria-hidden="true">
-                {' '}*
+                {' '}
+                *
               </span>
             )}
             {schema.description && <span className="muted"> — {schema.description}</span>}
@@ -120,8 +156,17 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
         const value = texts[name] ?? '';
         if (kind === 'boolean') {
           return (
-            <label key={name} className="check" style={{ flexDirection: 'row', alignItems: 'center', gap: 6 }}>
-              <input type="checkbox" checked={value === 'true'} onChange={(e) => set(name, e.target.checked ? 'true' : 'false')} aria-required={required} />
+            <label
+              key={name}
+              className="check"
+              style={{ flexDirection: 'row', alignItems: 'center', gap: 6 }}
+            >
+              <input
+                type="checkbox"
+                checked={value === 'true'}
+                onChange={(e) => set(name, e.target.checked ? 'true' : 'false')}
+                aria-required={required}
+              />
               {label}
             </label>
           );
@@ -130,7 +175,11 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
           return (
             <label key={name}>
               {label}
-              <select value={value} onChange={(e) => set(name, e.target.value)} aria-required={required}>
+              <select
+                value={value}
+                onChange={(e) => set(name, e.target.value)}
+                aria-required={required}
+              >
                 <option value="">{required ? 'choose…' : '(none)'}</option>
                 {(schema.enum as string[]).map((option) => (
                   <option key={option}>{option}</option>
@@ -143,14 +192,26 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
           return (
             <label key={name}>
               {label} (JSON)
-              <textarea rows={3} value={value} spellCheck={false} onChange={(e) => set(name, e.target.value)} aria-required={required} />
+              <textarea
+                rows={3}
+                value={value}
+                spellCheck={false}
+                onChange={(e) => set(name, e.target.value)}
+                aria-required={required}
+              />
             </label>
           );
         }
         return (
           <label key={name}>
             {label}
-            <input type={kind === 'string' ? 'text' : 'number'} step={kind === 'integer' ? 1 : 'any'} value={value} onChange={(e) => set(name, e.target.value)} aria-required={required} />
+            <input
+              type={kind === 'string' ? 'text' : 'number'}
+              step={kind === 'integer' ? 1 : 'any'}
+              value={value}
+              onChange={(e) => set(name, e.target.value)}
+              aria-required={required}
+            />
           </label>
         );
       })}
@@ -162,5 +223,8 @@ export function InputsForm({ inputsSchema, onChange }: { inputsSchema: Record<st
 export function initialInputs(inputsSchema: Record<string, unknown>): Record<string, unknown> {
   const fields = formFields(inputsSchema);
   if (fields === null) return {};
-  return buildInputs(fields, Object.fromEntries(fields.map((f) => [f.name, initialText(f.schema, f.kind)])));
+  return buildInputs(
+    fields,
+    Object.fromEntries(fields.map((f) => [f.name, initialText(f.schema, f.kind)])),
+  );
 }

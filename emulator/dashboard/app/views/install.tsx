@@ -4,15 +4,28 @@ import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
-import type { Agent, Delivery, Plugin, PluginInstance, Repository, WebhookVerification } from '../../../../src/contract/resources.js';
+import type {
+  Agent,
+  Delivery,
+  Plugin,
+  PluginInstance,
+  Repository,
+  WebhookVerification,
+} from '../../../../src/contract/resources.js';
 import { InputsForm, initialInputs } from './install-inputs.js';
 import { AppPicker } from './app-picker.js';
 import './data-views.css';
 
 /** Where each plugin type installs: the entity kind, its label, and the API route. */
 const TARGETS = {
-  EVENT_HANDLER: { noun: 'agent', path: (id: string) => `/agents/${encodeURIComponent(id)}/plugins` },
-  DATA_PROVIDER: { noun: 'repository', path: (id: string) => `/repositories/${encodeURIComponent(id)}/data-providers` },
+  EVENT_HANDLER: {
+    noun: 'agent',
+    path: (id: string) => `/agents/${encodeURIComponent(id)}/plugins`,
+  },
+  DATA_PROVIDER: {
+    noun: 'repository',
+    path: (id: string) => `/repositories/${encodeURIComponent(id)}/data-providers`,
+  },
   APP: { noun: 'app', path: (id: string) => `/apps/${encodeURIComponent(id)}/plugins` },
 } as const;
 
@@ -30,13 +43,20 @@ export function InstallView({ params }: ViewProps) {
 
   useEffect(() => {
     if (!workspace.orgId) return;
-    call<Plugin[]>('api', 'GET', `/orgs/${encodeURIComponent(workspace.orgId)}/plugins?@sortBy=name&@sortOrder=asc&@limit=100`).then((a) => setPlugins(a.data), setError);
+    call<Plugin[]>(
+      'api',
+      'GET',
+      `/orgs/${encodeURIComponent(workspace.orgId)}/plugins?@sortBy=name&@sortOrder=asc&@limit=100`,
+    ).then((a) => setPlugins(a.data), setError);
   }, [workspace.orgId]);
 
   useEffect(() => {
     setPlugin(null);
     if (pluginId === '') return;
-    call<Plugin>('api', 'GET', `/plugins/${encodeURIComponent(pluginId)}`).then((a) => setPlugin(a.data), setError);
+    call<Plugin>('api', 'GET', `/plugins/${encodeURIComponent(pluginId)}`).then(
+      (a) => setPlugin(a.data),
+      setError,
+    );
   }, [pluginId]);
 
   return (
@@ -57,14 +77,19 @@ export function InstallView({ params }: ViewProps) {
       </div>
       {plugins?.length === 0 && pluginId === '' && (
         <p className="muted">
-          No plugins yet: create one with <code>plugsmith plugins create</code> (or start a project with <code>plugsmith init</code> and run{' '}
-          <code>plugsmith dev</code>), or in <a href="#/data/plugins">Data → Plugins</a>.
+          No plugins yet: create one with <code>plugsmith plugins create</code> (or start a project
+          with <code>plugsmith init</code> and run <code>plugsmith dev</code>), or in{' '}
+          <a href="#/data/plugins">Data → Plugins</a>.
         </p>
       )}
       <ErrorBox error={error} />
       {plugin && (
         <>
-          <VerifySection key={`verify-${plugin.id}`} plugin={plugin} onVerified={(verified) => setPlugin({ ...plugin, webhookUrlIsVerified: verified })} />
+          <VerifySection
+            key={`verify-${plugin.id}`}
+            plugin={plugin}
+            onVerified={(verified) => setPlugin({ ...plugin, webhookUrlIsVerified: verified })}
+          />
           <InstallSection key={`install-${plugin.id}`} plugin={plugin} />
         </>
       )}
@@ -72,7 +97,13 @@ export function InstallView({ params }: ViewProps) {
   );
 }
 
-function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (verified: boolean) => void }) {
+function VerifySection({
+  plugin,
+  onVerified,
+}: {
+  plugin: Plugin;
+  onVerified: (verified: boolean) => void;
+}) {
   const [result, setResult] = useState<WebhookVerification | null>(null);
   const [delivery, setDelivery] = useState<Delivery | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -82,10 +113,25 @@ function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (ve
     setError(null);
     setDelivery(null);
     try {
-      const answer = (await call<WebhookVerification>('api', 'POST', `/plugins/${encodeURIComponent(plugin.id)}/verify-webhook`)).data;
+      const answer = (
+        await call<WebhookVerification>(
+          'api',
+          'POST',
+          `/plugins/${encodeURIComponent(plugin.id)}/verify-webhook`,
+        )
+      ).data;
       setResult(answer);
       onVerified(answer.verified);
-      if (answer.deliveryId) setDelivery((await call<Delivery>('admin', 'GET', `/deliveries/${encodeURIComponent(answer.deliveryId)}`)).data);
+      if (answer.deliveryId)
+        setDelivery(
+          (
+            await call<Delivery>(
+              'admin',
+              'GET',
+              `/deliveries/${encodeURIComponent(answer.deliveryId)}`,
+            )
+          ).data,
+        );
     } catch (failure) {
       setError(failure);
     } finally {
@@ -98,7 +144,12 @@ function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (ve
     <section className="step panel" aria-label="Verify the webhook">
       <h2>Verify the webhook</h2>
       <p>
-        Webhook URL: <code>{plugin.webhookUrl ?? 'none'}</code> · {plugin.webhookUrlIsVerified ? <span className="status-ok">verified</span> : <span className="status-warn">not verified</span>}
+        Webhook URL: <code>{plugin.webhookUrl ?? 'none'}</code> ·{' '}
+        {plugin.webhookUrlIsVerified ? (
+          <span className="status-ok">verified</span>
+        ) : (
+          <span className="status-warn">not verified</span>
+        )}
       </p>
       <button type="button" className="primary" onClick={verify} disabled={busy}>
         Verify webhook
@@ -114,8 +165,17 @@ function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (ve
           <dd>
             {attempt ? (
               <>
-                <span>{attempt.responseStatus === null ? `no answer: ${attempt.error ?? 'unknown error'}` : `HTTP ${attempt.responseStatus} in ${Math.round(attempt.durationMs)} ms`}</span>
-                {attempt.responseBody !== null && <JsonView value={attempt.responseBody} label="The plugin's answer to the challenge" />}
+                <span>
+                  {attempt.responseStatus === null
+                    ? `no answer: ${attempt.error ?? 'unknown error'}`
+                    : `HTTP ${attempt.responseStatus} in ${Math.round(attempt.durationMs)} ms`}
+                </span>
+                {attempt.responseBody !== null && (
+                  <JsonView
+                    value={attempt.responseBody}
+                    label="The plugin's answer to the challenge"
+                  />
+                )}
               </>
             ) : (
               '—'
@@ -138,7 +198,9 @@ function VerifySection({ plugin, onVerified }: { plugin: Plugin; onVerified: (ve
               <dt>Request body (signed)</dt>
               <dd>
                 <JsonView value={delivery.event} label="The challenge request body" />
-                <a href={`#/deliveries/${encodeURIComponent(delivery.id)}`}>Open delivery {delivery.id}</a>
+                <a href={`#/deliveries/${encodeURIComponent(delivery.id)}`}>
+                  Open delivery {delivery.id}
+                </a>
               </dd>
             </>
           )}
@@ -157,7 +219,9 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
   const [events, setEvents] = useState<string[]>(plugin.events);
   const [scopes, setScopes] = useState<string[]>(plugin.scopes);
   const [mode, setMode] = useState<'ASYNC' | 'SYNC'>('ASYNC');
-  const [inputs, setInputs] = useState<Record<string, unknown> | Error>(() => initialInputs(plugin.inputsSchema));
+  const [inputs, setInputs] = useState<Record<string, unknown> | Error>(() =>
+    initialInputs(plugin.inputsSchema),
+  );
   const [created, setCreated] = useState<PluginInstance | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -167,21 +231,38 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
     const org = encodeURIComponent(workspace.orgId);
     const list =
       plugin.type === 'EVENT_HANDLER'
-        ? call<Agent[]>('admin', 'GET', `/agents?orgId=${org}&@sortBy=name&@sortOrder=asc&@limit=100`)
-        : call<Repository[]>('api', 'GET', `/orgs/${org}/repositories?@sortBy=name&@sortOrder=asc&@limit=100`);
+        ? call<Agent[]>(
+            'admin',
+            'GET',
+            `/agents?orgId=${org}&@sortBy=name&@sortOrder=asc&@limit=100`,
+          )
+        : call<Repository[]>(
+            'api',
+            'GET',
+            `/orgs/${org}/repositories?@sortBy=name&@sortOrder=asc&@limit=100`,
+          );
     list.then((a) => {
       setEntities(a.data);
       setEntityId((current) => current || (a.data[0]?.id ?? ''));
     }, setError);
   }, [plugin.type, workspace.orgId]);
 
-  const toggle = (list: string[], value: string, on: boolean) => (on ? [...list, value] : list.filter((v) => v !== value));
+  const toggle = (list: string[], value: string, on: boolean) =>
+    on ? [...list, value] : list.filter((v) => v !== value);
   const install = async () => {
     setBusy(true);
     setCreated(null);
     try {
       if (inputs instanceof Error) throw inputs;
-      const body = { name, pluginId: plugin.id, events, scopes, inputs, eventDispatchMode: mode, ...(plugin.type === 'APP' && workspace.orgId ? { orgId: workspace.orgId } : {}) };
+      const body = {
+        name,
+        pluginId: plugin.id,
+        events,
+        scopes,
+        inputs,
+        eventDispatchMode: mode,
+        ...(plugin.type === 'APP' && workspace.orgId ? { orgId: workspace.orgId } : {}),
+      };
       setCreated((await call<PluginInstance>('api', 'POST', target.path(entityId), body)).data);
       setError(null);
     } catch (failure) {
@@ -196,20 +277,31 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
       <h2>
         Install on {target.noun === 'app' ? 'an' : 'a'} {target.noun}
       </h2>
-      {!plugin.webhookUrlIsVerified && <p className="status-warn">The platform installs only plugins with a verified webhook: verify it above first.</p>}
+      {!plugin.webhookUrlIsVerified && (
+        <p className="status-warn">
+          The platform installs only plugins with a verified webhook: verify it above first.
+        </p>
+      )}
       <div className="toolbar">
         {plugin.type === 'APP' ? (
-          workspace.orgId && <AppPicker orgId={workspace.orgId} refresh={created} onChange={setEntityId} />
+          workspace.orgId && (
+            <AppPicker orgId={workspace.orgId} refresh={created} onChange={setEntityId} />
+          )
+        ) : entities?.length === 0 ? (
+          <p className="muted">
+            {target.noun === 'agent' ? (
+              <>
+                No agent in the org yet: create one in <a href="#/data/agents">Data → Agents</a> (or
+                give the emulator a seed with agents).
+              </>
+            ) : (
+              <>
+                No repository in the org yet: create one with <code>plugsmith repos create</code> or
+                in <a href="#/data/repositories">Data → Repositories</a>.
+              </>
+            )}
+          </p>
         ) : (
-          entities?.length === 0 ? (
-            <p className="muted">
-              {target.noun === 'agent' ? (
-                <>No agent in the org yet: create one in <a href="#/data/agents">Data → Agents</a> (or give the emulator a seed with agents).</>
-              ) : (
-                <>No repository in the org yet: create one with <code>plugsmith repos create</code> or in <a href="#/data/repositories">Data → Repositories</a>.</>
-              )}
-            </p>
-          ) : (
           <label>
             {target.noun === 'agent' ? 'Agent' : 'Repository'}
             <select value={entityId} onChange={(e) => setEntityId(e.target.value)}>
@@ -220,7 +312,6 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
               ))}
             </select>
           </label>
-          )
         )}
         <label>
           Instance name
@@ -228,7 +319,10 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         </label>
         <label>
           Dispatch mode
-          <select value={mode} onChange={(e) => setMode(e.target.value === 'SYNC' ? 'SYNC' : 'ASYNC')}>
+          <select
+            value={mode}
+            onChange={(e) => setMode(e.target.value === 'SYNC' ? 'SYNC' : 'ASYNC')}
+          >
             <option>ASYNC</option>
             <option>SYNC</option>
           </select>
@@ -239,7 +333,11 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         {plugin.events.length === 0 && <span className="muted">none</span>}
         {plugin.events.map((event) => (
           <label key={event} className="check">
-            <input type="checkbox" checked={events.includes(event)} onChange={(e) => setEvents(toggle(events, event, e.target.checked))} />
+            <input
+              type="checkbox"
+              checked={events.includes(event)}
+              onChange={(e) => setEvents(toggle(events, event, e.target.checked))}
+            />
             {event}
           </label>
         ))}
@@ -249,7 +347,11 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         {plugin.scopes.length === 0 && <span className="muted">none</span>}
         {plugin.scopes.map((scope) => (
           <label key={scope} className="check">
-            <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => setScopes(toggle(scopes, scope, e.target.checked))} />
+            <input
+              type="checkbox"
+              checked={scopes.includes(scope)}
+              onChange={(e) => setScopes(toggle(scopes, scope, e.target.checked))}
+            />
             {scope}
           </label>
         ))}
@@ -258,14 +360,21 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
         <legend>Inputs (from the plugin's inputsSchema; * required)</legend>
         <InputsForm inputsSchema={plugin.inputsSchema} onChange={setInputs} />
       </fieldset>
-      <button type="button" className="primary" onClick={install} disabled={busy || entityId === '' || !plugin.webhookUrlIsVerified} title={plugin.webhookUrlIsVerified ? undefined : 'Verify the webhook first'}>
+      <button
+        type="button"
+        className="primary"
+        onClick={install}
+        disabled={busy || entityId === '' || !plugin.webhookUrlIsVerified}
+        title={plugin.webhookUrlIsVerified ? undefined : 'Verify the webhook first'}
+      >
         Install plugin
       </button>
       <ErrorBox error={error} />
       {created && (
         <div role="status">
           <p className="status-ok">
-            Installed: instance <code>{created.id}</code> on {target.noun} <code>{created.entityId}</code>.{' '}
+            Installed: instance <code>{created.id}</code> on {target.noun}{' '}
+            <code>{created.entityId}</code>.{' '}
             <a href={`#/data/plugins/${encodeURIComponent(plugin.id)}`}>See it in Data</a>
           </p>
           <JsonView value={created} label="The new instance" />

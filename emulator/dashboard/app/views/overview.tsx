@@ -51,7 +51,11 @@ function Secret({ label, value }: { label: string; value: string | null }) {
   return (
     <span className="secret">
       <code aria-label={label}>{shown ? value : masked}</code>
-      <button type="button" aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`} onClick={() => setShown(!shown)}>
+      <button
+        type="button"
+        aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`}
+        onClick={() => setShown(!shown)}
+      >
         {shown ? 'Hide' : 'Reveal'}
       </button>
       <CopyButton text={value} label={`Copy ${label}`} />
@@ -106,11 +110,17 @@ export function OverviewView(_props: ViewProps) {
           <dl>
             <dt>Management API</dt>
             <dd>
-              <Url label="Management API URL" value={overview?.managementUrl ?? workspace.managementUrl} />
+              <Url
+                label="Management API URL"
+                value={overview?.managementUrl ?? workspace.managementUrl}
+              />
             </dd>
             <dt>Messaging API</dt>
             <dd>
-              <Url label="Messaging API URL" value={overview?.messagingUrl ?? workspace.messagingUrl} />
+              <Url
+                label="Messaging API URL"
+                value={overview?.messagingUrl ?? workspace.messagingUrl}
+              />
             </dd>
             <dt>Token</dt>
             <dd>
@@ -130,7 +140,17 @@ export function OverviewView(_props: ViewProps) {
           <h2 id="overview-runtime">Emulator</h2>
           <dl>
             <dt>Data</dt>
-            <dd>{overview ? overview.dataDir === null ? 'in memory' : <code>{overview.dataDir}</code> : '…'}</dd>
+            <dd>
+              {overview ? (
+                overview.dataDir === null ? (
+                  'in memory'
+                ) : (
+                  <code>{overview.dataDir}</code>
+                )
+              ) : (
+                '…'
+              )}
+            </dd>
             <dt>Store id</dt>
             <dd>
               <code>{overview?.storeId ?? workspace.storeId}</code>
@@ -139,17 +159,22 @@ export function OverviewView(_props: ViewProps) {
             <dd aria-label="Uptime">{overview ? formatUptime(overview.uptimeSeconds) : '…'}</dd>
             <dt>Storage</dt>
             <dd>
-              {overview === null ? '…' : overview.storage.backend === 'embedded' ? (
+              {overview === null ? (
+                '…'
+              ) : overview.storage.backend === 'embedded' ? (
                 'embedded (served under /_storage)'
               ) : (
                 <>
-                  S3 <code>{overview.storage.endpoint}</code> bucket <code>{overview.storage.bucket}</code>
+                  S3 <code>{overview.storage.endpoint}</code> bucket{' '}
+                  <code>{overview.storage.bucket}</code>
                 </>
               )}
             </dd>
             <dt>LLM</dt>
             <dd>
-              {overview === null ? '…' : overview.llm === null ? (
+              {overview === null ? (
+                '…'
+              ) : overview.llm === null ? (
                 <span className="muted">none (scripted characters only)</span>
               ) : (
                 <>
@@ -175,16 +200,51 @@ export function OverviewView(_props: ViewProps) {
               <tr>
                 {/* Each counter opens the Deliveries it counts (the filters are the list's URL). */}
                 <td>
-                  <a href="#/deliveries?status=pending&maxAttempts=0" aria-label={`Pending: ${overview?.deliveryQueue.pending ?? '…'}, show them`}>{overview?.deliveryQueue.pending ?? '…'}</a>
+                  <a
+                    href="#/deliveries?status=pending&maxAttempts=0"
+                    aria-label={`Pending: ${overview?.deliveryQueue.pending ?? '…'}, show them`}
+                  >
+                    {overview?.deliveryQueue.pending ?? '…'}
+                  </a>
                 </td>
-                <td className={overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined}>
-                  <a className="inherit" href="#/deliveries?status=pending&minAttempts=1" aria-label={`Retrying: ${overview?.deliveryQueue.retrying ?? '…'}, show them`}>{overview?.deliveryQueue.retrying ?? '…'}</a>
+                <td
+                  className={
+                    overview && overview.deliveryQueue.retrying > 0 ? 'status-warn' : undefined
+                  }
+                >
+                  <a
+                    className="inherit"
+                    href="#/deliveries?status=pending&minAttempts=1"
+                    aria-label={`Retrying: ${overview?.deliveryQueue.retrying ?? '…'}, show them`}
+                  >
+                    {overview?.deliveryQueue.retrying ?? '…'}
+                  </a>
                 </td>
-                <td className={overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined}>
-                  <a className="inherit" href="#/deliveries?status=failed%2Cexhausted" aria-label={`Failed: ${overview?.deliveryQueue.failed ?? '…'}, show them`}>{overview?.deliveryQueue.failed ?? '…'}</a>
+                <td
+                  className={
+                    overview && overview.deliveryQueue.failed > 0 ? 'status-bad' : undefined
+                  }
+                >
+                  <a
+                    className="inherit"
+                    href="#/deliveries?status=failed%2Cexhausted"
+                    aria-label={`Failed: ${overview?.deliveryQueue.failed ?? '…'}, show them`}
+                  >
+                    {overview?.deliveryQueue.failed ?? '…'}
+                  </a>
                 </td>
-                <td className={overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined}>
-                  <a className="inherit" href="#/deliveries?status=delivered" aria-label={`Delivered: ${overview?.deliveryQueue.delivered ?? '…'}, show them`}>{overview?.deliveryQueue.delivered ?? '…'}</a>
+                <td
+                  className={
+                    overview && overview.deliveryQueue.delivered > 0 ? 'status-ok' : undefined
+                  }
+                >
+                  <a
+                    className="inherit"
+                    href="#/deliveries?status=delivered"
+                    aria-label={`Delivered: ${overview?.deliveryQueue.delivered ?? '…'}, show them`}
+                  >
+                    {overview?.deliveryQueue.delivered ?? '…'}
+                  </a>
                 </td>
               </tr>
             </tbody>

@@ -11,7 +11,13 @@ import type { DataRecord } from './data-collection.js';
  * period during which the previous secret still signs (POST /api/plugins/:id/webhook-secret/rotate,
  * what `plugsmith plugins secret rotate` calls).
  */
-export function WebhookSecret({ plugin, onRotated }: { plugin: DataRecord; onRotated: (record: DataRecord) => void }) {
+export function WebhookSecret({
+  plugin,
+  onRotated,
+}: {
+  plugin: DataRecord;
+  onRotated: (record: DataRecord) => void;
+}) {
   const [revealed, setRevealed] = useState(false);
   const [grace, setGrace] = useState('86400');
   const [confirming, setConfirming] = useState(false);
@@ -24,7 +30,12 @@ export function WebhookSecret({ plugin, onRotated }: { plugin: DataRecord; onRot
     setBusy(true);
     setError(null);
     try {
-      const answer = await call<WebhookSecretRotation>('api', 'POST', `/plugins/${encodeURIComponent(String(plugin.id))}/webhook-secret/rotate`, { graceSeconds: Number(grace) });
+      const answer = await call<WebhookSecretRotation>(
+        'api',
+        'POST',
+        `/plugins/${encodeURIComponent(String(plugin.id))}/webhook-secret/rotate`,
+        { graceSeconds: Number(grace) },
+      );
       setRotation(answer.data);
       onRotated({ ...plugin, webhookSecret: answer.data.webhookSecret });
       setConfirming(false);
@@ -47,7 +58,14 @@ export function WebhookSecret({ plugin, onRotated }: { plugin: DataRecord; onRot
       <div className="toolbar">
         <label>
           Grace period (seconds the previous secret still signs)
-          <input aria-label="Grace period in seconds" type="number" min={0} max={604800} value={grace} onChange={(e) => setGrace(e.target.value)} />
+          <input
+            aria-label="Grace period in seconds"
+            type="number"
+            min={0}
+            max={604800}
+            value={grace}
+            onChange={(e) => setGrace(e.target.value)}
+          />
         </label>
         {!confirming ? (
           <button type="button" onClick={() => setConfirming(true)}>
@@ -66,7 +84,11 @@ export function WebhookSecret({ plugin, onRotated }: { plugin: DataRecord; onRot
       </div>
       {rotation && (
         <p role="status">
-          Rotated. {rotation.previousSecretExpiresAt ? `The previous secret signs too until ${when(rotation.previousSecretExpiresAt)}.` : 'The previous secret no longer signs.'} Update your plugin's secret.
+          Rotated.{' '}
+          {rotation.previousSecretExpiresAt
+            ? `The previous secret signs too until ${when(rotation.previousSecretExpiresAt)}.`
+            : 'The previous secret no longer signs.'}{' '}
+          Update your plugin's secret.
         </p>
       )}
       <ErrorBox error={error} />

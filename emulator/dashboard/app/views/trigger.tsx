@@ -1,14 +1,31 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Delivery, ExternalEvent, Plugin, PluginInstance } from '../../../../src/contract/index.js';
+import type {
+  Delivery,
+  ExternalEvent,
+  Plugin,
+  PluginInstance,
+} from '../../../../src/contract/index.js';
 import { EVENT_DATA_SCHEMAS } from '../../../../src/contract/events.js';
 import { LIFECYCLE_EVENTS, type EventKind } from '../../../../src/contract/enums.js';
 import { fill } from '../../../../src/trigger/fill.js';
-import challenge from '../../../../src/trigger/fixtures/WEBHOOK_CHALLENGE.json' with { type: 'json' };
-import installed from '../../../../src/trigger/fixtures/PLUGIN_INSTALLED.json' with { type: 'json' };
-import uninstalled from '../../../../src/trigger/fixtures/PLUGIN_UNINSTALLED.json' with { type: 'json' };
-import agentMessage from '../../../../src/trigger/fixtures/AGENT_MESSAGE_RECEIVED.json' with { type: 'json' };
-import fileAdded from '../../../../src/trigger/fixtures/REPOSITORY_FILE_ADDED.json' with { type: 'json' };
-import fileRemoved from '../../../../src/trigger/fixtures/REPOSITORY_FILE_REMOVED.json' with { type: 'json' };
+import challenge from '../../../../src/trigger/fixtures/WEBHOOK_CHALLENGE.json' with {
+  type: 'json',
+};
+import installed from '../../../../src/trigger/fixtures/PLUGIN_INSTALLED.json' with {
+  type: 'json',
+};
+import uninstalled from '../../../../src/trigger/fixtures/PLUGIN_UNINSTALLED.json' with {
+  type: 'json',
+};
+import agentMessage from '../../../../src/trigger/fixtures/AGENT_MESSAGE_RECEIVED.json' with {
+  type: 'json',
+};
+import fileAdded from '../../../../src/trigger/fixtures/REPOSITORY_FILE_ADDED.json' with {
+  type: 'json',
+};
+import fileRemoved from '../../../../src/trigger/fixtures/REPOSITORY_FILE_REMOVED.json' with {
+  type: 'json',
+};
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { checkSchema, type SchemaProblem } from '../json-schema-check.js';
@@ -35,19 +52,42 @@ const FIXTURES: Record<EventKind, Fixture> = {
 
 function random(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /** The sample payload of an event for this plugin and instance, filled as `plugsmith trigger` fills it. */
-export function samplePayload(type: EventKind, plugin: Plugin, instance: PluginInstance | null): Record<string, unknown> {
+export function samplePayload(
+  type: EventKind,
+  plugin: Plugin,
+  instance: PluginInstance | null,
+): Record<string, unknown> {
   const fixture = FIXTURES[type];
-  const known: Record<string, unknown> = { pluginId: plugin.id, orgId: plugin.orgId, events: plugin.events, scopes: plugin.scopes };
+  const known: Record<string, unknown> = {
+    pluginId: plugin.id,
+    orgId: plugin.orgId,
+    events: plugin.events,
+    scopes: plugin.scopes,
+  };
   if (instance) {
-    Object.assign(known, { pluginInstanceId: instance.id, instance, entityId: instance.entityId, entityType: instance.entityType, instanceName: instance.name });
+    Object.assign(known, {
+      pluginInstanceId: instance.id,
+      instance,
+      entityId: instance.entityId,
+      entityType: instance.entityType,
+      instanceName: instance.name,
+    });
     if (instance.entityType === 'AGENT') known.agentId = instance.entityId;
     if (instance.entityType === 'REPOSITORY') known.repositoryId = instance.entityId;
   }
-  const context = { ...fixture.defaults, now: new Date().toISOString(), random: random(), ...known };
+  const context = {
+    ...fixture.defaults,
+    now: new Date().toISOString(),
+    random: random(),
+    ...known,
+  };
   return fill(fixture.data, context) as Record<string, unknown>;
 }
 
@@ -62,10 +102,21 @@ export function checkPayload(type: EventKind, text: string): Record<string, unkn
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ApiFailure(400, 'VALIDATION_ERROR', `the payload is not JSON: ${(error as Error).message}`, [{ path: ['data'], message: 'fix the JSON syntax' }]);
+    throw new ApiFailure(
+      400,
+      'VALIDATION_ERROR',
+      `the payload is not JSON: ${(error as Error).message}`,
+      [{ path: ['data'], message: 'fix the JSON syntax' }],
+    );
   }
   const problems = checkSchema(EVENT_DATA_SCHEMAS[type], data, ['data']);
-  if (problems.length > 0) throw new ApiFailure(400, 'VALIDATION_ERROR', `data does not match the ${type} event's schema`, problems);
+  if (problems.length > 0)
+    throw new ApiFailure(
+      400,
+      'VALIDATION_ERROR',
+      `data does not match the ${type} event's schema`,
+      problems,
+    );
   return data as Record<string, unknown>;
 }
 
@@ -81,7 +132,17 @@ export function checkExternalPayload(event: ExternalEvent, text: string): Payloa
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { valid: false, problems: [{ path: [], code: 'json', expected: 'JSON', message: `the payload is not JSON: ${(error as Error).message}` }] };
+    return {
+      valid: false,
+      problems: [
+        {
+          path: [],
+          code: 'json',
+          expected: 'JSON',
+          message: `the payload is not JSON: ${(error as Error).message}`,
+        },
+      ],
+    };
   }
   const problems = checkSchema(event.payloadSchema ?? { type: 'object' }, data, ['payload']);
   return problems.length === 0 ? { valid: true } : { valid: false, problems };
@@ -119,7 +180,10 @@ export function TriggerView(_props: ViewProps) {
       (answer) => {
         setPlugins(answer.data);
         // Opens on a plugin it can send to: a verified webhook first, then any webhook URL.
-        const first = answer.data.find((p) => p.webhookUrl && p.webhookUrlIsVerified) ?? answer.data.find((p) => p.webhookUrl) ?? answer.data[0];
+        const first =
+          answer.data.find((p) => p.webhookUrl && p.webhookUrlIsVerified) ??
+          answer.data.find((p) => p.webhookUrl) ??
+          answer.data[0];
         if (first) setPluginId((current) => current || first.id);
       },
       (e) => {
@@ -129,7 +193,10 @@ export function TriggerView(_props: ViewProps) {
     );
   }, []);
 
-  const plugin = useMemo(() => plugins?.find((p) => p.id === pluginId) ?? null, [plugins, pluginId]);
+  const plugin = useMemo(
+    () => plugins?.find((p) => p.id === pluginId) ?? null,
+    [plugins, pluginId],
+  );
 
   useEffect(() => {
     setInstances([]);
@@ -137,20 +204,30 @@ export function TriggerView(_props: ViewProps) {
     setExternalEvents([]);
     setExternalName(null);
     if (!plugin) return;
-    call<ExternalEvent[]>('api', 'GET', `/plugins/${encodeURIComponent(plugin.id)}/external-events?@limit=100`).then((answer) => setExternalEvents(answer.data), setError);
-    setType((t) => (t && eventsOf(plugin).includes(t) ? t : eventsOf(plugin).find((e) => e !== 'WEBHOOK_CHALLENGE') ?? 'WEBHOOK_CHALLENGE'));
-    call<PluginInstance[]>('admin', 'GET', `/instances?pluginId=${encodeURIComponent(plugin.id)}&@limit=100`).then(
-      (answer) => {
-        setInstances(answer.data);
-        setInstancesOf(plugin.id);
-        if (answer.data[0]) setInstanceId(answer.data[0].id);
-      },
-      setError,
+    call<ExternalEvent[]>(
+      'api',
+      'GET',
+      `/plugins/${encodeURIComponent(plugin.id)}/external-events?@limit=100`,
+    ).then((answer) => setExternalEvents(answer.data), setError);
+    setType((t) =>
+      t && eventsOf(plugin).includes(t)
+        ? t
+        : (eventsOf(plugin).find((e) => e !== 'WEBHOOK_CHALLENGE') ?? 'WEBHOOK_CHALLENGE'),
     );
+    call<PluginInstance[]>(
+      'admin',
+      'GET',
+      `/instances?pluginId=${encodeURIComponent(plugin.id)}&@limit=100`,
+    ).then((answer) => {
+      setInstances(answer.data);
+      setInstancesOf(plugin.id);
+      if (answer.data[0]) setInstanceId(answer.data[0].id);
+    }, setError);
   }, [plugin]);
 
   const instance = instances.find((i) => i.id === instanceId) ?? null;
-  const external = externalName === null ? null : (externalEvents.find((e) => e.name === externalName) ?? null);
+  const external =
+    externalName === null ? null : (externalEvents.find((e) => e.name === externalName) ?? null);
   const needsInstance = !external && type !== '' && type !== 'WEBHOOK_CHALLENGE';
   /** The payload the editor starts from: an external event's example from its payloadSchema, or the event's sample. */
   const freshPayload = (): string | null => {
@@ -197,7 +274,13 @@ export function TriggerView(_props: ViewProps) {
     }
     setSending(true);
     try {
-      const answer = await call<Delivery>('admin', 'POST', '/events', { type, pluginId: plugin.id, ...(needsInstance && instance ? { pluginInstanceId: instance.id } : {}), data, mode: 'SYNC' });
+      const answer = await call<Delivery>('admin', 'POST', '/events', {
+        type,
+        pluginId: plugin.id,
+        ...(needsInstance && instance ? { pluginInstanceId: instance.id } : {}),
+        data,
+        mode: 'SYNC',
+      });
       navigate('deliveries', answer.data.id);
     } catch (e) {
       setError(e);
@@ -212,8 +295,10 @@ export function TriggerView(_props: ViewProps) {
       <h1 className="dl-title">Trigger an event</h1>
       {plugins.length === 0 ? (
         <p className="muted">
-          No plugins yet, so nothing to send an event to: create one with <code>plugsmith plugins create</code> or in <a href="#/data/plugins">Data → Plugins</a> (or start a
-          project with <code>plugsmith init</code> and run <code>plugsmith dev</code>), then verify its webhook on <a href="#/install">Verify &amp; install</a>.
+          No plugins yet, so nothing to send an event to: create one with{' '}
+          <code>plugsmith plugins create</code> or in <a href="#/data/plugins">Data → Plugins</a>{' '}
+          (or start a project with <code>plugsmith init</code> and run <code>plugsmith dev</code>),
+          then verify its webhook on <a href="#/install">Verify &amp; install</a>.
         </p>
       ) : (
         <form
@@ -227,7 +312,11 @@ export function TriggerView(_props: ViewProps) {
           <div className="toolbar">
             <label>
               Plugin
-              <select aria-label="Plugin" value={pluginId} onChange={(e) => setPluginId(e.target.value)}>
+              <select
+                aria-label="Plugin"
+                value={pluginId}
+                onChange={(e) => setPluginId(e.target.value)}
+              >
                 {plugins.map((p) => (
                   <option key={p.id} value={p.id}>
                     {p.name} ({p.id})
@@ -237,7 +326,11 @@ export function TriggerView(_props: ViewProps) {
             </label>
             <label>
               Event type
-              <select aria-label="Event type" value={external ? EXTERNAL + external.name : type} onChange={(e) => choose(e.target.value)}>
+              <select
+                aria-label="Event type"
+                value={external ? EXTERNAL + external.name : type}
+                onChange={(e) => choose(e.target.value)}
+              >
                 <optgroup label="Platform events">
                   {plugin &&
                     eventsOf(plugin).map((k) => (
@@ -260,8 +353,15 @@ export function TriggerView(_props: ViewProps) {
             {needsInstance && (
               <label>
                 Instance
-                <select aria-label="Instance" value={instanceId} onChange={(e) => setInstanceId(e.target.value)} disabled={instances.length === 0}>
-                  {instances.length === 0 && <option value="">none: install the plugin first</option>}
+                <select
+                  aria-label="Instance"
+                  value={instanceId}
+                  onChange={(e) => setInstanceId(e.target.value)}
+                  disabled={instances.length === 0}
+                >
+                  {instances.length === 0 && (
+                    <option value="">none: install the plugin first</option>
+                  )}
                   {instances.map((i) => (
                     <option key={i.id} value={i.id}>
                       {i.name} ({i.id}, {i.entityType.toLowerCase()} {i.entityId})
@@ -274,19 +374,26 @@ export function TriggerView(_props: ViewProps) {
           {needsInstance && plugin && instancesOf === plugin.id && instances.length === 0 && (
             <p className="status-warn">
               This event acts on an installed instance, and the plugin has none yet: install it on{' '}
-              <a href={`#/install/${encodeURIComponent(plugin.id)}`}>Verify &amp; install</a> first (installing sends a real PLUGIN_INSTALLED).
+              <a href={`#/install/${encodeURIComponent(plugin.id)}`}>Verify &amp; install</a> first
+              (installing sends a real PLUGIN_INSTALLED).
             </p>
           )}
           {external ? (
             <p className="muted" id="tr-external-note">
-              {external.description ? `${external.description} ` : ''}An external event is raised by your integration, not by the platform: the platform does not emit
-              external events to plugins, so nothing is sent from here. Use this to check the payloads your integration will send against
-              the event's payloadSchema{external.payloadSchema ? '' : ' (it has none: any JSON object fits)'}.
+              {external.description ? `${external.description} ` : ''}An external event is raised by
+              your integration, not by the platform: the platform does not emit external events to
+              plugins, so nothing is sent from here. Use this to check the payloads your integration
+              will send against the event's payloadSchema
+              {external.payloadSchema ? '' : ' (it has none: any JSON object fits)'}.
             </p>
           ) : (
             type && <p className="muted">{FIXTURES[type].description}</p>
           )}
-          {plugin && !external && !plugin.webhookUrl && <p className="status-warn">This plugin has no webhook URL: set one before triggering.</p>}
+          {plugin && !external && !plugin.webhookUrl && (
+            <p className="status-warn">
+              This plugin has no webhook URL: set one before triggering.
+            </p>
+          )}
           <label>
             Payload (the event's data, JSON)
             <textarea
@@ -324,7 +431,11 @@ export function TriggerView(_props: ViewProps) {
                 Check payload
               </button>
             ) : (
-              <button type="submit" className="primary" disabled={sending || !plugin || !type || (needsInstance && !instance)}>
+              <button
+                type="submit"
+                className="primary"
+                disabled={sending || !plugin || !type || (needsInstance && !instance)}
+              >
                 {sending ? 'Sending…' : 'Send event'}
               </button>
             )}

@@ -2,7 +2,11 @@ import { useEffect, useState } from 'react';
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import type { ViewProps } from '../view-props.js';
-import type { File as FileRecord, Repository, UploadUrls } from '../../../../src/contract/resources.js';
+import type {
+  File as FileRecord,
+  Repository,
+  UploadUrls,
+} from '../../../../src/contract/resources.js';
 import { MAX_FILES_PER_REQUEST } from '../../../../src/contract/requests.js';
 import { humanSize } from '../format.js';
 import './data-views.css';
@@ -19,14 +23,27 @@ interface UploadRow {
 }
 
 /** PUTs the bytes to the signed URL with XMLHttpRequest, whose upload events give the progress fetch cannot. */
-function putWithProgress(url: string, file: File, contentType: string, onProgress: (loaded: number) => void): Promise<void> {
+function putWithProgress(
+  url: string,
+  file: File,
+  contentType: string,
+  onProgress: (loaded: number) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);
     xhr.setRequestHeader('content-type', contentType);
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
-    xhr.onload = () => (xhr.status >= 200 && xhr.status < 300 ? resolve() : reject(new Error(`storage answered ${xhr.status}: ${xhr.responseText.slice(0, 300)}`)));
-    xhr.onerror = () => reject(new Error('the upload could not reach storage (network error, or the Content-Security-Policy refused the storage origin)'));
+    xhr.onload = () =>
+      xhr.status >= 200 && xhr.status < 300
+        ? resolve()
+        : reject(new Error(`storage answered ${xhr.status}: ${xhr.responseText.slice(0, 300)}`));
+    xhr.onerror = () =>
+      reject(
+        new Error(
+          'the upload could not reach storage (network error, or the Content-Security-Policy refused the storage origin)',
+        ),
+      );
     xhr.send(file);
   });
 }
@@ -49,29 +66,55 @@ export function UploadsView(_props: ViewProps) {
 
   useEffect(() => {
     if (!workspace.orgId) return;
-    call<Repository[]>('api', 'GET', `/orgs/${encodeURIComponent(workspace.orgId)}/repositories?@sortBy=name&@sortOrder=asc&@limit=100`).then((a) => setRepositories(a.data), setError);
+    call<Repository[]>(
+      'api',
+      'GET',
+      `/orgs/${encodeURIComponent(workspace.orgId)}/repositories?@sortBy=name&@sortOrder=asc&@limit=100`,
+    ).then((a) => setRepositories(a.data), setError);
   }, [workspace.orgId]);
 
-  const update = (key: string, patch: Partial<UploadRow>) => setRows((current) => current.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  const update = (key: string, patch: Partial<UploadRow>) =>
+    setRows((current) => current.map((r) => (r.key === key ? { ...r, ...patch } : r)));
 
-  async function uploadOne(row: UploadRow, file: File, signedUrl: string, record: FileRecord, target: string) {
+  async function uploadOne(
+    row: UploadRow,
+    file: File,
+    signedUrl: string,
+    record: FileRecord,
+    target: string,
+  ) {
     update(row.key, { step: 'uploading', record });
     try {
-      await putWithProgress(signedUrl, file, record.contentType ?? 'application/octet-stream', (loaded) => update(row.key, { loaded }));
+      await putWithProgress(
+        signedUrl,
+        file,
+        record.contentType ?? 'application/octet-stream',
+        (loaded) => update(row.key, { loaded }),
+      );
     } catch (failure) {
       update(row.key, { step: 'failed', error: failure });
       // As the CLI does: the record says why the upload failed.
-      await call('api', 'PATCH', '/status', { fileId: record.id, status: 'FAILED', errorMessage: (failure as Error).message.slice(0, 2000) }).catch(() => undefined);
+      await call('api', 'PATCH', '/status', {
+        fileId: record.id,
+        status: 'FAILED',
+        errorMessage: (failure as Error).message.slice(0, 2000),
+      }).catch(() => undefined);
       return;
     }
     try {
       update(row.key, { step: 'marking', loaded: file.size });
-      const marked = await call<FileRecord>('api', 'PATCH', '/status', { fileId: record.id, status: 'UPLOADED' });
+      const marked = await call<FileRecord>('api', 'PATCH', '/status', {
+        fileId: record.id,
+        status: 'UPLOADED',
+      });
       update(row.key, { record: marked.data });
-      if (marked.data.status !== 'UPLOADED') throw new Error(marked.data.errorMessage ?? `status ${marked.data.status}`);
+      if (marked.data.status !== 'UPLOADED')
+        throw new Error(marked.data.errorMessage ?? `status ${marked.data.status}`);
       if (target !== '') {
         update(row.key, { step: 'attaching' });
-        await call('api', 'POST', `/repositories/${encodeURIComponent(target)}/files`, { fileId: record.id });
+        await call('api', 'POST', `/repositories/${encodeURIComponent(target)}/files`, {
+          fileId: record.id,
+        });
       }
       update(row.key, { step: 'done' });
     } catch (failure) {
@@ -82,7 +125,17 @@ export function UploadsView(_props: ViewProps) {
   async function upload(files: File[]) {
     if (files.length === 0 || !workspace.orgId) return;
     const target = repositoryId;
-    const batchRows = files.map((f, i): UploadRow => ({ key: `${Date.now()}-${i}-${f.name}`, name: f.name, size: f.size, loaded: 0, step: 'waiting', record: null, error: null }));
+    const batchRows = files.map(
+      (f, i): UploadRow => ({
+        key: `${Date.now()}-${i}-${f.name}`,
+        name: f.name,
+        size: f.size,
+        loaded: 0,
+        step: 'waiting',
+        record: null,
+        error: null,
+      }),
+    );
     setRows((current) => [...batchRows, ...current]);
     for (let start = 0; start < files.length; start += MAX_FILES_PER_REQUEST) {
       const batch = files.slice(start, start + MAX_FILES_PER_REQUEST);
@@ -91,7 +144,12 @@ export function UploadsView(_props: ViewProps) {
       let signed: UploadUrls;
       try {
         const body = {
-          files: batch.map((f) => ({ fileName: f.name, contentType: f.type || 'application/octet-stream', fileSize: f.size, isPublic })),
+          files: batch.map((f) => ({
+            fileName: f.name,
+            contentType: f.type || 'application/octet-stream',
+            fileSize: f.size,
+            isPublic,
+          })),
           parentType: 'ORG',
           parentId: workspace.orgId,
           ...(folder.trim() !== '' ? { folder: folder.trim() } : {}),
@@ -101,7 +159,11 @@ export function UploadsView(_props: ViewProps) {
         for (const row of keys) update(row.key, { step: 'failed', error: failure });
         continue;
       }
-      await Promise.all(batch.map((file, i) => uploadOne(keys[i], file, signed.files[i].signedUrl, signed.files[i].fileRecord, target)));
+      await Promise.all(
+        batch.map((file, i) =>
+          uploadOne(keys[i], file, signed.files[i].signedUrl, signed.files[i].fileRecord, target),
+        ),
+      );
     }
   }
 
@@ -123,10 +185,18 @@ export function UploadsView(_props: ViewProps) {
         </label>
         <label>
           Folder (optional)
-          <input value={folder} onChange={(e) => setFolder(e.target.value)} placeholder="docs/2026" />
+          <input
+            value={folder}
+            onChange={(e) => setFolder(e.target.value)}
+            placeholder="docs/2026"
+          />
         </label>
         <label className="check" style={{ flexDirection: 'row', alignItems: 'center', gap: 6 }}>
-          <input type="checkbox" checked={isPublic} onChange={(e) => setIsPublic(e.target.checked)} />
+          <input
+            type="checkbox"
+            checked={isPublic}
+            onChange={(e) => setIsPublic(e.target.checked)}
+          />
           Public files
         </label>
       </div>
@@ -162,7 +232,10 @@ export function UploadsView(_props: ViewProps) {
       {rows.length === 0 ? (
         <p className="muted">
           Nothing uploaded from this page yet: drop files above, or run{' '}
-          <code>plugsmith files upload ./guide.pdf --parent-type ORG --parent-id {workspace.orgId}</code>. Every uploaded file, from here or elsewhere, is in{' '}
+          <code>
+            plugsmith files upload ./guide.pdf --parent-type ORG --parent-id {workspace.orgId}
+          </code>
+          . Every uploaded file, from here or elsewhere, is in{' '}
           <a href="#/data/uploads">Data → Uploads</a>.
         </p>
       ) : (
@@ -184,12 +257,27 @@ export function UploadsView(_props: ViewProps) {
                 <td>{r.name}</td>
                 <td title={`${r.size} bytes`}>{humanSize(r.size)}</td>
                 <td>
-                  <progress max={Math.max(r.size, 1)} value={r.step === 'done' ? Math.max(r.size, 1) : r.loaded} aria-label={`Progress of ${r.name}`} />
+                  <progress
+                    max={Math.max(r.size, 1)}
+                    value={r.step === 'done' ? Math.max(r.size, 1) : r.loaded}
+                    aria-label={`Progress of ${r.name}`}
+                  />
                 </td>
                 <td>{r.step}</td>
-                <td className={r.record?.status === 'UPLOADED' ? 'status-ok' : r.step === 'failed' ? 'status-bad' : undefined}>
+                <td
+                  className={
+                    r.record?.status === 'UPLOADED'
+                      ? 'status-ok'
+                      : r.step === 'failed'
+                        ? 'status-bad'
+                        : undefined
+                  }
+                >
                   {r.record?.status ?? (r.step === 'failed' ? 'FAILED' : '—')}
-                  {r.step === 'failed' && (r.error instanceof ApiFailure || r.error instanceof Error) && <ErrorBox error={r.error} />}
+                  {r.step === 'failed' &&
+                    (r.error instanceof ApiFailure || r.error instanceof Error) && (
+                      <ErrorBox error={r.error} />
+                    )}
                 </td>
                 <td>
                   <code>{r.record?.id ?? ''}</code>

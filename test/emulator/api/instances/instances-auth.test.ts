@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../../../emulator/index.js';
-import { call, install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../../webhooks/helpers.js';
+import {
+  call,
+  install,
+  ROLES_SEED,
+  TOKENS,
+  verifiedPlugin,
+  WebhookServer,
+} from '../../webhooks/helpers.js';
 
 // Who calls: every kind of credential the management API meets.
 const CALLERS = [
@@ -32,17 +39,40 @@ const token: Partial<Record<Caller, string | null>> = {
   limitedInside: TOKENS.ownerLimitedToAcme,
   limitedOutside: TOKENS.ownerLimitedToOther,
 };
-let ids: { dataProvider: string; handler: string; app: string; privatePlugin: string; file: string };
+let ids: {
+  dataProvider: string;
+  handler: string;
+  app: string;
+  privatePlugin: string;
+  file: string;
+};
 
 /** A file uploaded through a signed URL (org_acme) and added to a repository; its id. */
 async function fileInRepository(repositoryId: string): Promise<string> {
-  const generated = await call(emu.url, 'POST', '/api/generate-upload-url', TOKENS.owner, { files: [{ fileName: 'matrix.md' }], parentId: 'org_acme', parentType: 'ORG' });
+  const generated = await call(emu.url, 'POST', '/api/generate-upload-url', TOKENS.owner, {
+    files: [{ fileName: 'matrix.md' }],
+    parentId: 'org_acme',
+    parentType: 'ORG',
+  });
   const { signedUrl, fileRecord } = generated.body.data.files[0];
   const put = await request(signedUrl, { method: 'PUT', body: 'matrix' });
   await put.body.dump();
   expect(put.statusCode).toBeLessThan(300);
-  expect((await call(emu.url, 'PATCH', '/api/status', TOKENS.owner, { fileId: fileRecord.id, status: 'UPLOADED' })).status).toBe(200);
-  expect((await call(emu.url, 'POST', `/api/repositories/${repositoryId}/files`, TOKENS.owner, { fileId: fileRecord.id })).status).toBe(201);
+  expect(
+    (
+      await call(emu.url, 'PATCH', '/api/status', TOKENS.owner, {
+        fileId: fileRecord.id,
+        status: 'UPLOADED',
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await call(emu.url, 'POST', `/api/repositories/${repositoryId}/files`, TOKENS.owner, {
+        fileId: fileRecord.id,
+      })
+    ).status,
+  ).toBe(201);
   return fileRecord.id;
 }
 
@@ -50,21 +80,85 @@ beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 
-  const common = { webhookUrl: hook.url, isPublic: true, scopes: ['REPOSITORY_FILES_READ', 'AGENT_MESSAGE_WRITE'] };
-  const dataProvider = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'DATA_PROVIDER', ...common });
-  const handler = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'EVENT_HANDLER', ...common });
+  const common = {
+    webhookUrl: hook.url,
+    isPublic: true,
+    scopes: ['REPOSITORY_FILES_READ', 'AGENT_MESSAGE_WRITE'],
+  };
+  const dataProvider = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', {
+    type: 'DATA_PROVIDER',
+    ...common,
+  });
+  const handler = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', {
+    type: 'EVENT_HANDLER',
+    ...common,
+  });
   const app = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'APP', ...common });
-  const privatePlugin = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', { type: 'DATA_PROVIDER', webhookUrl: hook.url });
-  ids = { dataProvider: dataProvider.id, handler: handler.id, app: app.id, privatePlugin: privatePlugin.id, file: await fileInRepository('repo_acme') };
+  const privatePlugin = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', {
+    type: 'DATA_PROVIDER',
+    webhookUrl: hook.url,
+  });
+  ids = {
+    dataProvider: dataProvider.id,
+    handler: handler.id,
+    app: app.id,
+    privatePlugin: privatePlugin.id,
+    file: await fileInRepository('repo_acme'),
+  };
   // The app exists (in org_acme) once it has an instance.
-  await install(emu, hook, TOKENS.owner, '/api/apps/app_matrix/plugins', { name: 'anchor', pluginId: app.id, events: [], scopes: [], orgId: 'org_acme' });
+  await install(emu, hook, TOKENS.owner, '/api/apps/app_matrix/plugins', {
+    name: 'anchor',
+    pluginId: app.id,
+    events: [],
+    scopes: [],
+    orgId: 'org_acme',
+  });
 
   const dp = (scopes: string[]) => ({ name: 'dp', pluginId: dataProvider.id, events: [], scopes });
-  token.instanceRightScope = (await install(emu, hook, TOKENS.owner, '/api/repositories/repo_acme/data-providers', dp(['REPOSITORY_FILES_READ']))).accessToken;
-  token.instanceWrongScope = (await install(emu, hook, TOKENS.owner, '/api/repositories/repo_acme/data-providers', dp(['AGENT_MESSAGE_WRITE']))).accessToken;
-  token.instanceOtherEntity = (await install(emu, hook, TOKENS.outsider, '/api/repositories/repo_other/data-providers', dp(['REPOSITORY_FILES_READ']))).accessToken;
-  const gone = await install(emu, hook, TOKENS.owner, '/api/repositories/repo_acme/data-providers', dp(['REPOSITORY_FILES_READ']));
-  expect((await call(emu.url, 'DELETE', `/api/repositories/repo_acme/data-providers/${gone.instance.id}`, TOKENS.owner)).status).toBe(200);
+  token.instanceRightScope = (
+    await install(
+      emu,
+      hook,
+      TOKENS.owner,
+      '/api/repositories/repo_acme/data-providers',
+      dp(['REPOSITORY_FILES_READ']),
+    )
+  ).accessToken;
+  token.instanceWrongScope = (
+    await install(
+      emu,
+      hook,
+      TOKENS.owner,
+      '/api/repositories/repo_acme/data-providers',
+      dp(['AGENT_MESSAGE_WRITE']),
+    )
+  ).accessToken;
+  token.instanceOtherEntity = (
+    await install(
+      emu,
+      hook,
+      TOKENS.outsider,
+      '/api/repositories/repo_other/data-providers',
+      dp(['REPOSITORY_FILES_READ']),
+    )
+  ).accessToken;
+  const gone = await install(
+    emu,
+    hook,
+    TOKENS.owner,
+    '/api/repositories/repo_acme/data-providers',
+    dp(['REPOSITORY_FILES_READ']),
+  );
+  expect(
+    (
+      await call(
+        emu.url,
+        'DELETE',
+        `/api/repositories/repo_acme/data-providers/${gone.instance.id}`,
+        TOKENS.owner,
+      )
+    ).status,
+  ).toBe(200);
   token.instanceUninstalled = gone.accessToken;
 });
 afterAll(async () => {
@@ -73,11 +167,43 @@ afterAll(async () => {
 });
 
 /** Expected statuses for routes with the same rules; instance tokens never manage instances. */
-const instanceCallers = { instanceRightScope: 403, instanceWrongScope: 403, instanceOtherEntity: 403, instanceUninstalled: 401 } as const;
+const instanceCallers = {
+  instanceRightScope: 403,
+  instanceWrongScope: 403,
+  instanceOtherEntity: 403,
+  instanceUninstalled: 401,
+} as const;
 const unauthenticated = { none: 401, unknown: 401 } as const;
-const install201 = { ...unauthenticated, nonMember: 404, viewer: 403, member: 201, owner: 201, limitedInside: 201, limitedOutside: 404, ...instanceCallers };
-const list200 = { ...unauthenticated, nonMember: 404, viewer: 200, member: 200, owner: 200, limitedInside: 200, limitedOutside: 404, ...instanceCallers };
-const remove200 = { ...unauthenticated, nonMember: 404, viewer: 403, member: 403, owner: 200, limitedInside: 200, limitedOutside: 404, ...instanceCallers };
+const install201 = {
+  ...unauthenticated,
+  nonMember: 404,
+  viewer: 403,
+  member: 201,
+  owner: 201,
+  limitedInside: 201,
+  limitedOutside: 404,
+  ...instanceCallers,
+};
+const list200 = {
+  ...unauthenticated,
+  nonMember: 404,
+  viewer: 200,
+  member: 200,
+  owner: 200,
+  limitedInside: 200,
+  limitedOutside: 404,
+  ...instanceCallers,
+};
+const remove200 = {
+  ...unauthenticated,
+  nonMember: 404,
+  viewer: 403,
+  member: 403,
+  owner: 200,
+  limitedInside: 200,
+  limitedOutside: 404,
+  ...instanceCallers,
+};
 
 interface Row {
   route: string;
@@ -88,7 +214,12 @@ interface Row {
   expected: Record<Caller, number>;
 }
 
-function entityRows(label: string, base: string, pluginOf: () => string, extra: Record<string, unknown> = {}): Row[] {
+function entityRows(
+  label: string,
+  base: string,
+  pluginOf: () => string,
+  extra: Record<string, unknown> = {},
+): Row[] {
   const body = () => ({ name: 'matrix', pluginId: pluginOf(), events: [], scopes: [], ...extra });
   return [
     { route: `POST ${label}`, method: 'POST', path: () => base, body, expected: install201 },
@@ -96,21 +227,39 @@ function entityRows(label: string, base: string, pluginOf: () => string, extra: 
     {
       route: `DELETE ${label}/:pluginInstanceId`,
       method: 'DELETE',
-      path: async () => `${base}/${(await install(emu, hook, TOKENS.owner, base, body())).instance.id}`,
+      path: async () =>
+        `${base}/${(await install(emu, hook, TOKENS.owner, base, body())).instance.id}`,
       expected: remove200,
     },
   ];
 }
 
 const ROWS: Row[] = [
-  ...entityRows('/api/repositories/:repositoryId/data-providers', '/api/repositories/repo_acme/data-providers', () => ids.dataProvider),
-  ...entityRows('/api/agents/:agentId/plugins', '/api/agents/agent_acme/plugins', () => ids.handler),
+  ...entityRows(
+    '/api/repositories/:repositoryId/data-providers',
+    '/api/repositories/repo_acme/data-providers',
+    () => ids.dataProvider,
+  ),
+  ...entityRows(
+    '/api/agents/:agentId/plugins',
+    '/api/agents/agent_acme/plugins',
+    () => ids.handler,
+  ),
   ...entityRows('/api/apps/:appId/plugins', '/api/apps/app_matrix/plugins', () => ids.app),
   {
     route: 'POST /api/plugins/:pluginId/verify-webhook',
     method: 'POST',
     path: () => `/api/plugins/${ids.privatePlugin}/verify-webhook`,
-    expected: { ...unauthenticated, nonMember: 404, viewer: 403, member: 200, owner: 200, limitedInside: 200, limitedOutside: 404, ...instanceCallers },
+    expected: {
+      ...unauthenticated,
+      nonMember: 404,
+      viewer: 403,
+      member: 200,
+      owner: 200,
+      limitedInside: 200,
+      limitedOutside: 404,
+      ...instanceCallers,
+    },
   },
   // The routes an installation token is for: a data provider reading its repository's files.
   ...[
@@ -136,7 +285,9 @@ const ROWS: Row[] = [
   })),
 ];
 
-const CASES = ROWS.flatMap((row) => CALLERS.map((caller) => ({ ...row, caller, status: row.expected[caller] })));
+const CASES = ROWS.flatMap((row) =>
+  CALLERS.map((caller) => ({ ...row, caller, status: row.expected[caller] })),
+);
 
 describe('authorization of the instance, verification and scope-checked routes', () => {
   it.each(CASES)('$route as $caller → $status', async ({ method, path, body, caller, status }) => {
@@ -165,14 +316,26 @@ describe('installation access tokens on the user routes', () => {
     ['GET', '/api/orgs/org_acme/repositories', () => undefined],
   ];
   it.each(USER_ROUTES)('%s %s → 403', async (method, path, body) => {
-    const result = await call(emu.url, method, path.replace('{private}', ids.privatePlugin), token.instanceRightScope, body());
+    const result = await call(
+      emu.url,
+      method,
+      path.replace('{private}', ids.privatePlugin),
+      token.instanceRightScope,
+      body(),
+    );
     expect(result.status, JSON.stringify(result.body)).toBe(403);
   });
 });
 
 describe('role refusals name the entity kind in the plural', () => {
   it('a viewer installing on a repository is told it cannot install plugins on repositories', async () => {
-    const result = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.viewer, { name: 'dp', pluginId: ids.dataProvider, events: [], scopes: [] });
+    const result = await call(
+      emu.url,
+      'POST',
+      '/api/repositories/repo_acme/data-providers',
+      TOKENS.viewer,
+      { name: 'dp', pluginId: ids.dataProvider, events: [], scopes: [] },
+    );
     expect(result.status).toBe(403);
     expect(JSON.stringify(result.body)).toContain('install plugins on repositories');
     expect(JSON.stringify(result.body)).not.toContain('repositorys');

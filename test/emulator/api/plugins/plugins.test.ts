@@ -1,9 +1,16 @@
 import { describe, expect, test } from 'vitest';
-import { CALLERS, ORG, OTHER_ORG, TOKENS, useMatrixEmulator } from '../../../helpers/matrix-emulator.js';
+import {
+  CALLERS,
+  ORG,
+  OTHER_ORG,
+  TOKENS,
+  useMatrixEmulator,
+} from '../../../helpers/matrix-emulator.js';
 import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
 
 const emulator = useMatrixEmulator();
-const call = (...args: Parameters<(typeof emulator)['current']['call']>) => emulator.current.call(...args);
+const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>
+  emulator.current.call(...args);
 
 /** A request body with every plugin field the spec lists (but orgId). */
 const fullBody = (name = 'Weather') => ({
@@ -34,12 +41,17 @@ describe('creating plugins', () => {
     const data = expectOk(await call('POST', '/api/plugins', { token: TOKENS.member, body }), 201);
     expectCreatedPlugin(data, body, ORG);
     // Stored as returned.
-    expect(expectOk(await call('GET', `/api/plugins/${data.id}`, { token: TOKENS.owner }))).toEqual(data);
+    expect(expectOk(await call('GET', `/api/plugins/${data.id}`, { token: TOKENS.owner }))).toEqual(
+      data,
+    );
   });
 
   test('POST /api/orgs/:orgId/plugins takes the org from the path', async () => {
     const body = fullBody('Path plugin');
-    const data = expectOk(await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body }), 201);
+    const data = expectOk(
+      await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body }),
+      201,
+    );
     expectCreatedPlugin(data, body, ORG);
   });
 
@@ -51,15 +63,30 @@ describe('creating plugins', () => {
   });
 
   test('orgId in the body of the org-path variant is refused with details', async () => {
-    const response = await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { ...fullBody(), orgId: ORG } });
+    const response = await call('POST', `/api/orgs/${ORG}/plugins`, {
+      token: TOKENS.owner,
+      body: { ...fullBody(), orgId: ORG },
+    });
     const details = expectValidationError(response, ['orgId']);
     expect(details[0].received).toBe(ORG);
   });
 
   test('POST /api/plugins needs orgId; an unknown org is 404', async () => {
-    expectValidationError(await call('POST', '/api/plugins', { token: TOKENS.owner, body: fullBody() }), ['orgId']);
-    expectError(await call('POST', '/api/plugins', { token: TOKENS.owner, body: { ...fullBody(), orgId: 'org_nope' } }), 404);
-    expectError(await call('POST', '/api/orgs/org_nope/plugins', { token: TOKENS.owner, body: fullBody() }), 404);
+    expectValidationError(
+      await call('POST', '/api/plugins', { token: TOKENS.owner, body: fullBody() }),
+      ['orgId'],
+    );
+    expectError(
+      await call('POST', '/api/plugins', {
+        token: TOKENS.owner,
+        body: { ...fullBody(), orgId: 'org_nope' },
+      }),
+      404,
+    );
+    expectError(
+      await call('POST', '/api/orgs/org_nope/plugins', { token: TOKENS.owner, body: fullBody() }),
+      404,
+    );
   });
 
   test.each([
@@ -73,27 +100,69 @@ describe('creating plugins', () => {
     ['tags not an array', { tags: 'weather' }, ['tags']],
     ['an empty name', { name: '' }, ['name']],
     ['inputsSchema not an object', { inputsSchema: 'object' }, ['inputsSchema']],
-    ['webhookUrlIsVerified set by the caller', { webhookUrlIsVerified: true }, ['webhookUrlIsVerified']],
+    [
+      'webhookUrlIsVerified set by the caller',
+      { webhookUrlIsVerified: true },
+      ['webhookUrlIsVerified'],
+    ],
     ['webhookSecret set by the caller', { webhookSecret: 'whsec_mine' }, ['webhookSecret']],
   ])('%s is a 400 with details', async (_name, change, path) => {
-    const response = await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { ...fullBody(), ...change } });
+    const response = await call('POST', `/api/orgs/${ORG}/plugins`, {
+      token: TOKENS.owner,
+      body: { ...fullBody(), ...change },
+    });
     expectValidationError(response, path as string[]);
   });
 
   test('name and type are required', async () => {
-    expectValidationError(await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { type: 'APP' } }), ['name']);
-    expectValidationError(await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { name: 'x' } }), ['type']);
+    expectValidationError(
+      await call('POST', `/api/orgs/${ORG}/plugins`, {
+        token: TOKENS.owner,
+        body: { type: 'APP' },
+      }),
+      ['name'],
+    );
+    expectValidationError(
+      await call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { name: 'x' } }),
+      ['type'],
+    );
   });
 });
 
 describe('inputsSchema is meta-validated with ajv', () => {
   const create = (inputsSchema: unknown) =>
-    call('POST', `/api/orgs/${ORG}/plugins`, { token: TOKENS.owner, body: { name: 'Schema test', type: 'APP', inputsSchema } });
+    call('POST', `/api/orgs/${ORG}/plugins`, {
+      token: TOKENS.owner,
+      body: { name: 'Schema test', type: 'APP', inputsSchema },
+    });
 
   test.each([
-    ['draft-07 without $schema', { type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, additionalProperties: false }],
-    ['draft-07 with $schema', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', definitions: { a: { type: 'string' } }, properties: { a: { $ref: '#/definitions/a' } } }],
-    ['2020-12', { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], $defs: { x: { type: 'null' } } }],
+    [
+      'draft-07 without $schema',
+      {
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 1 } },
+        additionalProperties: false,
+      },
+    ],
+    [
+      'draft-07 with $schema',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        definitions: { a: { type: 'string' } },
+        properties: { a: { $ref: '#/definitions/a' } },
+      },
+    ],
+    [
+      '2020-12',
+      {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'array',
+        prefixItems: [{ type: 'string' }, { type: 'number' }],
+        $defs: { x: { type: 'null' } },
+      },
+    ],
     ['a format', { type: 'string', format: 'email' }],
   ])('accepts a valid %s schema', async (_name, schema) => {
     const data = expectOk(await create(schema), 201);
@@ -107,7 +176,10 @@ describe('inputsSchema is meta-validated with ajv', () => {
   });
 
   test('refuses a 2020-12 schema with "prefixItems": 5 with details under inputsSchema.prefixItems', async () => {
-    const details = expectValidationError(await create({ $schema: 'https://json-schema.org/draft/2020-12/schema', prefixItems: 5 }), ['inputsSchema', 'prefixItems']);
+    const details = expectValidationError(
+      await create({ $schema: 'https://json-schema.org/draft/2020-12/schema', prefixItems: 5 }),
+      ['inputsSchema', 'prefixItems'],
+    );
     expect(details[0]).toMatchObject({ code: 'invalid_schema', expected: 'array', received: '5' });
   });
 
@@ -130,8 +202,17 @@ describe('inputsSchema is meta-validated with ajv', () => {
 
   test('PUT meta-validates too', async () => {
     const plugin = await emulator.current.createPlugin();
-    expectValidationError(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { inputsSchema: { type: 12 } } }), ['inputsSchema', 'type']);
-    expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner })).inputsSchema).toEqual(plugin.inputsSchema);
+    expectValidationError(
+      await call('PUT', `/api/plugins/${plugin.id}`, {
+        token: TOKENS.owner,
+        body: { inputsSchema: { type: 12 } },
+      }),
+      ['inputsSchema', 'type'],
+    );
+    expect(
+      expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }))
+        .inputsSchema,
+    ).toEqual(plugin.inputsSchema);
   });
 });
 
@@ -139,7 +220,9 @@ describe('reading plugins', () => {
   test('GET /api/plugins/:pluginId shows webhookSecret to MEMBER and OWNER only', async () => {
     const plugin = await emulator.current.createPlugin({ isPublic: true });
     for (const token of [TOKENS.owner, TOKENS.member, TOKENS.limitedInside]) {
-      expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token })).webhookSecret).toBe(plugin.webhookSecret);
+      expect(
+        expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token })).webhookSecret,
+      ).toBe(plugin.webhookSecret);
     }
     for (const token of [TOKENS.viewer, TOKENS.outsider, TOKENS.limitedOutside]) {
       const data = expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token }));
@@ -150,18 +233,34 @@ describe('reading plugins', () => {
 
   test('a private plugin is 404 to non-members (the same answer as a missing one)', async () => {
     const plugin = await emulator.current.createPlugin({ isPublic: false });
-    const hidden = expectError(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.outsider }), 404);
-    const missing = expectError(await call('GET', '/api/plugins/plg_missing', { token: TOKENS.outsider }), 404);
-    expect(hidden.message.replace(plugin.id, 'ID')).toBe(missing.message.replace('plg_missing', 'ID'));
-    expectError(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.limitedOutside }), 404);
-    expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer })).id).toBe(plugin.id);
+    const hidden = expectError(
+      await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.outsider }),
+      404,
+    );
+    const missing = expectError(
+      await call('GET', '/api/plugins/plg_missing', { token: TOKENS.outsider }),
+      404,
+    );
+    expect(hidden.message.replace(plugin.id, 'ID')).toBe(
+      missing.message.replace('plg_missing', 'ID'),
+    );
+    expectError(
+      await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.limitedOutside }),
+      404,
+    );
+    expect(
+      expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer })).id,
+    ).toBe(plugin.id);
   });
 
   test('GET /api/orgs/:orgId/plugins: members see every plugin of the org, non-members the public ones', async () => {
     const m = emulator.current;
     const pub = await m.createPlugin({ isPublic: true }, OTHER_ORG);
     const priv = await m.createPlugin({ isPublic: false }, OTHER_ORG);
-    const ids = async (token: string) => expectOk(await call('GET', `/api/orgs/${OTHER_ORG}/plugins`, { token, query: { '@limit': 100 } })).map((p: any) => p.id);
+    const ids = async (token: string) =>
+      expectOk(
+        await call('GET', `/api/orgs/${OTHER_ORG}/plugins`, { token, query: { '@limit': 100 } }),
+      ).map((p: any) => p.id);
     // Nora is OWNER of OTHER_ORG; Mia is not a member; Olive's ORG-limited token is outside it.
     expect(await ids(TOKENS.outsider)).toEqual(expect.arrayContaining([pub.id, priv.id]));
     for (const token of [TOKENS.member, TOKENS.limitedInside]) {
@@ -169,8 +268,14 @@ describe('reading plugins', () => {
       expect(seen).toContain(pub.id);
       expect(seen).not.toContain(priv.id);
     }
-    const asNonMember = expectOk(await call('GET', `/api/orgs/${OTHER_ORG}/plugins`, { token: TOKENS.member }));
-    expect(asNonMember.every((p: any) => p.isPublic === true && p.orgId === OTHER_ORG && !('webhookSecret' in p))).toBe(true);
+    const asNonMember = expectOk(
+      await call('GET', `/api/orgs/${OTHER_ORG}/plugins`, { token: TOKENS.member }),
+    );
+    expect(
+      asNonMember.every(
+        (p: any) => p.isPublic === true && p.orgId === OTHER_ORG && !('webhookSecret' in p),
+      ),
+    ).toBe(true);
     expectError(await call('GET', '/api/orgs/org_nope/plugins', { token: TOKENS.owner }), 404);
   });
 
@@ -187,7 +292,12 @@ describe('reading plugins', () => {
     expect(data.every((p: any) => p.isPublic === true && !('webhookSecret' in p))).toBe(true);
     expect(response.body.meta.pagination.type).toBe('index');
     // A member of the owning org sees the secret of its own org's plugins there too.
-    const asMember = expectOk(await call('GET', '/api/plugins/marketplace', { token: TOKENS.member, query: { '@limit': 100 } }));
+    const asMember = expectOk(
+      await call('GET', '/api/plugins/marketplace', {
+        token: TOKENS.member,
+        query: { '@limit': 100 },
+      }),
+    );
     expect(asMember.find((p: any) => p.id === pub.id).webhookSecret).toBe(pub.webhookSecret);
     expect(asMember.find((p: any) => p.id === otherPub.id)).not.toHaveProperty('webhookSecret');
   });
@@ -203,11 +313,19 @@ describe('reading plugins', () => {
     expect(expectOk(await call('GET', url, { token: TOKENS.viewer }))).toEqual(asViewer);
     expect(expectOk(await call('GET', url, { token: TOKENS.owner }))).toEqual(asMember);
     expectError(await call('GET', url, { token: TOKENS.outsider }), 404);
-    expectOk(await call('PUT', url, { token: TOKENS.member, body: { name: 'Renamed for readers' } }));
-    expect(expectOk(await call('GET', url, { token: TOKENS.viewer })).name).toBe('Renamed for readers');
-    expect(expectOk(await call('GET', url, { token: TOKENS.member })).name).toBe('Renamed for readers');
+    expectOk(
+      await call('PUT', url, { token: TOKENS.member, body: { name: 'Renamed for readers' } }),
+    );
+    expect(expectOk(await call('GET', url, { token: TOKENS.viewer })).name).toBe(
+      'Renamed for readers',
+    );
+    expect(expectOk(await call('GET', url, { token: TOKENS.member })).name).toBe(
+      'Renamed for readers',
+    );
     // A rotation's previous secret is never shown.
-    expectOk(await call('POST', `${url}/webhook-secret/rotate`, { token: TOKENS.member, body: {} }));
+    expectOk(
+      await call('POST', `${url}/webhook-secret/rotate`, { token: TOKENS.member, body: {} }),
+    );
     const rotated = expectOk(await call('GET', url, { token: TOKENS.member }));
     expect(rotated).not.toHaveProperty('previousWebhookSecret');
     expect(rotated.webhookSecret).not.toBe(plugin.webhookSecret);
@@ -226,7 +344,9 @@ describe('reading plugins', () => {
         const answer = await call('GET', `/api/plugins/${kept.id}`, { token: caller.token });
         expect(answer.status, `${caller.name}, isPublic ${isPublic}`).toBe(expected.status);
         if (expected.status === 200) {
-          expect(Object.keys(answer.body.data).sort(), caller.name).toEqual(Object.keys(expected.body.data).sort());
+          expect(Object.keys(answer.body.data).sort(), caller.name).toEqual(
+            Object.keys(expected.body.data).sort(),
+          );
           expect(answer.body.data.id).toBe(kept.id);
         } else expect(answer.body.error.error, caller.name).toBe(expected.body.error.error);
       }
@@ -240,15 +360,24 @@ describe('reading plugins', () => {
     const first = expectOk(await call('GET', '/api/plugins/marketplace', { query }));
     expect(first.map((p: any) => p.name)).toEqual([pub.name]);
     expect(expectOk(await call('GET', '/api/plugins/marketplace', { query }))).toEqual(first);
-    expectOk(await call('PUT', `/api/plugins/${pub.id}`, { token: TOKENS.member, body: { name: 'Renamed in place' } }));
+    expectOk(
+      await call('PUT', `/api/plugins/${pub.id}`, {
+        token: TOKENS.member,
+        body: { name: 'Renamed in place' },
+      }),
+    );
     const again = expectOk(await call('GET', '/api/plugins/marketplace', { query }));
     expect(again.map((p: any) => p.name)).toEqual(['Renamed in place']);
     expect(again[0]).not.toHaveProperty('webhookSecret');
     // The same page, asked for by a member of the plugin's org right after an anonymous caller: with the secret.
-    const asMember = expectOk(await call('GET', '/api/plugins/marketplace', { token: TOKENS.member, query }));
+    const asMember = expectOk(
+      await call('GET', '/api/plugins/marketplace', { token: TOKENS.member, query }),
+    );
     expect(asMember[0].webhookSecret).toBe(pub.webhookSecret);
     // And by a caller of another org: as anonymous.
-    expect(expectOk(await call('GET', '/api/plugins/marketplace', { token: TOKENS.outsider, query }))).toEqual(again);
+    expect(
+      expectOk(await call('GET', '/api/plugins/marketplace', { token: TOKENS.outsider, query })),
+    ).toEqual(again);
   });
 });
 
@@ -256,11 +385,27 @@ describe('updating plugins', () => {
   test('MEMBER updates fields; updatedAt moves, id, orgId and createdAt stay', async () => {
     const plugin = await emulator.current.createPlugin();
     await new Promise((r) => setTimeout(r, 5));
-    const change = { name: 'Renamed', description: 'New words', tags: ['new'], isPublic: true, events: ['PLUGIN_UNINSTALLED'] };
-    const data = expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.member, body: change }));
-    expect(data).toMatchObject({ ...change, id: plugin.id, orgId: ORG, createdAt: plugin.createdAt, type: plugin.type });
+    const change = {
+      name: 'Renamed',
+      description: 'New words',
+      tags: ['new'],
+      isPublic: true,
+      events: ['PLUGIN_UNINSTALLED'],
+    };
+    const data = expectOk(
+      await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.member, body: change }),
+    );
+    expect(data).toMatchObject({
+      ...change,
+      id: plugin.id,
+      orgId: ORG,
+      createdAt: plugin.createdAt,
+      type: plugin.type,
+    });
     expect(data.updatedAt > plugin.updatedAt).toBe(true);
-    expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer }))).toMatchObject(change);
+    expect(
+      expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer })),
+    ).toMatchObject(change);
   });
 
   test('updating webhookUrl to another URL sets webhookUrlIsVerified to false; the same URL and other updates keep it', async () => {
@@ -271,17 +416,57 @@ describe('updating plugins', () => {
       await m.emu.services.db.plugins.put({ ...record, webhookUrlIsVerified: true });
     };
     await markVerified();
-    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { description: 'x' } })).webhookUrlIsVerified).toBe(true);
-    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/new' } })).webhookUrlIsVerified).toBe(false);
+    expect(
+      expectOk(
+        await call('PUT', `/api/plugins/${plugin.id}`, {
+          token: TOKENS.owner,
+          body: { description: 'x' },
+        }),
+      ).webhookUrlIsVerified,
+    ).toBe(true);
+    expect(
+      expectOk(
+        await call('PUT', `/api/plugins/${plugin.id}`, {
+          token: TOKENS.owner,
+          body: { webhookUrl: 'https://example.com/new' },
+        }),
+      ).webhookUrlIsVerified,
+    ).toBe(false);
     await markVerified();
     // The same URL again (an edit form that sends every field): nothing to verify again.
-    const same = expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/new', description: 'y' } }));
-    expect(same).toMatchObject({ webhookUrl: 'https://example.com/new', description: 'y', webhookUrlIsVerified: true });
-    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: 'https://example.com/other' } })).webhookUrlIsVerified).toBe(false);
-    expect(expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner })).webhookUrlIsVerified).toBe(false);
+    const same = expectOk(
+      await call('PUT', `/api/plugins/${plugin.id}`, {
+        token: TOKENS.owner,
+        body: { webhookUrl: 'https://example.com/new', description: 'y' },
+      }),
+    );
+    expect(same).toMatchObject({
+      webhookUrl: 'https://example.com/new',
+      description: 'y',
+      webhookUrlIsVerified: true,
+    });
+    expect(
+      expectOk(
+        await call('PUT', `/api/plugins/${plugin.id}`, {
+          token: TOKENS.owner,
+          body: { webhookUrl: 'https://example.com/other' },
+        }),
+      ).webhookUrlIsVerified,
+    ).toBe(false);
+    expect(
+      expectOk(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }))
+        .webhookUrlIsVerified,
+    ).toBe(false);
     // Verified again, then the URL removed: nothing verified any more.
     await markVerified();
-    expect(expectOk(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body: { webhookUrl: null } })).webhookUrlIsVerified).toBe(false);
+    expect(
+      expectOk(
+        await call('PUT', `/api/plugins/${plugin.id}`, {
+          token: TOKENS.owner,
+          body: { webhookUrl: null },
+        }),
+      ).webhookUrlIsVerified,
+    ).toBe(false);
   });
 
   test.each([
@@ -292,13 +477,22 @@ describe('updating plugins', () => {
     ['a bad type', { type: 'nope' }, ['type']],
   ])('refuses %s with details', async (_name, body, path) => {
     const plugin = await emulator.current.createPlugin();
-    expectValidationError(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body }), path as string[]);
+    expectValidationError(
+      await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.owner, body }),
+      path as string[],
+    );
   });
 
   test('VIEWER cannot update (403); a missing plugin is 404', async () => {
     const plugin = await emulator.current.createPlugin();
-    expectError(await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer, body: { name: 'x' } }), 403);
-    expectError(await call('PUT', '/api/plugins/plg_missing', { token: TOKENS.owner, body: { name: 'x' } }), 404);
+    expectError(
+      await call('PUT', `/api/plugins/${plugin.id}`, { token: TOKENS.viewer, body: { name: 'x' } }),
+      403,
+    );
+    expectError(
+      await call('PUT', '/api/plugins/plg_missing', { token: TOKENS.owner, body: { name: 'x' } }),
+      404,
+    );
   });
 });
 
@@ -309,10 +503,15 @@ describe('deleting plugins', () => {
     await m.createDefinition(plugin.id, 'actions', { name: 'a' });
     await m.createDefinition(plugin.id, 'external-events', { name: 'e' });
     expectError(await call('DELETE', `/api/plugins/${plugin.id}`, { token: TOKENS.member }), 403);
-    const data = expectOk(await call('DELETE', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }));
+    const data = expectOk(
+      await call('DELETE', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }),
+    );
     expect(data).toMatchObject({ id: plugin.id, deleted: true });
     expectError(await call('GET', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }), 404);
-    expectError(await call('GET', `/api/plugins/${plugin.id}/actions`, { token: TOKENS.owner }), 404);
+    expectError(
+      await call('GET', `/api/plugins/${plugin.id}/actions`, { token: TOKENS.owner }),
+      404,
+    );
     expect(m.emu.services.db.actions.where('pluginId', plugin.id)).toEqual([]);
     expect(m.emu.services.db.externalEvents.where('pluginId', plugin.id)).toEqual([]);
     expectError(await call('DELETE', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }), 404);

@@ -1,5 +1,8 @@
 import { expect } from 'vitest';
-import { ReplyEngineError, type ReplyEngineErrorCode } from '../../../../emulator/messaging/characters/index.js';
+import {
+  ReplyEngineError,
+  type ReplyEngineErrorCode,
+} from '../../../../emulator/messaging/characters/index.js';
 
 /** Reads a reply to its end. */
 export async function collect(stream: AsyncIterable<string>): Promise<string[]> {
@@ -9,7 +12,10 @@ export async function collect(stream: AsyncIterable<string>): Promise<string[]> 
 }
 
 /** Reads a reply that must fail; returns the packets seen before and the ReplyEngineError. */
-export async function collectFailure(stream: AsyncIterable<string>, code: ReplyEngineErrorCode): Promise<{ packets: string[]; error: ReplyEngineError }> {
+export async function collectFailure(
+  stream: AsyncIterable<string>,
+  code: ReplyEngineErrorCode,
+): Promise<{ packets: string[]; error: ReplyEngineError }> {
   const packets: string[] = [];
   try {
     for await (const packet of stream) packets.push(packet);

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { createReplyEngines, scriptedEngine, ReplyEngineError, type Character } from '../../../../emulator/messaging/characters/index.js';
+import {
+  createReplyEngines,
+  scriptedEngine,
+  ReplyEngineError,
+  type Character,
+} from '../../../../emulator/messaging/characters/index.js';
 import { collect, collectFailure, expectPacketsWellFormed } from './collect.js';
 import { chunkEvent, startLlmServer, startStream } from './llm-server.js';
 
-const base: Character = { id: 'char_x', orgId: 'org_acme', name: 'Nova', script: [{ match: 'hi', reply: 'Hello from {{name}}.' }], packetIntervalMs: 0 };
+const base: Character = {
+  id: 'char_x',
+  orgId: 'org_acme',
+  name: 'Nova',
+  script: [{ match: 'hi', reply: 'Hello from {{name}}.' }],
+  packetIntervalMs: 0,
+};
 const ask = (character: Character) => ({ character, history: [], userMessage: 'hi' });
 
 describe('createReplyEngines', () => {
@@ -16,7 +27,9 @@ describe('createReplyEngines', () => {
     expectPacketsWellFormed(packets);
   });
 
-  it('answers with the LLM backend for openai characters when one is configured', { timeout: 5_000 }, async () => {
+  it('answers with the LLM backend for openai characters when one is configured', {
+    timeout: 5_000,
+  }, async () => {
     const llm = await startLlmServer((res) => {
       startStream(res);
       res.end(chunkEvent('From ') + chunkEvent('the model.') + 'data: [DONE]\n\n');
@@ -24,7 +37,10 @@ describe('createReplyEngines', () => {
     const engineFor = createReplyEngines({ llm: { baseUrl: llm.baseUrl, model: 'm' } });
     const character = { ...base, engine: 'openai' as const };
     expect(engineFor(character)).toBe(engineFor(character));
-    expect(await collect(engineFor(character).reply(ask(character)))).toEqual(['From ', 'the model.']);
+    expect(await collect(engineFor(character).reply(ask(character)))).toEqual([
+      'From ',
+      'the model.',
+    ]);
     expect(llm.requests).toHaveLength(1);
   });
 
@@ -32,23 +48,30 @@ describe('createReplyEngines', () => {
     const character = { ...base, engine: 'openai' as const };
     const engine = createReplyEngines()(character);
     const { error } = await collectFailure(engine.reply(ask(character)), 'NOT_CONFIGURED');
-    expect(error.message).toMatch(/character Nova \(char_x\) uses the openai engine.*--llm-base-url/);
+    expect(error.message).toMatch(
+      /character Nova \(char_x\) uses the openai engine.*--llm-base-url/,
+    );
     // Each reply fails afresh.
     await collectFailure(engine.reply(ask(character)), 'NOT_CONFIGURED');
   });
 
-  it('fails the replies of a plugin character (the agent\'s webhook answers them, not an engine)', async () => {
+  it("fails the replies of a plugin character (the agent's webhook answers them, not an engine)", async () => {
     const character = { ...base, engine: 'plugin' as const };
     await collectFailure(createReplyEngines()(character).reply(ask(character)), 'NOT_CONFIGURED');
   });
 
   it('fails the replies of a character naming an unknown engine', async () => {
     const character = { ...base, engine: 'gpt' } as unknown as Character;
-    const { error } = await collectFailure(createReplyEngines()(character).reply(ask(character)), 'UNSUPPORTED_ENGINE');
+    const { error } = await collectFailure(
+      createReplyEngines()(character).reply(ask(character)),
+      'UNSUPPORTED_ENGINE',
+    );
     expect(error.message).toMatch(/unknown engine "gpt"/);
   });
 
   it('refuses an LLM base URL that is not a URL at once', () => {
-    expect(() => createReplyEngines({ llm: { baseUrl: '11434', model: 'm' } })).toThrow(ReplyEngineError);
+    expect(() => createReplyEngines({ llm: { baseUrl: '11434', model: 'm' } })).toThrow(
+      ReplyEngineError,
+    );
   });
 });

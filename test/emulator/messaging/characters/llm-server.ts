@@ -1,4 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { onTestFinished } from 'vitest';
 
@@ -13,14 +18,22 @@ export interface SeenRequest {
 }
 
 /** A local stand-in for an OpenAI-compatible backend; each test says how it answers. */
-export async function startLlmServer(answer: (res: ServerResponse, req: IncomingMessage) => void | Promise<void>) {
+export async function startLlmServer(
+  answer: (res: ServerResponse, req: IncomingMessage) => void | Promise<void>,
+) {
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer(async (req, res) => {
     const closed = new Promise<void>((resolve) => res.on('close', () => resolve()));
     let text = '';
     for await (const chunk of req) text += chunk;
-    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined, closed });
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: text ? JSON.parse(text) : undefined,
+      closed,
+    });
     await answer(res, req);
   });
   server.on('connection', (socket) => {
@@ -37,8 +50,22 @@ export async function startLlmServer(answer: (res: ServerResponse, req: Incoming
 }
 
 /** An SSE `data:` event carrying one streamed chat-completion chunk. */
-export function chunkEvent(content: string | null, finishReason: string | null = null, extraDelta: object = {}): string {
-  const chunk = { id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { ...extraDelta, ...(content === null ? {} : { content }) }, finish_reason: finishReason }] };
+export function chunkEvent(
+  content: string | null,
+  finishReason: string | null = null,
+  extraDelta: object = {},
+): string {
+  const chunk = {
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    choices: [
+      {
+        index: 0,
+        delta: { ...extraDelta, ...(content === null ? {} : { content }) },
+        finish_reason: finishReason,
+      },
+    ],
+  };
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
@@ -49,7 +76,11 @@ export function startStream(res: ServerResponse): void {
 }
 
 /** Writes `bytes` in pieces cut at `cuts`, pausing between them so each travels on its own. */
-export async function writeInPieces(res: ServerResponse, bytes: Buffer, cuts: number[]): Promise<void> {
+export async function writeInPieces(
+  res: ServerResponse,
+  bytes: Buffer,
+  cuts: number[],
+): Promise<void> {
   const points = [0, ...cuts, bytes.length];
   for (let i = 1; i < points.length; i++) {
     res.write(bytes.subarray(points[i - 1], points[i]));

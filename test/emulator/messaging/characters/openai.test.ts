@@ -1,9 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { createOpenAiEngine, ReplyEngineError, type Character, type ReplyRequest } from '../../../../emulator/messaging/characters/index.js';
+import {
+  createOpenAiEngine,
+  ReplyEngineError,
+  type Character,
+  type ReplyRequest,
+} from '../../../../emulator/messaging/characters/index.js';
 import { collect, collectFailure, expectPacketsWellFormed } from './collect.js';
-import { chunkEvent, closedPort, startLlmServer, startStream, writeInPieces } from './llm-server.js';
+import {
+  chunkEvent,
+  closedPort,
+  startLlmServer,
+  startStream,
+  writeInPieces,
+} from './llm-server.js';
 
-const nova: Character = { id: 'char_nova', orgId: 'org_acme', name: 'Nova', engine: 'openai', persona: 'You are Nova, terse and kind.' };
+const nova: Character = {
+  id: 'char_nova',
+  orgId: 'org_acme',
+  name: 'Nova',
+  engine: 'openai',
+  persona: 'You are Nova, terse and kind.',
+};
 const ask = (userMessage: string, extra: Partial<ReplyRequest> = {}): ReplyRequest => ({
   character: nova,
   history: [
@@ -34,13 +51,24 @@ describe('createOpenAiEngine', () => {
     const inEmoji = bytes.indexOf(Buffer.from('😀')) + 2;
     const inUmlaut = bytes.indexOf(Buffer.from('ö')) + 1;
     const inDataPrefix = bytes.indexOf('data: [DONE]') + 3;
-    const cuts = [5, inJson, bytes.indexOf('\n\n', inJson) + 1, inUmlaut, inEmoji, inDataPrefix].sort((a, b) => a - b);
+    const cuts = [
+      5,
+      inJson,
+      bytes.indexOf('\n\n', inJson) + 1,
+      inUmlaut,
+      inEmoji,
+      inDataPrefix,
+    ].sort((a, b) => a - b);
     const llm = await startLlmServer(async (res) => {
       startStream(res);
       await writeInPieces(res, bytes, cuts);
       res.end();
     });
-    const engine = createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'llama3.2', apiKey: 'sk-test' });
+    const engine = createOpenAiEngine({
+      baseUrl: llm.baseUrl,
+      model: 'llama3.2',
+      apiKey: 'sk-test',
+    });
 
     const packets = await collect(engine.reply(ask('how are you?')));
 
@@ -63,58 +91,98 @@ describe('createOpenAiEngine', () => {
     });
   });
 
-  it('defaults the system prompt to the name and sends no Authorization without an API key', FAST, async () => {
-    const llm = await startLlmServer((res) => {
-      startStream(res);
-      res.end(chunkEvent('ok') + 'data: [DONE]\n\n');
-    });
-    const engine = createOpenAiEngine({ baseUrl: `${llm.baseUrl}/`, model: 'm' });
-    const packets = await collect(engine.reply({ character: { ...nova, persona: undefined }, history: [], userMessage: 'yo' }));
-    expect(packets).toEqual(['ok']);
-    expect(llm.requests[0].url).toBe('/v1/chat/completions');
-    expect(llm.requests[0].headers.authorization).toBeUndefined();
-    expect((llm.requests[0].body as { messages: unknown[] }).messages).toEqual([
-      { role: 'system', content: 'You are Nova.' },
-      { role: 'user', content: 'yo' },
-    ]);
-  });
+  it(
+    'defaults the system prompt to the name and sends no Authorization without an API key',
+    FAST,
+    async () => {
+      const llm = await startLlmServer((res) => {
+        startStream(res);
+        res.end(chunkEvent('ok') + 'data: [DONE]\n\n');
+      });
+      const engine = createOpenAiEngine({ baseUrl: `${llm.baseUrl}/`, model: 'm' });
+      const packets = await collect(
+        engine.reply({
+          character: { ...nova, persona: undefined },
+          history: [],
+          userMessage: 'yo',
+        }),
+      );
+      expect(packets).toEqual(['ok']);
+      expect(llm.requests[0].url).toBe('/v1/chat/completions');
+      expect(llm.requests[0].headers.authorization).toBeUndefined();
+      expect((llm.requests[0].body as { messages: unknown[] }).messages).toEqual([
+        { role: 'system', content: 'You are Nova.' },
+        { role: 'user', content: 'yo' },
+      ]);
+    },
+  );
 
   it('accepts a stream that ends after a finish_reason without [DONE]', FAST, async () => {
     const llm = await startLlmServer((res) => {
       startStream(res);
       res.end(chunkEvent('All ') + chunkEvent('done.', 'stop'));
     });
-    const packets = await collect(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')));
+    const packets = await collect(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
+    );
     expect(packets).toEqual(['All ', 'done.']);
   });
 
   it('takes a whole JSON completion from a backend that does not stream', FAST, async () => {
     const llm = await startLlmServer((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'Whole reply.' }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: 'Whole reply.' },
+              finish_reason: 'stop',
+            },
+          ],
+        }),
+      );
     });
-    expect(await collect(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')))).toEqual(['Whole reply.']);
+    expect(
+      await collect(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x'))),
+    ).toEqual(['Whole reply.']);
   });
 
-  it('reports an error status with the status, the backend and its error message', FAST, async () => {
-    const llm = await startLlmServer((res) => {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'model runner crashed', type: 'server_error' } }));
-    });
-    const { error, packets } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')), 'HTTP_STATUS');
-    expect(packets).toEqual([]);
-    expect(error.status).toBe(500);
-    expect(error.message).toContain(`the LLM backend at ${llm.baseUrl} answered 500: model runner crashed`);
-    expect(error.message).toContain('--llm-base-url');
-  });
+  it(
+    'reports an error status with the status, the backend and its error message',
+    FAST,
+    async () => {
+      const llm = await startLlmServer((res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ error: { message: 'model runner crashed', type: 'server_error' } }),
+        );
+      });
+      const { error, packets } = await collectFailure(
+        createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
+        'HTTP_STATUS',
+      );
+      expect(packets).toEqual([]);
+      expect(error.status).toBe(500);
+      expect(error.message).toContain(
+        `the LLM backend at ${llm.baseUrl} answered 500: model runner crashed`,
+      );
+      expect(error.message).toContain('--llm-base-url');
+    },
+  );
 
   it('shows the start of a non-JSON error body and hints at the model on 404', FAST, async () => {
     const llm = await startLlmServer((res) => {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('404 page not found\n' + 'x'.repeat(10_000));
     });
-    const { error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'qwen9' }).reply(ask('x')), 'HTTP_STATUS');
-    expect(error.message).toMatch(/answered 404: 404 page not found x+…; check --llm-base-url .*"qwen9"/);
+    const { error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'qwen9' }).reply(ask('x')),
+      'HTTP_STATUS',
+    );
+    expect(error.message).toMatch(
+      /answered 404: 404 page not found x+…; check --llm-base-url .*"qwen9"/,
+    );
     expect(error.message.length).toBeLessThan(600);
   });
 
@@ -125,7 +193,10 @@ describe('createOpenAiEngine', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       res.socket?.destroy();
     });
-    const { packets, error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')), 'DISCONNECTED');
+    const { packets, error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
+      'DISCONNECTED',
+    );
     expect(packets).toEqual(['Hel']);
     expect(error.message).toContain(llm.baseUrl);
   });
@@ -135,23 +206,49 @@ describe('createOpenAiEngine', () => {
       startStream(res);
       res.end(chunkEvent('Hel'));
     });
-    const { packets, error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')), 'DISCONNECTED');
+    const { packets, error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
+      'DISCONNECTED',
+    );
     expect(packets).toEqual(['Hel']);
     expect(error.message).toMatch(/no \[DONE\]/);
   });
 
   it.each([
-    ['a chunk that is not JSON', 'data: {"choices": [\n\n', 'BAD_STREAM', /not JSON: \{"choices": \[/],
-    ['a chunk without choices', 'data: {"object":"chat.completion.chunk"}\n\n', 'BAD_STREAM', /without "choices"/],
-    ['content that is not text', 'data: {"choices":[{"delta":{"content":42}}]}\n\n', 'BAD_STREAM', /not text/],
-    ['an error inside the stream', 'data: {"error":{"message":"context length exceeded"}}\n\n', 'BACKEND_ERROR', /context length exceeded/],
+    [
+      'a chunk that is not JSON',
+      'data: {"choices": [\n\n',
+      'BAD_STREAM',
+      /not JSON: \{"choices": \[/,
+    ],
+    [
+      'a chunk without choices',
+      'data: {"object":"chat.completion.chunk"}\n\n',
+      'BAD_STREAM',
+      /without "choices"/,
+    ],
+    [
+      'content that is not text',
+      'data: {"choices":[{"delta":{"content":42}}]}\n\n',
+      'BAD_STREAM',
+      /not text/,
+    ],
+    [
+      'an error inside the stream',
+      'data: {"error":{"message":"context length exceeded"}}\n\n',
+      'BACKEND_ERROR',
+      /context length exceeded/,
+    ],
   ] as const)('reports %s', FAST, async (_, bad, code, message) => {
     const llm = await startLlmServer((res) => {
       startStream(res);
       res.write(chunkEvent('Hel') + bad);
       // Left open: the engine must stop on the bad chunk, not wait for the end.
     });
-    const { packets, error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')), code);
+    const { packets, error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
+      code,
+    );
     expect(packets).toEqual(['Hel']);
     expect(error.message).toMatch(message);
     await llm.requests[0].closed;
@@ -162,20 +259,31 @@ describe('createOpenAiEngine', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>Open WebUI</html>');
     });
-    const { error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')), 'BAD_STREAM');
+    const { error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
+      'BAD_STREAM',
+    );
     expect(error.message).toMatch(/text\/html instead of an event stream; check --llm-base-url/);
   });
 
   it('reports a backend nobody listens on', FAST, async () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
-    const { error } = await collectFailure(createOpenAiEngine({ baseUrl, model: 'm' }).reply(ask('x')), 'UNREACHABLE');
-    expect(error.message).toBe(`cannot reach the LLM backend at ${baseUrl} (ECONNREFUSED); is it running? check --llm-base-url`);
+    const { error } = await collectFailure(
+      createOpenAiEngine({ baseUrl, model: 'm' }).reply(ask('x')),
+      'UNREACHABLE',
+    );
+    expect(error.message).toBe(
+      `cannot reach the LLM backend at ${baseUrl} (ECONNREFUSED); is it running? check --llm-base-url`,
+    );
   });
 
   it('times out on a backend that never answers', FAST, async () => {
     const llm = await startLlmServer(() => {});
     const start = performance.now();
-    const { error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm', timeoutMs: 200 }).reply(ask('x')), 'TIMEOUT');
+    const { error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm', timeoutMs: 200 }).reply(ask('x')),
+      'TIMEOUT',
+    );
     expect(performance.now() - start).toBeLessThan(2_000);
     expect(error.message).toMatch(/did not answer within 200 ms/);
   });
@@ -185,7 +293,10 @@ describe('createOpenAiEngine', () => {
       startStream(res);
       res.write(chunkEvent('Hel'));
     });
-    const { packets, error } = await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm', timeoutMs: 200 }).reply(ask('x')), 'TIMEOUT');
+    const { packets, error } = await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm', timeoutMs: 200 }).reply(ask('x')),
+      'TIMEOUT',
+    );
     expect(packets).toEqual(['Hel']);
     expect(error.message).toMatch(/sent nothing for 200 ms/);
   });
@@ -196,7 +307,9 @@ describe('createOpenAiEngine', () => {
       res.write(chunkEvent('Hel'));
     });
     const controller = new AbortController();
-    const stream = createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x', { signal: controller.signal }));
+    const stream = createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(
+      ask('x', { signal: controller.signal }),
+    );
     const packets: string[] = [];
     const error = await (async () => {
       try {
@@ -218,7 +331,12 @@ describe('createOpenAiEngine', () => {
     const llm = await startLlmServer((res) => {
       res.end();
     });
-    await collectFailure(createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x', { signal: AbortSignal.abort() })), 'ABORTED');
+    await collectFailure(
+      createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(
+        ask('x', { signal: AbortSignal.abort() }),
+      ),
+      'ABORTED',
+    );
     expect(llm.requests).toEqual([]);
   });
 
@@ -227,7 +345,8 @@ describe('createOpenAiEngine', () => {
       startStream(res);
       res.write(chunkEvent('Hel'));
     });
-    for await (const _ of createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x'))) break;
+    for await (const _ of createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')))
+      break;
     await llm.requests[0].closed;
   });
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { splitIntoPackets, streamWithInterval } from '../../../../emulator/messaging/characters/packets.js';
+import {
+  splitIntoPackets,
+  streamWithInterval,
+} from '../../../../emulator/messaging/characters/packets.js';
 import { collect, collectFailure } from './collect.js';
 
 describe('splitIntoPackets', () => {
@@ -16,24 +19,32 @@ describe('splitIntoPackets', () => {
   });
 
   it('refuses a size that is not a positive integer', () => {
-    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => splitIntoPackets('abc', size)).toThrow(RangeError);
+    for (const size of [0, -1, 1.5, Number.NaN])
+      expect(() => splitIntoPackets('abc', size)).toThrow(RangeError);
   });
 
   it('keeps its invariants for any text and size', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', 'é', '中', '😀', '🏽', '\n', '\uD800'), maxLength: 60 }), fc.integer({ min: 1, max: 12 }), (text, size) => {
-        const packets = splitIntoPackets(text, size);
-        expect(packets.join('')).toBe(text);
-        packets.forEach((p, i) => {
-          const points = [...p].length;
-          if (i < packets.length - 1) expect(points).toBe(size);
-          else expect(points).toBeGreaterThanOrEqual(1);
-          expect(points).toBeLessThanOrEqual(size);
-        });
-        // Had a surrogate pair been cut, the packets' code points would differ from the text's.
-        expect(packets.flatMap((p) => [...p])).toEqual([...text]);
-        expect(splitIntoPackets(text, size)).toEqual(packets);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('a', ' ', 'é', '中', '😀', '🏽', '\n', '\uD800'),
+          maxLength: 60,
+        }),
+        fc.integer({ min: 1, max: 12 }),
+        (text, size) => {
+          const packets = splitIntoPackets(text, size);
+          expect(packets.join('')).toBe(text);
+          packets.forEach((p, i) => {
+            const points = [...p].length;
+            if (i < packets.length - 1) expect(points).toBe(size);
+            else expect(points).toBeGreaterThanOrEqual(1);
+            expect(points).toBeLessThanOrEqual(size);
+          });
+          // Had a surrogate pair been cut, the packets' code points would differ from the text's.
+          expect(packets.flatMap((p) => [...p])).toEqual([...text]);
+          expect(splitIntoPackets(text, size)).toEqual(packets);
+        },
+      ),
     );
   });
 });
@@ -71,7 +82,10 @@ describe('streamWithInterval', () => {
     const controller = new AbortController();
     const start = performance.now();
     setTimeout(() => controller.abort(), 30);
-    const { packets } = await collectFailure(streamWithInterval(['a', 'b', 'c'], 10_000, controller.signal), 'ABORTED');
+    const { packets } = await collectFailure(
+      streamWithInterval(['a', 'b', 'c'], 10_000, controller.signal),
+      'ABORTED',
+    );
     expect(packets).toEqual(['a']);
     expect(performance.now() - start).toBeLessThan(2_000);
   });

@@ -22,7 +22,8 @@ const nova: Character = {
   packetIntervalMs: 0,
 };
 
-const reply = (character: Character, userMessage: string) => collect(scriptedEngine.reply({ character, history: [], userMessage }));
+const reply = (character: Character, userMessage: string) =>
+  collect(scriptedEngine.reply({ character, history: [], userMessage }));
 
 describe('scriptedReplyText', () => {
   it('matches case-insensitively', () => {
@@ -36,12 +37,22 @@ describe('scriptedReplyText', () => {
 
   it('falls back to fallbackReply, then to the default', () => {
     expect(scriptedReplyText(nova, 'shellfish')).toBe('Tell me more.');
-    expect(scriptedReplyText({ ...nova, fallbackReply: undefined }, 'shellfish')).toBe(DEFAULT_FALLBACK_REPLY);
-    expect(scriptedReplyText({ id: 'c', orgId: 'o', name: 'Bare' }, 'anything')).toBe(DEFAULT_FALLBACK_REPLY);
+    expect(scriptedReplyText({ ...nova, fallbackReply: undefined }, 'shellfish')).toBe(
+      DEFAULT_FALLBACK_REPLY,
+    );
+    expect(scriptedReplyText({ id: 'c', orgId: 'o', name: 'Bare' }, 'anything')).toBe(
+      DEFAULT_FALLBACK_REPLY,
+    );
   });
 
   it('matches an invalid regular expression as a literal substring instead of crashing', () => {
-    const odd: Character = { ...nova, script: [{ match: 'price (usd', reply: 'Ten dollars.' }, { match: '[', reply: 'A bracket.' }] };
+    const odd: Character = {
+      ...nova,
+      script: [
+        { match: 'price (usd', reply: 'Ten dollars.' },
+        { match: '[', reply: 'A bracket.' },
+      ],
+    };
     expect(scriptedReplyText(odd, 'What is the PRICE (USD)?')).toBe('Ten dollars.');
     expect(scriptedReplyText(odd, 'a [ here')).toBe('A bracket.');
     expect(scriptedReplyText(odd, 'nothing')).toBe('Tell me more.');
@@ -50,7 +61,10 @@ describe('scriptedReplyText', () => {
   it('survives records that are not shaped as typed', () => {
     const broken = { ...nova, script: 'oops', fallbackReply: 42 } as unknown as Character;
     expect(scriptedReplyText(broken, 'hello')).toBe(DEFAULT_FALLBACK_REPLY);
-    const holes = { ...nova, script: [null, { match: 1, reply: 'x' }, { match: 'hi', reply: 'Yes.' }] } as unknown as Character;
+    const holes = {
+      ...nova,
+      script: [null, { match: 1, reply: 'x' }, { match: 'hi', reply: 'Yes.' }],
+    } as unknown as Character;
     expect(scriptedReplyText(holes, 'hi')).toBe('Yes.');
   });
 });
@@ -63,7 +77,12 @@ describe('validateScript', () => {
 
   it('names the path of every bad line', () => {
     const problems = validateScript(
-      [{ match: 'ok', reply: 'fine' }, { match: '(unclosed', reply: 'x' }, { match: 'a', reply: 3 }, null],
+      [
+        { match: 'ok', reply: 'fine' },
+        { match: '(unclosed', reply: 'x' },
+        { match: 'a', reply: 3 },
+        null,
+      ],
       ['characters', '2', 'script'],
     );
     expect(problems.map((p) => p.path.join('.'))).toEqual([
@@ -72,7 +91,9 @@ describe('validateScript', () => {
       'characters.2.script.3',
     ]);
     expect(problems[0].message).toMatch(/not a valid regular expression/);
-    expect(validateScript({})).toEqual([{ path: [], message: 'must be an array of { match, reply }' }]);
+    expect(validateScript({})).toEqual([
+      { path: [], message: 'must be an array of { match, reply }' },
+    ]);
   });
 });
 
@@ -89,7 +110,10 @@ describe('scriptedEngine', () => {
 
   it('uses the default packet size when none or a nonsense one is set', async () => {
     for (const packetSize of [undefined, 0, -3, 2.5]) {
-      const packets = await reply({ ...nova, packetSize, fallbackReply: 'x'.repeat(DEFAULT_PACKET_SIZE * 2 + 1) }, 'zzz');
+      const packets = await reply(
+        { ...nova, packetSize, fallbackReply: 'x'.repeat(DEFAULT_PACKET_SIZE * 2 + 1) },
+        'zzz',
+      );
       expect(packets.map((p) => p.length)).toEqual([DEFAULT_PACKET_SIZE, DEFAULT_PACKET_SIZE, 1]);
     }
   });
@@ -105,7 +129,10 @@ describe('scriptedEngine', () => {
 
   it('spaces packets by packetIntervalMs', async () => {
     const start = performance.now();
-    const packets = await reply({ ...nova, packetSize: 1, packetIntervalMs: 25, fallbackReply: 'abcd' }, 'zzz');
+    const packets = await reply(
+      { ...nova, packetSize: 1, packetIntervalMs: 25, fallbackReply: 'abcd' },
+      'zzz',
+    );
     expect(packets).toEqual(['a', 'b', 'c', 'd']);
     expect(performance.now() - start).toBeGreaterThanOrEqual(70);
   });

@@ -9,7 +9,8 @@ function parseAll(pieces: string[]): string[] {
 
 describe('SseParser', () => {
   it('returns the data of each event, ignoring comments and other fields', () => {
-    const text = ': keep-alive\n\nevent: message\nid: 7\ndata: {"a":1}\n\ndata:no-space\n\nretry: 10\n\n';
+    const text =
+      ': keep-alive\n\nevent: message\nid: 7\ndata: {"a":1}\n\ndata:no-space\n\nretry: 10\n\n';
     expect(parseAll([text])).toEqual(['{"a":1}', 'no-space']);
   });
 
@@ -31,15 +32,19 @@ describe('SseParser', () => {
   });
 
   it('gives the same events however the stream is cut', () => {
-    const stream = ': hi\r\ndata: {"choices":[{"delta":{"content":"hé 😀"}}]}\r\n\r\ndata: a\ndata: b\n\ndata: c\r\rdata: [DONE]\n\n';
+    const stream =
+      ': hi\r\ndata: {"choices":[{"delta":{"content":"hé 😀"}}]}\r\n\r\ndata: a\ndata: b\n\ndata: c\r\rdata: [DONE]\n\n';
     const whole = parseAll([stream]);
     expect(whole).toEqual(['{"choices":[{"delta":{"content":"hé 😀"}}]}', 'a\nb', 'c', '[DONE]']);
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: stream.length - 1 }), { maxLength: 12 }), (cuts) => {
-        const points = [0, ...cuts.sort((a, b) => a - b), stream.length];
-        const pieces = points.slice(1).map((end, i) => stream.slice(points[i], end));
-        expect(parseAll(pieces)).toEqual(whole);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: stream.length - 1 }), { maxLength: 12 }),
+        (cuts) => {
+          const points = [0, ...cuts.sort((a, b) => a - b), stream.length];
+          const pieces = points.slice(1).map((end, i) => stream.slice(points[i], end));
+          expect(parseAll(pieces)).toEqual(whole);
+        },
+      ),
     );
   });
 });

@@ -44,12 +44,20 @@ type Body = Buffer | string | Readable;
 
 async function put(url: string, body: Body, headers: Record<string, string> = {}) {
   const response = await request(url, { method: 'PUT', body, headers });
-  return { status: response.statusCode, headers: response.headers, json: await jsonOf(response.body.text()) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    json: await jsonOf(response.body.text()),
+  };
 }
 
 async function get(url: string, method: 'GET' | 'HEAD' = 'GET') {
   const response = await request(url, { method });
-  return { status: response.statusCode, headers: response.headers, bytes: Buffer.from(await response.body.arrayBuffer()) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    bytes: Buffer.from(await response.body.arrayBuffer()),
+  };
 }
 
 async function jsonOf(text: Promise<string>) {
@@ -61,8 +69,17 @@ async function jsonOf(text: Promise<string>) {
   }
 }
 
-async function upload(key: string, body: Body, contentType = 'application/octet-stream', maxBytes?: number) {
-  const result = await put(await storage.presignPut(key, { expiresInSeconds: 60, maxBytes }), body, { 'content-type': contentType });
+async function upload(
+  key: string,
+  body: Body,
+  contentType = 'application/octet-stream',
+  maxBytes?: number,
+) {
+  const result = await put(
+    await storage.presignPut(key, { expiresInSeconds: 60, maxBytes }),
+    body,
+    { 'content-type': contentType },
+  );
   expect(result.status, JSON.stringify(result.json)).toBe(200);
   return result;
 }
@@ -86,18 +103,29 @@ function generated(size: number): Readable {
  * segments away) and lets a declared Content-Length differ from what is sent. With `end: false`
  * the body is left unfinished and the answer is whatever the server sends before it.
  */
-function rawRequest(path: string, options: { method: string; headers?: Record<string, string>; body?: Buffer | string; end?: boolean }) {
+function rawRequest(
+  path: string,
+  options: {
+    method: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    end?: boolean;
+  },
+) {
   const { port } = new URL(baseUrl);
   return new Promise<{ status: number; json: unknown }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: options.method, headers: options.headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) });
-        req.destroy();
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method: options.method, headers: options.headers },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) });
+          req.destroy();
+        });
+      },
+    );
     req.on('error', reject);
     if (options.body !== undefined) req.write(options.body);
     if (options.end !== false) req.end();
@@ -107,14 +135,16 @@ function rawRequest(path: string, options: { method: string; headers?: Record<st
 /** Total bytes of the upload files in progress. */
 async function temporarySizes(): Promise<number> {
   let total = 0;
-  for (const name of await leftovers()) total += (await statPath(join(rootDir, 'tmp', name)).catch(() => ({ size: 0 }))).size;
+  for (const name of await leftovers())
+    total += (await statPath(join(rootDir, 'tmp', name)).catch(() => ({ size: 0 }))).size;
   return total;
 }
 
 /** Waits (at most 10 s) for a condition; the assertions after it tell what went wrong. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && !(await condition())) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (Date.now() < deadline && !(await condition()))
+    await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** A full garbage collection, so memory readings show what is retained, not garbage. */
@@ -128,10 +158,16 @@ async function leftovers(): Promise<string[]> {
   return readdir(join(rootDir, 'tmp'));
 }
 
-function expectForbidden(result: { status: number; json?: unknown; bytes?: Buffer }, message: RegExp) {
+function expectForbidden(
+  result: { status: number; json?: unknown; bytes?: Buffer },
+  message: RegExp,
+) {
   expect(result.status).toBe(403);
   const body = result.json ?? JSON.parse(result.bytes!.toString());
-  expect(body).toMatchObject({ ok: false, error: { error: 'FORBIDDEN', message: expect.stringMatching(message) } });
+  expect(body).toMatchObject({
+    ok: false,
+    error: { error: 'FORBIDDEN', message: expect.stringMatching(message) },
+  });
 }
 
 describe('embedded storage: signed upload and download', () => {
@@ -159,18 +195,26 @@ describe('embedded storage: signed upload and download', () => {
   it('stores any content type verbatim (the body is never parsed) and an empty body too', async () => {
     const key = objectKey('file_2', 'broken.json', false);
     await upload(key, '{"not": json', 'application/json');
-    expect((await get(await storage.presignGet(key, { expiresInSeconds: 60 }))).bytes.toString()).toBe('{"not": json');
+    expect(
+      (await get(await storage.presignGet(key, { expiresInSeconds: 60 }))).bytes.toString(),
+    ).toBe('{"not": json');
     const empty = objectKey('file_3', 'empty', false);
     const result = await put(await storage.presignPut(empty, { expiresInSeconds: 60 }), '');
     expect(result.status).toBe(200);
     expect(await storage.stat(empty)).toEqual({ size: 0 });
-    expect((await get(await storage.presignGet(empty, { expiresInSeconds: 60 }))).headers['content-type']).toBe('application/octet-stream');
+    expect(
+      (await get(await storage.presignGet(empty, { expiresInSeconds: 60 }))).headers[
+        'content-type'
+      ],
+    ).toBe('application/octet-stream');
   });
 
   it('offers the file name in Content-Disposition, UTF-8 names included', async () => {
     const key = objectKey('file_4', 'x', false);
     await upload(key, 'hello', 'text/plain');
-    const download = await get(await storage.presignGet(key, { expiresInSeconds: 60, fileName: 'Résumé (final).txt' }));
+    const download = await get(
+      await storage.presignGet(key, { expiresInSeconds: 60, fileName: 'Résumé (final).txt' }),
+    );
     expect(download.headers['content-disposition']).toBe(
       `attachment; filename="R_sum_ (final).txt"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%28final%29.txt`,
     );
@@ -187,7 +231,10 @@ describe('embedded storage: signed upload and download', () => {
     const key = objectKey('file_6', 'gone.txt', false);
     const missing = await get(await storage.presignGet(key, { expiresInSeconds: 60 }));
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.bytes.toString())).toMatchObject({ ok: false, error: { error: 'NOT_FOUND' } });
+    expect(JSON.parse(missing.bytes.toString())).toMatchObject({
+      ok: false,
+      error: { error: 'NOT_FOUND' },
+    });
     await upload(key, 'bye');
     await storage.delete(key);
     expect(await storage.stat(key)).toBeNull();
@@ -206,7 +253,11 @@ describe('embedded storage: signed upload and download', () => {
   });
 
   it('leaves JSON parsing alone outside its own routes', async () => {
-    const response = await request(`${baseUrl}/echo`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    const response = await request(`${baseUrl}/echo`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(await response.body.json()).toEqual({ ok: true, data: { a: 1 } });
   });
 });
@@ -215,15 +266,26 @@ describe('embedded storage: signatures', () => {
   it('refuses expired URLs for GET and PUT', async () => {
     const key = objectKey('file_10', 'a.txt', false);
     await upload(key, 'kept');
-    expectForbidden(await get(await storage.presignGet(key, { expiresInSeconds: 60, issuedAt: anHourAgo() })), /expired/);
-    expectForbidden(await put(await storage.presignPut(key, { expiresInSeconds: 60, issuedAt: anHourAgo() }), 'replaced'), /expired/);
+    expectForbidden(
+      await get(await storage.presignGet(key, { expiresInSeconds: 60, issuedAt: anHourAgo() })),
+      /expired/,
+    );
+    expectForbidden(
+      await put(
+        await storage.presignPut(key, { expiresInSeconds: 60, issuedAt: anHourAgo() }),
+        'replaced',
+      ),
+      /expired/,
+    );
     expect((await storage.stat(key))?.size).toBe(4);
   });
 
   it('refuses a tampered signature, expiry, limit, file name or key', async () => {
     const key = objectKey('file_11', 'a.txt', false);
     await upload(key, 'secret');
-    const getUrl = new URL(await storage.presignGet(key, { expiresInSeconds: 60, fileName: 'a.txt' }));
+    const getUrl = new URL(
+      await storage.presignGet(key, { expiresInSeconds: 60, fileName: 'a.txt' }),
+    );
     const tamper = (base: URL, change: (u: URL) => void) => {
       const copy = new URL(base);
       change(copy);
@@ -231,15 +293,43 @@ describe('embedded storage: signatures', () => {
     };
     const signature = getUrl.searchParams.get('signature')!;
     const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
-    expectForbidden(await get(tamper(getUrl, (u) => u.searchParams.set('signature', flipped))), /does not match/);
-    expectForbidden(await get(tamper(getUrl, (u) => u.searchParams.set('signature', 'short'))), /does not match/);
-    expectForbidden(await get(tamper(getUrl, (u) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600)))), /does not match/);
-    expectForbidden(await get(tamper(getUrl, (u) => u.searchParams.set('filename', 'evil.html'))), /does not match/);
-    expectForbidden(await get(tamper(getUrl, (u) => u.searchParams.delete('expires'))), /malformed/);
-    expectForbidden(await get(tamper(getUrl, (u) => (u.pathname = u.pathname.replace('file_11', 'file_12')))), /does not match/);
+    expectForbidden(
+      await get(tamper(getUrl, (u) => u.searchParams.set('signature', flipped))),
+      /does not match/,
+    );
+    expectForbidden(
+      await get(tamper(getUrl, (u) => u.searchParams.set('signature', 'short'))),
+      /does not match/,
+    );
+    expectForbidden(
+      await get(
+        tamper(getUrl, (u) =>
+          u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600)),
+        ),
+      ),
+      /does not match/,
+    );
+    expectForbidden(
+      await get(tamper(getUrl, (u) => u.searchParams.set('filename', 'evil.html'))),
+      /does not match/,
+    );
+    expectForbidden(
+      await get(tamper(getUrl, (u) => u.searchParams.delete('expires'))),
+      /malformed/,
+    );
+    expectForbidden(
+      await get(tamper(getUrl, (u) => (u.pathname = u.pathname.replace('file_11', 'file_12')))),
+      /does not match/,
+    );
 
     const putUrl = new URL(await storage.presignPut(key, { expiresInSeconds: 60, maxBytes: 10 }));
-    expectForbidden(await put(tamper(putUrl, (u) => u.searchParams.set('max', '1000000')), 'x'.repeat(100)), /does not match/);
+    expectForbidden(
+      await put(
+        tamper(putUrl, (u) => u.searchParams.set('max', '1000000')),
+        'x'.repeat(100),
+      ),
+      /does not match/,
+    );
     // A URL signed for GET does not allow a PUT, nor the reverse.
     expectForbidden(await put(getUrl.toString(), 'overwrite'), /does not match/);
     expectForbidden(await get(putUrl.toString()), /does not match/);
@@ -249,8 +339,15 @@ describe('embedded storage: signatures', () => {
   it('refuses a URL signed with another secret', async () => {
     const key = objectKey('file_13', 'a.txt', false);
     await upload(key, 'secret');
-    const stranger = new EmbeddedStorage({ rootDir, baseUrl: () => baseUrl, secret: 'other-secret' });
-    expectForbidden(await get(await stranger.presignGet(key, { expiresInSeconds: 60 })), /does not match/);
+    const stranger = new EmbeddedStorage({
+      rootDir,
+      baseUrl: () => baseUrl,
+      secret: 'other-secret',
+    });
+    expectForbidden(
+      await get(await stranger.presignGet(key, { expiresInSeconds: 60 })),
+      /does not match/,
+    );
   });
 
   it('serves public objects without a signature and refuses private ones; uploads always need one', async () => {
@@ -258,7 +355,9 @@ describe('embedded storage: signatures', () => {
     const privateKey = objectKey('file_15', 'logo.png', false);
     await upload(publicKey, 'png-bytes', 'image/png');
     await upload(privateKey, 'png-bytes', 'image/png');
-    expect(storage.publicUrl(publicKey)).toBe(`${baseUrl}/_storage/objects/public/file_14/logo%20one.png`);
+    expect(storage.publicUrl(publicKey)).toBe(
+      `${baseUrl}/_storage/objects/public/file_14/logo%20one.png`,
+    );
     const open = await get(storage.publicUrl(publicKey));
     expect(open.status).toBe(200);
     expect(open.bytes.toString()).toBe('png-bytes');
@@ -280,18 +379,31 @@ describe('embedded storage: keys', () => {
     ['a backslash', '/_storage/objects/private/a%5Cb'],
     ['a control character', '/_storage/objects/private/a%01b'],
     ['no key', '/_storage/objects/'],
-  ])('answers 400 to %s (an unsigned PUT hears first that it needs a signed URL)', async (_name, path) => {
-    const read = await rawRequest(path, { method: 'GET' });
-    expect(read.status, `GET ${path}`).toBe(400);
-    expect(read.json).toMatchObject({ ok: false, error: { error: 'VALIDATION_ERROR', message: expect.stringMatching(/Invalid object key/) } });
-    const write = await rawRequest(path, { method: 'PUT', body: 'x' });
-    expect(write.status, `PUT ${path}`).toBe(403);
-    expect(write.json).toMatchObject({ ok: false, error: { error: 'FORBIDDEN', message: expect.stringMatching(/signed URL/) } });
-  });
+  ])(
+    'answers 400 to %s (an unsigned PUT hears first that it needs a signed URL)',
+    async (_name, path) => {
+      const read = await rawRequest(path, { method: 'GET' });
+      expect(read.status, `GET ${path}`).toBe(400);
+      expect(read.json).toMatchObject({
+        ok: false,
+        error: { error: 'VALIDATION_ERROR', message: expect.stringMatching(/Invalid object key/) },
+      });
+      const write = await rawRequest(path, { method: 'PUT', body: 'x' });
+      expect(write.status, `PUT ${path}`).toBe(403);
+      expect(write.json).toMatchObject({
+        ok: false,
+        error: { error: 'FORBIDDEN', message: expect.stringMatching(/signed URL/) },
+      });
+    },
+  );
 
   it('refuses bad keys before signing', async () => {
-    await expect(storage.presignPut('../escape', { expiresInSeconds: 60 })).rejects.toThrow(InvalidKeyError);
-    await expect(storage.presignGet('/etc/passwd', { expiresInSeconds: 60 })).rejects.toThrow(InvalidKeyError);
+    await expect(storage.presignPut('../escape', { expiresInSeconds: 60 })).rejects.toThrow(
+      InvalidKeyError,
+    );
+    await expect(storage.presignGet('/etc/passwd', { expiresInSeconds: 60 })).rejects.toThrow(
+      InvalidKeyError,
+    );
     expect(() => storage.publicUrl('public/a\\b')).toThrow(InvalidKeyError);
     await expect(storage.stat('a//b')).rejects.toThrow(InvalidKeyError);
     await expect(storage.presignGet('ok', { expiresInSeconds: 1.5 })).rejects.toThrow(RangeError);
@@ -302,7 +414,10 @@ describe('embedded storage: size limit', () => {
   it('accepts a body of exactly the signed limit', async () => {
     const key = objectKey('file_20', 'exact.bin', false);
     await upload(key, generated(1000), 'application/octet-stream', 1000);
-    expect(await storage.stat(key)).toEqual({ size: 1000, contentType: 'application/octet-stream' });
+    expect(await storage.stat(key)).toEqual({
+      size: 1000,
+      contentType: 'application/octet-stream',
+    });
   });
 
   it('refuses a declared Content-Length over the limit before reading the body', async () => {
@@ -310,7 +425,10 @@ describe('embedded storage: size limit', () => {
     const url = await storage.presignPut(key, { expiresInSeconds: 60, maxBytes: 1000 });
     const result = await put(url, Buffer.alloc(1001));
     expect(result.status).toBe(413);
-    expect(result.json).toMatchObject({ ok: false, error: { error: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/1000 bytes/) } });
+    expect(result.json).toMatchObject({
+      ok: false,
+      error: { error: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/1000 bytes/) },
+    });
     expect(await storage.stat(key)).toBeNull();
   });
 
@@ -330,7 +448,13 @@ describe('embedded storage: size limit', () => {
     const key = objectKey('file_25', 'abandoned.bin', false);
     const { pathname, search } = new URL(await storage.presignPut(key, { expiresInSeconds: 60 }));
     const { port } = new URL(baseUrl);
-    const req = http.request({ host: '127.0.0.1', port, path: pathname + search, method: 'PUT', headers: { 'content-length': '1000000' } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: pathname + search,
+      method: 'PUT',
+      headers: { 'content-length': '1000000' },
+    });
     req.on('error', () => {});
     req.write(Buffer.alloc(200_000));
     await until(async () => (await temporarySizes()) >= 200_000);
@@ -342,7 +466,12 @@ describe('embedded storage: size limit', () => {
   });
 
   it('never lets a presigned limit exceed the store limit', async () => {
-    const url = new URL(await storage.presignPut('private/huge', { expiresInSeconds: 60, maxBytes: 10 * DEFAULT_MAX_BYTES }));
+    const url = new URL(
+      await storage.presignPut('private/huge', {
+        expiresInSeconds: 60,
+        maxBytes: 10 * DEFAULT_MAX_BYTES,
+      }),
+    );
     expect(url.searchParams.get('max')).toBe(String(DEFAULT_MAX_BYTES));
   });
 
@@ -374,7 +503,9 @@ describe('embedded storage: size limit', () => {
     resume();
     const result = await answer;
     expect(result.status).toBe(413);
-    expect(result.json).toMatchObject({ error: { message: `The upload is larger than ${DEFAULT_MAX_BYTES} bytes` } });
+    expect(result.json).toMatchObject({
+      error: { message: `The upload is larger than ${DEFAULT_MAX_BYTES} bytes` },
+    });
     expect(await storage.stat(key)).toBeNull();
     expect(await leftovers()).toEqual([]);
     expect(held).toBeLessThan(16 * 1024 * 1024);
@@ -410,7 +541,9 @@ describe('embedded storage: lifecycle', () => {
     expect(await ephemeral.stat('private/x')).toEqual({ size: 5, contentType: 'text/plain' });
     await ephemeral.close();
     await expect(statPath(root)).rejects.toThrow(/ENOENT/);
-    await expect(ephemeral.write('private/y', Readable.from([Buffer.from('late')]), 100)).rejects.toThrow(/before init/);
+    await expect(
+      ephemeral.write('private/y', Readable.from([Buffer.from('late')]), 100),
+    ).rejects.toThrow(/before init/);
   });
 
   it('refuses to work before init()', async () => {

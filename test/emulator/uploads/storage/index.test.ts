@@ -11,26 +11,43 @@ afterEach(async () => {
 
 describe('openObjectStorage', () => {
   it('chooses the embedded store without an S3 endpoint', async () => {
-    const storage = await openObjectStorage({ baseUrl: () => 'http://127.0.0.1:4010', secret: 's' });
+    const storage = await openObjectStorage({
+      baseUrl: () => 'http://127.0.0.1:4010',
+      secret: 's',
+    });
     opened.push(storage);
     expect(storage).toBeInstanceOf(EmbeddedStorage);
     expect(storage.kind).toBe('embedded');
     await storage.init();
-    expect(storage.publicUrl('public/f/a.txt')).toBe('http://127.0.0.1:4010/_storage/objects/public/f/a.txt');
+    expect(storage.publicUrl('public/f/a.txt')).toBe(
+      'http://127.0.0.1:4010/_storage/objects/public/f/a.txt',
+    );
   });
 
   it('chooses S3 when an endpoint is set, with MinIO-style defaults', async () => {
-    const storage = await openObjectStorage({ s3Endpoint: 'http://127.0.0.1:9000/', baseUrl: () => '', secret: 's' });
+    const storage = await openObjectStorage({
+      s3Endpoint: 'http://127.0.0.1:9000/',
+      baseUrl: () => '',
+      secret: 's',
+    });
     opened.push(storage);
     expect(storage).toBeInstanceOf(S3Storage);
     expect(storage.kind).toBe('s3');
     expect((storage as S3Storage).bucket).toBe('plugsmith');
     expect((storage as S3Storage).region).toBe('us-east-1');
-    expect(storage.publicUrl('public/f/a b.txt')).toBe('http://127.0.0.1:9000/plugsmith/public/f/a%20b.txt');
+    expect(storage.publicUrl('public/f/a b.txt')).toBe(
+      'http://127.0.0.1:9000/plugsmith/public/f/a%20b.txt',
+    );
   });
 
   it('passes the bucket and region through', async () => {
-    const storage = await openObjectStorage({ s3Endpoint: 'https://s3.example.test', s3Bucket: 'files', s3Region: 'eu-west-3', baseUrl: () => '', secret: 's' });
+    const storage = await openObjectStorage({
+      s3Endpoint: 'https://s3.example.test',
+      s3Bucket: 'files',
+      s3Region: 'eu-west-3',
+      baseUrl: () => '',
+      secret: 's',
+    });
     opened.push(storage);
     expect(storage.publicUrl('public/x')).toBe('https://s3.example.test/files/public/x');
     expect((storage as S3Storage).region).toBe('eu-west-3');

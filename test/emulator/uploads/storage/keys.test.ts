@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { attachment, encodeKeyPath, isPublicKey, keyProblem, objectKey } from '../../../../emulator/uploads/storage/keys.js';
+import {
+  attachment,
+  encodeKeyPath,
+  isPublicKey,
+  keyProblem,
+  objectKey,
+} from '../../../../emulator/uploads/storage/keys.js';
 
 describe('object keys', () => {
   it.each([
@@ -33,12 +39,18 @@ describe('object keys', () => {
   });
 
   it('encodes keys as URL paths segment by segment', () => {
-    expect(encodeKeyPath("public/f_1/a b#?%(1)'.txt")).toBe('public/f_1/a%20b%23%3F%25%281%29%27.txt');
+    expect(encodeKeyPath("public/f_1/a b#?%(1)'.txt")).toBe(
+      'public/f_1/a%20b%23%3F%25%281%29%27.txt',
+    );
   });
 
   it('writes Content-Disposition plainly for ASCII names and with filename* otherwise', () => {
     expect(attachment('report.pdf')).toBe('attachment; filename="report.pdf"');
-    expect(attachment('say "hi".txt')).toBe(`attachment; filename="say _hi_.txt"; filename*=UTF-8''say%20%22hi%22.txt`);
-    expect(attachment('日本.txt')).toBe(`attachment; filename="__.txt"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.txt`);
+    expect(attachment('say "hi".txt')).toBe(
+      `attachment; filename="say _hi_.txt"; filename*=UTF-8''say%20%22hi%22.txt`,
+    );
+    expect(attachment('日本.txt')).toBe(
+      `attachment; filename="__.txt"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.txt`,
+    );
   });
 });

@@ -27,7 +27,13 @@ export interface TestS3Server {
  */
 export async function startS3Server(): Promise<TestS3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'plugsmith-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    vhostBuckets: false,
+  });
   const state: TestS3Server = {
     endpoint: '',
     policies: new Map(),
@@ -41,7 +47,13 @@ export async function startS3Server(): Promise<TestS3Server> {
     const [bucket = '', ...rest] = String(ctx.path).slice(1).split('/');
     const key = rest.map(decodeURIComponent).join('/');
     if (bucket && !key && 'policy' in ctx.query) {
-      if (!state.bucketPolicies) return s3Error(ctx, 501, 'NotImplemented', 'A parameter you provided implies functionality that is not implemented');
+      if (!state.bucketPolicies)
+        return s3Error(
+          ctx,
+          501,
+          'NotImplemented',
+          'A parameter you provided implies functionality that is not implemented',
+        );
       if (ctx.method === 'PUT') {
         state.policies.set(bucket, await readBody(ctx.req));
         ctx.status = 204;
@@ -49,15 +61,20 @@ export async function startS3Server(): Promise<TestS3Server> {
       }
       if (ctx.method === 'GET') {
         const policy = state.policies.get(bucket);
-        if (policy === undefined) return s3Error(ctx, 404, 'NoSuchBucketPolicy', 'The bucket policy does not exist');
+        if (policy === undefined)
+          return s3Error(ctx, 404, 'NoSuchBucketPolicy', 'The bucket policy does not exist');
         ctx.type = 'application/json';
         ctx.body = policy;
         return;
       }
     }
-    const signed = 'authorization' in ctx.headers || 'X-Amz-Algorithm' in ctx.query || 'Signature' in ctx.query;
+    const signed =
+      'authorization' in ctx.headers || 'X-Amz-Algorithm' in ctx.query || 'Signature' in ctx.query;
     if (state.bucketPolicies && !signed && bucket) {
-      const readable = key !== '' && (ctx.method === 'GET' || ctx.method === 'HEAD') && allowsAnonymousRead(state.policies.get(bucket), bucket, key);
+      const readable =
+        key !== '' &&
+        (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+        allowsAnonymousRead(state.policies.get(bucket), bucket, key);
       if (!readable) return s3Error(ctx, 403, 'AccessDenied', 'Access Denied');
     }
     await next();
@@ -74,7 +91,10 @@ function allowsAnonymousRead(policyText: string | undefined, bucket: string, key
   return (policy.Statement ?? []).some((statement) => {
     const principal = statement.Principal as unknown;
     const everyone =
-      principal === '*' || (typeof principal === 'object' && principal !== null && [(principal as { AWS?: unknown }).AWS].flat().includes('*'));
+      principal === '*' ||
+      (typeof principal === 'object' &&
+        principal !== null &&
+        [(principal as { AWS?: unknown }).AWS].flat().includes('*'));
     const actions = [statement.Action].flat();
     const resources = [statement.Resource].flat() as string[];
     return (
@@ -87,10 +107,22 @@ function allowsAnonymousRead(policyText: string | undefined, bucket: string, key
 }
 
 function globToRegExp(pattern: string): RegExp {
-  return new RegExp('^' + pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  return new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*') +
+      '$',
+  );
 }
 
-function s3Error(ctx: { status: number; type: string; body: unknown }, status: number, code: string, message: string) {
+function s3Error(
+  ctx: { status: number; type: string; body: unknown },
+  status: number,
+  code: string,
+  message: string,
+) {
   ctx.status = status;
   ctx.type = 'application/xml';
   ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;

@@ -3,7 +3,11 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { objectKey } from '../../../../emulator/uploads/storage/keys.js';
-import { PUBLIC_READ_STATEMENT_ID, publicReadStatement, S3Storage } from '../../../../emulator/uploads/storage/s3.js';
+import {
+  PUBLIC_READ_STATEMENT_ID,
+  publicReadStatement,
+  S3Storage,
+} from '../../../../emulator/uploads/storage/s3.js';
 import { StorageError } from '../../../../emulator/uploads/storage/types.js';
 import { S3RVER_KEYS, startS3Server, type TestS3Server } from './s3-server.js';
 
@@ -24,29 +28,51 @@ afterAll(async () => {
 });
 
 async function put(url: string, body: Buffer, contentType = 'application/octet-stream') {
-  const response = await request(url, { method: 'PUT', body, headers: { 'content-type': contentType } });
+  const response = await request(url, {
+    method: 'PUT',
+    body,
+    headers: { 'content-type': contentType },
+  });
   return { status: response.statusCode, text: await response.body.text() };
 }
 
 async function get(url: string) {
   const response = await request(url);
-  return { status: response.statusCode, headers: response.headers, bytes: Buffer.from(await response.body.arrayBuffer()) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    bytes: Buffer.from(await response.body.arrayBuffer()),
+  };
 }
 
 async function upload(key: string, body: Buffer, contentType?: string) {
-  const result = await put(await storage.presignPut(key, { expiresInSeconds: 60 }), body, contentType);
+  const result = await put(
+    await storage.presignPut(key, { expiresInSeconds: 60 }),
+    body,
+    contentType,
+  );
   expect(result.status, result.text).toBe(200);
 }
 
 describe('S3 storage against s3rver', () => {
   it('creates the bucket when absent and grants anonymous reads of public/* in its policy', async () => {
-    const fresh = new S3Storage({ s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'fresh-bucket' });
+    const fresh = new S3Storage({
+      s3Endpoint: s3.endpoint,
+      ...S3RVER_KEYS,
+      s3Bucket: 'fresh-bucket',
+    });
     try {
-      const before = await put(await fresh.presignPut('private/a', { expiresInSeconds: 60 }), Buffer.from('x'));
+      const before = await put(
+        await fresh.presignPut('private/a', { expiresInSeconds: 60 }),
+        Buffer.from('x'),
+      );
       expect(before.status).toBe(404);
       expect(before.text).toContain('NoSuchBucket');
       await fresh.init();
-      const after = await put(await fresh.presignPut('private/a', { expiresInSeconds: 60 }), Buffer.from('x'));
+      const after = await put(
+        await fresh.presignPut('private/a', { expiresInSeconds: 60 }),
+        Buffer.from('x'),
+      );
       expect(after.status, after.text).toBe(200);
     } finally {
       await fresh.close();
@@ -57,7 +83,13 @@ describe('S3 storage against s3rver', () => {
   });
 
   it('keeps the statements a bucket policy already has, and init is idempotent', async () => {
-    const foreign = { Sid: 'Theirs', Effect: 'Allow', Principal: { AWS: ['*'] }, Action: ['s3:GetObject'], Resource: ['arn:aws:s3:::shared/docs/*'] };
+    const foreign = {
+      Sid: 'Theirs',
+      Effect: 'Allow',
+      Principal: { AWS: ['*'] },
+      Action: ['s3:GetObject'],
+      Resource: ['arn:aws:s3:::shared/docs/*'],
+    };
     s3.policies.set('shared', JSON.stringify({ Version: '2012-10-17', Statement: [foreign] }));
     const shared = new S3Storage({ s3Endpoint: s3.endpoint, ...S3RVER_KEYS, s3Bucket: 'shared' });
     try {
@@ -65,7 +97,9 @@ describe('S3 storage against s3rver', () => {
       await shared.init();
       const statements = JSON.parse(s3.policies.get('shared')!).Statement;
       expect(statements).toEqual([foreign, publicReadStatement('shared')]);
-      expect(statements.filter((s: { Sid: string }) => s.Sid === PUBLIC_READ_STATEMENT_ID)).toHaveLength(1);
+      expect(
+        statements.filter((s: { Sid: string }) => s.Sid === PUBLIC_READ_STATEMENT_ID),
+      ).toHaveLength(1);
     } finally {
       await shared.close();
     }
@@ -86,18 +120,27 @@ describe('S3 storage against s3rver', () => {
     await upload(key, Buffer.from('hello'), 'text/plain');
     // An ASCII name without !'()*: s3rver canonicalises those characters of query values
     // differently from S3 and MinIO, so UTF-8 names (filename*=UTF-8'') are tested on the embedded store.
-    const download = await get(await storage.presignGet(key, { expiresInSeconds: 60, fileName: 'Quarterly report; v2.txt' }));
+    const download = await get(
+      await storage.presignGet(key, { expiresInSeconds: 60, fileName: 'Quarterly report; v2.txt' }),
+    );
     expect(download.status, download.bytes.toString()).toBe(200);
-    expect(download.headers['content-disposition']).toBe('attachment; filename="Quarterly report; v2.txt"');
+    expect(download.headers['content-disposition']).toBe(
+      'attachment; filename="Quarterly report; v2.txt"',
+    );
   });
 
   it('refuses expired URLs, for GET and PUT', async () => {
     const key = objectKey('file_3', 'a.txt', false);
     await upload(key, Buffer.from('kept'));
-    const expiredGet = await get(await storage.presignGet(key, { expiresInSeconds: 60, issuedAt: anHourAgo() }));
+    const expiredGet = await get(
+      await storage.presignGet(key, { expiresInSeconds: 60, issuedAt: anHourAgo() }),
+    );
     expect(expiredGet.status).toBe(403);
     expect(expiredGet.bytes.toString()).toContain('Request has expired');
-    const expiredPut = await put(await storage.presignPut(key, { expiresInSeconds: 60, issuedAt: anHourAgo() }), Buffer.from('replaced'));
+    const expiredPut = await put(
+      await storage.presignPut(key, { expiresInSeconds: 60, issuedAt: anHourAgo() }),
+      Buffer.from('replaced'),
+    );
     expect(expiredPut.status).toBe(403);
     expect((await storage.stat(key))?.size).toBe(4);
   });
@@ -107,7 +150,10 @@ describe('S3 storage against s3rver', () => {
     await upload(key, Buffer.from('secret'));
     const url = new URL(await storage.presignGet(key, { expiresInSeconds: 60 }));
     const signature = url.searchParams.get('X-Amz-Signature')!;
-    url.searchParams.set('X-Amz-Signature', (signature[0] === 'a' ? 'b' : 'a') + signature.slice(1));
+    url.searchParams.set(
+      'X-Amz-Signature',
+      (signature[0] === 'a' ? 'b' : 'a') + signature.slice(1),
+    );
     const tampered = await get(url.toString());
     expect(tampered.status).toBe(403);
     expect(tampered.bytes.toString()).toContain('SignatureDoesNotMatch');
@@ -125,7 +171,9 @@ describe('S3 storage against s3rver', () => {
     const body = randomBytes(2048);
     await upload(publicKey, body, 'image/png');
     await upload(privateKey, body, 'image/png');
-    expect(storage.publicUrl(publicKey)).toBe(`${s3.endpoint}/${BUCKET}/public/file_6/logo%20one.png`);
+    expect(storage.publicUrl(publicKey)).toBe(
+      `${s3.endpoint}/${BUCKET}/public/file_6/logo%20one.png`,
+    );
     const open = await get(storage.publicUrl(publicKey));
     expect(open.status).toBe(200);
     expect(open.bytes.equals(body)).toBe(true);
@@ -144,10 +192,16 @@ describe('S3 storage against s3rver', () => {
   });
 
   it('rejects bad keys and validity periods before signing', async () => {
-    await expect(storage.presignPut('../escape', { expiresInSeconds: 60 })).rejects.toThrow(/Invalid object key/);
-    await expect(storage.presignGet('/absolute', { expiresInSeconds: 60 })).rejects.toThrow(/Invalid object key/);
+    await expect(storage.presignPut('../escape', { expiresInSeconds: 60 })).rejects.toThrow(
+      /Invalid object key/,
+    );
+    await expect(storage.presignGet('/absolute', { expiresInSeconds: 60 })).rejects.toThrow(
+      /Invalid object key/,
+    );
     await expect(storage.presignGet('ok', { expiresInSeconds: 0 })).rejects.toThrow(RangeError);
-    await expect(storage.presignGet('ok', { expiresInSeconds: 8 * 24 * 3600 })).rejects.toThrow(RangeError);
+    await expect(storage.presignGet('ok', { expiresInSeconds: 8 * 24 * 3600 })).rejects.toThrow(
+      RangeError,
+    );
   });
 
   it('accepts a server without bucket policies (plain s3rver)', async () => {
@@ -165,7 +219,8 @@ describe('S3 storage against s3rver', () => {
 
 describe('S3 storage configuration errors', () => {
   it('refuses an endpoint that is not a bare http(s) origin', () => {
-    const make = (endpoint: string) => () => new S3Storage({ s3Endpoint: endpoint, ...S3RVER_KEYS, s3Bucket: 'some-bucket' });
+    const make = (endpoint: string) => () =>
+      new S3Storage({ s3Endpoint: endpoint, ...S3RVER_KEYS, s3Bucket: 'some-bucket' });
     expect(make('127.0.0.1:9000')).toThrow(StorageError);
     expect(make('ftp://127.0.0.1:9000')).toThrow(/http/);
     expect(make('http://127.0.0.1:9000/prefix')).toThrow(/bare origin/);
@@ -173,20 +228,36 @@ describe('S3 storage configuration errors', () => {
 
   it('explains an unreachable server at init', async () => {
     const port = await closedPort();
-    const unreachable = new S3Storage({ s3Endpoint: `http://127.0.0.1:${port}`, ...S3RVER_KEYS, s3Bucket: 'some-bucket' });
+    const unreachable = new S3Storage({
+      s3Endpoint: `http://127.0.0.1:${port}`,
+      ...S3RVER_KEYS,
+      s3Bucket: 'some-bucket',
+    });
     try {
-      const error = await unreachable.init().then(() => null, (e: unknown) => e);
+      const error = await unreachable.init().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(StorageError);
-      expect((error as Error).message).toMatch(/Cannot use bucket "some-bucket" at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+      expect((error as Error).message).toMatch(
+        /Cannot use bucket "some-bucket" at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+      );
     } finally {
       await unreachable.close();
     }
   });
 
   it('explains wrong credentials at init', async () => {
-    const wrong = new S3Storage({ s3Endpoint: s3.endpoint, s3AccessKey: 'NOPE', s3SecretKey: 'NOPE', s3Bucket: 'other-bucket' });
+    const wrong = new S3Storage({
+      s3Endpoint: s3.endpoint,
+      s3AccessKey: 'NOPE',
+      s3SecretKey: 'NOPE',
+      s3Bucket: 'other-bucket',
+    });
     try {
-      await expect(wrong.init()).rejects.toThrow(/Cannot use bucket "other-bucket".*(AccessDenied|InvalidAccessKeyId)/);
+      await expect(wrong.init()).rejects.toThrow(
+        /Cannot use bucket "other-bucket".*(AccessDenied|InvalidAccessKeyId)/,
+      );
     } finally {
       await wrong.close();
     }
