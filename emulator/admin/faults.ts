@@ -13,7 +13,7 @@ import {
   FaultsUpdateSchema,
   Ok,
   errorResponses,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
 export default async function adminFaultRoutes(

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
-import type { FaultMark, FaultProfile, FaultSettings } from '../../src/contract/index.js';
+import type { FaultMark, FaultProfile, FaultSettings } from '../../src/shared/contract/index.js';
 import { answered2xx, loggedAttempt, type AttemptOutcome } from './attempt.js';
 import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn } from './faults.js';
 

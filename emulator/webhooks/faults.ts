@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { FaultProfile } from '../../src/contract/index.js';
+import type { FaultProfile } from '../../src/shared/contract/index.js';
 
 /** A fault profile or seed that cannot be used; `problems` names each bad part of the text and what is wrong with it. */
 export class FaultProfileError extends Error {

@@ -25,24 +25,18 @@ function imports(file: string): string[] {
 }
 
 describe('imports run one way (docs/architecture.md)', () => {
-  test('the emulator imports only src/contract, src/webhooks and the undici shim of src', () => {
+  test('the emulator imports only src/shared of src', () => {
     const wrong = sources(join(root, 'emulator')).flatMap((f) =>
       imports(f)
-        .filter(
-          (i) =>
-            i.startsWith('src/') &&
-            !i.startsWith('src/contract/') &&
-            !i.startsWith('src/webhooks/') &&
-            i !== 'src/http/undici.js',
-        )
+        .filter((i) => i.startsWith('src/') && !i.startsWith('src/shared/'))
         .map((i) => `${relative(root, f)} -> ${i}`),
     );
     expect(wrong).toEqual([]);
   });
 
   test('the contract imports nothing of the project outside itself', () => {
-    const wrong = sources(join(root, 'src/contract')).flatMap((f) =>
-      imports(f).filter((i) => !i.startsWith('src/contract/')),
+    const wrong = sources(join(root, 'src/shared/contract')).flatMap((f) =>
+      imports(f).filter((i) => !i.startsWith('src/shared/contract/')),
     );
     expect(wrong).toEqual([]);
   });
