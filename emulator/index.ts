@@ -29,7 +29,7 @@ import {
   type DeliveryView,
 } from './webhooks/delivery-service.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
-import { checkFaultSeed, parseFaultProfile, profileIsOn } from './webhooks/faults.js';
+import { checkFaultSeed, parseFaultProfile, profileIsOn } from '../src/shared/fault-profile.js';
 import { Messaging, type MessagingOptions } from './messaging/messaging.js';
 import { checkStreamBufferLimits } from './messaging/event-streams.js';
 import type { OpenAiEngineOptions } from './messaging/characters/index.js';
@@ -45,7 +45,11 @@ export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
 export type { DeliveryMatch, DeliveryView } from './webhooks/delivery-service.js';
 export type { DeliveryOptions } from './webhooks/options.js';
-export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX } from './webhooks/faults.js';
+export {
+  FaultProfileError,
+  parseFaultProfile,
+  FAULT_PROFILE_SYNTAX,
+} from '../src/shared/fault-profile.js';
 export type { FaultMark, FaultProfile, FaultSettings } from '../src/shared/contract/index.js';
 export type { MessagingOptions } from './messaging/messaging.js';
 export type { StreamBufferLimits } from './messaging/event-streams.js';

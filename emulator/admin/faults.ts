@@ -6,7 +6,7 @@ import {
   FAULT_PROFILE_SYNTAX,
   FaultProfileError,
   parseFaultProfile,
-} from '../webhooks/faults.js';
+} from '../../src/shared/fault-profile.js';
 import { typed, type RouteOptions } from '../api/common.js';
 import {
   FaultSettingsSchema,

@@ -34,7 +34,7 @@ import {
   withDuplicate,
   type AttemptFaults,
 } from './fault-injector.js';
-import { emptyProfile } from './faults.js';
+import { emptyProfile } from '../../src/shared/fault-profile.js';
 import {
   answered2xx,
   attemptDelivery,
