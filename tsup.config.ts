@@ -34,7 +34,7 @@ export default defineConfig([
     entry: {
       'emulator/index': 'emulator/index.ts',
       'client/index': 'src/client/index.ts',
-      'webhooks/index': 'src/webhooks/index.ts',
+      'webhooks/index': 'src/shared/webhooks/index.ts',
     },
     format: 'esm',
     target: 'node20',

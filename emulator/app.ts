@@ -13,7 +13,7 @@ import {
   sendError,
 } from './http.js';
 import { lazyCompilers } from './schema-compilers.js';
-import { SHARED_SCHEMAS } from '../src/contract/index.js';
+import { SHARED_SCHEMAS } from '../src/shared/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
 import { unauthorized, type ApiError } from './errors.js';
 import pluginRoutes from './api/plugins/routes.js';

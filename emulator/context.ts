@@ -7,7 +7,7 @@ import type { ObjectStorage } from './uploads/storage/types.js';
 import type { AdminAccess } from './admin/guard.js';
 import type { DashboardLogins } from './admin/dashboard-logins.js';
 import type { SlowBodyBound } from './slow-body.js';
-import type { Overview, Workspace } from '../src/contract/index.js';
+import type { Overview, Workspace } from '../src/shared/contract/index.js';
 
 /** The default workspace's credentials and ids, as the dashboard uses them (null where the seed has none). */
 export type WorkspaceCredentials = Pick<

@@ -17,7 +17,7 @@ import {
   type Credentials,
   type Seed,
 } from './seed.js';
-import type { FaultSettings, Overview } from '../src/contract/index.js';
+import type { FaultSettings, Overview } from '../src/shared/contract/index.js';
 import type { EmulatorContext } from './context.js';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
@@ -29,7 +29,7 @@ import {
   type DeliveryView,
 } from './webhooks/delivery-service.js';
 import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
-import { checkFaultSeed, parseFaultProfile, profileIsOn } from './webhooks/faults.js';
+import { checkFaultSeed, parseFaultProfile, profileIsOn } from '../src/shared/fault-profile.js';
 import { Messaging, type MessagingOptions } from './messaging/messaging.js';
 import { checkStreamBufferLimits } from './messaging/event-streams.js';
 import type { OpenAiEngineOptions } from './messaging/characters/index.js';
@@ -45,8 +45,12 @@ export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
 export type { DeliveryMatch, DeliveryView } from './webhooks/delivery-service.js';
 export type { DeliveryOptions } from './webhooks/options.js';
-export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX } from './webhooks/faults.js';
-export type { FaultMark, FaultProfile, FaultSettings } from '../src/contract/index.js';
+export {
+  FaultProfileError,
+  parseFaultProfile,
+  FAULT_PROFILE_SYNTAX,
+} from '../src/shared/fault-profile.js';
+export type { FaultMark, FaultProfile, FaultSettings } from '../src/shared/contract/index.js';
 export type { MessagingOptions } from './messaging/messaging.js';
 export type { StreamBufferLimits } from './messaging/event-streams.js';
 export type { OpenAiEngineOptions } from './messaging/characters/index.js';

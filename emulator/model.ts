@@ -13,7 +13,7 @@ import type {
   Repository,
   Role,
   TokenMetadata,
-} from '../src/contract/index.js';
+} from '../src/shared/contract/index.js';
 import type { Store } from './store/store.js';
 
 // The emulator's enums are the contract's (test/contract/enums.test.ts holds them to it).
@@ -28,7 +28,7 @@ export {
   type InstanceEntityType,
   type DeliveryStatus,
   type DeliveryAttempt,
-} from '../src/contract/index.js';
+} from '../src/shared/contract/index.js';
 
 export interface Timestamps {
   createdAt: string;

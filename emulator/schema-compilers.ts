@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
-import { CHECKED_BY_HANDLER } from '../src/contract/index.js';
+import { CHECKED_BY_HANDLER } from '../src/shared/contract/index.js';
 
 // The one place reaching into fastify's own compilers: test/emulator/schema-compilers.test.ts fails if a fastify upgrade changes them.
 

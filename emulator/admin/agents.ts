@@ -11,7 +11,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { createAgent, renameAgent } from '../messaging/agent-service.js';
 import { requireBodyOrg } from './common.js';
 

@@ -15,7 +15,7 @@ import {
   OkPage,
   errorResponses,
   type CharacterUpdate,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
 
 const CHARACTER_QUERY = querySpec(

@@ -9,7 +9,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 
 const CONVERSATION_QUERY = querySpec(
   AdminConversationSchema,

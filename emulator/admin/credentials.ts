@@ -12,7 +12,7 @@ import {
   TokenMetadataSchema,
   errorResponses,
   type TokenMetadata,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { requireBodyOrg } from './common.js';
 
 const TOKEN_QUERY = querySpec(

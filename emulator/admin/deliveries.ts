@@ -12,7 +12,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';

@@ -6,14 +6,14 @@ import {
   FAULT_PROFILE_SYNTAX,
   FaultProfileError,
   parseFaultProfile,
-} from '../webhooks/faults.js';
+} from '../../src/shared/fault-profile.js';
 import { typed, type RouteOptions } from '../api/common.js';
 import {
   FaultSettingsSchema,
   FaultsUpdateSchema,
   Ok,
   errorResponses,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
 export default async function adminFaultRoutes(

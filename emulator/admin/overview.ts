@@ -10,7 +10,7 @@ import {
   StoreEpochNoticeSchema,
   errorResponses,
   type Overview,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { openAdminEventStream } from './event-stream.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */

@@ -6,7 +6,7 @@ import { newApiKey, newUserToken } from '../auth/credentials.js';
 import { membershipId } from '../auth/principal.js';
 import type { EmulatorContext } from '../context.js';
 import type { Seed } from '../seed.js';
-import type { StoredRecord } from '../../src/contract/index.js';
+import type { StoredRecord } from '../../src/shared/contract/index.js';
 import { importShapeProblems } from './import-shapes.js';
 
 /** Replaces the whole store with an import, validated first (a refused one changes nothing), in one journal line; returns the counts. */

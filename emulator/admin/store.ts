@@ -17,7 +17,7 @@ import {
   StoredRecordSchema,
   errorResponses,
   type EmulatorExport,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 
 /** Exports can be large; the management API's 1 MB default would refuse most of them. */
 const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;

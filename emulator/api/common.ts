@@ -6,7 +6,7 @@ import {
   Params,
   PluginInstanceSchema,
   type QueryFieldType,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import type { EmulatorContext } from '../context.js';
 import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
 import { badRequest, detail, found, notFound } from '../errors.js';

@@ -12,7 +12,7 @@ import {
   WorkspaceSchema,
   errorResponses,
   type Workspace,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
 

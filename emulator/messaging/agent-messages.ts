@@ -10,7 +10,7 @@ import {
   MessageSchema,
   Ok,
   errorResponses,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 
 /** The conversation, if its character belongs to the agent; otherwise a 404. */
 function findAgentConversation(

@@ -16,7 +16,7 @@ import {
   OkPage,
   errorResponses,
   type RawQuery,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 
 /** A conversation as the API shows it (its org stays internal). */

@@ -5,7 +5,7 @@ import {
   type Pagination,
   type QueryFieldType,
   type SortOrder,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 
 /** What a collection endpoint allows in its query. */
 export interface QuerySpec {

@@ -16,7 +16,7 @@ import {
   UploadUrlsSchema,
   errorResponses,
   type UploadUrlRequest,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import { ok } from '../http.js';
 import {
   ApiError,

@@ -1,5 +1,5 @@
 import type { Dispatcher as HttpDispatcher } from 'undici';
-import { webhookHeaders } from '../../src/webhooks/signing.js';
+import { webhookHeaders } from '../../src/shared/webhooks/signing.js';
 import type { DeliveryAttempt } from '../model.js';
 import { nowIso } from '../store/ids.js';
 

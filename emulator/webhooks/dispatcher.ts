@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createAgent } from '../../src/http/undici.js';
+import { createAgent } from '../../src/shared/http/undici.js';
 import {
   createWebhookEvent,
   LIFECYCLE_EVENTS,
   type WebhookEvent,
   type WebhookEventType,
-} from '../../src/webhooks/events.js';
+} from '../../src/shared/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type {
   DeliveryAttemptNotice,
@@ -15,7 +15,7 @@ import type {
   FaultProfile,
   StoreEpochNotice,
   WebhookVerification,
-} from '../../src/contract/index.js';
+} from '../../src/shared/contract/index.js';
 import type {
   Db,
   DeliveryAttempt,
@@ -34,7 +34,7 @@ import {
   withDuplicate,
   type AttemptFaults,
 } from './fault-injector.js';
-import { emptyProfile } from './faults.js';
+import { emptyProfile } from '../../src/shared/fault-profile.js';
 import {
   answered2xx,
   attemptDelivery,

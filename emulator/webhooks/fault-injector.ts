@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
-import type { FaultMark, FaultProfile, FaultSettings } from '../../src/contract/index.js';
+import type { FaultMark, FaultProfile, FaultSettings } from '../../src/shared/contract/index.js';
 import { answered2xx, loggedAttempt, type AttemptOutcome } from './attempt.js';
-import { FaultDraws, formatFaultProfile, newFaultSeed, profileIsOn } from './faults.js';
+import { formatFaultProfile, profileIsOn } from '../../src/shared/fault-profile.js';
+import { FaultDraws, newFaultSeed } from './fault-draws.js';
 
 /** The faults drawn for one attempt, before it is sent. */
 export type AttemptFaults = ReturnType<FaultInjector['plan']>;

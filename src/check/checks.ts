@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createWebhookEvent } from '../webhooks/events.js';
-import { challengeAnswerProblem } from '../webhooks/challenge.js';
+import { createWebhookEvent } from '../shared/webhooks/events.js';
+import { challengeAnswerProblem } from '../shared/webhooks/challenge.js';
 import { sampleData } from '../trigger/fixtures.js';
 import { checkId, type DeliveryShape, type ProbeAnswer, type Prober } from './probe.js';
 import type { SideEffectObserver } from './observer.js';

@@ -1,5 +1,5 @@
 import type { PlatformClient, Plugin } from '../client/index.js';
-import { decodeWebhookSecret } from '../webhooks/signing.js';
+import { decodeWebhookSecret } from '../shared/webhooks/signing.js';
 import { runChecks } from './checks.js';
 import { observeSideEffects } from './observer.js';
 import { Prober } from './probe.js';

@@ -1,5 +1,5 @@
 import type { PlatformClient, Plugin } from '../client/index.js';
-import { createWebhookEvent } from '../webhooks/events.js';
+import { createWebhookEvent } from '../shared/webhooks/events.js';
 import { sampleData } from '../trigger/fixtures.js';
 import { checkId } from './probe.js';
 

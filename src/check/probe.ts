@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { randomBytes } from 'node:crypto';
-import { generateWebhookSecret, signWebhook } from '../webhooks/signing.js';
+import { generateWebhookSecret, signWebhook } from '../shared/webhooks/signing.js';
 
 /** How to sign (or mis-sign) one delivery. */
 export interface DeliveryShape {

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { createEnvHttpProxyAgent } from '../http/undici.js';
+import { createEnvHttpProxyAgent } from '../shared/http/undici.js';
 import { Api } from './api.js';
 import { httpUrlProblem } from '../config/url.js';
 import { agentMessagesResource } from './resources/agent-messages.js';

@@ -2,7 +2,7 @@ import type { Api } from './api.js';
 import { errorCode, NetworkError } from './errors.js';
 import type { QueryPairs } from './query.js';
 import { redactUrl } from './redact.js';
-import { SseParser, type ServerSentEvent } from './sse.js';
+import { SseParser, type ServerSentEvent } from '../shared/http/sse.js';
 
 /** Options of a server-sent-events subscription. */
 export interface EventsOptions {

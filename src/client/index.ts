@@ -6,7 +6,7 @@ export type { CallOptions, SlowRequest, TraceEvent, ApiKind } from './transport.
 export { serializeListQuery, toQueryString } from './query.js';
 export type { ListQuery, FilterValue, QueryPairs } from './query.js';
 export * from './paginate.js';
-export * from './sse.js';
+export * from '../shared/http/sse.js';
 export { isCharacterMessageSent } from './resources/messaging.js';
 export type { MessageListQuery, MessagingResource } from './resources/messaging.js';
 export type { EventStream, EventsOptions } from './event-stream.js';
@@ -26,5 +26,5 @@ export type { RepositoriesResource } from './resources/repositories.js';
 export type { DataProvidersResource, EntityPluginsResource } from './resources/instances.js';
 export type { AgentMessagesResource } from './resources/agent-messages.js';
 export { redactAuthorization, redactSecret, redactUrl } from './redact.js';
-export { parseRetryAfter } from '../contract/retry-after.js';
+export { parseRetryAfter } from '../shared/contract/retry-after.js';
 export type * from './types.js';

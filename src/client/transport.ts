@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { request } from '../http/undici.js';
+import { request } from '../shared/http/undici.js';
 import type { Readable } from 'node:stream';
 import { errorCode, NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
 import { toQueryString, type QueryPairs } from './query.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { parseRetryAfter } from '../contract/retry-after.js';
+import { parseRetryAfter } from '../shared/contract/retry-after.js';
 import {
   backoffMs,
   IDEMPOTENT_METHODS,

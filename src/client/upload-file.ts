@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline, Readable, Transform } from 'node:stream';
-import { request } from '../http/undici.js';
+import { request } from '../shared/http/undici.js';
 import { ApiError, errorCode, NetworkError } from './errors.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import type { Transport } from './transport.js';

@@ -1,5 +1,5 @@
 import { shorten, type Column } from '../ui/output.js';
-import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../contract/index.js';
+import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../shared/contract/index.js';
 import type { Style } from '../ui/style.js';
 
 /** HH:MM:SS in local time: deliveries are read live, next to the plugin's own logs. */

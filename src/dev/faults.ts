@@ -4,7 +4,7 @@ import {
   FAULT_PROFILE_SYNTAX,
   FaultProfileError,
   parseFaultProfile,
-} from '../../emulator/webhooks/faults.js';
+} from '../shared/fault-profile.js';
 
 /** Checks `--faults` and `--faults-seed` before anything starts (a usage error shows the syntax); returns `startEmulator`'s options. */
 export function faultOptions(

@@ -20,7 +20,7 @@ import { describeTakenPort, portIsFree } from './ports.js';
 import { isLoopback } from '../config/url.js';
 import { loadManifest } from '../manifest/load.js';
 import { UserError, EXIT } from '../errors.js';
-import type { DeliveryAttemptNotice } from '../contract/index.js';
+import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
 
 /** What `plugsmith dev` runs with; the emulator's data dir, faults and a --base-url target as useLocalEmulator takes them. */
 export interface DevOptions

@@ -3,7 +3,7 @@ import type {
   ExternalEventCreate,
   InstanceCreate,
   PluginCreate,
-} from '../contract/index.js';
+} from '../shared/contract/index.js';
 
 /** An action or external event of a manifest: the create body, with title and description defaulted. */
 export type ManifestAction = ActionCreate & { title: string; description: string };

@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { createWebhookEvent, type WebhookEventType } from '../webhooks/events.js';
-import { webhookHeaders } from '../webhooks/signing.js';
+import { createWebhookEvent, type WebhookEventType } from '../shared/webhooks/events.js';
+import { webhookHeaders } from '../shared/webhooks/signing.js';
 import { errorCode, NetworkError } from '../client/errors.js';
 import { sampleData } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';

@@ -1,31 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import challenge from './fixtures/WEBHOOK_CHALLENGE.json' with { type: 'json' };
-import installed from './fixtures/PLUGIN_INSTALLED.json' with { type: 'json' };
-import uninstalled from './fixtures/PLUGIN_UNINSTALLED.json' with { type: 'json' };
-import agentMessage from './fixtures/AGENT_MESSAGE_RECEIVED.json' with { type: 'json' };
-import fileAdded from './fixtures/REPOSITORY_FILE_ADDED.json' with { type: 'json' };
-import fileRemoved from './fixtures/REPOSITORY_FILE_REMOVED.json' with { type: 'json' };
-import { EVENT_TYPES, type WebhookEventType } from '../webhooks/events.js';
+import { EVENT_TYPES, type WebhookEventType } from '../shared/webhooks/events.js';
+import { fill, SAMPLE_EVENTS } from '../shared/sample-events/index.js';
 import { UserError, EXIT } from '../errors.js';
-import { fill } from './fill.js';
 import { didYouMean } from '../ui/did-you-mean.js';
-
-/** A sample event kept as data: `data` with `{{placeholders}}` where real ids go, and their `defaults`. */
-interface EventFixture {
-  type: WebhookEventType;
-  description: string;
-  defaults: Record<string, unknown>;
-  data: Record<string, unknown>;
-}
-
-const FIXTURES: Record<WebhookEventType, EventFixture> = {
-  WEBHOOK_CHALLENGE: challenge as EventFixture,
-  PLUGIN_INSTALLED: installed as EventFixture,
-  PLUGIN_UNINSTALLED: uninstalled as EventFixture,
-  AGENT_MESSAGE_RECEIVED: agentMessage as EventFixture,
-  REPOSITORY_FILE_ADDED: fileAdded as EventFixture,
-  REPOSITORY_FILE_REMOVED: fileRemoved as EventFixture,
-};
 
 /** The event type named on the command line (case-insensitive), or a usage error listing the known ones. */
 export function eventTypeOf(name: string): WebhookEventType {
@@ -44,7 +21,7 @@ function contextOf(
 ): Record<string, unknown> {
   const defined = Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined));
   return {
-    ...FIXTURES[type].defaults,
+    ...SAMPLE_EVENTS[type].defaults,
     now: new Date().toISOString(),
     random: randomBytes(18).toString('base64url'),
     ...defined,
@@ -56,7 +33,7 @@ export function sampleData(
   type: WebhookEventType,
   known: Record<string, unknown>,
 ): Record<string, unknown> {
-  return fill(FIXTURES[type].data, contextOf(type, known)) as Record<string, unknown>;
+  return fill(SAMPLE_EVENTS[type].data, contextOf(type, known)) as Record<string, unknown>;
 }
 
 /** One value of the fixture's context (e.g. the sample text or file name) filled in. */

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
-import { LIFECYCLE_EVENTS, type WebhookEventType } from '../webhooks/events.js';
+import { LIFECYCLE_EVENTS, type WebhookEventType } from '../shared/webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { sampleData, sampleValue } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';

@@ -4,7 +4,7 @@ import {
   createWebhookHandler,
   type AgentMessageReceivedEvent,
   type WebhookEvent,
-} from '../../src/webhooks/index.js';
+} from '../../src/shared/webhooks/index.js';
 import { server } from '../kit/index.js';
 
 /**

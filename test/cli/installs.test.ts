@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { createWebhookHandler, type WebhookEvent } from '../../src/webhooks/index.js';
+import { createWebhookHandler, type WebhookEvent } from '../../src/shared/webhooks/index.js';
 import { ORG, useCliEnv } from './cli-env.js';
 import { server } from '../kit/index.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiError, createClient, NetworkError, type TraceEvent } from '../../src/client/index.js';
-import { createAgent } from '../../src/http/undici.js';
+import { createAgent } from '../../src/shared/http/undici.js';
 import { json, ok, receiver } from '../kit/index.js';
 
 describe('retries', () => {

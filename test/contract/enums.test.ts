@@ -7,8 +7,8 @@ import {
   EVENT_KINDS,
   PLUGIN_TYPES,
   SCOPES,
-} from '../../src/contract/index.js';
-import { EVENT_TYPES } from '../../src/webhooks/events.js';
+} from '../../src/shared/contract/index.js';
+import { EVENT_TYPES } from '../../src/shared/webhooks/events.js';
 import { TEMPLATES } from '../../src/project/plugin-types.js';
 import {
   EVENT_KINDS as EMULATOR_EVENT_KINDS,

@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import dashboardRoutes from '../../emulator/dashboard/routes.js';
 import { dashboardDir } from '../../emulator/dashboard/files.js';
-import { SHARED_SCHEMAS } from '../../src/contract/index.js';
+import { SHARED_SCHEMAS } from '../../src/shared/contract/index.js';
 
 describe('the dashboard files', () => {
   it('come from dist/dashboard of the package, found from the source tree too', () => {

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from './http.js';
-import { ERROR_TYPE_BY_STATUS } from '../../src/contract/index.js';
+import { ERROR_TYPE_BY_STATUS } from '../../src/shared/contract/index.js';
 
 /** DESIGN.md's error type for each status: the contract's table. */
-export { ERROR_TYPE_BY_STATUS } from '../../src/contract/index.js';
+export { ERROR_TYPE_BY_STATUS } from '../../src/shared/contract/index.js';
 
 /** Asserts a success envelope `{ ok: true, data, meta? }` with `status`; returns `data`. */
 export function expectOk(response: ApiResponse, status = 200): any {

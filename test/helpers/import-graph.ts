@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** The TypeScript sources under `dir` (declarations excluded). */
@@ -47,6 +47,51 @@ export function importGraph(roots: string[]): {
     ]),
   );
   return { files, texts, graph };
+}
+
+/** One relative import: the importing file and the file it names (a module or a JSON file), as absolute paths. */
+export interface ImportEdge {
+  from: string;
+  to: string;
+}
+
+/** Every relative import of the sources under `roots`, JSON files included, resolved to the file it names where that file exists. */
+export function importEdges(roots: string[]): ImportEdge[] {
+  const files = roots.flatMap((root) => sources(root));
+  return files.flatMap((from) => {
+    const text = readFileSync(from, 'utf8');
+    return importsOf(from, text).map((target) => ({ from, to: fileOf(target) }));
+  });
+}
+
+/** The file an import names: `x.js` is `x.ts` or `x.tsx`, a folder is its index; a name that is no file stays as it is. */
+function fileOf(target: string): string {
+  const candidates = [`${target}.ts`, `${target}.tsx`, join(target, 'index.ts'), target];
+  const found = candidates.find((path) => existsSync(path) && statSync(path).isFile());
+  return found ?? target;
+}
+
+/** A rule on imports: which imports it governs and whether one of them is allowed. */
+export interface ImportRule {
+  /** The rule in words, shown with each import that breaks it. */
+  name: string;
+  /** Whether the rule speaks of this import (paths relative to the repository root). */
+  governs: (from: string, to: string) => boolean;
+  allows: (from: string, to: string) => boolean;
+}
+
+/** The imports that break a rule, as `rule: from -> to` lines, paths relative to `base`. */
+export function ruleBreaks(edges: ImportEdge[], rules: ImportRule[], base: string): string[] {
+  const breaks: string[] = [];
+  for (const edge of edges) {
+    const from = relative(base, edge.from);
+    const to = relative(base, edge.to);
+    for (const rule of rules) {
+      if (rule.governs(from, to) && !rule.allows(from, to))
+        breaks.push(`${rule.name}: ${from} -> ${to}`);
+    }
+  }
+  return breaks;
 }
 
 /** Every import circle, each as the sorted list of modules around it, named relative to `base` (Tarjan's strongly connected components). */

@@ -7,7 +7,7 @@ import {
   request,
   UNDICI_DEEP_MODULES,
   UNDICI_LINE,
-} from '../../src/http/undici.js';
+} from '../../src/shared/http/undici.js';
 import { receiver } from '../kit/index.js';
 
 const require = createRequire(import.meta.url);

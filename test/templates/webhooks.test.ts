@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateWebhookSecret, webhookHeaders } from '../../src/webhooks/index.js';
+import { generateWebhookSecret, webhookHeaders } from '../../src/shared/webhooks/index.js';
 
 // The generated project's own webhook module (templates/common/src/webhooks.ts, on the
 // `standardwebhooks` library), served on a real port and sent deliveries signed with this

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { answerChallenge } from '../../src/webhooks/index.js';
+import { answerChallenge } from '../../src/shared/webhooks/index.js';
 import { challenge } from './fixtures/events.js';
 
 it('answers a challenge with the same value, as the JSON body the platform expects', () => {

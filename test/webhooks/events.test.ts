@@ -6,7 +6,7 @@ import {
   LIFECYCLE_EVENTS,
   type Message,
   type WebhookEvent,
-} from '../../src/webhooks/index.js';
+} from '../../src/shared/webhooks/index.js';
 import { instance } from './fixtures/events.js';
 
 describe('event kinds', () => {

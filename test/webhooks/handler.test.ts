@@ -13,7 +13,7 @@ import {
   webhookHeaders,
   type PluginInstalledEvent,
   type WebhookEvent,
-} from '../../src/webhooks/index.js';
+} from '../../src/shared/webhooks/index.js';
 import { challenge, fileAdded, installed } from './fixtures/events.js';
 import { server } from '../kit/index.js';
 import { deliver, post } from './helpers.js';

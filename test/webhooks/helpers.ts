@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { webhookHeaders, type WebhookEvent } from '../../src/webhooks/index.js';
+import { webhookHeaders, type WebhookEvent } from '../../src/shared/webhooks/index.js';
 
 /** Posts `event` to `url` as the platform would, signed with `secret`; returns status and parsed JSON. */
 export async function deliver(

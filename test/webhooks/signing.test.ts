@@ -8,7 +8,7 @@ import {
   verifyWebhook,
   webhookHeaders,
   WebhookVerificationError,
-} from '../../src/webhooks/index.js';
+} from '../../src/shared/webhooks/index.js';
 import { installed } from './fixtures/events.js';
 
 const secret = generateWebhookSecret();

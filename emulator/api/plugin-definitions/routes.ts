@@ -32,7 +32,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../../src/contract/index.js';
+} from '../../../src/shared/contract/index.js';
 
 /** Actions: /api/plugins/:pluginId/actions[/:name]; `schemaFields` hold JSON Schemas. */
 const ACTIONS = {

@@ -12,7 +12,7 @@ import {
   PluginUpdateSchema,
   errorResponses,
   type Plugin,
-} from '../../../src/contract/index.js';
+} from '../../../src/shared/contract/index.js';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import {
   findOrg,

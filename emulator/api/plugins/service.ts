@@ -1,7 +1,7 @@
-import { generateWebhookSecret } from '../../../src/webhooks/signing.js';
+import { generateWebhookSecret } from '../../../src/shared/webhooks/signing.js';
 import { newId, nowIso } from '../../store/ids.js';
 import type { PluginRecord } from '../../model.js';
-import type { WebhookSecretRotation } from '../../../src/contract/index.js';
+import type { WebhookSecretRotation } from '../../../src/shared/contract/index.js';
 import type { EmulatorContext } from '../../context.js';
 import { badRequest, detail, found } from '../../errors.js';
 import { removeInstanceNow, uninstallInstance } from '../instances/service.js';

@@ -10,7 +10,7 @@ import {
   WebhookSecretRotationSchema,
   WebhookVerificationSchema,
   errorResponses,
-} from '../../../src/contract/index.js';
+} from '../../../src/shared/contract/index.js';
 
 /** A day, as the real platforms give by default (Svix, Stripe): long enough to roll the new secret out. */
 const DEFAULT_GRACE_SECONDS = 24 * 3600;

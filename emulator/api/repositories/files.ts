@@ -24,7 +24,7 @@ import {
   RepositoryFileAddedSchema,
   RepositoryFileRemovedSchema,
   errorResponses,
-} from '../../../src/contract/index.js';
+} from '../../../src/shared/contract/index.js';
 
 const repoParams = params('repositoryId');
 const fileParams = params('repositoryId', 'fileId');

@@ -21,7 +21,7 @@ import {
   RepositorySchema,
   errorResponses,
   type RepositoryCreate,
-} from '../../../src/contract/index.js';
+} from '../../../src/shared/contract/index.js';
 
 const one = (status: 200 | 201) => ({
   [status]: Ok(RepositorySchema),

@@ -2,7 +2,7 @@ import { badRequest, conflict, detail, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import type { FileRecord, RepositoryFileRecord, RepositoryRecord } from '../../model.js';
 import type { EmulatorContext } from '../../context.js';
-import type { RepositoryCreate } from '../../../src/contract/index.js';
+import type { RepositoryCreate } from '../../../src/shared/contract/index.js';
 
 /** Creates a repository of an org (the caller checked the org and the role). */
 export async function createRepository(

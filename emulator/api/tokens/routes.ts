@@ -9,7 +9,7 @@ import {
   Ok,
   TokenCreateSchema,
   errorResponses,
-} from '../../../src/contract/index.js';
+} from '../../../src/shared/contract/index.js';
 
 /** User tokens: POST /api/tokens creates one for the calling user. */
 export default async function tokenRoutes(

@@ -1,4 +1,7 @@
-import type { Character as CharacterResource, Message } from '../../../src/contract/index.js';
+import type {
+  Character as CharacterResource,
+  Message,
+} from '../../../src/shared/contract/index.js';
 
 /** A character as the reply engines see it: the contract's, without what they do not read. */
 export type Character = Omit<CharacterResource, 'agentId' | 'createdAt' | 'updatedAt'>;

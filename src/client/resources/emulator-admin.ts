@@ -15,7 +15,7 @@ import type {
   FaultSettings,
   ImportResult,
   ResetResult,
-} from '../../contract/index.js';
+} from '../../shared/contract/index.js';
 import type { BulkRedeliveryResult, Character, Delivery, Loose, PluginInstance } from '../types.js';
 
 /** The delivery log's own filters (beyond the query system's): the dashboard's Deliveries filters, and what a bulk redelivery matches. */

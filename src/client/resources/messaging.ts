@@ -1,7 +1,7 @@
 import type { Api } from '../api.js';
 import { openEventStream, type EventsOptions, type EventStream } from '../event-stream.js';
 import { segment as s, plainParams } from '../query.js';
-import type { ServerSentEvent } from '../sse.js';
+import type { ServerSentEvent } from '../../shared/http/sse.js';
 import type { CallOptions } from '../transport.js';
 import type { CharacterMessageSent, Conversation, Message, MessageSend } from '../types.js';
 

@@ -1,4 +1,4 @@
-import type { PluginType } from '../../contract/index.js';
+import type { PluginType } from '../../shared/contract/index.js';
 
 /** The three kinds of plugin installation, one per plugin type: the entity it goes on and the client resource that installs it. */
 export interface InstallKind {

@@ -1,7 +1,7 @@
 import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
 import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { MAX_BULK_REDELIVERIES } from '../../contract/requests.js';
+import { MAX_BULK_REDELIVERIES } from '../../shared/contract/requests.js';
 import { DELIVERY_COLUMNS, attemptLine, deliverySummary } from '../../dev/delivery-view.js';
 import {
   cancelRetries,

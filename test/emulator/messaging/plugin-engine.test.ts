@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { verifyWebhook, type WebhookEvent } from '../../../src/webhooks/index.js';
+import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
 import {
   call,
   EventClient,

@@ -9,7 +9,7 @@ import {
   FaultProfileError,
   parseFaultProfile,
   formatFaultProfile,
-} from '../../../emulator/webhooks/faults.js';
+} from '../../../src/shared/fault-profile.js';
 import {
   adminCall,
   verifiedPlugin,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { verifyWebhook, type WebhookEvent } from '../../../src/webhooks/index.js';
+import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
 import type { Emulator } from '../../../emulator/index.js';
 import { api, deadUrl, receiver, type Receiver } from '../../kit/index.js';
 

@@ -8,9 +8,9 @@ import type {
   CharacterMessageSent,
   Conversation,
   Message,
-} from '../../../../src/contract/resources.js';
+} from '../../../../src/shared/contract/resources.js';
 import { upsert } from './chat-messages.js';
-import type { AdminConversation } from '../../../../src/contract/index.js';
+import type { AdminConversation } from '../../../../src/shared/contract/index.js';
 import { plural, relativeTime } from '../format.js';
 import './data-views.css';
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { Delivery, DeliveryAttempt, Plugin } from '../../../../src/contract/index.js';
-import type { Overview } from '../../../../src/contract/dashboard.js';
+import type { Delivery, DeliveryAttempt, Plugin } from '../../../../src/shared/contract/index.js';
+import type { Overview } from '../../../../src/shared/contract/dashboard.js';
 import { absoluteTime, relativeTime, when } from '../format.js';
 import { pluginLabel } from '../use-plugin-names.js';
 import { ApiFailure, call } from '../api.js';

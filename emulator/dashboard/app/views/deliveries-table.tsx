@@ -1,6 +1,6 @@
 import { memo, useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Delivery, Plugin } from '../../../../src/contract/index.js';
+import type { Delivery, Plugin } from '../../../../src/shared/contract/index.js';
 import { absoluteTime, relativeTime } from '../format.js';
 
 const ROW_HEIGHT = 34;

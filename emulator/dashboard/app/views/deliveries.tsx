@@ -3,7 +3,7 @@ import {
   DELIVERY_STATUSES,
   EVENT_KINDS,
   HTTP_STATUS_FILTER_PATTERN,
-} from '../../../../src/contract/enums.js';
+} from '../../../../src/shared/contract/enums.js';
 import type { ViewProps } from '../view-props.js';
 import { call } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';

@@ -11,7 +11,7 @@ import type {
   PluginInstance,
   Repository,
   WebhookVerification,
-} from '../../../../src/contract/resources.js';
+} from '../../../../src/shared/contract/resources.js';
 import { InputsForm, initialInputs } from './install-inputs.js';
 import { AppPicker } from './app-picker.js';
 import './data-views.css';

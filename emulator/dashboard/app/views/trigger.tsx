@@ -4,28 +4,10 @@ import type {
   ExternalEvent,
   Plugin,
   PluginInstance,
-} from '../../../../src/contract/index.js';
-import { EVENT_DATA_SCHEMAS } from '../../../../src/contract/events.js';
-import { LIFECYCLE_EVENTS, type EventKind } from '../../../../src/contract/enums.js';
-import { fill } from '../../../../src/trigger/fill.js';
-import challenge from '../../../../src/trigger/fixtures/WEBHOOK_CHALLENGE.json' with {
-  type: 'json',
-};
-import installed from '../../../../src/trigger/fixtures/PLUGIN_INSTALLED.json' with {
-  type: 'json',
-};
-import uninstalled from '../../../../src/trigger/fixtures/PLUGIN_UNINSTALLED.json' with {
-  type: 'json',
-};
-import agentMessage from '../../../../src/trigger/fixtures/AGENT_MESSAGE_RECEIVED.json' with {
-  type: 'json',
-};
-import fileAdded from '../../../../src/trigger/fixtures/REPOSITORY_FILE_ADDED.json' with {
-  type: 'json',
-};
-import fileRemoved from '../../../../src/trigger/fixtures/REPOSITORY_FILE_REMOVED.json' with {
-  type: 'json',
-};
+} from '../../../../src/shared/contract/index.js';
+import { EVENT_DATA_SCHEMAS } from '../../../../src/shared/contract/events.js';
+import { LIFECYCLE_EVENTS, type EventKind } from '../../../../src/shared/contract/enums.js';
+import { fill, SAMPLE_EVENTS } from '../../../../src/shared/sample-events/index.js';
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { checkSchema, type SchemaProblem } from '../json-schema-check.js';
@@ -33,22 +15,6 @@ import { exampleOf } from '../schema-example.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
 import './deliveries.css';
-
-interface Fixture {
-  description: string;
-  defaults: Record<string, unknown>;
-  data: Record<string, unknown>;
-}
-
-/** The same sample events `plugsmith trigger` sends (src/trigger/fixtures), as data. */
-const FIXTURES: Record<EventKind, Fixture> = {
-  WEBHOOK_CHALLENGE: challenge,
-  PLUGIN_INSTALLED: installed,
-  PLUGIN_UNINSTALLED: uninstalled,
-  AGENT_MESSAGE_RECEIVED: agentMessage,
-  REPOSITORY_FILE_ADDED: fileAdded,
-  REPOSITORY_FILE_REMOVED: fileRemoved,
-};
 
 function random(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
@@ -64,7 +30,7 @@ export function samplePayload(
   plugin: Plugin,
   instance: PluginInstance | null,
 ): Record<string, unknown> {
-  const fixture = FIXTURES[type];
+  const fixture = SAMPLE_EVENTS[type];
   const known: Record<string, unknown> = {
     pluginId: plugin.id,
     orgId: plugin.orgId,
@@ -387,7 +353,7 @@ export function TriggerView(_props: ViewProps) {
               {external.payloadSchema ? '' : ' (it has none: any JSON object fits)'}.
             </p>
           ) : (
-            type && <p className="muted">{FIXTURES[type].description}</p>
+            type && <p className="muted">{SAMPLE_EVENTS[type].description}</p>
           )}
           {plugin && !external && !plugin.webhookUrl && (
             <p className="status-warn">

@@ -6,8 +6,8 @@ import type {
   File as FileRecord,
   Repository,
   UploadUrls,
-} from '../../../../src/contract/resources.js';
-import { MAX_FILES_PER_REQUEST } from '../../../../src/contract/requests.js';
+} from '../../../../src/shared/contract/resources.js';
+import { MAX_FILES_PER_REQUEST } from '../../../../src/shared/contract/requests.js';
 import { humanSize } from '../format.js';
 import './data-views.css';
 

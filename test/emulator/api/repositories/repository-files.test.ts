@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../../emulator/index.js';
-import { verifyWebhook } from '../../../../src/webhooks/index.js';
+import { verifyWebhook } from '../../../../src/shared/webhooks/index.js';
 import { WebhookServer } from '../../webhooks/helpers.js';
 import { api } from '../../../kit/index.js';
 

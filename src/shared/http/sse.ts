@@ -1,5 +1,4 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import { parseJsonOr } from './envelope.js';
 
 /** One server-sent event: its name, its data parsed as JSON (or the raw text when not JSON). */
 export interface ServerSentEvent<T = unknown> {
@@ -50,9 +49,18 @@ export class SseParser {
     if (message.id !== undefined) this.lastEventId = message.id;
     return {
       event: message.event ?? 'message',
-      data: parseJsonOr(message.data, message.data),
+      data: jsonOrText(message.data),
       rawData: message.data,
       id: this.lastEventId,
     };
+  }
+}
+
+/** The text parsed as JSON, or the text itself when it is not JSON. */
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
