@@ -339,7 +339,7 @@ export class DevSession {
     const emu = this.emulator!;
     if (emu.owned || this.options.target || this.stopped) return false;
     const state = await liveEmulator(dirname(this.options.manifestPath));
-    if (!state || !state.token || !state.orgId) return false;
+    if (!state?.token || !state.orgId) return false;
     const adminToken = environment.adminToken() ?? state.adminToken;
     if (
       state.url === emu.url &&

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -107,8 +106,8 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   const seen: string[] = [];
 
   // The challenge and the manifest's install show up live, each as one line.
-  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered  HTTP 200/, seen);
-  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered  HTTP 200/, seen);
+  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/, seen);
+  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered {2}HTTP 200/, seen);
   expect(dev.stderr()).toMatch(
     /deployed Dev loop plugin \(plg_\S+\): create plugin Dev loop plugin/,
   );
