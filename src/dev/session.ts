@@ -229,6 +229,7 @@ export class DevSession {
     this.verified = Boolean(plugin.webhookUrlIsVerified);
     if (!this.webhookUrl)
       this.report.warn(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         'the manifest has no plugin.webhookUrl: events cannot reach the plugin (add e.g. "http://127.0.0.1:${PORT:-3000}/webhook")',
       );
     const port = this.options.pluginPort ?? portOf(this.webhookUrl);

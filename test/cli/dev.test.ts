@@ -25,6 +25,7 @@ function manifest(description: string) {
       type: 'EVENT_HANDLER',
       events: ['AGENT_MESSAGE_RECEIVED'],
       scopes: ['AGENT_MESSAGE_WRITE'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
     },
     actions: [{ name: 'lookup', argsSchema: { $ref: './schemas/lookup-args.json' } }],
@@ -271,6 +272,7 @@ test('dev --base-url asks the target for its health once; a target that does not
         type: 'EVENT_HANDLER',
         events: [],
         scopes: [],
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
       },
     }),
