@@ -59,7 +59,7 @@ afterAll(async () => {
 async function check(kind: ReceiverKind, extra: string[] = []) {
   const { receiver, pluginId } = receivers.get(kind)!;
   const run = await t.cli(['check', receiver.url, '--plugin', pluginId, '--json', ...extra]);
-  let report;
+  let report: any;
   try {
     report = JSON.parse(run.stdout);
   } catch {
