@@ -43,6 +43,7 @@ export function AppPicker({
   const [typed, setTyped] = useState('');
   const [error, setError] = useState<string | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refresh is the parent's signal to fetch the apps again
   useEffect(() => {
     const controller = new AbortController();
     call<PluginInstance[]>(

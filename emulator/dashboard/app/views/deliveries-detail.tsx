@@ -254,6 +254,7 @@ export function DeliveryDetail({
   const [acting, setActing] = useState(false);
   const panel = useRef<HTMLElement>(null);
   // Focus moves into the delivery when it opens; Escape closes it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves into the panel each time another delivery opens
   useEffect(() => {
     panel.current?.focus({ preventScroll: true });
     const onKey = (e: KeyboardEvent) => {

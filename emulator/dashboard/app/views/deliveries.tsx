@@ -63,13 +63,13 @@ export function DeliveriesView({ params }: ViewProps) {
     },
     250,
   );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: draft and typed are new objects on each render: the filters change only when one of their fields does
   const filters: DeliveryFilters = useMemo(
     () => ({
       ...draft,
       ...typed,
       httpStatus: HTTP_STATUS.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '',
     }),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [
       draft.pluginId,
       draft.type,
@@ -104,6 +104,7 @@ export function DeliveriesView({ params }: ViewProps) {
     { state: 'idle' | 'confirm' | 'sending' } | { state: 'done'; count: number }
   >({ state: 'idle' });
   const [bulkError, setBulkError] = useState<unknown>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new filters cancel a bulk action being confirmed
   useEffect(() => setBulk({ state: 'idle' }), [filters]);
   const resendable = feed.rows.filter((d) => d.type !== 'WEBHOOK_CHALLENGE').length;
   const resendAll = async () => {

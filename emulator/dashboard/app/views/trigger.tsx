@@ -236,13 +236,13 @@ export function TriggerView(_props: ViewProps) {
     return JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2);
   };
   // A new plugin, event or instance starts from a fresh sample.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: freshPayload is rebuilt on each render: a new plugin, event, instance or external event starts a fresh sample
   useEffect(() => {
     const fresh = freshPayload();
     if (fresh === null) return;
     setPayload(fresh);
     setError(null);
     setChecked(null);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [plugin, type, instance, external]);
 
   const choose = (value: string) => {
