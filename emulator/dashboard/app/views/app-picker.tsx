@@ -115,6 +115,7 @@ export function AppPicker({
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
             placeholder="app_crm"
+            // biome-ignore lint/a11y/noAutofocus: the field appears because the user chose "another app id" just now; typing goes there next
             autoFocus
           />
         </label>

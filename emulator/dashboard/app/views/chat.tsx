@@ -184,7 +184,9 @@ export function ChatView({ params }: ViewProps) {
         {conversation && (
           <span className="muted">
             Conversation <code>{conversation.id}</code> · event stream{' '}
-            <span aria-label="Event stream state">{streamState}</span>
+            <span role="status" aria-label="Event stream state">
+              {streamState}
+            </span>
           </span>
         )}
       </div>

@@ -202,6 +202,7 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
           </select>
         </label>
         {config.filters.map((f) => (
+          // biome-ignore lint/a11y/noLabelWithoutControl: the label holds its control, a <select> or an <input> below
           <label key={f.field}>
             {f.label}
             {f.options ? (

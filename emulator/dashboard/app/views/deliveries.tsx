@@ -135,6 +135,7 @@ export function DeliveriesView({ params }: ViewProps) {
             · {feed.live ? 'live' : 'reconnecting'}
           </span>
         </h1>
+        {/* biome-ignore lint/a11y/useSemanticElements: role=search on the <form> keeps its form semantics; <search> would need a form inside */}
         <form
           className="toolbar dl-filters"
           role="search"
@@ -260,6 +261,7 @@ export function DeliveriesView({ params }: ViewProps) {
           )}
         </form>
         {filtered && feed.complete && resendable > 0 && (
+          // biome-ignore lint/a11y/useSemanticElements: a named group of buttons, not a <fieldset> of form fields
           <div className="toolbar" aria-label="Bulk actions" role="group">
             {bulk.state === 'idle' && (
               <button type="button" onClick={() => setBulk({ state: 'confirm' })}>

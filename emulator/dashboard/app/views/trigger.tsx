@@ -418,6 +418,7 @@ export function TriggerView(_props: ViewProps) {
               <strong>The payload does not match the payloadSchema of {external?.name}</strong>
               <ul>
                 {checked.problems.map((p, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: one check's problems, rendered whole and never reordered
                   <li key={i}>
                     {p.path.length > 0 ? <code>{p.path.join('.')}</code> : null} {p.message}
                   </li>
