@@ -66,7 +66,10 @@ export class EventStreams {
     response.socket?.setNoDelay(true);
     response.write(': connected\n\n' + catchUp.join(''));
     let clients = this.byConversation.get(conversationId);
-    if (!clients) this.byConversation.set(conversationId, (clients = new Set()));
+    if (!clients) {
+      clients = new Set();
+      this.byConversation.set(conversationId, clients);
+    }
     clients.add(response);
     if (apiKeyId !== undefined) this.apiKeyOf.set(response, apiKeyId);
     response.once('close', () => this.remove(conversationId, response));
@@ -143,7 +146,12 @@ export class EventStreams {
 
   /** Enforces the bounds once any of `responses` holds unsent bytes. */
   private enforceIfBehind(responses: Iterable<ServerResponse>): void {
-    for (const response of responses) if (response.writableLength > 0) return this.enforceLimits();
+    for (const response of responses) {
+      if (response.writableLength > 0) {
+        this.enforceLimits();
+        return;
+      }
+    }
   }
 
   private *all(): Iterable<ServerResponse> {

@@ -1,7 +1,14 @@
 import { ALLOW_ORDER } from '../http.js';
 
+/**
+ * A node of the OpenAPI document (a path item, an operation, a response, a schema), read and rewritten by key.
+ * The document is @fastify/swagger's output reshaped here; no published type fits it at every depth.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the one name for the document's untyped JSON nodes, used by the walks in this folder
+export type OpenApiNode = any;
+
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
-export type OpenApiDocument = Record<string, any>;
+export type OpenApiDocument = Record<string, OpenApiNode>;
 
 // What the route schemas do not say: operation ids, summaries, tags, links from creates, and the shape OpenAPI tools read.
 
@@ -413,7 +420,7 @@ export function describeOperations(doc: OpenApiDocument): void {
     doc.paths['/api'] = doc.paths['/api/'];
     delete doc.paths['/api/'];
   }
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
+  for (const [path, item] of Object.entries<OpenApiNode>(doc.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
@@ -432,7 +439,7 @@ export function describeOperations(doc: OpenApiDocument): void {
           }
         }
       }
-      for (const response of Object.values<any>(operation.responses ?? {})) {
+      for (const response of Object.values<OpenApiNode>(operation.responses ?? {})) {
         const stream = response?.content?.['text/event-stream'];
         if (stream && stream.schema?.type !== 'string') {
           stream['x-event-data'] = stream.schema;
@@ -462,8 +469,11 @@ export function describeOperations(doc: OpenApiDocument): void {
 }
 
 /** Draft 7's `dependencies` (lists of property names), as JSON Schema 2020-12 spells it: `dependentRequired`. */
-function renameDependencies(node: any): void {
-  if (Array.isArray(node)) return node.forEach(renameDependencies);
+function renameDependencies(node: OpenApiNode): void {
+  if (Array.isArray(node)) {
+    for (const item of node) renameDependencies(item);
+    return;
+  }
   if (node === null || typeof node !== 'object') return;
   const deps = node.dependencies;
   if (
@@ -489,14 +499,15 @@ function componentName(title: string): string {
 
 /** One title per schema (generators name types by it): a titled schema becomes a `$ref`; another schema with a taken title is numbered. */
 function hoistTitledSchemas(doc: OpenApiDocument): void {
-  const components: Record<string, any> = (doc.components.schemas ??= {});
+  doc.components.schemas ??= {};
+  const components: Record<string, OpenApiNode> = doc.components.schemas;
   const taken = new Map<string, string>(
     Object.entries(components).map(([name, schema]) => [name, JSON.stringify(schema)]),
   );
-  const visit = (node: any, isSchema: boolean): any => {
+  const visit = (node: OpenApiNode, isSchema: boolean): OpenApiNode => {
     if (Array.isArray(node)) return node.map((n) => visit(n, isSchema));
     if (node === null || typeof node !== 'object') return node;
-    for (const [key, value] of Object.entries<any>(node)) {
+    for (const [key, value] of Object.entries<OpenApiNode>(node)) {
       // Below a schema every object is a schema, except maps of them, `definitions`, `dependentRequired` and data (left as it is).
       // `x-event-data` (an event stream's data) is left as it is: tools do not read extensions.
       if (isSchema && ['examples', 'example', 'default', 'const', 'enum'].includes(key)) continue;
@@ -529,7 +540,7 @@ function hoistTitledSchemas(doc: OpenApiDocument): void {
     }
     return { $ref: `#/components/schemas/${name}` };
   };
-  for (const item of Object.values<any>(doc.paths)) {
+  for (const item of Object.values<OpenApiNode>(doc.paths)) {
     for (const method of METHODS) if (item[method]) visit(item[method], false);
   }
   // Webhooks keep their event schemas whole: one title each, and receivers read them alone.

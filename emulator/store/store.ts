@@ -68,7 +68,8 @@ export class Store {
     );
     // Callers that drop a put's promise must not meet an unhandled rejection when the store closes.
     done.catch(() => undefined);
-    const batch = (this.batch = { changes: [] as PendingChange[], done, settle });
+    const batch = { changes: [] as PendingChange[], done, settle };
+    this.batch = batch;
     try {
       change();
     } catch (error) {

@@ -97,7 +97,10 @@ export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
   }
 
   start(): void {
-    if (!this.origin) return this.finish(`request failed: invalid URL ${this.input.url}`);
+    if (!this.origin) {
+      this.finish(`request failed: invalid URL ${this.input.url}`);
+      return;
+    }
     this.input.live.add(this);
     this.timer = setTimeout(
       () => this.finish(`no answer within ${this.input.timeoutMs} ms`),

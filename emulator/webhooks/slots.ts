@@ -23,11 +23,10 @@ export class DeliverySlots {
   /** Waits for a slot for an attempt to a plugin's webhook: one of `concurrency`, and of its own `perPluginConcurrency`. */
   acquire(pluginId: string): Promise<Lane> {
     let lane = this.lanes.get(pluginId);
-    if (!lane)
-      this.lanes.set(
-        pluginId,
-        (lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false }),
-      );
+    if (!lane) {
+      lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false };
+      this.lanes.set(pluginId, lane);
+    }
     const own = lane;
     if (
       own.waiting.size === 0 &&

@@ -229,6 +229,7 @@ export class DevSession {
     this.verified = Boolean(plugin.webhookUrlIsVerified);
     if (!this.webhookUrl)
       this.report.warn(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         'the manifest has no plugin.webhookUrl: events cannot reach the plugin (add e.g. "http://127.0.0.1:${PORT:-3000}/webhook")',
       );
     const port = this.options.pluginPort ?? portOf(this.webhookUrl);
@@ -339,7 +340,7 @@ export class DevSession {
     const emu = this.emulator!;
     if (emu.owned || this.options.target || this.stopped) return false;
     const state = await liveEmulator(dirname(this.options.manifestPath));
-    if (!state || !state.token || !state.orgId) return false;
+    if (!state?.token || !state.orgId) return false;
     const adminToken = environment.adminToken() ?? state.adminToken;
     if (
       state.url === emu.url &&

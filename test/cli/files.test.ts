@@ -232,6 +232,7 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     child.stdin.end();
     const [code] = await once(child, 'close');
     expect(code, output).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matches the terminal's escape sequences, which start with ESC
     expect(output).toMatch(/\r\x1b\[2K.*\d+%\s+\d\/3 files/);
     expect(output).toContain('\x1b[1mFILE'); // bold header
     expect(output).toMatch(/3 uploaded, 0 failed/);

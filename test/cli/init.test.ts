@@ -137,6 +137,7 @@ describe('plugsmith init by flags', () => {
 
       const raw = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
       expect(raw.$schema).toBe('./node_modules/plugsmith/plugsmith.schema.json');
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       expect(raw.plugin.webhookUrl).toBe('http://127.0.0.1:${PORT:-3456}/webhook');
       const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
       expect(manifest.plugin).toMatchObject({

@@ -5,7 +5,7 @@ import { json, ok, receiver } from '../kit/index.js';
 
 describe('retries', () => {
   it('retries a GET after a connection reset, then succeeds', async () => {
-    const server = await receiver((req, res, index) => {
+    const server = await receiver((_req, res, index) => {
       if (index === 0) return void res.socket!.destroy();
       ok(res, { id: 'plg_1' });
     });

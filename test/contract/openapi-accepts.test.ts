@@ -366,14 +366,17 @@ describe('the document for generators and fuzzers', () => {
     // A title is a schema's name: no two different schemas share one (inline ones were hoisted into components).
     const titled = new Map<string, string>();
     const walk = (node: any): void => {
-      if (Array.isArray(node)) return node.forEach(walk);
+      if (Array.isArray(node)) {
+        for (const item of node) walk(item);
+        return;
+      }
       if (node === null || typeof node !== 'object') return;
       if (typeof node.title === 'string' && (node.type || node.properties)) {
         const text = JSON.stringify(node);
         expect(titled.get(node.title) ?? text, node.title).toBe(text);
         titled.set(node.title, text);
       }
-      Object.entries(node).forEach(([key, value]) => key !== 'x-event-data' && walk(value));
+      for (const [key, value] of Object.entries(node)) if (key !== 'x-event-data') walk(value);
     };
     walk(doc.paths);
     walk(doc.components.schemas);

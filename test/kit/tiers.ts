@@ -28,7 +28,7 @@ export function processTestFiles(root: string): string[] {
       if (verdict) break;
       const target = resolveModule(resolve(dirname(file), spec!));
       // Only the suite's own helpers: the code under test may start processes where a test asks it to.
-      if (target && target.startsWith(testDir)) verdict = startsProcesses(target, visiting);
+      if (target?.startsWith(testDir)) verdict = startsProcesses(target, visiting);
     }
     verdicts.set(file, verdict);
     return verdict;

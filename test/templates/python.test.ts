@@ -260,7 +260,8 @@ print(json.dumps([
 /** A stdlib module, as Python itself says (sys.stdlib_module_names, 3.10+). */
 let stdlib: Set<string> | undefined;
 function isStdlib(module: string): boolean {
-  return (stdlib ??= new Set(STDLIB)).has(module);
+  stdlib ??= new Set(STDLIB);
+  return stdlib.has(module);
 }
 const STDLIB = await (async () => {
   const run = await sh(

@@ -6,6 +6,9 @@ const deleting = new WeakMap<object, Map<string, Promise<void>>>();
 /** The deletes under way in one emulator, by plugin id: a plugin among them is being deleted. */
 export function pluginDeletions(services: EmulatorContext): Map<string, Promise<void>> {
   let map = deleting.get(services.db);
-  if (!map) deleting.set(services.db, (map = new Map()));
+  if (!map) {
+    map = new Map();
+    deleting.set(services.db, map);
+  }
   return map;
 }

@@ -115,7 +115,10 @@ export class EmbeddedStorage implements ObjectStorage {
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
     assertValidKey(key);
     let running = this.settling.get(key);
-    if (!running) this.settling.set(key, (running = new Set()));
+    if (!running) {
+      running = new Set();
+      this.settling.set(key, running);
+    }
     const settled = this.stat(key).then(record);
     running.add(settled);
     try {

@@ -12,6 +12,7 @@ export const devOptions = [
   {
     flags: '--plugin-port <port>',
     description:
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       "PORT given to the plugin (and to ${PORT} in the manifest's webhookUrl); default: the webhookUrl's port",
     parse: integerOption('--plugin-port', 1, 65535),
   },

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent, WebhookEventOf, WebhookEventType } from 'plugsmith/webhooks';
 
 /** What a handler may return: an object to send back as JSON, or nothing for `{ ok: true }`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler with no return statement returns void; undefined here would refuse it
 export type HandlerResult = object | void;
 
 /** One optional handler per event type, each given the event narrowed to its type. */

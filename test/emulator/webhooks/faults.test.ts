@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  startEmulator,
-  type Emulator,
-  type EmulatorOptions,
-  type FaultMark,
-} from '../../../emulator/index.js';
+import { startEmulator, type EmulatorOptions, type FaultMark } from '../../../emulator/index.js';
 import {
   FaultProfileError,
   parseFaultProfile,
