@@ -124,6 +124,11 @@ export async function chromiumLaunchOptions() {
   }
   if (existsSync(SYSTEM_CHROMIUM))
     return { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_FLAGS, source: SYSTEM_CHROMIUM };
+  // The package ships a Linux x64 build only.
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new Error(
+      `No Chromium at ${SYSTEM_CHROMIUM}, and the one in @sparticuz/chromium runs on Linux x64 only (this is ${process.platform} ${process.arch}): set PLUGSMITH_CHROMIUM to a Chromium or Chrome binary`,
+    );
   let folder;
   try {
     folder = await bundledChromiumFolder();
