@@ -23,8 +23,10 @@ describe('the kit terminal', () => {
   test('is a terminal to the program, of the size asked, without CI; the screen shows what it wrote, and the exit code is read', async () => {
     const t = nodeInTerminal(
       [
-        'console.log(`tty ${process.stdout.isTTY} ${process.stdout.columns}x${process.stdout.rows}`);',
-        'console.log(`CI=${process.env.CI ?? "unset"} TERM=${process.env.TERM} GREETING=${process.env.GREETING}`);',
+        'const { isTTY, columns, rows } = process.stdout;',
+        "console.log('tty', isTTY, columns + 'x' + rows);",
+        "const { CI = 'unset', TERM, GREETING } = process.env;",
+        "console.log('CI=' + CI, 'TERM=' + TERM, 'GREETING=' + GREETING);",
         'process.exitCode = 3;',
       ].join('\n'),
       { columns: 70, rows: 12, env: { GREETING: 'hi' } },
@@ -75,7 +77,7 @@ describe('the kit terminal', () => {
     const t = nodeInTerminal(
       [
         "console.log('ready');",
-        "process.stdout.on('resize', () => console.log(`now ${process.stdout.columns}x${process.stdout.rows}`));",
+        "process.stdout.on('resize', () => console.log('now', process.stdout.columns + 'x' + process.stdout.rows));",
         'setTimeout(() => {}, 60_000);',
       ].join('\n'),
     );
@@ -95,7 +97,7 @@ describe('the kit terminal', () => {
   let started = 0;
   test('a program still running when the test ends…', async () => {
     const t = nodeInTerminal(
-      "process.on('SIGHUP', () => {}); console.log(`pid ${process.pid}`); setTimeout(() => {}, 60_000);",
+      "process.on('SIGHUP', () => {}); console.log('pid', process.pid); setTimeout(() => {}, 60_000);",
     );
     started = Number(/pid (\d+)/.exec(await t.waitFor(/pid \d+/))![1]);
     expect(alive(started)).toBe(true);
