@@ -73,6 +73,11 @@ describe('the kit terminal', () => {
     expect(t.screen()).toContain('got 68 e9 6c 6c 6f 1b 4f 41 7f d');
   });
 
+  test('a program ended by a signal exits with 128 + its number, as in a shell', async () => {
+    const t = nodeInTerminal("process.kill(process.pid, 'SIGTERM');");
+    expect(await t.waitForExit()).toBe(143);
+  });
+
   test('resizes: the program gets the new size', async () => {
     const t = nodeInTerminal(
       [

@@ -43,7 +43,7 @@ export interface Terminal {
     match: RegExp | ((screen: string) => boolean),
     options?: { timeoutMs?: number; what?: string },
   ): Promise<string>;
-  /** Resolves with the command's exit code once it has ended and its last output is on the screen. */
+  /** Resolves with the command's exit code (128 + the signal's number when a signal ended it) once it has ended and its last output is on the screen. */
   waitForExit(timeoutMs?: number): Promise<number>;
   /** Changes the terminal's size, as a person resizing the window. */
   resize(columns: number, rows: number): void;
@@ -99,7 +99,9 @@ export function terminal(file: string, args: string[], options: TerminalOptions 
 
   let exitCode: number | undefined;
   const exited = new Promise<number>((resolve) => {
-    child.onExit(({ exitCode: code }) => {
+    child.onExit(({ exitCode: status, signal }) => {
+      // Ended by a signal, the shell's way: 128 + its number (so a crash never reads as a success).
+      const code = signal ? 128 + signal : status;
       // The screen shows the last output only once xterm has parsed it.
       const done = () => {
         exitCode = code;
