@@ -411,7 +411,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** The `text/event-stream` bodies: a string of frames, described. */
 const EVENT_STREAM_FORMAT =
-  'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of `id: <id>`, `event: <name>` and `data: <one line of JSON>` lines; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
+  'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of an `event: <name>` and a `data: <one line of JSON>` line, and an `id: <id>` line only where the response says events have ids; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
 
 /** Completes the document built from the route schemas (see the top of this file). */
 export function describeOperations(doc: OpenApiDocument): void {
@@ -430,6 +430,10 @@ export function describeOperations(doc: OpenApiDocument): void {
         const [operationId, tag, summary] = known;
         Object.assign(operation, { operationId, summary, tags: [tag] });
       }
+      // @fastify/swagger marks every body required; a body schema that takes null takes no body at all (fastify reads none as null).
+      const bodyTypes = operation.requestBody?.content?.['application/json']?.schema?.type;
+      if (Array.isArray(bodyTypes) && bodyTypes.includes('null'))
+        operation.requestBody.required = false;
       for (const parameter of operation.parameters ?? []) {
         // Comma lists: `style`/`explode` live on the parameter, not in its schema.
         for (const field of ['style', 'explode'] as const) {

@@ -187,8 +187,8 @@ export const MAX_FOLDER_LENGTH = 100;
 export const MAX_ACCESS_SECONDS = 7 * 24 * 3600;
 
 // A file name: 1 to 255 characters, none of / \ : * ? " < > | nor a control character, not "." or "..".
-const NAME_CHAR = '[^/\\\\:*?"<>|\\u0000-\\u001f\\u007f]';
-const NAME_CHAR_NOT_DOT = '[^/\\\\:*?"<>|\\u0000-\\u001f\\u007f.]';
+const NAME_CHAR = '[^/\\\\:*?"<>|\\x00-\\x1f\\x7f]';
+const NAME_CHAR_NOT_DOT = '[^/\\\\:*?"<>|\\x00-\\x1f\\x7f.]';
 const FILE_NAME = `(?:${NAME_CHAR_NOT_DOT}${NAME_CHAR}*|\\.${NAME_CHAR_NOT_DOT}${NAME_CHAR}*|\\.\\.${NAME_CHAR}+)`;
 /** A file name as the emulator takes it. */
 export const FILE_NAME_PATTERN = `^${FILE_NAME}$`;
