@@ -260,3 +260,44 @@ describe('error details', () => {
     expect(await codeOf('604801')).toBe('too_big');
   });
 });
+
+describe('operation descriptions and links', () => {
+  test('every operation has a description of one or two sentences beyond its summary', () => {
+    const all = operations();
+    expect(all.length).toBeGreaterThan(80);
+    for (const { name, operation } of all) {
+      expect(typeof operation.description, name).toBe('string');
+      expect(operation.description.length, name).toBeGreaterThan(operation.summary.length);
+      expect(operation.description, name).not.toBe(operation.summary);
+    }
+  });
+
+  test("each link's description says what the linked operation does with what was made", () => {
+    const links = operations().flatMap(({ name, operation }) =>
+      Object.values<any>(operation.responses).flatMap((r) =>
+        Object.values<any>(r.links ?? {}).map((link) => [name, link] as const),
+      ),
+    );
+    expect(links.length).toBeGreaterThan(20);
+    const describedAs = (from: string, operationId: string) =>
+      links.find(([name, link]) => name === from && link.operationId === operationId)?.[1]
+        .description;
+    expect(describedAs('POST /api/plugins', 'listActions')).toBe(
+      'List the actions of the plugin just made',
+    );
+    expect(describedAs('POST /api/plugins', 'createAction')).toBe(
+      'Create an action on the plugin just made',
+    );
+    expect(describedAs('POST /api/plugins', 'verifyWebhook')).toBe(
+      'Send the WEBHOOK_CHALLENGE to the webhook URL of the plugin just made',
+    );
+    expect(describedAs('POST /api/repositories', 'installDataProvider')).toBe(
+      'Install a plugin as a data provider on the repository just made',
+    );
+    expect(describedAs('POST /conversations', 'sendMessage')).toBe(
+      "Send a user's message into the conversation just made",
+    );
+    for (const [name, link] of links)
+      expect(link.description, `${name} → ${link.operationId}`).toMatch(/^[A-Z].* just made$/);
+  });
+});
