@@ -322,7 +322,7 @@ export default async function uploadRoutes(
               status: 'FAILED',
               errorMessage:
                 stat.size > MAX_FILE_BYTES
-                  ? `the uploaded object is ${stat.size} bytes, over the 100 MiB (${MAX_FILE_BYTES} bytes) limit`
+                  ? `the uploaded object is ${stat.size} bytes, over the 100 MB (${MAX_FILE_BYTES} bytes) limit`
                   : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
             }
           : {

@@ -261,6 +261,26 @@ describe('error details', () => {
   });
 });
 
+describe('decisions where the spec is loose', () => {
+  test('100 MB is 100,000,000 bytes (SI), declared and enforced: 10^8 is taken, one byte more refused', async () => {
+    const spec = valuesOf(doc.components.schemas, 'fileSize').find(
+      ([, s]: [string, any]) => s?.maximum !== undefined,
+    )?.[1] as { maximum: number };
+    expect(spec.maximum).toBe(100_000_000);
+    const declare = (fileSize: number) =>
+      call(emu.url, 'POST', '/api/generate-upload-url', {
+        ...owner(),
+        body: { orgId: emu.orgId, files: [{ fileName: `size-${fileSize}.bin`, fileSize }] },
+      });
+    expect((await declare(100_000_000)).status).toBe(201);
+    const over = await declare(100_000_001);
+    expect(over.status).toBe(400);
+    expect(over.body.error.details[0].path).toEqual(['files', '0', 'fileSize']);
+    // 100 MiB, which the emulator took before, is over.
+    expect((await declare(100 * 1024 * 1024)).status).toBe(400);
+  });
+});
+
 describe('operation descriptions and links', () => {
   test('every operation has a description of one or two sentences beyond its summary', () => {
     const all = operations();
