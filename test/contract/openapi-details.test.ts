@@ -281,6 +281,50 @@ describe('decisions where the spec is loose', () => {
   });
 });
 
+describe('extensions of the spec', () => {
+  test("the upload request's orgId is marked as an extension (x-plugsmith-extension) and says so", async () => {
+    const request = doc.components.schemas.UploadUrlRequest;
+    expect(request.properties.orgId['x-plugsmith-extension']).toBe(true);
+    expect(request.properties.orgId.description).toMatch(/^An extension of the emulator/);
+    // Only fields the spec lacks are marked.
+    expect(request.properties.folder['x-plugsmith-extension']).toBeUndefined();
+    const made = await call(emu.url, 'POST', '/api/generate-upload-url', {
+      ...owner(),
+      body: { orgId: emu.orgId, files: [{ fileName: 'with-org.txt' }] },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.data.files[0].fileRecord.orgId).toBe(emu.orgId);
+  });
+
+  test('contentDelta comes with each CHARACTER_MESSAGE_SENT event, never on a polled message (a poll sees no packet)', async () => {
+    const eventData =
+      doc.paths['/conversations/{conversationId}/events'].get.responses['200'].content[
+        'text/event-stream'
+      ]['x-event-data'];
+    const event = eventData.$ref
+      ? doc.components.schemas[eventData.$ref.split('/').pop()]
+      : eventData;
+    expect(Object.keys(event.properties)).toEqual(['message', 'contentDelta']);
+    expect(doc.components.schemas.Message.properties.contentDelta).toBeUndefined();
+    const auth = { authorization: `Bearer ${emu.apiKey}` };
+    const created = await call(emu.messagingUrl, 'POST', '/conversations', {
+      headers: auth,
+      body: { characterId: 'char_nova' },
+    });
+    const id = created.body.data.id;
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      headers: auth,
+      body: { content: 'hello' },
+    });
+    const listed = await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, {
+      headers: auth,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.length).toBeGreaterThan(0);
+    for (const message of listed.body.data) expect(message).not.toHaveProperty('contentDelta');
+  });
+});
+
 describe('operation descriptions and links', () => {
   test('every operation has a description of one or two sentences beyond its summary', () => {
     const all = operations();

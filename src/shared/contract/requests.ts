@@ -16,6 +16,9 @@ import { HTTP_STATUS_FILTER_PATTERN } from './enum-values.js';
 
 // Every request body of the management, messaging and admin APIs, with the emulator's limits; `examples` feed the OpenAPI document.
 
+/** Marks a field the spec does not have, which the emulator adds (the OpenAPI document carries it as it is). */
+export const EXTENSION = 'x-plugsmith-extension';
+
 /** Most files in one upload-URL request, and the largest object an upload may be. */
 export const MAX_FILES_PER_REQUEST = 10;
 /** The spec's "100 MB" read as SI, 10^8 bytes: stricter than 100 MiB, so a file the emulator takes fits a platform that means either. */
@@ -234,7 +237,15 @@ export const UploadUrlRequestSchema = Type.Object(
     ),
     parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     parentType: Type.Optional(ParentTypeSchema),
-    orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    orgId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "An extension of the emulator (the spec's request has no orgId): the org that owns files without a parent or with a KNOWLEDGE parent; without it, the org the token is limited to, else the user's only org. A platform may refuse it: send it only when the user is in several orgs",
+        [EXTENSION]: true,
+      }),
+    ),
   },
   {
     additionalProperties: false,
