@@ -333,6 +333,8 @@ describe('operation descriptions and links', () => {
       expect(typeof operation.description, name).toBe('string');
       expect(operation.description.length, name).toBeGreaterThan(operation.summary.length);
       expect(operation.description, name).not.toBe(operation.summary);
+      const sentences = operation.description.split(/[.!?](?:\s|$)/).filter(Boolean);
+      expect(sentences.length, `${name}: ${operation.description}`).toBeLessThanOrEqual(2);
     }
   });
 
