@@ -35,10 +35,22 @@ export function querySpec<S extends TObject>(
   fields: Array<keyof S['properties'] & string>,
   search: Array<keyof S['properties'] & string>,
 ): QuerySpec {
+  const enums = fields.flatMap((field) => {
+    const values = enumValues(resource, field);
+    return values ? [[field, values] as const] : [];
+  });
   return {
     fields: Object.fromEntries(fields.map((field) => [field, queryType(resource, field)])),
     search,
+    enums: Object.fromEntries(enums),
   };
+}
+
+/** The values of a string field that is an enum (null left out: a filter value is a string), else undefined. */
+function enumValues(resource: TObject, field: string): string[] | undefined {
+  const values: unknown = resource.properties[field].enum;
+  if (!Array.isArray(values)) return undefined;
+  return values.filter((value): value is string => typeof value === 'string');
 }
 
 function queryType(resource: TObject, field: string): QueryFieldType {

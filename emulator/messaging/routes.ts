@@ -11,6 +11,7 @@ import {
   MAX_MESSAGE_PAGE,
   MessageListQuerySchema,
   MessageSchema,
+  CharacterMessageSentSchema,
   MessageSendSchema,
   Ok,
   OkPage,
@@ -158,7 +159,8 @@ export default async function conversationRoutes(
 
   const streamResponse = {
     200: EventStream(
-      'CHARACTER_MESSAGE_SENT events ({ message, contentDelta }) of the conversation, as its character replies',
+      'Server-sent events: `: connected` first, then one `CHARACTER_MESSAGE_SENT` event per packet of a character message (a client that connects mid-reply first gets the message as it stands), data a CharacterMessageSent; `: keep-alive` comments every 15 s. Frames carry no `id:` line: nothing is replayed on reconnection (poll the messages for history)',
+      CharacterMessageSentSchema,
     ),
     ...errorResponses(400, 401, 403, 404),
   };

@@ -1,4 +1,5 @@
 import { ALLOW_ORDER } from '../http.js';
+import { DESCRIPTIONS } from './descriptions.js';
 
 /**
  * A node of the OpenAPI document (a path item, an operation, a response, a schema), read and rewritten by key.
@@ -324,16 +325,52 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
 ];
 
 const idOf = '$response.body#/data/id';
+
+/** What a link's operation does with what was just made (`the {made}`: "the plugin just made"), by operationId. */
+const LINK_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  getPlugin: 'Get {made}',
+  updatePlugin: 'Update {made}',
+  deletePlugin: 'Delete {made}',
+  listActions: 'List the actions of {made}',
+  createAction: 'Create an action on {made}',
+  createExternalEvent: 'Create an external event on {made}',
+  verifyWebhook: 'Send the WEBHOOK_CHALLENGE to the webhook URL of {made}',
+  rotateWebhookSecret: 'Rotate the webhook signing secret of {made}',
+  getRepository: 'Get {made}',
+  listRepositoryFiles: 'List the files of {made}',
+  addRepositoryFile: 'Add an uploaded file to {made}',
+  installDataProvider: 'Install a plugin as a data provider on {made}',
+  listDataProviders: 'List the data providers of {made}',
+  getAction: 'Get {made}',
+  updateAction: 'Update {made}',
+  deleteAction: 'Delete {made}',
+  getExternalEvent: 'Get {made}',
+  updateExternalEvent: 'Update {made}',
+  deleteExternalEvent: 'Delete {made}',
+  uninstallDataProvider: 'Uninstall {made}',
+  uninstallAgentPlugin: 'Uninstall {made}',
+  uninstallAppPlugin: 'Uninstall {made}',
+  removeRepositoryFile: 'Remove {made}',
+  getFileAccessUrl: 'Get a URL to read the first file of {made}',
+  getCharacter: 'Get {made}',
+  updateCharacter: 'Update {made}',
+  getAgent: 'Get {made}',
+  renameAgent: 'Rename {made}',
+  deleteApiKey: 'Delete {made}',
+  getConversation: 'Get {made}',
+  sendMessage: "Send a user's message into {made}",
+  listMessages: 'List the messages of {made}',
+  streamConversationEvents: 'Stream the events of {made}',
+};
+
 const links = (target: string, operationIds: string[], parameters: Record<string, string>) =>
   Object.fromEntries(
-    operationIds.map((operationId) => [
-      operationId,
-      {
-        operationId,
-        parameters,
-        description: `${operationId.replace(/[A-Z].*/, '')} the ${target} just made`,
-      },
-    ]),
+    operationIds.map((operationId) => {
+      const template = LINK_DESCRIPTIONS[operationId];
+      if (!template) throw new Error(`no link description for ${operationId}`);
+      const description = template.replace('{made}', `the ${target} just made`);
+      return [operationId, { operationId, parameters, description }];
+    }),
   );
 
 /** Links from each create operation to the operations on what it made. */
@@ -411,7 +448,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** The `text/event-stream` bodies: a string of frames, described. */
 const EVENT_STREAM_FORMAT =
-  'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of `id: <id>`, `event: <name>` and `data: <one line of JSON>` lines; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
+  'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of an `event: <name>` and a `data: <one line of JSON>` line, and an `id: <id>` line only where the response says events have ids; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
 
 /** Completes the document built from the route schemas (see the top of this file). */
 export function describeOperations(doc: OpenApiDocument): void {
@@ -428,8 +465,17 @@ export function describeOperations(doc: OpenApiDocument): void {
       const known = OPERATIONS[key];
       if (known) {
         const [operationId, tag, summary] = known;
-        Object.assign(operation, { operationId, summary, tags: [tag] });
+        Object.assign(operation, {
+          operationId,
+          summary,
+          tags: [tag],
+          description: DESCRIPTIONS[key],
+        });
       }
+      // @fastify/swagger marks every body required; a body schema that takes null takes no body at all (fastify reads none as null).
+      const bodyTypes = operation.requestBody?.content?.['application/json']?.schema?.type;
+      if (Array.isArray(bodyTypes) && bodyTypes.includes('null'))
+        operation.requestBody.required = false;
       for (const parameter of operation.parameters ?? []) {
         // Comma lists: `style`/`explode` live on the parameter, not in its schema.
         for (const field of ['style', 'explode'] as const) {

@@ -12,6 +12,8 @@ export interface QuerySpec {
   fields: Record<string, QueryFieldType>;
   /** Fields `@search` looks into (strings or arrays of strings). */
   search: string[];
+  /** The values of the string fields that are enums: a filter value outside them is a 400. */
+  enums?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ParsedQuery {
@@ -29,13 +31,26 @@ type RawQuery = Record<string, string | string[] | undefined>;
 
 const CONTROL: ReadonlySet<string> = new Set(LIST_QUERY_PARAMETERS);
 
-function list(value: string | string[] | undefined): string[] {
+/** The items of a comma list (or repeated parameter), trimmed; an empty item among others (`a,,b`, `a,`) is a problem, as the document's item pattern says. */
+function list(raw: RawQuery, key: string, problems: ErrorDetail[]): string[] {
+  const value = raw[key];
   if (value === undefined) return [];
-  const parts = Array.isArray(value) ? value : [value];
-  return parts
+  const parts = [value]
+    .flat()
     .flatMap((p) => p.split(','))
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
+    .map((p) => p.trim());
+  const items = parts.filter((p) => p.length > 0);
+  if (items.length > 0 && items.length < parts.length)
+    problems.push(
+      detail(
+        [key],
+        'too_small',
+        'comma-separated items, none empty',
+        value,
+        `${key} has an empty item: remove the extra comma`,
+      ),
+    );
+  return items;
 }
 
 function single(raw: RawQuery, key: string, problems: ErrorDetail[]): string | undefined {
@@ -104,7 +119,7 @@ export function parseQuery(
     );
   }
 
-  const sortBy = list(raw['@sortBy']);
+  const sortBy = list(raw, '@sortBy', problems);
   if (raw['@sortBy'] !== undefined && sortBy.length === 0) {
     problems.push(
       detail(
@@ -131,7 +146,7 @@ export function parseQuery(
       );
     }
   }
-  const orders = list(raw['@sortOrder']);
+  const orders = list(raw, '@sortOrder', problems);
   if (raw['@sortOrder'] !== undefined && orders.length === 0) {
     problems.push(
       detail(
@@ -202,7 +217,7 @@ export function parseQuery(
       );
       continue;
     }
-    const parts = list(value);
+    const parts = list(raw, key, problems);
     if (parts.length === 0) {
       problems.push(
         detail([key], 'too_small', 'at least one value', value, `${key} needs a value`),
@@ -218,10 +233,16 @@ export function parseQuery(
             detail([key], 'invalid_type', 'boolean', part, `${key} must be true or false`),
           );
       } else if (type === 'number') {
+        // A JSON number, as the document's `type: number` reads (what tools write for one, such as 1e3 or 1.5E-7).
         const n = Number(part);
-        if (/^-?\d+(\.\d+)?$/.test(part) && Number.isFinite(n)) values.push(n);
+        if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(part) && Number.isFinite(n)) values.push(n);
         else
           problems.push(detail([key], 'invalid_type', 'number', part, `${key} must be a number`));
+      } else if (spec.enums?.[key] && !spec.enums[key].includes(part)) {
+        const allowed = spec.enums[key].join(' | ');
+        problems.push(
+          detail([key], 'invalid_enum_value', allowed, part, `${key} must be one of ${allowed}`),
+        );
       } else values.push(part);
     }
     filters.push({ field: key, values });

@@ -282,13 +282,17 @@ export default async function uploadRoutes(
       const file = findVisibleFile(services, request, body.fileId);
       requireRole(db, request, file.orgId, 'MEMBER', 'change file status');
       if (body.status === 'FAILED' && !body.errorMessage) {
+        // Absent, or present and empty: the detail names what was received.
+        const absent = body.errorMessage === undefined;
         throw badRequest('errorMessage is required when status is FAILED', [
           detail(
             ['errorMessage'],
-            'invalid_type',
-            'string',
-            undefined,
-            'errorMessage is required when status is FAILED',
+            absent ? 'invalid_type' : 'too_small',
+            absent ? 'string' : 'a non-empty string',
+            body.errorMessage,
+            absent
+              ? 'errorMessage is required when status is FAILED'
+              : 'errorMessage must not be empty when status is FAILED: say why the upload failed',
           ),
         ]);
       }
@@ -318,7 +322,7 @@ export default async function uploadRoutes(
               status: 'FAILED',
               errorMessage:
                 stat.size > MAX_FILE_BYTES
-                  ? `the uploaded object is ${stat.size} bytes, over the 100 MiB (${MAX_FILE_BYTES} bytes) limit`
+                  ? `the uploaded object is ${stat.size} bytes, over the 100 MB (${MAX_FILE_BYTES} bytes) limit`
                   : `the uploaded object is ${stat.size} bytes, more than the declared fileSize ${file.fileSize}`,
             }
           : {
@@ -392,7 +396,7 @@ export default async function uploadRoutes(
       throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
         detail(
           ['expiresIn'],
-          'too_big',
+          expiresIn < 1 ? 'too_small' : 'too_big',
           `integer from 1 to ${MAX_ACCESS_SECONDS}`,
           raw,
           `expiresIn must be from 1 to ${MAX_ACCESS_SECONDS} seconds`,

@@ -26,7 +26,7 @@ function documentTakes(schema: object, value: unknown): boolean {
 function typedQueryValue(parameter: any, raw: string | string[]): unknown {
   const scalar = (text: string, type: string | undefined) =>
     type === 'integer' || type === 'number'
-      ? /^-?\d+(\.\d+)?$/.test(text)
+      ? (type === 'integer' ? /^-?\d+$/ : /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/).test(text)
         ? Number(text)
         : text
       : type === 'boolean'
@@ -111,6 +111,32 @@ describe('the document says what the emulator accepts', () => {
       ).toBe(answer.status === 200);
     },
   );
+
+  const fileQueries: Array<Record<string, string | string[]>> = [
+    { id: 'a,b' },
+    { id: 'a,,b' },
+    { id: 'a,' },
+    { id: ['a', ''] },
+    { fileSize: '1000' },
+    { fileSize: '1e3' },
+    { fileSize: '2.5E-1' },
+    { fileSize: '0x10' },
+    { fileSize: 'Infinity' },
+    { status: 'UPLOADED' },
+    { status: 'UPLOADED,FAILED' },
+    { status: 'DONE' },
+    { status: 'uploaded' },
+    { parentType: 'ORG' },
+    { parentType: 'USER' },
+    { parentType: ['AGENT', 'KNOWLEDGE'] },
+  ];
+  test.each(fileQueries)('GET /api?%j: the document and the emulator agree', async (query) => {
+    const answer = await call(emu.url, 'GET', '/api', { token: emu.token!, query });
+    expect([200, 400]).toContain(answer.status);
+    expect(documentTakesQuery(operation('/api', 'get'), query), JSON.stringify(answer.body)).toBe(
+      answer.status === 200,
+    );
+  });
 
   test("@sortBy lists each list endpoint's own fields, and the emulator sorts by each", async () => {
     const sortBy = operation('/api/orgs/{orgId}/repositories', 'get').parameters.find(

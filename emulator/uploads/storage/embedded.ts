@@ -67,7 +67,7 @@ interface Sidecar {
 /** Objects as files named by the SHA-256 of their key (no key can clash on any filesystem), each with a JSON sidecar of key and type. */
 export class EmbeddedStorage implements ObjectStorage {
   readonly kind = 'embedded' as const;
-  /** Largest object any upload writes (the spec's 100 MB); a presigned `maxBytes` can only lower it. */
+  /** Largest object any upload writes (the spec's 100 MB, 10^8 bytes); a presigned `maxBytes` can only lower it. */
   readonly maxBytes = MAX_FILE_BYTES;
   private root: string | undefined;
   private initialized = false;
