@@ -67,7 +67,7 @@ export class DevSession {
   /** The client of a running emulator this session set faults on, to turn them off. */
   private faultsToClear: PlatformClient | null = null;
   private plugin: PluginProcess | null = null;
-  private sourceWatch: { close(): void } | null = null;
+  private sourceWatch: { ready: Promise<void>; close(): void } | null = null;
   /** The manifest and the schema files it reads; their folders are watched. */
   private watchedFiles = new Set<string>();
   private readonly watchers = new Map<string, FSWatcher>();
@@ -159,6 +159,7 @@ export class DevSession {
         },
         (message) => this.report.warn(message),
       );
+      await this.sourceWatch.ready;
     }
     this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
   }
