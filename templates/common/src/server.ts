@@ -10,6 +10,11 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
+/** A webhook-id as the log shows it: quoted, control characters escaped, at most 100 characters. */
+function shown(webhookId: string): string {
+  return webhookId === '' ? '(no webhook-id)' : JSON.stringify(webhookId.slice(0, 100));
+}
+
 /**
  * Serves POST /webhook on node:http: `createWebhookHandler` (src/webhooks.ts) checks each delivery's
  * signature (Standard Webhooks) with the plugin's secret (any of several during a rotation), answers
@@ -34,6 +39,17 @@ export async function startWebhookServer(options: {
       log &&
       ((event, ms) =>
         log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`)),
+    // A refused delivery leaves a line, so a wrong secret can be seen from the plugin's side too (never the secret).
+    onRefused:
+      log &&
+      ((webhookId, reason) =>
+        log(`${new Date().toISOString()} refused delivery ${shown(webhookId)}: ${reason}`)),
+    onDuplicate:
+      log &&
+      ((webhookId) =>
+        log(
+          `${new Date().toISOString()} delivery ${shown(webhookId)} was handled already: answered again, not handled twice`,
+        )),
     onError: (error, event) => {
       const message = error instanceof Error ? error.message : String(error);
       if (seen.has(message)) return console.error(`${event.type} ${event.id} failed: ${message}`);
