@@ -102,8 +102,8 @@ async function deployedEmulator(
   return { env, client };
 }
 
-/** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends. */
-async function startPython(dir: string, env: Record<string, string>): Promise<void> {
+/** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends; its output so far. */
+async function startPython(dir: string, env: Record<string, string>): Promise<() => string> {
   const child = spawn('python3', ['-m', 'plugin'], {
     cwd: dir,
     env: userEnv(env),
@@ -121,9 +121,11 @@ async function startPython(dir: string, env: Record<string, string>): Promise<vo
   await new Promise<void>((done, fail) => {
     child.once('exit', (code) => fail(new Error(`python3 -m plugin exited (${code}):\n${output}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      output += line + '\n';
       if (/ is listening at /.test(line)) done();
     });
   });
+  return () => output;
 }
 
 describe('plugsmith init --lang python', () => {
@@ -167,7 +169,7 @@ describe('plugsmith init --lang python', () => {
         // The production command, as a deploy runs it, passes `plugsmith check`.
         const { env, client } = await deployedEmulator(dir);
         const port = await freePort();
-        await startPython(dir, {
+        const pluginOutput = await startPython(dir, {
           PORT: String(port),
           PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET,
           PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL,
@@ -208,6 +210,12 @@ describe('plugsmith init --lang python', () => {
           checks: Array<{ id: string; status: string }>;
         };
         expect(report.ok).toBe(true);
+        // check's wrongly signed deliveries each left a line in the plugin's own log, without the secret.
+        expect(pluginOutput()).toMatch(
+          /refused delivery "[^"]+": no signature made with this plugin's secret/,
+        );
+        expect(pluginOutput()).not.toContain(env.PLUGSMITH_WEBHOOK_SECRET.slice('whsec_'.length));
+        expect(pluginOutput()).not.toContain('Traceback');
         // Only an EVENT_HANDLER writes messages, which the side-effect checks count (as for the TypeScript template).
         expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual(
           type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery'],
@@ -254,6 +262,109 @@ print(json.dumps([
     const run = await sh('python3', ['-c', script], dir, MINUTES);
     expect(run.code, run.output).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([[200, { challenge: 'abc' }], 200, 401, 401, 401, 401]);
+  });
+});
+
+describe('the Python webhook server', () => {
+  it('answers malformed numbers 400 (never a traceback), closes idle sockets, queues a burst of connections, handles a replay once and logs refusals', async () => {
+    const dir = await initPython('APP', 'py-server');
+    // The server module alone, on a real port, driven over raw sockets from Python.
+    const script = `
+import base64, json, socket, threading, time
+from http.server import BaseHTTPRequestHandler
+from plugin.server import WebhookServer, WebhookHTTPServer
+from plugin.webhooks import secret_key, sign
+
+secret = "whsec_" + base64.b64encode(b"s" * 32).decode()
+other = "whsec_" + base64.b64encode(b"o" * 32).decode()
+lines, handled = [], []
+def on_message(event):
+    handled.append(event["id"])
+    time.sleep(0.2)
+    return {"reply": event["id"]}
+server = WebhookServer(0, "127.0.0.1", [secret], {"AGENT_MESSAGE_RECEIVED": on_message}, log=lines.append, socket_timeout=0.5)
+
+def exchange(request):
+    """Sends raw bytes, reads until the server closes: the status code, or 'closed' when nothing came."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(request)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    return int(data.split(b" ")[1]) if data else "closed"
+
+def post(body, headers):
+    head = "".join(f"{name}: {value}\\r\\n" for name, value in headers.items())
+    return exchange(b"POST /webhook HTTP/1.1\\r\\nHost: plugin\\r\\nConnection: close\\r\\n" + head.encode("latin-1") + b"\\r\\n" + body)
+
+def signed(webhook_id, body, key=secret, timestamp=None):
+    timestamp = str(int(time.time())) if timestamp is None else timestamp
+    return {"content-length": str(len(body)), "webhook-id": webhook_id, "webhook-timestamp": timestamp, "webhook-signature": sign(secret_key(key), webhook_id, timestamp, body)}
+
+body = json.dumps({"id": "evt_1", "type": "AGENT_MESSAGE_RECEIVED", "data": {}}).encode()
+results = {}
+results["content-length superscript"] = post(body, {"content-length": "\\u00b2"})
+results["content-length 1e3"] = post(body, {"content-length": "1e3"})
+results["timestamp superscript"] = post(body, {**signed("msg_1", body), "webhook-timestamp": "\\u00b2"})
+replay = signed("msg_replayed", body)
+results["first"] = post(body, replay)
+results["replayed"] = post(body, replay)
+at_once = signed("msg_at_once", json.dumps({"id": "evt_2", "type": "AGENT_MESSAGE_RECEIVED", "data": {}}).encode())
+body2 = json.dumps({"id": "evt_2", "type": "AGENT_MESSAGE_RECEIVED", "data": {}}).encode()
+threads = [threading.Thread(target=lambda i=i: results.__setitem__(f"at once {i}", post(body2, at_once))) for i in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+results["wrong secret"] = post(body, signed("msg_wrong", body, key=other))
+results["idle socket"] = exchange(b"")
+results["partial headers"] = exchange(b"POST /webhook HTTP/1.1\\r\\nHost: plug")
+results["health"] = exchange(b"GET /health HTTP/1.1\\r\\nHost: plugin\\r\\nConnection: close\\r\\n\\r\\n")
+server.close()
+
+# A burst of connections while no request is accepted: the listen backlog holds them (the standard library's 5 would not).
+idle = WebhookHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+connected = []
+for _ in range(60):
+    try:
+        connected.append(socket.create_connection(("127.0.0.1", idle.server_address[1]), timeout=0.5))
+    except OSError:
+        break
+results["queued connections"] = len(connected)
+[s.close() for s in connected]
+idle.server_close()
+print(json.dumps({"results": results, "handled": handled, "lines": lines}))
+`;
+    const run = await sh('python3', ['-c', script], dir, MINUTES);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).not.toContain('Traceback');
+    const { results, handled, lines } = JSON.parse(run.stdout) as {
+      results: Record<string, number | string>;
+      handled: string[];
+      lines: string[];
+    };
+    expect(results).toEqual({
+      'content-length superscript': 400,
+      'content-length 1e3': 400,
+      'timestamp superscript': 400,
+      first: 200,
+      replayed: 200,
+      'at once 0': 200,
+      'at once 1': 200,
+      'wrong secret': 401,
+      'idle socket': 'closed',
+      'partial headers': 'closed',
+      health: 200,
+      'queued connections': 60,
+    });
+    // The replayed delivery and the one sent twice at once were each handled once.
+    expect(handled).toEqual(['evt_1', 'evt_2']);
+    expect(lines.filter((line) => line.includes('was handled already'))).toHaveLength(2);
+    expect(lines.filter((line) => line.includes('refused delivery "msg_wrong"'))).toEqual([
+      expect.stringContaining("no signature made with this plugin's secret"),
+    ]);
+    expect(lines.join('\n')).not.toContain(Buffer.from('s'.repeat(32)).toString('base64'));
   });
 });
 
