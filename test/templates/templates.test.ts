@@ -186,6 +186,20 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(packages.length, packages.join('\n')).toBeLessThan(BUDGET.packages);
         expect(await diskUsage(modules)).toBeLessThan(BUDGET.bytes);
 
+        // Without its secret the production build says what to set, not a command of the dev install it does not have.
+        const unconfigured = await sh(
+          'node',
+          ['dist/main.js'],
+          shipped,
+          MINUTES,
+          userEnv({ PLUGSMITH_WEBHOOK_SECRET: '' }),
+        );
+        expect(unconfigured.code).toBe(1);
+        expect(unconfigured.output).toContain(
+          "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret",
+        );
+        expect(unconfigured.output).not.toContain('npm run dev');
+
         // Deployed to the emulator with the port it will listen on; `npm start` with the production environment.
         const port = await freePort();
         const manifest = join(shipped, 'plugsmith.json');
@@ -232,6 +246,11 @@ describe('generated projects install and pass their own tests, as init wrote the
           checks: Array<{ id: string; status: string }>;
         };
         expect(report.ok).toBe(true);
+        // check's wrongly signed deliveries each left a line in the plugin's own log, without the secret.
+        expect(started.output()).toMatch(
+          /refused delivery "[^"]+": no signature made with this plugin's secret/,
+        );
+        expect(started.output()).not.toContain(secret.slice('whsec_'.length));
         const notPassed = report.checks.filter((c) => c.status !== 'passed').map((c) => c.id);
         // Only an EVENT_HANDLER writes messages, which the side-effect checks count.
         expect(notPassed).toEqual(
