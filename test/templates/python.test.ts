@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -224,6 +224,47 @@ describe('plugsmith init --lang python', () => {
       5 * MINUTES,
     );
   }
+
+  it(
+    "a teammate's clone gets plugsmith with the README's one command, from the tarball init packed into vendor/; the READMEs name the Python files",
+    async () => {
+      const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      const dir = await initPython('EVENT_HANDLER', 'py-teammate');
+      const readme = await readFile(join(dir, 'README.md'), 'utf8');
+      // Not the registry (plugsmith is not published: an E404), and the file a reply is written in, not the TypeScript one.
+      expect(readme).not.toContain(`plugsmith@${version}`);
+      expect(readme).toContain('`plugin/reply.py` decides what to say');
+      expect(readme).not.toMatch(/`src\//);
+      const command = /```sh\n(npm install --global [^\n]+)\n```/.exec(readme)?.[1];
+      expect(command).toBe(`npm install --global ./vendor/plugsmith-${version}.tgz`);
+
+      // A clone: the project's files as committed (no .plugsmith/, no .data/), elsewhere, the command run there.
+      const clone = join(work, 'py-teammate-clone');
+      await cp(dir, clone, { recursive: true });
+      const prefix = join(work, 'teammate-global');
+      const install = await sh(
+        'sh',
+        ['-c', `${command} --prefer-offline --no-audit --no-fund`],
+        clone,
+        5 * MINUTES,
+        userEnv({ npm_config_prefix: prefix }),
+      );
+      expect(install.code, install.output).toBe(0);
+      const installed = await sh(join(prefix, 'bin', 'plugsmith'), ['--version'], clone, MINUTES);
+      expect(installed.code, installed.output).toBe(0);
+      expect(installed.stdout.trim()).toBe(version);
+
+      const app = await readFile(
+        join(await initPython('APP', 'py-app-readme'), 'README.md'),
+        'utf8',
+      );
+      expect(app).toContain('`plugin/history.py`');
+      expect(app).not.toMatch(/`src\//);
+    },
+    6 * MINUTES,
+  );
 
   it("the unittest suite fails, naming the command to run, without the emulator's environment", async () => {
     const dir = await initPython('APP', 'py-no-env');
