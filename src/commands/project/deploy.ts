@@ -4,6 +4,7 @@ import { orgOf, withClient } from '../context.js';
 import { deployManifest } from '../../manifest/deploy.js';
 import { loadManifest } from '../../manifest/load.js';
 import { identifyTarget } from '../../manifest/target.js';
+import { readProjectState, targetKey, type TargetIdentity } from '../../manifest/state.js';
 import { renderDrift, renderPlan } from '../../manifest/render.js';
 import { isNoop, type Plan } from '../../manifest/plan.js';
 import type { Manifest } from '../../manifest/types.js';
@@ -29,23 +30,62 @@ function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string
   };
 }
 
+/**
+ * The PORT recorded for this emulator target in `.plugsmith/state.json` (the plugin's port under `plugsmith dev`), when the
+ * manifest reads PORT and the environment has none; undefined otherwise (the remote platform, PORT set, nothing recorded).
+ */
+async function recordedPluginPort(
+  manifestPath: string,
+  manifest: Manifest,
+  identity: TargetIdentity,
+): Promise<number | undefined> {
+  const portFromDefault = manifest.expandedVariables.some(
+    (v) => v.variable === 'PORT' && v.fromDefault,
+  );
+  if (!portFromDefault || !identity.storeId) return undefined;
+  const state = await readProjectState(manifestPath);
+  return state.targets[targetKey(identity)]?.pluginPort;
+}
+
+/** `plugin.webhookUrl uses ${PORT} (unset: its default): http://127.0.0.1:3000/webhook`, naming where the value came from. */
+function describeVariable(
+  variable: Manifest['expandedVariables'][number],
+  manifest: Manifest,
+  devPort: number | undefined,
+): string {
+  const source =
+    variable.variable === 'PORT' && devPort !== undefined
+      ? ` (unset: ${devPort}, the port \`plugsmith dev\` gave this project's plugin on this emulator; set PORT to choose)`
+      : variable.fromDefault
+        ? ' (unset: its default)'
+        : ' from the environment';
+  const webhookUrl =
+    variable.field === 'plugin.webhookUrl' && typeof manifest.plugin.webhookUrl === 'string'
+      ? `: ${manifest.plugin.webhookUrl}`
+      : '';
+  return `${variable.field} uses \${${variable.variable}}${source}${webhookUrl}`;
+}
+
 /** Reads the manifest, plans against the platform, and applies (idempotently). */
 const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const { io, global } = input;
   const o = input.options;
   const manifestPath = resolve(o.manifest);
   const dryRun = Boolean(o.dryRun);
-  const manifest = await loadManifest(manifestPath);
-  // One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise.
-  if (!global.json) {
-    for (const v of manifest.expandedVariables)
-      io.stderr.write(
-        `${v.field} uses \${${v.variable}}${v.fromDefault ? ' (unset: its default)' : ' from the environment'}\n`,
-      );
-  }
+  let manifest = await loadManifest(manifestPath);
   await withClient(input, { token: true }, async (client, settings) => {
     const orgId = orgOf(settings);
     const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });
+    // Without PORT, the port `plugsmith dev` gave this project's plugin on this emulator: the manifest's default may be
+    // another project's plugin.
+    const devPort = await recordedPluginPort(manifestPath, manifest, identity);
+    if (devPort !== undefined)
+      manifest = await loadManifest(manifestPath, { ...process.env, PORT: String(devPort) });
+    // One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise.
+    if (!global.json) {
+      for (const v of manifest.expandedVariables)
+        io.stderr.write(`${describeVariable(v, manifest, devPort)}\n`);
+    }
     const outcome = await deployManifest(
       client,
       manifestPath,
