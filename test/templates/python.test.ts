@@ -163,8 +163,15 @@ describe('plugsmith init --lang python', () => {
         expect(run.output).toMatch(/Ran [1-9]\d* tests? in/);
         expect(run.output).toMatch(/\nOK\n/);
         expect(run.output).not.toMatch(/skipped/);
-        // Also under the faults the platform produces (duplicates, delays, reordering).
+        // Also under the faults the platform produces (duplicates, delays, reordering, retries), the TypeScript template's profile.
         expect(run.output).toMatch(/UnderFaults\.test_\w+\) \.\.\. ok/);
+        const tsHarness = await readFile(join(ROOT, 'templates/common/test/harness.ts'), 'utf8');
+        const tsProfile = /faults: '([^']+)'/.exec(tsHarness)?.[1];
+        const pyProfile = /^FAULTS = \{"profile": "([^"]+)"/m.exec(
+          await readFile(join(dir, 'tests', 'harness.py'), 'utf8'),
+        )?.[1];
+        expect(tsProfile).toContain('drop=');
+        expect(pyProfile).toBe(tsProfile);
 
         // The production command, as a deploy runs it, passes `plugsmith check`.
         const { env, client } = await deployedEmulator(dir);
@@ -266,7 +273,7 @@ describe('plugsmith init --lang python', () => {
     6 * MINUTES,
   );
 
-  it("the unittest suite fails, naming the command to run, without the emulator's environment", async () => {
+  it("the unittest suite fails, naming the command to run, without the emulator's environment; so does the plugin without its secret", async () => {
     const dir = await initPython('APP', 'py-no-env');
     const run = await sh(
       'python3',
@@ -277,6 +284,20 @@ describe('plugsmith init --lang python', () => {
     );
     expect(run.code).not.toBe(0);
     expect(run.output).toContain('plugsmith emulator exec --deploy -- python3 -m unittest');
+
+    // The production command without its secret names what to set, without a traceback.
+    const unconfigured = await sh(
+      'python3',
+      ['-m', 'plugin'],
+      dir,
+      MINUTES,
+      userEnv({ PLUGSMITH_WEBHOOK_SECRET: '' }),
+    );
+    expect(unconfigured.code).toBe(1);
+    expect(unconfigured.output).toContain(
+      "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret",
+    );
+    expect(unconfigured.output).not.toContain('Traceback');
   });
 
   it('refuses deliveries that are not signed with one of its secrets, and answers the challenge with any of them', async () => {
