@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,19 @@ interface TemplateWebhooks {
   }): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
+interface TemplateServer {
+  startWebhookServer(options: {
+    port: number;
+    host: string;
+    secret: string;
+    on: Record<string, never>;
+    socketTimeoutMs?: number;
+  }): Promise<{ webhookUrl: string; port: number; close(): Promise<void> }>;
+}
+
+const SERVER_MODULE = pathToFileURL(
+  join(resolve(import.meta.dirname, '../..'), 'templates/common/src/server.ts'),
+).href;
 const MODULE = pathToFileURL(
   join(resolve(import.meta.dirname, '../..'), 'templates/common/src/webhooks.ts'),
 ).href;
@@ -236,5 +249,37 @@ describe("the generated project's webhook module", () => {
     expect(refused[0][1]).toContain("no signature made with this plugin's secret");
     expect(JSON.stringify(refused)).not.toContain(NEW.slice(6));
     expect(JSON.stringify(refused)).not.toContain(OTHER.slice(6));
+  });
+
+  it("the project's server closes idle and half-sent connections, and answers a Content-Length of other than digits 400", async () => {
+    const { startWebhookServer } = (await import(SERVER_MODULE)) as TemplateServer;
+    const server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      secret: NEW,
+      on: {},
+      socketTimeoutMs: 500,
+    });
+    try {
+      const exchange = (request: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(server.port, '127.0.0.1', () => socket.write(request, 'latin1'));
+          let received = '';
+          socket.on('data', (chunk) => (received += chunk));
+          socket.on('close', () => resolve(received.split('\r\n')[0] || 'closed'));
+          socket.on('error', reject);
+          socket.setTimeout(20_000, () => reject(new Error(`still open: ${request}`)));
+        });
+      expect(await exchange('')).toBe('HTTP/1.1 408 Request Timeout');
+      expect(await exchange('POST /webhook HTTP/1.1\r\nHost: plug')).toBe(
+        'HTTP/1.1 408 Request Timeout',
+      );
+      expect(
+        await exchange('POST /webhook HTTP/1.1\r\nHost: plugin\r\nContent-Length: \u00b2\r\n\r\n'),
+      ).toBe('HTTP/1.1 400 Bad Request');
+      expect((await fetch(server.webhookUrl.replace('/webhook', '/health'))).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -28,6 +28,8 @@ export async function startWebhookServer(options: {
   secret: string | string[];
   on: WebhookHandlers;
   log?: (line: string) => void;
+  /** A connection whose request headers take longer is closed (408), and one whose whole request takes twice as long. Default 15 s. */
+  socketTimeoutMs?: number;
 }): Promise<WebhookServer> {
   // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
   const seen = new Set<string>();
@@ -58,7 +60,14 @@ export async function startWebhookServer(options: {
       console.error(`${event.type} ${event.id} failed:`, error);
     },
   });
-  const server = createServer((req, res) => {
+  // Node's defaults let an idle or half-sent connection hold a socket for a minute or more.
+  const socketTimeoutMs = options.socketTimeoutMs ?? 15_000;
+  const timeouts = {
+    headersTimeout: socketTimeoutMs,
+    requestTimeout: 2 * socketTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, socketTimeoutMs),
+  };
+  const server = createServer(timeouts, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://plugin').pathname;
     if (path === '/webhook') return void webhook(req, res);
     if (path === '/health' && req.method === 'GET')
