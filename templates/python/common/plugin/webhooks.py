@@ -29,6 +29,9 @@ TOLERANCE_SECONDS = 5 * 60
 #: At most this many handled webhook-ids are remembered; the oldest go first.
 REMEMBERED_DELIVERIES = 10_000
 
+#: How long a copy of a delivery waits for the first one's handler before answering 503 (retried).
+WAIT_FOR_FIRST_SECONDS = 30
+
 #: A handler gets the event (a dict) and returns a dict to answer with, or None for {"ok": true}.
 Handler = Callable[[dict], Optional[dict]]
 
@@ -119,7 +122,9 @@ class HandledDeliveries:
                 if running is None:
                     self._running[webhook_id] = threading.Event()
                     return None
-            running.wait()
+            # A copy of a delivery still being handled waits for it, but holds its thread for a bounded time.
+            if not running.wait(WAIT_FOR_FIRST_SECONDS):
+                return failure(503, "SERVICE_UNAVAILABLE", "this delivery is still being handled: retry later")
 
     def settle(self, webhook_id: str, answer: Answer, expires_at: float) -> None:
         """Records the answer of a claimed webhook-id (when 2xx) and lets whoever waits for it go on."""
