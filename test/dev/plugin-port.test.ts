@@ -114,6 +114,8 @@ test('a second project on the same default plugin port: dev moves its plugin to 
     `plugin.webhookUrl uses \${PORT} (unset: ${port}, the port \`plugsmith dev\` gave this project's plugin on this emulator; set PORT to choose): http://127.0.0.1:${port}/webhook`,
   );
   expect(dryB.stdout).toMatch(/^No changes: beta/);
+  const dryJson = await runCliInProcess(['deploy', '--dry-run', '--json'], { cwd: b, env });
+  expect(JSON.parse(dryJson.stdout)).toMatchObject({ changed: false, portFromDev: port });
   const dryA = await runCliInProcess(['deploy', '--dry-run'], { cwd: a, env });
   expect(dryA.code, dryA.stderr).toBe(0);
   expect(dryA.stderr).toContain(

@@ -18,8 +18,13 @@ interface DeployOptions {
   strict?: boolean;
 }
 
-/** The --json answer: the plan, what came of it, and the environment variables the manifest used. */
-function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string, unknown> {
+/** The --json answer: the plan, what came of it, the environment variables the manifest used, and a PORT taken from `dev`'s record. */
+function summary(
+  plan: Plan,
+  dryRun: boolean,
+  manifest: Manifest,
+  devPort: number | undefined,
+): Record<string, unknown> {
   return {
     pluginId: plan.pluginId,
     dryRun,
@@ -27,6 +32,7 @@ function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string
     plan: plan.steps.map(({ desired: _d, ...s }) => s),
     drift: plan.drift,
     expandedVariables: manifest.expandedVariables,
+    portFromDev: devPort ?? null,
   };
 }
 
@@ -102,7 +108,9 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
           }
           if (plan.drift.length && o.strict) {
             if (global.json)
-              io.stdout.write(JSON.stringify(summary(plan, dryRun, manifest), null, 2) + '\n');
+              io.stdout.write(
+                JSON.stringify(summary(plan, dryRun, manifest, devPort), null, 2) + '\n',
+              );
             throw new UserError(
               'the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite',
               EXIT.CONFLICT,
@@ -113,7 +121,7 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
       },
     );
     const { plan } = outcome;
-    const result = summary(plan, dryRun, manifest);
+    const result = summary(plan, dryRun, manifest, devPort);
     if (dryRun || isNoop(plan)) {
       printResult(io, global, result, () =>
         isNoop(plan)
