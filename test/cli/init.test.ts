@@ -176,7 +176,7 @@ describe('plugsmith init by flags', () => {
       const plugin = await readFile(join(dir, 'src/plugin.ts'), 'utf8');
       for (const snippet of c.code) expect(plugin).toContain(snippet);
       expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain(
-        'Number(env.PORT || 3456)',
+        "Number(env.PORT || '3456')",
       );
       expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('.data/');
       // vendor/ is committed: a clone of the project must install the same plugsmith.
