@@ -15,7 +15,7 @@ import { openAdminEventStream } from './event-stream.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
 function storeEpoch(services: EmulatorContext): string {
-  return `${services.config.startedAt.getTime().toString(36)}.${services.events.generation}`;
+  return `${services.config.startedAt.getTime().toString(36)}.${services.store.replacements.generation}`;
 }
 
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
@@ -95,9 +95,9 @@ export default async function adminOverviewRoutes(
       reply,
       `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`,
       (send) =>
-        services.events.onStoreReplaced((change) => {
+        services.store.replacements.subscribe((replaced) => {
           send(
-            `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`,
+            `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: replaced.reason })}\n\n`,
           );
         }),
     ),

@@ -13,7 +13,6 @@ import type {
   DeliveryAttemptNotice,
   DispatchMode,
   FaultProfile,
-  StoreEpochNotice,
   WebhookVerification,
 } from '../../src/contract/index.js';
 import type {
@@ -52,9 +51,6 @@ import {
   type DeliveryOptions,
   type ResolvedDeliveryOptions,
 } from './options.js';
-
-/** The whole store was replaced: every record a client holds may be gone. */
-export type StoreChange = { reason: NonNullable<StoreEpochNotice['reason']> };
 
 /** One event for one plugin (and instance, unless it concerns the plugin alone). */
 export interface EmitInput {
@@ -99,9 +95,6 @@ export class EventDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: DeliveryAttemptNotice) => void>();
-  private readonly storeListeners = new Set<(change: StoreChange) => void>();
-  /** How many times the store was replaced (reset or import) since this emulator started. */
-  private storeGeneration = 0;
   private readonly slots: DeliverySlots;
   /** The delivery log: `list` and `waitFor` serve the admin API and tests. */
   readonly log: DeliveryLog;
@@ -307,23 +300,6 @@ export class EventDispatcher {
   onAttempt(listener: (notice: DeliveryAttemptNotice) => void): () => void {
     this.attemptListeners.add(listener);
     return () => this.attemptListeners.delete(listener);
-  }
-
-  /** Calls `listener` whenever the whole store is replaced (a reset or an import); returns the unsubscribe function. */
-  onStoreReplaced(listener: (change: StoreChange) => void): () => void {
-    this.storeListeners.add(listener);
-    return () => this.storeListeners.delete(listener);
-  }
-
-  /** The store's generation: 0 at start, one more at each reset or import. */
-  get generation(): number {
-    return this.storeGeneration;
-  }
-
-  /** Tells the listeners the whole store was replaced (called by resetStore and importStore once the new store is in). */
-  storeReplaced(reason: StoreChange['reason']): void {
-    this.storeGeneration++;
-    for (const listener of this.storeListeners) safely(() => listener({ reason }));
   }
 
   /** Drops every timer (the store was emptied). */
