@@ -49,7 +49,7 @@ export interface EmulatorContext {
   /** Object storage for uploads: the embedded store, or S3/MinIO. */
   storage: ObjectStorage;
   /** Empties the store and loads the seed again (the admin API's reset). */
-  reset?: () => Promise<void>;
+  reset: () => Promise<void>;
 }
 
 declare module 'fastify' {

@@ -175,15 +175,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = await Store.open({ dataDir, compactAfter: options.store?.compactAfter }, (s) => {
     db = defineCollections(s);
   });
-  let management: FastifyInstance | undefined;
-  let messaging: FastifyInstance | undefined;
-  const events = new EventDispatcher(
-    db,
-    deliveryOptions,
-    faultProfile && { profile: faultProfile, seed: faultsSeed },
-  );
+  let managementApp: FastifyInstance | undefined;
+  let messagingApp: FastifyInstance | undefined;
   let managementUrl = '';
   let messagingUrl = '';
+  const events = new EventDispatcher({
+    db,
+    options: deliveryOptions,
+    faults: faultProfile && { profile: faultProfile, seed: faultsSeed },
+    // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
+    refusal: (url) =>
+      ownAdminTarget(url, {
+        host,
+        adminHosts: options.adminHosts ?? [],
+        urls: [managementUrl, messagingUrl],
+      }),
+  });
   let storage: ObjectStorage | undefined;
   try {
     const storeId = await storeIdOf(dataDir);
@@ -209,6 +216,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const logins = new DashboardLogins({
       sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined,
     });
+    const messaging = new Messaging(
+      { store, db, events },
+      { ...options.messaging, llm: options.llm },
+    );
+    await messaging.finishInterrupted();
     const services: EmulatorContext = {
       store,
       db,
@@ -238,24 +250,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
       },
       events,
-      messaging: null as never, // set just below: it needs the context itself
+      messaging,
+      reset: () => resetStore(services, effectiveSeed),
       storage,
     };
-    services.messaging = new Messaging(services, { ...options.messaging, llm: options.llm });
-    await services.messaging.finishInterrupted();
-    // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refusal = (url) =>
-      ownAdminTarget(url, {
-        host,
-        adminHosts: options.adminHosts ?? [],
-        urls: [managementUrl, messagingUrl],
-      });
-    management = await buildManagementApp(services);
-    messaging = await buildMessagingApp(services);
-    await management.listen({ port: options.port ?? 0, host });
-    await messaging.listen({ port: options.messagingPort ?? 0, host });
-    managementUrl = urlOf(management, host);
-    messagingUrl = urlOf(messaging, host);
+    managementApp = await buildManagementApp(services);
+    messagingApp = await buildMessagingApp(services);
+    await managementApp.listen({ port: options.port ?? 0, host });
+    await messagingApp.listen({ port: options.messagingPort ?? 0, host });
+    managementUrl = urlOf(managementApp, host);
+    messagingUrl = urlOf(messagingApp, host);
     // Deliveries left pending by the last run (a data dir) pick up where they stopped.
     await events.resume();
 
@@ -265,9 +269,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         `plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`,
       );
     }
-    const apps = [management, messaging];
+    const apps = [managementApp, messagingApp];
     let closed = false;
-    services.reset = () => resetStore(services, effectiveSeed);
     return {
       url: managementUrl,
       messagingUrl,
@@ -295,7 +298,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             seed === undefined ? undefined : checkFaultSeed(String(seed)),
           ),
       },
-      reset: () => services.reset!(),
+      reset: () => services.reset(),
       async close() {
         if (closed) return;
         closed = true;
@@ -311,7 +314,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     };
   } catch (error) {
     await inTurn([
-      () => Promise.all([management?.close(), messaging?.close()]),
+      () => Promise.all([managementApp?.close(), messagingApp?.close()]),
       async () => storage?.close(),
       () => events.close(),
       () => store.close(),

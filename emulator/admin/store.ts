@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { MAX_JSON_DEPTH } from '../json-body.js';
 import { ok } from '../http.js';
-import { badRequest } from '../errors.js';
 import { importStore } from './store-service.js';
 import { nowIso } from '../store/ids.js';
 import type { BaseRecord, Collection } from '../store/store.js';
@@ -93,8 +92,6 @@ export default async function adminStoreRoutes(
       },
     },
     async () => {
-      if (!services.reset)
-        throw badRequest('This emulator cannot be reset through the admin API', []);
       await services.reset();
       return ok({ reset: true as const });
     },

@@ -52,6 +52,15 @@ import {
   type ResolvedDeliveryOptions,
 } from './options.js';
 
+/** What the dispatcher is built from: the collections it reads and writes, and how it delivers. */
+export interface DispatcherSettings {
+  db: Db;
+  options?: DeliveryOptions;
+  faults?: { profile: FaultProfile; seed?: string };
+  /** Why a URL must not be delivered to, or null (default: every URL may be). */
+  refusal?: (url: string) => string | null;
+}
+
 /** One event for one plugin (and instance, unless it concerns the plugin alone). */
 export interface EmitInput {
   plugin: PluginRecord;
@@ -102,13 +111,13 @@ export class EventDispatcher {
   readonly faults: FaultInjector;
   private closed = false;
   /** Why a URL must not be delivered to (the emulator's own admin paths), or null; checked before each attempt and on a webhookUrl change. */
-  refusal: (url: string) => string | null = () => null;
+  readonly refusal: (url: string) => string | null;
+  private readonly db: Db;
 
-  constructor(
-    private readonly db: Db,
-    options?: DeliveryOptions,
-    faults?: { profile: FaultProfile; seed?: string },
-  ) {
+  constructor(settings: DispatcherSettings) {
+    const { db, options, faults } = settings;
+    this.db = db;
+    this.refusal = settings.refusal ?? (() => null);
     this.faults = new FaultInjector(faults?.profile ?? emptyProfile(), faults?.seed);
     this.options = resolveDeliveryOptions(options);
     this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
