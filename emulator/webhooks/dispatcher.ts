@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createAgent } from '../../src/http/undici.js';
 import {
   createWebhookEvent,
   LIFECYCLE_EVENTS,
@@ -40,7 +39,7 @@ import {
   loggedAttempt,
   notSent,
   type AttemptOutcome,
-  type WebhookAttempt,
+  type RunningAttempt,
 } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
@@ -100,7 +99,7 @@ export class EventDispatcher {
   readonly options: ResolvedDeliveryOptions;
   private readonly http: Dispatcher;
   /** Attempts waiting for an answer, interrupted when the emulator closes. */
-  private readonly live = new Set<WebhookAttempt>();
+  private readonly live = new Set<RunningAttempt>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: DeliveryAttemptNotice) => void>();
@@ -120,7 +119,7 @@ export class EventDispatcher {
     this.refusal = settings.refusal ?? (() => null);
     this.faults = new FaultInjector(faults?.profile ?? emptyProfile(), faults?.seed);
     this.options = resolveDeliveryOptions(options);
-    this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
+    this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
     this.log = new DeliveryLog(db, this.options.logLimit, (id) => this.inFlight.has(id));
   }
