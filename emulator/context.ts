@@ -1,7 +1,7 @@
 import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
-import type { EventDispatcher } from './webhooks/dispatcher.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { Messaging } from './messaging/messaging.js';
 import type { ObjectStorage } from './uploads/storage/types.js';
 import type { AdminAccess } from './admin/guard.js';
@@ -43,7 +43,7 @@ export interface EmulatorContext {
   db: Db;
   config: EmulatorConfig;
   /** Webhook delivery: emit events to plugins, the delivery log, challenges. */
-  events: EventDispatcher;
+  dispatcher: WebhookDispatcher;
   /** Conversations, character replies in packets, event streams. */
   messaging: Messaging;
   /** Object storage for uploads: the embedded store, or S3/MinIO. */

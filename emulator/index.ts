@@ -22,7 +22,7 @@ import type { EmulatorContext } from './context.js';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
-import { EventDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import {
   presentDelivery,
   type DeliveryMatch,
@@ -31,7 +31,7 @@ import {
 import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
 import { checkFaultSeed, parseFaultProfile, profileIsOn } from './webhooks/faults.js';
 import { Messaging, type MessagingOptions } from './messaging/messaging.js';
-import { checkStreamBufferLimits } from './messaging/event-streams.js';
+import { checkStreamBufferLimits } from './messaging/conversation-streams.js';
 import type { OpenAiEngineOptions } from './messaging/characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
 import { ownAdminTarget } from './admin/self-target.js';
@@ -48,7 +48,7 @@ export type { DeliveryOptions } from './webhooks/options.js';
 export { FaultProfileError, parseFaultProfile, FAULT_PROFILE_SYNTAX } from './webhooks/faults.js';
 export type { FaultMark, FaultProfile, FaultSettings } from '../src/contract/index.js';
 export type { MessagingOptions } from './messaging/messaging.js';
-export type { StreamBufferLimits } from './messaging/event-streams.js';
+export type { StreamBufferLimits } from './messaging/conversation-streams.js';
 export type { OpenAiEngineOptions } from './messaging/characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
 export { SESSION_HEADER } from './admin/dashboard-logins.js';
@@ -179,7 +179,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let messagingApp: FastifyInstance | undefined;
   let managementUrl = '';
   let messagingUrl = '';
-  const events = new EventDispatcher({
+  const dispatcher = new WebhookDispatcher({
     db,
     options: deliveryOptions,
     faults: faultProfile && { profile: faultProfile, seed: faultsSeed },
@@ -217,7 +217,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined,
     });
     const messaging = new Messaging(
-      { store, db, events },
+      { store, db, dispatcher },
       { ...options.messaging, llm: options.llm },
     );
     await messaging.finishInterrupted();
@@ -249,7 +249,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
       },
-      events,
+      dispatcher,
       messaging,
       reset: () => resetStore(services, effectiveSeed),
       storage,
@@ -261,10 +261,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     managementUrl = urlOf(managementApp, host);
     messagingUrl = urlOf(messagingApp, host);
     // Deliveries left pending by the last run (a data dir) pick up where they stopped.
-    await events.resume();
+    await dispatcher.resume();
 
     if (faultProfile && profileIsOn(faultProfile)) {
-      const { profile, seed } = events.faults.settings();
+      const { profile, seed } = dispatcher.faults.settings();
       (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(
         `plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`,
       );
@@ -283,17 +283,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dashboardLink: () => dashboardLink(services, logins),
       services,
       deliveries: {
-        list: (match) => events.log.list(match),
+        list: (match) => dispatcher.log.list(match),
         get: (id) => {
           const record = db.deliveries.get(id);
           return record && presentDelivery(record);
         },
       },
-      waitForDelivery: ({ timeoutMs, ...match }) => events.log.waitFor(match, timeoutMs),
+      waitForDelivery: ({ timeoutMs, ...match }) => dispatcher.log.waitFor(match, timeoutMs),
       faults: {
-        get: () => events.faults.settings(),
+        get: () => dispatcher.faults.settings(),
         set: (profile, seed) =>
-          events.faults.configure(
+          dispatcher.faults.configure(
             parseFaultProfile(profile),
             seed === undefined ? undefined : checkFaultSeed(String(seed)),
           ),
@@ -306,7 +306,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         await inTurn([
           () => services.messaging.close(),
           () => Promise.all(apps.map((a) => a.close())),
-          () => events.close(),
+          () => dispatcher.close(),
           () => storage!.close(),
           () => store.close(),
         ]);
@@ -316,7 +316,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await inTurn([
       () => Promise.all([managementApp?.close(), messagingApp?.close()]),
       async () => storage?.close(),
-      () => events.close(),
+      () => dispatcher.close(),
       () => store.close(),
     ]).catch(() => undefined);
     throw error;

@@ -22,7 +22,7 @@ import { RedeliveryRefused } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
 import { answered2xx } from '../webhooks/attempt.js';
 import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
-import { openAdminEventStream } from './event-stream.js';
+import { openAdminStream } from './sse.js';
 
 const DELIVERY_QUERY = querySpec(
   DeliverySchema,
@@ -120,7 +120,7 @@ export default async function deliveryRoutes(
   { services }: RouteOptions,
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, events } = services;
+  const { db, dispatcher } = services;
 
   app.get(
     '/deliveries',
@@ -176,7 +176,7 @@ export default async function deliveryRoutes(
       // Oldest first, so the plugin meets them in the order they first went out.
       for (const d of [...resendable].reverse()) {
         try {
-          const resent = await events.redeliver(d.id, { wait: false });
+          const resent = await dispatcher.redeliver(d.id, { wait: false });
           if (resent) ids.push(resent.id);
         } catch (error) {
           if (!(error instanceof RedeliveryRefused)) throw error;
@@ -191,8 +191,8 @@ export default async function deliveryRoutes(
     { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } },
     async (request, reply) => {
       const filters = request.query;
-      openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
-        events.onAttempt((notice) => {
+      openAdminStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
+        dispatcher.onAttempt((notice) => {
           if (
             STREAM_FILTERS.some(
               (f) => filters[f] !== undefined && notice.delivery[f] !== filters[f],
@@ -228,7 +228,7 @@ export default async function deliveryRoutes(
     async (request, reply) => {
       const { deliveryId } = request.params;
       const delivery = await actOn(deliveryId, () =>
-        events.redeliver(deliveryId, { wait: request.query.wait !== 'false' }),
+        dispatcher.redeliver(deliveryId, { wait: request.query.wait !== 'false' }),
       );
       return reply.status(201).send(ok(delivery));
     },
@@ -245,7 +245,7 @@ export default async function deliveryRoutes(
     },
     async (request) => {
       const { deliveryId } = request.params;
-      return ok(await actOn(deliveryId, () => events.retryNow(deliveryId)));
+      return ok(await actOn(deliveryId, () => dispatcher.retryNow(deliveryId)));
     },
   );
 
@@ -260,7 +260,7 @@ export default async function deliveryRoutes(
     },
     async (request) => {
       const { deliveryId } = request.params;
-      return ok(await actOn(deliveryId, () => events.cancel(deliveryId)));
+      return ok(await actOn(deliveryId, () => dispatcher.cancel(deliveryId)));
     },
   );
 }

@@ -21,13 +21,13 @@ export default async function adminFaultRoutes(
   { services }: RouteOptions,
 ): Promise<void> {
   const app = typed(fastify);
-  const { events } = services;
+  const { dispatcher } = services;
   const settings = Ok(FaultSettingsSchema);
 
   app.get(
     '/faults',
     { schema: { response: { 200: settings, ...errorResponses(401, 403) } } },
-    async () => ok(events.faults.settings()),
+    async () => ok(dispatcher.faults.settings()),
   );
 
   app.put(
@@ -43,7 +43,7 @@ export default async function adminFaultRoutes(
       try {
         const profile = parseFaultProfile(body.profile);
         const seed = body.seed === undefined ? undefined : checkFaultSeed(String(body.seed));
-        return ok(events.faults.configure(profile, seed));
+        return ok(dispatcher.faults.configure(profile, seed));
       } catch (error) {
         if (!(error instanceof FaultProfileError)) throw error;
         const field =

@@ -7,7 +7,7 @@ import adminAgentRoutes from './agents.js';
 import adminCredentialRoutes from './credentials.js';
 import adminConversationRoutes from './conversations.js';
 import adminStoreRoutes from './store.js';
-import adminEventRoutes from './events.js';
+import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
 import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
@@ -37,7 +37,7 @@ export default async function adminSurface(
     adminCredentialRoutes,
     adminConversationRoutes,
     adminStoreRoutes,
-    adminEventRoutes,
+    adminTriggerRoutes,
     adminFaultRoutes,
   ];
   for (const route of routes) await app.register(route, { services });

@@ -11,7 +11,7 @@ import {
   errorResponses,
   type Overview,
 } from '../../src/contract/index.js';
-import { openAdminEventStream } from './event-stream.js';
+import { openAdminStream } from './sse.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
 function storeEpoch(services: EmulatorContext): string {
@@ -44,8 +44,8 @@ function overviewOf(services: EmulatorContext): Overview {
       delivered: countOf('delivered'),
     },
     deliveryPolicy: {
-      attempts: services.events.options.schedule.length + 1,
-      timeoutMs: services.events.options.timeoutMs,
+      attempts: services.dispatcher.options.schedule.length + 1,
+      timeoutMs: services.dispatcher.options.timeoutMs,
     },
     storage: config.storageBackend,
     llm: config.llm,
@@ -90,7 +90,7 @@ export default async function adminOverviewRoutes(
     ...errorResponses(401, 403),
   };
   app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) =>
-    openAdminEventStream(
+    openAdminStream(
       request,
       reply,
       `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`,

@@ -46,17 +46,17 @@ export async function importStore(
   );
   // Retries, live replies and streams of before end once the import is known storable, and before the swap.
   const swap = services.store.prepareReplace(contents);
-  services.events.reset();
+  services.dispatcher.reset();
   await services.messaging.reset();
   await swap();
-  await services.events.resume();
+  await services.dispatcher.resume();
   return Object.fromEntries(names.map((name) => [name, contents[name].length]));
 }
 
 /** Replaces the store with `seed`'s records, after ending what runs, in one journal line (a crash leaves the old store or the new). */
 export async function resetStore(services: EmulatorContext, seed: Seed): Promise<void> {
   const swap = services.store.prepareReplace(seedContents(seed), 'reset');
-  services.events.reset();
+  services.dispatcher.reset();
   await services.messaging.reset();
   await swap();
 }

@@ -68,7 +68,7 @@ function parseListQuery(query: RawQuery): { after: string | undefined; limit: nu
   return { after, limit };
 }
 
-/** The messaging API (conversations, messages, event stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
+/** The messaging API (conversations, messages, conversation stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
 export default async function conversationRoutes(
   fastify: FastifyInstance,
   { services }: RouteOptions,

@@ -95,7 +95,7 @@ export function subscribes(
 }
 
 /** Sends events to plugin webhooks (signed, logged, retried, resumed); attempts wait for a fair slot, so a hanging webhook blocks no other. */
-export class EventDispatcher {
+export class WebhookDispatcher {
   readonly options: ResolvedDeliveryOptions;
   private readonly http: Dispatcher;
   /** Attempts waiting for an answer, interrupted when the emulator closes. */

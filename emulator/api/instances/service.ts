@@ -35,7 +35,7 @@ export async function installInstance(
     void db.instances.put(instance);
     void db.tokens.put(record);
   });
-  await services.events.emitForInstances('PLUGIN_INSTALLED', [instance], {
+  await services.dispatcher.emitForInstances('PLUGIN_INSTALLED', [instance], {
     instance,
     accessToken: token,
   });
@@ -62,6 +62,6 @@ export async function uninstallInstance(
   if (!db.instances.has(instance.id)) return false;
   // Removal and revocation in one journal line: a crash between them cannot leave a live token.
   await services.store.atomically(() => removeInstanceNow(db, instance));
-  await services.events.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
+  await services.dispatcher.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
   return true;
 }

@@ -12,7 +12,7 @@ function refuseOwnWebhookUrl(
   services: EmulatorContext,
   webhookUrl: string | null | undefined,
 ): void {
-  const reason = webhookUrl ? services.events.refusal(webhookUrl) : null;
+  const reason = webhookUrl ? services.dispatcher.refusal(webhookUrl) : null;
   if (reason)
     throw badRequest(`Invalid webhookUrl: ${reason}`, [
       detail(

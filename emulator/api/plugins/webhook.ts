@@ -50,7 +50,7 @@ export default async function webhookRoutes(
           ],
         );
       }
-      const result = await services.events.challenge(plugin);
+      const result = await services.dispatcher.challenge(plugin);
       // The URL may have changed while the challenge was out: only the URL that answered is verified.
       // A challenge cut off by the emulator stopping proved nothing, so it changes nothing.
       if (!result.interrupted)

@@ -68,7 +68,7 @@ export async function addRepositoryFile(
     createdAt: now,
     updatedAt: now,
   });
-  await services.events.emitToEntity(
+  await services.dispatcher.emitToEntity(
     'REPOSITORY',
     repository.id,
     'REPOSITORY_FILE_ADDED',
@@ -87,7 +87,7 @@ export async function removeRepositoryFile(
   const { db } = services;
   if (!db.repositoryFiles.has(link.id)) throw notFound('file', link.fileId);
   await db.repositoryFiles.delete(link.id);
-  await services.events.emitToEntity(
+  await services.dispatcher.emitToEntity(
     'REPOSITORY',
     repositoryId,
     'REPOSITORY_FILE_REMOVED',
