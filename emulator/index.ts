@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
 import { defineCollections, type Db } from './model.js';
-import { buildManagementApp, buildMessagingApp } from './app.js';
+import { buildManagementApp, buildMessagingApp, type EmulatorServices } from './app.js';
 import {
   defaultSeed,
   readSeedFile,
@@ -18,7 +18,6 @@ import {
   type Seed,
 } from './seed.js';
 import type { FaultSettings, Overview } from '../src/contract/index.js';
-import type { EmulatorContext } from './context.js';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
@@ -123,7 +122,7 @@ export interface Emulator {
   /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
   dashboardLink(): string;
   /** Direct access to the emulator's services (store and collections), for tests. */
-  services: EmulatorContext;
+  services: EmulatorServices;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
   deliveries: {
     list(match?: DeliveryMatch): DeliveryView[];
@@ -221,7 +220,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       { ...options.messaging, llm: options.llm },
     );
     await messaging.finishInterrupted();
-    const services: EmulatorContext = {
+    const services: EmulatorServices = {
       store,
       db,
       config: {

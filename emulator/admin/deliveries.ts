@@ -23,6 +23,7 @@ import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service
 import { answered2xx } from '../webhooks/attempt.js';
 import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { openAdminStream } from './sse.js';
+import type { AdminDeps } from './common.js';
 
 const DELIVERY_QUERY = querySpec(
   DeliverySchema,
@@ -117,7 +118,7 @@ async function actOn(
 /** The delivery log under /_emulator (its bodies hold installation tokens): list, read, resend, retry, cancel, and a stream of attempts. */
 export default async function deliveryRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db, dispatcher } = services;

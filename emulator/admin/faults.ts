@@ -14,11 +14,12 @@ import {
   Ok,
   errorResponses,
 } from '../../src/contract/index.js';
+import type { AdminDeps } from './common.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
 export default async function adminFaultRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { dispatcher } = services;

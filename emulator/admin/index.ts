@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { EmulatorContext } from '../context.js';
+import type { AdminDeps } from './common.js';
+import type { EmulatorConfig } from '../context.js';
 import openApiRoutes from '../openapi/routes.js';
 import deliveryRoutes from './deliveries.js';
 import adminCharacterRoutes from './characters.js';
@@ -21,8 +22,8 @@ export default async function adminSurface(
     access,
     openapi,
   }: {
-    services: EmulatorContext;
-    access: EmulatorContext['config']['admin'];
+    services: AdminDeps;
+    access: EmulatorConfig['admin'];
     openapi: () => Promise<Record<string, unknown>>;
   },
 ): Promise<void> {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
-import type { EmulatorContext } from '../context.js';
 import {
   HealthSchema,
   Ok,
@@ -12,14 +11,15 @@ import {
   type Overview,
 } from '../../src/contract/index.js';
 import { openAdminStream } from './sse.js';
+import type { AdminDeps } from './common.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
-function storeEpoch(services: EmulatorContext): string {
+function storeEpoch(services: AdminDeps): string {
   return `${services.config.startedAt.getTime().toString(36)}.${services.store.replacements.generation}`;
 }
 
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
-function overviewOf(services: EmulatorContext): Overview {
+function overviewOf(services: AdminDeps): Overview {
   const { db, config } = services;
   const counts = Object.fromEntries(
     STORE_COLLECTIONS.map((name) => [name, db[name].size]),
@@ -55,7 +55,7 @@ function overviewOf(services: EmulatorContext): Overview {
 /** The emulator itself: `GET /_emulator/health` (open, answered once the emulator serves), the dashboard's Overview and its stream. */
 export default async function adminOverviewRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   app.get(

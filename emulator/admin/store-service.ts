@@ -4,14 +4,14 @@ import type { Db } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import { newApiKey, newUserToken } from '../auth/credentials.js';
 import { membershipId } from '../auth/principal.js';
-import type { EmulatorContext } from '../context.js';
 import type { Seed } from '../seed.js';
 import type { StoredRecord } from '../../src/contract/index.js';
 import { importShapeProblems } from './import-shapes.js';
+import type { AdminDeps } from './common.js';
 
 /** Replaces the whole store with an import, validated first (a refused one changes nothing), in one journal line; returns the counts. */
 export async function importStore(
-  services: EmulatorContext,
+  services: AdminDeps,
   collections: Readonly<Record<string, StoredRecord[] | undefined>>,
 ): Promise<Record<string, number>> {
   const names = Object.values(services.db).map((c) => c.name);
@@ -54,7 +54,7 @@ export async function importStore(
 }
 
 /** Replaces the store with `seed`'s records, after ending what runs, in one journal line (a crash leaves the old store or the new). */
-export async function resetStore(services: EmulatorContext, seed: Seed): Promise<void> {
+export async function resetStore(services: AdminDeps, seed: Seed): Promise<void> {
   const swap = services.store.prepareReplace(seedContents(seed), 'reset');
   services.dispatcher.reset();
   await services.messaging.reset();

@@ -17,6 +17,7 @@ import {
   errorResponses,
   type EmulatorExport,
 } from '../../src/contract/index.js';
+import type { AdminDeps } from './common.js';
 
 /** Exports can be large; the management API's 1 MB default would refuse most of them. */
 const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
@@ -24,7 +25,7 @@ const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
 /** Export, import and reset of the whole store (an export holds webhook secrets and installation tokens). */
 export default async function adminStoreRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const collections: Array<Collection<BaseRecord>> = Object.values(services.db);

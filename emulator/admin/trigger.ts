@@ -13,11 +13,12 @@ import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
 import { validateAgainst } from '../validation/json-schema.js';
 import { INSTANCE_QUERY, listed, typed, type RouteOptions } from '../api/common.js';
+import type { AdminDeps } from './common.js';
 
 /** Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger) to a plugin (and instance); instances of all entities. */
 export default async function adminTriggerRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db, dispatcher } = services;

@@ -7,7 +7,7 @@ import {
   PluginInstanceSchema,
   type QueryFieldType,
 } from '../../src/contract/index.js';
-import type { EmulatorContext } from '../context.js';
+import type { StoreDeps } from '../context.js';
 import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
 import { badRequest, detail, found, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
@@ -16,9 +16,9 @@ import { ok } from '../http.js';
 import { parseQuery, runQuery, type QueryScope, type QuerySpec } from '../store/query.js';
 import type { BaseRecord, Collection } from '../store/store.js';
 
-/** Route options: every route module receives the emulator's services. */
-export interface RouteOptions {
-  services: EmulatorContext;
+/** Route options: a route module receives the services its feature's deps type declares. */
+export interface RouteOptions<Deps = StoreDeps> {
+  services: Deps;
 }
 
 /** Path parameters made of ids: the contract's builder, typed for the route's handler. */
@@ -62,13 +62,13 @@ export function listed<T extends BaseRecord, V = T>(
 }
 
 /** The org, or a 404. */
-export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
+export function findOrg(services: StoreDeps, orgId: string): OrgRecord {
   return found(services.db.orgs.get(orgId), 'organization', orgId);
 }
 
 /** The plugin, if the caller may see it (public, or a member of its org); anything else is a 404. */
 export function findVisiblePlugin(
-  services: EmulatorContext,
+  services: StoreDeps,
   request: FastifyRequest,
   pluginId: string,
 ): PluginRecord {
@@ -170,7 +170,7 @@ export const FILE_QUERY = querySpec(
 
 /** The repository, if the caller is a user member of its org (any role); otherwise a 404 (401/403 without a user token). */
 export function findVisibleRepository(
-  services: EmulatorContext,
+  services: StoreDeps,
   request: FastifyRequest,
   repositoryId: string,
 ): RepositoryRecord {

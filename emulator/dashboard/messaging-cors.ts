@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { EmulatorContext } from '../context.js';
 import { ownHostNames } from '../admin/guard.js';
+import type { DashboardDeps } from './routes.js';
 
 const ALLOWED_HEADERS = 'authorization, content-type, last-event-id';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
 /** Whether an Origin is the emulator's own dashboard: http, a name the admin API answers under (never a DNS-rebinding one), the management port. */
-function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean {
+function dashboardOrigin(services: Pick<DashboardDeps, 'config'>): (origin: string) => boolean {
   const { host, adminHosts } = services.config.admin;
   const isOwnName = ownHostNames(host, adminHosts);
   return (origin) => {
@@ -23,7 +23,10 @@ function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean
 }
 
 /** CORS on the messaging API for the emulator's own dashboard only (another origin); other pages get no CORS headers and read nothing. */
-export function installMessagingCors(app: FastifyInstance, services: EmulatorContext): void {
+export function installMessagingCors(
+  app: FastifyInstance,
+  services: Pick<DashboardDeps, 'config'>,
+): void {
   const isDashboard = dashboardOrigin(services);
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;

@@ -34,10 +34,16 @@ import {
   type ConversationStore,
 } from './conversation-service.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { StoreDeps } from '../context.js';
 
 /** What messaging needs of the emulator's services: the store and its collections, and the webhook dispatcher. */
 export interface MessagingDeps extends ConversationStore {
   dispatcher: WebhookDispatcher;
+}
+
+/** What the messaging routes need: the store and the messaging service. */
+export interface MessagingRouteDeps extends StoreDeps {
+  messaging: Messaging;
 }
 
 /** Messaging settings of `startEmulator({ messaging })`. */

@@ -18,6 +18,7 @@ import {
   type RawQuery,
 } from '../../src/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
+import type { MessagingRouteDeps } from './messaging.js';
 
 /** A conversation as the API shows it (its org stays internal). */
 function publicConversation(c: ConversationRecord) {
@@ -71,7 +72,7 @@ function parseListQuery(query: RawQuery): { after: string | undefined; limit: nu
 /** The messaging API (conversations, messages, conversation stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
 export default async function conversationRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<MessagingRouteDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const messaging = services.messaging;

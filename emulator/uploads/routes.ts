@@ -34,7 +34,6 @@ import { requireInstanceScope } from '../auth/scopes.js';
 import { parseJsonBody } from '../json-body.js';
 import { objectKey } from './storage/keys.js';
 import type { FileRecord } from '../model.js';
-import type { EmulatorContext } from '../context.js';
 import { assertMove } from './rules.js';
 import {
   FILE_QUERY,
@@ -45,6 +44,7 @@ import {
   type RouteOptions,
 } from '../api/common.js';
 import { createUploadRecords, setFileStatus } from './service.js';
+import type { UploadDeps } from './service.js';
 
 /** How long an upload URL stays valid. */
 const UPLOAD_URL_SECONDS = 3600;
@@ -60,7 +60,7 @@ const uploadUrlsResponse = (status: 200 | 201) => ({ [status]: Ok(UploadUrlsSche
 
 /** The file as the caller may see it; a 404 when they may not. */
 function findVisibleFile(
-  services: EmulatorContext,
+  services: UploadDeps,
   request: FastifyRequest,
   fileId: string,
 ): FileRecord {
@@ -96,11 +96,7 @@ function findVisibleFile(
 }
 
 /** Which org owns an upload: the parent's, else `orgId`, else the token's org, else the user's only org. */
-function owningOrg(
-  services: EmulatorContext,
-  request: FastifyRequest,
-  body: UploadUrlRequest,
-): string {
+function owningOrg(services: UploadDeps, request: FastifyRequest, body: UploadUrlRequest): string {
   const { db } = services;
   const principal = requireUser(request);
   const given = body.orgId ?? principal.orgId ?? onlyOrg(services, principal.userId);
@@ -145,7 +141,7 @@ function owningOrg(
   return orgId;
 }
 
-function onlyOrg(services: EmulatorContext, userId: string): string | undefined {
+function onlyOrg(services: UploadDeps, userId: string): string | undefined {
   const orgs = services.db.memberships.where('userId', userId);
   return orgs.length === 1 ? orgs[0].orgId : undefined;
 }
@@ -175,7 +171,7 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
 /** The upload interface: upload URLs, status, listing and access URLs (the spec's /api/… paths). */
 export default async function uploadRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<UploadDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db, storage } = services;

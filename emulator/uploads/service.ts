@@ -1,11 +1,17 @@
 import { conflict } from '../errors.js';
 import type { FileRecord } from '../model.js';
-import type { EmulatorContext } from '../context.js';
+import type { StoreDeps } from '../context.js';
+import type { ObjectStorage } from './storage/types.js';
 import { assertMove } from './rules.js';
+
+/** What the uploads feature needs: the store, and the object storage. */
+export interface UploadDeps extends StoreDeps {
+  storage: ObjectStorage;
+}
 
 /** Stores the records of new uploads (status null: awaiting upload), all in one journal line. */
 export async function createUploadRecords(
-  services: EmulatorContext,
+  services: UploadDeps,
   records: FileRecord[],
 ): Promise<void> {
   await services.store.atomically(() => {
@@ -15,7 +21,7 @@ export async function createUploadRecords(
 
 /** Writes a file's new status only if `observed` is still current (else a 409): a late UPLOADED never overwrites a COMPLETED. */
 export async function setFileStatus(
-  services: EmulatorContext,
+  services: UploadDeps,
   observed: FileRecord,
   next: FileRecord,
 ): Promise<FileRecord> {

@@ -17,8 +17,8 @@ import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import { validateAgainst } from '../../validation/json-schema.js';
 import { installInstance, uninstallInstance } from './service.js';
 import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
-import type { EmulatorContext } from '../../context.js';
 import { INSTANCE_QUERY, listed, params, typed, type RouteOptions } from '../common.js';
+import type { InstanceDeps } from './service.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], {
@@ -36,10 +36,10 @@ interface EntityKind {
   pluginType: PluginType;
   nouns: string;
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
-  orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
+  orgOf(services: InstanceDeps, request: FastifyRequest, entityId: string): string | null;
   /** The org a new instance goes to, when the body may name it (apps, which are not stored on their own). */
   orgForInstall?(
-    services: EmulatorContext,
+    services: InstanceDeps,
     request: FastifyRequest,
     entityId: string,
     body: InstanceCreate,
@@ -48,7 +48,7 @@ interface EntityKind {
 
 /** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
 function storedEntityOrg(collection: 'repositories' | 'agents', noun: string) {
-  return (services: EmulatorContext, request: FastifyRequest, entityId: string): string => {
+  return (services: InstanceDeps, request: FastifyRequest, entityId: string): string => {
     const entity = services.db[collection].get(entityId);
     if (!entity || !hasRole(services.db, request.principal, entity.orgId, 'VIEWER'))
       throw notFound(noun, entityId);
@@ -57,7 +57,7 @@ function storedEntityOrg(collection: 'repositories' | 'agents', noun: string) {
 }
 
 /** The org an app belongs to: the org of its existing instances (apps are not stored otherwise). */
-function appOrg(services: EmulatorContext, request: FastifyRequest, appId: string): string | null {
+function appOrg(services: InstanceDeps, request: FastifyRequest, appId: string): string | null {
   const existing = services.db.instances
     .where('entityId', appId)
     .find((i) => i.entityType === 'APP');
@@ -69,7 +69,7 @@ function appOrg(services: EmulatorContext, request: FastifyRequest, appId: strin
 
 /** The org of a new APP instance: the app's, else the body's `orgId`, else the token's org, else the caller's only org. */
 function appInstallOrg(
-  services: EmulatorContext,
+  services: InstanceDeps,
   request: FastifyRequest,
   appId: string,
   body: InstanceCreate,
@@ -138,7 +138,7 @@ const KINDS: EntityKind[] = [
 
 /** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
 function checkInstall(
-  services: EmulatorContext,
+  services: InstanceDeps,
   request: FastifyRequest,
   kind: EntityKind,
   orgId: string,
@@ -230,7 +230,7 @@ function entityInstanceRoutes(kind: EntityKind) {
 
   return async function routes(
     fastify: FastifyInstance,
-    { services }: RouteOptions,
+    { services }: RouteOptions<InstanceDeps>,
   ): Promise<void> {
     const app = typed(fastify);
     const { db } = services;
@@ -316,7 +316,7 @@ function entityInstanceRoutes(kind: EntityKind) {
 /** Plugin instances: data providers on repositories, event handlers on agents, apps' plugins. */
 export default async function instanceRoutes(
   app: FastifyInstance,
-  options: RouteOptions,
+  options: RouteOptions<InstanceDeps>,
 ): Promise<void> {
   for (const kind of KINDS) await app.register(entityInstanceRoutes(kind), options);
 }

@@ -22,6 +22,7 @@ import {
   errorResponses,
   type RepositoryCreate,
 } from '../../../src/contract/index.js';
+import type { RepositoryDeps } from './service.js';
 
 const one = (status: 200 | 201) => ({
   [status]: Ok(RepositorySchema),
@@ -38,7 +39,7 @@ const REPOSITORY_QUERY = querySpec(
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<RepositoryDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
