@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';
 import type { DeliveryRecord } from '../model.js';
-import { parseQuery, runQuery } from '../store/query.js';
+import { parseQuery, runList } from '../api/list-query.js';
 import { RedeliveryRefused } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
 import { answered2xx } from '../webhooks/attempt.js';
@@ -133,7 +133,7 @@ export default async function deliveryRoutes(
     },
     async (request) => {
       const query = parseQuery(request.query, DELIVERY_QUERY, FILTER_NAMES);
-      const result = runQuery(db.deliveries, query, DELIVERY_QUERY, {
+      const result = runList(db.deliveries, query, DELIVERY_QUERY, {
         visible: deliveryFilter(request.query),
       });
       return ok(result.data.map(presentDelivery), { pagination: result.pagination });
@@ -152,7 +152,7 @@ export default async function deliveryRoutes(
     async (request) => {
       const raw = request.query;
       const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
-      const matched = runQuery(
+      const matched = runList(
         db.deliveries,
         { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined },
         DELIVERY_QUERY,

@@ -13,7 +13,8 @@ import { badRequest, detail, found, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
 import { ok } from '../http.js';
-import { parseQuery, runQuery, type QueryScope, type QuerySpec } from '../store/query.js';
+import { parseQuery, runList, type QuerySpec } from './list-query.js';
+import type { QueryScope } from '../store/query.js';
 import type { BaseRecord, Collection } from '../store/store.js';
 
 /** Route options: a route module receives the services its feature's deps type declares. */
@@ -57,7 +58,7 @@ export function listed<T extends BaseRecord, V = T>(
   scope: QueryScope<T> = {},
   present?: (record: T) => V,
 ) {
-  const result = runQuery(collection, parseQuery(raw, spec), spec, scope);
+  const result = runList(collection, parseQuery(raw, spec), spec, scope);
   return ok(present ? result.data.map(present) : result.data, { pagination: result.pagination });
 }
 
