@@ -12,7 +12,8 @@ import {
 import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
 import { validateAgainst } from '../validation/json-schema.js';
-import { INSTANCE_QUERY, listed, typed, type RouteOptions } from '../api/common.js';
+import { listed, typed, type RouteOptions } from '../api/common.js';
+import { INSTANCE_QUERY } from '../api/instances/query.js';
 import type { AdminDeps } from './common.js';
 
 /** Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger) to a plugin (and instance); instances of all entities. */

@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TObject } from '@sinclair/typebox';
-import {
-  FileSchema,
-  Params,
-  PluginInstanceSchema,
-  type QueryFieldType,
-} from '../../src/contract/index.js';
+import { Params, type QueryFieldType } from '../../src/contract/index.js';
 import type { StoreDeps } from '../context.js';
-import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
+import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, found, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
@@ -127,64 +122,4 @@ function checkSafely(schema: unknown, path: string[]) {
       ),
     ];
   }
-}
-
-/** The query of instance lists. */
-export const INSTANCE_QUERY = querySpec(
-  PluginInstanceSchema,
-  [
-    'id',
-    'name',
-    'pluginId',
-    'orgId',
-    'entityId',
-    'entityType',
-    'agentId',
-    'eventDispatchMode',
-    'events',
-    'scopes',
-    'createdAt',
-    'updatedAt',
-  ],
-  ['name'],
-);
-
-/** The query of file lists. */
-export const FILE_QUERY = querySpec(
-  FileSchema,
-  [
-    'id',
-    'fileName',
-    'contentType',
-    'fileSize',
-    'isPublic',
-    'status',
-    'parentId',
-    'parentType',
-    'folder',
-    'orgId',
-    'createdAt',
-    'updatedAt',
-  ],
-  ['fileName', 'folder', 'contentType'],
-);
-
-/** The repository, if the caller is a user member of its org (any role); otherwise a 404 (401/403 without a user token). */
-export function findVisibleRepository(
-  services: StoreDeps,
-  request: FastifyRequest,
-  repositoryId: string,
-): RepositoryRecord {
-  requireUser(request);
-  const repository = services.db.repositories.get(repositoryId);
-  if (!repository || !hasRole(services.db, request.principal, repository.orgId, 'VIEWER')) {
-    throw notFound('repository', repositoryId);
-  }
-  return repository;
-}
-
-/** A file record as the API shows it (without the storage key). */
-export function presentFile(file: FileRecord): Omit<FileRecord, 'storageKey'> {
-  const { storageKey: _key, ...rest } = file;
-  return rest;
 }

@@ -35,14 +35,8 @@ import { parseJsonBody } from '../json-body.js';
 import { objectKey } from './storage/keys.js';
 import type { FileRecord } from '../model.js';
 import { assertMove } from './rules.js';
-import {
-  FILE_QUERY,
-  listed,
-  params,
-  presentFile,
-  typed,
-  type RouteOptions,
-} from '../api/common.js';
+import { listed, params, typed, type RouteOptions } from '../api/common.js';
+import { FILE_QUERY, presentFile } from './files.js';
 import { createUploadRecords, setFileStatus } from './service.js';
 import type { UploadDeps } from './service.js';
 

@@ -17,7 +17,8 @@ import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import { validateAgainst } from '../../validation/json-schema.js';
 import { installInstance, uninstallInstance } from './service.js';
 import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
-import { INSTANCE_QUERY, listed, params, typed, type RouteOptions } from '../common.js';
+import { listed, params, typed, type RouteOptions } from '../common.js';
+import { INSTANCE_QUERY } from './query.js';
 import type { InstanceDeps } from './service.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */

@@ -5,15 +5,9 @@ import { requireRole } from '../../auth/guards.js';
 import { requireInstanceScope } from '../../auth/scopes.js';
 import type { RepositoryRecord } from '../../model.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
-import {
-  FILE_QUERY,
-  findVisibleRepository,
-  listed,
-  params,
-  presentFile,
-  typed,
-  type RouteOptions,
-} from '../common.js';
+import { listed, params, typed, type RouteOptions } from '../common.js';
+import { FILE_QUERY, presentFile } from '../../uploads/files.js';
+import { findVisibleRepository } from './access.js';
 import {
   FileSchema,
   ListQuery,

@@ -4,7 +4,6 @@ import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
 import {
   findOrg,
-  findVisibleRepository,
   listed,
   params,
   querySpec,
@@ -12,6 +11,7 @@ import {
   typed,
   type RouteOptions,
 } from '../common.js';
+import { findVisibleRepository } from './access.js';
 import {
   ListQuery,
   Ok,
