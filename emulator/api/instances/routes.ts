@@ -20,6 +20,7 @@ import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } fro
 import { listed, params, typed, type RouteOptions } from '../common.js';
 import { INSTANCE_QUERY } from './query.js';
 import type { InstanceDeps } from './service.js';
+import { owningOrg } from '../owning-org.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], {
@@ -68,45 +69,19 @@ function appOrg(services: InstanceDeps, request: FastifyRequest, appId: string):
   return existing.orgId;
 }
 
-/** The org of a new APP instance: the app's, else the body's `orgId`, else the token's org, else the caller's only org. */
+/** The org of a new APP instance: the app's, else the owning-org rule (body, token, the caller's only org). */
 function appInstallOrg(
   services: InstanceDeps,
   request: FastifyRequest,
   appId: string,
   body: InstanceCreate,
 ): string {
-  const bound = appOrg(services, request, appId);
-  if (bound !== null) {
-    if (body.orgId !== undefined && body.orgId !== bound) {
-      throw badRequest(`app ${appId} belongs to org ${bound}; omit orgId or pass "${bound}"`, [
-        detail(
-          ['orgId'],
-          'invalid_org',
-          bound,
-          body.orgId,
-          `app ${appId} already has instances in org ${bound}`,
-        ),
-      ]);
-    }
-    return bound;
-  }
-  if (body.orgId !== undefined) {
-    if (!services.db.orgs.get(body.orgId)) throw notFound('organization', body.orgId);
-    return body.orgId;
-  }
-  const principal = requireUser(request);
-  if (principal.orgId !== null) return principal.orgId;
-  const orgs = services.db.memberships.where('userId', principal.userId).map((m) => m.orgId);
-  if (orgs.length === 1) return orgs[0];
-  throw badRequest('Pass "orgId" in the body: the org of the app to install the plugin on', [
-    detail(
-      ['orgId'],
-      'required',
-      'present',
-      undefined,
-      `you belong to ${orgs.length} orgs, so the app's org cannot be guessed`,
-    ),
-  ]);
+  return owningOrg(services.db, request, {
+    fixed: appOrg(services, request, appId),
+    of: `app ${appId}`,
+    given: body.orgId,
+    ask: 'Pass "orgId" in the body: the org of the app to install the plugin on',
+  });
 }
 
 const KINDS: EntityKind[] = [
