@@ -9,6 +9,7 @@ import type { EmulatorConfig, StoreDeps } from './context.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { Messaging } from './messaging/messaging.js';
 import type { ObjectStorage } from './uploads/storage/types.js';
+import type { AdminSettings } from './admin/guard.js';
 import {
   AJV_OPTIONS,
   clientErrorHandler,
@@ -47,6 +48,8 @@ import { boundSlowBodies } from './slow-body.js';
 /** What the routes of one running emulator share, built in dependency order by startEmulator(); each feature takes the part its deps type declares. */
 export interface EmulatorServices extends StoreDeps {
   config: EmulatorConfig;
+  /** Who may call the admin surface (`/_emulator`), and the dashboard's logins. */
+  admin: AdminSettings;
   /** Webhook delivery: emit events to plugins, the delivery log, challenges. */
   dispatcher: WebhookDispatcher;
   /** Conversations, character replies in packets, conversation streams. */
@@ -195,7 +198,7 @@ export async function buildManagementApp(
 function adminOptions(services: EmulatorServices) {
   return {
     services,
-    access: services.config.admin,
+    access: services.admin,
     prefix: '/_emulator',
     openapi: () => openApiDocument(services),
   };

@@ -1,8 +1,6 @@
 import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
-import type { AdminAccess } from './admin/guard.js';
-import type { DashboardLogins } from './admin/dashboard-logins.js';
 import type { SlowBodyBound } from './slow-body.js';
 import type { Overview, Workspace } from '../src/contract/index.js';
 
@@ -18,8 +16,6 @@ export interface EmulatorConfig {
   publicUrl: () => string;
   /** Base URL of the messaging API (known once listening). */
   messagingUrl: () => string;
-  /** Who may call the admin surface (`/_emulator`). */
-  admin: AdminAccess & { logins: DashboardLogins };
   storeId: string;
   dataDir: string | null;
   /** Where uploads are kept, as the overview shows it (never credentials). */

@@ -226,13 +226,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       config: {
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
-        admin: {
-          token: adminToken,
-          allowRemote: options.allowRemoteAdmin === true,
-          host,
-          adminHosts: options.adminHosts ?? [],
-          logins,
-        },
         storeId,
         dataDir: dataDir ?? null,
         startedAt,
@@ -247,6 +240,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         credentials: workspaceOf(effectiveSeed, credentials),
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
+      },
+      admin: {
+        token: adminToken,
+        allowRemote: options.allowRemoteAdmin === true,
+        host,
+        adminHosts: options.adminHosts ?? [],
+        logins,
       },
       dispatcher,
       messaging,

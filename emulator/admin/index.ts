@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { AdminDeps } from './common.js';
-import type { EmulatorConfig } from '../context.js';
 import openApiRoutes from '../openapi/routes.js';
 import deliveryRoutes from './deliveries.js';
 import adminCharacterRoutes from './characters.js';
@@ -12,7 +11,7 @@ import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
 import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
-import { adminGuard } from './guard.js';
+import { adminGuard, type AdminSettings } from './guard.js';
 
 /** Every `/_emulator` route in one plugin whose one onRequest hook, the guard, decides who may call: no route checks callers itself. */
 export default async function adminSurface(
@@ -23,7 +22,7 @@ export default async function adminSurface(
     openapi,
   }: {
     services: AdminDeps;
-    access: EmulatorConfig['admin'];
+    access: AdminSettings;
     openapi: () => Promise<Record<string, unknown>>;
   },
 ): Promise<void> {
