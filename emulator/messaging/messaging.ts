@@ -216,7 +216,11 @@ export class Messaging implements LiveReplyHost {
   }
 
   /** Opens a conversation stream on a hijacked response; a streaming message so far comes first. */
-  openEventStream(conversationId: string, response: ServerResponse, apiKeyId?: string): void {
+  openConversationStream(
+    conversationId: string,
+    response: ServerResponse,
+    apiKeyId?: string,
+  ): void {
     const catchUp = [...this.live.values()]
       .filter((reply) => reply.conversationId === conversationId)
       .flatMap((reply) => reply.catchUpFrame() ?? []);

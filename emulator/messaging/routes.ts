@@ -172,7 +172,7 @@ export default async function conversationRoutes(
       const conversation = messaging.findConversation(apiKey.orgId, conversationId);
       // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
       reply.hijack();
-      messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
+      messaging.openConversationStream(conversation.id, reply.raw, apiKey.id);
     },
   );
 }
