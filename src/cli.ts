@@ -6,8 +6,6 @@ const { writeSync } = builtin('node:fs') as typeof import('node:fs');
 
 declare const __PLUGSMITH_VERSION__: string;
 
-const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
-
 // The only place that sets the exit code: everything below throws.
 const argv = process.argv.slice(2);
 // `--version` (or `-v`), which scripts ask often, without building the command tree: that costs more than Node's own start.
@@ -47,7 +45,7 @@ async function run(args: string[]): Promise<void> {
   const io = terminalSafeIo(processIo(env.ci()), { json: args.includes('--json') });
   try {
     const { main } = await import('./main.js');
-    await main(args, io, { beforeCommand: limitWasmTiers });
+    await main(args, io);
     process.exitCode = EXIT.OK;
   } catch (error) {
     if (error instanceof ExitWith) {
@@ -58,23 +56,4 @@ async function run(args: string[]): Promise<void> {
     io.stderr.write(formatError(error, { verbose: args.includes('--verbose') }) + '\n');
     process.exitCode = error instanceof UserError ? error.exitCode : exitCodeOf(error);
   }
-}
-
-/**
- * Short commands keep undici's WebAssembly HTTP parser on V8's baseline tier: the process cannot exit
- * until background re-optimisation ends (~150 ms). The flag is set at the first connection, once
- * undici's built-ins (and TLS for https) are loaded: V8 refuses Node's code cache for built-ins loaded
- * after a flag changes, and compiling them from source costs a third of Node's start.
- */
-function limitWasmTiers(path: readonly string[]): void {
-  if (LONG_RUNNING.has(path[0])) return;
-  const channels = builtin('node:diagnostics_channel') as typeof import('node:diagnostics_channel');
-  const beforeConnect = 'undici:client:beforeConnect';
-  const onConnect = (message: unknown): void => {
-    channels.unsubscribe(beforeConnect, onConnect);
-    if ((message as { connectParams?: { protocol?: string } }).connectParams?.protocol === 'https:')
-      builtin('node:tls');
-    (builtin('node:v8') as typeof import('node:v8')).setFlagsFromString('--liftoff-only');
-  };
-  channels.subscribe(beforeConnect, onConnect);
 }

@@ -30,16 +30,11 @@ function commandWord(argv: string[]): string | undefined {
   return undefined;
 }
 
-/** What the process that runs the CLI (src/cli.ts) does once commander has picked a command, before its handler loads. */
-export interface CommandHooks {
-  beforeCommand?: (path: readonly string[]) => void | Promise<void>;
-}
-
 /**
  * Builds the commander program from the command registry. Given `argv`, only the group it names gets
  * its subcommands (the others are described, all `--help` shows) so the start stays short; without it, all.
  */
-export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}): Command {
+export function buildProgram(io: Io, argv?: string[]): Command {
   const program = new Command('plugsmith')
     .description(
       'Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator',
@@ -101,7 +96,7 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
     for (let depth = 1; depth < spec.path.length; depth++)
       parent = groupOf(parent, spec.path, depth);
     // A command may also be the group of longer ones (`logs` and `logs redeliver`): register it first.
-    groups.set(spec.path.join(' '), addCommand(program, parent, spec, io, hooks));
+    groups.set(spec.path.join(' '), addCommand(program, parent, spec, io));
   }
   return program;
 }
@@ -137,13 +132,7 @@ function commandPath(command: Command): string {
   return words.join(' ');
 }
 
-function addCommand(
-  program: Command,
-  parent: Command,
-  spec: AnyCommandSpec,
-  io: Io,
-  hooks: CommandHooks,
-): Command {
+function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io: Io): Command {
   const command = parent
     .command(spec.path[spec.path.length - 1])
     .description(spec.summary)
@@ -190,7 +179,6 @@ function addCommand(
     };
     const { setEmulatorOption } = await import('./config/emulators.js');
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
-    await hooks.beforeCommand?.(spec.path);
     const { default: handler } = await spec.load();
     // The one cast of commander's untyped values: defineCommand checked the handler's type against these declarations.
     await handler({ args, options: withParentValues(self) as never, global, io, program });
@@ -238,8 +226,8 @@ function timeoutOption(value: string): number {
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
-export async function main(argv: string[], io: Io, hooks: CommandHooks = {}): Promise<void> {
-  const program = buildProgram(io, argv, hooks);
+export async function main(argv: string[], io: Io): Promise<void> {
+  const program = buildProgram(io, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
