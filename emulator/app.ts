@@ -2,7 +2,6 @@ import Fastify, {
   type FastifyInstance,
   type FastifyRequest,
   type onRequestHookHandler,
-  type RouteOptions,
 } from 'fastify';
 import type { EmulatorContext } from './context.js';
 import {
@@ -39,17 +38,9 @@ import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
 import { boundSlowBodies } from './slow-body.js';
 
-const DISPLAY_NAME = Symbol.for('fastify.display-name');
-
 /** The /api routes that answer without a token (the marketplace lists public plugins only). */
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
-// fastify looks for a plugin without a display name among the exports of every loaded CommonJS module (hundreds), at every start.
-function named<T extends object>(name: string, plugin: T): T {
-  if (!Object.hasOwn(plugin, DISPLAY_NAME))
-    Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
-  return plugin;
-}
 /** The route modules of /api, in the order they are registered. */
 const API_ROUTES = [
   tokenRoutes,
@@ -63,23 +54,20 @@ const API_ROUTES = [
   uploadRoutes,
   repositoryFileRoutes,
 ];
-for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(plugin.name, plugin);
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
-/** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
+/** The fastify options both apps share. */
 const APP_OPTIONS = {
   logger: false,
   bodyLimit: BODY_LIMIT,
   ajv: AJV_OPTIONS,
   forceCloseConnections: true,
-  exposeHeadRoutes: false,
-  pluginTimeout: 0,
   clientErrorHandler,
 } as const;
 
-/** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then HEAD on GET and the contract check, or else `install`. */
+/** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then the contract check, or else `install`. */
 async function newApp(
   services: EmulatorContext,
   errors: typeof frameworkErrors,
@@ -87,6 +75,7 @@ async function newApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     ...APP_OPTIONS,
+    // Route schemas compiled at first use. Budget: `startEmulator()` <= 50 ms (all at start: ~180 ms CPU).
     schemaController: lazyCompilers(),
     frameworkErrors: errors,
   });
@@ -94,24 +83,18 @@ async function newApp(
   boundSlowBodies(app, services.config.slowBodies);
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.
+  // `install` (the OpenAPI document's route collector) takes the place of the contract check.
   if (install) await install(app);
-  else {
-    // GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start.
-    app.addHook('onRoute', (route: RouteOptions) => {
-      if (route.method === 'GET') route.method = ['GET', 'HEAD'];
-    });
-    if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
-  }
+  else if (services.config.contractCheck)
+    installContractCheck(app, () => openApiDocument(services));
   return app;
 }
 
-/** Authenticates /api callers before the body is read, so a bad token hears only the 401; a callback (a promise each showed in profiles). */
+/** Authenticates /api callers before the body is read, so a bad token hears only the 401. */
 export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
   return (request, _reply, done) => {
     try {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
-      // routeOptions builds a new object per read: read it only for a caller without a token.
       if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? ''))
         throw unauthorized();
     } catch (refusal) {
@@ -150,27 +133,28 @@ export async function buildManagementApp(
   app.decorateRequest('principal', null);
   const opts = { services };
   await app.register(
-    named('api', async (api: FastifyInstance) => {
+    async (api: FastifyInstance) => {
       // The one guard of /api: the router decides what it guards, whatever spelling reached it (`/%61pi/…`), never a raw-URL test.
       api.addHook('onRequest', apiAuthentication(services));
       for (const routes of API_ROUTES) await api.register(routes, opts);
-    }),
+    },
     { prefix: '/api' },
   );
   if (services.storage instanceof EmbeddedStorage)
-    await app.register(
-      named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))),
-      { prefix: '/_storage' },
-    );
+    await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), {
+      prefix: '/_storage',
+    });
   // The document describes every /_emulator route: its app registers them as they are served.
   if (install) await app.register(adminSurface, adminOptions(services));
-  else
+  else {
+    // Built at its first request. Budget: `startEmulator()` <= 50 ms (its routes at start: ~44 ms CPU, not ~22).
     forwardToAdminApp(app, async () => {
       const admin = await newApp(services, frameworkErrors, undefined);
       await admin.register(adminSurface, adminOptions(services));
       await admin.ready();
       return admin;
     });
+  }
   return app;
 }
 
