@@ -16,25 +16,8 @@ declare const __PLUGSMITH_VERSION__: string;
 export const VERSION =
   typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
-/** Global options that take a value: the word after them is not a command. */
-const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout', '--emulator']);
-
-/** The first word of the command `argv` runs (`plugins` in `--json plugins list`); undefined for `--help`, `--version` or nothing. */
-function commandWord(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === '--') return argv[i + 1];
-    if (GLOBAL_VALUE_FLAGS.has(word)) i++;
-    else if (!word.startsWith('-')) return word === 'help' ? (argv[i + 1] ?? word) : word;
-  }
-  return undefined;
-}
-
-/**
- * Builds the commander program from the command registry. Given `argv`, only the group it names gets
- * its subcommands (the others are described, all `--help` shows) so the start stays short; without it, all.
- */
-export function buildProgram(io: Io, argv?: string[]): Command {
+/** Builds the commander program from the command registry; a command's handler loads only when it runs. */
+export function buildProgram(io: Io): Command {
   const program = new Command('plugsmith')
     .description(
       'Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator',
@@ -65,12 +48,6 @@ export function buildProgram(io: Io, argv?: string[]): Command {
     .exitOverride();
   helpWhenBare(program);
 
-  const word = argv && commandWord(argv);
-  // A word that names no group may be a typo: then everything is built, for commander's suggestion.
-  const only =
-    argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word))
-      ? word
-      : null;
   const groups = new Map<string, Command>();
   /** The group of the first `depth` words of `path`, made once. */
   const groupOf = (parent: Command, path: readonly string[], depth: number): Command => {
@@ -87,11 +64,6 @@ export function buildProgram(io: Io, argv?: string[]): Command {
     return group;
   };
   for (const spec of commands) {
-    if (only !== null && spec.path.length > 1 && spec.path[0] !== only) {
-      // The group alone, described, without its subcommands.
-      groupOf(program, spec.path, 1);
-      continue;
-    }
     let parent = program;
     for (let depth = 1; depth < spec.path.length; depth++)
       parent = groupOf(parent, spec.path, depth);
@@ -227,7 +199,7 @@ function timeoutOption(value: string): number {
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
 export async function main(argv: string[], io: Io): Promise<void> {
-  const program = buildProgram(io, argv);
+  const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -8,7 +8,7 @@ import { ORG, useCliEnv } from './cli-env.js';
 // variable is set), not the wire contract's schemas (TypeBox) nor what other commands need. How fast
 // it is, is the benchmark's question (`npm run bench -- cli`), never a test's.
 
-/** Packages that only some commands need: chat (ink, react), the emulator, the wizards, the contract's schemas, colour on a terminal, a proxy. */
+/** Packages that only some commands need: chat (ink, react), the emulator, the wizards, the contract's schemas, a proxy. */
 const HEAVY = [
   'undici',
   '@sinclair/typebox',
@@ -19,7 +19,6 @@ const HEAVY = [
   'ajv',
   'minio',
   '@inquirer/prompts',
-  'chalk',
 ];
 
 /** The packages (from node_modules) among loaded module URLs. */
