@@ -30,6 +30,7 @@ import { embeddedStorageRoutes } from './uploads/storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
 import { forwardToAdminApp } from './admin/forward.js';
+import { placeDocument, sharedRoutesDocument } from './openapi/document.js';
 import type { OpenApiDocument } from './openapi/operations.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
@@ -171,24 +172,22 @@ function adminOptions(services: EmulatorContext) {
 export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
-  // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
-  const document = import('./openapi/document.js').then(
-    async ({ sharedRoutesDocument, placeDocument }) =>
-      placeDocument(
-        await sharedRoutesDocument({
-          management: (install) => buildManagementApp(services, install),
-          messaging: (install) => buildMessagingApp(services, install),
-        }),
-        {
-          managementUrl: services.config.publicUrl(),
-          messagingUrl: services.config.messagingUrl(),
-        },
-      ),
-  );
+  const document = buildDocument(services);
   documents.set(services, document);
   return document;
 }
 const documents = new WeakMap<EmulatorContext, Promise<OpenApiDocument>>();
+
+async function buildDocument(services: EmulatorContext): Promise<OpenApiDocument> {
+  const routes = await sharedRoutesDocument({
+    management: (install) => buildManagementApp(services, install),
+    messaging: (install) => buildMessagingApp(services, install),
+  });
+  return placeDocument(routes, {
+    managementUrl: services.config.publicUrl(),
+    messagingUrl: services.config.messagingUrl(),
+  });
+}
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(

@@ -151,6 +151,7 @@ function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io:
     };
     const { setEmulatorOption } = await import('./config/emulators.js');
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
+    // Loaded only now. Budget: `plugsmith --help` <= 250 ms (every handler at start loads ink, react and the emulator).
     const { default: handler } = await spec.load();
     // The one cast of commander's untyped values: defineCommand checked the handler's type against these declarations.
     await handler({ args, options: withParentValues(self) as never, global, io, program });
