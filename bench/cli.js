@@ -1,21 +1,24 @@
-// Issue 6's and 16's speed targets: cold start of `plugsmith --help`, `--version` and of `plugsmith plugins list
-// --json` against a local emulator (child process), each against `node -e 0` in the same run:
-// median of 20, the three commands interleaved so they share the machine's load.
-import { mkdtemp, rm } from 'node:fs/promises';
+// The CLI's budgets (issue 34): `plugsmith --help` <= 250 ms and `plugsmith plugins list --json`
+// against a running emulator <= 400 ms, each the median of 10 whole-process runs (spawn to exit),
+// the commands interleaved so they share the machine's load. `node -e 0` is measured beside them:
+// what Node's own start costs on this machine at this moment.
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, root, startServer, timeCommand } from './lib.js';
 import { apiClient } from './helpers/api.js';
+import { median, root, startServer, timeCommand } from './lib.js';
 
-export default async function cli({ quick }) {
-  const rows = [];
-  const runs = quick ? 10 : 20;
+const RUNS = 10;
+const HELP_BUDGET_MS = 250;
+const LIST_BUDGET_MS = 400;
+
+export default async function cli() {
   const emu = await startServer('emulator-with.js', [JSON.stringify({})]);
   // An empty config dir: the figures must not depend on this machine's profiles.
   const configDir = await mkdtemp(join(tmpdir(), 'plugsmith-bench-config-'));
   try {
-    // A page's worth of plugins to list (the table and JSON output have something to do).
+    // A page's worth of plugins to list (the JSON output has something to do).
     const call = apiClient(emu.url, emu.token);
     for (let i = 0; i < 20; i++)
       await call('POST', '/api/plugins', {
@@ -41,47 +44,29 @@ export default async function cli({ quick }) {
 
     const node = [];
     const help = [];
-    const version = [];
     const list = [];
-    const undici = [];
-    for (let i = 0; i < runs; i++) {
+    for (let i = 0; i < RUNS; i++) {
       node.push(await timeCommand(process.execPath, ['-e', '0'], { env }));
-      undici.push(
-        await timeCommand(process.execPath, ['-e', "require('undici')"], { env, cwd: root }),
-      );
       help.push(await timeCommand(process.execPath, [bin, '--help'], { env }));
-      version.push(await timeCommand(process.execPath, [bin, '--version'], { env }));
       list.push(await timeCommand(process.execPath, listArgs, { env }));
     }
-    const base = median(node);
-    rows.push({ name: `node -e 0 (baseline, median of ${runs})`, ms: base, ratio: 1 });
-    rows.push({
-      name: 'plugsmith --help',
-      ms: median(help),
-      ratio: median(help) / base,
-      target: '<= 1.6x',
-    });
-    rows.push({
-      name: 'plugsmith --version',
-      ms: median(version),
-      ratio: median(version) / base,
-      target: '<= 1.3x',
-    });
-    rows.push({
-      name: `plugsmith plugins list --json (emulator, ${out.length} plugins)`,
-      ms: median(list),
-      ratio: median(list) / base,
-      target: '<= 3x',
-    });
-    // Where the time of a command that calls the API goes: loading undici's index alone.
-    rows.push({
-      name: "  node -e \"require('undici')\" (the HTTP client's load alone)",
-      ms: median(undici),
-      ratio: median(undici) / base,
-    });
+    return [
+      { name: `node -e 0 (Node's own start, median of ${RUNS})`, ms: median(node) },
+      {
+        name: `plugsmith --help (median of ${RUNS})`,
+        ms: median(help),
+        budget: `<= ${HELP_BUDGET_MS} ms`,
+        met: median(help) <= HELP_BUDGET_MS,
+      },
+      {
+        name: `plugsmith plugins list --json (emulator, ${out.length} plugins; median of ${RUNS})`,
+        ms: median(list),
+        budget: `<= ${LIST_BUDGET_MS} ms`,
+        met: median(list) <= LIST_BUDGET_MS,
+      },
+    ];
   } finally {
     await emu.stop();
     await rm(configDir, { recursive: true, force: true });
   }
-  return rows;
 }

@@ -1,12 +1,14 @@
-// `npm run bench [-- --only NAME] [--quick] [--duration S]`: runs the benchmark suites, prints one
-// table, and saves the figures as JSON under bench/results/. Ratios compare against a baseline
-// measured in the same run, because these machines are noisy.
+// `npm run bench [-- SUITE...] [--quick] [--duration S]`: runs benchmark suites, prints one table,
+// and saves the figures as JSON under bench/results/. Without a suite name it runs the budget suites
+// (cli, start, delivery): each budget row says whether the budget held, and a missed budget makes
+// the exit code 1. `--only a,b` still names suites too.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fmt, root } from './lib.js';
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
@@ -14,30 +16,38 @@ const { values } = parseArgs({
   },
 });
 
+/** The budgets a person feels (issue 34): what `npm run bench` runs by default. */
+const BUDGET_SUITES = ['cli', 'start', 'delivery'];
+
 const suites = {
-  management: () => import('./management.js'),
-  delivery: () => import('./delivery.js'),
-  uploads: () => import('./uploads.js'),
-  messaging: () => import('./messaging.js'),
   cli: () => import('./cli.js'),
   start: () => import('./start.js'),
+  delivery: () => import('./delivery.js'),
+  'big-store': () => import('./big-store.js'),
+  management: () => import('./management.js'),
+  uploads: () => import('./uploads.js'),
+  messaging: () => import('./messaging.js'),
   security: () => import('./security.js'),
   dashboard: () => import('./dashboard.js'),
 };
 
-const selected = values.only ? values.only.split(',') : Object.keys(suites);
-const results = {};
+const named = [...positionals, ...(values.only ? values.only.split(',') : [])];
+const selected = named.length > 0 ? named : BUDGET_SUITES;
 for (const name of selected) {
   if (!suites[name]) {
     console.error(`unknown suite ${name}; suites: ${Object.keys(suites).join(', ')}`);
     process.exit(2);
   }
+}
+
+const results = {};
+for (const name of selected) {
   console.error(`running ${name}…`);
   const { default: run } = await suites[name]();
   results[name] = await run({ duration: Number(values.duration), quick: values.quick });
 }
 
-const header = ['suite', 'measure', 'req/s', 'p50 ms', 'p99 ms', 'ms', 'ratio', 'target'];
+const header = ['suite', 'measure', 'req/s', 'p50 ms', 'p99 ms', 'ms', 'ratio', 'target', 'met'];
 const lines = [header];
 for (const [suite, rows] of Object.entries(results)) {
   for (const r of rows) {
@@ -48,13 +58,23 @@ for (const [suite, rows] of Object.entries(results)) {
       r.p50 !== undefined ? fmt(r.p50) : '',
       r.p99 !== undefined ? fmt(r.p99) : '',
       r.ms !== undefined ? fmt(r.ms) : '',
-      r.ratio !== undefined ? fmt(r.ratio, 2) + 'x' : '',
-      r.target ?? '',
+      r.ratio !== undefined ? `${fmt(r.ratio, 2)}x` : '',
+      r.budget ?? r.target ?? '',
+      r.met === undefined ? '' : r.met ? 'yes' : 'NO',
     ]);
   }
 }
 const widths = header.map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
 for (const l of lines) console.log(l.map((c, i) => String(c).padEnd(widths[i])).join('  '));
+
+const budgets = Object.values(results)
+  .flat()
+  .filter((r) => r.met !== undefined);
+const missed = budgets.filter((r) => !r.met);
+if (budgets.length > 0) {
+  console.log(`\nbudgets: ${budgets.length - missed.length} of ${budgets.length} met`);
+  for (const r of missed) console.log(`  missed: ${r.name} (budget ${r.budget})`);
+}
 
 await mkdir(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
@@ -63,3 +83,4 @@ await writeFile(
   JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2),
 );
 console.error(`saved ${file}`);
+if (missed.length > 0) process.exitCode = 1;

@@ -3,7 +3,6 @@ import Fastify, {
   type FastifyPluginAsync,
   type FastifyRequest,
   type onRequestHookHandler,
-  type RouteOptions,
 } from 'fastify';
 import type { EmulatorConfig, StoreDeps } from './context.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -36,6 +35,7 @@ import { embeddedStorageRoutes } from './uploads/storage/embedded-routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import adminSurface from './admin/index.js';
 import { forwardToAdminApp } from './admin/forward.js';
+import { placeDocument, sharedRoutesDocument } from './openapi/document.js';
 import type { OpenApiDocument } from './openapi/operations.js';
 import { installContractCheck } from './openapi/contract-check.js';
 import { fileObjectRecords } from './uploads/object-records.js';
@@ -60,17 +60,9 @@ export interface EmulatorServices extends StoreDeps {
   reset: () => Promise<void>;
 }
 
-const DISPLAY_NAME = Symbol.for('fastify.display-name');
-
 /** The /api routes that answer without a token (the marketplace lists public plugins only). */
 const OPEN_API_ROUTES: ReadonlySet<string> = new Set(['/api/plugins/marketplace']);
 
-// fastify looks for a plugin without a display name among the exports of every loaded CommonJS module (hundreds), at every start.
-function named<T extends object>(name: string, plugin: T): T {
-  if (!Object.hasOwn(plugin, DISPLAY_NAME))
-    Object.defineProperty(plugin, DISPLAY_NAME, { value: name });
-  return plugin;
-}
 /** The route modules of /api, in the order they are registered. */
 const API_ROUTES: Array<FastifyPluginAsync<ApiRouteOptions<EmulatorServices>>> = [
   tokenRoutes,
@@ -84,23 +76,20 @@ const API_ROUTES: Array<FastifyPluginAsync<ApiRouteOptions<EmulatorServices>>> =
   uploadRoutes,
   repositoryFileRoutes,
 ];
-for (const plugin of [...API_ROUTES, adminSurface, conversationRoutes]) named(plugin.name, plugin);
 
 /** Largest JSON body the management API reads (uploads go to storage URLs, not here). */
 const BODY_LIMIT = 1024 * 1024;
 
-/** The fastify options both apps share; no plugin timeout: every plugin is our own, and it armed a timer per plugin and route. */
+/** The fastify options both apps share. */
 const APP_OPTIONS = {
   logger: false,
   bodyLimit: BODY_LIMIT,
   ajv: AJV_OPTIONS,
   forceCloseConnections: true,
-  exposeHeadRoutes: false,
-  pluginTimeout: 0,
   clientErrorHandler,
 } as const;
 
-/** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then HEAD on GET and the contract check, or else `install`. */
+/** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then the contract check, or else `install`. */
 async function newApp(
   services: EmulatorServices,
   errors: typeof frameworkErrors,
@@ -108,6 +97,7 @@ async function newApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     ...APP_OPTIONS,
+    // Route schemas compiled at first use. Budget: `startEmulator()` <= 50 ms (all at start: ~180 ms CPU).
     schemaController: lazyCompilers(),
     frameworkErrors: errors,
   });
@@ -115,24 +105,18 @@ async function newApp(
   boundSlowBodies(app, services.config.slowBodies);
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.
+  // `install` (the OpenAPI document's route collector) takes the place of the contract check.
   if (install) await install(app);
-  else {
-    // GET routes answer HEAD as one route with both methods: `exposeHeadRoutes` adds a second route per GET, some 40% of a start.
-    app.addHook('onRoute', (route: RouteOptions) => {
-      if (route.method === 'GET') route.method = ['GET', 'HEAD'];
-    });
-    if (services.config.contractCheck) installContractCheck(app, () => openApiDocument(services));
-  }
+  else if (services.config.contractCheck)
+    installContractCheck(app, () => openApiDocument(services));
   return app;
 }
 
-/** Authenticates /api callers before the body is read, so a bad token hears only the 401; a callback (a promise each showed in profiles). */
+/** Authenticates /api callers before the body is read, so a bad token hears only the 401. */
 export function apiAuthentication(services: EmulatorServices): onRequestHookHandler {
   return (request, _reply, done) => {
     try {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
-      // routeOptions builds a new object per read: read it only for a caller without a token.
       if (request.principal === null && !OPEN_API_ROUTES.has(request.routeOptions.url ?? ''))
         throw unauthorized();
     } catch (refusal) {
@@ -171,27 +155,28 @@ export async function buildManagementApp(
   app.decorateRequest('principal', null);
   const opts = { services };
   await app.register(
-    named('api', async (api: FastifyInstance) => {
+    async (api: FastifyInstance) => {
       // The one guard of /api: the router decides what it guards, whatever spelling reached it (`/%61pi/…`), never a raw-URL test.
       api.addHook('onRequest', apiAuthentication(services));
       for (const routes of API_ROUTES) await api.register(routes, opts);
-    }),
+    },
     { prefix: '/api' },
   );
   if (services.storage instanceof EmbeddedStorage)
-    await app.register(
-      named('storage', embeddedStorageRoutes(services.storage, fileObjectRecords(services.db))),
-      { prefix: '/_storage' },
-    );
+    await app.register(embeddedStorageRoutes(services.storage, fileObjectRecords(services.db)), {
+      prefix: '/_storage',
+    });
   // The document describes every /_emulator route: its app registers them as they are served.
   if (install) await app.register(adminSurface, adminOptions(services));
-  else
+  else {
+    // Built at its first request. Budget: `startEmulator()` <= 50 ms (its routes at start: ~44 ms CPU, not ~22).
     forwardToAdminApp(app, async () => {
       const admin = await newApp(services, frameworkErrors, undefined);
       await admin.register(adminSurface, adminOptions(services));
       await admin.ready();
       return admin;
     });
+  }
   return app;
 }
 
@@ -208,24 +193,22 @@ function adminOptions(services: EmulatorServices) {
 export function openApiDocument(services: EmulatorServices): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
-  // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
-  const document = import('./openapi/document.js').then(
-    async ({ sharedRoutesDocument, placeDocument }) =>
-      placeDocument(
-        await sharedRoutesDocument({
-          management: (install) => buildManagementApp(services, install),
-          messaging: (install) => buildMessagingApp(services, install),
-        }),
-        {
-          managementUrl: services.config.publicUrl(),
-          messagingUrl: services.config.messagingUrl(),
-        },
-      ),
-  );
+  const document = buildDocument(services);
   documents.set(services, document);
   return document;
 }
 const documents = new WeakMap<EmulatorServices, Promise<OpenApiDocument>>();
+
+async function buildDocument(services: EmulatorServices): Promise<OpenApiDocument> {
+  const routes = await sharedRoutesDocument({
+    management: (install) => buildManagementApp(services, install),
+    messaging: (install) => buildMessagingApp(services, install),
+  });
+  return placeDocument(routes, {
+    managementUrl: services.config.publicUrl(),
+    messagingUrl: services.config.messagingUrl(),
+  });
+}
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(

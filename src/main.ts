@@ -16,30 +16,8 @@ declare const __PLUGSMITH_VERSION__: string;
 export const VERSION =
   typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
-/** Global options that take a value: the word after them is not a command. */
-const GLOBAL_VALUE_FLAGS = new Set(['--profile', '--timeout', '--emulator']);
-
-/** The first word of the command `argv` runs (`plugins` in `--json plugins list`); undefined for `--help`, `--version` or nothing. */
-function commandWord(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === '--') return argv[i + 1];
-    if (GLOBAL_VALUE_FLAGS.has(word)) i++;
-    else if (!word.startsWith('-')) return word === 'help' ? (argv[i + 1] ?? word) : word;
-  }
-  return undefined;
-}
-
-/** What the process that runs the CLI (src/cli.ts) does once commander has picked a command, before its handler loads. */
-export interface CommandHooks {
-  beforeCommand?: (path: readonly string[]) => void | Promise<void>;
-}
-
-/**
- * Builds the commander program from the command registry. Given `argv`, only the group it names gets
- * its subcommands (the others are described, all `--help` shows) so the start stays short; without it, all.
- */
-export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}): Command {
+/** Builds the commander program from the command registry; a command's handler loads only when it runs. */
+export function buildProgram(io: Io): Command {
   const program = new Command('plugsmith')
     .description(
       'Build, test and deploy plugins for the AI-agent platform, against the real platform or a local emulator',
@@ -70,12 +48,6 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
     .exitOverride();
   helpWhenBare(program);
 
-  const word = argv && commandWord(argv);
-  // A word that names no group may be a typo: then everything is built, for commander's suggestion.
-  const only =
-    argv && (word === undefined || commands.some((c) => c.path.length > 1 && c.path[0] === word))
-      ? word
-      : null;
   const groups = new Map<string, Command>();
   /** The group of the first `depth` words of `path`, made once. */
   const groupOf = (parent: Command, path: readonly string[], depth: number): Command => {
@@ -92,16 +64,11 @@ export function buildProgram(io: Io, argv?: string[], hooks: CommandHooks = {}):
     return group;
   };
   for (const spec of commands) {
-    if (only !== null && spec.path.length > 1 && spec.path[0] !== only) {
-      // The group alone, described, without its subcommands.
-      groupOf(program, spec.path, 1);
-      continue;
-    }
     let parent = program;
     for (let depth = 1; depth < spec.path.length; depth++)
       parent = groupOf(parent, spec.path, depth);
     // A command may also be the group of longer ones (`logs` and `logs redeliver`): register it first.
-    groups.set(spec.path.join(' '), addCommand(program, parent, spec, io, hooks));
+    groups.set(spec.path.join(' '), addCommand(program, parent, spec, io));
   }
   return program;
 }
@@ -137,13 +104,7 @@ function commandPath(command: Command): string {
   return words.join(' ');
 }
 
-function addCommand(
-  program: Command,
-  parent: Command,
-  spec: AnyCommandSpec,
-  io: Io,
-  hooks: CommandHooks,
-): Command {
+function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io: Io): Command {
   const command = parent
     .command(spec.path[spec.path.length - 1])
     .description(spec.summary)
@@ -190,7 +151,7 @@ function addCommand(
     };
     const { setEmulatorOption } = await import('./config/emulators.js');
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
-    await hooks.beforeCommand?.(spec.path);
+    // Loaded only now. Budget: `plugsmith --help` <= 250 ms (every handler at start loads ink, react and the emulator).
     const { default: handler } = await spec.load();
     // The one cast of commander's untyped values: defineCommand checked the handler's type against these declarations.
     await handler({ args, options: withParentValues(self) as never, global, io, program });
@@ -238,8 +199,8 @@ function timeoutOption(value: string): number {
 }
 
 /** Runs the CLI with `argv` (without node and the script). Throws; never exits the process. */
-export async function main(argv: string[], io: Io, hooks: CommandHooks = {}): Promise<void> {
-  const program = buildProgram(io, argv, hooks);
+export async function main(argv: string[], io: Io): Promise<void> {
+  const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -1,5 +1,5 @@
-import type { Ajv, FormatDefinition } from 'ajv';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { Ajv, type FormatDefinition } from 'ajv';
+import addFormats from 'ajv-formats';
 
 /*
  * `format` checks in bounded time. ajv-formats' `url` backtracks quadratically (`http://`, 64,000 `:` and a space: 18 s), so
@@ -11,6 +11,9 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 export const MAX_FORMAT_LENGTH = 4096;
 
 const UNCAPPED = new Set(['byte']);
+
+/** ajv-formats' formats (full mode), read from an Ajv it added them to: its public API, unlike its dist/formats.js. */
+const fullFormats = addFormats.default(new Ajv({ logger: false }), { keywords: false }).formats;
 
 type Check = (value: string) => boolean;
 

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { createEnvHttpProxyAgent } from '../shared/http/undici.js';
 import { Api } from './api.js';
+import { env } from '../config/env.js';
 import { httpUrlProblem } from '../config/url.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';
@@ -22,7 +22,9 @@ import type {
 } from './types.js';
 
 /** Options of `createClient`. */
-export interface ClientOptions extends Partial<TransportConfig> {
+export interface ClientOptions extends Partial<Omit<TransportConfig, 'dispatcher'>> {
+  /** undici dispatcher to send through; default: undici's EnvHttpProxyAgent when HTTPS_PROXY or HTTP_PROXY is set (NO_PROXY honoured), else node:http(s) directly. */
+  dispatcher?: Dispatcher;
   /** Management API base URL (paths start with /api), e.g. `http://127.0.0.1:4010`. */
   baseUrl: string;
   /** Messaging API base URL (paths start with /conversations). */
@@ -67,10 +69,10 @@ export class PlatformClient {
   readonly emulator;
 
   private readonly options: ClientOptions;
-  private readonly dispatcher: Dispatcher;
+  private readonly dispatcher: Promise<Dispatcher | undefined>;
   private readonly ownsDispatcher: boolean;
 
-  constructor(options: ClientOptions, sharedDispatcher?: Dispatcher) {
+  constructor(options: ClientOptions, sharedDispatcher?: Promise<Dispatcher | undefined>) {
     this.options = options;
     this.baseUrl = normalizeBaseUrl(options.baseUrl, 'baseUrl');
     this.messagingUrl =
@@ -78,9 +80,9 @@ export class PlatformClient {
         ? undefined
         : normalizeBaseUrl(options.messagingUrl, 'messagingUrl');
     this.ownsDispatcher = options.dispatcher === undefined && sharedDispatcher === undefined;
-    // http:// targets go to the proxy as absolute-URL requests: many proxies refuse CONNECT to port 80.
-    this.dispatcher =
-      options.dispatcher ?? sharedDispatcher ?? createEnvHttpProxyAgent({ proxyTunnel: false });
+    this.dispatcher = options.dispatcher
+      ? Promise.resolve(options.dispatcher)
+      : (sharedDispatcher ?? proxyFromEnvironment());
     const transport = new Transport({
       dispatcher: this.dispatcher,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
@@ -124,16 +126,35 @@ export class PlatformClient {
 
   /** A client with some options changed (e.g. an instance token) sharing this one's connections. */
   withOptions(overrides: Partial<ClientOptions>): PlatformClient {
-    return new PlatformClient(
-      { ...this.options, ...overrides },
-      overrides.dispatcher ?? this.dispatcher,
-    );
+    const dispatcher = overrides.dispatcher
+      ? Promise.resolve(overrides.dispatcher)
+      : this.dispatcher;
+    return new PlatformClient({ ...this.options, ...overrides }, dispatcher);
   }
 
   /** Closes the connections of the dispatcher this client created (not one passed in). */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsDispatcher) await (await this.dispatcher)?.close();
   }
+}
+
+/**
+ * undici's EnvHttpProxyAgent when the environment names a proxy, else none (node:http(s) then sends
+ * directly). undici is imported only for a proxy: budget `plugsmith plugins list --json` <= 400 ms.
+ */
+async function proxyFromEnvironment(): Promise<Dispatcher | undefined> {
+  const httpProxy = env.httpProxy();
+  const httpsProxy = env.httpsProxy() ?? httpProxy;
+  if (httpProxy === undefined && httpsProxy === undefined) return undefined;
+  const { EnvHttpProxyAgent } = await import('undici');
+  return new EnvHttpProxyAgent({
+    // Given, so that an empty variable of the other spelling does not hide these (undici reads lowercase first, empty or not).
+    httpProxy: httpProxy ?? '',
+    httpsProxy: httpsProxy ?? '',
+    noProxy: env.noProxy() ?? '',
+    // http:// targets go to the proxy as absolute-URL requests: many proxies refuse CONNECT to port 80.
+    proxyTunnel: false,
+  });
 }
 
 /** Creates a PlatformClient. */

@@ -1,6 +1,7 @@
-import type { Dispatcher } from 'undici';
-import { request } from '../shared/http/undici.js';
 import type { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import type { Dispatcher } from 'undici';
+import { request } from '../shared/http/request.js';
 import { errorCode, NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
 import { toQueryString, type QueryPairs } from './query.js';
@@ -48,8 +49,8 @@ export interface CallOptions {
 
 /** Settings shared by every request of one client (`createClient`'s options, which apply the defaults). */
 export interface TransportConfig {
-  /** undici dispatcher; default an EnvHttpProxyAgent (honours HTTPS_PROXY, HTTP_PROXY, NO_PROXY). */
-  dispatcher: Dispatcher;
+  /** undici dispatcher to send through; without one, node:http(s) sends directly (`createClient` gives a proxy agent when the environment names a proxy). */
+  dispatcher?: Dispatcher | Promise<Dispatcher | undefined>;
   userAgent: string;
   /** Per-attempt timeout in milliseconds (0 disables). Default 30 000. */
   timeoutMs: number;
@@ -98,7 +99,7 @@ interface Attempt {
   headers: Record<string, string | string[] | undefined>;
   /** The whole body, when the attempt read it; else `body`, unread (streams). */
   text?: string;
-  body?: Dispatcher.ResponseData['body'];
+  body?: Readable;
   /** Ends a stream attempt's abort wiring once the stream is done. */
   release(): void;
 }
@@ -122,11 +123,11 @@ export class Transport {
     const attempt = await this.withRetries(spec, false);
     if (attempt.status < 200 || attempt.status >= 300) {
       // An unreadable body is fine: the status says enough.
-      const text = await attempt.body!.text().catch(() => '');
+      const body = await text(attempt.body!).catch(() => '');
       attempt.release();
-      this.unwrap(spec, attempt, text);
+      this.unwrap(spec, attempt, body);
     }
-    return { body: attempt.body as Readable, headers: attempt.headers, release: attempt.release };
+    return { body: attempt.body!, headers: attempt.headers, release: attempt.release };
   }
 
   private unwrap<T>(spec: RequestSpec, attempt: Attempt, text: string): Unwrapped<T> {
@@ -220,7 +221,7 @@ export class Transport {
       });
       if (retryInMs === undefined) return result;
       result.release();
-      await result.body?.dump().catch(() => undefined);
+      result.body?.resume();
       await sleep(retryInMs, signal);
     }
   }
@@ -258,10 +259,10 @@ export class Transport {
     };
     try {
       const response = await request(url, {
-        method: spec.method as Dispatcher.HttpMethod,
+        method: spec.method,
         headers: this.buildHeaders(spec),
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        dispatcher: this.config.dispatcher,
+        dispatcher: await this.config.dispatcher,
         signal: controller.signal,
         // Streams may idle between events for as long as they like.
         bodyTimeout: readBody ? undefined : 0,
@@ -276,12 +277,12 @@ export class Transport {
           release,
         };
       }
-      const text = await response.body.text();
+      const body = await text(response.body);
       release();
       return {
         status: response.statusCode,
         headers: response.headers,
-        text,
+        text: body,
         release: () => undefined,
       };
     } catch (error) {
@@ -310,7 +311,8 @@ function classify(error: unknown, spec: RequestSpec, url: string, ownSignal: Abo
       cause: error === TIMEOUT ? undefined : error,
     });
   }
-  if (code.startsWith('UND_ERR_INVALID_ARG') || code === 'ERR_INVALID_URL') return error;
+  // A request that could not be sent as given (a bad header value or URL) is the caller's error, not the network's.
+  if (code.startsWith('UND_ERR_INVALID_ARG') || code.startsWith('ERR_INVALID_')) return error;
   return new NetworkError({ code, method: spec.method, url: redactUrl(url), cause: error });
 }
 

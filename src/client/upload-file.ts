@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline, Readable, Transform } from 'node:stream';
-import { request } from '../shared/http/undici.js';
+import { text } from 'node:stream/consumers';
+import { request } from '../shared/http/request.js';
 import { ApiError, errorCode, NetworkError } from './errors.js';
 import { redactHeaders, redactUrl } from './redact.js';
 import type { Transport } from './transport.js';
@@ -76,7 +77,7 @@ export async function uploadFile(
       done(null, chunk);
     },
   });
-  // Errors of the source reach undici through the destroyed counter.
+  // Errors of the source fail the request through the destroyed counter.
   pipeline(input, counter, () => undefined);
 
   const started = performance.now();
@@ -101,13 +102,13 @@ export async function uploadFile(
       method: 'PUT',
       headers,
       body: counter,
-      dispatcher: transport.config.dispatcher,
+      dispatcher: await transport.config.dispatcher,
       signal: controller.signal,
     });
-    const text = await response.body.text();
+    const answer = await text(response.body);
     trace({ status: response.statusCode, responseHeaders: redactHeaders(response.headers) });
     if (response.statusCode < 200 || response.statusCode >= 300)
-      throw storageError(response.statusCode, text, safeUrl);
+      throw storageError(response.statusCode, answer, safeUrl);
     const etag = response.headers.etag;
     return {
       status: response.statusCode,

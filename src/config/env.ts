@@ -38,6 +38,12 @@ export const env = {
   llmBaseUrl: () => process.env.PLUGSMITH_LLM_BASE_URL || undefined,
   llmModel: () => process.env.PLUGSMITH_LLM_MODEL || undefined,
   llmApiKey: () => process.env.PLUGSMITH_LLM_API_KEY || undefined,
+  /** The proxy for http:// URLs (http_proxy, else HTTP_PROXY); the client then loads undici's EnvHttpProxyAgent. */
+  httpProxy: () => lowercaseFirst('http_proxy', 'HTTP_PROXY'),
+  /** The proxy for https:// URLs (https_proxy, else HTTPS_PROXY; else the http one). */
+  httpsProxy: () => lowercaseFirst('https_proxy', 'HTTPS_PROXY'),
+  /** Hosts reached without the proxy (no_proxy, else NO_PROXY): comma-separated names, `.domain` suffixes, `*`. */
+  noProxy: () => lowercaseFirst('no_proxy', 'NO_PROXY'),
   /** The browser `--open` runs with the dashboard's URL (a command, as in many Unix tools); default: the system's. */
   browser: () => process.env.BROWSER || undefined,
 } as const;
@@ -46,4 +52,9 @@ export const env = {
 function urlVariable(name: 'PLUGSMITH_BASE_URL' | 'PLUGSMITH_MESSAGING_URL'): string | undefined {
   const value = process.env[name];
   return value ? checkedHttpUrl(name, value) : undefined;
+}
+
+/** A variable spelled both ways, as curl and undici read proxies: the lowercase one when set, else the uppercase one. */
+function lowercaseFirst(lower: string, upper: string): string | undefined {
+  return process.env[lower] || process.env[upper] || undefined;
 }

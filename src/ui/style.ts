@@ -1,12 +1,7 @@
+import { Chalk, supportsColor } from 'chalk';
 import type { GlobalOptions } from '../commands/types.js';
 import { env } from '../config/env.js';
 import type { Io } from './io.js';
-
-/** chalk (and supports-color, tty, os) loads only with a terminal on stdout or stderr and NO_COLOR unset: scripts and CI never load it. */
-const chalk =
-  !env.noColor() && (process.stdout.isTTY || process.stderr.isTTY)
-    ? await import('chalk')
-    : undefined;
 
 const COLOURS = ['bold', 'dim', 'green', 'red', 'yellow', 'cyan'] as const;
 
@@ -19,8 +14,7 @@ export function styleFor(
   global: Pick<GlobalOptions, 'color'>,
   stream: 'stdout' | 'stderr' = 'stdout',
 ): Style {
-  if (!chalk || !global.color || env.noColor() || !io[stream].isTTY) return PLAIN;
-  const { Chalk, supportsColor } = chalk;
+  if (!global.color || env.noColor() || !io[stream].isTTY) return PLAIN;
   return new Chalk({ level: Math.max(1, supportsColor ? supportsColor.level : 1) as 1 | 2 | 3 });
 }
 

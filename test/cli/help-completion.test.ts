@@ -85,15 +85,7 @@ describe('help, the command reference and completion', () => {
     ]);
   });
 
-  test('the program builds only the group argv names, with the same help as the whole program', async () => {
-    const subcommandsOf = (argv: string[] | undefined, group: string) =>
-      buildProgram(bufferIo(), argv).commands.find((c) => c.name() === group)!.commands.length;
-    expect(subcommandsOf(['--help'], 'plugins')).toBe(0);
-    expect(subcommandsOf(['--profile', 'plugins', 'files', 'list'], 'plugins')).toBe(0);
-    expect(subcommandsOf(['--json', 'plugins', 'list'], 'plugins')).toBeGreaterThan(5);
-    expect(subcommandsOf(['help', 'plugins'], 'plugins')).toBeGreaterThan(5);
-    expect(subcommandsOf(['plugns'], 'plugins')).toBeGreaterThan(5);
-    expect(subcommandsOf(undefined, 'plugins')).toBeGreaterThan(5);
+  test("plugsmith --help prints the whole program's help", async () => {
     const io = bufferIo();
     await main(['--help'], io);
     expect(io.out()).toBe(buildProgram(bufferIo()).helpInformation());

@@ -1,0 +1,108 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+// Public APIs only (issue 34): no V8 flag set at run time, and no file of another package that the
+// package does not offer. A private file or a flag turns every upgrade into a research project.
+
+const root = resolve(import.meta.dirname, '..');
+
+/** Deep paths a package without an exports map documents as its API. */
+const DOCUMENTED_DEEP_PATHS = new Map([
+  // https://ajv.js.org/json-schema.html#draft-2020-12: `import Ajv2020 from "ajv/dist/2020"`.
+  ['ajv/dist/2020.js', "ajv's entry for JSON Schema draft 2020-12"],
+]);
+
+/** The project's own code: what ships and what builds it. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return /\.(ts|tsx|js|mjs)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+const files = [
+  ...sources(join(root, 'src')),
+  ...sources(join(root, 'emulator')),
+  ...sources(join(root, 'bin')),
+  join(root, 'tsup.config.ts'),
+];
+
+/** Every module specifier a file imports, requires or resolves, and every string naming a package's script file. */
+function specifiers(text: string): string[] {
+  const loaded =
+    /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*|\.resolve\s*\(\s*)['"]([^'"]+)['"]/g;
+  const scriptFiles = /['"]((?:@[\w.-]+\/)?[\w.-]+\/[\w./-]+\.[cm]?js)['"]/g;
+  const named = [...text.matchAll(scriptFiles)]
+    .map((match) => match[1]!)
+    .filter((specifier) => existsSync(join(root, 'node_modules', splitSpecifier(specifier)[0])));
+  return [...new Set([...[...text.matchAll(loaded)].map((match) => match[1]!), ...named])];
+}
+
+/** `['@scope/name', 'sub/path']` of a package specifier. */
+function splitSpecifier(specifier: string): [string, string] {
+  const parts = specifier.split('/');
+  const size = specifier.startsWith('@') ? 2 : 1;
+  return [parts.slice(0, size).join('/'), parts.slice(size).join('/')];
+}
+
+/** Whether `pkg` offers `subpath` (`''` is the package itself). */
+function offers(pkg: string, subpath: string): boolean {
+  if (subpath === '') return true;
+  const manifest = JSON.parse(
+    readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8'),
+  ) as { exports?: unknown };
+  const exports = manifest.exports;
+  if (exports === undefined || typeof exports === 'string' || Array.isArray(exports))
+    return DOCUMENTED_DEEP_PATHS.has(`${pkg}/${subpath}`);
+  const keys = Object.keys(exports as object).filter((key) => key.startsWith('./'));
+  return keys.some((key) => {
+    if (!key.includes('*')) return key === `./${subpath}`;
+    const [before, after] = key.split('*');
+    return `./${subpath}`.startsWith(before!) && `./${subpath}`.endsWith(after!);
+  });
+}
+
+describe('public APIs only', () => {
+  test('nothing sets a V8 flag at run time', () => {
+    const setting = files
+      .filter((file) => /setFlagsFromString|['"](node:)?v8['"]/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(setting).toEqual([]);
+  });
+
+  test('nothing imports, requires or resolves a file another package does not offer', () => {
+    const privateFiles = files.flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8'))
+        .filter((specifier) => !/^(\.|\/|node:)/.test(specifier))
+        .filter((specifier) => {
+          const [pkg, subpath] = splitSpecifier(specifier);
+          return !offers(pkg, subpath);
+        })
+        .map((specifier) => `${relative(root, file)}: ${specifier}`),
+    );
+    expect(privateFiles).toEqual([]);
+  });
+
+  test("no module loads a package from another package's folder", () => {
+    const reaching = files
+      .filter((file) =>
+        /createRequire\((?!\s*import\.meta\.url\s*\))/.test(readFileSync(file, 'utf8')),
+      )
+      .map((file) => relative(root, file));
+    expect(reaching).toEqual([]);
+  });
+
+  test('the checks see deep paths: they would catch the undici files once required by path', () => {
+    expect(specifiers("{ request: 'undici/lib/api/api-request.js' }")).toEqual([
+      'undici/lib/api/api-request.js',
+    ]);
+    expect(specifiers("import { x } from 'lowdb/node';")).toEqual(['lowdb/node']);
+    expect(specifiers("const out = 'dist/cli.js';")).toEqual([]);
+    expect(offers('undici', 'lib/api/api-request.js')).toBe(false);
+    expect(offers('lowdb', 'node')).toBe(true);
+    expect(offers('ajv', 'dist/2020.js')).toBe(true);
+    expect(offers('ajv-formats', 'dist/formats.js')).toBe(false);
+  });
+});
