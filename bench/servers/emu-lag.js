@@ -21,7 +21,7 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 let attempts = 0;
-emu.services.events.onAttempt(() => attempts++);
+emu.services.dispatcher.onAttempt(() => attempts++);
 const delay = monitorEventLoopDelay({ resolution: 5 });
 delay.enable();
 setInterval(() => {
