@@ -228,9 +228,9 @@ describe('plugsmith deploy', () => {
     ],
     [
       'an unset variable',
-      { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_TEST_UNSET}/hook' } },
+      { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_PUBLIC_URL}/hook' } },
       {},
-      'plugin.webhookUrl: uses ${PLUGSMITH_TEST_UNSET}',
+      'plugin.webhookUrl: uses ${PLUGSMITH_PUBLIC_URL}, which is not set',
     ],
     [
       'an install without a target',
