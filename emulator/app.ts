@@ -38,6 +38,7 @@ import { apiKeyFromHeader } from './messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
 import { boundSlowBodies } from './slow-body.js';
+import { boundConnections } from './connection-bound.js';
 
 const DISPLAY_NAME = Symbol.for('fastify.display-name');
 
@@ -92,6 +93,8 @@ async function newApp(
   });
   installErrorHandling(app);
   boundSlowBodies(app, services.config.slowBodies);
+  // Sockets are bounded apart from requests: a connection that never completes a head reaches no hook.
+  boundConnections(app.server, services.config.connections);
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // The collector reads a route's methods after every onRoute hook ran: its app keeps GET routes GET-only.

@@ -6,6 +6,7 @@ import type { Messaging } from './messaging/messaging.js';
 import type { ObjectStorage } from './uploads/storage/types.js';
 import type { AdminAccess } from './admin/guard.js';
 import type { DashboardLogins } from './admin/dashboard-logins.js';
+import type { ConnectionBound } from './connection-bound.js';
 import type { SlowBodyBound } from './slow-body.js';
 import type { Overview, Workspace } from '../src/contract/index.js';
 
@@ -35,6 +36,7 @@ interface EmulatorConfig {
   /** Check every JSON response against the OpenAPI document (openapi/contract-check.ts). */
   contractCheck: boolean;
   slowBodies?: SlowBodyBound;
+  connections?: ConnectionBound;
 }
 
 /** What the routes and services of one running emulator share. */
