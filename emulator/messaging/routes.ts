@@ -160,7 +160,7 @@ export default async function conversationRoutes(
     200: EventStream(
       'CHARACTER_MESSAGE_SENT events ({ message, contentDelta }) of the conversation, as its character replies',
     ),
-    ...errorResponses(400, 401, 403, 404),
+    ...errorResponses(400, 401, 403, 404, 429),
   };
   app.get(
     '/conversations/:conversationId/events',
@@ -169,6 +169,7 @@ export default async function conversationRoutes(
       const { conversationId } = request.params;
       const apiKey = requestApiKey(request);
       const conversation = messaging.findConversation(apiKey.orgId, conversationId);
+      messaging.checkStreamCap(apiKey.id);
       // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
       reply.hijack();
       messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
