@@ -54,6 +54,9 @@ export function boundConnections(
 ): { open(): number } {
   // Insertion order is age: the first idle one found is the oldest.
   const sockets = new Map<Socket, Tracked>();
+  // Clients learn when an idle connection closes from `Keep-Alive: timeout=`: advertise no longer than it is kept (fastify says 72 s),
+  // or a client may send its next request on a connection this bound is closing.
+  server.keepAliveTimeout = Math.min(server.keepAliveTimeout, bound.headersTimeoutMs);
 
   const close = (socket: Socket) => {
     const tracked = sockets.get(socket);
