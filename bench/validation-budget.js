@@ -102,5 +102,19 @@ await row(
   amplified({ type: 'string' }, 1),
   { values: letters(300) },
 );
+await row(
+  'a ref-holding definition x 4 refs, 1,000 items (4,000 called refs, near the budget)',
+  {
+    type: 'object',
+    definitions: { b: { type: 'number' }, a: { allOf: [{ $ref: '#/definitions/b' }] } },
+    properties: {
+      values: {
+        type: 'array',
+        items: { allOf: Array.from({ length: 4 }, () => ({ $ref: '#/definitions/a' })) },
+      },
+    },
+  },
+  { values: letters(1000) },
+);
 await emu.close();
 hook.close();
