@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawErrorAnswer } from './http.js';
@@ -14,10 +15,29 @@ import { rawErrorAnswer } from './http.js';
 /** How long a connection may go without a complete request head, and how many connections a server holds. */
 export type ConnectionBound = { headersTimeoutMs: number; maxConnections: number };
 
-/** 15 s for a request head (a person's client sends it at once); 256 connections a server, two servers well below `ulimit -n 1024`. */
+/** Most connections a server holds by default: two servers, 512 descriptors, well below the common `ulimit -n 1024`. */
+export const MAX_CONNECTIONS = 256;
+
+/**
+ * The default connections a server holds: MAX_CONNECTIONS, or a quarter of the process's descriptor limit when that is lower (two
+ * servers take half, the store, webhooks and uploads the rest); read from /proc/self/limits, so MAX_CONNECTIONS where there is none.
+ */
+export function defaultMaxConnections(): number {
+  let limits: string;
+  try {
+    limits = readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return MAX_CONNECTIONS;
+  }
+  const soft = /^Max open files\s+(\d+)/m.exec(limits)?.[1];
+  if (soft === undefined) return MAX_CONNECTIONS;
+  return Math.max(16, Math.min(MAX_CONNECTIONS, Math.floor(Number(soft) / 4)));
+}
+
+/** 15 s for a request head (a person's client sends it at once); connections as `defaultMaxConnections`. */
 export const DEFAULT_CONNECTION_BOUND: ConnectionBound = {
   headersTimeoutMs: 15_000,
-  maxConnections: 256,
+  maxConnections: defaultMaxConnections(),
 };
 
 const TIMEOUT_ANSWER = rawErrorAnswer(

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
@@ -93,6 +96,32 @@ describe('connections per server are capped', { timeout: 30_000 }, () => {
     expect(idle.filter((socket) => !socket.closed).length).toBeLessThanOrEqual(10);
     expect(await health(emu)).toBe(200);
     expect(await adminCharacters(emu)).toBe(200);
+  });
+});
+
+describe('the default cap follows the descriptor limit', { timeout: 60_000 }, () => {
+  it('under ulimit -n 128, 200 idle connections leave health and the admin API answering', async () => {
+    // A real emulator process (the built one) whose descriptors are few: a fixed cap of 256 would let idle sockets take them all.
+    const entry = resolve(import.meta.dirname, '../../dist/emulator/index.js');
+    const script = `const { startEmulator } = await import(${JSON.stringify(entry)}); const emu = await startEmulator({ log: () => {} }); console.log(JSON.stringify({ url: emu.url, admin: emu.adminHeaders })); setInterval(() => {}, 1000);`;
+    const child = spawn(
+      'sh',
+      ['-c', 'ulimit -n 128 && exec "$0" --input-type=module -e "$1"', process.execPath, script],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    const started = JSON.parse(line) as { url: string; admin: Record<string, string> };
+    const sockets: Socket[] = [];
+    for (let i = 0; i < 200; i++) sockets.push(await rawSocket(started.url));
+    const res = await fetch(`${started.url}/_emulator/health`);
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    const admin = await fetch(`${started.url}/_emulator/characters`, { headers: started.admin });
+    await admin.arrayBuffer();
+    expect(admin.status).toBe(200);
   });
 });
 
