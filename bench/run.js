@@ -22,6 +22,7 @@ const suites = {
   cli: () => import('./cli.js'),
   start: () => import('./start.js'),
   security: () => import('./security.js'),
+  validation: () => import('./validation-budget.js'),
   dashboard: () => import('./dashboard.js'),
 };
 

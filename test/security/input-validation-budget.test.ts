@@ -14,7 +14,7 @@ import {
 // `allOf` of 150 `{type: "number"}` x 6 refs against 1,000 one-letter items: a 500 in 2.8 s from
 // `problems.push(...)` overflowing the stack at ~180,000 errors. A MEMBER's token is enough. The
 // work is now counted before ajv runs and refused at MAX_VALIDATION_WORK with a 400 naming it.
-// (How long these take, and health meanwhile, is in `npm run bench -- --only security`.)
+// (How long these take, and health meanwhile, is in `npm run bench -- --only validation`.)
 
 let emu: Emulator;
 let hook: WebhookServer;
