@@ -28,6 +28,7 @@ const suites = {
   uploads: () => import('./uploads.js'),
   messaging: () => import('./messaging.js'),
   security: () => import('./security.js'),
+  validation: () => import('./validation-budget.js'),
   dashboard: () => import('./dashboard.js'),
 };
 

@@ -44,6 +44,7 @@ import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
 import type { RouteOptions as ApiRouteOptions } from './api/common.js';
 import { boundSlowBodies } from './slow-body.js';
+import { boundConnections } from './connection-bound.js';
 
 /** What the routes of one running emulator share, built in dependency order by startEmulator(); each feature takes the part its deps type declares. */
 export interface EmulatorServices extends StoreDeps {
@@ -103,6 +104,8 @@ async function newApp(
   });
   installErrorHandling(app);
   boundSlowBodies(app, services.config.slowBodies);
+  // Sockets are bounded apart from requests: a connection that never completes a head reaches no hook.
+  boundConnections(app.server, services.config.connections);
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // `install` (the OpenAPI document's route collector) takes the place of the contract check.

@@ -2,6 +2,7 @@ import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
 import type { SlowBodyBound } from './slow-body.js';
+import type { ConnectionBound } from './connection-bound.js';
 import type { Overview, Workspace } from '../src/shared/contract/index.js';
 
 /** The default workspace's credentials and ids, as the dashboard uses them (null where the seed has none). */
@@ -28,6 +29,7 @@ export interface EmulatorConfig {
   /** Check every JSON response against the OpenAPI document (openapi/contract-check.ts). */
   contractCheck: boolean;
   slowBodies?: SlowBodyBound;
+  connections?: ConnectionBound;
 }
 
 /** What every feature needs: the store and its collections. Each feature adds what else it needs in its own deps type. */

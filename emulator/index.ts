@@ -38,6 +38,11 @@ import { DashboardLogins } from './admin/dashboard-logins.js';
 import { dashboardLink } from './dashboard/routes.js';
 import type { WorkspaceCredentials } from './context.js';
 import { contractCheckByDefault } from './openapi/contract-check.js';
+import {
+  checkConnectionBound,
+  DEFAULT_CONNECTION_BOUND,
+  type ConnectionBound,
+} from './connection-bound.js';
 import { DEFAULT_SLOW_BODY_BOUND, type SlowBodyBound } from './slow-body.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
@@ -99,6 +104,8 @@ export interface EmulatorOptions {
   contractCheck?: boolean;
   /** How long a request body may take: `graceMs` (default 30 s), plus a second per `minBytesPerSecond` (default 8 KiB) received; slower is a 408. */
   slowBodies?: Partial<SlowBodyBound>;
+  /** Sockets of each server: a connection without a complete request head for `headersTimeoutMs` (default 15 s) is closed; at most `maxConnections` (default 256). */
+  connections?: Partial<ConnectionBound>;
 }
 
 /** A running emulator. */
@@ -166,6 +173,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     typeof options.seed === 'string'
       ? await readSeedFile(options.seed)
       : options.seed && validateSeed(options.seed);
+  // A bad bound fails the start before anything listens.
+  checkConnectionBound(options.connections);
   const deliveryOptions = resolveDeliveryOptions(options.delivery);
   // Bad faults fail the start before anything listens (FaultProfileError names each bad part).
   const faultProfile =
@@ -244,6 +253,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         credentials: workspaceOf(effectiveSeed, credentials),
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
+        connections: { ...DEFAULT_CONNECTION_BOUND, ...options.connections },
       },
       admin: {
         token: adminToken,

@@ -3,7 +3,9 @@ import { startEmulator } from '../../dist/emulator/index.js';
 
 const started = Date.now();
 const dataDir = process.argv[2];
-const emu = await startEmulator(dataDir ? { dataDir } : {});
+// The messaging bench follows one conversation with 200 clients of one API key: past the default cap of streams a key holds.
+const messaging = { maxStreamsPerApiKey: 256 };
+const emu = await startEmulator(dataDir ? { dataDir, messaging } : { messaging });
 console.log(
   JSON.stringify({
     url: emu.url,

@@ -76,6 +76,13 @@ export class ConversationStreams {
     if (response.writableLength > 0) this.enforceLimits();
   }
 
+  /** How many streams are open with an API key. */
+  countForApiKey(apiKeyId: string): number {
+    let open = 0;
+    for (const keyId of this.apiKeyOf.values()) if (keyId === apiKeyId) open++;
+    return open;
+  }
+
   /** Ends the streams opened with an API key (it was revoked). */
   closeForApiKey(apiKeyId: string): void {
     for (const [response, keyId] of this.apiKeyOf) {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
 import type { AgentMessageWrite } from '../../src/shared/contract/index.js';
-import { badRequest, conflict, detail, notFound } from '../errors.js';
+import { ApiError, badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import {
   createReplyEngines,
@@ -58,7 +58,12 @@ export interface MessagingOptions {
   keepAliveMs?: number;
   /** Unsent bytes held for slow readers of conversation streams (per stream, per API key, in all). */
   streamBuffers?: StreamBufferLimits;
+  /** Event streams one API key may hold open at once; one more is a 429. Default MAX_STREAMS_PER_API_KEY (64). */
+  maxStreamsPerApiKey?: number;
 }
+
+/** Event streams one API key may hold open at once by default: one key opened 20,175 until the process ran out of descriptors. */
+export const MAX_STREAMS_PER_API_KEY = 64;
 
 /** Turns of history an engine sees at most (the newest ones). */
 const HISTORY_TURNS = 50;
@@ -67,6 +72,7 @@ const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 /** The messaging service: conversations, user messages, and character replies streamed packet by packet (by an engine or a plugin). */
 export class Messaging implements LiveReplyHost {
   readonly streams: ConversationStreams;
+  private readonly maxStreamsPerApiKey: number;
   private readonly live = new Map<string, LiveReply>();
   /** Engine replies of one conversation run one after the other, so each sees the last in its history. */
   private readonly queues = new Map<string, Promise<void>>();
@@ -81,6 +87,7 @@ export class Messaging implements LiveReplyHost {
   ) {
     this.streams = new ConversationStreams(options.keepAliveMs, options.streamBuffers);
     this.engineFor = createReplyEngines({ llm: options.llm });
+    this.maxStreamsPerApiKey = options.maxStreamsPerApiKey ?? MAX_STREAMS_PER_API_KEY;
   }
 
   /** Ends, in the store, replies that were streaming when the emulator last stopped. */
@@ -213,6 +220,16 @@ export class Messaging implements LiveReplyHost {
     }
     const data = all.slice(start, start + limit).map((m) => this.withLiveContent(m));
     return { data, hasNext: start + limit < all.length };
+  }
+
+  /** Throws a 429 naming the cap when `apiKeyId` holds as many conversation streams as it may. */
+  checkStreamCap(apiKeyId: string): void {
+    const cap = this.maxStreamsPerApiKey;
+    if (this.streams.countForApiKey(apiKeyId) < cap) return;
+    throw new ApiError(
+      'TOO_MANY_REQUESTS',
+      `This API key holds ${cap} open event streams, the most it may (MAX_STREAMS_PER_API_KEY): close one before opening another`,
+    );
   }
 
   /** Opens a conversation stream on a hijacked response; a streaming message so far comes first. */

@@ -163,7 +163,7 @@ export default async function conversationRoutes(
       'Server-sent events: `: connected` first, then one `CHARACTER_MESSAGE_SENT` event per packet of a character message (a client that connects mid-reply first gets the message as it stands), data a CharacterMessageSent; `: keep-alive` comments every 15 s. Frames carry no `id:` line: nothing is replayed on reconnection (poll the messages for history)',
       CharacterMessageSentSchema,
     ),
-    ...errorResponses(400, 401, 403, 404),
+    ...errorResponses(400, 401, 403, 404, 429),
   };
   app.get(
     '/conversations/:conversationId/events',
@@ -172,6 +172,7 @@ export default async function conversationRoutes(
       const { conversationId } = request.params;
       const apiKey = requestApiKey(request);
       const conversation = messaging.findConversation(apiKey.orgId, conversationId);
+      messaging.checkStreamCap(apiKey.id);
       // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
       reply.hijack();
       messaging.openConversationStream(conversation.id, reply.raw, apiKey.id);

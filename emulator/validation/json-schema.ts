@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { detail, type ErrorDetail } from '../errors.js';
 import { isCappedFormatTooLong, MAX_FORMAT_LENGTH, useBoundedFormats } from './formats.js';
 import { ajvLinearRegExp, MatchBudgetError, withMatchBudget } from './linear-regex.js';
+import { MAX_VALIDATION_WORK, validationWork } from './work-budget.js';
 
 // No logger: an unknown `format` is legal and would be printed at every request that uses it.
 // Patterns run on RE2 and formats in bounded time: a supplied schema cannot stall the process (ReDoS).
@@ -408,6 +409,20 @@ export function validateAgainst(
       ),
     ];
   }
+  // Counted before ajv runs: the checks a value meets can be the schema's size times the body's (issue 36: 37-57 s, a 500).
+  const where = path.join('.') || 'the value';
+  const work = validationWork(schema, value);
+  if (work > MAX_VALIDATION_WORK) {
+    return [
+      detail(
+        path,
+        'validation_too_costly',
+        `at most ${MAX_VALIDATION_WORK} units of validation work (MAX_VALIDATION_WORK)`,
+        `more than ${MAX_VALIDATION_WORK}`,
+        `${where}: checking it against its schema would take more than ${MAX_VALIDATION_WORK} units of work (MAX_VALIDATION_WORK: schema checks times values, plus characters read by formats); send fewer or shorter values, or a schema that applies fewer checks to each (fewer allOf/$ref repeats)`,
+      ),
+    ];
+  }
   try {
     if (withMatchBudget(() => fn(value))) return [];
   } catch (error) {
@@ -422,7 +437,30 @@ export function validateAgainst(
       ),
     ];
   }
-  return (fn.errors ?? []).map((e) => fromAjv(e, path, e.keyword));
+  return reportedErrors(fn.errors ?? [], path);
+}
+
+/** Most problems of one value turned into details; the rest are counted in one more detail. */
+export const MAX_REPORTED_PROBLEMS = 100;
+
+/** The first MAX_REPORTED_PROBLEMS of ajv's errors as details, then one saying how many more there were (never spread onto the stack). */
+function reportedErrors(errors: ErrorObject[], path: string[]): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const shown = Math.min(errors.length, MAX_REPORTED_PROBLEMS);
+  for (let i = 0; i < shown; i++) details.push(fromAjv(errors[i], path, errors[i].keyword));
+  const more = errors.length - shown;
+  if (more > 0) {
+    details.push(
+      detail(
+        path,
+        'more_details',
+        `at most ${MAX_REPORTED_PROBLEMS} problems of one value listed`,
+        String(errors.length),
+        `${path.join('.') || 'the value'} has ${more} more problems, not listed`,
+      ),
+    );
+  }
+  return details;
 }
 
 /** Turns an ajv error into the spec's detail shape. */

@@ -1,4 +1,5 @@
-import { readFile, realpath } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
@@ -74,17 +75,19 @@ const EXPLAIN: Record<string, (params: Record<string, unknown>) => string> = {
   pattern: () => 'may hold only letters, digits and _ . : - (it is used in URL paths)',
 };
 
-/** Variables named outright in the manifest's documentation (the webhook server's port and address). */
-const DOCUMENTED_VARIABLES = new Set(['PORT', 'HOST']);
-/** Parts of a name that mark a credential: never expanded, even with the PLUGSMITH_ prefix. */
-const CREDENTIAL_NAME =
-  /TOKEN|SECRET|KEY|PASS|PWD|CRED|AUTH|COOKIE|SESSION|BEARER|DSN|PRIVATE|SIGN/;
-
-/** Whether a manifest may read this variable: it may be someone else's, and what it expands is sent to the platform (public fields to anyone). */
-function expandableVariable(name: string): boolean {
-  if (CREDENTIAL_NAME.test(name.toUpperCase())) return false;
-  return DOCUMENTED_VARIABLES.has(name) || name.startsWith('PLUGSMITH_');
-}
+/**
+ * The only variables a manifest may expand, each documented in docs/platform.md: the webhook server's port and address, and the
+ * public host or URL a tunnel gives it. Whatever a manifest expands is sent to the platform (public fields to anyone), so never a
+ * credential, nor a URL that can hold one (PLUGSMITH_S3_ENDPOINT, PLUGSMITH_LLM_BASE_URL), nor a local path (PLUGSMITH_CONFIG_DIR).
+ */
+export const MANIFEST_VARIABLES: readonly string[] = [
+  'PORT',
+  'HOST',
+  'PLUGSMITH_PUBLIC_HOST',
+  'PLUGSMITH_PUBLIC_URL',
+];
+const ALLOWED_VARIABLES = new Set(MANIFEST_VARIABLES);
+const ALLOWED_LIST = MANIFEST_VARIABLES.join(', ');
 
 /** Replaces ${VAR} and ${VAR:-default} from the environment, for the variables `expandableVariable` allows; each use goes to `used`. */
 function interpolate(
@@ -97,11 +100,11 @@ function interpolate(
   return value.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g,
     (_m, name: string, _d, fallback: string | undefined) => {
-      if (!expandableVariable(name)) {
+      if (!ALLOWED_VARIABLES.has(name)) {
         throw new ManifestError(
           file,
           path,
-          `uses \${${name}}, which a manifest may not read: only PORT, HOST and PLUGSMITH_* variables are expanded, never one whose name marks a credential (TOKEN, SECRET, KEY, PASSWORD, AUTH...), because the value is sent to the platform; write the value itself, or use a variable such as PLUGSMITH_PUBLIC_URL`,
+          `uses \${${name}}, which a manifest may not read: only ${ALLOWED_LIST} are expanded (the value is sent to the platform, so never a credential, a URL that can hold one, or a local path); write the value itself, or use one of those`,
         );
       }
       // An empty variable counts as unset.
@@ -113,10 +116,44 @@ function interpolate(
           path,
           `uses \${${name}}, which is not set: set ${name} or write \${${name}:-default}`,
         );
+      // `user:password@` would send a credential along with the URL.
+      if (value.includes('@'))
+        throw new ManifestError(
+          file,
+          path,
+          `uses \${${name}}, whose ${fromDefault ? 'default' : 'value'} holds "@": a user name or password must not be part of a webhook URL; give the host or URL without it`,
+        );
       used.push({ field: path, variable: name, fromDefault });
       return value;
     },
   );
+}
+
+/** Largest manifest or schema file read (the platform takes no larger body). */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/**
+ * Reads a regular file of at most MAX_FILE_BYTES as UTF-8; anything else is an error whose `code` says why (EFTYPE, EFBIG). Opened
+ * without blocking and checked on the open descriptor: a FIFO or a device in a file's place cannot hang or flood the read.
+ */
+async function readRegularFile(path: string): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      const kind = info.isFIFO()
+        ? 'a FIFO'
+        : info.isDirectory()
+          ? 'a folder'
+          : 'a device or socket';
+      throw Object.assign(new Error(`${kind}, not a regular file`), { code: 'EFTYPE' });
+    }
+    if (info.size > MAX_FILE_BYTES)
+      throw Object.assign(new Error(`larger than ${MAX_FILE_BYTES} bytes`), { code: 'EFBIG' });
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Whether `path` is `folder` or inside it (both absolute and resolved). */
@@ -157,11 +194,11 @@ async function resolveSchema(
     );
   const target = resolve(base, ref);
   const cannotRead = (error: NodeJS.ErrnoException): never => {
-    throw new ManifestError(
-      file,
-      at,
-      `cannot read ${ref} (${error.code}): fix the path, relative to the manifest`,
-    );
+    const why =
+      error.code === 'EFTYPE' || error.code === 'EFBIG'
+        ? `${error.message}: a $ref names a JSON Schema file`
+        : `${error.code}: fix the path, relative to the manifest`;
+    throw new ManifestError(file, at, `cannot read ${ref} (${why})`);
   };
   const [project, real] = await Promise.all([realpath(base), realpath(target)]).catch(cannotRead);
   if (!inside(project, real)) {
@@ -188,7 +225,7 @@ async function resolveSchema(
       `"${ref}" is inside ${hidden}/, which holds no schema of the project's own (local state, secrets, packages): keep schema files in a folder such as ./schemas`,
     );
   read.add(target);
-  const text = await readFile(real, 'utf8').catch(cannotRead);
+  const text = await readRegularFile(real).catch(cannotRead);
   try {
     const parsed = JSON.parse(text) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
@@ -209,7 +246,7 @@ export async function loadManifest(
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<Manifest> {
   const file = relative(process.cwd(), path) || path;
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readRegularFile(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') {
       throw new ManifestError(
         file,

@@ -2,19 +2,27 @@ import type { Io } from './io.js';
 
 // Platform text can hold control sequences (OSC 52 writes the clipboard, others move the cursor or hide text):
 // every control character the CLI prints for people becomes visible (`\x1b`); only the CLI's own colours pass.
+// Bidirectional controls (U+202E turns `exe.txt` into `txt.exe` on screen) and line separators become visible too (`\u202e`).
 
-/** C0 controls, DEL and C1 controls. */
+/** C0 controls, DEL and C1 controls; bidi marks, embeddings, overrides and isolates; U+2028 and U+2029. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 /** The same, but for line feed and tab, which lay out multi-line text. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
-const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROL_BUT_LAYOUT =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 /** An SGR sequence the style module writes (reset, bold, dim and its colours), captured; else a control but layout. */
 const OWN_SGR_OR_CONTROL =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
-  /(\u001b\[(?:(?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+  /(\u001b\[(?:(?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
-const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+/** `\x1b` for a C0 or C1 control, `\u202e` for the others. */
+const visible = (c: string) => {
+  const code = c.charCodeAt(0);
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+};
 
 /** One-line text for a table cell or a `key  value` line: every control character, line breaks included, made visible. */
 export function escapeControls(text: string): string {

@@ -229,10 +229,10 @@ describe('plugsmith deploy', () => {
     [
       'an unset variable',
       // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
-      { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_TEST_UNSET}/hook' } },
+      { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_PUBLIC_URL}/hook' } },
       {},
       // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
-      'plugin.webhookUrl: uses ${PLUGSMITH_TEST_UNSET}',
+      'plugin.webhookUrl: uses ${PLUGSMITH_PUBLIC_URL}, which is not set',
     ],
     [
       'an install without a target',

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,8 @@ beforeAll(async () => {
     join(project, 'schemas', 'linked.json'),
   );
   await symlink(join(project, 'schemas', 'inputs.json'), join(project, 'schemas', 'alias.json'));
+  // A FIFO named like a schema file: reading it waits for a writer that never comes.
+  execFileSync('mkfifo', [join(project, 'schemas', 'fifo.json')]);
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -86,6 +89,11 @@ describe('a manifest reads only files of its project', () => {
       /inside \.plugsmith\//,
     ],
     ["an installed package's file", './node_modules/pkg/package.json', /inside node_modules\//],
+    [
+      'a FIFO named like a schema file',
+      './schemas/fifo.json',
+      /fifo\.json \(a FIFO, not a regular file/,
+    ],
   ])(
     '%s is refused by deploy --dry-run and by deploy, and nothing reaches the marketplace',
     async (_name, ref, message) => {
@@ -125,6 +133,11 @@ describe('a manifest expands only allowed environment variables', () => {
     'PLUGSMITH_BEARER',
     'PLUGSMITH_CREDS',
     'PLUGSMITH_DSN',
+    // URLs that can carry `user:secret@`, a key without a marked name, and the home path.
+    'PLUGSMITH_S3_ENDPOINT',
+    'PLUGSMITH_LLM_BASE_URL',
+    'PLUGSMITH_OPENAI',
+    'PLUGSMITH_CONFIG_DIR',
   ])(
     // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
     '${%s} in webhookUrl is an error naming the variable and the fix, even with a default',
@@ -137,11 +150,25 @@ describe('a manifest expands only allowed environment variables', () => {
         );
         expect(result.code, result.stderr).toBe(5);
         expect(result.stderr).toContain(`\${${variable}}`);
-        expect(result.stderr).toMatch(/only PORT, HOST and PLUGSMITH_\* variables/);
+        expect(result.stderr).toContain(
+          'only PORT, HOST, PLUGSMITH_PUBLIC_HOST, PLUGSMITH_PUBLIC_URL are expanded',
+        );
         expect(result.stdout + result.stderr).not.toContain(SECRET);
       }
     },
   );
+
+  it('an allowed variable whose value holds a user name or password is refused', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PLUGSMITH_PUBLIC_URL} is the manifest's shell-style variable, not a template literal
+    const path = await manifest({ webhookUrl: '${PLUGSMITH_PUBLIC_URL}/webhook' });
+    const result = await env.cli(['deploy', '--dry-run', '--manifest', path, '--org', 'org_dev'], {
+      PLUGSMITH_PUBLIC_URL: `https://user:${SECRET}@hooks.example.com`,
+    });
+    expect(result.code, result.stderr).toBe(5);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PLUGSMITH_PUBLIC_URL} is the manifest's shell-style variable, not a template literal
+    expect(result.stderr).toContain('uses ${PLUGSMITH_PUBLIC_URL}, whose value holds "@"');
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+  });
 
   it('deploy --dry-run and deploy name each variable they expanded (stderr, and expandedVariables in --json)', async () => {
     const path = await manifest({

@@ -100,6 +100,28 @@ describe('human output escapes control characters from stored strings', () => {
     }
   });
 
+  it('a bidi override in a name is shown as visible text, in tables, details and --json', async () => {
+    // U+202E shows `gnp.exe` as `exe.png`; U+2066-2069 and U+200E/F reorder or hide text the same way.
+    const name = `invoice\u202egnp.exe\u2066x\u2069\u200f`;
+    const created = (await api.plugins.createInOrg(ORG, { name, type: 'APP' } as never)) as {
+      id: string;
+    };
+    const bidi = /[\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+    for (const args of [
+      ['plugins', 'get', created.id],
+      ['plugins', 'list', '--org', ORG],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toMatch(bidi);
+      expect(result.stdout).toContain('invoice\\u202egnp.exe\\u2066x\\u2069\\u200f');
+    }
+    const json = await cli(['plugins', 'get', created.id, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).not.toMatch(bidi);
+    expect(JSON.parse(json.stdout).name).toBe(name);
+  });
+
   it('--json keeps the exact strings', async () => {
     const result = await cli(['plugins', 'get', pluginId, '--json']);
     expect(result.code, result.stderr).toBe(0);
@@ -153,5 +175,6 @@ describe('the escaping functions', () => {
       '\\x1b[8mhidden\\x1b[2J\\x1b[1;3H\\x0d',
     );
     expect(terminalText(OSC52)).toBe('\\x1b]52;c;cm0gLXJmIH4K\\x07');
+    expect(terminalText('a\u202eb\u2028c\u061c')).toBe('a\\u202eb\\u2028c\\u061c');
   });
 });

@@ -112,6 +112,9 @@ const KINDS: EntityKind[] = [
   },
 ];
 
+/** Most distinct reasons a refused install's message lists; the details hold the rest. */
+const MAX_REASONS_IN_MESSAGE = 10;
+
 /** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
 function checkInstall(
   services: InstanceDeps,
@@ -189,10 +192,15 @@ function checkInstall(
       );
     });
   }
-  problems.push(...validateAgainst(plugin.inputsSchema, body.inputs ?? {}, ['inputs']));
+  // One at a time: spread onto the stack, ~180,000 problems overflowed it (a 500).
+  for (const problem of validateAgainst(plugin.inputsSchema, body.inputs ?? {}, ['inputs']))
+    problems.push(problem);
   if (problems.length > 0) {
+    const reasons = [...new Set(problems.map((p) => p.message))];
+    const shown = reasons.slice(0, MAX_REASONS_IN_MESSAGE).join('; ');
+    const rest = reasons.length - MAX_REASONS_IN_MESSAGE;
     throw badRequest(
-      `Cannot install plugin ${plugin.id}: ${[...new Set(problems.map((p) => p.message))].join('; ')}`,
+      `Cannot install plugin ${plugin.id}: ${shown}${rest > 0 ? `; and ${rest} more (see details)` : ''}`,
       problems,
     );
   }

@@ -123,4 +123,11 @@ export const execOptions = [
     description: 'the manifest --deploy deploys',
     default: 'plugsmith.json',
   },
+  {
+    flags: '--grace <seconds>',
+    description:
+      "how long the command's process group has to end after exec passes it SIGINT, SIGTERM or SIGHUP, before it is killed",
+    default: 5,
+    parse: integerOption('--grace', 1, 600),
+  },
 ] as const satisfies readonly OptionSpec[];

@@ -292,7 +292,7 @@ export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({
       return;
     }
     note(io, global, `emulator at ${emulator.url} (in memory); running: ${words.join(' ')}`);
-    const code = await runCommand(words, { ...process.env, ...environment });
+    const code = await runCommand(words, { ...process.env, ...environment }, options.grace * 1000);
     if (code !== 0) throw new ExitWith(code);
   } finally {
     await emulator.close();

@@ -12,7 +12,11 @@ import {
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed(), messaging: { keepAliveMs: 200 } });
+  // 200 streams of one key below: past the default cap of streams per API key (MAX_STREAMS_PER_API_KEY).
+  emu = await startEmulator({
+    seed: messagingSeed(),
+    messaging: { keepAliveMs: 200, maxStreamsPerApiKey: 200 },
+  });
 });
 afterAll(async () => {
   await emu.close();
