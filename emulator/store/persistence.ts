@@ -60,10 +60,16 @@ export class Persistence {
     return persistence;
   }
 
-  /** Records one journal line (the JSON text of a Mutation); resolves once it is on disk. */
-  append(line: string): Promise<void> {
-    if (this.closed || !this.journal) return Promise.reject(new Error('the store is closed'));
-    const done = this.journal.append(line);
+  /**
+   * Records one journal line (the JSON text of a Mutation, already applied in memory); resolves once it is on disk. When it
+   * cannot be written, `undo` takes the change back out of memory (with every later line) before the promise rejects.
+   */
+  append(line: string, undo?: () => void): Promise<void> {
+    if (this.closed || !this.journal) {
+      undo?.();
+      return Promise.reject(new Error('the store is closed'));
+    }
+    const done = this.journal.append(line, undo);
     const { lines = COMPACT_LINES, bytes = COMPACT_BYTES } = this.compactAfter;
     if (this.journal.lines >= lines || this.journal.size >= bytes) this.compactSoon();
     return done;
@@ -107,16 +113,22 @@ export class Persistence {
     return run;
   }
 
-  /** Rotates the journal, snapshots that moment, deletes the old journal: a crash before the rename keeps both journals. */
+  /**
+   * Rotates the journal, snapshots that moment, deletes the old journal: a crash before the rename keeps both journals.
+   * The snapshot is taken once the old journal has nothing in flight, so it never holds a change whose write then failed.
+   */
   private async compactNow(): Promise<void> {
     if (!this.journal || this.closed) return;
     const old = this.journal;
-    this.generation++;
-    this.journal = await Journal.open(journalPath(this.dir, this.generation));
-    // Taken in the same step as the switch: every change in it is in the old journal, every later one in the new.
+    const generation = this.generation + 1;
+    const next = await Journal.open(journalPath(this.dir, generation));
+    while (!old.idle) await old.drain();
+    // From here to the switch nothing awaits: every change in memory is durable in the old journal, every later one goes to the new.
+    this.generation = generation;
+    this.journal = next;
     const data: Snapshot = {
       schemaVersion: SCHEMA_VERSION,
-      generation: this.generation,
+      generation,
       collections: {},
     };
     for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
@@ -124,7 +136,9 @@ export class Persistence {
     await old.close();
     await writeSnapshot(join(this.dir, SNAPSHOT_FILE), data, () => pauseAt('compact-written'));
     await pauseAt('compact-renamed');
-    await rm(old.path, { force: true });
+    // The old journal, and any older one a crash between two compactions left behind.
+    for (const gen of await journalGenerations(this.dir))
+      if (gen < generation) await rm(journalPath(this.dir, gen), { force: true });
   }
 
   private async load(): Promise<void> {
@@ -212,6 +226,14 @@ export class Persistence {
     }
     return count;
   }
+}
+
+/** The generations of the journals in `dir`, oldest first. */
+async function journalGenerations(dir: string): Promise<number[]> {
+  return (await readdir(dir))
+    .flatMap((f) => /^journal-(\d+)\.jsonl$/.exec(f)?.[1] ?? [])
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 function journalPath(dir: string, generation: number): string {
