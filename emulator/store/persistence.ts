@@ -7,7 +7,9 @@ import { acquireLock, releaseLock } from './lock.js';
 import { pauseAt } from './pause.js';
 import { StoreError, type BaseRecord } from './record.js';
 import {
+  isSnapshotTemporary,
   readSnapshot,
+  recordProblem,
   SCHEMA_VERSION,
   SnapshotError,
   writeSnapshot,
@@ -147,10 +149,11 @@ export class Persistence {
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
-      const snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
+      const snapshotPath = join(dir, SNAPSHOT_FILE);
+      const snapshot = await readSnapshot(snapshotPath).catch((error: unknown) => {
         if (!(error instanceof SnapshotError)) throw error;
         throw new StoreError(
-          `the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`,
+          `the snapshot ${snapshotPath} cannot be read: ${error.message}; ${RECOVERY(dir)}`,
         );
       });
       if (snapshot !== null) {
@@ -160,25 +163,26 @@ export class Persistence {
           );
         }
         this.generation = snapshot.generation;
-        this.fill(snapshot.collections);
       }
-      const journals = (await readdir(dir))
-        .flatMap((f) => /^journal-(\d+)\.jsonl$/.exec(f)?.[1] ?? [])
-        .map(Number)
-        .sort((a, b) => a - b);
+      const journals = await journalGenerations(dir);
+      checkJournalsFit(dir, snapshot?.generation ?? null, journals);
+      if (snapshot !== null) this.fill(snapshot.collections);
+      const snapshotGeneration = this.generation;
       let lines = 0;
       for (const gen of journals) {
-        if (gen < this.generation) {
-          await rm(journalPath(dir, gen), { force: true });
-          continue;
-        }
+        if (gen < snapshotGeneration) continue;
         lines += await this.replay(journalPath(dir, gen));
         this.generation = gen;
       }
-      await rm(join(dir, `${SNAPSHOT_FILE}.next`), { force: true });
+      // Only once everything replayed: the journal a compaction left behind before its delete is in the snapshot.
+      for (const gen of journals)
+        if (gen < snapshotGeneration) await rm(journalPath(dir, gen), { force: true });
+      for (const name of await readdir(dir))
+        if (isSnapshotTemporary(name, SNAPSHOT_FILE)) await rm(join(dir, name), { force: true });
       this.journal = await Journal.open(journalPath(dir, this.generation), lines);
-      // A new data dir gets its first snapshot; an older layout is rewritten in today's, once.
-      if (!snapshot || snapshot.schemaVersion < SCHEMA_VERSION) await this.compact();
+      // A new data dir gets its first snapshot; an older layout, or one without a checksum, is rewritten in today's, once.
+      if (!snapshot || snapshot.schemaVersion < SCHEMA_VERSION || !snapshot.checked)
+        await this.compact();
     } catch (error) {
       await this.journal?.close().catch(() => undefined);
       this.journal = null;
@@ -204,16 +208,22 @@ export class Persistence {
         break;
       }
       const line = text.slice(start, end);
+      const lineNumber = count + 1;
+      const corrupt = (reason: string) =>
+        new StoreError(
+          `the journal ${path} is corrupt at line ${lineNumber} (byte ${Buffer.byteLength(text.slice(0, start))}): ${reason}; ${RECOVERY(this.dir)}`,
+        );
       start = end + 1;
       if (line.length === 0) continue;
-      let m: Mutation;
+      let parsed: unknown;
       try {
-        m = JSON.parse(line);
+        parsed = JSON.parse(line);
       } catch {
-        throw new StoreError(
-          `the journal ${path} is corrupt at byte ${Buffer.byteLength(text.slice(0, start - line.length - 1))}; restore the data dir from a backup or start with an empty --data-dir`,
-        );
+        throw corrupt('it is not valid JSON');
       }
+      const problem = mutationProblem(parsed);
+      if (problem) throw corrupt(problem);
+      const m = parsed as Mutation;
       if (m.t === 'replace') this.fill(m.collections);
       else {
         for (const change of m.t === 'all' ? m.m : [m]) {
@@ -226,6 +236,83 @@ export class Persistence {
     }
     return count;
   }
+}
+
+/** How to recover from a data dir that cannot be opened: nothing of it is changed or deleted. */
+function RECOVERY(dir: string): string {
+  return `nothing in ${dir} was changed: restore it from a backup (or start an emulator with another --data-dir and load your last export with \`plugsmith emulator import <file>\`), or start with --data-dir elsewhere`;
+}
+
+/**
+ * Refuses journals that do not fit the snapshot: a compaction opens journal-N+1, writes snapshot N+1, then deletes the older
+ * ones, so beside snapshot N only journal-N-1 (a compaction ended before its delete), N and N+1 (one ended before its rename)
+ * can exist. Anything else (the snapshot deleted, its generation raised, a journal missing) would start with less data.
+ */
+function checkJournalsFit(dir: string, generation: number | null, journals: number[]): void {
+  const has = (gen: number) => journals.includes(gen);
+  const name = (gen: number) => `journal-${gen}.jsonl`;
+  if (generation === null) {
+    // A new data dir writes journal-0, opens journal-1 and writes its first snapshot.
+    const unexpected = journals.find((gen) => gen > 1) ?? (has(1) && !has(0) ? 1 : undefined);
+    if (unexpected !== undefined)
+      throw new StoreError(
+        `the snapshot ${join(dir, SNAPSHOT_FILE)} is missing, but ${join(dir, name(unexpected))} exists: the data dir has lost its snapshot; ${RECOVERY(dir)}`,
+      );
+    return;
+  }
+  const stale = journals.find((gen) => gen < generation - 1);
+  const orphan =
+    stale ??
+    (has(generation - 1) && !has(generation) ? generation - 1 : undefined) ??
+    journals.find((gen) => gen > generation + 1) ??
+    (has(generation + 1) && !has(generation) ? generation + 1 : undefined);
+  if (orphan !== undefined)
+    throw new StoreError(
+      `${join(dir, name(orphan))} does not fit the snapshot ${join(dir, SNAPSHOT_FILE)} (generation ${generation}): the snapshot or the journals were changed, and starting would lose records; ${RECOVERY(dir)}`,
+    );
+}
+
+/** What is wrong with a parsed journal line, or null when it is a change the store wrote. */
+function mutationProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'it is not a change (not an object)';
+  const m = value as Record<string, unknown>;
+  if (m.t === 'all') {
+    if (!Array.isArray(m.m)) return 'its batch of changes is not an array';
+    for (const [i, change] of m.m.entries()) {
+      const problem = changeProblem(change);
+      if (problem) return `change ${i} of its batch: ${problem}`;
+    }
+    return null;
+  }
+  if (m.t === 'replace') {
+    const collections = m.collections;
+    if (typeof collections !== 'object' || collections === null || Array.isArray(collections))
+      return 'its replacement has no collections';
+    for (const [name, records] of Object.entries(collections)) {
+      if (!Array.isArray(records)) return `its collection ${name} is not an array`;
+      for (const [i, record] of records.entries()) {
+        const problem = recordProblem(record);
+        if (problem) return `record ${i} of its collection ${name} ${problem}`;
+      }
+    }
+    return null;
+  }
+  return changeProblem(m);
+}
+
+function changeProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'it is not a change (not an object)';
+  const change = value as Record<string, unknown>;
+  if (typeof change.c !== 'string') return 'it names no collection';
+  if (change.t === 'put') {
+    const problem = recordProblem(change.r);
+    return problem && `its record ${problem}`;
+  }
+  if (change.t === 'del')
+    return typeof change.id === 'string' ? null : 'its delete names no record id';
+  return `its kind ${JSON.stringify(change.t)} is not put, del, all or replace`;
 }
 
 /** The generations of the journals in `dir`, oldest first. */
