@@ -1,12 +1,13 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Seed } from './seed.js';
+import { writePrivateFile } from './store/private-file.js';
 
 const FILE = 'seed.json';
 
 /** Keeps the seed of a data dir (owner-only) so a restart prints the same token and API key: the store holds only their hashes. */
 export async function saveCredentials(dataDir: string, seed: Seed): Promise<void> {
-  await writeFile(join(dataDir, FILE), JSON.stringify(seed, null, 2), { mode: 0o600 });
+  await writePrivateFile(join(dataDir, FILE), JSON.stringify(seed, null, 2));
 }
 
 /** The seed a data dir was created from, if it was kept. */
