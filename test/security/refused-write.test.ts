@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
@@ -152,5 +153,27 @@ test('an import refused by a full disk leaves the store as it was', async () => 
     expect(await exported(emu)).toEqual(before);
   } finally {
     await emu.close();
+  }
+});
+
+test('a compaction that meets a full disk leaves no temporary snapshot behind, and loses nothing', async () => {
+  const dataDir = join(disk.dir, 'compaction-temp');
+  const first = await openThings(dataDir);
+  for (let i = 0; i < 5; i++) await first.things.put({ id: `t${i}`, text: LONG_TEXT });
+  disk.fill();
+  try {
+    await expect(first.store.compact()).rejects.toMatchObject({ code: 'ENOSPC' });
+  } finally {
+    disk.free();
+  }
+  expect(
+    (await readdir(dataDir)).filter((name) => name.endsWith('.tmp') || name.endsWith('.next')),
+  ).toEqual([]);
+  await first.store.close();
+  const second = await openThings(dataDir);
+  try {
+    expect(second.things.size).toBe(5);
+  } finally {
+    await second.store.close();
   }
 });
