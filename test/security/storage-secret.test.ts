@@ -100,3 +100,22 @@ test('the key files of a new data dir are written whole and owner-only', async (
   emu = await startEmulator({ dataDir: dir });
   expect(await readFile(secretPath(), 'utf8')).toBe(secret);
 });
+
+test('a damaged seed.json (the credentials a restart prints) refuses the start, naming the file, instead of printing credentials the store does not hold', async () => {
+  emu = await startEmulator({ dataDir: dir });
+  const token = emu.token;
+  await emu.close();
+  emu = undefined;
+  const seedPath = join(dir, 'seed.json');
+  const kept = await readFile(seedPath, 'utf8');
+  for (const damaged of ['', '{"users": [', '[]']) {
+    await writeFile(seedPath, damaged);
+    await expect(startEmulator({ dataDir: dir })).rejects.toThrow(
+      `the credentials file ${seedPath} is damaged`,
+    );
+    expect(await readdir(dir)).not.toContain('emulator.lock');
+  }
+  await writeFile(seedPath, kept);
+  emu = await startEmulator({ dataDir: dir });
+  expect(emu.token).toBe(token);
+});
