@@ -84,6 +84,37 @@ test(`a write refused by a full disk is undone, with the writes made after it, a
   }
 });
 
+test('a write made while a refused one is being written (it may build on it) is refused and undone with it', async () => {
+  const dataDir = join(disk.dir, 'in-flight');
+  const first = await openThings(dataDir);
+  try {
+    disk.fill();
+    let parent: Promise<void>;
+    let child: Promise<void>;
+    try {
+      parent = first.things.put({ id: 'parent', text: LONG_TEXT });
+      // The journal takes the parent's line on the next turn; the child is made while it is on its way to the disk.
+      await new Promise((resolve) => setImmediate(resolve));
+      child = first.things.put({ id: 'child', text: LONG_TEXT, parentId: 'parent' });
+      await Promise.allSettled([parent, child]);
+    } finally {
+      disk.free();
+    }
+    await expect(parent).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(child).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(first.things.size).toBe(0);
+    expect(first.things.where('parentId', 'parent')).toEqual([]);
+  } finally {
+    await first.store.close();
+  }
+  const second = await openThings(dataDir);
+  try {
+    expect(second.things.size).toBe(0);
+  } finally {
+    await second.store.close();
+  }
+});
+
 test('a plugin create answered 507 is not listed, cannot be built upon, and is not there after a restart', async () => {
   const dataDir = join(disk.dir, 'emulator');
   let emu: Emulator = await startEmulator({ dataDir });
