@@ -200,6 +200,7 @@ export class Persistence {
     const text = await readFile(path, 'utf8');
     let start = 0;
     let count = 0;
+    let lineNumber = 0;
     while (start < text.length) {
       const end = text.indexOf('\n', start);
       if (end === -1) {
@@ -208,10 +209,11 @@ export class Persistence {
         break;
       }
       const line = text.slice(start, end);
-      const lineNumber = count + 1;
+      const lineStart = start;
+      lineNumber++;
       const corrupt = (reason: string) =>
         new StoreError(
-          `the journal ${path} is corrupt at line ${lineNumber} (byte ${Buffer.byteLength(text.slice(0, start))}): ${reason}; ${RECOVERY(this.dir)}`,
+          `the journal ${path} is corrupt at line ${lineNumber} (byte ${Buffer.byteLength(text.slice(0, lineStart))}): ${reason}; ${RECOVERY(this.dir)}`,
         );
       start = end + 1;
       if (line.length === 0) continue;

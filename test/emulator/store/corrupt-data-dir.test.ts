@@ -124,6 +124,12 @@ describe('a corrupt data dir is refused, never shrunk', () => {
     const { generation } = await dataDirWithPlugins();
     const journal = join(dir, `journal-${generation}.jsonl`);
     const original = await readFile(journal, 'utf8');
+    // The line and its first byte are named.
+    await writeFile(journal, original + 'null\n');
+    await expectRefused(
+      `journal-${generation}.jsonl`,
+      new RegExp(`corrupt at line 21 \\(byte ${Buffer.byteLength(original)}\\)`),
+    );
     for (const [line, reason] of [
       ['null', /journal.* is corrupt at line 21 .*: it is not a change/],
       ['{"t":"replace"}', /is corrupt at line 21 .*: its replacement has no collections/],
