@@ -165,7 +165,7 @@ export class Persistence {
         this.generation = snapshot.generation;
       }
       const journals = await journalGenerations(dir);
-      checkJournalsFit(dir, snapshot?.generation ?? null, journals);
+      checkJournalsFit(dir, snapshot, journals);
       if (snapshot !== null) this.fill(snapshot.collections);
       const snapshotGeneration = this.generation;
       let lines = 0;
@@ -246,31 +246,31 @@ function RECOVERY(dir: string): string {
 }
 
 /**
- * Refuses journals that do not fit the snapshot: a compaction opens journal-N+1, writes snapshot N+1, then deletes the older
- * ones, so beside snapshot N only journal-N-1 (a compaction ended before its delete), N and N+1 (one ended before its rename)
- * can exist. Anything else (the snapshot deleted, its generation raised, a journal missing) would start with less data.
+ * Refuses journals that do not fit the snapshot. A compaction opens journal-N+1, writes snapshot N+1, then deletes the older
+ * journals; a start replays every journal from the snapshot's on. So beside snapshot N the journals from N on are N, N+1, …
+ * without a gap (each compaction a crash cut short adds one), and without a snapshot they are 0, 1, … Older ones are what a
+ * compaction left before its delete. A snapshot without a checksum (an older plugsmith) cannot show a raised generation, so
+ * beside it only journal N-1 may be older. Anything else (the snapshot deleted, its generation raised, a journal removed)
+ * would start with less data.
  */
-function checkJournalsFit(dir: string, generation: number | null, journals: number[]): void {
-  const has = (gen: number) => journals.includes(gen);
-  const name = (gen: number) => `journal-${gen}.jsonl`;
-  if (generation === null) {
-    // A new data dir writes journal-0, opens journal-1 and writes its first snapshot.
-    const unexpected = journals.find((gen) => gen > 1) ?? (has(1) && !has(0) ? 1 : undefined);
-    if (unexpected !== undefined)
-      throw new StoreError(
-        `the snapshot ${join(dir, SNAPSHOT_FILE)} is missing, but ${join(dir, name(unexpected))} exists: the data dir has lost its snapshot; ${RECOVERY(dir)}`,
-      );
-    return;
-  }
-  const stale = journals.find((gen) => gen < generation - 1);
-  const orphan =
-    stale ??
-    (has(generation - 1) && !has(generation) ? generation - 1 : undefined) ??
-    journals.find((gen) => gen > generation + 1) ??
-    (has(generation + 1) && !has(generation) ? generation + 1 : undefined);
+function checkJournalsFit(
+  dir: string,
+  snapshot: Pick<Snapshot, 'generation' | 'checked'> | null,
+  journals: number[],
+): void {
+  const first = snapshot?.generation ?? 0;
+  const name = (gen: number) => join(dir, `journal-${gen}.jsonl`);
+  const replayed = journals.filter((gen) => gen >= first);
+  const gap = replayed.find((gen, i) => gen !== first + i);
+  if (gap !== undefined && snapshot === null)
+    throw new StoreError(
+      `the snapshot ${join(dir, SNAPSHOT_FILE)} is missing, but ${name(gap)} exists: the data dir has lost its snapshot; ${RECOVERY(dir)}`,
+    );
+  const stale = snapshot?.checked ? undefined : journals.find((gen) => gen < first - 1);
+  const orphan = gap ?? stale;
   if (orphan !== undefined)
     throw new StoreError(
-      `${join(dir, name(orphan))} does not fit the snapshot ${join(dir, SNAPSHOT_FILE)} (generation ${generation}): the snapshot or the journals were changed, and starting would lose records; ${RECOVERY(dir)}`,
+      `${name(orphan)} does not fit the snapshot ${join(dir, SNAPSHOT_FILE)} (generation ${first}): the snapshot or the journals were changed, and starting would lose records; ${RECOVERY(dir)}`,
     );
 }
 

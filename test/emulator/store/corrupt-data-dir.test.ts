@@ -160,6 +160,24 @@ describe('a corrupt data dir is refused, never shrunk', () => {
     await expectRefused('snapshot.json', /record 0 of its collection plugins has no id/);
   });
 
+  test('compactions cut short one after another leave journals N, N+1, N+2: all replayed; a gap among them is refused', async () => {
+    const { generation } = await dataDirWithPlugins();
+    const put = (name: string) =>
+      `{"t":"put","c":"repositories","r":{"id":"rep_${name}","orgId":"org_dev","name":"${name}","isPublic":false,"createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}}\n`;
+    await writeFile(join(dir, `journal-${generation + 1}.jsonl`), put('one'));
+    await writeFile(join(dir, `journal-${generation + 2}.jsonl`), put('two'));
+    const emu = await startEmulator({ dataDir: dir });
+    try {
+      expect(emu.services.db.plugins.size).toBe(50);
+      expect(emu.services.db.repositories.get('rep_one')?.name).toBe('one');
+      expect(emu.services.db.repositories.get('rep_two')?.name).toBe('two');
+    } finally {
+      await emu.close();
+    }
+    await rm(join(dir, `journal-${generation + 1}.jsonl`));
+    await expectRefused(`journal-${generation + 2}.jsonl`, /does not fit the snapshot/);
+  });
+
   test('a snapshot without a checksum (an older plugsmith) is read, then rewritten with one', async () => {
     await dataDirWithPlugins();
     await editSnapshot(withoutChecksum);
