@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { ObjectStorage, S3Settings } from './uploads/storage/types.js';
 import { openObjectStorage } from './uploads/storage/open.js';
+import { storageSecret } from './uploads/storage/secret-file.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
@@ -347,19 +347,6 @@ async function inTurn(steps: Array<() => Promise<unknown>>): Promise<void> {
     }
   }
   if (failure) throw failure.error;
-}
-
-/** The key of the embedded store's URL signatures: kept in the data dir so URLs survive a restart. */
-async function storageSecret(dataDir: string | undefined): Promise<Buffer> {
-  if (!dataDir) return randomBytes(32);
-  const path = join(dataDir, 'storage-secret');
-  try {
-    return Buffer.from((await readFile(path, 'utf8')).trim(), 'base64');
-  } catch {
-    const secret = randomBytes(32);
-    await writeFile(path, secret.toString('base64'), { mode: 0o600 });
-    return secret;
-  }
 }
 
 /** The storage backend as the overview shows it: the endpoint's origin only (never its credentials). */

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { MAX_JSON_DEPTH } from '../json-body.js';
+import { MAX_JSON_DEPTH, MAX_JSON_OBJECT_KEYS } from '../json-body.js';
 import { ok } from '../http.js';
 import { importStore } from './store-service.js';
+import { refuseWrongImportShape } from './import-precheck.js';
 import { nowIso } from '../store/ids.js';
 import type { BaseRecord, Collection } from '../store/store.js';
 import { typed, type RouteOptions } from '../api/common.js';
@@ -64,11 +65,14 @@ export default async function adminStoreRoutes(
   );
 
   // Exported records sit a few levels deeper than the bodies that made them: twice the usual depth.
-  // A collection holds as many records as the store had: no cap on sizes but the body limit.
+  // A collection holds as many records as the store had: no cap on its items but the body limit. An
+  // object of an export holds a few collection names or a record's fields, and the bodies that made
+  // records had at most MAX_JSON_OBJECT_KEYS keys per object: ten times that is refused in the text
+  // scan, before JSON.parse spends seconds on an object of 500,000 keys.
   const jsonLimits = {
     maxDepth: 2 * MAX_JSON_DEPTH,
     maxArrayItems: Number.MAX_SAFE_INTEGER,
-    maxObjectKeys: Number.MAX_SAFE_INTEGER,
+    maxObjectKeys: 10 * MAX_JSON_OBJECT_KEYS,
     maxValues: Number.MAX_SAFE_INTEGER,
   };
   const importOptions = { bodyLimit: IMPORT_BODY_LIMIT, config: { jsonLimits } };
@@ -78,7 +82,12 @@ export default async function adminStoreRoutes(
   };
   app.post(
     '/import',
-    { schema: { body: importBody, response: importResponse }, ...importOptions },
+    {
+      schema: { body: importBody, response: importResponse },
+      ...importOptions,
+      // Before the schema: a body of millions of wrong records is refused without a detail per record.
+      preValidation: async (request) => refuseWrongImportShape(request.body, names),
+    },
     async (request) => {
       const counts = await importStore(services, request.body.collections);
       return ok({ imported: true as const, counts });

@@ -4,9 +4,14 @@ import { pauseAt, pausesAt } from './pause.js';
 interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** Takes the line's change back out of memory when it could not be written. */
+  undo?: () => void;
 }
 
-/** An append-only JSON-lines file with group commit: lines of one turn (or of one sync) share one fdatasync; each resolves once on disk. */
+/**
+ * An append-only JSON-lines file with group commit: lines of one turn (or of one sync) share one fdatasync; each resolves once on disk.
+ * When a write fails, that batch and every line appended after it (they may build on it) are undone, newest first, and rejected.
+ */
 export class Journal {
   private pending: string[] = [];
   private waiters: Waiter[] = [];
@@ -26,14 +31,21 @@ export class Journal {
     return new Journal(path, handle, size, initialLines);
   }
 
-  /** Appends one line (without its newline); resolves once it is durable. */
-  append(line: string): Promise<void> {
+  /** Appends one line (without its newline); resolves once it is durable, or calls `undo` and rejects when it cannot be written. */
+  append(line: string, undo?: () => void): Promise<void> {
     this.pending.push(line + '\n');
     this.lines++;
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    const done = new Promise<void>((resolve, reject) =>
+      this.waiters.push({ resolve, reject, undo }),
+    );
     if (!this.flushing)
       this.flushing = new Promise((r) => setImmediate(r)).then(() => this.flushLoop());
     return done;
+  }
+
+  /** Whether every line appended so far is durable (or was refused): nothing is waiting or being written. */
+  get idle(): boolean {
+    return this.flushing === null && this.pending.length === 0;
   }
 
   /** Resolves once every line appended so far is durable. */
@@ -69,12 +81,27 @@ export class Journal {
         } catch (error) {
           // Cut a partly written batch off again, so later lines do not follow a torn one.
           await this.handle.truncate(this.size).catch(() => undefined);
-          for (const w of waiters) w.reject(error);
+          this.refuse([...waiters, ...this.takePending()], error);
         }
       }
     } finally {
       this.flushing = null;
     }
+  }
+
+  /** The lines appended after the batch being written: they are refused with it. */
+  private takePending(): Waiter[] {
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    return waiters;
+  }
+
+  /** Undoes refused lines newest first (each undo restores what its change replaced), then rejects them. */
+  private refuse(waiters: Waiter[], error: unknown): void {
+    this.lines -= waiters.length;
+    for (let i = waiters.length - 1; i >= 0; i--) waiters[i].undo?.();
+    for (const w of waiters) w.reject(error);
   }
 
   async close(): Promise<void> {

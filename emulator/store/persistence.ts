@@ -7,7 +7,9 @@ import { acquireLock, releaseLock } from './lock.js';
 import { pauseAt } from './pause.js';
 import { StoreError, type BaseRecord } from './record.js';
 import {
+  isSnapshotTemporary,
   readSnapshot,
+  recordProblem,
   SCHEMA_VERSION,
   SnapshotError,
   writeSnapshot,
@@ -60,10 +62,16 @@ export class Persistence {
     return persistence;
   }
 
-  /** Records one journal line (the JSON text of a Mutation); resolves once it is on disk. */
-  append(line: string): Promise<void> {
-    if (this.closed || !this.journal) return Promise.reject(new Error('the store is closed'));
-    const done = this.journal.append(line);
+  /**
+   * Records one journal line (the JSON text of a Mutation, already applied in memory); resolves once it is on disk. When it
+   * cannot be written, `undo` takes the change back out of memory (with every later line) before the promise rejects.
+   */
+  append(line: string, undo?: () => void): Promise<void> {
+    if (this.closed || !this.journal) {
+      undo?.();
+      return Promise.reject(new Error('the store is closed'));
+    }
+    const done = this.journal.append(line, undo);
     const { lines = COMPACT_LINES, bytes = COMPACT_BYTES } = this.compactAfter;
     if (this.journal.lines >= lines || this.journal.size >= bytes) this.compactSoon();
     return done;
@@ -107,16 +115,22 @@ export class Persistence {
     return run;
   }
 
-  /** Rotates the journal, snapshots that moment, deletes the old journal: a crash before the rename keeps both journals. */
+  /**
+   * Rotates the journal, snapshots that moment, deletes the old journal: a crash before the rename keeps both journals.
+   * The snapshot is taken once the old journal has nothing in flight, so it never holds a change whose write then failed.
+   */
   private async compactNow(): Promise<void> {
     if (!this.journal || this.closed) return;
     const old = this.journal;
-    this.generation++;
-    this.journal = await Journal.open(journalPath(this.dir, this.generation));
-    // Taken in the same step as the switch: every change in it is in the old journal, every later one in the new.
+    const generation = this.generation + 1;
+    const next = await Journal.open(journalPath(this.dir, generation));
+    while (!old.idle) await old.drain();
+    // From here to the switch nothing awaits: every change in memory is durable in the old journal, every later one goes to the new.
+    this.generation = generation;
+    this.journal = next;
     const data: Snapshot = {
       schemaVersion: SCHEMA_VERSION,
-      generation: this.generation,
+      generation,
       collections: {},
     };
     for (const [name, c] of this.collections) data.collections[name] = [...c.values()];
@@ -124,7 +138,9 @@ export class Persistence {
     await old.close();
     await writeSnapshot(join(this.dir, SNAPSHOT_FILE), data, () => pauseAt('compact-written'));
     await pauseAt('compact-renamed');
-    await rm(old.path, { force: true });
+    // The old journal, and any older one a crash between two compactions left behind.
+    for (const gen of await journalGenerations(this.dir))
+      if (gen < generation) await rm(journalPath(this.dir, gen), { force: true });
   }
 
   private async load(): Promise<void> {
@@ -133,10 +149,11 @@ export class Persistence {
     const lockKey = acquireLock(dir);
     this.lockKey = lockKey;
     try {
-      const snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE)).catch((error: unknown) => {
+      const snapshotPath = join(dir, SNAPSHOT_FILE);
+      const snapshot = await readSnapshot(snapshotPath).catch((error: unknown) => {
         if (!(error instanceof SnapshotError)) throw error;
         throw new StoreError(
-          `the snapshot ${join(dir, SNAPSHOT_FILE)} cannot be read: ${error.message}; restore it from a backup or start with an empty --data-dir`,
+          `the snapshot ${snapshotPath} cannot be read: ${error.message}; ${RECOVERY(dir)}`,
         );
       });
       if (snapshot !== null) {
@@ -146,25 +163,26 @@ export class Persistence {
           );
         }
         this.generation = snapshot.generation;
-        this.fill(snapshot.collections);
       }
-      const journals = (await readdir(dir))
-        .flatMap((f) => /^journal-(\d+)\.jsonl$/.exec(f)?.[1] ?? [])
-        .map(Number)
-        .sort((a, b) => a - b);
+      const journals = await journalGenerations(dir);
+      checkJournalsFit(dir, snapshot, journals);
+      if (snapshot !== null) this.fill(snapshot.collections);
+      const snapshotGeneration = this.generation;
       let lines = 0;
       for (const gen of journals) {
-        if (gen < this.generation) {
-          await rm(journalPath(dir, gen), { force: true });
-          continue;
-        }
+        if (gen < snapshotGeneration) continue;
         lines += await this.replay(journalPath(dir, gen));
         this.generation = gen;
       }
-      await rm(join(dir, `${SNAPSHOT_FILE}.next`), { force: true });
+      // Only once everything replayed: the journal a compaction left behind before its delete is in the snapshot.
+      for (const gen of journals)
+        if (gen < snapshotGeneration) await rm(journalPath(dir, gen), { force: true });
+      for (const name of await readdir(dir))
+        if (isSnapshotTemporary(name, SNAPSHOT_FILE)) await rm(join(dir, name), { force: true });
       this.journal = await Journal.open(journalPath(dir, this.generation), lines);
-      // A new data dir gets its first snapshot; an older layout is rewritten in today's, once.
-      if (!snapshot || snapshot.schemaVersion < SCHEMA_VERSION) await this.compact();
+      // A new data dir gets its first snapshot; an older layout, or one without a checksum, is rewritten in today's, once.
+      if (!snapshot || snapshot.schemaVersion < SCHEMA_VERSION || !snapshot.checked)
+        await this.compact();
     } catch (error) {
       await this.journal?.close().catch(() => undefined);
       this.journal = null;
@@ -182,6 +200,7 @@ export class Persistence {
     const text = await readFile(path, 'utf8');
     let start = 0;
     let count = 0;
+    let lineNumber = 0;
     while (start < text.length) {
       const end = text.indexOf('\n', start);
       if (end === -1) {
@@ -190,16 +209,23 @@ export class Persistence {
         break;
       }
       const line = text.slice(start, end);
+      const lineStart = start;
+      lineNumber++;
+      const corrupt = (reason: string) =>
+        new StoreError(
+          `the journal ${path} is corrupt at line ${lineNumber} (byte ${Buffer.byteLength(text.slice(0, lineStart))}): ${reason}; ${RECOVERY(this.dir)}`,
+        );
       start = end + 1;
       if (line.length === 0) continue;
-      let m: Mutation;
+      let parsed: unknown;
       try {
-        m = JSON.parse(line);
+        parsed = JSON.parse(line);
       } catch {
-        throw new StoreError(
-          `the journal ${path} is corrupt at byte ${Buffer.byteLength(text.slice(0, start - line.length - 1))}; restore the data dir from a backup or start with an empty --data-dir`,
-        );
+        throw corrupt('it is not valid JSON');
       }
+      const problem = mutationProblem(parsed);
+      if (problem) throw corrupt(problem);
+      const m = parsed as Mutation;
       if (m.t === 'replace') this.fill(m.collections);
       else {
         for (const change of m.t === 'all' ? m.m : [m]) {
@@ -212,6 +238,91 @@ export class Persistence {
     }
     return count;
   }
+}
+
+/** How to recover from a data dir that cannot be opened: nothing of it is changed or deleted. */
+function RECOVERY(dir: string): string {
+  return `nothing in ${dir} was changed: restore it from a backup (or start an emulator with another --data-dir and load your last export with \`plugsmith emulator import <file>\`), or start with --data-dir elsewhere`;
+}
+
+/**
+ * Refuses journals that do not fit the snapshot. A compaction opens journal-N+1, writes snapshot N+1, then deletes the older
+ * journals; a start replays every journal from the snapshot's on. So beside snapshot N the journals from N on are N, N+1, …
+ * without a gap (each compaction a crash cut short adds one), and without a snapshot they are 0, 1, … Older ones are what a
+ * compaction left before its delete. A snapshot without a checksum (an older plugsmith) cannot show a raised generation, so
+ * beside it only journal N-1 may be older. Anything else (the snapshot deleted, its generation raised, a journal removed)
+ * would start with less data.
+ */
+function checkJournalsFit(
+  dir: string,
+  snapshot: Pick<Snapshot, 'generation' | 'checked'> | null,
+  journals: number[],
+): void {
+  const first = snapshot?.generation ?? 0;
+  const name = (gen: number) => join(dir, `journal-${gen}.jsonl`);
+  const replayed = journals.filter((gen) => gen >= first);
+  const gap = replayed.find((gen, i) => gen !== first + i);
+  if (gap !== undefined && snapshot === null)
+    throw new StoreError(
+      `the snapshot ${join(dir, SNAPSHOT_FILE)} is missing, but ${name(gap)} exists: the data dir has lost its snapshot; ${RECOVERY(dir)}`,
+    );
+  const stale = snapshot?.checked ? undefined : journals.find((gen) => gen < first - 1);
+  const orphan = gap ?? stale;
+  if (orphan !== undefined)
+    throw new StoreError(
+      `${name(orphan)} does not fit the snapshot ${join(dir, SNAPSHOT_FILE)} (generation ${first}): the snapshot or the journals were changed, and starting would lose records; ${RECOVERY(dir)}`,
+    );
+}
+
+/** What is wrong with a parsed journal line, or null when it is a change the store wrote. */
+function mutationProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'it is not a change (not an object)';
+  const m = value as Record<string, unknown>;
+  if (m.t === 'all') {
+    if (!Array.isArray(m.m)) return 'its batch of changes is not an array';
+    for (const [i, change] of m.m.entries()) {
+      const problem = changeProblem(change);
+      if (problem) return `change ${i} of its batch: ${problem}`;
+    }
+    return null;
+  }
+  if (m.t === 'replace') {
+    const collections = m.collections;
+    if (typeof collections !== 'object' || collections === null || Array.isArray(collections))
+      return 'its replacement has no collections';
+    for (const [name, records] of Object.entries(collections)) {
+      if (!Array.isArray(records)) return `its collection ${name} is not an array`;
+      for (const [i, record] of records.entries()) {
+        const problem = recordProblem(record);
+        if (problem) return `record ${i} of its collection ${name} ${problem}`;
+      }
+    }
+    return null;
+  }
+  return changeProblem(m);
+}
+
+function changeProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'it is not a change (not an object)';
+  const change = value as Record<string, unknown>;
+  if (typeof change.c !== 'string') return 'it names no collection';
+  if (change.t === 'put') {
+    const problem = recordProblem(change.r);
+    return problem && `its record ${problem}`;
+  }
+  if (change.t === 'del')
+    return typeof change.id === 'string' ? null : 'its delete names no record id';
+  return `its kind ${JSON.stringify(change.t)} is not put, del, all or replace`;
+}
+
+/** The generations of the journals in `dir`, oldest first. */
+async function journalGenerations(dir: string): Promise<number[]> {
+  return (await readdir(dir))
+    .flatMap((f) => /^journal-(\d+)\.jsonl$/.exec(f)?.[1] ?? [])
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 function journalPath(dir: string, generation: number): string {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writePrivateFile } from './private-file.js';
 
 const FILE = 'store-id';
 const PATTERN = /^st_[0-9a-z]{20}$/;
@@ -23,8 +24,6 @@ export async function storeIdOf(dataDir: string | undefined): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const id = newStoreId();
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, id + '\n', { mode: 0o600 });
-  await rename(tmp, path);
+  await writePrivateFile(path, id + '\n');
   return id;
 }

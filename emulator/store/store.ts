@@ -95,24 +95,39 @@ export class Store {
     return this.commit([change]);
   }
 
-  /** Applies serialized changes in memory and writes them as one journal line. */
+  /**
+   * Applies serialized changes in memory and writes them as one journal line. When that line cannot be written (a full disk),
+   * the changes are undone before the returned promise rejects: a refused write can be neither read nor built upon.
+   */
   private commit(changes: PendingChange[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
     const lines: string[] = [];
+    const undos: Array<() => void> = [];
     for (const change of changes) {
+      const collection = change.collection;
       if (change.t === 'put') {
-        change.collection.apply(change.record);
-        lines.push(`{"t":"put","c":${JSON.stringify(change.collection.name)},"r":${change.text}}`);
-      } else if (change.collection.has(change.id)) {
-        change.collection.remove(change.id);
+        const id = change.record.id;
+        const previous = collection.get(id);
+        collection.apply(change.record);
+        undos.push(previous ? () => collection.apply(previous) : () => collection.remove(id));
+        lines.push(`{"t":"put","c":${JSON.stringify(collection.name)},"r":${change.text}}`);
+      } else {
+        const previous = collection.get(change.id);
+        if (previous === undefined) continue;
+        collection.remove(change.id);
+        undos.push(() => collection.apply(previous));
         lines.push(
-          `{"t":"del","c":${JSON.stringify(change.collection.name)},"id":${JSON.stringify(change.id)}}`,
+          `{"t":"del","c":${JSON.stringify(collection.name)},"id":${JSON.stringify(change.id)}}`,
         );
       }
     }
     if (lines.length === 0) return Promise.resolve();
+    if (!this.persistence) return Promise.resolve();
     const line = lines.length === 1 ? lines[0] : `{"t":"all","m":[${lines.join(',')}]}`;
-    if (this.closed) return Promise.reject(new Error('the store is closed'));
-    return this.persistence ? this.persistence.append(line) : Promise.resolve();
+    const undo = () => {
+      for (let i = undos.length - 1; i >= 0; i--) undos[i]();
+    };
+    return this.persistence.append(line, undo);
   }
 
   /**
@@ -137,12 +152,19 @@ export class Store {
     return async () => {
       await pauseAt('import-start');
       if (this.closed) throw new Error('the store is closed');
-      for (const [c, records] of prepared) c.replaceAll(records);
-      if (this.persistence) {
-        await this.persistence.append(`{"t":"replace","collections":{${parts.join(',')}}}`);
-        await pauseAt('import-journaled');
-        this.persistence.compactSoon();
+      if (!this.persistence) {
+        for (const [c, records] of prepared) c.replaceAll(records);
+        this.replacements.announce(reason);
+        return;
       }
+      const before = prepared.map(([c]) => [c, [...c.values()]] as const);
+      for (const [c, records] of prepared) c.replaceAll(records);
+      const undo = () => {
+        for (const [c, records] of before) c.replaceAll(records);
+      };
+      await this.persistence.append(`{"t":"replace","collections":{${parts.join(',')}}}`, undo);
+      await pauseAt('import-journaled');
+      this.persistence.compactSoon();
       this.replacements.announce(reason);
     };
   }

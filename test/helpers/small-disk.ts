@@ -90,9 +90,31 @@ function injectedDisk(dir: string): SmallDisk {
     if (under(path)) stream.destroy(noSpace(path));
     return stream;
   }) as typeof createWriteStream;
+  // Files opened under the folder before it filled (the journal) fail their writes and syncs while it is full.
+  const opened = new WeakMap<object, string>();
+  const refusedWhileFull = ['write', 'datasync', 'sync'] as const;
+  let handlePrototype: Record<string, unknown> | null = null;
+  const originals: unknown[] = [];
+  const refuseWritesWhileFull = (prototype: Record<string, unknown>) => {
+    handlePrototype = prototype;
+    for (const name of refusedWhileFull) {
+      const original = prototype[name] as (...args: unknown[]) => Promise<unknown>;
+      originals.push(original);
+      prototype[name] = function (this: object, ...args: unknown[]) {
+        const path = opened.get(this);
+        if (full && path) return Promise.reject(noSpace(path));
+        return original.apply(this, args);
+      };
+    }
+  };
   fsPromises.open = (async (path: string, flags?: string, mode?: number) => {
     if (under(path) && writing(flags)) throw noSpace(path);
-    return open(path, flags, mode);
+    const handle = await open(path, flags, mode);
+    if (typeof path === 'string' && resolve(path).startsWith(dir + '/')) {
+      if (!handlePrototype) refuseWritesWhileFull(Object.getPrototypeOf(handle));
+      opened.set(handle, resolve(path));
+    }
+    return handle;
   }) as typeof open;
   syncBuiltinESMExports();
   return {
@@ -104,6 +126,12 @@ function injectedDisk(dir: string): SmallDisk {
       fs.createWriteStream = createWriteStream;
       fsPromises.open = open;
       syncBuiltinESMExports();
+      const prototype = handlePrototype;
+      if (prototype) {
+        refusedWhileFull.forEach((name, i) => {
+          prototype[name] = originals[i];
+        });
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -25,6 +25,9 @@ export interface EmbeddedStorageOptions {
   secret: string | Buffer;
 }
 
+/** The shortest key of the URL signatures accepted. */
+const MIN_SECRET_BYTES = 16;
+
 /** Where the emulator registers `embeddedStorageRoutes`. */
 const ROUTE_PREFIX = '/_storage';
 
@@ -77,6 +80,11 @@ export class EmbeddedStorage implements ObjectStorage {
   private readonly settling = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly options: EmbeddedStorageOptions) {
+    // An empty or short key would let anyone sign upload and download URLs.
+    if (Buffer.byteLength(options.secret) < MIN_SECRET_BYTES)
+      throw new TypeError(
+        `the embedded storage needs a signing secret of at least ${MIN_SECRET_BYTES} bytes`,
+      );
     this.root = options.rootDir;
   }
 

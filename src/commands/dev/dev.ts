@@ -28,6 +28,12 @@ const dev: CommandHandler<DevFlags> = async (input) => {
   const watch = o.cmd === undefined ? manifest.dev?.watch : undefined;
   const target =
     o.baseUrl !== undefined || o.messagingUrl !== undefined ? await targetOf(input) : undefined;
+  // The project's emulator store: a link in its default path is refused (dev targeting another emulator starts none).
+  const { dataDirFor } = await import('../../project/data-dir.js');
+  const dataDir =
+    target === undefined
+      ? await dataDirFor(dirname(manifestPath), o.dataDir)
+      : resolve(dirname(manifestPath), o.dataDir ?? '.plugsmith/emulator');
   const { DevSession } = await import('../../dev/session.js');
   const out = styleFor(io, global);
   const err = styleFor(io, global, 'stderr');
@@ -40,7 +46,7 @@ const dev: CommandHandler<DevFlags> = async (input) => {
       pluginPort: o.pluginPort,
       emulatorPort: o.emulatorPort,
       messagingPort: o.messagingPort,
-      dataDir: resolve(dirname(manifestPath), o.dataDir),
+      dataDir,
       verifyTimeoutMs: o.verifyTimeout * 1000,
       installs: o.installs,
       faults: o.faults === undefined ? undefined : faults,

@@ -30,8 +30,8 @@ export const devOptions = [
   },
   {
     flags: '--data-dir <dir>',
-    description: 'store of an emulator dev starts',
-    default: '.plugsmith/emulator',
+    description:
+      'store of an emulator dev starts (default: .plugsmith/emulator beside plugsmith.json, never through a symbolic link)',
   },
   {
     flags: '--verify-timeout <seconds>',

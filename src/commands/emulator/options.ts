@@ -29,8 +29,8 @@ export const startOptions = [
   },
   {
     flags: '--data-dir <dir>',
-    description: 'folder of the durable store',
-    default: '.plugsmith/emulator',
+    description:
+      'folder of the durable store (default: .plugsmith/emulator, never through a symbolic link)',
   },
   {
     flags: '--in-memory',

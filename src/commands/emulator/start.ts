@@ -71,7 +71,8 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
   } = await import('../../dev/local-emulator.js');
   assertDistinctPorts(o.port, o.messagingPort, ['--port', '--messaging-port']);
   // One emulator per project, else per data dir: its state file is how commands run there find it.
-  const dataDir = o.inMemory ? undefined : resolve(o.dataDir);
+  const { dataDirFor } = await import('../../project/data-dir.js');
+  const dataDir = o.inMemory ? undefined : await dataDirFor(process.cwd(), o.dataDir);
   const owner = emulatorOwner({ dataDir });
   const running = await emulatorOf(owner.key);
   if (running) {

@@ -114,6 +114,8 @@ test('collections named __proto__ or toString, in either layout, are unknown col
   } finally {
     await a.store.close();
   }
+  // A snapshot of generation 0 alone (the journals of the first store do not fit it).
+  for (const name of await readdir(dir)) if (name.startsWith('journal-')) await rm(join(dir, name));
   await writeFile(
     join(dir, 'snapshot.json'),
     `{"schemaVersion":${SCHEMA_VERSION},"generation":0,"collections":{"__proto__":[{"id":"x","polluted":1}],"toString":[{"id":"y"}],"things":[{"id":"t2","group":"g"}]}}`,

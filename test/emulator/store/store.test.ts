@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createHash } from 'node:crypto';
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -385,13 +386,14 @@ describe('The snapshot layout', () => {
     await a.things.put(thing(2));
     await a.store.compact();
     const generation = JSON.parse(await snapshotText()).generation;
-    expect(await snapshotText()).toBe(
-      JSON.stringify({
-        schemaVersion: SCHEMA_VERSION,
-        generation,
-        collections: { things: [thing(1), thing(2)], others: [] },
-      }),
-    );
+    // The document ends with the SHA-256 of its text before the checksum field.
+    const body = JSON.stringify({
+      schemaVersion: SCHEMA_VERSION,
+      generation,
+      collections: { things: [thing(1), thing(2)], others: [] },
+    }).slice(0, -1);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    expect(await snapshotText()).toBe(`${body},"sha256":"${sha256}"}`);
     expect((await stat(join(dir, 'snapshot.json'))).mode & 0o777).toBe(0o600);
   });
 

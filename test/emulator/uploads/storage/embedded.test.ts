@@ -23,7 +23,11 @@ const anHourAgo = () => new Date(Date.now() - 3600_000);
 
 beforeAll(async () => {
   rootDir = await mkdtemp(join(tmpdir(), 'plugsmith-embedded-'));
-  storage = new EmbeddedStorage({ rootDir, baseUrl: () => baseUrl, secret: 'test-secret' });
+  storage = new EmbeddedStorage({
+    rootDir,
+    baseUrl: () => baseUrl,
+    secret: 'test-secret-of-sixteen-bytes-or-more',
+  });
   await storage.init();
   app = Fastify({ logger: false, bodyLimit: 1024 * 1024, forceCloseConnections: true });
   installErrorHandling(app);
@@ -245,7 +249,11 @@ describe('embedded storage: signed upload and download', () => {
   it('keeps objects in its folder across instances (a data dir survives a restart)', async () => {
     const key = objectKey('file_7', 'kept.txt', true);
     await upload(key, 'durable', 'text/plain');
-    const again = new EmbeddedStorage({ rootDir, baseUrl: () => baseUrl, secret: 'test-secret' });
+    const again = new EmbeddedStorage({
+      rootDir,
+      baseUrl: () => baseUrl,
+      secret: 'test-secret-of-sixteen-bytes-or-more',
+    });
     await again.init();
     expect(await again.stat(key)).toEqual({ size: 7, contentType: 'text/plain' });
     await again.close();
@@ -342,7 +350,7 @@ describe('embedded storage: signatures', () => {
     const stranger = new EmbeddedStorage({
       rootDir,
       baseUrl: () => baseUrl,
-      secret: 'other-secret',
+      secret: 'other-secret-of-sixteen-bytes-or-more',
     });
     expectForbidden(
       await get(await stranger.presignGet(key, { expiresInSeconds: 60 })),
@@ -529,7 +537,10 @@ describe('embedded storage: size limit', () => {
 
 describe('embedded storage: lifecycle', () => {
   it('without a folder, works in a temporary one, made at the first write, that close() removes', async () => {
-    const ephemeral = new EmbeddedStorage({ baseUrl: () => baseUrl, secret: 's' });
+    const ephemeral = new EmbeddedStorage({
+      baseUrl: () => baseUrl,
+      secret: 'signing-key-of-the-test-1234567',
+    });
     await ephemeral.init();
     // Nothing stored yet: no folder, and nothing to find or delete.
     expect((ephemeral as unknown as { root: string | undefined }).root).toBeUndefined();
@@ -547,7 +558,10 @@ describe('embedded storage: lifecycle', () => {
   });
 
   it('refuses to work before init()', async () => {
-    const early = new EmbeddedStorage({ baseUrl: () => baseUrl, secret: 's' });
+    const early = new EmbeddedStorage({
+      baseUrl: () => baseUrl,
+      secret: 'signing-key-of-the-test-1234567',
+    });
     await expect(early.stat('private/x')).rejects.toThrow(/before init/);
   });
 });

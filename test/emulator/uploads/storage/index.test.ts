@@ -13,7 +13,7 @@ describe('openObjectStorage', () => {
   it('chooses the embedded store without an S3 endpoint', async () => {
     const storage = await openObjectStorage({
       baseUrl: () => 'http://127.0.0.1:4010',
-      secret: 's',
+      secret: 'signing-key-of-the-test-1234567',
     });
     opened.push(storage);
     expect(storage).toBeInstanceOf(EmbeddedStorage);
@@ -28,7 +28,7 @@ describe('openObjectStorage', () => {
     const storage = await openObjectStorage({
       s3Endpoint: 'http://127.0.0.1:9000/',
       baseUrl: () => '',
-      secret: 's',
+      secret: 'signing-key-of-the-test-1234567',
     });
     opened.push(storage);
     expect(storage).toBeInstanceOf(S3Storage);
@@ -46,7 +46,7 @@ describe('openObjectStorage', () => {
       s3Bucket: 'files',
       s3Region: 'eu-west-3',
       baseUrl: () => '',
-      secret: 's',
+      secret: 'signing-key-of-the-test-1234567',
     });
     opened.push(storage);
     expect(storage.publicUrl('public/x')).toBe('https://s3.example.test/files/public/x');

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fsyncPath } from './snapshot.js';
+
+/**
+ * Writes a file of the data dir that holds a secret (a signing key, credentials), whole or not at all: a new 0600 file under an
+ * unguessable name (no planted link or looser file is reused), synced, renamed over the target, the folder synced. A crash or a
+ * full disk leaves the old file or the new one, never an empty or half-written key.
+ */
+export async function writePrivateFile(path: string, text: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const file = await open(temporary, 'wx', 0o600);
+  try {
+    try {
+      // The umask may narrow the mode at creation, never widen it; chmod makes it exactly 0600.
+      await file.chmod(0o600);
+      await file.writeFile(text);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await fsyncPath(dirname(path));
+}

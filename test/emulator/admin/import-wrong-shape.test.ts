@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { api, exported } from '../helpers.js';
+
+// "A 12 MB wrong-shape import (admin only) holds the event loop for 8.3 s" (issue 36): the import's
+// schema reported a detail per wrong record (millions), and walking a parsed body for `__proto__`
+// took seconds on a 3,000,000-item array. Now a cheap pass refuses the wrong shape first, collecting
+// 20 details and counting the rest, an object of more keys than any export has is refused in the
+// text scan, and the forbidden-key walk runs only on a body that can hold such a key.
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator();
+});
+afterAll(() => emu?.close());
+
+const HEAD = '{"format":"plugsmith-emulator-export","version":1,"collections":';
+
+async function importText(text: string) {
+  return api(emu, 'POST', '/_emulator/import', {
+    rawBody: text,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+test('a million records that are not objects: a 400 with 20 details that counts the rest; health answers meanwhile; nothing changed', async () => {
+  const before = await exported(emu);
+  const body = `${HEAD}{"plugins":[${Array(1_000_000).fill('7').join(',')}]}}`;
+  const importing = importText(body);
+  const health = api(emu, 'GET', '/_emulator/health');
+  const [res, healthRes] = await Promise.all([importing, health]);
+  expect(healthRes.status).toBe(200);
+  expect(res.status).toBe(400);
+  expect(res.body.error.message).toBe(
+    'Invalid request body: collections.plugins.0 must be object (and 999999 more)',
+  );
+  expect(res.body.error.details).toHaveLength(20);
+  expect(res.body.error.details[0]).toMatchObject({
+    code: 'type',
+    expected: 'object',
+    path: ['collections', 'plugins', '0'],
+  });
+  expect(await exported(emu)).toEqual(before);
+});
+
+test('records without an id, or with an id that is not a string: named with their paths', async () => {
+  const records = [...Array(300_000).fill('{"name":"x"}'), '{"id":5}'];
+  const res = await importText(`${HEAD}{"plugins":[${records.join(',')}]}}`);
+  expect(res.status).toBe(400);
+  expect(res.body.error.message).toBe(
+    'Invalid request body: collections.plugins.0.id is required (and 300000 more)',
+  );
+  expect(res.body.error.details[0]).toMatchObject({
+    code: 'required',
+    path: ['collections', 'plugins', '0', 'id'],
+  });
+});
+
+test('unknown collections are named; an object of 500,000 keys is refused before it is parsed', async () => {
+  const unknown = await importText(`${HEAD}{"plugins":[],"gadgets":[],"widgets":[]}}`);
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.error.message).toBe(
+    'Invalid request body: collections.gadgets is not allowed here (and 1 more)',
+  );
+  const names = Array.from({ length: 500_000 }, (_, i) => `"c${i}":[]`);
+  const wide = await importText(`${HEAD}{${names.join(',')}}}`);
+  expect(wide.status).toBe(400);
+  expect(wide.body.error.message).toMatch(/more than 10000 keys \(at collections\)/);
+});
+
+test('a forbidden key is still refused in an import, also spelled with an escape', async () => {
+  for (const key of ['__proto__', '\\u005f_proto__']) {
+    const res = await importText(
+      `${HEAD}{"plugins":[{"id":"p1","nested":{"${key}":{"polluted":true}}}]}}`,
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.error)).toContain('__proto__');
+  }
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+});
