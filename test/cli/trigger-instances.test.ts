@@ -161,4 +161,51 @@ describe('plugsmith trigger, CI style', () => {
     });
     expect((await listKeys()).length).toBe(before);
   });
+
+  test('-q prints only what a script takes: an id, ids, a token; nothing on stderr', async () => {
+    const quiet = (args: string[]) => runCli([...args, '-q'], { env: ciEnv() });
+    const added = await quiet([
+      'handlers',
+      'add',
+      'agent_nova',
+      '--plugin',
+      pluginId,
+      '--scopes',
+      'AGENT_MESSAGE_WRITE',
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^pin_\S+\n$/);
+    expect(added.stderr).toBe('');
+    const instanceId = added.stdout.trim();
+    expect(await instanceIds()).toContain(instanceId);
+
+    const triggered = await quiet(['trigger', 'PLUGIN_INSTALLED', '--plugin', pluginId]);
+    expect(triggered.code, triggered.stderr).toBe(0);
+    expect(triggered.stdout).toMatch(/^dlv_\S+\n$/);
+    expect(triggered.stderr).toBe('');
+    const delivery = await admin.emulator.deliveries.get(triggered.stdout.trim());
+    expect(delivery.type).toBe('PLUGIN_INSTALLED');
+
+    const message = await quiet(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', pluginId]);
+    expect(message.code, message.stderr).toBe(0);
+    expect(message.stdout).toMatch(/^dlv_\S+\n$/);
+    expect(message.stderr).toBe('');
+
+    const listed = await quiet(['handlers', 'list', 'agent_nova']);
+    expect(listed.stdout.trim().split('\n').sort()).toEqual((await instanceIds()).sort());
+    const created = await quiet([
+      'plugins',
+      'create',
+      '--org',
+      state.orgId,
+      '--name',
+      'Quiet',
+      '--type',
+      'APP',
+    ]);
+    expect(created.stdout).toMatch(/^plg_\S+\n$/);
+    const token = await quiet(['tokens', 'create', '--name', 'quiet']);
+    expect(token.stdout).toMatch(/^pst_\S+\n$/);
+    expect(token.stderr).toBe('');
+  });
 });

@@ -130,14 +130,18 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
         input.global,
         `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`,
       );
-    printResult(
-      input.io,
-      input.global,
-      result,
-      () =>
-        (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') +
-        (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
-    );
+    // --quiet: the delivery's id alone (for `plugsmith logs redeliver $(…)`); failures still go to stderr.
+    const quietly = input.global.quiet && !input.global.json;
+    if (quietly && result.delivery) input.io.stdout.write(`${result.delivery.id}\n`);
+    if (!quietly)
+      printResult(
+        input.io,
+        input.global,
+        result,
+        () =>
+          (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') +
+          (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
+      );
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
       throw new UserError(
         `the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`,
