@@ -32,7 +32,7 @@ export async function clientFor(
     throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
   if (!settings.baseUrl && !needs.messaging) {
     throw new UserError(
-      'no platform to talk to: run `plugsmith login --local` (emulator) or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL',
+      'no platform to talk to: start the local emulator (`plugsmith emulator start`; no login is needed for it), or for a remote platform run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL',
       EXIT.AUTH,
     );
   }
