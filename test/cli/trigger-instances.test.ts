@@ -185,6 +185,10 @@ describe('plugsmith trigger, CI style', () => {
     expect(triggered.stderr).toBe('');
     const delivery = await admin.emulator.deliveries.get(triggered.stdout.trim());
     expect(delivery.type).toBe('PLUGIN_INSTALLED');
+    const redelivered = await quiet(['logs', 'redeliver', delivery.id]);
+    expect(redelivered.code, redelivered.stderr).toBe(0);
+    expect(redelivered.stdout).toMatch(/^dlv_\S+\n$/);
+    expect(redelivered.stdout.trim()).not.toBe(delivery.id);
 
     const message = await quiet(['trigger', 'AGENT_MESSAGE_RECEIVED', '--plugin', pluginId]);
     expect(message.code, message.stderr).toBe(0);
