@@ -24,7 +24,10 @@ export function buildProgram(io: Io): Command {
     )
     .version(VERSION, '-v, --version', 'print the version')
     .option('--json', 'print only the result as JSON on stdout')
-    .option('-q, --quiet', 'print nothing but results and errors')
+    .option(
+      '-q, --quiet',
+      "print only results and errors: a record's id, a list's ids, a created token; no notes",
+    )
     .option('--no-color', 'disable colour')
     .option('--verbose', 'trace HTTP requests (secrets redacted) and show stacks')
     .option('--profile <name>', 'profile to use (see `plugsmith profiles list`)')

@@ -32,7 +32,7 @@ export async function clientFor(
     throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
   if (!settings.baseUrl && !needs.messaging) {
     throw new UserError(
-      'no platform to talk to: run `plugsmith login --local` (emulator) or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL',
+      'no platform to talk to: start the local emulator (`plugsmith emulator start`; no login is needed for it), or for a remote platform run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL',
       EXIT.AUTH,
     );
   }
@@ -211,11 +211,23 @@ export async function confirmDeletion(
   if (!yes) throw new UserError(`not deleted: ${what}`, EXIT.USAGE);
 }
 
-/** Prints one record: JSON with --json, else `key  value` lines. */
+/** Prints one record: JSON with --json, its id with --quiet, else `key  value` lines. */
 export function printRecord(input: CommandInput<unknown>, record: unknown, keys?: string[]): void {
+  const id = idOf(record);
+  if (input.global.quiet && !input.global.json && id !== undefined) {
+    input.io.stdout.write(`${id}\n`);
+    return;
+  }
   printResult(input.io, input.global, record, () =>
     details((record ?? {}) as Record<string, unknown>, keys),
   );
+}
+
+/** A record's `id` when it has a string one: what `--quiet` prints of it, for `$(…)`. */
+function idOf(record: unknown): string | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const id = (record as { id?: unknown }).id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** A list command's output: every page with `--all`, else one page and a note on how to get the next. */
@@ -236,13 +248,18 @@ export async function printList<T>(
   if (more) note(input.io, input.global, styleFor(input.io, input.global, 'stderr').dim(more));
 }
 
-/** Prints records: JSON with --json, else a table (or `no <what>`). */
+/** Prints records: JSON with --json, their ids with --quiet, else a table (or `no <what>`). */
 export function printRows<T>(
   input: CommandInput<unknown>,
   rows: T[],
   columns: Column<T>[],
   what: string,
 ): void {
+  const ids = rows.map(idOf);
+  if (input.global.quiet && !input.global.json && ids.every((id) => id !== undefined)) {
+    input.io.stdout.write(ids.map((id) => `${id}\n`).join(''));
+    return;
+  }
   const style = styleFor(input.io, input.global);
   printResult(input.io, input.global, rows, () =>
     rows.length === 0

@@ -15,6 +15,12 @@ interface TriggerRequest {
   data?: Record<string, unknown>;
   /** How long to wait for the delivery's first attempt; default 15 s. */
   timeoutMs?: number;
+  /**
+   * Whether the client carries a messaging API key (default true). Without one, a message's
+   * conversation is made with a key of the instance's org borrowed from the emulator's admin API
+   * and revoked afterwards; without a messaging URL, the emulator's health answer gives it.
+   */
+  hasApiKey?: boolean;
 }
 
 /** What happened: how the event was made, and the delivery it led to (null if none showed up in time). */
@@ -70,15 +76,71 @@ export async function triggerEvent(
       EXIT.USAGE,
     );
   }
+  const needsMessaging = request.type === 'AGENT_MESSAGE_RECEIVED' && request.data === undefined;
+  if (needsMessaging && (!client.messagingUrl || request.hasApiKey === false)) {
+    // The org of the key is the instance's (its agent's characters are that org's).
+    const instance = await pickInstance(client, plugin, request);
+    requireSubscription(plugin, instance, request.type);
+    const named = { ...request, instanceId: instance.id, hasApiKey: true };
+    return withMessaging(client, String(instance.orgId ?? plugin.orgId), request, (messaging) =>
+      emitOrAct(messaging, plugin, named),
+    );
+  }
+  return emitOrAct(client, plugin, request);
+}
+
+/** The event made by the platform's own route, or by the admin API for a payload given with --set/--data. */
+async function emitOrAct(
+  client: PlatformClient,
+  plugin: Plugin,
+  request: TriggerRequest,
+): Promise<TriggerResult> {
   if (request.overrides?.length || request.data !== undefined)
     return emitCustom(client, plugin, request);
   const type = request.type;
   if (type === 'WEBHOOK_CHALLENGE') return challenge(client, plugin);
-  if (type === 'PLUGIN_INSTALLED')
-    return throughPlatform(client, plugin, request, () => install(client, plugin));
+  if (type === 'PLUGIN_INSTALLED') return installed(client, plugin, request);
   const instance = await pickInstance(client, plugin, request);
   requireSubscription(plugin, instance, type);
   return throughPlatform(client, plugin, request, () => EMITTERS[type](client, plugin, instance));
+}
+
+/**
+ * Runs `work` with a client that reaches the messaging API: the emulator's messaging URL (from its
+ * health answer) when none is set, and, without an API key, a temporary one of `orgId` made with
+ * the admin API and revoked once the work is done. What cannot be found names the variables to set.
+ */
+async function withMessaging<T>(
+  client: PlatformClient,
+  orgId: string,
+  request: TriggerRequest,
+  work: (client: PlatformClient) => Promise<T>,
+): Promise<T> {
+  const settle = `set PLUGSMITH_MESSAGING_URL and PLUGSMITH_API_KEY (a messaging API key of org ${orgId})`;
+  let messagingUrl = client.messagingUrl;
+  if (!messagingUrl) {
+    const health = await client.emulator.health().catch(() => null);
+    if (typeof health?.messagingUrl !== 'string')
+      throw new UserError(
+        `AGENT_MESSAGE_RECEIVED starts a real conversation through the messaging API, and ${client.baseUrl} did not say where that is: ${settle}`,
+        EXIT.AUTH,
+      );
+    messagingUrl = health.messagingUrl;
+  }
+  if (request.hasApiKey !== false) return work(client.withOptions({ messagingUrl }));
+  const key = await client.emulator.apiKeys
+    .create({ orgId, name: 'plugsmith trigger (temporary)' })
+    .catch((error: Error & { status?: number }) => {
+      throw new UserError(
+        `AGENT_MESSAGE_RECEIVED starts a real conversation through the messaging API, which needs an API key of org ${orgId}, and the emulator's admin API would not make one (${error.message}): ${settle}, or PLUGSMITH_ADMIN_TOKEN so that trigger can borrow one`,
+        EXIT.AUTH,
+      );
+    });
+  try {
+    return await work(client.withOptions({ messagingUrl, apiKey: key.key }));
+  } finally {
+    await client.emulator.apiKeys.delete(key.id).catch(() => undefined);
+  }
 }
 
 /** The instance to act on: the one named, else the plugin's newest (on the right kind of entity). */
@@ -289,6 +351,51 @@ async function throughPlatform(
       : null;
   return { ...result, conversationId, reply };
 }
+
+/**
+ * PLUGIN_INSTALLED about an instance the plugin already has (`--instance`, else its newest): the
+ * logged install event sent again, same event id and token, so no instance is added and no later
+ * event goes out twice. Only a plugin with no instance gets one installed (its first).
+ */
+async function installed(
+  client: PlatformClient,
+  plugin: Plugin,
+  request: TriggerRequest,
+): Promise<TriggerResult> {
+  const instances = await client.emulator.instancesOf(plugin.id);
+  if (instances.length === 0 && !request.instanceId)
+    return throughPlatform(client, plugin, request, () => install(client, plugin));
+  const instance = await pickInstance(client, plugin, request);
+  const logged = await client.emulator.deliveries.list({
+    pluginId: plugin.id,
+    filters: { type: 'PLUGIN_INSTALLED', pluginInstanceId: instance.id },
+    sortBy: 'createdAt',
+    sortOrder: 'asc',
+    limit: 1,
+  });
+  const original = logged.data[0];
+  if (!original) {
+    throw new UserError(
+      `instance ${instance.id}'s PLUGIN_INSTALLED is not in the delivery log (the store was imported or reset?), so its token cannot be sent again: uninstall and install it again (\`plugsmith ${INSTALL_NOUNS[String(instance.entityType)] ?? 'handlers'} remove ${String(instance.entityId)} ${instance.id}\`, then \`add\`)`,
+      EXIT.NOT_FOUND,
+    );
+  }
+  const delivery = await client.emulator.deliveries.redeliver(original.id);
+  return {
+    type: 'PLUGIN_INSTALLED',
+    pluginId: plugin.id,
+    pluginInstanceId: instance.id,
+    via: `a resend of instance ${instance.id}'s install (delivery ${original.id}: the same event and token; no instance added)`,
+    delivery,
+  };
+}
+
+/** The CLI noun that installs and removes instances on each kind of entity. */
+const INSTALL_NOUNS: Record<string, string> = {
+  REPOSITORY: 'providers',
+  AGENT: 'handlers',
+  APP: 'apps',
+};
 
 /** How the platform's routes name an instance's entity, by its type. */
 const ENTITY_ROUTES = {

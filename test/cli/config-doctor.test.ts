@@ -173,6 +173,30 @@ describe.concurrent('profiles, precedence and doctor', { timeout: 120_000 }, () 
     ]);
   });
 
+  test('doctor with no config file beside a running emulator: all good, no login asked for (as README and the banner say)', async (context) => {
+    const { dir, env } = await ownConfig(context);
+    await mkdir(join(dir, 'emulators'));
+    await writeFile(
+      join(dir, 'emulators', 'memory-1.json'),
+      JSON.stringify({
+        url: t.emu.url,
+        messagingUrl: t.emu.messagingUrl,
+        token: OWNER_TOKEN,
+        apiKey: API_KEY,
+        orgId: ORG,
+        dataDir: null,
+        pid: process.pid,
+        startedAt: new Date().toISOString(),
+      }),
+    );
+    const doctor = await t.cli(['doctor'], env);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    expect(doctor.stdout).toMatch(
+      /^✔ config\s+no config file at .*: none is needed for the local emulator/m,
+    );
+    expect(doctor.stdout).not.toMatch(/run `plugsmith login`/);
+  });
+
   test('doctor fails with the first problem’s code: refused token 3, dead URL 7, config open to others 3, emulator gone 7', async (context) => {
     const open = await ownConfig(context);
     await writeFile(

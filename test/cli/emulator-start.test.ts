@@ -197,10 +197,13 @@ describe('plugsmith emulator start', () => {
       { cwd, env: { PLUGSMITH_CONFIG_DIR: config } },
     );
     const banner: string[] = [];
-    while (!banner.some((line) => line.startsWith('Use it from another terminal')))
+    while (!banner.some((line) => line.endsWith('Stop with Ctrl+C.')))
       banner.push(await proc.nextLine());
     const text = banner.join('\n');
     expect(text).toContain('plugsmith emulator ready');
+    // One voice with README and doctor: no login against the local emulator.
+    expect(text).toContain('No login needed');
+    expect(text).not.toContain('login --local');
     const management = /management API\s+(http:\/\/127\.0\.0\.2:\d+)\/api/.exec(text)![1];
     expect(text).toMatch(/messaging API\s+http:\/\/127\.0\.0\.2:\d+/);
     const token = /token\s+(pst_\S+)/.exec(text)![1];

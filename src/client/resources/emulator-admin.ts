@@ -10,6 +10,7 @@ import {
 import type { CallOptions } from '../transport.js';
 import type {
   Agent,
+  ApiKey,
   DeliveryStreamQuery,
   EventEmit,
   FaultSettings,
@@ -150,6 +151,14 @@ export function emulatorAdminResource(api: Api) {
       /** POST /_emulator/deliveries/:deliveryId/cancel: a pending delivery's retries end; it becomes failed with `cancelledAt` (409 when not pending). */
       cancel: (deliveryId: string, options?: CallOptions) =>
         api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/cancel`, { options }),
+    },
+    apiKeys: {
+      /** POST /_emulator/api-keys: a new messaging API key of an org; the answer's `key` is the secret, shown only here. */
+      create: (body: { orgId: string; name?: string }, options?: CallOptions) =>
+        api.data<ApiKey>('POST', '/_emulator/api-keys', { body, options }),
+      /** DELETE /_emulator/api-keys/:apiKeyId: revokes the key (its conversations' event streams end). */
+      delete: (apiKeyId: string, options?: CallOptions) =>
+        api.data<ApiKey>('DELETE', `/_emulator/api-keys/${s(apiKeyId)}`, { options }),
     },
     characters: {
       /** GET /_emulator/characters */

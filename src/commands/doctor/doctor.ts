@@ -44,9 +44,9 @@ async function checkConfig(): Promise<Check> {
   try {
     mode = (await stat(path)).mode;
   } catch {
-    return warn(
+    return ok(
       'config',
-      `no config file at ${path} (run \`plugsmith login\`, or use PLUGSMITH_* variables)`,
+      `no config file at ${path}: none is needed for the local emulator (\`plugsmith login --base-url URL\` makes one for a remote platform)`,
     );
   }
   try {
@@ -75,7 +75,9 @@ function checkProfile(settings: Settings): Check {
   if (!settings.baseUrl)
     return fail(
       'profile',
-      'no management URL: run `plugsmith login --local` or `plugsmith login --base-url URL`, or set PLUGSMITH_BASE_URL',
+      settings.noEmulator
+        ? `${settings.noEmulator} (no login is needed for it; for a remote platform run \`plugsmith login --base-url URL\` or set PLUGSMITH_BASE_URL)`
+        : 'no management URL: run `plugsmith login --base-url URL` or set PLUGSMITH_BASE_URL (for the local emulator, `plugsmith login --local`)',
       EXIT.AUTH,
     );
   const from = settings.profileName

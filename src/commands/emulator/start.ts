@@ -179,7 +179,7 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
         `Dashboard: ${dashboardUrl}`,
         '  (the link works once; `plugsmith emulator dashboard --open` makes another)',
         '',
-        'Use it from another terminal with `plugsmith login --local`. Stop with Ctrl+C.',
+        `${await howToUse()} Stop with Ctrl+C.`,
         '',
       ].join('\n'),
     );
@@ -299,3 +299,16 @@ export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({
     await emulator.close();
   }
 };
+
+/**
+ * The banner's word on logging in, the same as README's and doctor's: none is needed for the local
+ * emulator; only a current profile of a remote platform (made by `plugsmith login`) is in the way.
+ */
+async function howToUse(): Promise<string> {
+  const { loadConfig } = await import('../../config/profiles.js');
+  const config = await loadConfig().catch(() => null);
+  const current = config?.current ? config.profiles[config.current] : undefined;
+  if (current && !current.local)
+    return `Your current profile "${config?.current}" points at ${current.baseUrl}: run \`plugsmith login --local\` so that commands use this emulator.`;
+  return 'No login needed: commands in another terminal use this emulator (`plugsmith login` is for a remote platform).';
+}

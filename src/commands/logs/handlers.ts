@@ -144,13 +144,16 @@ async function redeliverOne(
   const delivery = await withClient(input, { token: false }, (client) =>
     client.emulator.deliveries.redeliver(deliveryId),
   );
-  printResult(
-    input.io,
-    input.global,
-    delivery,
-    () =>
-      `${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`,
-  );
+  // --quiet: the new delivery's id alone, as `trigger -q` prints its delivery's.
+  if (input.global.quiet && !input.global.json) input.io.stdout.write(`${delivery.id}\n`);
+  else
+    printResult(
+      input.io,
+      input.global,
+      delivery,
+      () =>
+        `${deliverySummary(delivery)}${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}\n`,
+    );
   if (delivery.status !== 'delivered')
     throw new UserError(`the webhook did not accept the redelivered event`, EXIT.UNEXPECTED);
 }

@@ -11,6 +11,11 @@ const create: CommandHandler<{ name?: string; org?: string } & TargetFlags> = as
   const token = await withClient(input, { token: true }, (client) =>
     client.tokens.create({ name, ...(o.org ? { orgId: o.org } : {}) }),
   );
+  if (input.global.quiet && !input.global.json) {
+    // The one value a script needs from it, like `plugins secret`: the token itself, shown only now.
+    input.io.stdout.write(`${token.token}\n`);
+    return;
+  }
   printRecord(input, token);
   note(
     input.io,

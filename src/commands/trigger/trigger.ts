@@ -110,12 +110,6 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
   const settings = await settingsFor(input);
   if (settings.noEmulator && !settings.baseUrl)
     throw new UserError(settings.noEmulator, EXIT.NOT_FOUND);
-  if (type === 'AGENT_MESSAGE_RECEIVED' && !data && (!settings.messagingUrl || !settings.apiKey)) {
-    throw new UserError(
-      'AGENT_MESSAGE_RECEIVED is about a real conversation, made through the messaging API, which needs its URL and API key: run `plugsmith login --local`, or pass --messaging-url and set PLUGSMITH_API_KEY',
-      EXIT.AUTH,
-    );
-  }
   await withClient(input, { token: true }, async (client) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
     const { triggerEvent } = await import('../../trigger/trigger.js');
@@ -127,6 +121,8 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
       overrides: o.set,
       data,
       timeoutMs: o.wait * 1000,
+      // Without a key (CI sets only the URL and token), a temporary one is borrowed from the emulator.
+      hasApiKey: Boolean(settings.apiKey),
     });
     if (!input.global.json)
       note(
@@ -134,14 +130,18 @@ const trigger: CommandHandler<TriggerOptions> = async (input) => {
         input.global,
         `${type} for plugin ${pluginId}${result.pluginInstanceId ? ` (instance ${result.pluginInstanceId})` : ''} through ${result.via}`,
       );
-    printResult(
-      input.io,
-      input.global,
-      result,
-      () =>
-        (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') +
-        (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
-    );
+    // --quiet: the delivery's id alone (for `plugsmith logs redeliver $(…)`); failures still go to stderr.
+    const quietly = input.global.quiet && !input.global.json;
+    if (quietly && result.delivery) input.io.stdout.write(`${result.delivery.id}\n`);
+    if (!quietly)
+      printResult(
+        input.io,
+        input.global,
+        result,
+        () =>
+          (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') +
+          (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
+      );
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
       throw new UserError(
         `the webhook of plugin ${pluginId} is not verified: ${result.reason ?? 'no reason given'}`,
