@@ -72,7 +72,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
           : []),
         ...targetOptions,
       ],
-      load: () => run().then((m) => ({ default: m.addHandler(kind) })),
+      load: () => run().then((m) => ({ default: m.runAdd(kind) })),
     }),
     defineCommand({
       path: [noun, 'list'],
@@ -83,7 +83,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
       ],
       args: [arg],
       options: [...listOptions, ...targetOptions],
-      load: () => run().then((m) => ({ default: m.listHandler(kind) })),
+      load: () => run().then((m) => ({ default: m.runList(kind) })),
     }),
     defineCommand({
       path: [noun, 'remove'],
@@ -91,7 +91,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
       examples: [`plugsmith ${noun} remove ${ex.entityId} pin_123 --yes`],
       args: [arg, '<pluginInstanceId>'],
       options: [yesOption, ...targetOptions],
-      load: () => run().then((m) => ({ default: m.removeHandler(kind) })),
+      load: () => run().then((m) => ({ default: m.runRemove(kind) })),
     }),
   ];
 }
