@@ -17,7 +17,7 @@ interface CompletionNode {
   description: string;
   subcommands: Array<{ name: string; description: string }>;
   options: CompletionOption[];
-  /** Values of the command's arguments that completion offers (e.g. trigger's event types). */
+  /** Values of the command's arguments that completion offers (e.g. trigger's event kinds). */
   values: string[];
 }
 

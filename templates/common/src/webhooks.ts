@@ -7,7 +7,7 @@ import type { WebhookEvent, WebhookEventOf, WebhookEventType } from 'plugsmith/w
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler with no return statement returns void; undefined here would refuse it
 export type HandlerResult = object | void;
 
-/** One optional handler per event type, each given the event narrowed to its type. */
+/** One optional handler per event kind, each given the event narrowed to its kind. */
 export type WebhookHandlers = {
   [T in WebhookEventType]?: (event: WebhookEventOf<T>) => HandlerResult | Promise<HandlerResult>;
 };

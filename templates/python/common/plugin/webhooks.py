@@ -1,4 +1,4 @@
-"""Standard Webhooks signature verification and dispatch by event type, with `hmac` alone.
+"""Standard Webhooks signature verification and dispatch by event kind, with `hmac` alone.
 
 The platform signs every delivery as Standard Webhooks (https://www.standardwebhooks.com) has it:
 
