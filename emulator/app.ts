@@ -226,7 +226,7 @@ export async function buildMessagingApp(
   // Before the routes' own hooks: a preflight carries no API key.
   installMessagingCors(app, services);
   await app.register(conversationRoutes, { services });
-  // Event streams are hijacked responses: end them, or close() would wait for their clients.
+  // SSE streams are hijacked responses: end them, or close() would wait for their clients.
   app.addHook('preClose', async () => services.messaging.streams.closeAll());
   return app;
 }

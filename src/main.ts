@@ -16,7 +16,7 @@ declare const __PLUGSMITH_VERSION__: string;
 export const VERSION =
   typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
 
-/** Builds the commander program from the command registry; a command's handler loads only when it runs. */
+/** Builds the commander program from the command registry; what a command runs loads only when it runs. */
 export function buildProgram(io: Io): Command {
   const program = new Command('plugsmith')
     .description(
@@ -154,10 +154,10 @@ function addCommand(program: Command, parent: Command, spec: AnyCommandSpec, io:
     };
     const { setEmulatorOption } = await import('./config/emulators.js');
     setEmulatorOption(typeof all.emulator === 'string' ? all.emulator : undefined);
-    // Loaded only now. Budget: `plugsmith --help` <= 250 ms (every handler at start loads ink, react and the emulator).
-    const { default: handler } = await spec.load();
-    // The one cast of commander's untyped values: defineCommand checked the handler's type against these declarations.
-    await handler({ args, options: withParentValues(self) as never, global, io, program });
+    // Loaded only now. Budget: `plugsmith --help` <= 250 ms (every command's run module at start loads ink, react and the emulator).
+    const { default: runCommand } = await spec.load();
+    // The one cast of commander's untyped values: defineCommand checked the run function's type against these declarations.
+    await runCommand({ args, options: withParentValues(self) as never, global, io, program });
   });
   return command;
 }

@@ -90,7 +90,7 @@ export default async function adminTriggerRoutes(
             'required',
             'an instance id',
             undefined,
-            'pluginInstanceId is required for this event type',
+            'pluginInstanceId is required for this event kind',
           ),
         ]);
       }

@@ -31,7 +31,7 @@ export function installMessagingCors(app: FastifyInstance, services: CorsDeps): 
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     if (typeof origin !== 'string' || !isDashboard(origin)) return;
-    // On the raw response: event streams are hijacked and write their own head, which keeps these.
+    // On the raw response: SSE streams are hijacked and write their own head, which keeps these.
     reply.raw.setHeader('access-control-allow-origin', origin);
     reply.raw.setHeader('vary', 'Origin');
     if (

@@ -58,11 +58,11 @@ export interface MessagingOptions {
   keepAliveMs?: number;
   /** Unsent bytes held for slow readers of conversation streams (per stream, per API key, in all). */
   streamBuffers?: StreamBufferLimits;
-  /** Event streams one API key may hold open at once; one more is a 429. Default MAX_STREAMS_PER_API_KEY (64). */
+  /** Conversation streams one API key may hold open at once; one more is a 429. Default MAX_STREAMS_PER_API_KEY (64). */
   maxStreamsPerApiKey?: number;
 }
 
-/** Event streams one API key may hold open at once by default: one key opened 20,175 until the process ran out of descriptors. */
+/** Conversation streams one API key may hold open at once by default: one key opened 20,175 until the process ran out of descriptors. */
 export const MAX_STREAMS_PER_API_KEY = 64;
 
 /** Turns of history an engine sees at most (the newest ones). */
@@ -228,7 +228,7 @@ export class Messaging implements LiveReplyHost {
     if (this.streams.countForApiKey(apiKeyId) < cap) return;
     throw new ApiError(
       'TOO_MANY_REQUESTS',
-      `This API key holds ${cap} open event streams, the most it may (MAX_STREAMS_PER_API_KEY): close one before opening another`,
+      `This API key holds ${cap} open conversation streams, the most it may (MAX_STREAMS_PER_API_KEY): close one before opening another`,
     );
   }
 

@@ -74,7 +74,7 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'DELETE /api/apps/{appId}/plugins/{pluginInstanceId}':
     "An OWNER of the app's org uninstalls a plugin from it: its access token stops working and the plugin is sent PLUGIN_UNINSTALLED.",
   'POST /api/agents/{agentId}/conversations/{conversationId}/messages':
-    "A plugin, with an installation access token that has AGENT_MESSAGE_WRITE on the agent, writes its character's reply: each call is one packet (without `messageId` a new message, with it the next delta). Every packet reaches the conversation's event stream as CHARACTER_MESSAGE_SENT.",
+    "A plugin, with an installation access token that has AGENT_MESSAGE_WRITE on the agent, writes its character's reply: each call is one packet (without `messageId` a new message, with it the next delta). Every packet reaches the conversation stream as CHARACTER_MESSAGE_SENT.",
   'GET /api/generate-upload-url':
     "The spec's form of the request, with the JSON body on a GET: the same as the POST form (which proxies pass on; many drop a GET body). A MEMBER or OWNER of the owning org creates one file record per file and gets a signed upload URL for each.",
   'POST /api/generate-upload-url':
@@ -111,7 +111,7 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'PATCH /_emulator/agents/{agentId}': `${ADMIN} renames an agent.`,
   'GET /_emulator/api-keys': `${ADMIN} lists the messaging API keys as metadata (a hint, never the key), with the query system.`,
   'POST /_emulator/api-keys': `${ADMIN} creates a messaging API key for an org; the key is in this answer only.`,
-  'DELETE /_emulator/api-keys/{apiKeyId}': `${ADMIN} revokes a messaging API key: its requests are refused and the event streams opened with it end at once.`,
+  'DELETE /_emulator/api-keys/{apiKeyId}': `${ADMIN} revokes a messaging API key: its requests are refused and the conversation streams opened with it end at once.`,
   'GET /_emulator/conversations': `${ADMIN} lists the conversations of every org, with the query system.`,
   'GET /_emulator/conversations/{conversationId}': `${ADMIN} reads a conversation of any org.`,
   'GET /_emulator/conversations/{conversationId}/messages': `${ADMIN} lists a conversation's messages, oldest first, a streaming one with its content so far.`,
@@ -119,7 +119,7 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'GET /_emulator/export': `${ADMIN} writes every record of the store as one JSON document, which \`POST /_emulator/import\` takes back.`,
   'POST /_emulator/import': `${ADMIN} replaces every record with those of an export, checked first (nothing changes on a 400); pending retries, live replies and conversation streams of before end, and \`store-replaced\` is streamed.`,
   'POST /_emulator/reset': `${ADMIN} empties the store and loads the seed again (its credentials stay valid); \`store-replaced\` is streamed.`,
-  'POST /_emulator/events': `${ADMIN} emits a platform event (any webhook event type) to a plugin's instances, or WEBHOOK_CHALLENGE to a plugin, as the platform would: signed, logged and retried like any delivery.`,
+  'POST /_emulator/events': `${ADMIN} emits a platform event (any event kind) to a plugin's instances, or WEBHOOK_CHALLENGE to a plugin, as the platform would: signed, logged and retried like any delivery.`,
   'GET /_emulator/instances': `${ADMIN} lists the plugin instances of every org (repositories, agents and apps), with the query system.`,
   'GET /_emulator/faults': `${ADMIN} reads the fault injection in force: its profile and seed.`,
   'PUT /_emulator/faults': `${ADMIN} sets the fault injection profile and seed of webhook deliveries (\`off\` turns it off); applies to the attempts that start afterwards.`,
@@ -136,7 +136,7 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'GET /conversations/{conversationId}':
     "With the messaging API key of the conversation's org: reads the conversation.",
   'POST /conversations/{conversationId}/messages':
-    "With the messaging API key of the conversation's org: sends a user's message. The character replies in packets (CHARACTER_MESSAGE_SENT on the event stream); a character whose agent has EVENT_HANDLER plugins sends them AGENT_MESSAGE_RECEIVED and lets them reply.",
+    "With the messaging API key of the conversation's org: sends a user's message. The character replies in packets (CHARACTER_MESSAGE_SENT on the conversation stream); a character whose agent has EVENT_HANDLER plugins sends them AGENT_MESSAGE_RECEIVED and lets them reply.",
   'GET /conversations/{conversationId}/messages':
     "With the messaging API key of the conversation's org: lists its messages, oldest first, a streaming one with its content so far (poll with `after`).",
   'GET /conversations/{conversationId}/events':

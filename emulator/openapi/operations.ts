@@ -555,7 +555,7 @@ function hoistTitledSchemas(doc: OpenApiDocument): void {
     if (node === null || typeof node !== 'object') return node;
     for (const [key, value] of Object.entries<OpenApiNode>(node)) {
       // Below a schema every object is a schema, except maps of them, `definitions`, `dependentRequired` and data (left as it is).
-      // `x-event-data` (an event stream's data) is left as it is: tools do not read extensions.
+      // `x-event-data` (an SSE stream's data) is left as it is: tools do not read extensions.
       if (isSchema && ['examples', 'example', 'default', 'const', 'enum'].includes(key)) continue;
       if (
         isSchema &&

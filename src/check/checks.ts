@@ -24,7 +24,7 @@ const TOLERANCE_SECONDS = 300;
 /** The answer-time check's burst; 16 at a time is the platform's per-plugin concurrency. */
 const BURST = { requests: 32, concurrency: 16 };
 
-/** An event type no platform sends (yet): a webhook must take it calmly. */
+/** An event kind no platform sends (yet): a webhook must take it calmly. */
 const UNKNOWN_EVENT_TYPE = 'PLUGSMITH_CHECK_UNKNOWN_EVENT';
 
 const REFUSE_FIX =
@@ -278,11 +278,11 @@ async function unknownEventCheck(ctx: CheckContext): Promise<CheckResult> {
   const { answer, wrote } = await sendCounting(ctx, body);
   return result(
     'unknown-event',
-    'answers an unknown event type with 2xx and does nothing',
+    'answers an unknown event kind with 2xx and does nothing',
     is2xx(answer) && !wrote,
     `a signed ${UNKNOWN_EVENT_TYPE}${ctx.observer ? " carrying a message's data" : ''}`,
     describeAnswer(answer) + (wrote === null ? '' : `; wrote ${messages(wrote)}`),
-    'the platform adds event types over time: answer 2xx to a type you do not handle and do nothing (a 4xx or 5xx is retried until the delivery is given up); branch on event.type, never assume it',
+    'the platform adds event kinds over time: answer 2xx to a kind you do not handle and do nothing (a 4xx or 5xx is retried until the delivery is given up); branch on event.type, never assume it',
   );
 }
 

@@ -21,7 +21,7 @@ import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
 
-/** Every command of the CLI. Each noun's list lives beside its handlers. */
+/** Every command of the CLI. Each noun's list lives beside its run module (run.ts or a file named for the command). */
 export const commands: AnyCommandSpec[] = [
   ...authCommands,
   ...profileCommands,

@@ -51,7 +51,7 @@ type GivenValue<S extends OptionSpec> = S extends { parse: (...args: never[]) =>
         : S extends { choices: readonly (infer Choice)[] }
           ? Choice
           : string;
-/** An option's value as the handler receives it: undefined when not given, unless negated or defaulted. */
+/** An option's value as the run function receives it: undefined when not given, unless negated or defaulted. */
 type OptionValue<S extends OptionSpec> =
   LongFlag<S['flags']> extends `no-${string}`
     ? boolean
@@ -59,7 +59,7 @@ type OptionValue<S extends OptionSpec> =
       ? Exclude<GivenValue<S>, undefined> | Default
       : GivenValue<S> | undefined;
 
-/** The options a command's handler receives, inferred from its declarations (commander's camelCase names). */
+/** The options a command's run function receives, inferred from its declarations (commander's camelCase names). */
 export type OptionsOf<O extends readonly OptionSpec[]> = {
   [S in O[number] as OptionKey<S['flags']>]: OptionValue<S>;
 };
@@ -71,7 +71,7 @@ export interface TargetFlags {
   org?: string;
 }
 
-/** What a command handler receives; `O` is its options, as declared (see `OptionsOf`). */
+/** What a command's run function receives; `O` is its options, as declared (see `OptionsOf`). */
 export interface CommandInput<O = TargetFlags> {
   args: string[] & unknown[];
   options: O;
@@ -81,10 +81,10 @@ export interface CommandInput<O = TargetFlags> {
   program: Command;
 }
 
-/** A command's handler, typed by the options it reads. */
-export type CommandHandler<O = TargetFlags> = (input: CommandInput<O>) => Promise<void>;
+/** What a command runs (the default export of its run module), typed by the options it reads. */
+export type RunCommand<O = TargetFlags> = (input: CommandInput<O>) => Promise<void>;
 
-/** A command, declared apart from its handler so that `--help` loads no command code: `load` imports it when it runs. */
+/** A command, declared apart from what it runs so that `--help` loads no command code: `load` imports it when it runs. */
 export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSpec[]> {
   /** e.g. ['plugins', 'create'] */
   path: string[];
@@ -94,16 +94,16 @@ export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSp
   /** commander argument syntax (`<pluginId>`, `[paths...]`); an object adds a description and the values help and completion offer. */
   args?: Array<string | { name: string; description: string; choices?: readonly string[] }>;
   options?: O;
-  /** Loads the handler, which must accept the options the declarations give. */
-  load: () => Promise<{ default: CommandHandler<OptionsOf<O>> }>;
+  /** Loads the run function, which must accept the options the declarations give. */
+  load: () => Promise<{ default: RunCommand<OptionsOf<O>> }>;
 }
 
-/** A declared command as the registry holds it: its handler's option type is checked and then forgotten. */
+/** A declared command as the registry holds it: its run function's option type is checked and then forgotten. */
 export type AnyCommandSpec = Omit<CommandSpec, 'load'> & {
-  load: () => Promise<{ default: CommandHandler<never> }>;
+  load: () => Promise<{ default: RunCommand<never> }>;
 };
 
-/** Declares a command, checking that its handler reads only the options declared, with their types. */
+/** Declares a command, checking that its run function reads only the options declared, with their types. */
 export function defineCommand<const O extends readonly OptionSpec[] = readonly []>(
   spec: CommandSpec<O>,
 ): AnyCommandSpec {

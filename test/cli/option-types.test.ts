@@ -2,7 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   defineCommand,
   integerOption,
-  type CommandHandler,
+  type RunCommand,
   type OptionsOf,
 } from '../../src/commands/types.js';
 
@@ -32,10 +32,10 @@ describe('command options typed from their declarations', () => {
     expect(declared).toHaveLength(7);
   });
 
-  it('refuses a handler that reads an option the command does not declare, or with another type', () => {
-    const reads = (async () => undefined) as CommandHandler<{ limit?: number; manifest: string }>;
-    const wrongType = (async () => undefined) as CommandHandler<{ limit?: string }>;
-    const fits = (async () => undefined) as CommandHandler<{ limit?: number; yes?: boolean }>;
+  it('refuses a run function that reads an option the command does not declare, or with another type', () => {
+    const reads = (async () => undefined) as RunCommand<{ limit?: number; manifest: string }>;
+    const wrongType = (async () => undefined) as RunCommand<{ limit?: string }>;
+    const fits = (async () => undefined) as RunCommand<{ limit?: number; yes?: boolean }>;
     const base = { path: ['x'], summary: 's', examples: ['e'], options: declared };
     // @ts-expect-error --manifest is not declared
     defineCommand({ ...base, load: async () => ({ default: reads }) });

@@ -3,7 +3,7 @@ import { runCliRecordingLoads } from '../helpers/cli-process.js';
 import { ORG, useCliEnv } from './cli-env.js';
 
 // Issue #25: most of a command's start is loading modules. These tests hold the structure that keeps
-// it short: help loads the command declarations and commander, none of what the handlers need; a
+// it short: help loads the command declarations and commander, none of what the commands run; a
 // command that calls the API loads the client and sends with node:http (undici only when a proxy
 // variable is set), not the wire contract's schemas (TypeBox) nor what other commands need. How fast
 // it is, is the benchmark's question (`npm run bench -- cli`), never a test's.

@@ -375,7 +375,7 @@ describe('the document for generators and fuzzers', () => {
     );
   });
 
-  test('the messaging operations name their own server; event streams are strings; one title per schema', () => {
+  test('the messaging operations name their own server; SSE streams are strings; one title per schema', () => {
     for (const { path, operation } of operations()) {
       if (path.startsWith('/conversations'))
         expect(operation.servers?.[0]?.url, path).toBe(emu.messagingUrl);

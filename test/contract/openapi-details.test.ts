@@ -6,7 +6,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
 
 // What other tools found in the OpenAPI document and the answers behind it (issue 35): patterns a
-// Perl client reads otherwise, an event stream without its events, a body declared required that is
+// Perl client reads otherwise, an SSE stream without its events, a body declared required that is
 // optional, filters looser or stricter than declared, error details that misreport, and operations
 // without a description. Each against a real emulator on real ports.
 
@@ -67,7 +67,7 @@ describe('patterns every regex engine reads alike', () => {
   });
 });
 
-describe('the conversation event stream', () => {
+describe('the conversation stream', () => {
   test('its events are described (x-event-data), and it promises no `id:` line, as none is sent', async () => {
     const response = doc.paths['/conversations/{conversationId}/events'].get.responses['200'];
     const stream = response.content['text/event-stream'];
@@ -112,7 +112,7 @@ describe('the conversation event stream', () => {
     }
   });
 
-  test('every event stream of the document describes its events', () => {
+  test('every SSE stream of the document describes its events', () => {
     const streams = operations().flatMap(({ name, operation }) =>
       Object.values<any>(operation.responses)
         .map((r) => r.content?.['text/event-stream'])

@@ -49,7 +49,7 @@ describe('dashboard: Chat', () => {
     await page.getByRole('button', { name: 'Start a conversation' }).click();
     await page.waitForURL(/#\/chat\/conv_/);
     const conversationId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
-    await page.getByLabel('Event stream state').getByText('open').waitFor();
+    await page.getByLabel('Conversation stream state').getByText('open').waitFor();
 
     // Every length the character's message takes in the page, as the DOM changes.
     // (Page code as a string: the tests' tsconfig has no DOM library.)

@@ -11,7 +11,7 @@ import {
   newConversation,
 } from '../emulator/messaging/helpers.js';
 
-// Conversation event streams whose clients never read: each one made the emulator hold up to
+// Conversation streams whose clients never read: each one made the emulator hold up to
 // 16 MiB of unsent reply packets, and nothing bounded how many there were (24 of them took the
 // process from 250 to 650 MB). The emulator now bounds what it holds for slow readers in all and
 // per API key, dropping the reader furthest behind first. Real sockets that never read, a real
@@ -88,7 +88,7 @@ async function reply(conversationId: string): Promise<void> {
   ).toBe(200);
 }
 
-/** A client of a conversation's event stream that reads the response head, then never reads again. */
+/** A client of a conversation stream that reads the response head, then never reads again. */
 async function stalledReader(conversationId: string, key: string): Promise<Socket> {
   const { port } = new URL(emu.messagingUrl);
   const socket = connect(Number(port), '127.0.0.1');

@@ -317,7 +317,7 @@ describe('messaging CORS', () => {
     expect(created.status).toBe(201);
     expect(created.headers['access-control-allow-origin']).toBe(dashboardOrigin());
     const conversation = `/conversations/${created.body.data.id}`;
-    // The event stream writes its own head: the header is there too.
+    // The conversation stream writes its own head: the header is there too.
     const events = await request(`${emu.messagingUrl}${conversation}/events`, {
       headers: { origin: dashboardOrigin(), authorization: `Bearer ${emu.apiKey}` },
     });

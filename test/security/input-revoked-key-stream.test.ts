@@ -2,7 +2,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 
-// Revoking an API key ends what it holds open: its conversation event streams close at once.
+// Revoking an API key ends what it holds open: its conversation streams close at once.
 let emu: Emulator;
 beforeAll(async () => {
   emu = await startEmulator();
@@ -19,7 +19,7 @@ async function json(res: Awaited<ReturnType<typeof request>>) {
 }
 
 describe('revoking an API key', () => {
-  it('closes the event streams opened with it, and only those', async () => {
+  it('closes the conversation streams opened with it, and only those', async () => {
     const issue = async () =>
       json(
         await request(`${emu.url}/_emulator/api-keys`, {

@@ -8,7 +8,7 @@ import { RawConnection } from '../helpers/raw-http.js';
 // requestTimeout is 0, so a body that stops, or comes a byte at a time, held its connection (and
 // its parser) forever. A body now has `graceMs` plus a second per `minBytesPerSecond` received;
 // here the bound is short (500 ms, then 1,000 B/s) so the test is quick. A body that flows (a
-// large upload) and a request without a body (an event stream) are never cut.
+// large upload) and a request without a body (an SSE stream) are never cut.
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -132,7 +132,7 @@ test('an upload that keeps flowing is never cut, however long it takes', async (
   }
 });
 
-test('an event stream (a request without a body) outlives the bound and still delivers', async () => {
+test('an SSE stream (a request without a body) outlives the bound and still delivers', async () => {
   const created = await fetch(`${emu.messagingUrl}/conversations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json' },

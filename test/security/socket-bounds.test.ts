@@ -125,7 +125,7 @@ describe('the default cap follows the descriptor limit', { timeout: 60_000 }, ()
   });
 });
 
-describe('event streams per API key are capped', { timeout: 30_000 }, () => {
+describe('conversation streams per API key are capped', { timeout: 30_000 }, () => {
   it('one stream past maxStreamsPerApiKey is a 429 naming the cap; health and the admin API answer', async () => {
     const emu = await emulator({ seed: messagingSeed(), messaging: { maxStreamsPerApiKey: 3 } });
     const conversationId = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
@@ -148,7 +148,7 @@ describe('event streams per API key are capped', { timeout: 30_000 }, () => {
     const body = (await refused.json()) as { error: { error: string; message: string } };
     expect(body.error.error).toBe('TOO_MANY_REQUESTS');
     expect(body.error.message).toContain('MAX_STREAMS_PER_API_KEY');
-    expect(body.error.message).toContain('3 open event streams');
+    expect(body.error.message).toContain('3 open conversation streams');
     expect(await health(emu)).toBe(200);
     expect(await adminCharacters(emu)).toBe(200);
     // Messages still flow for the key on plain requests, and a closed stream frees its place.

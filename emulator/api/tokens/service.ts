@@ -33,7 +33,7 @@ export async function createApiKey(
 export async function deleteApiKey(services: TokenDeps, apiKeyId: string): Promise<ApiKeyRecord> {
   const record = found(services.db.apiKeys.get(apiKeyId), 'API key', apiKeyId);
   await services.db.apiKeys.delete(apiKeyId);
-  // A revoked key keeps nothing open: its event streams end now.
+  // A revoked key keeps nothing open: its conversation streams end now.
   services.messaging.streams.closeForApiKey(apiKeyId);
   return record;
 }

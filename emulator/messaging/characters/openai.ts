@@ -112,7 +112,7 @@ async function* streamCompletion(
     if (contentType !== '' && !contentType.startsWith('text/event-stream')) {
       throw new ReplyEngineError(
         'BAD_STREAM',
-        `${where} answered with ${contentType} instead of an event stream; check --llm-base-url (an OpenAI-compatible base URL usually ends in /v1)`,
+        `${where} answered with ${contentType} instead of an SSE stream (text/event-stream); check --llm-base-url (an OpenAI-compatible base URL usually ends in /v1)`,
       );
     }
 

@@ -156,7 +156,7 @@ export function emulatorAdminResource(api: Api) {
       /** POST /_emulator/api-keys: a new messaging API key of an org; the answer's `key` is the secret, shown only here. */
       create: (body: { orgId: string; name?: string }, options?: CallOptions) =>
         api.data<ApiKey>('POST', '/_emulator/api-keys', { body, options }),
-      /** DELETE /_emulator/api-keys/:apiKeyId: revokes the key (its conversations' event streams end). */
+      /** DELETE /_emulator/api-keys/:apiKeyId: revokes the key (its conversation streams end). */
       delete: (apiKeyId: string, options?: CallOptions) =>
         api.data<ApiKey>('DELETE', `/_emulator/api-keys/${s(apiKeyId)}`, { options }),
     },

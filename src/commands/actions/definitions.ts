@@ -1,4 +1,4 @@
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import type { ListFlags } from '../list-options.js';
 import {
   confirmDeletion,
@@ -80,7 +80,7 @@ function keys(kind: DefinitionKind): string[] {
 }
 
 /** `<noun>s list <pluginId>` */
-export function listHandler(kind: DefinitionKind): CommandHandler<ListFlags & TargetFlags> {
+export function runList(kind: DefinitionKind): RunCommand<ListFlags & TargetFlags> {
   return (input) =>
     withClient(input, { token: true }, (client) =>
       printList(
@@ -97,7 +97,7 @@ export function listHandler(kind: DefinitionKind): CommandHandler<ListFlags & Ta
 }
 
 /** `<noun>s get <pluginId> <name>` */
-export function getHandler(kind: DefinitionKind): CommandHandler<TargetFlags> {
+export function runGet(kind: DefinitionKind): RunCommand<TargetFlags> {
   return async (input) => {
     const record = await withClient(input, { token: true }, (client) =>
       kind.resource(client).get(input.args[0], input.args[1]),
@@ -107,7 +107,7 @@ export function getHandler(kind: DefinitionKind): CommandHandler<TargetFlags> {
 }
 
 /** `<noun>s create <pluginId> --name …` */
-export function createHandler(kind: DefinitionKind): CommandHandler<DefinitionFlags & TargetFlags> {
+export function runCreate(kind: DefinitionKind): RunCommand<DefinitionFlags & TargetFlags> {
   return async (input) => {
     const { body, files } = await bodyOf(kind, input);
     const name =
@@ -124,7 +124,7 @@ export function createHandler(kind: DefinitionKind): CommandHandler<DefinitionFl
 }
 
 /** `<noun>s update <pluginId> <name> …` (renaming with --name is allowed). */
-export function updateHandler(kind: DefinitionKind): CommandHandler<DefinitionFlags & TargetFlags> {
+export function runUpdate(kind: DefinitionKind): RunCommand<DefinitionFlags & TargetFlags> {
   return async (input) => {
     const { body, files } = await bodyOf(kind, input);
     const rename = input.options.name;
@@ -144,9 +144,7 @@ export function updateHandler(kind: DefinitionKind): CommandHandler<DefinitionFl
 }
 
 /** `<noun>s delete <pluginId> <name>` */
-export function deleteHandler(
-  kind: DefinitionKind,
-): CommandHandler<{ yes?: boolean } & TargetFlags> {
+export function runDelete(kind: DefinitionKind): RunCommand<{ yes?: boolean } & TargetFlags> {
   return async (input) => {
     const [pluginId, name] = input.args;
     await confirmDeletion(input, `${kind.noun} ${name} of plugin ${pluginId}`);

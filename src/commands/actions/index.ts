@@ -1,7 +1,7 @@
 import { defineCommand } from '../types.js';
 import { listOptions, targetOptions, yesOption } from '../list-options.js';
 
-const handlers = () => import('./definitions.js');
+const run = () => import('./definitions.js');
 
 const fields = [
   { flags: '--title <title>', description: 'title shown to people' },
@@ -21,7 +21,7 @@ export const actionCommands = [
     ],
     args: ['<pluginId>'],
     options: [...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.listHandler(m.ACTIONS) })),
+    load: () => run().then((m) => ({ default: m.runList(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'get'],
@@ -32,7 +32,7 @@ export const actionCommands = [
     ],
     args: ['<pluginId>', '<name>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.getHandler(m.ACTIONS) })),
+    load: () => run().then((m) => ({ default: m.runGet(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'create'],
@@ -46,7 +46,7 @@ export const actionCommands = [
       ...fields,
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.createHandler(m.ACTIONS) })),
+    load: () => run().then((m) => ({ default: m.runCreate(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'update'],
@@ -57,7 +57,7 @@ export const actionCommands = [
     ],
     args: ['<pluginId>', '<name>'],
     options: [{ flags: '--name <name>', description: 'new name' }, ...fields, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.updateHandler(m.ACTIONS) })),
+    load: () => run().then((m) => ({ default: m.runUpdate(m.ACTIONS) })),
   }),
   defineCommand({
     path: ['actions', 'delete'],
@@ -65,6 +65,6 @@ export const actionCommands = [
     examples: ['plugsmith actions delete plg_123 send-invoice --yes'],
     args: ['<pluginId>', '<name>'],
     options: [yesOption, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.deleteHandler(m.ACTIONS) })),
+    load: () => run().then((m) => ({ default: m.runDelete(m.ACTIONS) })),
   }),
 ];

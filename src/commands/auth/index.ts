@@ -1,7 +1,7 @@
 import { defineCommand } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `plugsmith login`, `plugsmith whoami`. */
 export const authCommands = [
@@ -22,7 +22,7 @@ export const authCommands = [
       { flags: '--api-key <key>', description: 'messaging API key; "-" reads it from stdin' },
       { flags: '--org <orgId>', description: 'default org for commands' },
     ],
-    load: () => handlers().then((m) => ({ default: m.login })),
+    load: () => run().then((m) => ({ default: m.login })),
   }),
   defineCommand({
     path: ['whoami'],
@@ -33,6 +33,6 @@ export const authCommands = [
       'PLUGSMITH_PROFILE=staging plugsmith whoami',
     ],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.whoami })),
+    load: () => run().then((m) => ({ default: m.whoami })),
   }),
 ];

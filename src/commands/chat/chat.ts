@@ -1,4 +1,4 @@
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import { printRows, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { ChatSession } from '../../ui/chat/chat-session.js';
@@ -17,7 +17,7 @@ interface ChatOptions {
  * `plugsmith chat`: the ink REPL at a terminal (TTYs, not CI, no --json or --message), else the line mode;
  * ink and react are imported for the REPL only, so every other command starts without them.
  */
-const chat: CommandHandler<ChatOptions & TargetFlags> = async (input) => {
+const chat: RunCommand<ChatOptions & TargetFlags> = async (input) => {
   const o = input.options;
   if (o.listCharacters) return printCharacters(input);
   const characterId = input.args[0] as string | undefined;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import type { Plugin, PlatformClient } from '../../client/index.js';
 import { clientFor, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -66,7 +66,7 @@ async function manifestUrl(path: string): Promise<string | undefined> {
 }
 
 /** Runs the readiness battery and prints the table (or --json); exit 1 when a required check fails. */
-const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
+const check: RunCommand<CheckFlags & TargetFlags> = async (input) => {
   const o = input.options;
   const { client, plugin, why } = await findPlugin(input);
   try {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandHandler } from '../types.js';
+import type { RunCommand } from '../types.js';
 import { UserError, EXIT } from '../../errors.js';
 
 /** One option as completion sees it. */
@@ -17,7 +17,7 @@ interface CompletionNode {
   description: string;
   subcommands: Array<{ name: string; description: string }>;
   options: CompletionOption[];
-  /** Values of the command's arguments that completion offers (e.g. trigger's event types). */
+  /** Values of the command's arguments that completion offers (e.g. trigger's event kinds). */
   values: string[];
 }
 
@@ -204,7 +204,7 @@ ${lines.join('\n')}
 const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 
 /** Prints the completion script of a shell, made from the same registry as the commands. */
-const completion: CommandHandler = async ({ args, io, program }) => {
+const completion: RunCommand = async ({ args, io, program }) => {
   const shell = args[0] as keyof typeof SHELLS;
   if (!Object.hasOwn(SHELLS, shell))
     throw new UserError(`unknown shell "${args[0]}": use bash, zsh or fish`, EXIT.USAGE);

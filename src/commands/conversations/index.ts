@@ -1,7 +1,7 @@
 import { defineCommand } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `plugsmith conversations create|get` (messaging API, with the API key). */
 export const conversationCommands = [
@@ -16,7 +16,7 @@ export const conversationCommands = [
       { flags: '--character <characterId>', description: 'the character to talk to' },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.create })),
+    load: () => run().then((m) => ({ default: m.create })),
   }),
   defineCommand({
     path: ['conversations', 'get'],
@@ -27,6 +27,6 @@ export const conversationCommands = [
     ],
     args: ['<conversationId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.get })),
+    load: () => run().then((m) => ({ default: m.get })),
   }),
 ];

@@ -1,5 +1,5 @@
 import { resolve, dirname } from 'node:path';
-import type { CommandHandler, CommandInput } from '../types.js';
+import type { RunCommand, CommandInput } from '../types.js';
 import { orgOf, settingsFor } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note } from '../../ui/output.js';
@@ -9,7 +9,7 @@ import { listenForStop } from '../stop-signal.js';
 import type { DevFlags } from './options.js';
 
 /** Runs a dev session until Ctrl+C: notes and the plugin's output on stderr, deliveries on stdout. */
-const dev: CommandHandler<DevFlags> = async (input) => {
+const dev: RunCommand<DevFlags> = async (input) => {
   const o = input.options;
   const { io, global } = input;
   const { assertDistinctPorts } = await import('../../dev/local-emulator.js');

@@ -1,7 +1,7 @@
 import { integerOption, type OptionSpec, type OptionsOf } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
-/** The options of `plugsmith dev`, apart from its declaration so that its handler can take its type from them. */
+/** The options of `plugsmith dev`, apart from its declaration so that its run function can take its type from them. */
 export const devOptions = [
   {
     flags: '--cmd <command>',

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { settingsFor, timeoutMsOf, tokenProbe } from '../context.js';
 import { configPath } from '../../config/paths.js';
 import { env } from '../../config/env.js';
@@ -223,7 +223,7 @@ async function remoteChecks(settings: Settings, timeoutMs = 5_000): Promise<Chec
 }
 
 /** Runs every check, prints them all, then fails with the first failure's exit code. */
-const doctor: CommandHandler<TargetFlags> = async (input) => {
+const doctor: RunCommand<TargetFlags> = async (input) => {
   const checks: Check[] = [checkNode(), await checkConfig()];
   let settings: Settings | undefined;
   try {

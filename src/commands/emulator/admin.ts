@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import { confirmDeletion, readJson, timeoutMsOf } from '../context.js';
 import type { EmulatorAdminResource } from '../../client/index.js';
 import { adminTokenFor } from '../../config/admin-token.js';
@@ -25,7 +25,7 @@ import { note, printResult, table } from '../../ui/output.js';
  */
 function onEmulator<F extends TargetFlags>(
   run: (input: CommandInput<F>, url: string, admin: EmulatorAdminResource) => Promise<void>,
-): CommandHandler<F> {
+): RunCommand<F> {
   return async (input) => {
     const url = await emulatorUrl(input);
     await withEmulatorAdmin(
@@ -145,7 +145,7 @@ function uptime(s: number): string {
 }
 
 /** Lists the running emulators (one per project), most recently started first; no credentials are printed. */
-export const list: CommandHandler<object> = async ({ io, global }) => {
+export const list: RunCommand<object> = async ({ io, global }) => {
   const rows = (await listEmulators()).map((s) => ({
     project: s.project ?? null,
     dataDir: s.dataDir,
@@ -170,7 +170,7 @@ export const list: CommandHandler<object> = async ({ io, global }) => {
 };
 
 /** Stops the emulator of [project], else this command's; SIGTERM only once its health names its state file's pid (never a reused pid). */
-export const stop: CommandHandler<{ wait: number }> = async ({ args, options, io, global }) => {
+export const stop: RunCommand<{ wait: number }> = async ({ args, options, io, global }) => {
   const asked = args[0];
   const choice =
     asked === undefined

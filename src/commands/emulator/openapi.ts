@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { request } from 'undici';
-import type { CommandHandler } from '../types.js';
+import type { RunCommand } from '../types.js';
 import { note } from '../../ui/output.js';
 import { UserError, EXIT } from '../../errors.js';
 
 /** Prints (or writes) the OpenAPI 3.1 document of the three APIs; without --base-url from an in-memory emulator started for it. */
-const openapiCommand: CommandHandler<{ output?: string; baseUrl?: string }> = async (input) => {
+const openapiCommand: RunCommand<{ output?: string; baseUrl?: string }> = async (input) => {
   const baseUrl = input.options.baseUrl;
   const emulator = baseUrl
     ? null

@@ -1,7 +1,7 @@
 import { integerOption, type OptionSpec, type OptionsOf } from '../types.js';
 import { commaList } from '../list-options.js';
 
-/** The options of `plugsmith emulator start`, apart from the declarations so that the handlers can take their types from them. */
+/** The options of `plugsmith emulator start`, apart from the declarations so that the run functions can take their types from them. */
 export const startOptions = [
   {
     flags: '--port <port>',

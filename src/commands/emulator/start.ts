@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandHandler, OptionsOf } from '../types.js';
+import type { RunCommand, OptionsOf } from '../types.js';
 import { UserError, ExitWith, EXIT } from '../../errors.js';
 import {
   emulatorOf,
@@ -54,7 +54,7 @@ async function llmOptions(o: StartOptions) {
 }
 
 /** Starts the emulator, prints where it listens and what to authenticate with, serves until a signal. */
-export const start: CommandHandler<StartOptions> = async ({ options: o, global, io }) => {
+export const start: RunCommand<StartOptions> = async ({ options: o, global, io }) => {
   // A bad flag is told before anything else is looked at (ports, a running emulator).
   const { faultOptions } = await import('../../dev/faults.js');
   const faults = faultOptions(o.faults, o.faultsSeed);
@@ -217,7 +217,7 @@ export const start: CommandHandler<StartOptions> = async ({ options: o, global, 
 };
 
 /** Runs the command with an in-memory emulator (--deploy: the manifest in it) in its environment; --json prints that and serves. */
-export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({
+export const exec: RunCommand<OptionsOf<typeof execOptions>> = async ({
   args,
   options,
   global,

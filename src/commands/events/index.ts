@@ -1,7 +1,7 @@
 import { defineCommand } from '../types.js';
 import { listOptions, targetOptions, yesOption } from '../list-options.js';
 
-const handlers = () => import('../actions/definitions.js');
+const run = () => import('../actions/definitions.js');
 
 const fields = [
   { flags: '--title <title>', description: 'title shown to people' },
@@ -17,7 +17,7 @@ export const eventCommands = [
     examples: ['plugsmith events list plg_123', 'plugsmith events list plg_123 --all --json'],
     args: ['<pluginId>'],
     options: [...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.listHandler(m.EXTERNAL_EVENTS) })),
+    load: () => run().then((m) => ({ default: m.runList(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'get'],
@@ -28,7 +28,7 @@ export const eventCommands = [
     ],
     args: ['<pluginId>', '<eventName>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.getHandler(m.EXTERNAL_EVENTS) })),
+    load: () => run().then((m) => ({ default: m.runGet(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'create'],
@@ -42,7 +42,7 @@ export const eventCommands = [
       ...fields,
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.createHandler(m.EXTERNAL_EVENTS) })),
+    load: () => run().then((m) => ({ default: m.runCreate(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'update'],
@@ -50,7 +50,7 @@ export const eventCommands = [
     examples: ['plugsmith events update plg_123 invoice.paid --payload-schema ./payload-v2.json'],
     args: ['<pluginId>', '<eventName>'],
     options: [{ flags: '--name <name>', description: 'new name' }, ...fields, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.updateHandler(m.EXTERNAL_EVENTS) })),
+    load: () => run().then((m) => ({ default: m.runUpdate(m.EXTERNAL_EVENTS) })),
   }),
   defineCommand({
     path: ['events', 'delete'],
@@ -58,6 +58,6 @@ export const eventCommands = [
     examples: ['plugsmith events delete plg_123 invoice.paid --yes'],
     args: ['<pluginId>', '<eventName>'],
     options: [yesOption, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.deleteHandler(m.EXTERNAL_EVENTS) })),
+    load: () => run().then((m) => ({ default: m.runDelete(m.EXTERNAL_EVENTS) })),
   }),
 ];

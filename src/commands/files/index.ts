@@ -2,7 +2,7 @@ import { defineCommand, integerOption } from '../types.js';
 import { listOptions, targetOptions } from '../list-options.js';
 import { PARENT_TYPES } from '../../shared/contract/enum-values.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 const parentOptions = [
   {
@@ -42,7 +42,7 @@ export const fileCommands = [
       },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.upload })),
+    load: () => run().then((m) => ({ default: m.upload })),
   }),
   defineCommand({
     path: ['files', 'list'],
@@ -52,7 +52,7 @@ export const fileCommands = [
       'plugsmith files list --parent-type AGENT --parent-id agent_nova --filter status=FAILED --all --json',
     ],
     options: [...parentOptions, ...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.list })),
+    load: () => run().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['files', 'url'],
@@ -70,7 +70,7 @@ export const fileCommands = [
       },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.url })),
+    load: () => run().then((m) => ({ default: m.url })),
   }),
   defineCommand({
     path: ['files', 'status'],
@@ -84,6 +84,6 @@ export const fileCommands = [
       { flags: '--error <message>', description: 'the reason (required with FAILED)' },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.status })),
+    load: () => run().then((m) => ({ default: m.status })),
   }),
 ];

@@ -1,5 +1,5 @@
 import { basename, relative, resolve } from 'node:path';
-import type { CommandHandler, OptionsOf } from '../types.js';
+import type { RunCommand, OptionsOf } from '../types.js';
 import { EXIT, UserError } from '../../errors.js';
 import {
   checkName,
@@ -98,7 +98,7 @@ async function askAnswers(
 }
 
 /** Asks (or takes from flags) what to make, writes the project, and says what to run next. */
-const init: CommandHandler<OptionsOf<typeof initOptions>> = async (input) => {
+const init: RunCommand<OptionsOf<typeof initOptions>> = async (input) => {
   const { io, global } = input;
   const o = input.options;
   const dirArg = input.args[0] as string | undefined;

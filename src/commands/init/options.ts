@@ -3,7 +3,7 @@ import { PLUGIN_TYPES } from '../../shared/contract/enum-values.js';
 import { LANGUAGES } from '../../project/languages.js';
 import { commaList } from '../list-options.js';
 
-/** The options of `plugsmith init`, apart from its declaration so that its handler can take its type from them. */
+/** The options of `plugsmith init`, apart from its declaration so that its run function can take its type from them. */
 export const initOptions = [
   {
     flags: '--name <name>',

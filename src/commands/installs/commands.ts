@@ -18,7 +18,7 @@ const EXAMPLE: Record<Noun, { entityId: string; scopes: string; events: string }
   apps: { entityId: 'app_main', scopes: '', events: '' },
 };
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `plugsmith <noun> add|list|remove`: installations of one plugin type on its kind of entity. */
 export function installCommands(noun: Noun): AnyCommandSpec[] {
@@ -72,7 +72,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
           : []),
         ...targetOptions,
       ],
-      load: () => handlers().then((m) => ({ default: m.addHandler(kind) })),
+      load: () => run().then((m) => ({ default: m.runAdd(kind) })),
     }),
     defineCommand({
       path: [noun, 'list'],
@@ -83,7 +83,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
       ],
       args: [arg],
       options: [...listOptions, ...targetOptions],
-      load: () => handlers().then((m) => ({ default: m.listHandler(kind) })),
+      load: () => run().then((m) => ({ default: m.runList(kind) })),
     }),
     defineCommand({
       path: [noun, 'remove'],
@@ -91,7 +91,7 @@ export function installCommands(noun: Noun): AnyCommandSpec[] {
       examples: [`plugsmith ${noun} remove ${ex.entityId} pin_123 --yes`],
       args: [arg, '<pluginInstanceId>'],
       options: [yesOption, ...targetOptions],
-      load: () => handlers().then((m) => ({ default: m.removeHandler(kind) })),
+      load: () => run().then((m) => ({ default: m.runRemove(kind) })),
     }),
   ];
 }

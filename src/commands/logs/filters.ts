@@ -38,7 +38,7 @@ export function timeOption(flag: string, now: () => number = Date.now) {
 /** The delivery log's filters, shared by `logs` and `logs redeliver`. */
 export const deliveryFilterOptions = [
   { flags: '--plugin <pluginId>', description: "only this plugin's deliveries" },
-  { flags: '--type <eventType>', description: 'only this event type' },
+  { flags: '--type <eventType>', description: 'only this event kind' },
   {
     flags: '--status <status>',
     description: 'only this status (failed also matches exhausted: every retry failed)',

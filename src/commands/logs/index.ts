@@ -2,7 +2,7 @@ import { defineCommand, integerOption } from '../types.js';
 import { targetOptions, yesOption } from '../list-options.js';
 import { deliveryFilterOptions } from './filters.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `plugsmith logs` and `plugsmith logs redeliver|retry|cancel`: the emulator's webhook delivery log. */
 export const logsCommands = [
@@ -32,7 +32,7 @@ export const logsCommands = [
       },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.logs })),
+    load: () => run().then((m) => ({ default: m.logs })),
   }),
   defineCommand({
     path: ['logs', 'redeliver'],
@@ -52,7 +52,7 @@ export const logsCommands = [
       },
     ],
     options: [...deliveryFilterOptions, yesOption, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.redeliver })),
+    load: () => run().then((m) => ({ default: m.redeliver })),
   }),
   defineCommand({
     path: ['logs', 'retry'],
@@ -67,7 +67,7 @@ export const logsCommands = [
       },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.retry })),
+    load: () => run().then((m) => ({ default: m.retry })),
   }),
   defineCommand({
     path: ['logs', 'cancel'],
@@ -75,6 +75,6 @@ export const logsCommands = [
     examples: ['plugsmith logs cancel dlv_123', 'plugsmith logs cancel dlv_123 --json'],
     args: ['<deliveryId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.cancel })),
+    load: () => run().then((m) => ({ default: m.cancel })),
   }),
 ];

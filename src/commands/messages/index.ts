@@ -1,7 +1,7 @@
 import { defineCommand, integerOption } from '../types.js';
 import { targetOptions } from '../list-options.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `--attachment TYPE=CONTENT`, repeatable. */
 function parseAttachment(
@@ -39,7 +39,7 @@ export const messageCommands = [
       },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.send })),
+    load: () => run().then((m) => ({ default: m.send })),
   }),
   defineCommand({
     path: ['messages', 'list'],
@@ -60,6 +60,6 @@ export const messageCommands = [
       { flags: '--all', description: 'follow the pages and print every message' },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.list })),
+    load: () => run().then((m) => ({ default: m.list })),
   }),
 ];

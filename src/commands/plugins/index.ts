@@ -4,7 +4,7 @@ import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../
 import { parseGrace } from './grace.js';
 
 const TYPES = [...PLUGIN_TYPES];
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** Plugin fields, the same for create and update. */
 const fieldOptions: OptionSpec[] = [
@@ -43,7 +43,7 @@ export const pluginCommands = [
       'plugsmith plugins create --name Greeter --type EVENT_HANDLER --inputs-schema ./inputs.json --org org_acme --json',
     ],
     options: [...fieldOptions, orgOption, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.create })),
+    load: () => run().then((m) => ({ default: m.create })),
   }),
   defineCommand({
     path: ['plugins', 'get'],
@@ -54,7 +54,7 @@ export const pluginCommands = [
     ],
     args: ['<pluginId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.get })),
+    load: () => run().then((m) => ({ default: m.get })),
   }),
   defineCommand({
     path: ['plugins', 'list'],
@@ -64,7 +64,7 @@ export const pluginCommands = [
       'plugsmith plugins list --org org_acme --filter type=APP --sort name --order asc --all --json',
     ],
     options: [orgOption, ...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.list })),
+    load: () => run().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['plugins', 'update'],
@@ -79,7 +79,7 @@ export const pluginCommands = [
       { flags: '--private', description: 'visible to the owning org only' },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.update })),
+    load: () => run().then((m) => ({ default: m.update })),
   }),
   defineCommand({
     path: ['plugins', 'delete'],
@@ -87,7 +87,7 @@ export const pluginCommands = [
     examples: ['plugsmith plugins delete plg_123', 'plugsmith plugins delete plg_123 --yes'],
     args: ['<pluginId>'],
     options: [yesOption, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.remove })),
+    load: () => run().then((m) => ({ default: m.remove })),
   }),
   defineCommand({
     path: ['plugins', 'verify'],
@@ -95,7 +95,7 @@ export const pluginCommands = [
     examples: ['plugsmith plugins verify plg_123', 'plugsmith plugins verify plg_123 --json'],
     args: ['<pluginId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.verify })),
+    load: () => run().then((m) => ({ default: m.verify })),
   }),
   defineCommand({
     path: ['plugins', 'marketplace'],
@@ -105,7 +105,7 @@ export const pluginCommands = [
       'plugsmith plugins marketplace --filter tags=ai --filter tags=search --all --json',
     ],
     options: [...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.marketplace })),
+    load: () => run().then((m) => ({ default: m.marketplace })),
   }),
   defineCommand({
     path: ['plugins', 'secret'],
@@ -116,7 +116,7 @@ export const pluginCommands = [
     ],
     args: ['<pluginId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.secret })),
+    load: () => run().then((m) => ({ default: m.secret })),
   }),
   defineCommand({
     path: ['plugins', 'secret', 'rotate'],
@@ -137,6 +137,6 @@ export const pluginCommands = [
       },
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.rotate })),
+    load: () => run().then((m) => ({ default: m.rotate })),
   }),
 ];

@@ -1,6 +1,6 @@
 import { defineCommand } from '../types.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `plugsmith profiles list|use|remove`. */
 export const profileCommands = [
@@ -8,20 +8,20 @@ export const profileCommands = [
     path: ['profiles', 'list'],
     summary: 'List saved profiles (the current one is marked)',
     examples: ['plugsmith profiles list', 'plugsmith profiles list --json'],
-    load: () => handlers().then((m) => ({ default: m.list })),
+    load: () => run().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['profiles', 'use'],
     summary: 'Make a saved profile the current one',
     examples: ['plugsmith profiles use staging'],
     args: ['<name>'],
-    load: () => handlers().then((m) => ({ default: m.use })),
+    load: () => run().then((m) => ({ default: m.use })),
   }),
   defineCommand({
     path: ['profiles', 'remove'],
     summary: 'Delete a saved profile',
     examples: ['plugsmith profiles remove staging'],
     args: ['<name>'],
-    load: () => handlers().then((m) => ({ default: m.remove })),
+    load: () => run().then((m) => ({ default: m.remove })),
   }),
 ];

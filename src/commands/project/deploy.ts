@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { orgOf, withClient } from '../context.js';
 import { deployManifest } from '../../manifest/deploy.js';
 import { loadManifest } from '../../manifest/load.js';
@@ -73,7 +73,7 @@ function describeVariable(
 }
 
 /** Reads the manifest, plans against the platform, and applies (idempotently). */
-const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
+const deploy: RunCommand<DeployOptions & TargetFlags> = async (input) => {
   const { io, global } = input;
   const o = input.options;
   const manifestPath = resolve(o.manifest);

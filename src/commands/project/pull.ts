@@ -1,6 +1,6 @@
 import { access, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { withClient } from '../context.js';
 import { fetchRemote } from '../../manifest/apply.js';
 import { MANAGED_FIELDS } from '../../manifest/plan.js';
@@ -21,7 +21,7 @@ function pick(record: Record<string, unknown>, keys: readonly string[]): Record<
 }
 
 /** Writes the platform's state of a plugin as a manifest. */
-const pull: CommandHandler<PullOptions & TargetFlags> = async (input) => {
+const pull: RunCommand<PullOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const out = resolve(o.out);
   await withClient(input, { token: true }, async (client, settings) => {

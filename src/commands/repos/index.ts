@@ -1,7 +1,7 @@
 import { defineCommand } from '../types.js';
 import { listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
 
-const handlers = () => import('./handlers.js');
+const run = () => import('./run.js');
 
 /** `plugsmith repos create|get|list` and `plugsmith repos files add|list|remove`. */
 export const repoCommands = [
@@ -18,7 +18,7 @@ export const repoCommands = [
       orgOption,
       ...targetOptions,
     ],
-    load: () => handlers().then((m) => ({ default: m.create })),
+    load: () => run().then((m) => ({ default: m.create })),
   }),
   defineCommand({
     path: ['repos', 'get'],
@@ -26,7 +26,7 @@ export const repoCommands = [
     examples: ['plugsmith repos get repo_docs', 'plugsmith repos get repo_docs --json'],
     args: ['<repositoryId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.get })),
+    load: () => run().then((m) => ({ default: m.get })),
   }),
   defineCommand({
     path: ['repos', 'list'],
@@ -36,7 +36,7 @@ export const repoCommands = [
       'plugsmith repos list --org org_acme --search docs --all --json',
     ],
     options: [orgOption, ...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.list })),
+    load: () => run().then((m) => ({ default: m.list })),
   }),
   defineCommand({
     path: ['repos', 'files', 'add'],
@@ -47,7 +47,7 @@ export const repoCommands = [
     ],
     args: ['<repositoryId>', '<fileId>'],
     options: [...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.addFile })),
+    load: () => run().then((m) => ({ default: m.addFile })),
   }),
   defineCommand({
     path: ['repos', 'files', 'list'],
@@ -58,7 +58,7 @@ export const repoCommands = [
     ],
     args: ['<repositoryId>'],
     options: [...listOptions, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.listFiles })),
+    load: () => run().then((m) => ({ default: m.listFiles })),
   }),
   defineCommand({
     path: ['repos', 'files', 'remove'],
@@ -66,6 +66,6 @@ export const repoCommands = [
     examples: ['plugsmith repos files remove repo_docs file_123 --yes'],
     args: ['<repositoryId>', '<fileId>'],
     options: [yesOption, ...targetOptions],
-    load: () => handlers().then((m) => ({ default: m.removeFile })),
+    load: () => run().then((m) => ({ default: m.removeFile })),
   }),
 ];

@@ -1,10 +1,10 @@
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { printRecord, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 import { note } from '../../ui/output.js';
 
 /** Creates a user token; the secret is shown once, so --json gives it to scripts. */
-const create: CommandHandler<{ name?: string; org?: string } & TargetFlags> = async (input) => {
+const create: RunCommand<{ name?: string; org?: string } & TargetFlags> = async (input) => {
   const o = input.options;
   const name = o.name ?? (await askText(input.io, { flag: '--name', message: 'Token name:' }));
   // --org here limits the token; it does not default to the profile's org.

@@ -2,7 +2,7 @@ import { integerOption, type OptionSpec } from '../types.js';
 import { targetOptions } from '../list-options.js';
 import { parseSet } from '../../trigger/overrides.js';
 
-/** The options of `plugsmith trigger`, apart from its declaration so that its handler can take its type from them. */
+/** The options of `plugsmith trigger`, apart from its declaration so that its run function can take its type from them. */
 export const triggerOptions = [
   {
     flags: '--plugin <pluginId>',

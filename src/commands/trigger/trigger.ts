@@ -1,4 +1,4 @@
-import type { CommandHandler, CommandInput, OptionsOf } from '../types.js';
+import type { RunCommand, CommandInput, OptionsOf } from '../types.js';
 import { clientFor, readJson, settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
@@ -96,7 +96,7 @@ async function direct(
 }
 
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
-const trigger: CommandHandler<TriggerOptions> = async (input) => {
+const trigger: RunCommand<TriggerOptions> = async (input) => {
   const o = input.options;
   const type = eventTypeOf(input.args[0]);
   const data = await dataOf(o.data);

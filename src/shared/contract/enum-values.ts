@@ -72,7 +72,7 @@ export const ERROR_STATUS = {
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  /** A bound of one credential was reached (open event streams of an API key); the message names it. */
+  /** A bound of one credential was reached (open conversation streams of an API key); the message names it. */
   TOO_MANY_REQUESTS: 429,
   SERVER_ERROR: 500,
   /** The emulator's disk is full (ENOSPC) or over quota: nothing was stored; free space and retry. */

@@ -11,7 +11,7 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** An undici dispatcher to send through (a proxy agent, a caller's own agent); without one, node:http(s) sends directly. */
   dispatcher?: Dispatcher;
-  /** With a dispatcher: undici's limit on the wait between two body chunks (0: none, for event streams). */
+  /** With a dispatcher: undici's limit on the wait between two body chunks (0: none, for SSE streams). */
   bodyTimeout?: number;
 }
 

@@ -21,7 +21,7 @@ export type ChatUpdate =
 export interface ChatSessionOptions {
   /** Start this conversation again instead of creating one. */
   conversationId?: string;
-  /** How often to poll for the reply once the event stream is given up. */
+  /** How often to poll for the reply once the conversation stream is given up. */
   pollIntervalMs?: number;
   /** First wait before reconnecting a dropped stream (doubles, up to 5 s). */
   reconnectDelayMs?: number;
@@ -50,15 +50,15 @@ const HEALTHY_STREAM_MS = 5_000;
 const IDLE_CHECK_MS = 1_000;
 /** Failed reconnections in a row after which the session polls instead. */
 const MAX_RECONNECTS = 3;
-/** How long `send` waits for the event stream to be open, so that it sees every packet of the reply. */
+/** How long `send` waits for the conversation stream to be open, so that it sees every packet of the reply. */
 const CONNECT_WAIT_MS = 2_000;
 
-/** One conversation with a character: sends messages, follows replies as they grow over the event stream (reconnecting) or by polling. */
+/** One conversation with a character: sends messages, follows replies as they grow over the conversation stream (reconnecting) or by polling. */
 export class ChatSession {
   conversation: Conversation | undefined;
   /** The conversation's messages, oldest first, as they stand. */
   readonly messages: Message[] = [];
-  /** 'stream' while the event stream is used, 'poll' once it was given up. */
+  /** 'stream' while the conversation stream is used, 'poll' once it was given up. */
   mode: 'stream' | 'poll' = 'stream';
 
   private readonly listeners = new Set<(update: ChatUpdate) => void>();
@@ -70,7 +70,7 @@ export class ChatSession {
   /** Packets that arrive while the user message is being posted wait here, so it is shown first. */
   private held: Message[] | undefined;
   private readonly closing = new AbortController();
-  /** True while the event stream is open (the server has subscribed this session). */
+  /** True while the conversation stream is open (the server has subscribed this session). */
   private streamOpen = false;
   private readonly openWaiters = new Set<() => void>();
 
@@ -160,7 +160,7 @@ export class ChatSession {
     this.setStreamOpen(false);
   }
 
-  /** Resolves when the event stream is open, the session polls instead, or `CONNECT_WAIT_MS` passed. */
+  /** Resolves when the conversation stream is open, the session polls instead, or `CONNECT_WAIT_MS` passed. */
   private async streamReady(): Promise<void> {
     if (this.streamOpen || this.mode === 'poll' || this.closing.signal.aborted) return;
     const opened = new Promise<void>((resolve) => this.openWaiters.add(resolve));
@@ -224,12 +224,12 @@ export class ChatSession {
     }
   }
 
-  /** Follows the event stream until closed; reconnects when it drops, polls when it cannot be had. */
+  /** Follows the conversation stream until closed; reconnects when it drops, polls when it cannot be had. */
   private async follow(conversationId: string, signal: AbortSignal): Promise<void> {
     let failures = 0;
     while (!signal.aborted) {
       const openedAt = Date.now();
-      let problem = 'the event stream ended';
+      let problem = 'the conversation stream ended';
       try {
         const onOpen = () => {
           if (!signal.aborted) this.setStreamOpen(true);
@@ -245,10 +245,10 @@ export class ChatSession {
         // The server answered but will not stream (no such endpoint, refused key…): poll.
         if (isApiError(error) && !signal.aborted) {
           return this.giveUpStream(
-            `the live event stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`,
+            `the conversation stream is unavailable (HTTP ${error.status}${error.status === 401 ? ': the API key was refused, run `plugsmith login`' : ''})`,
           );
         }
-        problem = `the event stream dropped (${(error as Error).message})`;
+        problem = `the conversation stream dropped (${(error as Error).message})`;
       }
       if (signal.aborted) return;
       this.setStreamOpen(false);

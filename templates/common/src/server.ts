@@ -18,7 +18,7 @@ function shown(webhookId: string): string {
 /**
  * Serves POST /webhook on node:http: `createWebhookHandler` (src/webhooks.ts) checks each delivery's
  * signature (Standard Webhooks) with the plugin's secret (any of several during a rotation), answers
- * WEBHOOK_CHALLENGE, and runs the handler of the event's type. A handler that throws answers 500, so
+ * WEBHOOK_CHALLENGE, and runs the handler of the event's kind. A handler that throws answers 500, so
  * the platform retries the delivery. GET /health answers 200 for whoever waits for the server to be
  * up (a load balancer, a container's health check, `plugsmith dev`).
  */

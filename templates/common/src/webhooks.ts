@@ -7,7 +7,7 @@ import type { WebhookEvent, WebhookEventOf, WebhookEventType } from 'plugsmith/w
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler with no return statement returns void; undefined here would refuse it
 export type HandlerResult = object | void;
 
-/** One optional handler per event type, each given the event narrowed to its type. */
+/** One optional handler per event kind, each given the event narrowed to its kind. */
 export type WebhookHandlers = {
   [T in WebhookEventType]?: (event: WebhookEventOf<T>) => HandlerResult | Promise<HandlerResult>;
 };
@@ -46,7 +46,7 @@ const REMEMBERED_DELIVERIES = 10_000;
  * fails, before any work. Within the window a captured delivery is still valid, and the platform
  * retries with the same webhook-id: a webhook-id already answered 2xx in the last 5 minutes gets
  * the same answer again, without its handler running twice. Then WEBHOOK_CHALLENGE is answered
- * `{ challenge }` (the platform verifies the URL with it), and the handler of the event's type runs;
+ * `{ challenge }` (the platform verifies the URL with it), and the handler of the event's kind runs;
  * a type without a handler is answered `{ ok: true }` (the platform adds types over time). A handler
  * that throws answers 500, and the platform retries.
  */

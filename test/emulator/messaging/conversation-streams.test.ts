@@ -8,7 +8,7 @@ import {
   MAX_BUFFERED_BYTES,
 } from '../../../emulator/messaging/conversation-streams.js';
 
-// A real HTTP server whose responses become event streams, and raw TCP clients: one that reads
+// A real HTTP server whose responses become SSE streams, and raw TCP clients: one that reads
 // everything, one that never reads (its kernel buffers fill, then the server's do).
 
 let server: Server | undefined;

@@ -116,7 +116,7 @@ describe('messages', () => {
     expect(emu.services.db.messages.get(final.id)).toEqual(final);
   });
 
-  it('lets polling and the event stream see the same growing message', async () => {
+  it('lets polling and the conversation stream see the same growing message', async () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {

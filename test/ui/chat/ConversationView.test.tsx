@@ -76,7 +76,7 @@ describe('ConversationView', () => {
         key: 'notice:1',
         kind: 'notice',
         level: 'warning',
-        text: 'the event stream dropped; reconnecting…',
+        text: 'the conversation stream dropped; reconnecting…',
       },
       {
         key: 'notice:2',
@@ -104,7 +104,7 @@ describe('ConversationView', () => {
       ).lastFrame(),
     );
     expect(frame).toContain('conversation conv_1 with Nova');
-    expect(frame).toContain('warning: the event stream dropped; reconnecting…');
+    expect(frame).toContain('warning: the conversation stream dropped; reconnecting…');
     expect(frame).toContain('error: the messaging API refused the API key: run `plugsmith login`');
     expect(frame).toContain('Nova › Half a reply [error: the LLM is unreachable]');
     expect(frame).toContain('Nova › [FORM] {"name":"?"}');

@@ -71,7 +71,7 @@ export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient
 }
 
 /**
- * A real HTTP proxy in front of the messaging API that can refuse the event stream (as a
+ * A real HTTP proxy in front of the messaging API that can refuse the conversation stream (as a
  * platform without one would), open it late (as a slow network would) or cut the open streams
  * (as a dropped connection would).
  */
@@ -123,7 +123,7 @@ export async function messagingProxy(
     eventRequests: () => eventRequests,
     /** Streams open right now. */
     openStreams: () => open.size,
-    /** Cuts every open event stream mid-flight. */
+    /** Cuts every open conversation stream mid-flight. */
     dropStreams: () => {
       for (const res of open) res.socket?.destroy();
     },

@@ -28,7 +28,7 @@ function recorded(session: ChatSession) {
 }
 
 describe.concurrent('ChatSession', () => {
-  test('a reply streams over the event stream: the user message first, then packets whose deltas add up to the reply', async () => {
+  test('a reply streams over the conversation stream: the user message first, then packets whose deltas add up to the reply', async () => {
     const client = t.client();
     const session = new ChatSession(client, 'char_nova');
     const { updates, packets } = recorded(session);
@@ -42,7 +42,7 @@ describe.concurrent('ChatSession', () => {
       'USER_MESSAGE_SENT',
       'CHARACTER_MESSAGE_SENT',
     ]);
-    // Nine packets of 8 characters and a final one: only the event stream delivers them one by one.
+    // Nine packets of 8 characters and a final one: only the conversation stream delivers them one by one.
     expect(packets().length).toBeGreaterThanOrEqual(5);
     expect(
       packets()
@@ -81,7 +81,7 @@ describe.concurrent('ChatSession', () => {
     }
   });
 
-  test('without an event stream it says so and polls: the reply still arrives whole', async () => {
+  test('without a conversation stream it says so and polls: the reply still arrives whole', async () => {
     const proxy = await messagingProxy(t.emu.messagingUrl, { refuseEvents: true });
     const client = createClient({ baseUrl: t.emu.url, messagingUrl: proxy.url, apiKey: API_KEY });
     const session = new ChatSession(client, 'char_slow', { pollIntervalMs: 40 });
@@ -92,7 +92,7 @@ describe.concurrent('ChatSession', () => {
       expect(reply.content).toBe(SLOW_REPLY);
       expect(session.mode).toBe('poll');
       expect(notices().join('\n')).toMatch(
-        /live event stream is unavailable \(HTTP 404\); polling for replies every 40 ms/,
+        /conversation stream is unavailable \(HTTP 404\); polling for replies every 40 ms/,
       );
       // Polls see the reply grow: several packets, each only what is new.
       expect(packets().length).toBeGreaterThan(2);
@@ -128,9 +128,9 @@ describe.concurrent('ChatSession', () => {
       const reply = await session.send('count for me');
       expect(dropped).toBe(true);
       expect(reply.content).toBe(SLOW_REPLY);
-      expect(notices().some((n) => /event stream (dropped|ended).*reconnecting/.test(n))).toBe(
-        true,
-      );
+      expect(
+        notices().some((n) => /conversation stream (dropped|ended).*reconnecting/.test(n)),
+      ).toBe(true);
       expect(proxy.eventRequests()).toBeGreaterThanOrEqual(2);
       expect(
         packets()

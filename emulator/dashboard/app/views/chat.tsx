@@ -17,8 +17,8 @@ import './data-views.css';
 /**
  * The Chat page (`#/chat/<conversationId>`): pick a character of the workspace's org, start a
  * conversation through the messaging API with the workspace's API key, send messages (with an image
- * URL attached), and watch each reply stream in packet by packet from the conversation's event
- * stream, as a messaging client would.
+ * URL attached), and watch each reply stream in packet by packet from the conversation stream, as
+ * a messaging client would.
  */
 export function ChatView({ params }: ViewProps) {
   const workspace = currentWorkspace();
@@ -67,7 +67,7 @@ export function ChatView({ params }: ViewProps) {
     }, setError);
   }, [workspace.orgId]);
 
-  // The open conversation: its history first, then its event stream until the page changes.
+  // The open conversation: its history first, then its conversation stream until the page changes.
   useEffect(() => {
     setConversation(null);
     setMessages([]);
@@ -183,8 +183,8 @@ export function ChatView({ params }: ViewProps) {
         </button>
         {conversation && (
           <span className="muted">
-            Conversation <code>{conversation.id}</code> · event stream{' '}
-            <span role="status" aria-label="Event stream state">
+            Conversation <code>{conversation.id}</code> · conversation stream{' '}
+            <span role="status" aria-label="Conversation stream state">
               {streamState}
             </span>
           </span>

@@ -36,7 +36,7 @@ class WebhookServer:
     """Serves POST /webhook and GET /health on a thread of its own until `close()`.
 
     The webhook (plugin/webhooks.py) checks each delivery's signature with the plugin's secrets,
-    answers WEBHOOK_CHALLENGE and runs the handler of the event's type; a handler that raises
+    answers WEBHOOK_CHALLENGE and runs the handler of the event's kind; a handler that raises
     answers 500, so the platform retries. GET /health answers 200 for whoever waits for the
     server to be up (a load balancer, a container's health check, `plugsmith dev`).
     """

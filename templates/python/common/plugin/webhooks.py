@@ -1,4 +1,4 @@
-"""Standard Webhooks signature verification and dispatch by event type, with `hmac` alone.
+"""Standard Webhooks signature verification and dispatch by event kind, with `hmac` alone.
 
 The platform signs every delivery as Standard Webhooks (https://www.standardwebhooks.com) has it:
 
@@ -148,7 +148,7 @@ class HandledDeliveries:
 
 
 class Webhook:
-    """Checks each delivery, answers the challenge, and runs the handler of the event's type.
+    """Checks each delivery, answers the challenge, and runs the handler of the event's kind.
 
     Every delivery is verified first (401 when that fails, before any work; 400 for a
     webhook-timestamp that is not digits). A webhook-id already answered 2xx in the last 5

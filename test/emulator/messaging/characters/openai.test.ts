@@ -254,7 +254,7 @@ describe('createOpenAiEngine', () => {
     await llm.requests[0].closed;
   });
 
-  it('refuses an answer that is not an event stream', FAST, async () => {
+  it('refuses an answer that is not an SSE stream', FAST, async () => {
     const llm = await startLlmServer((res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>Open WebUI</html>');
@@ -263,7 +263,9 @@ describe('createOpenAiEngine', () => {
       createOpenAiEngine({ baseUrl: llm.baseUrl, model: 'm' }).reply(ask('x')),
       'BAD_STREAM',
     );
-    expect(error.message).toMatch(/text\/html instead of an event stream; check --llm-base-url/);
+    expect(error.message).toMatch(
+      /text\/html instead of an SSE stream \(text\/event-stream\); check --llm-base-url/,
+    );
   });
 
   it('reports a backend nobody listens on', FAST, async () => {

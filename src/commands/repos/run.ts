@@ -1,12 +1,12 @@
 import type { ListFlags } from '../list-options.js';
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { confirmDeletion, orgOf, printList, printRecord, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 import { printResult } from '../../ui/output.js';
 import { fileColumns, repositoryColumns } from './columns.js';
 
 /** Creates a repository in the org (--org or the profile's). */
-export const create: CommandHandler<{ name?: string; description?: string } & TargetFlags> = async (
+export const create: RunCommand<{ name?: string; description?: string } & TargetFlags> = async (
   input,
 ) => {
   const o = input.options;
@@ -21,7 +21,7 @@ export const create: CommandHandler<{ name?: string; description?: string } & Ta
 };
 
 /** Shows one repository. */
-export const get: CommandHandler<TargetFlags> = async (input) => {
+export const get: RunCommand<TargetFlags> = async (input) => {
   const repository = await withClient(input, { token: true }, (client) =>
     client.repositories.get(input.args[0]),
   );
@@ -29,7 +29,7 @@ export const get: CommandHandler<TargetFlags> = async (input) => {
 };
 
 /** Lists an org's repositories with the shared query flags. */
-export const list: CommandHandler<ListFlags & TargetFlags> = (input) =>
+export const list: RunCommand<ListFlags & TargetFlags> = (input) =>
   withClient(input, { token: true }, (client, settings) => {
     const orgId = orgOf(settings);
     return printList(
@@ -41,7 +41,7 @@ export const list: CommandHandler<ListFlags & TargetFlags> = (input) =>
   });
 
 /** Adds a file to a repository. */
-export const addFile: CommandHandler<TargetFlags> = async (input) => {
+export const addFile: RunCommand<TargetFlags> = async (input) => {
   const [repositoryId, fileId] = input.args;
   const result = await withClient(input, { token: true }, (client) =>
     client.repositories.files.add(repositoryId, fileId),
@@ -50,7 +50,7 @@ export const addFile: CommandHandler<TargetFlags> = async (input) => {
 };
 
 /** Lists a repository's files. */
-export const listFiles: CommandHandler<ListFlags & TargetFlags> = (input) =>
+export const listFiles: RunCommand<ListFlags & TargetFlags> = (input) =>
   withClient(input, { token: true }, (client) =>
     printList(
       input,
@@ -61,7 +61,7 @@ export const listFiles: CommandHandler<ListFlags & TargetFlags> = (input) =>
   );
 
 /** Removes a file from a repository after confirmation. */
-export const removeFile: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
+export const removeFile: RunCommand<{ yes?: boolean } & TargetFlags> = async (input) => {
   const [repositoryId, fileId] = input.args;
   await confirmDeletion(input, `file ${fileId} from repository ${repositoryId}`);
   const result = await withClient(input, { token: true }, (client) =>

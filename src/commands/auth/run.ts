@@ -1,4 +1,4 @@
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { settingsFor, timeoutMsOf, tokenProbe } from '../context.js';
 import { loadConfig, saveConfig, type Profile } from '../../config/profiles.js';
 import { chooseEmulator, noEmulatorMessage } from '../../config/emulators.js';
@@ -18,7 +18,7 @@ interface LoginOptions {
 }
 
 /** Saves a profile and makes it current. */
-export const login: CommandHandler<LoginOptions> = async ({ options, global, io }) => {
+export const login: RunCommand<LoginOptions> = async ({ options, global, io }) => {
   const o = options;
   const name = global.profile ?? (o.local ? 'local' : 'default');
   let profile: Profile;
@@ -92,7 +92,7 @@ export const login: CommandHandler<LoginOptions> = async ({ options, global, io 
 };
 
 /** Shows the active profile and checks its token (tokenProbe). */
-export const whoami: CommandHandler<TargetFlags> = async (input) => {
+export const whoami: RunCommand<TargetFlags> = async (input) => {
   const settings = await settingsFor(input);
   if (!settings.baseUrl)
     throw new UserError(

@@ -1,4 +1,4 @@
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import type { ListFlags } from '../list-options.js';
 import {
   confirmDeletion,
@@ -89,7 +89,7 @@ const pluginKeys = [
 ];
 
 /** Creates a plugin in the org (--org or the profile's); asks for name and type on a terminal. */
-export const create: CommandHandler<PluginFlags & TargetFlags> = async (input) => {
+export const create: RunCommand<PluginFlags & TargetFlags> = async (input) => {
   const body = await pluginBody(input);
   body.name ??= await askText(input.io, { flag: '--name', message: 'Plugin name:' });
   body.type ??= await askChoice(input.io, {
@@ -110,7 +110,7 @@ export const create: CommandHandler<PluginFlags & TargetFlags> = async (input) =
 };
 
 /** Shows one plugin (--json: the whole record, with the secret when the caller may see it). */
-export const get: CommandHandler<TargetFlags> = async (input) => {
+export const get: RunCommand<TargetFlags> = async (input) => {
   const plugin = await withClient(input, { token: true }, (client) =>
     client.plugins.get(input.args[0]),
   );
@@ -118,14 +118,14 @@ export const get: CommandHandler<TargetFlags> = async (input) => {
 };
 
 /** Lists an org's plugins with the shared query flags. */
-export const list: CommandHandler<ListFlags & TargetFlags> = (input) =>
+export const list: RunCommand<ListFlags & TargetFlags> = (input) =>
   withClient(input, { token: true }, (client, settings) => {
     const orgId = orgOf(settings);
     return printList(input, (q) => client.plugins.listByOrg(orgId, q), pluginColumns, 'plugins');
   });
 
 /** Updates the fields given; a new webhook URL needs `plugins verify` again. */
-export const update: CommandHandler<PluginFlags & TargetFlags> = async (input) => {
+export const update: RunCommand<PluginFlags & TargetFlags> = async (input) => {
   const o = input.options;
   if (o.public && o.private)
     throw new UserError('pass either --public or --private, not both', EXIT.USAGE);
@@ -149,7 +149,7 @@ export const update: CommandHandler<PluginFlags & TargetFlags> = async (input) =
 };
 
 /** Deletes a plugin after confirmation (--yes without a terminal). */
-export const remove: CommandHandler<{ yes?: boolean } & TargetFlags> = async (input) => {
+export const remove: RunCommand<{ yes?: boolean } & TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   await confirmDeletion(input, `plugin ${pluginId} with its actions and external events`);
   const result = await withClient(input, { token: true }, (client) =>
@@ -164,7 +164,7 @@ export const remove: CommandHandler<{ yes?: boolean } & TargetFlags> = async (in
 };
 
 /** Sends the webhook challenge; a plugin whose webhook did not answer it is exit 1, with the reason. */
-export const verify: CommandHandler<TargetFlags> = async (input) => {
+export const verify: RunCommand<TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   const result = await withClient(input, { token: true }, (client) =>
     client.plugins.verifyWebhook(pluginId),
@@ -183,13 +183,13 @@ export const verify: CommandHandler<TargetFlags> = async (input) => {
 };
 
 /** Lists public plugins; works without a token (one is sent when known). */
-export const marketplace: CommandHandler<ListFlags & TargetFlags> = (input) =>
+export const marketplace: RunCommand<ListFlags & TargetFlags> = (input) =>
   withClient(input, {}, (client) =>
     printList(input, (q) => client.plugins.marketplace(q), pluginColumns, 'public plugins'),
   );
 
 /** Prints only the secret (for `$(…)`), or `{ id, webhookSecret }` with --json. */
-export const secret: CommandHandler<TargetFlags> = async (input) => {
+export const secret: RunCommand<TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   const plugin = await withClient(input, { token: true }, (client) => client.plugins.get(pluginId));
   if (typeof plugin.webhookSecret !== 'string') {
@@ -207,7 +207,7 @@ export const secret: CommandHandler<TargetFlags> = async (input) => {
 };
 
 /** Rotates the webhook secret; prints the new secret (for `$(…)`), or the whole rotation with --json. */
-export const rotate: CommandHandler<{ grace?: number } & TargetFlags> = async (input) => {
+export const rotate: RunCommand<{ grace?: number } & TargetFlags> = async (input) => {
   const pluginId = input.args[0];
   // No --grace: the platform's default (24 h).
   const graceSeconds = input.options.grace;

@@ -1,9 +1,9 @@
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { printRecord, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
 
 /** Creates a conversation with a character. */
-export const create: CommandHandler<{ character?: string } & TargetFlags> = async (input) => {
+export const create: RunCommand<{ character?: string } & TargetFlags> = async (input) => {
   const characterId =
     input.options.character ??
     (await askText(input.io, { flag: '--character', message: 'Character id:' }));
@@ -14,7 +14,7 @@ export const create: CommandHandler<{ character?: string } & TargetFlags> = asyn
 };
 
 /** Shows a conversation. */
-export const get: CommandHandler<TargetFlags> = async (input) => {
+export const get: RunCommand<TargetFlags> = async (input) => {
   const conversation = await withClient(input, { apiKey: true, messaging: true }, (client) =>
     client.messaging.conversations.get(input.args[0]),
   );

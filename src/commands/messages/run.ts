@@ -1,4 +1,4 @@
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { printRecord, printRows, withClient } from '../context.js';
 import { askText, readStdin } from '../../ui/dialogs.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -6,7 +6,7 @@ import { note } from '../../ui/output.js';
 import type { Message } from '../../client/index.js';
 
 /** Sends one message; the character's reply arrives later (`messages list --after <id>`). */
-export const send: CommandHandler<
+export const send: RunCommand<
   { type: string; attachment?: Array<{ type: string; content: string }> } & TargetFlags
 > = async (input) => {
   const o = input.options;
@@ -33,9 +33,9 @@ export const send: CommandHandler<
 };
 
 /** Lists messages; the messaging API pages with `after` and `limit`, not the `@` query system, hence --after, --limit and --all. */
-export const list: CommandHandler<
-  { after?: string; limit?: number; all?: boolean } & TargetFlags
-> = (input) =>
+export const list: RunCommand<{ after?: string; limit?: number; all?: boolean } & TargetFlags> = (
+  input,
+) =>
   withClient(input, { apiKey: true, messaging: true }, async (client) => {
     const o = input.options;
     const conversationId = input.args[0];

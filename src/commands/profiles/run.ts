@@ -1,10 +1,10 @@
-import type { CommandHandler } from '../types.js';
+import type { RunCommand } from '../types.js';
 import { loadConfig, saveConfig } from '../../config/profiles.js';
 import { UserError, EXIT } from '../../errors.js';
 import { printResult, table } from '../../ui/output.js';
 
 /** Lists profiles without their secrets. */
-export const list: CommandHandler<object> = async ({ global, io }) => {
+export const list: RunCommand<object> = async ({ global, io }) => {
   const config = await loadConfig();
   const rows = Object.entries(config.profiles).map(([name, p]) => ({
     name,
@@ -28,7 +28,7 @@ export const list: CommandHandler<object> = async ({ global, io }) => {
 };
 
 /** Makes a profile current. */
-export const use: CommandHandler<object> = async ({ args, global, io }) => {
+export const use: RunCommand<object> = async ({ args, global, io }) => {
   const name = args[0];
   const config = await loadConfig();
   if (!config.profiles[name]) {
@@ -44,7 +44,7 @@ export const use: CommandHandler<object> = async ({ args, global, io }) => {
 };
 
 /** Deletes a profile (and un-sets it as current). */
-export const remove: CommandHandler<object> = async ({ args, global, io }) => {
+export const remove: RunCommand<object> = async ({ args, global, io }) => {
   const name = args[0];
   const config = await loadConfig();
   if (!config.profiles[name]) throw new UserError(`no profile named "${name}"`, EXIT.NOT_FOUND);

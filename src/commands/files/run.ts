@@ -1,5 +1,5 @@
 import type { ListFlags } from '../list-options.js';
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import { printList, printRecord, printRows, withClient } from '../context.js';
 import { fileColumns } from '../repos/columns.js';
 import { UserError, EXIT } from '../../errors.js';
@@ -12,7 +12,7 @@ import { styleFor } from '../../ui/style.js';
 import type { UploadOutcome } from './upload-files.js';
 
 /** Lists the files of one parent (both --parent-type and --parent-id, or neither). */
-export const list: CommandHandler<
+export const list: RunCommand<
   { parentType?: string; parentId?: string } & ListFlags & TargetFlags
 > = async (input) => {
   const o = input.options;
@@ -33,7 +33,7 @@ export const list: CommandHandler<
 };
 
 /** Sets a file's status (PATCH /api/status); FAILED needs the reason. */
-export const status: CommandHandler<{ error?: string } & TargetFlags> = async (input) => {
+export const status: RunCommand<{ error?: string } & TargetFlags> = async (input) => {
   const [fileId, given] = input.args;
   const value = given.toUpperCase();
   if (!(FILE_STATUSES as readonly string[]).includes(value))
@@ -51,7 +51,7 @@ export const status: CommandHandler<{ error?: string } & TargetFlags> = async (i
 };
 
 /** Prints only the URL (for `curl "$(…)"`); --json prints the whole answer. */
-export const url: CommandHandler<{ expiresIn?: number } & TargetFlags> = async (input) => {
+export const url: RunCommand<{ expiresIn?: number } & TargetFlags> = async (input) => {
   const o = input.options;
   const access = await withClient(input, { token: true }, (client) =>
     client.uploads.accessUrl(input.args[0], o.expiresIn),
@@ -73,7 +73,7 @@ interface UploadFlags {
 }
 
 /** Uploads files and reports each; exit 0 only when all succeeded, else the code every failure shares (7: network down), else 1. */
-export const upload: CommandHandler<UploadFlags & TargetFlags> = async (input) => {
+export const upload: RunCommand<UploadFlags & TargetFlags> = async (input) => {
   // A variadic argument (<paths...>) arrives as one array.
   const given: unknown = input.args[0];
   const paths = Array.isArray(given) ? given.map(String) : [String(given)];

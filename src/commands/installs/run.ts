@@ -1,4 +1,4 @@
-import type { CommandHandler, TargetFlags } from '../types.js';
+import type { RunCommand, TargetFlags } from '../types.js';
 import type { PlatformClient, InstanceCreate } from '../../client/index.js';
 import type { ListFlags } from '../list-options.js';
 import { confirmDeletion, printList, printRecord, readJsonFile, withClient } from '../context.js';
@@ -26,7 +26,7 @@ function resourceOf(client: PlatformClient, kind: InstallKind) {
 }
 
 /** Installs a plugin on an entity: events default to all the plugin's, scopes to none (granting is always explicit). */
-export function addHandler(kind: InstallKind): CommandHandler<AddFlags & TargetFlags> {
+export function runAdd(kind: InstallKind): RunCommand<AddFlags & TargetFlags> {
   return async (input) => {
     const entityId = input.args[0];
     const o = input.options;
@@ -56,7 +56,7 @@ export function addHandler(kind: InstallKind): CommandHandler<AddFlags & TargetF
 }
 
 /** Lists the installations on an entity. */
-export function listHandler(kind: InstallKind): CommandHandler<ListFlags & TargetFlags> {
+export function runList(kind: InstallKind): RunCommand<ListFlags & TargetFlags> {
   return (input) =>
     withClient(input, { token: true }, (client) =>
       printList(
@@ -76,7 +76,7 @@ export function listHandler(kind: InstallKind): CommandHandler<ListFlags & Targe
 }
 
 /** Uninstalls after confirmation. */
-export function removeHandler(kind: InstallKind): CommandHandler<{ yes?: boolean } & TargetFlags> {
+export function runRemove(kind: InstallKind): RunCommand<{ yes?: boolean } & TargetFlags> {
   return async (input) => {
     const [entityId, instanceId] = input.args;
     await confirmDeletion(input, `${kind.what} ${instanceId} of ${kind.entity} ${entityId}`);

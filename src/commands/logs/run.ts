@@ -1,4 +1,4 @@
-import type { CommandHandler, CommandInput, TargetFlags } from '../types.js';
+import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { MAX_BULK_REDELIVERIES } from '../../shared/contract/requests.js';
@@ -29,7 +29,7 @@ interface LogsOptions extends DeliveryFilterFlags {
 const FOLLOWABLE = ['--plugin', '--type', '--status'];
 
 /** Prints the delivery log, or follows it live. */
-export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => {
+export const logs: RunCommand<LogsOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const { io, global } = input;
   const unfollowable = givenFilters(o).filter((flag) => !FOLLOWABLE.includes(flag));
@@ -81,7 +81,7 @@ export const logs: CommandHandler<LogsOptions & TargetFlags> = async (input) => 
 };
 
 /** Ends a pending delivery's retries and shows the delivery as it now is (failed). */
-export const cancel: CommandHandler<TargetFlags> = async (input) => {
+export const cancel: RunCommand<TargetFlags> = async (input) => {
   const [deliveryId] = input.args;
   const delivery = await withClient(input, { token: false }, (client) =>
     cancelRetries(client, deliveryId),
@@ -98,7 +98,7 @@ export const cancel: CommandHandler<TargetFlags> = async (input) => {
 };
 
 /** Runs a pending delivery's next attempt now and reports it (or, with --no-wait, that it started). */
-export const retry: CommandHandler<{ wait: boolean } & TargetFlags> = async (input) => {
+export const retry: RunCommand<{ wait: boolean } & TargetFlags> = async (input) => {
   const [deliveryId] = input.args;
   const { wait } = input.options;
   const delivery = await withClient(input, { token: false }, async (client) =>
@@ -205,7 +205,7 @@ async function redeliverMatches(input: CommandInput<RedeliverOptions>): Promise<
 }
 
 /** `plugsmith logs redeliver [deliveryId]`: one delivery by id, or every delivery the filters match. */
-export const redeliver: CommandHandler<RedeliverOptions> = async (input) => {
+export const redeliver: RunCommand<RedeliverOptions> = async (input) => {
   const [deliveryId] = input.args;
   const filtered = givenFilters(input.options).length > 0;
   if (deliveryId !== undefined && filtered) {
