@@ -11,7 +11,7 @@ import {
   type ListState,
   type PageInfo,
 } from './data-query.js';
-import { when } from '../format.js';
+import { isolated, when } from '../format.js';
 import './data-views.css';
 
 /** A record of any collection: what the API answered, with its id. */
@@ -280,14 +280,14 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
                       type="button"
                       className="link"
                       onClick={() => select(record.id === selected ? null : record.id)}
-                      aria-label={`Open ${config.noun} ${cellText(record[c.field])}`}
+                      aria-label={`Open ${config.noun} ${isolated(cellText(record[c.field]))}`}
                     >
-                      {c.render ? c.render(record) : cellText(record[c.field])}
+                      {c.render ? c.render(record) : <bdi>{cellText(record[c.field])}</bdi>}
                     </button>
                   ) : c.render ? (
                     c.render(record)
                   ) : (
-                    cellText(record[c.field])
+                    <bdi>{cellText(record[c.field])}</bdi>
                   )}
                 </td>
               ))}

@@ -95,7 +95,7 @@ const DeliveryRow = memo(function DeliveryRow({
       <div role="cell" title={delivery.pluginId}>
         {pluginName ? (
           <>
-            {pluginName} <span className="mono muted">{delivery.pluginId}</span>
+            <bdi>{pluginName}</bdi> <span className="mono muted">{delivery.pluginId}</span>
           </>
         ) : (
           <span className="mono">{delivery.pluginId}</span>

@@ -1,3 +1,4 @@
+import { isolated } from '../format.js';
 import { useEffect, useMemo, useState } from 'react';
 import type {
   Delivery,
@@ -353,7 +354,7 @@ export function TriggerView(_props: ViewProps) {
               >
                 {plugins.map((p) => (
                   <option key={p.id} value={p.id}>
-                    {p.name} ({p.id})
+                    {isolated(p.name)} ({p.id})
                   </option>
                 ))}
               </select>
@@ -377,7 +378,7 @@ export function TriggerView(_props: ViewProps) {
                   <optgroup label="External events (check the payload only)">
                     {externalEvents.map((e) => (
                       <option key={e.id} value={EXTERNAL + e.name}>
-                        {e.name} ({e.title})
+                        {isolated(e.name)} ({isolated(e.title)})
                       </option>
                     ))}
                   </optgroup>
@@ -398,7 +399,7 @@ export function TriggerView(_props: ViewProps) {
                   )}
                   {instances.map((i) => (
                     <option key={i.id} value={i.id}>
-                      {i.name} ({i.id}, {i.entityType.toLowerCase()} {i.entityId})
+                      {isolated(i.name)} ({i.id}, {i.entityType.toLowerCase()} {i.entityId})
                     </option>
                   ))}
                 </select>
@@ -414,10 +415,16 @@ export function TriggerView(_props: ViewProps) {
           )}
           {external ? (
             <p className="muted" id="tr-external-note">
-              {external.description ? `${external.description} ` : ''}An external event is raised by
-              your integration, not by the platform: the platform does not emit external events to
-              plugins, so nothing is sent from here. Use this to check the payloads your integration
-              will send against the event's payloadSchema
+              {external.description ? (
+                <>
+                  <bdi>{external.description}</bdi>{' '}
+                </>
+              ) : (
+                ''
+              )}
+              An external event is raised by your integration, not by the platform: the platform
+              does not emit external events to plugins, so nothing is sent from here. Use this to
+              check the payloads your integration will send against the event's payloadSchema
               {external.payloadSchema ? '' : ' (it has none: any JSON object fits)'}.
             </p>
           ) : (
@@ -458,12 +465,14 @@ export function TriggerView(_props: ViewProps) {
           <ErrorBox error={error} />
           {checked?.valid === true && (
             <p role="status" className="status-ok">
-              Valid: the payload matches the payloadSchema of {external?.name}.
+              Valid: the payload matches the payloadSchema of <bdi>{external?.name}</bdi>.
             </p>
           )}
           {checked?.valid === false && (
             <div className="error" role="alert">
-              <strong>The payload does not match the payloadSchema of {external?.name}</strong>
+              <strong>
+                The payload does not match the payloadSchema of <bdi>{external?.name}</bdi>
+              </strong>
               <ul>
                 {checked.problems.map((p, i) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: one check's problems, rendered whole and never reordered

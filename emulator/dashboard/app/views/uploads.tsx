@@ -8,7 +8,7 @@ import type {
   UploadUrls,
 } from '../../../../src/shared/contract/resources.js';
 import { MAX_FILES_PER_REQUEST } from '../../../../src/shared/contract/requests.js';
-import { humanSize } from '../format.js';
+import { humanSize, isolated } from '../format.js';
 import './data-views.css';
 
 /** One file of the page's uploads, from the drop to its last step. */
@@ -178,7 +178,7 @@ export function UploadsView(_props: ViewProps) {
             <option value="">the org {workspace.orgId} (no repository)</option>
             {repositories.map((r) => (
               <option key={r.id} value={r.id}>
-                repository {r.name} ({r.id})
+                repository {isolated(r.name)} ({r.id})
               </option>
             ))}
           </select>
@@ -254,7 +254,9 @@ export function UploadsView(_props: ViewProps) {
           <tbody>
             {rows.map((r) => (
               <tr key={r.key} aria-label={`Upload of ${r.name}`}>
-                <td>{r.name}</td>
+                <td>
+                  <bdi>{r.name}</bdi>
+                </td>
                 <td title={`${r.size} bytes`}>{humanSize(r.size)}</td>
                 <td>
                   <progress
