@@ -30,9 +30,19 @@ afterAll(async () => {
 
 /** The horizontal positions of the first and last characters of an element's text, as laid out. */
 function firstAndLastX(element: Locator): Promise<{ first: number; last: number }> {
+  // The DOM as far as this needs it: the tests' tsconfig has no DOM library.
+  interface TextNode {
+    length: number;
+  }
+  interface RangeLike {
+    setStart(node: TextNode, offset: number): void;
+    setEnd(node: TextNode, offset: number): void;
+    getBoundingClientRect(): { left: number };
+  }
   return element.evaluate((node) => {
-    const text = node.firstChild as Text;
-    const range = document.createRange();
+    const text = (node as unknown as { firstChild: TextNode }).firstChild;
+    const page = globalThis as unknown as { document: { createRange(): RangeLike } };
+    const range = page.document.createRange();
     range.setStart(text, 0);
     range.setEnd(text, 1);
     const first = range.getBoundingClientRect().left;
