@@ -258,6 +258,9 @@ export function DeliveryDetail({
   // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves into the panel each time another delivery opens
   useEffect(() => {
     panel.current?.focus({ preventScroll: true });
+    // On a narrow screen the delivery opens below the list: bring it into view.
+    const top = panel.current?.getBoundingClientRect().top ?? 0;
+    if (top < 0 || top > innerHeight * 0.8) panel.current?.scrollIntoView({ block: 'start' });
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented) return;
       const target = e.target as HTMLElement | null;

@@ -1,5 +1,5 @@
 // biome-ignore-all lint/a11y/useSemanticElements: an ARIA table of <div>s, because the virtualizer places each row absolutely, which <table> layout does not allow
-import { memo, useCallback, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Delivery, Plugin } from '../../../../src/shared/contract/index.js';
 import { absoluteTime, relativeTime } from '../format.js';
@@ -154,6 +154,37 @@ export function DeliveriesTable({
   const selectedIndex = selected ? rows.findIndex((d) => d.id === selected) : -1;
   const focusIndex = Math.min(rows.length - 1, Math.max(0, active));
 
+  /** Moves the keyboard to row `index`: scrolled into view, then focused once the virtualizer has drawn it. */
+  const focusRow = (index: number) => {
+    setActive(index);
+    virtualizer.scrollToIndex(index);
+    const focus = (tries: number) =>
+      requestAnimationFrame(() => {
+        const el = scroller.current?.querySelector<HTMLElement>(
+          `[role=row][data-index="${index}"]`,
+        );
+        if (el) {
+          el.focus({ preventScroll: true });
+          el.scrollIntoView({ block: 'nearest' });
+        } else if (tries > 0) focus(tries - 1);
+      });
+    focus(5);
+  };
+
+  // A closed delivery (Escape, Close) gives the focus back to its row, so the arrow keys go on working.
+  const lastSelected = useRef(selected);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of the selection moves the focus
+  useEffect(() => {
+    const closed = lastSelected.current;
+    lastSelected.current = selected;
+    if (!closed || selected) return;
+    const focused = document.activeElement;
+    const dropped = !focused || focused === document.body || !focused.isConnected;
+    if (!dropped) return;
+    const index = rows.findIndex((d) => d.id === closed);
+    if (index >= 0) focusRow(index);
+  }, [selected]);
+
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const row = (event.target as HTMLElement).closest<HTMLElement>('[role=row][data-index]');
     if (!row) return;
@@ -172,16 +203,7 @@ export function DeliveriesTable({
     } else return;
     event.preventDefault();
     next = Math.min(rows.length - 1, Math.max(0, next));
-    setActive(next);
-    virtualizer.scrollToIndex(next);
-    // The row may only now come into the DOM.
-    const focus = (tries: number) =>
-      requestAnimationFrame(() => {
-        const el = scroller.current?.querySelector<HTMLElement>(`[role=row][data-index="${next}"]`);
-        if (el) el.focus();
-        else if (tries > 0) focus(tries - 1);
-      });
-    focus(5);
+    focusRow(next);
   };
 
   return (
