@@ -41,8 +41,40 @@ export function statusClass(status: string): string {
   return status === 'delivered' ? 'status-ok' : status === 'pending' ? 'status-warn' : 'status-bad';
 }
 
-function time(iso: string): string {
-  return new Date(iso).toLocaleTimeString('en-GB', { hour12: false });
+/** The time column: the time alone today, the date and the minute on any other day (the full timestamp is the cell's title). */
+export function rowTime(iso: string, now = new Date()): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const today = at.toDateString() === now.toDateString();
+  if (today) return at.toLocaleTimeString('en-GB', { hour12: false });
+  const full = absoluteTime(at);
+  const sameYear = at.getFullYear() === now.getFullYear();
+  // "11-26 06:12" this year, "2025-11-26" before.
+  return sameYear ? full.slice(5, 16) : full.slice(0, 10);
+}
+
+/** What the status cell says beyond the status: how many attempts it took, and injected faults. */
+function statusNote(delivery: Delivery): { mark: string; words: string } | null {
+  const attempts = delivery.attempts.length;
+  const faulted = (delivery.faults?.length ?? 0) > 0;
+  const retried = attempts > 1;
+  const resend = delivery.redeliveryOf !== null;
+  if (!retried && !faulted && !resend) return null;
+  const marks: string[] = [];
+  const words: string[] = [];
+  if (resend) {
+    marks.push('↩');
+    words.push(`resend of ${delivery.redeliveryOf}`);
+  }
+  if (retried) {
+    marks.push(`↻${attempts}`);
+    words.push(`after ${attempts} attempts`);
+  }
+  if (faulted) {
+    marks.push('⚡');
+    words.push('faults injected');
+  }
+  return { mark: marks.join(' '), words: words.join(', ') };
 }
 
 /** One row; memoized, so a scroll renders only the rows that came into view. */
@@ -64,6 +96,7 @@ const DeliveryRow = memo(function DeliveryRow({
   onOpen: (id: string) => void;
 }) {
   const recovered = delivery.status === 'delivered' && failedOnce(delivery);
+  const note = statusNote(delivery);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the table's scroller handles the keys for every row (arrows move, Enter and Space open)
     <div
@@ -81,15 +114,27 @@ const DeliveryRow = memo(function DeliveryRow({
         className="muted"
         title={`${absoluteTime(delivery.createdAt)} (${relativeTime(delivery.createdAt)})`}
       >
-        {time(delivery.createdAt)}
+        {rowTime(delivery.createdAt)}
       </div>
       <div
         role="cell"
         className={statusClass(delivery.status)}
-        title={recovered ? 'delivered after a failed attempt' : undefined}
+        title={
+          note
+            ? `${delivery.status} ${note.words}${recovered ? ' (an earlier attempt failed)' : ''}`
+            : undefined
+        }
       >
         {delivery.status}
-        {recovered ? ' ⚠' : ''}
+        {note && (
+          <>
+            {' '}
+            <span className="dl-note" aria-hidden="true">
+              {note.mark}
+            </span>
+            <span className="visually-hidden"> {note.words}</span>
+          </>
+        )}
       </div>
       <div role="cell">{delivery.type}</div>
       <div role="cell" title={delivery.pluginId}>
