@@ -120,6 +120,16 @@ describe('dashboard: reading the delivery log', () => {
     const more = detail.getByRole('button', { name: /Show all 62 lines/ });
     await more.click();
     expect(await answer.textContent()).toContain('key59');
+
+    // The filter keeps only the deliveries into which faults were injected.
+    const bodyRows = page
+      .getByRole('table', { name: 'Deliveries' })
+      .locator('[role=row].dl-body-row');
+    await expect.poll(() => bodyRows.count()).toBeGreaterThan(1);
+    await page.getByRole('checkbox', { name: 'Faults injected' }).check();
+    await expect.poll(() => bodyRows.count()).toBe(1);
+    expect(await bodyRows.first().textContent()).toContain(resendId);
+    expect(new URL(page.url()).hash).toContain('faulted=true');
     expectNoConsoleErrors(consoleErrors);
   });
 
