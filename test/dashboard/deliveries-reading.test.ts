@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { adminCall, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
-import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // What the delivery log tells a person at a glance: a retried delivery says after how many
 // attempts (in full, to a screen reader too), the time column has the date on other days, faulted
@@ -103,16 +103,17 @@ describe('dashboard: reading the delivery log', () => {
     await expect.poll(() => emu.deliveries.get(resendId)?.faults?.length ?? 0).toBeGreaterThan(0);
 
     const { page, consoleErrors } = await openDashboard(emu, `deliveries/${resendId}`);
-    const status = row(page, resendId).getByRole('cell').nth(1);
-    await expect.poll(() => status.textContent()).toContain(`resend of ${installedId}`);
-    expect(await status.textContent()).toContain('faults injected');
-    expect(await fits(status)).toBe(true);
+    const type = row(page, resendId).getByRole('cell').nth(2);
+    await expect.poll(() => type.textContent()).toContain(`resend of ${installedId}`);
+    expect(await type.textContent()).toContain('faults injected');
+    expect(await type.getAttribute('title')).toBe(`resend of ${installedId}; faults injected`);
 
     const detail = page.getByRole('complementary', { name: `Delivery ${resendId}` });
     const group = detail.getByRole('region', { name: /Deliveries of this event/ });
     await group.waitFor();
     expect(await group.getByRole('link', { name: installedId }).count()).toBe(1);
     expect(await group.textContent()).toContain('original');
+    await screenshot(page, 'deliveries-resend-marked');
 
     const answer = detail.getByRole('group', { name: /Response body of attempt 1/ });
     await answer.waitFor();

@@ -53,28 +53,20 @@ export function rowTime(iso: string, now = new Date()): string {
   return sameYear ? full.slice(5, 16) : full.slice(0, 10);
 }
 
-/** What the status cell says beyond the status: how many attempts it took, and injected faults. */
+/** What the status cell says beyond the status: after how many attempts (a retried delivery). */
 function statusNote(delivery: Delivery): { mark: string; words: string } | null {
   const attempts = delivery.attempts.length;
-  const faulted = (delivery.faults?.length ?? 0) > 0;
-  const retried = attempts > 1;
-  const resend = delivery.redeliveryOf !== null;
-  if (!retried && !faulted && !resend) return null;
-  const marks: string[] = [];
-  const words: string[] = [];
-  if (resend) {
-    marks.push('↩');
-    words.push(`resend of ${delivery.redeliveryOf}`);
-  }
-  if (retried) {
-    marks.push(`↻${attempts}`);
-    words.push(`after ${attempts} attempts`);
-  }
-  if (faulted) {
-    marks.push('⚡');
-    words.push('faults injected');
-  }
-  return { mark: marks.join(' '), words: words.join(', ') };
+  if (attempts < 2) return null;
+  return { mark: `×${attempts}`, words: `after ${attempts} attempts` };
+}
+
+/** The tags of the event type cell: a resend (of which delivery), and injected faults. */
+function typeTags(delivery: Delivery): Array<{ tag: string; words: string }> {
+  const tags: Array<{ tag: string; words: string }> = [];
+  if (delivery.redeliveryOf !== null)
+    tags.push({ tag: 'resend', words: `resend of ${delivery.redeliveryOf}` });
+  if ((delivery.faults?.length ?? 0) > 0) tags.push({ tag: 'faults', words: 'faults injected' });
+  return tags;
 }
 
 /** One row; memoized, so a scroll renders only the rows that came into view. */
@@ -97,6 +89,7 @@ const DeliveryRow = memo(function DeliveryRow({
 }) {
   const recovered = delivery.status === 'delivered' && failedOnce(delivery);
   const note = statusNote(delivery);
+  const tags = typeTags(delivery);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the table's scroller handles the keys for every row (arrows move, Enter and Space open)
     <div
@@ -136,7 +129,18 @@ const DeliveryRow = memo(function DeliveryRow({
           </>
         )}
       </div>
-      <div role="cell">{delivery.type}</div>
+      <div role="cell" title={tags.length > 0 ? tags.map((t) => t.words).join('; ') : undefined}>
+        {/* The tags first: with a delivery open the column is narrow, and the type is the longer part. */}
+        {tags.map((t) => (
+          <span key={t.tag}>
+            <span className="dl-tag" aria-hidden="true">
+              {t.tag}
+            </span>
+            <span className="visually-hidden">{t.words}:</span>{' '}
+          </span>
+        ))}
+        {delivery.type}
+      </div>
       <div role="cell" title={delivery.pluginId}>
         {pluginName ? (
           <>
