@@ -215,7 +215,9 @@ export function ChatView({ params }: ViewProps) {
                   href={`#/chat/${encodeURIComponent(c.id)}`}
                   aria-current={c.id === conversationId ? 'page' : undefined}
                 >
-                  {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
+                  <bdi>
+                    {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
+                  </bdi>
                 </a>{' '}
                 <span className="muted mono">{c.id}</span>{' '}
                 <span className="muted">· {relativeTime(c.updatedAt)}</span>
