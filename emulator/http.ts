@@ -170,11 +170,21 @@ function isNoSpace(error: unknown): boolean {
   return false;
 }
 
+/** A 413's message, naming the limit when it is the route's body limit (fastify's own says only "Request body is too large"). */
+function tooLargeMessage(error: FastifyError, request: FastifyRequest): string {
+  const limit = request.routeOptions?.bodyLimit;
+  if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE' || typeof limit !== 'number')
+    return error.message;
+  const mib = limit / (1024 * 1024);
+  const readable = mib >= 1 ? `${Number(mib.toFixed(1))} MiB` : `${Math.round(limit / 1024)} KiB`;
+  return `The request body is larger than this endpoint's limit of ${readable} (${limit} bytes)`;
+}
+
 /** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if ((error instanceof ApiError ? error.status : error.statusCode) === 413)
-      return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', error.message);
+      return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', tooLargeMessage(error, request));
     if (error instanceof ApiError)
       return sendError(reply, error.type, error.message, error.details, error.status);
     // A full disk is not a bug: a 507 that says so, on a connection that closes (a body may be half read); the emulator serves on.

@@ -54,6 +54,7 @@ function deliveryFilter(
   const checks: Array<(d: DeliveryRecord) => boolean> = [];
   if (raw['@failedOnce'] === 'true')
     checks.push((d) => d.attempts.some((a) => !answered2xx(a.responseStatus, a.error)));
+  if (raw['@faulted'] === 'true') checks.push((d) => (d.faults?.length ?? 0) > 0);
   if (raw['@httpStatus']) {
     const wanted = raw['@httpStatus'].split(',');
     checks.push((d) => {

@@ -37,11 +37,39 @@ describe('dashboard: the emulator from the page', () => {
     await expect.poll(() => emu.services.db.plugins.size).toBe(0);
     await page.getByRole('status').filter({ hasText: 'The emulator was reset' }).waitFor();
 
+    // Picking the file replaces nothing: the page shows what would be replaced and asks.
+    const created2 = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
+      name: 'Made after the reset',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+    });
+    expect(created2.status).toBe(201);
     await page.getByLabel('Import a store from a file').setInputFiles(file);
+    const confirmation = page.getByRole('form', { name: /Replace the store with/ });
+    await confirmation.waitFor();
+    const pluginsRow = confirmation.getByRole('row', { name: /^plugins/ });
+    // Now: the one made after the reset; in the file: the one kept in the export.
+    expect(await pluginsRow.getByRole('cell').allTextContents()).toEqual(['1', '1']);
+    await expect.poll(() => confirmation.getByRole('row').count()).toBeGreaterThan(2);
+    expect(emu.services.db.plugins.has(created2.body.data.id)).toBe(true);
+    const replace = confirmation.getByRole('button', { name: 'Replace the store' });
+    expect(await replace.isDisabled()).toBe(true);
+    await confirmation.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('status').filter({ hasText: 'Import cancelled' }).waitFor();
+    expect(await confirmation.count()).toBe(0);
+    expect(emu.services.db.plugins.has(created2.body.data.id)).toBe(true);
+    expect(emu.services.db.plugins.has(created.body.data.id)).toBe(false);
+
+    await page.getByLabel('Import a store from a file').setInputFiles(file);
+    await confirmation.waitFor();
+    await confirmation.getByLabel('Type import to confirm').fill('import');
+    await confirmation.getByRole('button', { name: 'Replace the store' }).click();
     await expect
       .poll(() => emu.services.db.plugins.get(created.body.data.id)?.name)
       .toBe('Kept in the export');
     await page.getByRole('status').filter({ hasText: 'imported' }).waitFor();
+    expect(emu.services.db.plugins.has(created2.body.data.id)).toBe(false);
 
     await page.getByLabel('Fault profile').fill('drop=0.5');
     await page.getByLabel('Fault seed').fill('page-1');

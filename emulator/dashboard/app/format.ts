@@ -46,3 +46,18 @@ export function humanSize(bytes: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 }
+
+/** Right-to-left letters and the explicit direction controls (embeddings, overrides, isolates, marks). */
+const BIDI_SENSITIVE =
+  /[\u0590-\u08ff\u200e\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/**
+ * User text made safe to show inside a plain-text line (an option, an accessible name, a title):
+ * text that holds right-to-left letters or direction controls is wrapped in FIRST STRONG
+ * ISOLATE … POP DIRECTIONAL ISOLATE, so a U+202E in a plugin name cannot reverse the id printed
+ * beside it. Text without them is left as it is (nothing in it can reorder its neighbours).
+ * In markup, wrap user text in `<bdi>` instead.
+ */
+export function isolated(text: string): string {
+  return BIDI_SENSITIVE.test(text) ? `\u2068${text}\u2069` : text;
+}

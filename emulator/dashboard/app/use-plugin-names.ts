@@ -1,3 +1,4 @@
+import { isolated } from './format.js';
 import { useEffect, useState } from 'react';
 import type { Plugin } from '../../../src/shared/contract/index.js';
 import { call, currentWorkspace } from './api.js';
@@ -41,5 +42,5 @@ export function usePlugins(): Map<string, Plugin> {
 /** "Weather (plg_123)", or the id alone when the plugin is not known. */
 export function pluginLabel(plugins: Map<string, Plugin>, id: string): string {
   const name = plugins.get(id)?.name;
-  return name ? `${name} (${id})` : id;
+  return name ? `${isolated(name)} (${id})` : id;
 }

@@ -390,6 +390,11 @@ export const DELIVERY_FILTER_PARAMETERS = {
     '^(true|false)$',
     ['true'],
   ),
+  '@faulted': deliveryFilter(
+    'true: only deliveries into which fault injection put at least one fault (see `faults`)',
+    '^(true|false)$',
+    ['true'],
+  ),
   '@httpStatus': deliveryFilter(
     "The last attempt's answer: statuses (500), classes (5xx) or none (no answer), comma-separated",
     HTTP_STATUS_FILTER_PATTERN,

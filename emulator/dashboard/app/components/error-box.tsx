@@ -1,5 +1,24 @@
 import { ApiFailure } from '../api.js';
 
+/** A field the emulator checks with a long pattern, and the rule in words. */
+const PATTERN_RULES: Record<string, string> = {
+  fileName:
+    'is not an accepted file name: it may not hold / \\ : * ? " < > | nor a control character, nor be "." or ".."',
+  folder:
+    'is not an accepted folder: names separated by single slashes, none holding \\ : * ? " < > | or a control character, none "." or ".."',
+};
+
+/** A detail's message as a person reads it: a long regular expression is replaced by the rule it checks. */
+function readable(detail: { path?: string[]; message?: string }): string | undefined {
+  const message = detail.message;
+  if (!message || !/pattern/.test(message)) return message;
+  const field = detail.path?.[detail.path.length - 1] ?? '';
+  const rule = PATTERN_RULES[field];
+  if (rule) return rule;
+  // Short patterns say what they want; long ones are shown as a sentence, not as a regex.
+  return message.length > 80 ? 'is not in the accepted form' : message;
+}
+
 /** An API error as the user reads it: the message, its type and status, and every `details` entry. */
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
@@ -23,7 +42,7 @@ export function ErrorBox({ error }: { error: unknown }) {
           {failure.details.map((d, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: one error's details, rendered whole and never reordered
             <li key={i}>
-              {d.path && d.path.length > 0 ? <code>{d.path.join('.')}</code> : null} {d.message}
+              {d.path && d.path.length > 0 ? <code>{d.path.join('.')}</code> : null} {readable(d)}
             </li>
           ))}
         </ul>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { call } from '../api.js';
-import { plural } from '../format.js';
+import { isolated, plural } from '../format.js';
 import type { PluginInstance } from '../../../../src/shared/contract/resources.js';
 
 /** An app of the org, known by the plugins installed on it. */
@@ -101,7 +101,8 @@ export function AppPicker({
         >
           {known.map((app) => (
             <option key={app.id} value={app.id}>
-              {app.id}: {plural(app.installs.length, 'plugin')} ({app.installs.join(', ')})
+              {app.id}: {plural(app.installs.length, 'plugin')} (
+              {app.installs.map(isolated).join(', ')})
             </option>
           ))}
           <option value={NEW}>{fresh}: a new app</option>

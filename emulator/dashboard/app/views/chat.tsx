@@ -11,7 +11,7 @@ import type {
 } from '../../../../src/shared/contract/resources.js';
 import { upsert } from './chat-messages.js';
 import type { AdminConversation } from '../../../../src/shared/contract/index.js';
-import { plural, relativeTime } from '../format.js';
+import { isolated, plural, relativeTime } from '../format.js';
 import './data-views.css';
 
 /**
@@ -173,7 +173,7 @@ export function ChatView({ params }: ViewProps) {
           >
             {characters.map((c) => (
               <option key={c.id} value={c.id}>
-                {c.name} ({c.id})
+                {isolated(c.name)} ({c.id})
               </option>
             ))}
           </select>
@@ -215,7 +215,9 @@ export function ChatView({ params }: ViewProps) {
                   href={`#/chat/${encodeURIComponent(c.id)}`}
                   aria-current={c.id === conversationId ? 'page' : undefined}
                 >
-                  {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
+                  <bdi>
+                    {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
+                  </bdi>
                 </a>{' '}
                 <span className="muted mono">{c.id}</span>{' '}
                 <span className="muted">· {relativeTime(c.updatedAt)}</span>
@@ -234,7 +236,7 @@ export function ChatView({ params }: ViewProps) {
                 aria-label={`${m.sender === 'USER' ? 'You' : (character?.name ?? 'Character')}${m.isStreaming ? ' (streaming)' : ''}`}
                 data-streaming={m.isStreaming}
               >
-                <span className="content">{m.content}</span>
+                <bdi className="content">{m.content}</bdi>
                 {m.attachments.map((a) => (
                   <span key={a.content} className="meta">
                     {a.type}:{' '}

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { call, type Target } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
@@ -11,7 +11,7 @@ import {
   type ListState,
   type PageInfo,
 } from './data-query.js';
-import { when } from '../format.js';
+import { isolated, when } from '../format.js';
 import './data-views.css';
 
 /** A record of any collection: what the API answered, with its id. */
@@ -280,14 +280,14 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
                       type="button"
                       className="link"
                       onClick={() => select(record.id === selected ? null : record.id)}
-                      aria-label={`Open ${config.noun} ${cellText(record[c.field])}`}
+                      aria-label={`Open ${config.noun} ${isolated(cellText(record[c.field]))}`}
                     >
-                      {c.render ? c.render(record) : cellText(record[c.field])}
+                      {c.render ? c.render(record) : <bdi>{cellText(record[c.field])}</bdi>}
                     </button>
                   ) : c.render ? (
                     c.render(record)
                   ) : (
-                    cellText(record[c.field])
+                    <bdi>{cellText(record[c.field])}</bdi>
                   )}
                 </td>
               ))}
@@ -484,6 +484,19 @@ function RecordPanel({
   const [deleted, setDeleted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const editor = useRef<HTMLTextAreaElement>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const editing = draft !== null;
+  const wasEditing = useRef(false);
+  // The editor takes the focus and comes into view when it opens; the Edit button gets it back when it closes.
+  useEffect(() => {
+    if (editing && !wasEditing.current) {
+      editor.current?.focus({ preventScroll: true });
+      editor.current?.scrollIntoView({ block: 'nearest' });
+    }
+    if (!editing && wasEditing.current) editButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: config is rebuilt by each render of the parent: its key and the id say which record to fetch
   useEffect(() => {
@@ -601,6 +614,7 @@ function RecordPanel({
             {config.edit && draft === null && (
               <button
                 type="button"
+                ref={editButton}
                 onClick={() => setDraft(JSON.stringify(pick(record, config.edit!.fields), null, 2))}
               >
                 Edit {config.noun}
@@ -628,6 +642,7 @@ function RecordPanel({
                 Edit {config.noun} (JSON body of {config.edit.method}{' '}
                 {config.edit.path(record, ctx)})
                 <textarea
+                  ref={editor}
                   rows={Math.min(20, draft.split('\n').length + 1)}
                   value={draft}
                   onChange={(e) => setDraft(e.target.value)}

@@ -11,6 +11,55 @@ import { curlCommand } from '../curl.js';
 import { failedOnce, lastAnswer, statusClass } from './deliveries-table.js';
 import { openDelivery } from './deliveries-feed.js';
 
+/** Bodies longer than this many lines start collapsed. */
+const BODY_LINES_SHOWN = 40;
+
+/**
+ * Every delivery of this delivery's event (a resend keeps the event id): the original and its
+ * resends, linked, so a resend is read under the event it repeats.
+ */
+function EventDeliveries({ delivery }: { delivery: Delivery }) {
+  const [group, setGroup] = useState<Delivery[] | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again when this delivery changes (a resend of it updates nothing here, so its own updatedAt is enough of a clock)
+  useEffect(() => {
+    const controller = new AbortController();
+    call<Delivery[]>(
+      'admin',
+      'GET',
+      `/deliveries?eventId=${encodeURIComponent(delivery.eventId)}&@sortBy=createdAt&@sortOrder=asc&@limit=50`,
+      undefined,
+      controller.signal,
+    ).then(
+      (answer) => setGroup(answer.data),
+      () => undefined,
+    );
+    return () => controller.abort();
+  }, [delivery.id, delivery.eventId, delivery.updatedAt]);
+  if (!group || group.length < 2) return null;
+  return (
+    <section aria-labelledby="dl-event-group">
+      <h3 id="dl-event-group">Deliveries of this event ({group.length})</h3>
+      <ol className="dl-event-group">
+        {group.map((d) => (
+          <li key={d.id}>
+            {d.id === delivery.id ? (
+              <strong aria-current="true" className="mono">
+                {d.id}
+              </strong>
+            ) : (
+              <a className="mono" href={`#/deliveries/${encodeURIComponent(d.id)}`}>
+                {d.id}
+              </a>
+            )}{' '}
+            {d.redeliveryOf ? `resend of ${d.redeliveryOf}` : 'original'} · {d.status} ·{' '}
+            {absoluteTime(d.createdAt)}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
 /** The body the emulator signed and sent: exactly JSON.stringify of the logged event. */
 export function signedBody(delivery: Delivery): string {
   return JSON.stringify(delivery.event);
@@ -137,6 +186,7 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
                   ) || '(empty body)'
                 }
                 label={`Response body of attempt ${attempt.number}`}
+                collapseAbove={BODY_LINES_SHOWN}
               />
               <p className="muted">The log keeps the first 2 KB of an answer.</p>
             </>
@@ -258,6 +308,9 @@ export function DeliveryDetail({
   // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves into the panel each time another delivery opens
   useEffect(() => {
     panel.current?.focus({ preventScroll: true });
+    // On a narrow screen the delivery opens below the list: bring it into view.
+    const top = panel.current?.getBoundingClientRect().top ?? 0;
+    if (top < 0 || top > innerHeight * 0.8) panel.current?.scrollIntoView({ block: 'start' });
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Escape' || e.defaultPrevented) return;
       const target = e.target as HTMLElement | null;
@@ -450,7 +503,8 @@ export function DeliveryDetail({
         )}
       </dl>
       <h3>Signed body</h3>
-      <JsonView value={delivery.event} label="Signed body" />
+      <JsonView value={delivery.event} label="Signed body" collapseAbove={BODY_LINES_SHOWN} />
+      <EventDeliveries delivery={delivery} />
       <h3>Attempts ({delivery.attempts.length})</h3>
       {delivery.attempts.length === 0 && <p className="muted">No attempt yet.</p>}
       {[...delivery.attempts].reverse().map((attempt) => (

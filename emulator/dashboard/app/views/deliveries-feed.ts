@@ -12,6 +12,8 @@ export interface DeliveryFilters {
   search: string;
   /** 'true': only deliveries with at least one failed attempt. */
   failedOnce: string;
+  /** 'true': only deliveries into which fault injection put a fault. */
+  faulted: string;
   /** The last answer: 500, 5xx or none, comma-separated. */
   httpStatus: string;
   minAttempts: string;
@@ -26,6 +28,7 @@ export const FILTER_KEYS = [
   'status',
   'search',
   'failedOnce',
+  'faulted',
   'httpStatus',
   'minAttempts',
   'maxAttempts',
@@ -74,6 +77,7 @@ export function matchesFilters(
     !delivery.attempts.some((a) => !answered2xx(a.responseStatus, a.error))
   )
     return false;
+  if (filters.faulted === 'true' && (delivery.faults?.length ?? 0) === 0) return false;
   if (filters.httpStatus) {
     const last = delivery.attempts.at(-1);
     if (!last) return false;
@@ -105,6 +109,7 @@ export function filterQuery(filters: DeliveryFilters): URLSearchParams {
   if (filters.status) query.set('status', filters.status);
   if (filters.search.trim()) query.set('@search', filters.search.trim());
   if (filters.failedOnce === 'true') query.set('@failedOnce', 'true');
+  if (filters.faulted === 'true') query.set('@faulted', 'true');
   if (filters.httpStatus) query.set('@httpStatus', filters.httpStatus);
   if (filters.minAttempts) query.set('@minAttempts', filters.minAttempts);
   if (filters.maxAttempts) query.set('@maxAttempts', filters.maxAttempts);

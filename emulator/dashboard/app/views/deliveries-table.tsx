@@ -1,5 +1,5 @@
 // biome-ignore-all lint/a11y/useSemanticElements: an ARIA table of <div>s, because the virtualizer places each row absolutely, which <table> layout does not allow
-import { memo, useCallback, useRef, useState, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Delivery, Plugin } from '../../../../src/shared/contract/index.js';
 import { absoluteTime, relativeTime } from '../format.js';
@@ -41,8 +41,32 @@ export function statusClass(status: string): string {
   return status === 'delivered' ? 'status-ok' : status === 'pending' ? 'status-warn' : 'status-bad';
 }
 
-function time(iso: string): string {
-  return new Date(iso).toLocaleTimeString('en-GB', { hour12: false });
+/** The time column: the time alone today, the date and the minute on any other day (the full timestamp is the cell's title). */
+export function rowTime(iso: string, now = new Date()): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const today = at.toDateString() === now.toDateString();
+  if (today) return at.toLocaleTimeString('en-GB', { hour12: false });
+  const full = absoluteTime(at);
+  const sameYear = at.getFullYear() === now.getFullYear();
+  // "11-26 06:12" this year, "2025-11-26" before.
+  return sameYear ? full.slice(5, 16) : full.slice(0, 10);
+}
+
+/** What the status cell says beyond the status: after how many attempts (a retried delivery). */
+function statusNote(delivery: Delivery): { mark: string; words: string } | null {
+  const attempts = delivery.attempts.length;
+  if (attempts < 2) return null;
+  return { mark: `×${attempts}`, words: `after ${attempts} attempts` };
+}
+
+/** The tags of the event type cell: a resend (of which delivery), and injected faults. */
+function typeTags(delivery: Delivery): Array<{ tag: string; words: string }> {
+  const tags: Array<{ tag: string; words: string }> = [];
+  if (delivery.redeliveryOf !== null)
+    tags.push({ tag: 'resend', words: `resend of ${delivery.redeliveryOf}` });
+  if ((delivery.faults?.length ?? 0) > 0) tags.push({ tag: 'faults', words: 'faults injected' });
+  return tags;
 }
 
 /** One row; memoized, so a scroll renders only the rows that came into view. */
@@ -64,6 +88,8 @@ const DeliveryRow = memo(function DeliveryRow({
   onOpen: (id: string) => void;
 }) {
   const recovered = delivery.status === 'delivered' && failedOnce(delivery);
+  const note = statusNote(delivery);
+  const tags = typeTags(delivery);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: the table's scroller handles the keys for every row (arrows move, Enter and Space open)
     <div
@@ -81,21 +107,44 @@ const DeliveryRow = memo(function DeliveryRow({
         className="muted"
         title={`${absoluteTime(delivery.createdAt)} (${relativeTime(delivery.createdAt)})`}
       >
-        {time(delivery.createdAt)}
+        {rowTime(delivery.createdAt)}
       </div>
       <div
         role="cell"
         className={statusClass(delivery.status)}
-        title={recovered ? 'delivered after a failed attempt' : undefined}
+        title={
+          note
+            ? `${delivery.status} ${note.words}${recovered ? ' (an earlier attempt failed)' : ''}`
+            : undefined
+        }
       >
         {delivery.status}
-        {recovered ? ' ⚠' : ''}
+        {note && (
+          <>
+            {' '}
+            <span className="dl-note" aria-hidden="true">
+              {note.mark}
+            </span>
+            <span className="visually-hidden"> {note.words}</span>
+          </>
+        )}
       </div>
-      <div role="cell">{delivery.type}</div>
+      <div role="cell" title={tags.length > 0 ? tags.map((t) => t.words).join('; ') : undefined}>
+        {/* The tags first: with a delivery open the column is narrow, and the type is the longer part. */}
+        {tags.map((t) => (
+          <span key={t.tag}>
+            <span className="dl-tag" aria-hidden="true">
+              {t.tag}
+            </span>
+            <span className="visually-hidden">{t.words}:</span>{' '}
+          </span>
+        ))}
+        {delivery.type}
+      </div>
       <div role="cell" title={delivery.pluginId}>
         {pluginName ? (
           <>
-            {pluginName} <span className="mono muted">{delivery.pluginId}</span>
+            <bdi>{pluginName}</bdi> <span className="mono muted">{delivery.pluginId}</span>
           </>
         ) : (
           <span className="mono">{delivery.pluginId}</span>
@@ -154,6 +203,37 @@ export function DeliveriesTable({
   const selectedIndex = selected ? rows.findIndex((d) => d.id === selected) : -1;
   const focusIndex = Math.min(rows.length - 1, Math.max(0, active));
 
+  /** Moves the keyboard to row `index`: scrolled into view, then focused once the virtualizer has drawn it. */
+  const focusRow = (index: number) => {
+    setActive(index);
+    virtualizer.scrollToIndex(index);
+    const focus = (tries: number) =>
+      requestAnimationFrame(() => {
+        const el = scroller.current?.querySelector<HTMLElement>(
+          `[role=row][data-index="${index}"]`,
+        );
+        if (el) {
+          el.focus({ preventScroll: true });
+          el.scrollIntoView({ block: 'nearest' });
+        } else if (tries > 0) focus(tries - 1);
+      });
+    focus(5);
+  };
+
+  // A closed delivery (Escape, Close) gives the focus back to its row, so the arrow keys go on working.
+  const lastSelected = useRef(selected);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of the selection moves the focus
+  useEffect(() => {
+    const closed = lastSelected.current;
+    lastSelected.current = selected;
+    if (!closed || selected) return;
+    const focused = document.activeElement;
+    const dropped = !focused || focused === document.body || !focused.isConnected;
+    if (!dropped) return;
+    const index = rows.findIndex((d) => d.id === closed);
+    if (index >= 0) focusRow(index);
+  }, [selected]);
+
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const row = (event.target as HTMLElement).closest<HTMLElement>('[role=row][data-index]');
     if (!row) return;
@@ -172,16 +252,7 @@ export function DeliveriesTable({
     } else return;
     event.preventDefault();
     next = Math.min(rows.length - 1, Math.max(0, next));
-    setActive(next);
-    virtualizer.scrollToIndex(next);
-    // The row may only now come into the DOM.
-    const focus = (tries: number) =>
-      requestAnimationFrame(() => {
-        const el = scroller.current?.querySelector<HTMLElement>(`[role=row][data-index="${next}"]`);
-        if (el) el.focus();
-        else if (tries > 0) focus(tries - 1);
-      });
-    focus(5);
+    focusRow(next);
   };
 
   return (

@@ -75,6 +75,7 @@ export function DeliveriesView({ params }: ViewProps) {
       draft.type,
       draft.status,
       draft.failedOnce,
+      draft.faulted,
       draft.since,
       typed.search,
       typed.minAttempts,
@@ -243,6 +244,14 @@ export function DeliveriesView({ params }: ViewProps) {
               onChange={(e) => set('failedOnce')(e.target.checked ? 'true' : '')}
             />
             Failed at least once
+          </label>
+          <label className="dl-check">
+            <input
+              type="checkbox"
+              checked={draft.faulted === 'true'}
+              onChange={(e) => set('faulted')(e.target.checked ? 'true' : '')}
+            />
+            Faults injected
           </label>
           <label>
             Search

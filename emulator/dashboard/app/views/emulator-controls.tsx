@@ -85,19 +85,145 @@ function Faults() {
   );
 }
 
+/** A picked store file, read and counted, waiting for the person's confirmation. */
+interface PendingImport {
+  name: string;
+  /** What POST /_emulator/import is sent. */
+  body: unknown;
+  /** Records per collection: in the file, and in the store now. */
+  inFile: Record<string, number>;
+  now: Record<string, number>;
+}
+
+/** The records of each collection of an export. */
+function countsOf(collections: unknown): Record<string, number> {
+  const counts: Record<string, number> = {};
+  if (typeof collections !== 'object' || collections === null) return counts;
+  for (const [name, records] of Object.entries(collections)) {
+    counts[name] = Array.isArray(records) ? records.length : 0;
+  }
+  return counts;
+}
+
+/** Parses a picked file and counts what it holds against what the store holds now (read with GET /export). */
+async function readImport(chosen: File): Promise<PendingImport> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await chosen.text());
+  } catch {
+    throw new Error(
+      `${chosen.name} is not JSON: choose a file that plugsmith emulator export (or Export here) wrote`,
+    );
+  }
+  // `plugsmith emulator export` writes the export itself; the admin API's answer wraps it in { ok, data }.
+  const wrapped = parsed as { ok?: unknown; data?: unknown };
+  const body = wrapped.data && wrapped.ok === true ? wrapped.data : parsed;
+  const collections = (body as { collections?: unknown } | null)?.collections;
+  if (typeof collections !== 'object' || collections === null) {
+    throw new Error(
+      `${chosen.name} holds no "collections": choose a file that plugsmith emulator export (or Export here) wrote`,
+    );
+  }
+  const current = await call<EmulatorExport>('admin', 'GET', '/export');
+  return {
+    name: chosen.name,
+    body,
+    inFile: countsOf(collections),
+    now: countsOf(current.data.collections),
+  };
+}
+
+/** What an import would replace, collection by collection, and the typed confirmation it needs. */
+function ImportConfirmation(props: {
+  pending: PendingImport;
+  typed: string;
+  busy: boolean;
+  onType: (value: string) => void;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const { pending, typed, busy } = props;
+  const names = [...new Set([...Object.keys(pending.now), ...Object.keys(pending.inFile)])].sort();
+  const changed = names.filter((n) => (pending.now[n] ?? 0) > 0 || (pending.inFile[n] ?? 0) > 0);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+    heading.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
+  return (
+    <form
+      className="import-confirm"
+      aria-labelledby="controls-import-confirm"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (typed === 'import') props.onConfirm();
+      }}
+    >
+      <h3 id="controls-import-confirm" tabIndex={-1} ref={heading}>
+        Replace the store with <bdi>{pending.name}</bdi>?
+      </h3>
+      <p>
+        Every record of the store goes and the file's records take their place. Nothing has changed
+        yet.
+      </p>
+      <table className="import-counts">
+        <caption className="visually-hidden">Records per collection</caption>
+        <thead>
+          <tr>
+            <th scope="col">Collection</th>
+            <th scope="col">Now</th>
+            <th scope="col">In the file</th>
+          </tr>
+        </thead>
+        <tbody>
+          {changed.map((n) => (
+            <tr key={n}>
+              <th scope="row">
+                <bdi>{n}</bdi>
+              </th>
+              <td>{pending.now[n] ?? 0}</td>
+              <td>{pending.inFile[n] ?? 0}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="toolbar">
+        <label>
+          Type <code>import</code> to replace the store
+          <input
+            aria-label="Type import to confirm"
+            value={typed}
+            onChange={(e) => props.onType(e.target.value)}
+            autoComplete="off"
+          />
+        </label>
+        <button type="submit" className="danger" disabled={busy || typed !== 'import'}>
+          Replace the store
+        </button>
+        <button type="button" onClick={props.onCancel} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 /** Export, import and reset of the whole store (GET /export, POST /import, POST /reset). */
 function Store() {
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
+  const [pending, setPending] = useState<PendingImport | null>(null);
+  const [typedImport, setTypedImport] = useState('');
   const file = useRef<HTMLInputElement>(null);
   const run = async (what: () => Promise<string>) => {
     setBusy(true);
     setError(null);
     setNotice(null);
     try {
-      setNotice(await what());
+      const said = await what();
+      setNotice(said === '' ? null : said);
     } catch (e) {
       setError(e);
     } finally {
@@ -115,22 +241,18 @@ function Store() {
       setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
       return 'Exported: the file holds webhook secrets and installation tokens; keep it private.';
     });
-  const importStore = (chosen: File) =>
+  /** Reads a picked file and asks before anything is replaced: nothing is sent until the person confirms. */
+  const prepareImport = (chosen: File) =>
     run(async () => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(await chosen.text());
-      } catch {
-        throw new Error(
-          `${chosen.name} is not JSON: choose a file that plugsmith emulator export (or Export here) wrote`,
-        );
-      }
-      // `plugsmith emulator export` writes the export itself; the admin API's answer wraps it in { ok, data }.
-      const body =
-        (parsed as { data?: unknown }).data && (parsed as { ok?: unknown }).ok === true
-          ? (parsed as { data: unknown }).data
-          : parsed;
-      await call('admin', 'POST', '/import', body);
+      setPending(await readImport(chosen));
+      setTypedImport('');
+      return '';
+    });
+  const importStore = (chosen: PendingImport) =>
+    run(async () => {
+      await call('admin', 'POST', '/import', chosen.body);
+      setPending(null);
+      setTypedImport('');
       return `Imported ${chosen.name}: every view reads the new store.`;
     });
   const reset = () =>
@@ -156,12 +278,26 @@ function Store() {
             className="visually-hidden"
             onChange={(e) => {
               const chosen = e.target.files?.[0];
-              if (chosen) void importStore(chosen);
+              if (chosen) void prepareImport(chosen);
               e.target.value = '';
             }}
           />
         </label>
       </div>
+      {pending && (
+        <ImportConfirmation
+          pending={pending}
+          typed={typedImport}
+          busy={busy}
+          onType={setTypedImport}
+          onConfirm={() => void importStore(pending)}
+          onCancel={() => {
+            setPending(null);
+            setTypedImport('');
+            setNotice('Import cancelled: the store is unchanged.');
+          }}
+        />
+      )}
       <form
         className="toolbar"
         onSubmit={(e) => {

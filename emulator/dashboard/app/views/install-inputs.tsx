@@ -143,14 +143,19 @@ export function InputsForm({
       {fields.map(({ name, schema, kind, required }) => {
         const label = (
           <span>
-            {schema.title ?? name}
+            <bdi>{schema.title ?? name}</bdi>
             {required && (
               <span className="required" aria-hidden="true">
                 {' '}
                 *
               </span>
             )}
-            {schema.description && <span className="muted"> — {schema.description}</span>}
+            {schema.description && (
+              <span className="muted">
+                {' '}
+                — <bdi>{schema.description}</bdi>
+              </span>
+            )}
           </span>
         );
         const value = texts[name] ?? '';

@@ -1,3 +1,4 @@
+import { isolated } from '../format.js';
 import { useEffect, useState } from 'react';
 import { call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
@@ -69,7 +70,7 @@ export function InstallView({ params }: ViewProps) {
             <option value="">choose a plugin…</option>
             {(plugins ?? []).map((p) => (
               <option key={p.id} value={p.id}>
-                {p.name} ({p.type}, {p.id})
+                {isolated(p.name)} ({p.type}, {p.id})
               </option>
             ))}
           </select>
@@ -307,7 +308,7 @@ function InstallSection({ plugin }: { plugin: Plugin }) {
             <select value={entityId} onChange={(e) => setEntityId(e.target.value)}>
               {(entities ?? []).map((e) => (
                 <option key={e.id} value={e.id}>
-                  {e.name} ({e.id})
+                  {isolated(e.name)} ({e.id})
                 </option>
               ))}
             </select>

@@ -1,3 +1,4 @@
+import { isolated } from '../format.js';
 import { useEffect, useMemo, useState } from 'react';
 import type {
   Delivery,
@@ -29,6 +30,8 @@ export function samplePayload(
   type: EventKind,
   plugin: Plugin,
   instance: PluginInstance | null,
+  /** Values that replace the fixture's samples (a real conversation's ids). */
+  extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const fixture = SAMPLE_EVENTS[type];
   const known: Record<string, unknown> = {
@@ -53,8 +56,42 @@ export function samplePayload(
     now: new Date().toISOString(),
     random: random(),
     ...known,
+    ...extra,
   };
   return fill(fixture.data, context) as Record<string, unknown>;
+}
+
+/** A real conversation for an AGENT_MESSAGE_RECEIVED sample: the plugin's reply into it must find it. */
+interface SampleConversation {
+  instanceId: string;
+  characterId: string;
+  conversationId: string;
+}
+
+/**
+ * Opens a conversation with a character of the instance's agent, as `plugsmith trigger` does (the
+ * emulator's admin API lists the agent's characters; the messaging API opens the conversation).
+ * Null when the agent has no character.
+ */
+async function openSampleConversation(
+  instance: PluginInstance,
+): Promise<SampleConversation | null> {
+  const agentId = String(instance.entityId);
+  const characters = await call<Array<{ id: string }>>(
+    'admin',
+    'GET',
+    `/characters?agentId=${encodeURIComponent(agentId)}&@limit=1`,
+  );
+  const character = characters.data[0];
+  if (!character) return null;
+  const conversation = await call<{ id: string }>('messaging', 'POST', '/conversations', {
+    characterId: character.id,
+  });
+  return {
+    instanceId: instance.id,
+    characterId: character.id,
+    conversationId: conversation.data.id,
+  };
 }
 
 /** The events a plugin receives: the lifecycle ones, and those it subscribes to. */
@@ -135,6 +172,8 @@ export function TriggerView(_props: ViewProps) {
   const [externalEvents, setExternalEvents] = useState<ExternalEvent[]>([]);
   const [externalName, setExternalName] = useState<string | null>(null);
   const [checked, setChecked] = useState<PayloadCheck | null>(null);
+  /** The real conversation the AGENT_MESSAGE_RECEIVED sample is about ('none' when the agent has no character; null while it opens). */
+  const [conversation, setConversation] = useState<SampleConversation | 'none' | null>(null);
 
   useEffect(() => {
     const { orgId } = currentWorkspace();
@@ -195,11 +234,41 @@ export function TriggerView(_props: ViewProps) {
   const external =
     externalName === null ? null : (externalEvents.find((e) => e.name === externalName) ?? null);
   const needsInstance = !external && type !== '' && type !== 'WEBHOOK_CHALLENGE';
+  const aboutMessage =
+    !external && type === 'AGENT_MESSAGE_RECEIVED' && instance?.entityType === 'AGENT';
+  // A message event is about a real conversation of the instance's agent, opened for the sample.
+  useEffect(() => {
+    setConversation(null);
+    if (!aboutMessage || !instance) return;
+    let current = true;
+    openSampleConversation(instance).then(
+      (opened) => {
+        if (current) setConversation(opened ?? 'none');
+      },
+      (e) => {
+        if (!current) return;
+        setConversation('none');
+        setError(e);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [aboutMessage, instance]);
+  const conversationReady = !aboutMessage || conversation !== null;
+  const sampleExtra =
+    aboutMessage && conversation !== null && conversation !== 'none'
+      ? { characterId: conversation.characterId, conversationId: conversation.conversationId }
+      : {};
   /** The payload the editor starts from: an external event's example from its payloadSchema, or the event's sample. */
   const freshPayload = (): string | null => {
     if (external) return JSON.stringify(exampleOf(external.payloadSchema), null, 2);
     if (!plugin || !type) return null;
-    return JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2);
+    return JSON.stringify(
+      samplePayload(type, plugin, needsInstance ? instance : null, sampleExtra),
+      null,
+      2,
+    );
   };
   // A new plugin, event or instance starts from a fresh sample.
   // biome-ignore lint/correctness/useExhaustiveDependencies: freshPayload is rebuilt on each render: a new plugin, event, instance or external event starts a fresh sample
@@ -209,7 +278,7 @@ export function TriggerView(_props: ViewProps) {
     setPayload(fresh);
     setError(null);
     setChecked(null);
-  }, [plugin, type, instance, external]);
+  }, [plugin, type, instance, external, conversation]);
 
   const choose = (value: string) => {
     setChecked(null);
@@ -285,7 +354,7 @@ export function TriggerView(_props: ViewProps) {
               >
                 {plugins.map((p) => (
                   <option key={p.id} value={p.id}>
-                    {p.name} ({p.id})
+                    {isolated(p.name)} ({p.id})
                   </option>
                 ))}
               </select>
@@ -309,7 +378,7 @@ export function TriggerView(_props: ViewProps) {
                   <optgroup label="External events (check the payload only)">
                     {externalEvents.map((e) => (
                       <option key={e.id} value={EXTERNAL + e.name}>
-                        {e.name} ({e.title})
+                        {isolated(e.name)} ({isolated(e.title)})
                       </option>
                     ))}
                   </optgroup>
@@ -330,7 +399,7 @@ export function TriggerView(_props: ViewProps) {
                   )}
                   {instances.map((i) => (
                     <option key={i.id} value={i.id}>
-                      {i.name} ({i.id}, {i.entityType.toLowerCase()} {i.entityId})
+                      {isolated(i.name)} ({i.id}, {i.entityType.toLowerCase()} {i.entityId})
                     </option>
                   ))}
                 </select>
@@ -346,14 +415,34 @@ export function TriggerView(_props: ViewProps) {
           )}
           {external ? (
             <p className="muted" id="tr-external-note">
-              {external.description ? `${external.description} ` : ''}An external event is raised by
-              your integration, not by the platform: the platform does not emit external events to
-              plugins, so nothing is sent from here. Use this to check the payloads your integration
-              will send against the event's payloadSchema
+              {external.description ? (
+                <>
+                  <bdi>{external.description}</bdi>{' '}
+                </>
+              ) : (
+                ''
+              )}
+              An external event is raised by your integration, not by the platform: the platform
+              does not emit external events to plugins, so nothing is sent from here. Use this to
+              check the payloads your integration will send against the event's payloadSchema
               {external.payloadSchema ? '' : ' (it has none: any JSON object fits)'}.
             </p>
           ) : (
             type && <p className="muted">{SAMPLE_EVENTS[type].description}</p>
+          )}
+          {aboutMessage && conversation !== null && conversation !== 'none' && (
+            <p className="muted">
+              The sample is about conversation <code>{conversation.conversationId}</code>, opened
+              with character <code>{conversation.characterId}</code> of agent{' '}
+              <code>{String(instance?.entityId)}</code>, so the plugin's reply into it finds it.
+            </p>
+          )}
+          {aboutMessage && conversation === 'none' && (
+            <p className="status-warn">
+              Agent <code>{String(instance?.entityId)}</code> has no character, so the sample names
+              a conversation that does not exist and the plugin's reply will fail: create a
+              character in <a href="#/data/characters">Data → Characters</a> first.
+            </p>
           )}
           {plugin && !external && !plugin.webhookUrl && (
             <p className="status-warn">
@@ -376,12 +465,14 @@ export function TriggerView(_props: ViewProps) {
           <ErrorBox error={error} />
           {checked?.valid === true && (
             <p role="status" className="status-ok">
-              Valid: the payload matches the payloadSchema of {external?.name}.
+              Valid: the payload matches the payloadSchema of <bdi>{external?.name}</bdi>.
             </p>
           )}
           {checked?.valid === false && (
             <div className="error" role="alert">
-              <strong>The payload does not match the payloadSchema of {external?.name}</strong>
+              <strong>
+                The payload does not match the payloadSchema of <bdi>{external?.name}</bdi>
+              </strong>
               <ul>
                 {checked.problems.map((p, i) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: one check's problems, rendered whole and never reordered
@@ -401,9 +492,15 @@ export function TriggerView(_props: ViewProps) {
               <button
                 type="submit"
                 className="primary"
-                disabled={sending || !plugin || !type || (needsInstance && !instance)}
+                disabled={
+                  sending || !conversationReady || !plugin || !type || (needsInstance && !instance)
+                }
               >
-                {sending ? 'Sending…' : 'Send event'}
+                {sending
+                  ? 'Sending…'
+                  : conversationReady
+                    ? 'Send event'
+                    : 'Opening a conversation…'}
               </button>
             )}
             <button

@@ -8,7 +8,8 @@ import type {
   UploadUrls,
 } from '../../../../src/shared/contract/resources.js';
 import { MAX_FILES_PER_REQUEST } from '../../../../src/shared/contract/requests.js';
-import { humanSize } from '../format.js';
+import { fileNameProblem, folderProblem } from '../file-names.js';
+import { humanSize, isolated } from '../format.js';
 import './data-views.css';
 
 /** One file of the page's uploads, from the drop to its last step. */
@@ -122,21 +123,43 @@ export function UploadsView(_props: ViewProps) {
     }
   }
 
-  async function upload(files: File[]) {
-    if (files.length === 0 || !workspace.orgId) return;
+  async function upload(chosen: File[]) {
+    if (chosen.length === 0 || !workspace.orgId) return;
     const target = repositoryId;
-    const batchRows = files.map(
-      (f, i): UploadRow => ({
-        key: `${Date.now()}-${i}-${f.name}`,
-        name: f.name,
-        size: f.size,
-        loaded: 0,
-        step: 'waiting',
-        record: null,
-        error: null,
-      }),
-    );
-    setRows((current) => [...batchRows, ...current]);
+    const folderRefused = folderProblem(folder.trim());
+    if (folderRefused) {
+      setError(new Error(`Nothing was uploaded: ${folderRefused}.`));
+      return;
+    }
+    setError(null);
+    const made = Date.now();
+    const rowOf = (f: File, i: number): UploadRow => ({
+      key: `${made}-${i}-${f.name}`,
+      name: f.name,
+      size: f.size,
+      loaded: 0,
+      step: 'waiting',
+      record: null,
+      error: null,
+    });
+    // A name the emulator would refuse fails that file alone, here, with a sentence; the others go.
+    const refused: UploadRow[] = [];
+    const files: File[] = [];
+    const batchRows: UploadRow[] = [];
+    chosen.forEach((f, i) => {
+      const problem = fileNameProblem(f.name);
+      if (problem === null) {
+        files.push(f);
+        batchRows.push(rowOf(f, i));
+        return;
+      }
+      refused.push({
+        ...rowOf(f, i),
+        step: 'failed',
+        error: new Error(`Not uploaded: ${problem}.`),
+      });
+    });
+    setRows((current) => [...refused, ...batchRows, ...current]);
     for (let start = 0; start < files.length; start += MAX_FILES_PER_REQUEST) {
       const batch = files.slice(start, start + MAX_FILES_PER_REQUEST);
       const keys = batchRows.slice(start, start + MAX_FILES_PER_REQUEST);
@@ -178,7 +201,7 @@ export function UploadsView(_props: ViewProps) {
             <option value="">the org {workspace.orgId} (no repository)</option>
             {repositories.map((r) => (
               <option key={r.id} value={r.id}>
-                repository {r.name} ({r.id})
+                repository {isolated(r.name)} ({r.id})
               </option>
             ))}
           </select>
@@ -253,14 +276,16 @@ export function UploadsView(_props: ViewProps) {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.key} aria-label={`Upload of ${r.name}`}>
-                <td>{r.name}</td>
+              <tr key={r.key} aria-label={`Upload of ${isolated(r.name)}`}>
+                <td>
+                  <bdi>{r.name}</bdi>
+                </td>
                 <td title={`${r.size} bytes`}>{humanSize(r.size)}</td>
                 <td>
                   <progress
                     max={Math.max(r.size, 1)}
                     value={r.step === 'done' ? Math.max(r.size, 1) : r.loaded}
-                    aria-label={`Progress of ${r.name}`}
+                    aria-label={`Progress of ${isolated(r.name)}`}
                   />
                 </td>
                 <td>{r.step}</td>
