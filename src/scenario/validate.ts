@@ -100,7 +100,7 @@ function schemaAt(schema: TSchema, path: string[]): TSchema | null | undefined {
         (part) => (part as { properties?: object }).properties?.[key as never],
       );
       if (withField) {
-        node = (withField as { properties: Record<string, TSchema> }).properties[key];
+        node = (withField as unknown as { properties: Record<string, TSchema> }).properties[key];
         continue;
       }
       return null;
