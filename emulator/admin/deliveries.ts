@@ -37,6 +37,7 @@ const DELIVERY_QUERY = querySpec(
     'url',
     'mode',
     'redeliveryOf',
+    'scenario',
     'nextAttemptAt',
     'createdAt',
     'updatedAt',

@@ -9,6 +9,7 @@ import adminConversationRoutes from './conversations.js';
 import adminStoreRoutes from './store.js';
 import adminEventRoutes from './events.js';
 import adminFaultRoutes from './faults.js';
+import adminScenarioRoutes from './scenario.js';
 import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard } from './guard.js';
@@ -39,6 +40,7 @@ export default async function adminSurface(
     adminStoreRoutes,
     adminEventRoutes,
     adminFaultRoutes,
+    adminScenarioRoutes,
   ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });

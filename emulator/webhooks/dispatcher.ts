@@ -108,6 +108,8 @@ export class EventDispatcher {
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
   private closed = false;
+  /** The running scenario (PUT /_emulator/scenario): new deliveries carry its name. */
+  scenario: string | null = null;
   /** Why a URL must not be delivered to (the emulator's own admin paths), or null; checked before each attempt and on a webhookUrl change. */
   refusal: (url: string) => string | null = () => null;
 
@@ -376,6 +378,7 @@ export class EventDispatcher {
       attempts: [],
       nextAttemptAt: now,
       redeliveryOf: null,
+      ...(this.scenario ? { scenario: this.scenario } : {}),
       secret: plugin.webhookSecret,
       createdAt: now,
       updatedAt: now,

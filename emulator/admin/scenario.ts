@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { ok } from '../http.js';
+import { typed, type RouteOptions } from '../api/common.js';
+import {
+  Ok,
+  ScenarioTagSchema,
+  ScenarioTagUpdateSchema,
+  errorResponses,
+} from '../../src/shared/contract/index.js';
+
+/** The running scenario: `PUT /scenario` `{ "name": "…" }` tags the deliveries emitted from now on (`scenario` on each), `{ "name": null }` stops. */
+export default async function adminScenarioRoutes(
+  fastify: FastifyInstance,
+  { services }: RouteOptions,
+): Promise<void> {
+  const app = typed(fastify);
+  const { events } = services;
+  const tag = Ok(ScenarioTagSchema);
+
+  app.get(
+    '/scenario',
+    { schema: { response: { 200: tag, ...errorResponses(401, 403) } } },
+    async () => ok({ name: events.scenario }),
+  );
+
+  app.put(
+    '/scenario',
+    {
+      schema: {
+        body: ScenarioTagUpdateSchema,
+        response: { 200: tag, ...errorResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request) => {
+      events.scenario = request.body.name;
+      return ok({ name: events.scenario });
+    },
+  );
+}
