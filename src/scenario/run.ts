@@ -631,20 +631,24 @@ class Runner {
         ? null
         : this.failure(expectation, `a ${of.replace(/ies$/, 'y')} to the plugin`, 'none');
     const status = body.status ?? '2xx';
+    const is2xx = (code: number | null) => code !== null && code >= 200 && code < 300;
     for (const delivery of deliveries) {
-      const first = delivery.attempts[0];
+      // The plugin's own answers: an attempt the emulator dropped, or a duplicate it sent, is not one.
+      const marks = delivery.faults ?? [];
+      const notAnswers = new Set(
+        marks.filter((m) => m.kind === 'drop' || m.kind === 'duplicate').map((m) => m.attempt),
+      );
+      const answers = delivery.attempts.filter((a) => !notAnswers.has(a.number));
+      const first = answers[0];
       const answered = first?.responseStatus ?? null;
-      const okStatus =
-        status === '2xx'
-          ? answered !== null && answered >= 200 && answered < 300
-          : answered === status;
+      const okStatus = status === '2xx' ? is2xx(answered) : answered === status;
       if (!okStatus)
         return this.failure(
           expectation,
           `${delivery.type} answered ${status}`,
           first
             ? `${answered === null ? 'no answer' : `HTTP ${answered}`}${first.error ? ` (${first.error})` : ''}${first.responseBody ? `: ${first.responseBody.slice(0, 200)}` : ''}`
-            : `no attempt yet (status ${delivery.status})`,
+            : `no attempt reached the plugin yet (status ${delivery.status})`,
           delivery,
         );
       if (typeof body.withinMs === 'number' && first.durationMs > body.withinMs)
@@ -654,13 +658,13 @@ class Runner {
           `answered in ${Math.round(first.durationMs)} ms`,
           delivery,
         );
-      const duplicates = (delivery.faults ?? []).filter((f) => f.kind === 'duplicate').length;
-      const tries = delivery.attempts.length - duplicates;
-      if (body.retried === false && tries > 1)
+      // Retried because of the plugin: one of its answers was not a 2xx (a lost answer, injected, was a 2xx).
+      const refused = answers.filter((a) => !is2xx(a.responseStatus));
+      if (body.retried === false && refused.length > 0)
         return this.failure(
           expectation,
           `${delivery.type} not retried`,
-          `${tries} attempts: ${delivery.attempts.map((a) => a.responseStatus ?? 'no answer').join(', ')}`,
+          `retried after ${refused.map((a) => (a.responseStatus === null ? `no answer (${a.error ?? 'none'})` : `HTTP ${a.responseStatus}`)).join(', ')}`,
           delivery,
         );
     }
