@@ -61,12 +61,47 @@ export interface ScenarioResult {
   faults: { profile: string; seed: string } | null;
 }
 
-/** Where to run: a client, or what to make one of (the emulator's URLs and credentials). */
+/** An emulator as `startEmulator()` returns it (its URLs and credentials). */
+export interface EmulatorLike {
+  url: string;
+  messagingUrl: string;
+  token: string | null;
+  apiKey: string | null;
+  adminToken?: string;
+}
+
+/** Where to run: a client, an emulator from `startEmulator()`, or the URLs and credentials to make a client of. */
 export type ScenarioTarget =
-  | { client: PlatformClient }
+  | { client: PlatformClient; emulator?: undefined }
+  | { emulator: EmulatorLike; client?: undefined }
   | (Pick<ClientOptions, 'baseUrl' | 'messagingUrl' | 'token' | 'apiKey' | 'adminToken'> & {
       client?: undefined;
+      emulator?: undefined;
     });
+
+function clientOf(target: ScenarioTarget): PlatformClient {
+  if (target.client) return target.client;
+  if (target.emulator) {
+    const emu = target.emulator;
+    return createClient({
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      token: emu.token ?? undefined,
+      apiKey: emu.apiKey ?? undefined,
+      adminToken: emu.adminToken,
+      userAgent: 'plugsmith-scenario',
+    });
+  }
+  const { baseUrl, messagingUrl, token, apiKey, adminToken } = target;
+  return createClient({
+    baseUrl,
+    messagingUrl,
+    token,
+    apiKey,
+    adminToken,
+    userAgent: 'plugsmith-scenario',
+  });
+}
 
 export type RunScenarioOptions = ScenarioTarget & {
   /** The plugin under test (default: the scenario's `plugin`). */
@@ -110,7 +145,7 @@ export async function runScenario(
       `scenario "${checked.name}": which plugin? give pluginId, or "plugin" in the file`,
     );
   const owned = options.client === undefined;
-  const client = options.client ?? createClient({ ...options, userAgent: 'plugsmith-scenario' });
+  const client = clientOf(options);
   try {
     const runner = new Runner(client, checked, pluginId, env, options);
     return await runner.run();

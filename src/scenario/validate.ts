@@ -263,6 +263,12 @@ export function validateScenario(
       message: 'the scenario has no name',
       fix: 'add "name": "a short sentence of what it proves"',
     });
+  else if (input.name.includes(','))
+    problems.push({
+      path: 'name',
+      message: 'the name has a comma',
+      fix: 'write it without: `plugsmith logs --scenario NAME` reads a comma as "or"',
+    });
   for (const field of ['description', 'plugin', '$schema']) {
     if (input[field] !== undefined && typeof input[field] !== 'string')
       problems.push({ path: field, message: `${field} must be a string`, fix: `write a string` });
