@@ -34,7 +34,8 @@ describe('scenarios', () => {
       const body = { name: install.name, pluginId: h.pluginId, events, scopes };
       if (install.agent) await h.client.agentPlugins.attach(install.agent, body);
       if (install.repository) await h.client.dataProviders.add(install.repository, body);
-      if (install.app) await h.client.appPlugins.attach(install.app, { ...body, orgId: h.emu.orgId! });
+      if (install.app)
+        await h.client.appPlugins.attach(install.app, { ...body, orgId: h.emu.orgId! });
       await h.emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: h.pluginId });
     }
   });
