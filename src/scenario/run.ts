@@ -130,7 +130,7 @@ export class ScenarioFileError extends Error {
 
 const POLL_MS = 25;
 /** After the step's deliveries are answered, how long a plugin that writes after answering gets. */
-const SETTLE_GRACE_MS = 120;
+const SETTLE_GRACE_MS = 50;
 
 /** Runs one scenario (a file path, a parsed file, or a validated scenario) against an emulator and the plugin; never throws for a failed expectation. */
 export async function runScenario(
@@ -516,8 +516,12 @@ class Runner {
       if (delivery.status !== 'pending' || delivery.attempts.length === 0) continue;
       const key = `${delivery.id}#${delivery.attempts.length}`;
       if (this.hurried.has(key)) continue;
-      this.hurried.add(key);
-      await this.client.emulator.deliveries.retry(delivery.id).catch(() => undefined);
+      // Refused while an attempt still runs (a 409): asked again at the next look.
+      const made = await this.client.emulator.deliveries.retry(delivery.id).then(
+        () => true,
+        () => false,
+      );
+      if (made) this.hurried.add(key);
     }
   }
 
