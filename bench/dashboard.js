@@ -1,27 +1,17 @@
-// Issue 17's dashboard speed figures, in a real Chromium (Debian's, driven by playwright-core)
+// Issue 17's dashboard speed figures, in a real Chromium driven by playwright-core (the browser
+// tests' one: test/dashboard/helpers/chromium.js)
 // against the built emulator (dist/) in this process: first meaningful paint of Deliveries with
 // 10,000 stored deliveries, the time from an attempt ending to its row in the page, and scrolling
 // 10,000 rows (frame intervals and long tasks). Baselines from the same run: the paint of an empty
 // log, the delivery stream's own latency to a Node client, and one 60 Hz frame.
-import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 import { request } from 'undici';
+import { chromiumLaunchOptions } from '../test/dashboard/helpers/chromium.js';
 import { median, percentile, root } from './lib.js';
 import { apiClient } from './helpers/api.js';
 import { startReceiver } from './helpers/receiver.js';
 
-const CHROMIUM = process.env.PLUGSMITH_CHROMIUM || '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const STORED = 10_000;
 
 /** Records in the page, from its first moment: when the first delivery row appears, and when rows with given ids appear. */
@@ -122,11 +112,10 @@ function attemptEnd(delivery) {
 }
 
 export default async function run({ quick }) {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
+  const { executablePath, args, env } = await chromiumLaunchOptions();
   const { startEmulator } = await import(`${root}/dist/emulator/index.js`);
   const receiver = await startReceiver();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  const browser = await chromium.launch({ executablePath, args, env, headless: true });
   const rows = [];
   const paints = quick ? 3 : 7;
   try {

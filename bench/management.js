@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { request } from 'undici';
-import autocannon from 'autocannon';
 import { ALL_CPUS, load, median, pinSelf, pinning, root, startServer } from './lib.js';
 
 function populate(dataDir, count) {

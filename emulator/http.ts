@@ -7,7 +7,11 @@ import type {
   HTTPMethods,
 } from 'fastify';
 import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
-import { ERROR_TYPE_BY_STATUS, MAX_ERROR_DETAILS } from '../src/shared/contract/index.js';
+import {
+  ERROR_TYPE_BY_STATUS,
+  EXTENSION,
+  MAX_ERROR_DETAILS,
+} from '../src/shared/contract/index.js';
 import { fromAjv } from './validation/json-schema.js';
 import { useBoundedFormats } from './validation/formats.js';
 
@@ -48,6 +52,8 @@ export const AJV_OPTIONS = {
     coerceTypes: false,
     removeAdditional: false,
     useDefaults: true,
+    // An annotation for the OpenAPI document (a field the spec lacks); ajv's strict mode refuses unknown keywords.
+    keywords: [EXTENSION],
   },
   onCreate: useBoundedFormats,
 };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError, badRequest, detail } from './errors.js';
+import { type ApiError, badRequest, detail } from './errors.js';
 
 /** Deepest nesting of a JSON body: far above any request's needs, far below what would overflow the stack in JSON.stringify or a walk. */
 export const MAX_JSON_DEPTH = 100;
@@ -223,7 +223,7 @@ function firstForbiddenKey(root: unknown): Problem | null {
 
 function pathOf(visit: Visit, tail: string[]): string[] {
   const reversed = [...tail].reverse();
-  for (let at: Visit | null = visit; at && at.parent; at = at.parent) reversed.push(at.key);
+  for (let at: Visit | null = visit; at?.parent; at = at.parent) reversed.push(at.key);
   return reversed.reverse();
 }
 

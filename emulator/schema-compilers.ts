@@ -38,14 +38,14 @@ export const compiled = { validators: 0, serializers: 0 };
 
 /** fastify's compilers, lazy (a route compiles at its first request: ~300 ms off a start) and shared, so a later emulator compiles nothing. */
 export function lazyCompilers(): NonNullable<FastifyServerOptions['schemaController']> {
-  const validators = (validatorPool ??= (
-    fromFastify('@fastify/ajv-compiler') as () => ValidatorPool
-  )());
-  const serializers = (serializerPool ??= (
+  validatorPool ??= (fromFastify('@fastify/ajv-compiler') as () => ValidatorPool)();
+  serializerPool ??= (
     fromFastify('@fastify/fast-json-stringify-compiler') as {
       SerializerSelector: () => SerializerFactory;
     }
-  ).SerializerSelector());
+  ).SerializerSelector();
+  const validators = validatorPool;
+  const serializers = serializerPool;
   const buildValidator = (externalSchemas: unknown, options: unknown) => {
     const compile = validators(externalSchemas, options);
     return (route: unknown) => {

@@ -31,11 +31,11 @@ const show = (map, count) =>
   [...map]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
-    .forEach(([k, us]) =>
+    .forEach(([k, us]) => {
       console.log(
         `${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`,
-      ),
-    );
+      );
+    });
 console.log(`total ${(total / 1000).toFixed(0)} ms sampled\n-- by function (self)`);
 show(fnTotals, Number(n));
 console.log('-- by script (self)');

@@ -40,7 +40,11 @@ export async function startReceiver() {
     /** Resolves with `{ event, at }` (at: performance.now() when the body had arrived) for the next matching event. */
     next(match, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
-        const w = { match, resolve: (v) => (clearTimeout(timer), resolve(v)) };
+        const settle = (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        };
+        const w = { match, resolve: settle };
         const timer = setTimeout(() => {
           waiters.delete(w);
           reject(new Error(`no matching webhook within ${timeoutMs} ms`));

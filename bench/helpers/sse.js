@@ -29,8 +29,7 @@ export async function parsingClient(url, apiKey) {
   const stream = await open(url, apiKey, (chunk) => {
     const at = performance.now();
     buffer += chunk.toString('utf8');
-    let end;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = /^event: (.*)$/m.exec(frame)?.[1];
@@ -48,7 +47,11 @@ export async function parsingClient(url, apiKey) {
   return {
     next(event, match = () => true, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
-        const w = { event, match, resolve: (v) => (clearTimeout(timer), resolve(v)) };
+        const settle = (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        };
+        const w = { event, match, resolve: settle };
         const timer = setTimeout(() => {
           waiters.delete(w);
           reject(new Error(`no ${event} frame within ${timeoutMs} ms`));

@@ -13,12 +13,15 @@ export async function startStats(intervalMs = 20) {
     if (rss > peak) peak = rss;
     return rss;
   };
-  let timer;
+  let sampling = false;
   const server = createServer((req, res) => {
     const rss = sample();
     if (req.method === 'POST') {
       base = peak = rss;
-      timer ??= setInterval(sample, intervalMs).unref();
+      if (!sampling) {
+        sampling = true;
+        setInterval(sample, intervalMs).unref();
+      }
     }
     res.setHeader('content-type', 'application/json');
     const cpu = process.cpuUsage();

@@ -51,7 +51,7 @@ export function principalFromHeader(db: Db, header: string | undefined): Princip
 
 /** The role a user principal has in an org, honouring an org-limited token. */
 export function roleIn(db: Db, principal: Principal | null, orgId: string): Role | null {
-  if (!principal || principal.kind !== 'user') return null;
+  if (principal?.kind !== 'user') return null;
   if (principal.orgId !== null && principal.orgId !== orgId) return null;
   return db.memberships.get(membershipId(orgId, principal.userId))?.role ?? null;
 }

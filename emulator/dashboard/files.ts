@@ -21,14 +21,21 @@ function packageRoot(): string | null {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) {
       try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'plugsmith')
-          return (root = dir);
+        if (
+          (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'plugsmith'
+        ) {
+          root = dir;
+          return root;
+        }
       } catch {
         // not ours; keep climbing
       }
     }
     const parent = dirname(dir);
-    if (parent === dir) return (root = null);
+    if (parent === dir) {
+      root = null;
+      return root;
+    }
     dir = parent;
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { useBoundedFormats } from '../validation/formats.js';
-import type { OpenApiDocument } from './operations.js';
+import type { OpenApiDocument, OpenApiNode } from './operations.js';
 
 /** One response that does not match the OpenAPI document. */
 export interface ContractViolation {
@@ -87,7 +87,7 @@ export function installContractCheck(
     // The prefix's own route (`/api/`) is documented without its trailing slash, as clients call it.
     const path = route?.replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1');
     const operation = path ? doc.paths?.[path]?.[request.method.toLowerCase()] : undefined;
-    const declared = Object.entries<any>(operation?.responses ?? {}).filter(
+    const declared = Object.entries<OpenApiNode>(operation?.responses ?? {}).filter(
       ([, r]) => r?.content?.['application/json']?.schema,
     );
     let key = 'envelope';
@@ -105,8 +105,10 @@ export function installContractCheck(
       }
     }
     let validate = validators.get(key);
-    if (!validate)
-      validators.set(key, (validate = ajv.compile({ ...schema, components: doc.components })));
+    if (!validate) {
+      validate = ajv.compile({ ...schema, components: doc.components });
+      validators.set(key, validate);
+    }
     if (!validate(body)) record(ajv.errorsText(validate.errors, { separator: '; ' }));
     return payload;
   });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { EVENT_KINDS, WEBHOOK_EVENT_SCHEMAS } from '../../src/shared/contract/index.js';
 import { ADMIN_HEADER } from '../admin/guard.js';
-import { describeOperations, TAGS, type OpenApiDocument } from './operations.js';
+import { describeOperations, TAGS, type OpenApiDocument, type OpenApiNode } from './operations.js';
 import { SESSION_HEADER } from '../admin/dashboard-logins.js';
 
 /** Builds an app with every route registered after `install` (which adds the OpenAPI collector); never listens. */
@@ -69,17 +69,17 @@ function securityOf(
 }
 
 /** Takes a route's first schema example up to its request body's media type, where OpenAPI tools look for it. */
-function liftExamples(operation: any): void {
+function liftExamples(operation: OpenApiNode): void {
   const media = operation?.requestBody?.content?.['application/json'];
   if (media?.schema?.examples?.length && media.example === undefined)
     media.example = media.schema.examples[0];
 }
 
 /** Every operation that writes may meet a full disk: a 507 in the error envelope (http.ts), declared beside its other errors. */
-function declareDiskFull(method: string, operation: any): void {
+function declareDiskFull(method: string, operation: OpenApiNode): void {
   if (method === 'get' || method === 'head' || !operation.responses || operation.responses['507'])
     return;
-  const error = Object.values<any>(operation.responses).find((r) =>
+  const error = Object.values<OpenApiNode>(operation.responses).find((r) =>
     String(r?.content?.['application/json']?.schema?.$ref ?? '').endsWith('/ErrorEnvelope'),
   );
   if (error)
@@ -92,11 +92,11 @@ function declareDiskFull(method: string, operation: any): void {
 
 /** What the routes alone decide (paths, webhooks, components): the same for every emulator, as no option adds a documented route. */
 interface RoutesDocument {
-  paths: Record<string, any>;
+  paths: Record<string, OpenApiNode>;
   /** The paths of the messaging API, served at their own URL. */
   messagingPaths: string[];
-  webhooks: Record<string, any>;
-  components: { schemas: Record<string, any> };
+  webhooks: Record<string, OpenApiNode>;
+  components: { schemas: Record<string, OpenApiNode> };
 }
 
 declare global {
@@ -143,12 +143,12 @@ async function buildRoutesDocument(builders: {
   };
   const management = await documentOf(builders.management);
   const messaging = await documentOf(builders.messaging);
-  const paths: Record<string, any> = {};
+  const paths: Record<string, OpenApiNode> = {};
   const messagingPaths: string[] = [];
   const add = (doc: OpenApiDocument, api: 'management' | 'messaging') => {
-    for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
+    for (const [path, item] of Object.entries<OpenApiNode>(doc.paths ?? {})) {
       const raw = path.replace(/\{(\w+)\}/g, ':$1');
-      for (const [method, operation] of Object.entries<any>(item)) {
+      for (const [method, operation] of Object.entries<OpenApiNode>(item)) {
         if (typeof operation !== 'object' || operation === null) continue;
         operation.security = securityOf(raw, api);
         operation.tags ??= [path.startsWith('/_emulator') ? 'admin' : api];
@@ -194,8 +194,8 @@ export function placeDocument(
     },
   ];
   for (const path of routes.messagingPaths) {
-    const item: Record<string, any> = { ...paths[path], servers };
-    for (const [key, operation] of Object.entries<any>(item))
+    const item: Record<string, OpenApiNode> = { ...paths[path], servers };
+    for (const [key, operation] of Object.entries<OpenApiNode>(item))
       if (typeof operation === 'object' && operation !== null && 'responses' in operation)
         item[key] = { ...operation, servers };
     paths[path] = item;

@@ -1,7 +1,15 @@
 import { ALLOW_ORDER } from '../http.js';
+import { DESCRIPTIONS } from './descriptions.js';
+
+/**
+ * A node of the OpenAPI document (a path item, an operation, a response, a schema), read and rewritten by key.
+ * The document is @fastify/swagger's output reshaped here; no published type fits it at every depth.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the one name for the document's untyped JSON nodes, used by the walks in this folder
+export type OpenApiNode = any;
 
 /** An OpenAPI 3.1 document (or the routes' part of one), as JSON. */
-export type OpenApiDocument = Record<string, any>;
+export type OpenApiDocument = Record<string, OpenApiNode>;
 
 // What the route schemas do not say: operation ids, summaries, tags, links from creates, and the shape OpenAPI tools read.
 
@@ -317,16 +325,52 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
 ];
 
 const idOf = '$response.body#/data/id';
+
+/** What a link's operation does with what was just made (`the {made}`: "the plugin just made"), by operationId. */
+const LINK_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  getPlugin: 'Get {made}',
+  updatePlugin: 'Update {made}',
+  deletePlugin: 'Delete {made}',
+  listActions: 'List the actions of {made}',
+  createAction: 'Create an action on {made}',
+  createExternalEvent: 'Create an external event on {made}',
+  verifyWebhook: 'Send the WEBHOOK_CHALLENGE to the webhook URL of {made}',
+  rotateWebhookSecret: 'Rotate the webhook signing secret of {made}',
+  getRepository: 'Get {made}',
+  listRepositoryFiles: 'List the files of {made}',
+  addRepositoryFile: 'Add an uploaded file to {made}',
+  installDataProvider: 'Install a plugin as a data provider on {made}',
+  listDataProviders: 'List the data providers of {made}',
+  getAction: 'Get {made}',
+  updateAction: 'Update {made}',
+  deleteAction: 'Delete {made}',
+  getExternalEvent: 'Get {made}',
+  updateExternalEvent: 'Update {made}',
+  deleteExternalEvent: 'Delete {made}',
+  uninstallDataProvider: 'Uninstall {made}',
+  uninstallAgentPlugin: 'Uninstall {made}',
+  uninstallAppPlugin: 'Uninstall {made}',
+  removeRepositoryFile: 'Remove {made}',
+  getFileAccessUrl: 'Get a URL to read the first file of {made}',
+  getCharacter: 'Get {made}',
+  updateCharacter: 'Update {made}',
+  getAgent: 'Get {made}',
+  renameAgent: 'Rename {made}',
+  deleteApiKey: 'Delete {made}',
+  getConversation: 'Get {made}',
+  sendMessage: "Send a user's message into {made}",
+  listMessages: 'List the messages of {made}',
+  streamConversationEvents: 'Stream the events of {made}',
+};
+
 const links = (target: string, operationIds: string[], parameters: Record<string, string>) =>
   Object.fromEntries(
-    operationIds.map((operationId) => [
-      operationId,
-      {
-        operationId,
-        parameters,
-        description: `${operationId.replace(/[A-Z].*/, '')} the ${target} just made`,
-      },
-    ]),
+    operationIds.map((operationId) => {
+      const template = LINK_DESCRIPTIONS[operationId];
+      if (!template) throw new Error(`no link description for ${operationId}`);
+      const description = template.replace('{made}', `the ${target} just made`);
+      return [operationId, { operationId, parameters, description }];
+    }),
   );
 
 /** Links from each create operation to the operations on what it made. */
@@ -404,7 +448,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** The `text/event-stream` bodies: a string of frames, described. */
 const EVENT_STREAM_FORMAT =
-  'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of `id: <id>`, `event: <name>` and `data: <one line of JSON>` lines; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
+  'Server-sent events (text/event-stream, UTF-8): frames separated by a blank line, each made of an `event: <name>` and a `data: <one line of JSON>` line, and an `id: <id>` line only where the response says events have ids; lines starting with `:` are comments (keep-alives). The data of each event is described by `x-event-data` on this media type.';
 
 /** Completes the document built from the route schemas (see the top of this file). */
 export function describeOperations(doc: OpenApiDocument): void {
@@ -413,7 +457,7 @@ export function describeOperations(doc: OpenApiDocument): void {
     doc.paths['/api'] = doc.paths['/api/'];
     delete doc.paths['/api/'];
   }
-  for (const [path, item] of Object.entries<any>(doc.paths)) {
+  for (const [path, item] of Object.entries<OpenApiNode>(doc.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
@@ -421,8 +465,17 @@ export function describeOperations(doc: OpenApiDocument): void {
       const known = OPERATIONS[key];
       if (known) {
         const [operationId, tag, summary] = known;
-        Object.assign(operation, { operationId, summary, tags: [tag] });
+        Object.assign(operation, {
+          operationId,
+          summary,
+          tags: [tag],
+          description: DESCRIPTIONS[key],
+        });
       }
+      // @fastify/swagger marks every body required; a body schema that takes null takes no body at all (fastify reads none as null).
+      const bodyTypes = operation.requestBody?.content?.['application/json']?.schema?.type;
+      if (Array.isArray(bodyTypes) && bodyTypes.includes('null'))
+        operation.requestBody.required = false;
       for (const parameter of operation.parameters ?? []) {
         // Comma lists: `style`/`explode` live on the parameter, not in its schema.
         for (const field of ['style', 'explode'] as const) {
@@ -432,7 +485,7 @@ export function describeOperations(doc: OpenApiDocument): void {
           }
         }
       }
-      for (const response of Object.values<any>(operation.responses ?? {})) {
+      for (const response of Object.values<OpenApiNode>(operation.responses ?? {})) {
         const stream = response?.content?.['text/event-stream'];
         if (stream && stream.schema?.type !== 'string') {
           stream['x-event-data'] = stream.schema;
@@ -462,8 +515,11 @@ export function describeOperations(doc: OpenApiDocument): void {
 }
 
 /** Draft 7's `dependencies` (lists of property names), as JSON Schema 2020-12 spells it: `dependentRequired`. */
-function renameDependencies(node: any): void {
-  if (Array.isArray(node)) return node.forEach(renameDependencies);
+function renameDependencies(node: OpenApiNode): void {
+  if (Array.isArray(node)) {
+    for (const item of node) renameDependencies(item);
+    return;
+  }
   if (node === null || typeof node !== 'object') return;
   const deps = node.dependencies;
   if (
@@ -489,14 +545,15 @@ function componentName(title: string): string {
 
 /** One title per schema (generators name types by it): a titled schema becomes a `$ref`; another schema with a taken title is numbered. */
 function hoistTitledSchemas(doc: OpenApiDocument): void {
-  const components: Record<string, any> = (doc.components.schemas ??= {});
+  doc.components.schemas ??= {};
+  const components: Record<string, OpenApiNode> = doc.components.schemas;
   const taken = new Map<string, string>(
     Object.entries(components).map(([name, schema]) => [name, JSON.stringify(schema)]),
   );
-  const visit = (node: any, isSchema: boolean): any => {
+  const visit = (node: OpenApiNode, isSchema: boolean): OpenApiNode => {
     if (Array.isArray(node)) return node.map((n) => visit(n, isSchema));
     if (node === null || typeof node !== 'object') return node;
-    for (const [key, value] of Object.entries<any>(node)) {
+    for (const [key, value] of Object.entries<OpenApiNode>(node)) {
       // Below a schema every object is a schema, except maps of them, `definitions`, `dependentRequired` and data (left as it is).
       // `x-event-data` (an event stream's data) is left as it is: tools do not read extensions.
       if (isSchema && ['examples', 'example', 'default', 'const', 'enum'].includes(key)) continue;
@@ -529,7 +586,7 @@ function hoistTitledSchemas(doc: OpenApiDocument): void {
     }
     return { $ref: `#/components/schemas/${name}` };
   };
-  for (const item of Object.values<any>(doc.paths)) {
+  for (const item of Object.values<OpenApiNode>(doc.paths)) {
     for (const method of METHODS) if (item[method]) visit(item[method], false);
   }
   // Webhooks keep their event schemas whole: one title each, and receivers read them alone.

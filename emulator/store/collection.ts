@@ -72,7 +72,10 @@ export class Collection<T extends BaseRecord> {
       for (const value of before) if (!after.includes(value)) unpost(index, value, record.id);
       for (const value of after) {
         let ids = index.get(value);
-        if (!ids) index.set(value, (ids = new Set()));
+        if (!ids) {
+          ids = new Set();
+          index.set(value, ids);
+        }
         ids.add(record.id);
       }
     }

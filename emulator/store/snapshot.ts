@@ -111,7 +111,9 @@ async function fromLayout2(
   for (const line of records) {
     if (!Array.isArray(line) || typeof line[0] !== 'string')
       throw new SnapshotError('a line of it is not a record');
-    if (line[0] !== '#index') (collections[line[0]] ??= []).push(line[2] as BaseRecord);
+    if (line[0] === '#index') continue;
+    collections[line[0]] ??= [];
+    collections[line[0]].push(line[2] as BaseRecord);
   }
   return { schemaVersion: 2, generation, collections };
 }

@@ -61,8 +61,11 @@ export async function uploadFile(
   const idleMs = options.idleTimeoutMs ?? transport.config.timeoutMs;
   let timedOut = false;
   // Restarted by every chunk sent.
-  const idleTimer =
-    idleMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), idleMs) : undefined;
+  const onIdle = () => {
+    timedOut = true;
+    controller.abort();
+  };
+  const idleTimer = idleMs > 0 ? setTimeout(onIdle, idleMs) : undefined;
 
   let sent = 0;
   const counter = new Transform({

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile, readdir, readlink } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { shorten } from '../ui/output.js';
 
 /** Whether a TCP port can be listened on (on every interface, as a plugin's server usually does; or on `host`). */
@@ -11,6 +11,24 @@ export function portIsFree(port: number, host?: string): Promise<boolean> {
       resolve(error.code !== 'EADDRINUSE' && error.code !== 'EACCES'),
     );
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** How many ports after a taken one are tried before any free port will do. */
+const NEARBY_PORTS = 10;
+
+/** A free port near `taken` (the next ones first, so that a second project's plugin reads as 3001), else any free port. */
+export async function freePortNear(taken: number): Promise<number> {
+  for (let port = taken + 1; port <= Math.min(taken + NEARBY_PORTS, 65535); port++) {
+    if (await portIsFree(port)) return port;
+  }
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, exclusive: true }, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
 }
 

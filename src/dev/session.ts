@@ -16,7 +16,7 @@ import { env as environment } from '../config/env.js';
 import { PluginProcess } from './plugin-process.js';
 import { watchSources } from './source-watch.js';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
-import { describeTakenPort, portIsFree } from './ports.js';
+import { describeTakenPort, freePortNear, portIsFree } from './ports.js';
 import { isLoopback } from '../config/url.js';
 import { loadManifest } from '../manifest/load.js';
 import { UserError, EXIT } from '../errors.js';
@@ -67,7 +67,7 @@ export class DevSession {
   /** The client of a running emulator this session set faults on, to turn them off. */
   private faultsToClear: PlatformClient | null = null;
   private plugin: PluginProcess | null = null;
-  private sourceWatch: { close(): void } | null = null;
+  private sourceWatch: { ready: Promise<void>; close(): void } | null = null;
   /** The manifest and the schema files it reads; their folders are watched. */
   private watchedFiles = new Set<string>();
   private readonly watchers = new Map<string, FSWatcher>();
@@ -80,6 +80,8 @@ export class DevSession {
   private secretCheckedAt = 0;
   private webhookUrl: string | null = null;
   private pluginPort: number | null = null;
+  /** PORT chosen by dev when the manifest's default port was taken (another project's plugin). */
+  private movedPluginPort: number | undefined;
   private verified = false;
   /** Bumped whenever a newer verification should replace a running one. */
   private verifyRun = 0;
@@ -104,7 +106,7 @@ export class DevSession {
   async start(): Promise<void> {
     const o = this.options;
     // First: with its port held by another process, the plugin would die unseen while that process answers the challenges.
-    await this.assertPluginPortFree();
+    await this.choosePluginPort();
     this.emulator = await useLocalEmulator({
       target: o.target,
       dataDir: o.dataDir,
@@ -159,6 +161,7 @@ export class DevSession {
         },
         (message) => this.report.warn(message),
       );
+      await this.sourceWatch.ready;
     }
     this.watchFiles([this.options.manifestPath, ...outcome.manifest.schemaFiles]);
   }
@@ -194,10 +197,10 @@ export class DevSession {
     });
   }
 
+  /** The environment the manifest is read with: PORT is the plugin's when dev set it (--plugin-port, or a taken default moved). */
   private environment(): NodeJS.ProcessEnv {
-    return this.options.pluginPort !== undefined
-      ? { ...this.options.env, PORT: String(this.options.pluginPort) }
-      : this.options.env;
+    const port = this.options.pluginPort ?? this.movedPluginPort;
+    return port !== undefined ? { ...this.options.env, PORT: String(port) } : this.options.env;
   }
 
   private async deploy(): Promise<DeployOutcome> {
@@ -229,9 +232,10 @@ export class DevSession {
     this.verified = Boolean(plugin.webhookUrlIsVerified);
     if (!this.webhookUrl)
       this.report.warn(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         'the manifest has no plugin.webhookUrl: events cannot reach the plugin (add e.g. "http://127.0.0.1:${PORT:-3000}/webhook")',
       );
-    const port = this.options.pluginPort ?? portOf(this.webhookUrl);
+    const port = this.options.pluginPort ?? this.movedPluginPort ?? portOf(this.webhookUrl);
     const portChanged = previousUrl !== null && port !== this.pluginPort;
     this.pluginPort = port;
     if (portChanged && this.plugin) await this.restartPlugin(`the webhook port changed to ${port}`);
@@ -339,7 +343,7 @@ export class DevSession {
     const emu = this.emulator!;
     if (emu.owned || this.options.target || this.stopped) return false;
     const state = await liveEmulator(dirname(this.options.manifestPath));
-    if (!state || !state.token || !state.orgId) return false;
+    if (!state?.token || !state.orgId) return false;
     const adminToken = environment.adminToken() ?? state.adminToken;
     if (
       state.url === emu.url &&
@@ -471,19 +475,52 @@ export class DevSession {
     }
   }
 
-  /** The plugin's port (--plugin-port, else a local webhookUrl's) must be free when dev starts. */
-  private async assertPluginPortFree(): Promise<void> {
+  /**
+   * The plugin's port must be free when dev starts. One asked for (--plugin-port, or PORT in the environment) that is taken is
+   * an error naming its holder; the manifest's default (`${PORT:-3000}`) taken by another process (a second project's plugin)
+   * moves to a free port, as the emulator's do: the plugin gets it as PORT and the webhook URL is deployed with it.
+   */
+  private async choosePluginPort(): Promise<void> {
     const o = this.options;
-    let port = o.pluginPort ?? null;
-    if (port === null) {
-      const manifest = await loadManifest(o.manifestPath, this.environment());
-      const webhookUrl = manifest.plugin.webhookUrl;
-      if (typeof webhookUrl === 'string' && isLoopback(webhookUrl)) port = portOf(webhookUrl);
+    if (o.pluginPort !== undefined) {
+      if (await portIsFree(o.pluginPort)) return;
+      throw new UserError(
+        `the plugin's ${await describeTakenPort(o.pluginPort)} (--plugin-port): stop that process, or pass another --plugin-port`,
+        EXIT.CONFLICT,
+      );
     }
-    if (port === null || (await portIsFree(port))) return;
-    throw new UserError(
-      `the plugin's ${await describeTakenPort(port)}: stop that process (another \`plugsmith dev\`?), or give the plugin another port with --plugin-port (with \${PORT} in plugin.webhookUrl)`,
-      EXIT.CONFLICT,
+    const manifest = await loadManifest(o.manifestPath, this.environment());
+    const webhookUrl = manifest.plugin.webhookUrl;
+    if (typeof webhookUrl !== 'string' || !isLoopback(webhookUrl)) return;
+    const port = portOf(webhookUrl);
+    if (port === null) return;
+    const portIsDefault = manifest.expandedVariables.some(
+      (v) => v.variable === 'PORT' && v.fromDefault,
+    );
+    if (await portIsFree(port)) return;
+    const taken = await describeTakenPort(port);
+    const refusal = (why: string) =>
+      new UserError(
+        `the plugin's ${taken}: stop that process (another \`plugsmith dev\`?), or give the plugin another port with --plugin-port${why}`,
+        EXIT.CONFLICT,
+      );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
+    const withoutPortVariable = ' (with ${PORT} in plugin.webhookUrl)';
+    if (!portIsDefault)
+      throw refusal(
+        manifest.expandedVariables.some((v) => v.variable === 'PORT')
+          ? ' (PORT is set in the environment)'
+          : withoutPortVariable,
+      );
+    const free = await freePortNear(port);
+    // The webhook URL must follow PORT, or the platform would post to the process holding the default.
+    const moved = await loadManifest(o.manifestPath, { ...o.env, PORT: String(free) });
+    const followsPort =
+      typeof moved.plugin.webhookUrl === 'string' && portOf(moved.plugin.webhookUrl) === free;
+    if (!followsPort) throw refusal(withoutPortVariable);
+    this.movedPluginPort = free;
+    this.report.warn(
+      `the plugin's ${taken}: the plugin gets PORT=${free} instead, and its webhook URL is deployed with it (--plugin-port picks one)`,
     );
   }
 

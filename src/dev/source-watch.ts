@@ -1,5 +1,5 @@
-import { readdirSync, watch, type FSWatcher } from 'node:fs';
-import { extname, join, sep } from 'node:path';
+import { watch } from 'chokidar';
+import { extname, relative, sep } from 'node:path';
 
 /** Folders whose files are never the plugin's sources (dependencies, state, caches). */
 const IGNORED = new Set(['node_modules', '__pycache__', 'venv', 'dist', 'build', 'target']);
@@ -11,52 +11,47 @@ function ignored(part: string): boolean {
 }
 
 /**
- * Watches a project for changes to files of the given kinds (`*.py`), debounced. Ignored folders are left out (a recursive
- * watch of a virtualenv costs thousands of inotify watches); a subfolder created later is not watched.
+ * Watches a project for changes to files of the given kinds (`*.py`), debounced. chokidar watches
+ * folders, not files: a file replaced by renaming a new one over it (`sed -i`, an editor's atomic
+ * save) is seen on every save, where Node 20's recursive `fs.watch` on Linux loses it after the
+ * first. Ignored folders are never entered (a virtualenv would cost thousands of inotify watches);
+ * a subfolder created later is watched too.
  */
 export function watchSources(
   root: string,
   patterns: string[],
   onChange: (file: string) => void,
   onError: (message: string) => void,
-): { close(): void } {
+): { ready: Promise<void>; close(): void } {
   const extensions = new Set(patterns.map((p) => p.replace(/^\*/, '')));
   let timer: NodeJS.Timeout | null = null;
-  const watchers: FSWatcher[] = [];
-  const changed = (prefix: string) => (_event: string, name: string | null) => {
-    if (
-      name === null ||
-      !extensions.has(extname(name)) ||
-      name.split(sep).slice(0, -1).some(ignored)
-    )
-      return;
+  const insideIgnored = (path: string): boolean => {
+    const inside = relative(root, path);
+    return inside !== '' && inside.split(sep).some(ignored);
+  };
+  const watcher = watch(root, {
+    ignoreInitial: true,
+    ignored: insideIgnored,
+  });
+  watcher.on('all', (event, path) => {
+    if (event === 'addDir' || event === 'unlinkDir') return;
+    if (!extensions.has(extname(path))) return;
+    const file = relative(root, path);
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => onChange(prefix + name), DEBOUNCE_MS);
-  };
-  const add = (folder: string, prefix: string, recursive: boolean) => {
-    try {
-      const watcher = watch(folder, { recursive }, changed(prefix));
-      watcher.on('error', (error) => onError(`cannot watch ${folder}: ${error.message}`));
-      watchers.push(watcher);
-    } catch (error) {
-      onError(
-        `cannot watch ${folder} (the plugin is not restarted on its changes): ${(error as Error).message}`,
-      );
-    }
-  };
-  add(root, '', false);
-  try {
-    for (const entry of readdirSync(root, { withFileTypes: true })) {
-      if (entry.isDirectory() && !ignored(entry.name))
-        add(join(root, entry.name), entry.name + sep, true);
-    }
-  } catch (error) {
-    onError(`cannot list ${root}: ${(error as Error).message}`);
-  }
+    timer = setTimeout(() => onChange(file), DEBOUNCE_MS);
+  });
+  watcher.on('error', (error) =>
+    onError(
+      `cannot watch ${root} (the plugin may not restart on a change): ${(error as Error).message}`,
+    ),
+  );
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
+    /** Resolves once the existing folders are watched (changes before then may be missed). */
+    ready,
     close() {
       if (timer) clearTimeout(timer);
-      for (const watcher of watchers) watcher.close();
+      void watcher.close();
     },
   };
 }

@@ -75,6 +75,9 @@ export async function deployManifest(
     allowDeletes: request.allowDeletes,
   });
   request.review?.(plan, notes);
+  const pluginPort = identity.storeId
+    ? portFromEnvironment(manifest, request.environment ?? process.env)
+    : undefined;
   const record = async (pluginId: string, applied = known?.applied): Promise<void> => {
     if (request.record === false) return;
     recordTarget(state, found, {
@@ -82,6 +85,7 @@ export async function deployManifest(
       baseUrl: identity.baseUrl,
       orgId,
       ...(identity.storeId ? { storeId: identity.storeId } : {}),
+      ...(pluginPort !== undefined ? { pluginPort } : {}),
       deployedAt: new Date().toISOString(),
       applied: applied ?? { plugin: {}, actions: {}, externalEvents: {} },
     });
@@ -115,4 +119,16 @@ export async function deployManifest(
     done: applied.done,
     created,
   };
+}
+
+/** The PORT the manifest's `${PORT}` was expanded from, when it came from the environment (not the manifest's default). */
+function portFromEnvironment(
+  manifest: Manifest,
+  environment: NodeJS.ProcessEnv,
+): number | undefined {
+  const fromEnvironment = manifest.expandedVariables.some(
+    (v) => v.variable === 'PORT' && !v.fromDefault,
+  );
+  const port = Number(environment.PORT);
+  return fromEnvironment && Number.isInteger(port) && port > 0 ? port : undefined;
 }

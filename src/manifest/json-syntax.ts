@@ -32,7 +32,10 @@ export function jsonSyntaxProblem(
         i++;
         if (text[i] === 'u') {
           for (let k = 1; k <= 4; k++)
-            if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) (i += k), fail('4 hex digits after \\u');
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) {
+              i += k;
+              fail('4 hex digits after \\u');
+            }
           i += 5;
           continue;
         }
@@ -74,13 +77,13 @@ export function jsonSyntaxProblem(
   const value = (): void => {
     space();
     const ch = text[i];
-    if (ch === '{') return members('}', property, 'property', 'property value');
-    if (ch === '[') return members(']', value, 'item', 'item');
-    if (ch === '"') return string();
-    if (ch === 't') return literal('true');
-    if (ch === 'f') return literal('false');
-    if (ch === 'n') return literal('null');
-    number();
+    if (ch === '{') members('}', property, 'property', 'property value');
+    else if (ch === '[') members(']', value, 'item', 'item');
+    else if (ch === '"') string();
+    else if (ch === 't') literal('true');
+    else if (ch === 'f') literal('false');
+    else if (ch === 'n') literal('null');
+    else number();
   };
   try {
     if (text.charCodeAt(0) === 0xfeff) i = 1;

@@ -19,6 +19,11 @@ export interface TargetState {
   storeId?: string;
   deployedAt: string;
   applied: AppliedState;
+  /**
+   * The PORT the manifest's webhook URL was deployed with to this emulator (the port `plugsmith dev` gave the plugin, which
+   * moves off a taken default): a later `deploy` without PORT uses it, rather than the default another project's plugin holds.
+   */
+  pluginPort?: number;
 }
 
 export interface ProjectState {

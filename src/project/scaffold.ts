@@ -167,6 +167,42 @@ async function templateFiles(root: string, sub = ''): Promise<string[]> {
   return out;
 }
 
+/** The README of a Python project on getting plugsmith: one command that works on a clone today, and what changes once it is published. */
+function pythonInstall(dependency: { version: string; vendored: string | null }): string {
+  if (!dependency.vendored)
+    return [
+      'One command installs it, here or on a clone of this project:',
+      '',
+      '```sh',
+      `npm install --global plugsmith@${dependency.version}`,
+      '```',
+      '',
+      `(or prefix each command with \`npx plugsmith@${dependency.version}\`).`,
+    ].join('\n');
+  const tarball = `./${dependency.vendored}`;
+  return [
+    `\`${dependency.vendored}\` is the plugsmith that wrote this project (${dependency.version}, not a release the npm`,
+    'registry serves): commit it. One command installs it, here or on a clone of this project:',
+    '',
+    '```sh',
+    `npm install --global ${tarball}`,
+    '```',
+    '',
+    "(its dependencies come from the npm registry). Without write access to npm's global folder, set",
+    'a prefix of your own first (`npm config set prefix ~/.local`, with `~/.local/bin` on your PATH),',
+    `or run each command as \`npx --yes --package ${tarball} plugsmith …\`. Once plugsmith is`,
+    'published, `npm install --global plugsmith@latest` replaces it; then delete `vendor/`.',
+  ].join('\n');
+}
+
+/** A TypeScript template's file names in README text, as the Python template names them (`src/reply.ts` is `plugin/reply.py`). */
+function pythonPaths(text: string): string {
+  return text.replace(
+    /`src\/([\w-]+)\.ts`/g,
+    (_match, name: string) => `\`plugin/${name.replaceAll('-', '_')}.py\``,
+  );
+}
+
 /** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */
 export async function scaffoldProject(
   options: ProjectAnswers & { dir: string; force?: boolean },
@@ -178,9 +214,8 @@ export async function scaffoldProject(
   const python = answers.lang === 'python';
   await mkdir(dir, { recursive: true });
   // First, so that a project whose plugsmith cannot be packed is not left looking complete.
-  const dependency = python
-    ? { version: plugsmithVersion(), spec: '', vendored: null }
-    : await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
+  // A Python project has no package.json, but a clone of it needs a plugsmith all the same: vendored alike.
+  const dependency = await plugsmithDependency(packageRoot(), plugsmithVersion(), dir);
   const values = {
     name: answers.name,
     description: template.description,
@@ -193,7 +228,8 @@ export async function scaffoldProject(
       : '',
     events: jsonList(answers.events),
     scopes: jsonList(answers.scopes),
-    behaviour: template.behaviour,
+    pythonInstall: pythonInstall(dependency),
+    behaviour: python ? pythonPaths(template.behaviour) : template.behaviour,
     installHint: python
       ? template.installHint.replaceAll('npx plugsmith', 'plugsmith')
       : template.installHint,

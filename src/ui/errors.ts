@@ -29,7 +29,7 @@ export function formatError(error: unknown, { verbose }: { verbose: boolean }): 
     text += ` (HTTP ${e.status}${e.type ? ` ${e.type}` : ''})`;
   if (Array.isArray(e?.details)) {
     for (const d of e.details)
-      text += `\n  - ${d.path && d.path.length ? d.path.join('.') + ': ' : ''}${d.message ?? ''}`;
+      text += `\n  - ${d.path?.length ? d.path.join('.') + ': ' : ''}${d.message ?? ''}`;
   }
   const hint = hintFor(e);
   if (hint) text += `\n${hint}`;

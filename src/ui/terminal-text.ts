@@ -4,11 +4,14 @@ import type { Io } from './io.js';
 // every control character the CLI prints for people becomes visible (`\x1b`); only the CLI's own colours pass.
 
 /** C0 controls, DEL and C1 controls. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** The same, but for line feed and tab, which lay out multi-line text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** An SGR sequence the style module writes (reset, bold, dim and its colours), captured; else a control but layout. */
 const OWN_SGR_OR_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
   /(\u001b\[(?:(?:0|1|2|22|31|32|33|36|39)(?:;(?:0|1|2|22|31|32|33|36|39))*)?m)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 const visible = (c: string) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;

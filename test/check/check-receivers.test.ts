@@ -59,7 +59,7 @@ afterAll(async () => {
 async function check(kind: ReceiverKind, extra: string[] = []) {
   const { receiver, pluginId } = receivers.get(kind)!;
   const run = await t.cli(['check', receiver.url, '--plugin', pluginId, '--json', ...extra]);
-  let report;
+  let report: any;
   try {
     report = JSON.parse(run.stdout);
   } catch {
@@ -134,7 +134,7 @@ describe('plugsmith check against test receivers', () => {
     for (const id of ALL_CHECKS)
       expect(run.stdout).toMatch(new RegExp(`^(pass|FAIL) +${id} `, 'm'));
     expect(run.stdout).toMatch(
-      /^FAIL duplicate-delivery: answers a duplicate delivery.*\n  sent: .*\n  came back: .*wrote 2 messages\n  fix: +the platform retries/m,
+      /^FAIL duplicate-delivery: answers a duplicate delivery.*\n {2}sent: .*\n {2}came back: .*wrote 2 messages\n {2}fix: +the platform retries/m,
     );
     expect(run.stdout).toMatch(
       /^not ready: 12 passed, 1 failed, 0 skipped in [\d.]+ s; answer times over 32 requests: p50 \d+ ms, p99 \d+ ms$/m,

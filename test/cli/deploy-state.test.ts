@@ -35,6 +35,7 @@ async function project(): Promise<string> {
         type: 'EVENT_HANDLER',
         events: ['AGENT_MESSAGE_RECEIVED'],
         scopes: [],
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         webhookUrl: 'http://127.0.0.1:${PORT:-3000}/webhook',
       },
     }),

@@ -1,5 +1,4 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +23,7 @@ const MANIFEST = JSON.stringify({
     type: 'EVENT_HANDLER',
     events: ['AGENT_MESSAGE_RECEIVED'],
     scopes: ['AGENT_MESSAGE_WRITE'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
     webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
   },
   installs: [{ name: 'on nova', agent: 'agent_nova' }],
@@ -84,9 +84,9 @@ test('dev --faults sets the profile on a running emulator, shows faulted attempt
     { cwd: dir, env },
   );
   // The challenge is never faulted; the install's delivery is sent twice, and its line says so.
-  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered  HTTP 200/);
+  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/);
   expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).not.toContain('[fault');
-  expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).toMatch(/attempt 2  \[fault: duplicate\]/);
+  expect(await lineMatching(dev, /PLUGIN_INSTALLED/)).toMatch(/attempt 2 {2}\[fault: duplicate\]/);
   expect(dev.stderr()).toContain(
     'fault injection on: duplicate=1 (seed 3; reproduce with --faults-seed 3)',
   );

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -26,6 +25,7 @@ function manifest(description: string) {
       type: 'EVENT_HANDLER',
       events: ['AGENT_MESSAGE_RECEIVED'],
       scopes: ['AGENT_MESSAGE_WRITE'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
     },
     actions: [{ name: 'lookup', argsSchema: { $ref: './schemas/lookup-args.json' } }],
@@ -107,8 +107,8 @@ test('dev: emulator, deploy, plugin started and verified, installs, live deliver
   const seen: string[] = [];
 
   // The challenge and the manifest's install show up live, each as one line.
-  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered  HTTP 200/, seen);
-  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered  HTTP 200/, seen);
+  await lineMatching(dev, /WEBHOOK_CHALLENGE\s+delivered {2}HTTP 200/, seen);
+  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered {2}HTTP 200/, seen);
   expect(dev.stderr()).toMatch(
     /deployed Dev loop plugin \(plg_\S+\): create plugin Dev loop plugin/,
   );
@@ -272,6 +272,7 @@ test('dev --base-url asks the target for its health once; a target that does not
         type: 'EVENT_HANDLER',
         events: [],
         scopes: [],
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
       },
     }),

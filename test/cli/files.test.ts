@@ -78,7 +78,7 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
       paths.map((p) => [p, 'UPLOADED', null]),
     );
     // Batches of ten: two URL requests, twelve PUTs to signed URLs, twelve status updates.
-    expect(run.stderr.match(/> GET \S+\/api\/generate-upload-url 200/g)).toHaveLength(2);
+    expect(run.stderr.match(/> POST \S+\/api\/generate-upload-url 201/g)).toHaveLength(2);
     expect(run.stderr.match(/> PUT /g)).toHaveLength(12);
     expect(run.stderr.match(/> PATCH \S+\/api\/status 200/g)).toHaveLength(12);
     // No progress bar without a terminal.
@@ -232,6 +232,7 @@ describe.concurrent('plugsmith files', { timeout: 120_000 }, () => {
     child.stdin.end();
     const [code] = await once(child, 'close');
     expect(code, output).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matches the terminal's escape sequences, which start with ESC
     expect(output).toMatch(/\r\x1b\[2K.*\d+%\s+\d\/3 files/);
     expect(output).toContain('\x1b[1mFILE'); // bold header
     expect(output).toMatch(/3 uploaded, 0 failed/);

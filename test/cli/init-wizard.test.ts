@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/cli-process.js';
-import { terminal } from '../kit/terminal.js';
+import { cliTerminal } from '../kit/terminal.js';
 import { loadManifest } from '../../src/manifest/load.js';
 
-// The init wizard in a real terminal: tmux runs the built CLI with CI unset, keys answer each prompt.
+// The init wizard in a real terminal (a pseudo-terminal, test/kit/terminal.ts): the built CLI with CI
+// unset, keys answer each prompt.
 
 let root: string;
 
@@ -18,40 +18,43 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** The CLI in the terminal, CI unset so it may prompt; prints its exit code and then waits to be read. */
-function initCommand(args: string): string {
-  return `env -u CI NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} init ${args}; echo "EXIT=$?"; sleep 600`;
+/** `plugsmith init <args>` in a real terminal, CI unset so it may prompt. */
+function initInTerminal(args: string[]) {
+  return cliTerminal(['init', ...args], { env: { NO_COLOR: '1' } });
 }
 
-describe('plugsmith init wizard (tmux)', () => {
+describe('plugsmith init wizard in a real terminal', () => {
   it('asks name, type, language, events, scopes and port, then writes the project', async () => {
     const dir = join(root, 'wz');
-    const t = await terminal(initCommand(JSON.stringify(dir)));
+    const t = initInTerminal([dir]);
     await t.waitFor(/\? Plugin name: \(wz\)/);
     // An invalid name is refused in place; the prompt stays.
-    await t.keys('Bad Name', 'Enter');
+    t.type('Bad Name');
+    t.press('Enter');
     await t.waitFor(/The name may hold only lowercase letters/);
-    for (let i = 0; i < 8; i++) await t.keys('BSpace');
-    await t.keys('wizard-bot', 'Enter');
+    for (let i = 0; i < 8; i++) t.press('Backspace');
+    t.type('wizard-bot');
+    t.press('Enter');
     await t.waitFor(/\? Plugin type:[\s\S]*❯ EVENT_HANDLER[\s\S]*DATA_PROVIDER/);
-    await t.keys('Down', 'Down', 'Enter');
+    t.press('Down', 'Down', 'Enter');
     await t.waitFor(/\? Language:[\s\S]*❯ TypeScript[\s\S]*Python/);
-    await t.keys('Down', 'Enter');
+    t.press('Down', 'Enter');
     // The type's events come checked; space toggles PLUGIN_INSTALLED (the first) on as well.
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).toMatch(/◯ PLUGIN_INSTALLED/);
     expect(events).toMatch(/◉ REPOSITORY_FILE_ADDED/);
-    await t.keys('Space', 'Enter');
+    t.press('Space', 'Enter');
     const scopes = await t.waitFor(
       /\? Scopes of its installation tokens:[\s\S]*REPOSITORY_FILES_READ/,
     );
     expect(scopes).toMatch(/◉ REPOSITORY_FILES_READ/);
     expect(scopes).toMatch(/◯ AGENT_MESSAGE_WRITE/);
-    await t.keys('Enter');
+    t.press('Enter');
     await t.waitFor(/\? Port of the webhook server: \(3000\)/);
-    await t.keys('4321', 'Enter');
-    const done = await t.waitFor(/EXIT=\d+/, 60_000);
-    expect(done).toContain('EXIT=0');
+    t.type('4321');
+    t.press('Enter');
+    expect(await t.waitForExit(60_000)).toBe(0);
+    const done = t.screen();
     expect(done).toContain(
       '✔ Events to receive: PLUGIN_INSTALLED, REPOSITORY_FILE_ADDED, REPOSITORY_FILE_REMOVED',
     );
@@ -72,20 +75,19 @@ describe('plugsmith init wizard (tmux)', () => {
 
   it('asks only for what the flags leave out', async () => {
     const dir = join(root, 'partial');
-    const t = await terminal(
-      initCommand(`${JSON.stringify(dir)} --name partial-app --type APP --port 3100`),
-    );
+    const t = initInTerminal([dir, '--name', 'partial-app', '--type', 'APP', '--port', '3100']);
     const events = await t.waitFor(/\? Events to receive:[\s\S]*REPOSITORY_FILE_REMOVED/);
     expect(events).not.toContain('Plugin name');
     expect(events).not.toContain('Plugin type');
     // A type given as a flag means TypeScript (as before there was a choice).
     expect(events).not.toContain('Language');
     expect(events).toMatch(/◉ PLUGIN_INSTALLED/);
-    await t.keys('Enter');
+    t.press('Enter');
     await t.waitFor(/\? Scopes of its installation tokens:/);
-    await t.keys('Enter');
-    const done = await t.waitFor(/EXIT=\d+/, 60_000); // init packs this plugsmith into the project (npm pack)
-    expect(done).toContain('EXIT=0');
+    t.press('Enter');
+    // init packs this plugsmith into the project (npm pack)
+    expect(await t.waitForExit(60_000)).toBe(0);
+    const done = t.screen();
     expect(done).not.toContain('Port of the webhook server');
     const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
     expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).name).toBe('partial-app');
@@ -102,9 +104,9 @@ describe('plugsmith init wizard (tmux)', () => {
     const dir = join(root, 'occupied');
     await mkdir(dir);
     await writeFile(join(dir, 'notes.txt'), 'mine');
-    const t = await terminal(initCommand(JSON.stringify(dir)));
-    const done = await t.waitFor(/EXIT=\d+/);
-    expect(done).toContain('EXIT=2');
+    const t = initInTerminal([dir]);
+    expect(await t.waitForExit()).toBe(2);
+    const done = t.screen();
     expect(done).toContain('is not empty');
     expect(done).not.toContain('Plugin name');
   });

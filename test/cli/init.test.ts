@@ -137,6 +137,7 @@ describe('plugsmith init by flags', () => {
 
       const raw = JSON.parse(await readFile(join(dir, 'plugsmith.json'), 'utf8'));
       expect(raw.$schema).toBe('./node_modules/plugsmith/plugsmith.schema.json');
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       expect(raw.plugin.webhookUrl).toBe('http://127.0.0.1:${PORT:-3456}/webhook');
       const manifest = await loadManifest(join(dir, 'plugsmith.json'), {});
       expect(manifest.plugin).toMatchObject({
@@ -175,7 +176,7 @@ describe('plugsmith init by flags', () => {
       const plugin = await readFile(join(dir, 'src/plugin.ts'), 'utf8');
       for (const snippet of c.code) expect(plugin).toContain(snippet);
       expect(await readFile(join(dir, 'src/config.ts'), 'utf8')).toContain(
-        'Number(env.PORT || 3456)',
+        "Number(env.PORT || '3456')",
       );
       expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('.data/');
       // vendor/ is committed: a clone of the project must install the same plugsmith.

@@ -10,8 +10,7 @@ import {
   type Receiver,
 } from '../kit/index.js';
 import { spawnedCli } from '../kit/spawn.js';
-import { terminal, type Terminal } from '../kit/terminal.js';
-import { CLI } from '../helpers/cli-process.js';
+import { cliTerminal, type Terminal } from '../kit/terminal.js';
 
 // `plugsmith logs retry|cancel|redeliver`, what the dashboard does with deliveries, from the CLI: the
 // built CLI spawned against a real emulator (port 0) and a real webhook whose answers the test turns
@@ -235,24 +234,26 @@ describe('plugsmith logs redeliver with filters', () => {
     // Its instance's id picks it out of the log.
     const filters = ['--plugin', pluginId, '--search', pending.pluginInstanceId!];
     const named = `--plugin ${pluginId} --search "${pending.pluginInstanceId}"`;
-    const terminal = await tmuxCli(['logs', 'redeliver', ...filters]);
+    const terminal = cliInTerminal(['logs', 'redeliver', ...filters]);
     await terminal.waitFor(
       new RegExp(
         `Send the events of 1 delivery matching ${named} again, each as a new delivery\\? \\(y/N\\)`,
       ),
     );
-    await terminal.keys('n', 'Enter');
-    const declined = await terminal.waitFor(/EXIT=\d+/);
-    expect(declined).toContain('EXIT=2');
+    terminal.type('n');
+    terminal.press('Enter');
+    expect(await terminal.waitForExit()).toBe(2);
+    const declined = terminal.screen();
     expect(declined).toContain(`nothing resent: 1 delivery match ${named}`);
     expect(emu.deliveries.list().filter((d) => d.redeliveryOf === pending.id)).toHaveLength(0);
 
     answer = 200;
-    const again = await tmuxCli(['logs', 'redeliver', ...filters]);
+    const again = cliInTerminal(['logs', 'redeliver', ...filters]);
     await again.waitFor(/again, each as a new delivery\? \(y\/N\)/);
-    await again.keys('y', 'Enter');
-    const done = await again.waitFor(/EXIT=\d+/);
-    expect(done).toContain('EXIT=0');
+    again.type('y');
+    again.press('Enter');
+    expect(await again.waitForExit()).toBe(0);
+    const done = again.screen();
     expect(done).toContain(`Resent 1 delivery matching ${named}, as new deliveries:`);
     const [resent] = emu.deliveries.list().filter((d) => d.redeliveryOf === pending.id);
     expect(done).toContain(resent.id);
@@ -264,11 +265,7 @@ describe('plugsmith logs redeliver with filters', () => {
   });
 });
 
-/** The built CLI in a real terminal (tmux, CI unset) pointed at the emulator; prints its exit code and waits to be read. */
-function tmuxCli(args: string[]): Promise<Terminal> {
-  const env = Object.entries({ ...plugsmith.env, NO_COLOR: '1' }).map(
-    ([k, v]) => `${k}=${JSON.stringify(v)}`,
-  );
-  const command = `env -u CI ${env.join(' ')} ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${args.map((a) => JSON.stringify(a)).join(' ')}; echo "EXIT=$?"; sleep 600`;
-  return terminal(command, { width: 160 });
+/** The built CLI in a real terminal (CI unset) pointed at the emulator. */
+function cliInTerminal(args: string[]): Terminal {
+  return cliTerminal(args, { env: { ...plugsmith.env, NO_COLOR: '1' }, columns: 160 });
 }

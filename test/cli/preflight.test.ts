@@ -37,6 +37,7 @@ async function project(files: Record<string, string> = {}): Promise<string> {
         type: 'EVENT_HANDLER',
         events: ['AGENT_MESSAGE_RECEIVED'],
         scopes: [],
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
         webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
       },
     }),

@@ -31,6 +31,7 @@ function manifest(name: string, installs: unknown[] = []) {
       type: 'EVENT_HANDLER',
       events: ['AGENT_MESSAGE_RECEIVED'],
       scopes: ['AGENT_MESSAGE_WRITE'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
     },
     installs,

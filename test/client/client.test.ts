@@ -247,7 +247,7 @@ const rows: Row[] = [
     'uploads.generateUploadUrls',
     (c) =>
       c.uploads.generateUploadUrls({ files: [{ fileName: 'a.txt', fileSize: 3 }], folder: 'docs' }),
-    'GET',
+    'POST',
     '/api/generate-upload-url',
     { files: [{ fileName: 'a.txt', fileSize: 3 }], folder: 'docs' },
   ],

@@ -5,7 +5,7 @@ import { json, ok, receiver } from '../kit/index.js';
 
 describe('retries', () => {
   it('retries a GET after a connection reset, then succeeds', async () => {
-    const server = await receiver((req, res, index) => {
+    const server = await receiver((_req, res, index) => {
       if (index === 0) return void res.socket!.destroy();
       ok(res, { id: 'plg_1' });
     });
@@ -64,7 +64,7 @@ describe('retries', () => {
     ],
     ['DELETE', (c: ReturnType<typeof createClient>) => c.plugins.delete('p')],
     [
-      'GET generate-upload-url (creates records)',
+      'POST generate-upload-url (creates records)',
       (c: ReturnType<typeof createClient>) =>
         c.uploads.generateUploadUrls({ files: [{ fileName: 'a' }] }),
     ],
@@ -229,18 +229,21 @@ describe('trace', () => {
 });
 
 describe('GET with a JSON body', () => {
-  it('reaches the server with content-type and content-length', async () => {
-    const server = await receiver((_req, res) =>
+  it('reaches a platform with only the GET form of generate-upload-url (its POST a 405) with content-type and content-length', async () => {
+    const server = await receiver((req, res) => {
+      if (req.method === 'POST')
+        return json(res, 405, { ok: false, error: { message: 'no POST', error: 'HTTP_ERROR' } });
       ok(res, {
         files: [{ signedUrl: 'http://s3.test/a', fileRecord: { id: 'f1', fileName: 'a.txt' } }],
-      }),
-    );
+      });
+    });
     const client = createClient({ baseUrl: server.url, token: 'tok_olive' });
     const result = await client.uploads.generateUploadUrls({
       files: [{ fileName: 'a.txt', contentType: 'text/plain', fileSize: 5 }],
     });
     expect(result.files[0].fileRecord.id).toBe('f1');
-    const got = server.received[0];
+    expect(server.received.map((r) => r.method)).toEqual(['POST', 'GET']);
+    const got = server.received[1];
     expect(got.method).toBe('GET');
     expect(got.headers['content-type']).toBe('application/json');
     expect(Number(got.headers['content-length'])).toBe(got.body.length);

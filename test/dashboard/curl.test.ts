@@ -35,6 +35,7 @@ const HOSTILE = [
   `it's`,
   `'; touch /tmp/pwned-curl; echo '`,
   'line one\nline two\r\nthree',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion the generated curl command must quote
   '$(touch /tmp/pwned-curl) `touch /tmp/pwned-curl` ${HOME} $HOME',
   `"double" \\back\\slash\\' '\\''`,
   '@/etc/passwd',

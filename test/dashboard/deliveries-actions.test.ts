@@ -4,7 +4,6 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import {
   adminCall,
   answerProperly,
-  call,
   install,
   verifiedPlugin,
   WebhookServer,

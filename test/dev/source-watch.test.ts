@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
@@ -26,6 +26,7 @@ test('a change to a watched kind of file restarts; other files, virtualenvs, cac
     (message) => problems.push(message),
   );
   onTestFinished(() => watcher.close());
+  await watcher.ready;
 
   // Not the plugin's sources: none of these may restart it.
   await writeFile(join(root, '.venv/lib/site.py'), 'x = 1\n');
@@ -46,5 +47,40 @@ test('a change to a watched kind of file restarts; other files, virtualenvs, cac
   await until('the change to main.py', () => changes.length > 1);
   await new Promise((r) => setTimeout(r, 400));
   expect(changes).toEqual([join('plugin', 'reply.py'), 'main.py']);
+  expect(problems).toEqual([]);
+});
+
+test('a file replaced by renaming a new one over it (sed -i, an atomic save) is seen on every save', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'plugsmith-source-watch-'));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  await mkdir(join(root, 'plugin'));
+  const reply = join(root, 'plugin', 'reply.py');
+  await writeFile(reply, 'version = 0\n');
+  const changes: string[] = [];
+  const problems: string[] = [];
+  const watcher = watchSources(
+    root,
+    ['*.py'],
+    (file) => changes.push(file),
+    (message) => problems.push(message),
+  );
+  onTestFinished(() => watcher.close());
+  await watcher.ready;
+
+  // As `sed -i` does it: a new file beside the old one, renamed over it. Node 20's recursive fs.watch saw the first only.
+  for (const version of [1, 2, 3]) {
+    const replacement = join(root, 'plugin', `sed${version}XYZ`);
+    await writeFile(replacement, `version = ${version}\n`);
+    await rename(replacement, reply);
+    await until(`save ${version}`, () => changes.length === version);
+  }
+  expect(changes).toEqual([1, 2, 3].map(() => join('plugin', 'reply.py')));
+
+  // A folder made after the start is watched too.
+  await mkdir(join(root, 'plugin', 'handlers'));
+  await new Promise((r) => setTimeout(r, 300));
+  await writeFile(join(root, 'plugin', 'handlers', 'extra.py'), 'x = 1\n');
+  await until("the new folder's file", () => changes.length === 4);
+  expect(changes[3]).toBe(join('plugin', 'handlers', 'extra.py'));
   expect(problems).toEqual([]);
 });

@@ -90,6 +90,7 @@ describe('the test kit', () => {
           type: 'APP',
           events: [],
           scopes: [],
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
           webhookUrl: 'http://127.0.0.1:${PORT}/webhook',
         },
       }),

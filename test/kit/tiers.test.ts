@@ -15,6 +15,7 @@ describe('the tiers of the suite', () => {
         'test/dashboard/overview.test.ts', // Chromium, through test/dashboard/helpers/browser.ts
         'test/cli/trigger-template.test.ts', // init in this process: npm pack
         'test/kit/kit.test.ts', // the kit's spawned CLI (test/kit/spawn.ts)
+        'test/kit/terminal.test.ts', // a pseudo-terminal (@lydell/node-pty, test/kit/terminal.ts)
       ]),
     );
   });

@@ -3,14 +3,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 // The two tiers of the suite (vitest.config.ts). `npm test` runs every test file; `npm run
 // test:quick` only the files that run in this process: not those that start processes (the CLI
-// as a child process, npm, tmux, a crash child) or a browser. A file is of the process tier when a
-// module it imports, directly or through other test helpers, imports node:child_process or
-// playwright-core; no list to keep up to date. The test kit keeps its spawning parts (kit/spawn.ts, kit/terminal.ts)
+// as a child process, npm, a pseudo-terminal, a crash child) or a browser. A file is of the process
+// tier when a module it imports, directly or through other test helpers, imports node:child_process,
+// @lydell/node-pty or playwright-core; no list to keep up to date. The test kit keeps its spawning parts (kit/spawn.ts, kit/terminal.ts)
 // apart from the rest for that reason. So is a file that runs `plugsmith init`, even in this
 // process: init packs this checkout with npm.
 
 const STARTS_PROCESSES =
-  /from ['"](node:child_process|child_process|playwright-core)['"]|\[\s*'init'\s*,/;
+  /from ['"](node:child_process|child_process|@lydell\/node-pty|playwright-core)['"]|\[\s*'init'\s*,/;
 const RELATIVE_IMPORT = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 
 /** The test files (relative to `root`) that start processes or a browser, directly or through their helpers. */
@@ -28,7 +28,7 @@ export function processTestFiles(root: string): string[] {
       if (verdict) break;
       const target = resolveModule(resolve(dirname(file), spec!));
       // Only the suite's own helpers: the code under test may start processes where a test asks it to.
-      if (target && target.startsWith(testDir)) verdict = startsProcesses(target, visiting);
+      if (target?.startsWith(testDir)) verdict = startsProcesses(target, visiting);
     }
     verdicts.set(file, verdict);
     return verdict;

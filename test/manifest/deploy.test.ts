@@ -228,8 +228,10 @@ describe('plugsmith deploy', () => {
     ],
     [
       'an unset variable',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       { plugin: { name: 'x', type: 'APP', webhookUrl: '${PLUGSMITH_TEST_UNSET}/hook' } },
       {},
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       'plugin.webhookUrl: uses ${PLUGSMITH_TEST_UNSET}',
     ],
     [

@@ -1,5 +1,4 @@
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
 import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';

@@ -126,6 +126,7 @@ describe('a manifest expands only allowed environment variables', () => {
     'PLUGSMITH_CREDS',
     'PLUGSMITH_DSN',
   ])(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
     '${%s} in webhookUrl is an error naming the variable and the fix, even with a default',
     async (variable) => {
       for (const placeholder of [`\${${variable}}`, `\${${variable}:-x}`]) {
@@ -144,6 +145,7 @@ describe('a manifest expands only allowed environment variables', () => {
 
   it('deploy --dry-run and deploy name each variable they expanded (stderr, and expandedVariables in --json)', async () => {
     const path = await manifest({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       webhookUrl: 'http://${PLUGSMITH_PUBLIC_HOST}:${PORT:-3000}/webhook',
     });
     const extra = { PLUGSMITH_PUBLIC_HOST: '127.0.0.1', PORT: '' };
@@ -153,8 +155,10 @@ describe('a manifest expands only allowed environment variables', () => {
     );
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       'plugin.webhookUrl uses ${PLUGSMITH_PUBLIC_HOST} from the environment',
     );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
     expect(dry.stderr).toContain('plugin.webhookUrl uses ${PORT} (unset: its default)');
     const json = await env.json(['deploy', '--manifest', path, '--org', 'org_dev'], extra);
     expect(json.expandedVariables).toEqual([

@@ -18,6 +18,7 @@ const OSC0 = '\u001b]0;pwned\u0007';
 const C1_CSI = '\u009b2J';
 const HOSTILE = `evil${OSC52}${OSC0}${C1_CSI}\u007f\r end`;
 /** Any control character but the line feed and tab that lay text out. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 let emu: Emulator;

@@ -48,7 +48,10 @@ test('an acknowledged UPLOADED describes the object that is stored, whatever PUT
         method: 'PUT',
         body: SECOND.body,
         headers: { 'content-type': SECOND.type },
-      }).then(async (r) => (await r.arrayBuffer(), r.status)),
+      }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      }),
     ]);
     // The PUT either commits before the record is written (200) or is refused after it (409).
     expect([200, 409], `PUT answered ${put}`).toContain(put);

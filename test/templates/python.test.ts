@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -102,8 +102,8 @@ async function deployedEmulator(
   return { env, client };
 }
 
-/** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends. */
-async function startPython(dir: string, env: Record<string, string>): Promise<void> {
+/** `python3 -m plugin` (the production command) in its own process group, stopped when the test ends; its output so far. */
+async function startPython(dir: string, env: Record<string, string>): Promise<() => string> {
   const child = spawn('python3', ['-m', 'plugin'], {
     cwd: dir,
     env: userEnv(env),
@@ -121,9 +121,11 @@ async function startPython(dir: string, env: Record<string, string>): Promise<vo
   await new Promise<void>((done, fail) => {
     child.once('exit', (code) => fail(new Error(`python3 -m plugin exited (${code}):\n${output}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      output += line + '\n';
       if (/ is listening at /.test(line)) done();
     });
   });
+  return () => output;
 }
 
 describe('plugsmith init --lang python', () => {
@@ -161,13 +163,20 @@ describe('plugsmith init --lang python', () => {
         expect(run.output).toMatch(/Ran [1-9]\d* tests? in/);
         expect(run.output).toMatch(/\nOK\n/);
         expect(run.output).not.toMatch(/skipped/);
-        // Also under the faults the platform produces (duplicates, delays, reordering).
+        // Also under the faults the platform produces (duplicates, delays, reordering, retries), the TypeScript template's profile.
         expect(run.output).toMatch(/UnderFaults\.test_\w+\) \.\.\. ok/);
+        const tsHarness = await readFile(join(ROOT, 'templates/common/test/harness.ts'), 'utf8');
+        const tsProfile = /faults: '([^']+)'/.exec(tsHarness)?.[1];
+        const pyProfile = /^FAULTS = \{"profile": "([^"]+)"/m.exec(
+          await readFile(join(dir, 'tests', 'harness.py'), 'utf8'),
+        )?.[1];
+        expect(tsProfile).toContain('drop=');
+        expect(pyProfile).toBe(tsProfile);
 
         // The production command, as a deploy runs it, passes `plugsmith check`.
         const { env, client } = await deployedEmulator(dir);
         const port = await freePort();
-        await startPython(dir, {
+        const pluginOutput = await startPython(dir, {
           PORT: String(port),
           PLUGSMITH_WEBHOOK_SECRET: env.PLUGSMITH_WEBHOOK_SECRET,
           PLUGSMITH_BASE_URL: env.PLUGSMITH_BASE_URL,
@@ -208,6 +217,12 @@ describe('plugsmith init --lang python', () => {
           checks: Array<{ id: string; status: string }>;
         };
         expect(report.ok).toBe(true);
+        // check's wrongly signed deliveries each left a line in the plugin's own log, without the secret.
+        expect(pluginOutput()).toMatch(
+          /refused delivery "[^"]+": no signature made with this plugin's secret/,
+        );
+        expect(pluginOutput()).not.toContain(env.PLUGSMITH_WEBHOOK_SECRET.slice('whsec_'.length));
+        expect(pluginOutput()).not.toContain('Traceback');
         // Only an EVENT_HANDLER writes messages, which the side-effect checks count (as for the TypeScript template).
         expect(report.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual(
           type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery'],
@@ -217,7 +232,48 @@ describe('plugsmith init --lang python', () => {
     );
   }
 
-  it("the unittest suite fails, naming the command to run, without the emulator's environment", async () => {
+  it(
+    "a teammate's clone gets plugsmith with the README's one command, from the tarball init packed into vendor/; the READMEs name the Python files",
+    async () => {
+      const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      const dir = await initPython('EVENT_HANDLER', 'py-teammate');
+      const readme = await readFile(join(dir, 'README.md'), 'utf8');
+      // Not the registry (plugsmith is not published: an E404), and the file a reply is written in, not the TypeScript one.
+      expect(readme).not.toContain(`plugsmith@${version}`);
+      expect(readme).toContain('`plugin/reply.py` decides what to say');
+      expect(readme).not.toMatch(/`src\//);
+      const command = /```sh\n(npm install --global [^\n]+)\n```/.exec(readme)?.[1];
+      expect(command).toBe(`npm install --global ./vendor/plugsmith-${version}.tgz`);
+
+      // A clone: the project's files as committed (no .plugsmith/, no .data/), elsewhere, the command run there.
+      const clone = join(work, 'py-teammate-clone');
+      await cp(dir, clone, { recursive: true });
+      const prefix = join(work, 'teammate-global');
+      const install = await sh(
+        'sh',
+        ['-c', `${command} --prefer-offline --no-audit --no-fund`],
+        clone,
+        5 * MINUTES,
+        userEnv({ npm_config_prefix: prefix }),
+      );
+      expect(install.code, install.output).toBe(0);
+      const installed = await sh(join(prefix, 'bin', 'plugsmith'), ['--version'], clone, MINUTES);
+      expect(installed.code, installed.output).toBe(0);
+      expect(installed.stdout.trim()).toBe(version);
+
+      const app = await readFile(
+        join(await initPython('APP', 'py-app-readme'), 'README.md'),
+        'utf8',
+      );
+      expect(app).toContain('`plugin/history.py`');
+      expect(app).not.toMatch(/`src\//);
+    },
+    6 * MINUTES,
+  );
+
+  it("the unittest suite fails, naming the command to run, without the emulator's environment; so does the plugin without its secret", async () => {
     const dir = await initPython('APP', 'py-no-env');
     const run = await sh(
       'python3',
@@ -228,6 +284,20 @@ describe('plugsmith init --lang python', () => {
     );
     expect(run.code).not.toBe(0);
     expect(run.output).toContain('plugsmith emulator exec --deploy -- python3 -m unittest');
+
+    // The production command without its secret names what to set, without a traceback.
+    const unconfigured = await sh(
+      'python3',
+      ['-m', 'plugin'],
+      dir,
+      MINUTES,
+      userEnv({ PLUGSMITH_WEBHOOK_SECRET: '' }),
+    );
+    expect(unconfigured.code).toBe(1);
+    expect(unconfigured.output).toContain(
+      "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret",
+    );
+    expect(unconfigured.output).not.toContain('Traceback');
   });
 
   it('refuses deliveries that are not signed with one of its secrets, and answers the challenge with any of them', async () => {
@@ -257,10 +327,114 @@ print(json.dumps([
   });
 });
 
+describe('the Python webhook server', () => {
+  it('answers malformed numbers 400 (never a traceback), closes idle sockets, queues a burst of connections, handles a replay once and logs refusals', async () => {
+    const dir = await initPython('APP', 'py-server');
+    // The server module alone, on a real port, driven over raw sockets from Python.
+    const script = `
+import base64, json, socket, threading, time
+from http.server import BaseHTTPRequestHandler
+from plugin.server import WebhookServer, WebhookHTTPServer
+from plugin.webhooks import secret_key, sign
+
+secret = "whsec_" + base64.b64encode(b"s" * 32).decode()
+other = "whsec_" + base64.b64encode(b"o" * 32).decode()
+lines, handled = [], []
+def on_message(event):
+    handled.append(event["id"])
+    time.sleep(0.2)
+    return {"reply": event["id"]}
+server = WebhookServer(0, "127.0.0.1", [secret], {"AGENT_MESSAGE_RECEIVED": on_message}, log=lines.append, socket_timeout=0.5)
+
+def exchange(request):
+    """Sends raw bytes, reads until the server closes: the status code, or 'closed' when nothing came."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(request)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    return int(data.split(b" ")[1]) if data else "closed"
+
+def post(body, headers):
+    head = "".join(f"{name}: {value}\\r\\n" for name, value in headers.items())
+    return exchange(b"POST /webhook HTTP/1.1\\r\\nHost: plugin\\r\\nConnection: close\\r\\n" + head.encode("latin-1") + b"\\r\\n" + body)
+
+def signed(webhook_id, body, key=secret, timestamp=None):
+    timestamp = str(int(time.time())) if timestamp is None else timestamp
+    return {"content-length": str(len(body)), "webhook-id": webhook_id, "webhook-timestamp": timestamp, "webhook-signature": sign(secret_key(key), webhook_id, timestamp, body)}
+
+body = json.dumps({"id": "evt_1", "type": "AGENT_MESSAGE_RECEIVED", "data": {}}).encode()
+results = {}
+results["content-length superscript"] = post(body, {"content-length": "\\u00b2"})
+results["content-length 1e3"] = post(body, {"content-length": "1e3"})
+results["timestamp superscript"] = post(body, {**signed("msg_1", body), "webhook-timestamp": "\\u00b2"})
+replay = signed("msg_replayed", body)
+results["first"] = post(body, replay)
+results["replayed"] = post(body, replay)
+at_once = signed("msg_at_once", json.dumps({"id": "evt_2", "type": "AGENT_MESSAGE_RECEIVED", "data": {}}).encode())
+body2 = json.dumps({"id": "evt_2", "type": "AGENT_MESSAGE_RECEIVED", "data": {}}).encode()
+threads = [threading.Thread(target=lambda i=i: results.__setitem__(f"at once {i}", post(body2, at_once))) for i in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+results["wrong secret"] = post(body, signed("msg_wrong", body, key=other))
+results["idle socket"] = exchange(b"")
+results["partial headers"] = exchange(b"POST /webhook HTTP/1.1\\r\\nHost: plug")
+results["health"] = exchange(b"GET /health HTTP/1.1\\r\\nHost: plugin\\r\\nConnection: close\\r\\n\\r\\n")
+server.close()
+
+# A burst of connections while no request is accepted: the listen backlog holds them (the standard library's 5 would not).
+idle = WebhookHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+connected = []
+for _ in range(60):
+    try:
+        connected.append(socket.create_connection(("127.0.0.1", idle.server_address[1]), timeout=0.5))
+    except OSError:
+        break
+results["queued connections"] = len(connected)
+[s.close() for s in connected]
+idle.server_close()
+print(json.dumps({"results": results, "handled": handled, "lines": lines}))
+`;
+    const run = await sh('python3', ['-c', script], dir, MINUTES);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).not.toContain('Traceback');
+    const { results, handled, lines } = JSON.parse(run.stdout) as {
+      results: Record<string, number | string>;
+      handled: string[];
+      lines: string[];
+    };
+    expect(results).toEqual({
+      'content-length superscript': 400,
+      'content-length 1e3': 400,
+      'timestamp superscript': 400,
+      first: 200,
+      replayed: 200,
+      'at once 0': 200,
+      'at once 1': 200,
+      'wrong secret': 401,
+      'idle socket': 'closed',
+      'partial headers': 'closed',
+      health: 200,
+      'queued connections': 60,
+    });
+    // The replayed delivery and the one sent twice at once were each handled once.
+    expect(handled).toEqual(['evt_1', 'evt_2']);
+    expect(lines.filter((line) => line.includes('was handled already'))).toHaveLength(2);
+    expect(lines.filter((line) => line.includes('refused delivery "msg_wrong"'))).toEqual([
+      expect.stringContaining("no signature made with this plugin's secret"),
+    ]);
+    expect(lines.join('\n')).not.toContain(Buffer.from('s'.repeat(32)).toString('base64'));
+  });
+});
+
 /** A stdlib module, as Python itself says (sys.stdlib_module_names, 3.10+). */
 let stdlib: Set<string> | undefined;
 function isStdlib(module: string): boolean {
-  return (stdlib ??= new Set(STDLIB)).has(module);
+  stdlib ??= new Set(STDLIB);
+  return stdlib.has(module);
 }
 const STDLIB = await (async () => {
   const run = await sh(
@@ -283,7 +457,7 @@ async function stderrShows(dev: CliProcess, pattern: RegExp, timeoutMs = 60_000)
 
 describe('plugsmith dev, trigger and check with a Python plugin', () => {
   it(
-    'dev runs dev.command, restarts it when a .py file changes; trigger gets the reply; check passes',
+    'dev runs dev.command, restarts it on every save of a .py file (sed -i too); trigger gets the reply; check passes',
     async () => {
       const dir = await initPython('EVENT_HANDLER', 'py-dev');
       const configDir = await mkdtemp(join(work, 'cfg-dev-'));
@@ -321,24 +495,34 @@ describe('plugsmith dev, trigger and check with a Python plugin', () => {
       expect(first.reply).toMatchObject({ sender: 'CHARACTER', isStreaming: false });
       expect(first.reply.content).toMatch(/^You said: /);
 
-      // A saved .py file restarts the plugin, and the next reply is the new code's.
-      const reply = join(dir, 'plugin', 'reply.py');
-      await writeFile(
-        reply,
-        (await readFile(reply, 'utf8')).replace('f"You said: {text}"', 'f"Heard: {text}"'),
-      );
-      await stderrShows(dev, /reply\.py changed: restarting the plugin/);
-      // Started again, and listening (the new process binds the port a moment after it starts).
-      await stderrShows(
-        dev,
-        /reply\.py changed[\s\S]*started the plugin: python3 -m plugin[\s\S]*py-dev is listening at/,
-      );
-      const again = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
-        cwd: dir,
-        env: cliEnv,
-      });
-      expect(again.code, again.stderr).toBe(0);
-      expect(JSON.parse(again.stdout).reply.content).toMatch(/^Heard: /);
+      // Every save restarts the plugin, including `sed -i` (a new file renamed over the old one, as many
+      // editors save): Node 20's recursive fs.watch saw only the first of those. Twice, each reply the new code's.
+      const edits = [
+        ['You said:', 'Heard:'],
+        ['Heard:', 'Got:'],
+      ];
+      for (const [index, [before, after]] of edits.entries()) {
+        const sed = await sh(
+          'sed',
+          ['-i', `s/${before}/${after}/`, join('plugin', 'reply.py')],
+          dir,
+          MINUTES,
+        );
+        expect(sed.code, sed.output).toBe(0);
+        // Started again, and listening (the new process binds the port a moment after it starts).
+        await stderrShows(
+          dev,
+          new RegExp(
+            `(reply\\.py changed: restarting the plugin[\\s\\S]*?is listening at[\\s\\S]*?){${index + 1}}`,
+          ),
+        );
+        const again = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+          cwd: dir,
+          env: cliEnv,
+        });
+        expect(again.code, again.stderr).toBe(0);
+        expect(JSON.parse(again.stdout).reply.content).toMatch(new RegExp(`^${after} `));
+      }
 
       const projectState = JSON.parse(
         await readFile(join(dir, '.plugsmith', 'state.json'), 'utf8'),

@@ -5,7 +5,9 @@ import { completeAnswers, nameFromDir } from '../../src/project/scaffold.js';
 describe('renderTemplate', () => {
   it('fills every placeholder, also several on a line and next to other braces', () => {
     expect(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
       renderTemplate('"${PORT:-{{port}}}" {{name}}/{{name}}', { port: '3000', name: 'bot' }),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
     ).toBe('"${PORT:-3000}" bot/bot');
   });
 

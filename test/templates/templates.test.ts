@@ -114,6 +114,71 @@ async function npmStart(
   return { listening, output: () => output };
 }
 
+/** Runs the project's `plugsmith dev`, edits src/reply.ts twice with `sed -i`, and checks that each trigger gets the new reply. */
+async function editTwiceUnderDev(dir: string): Promise<void> {
+  const configDir = await mkdtemp(join(work, 'cfg-dev-'));
+  const env = userEnv({
+    PLUGSMITH_CONFIG_DIR: configDir,
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_MESSAGING_URL: '',
+    PLUGSMITH_API_KEY: '',
+    PLUGSMITH_PROFILE: '',
+    PLUGSMITH_EMULATOR: '',
+  });
+  const plugsmith = join(dir, 'node_modules', '.bin', 'plugsmith');
+  const port = await freePort();
+  const dev = spawn(
+    plugsmith,
+    ['dev', '--plugin-port', String(port), '--emulator-port', '0', '--messaging-port', '0'],
+    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  let output = '';
+  dev.stdout!.on('data', (d) => (output += d));
+  dev.stderr!.on('data', (d) => (output += d));
+  onTestFinished(async () => {
+    if (dev.exitCode !== null || dev.signalCode !== null) return;
+    const exited = once(dev, 'exit');
+    process.kill(-dev.pid!, 'SIGINT');
+    await exited;
+  });
+  const shows = async (pattern: RegExp): Promise<void> => {
+    for (const deadline = Date.now() + 2 * MINUTES; !pattern.test(output); ) {
+      if (Date.now() > deadline) throw new Error(`dev never printed ${pattern}:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const trigger = async (): Promise<string> => {
+    const run = await sh(
+      plugsmith,
+      ['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'],
+      dir,
+      MINUTES,
+      env,
+    );
+    expect(run.code, `${run.output}\n--- dev ---\n${output}`).toBe(0);
+    return JSON.parse(run.stdout).reply.content as string;
+  };
+  await shows(/installed local agent \(pin_/);
+  expect(await trigger()).toMatch(/^You said: /);
+  const edits = [
+    ['You said:', 'Heard:'],
+    ['Heard:', 'Got:'],
+  ];
+  for (const [index, [before, after]] of edits.entries()) {
+    const sed = await sh(
+      'sed',
+      ['-i', `s/${before}/${after}/`, join('src', 'reply.ts')],
+      dir,
+      MINUTES,
+    );
+    expect(sed.code, sed.output).toBe(0);
+    // tsx watch restarts the server: a new "is listening" line per save.
+    await shows(new RegExp(`( is listening at [\\s\\S]*?){${index + 2}}`));
+    expect(await trigger()).toMatch(new RegExp(`^${after} `));
+  }
+}
+
 describe('generated projects install and pass their own tests, as init wrote them, then ship', () => {
   for (const type of TYPES) {
     it(
@@ -186,6 +251,20 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(packages.length, packages.join('\n')).toBeLessThan(BUDGET.packages);
         expect(await diskUsage(modules)).toBeLessThan(BUDGET.bytes);
 
+        // Without its secret the production build says what to set, not a command of the dev install it does not have.
+        const unconfigured = await sh(
+          'node',
+          ['dist/main.js'],
+          shipped,
+          MINUTES,
+          userEnv({ PLUGSMITH_WEBHOOK_SECRET: '' }),
+        );
+        expect(unconfigured.code).toBe(1);
+        expect(unconfigured.output).toContain(
+          "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret",
+        );
+        expect(unconfigured.output).not.toContain('npm run dev');
+
         // Deployed to the emulator with the port it will listen on; `npm start` with the production environment.
         const port = await freePort();
         const manifest = join(shipped, 'plugsmith.json');
@@ -232,11 +311,20 @@ describe('generated projects install and pass their own tests, as init wrote the
           checks: Array<{ id: string; status: string }>;
         };
         expect(report.ok).toBe(true);
+        // check's wrongly signed deliveries each left a line in the plugin's own log, without the secret.
+        expect(started.output()).toMatch(
+          /refused delivery "[^"]+": no signature made with this plugin's secret/,
+        );
+        expect(started.output()).not.toContain(secret.slice('whsec_'.length));
         const notPassed = report.checks.filter((c) => c.status !== 'passed').map((c) => c.id);
         // Only an EVENT_HANDLER writes messages, which the side-effect checks count.
         expect(notPassed).toEqual(
           type === 'EVENT_HANDLER' ? [] : ['valid-delivery', 'duplicate-delivery'],
         );
+
+        // `plugsmith dev` in the installed project (its own plugsmith, `npm run dev` = tsx watch) restarts the
+        // plugin on every save, also `sed -i` (a new file renamed over the old, as editors save): each reply is the new code's.
+        if (type === 'EVENT_HANDLER') await editTwiceUnderDev(dir);
       },
       14 * MINUTES,
     );

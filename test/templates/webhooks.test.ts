@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,10 +17,25 @@ interface TemplateWebhooks {
     on: Record<string, (event: { id: string; type: string; data: any }) => unknown>;
     onError?: (error: unknown, event: { id: string; type: string }) => void;
     onHandled?: (event: { id: string; type: string }, ms: number) => void;
+    onRefused?: (webhookId: string, reason: string) => void;
+    onDuplicate?: (webhookId: string) => void;
     maxBodyBytes?: number;
   }): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
+interface TemplateServer {
+  startWebhookServer(options: {
+    port: number;
+    host: string;
+    secret: string;
+    on: Record<string, never>;
+    socketTimeoutMs?: number;
+  }): Promise<{ webhookUrl: string; port: number; close(): Promise<void> }>;
+}
+
+const SERVER_MODULE = pathToFileURL(
+  join(resolve(import.meta.dirname, '../..'), 'templates/common/src/server.ts'),
+).href;
 const MODULE = pathToFileURL(
   join(resolve(import.meta.dirname, '../..'), 'templates/common/src/webhooks.ts'),
 ).href;
@@ -30,6 +45,8 @@ const OTHER = generateWebhookSecret();
 
 const errors: unknown[] = [];
 const handled: string[] = [];
+const refused: Array<[string, string]> = [];
+const duplicates: string[] = [];
 const seen: string[] = [];
 let url: string;
 let close: () => Promise<void>;
@@ -49,6 +66,8 @@ beforeAll(async () => {
     },
     onError: (error) => errors.push(error),
     onHandled: (event) => handled.push(event.id),
+    onRefused: (webhookId, reason) => refused.push([webhookId, reason]),
+    onDuplicate: (webhookId) => duplicates.push(webhookId),
   });
   const server = createServer((req, res) => void webhook(req, res));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -92,6 +111,15 @@ function event(type: string, data: object, id = `evt_${++counter}`) {
     orgId: 'org_1',
     data,
   };
+}
+
+/** POSTs `text` with exactly these headers (a captured delivery sent again). */
+async function send(
+  headers: Record<string, string>,
+  text: string,
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { method: 'POST', headers, body: text });
+  return { status: response.status, body: await response.json() };
 }
 
 describe("the generated project's webhook module", () => {
@@ -173,5 +201,85 @@ describe("the generated project's webhook module", () => {
       /invalid webhook secret/,
     );
     expect(() => createWebhookHandler({ secret: [], on: {} })).toThrow(/webhookSecret/);
+  });
+
+  it('handles a delivery replayed within the window once: the same answer again, the handler not run twice', async () => {
+    const delivery = event('AGENT_MESSAGE_RECEIVED', { answer: { reply: 'msg_1' } });
+    const text = JSON.stringify(delivery);
+    const headers = webhookHeaders({ id: `msg_replayed_${++counter}`, body: text, secret: [NEW] });
+    expect(await send(headers, text)).toEqual({ status: 200, body: { reply: 'msg_1' } });
+    // Sent again as captured, and twice at once: answered 2xx with the first answer, handled once.
+    const again = await Promise.all([send(headers, text), send(headers, text)]);
+    expect(again).toEqual([
+      { status: 200, body: { reply: 'msg_1' } },
+      { status: 200, body: { reply: 'msg_1' } },
+    ]);
+    expect(seen.filter((id) => id === delivery.id)).toHaveLength(1);
+    expect(duplicates.filter((id) => id === headers['webhook-id'])).toHaveLength(2);
+
+    // The platform's retry of a delivery whose handler failed (500) does the work again.
+    const failing = event('AGENT_MESSAGE_RECEIVED', { fail: true });
+    const failingText = JSON.stringify(failing);
+    const failingHeaders = webhookHeaders({
+      id: `msg_failing_${++counter}`,
+      body: failingText,
+      secret: [NEW],
+    });
+    expect((await send(failingHeaders, failingText)).status).toBe(500);
+    expect((await send(failingHeaders, failingText)).status).toBe(500);
+    expect(seen.filter((id) => id === failing.id)).toHaveLength(2);
+  });
+
+  it('refuses a webhook-timestamp of other than ASCII digits with 400, and tells onRefused why a delivery was refused, never the secret', async () => {
+    const delivery = event('AGENT_MESSAGE_RECEIVED', { answer: { by: 'superscript' } });
+    for (const timestamp of ['\u00b2', '1e9', '-1', '12a']) {
+      const answer = await deliver(delivery, [NEW], { 'webhook-timestamp': timestamp });
+      expect(answer, timestamp).toMatchObject({
+        status: 400,
+        body: { ok: false, error: { error: 'VALIDATION_ERROR' } },
+      });
+    }
+    expect(seen).not.toContain(delivery.id);
+
+    refused.length = 0;
+    await deliver(event('AGENT_MESSAGE_RECEIVED', {}), [OTHER]);
+    await deliver(event('AGENT_MESSAGE_RECEIVED', {}), []);
+    expect(refused).toHaveLength(2);
+    expect(refused[0][0]).toMatch(/^msg_/);
+    expect(refused[0][1]).toContain("no signature made with this plugin's secret");
+    expect(JSON.stringify(refused)).not.toContain(NEW.slice(6));
+    expect(JSON.stringify(refused)).not.toContain(OTHER.slice(6));
+  });
+
+  it("the project's server closes idle and half-sent connections, and answers a Content-Length of other than digits 400", async () => {
+    const { startWebhookServer } = (await import(SERVER_MODULE)) as TemplateServer;
+    const server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      secret: NEW,
+      on: {},
+      socketTimeoutMs: 500,
+    });
+    try {
+      const exchange = (request: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(server.port, '127.0.0.1', () => socket.write(request, 'latin1'));
+          let received = '';
+          socket.on('data', (chunk) => (received += chunk));
+          socket.on('close', () => resolve(received.split('\r\n')[0] || 'closed'));
+          socket.on('error', reject);
+          socket.setTimeout(20_000, () => reject(new Error(`still open: ${request}`)));
+        });
+      expect(await exchange('')).toBe('HTTP/1.1 408 Request Timeout');
+      expect(await exchange('POST /webhook HTTP/1.1\r\nHost: plug')).toBe(
+        'HTTP/1.1 408 Request Timeout',
+      );
+      expect(
+        await exchange('POST /webhook HTTP/1.1\r\nHost: plugin\r\nContent-Length: \u00b2\r\n\r\n'),
+      ).toBe('HTTP/1.1 400 Bad Request');
+      expect((await fetch(server.webhookUrl.replace('/webhook', '/health'))).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -188,7 +188,9 @@ function visit(schema: unknown, value: unknown, path: string[], out: SchemaProbl
     )
       add('uniqueItems', 'no duplicate items', 'must not hold the same item twice');
     if (s.items && typeof s.items === 'object' && !Array.isArray(s.items))
-      value.forEach((item, i) => visit(s.items, item, [...path, String(i)], out));
+      value.forEach((item, i) => {
+        visit(s.items, item, [...path, String(i)], out);
+      });
   }
   if (typeOf(value) === 'object') {
     const object = value as Record<string, unknown>;

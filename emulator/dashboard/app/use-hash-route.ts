@@ -20,6 +20,7 @@ export function useHashRoute(): string[] {
       .filter((s) => s !== '')
       .map(decodeSegment);
   const [route, setRoute] = useState(read);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read only reads location.hash: one listener for the component's life
   useEffect(() => {
     const onChange = () => setRoute(read());
     addEventListener('hashchange', onChange);

@@ -47,7 +47,7 @@ export function createReplyEngines(config: { llm?: OpenAiEngineOptions } = {}): 
 
 function failingEngine(code: ReplyEngineErrorCode, message: string): ReplyEngine {
   return {
-    // eslint-disable-next-line require-yield
+    // biome-ignore lint/correctness/useYield: an engine that fails at its first step still has to be a generator
     async *reply() {
       throw new ReplyEngineError(code, message);
     },

@@ -78,12 +78,13 @@ async function* streamCompletion(
 
   let response: Awaited<ReturnType<typeof request>>;
   try {
+    agent ??= createAgent();
     response = await request(endpoint, {
       method: 'POST',
       headers,
       body: JSON.stringify({ model: o.model, messages: chatCompletionMessages(req), stream: true }),
       signal,
-      dispatcher: (agent ??= createAgent()),
+      dispatcher: agent,
       headersTimeout: o.timeoutMs,
       bodyTimeout: o.timeoutMs,
     });

@@ -67,7 +67,7 @@ interface Sidecar {
 /** Objects as files named by the SHA-256 of their key (no key can clash on any filesystem), each with a JSON sidecar of key and type. */
 export class EmbeddedStorage implements ObjectStorage {
   readonly kind = 'embedded' as const;
-  /** Largest object any upload writes (the spec's 100 MB); a presigned `maxBytes` can only lower it. */
+  /** Largest object any upload writes (the spec's 100 MB, 10^8 bytes); a presigned `maxBytes` can only lower it. */
   readonly maxBytes = MAX_FILE_BYTES;
   private root: string | undefined;
   private initialized = false;
@@ -115,7 +115,10 @@ export class EmbeddedStorage implements ObjectStorage {
   async settle<T>(key: string, record: (info: ObjectInfo | null) => Promise<T>): Promise<T> {
     assertValidKey(key);
     let running = this.settling.get(key);
-    if (!running) this.settling.set(key, (running = new Set()));
+    if (!running) {
+      running = new Set();
+      this.settling.set(key, running);
+    }
     const settled = this.stat(key).then(record);
     running.add(settled);
     try {

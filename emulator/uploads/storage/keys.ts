@@ -28,7 +28,7 @@ export function keyProblem(key: unknown): string | null {
     return `the key is longer than ${MAX_KEY_BYTES} bytes`;
   if (key.startsWith('/')) return 'the key must not start with /';
   if (key.includes('\\')) return 'the key must not contain \\';
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
   if (/[\u0000-\u001f\u007f]/.test(key)) return 'the key must not contain control characters';
   for (const segment of key.split('/')) {
     if (segment === '') return 'the key must not contain empty segments (// or a trailing /)';
@@ -50,7 +50,7 @@ export function isPublicKey(key: string): boolean {
 
 /** `public|private/<fileId>/<name>`: the name (separators replaced, cut to 200 bytes) is kept so a public URL ends in the file's name. */
 export function objectKey(fileId: string, fileName: string, isPublic: boolean): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
   let name = fileName.replace(/[/\\\u0000-\u001f\u007f]/g, '_');
   if (name === '' || name === '.' || name === '..') name = '_';
   name = truncateUtf8(name, MAX_NAME_BYTES);

@@ -1,5 +1,6 @@
 import type { Api } from '../api.js';
 import { segment as s, plainParams, serializeListQuery, type ListQuery } from '../query.js';
+import { ApiError } from '../errors.js';
 import type { CallOptions, Transport } from '../transport.js';
 import type {
   FileAccess,
@@ -20,9 +21,22 @@ export interface FileListQuery extends ListQuery {
 /** The upload interface: signed URLs, file status, listings, access URLs, and the upload itself. */
 export function uploadsResource(api: Api, transport: Transport) {
   return {
-    /** GET /api/generate-upload-url with a JSON body (as the spec has it); never retried, as it creates records. */
-    generateUploadUrls: (body: UploadUrlRequest, options?: CallOptions) =>
-      api.data<UploadUrls>('GET', '/api/generate-upload-url', { body, options, idempotent: false }),
+    /**
+     * POST /api/generate-upload-url, which proxies and gateways pass on (many drop the body of a GET, or refuse it: Prism
+     * answers 501); a platform that answers the POST 404 or 405 (it has only the spec's GET form) is asked again with
+     * GET and the same JSON body. Neither is retried otherwise, as they create records; a 404 or 405 created none.
+     */
+    generateUploadUrls: async (body: UploadUrlRequest, options?: CallOptions) => {
+      const path = '/api/generate-upload-url';
+      try {
+        return await api.data<UploadUrls>('POST', path, { body, options, idempotent: false });
+      } catch (error) {
+        const noPostForm =
+          error instanceof ApiError && (error.status === 404 || error.status === 405);
+        if (!noPostForm) throw error;
+        return api.data<UploadUrls>('GET', path, { body, options, idempotent: false });
+      }
+    },
     /** PATCH /api/status: UPLOADED after the PUT succeeded, FAILED with an errorMessage otherwise. */
     setStatus: (body: FileStatusUpdate, options?: CallOptions) =>
       api.data<FileRecord>('PATCH', '/api/status', { body, options }),

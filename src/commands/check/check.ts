@@ -90,7 +90,7 @@ const check: CommandHandler<CheckFlags & TargetFlags> = async (input) => {
       );
     }
     const { runCheck, renderReport } = await import('../../check/index.js');
-    let report;
+    let report: Awaited<ReturnType<typeof runCheck>>;
     try {
       report = await runCheck({
         url,

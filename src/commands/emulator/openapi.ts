@@ -17,7 +17,7 @@ const openapiCommand: CommandHandler<{ output?: string; baseUrl?: string }> = as
   let text: string;
   try {
     const url = `${(baseUrl ?? emulator!.url).replace(/\/+$/, '')}/_emulator/openapi.json`;
-    let answer;
+    let answer: Awaited<ReturnType<typeof request>>;
     try {
       answer = await request(url);
     } catch (error) {

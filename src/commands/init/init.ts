@@ -151,7 +151,9 @@ const init: CommandHandler<OptionsOf<typeof initOptions>> = async (input) => {
     note(
       io,
       global,
-      `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`,
+      answers.lang === 'python'
+        ? `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so it is packed into ${result.vendored} (from ${packageRoot()}): commit that file; \`npm install --global ./${result.vendored}\` installs it on a clone (README.md).`
+        : `plugsmith ${result.plugsmithVersion} is not a release the npm registry serves, so the project installs it from ${result.vendored} (packed from ${packageRoot()}); commit that file.`,
     );
   const next =
     answers.lang === 'python'

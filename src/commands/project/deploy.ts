@@ -4,6 +4,7 @@ import { orgOf, withClient } from '../context.js';
 import { deployManifest } from '../../manifest/deploy.js';
 import { loadManifest } from '../../manifest/load.js';
 import { identifyTarget } from '../../manifest/target.js';
+import { readProjectState, targetKey, type TargetIdentity } from '../../manifest/state.js';
 import { renderDrift, renderPlan } from '../../manifest/render.js';
 import { isNoop, type Plan } from '../../manifest/plan.js';
 import type { Manifest } from '../../manifest/types.js';
@@ -17,8 +18,13 @@ interface DeployOptions {
   strict?: boolean;
 }
 
-/** The --json answer: the plan, what came of it, and the environment variables the manifest used. */
-function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string, unknown> {
+/** The --json answer: the plan, what came of it, the environment variables the manifest used, and a PORT taken from `dev`'s record. */
+function summary(
+  plan: Plan,
+  dryRun: boolean,
+  manifest: Manifest,
+  devPort: number | undefined,
+): Record<string, unknown> {
   return {
     pluginId: plan.pluginId,
     dryRun,
@@ -26,7 +32,44 @@ function summary(plan: Plan, dryRun: boolean, manifest: Manifest): Record<string
     plan: plan.steps.map(({ desired: _d, ...s }) => s),
     drift: plan.drift,
     expandedVariables: manifest.expandedVariables,
+    portFromDev: devPort ?? null,
   };
+}
+
+/**
+ * The PORT recorded for this emulator target in `.plugsmith/state.json` (the plugin's port under `plugsmith dev`), when the
+ * manifest reads PORT and the environment has none; undefined otherwise (the remote platform, PORT set, nothing recorded).
+ */
+async function recordedPluginPort(
+  manifestPath: string,
+  manifest: Manifest,
+  identity: TargetIdentity,
+): Promise<number | undefined> {
+  const portFromDefault = manifest.expandedVariables.some(
+    (v) => v.variable === 'PORT' && v.fromDefault,
+  );
+  if (!portFromDefault || !identity.storeId) return undefined;
+  const state = await readProjectState(manifestPath);
+  return state.targets[targetKey(identity)]?.pluginPort;
+}
+
+/** `plugin.webhookUrl uses ${PORT} (unset: its default): http://127.0.0.1:3000/webhook`, naming where the value came from. */
+function describeVariable(
+  variable: Manifest['expandedVariables'][number],
+  manifest: Manifest,
+  devPort: number | undefined,
+): string {
+  const source =
+    variable.variable === 'PORT' && devPort !== undefined
+      ? ` (unset: ${devPort}, the port \`plugsmith dev\` gave this project's plugin on this emulator; set PORT to choose)`
+      : variable.fromDefault
+        ? ' (unset: its default)'
+        : ' from the environment';
+  const webhookUrl =
+    variable.field === 'plugin.webhookUrl' && typeof manifest.plugin.webhookUrl === 'string'
+      ? `: ${manifest.plugin.webhookUrl}`
+      : '';
+  return `${variable.field} uses \${${variable.variable}}${source}${webhookUrl}`;
 }
 
 /** Reads the manifest, plans against the platform, and applies (idempotently). */
@@ -35,17 +78,20 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const manifestPath = resolve(o.manifest);
   const dryRun = Boolean(o.dryRun);
-  const manifest = await loadManifest(manifestPath);
-  // One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise.
-  if (!global.json) {
-    for (const v of manifest.expandedVariables)
-      io.stderr.write(
-        `${v.field} uses \${${v.variable}}${v.fromDefault ? ' (unset: its default)' : ' from the environment'}\n`,
-      );
-  }
+  let manifest = await loadManifest(manifestPath);
   await withClient(input, { token: true }, async (client, settings) => {
     const orgId = orgOf(settings);
     const identity = await identifyTarget(settings.baseUrl!, { local: settings.local });
+    // Without PORT, the port `plugsmith dev` gave this project's plugin on this emulator: the manifest's default may be
+    // another project's plugin.
+    const devPort = await recordedPluginPort(manifestPath, manifest, identity);
+    if (devPort !== undefined)
+      manifest = await loadManifest(manifestPath, { ...process.env, PORT: String(devPort) });
+    // One line per `${VAR}` the manifest used, so that what a borrowed manifest sends is never a surprise.
+    if (!global.json) {
+      for (const v of manifest.expandedVariables)
+        io.stderr.write(`${describeVariable(v, manifest, devPort)}\n`);
+    }
     const outcome = await deployManifest(
       client,
       manifestPath,
@@ -62,7 +108,9 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
           }
           if (plan.drift.length && o.strict) {
             if (global.json)
-              io.stdout.write(JSON.stringify(summary(plan, dryRun, manifest), null, 2) + '\n');
+              io.stdout.write(
+                JSON.stringify(summary(plan, dryRun, manifest, devPort), null, 2) + '\n',
+              );
             throw new UserError(
               'the platform was changed outside the manifest (see above); update plugsmith.json (`plugsmith pull` shows the remote state) or deploy without --strict to overwrite',
               EXIT.CONFLICT,
@@ -73,7 +121,7 @@ const deploy: CommandHandler<DeployOptions & TargetFlags> = async (input) => {
       },
     );
     const { plan } = outcome;
-    const result = summary(plan, dryRun, manifest);
+    const result = summary(plan, dryRun, manifest, devPort);
     if (dryRun || isNoop(plan)) {
       printResult(io, global, result, () =>
         isNoop(plan)

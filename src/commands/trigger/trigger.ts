@@ -62,7 +62,7 @@ async function direct(
     }
   }
   const { sendDirect } = await import('../../trigger/direct.js');
-  let result;
+  let result: Awaited<ReturnType<typeof sendDirect>>;
   try {
     result = await sendDirect({
       url: o.direct!,

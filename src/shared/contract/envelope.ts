@@ -80,15 +80,11 @@ export const OkPage = oncePerKey(<T extends TSchema>(item: T) =>
   ),
 );
 
-/** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events. */
-export function EventStream(description: string) {
+/** A server-sent-events response: frames written as they happen, never serialized from a schema; `description` names the events, `data` is the schema of each event's data (the OpenAPI document gives it as `x-event-data`). */
+export function EventStream(description: string, data: TSchema) {
   return {
     description,
-    content: {
-      'text/event-stream': {
-        schema: Type.String({ description: 'Server-sent events, one frame per event' }),
-      },
-    },
+    content: { 'text/event-stream': { schema: data } },
   };
 }
 
@@ -156,16 +152,21 @@ const LIST_ITEM = { type: 'string', pattern: '^[^,]*[^,\\s][^,]*$' };
 function buildListQuery(spec: {
   fields: Record<string, QueryFieldType>;
   search: readonly string[];
+  /** The values of the string fields that are enums: their filters take only these. */
+  enums?: Readonly<Record<string, readonly string[]>>;
 }) {
   const fields = Object.keys(spec.fields);
   const filters = Object.fromEntries(
     Object.entries(spec.fields).map(([field, type]) => {
+      const values = spec.enums?.[field];
       const item =
         type === 'number'
           ? { type: 'number' }
           : type === 'boolean'
             ? { type: 'boolean' }
-            : LIST_ITEM;
+            : values
+              ? { type: 'string', enum: [...values] }
+              : LIST_ITEM;
       const meaning =
         type === 'array'
           ? `records whose ${field} contains any of these values`

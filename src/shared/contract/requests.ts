@@ -16,9 +16,13 @@ import { HTTP_STATUS_FILTER_PATTERN } from './enum-values.js';
 
 // Every request body of the management, messaging and admin APIs, with the emulator's limits; `examples` feed the OpenAPI document.
 
+/** Marks a field the spec does not have, which the emulator adds (the OpenAPI document carries it as it is). */
+export const EXTENSION = 'x-plugsmith-extension';
+
 /** Most files in one upload-URL request, and the largest object an upload may be. */
 export const MAX_FILES_PER_REQUEST = 10;
-export const MAX_FILE_BYTES = 100 * 1024 * 1024;
+/** The spec's "100 MB" read as SI, 10^8 bytes: stricter than 100 MiB, so a file the emulator takes fits a platform that means either. */
+export const MAX_FILE_BYTES = 100_000_000;
 /** Longest `content` of one message (and of one packet a plugin writes), in characters. */
 export const MAX_CONTENT_LENGTH = 32 * 1024;
 /** Most attachments on one message. */
@@ -187,8 +191,8 @@ export const MAX_FOLDER_LENGTH = 100;
 export const MAX_ACCESS_SECONDS = 7 * 24 * 3600;
 
 // A file name: 1 to 255 characters, none of / \ : * ? " < > | nor a control character, not "." or "..".
-const NAME_CHAR = '[^/\\\\:*?"<>|\\u0000-\\u001f\\u007f]';
-const NAME_CHAR_NOT_DOT = '[^/\\\\:*?"<>|\\u0000-\\u001f\\u007f.]';
+const NAME_CHAR = '[^/\\\\:*?"<>|\\x00-\\x1f\\x7f]';
+const NAME_CHAR_NOT_DOT = '[^/\\\\:*?"<>|\\x00-\\x1f\\x7f.]';
 const FILE_NAME = `(?:${NAME_CHAR_NOT_DOT}${NAME_CHAR}*|\\.${NAME_CHAR_NOT_DOT}${NAME_CHAR}*|\\.\\.${NAME_CHAR}+)`;
 /** A file name as the emulator takes it. */
 export const FILE_NAME_PATTERN = `^${FILE_NAME}$`;
@@ -206,7 +210,13 @@ export const UploadFileSpecSchema = Type.Object(
       description: `1 to ${MAX_FILE_NAME_LENGTH} characters (UTF-16 units: an emoji counts 2), none of / \\ : * ? " < > | nor a control character, not "." or ".."`,
     }),
     contentType: Type.Optional(Type.String({ maxLength: 255 })),
-    fileSize: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FILE_BYTES })),
+    fileSize: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_FILE_BYTES,
+        description: `Bytes, at most ${MAX_FILE_BYTES} (the spec's 100 MB, as SI megabytes)`,
+      }),
+    ),
     isPublic: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false, title: 'UploadFileSpec' },
@@ -227,7 +237,15 @@ export const UploadUrlRequestSchema = Type.Object(
     ),
     parentId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     parentType: Type.Optional(ParentTypeSchema),
-    orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    orgId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "An extension of the emulator (the spec's request has no orgId): the org that owns files without a parent or with a KNOWLEDGE parent; without it, the org the token is limited to, else the user's only org. A platform may refuse it: send it only when the user is in several orgs",
+        [EXTENSION]: true,
+      }),
+    ),
   },
   {
     additionalProperties: false,

@@ -336,10 +336,18 @@ export const FileAccessSchema = Type.Object({
 export type FileAccess = Static<typeof FileAccessSchema>;
 
 /** `data` of a `CHARACTER_MESSAGE_SENT` server-sent event of a conversation's stream. */
-export const CharacterMessageSentSchema = Type.Object({
-  message: MessageSchema,
-  contentDelta: Type.Optional(Type.String()),
-});
+export const CharacterMessageSentSchema = Type.Object(
+  {
+    message: MessageSchema,
+    contentDelta: Type.Optional(
+      Type.String({
+        description:
+          'The text this packet added to `message.content` (the content so far for the first event a client gets mid-reply; empty on a final packet that adds nothing). The emulator always sends it; the spec does not say a platform must',
+      }),
+    ),
+  },
+  { title: 'CharacterMessageSent' },
+);
 export type CharacterMessageSent = Static<typeof CharacterMessageSentSchema>;
 
 /** `data` of POST /api/repositories/:repositoryId/files. */

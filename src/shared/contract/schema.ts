@@ -79,7 +79,10 @@ export function oncePerKey<K, V>(build: (key: K) => V): (key: K) => V {
   const built = new Map<K, V>();
   return (key) => {
     let value = built.get(key);
-    if (value === undefined) built.set(key, (value = build(key)));
+    if (value === undefined) {
+      value = build(key);
+      built.set(key, value);
+    }
     return value;
   };
 }

@@ -14,6 +14,7 @@ import { decodeWebhookSecret, verifyWebhook, type WebhookBody } from './signing.
 export type { WebhookIncomingMessage } from './raw-body.js';
 
 /** What an event handler may return: an object to send back as JSON, or nothing for `{ ok: true }`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler with no return statement returns void; undefined here would refuse it
 export type WebhookHandlerResult = object | void;
 
 /** One optional handler per event kind, each given the event narrowed to its kind. */

@@ -33,6 +33,7 @@ export function ChatScreen({
   const name = characterName ?? characterId ?? session.conversation?.characterId ?? 'character';
   const input = useChatInput(session, view, history, name);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the session is made once per screen; the view, history and input are stable and the names are read when it starts
   useEffect(() => {
     const stop = session.on((update) => {
       if (update.type !== 'CONVERSATION_STARTED') return;
@@ -49,7 +50,6 @@ export function ChatScreen({
       stop();
       session.close();
     };
-    // The session is made once per screen; the view and history (which fail also uses) are stable.
   }, [session]);
 
   return (

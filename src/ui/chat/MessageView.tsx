@@ -25,6 +25,7 @@ export function MessageView({
         </Text>
       </Box>
       {(message.attachments ?? []).map((attachment, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a message's attachments, fixed once sent and never reordered
         <Text key={i} dimColor>
           {'  '}[
           {attachment.type === 'IMAGE_URL' ? 'image' : escapeControls(String(attachment.type))}]{' '}

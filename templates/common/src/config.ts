@@ -30,12 +30,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PluginConfi
   const secrets = (env.PLUGSMITH_WEBHOOK_SECRET ?? '').split(/[\s,]+/).filter(Boolean);
   if (secrets.length === 0) {
     throw new Error(
-      'PLUGSMITH_WEBHOOK_SECRET is not set: deploy the plugin (`plugsmith deploy` prints its id), then run ' +
-        '`PLUGSMITH_WEBHOOK_SECRET=$(plugsmith plugins secret <pluginId>) npm run dev`',
+      "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret (`plugsmith plugins secret <pluginId>` prints it; " +
+        '`plugsmith deploy` prints the id), with PORT and PLUGSMITH_BASE_URL beside it. `plugsmith dev` sets all three for you.',
     );
   }
-  const port = Number(env.PORT || {{port}});
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
+  // The default port is filled in by `plugsmith init` (a string, so that this file is TypeScript before that too).
+  const port = Number(env.PORT || '{{port}}');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, not "${env.PORT}"`);
   const dataDir = env.DATA_DIR || '.data';
   return {
     port,

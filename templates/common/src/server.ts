@@ -10,6 +10,11 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
+/** A webhook-id as the log shows it: quoted, control characters escaped, at most 100 characters. */
+function shown(webhookId: string): string {
+  return webhookId === '' ? '(no webhook-id)' : JSON.stringify(webhookId.slice(0, 100));
+}
+
 /**
  * Serves POST /webhook on node:http: `createWebhookHandler` (src/webhooks.ts) checks each delivery's
  * signature (Standard Webhooks) with the plugin's secret (any of several during a rotation), answers
@@ -23,6 +28,8 @@ export async function startWebhookServer(options: {
   secret: string | string[];
   on: WebhookHandlers;
   log?: (line: string) => void;
+  /** A connection whose request headers take longer is closed (408), and one whose whole request takes twice as long. Default 15 s. */
+  socketTimeoutMs?: number;
 }): Promise<WebhookServer> {
   // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
   const seen = new Set<string>();
@@ -34,6 +41,17 @@ export async function startWebhookServer(options: {
       log &&
       ((event, ms) =>
         log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`)),
+    // A refused delivery leaves a line, so a wrong secret can be seen from the plugin's side too (never the secret).
+    onRefused:
+      log &&
+      ((webhookId, reason) =>
+        log(`${new Date().toISOString()} refused delivery ${shown(webhookId)}: ${reason}`)),
+    onDuplicate:
+      log &&
+      ((webhookId) =>
+        log(
+          `${new Date().toISOString()} delivery ${shown(webhookId)} was handled already: answered again, not handled twice`,
+        )),
     onError: (error, event) => {
       const message = error instanceof Error ? error.message : String(error);
       if (seen.has(message)) return console.error(`${event.type} ${event.id} failed: ${message}`);
@@ -42,7 +60,14 @@ export async function startWebhookServer(options: {
       console.error(`${event.type} ${event.id} failed:`, error);
     },
   });
-  const server = createServer((req, res) => {
+  // Node's defaults let an idle or half-sent connection hold a socket for a minute or more.
+  const socketTimeoutMs = options.socketTimeoutMs ?? 15_000;
+  const timeouts = {
+    headersTimeout: socketTimeoutMs,
+    requestTimeout: 2 * socketTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, socketTimeoutMs),
+  };
+  const server = createServer(timeouts, (req, res) => {
     const path = new URL(req.url ?? '/', 'http://plugin').pathname;
     if (path === '/webhook') return void webhook(req, res);
     if (path === '/health' && req.method === 'GET')

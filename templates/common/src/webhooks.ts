@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent, WebhookEventOf, WebhookEventType } from 'plugsmith/webhooks';
 
 /** What a handler may return: an object to send back as JSON, or nothing for `{ ok: true }`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler with no return statement returns void; undefined here would refuse it
 export type HandlerResult = object | void;
 
 /** One optional handler per event type, each given the event narrowed to its type. */
@@ -20,6 +21,10 @@ export interface WebhookOptions {
   onError?: (error: unknown, event: WebhookEvent) => void;
   /** Told of every verified event answered 2xx, with the time its handler took. */
   onHandled?: (event: WebhookEvent, ms: number) => void;
+  /** Told of a delivery refused before any work (not signed with the secret, a timestamp out of the window), with why; never the secret. */
+  onRefused?: (webhookId: string, reason: string) => void;
+  /** Told of a delivery whose webhook-id was already handled within the window: answered again, not handled again. */
+  onDuplicate?: (webhookId: string) => void;
   /** Larger bodies are answered 413; default 1 MiB. */
   maxBodyBytes?: number;
 }
@@ -29,13 +34,21 @@ interface Answer {
   body: object;
 }
 
+/** How far a delivery's timestamp may be from now, either way (Standard Webhooks: 5 minutes). */
+const TOLERANCE_SECONDS = 5 * 60;
+/** At most this many handled webhook-ids are remembered; the oldest go first. */
+const REMEMBERED_DELIVERIES = 10_000;
+
 /**
  * The webhook as a node:http request listener. Every delivery is checked first (Standard Webhooks,
  * with the `standardwebhooks` library: the signature over the raw body, and a timestamp within 5
- * minutes of now, so a captured delivery cannot be replayed): 401 when that fails, before any work.
- * Then WEBHOOK_CHALLENGE is answered `{ challenge }` (the platform verifies the URL with it), and the
- * handler of the event's type runs; a type without a handler is answered `{ ok: true }` (the
- * platform adds types over time). A handler that throws answers 500, and the platform retries.
+ * minutes of now, so a captured delivery cannot be replayed once that window is over): 401 when that
+ * fails, before any work. Within the window a captured delivery is still valid, and the platform
+ * retries with the same webhook-id: a webhook-id already answered 2xx in the last 5 minutes gets
+ * the same answer again, without its handler running twice. Then WEBHOOK_CHALLENGE is answered
+ * `{ challenge }` (the platform verifies the URL with it), and the handler of the event's type runs;
+ * a type without a handler is answered `{ ok: true }` (the platform adds types over time). A handler
+ * that throws answers 500, and the platform retries.
  */
 export function createWebhookHandler(
   options: WebhookOptions,
@@ -53,6 +66,7 @@ export function createWebhookHandler(
     }
   });
   const maxBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const deliveries = new HandledDeliveries();
 
   async function answer(req: IncomingMessage): Promise<Answer> {
     const raw = await readBody(req, maxBytes);
@@ -63,22 +77,54 @@ export function createWebhookHandler(
       'webhook-timestamp': header(req, 'webhook-timestamp'),
       'webhook-signature': header(req, 'webhook-signature'),
     };
+    // Digits only: a timestamp that is not a number is malformed (400), not merely unsigned.
+    const timestamp = headers['webhook-timestamp'];
+    const malformedTimestamp = timestamp !== '' && !/^[0-9]{1,15}$/.test(timestamp);
+    if (malformedTimestamp) {
+      options.onRefused?.(
+        headers['webhook-id'],
+        'webhook-timestamp is not seconds since the epoch',
+      );
+      return failure(
+        400,
+        'VALIDATION_ERROR',
+        'webhook-timestamp must be seconds since the epoch, in ASCII digits',
+      );
+    }
     // The raw bytes as received: parsing and re-serialising the JSON first would change what was signed.
+    let refusal = '';
     const verified = verifiers.some((verifier) => {
       try {
         verifier.verify(raw, headers, { jsonParse: false });
         return true;
-      } catch {
+      } catch (error) {
+        refusal ||= (error as Error).message;
         return false;
       }
     });
-    if (!verified)
+    if (!verified) {
+      options.onRefused?.(headers['webhook-id'], refusalReason(refusal));
       return failure(
         401,
         'UNAUTHORIZED',
         "the delivery is not signed with this plugin's secret, or its timestamp is too old or too new",
       );
+    }
+    const webhookId = headers['webhook-id'];
+    const earlier = deliveries.answerOf(webhookId);
+    if (earlier) {
+      options.onDuplicate?.(webhookId);
+      return earlier;
+    }
+    const handling = handle(raw);
+    // Valid until its timestamp leaves the window; a retry of it within 5 minutes of now is caught too.
+    const windowStart = Math.max(Number(timestamp) * 1000, Date.now());
+    deliveries.remember(webhookId, handling, windowStart + TOLERANCE_SECONDS * 1000);
+    return handling;
+  }
 
+  /** Parses the verified body and runs the handler of its type. */
+  async function handle(raw: string): Promise<Answer> {
     let event: WebhookEvent;
     try {
       event = JSON.parse(raw) as WebhookEvent;
@@ -150,6 +196,60 @@ export function createWebhookHandler(
       .writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8' })
       .end(JSON.stringify(reply.body));
   };
+}
+
+/**
+ * The answers of the deliveries handled in the signature window, by webhook-id: a delivery replayed
+ * (or retried after its answer was lost) is answered again without its handler running twice. A
+ * webhook-id being handled is awaited, not handled again; one that was not answered 2xx is forgotten,
+ * so the platform's retry does the work.
+ */
+class HandledDeliveries {
+  private readonly answers = new Map<string, { expiresAt: number; answer: Promise<Answer> }>();
+  private sweptAt = 0;
+
+  answerOf(webhookId: string): Promise<Answer> | undefined {
+    this.sweep();
+    const entry = this.answers.get(webhookId);
+    return entry && entry.expiresAt > Date.now() ? entry.answer : undefined;
+  }
+
+  remember(webhookId: string, answer: Promise<Answer>, expiresAt: number): void {
+    this.answers.set(webhookId, { expiresAt, answer });
+    if (this.answers.size > REMEMBERED_DELIVERIES) {
+      const oldest = this.answers.keys().next().value as string;
+      this.answers.delete(oldest);
+    }
+    void answer.then(
+      (settled) => {
+        if (settled.status < 200 || settled.status > 299) this.forget(webhookId, answer);
+      },
+      () => this.forget(webhookId, answer),
+    );
+  }
+
+  private forget(webhookId: string, answer: Promise<Answer>): void {
+    if (this.answers.get(webhookId)?.answer === answer) this.answers.delete(webhookId);
+  }
+
+  /** Drops the expired entries, at most once a second. */
+  private sweep(): void {
+    const now = Date.now();
+    if (now - this.sweptAt < 1000) return;
+    this.sweptAt = now;
+    for (const [webhookId, entry] of this.answers) {
+      if (entry.expiresAt <= now) this.answers.delete(webhookId);
+    }
+  }
+}
+
+/** Why `standardwebhooks` refused a delivery, in the words of the plugin's log. */
+function refusalReason(message: string): string {
+  if (/missing required headers/i.test(message))
+    return 'no webhook-id, webhook-timestamp or webhook-signature header';
+  if (/too old|too new/i.test(message))
+    return `webhook-timestamp more than ${TOLERANCE_SECONDS} s from now (a replay, or a wrong clock)`;
+  return "no signature made with this plugin's secret (is PLUGSMITH_WEBHOOK_SECRET the plugin's webhookSecret?)";
 }
 
 function failure(status: number, error: string, message: string): Answer {

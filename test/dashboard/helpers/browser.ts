@@ -1,6 +1,7 @@
 /**
- * The browser harness of the dashboard tests: a real Chromium (Debian's, driven by playwright-core)
- * against a real emulator.
+ * The browser harness of the dashboard tests: a real Chromium driven by playwright-core against a
+ * real emulator. The browser is `PLUGSMITH_CHROMIUM`, else Debian's (/usr/bin/chromium), else the
+ * one in the `@sparticuz/chromium` devDependency (./chromium.js).
  *
  * Use:
  * ```ts
@@ -16,31 +17,14 @@
  * ```
  * One browser is shared by the tests of a file (launched on first use, closed after the file);
  * each `openDashboard` gets its own context (own storage, where the session is kept), closed when the test finishes.
- * A missing Chromium fails the test with the command that installs it; it never skips.
+ * A Chromium that cannot start fails the test with what to do; it never skips.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect, onTestFinished } from 'vitest';
 import { ownForFile } from '../../kit/scope.js';
-
-/** Chromium's path: `PLUGSMITH_CHROMIUM`, else Debian's. */
-export function chromiumPath(): string {
-  return process.env.PLUGSMITH_CHROMIUM || '/usr/bin/chromium';
-}
-
-/** The flags every test browser runs with: headless, no network of its own, nothing from a previous run. */
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { chromiumLaunchOptions } from './chromium.js';
 
 let shared: Promise<Browser> | undefined;
 
@@ -56,14 +40,10 @@ async function closeShared(): Promise<void> {
  * removes it on close), so no profile of a previous run leaks in; tests get isolated contexts on top.
  */
 async function launch(): Promise<Browser> {
-  const executablePath = chromiumPath();
-  if (!existsSync(executablePath)) {
-    throw new Error(
-      `No Chromium at ${executablePath}: install it with \`apt-get install chromium\` (or set PLUGSMITH_CHROMIUM to a Chromium binary)`,
-    );
-  }
   if (!shared) {
-    shared = chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
+    shared = chromiumLaunchOptions().then(({ executablePath, args, env }) =>
+      chromium.launch({ executablePath, args, env, headless: true }),
+    );
     // Closed after the file's last test (test files share their worker process).
     ownForFile(closeShared);
   }

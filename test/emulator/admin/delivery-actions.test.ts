@@ -83,7 +83,7 @@ async function emit(): Promise<{ id: string; status: string; attempts: unknown[]
 
 /** The delivery once `check` holds for it (polled through the admin API). */
 async function until(id: string, check: (d: { status: string; attempts: unknown[] }) => boolean) {
-  let last;
+  let last: any;
   for (let i = 0; i < 100; i++) {
     last = (await adminCall(emu, 'GET', `/_emulator/deliveries/${id}`)).body.data;
     if (check(last)) return last;

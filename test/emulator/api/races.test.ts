@@ -14,7 +14,11 @@ function gate() {
   let reach!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
   const reached = new Promise<void>((resolve) => (reach = resolve));
-  return { open, reached, wait: () => (reach(), opened) };
+  const wait = () => {
+    reach();
+    return opened;
+  };
+  return { open, reached, wait };
 }
 
 let emu: Emulator | undefined;

@@ -168,8 +168,7 @@ export class EventClient {
 
   private push(chunk: string): void {
     this.buffer += chunk;
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) !== -1) {
+    for (let end = this.buffer.indexOf('\n\n'); end !== -1; end = this.buffer.indexOf('\n\n')) {
       const frame = this.buffer.slice(0, end);
       this.buffer = this.buffer.slice(end + 2);
       let event = 'message';

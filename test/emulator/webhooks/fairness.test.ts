@@ -53,7 +53,7 @@ async function handler(responder: Responder) {
   const send = (times = 1) =>
     Promise.all(
       Array.from({ length: times }, () =>
-        emu.services.events.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE),
+        emu.services.dispatcher.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE),
       ),
     );
   return { hook, plugin, send };
@@ -110,7 +110,10 @@ describe('delivery slots', () => {
     expect(arrivals).toEqual(['busy', 'busy', 'other', 'busy']);
 
     // The backlog still drains, two at a time.
-    const drain = setInterval(() => gates.splice(0).forEach((open) => open()), 5);
+    const openWaiting = () => {
+      for (const open of gates.splice(0)) open();
+    };
+    const drain = setInterval(openWaiting, 5);
     try {
       await busy.hook.waitFor(20, 'AGENT_MESSAGE_RECEIVED');
       for (const d of emu.deliveries.list({

@@ -130,7 +130,9 @@ describe('ConversationView', () => {
     );
     const frame = view.lastFrame() ?? '';
     // ink's own colours (CSI ... m) are the only escape sequences left.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matches the terminal's escape sequences, which start with ESC
     expect(frame.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
       /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/,
     );
     const text = plain(frame);

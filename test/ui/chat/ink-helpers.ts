@@ -3,6 +3,7 @@ import { vi } from 'vitest';
 
 /** A frame without colours, as a person reads it. */
 export function plain(frame: string | undefined): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matches the terminal's escape sequences, which start with ESC
   return (frame ?? '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 }
 

@@ -21,6 +21,7 @@ export function ErrorBox({ error }: { error: unknown }) {
       {failure && failure.details.length > 0 && (
         <ul>
           {failure.details.map((d, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: one error's details, rendered whole and never reordered
             <li key={i}>
               {d.path && d.path.length > 0 ? <code>{d.path.join('.')}</code> : null} {d.message}
             </li>

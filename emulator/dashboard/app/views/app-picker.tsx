@@ -43,6 +43,7 @@ export function AppPicker({
   const [typed, setTyped] = useState('');
   const [error, setError] = useState<string | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refresh is the parent's signal to fetch the apps again
   useEffect(() => {
     const controller = new AbortController();
     call<PluginInstance[]>(
@@ -114,6 +115,7 @@ export function AppPicker({
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
             placeholder="app_crm"
+            // biome-ignore lint/a11y/noAutofocus: the field appears because the user chose "another app id" just now; typing goes there next
             autoFocus
           />
         </label>

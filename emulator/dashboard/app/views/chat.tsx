@@ -37,6 +37,7 @@ export function ChatView({ params }: ViewProps) {
   const [conversations, setConversations] = useState<AdminConversation[] | null>(null);
 
   // The workspace's conversations, newest activity first: pick one up again instead of starting anew.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new conversation changes the list: fetch it again
   useEffect(() => {
     if (!workspace.orgId) return;
     const controller = new AbortController();
@@ -113,6 +114,7 @@ export function ChatView({ params }: ViewProps) {
     return () => controller.abort();
   }, [conversationId]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: every change of the messages scrolls to the newest
   useEffect(() => {
     list.current?.lastElementChild?.scrollIntoView({ block: 'nearest' });
   }, [messages]);
@@ -182,7 +184,9 @@ export function ChatView({ params }: ViewProps) {
         {conversation && (
           <span className="muted">
             Conversation <code>{conversation.id}</code> · event stream{' '}
-            <span aria-label="Event stream state">{streamState}</span>
+            <span role="status" aria-label="Event stream state">
+              {streamState}
+            </span>
           </span>
         )}
       </div>

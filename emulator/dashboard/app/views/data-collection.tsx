@@ -139,6 +139,7 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
   const select = onSelect ?? setOwnSelection;
   const parentId = ctx.parent?.id;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: ctx and config are rebuilt by each render of the parent: the collection's key, the parent's id, the org, the list state and a reload say when to fetch again
   useEffect(() => {
     const controller = new AbortController();
     setLoading(true);
@@ -162,8 +163,6 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
       },
     );
     return () => controller.abort();
-    // ctx is rebuilt by each render of the parent: its parent's id is what matters.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [config.key, parentId, ctx.orgId, state, reload]);
 
   const change = (patch: Partial<ListState>) =>
@@ -203,6 +202,7 @@ export function CollectionList({ config, ctx, selectedId, onSelect }: ListProps)
           </select>
         </label>
         {config.filters.map((f) => (
+          // biome-ignore lint/a11y/noLabelWithoutControl: the label holds its control, a <select> or an <input> below
           <label key={f.field}>
             {f.label}
             {f.options ? (
@@ -485,6 +485,7 @@ function RecordPanel({
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: config is rebuilt by each render of the parent: its key and the id say which record to fetch
   useEffect(() => {
     const controller = new AbortController();
     // Every list filters by id: one record through the same list endpoint, whatever the collection.
@@ -504,7 +505,6 @@ function RecordPanel({
       },
     );
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [config.key, id]);
 
   const heading = `${config.noun[0].toUpperCase()}${config.noun.slice(1)} ${id}`;

@@ -8,7 +8,7 @@ import { COLLECTIONS } from './data-collections.js';
  * The Data page (`#/data/<collection>/<recordId>`): every collection of the emulator in one
  * generic list-and-record view, each through the API that owns it.
  */
-export function DataView({ params }: ViewProps) {
+export function StoreDataView({ params }: ViewProps) {
   const config = COLLECTIONS.find((c) => c.key === params[0]) ?? COLLECTIONS[0];
   const orgId = currentWorkspace().orgId;
   return (

@@ -202,6 +202,7 @@ function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
     summary = `${delivery.status} after ${count === 1 ? '1 attempt' : `${count} attempts`}${delivery.status === 'delivered' && failedOnce(delivery) ? ' (an earlier attempt failed)' : ''}`;
   }
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a named group of attempts, not a <fieldset> of form fields
     <div className="dl-timeline" aria-label="Attempts timeline" role="group">
       <p data-testid="attempts-summary">{summary}</p>
       <ol>
@@ -254,6 +255,7 @@ export function DeliveryDetail({
   const [acting, setActing] = useState(false);
   const panel = useRef<HTMLElement>(null);
   // Focus moves into the delivery when it opens; Escape closes it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves into the panel each time another delivery opens
   useEffect(() => {
     panel.current?.focus({ preventScroll: true });
     const onKey = (e: KeyboardEvent) => {
@@ -361,6 +363,7 @@ export function DeliveryDetail({
         <h2>
           {delivery.type} <span className={statusClass(delivery.status)}>{delivery.status}</span>
         </h2>
+        {/* biome-ignore lint/a11y/useValidAnchor: it goes back to the list (a real href for a new tab); the click keeps the list's filters in the hash */}
         <a
           href="#/deliveries"
           aria-label="Close delivery"

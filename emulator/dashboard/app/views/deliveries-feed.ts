@@ -214,6 +214,7 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
   );
 
   const key = JSON.stringify(filters);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: filters is a new object on each render: its JSON (key) says when they changed
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -292,7 +293,6 @@ export function useDeliveryFeed(filters: DeliveryFilters, watch?: string): Deliv
     void follow();
     void load();
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, upsert]);
 
   const current = watch ? index.current.get(watch) : undefined;

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/a11y/useSemanticElements: an ARIA table of <div>s, because the virtualizer places each row absolutely, which <table> layout does not allow
 import { memo, useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Delivery, Plugin } from '../../../../src/shared/contract/index.js';
@@ -64,6 +65,7 @@ const DeliveryRow = memo(function DeliveryRow({
 }) {
   const recovered = delivery.status === 'delivered' && failedOnce(delivery);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the table's scroller handles the keys for every row (arrows move, Enter and Space open)
     <div
       role="row"
       aria-rowindex={index + 2}
@@ -190,14 +192,17 @@ export function DeliveriesTable({
       aria-rowcount={rows.length + 1}
     >
       <div role="rowgroup" className="dl-head">
+        {/* biome-ignore lint/a11y/useFocusableInteractive: the header row is read, not a keyboard stop; the body rows are */}
         <div role="row" className="dl-row" aria-rowindex={1}>
           {COLUMNS.map((c) => (
+            // biome-ignore lint/a11y/useFocusableInteractive: a column header is read, not a keyboard stop
             <div role="columnheader" key={c}>
               {c}
             </div>
           ))}
         </div>
       </div>
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: it handles keys and focus once for the rows inside it, which are the focusable elements */}
       <div
         ref={scroller}
         className="dl-scroll"

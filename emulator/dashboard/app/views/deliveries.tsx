@@ -63,13 +63,13 @@ export function DeliveriesView({ params }: ViewProps) {
     },
     250,
   );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: draft and typed are new objects on each render: the filters change only when one of their fields does
   const filters: DeliveryFilters = useMemo(
     () => ({
       ...draft,
       ...typed,
       httpStatus: HTTP_STATUS.test(typed.httpStatus.trim()) ? typed.httpStatus.trim() : '',
     }),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [
       draft.pluginId,
       draft.type,
@@ -104,6 +104,7 @@ export function DeliveriesView({ params }: ViewProps) {
     { state: 'idle' | 'confirm' | 'sending' } | { state: 'done'; count: number }
   >({ state: 'idle' });
   const [bulkError, setBulkError] = useState<unknown>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new filters cancel a bulk action being confirmed
   useEffect(() => setBulk({ state: 'idle' }), [filters]);
   const resendable = feed.rows.filter((d) => d.type !== 'WEBHOOK_CHALLENGE').length;
   const resendAll = async () => {
@@ -134,6 +135,7 @@ export function DeliveriesView({ params }: ViewProps) {
             · {feed.live ? 'live' : 'reconnecting'}
           </span>
         </h1>
+        {/* biome-ignore lint/a11y/useSemanticElements: role=search on the <form> keeps its form semantics; <search> would need a form inside */}
         <form
           className="toolbar dl-filters"
           role="search"
@@ -259,6 +261,7 @@ export function DeliveriesView({ params }: ViewProps) {
           )}
         </form>
         {filtered && feed.complete && resendable > 0 && (
+          // biome-ignore lint/a11y/useSemanticElements: a named group of buttons, not a <fieldset> of form fields
           <div className="toolbar" aria-label="Bulk actions" role="group">
             {bulk.state === 'idle' && (
               <button type="button" onClick={() => setBulk({ state: 'confirm' })}>

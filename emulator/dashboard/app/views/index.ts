@@ -2,7 +2,7 @@ import type { ComponentType } from 'react';
 import type { ViewProps } from '../view-props.js';
 import { OverviewView } from './overview.js';
 import { DeliveriesView } from './deliveries.js';
-import { DataView } from './data.js';
+import { StoreDataView } from './data.js';
 import { TriggerView } from './trigger.js';
 import { ChatView } from './chat.js';
 import { UploadsView } from './uploads.js';
@@ -19,7 +19,7 @@ export interface ViewDefinition {
 export const VIEWS: ViewDefinition[] = [
   { path: 'overview', label: 'Overview', component: OverviewView },
   { path: 'deliveries', label: 'Deliveries', component: DeliveriesView },
-  { path: 'data', label: 'Data', component: DataView },
+  { path: 'data', label: 'Data', component: StoreDataView },
   { path: 'trigger', label: 'Trigger', component: TriggerView },
   { path: 'chat', label: 'Chat', component: ChatView },
   { path: 'uploads', label: 'Uploads', component: UploadsView },

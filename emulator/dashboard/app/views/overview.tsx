@@ -50,7 +50,9 @@ function Secret({ label, value }: { label: string; value: string | null }) {
   const masked = value.length > 8 ? `${value.slice(0, 4)}${'•'.repeat(12)}` : '•'.repeat(12);
   return (
     <span className="secret">
-      <code aria-label={label}>{shown ? value : masked}</code>
+      <code role="status" aria-label={label}>
+        {shown ? value : masked}
+      </code>
       <button
         type="button"
         aria-label={`${shown ? 'Hide' : 'Reveal'} ${label}`}
@@ -67,7 +69,9 @@ function Secret({ label, value }: { label: string; value: string | null }) {
 function Url({ label, value }: { label: string; value: string }) {
   return (
     <span className="secret">
-      <code aria-label={label}>{value}</code>
+      <code role="status" aria-label={label}>
+        {value}
+      </code>
       <CopyButton text={value} label={`Copy ${label}`} />
     </span>
   );
@@ -156,7 +160,7 @@ export function OverviewView(_props: ViewProps) {
               <code>{overview?.storeId ?? workspace.storeId}</code>
             </dd>
             <dt>Uptime</dt>
-            <dd aria-label="Uptime">{overview ? formatUptime(overview.uptimeSeconds) : '…'}</dd>
+            <dd>{overview ? formatUptime(overview.uptimeSeconds) : '…'}</dd>
             <dt>Storage</dt>
             <dd>
               {overview === null ? (

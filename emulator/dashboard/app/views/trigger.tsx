@@ -202,13 +202,13 @@ export function TriggerView(_props: ViewProps) {
     return JSON.stringify(samplePayload(type, plugin, needsInstance ? instance : null), null, 2);
   };
   // A new plugin, event or instance starts from a fresh sample.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: freshPayload is rebuilt on each render: a new plugin, event, instance or external event starts a fresh sample
   useEffect(() => {
     const fresh = freshPayload();
     if (fresh === null) return;
     setPayload(fresh);
     setError(null);
     setChecked(null);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [plugin, type, instance, external]);
 
   const choose = (value: string) => {
@@ -384,6 +384,7 @@ export function TriggerView(_props: ViewProps) {
               <strong>The payload does not match the payloadSchema of {external?.name}</strong>
               <ul>
                 {checked.problems.map((p, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: one check's problems, rendered whole and never reordered
                   <li key={i}>
                     {p.path.length > 0 ? <code>{p.path.join('.')}</code> : null} {p.message}
                   </li>

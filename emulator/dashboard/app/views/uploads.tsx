@@ -201,7 +201,7 @@ export function UploadsView(_props: ViewProps) {
         </label>
       </div>
       <ErrorBox error={error} />
-      <div
+      <section
         className={over ? 'dropzone over' : 'dropzone'}
         aria-label="Drop files here to upload them"
         onDragOver={(e) => {
@@ -228,7 +228,7 @@ export function UploadsView(_props: ViewProps) {
             }}
           />
         </label>
-      </div>
+      </section>
       {rows.length === 0 ? (
         <p className="muted">
           Nothing uploaded from this page yet: drop files above, or run{' '}

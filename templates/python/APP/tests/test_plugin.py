@@ -36,7 +36,7 @@ class AppTest(unittest.TestCase):
 
 
 class AppTestUnderFaults(AppTest):
-    """The same tests under the faults the platform produces (duplicates, delays, reordering)."""
+    """The same tests under the faults the platform produces (duplicates, delays, reordering, retries)."""
 
     faults = FAULTS
 

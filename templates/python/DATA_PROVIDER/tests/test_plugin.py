@@ -49,7 +49,7 @@ class DataProviderTest(unittest.TestCase):
 
 
 class DataProviderTestUnderFaults(DataProviderTest):
-    """The same tests under the faults the platform produces (duplicates, delays, reordering)."""
+    """The same tests under the faults the platform produces (duplicates, delays, reordering, retries)."""
 
     faults = FAULTS
 

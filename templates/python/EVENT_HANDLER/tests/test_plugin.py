@@ -42,7 +42,7 @@ class EventHandlerTest(unittest.TestCase):
 
 
 class EventHandlerTestUnderFaults(EventHandlerTest):
-    """The same tests under the faults the platform produces (duplicates, delays, reordering)."""
+    """The same tests under the faults the platform produces (duplicates, delays, reordering, retries)."""
 
     faults = FAULTS
 

@@ -38,11 +38,12 @@ def config_from_env(env: Mapping[str, str] = os.environ) -> PluginConfig:
     secrets = [s for s in re.split(r"[\s,]+", env.get("PLUGSMITH_WEBHOOK_SECRET", "")) if s]
     if not secrets:
         raise ValueError(
-            "PLUGSMITH_WEBHOOK_SECRET is not set: deploy the plugin (`plugsmith deploy` prints its id), then run "
-            "`PLUGSMITH_WEBHOOK_SECRET=$(plugsmith plugins secret <pluginId>) python3 -m plugin`"
+            "PLUGSMITH_WEBHOOK_SECRET is not set: set it to the plugin's webhookSecret (`plugsmith plugins secret <pluginId>` prints it; "
+            "`plugsmith deploy` prints the id), with PORT and PLUGSMITH_BASE_URL beside it. `plugsmith dev` sets all three for you."
         )
     raw_port = env.get("PORT") or "{{port}}"
-    if not raw_port.isdigit() or int(raw_port) > 65535:
+    # ASCII digits only: '²'.isdigit() is True, and int() refuses it.
+    if re.fullmatch(r"[0-9]{1,5}", raw_port) is None or int(raw_port) > 65535:
         raise ValueError(f'PORT must be a port number, not "{raw_port}"')
     data_dir = env.get("DATA_DIR") or ".data"
     return PluginConfig(

@@ -10,10 +10,26 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Mapping, Optional
 
-from .webhooks import Answer, Handler, Webhook, failure
+from .webhooks import Answer, Handler, Webhook, ascii_digits, failure
 
 #: Larger bodies are answered 413.
 MAX_BODY_BYTES = 1024 * 1024
+#: A connection that sends nothing (or stalls in a request) for this long is closed.
+SOCKET_TIMEOUT_SECONDS = 15
+
+
+class WebhookHTTPServer(ThreadingHTTPServer):
+    """ThreadingHTTPServer with a listen backlog for bursts of deliveries."""
+
+    # The standard library listens with a backlog of 5: under the platform's 16 concurrent
+    # deliveries (and `plugsmith check`'s burst) the rest waited for a SYN retry, a second or more.
+    request_queue_size = 128
+    daemon_threads = True
+
+
+def _shown(webhook_id: str) -> str:
+    """A webhook-id as the log shows it: quoted, control characters escaped, at most 100 characters."""
+    return json.dumps(webhook_id[:100]) if webhook_id else "(no webhook-id)"
 
 
 class WebhookServer:
@@ -25,7 +41,15 @@ class WebhookServer:
     server to be up (a load balancer, a container's health check, `plugsmith dev`).
     """
 
-    def __init__(self, port: int, host: str, secrets: list[str], handlers: Mapping[str, Handler], log: Optional[Callable[[str], None]] = None) -> None:
+    def __init__(
+        self,
+        port: int,
+        host: str,
+        secrets: list[str],
+        handlers: Mapping[str, Handler],
+        log: Optional[Callable[[str], None]] = None,
+        socket_timeout: float = SOCKET_TIMEOUT_SECONDS,
+    ) -> None:
         # A failing delivery is retried: print an error's traceback the first time, then one line per attempt.
         seen: set[str] = set()
 
@@ -40,21 +64,38 @@ class WebhookServer:
             print(f"{event['type']} {event['id']} failed:", file=sys.stderr)
             traceback.print_exception(error, file=sys.stderr)
 
+        def now() -> str:
+            return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
         def on_handled(event: dict, ms: float) -> None:
             if log:
-                log(f"{datetime.now(timezone.utc).isoformat(timespec='milliseconds')} {event['type']} {event['id']} handled in {ms:.0f} ms")
+                log(f"{now()} {event['type']} {event['id']} handled in {ms:.0f} ms")
 
-        webhook = Webhook(secrets, handlers, on_error=on_error, on_handled=on_handled)
+        # A refused delivery leaves a line, so a wrong secret can be seen from the plugin's side too (never the secret).
+        def on_refused(webhook_id: str, reason: str) -> None:
+            if log:
+                log(f"{now()} refused delivery {_shown(webhook_id)}: {reason}")
+
+        def on_duplicate(webhook_id: str) -> None:
+            if log:
+                log(f"{now()} delivery {_shown(webhook_id)} was handled already: answered again, not handled twice")
+
+        webhook = Webhook(secrets, handlers, on_error=on_error, on_handled=on_handled, on_refused=on_refused, on_duplicate=on_duplicate)
 
         class RequestHandler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # On the connection's socket: a read or write that waits longer ends the connection.
+            timeout = socket_timeout
 
             def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
                 if self.path.split("?")[0] != "/webhook":
                     return self.not_found()
-                length = self.headers.get("content-length", "")
-                if not length.isdigit():
+                length = self.headers.get("content-length")
+                if length is None:
                     return self.reply(failure(411, "LENGTH_REQUIRED", "send the body with a Content-Length"), close=True)
+                # ASCII digits only: '²'.isdigit() is True, and int() would then raise with no answer sent.
+                if not ascii_digits(length):
+                    return self.reply(failure(400, "VALIDATION_ERROR", "Content-Length must be a number of bytes, in ASCII digits"), close=True)
                 if int(length) > MAX_BODY_BYTES:
                     return self.reply(failure(413, "PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_BODY_BYTES} bytes"), close=True)
                 body = self.rfile.read(int(length))
@@ -97,8 +138,7 @@ class WebhookServer:
                 # One line per handled event comes from on_handled; the access log stays quiet.
                 pass
 
-        self._server = ThreadingHTTPServer((host, port), RequestHandler)
-        self._server.daemon_threads = True
+        self._server = WebhookHTTPServer((host, port), RequestHandler)
         self.port: int = self._server.server_address[1]
         shown = f"[{host}]" if ":" in host else ("127.0.0.1" if host == "0.0.0.0" else host)
         #: Where the platform posts events: http://host:port/webhook.

@@ -22,10 +22,10 @@ from plugin.config import PluginConfig
 from plugin.events import Plugin, start_plugin
 
 #: Faults the real platform produces, injected into every delivery but the challenge: each event sent
-#: twice (same webhook-id, possibly at once), delays, and events overtaking each other. The seed makes
-#: a failure reproducible. plugsmith docs: fault-injection.md (`drop` and `timeout-after-answer` add
-#: retries, whose real waits make a test slow).
-FAULTS = {"profile": "duplicate=1,delay=0-100ms,reorder=0.3:300ms", "seed": "7"}
+#: twice (same webhook-id, possibly at once), delays, events overtaking each other, lost attempts, and
+#: answers lost after the plugin gave them (so the event comes again), as the TypeScript template's
+#: tests have them. The seed makes a failure reproducible. plugsmith docs: fault-injection.md.
+FAULTS = {"profile": "duplicate=1,delay=0-100ms,reorder=0.3:300ms,drop=0.3,timeout-after-answer=0.3", "seed": "7"}
 
 NEEDED = ("PLUGSMITH_BASE_URL", "PLUGSMITH_MESSAGING_URL", "PLUGSMITH_TOKEN", "PLUGSMITH_API_KEY", "PLUGSMITH_ORG_ID", "PLUGSMITH_PLUGIN_ID", "PLUGSMITH_WEBHOOK_SECRET")
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,0 +1,159 @@
+import { realpathSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { expect, onTestFinished, test } from 'vitest';
+import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/ports.js';
+import { runCliInProcess } from '../kit/index.js';
+
+// Two projects on every default: both manifests say `${PORT:-<port>}`, as both templates do. The
+// second `dev` finds the default taken by the first project's plugin and moves its own plugin to a
+// free port, as the emulator's ports move; a `deploy` without PORT in that project then keeps the
+// port dev deployed with instead of pointing the webhook at the other project's plugin. Real
+// processes (dev spawned, the plugins node servers), real ports; the folders are outside this
+// repository, with a temporary HOME and config dir.
+
+/** test/fixtures/plugins/replying-handler.mjs: answers every message, listens on PORT. */
+const SERVER_JS = `import ${JSON.stringify(pathToFileURL(resolve(import.meta.dirname, '../fixtures/plugins/replying-handler.mjs')).href)};\n`;
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return realpathSync(dir);
+}
+
+async function project(name: string, defaultPort: number): Promise<string> {
+  const dir = await tempDir(`plugsmith-port-${name}-`);
+  const manifest = {
+    plugin: {
+      name,
+      description: 'a project on the default port',
+      type: 'EVENT_HANDLER',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+      webhookUrl: `http://127.0.0.1:\${PORT:-${defaultPort}}/webhook`,
+    },
+    installs: [{ name: 'on nova', agent: 'agent_nova' }],
+  };
+  await writeFile(join(dir, 'plugsmith.json'), JSON.stringify(manifest, null, 2));
+  await writeFile(join(dir, 'server.js'), SERVER_JS);
+  return dir;
+}
+
+/** A temporary HOME and config dir; no platform and no PORT from the environment. */
+async function machine(): Promise<Record<string, string>> {
+  const home = await tempDir('plugsmith-home-');
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    PLUGSMITH_CONFIG_DIR: join(home, '.config', 'plugsmith'),
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_MESSAGING_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_API_KEY: '',
+    PLUGSMITH_PROFILE: '',
+    PLUGSMITH_ADMIN_TOKEN: '',
+    PLUGSMITH_EMULATOR: '',
+    PORT: '',
+  };
+}
+
+async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> {
+  for (;;) {
+    const line = await proc.nextLine();
+    if (pattern.test(line)) return line;
+  }
+}
+
+test('a second project on the same default plugin port: dev moves its plugin to a free port and deploys with it; deploy without PORT keeps that port', {
+  timeout: 150_000,
+}, async () => {
+  const env = await machine();
+  const defaultPort = await freePort();
+  const a = await project('alpha', defaultPort);
+  const b = await project('beta', defaultPort);
+
+  const devA = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: a, env });
+  await lineMatching(devA, /PLUGIN_INSTALLED\s+delivered/);
+  expect(devA.stderr()).toContain(`webhook verified: http://127.0.0.1:${defaultPort}/webhook`);
+
+  // B on the same defaults: no exit 6, its plugin moves (the next free port), said once.
+  const devB = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: b, env });
+  await lineMatching(devB, /PLUGIN_INSTALLED\s+delivered/);
+  const moved = /the plugin's port (\d+) is in use by .*: the plugin gets PORT=(\d+) instead/.exec(
+    devB.stderr(),
+  );
+  expect(moved, devB.stderr()).not.toBeNull();
+  expect(Number(moved![1])).toBe(defaultPort);
+  const port = Number(moved![2]);
+  expect(port).not.toBe(defaultPort);
+  expect(devB.stderr()).toContain(`PORT=${port})`);
+  expect(devB.stderr()).toContain(`webhook verified: http://127.0.0.1:${port}/webhook`);
+
+  // Each project's event reaches its own plugin.
+  for (const [dir, dev] of [
+    [a, devA],
+    [b, devB],
+  ] as const) {
+    const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+      cwd: dir,
+      env,
+    });
+    expect(triggered.code, triggered.stderr).toBe(0);
+    const id = JSON.parse(triggered.stdout).delivery.id;
+    expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
+    await lineMatching(dev, new RegExp(`AGENT_MESSAGE_RECEIVED\\s+delivered  HTTP 200.*${id}`));
+  }
+
+  // deploy without PORT in B: the port dev deployed with, said so, and nothing to change; A keeps its default.
+  const dryB = await runCliInProcess(['deploy', '--dry-run'], { cwd: b, env });
+  expect(dryB.code, dryB.stderr).toBe(0);
+  expect(dryB.stderr).toContain(
+    `plugin.webhookUrl uses \${PORT} (unset: ${port}, the port \`plugsmith dev\` gave this project's plugin on this emulator; set PORT to choose): http://127.0.0.1:${port}/webhook`,
+  );
+  expect(dryB.stdout).toMatch(/^No changes: beta/);
+  const dryJson = await runCliInProcess(['deploy', '--dry-run', '--json'], { cwd: b, env });
+  expect(JSON.parse(dryJson.stdout)).toMatchObject({ changed: false, portFromDev: port });
+  const dryA = await runCliInProcess(['deploy', '--dry-run'], { cwd: a, env });
+  expect(dryA.code, dryA.stderr).toBe(0);
+  expect(dryA.stderr).toContain(
+    `plugin.webhookUrl uses \${PORT} (unset: its default): http://127.0.0.1:${defaultPort}/webhook`,
+  );
+  expect(dryA.stdout).toMatch(/^No changes: alpha/);
+
+  // PORT given by hand wins over what dev recorded.
+  const chosen = await runCliInProcess(['deploy', '--dry-run', '--json'], {
+    cwd: b,
+    env: { ...env, PORT: String(defaultPort) },
+  });
+  expect(chosen.code, chosen.stderr).toBe(0);
+  expect(JSON.parse(chosen.stdout).changed).toBe(true);
+
+  expect(await devB.stop('SIGINT')).toMatchObject({ code: 0 });
+  expect(await devA.stop('SIGINT')).toMatchObject({ code: 0 });
+});
+
+test('a port asked for that is taken is still an error naming its holder (exit 6)', {
+  timeout: 60_000,
+}, async () => {
+  const env = await machine();
+  const a = await project('alpha', await freePort());
+  const holder = await freePort();
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(holder, done));
+  onTestFinished(() => new Promise<void>((done) => server.close(() => done())));
+  for (const [args, extra] of [
+    [['--plugin-port', String(holder)], {}],
+    [[], { PORT: String(holder) }],
+  ] as const) {
+    const dev = await runCli(['dev', '--cmd', 'node server.js', ...args], {
+      cwd: a,
+      env: { ...env, ...extra },
+    });
+    expect(dev.code, dev.stderr).toBe(6);
+    expect(dev.stderr).toContain(`port ${holder} is in use by`);
+  }
+});
