@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
+import type { AdminDeps } from './common.js';
 import {
   Ok,
   ScenarioTagSchema,
@@ -11,16 +12,16 @@ import {
 /** The running scenario: `PUT /scenario` `{ "name": "…" }` tags the deliveries emitted from now on (`scenario` on each), `{ "name": null }` stops. */
 export default async function adminScenarioRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
-  const { events } = services;
+  const { dispatcher } = services;
   const tag = Ok(ScenarioTagSchema);
 
   app.get(
     '/scenario',
     { schema: { response: { 200: tag, ...errorResponses(401, 403) } } },
-    async () => ok({ name: events.scenario }),
+    async () => ok({ name: dispatcher.scenario }),
   );
 
   app.put(
@@ -32,8 +33,8 @@ export default async function adminScenarioRoutes(
       },
     },
     async (request) => {
-      events.scenario = request.body.name;
-      return ok({ name: events.scenario });
+      dispatcher.scenario = request.body.name;
+      return ok({ name: dispatcher.scenario });
     },
   );
 }
