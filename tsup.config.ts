@@ -9,7 +9,7 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { versio
 export default defineConfig([
   {
     entry: {
-      'emulator/index': 'emulator/index.ts',
+      'emulator/index': 'src/emulator-entry.ts',
       'client/index': 'src/client/index.ts',
       'webhooks/index': 'src/shared/webhooks/index.ts',
     },

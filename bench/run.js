@@ -30,6 +30,7 @@ const suites = {
   security: () => import('./security.js'),
   validation: () => import('./validation-budget.js'),
   dashboard: () => import('./dashboard.js'),
+  scenario: () => import('./scenario.js'),
 };
 
 const named = [...positionals, ...(values.only ? values.only.split(',') : [])];

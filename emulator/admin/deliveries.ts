@@ -38,6 +38,7 @@ const DELIVERY_QUERY = querySpec(
     'url',
     'mode',
     'redeliveryOf',
+    'scenario',
     'nextAttemptAt',
     'createdAt',
     'updatedAt',

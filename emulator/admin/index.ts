@@ -9,6 +9,7 @@ import adminConversationRoutes from './conversations.js';
 import adminStoreRoutes from './store.js';
 import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
+import adminScenarioRoutes from './scenario.js';
 import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard, type AdminSettings } from './guard.js';
@@ -39,6 +40,7 @@ export default async function adminSurface(
     adminStoreRoutes,
     adminTriggerRoutes,
     adminFaultRoutes,
+    adminScenarioRoutes,
   ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });

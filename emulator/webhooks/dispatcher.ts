@@ -109,6 +109,8 @@ export class WebhookDispatcher {
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
   private closed = false;
+  /** The running scenario (PUT /_emulator/scenario): new deliveries carry its name. */
+  scenario: string | null = null;
   /** Why a URL must not be delivered to (the emulator's own admin paths), or null; checked before each attempt and on a webhookUrl change. */
   readonly refusal: (url: string) => string | null;
   private readonly db: Db;
@@ -360,6 +362,7 @@ export class WebhookDispatcher {
       attempts: [],
       nextAttemptAt: now,
       redeliveryOf: null,
+      ...(this.scenario ? { scenario: this.scenario } : {}),
       secret: plugin.webhookSecret,
       createdAt: now,
       updatedAt: now,

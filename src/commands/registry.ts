@@ -20,6 +20,7 @@ import { devCommands } from './dev/index.js';
 import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
+import { scenarioCommands } from './scenario/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its run module (run.ts or a file named for the command). */
 export const commands: AnyCommandSpec[] = [
@@ -44,6 +45,7 @@ export const commands: AnyCommandSpec[] = [
   ...triggerCommands,
   ...checkCommands,
   ...logsCommands,
+  ...scenarioCommands,
   ...completionCommands,
   ...doctorCommands,
 ];
@@ -63,5 +65,7 @@ export const groups: Record<string, string> = {
   providers: 'Install DATA_PROVIDER plugins on repositories, list and remove them',
   repos: 'Create, list and show repositories, and manage their files',
   'repos files': 'Add, list and remove the files of a repository',
+  scenario:
+    'Run and record scenarios: a journey through the platform and what the plugin does at each step',
   tokens: 'Create API tokens',
 };

@@ -293,7 +293,16 @@ export const exec: RunCommand<OptionsOf<typeof execOptions>> = async ({
       return;
     }
     note(io, global, `emulator at ${emulator.url} (in memory); running: ${words.join(' ')}`);
-    const code = await runCommand(words, { ...process.env, ...environment }, options.grace * 1000);
+    // PLUGSMITH_CLI: how the command can run this plugsmith (a project's tests run `scenario run` with it).
+    const cli = [process.execPath, process.argv[1]].map(
+      (word) => `'${word.replaceAll("'", `'\\''`)}'`,
+    );
+    const commandEnvironment = {
+      PLUGSMITH_CLI: cli.join(' '),
+      ...process.env,
+      ...environment,
+    };
+    const code = await runCommand(words, commandEnvironment, options.grace * 1000);
     if (code !== 0) throw new ExitWith(code);
   } finally {
     await emulator.close();
