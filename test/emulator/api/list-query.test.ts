@@ -55,7 +55,8 @@ const BAD: Array<{ raw: Raw; path: string }> = [
   { raw: { score: 'abc' }, path: 'score' },
   { raw: { score: 'Infinity' }, path: 'score' },
   { raw: { score: '0x1F' }, path: 'score' },
-  { raw: { score: '' + '1e3' }, path: 'score' },
+  { raw: { score: '.5' }, path: 'score' },
+  { raw: { score: '1e' }, path: 'score' },
   { raw: { name: ',' }, path: 'name' },
   { raw: { tags: ['', ' '] }, path: 'tags' },
 ];
@@ -85,6 +86,12 @@ describe('parseQuery', () => {
       { field: 'tags', values: ['x', 'y', 'z'] },
     ]);
     expect(parseQuery({ name: ['a', 'b'] }, ITEM_QUERY).filters).toEqual(a.filters.slice(0, 1));
+  });
+
+  test('a number filter takes the forms JSON writes for a number, exponents included', () => {
+    expect(parseQuery({ score: '1e3,1.5E-7,-2' }, ITEM_QUERY).filters).toEqual([
+      { field: 'score', values: [1000, 1.5e-7, -2] },
+    ]);
   });
 
   test('fewer orders than fields: the last order applies to the rest', () => {
