@@ -6,7 +6,7 @@ const { writeSync } = builtin('node:fs') as typeof import('node:fs');
 
 declare const __PLUGSMITH_VERSION__: string;
 
-const LONG_RUNNING = new Set(['emulator', 'dev', 'chat']);
+const LONG_RUNNING = new Set(['emulator', 'dev', 'chat', 'mcp']);
 
 // The only place that sets the exit code: everything below throws.
 const argv = process.argv.slice(2);

@@ -20,6 +20,7 @@ import { devCommands } from './dev/index.js';
 import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
+import { mcpCommands } from './mcp/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: AnyCommandSpec[] = [
@@ -44,6 +45,7 @@ export const commands: AnyCommandSpec[] = [
   ...triggerCommands,
   ...checkCommands,
   ...logsCommands,
+  ...mcpCommands,
   ...completionCommands,
   ...doctorCommands,
 ];
