@@ -32,7 +32,7 @@ const commanderChildProcessOnUse: EsbuildPlugin = {
 export default defineConfig([
   {
     entry: {
-      'emulator/index': 'emulator/index.ts',
+      'emulator/index': 'src/emulator-entry.ts',
       'client/index': 'src/client/index.ts',
       'webhooks/index': 'src/shared/webhooks/index.ts',
     },

@@ -1,10 +1,15 @@
 import Fastify, {
   type FastifyInstance,
+  type FastifyPluginAsync,
   type FastifyRequest,
   type onRequestHookHandler,
   type RouteOptions,
 } from 'fastify';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorConfig, StoreDeps } from './context.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { Messaging } from './messaging/messaging.js';
+import type { ObjectStorage } from './uploads/storage/types.js';
+import type { AdminSettings } from './admin/guard.js';
 import {
   AJV_OPTIONS,
   clientErrorHandler,
@@ -37,7 +42,23 @@ import { fileObjectRecords } from './uploads/object-records.js';
 import { apiKeyFromHeader } from './messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
+import type { RouteOptions as ApiRouteOptions } from './api/common.js';
 import { boundSlowBodies } from './slow-body.js';
+
+/** What the routes of one running emulator share, built in dependency order by startEmulator(); each feature takes the part its deps type declares. */
+export interface EmulatorServices extends StoreDeps {
+  config: EmulatorConfig;
+  /** Who may call the admin surface (`/_emulator`), and the dashboard's logins. */
+  admin: AdminSettings;
+  /** Webhook delivery: emit events to plugins, the delivery log, challenges. */
+  dispatcher: WebhookDispatcher;
+  /** Conversations, character replies in packets, conversation streams. */
+  messaging: Messaging;
+  /** Object storage for uploads: the embedded store, or S3/MinIO. */
+  storage: ObjectStorage;
+  /** Empties the store and loads the seed again (the admin API's reset). */
+  reset: () => Promise<void>;
+}
 
 const DISPLAY_NAME = Symbol.for('fastify.display-name');
 
@@ -51,7 +72,7 @@ function named<T extends object>(name: string, plugin: T): T {
   return plugin;
 }
 /** The route modules of /api, in the order they are registered. */
-const API_ROUTES = [
+const API_ROUTES: Array<FastifyPluginAsync<ApiRouteOptions<EmulatorServices>>> = [
   tokenRoutes,
   pluginRoutes,
   actionRoutes,
@@ -81,7 +102,7 @@ const APP_OPTIONS = {
 
 /** A new app: error envelope, slow-body bound, JSON parser, shared schemas, then HEAD on GET and the contract check, or else `install`. */
 async function newApp(
-  services: EmulatorContext,
+  services: EmulatorServices,
   errors: typeof frameworkErrors,
   install: ((app: FastifyInstance) => Promise<void>) | undefined,
 ): Promise<FastifyInstance> {
@@ -107,7 +128,7 @@ async function newApp(
 }
 
 /** Authenticates /api callers before the body is read, so a bad token hears only the 401; a callback (a promise each showed in profiles). */
-export function apiAuthentication(services: EmulatorContext): onRequestHookHandler {
+export function apiAuthentication(services: EmulatorServices): onRequestHookHandler {
   return (request, _reply, done) => {
     try {
       request.principal = principalFromHeader(services.db, request.headers.authorization);
@@ -136,7 +157,7 @@ function credentialsFirst(authenticate: (request: FastifyRequest) => void): type
 
 /** Builds the management API app (`/api/…`, `/_storage/…` and the admin API `/_emulator/…`); never listens. */
 export async function buildManagementApp(
-  services: EmulatorContext,
+  services: EmulatorServices,
   install?: (app: FastifyInstance) => Promise<void>,
 ): Promise<FastifyInstance> {
   const apiFrameworkErrors = credentialsFirst((request) => {
@@ -174,17 +195,17 @@ export async function buildManagementApp(
   return app;
 }
 
-function adminOptions(services: EmulatorContext) {
+function adminOptions(services: EmulatorServices) {
   return {
     services,
-    access: services.config.admin,
+    access: services.admin,
     prefix: '/_emulator',
     openapi: () => openApiDocument(services),
   };
 }
 
 /** The OpenAPI document, built on first request; its routes' part is built once per process, then placed at this emulator's URLs. */
-export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocument> {
+export function openApiDocument(services: EmulatorServices): Promise<OpenApiDocument> {
   const known = documents.get(services);
   if (known) return known;
   // Loaded here, not at start: @fastify/swagger and the document's builder serve this one request.
@@ -204,11 +225,11 @@ export function openApiDocument(services: EmulatorContext): Promise<OpenApiDocum
   documents.set(services, document);
   return document;
 }
-const documents = new WeakMap<EmulatorContext, Promise<OpenApiDocument>>();
+const documents = new WeakMap<EmulatorServices, Promise<OpenApiDocument>>();
 
 /** Builds the messaging API app (`/conversations…`); never listens. */
 export async function buildMessagingApp(
-  services: EmulatorContext,
+  services: EmulatorServices,
   install?: (app: FastifyInstance) => Promise<void>,
 ): Promise<FastifyInstance> {
   const app = await newApp(

@@ -1,11 +1,6 @@
 import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
-import type { EventDispatcher } from './webhooks/dispatcher.js';
-import type { Messaging } from './messaging/messaging.js';
-import type { ObjectStorage } from './uploads/storage/types.js';
-import type { AdminAccess } from './admin/guard.js';
-import type { DashboardLogins } from './admin/dashboard-logins.js';
 import type { SlowBodyBound } from './slow-body.js';
 import type { Overview, Workspace } from '../src/shared/contract/index.js';
 
@@ -16,13 +11,11 @@ export type WorkspaceCredentials = Pick<
 >;
 
 /** Settings of one running emulator. */
-interface EmulatorConfig {
+export interface EmulatorConfig {
   /** Base URL of the management API (known once listening). */
   publicUrl: () => string;
   /** Base URL of the messaging API (known once listening). */
   messagingUrl: () => string;
-  /** Who may call the admin surface (`/_emulator`). */
-  admin: AdminAccess & { logins: DashboardLogins };
   storeId: string;
   dataDir: string | null;
   /** Where uploads are kept, as the overview shows it (never credentials). */
@@ -37,19 +30,10 @@ interface EmulatorConfig {
   slowBodies?: SlowBodyBound;
 }
 
-/** What the routes and services of one running emulator share. */
-export interface EmulatorContext {
+/** What every feature needs: the store and its collections. Each feature adds what else it needs in its own deps type. */
+export interface StoreDeps {
   store: Store;
   db: Db;
-  config: EmulatorConfig;
-  /** Webhook delivery: emit events to plugins, the delivery log, challenges. */
-  events: EventDispatcher;
-  /** Conversations, character replies in packets, event streams. */
-  messaging: Messaging;
-  /** Object storage for uploads: the embedded store, or S3/MinIO. */
-  storage: ObjectStorage;
-  /** Empties the store and loads the seed again (the admin API's reset). */
-  reset?: () => Promise<void>;
 }
 
 declare module 'fastify' {

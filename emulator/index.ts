@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Store } from './store/store.js';
 import { defineCollections, type Db } from './model.js';
-import { buildManagementApp, buildMessagingApp } from './app.js';
+import { buildManagementApp, buildMessagingApp, type EmulatorServices } from './app.js';
 import {
   defaultSeed,
   readSeedFile,
@@ -18,11 +18,10 @@ import {
   type Seed,
 } from './seed.js';
 import type { FaultSettings, Overview } from '../src/shared/contract/index.js';
-import type { EmulatorContext } from './context.js';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
-import { EventDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import {
   presentDelivery,
   type DeliveryMatch,
@@ -31,7 +30,7 @@ import {
 import { resolveDeliveryOptions, type DeliveryOptions } from './webhooks/options.js';
 import { checkFaultSeed, parseFaultProfile, profileIsOn } from '../src/shared/fault-profile.js';
 import { Messaging, type MessagingOptions } from './messaging/messaging.js';
-import { checkStreamBufferLimits } from './messaging/event-streams.js';
+import { checkStreamBufferLimits } from './messaging/conversation-streams.js';
 import type { OpenAiEngineOptions } from './messaging/characters/index.js';
 import { ADMIN_HEADER, newAdminToken } from './admin/guard.js';
 import { ownAdminTarget } from './admin/self-target.js';
@@ -52,7 +51,7 @@ export {
 } from '../src/shared/fault-profile.js';
 export type { FaultMark, FaultProfile, FaultSettings } from '../src/shared/contract/index.js';
 export type { MessagingOptions } from './messaging/messaging.js';
-export type { StreamBufferLimits } from './messaging/event-streams.js';
+export type { StreamBufferLimits } from './messaging/conversation-streams.js';
 export type { OpenAiEngineOptions } from './messaging/characters/index.js';
 export { ADMIN_HEADER } from './admin/guard.js';
 export { SESSION_HEADER } from './admin/dashboard-logins.js';
@@ -127,7 +126,7 @@ export interface Emulator {
   /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
   dashboardLink(): string;
   /** Direct access to the emulator's services (store and collections), for tests. */
-  services: EmulatorContext;
+  services: EmulatorServices;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
   deliveries: {
     list(match?: DeliveryMatch): DeliveryView[];
@@ -179,15 +178,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = await Store.open({ dataDir, compactAfter: options.store?.compactAfter }, (s) => {
     db = defineCollections(s);
   });
-  let management: FastifyInstance | undefined;
-  let messaging: FastifyInstance | undefined;
-  const events = new EventDispatcher(
-    db,
-    deliveryOptions,
-    faultProfile && { profile: faultProfile, seed: faultsSeed },
-  );
+  let managementApp: FastifyInstance | undefined;
+  let messagingApp: FastifyInstance | undefined;
   let managementUrl = '';
   let messagingUrl = '';
+  const dispatcher = new WebhookDispatcher({
+    db,
+    options: deliveryOptions,
+    faults: faultProfile && { profile: faultProfile, seed: faultsSeed },
+    // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
+    refusal: (url) =>
+      ownAdminTarget(url, {
+        host,
+        adminHosts: options.adminHosts ?? [],
+        urls: [managementUrl, messagingUrl],
+      }),
+  });
   let storage: ObjectStorage | undefined;
   try {
     const storeId = await storeIdOf(dataDir);
@@ -213,19 +219,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const logins = new DashboardLogins({
       sessionsFile: dataDir ? join(dataDir, 'dashboard-sessions.json') : undefined,
     });
-    const services: EmulatorContext = {
+    const messaging = new Messaging(
+      { store, db, dispatcher },
+      { ...options.messaging, llm: options.llm },
+    );
+    await messaging.finishInterrupted();
+    const services: EmulatorServices = {
       store,
       db,
       config: {
         publicUrl: () => managementUrl,
         messagingUrl: () => messagingUrl,
-        admin: {
-          token: adminToken,
-          allowRemote: options.allowRemoteAdmin === true,
-          host,
-          adminHosts: options.adminHosts ?? [],
-          logins,
-        },
         storeId,
         dataDir: dataDir ?? null,
         startedAt,
@@ -241,37 +245,35 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
       },
-      events,
-      messaging: null as never, // set just below: it needs the context itself
-      storage,
-    };
-    services.messaging = new Messaging(services, { ...options.messaging, llm: options.llm });
-    await services.messaging.finishInterrupted();
-    // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
-    events.refusal = (url) =>
-      ownAdminTarget(url, {
+      admin: {
+        token: adminToken,
+        allowRemote: options.allowRemoteAdmin === true,
         host,
         adminHosts: options.adminHosts ?? [],
-        urls: [managementUrl, messagingUrl],
-      });
-    management = await buildManagementApp(services);
-    messaging = await buildMessagingApp(services);
-    await management.listen({ port: options.port ?? 0, host });
-    await messaging.listen({ port: options.messagingPort ?? 0, host });
-    managementUrl = urlOf(management, host);
-    messagingUrl = urlOf(messaging, host);
+        logins,
+      },
+      dispatcher,
+      messaging,
+      reset: () => resetStore(services, effectiveSeed),
+      storage,
+    };
+    managementApp = await buildManagementApp(services);
+    messagingApp = await buildMessagingApp(services);
+    await managementApp.listen({ port: options.port ?? 0, host });
+    await messagingApp.listen({ port: options.messagingPort ?? 0, host });
+    managementUrl = urlOf(managementApp, host);
+    messagingUrl = urlOf(messagingApp, host);
     // Deliveries left pending by the last run (a data dir) pick up where they stopped.
-    await events.resume();
+    await dispatcher.resume();
 
     if (faultProfile && profileIsOn(faultProfile)) {
-      const { profile, seed } = events.faults.settings();
+      const { profile, seed } = dispatcher.faults.settings();
       (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(
         `plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`,
       );
     }
-    const apps = [management, messaging];
+    const apps = [managementApp, messagingApp];
     let closed = false;
-    services.reset = () => resetStore(services, effectiveSeed);
     return {
       url: managementUrl,
       messagingUrl,
@@ -284,22 +286,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dashboardLink: () => dashboardLink(services, logins),
       services,
       deliveries: {
-        list: (match) => events.log.list(match),
+        list: (match) => dispatcher.log.list(match),
         get: (id) => {
           const record = db.deliveries.get(id);
           return record && presentDelivery(record);
         },
       },
-      waitForDelivery: ({ timeoutMs, ...match }) => events.log.waitFor(match, timeoutMs),
+      waitForDelivery: ({ timeoutMs, ...match }) => dispatcher.log.waitFor(match, timeoutMs),
       faults: {
-        get: () => events.faults.settings(),
+        get: () => dispatcher.faults.settings(),
         set: (profile, seed) =>
-          events.faults.configure(
+          dispatcher.faults.configure(
             parseFaultProfile(profile),
             seed === undefined ? undefined : checkFaultSeed(String(seed)),
           ),
       },
-      reset: () => services.reset!(),
+      reset: () => services.reset(),
       async close() {
         if (closed) return;
         closed = true;
@@ -307,7 +309,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         await inTurn([
           () => services.messaging.close(),
           () => Promise.all(apps.map((a) => a.close())),
-          () => events.close(),
+          () => dispatcher.close(),
           () => storage!.close(),
           () => store.close(),
         ]);
@@ -315,9 +317,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     };
   } catch (error) {
     await inTurn([
-      () => Promise.all([management?.close(), messaging?.close()]),
+      () => Promise.all([managementApp?.close(), messagingApp?.close()]),
       async () => storage?.close(),
-      () => events.close(),
+      () => dispatcher.close(),
       () => store.close(),
     ]).catch(() => undefined);
     throw error;

@@ -14,6 +14,7 @@ import {
 } from '../../src/shared/contract/index.js';
 import { createAgent, renameAgent } from '../messaging/agent-service.js';
 import { requireBodyOrg } from './common.js';
+import type { AdminDeps } from './common.js';
 
 const AGENT_QUERY = querySpec(
   AgentSchema,
@@ -24,7 +25,7 @@ const AGENT_QUERY = querySpec(
 /** Admin API for agents (`/_emulator/agents`): create, list, read, rename. */
 export default async function adminAgentRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

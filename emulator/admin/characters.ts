@@ -17,6 +17,7 @@ import {
   type CharacterUpdate,
 } from '../../src/shared/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
+import type { AdminDeps } from './common.js';
 
 const CHARACTER_QUERY = querySpec(
   CharacterSchema,
@@ -56,7 +57,7 @@ function applyFields(record: CharacterRecord, fields: CharacterUpdate): Characte
 /** Admin API for characters (`/_emulator/characters`): create, list (e.g. `?orgId=org_dev`), read and change. */
 export default async function adminCharacterRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

@@ -1,8 +1,20 @@
-import type { EmulatorContext } from '../context.js';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { Messaging } from '../messaging/messaging.js';
+import type { ObjectStorage } from '../uploads/storage/types.js';
 import { badRequest, detail } from '../errors.js';
+import type { EmulatorConfig, StoreDeps } from '../context.js';
+
+/** What the admin surface needs: it sees the whole emulator (settings, deliveries, messaging, storage, reset). */
+export interface AdminDeps extends StoreDeps {
+  config: EmulatorConfig;
+  dispatcher: WebhookDispatcher;
+  messaging: Messaging;
+  storage: ObjectStorage;
+  reset: () => Promise<void>;
+}
 
 /** The org named in a body, or a 400 pointing at the field (it is input, not a path). */
-export function requireBodyOrg(services: EmulatorContext, orgId: string): void {
+export function requireBodyOrg(services: AdminDeps, orgId: string): void {
   if (!services.db.orgs.has(orgId)) {
     throw badRequest(`No org ${orgId}`, [
       detail(['orgId'], 'not_found', 'the id of an existing org', orgId, `org ${orgId} not found`),
@@ -11,7 +23,7 @@ export function requireBodyOrg(services: EmulatorContext, orgId: string): void {
 }
 
 /** The agent named in a body, in the given org, or a 400 pointing at the field. */
-export function requireBodyAgent(services: EmulatorContext, agentId: string, orgId: string): void {
+export function requireBodyAgent(services: AdminDeps, agentId: string, orgId: string): void {
   const agent = services.db.agents.get(agentId);
   if (!agent)
     throw badRequest(`No agent ${agentId}`, [

@@ -10,6 +10,7 @@ import {
   OkPage,
   errorResponses,
 } from '../../src/shared/contract/index.js';
+import type { AdminDeps } from './common.js';
 
 const CONVERSATION_QUERY = querySpec(
   AdminConversationSchema,
@@ -25,7 +26,7 @@ const MESSAGE_QUERY = querySpec(
 /** Admin API for conversations (`/_emulator/conversations`): every org's conversations and messages, on the shared query system. */
 export default async function adminConversationRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db, messaging } = services;

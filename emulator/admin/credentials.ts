@@ -14,6 +14,7 @@ import {
   type TokenMetadata,
 } from '../../src/shared/contract/index.js';
 import { requireBodyOrg } from './common.js';
+import type { AdminDeps } from './common.js';
 
 const TOKEN_QUERY = querySpec(
   TokenMetadataSchema,
@@ -57,7 +58,7 @@ function publicApiKey(k: ApiKeyRecord) {
 /** Admin API for every org's credentials: tokens (metadata only) and messaging API keys (issue, the key shown once; list; revoke). */
 export default async function adminCredentialRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

@@ -17,12 +17,13 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';
 import type { DeliveryRecord } from '../model.js';
-import { parseQuery, runQuery } from '../store/query.js';
+import { parseQuery, runList } from '../api/list-query.js';
 import { RedeliveryRefused } from '../webhooks/dispatcher.js';
 import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service.js';
 import { answered2xx } from '../webhooks/attempt.js';
 import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
-import { openAdminEventStream } from './event-stream.js';
+import { openAdminStream } from './sse.js';
+import type { AdminDeps } from './common.js';
 
 const DELIVERY_QUERY = querySpec(
   DeliverySchema,
@@ -37,6 +38,7 @@ const DELIVERY_QUERY = querySpec(
     'url',
     'mode',
     'redeliveryOf',
+    'scenario',
     'nextAttemptAt',
     'createdAt',
     'updatedAt',
@@ -117,10 +119,10 @@ async function actOn(
 /** The delivery log under /_emulator (its bodies hold installation tokens): list, read, resend, retry, cancel, and a stream of attempts. */
 export default async function deliveryRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, events } = services;
+  const { db, dispatcher } = services;
 
   app.get(
     '/deliveries',
@@ -132,7 +134,7 @@ export default async function deliveryRoutes(
     },
     async (request) => {
       const query = parseQuery(request.query, DELIVERY_QUERY, FILTER_NAMES);
-      const result = runQuery(db.deliveries, query, DELIVERY_QUERY, {
+      const result = runList(db.deliveries, query, DELIVERY_QUERY, {
         visible: deliveryFilter(request.query),
       });
       return ok(result.data.map(presentDelivery), { pagination: result.pagination });
@@ -151,7 +153,7 @@ export default async function deliveryRoutes(
     async (request) => {
       const raw = request.query;
       const query = parseQuery({ ...raw, '@limit': '1' }, DELIVERY_QUERY, FILTER_NAMES);
-      const matched = runQuery(
+      const matched = runList(
         db.deliveries,
         { ...query, limit: Number.MAX_SAFE_INTEGER, page: 1, cursor: undefined },
         DELIVERY_QUERY,
@@ -176,7 +178,7 @@ export default async function deliveryRoutes(
       // Oldest first, so the plugin meets them in the order they first went out.
       for (const d of [...resendable].reverse()) {
         try {
-          const resent = await events.redeliver(d.id, { wait: false });
+          const resent = await dispatcher.redeliver(d.id, { wait: false });
           if (resent) ids.push(resent.id);
         } catch (error) {
           if (!(error instanceof RedeliveryRefused)) throw error;
@@ -191,8 +193,8 @@ export default async function deliveryRoutes(
     { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } },
     async (request, reply) => {
       const filters = request.query;
-      openAdminEventStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
-        events.onAttempt((notice) => {
+      openAdminStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
+        dispatcher.onAttempt((notice) => {
           if (
             STREAM_FILTERS.some(
               (f) => filters[f] !== undefined && notice.delivery[f] !== filters[f],
@@ -228,7 +230,7 @@ export default async function deliveryRoutes(
     async (request, reply) => {
       const { deliveryId } = request.params;
       const delivery = await actOn(deliveryId, () =>
-        events.redeliver(deliveryId, { wait: request.query.wait !== 'false' }),
+        dispatcher.redeliver(deliveryId, { wait: request.query.wait !== 'false' }),
       );
       return reply.status(201).send(ok(delivery));
     },
@@ -245,7 +247,7 @@ export default async function deliveryRoutes(
     },
     async (request) => {
       const { deliveryId } = request.params;
-      return ok(await actOn(deliveryId, () => events.retryNow(deliveryId)));
+      return ok(await actOn(deliveryId, () => dispatcher.retryNow(deliveryId)));
     },
   );
 
@@ -260,7 +262,7 @@ export default async function deliveryRoutes(
     },
     async (request) => {
       const { deliveryId } = request.params;
-      return ok(await actOn(deliveryId, () => events.cancel(deliveryId)));
+      return ok(await actOn(deliveryId, () => dispatcher.cancel(deliveryId)));
     },
   );
 }

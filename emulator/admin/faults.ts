@@ -14,20 +14,21 @@ import {
   Ok,
   errorResponses,
 } from '../../src/shared/contract/index.js';
+import type { AdminDeps } from './common.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
 export default async function adminFaultRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
-  const { events } = services;
+  const { dispatcher } = services;
   const settings = Ok(FaultSettingsSchema);
 
   app.get(
     '/faults',
     { schema: { response: { 200: settings, ...errorResponses(401, 403) } } },
-    async () => ok(events.faults.settings()),
+    async () => ok(dispatcher.faults.settings()),
   );
 
   app.put(
@@ -43,7 +44,7 @@ export default async function adminFaultRoutes(
       try {
         const profile = parseFaultProfile(body.profile);
         const seed = body.seed === undefined ? undefined : checkFaultSeed(String(body.seed));
-        return ok(events.faults.configure(profile, seed));
+        return ok(dispatcher.faults.configure(profile, seed));
       } catch (error) {
         if (!(error instanceof FaultProfileError)) throw error;
         const field =

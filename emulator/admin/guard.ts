@@ -12,6 +12,9 @@ export function newAdminToken(): string {
   return 'psa_' + randomBytes(24).toString('base64url');
 }
 
+/** The admin surface's access of one running emulator, with the dashboard's logins. */
+export type AdminSettings = AdminAccess & { logins: DashboardLogins };
+
 /** Who may use the admin surface of one running emulator. */
 export interface AdminAccess {
   /** The credential every admin call (but health and the OpenAPI document) must carry. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { EmulatorContext } from '../context.js';
+import type { AdminDeps } from './common.js';
 import openApiRoutes from '../openapi/routes.js';
 import deliveryRoutes from './deliveries.js';
 import adminCharacterRoutes from './characters.js';
@@ -7,11 +7,12 @@ import adminAgentRoutes from './agents.js';
 import adminCredentialRoutes from './credentials.js';
 import adminConversationRoutes from './conversations.js';
 import adminStoreRoutes from './store.js';
-import adminEventRoutes from './events.js';
+import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
+import adminScenarioRoutes from './scenario.js';
 import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
-import { adminGuard } from './guard.js';
+import { adminGuard, type AdminSettings } from './guard.js';
 
 /** Every `/_emulator` route in one plugin whose one onRequest hook, the guard, decides who may call: no route checks callers itself. */
 export default async function adminSurface(
@@ -21,8 +22,8 @@ export default async function adminSurface(
     access,
     openapi,
   }: {
-    services: EmulatorContext;
-    access: EmulatorContext['config']['admin'];
+    services: AdminDeps;
+    access: AdminSettings;
     openapi: () => Promise<Record<string, unknown>>;
   },
 ): Promise<void> {
@@ -37,8 +38,9 @@ export default async function adminSurface(
     adminCredentialRoutes,
     adminConversationRoutes,
     adminStoreRoutes,
-    adminEventRoutes,
+    adminTriggerRoutes,
     adminFaultRoutes,
+    adminScenarioRoutes,
   ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });

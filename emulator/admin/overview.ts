@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
-import type { EmulatorContext } from '../context.js';
 import {
   HealthSchema,
   Ok,
@@ -11,15 +10,16 @@ import {
   errorResponses,
   type Overview,
 } from '../../src/shared/contract/index.js';
-import { openAdminEventStream } from './event-stream.js';
+import { openAdminStream } from './sse.js';
+import type { AdminDeps } from './common.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
-function storeEpoch(services: EmulatorContext): string {
-  return `${services.config.startedAt.getTime().toString(36)}.${services.events.generation}`;
+function storeEpoch(services: AdminDeps): string {
+  return `${services.config.startedAt.getTime().toString(36)}.${services.store.replacements.generation}`;
 }
 
 /** The emulator at a glance: URLs, store, uptime, record counts, the delivery queue, storage and LLM backends. */
-function overviewOf(services: EmulatorContext): Overview {
+function overviewOf(services: AdminDeps): Overview {
   const { db, config } = services;
   const counts = Object.fromEntries(
     STORE_COLLECTIONS.map((name) => [name, db[name].size]),
@@ -44,8 +44,8 @@ function overviewOf(services: EmulatorContext): Overview {
       delivered: countOf('delivered'),
     },
     deliveryPolicy: {
-      attempts: services.events.options.schedule.length + 1,
-      timeoutMs: services.events.options.timeoutMs,
+      attempts: services.dispatcher.options.schedule.length + 1,
+      timeoutMs: services.dispatcher.options.timeoutMs,
     },
     storage: config.storageBackend,
     llm: config.llm,
@@ -55,7 +55,7 @@ function overviewOf(services: EmulatorContext): Overview {
 /** The emulator itself: `GET /_emulator/health` (open, answered once the emulator serves), the dashboard's Overview and its stream. */
 export default async function adminOverviewRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   app.get(
@@ -90,14 +90,14 @@ export default async function adminOverviewRoutes(
     ...errorResponses(401, 403),
   };
   app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) =>
-    openAdminEventStream(
+    openAdminStream(
       request,
       reply,
       `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`,
       (send) =>
-        services.events.onStoreReplaced((change) => {
+        services.store.replacements.subscribe((replaced) => {
           send(
-            `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: change.reason })}\n\n`,
+            `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: replaced.reason })}\n\n`,
           );
         }),
     ),

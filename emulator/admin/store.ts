@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { MAX_JSON_DEPTH } from '../json-body.js';
 import { ok } from '../http.js';
-import { badRequest } from '../errors.js';
 import { importStore } from './store-service.js';
 import { nowIso } from '../store/ids.js';
 import type { BaseRecord, Collection } from '../store/store.js';
@@ -18,6 +17,7 @@ import {
   errorResponses,
   type EmulatorExport,
 } from '../../src/shared/contract/index.js';
+import type { AdminDeps } from './common.js';
 
 /** Exports can be large; the management API's 1 MB default would refuse most of them. */
 const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
@@ -25,7 +25,7 @@ const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
 /** Export, import and reset of the whole store (an export holds webhook secrets and installation tokens). */
 export default async function adminStoreRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const collections: Array<Collection<BaseRecord>> = Object.values(services.db);
@@ -93,8 +93,6 @@ export default async function adminStoreRoutes(
       },
     },
     async () => {
-      if (!services.reset)
-        throw badRequest('This emulator cannot be reset through the admin API', []);
       await services.reset();
       return ok({ reset: true as const });
     },

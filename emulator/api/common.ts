@@ -1,24 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TObject } from '@sinclair/typebox';
-import {
-  FileSchema,
-  Params,
-  PluginInstanceSchema,
-  type QueryFieldType,
-} from '../../src/shared/contract/index.js';
-import type { EmulatorContext } from '../context.js';
-import type { FileRecord, OrgRecord, PluginRecord, RepositoryRecord } from '../model.js';
+import { Params, type QueryFieldType } from '../../src/shared/contract/index.js';
+import type { StoreDeps } from '../context.js';
+import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, found, notFound } from '../errors.js';
 import { hasRole, requireUser } from '../auth/guards.js';
 import { checkJsonSchema } from '../validation/json-schema.js';
 import { ok } from '../http.js';
-import { parseQuery, runQuery, type QueryScope, type QuerySpec } from '../store/query.js';
+import { parseQuery, runList, type QuerySpec } from './list-query.js';
+import type { QueryScope } from '../store/query.js';
 import type { BaseRecord, Collection } from '../store/store.js';
 
-/** Route options: every route module receives the emulator's services. */
-export interface RouteOptions {
-  services: EmulatorContext;
+/** Route options: a route module receives the services its feature's deps type declares. */
+export interface RouteOptions<Deps = StoreDeps> {
+  services: Deps;
 }
 
 /** Path parameters made of ids: the contract's builder, typed for the route's handler. */
@@ -69,18 +65,18 @@ export function listed<T extends BaseRecord, V = T>(
   scope: QueryScope<T> = {},
   present?: (record: T) => V,
 ) {
-  const result = runQuery(collection, parseQuery(raw, spec), spec, scope);
+  const result = runList(collection, parseQuery(raw, spec), spec, scope);
   return ok(present ? result.data.map(present) : result.data, { pagination: result.pagination });
 }
 
 /** The org, or a 404. */
-export function findOrg(services: EmulatorContext, orgId: string): OrgRecord {
+export function findOrg(services: StoreDeps, orgId: string): OrgRecord {
   return found(services.db.orgs.get(orgId), 'organization', orgId);
 }
 
 /** The plugin, if the caller may see it (public, or a member of its org); anything else is a 404. */
 export function findVisiblePlugin(
-  services: EmulatorContext,
+  services: StoreDeps,
   request: FastifyRequest,
   pluginId: string,
 ): PluginRecord {
@@ -138,64 +134,4 @@ function checkSafely(schema: unknown, path: string[]) {
       ),
     ];
   }
-}
-
-/** The query of instance lists. */
-export const INSTANCE_QUERY = querySpec(
-  PluginInstanceSchema,
-  [
-    'id',
-    'name',
-    'pluginId',
-    'orgId',
-    'entityId',
-    'entityType',
-    'agentId',
-    'eventDispatchMode',
-    'events',
-    'scopes',
-    'createdAt',
-    'updatedAt',
-  ],
-  ['name'],
-);
-
-/** The query of file lists. */
-export const FILE_QUERY = querySpec(
-  FileSchema,
-  [
-    'id',
-    'fileName',
-    'contentType',
-    'fileSize',
-    'isPublic',
-    'status',
-    'parentId',
-    'parentType',
-    'folder',
-    'orgId',
-    'createdAt',
-    'updatedAt',
-  ],
-  ['fileName', 'folder', 'contentType'],
-);
-
-/** The repository, if the caller is a user member of its org (any role); otherwise a 404 (401/403 without a user token). */
-export function findVisibleRepository(
-  services: EmulatorContext,
-  request: FastifyRequest,
-  repositoryId: string,
-): RepositoryRecord {
-  requireUser(request);
-  const repository = services.db.repositories.get(repositoryId);
-  if (!repository || !hasRole(services.db, request.principal, repository.orgId, 'VIEWER')) {
-    throw notFound('repository', repositoryId);
-  }
-  return repository;
-}
-
-/** A file record as the API shows it (without the storage key). */
-export function presentFile(file: FileRecord): Omit<FileRecord, 'storageKey'> {
-  const { storageKey: _key, ...rest } = file;
-  return rest;
 }

@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { EmulatorContext } from '../context.js';
-import { ownHostNames } from '../admin/guard.js';
+import { ownHostNames, type AdminAccess } from '../admin/guard.js';
+import type { DashboardDeps } from './routes.js';
+
+/** What the messaging CORS needs: the management URL and the names the admin API answers under. */
+type CorsDeps = Pick<DashboardDeps, 'config'> & { admin: Pick<AdminAccess, 'host' | 'adminHosts'> };
 
 const ALLOWED_HEADERS = 'authorization, content-type, last-event-id';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
 /** Whether an Origin is the emulator's own dashboard: http, a name the admin API answers under (never a DNS-rebinding one), the management port. */
-function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean {
-  const { host, adminHosts } = services.config.admin;
+function dashboardOrigin(services: CorsDeps): (origin: string) => boolean {
+  const { host, adminHosts } = services.admin;
   const isOwnName = ownHostNames(host, adminHosts);
   return (origin) => {
     if (!URL.canParse(origin)) return false;
@@ -23,7 +26,7 @@ function dashboardOrigin(services: EmulatorContext): (origin: string) => boolean
 }
 
 /** CORS on the messaging API for the emulator's own dashboard only (another origin); other pages get no CORS headers and read nothing. */
-export function installMessagingCors(app: FastifyInstance, services: EmulatorContext): void {
+export function installMessagingCors(app: FastifyInstance, services: CorsDeps): void {
   const isDashboard = dashboardOrigin(services);
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ok } from '../http.js';
 import { typed } from '../api/common.js';
-import type { EmulatorContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import {
   DashboardLinkSchema,
@@ -15,21 +14,29 @@ import {
 } from '../../src/shared/contract/index.js';
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
+import type { EmulatorConfig, StoreDeps } from '../context.js';
+import type { ObjectStorage } from '../uploads/storage/types.js';
+
+/** What the dashboard needs: the store, the emulator's settings (URLs, credentials) and the storage (its origin). */
+export interface DashboardDeps extends StoreDeps {
+  config: EmulatorConfig;
+  storage: ObjectStorage;
+}
 
 interface DashboardRouteOptions {
-  services: EmulatorContext;
+  services: DashboardDeps;
   logins: DashboardLogins;
   /** Where the built files are; default the package's `dist/dashboard` (tests point it elsewhere). */
   filesDir?: string | null;
 }
 
 /** The dashboard's link for a fresh login code: the code rides in the fragment, which no server, log or Referer sees. */
-export function dashboardLink(services: EmulatorContext, logins: DashboardLogins): string {
+export function dashboardLink(services: DashboardDeps, logins: DashboardLogins): string {
   return `${services.config.publicUrl()}/_emulator/dashboard/#login=${logins.mintCode()}`;
 }
 
 /** The page's security headers: it talks to itself, the messaging API and the object store only, is framed by nothing, and sends no Referer. */
-function securityHeaders(services: EmulatorContext): Record<string, string> {
+function securityHeaders(services: DashboardDeps): Record<string, string> {
   const connect = new Set(["'self'"]);
   for (const url of [services.config.messagingUrl(), services.storage.publicUrl('public/x')]) {
     if (URL.canParse(url)) connect.add(new URL(url).origin);
@@ -52,7 +59,7 @@ function securityHeaders(services: EmulatorContext): Record<string, string> {
 }
 
 /** The default workspace as the dashboard sees it. */
-function workspaceOf(services: EmulatorContext): Workspace {
+function workspaceOf(services: DashboardDeps): Workspace {
   return {
     managementUrl: services.config.publicUrl(),
     messagingUrl: services.config.messagingUrl(),

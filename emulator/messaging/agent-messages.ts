@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { notFound } from '../errors.js';
 import { requireInstanceScope } from '../auth/scopes.js';
-import type { EmulatorContext } from '../context.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
 import {
@@ -11,10 +10,11 @@ import {
   Ok,
   errorResponses,
 } from '../../src/shared/contract/index.js';
+import type { MessagingRouteDeps } from './messaging.js';
 
 /** The conversation, if its character belongs to the agent; otherwise a 404. */
 function findAgentConversation(
-  services: EmulatorContext,
+  services: MessagingRouteDeps,
   agentId: string,
   conversationId: string,
 ): ConversationRecord {
@@ -28,7 +28,7 @@ function findAgentConversation(
 /** `POST /api/agents/:agentId/conversations/:conversationId/messages`: an AGENT_MESSAGE_WRITE instance writes a reply packet. */
 export default async function agentMessageRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<MessagingRouteDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const message = Ok(MessageSchema);

@@ -1,13 +1,10 @@
 import { conflict, found } from '../errors.js';
 import { nowIso } from '../store/ids.js';
 import type { AgentRecord } from '../model.js';
-import type { EmulatorContext } from '../context.js';
+import type { StoreDeps } from '../context.js';
 
 /** Creates an agent; an id already taken is a 409 naming the fix. */
-export async function createAgent(
-  services: EmulatorContext,
-  agent: AgentRecord,
-): Promise<AgentRecord> {
+export async function createAgent(services: StoreDeps, agent: AgentRecord): Promise<AgentRecord> {
   if (services.db.agents.has(agent.id))
     throw conflict(
       `An agent with id ${agent.id} already exists; choose another id or PATCH /_emulator/agents/${agent.id}`,
@@ -18,7 +15,7 @@ export async function createAgent(
 
 /** Renames an agent, on its current record. */
 export async function renameAgent(
-  services: EmulatorContext,
+  services: StoreDeps,
   agentId: string,
   name: string,
 ): Promise<AgentRecord> {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../model.js';
-import type { EmulatorContext } from '../context.js';
+import type { StoreDeps } from '../context.js';
 import { findApiKey } from '../auth/credentials.js';
 import { unauthorized } from '../errors.js';
 
@@ -12,10 +12,7 @@ declare module 'fastify' {
 }
 
 /** Reads `Authorization: Bearer <apiKey>` (nothing else is accepted): no header, another scheme or an unknown key is a 401. */
-export function apiKeyFromHeader(
-  services: EmulatorContext,
-  header: string | undefined,
-): ApiKeyRecord {
+export function apiKeyFromHeader(services: StoreDeps, header: string | undefined): ApiKeyRecord {
   if (header === undefined || header.trim() === '') {
     throw unauthorized(
       'An API key is required: send "Authorization: Bearer <apiKey>" (the emulator prints one at start; POST /_emulator/api-keys issues more)',

@@ -1,11 +1,11 @@
 import { conflict, found } from '../errors.js';
 import { nowIso } from '../store/ids.js';
 import type { CharacterRecord } from '../model.js';
-import type { EmulatorContext } from '../context.js';
+import type { StoreDeps } from '../context.js';
 
 /** Creates a character; an id already taken is a 409 naming the fix. */
 export async function createCharacter(
-  services: EmulatorContext,
+  services: StoreDeps,
   character: CharacterRecord,
 ): Promise<CharacterRecord> {
   if (services.db.characters.has(character.id)) {
@@ -19,7 +19,7 @@ export async function createCharacter(
 
 /** Changes a character: `change` builds the new record from the current one. */
 export async function updateCharacter(
-  services: EmulatorContext,
+  services: StoreDeps,
   characterId: string,
   change: (current: CharacterRecord) => CharacterRecord,
 ): Promise<CharacterRecord> {

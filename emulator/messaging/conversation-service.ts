@@ -1,14 +1,11 @@
 import type { ConversationRecord, Db, MessageRecord } from '../model.js';
-import type { Store } from '../store/store.js';
+import type { StoreDeps } from '../context.js';
 
 /**
- * What messaging's store writes need (not the EmulatorContext: that would be a type-level import circle). Each change
- * is one journal line: a user's message and its conversation's `updatedAt` stand or fall together.
+ * What messaging's store writes need: the store and its collections. Each change is one journal line: a user's
+ * message and its conversation's `updatedAt` stand or fall together.
  */
-export interface ConversationStore {
-  db: Db;
-  store: Store;
-}
+export type ConversationStore = StoreDeps;
 
 /** Stores a new conversation. */
 export async function createConversation(

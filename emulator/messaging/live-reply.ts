@@ -1,6 +1,6 @@
 import type { MessageRecord, MessageType } from '../model.js';
 import { newId, nowIso } from '../store/ids.js';
-import { sseFrame, type EventStreams } from './event-streams.js';
+import { sseFrame, type ConversationStreams } from './conversation-streams.js';
 
 /** The client-side event every packet of a character message is sent as. */
 export const CHARACTER_MESSAGE_SENT = 'CHARACTER_MESSAGE_SENT';
@@ -13,7 +13,7 @@ export type ReplyOrigin = 'engine' | 'plugin';
 
 /** What a live reply needs from the messaging service. */
 export interface LiveReplyHost {
-  streams: EventStreams;
+  streams: ConversationStreams;
   /** Stores the message as it stands (through conversation-service.ts). */
   saveMessage(message: MessageRecord): Promise<void>;
   /** Called once, when the final packet has been sent. */

@@ -10,7 +10,7 @@ import {
   type EngineFor,
   type OpenAiEngineOptions,
 } from './characters/index.js';
-import { EventStreams, type StreamBufferLimits } from './event-streams.js';
+import { ConversationStreams, type StreamBufferLimits } from './conversation-streams.js';
 import {
   LiveReply,
   failureText,
@@ -18,11 +18,7 @@ import {
   type ReplyFailure,
   type ReplyOrigin,
 } from './live-reply.js';
-import {
-  AGENT_MESSAGE_RECEIVED,
-  agentMessageHandlers,
-  type MessagingHost,
-} from './agent-handlers.js';
+import { AGENT_MESSAGE_RECEIVED, replyingInstances } from './plugin-replies.js';
 import {
   asChatText,
   checkMessageInput,
@@ -35,7 +31,20 @@ import {
   finishMessages,
   saveReplyMessage,
   touchConversation,
+  type ConversationStore,
 } from './conversation-service.js';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { StoreDeps } from '../context.js';
+
+/** What messaging needs of the emulator's services: the store and its collections, and the webhook dispatcher. */
+export interface MessagingDeps extends ConversationStore {
+  dispatcher: WebhookDispatcher;
+}
+
+/** What the messaging routes need: the store and the messaging service. */
+export interface MessagingRouteDeps extends StoreDeps {
+  messaging: Messaging;
+}
 
 /** Messaging settings of `startEmulator({ messaging })`. */
 export interface MessagingOptions {
@@ -45,9 +54,9 @@ export interface MessagingOptions {
   packetIntervalMs?: number;
   /** A plugin-streamed message that gets no packet for this long is ended with an error; default 60 000. */
   pluginReplyTimeoutMs?: number;
-  /** Interval of `: keep-alive` comments on event streams; default 15 000. */
+  /** Interval of `: keep-alive` comments on conversation streams; default 15 000. */
   keepAliveMs?: number;
-  /** Unsent bytes held for slow readers of event streams (per stream, per API key, in all). */
+  /** Unsent bytes held for slow readers of conversation streams (per stream, per API key, in all). */
   streamBuffers?: StreamBufferLimits;
 }
 
@@ -57,7 +66,7 @@ const DEFAULT_PLUGIN_REPLY_TIMEOUT_MS = 60_000;
 
 /** The messaging service: conversations, user messages, and character replies streamed packet by packet (by an engine or a plugin). */
 export class Messaging implements LiveReplyHost {
-  readonly streams: EventStreams;
+  readonly streams: ConversationStreams;
   private readonly live = new Map<string, LiveReply>();
   /** Engine replies of one conversation run one after the other, so each sees the last in its history. */
   private readonly queues = new Map<string, Promise<void>>();
@@ -67,10 +76,10 @@ export class Messaging implements LiveReplyHost {
   private generation = 0;
 
   constructor(
-    private readonly services: MessagingHost,
+    private readonly services: MessagingDeps,
     private readonly options: MessagingOptions & { llm?: OpenAiEngineOptions } = {},
   ) {
-    this.streams = new EventStreams(options.keepAliveMs, options.streamBuffers);
+    this.streams = new ConversationStreams(options.keepAliveMs, options.streamBuffers);
     this.engineFor = createReplyEngines({ llm: options.llm });
   }
 
@@ -122,7 +131,7 @@ export class Messaging implements LiveReplyHost {
     return conversation;
   }
 
-  /** Stores a user message and starts the reply: the agent's plugin handlers get AGENT_MESSAGE_RECEIVED (SYNC awaited), or the engine. */
+  /** Stores a user message and starts the reply: the agent's EVENT_HANDLER instances get AGENT_MESSAGE_RECEIVED (SYNC awaited), or the engine. */
   async sendUserMessage(
     conversation: ConversationRecord,
     input: MessageInput,
@@ -149,10 +158,10 @@ export class Messaging implements LiveReplyHost {
       });
       return message;
     }
-    const handlers = character.agentId
-      ? agentMessageHandlers(this.services, character.agentId)
+    const replying = character.agentId
+      ? replyingInstances(this.services.db, character.agentId)
       : [];
-    if (character.agentId && handlers.length > 0) {
+    if (character.agentId && replying.length > 0) {
       // Plugin-driven: the plugin writes the reply; a delivery problem shows in the delivery log, not in this request.
       const data = {
         agentId: character.agentId,
@@ -160,8 +169,8 @@ export class Messaging implements LiveReplyHost {
         conversationId: conversation.id,
         message,
       };
-      await this.services.events
-        .emitForInstances(AGENT_MESSAGE_RECEIVED, handlers, data)
+      await this.services.dispatcher
+        .emitForInstances(AGENT_MESSAGE_RECEIVED, replying, data)
         .catch(() => undefined);
     } else if (character.engine === 'plugin') {
       this.failAtOnce(conversation.id, {
@@ -206,8 +215,12 @@ export class Messaging implements LiveReplyHost {
     return { data, hasNext: start + limit < all.length };
   }
 
-  /** Opens an event stream on a hijacked response; a streaming message so far comes first. */
-  openEventStream(conversationId: string, response: ServerResponse, apiKeyId?: string): void {
+  /** Opens a conversation stream on a hijacked response; a streaming message so far comes first. */
+  openConversationStream(
+    conversationId: string,
+    response: ServerResponse,
+    apiKeyId?: string,
+  ): void {
     const catchUp = [...this.live.values()]
       .filter((reply) => reply.conversationId === conversationId)
       .flatMap((reply) => reply.catchUpFrame() ?? []);
@@ -315,7 +328,7 @@ export class Messaging implements LiveReplyHost {
       );
   }
 
-  /** Ends every live reply and event stream (before the store is emptied by `reset()`). */
+  /** Ends every live reply and conversation stream (before the store is emptied by `reset()`). */
   async reset(): Promise<void> {
     await this.stopReplies();
     this.streams.closeAll();

@@ -19,6 +19,7 @@ import {
   type RawQuery,
 } from '../../src/shared/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
+import type { MessagingRouteDeps } from './messaging.js';
 
 /** A conversation as the API shows it (its org stays internal). */
 function publicConversation(c: ConversationRecord) {
@@ -69,10 +70,10 @@ function parseListQuery(query: RawQuery): { after: string | undefined; limit: nu
   return { after, limit };
 }
 
-/** The messaging API (conversations, messages, event stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
+/** The messaging API (conversations, messages, conversation stream) behind `Authorization: Bearer <apiKey>`; a key reaches only its org's. */
 export default async function conversationRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<MessagingRouteDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const messaging = services.messaging;
@@ -173,7 +174,7 @@ export default async function conversationRoutes(
       const conversation = messaging.findConversation(apiKey.orgId, conversationId);
       // Written by hand on the raw response: every packet is one frame, serialized once for all clients.
       reply.hijack();
-      messaging.openEventStream(conversation.id, reply.raw, apiKey.id);
+      messaging.openConversationStream(conversation.id, reply.raw, apiKey.id);
     },
   );
 }

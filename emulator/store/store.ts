@@ -2,10 +2,12 @@ import { Collection, type PendingChange } from './collection.js';
 import { Persistence, type CompactAfter } from './persistence.js';
 import { pauseAt } from './pause.js';
 import { serializeRecord, type BaseRecord } from './record.js';
+import { Replacements, type ReplaceReason } from './replacements.js';
 
 export { Collection } from './collection.js';
 export { SCHEMA_VERSION } from './snapshot.js';
 export { RecordRefused, serializeRecord, StoreError, type BaseRecord } from './record.js';
+export type { ReplaceReason, StoreReplaced } from './replacements.js';
 
 export interface StoreOptions {
   /** Folder for the snapshot and journal; omitted means in memory only. */
@@ -19,6 +21,8 @@ export class Store {
   private readonly collections = new Map<string, Collection<BaseRecord>>();
   private persistence: Persistence | null = null;
   private closed = false;
+  /** Each replacement of the whole store (reset, import), announced once it is done; its count is the store's generation. */
+  readonly replacements = new Replacements();
 
   private constructor(readonly dataDir: string | null) {}
 
@@ -113,9 +117,13 @@ export class Store {
 
   /**
    * Prepares an import: every record is serialized now (a refused one throws RecordRefused, nothing changed); the returned function
-   * swaps memory and journals the whole contents as one line, so a crash leaves the old contents or the new, later changes after.
+   * swaps memory and journals the whole contents as one line, so a crash leaves the old contents or the new, later changes after;
+   * then announces the replacement.
    */
-  prepareReplace(contents: Record<string, BaseRecord[]>): () => Promise<void> {
+  prepareReplace(
+    contents: Record<string, BaseRecord[]>,
+    reason: ReplaceReason = 'import',
+  ): () => Promise<void> {
     const parts: string[] = [];
     const prepared: Array<[Collection<BaseRecord>, BaseRecord[]]> = [];
     for (const [name, c] of this.collections) {
@@ -130,10 +138,12 @@ export class Store {
       await pauseAt('import-start');
       if (this.closed) throw new Error('the store is closed');
       for (const [c, records] of prepared) c.replaceAll(records);
-      if (!this.persistence) return;
-      await this.persistence.append(`{"t":"replace","collections":{${parts.join(',')}}}`);
-      await pauseAt('import-journaled');
-      this.persistence.compactSoon();
+      if (this.persistence) {
+        await this.persistence.append(`{"t":"replace","collections":{${parts.join(',')}}}`);
+        await pauseAt('import-journaled');
+        this.persistence.compactSoon();
+      }
+      this.replacements.announce(reason);
     };
   }
 
@@ -142,9 +152,9 @@ export class Store {
     await this.persistence?.flush();
   }
 
-  /** Empties every collection (durably). */
+  /** Empties every collection (durably): a replacement, announced as a reset. */
   clear(): Promise<void> {
-    return this.prepareReplace({})();
+    return this.prepareReplace({}, 'reset')();
   }
 
   /** Flushes and closes; the data dir's lock is released even when closing fails (which rejects once). */

@@ -1,4 +1,4 @@
-import type { Dispatcher as HttpDispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { webhookHeaders } from '../../src/shared/webhooks/signing.js';
 import type { DeliveryAttempt } from '../model.js';
 import { nowIso } from '../store/ids.js';
@@ -25,6 +25,12 @@ export interface AttemptOutcome {
   requestHeaders?: Record<string, string>;
 }
 
+/** An attempt in flight, which the dispatcher interrupts when the emulator closes. */
+export interface RunningAttempt {
+  /** Ends the attempt at once, as not made. */
+  interrupt(): void;
+}
+
 /** What to send, where, signed with which secret. */
 export interface AttemptInput {
   url: string;
@@ -33,14 +39,9 @@ export interface AttemptInput {
   /** Several during a secret rotation's grace period: one signature each. */
   secret: string | readonly string[];
   timeoutMs: number;
-  http: HttpDispatcher;
+  http: Dispatcher;
   /** Attempts in flight, so that closing can interrupt them; the attempt adds and removes itself. */
-  live: Set<WebhookAttempt>;
-}
-
-/** Sends one signed delivery (fresh timestamp and signature) and reads the answer; never throws. */
-export function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-  return new Promise((resolve) => new WebhookAttempt(input, resolve).start());
+  live: Set<RunningAttempt>;
 }
 
 /** Whether an attempt succeeded: the webhook answered with a 2xx status and nothing else went wrong. */
@@ -62,147 +63,98 @@ export function notSent(reason: string): AttemptOutcome {
   };
 }
 
-/** One POST on undici's dispatch API with one timer: a body stream and an AbortSignal per attempt were most of a delivery's cost. */
-export class WebhookAttempt implements HttpDispatcher.DispatchHandler {
-  private readonly started = Date.now();
-  private readonly outcome: AttemptOutcome;
-  private readonly headers: Record<string, string>;
-  private readonly origin: string;
-  private readonly path: string;
-  private controller: HttpDispatcher.DispatchController | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private freshConnection = false;
-  private done = false;
+/** Sends one signed delivery (fresh timestamp and signature) with undici's `request()` and reads the answer; never throws. */
+export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
+  const started = Date.now();
+  const signed = webhookHeaders({ id: input.eventId, body: input.body, secret: input.secret });
+  const headers = { ...signed, 'user-agent': 'plugsmith-emulator' };
+  const outcome: AttemptOutcome = {
+    startedAt: new Date(started).toISOString(),
+    webhookTimestamp: signed['webhook-timestamp'],
+    durationMs: 0,
+    status: null,
+    headers: {},
+    body: null,
+    error: null,
+    interrupted: false,
+    requestHeaders: headers,
+  };
+  const finish = (error: string | null): AttemptOutcome => {
+    outcome.error = error;
+    outcome.durationMs = Date.now() - started;
+    return outcome;
+  };
+  if (!URL.canParse(input.url)) return finish(`request failed: invalid URL ${input.url}`);
+  const origin = new URL(input.url).origin;
 
-  constructor(
-    private readonly input: AttemptInput,
-    private readonly resolve: (outcome: AttemptOutcome) => void,
-  ) {
-    const headers = webhookHeaders({ id: input.eventId, body: input.body, secret: input.secret });
-    this.headers = { ...headers, 'user-agent': 'plugsmith-emulator' };
-    this.outcome = {
-      startedAt: new Date(this.started).toISOString(),
-      webhookTimestamp: headers['webhook-timestamp'],
-      durationMs: 0,
-      status: null,
-      headers: {},
-      body: null,
-      error: null,
-      interrupted: false,
-      requestHeaders: this.headers,
-    };
-    ({ origin: this.origin, path: this.path } = target(input.url));
-  }
-
-  start(): void {
-    if (!this.origin) {
-      this.finish(`request failed: invalid URL ${this.input.url}`);
-      return;
+  // One abort for both ends of an attempt: no answer in time, or the emulator closing.
+  const controller = new AbortController();
+  let stoppedBecause: string | null = null;
+  const stop = (reason: string) => {
+    stoppedBecause ??= reason;
+    controller.abort(new Error(reason));
+  };
+  const running: RunningAttempt = {
+    interrupt: () => {
+      if (stoppedBecause === null) outcome.interrupted = true;
+      stop('the emulator closed before an answer');
+    },
+  };
+  const timer = setTimeout(() => stop(`no answer within ${input.timeoutMs} ms`), input.timeoutMs);
+  input.live.add(running);
+  const chunks: Buffer[] = [];
+  try {
+    const response = await post(input, headers, controller.signal);
+    outcome.status = response.statusCode;
+    outcome.headers = response.headers;
+    await readAnswer(response.body, chunks);
+    return finish(null);
+  } catch (error) {
+    if (stoppedBecause !== null) return finish(stoppedBecause);
+    return finish(describeNetworkError(error, input.url, origin));
+  } finally {
+    clearTimeout(timer);
+    input.live.delete(running);
+    if (outcome.status !== null) {
+      const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      outcome.body = answer.subarray(0, READ_BODY_BYTES).toString('utf8');
     }
-    this.input.live.add(this);
-    this.timer = setTimeout(
-      () => this.finish(`no answer within ${this.input.timeoutMs} ms`),
-      this.input.timeoutMs,
-    );
-    this.send();
-  }
-
-  /** Ends the attempt at once, as not made (the emulator is closing). */
-  interrupt(): void {
-    if (this.done) return;
-    this.outcome.interrupted = true;
-    this.finish('the emulator closed before an answer');
-  }
-
-  private send(): void {
-    try {
-      this.input.http.dispatch(
-        {
-          origin: this.origin,
-          path: this.path,
-          method: 'POST',
-          headers: this.headers,
-          body: this.input.body,
-          reset: this.freshConnection,
-        },
-        this,
-      );
-    } catch (error) {
-      this.finish(describeNetworkError(error, this.input.url, this.origin));
-    }
-  }
-
-  onRequestStart(controller: HttpDispatcher.DispatchController): void {
-    // Timed out (or interrupted) while queued for a connection.
-    if (this.done) controller.abort(new Error('attempt over'));
-    else this.controller = controller;
-  }
-
-  onResponseStart(
-    _controller: HttpDispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    this.outcome.status = statusCode;
-    this.outcome.headers = headers;
-  }
-
-  onResponseData(controller: HttpDispatcher.DispatchController, chunk: Buffer): void {
-    if (this.done) return;
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    if (this.size >= READ_BODY_BYTES) {
-      // Enough read: keep what came and drop the connection rather than read on.
-      this.finish(null);
-      controller.abort(new Error('answer too long'));
-    }
-  }
-
-  onResponseEnd(): void {
-    this.finish(null);
-  }
-
-  onResponseError(_controller: HttpDispatcher.DispatchController, error: Error): void {
-    if (this.done) return;
-    // A kept-alive socket the target closed fails before any answer: resend once on a fresh connection (same webhook-id).
-    if (this.outcome.status === null && !this.freshConnection && isStaleSocket(error)) {
-      this.freshConnection = true;
-      this.controller = null;
-      this.send();
-      return;
-    }
-    this.finish(describeNetworkError(error, this.input.url, this.origin));
-  }
-
-  private finish(error: string | null): void {
-    if (this.done) return;
-    this.done = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.input.live.delete(this);
-    if (error !== null) {
-      this.outcome.error = error;
-      this.controller?.abort(new Error(error));
-    }
-    if (this.outcome.status !== null) {
-      this.outcome.body = (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks))
-        .subarray(0, READ_BODY_BYTES)
-        .toString('utf8');
-    }
-    this.chunks = [];
-    this.outcome.durationMs = Date.now() - this.started;
-    this.resolve(this.outcome);
   }
 }
 
-/** The origin and path of a webhook URL (empty for one that does not parse: the request then fails). */
-function target(url: string): { origin: string; path: string } {
+/** The POST itself; a kept-alive socket the target closed fails before any answer, so it is sent once more on a fresh connection (same webhook-id). */
+async function post(
+  input: AttemptInput,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  const send = (reset: boolean) =>
+    request(input.url, {
+      dispatcher: input.http,
+      method: 'POST',
+      headers,
+      body: input.body,
+      signal,
+      reset,
+    });
   try {
-    const parsed = new URL(url);
-    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-  } catch {
-    return { origin: '', path: '' };
+    return await send(false);
+  } catch (error) {
+    if (signal.aborted || !isStaleSocket(error)) throw error;
+    return send(true);
+  }
+}
+
+/** Reads an answer into `chunks`, up to 64 KB; past that the connection is dropped rather than read on. */
+async function readAnswer(body: Dispatcher.ResponseData['body'], chunks: Buffer[]): Promise<void> {
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= READ_BODY_BYTES) {
+      body.destroy();
+      return;
+    }
   }
 }
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createAgent } from '../../src/shared/http/undici.js';
 import {
   createWebhookEvent,
   LIFECYCLE_EVENTS,
@@ -13,7 +12,6 @@ import type {
   DeliveryAttemptNotice,
   DispatchMode,
   FaultProfile,
-  StoreEpochNotice,
   WebhookVerification,
 } from '../../src/shared/contract/index.js';
 import type {
@@ -41,7 +39,7 @@ import {
   loggedAttempt,
   notSent,
   type AttemptOutcome,
-  type WebhookAttempt,
+  type RunningAttempt,
 } from './attempt.js';
 import { challengeProblem } from './challenge.js';
 import { signingSecrets } from './signing-secrets.js';
@@ -53,8 +51,14 @@ import {
   type ResolvedDeliveryOptions,
 } from './options.js';
 
-/** The whole store was replaced: every record a client holds may be gone. */
-export type StoreChange = { reason: NonNullable<StoreEpochNotice['reason']> };
+/** What the dispatcher is built from: the collections it reads and writes, and how it delivers. */
+export interface DispatcherSettings {
+  db: Db;
+  options?: DeliveryOptions;
+  faults?: { profile: FaultProfile; seed?: string };
+  /** Why a URL must not be delivered to, or null (default: every URL may be). */
+  refusal?: (url: string) => string | null;
+}
 
 /** One event for one plugin (and instance, unless it concerns the plugin alone). */
 export interface EmitInput {
@@ -91,34 +95,33 @@ export function subscribes(
 }
 
 /** Sends events to plugin webhooks (signed, logged, retried, resumed); attempts wait for a fair slot, so a hanging webhook blocks no other. */
-export class EventDispatcher {
+export class WebhookDispatcher {
   readonly options: ResolvedDeliveryOptions;
   private readonly http: Dispatcher;
   /** Attempts waiting for an answer, interrupted when the emulator closes. */
-  private readonly live = new Set<WebhookAttempt>();
+  private readonly live = new Set<RunningAttempt>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: DeliveryAttemptNotice) => void>();
-  private readonly storeListeners = new Set<(change: StoreChange) => void>();
-  /** How many times the store was replaced (reset or import) since this emulator started. */
-  private storeGeneration = 0;
   private readonly slots: DeliverySlots;
   /** The delivery log: `list` and `waitFor` serve the admin API and tests. */
   readonly log: DeliveryLog;
   /** Fault injection; inactive (and free) unless a profile is set. */
   readonly faults: FaultInjector;
   private closed = false;
+  /** The running scenario (PUT /_emulator/scenario): new deliveries carry its name. */
+  scenario: string | null = null;
   /** Why a URL must not be delivered to (the emulator's own admin paths), or null; checked before each attempt and on a webhookUrl change. */
-  refusal: (url: string) => string | null = () => null;
+  readonly refusal: (url: string) => string | null;
+  private readonly db: Db;
 
-  constructor(
-    private readonly db: Db,
-    options?: DeliveryOptions,
-    faults?: { profile: FaultProfile; seed?: string },
-  ) {
+  constructor(settings: DispatcherSettings) {
+    const { db, options, faults } = settings;
+    this.db = db;
+    this.refusal = settings.refusal ?? (() => null);
     this.faults = new FaultInjector(faults?.profile ?? emptyProfile(), faults?.seed);
     this.options = resolveDeliveryOptions(options);
-    this.http = createAgent({ connect: { timeout: this.options.timeoutMs } });
+    this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
     this.log = new DeliveryLog(db, this.options.logLimit, (id) => this.inFlight.has(id));
   }
@@ -309,23 +312,6 @@ export class EventDispatcher {
     return () => this.attemptListeners.delete(listener);
   }
 
-  /** Calls `listener` whenever the whole store is replaced (a reset or an import); returns the unsubscribe function. */
-  onStoreReplaced(listener: (change: StoreChange) => void): () => void {
-    this.storeListeners.add(listener);
-    return () => this.storeListeners.delete(listener);
-  }
-
-  /** The store's generation: 0 at start, one more at each reset or import. */
-  get generation(): number {
-    return this.storeGeneration;
-  }
-
-  /** Tells the listeners the whole store was replaced (called by resetStore and importStore once the new store is in). */
-  storeReplaced(reason: StoreChange['reason']): void {
-    this.storeGeneration++;
-    for (const listener of this.storeListeners) safely(() => listener({ reason }));
-  }
-
   /** Drops every timer (the store was emptied). */
   reset(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -376,6 +362,7 @@ export class EventDispatcher {
       attempts: [],
       nextAttemptAt: now,
       redeliveryOf: null,
+      ...(this.scenario ? { scenario: this.scenario } : {}),
       secret: plugin.webhookSecret,
       createdAt: now,
       updatedAt: now,

@@ -2,7 +2,8 @@
 export interface Lane {
   readonly pluginId: string;
   running: number;
-  waiting: Fifo<() => void>;
+  /** Attempts waiting for a slot, oldest first. */
+  waiting: Array<() => void>;
   /** True while it is in the line of ready lanes. */
   inTurn: boolean;
 }
@@ -12,7 +13,7 @@ export class DeliverySlots {
   /** Each plugin's attempts running and waiting for a slot. */
   private readonly lanes = new Map<string, Lane>();
   /** Lanes with a waiting attempt and room under their own limit, in turn. */
-  private readonly ready = new Fifo<Lane>();
+  private readonly ready: Lane[] = [];
   private running = 0;
 
   constructor(
@@ -24,12 +25,12 @@ export class DeliverySlots {
   acquire(pluginId: string): Promise<Lane> {
     let lane = this.lanes.get(pluginId);
     if (!lane) {
-      lane = { pluginId, running: 0, waiting: new Fifo(), inTurn: false };
+      lane = { pluginId, running: 0, waiting: [], inTurn: false };
       this.lanes.set(pluginId, lane);
     }
     const own = lane;
     if (
-      own.waiting.size === 0 &&
+      own.waiting.length === 0 &&
       own.running < this.perPluginConcurrency &&
       this.running < this.concurrency
     ) {
@@ -59,7 +60,7 @@ export class DeliverySlots {
       this.offer(next);
       wake();
     }
-    if (lane.running === 0 && lane.waiting.size === 0) this.lanes.delete(lane.pluginId);
+    if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(lane.pluginId);
   }
 
   /** Wakes every waiting attempt regardless of the limits (the dispatcher is closing: they end without sending). */
@@ -75,36 +76,9 @@ export class DeliverySlots {
 
   /** Puts a lane in line for a slot when it has a waiting attempt and room under its own limit. */
   private offer(lane: Lane): void {
-    if (lane.inTurn || lane.waiting.size === 0 || lane.running >= this.perPluginConcurrency) return;
+    if (lane.inTurn || lane.waiting.length === 0 || lane.running >= this.perPluginConcurrency)
+      return;
     lane.inTurn = true;
     this.ready.push(lane);
-  }
-}
-
-/** A FIFO queue: `Array.prototype.shift` copies a large array, which with a backlog of attempts was most of the dispatcher's time. */
-export class Fifo<T> {
-  private items: Array<T | undefined> = [];
-  private head = 0;
-
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  shift(): T | undefined {
-    if (this.head === this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head === this.items.length) {
-      this.items = [];
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
   }
 }

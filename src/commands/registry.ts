@@ -21,6 +21,7 @@ import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
 import { mcpCommands } from './mcp/index.js';
+import { scenarioCommands } from './scenario/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its handlers. */
 export const commands: AnyCommandSpec[] = [
@@ -46,6 +47,7 @@ export const commands: AnyCommandSpec[] = [
   ...checkCommands,
   ...logsCommands,
   ...mcpCommands,
+  ...scenarioCommands,
   ...completionCommands,
   ...doctorCommands,
 ];
@@ -65,5 +67,7 @@ export const groups: Record<string, string> = {
   providers: 'Install DATA_PROVIDER plugins on repositories, list and remove them',
   repos: 'Create, list and show repositories, and manage their files',
   'repos files': 'Add, list and remove the files of a repository',
+  scenario:
+    'Run and record scenarios: a journey through the platform and what the plugin does at each step',
   tokens: 'Create API tokens',
 };

@@ -17,7 +17,7 @@ describe('the dashboard files', () => {
     for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
     await app.register(dashboardRoutes, {
       services: emu.services,
-      logins: emu.services.config.admin.logins,
+      logins: emu.services.admin.logins,
       filesDir: '/nonexistent/dashboard',
       prefix: '/_emulator',
     });

@@ -231,7 +231,7 @@ describe('login codes and sessions in memory', () => {
   });
 
   it('an emulator keeps at most its default caps however many links are minted and traded', async () => {
-    const emuLogins = emu.services.config.admin.logins;
+    const emuLogins = emu.services.admin.logins;
     for (let i = 0; i < 1_100; i++) emu.dashboardLink();
     expect(emuLogins.counts().codes).toBeLessThanOrEqual(1_000);
     for (let i = 0; i < 120; i++) await session(emu);

@@ -17,8 +17,10 @@ import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import { validateAgainst } from '../../validation/json-schema.js';
 import { installInstance, uninstallInstance } from './service.js';
 import type { InstanceEntityType, InstanceRecord, PluginRecord, PluginType } from '../../model.js';
-import type { EmulatorContext } from '../../context.js';
-import { INSTANCE_QUERY, listed, params, typed, type RouteOptions } from '../common.js';
+import { listed, params, typed, type RouteOptions } from '../common.js';
+import { INSTANCE_QUERY } from './query.js';
+import type { InstanceDeps } from './service.js';
+import { owningOrg } from '../owning-org.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], {
@@ -36,10 +38,10 @@ interface EntityKind {
   pluginType: PluginType;
   nouns: string;
   /** The org of the entity the caller may see, or a 404; null when the entity has no org yet (an app without instances). */
-  orgOf(services: EmulatorContext, request: FastifyRequest, entityId: string): string | null;
+  orgOf(services: InstanceDeps, request: FastifyRequest, entityId: string): string | null;
   /** The org a new instance goes to, when the body may name it (apps, which are not stored on their own). */
   orgForInstall?(
-    services: EmulatorContext,
+    services: InstanceDeps,
     request: FastifyRequest,
     entityId: string,
     body: InstanceCreate,
@@ -48,7 +50,7 @@ interface EntityKind {
 
 /** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
 function storedEntityOrg(collection: 'repositories' | 'agents', noun: string) {
-  return (services: EmulatorContext, request: FastifyRequest, entityId: string): string => {
+  return (services: InstanceDeps, request: FastifyRequest, entityId: string): string => {
     const entity = services.db[collection].get(entityId);
     if (!entity || !hasRole(services.db, request.principal, entity.orgId, 'VIEWER'))
       throw notFound(noun, entityId);
@@ -57,7 +59,7 @@ function storedEntityOrg(collection: 'repositories' | 'agents', noun: string) {
 }
 
 /** The org an app belongs to: the org of its existing instances (apps are not stored otherwise). */
-function appOrg(services: EmulatorContext, request: FastifyRequest, appId: string): string | null {
+function appOrg(services: InstanceDeps, request: FastifyRequest, appId: string): string | null {
   const existing = services.db.instances
     .where('entityId', appId)
     .find((i) => i.entityType === 'APP');
@@ -67,45 +69,19 @@ function appOrg(services: EmulatorContext, request: FastifyRequest, appId: strin
   return existing.orgId;
 }
 
-/** The org of a new APP instance: the app's, else the body's `orgId`, else the token's org, else the caller's only org. */
+/** The org of a new APP instance: the app's, else the owning-org rule (body, token, the caller's only org). */
 function appInstallOrg(
-  services: EmulatorContext,
+  services: InstanceDeps,
   request: FastifyRequest,
   appId: string,
   body: InstanceCreate,
 ): string {
-  const bound = appOrg(services, request, appId);
-  if (bound !== null) {
-    if (body.orgId !== undefined && body.orgId !== bound) {
-      throw badRequest(`app ${appId} belongs to org ${bound}; omit orgId or pass "${bound}"`, [
-        detail(
-          ['orgId'],
-          'invalid_org',
-          bound,
-          body.orgId,
-          `app ${appId} already has instances in org ${bound}`,
-        ),
-      ]);
-    }
-    return bound;
-  }
-  if (body.orgId !== undefined) {
-    if (!services.db.orgs.get(body.orgId)) throw notFound('organization', body.orgId);
-    return body.orgId;
-  }
-  const principal = requireUser(request);
-  if (principal.orgId !== null) return principal.orgId;
-  const orgs = services.db.memberships.where('userId', principal.userId).map((m) => m.orgId);
-  if (orgs.length === 1) return orgs[0];
-  throw badRequest('Pass "orgId" in the body: the org of the app to install the plugin on', [
-    detail(
-      ['orgId'],
-      'required',
-      'present',
-      undefined,
-      `you belong to ${orgs.length} orgs, so the app's org cannot be guessed`,
-    ),
-  ]);
+  return owningOrg(services.db, request, {
+    fixed: appOrg(services, request, appId),
+    of: `app ${appId}`,
+    given: body.orgId,
+    ask: 'Pass "orgId" in the body: the org of the app to install the plugin on',
+  });
 }
 
 const KINDS: EntityKind[] = [
@@ -138,7 +114,7 @@ const KINDS: EntityKind[] = [
 
 /** Checks the plugin of an install: visible, of the entity's type, verified, usable by the org; events, scopes and inputs its own. */
 function checkInstall(
-  services: EmulatorContext,
+  services: InstanceDeps,
   request: FastifyRequest,
   kind: EntityKind,
   orgId: string,
@@ -230,7 +206,7 @@ function entityInstanceRoutes(kind: EntityKind) {
 
   return async function routes(
     fastify: FastifyInstance,
-    { services }: RouteOptions,
+    { services }: RouteOptions<InstanceDeps>,
   ): Promise<void> {
     const app = typed(fastify);
     const { db } = services;
@@ -316,7 +292,7 @@ function entityInstanceRoutes(kind: EntityKind) {
 /** Plugin instances: data providers on repositories, event handlers on agents, apps' plugins. */
 export default async function instanceRoutes(
   app: FastifyInstance,
-  options: RouteOptions,
+  options: RouteOptions<InstanceDeps>,
 ): Promise<void> {
   for (const kind of KINDS) await app.register(entityInstanceRoutes(kind), options);
 }

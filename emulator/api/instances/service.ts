@@ -3,8 +3,14 @@ import { conflict } from '../../errors.js';
 import { nowIso } from '../../store/ids.js';
 import { serializeRecord } from '../../store/store.js';
 import type { Db, InstanceRecord } from '../../model.js';
-import type { EmulatorContext } from '../../context.js';
+import type { StoreDeps } from '../../context.js';
+import type { WebhookDispatcher } from '../../webhooks/dispatcher.js';
 import { pluginDeletions } from '../plugins/deletion-service.js';
+
+/** What the instances feature needs: the store, and the webhook dispatcher (PLUGIN_INSTALLED, PLUGIN_UNINSTALLED). */
+export interface InstanceDeps extends StoreDeps {
+  dispatcher: WebhookDispatcher;
+}
 
 /**
  * Installs a plugin instance: checked against the current state (a plugin gone or being deleted is
@@ -12,7 +18,7 @@ import { pluginDeletions } from '../plugins/deletion-service.js';
  * carries the token (the only place it is shown). Resolves after the first attempt for SYNC.
  */
 export async function installInstance(
-  services: EmulatorContext,
+  services: InstanceDeps,
   instance: InstanceRecord,
 ): Promise<InstanceRecord> {
   const { db } = services;
@@ -35,7 +41,7 @@ export async function installInstance(
     void db.instances.put(instance);
     void db.tokens.put(record);
   });
-  await services.events.emitForInstances('PLUGIN_INSTALLED', [instance], {
+  await services.dispatcher.emitForInstances('PLUGIN_INSTALLED', [instance], {
     instance,
     accessToken: token,
   });
@@ -55,13 +61,13 @@ export function removeInstanceNow(db: Db, instance: InstanceRecord, now = nowIso
  * when it is already gone (two uninstalls at once, or the plugin's delete).
  */
 export async function uninstallInstance(
-  services: EmulatorContext,
+  services: InstanceDeps,
   instance: InstanceRecord,
 ): Promise<boolean> {
   const { db } = services;
   if (!db.instances.has(instance.id)) return false;
   // Removal and revocation in one journal line: a crash between them cannot leave a live token.
   await services.store.atomically(() => removeInstanceNow(db, instance));
-  await services.events.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
+  await services.dispatcher.emitForInstances('PLUGIN_UNINSTALLED', [instance], { instance });
   return true;
 }

@@ -2,7 +2,7 @@ import { conflict, found, notFound } from '../../errors.js';
 import { nowIso } from '../../store/ids.js';
 import type { Collection } from '../../store/store.js';
 import type { Action, ExternalEvent } from '../../../src/shared/contract/index.js';
-import type { EmulatorContext } from '../../context.js';
+import type { StoreDeps } from '../../context.js';
 import { pluginDeletions } from '../plugins/deletion-service.js';
 
 /** A named definition inside a plugin: an action or an external event. */
@@ -18,14 +18,14 @@ export function byName(
 }
 
 /** The plugin must still exist and not be on its way out: a definition never outlives its plugin. */
-function requireLivePlugin(services: EmulatorContext, pluginId: string): void {
+function requireLivePlugin(services: StoreDeps, pluginId: string): void {
   if (!services.db.plugins.has(pluginId) || pluginDeletions(services).has(pluginId))
     throw notFound('plugin', pluginId);
 }
 
 /** Adds an action or external event; names are unique inside a plugin (a 409 naming the fix otherwise). */
 export async function createDefinition(
-  services: EmulatorContext,
+  services: StoreDeps,
   collection: Collection<Definition>,
   noun: string,
   record: Definition,
@@ -42,7 +42,7 @@ export async function createDefinition(
 
 /** Changes a definition, checked against the current record (it may have been renamed or deleted meanwhile). */
 export async function updateDefinition(
-  services: EmulatorContext,
+  services: StoreDeps,
   collection: Collection<Definition>,
   noun: string,
   existing: Definition,

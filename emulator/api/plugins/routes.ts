@@ -26,8 +26,8 @@ import {
   type RouteOptions,
 } from '../common.js';
 import { roleIn } from '../../auth/principal.js';
-import type { EmulatorContext } from '../../context.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
+import type { PluginDeps } from './service.js';
 
 /** A plugin's answers: the secret is in the schema but only set for members. */
 const pluginResponse = (status: 200 | 201) => ({
@@ -58,7 +58,7 @@ const PLUGIN_QUERY = querySpec(
 
 /** A plugin as the caller may see it: the webhook secret only for its org's MEMBERs and OWNERs. */
 function presentPlugin(
-  services: EmulatorContext,
+  services: PluginDeps,
   request: FastifyRequest,
   plugin: PluginRecord,
 ): Plugin {
@@ -84,7 +84,7 @@ function presentPlugin(
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
 export default async function pluginRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<PluginDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

@@ -2,17 +2,20 @@ import { generateWebhookSecret } from '../../../src/shared/webhooks/signing.js';
 import { newId, nowIso } from '../../store/ids.js';
 import type { PluginRecord } from '../../model.js';
 import type { WebhookSecretRotation } from '../../../src/shared/contract/index.js';
-import type { EmulatorContext } from '../../context.js';
+import type { StoreDeps } from '../../context.js';
+import type { WebhookDispatcher } from '../../webhooks/dispatcher.js';
 import { badRequest, detail, found } from '../../errors.js';
 import { removeInstanceNow, uninstallInstance } from '../instances/service.js';
 import { pluginDeletions } from './deletion-service.js';
 
+/** What the plugins feature needs: the store, and the webhook dispatcher (URL refusals, challenges). */
+export interface PluginDeps extends StoreDeps {
+  dispatcher: WebhookDispatcher;
+}
+
 /** A 400 for a webhook URL the dispatcher refuses (the emulator's own /_emulator or /_storage paths): no webhook is ever delivered there. */
-function refuseOwnWebhookUrl(
-  services: EmulatorContext,
-  webhookUrl: string | null | undefined,
-): void {
-  const reason = webhookUrl ? services.events.refusal(webhookUrl) : null;
+function refuseOwnWebhookUrl(services: PluginDeps, webhookUrl: string | null | undefined): void {
+  const reason = webhookUrl ? services.dispatcher.refusal(webhookUrl) : null;
   if (reason)
     throw badRequest(`Invalid webhookUrl: ${reason}`, [
       detail(
@@ -41,7 +44,7 @@ export type PluginInput = Partial<
 
 /** Creates a plugin of an org (the caller checked the org and the role) with a new signing secret. */
 export async function createPlugin(
-  services: EmulatorContext,
+  services: PluginDeps,
   orgId: string,
   body: PluginInput,
 ): Promise<PluginRecord> {
@@ -73,7 +76,7 @@ export async function createPlugin(
  * form does, keeps the verification). A plugin deleted meanwhile is a 404, never brought back.
  */
 export async function updatePlugin(
-  services: EmulatorContext,
+  services: PluginDeps,
   plugin: PluginRecord,
   body: PluginInput,
 ): Promise<PluginRecord> {
@@ -91,7 +94,7 @@ export async function updatePlugin(
  * (only one previous secret is kept). A plugin deleted meanwhile is a 404.
  */
 export async function rotateWebhookSecret(
-  services: EmulatorContext,
+  services: PluginDeps,
   pluginId: string,
   graceSeconds: number,
   now = Date.now(),
@@ -112,7 +115,7 @@ export async function rotateWebhookSecret(
 
 /** Records a webhook challenge's outcome, only if the plugin still has the URL that answered (compare-and-set). */
 export async function recordWebhookVerification(
-  services: EmulatorContext,
+  services: PluginDeps,
   pluginId: string,
   url: string | null,
   verified: boolean,
@@ -131,7 +134,7 @@ export async function recordWebhookVerification(
  * record), then the plugin, its definitions and any instance left go in one journal line. Installs
  * are refused meanwhile; a second delete of the same plugin waits for the first.
  */
-export function deletePlugin(services: EmulatorContext, pluginId: string): Promise<void> {
+export function deletePlugin(services: PluginDeps, pluginId: string): Promise<void> {
   const running = pluginDeletions(services);
   const already = running.get(pluginId);
   if (already) return already;

@@ -11,6 +11,7 @@ import {
   WebhookVerificationSchema,
   errorResponses,
 } from '../../../src/shared/contract/index.js';
+import type { PluginDeps } from './service.js';
 
 /** A day, as the real platforms give by default (Svix, Stripe): long enough to roll the new secret out. */
 const DEFAULT_GRACE_SECONDS = 24 * 3600;
@@ -18,7 +19,7 @@ const DEFAULT_GRACE_SECONDS = 24 * 3600;
 /** A plugin's webhook (MEMBER or OWNER): verify its URL with WEBHOOK_CHALLENGE, rotate its signing secret `{ graceSeconds? }`. */
 export default async function webhookRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<PluginDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;
@@ -50,7 +51,7 @@ export default async function webhookRoutes(
           ],
         );
       }
-      const result = await services.events.challenge(plugin);
+      const result = await services.dispatcher.challenge(plugin);
       // The URL may have changed while the challenge was out: only the URL that answered is verified.
       // A challenge cut off by the emulator stopping proved nothing, so it changes nothing.
       if (!result.interrupted)

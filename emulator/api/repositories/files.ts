@@ -4,17 +4,10 @@ import { found } from '../../errors.js';
 import { requireRole } from '../../auth/guards.js';
 import { requireInstanceScope } from '../../auth/scopes.js';
 import type { RepositoryRecord } from '../../model.js';
-import type { EmulatorContext } from '../../context.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
-import {
-  FILE_QUERY,
-  findVisibleRepository,
-  listed,
-  params,
-  presentFile,
-  typed,
-  type RouteOptions,
-} from '../common.js';
+import { listed, params, typed, type RouteOptions } from '../common.js';
+import { FILE_QUERY, presentFile } from '../../uploads/files.js';
+import { findVisibleRepository } from './access.js';
 import {
   FileSchema,
   ListQuery,
@@ -25,6 +18,7 @@ import {
   RepositoryFileRemovedSchema,
   errorResponses,
 } from '../../../src/shared/contract/index.js';
+import type { RepositoryDeps } from './service.js';
 
 const repoParams = params('repositoryId');
 const fileParams = params('repositoryId', 'fileId');
@@ -32,7 +26,7 @@ const errors = errorResponses(400, 401, 403, 404, 409, 413, 415);
 
 /** The repository for a reader: a member of its org, or its data provider with REPOSITORY_FILES_READ. */
 function repositoryForReader(
-  services: EmulatorContext,
+  services: RepositoryDeps,
   request: FastifyRequest,
   repositoryId: string,
 ): RepositoryRecord {
@@ -49,7 +43,7 @@ function repositoryForReader(
 /** The files a repository holds: add (REPOSITORY_FILE_ADDED), remove (REPOSITORY_FILE_REMOVED), list. */
 export default async function repositoryFileRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<RepositoryDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

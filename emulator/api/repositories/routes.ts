@@ -4,7 +4,6 @@ import { requireRole, requireUser } from '../../auth/guards.js';
 import { createRepository } from './service.js';
 import {
   findOrg,
-  findVisibleRepository,
   listed,
   params,
   querySpec,
@@ -12,6 +11,7 @@ import {
   typed,
   type RouteOptions,
 } from '../common.js';
+import { findVisibleRepository } from './access.js';
 import {
   ListQuery,
   Ok,
@@ -22,6 +22,7 @@ import {
   errorResponses,
   type RepositoryCreate,
 } from '../../../src/shared/contract/index.js';
+import type { RepositoryDeps } from './service.js';
 
 const one = (status: 200 | 201) => ({
   [status]: Ok(RepositorySchema),
@@ -38,7 +39,7 @@ const REPOSITORY_QUERY = querySpec(
 /** Repositories: create (two paths), get, list by org. */
 export default async function repositoryRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<RepositoryDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const { db } = services;

@@ -1,12 +1,18 @@
 import { badRequest, conflict, detail, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
 import type { FileRecord, RepositoryFileRecord, RepositoryRecord } from '../../model.js';
-import type { EmulatorContext } from '../../context.js';
+import type { StoreDeps } from '../../context.js';
+import type { WebhookDispatcher } from '../../webhooks/dispatcher.js';
 import type { RepositoryCreate } from '../../../src/shared/contract/index.js';
+
+/** What the repositories feature needs: the store, and the webhook dispatcher (file events to data providers). */
+export interface RepositoryDeps extends StoreDeps {
+  dispatcher: WebhookDispatcher;
+}
 
 /** Creates a repository of an org (the caller checked the org and the role). */
 export async function createRepository(
-  services: EmulatorContext,
+  services: RepositoryDeps,
   orgId: string,
   body: RepositoryCreate,
 ): Promise<RepositoryRecord> {
@@ -25,7 +31,7 @@ export async function createRepository(
 
 /** The link of a file to a repository, if the repository holds it. */
 export function repositoryFileLink(
-  services: EmulatorContext,
+  services: RepositoryDeps,
   repositoryId: string,
   fileId: string,
 ): RepositoryFileRecord | undefined {
@@ -36,7 +42,7 @@ export function repositoryFileLink(
 
 /** Adds an uploaded file of the repository's org (checked against the current state), then sends REPOSITORY_FILE_ADDED built by `event`. */
 export async function addRepositoryFile(
-  services: EmulatorContext,
+  services: RepositoryDeps,
   repository: RepositoryRecord,
   fileId: string,
   event: (file: FileRecord) => unknown,
@@ -68,7 +74,7 @@ export async function addRepositoryFile(
     createdAt: now,
     updatedAt: now,
   });
-  await services.events.emitToEntity(
+  await services.dispatcher.emitToEntity(
     'REPOSITORY',
     repository.id,
     'REPOSITORY_FILE_ADDED',
@@ -79,7 +85,7 @@ export async function addRepositoryFile(
 
 /** Removes a file from a repository (a 404 when it does not hold it), then sends REPOSITORY_FILE_REMOVED. */
 export async function removeRepositoryFile(
-  services: EmulatorContext,
+  services: RepositoryDeps,
   repositoryId: string,
   link: RepositoryFileRecord,
   event: (file: FileRecord | undefined) => unknown,
@@ -87,7 +93,7 @@ export async function removeRepositoryFile(
   const { db } = services;
   if (!db.repositoryFiles.has(link.id)) throw notFound('file', link.fileId);
   await db.repositoryFiles.delete(link.id);
-  await services.events.emitToEntity(
+  await services.dispatcher.emitToEntity(
     'REPOSITORY',
     repositoryId,
     'REPOSITORY_FILE_REMOVED',

@@ -10,11 +10,12 @@ import {
   TokenCreateSchema,
   errorResponses,
 } from '../../../src/shared/contract/index.js';
+import type { TokenDeps } from './service.js';
 
 /** User tokens: POST /api/tokens creates one for the calling user. */
 export default async function tokenRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<TokenDeps>,
 ): Promise<void> {
   const app = typed(fastify);
   const response = { 201: Ok(CreatedTokenSchema), ...errorResponses(400, 401, 403, 404, 413, 415) };

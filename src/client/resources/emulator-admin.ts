@@ -15,6 +15,7 @@ import type {
   FaultSettings,
   ImportResult,
   ResetResult,
+  ScenarioTag,
 } from '../../shared/contract/index.js';
 import type { BulkRedeliveryResult, Character, Delivery, Loose, PluginInstance } from '../types.js';
 
@@ -107,6 +108,14 @@ export function emulatorAdminResource(api: Api) {
           body: seed === undefined ? { profile } : { profile, seed },
           options,
         }),
+    },
+    scenario: {
+      /** GET /_emulator/scenario: the scenario whose name new deliveries carry (null: none). */
+      get: (options?: CallOptions) =>
+        api.data<ScenarioTag>('GET', '/_emulator/scenario', { options }),
+      /** PUT /_emulator/scenario: deliveries emitted from now on carry this name as `scenario` (null stops). */
+      set: (name: string | null, options?: CallOptions) =>
+        api.data<ScenarioTag>('PUT', '/_emulator/scenario', { body: { name }, options }),
     },
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */

@@ -76,6 +76,10 @@ export const deliveryFilterOptions = [
     parse: timeOption('--until'),
   },
   {
+    flags: '--scenario <name>',
+    description: 'only deliveries emitted while this scenario ran (`plugsmith scenario run`)',
+  },
+  {
     flags: '--search <text>',
     description:
       'only deliveries whose id, event id, type, URL, plugin or instance id contains this',
@@ -107,6 +111,7 @@ export function givenFilters(flags: DeliveryFilterFlags): string[] {
 export function deliveryMatchOf(flags: DeliveryFilterFlags) {
   const filters: Record<string, string | string[]> = {};
   if (flags.type) filters.type = flags.type;
+  if (flags.scenario) filters.scenario = flags.scenario;
   if (flags.status)
     filters.status = flags.status === 'failed' ? ['failed', 'exhausted'] : flags.status;
   return {

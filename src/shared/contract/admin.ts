@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Id } from './schema.js';
+import { Id, Nullable } from './schema.js';
 
 // The emulator's own admin API under /_emulator (not the platform's): fault injection, export, import and reset of the store.
 
@@ -79,6 +79,26 @@ export const FaultsUpdateSchema = Type.Object(
     additionalProperties: false,
     examples: [{ profile: 'duplicate=0.2,delay=100-500ms,drop=0.1', seed: 'ci-1' }],
   },
+);
+
+/** `data` of GET|PUT /_emulator/scenario: the scenario whose name new deliveries carry (`scenario` on the delivery record). */
+export const ScenarioTagSchema = Type.Object(
+  {
+    name: Nullable(
+      Type.String({
+        description:
+          'The running scenario: deliveries emitted while it is set carry it as `scenario`',
+      }),
+    ),
+  },
+  { title: 'ScenarioTag' },
+);
+export type ScenarioTag = Static<typeof ScenarioTagSchema>;
+
+/** PUT /_emulator/scenario: null ends the tagging. */
+export const ScenarioTagUpdateSchema = Type.Object(
+  { name: Nullable(Type.String({ minLength: 1, maxLength: 200 })) },
+  { additionalProperties: false, examples: [{ name: 'a chat is answered once' }] },
 );
 
 /** The `format` field of an export file, so an import can tell it from any other JSON. */

@@ -270,6 +270,12 @@ export const DeliverySchema = Type.Object(
           'When its retries were cancelled (POST /_emulator/deliveries/:id/cancel, or a resend of it while it was pending): it is then failed',
       }),
     ),
+    scenario: Type.Optional(
+      Type.String({
+        description:
+          'The scenario that was running when it was emitted (PUT /_emulator/scenario; plugsmith scenario run)',
+      }),
+    ),
     faults: Type.Optional(
       Type.Array(FaultMarkSchema, {
         description: 'The faults injected into its attempts, when fault injection is on',

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { Store, type Collection } from '../../../emulator/store/store.js';
-import { parseQuery, runQuery, type QueryScope } from '../../../emulator/store/query.js';
+import { runQuery, type QueryScope } from '../../../emulator/store/query.js';
+import { parseQuery, runList } from '../../../emulator/api/list-query.js';
 import {
   fieldsArb,
   ITEM_INDEXES,
@@ -363,7 +364,7 @@ describe('runQuery cursors', () => {
     const b = await world.add({ name: 'b', isPublic: false, tags: [], kind: 'B' });
     const expectBadCursor = (cursor: string, scope: QueryScope<Item>) => {
       try {
-        runQuery(world.items, parseQuery({ '@cursor': cursor }, ITEM_QUERY), ITEM_QUERY, scope);
+        runList(world.items, parseQuery({ '@cursor': cursor }, ITEM_QUERY), ITEM_QUERY, scope);
         expect.unreachable();
       } catch (error) {
         expect(error).toMatchObject({

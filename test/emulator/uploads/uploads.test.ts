@@ -308,6 +308,24 @@ describe('upload limits and rules', () => {
     expect(character.body.data.files[0].fileRecord.orgId).toBe('org_dev');
   });
 
+  test('the owning org follows the one rule of app installs too: an unknown orgId is a 404, a parent of another org names its org', async () => {
+    const unknown = await api('POST', '/api/generate-upload-url', {
+      files: [{ fileName: 'a' }],
+      orgId: 'org_nope',
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error!.message).toMatch(/org_nope/);
+    const clash = await api('POST', '/api/generate-upload-url', {
+      files: [{ fileName: 'a' }],
+      parentId: 'char_nova',
+      parentType: 'CHARACTER',
+      orgId: 'org_other',
+    });
+    expect(clash.status).toBe(400);
+    expect(clash.body.error!.message).toMatch(/character char_nova belongs to org org_dev/);
+    expect(clash.body.error!.details!.map((d) => d.path.join('.'))).toEqual(['orgId']);
+  });
+
   const statuses = [null, ...FILE_STATUSES] as const;
   const pairs = statuses.flatMap((from) => FILE_STATUSES.map((to) => [from, to] as const));
   test.each(pairs)('status %s -> %s follows the status machine', async (from, to) => {

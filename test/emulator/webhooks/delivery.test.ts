@@ -150,7 +150,7 @@ describe('webhook delivery', () => {
       conversationId: 'conv_x',
       message: { id: 'msg_1', content: 'hi' },
     };
-    const sent = await emu.services.events.emitToEntity(
+    const sent = await emu.services.dispatcher.emitToEntity(
       'AGENT',
       'agent_acme',
       'AGENT_MESSAGE_RECEIVED',
@@ -170,7 +170,12 @@ describe('webhook delivery', () => {
       data,
     });
     expect(
-      await emu.services.events.emitToEntity('AGENT', 'agent_acme', 'REPOSITORY_FILE_ADDED', {}),
+      await emu.services.dispatcher.emitToEntity(
+        'AGENT',
+        'agent_acme',
+        'REPOSITORY_FILE_ADDED',
+        {},
+      ),
     ).toEqual([]);
     // Lifecycle events went to all three regardless of their events.
     for (const one of [both, pluginOnly, neither]) await one.hook.waitFor(1, 'PLUGIN_INSTALLED');
@@ -199,7 +204,7 @@ describe('webhook delivery', () => {
         (h) => emu.services.db.instances.get(h.instance.id)!,
       );
       const refusedAttempt = new Promise<AttemptNotice>((resolve) =>
-        emu.services.events.onAttempt(
+        emu.services.dispatcher.onAttempt(
           (n) =>
             n.delivery.pluginId === refusing.plugin.id &&
             n.delivery.type === 'AGENT_MESSAGE_RECEIVED' &&
@@ -207,7 +212,7 @@ describe('webhook delivery', () => {
         ),
       );
       // ASYNC: the caller gets the deliveries back while the hanging target still holds its request.
-      const sent = await emu.services.events.emitForInstances(
+      const sent = await emu.services.dispatcher.emitForInstances(
         'AGENT_MESSAGE_RECEIVED',
         instances,
         data,
@@ -245,9 +250,13 @@ describe('webhook delivery', () => {
     };
     const instances = [sync, slowAsync].map((h) => emu.services.db.instances.get(h.instance.id)!);
     try {
-      const sent = await emu.services.events.emitForInstances('AGENT_MESSAGE_RECEIVED', instances, {
-        agentId: 'agent_acme',
-      });
+      const sent = await emu.services.dispatcher.emitForInstances(
+        'AGENT_MESSAGE_RECEIVED',
+        instances,
+        {
+          agentId: 'agent_acme',
+        },
+      );
       expect(sent.find((d) => d.pluginId === sync.plugin.id)).toMatchObject({
         status: 'delivered',
         mode: 'SYNC',

@@ -53,7 +53,7 @@ async function handler(responder: Responder) {
   const send = (times = 1) =>
     Promise.all(
       Array.from({ length: times }, () =>
-        emu.services.events.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE),
+        emu.services.dispatcher.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE),
       ),
     );
   return { hook, plugin, send };

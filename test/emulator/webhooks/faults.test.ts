@@ -38,7 +38,7 @@ async function setup(options: EmulatorOptions) {
   const record = emu.services.db.plugins.get(plugin.id)!;
   /** Emits one AGENT_MESSAGE_RECEIVED (numbered by `n`) and resolves once it is delivered. */
   const emit = async (n: number) => {
-    const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+    const sent = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
       plugin: record,
       instance: null,
       data: { n },
@@ -168,12 +168,12 @@ describe('fault injection on the wire', () => {
       faultsSeed: 4,
     });
     const record = emu.services.db.plugins.get(plugin.id)!;
-    const first = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+    const first = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
       plugin: record,
       instance: null,
       data: { n: 1 },
     });
-    const second = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+    const second = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
       plugin: record,
       instance: null,
       data: { n: 2 },
@@ -225,7 +225,7 @@ describe('fault injection on the wire', () => {
     const record = emu.services.db.plugins.get(again.id)!;
     const second: string[][] = [];
     for (let n = 0; n < 6; n++) {
-      const sent = await emu.services.events.emit('AGENT_MESSAGE_RECEIVED', {
+      const sent = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
         plugin: record,
         instance: null,
         data: { n },

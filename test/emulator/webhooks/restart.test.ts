@@ -37,7 +37,7 @@ describe('pending deliveries across a restart', () => {
       hook.responder = (event, received) =>
         event.type === 'PLUGIN_INSTALLED' ? { status: 500 } : answerProperly(event, received);
       const attempted = new Promise<AttemptNotice>((resolve) =>
-        first.services.events.onAttempt(
+        first.services.dispatcher.onAttempt(
           (n) => n.delivery.type === 'PLUGIN_INSTALLED' && resolve(n),
         ),
       );

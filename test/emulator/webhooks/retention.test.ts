@@ -84,7 +84,7 @@ describe('the delivery log limit', () => {
     expect(installed.status).toBe(201);
     const sent: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const [delivery] = await emu.services.events.emitToEntity(
+      const [delivery] = await emu.services.dispatcher.emitToEntity(
         'AGENT',
         'agent_acme',
         'AGENT_MESSAGE_RECEIVED',

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-/** How often an idle event stream gets a `: keep-alive` comment, so proxies and clients keep it open. */
+/** How often an idle stream gets a `: keep-alive` comment, so proxies and clients keep it open. */
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 /** Unsent bytes a client may fall behind by before it is dropped (it reconnects and catches up), so memory cannot grow without end. */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -31,7 +31,7 @@ export function checkStreamBufferLimits(limits: StreamBufferLimits = {}): void {
 }
 
 /** The open conversation streams, unread bytes within StreamBufferLimits; a dropped one is destroyed (an end would queue behind the unread). */
-export class EventStreams {
+export class ConversationStreams {
   private readonly byConversation = new Map<string, Set<ServerResponse>>();
   /** The API key each stream was opened with, so revoking the key ends its streams. */
   private readonly apiKeyOf = new Map<ServerResponse, string>();
@@ -50,7 +50,7 @@ export class EventStreams {
     this.keepAlive = setInterval(() => this.broadcastAll(': keep-alive\n\n'), keepAliveMs).unref();
   }
 
-  /** Starts an event stream on a hijacked response; `catchUp` frames go in the registration's turn, so no packet falls between. */
+  /** Starts a conversation stream on a hijacked response; `catchUp` frames go in the registration's turn, so no packet falls between. */
   open(
     conversationId: string,
     response: ServerResponse,

@@ -12,15 +12,17 @@ import {
 import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
 import { validateAgainst } from '../validation/json-schema.js';
-import { INSTANCE_QUERY, listed, typed, type RouteOptions } from '../api/common.js';
+import { listed, typed, type RouteOptions } from '../api/common.js';
+import { INSTANCE_QUERY } from '../api/instances/query.js';
+import type { AdminDeps } from './common.js';
 
 /** Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger) to a plugin (and instance); instances of all entities. */
-export default async function adminEventRoutes(
+export default async function adminTriggerRoutes(
   fastify: FastifyInstance,
-  { services }: RouteOptions,
+  { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, events } = services;
+  const { db, dispatcher } = services;
 
   // Signed, logged and retried like any delivery; SYNC by default so the caller sees the first attempt.
   app.post(
@@ -93,7 +95,7 @@ export default async function adminEventRoutes(
         ]);
       }
       // An event goes only to a plugin that subscribes: a manual trigger says so instead of doing nothing.
-      const delivery = await events.emit(body.type, {
+      const delivery = await dispatcher.emit(body.type, {
         plugin,
         instance,
         data: body.data,

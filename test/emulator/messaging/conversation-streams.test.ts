@@ -3,13 +3,16 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EventStreams, MAX_BUFFERED_BYTES } from '../../../emulator/messaging/event-streams.js';
+import {
+  ConversationStreams,
+  MAX_BUFFERED_BYTES,
+} from '../../../emulator/messaging/conversation-streams.js';
 
 // A real HTTP server whose responses become event streams, and raw TCP clients: one that reads
 // everything, one that never reads (its kernel buffers fill, then the server's do).
 
 let server: Server | undefined;
-let streams: EventStreams | undefined;
+let streams: ConversationStreams | undefined;
 const sockets: Socket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.destroy();
@@ -19,7 +22,7 @@ afterEach(async () => {
 });
 
 async function start(): Promise<{ port: number; opened: Promise<ServerResponse>[] }> {
-  streams = new EventStreams();
+  streams = new ConversationStreams();
   const waiters: Array<(r: ServerResponse) => void> = [];
   const opened: Promise<ServerResponse>[] = [];
   for (let i = 0; i < 2; i++) opened.push(new Promise((resolve) => waiters.push(resolve)));
@@ -39,7 +42,7 @@ function client(port: number): Socket {
   return socket;
 }
 
-describe('EventStreams', () => {
+describe('ConversationStreams', () => {
   it('drops a client that falls more than 16 MB behind, and keeps serving the one that reads', async () => {
     const { port, opened } = await start();
     const reader = client(port);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { parseQuery } from '../../../emulator/store/query.js';
+import { parseQuery } from '../../../emulator/api/list-query.js';
 import { ApiError } from '../../../emulator/errors.js';
-import { ITEM_QUERY } from './query-model.js';
+import { ITEM_QUERY } from '../store/query-model.js';
 
 type Raw = Record<string, string | string[]>;
 

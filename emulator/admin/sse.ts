@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_BUFFERED_BYTES } from '../messaging/event-streams.js';
+import { MAX_BUFFERED_BYTES } from '../messaging/conversation-streams.js';
 
 /** How often an admin stream sends a comment so proxies and clients keep it open. */
 const KEEP_ALIVE_MS = 15_000;
@@ -8,7 +8,7 @@ const KEEP_ALIVE_MS = 15_000;
  * Answers with a server-sent-events stream: `first`, then what `subscribe` sends (it returns its unsubscribe) and keep-alives;
  * a client more than MAX_BUFFERED_BYTES behind is dropped (it reconnects) instead of growing the emulator's memory without end.
  */
-export function openAdminEventStream(
+export function openAdminStream(
   request: FastifyRequest,
   reply: FastifyReply,
   first: string,

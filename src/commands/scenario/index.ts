@@ -1,0 +1,37 @@
+import { defineCommand } from '../types.js';
+import { scenarioRecordOptions, scenarioRunOptions } from './options.js';
+
+/** `plugsmith scenario run` and `plugsmith scenario record` (docs/scenarios.md). */
+export const scenarioCommands = [
+  defineCommand({
+    path: ['scenario', 'run'],
+    summary:
+      "Run scenario files (default: scenarios/) against the project's emulator and plugin: each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file",
+    examples: [
+      'plugsmith scenario run',
+      'plugsmith scenario run scenarios/chat.json --junit report.xml',
+      'plugsmith scenario run --faults duplicate=1 --faults-seed 7',
+      'plugsmith scenario run --fault-matrix',
+      'plugsmith scenario run --start',
+    ],
+    args: [
+      {
+        name: '[paths...]',
+        description: 'scenario files, or folders of them (default: scenarios/)',
+      },
+    ],
+    options: scenarioRunOptions,
+    load: () => import('./run.js'),
+  }),
+  defineCommand({
+    path: ['scenario', 'record'],
+    summary:
+      "Write what happened on the project's emulator since `plugsmith dev` started as a scenario: your actions as steps, the plugin's effects as expectations",
+    examples: [
+      'plugsmith scenario record -o scenarios/chat.json',
+      'plugsmith scenario record -o scenarios/upload.json --since 10m',
+    ],
+    options: scenarioRecordOptions,
+    load: () => import('./record.js'),
+  }),
+];

@@ -1,0 +1,64 @@
+import type { OptionSpec, OptionsOf } from '../types.js';
+import { targetOptions } from '../list-options.js';
+import { timeOption } from '../logs/filters.js';
+
+// The options of `plugsmith scenario run` and `record`, apart from their declarations so that the
+// handlers can take their types from them.
+
+const projectOptions = [
+  {
+    flags: '--plugin <pluginId>',
+    description: 'the plugin under test (default: the scenario\'s "plugin", else this project\'s)',
+  },
+  { flags: '--manifest <path>', description: 'the manifest file', default: 'plugsmith.json' },
+] as const satisfies readonly OptionSpec[];
+
+export const scenarioRunOptions = [
+  {
+    flags: '--junit <file>',
+    description: 'also write a JUnit XML report there (one testcase per scenario)',
+  },
+  {
+    flags: '--faults <profile>',
+    description:
+      'run every scenario under this fault profile, e.g. duplicate=1 (docs/fault-injection.md)',
+  },
+  {
+    flags: '--faults-seed <seed>',
+    description: 'seed the faults are drawn from (default: a random one, printed)',
+  },
+  {
+    flags: '--fault-matrix',
+    description:
+      'run each scenario clean, then under each fault kind alone; tell which fault broke which scenario, with the seed',
+    conflicts: ['faults'],
+  },
+  {
+    flags: '--start',
+    description:
+      'start everything for the run (CI): an in-memory emulator, the manifest deployed, the plugin by its dev command on a free port, verified and installed; stopped after',
+  },
+  ...projectOptions,
+  ...targetOptions,
+] as const satisfies readonly OptionSpec[];
+
+export type ScenarioRunFlags = OptionsOf<typeof scenarioRunOptions>;
+
+export const scenarioRecordOptions = [
+  {
+    flags: '-o, --output <file>',
+    description: 'the scenario file to write (e.g. scenarios/chat.json)',
+  },
+  {
+    flags: '--since <time>',
+    description:
+      'what happened since this time: ISO 8601, or a duration back from now (30m); default: since `plugsmith dev` started',
+    parse: timeOption('--since'),
+  },
+  { flags: '--name <name>', description: 'the scenario name (default: from the file name)' },
+  { flags: '--force', description: 'overwrite the file when it exists' },
+  ...projectOptions,
+  ...targetOptions,
+] as const satisfies readonly OptionSpec[];
+
+export type ScenarioRecordFlags = OptionsOf<typeof scenarioRecordOptions>;

@@ -1,0 +1,240 @@
+import { writeFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import type { CommandHandler, CommandInput } from '../types.js';
+import { clientFor, settingsFor } from '../context.js';
+import { UserError, ExitWith, EXIT } from '../../errors.js';
+import { note } from '../../ui/output.js';
+import { styleFor } from '../../ui/style.js';
+import { faultOptions } from '../../dev/faults.js';
+import { pluginOfProject } from '../../dev/project-plugin.js';
+import type { PlatformClient } from '../../client/index.js';
+import { loadScenarioFile, scenarioFiles } from '../../scenario/load.js';
+import type { Scenario } from '../../scenario/schema.js';
+import type { ScenarioResult } from '../../scenario/run.js';
+import type { MatrixCell } from '../../scenario/matrix.js';
+import {
+  PLAIN_MARKS,
+  junitReport,
+  scenarioHeading,
+  stepLines,
+  summaryLine,
+  type Marks,
+} from '../../scenario/report.js';
+import type { ScenarioRunFlags } from './options.js';
+
+/** The scenarios of the paths given, or a usage error listing every problem of every bad file. */
+async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Promise<Scenario[]> {
+  const given = (input.args as unknown[]).flat().map(String);
+  const paths = given.length ? given : ['scenarios'];
+  const files = await scenarioFiles(paths, cwd);
+  if (files.length === 0)
+    throw new UserError(
+      `no scenario files in ${paths.join(', ')}: write one (docs/scenarios.md), or record one with \`plugsmith scenario record -o scenarios/first.json\``,
+      EXIT.USAGE,
+    );
+  const loaded = await Promise.all(files.map((file) => loadScenarioFile(file, process.env)));
+  const bad = loaded.filter((l) => !l.scenario);
+  if (bad.length === 0) return loaded.map((l) => l.scenario!);
+  if (input.global.json) {
+    input.io.stdout.write(
+      `${JSON.stringify({ ok: false, files: bad.map((b) => ({ file: relative(cwd, b.file), problems: b.problems })) }, null, 2)}\n`,
+    );
+    throw new ExitWith(EXIT.USAGE);
+  }
+  const text = bad
+    .map(
+      (b) =>
+        `${relative(cwd, b.file) || b.file}:\n${b.problems.map((p) => `  ${p.path}: ${p.message}\n    fix: ${p.fix}`).join('\n')}`,
+    )
+    .join('\n');
+  const count = bad.reduce((n, b) => n + b.problems.length, 0);
+  throw new UserError(
+    `${count} problem${count === 1 ? '' : 's'} in ${bad.length} scenario file${bad.length === 1 ? '' : 's'}; nothing was run:\n${text}`,
+    EXIT.USAGE,
+  );
+}
+
+function marksFor(input: CommandInput<ScenarioRunFlags>): Marks {
+  const style = styleFor(input.io, input.global);
+  return {
+    ...PLAIN_MARKS,
+    dim: (s) => style.dim(s),
+    red: (s) => style.red(s),
+    green: (s) => style.green(s),
+  };
+}
+
+/** Where the scenarios run: the client, the project's plugin, and how to stop what was started. */
+interface Target {
+  client: PlatformClient;
+  projectPlugin: () => Promise<string>;
+  close(): Promise<void>;
+}
+
+async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Target> {
+  const o = input.options;
+  const settings = await settingsFor(input);
+  if (settings.noEmulator && !settings.baseUrl)
+    throw new UserError(
+      `${settings.noEmulator} (or run \`plugsmith scenario run --start\`, which starts one for the run)`,
+      EXIT.NOT_FOUND,
+    );
+  const { client } = await clientFor(input, { token: true });
+  let plugin: Promise<string> | undefined;
+  return {
+    client,
+    projectPlugin: () => (plugin ??= pluginOfProject(o.plugin, o.manifest, settings)),
+    close: () => client.close(),
+  };
+}
+
+/** `plugsmith scenario run [paths...]` */
+const run: CommandHandler<ScenarioRunFlags> = async (input) => {
+  const o = input.options;
+  const cwd = process.cwd();
+  const faults = faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
+  // A seed chosen here, so that it is told before the run (and a failure can be run again with it).
+  const { matrixSeed } = await import('../../scenario/matrix.js');
+  const faultSeed = faults.faults ? (faults.faultsSeed ?? matrixSeed()) : undefined;
+  const scenarios = await loadAll(input, cwd);
+  const marks = marksFor(input);
+  const human = !input.global.json;
+  const out = (text: string) => {
+    if (human) input.io.stdout.write(text);
+  };
+
+  let target: Target;
+  if (o.start) {
+    const { startForScenarios } = await import('../../scenario/start.js');
+    const started = await startForScenarios({
+      manifestPath: resolve(cwd, o.manifest),
+      env: process.env,
+      log: (line) => note(input.io, input.global, line),
+    });
+    target = {
+      client: started.client,
+      projectPlugin: async () => started.pluginId,
+      close: () => started.stop(),
+    };
+  } else {
+    target = await projectTarget(input);
+  }
+
+  const started = Date.now();
+  const results: ScenarioResult[] = [];
+  const cells: MatrixCell[] = [];
+  try {
+    const { runScenario } = await import('../../scenario/run.js');
+    const { runFaultMatrix } = await import('../../scenario/matrix.js');
+    const seed = o.faultMatrix ? (o.faultsSeed ?? matrixSeed()) : undefined;
+    for (const scenario of scenarios) {
+      const pluginId = o.plugin ?? scenario.plugin ?? (await target.projectPlugin());
+      const onStep = (step: Parameters<typeof stepLines>[0]) => out(stepLines(step, marks));
+      if (seed !== undefined) {
+        const matrix = await runFaultMatrix(scenario, {
+          client: target.client,
+          pluginId,
+          seed,
+          onStep,
+          onCell: (cell) => {
+            if (cell.skipped) return;
+            out(
+              `${cell.ok ? marks.green(marks.pass) : marks.red(marks.fail)} ${cell.scenario} ${marks.dim(cell.fault === 'clean' ? '(clean)' : `(under ${cell.profile})`)}\n`,
+            );
+          },
+        });
+        cells.push(...matrix);
+        results.push(...matrix.flatMap((c) => (c.result ? [labelled(c)] : [])));
+        continue;
+      }
+      out(scenarioHeading(scenario.name, scenario.file, cwd));
+      if (faults.faults)
+        out(
+          marks.dim(
+            `  under faults ${faults.faults} (seed ${faultSeed}; reproduce with --faults ${faults.faults} --faults-seed ${faultSeed})\n`,
+          ),
+        );
+      const result = await runScenario(scenario, {
+        client: target.client,
+        pluginId,
+        ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
+        onStep,
+      });
+      results.push(result);
+    }
+  } finally {
+    await target.close();
+  }
+
+  const durationMs = Date.now() - started;
+  if (seed_of(cells)) out(matrixText(cells, cwd, marks));
+  out(summaryLine(results, durationMs, marks));
+  if (o.junit) {
+    await writeFile(resolve(cwd, o.junit), junitReport(results, cwd));
+    note(input.io, input.global, `wrote ${o.junit}`);
+  }
+  if (!human) {
+    const report = {
+      ok: results.every((r) => r.ok),
+      durationMs,
+      scenarios: results,
+      ...(cells.length
+        ? {
+            matrix: cells.map(({ result: _result, ...cell }) => ({
+              ...cell,
+              failedStep: failedStepOf(_result),
+            })),
+          }
+        : {}),
+    };
+    input.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  }
+  if (results.some((r) => !r.ok) || cells.some((c) => !c.ok && !c.skipped)) throw new ExitWith(1);
+};
+
+function seed_of(cells: MatrixCell[]): string | undefined {
+  return cells[0]?.seed;
+}
+
+/** A matrix run's result named with its fault, for the summary and the JUnit report. */
+function labelled(cell: MatrixCell): ScenarioResult {
+  const result = cell.result!;
+  return { ...result, name: `${result.name} [${cell.fault === 'clean' ? 'clean' : cell.profile}]` };
+}
+
+function failedStepOf(result: ScenarioResult | null): string | null {
+  const step = result?.steps.find((s) => !s.ok && !s.skipped);
+  if (!step) return null;
+  const why =
+    step.error ??
+    (step.failures[0]
+      ? `${step.failures[0].expectation}: expected ${step.failures[0].expected}, observed ${step.failures[0].observed}`
+      : 'failed');
+  return `step ${step.index + 1} (${step.label}): ${why}`;
+}
+
+/** Which fault broke which scenario, and the command that reproduces it. */
+function matrixText(cells: MatrixCell[], cwd: string, marks: Marks): string {
+  const lines = [`\nfault matrix (seed ${cells[0].seed}):`];
+  const broken = cells.filter((c) => !c.ok && !c.skipped);
+  const skipped = new Set(cells.filter((c) => c.skipped).map((c) => c.scenario));
+  if (broken.length === 0) lines.push(`  ${marks.green('no fault broke a scenario')}`);
+  for (const cell of broken) {
+    const file = cell.file ? relative(cwd, cell.file) : '';
+    if (cell.fault === 'clean') {
+      lines.push(
+        `  ${marks.red(marks.fail)} "${cell.scenario}" fails without faults: ${failedStepOf(cell.result)}`,
+      );
+      continue;
+    }
+    lines.push(
+      `  ${marks.red(marks.fail)} ${cell.fault} broke "${cell.scenario}": ${failedStepOf(cell.result)}`,
+      `      reproduce: plugsmith scenario run ${file} --faults ${cell.profile} --faults-seed ${cell.seed}`,
+    );
+  }
+  for (const name of skipped)
+    lines.push(`  ${marks.skip} "${name}": not run under faults (it fails clean)`);
+  return `${lines.join('\n')}\n`;
+}
+
+export default run;

@@ -1,0 +1,14 @@
+// What `plugsmith/emulator` exports: the emulator's public entry, and the scenario runner for a
+// plugin's own TypeScript tests (`runScenario(file, { baseUrl, token, … })`). The runner is CLI
+// code (it drives the platform through the client), so it joins the emulator here, in the
+// package's entry, and not inside emulator/, which imports nothing of src/ but src/shared/.
+export * from '../emulator/index.js';
+export {
+  runScenario,
+  ScenarioFileError,
+  type ExpectationFailure,
+  type RunScenarioOptions,
+  type ScenarioResult,
+  type StepResult,
+} from './scenario/run.js';
+export { validateScenario, type ScenarioProblem } from './scenario/validate.js';

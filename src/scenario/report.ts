@@ -1,0 +1,109 @@
+import { relative } from 'node:path';
+import type { ScenarioResult, StepResult } from './run.js';
+
+// How a run is told: lines for people (a mark and a time per step; on a failure the expectation,
+// what was expected, what came and the delivery), and a JUnit XML report for CI (one testcase per
+// scenario).
+
+/** Marks and colours; plain text when the output is not a terminal. */
+export interface Marks {
+  pass: string;
+  fail: string;
+  skip: string;
+  dim: (s: string) => string;
+  red: (s: string) => string;
+  green: (s: string) => string;
+}
+
+export const PLAIN_MARKS: Marks = {
+  pass: '✓',
+  fail: '✗',
+  skip: '-',
+  dim: (s) => s,
+  red: (s) => s,
+  green: (s) => s,
+};
+
+function ms(duration: number): string {
+  return duration >= 1000 ? `${(duration / 1000).toFixed(1)} s` : `${Math.round(duration)} ms`;
+}
+
+/** The heading of a scenario, before its steps. */
+export function scenarioHeading(name: string, file: string | undefined, cwd: string): string {
+  return `${name}${file ? ` (${relative(cwd, file) || file})` : ''}\n`;
+}
+
+/** One step's line, and under a failure what was expected and what came. */
+export function stepLines(step: StepResult, marks: Marks): string {
+  const mark = step.skipped
+    ? marks.skip
+    : step.ok
+      ? marks.green(marks.pass)
+      : marks.red(marks.fail);
+  const name = step.id ? `${step.id}: ${step.label}` : step.label;
+  const time = step.skipped ? marks.dim('skipped') : marks.dim(ms(step.durationMs));
+  const lines = [`  ${mark} ${name}  ${time}`];
+  if (step.error) lines.push(`      ${marks.red(`the step failed: ${step.error}`)}`);
+  for (const failure of step.failures) {
+    lines.push(`      expectation: ${failure.expectation}`);
+    lines.push(`      expected:    ${failure.expected}`);
+    lines.push(`      observed:    ${marks.red(failure.observed)}`);
+    if (failure.deliveryId)
+      lines.push(
+        `      delivery:    ${failure.deliveryId}${failure.link ? `  ${failure.link}` : ''}`,
+      );
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The closing line of a run. */
+export function summaryLine(results: ScenarioResult[], durationMs: number, marks: Marks): string {
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  const text = `${passed} passed${failed ? `, ${failed} failed` : ''} (${ms(durationMs)})`;
+  return `${failed ? marks.red(`${marks.fail} ${text}`) : marks.green(`${marks.pass} ${text}`)}\n`;
+}
+
+function xml(text: string): string {
+  return (
+    text
+      // XML 1.0 allows no control characters but tab, newline and carriage return.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is removed
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+  );
+}
+
+/** A JUnit XML report: one testsuite, one testcase per scenario (a failure names its failed step and what came). */
+export function junitReport(results: ScenarioResult[], cwd: string): string {
+  const failures = results.filter((r) => !r.ok).length;
+  const total = results.reduce((sum, r) => sum + r.durationMs, 0);
+  const cases = results.map((result) => {
+    const classname = result.file ? relative(cwd, result.file) : 'scenarios';
+    const open = `  <testcase name="${xml(result.name)}" classname="${xml(classname)}" time="${(result.durationMs / 1000).toFixed(3)}"`;
+    if (result.ok) return `${open}/>`;
+    const failed = result.steps.find((s) => !s.ok && !s.skipped);
+    const message = failed
+      ? failed.error
+        ? `step ${failed.index + 1} (${failed.label}) failed: ${failed.error}`
+        : `step ${failed.index + 1} (${failed.label}): ${failed.failures[0]?.expectation ?? 'failed'}`
+      : 'failed';
+    const detail = result.steps
+      .map((s) => stepLines(s, PLAIN_MARKS))
+      .join('')
+      .trimEnd();
+    return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>\n  </testcase>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="plugsmith scenarios" tests="${results.length}" failures="${failures}" time="${(total / 1000).toFixed(3)}">`,
+    `<testsuite name="plugsmith scenarios" tests="${results.length}" failures="${failures}" errors="0" skipped="0" time="${(total / 1000).toFixed(3)}">`,
+    ...cases,
+    '</testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

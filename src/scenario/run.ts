@@ -1,0 +1,803 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  createClient,
+  type ClientOptions,
+  type Delivery,
+  type Message,
+  type PlatformClient,
+  type Plugin,
+} from '../client/index.js';
+import type { EventKind } from '../shared/contract/enums.js';
+import { loadScenarioFile } from './load.js';
+import type { Expectation, Scenario, Step } from './schema.js';
+import { REFERENCE, validateScenario, type ScenarioProblem } from './validate.js';
+
+// The scenario runner: a library function with structured results, used by `plugsmith scenario
+// run`, by `runScenario` of plugsmith/emulator and by whatever else drives scenarios. Every step
+// goes through the platform's APIs (the client), every check reads what the plugin did there.
+
+/** What an expectation saw when it failed: the expectation, what was expected, what came, and the delivery to look at. */
+export interface ExpectationFailure {
+  /** The expectation as written, e.g. `reply {"text":"You said: hi"}`. */
+  expectation: string;
+  expected: string;
+  observed: string;
+  deliveryId?: string;
+  /** The delivery in the emulator's web dashboard (log in first with `plugsmith emulator dashboard`). */
+  link?: string;
+}
+
+export interface StepResult {
+  index: number;
+  id?: string;
+  kind: Step['kind'];
+  /** The step in words: `message "hi" in conv_1`. */
+  label: string;
+  ok: boolean;
+  /** Not run: an earlier step failed. */
+  skipped: boolean;
+  durationMs: number;
+  /** What `${id.field}` can name. */
+  result: Record<string, unknown>;
+  failures: ExpectationFailure[];
+  /** The step itself could not be done (an API error): its message. */
+  error?: string;
+  /** The deliveries the step caused, by id. */
+  deliveries: string[];
+}
+
+export interface ScenarioResult {
+  name: string;
+  file?: string;
+  ok: boolean;
+  durationMs: number;
+  pluginId: string;
+  steps: StepResult[];
+  /** The fault profile the run was under, and its seed (null: none). */
+  faults: { profile: string; seed: string } | null;
+}
+
+/** An emulator as `startEmulator()` returns it (its URLs and credentials). */
+export interface EmulatorLike {
+  url: string;
+  messagingUrl: string;
+  token: string | null;
+  apiKey: string | null;
+  adminToken?: string;
+}
+
+/** Where to run: a client, an emulator from `startEmulator()`, or the URLs and credentials to make a client of. */
+export type ScenarioTarget =
+  | { client: PlatformClient; emulator?: undefined }
+  | { emulator: EmulatorLike; client?: undefined }
+  | (Pick<ClientOptions, 'baseUrl' | 'messagingUrl' | 'token' | 'apiKey' | 'adminToken'> & {
+      client?: undefined;
+      emulator?: undefined;
+    });
+
+function clientOf(target: ScenarioTarget): PlatformClient {
+  if (target.client) return target.client;
+  if (target.emulator) {
+    const emu = target.emulator;
+    return createClient({
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      token: emu.token ?? undefined,
+      apiKey: emu.apiKey ?? undefined,
+      adminToken: emu.adminToken,
+      userAgent: 'plugsmith-scenario',
+    });
+  }
+  const { baseUrl, messagingUrl, token, apiKey, adminToken } = target;
+  return createClient({
+    baseUrl,
+    messagingUrl,
+    token,
+    apiKey,
+    adminToken,
+    userAgent: 'plugsmith-scenario',
+  });
+}
+
+export type RunScenarioOptions = ScenarioTarget & {
+  /** The plugin under test (default: the scenario's `plugin`). */
+  pluginId?: string;
+  /** For `${env.NAME}` (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Run the whole scenario under this fault profile (restored afterwards). */
+  faults?: { profile: string; seed?: string };
+  /** Told of each step as it ends. */
+  onStep?: (step: StepResult) => void;
+  /** Default wait of expectations without `withinMs` (default 5000 ms). */
+  defaultWithinMs?: number;
+};
+
+/** A scenario file that cannot run: every problem in it. */
+export class ScenarioFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: ScenarioProblem[],
+  ) {
+    super(
+      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  ${p.path}: ${p.message} (${p.fix})`).join('\n')}`,
+    );
+  }
+}
+
+const POLL_MS = 25;
+/** After the step's deliveries are answered, how long a plugin that writes after answering gets. */
+const SETTLE_GRACE_MS = 50;
+
+/** Runs one scenario (a file path, a parsed file, or a validated scenario) against an emulator and the plugin; never throws for a failed expectation. */
+export async function runScenario(
+  scenario: string | Scenario | Record<string, unknown>,
+  options: RunScenarioOptions,
+): Promise<ScenarioResult> {
+  const env = options.env ?? process.env;
+  const checked = await scenarioOf(scenario, env);
+  const pluginId = options.pluginId ?? checked.plugin;
+  if (!pluginId)
+    throw new TypeError(
+      `scenario "${checked.name}": which plugin? give pluginId, or "plugin" in the file`,
+    );
+  const owned = options.client === undefined;
+  const client = clientOf(options);
+  try {
+    const runner = new Runner(client, checked, pluginId, env, options);
+    return await runner.run();
+  } finally {
+    if (owned) await client.close();
+  }
+}
+
+async function scenarioOf(
+  input: string | Scenario | Record<string, unknown>,
+  env: Record<string, string | undefined>,
+): Promise<Scenario> {
+  if (typeof input === 'string') {
+    const loaded = await loadScenarioFile(resolve(input), env);
+    if (!loaded.scenario) throw new ScenarioFileError(input, loaded.problems);
+    return loaded.scenario;
+  }
+  const steps = (input as { steps?: unknown[] }).steps;
+  // Already validated (its steps have a kind): as it is.
+  if (
+    Array.isArray(steps) &&
+    steps.every((s) => typeof (s as Step).kind === 'string' && 'body' in (s as object))
+  )
+    return input as Scenario;
+  const checked = validateScenario(input, env);
+  if (!checked.ok) throw new ScenarioFileError(String(input.name ?? 'scenario'), checked.problems);
+  return checked.scenario;
+}
+
+/** The entities each instance is on, by the platform's routes. */
+const ENTITY_ROUTES = {
+  agent: 'agentPlugins',
+  repository: 'dataProviders',
+  app: 'appPlugins',
+} as const;
+
+/** What a step leaves for its expectations to check. */
+interface StepScope {
+  startedAt: string;
+  conversationId?: string;
+  /** The user message the replies answer (after it). */
+  messageId?: string;
+}
+
+class Runner {
+  private readonly runId = randomBytes(4).toString('hex');
+  private uniques = 0;
+  private readonly results = new Map<string, Record<string, unknown>>();
+  private plugin!: Plugin;
+  private readonly within: number;
+  /** Deliveries (and attempt numbers) whose retry was made at once. */
+  private readonly hurried = new Set<string>();
+
+  constructor(
+    private readonly client: PlatformClient,
+    private readonly scenario: Scenario,
+    private readonly pluginId: string,
+    private readonly env: Record<string, string | undefined>,
+    private readonly options: RunScenarioOptions,
+  ) {
+    this.within = options.defaultWithinMs ?? 5000;
+  }
+
+  async run(): Promise<ScenarioResult> {
+    const started = Date.now();
+    this.plugin = await this.client.plugins.get(this.pluginId);
+    const admin = this.client.emulator;
+    const faultsBefore = await admin.faults.get().catch(() => null);
+    let faults: ScenarioResult['faults'] = null;
+    if (this.options.faults) {
+      const set = await admin.faults.set(this.options.faults.profile, this.options.faults.seed);
+      faults = { profile: set.profile, seed: set.seed };
+    }
+    await admin.scenario.set(this.scenario.name).catch(() => undefined);
+    const steps: StepResult[] = [];
+    let failed = false;
+    try {
+      for (const [index, step] of this.scenario.steps.entries()) {
+        const result = failed ? this.skipped(step, index) : await this.step(step, index);
+        if (!result.ok && !result.skipped) failed = true;
+        steps.push(result);
+        this.options.onStep?.(result);
+      }
+    } finally {
+      await admin.scenario.set(null).catch(() => undefined);
+      const changedFaults =
+        this.options.faults || this.scenario.steps.some((s) => s.kind === 'faults');
+      if (changedFaults && faultsBefore)
+        await admin.faults
+          .set(faultsBefore.on ? faultsBefore.profile : 'off', faultsBefore.seed)
+          .catch(() => undefined);
+    }
+    return {
+      name: this.scenario.name,
+      ...(this.scenario.file ? { file: this.scenario.file } : {}),
+      ok: !failed,
+      durationMs: Date.now() - started,
+      pluginId: this.pluginId,
+      steps,
+      faults,
+    };
+  }
+
+  private skipped(step: Step, index: number): StepResult {
+    return {
+      index,
+      ...(step.id ? { id: step.id } : {}),
+      kind: step.kind,
+      label: labelOf(step.kind, step.body),
+      ok: false,
+      skipped: true,
+      durationMs: 0,
+      result: {},
+      failures: [],
+      deliveries: [],
+    };
+  }
+
+  private async step(step: Step, index: number): Promise<StepResult> {
+    const started = Date.now();
+    const body = this.resolve(step.body) as Record<string, unknown>;
+    const label = labelOf(step.kind, body);
+    const base = { index, ...(step.id ? { id: step.id } : {}), kind: step.kind, label };
+    // A millisecond back: a delivery stamped in the same millisecond as the step's start is its.
+    const scope: StepScope = { startedAt: new Date(Date.now() - 1).toISOString() };
+    let result: Record<string, unknown>;
+    try {
+      result = await this.act(step.kind, body, scope);
+    } catch (error) {
+      return {
+        ...base,
+        ok: false,
+        skipped: false,
+        durationMs: Date.now() - started,
+        result: {},
+        failures: [],
+        error: (error as Error).message,
+        deliveries: [],
+      };
+    }
+    if (step.id) this.results.set(step.id, result);
+    const failures: ExpectationFailure[] = [];
+    for (const expectation of step.expect) {
+      const resolved = {
+        kind: expectation.kind,
+        body: this.resolve(expectation.body) as Record<string, unknown>,
+      };
+      const failure = await this.check(resolved, scope).catch(
+        (error: Error): ExpectationFailure => ({
+          expectation: describeExpectation(resolved),
+          expected: 'the check to run',
+          observed: error.message,
+        }),
+      );
+      if (failure) failures.push(failure);
+    }
+    const deliveries = step.expect.length ? (await this.deliveriesOf(scope)).map((d) => d.id) : [];
+    return {
+      ...base,
+      ok: failures.length === 0,
+      skipped: false,
+      durationMs: Date.now() - started,
+      result,
+      failures,
+      deliveries,
+    };
+  }
+
+  /** `${…}` replaced: a whole-string reference keeps its value's type. */
+  private resolve(value: unknown): unknown {
+    if (typeof value === 'string') {
+      const whole = /^\$\{([^}]*)\}$/.exec(value);
+      if (whole) return this.lookup(whole[1]);
+      return value.replace(REFERENCE, (_, reference: string) => String(this.lookup(reference)));
+    }
+    if (Array.isArray(value)) return value.map((v) => this.resolve(v));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v)]));
+    return value;
+  }
+
+  private lookup(reference: string): unknown {
+    const [head, ...rest] = reference.split('.');
+    const field = rest.join('.');
+    if (head === 'unique') return `${this.runId}-${++this.uniques}`;
+    if (head === 'run') return this.runId;
+    if (head === 'env') {
+      const value = this.env[field];
+      if (value === undefined) throw new Error(`the environment variable ${field} is not set`);
+      return value;
+    }
+    const result = this.results.get(head);
+    if (!result) throw new Error(`step "${head}" has no result (did it fail?)`);
+    return result[field];
+  }
+
+  // --- steps -------------------------------------------------------------------------------
+
+  private async act(
+    kind: Step['kind'],
+    body: Record<string, unknown>,
+    scope: StepScope,
+  ): Promise<Record<string, unknown>> {
+    const client = this.client;
+    switch (kind) {
+      case 'conversation': {
+        const character = await this.characterOf(body);
+        const conversation = await client.messaging.conversations.create({
+          characterId: character.id,
+        });
+        scope.conversationId = conversation.id;
+        return { id: conversation.id, characterId: character.id, agentId: character.agentId };
+      }
+      case 'message': {
+        const conversationId = String(body.conversation);
+        const sent = await client.messaging.messages.send(conversationId, {
+          content: String(body.text),
+          type: 'TEXT',
+        });
+        scope.conversationId = conversationId;
+        scope.messageId = sent.id;
+        return { id: sent.id, conversationId };
+      }
+      case 'addFile':
+        return this.addFile(body);
+      case 'removeFile': {
+        await client.repositories.files.remove(String(body.repository), String(body.file));
+        return { id: String(body.file) };
+      }
+      case 'install': {
+        const on = body.on as keyof typeof ENTITY_ROUTES;
+        const entityId = String(body.id);
+        const create = {
+          name: String(body.name ?? 'scenario'),
+          pluginId: this.pluginId,
+          events: (body.events as string[] | undefined) ?? this.plugin.events ?? [],
+          scopes: (body.scopes as string[] | undefined) ?? this.plugin.scopes ?? [],
+          inputs: (body.inputs as Record<string, unknown> | undefined) ?? {},
+        };
+        const instance =
+          on === 'agent'
+            ? await client.agentPlugins.attach(entityId, create as never)
+            : on === 'repository'
+              ? await client.dataProviders.add(entityId, create as never)
+              : await client.appPlugins.attach(entityId, {
+                  ...create,
+                  orgId: this.plugin.orgId,
+                } as never);
+        return { id: instance.id, entityId };
+      }
+      case 'uninstall': {
+        const id = String(body.instance);
+        const instance = (await client.emulator.instancesOf(this.pluginId)).find(
+          (i) => i.id === id,
+        );
+        if (!instance) throw new Error(`plugin ${this.pluginId} has no instance ${id}`);
+        const route =
+          instance.entityType === 'AGENT'
+            ? client.agentPlugins
+            : instance.entityType === 'REPOSITORY'
+              ? client.dataProviders
+              : client.appPlugins;
+        await route.remove(String(instance.entityId), id);
+        return { id };
+      }
+      case 'trigger': {
+        const { triggerEvent } = await import('../trigger/trigger.js');
+        const payload = body.payload as Record<string, unknown> | undefined;
+        const triggered = await triggerEvent(client, {
+          type: body.event as EventKind,
+          pluginId: this.pluginId,
+          instanceId: body.instance as string | undefined,
+          overrides: payload ? overridesOf(payload) : undefined,
+          timeoutMs: this.within,
+        });
+        if (triggered.conversationId) scope.conversationId = triggered.conversationId;
+        return {
+          deliveryId: triggered.delivery?.id ?? null,
+          eventId: triggered.delivery?.eventId ?? null,
+          conversationId: triggered.conversationId ?? null,
+        };
+      }
+      case 'rotateSecret': {
+        await client.plugins.rotateWebhookSecret(this.pluginId);
+        return {};
+      }
+      case 'faults': {
+        await client.emulator.faults.set(
+          String(body.profile),
+          body.seed === undefined ? undefined : String(body.seed),
+        );
+        return {};
+      }
+      case 'wait': {
+        await sleep(Number(body.ms));
+        return {};
+      }
+    }
+  }
+
+  private async characterOf(
+    body: Record<string, unknown>,
+  ): Promise<{ id: string; agentId: string }> {
+    const characters = this.client.emulator.characters;
+    if (typeof body.character === 'string') {
+      const character = await characters.get(body.character);
+      return { id: character.id, agentId: String(character.agentId) };
+    }
+    let agentId = body.agent as string | undefined;
+    if (!agentId) {
+      const instances = await this.client.emulator.instancesOf(this.pluginId);
+      agentId = instances.find((i) => i.entityType === 'AGENT')?.entityId as string | undefined;
+      if (!agentId)
+        throw new Error(
+          `plugin ${this.pluginId} is installed on no agent: name one ("conversation": { "agent": "agent_…" }) or install it first (an "install" step)`,
+        );
+    }
+    const found = (await characters.list({ filters: { agentId }, limit: 1 })).data[0];
+    if (!found) throw new Error(`agent ${agentId} has no character to talk to`);
+    return { id: found.id, agentId };
+  }
+
+  private async addFile(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const client = this.client;
+    const repositoryId = String(body.repository);
+    const fileName = String(body.name);
+    const bytes =
+      typeof body.path === 'string'
+        ? await readFile(resolve(dirname(this.scenario.file ?? '.'), body.path))
+        : Buffer.from(String(body.content ?? ''));
+    const contentType = String(body.contentType ?? contentTypeOf(fileName));
+    const repository = await client.repositories.get(repositoryId);
+    const urls = await client.uploads.generateUploadUrls({
+      files: [{ fileName, contentType, fileSize: bytes.length }],
+      parentId: String(repository.orgId),
+      parentType: 'ORG',
+    });
+    const { signedUrl, fileRecord } = urls.files[0];
+    await client.uploads.uploadFile(signedUrl, Readable.from([bytes]), {
+      size: bytes.length,
+      contentType,
+    });
+    await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
+    await client.repositories.files.add(repositoryId, fileRecord.id);
+    return { id: fileRecord.id, name: fileName, repositoryId };
+  }
+
+  // --- expectations ------------------------------------------------------------------------
+
+  /** The plugin's deliveries since the step began, oldest first. */
+  private async deliveriesOf(scope: StepScope): Promise<Delivery[]> {
+    const page = await this.client.emulator.deliveries.list({
+      pluginId: this.pluginId,
+      since: scope.startedAt,
+      limit: 100,
+      sortBy: 'createdAt',
+      sortOrder: 'asc',
+    });
+    return page.data.filter((d) => d.type !== 'WEBHOOK_CHALLENGE');
+  }
+
+  /**
+   * A retry waiting for its time (a failed or dropped attempt) is made now: a scenario does not wait
+   * out the retry schedule (POST /_emulator/deliveries/:id/retry). At most once per attempt.
+   */
+  private async hurry(deliveries: Delivery[]): Promise<void> {
+    for (const delivery of deliveries) {
+      if (delivery.status !== 'pending' || delivery.attempts.length === 0) continue;
+      const key = `${delivery.id}#${delivery.attempts.length}`;
+      if (this.hurried.has(key)) continue;
+      // Refused while an attempt still runs (a 409): asked again at the next look.
+      const made = await this.client.emulator.deliveries.retry(delivery.id).then(
+        () => true,
+        () => false,
+      );
+      if (made) this.hurried.add(key);
+    }
+  }
+
+  /** Waits until the step's deliveries are answered (none pending), at most until `deadline`; returns them. */
+  private async settled(scope: StepScope, deadline: number): Promise<Delivery[]> {
+    for (;;) {
+      const deliveries = await this.deliveriesOf(scope);
+      await this.hurry(deliveries);
+      const pending = deliveries.some((d) => d.status === 'pending');
+      if (!pending && deliveries.length > 0) return deliveries;
+      if (Date.now() >= deadline) return deliveries;
+      await sleep(POLL_MS);
+    }
+  }
+
+  private async replies(scope: StepScope): Promise<Message[]> {
+    if (!scope.conversationId) return [];
+    const page = await this.client.messaging.messages.list(scope.conversationId, {
+      after: scope.messageId,
+      limit: 100,
+    });
+    return page.data.filter((m) => m.sender === 'CHARACTER' && !m.isStreaming);
+  }
+
+  private link(deliveryId: string | undefined): string | undefined {
+    if (!deliveryId) return undefined;
+    return `${this.client.baseUrl}/_emulator/dashboard/#/deliveries/${deliveryId}`;
+  }
+
+  private failure(
+    expectation: Expectation,
+    expected: string,
+    observed: string,
+    delivery?: Delivery,
+  ): ExpectationFailure {
+    return {
+      expectation: describeExpectation(expectation),
+      expected,
+      observed,
+      ...(delivery ? { deliveryId: delivery.id, link: this.link(delivery.id) } : {}),
+    };
+  }
+
+  /** The delivery to point at when a reply is wrong: the step's last of AGENT_MESSAGE_RECEIVED, else its last. */
+  private async blame(scope: StepScope): Promise<Delivery | undefined> {
+    const deliveries = await this.deliveriesOf(scope).catch(() => []);
+    return (
+      deliveries.filter((d) => d.type === 'AGENT_MESSAGE_RECEIVED').at(-1) ?? deliveries.at(-1)
+    );
+  }
+
+  private async check(
+    expectation: Expectation,
+    scope: StepScope,
+  ): Promise<ExpectationFailure | null> {
+    const body = expectation.body;
+    const withinMs = typeof body.withinMs === 'number' ? body.withinMs : this.within;
+    const deadline = Date.now() + withinMs;
+    switch (expectation.kind) {
+      case 'reply': {
+        const matches = (m: Message) =>
+          typeof body.text === 'string'
+            ? m.content === body.text
+            : typeof body.pattern === 'string'
+              ? new RegExp(body.pattern).test(String(m.content))
+              : true;
+        const wanted =
+          typeof body.text === 'string'
+            ? `a reply ${JSON.stringify(body.text)}`
+            : typeof body.pattern === 'string'
+              ? `a reply matching /${body.pattern}/`
+              : 'a reply';
+        let settledAt: number | null = null;
+        for (;;) {
+          const replies = await this.replies(scope);
+          if (replies.some(matches)) return null;
+          const deliveries = await this.deliveriesOf(scope);
+          await this.hurry(deliveries);
+          if (replies.length > 0 && settledAt === null) {
+            if (!deliveries.some((d) => d.status === 'pending')) settledAt = Date.now();
+          }
+          const settledLongEnough = settledAt !== null && Date.now() - settledAt >= SETTLE_GRACE_MS;
+          if (settledLongEnough || Date.now() >= deadline) {
+            const observed = replies.length
+              ? replies.map((m) => JSON.stringify(m.content)).join(', ')
+              : `no reply within ${withinMs} ms`;
+            return this.failure(expectation, wanted, observed, await this.blame(scope));
+          }
+          await sleep(POLL_MS);
+        }
+      }
+      case 'replies': {
+        const count = Number(body.count);
+        await this.settled(scope, deadline);
+        for (;;) {
+          await sleep(SETTLE_GRACE_MS);
+          const replies = await this.replies(scope);
+          if (replies.length === count) return null;
+          if (replies.length > count || Date.now() >= deadline) {
+            const texts = replies.map((m) => JSON.stringify(m.content)).join(', ');
+            return this.failure(
+              expectation,
+              `exactly ${count} repl${count === 1 ? 'y' : 'ies'}`,
+              `${replies.length} repl${replies.length === 1 ? 'y' : 'ies'}${texts ? `: ${texts}` : ''}`,
+              await this.blame(scope),
+            );
+          }
+        }
+      }
+      case 'none': {
+        await sleep(Math.max(0, deadline - Date.now()));
+        const replies = await this.replies(scope);
+        if (replies.length === 0) return null;
+        return this.failure(
+          expectation,
+          `no reply within ${withinMs} ms`,
+          replies.map((m) => JSON.stringify(m.content)).join(', '),
+          await this.blame(scope),
+        );
+      }
+      case 'delivery':
+        return this.checkDeliveries(expectation, scope, deadline);
+      case 'file':
+        return this.checkFile(expectation, scope, deadline);
+    }
+  }
+
+  private async checkDeliveries(
+    expectation: Expectation,
+    scope: StepScope,
+    deadline: number,
+  ): Promise<ExpectationFailure | null> {
+    const body = expectation.body;
+    const all = await this.settled(scope, Math.max(deadline, Date.now() + this.within));
+    const deliveries = body.type ? all.filter((d) => d.type === body.type) : all;
+    const of = body.type ? `${String(body.type)} deliveries` : 'deliveries';
+    if (typeof body.count === 'number' && deliveries.length !== body.count)
+      return this.failure(
+        expectation,
+        `exactly ${body.count} ${of}`,
+        `${deliveries.length}: ${deliveries.map((d) => `${d.type} ${d.id}`).join(', ') || 'none'}`,
+        deliveries[0],
+      );
+    if (deliveries.length === 0)
+      return body.count === 0
+        ? null
+        : this.failure(expectation, `a ${of.replace(/ies$/, 'y')} to the plugin`, 'none');
+    const status = body.status ?? '2xx';
+    const is2xx = (code: number | null) => code !== null && code >= 200 && code < 300;
+    for (const delivery of deliveries) {
+      // The plugin's own answers: an attempt the emulator dropped, or a duplicate it sent, is not one.
+      const marks = delivery.faults ?? [];
+      const notAnswers = new Set(
+        marks.filter((m) => m.kind === 'drop' || m.kind === 'duplicate').map((m) => m.attempt),
+      );
+      const answers = delivery.attempts.filter((a) => !notAnswers.has(a.number));
+      const first = answers[0];
+      const answered = first?.responseStatus ?? null;
+      const okStatus = status === '2xx' ? is2xx(answered) : answered === status;
+      if (!okStatus)
+        return this.failure(
+          expectation,
+          `${delivery.type} answered ${status}`,
+          first
+            ? `${answered === null ? 'no answer' : `HTTP ${answered}`}${first.error ? ` (${first.error})` : ''}${first.responseBody ? `: ${first.responseBody.slice(0, 200)}` : ''}`
+            : `no attempt reached the plugin yet (status ${delivery.status})`,
+          delivery,
+        );
+      if (typeof body.withinMs === 'number' && first.durationMs > body.withinMs)
+        return this.failure(
+          expectation,
+          `${delivery.type} answered within ${body.withinMs} ms`,
+          `answered in ${Math.round(first.durationMs)} ms`,
+          delivery,
+        );
+      // Retried because of the plugin: one of its answers was not a 2xx (a lost answer, injected, was a 2xx).
+      const refused = answers.filter((a) => !is2xx(a.responseStatus));
+      if (body.retried === false && refused.length > 0)
+        return this.failure(
+          expectation,
+          `${delivery.type} not retried`,
+          `retried after ${refused.map((a) => (a.responseStatus === null ? `no answer (${a.error ?? 'none'})` : `HTTP ${a.responseStatus}`)).join(', ')}`,
+          delivery,
+        );
+    }
+    return null;
+  }
+
+  private async checkFile(
+    expectation: Expectation,
+    scope: StepScope,
+    deadline: number,
+  ): Promise<ExpectationFailure | null> {
+    const body = expectation.body;
+    const repositoryId = String(body.repository);
+    const name = String(body.written ?? body.updated);
+    const field = body.written !== undefined ? 'createdAt' : 'updatedAt';
+    for (;;) {
+      const files = (await this.client.repositories.files.list(repositoryId, { limit: 100 })).data;
+      const named = files.filter((f) => f.fileName === name);
+      if (named.some((f) => String((f as Record<string, unknown>)[field]) >= scope.startedAt))
+        return null;
+      if (Date.now() >= deadline)
+        return this.failure(
+          expectation,
+          `${name} ${body.written !== undefined ? 'written to' : 'updated in'} ${repositoryId}`,
+          named.length
+            ? `${name} is there, unchanged since ${String((named[0] as Record<string, unknown>)[field])}`
+            : `no file ${name} (files: ${files.map((f) => f.fileName).join(', ') || 'none'})`,
+          await this.blame(scope),
+        );
+      await sleep(POLL_MS * 4);
+    }
+  }
+}
+
+/** A payload object as the `--set` overrides of `plugsmith trigger` (each leaf a path). */
+function overridesOf(
+  payload: Record<string, unknown>,
+  prefix: string[] = [],
+): Array<{ path: string[]; value: unknown }> {
+  const out: Array<{ path: string[]; value: unknown }> = [];
+  for (const [key, value] of Object.entries(payload)) {
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length)
+      out.push(...overridesOf(value as Record<string, unknown>, [...prefix, key]));
+    else out.push({ path: [...prefix, key], value });
+  }
+  return out;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  md: 'text/markdown',
+  txt: 'text/plain',
+  json: 'application/json',
+  csv: 'text/csv',
+  html: 'text/html',
+  pdf: 'application/pdf',
+};
+
+function contentTypeOf(name: string): string {
+  const extension = basename(name).split('.').at(-1)?.toLowerCase() ?? '';
+  return CONTENT_TYPES[extension] ?? 'text/plain';
+}
+
+function shortText(text: unknown): string {
+  const s = String(text);
+  return JSON.stringify(s.length > 40 ? `${s.slice(0, 37)}…` : s);
+}
+
+/** The step in words. */
+export function labelOf(kind: Step['kind'], body: Record<string, unknown>): string {
+  switch (kind) {
+    case 'conversation':
+      return `conversation with ${String(body.character ?? body.agent ?? "the plugin's agent")}`;
+    case 'message':
+      return `message ${shortText(body.text)}`;
+    case 'addFile':
+      return `add file ${String(body.name)} to ${String(body.repository)}`;
+    case 'removeFile':
+      return `remove file ${String(body.file)} from ${String(body.repository)}`;
+    case 'install':
+      return `install on ${String(body.on)} ${String(body.id)}`;
+    case 'uninstall':
+      return `uninstall ${String(body.instance)}`;
+    case 'trigger':
+      return `trigger ${String(body.event)}${body.payload ? ' (payload)' : ''}`;
+    case 'rotateSecret':
+      return 'rotate the webhook secret';
+    case 'faults':
+      return `faults ${String(body.profile)}${body.seed !== undefined ? ` (seed ${String(body.seed)})` : ''}`;
+    case 'wait':
+      return `wait ${String(body.ms)} ms`;
+  }
+}
+
+/** An expectation as written: `reply {"text":"hi"}`. */
+export function describeExpectation(expectation: Expectation): string {
+  return `${expectation.kind} ${JSON.stringify(expectation.body)}`;
+}

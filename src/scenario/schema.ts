@@ -1,0 +1,342 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { EVENT_KINDS } from '../shared/contract/enum-values.js';
+
+// The scenario file's format, in TypeBox (the contract's style). `scenario.schema.json` at the
+// package root is generated from it (`npm run docs`; test/scenario/schema-file.test.ts fails while
+// it is stale), and the reference in docs/scenarios.md too. Validation (validate.ts) walks these
+// schemas itself, to give every problem with its JSON path and a fix.
+
+const Text = (description: string) => Type.String({ minLength: 1, description });
+
+const WithinMs = Type.Integer({
+  minimum: 1,
+  maximum: 600_000,
+  description: 'How long to wait for it, in milliseconds (default 5000)',
+});
+
+/** Each step kind: what it does, and the fields of its result that `${id.field}` can name. */
+export const STEP_KINDS = {
+  conversation: {
+    schema: Type.Object(
+      {
+        character: Type.Optional(
+          Text('The character to talk to (default: the first character of `agent`)'),
+        ),
+        agent: Type.Optional(
+          Text(
+            'The agent whose first character is talked to (default: the agent the plugin is installed on)',
+          ),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'A user opens a conversation with a character (messaging API)',
+      },
+    ),
+    results: ['id', 'characterId', 'agentId'],
+  },
+  message: {
+    schema: Type.Object(
+      {
+        conversation: Text('The conversation, usually a reference: "${conv.id}"'),
+        text: Text('What the user writes'),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'A user sends a message in a conversation; an EVENT_HANDLER is told (AGENT_MESSAGE_RECEIVED)',
+      },
+    ),
+    results: ['id', 'conversationId'],
+  },
+  addFile: {
+    schema: Type.Object(
+      {
+        repository: Text('The repository the file is added to, e.g. repo_docs'),
+        name: Text('The file name, e.g. guide.md'),
+        content: Type.Optional(Type.String({ description: 'The file content (text)' })),
+        path: Type.Optional(
+          Text("A file to upload instead of `content`, relative to the scenario file's folder"),
+        ),
+        contentType: Type.Optional(Text('Default: from the name (text/markdown for .md)')),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'A file is uploaded and added to a repository; a DATA_PROVIDER is told (REPOSITORY_FILE_ADDED)',
+      },
+    ),
+    results: ['id', 'name', 'repositoryId'],
+  },
+  removeFile: {
+    schema: Type.Object(
+      {
+        repository: Text('The repository'),
+        file: Text('The file id, usually a reference: "${doc.id}"'),
+      },
+      {
+        additionalProperties: false,
+        description: 'A file is removed from a repository (REPOSITORY_FILE_REMOVED)',
+      },
+    ),
+    results: ['id'],
+  },
+  install: {
+    schema: Type.Object(
+      {
+        on: Type.Union([Type.Literal('agent'), Type.Literal('repository'), Type.Literal('app')], {
+          description: 'What kind of entity the plugin is installed on',
+        }),
+        id: Text('The agent, repository or app id, e.g. agent_nova'),
+        name: Type.Optional(Text('The instance name (default: "scenario")')),
+        inputs: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), { description: "The install's inputs" }),
+        ),
+        events: Type.Optional(
+          Type.Array(Type.String(), { description: "Default: the plugin's events" }),
+        ),
+        scopes: Type.Optional(
+          Type.Array(Type.String(), { description: "Default: the plugin's scopes" }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'The plugin is installed (PLUGIN_INSTALLED)',
+      },
+    ),
+    results: ['id', 'entityId'],
+  },
+  uninstall: {
+    schema: Type.Object(
+      { instance: Text('The instance, usually a reference: "${inst.id}"') },
+      {
+        additionalProperties: false,
+        description: 'The plugin is uninstalled (PLUGIN_UNINSTALLED)',
+      },
+    ),
+    results: ['id'],
+  },
+  trigger: {
+    schema: Type.Object(
+      {
+        event: Type.Union(
+          EVENT_KINDS.map((kind) => Type.Literal(kind)),
+          { description: 'The event to send' },
+        ),
+        payload: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), {
+            description:
+              "Fields of the event's data to set over the sample payload; a field the event does not have is an error",
+          }),
+        ),
+        instance: Type.Optional(Text("The instance (default: the plugin's newest that fits)")),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Any event is sent to the plugin: through the platform, or with `payload` as given (like `plugsmith trigger`)',
+      },
+    ),
+    results: ['deliveryId', 'eventId', 'conversationId'],
+  },
+  rotateSecret: {
+    schema: Type.Object(
+      {},
+      {
+        additionalProperties: false,
+        description:
+          "The plugin's webhook secret is rotated (the old one stays valid for its grace)",
+      },
+    ),
+    results: [],
+  },
+  faults: {
+    schema: Type.Object(
+      {
+        profile: Text('A fault profile (docs/fault-injection.md), or "off"'),
+        seed: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'Seed' })),
+      },
+      {
+        additionalProperties: false,
+        description: "The emulator's fault profile changes (until the scenario ends)",
+      },
+    ),
+    results: [],
+  },
+  wait: {
+    schema: Type.Object(
+      { ms: Type.Integer({ minimum: 0, maximum: 600_000, description: 'Milliseconds' }) },
+      { additionalProperties: false, description: 'Nothing happens for a while' },
+    ),
+    results: [],
+  },
+} satisfies Record<string, { schema: TSchema; results: string[] }>;
+
+export type StepKind = keyof typeof STEP_KINDS;
+export const STEP_KIND_NAMES = Object.keys(STEP_KINDS) as StepKind[];
+
+/** Each expectation kind: what it checks about what the plugin did because of its step. */
+export const EXPECTATION_KINDS = {
+  reply: Type.Object(
+    {
+      text: Type.Optional(Type.String({ description: 'The reply is exactly this text' })),
+      pattern: Type.Optional(Text('The reply matches this regular expression (JavaScript syntax)')),
+      withinMs: Type.Optional(WithinMs),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "The plugin answers the step's message in its conversation (text or pattern; neither: any reply)",
+    },
+  ),
+  replies: Type.Object(
+    {
+      count: Type.Integer({ minimum: 0, description: 'Exactly this many replies' }),
+      withinMs: Type.Optional(WithinMs),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "The plugin answers the step's message exactly this many times (counted once the step's deliveries are settled)",
+    },
+  ),
+  file: Type.Object(
+    {
+      written: Type.Optional(Text('A file of this name is added to the repository')),
+      updated: Type.Optional(Text('A file of this name in the repository changes')),
+      repository: Text('The repository'),
+      withinMs: Type.Optional(WithinMs),
+    },
+    {
+      additionalProperties: false,
+      description: 'The plugin writes (or updates) a file in a repository',
+    },
+  ),
+  delivery: Type.Object(
+    {
+      type: Type.Optional(
+        Type.Union(
+          EVENT_KINDS.map((kind) => Type.Literal(kind)),
+          { description: "Only the step's deliveries of this event" },
+        ),
+      ),
+      status: Type.Optional(
+        Type.Union([Type.Literal('2xx'), Type.Integer({ minimum: 100, maximum: 599 })], {
+          description: 'What the plugin answers: "2xx" (default) or a status',
+        }),
+      ),
+      withinMs: Type.Optional(
+        Type.Integer({ minimum: 1, description: 'The answer comes within this many ms' }),
+      ),
+      retried: Type.Optional(
+        Type.Boolean({ description: 'false: the first attempt is the answer (no retry)' }),
+      ),
+      count: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Exactly this many deliveries' }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'How the plugin answers the deliveries the step causes',
+    },
+  ),
+  none: Type.Object(
+    {
+      reply: Type.Literal(true, { description: 'No reply to the step message' }),
+      withinMs: WithinMs,
+    },
+    {
+      additionalProperties: false,
+      description: 'Absence: the plugin writes no reply to the step within the window',
+    },
+  ),
+} satisfies Record<string, TSchema>;
+
+export type ExpectationKind = keyof typeof EXPECTATION_KINDS;
+export const EXPECTATION_KIND_NAMES = Object.keys(EXPECTATION_KINDS) as ExpectationKind[];
+
+const StepId = Type.String({
+  pattern: '^[A-Za-z][A-Za-z0-9_]*$',
+  description: 'Names the step, for references to its result: "${conv.id}"',
+});
+
+/** One expectation: one of the kinds. */
+const ExpectationSchema = Type.Union(
+  EXPECTATION_KIND_NAMES.map((kind) =>
+    Type.Object({ [kind]: EXPECTATION_KINDS[kind] }, { additionalProperties: false }),
+  ),
+);
+
+/** One step: one of the kinds, an optional id and expectations. */
+const StepSchema = Type.Union(
+  STEP_KIND_NAMES.map((kind) =>
+    Type.Object(
+      {
+        id: Type.Optional(StepId),
+        [kind]: STEP_KINDS[kind].schema,
+        expect: Type.Optional(Type.Array(ExpectationSchema)),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+);
+
+/** The whole file. */
+export const ScenarioSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    name: Type.String({
+      minLength: 1,
+      description: 'Names the scenario in reports and deliveries',
+    }),
+    description: Type.Optional(Type.String()),
+    plugin: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "The plugin id (default: the project's manifest plugin)",
+      }),
+    ),
+    steps: Type.Array(StepSchema, { minItems: 1 }),
+  },
+  {
+    additionalProperties: false,
+    title: 'plugsmith scenario',
+    description:
+      'A journey through the platform and what the plugin must do at each step (docs/scenarios.md)',
+  },
+);
+
+/** A step as the runner reads it (validated first). */
+export interface Step {
+  id?: string;
+  kind: StepKind;
+  body: Record<string, unknown>;
+  expect: Expectation[];
+}
+
+export interface Expectation {
+  kind: ExpectationKind;
+  body: Record<string, unknown>;
+}
+
+export interface Scenario {
+  name: string;
+  description?: string;
+  plugin?: string;
+  steps: Step[];
+  /** Where it was read from, when a file. */
+  file?: string;
+}
+
+/** The file as written (validated). */
+export type ScenarioFile = Static<typeof ScenarioSchema>;
+
+/** The JSON Schema document written to scenario.schema.json. */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(ScenarioSchema)) as Record<string, unknown>;
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://plugsmith.dev/scenario.schema.json',
+    ...plain,
+  };
+}

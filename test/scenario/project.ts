@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
+
+// A project as `plugsmith init` writes it, runnable without `npm install`: its `plugsmith`
+// dependency is this checkout, `standardwebhooks` and the types come from this checkout's
+// node_modules, and the TypeScript is compiled with this checkout's tsc. The manifest's dev command
+// serves the compiled plugin (`node dist/main.js`); the template's own code is untouched.
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** Writes a TypeScript project of the type in `dir` and compiles it. */
+export async function typescriptProject(
+  dir: string,
+  type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP',
+  env: Record<string, string>,
+): Promise<void> {
+  const init = await runCli(['init', dir, '--type', type, '--yes'], { env });
+  expect(init.code, init.stderr).toBe(0);
+  await mkdir(join(dir, 'node_modules/@types'), { recursive: true });
+  await symlink(ROOT, join(dir, 'node_modules/plugsmith'), 'dir');
+  await symlink(
+    join(ROOT, 'node_modules/standardwebhooks'),
+    join(dir, 'node_modules/standardwebhooks'),
+    'dir',
+  );
+  await symlink(
+    join(ROOT, 'node_modules/@types/node'),
+    join(dir, 'node_modules/@types/node'),
+    'dir',
+  );
+  const tsc = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  tsc.stdout.on('data', (d) => (output += d));
+  tsc.stderr.on('data', (d) => (output += d));
+  const [code] = (await once(tsc, 'close')) as [number | null];
+  expect(code, output).toBe(0);
+  await setDevCommand(dir, 'node dist/main.js', ['*.ts']);
+}
+
+/** Writes a Python project of the type in `dir`. */
+export async function pythonProject(
+  dir: string,
+  type: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP',
+  env: Record<string, string>,
+): Promise<void> {
+  const init = await runCli(['init', dir, '--type', type, '--lang', 'python', '--yes'], { env });
+  expect(init.code, init.stderr).toBe(0);
+}
+
+/** Sets the manifest's dev command (and the files whose change restarts the plugin). */
+export async function setDevCommand(dir: string, command: string, watch?: string[]): Promise<void> {
+  const path = join(dir, 'plugsmith.json');
+  const manifest = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  manifest.dev = { command, ...(watch ? { watch } : {}) };
+  await writeFile(path, JSON.stringify(manifest, null, 2));
+}

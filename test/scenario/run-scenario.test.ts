@@ -1,0 +1,138 @@
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runScenario, ScenarioFileError } from '../../src/emulator-entry.js';
+import { createClient } from '../../src/client/index.js';
+import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
+import { emulator, own, tempDir } from '../kit/index.js';
+
+// `runScenario` as plugsmith/emulator exports it, in a plugin author's TypeScript test: an
+// emulator in this process, a plugin on a real port (it answers each message with what it was
+// told, in capitals when `shout` is set), and structured results.
+
+async function setUp(options: { shout?: boolean } = {}) {
+  const emu = await emulator();
+  const client = createClient({
+    baseUrl: emu.url,
+    messagingUrl: emu.messagingUrl,
+    token: emu.token!,
+    apiKey: emu.apiKey!,
+    adminToken: emu.adminToken,
+  });
+  own(() => client.close());
+  const tokens = new Map<string, string>();
+  let secret = '';
+  const server = createServer((req, res) =>
+    createWebhookHandler({
+      secret,
+      on: {
+        PLUGIN_INSTALLED: (event) => {
+          tokens.set(event.data.instance.id, event.data.accessToken);
+        },
+        AGENT_MESSAGE_RECEIVED: async (event) => {
+          const { agentId, conversationId, message } = event.data;
+          const reply = `You said: ${message.content}`;
+          await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({
+              content: options.shout ? reply.toUpperCase() : reply,
+              isStreaming: false,
+            }),
+          });
+        },
+      },
+    })(req, res),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  own(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+  const plugin = await client.plugins.create({
+    orgId: emu.orgId!,
+    name: 'echo',
+    description: 'answers with what it was told',
+    type: 'EVENT_HANDLER',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+    webhookUrl: `http://127.0.0.1:${port}/webhook`,
+  } as never);
+  secret = String(plugin.webhookSecret);
+  expect((await client.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
+  return { emu, pluginId: plugin.id };
+}
+
+const CHAT = {
+  name: 'a chat',
+  steps: [
+    { id: 'inst', install: { on: 'agent', id: 'agent_nova' } },
+    { id: 'conv', conversation: { agent: 'agent_nova' } },
+    {
+      message: { conversation: '${conv.id}', text: 'hello ${env.WHO}' },
+      expect: [
+        { reply: { text: 'You said: hello Ada' } },
+        { replies: { count: 1 } },
+        { delivery: { type: 'AGENT_MESSAGE_RECEIVED', status: '2xx', retried: false } },
+      ],
+    },
+    {
+      uninstall: { instance: '${inst.id}' },
+      expect: [{ delivery: { type: 'PLUGIN_UNINSTALLED' } }],
+    },
+  ],
+};
+
+describe('runScenario from plugsmith/emulator', () => {
+  test('runs a scenario file against an emulator and a plugin: every step passes, results are structured', async () => {
+    const { emu, pluginId } = await setUp();
+    const dir = await tempDir();
+    const file = join(dir, 'chat.json');
+    await writeFile(file, JSON.stringify(CHAT));
+    const seen: string[] = [];
+    const result = await runScenario(file, {
+      emulator: emu,
+      pluginId,
+      env: { WHO: 'Ada' },
+      onStep: (step) => seen.push(step.kind),
+    });
+    expect(result.ok, JSON.stringify(result, null, 2)).toBe(true);
+    expect(seen).toEqual(['install', 'conversation', 'message', 'uninstall']);
+    expect(result.steps[2].deliveries).toHaveLength(1);
+    expect(result.steps[0].result.id).toMatch(/^pin_/);
+    // The deliveries of the run carry its name.
+    const delivery = await emu.waitForDelivery({ type: 'AGENT_MESSAGE_RECEIVED', pluginId });
+    expect(delivery.scenario).toBe('a chat');
+  });
+
+  test('a changed reply fails the step with what was expected and what came, the delivery named', async () => {
+    const { emu, pluginId } = await setUp({ shout: true });
+    const result = await runScenario(CHAT, { emulator: emu, pluginId, env: { WHO: 'Ada' } });
+    expect(result.ok).toBe(false);
+    const failed = result.steps[2];
+    expect(failed.ok).toBe(false);
+    expect(failed.failures[0]).toMatchObject({
+      expectation: 'reply {"text":"You said: hello Ada"}',
+      expected: 'a reply "You said: hello Ada"',
+      observed: '"YOU SAID: HELLO ADA"',
+      deliveryId: expect.stringMatching(/^dlv_/),
+      link: expect.stringContaining('/_emulator/dashboard/#/deliveries/dlv_'),
+    });
+    // The later step is skipped, not run.
+    expect(result.steps[3]).toMatchObject({ skipped: true, ok: false });
+  });
+
+  test('a bad scenario throws ScenarioFileError with every problem, before anything runs', async () => {
+    const { emu, pluginId } = await setUp();
+    const bad = { name: 'bad', steps: [{ mesage: { conversation: 'x', text: 'y' } }] };
+    const error = await runScenario(bad, { emulator: emu, pluginId }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScenarioFileError);
+    expect((error as ScenarioFileError).problems[0]).toMatchObject({
+      path: 'steps[0].mesage',
+      fix: expect.stringContaining('did you mean "message"'),
+    });
+  });
+});
