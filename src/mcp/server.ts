@@ -8,6 +8,7 @@ import { type Connect, START_EMULATOR } from './connection.js';
 import { redact } from './shape.js';
 import { registerReadTools } from './tools-read.js';
 import { registerWriteTools } from './tools-write.js';
+import { registerScenarioTools } from './tools-scenario.js';
 
 export type { Connect, Connection } from './connection.js';
 
@@ -30,7 +31,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { instructions: INSTRUCTIONS },
   );
   registerReadTools(server, options.connect);
-  if (!options.readOnly) registerWriteTools(server, options.connect);
+  if (!options.readOnly) {
+    registerWriteTools(server, options.connect);
+    registerScenarioTools(server, options.connect);
+  }
   registerResources(server, options.connect);
   registerPrompts(server);
   return server;

@@ -108,8 +108,10 @@ describe('plugsmith mcp tools', () => {
         'list_characters',
         'list_deliveries',
         'reset_emulator',
+        'record_scenario',
         'resend_delivery',
         'retry_delivery',
+        'run_scenarios',
         'rotate_webhook_secret',
         'run_check',
         'send_chat_message',
@@ -264,6 +266,10 @@ describe('plugsmith mcp tools', () => {
     const noPlugin = await call(client, 'trigger_event', { type: 'AGENT_MESSAGE_RECEIVED' });
     expect(noPlugin.isError).toBe(true);
     expect(seen(noPlugin)).toContain('plugsmith dev');
+    // Scenarios live in a project: outside one, the error says where to run the server.
+    const noProject = await call(client, 'run_scenarios', {});
+    expect(noProject.isError).toBe(true);
+    expect(seen(noProject)).toContain('plugsmith.json');
     const noConfirm = await call(client, 'reset_emulator', {});
     expect(noConfirm.isError).toBe(true);
     const badProfile = await call(client, 'set_fault_profile', { profile: 'explode=2' });
@@ -321,11 +327,11 @@ describe('plugsmith mcp tools', () => {
       ]),
     );
     const openapi = await client.readResource({ uri: 'plugsmith://openapi' });
-    expect(JSON.stringify(openapi.contents[0])).toContain('"openapi"');
+    expect((openapi.contents[0] as { text: string }).text).toContain('"openapi"');
     const schema = await client.readResource({
       uri: 'plugsmith://events/AGENT_MESSAGE_RECEIVED/schema',
     });
-    expect(JSON.stringify(schema.contents[0])).toContain('conversationId');
+    expect((schema.contents[0] as { text: string }).text).toContain('conversationId');
     const prompt = await client.getPrompt({ name: 'debug_last_failed_delivery', arguments: {} });
     expect(JSON.stringify(prompt.messages)).toContain('list_deliveries');
   });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -92,6 +93,8 @@ test('spawned `plugsmith mcp` beside `plugsmith dev`: trigger, find the delivery
   const names = (await client.listTools()).tools.map((t) => t.name);
   expect(names).toEqual(
     expect.arrayContaining([
+      'run_scenarios',
+      'record_scenario',
       'trigger_event',
       'list_deliveries',
       'resend_delivery',
@@ -115,6 +118,19 @@ test('spawned `plugsmith mcp` beside `plugsmith dev`: trigger, find the delivery
     .deliveries;
   expect(rows.find((row) => row.id === deliveryId)).toMatchObject({ status: 'delivered' });
 
+  // The message and the plugin's reply, recorded as a scenario in the project, then run again.
+  const recorded = await call(client, 'record_scenario', { output: 'scenarios/recorded.json' });
+  expect(recorded.isError, JSON.stringify(recorded)).toBeFalsy();
+  expect(existsSync(join(dir, 'scenarios', 'recorded.json'))).toBe(true);
+  const escaped = await call(client, 'record_scenario', { output: '../elsewhere.json' });
+  expect(escaped.isError).toBe(true);
+  const ran = await call(client, 'run_scenarios', {});
+  expect(ran.isError, JSON.stringify(ran)).toBeFalsy();
+  expect(ran.structuredContent).toMatchObject({
+    ok: true,
+    scenarios: [expect.objectContaining({ name: 'recorded', ok: true })],
+  });
+
   const resent = await call(client, 'resend_delivery', { deliveryId });
   expect(resent.structuredContent).toMatchObject({
     delivery: { redeliveryOf: deliveryId, status: 'delivered' },
@@ -129,8 +145,15 @@ test('spawned `plugsmith mcp` beside `plugsmith dev`: trigger, find the delivery
   const offered = (await readOnly.listTools()).tools;
   expect(offered.length).toBeGreaterThan(0);
   expect(offered.filter((t) => t.annotations?.readOnlyHint !== true)).toEqual([]);
+  const countOf = async () => {
+    const listed = await call(readOnly, 'list_deliveries', {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      limit: 100,
+    });
+    return (listed.structuredContent as { deliveries: unknown[] }).deliveries.length;
+  };
+  const before = await countOf();
   const refused = await call(readOnly, 'resend_delivery', { deliveryId });
   expect(refused.isError).toBe(true);
-  const after = await call(readOnly, 'list_deliveries', { type: 'AGENT_MESSAGE_RECEIVED' });
-  expect((after.structuredContent as { deliveries: unknown[] }).deliveries).toHaveLength(2);
+  expect(await countOf()).toBe(before);
 });
