@@ -4,8 +4,6 @@ import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-import { liveEmulator } from '../dev/local-emulator.js';
-import { loadManifest } from '../manifest/load.js';
 import type { ScenarioResult } from '../scenario/run.js';
 import { type Connect, type Connection, pluginIdOf, withConnection } from './connection.js';
 import { result } from './shape.js';
@@ -177,6 +175,10 @@ export function registerScenarioTools(server: McpServer, connect: Connect): void
           throw new UserError(
             `${args.output} exists: pass overwrite: true to replace it, or another output`,
           );
+        const [{ liveEmulator }, { loadManifest }] = await Promise.all([
+          import('../dev/local-emulator.js'),
+          import('../manifest/load.js'),
+        ]);
         const since = args.since ?? (await liveEmulator(project))?.startedAt;
         const manifestPath = connection.manifestPath;
         // Only the installs are read: a ${PORT} that dev sets and this process lacks must not hide them.
