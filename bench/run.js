@@ -23,6 +23,7 @@ const suites = {
   start: () => import('./start.js'),
   security: () => import('./security.js'),
   dashboard: () => import('./dashboard.js'),
+  scenario: () => import('./scenario.js'),
 };
 
 const selected = values.only ? values.only.split(',') : Object.keys(suites);

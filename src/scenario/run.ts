@@ -128,7 +128,7 @@ export class ScenarioFileError extends Error {
   }
 }
 
-const POLL_MS = 25;
+const POLL_MS = 10;
 /** After the step's deliveries are answered, how long a plugin that writes after answering gets. */
 const SETTLE_GRACE_MS = 50;
 
@@ -188,6 +188,8 @@ interface StepScope {
   conversationId?: string;
   /** The user message the replies answer (after it). */
   messageId?: string;
+  /** The step's deliveries once none is pending: later checks read these instead of asking again. */
+  settled?: Delivery[];
 }
 
 class Runner {
@@ -302,7 +304,9 @@ class Runner {
       );
       if (failure) failures.push(failure);
     }
-    const deliveries = step.expect.length ? (await this.deliveriesOf(scope)).map((d) => d.id) : [];
+    const deliveries = step.expect.length
+      ? (scope.settled ?? (await this.deliveriesOf(scope))).map((d) => d.id)
+      : [];
     return {
       ...base,
       ok: failures.length === 0,
@@ -527,11 +531,15 @@ class Runner {
 
   /** Waits until the step's deliveries are answered (none pending), at most until `deadline`; returns them. */
   private async settled(scope: StepScope, deadline: number): Promise<Delivery[]> {
+    if (scope.settled) return scope.settled;
     for (;;) {
       const deliveries = await this.deliveriesOf(scope);
       await this.hurry(deliveries);
       const pending = deliveries.some((d) => d.status === 'pending');
-      if (!pending && deliveries.length > 0) return deliveries;
+      if (!pending && deliveries.length > 0) {
+        scope.settled = deliveries;
+        return deliveries;
+      }
       if (Date.now() >= deadline) return deliveries;
       await sleep(POLL_MS);
     }
@@ -601,7 +609,10 @@ class Runner {
           const deliveries = await this.deliveriesOf(scope);
           await this.hurry(deliveries);
           if (replies.length > 0 && settledAt === null) {
-            if (!deliveries.some((d) => d.status === 'pending')) settledAt = Date.now();
+            if (deliveries.length > 0 && !deliveries.some((d) => d.status === 'pending')) {
+              settledAt = Date.now();
+              scope.settled = deliveries;
+            }
           }
           const settledLongEnough = settledAt !== null && Date.now() - settledAt >= SETTLE_GRACE_MS;
           if (settledLongEnough || Date.now() >= deadline) {

@@ -10,7 +10,8 @@ import { emulator, own, tempDir } from '../kit/index.js';
 
 // `runScenario` as plugsmith/emulator exports it, in a plugin author's TypeScript test: an
 // emulator in this process, a plugin on a real port (it answers each message with what it was
-// told, in capitals when `shout` is set), and structured results.
+// told, in capitals when `shout` is set, never to a message saying "quiet", and every time it is
+// told: it does not drop a duplicate), and structured results.
 
 async function setUp(options: { shout?: boolean } = {}) {
   const emu = await emulator();
@@ -33,6 +34,7 @@ async function setUp(options: { shout?: boolean } = {}) {
         },
         AGENT_MESSAGE_RECEIVED: async (event) => {
           const { agentId, conversationId, message } = event.data;
+          if (message.content.includes('quiet')) return;
           const reply = `You said: ${message.content}`;
           await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
             method: 'POST',
@@ -134,5 +136,35 @@ describe('runScenario from plugsmith/emulator', () => {
       path: 'steps[0].mesage',
       fix: expect.stringContaining('did you mean "message"'),
     });
+  });
+
+  test('absence within a window, a wait, and a faults step: a plugin that answers a duplicate twice fails, and the profile is set back', async () => {
+    const { emu, pluginId } = await setUp();
+    const result = await runScenario(
+      {
+        name: 'quiet and duplicates',
+        steps: [
+          { install: { on: 'agent', id: 'agent_nova' } },
+          { id: 'conv', conversation: {} },
+          {
+            message: { conversation: '${conv.id}', text: 'be quiet' },
+            expect: [{ none: { reply: true, withinMs: 300 } }],
+          },
+          { wait: { ms: 10 } },
+          { faults: { profile: 'duplicate=1', seed: 1 } },
+          {
+            message: { conversation: '${conv.id}', text: 'twice?' },
+            expect: [{ replies: { count: 1 } }],
+          },
+        ],
+      },
+      { emulator: emu, pluginId },
+    );
+    expect(result.steps.map((s) => s.ok)).toEqual([true, true, true, true, true, false]);
+    expect(result.steps[5].failures[0]).toMatchObject({
+      expected: 'exactly 1 reply',
+      observed: '2 replies: "You said: twice?", "You said: twice?"',
+    });
+    expect(emu.faults.get()).toMatchObject({ on: false });
   });
 });
