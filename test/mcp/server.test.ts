@@ -197,6 +197,20 @@ describe('plugsmith mcp tools', () => {
       ),
     ).toContain(delivery.id);
 
+    // The install's access token is in the event sent; the agent sees it redacted.
+    const installs = await call(client, 'list_deliveries', { type: 'PLUGIN_INSTALLED', pluginId });
+    const installId = (installs.structuredContent as { deliveries: Array<{ id: string }> })
+      .deliveries[0].id;
+    const raw = createClient({ baseUrl: emu.url, adminToken: emu.adminToken });
+    const rawEvent = (await raw.emulator.deliveries.get(installId)).event as {
+      data: { accessToken: string };
+    };
+    await raw.close();
+    const install = await call(client, 'get_delivery', { deliveryId: installId });
+    expect(rawEvent.data.accessToken.length).toBeGreaterThan(16);
+    expect(seen(install)).not.toContain(rawEvent.data.accessToken);
+    expect(seen(install)).toContain('accessToken');
+
     const resent = await call(client, 'resend_delivery', { deliveryId: delivery.id });
     expect(resent.structuredContent).toMatchObject({ delivery: { redeliveryOf: delivery.id } });
   });
