@@ -156,4 +156,36 @@ test('spawned `plugsmith mcp` beside `plugsmith dev`: trigger, find the delivery
   const refused = await call(readOnly, 'resend_delivery', { deliveryId });
   expect(refused.isError).toBe(true);
   expect(await countOf()).toBe(before);
+
+  // From another folder, --emulator names the project: the same emulator.
+  const status = await call(client, 'emulator_status');
+  const elsewhere = await mcpOver(configDir, env, ['--read-only', '--emulator', dir]);
+  const there = await call(elsewhere, 'emulator_status');
+  expect(there.isError, JSON.stringify(there)).toBeFalsy();
+  expect((there.structuredContent as { url: string }).url).toBe(
+    (status.structuredContent as { url: string }).url,
+  );
+});
+
+test('spawned `plugsmith mcp` in a project whose emulator is not running: each tool says so and names `plugsmith dev`', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-mcp-idle-'));
+  const configDir = await mkdtemp(join(tmpdir(), 'plugsmith-mcp-idle-cfg-'));
+  onTestFinished(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(configDir, { recursive: true, force: true });
+  });
+  await writeFile(join(dir, 'plugsmith.json'), MANIFEST);
+  const client = await mcpOver(dir, {
+    PLUGSMITH_CONFIG_DIR: configDir,
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_MESSAGING_URL: '',
+    PLUGSMITH_API_KEY: '',
+  });
+  for (const name of ['emulator_status', 'list_deliveries', 'trigger_event']) {
+    const args = name === 'trigger_event' ? { type: 'PLUGIN_INSTALLED' } : {};
+    const answer = await call(client, name, args);
+    expect(answer.isError, name).toBe(true);
+    expect(JSON.stringify(answer.content)).toContain('plugsmith dev');
+  }
 });
