@@ -80,6 +80,7 @@ export function deliveryRow(delivery: Delivery) {
     lastError: last?.error ?? null,
     nextAttemptAt: delivery.nextAttemptAt,
     redeliveryOf: delivery.redeliveryOf,
+    scenario: delivery.scenario ?? null,
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
   };

@@ -83,7 +83,7 @@ export function registerReadTools(server: McpServer, connect: Connect): void {
     {
       title: 'List deliveries',
       description:
-        "The emulator's webhook delivery log, newest first: each event sent to a plugin, its status (pending: retries to come; delivered: answered 2xx; failed/exhausted: did not get through) and its last answer. Filter by status, event type, plugin, failed (at least one attempt failed) and since (an ISO time). get_delivery shows one in full.",
+        "The emulator's webhook delivery log, newest first: each event sent to a plugin, its status (pending: retries to come; delivered: answered 2xx; failed/exhausted: did not get through) and its last answer. Filter by status, event type, plugin, failed (at least one attempt failed), since (an ISO time) and scenario. get_delivery shows one in full.",
       inputSchema: {
         status: z.enum(DELIVERY_STATUSES).optional().describe('only deliveries in this status'),
         type: z.enum(EVENT_KINDS).optional().describe('only this event type'),
@@ -97,6 +97,10 @@ export function registerReadTools(server: McpServer, connect: Connect): void {
           .datetime({ offset: true })
           .optional()
           .describe('only deliveries created at or after this ISO 8601 time'),
+        scenario: z
+          .string()
+          .optional()
+          .describe('only deliveries emitted while this scenario ran (run_scenarios)'),
         limit: z.number().int().min(1).max(100).default(20),
       },
       outputSchema: { deliveries: z.array(anyObject), total: z.number().nullable() },
@@ -114,6 +118,7 @@ export function registerReadTools(server: McpServer, connect: Connect): void {
           filters: {
             ...(args.status ? { status: args.status } : {}),
             ...(args.type ? { type: args.type } : {}),
+            ...(args.scenario ? { scenario: args.scenario } : {}),
           },
         };
         const page = await connection.client.emulator.deliveries.list(query);

@@ -130,6 +130,11 @@ test('spawned `plugsmith mcp` beside `plugsmith dev`: trigger, find the delivery
     ok: true,
     scenarios: [expect.objectContaining({ name: 'recorded', ok: true })],
   });
+  const tagged = await call(client, 'list_deliveries', { scenario: 'recorded' });
+  const ofScenario = (tagged.structuredContent as { deliveries: Array<{ scenario: string }> })
+    .deliveries;
+  expect(ofScenario.length).toBeGreaterThan(0);
+  expect(ofScenario.every((d) => d.scenario === 'recorded')).toBe(true);
 
   const resent = await call(client, 'resend_delivery', { deliveryId });
   expect(resent.structuredContent).toMatchObject({
