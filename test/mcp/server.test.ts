@@ -5,7 +5,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { UserError } from '../../src/errors.js';
 import { createMcpServer, type Connect } from '../../src/mcp/server.js';
-import { answerChallenge, emulator, json, receiver, type Receiver } from '../kit/index.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { answerChallenge, emulator, json, receiver, tempDir, type Receiver } from '../kit/index.js';
 import type { Emulator } from '../../emulator/index.js';
 
 // Every tool through the SDK's in-memory transport, against a real emulator and a real webhook.
@@ -348,6 +350,45 @@ describe('plugsmith mcp tools', () => {
     expect((schema.contents[0] as { text: string }).text).toContain('conversationId');
     const prompt = await client.getPrompt({ name: 'debug_last_failed_delivery', arguments: {} });
     expect(JSON.stringify(prompt.messages)).toContain('list_deliveries');
+  });
+
+  test("run_scenarios runs the project's scenarios; a failing expectation is reported, not thrown; paths stay in the project", async () => {
+    const project = await tempDir('plugsmith-mcp-project-');
+    await mkdir(join(project, 'scenarios'));
+    const scenario = (name: string, status: string | number) => ({
+      name,
+      steps: [
+        { id: 'conv', conversation: { character: 'char_nova' } },
+        {
+          message: { conversation: '${conv.id}', text: 'hello' },
+          expect: [{ delivery: { type: 'AGENT_MESSAGE_RECEIVED', status } }],
+        },
+      ],
+    });
+    await writeFile(
+      join(project, 'scenarios', 'answered.json'),
+      JSON.stringify(scenario('answered', '2xx')),
+    );
+    await writeFile(
+      join(project, 'scenarios', 'refused.json'),
+      JSON.stringify(scenario('refused', 500)),
+    );
+    const base = connectTo(emu);
+    const client = await mcpClient(async () => ({ ...(await base()), project }));
+    const ran = await call(client, 'run_scenarios', { pluginId });
+    expect(ran.isError, seen(ran)).toBeFalsy();
+    const results = ran.structuredContent as {
+      ok: boolean;
+      scenarios: Array<{ name: string; ok: boolean }>;
+    };
+    expect(results.ok).toBe(false);
+    expect(results.scenarios.map((r) => [r.name, r.ok])).toEqual([
+      ['answered', true],
+      ['refused', false],
+    ]);
+    const outside = await call(client, 'run_scenarios', { paths: ['../elsewhere'] });
+    expect(outside.isError).toBe(true);
+    expect(seen(outside)).toContain('outside the project');
   });
 
   test('reset needs confirm: true and says what it removes', async () => {
