@@ -360,6 +360,7 @@ describe('plugsmith mcp tools', () => {
       steps: [
         { id: 'conv', conversation: { character: 'char_nova' } },
         {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a scenario's reference to an earlier step, not a template literal
           message: { conversation: '${conv.id}', text: 'hello' },
           expect: [{ delivery: { type: 'AGENT_MESSAGE_RECEIVED', status } }],
         },
