@@ -326,7 +326,7 @@ export function registerWriteTools(server: McpServer, connect: Connect): void {
     {
       title: 'Reset the emulator',
       description:
-        'DESTRUCTIVE: puts the emulator back to its seed. It removes every plugin, instance, delivery (the whole log), conversation, message, file, repository and token created since it started; the seed (its org, agents, characters, token and API key) is loaded again, and the fault profile stays (its faults are drawn from the start again). The project's plugin is gone too: restart `plugsmith dev` to deploy and install it again. Needs confirm: true.',
+        'DESTRUCTIVE: puts the emulator back to its seed. It removes every plugin, instance, delivery (the whole log), conversation, message, file, repository and token created since it started; the seed (its org, agents, characters, token and API key) is loaded again, and the fault profile stays (its faults are drawn from the start again). The plugin of this project is gone too: restart `plugsmith dev` to deploy and install it again. Needs confirm: true.',
       inputSchema: {
         confirm: z
           .literal(true)
