@@ -24,6 +24,7 @@ const suites = {
   security: () => import('./security.js'),
   dashboard: () => import('./dashboard.js'),
   scenario: () => import('./scenario.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 const selected = values.only ? values.only.split(',') : Object.keys(suites);
