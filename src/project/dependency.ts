@@ -49,7 +49,14 @@ export async function packFingerprint(root: string, version: string): Promise<st
       for (const name of (await readdir(path)).sort()) await visit(join(path, name));
     } else hash.update(`${path}\0${info.size}\0${info.mtimeMs}\0`);
   };
-  for (const entry of ['package.json', 'plugsmith.schema.json', 'bin', 'dist', 'templates'])
+  for (const entry of [
+    'package.json',
+    'plugsmith.schema.json',
+    'scenario.schema.json',
+    'bin',
+    'dist',
+    'templates',
+  ])
     await visit(join(root, entry));
   return hash.digest('hex').slice(0, 24);
 }

@@ -229,6 +229,10 @@ export async function scaffoldProject(
     events: jsonList(answers.events),
     scopes: jsonList(answers.scopes),
     pythonInstall: pythonInstall(dependency),
+    // The CI job's install of plugsmith: the vendored tarball, else the release.
+    plugsmithGlobalInstall: dependency.vendored
+      ? `npm install --global ./${dependency.vendored}`
+      : `npm install --global plugsmith@${dependency.version}`,
     behaviour: python ? pythonPaths(template.behaviour) : template.behaviour,
     installHint: python
       ? template.installHint.replaceAll('npx plugsmith', 'plugsmith')

@@ -54,6 +54,7 @@ const COMMON = [
   'src/webhooks.ts',
   'test/harness.ts',
   'test/plugin.test.ts',
+  'test/scenarios.test.ts',
   'tsconfig.build.json',
   'tsconfig.json',
   'vitest.config.ts',
@@ -65,7 +66,7 @@ const CASES = [
     installs: [{ name: 'local docs', repository: 'repo_docs' }],
     events: ['REPOSITORY_FILE_ADDED', 'REPOSITORY_FILE_REMOVED'],
     scopes: ['REPOSITORY_FILES_READ'],
-    extra: [],
+    extra: ['scenarios/file-added-and-removed.json', 'scenarios/several-files.json'],
     code: [
       'REPOSITORY_FILE_ADDED',
       'platform.uploads.accessUrl',
@@ -77,7 +78,7 @@ const CASES = [
     installs: [{ name: 'local agent', agent: 'agent_nova' }],
     events: ['AGENT_MESSAGE_RECEIVED'],
     scopes: ['AGENT_MESSAGE_WRITE'],
-    extra: ['src/reply.ts'],
+    extra: ['scenarios/message-answered.json', 'scenarios/two-conversations.json', 'src/reply.ts'],
     code: ['AGENT_MESSAGE_RECEIVED', 'platform.agentMessages.write(agentId, conversationId'],
   },
   {
@@ -85,7 +86,7 @@ const CASES = [
     installs: [{ name: 'local app', app: 'app_local' }],
     events: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED'],
     scopes: [],
-    extra: ['src/history.ts'],
+    extra: ['scenarios/install-uninstall.json', 'scenarios/secret-rotated.json', 'src/history.ts'],
     code: ['PLUGIN_INSTALLED', 'PLUGIN_UNINSTALLED', 'history.record'],
   },
 ] as const;

@@ -292,7 +292,15 @@ export const exec: CommandHandler<OptionsOf<typeof execOptions>> = async ({
       return;
     }
     note(io, global, `emulator at ${emulator.url} (in memory); running: ${words.join(' ')}`);
-    const code = await runCommand(words, { ...process.env, ...environment });
+    // PLUGSMITH_CLI: how the command can run this plugsmith (a project's tests run `scenario run` with it).
+    const cli = [process.execPath, process.argv[1]].map(
+      (word) => `'${word.replaceAll("'", `'\\''`)}'`,
+    );
+    const code = await runCommand(words, {
+      PLUGSMITH_CLI: cli.join(' '),
+      ...process.env,
+      ...environment,
+    });
     if (code !== 0) throw new ExitWith(code);
   } finally {
     await emulator.close();

@@ -3,6 +3,7 @@ started here: `plugsmith emulator exec --deploy -- python3 -m unittest`. (In CI,
 `plugsmith scenario run --start` plays them without this test: it starts everything itself.)"""
 
 import os
+import shlex
 import subprocess
 import unittest
 
@@ -21,8 +22,8 @@ class ScenariosTest(unittest.TestCase):
                     if kind in install:
                         extra = {"orgId": h.org_id} if kind == "app" else {}
                         h.install(path.format(install[kind]), install["name"], **extra)
-            # PLUGSMITH_CLI: how to run plugsmith when it is not on the PATH (e.g. "npx plugsmith").
-            cli = os.environ.get("PLUGSMITH_CLI", "plugsmith").split()
+            # PLUGSMITH_CLI: how to run plugsmith (`plugsmith emulator exec` sets it to itself).
+            cli = shlex.split(os.environ.get("PLUGSMITH_CLI", "plugsmith"))
             run = subprocess.run([*cli, "scenario", "run", "scenarios", "--plugin", h.plugin_id], cwd=PROJECT, capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         finally:
