@@ -31,6 +31,7 @@ const suites = {
   validation: () => import('./validation-budget.js'),
   dashboard: () => import('./dashboard.js'),
   scenario: () => import('./scenario.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 const named = [...positionals, ...(values.only ? values.only.split(',') : [])];

@@ -20,6 +20,7 @@ import { devCommands } from './dev/index.js';
 import { triggerCommands } from './trigger/index.js';
 import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
+import { mcpCommands } from './mcp/index.js';
 import { scenarioCommands } from './scenario/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its run module (run.ts or a file named for the command). */
@@ -45,6 +46,7 @@ export const commands: AnyCommandSpec[] = [
   ...triggerCommands,
   ...checkCommands,
   ...logsCommands,
+  ...mcpCommands,
   ...scenarioCommands,
   ...completionCommands,
   ...doctorCommands,

@@ -55,6 +55,8 @@ const LOCAL = new Set([
   'emulator stop',
   'emulator exec',
   'login',
+  // Serves the project's local emulator only (found like every command finds it); never --base-url.
+  'mcp',
 ]);
 
 describe('groups', () => {
