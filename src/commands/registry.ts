@@ -67,7 +67,6 @@ export const groups: Record<string, string> = {
   providers: 'Install DATA_PROVIDER plugins on repositories, list and remove them',
   repos: 'Create, list and show repositories, and manage their files',
   'repos files': 'Add, list and remove the files of a repository',
-  scenario:
-    'Run and record scenarios: a journey through the platform and what the plugin does at each step',
+  scenario: "Run and record scenarios: a plugin's whole journey, checked at each step",
   tokens: 'Create API tokens',
 };

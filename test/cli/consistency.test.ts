@@ -149,7 +149,12 @@ describe('--base-url and --messaging-url', () => {
   let manifest: string;
   let exportFile: string;
   let upload: string;
+  let scenario: string;
   beforeAll(async () => {
+    scenario = await jsonFile(t.dir, 'consistency.scenario.json', {
+      name: 'consistency',
+      steps: [{ id: 'conv', conversation: { character: 'char_nova' } }],
+    });
     manifest = await jsonFile(t.dir, 'plugsmith.json', {
       plugin: {
         name: 'consistency',
@@ -193,6 +198,8 @@ describe('--base-url and --messaging-url', () => {
       'handlers add': ['--plugin', 'plg_x'],
       'apps add': ['--plugin', 'plg_x'],
       'logs redeliver': ['--status', 'failed', '--yes'],
+      'scenario run': [scenario, '--plugin', 'plg_x'],
+      'scenario record': ['-o', join(t.dir, 'recorded.json'), '--plugin', 'plg_x'],
     };
     const yes = /(delete|remove)$|^emulator (import|reset)$/.test(path) ? ['--yes'] : [];
     return [...(table[path] ?? []), ...yes];
