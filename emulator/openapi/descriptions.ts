@@ -123,6 +123,8 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'GET /_emulator/instances': `${ADMIN} lists the plugin instances of every org (repositories, agents and apps), with the query system.`,
   'GET /_emulator/faults': `${ADMIN} reads the fault injection in force: its profile and seed.`,
   'PUT /_emulator/faults': `${ADMIN} sets the fault injection profile and seed of webhook deliveries (\`off\` turns it off); applies to the attempts that start afterwards.`,
+  'GET /_emulator/scenario': `${ADMIN} reads the name of the running scenario, or null when none runs.`,
+  'PUT /_emulator/scenario': `${ADMIN} names the running scenario (null clears it); every delivery created from then on carries that name as \`scenario\`.`,
   'GET /_emulator/overview': `${ADMIN} the emulator's URLs, store, uptime, record counts, delivery queue, storage and LLM settings, for the dashboard's first page; never a secret.`,
   'POST /_emulator/dashboard/session':
     'Anyone holding a single-use login code (from a dashboard login link) exchanges it for a dashboard session token, sent as `x-plugsmith-session` afterwards, and the workspace; no cookie is set.',

@@ -234,6 +234,8 @@ const OPERATIONS: Readonly<
   'GET /_emulator/instances': ['listInstances', 'admin', 'List plugin instances'],
   'GET /_emulator/faults': ['getFaults', 'admin', 'Get the injected delivery faults'],
   'PUT /_emulator/faults': ['setFaults', 'admin', 'Set the injected delivery faults'],
+  'GET /_emulator/scenario': ['getScenario', 'admin', 'Get the running scenario'],
+  'PUT /_emulator/scenario': ['setScenario', 'admin', 'Set or clear the running scenario'],
   'GET /_emulator/overview': ['getOverview', 'admin', 'Counts and state for the dashboard'],
   'POST /_emulator/dashboard/session': [
     'createDashboardSession',
