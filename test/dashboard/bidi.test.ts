@@ -65,6 +65,10 @@ describe('dashboard: a right-to-left override in a plugin name', () => {
 
     // The plugin filter's option: the name is isolated from the id that follows it.
     const option = page.locator('select[aria-label="Plugin"] option', { hasText: pluginId });
+    // The option names the plugin once the plugins are listed (until then it shows the id alone).
+    await page
+      .locator('select[aria-label="Plugin"] option', { hasText: 'reversed' })
+      .waitFor({ state: 'attached' });
     expect(await option.textContent()).toBe(`\u2068Weather ${RLO}reversed\u2069 (${pluginId})`);
 
     await page.goto(new URL('#/trigger', page.url()).href);
