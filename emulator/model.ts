@@ -83,10 +83,17 @@ export type DeliveryRecord = Delivery & { secret: string };
 export type FileRecord = File & { storageKey: string };
 
 /** A file held by a repository. */
+/** Who added a file to a repository: a user's token, or a plugin instance's installation access token. */
+export type RepositoryFileAdder =
+  | { kind: 'user'; userId: string }
+  | { kind: 'instance'; instanceId: string };
+
 export interface RepositoryFileRecord extends Timestamps {
   id: string;
   repositoryId: string;
   fileId: string;
+  /** Absent on a link imported from an export made before it was recorded. */
+  addedBy?: RepositoryFileAdder;
 }
 
 /** Declares every collection; a field is indexed only where the code looks records up by it (every other filter scans). */

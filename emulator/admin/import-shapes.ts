@@ -3,7 +3,8 @@ import { detail, type ErrorDetail } from '../errors.js';
 /**
  * What an imported record must hold, per collection: the fields the emulator reads without checking
  * again, each with its JSON type (other fields are kept as they are). `s` string, `s?` string, null or
- * absent, `b` boolean, `S` array of strings, `a` array, `o` object, `e:A|B` one of the strings listed.
+ * absent, `b` boolean, `S` array of strings, `a` array, `o` object, `adder?` who added a repository's
+ * file (null or absent: not recorded), `e:A|B` one of the strings listed.
  */
 const SHAPES: Record<string, Record<string, string>> = {
   users: { name: 's' },
@@ -56,7 +57,7 @@ const SHAPES: Record<string, Record<string, string>> = {
   },
   deliveries: { pluginId: 's', orgId: 's', eventId: 's', status: 's', attempts: 'a', event: 'o' },
   files: { fileName: 's', orgId: 's', storageKey: 's', isPublic: 'b' },
-  repositoryFiles: { repositoryId: 's', fileId: 's' },
+  repositoryFiles: { repositoryId: 's', fileId: 's', addedBy: 'adder?' },
 };
 
 /** Fields every record holds. */
@@ -76,7 +77,23 @@ const TYPES: Record<string, { fits: (value: unknown) => boolean; name: string }>
     name: 'an array of strings',
   },
   o: { fits: (v) => v !== null && typeof v === 'object' && !Array.isArray(v), name: 'an object' },
+  'adder?': {
+    fits: isAdder,
+    name: '{ kind: "user", userId } or { kind: "instance", instanceId }, null or absent',
+  },
 };
+
+/** A repository file's `addedBy` as the emulator records it (the list presents it as it is). */
+function isAdder(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  const adder = value as Record<string, unknown>;
+  const keys = Object.keys(adder).sort().join(',');
+  if (adder.kind === 'user') return keys === 'kind,userId' && typeof adder.userId === 'string';
+  if (adder.kind === 'instance')
+    return keys === 'instanceId,kind' && typeof adder.instanceId === 'string';
+  return false;
+}
 
 function typeOf(type: string): (typeof TYPES)[string] {
   const allowed = type.slice(2).split('|');

@@ -67,6 +67,9 @@ export type InstanceCreate = Loose<C.InstanceCreate>;
 export type PluginInstance = C.PluginInstance & Open;
 
 export type FileRecord = C.File & Open;
+/** A file a repository holds; `addedAt` and `addedBy` are the emulator's extensions (a platform may leave them out). */
+export type RepositoryFileRecord = FileRecord &
+  Partial<Pick<C.RepositoryFile, 'addedAt' | 'addedBy'>>;
 /** One file asked for in `generateUploadUrls`. */
 export type UploadFileSpec = Loose<C.UploadFileSpec>;
 export type UploadUrlRequest = Loose<C.UploadUrlRequest>;

@@ -10,6 +10,7 @@ import {
   type Message,
   type PlatformClient,
   type Plugin,
+  type RepositoryFileRecord,
 } from '../client/index.js';
 import type { EventKind } from '../shared/contract/enums.js';
 import { loadScenarioFile } from './load.js';
@@ -196,6 +197,8 @@ class Runner {
   private readonly runId = randomBytes(4).toString('hex');
   private uniques = 0;
   private readonly results = new Map<string, Record<string, unknown>>();
+  /** The files the scenario's own addFile steps added: not the plugin's writing. */
+  private readonly ownFiles = new Set<string>();
   private plugin!: Plugin;
   private readonly within: number;
   /** Deliveries (and attempt numbers) whose retry was made at once. */
@@ -494,6 +497,7 @@ class Runner {
     });
     await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
     await client.repositories.files.add(repositoryId, fileRecord.id);
+    this.ownFiles.add(fileRecord.id);
     return { id: fileRecord.id, name: fileName, repositoryId };
   }
 
@@ -721,6 +725,12 @@ class Runner {
     return null;
   }
 
+  /**
+   * A file of the name added (`written`) or changed (`updated`) in the repository since the step
+   * began, by the plugin: not by the scenario's own addFile steps, nor by another plugin's
+   * installation. Installation tokens have no scope that adds files, so a plugin writes with a
+   * user token it holds; the emulator lists who added each file (`addedBy`), and a failure names them.
+   */
   private async checkFile(
     expectation: Expectation,
     scope: StepScope,
@@ -728,24 +738,68 @@ class Runner {
   ): Promise<ExpectationFailure | null> {
     const body = expectation.body;
     const repositoryId = String(body.repository);
+    const written = body.written !== undefined;
     const name = String(body.written ?? body.updated);
-    const field = body.written !== undefined ? 'createdAt' : 'updatedAt';
+    const pluginInstances = new Set(
+      (await this.client.emulator.instancesOf(this.pluginId)).map((i) => i.id),
+    );
     for (;;) {
       const files = (await this.client.repositories.files.list(repositoryId, { limit: 100 })).data;
       const named = files.filter((f) => f.fileName === name);
-      if (named.some((f) => String((f as Record<string, unknown>)[field]) >= scope.startedAt))
-        return null;
-      if (Date.now() >= deadline)
+      const changedAt = (file: RepositoryFileRecord) =>
+        written ? (file.addedAt ?? file.createdAt) : file.updatedAt;
+      const recent = named.filter((f) => changedAt(f) >= scope.startedAt);
+      if (recent.some((f) => this.byThePlugin(f, pluginInstances, written, scope))) return null;
+      if (Date.now() >= deadline) {
+        const seen = named.map((f) => {
+          const when = written ? `added ${changedAt(f)}` : `last changed ${changedAt(f)}`;
+          const early = changedAt(f) < scope.startedAt ? ', before the step began' : '';
+          return `${name} (${f.id}) ${when}${early} by ${this.adderOf(f, pluginInstances)}`;
+        });
         return this.failure(
           expectation,
-          `${name} ${body.written !== undefined ? 'written to' : 'updated in'} ${repositoryId}`,
-          named.length
-            ? `${name} is there, unchanged since ${String((named[0] as Record<string, unknown>)[field])}`
+          `${name} ${written ? 'written to' : 'updated in'} ${repositoryId} by the plugin (${this.pluginId})`,
+          seen.length
+            ? seen.join('; ')
             : `no file ${name} (files: ${files.map((f) => f.fileName).join(', ') || 'none'})`,
           await this.blame(scope),
         );
+      }
       await sleep(POLL_MS * 4);
     }
+  }
+
+  /**
+   * Whether the plugin wrote the file: with its own installation's token, or a user token outside
+   * the scenario's own steps. Who changed a file is not recorded: an update counts unless the
+   * scenario itself added the file during the step (its upload changes it too).
+   */
+  private byThePlugin(
+    file: RepositoryFileRecord,
+    pluginInstances: Set<string>,
+    written: boolean,
+    scope: StepScope,
+  ): boolean {
+    const addedNow = (file.addedAt ?? file.createdAt) >= scope.startedAt;
+    if (this.ownFiles.has(file.id) && (written || addedNow)) return false;
+    if (!written) return true;
+    const adder = file.addedBy;
+    if (adder?.kind === 'instance') return pluginInstances.has(adder.instanceId);
+    return true;
+  }
+
+  /** Who added the file, in words. */
+  private adderOf(file: RepositoryFileRecord, pluginInstances: Set<string>): string {
+    const adder = file.addedBy;
+    if (this.ownFiles.has(file.id)) {
+      const user = adder?.kind === 'user' ? ` ${adder.userId}` : '';
+      return `this scenario's addFile step (user${user}), not the plugin`;
+    }
+    if (!adder) return 'someone the platform does not name';
+    if (adder.kind === 'user') return `user ${adder.userId}`;
+    return pluginInstances.has(adder.instanceId)
+      ? `the plugin's installation ${adder.instanceId}`
+      : `installation ${adder.instanceId}, of another plugin`;
   }
 }
 

@@ -202,7 +202,11 @@ export const EXPECTATION_KINDS = {
   ),
   file: Type.Object(
     {
-      written: Type.Optional(Text('A file of this name is added to the repository')),
+      written: Type.Optional(
+        Text(
+          "A file of this name is added to the repository by the plugin (not by the scenario's addFile)",
+        ),
+      ),
       updated: Type.Optional(Text('A file of this name in the repository changes')),
       repository: Text('The repository'),
       withinMs: Type.Optional(WithinMs),

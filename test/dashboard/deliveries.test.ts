@@ -253,6 +253,57 @@ describe('dashboard: Deliveries', () => {
     expectNoConsoleErrors(consoleErrors);
   });
 
+  it('narrows the table to one scenario, and keeps the scenario filter in the URL across a reload', async () => {
+    const now = new Date().toISOString();
+    const emitUnder = async (scenario: string | null) => {
+      expect((await adminCall(emu, 'PUT', '/_emulator/scenario', { name: scenario })).status).toBe(
+        200,
+      );
+      const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: plugin.id,
+        pluginInstanceId: instanceId,
+        data: {
+          agentId: 'agent_acme',
+          characterId: 'char_sample',
+          conversationId: 'conv_sample',
+          message: {
+            id: 'msg_scenario',
+            conversationId: 'conv_sample',
+            sender: 'USER',
+            type: 'TEXT',
+            content: 'hi',
+            attachments: [],
+            isStreaming: false,
+            createdAt: now,
+            updatedAt: now,
+          },
+        },
+      });
+      expect(emitted.status).toBe(201);
+      return emitted.body.data.id as string;
+    };
+    const checkout = [await emitUnder('checkout flow'), await emitUnder('checkout flow')];
+    await emitUnder('refund flow');
+    await emitUnder(null);
+
+    const { page, consoleErrors } = await openDashboard(emu, 'deliveries');
+    await bodyRows(page).first().waitFor();
+    await page.getByLabel('Scenario', { exact: true }).fill('checkout flow');
+    await expect.poll(() => bodyRows(page).count()).toBe(2);
+    const shown = (await bodyRows(page).allTextContents()).join('\n');
+    for (const id of checkout) expect(shown).toContain(id);
+    await expect.poll(() => new URL(page.url()).hash).toContain('scenario=checkout+flow');
+
+    await page.reload();
+    await expect.poll(() => bodyRows(page).count()).toBe(2);
+    expect(await page.getByLabel('Scenario', { exact: true }).inputValue()).toBe('checkout flow');
+
+    await page.getByLabel('Scenario', { exact: true }).fill('no such scenario');
+    await page.getByText('No deliveries match these filters').waitFor();
+    expectNoConsoleErrors(consoleErrors);
+  });
+
   it('renders 10,000 stored deliveries with a few dozen rows in the DOM, and scrolls to the oldest', async () => {
     const big = await startEmulator();
     try {

@@ -3,19 +3,20 @@ import { ok } from '../../http.js';
 import { found } from '../../errors.js';
 import { requireRole } from '../../auth/guards.js';
 import { requireInstanceScope } from '../../auth/scopes.js';
-import type { RepositoryRecord } from '../../model.js';
+import type { RepositoryFileAdder, RepositoryRecord } from '../../model.js';
 import { addRepositoryFile, removeRepositoryFile, repositoryFileLink } from './service.js';
 import { listed, params, typed, type RouteOptions } from '../common.js';
 import { FILE_QUERY, presentFile } from '../../uploads/files.js';
 import { findVisibleRepository } from './access.js';
 import {
-  FileSchema,
+  type File,
   ListQuery,
   Ok,
   OkPage,
   RepositoryFileAddSchema,
   RepositoryFileAddedSchema,
   RepositoryFileRemovedSchema,
+  RepositoryFileSchema,
   errorResponses,
 } from '../../../src/shared/contract/index.js';
 import type { RepositoryDeps } from './service.js';
@@ -61,11 +62,22 @@ export default async function repositoryFileRoutes(
       const { repositoryId } = request.params;
       const { fileId } = request.body;
       const repository = findVisibleRepository(services, request, repositoryId);
-      requireRole(db, request, repository.orgId, 'MEMBER', 'add files to repositories');
-      const { file, addedAt } = await addRepositoryFile(services, repository, fileId, (added) => ({
-        repositoryId,
-        file: presentFile(added),
-      }));
+      // Only a user's token gets here: an installation access token has no scope that adds files.
+      const adder = requireRole(
+        db,
+        request,
+        repository.orgId,
+        'MEMBER',
+        'add files to repositories',
+      );
+      const addedBy: RepositoryFileAdder = { kind: 'user', userId: adder.userId };
+      const { file, addedAt } = await addRepositoryFile(
+        services,
+        repository,
+        fileId,
+        addedBy,
+        (added) => ({ repositoryId, file: presentFile(added) }),
+      );
       return reply.status(201).send(ok({ repositoryId, file: presentFile(file), addedAt }));
     },
   );
@@ -94,22 +106,28 @@ export default async function repositoryFileRoutes(
       schema: {
         params: repoParams,
         querystring: ListQuery(FILE_QUERY),
-        response: { 200: OkPage(FileSchema), ...errors },
+        response: { 200: OkPage(RepositoryFileSchema), ...errors },
       },
     },
     async (request) => {
       const { repositoryId } = request.params;
       repositoryForReader(services, request, repositoryId);
-      const held = new Set(
-        db.repositoryFiles.where('repositoryId', repositoryId).map((l) => l.fileId),
+      const links = new Map(
+        db.repositoryFiles.where('repositoryId', repositoryId).map((l) => [l.fileId, l]),
       );
-      return listed(
+      const page = listed(
         db.files,
         request.query,
         FILE_QUERY,
-        { visible: (f) => held.has(f.id) },
+        { visible: (f) => links.has(f.id) },
         presentFile,
       );
+      // When and by whom each file was added: the emulator's extensions to the spec's file.
+      const withLink = (file: File) => {
+        const link = links.get(file.id);
+        return { ...file, addedAt: link?.createdAt ?? null, addedBy: link?.addedBy ?? null };
+      };
+      return { ...page, data: page.data.map(withLink) };
     },
   );
 }

@@ -1,6 +1,11 @@
 import { badRequest, conflict, detail, notFound } from '../../errors.js';
 import { newId, nowIso } from '../../store/ids.js';
-import type { FileRecord, RepositoryFileRecord, RepositoryRecord } from '../../model.js';
+import type {
+  FileRecord,
+  RepositoryFileAdder,
+  RepositoryFileRecord,
+  RepositoryRecord,
+} from '../../model.js';
 import type { StoreDeps } from '../../context.js';
 import type { WebhookDispatcher } from '../../webhooks/dispatcher.js';
 import type { RepositoryCreate } from '../../../src/shared/contract/index.js';
@@ -45,6 +50,7 @@ export async function addRepositoryFile(
   services: RepositoryDeps,
   repository: RepositoryRecord,
   fileId: string,
+  addedBy: RepositoryFileAdder,
   event: (file: FileRecord) => unknown,
 ): Promise<{ file: FileRecord; addedAt: string }> {
   const { db } = services;
@@ -71,6 +77,7 @@ export async function addRepositoryFile(
     id: newId('rfile'),
     repositoryId: repository.id,
     fileId,
+    addedBy,
     createdAt: now,
     updatedAt: now,
   });

@@ -1,7 +1,7 @@
 import type { Api } from '../api.js';
 import { segment as s, serializeListQuery, type ListQuery } from '../query.js';
 import type { CallOptions } from '../transport.js';
-import type { FileRecord, Repository, RepositoryCreate } from '../types.js';
+import type { FileRecord, Repository, RepositoryCreate, RepositoryFileRecord } from '../types.js';
 
 /** Repositories and the files they hold. */
 export function repositoriesResource(api: Api) {
@@ -28,7 +28,7 @@ export function repositoriesResource(api: Api) {
         api.data<FileRecord>('POST', files(repositoryId), { body: { fileId }, options }),
       /** GET /api/repositories/:repositoryId/files */
       list: (repositoryId: string, query?: ListQuery, options?: CallOptions) =>
-        api.page<FileRecord>('GET', files(repositoryId), {
+        api.page<RepositoryFileRecord>('GET', files(repositoryId), {
           query: serializeListQuery(query),
           options,
         }),

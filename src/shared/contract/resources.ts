@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable, Timestamps, Timestamp } from './schema.js';
+import { EXTENSION } from './requests.js';
 import {
   AttachmentTypeSchema,
   CharacterEngineSchema,
@@ -356,6 +357,41 @@ export const RepositoryFileAddedSchema = Type.Object({
   file: FileSchema,
   addedAt: Timestamp,
 });
+/** Who added a file to a repository (an emulator extension): a user's token, or a plugin instance's installation access token. */
+export const RepositoryFileAdderSchema = Type.Union(
+  [
+    Type.Object(
+      { kind: Type.Literal('user'), userId: Id },
+      { description: "A user's token added it" },
+    ),
+    Type.Object(
+      { kind: Type.Literal('instance'), instanceId: Id },
+      { description: "A plugin instance's installation access token added it" },
+    ),
+  ],
+  { title: 'RepositoryFileAdder' },
+);
+export type RepositoryFileAdder = Static<typeof RepositoryFileAdderSchema>;
+
+/** An item of GET /api/repositories/:repositoryId/files: the file, with when and by whom it was added (extensions). */
+export const RepositoryFileSchema = Type.Object(
+  {
+    ...FileSchema.properties,
+    addedAt: Nullable(Timestamp, {
+      description:
+        'An extension of the emulator: when the file was added to the repository (null for a link imported without it)',
+      [EXTENSION]: true,
+    }),
+    addedBy: Nullable(RepositoryFileAdderSchema, {
+      description:
+        'An extension of the emulator: who added the file to the repository (null for a link imported without it). Installation access tokens have no scope that adds files, so it is a user today',
+      [EXTENSION]: true,
+    }),
+  },
+  { title: 'RepositoryFile' },
+);
+export type RepositoryFile = Static<typeof RepositoryFileSchema>;
+
 /** `data` of DELETE /api/repositories/:repositoryId/files/:fileId. */
 export const RepositoryFileRemovedSchema = Type.Object({
   repositoryId: Id,

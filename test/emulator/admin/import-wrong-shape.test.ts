@@ -78,3 +78,56 @@ test('a forbidden key is still refused in an import, also spelled with an escape
   }
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
+
+test("a repository file's addedBy that is not a user or an instance is refused; a recorded one comes back in the list", async () => {
+  const collections = await exported(emu);
+  const link = (addedBy: unknown) => ({
+    id: 'rfile_imported',
+    repositoryId: 'repo_docs',
+    fileId: 'file_imported',
+    addedBy,
+    createdAt: '2026-01-02T03:04:05.000Z',
+    updatedAt: '2026-01-02T03:04:05.000Z',
+  });
+  const file = {
+    id: 'file_imported',
+    fileName: 'imported.md',
+    contentType: 'text/markdown',
+    fileSize: 3,
+    isPublic: false,
+    status: 'UPLOADED',
+    errorMessage: null,
+    parentId: 'org_dev',
+    parentType: 'ORG',
+    folder: null,
+    orgId: 'org_dev',
+    storageKey: 'file_imported',
+    createdAt: '2026-01-02T03:04:05.000Z',
+    updatedAt: '2026-01-02T03:04:05.000Z',
+  };
+  const body = (addedBy: unknown) =>
+    JSON.stringify({
+      format: 'plugsmith-emulator-export',
+      version: 1,
+      collections: { ...collections, files: [file], repositoryFiles: [link(addedBy)] },
+    });
+  const refused = await importText(body('usr_dev'));
+  expect(refused.status).toBe(400);
+  expect(refused.body.error.details[0]).toMatchObject({
+    path: ['collections', 'repositoryFiles', '0', 'addedBy'],
+  });
+
+  const imported = await importText(body({ kind: 'user', userId: 'usr_imported' }));
+  expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+  const listed = await api(emu, 'GET', '/api/repositories/repo_docs/files', {
+    headers: { authorization: `Bearer ${emu.token}` },
+  });
+  expect(listed.status).toBe(200);
+  expect(listed.body.data).toEqual([
+    expect.objectContaining({
+      id: 'file_imported',
+      addedAt: '2026-01-02T03:04:05.000Z',
+      addedBy: { kind: 'user', userId: 'usr_imported' },
+    }),
+  ]);
+});

@@ -20,6 +20,8 @@ export interface DeliveryFilters {
   maxAttempts: string;
   /** A time (ISO 8601) or a span back from now: 15m, 1h, 24h, 7d. */
   since: string;
+  /** The scenario the delivery was emitted under (its exact name: plugsmith scenario run). */
+  scenario: string;
 }
 
 export const FILTER_KEYS = [
@@ -33,6 +35,7 @@ export const FILTER_KEYS = [
   'minAttempts',
   'maxAttempts',
   'since',
+  'scenario',
 ] as const;
 
 /** Filters as the URL's query holds them. */
@@ -88,6 +91,7 @@ export function matchesFilters(
   if (filters.minAttempts && delivery.attempts.length < Number(filters.minAttempts)) return false;
   if (filters.maxAttempts && delivery.attempts.length > Number(filters.maxAttempts)) return false;
   if (since && delivery.createdAt < since) return false;
+  if (filters.scenario.trim() && delivery.scenario !== filters.scenario.trim()) return false;
   const needle = filters.search.trim().toLowerCase();
   if (!needle) return true;
   // The same fields the admin API's @search looks into.
@@ -115,6 +119,7 @@ export function filterQuery(filters: DeliveryFilters): URLSearchParams {
   if (filters.maxAttempts) query.set('@maxAttempts', filters.maxAttempts);
   const since = filters.since ? sinceTime(filters.since) : null;
   if (since) query.set('@since', since);
+  if (filters.scenario.trim()) query.set('scenario', filters.scenario.trim());
   return query;
 }
 

@@ -46,7 +46,7 @@ const SINCE_OPTIONS: Array<[string, string]> = [
 /**
  * Deliveries, live: every webhook delivery of the emulator, newest first, updated over the
  * delivery stream as attempts end; filters (kept in the URL: reload and share keep them) by plugin,
- * event type, status, last HTTP status, failed at least once, attempts, time and text;
+ * event type, status, last HTTP status, failed at least once, attempts, time, scenario and text;
  * `#/deliveries/<id>` opens one delivery beside the table.
  */
 export function DeliveriesView({ params }: ViewProps) {
@@ -60,6 +60,7 @@ export function DeliveriesView({ params }: ViewProps) {
       minAttempts: draft.minAttempts,
       maxAttempts: draft.maxAttempts,
       httpStatus: draft.httpStatus,
+      scenario: draft.scenario,
     },
     250,
   );
@@ -81,6 +82,7 @@ export function DeliveriesView({ params }: ViewProps) {
       typed.minAttempts,
       typed.maxAttempts,
       typed.httpStatus,
+      typed.scenario,
     ],
   );
   useEffect(() => replaceHashQuery(filtersToQuery(filters)), [filters]);
@@ -252,6 +254,16 @@ export function DeliveriesView({ params }: ViewProps) {
               onChange={(e) => set('faulted')(e.target.checked ? 'true' : '')}
             />
             Faults injected
+          </label>
+          <label>
+            Scenario
+            <input
+              aria-label="Scenario"
+              type="text"
+              value={draft.scenario}
+              onChange={(e) => set('scenario')(e.target.value)}
+              placeholder="its name"
+            />
           </label>
           <label>
             Search

@@ -97,6 +97,18 @@ describe('repository files', () => {
       ).status,
     ).toBe(409);
 
+    // The list says when and by whom each file was added (the emulator's extensions): a user's token here.
+    const userId = [...emu.services.db.tokens.values()].find((t) => t.kind === 'user')?.userId;
+    expect(userId).toBeTruthy();
+    const listed = await call('GET', '/api/repositories/repo_docs/files', emu.token!);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        id: uploadedFile,
+        addedAt: added.body.data.addedAt,
+        addedBy: { kind: 'user', userId },
+      }),
+    ]);
+
     const temp = await uploadFile('temp.md');
     expect(
       (await call('POST', '/api/repositories/repo_docs/files', emu.token!, { fileId: temp }))
