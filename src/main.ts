@@ -10,11 +10,7 @@ import { httpUrlProblem } from './config/url.js';
 import { UserError, EXIT } from './errors.js';
 import { didYouMean } from './ui/did-you-mean.js';
 import type { Io } from './ui/io.js';
-
-declare const __PLUGSMITH_VERSION__: string;
-/** The package version, inlined at build time. */
-export const VERSION =
-  typeof __PLUGSMITH_VERSION__ === 'string' ? __PLUGSMITH_VERSION__ : '0.0.0-dev';
+import { VERSION } from './version.js';
 
 /** Builds the commander program from the command registry; what a command runs loads only when it runs. */
 export function buildProgram(io: Io): Command {

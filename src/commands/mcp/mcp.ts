@@ -5,7 +5,7 @@ import { UserError, EXIT } from '../../errors.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { chooseEmulator, projectRootOf } from '../../config/emulators.js';
 import { note } from '../../ui/output.js';
-import { VERSION } from '../../main.js';
+import { VERSION } from '../../version.js';
 import { listenForStop } from '../stop-signal.js';
 import type { Connection } from '../../mcp/server.js';
 
