@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
-import { writePrivateFile } from './private-file.js';
+import { writePrivateFile } from '../shared/private-file.js';
 import { dirname, join, resolve } from 'node:path';
 import { emulatorsDir } from './paths.js';
 import { env } from './env.js';

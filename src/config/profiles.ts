@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { configPath } from './paths.js';
 import { chooseEmulator, noEmulatorMessage } from './emulators.js';
 import { env } from './env.js';
-import { writePrivateFile } from './private-file.js';
+import { writePrivateFile } from '../shared/private-file.js';
 import { UserError, EXIT } from '../errors.js';
 
 /** Where and as whom the CLI talks to a platform (remote or the local emulator). */

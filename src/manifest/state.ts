@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { writePrivateFile } from '../config/private-file.js';
+import { writePrivateFile } from '../shared/private-file.js';
 import { normalizeBaseUrl } from '../config/url.js';
 
 /** What a deploy applied, per target, so the next one can tell drift from intent. */

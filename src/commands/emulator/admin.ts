@@ -11,7 +11,7 @@ import {
   namedEmulator,
   noEmulatorMessage,
 } from '../../config/emulators.js';
-import { writePrivateFile } from '../../config/private-file.js';
+import { writePrivateFile } from '../../shared/private-file.js';
 import { resolveSettings } from '../../config/profiles.js';
 import { withEmulatorAdmin } from '../../dev/local-emulator.js';
 import { UserError, EXIT } from '../../errors.js';

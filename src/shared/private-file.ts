@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fsyncPath } from './snapshot.js';
 
 /**
- * Writes a file of the data dir that holds a secret (a signing key, credentials), whole or not at all: a new 0600 file under an
- * unguessable name (no planted link or looser file is reused), synced, renamed over the target, the folder synced. A crash or a
- * full disk leaves the old file or the new one, never an empty or half-written key.
+ * Writes a file that holds a secret (a signing key, credentials, a profile's token), whole or not at all: a new 0600 file
+ * under an unguessable name (no planted link or looser file is reused), synced, renamed over the target (a link there is
+ * replaced, not followed), the folder synced. A crash or a full disk leaves the old file or the new one, never an empty or
+ * half-written key. The CLI's config files and the emulator's data dir both write with it.
  */
 export async function writePrivateFile(path: string, text: string): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -25,5 +25,15 @@ export async function writePrivateFile(path: string, text: string): Promise<void
     await rm(temporary, { force: true });
     throw error;
   }
-  await fsyncPath(dirname(path));
+  await syncFolder(dirname(path));
+}
+
+/** Makes a rename in `folder` durable. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
