@@ -124,7 +124,7 @@ export function commandReference(): string {
     '',
     'Every command of `plugsmith`, as `plugsmith <command> --help` shows it. Each group links to the page',
     'that explains it beyond its options. A group typed alone (`plugsmith plugins`) prints its help and',
-    'exits 0. A mistyped command, subcommand, option or event type is a usage error (exit 2) that names',
+    'exits 0. A mistyped command, subcommand, option or event kind is a usage error (exit 2) that names',
     'the closest one (`(Did you mean trigger?)`); the exit codes are in [exit-codes.md](exit-codes.md).',
     '',
     '## Global options',

@@ -29,7 +29,7 @@ function typeOf(schema: TSchema): string {
   if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.anyOf) {
     const parts = s.anyOf.map(typeOf);
-    return parts.length > 8 ? 'an event type' : parts.join(' \\| ');
+    return parts.length > 8 ? 'an event kind' : parts.join(' \\| ');
   }
   if (s.type === 'array') return `list of ${s.items ? typeOf(s.items) : 'values'}`;
   return s.type ?? 'any';

@@ -83,10 +83,10 @@ export function registerReadTools(server: McpServer, connect: Connect): void {
     {
       title: 'List deliveries',
       description:
-        "The emulator's webhook delivery log, newest first: each event sent to a plugin, its status (pending: retries to come; delivered: answered 2xx; failed/exhausted: did not get through) and its last answer. Filter by status, event type, plugin, failed (at least one attempt failed), since (an ISO time) and scenario. get_delivery shows one in full.",
+        "The emulator's webhook delivery log, newest first: each event sent to a plugin, its status (pending: retries to come; delivered: answered 2xx; failed/exhausted: did not get through) and its last answer. Filter by status, event kind, plugin, failed (at least one attempt failed), since (an ISO time) and scenario. get_delivery shows one in full.",
       inputSchema: {
         status: z.enum(DELIVERY_STATUSES).optional().describe('only deliveries in this status'),
-        type: z.enum(EVENT_KINDS).optional().describe('only this event type'),
+        type: z.enum(EVENT_KINDS).optional().describe('only this event kind'),
         pluginId: z.string().optional().describe('only this plugin (default: every plugin)'),
         failed: z
           .boolean()

@@ -228,7 +228,7 @@ function referenceProblem(
 
 /**
  * Checks a parsed scenario file: every problem at once, each with its JSON path and a fix (an
- * unknown step kind or event type gets "did you mean", a reference to an unknown step names it, a
+ * unknown step kind or event kind gets "did you mean", a reference to an unknown step names it, a
  * payload field the event does not have is an error). `env` given: `${env.NAME}` must be set in it.
  */
 export function validateScenario(
@@ -392,7 +392,7 @@ function checkStep(raw: unknown, at: string, problems: ScenarioProblem[]): Step 
   ) {
     problems.push({
       path: `${at}.trigger.event`,
-      message: `"${body.event}" is not an event type`,
+      message: `"${body.event}" is not an event kind`,
       fix: `${suggestion(body.event, EVENT_KINDS)}one of ${EVENT_KINDS.join(', ')}`,
     });
   } else {

@@ -4,12 +4,12 @@ import { fill, SAMPLE_EVENTS } from '../shared/sample-events/index.js';
 import { UserError, EXIT } from '../errors.js';
 import { didYouMean } from '../ui/did-you-mean.js';
 
-/** The event type named on the command line (case-insensitive), or a usage error listing the known ones. */
+/** The event kind named on the command line (case-insensitive), or a usage error listing the known ones. */
 export function eventTypeOf(name: string): WebhookEventType {
   const upper = name.toUpperCase();
   if ((EVENT_TYPES as readonly string[]).includes(upper)) return upper as WebhookEventType;
   throw new UserError(
-    `unknown event type "${name}": use one of ${EVENT_TYPES.join(', ')}${didYouMean(upper, EVENT_TYPES)}`,
+    `unknown event kind "${name}": use one of ${EVENT_TYPES.join(', ')}${didYouMean(upper, EVENT_TYPES)}`,
     EXIT.USAGE,
   );
 }

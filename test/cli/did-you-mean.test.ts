@@ -2,11 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli-process.js';
 import { EXIT } from '../../src/errors.js';
 
-// A mistyped command, subcommand or event type gets the closest by edit distance, as a mistyped
+// A mistyped command, subcommand or event kind gets the closest by edit distance, as a mistyped
 // option always did (commander's "(Did you mean --base-url?)"); the exit code stays the usage error's.
 
 describe('did you mean', () => {
-  test('a mistyped command, subcommand, event type and option each name the closest, exit 2', async () => {
+  test('a mistyped command, subcommand, event kind and option each name the closest, exit 2', async () => {
     const config = await tempConfigDir();
     const env = { PLUGSMITH_CONFIG_DIR: config, PLUGSMITH_BASE_URL: '', PLUGSMITH_PROFILE: '' };
     const [command, subcommand, eventType, lowerCase, option] = await Promise.all([
@@ -20,7 +20,7 @@ describe('did you mean', () => {
     expect(command.stderr).toContain('(Did you mean trigger?)');
     expect(subcommand.stderr).toContain("unknown command 'verfy' of `plugsmith plugins`");
     expect(subcommand.stderr).toContain('(Did you mean verify?)');
-    expect(eventType.stderr).toContain('unknown event type "AGENT_MESAGE_RECEIVED"');
+    expect(eventType.stderr).toContain('unknown event kind "AGENT_MESAGE_RECEIVED"');
     expect(eventType.stderr).toContain('(Did you mean AGENT_MESSAGE_RECEIVED?)');
     expect(lowerCase.stderr).toContain('(Did you mean PLUGIN_INSTALLED?)');
     expect(option.stderr).toContain('(Did you mean --base-url?)');

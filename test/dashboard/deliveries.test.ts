@@ -63,7 +63,7 @@ describe('dashboard: Trigger', () => {
   it('refuses a payload that does not fit the event schema, inline and sending nothing; a valid one opens its delivery', async () => {
     const { page, consoleErrors } = await openDashboard(emu, 'trigger');
     await page.getByLabel('Plugin', { exact: true }).selectOption(plugin.id);
-    await page.getByLabel('Event type', { exact: true }).selectOption('AGENT_MESSAGE_RECEIVED');
+    await page.getByLabel('Event kind', { exact: true }).selectOption('AGENT_MESSAGE_RECEIVED');
     await page.getByLabel('Instance', { exact: true }).selectOption(instanceId);
     const payload = page.getByLabel("Payload (the event's data, JSON)");
     // Prefilled from the fixture plugsmith trigger uses.
@@ -209,7 +209,7 @@ describe('dashboard: Deliveries', () => {
     expectNoConsoleErrors(consoleErrors);
   });
 
-  it('narrows the table by event type, status, plugin and text', async () => {
+  it('narrows the table by event kind, status, plugin and text', async () => {
     const { page, consoleErrors } = await openDashboard(emu, 'deliveries');
     await bodyRows(page).first().waitFor();
     const all = emu.deliveries.list();
@@ -217,7 +217,7 @@ describe('dashboard: Deliveries', () => {
     expect(types.size).toBeGreaterThan(2);
     expect(await bodyRows(page).count()).toBe(all.length);
 
-    await page.getByLabel('Event type', { exact: true }).selectOption('WEBHOOK_CHALLENGE');
+    await page.getByLabel('Event kind', { exact: true }).selectOption('WEBHOOK_CHALLENGE');
     await expect
       .poll(() => bodyRows(page).count())
       .toBe(all.filter((d) => d.type === 'WEBHOOK_CHALLENGE').length);
@@ -227,7 +227,7 @@ describe('dashboard: Deliveries', () => {
     for (const text of await bodyRows(page).allTextContents())
       expect(text).toContain('WEBHOOK_CHALLENGE');
 
-    await page.getByLabel('Event type', { exact: true }).selectOption('');
+    await page.getByLabel('Event kind', { exact: true }).selectOption('');
     await page.getByLabel('Status', { exact: true }).selectOption('failed');
     await expect
       .poll(() => bodyRows(page).count())

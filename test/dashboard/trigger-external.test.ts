@@ -53,7 +53,7 @@ describe('dashboard: Trigger with an external event', () => {
   it('checks the payload against its payloadSchema (each error with its path, or valid) and sends nothing', async () => {
     const { page, consoleErrors } = await openDashboard(emu, 'trigger');
     await page.getByLabel('Plugin', { exact: true }).selectOption(pluginId);
-    const picker = page.getByLabel('Event type', { exact: true });
+    const picker = page.getByLabel('Event kind', { exact: true });
     // Its own group of the picker, beside the platform events.
     await page
       .locator('optgroup[label^="External events"] option', { hasText: 'order_placed' })

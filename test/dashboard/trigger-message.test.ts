@@ -52,7 +52,7 @@ describe('dashboard: Trigger AGENT_MESSAGE_RECEIVED with the default payload', (
   it('is about a real conversation, so the plugin writes its reply and answers 2xx on the first attempt', async () => {
     const { page, consoleErrors } = await openDashboard(emu, 'trigger');
     await page.getByLabel('Plugin', { exact: true }).selectOption(pluginId);
-    await page.getByLabel('Event type', { exact: true }).selectOption('AGENT_MESSAGE_RECEIVED');
+    await page.getByLabel('Event kind', { exact: true }).selectOption('AGENT_MESSAGE_RECEIVED');
     const payload = page.getByLabel("Payload (the event's data, JSON)");
     await expect
       .poll(async () => JSON.parse(await payload.inputValue()).conversationId)

@@ -46,6 +46,9 @@ describe('validateScenario', () => {
     expect(byPath.stepz.fix).toContain('did you mean "steps"');
     expect(byPath['steps[0].conversaton'].fix).toContain('did you mean "conversation"');
     expect(byPath['steps[1].message.conversation'].message).toContain('names step "cnv"');
+    expect(byPath['steps[2].trigger.event'].message).toBe(
+      '"AGENT_MESAGE_RECEIVED" is not an event kind',
+    );
     expect(byPath['steps[2].trigger.event'].fix).toContain('did you mean "AGENT_MESSAGE_RECEIVED"');
     expect(byPath['steps[3].trigger.payload.mesage'].message).toContain('has no field "mesage"');
     expect(byPath['steps[3].trigger.payload.mesage'].fix).toContain('did you mean "message"');

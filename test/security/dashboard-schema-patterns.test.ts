@@ -94,7 +94,7 @@ async function triggerWith(eventLabel: string) {
   await page
     .locator('optgroup[label^="External events"] option', { hasText: eventLabel })
     .waitFor({ state: 'attached' });
-  await page.getByLabel('Event type', { exact: true }).selectOption({ label: eventLabel });
+  await page.getByLabel('Event kind', { exact: true }).selectOption({ label: eventLabel });
   return opened;
 }
 

@@ -9,7 +9,7 @@ const estimateSize = () => ROW_HEIGHT;
 const COLUMNS = [
   'Time',
   'Status',
-  'Event type',
+  'Event kind',
   'Plugin',
   'Instance',
   'Attempts',
@@ -60,7 +60,7 @@ function statusNote(delivery: Delivery): { mark: string; words: string } | null 
   return { mark: `×${attempts}`, words: `after ${attempts} attempts` };
 }
 
-/** The tags of the event type cell: a resend (of which delivery), and injected faults. */
+/** The tags of the event kind cell: a resend (of which delivery), and injected faults. */
 function typeTags(delivery: Delivery): Array<{ tag: string; words: string }> {
   const tags: Array<{ tag: string; words: string }> = [];
   if (delivery.redeliveryOf !== null)

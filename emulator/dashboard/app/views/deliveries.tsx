@@ -46,7 +46,7 @@ const SINCE_OPTIONS: Array<[string, string]> = [
 /**
  * Deliveries, live: every webhook delivery of the emulator, newest first, updated over the
  * delivery stream as attempts end; filters (kept in the URL: reload and share keep them) by plugin,
- * event type, status, last HTTP status, failed at least once, attempts, time, scenario and text;
+ * event kind, status, last HTTP status, failed at least once, attempts, time, scenario and text;
  * `#/deliveries/<id>` opens one delivery beside the table.
  */
 export function DeliveriesView({ params }: ViewProps) {
@@ -161,9 +161,9 @@ export function DeliveriesView({ params }: ViewProps) {
             </select>
           </label>
           <label>
-            Event type
+            Event kind
             <select
-              aria-label="Event type"
+              aria-label="Event kind"
               value={draft.type}
               onChange={(e) => set('type')(e.target.value)}
             >

@@ -360,9 +360,9 @@ export function TriggerView(_props: ViewProps) {
               </select>
             </label>
             <label>
-              Event type
+              Event kind
               <select
-                aria-label="Event type"
+                aria-label="Event kind"
                 value={external ? EXTERNAL + external.name : type}
                 onChange={(e) => choose(e.target.value)}
               >
