@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../kit/index.js';
-import { typescriptProject } from './project.js';
+import { typescriptProject } from '../kit/project.js';
 
 // `plugsmith scenario run` and `record` as a user runs them: a project from `plugsmith init`
 // (EVENT_HANDLER, its compiled sources), `plugsmith dev` running it against the project's

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { CLI, runCli, spawnCli } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../kit/index.js';
-import { pythonProject, typescriptProject } from './project.js';
+import { pythonProject, typescriptProject } from '../kit/project.js';
 
 // Every template ships scenarios that pass: `plugsmith scenario run --start` (the CI command) in a
 // project of each type and language, `scenario run` against `plugsmith dev` for Python, and the
