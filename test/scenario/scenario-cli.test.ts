@@ -12,14 +12,23 @@ import { typescriptProject } from '../kit/project.js';
 
 let dir: string;
 let env: Record<string, string>;
-let dev: CliProcess;
+let dev: CliProcess | undefined;
+/** The kit's teardown of dev: SIGKILL if still running, then whatever it started. */
+let killDev: (() => void | Promise<void>) | undefined;
+
+// Hooks registered at the top level: an afterAll called inside beforeAll is never run, and dev outlived the suite.
+afterAll(async () => {
+  // Stopped as a user stops it, so that it stops its plugin; the kit kills whatever is left after.
+  await dev?.stop('SIGTERM');
+  await killDev?.();
+});
 
 const cli = (args: string[]) => runCli(args, { cwd: dir, env });
 
 /** Reads dev's stdout until a line matches. */
 async function devLine(pattern: RegExp): Promise<string> {
   for (;;) {
-    const line = await dev.nextLine();
+    const line = await dev!.nextLine();
     if (pattern.test(line)) return line;
   }
 }
@@ -46,10 +55,14 @@ beforeAll(async () => {
   const port = await freePort();
   dev = spawnCli(
     ['dev', '--emulator-port', '0', '--messaging-port', '0', '--plugin-port', String(port)],
-    { cwd: dir, env, onTestFinished: (cleanup) => afterAll(cleanup) },
+    {
+      cwd: dir,
+      env,
+      onTestFinished: (cleanup) => {
+        killDev = cleanup;
+      },
+    },
   );
-  // Stopped as a user stops it, so that it stops its plugin (the kit kills whatever is left after).
-  afterAll(() => dev.stop('SIGTERM'));
   await devLine(/PLUGIN_INSTALLED\s+delivered/);
 }, 120_000);
 
@@ -191,7 +204,7 @@ describe('plugsmith scenario run against dev and the EVENT_HANDLER template', ()
     );
     const source = join(dir, 'src/reply.ts');
     await writeFile(source, (await readFile(source, 'utf8')).replace('You said: ', 'You wrote: '));
-    await until('the plugin restarted', () => dev.stderr().split('is listening at').length > 2);
+    await until('the plugin restarted', () => dev!.stderr().split('is listening at').length > 2);
     const changed = await cli(['scenario', 'run', 'scenarios/x.json']);
     expect(changed.code).toBe(1);
     expect(changed.stdout).toContain('expectation: reply {"text":"You said: what is new?"}');

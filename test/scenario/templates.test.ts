@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { CLI, runCli, spawnCli } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../kit/index.js';
@@ -70,7 +70,9 @@ test('the Python EVENT_HANDLER template: its scenarios pass against `plugsmith d
     ['dev', '--emulator-port', '0', '--messaging-port', '0', '--plugin-port', String(port)],
     { cwd: dir, env },
   );
-  afterAll(() => dev.stop('SIGTERM'));
+  onTestFinished(async () => {
+    await dev.stop('SIGTERM');
+  });
   for (;;) if (/PLUGIN_INSTALLED\s+delivered/.test(await dev.nextLine())) break;
   const result = await runCli(['scenario', 'run'], { cwd: dir, env });
   expect(result.code, result.stdout + result.stderr).toBe(0);
