@@ -115,6 +115,8 @@ export type RunScenarioOptions = ScenarioTarget & {
   onStep?: (step: StepResult) => void;
   /** Default wait of expectations without `withinMs` (default 5000 ms). */
   defaultWithinMs?: number;
+  /** Link each failure's delivery in the dashboard (default true); off when the emulator stops with the run. */
+  dashboardLinks?: boolean;
 };
 
 /** A scenario file that cannot run: every problem in it. */
@@ -559,7 +561,7 @@ class Runner {
   }
 
   private link(deliveryId: string | undefined): string | undefined {
-    if (!deliveryId) return undefined;
+    if (!deliveryId || this.options.dashboardLinks === false) return undefined;
     return `${this.client.baseUrl}/_emulator/dashboard/#/deliveries/${deliveryId}`;
   }
 

@@ -127,6 +127,19 @@ describe('runScenario from plugsmith/emulator', () => {
     expect(result.steps[3]).toMatchObject({ skipped: true, ok: false });
   });
 
+  test('without dashboard links (--start, whose emulator stops with the run) a failure names the delivery alone', async () => {
+    const { emu, pluginId } = await setUp({ shout: true });
+    const result = await runScenario(CHAT, {
+      emulator: emu,
+      pluginId,
+      env: { WHO: 'Ada' },
+      dashboardLinks: false,
+    });
+    const failure = result.steps[2].failures[0];
+    expect(failure.deliveryId).toMatch(/^dlv_/);
+    expect(failure.link).toBeUndefined();
+  });
+
   test('a bad scenario throws ScenarioFileError with every problem, before anything runs', async () => {
     const { emu, pluginId } = await setUp();
     const bad = { name: 'bad', steps: [{ mesage: { conversation: 'x', text: 'y' } }] };

@@ -158,6 +158,8 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
         client: target.client,
         pluginId,
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
+        // --start stops its emulator when the run ends: a dashboard link would lead nowhere.
+        dashboardLinks: !o.start,
         onStep,
       });
       results.push(result);
