@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createClient,
@@ -12,6 +11,7 @@ import {
   type Plugin,
   type RepositoryFileRecord,
 } from '../client/index.js';
+import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
 import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
@@ -487,20 +487,15 @@ class Runner {
         : Buffer.from(String(body.content ?? ''));
     const contentType = String(body.contentType ?? contentTypeOf(fileName));
     const repository = await client.repositories.get(repositoryId);
-    const urls = await client.uploads.generateUploadUrls({
-      files: [{ fileName, contentType, fileSize: bytes.length }],
-      parentId: String(repository.orgId),
-      parentType: 'ORG',
-    });
-    const { signedUrl, fileRecord } = urls.files[0];
-    await client.uploads.uploadFile(signedUrl, Readable.from([bytes]), {
-      size: bytes.length,
+    const fileId = await uploadRepositoryFile(client, {
+      repositoryId,
+      orgId: String(repository.orgId),
+      fileName,
       contentType,
+      bytes,
     });
-    await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
-    await client.repositories.files.add(repositoryId, fileRecord.id);
-    this.ownFiles.add(fileRecord.id);
-    return { id: fileRecord.id, name: fileName, repositoryId };
+    this.ownFiles.add(fileId);
+    return { id: fileId, name: fileName, repositoryId };
   }
 
   // --- expectations ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
+import { uploadRepositoryFile } from '../client/repository-file.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../shared/webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { sampleData, sampleValue } from './fixtures.js';
@@ -546,17 +546,5 @@ async function addSampleFile(
   const fileName = String(sampleValue('REPOSITORY_FILE_ADDED', 'fileName'));
   const contentType = String(sampleValue('REPOSITORY_FILE_ADDED', 'contentType'));
   const bytes = Buffer.from(String(sampleValue('REPOSITORY_FILE_ADDED', 'content')));
-  const urls = await client.uploads.generateUploadUrls({
-    files: [{ fileName, contentType, fileSize: bytes.length }],
-    parentId: orgId,
-    parentType: 'ORG',
-  });
-  const { signedUrl, fileRecord } = urls.files[0];
-  await client.uploads.uploadFile(signedUrl, Readable.from([bytes]), {
-    size: bytes.length,
-    contentType,
-  });
-  await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
-  await client.repositories.files.add(repositoryId, fileRecord.id);
-  return fileRecord.id;
+  return uploadRepositoryFile(client, { repositoryId, orgId, fileName, contentType, bytes });
 }
