@@ -13,8 +13,10 @@ function Faults() {
   useEffect(() => {
     call<FaultSettings>('admin', 'GET', '/faults').then((a) => {
       setSettings(a.data);
-      setProfile(a.data.on ? a.data.profile : 'duplicate=0.1,delay=100-500ms,drop=0.05');
-      setSeed(a.data.seed);
+      // Fill the fields only where nothing was typed yet: an answer that comes late must not overwrite the user's text.
+      const suggested = a.data.on ? a.data.profile : 'duplicate=0.1,delay=100-500ms,drop=0.05';
+      setProfile((typed) => (typed === '' ? suggested : typed));
+      setSeed((typed) => (typed === '' ? a.data.seed : typed));
     }, setError);
   }, []);
   const apply = async (next: string) => {
