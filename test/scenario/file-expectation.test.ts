@@ -1,11 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
-import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
-import { emulator, own } from '../kit/index.js';
+import type { PlatformClient } from '../../src/client/index.js';
+import { uploadRepositoryFile } from '../../src/client/repository-file.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
 
 // The scenario `file` expectation against a real emulator and a real DATA_PROVIDER plugin on a
 // port: when a file is added to its repository, the plugin writes a summary of it there. It tries
@@ -15,75 +12,48 @@ import { emulator, own } from '../kit/index.js';
 
 /** Uploads `name` and adds it to the repository, as a user does (the plugin's way to write a file). */
 async function writeFile(client: PlatformClient, repositoryId: string, name: string) {
-  const bytes = Buffer.from(`summary of ${name}`);
-  const urls = await client.uploads.generateUploadUrls({
-    files: [{ fileName: name, contentType: 'text/markdown', fileSize: bytes.length }],
-    parentId: 'org_dev',
-    parentType: 'ORG',
-  });
-  const { signedUrl, fileRecord } = urls.files[0];
-  await client.uploads.uploadFile(signedUrl, Readable.from([bytes]), {
-    size: bytes.length,
+  await uploadRepositoryFile(client, {
+    repositoryId,
+    orgId: 'org_dev',
+    fileName: name,
     contentType: 'text/markdown',
+    bytes: Buffer.from(`summary of ${name}`),
   });
-  await client.uploads.setStatus({ fileId: fileRecord.id, status: 'UPLOADED' });
-  await client.repositories.files.add(repositoryId, fileRecord.id);
 }
 
 async function setUp() {
-  const emu = await emulator();
-  const client = createClient({
-    baseUrl: emu.url,
-    messagingUrl: emu.messagingUrl,
-    token: emu.token!,
-    apiKey: emu.apiKey!,
-    adminToken: emu.adminToken,
-  });
-  own(() => client.close());
+  const { emu, client } = await emulatorAndClient();
   const installationTokens = new Map<string, string>();
   /** The status the platform gave the plugin's attempts to add a file with its installation token. */
   const installationAttempts: number[] = [];
-  let secret = '';
-  const server = createServer((req, res) =>
-    createWebhookHandler({
-      secret,
-      on: {
-        PLUGIN_INSTALLED: (event) => {
-          installationTokens.set(event.data.instance.id, event.data.accessToken);
-        },
-        REPOSITORY_FILE_ADDED: async (event) => {
-          const { repositoryId, file } = event.data;
-          if (file.fileName.endsWith('.summary.md')) return;
-          const summary = `${file.fileName.replace(/\.md$/, '')}.summary.md`;
-          const tried = await fetch(`${emu.url}/api/repositories/${repositoryId}/files`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${installationTokens.get(event.pluginInstanceId)}`,
-              'content-type': 'application/json',
-            },
-            body: JSON.stringify({ fileId: file.id }),
-          });
-          installationAttempts.push(tried.status);
-          await writeFile(client, repositoryId, summary);
-        },
-      },
-    })(req, res),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  own(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const port = (server.address() as AddressInfo).port;
-  const plugin = await client.plugins.create({
-    orgId: emu.orgId!,
+  const plugin: TestPlugin = {
     name: 'summarizer',
     description: 'writes a summary of each file added to its repository',
     type: 'DATA_PROVIDER',
     events: ['REPOSITORY_FILE_ADDED'],
     scopes: ['REPOSITORY_FILES_READ'],
-    webhookUrl: `http://127.0.0.1:${port}/webhook`,
-  } as never);
-  secret = String(plugin.webhookSecret);
-  expect((await client.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
-  return { emu, client, pluginId: plugin.id, installationAttempts };
+  };
+  const pluginId = await servePlugin(emu, client, plugin, {
+    PLUGIN_INSTALLED: (event) => {
+      installationTokens.set(event.data.instance.id, event.data.accessToken);
+    },
+    REPOSITORY_FILE_ADDED: async (event) => {
+      const { repositoryId, file } = event.data;
+      if (file.fileName.endsWith('.summary.md')) return;
+      const summary = `${file.fileName.replace(/\.md$/, '')}.summary.md`;
+      const tried = await fetch(`${emu.url}/api/repositories/${repositoryId}/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${installationTokens.get(event.pluginInstanceId)}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ fileId: file.id }),
+      });
+      installationAttempts.push(tried.status);
+      await writeFile(client, repositoryId, summary);
+    },
+  });
+  return { emu, client, pluginId, installationAttempts };
 }
 
 describe('scenario: the file expectation', () => {

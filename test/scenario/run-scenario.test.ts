@@ -1,12 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario, ScenarioFileError } from '../../src/emulator-entry.js';
-import { createClient } from '../../src/client/index.js';
-import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
-import { emulator, own, tempDir } from '../kit/index.js';
+import { tempDir } from '../kit/index.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
 
 // `runScenario` as plugsmith/emulator exports it, in a plugin author's TypeScript test: an
 // emulator in this process, a plugin on a real port (it answers each message with what it was
@@ -14,58 +11,37 @@ import { emulator, own, tempDir } from '../kit/index.js';
 // told: it does not drop a duplicate), and structured results.
 
 async function setUp(options: { shout?: boolean } = {}) {
-  const emu = await emulator();
-  const client = createClient({
-    baseUrl: emu.url,
-    messagingUrl: emu.messagingUrl,
-    token: emu.token!,
-    apiKey: emu.apiKey!,
-    adminToken: emu.adminToken,
-  });
-  own(() => client.close());
+  const { emu, client } = await emulatorAndClient();
   const tokens = new Map<string, string>();
-  let secret = '';
-  const server = createServer((req, res) =>
-    createWebhookHandler({
-      secret,
-      on: {
-        PLUGIN_INSTALLED: (event) => {
-          tokens.set(event.data.instance.id, event.data.accessToken);
-        },
-        AGENT_MESSAGE_RECEIVED: async (event) => {
-          const { agentId, conversationId, message } = event.data;
-          if (message.content.includes('quiet')) return;
-          const reply = `You said: ${message.content}`;
-          await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-              'content-type': 'application/json',
-            },
-            body: JSON.stringify({
-              content: options.shout ? reply.toUpperCase() : reply,
-              isStreaming: false,
-            }),
-          });
-        },
-      },
-    })(req, res),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  own(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const port = (server.address() as AddressInfo).port;
-  const plugin = await client.plugins.create({
-    orgId: emu.orgId!,
+  const plugin: TestPlugin = {
     name: 'echo',
     description: 'answers with what it was told',
     type: 'EVENT_HANDLER',
     events: ['AGENT_MESSAGE_RECEIVED'],
     scopes: ['AGENT_MESSAGE_WRITE'],
-    webhookUrl: `http://127.0.0.1:${port}/webhook`,
-  } as never);
-  secret = String(plugin.webhookSecret);
-  expect((await client.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
-  return { emu, pluginId: plugin.id };
+  };
+  const pluginId = await servePlugin(emu, client, plugin, {
+    PLUGIN_INSTALLED: (event) => {
+      tokens.set(event.data.instance.id, event.data.accessToken);
+    },
+    AGENT_MESSAGE_RECEIVED: async (event) => {
+      const { agentId, conversationId, message } = event.data;
+      if (message.content.includes('quiet')) return;
+      const reply = `You said: ${message.content}`;
+      await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          content: options.shout ? reply.toUpperCase() : reply,
+          isStreaming: false,
+        }),
+      });
+    },
+  });
+  return { emu, pluginId };
 }
 
 const CHAT = {
