@@ -3,7 +3,7 @@ import type { FileStatus } from '../../src/shared/contract/index.js';
 
 export { FILE_STATUSES, PARENT_TYPES } from '../../src/shared/contract/index.js';
 
-/** DESIGN.md's status machine: which status may follow which (a new record has `null`: awaiting upload). */
+/** The upload status machine (docs/emulator-behaviour.md, "Uploads"): which status may follow which (a new record has `null`: awaiting upload). */
 const NEXT: Record<string, readonly FileStatus[]> = {
   null: ['UPLOADED', 'FAILED'],
   UPLOADED: ['PROCESSING', 'COMPLETED', 'FAILED'],

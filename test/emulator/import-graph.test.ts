@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { circles, importGraph } from '../helpers/import-graph.js';
 
 /**
- * DESIGN.md's layering inside the emulator, checked over the real import graph: no route module
+ * The emulator's layering (docs/architecture.md), checked over the real import graph: no route module
  * imports another route module (shared lookups live in helpers, changes in services: the files
  * named `service.ts` or `*-service.ts` in each feature's folder),
  * and no module of emulator/ reaches itself again through its imports (type-only imports

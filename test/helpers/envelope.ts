@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { ApiResponse } from './http.js';
 import { ERROR_TYPE_BY_STATUS } from '../../src/shared/contract/index.js';
 
-/** DESIGN.md's error type for each status: the contract's table. */
+/** The error type (docs/emulator-behaviour.md, "Envelope and errors") for each status: the contract's table. */
 export { ERROR_TYPE_BY_STATUS } from '../../src/shared/contract/index.js';
 
 /** Asserts a success envelope `{ ok: true, data, meta? }` with `status`; returns `data`. */
@@ -16,7 +16,7 @@ export function expectOk(response: ApiResponse, status = 200): any {
 
 /**
  * Asserts the error envelope exactly: `{ ok: false, error: { message, error, details? } }`, the
- * status, the type DESIGN.md gives it, and every details entry's shape. Returns `error`.
+ * status, the type docs/emulator-behaviour.md gives it, and every details entry's shape. Returns `error`.
  */
 export function expectError(
   response: ApiResponse,

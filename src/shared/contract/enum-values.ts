@@ -61,7 +61,7 @@ export type SortOrder = (typeof SORT_ORDERS)[number];
 export const HTTP_STATUS_FILTER_PATTERN =
   '^(?:[1-5][0-9][0-9]|[1-5]xx|none)(?:,(?:[1-5][0-9][0-9]|[1-5]xx|none))*$';
 
-/** The error types of both APIs and the HTTP status of each (DESIGN.md's table). */
+/** The error types of both APIs and the HTTP status of each (docs/emulator-behaviour.md, "Envelope and errors"). */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,

@@ -3,7 +3,7 @@ import { EVENT_KINDS, type EventKind } from './enums.js';
 import { FileSchema, MessageSchema, PluginInstanceSchema } from './resources.js';
 import { Id, Timestamp } from './schema.js';
 
-// The events the platform posts to a plugin's webhook URL (DESIGN.md "Webhook delivery").
+// The events the platform posts to a plugin's webhook URL (docs/emulator-behaviour.md, "Webhook delivery").
 
 /** A file record as events carry it: open, because the platform may add fields. */
 const OpenFile = Type.Intersect([FileSchema, Type.Record(Type.String(), Type.Unknown())]);

@@ -6,7 +6,7 @@ import { Id, Nullable } from './schema.js';
 const Credential = Type.String({ minLength: 8, maxLength: 500, pattern: '^[\\x21-\\x7e]+$' });
 const closed = { additionalProperties: false } as const;
 
-/** The seed file format (DESIGN.md): the people, orgs and characters an emulator starts with. */
+/** The seed file format (docs/emulator.md, its seed example): the people, orgs and characters an emulator starts with. */
 export const SeedSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),

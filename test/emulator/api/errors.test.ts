@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { ORG, TOKENS, useMatrixEmulator } from '../../helpers/matrix-emulator.js';
 import { expectError, expectValidationError } from '../../helpers/envelope.js';
 
-// The error envelope and DESIGN.md's status codes for input that never reaches a handler's logic.
+// The error envelope and the status codes of docs/emulator-behaviour.md ("Envelope and errors") for input that never reaches a handler's logic.
 
 const emulator = useMatrixEmulator();
 const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>
