@@ -6,6 +6,8 @@ export const env = {
   token: () => process.env.PLUGSMITH_TOKEN || undefined,
   /** The running emulator's admin credential (`x-plugsmith-admin`); overrides the one in its state file. */
   adminToken: () => process.env.PLUGSMITH_ADMIN_TOKEN || undefined,
+  /** The org that org-scoped commands (and `dev`) use, like --org; overrides the profile's. */
+  orgId: () => process.env.PLUGSMITH_ORG_ID || undefined,
   /** Messaging API key; overrides the profile's. */
   apiKey: () => process.env.PLUGSMITH_API_KEY || undefined,
   /** Management API base URL; overrides the profile's. */

@@ -1,7 +1,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { configPath } from './paths.js';
-import { chooseEmulator, noEmulatorMessage } from './emulators.js';
+import {
+  chooseEmulator,
+  listEmulators,
+  noEmulatorMessage,
+  type EmulatorState,
+} from './emulators.js';
+import { normalizeBaseUrl } from './url.js';
 import { env } from './env.js';
 import { writePrivateFile } from '../shared/private-file.js';
 import { UserError, EXIT } from '../errors.js';
@@ -73,30 +79,59 @@ export async function resolveSettings(flags: {
       EXIT.NOT_FOUND,
     );
   }
+  const explicitUrl = flags.baseUrl ?? env.baseUrl();
   const settings: Settings = {
     profileName: profile ? profileName : null,
-    baseUrl: flags.baseUrl ?? env.baseUrl() ?? profile?.baseUrl,
+    baseUrl: explicitUrl ?? profile?.baseUrl,
     messagingUrl: flags.messagingUrl ?? env.messagingUrl() ?? profile?.messagingUrl,
     token: flags.token ?? env.token() ?? profile?.token,
     apiKey: flags.apiKey ?? env.apiKey() ?? profile?.apiKey,
-    orgId: flags.org ?? profile?.orgId,
+    orgId: flags.org ?? env.orgId() ?? profile?.orgId,
     local: Boolean(profile?.local),
   };
   // A `login --local` profile follows the running emulator; so does no configuration at all.
   const follows = profile
-    ? profile.local && flags.baseUrl === undefined && env.baseUrl() === undefined
+    ? profile.local && explicitUrl === undefined
     : settings.baseUrl === undefined;
-  if (!follows) return settings;
-  const choice = await chooseEmulator();
-  const state = choice.state;
-  if (!state) return { ...settings, baseUrl: undefined, noEmulator: noEmulatorMessage(choice) };
+  if (follows) {
+    const choice = await chooseEmulator();
+    if (!choice.state)
+      return { ...settings, baseUrl: undefined, noEmulator: noEmulatorMessage(choice) };
+    return withEmulatorState(settings, flags, choice.state, profile);
+  }
+  // A URL given by flag or variable that is a running local emulator's: its credentials come from its state file,
+  // as they do when the CLI follows it (a profile's credentials belong to the profile's own URL).
+  if (explicitUrl !== undefined) {
+    const state = await emulatorAt(explicitUrl);
+    if (state) return withEmulatorState(settings, flags, state, undefined);
+  }
+  return settings;
+}
+
+/**
+ * The settings for a running local emulator: flags and environment first, then its state file, then the profile (only
+ * when the CLI follows the emulator for that profile). The one rule for every command; docs/platform.md states it.
+ */
+function withEmulatorState(
+  settings: Settings,
+  flags: { messagingUrl?: string; token?: string; apiKey?: string; org?: string },
+  state: EmulatorState,
+  profile: Profile | undefined,
+): Settings {
   return {
     ...settings,
     baseUrl: state.url,
     messagingUrl: flags.messagingUrl ?? env.messagingUrl() ?? state.messagingUrl,
     token: flags.token ?? env.token() ?? state.token ?? profile?.token,
     apiKey: flags.apiKey ?? env.apiKey() ?? state.apiKey ?? profile?.apiKey,
-    orgId: flags.org ?? profile?.orgId ?? state.orgId ?? undefined,
+    orgId: flags.org ?? env.orgId() ?? profile?.orgId ?? state.orgId ?? undefined,
     local: true,
   };
+}
+
+/** The running emulator listening at `url`, from the state files (null when none is). */
+async function emulatorAt(url: string): Promise<EmulatorState | null> {
+  const target = normalizeBaseUrl(url);
+  const running = await listEmulators();
+  return running.find((state) => normalizeBaseUrl(state.url) === target) ?? null;
 }
