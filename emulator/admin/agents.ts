@@ -14,7 +14,8 @@ import {
 } from '../../src/shared/contract/index.js';
 import { createAgent, renameAgent } from '../messaging/agent-service.js';
 import { requireBodyOrg } from './common.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
+import { linksTo, MADE_ID } from '../openapi/links.js';
 
 const AGENT_QUERY = querySpec(
   AgentSchema,
@@ -36,6 +37,10 @@ export default async function adminAgentRoutes(
     '/agents',
     {
       schema: {
+        operationId: 'listAgents',
+        tags: ['admin-messaging'],
+        summary: 'List agents',
+        description: `${ADMIN_ONLY} lists the agents of every org, with the query system.`,
         querystring: ListQuery(AGENT_QUERY),
         response: { 200: OkPage(AgentSchema), ...errors },
       },
@@ -45,7 +50,16 @@ export default async function adminAgentRoutes(
 
   app.get(
     '/agents/:agentId',
-    { schema: { params: params('agentId'), response: one } },
+    {
+      schema: {
+        operationId: 'getAgent',
+        tags: ['admin-messaging'],
+        summary: 'Get an agent',
+        description: `${ADMIN_ONLY} reads an agent.`,
+        params: params('agentId'),
+        response: one,
+      },
+    },
     async (request) => {
       const { agentId } = request.params;
       return ok(found(db.agents.get(agentId), 'agent', agentId));
@@ -54,7 +68,23 @@ export default async function adminAgentRoutes(
 
   app.post(
     '/agents',
-    { schema: { body: AgentCreateSchema, response: { 201: Ok(AgentSchema), ...errors } } },
+    {
+      links: {
+        201: linksTo(
+          'agent',
+          { agentId: MADE_ID },
+          { getAgent: 'Get {made}', renameAgent: 'Rename {made}' },
+        ),
+      },
+      schema: {
+        operationId: 'createAgent',
+        tags: ['admin-messaging'],
+        summary: 'Create an agent',
+        description: `${ADMIN_ONLY} creates an agent in an org; plugins are installed on it with the management API.`,
+        body: AgentCreateSchema,
+        response: { 201: Ok(AgentSchema), ...errors },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       requireBodyOrg(services, body.orgId);
@@ -72,7 +102,17 @@ export default async function adminAgentRoutes(
 
   app.patch(
     '/agents/:agentId',
-    { schema: { params: params('agentId'), body: AgentRenameSchema, response: one } },
+    {
+      schema: {
+        operationId: 'renameAgent',
+        tags: ['admin-messaging'],
+        summary: 'Rename an agent',
+        description: `${ADMIN_ONLY} renames an agent.`,
+        params: params('agentId'),
+        body: AgentRenameSchema,
+        response: one,
+      },
+    },
     async (request) => {
       return ok(await renameAgent(services, request.params.agentId, request.body.name));
     },

@@ -17,7 +17,8 @@ import {
   type CharacterUpdate,
 } from '../../src/shared/contract/index.js';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
+import { linksTo, MADE_ID } from '../openapi/links.js';
 
 const CHARACTER_QUERY = querySpec(
   CharacterSchema,
@@ -68,6 +69,10 @@ export default async function adminCharacterRoutes(
     '/characters',
     {
       schema: {
+        operationId: 'listCharacters',
+        tags: ['admin-messaging'],
+        summary: 'List characters',
+        description: `${ADMIN_ONLY} lists the characters of every org, with the query system.`,
         querystring: ListQuery(CHARACTER_QUERY),
         response: { 200: OkPage(CharacterSchema), ...errors },
       },
@@ -77,7 +82,16 @@ export default async function adminCharacterRoutes(
 
   app.get(
     '/characters/:characterId',
-    { schema: { params: params('characterId'), response: one } },
+    {
+      schema: {
+        operationId: 'getCharacter',
+        tags: ['admin-messaging'],
+        summary: 'Get a character',
+        description: `${ADMIN_ONLY} reads a character.`,
+        params: params('characterId'),
+        response: one,
+      },
+    },
     async (request) => {
       const { characterId } = request.params;
       return ok(found(db.characters.get(characterId), 'character', characterId));
@@ -86,7 +100,23 @@ export default async function adminCharacterRoutes(
 
   app.post(
     '/characters',
-    { schema: { body: CharacterCreateSchema, response: { 201: Ok(CharacterSchema), ...errors } } },
+    {
+      links: {
+        201: linksTo(
+          'character',
+          { characterId: MADE_ID },
+          { getCharacter: 'Get {made}', updateCharacter: 'Update {made}' },
+        ),
+      },
+      schema: {
+        operationId: 'createCharacter',
+        tags: ['admin-messaging'],
+        summary: 'Create a character',
+        description: `${ADMIN_ONLY} creates a character in an org (its engine, script or persona); conversations are started with it on the messaging API.`,
+        body: CharacterCreateSchema,
+        response: { 201: Ok(CharacterSchema), ...errors },
+      },
+    },
     async (request, reply) => {
       const { id: chosen, orgId, ...fields } = request.body;
       requireBodyOrg(services, orgId);
@@ -114,7 +144,17 @@ export default async function adminCharacterRoutes(
 
   app.patch(
     '/characters/:characterId',
-    { schema: { params: params('characterId'), body: CharacterUpdateSchema, response: one } },
+    {
+      schema: {
+        operationId: 'updateCharacter',
+        tags: ['admin-messaging'],
+        summary: 'Update a character',
+        description: `${ADMIN_ONLY} changes a character's fields (not its id or org).`,
+        params: params('characterId'),
+        body: CharacterUpdateSchema,
+        response: one,
+      },
+    },
     async (request) => {
       const { characterId } = request.params;
       const character = found(db.characters.get(characterId), 'character', characterId);

@@ -47,3 +47,6 @@ export function requireBodyAgent(services: AdminDeps, agentId: string, orgId: st
     ]);
   }
 }
+
+/** Who may call the emulator admin API, said once: the start of every admin operation's OpenAPI description. */
+export const ADMIN_ONLY = 'With the admin token or a dashboard session:';

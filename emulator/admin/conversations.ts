@@ -10,7 +10,7 @@ import {
   OkPage,
   errorResponses,
 } from '../../src/shared/contract/index.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 const CONVERSATION_QUERY = querySpec(
   AdminConversationSchema,
@@ -36,6 +36,10 @@ export default async function adminConversationRoutes(
     '/conversations',
     {
       schema: {
+        operationId: 'listAdminConversations',
+        tags: ['admin-messaging'],
+        summary: 'List every conversation',
+        description: `${ADMIN_ONLY} lists the conversations of every org, with the query system.`,
         querystring: ListQuery(CONVERSATION_QUERY),
         response: { 200: OkPage(AdminConversationSchema), ...errors },
       },
@@ -47,6 +51,10 @@ export default async function adminConversationRoutes(
     '/conversations/:conversationId',
     {
       schema: {
+        operationId: 'getAdminConversation',
+        tags: ['admin-messaging'],
+        summary: 'Get a conversation',
+        description: `${ADMIN_ONLY} reads a conversation of any org.`,
         params: params('conversationId'),
         response: { 200: Ok(AdminConversationSchema), ...errors },
       },
@@ -64,7 +72,15 @@ export default async function adminConversationRoutes(
   };
   app.get(
     '/conversations/:conversationId/messages',
-    { schema: messagesSchema },
+    {
+      schema: {
+        operationId: 'listAdminConversationMessages',
+        tags: ['admin-messaging'],
+        summary: "List a conversation's messages",
+        description: `${ADMIN_ONLY} lists a conversation's messages, oldest first, a streaming one with its content so far.`,
+        ...messagesSchema,
+      },
+    },
     async (request) => {
       const { conversationId } = request.params;
       if (!db.conversations.has(conversationId)) throw notFound('conversation', conversationId);

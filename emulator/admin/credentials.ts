@@ -14,7 +14,8 @@ import {
   type TokenMetadata,
 } from '../../src/shared/contract/index.js';
 import { requireBodyOrg } from './common.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
+import { linksTo, MADE_ID } from '../openapi/links.js';
 
 const TOKEN_QUERY = querySpec(
   TokenMetadataSchema,
@@ -68,6 +69,10 @@ export default async function adminCredentialRoutes(
     '/tokens',
     {
       schema: {
+        operationId: 'listTokens',
+        tags: ['admin'],
+        summary: 'List tokens (metadata, never secrets)',
+        description: `${ADMIN_ONLY} lists the user and installation tokens of every org as metadata (a hint, never the token).`,
         querystring: ListQuery(TOKEN_QUERY),
         response: { 200: OkPage(TokenMetadataSchema), ...errorResponses(400, 401, 403, 404) },
       },
@@ -79,6 +84,10 @@ export default async function adminCredentialRoutes(
     '/api-keys',
     {
       schema: {
+        operationId: 'listApiKeys',
+        tags: ['admin-messaging'],
+        summary: 'List messaging API keys',
+        description: `${ADMIN_ONLY} lists the messaging API keys as metadata (a hint, never the key), with the query system.`,
         querystring: ListQuery(API_KEY_QUERY),
         response: { 200: OkPage(ApiKeySchema), ...errors },
       },
@@ -88,7 +97,17 @@ export default async function adminCredentialRoutes(
 
   app.post(
     '/api-keys',
-    { schema: { body: ApiKeyCreateSchema, response: { 201: Ok(ApiKeySchema), ...errors } } },
+    {
+      links: { 201: linksTo('API key', { apiKeyId: MADE_ID }, { deleteApiKey: 'Delete {made}' }) },
+      schema: {
+        operationId: 'createApiKey',
+        tags: ['admin-messaging'],
+        summary: 'Create a messaging API key',
+        description: `${ADMIN_ONLY} creates a messaging API key for an org; the key is in this answer only.`,
+        body: ApiKeyCreateSchema,
+        response: { 201: Ok(ApiKeySchema), ...errors },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       requireBodyOrg(services, body.orgId);
@@ -99,7 +118,16 @@ export default async function adminCredentialRoutes(
 
   app.delete(
     '/api-keys/:apiKeyId',
-    { schema: { params: params('apiKeyId'), response: { 200: Ok(ApiKeySchema), ...errors } } },
+    {
+      schema: {
+        operationId: 'deleteApiKey',
+        tags: ['admin-messaging'],
+        summary: 'Delete a messaging API key',
+        description: `${ADMIN_ONLY} revokes a messaging API key: its requests are refused and the conversation streams opened with it end at once.`,
+        params: params('apiKeyId'),
+        response: { 200: Ok(ApiKeySchema), ...errors },
+      },
+    },
     async (request) => {
       return ok(publicApiKey(await deleteApiKey(services, request.params.apiKeyId)));
     },

@@ -23,7 +23,7 @@ import { presentDelivery, type DeliveryView } from '../webhooks/delivery-service
 import { answered2xx } from '../webhooks/attempt.js';
 import { params, querySpec, typed, type RouteOptions } from '../api/common.js';
 import { openAdminStream } from './sse.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 const DELIVERY_QUERY = querySpec(
   DeliverySchema,
@@ -129,6 +129,10 @@ export default async function deliveryRoutes(
     '/deliveries',
     {
       schema: {
+        operationId: 'listDeliveries',
+        tags: ['admin-deliveries'],
+        summary: 'List webhook deliveries',
+        description: `${ADMIN_ONLY} lists the webhook deliveries (one per event and instance, with their attempts), newest first, with the query system and time filters.`,
         querystring: DeliveryListQuerySchema,
         response: { 200: OkPage(DeliverySchema), ...errors },
       },
@@ -147,6 +151,10 @@ export default async function deliveryRoutes(
     '/deliveries/redeliver',
     {
       schema: {
+        operationId: 'redeliverMatching',
+        tags: ['admin-deliveries'],
+        summary: 'Deliver again every delivery the filters match',
+        description: `${ADMIN_ONLY} sends again, each as a new delivery, every delivery the list's filters match (challenges skipped; over 1,000 matches is a 400), answering at once.`,
         querystring: DeliveryBulkQuerySchema,
         response: { 200: Ok(BulkRedeliveryResultSchema), ...changeErrors },
       },
@@ -191,7 +199,16 @@ export default async function deliveryRoutes(
 
   app.get(
     '/deliveries/stream',
-    { schema: { querystring: DeliveryStreamQuerySchema, response: streamResponse } },
+    {
+      schema: {
+        operationId: 'streamDeliveryAttempts',
+        tags: ['admin-deliveries'],
+        summary: 'Stream delivery attempts as server-sent events',
+        description: `${ADMIN_ONLY} streams one \`attempt\` event per delivery attempt as it is logged (each with an \`id:\`), filtered like the list.`,
+        querystring: DeliveryStreamQuerySchema,
+        response: streamResponse,
+      },
+    },
     async (request, reply) => {
       const filters = request.query;
       openAdminStream(request, reply, ': plugsmith delivery stream\n\n', (send) =>
@@ -212,7 +229,16 @@ export default async function deliveryRoutes(
 
   app.get(
     '/deliveries/:deliveryId',
-    { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } },
+    {
+      schema: {
+        operationId: 'getDelivery',
+        tags: ['admin-deliveries'],
+        summary: 'Get a delivery with its attempts',
+        description: `${ADMIN_ONLY} reads one delivery: the event sent, the URL, every attempt with its answer, and its status.`,
+        params: params('deliveryId'),
+        response: { 200: Ok(DeliverySchema), ...errors },
+      },
+    },
     async (request) => {
       const { deliveryId } = request.params;
       return ok(presentDelivery(found(db.deliveries.get(deliveryId), 'delivery', deliveryId)));
@@ -223,6 +249,10 @@ export default async function deliveryRoutes(
     '/deliveries/:deliveryId/redeliver',
     {
       schema: {
+        operationId: 'redeliver',
+        tags: ['admin-deliveries'],
+        summary: 'Deliver an event again',
+        description: `${ADMIN_ONLY} sends the delivery's event again as a new delivery (same event id, to the plugin's current URL); a pending one's retries are cancelled first. Answers after the first attempt, or at once with \`wait=false\`.`,
         params: params('deliveryId'),
         querystring: RedeliverQuerySchema,
         response: { 201: Ok(DeliverySchema), ...errors },
@@ -242,6 +272,10 @@ export default async function deliveryRoutes(
     '/deliveries/:deliveryId/retry',
     {
       schema: {
+        operationId: 'retryDeliveryNow',
+        tags: ['admin-deliveries'],
+        summary: "Make a pending delivery's next attempt now",
+        description: `${ADMIN_ONLY} makes a pending delivery's next attempt now instead of after its backoff; a delivery that is not pending is a 409.`,
         params: params('deliveryId'),
         response: { 200: Ok(DeliverySchema), ...changeErrors },
       },
@@ -257,6 +291,10 @@ export default async function deliveryRoutes(
     '/deliveries/:deliveryId/cancel',
     {
       schema: {
+        operationId: 'cancelDeliveryRetries',
+        tags: ['admin-deliveries'],
+        summary: "Cancel a pending delivery's retries",
+        description: `${ADMIN_ONLY} cancels a pending delivery's remaining retries: it becomes failed, with \`cancelledAt\`; a delivery that is not pending is a 409.`,
         params: params('deliveryId'),
         response: { 200: Ok(DeliverySchema), ...changeErrors },
       },

@@ -14,7 +14,7 @@ import {
   Ok,
   errorResponses,
 } from '../../src/shared/contract/index.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */
 export default async function adminFaultRoutes(
@@ -27,7 +27,15 @@ export default async function adminFaultRoutes(
 
   app.get(
     '/faults',
-    { schema: { response: { 200: settings, ...errorResponses(401, 403) } } },
+    {
+      schema: {
+        operationId: 'getFaults',
+        tags: ['admin'],
+        summary: 'Get the injected delivery faults',
+        description: `${ADMIN_ONLY} reads the fault injection in force: its profile and seed.`,
+        response: { 200: settings, ...errorResponses(401, 403) },
+      },
+    },
     async () => ok(dispatcher.faults.settings()),
   );
 
@@ -35,6 +43,10 @@ export default async function adminFaultRoutes(
     '/faults',
     {
       schema: {
+        operationId: 'setFaults',
+        tags: ['admin'],
+        summary: 'Set the injected delivery faults',
+        description: `${ADMIN_ONLY} sets the fault injection profile and seed of webhook deliveries (\`off\` turns it off); applies to the attempts that start afterwards.`,
         body: FaultsUpdateSchema,
         response: { 200: settings, ...errorResponses(400, 401, 403, 413, 415) },
       },

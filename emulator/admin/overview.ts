@@ -11,7 +11,7 @@ import {
   type Overview,
 } from '../../src/shared/contract/index.js';
 import { openAdminStream } from './sse.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** The store a client's records came from: another epoch means a reset, an import or a restart happened. */
 function storeEpoch(services: AdminDeps): string {
@@ -60,7 +60,16 @@ export default async function adminOverviewRoutes(
   const app = typed(fastify);
   app.get(
     '/health',
-    { schema: { response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) } } },
+    {
+      schema: {
+        operationId: 'getHealth',
+        tags: ['admin'],
+        summary: "The emulator's health",
+        description:
+          'Anyone, without a credential: whether the emulator is up, with its URLs, store id and process id. For readiness checks; holds no records.',
+        response: { 200: Ok(HealthSchema), ...errorResponses(401, 403) },
+      },
+    },
     async () => {
       const { managementUrl, messagingUrl, persistent, storeId } = overviewOf(services);
       return ok({
@@ -76,7 +85,15 @@ export default async function adminOverviewRoutes(
 
   app.get(
     '/overview',
-    { schema: { response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) } } },
+    {
+      schema: {
+        operationId: 'getOverview',
+        tags: ['admin'],
+        summary: 'Counts and state for the dashboard',
+        description: `${ADMIN_ONLY} the emulator's URLs, store, uptime, record counts, delivery queue, storage and LLM settings, for the dashboard's first page; never a secret.`,
+        response: { 200: Ok(OverviewSchema), ...errorResponses(401, 403) },
+      },
+    },
     async () => ok(overviewOf(services)),
   );
 
@@ -89,17 +106,28 @@ export default async function adminOverviewRoutes(
     },
     ...errorResponses(401, 403),
   };
-  app.get('/stream', { schema: { response: streamResponse } }, async (request, reply) =>
-    openAdminStream(
-      request,
-      reply,
-      `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`,
-      (send) =>
-        services.store.replacements.subscribe((replaced) => {
-          send(
-            `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: replaced.reason })}\n\n`,
-          );
-        }),
-    ),
+  app.get(
+    '/stream',
+    {
+      schema: {
+        operationId: 'streamStoreChanges',
+        tags: ['admin'],
+        summary: 'Stream store replacements (reset, import) as server-sent events',
+        description: `${ADMIN_ONLY} streams \`hello\` when it opens and \`store-replaced\` after each reset or import, so a client knows its lists are stale.`,
+        response: streamResponse,
+      },
+    },
+    async (request, reply) =>
+      openAdminStream(
+        request,
+        reply,
+        `event: hello\ndata: ${JSON.stringify({ epoch: storeEpoch(services) })}\n\n`,
+        (send) =>
+          services.store.replacements.subscribe((replaced) => {
+            send(
+              `event: store-replaced\ndata: ${JSON.stringify({ epoch: storeEpoch(services), reason: replaced.reason })}\n\n`,
+            );
+          }),
+      ),
   );
 }

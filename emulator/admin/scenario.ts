@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 import {
   Ok,
   ScenarioTagSchema,
@@ -20,7 +20,15 @@ export default async function adminScenarioRoutes(
 
   app.get(
     '/scenario',
-    { schema: { response: { 200: tag, ...errorResponses(401, 403) } } },
+    {
+      schema: {
+        operationId: 'getScenario',
+        tags: ['admin'],
+        summary: 'Get the running scenario',
+        description: `${ADMIN_ONLY} reads the name of the running scenario, or null when none runs.`,
+        response: { 200: tag, ...errorResponses(401, 403) },
+      },
+    },
     async () => ok({ name: dispatcher.scenario }),
   );
 
@@ -28,6 +36,10 @@ export default async function adminScenarioRoutes(
     '/scenario',
     {
       schema: {
+        operationId: 'setScenario',
+        tags: ['admin'],
+        summary: 'Set or clear the running scenario',
+        description: `${ADMIN_ONLY} names the running scenario (null clears it); every delivery created from then on carries that name as \`scenario\`.`,
         body: ScenarioTagUpdateSchema,
         response: { 200: tag, ...errorResponses(400, 401, 403, 413, 415) },
       },

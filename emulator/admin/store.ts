@@ -18,7 +18,7 @@ import {
   errorResponses,
   type EmulatorExport,
 } from '../../src/shared/contract/index.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** Exports can be large; the management API's 1 MB default would refuse most of them. */
 const IMPORT_BODY_LIMIT = 200 * 1024 * 1024;
@@ -35,7 +35,15 @@ export default async function adminStoreRoutes(
   // Records are exported as stored, every field: the schema keeps them open (StoredRecord).
   app.get(
     '/export',
-    { schema: { response: { 200: Ok(EmulatorExportSchema), ...errorResponses(401, 403) } } },
+    {
+      schema: {
+        operationId: 'exportStore',
+        tags: ['admin-store'],
+        summary: "Export the emulator's state",
+        description: `${ADMIN_ONLY} writes every record of the store as one JSON document, which \`POST /_emulator/import\` takes back.`,
+        response: { 200: Ok(EmulatorExportSchema), ...errorResponses(401, 403) },
+      },
+    },
     async () => {
       const out: EmulatorExport = {
         format: EXPORT_FORMAT,
@@ -83,7 +91,14 @@ export default async function adminStoreRoutes(
   app.post(
     '/import',
     {
-      schema: { body: importBody, response: importResponse },
+      schema: {
+        operationId: 'importStore',
+        tags: ['admin-store'],
+        summary: "Replace the emulator's state",
+        description: `${ADMIN_ONLY} replaces every record with those of an export, checked first (nothing changes on a 400); pending retries, live replies and conversation streams of before end, and \`store-replaced\` is streamed.`,
+        body: importBody,
+        response: importResponse,
+      },
       ...importOptions,
       // Before the schema: a body of millions of wrong records is refused without a detail per record.
       preValidation: async (request) => refuseWrongImportShape(request.body, names),
@@ -98,6 +113,10 @@ export default async function adminStoreRoutes(
     '/reset',
     {
       schema: {
+        operationId: 'resetStore',
+        tags: ['admin-store'],
+        summary: 'Reset the emulator to its seed',
+        description: `${ADMIN_ONLY} empties the store and loads the seed again (its credentials stay valid); \`store-replaced\` is streamed.`,
         response: { 200: Ok(ResetResultSchema), ...errorResponses(400, 401, 403, 413, 415) },
       },
     },

@@ -14,7 +14,7 @@ import { badRequest, detail, found } from '../errors.js';
 import { validateAgainst } from '../validation/json-schema.js';
 import { listed, typed, type RouteOptions } from '../api/common.js';
 import { INSTANCE_QUERY } from '../api/instances/query.js';
-import type { AdminDeps } from './common.js';
+import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** Events by hand (`plugsmith trigger --set/--data`, the dashboard's Trigger) to a plugin (and instance); instances of all entities. */
 export default async function adminTriggerRoutes(
@@ -29,6 +29,10 @@ export default async function adminTriggerRoutes(
     '/events',
     {
       schema: {
+        operationId: 'emitEvent',
+        tags: ['admin-deliveries'],
+        summary: 'Emit a platform event to a plugin',
+        description: `${ADMIN_ONLY} emits a platform event (any event kind) to a plugin's instances, or WEBHOOK_CHALLENGE to a plugin, as the platform would: signed, logged and retried like any delivery.`,
         body: EventEmitSchema,
         response: { 201: Ok(DeliverySchema), ...errorResponses(400, 401, 403, 404, 413, 415) },
       },
@@ -123,6 +127,10 @@ export default async function adminTriggerRoutes(
     '/instances',
     {
       schema: {
+        operationId: 'listInstances',
+        tags: ['admin'],
+        summary: 'List plugin instances',
+        description: `${ADMIN_ONLY} lists the plugin instances of every org (repositories, agents and apps), with the query system.`,
         querystring: ListQuery(INSTANCE_QUERY),
         response: { 200: OkPage(PluginInstanceSchema), ...errorResponses(400, 401, 403) },
       },

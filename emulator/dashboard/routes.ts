@@ -13,6 +13,7 @@ import {
   type Workspace,
 } from '../../src/shared/contract/index.js';
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
+import { ADMIN_ONLY } from '../admin/common.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';
 import type { EmulatorConfig, StoreDeps } from '../context.js';
 import type { ObjectStorage } from '../uploads/storage/types.js';
@@ -109,6 +110,11 @@ export default async function dashboardRoutes(
     '/dashboard/session',
     {
       schema: {
+        operationId: 'createDashboardSession',
+        tags: ['admin-dashboard'],
+        summary: 'Exchange a login code for a dashboard session',
+        description:
+          'Anyone holding a single-use login code (from a dashboard login link) exchanges it for a dashboard session token, sent as `x-plugsmith-session` afterwards, and the workspace; no cookie is set.',
         body: DashboardLoginSchema,
         response: { 200: Ok(DashboardSessionSchema), ...errorResponses(400, 401, 403, 413, 415) },
       },
@@ -127,14 +133,30 @@ export default async function dashboardRoutes(
   // The guard has checked the session header or the admin header already.
   app.get(
     '/dashboard/session',
-    { schema: { response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) } } },
+    {
+      schema: {
+        operationId: 'getDashboardSession',
+        tags: ['admin-dashboard'],
+        summary: 'Get the current dashboard session',
+        description:
+          'With a dashboard session (or the admin token): answers the workspace the session works in.',
+        response: { 200: Ok(WorkspaceSchema), ...errorResponses(401, 403) },
+      },
+    },
     async () => ok(workspaceOf(services)),
   );
 
   app.delete(
     '/dashboard/session',
     {
-      schema: { response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403, 415) } },
+      schema: {
+        operationId: 'deleteDashboardSession',
+        tags: ['admin-dashboard'],
+        summary: 'End the dashboard session',
+        description:
+          'With a dashboard session: ends the session its `x-plugsmith-session` header names; that token is refused afterwards.',
+        response: { 200: Ok(DashboardSignedOutSchema), ...errorResponses(401, 403, 415) },
+      },
     },
     async (request) => {
       const session = request.headers[SESSION_HEADER];
@@ -145,7 +167,15 @@ export default async function dashboardRoutes(
 
   app.post(
     '/dashboard/login-links',
-    { schema: { response: { 200: Ok(DashboardLinkSchema), ...errorResponses(401, 403, 415) } } },
+    {
+      schema: {
+        operationId: 'createDashboardLoginLink',
+        tags: ['admin-dashboard'],
+        summary: 'Create a dashboard login link',
+        description: `${ADMIN_ONLY} creates a fresh single-use dashboard login link (a URL with a login code).`,
+        response: { 200: Ok(DashboardLinkSchema), ...errorResponses(401, 403, 415) },
+      },
+    },
     async () => {
       return ok({ dashboardUrl: dashboardLink(services, logins) });
     },

@@ -36,6 +36,11 @@ export default async function agentMessageRoutes(
     '/agents/:agentId/conversations/:conversationId/messages',
     {
       schema: {
+        operationId: 'writeAgentMessage',
+        tags: ['agent-messages'],
+        summary: "Write (or stream) an agent's message into a conversation",
+        description:
+          "A plugin, with an installation access token that has AGENT_MESSAGE_WRITE on the agent, writes its character's reply: each call is one packet (without `messageId` a new message, with it the next delta). Every packet reaches the conversation stream as CHARACTER_MESSAGE_SENT.",
         params: params('agentId', 'conversationId'),
         body: AgentMessageWriteSchema,
         response: {

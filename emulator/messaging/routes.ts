@@ -20,6 +20,7 @@ import {
 } from '../../src/shared/contract/index.js';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 import type { MessagingRouteDeps } from './messaging.js';
+import { linksTo, MADE_ID } from '../openapi/links.js';
 
 /** A conversation as the API shows it (its org stays internal). */
 function publicConversation(c: ConversationRecord) {
@@ -87,7 +88,24 @@ export default async function conversationRoutes(
   app.post(
     '/conversations',
     {
+      links: {
+        201: linksTo(
+          'conversation',
+          { conversationId: MADE_ID },
+          {
+            getConversation: 'Get {made}',
+            sendMessage: "Send a user's message into {made}",
+            listMessages: 'List the messages of {made}',
+            streamConversationEvents: 'Stream the events of {made}',
+          },
+        ),
+      },
       schema: {
+        operationId: 'createConversation',
+        tags: ['messaging'],
+        summary: 'Start a conversation with a character',
+        description:
+          "With an org's messaging API key: starts a conversation with one of the org's characters.",
         body: ConversationCreateSchema,
         response: { 201: Ok(ConversationSchema), ...errors },
       },
@@ -106,6 +124,11 @@ export default async function conversationRoutes(
     '/conversations/:conversationId',
     {
       schema: {
+        operationId: 'getConversation',
+        tags: ['messaging'],
+        summary: 'Get a conversation',
+        description:
+          "With the messaging API key of the conversation's org: reads the conversation.",
         params: params('conversationId'),
         response: { 200: Ok(ConversationSchema), ...errors },
       },
@@ -127,7 +150,16 @@ export default async function conversationRoutes(
   };
   app.post(
     '/conversations/:conversationId/messages',
-    { schema: sendSchema },
+    {
+      schema: {
+        operationId: 'sendMessage',
+        tags: ['messaging'],
+        summary: "Send a user's message",
+        description:
+          "With the messaging API key of the conversation's org: sends a user's message. The character replies in packets (CHARACTER_MESSAGE_SENT on the conversation stream); a character whose agent has EVENT_HANDLER plugins sends them AGENT_MESSAGE_RECEIVED and lets them reply.",
+        ...sendSchema,
+      },
+    },
     async (request, reply) => {
       const { conversationId } = request.params;
       const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
@@ -142,21 +174,34 @@ export default async function conversationRoutes(
     querystring: MessageListQuerySchema,
     response: { 200: OkPage(MessageSchema), ...errors },
   };
-  app.get('/conversations/:conversationId/messages', { schema: listSchema }, async (request) => {
-    const { conversationId } = request.params;
-    const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
-    const { after, limit } = parseListQuery(request.query);
-    const page = messaging.listMessages(conversation.id, after, limit);
-    const last = page.data[page.data.length - 1];
-    return ok(page.data, {
-      pagination: {
-        type: 'cursor' as const,
-        limit,
-        hasNext: page.hasNext,
-        nextCursor: page.hasNext && last ? last.id : null,
+  app.get(
+    '/conversations/:conversationId/messages',
+    {
+      schema: {
+        operationId: 'listMessages',
+        tags: ['messaging'],
+        summary: "List a conversation's messages, oldest first",
+        description:
+          "With the messaging API key of the conversation's org: lists its messages, oldest first, a streaming one with its content so far (poll with `after`).",
+        ...listSchema,
       },
-    });
-  });
+    },
+    async (request) => {
+      const { conversationId } = request.params;
+      const conversation = messaging.findConversation(requestApiKey(request).orgId, conversationId);
+      const { after, limit } = parseListQuery(request.query);
+      const page = messaging.listMessages(conversation.id, after, limit);
+      const last = page.data[page.data.length - 1];
+      return ok(page.data, {
+        pagination: {
+          type: 'cursor' as const,
+          limit,
+          hasNext: page.hasNext,
+          nextCursor: page.hasNext && last ? last.id : null,
+        },
+      });
+    },
+  );
 
   const streamResponse = {
     200: EventStream(
@@ -167,7 +212,17 @@ export default async function conversationRoutes(
   };
   app.get(
     '/conversations/:conversationId/events',
-    { schema: { params: params('conversationId'), response: streamResponse } },
+    {
+      schema: {
+        operationId: 'streamConversationEvents',
+        tags: ['messaging'],
+        summary: "Stream a conversation's events as server-sent events",
+        description:
+          "With the messaging API key of the conversation's org: streams CHARACTER_MESSAGE_SENT per packet of the character's replies, as server-sent events without ids.",
+        params: params('conversationId'),
+        response: streamResponse,
+      },
+    },
     async (request, reply) => {
       const { conversationId } = request.params;
       const apiKey = requestApiKey(request);

@@ -151,7 +151,6 @@ async function buildRoutesDocument(builders: {
       for (const [method, operation] of Object.entries<OpenApiNode>(item)) {
         if (typeof operation !== 'object' || operation === null) continue;
         operation.security = securityOf(raw, api);
-        operation.tags ??= [path.startsWith('/_emulator') ? 'admin' : api];
         liftExamples(operation);
         declareDiskFull(method, operation);
       }

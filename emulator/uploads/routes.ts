@@ -30,6 +30,7 @@ import {
 } from './service.js';
 import { findVisibleFile } from './access.js';
 import type { UploadDeps } from './service.js';
+import { linksTo } from '../openapi/links.js';
 
 const MAX_GET_BODY = 1024 * 1024;
 
@@ -82,7 +83,16 @@ export default async function uploadRoutes(
   // fastify neither parses nor validates GET bodies: the handler checks this one against POST's schema (documented there).
   app.get(
     '/generate-upload-url',
-    { schema: { response: uploadUrlsResponse(200) } },
+    {
+      schema: {
+        operationId: 'generateUploadUrlWithGet',
+        tags: ['files'],
+        summary: 'Get signed upload URLs (the request as a JSON body on GET)',
+        description:
+          "The spec's form of the request, with the JSON body on a GET: the same as the POST form (which proxies pass on; many drop a GET body). A MEMBER or OWNER of the owning org creates one file record per file and gets a signed upload URL for each.",
+        response: uploadUrlsResponse(200),
+      },
+    },
     async (request) => {
       const body = await readGetBody(request);
       if (body === undefined)
@@ -102,7 +112,24 @@ export default async function uploadRoutes(
   );
   app.post(
     '/generate-upload-url',
-    { schema: { body: UploadUrlRequestSchema, response: uploadUrlsResponse(201) } },
+    {
+      links: {
+        201: linksTo(
+          'upload',
+          { fileId: '$response.body#/data/files/0/fileRecord/id' },
+          { getFileAccessUrl: 'Get a URL to read the first file of {made}' },
+        ),
+      },
+      schema: {
+        operationId: 'generateUploadUrl',
+        tags: ['files'],
+        summary: 'Get signed upload URLs',
+        description:
+          "A MEMBER or OWNER of the owning org (the parent's, else `orgId`, else the token's) creates one file record per file (status null) and gets a signed PUT URL for each, valid an hour.",
+        body: UploadUrlRequestSchema,
+        response: uploadUrlsResponse(201),
+      },
+    },
     async (request, reply) => {
       return reply.status(201).send(await generate(request, request.body));
     },
@@ -110,7 +137,17 @@ export default async function uploadRoutes(
 
   app.patch(
     '/status',
-    { schema: { body: FileStatusUpdateSchema, response: { 200: Ok(FileSchema), ...errors } } },
+    {
+      schema: {
+        operationId: 'updateFileStatus',
+        tags: ['files'],
+        summary: "Set a file's status",
+        description:
+          "A MEMBER or OWNER of the file's org reports an upload: UPLOADED once its object is stored, FAILED with an `errorMessage`, then PROCESSING or COMPLETED; any other change is a 409.",
+        body: FileStatusUpdateSchema,
+        response: { 200: Ok(FileSchema), ...errors },
+      },
+    },
     async (request) => {
       const body = request.body;
       requireUser(request);
@@ -124,6 +161,11 @@ export default async function uploadRoutes(
     '/',
     {
       schema: {
+        operationId: 'listFiles',
+        tags: ['files'],
+        summary: 'List files',
+        description:
+          "A member of the files' orgs lists the files it may read (filter by `parentId` and `parentType` for one parent), with the query system.",
         querystring: ListQuery(FILE_QUERY),
         response: { 200: OkPage(FileSchema), ...errors },
       },
@@ -146,45 +188,58 @@ export default async function uploadRoutes(
     querystring: FileAccessQuerySchema,
     response: { 200: Ok(FileAccessSchema), ...errors },
   };
-  app.get('/access/:fileId', { schema: accessSchema }, async (request) => {
-    const { fileId } = request.params;
-    // FileAccessQuerySchema, read here: expiresIn once, decimal digits, 1 to 7 days; nothing else.
-    const unknown = Object.keys(request.query).find((key) => key !== 'expiresIn');
-    if (unknown !== undefined)
-      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
-        detail(
-          [unknown],
-          'unrecognized_keys',
-          'expiresIn',
-          unknown,
-          `unknown query parameter ${unknown}`,
-        ),
-      ]);
-    const raw = request.query.expiresIn;
-    if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw))) {
-      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
-        detail(
-          ['expiresIn'],
-          'invalid_type',
-          'integer',
-          raw,
-          'expiresIn must be a whole number of seconds, given once',
-        ),
-      ]);
-    }
-    const expiresIn = raw === undefined ? 3600 : Number(raw);
-    if (expiresIn < 1 || expiresIn > MAX_ACCESS_SECONDS) {
-      throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
-        detail(
-          ['expiresIn'],
-          expiresIn < 1 ? 'too_small' : 'too_big',
-          `integer from 1 to ${MAX_ACCESS_SECONDS}`,
-          raw,
-          `expiresIn must be from 1 to ${MAX_ACCESS_SECONDS} seconds`,
-        ),
-      ]);
-    }
-    const file = findVisibleFile(services, request, fileId);
-    return ok(await fileAccess(services, file, expiresIn));
-  });
+  app.get(
+    '/access/:fileId',
+    {
+      schema: {
+        operationId: 'getFileAccessUrl',
+        tags: ['files'],
+        summary: "Get a URL to read a file's content",
+        description:
+          "A member of the file's org, or the data provider of a repository that holds it (REPOSITORY_FILES_READ), gets a URL to read it: signed for `expiresIn` seconds for a private file, direct for a public one.",
+        ...accessSchema,
+      },
+    },
+    async (request) => {
+      const { fileId } = request.params;
+      // FileAccessQuerySchema, read here: expiresIn once, decimal digits, 1 to 7 days; nothing else.
+      const unknown = Object.keys(request.query).find((key) => key !== 'expiresIn');
+      if (unknown !== undefined)
+        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+          detail(
+            [unknown],
+            'unrecognized_keys',
+            'expiresIn',
+            unknown,
+            `unknown query parameter ${unknown}`,
+          ),
+        ]);
+      const raw = request.query.expiresIn;
+      if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw))) {
+        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+          detail(
+            ['expiresIn'],
+            'invalid_type',
+            'integer',
+            raw,
+            'expiresIn must be a whole number of seconds, given once',
+          ),
+        ]);
+      }
+      const expiresIn = raw === undefined ? 3600 : Number(raw);
+      if (expiresIn < 1 || expiresIn > MAX_ACCESS_SECONDS) {
+        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+          detail(
+            ['expiresIn'],
+            expiresIn < 1 ? 'too_small' : 'too_big',
+            `integer from 1 to ${MAX_ACCESS_SECONDS}`,
+            raw,
+            `expiresIn must be from 1 to ${MAX_ACCESS_SECONDS} seconds`,
+          ),
+        ]);
+      }
+      const file = findVisibleFile(services, request, fileId);
+      return ok(await fileAccess(services, file, expiresIn));
+    },
+  );
 }

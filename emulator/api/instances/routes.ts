@@ -21,6 +21,7 @@ import { listed, params, typed, type RouteOptions } from '../common.js';
 import { INSTANCE_QUERY } from './query.js';
 import type { InstanceDeps } from './service.js';
 import { owningOrg } from '../owning-org.js';
+import { linksTo, MADE_ID } from '../../openapi/links.js';
 
 /** Install bodies: only apps take `orgId` (repositories and agents have their org). */
 const installBody = Type.Omit(InstanceCreateSchema, ['orgId'], {
@@ -46,6 +47,15 @@ interface EntityKind {
     entityId: string,
     body: InstanceCreate,
   ): string;
+  /** The OpenAPI metadata of its three operations (tag `instances`). */
+  operations: Record<'install' | 'list' | 'uninstall', OperationText>;
+}
+
+/** What the OpenAPI document says of one operation beyond its schemas. */
+interface OperationText {
+  operationId: string;
+  summary: string;
+  description: string;
 }
 
 /** The org of a stored entity whose org the caller belongs to; a 404 otherwise (private things stay hidden). */
@@ -92,6 +102,26 @@ const KINDS: EntityKind[] = [
     pluginType: 'DATA_PROVIDER',
     nouns: 'repositories',
     orgOf: storedEntityOrg('repositories', 'repository'),
+    operations: {
+      install: {
+        operationId: 'installDataProvider',
+        summary: 'Install a plugin on a repository as a data provider',
+        description:
+          "A MEMBER or OWNER of the repository's org installs a plugin (usually a DATA_PROVIDER with a verified webhook) on it; the new instance's access token is sent to the plugin in PLUGIN_INSTALLED.",
+      },
+      list: {
+        operationId: 'listDataProviders',
+        summary: "List a repository's data providers",
+        description:
+          "A member of the repository's org lists the plugin instances installed on it as data providers, with the query system.",
+      },
+      uninstall: {
+        operationId: 'uninstallDataProvider',
+        summary: 'Uninstall a data provider',
+        description:
+          "An OWNER of the repository's org uninstalls a data provider: its access token stops working and the plugin is sent PLUGIN_UNINSTALLED.",
+      },
+    },
   },
   {
     entityType: 'AGENT',
@@ -100,6 +130,26 @@ const KINDS: EntityKind[] = [
     pluginType: 'EVENT_HANDLER',
     nouns: 'agents',
     orgOf: storedEntityOrg('agents', 'agent'),
+    operations: {
+      install: {
+        operationId: 'installAgentPlugin',
+        summary: 'Install a plugin on an agent',
+        description:
+          "A MEMBER or OWNER of the agent's org installs a plugin on it (an EVENT_HANDLER receives the agent's AGENT_MESSAGE_RECEIVED); the new instance's access token is sent in PLUGIN_INSTALLED.",
+      },
+      list: {
+        operationId: 'listAgentPlugins',
+        summary: "List an agent's plugin instances",
+        description:
+          "A member of the agent's org lists the plugin instances installed on it, with the query system.",
+      },
+      uninstall: {
+        operationId: 'uninstallAgentPlugin',
+        summary: 'Uninstall a plugin from an agent',
+        description:
+          "An OWNER of the agent's org uninstalls a plugin from it: its access token stops working and the plugin is sent PLUGIN_UNINSTALLED.",
+      },
+    },
   },
   {
     entityType: 'APP',
@@ -109,6 +159,26 @@ const KINDS: EntityKind[] = [
     nouns: 'apps',
     orgOf: appOrg,
     orgForInstall: appInstallOrg,
+    operations: {
+      install: {
+        operationId: 'installAppPlugin',
+        summary: 'Install a plugin on an app',
+        description:
+          "A MEMBER or OWNER of the app's org installs a plugin on it; the new instance's access token is sent in PLUGIN_INSTALLED.",
+      },
+      list: {
+        operationId: 'listAppPlugins',
+        summary: "List an app's plugin instances",
+        description:
+          "A member of the app's org lists the plugin instances installed on it, with the query system.",
+      },
+      uninstall: {
+        operationId: 'uninstallAppPlugin',
+        summary: 'Uninstall a plugin from an app',
+        description:
+          "An OWNER of the app's org uninstalls a plugin from it: its access token stops working and the plugin is sent PLUGIN_UNINSTALLED.",
+      },
+    },
   },
 ];
 
@@ -211,6 +281,15 @@ function checkInstall(
 function entityInstanceRoutes(kind: EntityKind) {
   const body = kind.orgForInstall ? InstanceCreateSchema : installBody;
   const entityParams = params(kind.param);
+  const doc = (operation: keyof EntityKind['operations']) => ({
+    ...kind.operations[operation],
+    tags: ['instances'],
+  });
+  const installedLinks = linksTo(
+    'installation',
+    { [kind.param]: `$request.path.${kind.param}`, pluginInstanceId: MADE_ID },
+    { [kind.operations.uninstall.operationId]: 'Uninstall {made}' },
+  );
 
   return async function routes(
     fastify: FastifyInstance,
@@ -224,7 +303,9 @@ function entityInstanceRoutes(kind: EntityKind) {
     app.post(
       kind.path,
       {
+        links: { 201: installedLinks },
         schema: {
+          ...doc('install'),
           params: entityParams,
           body,
           response: { 201: Ok(PluginInstanceSchema), ...errors },
@@ -261,6 +342,7 @@ function entityInstanceRoutes(kind: EntityKind) {
     );
 
     const listSchema = {
+      ...doc('list'),
       params: entityParams,
       querystring: ListQuery(INSTANCE_QUERY),
       response: { 200: OkPage(PluginInstanceSchema), ...errors },
@@ -279,6 +361,7 @@ function entityInstanceRoutes(kind: EntityKind) {
     });
 
     const deleteSchema = {
+      ...doc('uninstall'),
       params: params(kind.param, 'pluginInstanceId'),
       response: { 200: Ok(DeletedSchema), ...errors },
     };

@@ -33,6 +33,7 @@ import {
   OkPage,
   errorResponses,
 } from '../../../src/shared/contract/index.js';
+import { linksTo } from '../../openapi/links.js';
 
 /** Actions: /api/plugins/:pluginId/actions[/:name]; `schemaFields` hold JSON Schemas. */
 const ACTIONS = {
@@ -43,6 +44,36 @@ const ACTIONS = {
   collection: ({ services }: RouteOptions): Collection<Definition> => services.db.actions,
   idPrefix: 'act',
   schemas: { create: ActionCreateSchema, update: ActionUpdateSchema, resource: ActionSchema },
+  tag: 'actions',
+  operations: {
+    list: {
+      operationId: 'listActions',
+      summary: "List a plugin's actions",
+      description: 'Whoever may read the plugin lists its actions, with the query system.',
+    },
+    get: {
+      operationId: 'getAction',
+      summary: 'Get an action',
+      description: 'Whoever may read the plugin reads one of its actions, by name.',
+    },
+    create: {
+      operationId: 'createAction',
+      summary: 'Create an action',
+      description:
+        "A MEMBER or OWNER of the plugin's org adds an action (its name unique in the plugin; its JSON Schemas are checked).",
+    },
+    update: {
+      operationId: 'updateAction',
+      summary: 'Update an action',
+      description:
+        "A MEMBER or OWNER of the plugin's org changes an action, by name; its JSON Schemas are checked again.",
+    },
+    delete: {
+      operationId: 'deleteAction',
+      summary: 'Delete an action',
+      description: "An OWNER of the plugin's org deletes an action, by name.",
+    },
+  },
 };
 
 /** External events: /api/plugins/:pluginId/external-events[/:eventName]. */
@@ -57,6 +88,36 @@ const EXTERNAL_EVENTS = {
     create: ExternalEventCreateSchema,
     update: ExternalEventUpdateSchema,
     resource: ExternalEventSchema,
+  },
+  tag: 'external-events',
+  operations: {
+    list: {
+      operationId: 'listExternalEvents',
+      summary: "List a plugin's external events",
+      description:
+        'Whoever may read the plugin lists its external events (events that come from third-party systems; the platform never emits them), with the query system.',
+    },
+    get: {
+      operationId: 'getExternalEvent',
+      summary: 'Get an external event',
+      description: 'Whoever may read the plugin reads one of its external events, by name.',
+    },
+    create: {
+      operationId: 'createExternalEvent',
+      summary: 'Create an external event',
+      description:
+        "A MEMBER or OWNER of the plugin's org declares an external event (its name unique in the plugin; its JSON Schema is checked).",
+    },
+    update: {
+      operationId: 'updateExternalEvent',
+      summary: 'Update an external event',
+      description: "A MEMBER or OWNER of the plugin's org changes an external event, by name.",
+    },
+    delete: {
+      operationId: 'deleteExternalEvent',
+      summary: 'Delete an external event',
+      description: "An OWNER of the plugin's org deletes an external event, by name.",
+    },
   },
 };
 
@@ -74,6 +135,21 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
   const one = { 200: Ok(resource), ...errors };
   const listParams = params('pluginId');
   const itemParams = params('pluginId', kind.param);
+  // Each operation's OpenAPI metadata: its id, summary and description under the kind's tag.
+  const doc = (operation: keyof typeof kind.operations) => ({
+    ...kind.operations[operation],
+    tags: [kind.tag],
+  });
+  const { get, update, delete: remove } = kind.operations;
+  const createdLinks = linksTo(
+    kind.noun,
+    { pluginId: '$request.path.pluginId', [kind.param]: '$response.body#/data/name' },
+    {
+      [get.operationId]: 'Get {made}',
+      [update.operationId]: 'Update {made}',
+      [remove.operationId]: 'Delete {made}',
+    },
+  );
 
   return async function routes(fastify: FastifyInstance, options: RouteOptions): Promise<void> {
     const app = typed(fastify);
@@ -90,6 +166,7 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
       base,
       {
         schema: {
+          ...doc('list'),
           params: listParams,
           querystring: ListQuery(DEFINITION_QUERY),
           response: { 200: OkPage(resource), ...errors },
@@ -104,16 +181,22 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
       },
     );
 
-    app.get(item, { schema: { params: itemParams, response: one } }, async (request) => {
-      const p = request.params;
-      findVisiblePlugin(services, request, p.pluginId);
-      return ok(find(p.pluginId, p[kind.param]));
-    });
+    app.get(
+      item,
+      { schema: { ...doc('get'), params: itemParams, response: one } },
+      async (request) => {
+        const p = request.params;
+        findVisiblePlugin(services, request, p.pluginId);
+        return ok(find(p.pluginId, p[kind.param]));
+      },
+    );
 
     app.post(
       base,
       {
+        links: { 201: createdLinks },
         schema: {
+          ...doc('create'),
           params: listParams,
           body: createBody,
           response: { 201: Ok(resource), ...errors },
@@ -144,7 +227,7 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
 
     app.put(
       item,
-      { schema: { params: itemParams, body: updateBody, response: one } },
+      { schema: { ...doc('update'), params: itemParams, body: updateBody, response: one } },
       async (request) => {
         const p = request.params;
         const plugin = findVisiblePlugin(services, request, p.pluginId);
@@ -158,7 +241,13 @@ function definitionRoutes(kind: typeof ACTIONS | typeof EXTERNAL_EVENTS) {
 
     app.delete(
       item,
-      { schema: { params: itemParams, response: { 200: Ok(DeletedSchema), ...errors } } },
+      {
+        schema: {
+          ...doc('delete'),
+          params: itemParams,
+          response: { 200: Ok(DeletedSchema), ...errors },
+        },
+      },
       async (request) => {
         const p = request.params;
         const plugin = findVisiblePlugin(services, request, p.pluginId);

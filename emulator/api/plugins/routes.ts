@@ -28,6 +28,7 @@ import {
 import { roleIn } from '../../auth/principal.js';
 import { createPlugin, deletePlugin, updatePlugin, type PluginInput } from './service.js';
 import type { PluginDeps } from './service.js';
+import { linksTo, MADE_ID } from '../../openapi/links.js';
 
 /** A plugin's answers: the secret is in the schema but only set for members. */
 const pluginResponse = (status: 200 | 201) => ({
@@ -81,6 +82,22 @@ function presentPlugin(
   return rest;
 }
 
+/** What a client can do next with the plugin a create made (OpenAPI links). */
+const PLUGIN_LINKS = linksTo(
+  'plugin',
+  { pluginId: MADE_ID },
+  {
+    getPlugin: 'Get {made}',
+    updatePlugin: 'Update {made}',
+    deletePlugin: 'Delete {made}',
+    listActions: 'List the actions of {made}',
+    createAction: 'Create an action on {made}',
+    createExternalEvent: 'Create an external event on {made}',
+    verifyWebhook: 'Send the WEBHOOK_CHALLENGE to the webhook URL of {made}',
+    rotateWebhookSecret: 'Rotate the webhook signing secret of {made}',
+  },
+);
+
 /** Plugins: create (two paths), get, list by org, marketplace, update, delete. */
 export default async function pluginRoutes(
   fastify: FastifyInstance,
@@ -105,7 +122,18 @@ export default async function pluginRoutes(
 
   app.post(
     '/plugins',
-    { schema: { body: PluginCreateWithOrgSchema, response: pluginResponse(201) } },
+    {
+      links: { 201: PLUGIN_LINKS },
+      schema: {
+        operationId: 'createPlugin',
+        tags: ['plugins'],
+        summary: 'Create a plugin (the org in the body)',
+        description:
+          'A MEMBER or OWNER of the org named by `orgId` in the body creates a plugin there; its webhook starts unverified. Sends no event.',
+        body: PluginCreateWithOrgSchema,
+        response: pluginResponse(201),
+      },
+    },
     async (request, reply) => {
       const { orgId, ...body } = request.body;
       return create(request, reply, orgId, body);
@@ -115,7 +143,17 @@ export default async function pluginRoutes(
   app.post(
     '/orgs/:orgId/plugins',
     {
-      schema: { params: params('orgId'), body: PluginCreateSchema, response: pluginResponse(201) },
+      links: { 201: PLUGIN_LINKS },
+      schema: {
+        operationId: 'createOrgPlugin',
+        tags: ['plugins'],
+        summary: 'Create a plugin in an org',
+        description:
+          'A MEMBER or OWNER of the org in the path creates a plugin there (`orgId` must not be in the body); its webhook starts unverified. Sends no event.',
+        params: params('orgId'),
+        body: PluginCreateSchema,
+        response: pluginResponse(201),
+      },
       preValidation: async (request) => refuseOrgIdInBody(request),
     },
     async (request, reply) => create(request, reply, request.params.orgId, request.body),
@@ -123,7 +161,17 @@ export default async function pluginRoutes(
 
   app.get(
     '/plugins/marketplace',
-    { schema: { querystring: ListQuery(PLUGIN_QUERY), response: listResponse } },
+    {
+      schema: {
+        operationId: 'listMarketplacePlugins',
+        tags: ['plugins'],
+        summary: 'List the public plugins (no credential needed)',
+        description:
+          'Anyone, without a credential, lists the public plugins of every org, with the query system.',
+        querystring: ListQuery(PLUGIN_QUERY),
+        response: listResponse,
+      },
+    },
     async (request) =>
       listed(db.plugins, request.query, PLUGIN_QUERY, { where: [['isPublic', true]] }, (p) =>
         presentPlugin(services, request, p),
@@ -134,6 +182,11 @@ export default async function pluginRoutes(
     '/orgs/:orgId/plugins',
     {
       schema: {
+        operationId: 'listOrgPlugins',
+        tags: ['plugins'],
+        summary: "List an org's plugins",
+        description:
+          "Any user token lists an org's plugins with the query system: a member sees all of them, anyone else only the public ones.",
         params: params('orgId'),
         querystring: ListQuery(PLUGIN_QUERY),
         response: listResponse,
@@ -158,7 +211,17 @@ export default async function pluginRoutes(
 
   app.get(
     '/plugins/:pluginId',
-    { schema: { params: params('pluginId'), response: pluginResponse(200) } },
+    {
+      schema: {
+        operationId: 'getPlugin',
+        tags: ['plugins'],
+        summary: 'Get a plugin',
+        description:
+          "A member of the plugin's org reads it, or any user token when it is public; otherwise a 404. Never shows the webhook secret.",
+        params: params('pluginId'),
+        response: pluginResponse(200),
+      },
+    },
     async (request) => {
       const plugin = findVisiblePlugin(services, request, request.params.pluginId);
       return ok(presentPlugin(services, request, plugin));
@@ -169,6 +232,11 @@ export default async function pluginRoutes(
     '/plugins/:pluginId',
     {
       schema: {
+        operationId: 'updatePlugin',
+        tags: ['plugins'],
+        summary: 'Update a plugin',
+        description:
+          "A MEMBER or OWNER of the plugin's org changes its fields; a new `webhookUrl` makes the webhook unverified again. Sends no event.",
         params: params('pluginId'),
         body: PluginUpdateSchema,
         response: pluginResponse(200),
@@ -188,6 +256,11 @@ export default async function pluginRoutes(
     '/plugins/:pluginId',
     {
       schema: {
+        operationId: 'deletePlugin',
+        tags: ['plugins'],
+        summary: 'Delete a plugin',
+        description:
+          "An OWNER of the plugin's org deletes it with its actions and external events; each of its instances is uninstalled first and sent PLUGIN_UNINSTALLED.",
         params: params('pluginId'),
         response: { 200: Ok(DeletedSchema), ...errorResponses(400, 401, 403, 404) },
       },

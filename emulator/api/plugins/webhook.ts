@@ -32,7 +32,17 @@ export default async function webhookRoutes(
   };
   app.post(
     '/plugins/:pluginId/verify-webhook',
-    { schema: { params: params('pluginId'), response: verifyResponse } },
+    {
+      schema: {
+        operationId: 'verifyWebhook',
+        tags: ['webhooks'],
+        summary: "Send the WEBHOOK_CHALLENGE to a plugin's webhook URL",
+        description:
+          "A MEMBER or OWNER of the plugin's org sends WEBHOOK_CHALLENGE to its webhook URL and waits for the answer: the webhook is verified when the plugin echoes the challenge. The delivery is logged like any other.",
+        params: params('pluginId'),
+        response: verifyResponse,
+      },
+    },
     async (request) => {
       const { pluginId } = request.params;
       const plugin = findVisiblePlugin(services, request, pluginId);
@@ -74,7 +84,16 @@ export default async function webhookRoutes(
   };
   app.post(
     '/plugins/:pluginId/webhook-secret/rotate',
-    { schema: rotateSchema },
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        tags: ['webhooks'],
+        summary: "Rotate a plugin's webhook signing secret",
+        description:
+          "A MEMBER or OWNER of the plugin's org gets a new signing secret (shown only in this answer); the previous one keeps signing beside it for `graceSeconds` (24 h without a body). Sends no event.",
+        ...rotateSchema,
+      },
+    },
     async (request) => {
       const { pluginId } = request.params;
       const plugin = findVisiblePlugin(services, request, pluginId);

@@ -20,6 +20,7 @@ import {
   errorResponses,
 } from '../../../src/shared/contract/index.js';
 import type { RepositoryDeps } from './service.js';
+import { linksTo } from '../../openapi/links.js';
 
 const repoParams = params('repositoryId');
 const fileParams = params('repositoryId', 'fileId');
@@ -52,7 +53,19 @@ export default async function repositoryFileRoutes(
   app.post(
     '/repositories/:repositoryId/files',
     {
+      links: {
+        201: linksTo(
+          'repository file',
+          { repositoryId: '$request.path.repositoryId', fileId: '$response.body#/data/file/id' },
+          { removeRepositoryFile: 'Remove {made}' },
+        ),
+      },
       schema: {
+        operationId: 'addRepositoryFile',
+        tags: ['repository-files'],
+        summary: 'Add a file to a repository',
+        description:
+          "A MEMBER or OWNER of the repository's org adds an uploaded file of that org to it; its data providers are sent REPOSITORY_FILE_ADDED.",
         params: repoParams,
         body: RepositoryFileAddSchema,
         response: { 201: Ok(RepositoryFileAddedSchema), ...errors },
@@ -85,7 +98,15 @@ export default async function repositoryFileRoutes(
   app.delete(
     '/repositories/:repositoryId/files/:fileId',
     {
-      schema: { params: fileParams, response: { 200: Ok(RepositoryFileRemovedSchema), ...errors } },
+      schema: {
+        operationId: 'removeRepositoryFile',
+        tags: ['repository-files'],
+        summary: 'Remove a file from a repository',
+        description:
+          "A MEMBER or OWNER of the repository's org removes a file from it (the file record stays); its data providers are sent REPOSITORY_FILE_REMOVED.",
+        params: fileParams,
+        response: { 200: Ok(RepositoryFileRemovedSchema), ...errors },
+      },
     },
     async (request) => {
       const { repositoryId, fileId } = request.params;
@@ -104,6 +125,11 @@ export default async function repositoryFileRoutes(
     '/repositories/:repositoryId/files',
     {
       schema: {
+        operationId: 'listRepositoryFiles',
+        tags: ['repository-files'],
+        summary: "List a repository's files",
+        description:
+          "A member of the repository's org, or its data provider with REPOSITORY_FILES_READ, lists the files it holds, with the query system.",
         params: repoParams,
         querystring: ListQuery(FILE_QUERY),
         response: { 200: OkPage(RepositoryFileSchema), ...errors },

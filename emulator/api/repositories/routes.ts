@@ -23,6 +23,7 @@ import {
   type RepositoryCreate,
 } from '../../../src/shared/contract/index.js';
 import type { RepositoryDeps } from './service.js';
+import { linksTo, MADE_ID } from '../../openapi/links.js';
 
 const one = (status: 200 | 201) => ({
   [status]: Ok(RepositorySchema),
@@ -34,6 +35,19 @@ const REPOSITORY_QUERY = querySpec(
   RepositorySchema,
   ['id', 'name', 'description', 'orgId', 'createdAt', 'updatedAt'],
   ['name', 'description'],
+);
+
+/** What a client can do next with the repository a create made (OpenAPI links). */
+const REPOSITORY_LINKS = linksTo(
+  'repository',
+  { repositoryId: MADE_ID },
+  {
+    getRepository: 'Get {made}',
+    listRepositoryFiles: 'List the files of {made}',
+    addRepositoryFile: 'Add an uploaded file to {made}',
+    installDataProvider: 'Install a plugin as a data provider on {made}',
+    listDataProviders: 'List the data providers of {made}',
+  },
 );
 
 /** Repositories: create (two paths), get, list by org. */
@@ -59,7 +73,18 @@ export default async function repositoryRoutes(
 
   app.post(
     '/repositories',
-    { schema: { body: RepositoryCreateWithOrgSchema, response: one(201) } },
+    {
+      links: { 201: REPOSITORY_LINKS },
+      schema: {
+        operationId: 'createRepository',
+        tags: ['repositories'],
+        summary: 'Create a repository (the org in the body)',
+        description:
+          'A MEMBER or OWNER of the org named by `orgId` in the body creates a repository there. Sends no event.',
+        body: RepositoryCreateWithOrgSchema,
+        response: one(201),
+      },
+    },
     async (request, reply) => {
       const { orgId, ...body } = request.body;
       return create(request, reply, orgId, body);
@@ -69,7 +94,17 @@ export default async function repositoryRoutes(
   app.post(
     '/orgs/:orgId/repositories',
     {
-      schema: { params: params('orgId'), body: RepositoryCreateSchema, response: one(201) },
+      links: { 201: REPOSITORY_LINKS },
+      schema: {
+        operationId: 'createOrgRepository',
+        tags: ['repositories'],
+        summary: 'Create a repository in an org',
+        description:
+          'A MEMBER or OWNER of the org in the path creates a repository there (`orgId` must not be in the body). Sends no event.',
+        params: params('orgId'),
+        body: RepositoryCreateSchema,
+        response: one(201),
+      },
       preValidation: async (request) => refuseOrgIdInBody(request),
     },
     async (request, reply) => create(request, reply, request.params.orgId, request.body),
@@ -77,14 +112,33 @@ export default async function repositoryRoutes(
 
   app.get(
     '/repositories/:repositoryId',
-    { schema: { params: params('repositoryId'), response: one(200) } },
+    {
+      schema: {
+        operationId: 'getRepository',
+        tags: ['repositories'],
+        summary: 'Get a repository',
+        description:
+          "A member of the repository's org (any role) reads it; anyone else gets a 404.",
+        params: params('repositoryId'),
+        response: one(200),
+      },
+    },
     async (request) => ok(findVisibleRepository(services, request, request.params.repositoryId)),
   );
 
   app.get(
     '/orgs/:orgId/repositories',
     {
-      schema: { params: params('orgId'), querystring: ListQuery(REPOSITORY_QUERY), response: page },
+      schema: {
+        operationId: 'listOrgRepositories',
+        tags: ['repositories'],
+        summary: "List an org's repositories",
+        description:
+          'A member of the org (any role) lists its repositories, with the query system; anyone else gets an error.',
+        params: params('orgId'),
+        querystring: ListQuery(REPOSITORY_QUERY),
+        response: page,
+      },
     },
     async (request) => {
       requireUser(request);

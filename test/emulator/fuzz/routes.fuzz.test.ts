@@ -14,11 +14,12 @@ import {
 } from '../../../emulator/json-body.js';
 import { MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS } from '../../../emulator/validation/json-schema.js';
 
-// Bad-input fuzz against every route of issue 2 on a real emulator over HTTP: never a 5xx,
-// always the error envelope, the server keeps serving, and the data dir reloads to the same
-// records. About 450 requests in all, so the suite stays fast.
+// Bad-input fuzz against every operation of the management and admin APIs, as the emulator's own
+// OpenAPI document lists them, on a real emulator over HTTP: never a 5xx, always the error
+// envelope, the server keeps serving, and the data dir reloads to the same records. About 450
+// requests in all, so the suite stays fast.
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface Route {
   method: Method;
   path: string;
@@ -29,72 +30,85 @@ interface Route {
 let emu: Emulator;
 let dir: string;
 let pool: Pool;
-const ids = {
+/** The ids the fuzz aims at, by path parameter name: made (again) by ensureTargets(). */
+const ids: Record<string, string> = {
   pluginId: '',
-  victimId: '',
   orgId: '',
   name: 'do_thing',
   eventName: 'thing_happened',
   repositoryId: '',
+  appId: 'app_fuzz',
 };
 
-const ROUTES: Route[] = [
-  { method: 'POST', path: '/api/tokens', body: () => ({ name: 'fuzz token', orgId: ids.orgId }) },
-  {
-    method: 'POST',
-    path: '/api/plugins',
-    body: () => ({ name: 'fuzz', type: 'APP', orgId: ids.orgId, tags: ['a'] }),
-  },
-  {
-    method: 'POST',
-    path: '/api/orgs/:orgId/plugins',
-    body: () => ({ name: 'fuzz', type: 'EVENT_HANDLER', events: ['PLUGIN_INSTALLED'] }),
-  },
-  { method: 'GET', path: '/api/plugins/marketplace' },
-  { method: 'GET', path: '/api/orgs/:orgId/plugins' },
-  { method: 'GET', path: '/api/plugins/:pluginId' },
-  {
-    method: 'PUT',
-    path: '/api/plugins/:pluginId',
-    body: () => ({ description: 'changed', inputsSchema: { type: 'object' } }),
-  },
-  { method: 'DELETE', path: '/api/plugins/:victimId' },
-  { method: 'GET', path: '/api/plugins/:pluginId/actions' },
-  {
-    method: 'POST',
-    path: '/api/plugins/:pluginId/actions',
-    body: () => ({ name: 'act', title: 'T', argsSchema: { type: 'object' } }),
-  },
-  { method: 'GET', path: '/api/plugins/:pluginId/actions/:name' },
-  {
-    method: 'PUT',
-    path: '/api/plugins/:pluginId/actions/:name',
-    body: () => ({ title: 'T2', returnSchema: {} }),
-  },
-  { method: 'DELETE', path: '/api/plugins/:pluginId/actions/:name' },
-  { method: 'GET', path: '/api/plugins/:pluginId/external-events' },
-  {
-    method: 'POST',
-    path: '/api/plugins/:pluginId/external-events',
-    body: () => ({ name: 'evt', payloadSchema: { type: 'object' } }),
-  },
-  { method: 'GET', path: '/api/plugins/:pluginId/external-events/:eventName' },
-  {
-    method: 'PUT',
-    path: '/api/plugins/:pluginId/external-events/:eventName',
-    body: () => ({ description: 'd' }),
-  },
-  { method: 'DELETE', path: '/api/plugins/:pluginId/external-events/:eventName' },
-  { method: 'POST', path: '/api/repositories', body: () => ({ name: 'repo', orgId: ids.orgId }) },
-  {
-    method: 'POST',
-    path: '/api/orgs/:orgId/repositories',
-    body: () => ({ name: 'repo', description: 'd' }),
-  },
-  { method: 'GET', path: '/api/repositories/:repositoryId' },
-  { method: 'GET', path: '/api/orgs/:orgId/repositories' },
-  { method: 'GET', path: '/_emulator/health' },
-];
+/** The collection a path parameter names a record of, for parameters the fuzz makes nothing for. */
+const COLLECTION_OF: Readonly<Record<string, keyof Db>> = {
+  agentId: 'agents',
+  characterId: 'characters',
+  conversationId: 'conversations',
+  apiKeyId: 'apiKeys',
+  deliveryId: 'deliveries',
+  fileId: 'files',
+  pluginInstanceId: 'instances',
+};
+
+/** A real id for a path parameter where there is one, else a well-formed id of nothing (a 404 is an answer too). */
+function idOf(param: string): string {
+  if (ids[param]) return ids[param];
+  const collection = COLLECTION_OF[param];
+  const first = collection
+    ? (emu.services.db[collection].values().next().value as { id: string } | undefined)
+    : undefined;
+  return first?.id ?? `${param}_none`;
+}
+
+/** A route's path with real ids. */
+const fill = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => idOf(name));
+
+/** Operations the fuzz leaves out, and why. */
+const LEFT_OUT: Readonly<Record<string, string>> = {
+  importStore:
+    'replaces every record, the tokens the fuzz calls with included (tested in test/emulator/admin)',
+  resetStore: 'replaces every record the fuzz aims at (tested in test/emulator/admin)',
+};
+
+/** The OpenAPI document, as JSON. */
+type Json = any;
+
+/** Every operation of the management and admin APIs in the emulator's OpenAPI document, with its body example (orgs made real) as the plausible body. */
+function routesOf(document: Json): Route[] {
+  const routes: Route[] = [];
+  for (const [path, item] of Object.entries<Json>(document.paths)) {
+    for (const [method, operation] of Object.entries<Json>(item)) {
+      if (typeof operation !== 'object' || !operation.responses) continue;
+      // The messaging API is its own server with its own credential (an org's API key): not fuzzed here.
+      if (operation.servers) continue;
+      // An event stream never ends: a request would wait for ever.
+      const streams = Object.entries<Json>(operation.responses).some(
+        ([code, response]) => code.startsWith('2') && response.content?.['text/event-stream'],
+      );
+      if (streams || LEFT_OUT[operation.operationId]) continue;
+      const example = operation.requestBody?.content?.['application/json']?.example;
+      const body =
+        example && typeof example === 'object' && !Array.isArray(example)
+          ? () => ({
+              ...structuredClone(example),
+              ...('orgId' in example ? { orgId: ids.orgId } : {}),
+            })
+          : operation.requestBody
+            ? () => ({})
+            : undefined;
+      routes.push({
+        method: method.toUpperCase() as Method,
+        path: path.replace(/\{(\w+)\}/g, ':$1'),
+        body,
+      });
+    }
+  }
+  return routes;
+}
+
+/** The routes under test, from the document of the emulator under test (beforeAll). */
+let ROUTES: Route[] = [];
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
 
@@ -313,8 +327,8 @@ const paramArb = (real: () => string): fc.Arbitrary<string> =>
   );
 
 function pathArb(route: Route): fc.Arbitrary<string> {
-  const names = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1] as keyof typeof ids);
-  return fc.tuple(...names.map((n) => paramArb(() => ids[n]))).map((values) => {
+  const names = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+  return fc.tuple(...names.map((n) => paramArb(() => idOf(n)))).map((values) => {
     let i = 0;
     return route.path.replace(/:(\w+)/g, () => values[i++]);
   });
@@ -456,7 +470,8 @@ async function send(
   const res = await pool.request({
     method: method as Method,
     path,
-    headers,
+    // The admin API answers its own credential (the fuzz varies the management API's).
+    headers: path.startsWith('/_emulator') ? { ...emu.adminHeaders, ...headers } : headers,
     body: body === undefined ? undefined : body,
   });
   const text = await res.body.text();
@@ -479,7 +494,7 @@ async function send(
   } else expect(parsed.ok, what).toBe(true);
 }
 
-const routeArb = fc.constantFrom(...ROUTES);
+const routeArb = () => fc.constantFrom(...ROUTES);
 
 async function health(): Promise<void> {
   const res = await pool.request({ method: 'GET', path: '/_emulator/health' });
@@ -511,10 +526,6 @@ async function ensureTargets(): Promise<void> {
         tags: ['t'],
       })
     ).id;
-  if (!db.plugins.has(ids.victimId))
-    ids.victimId = (
-      await call('/api/plugins', { orgId: ids.orgId, name: 'victim', type: 'APP' })
-    ).id;
   if (!db.actions.where('pluginId', ids.pluginId).some((a) => a.name === ids.name)) {
     await call(`/api/plugins/${ids.pluginId}/actions`, {
       name: ids.name,
@@ -533,6 +544,10 @@ beforeAll(async () => {
   emu = await startEmulator({ dataDir: dir });
   pool = new Pool(emu.url, { connections: 4 });
   ids.orgId = emu.orgId!;
+  const document = await pool.request({ method: 'GET', path: '/_emulator/openapi.json' });
+  ROUTES = routesOf(await document.body.json());
+  // The management and admin APIs: 76 operations as of this writing; an empty list would prove nothing.
+  expect(ROUTES.length).toBeGreaterThan(60);
 });
 
 afterAll(async () => {
@@ -543,7 +558,7 @@ afterAll(async () => {
 
 describe('bad input never gets a 5xx', () => {
   test('random bodies on every route', async () => {
-    const arb = routeArb.chain((route) =>
+    const arb = routeArb().chain((route) =>
       fc.tuple(fc.constant(route), pathArb(route), bodyArb(route), headersArb),
     );
     await fc.assert(
@@ -562,19 +577,14 @@ describe('bad input never gets a 5xx', () => {
   });
 
   test('random query strings on every route', async () => {
-    const arb = routeArb.chain((route) => fc.tuple(fc.constant(route), queryArb, fc.boolean()));
+    const arb = routeArb().chain((route) => fc.tuple(fc.constant(route), queryArb, fc.boolean()));
     await fc.assert(
       fc.asyncProperty(arb, async ([route, query, anonymous]) => {
         await ensureTargets();
         const headers: Record<string, string> = anonymous ? {} : { authorization: emu.token! };
         const body = route.body ? JSON.stringify(route.body()) : undefined;
         if (body) headers['content-type'] = 'application/json';
-        await send(
-          route.method,
-          route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]) + query,
-          headers,
-          body,
-        );
+        await send(route.method, fill(route.path) + query, headers, body);
       }),
       { numRuns: 100 },
     );
@@ -582,7 +592,7 @@ describe('bad input never gets a 5xx', () => {
   });
 
   test('random headers on every route', async () => {
-    const arb = routeArb.chain((route) =>
+    const arb = routeArb().chain((route) =>
       fc.tuple(fc.constant(route), headersArb, fc.option(bodyArb(route), { nil: undefined })),
     );
     await fc.assert(
@@ -590,12 +600,7 @@ describe('bad input never gets a 5xx', () => {
         await ensureTargets();
         const body =
           route.method === 'GET' ? undefined : (broken ?? JSON.stringify(route.body?.() ?? {}));
-        await send(
-          route.method,
-          route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]),
-          headers,
-          body,
-        );
+        await send(route.method, fill(route.path), headers, body);
       }),
       { numRuns: 80 },
     );
@@ -604,11 +609,11 @@ describe('bad input never gets a 5xx', () => {
 
   test('random paths and methods', async () => {
     const arb = fc.oneof(
-      routeArb.chain((route) => fc.tuple(fc.constant(route.method as string), pathArb(route))),
+      routeArb().chain((route) => fc.tuple(fc.constant(route.method as string), pathArb(route))),
       fc.tuple(
         fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
         fc.oneof(
-          routeArb.map((r) => r.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n])),
+          routeArb().map((r) => fill(r.path)),
           fc.constantFrom(
             '/api',
             '/api/',
@@ -662,7 +667,7 @@ describe('bad input never gets a 5xx', () => {
     await fc.assert(
       fc.asyncProperty(arb, async ([route, field, value]) => {
         await ensureTargets();
-        const path = route.path.replace(/:(\w+)/g, (_, n: keyof typeof ids) => ids[n]);
+        const path = fill(route.path);
         await send(
           route.method,
           path,
