@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../kit/index.js';
@@ -137,6 +137,45 @@ describe('parity record and check', () => {
       path: 'data.characterId',
       type: 'string',
     });
+  });
+});
+
+describe('parity check', () => {
+  it('names a stable value the platform answers differently (webhookUrlIsVerified after a webhook change)', async () => {
+    const { report, jsonCode } = await recordAndCheck({
+      kind: 'value',
+      method: 'PUT',
+      path: /^\/api\/plugins\/[^/]+$/,
+      field: 'data.webhookUrlIsVerified',
+      value: true,
+    });
+    expect(jsonCode).toBe(1);
+    expect(report.differences).toEqual([
+      expect.objectContaining({
+        step: 'plugins.update-webhook',
+        kind: 'value',
+        path: 'data.webhookUrlIsVerified',
+        platform: 'true',
+        emulator: 'false',
+      }),
+    ]);
+  });
+
+  it('refuses a file that is not a parity file, naming what is wrong, and a missing one', async () => {
+    const dir = await tempDir('plugsmith-parity-');
+    const cli = await spawnedCli();
+    const bad = join(dir, 'bad.json');
+    await writeFile(
+      bad,
+      JSON.stringify({ version: 9, exchanges: [{ step: 1, status: 'x', shape: [] }] }),
+    );
+    const refused = await cli.run(['parity', 'check', bad]);
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain('version: this plugsmith reads version 1');
+    expect(refused.stderr).toContain('exchanges[0].shape');
+    const missing = await cli.run(['parity', 'check', join(dir, 'none.json')]);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('plugsmith parity record');
   });
 });
 

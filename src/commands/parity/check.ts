@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { dirname, basename, resolve } from 'node:path';
 import type { CommandInput, RunCommand } from '../types.js';
 import { settingsFor, timeoutMsOf } from '../context.js';
@@ -17,6 +18,15 @@ const MAX_FILE_BYTES = 8 * 1024 * 1024;
 async function readParityFile(given: string): Promise<ParityFile> {
   const path = resolve(process.cwd(), given);
   let raw: Buffer;
+  const exists = await stat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+  );
+  if (!exists)
+    throw new UserError(
+      `no parity file ${given}: record one with \`plugsmith parity record -o ${given}\``,
+      EXIT.NOT_FOUND,
+    );
   try {
     raw = await readProjectFile(dirname(path), basename(path), {
       maxBytes: MAX_FILE_BYTES,
@@ -25,11 +35,6 @@ async function readParityFile(given: string): Promise<ParityFile> {
   } catch (error) {
     if (error instanceof ProjectPathError)
       throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new UserError(
-        `no parity file ${given}: record one with \`plugsmith parity record -o ${given}\``,
-        EXIT.NOT_FOUND,
-      );
     throw error;
   }
   let parsed: unknown;
