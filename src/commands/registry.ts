@@ -22,6 +22,7 @@ import { logsCommands } from './logs/index.js';
 import { checkCommands } from './check/index.js';
 import { mcpCommands } from './mcp/index.js';
 import { scenarioCommands } from './scenario/index.js';
+import { parityCommands } from './parity/index.js';
 
 /** Every command of the CLI. Each noun's list lives beside its run module (run.ts or a file named for the command). */
 export const commands: AnyCommandSpec[] = [
@@ -48,6 +49,7 @@ export const commands: AnyCommandSpec[] = [
   ...logsCommands,
   ...mcpCommands,
   ...scenarioCommands,
+  ...parityCommands,
   ...completionCommands,
   ...doctorCommands,
 ];
@@ -62,6 +64,7 @@ export const groups: Record<string, string> = {
   files: 'Upload files, list them and show their status and download URL',
   handlers: 'Install EVENT_HANDLER plugins on agents, list and remove them',
   messages: 'Send and list the messages of a conversation (messaging API)',
+  parity: "Record the real platform's answers as shapes and check the emulator against them",
   plugins: 'Create, list, verify and delete plugins',
   profiles: 'List, switch and remove the saved targets and credentials',
   providers: 'Install DATA_PROVIDER plugins on repositories, list and remove them',

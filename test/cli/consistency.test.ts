@@ -57,6 +57,8 @@ const LOCAL = new Set([
   'login',
   // Serves the project's local emulator only (found like every command finds it); never --base-url.
   'mcp',
+  // Replays on an emulator it starts itself, or the one --emulator names; never --base-url.
+  'parity check',
 ]);
 
 describe('groups', () => {
@@ -200,6 +202,7 @@ describe('--base-url and --messaging-url', () => {
       'logs redeliver': ['--status', 'failed', '--yes'],
       'scenario run': [scenario, '--plugin', 'plg_x'],
       'scenario record': ['-o', join(t.dir, 'recorded.json'), '--plugin', 'plg_x'],
+      'parity record': ['-o', join(t.dir, 'parity.json'), '--org', ORG],
     };
     const yes = /(delete|remove)$|^emulator (import|reset)$/.test(path) ? ['--yes'] : [];
     return [...(table[path] ?? []), ...yes];
