@@ -159,12 +159,14 @@ export function boundConnections(
 
   server.on('connection', (socket: Socket) => {
     if (sockets.size >= bound.maxConnections) {
+      // An answered connection still closing (a refused stranger's) goes first, then the oldest idle one.
       let idle: Socket | undefined;
       for (const [candidate, tracked] of sockets) {
-        if (tracked.active === 0) {
+        if (candidate.writableEnded) {
           idle = candidate;
           break;
         }
+        if (tracked.active === 0 && idle === undefined) idle = candidate;
       }
       if (!idle) {
         socket.end(FULL_ANSWER);
