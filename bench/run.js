@@ -29,6 +29,7 @@ const suites = {
   messaging: () => import('./messaging.js'),
   security: () => import('./security.js'),
   validation: () => import('./validation-budget.js'),
+  hostile: () => import('./hostile.js'),
   dashboard: () => import('./dashboard.js'),
   scenario: () => import('./scenario.js'),
   mcp: () => import('./mcp.js'),

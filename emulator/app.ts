@@ -43,8 +43,12 @@ import { apiKeyFromHeader } from './messaging/api-key-auth.js';
 import { installMessagingCors } from './dashboard/messaging-cors.js';
 import { isUnderPrefix } from './route-path.js';
 import type { RouteOptions as ApiRouteOptions } from './api/common.js';
-import { boundSlowBodies } from './slow-body.js';
-import { boundConnections } from './connection-bound.js';
+import {
+  boundSlowBodies,
+  boundUnauthenticatedBodies,
+  DEFAULT_UNAUTHENTICATED_BODY_BOUND,
+} from './slow-body.js';
+import { admitUnauthenticatedBody, boundConnections } from './connection-bound.js';
 
 /** What the routes of one running emulator share, built in dependency order by startEmulator(); each feature takes the part its deps type declares. */
 export interface EmulatorServices extends StoreDeps {
@@ -106,6 +110,12 @@ async function newApp(
   boundSlowBodies(app, services.config.slowBodies);
   // Sockets are bounded apart from requests: a connection that never completes a head reaches no hook.
   boundConnections(app.server, services.config.connections);
+  // A body read without a credential a guard recognised is small and quick, and strangers leave a reserve of connections.
+  boundUnauthenticatedBodies(
+    app,
+    services.config.unauthenticatedBodies ?? DEFAULT_UNAUTHENTICATED_BODY_BOUND,
+    admitUnauthenticatedBody,
+  );
   installJsonBodyParser(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // `install` (the OpenAPI document's route collector) takes the place of the contract check.

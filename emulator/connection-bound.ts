@@ -10,10 +10,20 @@ import { rawErrorAnswer } from './http.js';
  * same between two requests of a kept-alive connection), and holds at most `maxConnections`: past it, the oldest connection with
  * no request under way is closed to make room, so an idle flood cannot lock anyone out; only when every connection is serving a
  * request is the new one refused (503).
+ *
+ * Requests whose bodies are read without a recognised credential (slow-body.ts) may hold at most `maxConnections -
+ * reservedConnections` connections together (issue 41: 260 trickled sign-in bodies held every slot, health answered 503 to every
+ * probe for 45 s). The reserve is left to health, to callers with a credential and to new connections, which an idle connection
+ * makes room for as before; a stranger's body past the strangers' share is refused with a 503 before it is read.
  */
 
-/** How long a connection may go without a complete request head, and how many connections a server holds. */
-export type ConnectionBound = { headersTimeoutMs: number; maxConnections: number };
+/** How long a connection may go without a complete request head, how many connections a server holds, and how many of them strangers' bodies never take. */
+export type ConnectionBound = {
+  headersTimeoutMs: number;
+  maxConnections: number;
+  /** Default: a quarter of maxConnections (at least 1, at most maxConnections - 1). */
+  reservedConnections?: number;
+};
 
 /** Most connections a server holds by default: two servers, 512 descriptors, well below the common `ulimit -n 1024`. */
 export const MAX_CONNECTIONS = 256;
@@ -59,21 +69,71 @@ interface Tracked {
   readAtIdle: number;
 }
 
-/** Throws a TypeError naming the first field of `bound` that is not a positive whole number. */
+/** Throws a TypeError naming the first field of `bound` that is not a positive whole number (or a reserve that leaves strangers nothing). */
 export function checkConnectionBound(bound: Partial<ConnectionBound> = {}): void {
   for (const [name, value] of Object.entries(bound)) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
       throw new TypeError(`startEmulator: connections.${name} must be a whole number (1 or more)`);
   }
+  const max = bound.maxConnections ?? DEFAULT_CONNECTION_BOUND.maxConnections;
+  if (bound.reservedConnections !== undefined && bound.reservedConnections >= max)
+    throw new TypeError(
+      `startEmulator: connections.reservedConnections must be below maxConnections (${max})`,
+    );
+}
+
+/** The connections strangers' bodies may hold together: maxConnections less the reserve. */
+export function strangersShare(bound: ConnectionBound): number {
+  const reserve = bound.reservedConnections ?? Math.floor(bound.maxConnections / 4);
+  return Math.max(
+    1,
+    bound.maxConnections - Math.min(Math.max(reserve, 1), bound.maxConnections - 1),
+  );
+}
+
+/** What a server's bound decides for the requests of one of its connections. */
+type SocketBound = { admitStranger: (socket: Socket, response: ServerResponse) => boolean };
+/** The bound of each tracked connection: the admin app serves the management server's requests, so it finds the bound by socket. */
+const boundOfSocket = new WeakMap<Socket, SocketBound>();
+
+/**
+ * Claims one of the strangers' connections for a request about to read a body without a recognised credential, until its answer
+ * ends; false when strangers hold their whole share. A request without a tracked connection (inject()) is admitted.
+ */
+export function admitUnauthenticatedBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+): boolean {
+  const socket = request.socket;
+  const bound = socket ? boundOfSocket.get(socket) : undefined;
+  return bound ? bound.admitStranger(socket, response) : true;
 }
 
 /** Bounds the connections of `server` as described above; returns how many it holds (for tests and the bench). */
 export function boundConnections(
   server: Server,
   bound: ConnectionBound = DEFAULT_CONNECTION_BOUND,
-): { open(): number } {
+): { open(): number; strangers(): number } {
   // Insertion order is age: the first idle one found is the oldest.
   const sockets = new Map<Socket, Tracked>();
+  const share = strangersShare(bound);
+  let strangers = 0;
+  const admitStranger = (socket: Socket, response: ServerResponse): boolean => {
+    const tracked = sockets.get(socket);
+    if (!tracked) return true;
+    if (strangers >= share) return false;
+    strangers++;
+    let counted = true;
+    const done = () => {
+      if (!counted) return;
+      counted = false;
+      strangers--;
+    };
+    response.once('finish', done);
+    response.once('close', done);
+    return true;
+  };
+  const socketBound: SocketBound = { admitStranger };
   // Clients learn when an idle connection closes from `Keep-Alive: timeout=`: advertise no longer than it is kept (fastify says 72 s),
   // or a client may send its next request on a connection this bound is closing.
   server.keepAliveTimeout = Math.min(server.keepAliveTimeout, bound.headersTimeoutMs);
@@ -99,12 +159,14 @@ export function boundConnections(
 
   server.on('connection', (socket: Socket) => {
     if (sockets.size >= bound.maxConnections) {
+      // An answered connection still closing (a refused stranger's) goes first, then the oldest idle one.
       let idle: Socket | undefined;
       for (const [candidate, tracked] of sockets) {
-        if (tracked.active === 0) {
+        if (candidate.writableEnded) {
           idle = candidate;
           break;
         }
+        if (tracked.active === 0 && idle === undefined) idle = candidate;
       }
       if (!idle) {
         socket.end(FULL_ANSWER);
@@ -115,6 +177,7 @@ export function boundConnections(
     }
     const tracked: Tracked = { active: 0, timer: undefined, readAtIdle: 0 };
     sockets.set(socket, tracked);
+    boundOfSocket.set(socket, socketBound);
     armIdle(socket, tracked);
     socket.once('close', () => {
       clearTimeout(tracked.timer);
@@ -142,5 +205,5 @@ export function boundConnections(
     response.once('close', done);
   });
 
-  return { open: () => sockets.size };
+  return { open: () => sockets.size, strangers: () => strangers };
 }

@@ -1,7 +1,7 @@
 import type { Store } from './store/store.js';
 import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
-import type { SlowBodyBound } from './slow-body.js';
+import type { SlowBodyBound, UnauthenticatedBodyBound } from './slow-body.js';
 import type { ConnectionBound } from './connection-bound.js';
 import type { Overview, Workspace } from '../src/shared/contract/index.js';
 
@@ -30,6 +30,7 @@ export interface EmulatorConfig {
   contractCheck: boolean;
   slowBodies?: SlowBodyBound;
   connections?: ConnectionBound;
+  unauthenticatedBodies?: UnauthenticatedBodyBound;
 }
 
 /** What every feature needs: the store and its collections. Each feature adds what else it needs in its own deps type. */

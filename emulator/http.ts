@@ -110,6 +110,17 @@ export function clientErrorHandler(
     );
 }
 
+/** A refusal of a stranger's body: answered at once and the connection closed, nothing more read (slow-body.ts bounds them). */
+export class UnauthenticatedBodyRefusal extends Error {
+  constructor(
+    readonly statusCode: 413 | 503,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnauthenticatedBodyRefusal';
+  }
+}
+
 /** Most bytes of a refused body read (and dropped) before its 413 is sent. */
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Longest time spent reading a refused body before its 413 is sent anyway. */
@@ -183,6 +194,20 @@ function tooLargeMessage(error: FastifyError, request: FastifyRequest): string {
 /** Installs the error envelope: ApiErrors as they are, validation a 400 with details, fastify's 4xx with their status, anything else a 500 that leaks nothing. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A stranger's body is never drained (reading it is what the refusal spares): answered, then the connection goes.
+    if (error instanceof UnauthenticatedBodyRefusal) {
+      const socket = request.raw.socket;
+      if (error.statusCode === 503) {
+        // As a connection refused for a full server is (connection-bound.ts): the connection's answer, not the route's.
+        reply.hijack();
+        socket?.end(rawErrorAnswer('503 Service Unavailable', 'SERVER_ERROR', error.message));
+        setTimeout(() => socket?.destroy(), 1000).unref();
+        return reply;
+      }
+      reply.header('connection', 'close');
+      reply.raw.once('finish', () => socket?.destroySoon());
+      return sendError(reply, 'PAYLOAD_TOO_LARGE', error.message, undefined, 413);
+    }
     if ((error instanceof ApiError ? error.status : error.statusCode) === 413)
       return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', tooLargeMessage(error, request));
     if (error instanceof ApiError)

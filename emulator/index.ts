@@ -43,7 +43,12 @@ import {
   DEFAULT_CONNECTION_BOUND,
   type ConnectionBound,
 } from './connection-bound.js';
-import { DEFAULT_SLOW_BODY_BOUND, type SlowBodyBound } from './slow-body.js';
+import {
+  DEFAULT_SLOW_BODY_BOUND,
+  DEFAULT_UNAUTHENTICATED_BODY_BOUND,
+  type SlowBodyBound,
+  type UnauthenticatedBodyBound,
+} from './slow-body.js';
 
 export { SeedError, validateSeed, type Seed } from './seed.js';
 export { StoreError } from './store/store.js';
@@ -106,6 +111,12 @@ export interface EmulatorOptions {
   slowBodies?: Partial<SlowBodyBound>;
   /** Sockets of each server: a connection without a complete request head for `headersTimeoutMs` (default 15 s) is closed; at most `maxConnections` (default 256). */
   connections?: Partial<ConnectionBound>;
+  /**
+   * Bodies read without a recognised credential (a token, an API key, the admin credential, a dashboard session): at most `maxBytes`
+   * (default 16 KiB), within `graceMs` (default 2 s) plus a second per `minBytesPerSecond` (default 2 KiB); such bodies together hold
+   * at most `connections.maxConnections - connections.reservedConnections` connections (reserve default: a quarter).
+   */
+  unauthenticatedBodies?: Partial<UnauthenticatedBodyBound>;
 }
 
 /** A running emulator. */
@@ -254,6 +265,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         contractCheck: options.contractCheck ?? contractCheckByDefault(),
         slowBodies: { ...DEFAULT_SLOW_BODY_BOUND, ...options.slowBodies },
         connections: { ...DEFAULT_CONNECTION_BOUND, ...options.connections },
+        unauthenticatedBodies: {
+          ...DEFAULT_UNAUTHENTICATED_BODY_BOUND,
+          ...options.unauthenticatedBodies,
+        },
       },
       admin: {
         token: adminToken,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { rawErrorAnswer } from './http.js';
+import { rawErrorAnswer, UnauthenticatedBodyRefusal } from './http.js';
 
 /** How long a request body may take: `graceMs`, plus a second per `minBytesPerSecond` received (mod_reqtimeout's `MinRate`); slower is a 408. */
 export type SlowBodyBound = { graceMs: number; minBytesPerSecond: number };
@@ -37,20 +37,22 @@ export function boundSlowBodies(
 }
 
 function watchBody(
-  raw: IncomingMessage & { [WATCHED]?: true },
+  request: IncomingMessage,
   response: ServerResponse,
   bound: SlowBodyBound,
+  watched: symbol = WATCHED,
 ): void {
+  const raw = request as IncomingMessage & Record<symbol, unknown>;
   if (raw.complete) return;
   const length = raw.headers['content-length'];
   if (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))
     return;
   // Watched by the server already, or by the management app the admin app's requests come through.
-  if (raw[WATCHED]) return;
+  if (raw[watched]) return;
   const socket = raw.socket;
   // An injected request has a stand-in socket: nothing to hold or close, and a timer armed on it would throw.
   if (typeof socket?.destroy !== 'function') return;
-  raw[WATCHED] = true;
+  raw[watched] = true;
   const started = Date.now();
   const readBefore = socket.bytesRead;
   const deadline = () =>
@@ -73,4 +75,83 @@ function watchBody(
   };
   timer = setTimeout(check, bound.graceMs).unref();
   raw.once('close', () => clearTimeout(timer));
+}
+
+/*
+ * Bodies from callers no guard has recognised (issue 41: 260 connections trickling 1 MB bodies at 9 KB/s to the dashboard's
+ * sign-in, which needs no credential, held every connection slot and health answered 503 for 45 s). A request whose body is about
+ * to be read without a recognised credential (a token, an API key, the admin credential or a dashboard session) is a stranger's:
+ * its body may be at most `maxBytes`, must arrive within `graceMs` plus a second per `minBytesPerSecond`, and it holds one of the
+ * connections strangers may hold (connection-bound.ts keeps a reserve for everyone else). Refusals close the connection undrained.
+ */
+
+/** A stranger's body: at most `maxBytes`, within `graceMs` plus a second per `minBytesPerSecond` received. */
+export type UnauthenticatedBodyBound = {
+  maxBytes: number;
+  graceMs: number;
+  minBytesPerSecond: number;
+};
+
+/** 16 KiB (a dashboard sign-in is about 50 bytes), within 2 s plus a second per 2 KiB: the largest allowed body within 10 s. */
+export const DEFAULT_UNAUTHENTICATED_BODY_BOUND: UnauthenticatedBodyBound = {
+  maxBytes: 16 * 1024,
+  graceMs: 2_000,
+  minBytesPerSecond: 2 * 1024,
+};
+
+const AUTHENTICATED = Symbol('plugsmith.authenticated');
+const STRANGER_WATCHED = Symbol('plugsmith.strangerBodyWatched');
+
+/** Marks a request whose credential a guard recognised (its body is bounded as everyone's, not as a stranger's). */
+export function markAuthenticated(raw: IncomingMessage): void {
+  (raw as IncomingMessage & { [AUTHENTICATED]?: true })[AUTHENTICATED] = true;
+}
+
+/** Route config of a route that checks its own credential (a signed URL) before it reads a byte of its body itself. */
+export type OwnBodyGuardConfig = { guardsOwnBody?: boolean };
+
+/**
+ * Bounds the bodies of requests no guard recognised, as described above. `admit` claims one of the connections strangers may hold
+ * for the request (false when they hold all theirs); it is released when the answer ends.
+ */
+export function boundUnauthenticatedBodies(
+  app: FastifyInstance,
+  bound: UnauthenticatedBodyBound,
+  admit: (raw: IncomingMessage, response: ServerResponse) => boolean,
+): void {
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const raw = request.raw as IncomingMessage & { [AUTHENTICATED]?: true };
+    const config = request.routeOptions.config as OwnBodyGuardConfig | undefined;
+    // /api's guard sets the principal, the messaging API's the API key, the admin guard marks the request.
+    const recognised =
+      raw[AUTHENTICATED] === true ||
+      request.principal != null ||
+      request.apiKey != null ||
+      config?.guardsOwnBody === true;
+    if (recognised || !hasBody(raw)) return done(null, payload);
+    // Node reads exactly the declared length as the body; a stranger's chunked body (no length) is refused like a long one.
+    const declared = Number(raw.headers['content-length'] ?? Number.NaN);
+    if (!(declared <= bound.maxBytes))
+      return done(new UnauthenticatedBodyRefusal(413, tooLargeMessage(bound)), payload);
+    if (!admit(raw, reply.raw))
+      return done(
+        new UnauthenticatedBodyRefusal(
+          503,
+          'The emulator is reading as many request bodies from callers without a credential as it allows at once: retry shortly, or send your credential',
+        ),
+        payload,
+      );
+    watchBody(raw, reply.raw, bound, STRANGER_WATCHED);
+    done(null, payload);
+  });
+}
+
+function tooLargeMessage(bound: UnauthenticatedBodyBound): string {
+  return `The request body is larger than ${bound.maxBytes} bytes, the most the emulator reads from a caller without a credential (with a Content-Length): send the request with its credential (a token, an API key or the admin credential), or check the URL`;
+}
+
+function hasBody(raw: IncomingMessage): boolean {
+  if (raw.complete) return false;
+  const length = raw.headers['content-length'];
+  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -4,6 +4,7 @@ import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import { SESSION_HEADER, type DashboardLogins } from './dashboard-logins.js';
+import { markAuthenticated } from '../slow-body.js';
 
 /** The header that carries the admin credential on every `/_emulator` call. */
 export const ADMIN_HEADER = 'x-plugsmith-admin';
@@ -263,5 +264,15 @@ export function adminGuard(access: AdminAccess): (request: FastifyRequest) => Pr
       headers: request.headers,
     });
     if (refusal) throw refusal;
+    // Served on its credential (not as an open path or the sign-in): its body is bounded as everyone's, not as a stranger's.
+    if (holdsAdminCredential(access, request.headers)) markAuthenticated(request.raw);
   };
+}
+
+/** Whether `headers` carry this emulator's admin credential or a live dashboard session (the guard's last check). */
+function holdsAdminCredential(access: AdminAccess, headers: AdminRequest['headers']): boolean {
+  const given = single(headers[ADMIN_HEADER]);
+  if (given !== undefined && given !== '') return sameSecret(given, access.token);
+  const session = single(headers[SESSION_HEADER]);
+  return session !== undefined && session !== '' && access.logins?.isSession(session) === true;
 }

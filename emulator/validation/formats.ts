@@ -85,6 +85,11 @@ export const boundedFormats: Record<string, FormatDefinition<string>> = Object.f
   }),
 );
 
+/** How many characters of `value` checking `format` may read: the whole string for `byte`, else at most MAX_FORMAT_LENGTH + 1. */
+export function formatReadLength(format: string, value: string): number {
+  return UNCAPPED.has(format) ? value.length : Math.min(value.length, MAX_FORMAT_LENGTH + 1);
+}
+
 /** Whether `value` fails `format` for its length alone (past MAX_FORMAT_LENGTH), so the error can say so. */
 export function isCappedFormatTooLong(format: string, value: string): boolean {
   return value.length > MAX_FORMAT_LENGTH && format in boundedFormats && !UNCAPPED.has(format);

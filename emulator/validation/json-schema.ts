@@ -419,7 +419,7 @@ export function validateAgainst(
         'validation_too_costly',
         `at most ${MAX_VALIDATION_WORK} units of validation work (MAX_VALIDATION_WORK)`,
         `more than ${MAX_VALIDATION_WORK}`,
-        `${where}: checking it against its schema would take more than ${MAX_VALIDATION_WORK} units of work (MAX_VALIDATION_WORK: schema checks times values, plus characters read by formats); send fewer or shorter values, or a schema that applies fewer checks to each (fewer allOf/$ref repeats)`,
+        `${where}: checking it against its schema would take more than ${MAX_VALIDATION_WORK} units of work (MAX_VALIDATION_WORK: schema checks times values, plus the characters each length check, pattern and format reads); send fewer or shorter values, or a schema that applies fewer checks to each (fewer allOf/$ref repeats)`,
       ),
     ];
   }

@@ -1,4 +1,4 @@
-import { MAX_FORMAT_LENGTH } from './formats.js';
+import { formatReadLength } from './formats.js';
 
 /*
  * What one validation of a value against a supplied schema may cost. The schema's size is bounded (MAX_SCHEMA_EXPANDED_NODES) and
@@ -7,13 +7,24 @@ import { MAX_FORMAT_LENGTH } from './formats.js';
  * counted: every (schema, value) pair ajv may visit, following the applicators as ajv does (and counting every branch, every
  * pattern's candidates, every item: an upper bound), plus what a visit may cost beyond a constant (a format reads its string,
  * `required` and `enum` their lists, `uniqueItems` compares pairs). The count stops at the budget, so it costs at most that.
+ *
+ * A string check reads the whole string, every time a schema applies it (issue 41): `minLength` and `maxLength` count code points
+ * (ajv's ucs2length walks the string), `pattern` runs RE2 over it, `byte` matches all of it. `minLength` applied 420 times through
+ * nested `$ref`s to a 990 KB string cost ~1,300 units here and held the loop 3.6 s; `format: byte` x420, 1.3 s. Each application
+ * now counts the characters it reads, as formats did.
  */
 
-/** Units of validation work one value may cost: a unit is a (schema, value) visit or 64 characters a format reads (about 50-100 ns). */
+/** Units of validation work one value may cost: a unit is a (schema, value) visit or 64 characters a check reads (about 50-100 ns). */
 export const MAX_VALIDATION_WORK = 50_000;
 
-/** Characters of a string that a `format` check reads per unit of work. */
-const FORMAT_CHARS_PER_UNIT = 64;
+/**
+ * Characters of a string that a check reads per unit of work: ucs2length and the formats read 1-3 ns a character here. RE2 is slower
+ * per character (10-40 ns for a small program); MATCH_BUDGET (linear-regex.ts) bounds a pattern's program size times its text.
+ */
+export const CHARS_PER_UNIT = 64;
+
+/** Keywords that read their whole string: ajv's `minLength`/`maxLength` count code points, `pattern` matches every character. */
+const STRING_SCANS = ['minLength', 'maxLength', 'pattern'];
 
 /**
  * Extra units for a `$ref` to a schema that holds a `$ref` itself: ajv does not inline it, and each call appends the callee's errors
@@ -78,9 +89,9 @@ export function validationWork(
       if (Array.isArray(list)) for (const sub of list) visit(sub, data);
     }
     if (Array.isArray(s.enum)) spend(s.enum.length);
-    if (typeof data === 'string' && typeof s.format === 'string') {
-      const read = Math.min(data.length, MAX_FORMAT_LENGTH + 1);
-      spend(Math.ceil(read / FORMAT_CHARS_PER_UNIT));
+    if (typeof data === 'string') {
+      if (typeof s.format === 'string') spend(charsUnits(formatReadLength(s.format, data)));
+      for (const keyword of STRING_SCANS) if (keyword in s) spend(charsUnits(data.length));
     }
     if (data !== null && typeof data === 'object' && !Array.isArray(data))
       visitObject(s, data as Record<string, unknown>);
@@ -93,9 +104,13 @@ export function validationWork(
     const properties = asRecord(s.properties);
     const patterns = asRecord(s.patternProperties);
     const patternSchemas = patterns ? Object.values(patterns) : [];
+    // ajv tests each key against each pattern, and again to tell additional properties from patterned ones.
+    const patternTests =
+      patternSchemas.length * ('additionalProperties' in s || 'unevaluatedProperties' in s ? 2 : 1);
     for (const key of keys) {
       if (properties && Object.hasOwn(properties, key)) visit(properties[key], data[key]);
       // Every pattern is tried on every key; each schema counted as if it matched.
+      if (patternTests > 0) spend(patternTests * charsUnits(key.length));
       for (const sub of patternSchemas) visit(sub, data[key]);
       for (const keyword of ['additionalProperties', 'unevaluatedProperties'])
         if (keyword in s) visit(s[keyword], data[key]);
@@ -141,6 +156,11 @@ export function validationWork(
     throw error;
   }
   return work;
+}
+
+/** Units for reading `chars` characters of a string once. */
+function charsUnits(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_UNIT);
 }
 
 /** Whether a `$ref` appears anywhere in `schema` (ajv then compiles it as a function of its own instead of inlining it). */

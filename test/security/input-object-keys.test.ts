@@ -52,11 +52,17 @@ describe('objects in bodies are capped at the parse step', () => {
     expectCapped(res, [], 60_000);
   });
 
-  it('no credential: 60,000 keys on POST /_emulator/dashboard/session are a 400', async () => {
+  it('no credential: 60,000 keys on POST /_emulator/dashboard/session are a 413 before a byte is read; 1,500 keys within 16 KiB a 400', async () => {
+    // Issue 41: a body from a caller without a credential is at most 16 KiB, refused before it is parsed.
     const res = await call(emu.url, 'POST', '/_emulator/dashboard/session', {
       body: { code: 'abc', ...ATTACK },
     });
-    expectCapped(res, [], 60_001);
+    expect(res.status).toBe(413);
+    expect(res.body.error.message).toContain('without a credential');
+    const short = { code: 'abc', ...manyKeys(1_500, '') };
+    expect(JSON.stringify(short).length).toBeLessThan(16 * 1024);
+    const capped = await call(emu.url, 'POST', '/_emulator/dashboard/session', { body: short });
+    expectCapped(capped, [], 1_501);
   });
 
   it('a nested object is named by its path; an object at the cap passes the parse step', () => {

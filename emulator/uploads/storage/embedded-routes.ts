@@ -25,6 +25,8 @@ export function embeddedStorageRoutes(
       schema: { hide: true },
       // Not enforced for a pass-through parser; the handler counts bytes against the signed limit.
       bodyLimit: storage.maxBytes,
+      // The signature is this route's credential, checked before the handler reads a byte (slow-body.ts: not a stranger's body).
+      config: { guardsOwnBody: true },
       handler: (request, reply) => upload(storage, records, request, reply),
     });
     app.route({
