@@ -28,7 +28,12 @@ interface PluginRunnerOptions {
   report: PluginRunnerReport;
   /** A process of the plugin started (`restarted`: not the first); the session waits for it to answer. */
   onStart: (restarted: boolean) => void;
+  /** The plugin said its port is in use (`EADDRINUSE`, `Address already in use`), or its process exited. */
+  onTrouble?: (what: 'port in use' | 'exited') => void;
 }
+
+/** How Node (`EADDRINUSE`) and Python (`[Errno 98] Address already in use`) say a port is taken. */
+const PORT_IN_USE = /EADDRINUSE|address already in use/i;
 
 /**
  * The plugin process as dev runs it: started, restarted with a backoff when it exits (PluginProcess), restarted on purpose
@@ -138,7 +143,10 @@ export class PluginRunner {
       command,
       cwd,
       env,
-      onOutput: (line, stream) => report.pluginOutput(line, stream),
+      onOutput: (line, stream) => {
+        report.pluginOutput(line, stream);
+        if (PORT_IN_USE.test(line)) this.options.onTrouble?.('port in use');
+      },
       onStart: (pid) => {
         report.info(
           `${restarted ? 'restarted' : 'started'} the plugin: ${command} (pid ${pid ?? '?'}, PORT=${launch.port ?? 'unset'})`,
@@ -150,6 +158,7 @@ export class PluginRunner {
         report.warn(
           `the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`,
         );
+        this.options.onTrouble?.('exited');
       },
     });
     this.process.start();

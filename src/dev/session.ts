@@ -4,7 +4,9 @@ import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
 import { EmulatorLink } from './emulator-link.js';
 import type { LocalEmulator, LocalEmulatorOptions } from './local-emulator.js';
 import { ManifestWatch } from './manifest-watch.js';
-import { choosePluginPort, portOf } from './plugin-port.js';
+import type { PortClaim } from './port-claims.js';
+import { choosePluginPort, claimPortNear, portOf } from './plugin-port.js';
+import { portIsFree } from './ports.js';
 import { PluginRunner } from './plugin-runner.js';
 import { watchSources } from './source-watch.js';
 import { WebhookVerifier } from './webhook-verify.js';
@@ -45,7 +47,7 @@ export interface DevReporter {
     dashboardUrl: string | null;
   }): void | Promise<void>;
   /** The plugin answered its challenge for the first time (and the installs are made): the loop is ready. */
-  ready?(): void;
+  ready?(webhookUrl: string): void;
   pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
 }
 
@@ -66,6 +68,12 @@ export class DevSession {
   private deployed: Deployed | null = null;
   /** PORT chosen by dev when the manifest's default port was taken (another project's plugin). */
   private movedPluginPort: number | undefined;
+  /** The claim on the plugin's port (port-claims.ts), released at stop(); whether the port may move (the manifest's default). */
+  private portClaim: PortClaim | null = null;
+  private portMovable = false;
+  /** The plugin answered its challenge once: from then on a taken port is the user's to fix, not a reason to move. */
+  private ready = false;
+  private moving = false;
   private readonly plugin: PluginRunner;
   private readonly verifier: WebhookVerifier;
   private readonly manifestWatch: ManifestWatch;
@@ -86,6 +94,7 @@ export class DevSession {
       launch: () => this.launch(),
       report,
       onStart: (restarted) => void this.verifier.check(restarted),
+      onTrouble: (what) => void this.onPluginTrouble(what),
     });
     this.verifier = new WebhookVerifier({
       manifestPath: options.manifestPath,
@@ -101,7 +110,10 @@ export class DevSession {
         orgId: this.link!.emulator.orgId,
         environment: this.environment(),
       }),
-      onReady: () => this.report.ready?.(),
+      onReady: (webhookUrl) => {
+        this.ready = true;
+        this.report.ready?.(webhookUrl);
+      },
     });
     this.manifestWatch = new ManifestWatch(
       () => void this.redeploy(),
@@ -128,6 +140,8 @@ export class DevSession {
       env: this.environment(),
       pluginPort: o.pluginPort,
     });
+    this.portClaim = choice.claim;
+    this.portMovable = choice.movable;
     if (choice.moved) {
       this.movedPluginPort = choice.moved.port;
       this.report.warn(
@@ -193,6 +207,39 @@ export class DevSession {
     await this.manifestWatch.close();
     await this.secretCheck;
     await this.link?.close();
+    await this.portClaim?.release();
+  }
+
+  /**
+   * The plugin could not listen on its first start (it said the port is in use, or exited while another process holds
+   * the port: something that claims no port took it between dev's check and the plugin's listen): a default port moves
+   * to a free one, claimed, the manifest is deployed with it and the plugin restarted and verified there.
+   */
+  private async onPluginTrouble(what: 'port in use' | 'exited'): Promise<void> {
+    const port = this.deployed?.port ?? null;
+    if (this.ready || this.moving || this.stopped || !this.portMovable || port === null) return;
+    if (what === 'exited' && (await portIsFree(port))) return;
+    this.moving = true;
+    try {
+      const claim = await claimPortNear(port, dirname(this.options.manifestPath));
+      if (this.stopped || this.ready) {
+        await claim.release();
+        return;
+      }
+      const previous = this.portClaim;
+      this.portClaim = claim;
+      this.movedPluginPort = claim.port;
+      await previous?.release();
+      this.report.warn(
+        `the plugin could not listen on port ${port} (in use by another process): it gets PORT=${claim.port} instead, and its webhook URL is deployed with it`,
+      );
+      // The deploy sees the new port and restarts the plugin with it.
+      await this.manifestWatch.queue('not redeployed with the new port', async () => {
+        await this.deploy();
+      });
+    } finally {
+      this.moving = false;
+    }
   }
 
   /** The environment the manifest is read with: PORT is the plugin's when dev set it (--plugin-port, or a taken default moved). */

@@ -28,7 +28,7 @@ interface WebhookVerifyOptions {
   plugin: { readonly running: boolean; readonly crashes: number };
   report: { info(message: string): void; warn(message: string): void };
   /** The first time the webhook answers its challenge (and the installs are made). */
-  onReady?: () => void;
+  onReady?: (webhookUrl: string) => void;
 }
 
 /**
@@ -106,7 +106,7 @@ export class WebhookVerifier {
     if (this.options.installs) await this.install();
     if (!this.readied && !signal.aborted) {
       this.readied = true;
-      this.options.onReady?.();
+      this.options.onReady?.(this.options.context().webhookUrl ?? '');
     }
   }
 

@@ -79,12 +79,14 @@ test('a second project on the same default plugin port: dev moves its plugin to 
   await lineMatching(devA, /PLUGIN_INSTALLED\s+delivered/);
   expect(devA.stderr()).toContain(`webhook verified: http://127.0.0.1:${defaultPort}/webhook`);
 
-  // B on the same defaults: no exit 6, its plugin moves (the next free port), said once.
+  // B on the same defaults: no exit 6, its plugin moves (the next free port), said once. A's dev claimed
+  // the port (port-claims.ts), so that is what B names.
   const devB = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: b, env });
   await lineMatching(devB, /PLUGIN_INSTALLED\s+delivered/);
-  const moved = /the plugin's port (\d+) is in use by .*: the plugin gets PORT=(\d+) instead/.exec(
-    devB.stderr(),
-  );
+  const moved =
+    /the plugin's port (\d+) is claimed by another `plugsmith dev` in .* \(pid \d+\): the plugin gets PORT=(\d+) instead/.exec(
+      devB.stderr(),
+    );
   expect(moved, devB.stderr()).not.toBeNull();
   expect(Number(moved![1])).toBe(defaultPort);
   const port = Number(moved![2]);
