@@ -1,4 +1,5 @@
 import { watch } from 'chokidar';
+import { lstatSync, realpathSync } from 'node:fs';
 import { extname, relative, sep } from 'node:path';
 
 /** Folders whose files are never the plugin's sources (dependencies, state, caches). */
@@ -15,7 +16,10 @@ function ignored(part: string): boolean {
  * folders, not files: a file replaced by renaming a new one over it (`sed -i`, an editor's atomic
  * save) is seen on every save, where Node 20's recursive `fs.watch` on Linux loses it after the
  * first. Ignored folders are never entered (a virtualenv would cost thousands of inotify watches);
- * a subfolder created later is watched too.
+ * a subfolder created later is watched too. Symbolic links are not followed: a link out of the project
+ * (a dependency linked in, `lib -> /etc`) would cost a watch per folder behind it and restart the plugin
+ * on changes that are not its sources; a link to a folder inside the project changes nothing, as that
+ * folder is watched where it is.
  */
 export function watchSources(
   root: string,
@@ -24,19 +28,23 @@ export function watchSources(
   onError: (message: string) => void,
 ): { ready: Promise<void>; close(): void } {
   const extensions = new Set(patterns.map((p) => p.replace(/^\*/, '')));
+  // Not following links, a project folder reached through one would be watched as the link alone.
+  const realRoot = realpathOrSame(root);
   let timer: NodeJS.Timeout | null = null;
   const insideIgnored = (path: string): boolean => {
-    const inside = relative(root, path);
+    const inside = relative(realRoot, path);
     return inside !== '' && inside.split(sep).some(ignored);
   };
-  const watcher = watch(root, {
+  const watcher = watch(realRoot, {
     ignoreInitial: true,
-    ignored: insideIgnored,
+    // A link to a file is skipped too: watching it would watch the file it points to, wherever that is.
+    ignored: (path) => insideIgnored(path) || isLink(path),
+    followSymlinks: false,
   });
   watcher.on('all', (event, path) => {
     if (event === 'addDir' || event === 'unlinkDir') return;
     if (!extensions.has(extname(path))) return;
-    const file = relative(root, path);
+    const file = relative(realRoot, path);
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => onChange(file), DEBOUNCE_MS);
   });
@@ -54,4 +62,20 @@ export function watchSources(
       void watcher.close();
     },
   };
+}
+
+function realpathOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

@@ -79,12 +79,14 @@ test('a second project on the same default plugin port: dev moves its plugin to 
   await lineMatching(devA, /PLUGIN_INSTALLED\s+delivered/);
   expect(devA.stderr()).toContain(`webhook verified: http://127.0.0.1:${defaultPort}/webhook`);
 
-  // B on the same defaults: no exit 6, its plugin moves (the next free port), said once.
+  // B on the same defaults: no exit 6, its plugin moves (the next free port), said once. A's dev claimed
+  // the port (port-claims.ts), so that is what B names.
   const devB = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: b, env });
   await lineMatching(devB, /PLUGIN_INSTALLED\s+delivered/);
-  const moved = /the plugin's port (\d+) is in use by .*: the plugin gets PORT=(\d+) instead/.exec(
-    devB.stderr(),
-  );
+  const moved =
+    /the plugin's port (\d+) is claimed by another `plugsmith dev` in .* \(pid \d+\): the plugin gets PORT=(\d+) instead/.exec(
+      devB.stderr(),
+    );
   expect(moved, devB.stderr()).not.toBeNull();
   expect(Number(moved![1])).toBe(defaultPort);
   const port = Number(moved![2]);
@@ -156,4 +158,45 @@ test('a port asked for that is taken is still an error naming its holder (exit 6
     expect(dev.code, dev.stderr).toBe(6);
     expect(dev.stderr).toContain(`port ${holder} is in use by`);
   }
+});
+
+test('a plugin that cannot listen on its first start (another program took the default port after dev checked it) moves to a free port, is redeployed and verified there', {
+  timeout: 90_000,
+}, async () => {
+  const env = await machine();
+  const defaultPort = await freePort();
+  const a = await project('alpha', defaultPort);
+  // The first start finds its port taken between dev's check and its own listen: this process takes it
+  // first, as another program would, then the plugin's server fails with EADDRINUSE.
+  await writeFile(
+    join(a, 'server.js'),
+    `import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+if (!existsSync('took-the-port')) {
+  writeFileSync('took-the-port', '');
+  await new Promise((listening) => createServer().listen(Number(process.env.PORT), '127.0.0.1', listening));
+}
+${SERVER_JS}`,
+  );
+  const dev = spawnCli(['dev', '--cmd', 'node server.js'], { cwd: a, env });
+  await lineMatching(dev, /PLUGIN_INSTALLED\s+delivered/);
+  const moved =
+    /the plugin could not listen on port (\d+) \(in use by another process\): it gets PORT=(\d+) instead/.exec(
+      dev.stderr(),
+    );
+  expect(moved, dev.stderr()).not.toBeNull();
+  expect(Number(moved![1])).toBe(defaultPort);
+  const port = Number(moved![2]);
+  // dev says ready once the plugin answered its challenge there (after the installs).
+  const ready = `ready: the plugin answers its challenge at http://127.0.0.1:${port}/webhook`;
+  for (let waited = 0; !dev.stderr().includes(ready) && waited < 30_000; waited += 100)
+    await new Promise((r) => setTimeout(r, 100));
+  expect(dev.stderr()).toContain(ready);
+  const triggered = await runCliInProcess(['trigger', 'AGENT_MESSAGE_RECEIVED', '--json'], {
+    cwd: a,
+    env,
+  });
+  expect(triggered.code, triggered.stderr).toBe(0);
+  expect(JSON.parse(triggered.stdout).reply).toMatchObject({ sender: 'CHARACTER' });
+  expect(await dev.stop('SIGINT')).toMatchObject({ code: 0 });
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
@@ -83,4 +83,59 @@ test('a file replaced by renaming a new one over it (sed -i, an atomic save) is 
   await until("the new folder's file", () => changes.length === 4);
   expect(changes[3]).toBe(join('plugin', 'handlers', 'extra.py'));
   expect(problems).toEqual([]);
+});
+
+test('a link out of the project is not followed: a change in the folder it points to does not restart the plugin', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'plugsmith-source-watch-'));
+  const outside = await mkdtemp(join(tmpdir(), 'plugsmith-outside-'));
+  onTestFinished(() => rm(root, { recursive: true, force: true }));
+  onTestFinished(() => rm(outside, { recursive: true, force: true }));
+  // A big folder elsewhere (a checkout linked in as a dependency, /etc), linked into the project, folder and file.
+  for (let i = 0; i < 40; i++) await mkdir(join(outside, `pkg${i}`, 'src'), { recursive: true });
+  await writeFile(join(outside, 'pkg0', 'src', 'lib.py'), 'x = 0\n');
+  await mkdir(join(root, 'plugin'));
+  await writeFile(join(root, 'plugin', 'reply.py'), 'x = 0\n');
+  await symlink(outside, join(root, 'plugin', 'vendor'), 'dir');
+  await symlink(join(outside, 'pkg0', 'src', 'lib.py'), join(root, 'plugin', 'lib.py'));
+  const changes: string[] = [];
+  const problems: string[] = [];
+  const watcher = watchSources(
+    root,
+    ['*.py'],
+    (file) => changes.push(file),
+    (message) => problems.push(message),
+  );
+  onTestFinished(() => watcher.close());
+  await watcher.ready;
+
+  await writeFile(join(outside, 'pkg0', 'src', 'lib.py'), 'x = 1\n');
+  await writeFile(join(outside, 'pkg7', 'src', 'new.py'), 'x = 1\n');
+  await new Promise((r) => setTimeout(r, 600));
+  expect(changes).toEqual([]);
+
+  // The project's own sources still restart it.
+  await writeFile(join(root, 'plugin', 'reply.py'), 'x = 1\n');
+  await until('the change to plugin/reply.py', () => changes.length > 0);
+  expect(changes).toEqual([join('plugin', 'reply.py')]);
+  expect(problems).toEqual([]);
+});
+
+test('a project folder reached through a link is watched', async () => {
+  const real = await mkdtemp(join(tmpdir(), 'plugsmith-source-watch-'));
+  const links = await mkdtemp(join(tmpdir(), 'plugsmith-links-'));
+  onTestFinished(() => rm(real, { recursive: true, force: true }));
+  onTestFinished(() => rm(links, { recursive: true, force: true }));
+  await symlink(real, join(links, 'project'), 'dir');
+  const changes: string[] = [];
+  const watcher = watchSources(
+    join(links, 'project'),
+    ['*.py'],
+    (file) => changes.push(file),
+    () => undefined,
+  );
+  onTestFinished(() => watcher.close());
+  await watcher.ready;
+  await writeFile(join(real, 'main.py'), 'x = 1\n');
+  await until('the change to main.py', () => changes.length > 0);
+  expect(changes).toEqual(['main.py']);
 });

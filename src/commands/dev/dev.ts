@@ -81,6 +81,12 @@ const dev: RunCommand<DevFlags> = async (input) => {
             );
         }
       },
+      ready: (webhookUrl) =>
+        note(
+          io,
+          global,
+          err.green('dev  ') + `ready: the plugin answers its challenge at ${webhookUrl}`,
+        ),
       pluginOutput: (line) => {
         if (!global.quiet && !global.json) io.stderr.write(err.dim('plugin  ') + line + '\n');
       },

@@ -1,0 +1,130 @@
+import { connect } from 'node:net';
+import { dirname } from 'node:path';
+import { isLoopback } from '../config/url.js';
+import { EXIT, UserError } from '../errors.js';
+import { loadManifest } from '../manifest/load.js';
+import { claimPort, type PortClaim, type PortHolder } from './port-claims.js';
+import { describeTakenPort, freePortNear, portIsFree } from './ports.js';
+
+/** The port of a URL (its scheme's default when it names none); null without a URL. */
+export function portOf(url: string | null): number | null {
+  if (!url) return null;
+  const parsed = new URL(url);
+  return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+}
+
+/** Whether something accepts TCP connections at the URL's host and port. */
+export function accepts(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({
+      host: new URL(url).hostname.replace(/^\[|\]$/g, ''),
+      port: portOf(url)!,
+    });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(1000, () => done(false));
+  });
+}
+
+/** The plugin's port as dev chose it, claimed (null: nothing to claim, a webhook that is not local). */
+export interface PluginPortChoice {
+  claim: PortClaim | null;
+  /** The manifest's default was taken (or claimed) and dev gave the plugin another port. */
+  moved?: { port: number; why: string };
+  /** Whether the port may move again (the manifest's default, not one asked for). */
+  movable: boolean;
+}
+
+/** How many ports after a taken one are tried before any free port will do. */
+const NEARBY_PORTS = 10;
+
+/** "port 3000 is claimed by `plugsmith dev` in /x (pid 12)", or what holds it. */
+async function whyTaken(port: number, claim: PortClaim | { heldBy: PortHolder }): Promise<string> {
+  if ('heldBy' in claim)
+    return `port ${port} is claimed by another \`plugsmith dev\`${claim.heldBy.project ? ` in ${claim.heldBy.project}` : ''}${claim.heldBy.pid > 0 ? ` (pid ${claim.heldBy.pid})` : ''}`;
+  return describeTakenPort(port);
+}
+
+/** Claims `port` when no other dev claimed it and no process listens on it; the reason otherwise. */
+async function claimFree(port: number, project: string): Promise<PortClaim | string> {
+  // Without a writable config dir there are no claims: the port is only checked, as before claims existed.
+  const claim = await claimPort(port, project).catch(() => ({ port, release: async () => {} }));
+  if ('heldBy' in claim) return whyTaken(port, claim);
+  if (await portIsFree(port)) return claim;
+  await claim.release();
+  return describeTakenPort(port);
+}
+
+/** A claimed free port near `taken` (the next ones first, so that a second project's plugin reads as 3001), else any. */
+export async function claimPortNear(taken: number, project: string): Promise<PortClaim> {
+  for (let port = taken + 1; port <= Math.min(taken + NEARBY_PORTS, 65535); port++) {
+    const claim = await claimFree(port, project);
+    if (typeof claim !== 'string') return claim;
+  }
+  for (;;) {
+    const claim = await claimFree(await freePortNear(65535), project);
+    if (typeof claim !== 'string') return claim;
+  }
+}
+
+/**
+ * The plugin's port, claimed for this dev (port-claims.ts) before the plugin listens. One asked for (--plugin-port, or
+ * PORT in the environment) that is taken or claimed is an error naming its holder; the manifest's default (`${PORT:-3000}`)
+ * taken by another process or claimed by another dev (a second project's plugin) moves to a free port, as the emulator's
+ * do: the plugin gets it as PORT and the webhook URL is deployed with it.
+ */
+export async function choosePluginPort(options: {
+  manifestPath: string;
+  env: NodeJS.ProcessEnv;
+  pluginPort?: number;
+}): Promise<PluginPortChoice> {
+  const project = dirname(options.manifestPath);
+  if (options.pluginPort !== undefined) {
+    const claim = await claimFree(options.pluginPort, project);
+    if (typeof claim !== 'string') return { claim, movable: false };
+    throw new UserError(
+      `the plugin's ${claim} (--plugin-port): stop that process, or pass another --plugin-port`,
+      EXIT.CONFLICT,
+    );
+  }
+  const manifest = await loadManifest(options.manifestPath, options.env);
+  const webhookUrl = manifest.plugin.webhookUrl;
+  const port = typeof webhookUrl === 'string' && isLoopback(webhookUrl) ? portOf(webhookUrl) : null;
+  if (port === null) return { claim: null, movable: false };
+  const portIsDefault = manifest.expandedVariables.some(
+    (v) => v.variable === 'PORT' && v.fromDefault,
+  );
+  const claim = await claimFree(port, project);
+  if (typeof claim !== 'string') return { claim, movable: portIsDefault };
+  const taken = claim;
+  const refusal = (why: string) =>
+    new UserError(
+      `the plugin's ${taken}: stop that process (another \`plugsmith dev\`?), or give the plugin another port with --plugin-port${why}`,
+      EXIT.CONFLICT,
+    );
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${PORT} is the manifest's shell-style variable, not a template literal
+  const withoutPortVariable = ' (with ${PORT} in plugin.webhookUrl)';
+  if (!portIsDefault)
+    throw refusal(
+      manifest.expandedVariables.some((v) => v.variable === 'PORT')
+        ? ' (PORT is set in the environment)'
+        : withoutPortVariable,
+    );
+  const free = await claimPortNear(port, project);
+  // The webhook URL must follow PORT, or the platform would post to the process holding the default.
+  const moved = await loadManifest(options.manifestPath, {
+    ...options.env,
+    PORT: String(free.port),
+  });
+  const followsPort =
+    typeof moved.plugin.webhookUrl === 'string' && portOf(moved.plugin.webhookUrl) === free.port;
+  if (!followsPort) {
+    await free.release();
+    throw refusal(withoutPortVariable);
+  }
+  return { claim: free, movable: true, moved: { port: free.port, why: `the plugin's ${taken}` } };
+}

@@ -1,0 +1,188 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CrashWatch, type CrashReport } from './crash-watch.js';
+import { PluginProcess } from './plugin-process.js';
+import { describeTakenPort, portIsFree } from './ports.js';
+
+/** What the plugin is started with; read at each start, so a restart takes the newest. */
+export interface PluginLaunch {
+  /** PORT, or null to leave the environment's. */
+  port: number | null;
+  /** The environment beside PORT: the emulator's URLs and credentials, the webhook secret, the plugin's id. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Where the plugin's life is told. */
+export interface PluginRunnerReport {
+  info(message: string): void;
+  warn(message: string): void;
+  pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
+}
+
+interface PluginRunnerOptions {
+  /** A shell command line, run in `cwd`. */
+  command: string;
+  cwd: string;
+  /** The environment the plugin inherits. */
+  env: NodeJS.ProcessEnv;
+  launch: () => PluginLaunch;
+  report: PluginRunnerReport;
+  /** A process of the plugin started (`restarted`: not the first); the session waits for it to answer. */
+  onStart: (restarted: boolean) => void;
+  /** The plugin said its port is in use (`EADDRINUSE`, `Address already in use`), or its process exited. */
+  onTrouble?: (what: 'port in use' | 'exited') => void;
+}
+
+/** How Node (`EADDRINUSE`) and Python (`[Errno 98] Address already in use`) say a port is taken. */
+const PORT_IN_USE = /EADDRINUSE|address already in use/i;
+
+/**
+ * The plugin process as dev runs it: started, restarted with a backoff when it exits (PluginProcess), restarted on purpose
+ * when what it runs with changes, and watched for crashes of its Node processes (CrashWatch). Every start, restart and stop
+ * goes through one queue, one at a time: a restart asked for while another has not started its new process yet joins it,
+ * so two reasons at once (a redeploy and a secret check) make one new process, and nothing starts after stop().
+ */
+export class PluginRunner {
+  private process: PluginProcess | null = null;
+  private crashWatch: CrashWatch | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  /** A restart queued or stopping the old process; it has not started the new one yet. */
+  private pendingRestart: Promise<void> | null = null;
+  private stopped = false;
+  /** Crashes reported so far, and when the last one was shown. */
+  private crashCount = 0;
+  private lastCrashShownAt = 0;
+  /** When dev last stopped the plugin on purpose (its processes may exit with an error then). */
+  private stoppedOnPurposeAt = 0;
+
+  constructor(private readonly options: PluginRunnerOptions) {}
+
+  /** Crashes of the plugin's Node processes seen so far (a watcher such as `tsx watch` may outlive them). */
+  get crashes(): number {
+    return this.crashCount;
+  }
+
+  /** Whether a process of the plugin runs (not waiting for a restart after an exit). */
+  get running(): boolean {
+    return this.process?.running ?? false;
+  }
+
+  /** Sets up crash reports (without them, a crash under a watcher is noticed when the webhook stops answering). */
+  async prepare(): Promise<void> {
+    try {
+      this.crashWatch = await CrashWatch.create();
+      this.crashWatch.start((report) => this.onCrash(report));
+    } catch (error) {
+      this.options.report.warn(`crash reports are off: ${(error as Error).message}`);
+    }
+  }
+
+  /** Starts the plugin for the first time. */
+  start(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.stopped && !this.process) this.spawn();
+    });
+  }
+
+  /**
+   * Stops the running plugin and starts it again with what `launch` gives now; says `why` (null: quietly). Resolves once
+   * the new process started (or the session stopped).
+   */
+  restart(why: string | null): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.pendingRestart) return this.pendingRestart;
+    const restart = this.enqueue(async () => {
+      const running = this.process;
+      if (this.stopped || !running) return;
+      if (why !== null) this.options.report.info(`${why}: restarting the plugin`);
+      this.stoppedOnPurposeAt = Date.now();
+      await running.stop();
+      this.stoppedOnPurposeAt = Date.now();
+      if (this.stopped) return;
+      const { port } = this.options.launch();
+      if (port !== null && !(await portIsFree(port)))
+        this.options.report.warn(
+          `the plugin cannot listen on ${port}: ${await describeTakenPort(port)}`,
+        );
+      if (this.stopped) return;
+      // From here a new reason to restart needs a restart of its own: the process it would restart is the new one.
+      this.pendingRestart = null;
+      this.spawn();
+    });
+    this.pendingRestart = restart;
+    return restart;
+  }
+
+  /** Stops the plugin (its whole process group) and the crash reports; nothing starts afterwards. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stoppedOnPurposeAt = Date.now();
+    // A restart under way finishes first (it sees `stopped` and starts nothing); then the process it left goes.
+    await this.enqueue(async () => {
+      await this.process?.stop();
+    });
+    await this.crashWatch?.close();
+  }
+
+  private enqueue(work: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** A new process of the plugin; it says `started` (a restart on purpose was announced already), `restarted` after an exit. */
+  private spawn(): void {
+    const { command, cwd, report } = this.options;
+    const launch = this.options.launch();
+    const env: NodeJS.ProcessEnv = {
+      ...(this.crashWatch ? this.crashWatch.env(this.options.env) : this.options.env),
+      ...(launch.port !== null ? { PORT: String(launch.port) } : {}),
+      ...launch.env,
+    };
+    let restarted = false;
+    this.process = new PluginProcess({
+      command,
+      cwd,
+      env,
+      onOutput: (line, stream) => {
+        report.pluginOutput(line, stream);
+        if (PORT_IN_USE.test(line)) this.options.onTrouble?.('port in use');
+      },
+      onStart: (pid) => {
+        report.info(
+          `${restarted ? 'restarted' : 'started'} the plugin: ${command} (pid ${pid ?? '?'}, PORT=${launch.port ?? 'unset'})`,
+        );
+        this.options.onStart(restarted);
+      },
+      onExit: ({ code, signal, restartInMs }) => {
+        restarted = true;
+        report.warn(
+          `the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`,
+        );
+        this.options.onTrouble?.('exited');
+      },
+    });
+    this.process.start();
+  }
+
+  /** A Node process of the plugin ended with an error: say so at once, with the error. */
+  private onCrash(crash: CrashReport): void {
+    const now = Date.now();
+    if (this.stopped || now - this.stoppedOnPurposeAt < 2000) return;
+    // `npm run dev` ends with code 1 right after the server it ran: one crash, one line.
+    if (!crash.error && now - this.lastCrashShownAt < 2000) return;
+    this.crashCount++;
+    this.lastCrashShownAt = now;
+    const why = crash.error ?? `exit code ${crash.code}`;
+    const leader = this.process;
+    void sleep(300).then(() => {
+      if (this.stopped) return;
+      const keepsRunning = leader !== null && leader === this.process && leader.running;
+      this.options.report.warn(
+        `the plugin crashed: ${why} (pid ${crash.pid}: node ${crash.command}${crash.error ? `, exit code ${crash.code}` : ''})` +
+          (keepsRunning
+            ? `; \`${this.options.command}\` keeps running (a watcher?): fix the plugin and save, dev verifies it once it answers`
+            : ''),
+      );
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { alive } from '../config/emulators.js';
+import { configDir } from '../config/paths.js';
+
+// Ports that a running `plugsmith dev` chose for its plugin, claimed in the per-user state beside the emulators'
+// state files (`<config dir>/plugin-ports/<port>.json`), before the plugin listens: two `dev` started in the same
+// second (a monorepo's `npm run dev --workspaces`) would otherwise both find the default port free. A claim is made by
+// hard-linking a complete file to its name, which fails when the name exists: of two processes racing, one claims.
+// A claim whose process is gone (dev killed) is stale and taken over.
+
+/** Who holds a port's claim. */
+export interface PortHolder {
+  pid: number;
+  project: string | null;
+}
+
+/** A port this process claimed; release() gives it back (a claim of another is never removed). */
+export interface PortClaim {
+  port: number;
+  release(): Promise<void>;
+}
+
+interface ClaimFile extends PortHolder {
+  /** Tells two claims of one process apart (two sessions, or a claim released and made again). */
+  claim: string;
+  claimedAt: string;
+}
+
+function claimsDir(): string {
+  return join(configDir(), 'plugin-ports');
+}
+
+async function readClaim(path: string): Promise<ClaimFile | null> {
+  const claim = (await readFile(path, 'utf8')
+    .then(JSON.parse)
+    .catch(() => null)) as ClaimFile | null;
+  return typeof claim?.pid === 'number' ? claim : null;
+}
+
+/** Claims `port` for this process's plugin; the holder when another living process claimed it. */
+export async function claimPort(
+  port: number,
+  project: string | null,
+): Promise<PortClaim | { heldBy: PortHolder }> {
+  const dir = claimsDir();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${port}.json`);
+  const mine: ClaimFile = {
+    pid: process.pid,
+    project,
+    claim: randomBytes(8).toString('hex'),
+    claimedAt: new Date().toISOString(),
+  };
+  const draft = `${path}.${process.pid}.${mine.claim}`;
+  await writeFile(draft, JSON.stringify(mine) + '\n', { mode: 0o600 });
+  try {
+    for (let tries = 0; tries < 5; tries++) {
+      try {
+        await link(draft, path);
+        return {
+          port,
+          release: async () => {
+            const current = await readClaim(path);
+            if (current?.claim === mine.claim) await rm(path, { force: true });
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await readClaim(path);
+      // A file being written (or torn) has no pid yet: look again.
+      if (holder && alive(holder.pid))
+        return { heldBy: { pid: holder.pid, project: holder.project } };
+      await takeOverStale(path);
+    }
+    return { heldBy: { pid: -1, project: null } };
+  } finally {
+    await rm(draft, { force: true });
+  }
+}
+
+/**
+ * Moves a stale claim away (rename is atomic: of two processes taking it over, one moves it). What was moved is
+ * checked again: a living claim made meanwhile by another process is put back.
+ */
+async function takeOverStale(path: string): Promise<void> {
+  const moved = `${path}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(path, moved);
+  } catch {
+    return;
+  }
+  const claim = await readClaim(moved);
+  if (claim && alive(claim.pid)) await link(moved, path).catch(() => undefined);
+  await rm(moved, { force: true });
+}
