@@ -112,7 +112,8 @@ export const targetOptions = [
 /** `--org`, defaulting to the profile's org. */
 export const orgOption = {
   flags: '--org <orgId>',
-  description: 'org to act in (default: the profile’s org)',
+  description:
+    'org to act in (default: PLUGSMITH_ORG_ID, else the profile’s org, else the local emulator’s)',
 } as const satisfies OptionSpec;
 
 /** `--yes`: confirms a deletion without a prompt (required without a terminal). */

@@ -1,5 +1,5 @@
 import { integerOption, type OptionSpec, type OptionsOf } from '../types.js';
-import { targetOptions } from '../list-options.js';
+import { orgOption, targetOptions } from '../list-options.js';
 
 /** The options of `plugsmith dev`, apart from its declaration so that its run function can take its type from them. */
 export const devOptions = [
@@ -54,6 +54,7 @@ export const devOptions = [
     description:
       "open the emulator's web dashboard in the default browser (env BROWSER names another)",
   },
+  orgOption,
   ...targetOptions,
 ] as const satisfies readonly OptionSpec[];
 
