@@ -123,7 +123,7 @@ export default async function deliveryRoutes(
   { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, dispatcher } = services;
+  const { db, dispatcher, pluginOutput } = services;
 
   app.get(
     '/deliveries',
@@ -215,7 +215,8 @@ export default async function deliveryRoutes(
     { schema: { params: params('deliveryId'), response: { 200: Ok(DeliverySchema), ...errors } } },
     async (request) => {
       const { deliveryId } = request.params;
-      return ok(presentDelivery(found(db.deliveries.get(deliveryId), 'delivery', deliveryId)));
+      const delivery = found(db.deliveries.get(deliveryId), 'delivery', deliveryId);
+      return ok(pluginOutput.withOutput(presentDelivery(delivery)));
     },
   );
 

@@ -232,6 +232,16 @@ const OPERATIONS: Readonly<
   'POST /_emulator/reset': ['resetStore', 'admin-store', 'Reset the emulator to its seed'],
   'POST /_emulator/events': ['emitEvent', 'admin-deliveries', 'Emit a platform event to a plugin'],
   'GET /_emulator/instances': ['listInstances', 'admin', 'List plugin instances'],
+  'POST /_emulator/plugins/{pluginId}/output': [
+    'postPluginOutput',
+    'admin-deliveries',
+    "Add lines of the plugin's own output",
+  ],
+  'GET /_emulator/plugins/{pluginId}/output': [
+    'readPluginOutput',
+    'admin-deliveries',
+    "Read the plugin's own output after a cursor",
+  ],
   'GET /_emulator/faults': ['getFaults', 'admin', 'Get the injected delivery faults'],
   'PUT /_emulator/faults': ['setFaults', 'admin', 'Set the injected delivery faults'],
   'GET /_emulator/scenario': ['getScenario', 'admin', 'Get the running scenario'],
