@@ -12,8 +12,6 @@ import {
   type OutputStream,
 } from '../shared/plugin-output.js';
 
-/** How long a line waits for others before its batch is posted: well inside the 100 ms a reader may wait. */
-const FLUSH_AFTER_MS = 10;
 
 /** Where a capture posts its lines: the emulator's admin API, for one plugin. */
 export interface OutputTarget {
@@ -40,7 +38,7 @@ export class PluginOutputCapture {
   readonly ring = new OutputRing();
   private readonly scrubber: SecretScrubber;
   private pending: OutputLine[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Immediate | undefined;
   private posting: Promise<void> | null = null;
   private client: PlatformClient | null = null;
   private adminToken: string | undefined;
@@ -89,7 +87,7 @@ export class PluginOutputCapture {
 
   /** Posts what is pending now; resolves once every line taken so far was posted (or dropped). */
   async flush(): Promise<void> {
-    clearTimeout(this.timer);
+    clearImmediate(this.timer);
     this.timer = undefined;
     while (this.posting || this.pending.length > 0) {
       if (this.posting) await this.posting;
@@ -105,13 +103,16 @@ export class PluginOutputCapture {
     this.client = null;
   }
 
+  /**
+   * Posts after the lines read in this turn of the event loop: a line goes out at once when no post is under way, and the
+   * lines read while one is form the next batch (one post in flight at a time), so a burst costs few requests.
+   */
   private schedule(): void {
     if (this.timer || this.posting) return;
-    this.timer = setTimeout(() => {
+    this.timer = setImmediate(() => {
       this.timer = undefined;
       this.post();
-    }, FLUSH_AFTER_MS);
-    this.timer.unref();
+    });
   }
 
   /** One batch at a time; the next is scheduled when it is done. */
