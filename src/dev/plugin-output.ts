@@ -12,7 +12,6 @@ import {
   type OutputStream,
 } from '../shared/plugin-output.js';
 
-
 /** Where a capture posts its lines: the emulator's admin API, for one plugin. */
 export interface OutputTarget {
   baseUrl: string;
