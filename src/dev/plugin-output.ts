@@ -12,6 +12,9 @@ import {
   type OutputStream,
 } from '../shared/plugin-output.js';
 
+/** Posts begin at least this far apart: a burst of lines is a few requests, and a line waits at most this long for its post. */
+const MIN_POST_GAP_MS = 25;
+
 /** Where a capture posts its lines: the emulator's admin API, for one plugin. */
 export interface OutputTarget {
   baseUrl: string;
@@ -37,7 +40,9 @@ export class PluginOutputCapture {
   readonly ring = new OutputRing();
   private readonly scrubber: SecretScrubber;
   private pending: OutputLine[] = [];
-  private timer: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** When the last post began: posts are at least MIN_POST_GAP_MS apart. */
+  private lastPostAt = 0;
   private posting: Promise<void> | null = null;
   private client: PlatformClient | null = null;
   private adminToken: string | undefined;
@@ -86,7 +91,7 @@ export class PluginOutputCapture {
 
   /** Posts what is pending now; resolves once every line taken so far was posted (or dropped). */
   async flush(): Promise<void> {
-    clearImmediate(this.timer);
+    clearTimeout(this.timer);
     this.timer = undefined;
     while (this.posting || this.pending.length > 0) {
       if (this.posting) await this.posting;
@@ -103,21 +108,25 @@ export class PluginOutputCapture {
   }
 
   /**
-   * Posts after the lines read in this turn of the event loop: a line goes out at once when no post is under way, and the
-   * lines read while one is form the next batch (one post in flight at a time), so a burst costs few requests.
+   * Posts the lines read so far: at once (after this turn of the event loop) when the last post began MIN_POST_GAP_MS ago or
+   * more, else when that gap is over, so a plugin that writes fast costs at most one request per gap and a lone line is not
+   * held back. One post is in flight at a time; the lines read meanwhile form the next batch.
    */
   private schedule(): void {
     if (this.timer || this.posting) return;
-    this.timer = setImmediate(() => {
+    const wait = Math.max(0, this.lastPostAt + MIN_POST_GAP_MS - Date.now());
+    this.timer = setTimeout(() => {
       this.timer = undefined;
       this.post();
-    });
+    }, wait);
+    this.timer.unref();
   }
 
   /** One batch at a time; the next is scheduled when it is done. */
   private post(): void {
     if (this.posting || this.pending.length === 0 || !this.target) return;
     const batch = this.pending.splice(0, OUTPUT_MAX_BATCH);
+    this.lastPostAt = Date.now();
     this.posting = this.send(batch)
       .catch(() => {
         this.lost += batch.length;
