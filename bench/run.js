@@ -1,6 +1,6 @@
 // `npm run bench [-- SUITE...] [--quick] [--duration S]`: runs benchmark suites, prints one table,
 // and saves the figures as JSON under bench/results/. Without a suite name it runs the budget suites
-// (cli, start, delivery): each budget row says whether the budget held, and a missed budget makes
+// (cli, start, delivery, plugin-output): each budget row says whether the budget held, and a missed budget makes
 // the exit code 1. `--only a,b` still names suites too.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ const { values, positionals } = parseArgs({
 });
 
 /** The budgets a person feels (issue 34): what `npm run bench` runs by default. */
-const BUDGET_SUITES = ['cli', 'start', 'delivery'];
+const BUDGET_SUITES = ['cli', 'start', 'delivery', 'plugin-output'];
 
 const suites = {
   cli: () => import('./cli.js'),
@@ -33,6 +33,7 @@ const suites = {
   dashboard: () => import('./dashboard.js'),
   scenario: () => import('./scenario.js'),
   mcp: () => import('./mcp.js'),
+  'plugin-output': () => import('./plugin-output.js'),
 };
 
 const named = [...positionals, ...(values.only ? values.only.split(',') : [])];

@@ -6,6 +6,7 @@ import Fastify, {
 } from 'fastify';
 import type { EmulatorConfig, StoreDeps } from './context.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { PluginOutputLog } from './plugin-output/service.js';
 import type { Messaging } from './messaging/messaging.js';
 import type { ObjectStorage } from './uploads/storage/types.js';
 import type { AdminSettings } from './admin/guard.js';
@@ -61,6 +62,8 @@ export interface EmulatorServices extends StoreDeps {
   messaging: Messaging;
   /** Object storage for uploads: the embedded store, or S3/MinIO. */
   storage: ObjectStorage;
+  /** The plugins' own output (posted by the CLI), kept per plugin and linked to delivery attempts. */
+  pluginOutput: PluginOutputLog;
   /** Empties the store and loads the seed again (the admin API's reset). */
   reset: () => Promise<void>;
 }

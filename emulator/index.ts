@@ -22,6 +22,7 @@ import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { PluginOutputLog } from './plugin-output/service.js';
 import {
   presentDelivery,
   type DeliveryMatch,
@@ -217,11 +218,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let storage: ObjectStorage | undefined;
   try {
     const storeId = await storeIdOf(dataDir);
+    const storageKey = await storageSecret(dataDir);
     storage = await openObjectStorage({
       ...options.storage,
       rootDir: dataDir ? join(dataDir, 'objects') : undefined,
       baseUrl: () => managementUrl,
-      secret: await storageSecret(dataDir),
+      secret: storageKey,
     });
     await storage.init();
     let effectiveSeed: Seed;
@@ -234,6 +236,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       effectiveSeed = (dataDir && (await loadCredentials(dataDir))) || seed || defaultSeed();
     }
     const credentials = seedCredentials(effectiveSeed);
+    const pluginOutput = new PluginOutputLog(db, {
+      adminToken,
+      token: credentials.token,
+      apiKey: credentials.apiKey,
+      storageKey,
+    });
 
     // A persistent store keeps the dashboard's sessions (their hashes), so open tabs survive a restart.
     const logins = new DashboardLogins({
@@ -279,7 +287,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
       dispatcher,
       messaging,
-      reset: () => resetStore(services, effectiveSeed),
+      pluginOutput,
+      reset: async () => {
+        await resetStore(services, effectiveSeed);
+        pluginOutput.clear();
+      },
       storage,
     };
     managementApp = await buildManagementApp(services);

@@ -3,6 +3,7 @@ import type { Messaging } from '../messaging/messaging.js';
 import type { ObjectStorage } from '../uploads/storage/types.js';
 import { badRequest, detail } from '../errors.js';
 import type { EmulatorConfig, StoreDeps } from '../context.js';
+import type { PluginOutputLog } from '../plugin-output/service.js';
 
 /** What the admin surface needs: it sees the whole emulator (settings, deliveries, messaging, storage, reset). */
 export interface AdminDeps extends StoreDeps {
@@ -10,6 +11,8 @@ export interface AdminDeps extends StoreDeps {
   dispatcher: WebhookDispatcher;
   messaging: Messaging;
   storage: ObjectStorage;
+  /** The plugins' own output (posted by the CLI), kept per plugin and linked to delivery attempts. */
+  pluginOutput: PluginOutputLog;
   reset: () => Promise<void>;
 }
 

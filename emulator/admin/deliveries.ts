@@ -123,7 +123,7 @@ export default async function deliveryRoutes(
   { services }: RouteOptions<AdminDeps>,
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, dispatcher } = services;
+  const { db, dispatcher, pluginOutput } = services;
 
   app.get(
     '/deliveries',
@@ -234,14 +234,15 @@ export default async function deliveryRoutes(
         operationId: 'getDelivery',
         tags: ['admin-deliveries'],
         summary: 'Get a delivery with its attempts',
-        description: `${ADMIN_ONLY} reads one delivery: the event sent, the URL, every attempt with its answer, and its status.`,
+        description: `${ADMIN_ONLY} reads one delivery: the event sent, the URL, every attempt with its answer and the plugin's own output linked to it (\`pluginOutput\`, untrusted text), and its status.`,
         params: params('deliveryId'),
         response: { 200: Ok(DeliverySchema), ...errors },
       },
     },
     async (request) => {
       const { deliveryId } = request.params;
-      return ok(presentDelivery(found(db.deliveries.get(deliveryId), 'delivery', deliveryId)));
+      const delivery = found(db.deliveries.get(deliveryId), 'delivery', deliveryId);
+      return ok(pluginOutput.withOutput(presentDelivery(delivery)));
     },
   );
 

@@ -11,6 +11,7 @@ import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
 import adminScenarioRoutes from './scenario.js';
 import adminOverviewRoutes from './overview.js';
+import adminPluginOutputRoutes from './plugin-output.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard, type AdminSettings } from './guard.js';
 
@@ -41,6 +42,7 @@ export default async function adminSurface(
     adminTriggerRoutes,
     adminFaultRoutes,
     adminScenarioRoutes,
+    adminPluginOutputRoutes,
   ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });

@@ -1,6 +1,7 @@
 import { shorten, type Column } from '../ui/output.js';
 import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../shared/contract/index.js';
 import type { Style } from '../ui/style.js';
+import { escapeControl } from '../shared/plugin-output.js';
 
 /** HH:MM:SS in local time: deliveries are read live, next to the plugin's own logs. */
 export function clock(iso: string | undefined): string {
@@ -78,4 +79,43 @@ export function deliverySummary(d: Delivery): string {
   const tries = d.attempts.length > 1 ? `, ${d.attempts.length} attempts` : '';
   const why = d.status !== 'delivered' && last.error ? `: ${last.error}` : '';
   return `delivery ${d.id} ${d.status} (${answerOf(last)}, ${last.durationMs}ms${tries})${why}`;
+}
+
+/**
+ * One delivery, for `plugsmith logs <deliveryId>`: a summary line, then each attempt (time, answer, latency, error, the start
+ * of the answer's body) with the plugin's own output linked to it indented below, its text escaped (it is the plugin's).
+ */
+export function deliveryDetail(d: Delivery, style?: Pick<Style, 'dim' | 'red'>): string[] {
+  const dim = (text: string) => (style ? style.dim(text) : text);
+  const lines = [
+    `${deliverySummary(d)}`,
+    dim(
+      `${d.type}  event ${d.eventId}  plugin ${d.pluginId}${d.pluginInstanceId ? `/${d.pluginInstanceId}` : ''}  ${d.url ?? 'no URL'}`,
+    ),
+  ];
+  if (d.attempts.length === 0) lines.push('  no attempt yet');
+  for (const attempt of d.attempts) {
+    const error = attempt.error ? `  ${escapeControl(attempt.error)}` : '';
+    lines.push(
+      `  attempt ${attempt.number}  ${clock(attempt.startedAt)}  ${answerOf(attempt)}  ${attempt.durationMs}ms${error}`,
+    );
+    if (attempt.responseBody)
+      lines.push(`    answer: ${escapeControl(shorten(attempt.responseBody, 200))}`);
+    const output = attempt.pluginOutput ?? [];
+    if (output.length === 0) {
+      lines.push(
+        dim('    plugin output: none linked (plugsmith dev or scenario run --start captures it)'),
+      );
+      continue;
+    }
+    lines.push(`    plugin output (${output.length} line${output.length === 1 ? '' : 's'}):`);
+    for (const line of output) {
+      const text = escapeControl(line.text);
+      const stream = line.stream === 'stderr' ? 'err' : 'out';
+      lines.push(
+        `    ${dim(`${clock(line.at)} ${stream}`)} ${line.stream === 'stderr' && style ? style.red(text) : text}`,
+      );
+    }
+  }
+  return lines;
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { PluginOutputCapture } from './plugin-output.js';
 
 /** How the plugin is run and who hears about it. */
 interface PluginProcessOptions {
@@ -8,6 +9,8 @@ interface PluginProcessOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Where every line also goes (timestamped, scrubbed, to the emulator); default: one built from `env` (PLUGSMITH_BASE_URL, PLUGSMITH_PLUGIN_ID). */
+  output?: PluginOutputCapture;
   onStart: (pid: number | undefined) => void;
   /** The plugin stopped on its own; `restartInMs` says when it is started again. */
   onExit: (info: {
@@ -33,7 +36,12 @@ export class PluginProcess {
   /** The running child is being stopped to be started again at once. */
   private restarting = false;
 
-  constructor(private readonly options: PluginProcessOptions) {}
+  /** The plugin's output as kept and posted to the emulator (plugin-output.ts). */
+  readonly output: PluginOutputCapture;
+
+  constructor(private readonly options: PluginProcessOptions) {
+    this.output = options.output ?? PluginOutputCapture.forEnvironment(options.env);
+  }
 
   get running(): boolean {
     return this.child !== null;
@@ -53,9 +61,10 @@ export class PluginProcess {
     this.child = child;
     this.startedAt = Date.now();
     for (const stream of ['stdout', 'stderr'] as const) {
-      createInterface({ input: child[stream]! }).on('line', (line) =>
-        this.options.onOutput(line, stream),
-      );
+      createInterface({ input: child[stream]! }).on('line', (line) => {
+        this.output.line(line, stream);
+        this.options.onOutput(line, stream);
+      });
     }
     child.once('error', (error) =>
       this.options.onOutput(`cannot start \`${this.options.command}\`: ${error.message}`, 'stderr'),
@@ -97,10 +106,13 @@ export class PluginProcess {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await this.terminate(child);
-    // What the group leader leaves behind (a server started by npm) goes too.
-    this.signal(child, 'SIGKILL');
+    if (child && child.exitCode === null && child.signalCode === null) {
+      await this.terminate(child);
+      // What the group leader leaves behind (a server started by npm) goes too.
+      this.signal(child, 'SIGKILL');
+    }
+    // The last lines (an exception at exit) reach the emulator before dev stops it.
+    await this.output.close();
   }
 
   /** SIGTERM to the process group, SIGKILL after a grace period; resolves when the child exited. */

@@ -15,6 +15,9 @@ import type {
   EventEmit,
   FaultSettings,
   ImportResult,
+  PluginOutputAccepted,
+  PluginOutputLine,
+  PluginOutputPage,
   ResetResult,
   ScenarioTag,
 } from '../../shared/contract/index.js';
@@ -160,6 +163,24 @@ export function emulatorAdminResource(api: Api) {
       /** POST /_emulator/deliveries/:deliveryId/cancel: a pending delivery's retries end; it becomes failed with `cancelledAt` (409 when not pending). */
       cancel: (deliveryId: string, options?: CallOptions) =>
         api.data<Delivery>('POST', `/_emulator/deliveries/${s(deliveryId)}/cancel`, { options }),
+    },
+    pluginOutput: {
+      /** POST /_emulator/plugins/:pluginId/output: lines the plugin process wrote (at most 500 per call), kept and linked to attempts. */
+      post: (pluginId: string, lines: PluginOutputLine[], options?: CallOptions) =>
+        api.data<PluginOutputAccepted>('POST', `/_emulator/plugins/${s(pluginId)}/output`, {
+          body: { lines },
+          options,
+        }),
+      /** GET /_emulator/plugins/:pluginId/output: the plugin's lines after a cursor (`after`, default 0), oldest first; read on from `next`. */
+      read: (
+        pluginId: string,
+        query: { after?: number; limit?: number } = {},
+        options?: CallOptions,
+      ) =>
+        api.data<PluginOutputPage>('GET', `/_emulator/plugins/${s(pluginId)}/output`, {
+          query: plainParams(query),
+          options,
+        }),
     },
     apiKeys: {
       /** POST /_emulator/api-keys: a new messaging API key of an org; the answer's `key` is the secret, shown only here. */

@@ -16,6 +16,15 @@ export const logsCommands = [
       'plugsmith logs --http-status 5xx,none --plugin plg_123 --json',
       'plugsmith logs --follow',
       'plugsmith logs --follow --json | jq .attempt.responseStatus',
+      'plugsmith logs dlv_123',
+      'plugsmith logs dlv_123 --json | jq .attempts[0].pluginOutput',
+    ],
+    args: [
+      {
+        name: '[deliveryId]',
+        description:
+          "one delivery: every attempt with its answer, and under it the plugin's own output linked to that attempt (when plugsmith runs the plugin)",
+      },
     ],
     options: [
       {

@@ -2,7 +2,12 @@ import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { MAX_BULK_REDELIVERIES } from '../../shared/contract/requests.js';
-import { DELIVERY_COLUMNS, attemptLine, deliverySummary } from '../../dev/delivery-view.js';
+import {
+  DELIVERY_COLUMNS,
+  attemptLine,
+  deliveryDetail,
+  deliverySummary,
+} from '../../dev/delivery-view.js';
 import {
   cancelRetries,
   countMatching,
@@ -32,6 +37,19 @@ const FOLLOWABLE = ['--plugin', '--type', '--status'];
 export const logs: RunCommand<LogsOptions & TargetFlags> = async (input) => {
   const o = input.options;
   const { io, global } = input;
+  const [deliveryId] = input.args;
+  if (deliveryId !== undefined) {
+    if (o.follow || givenFilters(o).length > 0)
+      throw new UserError(
+        `\`plugsmith logs ${deliveryId}\` shows that one delivery: drop ${[...(o.follow ? ['--follow'] : []), ...givenFilters(o)].join(', ')} (or drop the id to list or follow the log)`,
+        EXIT.USAGE,
+      );
+    return withClient(input, { token: false }, async (client) => {
+      const delivery = await client.emulator.deliveries.get(deliveryId);
+      if (global.json) io.stdout.write(`${JSON.stringify(delivery, null, 2)}\n`);
+      else io.stdout.write(`${deliveryDetail(delivery, styleFor(io, global)).join('\n')}\n`);
+    });
+  }
   const unfollowable = givenFilters(o).filter((flag) => !FOLLOWABLE.includes(flag));
   if (o.follow && unfollowable.length > 0) {
     throw new UserError(

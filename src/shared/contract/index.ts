@@ -9,3 +9,4 @@ export * from './seed.js';
 export * from './admin-data.js';
 export * from './dashboard.js';
 export * from './admin.js';
+export * from './plugin-output.js';

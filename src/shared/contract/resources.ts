@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AnyJson, Id, JsonObject, Nullable, Timestamps, Timestamp } from './schema.js';
+import { PluginOutputLineSchema } from './plugin-output.js';
 import { EXTENSION } from './requests.js';
 import {
   AttachmentTypeSchema,
@@ -221,6 +222,12 @@ export const DeliveryAttemptSchema = Type.Object({
     Type.Record(Type.String(), Type.String(), {
       description:
         "The webhook's answer headers (lower-case names; at most 64, each cut at 1 KB); absent when no answer came",
+    }),
+  ),
+  pluginOutput: Type.Optional(
+    Type.Array(PluginOutputLineSchema, {
+      description:
+        "The plugin's own output linked to this attempt (GET /_emulator/deliveries/:id only): lines naming the event id or webhook-id, and lines written between the send and the answer; untrusted text. Absent when plugsmith does not run the plugin (dev, scenario run --start) or its lines fell out of the plugin's bounded output",
     }),
   ),
 });

@@ -31,8 +31,6 @@ export async function startWebhookServer(options: {
   /** A connection whose request headers take longer is closed (408), and one whose whole request takes twice as long. Default 15 s. */
   socketTimeoutMs?: number;
 }): Promise<WebhookServer> {
-  // A failing delivery is retried: print an error's stack the first time, then one line per attempt.
-  const seen = new Set<string>();
   const log = options.log;
   const webhook = createWebhookHandler({
     secret: options.secret,
@@ -52,12 +50,9 @@ export async function startWebhookServer(options: {
         log(
           `${new Date().toISOString()} delivery ${shown(webhookId)} was handled already: answered again, not handled twice`,
         )),
-    onError: (error, event) => {
-      const message = error instanceof Error ? error.message : String(error);
-      if (seen.has(message)) return console.error(`${event.type} ${event.id} failed: ${message}`);
-      if (seen.size >= 100) seen.clear();
-      seen.add(message);
-      console.error(`${event.type} ${event.id} failed:`, error);
+    // Every failure, with its event id, webhook-id and stack: plugsmith links these lines to the delivery attempt.
+    onError: (error, event, webhookId) => {
+      console.error(`${event.type} ${event.id} failed (webhook-id ${shown(webhookId)}):`, error);
     },
   });
   // Node's defaults let an idle or half-sent connection hold a socket for a minute or more.

@@ -17,8 +17,8 @@ export interface WebhookOptions {
   /** The plugin's webhookSecret (`whsec_…`); several during a secret rotation, any of which may sign a delivery. */
   secret: string | string[];
   on: WebhookHandlers;
-  /** Told of a handler that threw; the delivery is answered 500, so the platform retries it. */
-  onError?: (error: unknown, event: WebhookEvent) => void;
+  /** Told of a handler that threw, with the delivery's webhook-id; the delivery is answered 500, so the platform retries it. */
+  onError?: (error: unknown, event: WebhookEvent, webhookId: string) => void;
   /** Told of every verified event answered 2xx, with the time its handler took. */
   onHandled?: (event: WebhookEvent, ms: number) => void;
   /** Told of a delivery refused before any work (not signed with the secret, a timestamp out of the window), with why; never the secret. */
@@ -116,7 +116,7 @@ export function createWebhookHandler(
       options.onDuplicate?.(webhookId);
       return earlier;
     }
-    const handling = handle(raw);
+    const handling = handle(raw, webhookId);
     // Valid until its timestamp leaves the window; a retry of it within 5 minutes of now is caught too.
     const windowStart = Math.max(Number(timestamp) * 1000, Date.now());
     deliveries.remember(webhookId, handling, windowStart + TOLERANCE_SECONDS * 1000);
@@ -124,7 +124,7 @@ export function createWebhookHandler(
   }
 
   /** Parses the verified body and runs the handler of its type. */
-  async function handle(raw: string): Promise<Answer> {
+  async function handle(raw: string, webhookId: string): Promise<Answer> {
     let event: WebhookEvent;
     try {
       event = JSON.parse(raw) as WebhookEvent;
@@ -159,7 +159,7 @@ export function createWebhookHandler(
       result = await handler?.(event);
     } catch (error) {
       try {
-        options.onError?.(error, event);
+        options.onError?.(error, event, webhookId);
       } catch {
         // a failing reporter must not turn the 500 into an unhandled rejection
       }

@@ -1,5 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
-import type { Delivery, DeliveryAttempt, Plugin } from '../../../../src/shared/contract/index.js';
+import type {
+  Delivery,
+  DeliveryAttempt,
+  Plugin,
+  PluginOutputLine,
+} from '../../../../src/shared/contract/index.js';
 import type { Overview } from '../../../../src/shared/contract/dashboard.js';
 import { absoluteTime, relativeTime, when } from '../format.js';
 import { pluginLabel } from '../use-plugin-names.js';
@@ -111,6 +116,59 @@ function HeadersTable({ headers, label }: { headers: Record<string, string>; lab
   );
 }
 
+/** When an attempt's answer came, the plugin's lines reach the emulator a moment later (the CLI posts them in batches): read again then. */
+const OUTPUT_SETTLE_MS = 300;
+
+/** The clock time of a line, to the millisecond (lines of one attempt are milliseconds apart). */
+function lineTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toTimeString().slice(0, 8) + '.' + iso.slice(20, 23);
+}
+
+/** The plugin's own output linked to one attempt: untrusted text, shown as text (React escapes it; the emulator escaped control characters). */
+function PluginOutput({ attempt, heading }: { attempt: DeliveryAttempt; heading: string }) {
+  const lines: PluginOutputLine[] = attempt.pluginOutput ?? [];
+  return (
+    <section className="dl-output" aria-label={`Plugin output of attempt ${attempt.number}`}>
+      <h4>{heading}</h4>
+      {lines.length === 0 ? (
+        <p className="muted" data-testid="plugin-output-none">
+          No output of the plugin is linked to this attempt (plugsmith dev and scenario run --start
+          capture it).
+        </p>
+      ) : (
+        <ol className="dl-output-lines mono" data-testid="plugin-output">
+          {lines.map((line, index) => (
+            <li
+              // biome-ignore lint/suspicious/noArrayIndexKey: lines have no id; their order never changes
+              key={index}
+              className={line.stream === 'stderr' ? 'dl-output-stderr' : undefined}
+            >
+              <span className="muted">
+                {lineTime(line.at)} {line.stream === 'stderr' ? 'err' : 'out'}
+              </span>{' '}
+              {line.text}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+/** A delivery from the stream (no plugin output) with the output of the same attempts as last read. */
+function withOutputOf(delivery: Delivery, read: Delivery | null): Delivery {
+  if (!read || read === delivery || read.id !== delivery.id) return delivery;
+  return {
+    ...delivery,
+    attempts: delivery.attempts.map((a) => {
+      if (a.pluginOutput) return a;
+      const output = read.attempts.find((r) => r.number === a.number)?.pluginOutput;
+      return output ? { ...a, pluginOutput: output } : a;
+    }),
+  };
+}
+
 function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryAttempt }) {
   const headers = sentHeaders(delivery, attempt);
   const body = signedBody(delivery);
@@ -144,6 +202,7 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
       {attempt.nextAttemptAt && (
         <p className="status-warn">Next retry: {when(attempt.nextAttemptAt)}</p>
       )}
+      {attempt.pluginOutput && <PluginOutput attempt={attempt} heading="Plugin output" />}
       <div className="dl-columns">
         <div>
           <h4>Request</h4>
@@ -337,12 +396,35 @@ export function DeliveryDetail({
     return () => controller.abort();
   }, [deliveryId]);
 
+  // A new attempt (over the stream) has its plugin output a moment later: read the delivery again then.
+  const liveVersion = live?.updatedAt;
+  useEffect(() => {
+    if (!liveVersion) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      call<Delivery>(
+        'admin',
+        'GET',
+        `/deliveries/${encodeURIComponent(deliveryId)}`,
+        undefined,
+        controller.signal,
+      ).then(
+        (answer) => setFetched(answer.data),
+        () => undefined,
+      );
+    }, OUTPUT_SETTLE_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [deliveryId, liveVersion]);
+
   // The stream keeps the table's copy current; the fetched one covers a delivery the table does not hold.
   const gone = error instanceof ApiFailure && error.status === 404;
   const delivery = gone
     ? null
     : live && (!fetched || live.updatedAt >= fetched.updatedAt)
-      ? live
+      ? withOutputOf(live, fetched)
       : fetched;
   if (!delivery) {
     return (
@@ -408,6 +490,15 @@ export function DeliveryDetail({
       setActing(false);
     }
   };
+  // The newest attempt's plugin output goes at the top when there is some, or when that attempt failed (to say where it would be).
+  const newest = delivery.attempts.at(-1);
+  const newestFailed =
+    newest !== undefined &&
+    (newest.error !== null ||
+      newest.responseStatus === null ||
+      newest.responseStatus < 200 ||
+      newest.responseStatus >= 300);
+  const latest = newest && (newest.pluginOutput || newestFailed) ? newest : undefined;
   const challenge = delivery.type === 'WEBHOOK_CHALLENGE';
   const pending = delivery.status === 'pending';
   return (
@@ -464,6 +555,12 @@ export function DeliveryDetail({
       </div>
       <ErrorBox error={error} />
       <AttemptsTimeline delivery={delivery} />
+      {latest && (
+        <PluginOutput
+          attempt={latest}
+          heading={`Plugin output · attempt ${latest.number} · ${latest.responseStatus !== null ? `HTTP ${latest.responseStatus}` : 'no answer'}`}
+        />
+      )}
       <dl className="dl-facts">
         <dt>Delivery</dt>
         <dd className="mono">{delivery.id}</dd>

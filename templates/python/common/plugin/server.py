@@ -50,19 +50,11 @@ class WebhookServer:
         log: Optional[Callable[[str], None]] = None,
         socket_timeout: float = SOCKET_TIMEOUT_SECONDS,
     ) -> None:
-        # A failing delivery is retried: print an error's traceback the first time, then one line per attempt.
-        seen: set[str] = set()
-
-        def on_error(error: BaseException, event: dict) -> None:
-            message = str(error)
-            if message in seen:
-                print(f"{event['type']} {event['id']} failed: {message}", file=sys.stderr)
-                return
-            if len(seen) >= 100:
-                seen.clear()
-            seen.add(message)
-            print(f"{event['type']} {event['id']} failed:", file=sys.stderr)
+        # Every failure, with its event id, webhook-id and traceback: plugsmith links these lines to the delivery attempt.
+        def on_error(error: BaseException, event: dict, webhook_id: str) -> None:
+            print(f"{event['type']} {event['id']} failed (webhook-id {_shown(webhook_id)}): {error}", file=sys.stderr)
             traceback.print_exception(error, file=sys.stderr)
+            sys.stderr.flush()
 
         def now() -> str:
             return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

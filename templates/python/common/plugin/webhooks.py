@@ -162,7 +162,7 @@ class Webhook:
         self,
         secrets: list[str],
         handlers: Mapping[str, Handler],
-        on_error: Optional[Callable[[BaseException, dict], None]] = None,
+        on_error: Optional[Callable[[BaseException, dict, str], None]] = None,
         on_handled: Optional[Callable[[dict, float], None]] = None,
         on_refused: Optional[Callable[[str, str], None]] = None,
         on_duplicate: Optional[Callable[[str], None]] = None,
@@ -198,7 +198,7 @@ class Webhook:
             return earlier
         answer = failure(500, "SERVER_ERROR", "the delivery could not be handled")
         try:
-            answer = self._handle(body)
+            answer = self._handle(body, webhook_id)
         finally:
             # Valid until its timestamp leaves the window; a retry of it within 5 minutes of now is caught too.
             expires_at = max(int(timestamp), time.time()) + TOLERANCE_SECONDS
@@ -209,7 +209,7 @@ class Webhook:
         if self.on_refused:
             self.on_refused(webhook_id, reason)
 
-    def _handle(self, body: bytes) -> Answer:
+    def _handle(self, body: bytes, webhook_id: str) -> Answer:
         """Parses the verified body and runs the handler of its type."""
         try:
             event: Any = json.loads(body)
@@ -225,7 +225,7 @@ class Webhook:
         except Exception as error:  # noqa: BLE001 - any failure is answered 500, so the platform retries
             if self.on_error:
                 try:
-                    self.on_error(error, event)
+                    self.on_error(error, event, webhook_id)
                 except Exception:  # noqa: BLE001 - a failing reporter must not change the answer
                     pass
             # The handler's message may hold internals; the platform's delivery log shows only the type.
