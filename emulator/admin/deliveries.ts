@@ -1,9 +1,10 @@
 import {
   BulkRedeliveryResultSchema,
   DELIVERY_FILTER_PARAMETERS,
+  HandlerQuery,
+  ListQuery,
   DeliveryBulkQuerySchema,
   MAX_BULK_REDELIVERIES,
-  DeliveryListQuerySchema,
   RedeliverQuerySchema,
   type DeliveryFilterParameters,
   DeliveryAttemptNoticeSchema,
@@ -16,6 +17,8 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';
+import { fromAjv, lazyValidator } from '../validation/json-schema.js';
+import { Type } from '@sinclair/typebox';
 import type { DeliveryRecord } from '../model.js';
 import { parseQuery, runList } from '../api/list-query.js';
 import { RedeliveryRefused } from '../webhooks/dispatcher.js';
@@ -47,6 +50,34 @@ const DELIVERY_QUERY = querySpec(
 );
 
 const FILTER_NAMES = Object.keys(DELIVERY_FILTER_PARAMETERS);
+
+/**
+ * GET /_emulator/deliveries' query as the handler reads it: the query system of DELIVERY_QUERY (`@page` and `@limit`
+ * integers, a filter per field, `status` and `type` among their values) and the delivery log's own filters.
+ */
+const DELIVERY_LIST_QUERY = HandlerQuery(
+  { ...ListQuery(DELIVERY_QUERY).properties, ...DELIVERY_FILTER_PARAMETERS },
+  {
+    description:
+      "The query system (paging, sorting, search, a filter per field) and the delivery log's own filters",
+  },
+);
+
+/** The delivery log's own filters, checked in the handler (fastify leaves a handler-checked query alone): each given once, as its pattern says. */
+const deliveryFilterValidator = lazyValidator<DeliveryFilterParameters>(
+  Type.Object(DELIVERY_FILTER_PARAMETERS),
+  { allErrors: true, verbose: true },
+);
+
+/** The delivery log's filters of a raw query, or the 400 naming each bad one. */
+function deliveryFilterParameters(raw: Record<string, unknown>): DeliveryFilterParameters {
+  const validate = deliveryFilterValidator();
+  if (validate(raw)) return raw;
+  throw badRequest(
+    'Invalid query parameters',
+    (validate.errors ?? []).map((e) => fromAjv(e, [])),
+  );
+}
 
 /** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); none when none is set. */
 function deliveryFilter(
@@ -133,14 +164,15 @@ export default async function deliveryRoutes(
         tags: ['admin-deliveries'],
         summary: 'List webhook deliveries',
         description: `${ADMIN_ONLY} lists the webhook deliveries (one per event and instance, with their attempts), newest first, with the query system and time filters.`,
-        querystring: DeliveryListQuerySchema,
+        querystring: DELIVERY_LIST_QUERY,
         response: { 200: OkPage(DeliverySchema), ...errors },
       },
     },
     async (request) => {
+      const filters = deliveryFilterParameters(request.query);
       const query = parseQuery(request.query, DELIVERY_QUERY, FILTER_NAMES);
       const result = runList(db.deliveries, query, DELIVERY_QUERY, {
-        visible: deliveryFilter(request.query),
+        visible: deliveryFilter(filters),
       });
       return ok(result.data.map(presentDelivery), { pagination: result.pagination });
     },

@@ -104,12 +104,12 @@ function event(
   data: unknown,
   instanceId: string | null = null,
 ): Record<string, unknown> {
-  return createWebhookEvent(type as 'WEBHOOK_CHALLENGE', {
+  return createWebhookEvent(type, {
     pluginId: ctx.plugin.id,
-    pluginInstanceId: instanceId as never,
+    pluginInstanceId: instanceId,
     orgId: ctx.plugin.orgId,
-    data: data as never,
-  }) as unknown as Record<string, unknown>;
+    data,
+  });
 }
 
 function challengeEvent(ctx: CheckContext): { event: Record<string, unknown>; challenge: string } {

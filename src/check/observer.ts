@@ -63,12 +63,12 @@ export async function observeSideEffects(
       conversationId: conversation.id,
     };
     const event = (type: string, data: unknown) =>
-      createWebhookEvent(type as 'AGENT_MESSAGE_RECEIVED', {
+      createWebhookEvent(type, {
         pluginId: plugin.id,
         pluginInstanceId: instance.id,
         orgId: String(plugin.orgId),
-        data: data as never,
-      }) as unknown as Record<string, unknown>;
+        data,
+      });
     return {
       observer: {
         where: `conversation ${conversation.id} of agent ${agentId} (instance ${instance.id})`,

@@ -44,10 +44,10 @@ export async function sendDirect(input: DirectRequest): Promise<DirectResult> {
   const data = applyOverrides(input.data ?? sampleData(input.type, known), input.overrides ?? []);
   const event = createWebhookEvent(input.type, {
     pluginId,
-    pluginInstanceId: pluginInstanceId as never,
+    pluginInstanceId: pluginInstanceId ?? null,
     orgId,
-    data: data as never,
-  }) as unknown as Record<string, unknown>;
+    data,
+  });
   const body = JSON.stringify(event);
   const headers = {
     ...webhookHeaders({ id: String(event.id), body, secret: input.secret }),

@@ -36,9 +36,14 @@ function typedQueryValue(parameter: any, raw: string | string[]): unknown {
             ? false
             : text
         : text;
-  if (parameter.schema.type === 'array') {
+  // A filter is one value or a list (`anyOf`): on the wire both are a form-style list.
+  const list =
+    parameter.schema.type === 'array'
+      ? parameter.schema
+      : parameter.schema.anyOf?.find((branch: any) => branch.type === 'array');
+  if (list) {
     const parts = [raw].flat().flatMap((r) => (parameter.explode === false ? r.split(',') : [r]));
-    return parts.map((p) => scalar(p, parameter.schema.items.type));
+    return parts.map((p) => scalar(p, list.items.type));
   }
   // A parameter that is not an array is given once.
   if (Array.isArray(raw)) return raw;

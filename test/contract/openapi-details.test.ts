@@ -171,8 +171,15 @@ describe('list filters', () => {
     expect((await list({ id: 'a,b' })).status).toBe(200);
   });
 
+  /** A filter's value schema: the filter is one such value or a list of them (`anyOf`), the same on the wire. */
+  const itemOf = (parameter: any) => {
+    const [one, list] = parameter.schema.anyOf;
+    expect(list).toMatchObject({ type: 'array', items: one });
+    return one;
+  };
+
   test('a number filter takes what the document calls a number, exponents included', async () => {
-    expect(filter('fileSize').schema.items.type).toBe('number');
+    expect(itemOf(filter('fileSize')).type).toBe('number');
     for (const fileSize of ['1e3', '1E3', '1.5e-7', '1000', '-1', '2.5', '1e+3'])
       expect((await list({ fileSize })).status, fileSize).toBe(200);
     for (const fileSize of ['0x10', 'Infinity', 'NaN', '1e', '.5', '1,,2', 'ten']) {
@@ -183,18 +190,13 @@ describe('list filters', () => {
   });
 
   test('status and parentType filters declare their enum and refuse other values with a 400', async () => {
-    expect(filter('status').schema.items.enum).toEqual([
+    expect(itemOf(filter('status')).enum).toEqual([
       'UPLOADED',
       'FAILED',
       'PROCESSING',
       'COMPLETED',
     ]);
-    expect(filter('parentType').schema.items.enum).toEqual([
-      'ORG',
-      'CHARACTER',
-      'KNOWLEDGE',
-      'AGENT',
-    ]);
+    expect(itemOf(filter('parentType')).enum).toEqual(['ORG', 'CHARACTER', 'KNOWLEDGE', 'AGENT']);
     expect((await list({ status: 'UPLOADED,FAILED' })).status).toBe(200);
     expect((await list({ parentType: 'ORG' })).status).toBe(200);
     for (const [name, value] of [
@@ -215,6 +217,39 @@ describe('list filters', () => {
       query: { status: 'bogus' },
     });
     expect(deliveries.status).toBe(400);
+  });
+
+  test('GET /_emulator/deliveries declares the filters and the integer paging it applies (issue 45)', async () => {
+    const parameters = doc.paths['/_emulator/deliveries'].get.parameters;
+    const declared = (name: string) =>
+      parameters.find((p: any) => p.in === 'query' && p.name === name);
+    expect(declared('@page').schema.type).toBe('integer');
+    expect(declared('@limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    for (const name of ['pluginId', 'type', 'status', 'scenario', '@failedOnce', '@since'])
+      expect(declared(name), name).toBeDefined();
+    expect(declared('status').schema.anyOf[0].enum).toEqual([
+      'pending',
+      'delivered',
+      'failed',
+      'exhausted',
+    ]);
+    for (const [name, value] of [
+      ['status', 'bogus'],
+      ['@limit', '0'],
+      ['@minAttempts', 'many'],
+    ]) {
+      const answer = await call(emu.url, 'GET', '/_emulator/deliveries', {
+        headers: emu.adminHeaders,
+        query: { [name]: value },
+      });
+      expect(answer.status, `${name}=${value}`).toBe(400);
+      expect(answer.body.error.details[0].path).toEqual([name]);
+    }
+    const filtered = await call(emu.url, 'GET', '/_emulator/deliveries', {
+      headers: emu.adminHeaders,
+      query: { status: 'failed,exhausted', '@limit': '20', '@page': '1' },
+    });
+    expect(filtered.status).toBe(200);
   });
 });
 

@@ -57,6 +57,32 @@ describe('createWebhookEvent', () => {
     ]);
   });
 
+  it('builds a kind known only at run time, and a literal kind still checks its data', () => {
+    const kind: string = 'PLUGIN_UNINSTALLED';
+    const event = createWebhookEvent(kind, {
+      pluginId: 'plg_1',
+      pluginInstanceId: null,
+      orgId: 'org_acme',
+      data: JSON.parse('{"instance":{"id":"pi_1"}}'),
+    });
+    expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
+    expect(event).toMatchObject({ type: 'PLUGIN_UNINSTALLED', data: { instance: { id: 'pi_1' } } });
+    // @ts-expect-error a literal kind takes the typed signature: its data must be the kind's, never unknown
+    createWebhookEvent('PLUGIN_UNINSTALLED', {
+      pluginId: 'plg_1',
+      pluginInstanceId: 'pi_1',
+      orgId: 'org_acme',
+      data: { challenge: 'x' },
+    });
+    // @ts-expect-error a literal that is no kind is refused too
+    createWebhookEvent('PLUGIN_INSTALLED_TYPO', {
+      pluginId: 'p',
+      pluginInstanceId: null,
+      orgId: 'o',
+      data: {},
+    });
+  });
+
   it('narrows data by type', () => {
     const describeEvent = (event: WebhookEvent): string => {
       switch (event.type) {

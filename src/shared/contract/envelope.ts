@@ -146,6 +146,18 @@ export function HandlerQuery(
 function commaList(item: Record<string, unknown>, description: string) {
   return { type: 'array', items: item, minItems: 1, description, style: 'form', explode: false };
 }
+/**
+ * A filter: one value, or a comma list of them (`?type=APP`, `?type=APP,DATA_PROVIDER`; a repeated parameter is taken too).
+ * Both are the same on the wire; declaring both lets generated clients take `type: 'APP'` as well as `type: ['APP']`.
+ */
+function oneOrCommaList(item: Record<string, unknown>, description: string) {
+  return {
+    anyOf: [item, { type: 'array', items: item, minItems: 1 }],
+    description,
+    style: 'form',
+    explode: false,
+  };
+}
 /** A value of a comma list: not empty, no comma. */
 const LIST_ITEM = { type: 'string', pattern: '^[^,]*[^,\\s][^,]*$' };
 
@@ -171,7 +183,7 @@ function buildListQuery(spec: {
         type === 'array'
           ? `records whose ${field} contains any of these values`
           : `records whose ${field} is any of these values`;
-      return [field, commaList(item, `Filter: ${meaning} (comma-separated)`)];
+      return [field, oneOrCommaList(item, `Filter: ${meaning} (one value, or comma-separated)`)];
     }),
   );
   return HandlerQuery(

@@ -423,12 +423,6 @@ const deliveryQuery = (properties: Record<string, TSchema>, description: string)
     ),
   );
 
-/** GET /_emulator/deliveries: the query system, and the delivery log's own filters. */
-export const DeliveryListQuerySchema = deliveryQuery(
-  ListQuerySchema.properties,
-  'Query system parameters and delivery filters; any other parameter filters by the field of that name',
-);
-
 /** POST /_emulator/deliveries/redeliver: the filters of the list (no paging); every match is resent. */
 export const DeliveryBulkQuerySchema = deliveryQuery(
   { '@search': ListQuerySchema.properties['@search'] },

@@ -57,16 +57,35 @@ export interface WebhookEventInit<T extends WebhookEventType> {
   data: WebhookEventDataMap[T];
 }
 
+/** What `createWebhookEvent` needs for a kind known only at run time: the instance may be null, `data` is unchecked. */
+export interface UntypedWebhookEventInit {
+  id?: string;
+  createdAt?: string | Date;
+  pluginId: string;
+  pluginInstanceId: string | null;
+  orgId: string;
+  data: unknown;
+}
+
 /** Builds a well-formed event envelope (for the emulator's dispatcher and for plugin authors' tests). */
 export function createWebhookEvent<T extends WebhookEventType>(
   type: T,
   init: WebhookEventInit<T>,
 ): WebhookEventOf<T>;
+/**
+ * The same, for a kind known only at run time (a CLI argument, a recorded event): `data` is the caller's to
+ * vouch for, and the event is any kind. A literal kind always takes the typed signature above: a mistake in
+ * its `data` stays a type error, never a fall back to this one.
+ */
+export function createWebhookEvent<K extends string>(
+  type: K & (string extends K ? unknown : WebhookEventType extends K ? unknown : never),
+  init: UntypedWebhookEventInit,
+): WebhookEvent;
 // One implementation for every kind: TypeScript cannot relate an object built for a generic kind
 // to the union member of that kind, so the typed signature above is the one callers see.
 export function createWebhookEvent(
-  type: WebhookEventType,
-  init: WebhookEventInit<WebhookEventType>,
+  type: string,
+  init: WebhookEventInit<WebhookEventType> | UntypedWebhookEventInit,
 ): object {
   const createdAt = init.createdAt ?? new Date();
   return {
