@@ -1,0 +1,294 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, type Dispatcher } from 'undici';
+import type { DeliveryAttemptNotice } from '../../src/shared/contract/index.js';
+import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus } from '../model.js';
+import { nowIso } from '../store/ids.js';
+import {
+  answered2xx,
+  attemptDelivery,
+  loggedAttempt,
+  notSent,
+  type AttemptOutcome,
+  type RunningAttempt,
+} from './attempt.js';
+import { DeliveryLog, presentDelivery, safely } from './delivery-service.js';
+import type { FaultInjector } from './fault-injector.js';
+import { FaultedAttempt, type FaultedAttemptIo } from './faulted-attempt.js';
+import { parseRetryAfter, retryDelay, type ResolvedDeliveryOptions } from './options.js';
+import { signingSecrets } from './signing-secrets.js';
+import { DeliverySlots } from './slots.js';
+
+/** Judges an attempt's outcome beyond its status (a challenge's echo): the problem, or null when it is fine. */
+export type AttemptJudge = (outcome: AttemptOutcome) => string | null;
+
+/** What the engine is built from. */
+export interface DeliveryEngineSettings {
+  db: Db;
+  options: ResolvedDeliveryOptions;
+  faults: FaultInjector;
+  /** Why a URL must not be delivered to, or null; checked before each attempt. */
+  refusal: (url: string) => string | null;
+}
+
+/** How long `close()` lets attempts in flight finish before cutting them off. */
+const CLOSE_GRACE_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Why a pending challenge found at a start is not sent again. */
+export const CHALLENGE_NOT_RESENT =
+  'a WEBHOOK_CHALLENGE is never sent again (its answer decides verification): verify the webhook again with `plugsmith plugins verify <pluginId>` or POST /api/plugins/:pluginId/verify-webhook';
+
+/**
+ * The delivery engine: runs a pending delivery's attempts (a fair slot, the signed POST, the outcome logged),
+ * schedules its retries, resumes the pending ones at a start, and cuts attempts off at close. It knows nothing of
+ * why a delivery exists (the dispatcher emits them); faults, when a profile is on, are played by FaultedAttempt.
+ */
+export class DeliveryEngine {
+  /** The delivery log: `list` and `waitFor` serve the admin API and tests. */
+  readonly log: DeliveryLog;
+  private readonly db: Db;
+  private readonly options: ResolvedDeliveryOptions;
+  private readonly faults: FaultInjector;
+  private readonly refusal: (url: string) => string | null;
+  private readonly http: Dispatcher;
+  private readonly slots: DeliverySlots;
+  /** Attempts waiting for an answer, interrupted when the emulator closes. */
+  private readonly live = new Set<RunningAttempt>();
+  /** Retries waiting for their time. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
+  private readonly attemptListeners = new Set<(notice: DeliveryAttemptNotice) => void>();
+  private closed = false;
+  /** What a faulted attempt calls back into. */
+  private readonly faultedIo: FaultedAttemptIo;
+
+  constructor(settings: DeliveryEngineSettings) {
+    this.db = settings.db;
+    this.options = settings.options;
+    this.faults = settings.faults;
+    this.refusal = settings.refusal;
+    this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
+    this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
+    this.log = new DeliveryLog(this.db, this.options.logLimit, (id) => this.inFlight.has(id));
+    this.faultedIo = {
+      send: (record) => this.send(record),
+      save: (record) => this.log.save(record),
+      notify: (record, attempt) => this.notify(record, attempt),
+      exists: (id) => this.db.deliveries.has(id),
+      closing: () => this.closed,
+    };
+  }
+
+  /** Runs the due attempt of a delivery, once even if asked twice; resolves with the record after it (null if none ran). */
+  run(id: string, judge?: AttemptJudge): Promise<DeliveryRecord | null> {
+    const existing = this.inFlight.get(id);
+    if (existing) return existing;
+    const attempt = this.attemptOnce(id, judge).finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, attempt);
+    return attempt;
+  }
+
+  /** Whether an attempt of the delivery is running now. */
+  isRunning(id: string): boolean {
+    return this.inFlight.has(id);
+  }
+
+  /** Drops a delivery's scheduled retry (its record says what happens next). */
+  unschedule(id: string): void {
+    clearTimeout(this.timers.get(id));
+    this.timers.delete(id);
+  }
+
+  /** Schedules the pending deliveries after a restart; a pending challenge fails, as only the call that sent it judged its answer. */
+  async resume(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const record of this.db.deliveries.where('status', 'pending')) {
+      if (!record.retries) {
+        const error = `the emulator stopped before the webhook answered; ${CHALLENGE_NOT_RESENT}`;
+        const outcome = { ...notSent(error), startedAt: record.nextAttemptAt ?? record.createdAt };
+        const cutOff = loggedAttempt(outcome, {
+          number: record.attempts.length + 1,
+          url: record.url ?? '',
+          error,
+          nextAttemptAt: null,
+        });
+        closing.push(
+          this.log.save({
+            ...record,
+            status: 'failed',
+            nextAttemptAt: null,
+            attempts: [...record.attempts, cutOff],
+            updatedAt: nowIso(),
+          }),
+        );
+        continue;
+      }
+      this.scheduleAt(
+        record.id,
+        record.nextAttemptAt ? Date.parse(record.nextAttemptAt) : Date.now(),
+      );
+    }
+    await Promise.all(closing);
+  }
+
+  /** Calls `listener` with every attempt as it is logged; returns the unsubscribe function. */
+  onAttempt(listener: (notice: DeliveryAttemptNotice) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
+  }
+
+  /** Announces an attempt (or a change after it, such as a cancel) to the delivery stream's listeners. */
+  notify(record: DeliveryRecord, attempt: DeliveryAttempt): void {
+    if (this.attemptListeners.size === 0) return;
+    const view = presentDelivery(record);
+    for (const listener of this.attemptListeners)
+      safely(() => listener({ delivery: view, attempt }));
+  }
+
+  /** Drops every scheduled retry (the store was emptied). */
+  reset(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** Stops the timers, lets attempts in flight finish briefly, then cuts them off (they stay pending for the next start). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.reset();
+    // Delayed and held attempts end without sending (they stay pending for the next start).
+    this.faults.abort();
+    const pending = [...this.inFlight.values()];
+    await Promise.race([
+      Promise.allSettled(pending),
+      sleep(CLOSE_GRACE_MS, undefined, { ref: false }),
+    ]);
+    for (const attempt of this.live) attempt.interrupt();
+    // Waiting attempts see `closed` once woken and end without sending.
+    this.slots.wakeAll();
+    await Promise.allSettled(pending);
+    await this.http.destroy();
+  }
+
+  private async attemptOnce(id: string, judge?: AttemptJudge): Promise<DeliveryRecord | null> {
+    this.unschedule(id);
+    const queued = this.db.deliveries.get(id);
+    if (this.closed || queued?.status !== 'pending') return null;
+    // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
+    const number = queued.attempts.length + 1;
+    const faulted =
+      this.faults.active && queued.retries
+        ? await FaultedAttempt.prepare(
+            this.faults,
+            queued,
+            number,
+            number <= this.options.schedule.length,
+          )
+        : null;
+    if (this.closed) return null;
+    const lane = await this.slots.acquire(queued.pluginId);
+    try {
+      const due = this.db.deliveries.get(id);
+      if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
+      const refused = this.refusal(due.url);
+      let outcome: AttemptOutcome;
+      if (refused !== null) outcome = notSent(refused);
+      else outcome = faulted?.dropped() ?? (await this.send(due));
+      if (outcome.interrupted) return null;
+      const current = this.db.deliveries.get(id);
+      if (!current) return null; // the store was reset meanwhile
+      let problem = refused ?? judge?.(outcome) ?? null;
+      if (faulted && refused === null) problem = faulted.problem(outcome, problem);
+      // Cancelled while it ran: this attempt is logged, and is the last.
+      const settled = this.settle(
+        current,
+        outcome,
+        problem,
+        refused !== null || Boolean(current.cancelledAt),
+      );
+      let record = settled.record;
+      if (faulted) record = await faulted.finish(current, settled, this.faultedIo);
+      else {
+        await this.log.save(record);
+        this.notify(record, settled.attempt);
+      }
+      if (record.status === 'pending' && record.nextAttemptAt)
+        this.scheduleAt(id, Date.parse(record.nextAttemptAt));
+      return record;
+    } catch {
+      // The store closed under us: the delivery stays pending in the journal and resumes next start.
+      return null;
+    } finally {
+      this.slots.release(lane);
+    }
+  }
+
+  /** One signed POST of a delivery's event to its URL. */
+  private send(due: DeliveryRecord): Promise<AttemptOutcome> {
+    return attemptDelivery({
+      url: due.url!,
+      eventId: due.eventId,
+      body: JSON.stringify(due.event),
+      // The plugin's secrets now (a rotation since the delivery was queued counts), not the queued one.
+      secret: signingSecrets(this.db.plugins.get(due.pluginId), due.secret),
+      timeoutMs: this.options.timeoutMs,
+      http: this.http,
+      live: this.live,
+    });
+  }
+
+  /** The record after an attempt: delivered, retried later, or given up. */
+  private settle(
+    current: DeliveryRecord,
+    outcome: AttemptOutcome,
+    problem: string | null,
+    final = false,
+  ): { record: DeliveryRecord; attempt: DeliveryAttempt } {
+    const success = answered2xx(outcome.status, problem);
+    const number = current.attempts.length + 1;
+    let status: DeliveryStatus = 'delivered';
+    let nextAttemptAt: string | null = null;
+    if (!success) {
+      const delay =
+        current.retries && !final
+          ? retryDelay(this.options, number, parseRetryAfter(outcome.headers['retry-after']))
+          : null;
+      if (delay === null) status = current.retries && !final ? 'exhausted' : 'failed';
+      else {
+        status = 'pending';
+        nextAttemptAt = new Date(Date.now() + delay).toISOString();
+      }
+    }
+    const error = success
+      ? null
+      : (problem ?? outcome.error ?? `the webhook answered HTTP ${outcome.status}`);
+    const attempt = loggedAttempt(outcome, {
+      number,
+      url: current.url ?? '',
+      error,
+      nextAttemptAt,
+    });
+    const record: DeliveryRecord = {
+      ...current,
+      status,
+      nextAttemptAt,
+      attempts: [...current.attempts, attempt],
+      updatedAt: nowIso(),
+    };
+    return { record, attempt };
+  }
+
+  private scheduleAt(id: string, at: number): void {
+    if (this.closed) return;
+    this.unschedule(id);
+    // Unref'd: pending retries must not keep an embedding test process alive; the servers do that when needed.
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        void this.run(id);
+      },
+      Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS),
+    ).unref();
+    this.timers.set(id, timer);
+  }
+}
