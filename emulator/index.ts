@@ -96,7 +96,7 @@ export interface EmulatorOptions {
   faults?: string;
   /** The seed the faults are drawn from (default: a random one, printed when faults are on); the same seed and events meet the same faults. */
   faultsSeed?: string | number;
-  /** Where the emulator writes its notes (the fault profile and seed in force at start); default: stderr. */
+  /** Where the emulator writes its notes (the fault profile and seed in force at start, a failure inside it during a delivery attempt); default: stderr. */
   log?: (line: string) => void;
   /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
   store?: { compactAfter?: { lines?: number; bytes?: number } };
@@ -191,8 +191,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let messagingApp: FastifyInstance | undefined;
   let managementUrl = '';
   let messagingUrl = '';
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dispatcher = new WebhookDispatcher({
     db,
+    log,
     options: deliveryOptions,
     faults: faultProfile && { profile: faultProfile, seed: faultsSeed },
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
@@ -278,7 +280,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
     if (faultProfile && profileIsOn(faultProfile)) {
       const { profile, seed } = dispatcher.faults.settings();
-      (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(
+      log(
         `plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`,
       );
     }

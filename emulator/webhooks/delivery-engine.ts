@@ -28,6 +28,8 @@ export interface DeliveryEngineSettings {
   faults: FaultInjector;
   /** Why a URL must not be delivered to, or null; checked before each attempt. */
   refusal: (url: string) => string | null;
+  /** Where a failure inside the emulator is reported (besides the delivery's log); default stderr. */
+  log?: (line: string) => void;
 }
 
 /** How long `close()` lets attempts in flight finish before cutting them off. */
@@ -50,6 +52,7 @@ export class DeliveryEngine {
   private readonly options: ResolvedDeliveryOptions;
   private readonly faults: FaultInjector;
   private readonly refusal: (url: string) => string | null;
+  private readonly report: (line: string) => void;
   private readonly http: Dispatcher;
   private readonly slots: DeliverySlots;
   /** Attempts waiting for an answer, interrupted when the emulator closes. */
@@ -67,6 +70,7 @@ export class DeliveryEngine {
     this.options = settings.options;
     this.faults = settings.faults;
     this.refusal = settings.refusal;
+    this.report = settings.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
     this.log = new DeliveryLog(this.db, this.options.logLimit, (id) => this.inFlight.has(id));
@@ -170,7 +174,18 @@ export class DeliveryEngine {
     await this.http.destroy();
   }
 
+  /** Runs one attempt; a failure of the emulator's own code is reported, never taken for the store closing. */
   private async attemptOnce(id: string, judge?: AttemptJudge): Promise<DeliveryRecord | null> {
+    try {
+      return await this.attempt(id, judge);
+    } catch (error) {
+      // Closing cuts attempts off and closes the store under them: the delivery stays pending and resumes next start.
+      if (this.closed) return null;
+      return this.reportFailure(id, error);
+    }
+  }
+
+  private async attempt(id: string, judge?: AttemptJudge): Promise<DeliveryRecord | null> {
     this.unschedule(id);
     const queued = this.db.deliveries.get(id);
     if (this.closed || queued?.status !== 'pending') return null;
@@ -215,11 +230,38 @@ export class DeliveryEngine {
       if (record.status === 'pending' && record.nextAttemptAt)
         this.scheduleAt(id, Date.parse(record.nextAttemptAt));
       return record;
-    } catch {
-      // The store closed under us: the delivery stays pending in the journal and resumes next start.
-      return null;
     } finally {
       this.slots.release(lane);
+    }
+  }
+
+  /**
+   * A failure inside the emulator during an attempt (a bug, a store that cannot write): told on stderr (or the
+   * emulator's log) with its stack, and logged on the delivery as a failed attempt, so the delivery follows its
+   * retry schedule instead of staying pending with no trace. Resolves with the record, or null when even that failed.
+   */
+  private async reportFailure(id: string, error: unknown): Promise<DeliveryRecord | null> {
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const stack = error instanceof Error && error.stack ? `\n${error.stack}` : '';
+    this.report(
+      `plugsmith emulator: an attempt of delivery ${id} failed inside the emulator (please report this): ${what}${stack}`,
+    );
+    const current = this.db.deliveries.get(id);
+    if (!current || current.status !== 'pending') return null;
+    const outcome = notSent(`the emulator failed before sending this attempt: ${what}`);
+    try {
+      const { record, attempt } = this.settle(current, outcome, null, false);
+      await this.log.save(record);
+      this.notify(record, attempt);
+      if (record.status === 'pending' && record.nextAttemptAt)
+        this.scheduleAt(id, Date.parse(record.nextAttemptAt));
+      return record;
+    } catch (again) {
+      if (!this.closed)
+        this.report(
+          `plugsmith emulator: delivery ${id} stays pending: its failed attempt could not be logged either: ${again instanceof Error ? again.message : String(again)}`,
+        );
+      return null;
     }
   }
 

@@ -40,6 +40,8 @@ export interface DispatcherSettings {
   faults?: { profile: FaultProfile; seed?: string };
   /** Why a URL must not be delivered to, or null (default: every URL may be). */
   refusal?: (url: string) => string | null;
+  /** Where a failure inside the emulator during an attempt is reported; default stderr. */
+  log?: (line: string) => void;
 }
 
 /** One event for one plugin (and instance, unless it concerns the plugin alone). */
@@ -98,6 +100,7 @@ export class WebhookDispatcher {
       options: this.options,
       faults: this.faults,
       refusal: this.refusal,
+      log: settings.log,
     });
     this.log = this.engine.log;
   }
