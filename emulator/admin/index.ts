@@ -10,6 +10,7 @@ import adminStoreRoutes from './store.js';
 import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
 import adminScenarioRoutes from './scenario.js';
+import adminHoldRoutes from './hold.js';
 import adminOverviewRoutes from './overview.js';
 import dashboardRoutes from '../dashboard/routes.js';
 import { adminGuard, type AdminSettings } from './guard.js';
@@ -41,6 +42,7 @@ export default async function adminSurface(
     adminTriggerRoutes,
     adminFaultRoutes,
     adminScenarioRoutes,
+    adminHoldRoutes,
   ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });

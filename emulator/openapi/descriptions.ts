@@ -2,6 +2,8 @@
 // Keyed by `METHOD path` as OPERATIONS in operations.ts; a test fails on any operation missing here.
 // Roles are those the routes check (auth/guards.ts); the events those their services emit.
 
+import { HOLD_ROUTE_METADATA } from '../admin/hold.js';
+
 /** Who may call the emulator admin API, said once. */
 const ADMIN = 'With the admin token or a dashboard session:';
 
@@ -143,4 +145,8 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "With the messaging API key of the conversation's org: lists its messages, oldest first, a streaming one with its content so far (poll with `after`).",
   'GET /conversations/{conversationId}/events':
     "With the messaging API key of the conversation's org: streams CHARACTER_MESSAGE_SENT per packet of the character's replies, as server-sent events without ids.",
+  // Until route schemas carry their metadata, the hold routes' lives beside them (emulator/admin/hold.ts).
+  ...Object.fromEntries(
+    Object.entries(HOLD_ROUTE_METADATA).map(([key, m]) => [key, `${ADMIN} ${m.description}`]),
+  ),
 };

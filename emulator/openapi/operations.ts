@@ -1,5 +1,6 @@
 import { ALLOW_ORDER } from '../http.js';
 import { DESCRIPTIONS } from './descriptions.js';
+import { HOLD_ROUTE_METADATA } from '../admin/hold.js';
 
 /**
  * A node of the OpenAPI document (a path item, an operation, a response, a schema), read and rewritten by key.
@@ -278,6 +279,10 @@ const OPERATIONS: Readonly<
     'messaging',
     "Stream a conversation's events as server-sent events",
   ],
+  // Until route schemas carry their metadata, the hold routes' lives beside them (emulator/admin/hold.ts).
+  ...Object.fromEntries(
+    Object.entries(HOLD_ROUTE_METADATA).map(([key, m]) => [key, [m.operationId, m.tag, m.summary]]),
+  ),
 };
 
 /** The tags, in order, with what they hold. */

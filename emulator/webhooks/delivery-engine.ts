@@ -15,6 +15,7 @@ import { DeliveryLog, presentDelivery, safely } from './delivery-service.js';
 import type { FaultInjector } from './fault-injector.js';
 import { FaultedAttempt, type FaultedAttemptIo } from './faulted-attempt.js';
 import { parseRetryAfter, retryDelay, type ResolvedDeliveryOptions } from './options.js';
+import { DeliveryHolds } from './holds.js';
 import { signingSecrets } from './signing-secrets.js';
 import { DeliverySlots } from './slots.js';
 
@@ -48,6 +49,8 @@ export const CHALLENGE_NOT_RESENT =
 export class DeliveryEngine {
   /** The delivery log: `list` and `waitFor` serve the admin API and tests. */
   readonly log: DeliveryLog;
+  /** The plugins whose deliveries wait (plugsmith dev holds them while the plugin is not up). */
+  readonly holds: DeliveryHolds;
   private readonly db: Db;
   private readonly options: ResolvedDeliveryOptions;
   private readonly faults: FaultInjector;
@@ -61,6 +64,8 @@ export class DeliveryEngine {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<DeliveryRecord | null>>();
   private readonly attemptListeners = new Set<(notice: DeliveryAttemptNotice) => void>();
+  /** Deliveries that fell due while their plugin was held, per plugin, in the order they did. */
+  private readonly parked = new Map<string, Set<string>>();
   private closed = false;
   /** What a faulted attempt calls back into. */
   private readonly faultedIo: FaultedAttemptIo;
@@ -74,6 +79,7 @@ export class DeliveryEngine {
     this.http = new Agent({ connect: { timeout: this.options.timeoutMs } });
     this.slots = new DeliverySlots(this.options.concurrency, this.options.perPluginConcurrency);
     this.log = new DeliveryLog(this.db, this.options.logLimit, (id) => this.inFlight.has(id));
+    this.holds = new DeliveryHolds((pluginId, why) => this.holdEnded(pluginId, why));
     this.faultedIo = {
       send: (record) => this.send(record),
       save: (record) => this.log.save(record),
@@ -149,10 +155,19 @@ export class DeliveryEngine {
       safely(() => listener({ delivery: view, attempt }));
   }
 
-  /** Drops every scheduled retry (the store was emptied). */
+  /** How many deliveries of a plugin wait for its hold to end. */
+  heldCount(pluginId: string): number {
+    let count = 0;
+    for (const id of this.parked.get(pluginId) ?? [])
+      if (this.db.deliveries.get(id)?.status === 'pending') count++;
+    return count;
+  }
+
+  /** Drops every scheduled retry and every held delivery (the store was emptied); holds stay. */
   reset(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.parked.clear();
   }
 
   /** Stops the timers, lets attempts in flight finish briefly, then cuts them off (they stay pending for the next start). */
@@ -160,6 +175,7 @@ export class DeliveryEngine {
     if (this.closed) return;
     this.closed = true;
     this.reset();
+    this.holds.clear();
     // Delayed and held attempts end without sending (they stay pending for the next start).
     this.faults.abort();
     const pending = [...this.inFlight.values()];
@@ -189,6 +205,7 @@ export class DeliveryEngine {
     this.unschedule(id);
     const queued = this.db.deliveries.get(id);
     if (this.closed || queued?.status !== 'pending') return null;
+    if (this.heldBack(queued)) return this.park(queued);
     // Fault injection (off by default: one check). Challenges (retries: false) are never faulted.
     const number = queued.attempts.length + 1;
     const faulted =
@@ -205,6 +222,8 @@ export class DeliveryEngine {
     try {
       const due = this.db.deliveries.get(id);
       if (this.closed || !due || due.status !== 'pending' || !due.url) return null;
+      // Held while it waited for its faults or its slot: no attempt is made.
+      if (this.heldBack(due)) return await this.park(due);
       const refused = this.refusal(due.url);
       let outcome: AttemptOutcome;
       if (refused !== null) outcome = notSent(refused);
@@ -235,6 +254,47 @@ export class DeliveryEngine {
     }
   }
 
+  /** Whether a delivery must wait for its plugin's hold to end (a challenge never does: dev verifies through it). */
+  private heldBack(record: DeliveryRecord): boolean {
+    return record.type !== 'WEBHOOK_CHALLENGE' && this.holds.isHeld(record.pluginId);
+  }
+
+  /** Sets a delivery aside until its plugin's hold ends, marked `heldSince` in the log: no attempt is spent. */
+  private async park(record: DeliveryRecord): Promise<DeliveryRecord> {
+    let own = this.parked.get(record.pluginId);
+    if (!own) {
+      own = new Set();
+      this.parked.set(record.pluginId, own);
+    }
+    own.add(record.id);
+    if (record.heldSince) return record;
+    const now = nowIso();
+    const held: DeliveryRecord = { ...record, heldSince: now, nextAttemptAt: null, updatedAt: now };
+    await this.log.save(held);
+    return held;
+  }
+
+  /** A hold ended (released, or expired unrenewed): every delivery that waited goes now, oldest first. */
+  private holdEnded(pluginId: string, why: 'released' | 'expired'): void {
+    const ids = [...(this.parked.get(pluginId) ?? [])];
+    this.parked.delete(pluginId);
+    const waiting = ids
+      .map((id) => this.db.deliveries.get(id))
+      .filter((record): record is DeliveryRecord => record?.status === 'pending')
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    if (why === 'expired')
+      this.report(
+        `plugsmith emulator: the hold on plugin ${pluginId}'s deliveries expired without being renewed or released; ${waiting.length} held deliveries go now`,
+      );
+    if (this.closed) return;
+    for (const record of waiting) {
+      // A delivery set aside a moment ago may still be writing its mark: it goes once that is done.
+      const parking = this.inFlight.get(record.id);
+      if (parking) void parking.finally(() => this.run(record.id));
+      else void this.run(record.id);
+    }
+  }
+
   /**
    * A failure inside the emulator during an attempt (a bug, a store that cannot write): told on stderr (or the
    * emulator's log) with its stack, and logged on the delivery as a failed attempt, so the delivery follows its
@@ -247,7 +307,7 @@ export class DeliveryEngine {
       `plugsmith emulator: an attempt of delivery ${id} failed inside the emulator (please report this): ${what}${stack}`,
     );
     const current = this.db.deliveries.get(id);
-    if (!current || current.status !== 'pending') return null;
+    if (current?.status !== 'pending') return null;
     const outcome = notSent(`the emulator failed before sending this attempt: ${what}`);
     try {
       const { record, attempt } = this.settle(current, outcome, null, false);
@@ -312,6 +372,7 @@ export class DeliveryEngine {
     });
     const record: DeliveryRecord = {
       ...current,
+      heldSince: undefined,
       status,
       nextAttemptAt,
       attempts: [...current.attempts, attempt],

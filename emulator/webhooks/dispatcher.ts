@@ -8,6 +8,7 @@ import {
 import { newId, nowIso } from '../store/ids.js';
 import type {
   DeliveryAttemptNotice,
+  DeliveryHold,
   DispatchMode,
   FaultProfile,
   WebhookVerification,
@@ -113,6 +114,36 @@ export class WebhookDispatcher {
   /** Names the running scenario: deliveries emitted from now on carry it as `scenario` (null: none). */
   tagScenario(name: string | null): void {
     this.scenarioName = name;
+  }
+
+  /**
+   * Holds a plugin's deliveries, new and retried, for `forMs` (default `delivery.holdMs`, 60 s) unless renewed
+   * (called again) or released: no attempt is made meanwhile (challenges excepted), and none is spent.
+   */
+  hold(pluginId: string, forMs = this.options.holdMs): DeliveryHold {
+    this.engine.holds.hold(pluginId, forMs);
+    return this.holdState(pluginId);
+  }
+
+  /** Ends a plugin's hold: every delivery that waited goes now, oldest first. */
+  releaseHold(pluginId: string): DeliveryHold {
+    const released = this.engine.heldCount(pluginId);
+    this.engine.holds.release(pluginId);
+    return { ...this.holdState(pluginId), released };
+  }
+
+  /** Whether a plugin's deliveries are held, until when, and how many wait. */
+  holdState(pluginId: string): DeliveryHold {
+    return {
+      pluginId,
+      ...this.engine.holds.state(pluginId),
+      heldDeliveries: this.engine.heldCount(pluginId),
+    };
+  }
+
+  /** Holds every plugin the store has (startEmulator's `holdDeliveries`, before the pending deliveries resume). */
+  holdEveryPlugin(): void {
+    for (const plugin of this.db.plugins.values()) this.hold(plugin.id);
   }
 
   /** Emits one event to one plugin webhook if it subscribes; resolves with the delivery (after its first attempt when SYNC), or null. */
@@ -238,6 +269,10 @@ export class WebhookDispatcher {
       );
     if (this.engine.isRunning(deliveryId))
       throw new RedeliveryRefused(`an attempt of delivery ${deliveryId} is running now`);
+    if (this.engine.holds.isHeld(record.pluginId))
+      throw new RedeliveryRefused(
+        `the deliveries of plugin ${record.pluginId} are held (PUT /_emulator/plugins/:pluginId/hold): release the hold (DELETE …/hold) and they go at once`,
+      );
     void this.engine.run(deliveryId);
     return presentDelivery(record);
   }
@@ -256,6 +291,7 @@ export class WebhookDispatcher {
       ...record,
       status: 'failed',
       nextAttemptAt: null,
+      heldSince: undefined,
       cancelledAt: now,
       updatedAt: now,
     };
