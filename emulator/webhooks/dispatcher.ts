@@ -3,7 +3,6 @@ import {
   createWebhookEvent,
   LIFECYCLE_EVENTS,
   type WebhookEvent,
-  type WebhookEventType,
 } from '../../src/shared/webhooks/events.js';
 import { newId, nowIso } from '../store/ids.js';
 import type {
@@ -151,11 +150,11 @@ export class WebhookDispatcher {
     const { plugin, instance } = input;
     if (!subscribes(plugin, instance, type) || !plugin.webhookUrl) return null;
     const mode = input.mode ?? instance?.eventDispatchMode ?? 'ASYNC';
-    const event = createWebhookEvent(type as WebhookEventType, {
+    const event = createWebhookEvent(type, {
       pluginId: plugin.id,
-      pluginInstanceId: (instance?.id ?? null) as never,
+      pluginInstanceId: instance?.id ?? null,
       orgId: instance?.orgId ?? plugin.orgId,
-      data: input.data as never,
+      data: input.data,
     });
     const record = this.newRecord(event, plugin, mode, true);
     // Numbered now, in emission order, so a seeded run meets the same faults however attempts interleave.

@@ -6,6 +6,7 @@ import {
   LIFECYCLE_EVENTS,
   type Message,
   type WebhookEvent,
+  type WebhookEventType,
 } from '../../src/shared/webhooks/index.js';
 import { instance } from './fixtures/events.js';
 
@@ -55,6 +56,27 @@ describe('createWebhookEvent', () => {
       'orgId',
       'data',
     ]);
+  });
+
+  it('takes a kind known only at run time untyped, and still checks a call that names its kind', () => {
+    const kind = EVENT_TYPES[0] as WebhookEventType;
+    const event = createWebhookEvent(kind, {
+      pluginId: 'plg_1',
+      pluginInstanceId: null,
+      orgId: 'org_acme',
+      data: { challenge: 'c' },
+    });
+    expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
+    expect(event).toMatchObject({ type: kind, data: { challenge: 'c' } });
+    const named = () =>
+      // @ts-expect-error a call naming its kind is checked against that kind's data
+      createWebhookEvent('WEBHOOK_CHALLENGE', {
+        pluginId: 'plg_1',
+        pluginInstanceId: null,
+        orgId: 'org_acme',
+        data: { notTheChallenge: 'c' },
+      });
+    expect(named().type).toBe('WEBHOOK_CHALLENGE');
   });
 
   it('narrows data by type', () => {

@@ -57,16 +57,35 @@ export interface WebhookEventInit<T extends WebhookEventType> {
   data: WebhookEventDataMap[T];
 }
 
+/** What the untyped `createWebhookEvent` needs: any kind's fields, its data unchecked. */
+export interface UntypedWebhookEventInit {
+  id?: string;
+  createdAt?: string | Date;
+  pluginId: string;
+  pluginInstanceId: string | null;
+  orgId: string;
+  data: unknown;
+}
+
 /** Builds a well-formed event envelope (for the emulator's dispatcher and for plugin authors' tests). */
 export function createWebhookEvent<T extends WebhookEventType>(
   type: T,
   init: WebhookEventInit<T>,
 ): WebhookEventOf<T>;
+/**
+ * The same envelope for a kind and data known only at run time (the emulator's dispatcher emitting whatever a
+ * route asked for): untyped in, the union of every event out; the data is taken as it is, unchecked. Only a
+ * kind typed as any kind (`WebhookEventType`) takes it: a call naming one kind is still checked as above.
+ */
+export function createWebhookEvent<T extends WebhookEventType>(
+  type: WebhookEventType extends T ? T : never,
+  init: UntypedWebhookEventInit,
+): WebhookEvent;
 // One implementation for every kind: TypeScript cannot relate an object built for a generic kind
-// to the union member of that kind, so the typed signature above is the one callers see.
+// to the union member of that kind, so the signatures above are the ones callers see.
 export function createWebhookEvent(
   type: WebhookEventType,
-  init: WebhookEventInit<WebhookEventType>,
+  init: WebhookEventInit<WebhookEventType> | UntypedWebhookEventInit,
 ): object {
   const createdAt = init.createdAt ?? new Date();
   return {
