@@ -98,11 +98,18 @@ export interface EmulatorOptions {
   llm?: OpenAiEngineOptions;
   /** Messaging: default packet size and interval of scripted replies, plugin reply timeout, keep-alive interval. */
   messaging?: MessagingOptions;
+  /**
+   * Start with every plugin's deliveries held (as PUT /_emulator/plugins/:pluginId/hold on each plugin the store
+   * has), before the deliveries left pending by the last run resume: none goes before the caller releases the
+   * plugin's hold (DELETE …/hold, `client.emulator.holds.release`) or the hold's bound (`delivery.holdMs`) passes.
+   * For `plugsmith dev`, whose plugin is not up yet when its emulator starts.
+   */
+  holdDeliveries?: boolean;
   /** Fault injection into webhook deliveries (off by default), e.g. `'duplicate=0.2,delay=100-500ms,reorder=0.1,drop=0.1,timeout-after-answer=0.05'`. */
   faults?: string;
   /** The seed the faults are drawn from (default: a random one, printed when faults are on); the same seed and events meet the same faults. */
   faultsSeed?: string | number;
-  /** Where the emulator writes its notes (the fault profile and seed in force at start); default: stderr. */
+  /** Where the emulator writes its notes (the fault profile and seed in force at start, a failure inside it during a delivery attempt); default: stderr. */
   log?: (line: string) => void;
   /** The durable store: how many journal lines or bytes trigger a compaction into the snapshot (defaults 200,000 and 128 MiB; for tests). */
   store?: { compactAfter?: { lines?: number; bytes?: number } };
@@ -203,8 +210,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let messagingApp: FastifyInstance | undefined;
   let managementUrl = '';
   let messagingUrl = '';
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dispatcher = new WebhookDispatcher({
     db,
+    log,
     options: deliveryOptions,
     faults: faultProfile && { profile: faultProfile, seed: faultsSeed },
     // Webhooks never reach the emulator's own admin and storage paths (a plugin could otherwise aim its webhook at /_emulator/reset).
@@ -294,18 +303,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
       storage,
     };
+    // Held before anything listens, so neither a request nor a resumed retry reaches a plugin that is not up.
+    if (options.holdDeliveries) dispatcher.holdEveryPlugin();
     managementApp = await buildManagementApp(services);
     messagingApp = await buildMessagingApp(services);
     await managementApp.listen({ port: options.port ?? 0, host });
     await messagingApp.listen({ port: options.messagingPort ?? 0, host });
     managementUrl = urlOf(managementApp, host);
     messagingUrl = urlOf(messagingApp, host);
-    // Deliveries left pending by the last run (a data dir) pick up where they stopped.
+    // Deliveries left pending by the last run (a data dir) pick up where they stopped, or wait for their hold.
     await dispatcher.resume();
 
     if (faultProfile && profileIsOn(faultProfile)) {
       const { profile, seed } = dispatcher.faults.settings();
-      (options.log ?? ((line: string) => process.stderr.write(line + '\n')))(
+      log(
         `plugsmith emulator: fault injection on: ${profile} (seed ${seed}; reproduce with --faults-seed ${seed} or faultsSeed: '${seed}')`,
       );
     }

@@ -10,6 +10,7 @@ import adminStoreRoutes from './store.js';
 import adminTriggerRoutes from './trigger.js';
 import adminFaultRoutes from './faults.js';
 import adminScenarioRoutes from './scenario.js';
+import adminHoldRoutes from './hold.js';
 import adminOverviewRoutes from './overview.js';
 import adminPluginOutputRoutes from './plugin-output.js';
 import dashboardRoutes from '../dashboard/routes.js';
@@ -43,6 +44,7 @@ export default async function adminSurface(
     adminFaultRoutes,
     adminScenarioRoutes,
     adminPluginOutputRoutes,
+    adminHoldRoutes,
   ];
   for (const route of routes) await app.register(route, { services });
   await app.register(dashboardRoutes, { services, logins: access.logins });

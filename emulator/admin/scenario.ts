@@ -45,7 +45,7 @@ export default async function adminScenarioRoutes(
       },
     },
     async (request) => {
-      dispatcher.scenario = request.body.name;
+      dispatcher.tagScenario(request.body.name);
       return ok({ name: dispatcher.scenario });
     },
   );

@@ -1,8 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
-import { nowIso } from '../store/ids.js';
 import type { FaultMark, FaultProfile, FaultSettings } from '../../src/shared/contract/index.js';
-import { answered2xx, loggedAttempt, type AttemptOutcome } from './attempt.js';
 import { formatFaultProfile, profileIsOn } from '../../src/shared/fault-profile.js';
 import { FaultDraws, newFaultSeed } from './fault-draws.js';
 
@@ -156,47 +153,4 @@ export class FaultInjector {
       own.add(entry);
     });
   }
-}
-
-/** The attempt's problem once the drawn faults apply, and their marks (drop, timeout after a 2xx answer). */
-export function faultProblem(
-  faults: AttemptFaults,
-  outcome: AttemptOutcome,
-  problem: string | null,
-  attempt: number,
-  marks: FaultMark[],
-): string | null {
-  if (faults.drop) {
-    marks.push({ kind: 'drop', attempt });
-    return problem;
-  }
-  if (faults.timeoutAfterAnswer && answered2xx(outcome.status, problem)) {
-    marks.push({ kind: 'timeout-after-answer', attempt, answeredStatus: outcome.status! });
-    return `fault injection (timeout-after-answer): the webhook answered HTTP ${outcome.status}, but the answer counts as lost; the event is sent again`;
-  }
-  return problem;
-}
-
-/** The record with a duplicate request logged: an extra attempt, marked, that leaves the delivery as it was. */
-export function withDuplicate(
-  record: DeliveryRecord,
-  outcome: AttemptOutcome,
-): { record: DeliveryRecord; attempt: DeliveryAttempt } {
-  const of = record.attempts.length;
-  const attempt = loggedAttempt(outcome, {
-    number: of + 1,
-    url: record.url ?? '',
-    error: outcome.error,
-    nextAttemptAt: null,
-  });
-  const marks: FaultMark[] = [...(record.faults ?? []), { kind: 'duplicate', attempt: of + 1, of }];
-  return {
-    record: {
-      ...record,
-      attempts: [...record.attempts, attempt],
-      faults: marks,
-      updatedAt: nowIso(),
-    },
-    attempt,
-  };
 }

@@ -17,6 +17,8 @@ export interface DeliveryOptions {
   perPluginConcurrency?: number;
   /** Most deliveries the log keeps, default 10 000; past it the oldest finished ones go, so memory and the data dir stay bounded. */
   logLimit?: number;
+  /** How long a hold of a plugin's deliveries (PUT /_emulator/plugins/:pluginId/hold) lasts unless renewed, in ms; default 60 000. */
+  holdMs?: number;
 }
 
 /** The options with every default filled in. */
@@ -34,6 +36,7 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
     concurrency: options.concurrency ?? 256,
     perPluginConcurrency: options.perPluginConcurrency ?? 16,
     logLimit: options.logLimit ?? 10_000,
+    holdMs: options.holdMs ?? 60_000,
   };
   if (!(resolved.timeoutMs > 0))
     throw new RangeError(`delivery.timeoutMs must be positive, got ${resolved.timeoutMs}`);
@@ -41,7 +44,7 @@ export function resolveDeliveryOptions(options: DeliveryOptions = {}): ResolvedD
     throw new RangeError(`delivery.timeScale must be positive, got ${resolved.timeScale}`);
   if (!(resolved.jitter >= 0 && resolved.jitter < 1))
     throw new RangeError(`delivery.jitter must be in [0, 1), got ${resolved.jitter}`);
-  for (const name of ['concurrency', 'perPluginConcurrency', 'logLimit'] as const) {
+  for (const name of ['concurrency', 'perPluginConcurrency', 'logLimit', 'holdMs'] as const) {
     if (!(Number.isInteger(resolved[name]) && resolved[name] > 0))
       throw new RangeError(`delivery.${name} must be a positive integer`);
   }

@@ -11,6 +11,7 @@ import type { CallOptions } from '../transport.js';
 import type {
   Agent,
   ApiKey,
+  DeliveryHold,
   DeliveryStreamQuery,
   EventEmit,
   FaultSettings,
@@ -120,6 +121,23 @@ export function emulatorAdminResource(api: Api) {
       /** PUT /_emulator/scenario: deliveries emitted from now on carry this name as `scenario` (null stops). */
       set: (name: string | null, options?: CallOptions) =>
         api.data<ScenarioTag>('PUT', '/_emulator/scenario', { body: { name }, options }),
+    },
+    holds: {
+      /** GET /_emulator/plugins/:pluginId/hold: whether the plugin's deliveries are held, until when, how many wait. */
+      get: (pluginId: string, options?: CallOptions) =>
+        api.data<DeliveryHold>('GET', `/_emulator/plugins/${s(pluginId)}/hold`, { options }),
+      /**
+       * PUT /_emulator/plugins/:pluginId/hold: holds the plugin's deliveries, new and retried (never a challenge),
+       * for `forMs` (default 60 s, at most 10 min); call again before then to renew. No attempt is spent meanwhile.
+       */
+      hold: (pluginId: string, hold: { forMs?: number } = {}, options?: CallOptions) =>
+        api.data<DeliveryHold>('PUT', `/_emulator/plugins/${s(pluginId)}/hold`, {
+          body: hold,
+          options,
+        }),
+      /** DELETE /_emulator/plugins/:pluginId/hold: ends the hold; what waited goes at once, oldest first (`released` counts it). */
+      release: (pluginId: string, options?: CallOptions) =>
+        api.data<DeliveryHold>('DELETE', `/_emulator/plugins/${s(pluginId)}/hold`, { options }),
     },
     deliveries: {
       /** GET /_emulator/deliveries: the webhook delivery log, every attempt kept. */

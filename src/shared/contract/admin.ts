@@ -101,6 +101,39 @@ export const ScenarioTagUpdateSchema = Type.Object(
   { additionalProperties: false, examples: [{ name: 'a chat is answered once' }] },
 );
 
+/** `data` of GET|PUT|DELETE /_emulator/plugins/:pluginId/hold: whether the plugin's deliveries are held, until when. */
+export const DeliveryHoldSchema = Type.Object(
+  {
+    pluginId: Id,
+    held: Type.Boolean(),
+    since: Nullable(
+      Type.String({ description: 'When the hold began (renewals keep it); null when not held' }),
+    ),
+    expiresAt: Nullable(
+      Type.String({
+        description:
+          'When the hold ends by itself unless renewed (PUT again) or released (DELETE); null when not held',
+      }),
+    ),
+    heldDeliveries: Type.Integer({
+      description: 'Deliveries of the plugin waiting for the hold to end (marked `heldSince`)',
+    }),
+    released: Type.Optional(
+      Type.Integer({ description: 'DELETE only: how many held deliveries went out on release' }),
+    ),
+  },
+  { title: 'DeliveryHold' },
+);
+export type DeliveryHold = Static<typeof DeliveryHoldSchema>;
+
+/** PUT /_emulator/plugins/:pluginId/hold: how long the hold lasts unless renewed (default 60 s, at most 10 min). */
+export const DeliveryHoldUpdateSchema = Type.Object(
+  {
+    forMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+  },
+  { additionalProperties: false, examples: [{ forMs: 60_000 }] },
+);
+
 /** The `format` field of an export file, so an import can tell it from any other JSON. */
 export const EXPORT_FORMAT = 'plugsmith-emulator-export';
 export const EXPORT_VERSION = 1;

@@ -284,6 +284,12 @@ export const DeliverySchema = Type.Object(
           'The scenario that was running when it was emitted (PUT /_emulator/scenario; plugsmith scenario run)',
       }),
     ),
+    heldSince: Type.Optional(
+      Type.String({
+        description:
+          "Present while the delivery waits for its plugin's hold to be released (PUT /_emulator/plugins/:pluginId/hold): since then no attempt is made; it goes, oldest first, when the hold is released or expires",
+      }),
+    ),
     faults: Type.Optional(
       Type.Array(FaultMarkSchema, {
         description: 'The faults injected into its attempts, when fault injection is on',
