@@ -159,6 +159,11 @@ export function setEmulatorOption(value: string | undefined): void {
   emulatorOption = value;
 }
 
+/** What `--emulator` (else PLUGSMITH_EMULATOR) names, if anything. */
+export function emulatorAsked(): string | undefined {
+  return emulatorOption ?? env.emulator();
+}
+
 /** The emulator this command acts on: the one `--emulator URL|FOLDER` names, else the project's of `from` (cwd), else the most recent. */
 export async function chooseEmulator(from?: string): Promise<EmulatorChoice> {
   const asked = emulatorOption ?? env.emulator();
