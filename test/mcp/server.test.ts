@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { UserError } from '../../src/errors.js';
 import { createMcpServer, type Connect } from '../../src/mcp/server.js';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerChallenge, emulator, json, receiver, tempDir, type Receiver } from '../kit/index.js';
 import type { Emulator } from '../../emulator/index.js';
@@ -389,7 +389,42 @@ describe('plugsmith mcp tools', () => {
     ]);
     const outside = await call(client, 'run_scenarios', { paths: ['../elsewhere'] });
     expect(outside.isError).toBe(true);
-    expect(seen(outside)).toContain('outside the project');
+    expect(seen(outside)).toContain('does not exist');
+  });
+
+  test('paths are real paths inside the project: a linked recorded/ or scenarios folder is refused, .plugsmith/ is never read, a parse error shows no bytes', async () => {
+    const project = await tempDir('plugsmith-mcp-paths-');
+    const outside = await tempDir('plugsmith-mcp-outside-');
+    await symlink(outside, join(project, 'recorded'));
+    await symlink('/etc', join(project, 'scenarios-etc'));
+    await mkdir(join(project, '.plugsmith', 'emulator'), { recursive: true });
+    const secret = 'c2VjcmV0LXN0b3JhZ2Uta2V5LW9mLXRoZS1lbXVsYXRvcg==';
+    await writeFile(join(project, '.plugsmith', 'emulator', 'storage-secret'), secret);
+    await writeFile(join(project, 'notes.json'), 'TOPSECRETVALUE is not JSON');
+    const base = connectTo(emu);
+    const client = await mcpClient(async () => ({ ...(await base()), project }));
+
+    const linked = await call(client, 'record_scenario', { output: 'recorded/x.json', pluginId });
+    expect(linked.isError, seen(linked)).toBe(true);
+    expect(seen(linked)).toContain('leads outside the project');
+    expect(await readdir(outside)).toEqual([]);
+
+    const etc = await call(client, 'run_scenarios', { paths: ['scenarios-etc'], pluginId });
+    expect(etc.isError, seen(etc)).toBe(true);
+    expect(seen(etc)).toContain('leads outside the project');
+
+    for (const path of ['.plugsmith/emulator/storage-secret', '.plugsmith']) {
+      const private_ = await call(client, 'run_scenarios', { paths: [path], pluginId });
+      expect(private_.isError, seen(private_)).toBe(true);
+      expect(seen(private_)).toContain('.plugsmith/');
+      expect(seen(private_)).not.toContain(secret.slice(0, 8));
+    }
+
+    const notJson = await call(client, 'run_scenarios', { paths: ['notes.json'], pluginId });
+    expect(notJson.isError, seen(notJson)).toBe(true);
+    expect(seen(notJson)).toContain('notes.json');
+    expect(seen(notJson)).toContain('not JSON');
+    expect(seen(notJson)).not.toContain('TOPSECRET');
   });
 
   test('reset needs confirm: true and says what it removes', async () => {

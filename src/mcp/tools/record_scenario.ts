@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, relative } from 'node:path';
+import { lstat, realpath } from 'node:fs/promises';
+import { basename, extname, relative } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import { pluginIdOf } from '../connection.js';
-import { insideProject, projectOf } from '../project.js';
+import { projectOf, writableInProject, writeInProject } from '../project.js';
 import { result } from '../shape.js';
 import { anyObject, defineTool } from '../tool.js';
 
@@ -45,8 +45,8 @@ export const recordScenario = defineTool({
   },
   async run(args, connection) {
     const project = projectOf(connection);
-    const file = args.output ? insideProject(project, args.output) : null;
-    if (file && existsSync(file) && !args.overwrite)
+    const file = args.output ? await writableInProject(project, args.output) : null;
+    if (file && (await lstat(file).catch(() => null)) && !args.overwrite)
       throw new UserError(
         `${args.output} exists: pass overwrite: true to replace it, or another output`,
       );
@@ -79,14 +79,14 @@ export const recordScenario = defineTool({
         `nothing to record: no event reached plugin ${pluginId}${since ? ` since ${since}` : ''}; act first (send_chat_message, trigger_event…), then record`,
       );
     if (file) {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, `${JSON.stringify(recording.scenario, null, 2)}\n`);
+      await writeInProject(project, file, `${JSON.stringify(recording.scenario, null, 2)}\n`);
     }
-    const where = file ? `wrote ${relative(project, file)}` : 'recorded';
+    const shown = file ? relative(await realpath(project), file) : null;
+    const where = shown ? `wrote ${shown}` : 'recorded';
     return result(
       `${where}: ${recording.steps} step(s); run it with run_scenarios.`,
       {
-        file: file ? relative(project, file) : null,
+        file: shown,
         steps: recording.steps,
         since: since ?? null,
         notes: recording.notes,

@@ -1,9 +1,10 @@
+import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import type { ScenarioResult } from '../../scenario/run.js';
 import { pluginIdOf } from '../connection.js';
-import { insideProject, projectOf, scenarioShape } from '../project.js';
+import { existingInProject, projectOf, scenarioShape } from '../project.js';
 import { result } from '../shape.js';
 import { anyObject, defineTool } from '../tool.js';
 
@@ -36,18 +37,22 @@ export const runScenarios = defineTool({
     const project = projectOf(connection);
     const { loadScenarioFile, scenarioFiles } = await import('../../scenario/load.js');
     const { runScenario } = await import('../../scenario/run.js');
-    const paths = args.paths.map((path) => insideProject(project, path));
-    const files = await scenarioFiles(paths, project);
-    if (files.length === 0)
+    const paths = await Promise.all(args.paths.map((path) => existingInProject(project, path)));
+    const found = await scenarioFiles(paths, project);
+    if (found.length === 0)
       throw new UserError(
         `no scenario files in ${args.paths.join(', ')}: write one (docs/scenarios.md) or record one with record_scenario`,
       );
+    // Each file again by its real path (a file named inside a folder may be a link), and only regular .json files of a
+    // sane size: a FIFO or a device never reaches the loader.
+    const files = await Promise.all(found.map((file) => scenarioFileOf(project, file)));
     const loaded = await Promise.all(files.map((file) => loadScenarioFile(file, process.env)));
     const bad = loaded.filter((file) => !file.scenario);
     if (bad.length > 0) {
       const problems = bad.flatMap((file) =>
         file.problems.map(
-          (p) => `${relative(project, file.file)} ${p.path}: ${p.message} (fix: ${p.fix})`,
+          (p) =>
+            `${relative(project, file.file)} ${p.path}: ${withoutContent(p.message)} (fix: ${p.fix})`,
         ),
       );
       throw new UserError(
@@ -79,3 +84,28 @@ export const runScenarios = defineTool({
     );
   },
 });
+
+/** The largest scenario file read. */
+const MAX_SCENARIO_BYTES = 4 * 1024 * 1024;
+
+async function scenarioFileOf(project: string, file: string): Promise<string> {
+  const real = await existingInProject(project, relative(project, file));
+  const shown = JSON.stringify(relative(project, file));
+  if (!real.endsWith('.json'))
+    throw new UserError(
+      `${shown} is not a .json file: scenarios are JSON files (e.g. scenarios/first.json)`,
+    );
+  const info = await stat(real);
+  if (!info.isFile())
+    throw new UserError(`${shown} is not a regular file: name a scenario file or a folder of them`);
+  if (info.size > MAX_SCENARIO_BYTES)
+    throw new UserError(
+      `${shown} is larger than ${MAX_SCENARIO_BYTES} bytes: a scenario file is smaller`,
+    );
+  return real;
+}
+
+/** A problem's message without the file's bytes: JSON.parse quotes the start of the text it refuses. */
+function withoutContent(message: string): string {
+  return message.startsWith('not JSON') ? 'not JSON (the content is not shown)' : message;
+}
