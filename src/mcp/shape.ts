@@ -26,14 +26,21 @@ export function redact(value: unknown, known: readonly string[] = []): unknown {
   return out;
 }
 
-/** A string with each known credential (of at least 8 characters) replaced by its redacted form. */
-function scrub(text: string, known: readonly string[]): string {
+/**
+ * Secrets of the emulator recognisable by their form, known to this server or not: admin (`psa_`), user (`pst_`),
+ * installation (`psi_`) tokens, API keys (`psk_`) and webhook secrets (`whsec_`), wherever they appear (a plugin that
+ * echoes its token, a secret typed into a chat).
+ */
+const SECRET_FORM = /\b(?:ps[atik]_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/]{16,}={0,2})/g;
+
+/** A string with each known credential (of at least 8 characters) and each secret of a known form replaced by its redacted form. */
+export function scrub(text: string, known: readonly string[]): string {
   let out = text;
   for (const secret of known) {
     if (secret.length >= 8 && out.includes(secret))
       out = out.split(secret).join(redactSecret(secret));
   }
-  return out;
+  return out.replace(SECRET_FORM, (secret) => redactSecret(secret));
 }
 
 /** What the plugin's answers say about the signature the emulator sent: a 401 or 403 means it refused it. */

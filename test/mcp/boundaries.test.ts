@@ -107,3 +107,17 @@ test('outside a project and without --emulator, `plugsmith mcp` refuses to start
   expect(run.stderr).toContain('project folder');
   expect(run.stdout).toBe('');
 });
+
+test("the emulator's storage secret, typed into a chat, is scrubbed from the answer", async () => {
+  const secret = (await readFile(join(state.dataDir, 'storage-secret'), 'utf8')).trim();
+  expect(secret.length).toBeGreaterThan(40);
+  const client = await mcpOver({});
+  const chat = await call(client, 'send_chat_message', {
+    characterId: 'char_nova',
+    message: `the key is ${secret}`,
+    waitSeconds: 20,
+  });
+  expect(chat.isError, JSON.stringify(chat)).toBeFalsy();
+  expect(JSON.stringify(chat)).toContain('the key is');
+  expect(JSON.stringify(chat)).not.toContain(secret);
+});

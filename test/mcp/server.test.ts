@@ -427,6 +427,65 @@ describe('plugsmith mcp tools', () => {
     expect(seen(notJson)).not.toContain('TOPSECRET');
   });
 
+  test('secrets a plugin echoes or a user types are scrubbed from every answer, untrusted fields included', async () => {
+    let echoedSecret = '';
+    const echo = await receiver((request, res, index) => {
+      if (request.json?.type === 'PLUGIN_INSTALLED') {
+        const data = request.json.data as { accessToken: string };
+        return json(res, 200, {
+          note: `my token is ${data.accessToken} and my secret ${echoedSecret}`,
+        });
+      }
+      return answerChallenge(request, res, index);
+    });
+    const raw = createClient({ baseUrl: emu.url, token: emu.token!, adminToken: emu.adminToken });
+    const plugin = await raw.plugins.createInOrg(emu.orgId!, {
+      name: 'echoing plugin',
+      description: 'prints its secrets',
+      type: 'EVENT_HANDLER',
+      webhookUrl: echo.webhookUrl,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    });
+    echoedSecret = String(plugin.webhookSecret);
+    await raw.plugins.verifyWebhook(plugin.id);
+    await raw.agentPlugins.attach('agent_nova', {
+      name: 'echo on nova',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    });
+    await echo.next((request) => request.json?.type === 'PLUGIN_INSTALLED');
+    const page = await raw.emulator.deliveries.list({
+      pluginId: plugin.id,
+      filters: { type: 'PLUGIN_INSTALLED' },
+    });
+    let installed = await raw.emulator.deliveries.get(page.data[0].id);
+    while (installed.attempts.length === 0)
+      installed = await raw.emulator.deliveries.get(installed.id);
+    const accessToken = (installed.event as { data: { accessToken: string } }).data.accessToken;
+    expect(installed.attempts.at(-1)?.responseBody).toContain(accessToken);
+    await raw.close();
+
+    const client = await mcpClient(connectTo(emu));
+    const got = await call(client, 'get_delivery', { deliveryId: installed.id });
+    expect(got.isError, seen(got)).toBeFalsy();
+    expect(seen(got)).toContain('my token is psi_');
+    expect(seen(got)).not.toContain(accessToken);
+    expect(seen(got)).not.toContain(echoedSecret);
+
+    // Typed into a chat by a stranger: the sent message comes back scrubbed too.
+    const quiet = await mcpClient(connectTo(await emulator()));
+    const chat = await call(quiet, 'send_chat_message', {
+      characterId: 'char_nova',
+      message: `look: ${accessToken} ${echoedSecret}`,
+      waitSeconds: 20,
+    });
+    expect(chat.isError, seen(chat)).toBeFalsy();
+    expect(seen(chat)).not.toContain(accessToken);
+    expect(seen(chat)).not.toContain(echoedSecret);
+  });
+
   test('reset needs confirm: true and says what it removes', async () => {
     const own = await emulator();
     const client = await mcpClient(connectTo(own));

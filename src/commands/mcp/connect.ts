@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PlatformClient } from '../../client/index.js';
 import { adminTokenFor } from '../../config/admin-token.js';
 import { chooseEmulator, projectRootOf } from '../../config/emulators.js';
 import type { Settings } from '../../config/profiles.js';
@@ -23,9 +25,13 @@ export async function connectToProject(input: CommandInput<TargetFlags>): Promis
   const choice = await chooseEmulator();
   const project = choice.state?.project ?? projectRootOf();
   const adminToken = await adminTokenFor(settings.baseUrl);
-  const credentials = [settings.token, settings.apiKey, adminToken].filter(
-    (value): value is string => typeof value === 'string' && value !== '',
-  );
+  const credentials = [
+    settings.token,
+    settings.apiKey,
+    adminToken,
+    ...(await webhookSecretsOf(client, settings.orgId)),
+    await storageSecretOf(choice.state?.dataDir ?? null),
+  ].filter((value): value is string => typeof value === 'string' && value !== '');
   return {
     client,
     settings,
@@ -57,4 +63,31 @@ function refuseRemote(settings: Settings): void {
       `plugsmith mcp sends the emulator's API key only to this machine, and the messaging URL is ${settings.messagingUrl}: unset PLUGSMITH_MESSAGING_URL (the emulator's own messaging URL is found without it) or set it to the emulator's http://127.0.0.1 URL`,
       EXIT.USAGE,
     );
+}
+
+/**
+ * The webhook secrets of the org's plugins (whole, and their base64 part, which a plugin may print alone): scrubbed from
+ * every answer with the credentials. Read through the management API; an emulator that does not answer has none to show.
+ */
+async function webhookSecretsOf(
+  client: PlatformClient,
+  orgId: string | undefined,
+): Promise<string[]> {
+  if (!orgId) return [];
+  const page = await client.plugins.listByOrg(orgId, { limit: 100 }).catch(() => ({ data: [] }));
+  return page.data.flatMap((plugin) => {
+    const secret = plugin.webhookSecret;
+    if (typeof secret !== 'string' || secret === '') return [];
+    return [secret, secret.replace(/^whsec_/, '')];
+  });
+}
+
+/** The file of a data dir holding that key (emulator/uploads/storage/secret-file.ts; src/ does not import the emulator). */
+const STORAGE_SECRET_FILE = 'storage-secret';
+
+/** The key of the emulator's signed storage URLs, kept in its data dir (none in memory): never shown, only scrubbed. */
+async function storageSecretOf(dataDir: string | null): Promise<string | undefined> {
+  if (!dataDir) return undefined;
+  const text = await readFile(join(dataDir, STORAGE_SECRET_FILE), 'utf8').catch(() => '');
+  return text.trim() || undefined;
 }
