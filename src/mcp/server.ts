@@ -43,7 +43,8 @@ function registerTools(server: McpServer, connect: Connect, readOnly: boolean): 
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.inputSchema,
+        // Strict: an argument the tool does not take is refused, as the listed schema (additionalProperties: false) says.
+        inputSchema: z.object(tool.inputSchema).strict(),
         outputSchema: tool.outputSchema,
         annotations: tool.annotations,
       },

@@ -120,19 +120,69 @@ export function messageOf(message: Message) {
   };
 }
 
-/** A tool's result: the summary and the structured content (as JSON) for clients that read only text. */
+/** The most characters of JSON an answer carries: larger ones are cut, saying what was left out and how to get it. */
+export const MAX_ANSWER_CHARS = 32_000;
+
+/** How long a text field is kept in an answer that was too large. */
+const CUT_FIELD_CHARS = 1_000;
+
+/** A tool's result: the summary and the structured content (as JSON) for clients that read only text; cut to MAX_ANSWER_CHARS. */
 export function result(
   summary: string,
   structured: Record<string, unknown>,
   known: readonly string[] = [],
 ): CallToolResult {
-  const safe = redact(structured, known) as Record<string, unknown>;
-  const json = JSON.stringify(safe, null, 2);
+  let safe = redact(structured, known) as Record<string, unknown>;
+  let json = JSON.stringify(safe, null, 2);
+  const cuts: string[] = [];
+  if (json.length > MAX_ANSWER_CHARS) {
+    const cut = { fields: 0, chars: 0 };
+    safe = shortenStrings(safe, cut) as Record<string, unknown>;
+    json = JSON.stringify(safe, null, 2);
+    if (cut.fields > 0)
+      cuts.push(
+        `${cut.fields} text field(s) longer than ${CUT_FIELD_CHARS} characters were cut (${cut.chars} characters left out, each cut marked "[… N more characters left out]")`,
+      );
+  }
+  for (const [key, value] of Object.entries(safe)) {
+    if (json.length <= MAX_ANSWER_CHARS) break;
+    if (!Array.isArray(value)) continue;
+    const total = value.length;
+    const kept = [...value];
+    while (kept.length > 0 && json.length > MAX_ANSWER_CHARS) {
+      kept.pop();
+      safe = { ...safe, [key]: kept };
+      json = JSON.stringify(safe, null, 2);
+    }
+    cuts.push(
+      `only the first ${kept.length} of ${total} ${key} are shown: ask for fewer (limit), narrow the filters, or page (follow_deliveries' cursor) to see the rest`,
+    );
+  }
+  const cutNote =
+    cuts.length > 0
+      ? `\nThis answer was cut to fit ${MAX_ANSWER_CHARS} characters: ${cuts.join('; ')}.`
+      : '';
   const note = json.includes('"untrusted"') ? `\n${UNTRUSTED_NOTE}` : '';
   return {
-    content: [{ type: 'text', text: `${scrub(summary, known)}${note}\n\n${json}` }],
+    content: [{ type: 'text', text: `${scrub(summary, known)}${cutNote}${note}\n\n${json}` }],
     structuredContent: safe,
   };
+}
+
+/** A copy with each string longer than CUT_FIELD_CHARS cut, counting what was left out. */
+function shortenStrings(value: unknown, cut: { fields: number; chars: number }): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= CUT_FIELD_CHARS) return value;
+    const left = value.length - CUT_FIELD_CHARS;
+    cut.fields += 1;
+    cut.chars += left;
+    return `${value.slice(0, CUT_FIELD_CHARS)}[… ${left} more characters left out]`;
+  }
+  if (Array.isArray(value)) return value.map((item) => shortenStrings(item, cut));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, shortenStrings(field, cut)]),
+  );
 }
 
 /** A tool error an agent can act on: what went wrong and the fix. */

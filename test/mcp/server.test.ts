@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { UserError } from '../../src/errors.js';
 import { createMcpServer, type Connect } from '../../src/mcp/server.js';
+import { MAX_ANSWER_CHARS } from '../../src/mcp/shape.js';
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerChallenge, emulator, json, receiver, tempDir, type Receiver } from '../kit/index.js';
@@ -484,6 +485,60 @@ describe('plugsmith mcp tools', () => {
     expect(chat.isError, seen(chat)).toBeFalsy();
     expect(seen(chat)).not.toContain(accessToken);
     expect(seen(chat)).not.toContain(echoedSecret);
+  });
+
+  test('a huge answer is cut to the cap, saying what was left out and how to get the rest', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const huge = 'A'.repeat(32 * 1024 - 10);
+    const now = new Date().toISOString();
+    const triggered = await call(client, 'trigger_event', {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId,
+      data: {
+        agentId: 'agent_nova',
+        characterId: 'char_nova',
+        conversationId: 'conv_huge',
+        message: {
+          id: 'msg_huge',
+          conversationId: 'conv_huge',
+          sender: 'USER',
+          type: 'TEXT',
+          content: huge,
+          attachments: [],
+          isStreaming: false,
+          createdAt: now,
+          updatedAt: now,
+        },
+      },
+      waitSeconds: 5,
+    });
+    expect(triggered.isError, seen(triggered).slice(0, 500)).toBeFalsy();
+    const id = (triggered.structuredContent as { delivery: { id: string } }).delivery.id;
+    const got = await call(client, 'get_delivery', { deliveryId: id });
+    expect(got.isError).toBeFalsy();
+    const text = (got.content[0] as { text: string }).text;
+    expect(text.length).toBeLessThan(MAX_ANSWER_CHARS + 2_000);
+    expect(text).toContain('This answer was cut');
+    expect(text).toMatch(/more characters left out/);
+    expect(text).not.toContain(huge);
+  });
+
+  test('unknown arguments are refused; annotations say what repeating or rotating costs', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const unknown = await call(client, 'list_deliveries', { state: 'failed' });
+    expect(unknown.isError, seen(unknown)).toBe(true);
+    expect(seen(unknown)).toContain('state');
+    const none = await call(client, 'emulator_status', { verbose: true });
+    expect(none.isError).toBe(true);
+    const { tools } = await client.listTools();
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+    for (const one of tools) expect(one.inputSchema.additionalProperties, one.name).toBe(false);
+    expect(tool('set_fault_profile').annotations?.idempotentHint).toBe(false);
+    expect(tool('resend_delivery').description).toContain('retries end');
+    expect(tool('rotate_webhook_secret').description).toContain('graceSeconds: 0');
+    const rotated = await call(client, 'rotate_webhook_secret', { pluginId, graceSeconds: 0 });
+    expect(rotated.isError, seen(rotated)).toBeFalsy();
+    expect(seen(rotated)).toMatch(/refuses every delivery until it is restarted/);
   });
 
   test('reset needs confirm: true and says what it removes', async () => {
