@@ -287,6 +287,9 @@ describe('plugsmith mcp tools', () => {
     const noProject = await call(client, 'run_scenarios', {});
     expect(noProject.isError).toBe(true);
     expect(seen(noProject)).toContain('plugsmith.json');
+    const uninstall = await call(client, 'trigger_event', { type: 'PLUGIN_UNINSTALLED', pluginId });
+    expect(uninstall.isError).toBe(true);
+    expect(seen(uninstall)).toContain('confirm: true');
     const noConfirm = await call(client, 'reset_emulator', {});
     expect(noConfirm.isError).toBe(true);
     const badProfile = await call(client, 'set_fault_profile', { profile: 'explode=2' });
@@ -539,6 +542,41 @@ describe('plugsmith mcp tools', () => {
     const rotated = await call(client, 'rotate_webhook_secret', { pluginId, graceSeconds: 0 });
     expect(rotated.isError, seen(rotated)).toBeFalsy();
     expect(seen(rotated)).toMatch(/refuses every delivery until it is restarted/);
+  });
+
+  test('follow_deliveries returns every delivery after the cursor, oldest first, page by page, none skipped', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const start = await call(client, 'follow_deliveries', { pluginId });
+    let cursor = (start.structuredContent as { nextCursor: string }).nextCursor;
+    const raw = createClient({ baseUrl: emu.url, adminToken: emu.adminToken });
+    const original = (
+      await raw.emulator.deliveries.list({ pluginId, filters: { type: 'PLUGIN_INSTALLED' } })
+    ).data[0];
+    const burst: string[] = [];
+    for (let i = 0; i < 60; i += 1)
+      burst.push((await raw.emulator.deliveries.redeliver(original.id)).id);
+    await raw.close();
+
+    const followed: string[] = [];
+    let pages = 0;
+    for (;;) {
+      const page = await call(client, 'follow_deliveries', { pluginId, cursor, limit: 7 });
+      expect(page.isError, seen(page).slice(0, 300)).toBeFalsy();
+      const body = page.structuredContent as {
+        deliveries: Array<{ id: string; updatedAt: string }>;
+        nextCursor: string;
+        hasMore: boolean;
+      };
+      followed.push(...body.deliveries.map((d) => d.id));
+      const times = body.deliveries.map((d) => d.updatedAt);
+      expect(times).toEqual([...times].sort());
+      cursor = body.nextCursor;
+      pages += 1;
+      if (!body.hasMore) break;
+    }
+    expect(new Set(followed).size).toBe(followed.length);
+    expect(followed.filter((id) => burst.includes(id))).toEqual(burst);
+    expect(pages).toBe(Math.ceil(followed.length / 7));
   });
 
   test('reset needs confirm: true and says what it removes', async () => {
