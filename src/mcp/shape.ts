@@ -73,9 +73,24 @@ function attemptOf(attempt: DeliveryAttempt) {
   };
 }
 
-/** A delivery's short form, for lists. */
+/** How much of a message's text a list shows. */
+const PREVIEW_CHARS = 80;
+
+/** The start of the message a delivery carries (AGENT_MESSAGE_RECEIVED), if any. */
+function messagePreview(delivery: Delivery): string | null {
+  const data: unknown = (delivery.event as { data?: unknown } | undefined)?.data;
+  if (data === null || typeof data !== 'object' || !('message' in data)) return null;
+  const message: unknown = data.message;
+  if (message === null || typeof message !== 'object' || !('content' in message)) return null;
+  const content = message.content;
+  if (typeof content !== 'string') return null;
+  return content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}…` : content;
+}
+
+/** A delivery's short form, for lists; a message's text is previewed as untrusted data. */
 export function deliveryRow(delivery: Delivery) {
   const last = delivery.attempts.at(-1);
+  const preview = messagePreview(delivery);
   return {
     id: delivery.id,
     type: delivery.type,
@@ -90,6 +105,7 @@ export function deliveryRow(delivery: Delivery) {
     scenario: delivery.scenario ?? null,
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
+    ...(preview === null ? {} : { untrusted: { messagePreview: preview } }),
   };
 }
 

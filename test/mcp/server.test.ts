@@ -247,6 +247,12 @@ describe('plugsmith mcp tools', () => {
       const id = (triggered.structuredContent as { delivery: { id: string; status: string } })
         .delivery.id;
       const failed = await call(client, 'list_deliveries', { failed: true, pluginId });
+      const row = (
+        failed.structuredContent as {
+          deliveries: Array<{ id: string; untrusted?: { messagePreview: string } }>;
+        }
+      ).deliveries.find((d) => d.id === id);
+      expect(row?.untrusted?.messagePreview).toBe(INJECTION);
       expect(
         (failed.structuredContent as { deliveries: Array<{ id: string }> }).deliveries.map(
           (d) => d.id,
