@@ -4,11 +4,9 @@ import { z } from 'zod';
 import { EVENT_KINDS } from '../shared/contract/enum-values.js';
 import { WEBHOOK_EVENT_SCHEMAS } from '../shared/contract/events.js';
 import { UserError } from '../errors.js';
-import { type Connect, START_EMULATOR } from './connection.js';
+import { type Connect, START_EMULATOR, withConnection } from './connection.js';
 import { redact } from './shape.js';
-import { registerReadTools } from './tools-read.js';
-import { registerWriteTools } from './tools-write.js';
-import { registerScenarioTools } from './tools-scenario.js';
+import { TOOLS } from './tools/index.js';
 
 export type { Connect, Connection } from './connection.js';
 
@@ -30,14 +28,30 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { name: 'plugsmith', version: options.version },
     { instructions: INSTRUCTIONS },
   );
-  registerReadTools(server, options.connect);
-  if (!options.readOnly) {
-    registerWriteTools(server, options.connect);
-    registerScenarioTools(server, options.connect);
-  }
+  registerTools(server, options.connect, options.readOnly);
   registerResources(server, options.connect);
   registerPrompts(server);
   return server;
+}
+
+/** Registers each tool of `tools/index.ts` (with `readOnly`, only those annotated readOnlyHint), each call on a fresh connection. */
+function registerTools(server: McpServer, connect: Connect, readOnly: boolean): void {
+  for (const tool of TOOLS) {
+    if (readOnly && tool.annotations.readOnlyHint !== true) continue;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        // Strict: an argument the tool does not take is refused, as the listed schema (additionalProperties: false) says.
+        inputSchema: z.object(tool.inputSchema).strict(),
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+      },
+      (args: Record<string, unknown>) =>
+        withConnection(connect, (connection) => tool.run(args, connection)),
+    );
+  }
 }
 
 function registerResources(server: McpServer, connect: Connect): void {

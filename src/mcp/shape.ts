@@ -26,14 +26,21 @@ export function redact(value: unknown, known: readonly string[] = []): unknown {
   return out;
 }
 
-/** A string with each known credential (of at least 8 characters) replaced by its redacted form. */
-function scrub(text: string, known: readonly string[]): string {
+/**
+ * Secrets of the emulator recognisable by their form, known to this server or not: admin (`psa_`), user (`pst_`),
+ * installation (`psi_`) tokens, API keys (`psk_`) and webhook secrets (`whsec_`), wherever they appear (a plugin that
+ * echoes its token, a secret typed into a chat).
+ */
+const SECRET_FORM = /\b(?:ps[atik]_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/]{16,}={0,2})/g;
+
+/** A string with each known credential (of at least 8 characters) and each secret of a known form replaced by its redacted form. */
+export function scrub(text: string, known: readonly string[]): string {
   let out = text;
   for (const secret of known) {
     if (secret.length >= 8 && out.includes(secret))
       out = out.split(secret).join(redactSecret(secret));
   }
-  return out;
+  return out.replace(SECRET_FORM, (secret) => redactSecret(secret));
 }
 
 /** What the plugin's answers say about the signature the emulator sent: a 401 or 403 means it refused it. */
@@ -66,9 +73,24 @@ function attemptOf(attempt: DeliveryAttempt) {
   };
 }
 
-/** A delivery's short form, for lists. */
+/** How much of a message's text a list shows. */
+const PREVIEW_CHARS = 80;
+
+/** The start of the message a delivery carries (AGENT_MESSAGE_RECEIVED), if any. */
+function messagePreview(delivery: Delivery): string | null {
+  const data: unknown = (delivery.event as { data?: unknown } | undefined)?.data;
+  if (data === null || typeof data !== 'object' || !('message' in data)) return null;
+  const message: unknown = data.message;
+  if (message === null || typeof message !== 'object' || !('content' in message)) return null;
+  const content = message.content;
+  if (typeof content !== 'string') return null;
+  return content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}…` : content;
+}
+
+/** A delivery's short form, for lists; a message's text is previewed as untrusted data. */
 export function deliveryRow(delivery: Delivery) {
   const last = delivery.attempts.at(-1);
+  const preview = messagePreview(delivery);
   return {
     id: delivery.id,
     type: delivery.type,
@@ -83,6 +105,7 @@ export function deliveryRow(delivery: Delivery) {
     scenario: delivery.scenario ?? null,
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
+    ...(preview === null ? {} : { untrusted: { messagePreview: preview } }),
   };
 }
 
@@ -113,19 +136,69 @@ export function messageOf(message: Message) {
   };
 }
 
-/** A tool's result: the summary and the structured content (as JSON) for clients that read only text. */
+/** The most characters of JSON an answer carries: larger ones are cut, saying what was left out and how to get it. */
+export const MAX_ANSWER_CHARS = 32_000;
+
+/** How long a text field is kept in an answer that was too large. */
+const CUT_FIELD_CHARS = 1_000;
+
+/** A tool's result: the summary and the structured content (as JSON) for clients that read only text; cut to MAX_ANSWER_CHARS. */
 export function result(
   summary: string,
   structured: Record<string, unknown>,
   known: readonly string[] = [],
 ): CallToolResult {
-  const safe = redact(structured, known) as Record<string, unknown>;
-  const json = JSON.stringify(safe, null, 2);
+  let safe = redact(structured, known) as Record<string, unknown>;
+  let json = JSON.stringify(safe, null, 2);
+  const cuts: string[] = [];
+  if (json.length > MAX_ANSWER_CHARS) {
+    const cut = { fields: 0, chars: 0 };
+    safe = shortenStrings(safe, cut) as Record<string, unknown>;
+    json = JSON.stringify(safe, null, 2);
+    if (cut.fields > 0)
+      cuts.push(
+        `${cut.fields} text field(s) longer than ${CUT_FIELD_CHARS} characters were cut (${cut.chars} characters left out, each cut marked "[… N more characters left out]")`,
+      );
+  }
+  for (const [key, value] of Object.entries(safe)) {
+    if (json.length <= MAX_ANSWER_CHARS) break;
+    if (!Array.isArray(value)) continue;
+    const total = value.length;
+    const kept = [...value];
+    while (kept.length > 0 && json.length > MAX_ANSWER_CHARS) {
+      kept.pop();
+      safe = { ...safe, [key]: kept };
+      json = JSON.stringify(safe, null, 2);
+    }
+    cuts.push(
+      `only the first ${kept.length} of ${total} ${key} are shown: ask for fewer (limit), narrow the filters, or page (follow_deliveries' cursor) to see the rest`,
+    );
+  }
+  const cutNote =
+    cuts.length > 0
+      ? `\nThis answer was cut to fit ${MAX_ANSWER_CHARS} characters: ${cuts.join('; ')}.`
+      : '';
   const note = json.includes('"untrusted"') ? `\n${UNTRUSTED_NOTE}` : '';
   return {
-    content: [{ type: 'text', text: `${scrub(summary, known)}${note}\n\n${json}` }],
+    content: [{ type: 'text', text: `${scrub(summary, known)}${cutNote}${note}\n\n${json}` }],
     structuredContent: safe,
   };
+}
+
+/** A copy with each string longer than CUT_FIELD_CHARS cut, counting what was left out. */
+function shortenStrings(value: unknown, cut: { fields: number; chars: number }): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= CUT_FIELD_CHARS) return value;
+    const left = value.length - CUT_FIELD_CHARS;
+    cut.fields += 1;
+    cut.chars += left;
+    return `${value.slice(0, CUT_FIELD_CHARS)}[… ${left} more characters left out]`;
+  }
+  if (Array.isArray(value)) return value.map((item) => shortenStrings(item, cut));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, shortenStrings(field, cut)]),
+  );
 }
 
 /** A tool error an agent can act on: what went wrong and the fix. */

@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { UserError } from '../../src/errors.js';
 import { createMcpServer, type Connect } from '../../src/mcp/server.js';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { MAX_ANSWER_CHARS } from '../../src/mcp/shape.js';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerChallenge, emulator, json, receiver, tempDir, type Receiver } from '../kit/index.js';
 import type { Emulator } from '../../emulator/index.js';
@@ -246,6 +247,12 @@ describe('plugsmith mcp tools', () => {
       const id = (triggered.structuredContent as { delivery: { id: string; status: string } })
         .delivery.id;
       const failed = await call(client, 'list_deliveries', { failed: true, pluginId });
+      const row = (
+        failed.structuredContent as {
+          deliveries: Array<{ id: string; untrusted?: { messagePreview: string } }>;
+        }
+      ).deliveries.find((d) => d.id === id);
+      expect(row?.untrusted?.messagePreview).toBe(INJECTION);
       expect(
         (failed.structuredContent as { deliveries: Array<{ id: string }> }).deliveries.map(
           (d) => d.id,
@@ -286,6 +293,9 @@ describe('plugsmith mcp tools', () => {
     const noProject = await call(client, 'run_scenarios', {});
     expect(noProject.isError).toBe(true);
     expect(seen(noProject)).toContain('plugsmith.json');
+    const uninstall = await call(client, 'trigger_event', { type: 'PLUGIN_UNINSTALLED', pluginId });
+    expect(uninstall.isError).toBe(true);
+    expect(seen(uninstall)).toContain('confirm: true');
     const noConfirm = await call(client, 'reset_emulator', {});
     expect(noConfirm.isError).toBe(true);
     const badProfile = await call(client, 'set_fault_profile', { profile: 'explode=2' });
@@ -389,7 +399,190 @@ describe('plugsmith mcp tools', () => {
     ]);
     const outside = await call(client, 'run_scenarios', { paths: ['../elsewhere'] });
     expect(outside.isError).toBe(true);
-    expect(seen(outside)).toContain('outside the project');
+    expect(seen(outside)).toContain('does not exist');
+  });
+
+  test('paths are real paths inside the project: a linked recorded/ or scenarios folder is refused, .plugsmith/ is never read, a parse error shows no bytes', async () => {
+    const project = await tempDir('plugsmith-mcp-paths-');
+    const outside = await tempDir('plugsmith-mcp-outside-');
+    await symlink(outside, join(project, 'recorded'));
+    await symlink('/etc', join(project, 'scenarios-etc'));
+    await mkdir(join(project, '.plugsmith', 'emulator'), { recursive: true });
+    const secret = 'c2VjcmV0LXN0b3JhZ2Uta2V5LW9mLXRoZS1lbXVsYXRvcg==';
+    await writeFile(join(project, '.plugsmith', 'emulator', 'storage-secret'), secret);
+    await writeFile(join(project, 'notes.json'), 'TOPSECRETVALUE is not JSON');
+    const base = connectTo(emu);
+    const client = await mcpClient(async () => ({ ...(await base()), project }));
+
+    const linked = await call(client, 'record_scenario', { output: 'recorded/x.json', pluginId });
+    expect(linked.isError, seen(linked)).toBe(true);
+    expect(seen(linked)).toContain('leads outside the project');
+    expect(await readdir(outside)).toEqual([]);
+
+    const etc = await call(client, 'run_scenarios', { paths: ['scenarios-etc'], pluginId });
+    expect(etc.isError, seen(etc)).toBe(true);
+    expect(seen(etc)).toContain('leads outside the project');
+
+    for (const path of ['.plugsmith/emulator/storage-secret', '.plugsmith']) {
+      const private_ = await call(client, 'run_scenarios', { paths: [path], pluginId });
+      expect(private_.isError, seen(private_)).toBe(true);
+      expect(seen(private_)).toContain('.plugsmith/');
+      expect(seen(private_)).not.toContain(secret.slice(0, 8));
+    }
+
+    const notJson = await call(client, 'run_scenarios', { paths: ['notes.json'], pluginId });
+    expect(notJson.isError, seen(notJson)).toBe(true);
+    expect(seen(notJson)).toContain('notes.json');
+    expect(seen(notJson)).toContain('not JSON');
+    expect(seen(notJson)).not.toContain('TOPSECRET');
+  });
+
+  test('secrets a plugin echoes or a user types are scrubbed from every answer, untrusted fields included', async () => {
+    let echoedSecret = '';
+    const echo = await receiver((request, res, index) => {
+      if (request.json?.type === 'PLUGIN_INSTALLED') {
+        const data = request.json.data as { accessToken: string };
+        return json(res, 200, {
+          note: `my token is ${data.accessToken} and my secret ${echoedSecret}`,
+        });
+      }
+      return answerChallenge(request, res, index);
+    });
+    const raw = createClient({ baseUrl: emu.url, token: emu.token!, adminToken: emu.adminToken });
+    const plugin = await raw.plugins.createInOrg(emu.orgId!, {
+      name: 'echoing plugin',
+      description: 'prints its secrets',
+      type: 'EVENT_HANDLER',
+      webhookUrl: echo.webhookUrl,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    });
+    echoedSecret = String(plugin.webhookSecret);
+    await raw.plugins.verifyWebhook(plugin.id);
+    await raw.agentPlugins.attach('agent_nova', {
+      name: 'echo on nova',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    });
+    await echo.next((request) => request.json?.type === 'PLUGIN_INSTALLED');
+    const page = await raw.emulator.deliveries.list({
+      pluginId: plugin.id,
+      filters: { type: 'PLUGIN_INSTALLED' },
+    });
+    let installed = await raw.emulator.deliveries.get(page.data[0].id);
+    while (installed.attempts.length === 0)
+      installed = await raw.emulator.deliveries.get(installed.id);
+    const accessToken = (installed.event as { data: { accessToken: string } }).data.accessToken;
+    expect(installed.attempts.at(-1)?.responseBody).toContain(accessToken);
+    await raw.close();
+
+    const client = await mcpClient(connectTo(emu));
+    const got = await call(client, 'get_delivery', { deliveryId: installed.id });
+    expect(got.isError, seen(got)).toBeFalsy();
+    expect(seen(got)).toContain('my token is psi_');
+    expect(seen(got)).not.toContain(accessToken);
+    expect(seen(got)).not.toContain(echoedSecret);
+
+    // Typed into a chat by a stranger: the sent message comes back scrubbed too.
+    const quiet = await mcpClient(connectTo(await emulator()));
+    const chat = await call(quiet, 'send_chat_message', {
+      characterId: 'char_nova',
+      message: `look: ${accessToken} ${echoedSecret}`,
+      waitSeconds: 20,
+    });
+    expect(chat.isError, seen(chat)).toBeFalsy();
+    expect(seen(chat)).not.toContain(accessToken);
+    expect(seen(chat)).not.toContain(echoedSecret);
+  });
+
+  test('a huge answer is cut to the cap, saying what was left out and how to get the rest', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const huge = 'A'.repeat(32 * 1024 - 10);
+    const now = new Date().toISOString();
+    const triggered = await call(client, 'trigger_event', {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId,
+      data: {
+        agentId: 'agent_nova',
+        characterId: 'char_nova',
+        conversationId: 'conv_huge',
+        message: {
+          id: 'msg_huge',
+          conversationId: 'conv_huge',
+          sender: 'USER',
+          type: 'TEXT',
+          content: huge,
+          attachments: [],
+          isStreaming: false,
+          createdAt: now,
+          updatedAt: now,
+        },
+      },
+      waitSeconds: 5,
+    });
+    expect(triggered.isError, seen(triggered).slice(0, 500)).toBeFalsy();
+    const id = (triggered.structuredContent as { delivery: { id: string } }).delivery.id;
+    const got = await call(client, 'get_delivery', { deliveryId: id });
+    expect(got.isError).toBeFalsy();
+    const text = (got.content[0] as { text: string }).text;
+    expect(text.length).toBeLessThan(MAX_ANSWER_CHARS + 2_000);
+    expect(text).toContain('This answer was cut');
+    expect(text).toMatch(/more characters left out/);
+    expect(text).not.toContain(huge);
+  });
+
+  test('unknown arguments are refused; annotations say what repeating or rotating costs', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const unknown = await call(client, 'list_deliveries', { state: 'failed' });
+    expect(unknown.isError, seen(unknown)).toBe(true);
+    expect(seen(unknown)).toContain('state');
+    const none = await call(client, 'emulator_status', { verbose: true });
+    expect(none.isError).toBe(true);
+    const { tools } = await client.listTools();
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+    for (const one of tools) expect(one.inputSchema.additionalProperties, one.name).toBe(false);
+    expect(tool('set_fault_profile').annotations?.idempotentHint).toBe(false);
+    expect(tool('resend_delivery').description).toContain('retries end');
+    expect(tool('rotate_webhook_secret').description).toContain('graceSeconds: 0');
+    const rotated = await call(client, 'rotate_webhook_secret', { pluginId, graceSeconds: 0 });
+    expect(rotated.isError, seen(rotated)).toBeFalsy();
+    expect(seen(rotated)).toMatch(/refuses every delivery until it is restarted/);
+  });
+
+  test('follow_deliveries returns every delivery after the cursor, oldest first, page by page, none skipped', async () => {
+    const client = await mcpClient(connectTo(emu));
+    const start = await call(client, 'follow_deliveries', { pluginId });
+    let cursor = (start.structuredContent as { nextCursor: string }).nextCursor;
+    const raw = createClient({ baseUrl: emu.url, adminToken: emu.adminToken });
+    const original = (
+      await raw.emulator.deliveries.list({ pluginId, filters: { type: 'PLUGIN_INSTALLED' } })
+    ).data[0];
+    const burst: string[] = [];
+    for (let i = 0; i < 60; i += 1)
+      burst.push((await raw.emulator.deliveries.redeliver(original.id)).id);
+    await raw.close();
+
+    const followed: string[] = [];
+    let pages = 0;
+    for (;;) {
+      const page = await call(client, 'follow_deliveries', { pluginId, cursor, limit: 7 });
+      expect(page.isError, seen(page).slice(0, 300)).toBeFalsy();
+      const body = page.structuredContent as {
+        deliveries: Array<{ id: string; updatedAt: string }>;
+        nextCursor: string;
+        hasMore: boolean;
+      };
+      followed.push(...body.deliveries.map((d) => d.id));
+      const times = body.deliveries.map((d) => d.updatedAt);
+      expect(times).toEqual([...times].sort());
+      cursor = body.nextCursor;
+      pages += 1;
+      if (!body.hasMore) break;
+    }
+    expect(new Set(followed).size).toBe(followed.length);
+    expect(followed.filter((id) => burst.includes(id))).toEqual(burst);
+    expect(pages).toBe(Math.ceil(followed.length / 7));
   });
 
   test('reset needs confirm: true and says what it removes', async () => {

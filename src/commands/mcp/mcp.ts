@@ -1,13 +1,10 @@
-import { join } from 'node:path';
 import type { RunCommand, TargetFlags } from '../types.js';
-import { clientFor } from '../context.js';
-import { UserError, EXIT } from '../../errors.js';
-import { adminTokenFor } from '../../config/admin-token.js';
-import { chooseEmulator, projectRootOf } from '../../config/emulators.js';
 import { note } from '../../ui/output.js';
 import { VERSION } from '../../version.js';
 import { listenForStop } from '../stop-signal.js';
-import type { Connection } from '../../mcp/server.js';
+import { connectToProject } from './connect.js';
+import { askedEmulator, projectRootOf } from '../../config/emulators.js';
+import { EXIT, UserError } from '../../errors.js';
 
 /** `plugsmith mcp`: serves MCP over stdio until the client closes stdin (or SIGINT/SIGTERM). stdout carries the protocol only. */
 const mcp: RunCommand<{ readOnly?: boolean } & TargetFlags> = async (input) => {
@@ -16,30 +13,13 @@ const mcp: RunCommand<{ readOnly?: boolean } & TargetFlags> = async (input) => {
   console.info = console.error;
   console.debug = console.error;
 
-  /** The project's emulator, found afresh for each call (as every command finds it): it may start after the server. */
-  const connect = async (): Promise<Connection> => {
-    const { client, settings } = await clientFor(input, { token: true });
-    if (!settings.local) {
-      await client.close();
-      throw new UserError(
-        `plugsmith mcp talks only to a local emulator, and the settings point at ${settings.baseUrl}: unset PLUGSMITH_BASE_URL (or switch to a \`plugsmith login --local\` profile) and run \`plugsmith dev\` in the project`,
-        EXIT.USAGE,
-      );
-    }
-    const choice = await chooseEmulator();
-    const project = choice.state?.project ?? projectRootOf();
-    const adminToken = await adminTokenFor(settings.baseUrl);
-    const credentials = [settings.token, settings.apiKey, adminToken].filter(
-      (value): value is string => typeof value === 'string' && value !== '',
+  // Outside a project the most recent emulator would be someone else's: ask which one rather than guess.
+  if (!askedEmulator() && !projectRootOf())
+    throw new UserError(
+      `plugsmith mcp serves one project's emulator, and ${process.cwd()} is not inside a project (no plugsmith.json here or above): start the server in the project folder (cd there, or the agent's working directory), or name the emulator with --emulator <folder|url> (\`plugsmith --emulator ./my-plugin mcp\`)`,
+      EXIT.USAGE,
     );
-    return {
-      client,
-      settings,
-      project,
-      manifestPath: join(project ?? process.cwd(), 'plugsmith.json'),
-      credentials,
-    };
-  };
+  const connect = () => connectToProject(input);
 
   const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
     import('../../mcp/server.js'),

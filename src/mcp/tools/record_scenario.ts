@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
+import { basename, extname, relative } from 'node:path';
+import { z } from 'zod';
+import { UserError } from '../../errors.js';
+import { pluginIdOf } from '../connection.js';
+import { projectOf, writableInProject, writeInProject } from '../project.js';
+import { result } from '../shape.js';
+import { anyObject, defineTool } from '../tool.js';
+
+// Through the same recorder as `plugsmith scenario record`.
+
+export const recordScenario = defineTool({
+  name: 'record_scenario',
+  title: 'Record a scenario',
+  description:
+    "Turns what happened on the emulator (since `plugsmith dev` started it, or since a time) into a scenario, as `plugsmith scenario record` does: the user's actions as steps, the plugin's effects as exact expectations. Returns the scenario; with output, also writes it to that file of the project (an existing file only with overwrite: true).",
+  inputSchema: {
+    output: z
+      .string()
+      .regex(/\.json$/, 'a .json file')
+      .optional()
+      .describe('where to write it, relative to the project (e.g. scenarios/upload.json)'),
+    overwrite: z.boolean().default(false).describe('replace output if it exists'),
+    since: z
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe('what happened since this ISO time (default: since the emulator started)'),
+    name: z.string().optional().describe("the scenario's name (default: the file's name)"),
+    pluginId: z.string().optional().describe("default: this project's plugin"),
+  },
+  outputSchema: {
+    file: z.string().nullable(),
+    steps: z.number(),
+    since: z.string().nullable(),
+    notes: z.array(z.string()),
+    untrusted: anyObject,
+  },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  async run(args, connection) {
+    const project = projectOf(connection);
+    const file = args.output ? await writableInProject(project, args.output) : null;
+    if (file && (await lstat(file).catch(() => null)) && !args.overwrite)
+      throw new UserError(
+        `${args.output} exists: pass overwrite: true to replace it, or another output`,
+      );
+    const [{ liveEmulator }, { loadManifest }] = await Promise.all([
+      import('../../dev/local-emulator.js'),
+      import('../../manifest/load.js'),
+    ]);
+    const since = args.since ?? (await liveEmulator(project))?.startedAt;
+    const manifestPath = connection.manifestPath;
+    // Only the installs are read: a ${PORT} that dev sets and this process lacks must not hide them.
+    const manifestEnv = { PORT: '0', ...process.env };
+    const manifest = existsSync(manifestPath)
+      ? await loadManifest(manifestPath, manifestEnv).catch(() => null)
+      : null;
+    const manifestInstalls = (manifest?.installs ?? []).map((install) => ({
+      name: install.name,
+      entityId: String(install.agent ?? install.repository ?? install.app),
+    }));
+    const pluginId = await pluginIdOf(connection, args.pluginId);
+    const { recordScenario: record } = await import('../../scenario/record.js');
+    const recording = await record(connection.client, {
+      pluginId,
+      since,
+      name: args.name ?? (file ? basename(file, extname(file)) : 'recorded'),
+      schema: null,
+      manifestInstalls,
+    });
+    if (recording.steps === 0)
+      throw new UserError(
+        `nothing to record: no event reached plugin ${pluginId}${since ? ` since ${since}` : ''}; act first (send_chat_message, trigger_event…), then record`,
+      );
+    if (file) {
+      await writeInProject(project, file, `${JSON.stringify(recording.scenario, null, 2)}\n`);
+    }
+    const shown = file ? relative(await realpath(project), file) : null;
+    const where = shown ? `wrote ${shown}` : 'recorded';
+    return result(
+      `${where}: ${recording.steps} step(s); run it with run_scenarios.`,
+      {
+        file: shown,
+        steps: recording.steps,
+        since: since ?? null,
+        notes: recording.notes,
+        untrusted: { scenario: recording.scenario },
+      },
+      connection.credentials,
+    );
+  },
+});
