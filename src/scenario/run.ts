@@ -15,7 +15,8 @@ import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
 import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
-import { REFERENCE, validateScenario, type ScenarioProblem } from './validate.js';
+import { validateScenario, type ScenarioProblem } from './validate.js';
+import { EnvScrubber, expandText } from './references.js';
 
 // The scenario runner: a library function with structured results, used by `plugsmith scenario
 // run`, by `runScenario` of plugsmith/emulator and by whatever else drives scenarios. Every step
@@ -107,7 +108,7 @@ function clientOf(target: ScenarioTarget): PlatformClient {
 export type RunScenarioOptions = ScenarioTarget & {
   /** The plugin under test (default: the scenario's `plugin`). */
   pluginId?: string;
-  /** For `${env.NAME}` (default process.env). */
+  /** For `${env.NAME}` of the names the scenario declares (default process.env); values never appear in results. */
   env?: Record<string, string | undefined>;
   /** Run the whole scenario under this fault profile (restored afterwards). */
   faults?: { profile: string; seed?: string };
@@ -205,6 +206,8 @@ class Runner {
   private readonly within: number;
   /** Deliveries (and attempt numbers) whose retry was made at once. */
   private readonly hurried = new Set<string>();
+  /** The environment values the steps expanded: replaced by `${env.NAME}` in every result. */
+  private readonly scrubber = new EnvScrubber();
 
   constructor(
     private readonly client: PlatformClient,
@@ -231,7 +234,8 @@ class Runner {
     let failed = false;
     try {
       for (const [index, step] of this.scenario.steps.entries()) {
-        const result = failed ? this.skipped(step, index) : await this.step(step, index);
+        const done = failed ? this.skipped(step, index) : await this.step(step, index);
+        const result = this.scrubber.value(done);
         if (!result.ok && !result.skipped) failed = true;
         steps.push(result);
         this.options.onStep?.(result);
@@ -251,7 +255,8 @@ class Runner {
       ok: !failed,
       durationMs: Date.now() - started,
       pluginId: this.pluginId,
-      steps,
+      // Every step was scrubbed as it ended; a value expanded later (a reply echoing it) is scrubbed from all.
+      steps: this.scrubber.value(steps),
       faults,
     };
   }
@@ -323,13 +328,9 @@ class Runner {
     };
   }
 
-  /** `${…}` replaced: a whole-string reference keeps its value's type. */
+  /** `${…}` replaced and `$${` made `${`: a whole-string reference keeps its value's type. */
   private resolve(value: unknown): unknown {
-    if (typeof value === 'string') {
-      const whole = /^\$\{([^}]*)\}$/.exec(value);
-      if (whole) return this.lookup(whole[1]);
-      return value.replace(REFERENCE, (_, reference: string) => String(this.lookup(reference)));
-    }
+    if (typeof value === 'string') return expandText(value, (reference) => this.lookup(reference));
     if (Array.isArray(value)) return value.map((v) => this.resolve(v));
     if (value && typeof value === 'object')
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v)]));
@@ -342,8 +343,14 @@ class Runner {
     if (head === 'unique') return `${this.runId}-${++this.uniques}`;
     if (head === 'run') return this.runId;
     if (head === 'env') {
+      // Checked by validation too; a Scenario object given as validated is held to the same rule.
+      if (!this.scenario.env?.includes(field))
+        throw new Error(
+          `the scenario does not declare the environment variable ${field}: add "env": ["${field}"]`,
+        );
       const value = this.env[field];
       if (value === undefined) throw new Error(`the environment variable ${field} is not set`);
+      this.scrubber.add(field, value);
       return value;
     }
     const result = this.results.get(head);

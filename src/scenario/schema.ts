@@ -300,13 +300,19 @@ export const ScenarioSchema = Type.Object(
         description: "The plugin id (default: the project's manifest plugin)",
       }),
     ),
+    env: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), {
+        description:
+          'The environment variables "${env.NAME}" may expand; any other is a problem. Their values are sent as the steps say, and never shown: every output has "${env.NAME}" in their place',
+      }),
+    ),
     steps: Type.Array(StepSchema, { minItems: 1 }),
   },
   {
     additionalProperties: false,
     title: 'plugsmith scenario',
     description:
-      'A journey through the platform and what the plugin must do at each step (docs/scenarios.md)',
+      'A journey through the platform and what the plugin must do at each step (docs/scenarios.md). In its strings, "${conv.id}" is a field of an earlier step\'s result, "${env.NAME}" a declared environment variable, "${run.id}" and "${unique}" random values, and "$${" a literal "${"',
   },
 );
 
@@ -327,6 +333,8 @@ export interface Scenario {
   name: string;
   description?: string;
   plugin?: string;
+  /** The environment variables `${env.NAME}` may expand (declared by the file). */
+  env?: string[];
   steps: Step[];
   /** Where it was read from, when a file. */
   file?: string;

@@ -1,0 +1,185 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runScenario } from '../../src/emulator-entry.js';
+import { recordScenario } from '../../src/scenario/record.js';
+import { runCli } from '../helpers/cli-process.js';
+import { tempDir } from '../kit/index.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
+
+// Scenario files and recordings are attacker input (issue 41): a recording of a stranger's chat
+// message, a scenario file from a cloned project. A real emulator, a real plugin on a port that
+// answers each message with what it was told (and notes every text it was sent), and the CLI
+// spawned against them.
+
+const SECRET = 'probe-secret-value-7c1f9a';
+
+async function setUp() {
+  const { emu, client } = await emulatorAndClient();
+  const tokens = new Map<string, string>();
+  /** Every message text the plugin was sent. */
+  const received: string[] = [];
+  const plugin: TestPlugin = {
+    name: 'echo',
+    description: 'answers with what it was told',
+    type: 'EVENT_HANDLER',
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+  };
+  const pluginId = await servePlugin(emu, client, plugin, {
+    PLUGIN_INSTALLED: (event) => {
+      tokens.set(event.data.instance.id, event.data.accessToken);
+    },
+    AGENT_MESSAGE_RECEIVED: async (event) => {
+      const { agentId, conversationId, message } = event.data;
+      received.push(message.content);
+      await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ content: `You said: ${message.content}`, isStreaming: false }),
+      });
+    },
+  });
+  const instance = await client.agentPlugins.attach('agent_nova', {
+    name: 'probe',
+    pluginId,
+    events: ['AGENT_MESSAGE_RECEIVED'],
+    scopes: ['AGENT_MESSAGE_WRITE'],
+    inputs: {},
+  } as never);
+  await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId });
+  /** The CLI's environment: this emulator as its target, with every credential. */
+  const cliEnv = async () => ({
+    PLUGSMITH_CONFIG_DIR: await tempDir('plugsmith-cfg-'),
+    PLUGSMITH_BASE_URL: emu.url,
+    PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+    PLUGSMITH_TOKEN: emu.token!,
+    PLUGSMITH_API_KEY: emu.apiKey!,
+    PLUGSMITH_ADMIN_TOKEN: emu.adminToken!,
+  });
+  return { emu, client, pluginId, instanceId: instance.id, received, cliEnv };
+}
+
+/** A scenario that sends `text` in a conversation with the plugin's agent and expects `reply`. */
+function chat(text: string, reply: string, extra: Record<string, unknown> = {}) {
+  return {
+    name: 'chat',
+    ...extra,
+    steps: [
+      { id: 'conv', conversation: { agent: 'agent_nova' } },
+      {
+        message: { conversation: '${conv.id}', text },
+        expect: [{ reply: { text: reply } }],
+      },
+    ],
+  };
+}
+
+describe('${env.*}: recorded text stays text, and expanded values never come back', () => {
+  test('a recorded chat message "${env.PROBE_SECRET}" replays as that literal text, with the variable set', async () => {
+    const { client, pluginId, received } = await setUp();
+    const since = new Date().toISOString();
+    const conversation = await client.messaging.conversations.create({ characterId: 'char_nova' });
+    await client.messaging.messages.send(conversation.id, {
+      content: 'hi ${env.PROBE_SECRET}',
+      type: 'TEXT',
+    });
+    for (let i = 0; received.length === 0 && i < 500; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const recording = await recordScenario(client, {
+      pluginId,
+      since,
+      name: 'recorded',
+      schema: null,
+      manifestInstalls: [],
+    });
+    const text = JSON.stringify(recording.scenario);
+    expect(text).toContain('hi $${env.PROBE_SECRET}');
+
+    received.length = 0;
+    const result = await runScenario(recording.scenario, {
+      client,
+      pluginId,
+      env: { PROBE_SECRET: SECRET },
+    });
+    expect(result.ok, JSON.stringify(result, null, 2)).toBe(true);
+    expect(received).toEqual(['hi ${env.PROBE_SECRET}']);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  test('a declared variable is sent to the plugin, and its value is in no result: labels, expectations, what came', async () => {
+    const { client, pluginId, received } = await setUp();
+    const scenario = chat('hi ${env.PROBE_SECRET}', 'not what it says', { env: ['PROBE_SECRET'] });
+    const steps: string[] = [];
+    const result = await runScenario(scenario, {
+      client,
+      pluginId,
+      env: { PROBE_SECRET: SECRET },
+      onStep: (step) => steps.push(JSON.stringify(step)),
+    });
+    expect(received).toEqual([`hi ${SECRET}`]);
+    expect(result.ok).toBe(false);
+    const failed = result.steps[1];
+    expect(failed.label).toBe('message "hi ${env.PROBE_SECRET}"');
+    expect(failed.failures[0].observed).toBe('"You said: hi ${env.PROBE_SECRET}"');
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+    expect(steps.join('\n')).not.toContain(SECRET);
+  });
+
+  test('$${ is a literal ${ in a scenario', async () => {
+    const { client, pluginId, received } = await setUp();
+    const result = await runScenario(
+      chat('costs $$5 and $${env.HOME}', 'You said: costs $$5 and $${env.HOME}'),
+      { client, pluginId, env: { HOME: '/root' } },
+    );
+    expect(result.ok, JSON.stringify(result, null, 2)).toBe(true);
+    expect(received).toEqual(['costs $$5 and ${env.HOME}']);
+  });
+
+  test('an undeclared ${env.NAME} stops the CLI before anything runs, naming the fix', async () => {
+    const { pluginId, received, cliEnv } = await setUp();
+    const dir = await tempDir();
+    await writeFile(join(dir, 'chat.json'), JSON.stringify(chat('hi ${env.PROBE_SECRET}', 'x')));
+    const run = await runCli(['scenario', 'run', 'chat.json', '--plugin', pluginId], {
+      cwd: dir,
+      env: { ...(await cliEnv()), PROBE_SECRET: SECRET },
+    });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('does not declare the environment variable PROBE_SECRET');
+    expect(run.stderr).toContain('add "env": ["PROBE_SECRET"]');
+    expect(received).toEqual([]);
+  });
+
+  test('the CLI shows no expanded value: console, --json and JUnit', async () => {
+    const { pluginId, received, cliEnv } = await setUp();
+    const dir = await tempDir();
+    const scenario = chat('hi ${env.PROBE_SECRET}', 'a reply it will not give', {
+      env: ['PROBE_SECRET'],
+    });
+    await writeFile(join(dir, 'chat.json'), JSON.stringify(scenario));
+    const env = { ...(await cliEnv()), PROBE_SECRET: SECRET };
+    const human = await runCli(
+      ['scenario', 'run', 'chat.json', '--plugin', pluginId, '--junit', 'report.xml'],
+      { cwd: dir, env },
+    );
+    expect(human.code, human.stderr).toBe(1);
+    expect(human.stdout).toContain('You said: hi ${env.PROBE_SECRET}');
+    const json = await runCli(['scenario', 'run', 'chat.json', '--plugin', pluginId, '--json'], {
+      cwd: dir,
+      env,
+    });
+    expect(json.code, json.stderr).toBe(1);
+    expect(JSON.parse(json.stdout).scenarios[0].steps[1].label).toBe(
+      'message "hi ${env.PROBE_SECRET}"',
+    );
+    const junit = await readFile(join(dir, 'report.xml'), 'utf8');
+    expect(junit).toContain('${env.PROBE_SECRET}');
+    for (const output of [human.stdout, human.stderr, json.stdout, json.stderr, junit])
+      expect(output).not.toContain(SECRET);
+    // The plugin did get it: the scenario declared it.
+    expect(received).toEqual([`hi ${SECRET}`, `hi ${SECRET}`]);
+  });
+});
