@@ -43,6 +43,7 @@ export async function runFaultMatrix(
     pluginId?: string;
     env?: RunScenarioOptions['env'];
     onStep?: RunScenarioOptions['onStep'];
+    projectRoot?: RunScenarioOptions['projectRoot'];
     seed: string;
     onCell?: (cell: MatrixCell) => void;
   },

@@ -22,7 +22,7 @@ export function referencesIn(text: string): string[] {
 export function expandText(text: string, lookup: (reference: string) => unknown): unknown {
   const whole = WHOLE.exec(text);
   if (whole) return lookup(whole[1]);
-  return text.replace(TOKEN, (token: string, reference: string | undefined) =>
+  return text.replace(TOKEN, (_token: string, reference: string | undefined) =>
     reference === undefined ? '${' : String(lookup(reference)),
   );
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -13,6 +12,12 @@ import {
 } from '../client/index.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
+import { MAX_FILE_BYTES } from '../shared/contract/requests.js';
+import {
+  ProjectPathError,
+  readProjectFile,
+  resolveExistingInside,
+} from '../shared/project-file.js';
 import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
 import { validateScenario, type ScenarioProblem } from './validate.js';
@@ -118,6 +123,11 @@ export type RunScenarioOptions = ScenarioTarget & {
   defaultWithinMs?: number;
   /** Link each failure's delivery in the dashboard (default true); off when the emulator stops with the run. */
   dashboardLinks?: boolean;
+  /**
+   * The project folder (default: the working directory): every file a scenario names (`addFile.path`) must lie inside it,
+   * links followed, and so must the scenario file's own folder, which relative paths start from.
+   */
+  projectRoot?: string;
 };
 
 /** A scenario file that cannot run: every problem in it. */
@@ -490,7 +500,7 @@ class Runner {
     const fileName = String(body.name);
     const bytes =
       typeof body.path === 'string'
-        ? await readFile(resolve(dirname(this.scenario.file ?? '.'), body.path))
+        ? await this.projectFile(body.path)
         : Buffer.from(String(body.content ?? ''));
     const contentType = String(body.contentType ?? contentTypeOf(fileName));
     const repository = await client.repositories.get(repositoryId);
@@ -503,6 +513,30 @@ class Runner {
     });
     this.ownFiles.add(fileId);
     return { id: fileId, name: fileName, repositoryId };
+  }
+
+  /**
+   * A file the scenario names, read by the project's one rule (src/shared/project-file.ts): inside the project once links are
+   * followed, a regular file opened without blocking, at most the platform's upload limit. Relative to the scenario file's
+   * folder, which must itself be inside the project.
+   */
+  private async projectFile(path: string): Promise<Buffer> {
+    const root = resolve(this.options.projectRoot ?? process.cwd());
+    try {
+      const base = this.scenario.file
+        ? await resolveExistingInside(root, dirname(resolve(this.scenario.file)), {
+            label: "the scenario file's folder",
+          })
+        : root;
+      return await readProjectFile(root, path, {
+        base,
+        maxBytes: MAX_FILE_BYTES,
+        label: 'addFile.path',
+      });
+    } catch (error) {
+      if (error instanceof ProjectPathError) throw new Error(`${error.message}: ${error.fix}`);
+      throw error;
+    }
   }
 
   // --- expectations ------------------------------------------------------------------------

@@ -56,7 +56,9 @@ export const STEP_KINDS = {
         name: Text('The file name, e.g. guide.md'),
         content: Type.Optional(Type.String({ description: 'The file content (text)' })),
         path: Type.Optional(
-          Text("A file to upload instead of `content`, relative to the scenario file's folder"),
+          Text(
+            "A file to upload instead of `content`, relative to the scenario file's folder: a regular file inside the project (links followed), at most 100,000,000 bytes",
+          ),
         ),
         contentType: Type.Optional(Text('Default: from the name (text/markdown for .md)')),
       },

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
@@ -182,4 +183,81 @@ describe('${env.*}: recorded text stays text, and expanded values never come bac
     // The plugin did get it: the scenario declared it.
     expect(received).toEqual([`hi ${SECRET}`, `hi ${SECRET}`]);
   });
+});
+
+describe('addFile.path: only regular files inside the project', () => {
+  /** A project folder with scenarios/ and a file beside it outside the project. */
+  async function project() {
+    const work = await tempDir();
+    const root = join(work, 'project');
+    await mkdir(join(root, 'scenarios', 'data'), { recursive: true });
+    await writeFile(join(work, 'outside-secret.txt'), 'outside secret');
+    await writeFile(join(root, 'scenarios', 'data', 'guide.md'), '# Guide');
+    await symlink(join(work, 'outside-secret.txt'), join(root, 'scenarios', 'data', 'link.md'));
+    execFileSync('mkfifo', [join(root, 'scenarios', 'data', 'pipe.md')]);
+    return { work, root };
+  }
+
+  async function addFileRun(
+    root: string,
+    path: string,
+    file = join(root, 'scenarios', 'add.json'),
+  ) {
+    const { client, pluginId } = await setUp();
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'add',
+        steps: [{ addFile: { repository: 'repo_docs', name: 'uploaded.md', path } }],
+      }),
+    );
+    const result = await runScenario(file, { client, pluginId, projectRoot: root });
+    const files = await client.repositories.files.list('repo_docs', { limit: 100 });
+    return { result, uploaded: files.data.filter((f) => f.fileName === 'uploaded.md') };
+  }
+
+  test('a file inside the project is uploaded', async () => {
+    const { root } = await project();
+    const { result, uploaded } = await addFileRun(root, 'data/guide.md');
+    expect(result.ok, JSON.stringify(result, null, 2)).toBe(true);
+    expect(uploaded).toHaveLength(1);
+  });
+
+  test.each([
+    ['/etc/passwd', 'leads outside the project'],
+    ['../../outside-secret.txt', 'leads outside the project'],
+    ['data/link.md', 'leads outside the project'],
+    ['/dev/zero', 'leads outside the project'],
+    ['data/pipe.md', 'is not a regular file'],
+    ['data/missing.md', 'does not exist'],
+  ])('%s is refused (%s) before anything is uploaded', async (path, why) => {
+    const { root } = await project();
+    const { result, uploaded } = await addFileRun(root, path);
+    expect(result.ok).toBe(false);
+    expect(result.steps[0].error).toContain(`addFile.path ${JSON.stringify(path)} ${why}`);
+    expect(uploaded).toEqual([]);
+  });
+
+  test('a scenario file outside the project cannot name files beside it', async () => {
+    const { work, root } = await project();
+    const { result, uploaded } = await addFileRun(
+      root,
+      'outside-secret.txt',
+      join(work, 'stray.json'),
+    );
+    expect(result.steps[0].error).toContain("the scenario file's folder");
+    expect(uploaded).toEqual([]);
+  });
+});
+
+test('a scenario file that is a FIFO is refused by the CLI, not waited on', async () => {
+  const dir = await tempDir();
+  execFileSync('mkfifo', [join(dir, 'pipe.json')]);
+  const run = await runCli(['scenario', 'run', 'pipe.json', '--plugin', 'plg_x'], {
+    cwd: dir,
+    env: { PLUGSMITH_CONFIG_DIR: join(dir, 'config'), PLUGSMITH_BASE_URL: 'http://127.0.0.1:9' },
+  });
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).toContain('the scenario file');
+  expect(run.stderr).toContain('is not a regular file');
 });

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { RunCommand, CommandInput } from '../types.js';
 import { clientFor, settingsFor } from '../context.js';
 import { UserError, ExitWith, EXIT } from '../../errors.js';
@@ -92,6 +92,8 @@ async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Tar
 const run: RunCommand<ScenarioRunFlags> = async (input) => {
   const o = input.options;
   const cwd = process.cwd();
+  // Every file a scenario names stays inside the project (the manifest's folder).
+  const projectRoot = dirname(resolve(cwd, o.manifest));
   const faults = faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
   // A seed chosen here, so that it is told before the run (and a failure can be run again with it).
   const { matrixSeed } = await import('../../scenario/matrix.js');
@@ -136,6 +138,7 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
           pluginId,
           seed,
           onStep,
+          projectRoot,
           onCell: (cell) => {
             if (cell.skipped) return;
             out(
@@ -160,6 +163,7 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
         // --start stops its emulator when the run ends: a dashboard link would lead nowhere.
         dashboardLinks: !o.start,
+        projectRoot,
         onStep,
       });
       results.push(result);
