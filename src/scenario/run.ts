@@ -13,6 +13,7 @@ import {
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
 import { MAX_FILE_BYTES } from '../shared/contract/requests.js';
+import { linearPattern } from '../shared/linear-pattern.js';
 import {
   ProjectPathError,
   readProjectFile,
@@ -632,11 +633,13 @@ class Runner {
     const deadline = Date.now() + withinMs;
     switch (expectation.kind) {
       case 'reply': {
+        // RE2: linear in the reply, so a pattern such as (a+)+b cannot stall the run.
+        const pattern = typeof body.pattern === 'string' ? linearPattern(body.pattern) : null;
         const matches = (m: Message) =>
           typeof body.text === 'string'
             ? m.content === body.text
-            : typeof body.pattern === 'string'
-              ? new RegExp(body.pattern).test(String(m.content))
+            : pattern
+              ? pattern.test(String(m.content))
               : true;
         const wanted =
           typeof body.text === 'string'

@@ -182,7 +182,11 @@ export const EXPECTATION_KINDS = {
   reply: Type.Object(
     {
       text: Type.Optional(Type.String({ description: 'The reply is exactly this text' })),
-      pattern: Type.Optional(Text('The reply matches this regular expression (JavaScript syntax)')),
+      pattern: Type.Optional(
+        Text(
+          'The reply matches this regular expression, anywhere in it (RE2 syntax: linear time; no backreferences or lookaround)',
+        ),
+      ),
       withinMs: Type.Optional(WithinMs),
     },
     {

@@ -2,6 +2,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import { EVENT_DATA_SCHEMAS } from '../shared/contract/events.js';
 import { EVENT_KINDS } from '../shared/contract/enum-values.js';
+import { linearPatternProblem } from '../shared/linear-pattern.js';
 import { closest } from '../ui/did-you-mean.js';
 import {
   EXPECTATION_KIND_NAMES,
@@ -501,15 +502,13 @@ function checkExpectations(
         fix: 'put reply, replies and none on a message step (or a trigger of AGENT_MESSAGE_RECEIVED)',
       });
     if (typed === 'reply' && typeof body.pattern === 'string') {
-      try {
-        new RegExp(body.pattern);
-      } catch (error) {
+      const problem = linearPatternProblem(body.pattern);
+      if (problem)
         problems.push({
           path: `${here}.reply.pattern`,
-          message: `not a regular expression: ${(error as Error).message}`,
-          fix: 'fix the pattern (JavaScript syntax), or give "text" instead',
+          message: `not a pattern RE2 can run: ${problem}`,
+          fix: 'fix the pattern (RE2 syntax: no backreferences or lookaround), or give "text" instead',
         });
-      }
     }
     if (typed === 'file' && (body.written === undefined) === (body.updated === undefined))
       problems.push({

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
 import { recordScenario } from '../../src/scenario/record.js';
+import { validateScenario } from '../../src/scenario/validate.js';
 import { runCli } from '../helpers/cli-process.js';
 import { tempDir } from '../kit/index.js';
 import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
@@ -260,4 +261,46 @@ test('a scenario file that is a FIFO is refused by the CLI, not waited on', asyn
   expect(run.code, run.stderr).toBe(2);
   expect(run.stderr).toContain('the scenario file');
   expect(run.stderr).toContain('is not a regular file');
+});
+
+describe('reply.pattern runs on RE2', () => {
+  test('(a+)+b against a reply of 30 a’s fails at once instead of backtracking for minutes', async () => {
+    const { client, pluginId } = await setUp();
+    const scenario = {
+      name: 'pattern',
+      steps: [
+        { id: 'conv', conversation: { agent: 'agent_nova' } },
+        {
+          message: { conversation: '${conv.id}', text: 'a'.repeat(30) },
+          expect: [{ reply: { pattern: '(a+)+b', withinMs: 60_000 } }],
+        },
+      ],
+    };
+    const result = await runScenario(scenario, { client, pluginId });
+    expect(result.ok).toBe(false);
+    expect(result.steps[1].failures[0]).toMatchObject({
+      expected: 'a reply matching /(a+)+b/',
+      observed: `"You said: ${'a'.repeat(30)}"`,
+    });
+  });
+
+  test('a pattern RE2 cannot run is a validation problem', () => {
+    const checked = validateScenario({
+      name: 'bad pattern',
+      steps: [
+        { id: 'conv', conversation: {} },
+        {
+          message: { conversation: '${conv.id}', text: 'hi' },
+          expect: [{ reply: { pattern: '(a)\\1' } }],
+        },
+      ],
+    });
+    expect(checked.problems).toEqual([
+      {
+        path: 'steps[1].expect[0].reply.pattern',
+        message: expect.stringContaining('not a pattern RE2 can run'),
+        fix: expect.stringContaining('no backreferences'),
+      },
+    ]);
+  });
 });
