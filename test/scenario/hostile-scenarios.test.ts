@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
@@ -302,5 +303,62 @@ describe('reply.pattern runs on RE2', () => {
         fix: expect.stringContaining('no backreferences'),
       },
     ]);
+  });
+});
+
+describe('outputs a person names: a planted link is replaced, never followed', () => {
+  test('--junit over a link to a victim file (and a dangling one) writes a file there; the report is XML 1.0', async () => {
+    const { pluginId, cliEnv } = await setUp();
+    const dir = await tempDir();
+    await writeFile(join(dir, 'victim.txt'), 'victim');
+    await symlink(join(dir, 'victim.txt'), join(dir, 'report.xml'));
+    await symlink(join(dir, 'nowhere', 'made.xml'), join(dir, 'dangling.xml'));
+    const hostile = 'odd \uffff\ufffe\u0001\u001b\ud800 end';
+    await writeFile(join(dir, 'chat.json'), JSON.stringify(chat(hostile, 'something else')));
+    const env = await cliEnv();
+    for (const report of ['report.xml', 'dangling.xml']) {
+      const run = await runCli(
+        ['scenario', 'run', 'chat.json', '--plugin', pluginId, '--junit', report],
+        { cwd: dir, env },
+      );
+      expect(run.code, run.stderr).toBe(1);
+      expect((await lstat(join(dir, report))).isFile()).toBe(true);
+      const junit = await readFile(join(dir, report), 'utf8');
+      expect(junit).toContain('odd ');
+      expect(junit).not.toMatch(
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be there
+        /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/,
+      );
+    }
+    expect(await readFile(join(dir, 'victim.txt'), 'utf8')).toBe('victim');
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+  });
+
+  test('record -o over a planted link replaces the link', async () => {
+    const { pluginId, cliEnv } = await setUp();
+    const dir = await tempDir();
+    await mkdir(join(dir, 'scenarios'));
+    await writeFile(join(dir, 'victim.txt'), 'victim');
+    await symlink(join(dir, 'victim.txt'), join(dir, 'scenarios', 'linked.json'));
+    await symlink(join(dir, 'nowhere.json'), join(dir, 'scenarios', 'dangling.json'));
+    const env = await cliEnv();
+    const forced = await runCli(
+      ['scenario', 'record', '-o', 'scenarios/linked.json', '--force', '--plugin', pluginId],
+      { cwd: dir, env },
+    );
+    expect(forced.code, forced.stderr).toBe(0);
+    const dangling = await runCli(
+      ['scenario', 'record', '-o', 'scenarios/dangling.json', '--plugin', pluginId],
+      { cwd: dir, env },
+    );
+    expect(dangling.code, dangling.stderr).toBe(0);
+    for (const name of ['linked.json', 'dangling.json']) {
+      expect((await lstat(join(dir, 'scenarios', name))).isFile()).toBe(true);
+      expect(
+        JSON.parse(await readFile(join(dir, 'scenarios', name), 'utf8')).steps[0],
+      ).toHaveProperty('install');
+    }
+    expect(await readFile(join(dir, 'victim.txt'), 'utf8')).toBe('victim');
+    expect(existsSync(join(dir, 'nowhere.json'))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileReplacingLink } from '../../shared/project-file.js';
 import { dirname, relative, resolve } from 'node:path';
 import type { RunCommand, CommandInput } from '../types.js';
 import { clientFor, settingsFor } from '../context.js';
@@ -176,7 +176,8 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
   if (seed_of(cells)) out(matrixText(cells, cwd, marks));
   out(summaryLine(results, durationMs, marks));
   if (o.junit) {
-    await writeFile(resolve(cwd, o.junit), junitReport(results, cwd));
+    // A link planted at the name is replaced, never followed.
+    await writeFileReplacingLink(resolve(cwd, o.junit), junitReport(results, cwd));
     note(input.io, input.global, `wrote ${o.junit}`);
   }
   if (!human) {
