@@ -256,6 +256,20 @@ export function validateScenario(
       ],
     };
   }
+  // Before any recursive walk (TypeBox's, the references', the runner's): a file nested 50,000 deep would overflow the stack.
+  const tooDeep = deeperThan(input, MAX_DEPTH);
+  if (tooDeep)
+    return {
+      ok: false,
+      scenario: null,
+      problems: [
+        {
+          path: tooDeep,
+          message: `the scenario is nested more than ${MAX_DEPTH} levels deep here`,
+          fix: `flatten it: a scenario's objects and lists nest at most ${MAX_DEPTH} deep`,
+        },
+      ],
+    };
   for (const key of Object.keys(input)) {
     if (!TOP_FIELDS.includes(key))
       problems.push({
@@ -355,6 +369,29 @@ function declaredEnv(raw: unknown, problems: ScenarioProblem[]): Set<string> {
       });
   });
   return declared;
+}
+
+/** How deep a scenario's objects and lists may nest (a step's payload or inputs sit at about 5). */
+export const MAX_DEPTH = 64;
+
+/** The JSON path of the first object or list below `limit` levels, or null; walked without recursion. */
+function deeperThan(value: unknown, limit: number): string | null {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [
+    { value, path: '', depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { value: node, path, depth } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= limit) return path || '$';
+    if (Array.isArray(node))
+      node.forEach((item, index) =>
+        stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }),
+      );
+    else
+      for (const [key, item] of Object.entries(node))
+        stack.push({ value: item, path: path ? `${path}.${key}` : key, depth: depth + 1 });
+  }
+  return null;
 }
 
 /** One step, or null after its problems were added. */

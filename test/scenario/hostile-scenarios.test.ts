@@ -362,3 +362,22 @@ describe('outputs a person names: a planted link is replaced, never followed', (
     expect(existsSync(join(dir, 'nowhere.json'))).toBe(false);
   });
 });
+
+test('a scenario nested 50,000 deep is a problem with its path, not a stack overflow', async () => {
+  const dir = await tempDir();
+  const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
+  const text = `{"name":"deep","steps":[{"trigger":{"event":"AGENT_MESSAGE_RECEIVED","payload":${deep}}}]}`;
+  await writeFile(join(dir, 'deep.json'), text);
+  const run = await runCli(['scenario', 'run', 'deep.json', '--plugin', 'plg_x'], {
+    cwd: dir,
+    env: { PLUGSMITH_CONFIG_DIR: join(dir, 'config'), PLUGSMITH_BASE_URL: 'http://127.0.0.1:9' },
+  });
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).toContain('steps[0].trigger.payload.a.a.a');
+  expect(run.stderr).toContain('nested more than 64 levels deep');
+  expect(run.stderr).not.toContain('Maximum call stack');
+  // The library refuses the parsed object the same way.
+  const checked = validateScenario(JSON.parse(text));
+  expect(checked.problems).toHaveLength(1);
+  expect(checked.problems[0].path).toMatch(/^steps\[0\]\.trigger\.payload(\.a)+$/);
+});
