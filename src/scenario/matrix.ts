@@ -44,6 +44,7 @@ export async function runFaultMatrix(
     env?: RunScenarioOptions['env'];
     onStep?: RunScenarioOptions['onStep'];
     projectRoot?: RunScenarioOptions['projectRoot'];
+    signal?: RunScenarioOptions['signal'];
     seed: string;
     onCell?: (cell: MatrixCell) => void;
   },

@@ -129,7 +129,20 @@ export type RunScenarioOptions = ScenarioTarget & {
    * links followed, and so must the scenario file's own folder, which relative paths start from.
    */
   projectRoot?: string;
+  /**
+   * Aborting it (SIGINT, SIGTERM) ends the run at once: the step under way is left, the emulator's fault profile is set back
+   * and the scenario tag cleared, and runScenario throws {@link ScenarioInterrupted}.
+   */
+  signal?: AbortSignal;
 };
+
+/** A run ended by its abort signal, after the emulator was put back as it was (faults, scenario tag). */
+export class ScenarioInterrupted extends Error {
+  constructor(readonly scenario: string) {
+    super(`scenario "${scenario}" was interrupted; the emulator's fault profile was set back`);
+    this.name = 'ScenarioInterrupted';
+  }
+}
 
 /** A scenario file that cannot run: every problem in it. */
 export class ScenarioFileError extends Error {
@@ -230,6 +243,11 @@ class Runner {
     this.within = options.defaultWithinMs ?? 5000;
   }
 
+  /** Waits `ms`, or less when the run is aborted (then throws): a step left by an abort must not keep the process alive. */
+  private pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.options.signal });
+  }
+
   async run(): Promise<ScenarioResult> {
     const started = Date.now();
     this.plugin = await this.client.plugins.get(this.pluginId);
@@ -243,15 +261,27 @@ class Runner {
     await admin.scenario.set(this.scenario.name).catch(() => undefined);
     const steps: StepResult[] = [];
     let failed = false;
+    const signal = this.options.signal;
+    // Rejects when the run is aborted, so that a step waiting for its expectations is left at once.
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal?.aborted) reject(new ScenarioInterrupted(this.scenario.name));
+      signal?.addEventListener('abort', () => reject(new ScenarioInterrupted(this.scenario.name)), {
+        once: true,
+      });
+    });
+    aborted.catch(() => undefined);
     try {
       for (const [index, step] of this.scenario.steps.entries()) {
-        const done = failed ? this.skipped(step, index) : await this.step(step, index);
+        const done = failed
+          ? this.skipped(step, index)
+          : await Promise.race([this.step(step, index), aborted]);
         const result = this.scrubber.value(done);
         if (!result.ok && !result.skipped) failed = true;
         steps.push(result);
         this.options.onStep?.(result);
       }
     } finally {
+      // Also on an abort: the dev loop must not go on dropping deliveries, nor record skip them as the scenario's.
       await admin.scenario.set(null).catch(() => undefined);
       const changedFaults =
         this.options.faults || this.scenario.steps.some((s) => s.kind === 'faults');
@@ -467,7 +497,7 @@ class Runner {
         return {};
       }
       case 'wait': {
-        await sleep(Number(body.ms));
+        await this.pause(Number(body.ms));
         return {};
       }
     }
@@ -584,7 +614,7 @@ class Runner {
         return deliveries;
       }
       if (Date.now() >= deadline) return deliveries;
-      await sleep(POLL_MS);
+      await this.pause(POLL_MS);
     }
   }
 
@@ -666,14 +696,14 @@ class Runner {
               : `no reply within ${withinMs} ms`;
             return this.failure(expectation, wanted, observed, await this.blame(scope));
           }
-          await sleep(POLL_MS);
+          await this.pause(POLL_MS);
         }
       }
       case 'replies': {
         const count = Number(body.count);
         await this.settled(scope, deadline);
         for (;;) {
-          await sleep(SETTLE_GRACE_MS);
+          await this.pause(SETTLE_GRACE_MS);
           const replies = await this.replies(scope);
           if (replies.length === count) return null;
           if (replies.length > count || Date.now() >= deadline) {
@@ -688,7 +718,7 @@ class Runner {
         }
       }
       case 'none': {
-        await sleep(Math.max(0, deadline - Date.now()));
+        await this.pause(Math.max(0, deadline - Date.now()));
         const replies = await this.replies(scope);
         if (replies.length === 0) return null;
         return this.failure(
@@ -806,7 +836,7 @@ class Runner {
           await this.blame(scope),
         );
       }
-      await sleep(POLL_MS * 4);
+      await this.pause(POLL_MS * 4);
     }
   }
 

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,8 +7,10 @@ import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
 import { recordScenario } from '../../src/scenario/record.js';
 import { validateScenario } from '../../src/scenario/validate.js';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
 import { tempDir } from '../kit/index.js';
+import { markedProcesses } from '../kit/processes.js';
+import { typescriptProject } from '../kit/project.js';
 import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
 
 // Scenario files and recordings are attacker input (issue 41): a recording of a stranger's chat
@@ -380,4 +383,84 @@ test('a scenario nested 50,000 deep is a problem with its path, not a stack over
   const checked = validateScenario(JSON.parse(text));
   expect(checked.problems).toHaveLength(1);
   expect(checked.problems[0].path).toMatch(/^steps\[0\]\.trigger\.payload(\.a)+$/);
+});
+
+/** A scenario whose second step waits (up to 10 minutes) for a reply that must not come: a run to interrupt. */
+const LONG_WAIT = {
+  name: 'long wait',
+  steps: [
+    { id: 'conv', conversation: { agent: 'agent_nova' } },
+    {
+      message: { conversation: '${conv.id}', text: 'quiet please' },
+      expect: [{ none: { reply: true, withinMs: 600_000 } }],
+    },
+  ],
+};
+
+/** Reads the process's stdout until a line matches. */
+async function lineOf(cli: CliProcess, pattern: RegExp): Promise<string> {
+  for (;;) {
+    const line = await cli.nextLine();
+    if (pattern.test(line)) return line;
+  }
+}
+
+describe('an interrupted run puts everything back', () => {
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    'scenario run --faults drop=1 against a running emulator, then %s: the profile and the scenario tag are set back',
+    async (signal) => {
+      const { emu, client, pluginId, cliEnv } = await setUp();
+      emu.faults.set('delay=1-2ms', '5');
+      const before = emu.faults.get();
+      const dir = await tempDir();
+      await writeFile(join(dir, 'wait.json'), JSON.stringify(LONG_WAIT));
+      const cli = spawnCli(
+        ['scenario', 'run', 'wait.json', '--plugin', pluginId, '--faults', 'drop=1'],
+        {
+          cwd: dir,
+          env: await cliEnv(),
+        },
+      );
+      await lineOf(cli, /conversation with agent_nova/);
+      expect(emu.faults.get()).toMatchObject({ on: true, profile: 'drop=1' });
+      expect((await client.emulator.scenario.get()).name).toBe('long wait');
+      const exited = await cli.stop(signal);
+      expect(exited.code, cli.stderr()).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect(cli.stderr()).toContain(`interrupted by ${signal}`);
+      expect(emu.faults.get()).toMatchObject({
+        on: true,
+        profile: before.profile,
+        seed: before.seed,
+      });
+      expect((await client.emulator.scenario.get()).name).toBeNull();
+    },
+  );
+
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    'scenario run --start, then %s: the plugin it started is gone',
+    async (signal) => {
+      const work = await tempDir('plugsmith-start-');
+      const dir = join(work, 'project');
+      const env = {
+        PLUGSMITH_CONFIG_DIR: join(work, 'config'),
+        PLUGSMITH_BASE_URL: '',
+        PLUGSMITH_TOKEN: '',
+        PLUGSMITH_MESSAGING_URL: '',
+        PLUGSMITH_API_KEY: '',
+      };
+      await typescriptProject(dir, 'EVENT_HANDLER', env);
+      await writeFile(join(dir, 'wait.json'), JSON.stringify(LONG_WAIT));
+      const mark = randomUUID();
+      const cli = spawnCli(['scenario', 'run', '--start', 'wait.json'], {
+        cwd: dir,
+        env: { ...env, PROBE_MARK: mark },
+      });
+      await lineOf(cli, /conversation with agent_nova/);
+      const running = markedProcesses('PROBE_MARK', mark).filter((pid) => pid !== cli.child.pid);
+      expect(running.length).toBeGreaterThan(0);
+      const exited = await cli.stop(signal);
+      expect(exited.code, cli.stderr()).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect(markedProcesses('PROBE_MARK', mark)).toEqual([]);
+    },
+  );
 });
