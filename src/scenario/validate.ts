@@ -383,11 +383,10 @@ function deeperThan(value: unknown, limit: number): string | null {
     const { value: node, path, depth } = stack.pop()!;
     if (typeof node !== 'object' || node === null) continue;
     if (depth >= limit) return path || '$';
-    if (Array.isArray(node))
-      node.forEach((item, index) =>
-        stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }),
-      );
-    else
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries())
+        stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 });
+    } else
       for (const [key, item] of Object.entries(node))
         stack.push({ value: item, path: path ? `${path}.${key}` : key, depth: depth + 1 });
   }
