@@ -6,6 +6,7 @@ export * from '../emulator/index.js';
 export {
   runScenario,
   ScenarioFileError,
+  ScenarioInterrupted,
   type ExpectationFailure,
   type RunScenarioOptions,
   type ScenarioResult,

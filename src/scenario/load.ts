@@ -1,5 +1,6 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join, parse, relative, resolve } from 'node:path';
+import { ProjectPathError, readProjectFile } from '../shared/project-file.js';
 import type { Scenario } from './schema.js';
 import { validateScenario, type ScenarioProblem } from './validate.js';
 
@@ -40,26 +41,38 @@ export async function scenarioFiles(paths: string[], cwd: string): Promise<strin
   return [...new Set(out)];
 }
 
-/** Reads and checks one scenario file. */
+/** The largest scenario file read (a recording of 100 deliveries with their replies is far smaller). */
+export const MAX_SCENARIO_BYTES = 10_000_000;
+
+/**
+ * Reads and checks one scenario file: a regular file (a FIFO or a device is refused, never waited on) of at most
+ * MAX_SCENARIO_BYTES, inside `options.root` when given (links followed; an MCP tool passes the project).
+ */
 export async function loadScenarioFile(
   file: string,
   env?: Record<string, string | undefined>,
+  options: { root?: string } = {},
 ): Promise<LoadedFile> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    const root = options.root ?? parse(resolve(file)).root;
+    const bytes = await readProjectFile(root, resolve(file), {
+      maxBytes: MAX_SCENARIO_BYTES,
+      label: 'the scenario file',
+    });
+    text = bytes.toString('utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const fix = 'name a scenario file or a folder of them (default: scenarios/)';
+    const message =
+      error instanceof ProjectPathError
+        ? error.message
+        : (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'no such file'
+          : (error as Error).message;
     return {
       file,
       scenario: null,
-      problems: [
-        {
-          path: '$',
-          message: code === 'ENOENT' ? 'no such file' : (error as Error).message,
-          fix: 'name a scenario file or a folder of them (default: scenarios/)',
-        },
-      ],
+      problems: [{ path: '$', message, fix: error instanceof ProjectPathError ? error.fix : fix }],
     };
   }
   let parsed: unknown;

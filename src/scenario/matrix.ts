@@ -43,6 +43,8 @@ export async function runFaultMatrix(
     pluginId?: string;
     env?: RunScenarioOptions['env'];
     onStep?: RunScenarioOptions['onStep'];
+    projectRoot?: RunScenarioOptions['projectRoot'];
+    signal?: RunScenarioOptions['signal'];
     seed: string;
     onCell?: (cell: MatrixCell) => void;
   },

@@ -1,9 +1,12 @@
 import type { Delivery, Message, PlatformClient } from '../client/index.js';
+import { literalText, literalValue } from './references.js';
 
 // `plugsmith scenario record`: what happened on the emulator, read back from the plugin's delivery
 // log (each event tells a user's action) and the conversations (what the plugin answered), written
 // as a scenario: the actions as steps, the plugin's effects as exact expectations, ids replaced by
-// references to the steps that make them.
+// references to the steps that make them. Every text that came from the log (a message, a reply, a
+// file's name and content, an install's inputs, ids) is written as a literal (`${` escaped as
+// `$${`): a recorded `${env.SECRET}` replays as that text, never as the variable.
 
 export interface RecordOptions {
   pluginId: string;
@@ -98,7 +101,7 @@ export async function recordScenario(
         if (!conversations.has(conversationId)) {
           const id = nextId('conv');
           conversations.set(conversationId, id);
-          steps.push({ id, conversation: { character: String(data.characterId) } });
+          steps.push({ id, conversation: { character: literalText(String(data.characterId)) } });
         }
         let messages = messagesOf.get(conversationId);
         if (!messages) {
@@ -112,13 +115,13 @@ export async function recordScenario(
           (m) => m.sender === 'CHARACTER' && !m.isStreaming,
         );
         const expect: Array<Record<string, unknown>> = [];
-        if (replies[0]) expect.push({ reply: { text: replies[0].content } });
+        if (replies[0]) expect.push({ reply: { text: literalText(replies[0].content) } });
         expect.push({ replies: { count: replies.length } });
         expect.push(deliveryExpectation(delivery, 1));
         steps.push({
           message: {
             conversation: `\${${conversations.get(conversationId)}.id}`,
-            text: message.content,
+            text: literalText(message.content),
           },
           expect,
         });
@@ -138,10 +141,10 @@ export async function recordScenario(
         steps.push({
           id,
           addFile: {
-            repository: String(data.repositoryId),
-            name: file.fileName,
-            content,
-            ...(file.contentType ? { contentType: file.contentType } : {}),
+            repository: literalText(String(data.repositoryId)),
+            name: literalText(file.fileName),
+            content: literalText(content),
+            ...(file.contentType ? { contentType: literalText(file.contentType) } : {}),
           },
           expect: [deliveryExpectation(delivery, 1)],
         });
@@ -157,7 +160,10 @@ export async function recordScenario(
           break;
         }
         steps.push({
-          removeFile: { repository: String(data.repositoryId), file: `\${${step}.id}` },
+          removeFile: {
+            repository: literalText(String(data.repositoryId)),
+            file: `\${${step}.id}`,
+          },
           expect: [deliveryExpectation(delivery, 1)],
         });
         break;
@@ -185,7 +191,7 @@ export async function recordScenario(
         instances.set(instance.id, id);
         steps.push({
           id,
-          install: {
+          install: literalValue({
             on: instance.entityType.toLowerCase(),
             id: instance.entityId,
             name: instance.name,
@@ -194,7 +200,7 @@ export async function recordScenario(
               : {}),
             ...(instance.events ? { events: instance.events } : {}),
             ...(instance.scopes ? { scopes: instance.scopes } : {}),
-          },
+          }),
           expect: [deliveryExpectation(delivery, 1)],
         });
         break;

@@ -64,17 +64,21 @@ export function summaryLine(results: ScenarioResult[], durationMs: number, marks
   return `${failed ? marks.red(`${marks.fail} ${text}`) : marks.green(`${marks.pass} ${text}`)}\n`;
 }
 
+/**
+ * What XML 1.0 forbids: control characters but tab, newline and carriage return, U+FFFE and U+FFFF, and a surrogate that is
+ * not half of a pair (a reply cut mid-character). Plugin text reaches the report, and one such character makes it unreadable.
+ */
+const NOT_XML =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is removed
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function xml(text: string): string {
-  return (
-    text
-      // XML 1.0 allows no control characters but tab, newline and carriage return.
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is removed
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-  );
+  return text
+    .replace(NOT_XML, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 /** A JUnit XML report: one testsuite, one testcase per scenario (a failure names its failed step and what came). */

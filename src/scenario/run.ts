@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -13,9 +12,17 @@ import {
 } from '../client/index.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
+import { MAX_FILE_BYTES } from '../shared/contract/requests.js';
+import { linearPattern } from '../shared/linear-pattern.js';
+import {
+  ProjectPathError,
+  readProjectFile,
+  resolveExistingInside,
+} from '../shared/project-file.js';
 import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
-import { REFERENCE, validateScenario, type ScenarioProblem } from './validate.js';
+import { validateScenario, type ScenarioProblem } from './validate.js';
+import { EnvScrubber, expandText } from './references.js';
 
 // The scenario runner: a library function with structured results, used by `plugsmith scenario
 // run`, by `runScenario` of plugsmith/emulator and by whatever else drives scenarios. Every step
@@ -107,7 +114,7 @@ function clientOf(target: ScenarioTarget): PlatformClient {
 export type RunScenarioOptions = ScenarioTarget & {
   /** The plugin under test (default: the scenario's `plugin`). */
   pluginId?: string;
-  /** For `${env.NAME}` (default process.env). */
+  /** For `${env.NAME}` of the names the scenario declares (default process.env); values never appear in results. */
   env?: Record<string, string | undefined>;
   /** Run the whole scenario under this fault profile (restored afterwards). */
   faults?: { profile: string; seed?: string };
@@ -117,7 +124,25 @@ export type RunScenarioOptions = ScenarioTarget & {
   defaultWithinMs?: number;
   /** Link each failure's delivery in the dashboard (default true); off when the emulator stops with the run. */
   dashboardLinks?: boolean;
+  /**
+   * The project folder (default: the working directory): every file a scenario names (`addFile.path`) must lie inside it,
+   * links followed, and so must the scenario file's own folder, which relative paths start from.
+   */
+  projectRoot?: string;
+  /**
+   * Aborting it (SIGINT, SIGTERM) ends the run at once: the step under way is left, the emulator's fault profile is set back
+   * and the scenario tag cleared, and runScenario throws {@link ScenarioInterrupted}.
+   */
+  signal?: AbortSignal;
 };
+
+/** A run ended by its abort signal, after the emulator was put back as it was (faults, scenario tag). */
+export class ScenarioInterrupted extends Error {
+  constructor(readonly scenario: string) {
+    super(`scenario "${scenario}" was interrupted; the emulator's fault profile was set back`);
+    this.name = 'ScenarioInterrupted';
+  }
+}
 
 /** A scenario file that cannot run: every problem in it. */
 export class ScenarioFileError extends Error {
@@ -205,6 +230,8 @@ class Runner {
   private readonly within: number;
   /** Deliveries (and attempt numbers) whose retry was made at once. */
   private readonly hurried = new Set<string>();
+  /** The environment values the steps expanded: replaced by `${env.NAME}` in every result. */
+  private readonly scrubber = new EnvScrubber();
 
   constructor(
     private readonly client: PlatformClient,
@@ -214,6 +241,11 @@ class Runner {
     private readonly options: RunScenarioOptions,
   ) {
     this.within = options.defaultWithinMs ?? 5000;
+  }
+
+  /** Waits `ms`, or less when the run is aborted (then throws): a step left by an abort must not keep the process alive. */
+  private pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.options.signal });
   }
 
   async run(): Promise<ScenarioResult> {
@@ -229,14 +261,27 @@ class Runner {
     await admin.scenario.set(this.scenario.name).catch(() => undefined);
     const steps: StepResult[] = [];
     let failed = false;
+    const signal = this.options.signal;
+    // Rejects when the run is aborted, so that a step waiting for its expectations is left at once.
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal?.aborted) reject(new ScenarioInterrupted(this.scenario.name));
+      signal?.addEventListener('abort', () => reject(new ScenarioInterrupted(this.scenario.name)), {
+        once: true,
+      });
+    });
+    aborted.catch(() => undefined);
     try {
       for (const [index, step] of this.scenario.steps.entries()) {
-        const result = failed ? this.skipped(step, index) : await this.step(step, index);
+        const done = failed
+          ? this.skipped(step, index)
+          : await Promise.race([this.step(step, index), aborted]);
+        const result = this.scrubber.value(done);
         if (!result.ok && !result.skipped) failed = true;
         steps.push(result);
         this.options.onStep?.(result);
       }
     } finally {
+      // Also on an abort: the dev loop must not go on dropping deliveries, nor record skip them as the scenario's.
       await admin.scenario.set(null).catch(() => undefined);
       const changedFaults =
         this.options.faults || this.scenario.steps.some((s) => s.kind === 'faults');
@@ -251,7 +296,8 @@ class Runner {
       ok: !failed,
       durationMs: Date.now() - started,
       pluginId: this.pluginId,
-      steps,
+      // Every step was scrubbed as it ended; a value expanded later (a reply echoing it) is scrubbed from all.
+      steps: this.scrubber.value(steps),
       faults,
     };
   }
@@ -323,13 +369,9 @@ class Runner {
     };
   }
 
-  /** `${…}` replaced: a whole-string reference keeps its value's type. */
+  /** `${…}` replaced and `$${` made `${`: a whole-string reference keeps its value's type. */
   private resolve(value: unknown): unknown {
-    if (typeof value === 'string') {
-      const whole = /^\$\{([^}]*)\}$/.exec(value);
-      if (whole) return this.lookup(whole[1]);
-      return value.replace(REFERENCE, (_, reference: string) => String(this.lookup(reference)));
-    }
+    if (typeof value === 'string') return expandText(value, (reference) => this.lookup(reference));
     if (Array.isArray(value)) return value.map((v) => this.resolve(v));
     if (value && typeof value === 'object')
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v)]));
@@ -342,8 +384,14 @@ class Runner {
     if (head === 'unique') return `${this.runId}-${++this.uniques}`;
     if (head === 'run') return this.runId;
     if (head === 'env') {
+      // Checked by validation too; a Scenario object given as validated is held to the same rule.
+      if (!this.scenario.env?.includes(field))
+        throw new Error(
+          `the scenario does not declare the environment variable ${field}: add "env": ["${field}"]`,
+        );
       const value = this.env[field];
       if (value === undefined) throw new Error(`the environment variable ${field} is not set`);
+      this.scrubber.add(field, value);
       return value;
     }
     const result = this.results.get(head);
@@ -449,7 +497,7 @@ class Runner {
         return {};
       }
       case 'wait': {
-        await sleep(Number(body.ms));
+        await this.pause(Number(body.ms));
         return {};
       }
     }
@@ -483,7 +531,7 @@ class Runner {
     const fileName = String(body.name);
     const bytes =
       typeof body.path === 'string'
-        ? await readFile(resolve(dirname(this.scenario.file ?? '.'), body.path))
+        ? await this.projectFile(body.path)
         : Buffer.from(String(body.content ?? ''));
     const contentType = String(body.contentType ?? contentTypeOf(fileName));
     const repository = await client.repositories.get(repositoryId);
@@ -496,6 +544,30 @@ class Runner {
     });
     this.ownFiles.add(fileId);
     return { id: fileId, name: fileName, repositoryId };
+  }
+
+  /**
+   * A file the scenario names, read by the project's one rule (src/shared/project-file.ts): inside the project once links are
+   * followed, a regular file opened without blocking, at most the platform's upload limit. Relative to the scenario file's
+   * folder, which must itself be inside the project.
+   */
+  private async projectFile(path: string): Promise<Buffer> {
+    const root = resolve(this.options.projectRoot ?? process.cwd());
+    try {
+      const base = this.scenario.file
+        ? await resolveExistingInside(root, dirname(resolve(this.scenario.file)), {
+            label: "the scenario file's folder",
+          })
+        : root;
+      return await readProjectFile(root, path, {
+        base,
+        maxBytes: MAX_FILE_BYTES,
+        label: 'addFile.path',
+      });
+    } catch (error) {
+      if (error instanceof ProjectPathError) throw new Error(`${error.message}: ${error.fix}`);
+      throw error;
+    }
   }
 
   // --- expectations ------------------------------------------------------------------------
@@ -542,7 +614,7 @@ class Runner {
         return deliveries;
       }
       if (Date.now() >= deadline) return deliveries;
-      await sleep(POLL_MS);
+      await this.pause(POLL_MS);
     }
   }
 
@@ -591,11 +663,13 @@ class Runner {
     const deadline = Date.now() + withinMs;
     switch (expectation.kind) {
       case 'reply': {
+        // RE2: linear in the reply, so a pattern such as (a+)+b cannot stall the run.
+        const pattern = typeof body.pattern === 'string' ? linearPattern(body.pattern) : null;
         const matches = (m: Message) =>
           typeof body.text === 'string'
             ? m.content === body.text
-            : typeof body.pattern === 'string'
-              ? new RegExp(body.pattern).test(String(m.content))
+            : pattern
+              ? pattern.test(String(m.content))
               : true;
         const wanted =
           typeof body.text === 'string'
@@ -622,14 +696,14 @@ class Runner {
               : `no reply within ${withinMs} ms`;
             return this.failure(expectation, wanted, observed, await this.blame(scope));
           }
-          await sleep(POLL_MS);
+          await this.pause(POLL_MS);
         }
       }
       case 'replies': {
         const count = Number(body.count);
         await this.settled(scope, deadline);
         for (;;) {
-          await sleep(SETTLE_GRACE_MS);
+          await this.pause(SETTLE_GRACE_MS);
           const replies = await this.replies(scope);
           if (replies.length === count) return null;
           if (replies.length > count || Date.now() >= deadline) {
@@ -644,7 +718,7 @@ class Runner {
         }
       }
       case 'none': {
-        await sleep(Math.max(0, deadline - Date.now()));
+        await this.pause(Math.max(0, deadline - Date.now()));
         const replies = await this.replies(scope);
         if (replies.length === 0) return null;
         return this.failure(
@@ -762,7 +836,7 @@ class Runner {
           await this.blame(scope),
         );
       }
-      await sleep(POLL_MS * 4);
+      await this.pause(POLL_MS * 4);
     }
   }
 

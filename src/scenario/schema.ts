@@ -56,7 +56,9 @@ export const STEP_KINDS = {
         name: Text('The file name, e.g. guide.md'),
         content: Type.Optional(Type.String({ description: 'The file content (text)' })),
         path: Type.Optional(
-          Text("A file to upload instead of `content`, relative to the scenario file's folder"),
+          Text(
+            "A file to upload instead of `content`, relative to the scenario file's folder: a regular file inside the project (links followed), at most 100,000,000 bytes",
+          ),
         ),
         contentType: Type.Optional(Text('Default: from the name (text/markdown for .md)')),
       },
@@ -180,7 +182,11 @@ export const EXPECTATION_KINDS = {
   reply: Type.Object(
     {
       text: Type.Optional(Type.String({ description: 'The reply is exactly this text' })),
-      pattern: Type.Optional(Text('The reply matches this regular expression (JavaScript syntax)')),
+      pattern: Type.Optional(
+        Text(
+          'The reply matches this regular expression, anywhere in it (RE2 syntax: linear time; no backreferences or lookaround)',
+        ),
+      ),
       withinMs: Type.Optional(WithinMs),
     },
     {
@@ -300,13 +306,19 @@ export const ScenarioSchema = Type.Object(
         description: "The plugin id (default: the project's manifest plugin)",
       }),
     ),
+    env: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), {
+        description:
+          'The environment variables "${env.NAME}" may expand; any other is a problem. Their values are sent as the steps say, and never shown: every output has "${env.NAME}" in their place',
+      }),
+    ),
     steps: Type.Array(StepSchema, { minItems: 1 }),
   },
   {
     additionalProperties: false,
     title: 'plugsmith scenario',
     description:
-      'A journey through the platform and what the plugin must do at each step (docs/scenarios.md)',
+      'A journey through the platform and what the plugin must do at each step (docs/scenarios.md). In its strings, "${conv.id}" is a field of an earlier step\'s result, "${env.NAME}" a declared environment variable, "${run.id}" and "${unique}" random values, and "$${" a literal "${"',
   },
 );
 
@@ -327,6 +339,8 @@ export interface Scenario {
   name: string;
   description?: string;
   plugin?: string;
+  /** The environment variables `${env.NAME}` may expand (declared by the file). */
+  env?: string[];
   steps: Step[];
   /** Where it was read from, when a file. */
   file?: string;

@@ -2,6 +2,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import { EVENT_DATA_SCHEMAS } from '../shared/contract/events.js';
 import { EVENT_KINDS } from '../shared/contract/enum-values.js';
+import { linearPatternProblem } from '../shared/linear-pattern.js';
 import { closest } from '../ui/did-you-mean.js';
 import {
   EXPECTATION_KIND_NAMES,
@@ -14,6 +15,7 @@ import {
   type Step,
   type StepKind,
 } from './schema.js';
+import { ENV_NAME, referencesIn } from './references.js';
 
 /** One thing wrong with a scenario file: where (a JSON path such as `steps[2].message.text`), what, and how to fix it. */
 export interface ScenarioProblem {
@@ -27,11 +29,9 @@ export type Validated =
   | { ok: true; scenario: Scenario; problems: [] }
   | { ok: false; scenario: null; problems: ScenarioProblem[] };
 
-const TOP_FIELDS = ['$schema', 'name', 'description', 'plugin', 'steps'];
+const TOP_FIELDS = ['$schema', 'name', 'description', 'plugin', 'env', 'steps'];
 const STEP_FIELDS = new Set(['id', 'expect']);
 const STEP_ID = /^[A-Za-z][A-Za-z0-9_]*$/;
-/** `${conv.id}`, `${env.NAME}`, `${run.id}`, `${unique}`. */
-export const REFERENCE = /\$\{([^}]*)\}/g;
 
 function suggestion(word: string, candidates: readonly string[]): string {
   const near = closest(word, candidates);
@@ -168,10 +168,10 @@ function payloadProblems(event: string, payload: unknown, at: string): ScenarioP
   return out;
 }
 
-/** Each `${…}` in the strings of `value`, with the JSON path of the string. */
+/** Each `${…}` in the strings of `value` (not an escaped `$${`), with the JSON path of the string. */
 function references(value: unknown, at: string): Array<{ path: string; reference: string }> {
   if (typeof value === 'string')
-    return [...value.matchAll(REFERENCE)].map((m) => ({ path: at, reference: m[1] }));
+    return referencesIn(value).map((reference) => ({ path: at, reference }));
   if (Array.isArray(value)) return value.flatMap((item, i) => references(item, `${at}[${i}]`));
   if (isObject(value))
     return Object.entries(value).flatMap(([key, inner]) => references(inner, `${at}.${key}`));
@@ -184,6 +184,7 @@ function referenceProblem(
   path: string,
   earlier: Map<string, StepKind>,
   later: Set<string>,
+  declared: ReadonlySet<string>,
   env: Record<string, string | undefined> | undefined,
 ): ScenarioProblem | null {
   const [head, ...rest] = reference.split('.');
@@ -191,11 +192,17 @@ function referenceProblem(
   if (head === 'unique' && rest.length === 0) return null;
   if (head === 'run' && field === 'id') return null;
   if (head === 'env') {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field))
+    if (!ENV_NAME.test(field))
       return {
         path,
         message: `"\${${reference}}" names no environment variable`,
-        fix: 'write "${env.NAME}"',
+        fix: 'write "${env.NAME}", or "$${…}" for a literal "${…}"',
+      };
+    if (!declared.has(field))
+      return {
+        path,
+        message: `"\${${reference}}": the scenario does not declare the environment variable ${field}`,
+        fix: `add "env": [${[...declared, field].map((name) => JSON.stringify(name)).join(', ')}] at the top of the file to pass it, or write "$\${env.${field}}" for the literal text`,
       };
     if (env && env[field] === undefined)
       return {
@@ -249,6 +256,20 @@ export function validateScenario(
       ],
     };
   }
+  // Before any recursive walk (TypeBox's, the references', the runner's): a file nested 50,000 deep would overflow the stack.
+  const tooDeep = deeperThan(input, MAX_DEPTH);
+  if (tooDeep)
+    return {
+      ok: false,
+      scenario: null,
+      problems: [
+        {
+          path: tooDeep,
+          message: `the scenario is nested more than ${MAX_DEPTH} levels deep here`,
+          fix: `flatten it: a scenario's objects and lists nest at most ${MAX_DEPTH} deep`,
+        },
+      ],
+    };
   for (const key of Object.keys(input)) {
     if (!TOP_FIELDS.includes(key))
       problems.push({
@@ -273,6 +294,7 @@ export function validateScenario(
     if (input[field] !== undefined && typeof input[field] !== 'string')
       problems.push({ path: field, message: `${field} must be a string`, fix: `write a string` });
   }
+  const declared = declaredEnv(input.env, problems);
   const steps: Step[] = [];
   if (!Array.isArray(input.steps) || input.steps.length === 0) {
     problems.push({
@@ -296,7 +318,7 @@ export function validateScenario(
         { [step.kind]: step.body, expect: step.expect.map((e) => ({ [e.kind]: e.body })) },
         at,
       )) {
-        const problem = referenceProblem(reference, path, ids, allIds, env);
+        const problem = referenceProblem(reference, path, ids, allIds, declared, env);
         if (problem) problems.push(problem);
       }
       if (step.id !== undefined) {
@@ -319,9 +341,56 @@ export function validateScenario(
       name: String(input.name),
       ...(typeof input.description === 'string' ? { description: input.description } : {}),
       ...(typeof input.plugin === 'string' ? { plugin: input.plugin } : {}),
+      ...(declared.size ? { env: [...declared] } : {}),
       steps,
     },
   };
+}
+
+/** The environment variables the file declares (`"env": ["NAME"]`): the only ones `${env.NAME}` may expand. */
+function declaredEnv(raw: unknown, problems: ScenarioProblem[]): Set<string> {
+  const declared = new Set<string>();
+  if (raw === undefined) return declared;
+  if (!Array.isArray(raw)) {
+    problems.push({
+      path: 'env',
+      message: 'env takes a list of environment variable names',
+      fix: 'write "env": ["NAME"]',
+    });
+    return declared;
+  }
+  raw.forEach((name, index) => {
+    if (typeof name === 'string' && ENV_NAME.test(name)) declared.add(name);
+    else
+      problems.push({
+        path: `env[${index}]`,
+        message: `${JSON.stringify(name)} is not an environment variable name`,
+        fix: 'a letter or "_", then letters, digits or "_" (e.g. "API_BASE")',
+      });
+  });
+  return declared;
+}
+
+/** How deep a scenario's objects and lists may nest (a step's payload or inputs sit at about 5). */
+export const MAX_DEPTH = 64;
+
+/** The JSON path of the first object or list below `limit` levels, or null; walked without recursion. */
+function deeperThan(value: unknown, limit: number): string | null {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [
+    { value, path: '', depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { value: node, path, depth } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= limit) return path || '$';
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries())
+        stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 });
+    } else
+      for (const [key, item] of Object.entries(node))
+        stack.push({ value: item, path: path ? `${path}.${key}` : key, depth: depth + 1 });
+  }
+  return null;
 }
 
 /** One step, or null after its problems were added. */
@@ -469,15 +538,13 @@ function checkExpectations(
         fix: 'put reply, replies and none on a message step (or a trigger of AGENT_MESSAGE_RECEIVED)',
       });
     if (typed === 'reply' && typeof body.pattern === 'string') {
-      try {
-        new RegExp(body.pattern);
-      } catch (error) {
+      const problem = linearPatternProblem(body.pattern);
+      if (problem)
         problems.push({
           path: `${here}.reply.pattern`,
-          message: `not a regular expression: ${(error as Error).message}`,
-          fix: 'fix the pattern (JavaScript syntax), or give "text" instead',
+          message: `not a pattern RE2 can run: ${problem}`,
+          fix: 'fix the pattern (RE2 syntax: no backreferences or lookaround), or give "text" instead',
         });
-      }
     }
     if (typed === 'file' && (body.written === undefined) === (body.updated === undefined))
       problems.push({

@@ -46,6 +46,7 @@ async function setUp(options: { shout?: boolean } = {}) {
 
 const CHAT = {
   name: 'a chat',
+  env: ['WHO'],
   steps: [
     { id: 'inst', install: { on: 'agent', id: 'agent_nova' } },
     { id: 'conv', conversation: { agent: 'agent_nova' } },
@@ -93,8 +94,9 @@ describe('runScenario from plugsmith/emulator', () => {
     const failed = result.steps[2];
     expect(failed.ok).toBe(false);
     expect(failed.failures[0]).toMatchObject({
-      expectation: 'reply {"text":"You said: hello Ada"}',
-      expected: 'a reply "You said: hello Ada"',
+      // The value of ${env.WHO} is never shown: its reference stands in its place.
+      expectation: 'reply {"text":"You said: hello ${env.WHO}"}',
+      expected: 'a reply "You said: hello ${env.WHO}"',
       observed: '"YOU SAID: HELLO ADA"',
       deliveryId: expect.stringMatching(/^dlv_/),
       link: expect.stringContaining('/_emulator/dashboard/#/deliveries/dlv_'),

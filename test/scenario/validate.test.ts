@@ -6,6 +6,7 @@ describe('validateScenario', () => {
     const checked = validateScenario(
       {
         name: 'a chat',
+        env: ['WHO'],
         steps: [
           { id: 'conv', conversation: {} },
           {
@@ -73,6 +74,7 @@ describe('validateScenario', () => {
     const checked = validateScenario(
       {
         name: 'refs',
+        env: ['NOPE'],
         steps: [
           { id: 'conv', conversation: {} },
           { message: { conversation: '${conv.idd}', text: '${env.NOPE}' } },
@@ -83,6 +85,35 @@ describe('validateScenario', () => {
     expect(checked.problems.map((p) => p.message)).toEqual([
       expect.stringContaining('has no "idd"'),
       expect.stringContaining('NOPE is not set'),
+    ]);
+  });
+
+  test('${env.NAME} takes only the names the file declares; the problem names the fix, and $${ is a literal ${', () => {
+    const checked = validateScenario(
+      {
+        name: 'undeclared',
+        env: ['WHO', 'not a name'],
+        steps: [
+          { id: 'conv', conversation: {} },
+          {
+            message: { conversation: '${conv.id}', text: 'hi ${env.PROBE_SECRET} $${env.LITERAL}' },
+          },
+        ],
+      },
+      { PROBE_SECRET: 'set', WHO: 'me' },
+    );
+    expect(checked.problems).toEqual([
+      {
+        path: 'env[1]',
+        message: '"not a name" is not an environment variable name',
+        fix: expect.stringContaining('letters, digits'),
+      },
+      {
+        path: 'steps[1].message.text',
+        message:
+          '"${env.PROBE_SECRET}": the scenario does not declare the environment variable PROBE_SECRET',
+        fix: 'add "env": ["WHO", "PROBE_SECRET"] at the top of the file to pass it, or write "$${env.PROBE_SECRET}" for the literal text',
+      },
     ]);
   });
 });

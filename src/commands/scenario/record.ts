@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { writeFileReplacingLink } from '../../shared/project-file.js';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import type { RunCommand } from '../types.js';
 import { settingsFor, withClient } from '../context.js';
@@ -62,7 +63,8 @@ const record: RunCommand<ScenarioRecordFlags> = async (input) => {
         EXIT.NOT_FOUND,
       );
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, `${JSON.stringify(recording.scenario, null, 2)}\n`);
+    // A link planted at the name is replaced, never followed.
+    await writeFileReplacingLink(file, `${JSON.stringify(recording.scenario, null, 2)}\n`);
     printResult(
       input.io,
       input.global,

@@ -1,5 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { writeFileReplacingLink } from '../../shared/project-file.js';
+import { dirname, relative, resolve } from 'node:path';
 import type { RunCommand, CommandInput } from '../types.js';
 import { clientFor, settingsFor } from '../context.js';
 import { UserError, ExitWith, EXIT } from '../../errors.js';
@@ -92,11 +92,48 @@ async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Tar
 const run: RunCommand<ScenarioRunFlags> = async (input) => {
   const o = input.options;
   const cwd = process.cwd();
+  // Checked before the files are read: a bad profile is a usage error, whatever the files.
+  faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
+  const scenarios = await loadAll(input, cwd);
+
+  // SIGINT and SIGTERM end the run through its cleanup (faults set back, the tag cleared, what --start started stopped),
+  // instead of ending the process with the plugin orphaned and the emulator still dropping deliveries.
+  const interrupt = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) return;
+    note(input.io, input.global, `${signal}: stopping the run and putting the emulator back…`);
+    interrupt.abort(signal);
+  };
+  const interrupted = () =>
+    new UserError(
+      `interrupted by ${String(interrupt.signal.reason)}: the emulator's fault profile was set back${o.start ? ', and the emulator and plugin --start started were stopped' : ''}`,
+      interrupt.signal.reason === 'SIGTERM' ? 143 : 130,
+    );
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await runAll(input, scenarios, cwd, interrupt.signal, interrupted);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+};
+
+/** The run itself, once the files are read and the signals handled. */
+async function runAll(
+  input: CommandInput<ScenarioRunFlags>,
+  scenarios: Scenario[],
+  cwd: string,
+  signal: AbortSignal,
+  interrupted: () => UserError,
+): Promise<void> {
+  const o = input.options;
+  // Every file a scenario names stays inside the project (the manifest's folder).
+  const projectRoot = dirname(resolve(cwd, o.manifest));
   const faults = faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
   // A seed chosen here, so that it is told before the run (and a failure can be run again with it).
   const { matrixSeed } = await import('../../scenario/matrix.js');
   const faultSeed = faults.faults ? (faults.faultsSeed ?? matrixSeed()) : undefined;
-  const scenarios = await loadAll(input, cwd);
   const marks = marksFor(input);
   const human = !input.global.json;
   const out = (text: string) => {
@@ -119,6 +156,10 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
   } else {
     target = await projectTarget(input);
   }
+  if (signal.aborted) {
+    await target.close();
+    throw interrupted();
+  }
 
   const started = Date.now();
   const results: ScenarioResult[] = [];
@@ -136,6 +177,8 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
           pluginId,
           seed,
           onStep,
+          projectRoot,
+          signal,
           onCell: (cell) => {
             if (cell.skipped) return;
             out(
@@ -160,10 +203,15 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
         // --start stops its emulator when the run ends: a dashboard link would lead nowhere.
         dashboardLinks: !o.start,
+        projectRoot,
+        signal,
         onStep,
       });
       results.push(result);
     }
+  } catch (error) {
+    if (signal.aborted) throw interrupted();
+    throw error;
   } finally {
     await target.close();
   }
@@ -172,7 +220,8 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
   if (seed_of(cells)) out(matrixText(cells, cwd, marks));
   out(summaryLine(results, durationMs, marks));
   if (o.junit) {
-    await writeFile(resolve(cwd, o.junit), junitReport(results, cwd));
+    // A link planted at the name is replaced, never followed.
+    await writeFileReplacingLink(resolve(cwd, o.junit), junitReport(results, cwd));
     note(input.io, input.global, `wrote ${o.junit}`);
   }
   if (!human) {
@@ -192,7 +241,7 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
     input.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
   if (results.some((r) => !r.ok) || cells.some((c) => !c.ok && !c.skipped)) throw new ExitWith(1);
-};
+}
 
 function seed_of(cells: MatrixCell[]): string | undefined {
   return cells[0]?.seed;
