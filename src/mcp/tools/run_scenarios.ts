@@ -46,7 +46,9 @@ export const runScenarios = defineTool({
     // Each file again by its real path (a file named inside a folder may be a link), and only regular .json files of a
     // sane size: a FIFO or a device never reaches the loader.
     const files = await Promise.all(found.map((file) => scenarioFileOf(project, file)));
-    const loaded = await Promise.all(files.map((file) => loadScenarioFile(file, process.env)));
+    const loaded = await Promise.all(
+      files.map((file) => loadScenarioFile(file, process.env, { root: project })),
+    );
     const bad = loaded.filter((file) => !file.scenario);
     if (bad.length > 0) {
       const problems = bad.flatMap((file) =>
@@ -68,6 +70,7 @@ export const runScenarios = defineTool({
         await runScenario(scenario, {
           client: connection.client,
           pluginId,
+          projectRoot: project,
           ...(args.faults ? { faults: args.faults } : {}),
         }),
       );
