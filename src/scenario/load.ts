@@ -3,6 +3,7 @@ import { join, parse, relative, resolve } from 'node:path';
 import { ProjectPathError, readProjectFile } from '../shared/project-file.js';
 import type { Scenario } from './schema.js';
 import { validateScenario, type ScenarioProblem } from './validate.js';
+import { jsonSyntaxProblem } from '../manifest/json-syntax.js';
 
 /** A file read: its scenario, or every problem it has. */
 export interface LoadedFile {
@@ -78,13 +79,16 @@ export async function loadScenarioFile(
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (error) {
+  } catch {
+    // Where the syntax breaks, by line and column; never the text itself (a file may hold what nobody should print).
+    const syntax = jsonSyntaxProblem(text);
+    const where = syntax
+      ? `line ${syntax.line}, column ${syntax.column}: ${syntax.message}`
+      : 'a syntax error';
     return {
       file,
       scenario: null,
-      problems: [
-        { path: '$', message: `not JSON: ${(error as Error).message}`, fix: 'fix the JSON syntax' },
-      ],
+      problems: [{ path: '$', message: `not JSON: ${where}`, fix: 'fix the JSON syntax there' }],
     };
   }
   const checked = validateScenario(parsed, env);
