@@ -20,7 +20,7 @@ import {
 import { lazyCompilers } from './schema-compilers.js';
 import { SHARED_SCHEMAS } from '../src/shared/contract/index.js';
 import { principalFromHeader } from './auth/principal.js';
-import { unauthorized, type ApiError } from './errors.js';
+import { unauthorized, type HttpError } from './errors.js';
 import pluginRoutes from './api/plugins/routes.js';
 import { actionRoutes, externalEventRoutes } from './api/plugin-definitions/routes.js';
 import repositoryRoutes from './api/repositories/routes.js';
@@ -148,7 +148,7 @@ function credentialsFirst(authenticate: (request: FastifyRequest) => void): type
     try {
       authenticate(request);
     } catch (refusal) {
-      const { type, message, status } = refusal as ApiError;
+      const { type, message, status } = refusal as HttpError;
       return sendError(reply, type, message, undefined, status);
     }
     return frameworkErrors(error, request, reply);

@@ -2,8 +2,11 @@ import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/shared/co
 
 export { ERROR_STATUS, type ErrorDetail, type ErrorType };
 
-/** An error that becomes `{ ok: false, error: { message, error, details? } }` with its status. */
-export class ApiError extends Error {
+/**
+ * An error the emulator answers with: it becomes `{ ok: false, error: { message, error, details? } }` with its status.
+ * (The client's `ApiError`, in src/client/errors.ts, is the other side: an error answer the client received.)
+ */
+export class HttpError extends Error {
   readonly status: number;
   constructor(
     readonly type: ErrorType,
@@ -16,13 +19,13 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string, details?: ErrorDetail[]) =>
-  new ApiError('VALIDATION_ERROR', message, details);
+  new HttpError('VALIDATION_ERROR', message, details);
 export const unauthorized = (message = 'A valid token is required in the Authorization header') =>
-  new ApiError('UNAUTHORIZED', message);
-export const forbidden = (message: string) => new ApiError('FORBIDDEN', message);
+  new HttpError('UNAUTHORIZED', message);
+export const forbidden = (message: string) => new HttpError('FORBIDDEN', message);
 export const notFound = (what: string, id?: string) =>
-  new ApiError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${id} not found`);
-export const conflict = (message: string) => new ApiError('CONFLICT', message);
+  new HttpError('NOT_FOUND', id === undefined ? `${what} not found` : `${what} ${id} not found`);
+export const conflict = (message: string) => new HttpError('CONFLICT', message);
 
 /** The record, or a 404 naming what was looked for. */
 export function found<T>(record: T | null | undefined, what: string, id: string): T {

@@ -6,7 +6,7 @@ import type {
   FastifyRequest,
   HTTPMethods,
 } from 'fastify';
-import { ApiError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
+import { HttpError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
 import {
   ERROR_TYPE_BY_STATUS,
   EXTENSION,
@@ -208,9 +208,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       reply.raw.once('finish', () => socket?.destroySoon());
       return sendError(reply, 'PAYLOAD_TOO_LARGE', error.message, undefined, 413);
     }
-    if ((error instanceof ApiError ? error.status : error.statusCode) === 413)
+    if ((error instanceof HttpError ? error.status : error.statusCode) === 413)
       return sendClosing(request, reply, 'PAYLOAD_TOO_LARGE', tooLargeMessage(error, request));
-    if (error instanceof ApiError)
+    if (error instanceof HttpError)
       return sendError(reply, error.type, error.message, error.details, error.status);
     // A full disk is not a bug: a 507 that says so, on a connection that closes (a body may be half read); the emulator serves on.
     if (isNoSpace(error)) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type ApiError, badRequest, detail } from './errors.js';
+import { type HttpError, badRequest, detail } from './errors.js';
 
 /** Deepest nesting of a JSON body: far above any request's needs, far below what would overflow the stack in JSON.stringify or a walk. */
 export const MAX_JSON_DEPTH = 100;
@@ -133,7 +133,7 @@ type Problem = {
 function refusal(
   problem: Problem,
   { maxDepth, maxArrayItems, maxObjectKeys, maxValues }: Required<JsonBodyLimits>,
-): ApiError {
+): HttpError {
   const joined = problem.path.join('.');
   const where = joined.length > 200 ? `…${joined.slice(-200)}` : joined;
   const at = where === '' ? 'the body' : where;

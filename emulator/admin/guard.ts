@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname as machineHostname, networkInterfaces } from 'node:os';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, forbidden, unauthorized } from '../errors.js';
+import { HttpError, forbidden, unauthorized } from '../errors.js';
 import { SESSION_HEADER, type DashboardLogins } from './dashboard-logins.js';
 import { markAuthenticated } from '../slow-body.js';
 
@@ -167,7 +167,7 @@ export function adminRefusal(
   isOwnName: (name: string) => boolean,
   request: AdminRequest,
   ownAddresses: () => Set<string> = interfaceAddresses,
-): ApiError | null {
+): HttpError | null {
   const open =
     OPEN_PATHS.has(request.path) && (request.method === 'GET' || request.method === 'HEAD');
   if (!open && !access.allowRemote && !isThisMachine(request.remoteAddress, ownAddresses)) {
@@ -206,7 +206,7 @@ export function adminRefusal(
     contentType !== undefined &&
     SIMPLE_CONTENT_TYPES.has(contentType)
   ) {
-    return new ApiError(
+    return new HttpError(
       'UNSUPPORTED_MEDIA_TYPE',
       `The admin API takes no ${contentType} body (a web page can send one without asking): send JSON with content-type application/json, or no body`,
     );
@@ -214,7 +214,7 @@ export function adminRefusal(
   if (request.path === DASHBOARD_SESSION_PATH && request.method === 'POST') {
     // The code in the JSON body is the credential here; anything but JSON is refused (no form can post it).
     if (contentType !== 'application/json') {
-      return new ApiError(
+      return new HttpError(
         'UNSUPPORTED_MEDIA_TYPE',
         'Sign in to the dashboard with a JSON body { "code": "<login code>" } and content-type application/json',
       );

@@ -1,4 +1,4 @@
-import { ApiError, detail, type ErrorDetail } from '../errors.js';
+import { HttpError, detail, type ErrorDetail } from '../errors.js';
 import { runQuery, UnknownCursor, type QueryScope, type StoreQuery } from '../store/query.js';
 import type { BaseRecord, Collection } from '../store/store.js';
 import {
@@ -241,7 +241,7 @@ export function parseQuery(
   }
 
   if (problems.length > 0)
-    throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', problems);
+    throw new HttpError('VALIDATION_ERROR', 'Invalid query parameters', problems);
   return {
     page,
     limit,
@@ -264,7 +264,7 @@ export function runList<T extends BaseRecord>(
     return runQuery(collection, query, spec, scope);
   } catch (error) {
     if (!(error instanceof UnknownCursor)) throw error;
-    throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+    throw new HttpError('VALIDATION_ERROR', 'Invalid query parameters', [
       detail(
         ['@cursor'],
         'invalid_cursor',

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
 import type { AgentMessageWrite } from '../../src/shared/contract/index.js';
-import { ApiError, badRequest, conflict, detail, notFound } from '../errors.js';
+import { HttpError, badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import {
   createReplyEngines,
@@ -226,7 +226,7 @@ export class Messaging implements LiveReplyHost {
   checkStreamCap(apiKeyId: string): void {
     const cap = this.maxStreamsPerApiKey;
     if (this.streams.countForApiKey(apiKeyId) < cap) return;
-    throw new ApiError(
+    throw new HttpError(
       'TOO_MANY_REQUESTS',
       `This API key holds ${cap} open conversation streams, the most it may (MAX_STREAMS_PER_API_KEY): close one before opening another`,
     );

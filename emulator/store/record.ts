@@ -1,4 +1,4 @@
-import { ApiError, detail } from '../errors.js';
+import { HttpError, detail } from '../errors.js';
 
 /** What every stored record has: its id. (An alias, not an interface, so the contract's StoredRecord fits it.) */
 export type BaseRecord = { id: string };
@@ -10,7 +10,7 @@ export class StoreError extends Error {}
 const MAX_RECORD_DEPTH = 1000;
 
 /** A record that cannot be written as JSON (too deep, a cycle, a BigInt): a 400, and nothing of its change applies. */
-export class RecordRefused extends ApiError {
+export class RecordRefused extends HttpError {
   constructor(
     readonly collection: string,
     readonly recordId: string,

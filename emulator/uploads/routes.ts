@@ -15,7 +15,7 @@ import {
   type UploadUrlRequest,
 } from '../../src/shared/contract/index.js';
 import { ok } from '../http.js';
-import { ApiError, badRequest, detail } from '../errors.js';
+import { HttpError, badRequest, detail } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';
 import { roleIn } from '../auth/principal.js';
 import { parseJsonBody } from '../json-body.js';
@@ -48,7 +48,7 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
   const length = request.headers['content-length'];
   if (length === undefined && request.headers['transfer-encoding'] === undefined) return undefined;
   if (type !== undefined && !/^application\/json\b/i.test(type)) {
-    throw new ApiError(
+    throw new HttpError(
       'UNSUPPORTED_MEDIA_TYPE',
       `Unsupported Media Type: ${type}; send the JSON body with content-type: application/json`,
     );
@@ -58,7 +58,7 @@ async function readGetBody(request: FastifyRequest): Promise<unknown> {
   // destroyOnReturn: false keeps the socket when the count stops early, so the 413 can be read.
   for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
-    if (size > MAX_GET_BODY) throw new ApiError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+    if (size > MAX_GET_BODY) throw new HttpError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     chunks.push(chunk as Buffer);
   }
   return parseJsonBody(Buffer.concat(chunks).toString('utf8'));
@@ -205,7 +205,7 @@ export default async function uploadRoutes(
       // FileAccessQuerySchema, read here: expiresIn once, decimal digits, 1 to 7 days; nothing else.
       const unknown = Object.keys(request.query).find((key) => key !== 'expiresIn');
       if (unknown !== undefined)
-        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+        throw new HttpError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(
             [unknown],
             'unrecognized_keys',
@@ -216,7 +216,7 @@ export default async function uploadRoutes(
         ]);
       const raw = request.query.expiresIn;
       if (raw !== undefined && (typeof raw !== 'string' || !/^\d+$/.test(raw))) {
-        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+        throw new HttpError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(
             ['expiresIn'],
             'invalid_type',
@@ -228,7 +228,7 @@ export default async function uploadRoutes(
       }
       const expiresIn = raw === undefined ? 3600 : Number(raw);
       if (expiresIn < 1 || expiresIn > MAX_ACCESS_SECONDS) {
-        throw new ApiError('VALIDATION_ERROR', 'Invalid query parameters', [
+        throw new HttpError('VALIDATION_ERROR', 'Invalid query parameters', [
           detail(
             ['expiresIn'],
             expiresIn < 1 ? 'too_small' : 'too_big',

@@ -7,7 +7,7 @@ import {
   type UploadUrlRequest,
   type UploadUrls,
 } from '../../src/shared/contract/index.js';
-import { ApiError, badRequest, conflict, detail, notFound, type ErrorDetail } from '../errors.js';
+import { HttpError, badRequest, conflict, detail, notFound, type ErrorDetail } from '../errors.js';
 import type { Db, FileRecord } from '../model.js';
 import type { StoreDeps } from '../context.js';
 import { newId, nowIso } from '../store/ids.js';
@@ -164,7 +164,7 @@ export async function changeFileStatus(
   // Stat and record in one step: an upload to the key commits before the read or after the record is written, never between.
   return storage.settle(file.storageKey, async (stat) => {
     if (!stat)
-      throw new ApiError(
+      throw new HttpError(
         'CONFLICT',
         `file ${file.id} has no uploaded object yet: PUT it to its signedUrl first`,
       );
@@ -198,7 +198,7 @@ export async function fileAccess(
   expiresIn: number,
 ): Promise<FileAccess> {
   if (file.status === null || file.status === 'FAILED') {
-    throw new ApiError(
+    throw new HttpError(
       'CONFLICT',
       `file ${file.id} has no content to read (status ${file.status ?? 'null: awaiting upload'})`,
     );

@@ -1,18 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { parseQuery } from '../../../emulator/api/list-query.js';
-import { ApiError } from '../../../emulator/errors.js';
+import { HttpError } from '../../../emulator/errors.js';
 import { ITEM_QUERY } from '../store/query-model.js';
 
 type Raw = Record<string, string | string[]>;
 
-/** The ApiError parseQuery throws for `raw`, or fails the test. */
-function refusal(raw: Raw): ApiError {
+/** The HttpError parseQuery throws for `raw`, or fails the test. */
+function refusal(raw: Raw): HttpError {
   try {
     parseQuery(raw, ITEM_QUERY);
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    return error as ApiError;
+    expect(error).toBeInstanceOf(HttpError);
+    return error as HttpError;
   }
   throw new Error(`parseQuery accepted ${JSON.stringify(raw)}`);
 }
@@ -210,9 +210,9 @@ describe('parseQuery', () => {
           for (const f of q.sortBy) expect(Object.hasOwn(ITEM_QUERY.fields, f)).toBe(true);
           for (const f of q.filters) expect(Object.hasOwn(ITEM_QUERY.fields, f.field)).toBe(true);
         } catch (error) {
-          expect(error).toBeInstanceOf(ApiError);
-          expect((error as ApiError).status).toBe(400);
-          expect((error as ApiError).details?.length).toBeGreaterThan(0);
+          expect(error).toBeInstanceOf(HttpError);
+          expect((error as HttpError).status).toBe(400);
+          expect((error as HttpError).details?.length).toBeGreaterThan(0);
         }
       }),
       { numRuns: 500 },

@@ -5,7 +5,7 @@ import { answerProperly, WebhookServer } from '../webhooks/helpers.js';
 import { api, verifiedDataProvider } from '../helpers.js';
 import { deletePlugin } from '../../../emulator/api/plugins/service.js';
 import { installInstance } from '../../../emulator/api/instances/service.js';
-import { ApiError } from '../../../emulator/errors.js';
+import { HttpError } from '../../../emulator/errors.js';
 import type { InstanceRecord } from '../../../emulator/model.js';
 
 /** A gate a test opens by hand: `reached` resolves when something waits on it. */
@@ -133,7 +133,7 @@ describe('races between changes', () => {
     } as unknown as InstanceRecord;
     const deleting = deletePlugin(services, pluginId);
     const install = installInstance(services, instance);
-    await expect(install).rejects.toBeInstanceOf(ApiError);
+    await expect(install).rejects.toBeInstanceOf(HttpError);
     await expect(install).rejects.toMatchObject({ status: 409 });
     await deleting;
     expect(services.db.plugins.has(pluginId)).toBe(false);
