@@ -120,11 +120,11 @@ describe('validateScenario', () => {
 
 describe('loadScenarioFile', () => {
   test('a JSON syntax error names its line and column, never the text of the file', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
+    const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
     const { loadScenarioFile } = await import('../../src/scenario/load.js');
-    const dir = await mkdtemp(join(tmpdir(), 'plugsmith-scenario-syntax-'));
+    const { tempDir } = await import('../kit/index.js');
+    const dir = await tempDir('plugsmith-scenario-syntax-');
     const file = join(dir, 'broken.json');
     await writeFile(file, '{\n  "name": "broken",\n  TOPSECRET_VALUE: 1\n}\n');
     const loaded = await loadScenarioFile(file);

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readlink, lstat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,9 +8,10 @@ import {
   writeFileReplacingLink,
   writeProjectFile,
 } from '../../src/shared/project-file.js';
+import { tempDir } from '../kit/index.js';
 
 async function layout(): Promise<{ root: string; outside: string }> {
-  const top = await mkdtemp(join(tmpdir(), 'plugsmith-project-file-'));
+  const top = await tempDir('plugsmith-project-file-');
   const root = join(top, 'project');
   const outside = join(top, 'outside');
   await mkdir(root);
