@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { constants } from 'node:os';
+import { startGroupGuard } from './group-guard.js';
 import { UserError, EXIT } from '../errors.js';
 
 /** What `plugsmith emulator exec` puts in the command's environment: the emulator's (and with --deploy, the plugin's). */
@@ -33,30 +34,6 @@ export const EXEC_GRACE_MS = 5_000;
 /** The signals exec passes on to the command's process group. */
 const PASSED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const GROUPS = process.platform !== 'win32';
-
-/**
- * A guard for a process group that outlives exec only if exec is killed with SIGKILL: it waits for its stdin (a pipe from exec)
- * to close, which the kernel does however exec ends, then sends the group SIGTERM and, after the grace period, SIGKILL. It runs
- * in a session of its own, so a terminal's Ctrl+C or hang-up never reaches it before exec's own handling.
- */
-function startGroupGuard(groupId: number, graceMs: number): ChildProcess | undefined {
-  const seconds = Math.max(1, Math.ceil(graceMs / 1000));
-  const script = `read _ignored; kill -TERM -${groupId} 2>/dev/null || exit 0; sleep ${seconds}; kill -KILL -${groupId} 2>/dev/null; exit 0`;
-  try {
-    const guard = spawn('/bin/sh', ['-c', script], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
-    guard.on('error', () => undefined);
-    guard.stdin!.on('error', () => undefined);
-    // Neither keeps exec running: exec ends when its command does.
-    guard.unref();
-    (guard.stdin as unknown as { unref?: () => void }).unref?.();
-    return guard;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Runs a shell command line (one word) or a program and its arguments on this terminal, in a process group of its own that exec

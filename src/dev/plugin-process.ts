@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { startGroupGuard } from './group-guard.js';
 import { PluginOutputCapture } from './plugin-output.js';
 
 /** How the plugin is run and who hears about it. */
@@ -60,6 +61,12 @@ export class PluginProcess {
     });
     this.child = child;
     this.startedAt = Date.now();
+    // Should dev (or `scenario run --start`) be killed with SIGKILL, the guard ends the plugin's process group: no orphan
+    // keeps the port.
+    const guard =
+      child.pid !== undefined && process.platform !== 'win32'
+        ? startGroupGuard(child.pid, STOP_GRACE_MS)
+        : undefined;
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => {
         this.output.line(line, stream);
@@ -71,11 +78,12 @@ export class PluginProcess {
     );
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
+      // What the group leader leaves behind (a server npm started) would hold the port; then the guard has nothing to do.
+      this.signal(child, 'SIGKILL');
+      guard?.kill('SIGKILL');
       if (this.stopping) return;
       if (this.restarting) {
         this.restarting = false;
-        // What the group leader leaves behind would hold the port.
-        this.signal(child, 'SIGKILL');
         this.failures = 0;
         this.start();
         return;
@@ -107,9 +115,8 @@ export class PluginProcess {
     clearTimeout(this.restartTimer);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
+      // The exit handler then ends what the group leader left behind.
       await this.terminate(child);
-      // What the group leader leaves behind (a server started by npm) goes too.
-      this.signal(child, 'SIGKILL');
     }
     // The last lines (an exception at exit) reach the emulator before dev stops it.
     await this.output.close();
