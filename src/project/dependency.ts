@@ -56,6 +56,7 @@ export async function packFingerprint(root: string, version: string): Promise<st
     'bin',
     'dist',
     'templates',
+    'docs',
   ])
     await visit(join(root, entry));
   return hash.digest('hex').slice(0, 24);

@@ -203,6 +203,28 @@ function pythonPaths(text: string): string {
   );
 }
 
+/** The MCP server an agent starts in the project: the project's own plugsmith (a devDependency) for TypeScript, the installed one for Python. */
+function mcpServer(python: boolean): { command: string; args: string[] } {
+  // `--no`: never fetch a plugsmith from the registry when the project's is not installed (npx then says so).
+  return python
+    ? { command: 'plugsmith', args: ['mcp'] }
+    : { command: 'npx', args: ['--no', 'plugsmith', 'mcp'] };
+}
+
+/** The project MCP configurations coding agents read, by path: Claude Code, VS Code (`servers`), Cursor (`mcpServers`). */
+export function mcpConfigurations(python: boolean): Record<string, string> {
+  const server = mcpServer(python);
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  return {
+    '.mcp.json': json({ mcpServers: { plugsmith: { type: 'stdio', ...server } } }),
+    '.vscode/mcp.json': json({ servers: { plugsmith: { type: 'stdio', ...server } } }),
+    '.cursor/mcp.json': json({ mcpServers: { plugsmith: server } }),
+  };
+}
+
+/** The JSON Schemas a Python project's `$schema` names (it has no node_modules/plugsmith): copies of this plugsmith's. */
+const PYTHON_SCHEMAS = ['plugsmith.schema.json', 'scenario.schema.json'];
+
 /** Writes a plugin project: `templates/common/`, then `templates/<type>/` (whose files win), placeholders filled. */
 export async function scaffoldProject(
   options: ProjectAnswers & { dir: string; force?: boolean },
@@ -272,7 +294,24 @@ export async function scaffoldProject(
     }
     await writeFile(path, text);
   }
-  const files = [...sources.keys(), ...(dependency.vendored ? [dependency.vendored] : [])].sort();
+  const generated: string[] = [];
+  for (const [target, text] of Object.entries(mcpConfigurations(python))) {
+    await mkdir(dirname(join(dir, target)), { recursive: true });
+    await writeFile(join(dir, target), text);
+    generated.push(target);
+  }
+  if (python) {
+    await mkdir(join(dir, 'schemas'), { recursive: true });
+    for (const schema of PYTHON_SCHEMAS) {
+      await writeFile(join(dir, 'schemas', schema), await readFile(join(packageRoot(), schema)));
+      generated.push(`schemas/${schema}`);
+    }
+  }
+  const files = [
+    ...sources.keys(),
+    ...generated,
+    ...(dependency.vendored ? [dependency.vendored] : []),
+  ].sort();
   return {
     dir,
     files,

@@ -40,7 +40,12 @@ async function filesUnder(dir: string, sub = ''): Promise<string[]> {
 const VENDORED = `vendor/plugsmith-${version}.tgz`;
 const COMMON = [
   VENDORED,
+  '.cursor/mcp.json',
   '.gitignore',
+  '.mcp.json',
+  '.vscode/mcp.json',
+  'AGENTS.md',
+  'CLAUDE.md',
   'README.md',
   'package.json',
   'plugsmith.json',

@@ -57,7 +57,8 @@ describe.each(TYPES)('the Python %s template', (type) => {
       { cwd: dir, env: { ...env, PLUGSMITH_CLI: `${process.execPath} ${CLI}` } },
     );
     expect(own.code, own.stdout + own.stderr).toBe(0);
-    expect(own.stderr).toContain('Ran 1 test');
+    // One test per scenario file (each template ships two).
+    expect(own.stderr).toContain('Ran 2 tests');
   });
 });
 

@@ -27,7 +27,8 @@ export interface Harness {
  * Faults the real platform produces, injected into every delivery but the challenge: each event
  * sent twice (same webhook-id), delays, events overtaking each other, lost attempts, and answers
  * lost after the plugin gave them (so the event comes again). The seed makes a failure reproducible:
- * a failing run prints its seed; pass it as `faultsSeed`. plugsmith docs: fault-injection.md.
+ * a failing run prints its seed; pass it as `faultsSeed`. See
+ * node_modules/plugsmith/docs/fault-injection.md.
  */
 export const FAULTS: EmulatorOptions = {
   faults: 'duplicate=1,delay=0-100ms,reorder=0.3:300ms,drop=0.3,timeout-after-answer=0.3',

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import os
+from typing import Union
 
 from .config import PluginConfig
+from .event_types import PluginInstalledEvent, PluginUninstalledEvent
 from .history import InstallHistory
 from .installations import installation_handlers
 from .server import WebhookServer
@@ -30,15 +32,15 @@ class Plugin:
         self.webhook_url = self.server.webhook_url
         self.port = self.server.port
 
-    def installed(self, event: dict) -> None:
+    def installed(self, event: PluginInstalledEvent) -> None:
         self._installations["PLUGIN_INSTALLED"](event)
         self._record("installed", event)
 
-    def uninstalled(self, event: dict) -> None:
+    def uninstalled(self, event: PluginUninstalledEvent) -> None:
         self._installations["PLUGIN_UNINSTALLED"](event)
         self._record("uninstalled", event)
 
-    def _record(self, change: str, event: dict) -> None:
+    def _record(self, change: str, event: Union[PluginInstalledEvent, PluginUninstalledEvent]) -> None:
         instance = event["data"]["instance"]
         self.history.record(
             {"change": change, "instanceId": instance["id"], "appId": instance["entityId"], "orgId": instance.get("orgId"), "at": event.get("createdAt"), "eventId": event["id"]}

@@ -9,6 +9,7 @@ import urllib.request
 from datetime import datetime, timezone
 
 from .config import PluginConfig
+from .event_types import RepositoryFileAddedEvent, RepositoryFileRemovedEvent
 from .installations import installation_handlers
 from .platform import TIMEOUT_SECONDS, Platform
 from .server import WebhookServer
@@ -37,7 +38,7 @@ class Plugin:
         self.webhook_url = self.server.webhook_url
         self.port = self.server.port
 
-    def file_added(self, event: dict) -> dict:
+    def file_added(self, event: RepositoryFileAddedEvent) -> dict:
         installation = self.tokens.get(event["pluginInstanceId"])
         # Unknown instance: answering 500 makes the platform retry once PLUGIN_INSTALLED has arrived.
         if installation is None:
@@ -69,7 +70,7 @@ class Plugin:
             }
         return {"ok": True, "filesInRepository": len(files), "bytesRead": len(text.encode())}
 
-    def file_removed(self, event: dict) -> None:
+    def file_removed(self, event: RepositoryFileRemovedEvent) -> None:
         with self._lock:
             self.documents.pop(event["data"]["file"]["id"], None)
 

@@ -10,12 +10,20 @@ REPOSITORY = "repo_docs"
 
 
 class DataProviderTest(unittest.TestCase):
+    """Each test stands alone (any order, or run by itself with -k): the class installs the plugin
+    and waits for its PLUGIN_INSTALLED before any test."""
+
     faults = None
 
     @classmethod
     def setUpClass(cls) -> None:
         cls.h = Harness(cls.faults)
-        cls.instance = cls.h.install(f"/api/repositories/{REPOSITORY}/data-providers", "docs provider (test)")
+        try:
+            cls.instance = cls.h.install(f"/api/repositories/{REPOSITORY}/data-providers", "docs provider (test)")
+            wait_until("PLUGIN_INSTALLED", lambda: cls.h.plugin.tokens.get(cls.instance["id"]))
+        except BaseException:
+            cls.h.close()
+            raise
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -32,13 +40,13 @@ class DataProviderTest(unittest.TestCase):
         self.h.management("POST", f"/api/repositories/{REPOSITORY}/files", {"fileId": file_id})
         return file_id
 
-    def test_1_keeps_its_installation_token_owner_only(self) -> None:
+    def test_keeps_its_installation_token_owner_only(self) -> None:
         tokens = self.h.plugin.tokens
         installation = wait_until("PLUGIN_INSTALLED", lambda: tokens.get(self.instance["id"]))
         self.assertEqual((installation["entityType"], installation["entityId"]), ("REPOSITORY", REPOSITORY))
         self.assertEqual(os.stat(tokens.path).st_mode & 0o777, 0o600)
 
-    def test_2_reads_a_file_added_then_forgets_it_removed(self) -> None:
+    def test_reads_a_file_added_then_forgets_it_removed(self) -> None:
         documents = self.h.plugin.documents
         file_id = self.add_file("welcome.txt", "Hello from the repository.")
         document = wait_until("the file read", lambda: documents.get(file_id))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 from .config import PluginConfig
+from .event_types import AgentMessageReceivedEvent
 from .installations import installation_handlers
 from .platform import Platform
 from .reply import reply_to
@@ -34,7 +35,7 @@ class Plugin:
         self.webhook_url = self.server.webhook_url
         self.port = self.server.port
 
-    def message_received(self, event: dict) -> dict:
+    def message_received(self, event: AgentMessageReceivedEvent) -> dict:
         data = event["data"]
         message = data["message"]
         # Deliveries run on threads: the same message delivered twice at once (a retry, a duplicate)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from .event_types import PluginInstalledEvent, PluginUninstalledEvent
 from .token_store import TokenStore
 
 
 def installation_handlers(tokens: TokenStore) -> dict:
     """Handlers of PLUGIN_INSTALLED and PLUGIN_UNINSTALLED that keep `tokens` up to date."""
 
-    def installed(event: dict) -> None:
+    def installed(event: PluginInstalledEvent) -> None:
         instance = event["data"]["instance"]
         tokens.save(
             {
@@ -21,7 +22,7 @@ def installation_handlers(tokens: TokenStore) -> dict:
             }
         )
 
-    def uninstalled(event: dict) -> None:
+    def uninstalled(event: PluginUninstalledEvent) -> None:
         tokens.remove(event["data"]["instance"]["id"])
 
     return {"PLUGIN_INSTALLED": installed, "PLUGIN_UNINSTALLED": uninstalled}

@@ -24,7 +24,7 @@ from plugin.events import Plugin, start_plugin
 #: Faults the real platform produces, injected into every delivery but the challenge: each event sent
 #: twice (same webhook-id, possibly at once), delays, events overtaking each other, lost attempts, and
 #: answers lost after the plugin gave them (so the event comes again), as the TypeScript template's
-#: tests have them. The seed makes a failure reproducible. plugsmith docs: fault-injection.md.
+#: tests have them. The seed makes a failure reproducible. plugsmith's docs/fault-injection.md.
 FAULTS = {"profile": "duplicate=1,delay=0-100ms,reorder=0.3:300ms,drop=0.3,timeout-after-answer=0.3", "seed": "7"}
 
 NEEDED = ("PLUGSMITH_BASE_URL", "PLUGSMITH_MESSAGING_URL", "PLUGSMITH_TOKEN", "PLUGSMITH_API_KEY", "PLUGSMITH_ORG_ID", "PLUGSMITH_PLUGIN_ID", "PLUGSMITH_WEBHOOK_SECRET")
