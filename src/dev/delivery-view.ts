@@ -101,21 +101,37 @@ export function deliveryDetail(d: Delivery, style?: Pick<Style, 'dim' | 'red'>):
     );
     if (attempt.responseBody)
       lines.push(`    answer: ${escapeControl(shorten(attempt.responseBody, 200))}`);
-    const output = attempt.pluginOutput ?? [];
-    if (output.length === 0) {
-      lines.push(
-        dim('    plugin output: none linked (plugsmith dev or scenario run --start captures it)'),
-      );
-      continue;
-    }
-    lines.push(`    plugin output (${output.length} line${output.length === 1 ? '' : 's'}):`);
-    for (const line of output) {
-      const text = escapeControl(line.text);
-      const stream = line.stream === 'stderr' ? 'err' : 'out';
-      lines.push(
-        `    ${dim(`${clock(line.at)} ${stream}`)} ${line.stream === 'stderr' && style ? style.red(text) : text}`,
-      );
-    }
+    lines.push(...attemptOutputLines(attempt, style));
+  }
+  return lines;
+}
+
+/**
+ * The plugin's own output linked to one attempt, indented (`indent`, default four spaces), its text escaped (it is the
+ * plugin's): for `plugsmith logs <deliveryId>`, and `trigger` and `chat` when the plugin failed the event.
+ */
+export function attemptOutputLines(
+  attempt: DeliveryAttempt,
+  style?: Pick<Style, 'dim' | 'red'>,
+  indent = '    ',
+): string[] {
+  const dim = (text: string) => (style ? style.dim(text) : text);
+  const output = attempt.pluginOutput ?? [];
+  if (output.length === 0)
+    return [
+      dim(
+        `${indent}plugin output: none linked (plugsmith dev or scenario run --start captures it)`,
+      ),
+    ];
+  const lines = [
+    `${indent}plugin output (${output.length} line${output.length === 1 ? '' : 's'}):`,
+  ];
+  for (const line of output) {
+    const text = escapeControl(line.text);
+    const stream = line.stream === 'stderr' ? 'err' : 'out';
+    lines.push(
+      `${indent}${dim(`${clock(line.at)} ${stream}`)} ${line.stream === 'stderr' && style ? style.red(text) : text}`,
+    );
   }
   return lines;
 }

@@ -3,6 +3,7 @@ import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../shared/webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
+import { accepted, readFailedAttempt } from '../delivery-watch/index.js';
 import { sampleData, sampleValue } from './fixtures.js';
 import { applyOverrides, type DataOverride } from './overrides.js';
 
@@ -82,11 +83,25 @@ export async function triggerEvent(
     const instance = await pickInstance(client, plugin, request);
     requireSubscription(plugin, instance, request.type);
     const named = { ...request, instanceId: instance.id, hasApiKey: true };
-    return withMessaging(client, String(instance.orgId ?? plugin.orgId), request, (messaging) =>
-      emitOrAct(messaging, plugin, named),
+    return withFailedOutput(
+      client,
+      await withMessaging(client, String(instance.orgId ?? plugin.orgId), request, (messaging) =>
+        emitOrAct(messaging, plugin, named),
+      ),
     );
   }
-  return emitOrAct(client, plugin, request);
+  return withFailedOutput(client, await emitOrAct(client, plugin, request));
+}
+
+/** A delivery whose last attempt failed, read again with the plugin's own output linked to that attempt (`pluginOutput`). */
+async function withFailedOutput(
+  client: PlatformClient,
+  result: TriggerResult,
+): Promise<TriggerResult> {
+  const last = result.delivery?.attempts.at(-1);
+  if (!result.delivery || !last || accepted(last)) return result;
+  const { delivery } = await readFailedAttempt(client, result.delivery, { number: last.number });
+  return { ...result, delivery };
 }
 
 /** The event made by the platform's own route, or by the admin API for a payload given with --set/--data. */

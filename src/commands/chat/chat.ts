@@ -1,10 +1,12 @@
 import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
-import { printRows, withClient } from '../context.js';
+import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { ChatSession } from '../../ui/chat/chat-session.js';
 import { runLineChat } from '../../ui/chat/line-chat.js';
 import { LIST_CHARACTERS_COMMAND } from '../../ui/chat/chat-errors.js';
 import { listCharacters } from './list-characters.js';
+import { watchMessageDelivery } from '../../delivery-watch/index.js';
+import { styleFor } from '../../ui/style.js';
 
 interface ChatOptions {
   conversation?: string;
@@ -49,6 +51,11 @@ const chat: RunCommand<ChatOptions & TargetFlags> = async (input) => {
         json: input.global.json,
         quiet: input.global.quiet,
         message: o.message,
+        // --timeout (default 30 s) bounds each reply's wait; the REPL waits as long as the person does.
+        replyTimeoutMs: timeoutMsOf(input),
+        // On the emulator (a management URL, its admin API), a failed delivery of the message ends the wait at once.
+        watch: settings.baseUrl ? (message) => watchMessageDelivery(client, message) : undefined,
+        style: styleFor(input.io, input.global),
       });
     } finally {
       session.close();

@@ -4,7 +4,10 @@ import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
 import { eventTypeOf } from '../../trigger/fixtures.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
-import { deliverySummary } from '../../dev/delivery-view.js';
+import { attemptOutputLines, deliverySummary } from '../../dev/delivery-view.js';
+import { accepted } from '../../delivery-watch/index.js';
+import { styleFor } from '../../ui/style.js';
+import type { Delivery } from '../../client/index.js';
 import type { triggerOptions } from './options.js';
 
 type TriggerOptions = OptionsOf<typeof triggerOptions>;
@@ -95,6 +98,14 @@ async function direct(
     throw new UserError(`the webhook answered HTTP ${result.status}`, EXIT.UNEXPECTED);
 }
 
+/** The delivery's summary; when its last attempt failed, the plugin's own output linked to that attempt below it. */
+function deliveryText(delivery: Delivery, style: ReturnType<typeof styleFor>): string {
+  const last = delivery.attempts.at(-1);
+  const lines = [deliverySummary(delivery)];
+  if (last && !accepted(last)) lines.push(...attemptOutputLines(last, style, '  '));
+  return `${lines.join('\n')}\n`;
+}
+
 /** Triggers an event on the emulator (or directly at a URL) and reports the delivery. */
 const trigger: RunCommand<TriggerOptions> = async (input) => {
   const o = input.options;
@@ -139,7 +150,9 @@ const trigger: RunCommand<TriggerOptions> = async (input) => {
         input.global,
         result,
         () =>
-          (result.delivery ? deliverySummary(result.delivery) + '\n' : 'no delivery yet\n') +
+          (result.delivery
+            ? deliveryText(result.delivery, styleFor(input.io, input.global))
+            : 'no delivery yet\n') +
           (result.reply ? `reply in ${result.conversationId}: ${result.reply.content}\n` : ''),
       );
     if (type === 'WEBHOOK_CHALLENGE' && result.verified === false && !o.set && !data) {
@@ -155,7 +168,7 @@ const trigger: RunCommand<TriggerOptions> = async (input) => {
       );
     if (result.delivery.status !== 'delivered')
       throw new UserError(
-        `the webhook did not accept the event (see \`plugsmith logs\`; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`,
+        `the webhook did not accept the event (\`plugsmith logs ${result.delivery.id}\` shows it whole; \`plugsmith logs redeliver ${result.delivery.id}\` sends it again)`,
         EXIT.UNEXPECTED,
       );
     if (result.reply === null) {
