@@ -58,11 +58,15 @@ export class PluginOutputCapture {
     this.adminToken = target?.adminToken;
   }
 
-  /** A capture for a plugin process started with this environment (PLUGSMITH_BASE_URL and PLUGSMITH_PLUGIN_ID name the target). */
-  static forEnvironment(env: NodeJS.ProcessEnv): PluginOutputCapture {
+  /**
+   * A capture for a plugin process started with this environment (PLUGSMITH_BASE_URL and PLUGSMITH_PLUGIN_ID name the target),
+   * with the emulator's admin credential when the caller holds it (an in-memory emulator of `scenario run --start` has no
+   * state file to find it in).
+   */
+  static forEnvironment(env: NodeJS.ProcessEnv, adminToken?: string): PluginOutputCapture {
     const baseUrl = env.PLUGSMITH_BASE_URL;
     const pluginId = env.PLUGSMITH_PLUGIN_ID;
-    const target = baseUrl && pluginId ? { baseUrl, pluginId } : null;
+    const target = baseUrl && pluginId ? { baseUrl, pluginId, adminToken } : null;
     return new PluginOutputCapture(
       target,
       SECRET_VARIABLES.map((name) => env[name]),

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
+import { PluginOutputCapture } from './plugin-output.js';
 import { PluginProcess } from './plugin-process.js';
 import { describeTakenPort, portIsFree } from './ports.js';
 
@@ -30,6 +31,8 @@ interface PluginRunnerOptions {
   onStart: (restarted: boolean) => void;
   /** The plugin said its port is in use (`EADDRINUSE`, `Address already in use`), or its process exited. */
   onTrouble?: (what: 'port in use' | 'exited') => void;
+  /** The emulator's admin credential, for posting the plugin's output (else it is looked up). */
+  adminToken?: () => string | undefined;
 }
 
 /** How Node (`EADDRINUSE`) and Python (`[Errno 98] Address already in use`) say a port is taken. */
@@ -143,6 +146,7 @@ export class PluginRunner {
       command,
       cwd,
       env,
+      output: PluginOutputCapture.forEnvironment(env, this.options.adminToken?.()),
       onOutput: (line, stream) => {
         report.pluginOutput(line, stream);
         if (PORT_IN_USE.test(line)) this.options.onTrouble?.('port in use');

@@ -95,6 +95,7 @@ export class DevSession {
       report,
       onStart: (restarted) => void this.verifier.check(restarted),
       onTrouble: (what) => void this.onPluginTrouble(what),
+      adminToken: () => this.link?.emulator.adminToken,
     });
     this.verifier = new WebhookVerifier({
       manifestPath: options.manifestPath,

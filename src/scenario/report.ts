@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
 import type { ScenarioResult, StepResult } from './run.js';
 
 // How a run is told: lines for people (a mark and a time per step; on a failure the expectation,
@@ -52,8 +53,17 @@ export function stepLines(step: StepResult, marks: Marks): string {
       lines.push(
         `      delivery:    ${failure.deliveryId}${failure.link ? `  ${failure.link}` : ''}`,
       );
+    if (failure.pluginOutput?.length) {
+      lines.push(`      the plugin wrote (untrusted):`);
+      for (const line of failure.pluginOutput) lines.push(`        ${outputLine(line)}`);
+    }
   }
   return lines.join('\n') + '\n';
+}
+
+/** One line of the plugin's output as reports print it: its time, its stream, its text (already escaped and scrubbed). */
+export function outputLine(line: PluginOutputLine): string {
+  return `${line.at.slice(11, 23)} ${line.stream.padEnd(6)} ${line.text}`;
 }
 
 /** The closing line of a run. */
@@ -88,7 +98,11 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
   const cases = results.map((result) => {
     const classname = result.file ? relative(cwd, result.file) : 'scenarios';
     const open = `  <testcase name="${xml(result.name)}" classname="${xml(classname)}" time="${(result.durationMs / 1000).toFixed(3)}"`;
-    if (result.ok) return `${open}/>`;
+    // What the plugin wrote during the scenario, where CI shows a test's own output.
+    const systemErr = result.pluginOutput?.length
+      ? `\n    <system-err>${xml(result.pluginOutput.map(outputLine).join('\n'))}</system-err>`
+      : '';
+    if (result.ok) return systemErr ? `${open}>${systemErr}\n  </testcase>` : `${open}/>`;
     const failed = result.steps.find((s) => !s.ok && !s.skipped);
     const message = failed
       ? failed.error
@@ -99,7 +113,7 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
       .map((s) => stepLines(s, PLAIN_MARKS))
       .join('')
       .trimEnd();
-    return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>\n  </testcase>`;
+    return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>${systemErr}\n  </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -12,6 +12,7 @@ import {
 } from '../client/index.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
+import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
 import { MAX_FILE_BYTES } from '../shared/contract/requests.js';
 import { linearPattern } from '../shared/linear-pattern.js';
 import {
@@ -37,6 +38,8 @@ export interface ExpectationFailure {
   deliveryId?: string;
   /** The delivery in the emulator's web dashboard (log in first with `plugsmith emulator dashboard`). */
   link?: string;
+  /** What the plugin wrote while handling that delivery (its attempts' linked output, oldest first): untrusted text. */
+  pluginOutput?: PluginOutputLine[];
 }
 
 export interface StepResult {
@@ -67,6 +70,11 @@ export interface ScenarioResult {
   steps: StepResult[];
   /** The fault profile the run was under, and its seed (null: none). */
   faults: { profile: string; seed: string } | null;
+  /**
+   * What the plugin wrote while the scenario ran (captured by dev or `--start`, at most the newest 1,000 lines): untrusted
+   * text. Absent where the target keeps no plugin output (a plugin plugsmith did not start, a remote platform).
+   */
+  pluginOutput?: PluginOutputLine[];
 }
 
 /** An emulator as `startEmulator()` returns it (its URLs and credentials). */
@@ -157,6 +165,12 @@ export class ScenarioFileError extends Error {
 }
 
 const POLL_MS = 10;
+/** The most lines of the plugin's output a run result keeps (the newest), and a failure (its delivery's). */
+const MAX_RUN_OUTPUT_LINES = 1000;
+const MAX_FAILURE_OUTPUT_LINES = 50;
+/** How long a failure waits for its delivery's output to arrive, and a run for the plugin's last lines. */
+const OUTPUT_WAIT_MS = 1000;
+const OUTPUT_SETTLE_MS = 100;
 /** After the step's deliveries are answered, how long a plugin that writes after answering gets. */
 const SETTLE_GRACE_MS = 50;
 
@@ -259,6 +273,7 @@ class Runner {
       faults = { profile: set.profile, seed: set.seed };
     }
     await admin.scenario.set(this.scenario.name).catch(() => undefined);
+    const outputFrom = await this.outputCursor();
     const steps: StepResult[] = [];
     let failed = false;
     const signal = this.options.signal;
@@ -290,6 +305,7 @@ class Runner {
           .set(faultsBefore.on ? faultsBefore.profile : 'off', faultsBefore.seed)
           .catch(() => undefined);
     }
+    const pluginOutput = outputFrom === undefined ? undefined : await this.outputSince(outputFrom);
     return {
       name: this.scenario.name,
       ...(this.scenario.file ? { file: this.scenario.file } : {}),
@@ -299,6 +315,7 @@ class Runner {
       // Every step was scrubbed as it ended; a value expanded later (a reply echoing it) is scrubbed from all.
       steps: this.scrubber.value(steps),
       faults,
+      ...(pluginOutput ? { pluginOutput: this.scrubber.value(pluginOutput) } : {}),
     };
   }
 
@@ -358,6 +375,12 @@ class Runner {
     const deliveries = step.expect.length
       ? (scope.settled ?? (await this.deliveriesOf(scope))).map((d) => d.id)
       : [];
+    for (const failure of failures) {
+      if (failure.deliveryId) {
+        const output = await this.deliveryOutput(failure.deliveryId);
+        if (output.length > 0) failure.pluginOutput = output;
+      }
+    }
     return {
       ...base,
       ok: failures.length === 0,
@@ -625,6 +648,57 @@ class Runner {
       limit: 100,
     });
     return page.data.filter((m) => m.sender === 'CHARACTER' && !m.isStreaming);
+  }
+
+  /**
+   * Where the plugin's kept output ends now (the cursor `pluginOutput.read` goes on from), or undefined where the target
+   * keeps none: a remote platform, or an emulator that answers no admin request.
+   */
+  private async outputCursor(): Promise<number | undefined> {
+    try {
+      let after = 0;
+      for (;;) {
+        const page = await this.client.emulator.pluginOutput.read(this.pluginId, { after });
+        after = page.next;
+        if (!page.hasMore) return after;
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The lines the plugin wrote after `from`, oldest first, the newest {@link MAX_RUN_OUTPUT_LINES} of them. */
+  private async outputSince(from: number): Promise<PluginOutputLine[] | undefined> {
+    const lines: PluginOutputLine[] = [];
+    // The last lines reach the emulator a moment after the plugin wrote them.
+    await sleep(OUTPUT_SETTLE_MS);
+    try {
+      let after = from;
+      for (;;) {
+        const page = await this.client.emulator.pluginOutput.read(this.pluginId, { after });
+        for (const line of page.lines)
+          lines.push({ at: line.at, stream: line.stream, text: line.text });
+        after = page.next;
+        if (!page.hasMore) break;
+      }
+    } catch {
+      return undefined;
+    }
+    return lines.slice(-MAX_RUN_OUTPUT_LINES);
+  }
+
+  /** The plugin's output linked to a delivery's attempts (empty where none is kept). */
+  private async deliveryOutput(deliveryId: string): Promise<PluginOutputLine[]> {
+    // The plugin's lines reach the emulator a moment after its answer (dev reads its pipe and posts them): a failure
+    // seen at once waits that moment for them.
+    const deadline = Date.now() + OUTPUT_WAIT_MS;
+    for (;;) {
+      const delivery = await this.client.emulator.deliveries.get(deliveryId).catch(() => undefined);
+      if (!delivery) return [];
+      const lines = delivery.attempts.flatMap((attempt) => attempt.pluginOutput ?? []);
+      if (lines.length > 0 || Date.now() >= deadline) return lines.slice(-MAX_FAILURE_OUTPUT_LINES);
+      await this.pause(POLL_MS * 5);
+    }
   }
 
   private link(deliveryId: string | undefined): string | undefined {
