@@ -107,5 +107,24 @@ test('chat -m ends at the failed attempt with the plugin’s own error, and afte
   expect(silent.stderr).toMatch(
     /the plugin accepted the event but wrote no message in conversation conv_\w+ within 2s: delivery dlv_\w+ \(HTTP 200\)/,
   );
+
+  // trigger shows the plugin's output of the failed attempt too, in text and in --json.
+  const trigger = await runCli(
+    ['trigger', 'AGENT_MESSAGE_RECEIVED', '--set', 'message.content="boom by trigger"'],
+    { cwd: dir, env, timeoutMs: 50_000 },
+  );
+  expect(trigger.code, trigger.stderr).toBe(1);
+  expect(trigger.stdout).toMatch(/HTTP 500/);
+  expect(trigger.stdout).toMatch(/plugin output \(\d+ lines?\):/);
+  expect(trigger.stdout).toContain('cannot reply to');
+  const triggered = await runCli(
+    ['trigger', 'AGENT_MESSAGE_RECEIVED', '--set', 'message.content="boom again"', '--json'],
+    { cwd: dir, env, timeoutMs: 50_000 },
+  );
+  expect(triggered.code, triggered.stderr).toBe(1);
+  const result = JSON.parse(triggered.stdout);
+  expect(
+    result.delivery.attempts[0].pluginOutput.map((l: { text: string }) => l.text).join('\n'),
+  ).toContain('cannot reply to');
   await dev.stop('SIGTERM');
 });
