@@ -153,8 +153,52 @@ describe('dashboard: acting on deliveries', () => {
       nextAttemptAt: null,
     });
     expect(hook.received.length).toBe(sent);
+    // Cancelled: no retry is to come, so none is named (not even on the attempt that scheduled it).
+    await other.getByText('Retries cancelled', { exact: true }).waitFor();
+    expect(await other.getByText(/Next retry/).count()).toBe(0);
     await screenshot(page, 'deliveries-cancelled');
     expectNoConsoleErrors(consoleErrors);
+  });
+
+  it('names the faults injected into a delivery in its detail', async () => {
+    const on = await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'delay=1-2ms' });
+    expect(on.status, JSON.stringify(on.body)).toBe(200);
+    let faulted: { id: string };
+    try {
+      faulted = await emit(200);
+    } finally {
+      await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' });
+    }
+    expect(emu.deliveries.get(faulted.id)?.faults?.[0]?.kind).toBe('delay');
+    const { page, consoleErrors } = await openDashboard(emu, `deliveries/${faulted.id}`);
+    const detail = page.getByRole('complementary', { name: `Delivery ${faulted.id}` });
+    const list = detail.getByRole('list', { name: 'Faults injected' });
+    await list.getByText(/^attempt 1: delayed \d ms$/).waitFor();
+    expectNoConsoleErrors(consoleErrors);
+  });
+
+  it('names a held delivery as held rather than a next retry time', async () => {
+    const held = await adminCall(emu, 'PUT', `/_emulator/plugins/${plugin.id}/hold`, {
+      forMs: 60_000,
+    });
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    try {
+      const waiting = await emit(200);
+      expect(emu.deliveries.get(waiting.id)?.heldSince).toBeTruthy();
+      const { page, consoleErrors } = await openDashboard(emu, `deliveries/${waiting.id}`);
+      const detail = page.getByRole('complementary', { name: `Delivery ${waiting.id}` });
+      await detail
+        .getByTestId('held')
+        .filter({ hasText: /^held since / })
+        .waitFor();
+      await detail
+        .getByTestId('attempts-summary')
+        .filter({ hasText: /^held since / })
+        .waitFor();
+      expectNoConsoleErrors(consoleErrors);
+    } finally {
+      await adminCall(emu, 'DELETE', `/_emulator/plugins/${plugin.id}/hold`);
+    }
   });
 
   it('resends every delivery a filter shows, after a confirmation naming the count', async () => {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type {
   Delivery,
   DeliveryAttempt,
+  FaultMark,
   Plugin,
   PluginOutputLine,
 } from '../../../../src/shared/contract/index.js';
@@ -199,7 +200,7 @@ function Attempt({ delivery, attempt }: { delivery: Delivery; attempt: DeliveryA
           {attempt.error}
         </p>
       )}
-      {attempt.nextAttemptAt && (
+      {attempt.nextAttemptAt && retryAwaited(delivery, attempt.number) && (
         <p className="status-warn">Next retry: {when(attempt.nextAttemptAt)}</p>
       )}
       {attempt.pluginOutput && <PluginOutput attempt={attempt} heading="Plugin output" />}
@@ -291,13 +292,41 @@ function useAttemptsAllowed(): number | null {
   return allowed;
 }
 
+/** Whether a retry after this attempt is still to come: the delivery is pending, not cancelled, not held, and it is the last attempt. */
+function retryAwaited(delivery: Delivery, attemptNumber: number): boolean {
+  return (
+    delivery.status === 'pending' &&
+    !delivery.cancelledAt &&
+    !delivery.heldSince &&
+    attemptNumber === delivery.attempts.length
+  );
+}
+
+/** A fault the emulator injected, in words. */
+export function faultWords(fault: FaultMark): string {
+  switch (fault.kind) {
+    case 'delay':
+      return `attempt ${fault.attempt}: delayed ${fault.ms.toLocaleString('en')} ms`;
+    case 'reorder':
+      return `attempt ${fault.attempt}: held back ${fault.heldMs.toLocaleString('en')} ms${fault.overtakenBy ? `, overtaken by ${fault.overtakenBy}` : ''}`;
+    case 'drop':
+      return `attempt ${fault.attempt}: dropped (never reached the plugin)`;
+    case 'timeout-after-answer':
+      return `attempt ${fault.attempt}: timed out after the plugin answered ${fault.answeredStatus}`;
+    case 'duplicate':
+      return `attempt ${fault.attempt}: a duplicate of attempt ${fault.of}`;
+  }
+}
+
 function AttemptsTimeline({ delivery }: { delivery: Delivery }) {
   const now = useNow(delivery.status === 'pending');
   const allowed = useAttemptsAllowed();
   const count = delivery.attempts.length;
   const of = delivery.retries && allowed !== null ? ` of ${allowed}` : '';
   let summary: string;
-  if (delivery.status === 'pending') {
+  if (delivery.heldSince) {
+    summary = `held since ${relativeTime(delivery.heldSince)}: no attempt until its plugin's hold is released`;
+  } else if (delivery.status === 'pending') {
     const next = delivery.nextAttemptAt
       ? Math.max(0, Math.round((Date.parse(delivery.nextAttemptAt) - now) / 1000))
       : null;
@@ -576,10 +605,33 @@ export function DeliveryDetail({
         <dd className="mono dl-wrap">{delivery.url ?? '—'}</dd>
         <dt>Last answer</dt>
         <dd>{lastAnswer(delivery)}</dd>
-        {delivery.nextAttemptAt && (
+        {delivery.heldSince ? (
           <>
             <dt>Next retry</dt>
-            <dd>{when(delivery.nextAttemptAt)}</dd>
+            <dd data-testid="held">
+              held since {when(delivery.heldSince)}: no attempt until its plugin's hold is released
+            </dd>
+          </>
+        ) : (
+          delivery.nextAttemptAt &&
+          retryAwaited(delivery, delivery.attempts.length) && (
+            <>
+              <dt>Next retry</dt>
+              <dd>{when(delivery.nextAttemptAt)}</dd>
+            </>
+          )
+        )}
+        {(delivery.faults?.length ?? 0) > 0 && (
+          <>
+            <dt>Faults injected</dt>
+            <dd>
+              <ul className="dl-faults" aria-label="Faults injected">
+                {delivery.faults?.map((fault, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the record's own list, never reordered
+                  <li key={i}>{faultWords(fault)}</li>
+                ))}
+              </ul>
+            </dd>
           </>
         )}
         {delivery.redeliveryOf && (

@@ -99,6 +99,34 @@ function eventsOf(plugin: Plugin): EventKind[] {
   return [...new Set<EventKind>([...LIFECYCLE_EVENTS, ...plugin.events])];
 }
 
+/**
+ * The event the view opens on for a plugin: one it subscribes to, never a lifecycle event when it
+ * has another (a sample PLUGIN_INSTALLED would hand the plugin a sample token, a PLUGIN_UNINSTALLED
+ * really uninstalls); PLUGIN_INSTALLED (a resend of the real install) when it subscribes to none.
+ */
+export function defaultEventOf(plugin: Plugin): EventKind {
+  const lifecycle: readonly string[] = LIFECYCLE_EVENTS;
+  return plugin.events.find((e) => !lifecycle.includes(e)) ?? 'PLUGIN_INSTALLED';
+}
+
+/** The logged install of an instance: its PLUGIN_INSTALLED delivery, sent again by a resend (same event, same token). */
+async function loggedInstall(instanceId: string): Promise<Delivery | null> {
+  const query = new URLSearchParams({
+    type: 'PLUGIN_INSTALLED',
+    pluginInstanceId: instanceId,
+    '@sortBy': 'createdAt',
+    '@sortOrder': 'asc',
+    '@limit': '1',
+  });
+  const answer = await call<Delivery[]>('admin', 'GET', `/deliveries?${query}`);
+  return answer.data[0] ?? null;
+}
+
+/** The data of a logged delivery's event (its `data`), as the payload editor shows it. */
+function eventData(delivery: Delivery): unknown {
+  return (delivery.event as { data?: unknown }).data ?? delivery.event;
+}
+
 /** The payload parsed and checked against the event's schema; an ApiFailure shaped like the emulator's 400 when it does not fit. */
 export function checkPayload(type: EventKind, text: string): Record<string, unknown> {
   let data: unknown;
@@ -174,6 +202,12 @@ export function TriggerView(_props: ViewProps) {
   const [checked, setChecked] = useState<PayloadCheck | null>(null);
   /** The real conversation the AGENT_MESSAGE_RECEIVED sample is about ('none' when the agent has no character; null while it opens). */
   const [conversation, setConversation] = useState<SampleConversation | 'none' | null>(null);
+  /** The instance's logged install, resent for PLUGIN_INSTALLED ('none' when the log has none; null while it loads). */
+  const [install, setInstall] = useState<{ instanceId: string; delivery: Delivery | null } | null>(
+    null,
+  );
+  /** The person chose to send a sample token although the install cannot be resent. */
+  const [sampleTokenConfirmed, setSampleTokenConfirmed] = useState(false);
 
   useEffect(() => {
     const { orgId } = currentWorkspace();
@@ -214,11 +248,8 @@ export function TriggerView(_props: ViewProps) {
       'GET',
       `/plugins/${encodeURIComponent(plugin.id)}/external-events?@limit=100`,
     ).then((answer) => setExternalEvents(answer.data), setError);
-    setType((t) =>
-      t && eventsOf(plugin).includes(t)
-        ? t
-        : (eventsOf(plugin).find((e) => e !== 'WEBHOOK_CHALLENGE') ?? 'WEBHOOK_CHALLENGE'),
-    );
+    // Each plugin opens on an event it subscribes to (never on a sample install: see defaultEventOf).
+    setType(defaultEventOf(plugin));
     call<PluginInstance[]>(
       'admin',
       'GET',
@@ -255,7 +286,31 @@ export function TriggerView(_props: ViewProps) {
       current = false;
     };
   }, [aboutMessage, instance]);
-  const conversationReady = !aboutMessage || conversation !== null;
+  // PLUGIN_INSTALLED about an instance is a resend of its logged install, as `plugsmith trigger` does.
+  const aboutInstall = !external && type === 'PLUGIN_INSTALLED' && instance !== null;
+  useEffect(() => {
+    setInstall(null);
+    setSampleTokenConfirmed(false);
+    if (!aboutInstall || !instance) return;
+    let current = true;
+    loggedInstall(instance.id).then(
+      (delivery) => {
+        if (current) setInstall({ instanceId: instance.id, delivery });
+      },
+      (e) => {
+        if (!current) return;
+        setInstall({ instanceId: instance.id, delivery: null });
+        setError(e);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [aboutInstall, instance]);
+  const resendOf = aboutInstall && install?.instanceId === instance?.id ? install.delivery : null;
+  const installReady = !aboutInstall || install?.instanceId === instance?.id;
+  const sampleToken = aboutInstall && installReady && resendOf === null;
+  const conversationReady = (!aboutMessage || conversation !== null) && installReady;
   const sampleExtra =
     aboutMessage && conversation !== null && conversation !== 'none'
       ? { characterId: conversation.characterId, conversationId: conversation.conversationId }
@@ -263,6 +318,7 @@ export function TriggerView(_props: ViewProps) {
   /** The payload the editor starts from: an external event's example from its payloadSchema, or the event's sample. */
   const freshPayload = (): string | null => {
     if (external) return JSON.stringify(exampleOf(external.payloadSchema), null, 2);
+    if (resendOf) return JSON.stringify(eventData(resendOf), null, 2);
     if (!plugin || !type) return null;
     return JSON.stringify(
       samplePayload(type, plugin, needsInstance ? instance : null, sampleExtra),
@@ -278,7 +334,7 @@ export function TriggerView(_props: ViewProps) {
     setPayload(fresh);
     setError(null);
     setChecked(null);
-  }, [plugin, type, instance, external, conversation]);
+  }, [plugin, type, instance, external, conversation, resendOf]);
 
   const choose = (value: string) => {
     setChecked(null);
@@ -300,6 +356,22 @@ export function TriggerView(_props: ViewProps) {
     }
     if (!plugin || !type) return;
     setError(null);
+    if (resendOf) {
+      setSending(true);
+      try {
+        const answer = await call<Delivery>(
+          'admin',
+          'POST',
+          `/deliveries/${encodeURIComponent(resendOf.id)}/redeliver`,
+        );
+        navigate('deliveries', answer.data.id);
+      } catch (e) {
+        setError(e);
+      } finally {
+        setSending(false);
+      }
+      return;
+    }
     let data: Record<string, unknown>;
     try {
       data = checkPayload(type, payload);
@@ -444,6 +516,37 @@ export function TriggerView(_props: ViewProps) {
               character in <a href="#/data/characters">Data → Characters</a> first.
             </p>
           )}
+          {resendOf && (
+            <p className="muted" id="tr-install-note">
+              Sending resends instance <code>{instance?.id}</code>'s install (delivery{' '}
+              <a href={`#/deliveries/${encodeURIComponent(resendOf.id)}`}>{resendOf.id}</a>): the
+              same event and installation token the plugin was given, as{' '}
+              <code>plugsmith trigger PLUGIN_INSTALLED</code> does; no instance is added. The
+              payload below is that event's, and cannot be edited.
+            </p>
+          )}
+          {sampleToken && (
+            <div className="status-warn" id="tr-install-note">
+              <p>
+                Instance <code>{instance?.id}</code>'s install is not in the delivery log (the store
+                was imported or reset?), so its token cannot be sent again. The sample below carries
+                a sample installation token: a plugin that keeps it fails every later call to the
+                platform (401) until it is installed again. Uninstall and install it again on{' '}
+                <a href={`#/install/${encodeURIComponent(plugin?.id ?? '')}`}>
+                  Verify &amp; install
+                </a>{' '}
+                instead.
+              </p>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={sampleTokenConfirmed}
+                  onChange={(e) => setSampleTokenConfirmed(e.target.checked)}
+                />{' '}
+                Send the sample token anyway
+              </label>
+            </div>
+          )}
           {plugin && !external && !plugin.webhookUrl && (
             <p className="status-warn">
               This plugin has no webhook URL: set one before triggering.
@@ -455,6 +558,7 @@ export function TriggerView(_props: ViewProps) {
               aria-label="Payload (the event's data, JSON)"
               className="tr-payload mono"
               value={payload}
+              readOnly={resendOf !== null}
               onChange={(e) => {
                 setPayload(e.target.value);
                 setChecked(null);
@@ -492,15 +596,25 @@ export function TriggerView(_props: ViewProps) {
               <button
                 type="submit"
                 className="primary"
+                aria-describedby={aboutInstall ? 'tr-install-note' : undefined}
                 disabled={
-                  sending || !conversationReady || !plugin || !type || (needsInstance && !instance)
+                  sending ||
+                  !conversationReady ||
+                  !plugin ||
+                  !type ||
+                  (needsInstance && !instance) ||
+                  (sampleToken && !sampleTokenConfirmed)
                 }
               >
                 {sending
                   ? 'Sending…'
-                  : conversationReady
-                    ? 'Send event'
-                    : 'Opening a conversation…'}
+                  : !installReady
+                    ? 'Reading the install…'
+                    : resendOf
+                      ? 'Resend the install'
+                      : conversationReady
+                        ? 'Send event'
+                        : 'Opening a conversation…'}
               </button>
             )}
             <button
