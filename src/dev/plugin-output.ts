@@ -24,7 +24,7 @@ export interface OutputTarget {
 }
 
 /** The environment variables of a plugin process that hold credentials: their values are scrubbed from its output. */
-const SECRET_VARIABLES = [
+export const SECRET_VARIABLES = [
   'PLUGSMITH_TOKEN',
   'PLUGSMITH_API_KEY',
   'PLUGSMITH_WEBHOOK_SECRET',
