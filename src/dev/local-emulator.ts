@@ -43,6 +43,8 @@ export interface LocalEmulatorOptions {
   messagingPort?: number;
   /** A fault profile (and seed) for the webhook deliveries: given to an emulator started here, set with PUT /_emulator/faults on a running one. */
   faults?: { faults?: string; faultsSeed?: string };
+  /** Where an emulator started here writes its own lines (a failure inside it, a hold that expired); default: nowhere. */
+  log?: (line: string) => void;
 }
 
 export const DEFAULT_PORT = 4010;
@@ -215,7 +217,12 @@ export async function useLocalEmulator(options: LocalEmulatorOptions): Promise<L
         port,
         messagingPort,
         ...options.faults,
-        log: () => undefined,
+        // None of the plugin's deliveries goes, not even an overdue retry of the last run, before dev's plugin answers.
+        holdDeliveries: true,
+        log: (line) => {
+          // The fault profile and seed are in the session's notes already.
+          if (!/^plugsmith emulator: fault injection on:/.test(line)) options.log?.(line);
+        },
       }),
   ).catch(async (error: Error) => {
     if (error instanceof StoreError) throw new UserError(error.message, storeErrorExit(error));

@@ -24,7 +24,7 @@ export interface OutputTarget {
 }
 
 /** The environment variables of a plugin process that hold credentials: their values are scrubbed from its output. */
-const SECRET_VARIABLES = [
+export const SECRET_VARIABLES = [
   'PLUGSMITH_TOKEN',
   'PLUGSMITH_API_KEY',
   'PLUGSMITH_WEBHOOK_SECRET',
@@ -58,15 +58,11 @@ export class PluginOutputCapture {
     this.adminToken = target?.adminToken;
   }
 
-  /**
-   * A capture for a plugin process started with this environment (PLUGSMITH_BASE_URL and PLUGSMITH_PLUGIN_ID name the target),
-   * with the emulator's admin credential when the caller holds it (an in-memory emulator of `scenario run --start` has no
-   * state file to find it in).
-   */
-  static forEnvironment(env: NodeJS.ProcessEnv, adminToken?: string): PluginOutputCapture {
+  /** A capture for a plugin process started with this environment (PLUGSMITH_BASE_URL and PLUGSMITH_PLUGIN_ID name the target). */
+  static forEnvironment(env: NodeJS.ProcessEnv): PluginOutputCapture {
     const baseUrl = env.PLUGSMITH_BASE_URL;
     const pluginId = env.PLUGSMITH_PLUGIN_ID;
-    const target = baseUrl && pluginId ? { baseUrl, pluginId, adminToken } : null;
+    const target = baseUrl && pluginId ? { baseUrl, pluginId } : null;
     return new PluginOutputCapture(
       target,
       SECRET_VARIABLES.map((name) => env[name]),

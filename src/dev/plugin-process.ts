@@ -10,7 +10,10 @@ interface PluginProcessOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
-  /** Where every line also goes (timestamped, scrubbed, to the emulator); default: one built from `env` (PLUGSMITH_BASE_URL, PLUGSMITH_PLUGIN_ID). */
+  /**
+   * Where every line also goes (timestamped, scrubbed, to the emulator); its owner closes it (dev keeps one across restarts).
+   * Default: one built from `env` (PLUGSMITH_BASE_URL, PLUGSMITH_PLUGIN_ID), closed at stop().
+   */
   output?: PluginOutputCapture;
   onStart: (pid: number | undefined) => void;
   /** The plugin stopped on its own; `restartInMs` says when it is started again. */
@@ -39,8 +42,11 @@ export class PluginProcess {
 
   /** The plugin's output as kept and posted to the emulator (plugin-output.ts). */
   readonly output: PluginOutputCapture;
+  /** The capture was made here, so stop() closes it. */
+  private readonly ownsOutput: boolean;
 
   constructor(private readonly options: PluginProcessOptions) {
+    this.ownsOutput = options.output === undefined;
     this.output = options.output ?? PluginOutputCapture.forEnvironment(options.env);
   }
 
@@ -119,7 +125,8 @@ export class PluginProcess {
       await this.terminate(child);
     }
     // The last lines (an exception at exit) reach the emulator before dev stops it.
-    await this.output.close();
+    if (this.ownsOutput) await this.output.close();
+    else await this.output.flush();
   }
 
   /** SIGTERM to the process group, SIGKILL after a grace period; resolves when the child exited. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
-import { PluginOutputCapture } from './plugin-output.js';
+import { PluginOutputCapture, SECRET_VARIABLES, type OutputTarget } from './plugin-output.js';
 import { PluginProcess } from './plugin-process.js';
 import { describeTakenPort, portIsFree } from './ports.js';
 
@@ -10,6 +10,8 @@ export interface PluginLaunch {
   port: number | null;
   /** The environment beside PORT: the emulator's URLs and credentials, the webhook secret, the plugin's id. */
   env: NodeJS.ProcessEnv;
+  /** Where its output is posted: the emulator dev talks to, with dev's own admin credential (null: kept here only). */
+  output: OutputTarget | null;
 }
 
 /** Where the plugin's life is told. */
@@ -31,8 +33,11 @@ interface PluginRunnerOptions {
   onStart: (restarted: boolean) => void;
   /** The plugin said its port is in use (`EADDRINUSE`, `Address already in use`), or its process exited. */
   onTrouble?: (what: 'port in use' | 'exited') => void;
-  /** The emulator's admin credential, for posting the plugin's output (else it is looked up). */
-  adminToken?: () => string | undefined;
+  /**
+   * The plugin is about to be down: before its first start, before a restart stops it, and when it exited. The session holds
+   * the plugin's deliveries until it answers again; awaited before a (re)start.
+   */
+  onDown?: () => Promise<void>;
 }
 
 /** How Node (`EADDRINUSE`) and Python (`[Errno 98] Address already in use`) say a port is taken. */
@@ -46,6 +51,8 @@ const PORT_IN_USE = /EADDRINUSE|address already in use/i;
  */
 export class PluginRunner {
   private process: PluginProcess | null = null;
+  /** The plugin's output, one capture across its restarts (a new one only when where it goes or what it scrubs changed). */
+  private output: { key: string; capture: PluginOutputCapture } | null = null;
   private crashWatch: CrashWatch | null = null;
   private queue: Promise<void> = Promise.resolve();
   /** A restart queued or stopping the old process; it has not started the new one yet. */
@@ -82,7 +89,9 @@ export class PluginRunner {
   /** Starts the plugin for the first time. */
   start(): Promise<void> {
     return this.enqueue(async () => {
-      if (!this.stopped && !this.process) this.spawn();
+      if (this.stopped || this.process) return;
+      await this.options.onDown?.();
+      if (!this.stopped) this.spawn();
     });
   }
 
@@ -97,6 +106,8 @@ export class PluginRunner {
       const running = this.process;
       if (this.stopped || !running) return;
       if (why !== null) this.options.report.info(`${why}: restarting the plugin`);
+      // Deliveries wait from before the plugin stops until it answers again: none is spent on "connection refused".
+      await this.options.onDown?.();
       this.stoppedOnPurposeAt = Date.now();
       await running.stop();
       this.stoppedOnPurposeAt = Date.now();
@@ -123,6 +134,8 @@ export class PluginRunner {
     await this.enqueue(async () => {
       await this.process?.stop();
     });
+    // The last lines (an exception at exit) reach the emulator before dev stops it.
+    await this.output?.capture.close();
     await this.crashWatch?.close();
   }
 
@@ -146,7 +159,7 @@ export class PluginRunner {
       command,
       cwd,
       env,
-      output: PluginOutputCapture.forEnvironment(env, this.options.adminToken?.()),
+      output: this.captureFor(launch, env),
       onOutput: (line, stream) => {
         report.pluginOutput(line, stream);
         if (PORT_IN_USE.test(line)) this.options.onTrouble?.('port in use');
@@ -162,10 +175,24 @@ export class PluginRunner {
         report.warn(
           `the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`,
         );
+        void this.options.onDown?.();
         this.options.onTrouble?.('exited');
       },
     });
     this.process.start();
+  }
+
+  /** The capture of the plugin's output: the one kept so far, unless the emulator, the plugin or a credential changed. */
+  private captureFor(launch: PluginLaunch, env: NodeJS.ProcessEnv): PluginOutputCapture {
+    const secrets = SECRET_VARIABLES.map((name) => env[name]);
+    const target = launch.output;
+    const key = JSON.stringify([target?.baseUrl, target?.pluginId, target?.adminToken, secrets]);
+    if (this.output?.key === key) return this.output.capture;
+    const previous = this.output?.capture;
+    if (previous) void previous.close();
+    const capture = new PluginOutputCapture(target, secrets);
+    this.output = { key, capture };
+    return capture;
   }
 
   /** A Node process of the plugin ended with an error: say so at once, with the error. */

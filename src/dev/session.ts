@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
+import { DeliveryHold } from './delivery-hold.js';
 import { EmulatorLink } from './emulator-link.js';
 import type { LocalEmulator, LocalEmulatorOptions } from './local-emulator.js';
 import { ManifestWatch } from './manifest-watch.js';
@@ -49,6 +50,11 @@ export interface DevReporter {
   /** The plugin answered its challenge for the first time (and the installs are made): the loop is ready. */
   ready?(webhookUrl: string): void;
   pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
+  /**
+   * A line of an emulator dev started (`plugsmith emulator: …`: a failure inside it during an attempt, a hold that expired);
+   * default: told as a warning.
+   */
+  emulatorLog?(line: string): void;
 }
 
 /** What the last deploy gave: the plugin as the emulator has it. */
@@ -76,6 +82,8 @@ export class DevSession {
   private moving = false;
   private readonly plugin: PluginRunner;
   private readonly verifier: WebhookVerifier;
+  /** The plugin's deliveries wait while it is not up (from before each start until it answers). */
+  private readonly hold: DeliveryHold;
   private readonly manifestWatch: ManifestWatch;
   private sourceWatch: { ready: Promise<void>; close(): void } | null = null;
   /** A look at the plugin's secret after a refused delivery, and when the last began. */
@@ -95,7 +103,12 @@ export class DevSession {
       report,
       onStart: (restarted) => void this.verifier.check(restarted),
       onTrouble: (what) => void this.onPluginTrouble(what),
-      adminToken: () => this.link?.emulator.adminToken,
+      onDown: () => this.hold.hold(),
+    });
+    this.hold = new DeliveryHold({
+      client: () => this.link!.client,
+      pluginId: () => this.deployed?.pluginId ?? null,
+      warn: (message) => report.warn(message),
     });
     this.verifier = new WebhookVerifier({
       manifestPath: options.manifestPath,
@@ -115,6 +128,7 @@ export class DevSession {
         this.ready = true;
         this.report.ready?.(webhookUrl);
       },
+      onUp: () => this.hold.release(),
     });
     this.manifestWatch = new ManifestWatch(
       () => void this.redeploy(),
@@ -157,6 +171,8 @@ export class DevSession {
         port: o.emulatorPort,
         messagingPort: o.messagingPort,
         faults: o.faults,
+        log: (line) =>
+          this.report.emulatorLog ? this.report.emulatorLog(line) : this.report.warn(line),
       },
       this.report,
     );
@@ -169,6 +185,8 @@ export class DevSession {
     if (o.faults) await this.link.applyFaults(o.faults);
     await this.plugin.prepare();
     const outcome = await this.deploy();
+    // An emulator started here holds every plugin it has; a running one holds this plugin from now until it answers.
+    await this.hold.hold();
     await this.link.follow({
       pluginId: () => this.deployed!.pluginId,
       onAttempt: (notice) => {
@@ -204,6 +222,9 @@ export class DevSession {
     this.link?.stopFollowing();
     this.verifier.cancel();
     this.sourceWatch?.close();
+    // A hold on an emulator dev started ends with it, and what it holds stays pending for the next start; one that outlives
+    // dev is released, so its deliveries are not held up to the hold's bound after dev is gone.
+    await this.hold.stop(this.link !== null && !this.link.emulator.owned);
     await this.plugin.stop();
     await this.manifestWatch.close();
     await this.secretCheck;
@@ -263,6 +284,8 @@ export class DevSession {
         PLUGSMITH_WEBHOOK_SECRET: deployed.secret,
         PLUGSMITH_PLUGIN_ID: deployed.pluginId,
       },
+      // dev's own credential and emulator: no look-up in the state file or the environment.
+      output: { baseUrl: emu.url, pluginId: deployed.pluginId, adminToken: emu.adminToken },
     };
   }
 

@@ -29,6 +29,12 @@ interface WebhookVerifyOptions {
   report: { info(message: string): void; warn(message: string): void };
   /** The first time the webhook answers its challenge (and the installs are made). */
   onReady?: (webhookUrl: string) => void;
+  /**
+   * A check ended with the plugin up (before the installs): its webhook is verified, or answers but is not verified, or it
+   * runs without answering past the timeout (said as a warning). Not called for a check cancelled by a newer one, nor while
+   * the plugin is down after an exit (the next start checks again).
+   */
+  onUp?: () => Promise<void>;
 }
 
 /**
@@ -58,7 +64,10 @@ export class WebhookVerifier {
 
   private async whenUp(restarted: boolean, signal: AbortSignal): Promise<void> {
     const { webhookUrl, port } = this.options.context();
-    if (!webhookUrl) return;
+    if (!webhookUrl) {
+      await this.options.onUp?.();
+      return;
+    }
     const plugin = this.options.plugin;
     let deadline = Date.now() + this.options.verifyTimeoutMs;
     const crashesBefore = plugin.crashes;
@@ -70,6 +79,7 @@ export class WebhookVerifier {
         this.options.report.warn(
           `the plugin does not answer at ${webhookUrl} after ${Math.round(this.options.verifyTimeoutMs / 1000)}s: does it listen on PORT=${port}? (waiting for a change)`,
         );
+        await this.options.onUp?.();
         return;
       }
       await sleep(crashed ? 4 * PROBE_INTERVAL_MS : PROBE_INTERVAL_MS);
@@ -97,11 +107,15 @@ export class WebhookVerifier {
         this.options.report.warn(
           `the webhook is not verified: ${String(result.reason ?? 'no reason given')} (fix the plugin; it is verified again when it restarts or the manifest changes)`,
         );
+        await this.options.onUp?.();
         return;
       }
       await sleep(delay);
       delay = Math.min(delay * 2, 2000);
     }
+    if (signal.aborted) return;
+    // Before the installs: their PLUGIN_INSTALLED deliveries go at once.
+    await this.options.onUp?.();
     if (signal.aborted) return;
     if (this.options.installs) await this.install();
     if (!this.readied && !signal.aborted) {

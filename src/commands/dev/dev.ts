@@ -90,6 +90,11 @@ const dev: RunCommand<DevFlags> = async (input) => {
       pluginOutput: (line) => {
         if (!global.quiet && !global.json) io.stderr.write(err.dim('plugin  ') + line + '\n');
       },
+      // The emulator's own reports (a failure inside it, a hold that expired) are never quieted.
+      emulatorLog: (line) =>
+        io.stderr.write(
+          err.yellow('emulator  ') + line.replace(/^plugsmith emulator: /, '') + '\n',
+        ),
     },
   );
   const { stopped } = listenForStop();
