@@ -5,7 +5,7 @@ import { runCli, spawnCli } from '../helpers/cli-process.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../kit/index.js';
-import { typescriptProject } from '../kit/project.js';
+import { makeReplyThrow, typescriptProject } from '../kit/project.js';
 
 // Issue 43: `chat -m` against a plugin that fails the event, or accepts it and writes nothing. Before, both hung
 // (killed after 60 s; --timeout changed nothing). A generated TypeScript project runs under `plugsmith dev`: its
@@ -23,16 +23,7 @@ test('chat -m ends at the failed attempt with the plugin’s own error, and afte
   };
   const dir = join(work, 'plugin');
   await typescriptProject(dir, 'EVENT_HANDLER', env);
-  const replyPath = join(dir, 'dist/reply.js');
-  const reply = await readFile(replyPath, 'utf8');
-  // biome-ignore-start lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
-  const throwing = reply.replace(
-    'return `You said: ${text}`;',
-    "if (text.includes('boom')) throw new Error(`cannot reply to ${JSON.stringify(text)}`);\n    return `You said: ${text}`;",
-  );
-  // biome-ignore-end lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
-  expect(throwing).not.toBe(reply);
-  await writeFile(replyPath, throwing);
+  await makeReplyThrow(dir, 'typescript');
   const pluginPath = join(dir, 'dist/plugin.js');
   const plugin = await readFile(pluginPath, 'utf8');
   const quiet = plugin.replace(

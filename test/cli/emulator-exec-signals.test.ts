@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-process.js';
+import { groupMembers } from '../kit/processes.js';
 
 // `plugsmith emulator exec` owns its command: the command runs in a process group of its own, and
 // SIGINT, SIGTERM and SIGHUP to exec reach that whole group. Before, only `sh` got them, so
@@ -16,23 +17,6 @@ async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-exec-signals-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** Live (not zombie) processes of process group `group`, from /proc. */
-function groupMembers(group: number): number[] {
-  const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // After the command name: state, ppid, pgrp.
-      if (fields[0] !== 'Z' && Number(fields[2]) === group) members.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return members;
 }
 
 async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000) {

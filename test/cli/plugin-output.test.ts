@@ -1,11 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli-process.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 import { freePort } from '../helpers/ports.js';
 import { tempDir } from '../kit/index.js';
-import { pythonProject, typescriptProject } from '../kit/project.js';
+import { makeReplyThrow, pythonProject, typescriptProject } from '../kit/project.js';
 
 // Issue 43's proof, person and agent side: a generated project whose plugin throws on one message, run under
 // `plugsmith dev`; a chat message makes it throw; `plugsmith logs <id> --json` and GET /_emulator/deliveries/:id
@@ -22,17 +22,7 @@ const LANGUAGES = [
     language: 'TypeScript',
     async project(dir: string, env: Record<string, string>) {
       await typescriptProject(dir, 'EVENT_HANDLER', env);
-      // The compiled reply (what `node dist/main.js` runs) throws on one input.
-      const path = join(dir, 'dist/reply.js');
-      const source = await readFile(path, 'utf8');
-      // biome-ignore-start lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
-      const changed = source.replace(
-        'return `You said: ${text}`;',
-        "if (text.includes('boom')) throw new Error(`cannot reply to ${JSON.stringify(text)}`);\n    return `You said: ${text}`;",
-      );
-      // biome-ignore-end lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
-      expect(changed).not.toBe(source);
-      await writeFile(path, changed);
+      await makeReplyThrow(dir, 'typescript');
     },
     stackLine: /^ {4}at replyTo \(.*dist\/reply\.js:\d+:\d+\)$/,
   },
@@ -40,14 +30,7 @@ const LANGUAGES = [
     language: 'Python',
     async project(dir: string, env: Record<string, string>) {
       await pythonProject(dir, 'EVENT_HANDLER', env);
-      const path = join(dir, 'plugin/reply.py');
-      const source = await readFile(path, 'utf8');
-      const changed = source.replace(
-        '    return f"You said: {text}"',
-        '    if "boom" in text:\n        raise ValueError(f"cannot reply to {text!r}")\n    return f"You said: {text}"',
-      );
-      expect(changed).not.toBe(source);
-      await writeFile(path, changed);
+      await makeReplyThrow(dir, 'python');
     },
     stackLine: /^ {2}File ".*plugin\/reply\.py", line \d+, in reply_to$/,
   },

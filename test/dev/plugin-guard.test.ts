@@ -1,28 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-process.js';
 import { tempDir } from '../kit/index.js';
+import { groupMembers } from '../kit/processes.js';
 
 // Issue 41 item 10: dev (and `scenario run --start`, which runs the plugin through the same PluginProcess) killed with
 // SIGKILL left the plugin running with ppid 1, holding its port. A guard in a session of its own ends the plugin's group.
-
-/** The living members of a process group, from /proc. */
-function groupMembers(group: number): number[] {
-  const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] !== 'Z' && Number(fields[2]) === group) members.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return members;
-}
 
 async function until<T>(what: string, read: () => T | undefined, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -41,3 +41,20 @@ export function killMarked(name: string, value: string): void {
     }
   }
 }
+
+/** The living members (zombies left out) of a process group, from /proc. */
+export function groupMembers(group: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // After the command name: state, ppid, pgrp.
+      if (fields[0] !== 'Z' && Number(fields[2]) === group) members.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return members;
+}

@@ -62,3 +62,33 @@ export async function setDevCommand(dir: string, command: string, watch?: string
   manifest.dev = { command, ...(watch ? { watch } : {}) };
   await writeFile(path, JSON.stringify(manifest, null, 2));
 }
+
+/**
+ * Makes a generated EVENT_HANDLER project's reply throw on a message holding "boom" (`cannot reply to "…"`), so that the plugin
+ * answers that message's delivery 500 and writes the error and its stack: the TypeScript project's compiled reply
+ * (what `node dist/main.js` runs), or the Python project's `plugin/reply.py`.
+ */
+export async function makeReplyThrow(
+  dir: string,
+  language: 'typescript' | 'python',
+): Promise<void> {
+  const [file, from, to] =
+    language === 'typescript'
+      ? [
+          'dist/reply.js',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
+          'return `You said: ${text}`;',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
+          "if (text.includes('boom')) throw new Error(`cannot reply to ${JSON.stringify(text)}`);\n    return `You said: ${text}`;",
+        ]
+      : [
+          'plugin/reply.py',
+          '    return f"You said: {text}"',
+          '    if "boom" in text:\n        raise ValueError(f"cannot reply to {text!r}")\n    return f"You said: {text}"',
+        ];
+  const path = join(dir, file);
+  const source = await readFile(path, 'utf8');
+  const changed = source.replace(from, to);
+  expect(changed).not.toBe(source);
+  await writeFile(path, changed);
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import { tempDir } from '../kit/index.js';
-import { pythonProject, typescriptProject } from '../kit/project.js';
+import { makeReplyThrow, pythonProject, typescriptProject } from '../kit/project.js';
 
 // Issue 43, the CI job's side: `scenario run --start --junit` with a plugin that throws on one input shows the plugin's own
 // error and stack beside the failed step (console and --json) and in the JUnit file's system-err, without dev's terminal.
@@ -13,16 +13,7 @@ const LANGUAGES = [
     language: 'TypeScript',
     async project(dir: string, env: Record<string, string>) {
       await typescriptProject(dir, 'EVENT_HANDLER', env);
-      const path = join(dir, 'dist/reply.js');
-      const source = await readFile(path, 'utf8');
-      // biome-ignore-start lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
-      const changed = source.replace(
-        'return `You said: ${text}`;',
-        "if (text.includes('boom')) throw new Error(`cannot reply to ${JSON.stringify(text)}`);\n    return `You said: ${text}`;",
-      );
-      // biome-ignore-end lint/suspicious/noTemplateCurlyInString: JavaScript source text, not a template here
-      expect(changed).not.toBe(source);
-      await writeFile(path, changed);
+      await makeReplyThrow(dir, 'typescript');
     },
     stackLine: /at replyTo \(.*dist\/reply\.js:\d+:\d+\)/,
   },
@@ -30,14 +21,7 @@ const LANGUAGES = [
     language: 'Python',
     async project(dir: string, env: Record<string, string>) {
       await pythonProject(dir, 'EVENT_HANDLER', env);
-      const path = join(dir, 'plugin/reply.py');
-      const source = await readFile(path, 'utf8');
-      const changed = source.replace(
-        '    return f"You said: {text}"',
-        '    if "boom" in text:\n        raise ValueError(f"cannot reply to {text!r}")\n    return f"You said: {text}"',
-      );
-      expect(changed).not.toBe(source);
-      await writeFile(path, changed);
+      await makeReplyThrow(dir, 'python');
     },
     stackLine: /File ".*plugin\/reply\.py", line \d+, in reply_to/,
   },
