@@ -32,6 +32,9 @@ export default defineConfig([
     format: 'esm',
     target: 'node20',
     platform: 'node',
+    // TypeBox bundled here too, for the same reason as above and for the commands' start: the MCP
+    // server's event schemas opened its ~200 modules one by one before answering `initialize`.
+    noExternal: ['@sinclair/typebox'],
     sourcemap: true,
     splitting: true,
     outDir: 'dist',
