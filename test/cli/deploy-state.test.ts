@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { spawnCli, tempConfigDir, type CliProcess } from '../helpers/cli-process.js';
-import { runCliInProcess as runCli } from '../kit/index.js';
+import { runCliInProcess as runCli, until } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
@@ -45,18 +45,6 @@ async function project(): Promise<string> {
     `require('node:http').createServer((req, res) => { let b = ''; req.on('data', (c) => (b += c)); req.on('end', () => { const e = JSON.parse(b || '{}'); res.setHeader('content-type', 'application/json'); res.end(JSON.stringify({ challenge: e.data && e.data.challenge })); }); }).listen(Number(process.env.PORT), '127.0.0.1');`,
   );
   return dir;
-}
-
-async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function pluginsOf(url: string, token: string): Promise<Array<{ id: string; name: string }>> {

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
-import { json, ok, receiver, runCliInProcess } from '../kit/index.js';
+import { json, ok, receiver, runCliInProcess, until } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
@@ -38,22 +38,6 @@ const argsSchema = (required: string[]) => ({
   properties: { query: { type: 'string' }, limit: { type: 'integer' } },
   required,
 });
-
-// Bounds, not budgets: under load (a second copy of the suite beside this one) a restart with its
-// backoff, or one spawned CLI, takes many times what it takes on a quiet machine.
-async function until<T>(
-  what: string,
-  read: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Reads stdout lines until one matches. */
 async function lineMatching(dev: CliProcess, pattern: RegExp, seen: string[]): Promise<string> {

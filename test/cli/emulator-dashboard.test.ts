@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { request } from 'undici';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { memoryStateFile } from '../helpers/emulator-state.js';
-import { runCliInProcess } from '../kit/index.js';
+import { runCliInProcess, until } from '../kit/index.js';
 
 // emulator start and dashboard --open run as processes (--open leaves a timer that removes its
 // page); the other dashboard commands run in this process.
@@ -34,14 +34,6 @@ async function recordingBrowser(
           .map(redirectTarget),
       ),
   };
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; ; i++) {
-    const value = await read();
-    if (done(value) || i > 100) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Signs in with a link's code, as the page does: the status, the session token answered, and any cookie set (none). */
@@ -93,7 +85,12 @@ describe('the dashboard link from the CLI', () => {
     expect(await readFile(memoryStateFile(config, proc.child.pid!), 'utf8')).not.toContain(
       'login=',
     );
-    expect(await waitFor(browser.opened, (o) => o.length > 0)).toEqual([ready.dashboardUrl]);
+    expect(
+      await until('the browser to be opened', async () => {
+        const opened = await browser.opened();
+        return opened.length > 0 && opened;
+      }),
+    ).toEqual([ready.dashboardUrl]);
 
     const first = await signIn(ready.dashboardUrl);
     expect(first.status).toBe(200);
@@ -109,7 +106,12 @@ describe('the dashboard link from the CLI', () => {
     const link = /^Dashboard: (\S+)$/m.exec(human.stdout)?.[1];
     expect(link).toMatch(new RegExp(`^${ready.url}/_emulator/dashboard/#login=`));
     expect(link).not.toBe(ready.dashboardUrl);
-    expect(await waitFor(browser.opened, (o) => o.length > 1)).toEqual([ready.dashboardUrl, link]);
+    expect(
+      await until('the browser to be opened again', async () => {
+        const opened = await browser.opened();
+        return opened.length > 1 && opened;
+      }),
+    ).toEqual([ready.dashboardUrl, link]);
     expect(human.stdout + human.stderr).not.toContain(ready.adminToken);
 
     const json = await runCliInProcess(['emulator', 'dashboard', '--json'], {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-process.js';
 import { groupMembers } from '../kit/processes.js';
+import { until } from '../kit/index.js';
 
 // `plugsmith emulator exec` owns its command: the command runs in a process group of its own, and
 // SIGINT, SIGTERM and SIGHUP to exec reach that whole group. Before, only `sh` got them, so
@@ -19,16 +20,6 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Starts `exec` with `words`; resolves once the command wrote its group id (and its children run). */
 async function startExec(words: (pidFile: string) => string[], extra: string[] = []) {
   const dir = await tempDir();
@@ -36,13 +27,13 @@ async function startExec(words: (pidFile: string) => string[], extra: string[] =
   const exec = spawnCli(['emulator', 'exec', ...extra, '--', ...words(pidFile)], {
     env: { PLUGSMITH_CONFIG_DIR: join(dir, 'config') },
   });
-  const group = await waitFor('the command to start', () => {
+  const group = await until('the command to start', () => {
     if (!existsSync(pidFile)) return undefined;
     const text = readFileSync(pidFile, 'utf8').trim();
     return text ? Number(text) : undefined;
   });
   // The children the command started (sleep) are running too.
-  await waitFor('its children', () => (groupMembers(group).length >= 2 ? true : undefined));
+  await until('its children', () => (groupMembers(group).length >= 2 ? true : undefined));
   const exited = once(exec.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   return { exec, group, exited };
 }
@@ -111,7 +102,7 @@ describe('emulator exec owns its command', { timeout: 60_000 }, () => {
     ]);
     exec.child.kill('SIGKILL');
     await exited;
-    await waitFor('the group to end', () => (groupMembers(group).length === 0 ? true : undefined));
+    await until('the group to end', () => (groupMembers(group).length === 0 ? true : undefined));
     expect(groupMembers(group)).toEqual([]);
   });
 

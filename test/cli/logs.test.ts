@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-process.js';
 import { ORG, useCliEnv } from './cli-env.js';
-import { receiver, refuse, type Receiver } from '../kit/index.js';
+import { receiver, refuse, type Receiver, until } from '../kit/index.js';
 
 const t = useCliEnv();
 let hook: Receiver;
@@ -43,16 +43,6 @@ beforeAll(async () => {
   await Promise.all([t.cli(['plugins', 'verify', good]), t.cli(['plugins', 'verify', bad])]);
 });
 
-async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe.concurrent('plugsmith logs', () => {
   test('a table of deliveries, filtered by plugin, type and status; --json gives the records', async () => {
     const [human, json, failed] = await Promise.all([
@@ -88,7 +78,7 @@ describe.concurrent('plugsmith logs', () => {
       env: t.env,
       onTestFinished,
     });
-    await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
+    await until('logs --follow to start', () => follow.stderr().includes('following deliveries'));
     const verified = await t.json(['plugins', 'verify', good]);
     // Tests of this file run concurrently (a redelivery may show first): find this delivery's line.
     let line = JSON.parse(await follow.nextLine());
@@ -108,7 +98,7 @@ describe.concurrent('plugsmith logs', () => {
 
   test('--follow prints a human line per attempt', async ({ onTestFinished }) => {
     const follow = spawnCli(['logs', '--follow', '--plugin', bad], { env: t.env, onTestFinished });
-    await until(() => (follow.stderr().includes('following deliveries') ? true : undefined));
+    await until('logs --follow to start', () => follow.stderr().includes('following deliveries'));
     await t.cli(['plugins', 'verify', bad]);
     expect(await follow.nextLine()).toMatch(
       new RegExp(

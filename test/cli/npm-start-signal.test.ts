@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, onTestFinished, test } from 'vitest';
 import { commandLine, killMarked, markedProcesses } from '../kit/processes.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, until } from '../kit/index.js';
 import { stateFiles } from '../helpers/emulator-state.js';
 
 // `npm start` runs `npm run build && … node bin/plugsmith.js emulator start`: npm forwards a SIGINT
@@ -21,16 +20,6 @@ const emulators = (mark: string) =>
     const [program, ...args] = commandLine(pid).split(' ');
     return basename(program) === 'node' && args.join(' ').includes('emulator start');
   });
-
-/** Waits (at most `bound` ms, a safety net) until `done()` holds; returns its last value. */
-async function until(done: () => boolean | Promise<boolean>, bound = 60_000): Promise<boolean> {
-  const deadline = Date.now() + bound;
-  for (;;) {
-    if (await done()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(100);
-  }
-}
 
 test('kill -INT of the `npm start` process stops the emulator it started', async () => {
   const ownPackage = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
@@ -69,14 +58,15 @@ test('kill -INT of the `npm start` process stops the emulator it started', async
   });
 
   // Ready once its state file is written.
-  const ready = await until(async () => (await stateFiles(configDir)).length > 0);
-  expect(ready, output).toBe(true);
+  await until('the state file', async () => (await stateFiles(configDir)).length > 0, {
+    timeoutMs: 60_000,
+    explain: () => output,
+  });
   expect(emulators(mark)).toHaveLength(1);
 
   npm.kill('SIGINT');
-  const stopped = await until(() => npmExited && emulators(mark).length === 0, 30_000);
-  expect(
-    stopped,
-    `npm ${npmExited ? 'exited' : 'is still running'}; emulators still running: ${emulators(mark).map(commandLine).join(', ') || 'none'}`,
-  ).toBe(true);
+  await until('npm and its emulator to stop', () => npmExited && emulators(mark).length === 0, {
+    explain: () =>
+      `npm ${npmExited ? 'exited' : 'is still running'}; emulators still running: ${emulators(mark).map(commandLine).join(', ') || 'none'}`,
+  });
 });

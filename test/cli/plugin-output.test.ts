@@ -4,7 +4,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli-process.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 import { freePort } from '../helpers/ports.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, until } from '../kit/index.js';
 import { makeReplyThrow, pythonProject, typescriptProject } from '../kit/project.js';
 
 // Issue 43's proof, person and agent side: a generated project whose plugin throws on one message, run under
@@ -35,16 +35,6 @@ const LANGUAGES = [
     stackLine: /^ {2}File ".*plugin\/reply\.py", line \d+, in reply_to$/,
   },
 ];
-
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.each(LANGUAGES)(
   'a generated $language project under plugsmith dev',

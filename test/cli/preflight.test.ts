@@ -7,6 +7,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
+import { until } from '../kit/index.js';
 
 const bare = (configDir: string) => ({
   PLUGSMITH_CONFIG_DIR: configDir,
@@ -44,14 +45,6 @@ async function project(files: Record<string, string> = {}): Promise<string> {
   );
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   return dir;
-}
-
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('preflight checks of dev and emulator start', { timeout: 60_000 }, () => {

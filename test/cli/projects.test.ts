@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
-import { runCliInProcess } from '../kit/index.js';
+import { runCliInProcess, until } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import { stateFileOf } from '../helpers/emulator-state.js';
 
@@ -66,20 +66,6 @@ async function machine(): Promise<Record<string, string>> {
     PLUGSMITH_ADMIN_TOKEN: '',
     PLUGSMITH_EMULATOR: '',
   };
-}
-
-async function until<T>(
-  what: string,
-  read: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function lineMatching(proc: CliProcess, pattern: RegExp): Promise<string> {

@@ -3,21 +3,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { spawnCli } from '../helpers/cli-process.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, until } from '../kit/index.js';
 import { groupMembers } from '../kit/processes.js';
 
 // Issue 41 item 10: dev (and `scenario run --start`, which runs the plugin through the same PluginProcess) killed with
 // SIGKILL left the plugin running with ppid 1, holding its port. A guard in a session of its own ends the plugin's group.
-
-async function until<T>(what: string, read: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 test('SIGKILL to dev: the plugin it started (and what the plugin started) does not outlive it', async () => {
   const dir = await tempDir('plugsmith-plugin-guard-');

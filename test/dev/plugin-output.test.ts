@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { DevSession } from '../../src/dev/session.js';
-import { api as api_, emulator, tempDir } from '../kit/index.js';
+import { api as api_, emulator, tempDir, until } from '../kit/index.js';
 import { freePort } from '../helpers/ports.js';
 import sample from '../../src/shared/sample-events/AGENT_MESSAGE_RECEIVED.json' with {
   type: 'json',
@@ -30,16 +30,6 @@ createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 setInterval(() => console.log('tick, about nothing'), 200);
 `;
-
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('dev: the plugin process output reaches the emulator scrubbed and escaped, and each attempt of a delivery carries its lines', async () => {
   const dir = await tempDir('plugsmith-output-');

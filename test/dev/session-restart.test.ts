@@ -6,6 +6,7 @@ import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { DevSession } from '../../src/dev/session.js';
 import { freePort } from '../helpers/ports.js';
+import { until } from '../kit/index.js';
 
 /** A plugin that notes each process it ran as (one pid a line) and listens on PORT. */
 const SERVER_JS = `
@@ -26,18 +27,6 @@ function alive(pid: number): boolean {
     return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
   } catch {
     return true;
-  }
-}
-
-async function until(
-  what: string,
-  read: () => Promise<boolean> | boolean,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await read())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { watchSources } from '../../src/dev/source-watch.js';
-
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from '../kit/index.js';
 
 test('a change to a watched kind of file restarts; other files, virtualenvs, caches and hidden folders do not', async () => {
   const root = await mkdtemp(join(tmpdir(), 'plugsmith-source-watch-'));

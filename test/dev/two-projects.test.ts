@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
 import { freePort } from '../helpers/ports.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, until } from '../kit/index.js';
+
+const stderrOf = (devs: CliProcess[]) => devs.map((d) => d.stderr()).join('\n-----\n');
 import { pythonProject, typescriptProject } from '../kit/project.js';
 
 // Two projects of a monorepo, as `plugsmith init` writes them, on the same default plugin port, and two
@@ -12,17 +14,6 @@ import { pythonProject, typescriptProject } from '../kit/project.js';
 // project's plugin (401). Now each dev claims its plugin's port in the per-user state before the plugin
 // listens; both end ready (their own plugin answered its challenge), each project's trigger is answered
 // by its own plugin. Real processes: dev spawned, the generated plugins, one HOME for both.
-
-async function until(what: string, check: () => boolean, dev: CliProcess[]): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (!check()) {
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}:\n${dev.map((d) => d.stderr()).join('\n-----\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The manifest's default port (`${PORT:-3000}`) set to `port`, as it would be the same in both projects. */
 async function defaultPortOf(dir: string, port: number): Promise<void> {
@@ -65,7 +56,10 @@ describe.each([
     const devs = projects.map((cwd) =>
       spawnCli(['dev', '--emulator-port', '0', '--messaging-port', '0'], { cwd, env }),
     );
-    await until('both to be ready', () => devs.every((d) => /ready: /.test(d.stderr())), devs);
+    await until('both to be ready', () => devs.every((d) => /ready: /.test(d.stderr())), {
+      timeoutMs: 90_000,
+      explain: () => stderrOf(devs),
+    });
     const readyUrls = devs.map(
       (d) => /ready: the plugin answers its challenge at (\S+)/.exec(d.stderr())![1],
     );

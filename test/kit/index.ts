@@ -16,6 +16,7 @@ import { call, type ApiResponse, type CallOptions } from '../helpers/http.js';
 import { own } from './scope.js';
 
 export { own, ownForFile } from './scope.js';
+export { until, type UntilOptions } from './until.js';
 
 // The test kit: what a test starts, each piece closed by the kit itself. Called inside a test, a
 // piece lives until that test finishes (onTestFinished); called outside one (in beforeAll or at the

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { until } from '../../kit/index.js';
 import {
   adminCall,
   answerProperly,
@@ -82,14 +83,12 @@ async function emit(): Promise<{ id: string; status: string; attempts: unknown[]
 }
 
 /** The delivery once `check` holds for it (polled through the admin API). */
-async function until(id: string, check: (d: { status: string; attempts: unknown[] }) => boolean) {
-  let last: any;
-  for (let i = 0; i < 100; i++) {
-    last = (await adminCall(emu, 'GET', `/_emulator/deliveries/${id}`)).body.data;
-    if (check(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`delivery ${id} never got there: ${JSON.stringify(last)}`);
+/** The delivery once `check` holds for it (read through the admin API). */
+function deliveryWhen(id: string, check: (d: { status: string; attempts: unknown[] }) => boolean) {
+  return until(`delivery ${id}`, async () => {
+    const delivery = (await adminCall(emu, 'GET', `/_emulator/deliveries/${id}`)).body.data;
+    return check(delivery) && delivery;
+  });
 }
 
 const ids = async (query: string) =>
@@ -109,7 +108,7 @@ describe('admin delivery actions', () => {
     answer = { status: 200 };
     const retried = await adminCall(emu, 'POST', `/_emulator/deliveries/${failing.id}/retry`);
     expect(retried.status).toBe(200);
-    const delivered = await until(failing.id, (d) => d.status === 'delivered');
+    const delivered = await deliveryWhen(failing.id, (d) => d.status === 'delivered');
     expect(delivered.attempts).toHaveLength(2);
     // Delivered now: nothing to retry or cancel.
     expect((await adminCall(emu, 'POST', `/_emulator/deliveries/${failing.id}/retry`)).status).toBe(
@@ -161,7 +160,7 @@ describe('admin delivery actions', () => {
       nextAttemptAt: null,
       cancelledAt: expect.any(String),
     });
-    await until(resent.body.data.id, (d) => d.attempts.length === 1);
+    await deliveryWhen(resent.body.data.id, (d) => d.attempts.length === 1);
     expect(
       (await adminCall(emu, 'POST', `/_emulator/deliveries/${pending.id}/redeliver?wait=maybe`))
         .status,
@@ -175,7 +174,7 @@ describe('admin delivery actions', () => {
     expect(
       (await adminCall(emu, 'POST', `/_emulator/deliveries/${recovered.id}/retry`)).status,
     ).toBe(200);
-    await until(recovered.id, (d) => d.status === 'delivered');
+    await deliveryWhen(recovered.id, (d) => d.status === 'delivered');
     const clean = await emit();
     expect(clean.status).toBe('delivered');
 

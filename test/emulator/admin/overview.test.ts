@@ -3,12 +3,12 @@ import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
   call,
-  closedPortUrl,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
   WebhookServer,
 } from '../webhooks/helpers.js';
+import { deadUrl } from '../../kit/index.js';
 
 // GET /_emulator/overview: what the dashboard's Overview shows, from the running emulator itself.
 
@@ -107,7 +107,7 @@ describe('GET /_emulator/overview', () => {
     const unreachable = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
       name: 'Gone',
       type: 'EVENT_HANDLER',
-      webhookUrl: await closedPortUrl(),
+      webhookUrl: `${await deadUrl()}/webhook`,
       events: [],
       scopes: [],
     });

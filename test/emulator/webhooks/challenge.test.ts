@@ -3,12 +3,12 @@ import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
   call,
-  closedPortUrl,
   ROLES_SEED,
   TOKENS,
   verifyReceived,
   WebhookServer,
 } from './helpers.js';
+import { deadUrl } from '../../kit/index.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
@@ -126,7 +126,7 @@ describe('POST /api/plugins/:pluginId/verify-webhook', () => {
   });
 
   it('reports a refused connection', async () => {
-    const { id } = await plugin(await closedPortUrl());
+    const { id } = await plugin(`${await deadUrl()}/webhook`);
     const result = await verify(id);
     expect(result.body.data.verified).toBe(false);
     expect(result.body.data.reason).toMatch(/connection refused/);

@@ -7,7 +7,6 @@ import {
   adminCall,
   answerProperly,
   call,
-  closedPortUrl,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -15,6 +14,7 @@ import {
   WebhookServer,
   type Responder,
 } from './helpers.js';
+import { deadUrl } from '../../kit/index.js';
 
 let emu: Emulator;
 const servers: WebhookServer[] = [];
@@ -195,7 +195,7 @@ describe('webhook delivery', () => {
     await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: refusing.plugin.id });
     await emu.services.db.plugins.put({
       ...emu.services.db.plugins.get(refusing.plugin.id)!,
-      webhookUrl: await closedPortUrl(),
+      webhookUrl: `${await deadUrl()}/webhook`,
     });
     const healthy = await handlerOnAgent();
     try {

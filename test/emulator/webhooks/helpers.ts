@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
 import type { Emulator } from '../../../emulator/index.js';
-import { api, deadUrl, receiver, type Receiver } from '../../kit/index.js';
+import { api, receiver, type Receiver } from '../../kit/index.js';
 
 /** The seed with a user of every role (fixtures/roles-seed.json); its tokens are named below. */
 export const ROLES_SEED = fileURLToPath(new URL('./fixtures/roles-seed.json', import.meta.url));
@@ -87,11 +87,6 @@ export class WebhookServer {
   close(): Promise<void> {
     return this.receiver.close();
   }
-}
-
-/** A loopback URL on which nothing listens (a port that was free a moment ago). */
-export async function closedPortUrl(): Promise<string> {
-  return `${await deadUrl()}/webhook`;
 }
 
 /** Calls the emulator over HTTP (a `Bearer` token); returns status and parsed JSON body (null when empty). */

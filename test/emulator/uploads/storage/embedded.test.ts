@@ -14,6 +14,7 @@ import { EmbeddedStorage } from '../../../../emulator/uploads/storage/embedded.j
 import { embeddedStorageRoutes } from '../../../../emulator/uploads/storage/embedded-routes.js';
 import { InvalidKeyError, objectKey } from '../../../../emulator/uploads/storage/keys.js';
 import { MAX_FILE_BYTES as DEFAULT_MAX_BYTES } from '../../../../src/shared/contract/index.js';
+import { until } from '../../../kit/index.js';
 
 let app: FastifyInstance;
 let storage: EmbeddedStorage;
@@ -142,13 +143,6 @@ async function temporarySizes(): Promise<number> {
   for (const name of await leftovers())
     total += (await statPath(join(rootDir, 'tmp', name)).catch(() => ({ size: 0 }))).size;
   return total;
-}
-
-/** Waits (at most 10 s) for a condition; the assertions after it tell what went wrong. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && !(await condition()))
-    await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** A full garbage collection, so memory readings show what is retained, not garbage. */
@@ -465,10 +459,10 @@ describe('embedded storage: size limit', () => {
     });
     req.on('error', () => {});
     req.write(Buffer.alloc(200_000));
-    await until(async () => (await temporarySizes()) >= 200_000);
+    await until('200,000 bytes on disk', async () => (await temporarySizes()) >= 200_000, 10_000);
     expect(await temporarySizes()).toBe(200_000);
     req.destroy();
-    await until(async () => (await leftovers()).length === 0);
+    await until('no leftover file', async () => (await leftovers()).length === 0, 10_000);
     expect(await leftovers()).toEqual([]);
     expect(await storage.stat(key)).toBeNull();
   });
@@ -500,7 +494,7 @@ describe('embedded storage: size limit', () => {
     const baseline = process.memoryUsage().arrayBuffers;
     const answer = put(url, body);
     // Once the first half is on disk, the client waits; what the process holds then is what it retains.
-    await until(async () => (await temporarySizes()) >= half);
+    await until('the first half on disk', async () => (await temporarySizes()) >= half, 10_000);
     // Buffers of the last writes linger a few milliseconds; a retained body would show in every reading.
     let held = Infinity;
     for (let reading = 0; reading < 4; reading++) {
