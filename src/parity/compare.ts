@@ -10,7 +10,8 @@ export interface Difference {
   step: string;
   method: string;
   pathTemplate: string;
-  kind: 'status' | 'envelope' | 'error-type' | 'missing-field' | 'type' | 'value';
+  /** `event`: an event type the platform sent that the emulator has no schema for (`parity check --event-shapes`). */
+  kind: 'status' | 'envelope' | 'error-type' | 'missing-field' | 'type' | 'value' | 'event';
   /** The field, for field differences. */
   path?: string;
   /** What the platform answered (a status, a type, a stable value). */
@@ -38,6 +39,8 @@ export interface ParityReport {
   /** The paragraphs of docs/emulator-behaviour.md the compared steps touch, each with those steps. */
   behaviours: Array<{ section: string; steps: string[] }>;
   compared: number;
+  /** The event types compared with the emulator's event schemas (`--event-shapes`). */
+  comparedEvents: string[];
 }
 
 /** Compares the recorded exchanges with the replayed ones, step by step. */
@@ -133,6 +136,7 @@ export function compareExchanges(recorded: ParityFile, replayed: Exchange[]): Pa
     notRecorded,
     behaviours: behavioursOf(comparedSteps),
     compared: comparedSteps.length,
+    comparedEvents: [],
   };
 }
 

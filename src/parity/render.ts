@@ -19,9 +19,14 @@ function columns(rows: string[][]): string {
 export function renderReport(report: ParityReport): string {
   const out: string[] = [];
   if (report.differences.length === 0) {
-    out.push(
-      `no differences: ${report.compared} recorded request${report.compared === 1 ? '' : 's'} answered alike by the emulator`,
-    );
+    const events = report.comparedEvents.length;
+    const what = [
+      ...(report.compared > 0 || events === 0
+        ? [`${report.compared} recorded request${report.compared === 1 ? '' : 's'} answered`]
+        : []),
+      ...(events > 0 ? [`${events} recorded event type${events === 1 ? '' : 's'} sent`] : []),
+    ];
+    out.push(`no differences: ${what.join(', and ')} alike by the emulator`);
   } else {
     const count = report.differences.length;
     out.push(

@@ -50,6 +50,7 @@ const COMMON = [
   'package.json',
   'plugsmith.json',
   'src/config.ts',
+  'src/event-shapes.ts',
   'src/installations.ts',
   'src/main.ts',
   'src/platform.ts',

@@ -10,39 +10,49 @@ import { parityFileProblems, type ParityFile } from '../../parity/format.js';
 import { runProbe, type ProbeTarget } from '../../parity/probe.js';
 import { compareExchanges, type ParityReport } from '../../parity/compare.js';
 import { renderReport } from '../../parity/render.js';
+import {
+  compareEventShapes,
+  eventShapesProblems,
+  withEvents,
+  type EventShapesFile,
+} from '../../parity/event-shapes.js';
 
-type CheckFlags = { character?: string; otherOrg?: string };
+type CheckFlags = { character?: string; otherOrg?: string; eventShapes?: string };
 
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
-async function readParityFile(given: string): Promise<ParityFile> {
+/** A JSON file of the check (the parity file, the event shapes), parsed; `missing` says how to make one. */
+async function readJsonFile(given: string, label: string, missing: string): Promise<unknown> {
   const path = resolve(process.cwd(), given);
   let raw: Buffer;
   const exists = await stat(path).then(
     () => true,
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
   );
-  if (!exists)
-    throw new UserError(
-      `no parity file ${given}: record one with \`plugsmith parity record -o ${given}\``,
-      EXIT.NOT_FOUND,
-    );
+  if (!exists) throw new UserError(`no ${label} ${given}: ${missing}`, EXIT.NOT_FOUND);
   try {
     raw = await readProjectFile(dirname(path), basename(path), {
       maxBytes: MAX_FILE_BYTES,
-      label: 'the parity file',
+      label: `the ${label}`,
     });
   } catch (error) {
     if (error instanceof ProjectPathError)
       throw new UserError(`${error.message}: ${error.fix}`, EXIT.USAGE);
     throw error;
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(raw.toString('utf8'));
+    return JSON.parse(raw.toString('utf8'));
   } catch (error) {
     throw new UserError(`${given} is not valid JSON: ${(error as Error).message}`, EXIT.VALIDATION);
   }
+}
+
+async function readParityFile(given: string): Promise<ParityFile> {
+  const parsed = await readJsonFile(
+    given,
+    'parity file',
+    `record one with \`plugsmith parity record -o ${given}\``,
+  );
   const problems = parityFileProblems(parsed);
   if (problems.length > 0)
     throw new UserError(
@@ -50,6 +60,20 @@ async function readParityFile(given: string): Promise<ParityFile> {
       EXIT.VALIDATION,
     );
   return parsed as ParityFile;
+}
+
+const KEEP_SHAPES =
+  'a generated plugin writes one when run with PLUGSMITH_EVENT_SHAPES=<file> (docs/parity.md, "Event payloads")';
+
+async function readEventShapes(given: string): Promise<EventShapesFile> {
+  const parsed = await readJsonFile(given, 'event-shapes file', KEEP_SHAPES);
+  const problems = eventShapesProblems(parsed);
+  if (problems.length > 0)
+    throw new UserError(
+      `${given} is not an event-shapes file:\n  ${problems.join('\n  ')}\n(${KEEP_SHAPES})`,
+      EXIT.VALIDATION,
+    );
+  return parsed as EventShapesFile;
 }
 
 /** The running emulator `--emulator` names, as a probe target: its credentials from its state file. */
@@ -91,9 +115,29 @@ async function runningTarget(input: CommandInput<CheckFlags>): Promise<ProbeTarg
   };
 }
 
-/** `plugsmith parity check <file>`: the journey replayed on the emulator and compared with the file. */
+/** `plugsmith parity check [file]`: the journey replayed on the emulator and compared with the file, and the event shapes with the emulator's event schemas. */
 const run: RunCommand<CheckFlags> = async (input: CommandInput<CheckFlags>) => {
-  const file = await readParityFile(String(input.args[0]));
+  const given = input.args[0] === undefined ? undefined : String(input.args[0]);
+  const shapesGiven = input.options.eventShapes;
+  if (given === undefined && shapesGiven === undefined)
+    throw new UserError(
+      'nothing to check: give the parity file `parity record` wrote, --event-shapes <file> (the events a plugin received), or both',
+      EXIT.USAGE,
+    );
+  const file = given === undefined ? undefined : await readParityFile(given);
+  const shapes = shapesGiven === undefined ? undefined : await readEventShapes(shapesGiven);
+  let report = file === undefined ? undefined : await checkRequests(input, file);
+  if (shapes) report = withEvents(report, compareEventShapes(shapes));
+  const done = report!;
+  printResult(input.io, input.global, done, () => renderReport(done));
+  if (!done.ok) throw new ExitWith(EXIT.UNEXPECTED);
+};
+
+/** The journey replayed on the emulator (an in-memory one, or the one --emulator names) and compared with the recording. */
+async function checkRequests(
+  input: CommandInput<CheckFlags>,
+  file: ParityFile,
+): Promise<ParityReport> {
   let target: ProbeTarget;
   let close: () => Promise<void> = async () => undefined;
   if (askedEmulator() !== undefined) {
@@ -104,18 +148,15 @@ const run: RunCommand<CheckFlags> = async (input: CommandInput<CheckFlags>) => {
     target = local.target;
     close = local.close;
   }
-  let report: ParityReport;
   try {
     const replay = await runProbe(target, {
       timeoutMs: timeoutMsOf(input),
       replyTimeoutMs: 10_000,
     });
-    report = compareExchanges(file, replay.exchanges);
+    return compareExchanges(file, replay.exchanges);
   } finally {
     await close();
   }
-  printResult(input.io, input.global, report, () => renderReport(report));
-  if (!report.ok) throw new ExitWith(EXIT.UNEXPECTED);
-};
+}
 
 export default run;

@@ -39,14 +39,30 @@ export const parityCommands = [
   defineCommand({
     path: ['parity', 'check'],
     summary:
-      'Replay the probe journey on the emulator (an in-memory one, or the running one with --emulator) and compare its answers with a parity file; exit 1 when they differ',
+      "Replay the probe journey on the emulator (an in-memory one, or the running one with --emulator) and compare its answers with a parity file, and the events a plugin received with the emulator's event schemas (--event-shapes); exit 1 when they differ",
     examples: [
       'plugsmith parity check parity.json',
       'plugsmith parity check parity.json --json',
       'plugsmith parity check parity.json --emulator http://127.0.0.1:4010 --character char_nova',
+      'plugsmith parity check parity.json --event-shapes event-shapes.json',
+      'plugsmith parity check --event-shapes event-shapes.json',
     ],
-    args: [{ name: '<file>', description: 'the parity file `parity record` wrote' }],
-    options: [character, otherOrg],
+    args: [
+      {
+        name: '[file]',
+        description:
+          'the parity file `parity record` wrote (optional with --event-shapes: then only the events are compared)',
+      },
+    ],
+    options: [
+      character,
+      otherOrg,
+      {
+        flags: '--event-shapes <file>',
+        description:
+          "the shapes of the events a plugin received from the platform (a generated plugin writes them when PLUGSMITH_EVENT_SHAPES names a file), compared with the emulator's event schemas",
+      },
+    ],
     load: () => import('./check.js'),
   }),
 ];

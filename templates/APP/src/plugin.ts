@@ -53,6 +53,7 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     host: config.host,
     secret: config.webhookSecret,
     log: config.log,
+    eventShapes: config.eventShapes,
     on: { PLUGIN_INSTALLED: installed, PLUGIN_UNINSTALLED: uninstalled },
   });
   return { ...server, tokens, history };

@@ -71,6 +71,7 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     host: config.host,
     secret: config.webhookSecret,
     log: config.log,
+    eventShapes: config.eventShapes,
     on: {
       ...installationHandlers(tokens),
       REPOSITORY_FILE_ADDED: fileAdded,

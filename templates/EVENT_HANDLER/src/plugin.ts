@@ -47,6 +47,7 @@ export async function startPlugin(config: PluginConfig): Promise<Plugin> {
     host: config.host,
     secret: config.webhookSecret,
     log: config.log,
+    eventShapes: config.eventShapes,
     on: {
       ...installationHandlers(tokens),
       AGENT_MESSAGE_RECEIVED: messageReceived,

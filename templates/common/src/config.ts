@@ -16,13 +16,15 @@ export interface PluginConfig {
   dataDir: string;
   /** JSON file of the installation tokens, written owner-only (0600). */
   tokenFile: string;
+  /** A file to keep the shape of every event received in (field paths and types, never values), for `plugsmith parity check --event-shapes`. */
+  eventShapes?: string;
   /** Receives one line per event handled; silent when absent (tests). */
   log?: (line: string) => void;
 }
 
 /**
  * Reads the configuration from environment variables (the one place that does):
- * PORT, HOST, PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL, DATA_DIR, TOKEN_FILE.
+ * PORT, HOST, PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL, DATA_DIR, TOKEN_FILE, PLUGSMITH_EVENT_SHAPES.
  * PLUGSMITH_WEBHOOK_SECRET may list several secrets, separated by commas or spaces
  * (`whsec_new,whsec_old`): after `plugsmith plugins secret rotate`, deploy with both, then drop the old one.
  */
@@ -46,5 +48,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PluginConfi
     platformUrl: env.PLUGSMITH_BASE_URL || 'http://127.0.0.1:4010',
     dataDir,
     tokenFile: env.TOKEN_FILE || join(dataDir, 'tokens.json'),
+    eventShapes: env.PLUGSMITH_EVENT_SHAPES || undefined,
   };
 }

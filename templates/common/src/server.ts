@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EventShapes } from './event-shapes.js';
 import { createWebhookHandler, type WebhookHandlers } from './webhooks.js';
 
 /** A running webhook server. */
@@ -30,15 +31,18 @@ export async function startWebhookServer(options: {
   log?: (line: string) => void;
   /** A connection whose request headers take longer is closed (408), and one whose whole request takes twice as long. Default 15 s. */
   socketTimeoutMs?: number;
+  /** PLUGSMITH_EVENT_SHAPES: a file to keep the shape of every verified event in (src/event-shapes.ts). */
+  eventShapes?: string;
 }): Promise<WebhookServer> {
   const log = options.log;
+  const shapes = options.eventShapes ? new EventShapes(options.eventShapes) : undefined;
   const webhook = createWebhookHandler({
     secret: options.secret,
     on: options.on,
-    onHandled:
-      log &&
-      ((event, ms) =>
-        log(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`)),
+    onHandled: (event, ms) => {
+      log?.(`${new Date().toISOString()} ${event.type} ${event.id} handled in ${ms} ms`);
+      shapes?.add(event);
+    },
     // A refused delivery leaves a line, so a wrong secret can be seen from the plugin's side too (never the secret).
     onRefused:
       log &&

@@ -28,6 +28,7 @@ class Plugin:
             config.webhook_secrets,
             {"PLUGIN_INSTALLED": self.installed, "PLUGIN_UNINSTALLED": self.uninstalled},
             log=config.log,
+            event_shapes=config.event_shapes,
         )
         self.webhook_url = self.server.webhook_url
         self.port = self.server.port

@@ -34,6 +34,7 @@ class Plugin:
             config.webhook_secrets,
             {**installation_handlers(self.tokens), "REPOSITORY_FILE_ADDED": self.file_added, "REPOSITORY_FILE_REMOVED": self.file_removed},
             log=config.log,
+            event_shapes=config.event_shapes,
         )
         self.webhook_url = self.server.webhook_url
         self.port = self.server.port

@@ -31,6 +31,7 @@ class Plugin:
             config.webhook_secrets,
             {**installation_handlers(self.tokens), "AGENT_MESSAGE_RECEIVED": self.message_received},
             log=config.log,
+            event_shapes=config.event_shapes,
         )
         self.webhook_url = self.server.webhook_url
         self.port = self.server.port

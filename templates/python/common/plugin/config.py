@@ -26,10 +26,13 @@ class PluginConfig:
     token_file: str
     #: Receives one line per event handled; silent when None (tests).
     log: Optional[Callable[[str], None]] = None
+    #: A file to keep the shape of every event received in (field paths and types, never values),
+    #: for `plugsmith parity check --event-shapes`.
+    event_shapes: Optional[str] = None
 
 
 def config_from_env(env: Mapping[str, str] = os.environ) -> PluginConfig:
-    """Reads PORT, HOST, PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL, DATA_DIR, TOKEN_FILE.
+    """Reads PORT, HOST, PLUGSMITH_WEBHOOK_SECRET, PLUGSMITH_BASE_URL, DATA_DIR, TOKEN_FILE, PLUGSMITH_EVENT_SHAPES.
 
     PLUGSMITH_WEBHOOK_SECRET may list several secrets, separated by commas or spaces
     (`whsec_new,whsec_old`): after `plugsmith plugins secret rotate`, deploy with both, then drop
@@ -53,4 +56,5 @@ def config_from_env(env: Mapping[str, str] = os.environ) -> PluginConfig:
         platform_url=env.get("PLUGSMITH_BASE_URL") or "http://127.0.0.1:4010",
         data_dir=data_dir,
         token_file=env.get("TOKEN_FILE") or os.path.join(data_dir, "tokens.json"),
+        event_shapes=env.get("PLUGSMITH_EVENT_SHAPES") or None,
     )

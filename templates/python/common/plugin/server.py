@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Mapping, Optional
 
+from .event_shapes import EventShapes
 from .webhooks import Answer, Handler, Webhook, ascii_digits, failure
 
 #: Larger bodies are answered 413.
@@ -49,7 +50,11 @@ class WebhookServer:
         handlers: Mapping[str, Handler],
         log: Optional[Callable[[str], None]] = None,
         socket_timeout: float = SOCKET_TIMEOUT_SECONDS,
+        event_shapes: Optional[str] = None,
     ) -> None:
+        # PLUGSMITH_EVENT_SHAPES: a file to keep the shape of every verified event in (plugin/event_shapes.py).
+        shapes = EventShapes(event_shapes) if event_shapes else None
+
         # Every failure, with its event id, webhook-id and traceback: plugsmith links these lines to the delivery attempt.
         def on_error(error: BaseException, event: dict, webhook_id: str) -> None:
             print(f"{event['type']} {event['id']} failed (webhook-id {_shown(webhook_id)}): {error}", file=sys.stderr)
@@ -62,6 +67,8 @@ class WebhookServer:
         def on_handled(event: dict, ms: float) -> None:
             if log:
                 log(f"{now()} {event['type']} {event['id']} handled in {ms:.0f} ms")
+            if shapes:
+                shapes.add(event)
 
         # A refused delivery leaves a line, so a wrong secret can be seen from the plugin's side too (never the secret).
         def on_refused(webhook_id: str, reason: str) -> None:
