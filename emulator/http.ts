@@ -225,7 +225,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       const context = error.validationContext ?? 'body';
       const base = context === 'body' || context === 'querystring' ? [] : [context];
-      const details = error.validation.map((e) => fromAjv(e as never, base));
+      const details = error.validation.map((e) => fromAjv(e, base));
       const missingBody =
         context === 'body' && (request.body === undefined || request.body === null);
       const message =

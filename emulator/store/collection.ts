@@ -51,7 +51,7 @@ export class Collection<T extends BaseRecord> {
     const text = serializeRecord(this.name, record);
     return this.submit({
       t: 'put',
-      collection: this as unknown as Collection<BaseRecord>,
+      collection: this,
       record,
       text,
     });
@@ -59,7 +59,7 @@ export class Collection<T extends BaseRecord> {
 
   /** Removes a record if present; resolves once durable. */
   delete(id: string): Promise<void> {
-    return this.submit({ t: 'del', collection: this as unknown as Collection<BaseRecord>, id });
+    return this.submit({ t: 'del', collection: this, id });
   }
 
   /** @internal applies a put without logging it (load and replay). */
@@ -106,7 +106,9 @@ function unpost(index: Map<unknown, Set<string>>, value: unknown, id: string): v
 }
 
 function indexValues(record: BaseRecord, field: string): unknown[] {
-  const value = (record as unknown as Record<string, unknown>)[field];
+  // A record is a plain JSON object (BaseRecord is an alias, so it reads as a string-keyed map).
+  const fields: Readonly<Record<string, unknown>> = record;
+  const value = fields[field];
   if (Array.isArray(value)) return value;
   return value === undefined ? [] : [value];
 }

@@ -108,9 +108,8 @@ export async function writeSnapshot(
 
 /** The snapshot at `path`, null when there is none; a layout-2 snapshot comes back in today's shape. */
 export async function readSnapshot(path: string): Promise<Snapshot | null> {
-  const db = new Low<Snapshot>(new SnapshotFile(path), null as unknown as Snapshot);
-  await db.read();
-  const document = db.data as (Snapshot & { records?: unknown }) | null;
+  // Low.read() only hands the adapter's answer on (and keeps its default when there is none): ask the adapter itself.
+  const document: (Snapshot & { records?: unknown }) | null = await new SnapshotFile(path).read();
   if (document === null) return null;
   if (document.schemaVersion === 2 && Array.isArray(document.records))
     return fromLayout2(path, document.generation, document.records);

@@ -42,7 +42,7 @@ export class Store {
   /** Declares a collection; call before loading, from the `define` callback. */
   define<T extends BaseRecord>(name: string, indexFields: string[] = []): Collection<T> {
     const collection = new Collection<T>(name, (change) => this.submit(change), indexFields);
-    this.collections.set(name, collection as unknown as Collection<BaseRecord>);
+    this.collections.set(name, collection);
     return collection;
   }
 

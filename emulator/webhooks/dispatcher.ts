@@ -338,7 +338,7 @@ export class WebhookDispatcher {
       pluginInstanceId: event.pluginInstanceId,
       orgId: event.orgId,
       url: plugin.webhookUrl,
-      event: event as unknown as Record<string, unknown>,
+      event,
       status: 'pending',
       mode,
       retries,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Socket } from 'node:net';
 
 /**
  * A guard for a process group that outlives its starter (exec, or dev's plugin) only if the starter is killed with SIGKILL: it
@@ -17,7 +18,8 @@ export function startGroupGuard(groupId: number, graceMs: number): ChildProcess 
     guard.stdin!.on('error', () => undefined);
     // Neither keeps the starter running.
     guard.unref();
-    (guard.stdin as unknown as { unref?: () => void }).unref?.();
+    // A child's stdin pipe is a net.Socket, typed only as the Writable it is for writing.
+    if (guard.stdin instanceof Socket) guard.stdin.unref();
     return guard;
   } catch {
     return undefined;

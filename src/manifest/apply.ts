@@ -43,25 +43,19 @@ export async function applyPlan(
   done: PlanStep[];
 }> {
   const done: PlanStep[] = [];
-  const changed = (step: PlanStep) =>
-    Object.fromEntries(step.changes.map((c) => [c.field, c.to])) as never;
   const pluginStep = plan.steps.find((s) => s.resource === 'plugin')!;
+  // The bodies are the manifest's own (typed) fields: a plan step's `desired` holds the same values, untyped for comparing.
+  const pluginFields = desiredPlugin(manifest);
   let pluginId = plan.pluginId;
   let plugin: Record<string, unknown>;
   if (pluginStep.op === 'create') {
-    plugin = (await client.plugins.createInOrg(orgId, pluginStep.desired as never)) as Record<
-      string,
-      unknown
-    >;
+    plugin = await client.plugins.createInOrg(orgId, pluginFields);
     pluginId = String(plugin.id);
     await hooks.onPluginCreated?.(pluginId);
   } else if (pluginStep.op === 'update') {
-    plugin = (await client.plugins.update(pluginId!, changed(pluginStep))) as Record<
-      string,
-      unknown
-    >;
+    plugin = await client.plugins.update(pluginId!, changedFields(pluginFields, pluginStep));
   } else {
-    plugin = (await client.plugins.get(pluginId!)) as Record<string, unknown>;
+    plugin = await client.plugins.get(pluginId!);
   }
   if (pluginStep.op !== 'unchanged') {
     done.push(pluginStep);
@@ -75,10 +69,23 @@ export async function applyPlan(
     ...plan.steps.filter((s) => s.resource !== 'plugin' && s.op === 'delete' && !s.skipped),
   ];
   for (const step of ordered) {
-    const api = step.resource === 'action' ? client.actions : client.externalEvents;
-    if (step.op === 'create') await api.create(pluginId!, step.desired as never);
-    else if (step.op === 'update') await api.update(pluginId!, step.name, changed(step));
-    else await api.delete(pluginId!, step.name);
+    if (step.resource === 'action') {
+      const api = client.actions;
+      if (step.op === 'delete') await api.delete(pluginId!, step.name);
+      else {
+        const fields = definitionOf(manifest.actions, step);
+        if (step.op === 'create') await api.create(pluginId!, fields);
+        else await api.update(pluginId!, step.name, changedFields(fields, step));
+      }
+    } else {
+      const api = client.externalEvents;
+      if (step.op === 'delete') await api.delete(pluginId!, step.name);
+      else {
+        const fields = definitionOf(manifest.externalEvents, step);
+        if (step.op === 'create') await api.create(pluginId!, fields);
+        else await api.update(pluginId!, step.name, changedFields(fields, step));
+      }
+    }
     done.push(step);
     hooks.onStep?.(step);
   }
@@ -95,4 +102,23 @@ export async function applyPlan(
     externalEvents: desired('externalEvent'),
   };
   return { pluginId: pluginId!, plugin, applied, done };
+}
+
+/** The manifest's action or external event a step creates or updates (the plan made the step from it, by name). */
+function definitionOf<T extends { name: string }>(definitions: T[], step: PlanStep): T {
+  const definition = definitions.find((d) => d.name === step.name);
+  if (!definition)
+    throw new Error(`the plan names ${step.resource} ${step.name}, which the manifest lacks`);
+  return definition;
+}
+
+/** The fields of `fields` that a step changes: the body of its update. */
+function changedFields<T extends object>(fields: T, step: PlanStep): Partial<T> {
+  const body: Partial<T> = {};
+  for (const { field } of step.changes) if (isFieldOf(fields, field)) body[field] = fields[field];
+  return body;
+}
+
+function isFieldOf<T extends object>(value: T, field: string): field is Extract<keyof T, string> {
+  return field in value;
 }

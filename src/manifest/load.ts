@@ -5,12 +5,20 @@ import { Ajv, type ErrorObject } from 'ajv';
 import manifestSchema from '../../plugsmith.schema.json' with { type: 'json' };
 import { UserError, EXIT } from '../errors.js';
 import type { JsonSchema } from '../client/index.js';
-import type { Manifest } from './types.js';
+import type { Manifest, ManifestInstall } from './types.js';
 import { jsonSyntaxProblem } from './json-syntax.js';
 
-const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(
-  manifestSchema,
-);
+/** plugsmith.json as plugsmith.schema.json describes it once ajv has checked it (and filled its defaults in); `$ref`s unresolved. */
+interface ManifestFile {
+  plugin: Omit<Manifest['plugin'], 'inputsSchema'> & { inputsSchema?: unknown };
+  installs?: ManifestInstall[];
+}
+
+const validate = new Ajv({
+  allErrors: true,
+  strict: false,
+  useDefaults: true,
+}).compile<ManifestFile>(manifestSchema);
 
 /** One problem of a manifest: the path inside it (empty for the whole file) and what to do. */
 interface ManifestProblem {
@@ -258,9 +266,9 @@ export async function loadManifest(
     }
     throw new ManifestError(file, '', `cannot be read (${error.message})`);
   });
-  let raw: unknown;
+  let parsed: unknown;
   try {
-    raw = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     const where = jsonSyntaxProblem(text);
     if (where)
@@ -271,8 +279,10 @@ export async function loadManifest(
       );
     throw new ManifestError(file, '', `is not valid JSON (${(error as Error).message})`);
   }
+  const raw = parsed;
   // The schema's problems, then the checks it cannot make, on whatever parts are well-formed: one run names every problem.
-  const problems: ManifestProblem[] = validate(raw) ? [] : schemaProblems(validate.errors!);
+  const valid = validate(raw);
+  const problems: ManifestProblem[] = valid ? [] : schemaProblems(validate.errors!);
   const schemaPaths = problems.map((p) => p.path);
   // A later check adds nothing where the schema already found the value (or its parent) wrong.
   const reported = (at: string) =>
@@ -309,25 +319,18 @@ export async function loadManifest(
   };
   const actions = listOf('actions');
   const externalEvents = listOf('externalEvents');
-  const installs = listOf('installs');
+  listOf('installs'); // for its repeated names
 
-  const plugin = { ...record(m.plugin) } as unknown as Manifest['plugin'];
+  const given = record(m.plugin);
   const expanded: Manifest['expandedVariables'] = [];
-  if (typeof plugin.webhookUrl === 'string' && !reported('plugin.webhookUrl')) {
+  let webhookUrl = typeof given.webhookUrl === 'string' ? given.webhookUrl : undefined;
+  if (webhookUrl !== undefined && !reported('plugin.webhookUrl')) {
+    const declared = webhookUrl;
     await attempt(() => {
-      plugin.webhookUrl = interpolate(
-        plugin.webhookUrl!,
-        file,
-        'plugin.webhookUrl',
-        environment,
-        expanded,
-      );
-      if (!/^https?:\/\/[^\s]+$/.test(plugin.webhookUrl)) {
-        throw new ManifestError(
-          file,
-          'plugin.webhookUrl',
-          `"${plugin.webhookUrl}" is not an http(s) URL`,
-        );
+      const url = interpolate(declared, file, 'plugin.webhookUrl', environment, expanded);
+      webhookUrl = url;
+      if (!/^https?:\/\/[^\s]+$/.test(url)) {
+        throw new ManifestError(file, 'plugin.webhookUrl', `"${url}" is not an http(s) URL`);
       }
     });
   }
@@ -337,29 +340,39 @@ export async function loadManifest(
     typeof value === 'object' && value !== null && !Array.isArray(value) && !reported(at)
       ? attempt(() => resolveSchema(value as JsonSchema, base, file, at, schemaFiles))
       : Promise.resolve(undefined);
-  plugin.inputsSchema = (await schema(plugin.inputsSchema, 'plugin.inputsSchema')) ?? {};
+  const inputsSchema = (await schema(given.inputsSchema, 'plugin.inputsSchema')) ?? {};
   const described = (d: Record<string, unknown>) => ({
     name: d.name as string,
     title: (d.title as string | undefined) ?? '',
     description: (d.description as string | undefined) ?? '',
   });
-  const manifest: Manifest = {
+  const resolvedActions = await Promise.all(
+    actions.map(async (a, i) => ({
+      ...described(a),
+      argsSchema: await schema(a.argsSchema, `actions[${i}].argsSchema`),
+      returnSchema: await schema(a.returnSchema, `actions[${i}].returnSchema`),
+    })),
+  );
+  const resolvedExternalEvents = await Promise.all(
+    externalEvents.map(async (e, i) => ({
+      ...described(e),
+      payloadSchema: await schema(e.payloadSchema, `externalEvents[${i}].payloadSchema`),
+    })),
+  );
+  // With nothing reported the schema held: `raw` is a ManifestFile.
+  if (!valid || problems.length > 0) {
+    const [first, ...rest] =
+      problems.length > 0
+        ? problems
+        : [{ path: '', problem: 'does not match plugsmith.schema.json' }];
+    throw new ManifestError(file, first.path, first.problem, rest);
+  }
+  return {
     path: resolve(path),
-    plugin,
-    actions: await Promise.all(
-      actions.map(async (a, i) => ({
-        ...described(a),
-        argsSchema: await schema(a.argsSchema, `actions[${i}].argsSchema`),
-        returnSchema: await schema(a.returnSchema, `actions[${i}].returnSchema`),
-      })),
-    ),
-    externalEvents: await Promise.all(
-      externalEvents.map(async (e, i) => ({
-        ...described(e),
-        payloadSchema: await schema(e.payloadSchema, `externalEvents[${i}].payloadSchema`),
-      })),
-    ),
-    installs: installs as unknown as Manifest['installs'],
+    plugin: { ...raw.plugin, inputsSchema, ...(webhookUrl !== undefined ? { webhookUrl } : {}) },
+    actions: resolvedActions,
+    externalEvents: resolvedExternalEvents,
+    installs: raw.installs ?? [],
     ...(typeof dev.command === 'string'
       ? {
           dev: {
@@ -373,7 +386,4 @@ export async function loadManifest(
     schemaFiles: [...schemaFiles],
     expandedVariables: expanded,
   };
-  if (problems.length > 0)
-    throw new ManifestError(file, problems[0].path, problems[0].problem, problems.slice(1));
-  return manifest;
 }

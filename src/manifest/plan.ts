@@ -1,3 +1,4 @@
+import type { PluginCreate } from '../shared/contract/index.js';
 import type { Manifest, ManifestAction, ManifestExternalEvent } from './types.js';
 import type { AppliedState } from './state.js';
 
@@ -91,7 +92,7 @@ function diff(
 }
 
 /** The fields a deploy manages for the plugin. */
-export function desiredPlugin(manifest: Manifest): Record<string, unknown> {
+export function desiredPlugin(manifest: Manifest): PluginCreate {
   const p = manifest.plugin;
   return {
     name: p.name,

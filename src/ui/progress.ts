@@ -36,7 +36,7 @@ export function createTransferProgress(
   global: Pick<GlobalOptions, 'quiet' | 'color'>,
 ): TransferProgress {
   // The bar redraws its line with control characters, which the filtered stream would escape: it escapes the names itself.
-  const stream = rawStream(io.stderr) as Io['stderr'] & { columns?: number };
+  const stream = rawStream(io.stderr);
   if (!stream.isTTY || global.quiet) return NONE;
   const style = styleFor(io, global, 'stderr');
   let totalFiles = 0;

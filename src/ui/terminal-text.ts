@@ -50,9 +50,11 @@ function jsonText(text: string): string {
   );
 }
 
-const RAW = Symbol('plugsmith.rawStream');
+/** A terminal stream as `Io` has them (stderr's `columns` is absent there, but a terminal has it too). */
+type Stream = Io['stdout'] | (Io['stderr'] & { columns?: number });
 
-type Stream = Io['stdout'] | Io['stderr'];
+/** Each filtered stream's own stream, for `rawStream`. */
+const underlying = new WeakMap<Stream, Stream>();
 
 /** A stream whose `write` passes text through `filter`; everything else is the stream itself. */
 function filtered<S extends Stream>(stream: S, filter: (text: string) => string): S {
@@ -68,16 +70,17 @@ function filtered<S extends Stream>(stream: S, filter: (text: string) => string)
       ...rest,
     );
   };
-  return new Proxy(stream, {
+  const proxy = new Proxy(stream, {
     get(target, key) {
       if (key === 'write') return write;
-      if (key === RAW) return target;
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === 'function'
         ? (value as (...args: unknown[]) => unknown).bind(target)
         : value;
     },
   });
+  underlying.set(proxy, stream);
+  return proxy;
 }
 
 /** The Io every command prints through: control characters made visible (with --json, stdout gets `jsonText`). */
@@ -90,6 +93,6 @@ export function terminalSafeIo(io: Io, options: { json: boolean }): Io {
 }
 
 /** The stream under a filtered one, for code that draws the terminal itself and escapes its own text. */
-export function rawStream<S extends Stream>(stream: S): S {
-  return ((stream as unknown as Record<symbol, S>)[RAW] ?? stream) as S;
+export function rawStream(stream: Stream): Stream {
+  return underlying.get(stream) ?? stream;
 }

@@ -2,10 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 
-// AUDIT of #16 "Done when": no `as any` / `as never` / `as unknown as` (nor `request.body as`,
-// `request.query as`, `request.params as`) in route handlers or commands, and no wire type restated
-// outside the contract. The delivery views of src/dev restate Delivery, DeliveryAttempt and
-// DeliveryAttemptNotice by hand, and three command/trigger casts exist only to convert between the two.
+// AUDIT of #16 "Done when", widened by issue 42 item 3: no `as any` / `as never` / `as unknown as` (nor `request.body as`,
+// `request.query as`, `request.params as`) anywhere in production code: all of src/ and emulator/ (services, src/scenario,
+// src/trigger and the dashboard app included; exempting some only moved the casts there). And no wire type restated outside
+// the contract. The delivery views of src/dev restate Delivery, DeliveryAttempt and DeliveryAttemptNotice by hand, and three
+// command/trigger casts existed only to convert between the two.
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -21,20 +22,104 @@ function sources(dir: string): string[] {
 
 const CAST = /\bas (any|never|unknown as)\b|request\.(body|query|params) as\b/;
 
-describe('#16: typed from the contract (audit)', () => {
-  test('no casts in route handlers or commands', () => {
-    const routeFiles = ['emulator/api', 'emulator/admin', 'emulator/messaging', 'emulator/uploads']
-      .flatMap((dir) => sources(join(root, dir)))
-      .filter((file) => !/service\.ts$/.test(file) && !file.includes('/uploads/storage/'));
-    const hits = [...routeFiles, ...sources(join(root, 'src/commands'))].flatMap((file) =>
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .map((line, i) =>
-          CAST.test(line) ? `${relative(root, file)}:${i + 1}: ${line.trim()}` : null,
-        )
-        .filter((x): x is string => x !== null),
+/** Production code: everything that ships (the CLI, the client, the emulator and its dashboard app). */
+const PRODUCTION = ['src', 'emulator'];
+
+/**
+ * The casts still allowed, each by its file and a piece of its line, with the reason. Keep it short: a cast listed here is a
+ * type the code does not know. Every entry must match exactly one cast (a removed cast's entry fails the test until removed).
+ */
+const ALLOWED: ReadonlyArray<{ file: string; text: string; reason: string }> = [
+  {
+    file: 'src/main.ts',
+    text: 'options: withParentValues(self) as never',
+    reason:
+      "commander's parsed option values are untyped, and the registry forgets each command's option type " +
+      '(AnyCommandSpec): defineCommand checked the run function against the options it declares',
+  },
+  // To remove: these files are being changed apart from this audit (issue 42 items 2 and 3).
+  {
+    file: 'src/scenario/run.ts',
+    text: 'attach(entityId, create as never)',
+    reason:
+      'to remove: a scenario step is its TypeBox Static<> type, one entity-to-resource mapping',
+  },
+  {
+    file: 'src/scenario/run.ts',
+    text: 'add(entityId, create as never)',
+    reason:
+      'to remove: a scenario step is its TypeBox Static<> type, one entity-to-resource mapping',
+  },
+  {
+    file: 'src/scenario/run.ts',
+    text: '} as never);',
+    reason:
+      'to remove: a scenario step is its TypeBox Static<> type, one entity-to-resource mapping',
+  },
+  {
+    file: 'src/scenario/validate.ts',
+    text: '.properties?.[key as never]',
+    reason: 'to remove: narrow the schema part (a type guard) instead',
+  },
+  {
+    file: 'src/scenario/validate.ts',
+    text: '(withField as unknown as { properties: Record<string, TSchema> })',
+    reason: 'to remove: narrow the schema part (a type guard) instead',
+  },
+  {
+    file: 'src/mcp/tools/run_check.ts',
+    text: 'report.latency as unknown as Record<string, unknown>',
+    reason: "to remove: the tool's output type takes the report's latency type",
+  },
+  {
+    file: 'emulator/dashboard/app/views/deliveries-feed.ts',
+    text: ') as unknown as DeliveryFilters;',
+    reason: 'to remove: build the filters from their keys with their type',
+  },
+];
+
+describe('#16, issue 42: typed from the contract (audit)', () => {
+  const hits = PRODUCTION.flatMap((dir) => sources(join(root, dir))).flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) =>
+        CAST.test(line) ? [{ file: relative(root, file), line: i + 1, text: line.trim() }] : [],
+      ),
+  );
+  const allowedBy = (hit: (typeof hits)[number]) =>
+    ALLOWED.filter((a) => a.file === hit.file && hit.text.includes(a.text));
+
+  test('no casts in production code (src/ and emulator/), but the allowed ones', () => {
+    expect(
+      hits
+        .filter((hit) => allowedBy(hit).length === 0)
+        .map((h) => `${h.file}:${h.line}: ${h.text}`),
+    ).toEqual([]);
+  });
+
+  test('every allowed cast is still there, once (a removed one leaves the list)', () => {
+    const counted = ALLOWED.map((a) => ({
+      ...a,
+      matches: hits.filter((hit) => a.file === hit.file && hit.text.includes(a.text)).length,
+    }));
+    expect(
+      counted
+        .filter((a) => a.matches !== 1)
+        .map((a) => `${a.file}: "${a.text}" matches ${a.matches} casts`),
+    ).toEqual([]);
+  });
+
+  test('the audit reads every production folder, the dashboard app and services included', () => {
+    const files = new Set(
+      PRODUCTION.flatMap((dir) => sources(join(root, dir))).map((f) => relative(root, f)),
     );
-    expect(hits).toEqual([]);
+    for (const file of [
+      'src/main.ts',
+      'src/trigger/trigger.ts',
+      'emulator/api/instances/service.ts',
+      'emulator/dashboard/app/main.tsx',
+    ])
+      expect(files.has(file), file).toBe(true);
   });
 
   test('the delivery log is not restated outside the contract (src/dev/delivery-view.ts)', () => {

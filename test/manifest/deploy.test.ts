@@ -123,11 +123,12 @@ describe('plugsmith deploy', () => {
       );
       const pluginId = first.pluginId as string;
 
-      // The manifest drops an action and changes the plugin's description.
+      // The manifest drops an action and changes the plugin's description, an action's title and an event's title.
       const next = {
         ...manifest,
         plugin: { ...manifest.plugin, description: 'now described' },
-        actions: [manifest.actions[0]],
+        actions: [{ ...manifest.actions[0], title: 'Summarise' }],
+        externalEvents: [{ ...manifest.externalEvents[0], title: 'Ticket opened' }],
       };
       await writeFile(join(dir, 'plugsmith.json'), JSON.stringify(next));
       const plan = await cli(dir, ['deploy', '--org', 'org_dev'], config);
@@ -142,6 +143,14 @@ describe('plugsmith deploy', () => {
       const deleting = await cli(dir, ['deploy', '--org', 'org_dev', '--allow-deletes'], config);
       expect(deleting.code, deleting.stderr).toBe(0);
       expect((await api('GET', `/api/plugins/${pluginId}/actions/translate`)).status).toBe(404);
+      // Only the changed field is sent: the action keeps its argsSchema, the event its payloadSchema.
+      const action = (await api('GET', `/api/plugins/${pluginId}/actions/summarize`)).body.data;
+      expect(action.title).toBe('Summarise');
+      expect(action.argsSchema).toEqual(manifest.actions[0].argsSchema);
+      const event = (await api('GET', `/api/plugins/${pluginId}/external-events/ticket.created`))
+        .body.data;
+      expect(event.title).toBe('Ticket opened');
+      expect(event.payloadSchema).toEqual(files['schemas/ticket.json']);
 
       // Someone changes the plugin and adds an action outside the manifest.
       expect(

@@ -29,9 +29,8 @@ export async function installInstance(
     throw conflict(`plugin ${instance.pluginId} is being deleted; it cannot be installed`);
   // PLUGIN_INSTALLED carries the instance three levels down in its delivery record: that record must be
   // storable too, or the install would be applied and then fail (a 400 with the instance left behind).
-  serializeRecord('deliveries', { id: instance.id, event: { data: { instance } } } as never, [
-    'inputs',
-  ]);
+  const delivery = { id: instance.id, event: { data: { instance } } };
+  serializeRecord('deliveries', delivery, ['inputs']);
   const { record, token } = newInstanceToken({
     instanceId: instance.id,
     orgId: instance.orgId,

