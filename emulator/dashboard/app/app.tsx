@@ -108,7 +108,7 @@ export function App() {
   const view = found ?? null;
   const View = view?.component;
   return (
-    <div className="shell">
+    <div className={view?.fill ? 'shell shell-fill' : 'shell'}>
       {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link by convention; following #main would replace the hash route, so the click moves focus itself */}
       <a
         className="skip-link"
