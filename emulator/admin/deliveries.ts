@@ -79,7 +79,7 @@ function deliveryFilterParameters(raw: Record<string, unknown>): DeliveryFilterP
   );
 }
 
-/** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range); none when none is set. */
+/** The test of the delivery log's own filters (`@failedOnce`, `@httpStatus`, attempts, time range, part of a scenario's name); none when none is set. */
 function deliveryFilter(
   raw: DeliveryFilterParameters,
 ): ((d: DeliveryRecord) => boolean) | undefined {
@@ -118,6 +118,8 @@ function deliveryFilter(
       ]);
     checks.push((d) => (after ? Date.parse(d.createdAt) >= at : Date.parse(d.createdAt) < at));
   }
+  const scenarioPart = raw['@scenarioContains']?.toLowerCase();
+  if (scenarioPart) checks.push((d) => d.scenario?.toLowerCase().includes(scenarioPart) ?? false);
   if (checks.length === 0) return undefined;
   return (d) => checks.every((check) => check(d));
 }
@@ -163,7 +165,7 @@ export default async function deliveryRoutes(
         operationId: 'listDeliveries',
         tags: ['admin-deliveries'],
         summary: 'List webhook deliveries',
-        description: `${ADMIN_ONLY} lists the webhook deliveries (one per event and instance, with their attempts), newest first, with the query system and time filters.`,
+        description: `${ADMIN_ONLY} lists the webhook deliveries (one per event and instance, with their attempts), newest first, with the query system and the delivery log's own filters (failed once, last answer, attempts, time, part of a scenario's name).`,
         querystring: DELIVERY_LIST_QUERY,
         response: { 200: OkPage(DeliverySchema), ...errors },
       },

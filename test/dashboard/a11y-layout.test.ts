@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
@@ -8,13 +7,11 @@ import {
   verifiedPlugin,
   WebhookServer,
 } from '../emulator/webhooks/helpers.js';
-import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
-import { onTestFinished } from 'vitest';
+import { axeContext, seriousFindings } from './helpers/axe.js';
+import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // Every view at a phone's width and a wide screen, light and dark: nothing overflows the page
 // sideways, axe finds nothing serious or critical, and the keyboard reaches what matters.
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let emu: Emulator;
 let hook: WebhookServer;
@@ -68,29 +65,6 @@ const VIEWS = () => [
   'no-such-page',
 ];
 
-interface AxeResult {
-  violations: Array<{
-    id: string;
-    impact: string | null;
-    help: string;
-    nodes: Array<{ target: string[] }>;
-  }>;
-}
-
-async function seriousFindings(page: Page): Promise<string[]> {
-  if (!(await page.evaluate('typeof window.axe !== "undefined"')))
-    await page.addScriptTag({ path: AXE });
-  const result = (await page.evaluate(
-    'axe.run(document, { resultTypes: ["violations"] })',
-  )) as AxeResult;
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-    );
-}
-
 /** Waits until the view has drawn its content (a heading in main). */
 async function settle(page: Page): Promise<void> {
   await page.locator('main h1, main h2').first().waitFor();
@@ -103,10 +77,7 @@ describe('dashboard: layout and accessibility', () => {
     [1440, 900],
   ] as const) {
     it(`at ${width} px, light and dark: no sideways overflow on any view, and axe finds nothing serious`, async () => {
-      // axe is injected as a script: the dashboard's CSP (rightly) refuses it unless bypassed for the test.
-      const browser = (await newContext()).browser()!;
-      const context = await browser.newContext({ bypassCSP: true, viewport: { width, height } });
-      onTestFinished(() => context.close());
+      const context = await axeContext({ width, height });
       const { page, consoleErrors } = await openDashboard(emu, undefined, context);
       const findings: string[] = [];
       for (const view of VIEWS()) {

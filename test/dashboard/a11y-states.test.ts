@@ -1,34 +1,12 @@
-import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { adminCall, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
-import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
+import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
+import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 
 // axe on the states a person reaches only by doing something: the Import confirmation, an upload
 // refused by its name, a resend with injected faults read under its event (its tags, the event's
 // deliveries, a collapsed body), in light and dark.
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-async function seriousFindings(page: Page): Promise<string[]> {
-  if (!(await page.evaluate('typeof window.axe !== "undefined"')))
-    await page.addScriptTag({ path: AXE });
-  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-    violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
-  };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-async function bothSchemes(page: Page, state: string, findings: string[]): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const f of await seriousFindings(page)) findings.push(`${state} ${scheme}: ${f}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 describe('dashboard: axe on states reached by acting', () => {
   it('finds nothing serious in the Import confirmation, a refused upload, and a tagged resend', async () => {
@@ -62,13 +40,7 @@ describe('dashboard: axe on states reached by acting', () => {
     expect(resent.status, JSON.stringify(resent.body)).toBeLessThan(300);
     const exported = await adminCall(emu, 'GET', '/_emulator/export');
 
-    // axe is injected as a script: the dashboard's CSP (rightly) refuses it unless bypassed for the test.
-    const browser = (await newContext()).browser()!;
-    const context = await browser.newContext({
-      bypassCSP: true,
-      viewport: { width: 1280, height: 800 },
-    });
-    onTestFinished(() => context.close());
+    const context = await axeContext({ width: 1280, height: 800 });
     const { page, consoleErrors } = await openDashboard(emu, 'overview', context);
     const findings: string[] = [];
 
@@ -78,7 +50,7 @@ describe('dashboard: axe on states reached by acting', () => {
       buffer: Buffer.from(JSON.stringify(exported.body.data)),
     });
     await page.getByRole('form', { name: /Replace the store with/ }).waitFor();
-    await bothSchemes(page, 'import confirmation', findings);
+    findings.push(...(await findingsInBothSchemes(page, 'import confirmation')));
 
     await page.goto(new URL('#/uploads', page.url()).href);
     await page.getByLabel('Choose files to upload').setInputFiles({
@@ -87,7 +59,7 @@ describe('dashboard: axe on states reached by acting', () => {
       buffer: Buffer.from('x'),
     });
     await page.getByRole('alert').waitFor();
-    await bothSchemes(page, 'refused upload', findings);
+    findings.push(...(await findingsInBothSchemes(page, 'refused upload')));
 
     await page.goto(new URL(`#/deliveries/${resent.body.data.id}`, page.url()).href);
     await page.getByRole('region', { name: /Deliveries of this event/ }).waitFor();
@@ -95,7 +67,7 @@ describe('dashboard: axe on states reached by acting', () => {
       .getByRole('button', { name: /Show all/ })
       .first()
       .waitFor();
-    await bothSchemes(page, 'resend detail', findings);
+    findings.push(...(await findingsInBothSchemes(page, 'resend detail')));
 
     expect(findings).toEqual([]);
     expectNoConsoleErrors(consoleErrors);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upsert } from '../../emulator/dashboard/app/views/chat-messages.js';
+import { previewText, upsert } from '../../emulator/dashboard/app/views/chat-messages.js';
 import type { Message } from '../../src/shared/contract/index.js';
 
 function message(id: string, sender: Message['sender'], createdAt: string, content = ''): Message {
@@ -36,5 +36,33 @@ describe("the Chat page's message list", () => {
       ['u', ''],
       ['r', 'Hi there'],
     ]);
+  });
+});
+
+describe("a conversation's entry in the Chat page's list", () => {
+  const at = '2026-01-01T00:00:00.000Z';
+  it('previews the last message as who wrote it and its text on one line', () => {
+    expect(previewText(message('u', 'USER', at, 'hello\n\n  there'), 'Nova')).toBe(
+      'You: hello there',
+    );
+    expect(previewText({ ...message('r', 'CHARACTER', at, 'Tell me more.') }, 'Nova')).toBe(
+      'Nova: Tell me more.',
+    );
+  });
+
+  it('names what a message without text carries instead', () => {
+    const image = {
+      ...message('u', 'USER', at),
+      attachments: [{ type: 'IMAGE_URL' as const, content: 'https://example.com/cat.png' }],
+    };
+    expect(previewText(image, 'Nova')).toBe('You: (IMAGE_URL)');
+    expect(previewText(message('r', 'CHARACTER', at), 'Nova')).toBe('Nova: (writing…)');
+    const failed = {
+      ...message('r', 'CHARACTER', at),
+      isStreaming: false,
+      error: { code: 'LLM_ERROR', message: 'the model did not answer' },
+    };
+    expect(previewText(failed, 'Nova')).toBe('Nova: (LLM_ERROR)');
+    expect(previewText(message('u', 'USER', at), 'Nova')).toBe('You: (no text)');
   });
 });

@@ -55,6 +55,8 @@ export function App() {
   const [session, setSession] = useState<Session>({ state: 'loading' });
   const route = useHashRoute();
   const store = useStoreEpoch(session.state === 'signed-in');
+  // The store generation whose notice was closed: it stays closed until the store changes again.
+  const [closedNotice, setClosedNotice] = useState<number | null>(null);
   useEffect(() => {
     const establish = () =>
       signIn().then(
@@ -106,7 +108,7 @@ export function App() {
   const view = found ?? null;
   const View = view?.component;
   return (
-    <div className="shell">
+    <div className={view?.fill ? 'shell shell-fill' : 'shell'}>
       {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link by convention; following #main would replace the hash route, so the click moves focus itself */}
       <a
         className="skip-link"
@@ -147,14 +149,25 @@ export function App() {
           itself; start it again with <code>plugsmith emulator start</code>.
         </div>
       )}
-      {store.reason && (
-        <div className="banner" role="status" key={store.generation}>
-          {store.reason === 'restart'
-            ? 'The emulator restarted'
-            : store.reason === 'import'
-              ? 'The emulator imported a store'
-              : 'The emulator was reset'}
-          : every list was read again.
+      {store.reason && closedNotice !== store.generation && (
+        <div className="banner banner-closable" key={store.generation}>
+          <span role="status">
+            {store.reason === 'restart'
+              ? 'The emulator restarted'
+              : store.reason === 'import'
+                ? 'The emulator imported a store'
+                : 'The emulator was reset'}
+            : every list was read again.
+          </span>
+          <button
+            type="button"
+            className="banner-close"
+            aria-label="Close this notice"
+            title="Close this notice"
+            onClick={() => setClosedNotice(store.generation)}
+          >
+            ×
+          </button>
         </div>
       )}
       <main id="main" tabIndex={-1}>

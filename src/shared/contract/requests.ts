@@ -412,6 +412,15 @@ export const DELIVERY_FILTER_PARAMETERS = {
     '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9]{2}:[0-9]{2})$',
     ['2026-01-02T00:00:00Z'],
   ),
+  '@scenarioContains': Type.Optional(
+    Type.String({
+      description:
+        'Part of the name of the scenario the delivery was emitted under, in any case, commas included (the `scenario` filter takes whole names)',
+      minLength: 1,
+      maxLength: 200,
+      examples: ['checkout'],
+    }),
+  ),
 };
 export type DeliveryFilterParameters = { [K in keyof typeof DELIVERY_FILTER_PARAMETERS]?: string };
 

@@ -17,3 +17,20 @@ export function upsert(messages: Message[], message: Message): Message[] {
   next[index] = message;
   return next;
 }
+
+/** What a conversation's entry says of its last message: who wrote it and its text (or what it carries instead). */
+export function previewText(message: Message, characterName: string): string {
+  const who = message.sender === 'USER' ? 'You' : characterName;
+  const text = message.content.replace(/\s+/g, ' ').trim();
+  const said =
+    text !== ''
+      ? text
+      : message.attachments.length > 0
+        ? `(${message.attachments.map((a) => a.type).join(', ')})`
+        : message.error
+          ? `(${message.error.code})`
+          : message.isStreaming
+            ? '(writing…)'
+            : '(no text)';
+  return `${who}: ${said}`;
+}

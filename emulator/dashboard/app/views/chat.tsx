@@ -10,9 +10,10 @@ import type {
   Message,
 } from '../../../../src/shared/contract/resources.js';
 import { upsert } from './chat-messages.js';
-import type { AdminConversation } from '../../../../src/shared/contract/index.js';
-import { isolated, plural, relativeTime } from '../format.js';
+import { ConversationList } from './chat-conversations.js';
+import { isolated, plural } from '../format.js';
 import './data-views.css';
+import './chat.css';
 
 /**
  * The Chat page (`#/chat/<conversationId>`): pick a character of the workspace's org, start a
@@ -34,25 +35,6 @@ export function ChatView({ params }: ViewProps) {
   const [error, setError] = useState<unknown>(null);
   const [streamState, setStreamState] = useState<'closed' | 'open' | 'failed'>('closed');
   const list = useRef<HTMLOListElement>(null);
-  const [conversations, setConversations] = useState<AdminConversation[] | null>(null);
-
-  // The workspace's conversations, newest activity first: pick one up again instead of starting anew.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new conversation changes the list: fetch it again
-  useEffect(() => {
-    if (!workspace.orgId) return;
-    const controller = new AbortController();
-    call<AdminConversation[]>(
-      'admin',
-      'GET',
-      `/conversations?orgId=${encodeURIComponent(workspace.orgId)}&@sortBy=updatedAt&@sortOrder=desc&@limit=50`,
-      undefined,
-      controller.signal,
-    ).then(
-      (answer) => setConversations(answer.data),
-      (failure) => !controller.signal.aborted && setError(failure),
-    );
-    return () => controller.abort();
-  }, [workspace.orgId, conversationId]);
 
   useEffect(() => {
     if (!workspace.orgId) return;
@@ -198,96 +180,90 @@ export function ChatView({ params }: ViewProps) {
         </p>
       )}
       <ErrorBox error={error} />
-      <nav aria-label="Conversations" className="conversations">
-        <h2>Conversations</h2>
-        {conversations === null ? (
-          <p className="muted">Loading…</p>
-        ) : conversations.length === 0 ? (
-          <p className="muted">
-            No conversations yet: pick a character and start one here, or run{' '}
-            <code>plugsmith chat</code>.
-          </p>
-        ) : (
-          <ul>
-            {conversations.map((c) => (
-              <li key={c.id}>
-                <a
-                  href={`#/chat/${encodeURIComponent(c.id)}`}
-                  aria-current={c.id === conversationId ? 'page' : undefined}
-                >
-                  <bdi>
-                    {characters.find((ch) => ch.id === c.characterId)?.name ?? c.characterId}
-                  </bdi>
-                </a>{' '}
-                <span className="muted mono">{c.id}</span>{' '}
-                <span className="muted">· {relativeTime(c.updatedAt)}</span>
-              </li>
-            ))}
-          </ul>
+      <div className="chat-body">
+        {workspace.orgId && (
+          <ConversationList
+            orgId={workspace.orgId}
+            openId={conversationId}
+            openMessages={messages}
+            characters={characters}
+            onError={setError}
+          />
         )}
-      </nav>
-      {conversation && (
-        <>
-          <ol className="messages" ref={list} aria-label="Messages" aria-live="polite">
-            {messages.map((m) => (
-              <li
-                key={m.id}
-                className={m.sender === 'USER' ? 'user' : 'character'}
-                aria-label={`${m.sender === 'USER' ? 'You' : (character?.name ?? 'Character')}${m.isStreaming ? ' (streaming)' : ''}`}
-                data-streaming={m.isStreaming}
-              >
-                <bdi className="content">{m.content}</bdi>
-                {m.attachments.map((a) => (
-                  <span key={a.content} className="meta">
-                    {a.type}:{' '}
-                    <a href={a.content} rel="noreferrer noopener" target="_blank">
-                      {a.content}
-                    </a>
+        {conversation ? (
+          <section className="chat-thread" aria-label={`Conversation ${conversation.id}`}>
+            <ol
+              className="messages"
+              ref={list}
+              aria-label="Messages"
+              aria-live="polite"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: the messages scroll in their own box, which the keyboard must be able to scroll (axe: scrollable-region-focusable)
+              tabIndex={0}
+            >
+              {messages.map((m) => (
+                <li
+                  key={m.id}
+                  className={m.sender === 'USER' ? 'user' : 'character'}
+                  aria-label={`${m.sender === 'USER' ? 'You' : (character?.name ?? 'Character')}${m.isStreaming ? ' (streaming)' : ''}`}
+                  data-streaming={m.isStreaming}
+                >
+                  <bdi className="content">{m.content}</bdi>
+                  {m.attachments.map((a) => (
+                    <span key={a.content} className="meta">
+                      {a.type}:{' '}
+                      <a href={a.content} rel="noreferrer noopener" target="_blank">
+                        {a.content}
+                      </a>
+                    </span>
+                  ))}
+                  {m.error && (
+                    <span className="meta status-bad">
+                      {m.error.code}: {m.error.message}
+                    </span>
+                  )}
+                  <span className="meta">
+                    {m.sender} · {m.type}
+                    {m.sender === 'CHARACTER' && ` · ${plural(packets[m.id] ?? 0, 'packet')}`}
+                    {m.isStreaming ? ' · streaming…' : ''}
                   </span>
-                ))}
-                {m.error && (
-                  <span className="meta status-bad">
-                    {m.error.code}: {m.error.message}
-                  </span>
-                )}
-                <span className="meta">
-                  {m.sender} · {m.type}
-                  {m.sender === 'CHARACTER' && ` · ${plural(packets[m.id] ?? 0, 'packet')}`}
-                  {m.isStreaming ? ' · streaming…' : ''}
-                </span>
-              </li>
-            ))}
-          </ol>
-          <form
-            className="toolbar"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void send();
-            }}
-          >
-            <label style={{ flex: 1 }}>
-              Your message
-              <input
-                value={text}
-                onChange={(e) => setText(e.target.value)}
-                placeholder="Say hello"
-              />
-            </label>
-            <label>
-              Image URL (attachment)
-              <input
-                type="url"
-                value={imageUrl}
-                onChange={(e) => setImageUrl(e.target.value)}
-                placeholder="https://…/picture.png"
-              />
-            </label>
-            <button type="submit" className="primary" disabled={text.trim() === ''}>
-              Send
-            </button>
-          </form>
-        </>
-      )}
+                </li>
+              ))}
+            </ol>
+            <form
+              className="toolbar"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void send();
+              }}
+            >
+              <label style={{ flex: 1 }}>
+                Your message
+                <input
+                  value={text}
+                  onChange={(e) => setText(e.target.value)}
+                  placeholder="Say hello"
+                />
+              </label>
+              <label>
+                Image URL (attachment)
+                <input
+                  type="url"
+                  value={imageUrl}
+                  onChange={(e) => setImageUrl(e.target.value)}
+                  placeholder="https://…/picture.png"
+                />
+              </label>
+              <button type="submit" className="primary" disabled={text.trim() === ''}>
+                Send
+              </button>
+            </form>
+          </section>
+        ) : (
+          <p className="muted chat-thread">
+            Pick a conversation to pick it up again, or start a new one with the character above.
+          </p>
+        )}
+      </div>
     </div>
   );
 }

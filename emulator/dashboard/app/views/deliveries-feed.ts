@@ -20,7 +20,7 @@ export interface DeliveryFilters {
   maxAttempts: string;
   /** A time (ISO 8601) or a span back from now: 15m, 1h, 24h, 7d. */
   since: string;
-  /** The scenario the delivery was emitted under (its exact name: plugsmith scenario run). */
+  /** Part of the name of the scenario the delivery was emitted under (plugsmith scenario run), in any case. */
   scenario: string;
 }
 
@@ -91,7 +91,8 @@ export function matchesFilters(
   if (filters.minAttempts && delivery.attempts.length < Number(filters.minAttempts)) return false;
   if (filters.maxAttempts && delivery.attempts.length > Number(filters.maxAttempts)) return false;
   if (since && delivery.createdAt < since) return false;
-  if (filters.scenario.trim() && delivery.scenario !== filters.scenario.trim()) return false;
+  const scenarioPart = filters.scenario.trim().toLowerCase();
+  if (scenarioPart && !delivery.scenario?.toLowerCase().includes(scenarioPart)) return false;
   const needle = filters.search.trim().toLowerCase();
   if (!needle) return true;
   // The same fields the admin API's @search looks into.
@@ -119,7 +120,8 @@ export function filterQuery(filters: DeliveryFilters): URLSearchParams {
   if (filters.maxAttempts) query.set('@maxAttempts', filters.maxAttempts);
   const since = filters.since ? sinceTime(filters.since) : null;
   if (since) query.set('@since', since);
-  if (filters.scenario.trim()) query.set('scenario', filters.scenario.trim());
+  // Part of a name, as the box says; the API's `scenario` would take whole names only.
+  if (filters.scenario.trim()) query.set('@scenarioContains', filters.scenario.trim());
   return query;
 }
 

@@ -46,7 +46,7 @@ const SINCE_OPTIONS: Array<[string, string]> = [
 /**
  * Deliveries, live: every webhook delivery of the emulator, newest first, updated over the
  * delivery stream as attempts end; filters (kept in the URL: reload and share keep them) by plugin,
- * event kind, status, last HTTP status, failed at least once, attempts, time, scenario and text;
+ * event kind, status, last HTTP status, failed at least once, attempts, time, scenario (part of its name) and text;
  * `#/deliveries/<id>` opens one delivery beside the table.
  */
 export function DeliveriesView({ params }: ViewProps) {
@@ -262,7 +262,7 @@ export function DeliveriesView({ params }: ViewProps) {
               type="text"
               value={draft.scenario}
               onChange={(e) => set('scenario')(e.target.value)}
-              placeholder="its name"
+              placeholder="part of its name"
             />
           </label>
           <label>

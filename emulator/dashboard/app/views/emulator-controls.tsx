@@ -322,8 +322,17 @@ function Store() {
         </button>
       </form>
       {notice && (
-        <p role="status" className="muted">
-          {notice}
+        <p className="muted notice-closable">
+          <span role="status">{notice}</span>
+          <button
+            type="button"
+            className="banner-close"
+            aria-label="Close this notice"
+            title="Close this notice"
+            onClick={() => setNotice(null)}
+          >
+            ×
+          </button>
         </p>
       )}
       <ErrorBox error={error} />

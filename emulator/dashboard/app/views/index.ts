@@ -13,6 +13,8 @@ export interface ViewDefinition {
   path: string;
   label: string;
   component: ComponentType<ViewProps>;
+  /** The page fills the window below the header and scrolls inside its own boxes (Chat: its input stays in view). */
+  fill?: boolean;
 }
 
 /** The dashboard's pages in navigation order; the first is the start page. */
@@ -21,7 +23,7 @@ export const VIEWS: ViewDefinition[] = [
   { path: 'deliveries', label: 'Deliveries', component: DeliveriesView },
   { path: 'data', label: 'Data', component: StoreDataView },
   { path: 'trigger', label: 'Trigger', component: TriggerView },
-  { path: 'chat', label: 'Chat', component: ChatView },
+  { path: 'chat', label: 'Chat', component: ChatView, fill: true },
   { path: 'uploads', label: 'Uploads', component: UploadsView },
   { path: 'install', label: 'Verify & install', component: InstallView },
 ];
