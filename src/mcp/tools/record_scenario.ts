@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import { pluginIdOf } from '../connection.js';
 import { projectOf, writableInProject, writeInProject } from '../project.js';
-import { result } from '../shape.js';
+import { MAX_ANSWER_CHARS, result } from '../shape.js';
 import { anyObject, defineTool } from '../tool.js';
 
 // Through the same recorder as `plugsmith scenario record`.
@@ -83,14 +83,25 @@ export const recordScenario = defineTool({
     }
     const shown = file ? relative(await realpath(project), file) : null;
     const where = shown ? `wrote ${shown}` : 'recorded';
+    // Too large for an answer, the scenario is left out of it (never the notes, which say what the file lacks).
+    const scenarioChars = JSON.stringify(recording.scenario, null, 2).length;
+    const tooLarge = scenarioChars > MAX_ANSWER_CHARS / 2;
+    const untrusted = tooLarge
+      ? {
+          scenario: null,
+          leftOut: file
+            ? `the scenario (${scenarioChars} characters) is too large for this answer: read ${shown}`
+            : `the scenario (${scenarioChars} characters) is too large for this answer: pass output to write it to a file of the project, and read that`,
+        }
+      : { scenario: recording.scenario };
     return result(
-      `${where}: ${recording.steps} step(s); run it with run_scenarios.`,
+      `${where}: ${recording.steps} step(s); run it with run_scenarios.${tooLarge ? ' The scenario is too large to show here (see untrusted.leftOut).' : ''}`,
       {
         file: shown,
         steps: recording.steps,
         since: since ?? null,
         notes: recording.notes,
-        untrusted: { scenario: recording.scenario },
+        untrusted,
       },
       connection.credentials,
     );
