@@ -188,7 +188,38 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     expect(run.stdout).toContain(`wrote scenarios/all.json: ${scenario.steps.length} steps`);
   });
 
-  test('MCP record_scenario pages the same way', async () => {
+  test('--since 2m (relative) picks up the fresh message behind the scenario run', async () => {
+    const dir = await tempDir();
+    const run = await runCli(
+      ['scenario', 'record', '-o', 'fresh.json', '--since', '2m', '--plugin', s.pluginId, '--json'],
+      { cwd: dir, env: await s.cliEnv() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const scenario = JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8'));
+    expect(messagesOf(scenario).at(-1)).toBe('the newest message');
+    const result = JSON.parse(run.stdout);
+    expect(Date.parse(result.since)).toBeGreaterThan(Date.now() - 10 * 60_000);
+  });
+
+  test('a bad --since is refused, naming both forms (and a unit for a bare number)', async () => {
+    const dir = await tempDir();
+    const env = await s.cliEnv();
+    const bare = await runCli(
+      ['scenario', 'record', '-o', 'x.json', '--since', '90', '--plugin', s.pluginId],
+      { cwd: dir, env },
+    );
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--since takes a time (2026-01-31T09:00:00Z) or a duration');
+    expect(bare.stderr).toContain('a number needs a unit (90s, 90m, 90h, 90d)');
+    const word = await runCli(
+      ['scenario', 'record', '-o', 'x.json', '--since', 'yesterday', '--plugin', s.pluginId],
+      { cwd: dir, env },
+    );
+    expect(word.code).toBe(2);
+    expect(word.stderr).toContain('not "yesterday"');
+  });
+
+  test('MCP record_scenario pages the same way, and takes a relative since', async () => {
     const project = await tempDir('plugsmith-mcp-record-');
     const all = await mcpCall(s.emu, { pluginId: s.pluginId, output: 'all.json' }, project);
     expect(all.isError, JSON.stringify(all)).toBeFalsy();
@@ -202,5 +233,18 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     expect(content.notes).toContain('left out 60 deliveries of scenario runs (a fault matrix)');
     const written = JSON.parse(await readFile(join(project, 'all.json'), 'utf8'));
     expect(messagesOf(written)).toEqual([...ownTexts, 'the newest message']);
+
+    const recent = await mcpCall(
+      s.emu,
+      { pluginId: s.pluginId, since: '2m', output: 'recent.json' },
+      project,
+    );
+    expect(recent.isError, JSON.stringify(recent)).toBeFalsy();
+    const fresh = JSON.parse(await readFile(join(project, 'recent.json'), 'utf8'));
+    expect(messagesOf(fresh).at(-1)).toBe('the newest message');
+
+    const bad = await mcpCall(s.emu, { pluginId: s.pluginId, since: '90' });
+    expect(bad.isError).toBe(true);
+    expect(JSON.stringify(bad)).toContain('a number needs a unit');
   });
 });

@@ -24,9 +24,10 @@ export const recordScenario = defineTool({
     overwrite: z.boolean().default(false).describe('replace output if it exists'),
     since: z
       .string()
-      .datetime({ offset: true })
       .optional()
-      .describe('what happened since this ISO time (default: since the emulator started)'),
+      .describe(
+        'what happened since this time: ISO 8601, or a duration back from now (90s, 2m, 1h); default: since the emulator started',
+      ),
     name: z.string().optional().describe("the scenario's name (default: the file's name)"),
     pluginId: z.string().optional().describe("default: this project's plugin"),
   },
@@ -54,7 +55,15 @@ export const recordScenario = defineTool({
       import('../../dev/local-emulator.js'),
       import('../../manifest/load.js'),
     ]);
-    const since = args.since ?? (await liveEmulator(project))?.startedAt;
+    let since: string | undefined;
+    if (args.since !== undefined) {
+      const { timeArgument } = await import('../../commands/logs/filters.js');
+      try {
+        since = timeArgument(args.since);
+      } catch (error) {
+        throw new UserError(`since takes ${(error as Error).message}`);
+      }
+    } else since = (await liveEmulator(project))?.startedAt;
     const manifestPath = connection.manifestPath;
     // Only the installs are read: a ${PORT} that dev sets and this process lacks must not hide them.
     const manifestEnv = { PORT: '0', ...process.env };
