@@ -33,9 +33,21 @@ export interface Recording {
   notes: string[];
   /** How many steps came of the deliveries. */
   steps: number;
+  /** The steps whose delivery failed, was retried or is still pending: the file's description says so too. */
+  failures: RecordedFailure[];
 }
 
 type RecordedStep = Record<string, unknown> & { expect?: Array<Record<string, unknown>> };
+
+/** A recorded step whose delivery did not go through at once: what happened, as the file's description and the warning say it. */
+export interface RecordedFailure {
+  /** The step's index in `steps`. */
+  step: number;
+  deliveryId: string;
+  type: string;
+  /** What went wrong: the plugin's answers, the delivery's end state, the faults the emulator injected. */
+  what: string;
+}
 
 /** The attempts that reached the plugin: an attempt the emulator dropped, or a duplicate it sent, is not one of its answers. */
 function pluginAnswers(delivery: Delivery): Delivery['attempts'] {
@@ -68,6 +80,38 @@ function deliveryExpectation(delivery: Delivery, count: number): Record<string, 
           : {}),
     },
   };
+}
+
+/** One attempt's answer in a few words: `500`, `no answer (connect ECONNREFUSED …)`. */
+function answerOf(attempt: Delivery['attempts'][number]): string {
+  if (attempt.responseStatus !== null) return String(attempt.responseStatus);
+  const error = attempt.error?.replace(/\s+/g, ' ').trim();
+  return error
+    ? `no answer (${error.length > 80 ? `${error.slice(0, 79)}…` : error})`
+    : 'no answer';
+}
+
+/**
+ * What went wrong with a delivery, or null when it went through at once: an attempt that was not a 2xx (or got no
+ * answer), more than one attempt, or a delivery that is still pending or failed.
+ */
+function failureOf(delivery: Delivery): string | null {
+  const attempts = delivery.attempts;
+  const refused = attempts.some((a) => !is2xx(a.responseStatus));
+  if (delivery.status === 'delivered' && attempts.length === 1 && !refused) return null;
+  const parts: string[] = [];
+  if (attempts.length === 0) parts.push('no attempt reached the plugin');
+  else
+    parts.push(
+      `${attempts.length === 1 ? 'its attempt got' : `its ${attempts.length} attempts got`} ${attempts.map(answerOf).join(', ')}`,
+    );
+  if (delivery.status === 'pending')
+    parts.push(attempts.length ? 'it is still being retried' : 'it is still waiting to be sent');
+  else if (delivery.status !== 'delivered')
+    parts.push(`it ${delivery.status === 'exhausted' ? 'ran out of retries' : 'failed'}`);
+  const faults = [...new Set((delivery.faults ?? []).map((f) => f.kind))];
+  if (faults.length > 0) parts.push(`the emulator injected faults: ${faults.join(', ')}`);
+  return parts.join('; ');
 }
 
 /** The plugin's deliveries a recording reads, and what was left out of them. */
@@ -135,9 +179,11 @@ export async function recordScenario(
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}${++counter}`;
 
+  const failures: RecordedFailure[] = [];
   /** Deliveries of events that are no user's action a step can make, by kind. */
   const otherKinds = new Map<string, number>();
   for (const delivery of deliveries) {
+    const before = steps.length;
     const data = (delivery.event as { data?: Record<string, unknown> }).data ?? {};
     switch (delivery.type) {
       case 'AGENT_MESSAGE_RECEIVED': {
@@ -282,17 +328,28 @@ export async function recordScenario(
       default:
         otherKinds.set(delivery.type, (otherKinds.get(delivery.type) ?? 0) + 1);
     }
+    const what = steps.length > before ? failureOf(delivery) : null;
+    if (what)
+      failures.push({ step: steps.length - 1, deliveryId: delivery.id, type: delivery.type, what });
   }
   for (const [kind, count] of otherKinds)
     notes.push(
       `left out ${count} ${kind} deliver${count === 1 ? 'y' : 'ies'}: record writes messages, files, installs and uninstalls; a trigger step sends any event`,
     );
-  const description = `Recorded by plugsmith scenario record on ${new Date().toISOString().slice(0, 10)}${options.since ? ` (events since ${options.since})` : ''}`;
+  const recorded = `Recorded by plugsmith scenario record on ${new Date().toISOString().slice(0, 10)}${options.since ? ` (events since ${options.since})` : ''}`;
   const scenario = {
     ...(options.schema ? { $schema: options.schema } : {}),
     name: options.name,
-    description,
+    description: failures.length ? `${recorded}. WARNING: ${failureWarning(failures)}` : recorded,
     steps,
   };
-  return { scenario, notes, steps: steps.length };
+  return { scenario, notes, steps: steps.length, failures };
+}
+
+/** The failures of a recording as one paragraph, for the file's description (and the CLI's warning). */
+export function failureWarning(failures: RecordedFailure[]): string {
+  const each = failures
+    .map((f) => `steps[${f.step}] (${f.type}, delivery ${f.deliveryId}): ${f.what}`)
+    .join('. ');
+  return `the recorded journey had ${failures.length === 1 ? 'a failure' : `${failures.length} failures`}, and this scenario expects what happened, not what should: ${each}. Check each of these steps' delivery expectation (a recorded status 500 expects the plugin to fail again) and set it to what the plugin should do ("status": "2xx") before trusting a pass.`;
 }

@@ -9,7 +9,7 @@ import type { Emulator } from '../../emulator/index.js';
 import type { PlatformClient } from '../../src/client/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { runCli } from '../helpers/cli-process.js';
-import { own, tempDir } from '../kit/index.js';
+import { emulator, own, tempDir } from '../kit/index.js';
 import { emulatorAndClient, servePlugin } from './plugin-server.js';
 import { createClient } from '../../src/client/index.js';
 
@@ -199,6 +199,7 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     expect(messagesOf(scenario).at(-1)).toBe('the newest message');
     const result = JSON.parse(run.stdout);
     expect(Date.parse(result.since)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    expect(result.failures).toEqual([]);
   });
 
   test('a bad --since is refused, naming both forms (and a unit for a bare number)', async () => {
@@ -225,12 +226,14 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     expect(all.isError, JSON.stringify(all)).toBeFalsy();
     const content = all.structuredContent as {
       notes: string[];
+      failures: unknown[];
       untrusted: { scenario: unknown; leftOut?: string };
     };
     // Too large to show: the answer points at the file, and keeps what was left out.
     expect(content.untrusted.scenario).toBeNull();
     expect(content.untrusted.leftOut).toContain('read all.json');
     expect(content.notes).toContain('left out 60 deliveries of scenario runs (a fault matrix)');
+    expect(content.failures).toEqual([]);
     const written = JSON.parse(await readFile(join(project, 'all.json'), 'utf8'));
     expect(messagesOf(written)).toEqual([...ownTexts, 'the newest message']);
 
@@ -246,5 +249,71 @@ describe('after 150+ deliveries, scenario runs among them, record has the newest
     const bad = await mcpCall(s.emu, { pluginId: s.pluginId, since: '90' });
     expect(bad.isError).toBe(true);
     expect(JSON.stringify(bad)).toContain('a number needs a unit');
+  });
+});
+
+describe('a journey with failures says so, in the file and on the terminal', () => {
+  test('a 500 and a retried delivery are named in the description and warned about; the file says what happened', async () => {
+    // Retries come at once: "boom" runs out of them, "flaky" gets through on its second attempt.
+    const emu = await emulator({ delivery: { schedule: [10, 10], jitter: 0 } });
+    const client = createClient({
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      token: emu.token!,
+      apiKey: emu.apiKey!,
+      adminToken: emu.adminToken,
+    });
+    own(() => client.close());
+    const s = await setUp(emu, client);
+    await chat(s, ['hello', 'boom', 'flaky']);
+    const deliveries = emu.deliveries.list({
+      pluginId: s.pluginId,
+      type: 'AGENT_MESSAGE_RECEIVED',
+      status: 'any',
+    });
+    const boom = deliveries.find(
+      (d) =>
+        (d.event as { data: { message: { content: string } } }).data.message.content === 'boom',
+    )!;
+    const flaky = deliveries.find(
+      (d) =>
+        (d.event as { data: { message: { content: string } } }).data.message.content === 'flaky',
+    )!;
+    expect(boom.status).toBe('exhausted');
+    expect(flaky.status).toBe('delivered');
+
+    const dir = await tempDir();
+    const run = await runCli(
+      ['scenario', 'record', '-o', 'failing.json', '--plugin', s.pluginId, '--quiet'],
+      { cwd: dir, env: await s.cliEnv() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const scenario = JSON.parse(await readFile(join(dir, 'failing.json'), 'utf8'));
+    // steps: install, conversation, hello, boom, flaky
+    const boomStep = scenario.steps.findIndex(
+      (step: { message?: { text: string } }) => step.message?.text === 'boom',
+    );
+    const flakyStep = boomStep + 1;
+    expect(scenario.steps[boomStep].expect).toContainEqual({
+      delivery: { type: 'AGENT_MESSAGE_RECEIVED', count: 1, status: 500 },
+    });
+    for (const text of [scenario.description, run.stderr]) {
+      expect(text).toContain('the recorded journey had 2 failures');
+      expect(text).toContain(
+        `steps[${boomStep}] (AGENT_MESSAGE_RECEIVED, delivery ${boom.id}): its 3 attempts got 500, 500, 500; it ran out of retries`,
+      );
+      expect(text).toContain(
+        `steps[${flakyStep}] (AGENT_MESSAGE_RECEIVED, delivery ${flaky.id}): its 2 attempts got 500, 200`,
+      );
+    }
+    expect(scenario.description).toContain('WARNING:');
+    // --quiet leaves out notes, never the warning.
+    expect(run.stderr).toMatch(/^warning: the recorded journey had 2 failures/m);
+    expect(run.stdout).toContain('2 of them recorded failing');
+
+    const mcp = await mcpCall(emu, { pluginId: s.pluginId });
+    const failures = (mcp.structuredContent as { failures: Array<{ step: number }> }).failures;
+    expect(failures.map((f) => f.step)).toEqual([boomStep, flakyStep]);
+    expect(JSON.stringify(mcp.content)).toContain('WARNING: the recorded journey had 2 failures');
   });
 });

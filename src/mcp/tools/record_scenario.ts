@@ -36,6 +36,13 @@ export const recordScenario = defineTool({
     steps: z.number(),
     since: z.string().nullable(),
     notes: z.array(z.string()),
+    failures: z
+      .array(
+        z.object({ step: z.number(), deliveryId: z.string(), type: z.string(), what: z.string() }),
+      )
+      .describe(
+        "steps whose delivery failed, was retried or is still pending: recorded as they happened (the scenario's description says so); set their expectations to what the plugin should do",
+      ),
     untrusted: anyObject,
   },
   annotations: {
@@ -75,7 +82,7 @@ export const recordScenario = defineTool({
       entityId: String(install.agent ?? install.repository ?? install.app),
     }));
     const pluginId = await pluginIdOf(connection, args.pluginId);
-    const { recordScenario: record } = await import('../../scenario/record.js');
+    const { recordScenario: record, failureWarning } = await import('../../scenario/record.js');
     const recording = await record(connection.client, {
       pluginId,
       since,
@@ -92,7 +99,9 @@ export const recordScenario = defineTool({
     }
     const shown = file ? relative(await realpath(project), file) : null;
     const where = shown ? `wrote ${shown}` : 'recorded';
-    // Too large for an answer, the scenario is left out of it (never the notes, which say what the file lacks).
+    const failures = recording.failures;
+    const warning = failures.length ? ` WARNING: ${failureWarning(failures)}` : '';
+    // Too large for an answer, the scenario is left out of it (never the notes and failures, which say what the file lacks or expects wrongly).
     const scenarioChars = JSON.stringify(recording.scenario, null, 2).length;
     const tooLarge = scenarioChars > MAX_ANSWER_CHARS / 2;
     const untrusted = tooLarge
@@ -104,12 +113,13 @@ export const recordScenario = defineTool({
         }
       : { scenario: recording.scenario };
     return result(
-      `${where}: ${recording.steps} step(s); run it with run_scenarios.${tooLarge ? ' The scenario is too large to show here (see untrusted.leftOut).' : ''}`,
+      `${where}: ${recording.steps} step(s); run it with run_scenarios.${tooLarge ? ' The scenario is too large to show here (see untrusted.leftOut).' : ''}${warning}`,
       {
         file: shown,
         steps: recording.steps,
         since: since ?? null,
         notes: recording.notes,
+        failures,
         untrusted,
       },
       connection.credentials,
