@@ -346,10 +346,17 @@ export async function recordScenario(
   return { scenario, notes, steps: steps.length, failures };
 }
 
+/** How many failures the warning names one by one: the rest are counted. */
+const FAILURES_SHOWN = 10;
+
 /** The failures of a recording as one paragraph, for the file's description (and the CLI's warning). */
 export function failureWarning(failures: RecordedFailure[]): string {
-  const each = failures
+  const shown = failures.slice(0, FAILURES_SHOWN);
+  const more = failures.length - shown.length;
+  const each = `${shown
     .map((f) => `steps[${f.step}] (${f.type}, delivery ${f.deliveryId}): ${f.what}`)
-    .join('. ');
+    .join(
+      '. ',
+    )}${more > 0 ? `. And ${more} more step${more === 1 ? '' : 's'} (record --json and MCP record_scenario list every one as failures)` : ''}`;
   return `the recorded journey had ${failures.length === 1 ? 'a failure' : `${failures.length} failures`}, and this scenario expects what happened, not what should: ${each}. Check each of these steps' delivery expectation (a recorded status 500 expects the plugin to fail again) and set it to what the plugin should do ("status": "2xx") before trusting a pass.`;
 }

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import type { PlatformClient } from '../../src/client/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
+import { failureWarning } from '../../src/scenario/record.js';
 import { runCli } from '../helpers/cli-process.js';
 import { emulator, own, tempDir } from '../kit/index.js';
 import { emulatorAndClient, servePlugin } from './plugin-server.js';
@@ -316,4 +317,21 @@ describe('a journey with failures says so, in the file and on the terminal', () 
     expect(failures.map((f) => f.step)).toEqual([boomStep, flakyStep]);
     expect(JSON.stringify(mcp.content)).toContain('WARNING: the recorded journey had 2 failures');
   });
+});
+
+test('the warning names ten failures one by one and counts the rest', () => {
+  const failures = Array.from({ length: 12 }, (_, i) => ({
+    step: i + 1,
+    deliveryId: `dlv_${i + 1}`,
+    type: 'AGENT_MESSAGE_RECEIVED',
+    what: 'its attempt got 500; it failed',
+  }));
+  const warning = failureWarning(failures);
+  expect(warning).toContain('the recorded journey had 12 failures');
+  expect(warning).toContain('steps[10] (AGENT_MESSAGE_RECEIVED, delivery dlv_10)');
+  expect(warning).not.toContain('dlv_11');
+  expect(warning).toContain(
+    'And 2 more steps (record --json and MCP record_scenario list every one as failures)',
+  );
+  expect(failureWarning(failures.slice(0, 1))).toContain('had a failure,');
 });
