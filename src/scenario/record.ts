@@ -1,4 +1,12 @@
-import type { Delivery, Message, PlatformClient } from '../client/index.js';
+import {
+  collect,
+  isApiError,
+  paginate,
+  type Delivery,
+  type DeliveryListQuery,
+  type Message,
+  type PlatformClient,
+} from '../client/index.js';
 import { literalText, literalValue } from './references.js';
 
 // `plugsmith scenario record`: what happened on the emulator, read back from the plugin's delivery
@@ -25,28 +33,42 @@ export interface Recording {
   notes: string[];
   /** How many steps came of the deliveries. */
   steps: number;
+  /** The steps whose delivery failed, was retried or is still pending: the file's description says so too. */
+  failures: RecordedFailure[];
 }
 
 type RecordedStep = Record<string, unknown> & { expect?: Array<Record<string, unknown>> };
 
-/** The delivery answered 2xx the first time it reached the plugin, and never refused. */
-function answeredAtOnce(delivery: Delivery): boolean {
+/** A recorded step whose delivery did not go through at once: what happened, as the file's description and the warning say it. */
+export interface RecordedFailure {
+  /** The step's index in `steps`. */
+  step: number;
+  deliveryId: string;
+  type: string;
+  /** What went wrong: the plugin's answers, the delivery's end state, the faults the emulator injected. */
+  what: string;
+}
+
+/** The attempts that reached the plugin: an attempt the emulator dropped, or a duplicate it sent, is not one of its answers. */
+function pluginAnswers(delivery: Delivery): Delivery['attempts'] {
   const skipped = new Set(
     (delivery.faults ?? [])
       .filter((m) => m.kind === 'drop' || m.kind === 'duplicate')
       .map((m) => m.attempt),
   );
-  const answers = delivery.attempts.filter((a) => !skipped.has(a.number));
-  return (
-    answers.length > 0 &&
-    answers.every(
-      (a) => a.responseStatus !== null && a.responseStatus >= 200 && a.responseStatus < 300,
-    )
-  );
+  return delivery.attempts.filter((a) => !skipped.has(a.number));
+}
+
+const is2xx = (status: number | null) => status !== null && status >= 200 && status < 300;
+
+/** The delivery answered 2xx the first time it reached the plugin, and never refused. */
+function answeredAtOnce(delivery: Delivery): boolean {
+  const answers = pluginAnswers(delivery);
+  return answers.length > 0 && answers.every((a) => is2xx(a.responseStatus));
 }
 
 function deliveryExpectation(delivery: Delivery, count: number): Record<string, unknown> {
-  const first = delivery.attempts[0]?.responseStatus ?? null;
+  const first = pluginAnswers(delivery)[0]?.responseStatus ?? null;
   return {
     delivery: {
       type: delivery.type,
@@ -60,29 +82,94 @@ function deliveryExpectation(delivery: Delivery, count: number): Record<string, 
   };
 }
 
+/** One attempt's answer in a few words: `500`, `no answer (connect ECONNREFUSED …)`. */
+function answerOf(attempt: Delivery['attempts'][number]): string {
+  if (attempt.responseStatus !== null) return String(attempt.responseStatus);
+  const error = attempt.error?.replace(/\s+/g, ' ').trim();
+  return error
+    ? `no answer (${error.length > 80 ? `${error.slice(0, 79)}…` : error})`
+    : 'no answer';
+}
+
+/**
+ * What went wrong with a delivery, or null when it went through at once: an attempt that was not a 2xx (or got no
+ * answer), more than one attempt, or a delivery that is still pending or failed.
+ */
+function failureOf(delivery: Delivery): string | null {
+  const attempts = delivery.attempts;
+  const refused = attempts.some((a) => !is2xx(a.responseStatus));
+  if (delivery.status === 'delivered' && attempts.length === 1 && !refused) return null;
+  const parts: string[] = [];
+  if (attempts.length === 0) parts.push('no attempt reached the plugin');
+  else
+    parts.push(
+      `${attempts.length === 1 ? 'its attempt got' : `its ${attempts.length} attempts got`} ${attempts.map(answerOf).join(', ')}`,
+    );
+  if (delivery.status === 'pending')
+    parts.push(attempts.length ? 'it is still being retried' : 'it is still waiting to be sent');
+  else if (delivery.status !== 'delivered')
+    parts.push(`it ${delivery.status === 'exhausted' ? 'ran out of retries' : 'failed'}`);
+  const faults = [...new Set((delivery.faults ?? []).map((f) => f.kind))];
+  if (faults.length > 0) parts.push(`the emulator injected faults: ${faults.join(', ')}`);
+  return parts.join('; ');
+}
+
+/** The plugin's deliveries a recording reads, and what was left out of them. */
+interface Journey {
+  deliveries: Delivery[];
+  /** Deliveries scenario runs made, by scenario name. */
+  scenarioRuns: Map<string, number>;
+}
+
+/**
+ * Every delivery of the plugin since `since`, oldest first, page after page (a cursor: deliveries
+ * made while it reads come after it, never shift it). Scenario runs' deliveries, challenges and
+ * redeliveries are left out as each page comes, and each event is kept once (an injected duplicate
+ * or a resend is the same action), so nothing a run made can push the user's own actions out.
+ */
+async function readJourney(
+  client: PlatformClient,
+  pluginId: string,
+  since: string | undefined,
+): Promise<Journey> {
+  const deliveries: Delivery[] = [];
+  const scenarioRuns = new Map<string, number>();
+  const seen = new Set<string>();
+  const pages = paginate((query) => client.emulator.deliveries.list(query), {
+    pluginId,
+    since,
+    limit: 100,
+    cursor: '',
+    sortBy: 'createdAt',
+    sortOrder: 'asc',
+  } satisfies DeliveryListQuery);
+  for await (const delivery of pages) {
+    if (delivery.scenario) {
+      scenarioRuns.set(delivery.scenario, (scenarioRuns.get(delivery.scenario) ?? 0) + 1);
+      continue;
+    }
+    if (delivery.type === 'WEBHOOK_CHALLENGE' || delivery.redeliveryOf) continue;
+    if (seen.has(delivery.eventId)) continue;
+    seen.add(delivery.eventId);
+    deliveries.push(delivery);
+  }
+  return { deliveries, scenarioRuns };
+}
+
 /** Reads the plugin's deliveries since `since` and writes them as a scenario. */
 export async function recordScenario(
   client: PlatformClient,
   options: RecordOptions,
 ): Promise<Recording> {
   const notes: string[] = [];
-  const page = await client.emulator.deliveries.list({
-    pluginId: options.pluginId,
-    since: options.since,
-    limit: 100,
-    sortBy: 'createdAt',
-    sortOrder: 'asc',
-  });
-  // Each event once (a redelivery or an injected duplicate is the same action), never one a scenario run made.
-  const seen = new Set<string>();
-  const deliveries = page.data.filter((d) => {
-    if (d.type === 'WEBHOOK_CHALLENGE' || d.redeliveryOf || d.scenario) return false;
-    if (seen.has(d.eventId)) return false;
-    seen.add(d.eventId);
-    return true;
-  });
-  if (page.data.length === 100)
-    notes.push('only the first 100 deliveries were read: pass a later --since to record less');
+  const { deliveries, scenarioRuns } = await readJourney(client, options.pluginId, options.since);
+  if (scenarioRuns.size > 0) {
+    const total = [...scenarioRuns.values()].reduce((a, b) => a + b, 0);
+    const names = [...scenarioRuns.keys()];
+    notes.push(
+      `left out ${total} deliver${total === 1 ? 'y' : 'ies'} of scenario runs (${names.slice(0, 5).join(', ')}${names.length > 5 ? `, and ${names.length - 5} more` : ''})`,
+    );
+  }
 
   const steps: RecordedStep[] = [];
   const conversations = new Map<string, string>();
@@ -92,21 +179,39 @@ export async function recordScenario(
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}${++counter}`;
 
+  const failures: RecordedFailure[] = [];
+  /** Deliveries of events that are no user's action a step can make, by kind. */
+  const otherKinds = new Map<string, number>();
   for (const delivery of deliveries) {
+    const before = steps.length;
     const data = (delivery.event as { data?: Record<string, unknown> }).data ?? {};
     switch (delivery.type) {
       case 'AGENT_MESSAGE_RECEIVED': {
         const conversationId = String(data.conversationId);
         const message = data.message as { id: string; content: string };
+        let messages = messagesOf.get(conversationId);
+        if (!messages) {
+          // Every message of the conversation, page after page: a reply after the 100th is one too.
+          const read = await collect(
+            (query) => client.messaging.messages.list(conversationId, query),
+            { limit: 100 },
+          ).catch((error: unknown) => {
+            if (isApiError(error) && error.status === 404) return null;
+            throw error;
+          });
+          if (!read) {
+            notes.push(
+              `left out a message (delivery ${delivery.id}): its conversation ${conversationId} is not on the emulator (an event sent by hand, with plugsmith trigger?)`,
+            );
+            break;
+          }
+          messages = read;
+          messagesOf.set(conversationId, messages);
+        }
         if (!conversations.has(conversationId)) {
           const id = nextId('conv');
           conversations.set(conversationId, id);
           steps.push({ id, conversation: { character: literalText(String(data.characterId)) } });
-        }
-        let messages = messagesOf.get(conversationId);
-        if (!messages) {
-          messages = (await client.messaging.messages.list(conversationId, { limit: 100 })).data;
-          messagesOf.set(conversationId, messages);
         }
         const at = messages.findIndex((m) => m.id === message.id);
         const after = at === -1 ? [] : messages.slice(at + 1);
@@ -220,13 +325,38 @@ export async function recordScenario(
         });
         break;
       }
+      default:
+        otherKinds.set(delivery.type, (otherKinds.get(delivery.type) ?? 0) + 1);
     }
+    const what = steps.length > before ? failureOf(delivery) : null;
+    if (what)
+      failures.push({ step: steps.length - 1, deliveryId: delivery.id, type: delivery.type, what });
   }
+  for (const [kind, count] of otherKinds)
+    notes.push(
+      `left out ${count} ${kind} deliver${count === 1 ? 'y' : 'ies'}: record writes messages, files, installs and uninstalls; a trigger step sends any event`,
+    );
+  const recorded = `Recorded by plugsmith scenario record on ${new Date().toISOString().slice(0, 10)}${options.since ? ` (events since ${options.since})` : ''}`;
   const scenario = {
     ...(options.schema ? { $schema: options.schema } : {}),
     name: options.name,
-    description: `Recorded by plugsmith scenario record on ${new Date().toISOString().slice(0, 10)}${options.since ? ` (events since ${options.since})` : ''}`,
+    description: failures.length ? `${recorded}. WARNING: ${failureWarning(failures)}` : recorded,
     steps,
   };
-  return { scenario, notes, steps: steps.length };
+  return { scenario, notes, steps: steps.length, failures };
+}
+
+/** How many failures the warning names one by one: the rest are counted. */
+const FAILURES_SHOWN = 10;
+
+/** The failures of a recording as one paragraph, for the file's description (and the CLI's warning). */
+export function failureWarning(failures: RecordedFailure[]): string {
+  const shown = failures.slice(0, FAILURES_SHOWN);
+  const more = failures.length - shown.length;
+  const each = `${shown
+    .map((f) => `steps[${f.step}] (${f.type}, delivery ${f.deliveryId}): ${f.what}`)
+    .join(
+      '. ',
+    )}${more > 0 ? `. And ${more} more step${more === 1 ? '' : 's'} (record --json and MCP record_scenario list every one as failures)` : ''}`;
+  return `the recorded journey had ${failures.length === 1 ? 'a failure' : `${failures.length} failures`}, and this scenario expects what happened, not what should: ${each}. Check each of these steps' delivery expectation (a recorded status 500 expects the plugin to fail again) and set it to what the plugin should do ("status": "2xx") before trusting a pass.`;
 }

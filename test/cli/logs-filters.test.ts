@@ -17,6 +17,10 @@ describe('delivery filter options', () => {
     ['2h', '2026-03-01T10:00:00.000Z'],
     ['7d', '2026-02-22T12:00:00.000Z'],
     ['45s', '2026-03-01T11:59:15.000Z'],
+    ['90s', '2026-03-01T11:58:30.000Z'],
+    ['2 minutes', '2026-03-01T11:58:00.000Z'],
+    ['1hr', '2026-03-01T11:00:00.000Z'],
+    ['2026-01-31', '2026-01-31T00:00:00.000Z'],
     ['2026-01-31T09:00:00Z', '2026-01-31T09:00:00.000Z'],
     ['2026-01-31T10:00:00+01:00', '2026-01-31T09:00:00.000Z'],
   ])('--since %s is %s', (value, iso) => {
@@ -28,6 +32,19 @@ describe('delivery filter options', () => {
     expect(() => timeOption('--until', now)('yesterday')).toThrow(
       '--until takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "yesterday"',
     );
+  });
+
+  it.each([
+    ['90', 'a number needs a unit (90s, 90m, 90h, 90d)'],
+    ['2', 'a number needs a unit (2s, 2m, 2h, 2d)'],
+    ['12/1', 'not "12/1"'],
+    ['March 3', 'not "March 3"'],
+    ['5 fortnights', 'not "5 fortnights"'],
+    ['-5m', 'not "-5m"'],
+    ['2026-13-45', 'not "2026-13-45"'],
+  ])('--since %s is refused (Date would read it as some other time): %s', (value, says) => {
+    expect(() => timeOption('--since', now)(value)).toThrow(InvalidOptionValue);
+    expect(() => timeOption('--since', now)(value)).toThrow(says);
   });
 
   it("the flags become the client's match: failed means failed or exhausted", () => {

@@ -20,18 +20,55 @@ function parseHttpStatus(value: string): string {
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_NAMES: Record<string, string> = {
+  sec: 's',
+  secs: 's',
+  second: 's',
+  seconds: 's',
+  min: 'm',
+  mins: 'm',
+  minute: 'm',
+  minutes: 'm',
+  hr: 'h',
+  hrs: 'h',
+  hour: 'h',
+  hours: 'h',
+  day: 'd',
+  days: 'd',
+};
 
-/** A time (ISO 8601, or anything Date understands) or a duration back from now (`15m`, `2h`, `7d`), as an ISO time. */
+/** What a time argument takes, for its error messages. */
+export const TIME_FORMS = 'a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d)';
+
+/**
+ * A time argument as an ISO time: a duration back from now (`90s`, `15m`, `2h`, `7d`, `2 minutes`), or
+ * an ISO 8601 date or time (`2026-01-31`, `2026-01-31T09:00:00Z`). Throws a message naming both forms
+ * for anything else: Date would read `90` as the year 1990 and `2` as 2001, and record everything.
+ */
+export function timeArgument(value: string, now: () => number = Date.now): string {
+  const text = value.trim();
+  const ago = /^(\d+)\s*([a-z]+)$/i.exec(text);
+  const unit = ago && (UNIT_NAMES[ago[2].toLowerCase()] ?? ago[2].toLowerCase());
+  if (ago && unit && UNITS[unit] !== undefined)
+    return new Date(now() - Number(ago[1]) * UNITS[unit]).toISOString();
+  const at = /^\d{4}-\d{2}-\d{2}([T ]|$)/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at))
+    throw new Error(
+      /^\d+$/.test(text)
+        ? `${TIME_FORMS}, not "${value}": a number needs a unit (${text}s, ${text}m, ${text}h, ${text}d)`
+        : `${TIME_FORMS}, not "${value}"`,
+    );
+  return new Date(at).toISOString();
+}
+
+/** A time option (`--since`, `--until`): {@link timeArgument}, its error naming the flag. */
 export function timeOption(flag: string, now: () => number = Date.now) {
   return (value: string): string => {
-    const ago = /^(\d+)\s*([smhd])$/i.exec(value.trim());
-    if (ago) return new Date(now() - Number(ago[1]) * UNITS[ago[2].toLowerCase()]).toISOString();
-    const at = Date.parse(value);
-    if (Number.isNaN(at))
-      throw new InvalidOptionValue(
-        `${flag} takes a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 2h, 7d), not "${value}"`,
-      );
-    return new Date(at).toISOString();
+    try {
+      return timeArgument(value, now);
+    } catch (error) {
+      throw new InvalidOptionValue(`${flag} takes ${(error as Error).message}`);
+    }
   };
 }
 

@@ -52,7 +52,7 @@ export const scenarioRecordOptions = [
   {
     flags: '--since <time>',
     description:
-      'what happened since this time: ISO 8601, or a duration back from now (30m); default: since `plugsmith dev` started',
+      'what happened since this time: ISO 8601, or a duration back from now (90s, 2m, 1h); default: since `plugsmith dev` started',
     parse: timeOption('--since'),
   },
   { flags: '--name <name>', description: 'the scenario name (default: from the file name)' },

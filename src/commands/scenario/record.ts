@@ -6,6 +6,7 @@ import type { RunCommand } from '../types.js';
 import { settingsFor, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
 import { note, printResult } from '../../ui/output.js';
+import { escapeControls } from '../../ui/terminal-text.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import { liveEmulator } from '../../dev/local-emulator.js';
 import { loadManifest } from '../../manifest/load.js';
@@ -48,7 +49,7 @@ const record: RunCommand<ScenarioRecordFlags> = async (input) => {
   }));
   await withClient(input, { token: true }, async (client) => {
     const pluginId = await pluginOfProject(o.plugin, o.manifest, settings);
-    const { recordScenario } = await import('../../scenario/record.js');
+    const { recordScenario, failureWarning } = await import('../../scenario/record.js');
     const recording = await recordScenario(client, {
       pluginId,
       since,
@@ -65,12 +66,16 @@ const record: RunCommand<ScenarioRecordFlags> = async (input) => {
     await mkdir(dirname(file), { recursive: true });
     // A link planted at the name is replaced, never followed.
     await writeFileReplacingLink(file, `${JSON.stringify(recording.scenario, null, 2)}\n`);
+    const failures = recording.failures;
+    // A recorded failure becomes the expected behaviour unless someone changes it: said even under --quiet.
+    if (failures.length > 0)
+      input.io.stderr.write(`warning: ${escapeControls(failureWarning(failures))}\n`);
     printResult(
       input.io,
       input.global,
-      { file, steps: recording.steps, since: since ?? null, notes: recording.notes },
+      { file, steps: recording.steps, since: since ?? null, notes: recording.notes, failures },
       () =>
-        `wrote ${o.output}: ${recording.steps} step${recording.steps === 1 ? '' : 's'}${since ? ` (since ${since})` : ''}; replay it with \`plugsmith scenario run ${o.output}\`\n`,
+        `wrote ${o.output}: ${recording.steps} step${recording.steps === 1 ? '' : 's'}${since ? ` (since ${since})` : ''}${failures.length ? `, ${failures.length} of them recorded failing (its description says which)` : ''}; replay it with \`plugsmith scenario run ${o.output}\`\n`,
     );
   });
 };

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import { pluginIdOf } from '../connection.js';
 import { projectOf, writableInProject, writeInProject } from '../project.js';
-import { result } from '../shape.js';
+import { MAX_ANSWER_CHARS, result } from '../shape.js';
 import { anyObject, defineTool } from '../tool.js';
 
 // Through the same recorder as `plugsmith scenario record`.
@@ -24,9 +24,10 @@ export const recordScenario = defineTool({
     overwrite: z.boolean().default(false).describe('replace output if it exists'),
     since: z
       .string()
-      .datetime({ offset: true })
       .optional()
-      .describe('what happened since this ISO time (default: since the emulator started)'),
+      .describe(
+        'what happened since this time: ISO 8601, or a duration back from now (90s, 2m, 1h); default: since the emulator started',
+      ),
     name: z.string().optional().describe("the scenario's name (default: the file's name)"),
     pluginId: z.string().optional().describe("default: this project's plugin"),
   },
@@ -35,6 +36,13 @@ export const recordScenario = defineTool({
     steps: z.number(),
     since: z.string().nullable(),
     notes: z.array(z.string()),
+    failures: z
+      .array(
+        z.object({ step: z.number(), deliveryId: z.string(), type: z.string(), what: z.string() }),
+      )
+      .describe(
+        "steps whose delivery failed, was retried or is still pending: recorded as they happened (the scenario's description says so); set their expectations to what the plugin should do",
+      ),
     untrusted: anyObject,
   },
   annotations: {
@@ -54,7 +62,15 @@ export const recordScenario = defineTool({
       import('../../dev/local-emulator.js'),
       import('../../manifest/load.js'),
     ]);
-    const since = args.since ?? (await liveEmulator(project))?.startedAt;
+    let since: string | undefined;
+    if (args.since !== undefined) {
+      const { timeArgument } = await import('../../commands/logs/filters.js');
+      try {
+        since = timeArgument(args.since);
+      } catch (error) {
+        throw new UserError(`since takes ${(error as Error).message}`);
+      }
+    } else since = (await liveEmulator(project))?.startedAt;
     const manifestPath = connection.manifestPath;
     // Only the installs are read: a ${PORT} that dev sets and this process lacks must not hide them.
     const manifestEnv = { PORT: '0', ...process.env };
@@ -66,7 +82,7 @@ export const recordScenario = defineTool({
       entityId: String(install.agent ?? install.repository ?? install.app),
     }));
     const pluginId = await pluginIdOf(connection, args.pluginId);
-    const { recordScenario: record } = await import('../../scenario/record.js');
+    const { recordScenario: record, failureWarning } = await import('../../scenario/record.js');
     const recording = await record(connection.client, {
       pluginId,
       since,
@@ -83,14 +99,28 @@ export const recordScenario = defineTool({
     }
     const shown = file ? relative(await realpath(project), file) : null;
     const where = shown ? `wrote ${shown}` : 'recorded';
+    const failures = recording.failures;
+    const warning = failures.length ? ` WARNING: ${failureWarning(failures)}` : '';
+    // Too large for an answer, the scenario is left out of it (never the notes and failures, which say what the file lacks or expects wrongly).
+    const scenarioChars = JSON.stringify(recording.scenario, null, 2).length;
+    const tooLarge = scenarioChars > MAX_ANSWER_CHARS / 2;
+    const untrusted = tooLarge
+      ? {
+          scenario: null,
+          leftOut: file
+            ? `the scenario (${scenarioChars} characters) is too large for this answer: read ${shown}`
+            : `the scenario (${scenarioChars} characters) is too large for this answer: pass output to write it to a file of the project, and read that`,
+        }
+      : { scenario: recording.scenario };
     return result(
-      `${where}: ${recording.steps} step(s); run it with run_scenarios.`,
+      `${where}: ${recording.steps} step(s); run it with run_scenarios.${tooLarge ? ' The scenario is too large to show here (see untrusted.leftOut).' : ''}${warning}`,
       {
         file: shown,
         steps: recording.steps,
         since: since ?? null,
         notes: recording.notes,
-        untrusted: { scenario: recording.scenario },
+        failures,
+        untrusted,
       },
       connection.credentials,
     );
