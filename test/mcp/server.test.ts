@@ -107,6 +107,7 @@ describe('plugsmith mcp tools', () => {
         'cancel_retries',
         'emulator_status',
         'follow_deliveries',
+        'follow_plugin_output',
         'get_delivery',
         'list_characters',
         'list_deliveries',
@@ -137,6 +138,7 @@ describe('plugsmith mcp tools', () => {
     expect(offered.map((t) => t.name).sort()).toEqual([
       'emulator_status',
       'follow_deliveries',
+      'follow_plugin_output',
       'get_delivery',
       'list_characters',
       'list_deliveries',
