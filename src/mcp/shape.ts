@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Delivery, Message } from '../client/index.js';
 import type { DeliveryAttempt } from '../shared/contract/index.js';
 import { redactHeaders, redactSecret } from '../client/redact.js';
+import { inToolTerms } from './advice.js';
 import { type AttemptOutput, fitAttemptOutput } from './plugin-output.js';
 
 // How results are shaped for an agent: credentials redacted, and text that came from a plugin, a
@@ -198,7 +199,9 @@ export function result(
       : '';
   const note = json.includes('"untrusted"') ? `\n${UNTRUSTED_NOTE}` : '';
   return {
-    content: [{ type: 'text', text: `${scrub(summary, known)}${cutNote}${note}\n\n${json}` }],
+    content: [
+      { type: 'text', text: `${scrub(inToolTerms(summary), known)}${cutNote}${note}\n\n${json}` },
+    ],
     structuredContent: safe,
   };
 }
@@ -219,7 +222,7 @@ function shortenStrings(value: unknown, cut: { fields: number; chars: number }):
   );
 }
 
-/** A tool error an agent can act on: what went wrong and the fix. */
+/** A tool error an agent can act on: what went wrong and the fix (the tools to call, not CLI commands). */
 export function toolError(message: string, known: readonly string[] = []): CallToolResult {
-  return { content: [{ type: 'text', text: scrub(message, known) }], isError: true };
+  return { content: [{ type: 'text', text: scrub(inToolTerms(message), known) }], isError: true };
 }

@@ -269,7 +269,10 @@ describe('plugsmith mcp tools', () => {
       expect(cancelled.structuredContent).toMatchObject({ delivery: { status: 'failed' } });
       const again = await call(client, 'cancel_retries', { deliveryId: id });
       expect(again.isError).toBe(true);
-      expect(seen(again)).toContain('redeliver');
+      // The fix names the tool (resend_delivery), not the CLI's `plugsmith logs redeliver`.
+      expect((again.content[0] as { text: string }).text).toContain(
+        `resend_delivery with deliveryId "${id}"`,
+      );
     } finally {
       messageStatus = 200;
     }

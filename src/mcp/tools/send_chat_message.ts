@@ -7,6 +7,7 @@ import {
   watchMessageDelivery,
 } from '../../delivery-watch/index.js';
 import { UserError } from '../../errors.js';
+import { inToolTerms } from '../advice.js';
 import { outputNote } from '../plugin-output.js';
 import { deliveryDetail, messageOf, result } from '../shape.js';
 import { anyObject, defineTool, WRITES } from '../tool.js';
@@ -101,7 +102,7 @@ export const sendChatMessage = defineTool({
         return result(summary, { ...base, reply: null, failedDelivery }, connection.credentials);
       }
       const state = watch?.state();
-      const reason = noReplyExplanation(conversation.id, args.waitSeconds, state);
+      const reason = inToolTerms(noReplyExplanation(conversation.id, args.waitSeconds, state));
       return result(
         `${reason}.`,
         {
