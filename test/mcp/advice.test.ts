@@ -96,3 +96,29 @@ test('errors of the shared services reach the agent naming tools: a cancel of a 
   );
   expect(textOf(noInstance)).not.toContain('plugsmith trigger');
 });
+
+test('the debug_last_failed_delivery prompt starts from the plugin output and ends with a scenario that reproduces the failure', async () => {
+  const client = await mcpClient(connectTo(await emulator()));
+  const prompt = await client.getPrompt({
+    name: 'debug_last_failed_delivery',
+    arguments: { pluginId: 'plg_1' },
+  });
+  const text = (prompt.messages[0].content as { text: string }).text;
+  const steps = text.split('\n').slice(1);
+  expect(steps[0]).toContain(
+    'list_deliveries with failed: true and limit: 1 and pluginId: "plg_1"',
+  );
+  // The plugin's own output comes first, before the status and the answer.
+  expect(steps[1]).toMatch(/^2\. Start from the plugin's own output: call get_delivery/);
+  expect(steps[1]).toContain('untrusted.pluginOutput');
+  expect(steps[1]).toContain(
+    'follow_plugin_output with cursor set to the attempt\'s startedAt and pluginId: "plg_1"',
+  );
+  expect(text.indexOf('pluginOutput')).toBeLessThan(text.indexOf('responseStatus'));
+  const last = steps.at(-1)!;
+  expect(last).toMatch(/^\d\. End with a scenario that reproduces the failure/);
+  expect(last).toContain('record_scenario with pluginId: "plg_1"');
+  expect(last).toContain('run_scenarios');
+  // No CLI command where a tool does the work.
+  expect(text).not.toMatch(/`plugsmith (logs|trigger|check|scenario|chat)/);
+});
