@@ -124,8 +124,9 @@ export const followPluginOutput = defineTool({
     const client = connection.client;
     let read = await linesFrom(client, pluginId, start, args.limit);
     const deadline = Date.now() + args.waitSeconds * 1000;
+    // A local read answers in a few ms: a short poll keeps a line's wait well under 100 ms.
     while (read.lines.length === 0 && Date.now() < deadline) {
-      await wait(100);
+      await wait(25);
       read = await linesFrom(client, pluginId, start, args.limit);
     }
     // As many lines as fit the answer's cap: `next` is the last one returned, so none is skipped.
