@@ -1,5 +1,6 @@
 // Issue 43's budgets for the plugin's own output: a line the plugin writes is readable through the admin
-// API within 100 ms (GET /_emulator/plugins/:pluginId/output), and capturing it costs under 5% of the
+// API (GET /_emulator/plugins/:pluginId/output) and through MCP (`follow_plugin_output` of a spawned
+// `plugsmith mcp`, waiting for it) within 100 ms, and capturing it costs under 5% of the
 // deliveries/s figure. `plugsmith dev` runs in a temporary project whose plugin prints a line per event
 // (as the templates do) or, switched quiet, nothing: the cost is deliveries/s printing against quiet,
 // in rounds that take turns, each round a burst of SYNC events (each waits for its attempt).
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { median, percentile, root } from './lib.js';
 
 const CLI = join(root, 'bin/plugsmith.js');
@@ -151,6 +154,40 @@ export default async function pluginOutput({ quick }) {
       await sleep(20);
     }
 
+    // (a2) The same through MCP: follow_plugin_output from the cursor, waiting for the line, as an agent follows.
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp'],
+      cwd: dir,
+      env,
+      stderr: 'ignore',
+    });
+    const mcp = new Client({ name: 'bench', version: '1' });
+    await mcp.connect(transport);
+    const throughMcp = [];
+    try {
+      for (let i = 0; i < (quick ? 15 : 40); i++) {
+        const marker = `mcp-${i}-${Math.random().toString(36).slice(2)}`;
+        const started = performance.now();
+        await fetch(`${plugin}/say?text=${marker}`).then((r) => r.text());
+        for (;;) {
+          const answer = await mcp.callTool({
+            name: 'follow_plugin_output',
+            arguments: { pluginId, cursor, waitSeconds: 5 },
+          });
+          const page = answer.structuredContent;
+          if (answer.isError || !page) throw new Error(JSON.stringify(answer.content));
+          cursor = page.next;
+          if (page.lines.some((l) => l.untrusted.text === marker)) break;
+          if (performance.now() - started > 5000) throw new Error(`${marker} never arrived`);
+        }
+        throughMcp.push(performance.now() - started);
+        await sleep(20);
+      }
+    } finally {
+      await mcp.close();
+    }
+
     // (b) deliveries/s with a line per event captured, against the same plugin printing nothing.
     const burst = quick ? 300 : 800;
     const concurrency = 16;
@@ -192,6 +229,13 @@ export default async function pluginOutput({ quick }) {
         p99: percentile(latencies, 99),
         budget: `p99 <= ${LATENCY_BUDGET_MS} ms`,
         met: percentile(latencies, 99) <= LATENCY_BUDGET_MS,
+      },
+      {
+        name: `a plugin line readable through MCP follow_plugin_output, waiting (${throughMcp.length} lines)`,
+        p50: median(throughMcp),
+        p99: percentile(throughMcp, 99),
+        budget: `p99 <= ${LATENCY_BUDGET_MS} ms`,
+        met: percentile(throughMcp, 99) <= LATENCY_BUDGET_MS,
       },
       { name: 'deliveries/s (SYNC events), the plugin printing nothing', rps: median(quiet) },
       {

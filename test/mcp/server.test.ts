@@ -1,15 +1,13 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { UserError } from '../../src/errors.js';
-import { createMcpServer, type Connect } from '../../src/mcp/server.js';
 import { MAX_ANSWER_CHARS } from '../../src/mcp/shape.js';
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { answerChallenge, emulator, json, receiver, tempDir, type Receiver } from '../kit/index.js';
 import type { Emulator } from '../../emulator/index.js';
+import { call, connectTo, mcpClient } from './in-memory.js';
 
 // Every tool through the SDK's in-memory transport, against a real emulator and a real webhook.
 
@@ -21,41 +19,6 @@ let pluginId: string;
 let webhookSecret: string;
 /** What the webhook answers AGENT_MESSAGE_RECEIVED with. */
 let messageStatus = 200;
-
-function connectTo(e: Emulator): Connect {
-  return async () => ({
-    client: createClient({
-      baseUrl: e.url,
-      messagingUrl: e.messagingUrl,
-      token: e.token ?? undefined,
-      apiKey: e.apiKey ?? undefined,
-      adminToken: e.adminToken,
-    }),
-    settings: {
-      profileName: null,
-      baseUrl: e.url,
-      messagingUrl: e.messagingUrl,
-      orgId: e.orgId ?? undefined,
-      local: true,
-    },
-    manifestPath: '/nonexistent/plugsmith.json',
-    project: null,
-    credentials: [e.token, e.apiKey, e.adminToken].filter((v): v is string => Boolean(v)),
-  });
-}
-
-async function mcpClient(connect: Connect, readOnly = false): Promise<Client> {
-  const server = createMcpServer({ connect, readOnly, version: 'test' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(clientSide);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
 
 /** Every text the agent sees of a result. */
 function seen(result: CallToolResult): string {
@@ -107,6 +70,7 @@ describe('plugsmith mcp tools', () => {
         'cancel_retries',
         'emulator_status',
         'follow_deliveries',
+        'follow_plugin_output',
         'get_delivery',
         'list_characters',
         'list_deliveries',
@@ -137,6 +101,7 @@ describe('plugsmith mcp tools', () => {
     expect(offered.map((t) => t.name).sort()).toEqual([
       'emulator_status',
       'follow_deliveries',
+      'follow_plugin_output',
       'get_delivery',
       'list_characters',
       'list_deliveries',
@@ -267,7 +232,10 @@ describe('plugsmith mcp tools', () => {
       expect(cancelled.structuredContent).toMatchObject({ delivery: { status: 'failed' } });
       const again = await call(client, 'cancel_retries', { deliveryId: id });
       expect(again.isError).toBe(true);
-      expect(seen(again)).toContain('redeliver');
+      // The fix names the tool (resend_delivery), not the CLI's `plugsmith logs redeliver`.
+      expect((again.content[0] as { text: string }).text).toContain(
+        `resend_delivery with deliveryId "${id}"`,
+      );
     } finally {
       messageStatus = 200;
     }

@@ -34,7 +34,7 @@ export const followDeliveries = defineTool({
   name: 'follow_deliveries',
   title: 'Follow deliveries',
   description:
-    "What changed in the delivery log since a cursor: every delivery created or attempted after it, oldest first, at most limit per call, and the cursor to pass next time; call again with nextCursor until hasMore is false, and none is skipped however many changed. Call without a cursor to start (you get the latest few). The plugin process's own stdout/stderr is shown only in the terminal of `plugsmith dev`; what the plugin answered each delivery is in each delivery's last answer (get_delivery has the bodies).",
+    "What changed in the delivery log since a cursor: every delivery created or attempted after it, oldest first, at most limit per call, and the cursor to pass next time; call again with nextCursor until hasMore is false, and none is skipped however many changed. Call without a cursor to start (you get the latest few). What the plugin answered each delivery is in each delivery's last answer (get_delivery has the bodies and the plugin's own output beside each attempt); follow_plugin_output follows the plugin process's stdout/stderr.",
   inputSchema: {
     cursor: z
       .string()

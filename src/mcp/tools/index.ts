@@ -2,6 +2,7 @@ import type { McpTool } from '../tool.js';
 import { cancelRetries } from './cancel_retries.js';
 import { emulatorStatus } from './emulator_status.js';
 import { followDeliveries } from './follow_deliveries.js';
+import { followPluginOutput } from './follow_plugin_output.js';
 import { getDelivery } from './get_delivery.js';
 import { listCharacters } from './list_characters.js';
 import { listDeliveries } from './list_deliveries.js';
@@ -25,6 +26,7 @@ export const TOOLS: readonly McpTool[] = [
   listDeliveries,
   getDelivery,
   followDeliveries,
+  followPluginOutput,
   listCharacters,
   triggerEvent,
   resendDelivery,
