@@ -24,6 +24,7 @@ import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
 import { validateScenario, type ScenarioProblem } from './validate.js';
 import { EnvScrubber, expandText } from './references.js';
+import { resultField, sendRequest } from './steps/request.js';
 import {
   remoteProblems,
   runTarget,
@@ -494,7 +495,7 @@ class Runner {
     }
     const result = this.results.get(head);
     if (!result) throw new Error(`step "${head}" has no result (did it fail?)`);
-    return result[field];
+    return resultField(head, result, field);
   }
 
   // --- steps -------------------------------------------------------------------------------
@@ -605,6 +606,8 @@ class Runner {
         await this.pause(Number(body.ms));
         return {};
       }
+      case 'request':
+        return sendRequest(client, body, this.remote);
     }
   }
 
@@ -1150,6 +1153,8 @@ export function labelOf(kind: Step['kind'], body: Record<string, unknown>): stri
       return `faults ${String(body.profile)}${body.seed !== undefined ? ` (seed ${String(body.seed)})` : ''}`;
     case 'wait':
       return `wait ${String(body.ms)} ms`;
+    case 'request':
+      return `request ${String(body.method)} ${String(body.path)}${body.api === 'messaging' ? ' (messaging)' : ''}`;
   }
 }
 

@@ -116,6 +116,14 @@ export function remoteProblems(scenario: Scenario): ScenarioProblem[] {
           });
         break;
       }
+      case 'request':
+        if (typeof body.path === 'string' && isAdminPath(body.path))
+          problems.push({
+            path: `${at}.path`,
+            message: "/_emulator is the emulator's admin API: a remote platform has none",
+            fix: `request a path of the platform's public APIs, ${RUN_ON_EMULATOR}`,
+          });
+        break;
     }
   });
   return problems;

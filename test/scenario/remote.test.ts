@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
 import { runCli } from '../helpers/cli-process.js';
-import { own, tempDir } from '../kit/index.js';
+import { emulator, own, tempDir } from '../kit/index.js';
 import { standIn, type StandIn } from '../kit/stand-in.js';
 
 // `plugsmith scenario run` against a remote platform: the stand-in (an emulator behind a proxy that
@@ -228,5 +228,142 @@ describe('plugsmith scenario run against a remote platform (the stand-in)', () =
       problems: [expect.stringContaining('--faults')],
     });
     expect(platform.requests.slice(from)).toEqual([]);
+  });
+
+  test("a request step's result is used by later steps: a repository made, a file added to it, listed, removed; a 404 expected; a conversation made on the messaging API", async () => {
+    const file = await scenarioFile('requests', {
+      name: 'requests on the real platform',
+      steps: [
+        {
+          id: 'repo',
+          request: {
+            method: 'POST',
+            path: '/api/orgs/org_real/repositories',
+            body: { name: 'made by ${run.id}', description: 'a scenario made it' },
+          },
+        },
+        { id: 'doc', addFile: { repository: '${repo.data.id}', name: 'guide.md', content: 'hi' } },
+        {
+          id: 'files',
+          request: {
+            method: 'GET',
+            path: '/api/repositories/${repo.data.id}/files',
+            query: { '@limit': 10 },
+          },
+        },
+        {
+          request: {
+            method: 'DELETE',
+            path: '/api/repositories/${repo.data.id}/files/${files.data.0.id}',
+          },
+        },
+        { id: 'missing', request: { method: 'GET', path: '/api/plugins/plg_none', status: 404 } },
+        { id: 'inst', install: { on: 'agent', id: 'agent_real' } },
+        {
+          id: 'c',
+          request: {
+            method: 'POST',
+            path: '/conversations',
+            api: 'messaging',
+            body: { characterId: 'char_real' },
+          },
+        },
+        {
+          message: { conversation: '${c.data.id}', text: 'from a request' },
+          expect: [{ reply: { text: 'You said: from a request' } }],
+        },
+        { uninstall: { instance: '${inst.id}' } },
+      ],
+    });
+    const from = platform.requests.length;
+    const run = await cli(['scenario', 'run', file, '--plugin', pluginId, '--json']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const steps = JSON.parse(run.stdout).scenarios[0].steps;
+    const repositoryId = steps[0].result.data.id;
+    expect(repositoryId).toEqual(expect.any(String));
+    expect(steps[0]).toMatchObject({ label: 'request POST /api/orgs/org_real/repositories' });
+    expect(steps[0].result.status).toBeGreaterThanOrEqual(200);
+    expect(steps[1].result.repositoryId).toBe(repositoryId);
+    expect(steps[2].result.data.map((f: { id: string }) => f.id)).toEqual([steps[1].result.id]);
+    expect(steps[4].result).toMatchObject({ status: 404, error: 'NOT_FOUND', data: null });
+    expect(steps[7]).toMatchObject({ ok: true, failures: [] });
+    const sent = platform.requests.slice(from);
+    expect(sent).toContain(`DELETE /api/repositories/${repositoryId}/files/${steps[1].result.id}`);
+    expect(
+      sent.filter((r) => r.startsWith(`GET /api/repositories/${repositoryId}/files?`)),
+    ).toEqual([expect.stringMatching(/(@|%40)limit=10$/)]);
+    expect(sent.filter((r) => r.includes('/_emulator'))).toEqual([]);
+    expect(platform.adminRequests).toEqual([]);
+  });
+
+  test('a request step to /_emulator is refused on a remote before any request; one that answers another status fails its step', async () => {
+    const refused = await scenarioFile('admin-request', {
+      name: 'admin request',
+      steps: [{ request: { method: 'GET', path: '/%5Femulator/faults' } }],
+    });
+    const from = platform.requests.length;
+    const run = await cli(['scenario', 'run', refused, '--plugin', pluginId]);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain("steps[0].request.path: /_emulator is the emulator's admin API");
+    expect(platform.requests.slice(from)).toEqual([]);
+
+    const wrong = await scenarioFile('wrong-status', {
+      name: 'wrong status',
+      steps: [{ request: { method: 'GET', path: '/api/plugins/plg_none' } }, { wait: { ms: 1 } }],
+    });
+    const failed = await cli(['scenario', 'run', wrong, '--plugin', pluginId]);
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+    expect(failed.stdout).toMatch(/✗ request GET \/api\/plugins\/plg_none/);
+    expect(failed.stdout).toContain('answered 404 (NOT_FOUND');
+    expect(failed.stdout).toMatch(/- wait 1 ms {2}skipped/);
+  });
+});
+
+describe('the request step on the emulator', () => {
+  test('works too, the admin API included, its results used by later steps; the report names the emulator', async () => {
+    const emu = await emulator();
+    const client = createClient({ baseUrl: emu.url, token: emu.token! });
+    own(() => client.close());
+    const plugin = await client.plugins.create({
+      orgId: emu.orgId!,
+      name: 'quiet',
+      description: 'a plugin to run against',
+      type: 'APP',
+      events: [],
+      scopes: [],
+    } as never);
+    const file = await scenarioFile('on-emulator', {
+      name: 'requests on the emulator',
+      steps: [
+        { id: 'faults', request: { method: 'GET', path: '/_emulator/faults' } },
+        {
+          id: 'repo',
+          request: {
+            method: 'POST',
+            path: '/api/repositories',
+            body: { name: 'r', description: 'd', orgId: emu.orgId },
+          },
+        },
+        { id: 'again', request: { method: 'GET', path: '/api/repositories/${repo.data.id}' } },
+      ],
+    });
+    const run = await runCli(['scenario', 'run', file, '--plugin', plugin.id, '--json'], {
+      cwd: dir,
+      env: {
+        ...env,
+        PLUGSMITH_BASE_URL: emu.url,
+        PLUGSMITH_MESSAGING_URL: emu.messagingUrl,
+        PLUGSMITH_TOKEN: emu.token!,
+        PLUGSMITH_API_KEY: emu.apiKey!,
+        PLUGSMITH_ADMIN_TOKEN: emu.adminToken,
+      },
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.target).toEqual({ kind: 'emulator', url: emu.url });
+    const steps = report.scenarios[0].steps;
+    expect(steps[0].result.data).toMatchObject({ on: false });
+    expect(steps[2].result.data.id).toBe(steps[1].result.data.id);
+    expect(steps[2].result.data.name).toBe('r');
   });
 });

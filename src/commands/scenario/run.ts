@@ -75,7 +75,8 @@ function usesMessaging(scenario: Scenario): boolean {
     (step) =>
       step.kind === 'conversation' ||
       step.kind === 'message' ||
-      (step.kind === 'trigger' && step.body.event === 'AGENT_MESSAGE_RECEIVED'),
+      (step.kind === 'trigger' && step.body.event === 'AGENT_MESSAGE_RECEIVED') ||
+      (step.kind === 'request' && step.body.api === 'messaging'),
   );
 }
 
