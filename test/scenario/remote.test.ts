@@ -1,9 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
+import { uploadRepositoryFile } from '../../src/client/repository-file.js';
 import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
 import { runCli } from '../helpers/cli-process.js';
 import { emulator, own, tempDir } from '../kit/index.js';
@@ -35,6 +36,16 @@ beforeAll(async () => {
         AGENT_MESSAGE_RECEIVED: async (event) => {
           const { agentId, conversationId, message } = event.data;
           if (message.content.includes('quiet')) return;
+          // "write NAME": the plugin writes the file NAME to the repository first, with the user's token it holds.
+          const write = /^write (\S+)$/.exec(message.content);
+          if (write)
+            await uploadRepositoryFile(client, {
+              repositoryId: 'repo_real',
+              orgId: platform.orgId,
+              fileName: write[1],
+              contentType: 'text/markdown',
+              bytes: Buffer.from('notes'),
+            });
           await fetch(
             `${platform.url}/api/agents/${agentId}/conversations/${conversationId}/messages`,
             {
@@ -127,6 +138,41 @@ describe('plugsmith scenario run against a remote platform (the stand-in)', () =
     expect(sent).toContain('POST /conversations');
     expect(sent.some((r) => /^POST \/conversations\/[^/]+\/messages$/.test(r))).toBe(true);
     expect(sent.some((r) => /^DELETE \/api\/agents\/agent_real\/plugins\/\S+$/.test(r))).toBe(true);
+  });
+
+  test('a non-local profile is a remote platform too (its URLs and credentials, nothing sent to /_emulator)', async () => {
+    const file = await scenarioFile('chat-profile', CHAT);
+    const config = join(dir, 'profile-config');
+    await mkdir(config, { recursive: true, mode: 0o700 });
+    await writeFile(
+      join(config, 'config.json'),
+      JSON.stringify({
+        current: 'prod',
+        profiles: {
+          prod: {
+            baseUrl: platform.url,
+            messagingUrl: platform.messagingUrl,
+            token: platform.token,
+            apiKey: platform.apiKey,
+          },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    const run = await runCli(['scenario', 'run', file, '--plugin', pluginId], {
+      cwd: dir,
+      env: {
+        ...env,
+        PLUGSMITH_CONFIG_DIR: config,
+        PLUGSMITH_BASE_URL: '',
+        PLUGSMITH_MESSAGING_URL: '',
+        PLUGSMITH_TOKEN: '',
+        PLUGSMITH_API_KEY: '',
+      },
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain(`running on the remote platform at ${platform.url}`);
+    expect(platform.adminRequests).toEqual([]);
   });
 
   test('--json names the target and lists the unchecked expectation apart; --junit names the target', async () => {
@@ -222,12 +268,59 @@ describe('plugsmith scenario run against a remote platform (the stand-in)', () =
       '--json',
     ]);
     expect(faulty.code, faulty.stderr).toBe(2);
+    // A scenario that talks through the messaging API without an API key: refused the same way.
+    const keyless = await runCli(
+      ['scenario', 'run', await scenarioFile('keyless', CHAT), '--plugin', pluginId],
+      {
+        cwd: dir,
+        env: { ...env, PLUGSMITH_API_KEY: '' },
+      },
+    );
+    expect(keyless.code, keyless.stderr).toBe(2);
+    expect(keyless.stderr).toContain('an API key (PLUGSMITH_API_KEY');
     expect(JSON.parse(faulty.stdout)).toMatchObject({
       ok: false,
       target: 'remote',
       problems: [expect.stringContaining('--faults')],
     });
     expect(platform.requests.slice(from)).toEqual([]);
+  });
+
+  test("a file the plugin writes is checked through the public APIs (new since the step's snapshot); one the scenario's own addFile added is not the plugin's", async () => {
+    const file = await scenarioFile('files', {
+      name: 'the plugin writes a file',
+      steps: [
+        { id: 'inst', install: { on: 'agent', id: 'agent_real' } },
+        { id: 'conv', conversation: { character: 'char_real' } },
+        {
+          message: { conversation: '${conv.id}', text: 'write notes-${run.id}.md' },
+          expect: [
+            { file: { written: 'notes-${run.id}.md', repository: 'repo_real' } },
+            { reply: { pattern: '^You said: write notes-' } },
+          ],
+        },
+        { uninstall: { instance: '${inst.id}' } },
+      ],
+    });
+    const run = await cli(['scenario', 'run', file, '--plugin', pluginId]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(platform.adminRequests).toEqual([]);
+
+    const own = await scenarioFile('own-file', {
+      name: 'the scenario adds the file itself',
+      steps: [
+        {
+          addFile: { repository: 'repo_real', name: 'own-${run.id}.md', content: 'x' },
+          expect: [
+            { file: { written: 'own-${run.id}.md', repository: 'repo_real', withinMs: 300 } },
+          ],
+        },
+      ],
+    });
+    const failed = await cli(['scenario', 'run', own, '--plugin', pluginId]);
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+    expect(failed.stdout).toContain("by this scenario's addFile step");
+    expect(platform.adminRequests).toEqual([]);
   });
 
   test("a request step's result is used by later steps: a repository made, a file added to it, listed, removed; a 404 expected; a conversation made on the messaging API", async () => {
