@@ -613,11 +613,12 @@ class Runner {
 
   private async characterOf(
     body: Record<string, unknown>,
-  ): Promise<{ id: string; agentId: string }> {
+  ): Promise<{ id: string; agentId: string | null }> {
     const characters = this.client.emulator.characters;
-    // A remote platform lists no characters: the id is taken as given (validation refused a conversation without one).
+    // A remote platform lists no characters: the id is taken as given (validation refused a conversation without one),
+    // and its agent is not known (the result's agentId is null).
     if (this.remote && typeof body.character === 'string')
-      return { id: body.character, agentId: '' };
+      return { id: body.character, agentId: null };
     if (typeof body.character === 'string') {
       const character = await characters.get(body.character);
       return { id: character.id, agentId: String(character.agentId) };

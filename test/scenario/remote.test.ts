@@ -192,6 +192,11 @@ describe('plugsmith scenario run against a remote platform (the stand-in)', () =
     const report = JSON.parse(run.stdout);
     expect(report.target).toEqual({ kind: 'remote', url: platform.url });
     expect(report.scenarios[0].target).toEqual({ kind: 'remote', url: platform.url });
+    expect(report.scenarios[0].steps[1].result).toEqual({
+      id: expect.any(String),
+      characterId: 'char_real',
+      agentId: null,
+    });
     const step = report.scenarios[0].steps[2];
     expect(step).toMatchObject({ ok: true, failures: [], deliveries: [] });
     expect(step.unchecked).toEqual([
