@@ -13,3 +13,4 @@ export {
   type StepResult,
 } from './scenario/run.js';
 export { validateScenario, type ScenarioProblem } from './scenario/validate.js';
+export { ScenarioRefused, type RunTarget, type UncheckedExpectation } from './scenario/target.js';

@@ -26,6 +26,11 @@ export class Api {
     return { data: Array.isArray(data) ? data : [], pagination: meta?.pagination, meta };
   }
 
+  /** Sends a request and returns the envelope's `data` and `meta` with the HTTP status. */
+  call<T>(method: string, path: string, init: CallInit = {}) {
+    return this.transport.call<T>(this.spec(method, path, init));
+  }
+
   /** Opens a streaming GET (server-sent events). */
   stream(path: string, init: CallInit = {}) {
     return this.transport.stream(this.spec('GET', path, init));

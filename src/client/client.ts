@@ -11,7 +11,7 @@ import { pluginsResource } from './resources/plugins.js';
 import { repositoriesResource } from './resources/repositories.js';
 import { tokensResource } from './resources/tokens.js';
 import { uploadsResource } from './resources/uploads.js';
-import { Transport, type TransportConfig } from './transport.js';
+import { Transport, type CallOptions, type TransportConfig } from './transport.js';
 import type {
   Action,
   ActionCreate,
@@ -19,6 +19,7 @@ import type {
   ExternalEvent,
   ExternalEventCreate,
   ExternalEventUpdate,
+  Meta,
 } from './types.js';
 
 /** Options of `createClient`. */
@@ -69,6 +70,7 @@ export class PlatformClient {
   readonly emulator;
 
   private readonly options: ClientOptions;
+  private readonly apis: { management: Api; messaging: Api; admin: Api };
   private readonly dispatcher: Promise<Dispatcher | undefined>;
   private readonly ownsDispatcher: boolean;
 
@@ -122,6 +124,21 @@ export class PlatformClient {
       () => (options.adminToken ? { [ADMIN_HEADER]: options.adminToken } : undefined),
     );
     this.emulator = emulatorAdminResource(emulatorAdmin);
+    this.apis = { management, messaging, admin: emulatorAdmin };
+  }
+
+  /**
+   * One request to any path of an API, as given (`path` starts with `/`; the query as pairs): the answer's status, `data`
+   * and `meta`, or an ApiError. A management path under `/_emulator` carries the admin credential, as the admin API does.
+   */
+  request<T = unknown>(
+    api: 'management' | 'messaging',
+    method: string,
+    path: string,
+    init: { query?: Array<[string, string]>; body?: unknown; options?: CallOptions } = {},
+  ): Promise<{ status: number; data: T; meta?: Meta }> {
+    const admin = api === 'management' && /^\/_emulator(?:[/?]|$)/.test(path);
+    return this.apis[admin ? 'admin' : api].call<T>(method, path, init);
   }
 
   /** A client with some options changed (e.g. an instance token) sharing this one's connections. */

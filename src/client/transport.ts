@@ -116,6 +116,12 @@ export class Transport {
     return this.unwrap<T>(spec, attempt, attempt.text ?? '');
   }
 
+  /** Like {@link json}, with the answer's HTTP status (a scenario's request step keeps it). */
+  async call<T>(spec: RequestSpec): Promise<Unwrapped<T> & { status: number }> {
+    const attempt = await this.withRetries(spec, true);
+    return { ...this.unwrap<T>(spec, attempt, attempt.text ?? ''), status: attempt.status };
+  }
+
   /** Opens a streaming response (server-sent events): the timeout covers the headers only; an error status throws ApiError. */
   async stream(
     spec: RequestSpec,

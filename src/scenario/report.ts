@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
 import type { ScenarioResult, StepResult } from './run.js';
+import { describeTarget, type RunTarget } from './target.js';
 
 // How a run is told: lines for people (a mark and a time per step; on a failure the expectation,
 // what was expected, what came and the delivery), and a JUnit XML report for CI (one testcase per
@@ -11,6 +12,8 @@ export interface Marks {
   pass: string;
   fail: string;
   skip: string;
+  /** An expectation the target cannot observe: neither passed nor failed. */
+  unchecked: string;
   dim: (s: string) => string;
   red: (s: string) => string;
   green: (s: string) => string;
@@ -20,6 +23,7 @@ export const PLAIN_MARKS: Marks = {
   pass: '✓',
   fail: '✗',
   skip: '-',
+  unchecked: '?',
   dim: (s) => s,
   red: (s) => s,
   green: (s) => s,
@@ -58,6 +62,11 @@ export function stepLines(step: StepResult, marks: Marks): string {
       for (const line of failure.pluginOutput) lines.push(`        ${outputLine(line)}`);
     }
   }
+  for (const unchecked of step.unchecked ?? [])
+    lines.push(
+      `      ${marks.unchecked} not checkable on this target: ${unchecked.expectation}`,
+      `        ${marks.dim(unchecked.reason)}`,
+    );
   return lines.join('\n') + '\n';
 }
 
@@ -66,11 +75,23 @@ export function outputLine(line: PluginOutputLine): string {
   return `${line.at.slice(11, 23)} ${line.stream.padEnd(6)} ${line.text}`;
 }
 
+/** The line that opens a run: where it plays. */
+export function targetLine(target: RunTarget, marks: Marks): string {
+  return marks.dim(`running on ${describeTarget(target)}\n`);
+}
+
 /** The closing line of a run. */
 export function summaryLine(results: ScenarioResult[], durationMs: number, marks: Marks): string {
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
-  const text = `${passed} passed${failed ? `, ${failed} failed` : ''} (${ms(durationMs)})`;
+  const unchecked = results.reduce(
+    (n, r) => n + r.steps.reduce((m, s) => m + (s.unchecked?.length ?? 0), 0),
+    0,
+  );
+  const notChecked = unchecked
+    ? `; ${unchecked} expectation${unchecked === 1 ? '' : 's'} not checkable on this target`
+    : '';
+  const text = `${passed} passed${failed ? `, ${failed} failed` : ''}${notChecked} (${ms(durationMs)})`;
   return `${failed ? marks.red(`${marks.fail} ${text}`) : marks.green(`${marks.pass} ${text}`)}\n`;
 }
 
@@ -93,6 +114,7 @@ function xml(text: string): string {
 
 /** A JUnit XML report: one testsuite, one testcase per scenario (a failure names its failed step and what came). */
 export function junitReport(results: ScenarioResult[], cwd: string): string {
+  const target = results[0]?.target;
   const failures = results.filter((r) => !r.ok).length;
   const total = results.reduce((sum, r) => sum + r.durationMs, 0);
   const cases = results.map((result) => {
@@ -102,7 +124,18 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
     const systemErr = result.pluginOutput?.length
       ? `\n    <system-err>${xml(result.pluginOutput.map(outputLine).join('\n'))}</system-err>`
       : '';
-    if (result.ok) return systemErr ? `${open}>${systemErr}\n  </testcase>` : `${open}/>`;
+    // Which target ran, and what it could not check: neither a pass nor a failure.
+    const unchecked = result.steps.flatMap((s) =>
+      (s.unchecked ?? []).map(
+        (u) =>
+          `step ${s.index + 1} (${s.label}): ${u.expectation}: not checkable on this target (${u.reason})`,
+      ),
+    );
+    const systemOut = unchecked.length
+      ? `\n    <system-out>${xml(unchecked.join('\n'))}</system-out>`
+      : '';
+    const inside = `${systemOut}${systemErr}`;
+    if (result.ok) return inside ? `${open}>${inside}\n  </testcase>` : `${open}/>`;
     const failed = result.steps.find((s) => !s.ok && !s.skipped);
     const message = failed
       ? failed.error
@@ -113,12 +146,21 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
       .map((s) => stepLines(s, PLAIN_MARKS))
       .join('')
       .trimEnd();
-    return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>${systemErr}\n  </testcase>`;
+    return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>${systemOut}${systemErr}\n  </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="plugsmith scenarios" tests="${results.length}" failures="${failures}" time="${(total / 1000).toFixed(3)}">`,
     `<testsuite name="plugsmith scenarios" tests="${results.length}" failures="${failures}" errors="0" skipped="0" time="${(total / 1000).toFixed(3)}">`,
+    // Which target ran (the emulator, or a remote platform through its public APIs only).
+    ...(target
+      ? [
+          '  <properties>',
+          `    <property name="plugsmith.target" value="${xml(target.kind)}"/>`,
+          `    <property name="plugsmith.target.url" value="${xml(target.url)}"/>`,
+          '  </properties>',
+        ]
+      : []),
     ...cases,
     '</testsuite>',
     '</testsuites>',

@@ -24,6 +24,15 @@ import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
 import { validateScenario, type ScenarioProblem } from './validate.js';
 import { EnvScrubber, expandText } from './references.js';
+import { resultField, sendRequest } from './steps/request.js';
+import {
+  remoteProblems,
+  runTarget,
+  ScenarioRefused,
+  uncheckableOnRemote,
+  type RunTarget,
+  type UncheckedExpectation,
+} from './target.js';
 
 // The scenario runner: a library function with structured results, used by `plugsmith scenario
 // run`, by `runScenario` of plugsmith/emulator and by whatever else drives scenarios. Every step
@@ -57,8 +66,10 @@ export interface StepResult {
   failures: ExpectationFailure[];
   /** The step itself could not be done (an API error): its message. */
   error?: string;
-  /** The deliveries the step caused, by id. */
+  /** The deliveries the step caused, by id (none on a remote platform, which shows no delivery log). */
   deliveries: string[];
+  /** Expectations this target cannot observe (a delivery's status on a remote platform): neither passed nor failed. */
+  unchecked?: UncheckedExpectation[];
 }
 
 export interface ScenarioResult {
@@ -67,6 +78,8 @@ export interface ScenarioResult {
   ok: boolean;
   durationMs: number;
   pluginId: string;
+  /** The platform the scenario played on: the emulator, or a remote platform through its public APIs only. */
+  target: RunTarget;
   steps: StepResult[];
   /** The fault profile the run was under, and its seed (null: none). */
   faults: { profile: string; seed: string } | null;
@@ -142,6 +155,12 @@ export type RunScenarioOptions = ScenarioTarget & {
    * and the scenario tag cleared, and runScenario throws {@link ScenarioInterrupted}.
    */
   signal?: AbortSignal;
+  /**
+   * Play on a remote platform, through its public APIs only: nothing goes to `/_emulator`. The steps that need the emulator
+   * are refused before anything runs ({@link ScenarioRefused}); expectations only the emulator can observe are reported as
+   * unchecked, never as passed.
+   */
+  remote?: boolean;
 };
 
 /** A run ended by its abort signal, after the emulator was put back as it was (faults, scenario tag). */
@@ -173,6 +192,8 @@ const OUTPUT_WAIT_MS = 1000;
 const OUTPUT_SETTLE_MS = 100;
 /** After the step's deliveries are answered, how long a plugin that writes after answering gets. */
 const SETTLE_GRACE_MS = 50;
+/** On a remote platform (no delivery log to tell when the plugin is done), how long a reply count is watched once reached. */
+const REMOTE_SETTLE_MS = 1000;
 
 /** Runs one scenario (a file path, a parsed file, or a validated scenario) against an emulator and the plugin; never throws for a failed expectation. */
 export async function runScenario(
@@ -186,6 +207,16 @@ export async function runScenario(
     throw new TypeError(
       `scenario "${checked.name}": which plugin? give pluginId, or "plugin" in the file`,
     );
+  if (options.remote) {
+    const refused = remoteProblems(checked);
+    if (options.faults)
+      refused.push({
+        path: 'faults',
+        message: 'fault injection is the emulator’s: a remote platform has no fault profile',
+        fix: 'run without --faults, or run the scenario on the emulator',
+      });
+    if (refused.length) throw new ScenarioRefused(checked.name, refused);
+  }
   const owned = options.client === undefined;
   const client = clientOf(options);
   try {
@@ -232,6 +263,8 @@ interface StepScope {
   messageId?: string;
   /** The step's deliveries once none is pending: later checks read these instead of asking again. */
   settled?: Delivery[];
+  /** On a remote platform: each repository's files (id -> updatedAt) before the step, which file checks compare with. */
+  filesBefore?: Map<string, Map<string, string>>;
 }
 
 class Runner {
@@ -246,6 +279,10 @@ class Runner {
   private readonly hurried = new Set<string>();
   /** The environment values the steps expanded: replaced by `${env.NAME}` in every result. */
   private readonly scrubber = new EnvScrubber();
+  /** A remote platform: public APIs only, nothing sent to `/_emulator`. */
+  private readonly remote: boolean;
+  /** The instances the scenario's install steps made: what uninstall and file checks know of them without the admin API. */
+  private readonly installed = new Map<string, { entityType: string; entityId: string }>();
 
   constructor(
     private readonly client: PlatformClient,
@@ -255,6 +292,7 @@ class Runner {
     private readonly options: RunScenarioOptions,
   ) {
     this.within = options.defaultWithinMs ?? 5000;
+    this.remote = options.remote === true;
   }
 
   /** Waits `ms`, or less when the run is aborted (then throws): a step left by an abort must not keep the process alive. */
@@ -266,14 +304,15 @@ class Runner {
     const started = Date.now();
     this.plugin = await this.client.plugins.get(this.pluginId);
     const admin = this.client.emulator;
-    const faultsBefore = await admin.faults.get().catch(() => null);
+    const remote = this.remote;
+    const faultsBefore = remote ? null : await admin.faults.get().catch(() => null);
     let faults: ScenarioResult['faults'] = null;
-    if (this.options.faults) {
+    if (this.options.faults && !remote) {
       const set = await admin.faults.set(this.options.faults.profile, this.options.faults.seed);
       faults = { profile: set.profile, seed: set.seed };
     }
-    await admin.scenario.set(this.scenario.name).catch(() => undefined);
-    const outputFrom = await this.outputCursor();
+    if (!remote) await admin.scenario.set(this.scenario.name).catch(() => undefined);
+    const outputFrom = remote ? undefined : await this.outputCursor();
     const steps: StepResult[] = [];
     let failed = false;
     const signal = this.options.signal;
@@ -297,7 +336,7 @@ class Runner {
       }
     } finally {
       // Also on an abort: the dev loop must not go on dropping deliveries, nor record skip them as the scenario's.
-      await admin.scenario.set(null).catch(() => undefined);
+      if (!remote) await admin.scenario.set(null).catch(() => undefined);
       const changedFaults =
         this.options.faults || this.scenario.steps.some((s) => s.kind === 'faults');
       if (changedFaults && faultsBefore)
@@ -312,6 +351,7 @@ class Runner {
       ok: !failed,
       durationMs: Date.now() - started,
       pluginId: this.pluginId,
+      target: runTarget(remote ? 'remote' : 'emulator', this.client.baseUrl),
       // Every step was scrubbed as it ended; a value expanded later (a reply echoing it) is scrubbed from all.
       steps: this.scrubber.value(steps),
       faults,
@@ -343,6 +383,7 @@ class Runner {
     const scope: StepScope = { startedAt: new Date(Date.now() - 1).toISOString() };
     let result: Record<string, unknown>;
     try {
+      if (this.remote) await this.snapshotFiles(step, scope);
       result = await this.act(step.kind, body, scope);
     } catch (error) {
       return {
@@ -358,7 +399,13 @@ class Runner {
     }
     if (step.id) this.results.set(step.id, result);
     const failures: ExpectationFailure[] = [];
+    const unchecked: UncheckedExpectation[] = [];
     for (const expectation of step.expect) {
+      const notHere = this.remote ? uncheckableOnRemote(expectation) : null;
+      if (notHere) {
+        unchecked.push({ expectation: describeExpectation(expectation), reason: notHere });
+        continue;
+      }
       const resolved = {
         kind: expectation.kind,
         body: this.resolve(expectation.body) as Record<string, unknown>,
@@ -372,9 +419,10 @@ class Runner {
       );
       if (failure) failures.push(failure);
     }
-    const deliveries = step.expect.length
-      ? (scope.settled ?? (await this.deliveriesOf(scope))).map((d) => d.id)
-      : [];
+    const deliveries =
+      step.expect.length && !this.remote
+        ? (scope.settled ?? (await this.deliveriesOf(scope))).map((d) => d.id)
+        : [];
     for (const failure of failures) {
       if (failure.deliveryId) {
         const output = await this.deliveryOutput(failure.deliveryId);
@@ -389,7 +437,35 @@ class Runner {
       result,
       failures,
       deliveries,
+      ...(unchecked.length ? { unchecked } : {}),
     };
+  }
+
+  /**
+   * On a remote platform, the files of each repository a file expectation names, before the step: its clock is not this
+   * machine's, so what the plugin wrote is told by comparing with these rather than by time.
+   */
+  private async snapshotFiles(step: Step, scope: StepScope): Promise<void> {
+    const repositories = step.expect
+      .filter((e) => e.kind === 'file')
+      .map((e) => String(this.resolve(e.body.repository)));
+    if (repositories.length === 0) return;
+    scope.filesBefore = new Map();
+    for (const repositoryId of new Set(repositories)) {
+      const files = await this.allFiles(repositoryId);
+      scope.filesBefore.set(repositoryId, new Map(files.map((f) => [f.id, f.updatedAt])));
+    }
+  }
+
+  /** Every file of a repository (its pages walked). */
+  private async allFiles(repositoryId: string): Promise<RepositoryFileRecord[]> {
+    const files: RepositoryFileRecord[] = [];
+    for (let page = 1; ; page++) {
+      const got = await this.client.repositories.files.list(repositoryId, { limit: 100, page });
+      files.push(...got.data);
+      const pagination = got.pagination as { hasNext?: boolean } | undefined;
+      if (!pagination?.hasNext || got.data.length === 0) return files;
+    }
   }
 
   /** `${…}` replaced and `$${` made `${`: a whole-string reference keeps its value's type. */
@@ -419,7 +495,7 @@ class Runner {
     }
     const result = this.results.get(head);
     if (!result) throw new Error(`step "${head}" has no result (did it fail?)`);
-    return result[field];
+    return resultField(head, result, field);
   }
 
   // --- steps -------------------------------------------------------------------------------
@@ -474,13 +550,20 @@ class Runner {
                   ...create,
                   orgId: this.plugin.orgId,
                 } as never);
+        this.installed.set(instance.id, {
+          entityType: on === 'agent' ? 'AGENT' : on === 'repository' ? 'REPOSITORY' : 'APP',
+          entityId,
+        });
         return { id: instance.id, entityId };
       }
       case 'uninstall': {
         const id = String(body.instance);
-        const instance = (await client.emulator.instancesOf(this.pluginId)).find(
-          (i) => i.id === id,
-        );
+        const known = this.installed.get(id);
+        const instance = known
+          ? { id, ...known }
+          : this.remote
+            ? undefined
+            : (await client.emulator.instancesOf(this.pluginId)).find((i) => i.id === id);
         if (!instance) throw new Error(`plugin ${this.pluginId} has no instance ${id}`);
         const route =
           instance.entityType === 'AGENT'
@@ -523,13 +606,19 @@ class Runner {
         await this.pause(Number(body.ms));
         return {};
       }
+      case 'request':
+        return sendRequest(client, body, this.remote);
     }
   }
 
   private async characterOf(
     body: Record<string, unknown>,
-  ): Promise<{ id: string; agentId: string }> {
+  ): Promise<{ id: string; agentId: string | null }> {
     const characters = this.client.emulator.characters;
+    // A remote platform lists no characters: the id is taken as given (validation refused a conversation without one),
+    // and its agent is not known (the result's agentId is null).
+    if (this.remote && typeof body.character === 'string')
+      return { id: body.character, agentId: null };
     if (typeof body.character === 'string') {
       const character = await characters.get(body.character);
       return { id: character.id, agentId: String(character.agentId) };
@@ -597,6 +686,8 @@ class Runner {
 
   /** The plugin's deliveries since the step began, oldest first. */
   private async deliveriesOf(scope: StepScope): Promise<Delivery[]> {
+    // A remote platform shows no delivery log: checks there read what the plugin did through the public APIs only.
+    if (this.remote) return [];
     const page = await this.client.emulator.deliveries.list({
       pluginId: this.pluginId,
       since: scope.startedAt,
@@ -612,6 +703,7 @@ class Runner {
    * out the retry schedule (POST /_emulator/deliveries/:id/retry). At most once per attempt.
    */
   private async hurry(deliveries: Delivery[]): Promise<void> {
+    // On a remote platform there is no delivery to hurry (deliveriesOf gives none): its own retry schedule applies.
     for (const delivery of deliveries) {
       if (delivery.status !== 'pending' || delivery.attempts.length === 0) continue;
       const key = `${delivery.id}#${delivery.attempts.length}`;
@@ -702,7 +794,7 @@ class Runner {
   }
 
   private link(deliveryId: string | undefined): string | undefined {
-    if (!deliveryId || this.options.dashboardLinks === false) return undefined;
+    if (!deliveryId || this.options.dashboardLinks === false || this.remote) return undefined;
     return `${this.client.baseUrl}/_emulator/dashboard/#/deliveries/${deliveryId}`;
   }
 
@@ -775,6 +867,8 @@ class Runner {
       }
       case 'replies': {
         const count = Number(body.count);
+        if (this.remote)
+          return this.checkRepliesRemote(expectation, scope, count, withinMs, deadline);
         await this.settled(scope, deadline);
         for (;;) {
           await this.pause(SETTLE_GRACE_MS);
@@ -807,6 +901,37 @@ class Runner {
       case 'file':
         return this.checkFile(expectation, scope, deadline);
     }
+  }
+
+  /**
+   * `replies` on a remote platform, whose deliveries are not seen: the count is awaited until the deadline, then a moment
+   * more ({@link REMOTE_SETTLE_MS}, within the deadline) for a reply too many; none expected: the whole window.
+   */
+  private async checkRepliesRemote(
+    expectation: Expectation,
+    scope: StepScope,
+    count: number,
+    withinMs: number,
+    deadline: number,
+  ): Promise<ExpectationFailure | null> {
+    let replies = await this.replies(scope);
+    while (count > 0 && replies.length < count && Date.now() < deadline) {
+      await this.pause(POLL_MS * 5);
+      replies = await this.replies(scope);
+    }
+    if (replies.length === count) {
+      const settle =
+        count === 0 ? deadline - Date.now() : Math.min(REMOTE_SETTLE_MS, deadline - Date.now());
+      await this.pause(Math.max(0, settle));
+      replies = await this.replies(scope);
+    }
+    if (replies.length === count) return null;
+    const texts = replies.map((m) => JSON.stringify(m.content)).join(', ');
+    return this.failure(
+      expectation,
+      `exactly ${count} repl${count === 1 ? 'y' : 'ies'}`,
+      `${replies.length} repl${replies.length === 1 ? 'y' : 'ies'}${texts ? `: ${texts}` : ''}${replies.length < count ? ` within ${withinMs} ms` : ''}`,
+    );
   }
 
   private async checkDeliveries(
@@ -885,16 +1010,30 @@ class Runner {
     const repositoryId = String(body.repository);
     const written = body.written !== undefined;
     const name = String(body.written ?? body.updated);
+    // On a remote platform: the instances this scenario installed (the admin API, which lists all, is the emulator's).
     const pluginInstances = new Set(
-      (await this.client.emulator.instancesOf(this.pluginId)).map((i) => i.id),
+      this.remote
+        ? [...this.installed.keys(), ...(await this.providersOf(repositoryId))]
+        : (await this.client.emulator.instancesOf(this.pluginId)).map((i) => i.id),
     );
+    const before = scope.filesBefore?.get(repositoryId);
     for (;;) {
-      const files = (await this.client.repositories.files.list(repositoryId, { limit: 100 })).data;
+      const files = before
+        ? await this.allFiles(repositoryId)
+        : (await this.client.repositories.files.list(repositoryId, { limit: 100 })).data;
       const named = files.filter((f) => f.fileName === name);
       const changedAt = (file: RepositoryFileRecord) =>
         written ? (file.addedAt ?? file.createdAt) : file.updatedAt;
-      const recent = named.filter((f) => changedAt(f) >= scope.startedAt);
-      if (recent.some((f) => this.byThePlugin(f, pluginInstances, written, scope))) return null;
+      // A remote platform's clock is not this machine's: new (written) or changed (updated) since the step's snapshot.
+      const changed = (file: RepositoryFileRecord) =>
+        before
+          ? written
+            ? !before.has(file.id)
+            : before.get(file.id) !== file.updatedAt
+          : changedAt(file) >= scope.startedAt;
+      const recent = named.filter(changed);
+      if (recent.some((f) => this.byThePlugin(f, pluginInstances, written, scope, before)))
+        return null;
       if (Date.now() >= deadline) {
         const seen = named.map((f) => {
           const when = written ? `added ${changedAt(f)}` : `last changed ${changedAt(f)}`;
@@ -924,13 +1063,24 @@ class Runner {
     pluginInstances: Set<string>,
     written: boolean,
     scope: StepScope,
+    before?: Map<string, string>,
   ): boolean {
-    const addedNow = (file.addedAt ?? file.createdAt) >= scope.startedAt;
+    const addedNow = before
+      ? !before.has(file.id)
+      : (file.addedAt ?? file.createdAt) >= scope.startedAt;
     if (this.ownFiles.has(file.id) && (written || addedNow)) return false;
     if (!written) return true;
     const adder = file.addedBy;
     if (adder?.kind === 'instance') return pluginInstances.has(adder.instanceId);
     return true;
+  }
+
+  /** The plugin's data-provider instances on a repository, by the public API (a remote platform's file checks). */
+  private async providersOf(repositoryId: string): Promise<string[]> {
+    const page = await this.client.dataProviders
+      .list(repositoryId, { limit: 100 })
+      .catch(() => ({ data: [] as Array<{ id: string; pluginId?: string }> }));
+    return page.data.filter((i) => i.pluginId === this.pluginId).map((i) => i.id);
   }
 
   /** Who added the file, in words. */
@@ -1004,6 +1154,8 @@ export function labelOf(kind: Step['kind'], body: Record<string, unknown>): stri
       return `faults ${String(body.profile)}${body.seed !== undefined ? ` (seed ${String(body.seed)})` : ''}`;
     case 'wait':
       return `wait ${String(body.ms)} ms`;
+    case 'request':
+      return `request ${String(body.method)} ${String(body.path)}${body.api === 'messaging' ? ' (messaging)' : ''}`;
   }
 }
 

@@ -165,6 +165,53 @@ export const STEP_KINDS = {
     ),
     results: [],
   },
+  request: {
+    schema: Type.Object(
+      {
+        method: Type.Union(
+          ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)),
+          { description: 'The HTTP method' },
+        ),
+        path: Text(
+          'The path, from "/": "/api/plugins/${plug.data.id}" (no scheme or host, no "." or ".." segment, the query in `query`; on a remote platform nothing under /_emulator)',
+        ),
+        api: Type.Optional(
+          Type.Union([Type.Literal('management'), Type.Literal('messaging')], {
+            description:
+              "Which API: management (default, with the user's token) or messaging (with the API key)",
+          }),
+        ),
+        body: Type.Optional(Type.Unknown({ description: 'The JSON body' })),
+        query: Type.Optional(
+          Type.Record(
+            Type.String(),
+            Type.Union([
+              Type.String(),
+              Type.Number(),
+              Type.Boolean(),
+              Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+            ]),
+            {
+              description:
+                'Query parameters, e.g. { "@limit": 5, "tags": ["ai", "files"] } (a list repeats the name)',
+            },
+          ),
+        ),
+        status: Type.Optional(
+          Type.Union([Type.Literal('2xx'), Type.Integer({ minimum: 100, maximum: 599 })], {
+            description:
+              'The status the platform must answer: "2xx" (default) or one status, e.g. 404; another fails the step',
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          "One request to any path of the platform's APIs; its answer is the step's result (`${id.data.id}`, `${id.data.0.name}`, `${id.meta.pagination.total}`: paths below data and meta)",
+      },
+    ),
+    results: ['status', 'data', 'meta', 'error'],
+  },
   wait: {
     schema: Type.Object(
       { ms: Type.Integer({ minimum: 0, maximum: 600_000, description: 'Milliseconds' }) },

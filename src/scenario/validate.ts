@@ -16,6 +16,7 @@ import {
   type StepKind,
 } from './schema.js';
 import { ENV_NAME, referencesIn } from './references.js';
+import { isRequestResultField, requestPathProblem } from './steps/request.js';
 
 /** One thing wrong with a scenario file: where (a JSON path such as `steps[2].message.text`), what, and how to fix it. */
 export interface ScenarioProblem {
@@ -224,7 +225,7 @@ function referenceProblem(
     };
   }
   const results = STEP_KINDS[kind].results as readonly string[];
-  if (!results.includes(field))
+  if (kind === 'request' ? !isRequestResultField(field) : !results.includes(field))
     return {
       path,
       message: `"\${${reference}}": a ${kind} step's result has no "${field}"`,
@@ -475,6 +476,16 @@ function checkStep(raw: unknown, at: string, problems: ScenarioProblem[]): Step 
       message: 'the file has neither content nor path',
       fix: 'add "content": "…" or "path": "file to upload"',
     });
+  if (typed === 'request' && typeof body.path === 'string') {
+    // As written (references left in); the runner checks the path again once they are expanded.
+    const problem = requestPathProblem(body.path, false);
+    if (problem)
+      problems.push({
+        path: `${at}.request.path`,
+        message: problem,
+        fix: 'write the path of the platform\'s API, e.g. "/api/plugins/${plug.data.id}", and the query as "query": { … }',
+      });
+  }
   if (typed === 'conversation' && body.character === undefined && body.agent === undefined) {
     // The agent the plugin is installed on: fine.
   }

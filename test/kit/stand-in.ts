@@ -34,6 +34,8 @@ export interface StandIn {
   emulator: Emulator;
   /** Every `/_emulator` request the stand-in refused. */
   adminRequests: string[];
+  /** Every request it received, on either API, in order: `GET /api/plugins/plg_1` (the path with its query). */
+  requests: string[];
   /** How many requests the change applied to. */
   changed: () => number;
 }
@@ -76,11 +78,13 @@ export async function standIn(change?: StandInChange): Promise<StandIn> {
   const apiKey = `psk_real_${randomBytes(12).toString('hex')}`;
   const emu = await emulator({ seed: standInSeed(token, apiKey) });
   const adminRequests: string[] = [];
+  const requests: string[] = [];
   let changed = 0;
 
   const proxy = (upstream: string) =>
     createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
       const path = incoming.url ?? '/';
+      requests.push(`${incoming.method} ${path}`);
       if (
         path === '/_emulator' ||
         path.startsWith('/_emulator/') ||
@@ -164,6 +168,7 @@ export async function standIn(change?: StandInChange): Promise<StandIn> {
     otherOrgId: 'org_stranger',
     emulator: emu,
     adminRequests,
+    requests,
     changed: () => changed,
   };
 }

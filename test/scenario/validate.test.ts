@@ -134,3 +134,53 @@ describe('loadScenarioFile', () => {
     expect(loaded.problems[0]!.message).not.toContain('TOPSECRET');
   });
 });
+
+describe('the request step', () => {
+  test('its result is named by path below data and meta; other fields and bad paths are problems with a fix', () => {
+    const ok = validateScenario({
+      name: 'requests',
+      steps: [
+        { id: 'repo', request: { method: 'POST', path: '/api/repositories', body: { name: 'x' } } },
+        {
+          request: {
+            method: 'GET',
+            path: '/api/repositories/${repo.data.id}/files',
+            query: { '@limit': 5, tags: ['a', 'b'] },
+          },
+        },
+        { addFile: { repository: '${repo.data.id}', name: 'a.md', content: '${repo.status}' } },
+        { request: { method: 'GET', path: '/api/plugins/nope', status: 404 } },
+        { request: { method: 'GET', path: '/conversations/${repo.meta.x}', api: 'messaging' } },
+      ],
+    });
+    expect(ok.problems).toEqual([]);
+
+    const bad = validateScenario({
+      name: 'bad requests',
+      steps: [
+        { id: 'r', request: { method: 'GET', path: 'https://elsewhere.example/api/plugins' } },
+        { request: { method: 'GET', path: '/api/../_emulator/faults' } },
+        { request: { method: 'GET', path: '/api/%2e%2e/x' } },
+        { request: { method: 'GET', path: '/api/plugins?@limit=5' } },
+        { request: { method: 'GET', path: 'api/plugins' } },
+        { request: { method: 'GET', path: '//elsewhere.example/x' } },
+        { request: { method: 'FETCH', path: '/api/plugins' } },
+        { id: 'ok', request: { method: 'GET', path: '/api/plugins/marketplace' } },
+        { message: { conversation: '${ok.id}', text: 'hi' } },
+      ],
+    });
+    const byPath = Object.fromEntries(bad.problems.map((p) => [p.path, p]));
+    expect(byPath['steps[0].request.path'].message).toMatch(/not a URL: no scheme or host/);
+    expect(byPath['steps[1].request.path'].message).toMatch(/no "\." or "\.\." segment/);
+    expect(byPath['steps[2].request.path'].message).toMatch(/no "\." or "\.\." segment/);
+    expect(byPath['steps[3].request.path'].message).toMatch(/give the query as "query"/);
+    expect(byPath['steps[4].request.path'].message).toMatch(/starts with "\/"/);
+    expect(byPath['steps[5].request.path'].message).toMatch(/no scheme or host/);
+    expect(byPath['steps[6].request.method']).toBeDefined();
+    expect(byPath['steps[8].message.conversation'].message).toContain(
+      'a request step\'s result has no "id"',
+    );
+    expect(byPath['steps[8].message.conversation'].fix).toContain('ok.status, ok.data, ok.meta');
+    for (const problem of bad.problems) expect(problem.fix).not.toBe('');
+  });
+});

@@ -6,13 +6,14 @@ export const scenarioCommands = [
   defineCommand({
     path: ['scenario', 'run'],
     summary:
-      "Run scenario files (default: scenarios/) against the project's emulator and plugin: each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file",
+      "Run scenario files (default: scenarios/) against the project's emulator and plugin, or a remote platform through its public APIs only (--base-url, a profile): each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file or a step the target cannot run",
     examples: [
       'plugsmith scenario run',
       'plugsmith scenario run scenarios/chat.json --junit report.xml',
       'plugsmith scenario run --faults duplicate=1 --faults-seed 7',
       'plugsmith scenario run --fault-matrix',
       'plugsmith scenario run --start',
+      'plugsmith scenario run --base-url https://platform.example --messaging-url https://chat.example',
     ],
     args: [
       {

@@ -18,8 +18,13 @@ import {
   scenarioHeading,
   stepLines,
   summaryLine,
+  targetLine,
   type Marks,
 } from '../../scenario/report.js';
+import { askedEmulator } from '../../config/emulators.js';
+import { adminTokenFor } from '../../config/admin-token.js';
+import { remoteProblems, runTarget, type RunTarget } from '../../scenario/target.js';
+import type { ScenarioProblem } from '../../scenario/validate.js';
 import type { ScenarioRunFlags } from './options.js';
 
 /** The scenarios of the paths given, or a usage error listing every problem of every bad file. */
@@ -64,9 +69,74 @@ function marksFor(input: CommandInput<ScenarioRunFlags>): Marks {
   };
 }
 
+/** The step kinds and expectations that use the messaging API (and so its URL and an API key). */
+function usesMessaging(scenario: Scenario): boolean {
+  return scenario.steps.some(
+    (step) =>
+      step.kind === 'conversation' ||
+      step.kind === 'message' ||
+      (step.kind === 'trigger' && step.body.event === 'AGENT_MESSAGE_RECEIVED') ||
+      (step.kind === 'request' && step.body.api === 'messaging'),
+  );
+}
+
+/**
+ * On a remote platform, every reason any scenario cannot run, before anything runs: a usage error (exit 2) naming each
+ * refused step with its reason and a fix, the fault options, and the messaging credentials the scenarios need.
+ */
+function refuseOnRemote(
+  input: CommandInput<ScenarioRunFlags>,
+  scenarios: Scenario[],
+  cwd: string,
+  messaging: { url?: string; apiKey?: string },
+): void {
+  const o = input.options;
+  const bad: Array<{ file: string; name: string; problems: ScenarioProblem[] }> = [];
+  for (const scenario of scenarios) {
+    const problems = remoteProblems(scenario);
+    if (problems.length)
+      bad.push({
+        file: scenario.file ? relative(cwd, scenario.file) || scenario.file : scenario.name,
+        name: scenario.name,
+        problems,
+      });
+  }
+  const general: string[] = [];
+  if (o.faults || o.faultMatrix)
+    general.push(
+      `${o.faults ? '--faults' : '--fault-matrix'}: fault injection is the emulator's; run without it on a remote platform`,
+    );
+  if (scenarios.some(usesMessaging) && (!messaging.url || !messaging.apiKey))
+    general.push(
+      `the scenarios talk through the messaging API: ${!messaging.url ? 'give its URL (--messaging-url, PLUGSMITH_MESSAGING_URL or the profile)' : ''}${!messaging.url && !messaging.apiKey ? ' and ' : ''}${!messaging.apiKey ? 'an API key (PLUGSMITH_API_KEY, or `plugsmith login --api-key -`)' : ''}`,
+    );
+  if (bad.length === 0 && general.length === 0) return;
+  if (input.global.json) {
+    input.io.stdout.write(
+      `${JSON.stringify({ ok: false, target: 'remote', refused: bad, problems: general }, null, 2)}\n`,
+    );
+    throw new ExitWith(EXIT.USAGE);
+  }
+  const text = [
+    ...general.map((line) => `  ${line}`),
+    ...bad.map(
+      (b) =>
+        `${b.file} ("${b.name}"):\n${b.problems.map((p) => `  ${p.path}: ${p.message}\n    fix: ${p.fix}`).join('\n')}`,
+    ),
+  ].join('\n');
+  throw new UserError(
+    `not run: on a remote platform the scenarios go through its public APIs only, and ${bad.length ? `${bad.length} scenario${bad.length === 1 ? '' : 's'} need${bad.length === 1 ? 's' : ''} the emulator` : 'these options need the emulator or credentials'}; nothing was sent:\n${text}`,
+    EXIT.USAGE,
+  );
+}
+
 /** Where the scenarios run: the client, the project's plugin, and how to stop what was started. */
 interface Target {
   client: PlatformClient;
+  /** A remote platform (no local emulator): public APIs only, nothing sent to `/_emulator`. */
+  remote: boolean;
+  /** Its messaging URL and API key, as far as they are set. */
+  messaging: { url?: string; apiKey?: string };
   projectPlugin: () => Promise<string>;
   close(): Promise<void>;
 }
@@ -80,9 +150,17 @@ async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Tar
       EXIT.NOT_FOUND,
     );
   const { client } = await clientFor(input, { token: true });
+  // An emulator: a local one the CLI follows (a `login --local` profile, --emulator, a URL of a running one), or one
+  // started elsewhere whose admin credential is given (PLUGSMITH_ADMIN_TOKEN). Anything else is a remote platform.
+  const remote =
+    !settings.local &&
+    askedEmulator() === undefined &&
+    (await adminTokenFor(settings.baseUrl)) === undefined;
   let plugin: Promise<string> | undefined;
   return {
     client,
+    remote,
+    messaging: { url: settings.messagingUrl, apiKey: settings.apiKey },
     projectPlugin: () => (plugin ??= pluginOfProject(o.plugin, o.manifest, settings)),
     close: () => client.close(),
   };
@@ -150,6 +228,8 @@ async function runAll(
     });
     target = {
       client: started.client,
+      remote: false,
+      messaging: {},
       projectPlugin: async () => started.pluginId,
       close: () => started.stop(),
     };
@@ -160,6 +240,16 @@ async function runAll(
     await target.close();
     throw interrupted();
   }
+  const where: RunTarget = runTarget(target.remote ? 'remote' : 'emulator', target.client.baseUrl);
+  if (target.remote) {
+    try {
+      refuseOnRemote(input, scenarios, cwd, target.messaging);
+    } catch (error) {
+      await target.close();
+      throw error;
+    }
+  }
+  out(targetLine(where, marks));
 
   const started = Date.now();
   const results: ScenarioResult[] = [];
@@ -203,6 +293,7 @@ async function runAll(
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
         // --start stops its emulator when the run ends: a dashboard link would lead nowhere.
         dashboardLinks: !o.start,
+        remote: target.remote,
         projectRoot,
         signal,
         onStep,
@@ -227,6 +318,7 @@ async function runAll(
   if (!human) {
     const report = {
       ok: results.every((r) => r.ok),
+      target: where,
       durationMs,
       scenarios: results,
       ...(cells.length
