@@ -125,3 +125,44 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
     '',
   ].join('\n');
 }
+
+/** What a JUnit report of a run whose plugin did not start needs: why, the full message, and what the plugin wrote. */
+export interface StartFailure {
+  reason: string;
+  message: string;
+  pluginOutput: PluginOutputLine[];
+}
+
+/**
+ * The JUnit report of a run whose plugin did not start (`--start`): each scenario a testcase in error (none ran), the error
+ * naming why, and the plugin's output in system-err, where CI shows a test's own output.
+ */
+export function junitStartError(
+  scenarios: { name: string; file?: string }[],
+  failure: StartFailure,
+  durationMs: number,
+  cwd: string,
+): string {
+  const time = (durationMs / 1000).toFixed(3);
+  const systemErr = failure.pluginOutput.length
+    ? `\n    <system-err>${xml(failure.pluginOutput.map(outputLine).join('\n'))}</system-err>`
+    : '';
+  const cases = scenarios.map((scenario) => {
+    const classname = scenario.file ? relative(cwd, scenario.file) : 'scenarios';
+    return [
+      `  <testcase name="${xml(scenario.name)}" classname="${xml(classname)}" time="0.000">`,
+      `    <error message="${xml(`the plugin did not start: ${failure.reason}`)}" type="PluginStartError">${xml(failure.message)}</error>${systemErr}`,
+      '  </testcase>',
+    ].join('\n');
+  });
+  const count = scenarios.length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="plugsmith scenarios" tests="${count}" failures="0" errors="${count}" time="${time}">`,
+    `<testsuite name="plugsmith scenarios" tests="${count}" failures="0" errors="${count}" skipped="0" time="${time}">`,
+    ...cases,
+    '</testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -12,9 +12,11 @@ import { loadScenarioFile, scenarioFiles } from '../../scenario/load.js';
 import type { Scenario } from '../../scenario/schema.js';
 import type { ScenarioResult } from '../../scenario/run.js';
 import type { MatrixCell } from '../../scenario/matrix.js';
+import type { PluginStartError } from '../../scenario/start.js';
 import {
   PLAIN_MARKS,
   junitReport,
+  junitStartError,
   scenarioHeading,
   stepLines,
   summaryLine,
@@ -92,6 +94,11 @@ async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Tar
 const run: RunCommand<ScenarioRunFlags> = async (input) => {
   const o = input.options;
   const cwd = process.cwd();
+  if (!o.start && o.startTimeout !== undefined)
+    throw new UserError(
+      '--start-timeout bounds the plugin that --start starts: add --start, or drop --start-timeout',
+      EXIT.USAGE,
+    );
   // Checked before the files are read: a bad profile is a usage error, whatever the files.
   faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
   const scenarios = await loadAll(input, cwd);
@@ -142,11 +149,17 @@ async function runAll(
 
   let target: Target;
   if (o.start) {
-    const { startForScenarios } = await import('../../scenario/start.js');
+    const { startForScenarios, PluginStartError } = await import('../../scenario/start.js');
+    const startedAt = Date.now();
     const started = await startForScenarios({
       manifestPath: resolve(cwd, o.manifest),
       env: process.env,
       log: (line) => note(input.io, input.global, line),
+      ...(o.startTimeout !== undefined ? { readyTimeoutMs: o.startTimeout * 1000 } : {}),
+    }).catch(async (error: unknown) => {
+      if (error instanceof PluginStartError)
+        await reportStartFailure(input, scenarios, error, Date.now() - startedAt, cwd);
+      throw error;
     });
     target = {
       client: started.client,
@@ -241,6 +254,47 @@ async function runAll(
     input.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
   if (results.some((r) => !r.ok) || cells.some((c) => !c.ok && !c.skipped)) throw new ExitWith(1);
+}
+
+/**
+ * The plugin --start started did not come up, and nothing ran: the JUnit file (each scenario in error, the plugin's output in
+ * system-err) and the --json report say so too; the error itself (exit code 8) is told as every error is.
+ */
+async function reportStartFailure(
+  input: CommandInput<ScenarioRunFlags>,
+  scenarios: Scenario[],
+  error: PluginStartError,
+  durationMs: number,
+  cwd: string,
+): Promise<void> {
+  const o = input.options;
+  if (o.junit) {
+    const failure = {
+      reason: error.reason,
+      message: error.message,
+      pluginOutput: error.pluginOutput,
+    };
+    await writeFileReplacingLink(
+      resolve(cwd, o.junit),
+      junitStartError(scenarios, failure, durationMs, cwd),
+    );
+    note(input.io, input.global, `wrote ${o.junit}`);
+  }
+  if (input.global.json) {
+    const report = {
+      ok: false,
+      durationMs,
+      start: {
+        ok: false,
+        exitCode: error.exitCode,
+        reason: error.reason,
+        fix: error.fix,
+        pluginOutput: error.pluginOutput,
+      },
+      scenarios: [],
+    };
+    input.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  }
 }
 
 function seed_of(cells: MatrixCell[]): string | undefined {
