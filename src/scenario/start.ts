@@ -62,6 +62,17 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A seed file named on the command line that is not there is "not found" (exit 4), as every such file is. */
+async function seedFileExists(path: string): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  const found = await stat(path).catch(() => null);
+  if (!found?.isFile())
+    throw new UserError(
+      `--seed ${path}: ${found ? 'not a file' : 'no such file'} (a seed file is described in docs/emulator.md)`,
+      EXIT.NOT_FOUND,
+    );
+}
+
 /** What the session told while the plugin was coming up. */
 interface StartWatch {
   /** The plugin's lines, as the capture kept them. */
@@ -81,17 +92,34 @@ export async function startForScenarios(options: {
   log: (line: string) => void;
   /** How long the plugin may take to answer and be verified and installed (default {@link DEFAULT_START_TIMEOUT_MS}). */
   readyTimeoutMs?: number;
+  /** A seed file for the emulator's store (absolute), instead of the default workspace. */
+  seed?: string;
 }): Promise<StartedForScenarios> {
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const pluginPort = await freePort();
   const env = { ...options.env, PORT: String(pluginPort) };
   const manifest = await loadManifest(options.manifestPath, env);
   const command = manifest.dev?.command ?? 'npm run dev';
-  const { startEmulator } = await import('../../emulator/index.js');
-  const emulator = await startEmulator({ port: 0, messagingPort: 0, log: () => undefined });
+  if (options.seed) await seedFileExists(options.seed);
+  const { startEmulator, SeedError } = await import('../../emulator/index.js');
+  const emulator = await startEmulator({
+    port: 0,
+    messagingPort: 0,
+    log: () => undefined,
+    ...(options.seed ? { seed: options.seed } : {}),
+  }).catch((error: Error) => {
+    throw error instanceof SeedError
+      ? new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION)
+      : error;
+  });
   if (!emulator.token || !emulator.orgId || !emulator.apiKey) {
     await emulator.close();
-    throw new UserError('the in-memory emulator has no user token or API key', EXIT.UNEXPECTED);
+    throw options.seed
+      ? new UserError(
+          `invalid seed: ${options.seed}: --start acts as the seed's first token (with an org) and uses its first API key: give it a token of a user who is a member of an org, and an API key (docs/emulator.md)`,
+          EXIT.VALIDATION,
+        )
+      : new UserError('the in-memory emulator has no user token or API key', EXIT.UNEXPECTED);
   }
   const watch: StartWatch = { output: [], lastLineAt: 0, stopped: null, installsFailed: null };
   const { DevSession } = await import('../dev/session.js');

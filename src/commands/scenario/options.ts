@@ -44,6 +44,11 @@ export const scenarioRunOptions = [
       'with --start: how long the plugin may take to answer its webhook challenge and be installed (default 15); one that exits or crashes first fails the run at once (exit code 8)',
     parse: integerOption('--start-timeout', 1, 600),
   },
+  {
+    flags: '--seed <file>',
+    description:
+      "with --start: seed file of its emulator (users, orgs, tokens, agents, characters, API keys; as `emulator exec --seed`), for a journey that starts from a known store",
+  },
   ...projectOptions,
   ...targetOptions,
 ] as const satisfies readonly OptionSpec[];

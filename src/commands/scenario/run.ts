@@ -99,6 +99,11 @@ const run: RunCommand<ScenarioRunFlags> = async (input) => {
       '--start-timeout bounds the plugin that --start starts: add --start, or drop --start-timeout',
       EXIT.USAGE,
     );
+  if (!o.start && o.seed !== undefined)
+    throw new UserError(
+      '--seed seeds the emulator that --start starts (a running emulator has its store already: `plugsmith emulator reset` or `emulator import`): add --start, or drop --seed',
+      EXIT.USAGE,
+    );
   // Checked before the files are read: a bad profile is a usage error, whatever the files.
   faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
   const scenarios = await loadAll(input, cwd);
@@ -156,6 +161,7 @@ async function runAll(
       env: process.env,
       log: (line) => note(input.io, input.global, line),
       ...(o.startTimeout !== undefined ? { readyTimeoutMs: o.startTimeout * 1000 } : {}),
+      ...(o.seed !== undefined ? { seed: resolve(cwd, o.seed) } : {}),
     }).catch(async (error: unknown) => {
       if (error instanceof PluginStartError)
         await reportStartFailure(input, scenarios, error, Date.now() - startedAt, cwd);
