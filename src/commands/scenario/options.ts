@@ -47,7 +47,7 @@ export const scenarioRunOptions = [
   {
     flags: '--seed <file>',
     description:
-      "with --start: seed file of its emulator (users, orgs, tokens, agents, characters, API keys; as `emulator exec --seed`), for a journey that starts from a known store",
+      'with --start: seed file of its emulator (users, orgs, tokens, agents, characters, API keys; as `emulator exec --seed`), for a journey that starts from a known store',
   },
   ...projectOptions,
   ...targetOptions,
