@@ -34,8 +34,17 @@ export function scenarioHeading(name: string, file: string | undefined, cwd: str
   return `${name}${file ? ` (${relative(cwd, file) || file})` : ''}\n`;
 }
 
+/** How a run's report is told, beyond its results. */
+export interface ReportOptions {
+  /** Said beside each failure's delivery when the emulator that holds it is gone (`--start` stops its own after the run). */
+  deliveryNote?: string;
+}
+
+/** What `--start` says beside a failure's delivery: its emulator is gone, and with it the dashboard. */
+export const STOPPED_EMULATOR_NOTE = '(in the emulator --start started, stopped with the run)';
+
 /** One step's line, and under a failure what was expected and what came. */
-export function stepLines(step: StepResult, marks: Marks): string {
+export function stepLines(step: StepResult, marks: Marks, options: ReportOptions = {}): string {
   const mark = step.skipped
     ? marks.skip
     : step.ok
@@ -51,7 +60,7 @@ export function stepLines(step: StepResult, marks: Marks): string {
     lines.push(`      observed:    ${marks.red(failure.observed)}`);
     if (failure.deliveryId)
       lines.push(
-        `      delivery:    ${failure.deliveryId}${failure.link ? `  ${failure.link}` : ''}`,
+        `      delivery:    ${failure.deliveryId}${failure.link ? `  ${failure.link}` : options.deliveryNote ? `  ${marks.dim(options.deliveryNote)}` : ''}`,
       );
     if (failure.pluginOutput?.length) {
       lines.push(`      the plugin wrote (untrusted):`);
@@ -92,7 +101,11 @@ function xml(text: string): string {
 }
 
 /** A JUnit XML report: one testsuite, one testcase per scenario (a failure names its failed step and what came). */
-export function junitReport(results: ScenarioResult[], cwd: string): string {
+export function junitReport(
+  results: ScenarioResult[],
+  cwd: string,
+  options: ReportOptions = {},
+): string {
   const failures = results.filter((r) => !r.ok).length;
   const total = results.reduce((sum, r) => sum + r.durationMs, 0);
   const cases = results.map((result) => {
@@ -110,7 +123,7 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
         : `step ${failed.index + 1} (${failed.label}): ${failed.failures[0]?.expectation ?? 'failed'}`
       : 'failed';
     const detail = result.steps
-      .map((s) => stepLines(s, PLAIN_MARKS))
+      .map((s) => stepLines(s, PLAIN_MARKS, options))
       .join('')
       .trimEnd();
     return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>${systemErr}\n  </testcase>`;

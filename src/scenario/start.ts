@@ -1,4 +1,7 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { UserError, EXIT } from '../errors.js';
@@ -64,7 +67,6 @@ function freePort(): Promise<number> {
 
 /** A seed file named on the command line that is not there is "not found" (exit 4), as every such file is. */
 async function seedFileExists(path: string): Promise<void> {
-  const { stat } = await import('node:fs/promises');
   const found = await stat(path).catch(() => null);
   if (!found?.isFile())
     throw new UserError(
@@ -97,23 +99,33 @@ export async function startForScenarios(options: {
 }): Promise<StartedForScenarios> {
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const pluginPort = await freePort();
-  const env = { ...options.env, PORT: String(pluginPort) };
+  const env: NodeJS.ProcessEnv = { ...options.env, PORT: String(pluginPort) };
   const manifest = await loadManifest(options.manifestPath, env);
+  // The plugin's own state (the installation tokens of PLUGIN_INSTALLED among it) belongs to this run's throwaway emulator:
+  // it goes to a throwaway folder, removed with it, never to the project's .data/ (both templates read DATA_DIR and TOKEN_FILE).
+  const dataDir = await mkdtemp(join(tmpdir(), 'plugsmith-start-'));
+  env.DATA_DIR = dataDir;
+  env.TOKEN_FILE = join(dataDir, 'tokens.json');
+  const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
   const command = manifest.dev?.command ?? 'npm run dev';
-  if (options.seed) await seedFileExists(options.seed);
   const { startEmulator, SeedError } = await import('../../emulator/index.js');
-  const emulator = await startEmulator({
-    port: 0,
-    messagingPort: 0,
-    log: () => undefined,
-    ...(options.seed ? { seed: options.seed } : {}),
-  }).catch((error: Error) => {
+  const emulator = await (async () => {
+    if (options.seed) await seedFileExists(options.seed);
+    return startEmulator({
+      port: 0,
+      messagingPort: 0,
+      log: () => undefined,
+      ...(options.seed ? { seed: options.seed } : {}),
+    });
+  })().catch(async (error: Error) => {
+    await removeDataDir();
     throw error instanceof SeedError
       ? new UserError(`invalid seed: ${error.message}`, EXIT.VALIDATION)
       : error;
   });
   if (!emulator.token || !emulator.orgId || !emulator.apiKey) {
     await emulator.close();
+    await removeDataDir();
     throw options.seed
       ? new UserError(
           `invalid seed: ${options.seed}: --start acts as the seed's first token (with an org) and uses its first API key: give it a token of a user who is a member of an org, and an API key (docs/emulator.md)`,
@@ -172,6 +184,7 @@ export async function startForScenarios(options: {
     await session.stop();
     await client.close();
     await emulator.close();
+    await removeDataDir();
   };
   try {
     await session.start();

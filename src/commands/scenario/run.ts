@@ -20,6 +20,7 @@ import {
   scenarioHeading,
   stepLines,
   summaryLine,
+  STOPPED_EMULATOR_NOTE,
   type Marks,
 } from '../../scenario/report.js';
 import type { ScenarioRunFlags } from './options.js';
@@ -147,6 +148,8 @@ async function runAll(
   const { matrixSeed } = await import('../../scenario/matrix.js');
   const faultSeed = faults.faults ? (faults.faultsSeed ?? matrixSeed()) : undefined;
   const marks = marksFor(input);
+  // --start stops its emulator when the run ends: a failure's delivery is named without a dashboard link, and says so.
+  const reportOptions = o.start ? { deliveryNote: STOPPED_EMULATOR_NOTE } : {};
   const human = !input.global.json;
   const out = (text: string) => {
     if (human) input.io.stdout.write(text);
@@ -189,7 +192,8 @@ async function runAll(
     const seed = o.faultMatrix ? (o.faultsSeed ?? matrixSeed()) : undefined;
     for (const scenario of scenarios) {
       const pluginId = o.plugin ?? scenario.plugin ?? (await target.projectPlugin());
-      const onStep = (step: Parameters<typeof stepLines>[0]) => out(stepLines(step, marks));
+      const onStep = (step: Parameters<typeof stepLines>[0]) =>
+        out(stepLines(step, marks, reportOptions));
       if (seed !== undefined) {
         const matrix = await runFaultMatrix(scenario, {
           client: target.client,
@@ -198,6 +202,7 @@ async function runAll(
           onStep,
           projectRoot,
           signal,
+          dashboardLinks: !o.start,
           onCell: (cell) => {
             if (cell.skipped) return;
             out(
@@ -220,7 +225,6 @@ async function runAll(
         client: target.client,
         pluginId,
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
-        // --start stops its emulator when the run ends: a dashboard link would lead nowhere.
         dashboardLinks: !o.start,
         projectRoot,
         signal,
@@ -240,7 +244,7 @@ async function runAll(
   out(summaryLine(results, durationMs, marks));
   if (o.junit) {
     // A link planted at the name is replaced, never followed.
-    await writeFileReplacingLink(resolve(cwd, o.junit), junitReport(results, cwd));
+    await writeFileReplacingLink(resolve(cwd, o.junit), junitReport(results, cwd, reportOptions));
     note(input.io, input.global, `wrote ${o.junit}`);
   }
   if (!human) {
