@@ -6,13 +6,14 @@ export const scenarioCommands = [
   defineCommand({
     path: ['scenario', 'run'],
     summary:
-      "Run scenario files (default: scenarios/) against the project's emulator and plugin: each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file",
+      "Run scenario files (default: scenarios/) against the project's emulator and plugin: each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file, 8 when the plugin --start starts does not come up",
     examples: [
       'plugsmith scenario run',
       'plugsmith scenario run scenarios/chat.json --junit report.xml',
       'plugsmith scenario run --faults duplicate=1 --faults-seed 7',
       'plugsmith scenario run --fault-matrix',
       'plugsmith scenario run --start',
+      'plugsmith scenario run --start --seed ci/seed.json --junit report.xml',
     ],
     args: [
       {
