@@ -8,6 +8,8 @@ export const EXIT = {
   VALIDATION: 5,
   CONFLICT: 6,
   NETWORK: 7,
+  /** `scenario run --start`: the plugin exited, crashed or did not answer its webhook challenge in time; nothing was run. */
+  PLUGIN_START: 8,
 } as const;
 
 /** Ends with this exit code, printing nothing: that of a command run for the user (`emulator exec`), whose output was seen. */

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { startGroupGuard } from './group-guard.js';
 import { PluginOutputCapture } from './plugin-output.js';
+import type { OutputLine } from '../shared/plugin-output.js';
 
 /** How the plugin is run and who hears about it. */
 interface PluginProcessOptions {
@@ -9,7 +10,8 @@ interface PluginProcessOptions {
   command: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Each line as the plugin wrote it, and as the capture kept it (timestamped, scrubbed, escaped). */
+  onOutput: (line: string, stream: 'stdout' | 'stderr', kept: OutputLine) => void;
   /**
    * Where every line also goes (timestamped, scrubbed, to the emulator); its owner closes it (dev keeps one across restarts).
    * Default: one built from `env` (PLUGSMITH_BASE_URL, PLUGSMITH_PLUGIN_ID), closed at stop().
@@ -75,13 +77,13 @@ export class PluginProcess {
         : undefined;
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream]! }).on('line', (line) => {
-        this.output.line(line, stream);
-        this.options.onOutput(line, stream);
+        this.options.onOutput(line, stream, this.output.line(line, stream));
       });
     }
-    child.once('error', (error) =>
-      this.options.onOutput(`cannot start \`${this.options.command}\`: ${error.message}`, 'stderr'),
-    );
+    child.once('error', (error) => {
+      const line = `cannot start \`${this.options.command}\`: ${error.message}`;
+      this.options.onOutput(line, 'stderr', this.output.line(line, 'stderr'));
+    });
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
       // What the group leader leaves behind (a server npm started) would hold the port; then the guard has nothing to do.

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CrashWatch, type CrashReport } from './crash-watch.js';
 import { PluginOutputCapture, SECRET_VARIABLES, type OutputTarget } from './plugin-output.js';
 import { PluginProcess } from './plugin-process.js';
+import type { OutputLine } from '../shared/plugin-output.js';
 import { describeTakenPort, portIsFree } from './ports.js';
 
 /** What the plugin is started with; read at each start, so a restart takes the newest. */
@@ -18,7 +19,13 @@ export interface PluginLaunch {
 export interface PluginRunnerReport {
   info(message: string): void;
   warn(message: string): void;
-  pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
+  /** A line the plugin wrote, and as the capture kept it (timestamped, scrubbed, escaped). */
+  pluginOutput(line: string, stream: 'stdout' | 'stderr', kept: OutputLine): void;
+  /**
+   * The plugin stopped on its own (`why`: "exited with code 1", "crashed: Error: …"): its process exited, or one of its Node
+   * processes crashed. Told besides the warning; `scenario run --start` fails the run on it before the plugin is up.
+   */
+  pluginStopped?(why: string): void;
 }
 
 interface PluginRunnerOptions {
@@ -160,8 +167,8 @@ export class PluginRunner {
       cwd,
       env,
       output: this.captureFor(launch, env),
-      onOutput: (line, stream) => {
-        report.pluginOutput(line, stream);
+      onOutput: (line, stream, kept) => {
+        report.pluginOutput(line, stream, kept);
         if (PORT_IN_USE.test(line)) this.options.onTrouble?.('port in use');
       },
       onStart: (pid) => {
@@ -172,6 +179,7 @@ export class PluginRunner {
       },
       onExit: ({ code, signal, restartInMs }) => {
         restarted = true;
+        report.pluginStopped?.(signal ? `exited on signal ${signal}` : `exited with code ${code}`);
         report.warn(
           `the plugin exited (${signal ? `signal ${signal}` : `code ${code}`}); restarting in ${(restartInMs / 1000).toFixed(1)}s (or save a file to retry now)`,
         );
@@ -205,6 +213,7 @@ export class PluginRunner {
     this.lastCrashShownAt = now;
     const why = crash.error ?? `exit code ${crash.code}`;
     const leader = this.process;
+    this.options.report.pluginStopped?.(`crashed: ${why}`);
     void sleep(300).then(() => {
       if (this.stopped) return;
       const keepsRunning = leader !== null && leader === this.process && leader.running;

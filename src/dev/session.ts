@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
 import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
+import type { OutputLine } from '../shared/plugin-output.js';
 import { DeliveryHold } from './delivery-hold.js';
 import { EmulatorLink } from './emulator-link.js';
 import type { LocalEmulator, LocalEmulatorOptions } from './local-emulator.js';
@@ -49,7 +50,9 @@ export interface DevReporter {
   }): void | Promise<void>;
   /** The plugin answered its challenge for the first time (and the installs are made): the loop is ready. */
   ready?(webhookUrl: string): void;
-  pluginOutput(line: string, stream: 'stdout' | 'stderr'): void;
+  pluginOutput(line: string, stream: 'stdout' | 'stderr', kept: OutputLine): void;
+  /** The plugin stopped on its own: it exited, or one of its Node processes crashed (PluginRunnerReport). */
+  pluginStopped?(why: string): void;
   /**
    * A line of an emulator dev started (`plugsmith emulator: …`: a failure inside it during an attempt, a hold that expired);
    * default: told as a warning.

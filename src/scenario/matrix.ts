@@ -45,6 +45,7 @@ export async function runFaultMatrix(
     onStep?: RunScenarioOptions['onStep'];
     projectRoot?: RunScenarioOptions['projectRoot'];
     signal?: RunScenarioOptions['signal'];
+    dashboardLinks?: RunScenarioOptions['dashboardLinks'];
     seed: string;
     onCell?: (cell: MatrixCell) => void;
   },

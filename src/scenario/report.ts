@@ -38,8 +38,17 @@ export function scenarioHeading(name: string, file: string | undefined, cwd: str
   return `${name}${file ? ` (${relative(cwd, file) || file})` : ''}\n`;
 }
 
+/** How a run's report is told, beyond its results. */
+export interface ReportOptions {
+  /** Said beside each failure's delivery when the emulator that holds it is gone (`--start` stops its own after the run). */
+  deliveryNote?: string;
+}
+
+/** What `--start` says beside a failure's delivery: its emulator is gone, and with it the dashboard. */
+export const STOPPED_EMULATOR_NOTE = '(in the emulator --start started, stopped with the run)';
+
 /** One step's line, and under a failure what was expected and what came. */
-export function stepLines(step: StepResult, marks: Marks): string {
+export function stepLines(step: StepResult, marks: Marks, options: ReportOptions = {}): string {
   const mark = step.skipped
     ? marks.skip
     : step.ok
@@ -55,7 +64,7 @@ export function stepLines(step: StepResult, marks: Marks): string {
     lines.push(`      observed:    ${marks.red(failure.observed)}`);
     if (failure.deliveryId)
       lines.push(
-        `      delivery:    ${failure.deliveryId}${failure.link ? `  ${failure.link}` : ''}`,
+        `      delivery:    ${failure.deliveryId}${failure.link ? `  ${failure.link}` : options.deliveryNote ? `  ${marks.dim(options.deliveryNote)}` : ''}`,
       );
     if (failure.pluginOutput?.length) {
       lines.push(`      the plugin wrote (untrusted):`);
@@ -113,7 +122,11 @@ function xml(text: string): string {
 }
 
 /** A JUnit XML report: one testsuite, one testcase per scenario (a failure names its failed step and what came). */
-export function junitReport(results: ScenarioResult[], cwd: string): string {
+export function junitReport(
+  results: ScenarioResult[],
+  cwd: string,
+  options: ReportOptions = {},
+): string {
   const target = results[0]?.target;
   const failures = results.filter((r) => !r.ok).length;
   const total = results.reduce((sum, r) => sum + r.durationMs, 0);
@@ -143,7 +156,7 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
         : `step ${failed.index + 1} (${failed.label}): ${failed.failures[0]?.expectation ?? 'failed'}`
       : 'failed';
     const detail = result.steps
-      .map((s) => stepLines(s, PLAIN_MARKS))
+      .map((s) => stepLines(s, PLAIN_MARKS, options))
       .join('')
       .trimEnd();
     return `${open}>\n    <failure message="${xml(message)}" type="ScenarioFailure">${xml(detail)}</failure>${systemOut}${systemErr}\n  </testcase>`;
@@ -161,6 +174,47 @@ export function junitReport(results: ScenarioResult[], cwd: string): string {
           '  </properties>',
         ]
       : []),
+    ...cases,
+    '</testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** What a JUnit report of a run whose plugin did not start needs: why, the full message, and what the plugin wrote. */
+export interface StartFailure {
+  reason: string;
+  message: string;
+  pluginOutput: PluginOutputLine[];
+}
+
+/**
+ * The JUnit report of a run whose plugin did not start (`--start`): each scenario a testcase in error (none ran), the error
+ * naming why, and the plugin's output in system-err, where CI shows a test's own output.
+ */
+export function junitStartError(
+  scenarios: { name: string; file?: string }[],
+  failure: StartFailure,
+  durationMs: number,
+  cwd: string,
+): string {
+  const time = (durationMs / 1000).toFixed(3);
+  const systemErr = failure.pluginOutput.length
+    ? `\n    <system-err>${xml(failure.pluginOutput.map(outputLine).join('\n'))}</system-err>`
+    : '';
+  const cases = scenarios.map((scenario) => {
+    const classname = scenario.file ? relative(cwd, scenario.file) : 'scenarios';
+    return [
+      `  <testcase name="${xml(scenario.name)}" classname="${xml(classname)}" time="0.000">`,
+      `    <error message="${xml(`the plugin did not start: ${failure.reason}`)}" type="PluginStartError">${xml(failure.message)}</error>${systemErr}`,
+      '  </testcase>',
+    ].join('\n');
+  });
+  const count = scenarios.length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="plugsmith scenarios" tests="${count}" failures="0" errors="${count}" time="${time}">`,
+    `<testsuite name="plugsmith scenarios" tests="${count}" failures="0" errors="${count}" skipped="0" time="${time}">`,
     ...cases,
     '</testsuite>',
     '</testsuites>',

@@ -143,7 +143,10 @@ export type RunScenarioOptions = ScenarioTarget & {
   onStep?: (step: StepResult) => void;
   /** Default wait of expectations without `withinMs` (default 5000 ms). */
   defaultWithinMs?: number;
-  /** Link each failure's delivery in the dashboard (default true); off when the emulator stops with the run. */
+  /**
+   * Link each failure's delivery in the dashboard. Default: on for a target given by URL or client (a running emulator), off
+   * for `{ emulator }`, which lives in this process and is closed with it (a test's), so the link would lead nowhere.
+   */
   dashboardLinks?: boolean;
   /**
    * The project folder (default: the working directory): every file a scenario names (`addFile.path`) must lie inside it,
@@ -794,7 +797,10 @@ class Runner {
   }
 
   private link(deliveryId: string | undefined): string | undefined {
-    if (!deliveryId || this.options.dashboardLinks === false || this.remote) return undefined;
+    // An emulator given as an object lives in this process, which a test ends (and the emulator with it) before anyone
+    // follows the link: linked only when asked. One given by URL or client is a running one. A remote has no dashboard.
+    const links = this.options.dashboardLinks ?? this.options.emulator === undefined;
+    if (!deliveryId || !links || this.remote) return undefined;
     return `${this.client.baseUrl}/_emulator/dashboard/#/deliveries/${deliveryId}`;
   }
 

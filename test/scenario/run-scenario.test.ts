@@ -87,9 +87,18 @@ describe('runScenario from plugsmith/emulator', () => {
     expect(delivery.scenario).toBe('a chat');
   });
 
-  test('a changed reply fails the step with what was expected and what came, the delivery named', async () => {
+  test('a changed reply fails the step with what was expected and what came, the delivery named and linked', async () => {
     const { emu, pluginId } = await setUp({ shout: true });
-    const result = await runScenario(CHAT, { emulator: emu, pluginId, env: { WHO: 'Ada' } });
+    // A running emulator, by its URL: the link to the delivery in its dashboard outlives the run.
+    const result = await runScenario(CHAT, {
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      token: emu.token!,
+      apiKey: emu.apiKey!,
+      adminToken: emu.adminToken,
+      pluginId,
+      env: { WHO: 'Ada' },
+    });
     expect(result.ok).toBe(false);
     const failed = result.steps[2];
     expect(failed.ok).toBe(false);
@@ -105,17 +114,32 @@ describe('runScenario from plugsmith/emulator', () => {
     expect(result.steps[3]).toMatchObject({ skipped: true, ok: false });
   });
 
-  test('without dashboard links (--start, whose emulator stops with the run) a failure names the delivery alone', async () => {
+  test('an emulator object (closed with the test that holds it), or dashboardLinks: false, names the delivery without a link', async () => {
     const { emu, pluginId } = await setUp({ shout: true });
-    const result = await runScenario(CHAT, {
-      emulator: emu,
+    // One after another: a run tags the emulator's deliveries with its scenario.
+    const inProcess = await runScenario(CHAT, { emulator: emu, pluginId, env: { WHO: 'Ada' } });
+    const unlinked = await runScenario(CHAT, {
+      baseUrl: emu.url,
+      messagingUrl: emu.messagingUrl,
+      token: emu.token!,
+      apiKey: emu.apiKey!,
+      adminToken: emu.adminToken,
       pluginId,
       env: { WHO: 'Ada' },
       dashboardLinks: false,
     });
-    const failure = result.steps[2].failures[0];
-    expect(failure.deliveryId).toMatch(/^dlv_/);
-    expect(failure.link).toBeUndefined();
+    const asked = await runScenario(CHAT, {
+      emulator: emu,
+      pluginId,
+      env: { WHO: 'Ada' },
+      dashboardLinks: true,
+    });
+    for (const result of [inProcess, unlinked]) {
+      const failure = result.steps[2].failures[0];
+      expect(failure.deliveryId).toMatch(/^dlv_/);
+      expect(failure.link).toBeUndefined();
+    }
+    expect(asked.steps[2].failures[0].link).toContain('/_emulator/dashboard/#/deliveries/dlv_');
   });
 
   test('a bad scenario throws ScenarioFileError with every problem, before anything runs', async () => {

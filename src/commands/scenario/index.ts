@@ -6,7 +6,7 @@ export const scenarioCommands = [
   defineCommand({
     path: ['scenario', 'run'],
     summary:
-      "Run scenario files (default: scenarios/) against the project's emulator and plugin, or a remote platform through its public APIs only (--base-url, a profile): each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file or a step the target cannot run",
+      "Run scenario files (default: scenarios/) against the project's emulator and plugin, or a remote platform through its public APIs only (--base-url, a profile): each step, its time and what the plugin did; exit 1 on a failure, 2 on a bad file or a step the target cannot run, 8 when the plugin --start starts does not come up",
     examples: [
       'plugsmith scenario run',
       'plugsmith scenario run scenarios/chat.json --junit report.xml',
@@ -14,6 +14,7 @@ export const scenarioCommands = [
       'plugsmith scenario run --fault-matrix',
       'plugsmith scenario run --start',
       'plugsmith scenario run --base-url https://platform.example --messaging-url https://chat.example',
+      'plugsmith scenario run --start --seed ci/seed.json --junit report.xml',
     ],
     args: [
       {

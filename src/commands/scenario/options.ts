@@ -1,4 +1,4 @@
-import type { OptionSpec, OptionsOf } from '../types.js';
+import { integerOption, type OptionSpec, type OptionsOf } from '../types.js';
 import { targetOptions } from '../list-options.js';
 import { timeOption } from '../logs/filters.js';
 
@@ -37,6 +37,17 @@ export const scenarioRunOptions = [
     flags: '--start',
     description:
       'start everything for the run (CI): an in-memory emulator, the manifest deployed, the plugin by its dev command on a free port, verified and installed; stopped after',
+  },
+  {
+    flags: '--start-timeout <seconds>',
+    description:
+      'with --start: how long the plugin may take to answer its webhook challenge and be installed (default 15); one that exits or crashes first fails the run at once (exit code 8)',
+    parse: integerOption('--start-timeout', 1, 600),
+  },
+  {
+    flags: '--seed <file>',
+    description:
+      'with --start: seed file of its emulator (users, orgs, tokens, agents, characters, API keys; as `emulator exec --seed`), for a journey that starts from a known store',
   },
   ...projectOptions,
   ...targetOptions,

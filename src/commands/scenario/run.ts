@@ -12,13 +12,16 @@ import { loadScenarioFile, scenarioFiles } from '../../scenario/load.js';
 import type { Scenario } from '../../scenario/schema.js';
 import type { ScenarioResult } from '../../scenario/run.js';
 import type { MatrixCell } from '../../scenario/matrix.js';
+import type { PluginStartError } from '../../scenario/start.js';
 import {
   PLAIN_MARKS,
   junitReport,
+  junitStartError,
   scenarioHeading,
   stepLines,
   summaryLine,
   targetLine,
+  STOPPED_EMULATOR_NOTE,
   type Marks,
 } from '../../scenario/report.js';
 import { askedEmulator } from '../../config/emulators.js';
@@ -170,6 +173,16 @@ async function projectTarget(input: CommandInput<ScenarioRunFlags>): Promise<Tar
 const run: RunCommand<ScenarioRunFlags> = async (input) => {
   const o = input.options;
   const cwd = process.cwd();
+  if (!o.start && o.startTimeout !== undefined)
+    throw new UserError(
+      '--start-timeout bounds the plugin that --start starts: add --start, or drop --start-timeout',
+      EXIT.USAGE,
+    );
+  if (!o.start && o.seed !== undefined)
+    throw new UserError(
+      '--seed seeds the emulator that --start starts (a running emulator has its store already: `plugsmith emulator reset` or `emulator import`): add --start, or drop --seed',
+      EXIT.USAGE,
+    );
   // Checked before the files are read: a bad profile is a usage error, whatever the files.
   faultOptions(o.faults, o.faultMatrix ? undefined : o.faultsSeed);
   const scenarios = await loadAll(input, cwd);
@@ -213,6 +226,8 @@ async function runAll(
   const { matrixSeed } = await import('../../scenario/matrix.js');
   const faultSeed = faults.faults ? (faults.faultsSeed ?? matrixSeed()) : undefined;
   const marks = marksFor(input);
+  // --start stops its emulator when the run ends: a failure's delivery is named without a dashboard link, and says so.
+  const reportOptions = o.start ? { deliveryNote: STOPPED_EMULATOR_NOTE } : {};
   const human = !input.global.json;
   const out = (text: string) => {
     if (human) input.io.stdout.write(text);
@@ -220,11 +235,18 @@ async function runAll(
 
   let target: Target;
   if (o.start) {
-    const { startForScenarios } = await import('../../scenario/start.js');
+    const { startForScenarios, PluginStartError } = await import('../../scenario/start.js');
+    const startedAt = Date.now();
     const started = await startForScenarios({
       manifestPath: resolve(cwd, o.manifest),
       env: process.env,
       log: (line) => note(input.io, input.global, line),
+      ...(o.startTimeout !== undefined ? { readyTimeoutMs: o.startTimeout * 1000 } : {}),
+      ...(o.seed !== undefined ? { seed: resolve(cwd, o.seed) } : {}),
+    }).catch(async (error: unknown) => {
+      if (error instanceof PluginStartError)
+        await reportStartFailure(input, scenarios, error, Date.now() - startedAt, cwd);
+      throw error;
     });
     target = {
       client: started.client,
@@ -260,7 +282,8 @@ async function runAll(
     const seed = o.faultMatrix ? (o.faultsSeed ?? matrixSeed()) : undefined;
     for (const scenario of scenarios) {
       const pluginId = o.plugin ?? scenario.plugin ?? (await target.projectPlugin());
-      const onStep = (step: Parameters<typeof stepLines>[0]) => out(stepLines(step, marks));
+      const onStep = (step: Parameters<typeof stepLines>[0]) =>
+        out(stepLines(step, marks, reportOptions));
       if (seed !== undefined) {
         const matrix = await runFaultMatrix(scenario, {
           client: target.client,
@@ -269,6 +292,7 @@ async function runAll(
           onStep,
           projectRoot,
           signal,
+          dashboardLinks: !o.start,
           onCell: (cell) => {
             if (cell.skipped) return;
             out(
@@ -291,7 +315,6 @@ async function runAll(
         client: target.client,
         pluginId,
         ...(faults.faults ? { faults: { profile: faults.faults, seed: faultSeed } } : {}),
-        // --start stops its emulator when the run ends: a dashboard link would lead nowhere.
         dashboardLinks: !o.start,
         remote: target.remote,
         projectRoot,
@@ -312,7 +335,7 @@ async function runAll(
   out(summaryLine(results, durationMs, marks));
   if (o.junit) {
     // A link planted at the name is replaced, never followed.
-    await writeFileReplacingLink(resolve(cwd, o.junit), junitReport(results, cwd));
+    await writeFileReplacingLink(resolve(cwd, o.junit), junitReport(results, cwd, reportOptions));
     note(input.io, input.global, `wrote ${o.junit}`);
   }
   if (!human) {
@@ -333,6 +356,47 @@ async function runAll(
     input.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
   if (results.some((r) => !r.ok) || cells.some((c) => !c.ok && !c.skipped)) throw new ExitWith(1);
+}
+
+/**
+ * The plugin --start started did not come up, and nothing ran: the JUnit file (each scenario in error, the plugin's output in
+ * system-err) and the --json report say so too; the error itself (exit code 8) is told as every error is.
+ */
+async function reportStartFailure(
+  input: CommandInput<ScenarioRunFlags>,
+  scenarios: Scenario[],
+  error: PluginStartError,
+  durationMs: number,
+  cwd: string,
+): Promise<void> {
+  const o = input.options;
+  if (o.junit) {
+    const failure = {
+      reason: error.reason,
+      message: error.message,
+      pluginOutput: error.pluginOutput,
+    };
+    await writeFileReplacingLink(
+      resolve(cwd, o.junit),
+      junitStartError(scenarios, failure, durationMs, cwd),
+    );
+    note(input.io, input.global, `wrote ${o.junit}`);
+  }
+  if (input.global.json) {
+    const report = {
+      ok: false,
+      durationMs,
+      start: {
+        ok: false,
+        exitCode: error.exitCode,
+        reason: error.reason,
+        fix: error.fix,
+        pluginOutput: error.pluginOutput,
+      },
+      scenarios: [],
+    };
+    input.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  }
 }
 
 function seed_of(cells: MatrixCell[]): string | undefined {
