@@ -22,7 +22,7 @@ import {
 } from '../shared/project-file.js';
 import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
-import { validateScenario, type ScenarioProblem } from './validate.js';
+import { problemText, validateScenario, type ScenarioProblem } from './validate.js';
 import { EnvScrubber, expandText } from './references.js';
 
 // The scenario runner: a library function with structured results, used by `plugsmith scenario
@@ -159,7 +159,7 @@ export class ScenarioFileError extends Error {
     readonly problems: ScenarioProblem[],
   ) {
     super(
-      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  ${p.path}: ${p.message} (${p.fix})`).join('\n')}`,
+      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problemText(problems)}`,
     );
   }
 }

@@ -231,12 +231,18 @@ export const EXPECTATION_KINDS = {
         ),
       ),
       status: Type.Optional(
-        Type.Union([Type.Literal('2xx'), Type.Integer({ minimum: 100, maximum: 599 })], {
-          description: 'What the plugin answers: "2xx" (default) or a status',
-        }),
+        Type.Union(
+          [Type.Literal('2xx'), Type.Integer({ minimum: 100, maximum: 599, examples: [200] })],
+          {
+            description: 'What the plugin answers: "2xx" (default) or a status',
+          },
+        ),
       ),
       withinMs: Type.Optional(
-        Type.Integer({ minimum: 1, description: 'The answer comes within this many ms' }),
+        Type.Integer({
+          minimum: 1,
+          description: "The plugin's first answer takes at most this many milliseconds",
+        }),
       ),
       retried: Type.Optional(
         Type.Boolean({ description: 'false: the first attempt is the answer (no retry)' }),

@@ -134,3 +134,91 @@ describe('loadScenarioFile', () => {
     expect(loaded.problems[0]!.message).not.toContain('TOPSECRET');
   });
 });
+
+describe('every problem at once, in plain words', () => {
+  /** A file of mistakes a newcomer makes, each of which used to hide another until it was fixed. */
+  const MISTAKES = {
+    name: 'mistakes',
+    steps: [
+      // An unknown event and, in the same step, an unknown field and a payload that is not an object.
+      { trigger: { event: 'NOPE', payload: 3, x: 1 } },
+      // A step with a problem of its own, whose reference is wrong too.
+      { id: 'conv', conversation: { agent: 5 }, expect: [{ delivery: { status: '200' } }] },
+      { message: { conversation: '${cnv.id}' }, expect: [{ reply: 'hello' }, { replies: {} }] },
+      // A step kind misspelt, with a mistake in its expectations too.
+      { mesage: { text: 'hi' }, expect: [{ delivery: { withinMs: 'soon' } }] },
+      // A later reference to the bad step above: it is there, so not a problem.
+      { message: { conversation: '${conv.id}', text: '' } },
+      { wait: { ms: 1 }, expect: [{ reply: {} }] },
+      {},
+    ],
+  };
+
+  test('reports each mistake of every step, none hidden behind another', () => {
+    const checked = validateScenario(MISTAKES);
+    const byPath = Object.fromEntries(checked.problems.map((p) => [p.path, p]));
+    expect(Object.keys(byPath).sort()).toEqual(
+      [
+        'steps[0].trigger.event',
+        'steps[0].trigger.x',
+        'steps[0].trigger.payload',
+        'steps[1].conversation.agent',
+        'steps[1].expect[0].delivery.status',
+        'steps[2].message.conversation',
+        'steps[2].message.text',
+        'steps[2].expect[0].reply',
+        'steps[2].expect[1].replies.count',
+        'steps[3].mesage',
+        'steps[3].expect[0].delivery.withinMs',
+        'steps[4].message.text',
+        'steps[5].expect[0].reply',
+        'steps[6]',
+      ].sort(),
+    );
+    expect(byPath['steps[2].message.text'].message).toBe(
+      'message is missing "text": what the user writes',
+    );
+    expect(byPath['steps[2].message.text'].fix).toBe('add "text": "…" to message');
+    expect(byPath['steps[2].expect[0].reply'].message).toMatch(
+      /^"reply" must be an object .*, not a string$/,
+    );
+    expect(byPath['steps[2].expect[0].reply'].fix).toBe('write "reply": { "text": "…" }');
+    expect(byPath['steps[1].expect[0].delivery.status'].message).toBe(
+      '"status" must be "2xx" or a whole number from 100 to 599, not a string',
+    );
+    expect(byPath['steps[0].trigger.x'].message).toBe('"x" is not a field of trigger');
+    expect(byPath['steps[4].message.text'].message).toMatch(/^"text" is empty/);
+    // The reference to the step with problems of its own is not one more problem.
+    expect(checked.problems.filter((p) => p.path.startsWith('steps[4]'))).toHaveLength(1);
+    for (const problem of checked.problems) {
+      expect(problem.message).not.toMatch(/expected (union|required|object|string|integer)/i);
+      expect(problem.fix).not.toMatch(/^give (the|a|an|how|what) [a-z ]+ (comes|is|writes)/);
+    }
+  });
+
+  test('a file that is read gives each problem its line and column', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { loadScenarioFile } = await import('../../src/scenario/load.js');
+    const { tempDir } = await import('../kit/index.js');
+    const file = join(await tempDir('plugsmith-scenario-where-'), 'where.json');
+    await writeFile(
+      file,
+      [
+        '{',
+        '  "name": "where",',
+        '  "steps": [',
+        '    { "wait": { "ms": 1 } },',
+        '    { "message": { "conversation": "c" },',
+        '      "expect": [ { "reply": 5 } ] }',
+        '  ]',
+        '}',
+      ].join('\n'),
+    );
+    const loaded = await loadScenarioFile(file);
+    const byPath = Object.fromEntries(loaded.problems.map((p) => [p.path, p]));
+    // A missing field is where its object's key is; an expectation where its key is.
+    expect(byPath['steps[1].message.text']).toMatchObject({ line: 5, column: 7 });
+    expect(byPath['steps[1].expect[0].reply']).toMatchObject({ line: 6, column: 21 });
+  });
+});
