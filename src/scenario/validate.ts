@@ -716,6 +716,7 @@ function checkExpectations(
     return [];
   }
   const out: Expectation[] = [];
+  const indexes: number[] = [];
   raw.forEach((item, index) => {
     const here = `${at}[${index}]`;
     if (!isObject(item) || Object.keys(item).length === 0) {
@@ -746,10 +747,126 @@ function checkExpectations(
       }
       const before = problems.length;
       checkExpectation(name, item[name], `${here}.${name}`, kind, stepBody, problems);
-      if (names.length === 1 && problems.length === before)
+      if (names.length === 1 && problems.length === before) {
         out.push({ kind: name, body: item[name] as Record<string, unknown> });
+        indexes.push(index);
+      }
     }
   });
+  problems.push(...contradictions(out, indexes, at));
+  return out;
+}
+
+const is2xx = (status: unknown) =>
+  status === undefined ||
+  status === '2xx' ||
+  (typeof status === 'number' && status >= 200 && status < 300);
+
+/**
+ * Expectations of one step that cannot all hold: a reply and none, counts that differ, a delivery
+ * that must both fail and not be retried… Each is a problem: the step could never pass (or one
+ * of them would be silently left unchecked).
+ */
+function contradictions(
+  expectations: Expectation[],
+  indexes: number[],
+  at: string,
+): ScenarioProblem[] {
+  const out: ScenarioProblem[] = [];
+  const where = (i: number) => `${at}[${indexes[i]}].${expectations[i].kind}`;
+  const named = (i: number) => `expect[${indexes[i]}]`;
+  const of = (kind: ExpectationKind) =>
+    expectations.flatMap((e, i) => (e.kind === kind ? [{ body: e.body, i }] : []));
+  const replies = of('reply');
+  const counts = of('replies');
+  const nones = of('none');
+  for (const none of nones) {
+    for (const reply of replies)
+      out.push({
+        path: where(none.i),
+        message: `"none" expects no reply, but ${named(reply.i)} expects one ("reply"): the step cannot pass both`,
+        fix: 'keep one of them: "reply" to check the answer, or "none" to check that the plugin stays silent',
+      });
+    for (const count of counts.filter((c) => Number(c.body.count) > 0))
+      out.push({
+        path: where(none.i),
+        message: `"none" expects no reply, but ${named(count.i)} expects ${count.body.count} ("replies")`,
+        fix: 'keep one of them: "replies" with "count": 0 says the same as "none"',
+      });
+  }
+  for (const count of counts) {
+    if (count.body.count === 0)
+      for (const reply of replies)
+        out.push({
+          path: where(count.i),
+          message: `"replies" expects none ("count": 0), but ${named(reply.i)} expects a reply`,
+          fix: 'keep one of them, or give the number of replies the plugin writes',
+        });
+    const texts = new Set(replies.map((r) => r.body.text).filter((t) => typeof t === 'string'));
+    if (
+      typeof count.body.count === 'number' &&
+      count.body.count > 0 &&
+      texts.size > count.body.count
+    )
+      out.push({
+        path: where(count.i),
+        message: `"replies" expects ${count.body.count}, but the step expects ${texts.size} different reply texts`,
+        fix: 'make the count the number of replies the plugin writes, or expect fewer texts',
+      });
+    const other = counts.find((c) => c.i < count.i && c.body.count !== count.body.count);
+    if (other)
+      out.push({
+        path: where(count.i),
+        message: `"replies" expects ${count.body.count}, but ${named(other.i)} expects ${other.body.count}`,
+        fix: 'keep one "replies" per step',
+      });
+  }
+  for (const reply of replies)
+    if (reply.body.text !== undefined && reply.body.pattern !== undefined)
+      out.push({
+        path: where(reply.i),
+        message: '"reply" gives both "text" and "pattern": only "text" would be checked',
+        fix: 'keep one: "text" for the exact reply, "pattern" for a reply that matches',
+      });
+  const deliveries = of('delivery');
+  for (const delivery of deliveries) {
+    const b = delivery.body;
+    if (b.count === 0) {
+      const judged = ['status', 'retried', 'withinMs'].filter((f) => b[f] !== undefined);
+      if (judged.length)
+        out.push({
+          path: where(delivery.i),
+          message: `"delivery" expects no delivery ("count": 0), so its ${judged.map((f) => `"${f}"`).join(' and ')} cannot be checked`,
+          fix: `remove ${judged.map((f) => `"${f}"`).join(' and ')}, or expect the deliveries the step causes`,
+        });
+    }
+    if (b.retried === false && !is2xx(b.status))
+      out.push({
+        path: where(delivery.i),
+        message: `"delivery" expects the plugin to answer ${String(b.status)} and not to be retried, but an answer that is not a 2xx is retried`,
+        fix: 'remove "retried": false, or expect "status": "2xx"',
+      });
+    if (b.type === 'WEBHOOK_CHALLENGE')
+      out.push({
+        path: `${where(delivery.i)}.type`,
+        message:
+          "a step's deliveries never include WEBHOOK_CHALLENGE: the platform sends it when the webhook URL is verified",
+        fix: 'expect another event, or leave "type" out',
+      });
+    const other = deliveries.find(
+      (d) =>
+        d.i < delivery.i &&
+        d.body.type === b.type &&
+        ((d.body.count !== undefined && b.count !== undefined && d.body.count !== b.count) ||
+          (d.body.status !== undefined && b.status !== undefined && d.body.status !== b.status)),
+    );
+    if (other)
+      out.push({
+        path: where(delivery.i),
+        message: `"delivery" and ${named(other.i)} expect ${b.type ? `the ${String(b.type)} deliveries` : 'the deliveries'} to have a different ${other.body.count !== b.count && b.count !== undefined && other.body.count !== undefined ? '"count"' : '"status"'}`,
+        fix: `keep one "delivery" ${b.type ? `of ${String(b.type)} ` : ''}per step, or give each a different "type"`,
+      });
+  }
   return out;
 }
 

@@ -108,3 +108,28 @@ describe('plugsmith scenario run on a file with mistakes', () => {
     });
   });
 });
+
+describe('contradictions', () => {
+  test('"reply" and "none" in one step is a problem the CLI tells, naming both', async () => {
+    const dir = await folder({
+      'both.json': {
+        name: 'both',
+        steps: [
+          { id: 'conv', conversation: {} },
+          {
+            message: { conversation: '${conv.id}', text: 'hi' },
+            expect: [{ reply: { text: 'You said: hi' } }, { none: { reply: true, withinMs: 500 } }],
+          },
+        ],
+      },
+    });
+    for (const command of ['validate', 'run']) {
+      const run = await cli(dir, ['scenario', command, 'both.json']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        'steps[1].expect[1].none (line 20, column 11): "none" expects no reply, but expect[0] expects one ("reply"): the step cannot pass both',
+      );
+      expect(run.stderr).toContain('fix: keep one of them');
+    }
+  });
+});

@@ -222,3 +222,74 @@ describe('every problem at once, in plain words', () => {
     expect(byPath['steps[1].expect[0].reply']).toMatchObject({ line: 6, column: 21 });
   });
 });
+
+describe('expectations of one step that contradict each other', () => {
+  const step = (expect: unknown[]) =>
+    validateScenario({
+      name: 'contradiction',
+      steps: [
+        { id: 'conv', conversation: {} },
+        { message: { conversation: '${conv.id}', text: 'hi' }, expect },
+      ],
+    }).problems.map((p) => `${p.path}: ${p.message}`);
+
+  test('a reply and none', () => {
+    expect(step([{ reply: { text: 'hi' } }, { none: { reply: true, withinMs: 500 } }])).toEqual([
+      'steps[1].expect[1].none: "none" expects no reply, but expect[0] expects one ("reply"): the step cannot pass both',
+    ]);
+  });
+
+  test('counts of replies against none, a reply, each other and the reply texts', () => {
+    expect(step([{ none: { reply: true, withinMs: 500 } }, { replies: { count: 1 } }])).toEqual([
+      'steps[1].expect[0].none: "none" expects no reply, but expect[1] expects 1 ("replies")',
+    ]);
+    expect(step([{ reply: {} }, { replies: { count: 0 } }])).toEqual([
+      'steps[1].expect[1].replies: "replies" expects none ("count": 0), but expect[0] expects a reply',
+    ]);
+    expect(step([{ replies: { count: 1 } }, { replies: { count: 2 } }])).toEqual([
+      'steps[1].expect[1].replies: "replies" expects 2, but expect[0] expects 1',
+    ]);
+    expect(
+      step([{ reply: { text: 'a' } }, { reply: { text: 'b' } }, { replies: { count: 1 } }]),
+    ).toEqual([
+      'steps[1].expect[2].replies: "replies" expects 1, but the step expects 2 different reply texts',
+    ]);
+  });
+
+  test('a reply with both text and pattern, of which only text would be checked', () => {
+    expect(step([{ reply: { text: 'a', pattern: 'b' } }])).toEqual([
+      'steps[1].expect[0].reply: "reply" gives both "text" and "pattern": only "text" would be checked',
+    ]);
+  });
+
+  test('deliveries: none expected but judged, a failure not retried, a challenge, two answers', () => {
+    expect(step([{ delivery: { count: 0, status: '2xx' } }])).toEqual([
+      'steps[1].expect[0].delivery: "delivery" expects no delivery ("count": 0), so its "status" cannot be checked',
+    ]);
+    expect(step([{ delivery: { status: 500, retried: false } }])).toEqual([
+      'steps[1].expect[0].delivery: "delivery" expects the plugin to answer 500 and not to be retried, but an answer that is not a 2xx is retried',
+    ]);
+    expect(step([{ delivery: { type: 'WEBHOOK_CHALLENGE' } }])[0]).toMatch(
+      /^steps\[1\]\.expect\[0\]\.delivery\.type: a step's deliveries never include WEBHOOK_CHALLENGE/,
+    );
+    expect(
+      step([
+        { delivery: { type: 'AGENT_MESSAGE_RECEIVED', status: '2xx' } },
+        { delivery: { type: 'AGENT_MESSAGE_RECEIVED', status: 500 } },
+      ]),
+    ).toEqual([
+      'steps[1].expect[1].delivery: "delivery" and expect[0] expect the AGENT_MESSAGE_RECEIVED deliveries to have a different "status"',
+    ]);
+  });
+
+  test('expectations that agree are no problem', () => {
+    expect(
+      step([
+        { reply: { text: 'a' } },
+        { replies: { count: 1 } },
+        { delivery: { type: 'AGENT_MESSAGE_RECEIVED', status: '2xx', retried: false } },
+        { delivery: { count: 1 } },
+      ]),
+    ).toEqual([]);
+  });
+});
