@@ -11,6 +11,7 @@ const Text = (description: string) => Type.String({ minLength: 1, description })
 const WithinMs = Type.Integer({
   minimum: 1,
   maximum: 600_000,
+  default: 5000,
   description: 'How long to wait for it, in milliseconds (default 5000)',
 });
 
@@ -259,7 +260,14 @@ export const EXPECTATION_KINDS = {
   none: Type.Object(
     {
       reply: Type.Literal(true, { description: 'No reply to the step message' }),
-      withinMs: WithinMs,
+      withinMs: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 600_000,
+          default: 5000,
+          description: 'How long no reply must come, in milliseconds (default 5000)',
+        }),
+      ),
     },
     {
       additionalProperties: false,
