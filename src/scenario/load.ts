@@ -93,7 +93,7 @@ export async function loadScenarioFile(
         {
           path: '$',
           message: `not JSON: ${where}`,
-          fix: 'fix the JSON syntax there',
+          fix: 'correct the JSON at that line and column (often a missing or extra comma, or a missing quote)',
           ...(syntax ? { line: syntax.line, column: syntax.column } : {}),
         },
       ],

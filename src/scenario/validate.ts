@@ -190,6 +190,18 @@ function meaning(schema: SchemaWords): string {
   return text ? `: ${text.charAt(0).toLowerCase()}${text.slice(1)}` : '';
 }
 
+/** The fix of a value of the wrong type: the field written with a value it takes. */
+function typeFix(expected: SchemaWords, field: string): string {
+  // An item of a list: the value alone.
+  if (/^\d+$/.test(field)) return `write ${exampleOf(expected)} in its place`;
+  const alternatives = expected.anyOf ?? [];
+  if (alternatives.length > 3 && alternatives.every((s) => s.const !== undefined))
+    return `write one of them, e.g. "${field}": ${exampleOf(expected)}`;
+  if (alternatives.length > 0)
+    return `write ${orList(alternatives.map((s) => `"${field}": ${exampleOf(s)}`))}`;
+  return `write "${field}": ${exampleOf(expected)}`;
+}
+
 /** The field an error path ends at, as a newcomer names it: `withinMs`, `events[1]`. */
 function fieldName(pointer: string, top: string): string {
   const parts = pointer.split('/').slice(1);
@@ -265,10 +277,7 @@ function schemaProblems(
     out.push({
       path,
       message: `"${name}" must be ${expectedOf(expected)}, not ${kindOf(error.value)}`,
-      fix:
-        expected.anyOf && expected.anyOf.length <= 8
-          ? `write ${orList(expected.anyOf.map((s) => `"${field || top}": ${exampleOf(s)}`))}`
-          : `write "${field || top}": ${exampleOf(expected)}${expected.anyOf ? ' (or another event kind)' : ''}`,
+      fix: typeFix(expected, field || top),
     });
   }
   return out;
@@ -482,11 +491,15 @@ export function validateScenario(
     problems.push({
       path: 'name',
       message: 'the name has a comma',
-      fix: 'write it without: `plugsmith logs --scenario NAME` reads a comma as "or"',
+      fix: 'write the name without a comma: `plugsmith logs --scenario NAME` reads a comma as "or"',
     });
   for (const field of ['description', 'plugin', '$schema']) {
     if (input[field] !== undefined && typeof input[field] !== 'string')
-      problems.push({ path: field, message: `${field} must be a string`, fix: `write a string` });
+      problems.push({
+        path: field,
+        message: `"${field}" must be a string, not ${kindOf(input[field])}`,
+        fix: `write "${field}": "…"`,
+      });
   }
   const declared = declaredEnv(input.env, problems);
   const steps: Step[] = [];
@@ -559,7 +572,7 @@ function declaredEnv(raw: unknown, problems: ScenarioProblem[]): Set<string> {
       problems.push({
         path: `env[${index}]`,
         message: `${JSON.stringify(name)} is not an environment variable name`,
-        fix: 'a letter or "_", then letters, digits or "_" (e.g. "API_BASE")',
+        fix: 'write a name of a letter or "_" followed by letters, digits or "_", e.g. "API_BASE"',
       });
   });
   return declared;
@@ -903,6 +916,6 @@ function checkExpectation(
     problems.push({
       path: at,
       message: 'a file expectation names either written or updated',
-      fix: 'give "written": "name" or "updated": "name"',
+      fix: 'give one of "written": "name" or "updated": "name"',
     });
 }

@@ -293,3 +293,53 @@ describe('expectations of one step that contradict each other', () => {
     ).toEqual([]);
   });
 });
+
+describe('fixes', () => {
+  test('every fix is an imperative sentence, never "give" and a description', async () => {
+    const { STEP_KINDS, EXPECTATION_KINDS } = await import('../../src/scenario/schema.js');
+    // Each step and expectation kind with a wrong value in each of its fields, and with its required fields left out.
+    const wrong = (schema: { properties?: Record<string, unknown> }) =>
+      Object.fromEntries(Object.keys(schema.properties ?? {}).map((f) => [f, [[]]]));
+    const files: unknown[] = [
+      [],
+      { name: 'x,y', description: 5, plugin: [], env: 'A', steps: [], extra: 1 },
+      { name: 'x', env: ['1A'], steps: [5, {}, { id: 7, wait: 5, expect: 5 }, { a: {}, b: {} }] },
+      {
+        name: 'kinds',
+        steps: Object.entries(STEP_KINDS).flatMap(([kind, { schema }]) => [
+          { [kind]: wrong(schema as never) },
+          { [kind]: {} },
+        ]),
+      },
+      {
+        name: 'expectations',
+        steps: [
+          { id: 'conv', conversation: {} },
+          {
+            message: { conversation: '${conv.id}', text: '${nope.id} ${env.X} ${conv.nope}' },
+            expect: [
+              ...Object.entries(EXPECTATION_KINDS).flatMap(([kind, schema]) => [
+                { [kind]: wrong(schema as never) },
+                { [kind]: {} },
+              ]),
+              {},
+              { reply: {}, none: {} },
+              { replys: {} },
+              { reply: { pattern: '(a)\\1' } },
+              { file: { repository: 'r' } },
+            ],
+          },
+        ],
+      },
+    ];
+    const fixes = files.flatMap((file) => validateScenario(file).problems.map((p) => p.fix));
+    expect(fixes.length).toBeGreaterThan(60);
+    const imperative =
+      /^(did you mean [^?]+\? )?(add|write|remove|use|give|keep|split|put|correct|fix|set|name|make|expect|flatten)\b/;
+    for (const fix of fixes) {
+      expect(fix).toMatch(imperative);
+      // "give " followed by a description ("give the answer comes within this many ms") is how they went wrong.
+      expect(fix).not.toMatch(/^give (the|a|an|how|what|exactly|only|false)\b/i);
+    }
+  });
+});
