@@ -15,6 +15,7 @@ import type { MatrixCell } from '../../scenario/matrix.js';
 import {
   PLAIN_MARKS,
   junitReport,
+  retriedLines,
   scenarioHeading,
   stepLines,
   summaryLine,
@@ -198,6 +199,7 @@ async function runAll(
         signal,
         onStep,
       });
+      out(retriedLines(result, marks));
       results.push(result);
     }
   } catch (error) {
