@@ -4,6 +4,7 @@ import { ProjectPathError, readProjectFile } from '../shared/project-file.js';
 import type { Scenario } from './schema.js';
 import { validateScenario, type ScenarioProblem } from './validate.js';
 import { jsonSyntaxProblem } from '../manifest/json-syntax.js';
+import { positionsOf } from './positions.js';
 
 /** A file read: its scenario, or every problem it has. */
 export interface LoadedFile {
@@ -88,10 +89,27 @@ export async function loadScenarioFile(
     return {
       file,
       scenario: null,
-      problems: [{ path: '$', message: `not JSON: ${where}`, fix: 'fix the JSON syntax there' }],
+      problems: [
+        {
+          path: '$',
+          message: `not JSON: ${where}`,
+          fix: 'correct the JSON at that line and column (often a missing or extra comma, or a missing quote)',
+          ...(syntax ? { line: syntax.line, column: syntax.column } : {}),
+        },
+      ],
     };
   }
   const checked = validateScenario(parsed, env);
-  if (!checked.ok) return { file, scenario: null, problems: checked.problems };
+  if (!checked.ok) {
+    const at = positionsOf(
+      text,
+      checked.problems.map((p) => p.path),
+    );
+    // In the order of the file, as an editor shows them (a problem of no place first).
+    const problems = checked.problems
+      .map((p) => ({ ...p, ...at.get(p.path) }))
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+    return { file, scenario: null, problems };
+  }
   return { file, scenario: { ...checked.scenario, file }, problems: [] };
 }

@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
 import type { ScenarioResult, StepResult } from './run.js';
 import { describeTarget, type RunTarget } from './target.js';
+import { retriesSummary } from './retries.js';
 
 // How a run is told: lines for people (a mark and a time per step; on a failure the expectation,
 // what was expected, what came and the delivery), and a JUnit XML report for CI (one testcase per
@@ -89,6 +90,28 @@ export function targetLine(target: RunTarget, marks: Marks): string {
   return marks.dim(`running on ${describeTarget(target)}\n`);
 }
 
+/**
+ * After a scenario's steps, the deliveries that needed a retry (the run makes it at once, so the
+ * scenario can pass with them), each with its step and the plugin's answers; '' when none did.
+ */
+export function retriedLines(result: ScenarioResult, marks: Marks): string {
+  const retried = result.retried ?? [];
+  if (retried.length === 0) return '';
+  const lines = [
+    marks.dim(
+      `  ${result.ok ? 'passed' : 'failed'}, ${retriesSummary(retried.length)} (made at once; "delivery": { "retried": false } fails on it):`,
+    ),
+  ];
+  for (const r of retried) {
+    const step =
+      r.step === null
+        ? ''
+        : `step ${r.step + 1}${result.steps[r.step] ? ` (${result.steps[r.step].label})` : ''}: `;
+    lines.push(marks.dim(`      ${step}${r.type} ${r.deliveryId}: ${r.answers.join(', then ')}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** The closing line of a run. */
 export function summaryLine(results: ScenarioResult[], durationMs: number, marks: Marks): string {
   const passed = results.filter((r) => r.ok).length;
@@ -100,7 +123,8 @@ export function summaryLine(results: ScenarioResult[], durationMs: number, marks
   const notChecked = unchecked
     ? `; ${unchecked} expectation${unchecked === 1 ? '' : 's'} not checkable on this target`
     : '';
-  const text = `${passed} passed${failed ? `, ${failed} failed` : ''}${notChecked} (${ms(durationMs)})`;
+  const retries = retriesSummary(results.reduce((n, r) => n + (r.retried?.length ?? 0), 0));
+  const text = `${passed} passed${failed ? `, ${failed} failed` : ''}${notChecked} (${ms(durationMs)})${retries ? `; ${retries}` : ''}`;
   return `${failed ? marks.red(`${marks.fail} ${text}`) : marks.green(`${marks.pass} ${text}`)}\n`;
 }
 

@@ -22,7 +22,7 @@ import {
 } from '../shared/project-file.js';
 import { loadScenarioFile } from './load.js';
 import type { Expectation, Scenario, Step } from './schema.js';
-import { validateScenario, type ScenarioProblem } from './validate.js';
+import { problemText, validateScenario, type ScenarioProblem } from './validate.js';
 import { EnvScrubber, expandText } from './references.js';
 import { resultField, sendRequest } from './steps/request.js';
 import {
@@ -33,6 +33,7 @@ import {
   type RunTarget,
   type UncheckedExpectation,
 } from './target.js';
+import { retriedDeliveries, type RetriedDelivery } from './retries.js';
 
 // The scenario runner: a library function with structured results, used by `plugsmith scenario
 // run`, by `runScenario` of plugsmith/emulator and by whatever else drives scenarios. Every step
@@ -83,6 +84,11 @@ export interface ScenarioResult {
   steps: StepResult[];
   /** The fault profile the run was under, and its seed (null: none). */
   faults: { profile: string; seed: string } | null;
+  /**
+   * The deliveries the plugin refused (not a 2xx, or no answer) and that were tried again: a scenario makes the retry at
+   * once, so a run can pass with them; empty when every delivery was taken at its first attempt.
+   */
+  retried: RetriedDelivery[];
   /**
    * What the plugin wrote while the scenario ran (captured by dev or `--start`, at most the newest 1,000 lines): untrusted
    * text. Absent where the target keeps no plugin output (a plugin plugsmith did not start, a remote platform).
@@ -181,7 +187,7 @@ export class ScenarioFileError extends Error {
     readonly problems: ScenarioProblem[],
   ) {
     super(
-      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.map((p) => `  ${p.path}: ${p.message} (${p.fix})`).join('\n')}`,
+      `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problemText(problems)}`,
     );
   }
 }
@@ -286,6 +292,8 @@ class Runner {
   private readonly remote: boolean;
   /** The instances the scenario's install steps made: what uninstall and file checks know of them without the admin API. */
   private readonly installed = new Map<string, { entityType: string; entityId: string }>();
+  /** When each step began (ISO): a retried delivery is told with its step. */
+  private readonly stepStarts: string[] = [];
 
   constructor(
     private readonly client: PlatformClient,
@@ -348,6 +356,7 @@ class Runner {
           .catch(() => undefined);
     }
     const pluginOutput = outputFrom === undefined ? undefined : await this.outputSince(outputFrom);
+    const retried = await this.retried(new Date(started - 1).toISOString());
     return {
       name: this.scenario.name,
       ...(this.scenario.file ? { file: this.scenario.file } : {}),
@@ -358,6 +367,7 @@ class Runner {
       // Every step was scrubbed as it ended; a value expanded later (a reply echoing it) is scrubbed from all.
       steps: this.scrubber.value(steps),
       faults,
+      retried,
       ...(pluginOutput ? { pluginOutput: this.scrubber.value(pluginOutput) } : {}),
     };
   }
@@ -384,6 +394,7 @@ class Runner {
     const base = { index, ...(step.id ? { id: step.id } : {}), kind: step.kind, label };
     // A millisecond back: a delivery stamped in the same millisecond as the step's start is its.
     const scope: StepScope = { startedAt: new Date(Date.now() - 1).toISOString() };
+    this.stepStarts[index] = scope.startedAt;
     let result: Record<string, unknown>;
     try {
       if (this.remote) await this.snapshotFiles(step, scope);
@@ -683,6 +694,22 @@ class Runner {
       if (error instanceof ProjectPathError) throw new Error(`${error.message}: ${error.fix}`);
       throw error;
     }
+  }
+
+  /** The run's deliveries that needed a retry (none where the target keeps no delivery log). */
+  private async retried(since: string): Promise<RetriedDelivery[]> {
+    const page = await this.client.emulator.deliveries
+      .list({
+        pluginId: this.pluginId,
+        since,
+        failedOnce: true,
+        limit: 100,
+        sortBy: 'createdAt',
+        sortOrder: 'asc',
+      })
+      .catch(() => null);
+    const mine = (page?.data ?? []).filter((d) => !d.scenario || d.scenario === this.scenario.name);
+    return retriedDeliveries(mine, this.stepStarts);
   }
 
   // --- expectations ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ const Text = (description: string) => Type.String({ minLength: 1, description })
 const WithinMs = Type.Integer({
   minimum: 1,
   maximum: 600_000,
+  default: 5000,
   description: 'How long to wait for it, in milliseconds (default 5000)',
 });
 
@@ -60,7 +61,9 @@ export const STEP_KINDS = {
             "A file to upload instead of `content`, relative to the scenario file's folder: a regular file inside the project (links followed), at most 100,000,000 bytes",
           ),
         ),
-        contentType: Type.Optional(Text('Default: from the name (text/markdown for .md)')),
+        contentType: Type.Optional(
+          Text('The content type (default: from the name, text/markdown for .md)'),
+        ),
       },
       {
         additionalProperties: false,
@@ -95,10 +98,14 @@ export const STEP_KINDS = {
           Type.Record(Type.String(), Type.Unknown(), { description: "The install's inputs" }),
         ),
         events: Type.Optional(
-          Type.Array(Type.String(), { description: "Default: the plugin's events" }),
+          Type.Array(Type.String(), {
+            description: "The events the installation subscribes to (default: the plugin's events)",
+          }),
         ),
         scopes: Type.Optional(
-          Type.Array(Type.String(), { description: "Default: the plugin's scopes" }),
+          Type.Array(Type.String(), {
+            description: "The scopes the installation grants (default: the plugin's scopes)",
+          }),
         ),
       },
       {
@@ -123,7 +130,7 @@ export const STEP_KINDS = {
       {
         event: Type.Union(
           EVENT_KINDS.map((kind) => Type.Literal(kind)),
-          { description: 'The event to send' },
+          { description: 'The event to send', examples: ['AGENT_MESSAGE_RECEIVED'] },
         ),
         payload: Type.Optional(
           Type.Record(Type.String(), Type.Unknown(), {
@@ -156,7 +163,11 @@ export const STEP_KINDS = {
     schema: Type.Object(
       {
         profile: Text('A fault profile (docs/fault-injection.md), or "off"'),
-        seed: Type.Optional(Type.Union([Type.String(), Type.Integer()], { description: 'Seed' })),
+        seed: Type.Optional(
+          Type.Union([Type.String(), Type.Integer()], {
+            description: 'The seed the faults are drawn from (default: a random one)',
+          }),
+        ),
       },
       {
         additionalProperties: false,
@@ -214,7 +225,13 @@ export const STEP_KINDS = {
   },
   wait: {
     schema: Type.Object(
-      { ms: Type.Integer({ minimum: 0, maximum: 600_000, description: 'Milliseconds' }) },
+      {
+        ms: Type.Integer({
+          minimum: 0,
+          maximum: 600_000,
+          description: 'How long nothing happens, in milliseconds',
+        }),
+      },
       { additionalProperties: false, description: 'Nothing happens for a while' },
     ),
     results: [],
@@ -278,12 +295,18 @@ export const EXPECTATION_KINDS = {
         ),
       ),
       status: Type.Optional(
-        Type.Union([Type.Literal('2xx'), Type.Integer({ minimum: 100, maximum: 599 })], {
-          description: 'What the plugin answers: "2xx" (default) or a status',
-        }),
+        Type.Union(
+          [Type.Literal('2xx'), Type.Integer({ minimum: 100, maximum: 599, examples: [200] })],
+          {
+            description: 'What the plugin answers: "2xx" (default) or a status',
+          },
+        ),
       ),
       withinMs: Type.Optional(
-        Type.Integer({ minimum: 1, description: 'The answer comes within this many ms' }),
+        Type.Integer({
+          minimum: 1,
+          description: "The plugin's first answer takes at most this many milliseconds",
+        }),
       ),
       retried: Type.Optional(
         Type.Boolean({ description: 'false: the first attempt is the answer (no retry)' }),
@@ -300,7 +323,14 @@ export const EXPECTATION_KINDS = {
   none: Type.Object(
     {
       reply: Type.Literal(true, { description: 'No reply to the step message' }),
-      withinMs: WithinMs,
+      withinMs: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 600_000,
+          default: 5000,
+          description: 'How long no reply must come, in milliseconds (default 5000)',
+        }),
+      ),
     },
     {
       additionalProperties: false,

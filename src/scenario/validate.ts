@@ -23,6 +23,28 @@ export interface ScenarioProblem {
   path: string;
   message: string;
   fix: string;
+  /** Where in the file's text (1-based), when read from a file: the path's, or its nearest ancestor's that the text has. */
+  line?: number;
+  column?: number;
+}
+
+/** How many problems of a file are shown; past them, how many more there are. */
+export const MAX_PROBLEMS_SHOWN = 50;
+
+/** The problems as people read them: each with its path, line and column, and fix; at most {@link MAX_PROBLEMS_SHOWN}. */
+export function problemText(problems: ScenarioProblem[], indent = '  '): string {
+  const lines = problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => {
+    // A problem of the whole file (`$`, a syntax error) says where in its message.
+    const where =
+      p.line === undefined || p.path === '$' ? '' : ` (line ${p.line}, column ${p.column})`;
+    return `${indent}${p.path}${where}: ${p.message}\n${indent}  fix: ${p.fix}`;
+  });
+  const more = problems.length - MAX_PROBLEMS_SHOWN;
+  if (more > 0)
+    lines.push(
+      `${indent}… and ${more} more problem${more === 1 ? '' : 's'} (fix these first, or see them all with --json)`,
+    );
+  return lines.join('\n');
 }
 
 /** A scenario that can run, or every problem of the file at once. */
@@ -52,32 +74,211 @@ function jsonPath(pointer: string): string {
     .join('');
 }
 
-/** Every mismatch of `value` with `schema`, each once, under `at`. */
-function schemaProblems(schema: TSchema, value: unknown, at: string): ScenarioProblem[] {
+/** The schema keywords the plain words below read. */
+interface SchemaWords {
+  type?: string;
+  const?: unknown;
+  anyOf?: SchemaWords[];
+  minLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  examples?: unknown[];
+  pattern?: string;
+  items?: SchemaWords;
+  properties?: Record<string, SchemaWords>;
+  required?: string[];
+  patternProperties?: unknown;
+  description?: string;
+}
+
+/** What a value of `schema` is, in words: `a whole number from 1 to 600000`, `"agent", "repository" or "app"`. */
+export function expectedOf(schema: SchemaWords): string {
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.anyOf) {
+    if (schema.anyOf.length > 8)
+      return `an event kind (${schema.anyOf.map((s) => s.const).join(', ')})`;
+    return orList(schema.anyOf.map(expectedOf));
+  }
+  switch (schema.type) {
+    case 'string':
+      if (schema.pattern) return 'a name: a letter, then letters, digits or "_"';
+      return schema.minLength ? 'a string that is not empty' : 'a string';
+    case 'integer': {
+      const { minimum: min, maximum: max } = schema;
+      if (min !== undefined && max !== undefined) return `a whole number from ${min} to ${max}`;
+      if (min !== undefined) return `a whole number of at least ${min}`;
+      return 'a whole number';
+    }
+    case 'boolean':
+      return 'true or false';
+    case 'array':
+      return `a list${schema.items ? ` of ${plural(expectedOf(schema.items))}` : ''}`;
+    case 'object': {
+      const fields = Object.keys(schema.properties ?? {});
+      if (fields.length === 0) return schema.patternProperties ? 'an object' : 'an object: {}';
+      const required = fields.filter((f) => schema.required?.includes(f));
+      const optional = fields.filter((f) => !schema.required?.includes(f));
+      const names = (list: string[]) => andList(list.map((f) => `"${f}"`));
+      if (required.length === 0)
+        return `an object with any of ${orList(optional.map((f) => `"${f}"`))}`;
+      return `an object with ${names(required)}${optional.length ? ` (and optionally ${orList(optional.map((f) => `"${f}"`))})` : ''}`;
+    }
+    default:
+      return 'a value';
+  }
+}
+
+function orList(parts: string[]): string {
+  return parts.length <= 1
+    ? (parts[0] ?? '')
+    : `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`;
+}
+
+function andList(parts: string[]): string {
+  return parts.length <= 1
+    ? (parts[0] ?? '')
+    : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+function plural(words: string): string {
+  return words.replace(/^an? (string|whole number)/, (_, noun: string) => `${noun}s`);
+}
+
+/** What a value is, in a word: never the value itself (a file may hold what nobody should print). */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? 'the number ' + value : 'a fraction';
+  if (typeof value === 'boolean') return String(value);
+  return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+/** A value of `schema` to show in a fix: `5000`, `"…"`, `{ "text": "…" }`. */
+function exampleOf(schema: SchemaWords): string {
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.default !== undefined) return JSON.stringify(schema.default);
+  if (schema.examples?.length) return JSON.stringify(schema.examples[0]);
+  if (schema.anyOf) return exampleOf(schema.anyOf[0]);
+  switch (schema.type) {
+    case 'string': {
+      const eg = /e\.g\. ([\w.-]+)/.exec(schema.description ?? '');
+      return eg ? JSON.stringify(eg[1]) : '"…"';
+    }
+    case 'integer':
+      return /millisecond/i.test(schema.description ?? '')
+        ? '1000'
+        : String(Math.max(schema.minimum ?? 1, 1));
+    case 'boolean':
+      return 'false';
+    case 'array':
+      return schema.items ? `[${exampleOf(schema.items)}]` : '[]';
+    case 'object': {
+      const required = (schema.required ?? []).filter((f) => schema.properties?.[f]);
+      if (required.length === 0) return '{}';
+      return `{ ${required.map((f) => `"${f}": ${exampleOf(schema.properties![f])}`).join(', ')} }`;
+    }
+    default:
+      return '…';
+  }
+}
+
+/** A schema's description to follow a sentence after a colon: lower-cased first letter. */
+function meaning(schema: SchemaWords): string {
+  const text = schema.description ?? '';
+  return text ? `: ${text.charAt(0).toLowerCase()}${text.slice(1)}` : '';
+}
+
+/** The fix of a value of the wrong type: the field written with a value it takes. */
+function typeFix(expected: SchemaWords, field: string): string {
+  // An item of a list: the value alone.
+  if (/^\d+$/.test(field)) return `write ${exampleOf(expected)} in its place`;
+  const alternatives = expected.anyOf ?? [];
+  if (alternatives.length > 3 && alternatives.every((s) => s.const !== undefined))
+    return `write one of them, e.g. "${field}": ${exampleOf(expected)}`;
+  if (alternatives.length > 0)
+    return `write ${orList(alternatives.map((s) => `"${field}": ${exampleOf(s)}`))}`;
+  return `write "${field}": ${exampleOf(expected)}`;
+}
+
+/** The field an error path ends at, as a newcomer names it: `withinMs`, `events[1]`. */
+function fieldName(pointer: string, top: string): string {
+  const parts = pointer.split('/').slice(1);
+  let name = top;
+  for (const part of parts) name = /^\d+$/.test(part) ? `${name}[${part}]` : part;
+  return name;
+}
+
+/**
+ * Every mismatch of `value` with `schema`, each once, under `at`, in plain words: what is missing or
+ * what the field must be (never "expected union value"), and the fix as a sentence.
+ */
+function schemaProblems(
+  schema: TSchema,
+  value: unknown,
+  at: string,
+  top: string,
+  skip: (pointer: string) => boolean = () => false,
+): ScenarioProblem[] {
   const seen = new Set<string>();
   const out: ScenarioProblem[] = [];
+  const properties = (schema as SchemaWords).properties ?? {};
+  const known = Object.keys(properties);
   for (const error of Value.Errors(schema, value)) {
+    if (skip(error.path)) continue;
     const path = at + jsonPath(error.path);
     if (seen.has(path)) continue;
     seen.add(path);
-    const field = error.path.split('/').at(-1) ?? '';
-    const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
-    const known = Object.keys(properties);
-    if (error.value !== undefined && error.path.split('/').length === 2 && !(field in properties)) {
+    const parts = error.path.split('/');
+    const field = parts.at(-1) ?? '';
+    if (error.value !== undefined && parts.length === 2 && !(field in properties)) {
       out.push({
         path,
-        message: `"${field}" is not a field here`,
-        fix: `${suggestion(field, known)}remove it (fields: ${known.join(', ') || 'none'})`,
+        message: `"${field}" is not a field of ${top}`,
+        fix: `${suggestion(field, known)}remove it (the fields of ${top}: ${known.join(', ') || 'none'})`,
       });
       continue;
     }
-    const description = (error.schema as { description?: string }).description;
+    const expected = error.schema as SchemaWords;
+    const name = fieldName(error.path, top);
+    if (error.value === undefined && parts.length >= 2) {
+      const parent = parts.length === 2 ? top : fieldName(parts.slice(0, -1).join('/'), top);
+      out.push({
+        path,
+        message: `${parent} is missing "${field}"${meaning(expected)}`,
+        fix: `add "${field}": ${exampleOf(expected)} to ${parent}`,
+      });
+      continue;
+    }
+    if (error.value === '' && expected.type === 'string' && expected.minLength) {
+      out.push({
+        path,
+        message: `"${name}" is empty${meaning(expected)}`,
+        fix:
+          parts.length === 2 && !(schema as SchemaWords).required?.includes(field)
+            ? `write something in "${field}", or leave "${field}" out`
+            : `write something in "${field || top}"`,
+      });
+      continue;
+    }
+    // A string where an object with a string field goes (`"reply": "hi"`): the object it takes.
+    const textField = Object.entries(expected.properties ?? {}).find(
+      ([, f]) => f.type === 'string',
+    );
+    if (typeof error.value === 'string' && expected.type === 'object' && textField) {
+      out.push({
+        path,
+        message: `"${name}" must be ${expectedOf(expected)}, not a string`,
+        fix: `write "${field || top}": { "${textField[0]}": "…" }`,
+      });
+      continue;
+    }
     out.push({
       path,
-      message: error.message.replace(/^Expected/, 'expected'),
-      fix: description
-        ? `give ${description.charAt(0).toLowerCase()}${description.slice(1)}`
-        : `see the schema`,
+      message: `"${name}" must be ${expectedOf(expected)}, not ${kindOf(error.value)}`,
+      fix: typeFix(expected, field || top),
     });
   }
   return out;
@@ -183,7 +384,7 @@ function references(value: unknown, at: string): Array<{ path: string; reference
 function referenceProblem(
   reference: string,
   path: string,
-  earlier: Map<string, StepKind>,
+  earlier: Map<string, StepKind | null>,
   later: Set<string>,
   declared: ReadonlySet<string>,
   env: Record<string, string | undefined> | undefined,
@@ -214,7 +415,7 @@ function referenceProblem(
     return null;
   }
   const kind = earlier.get(head);
-  if (!kind) {
+  if (kind === undefined) {
     const where = later.has(head)
       ? `step "${head}" comes later: a step can only name steps before it`
       : `no step has the id "${head}"`;
@@ -224,6 +425,8 @@ function referenceProblem(
       fix: `${suggestion(head, [...earlier.keys()])}name an earlier step's id (${[...earlier.keys()].join(', ') || 'none has one: give the step an "id"'}), or use \${env.NAME}, \${run.id}, \${unique}`,
     };
   }
+  // A step with problems of its own: they are told; what its result has cannot be.
+  if (kind === null) return null;
   const results = STEP_KINDS[kind].results as readonly string[];
   if (kind === 'request' ? !isRequestResultField(field) : !results.includes(field))
     return {
@@ -289,11 +492,15 @@ export function validateScenario(
     problems.push({
       path: 'name',
       message: 'the name has a comma',
-      fix: 'write it without: `plugsmith logs --scenario NAME` reads a comma as "or"',
+      fix: 'write the name without a comma: `plugsmith logs --scenario NAME` reads a comma as "or"',
     });
   for (const field of ['description', 'plugin', '$schema']) {
     if (input[field] !== undefined && typeof input[field] !== 'string')
-      problems.push({ path: field, message: `${field} must be a string`, fix: `write a string` });
+      problems.push({
+        path: field,
+        message: `"${field}" must be a string, not ${kindOf(input[field])}`,
+        fix: `write "${field}": "…"`,
+      });
   }
   const declared = declaredEnv(input.env, problems);
   const steps: Step[] = [];
@@ -304,7 +511,9 @@ export function validateScenario(
       fix: `add "steps": [ { "<kind>": { … } } ] (kinds: ${STEP_KIND_NAMES.join(', ')})`,
     });
   } else {
-    const ids = new Map<string, StepKind>();
+    // Every step is checked, a bad one too: its references and its id count, so that one mistake
+    // neither hides the next nor makes later steps' references to it look wrong.
+    const ids = new Map<string, StepKind | null>();
     const allIds = new Set(
       input.steps
         .filter(isObject)
@@ -314,24 +523,22 @@ export function validateScenario(
     input.steps.forEach((raw, index) => {
       const at = `steps[${index}]`;
       const step = checkStep(raw, at, problems);
-      if (!step) return;
-      for (const { path, reference } of references(
-        { [step.kind]: step.body, expect: step.expect.map((e) => ({ [e.kind]: e.body })) },
-        at,
-      )) {
+      if (!isObject(raw)) return;
+      const { id, ...written } = raw;
+      for (const { path, reference } of references(written, at)) {
         const problem = referenceProblem(reference, path, ids, allIds, declared, env);
         if (problem) problems.push(problem);
       }
-      if (step.id !== undefined) {
-        if (ids.has(step.id))
+      if (typeof id === 'string' && STEP_ID.test(id)) {
+        if (ids.has(id))
           problems.push({
             path: `${at}.id`,
-            message: `two steps have the id "${step.id}"`,
+            message: `two steps have the id "${id}"`,
             fix: 'give each step its own id',
           });
-        ids.set(step.id, step.kind);
+        ids.set(id, step?.kind ?? kindOfStep(raw));
       }
-      steps.push(step);
+      if (step) steps.push(step);
     });
   }
   if (problems.length) return { ok: false, scenario: null, problems };
@@ -366,7 +573,7 @@ function declaredEnv(raw: unknown, problems: ScenarioProblem[]): Set<string> {
       problems.push({
         path: `env[${index}]`,
         message: `${JSON.stringify(name)} is not an environment variable name`,
-        fix: 'a letter or "_", then letters, digits or "_" (e.g. "API_BASE")',
+        fix: 'write a name of a letter or "_" followed by letters, digits or "_", e.g. "API_BASE"',
       });
   });
   return declared;
@@ -394,176 +601,332 @@ function deeperThan(value: unknown, limit: number): string | null {
   return null;
 }
 
-/** One step, or null after its problems were added. */
+function isStepKind(key: string): key is StepKind {
+  return (STEP_KIND_NAMES as string[]).includes(key);
+}
+
+/** The one step kind a step names, or null (none, or several). */
+function kindOfStep(raw: Record<string, unknown>): StepKind | null {
+  const kinds = Object.keys(raw).filter(isStepKind);
+  return kinds.length === 1 ? kinds[0] : null;
+}
+
+/** One step, or null after its problems were added; every problem of the step is added, not only its first. */
 function checkStep(raw: unknown, at: string, problems: ScenarioProblem[]): Step | null {
   if (!isObject(raw)) {
     problems.push({
       path: at,
-      message: 'a step is a JSON object',
+      message: `a step is an object, not ${kindOf(raw)}`,
       fix: `write { "<kind>": { … } } (kinds: ${STEP_KIND_NAMES.join(', ')})`,
     });
     return null;
   }
-  const kinds = Object.keys(raw).filter((key) => !STEP_FIELDS.has(key));
+  const keys = Object.keys(raw).filter((key) => !STEP_FIELDS.has(key));
+  const kinds = keys.filter(isStepKind);
   const before = problems.length;
   if (raw.id !== undefined && (typeof raw.id !== 'string' || !STEP_ID.test(raw.id)))
     problems.push({
       path: `${at}.id`,
-      message: `the id ${JSON.stringify(raw.id)} is not a name`,
-      fix: 'a letter, then letters, digits or "_" (e.g. "conv")',
+      message:
+        typeof raw.id === 'string'
+          ? `the id ${JSON.stringify(raw.id)} is not a name`
+          : `the id must be a name, not ${kindOf(raw.id)}`,
+      fix: 'write a letter, then letters, digits or "_" (e.g. "conv")',
     });
-  if (kinds.length === 0) {
+  for (const key of keys.filter((k) => !isStepKind(k)))
+    problems.push({
+      path: `${at}.${key}`,
+      message: `"${key}" is not a step kind`,
+      fix: `${suggestion(key, [...STEP_KIND_NAMES, 'id', 'expect'])}use one of ${STEP_KIND_NAMES.join(', ')}`,
+    });
+  if (keys.length === 0)
     problems.push({
       path: at,
-      message: 'the step does nothing',
+      message: 'the step does nothing: it has no kind',
       fix: `give it one kind: ${STEP_KIND_NAMES.join(', ')}`,
     });
-    return null;
-  }
-  if (kinds.length > 1) {
-    const unknown = kinds.filter((k) => !(STEP_KIND_NAMES as string[]).includes(k));
-    for (const key of unknown)
-      problems.push({
-        path: `${at}.${key}`,
-        message: `"${key}" is not a step kind`,
-        fix: `${suggestion(key, [...STEP_KIND_NAMES, 'id', 'expect'])}kinds: ${STEP_KIND_NAMES.join(', ')}`,
-      });
-    if (unknown.length === 0)
-      problems.push({
-        path: at,
-        message: `the step has ${kinds.length} kinds (${kinds.join(', ')})`,
-        fix: 'one kind per step: split it into several steps',
-      });
-    return null;
-  }
-  const kind = kinds[0];
-  if (!(STEP_KIND_NAMES as string[]).includes(kind)) {
+  if (kinds.length > 1)
     problems.push({
-      path: `${at}.${kind}`,
-      message: `"${kind}" is not a step kind`,
-      fix: `${suggestion(kind, STEP_KIND_NAMES)}kinds: ${STEP_KIND_NAMES.join(', ')}`,
+      path: at,
+      message: `the step has ${kinds.length} kinds (${kinds.join(', ')})`,
+      fix: 'split it into several steps: one kind per step',
     });
-    return null;
-  }
-  const typed = kind as StepKind;
-  const body = raw[typed];
-  if (!isObject(body)) {
-    problems.push({
-      path: `${at}.${typed}`,
-      message: `${typed} takes an object`,
-      fix: `write "${typed}": { … }${typed === 'rotateSecret' ? ' ({} is enough)' : ''}`,
-    });
-    return null;
-  }
-  if (
-    typed === 'trigger' &&
-    typeof body.event === 'string' &&
-    !(EVENT_KINDS as readonly string[]).includes(body.event)
-  ) {
-    problems.push({
-      path: `${at}.trigger.event`,
-      message: `"${body.event}" is not an event kind`,
-      fix: `${suggestion(body.event, EVENT_KINDS)}one of ${EVENT_KINDS.join(', ')}`,
-    });
-  } else {
-    problems.push(...schemaProblems(STEP_KINDS[typed].schema, body, `${at}.${typed}`));
-  }
-  if (typed === 'trigger')
-    problems.push(...payloadProblems(String(body.event), body.payload, `${at}.trigger.payload`));
-  if (typed === 'addFile' && body.content === undefined && body.path === undefined)
-    problems.push({
-      path: `${at}.addFile`,
-      message: 'the file has neither content nor path',
-      fix: 'add "content": "…" or "path": "file to upload"',
-    });
-  if (typed === 'request' && typeof body.path === 'string') {
-    // As written (references left in); the runner checks the path again once they are expanded.
-    const problem = requestPathProblem(body.path, false);
-    if (problem)
-      problems.push({
-        path: `${at}.request.path`,
-        message: problem,
-        fix: 'write the path of the platform\'s API, e.g. "/api/plugins/${plug.data.id}", and the query as "query": { … }',
-      });
-  }
-  if (typed === 'conversation' && body.character === undefined && body.agent === undefined) {
-    // The agent the plugin is installed on: fine.
-  }
-  const expect = checkExpectations(raw.expect, `${at}.expect`, typed, problems);
-  if (problems.length > before) return null;
+  const kind = kinds.length === 1 ? kinds[0] : null;
+  const body = kind ? raw[kind] : undefined;
+  if (kind) checkStepBody(kind, body, `${at}.${kind}`, problems);
+  const expect = checkExpectations(raw.expect, `${at}.expect`, kind, body, problems);
+  if (problems.length > before || !kind || !isObject(body)) return null;
   return {
     ...(typeof raw.id === 'string' ? { id: raw.id } : {}),
-    kind: typed,
+    kind,
     body,
     expect,
   };
 }
 
+/** The problems of a step's own object (`"message": { … }`). */
+function checkStepBody(
+  kind: StepKind,
+  body: unknown,
+  at: string,
+  problems: ScenarioProblem[],
+): void {
+  if (!isObject(body)) {
+    problems.push({
+      path: at,
+      message: `${kind} takes an object, not ${kindOf(body)}`,
+      fix: `write "${kind}": ${kind === 'rotateSecret' ? '{}' : exampleOf(STEP_KINDS[kind].schema as SchemaWords)}`,
+    });
+    return;
+  }
+  const unknownEvent =
+    kind === 'trigger' &&
+    typeof body.event === 'string' &&
+    !(EVENT_KINDS as readonly string[]).includes(body.event);
+  if (unknownEvent)
+    problems.push({
+      path: `${at}.event`,
+      message: `"${body.event}" is not an event kind`,
+      fix: `${suggestion(String(body.event), EVENT_KINDS)}use one of ${EVENT_KINDS.join(', ')}`,
+    });
+  // The rest of the object is checked too; an unknown event is told once, above.
+  problems.push(
+    ...schemaProblems(STEP_KINDS[kind].schema, body, at, kind, (pointer) =>
+      unknownEvent ? pointer === '/event' : false,
+    ),
+  );
+  if (kind === 'trigger')
+    problems.push(...payloadProblems(String(body.event), body.payload, `${at}.payload`));
+  if (kind === 'addFile' && body.content === undefined && body.path === undefined)
+    problems.push({
+      path: at,
+      message: 'the file has neither content nor path',
+      fix: 'add "content": "…" or "path": "file to upload"',
+    });
+  if (kind === 'request' && typeof body.path === 'string') {
+    // As written (references left in); the runner checks the path again once they are expanded.
+    const problem = requestPathProblem(body.path, false);
+    if (problem)
+      problems.push({
+        path: `${at}.path`,
+        message: problem,
+        fix: 'write the path of the platform\'s API, e.g. "/api/plugins/${plug.data.id}", and the query as "query": { … }',
+      });
+  }
+}
+
 /** Expectations that name what a step of this kind cannot cause. */
 const NEEDS_MESSAGE: ExpectationKind[] = ['reply', 'replies', 'none'];
 
+function isExpectationKind(key: string): key is ExpectationKind {
+  return (EXPECTATION_KIND_NAMES as string[]).includes(key);
+}
+
+/** A step's expectations, each checked (every problem added); those without problems returned. */
 function checkExpectations(
   raw: unknown,
   at: string,
-  kind: StepKind,
+  kind: StepKind | null,
+  stepBody: unknown,
   problems: ScenarioProblem[],
 ): Expectation[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) {
     problems.push({
       path: at,
-      message: 'expect takes a list',
+      message: `expect takes a list, not ${kindOf(raw)}`,
       fix: 'write "expect": [ { "reply": { "text": "…" } } ]',
     });
     return [];
   }
   const out: Expectation[] = [];
+  const indexes: number[] = [];
   raw.forEach((item, index) => {
     const here = `${at}[${index}]`;
-    if (!isObject(item) || Object.keys(item).length !== 1) {
+    if (!isObject(item) || Object.keys(item).length === 0) {
       problems.push({
         path: here,
-        message: 'an expectation is an object with one kind',
+        message: isObject(item)
+          ? 'the expectation is empty: it has no kind'
+          : `an expectation is an object, not ${kindOf(item)}`,
         fix: `write { "<kind>": { … } } (kinds: ${EXPECTATION_KIND_NAMES.join(', ')})`,
       });
       return;
     }
-    const [name] = Object.keys(item);
-    if (!(EXPECTATION_KIND_NAMES as string[]).includes(name)) {
+    const names = Object.keys(item);
+    if (names.length > 1)
       problems.push({
-        path: `${here}.${name}`,
-        message: `"${name}" is not an expectation`,
-        fix: `${suggestion(name, EXPECTATION_KIND_NAMES)}kinds: ${EXPECTATION_KIND_NAMES.join(', ')}`,
+        path: here,
+        message: `the expectation has ${names.length} kinds (${names.join(', ')})`,
+        fix: `split it: one kind per expectation, e.g. ${names.map((n) => `{ "${n}": … }`).join(', ')}`,
       });
-      return;
-    }
-    const typed = name as ExpectationKind;
-    const body = item[typed];
-    const found = schemaProblems(EXPECTATION_KINDS[typed], body, `${here}.${typed}`);
-    problems.push(...found);
-    if (found.length || !isObject(body)) return;
-    if (NEEDS_MESSAGE.includes(typed) && kind !== 'message' && kind !== 'trigger')
-      problems.push({
-        path: `${here}.${typed}`,
-        message: `a ${kind} step causes no reply to check`,
-        fix: 'put reply, replies and none on a message step (or a trigger of AGENT_MESSAGE_RECEIVED)',
-      });
-    if (typed === 'reply' && typeof body.pattern === 'string') {
-      const problem = linearPatternProblem(body.pattern);
-      if (problem)
+    for (const name of names) {
+      if (!isExpectationKind(name)) {
         problems.push({
-          path: `${here}.reply.pattern`,
-          message: `not a pattern RE2 can run: ${problem}`,
-          fix: 'fix the pattern (RE2 syntax: no backreferences or lookaround), or give "text" instead',
+          path: `${here}.${name}`,
+          message: `"${name}" is not an expectation`,
+          fix: `${suggestion(name, EXPECTATION_KIND_NAMES)}use one of ${EXPECTATION_KIND_NAMES.join(', ')}`,
+        });
+        continue;
+      }
+      const before = problems.length;
+      checkExpectation(name, item[name], `${here}.${name}`, kind, stepBody, problems);
+      if (names.length === 1 && problems.length === before) {
+        out.push({ kind: name, body: item[name] as Record<string, unknown> });
+        indexes.push(index);
+      }
+    }
+  });
+  problems.push(...contradictions(out, indexes, at));
+  return out;
+}
+
+const is2xx = (status: unknown) =>
+  status === undefined ||
+  status === '2xx' ||
+  (typeof status === 'number' && status >= 200 && status < 300);
+
+/**
+ * Expectations of one step that cannot all hold: a reply and none, counts that differ, a delivery
+ * that must both fail and not be retried… Each is a problem: the step could never pass (or one
+ * of them would be silently left unchecked).
+ */
+function contradictions(
+  expectations: Expectation[],
+  indexes: number[],
+  at: string,
+): ScenarioProblem[] {
+  const out: ScenarioProblem[] = [];
+  const where = (i: number) => `${at}[${indexes[i]}].${expectations[i].kind}`;
+  const named = (i: number) => `expect[${indexes[i]}]`;
+  const of = (kind: ExpectationKind) =>
+    expectations.flatMap((e, i) => (e.kind === kind ? [{ body: e.body, i }] : []));
+  const replies = of('reply');
+  const counts = of('replies');
+  const nones = of('none');
+  for (const none of nones) {
+    for (const reply of replies)
+      out.push({
+        path: where(none.i),
+        message: `"none" expects no reply, but ${named(reply.i)} expects one ("reply"): the step cannot pass both`,
+        fix: 'keep one of them: "reply" to check the answer, or "none" to check that the plugin stays silent',
+      });
+    for (const count of counts.filter((c) => Number(c.body.count) > 0))
+      out.push({
+        path: where(none.i),
+        message: `"none" expects no reply, but ${named(count.i)} expects ${count.body.count} ("replies")`,
+        fix: 'keep one of them: "replies" with "count": 0 says the same as "none"',
+      });
+  }
+  for (const count of counts) {
+    if (count.body.count === 0)
+      for (const reply of replies)
+        out.push({
+          path: where(count.i),
+          message: `"replies" expects none ("count": 0), but ${named(reply.i)} expects a reply`,
+          fix: 'keep one of them, or give the number of replies the plugin writes',
+        });
+    const texts = new Set(replies.map((r) => r.body.text).filter((t) => typeof t === 'string'));
+    if (
+      typeof count.body.count === 'number' &&
+      count.body.count > 0 &&
+      texts.size > count.body.count
+    )
+      out.push({
+        path: where(count.i),
+        message: `"replies" expects ${count.body.count}, but the step expects ${texts.size} different reply texts`,
+        fix: 'make the count the number of replies the plugin writes, or expect fewer texts',
+      });
+    const other = counts.find((c) => c.i < count.i && c.body.count !== count.body.count);
+    if (other)
+      out.push({
+        path: where(count.i),
+        message: `"replies" expects ${count.body.count}, but ${named(other.i)} expects ${other.body.count}`,
+        fix: 'keep one "replies" per step',
+      });
+  }
+  for (const reply of replies)
+    if (reply.body.text !== undefined && reply.body.pattern !== undefined)
+      out.push({
+        path: where(reply.i),
+        message: '"reply" gives both "text" and "pattern": only "text" would be checked',
+        fix: 'keep one: "text" for the exact reply, "pattern" for a reply that matches',
+      });
+  const deliveries = of('delivery');
+  for (const delivery of deliveries) {
+    const b = delivery.body;
+    if (b.count === 0) {
+      const judged = ['status', 'retried', 'withinMs'].filter((f) => b[f] !== undefined);
+      if (judged.length)
+        out.push({
+          path: where(delivery.i),
+          message: `"delivery" expects no delivery ("count": 0), so its ${judged.map((f) => `"${f}"`).join(' and ')} cannot be checked`,
+          fix: `remove ${judged.map((f) => `"${f}"`).join(' and ')}, or expect the deliveries the step causes`,
         });
     }
-    if (typed === 'file' && (body.written === undefined) === (body.updated === undefined))
-      problems.push({
-        path: `${here}.file`,
-        message: 'a file expectation names either written or updated',
-        fix: 'give "written": "name" or "updated": "name"',
+    if (b.retried === false && !is2xx(b.status))
+      out.push({
+        path: where(delivery.i),
+        message: `"delivery" expects the plugin to answer ${String(b.status)} and not to be retried, but an answer that is not a 2xx is retried`,
+        fix: 'remove "retried": false, or expect "status": "2xx"',
       });
-    out.push({ kind: typed, body });
-  });
+    if (b.type === 'WEBHOOK_CHALLENGE')
+      out.push({
+        path: `${where(delivery.i)}.type`,
+        message:
+          "a step's deliveries never include WEBHOOK_CHALLENGE: the platform sends it when the webhook URL is verified",
+        fix: 'expect another event, or leave "type" out',
+      });
+    const other = deliveries.find(
+      (d) =>
+        d.i < delivery.i &&
+        d.body.type === b.type &&
+        ((d.body.count !== undefined && b.count !== undefined && d.body.count !== b.count) ||
+          (d.body.status !== undefined && b.status !== undefined && d.body.status !== b.status)),
+    );
+    if (other)
+      out.push({
+        path: where(delivery.i),
+        message: `"delivery" and ${named(other.i)} expect ${b.type ? `the ${String(b.type)} deliveries` : 'the deliveries'} to have a different ${other.body.count !== b.count && b.count !== undefined && other.body.count !== undefined ? '"count"' : '"status"'}`,
+        fix: `keep one "delivery" ${b.type ? `of ${String(b.type)} ` : ''}per step, or give each a different "type"`,
+      });
+  }
   return out;
+}
+
+/** The problems of one expectation's object (`"reply": { … }`) on a step of `kind`. */
+function checkExpectation(
+  name: ExpectationKind,
+  body: unknown,
+  at: string,
+  kind: StepKind | null,
+  stepBody: unknown,
+  problems: ScenarioProblem[],
+): void {
+  problems.push(...schemaProblems(EXPECTATION_KINDS[name], body, at, name));
+  if (NEEDS_MESSAGE.includes(name) && kind && kind !== 'message') {
+    const event = kind === 'trigger' && isObject(stepBody) ? stepBody.event : undefined;
+    if (kind !== 'trigger' || (typeof event === 'string' && event !== 'AGENT_MESSAGE_RECEIVED'))
+      problems.push({
+        path: at,
+        message: `a ${kind === 'trigger' ? `trigger of ${String(event)}` : `${kind} step`} causes no reply to check`,
+        fix: 'put reply, replies and none on a message step (or a trigger of AGENT_MESSAGE_RECEIVED)',
+      });
+  }
+  if (!isObject(body)) return;
+  if (name === 'reply' && typeof body.pattern === 'string') {
+    const problem = linearPatternProblem(body.pattern);
+    if (problem)
+      problems.push({
+        path: `${at}.pattern`,
+        message: `not a pattern RE2 can run: ${problem}`,
+        fix: 'fix the pattern (RE2 syntax: no backreferences or lookaround), or give "text" instead',
+      });
+  }
+  if (name === 'file' && (body.written === undefined) === (body.updated === undefined))
+    problems.push({
+      path: at,
+      message: 'a file expectation names either written or updated',
+      fix: 'give one of "written": "name" or "updated": "name"',
+    });
 }

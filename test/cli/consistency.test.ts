@@ -59,6 +59,8 @@ const LOCAL = new Set([
   'mcp',
   // Replays on an emulator it starts itself, or the one --emulator names; never --base-url.
   'parity check',
+  // Reads scenario files only: nothing runs.
+  'scenario validate',
 ]);
 
 describe('groups', () => {

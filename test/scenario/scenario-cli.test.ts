@@ -129,7 +129,9 @@ describe('plugsmith scenario run against dev and the EVENT_HANDLER template', ()
     const run = await cli(['scenario', 'run', bad]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('4 problems in 1 scenario file; nothing was run');
-    expect(run.stderr).toContain('steps[0].conversaton: "conversaton" is not a step kind');
+    expect(run.stderr).toMatch(
+      /steps\[0\]\.conversaton \(line 1, column \d+\): "conversaton" is not a step kind/,
+    );
     expect(run.stderr).toContain('did you mean "conversation"?');
     expect(run.stderr).toContain('names step "cnv"');
     expect(run.stderr).toContain('did you mean "AGENT_MESSAGE_RECEIVED"?');

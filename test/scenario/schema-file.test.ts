@@ -33,3 +33,31 @@ describe('scenario.schema.json', () => {
     ).toBe(true);
   });
 });
+
+describe('the format reference', () => {
+  test('marks no field required whose meaning states a default', async () => {
+    const page = await readFile(new URL('../../docs/scenarios.md', import.meta.url), 'utf8');
+    const rows = page
+      .split('\n')
+      .filter((line) => /^\| `[^`]+` \|/.test(line))
+      .map((line) => line.split(' | '));
+    expect(rows.length).toBeGreaterThan(20);
+    const requiredWithDefault = rows.filter(
+      ([, , required, meaning]) => required === 'yes' && /\bdefault\b/i.test(meaning ?? ''),
+    );
+    expect(requiredWithDefault.map((row) => row[0])).toEqual([]);
+    // And the other way round: the "none" window, documented with a default, may be left out.
+    const { validateScenario } = await import('../../src/scenario/validate.js');
+    const checked = validateScenario({
+      name: 'silence',
+      steps: [
+        { id: 'conv', conversation: {} },
+        {
+          message: { conversation: '${conv.id}', text: 'quiet' },
+          expect: [{ none: { reply: true } }],
+        },
+      ],
+    });
+    expect(checked.problems).toEqual([]);
+  });
+});

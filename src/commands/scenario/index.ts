@@ -1,7 +1,7 @@
 import { defineCommand } from '../types.js';
 import { scenarioRecordOptions, scenarioRunOptions } from './options.js';
 
-/** `plugsmith scenario run` and `plugsmith scenario record` (docs/scenarios.md). */
+/** `plugsmith scenario run`, `validate` and `record` (docs/scenarios.md). */
 export const scenarioCommands = [
   defineCommand({
     path: ['scenario', 'run'],
@@ -24,6 +24,22 @@ export const scenarioCommands = [
     ],
     options: scenarioRunOptions,
     load: () => import('./run.js'),
+  }),
+  defineCommand({
+    path: ['scenario', 'validate'],
+    summary:
+      'Check scenario files (default: scenarios/) without running them: every problem of every file at once, each with its JSON path, line and column, and a fix; exit 2 on a bad file',
+    examples: [
+      'plugsmith scenario validate',
+      'plugsmith scenario validate scenarios/chat.json --json',
+    ],
+    args: [
+      {
+        name: '[paths...]',
+        description: 'scenario files, or folders of them (default: scenarios/)',
+      },
+    ],
+    load: () => import('./validate.js'),
   }),
   defineCommand({
     path: ['scenario', 'record'],

@@ -17,6 +17,7 @@ import {
   PLAIN_MARKS,
   junitReport,
   junitStartError,
+  retriedLines,
   scenarioHeading,
   stepLines,
   summaryLine,
@@ -29,6 +30,7 @@ import { adminTokenFor } from '../../config/admin-token.js';
 import { remoteProblems, runTarget, type RunTarget } from '../../scenario/target.js';
 import type { ScenarioProblem } from '../../scenario/validate.js';
 import type { ScenarioRunFlags } from './options.js';
+import { badFilesText, problemsJson } from './validate.js';
 
 /** The scenarios of the paths given, or a usage error listing every problem of every bad file. */
 async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Promise<Scenario[]> {
@@ -45,21 +47,11 @@ async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Prom
   if (bad.length === 0) return loaded.map((l) => l.scenario!);
   if (input.global.json) {
     input.io.stdout.write(
-      `${JSON.stringify({ ok: false, files: bad.map((b) => ({ file: relative(cwd, b.file), problems: b.problems })) }, null, 2)}\n`,
+      `${JSON.stringify({ ok: false, files: bad.map((b) => ({ file: relative(cwd, b.file), ...problemsJson(b.problems) })) }, null, 2)}\n`,
     );
     throw new ExitWith(EXIT.USAGE);
   }
-  const text = bad
-    .map(
-      (b) =>
-        `${relative(cwd, b.file) || b.file}:\n${b.problems.map((p) => `  ${p.path}: ${p.message}\n    fix: ${p.fix}`).join('\n')}`,
-    )
-    .join('\n');
-  const count = bad.reduce((n, b) => n + b.problems.length, 0);
-  throw new UserError(
-    `${count} problem${count === 1 ? '' : 's'} in ${bad.length} scenario file${bad.length === 1 ? '' : 's'}; nothing was run:\n${text}`,
-    EXIT.USAGE,
-  );
+  throw new UserError(badFilesText(bad, cwd), EXIT.USAGE);
 }
 
 function marksFor(input: CommandInput<ScenarioRunFlags>): Marks {
@@ -321,6 +313,7 @@ async function runAll(
         signal,
         onStep,
       });
+      out(retriedLines(result, marks));
       results.push(result);
     }
   } catch (error) {

@@ -1,0 +1,73 @@
+import type { Delivery } from '../client/index.js';
+
+// Which deliveries of a run the plugin did not take at the first attempt: a scenario makes a retry at
+// once (it never waits out the schedule), so a plugin that answers 500 now and then still passes;
+// the result says so instead of keeping quiet.
+
+/** A delivery of the run that needed a retry because of the plugin's own answer. */
+export interface RetriedDelivery {
+  deliveryId: string;
+  type: string;
+  /** The index of the step it came from (the one running when it was made); null before the first. */
+  step: number | null;
+  /** The plugin's answers in order: `HTTP 500`, `no answer (timeout)`, `HTTP 200`. */
+  answers: string[];
+  /** Its status when the run ended. */
+  status: string;
+}
+
+const is2xx = (code: number | null) => code !== null && code >= 200 && code < 300;
+
+/**
+ * The plugin's own answers to a delivery: an attempt that fault injection dropped, cut off after the
+ * answer, or a duplicate it sent, is not one.
+ */
+export function ownAnswers(delivery: Delivery): Delivery['attempts'] {
+  const notAnswers = new Set(
+    (delivery.faults ?? [])
+      .filter(
+        (m) => m.kind === 'drop' || m.kind === 'duplicate' || m.kind === 'timeout-after-answer',
+      )
+      .map((m) => m.attempt),
+  );
+  return delivery.attempts.filter((a) => !notAnswers.has(a.number));
+}
+
+function answerText(attempt: Delivery['attempts'][number]): string {
+  return attempt.responseStatus === null
+    ? `no answer (${attempt.error ?? 'none'})`
+    : `HTTP ${attempt.responseStatus}`;
+}
+
+/**
+ * The deliveries whose plugin refused an answer (not a 2xx, or none) and were tried again, each with
+ * the step it belongs to: the last of `stepStarts` (ISO times) at or before it was made.
+ */
+export function retriedDeliveries(deliveries: Delivery[], stepStarts: string[]): RetriedDelivery[] {
+  const out: RetriedDelivery[] = [];
+  for (const delivery of deliveries) {
+    if (delivery.type === 'WEBHOOK_CHALLENGE' || delivery.attempts.length < 2) continue;
+    const answers = ownAnswers(delivery);
+    // Refused before the last attempt: a retry followed it.
+    const last = delivery.attempts.at(-1)!.number;
+    if (!answers.some((a) => a.number < last && !is2xx(a.responseStatus))) continue;
+    let step: number | null = null;
+    stepStarts.forEach((started, index) => {
+      if (started !== undefined && started <= delivery.createdAt) step = index;
+    });
+    out.push({
+      deliveryId: delivery.id,
+      type: delivery.type,
+      step,
+      answers: answers.map(answerText),
+      status: delivery.status,
+    });
+  }
+  return out;
+}
+
+/** `2 deliveries needed a retry`, or '' for none. */
+export function retriesSummary(count: number): string {
+  if (count === 0) return '';
+  return `${count} deliver${count === 1 ? 'y' : 'ies'} needed a retry`;
+}
