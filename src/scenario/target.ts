@@ -1,5 +1,6 @@
 import { redactUrl } from '../client/redact.js';
 import type { Expectation, Scenario } from './schema.js';
+import { isAdminPath } from './steps/request.js';
 import type { ScenarioProblem } from './validate.js';
 
 // Where a scenario runs: the emulator (every API, the admin API under /_emulator included), or a
@@ -41,17 +42,6 @@ function wholeReference(value: unknown): [string, string] | null {
   if (typeof value !== 'string') return null;
   const match = /^\$\{([A-Za-z][A-Za-z0-9_]*)\.([^}]+)\}$/.exec(value);
   return match ? [match[1], match[2]] : null;
-}
-
-/** Whether a request path goes to the emulator's admin API (`/_emulator`, percent-encoded or not). */
-export function isAdminPath(path: string): boolean {
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    // Left as written: the path check of the step names a malformed escape.
-  }
-  return /^\/+_emulator(?:[/?#]|$)/i.test(decoded);
 }
 
 /**

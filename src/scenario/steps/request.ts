@@ -1,5 +1,15 @@
 import { ApiError, type PlatformClient } from '../../client/index.js';
-import { isAdminPath } from '../target.js';
+
+/** Whether a request path goes to the emulator's admin API (`/_emulator`, percent-encoded or not). */
+export function isAdminPath(path: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Left as written: the path check of the step names a malformed escape.
+  }
+  return /^\/+_emulator(?:[/?#]|$)/i.test(decoded);
+}
 
 // The generic `request` step: one request to any path of the platform's management or messaging
 // API, as a Stripe fixture makes one. Its answer is the step's result: `status`, `data` (the
