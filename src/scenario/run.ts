@@ -10,6 +10,7 @@ import {
   type Plugin,
   type RepositoryFileRecord,
 } from '../client/index.js';
+import { installOn, type InstallEntity } from '../client/installs.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
 import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
@@ -216,13 +217,6 @@ async function scenarioOf(
   if (!checked.ok) throw new ScenarioFileError(String(input.name ?? 'scenario'), checked.problems);
   return checked.scenario;
 }
-
-/** The entities each instance is on, by the platform's routes. */
-const ENTITY_ROUTES = {
-  agent: 'agentPlugins',
-  repository: 'dataProviders',
-  app: 'appPlugins',
-} as const;
 
 /** What a step leaves for its expectations to check. */
 interface StepScope {
@@ -456,7 +450,7 @@ class Runner {
         return { id: String(body.file) };
       }
       case 'install': {
-        const on = body.on as keyof typeof ENTITY_ROUTES;
+        const on = body.on as InstallEntity;
         const entityId = String(body.id);
         const create = {
           name: String(body.name ?? 'scenario'),
@@ -465,15 +459,9 @@ class Runner {
           scopes: (body.scopes as string[] | undefined) ?? this.plugin.scopes ?? [],
           inputs: (body.inputs as Record<string, unknown> | undefined) ?? {},
         };
-        const instance =
-          on === 'agent'
-            ? await client.agentPlugins.attach(entityId, create as never)
-            : on === 'repository'
-              ? await client.dataProviders.add(entityId, create as never)
-              : await client.appPlugins.attach(entityId, {
-                  ...create,
-                  orgId: this.plugin.orgId,
-                } as never);
+        const instance = await installOn(client, on, entityId, create, {
+          orgId: this.plugin.orgId,
+        });
         return { id: instance.id, entityId };
       }
       case 'uninstall': {
