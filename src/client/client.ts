@@ -4,7 +4,7 @@ import { env } from '../config/env.js';
 import { httpUrlProblem } from '../config/url.js';
 import { agentMessagesResource } from './resources/agent-messages.js';
 import { emulatorAdminResource } from './resources/emulator-admin.js';
-import { entityPluginsResource, instancesUnder } from './resources/instances.js';
+import { dataProvidersResource, entityPluginsResource } from './resources/instances.js';
 import { messagingResource } from './resources/messaging.js';
 import { namedUnderPlugin } from './resources/plugin-children.js';
 import { pluginsResource } from './resources/plugins.js';
@@ -109,7 +109,7 @@ export class PlatformClient {
       'external-events',
     );
     this.repositories = repositoriesResource(management);
-    this.dataProviders = instancesUnder(management, '/api/repositories', 'data-providers');
+    this.dataProviders = dataProvidersResource(management);
     this.agentPlugins = entityPluginsResource(management, '/api/agents');
     this.appPlugins = entityPluginsResource(management, '/api/apps');
     this.agentMessages = agentMessagesResource(management);

@@ -23,7 +23,11 @@ export type { TokensResource } from './resources/tokens.js';
 export type { PluginsResource } from './resources/plugins.js';
 export type { ActionsResource, ExternalEventsResource } from './resources/plugin-children.js';
 export type { RepositoriesResource } from './resources/repositories.js';
-export type { DataProvidersResource, EntityPluginsResource } from './resources/instances.js';
+export type {
+  DataProvidersResource,
+  EntityPluginsResource,
+  InstancesResource,
+} from './resources/instances.js';
 export type { AgentMessagesResource } from './resources/agent-messages.js';
 export { redactAuthorization, redactSecret, redactUrl } from './redact.js';
 export { parseRetryAfter } from '../shared/contract/retry-after.js';

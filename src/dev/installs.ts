@@ -1,4 +1,5 @@
-import type { InstanceCreate, PlatformClient, PluginInstance } from '../client/index.js';
+import type { PlatformClient, PluginInstance } from '../client/index.js';
+import { installOn, type InstallEntity } from '../client/installs.js';
 import type { Manifest, ManifestInstall } from '../manifest/types.js';
 
 interface InstallOutcome {
@@ -8,26 +9,11 @@ interface InstallOutcome {
   entityId: string;
 }
 
-/** The entity an install goes on, and how an instance is created there (on an app, the body names the org). */
-function entityOf(
-  install: ManifestInstall,
-  client: PlatformClient,
-  orgId: string,
-): { id: string; attach: (body: InstanceCreate) => Promise<PluginInstance> } {
-  if (install.repository)
-    return {
-      id: install.repository,
-      attach: (body) => client.dataProviders.add(install.repository!, body),
-    };
-  if (install.agent)
-    return {
-      id: install.agent,
-      attach: (body) => client.agentPlugins.attach(install.agent!, body),
-    };
-  return {
-    id: install.app!,
-    attach: (body) => client.appPlugins.attach(install.app!, { ...body, orgId }),
-  };
+/** The entity an install goes on: its kind and id (the manifest names exactly one of repository, agent, app). */
+function entityOf(install: ManifestInstall): { kind: InstallEntity; id: string } {
+  if (install.repository) return { kind: 'repository', id: install.repository };
+  if (install.agent) return { kind: 'agent', id: install.agent };
+  return { kind: 'app', id: install.app! };
 }
 
 /** Creates the manifest's missing installs and lists the other instances; any instance on the entity is the install (else events twice). */
@@ -43,7 +29,7 @@ export async function ensureInstalls(
   const existing: PluginInstance[] = await client.emulator.instancesOf(pluginId);
   const out: InstallOutcome[] = [];
   for (const install of manifest.installs) {
-    const entity = entityOf(install, client, orgId);
+    const entity = entityOf(install);
     const onEntity = existing.filter((i) => i.entityId === entity.id);
     const found = onEntity.find((i) => i.name === install.name) ?? onEntity[onEntity.length - 1];
     if (found) {
@@ -58,7 +44,7 @@ export async function ensureInstalls(
       inputs: install.inputs ?? {},
       ...(install.eventDispatchMode ? { eventDispatchMode: install.eventDispatchMode } : {}),
     };
-    const created = await entity.attach(body);
+    const created = await installOn(client, entity.kind, entity.id, body, { orgId });
     out.push({ name: install.name, instanceId: created.id, created: true, entityId: entity.id });
   }
   const used = new Set(out.map((o) => o.instanceId));

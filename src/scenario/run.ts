@@ -8,8 +8,16 @@ import {
   type Message,
   type PlatformClient,
   type Plugin,
+  type PluginInstance,
   type RepositoryFileRecord,
 } from '../client/index.js';
+import {
+  entityOfInstance,
+  INSTALL_ENTITIES,
+  installOn,
+  installsOn,
+  type InstallEntity,
+} from '../client/installs.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
 import type { EventKind } from '../shared/contract/enums.js';
 import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
@@ -257,13 +265,6 @@ async function scenarioOf(
   return checked.scenario;
 }
 
-/** The entities each instance is on, by the platform's routes. */
-const ENTITY_ROUTES = {
-  agent: 'agentPlugins',
-  repository: 'dataProviders',
-  app: 'appPlugins',
-} as const;
-
 /** What a step leaves for its expectations to check. */
 interface StepScope {
   startedAt: string;
@@ -291,7 +292,10 @@ class Runner {
   /** A remote platform: public APIs only, nothing sent to `/_emulator`. */
   private readonly remote: boolean;
   /** The instances the scenario's install steps made: what uninstall and file checks know of them without the admin API. */
-  private readonly installed = new Map<string, { entityType: string; entityId: string }>();
+  private readonly installed = new Map<
+    string,
+    { entityType: PluginInstance['entityType']; entityId: string }
+  >();
   /** When each step began (ISO): a retried delivery is told with its step. */
   private readonly stepStarts: string[] = [];
 
@@ -546,7 +550,7 @@ class Runner {
         return { id: String(body.file) };
       }
       case 'install': {
-        const on = body.on as keyof typeof ENTITY_ROUTES;
+        const on = body.on as InstallEntity;
         const entityId = String(body.id);
         const create = {
           name: String(body.name ?? 'scenario'),
@@ -555,17 +559,11 @@ class Runner {
           scopes: (body.scopes as string[] | undefined) ?? this.plugin.scopes ?? [],
           inputs: (body.inputs as Record<string, unknown> | undefined) ?? {},
         };
-        const instance =
-          on === 'agent'
-            ? await client.agentPlugins.attach(entityId, create as never)
-            : on === 'repository'
-              ? await client.dataProviders.add(entityId, create as never)
-              : await client.appPlugins.attach(entityId, {
-                  ...create,
-                  orgId: this.plugin.orgId,
-                } as never);
+        const instance = await installOn(client, on, entityId, create, {
+          orgId: this.plugin.orgId,
+        });
         this.installed.set(instance.id, {
-          entityType: on === 'agent' ? 'AGENT' : on === 'repository' ? 'REPOSITORY' : 'APP',
+          entityType: INSTALL_ENTITIES[on].entityType,
           entityId,
         });
         return { id: instance.id, entityId };
@@ -578,14 +576,9 @@ class Runner {
           : this.remote
             ? undefined
             : (await client.emulator.instancesOf(this.pluginId)).find((i) => i.id === id);
-        if (!instance) throw new Error(`plugin ${this.pluginId} has no instance ${id}`);
-        const route =
-          instance.entityType === 'AGENT'
-            ? client.agentPlugins
-            : instance.entityType === 'REPOSITORY'
-              ? client.dataProviders
-              : client.appPlugins;
-        await route.remove(String(instance.entityId), id);
+        const entity = instance && entityOfInstance(instance);
+        if (!instance || !entity) throw new Error(`plugin ${this.pluginId} has no instance ${id}`);
+        await installsOn(client, entity).remove(String(instance.entityId), id);
         return { id };
       }
       case 'trigger': {

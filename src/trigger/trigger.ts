@@ -1,6 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Delivery, Message, PlatformClient, Plugin, PluginInstance } from '../client/index.js';
+import {
+  entityOfInstance,
+  entityOfPluginType,
+  INSTALL_ENTITIES,
+  installOn,
+  installsOn,
+  type InstallEntity,
+} from '../client/installs.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
+import { INSTALL_KINDS } from '../commands/installs/kinds.js';
 import { LIFECYCLE_EVENTS, type WebhookEventType } from '../shared/webhooks/events.js';
 import { UserError, EXIT } from '../errors.js';
 import { accepted, readFailedAttempt } from '../delivery-watch/index.js';
@@ -392,7 +401,7 @@ async function installed(
   const original = logged.data[0];
   if (!original) {
     throw new UserError(
-      `instance ${instance.id}'s PLUGIN_INSTALLED is not in the delivery log (the store was imported or reset?), so its token cannot be sent again: uninstall and install it again (\`plugsmith ${INSTALL_NOUNS[String(instance.entityType)] ?? 'handlers'} remove ${String(instance.entityId)} ${instance.id}\`, then \`add\`)`,
+      `instance ${instance.id}'s PLUGIN_INSTALLED is not in the delivery log (the store was imported or reset?), so its token cannot be sent again: uninstall and install it again (\`plugsmith ${installNoun(instance)} remove ${String(instance.entityId)} ${instance.id}\`, then \`add\`)`,
       EXIT.NOT_FOUND,
     );
   }
@@ -406,19 +415,44 @@ async function installed(
   };
 }
 
-/** The CLI noun that installs and removes instances on each kind of entity. */
-const INSTALL_NOUNS: Record<string, string> = {
-  REPOSITORY: 'providers',
-  AGENT: 'handlers',
-  APP: 'apps',
-};
+/** The CLI noun that installs and removes instances on an instance's kind of entity. */
+function installNoun(instance: PluginInstance): string {
+  const entity = entityOfInstance(instance);
+  const noun = (Object.keys(INSTALL_KINDS) as Array<keyof typeof INSTALL_KINDS>).find(
+    (n) => INSTALL_KINDS[n].entity === entity,
+  );
+  return noun ?? 'handlers';
+}
 
-/** How the platform's routes name an instance's entity, by its type. */
-const ENTITY_ROUTES = {
-  REPOSITORY: { resource: 'dataProviders', path: 'repositories', collection: 'data-providers' },
-  AGENT: { resource: 'agentPlugins', path: 'agents', collection: 'plugins' },
-  APP: { resource: 'appPlugins', path: 'apps', collection: 'plugins' },
-} as const;
+/** The entity a sample install goes on: the org's first repository (made if none), its first agent, or the sample app. */
+async function sampleEntity(
+  client: PlatformClient,
+  plugin: Plugin,
+  orgId: string,
+): Promise<{ kind: InstallEntity; id: string }> {
+  const kind = entityOfPluginType(plugin.type) ?? 'app';
+  if (kind === 'repository') {
+    const repos = await client.repositories.listByOrg(orgId, { limit: 1 });
+    const id =
+      repos.data[0]?.id ??
+      (
+        await client.repositories.createInOrg(orgId, {
+          name: 'Sample repository (plugsmith trigger)',
+        })
+      ).id;
+    return { kind, id };
+  }
+  if (kind === 'agent') {
+    const agent = (await client.emulator.agentsOf(orgId))[0];
+    if (!agent)
+      throw new UserError(
+        `org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`,
+        EXIT.USAGE,
+      );
+    return { kind, id: agent.id };
+  }
+  return { kind, id: String(sampleValue('PLUGIN_INSTALLED', 'appId')) };
+}
 
 async function install(client: PlatformClient, plugin: Plugin): Promise<Emitted> {
   const orgId = String(plugin.orgId);
@@ -429,36 +463,10 @@ async function install(client: PlatformClient, plugin: Plugin): Promise<Emitted>
     scopes: plugin.scopes ?? [],
     inputs: sampleValue('PLUGIN_INSTALLED', 'inputs') as Record<string, unknown>,
   };
-  if (plugin.type === 'DATA_PROVIDER') {
-    const repos = await client.repositories.listByOrg(orgId, { limit: 1 });
-    const repositoryId =
-      repos.data[0]?.id ??
-      (
-        await client.repositories.createInOrg(orgId, {
-          name: 'Sample repository (plugsmith trigger)',
-        })
-      ).id;
-    return {
-      instance: await client.dataProviders.add(repositoryId, body),
-      via: `POST /api/repositories/${repositoryId}/data-providers`,
-    };
-  }
-  if (plugin.type === 'EVENT_HANDLER') {
-    const agent = (await client.emulator.agentsOf(orgId))[0];
-    if (!agent)
-      throw new UserError(
-        `org ${orgId} has no agent to install on: create one with POST /_emulator/agents {"orgId": "${orgId}", "name": "…"}`,
-        EXIT.USAGE,
-      );
-    return {
-      instance: await client.agentPlugins.attach(agent.id, body),
-      via: `POST /api/agents/${agent.id}/plugins`,
-    };
-  }
-  const appId = String(sampleValue('PLUGIN_INSTALLED', 'appId'));
+  const entity = await sampleEntity(client, plugin, orgId);
   return {
-    instance: await client.appPlugins.attach(appId, { ...body, orgId }),
-    via: `POST /api/apps/${appId}/plugins`,
+    instance: await installOn(client, entity.kind, entity.id, body, { orgId }),
+    via: `POST ${INSTALL_ENTITIES[entity.kind].route(entity.id)}`,
   };
 }
 
@@ -474,12 +482,13 @@ const EMITTERS: Record<
 > = {
   async PLUGIN_UNINSTALLED(client, _plugin, instance) {
     const entityId = String(instance.entityId);
-    const route = ENTITY_ROUTES[instance.entityType];
-    await client[route.resource].remove(entityId, instance.id);
-    return {
-      instance,
-      via: `DELETE /api/${route.path}/${entityId}/${route.collection}/${instance.id}`,
-    };
+    const entity = entityOfInstance(instance);
+    if (!entity)
+      throw new Error(
+        `instance ${instance.id} is on an unknown kind of entity: ${instance.entityType}`,
+      );
+    await installsOn(client, entity).remove(entityId, instance.id);
+    return { instance, via: `DELETE ${INSTALL_ENTITIES[entity].route(entityId)}/${instance.id}` };
   },
   async AGENT_MESSAGE_RECEIVED(client, _plugin, instance) {
     const { character, conversation } = await openConversation(client, String(instance.entityId));

@@ -183,6 +183,14 @@ const rows: Row[] = [
     '/api/repositories/repo_1/files/file_1',
   ],
   [
+    'dataProviders.install',
+    (c) =>
+      c.dataProviders.install('repo_1', { name: 'n', pluginId: 'p', events: ['E'], scopes: ['S'] }),
+    'POST',
+    '/api/repositories/repo_1/data-providers',
+    { name: 'n', pluginId: 'p', events: ['E'], scopes: ['S'] },
+  ],
+  [
     'dataProviders.add',
     (c) =>
       c.dataProviders.add('repo_1', { name: 'n', pluginId: 'p', events: ['E'], scopes: ['S'] }),
@@ -203,6 +211,14 @@ const rows: Row[] = [
     '/api/repositories/repo_1/data-providers/inst_1',
   ],
   [
+    'agentPlugins.install',
+    (c) =>
+      c.agentPlugins.install('agent_nova', { name: 'n', pluginId: 'p', events: [], scopes: [] }),
+    'POST',
+    '/api/agents/agent_nova/plugins',
+    { name: 'n', pluginId: 'p', events: [], scopes: [] },
+  ],
+  [
     'agentPlugins.attach',
     (c) =>
       c.agentPlugins.attach('agent_nova', { name: 'n', pluginId: 'p', events: [], scopes: [] }),
@@ -221,6 +237,13 @@ const rows: Row[] = [
     (c) => c.agentPlugins.remove('agent_nova', 'inst_1'),
     'DELETE',
     '/api/agents/agent_nova/plugins/inst_1',
+  ],
+  [
+    'appPlugins.install',
+    (c) => c.appPlugins.install('app_1', { name: 'n', pluginId: 'p', events: [], scopes: [] }),
+    'POST',
+    '/api/apps/app_1/plugins',
+    { name: 'n', pluginId: 'p', events: [], scopes: [] },
   ],
   [
     'appPlugins.attach',

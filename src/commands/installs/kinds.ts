@@ -1,27 +1,22 @@
-import type { PluginType } from '../../shared/contract/index.js';
+import { INSTALL_ENTITIES, type InstallEntity } from '../../client/installs.js';
 
-/** The three kinds of plugin installation, one per plugin type: the entity it goes on and the client resource that installs it. */
+/** The three kinds of plugin installation, one per plugin type: the entity it goes on (src/client/installs.ts maps the rest). */
 export interface InstallKind {
-  pluginType: PluginType;
-  /** In words ("repository"). */
-  entity: string;
+  /** The entity it goes on, also its name in words ("repository"). */
+  entity: InstallEntity;
+  pluginType: (typeof INSTALL_ENTITIES)[InstallEntity]['pluginType'];
   /** What one installation is called ("data provider"). */
   what: string;
-  resource: 'dataProviders' | 'agentPlugins' | 'appPlugins';
 }
 
+const kind = (entity: InstallEntity, what: string): InstallKind => ({
+  entity,
+  pluginType: INSTALL_ENTITIES[entity].pluginType,
+  what,
+});
+
 export const INSTALL_KINDS = {
-  providers: {
-    pluginType: 'DATA_PROVIDER',
-    entity: 'repository',
-    what: 'data provider',
-    resource: 'dataProviders',
-  },
-  handlers: {
-    pluginType: 'EVENT_HANDLER',
-    entity: 'agent',
-    what: 'event handler',
-    resource: 'agentPlugins',
-  },
-  apps: { pluginType: 'APP', entity: 'app', what: 'app plugin', resource: 'appPlugins' },
+  providers: kind('repository', 'data provider'),
+  handlers: kind('agent', 'event handler'),
+  apps: kind('app', 'app plugin'),
 } as const satisfies Record<string, InstallKind>;

@@ -1,5 +1,6 @@
 import type { RunCommand, TargetFlags } from '../types.js';
-import type { PlatformClient, InstanceCreate } from '../../client/index.js';
+import type { InstanceCreate } from '../../client/index.js';
+import { installOn, installsOn } from '../../client/installs.js';
 import type { ListFlags } from '../list-options.js';
 import { confirmDeletion, printList, printRecord, readJsonFile, withClient } from '../context.js';
 import { askText } from '../../ui/dialogs.js';
@@ -13,16 +14,6 @@ interface AddFlags {
   scopes?: string[];
   inputs?: string;
   dispatchMode?: string;
-}
-
-/** The three methods of a kind's client resource, whatever the resource calls its install method. */
-function resourceOf(client: PlatformClient, kind: InstallKind) {
-  const resource = client[kind.resource];
-  return {
-    install: 'add' in resource ? resource.add : resource.attach,
-    list: resource.list,
-    remove: resource.remove,
-  };
 }
 
 /** Installs a plugin on an entity: events default to all the plugin's, scopes to none (granting is always explicit). */
@@ -40,16 +31,16 @@ export function runAdd(kind: InstallKind): RunCommand<AddFlags & TargetFlags> {
         name ??= plugin.name;
         events ??= plugin.events ?? [];
       }
-      return resourceOf(client, kind).install(entityId, {
+      const body: InstanceCreate = {
         name,
         pluginId,
         events,
         scopes: o.scopes ?? [],
         ...(inputs !== undefined ? { inputs } : {}),
         ...(o.dispatchMode !== undefined ? { eventDispatchMode: o.dispatchMode } : {}),
-        // An app has no record of its own: its first installation says which org it is in.
-        ...(kind.pluginType === 'APP' && settings.orgId ? { orgId: settings.orgId } : {}),
-      } as InstanceCreate);
+      };
+      // On an app, the body names the org (installOn adds it there only).
+      return installOn(client, kind.entity, entityId, body, { orgId: settings.orgId || undefined });
     });
     printRecord(input, instance);
   };
@@ -61,7 +52,7 @@ export function runList(kind: InstallKind): RunCommand<ListFlags & TargetFlags> 
     withClient(input, { token: true }, (client) =>
       printList(
         input,
-        (q) => resourceOf(client, kind).list(input.args[0], q),
+        (q) => installsOn(client, kind.entity).list(input.args[0], q),
         [
           { header: 'ID', value: (i) => i.id },
           { header: 'NAME', value: (i) => i.name },
@@ -81,7 +72,7 @@ export function runRemove(kind: InstallKind): RunCommand<{ yes?: boolean } & Tar
     const [entityId, instanceId] = input.args;
     await confirmDeletion(input, `${kind.what} ${instanceId} of ${kind.entity} ${entityId}`);
     const result = await withClient(input, { token: true }, (client) =>
-      resourceOf(client, kind).remove(entityId, instanceId),
+      installsOn(client, kind.entity).remove(entityId, instanceId),
     );
     printResult(
       input.io,

@@ -22,7 +22,7 @@ function pluginTests(title: string, options: EmulatorOptions) {
 
     it('records an install and keeps its token in an owner-only file', async () => {
       const { plugin: manifest } = h.manifest;
-      const instance = await h.client.appPlugins.attach(APP, {
+      const instance = await h.client.appPlugins.install(APP, {
         name: 'demo app',
         pluginId: h.pluginId,
         events: manifest.events,

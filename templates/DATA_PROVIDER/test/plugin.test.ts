@@ -39,7 +39,7 @@ function pluginTests(title: string, options: EmulatorOptions) {
 
     it('keeps its installation token in an owner-only file', async () => {
       const { plugin: manifest } = h.manifest;
-      const instance = await h.client.dataProviders.add(REPOSITORY, {
+      const instance = await h.client.dataProviders.install(REPOSITORY, {
         name: 'docs provider',
         pluginId: h.pluginId,
         events: manifest.events,

@@ -23,7 +23,7 @@ function pluginTests(title: string, options: EmulatorOptions) {
 
     it('keeps its installation token in an owner-only file', async () => {
       const { plugin: manifest } = h.manifest;
-      const instance = await h.client.agentPlugins.attach(AGENT, {
+      const instance = await h.client.agentPlugins.install(AGENT, {
         name: 'replies',
         pluginId: h.pluginId,
         events: manifest.events,

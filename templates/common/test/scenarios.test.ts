@@ -32,10 +32,10 @@ describe('scenarios', () => {
     const { events, scopes } = h.manifest.plugin;
     for (const install of manifest.installs ?? []) {
       const body = { name: install.name, pluginId: h.pluginId, events, scopes };
-      if (install.agent) await h.client.agentPlugins.attach(install.agent, body);
-      if (install.repository) await h.client.dataProviders.add(install.repository, body);
+      if (install.agent) await h.client.agentPlugins.install(install.agent, body);
+      if (install.repository) await h.client.dataProviders.install(install.repository, body);
       if (install.app)
-        await h.client.appPlugins.attach(install.app, { ...body, orgId: h.emu.orgId! });
+        await h.client.appPlugins.install(install.app, { ...body, orgId: h.emu.orgId! });
       await h.emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: h.pluginId });
     }
   });

@@ -1,0 +1,112 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import type { InstanceCreate, PlatformClient } from '../../src/client/index.js';
+import {
+  entityOfInstance,
+  entityOfPluginType,
+  INSTALL_ENTITIES,
+  installOn,
+  installsOn,
+  type InstallEntity,
+} from '../../src/client/installs.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../scenario/plugin-server.js';
+
+// Issue 42 item 3: one verb (`install`) and one entity-to-resource mapping (src/client/installs.ts) for the three kinds of
+// installation, on a real emulator with a real, verified plugin of each type. The old names (`add`, `attach`) still work.
+
+const CASES: Record<InstallEntity, { entityId: string; plugin: TestPlugin }> = {
+  repository: {
+    entityId: 'repo_docs',
+    plugin: {
+      name: 'docs reader',
+      description: 'reads files',
+      type: 'DATA_PROVIDER',
+      events: ['REPOSITORY_FILE_ADDED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+    },
+  },
+  agent: {
+    entityId: 'agent_nova',
+    plugin: {
+      name: 'echo',
+      description: 'answers',
+      type: 'EVENT_HANDLER',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
+  },
+  app: {
+    entityId: 'app_verb',
+    plugin: { name: 'an app', description: 'an app', type: 'APP', events: [], scopes: [] },
+  },
+};
+
+const KINDS = Object.keys(CASES) as InstallEntity[];
+
+let emu: Emulator;
+let client: PlatformClient;
+const pluginIds = {} as Record<InstallEntity, string>;
+
+beforeAll(async () => {
+  ({ emu, client } = await emulatorAndClient());
+  for (const kind of KINDS)
+    pluginIds[kind] = await servePlugin(emu, client, CASES[kind].plugin, {});
+});
+
+function body(kind: InstallEntity, name: string): InstanceCreate {
+  const { plugin } = CASES[kind];
+  return { name, pluginId: pluginIds[kind], events: plugin.events, scopes: plugin.scopes };
+}
+
+describe('the mapping', () => {
+  test('each plugin type goes on one kind of entity, and back', () => {
+    expect(KINDS.map((k) => entityOfPluginType(CASES[k].plugin.type))).toEqual(KINDS);
+    expect(entityOfPluginType('SOMETHING_NEW')).toBeUndefined();
+    expect(entityOfInstance({ entityType: 'SOMETHING_NEW' as 'AGENT' })).toBeUndefined();
+    expect(INSTALL_ENTITIES.repository.route('repo_docs')).toBe(
+      '/api/repositories/repo_docs/data-providers',
+    );
+  });
+});
+
+describe.each(KINDS)('on a %s', (kind) => {
+  const { entityId } = CASES[kind];
+
+  test('install, list and remove through the one verb', async () => {
+    const instance = await installOn(client, kind, entityId, body(kind, `via install ${kind}`), {
+      orgId: emu.orgId!,
+    });
+    expect(instance.entityId).toBe(entityId);
+    expect(instance.entityType).toBe(INSTALL_ENTITIES[kind].entityType);
+    expect(entityOfInstance(instance)).toBe(kind);
+    await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: pluginIds[kind] });
+
+    const listed = await installsOn(client, kind).list(entityId);
+    expect(listed.data.map((i) => i.id)).toContain(instance.id);
+
+    await installsOn(client, kind).remove(entityId, instance.id);
+    const after = await installsOn(client, kind).list(entityId);
+    expect(after.data.map((i) => i.id)).not.toContain(instance.id);
+  });
+
+  test('the deprecated name installs the same way', async () => {
+    const withOrg =
+      kind === 'app' ? { ...body(kind, 'via alias'), orgId: emu.orgId! } : body(kind, 'via alias');
+    const instance =
+      kind === 'repository'
+        ? await client.dataProviders.add(entityId, withOrg)
+        : kind === 'agent'
+          ? await client.agentPlugins.attach(entityId, withOrg)
+          : await client.appPlugins.attach(entityId, withOrg);
+    expect(instance.entityType).toBe(INSTALL_ENTITIES[kind].entityType);
+    const listed = await installsOn(client, kind).list(entityId);
+    expect(listed.data.map((i) => i.id)).toContain(instance.id);
+    await installsOn(client, kind).remove(entityId, instance.id);
+  });
+});
+
+test('the aliases are the install call itself', () => {
+  expect(client.dataProviders.add).toBe(client.dataProviders.install);
+  expect(client.agentPlugins.attach).toBe(client.agentPlugins.install);
+  expect(client.appPlugins.attach).toBe(client.appPlugins.install);
+});
