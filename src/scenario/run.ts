@@ -691,6 +691,8 @@ class Runner {
 
   /** The run's deliveries that needed a retry (none where the target keeps no delivery log). */
   private async retried(since: string): Promise<RetriedDelivery[]> {
+    // A remote platform's delivery log is not public: nothing is asked of /_emulator there.
+    if (this.remote) return [];
     const page = await this.client.emulator.deliveries
       .list({
         pluginId: this.pluginId,
