@@ -3,6 +3,7 @@
 // here rather than silently stop validating, stop filtering responses, or compile at every start.
 import { request } from 'undici';
 import { expect, test, vi } from 'vitest';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 async function call(url: string, token: string, method: 'GET' | 'POST', body?: unknown) {
   const res = await request(url, {
@@ -36,8 +37,8 @@ test('a start compiles no route schema; bodies are validated and responses writt
       name: 'compiled',
     });
     expect(created.status).toBe(201);
-    const stored = first.services.db.repositories.get(created.body.data.id)!;
-    await first.services.db.repositories.put({
+    const stored = emulatorInternals(first).db.repositories.get(created.body.data.id)!;
+    await emulatorInternals(first).db.repositories.put({
       ...stored,
       notInTheSchema: 'hidden',
     } as typeof stored);
