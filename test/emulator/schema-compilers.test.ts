@@ -3,7 +3,6 @@
 // here rather than silently stop validating, stop filtering responses, or compile at every start.
 import { request } from 'undici';
 import { expect, test, vi } from 'vitest';
-import { emulatorInternals } from '../../emulator/internals.js';
 
 async function call(url: string, token: string, method: 'GET' | 'POST', body?: unknown) {
   const res = await request(url, {
@@ -20,6 +19,8 @@ test('a start compiles no route schema; bodies are validated and responses writt
   vi.resetModules();
   const { startEmulator } = await import('../../emulator/index.js');
   const { compiled } = await import('../../emulator/schema-compilers.js');
+  // The registry of the emulator modules just loaded (the module the file imported would not know it).
+  const { emulatorInternals } = await import('../../emulator/internals.js');
   const first = await startEmulator();
   try {
     expect(compiled).toEqual({ validators: 0, serializers: 0 });
