@@ -137,7 +137,7 @@ export default async function run({ quick }) {
       webhookUrl: `${receiver.url}/hook`,
     });
     await api('POST', `/api/plugins/${plugin.id}/verify-webhook`);
-    const agentId = [...emu.services.db.agents.values()][0].id;
+    const agentId = emu.agentId;
     const instance = await api('POST', `/api/agents/${agentId}/plugins`, {
       name: 'bench',
       pluginId: plugin.id,

@@ -20,6 +20,7 @@ import {
 import type { FaultSettings, Overview } from '../src/shared/contract/index.js';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
+import { keepInternals } from './internals.js';
 import { loadCredentials, saveCredentials } from './credentials-file.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { PluginOutputLog } from './plugin-output/service.js';
@@ -139,6 +140,12 @@ export interface Emulator {
   apiKey: string | null;
   /** The org of the default credentials. */
   orgId: string | null;
+  /** The user of the seed's first token. */
+  userId: string | null;
+  /** The default workspace's agent: the first agent of `orgId` in the seed (the default seed's `agent_nova`), to install a plugin on. */
+  agentId: string | null;
+  /** The default workspace's character: the seed's first character of that agent (the default seed's `char_nova`), to chat with. */
+  characterId: string | null;
   /** The data dir, or null in memory. */
   dataDir: string | null;
   /** The admin credential of this start: send it as `x-plugsmith-admin` on `/_emulator` calls. */
@@ -151,8 +158,6 @@ export interface Emulator {
   dashboardUrl: string;
   /** A fresh single-use dashboard login link (as `plugsmith emulator dashboard` prints). */
   dashboardLink(): string;
-  /** Direct access to the emulator's services (store and collections), for tests. */
-  services: EmulatorServices;
   /** The webhook delivery log (every delivery with its attempts; secrets left out). */
   deliveries: {
     list(match?: DeliveryMatch): DeliveryView[];
@@ -322,17 +327,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     const apps = [managementApp, messagingApp];
     let closed = false;
-    return {
+    const workspace = services.config.credentials;
+    const emulator: Emulator = {
       url: managementUrl,
       messagingUrl,
       ...credentials,
+      userId: workspace.userId,
+      agentId: workspace.agentId,
+      characterId: workspace.characterId,
       dataDir: dataDir ?? null,
       adminToken,
       adminHeaders: { [ADMIN_HEADER]: adminToken },
       storeId,
       dashboardUrl: dashboardLink(services, logins),
       dashboardLink: () => dashboardLink(services, logins),
-      services,
       deliveries: {
         list: (match) => dispatcher.log.list(match),
         get: (id) => {
@@ -363,6 +371,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         ]);
       },
     };
+    return keepInternals(emulator, services);
   } catch (error) {
     await inTurn([
       () => Promise.all([managementApp?.close(), messagingApp?.close()]),

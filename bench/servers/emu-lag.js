@@ -5,11 +5,9 @@
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startStats } from './stats.js';
 
-const { startEmulator } = await import(
-  process.env.BENCH_DIST
-    ? `${process.env.BENCH_DIST}/emulator/index.js`
-    : '../../dist/emulator/index.js'
-);
+const dist = process.env.BENCH_DIST ?? '../../dist';
+const { startEmulator } = await import(`${dist}/emulator/index.js`);
+const { emulatorInternals } = await import(`${dist}/emulator/internals.js`);
 const emu = await startEmulator(process.argv[2] ? JSON.parse(process.argv[2]) : {});
 const statsUrl = await startStats();
 let gcMs = 0;
@@ -21,7 +19,7 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 let attempts = 0;
-emu.services.dispatcher.onAttempt(() => attempts++);
+emulatorInternals(emu).dispatcher.onAttempt(() => attempts++);
 const delay = monitorEventLoopDelay({ resolution: 5 });
 delay.enable();
 setInterval(() => {

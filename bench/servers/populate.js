@@ -1,11 +1,12 @@
 // Fills a data dir with N plugins (half public, tags from a pool of 20) straight through the store,
 // then prints how long it took. Usage: node populate.js <dataDir> <count>
 import { startEmulator } from '../../dist/emulator/index.js';
+import { emulatorInternals } from '../../dist/emulator/internals.js';
 
 const [dataDir, countArg] = process.argv.slice(2);
 const count = Number(countArg);
 const emu = await startEmulator({ dataDir });
-const { db, store } = emu.services;
+const { db, store } = emulatorInternals(emu);
 const now = Date.now();
 const base = {
   description: 'A benchmark plugin that does nothing much',

@@ -7,6 +7,7 @@ import { EVENT_KINDS } from '../../src/shared/contract/index.js';
 import { admin, api, cli, emulator, tempDir } from '../kit/index.js';
 import { contractViolations } from '../../emulator/openapi/contract-check.js';
 import { routesDocumentBuilds } from '../../emulator/openapi/document.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -244,8 +245,8 @@ describe('the contract check', () => {
   /** Plants a plugin whose type the contract does not know (import refuses such a record: it checks shapes). */
   async function plantBadPlugin(target: Emulator) {
     const now = new Date().toISOString();
-    const orgId = target.services.db.orgs.values().next().value!.id;
-    await target.services.db.plugins.put({
+    const orgId = emulatorInternals(target).db.orgs.values().next().value!.id;
+    await emulatorInternals(target).db.plugins.put({
       id: 'plg_bad',
       orgId,
       name: 'Bad',

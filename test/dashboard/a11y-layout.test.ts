@@ -36,7 +36,7 @@ beforeAll(async () => {
     name: 'Layout plugin with a rather long name',
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
     name: 'i',
     pluginId: plugin.id,

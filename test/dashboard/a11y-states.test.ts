@@ -26,7 +26,7 @@ describe('dashboard: axe on states reached by acting', () => {
       webhookUrl: hook.url,
       name: 'Axe plugin',
     });
-    const agentId = [...emu.services.db.agents.values()][0].id;
+    const agentId = emu.agentId!;
     await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
       name: 'On the agent',
       pluginId: plugin.id,

@@ -4,6 +4,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { call } from '../emulator/messaging/helpers.js';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // The Chat page's conversation list (issue 45): every entry said "Nova" and nothing else, and thirty
 // conversations pushed the message input off the screen. Each entry now shows the last message and
@@ -33,7 +34,9 @@ async function conversation(emu: Emulator, said: string | null): Promise<string>
 /** Waits until every reply of the emulator's conversations has ended. */
 async function repliesEnded(emu: Emulator): Promise<void> {
   await expect
-    .poll(() => [...emu.services.db.messages.values()].filter((m) => m.isStreaming).length)
+    .poll(
+      () => [...emulatorInternals(emu).db.messages.values()].filter((m) => m.isStreaming).length,
+    )
     .toBe(0);
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { adminCall, call } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // What only the CLI could do, from the page: export, import, reset (typed confirmation), fault
 // injection on and off with its profile and seed, sign out.
@@ -34,7 +35,7 @@ describe('dashboard: the emulator from the page', () => {
     expect(await reset.isDisabled()).toBe(true);
     await page.getByLabel('Type reset to confirm').fill('reset');
     await reset.click();
-    await expect.poll(() => emu.services.db.plugins.size).toBe(0);
+    await expect.poll(() => emulatorInternals(emu).db.plugins.size).toBe(0);
     await page.getByRole('status').filter({ hasText: 'The emulator was reset' }).waitFor();
 
     // Picking the file replaces nothing: the page shows what would be replaced and asks.
@@ -52,24 +53,24 @@ describe('dashboard: the emulator from the page', () => {
     // Now: the one made after the reset; in the file: the one kept in the export.
     expect(await pluginsRow.getByRole('cell').allTextContents()).toEqual(['1', '1']);
     await expect.poll(() => confirmation.getByRole('row').count()).toBeGreaterThan(2);
-    expect(emu.services.db.plugins.has(created2.body.data.id)).toBe(true);
+    expect(emulatorInternals(emu).db.plugins.has(created2.body.data.id)).toBe(true);
     const replace = confirmation.getByRole('button', { name: 'Replace the store' });
     expect(await replace.isDisabled()).toBe(true);
     await confirmation.getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('status').filter({ hasText: 'Import cancelled' }).waitFor();
     expect(await confirmation.count()).toBe(0);
-    expect(emu.services.db.plugins.has(created2.body.data.id)).toBe(true);
-    expect(emu.services.db.plugins.has(created.body.data.id)).toBe(false);
+    expect(emulatorInternals(emu).db.plugins.has(created2.body.data.id)).toBe(true);
+    expect(emulatorInternals(emu).db.plugins.has(created.body.data.id)).toBe(false);
 
     await page.getByLabel('Import a store from a file').setInputFiles(file);
     await confirmation.waitFor();
     await confirmation.getByLabel('Type import to confirm').fill('import');
     await confirmation.getByRole('button', { name: 'Replace the store' }).click();
     await expect
-      .poll(() => emu.services.db.plugins.get(created.body.data.id)?.name)
+      .poll(() => emulatorInternals(emu).db.plugins.get(created.body.data.id)?.name)
       .toBe('Kept in the export');
     await page.getByRole('status').filter({ hasText: 'imported' }).waitFor();
-    expect(emu.services.db.plugins.has(created2.body.data.id)).toBe(false);
+    expect(emulatorInternals(emu).db.plugins.has(created2.body.data.id)).toBe(false);
 
     await page.getByLabel('Fault profile').fill('drop=0.5');
     await page.getByLabel('Fault seed').fill('page-1');

@@ -3,6 +3,7 @@ import { startEmulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
 import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 describe('dashboard: Data', () => {
   it('shows a plugin created through the API; searches, edits (an invalid edit shows the details) and deletes it', async () => {
@@ -178,7 +179,7 @@ describe('dashboard: Data', () => {
       .getByRole('status')
       .filter({ hasText: 'The previous secret signs too until' })
       .waitFor();
-    const stored = emu.services.db.plugins.get(created.id)!;
+    const stored = emulatorInternals(emu).db.plugins.get(created.id)!;
     expect(stored.webhookSecret).not.toBe(created.webhookSecret);
     expect(await secret.textContent()).toBe(stored.webhookSecret);
     expect(stored.previousWebhookSecret).toBe(created.webhookSecret);
@@ -221,7 +222,8 @@ describe('dashboard: Data', () => {
     }
     const html = await page.content();
     expect(html).not.toContain(emu.apiKey);
-    for (const token of emu.services.db.tokens.values()) expect(html).not.toContain(token.hash);
+    for (const token of emulatorInternals(emu).db.tokens.values())
+      expect(html).not.toContain(token.hash);
 
     // Sorting by name ascending through the query system.
     const characters = await call(emu.url, 'POST', '/_emulator/characters', {

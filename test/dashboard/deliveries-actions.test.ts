@@ -33,7 +33,7 @@ beforeAll(async () => {
     name: 'Flaky receiver',
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   instanceId = (
     await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
       name: 'i',

@@ -38,7 +38,7 @@ beforeAll(async () => {
     (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, emu.token)).body.data
       .verified,
   ).toBe(true);
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
     name: 'On the agent',
     pluginId: plugin.id,
@@ -71,7 +71,7 @@ describe('dashboard: Trigger', () => {
       .poll(() => payload.inputValue())
       .toContain('Hello! Can you help me find the onboarding guide?');
     const sample = JSON.parse(await payload.inputValue());
-    expect(sample.agentId).toBe([...emu.services.db.agents.values()][0].id);
+    expect(sample.agentId).toBe(emu.agentId!);
 
     const before = hook.received.length;
     const logged = emu.deliveries.list().length;

@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js';
 import { api } from '../kit/index.js';
 import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // An empty list is where a newcomer starts: each one says how records get there, naming the
 // command (or the page) that makes the first one.
@@ -74,7 +75,7 @@ describe('dashboard: every empty list names the next step', () => {
       ).toContain('plugsmith chat');
 
       // The seed's repository has neither files nor data providers yet.
-      const repositoryId = [...emu.services.db.repositories.values()][0].id;
+      const repositoryId = [...emulatorInternals(emu).db.repositories.values()][0].id;
       await go(page, `data/repositories/${repositoryId}`);
       const repository = page.getByRole('article', { name: `Repository ${repositoryId}` });
       expect(
@@ -129,7 +130,7 @@ describe('dashboard: every empty list names the next step', () => {
     onTestFinished(async () => {
       await owner.delete(`/api/plugins/${plugin.id}`);
     });
-    const characterId = [...emu.services.db.characters.values()][0].id;
+    const characterId = [...emulatorInternals(emu).db.characters.values()][0].id;
     const conversation = await api(emu.messagingUrl, { token: `Bearer ${emu.apiKey}` }).data(
       'POST',
       '/conversations',

@@ -21,7 +21,7 @@ beforeAll(async () => {
     name: 'Focus plugin',
   });
   pluginId = plugin.id;
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
     name: 'On the agent',
     pluginId,

@@ -4,6 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
 import { newContext, openDashboard, screenshot } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // A page of another origin, open in the same browser as a signed-in dashboard, tries what a
 // malicious site would: read the session (its own localStorage is another origin's: empty), change
@@ -70,7 +71,7 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
       },
     });
     expect(plugin.status).toBe(201);
-    const agents = emu.services.db.agents.size;
+    const agents = emulatorInternals(emu).db.agents.size;
 
     const context = await newContext();
     const { page: dashboard } = await openDashboard(emu, undefined, context);
@@ -98,8 +99,8 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
     expect(JSON.stringify(results)).not.toContain(emu.token!);
 
     // Nothing changed: the plugin survived every reset attempt, no agent was added, no login link minted into the page.
-    expect(emu.services.db.plugins.has(plugin.body.data.id)).toBe(true);
-    expect(emu.services.db.agents.size).toBe(agents);
+    expect(emulatorInternals(emu).db.plugins.has(plugin.body.data.id)).toBe(true);
+    expect(emulatorInternals(emu).db.agents.size).toBe(agents);
     const sink = attacker.frame({ name: 'sink' })!;
     expect(await sink.content()).not.toContain('#login=');
 

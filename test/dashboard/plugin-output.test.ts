@@ -33,7 +33,7 @@ beforeAll(async () => {
     name: 'Output plugin',
   });
   pluginId = plugin.id;
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   const installed = await fetch(`${emu.url}/api/agents/${agentId}/plugins`, {
     method: 'POST',
     headers: { authorization: `Bearer ${emu.token}`, 'content-type': 'application/json' },

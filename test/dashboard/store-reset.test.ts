@@ -18,7 +18,7 @@ beforeAll(async () => {
     webhookUrl: hook.url,
     name: 'Reset plugin',
   });
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
     name: 'On the agent',
     pluginId: plugin.id,

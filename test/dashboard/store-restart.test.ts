@@ -38,7 +38,7 @@ describe('dashboard: after a restart', () => {
     });
     const token = emu.token!;
     const orgId = emu.orgId!;
-    const agentId = [...emu.services.db.agents.values()][0].id;
+    const agentId = emu.agentId!;
     await verifiedPlugin(emu, token, orgId, {
       type: 'EVENT_HANDLER',
       webhookUrl: hook.url,

@@ -36,7 +36,7 @@ beforeAll(async () => {
     emu.token,
   );
   expect(verified.body.data.verified, JSON.stringify(verified.body)).toBe(true);
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
     name: 'On the agent',
     pluginId,

@@ -3,6 +3,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { startReceiver, type Receiver } from '../check/receivers.js';
 import { call } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // The Trigger page's default AGENT_MESSAGE_RECEIVED payload, sent to a real plugin that answers as
 // the template does: it writes the character's reply into the conversation the event names, and a
@@ -33,7 +34,7 @@ beforeAll(async () => {
     emu.token,
   );
   expect(verified.body.data.verified, JSON.stringify(verified.body)).toBe(true);
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
     name: 'On the agent',
     pluginId,
@@ -58,7 +59,7 @@ describe('dashboard: Trigger AGENT_MESSAGE_RECEIVED with the default payload', (
       .poll(async () => JSON.parse(await payload.inputValue()).conversationId)
       .toMatch(/^(?!conv_sample$)/);
     const data = JSON.parse(await payload.inputValue());
-    const conversation = emu.services.db.conversations.get(data.conversationId);
+    const conversation = emulatorInternals(emu).db.conversations.get(data.conversationId);
     expect(conversation, `conversation ${data.conversationId} exists`).toBeTruthy();
     expect(data.characterId).toBe(conversation?.characterId);
     expect(data.message.conversationId).toBe(data.conversationId);
@@ -70,7 +71,7 @@ describe('dashboard: Trigger AGENT_MESSAGE_RECEIVED with the default payload', (
     expect(delivery?.type).toBe('AGENT_MESSAGE_RECEIVED');
     expect(delivery?.attempts[0]?.responseStatus, JSON.stringify(delivery?.attempts)).toBe(200);
     expect(delivery?.status).toBe('delivered');
-    const written = [...emu.services.db.messages.values()].filter(
+    const written = [...emulatorInternals(emu).db.messages.values()].filter(
       (m) => m.conversationId === data.conversationId && m.sender === 'CHARACTER',
     );
     expect(written.length).toBe(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // One file whose name the emulator refuses must not fail the others picked with it: the good ones
 // upload, the bad one is reported by name, with a sentence that says which characters are not
@@ -21,7 +22,7 @@ describe('dashboard: Uploads with a file name the emulator refuses', () => {
       const row = page.getByRole('row', { name: `Upload of ${name}` });
       await row.getByRole('cell', { name: 'UPLOADED' }).waitFor();
     }
-    const uploaded = [...emu.services.db.files.values()].map((f) => f.fileName).sort();
+    const uploaded = [...emulatorInternals(emu).db.files.values()].map((f) => f.fileName).sort();
     expect(uploaded).toEqual(['first.txt', 'third.txt']);
 
     const badRow = page.getByRole('row', { name: `Upload of ${bad}` });
@@ -52,7 +53,7 @@ describe('dashboard: Uploads with a file name the emulator refuses', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('the folder holds |, which is not allowed');
-    expect(emu.services.db.files.size).toBe(0);
+    expect(emulatorInternals(emu).db.files.size).toBe(0);
     expectNoConsoleErrors(consoleErrors);
   });
 });

@@ -92,7 +92,7 @@ test('dev: the plugin process output reaches the emulator scrubbed and escaped, 
   });
   const secret = (await api.get(`/api/plugins/${pluginId}`)).body.data.webhookSecret as string;
 
-  const agentId = [...emu.services.db.agents.values()][0].id;
+  const agentId = emu.agentId!;
   const instance = await api.post(`/api/agents/${agentId}/plugins`, {
     name: 'On the agent',
     pluginId,

@@ -3,6 +3,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 /** Status, the headers a HEAD answer must share with GET, and the body's length. */
 async function answer(url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) {
@@ -39,7 +40,7 @@ describe('the apps of an emulator', () => {
     const conversation = await request(`${emu.messagingUrl}/conversations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ characterId: emu.services.config.credentials.characterId }),
+      body: JSON.stringify({ characterId: emulatorInternals(emu).config.credentials.characterId }),
     });
     expect(conversation.statusCode).toBe(201);
     conversationId = ((await conversation.body.json()) as { data: { id: string } }).data.id;
@@ -85,7 +86,7 @@ describe('the apps of an emulator', () => {
 describe('the admin API, built on its first request', () => {
   it('a start registers none of its routes in the management app; a call still reaches them, behind the guard', async () => {
     const emu = await startEmulator();
-    const app = await buildManagementApp(emu.services);
+    const app = await buildManagementApp(emulatorInternals(emu));
     try {
       await app.ready();
       expect(app.hasRoute({ method: 'GET', url: '/_emulator/overview' })).toBe(false);

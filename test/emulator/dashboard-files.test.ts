@@ -4,6 +4,7 @@ import { startEmulator } from '../../emulator/index.js';
 import dashboardRoutes from '../../emulator/dashboard/routes.js';
 import { dashboardDir } from '../../emulator/dashboard/files.js';
 import { SHARED_SCHEMAS } from '../../src/shared/contract/index.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 describe('the dashboard files', () => {
   it('come from dist/dashboard of the package, found from the source tree too', () => {
@@ -16,8 +17,8 @@ describe('the dashboard files', () => {
     const app = Fastify();
     for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
     await app.register(dashboardRoutes, {
-      services: emu.services,
-      logins: emu.services.admin.logins,
+      services: emulatorInternals(emu),
+      logins: emulatorInternals(emu).admin.logins,
       filesDir: '/nonexistent/dashboard',
       prefix: '/_emulator',
     });

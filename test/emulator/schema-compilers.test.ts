@@ -19,6 +19,8 @@ test('a start compiles no route schema; bodies are validated and responses writt
   vi.resetModules();
   const { startEmulator } = await import('../../emulator/index.js');
   const { compiled } = await import('../../emulator/schema-compilers.js');
+  // The registry of the emulator modules just loaded (the module the file imported would not know it).
+  const { emulatorInternals } = await import('../../emulator/internals.js');
   const first = await startEmulator();
   try {
     expect(compiled).toEqual({ validators: 0, serializers: 0 });
@@ -36,8 +38,8 @@ test('a start compiles no route schema; bodies are validated and responses writt
       name: 'compiled',
     });
     expect(created.status).toBe(201);
-    const stored = first.services.db.repositories.get(created.body.data.id)!;
-    await first.services.db.repositories.put({
+    const stored = emulatorInternals(first).db.repositories.get(created.body.data.id)!;
+    await emulatorInternals(first).db.repositories.put({
       ...stored,
       notInTheSchema: 'hidden',
     } as typeof stored);

@@ -7,6 +7,7 @@ import { buildManagementApp } from '../../emulator/app.js';
 import { adminRefusal, isThisMachine, ownHostNames } from '../../emulator/admin/guard.js';
 import { call } from '../helpers/http.js';
 import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // Two ways the admin guard locked out the people it serves:
 // - `--host <this machine's LAN address>`: a CLI on the same machine connects to that address and
@@ -48,7 +49,7 @@ describe("a peer on one of this machine's own addresses is this machine", () => 
   it("the real guard counts the real interface addresses (inject from this machine's LAN address)", async () => {
     const lan = lanAddress() ?? '127.0.0.1';
     const emu = await startEmulator({ host: '127.0.0.1' });
-    const app: FastifyInstance = await buildManagementApp(emu.services);
+    const app: FastifyInstance = await buildManagementApp(emulatorInternals(emu));
     try {
       const res = await app.inject({
         method: 'GET',

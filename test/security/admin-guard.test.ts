@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
 import { call } from '../helpers/http.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // The admin surface (/_emulator) belongs to the person running the emulator and their tools. A
 // web page (CSRF, DNS rebinding), a caller without the credential and a remote peer are refused.
@@ -50,7 +51,7 @@ const ROUTES: Array<{ method: string; path: string; body?: unknown }> = [
 
 describe('the admin credential', () => {
   it('is required on every admin route: none or a wrong one is a 401 that names the header', async () => {
-    const keys = emu.services.db.apiKeys.size;
+    const keys = emulatorInternals(emu).db.apiKeys.size;
     for (const route of ROUTES) {
       const body = route.body && JSON.parse(JSON.stringify(route.body).replace('ORG', emu.orgId!));
       for (const headers of [
@@ -64,7 +65,7 @@ describe('the admin credential', () => {
         expect(res.body.error.message).toContain('x-plugsmith-admin');
       }
     }
-    expect(emu.services.db.apiKeys.size).toBe(keys);
+    expect(emulatorInternals(emu).db.apiKeys.size).toBe(keys);
   });
 
   it('opens every admin route to the right one; health needs none', async () => {
@@ -98,7 +99,7 @@ describe('web pages', () => {
       expect(res.body.error.error).toBe('FORBIDDEN');
       expect(res.body.error.message).toMatch(/Origin/);
     }
-    expect(emu.services.db.agents.has(id)).toBe(true);
+    expect(emulatorInternals(emu).db.agents.has(id)).toBe(true);
   });
 
   it("a state change in a CORS-simple content type is refused even from the emulator's own origin", async () => {
@@ -116,7 +117,7 @@ describe('web pages', () => {
       expect(res.status, contentType).toBe(415);
       expect(res.body.error.message).toMatch(/application\/json/);
     }
-    expect(emu.services.db.agents.has(id)).toBe(true);
+    expect(emulatorInternals(emu).db.agents.has(id)).toBe(true);
     // The emulator's own origin with JSON is fine.
     expect(
       (
@@ -168,8 +169,8 @@ describe('remote peers', () => {
   let app: FastifyInstance;
   let openApp: FastifyInstance;
   beforeAll(async () => {
-    app = await buildManagementApp(emu.services);
-    openApp = await buildManagementApp(remoteEmu.services);
+    app = await buildManagementApp(emulatorInternals(emu));
+    openApp = await buildManagementApp(emulatorInternals(remoteEmu));
   });
   afterAll(async () => {
     await app?.close();
@@ -192,14 +193,14 @@ describe('remote peers', () => {
     });
 
   it('cannot mint a messaging key (or call any admin route) unless the emulator opted in', async () => {
-    const keys = emu.services.db.apiKeys.size;
+    const keys = emulatorInternals(emu).db.apiKeys.size;
     for (const route of ROUTES) {
       const body = route.body && JSON.parse(JSON.stringify(route.body).replace('ORG', emu.orgId!));
       const res = await remote(app, route.method as 'GET', route.path, emu.adminHeaders, body);
       expect(res.statusCode, `${route.method} ${route.path}`).toBe(403);
       expect(res.json().error.message).toMatch(/--allow-remote-admin/);
     }
-    expect(emu.services.db.apiKeys.size).toBe(keys);
+    expect(emulatorInternals(emu).db.apiKeys.size).toBe(keys);
     // Health holds no data: any peer may ask.
     expect((await remote(app, 'GET', '/_emulator/health', {})).statusCode).toBe(200);
   });

@@ -10,6 +10,7 @@ import {
   messagingSeed,
   newConversation,
 } from '../emulator/messaging/helpers.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // Conversation streams whose clients never read: each one made the emulator hold up to
 // 16 MiB of unsent reply packets, and nothing bounded how many there were (24 of them took the
@@ -107,7 +108,7 @@ async function stalledReader(conversationId: string, key: string): Promise<Socke
 /** What the emulator holds unsent for its conversation streams, once the current writes have settled. */
 async function held() {
   await new Promise((resolve) => setImmediate(resolve));
-  return emu.services.messaging.streams.buffered();
+  return emulatorInternals(emu).messaging.streams.buffered();
 }
 
 /** Issues another API key of org A (through the admin API). */
@@ -132,7 +133,7 @@ describe('all conversation streams together', () => {
     for (const id of conversations) await stalledReader(id, KEY_A);
     const readingId = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const reading = await EventClient.open(emu.messagingUrl, readingId, KEY_A);
-    const streams = emu.services.messaging.streams;
+    const streams = emulatorInternals(emu).messaging.streams;
 
     // The first conversation gets two replies a round, the others one: its reader falls furthest behind.
     const open = () => conversations.map((id) => streams.count(id));
@@ -183,7 +184,7 @@ describe("one API key's conversation streams", () => {
     const lone = await newConversation(emu.messagingUrl, otherKey, 'char_fast');
     for (const id of many) await stalledReader(id, KEY_A);
     await stalledReader(lone, otherKey);
-    const streams = emu.services.messaging.streams;
+    const streams = emulatorInternals(emu).messaging.streams;
 
     let most = 0;
     let loneMost = 0;

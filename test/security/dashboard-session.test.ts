@@ -3,6 +3,7 @@ import { SESSION_HEADER, startEmulator, type Emulator } from '../../emulator/ind
 import { DashboardLogins } from '../../emulator/admin/dashboard-logins.js';
 import { request } from 'undici';
 import { call, type ApiResponse } from '../helpers/http.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // The dashboard signs in with single-use login codes (in the URL's fragment) traded for a session
 // token in the answer's body (no cookie); the token, sent as the x-plugsmith-session header, then
@@ -184,7 +185,7 @@ describe('the session header', () => {
 
   it('does not open state changes to web pages: other origins, other sites and CORS-simple bodies are refused even with it', async () => {
     const headers = await session(emu);
-    const agents = emu.services.db.agents.size;
+    const agents = emulatorInternals(emu).db.agents.size;
     const attempts: Array<Record<string, string>> = [
       { origin: 'http://127.0.0.1:1' },
       { origin: 'null' },
@@ -210,7 +211,7 @@ describe('the session header', () => {
       rawBody: 'name=Intruder',
     });
     expect(form.status).toBe(415);
-    expect(emu.services.db.agents.size).toBe(agents);
+    expect(emulatorInternals(emu).db.agents.size).toBe(agents);
   });
 });
 
@@ -231,7 +232,7 @@ describe('login codes and sessions in memory', () => {
   });
 
   it('an emulator keeps at most its default caps however many links are minted and traded', async () => {
-    const emuLogins = emu.services.admin.logins;
+    const emuLogins = emulatorInternals(emu).admin.logins;
     for (let i = 0; i < 1_100; i++) emu.dashboardLink();
     expect(emuLogins.counts().codes).toBeLessThanOrEqual(1_000);
     for (let i = 0; i < 120; i++) await session(emu);

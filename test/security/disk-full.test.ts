@@ -5,6 +5,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { api } from '../emulator/helpers.js';
 import { RawConnection } from '../helpers/raw-http.js';
 import { smallDisk, type SmallDisk } from '../helpers/small-disk.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // "Disk full wedges connections and shutdown" (issue 24, item 9): an upload failing with ENOSPC
 // answered 500 with keep-alive and its body unread, so the next request on that connection got no
@@ -106,7 +107,7 @@ test('after a compaction that met a full disk, close() resolves once space is ba
   expect(gen.status).toBe(201);
   disk.fill();
   try {
-    await expect(emu.services.store.compact()).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(emulatorInternals(emu).store.compact()).rejects.toMatchObject({ code: 'ENOSPC' });
   } finally {
     disk.free();
   }
@@ -130,7 +131,7 @@ test('close() while the disk is still full releases the lock all the same', asyn
   const emu = await startEmulator({ dataDir });
   disk.fill();
   try {
-    await expect(emu.services.store.compact()).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(emulatorInternals(emu).store.compact()).rejects.toMatchObject({ code: 'ENOSPC' });
     await emu.close().catch(() => undefined);
     expect(existsSync(join(dataDir, 'emulator.lock'))).toBe(false);
   } finally {

@@ -3,6 +3,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { call } from '../helpers/http.js';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
 import { verifiedDataProvider } from '../emulator/helpers.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // An import was checked for ids and serializability only: a plugin with `name: 5` (or an agent
 // without orgId) was stored, and every route that read it afterwards met a record it could not
@@ -43,7 +44,7 @@ test('a record of the wrong shape is a 400 naming its path, and nothing changes'
     expected: 'a string',
   });
   expect(res.body.error.message).toContain(`collections.plugins.${plugin}.name`);
-  expect(emu.services.db.plugins.get(made.body.data.id)?.name).toBe('kept');
+  expect(emulatorInternals(emu).db.plugins.get(made.body.data.id)?.name).toBe('kept');
 
   const noOrg = structuredClone(before);
   noOrg.collections.agents = [{ id: 'agent_loose', name: 'Loose', createdAt: 'x', updatedAt: 'x' }];
@@ -53,7 +54,7 @@ test('a record of the wrong shape is a 400 naming its path, and nothing changes'
   });
   expect(refused.status).toBe(400);
   expect(refused.body.error.details[0].path).toEqual(['collections', 'agents', '0', 'orgId']);
-  expect(emu.services.db.agents.has('agent_loose')).toBe(false);
+  expect(emulatorInternals(emu).db.agents.has('agent_loose')).toBe(false);
 });
 
 test('an export of the running emulator (instances, deliveries, files, messages, tokens) imports back whole', async () => {

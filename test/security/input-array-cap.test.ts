@@ -3,6 +3,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { MAX_JSON_ARRAY_ITEMS, parseJsonBody } from '../../emulator/json-body.js';
 import { api } from '../emulator/helpers.js';
 import { call } from '../helpers/http.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // The validators report every problem (allErrors), so an array far past its schema's maxItems was
 // walked item by item before the 400: plugin `events` with 200,000 items (400 KB) held the
@@ -70,6 +71,6 @@ describe('arrays in bodies are capped at the parse step', () => {
       body: data,
     });
     expect(imported.status, JSON.stringify(imported.body).slice(0, 300)).toBe(200);
-    expect(emu.services.db.agents.size).toBeGreaterThan(MAX_JSON_ARRAY_ITEMS);
+    expect(emulatorInternals(emu).db.agents.size).toBeGreaterThan(MAX_JSON_ARRAY_ITEMS);
   });
 });

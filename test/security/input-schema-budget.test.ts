@@ -12,6 +12,7 @@ import {
 } from '../../emulator/validation/json-schema.js';
 import { api } from '../emulator/helpers.js';
 import { runCliInProcess, tempDir } from '../kit/index.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // ajv turns a supplied JSON Schema into code on the event loop, at a cost that grows with the
 // schema: an inputsSchema of 2,000 patterned properties (92 KB) held the whole emulator 8 s, 10,000
@@ -57,7 +58,7 @@ function expectTooLarge(
 describe('supplied JSON Schemas are bounded before they compile', () => {
   it('an inputsSchema past MAX_SCHEMA_NODES is a 400 naming the limit, and nothing was compiled or stored', async () => {
     const before = compiledSchemaCounts().validators;
-    const plugins = emu.services.db.plugins.size;
+    const plugins = emulatorInternals(emu).db.plugins.size;
     // 2,000 patterned properties: the audit's 8-second schema; 10,000 plain ones took 7.4 s (10,000 is refused for its length, 1,000 for its values).
     // Since issue 24 an object of over 1,000 keys is refused earlier still, when the body is parsed.
     const res = await post('/api/orgs/org_dev/plugins', {
@@ -89,7 +90,7 @@ describe('supplied JSON Schemas are bounded before they compile', () => {
     });
     expectTooLarge(plain, 'inputsSchema', 'MAX_SCHEMA_NODES');
     expect(compiledSchemaCounts().validators).toBe(before);
-    expect(emu.services.db.plugins.size).toBe(plugins);
+    expect(emulatorInternals(emu).db.plugins.size).toBe(plugins);
   });
 
   it('more patterns than MAX_SCHEMA_PATTERNS are a 400 naming the limit', async () => {

@@ -7,6 +7,7 @@ import {
 } from '../../emulator/validation/json-schema.js';
 import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
 import { call } from '../helpers/http.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // Issue 24 audit, gap A: MAX_SCHEMA_NODES bounds a supplied schema's size, not how often its checks
 // run. `$ref` let a 201-value schema expand exponentially: 19 definitions each `allOf` two refs to the
@@ -56,11 +57,11 @@ function expectRefused(
 
 describe('supplied schemas are bounded with every $ref inlined', () => {
   it("the audit's url schema (19 doubling levels) is refused at plugin creation, naming the limit", async () => {
-    const plugins = emu.services.db.plugins.size;
+    const plugins = emulatorInternals(emu).db.plugins.size;
     const res = await createPlugin(doubling(19, { type: 'string', format: 'url' }));
     expectRefused(res, 'schema_too_large', ['inputsSchema'], /MAX_SCHEMA_EXPANDED_NODES/);
     expect(res.body.error.details[0].message).toContain(String(MAX_SCHEMA_EXPANDED_NODES));
-    expect(emu.services.db.plugins.size).toBe(plugins);
+    expect(emulatorInternals(emu).db.plugins.size).toBe(plugins);
   });
 
   it("the audit's heap-exhaustion schema (24 levels of integer checks) is refused at plugin creation", async () => {

@@ -3,6 +3,7 @@ import { buildManagementApp } from '../../emulator/app.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { api } from '../emulator/helpers.js';
 import { RawConnection } from '../helpers/raw-http.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // "A request body that trickles in forever is never timed out" (issue 24): fastify's
 // requestTimeout is 0, so a body that stops, or comes a byte at a time, held its connection (and
@@ -136,7 +137,7 @@ test('an SSE stream (a request without a body) outlives the bound and still deli
   const created = await fetch(`${emu.messagingUrl}/conversations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ characterId: emu.services.config.credentials.characterId }),
+    body: JSON.stringify({ characterId: emulatorInternals(emu).config.credentials.characterId }),
   });
   expect(created.status).toBe(201);
   const conversationId = ((await created.json()) as { data: { id: string } }).data.id;
@@ -168,7 +169,7 @@ test('an SSE stream (a request without a body) outlives the bound and still deli
 });
 
 test('a request injected into an app (inject(): no connection to hold) is not bounded, so nothing goes off when its bound has passed', async () => {
-  const app = await buildManagementApp(emu.services);
+  const app = await buildManagementApp(emulatorInternals(emu));
   try {
     // Refused before its body is read, the injected request never ends (nor closes).
     const res = await app.inject({

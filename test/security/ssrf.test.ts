@@ -9,6 +9,7 @@ import {
   verifiedPlugin,
   WebhookServer,
 } from '../emulator/webhooks/helpers.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // A plugin is an org member's code: whatever URL it names as its webhook, the emulator's own
 // webhook requests (challenges and deliveries, sent from 127.0.0.1) must not reach /_emulator.
@@ -51,9 +52,9 @@ afterAll(async () => {
 /** Counts that a reset or import would change. */
 function storeShape() {
   return {
-    plugins: emu.services.db.plugins.size,
-    instances: emu.services.db.instances.size,
-    deliveries: emu.services.db.deliveries.size,
+    plugins: emulatorInternals(emu).db.plugins.size,
+    instances: emulatorInternals(emu).db.instances.size,
+    deliveries: emulatorInternals(emu).db.deliveries.size,
   };
 }
 
@@ -117,7 +118,9 @@ describe('a webhook URL aimed at the emulator itself', () => {
       { webhookUrl: `${emu.url}/_emulator/reset` },
     );
     expect(updated.status).toBe(400);
-    expect(emu.services.db.plugins.get(plugin.body.data.id)!.webhookUrl).toBe(attackerHook.url);
+    expect(emulatorInternals(emu).db.plugins.get(plugin.body.data.id)!.webhookUrl).toBe(
+      attackerHook.url,
+    );
   });
 
   it('verify-webhook of a plugin whose stored URL is /_emulator/reset sends nothing there and resets nothing', async () => {
@@ -129,8 +132,8 @@ describe('a webhook URL aimed at the emulator itself', () => {
       scopes: [],
       webhookUrl: attackerHook.url,
     });
-    const record = emu.services.db.plugins.get(plugin.body.data.id)!;
-    await emu.services.db.plugins.put({
+    const record = emulatorInternals(emu).db.plugins.get(plugin.body.data.id)!;
+    await emulatorInternals(emu).db.plugins.put({
       ...record,
       webhookUrl: `http://localhost:${new URL(emu.url).port}/_emulator/reset`,
     });
@@ -150,7 +153,7 @@ describe('a webhook URL aimed at the emulator itself', () => {
     const after = storeShape();
     expect(after.plugins).toBe(before.plugins);
     expect(after.instances).toBe(before.instances);
-    expect(emu.services.db.deliveries.get(victimDelivery.id)).toBeDefined();
+    expect(emulatorInternals(emu).db.deliveries.get(victimDelivery.id)).toBeDefined();
   });
 
   it("a delivery to another org's /_emulator/deliveries/:id/redeliver is not sent: the victim gets its event once", async () => {
@@ -161,8 +164,8 @@ describe('a webhook URL aimed at the emulator itself', () => {
       scopes: [],
       webhookUrl: attackerHook.url,
     });
-    const record = emu.services.db.plugins.get(plugin.body.data.id)!;
-    await emu.services.db.plugins.put({
+    const record = emulatorInternals(emu).db.plugins.get(plugin.body.data.id)!;
+    await emulatorInternals(emu).db.plugins.put({
       ...record,
       webhookUrl: `${emu.url}/_emulator/deliveries/${victimDelivery.id}/redeliver`,
     });

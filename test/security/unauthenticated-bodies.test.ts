@@ -1,6 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { RawConnection } from '../helpers/raw-http.js';
+import { emulatorInternals } from '../../emulator/internals.js';
 
 // Issue 41, item 9: one client with no credential held every connection slot. 260 connections
 // trickling 1 MB bodies to /_emulator/dashboard/session (the sign-in, which needs no credential) at
@@ -157,7 +158,7 @@ describe('bodies from callers without a credential', { timeout: 60_000 }, () => 
 
   it('a sign-in at a normal pace still works, and callers with a credential still send large bodies', async () => {
     const emu = await emulator();
-    const code = emu.services.admin.logins.mintCode();
+    const code = emulatorInternals(emu).admin.logins.mintCode();
     const signIn = await fetch(`${emu.url}/_emulator/dashboard/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

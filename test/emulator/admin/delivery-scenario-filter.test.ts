@@ -54,7 +54,7 @@ beforeAll(async () => {
     webhookUrl: hook.url,
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  agentId = [...emu.services.db.agents.values()][0].id;
+  agentId = emu.agentId!;
   instanceId = (
     await install(emu, hook, emu.token!, `/api/agents/${agentId}/plugins`, {
       name: 'On the agent',

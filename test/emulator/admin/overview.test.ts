@@ -9,6 +9,7 @@ import {
   WebhookServer,
 } from '../webhooks/helpers.js';
 import { deadUrl } from '../../kit/index.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // GET /_emulator/overview: what the dashboard's Overview shows, from the running emulator itself.
 
@@ -119,8 +120,9 @@ describe('GET /_emulator/overview', () => {
     );
 
     const { data } = await overview();
+    const { db } = emulatorInternals(emu);
     for (const [name, count] of Object.entries(data.counts))
-      expect(count, name).toBe(emu.services.db[name as keyof typeof emu.services.db].size);
+      expect(count, name).toBe(db[name as keyof typeof db].size);
     expect(data.counts.plugins).toBe(before.counts.plugins + 3);
     expect(data.counts.instances).toBe(before.counts.instances + 2);
     const all = emu.deliveries.list();

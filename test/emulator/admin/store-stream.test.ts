@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // GET /_emulator/stream: the store announces each replacement (reset, import) with a new epoch, once the new records are in.
 
@@ -64,8 +65,8 @@ describe('the store-replaced stream', () => {
       const exported = await admin('GET', '/_emulator/export');
       // What a listener sees when told: the users at that moment (a reset announced before seeding would show none).
       const usersWhenTold: number[] = [];
-      const unsubscribe = emu.services.store.replacements.subscribe(() =>
-        usersWhenTold.push(emu.services.db.users.size),
+      const unsubscribe = emulatorInternals(emu).store.replacements.subscribe(() =>
+        usersWhenTold.push(emulatorInternals(emu).db.users.size),
       );
 
       await admin('POST', '/_emulator/reset');

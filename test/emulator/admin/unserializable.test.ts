@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { RecordRefused } from '../../../emulator/store/store.js';
 import { WebhookServer } from '../webhooks/helpers.js';
 import { api, deepJson, exported, verifiedDataProvider } from '../helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 /**
  * A change that cannot be written to the journal (JSON.stringify overflows on ~4,200 levels) is
@@ -103,7 +104,7 @@ describe('a change that cannot be serialized is refused with nothing applied', (
   });
 
   test('through the store itself: a refused record leaves memory and the journal as they were, and so does its whole batch', async () => {
-    const { db, store } = emu.services;
+    const { db, store } = emulatorInternals(emu);
     const deep = JSON.parse(deepJson(5000));
     const size = db.repositories.size;
     const record = {
@@ -136,7 +137,7 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     expect(db.repositories.has('repo_good')).toBe(false);
     expect(db.repositories.size).toBe(size);
     await restart();
-    expect(emu.services.db.repositories.has('repo_good')).toBe(false);
-    expect(emu.services.db.repositories.size).toBe(size);
+    expect(emulatorInternals(emu).db.repositories.has('repo_good')).toBe(false);
+    expect(emulatorInternals(emu).db.repositories.size).toBe(size);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ORG, TOKENS, useMatrixEmulator } from '../../helpers/matrix-emulator.js';
 import { expectError, expectValidationError } from '../../helpers/envelope.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // The error envelope and the status codes of docs/emulator-behaviour.md ("Envelope and errors") for input that never reaches a handler's logic.
 
@@ -56,7 +57,9 @@ describe('bodies that are not a JSON object', () => {
   });
 
   test('nothing was created by any of them', async () => {
-    const names = [...emulator.current.emu.services.db.plugins.values()].map((p) => p.name);
+    const names = [...emulatorInternals(emulator.current.emu).db.plugins.values()].map(
+      (p) => p.name,
+    );
     expect(names).toEqual([]);
   });
 });

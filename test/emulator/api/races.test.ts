@@ -7,6 +7,7 @@ import { deletePlugin } from '../../../emulator/api/plugins/service.js';
 import { installInstance } from '../../../emulator/api/instances/service.js';
 import { HttpError } from '../../../emulator/errors.js';
 import type { InstanceRecord } from '../../../emulator/model.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 /** A gate a test opens by hand: `reached` resolves when something waits on it. */
 function gate() {
@@ -93,7 +94,7 @@ describe('races between changes', () => {
     held.open();
     expect((await deleting).status).toBe(200);
 
-    expect(emu.services.db.instances.where('pluginId', pluginId)).toEqual([]);
+    expect(emulatorInternals(emu).db.instances.where('pluginId', pluginId)).toEqual([]);
     const listed = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
     });
@@ -114,7 +115,7 @@ describe('races between changes', () => {
     hook = await WebhookServer.start();
     emu = await startEmulator();
     const pluginId = await verifiedDataProvider(emu, hook);
-    const { services } = emu;
+    const services = emulatorInternals(emu);
     const now = new Date().toISOString();
     const instance: InstanceRecord = {
       id: 'pin_interleaved',
@@ -147,7 +148,7 @@ describe('races between changes', () => {
     emu = await startEmulator();
     const fileId = await uploadedFile(emu, 'report.pdf');
     // Hold the first UPLOADED request where it waits on storage (after it checked the move).
-    const storage = emu.services.storage;
+    const storage = emulatorInternals(emu).storage;
     const stat = storage.stat.bind(storage);
     const held = gate();
     let calls = 0;
@@ -203,6 +204,6 @@ describe('races between changes', () => {
     expect(completed.status).toBe(200);
     const results = await Promise.all(uploads);
     for (const r of results) expect([200, 409]).toContain(r.status);
-    expect(emu.services.db.files.get(fileId)!.status).toBe('COMPLETED');
+    expect(emulatorInternals(emu).db.files.get(fileId)!.status).toBe('COMPLETED');
   });
 });

@@ -9,6 +9,7 @@ import {
   verifiedPlugin,
   WebhookServer,
 } from '../webhooks/helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // Answers are written from their response schemas, which drop any field they do not name. These
 // compare each answer with what the store holds, so a field the contract forgot shows up as missing.
@@ -48,7 +49,7 @@ describe('answers carry every stored field the contract shows', () => {
       '/api/agents/agent_acme/plugins',
       body,
     );
-    const stored = emu.services.db.instances.get(instance.id);
+    const stored = emulatorInternals(emu).db.instances.get(instance.id);
     expect(instance).toEqual(stored);
     const listed = await call(
       emu.url,
@@ -76,7 +77,7 @@ describe('answers carry every stored field the contract shows', () => {
       expect(answer.status, JSON.stringify(answer.body)).toBe(method === 'POST' ? 201 : 200);
       const { files, expiresIn } = answer.body.data;
       expect(expiresIn).toBe(3600);
-      const { storageKey, ...shown } = emu.services.db.files.get(files[0].fileRecord.id)!;
+      const { storageKey, ...shown } = emulatorInternals(emu).db.files.get(files[0].fileRecord.id)!;
       expect(storageKey).toBeTruthy();
       expect(files[0].fileRecord).toEqual(shown);
       expect(files[0].signedUrl).toMatch(/^http/);
@@ -96,7 +97,7 @@ describe('answers carry every stored field the contract shows', () => {
       { graceSeconds: 60 },
     );
     expect(answer.status).toBe(200);
-    const stored = emu.services.db.plugins.get(plugin.id)!;
+    const stored = emulatorInternals(emu).db.plugins.get(plugin.id)!;
     expect(answer.body.data).toEqual({
       id: plugin.id,
       webhookSecret: stored.webhookSecret,
@@ -130,7 +131,7 @@ describe('answers carry every stored field the contract shows', () => {
   test('an export holds every stored record as it is, secrets (hashed or signing) included', async () => {
     const exported = (await adminCall(emu, 'GET', '/_emulator/export')).body.data;
     expect(exported).toMatchObject({ format: 'plugsmith-emulator-export', version: 1 });
-    for (const collection of Object.values(emu.services.db)) {
+    for (const collection of Object.values(emulatorInternals(emu).db)) {
       expect(exported.collections[collection.name], collection.name).toEqual(
         JSON.parse(JSON.stringify([...collection.values()])),
       );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startEmulator } from '../../../emulator/index.js';
 import { builtEmulator, startChild, type ChildInfo } from './child.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 const CONCURRENCY = 50;
 const ROUNDS = 3;
@@ -98,10 +99,10 @@ async function crashRounds(
     const emu = await startEmulator({ dataDir });
     try {
       const missing = [...all].filter(
-        ([id, name]) => emu.services.db.plugins.get(id)?.name !== name,
+        ([id, name]) => emulatorInternals(emu).db.plugins.get(id)?.name !== name,
       );
       expect(missing, `acknowledged creates lost in round ${round}`).toEqual([]);
-      expect(emu.services.db.plugins.size).toBeGreaterThanOrEqual(all.size);
+      expect(emulatorInternals(emu).db.plugins.size).toBeGreaterThanOrEqual(all.size);
       // And it serves: the restarted emulator still uses the same credentials.
       const res = await fetch(`${emu.url}/api/plugins/${[...all.keys()][0]}`, {
         headers: { authorization: child.info.token },

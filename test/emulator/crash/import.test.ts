@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator } from '../../../emulator/index.js';
 import { builtEmulator, startChild, type ChildInfo } from './child.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let root: string;
 beforeAll(async () => {
@@ -99,14 +100,14 @@ test.each(STEPS)(
 
     const emu = await startEmulator({ dataDir });
     try {
-      const names = [...emu.services.db.plugins.values()].map((p) => p.name);
+      const names = [...emulatorInternals(emu).db.plugins.values()].map((p) => p.name);
       for (const name of acknowledged) expect(names, `${name} was acknowledged`).toContain(name);
       const base = names.filter((n) => !n.startsWith('after-')).sort();
       if (DURABLE.has(step)) expect(base).toEqual(['imported']);
       else expect([['old'], ['imported']]).toContainEqual(base);
       if (step === 'import-start') expect(base).toEqual(['old']);
       // Whichever it is, it is whole: the workspace's org and token came back with it.
-      expect(emu.services.db.orgs.get(child.info.orgId)).toBeDefined();
+      expect(emulatorInternals(emu).db.orgs.get(child.info.orgId)).toBeDefined();
     } finally {
       await emu.close();
     }

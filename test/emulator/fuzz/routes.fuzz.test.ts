@@ -13,6 +13,7 @@ import {
   MAX_JSON_OBJECT_KEYS,
 } from '../../../emulator/json-body.js';
 import { MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS } from '../../../emulator/validation/json-schema.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // Bad-input fuzz against every operation of the management and admin APIs, as the emulator's own
 // OpenAPI document lists them, on a real emulator over HTTP: never a 5xx, always the error
@@ -56,7 +57,7 @@ function idOf(param: string): string {
   if (ids[param]) return ids[param];
   const collection = COLLECTION_OF[param];
   const first = collection
-    ? (emu.services.db[collection].values().next().value as { id: string } | undefined)
+    ? (emulatorInternals(emu).db[collection].values().next().value as { id: string } | undefined)
     : undefined;
   return first?.id ?? `${param}_none`;
 }
@@ -522,7 +523,7 @@ async function health(): Promise<void> {
 
 /** (Re)creates the records the fuzz aims at, so deletes by earlier requests do not leave only 404s. */
 async function ensureTargets(): Promise<void> {
-  const { db } = emu.services;
+  const { db } = emulatorInternals(emu);
   const call = async (path: string, body: unknown) => {
     const res = await pool.request({
       method: 'POST',
@@ -748,7 +749,10 @@ describe('bad input never gets a 5xx', () => {
     const { data: knownPlugin } = (await known.body.json()) as { data: { id: string } };
     expect(known.statusCode).toBe(201);
 
-    const db = emu.services.db as unknown as Record<string, { values(): Iterable<{ id: string }> }>;
+    const db = emulatorInternals(emu).db as unknown as Record<
+      string,
+      { values(): Iterable<{ id: string }> }
+    >;
     // Whole records, not only ids: the store must reload to the same state.
     const before = Object.fromEntries(
       Object.entries(db).map(([name, c]) => [name, [...c.values()].map((r) => JSON.stringify(r))]),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { call, EventClient, KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // The admin listings the dashboard's Data page needs beyond the platform's API: tokens as metadata,
 // every org's conversations and their messages, each on the shared query system.
@@ -38,7 +39,8 @@ describe('admin API: tokens (metadata only)', () => {
     }
     const text = JSON.stringify(res.body);
     expect(text).not.toContain('pst_test_user_a');
-    for (const stored of emu.services.db.tokens.values()) expect(text).not.toContain(stored.hash);
+    for (const stored of emulatorInternals(emu).db.tokens.values())
+      expect(text).not.toContain(stored.hash);
     expect(res.body.data.find((t: { userId: string }) => t.userId === 'u_a').hint).toBe('er_a');
 
     const filtered = await admin('GET', '/tokens?userId=u_a');

@@ -7,6 +7,7 @@ import {
   messagingSeed,
   newConversation,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -88,7 +89,7 @@ describe('admin API: characters', () => {
     });
     expect(patched.body.data).not.toHaveProperty('persona');
     expect(patched.body.data.updatedAt >= patched.body.data.createdAt).toBe(true);
-    expect(emu.services.db.characters.get('char_edit')).toEqual(patched.body.data);
+    expect(emulatorInternals(emu).db.characters.get('char_edit')).toEqual(patched.body.data);
   });
 
   it('refuses bad character input with 4xx and details', async () => {

@@ -10,6 +10,7 @@ import {
   pollReply,
   type Message,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -113,7 +114,7 @@ describe('messages', () => {
       nextCursor: null,
     });
     // The record in the store is the final one.
-    expect(emu.services.db.messages.get(final.id)).toEqual(final);
+    expect(emulatorInternals(emu).db.messages.get(final.id)).toEqual(final);
   });
 
   it('lets polling and the conversation stream see the same growing message', async () => {

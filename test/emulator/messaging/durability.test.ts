@@ -9,6 +9,7 @@ import {
   newConversation,
   type Message,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 describe('messaging durability', () => {
   it('keeps conversations and final replies across a restart, and ends replies a crash left streaming', async () => {
@@ -31,7 +32,7 @@ describe('messaging durability', () => {
       createdAt: final.updatedAt,
       updatedAt: final.updatedAt,
     };
-    await first.services.db.messages.put(torn as never);
+    await emulatorInternals(first).db.messages.put(torn as never);
     await first.close();
 
     const second = await startEmulator({ dataDir: dir });
@@ -77,7 +78,7 @@ describe('messaging durability', () => {
       });
       expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');
       // Nothing of the old conversation came back into the store after the reset.
-      expect(emu.services.db.messages.where('conversationId', id)).toEqual([]);
+      expect(emulatorInternals(emu).db.messages.where('conversationId', id)).toEqual([]);
     } finally {
       await emu.close();
     }

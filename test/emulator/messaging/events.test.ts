@@ -9,6 +9,7 @@ import {
   newConversation,
   type Packet,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -74,12 +75,12 @@ describe('GET /conversations/:id/events', () => {
       await new Promise((r) => setTimeout(r, 10));
     expect(client.comments).toContain('connected');
     expect(client.comments).toContain('keep-alive');
-    expect(emu.services.messaging.streams.count(id)).toBe(1);
+    expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(1);
     client.close();
     const until = Date.now() + 3000;
-    while (emu.services.messaging.streams.count(id) > 0 && Date.now() < until)
+    while (emulatorInternals(emu).messaging.streams.count(id) > 0 && Date.now() < until)
       await new Promise((r) => setTimeout(r, 10));
-    expect(emu.services.messaging.streams.count(id)).toBe(0);
+    expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(0);
     // A reply with nobody listening still completes.
     await send(id, 'anyone?');
   });
@@ -89,7 +90,7 @@ describe('GET /conversations/:id/events', () => {
     const clients = await Promise.all(
       Array.from({ length: 200 }, () => EventClient.open(emu.messagingUrl, id, KEY_A)),
     );
-    expect(emu.services.messaging.streams.count(id)).toBe(200);
+    expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(200);
     await send(id, 'hello');
     const replies = await Promise.all(clients.map((c) => c.reply()));
     const reference = replies[0];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startEmulator } from '../../../emulator/index.js';
 import { api } from '../helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // "Corrupted data dirs that start with less data, silently" (issue 36): snapshot.json deleted while
 // journal-2 existed started with 20 of 50 plugins; a raised snapshot generation deleted journal-2;
@@ -29,7 +30,7 @@ async function dataDirWithPlugins(): Promise<{ generation: number }> {
         body: { orgId: 'org_dev', name: `Plugin ${i}`, type: 'APP' },
       });
     for (let i = 0; i < 30; i++) expect((await create(i)).status).toBe(201);
-    await emu.services.store.compact();
+    await emulatorInternals(emu).store.compact();
     for (let i = 30; i < 50; i++) expect((await create(i)).status).toBe(201);
   } finally {
     await emu.close();
@@ -168,9 +169,9 @@ describe('a corrupt data dir is refused, never shrunk', () => {
     await writeFile(join(dir, `journal-${generation + 2}.jsonl`), put('two'));
     const emu = await startEmulator({ dataDir: dir });
     try {
-      expect(emu.services.db.plugins.size).toBe(50);
-      expect(emu.services.db.repositories.get('rep_one')?.name).toBe('one');
-      expect(emu.services.db.repositories.get('rep_two')?.name).toBe('two');
+      expect(emulatorInternals(emu).db.plugins.size).toBe(50);
+      expect(emulatorInternals(emu).db.repositories.get('rep_one')?.name).toBe('one');
+      expect(emulatorInternals(emu).db.repositories.get('rep_two')?.name).toBe('two');
     } finally {
       await emu.close();
     }

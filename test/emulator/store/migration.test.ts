@@ -12,6 +12,7 @@ import {
   StoreError,
   type Collection,
 } from '../../../emulator/store/store.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -37,7 +38,7 @@ test('a data dir written by the layout-2 store (test/fixtures/snapshot-v2) opens
   const first = await startEmulator({ dataDir: dir });
   try {
     for (const [name, records] of Object.entries(EXPECTED.collections)) {
-      const collection = Object.values(first.services.db).find((c) => c.name === name)!;
+      const collection = Object.values(emulatorInternals(first).db).find((c) => c.name === name)!;
       expect([...collection.values()], name).toEqual(records);
     }
     const page = await fetch(`${first.url}/api/plugins/marketplace?tags=fixture`, {
@@ -62,7 +63,9 @@ test('a data dir written by the layout-2 store (test/fixtures/snapshot-v2) opens
   ]);
   const second = await startEmulator({ dataDir: dir });
   try {
-    expect([...second.services.db.plugins.values()]).toEqual(EXPECTED.collections.plugins);
+    expect([...emulatorInternals(second).db.plugins.values()]).toEqual(
+      EXPECTED.collections.plugins,
+    );
   } finally {
     await second.close();
   }

@@ -15,6 +15,7 @@ import {
   type Responder,
 } from './helpers.js';
 import { deadUrl } from '../../kit/index.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 const servers: WebhookServer[] = [];
@@ -150,7 +151,7 @@ describe('webhook delivery', () => {
       conversationId: 'conv_x',
       message: { id: 'msg_1', content: 'hi' },
     };
-    const sent = await emu.services.dispatcher.emitToEntity(
+    const sent = await emulatorInternals(emu).dispatcher.emitToEntity(
       'AGENT',
       'agent_acme',
       'AGENT_MESSAGE_RECEIVED',
@@ -170,7 +171,7 @@ describe('webhook delivery', () => {
       data,
     });
     expect(
-      await emu.services.dispatcher.emitToEntity(
+      await emulatorInternals(emu).dispatcher.emitToEntity(
         'AGENT',
         'agent_acme',
         'REPOSITORY_FILE_ADDED',
@@ -193,18 +194,18 @@ describe('webhook delivery', () => {
     };
     const refusing = await handlerOnAgent();
     await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: refusing.plugin.id });
-    await emu.services.db.plugins.put({
-      ...emu.services.db.plugins.get(refusing.plugin.id)!,
+    await emulatorInternals(emu).db.plugins.put({
+      ...emulatorInternals(emu).db.plugins.get(refusing.plugin.id)!,
       webhookUrl: `${await deadUrl()}/webhook`,
     });
     const healthy = await handlerOnAgent();
     try {
       const data = { agentId: 'agent_acme', characterId: 'c', conversationId: 'v', message: {} };
       const instances = [hanging, refusing, healthy].map(
-        (h) => emu.services.db.instances.get(h.instance.id)!,
+        (h) => emulatorInternals(emu).db.instances.get(h.instance.id)!,
       );
       const refusedAttempt = new Promise<AttemptNotice>((resolve) =>
-        emu.services.dispatcher.onAttempt(
+        emulatorInternals(emu).dispatcher.onAttempt(
           (n) =>
             n.delivery.pluginId === refusing.plugin.id &&
             n.delivery.type === 'AGENT_MESSAGE_RECEIVED' &&
@@ -212,7 +213,7 @@ describe('webhook delivery', () => {
         ),
       );
       // ASYNC: the caller gets the deliveries back while the hanging target still holds its request.
-      const sent = await emu.services.dispatcher.emitForInstances(
+      const sent = await emulatorInternals(emu).dispatcher.emitForInstances(
         'AGENT_MESSAGE_RECEIVED',
         instances,
         data,
@@ -248,9 +249,11 @@ describe('webhook delivery', () => {
       await released;
       return answerProperly(event, received);
     };
-    const instances = [sync, slowAsync].map((h) => emu.services.db.instances.get(h.instance.id)!);
+    const instances = [sync, slowAsync].map(
+      (h) => emulatorInternals(emu).db.instances.get(h.instance.id)!,
+    );
     try {
-      const sent = await emu.services.dispatcher.emitForInstances(
+      const sent = await emulatorInternals(emu).dispatcher.emitForInstances(
         'AGENT_MESSAGE_RECEIVED',
         instances,
         {

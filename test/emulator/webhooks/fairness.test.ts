@@ -9,6 +9,7 @@ import {
   WebhookServer,
   type Responder,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 // Four slots in all, two per plugin; attempts wait a minute for an answer, so a delivery that
 // had to wait for a hanging attempt's slot would not arrive within the test's time.
@@ -49,11 +50,15 @@ async function handler(responder: Responder) {
     event.type === 'AGENT_MESSAGE_RECEIVED'
       ? responder(event, received)
       : answerProperly(event, received);
-  const instance = emu.services.db.instances.get(installed.body.data.id)!;
+  const instance = emulatorInternals(emu).db.instances.get(installed.body.data.id)!;
   const send = (times = 1) =>
     Promise.all(
       Array.from({ length: times }, () =>
-        emu.services.dispatcher.emitForInstances('AGENT_MESSAGE_RECEIVED', [instance], MESSAGE),
+        emulatorInternals(emu).dispatcher.emitForInstances(
+          'AGENT_MESSAGE_RECEIVED',
+          [instance],
+          MESSAGE,
+        ),
       ),
     );
   return { hook, plugin, send };

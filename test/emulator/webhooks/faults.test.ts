@@ -12,6 +12,7 @@ import {
   WebhookServer,
   type Received,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -35,10 +36,10 @@ async function setup(options: EmulatorOptions) {
     webhookUrl: hook.url,
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const record = emu.services.db.plugins.get(plugin.id)!;
+  const record = emulatorInternals(emu).db.plugins.get(plugin.id)!;
   /** Emits one AGENT_MESSAGE_RECEIVED (numbered by `n`) and resolves once it is delivered. */
   const emit = async (n: number) => {
-    const sent = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
+    const sent = await emulatorInternals(emu).dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
       plugin: record,
       instance: null,
       data: { n },
@@ -167,13 +168,13 @@ describe('fault injection on the wire', () => {
       faults: 'reorder=0.5:5s',
       faultsSeed: 4,
     });
-    const record = emu.services.db.plugins.get(plugin.id)!;
-    const first = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
+    const record = emulatorInternals(emu).db.plugins.get(plugin.id)!;
+    const first = await emulatorInternals(emu).dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
       plugin: record,
       instance: null,
       data: { n: 1 },
     });
-    const second = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
+    const second = await emulatorInternals(emu).dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
       plugin: record,
       instance: null,
       data: { n: 2 },
@@ -222,10 +223,10 @@ describe('fault injection on the wire', () => {
       webhookUrl: hook.url,
       events: ['AGENT_MESSAGE_RECEIVED'],
     });
-    const record = emu.services.db.plugins.get(again.id)!;
+    const record = emulatorInternals(emu).db.plugins.get(again.id)!;
     const second: string[][] = [];
     for (let n = 0; n < 6; n++) {
-      const sent = await emu.services.dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
+      const sent = await emulatorInternals(emu).dispatcher.emit('AGENT_MESSAGE_RECEIVED', {
         plugin: record,
         instance: null,
         data: { n },

@@ -10,6 +10,7 @@ import {
   verifiedPlugin,
   WebhookServer,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -37,7 +38,7 @@ describe('pending deliveries across a restart', () => {
       hook.responder = (event, received) =>
         event.type === 'PLUGIN_INSTALLED' ? { status: 500 } : answerProperly(event, received);
       const attempted = new Promise<AttemptNotice>((resolve) =>
-        first.services.dispatcher.onAttempt(
+        emulatorInternals(first).dispatcher.onAttempt(
           (n) => n.delivery.type === 'PLUGIN_INSTALLED' && resolve(n),
         ),
       );

@@ -12,6 +12,7 @@ import {
   verifiedPlugin,
   WebhookServer,
 } from './helpers.js';
+import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator | undefined;
 let dir = '';
@@ -84,7 +85,7 @@ describe('the delivery log limit', () => {
     expect(installed.status).toBe(201);
     const sent: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const [delivery] = await emu.services.dispatcher.emitToEntity(
+      const [delivery] = await emulatorInternals(emu).dispatcher.emitToEntity(
         'AGENT',
         'agent_acme',
         'AGENT_MESSAGE_RECEIVED',

@@ -14,6 +14,7 @@ import {
   verifyReceived,
   WebhookServer,
 } from '../../webhooks/helpers.js';
+import { emulatorInternals } from '../../../../emulator/internals.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
@@ -24,16 +25,21 @@ let scopedUrl: string;
 beforeAll(async () => {
   emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
-  scoped = await buildManagementApp(emu.services);
+  scoped = await buildManagementApp(emulatorInternals(emu));
   // Guarded as /api's own routes are: the authentication hook in the route's scope.
   await scoped.register(async (api) => {
-    api.addHook('onRequest', apiAuthentication(emu.services));
+    api.addHook('onRequest', apiAuthentication(emulatorInternals(emu)));
     api.get('/api/test/repositories/:repositoryId/files', async (request) => {
       const { repositoryId } = request.params as { repositoryId: string };
-      const instance = requireInstanceScope(emu.services.db, request, 'REPOSITORY_FILES_READ', {
-        type: 'REPOSITORY',
-        id: repositoryId,
-      });
+      const instance = requireInstanceScope(
+        emulatorInternals(emu).db,
+        request,
+        'REPOSITORY_FILES_READ',
+        {
+          type: 'REPOSITORY',
+          id: repositoryId,
+        },
+      );
       return ok({ instanceId: instance.id, files: [] });
     });
   });
@@ -407,7 +413,7 @@ describe('install rules', () => {
       200,
     );
     for (const { instance } of [one, two]) {
-      expect(emu.services.db.instances.get(instance.id)).toBeUndefined();
+      expect(emulatorInternals(emu).db.instances.get(instance.id)).toBeUndefined();
       await emu.waitForDelivery({ type: 'PLUGIN_UNINSTALLED', pluginInstanceId: instance.id });
     }
     expect(

@@ -7,6 +7,7 @@ import {
   useMatrixEmulator,
 } from '../../../helpers/matrix-emulator.js';
 import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
+import { emulatorInternals } from '../../../../emulator/internals.js';
 
 const emulator = useMatrixEmulator();
 const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>
@@ -412,8 +413,8 @@ describe('updating plugins', () => {
     const m = emulator.current;
     const plugin = await m.createPlugin();
     const markVerified = async () => {
-      const record = m.emu.services.db.plugins.get(plugin.id)!;
-      await m.emu.services.db.plugins.put({ ...record, webhookUrlIsVerified: true });
+      const record = emulatorInternals(m.emu).db.plugins.get(plugin.id)!;
+      await emulatorInternals(m.emu).db.plugins.put({ ...record, webhookUrlIsVerified: true });
     };
     await markVerified();
     expect(
@@ -512,8 +513,8 @@ describe('deleting plugins', () => {
       await call('GET', `/api/plugins/${plugin.id}/actions`, { token: TOKENS.owner }),
       404,
     );
-    expect(m.emu.services.db.actions.where('pluginId', plugin.id)).toEqual([]);
-    expect(m.emu.services.db.externalEvents.where('pluginId', plugin.id)).toEqual([]);
+    expect(emulatorInternals(m.emu).db.actions.where('pluginId', plugin.id)).toEqual([]);
+    expect(emulatorInternals(m.emu).db.externalEvents.where('pluginId', plugin.id)).toEqual([]);
     expectError(await call('DELETE', `/api/plugins/${plugin.id}`, { token: TOKENS.owner }), 404);
   });
 });

@@ -4,6 +4,7 @@ import { startEmulator, type Emulator } from '../../../../emulator/index.js';
 import { verifyWebhook } from '../../../../src/shared/webhooks/index.js';
 import { WebhookServer } from '../../webhooks/helpers.js';
 import { api } from '../../../kit/index.js';
+import { emulatorInternals } from '../../../../emulator/internals.js';
 
 type Json = { ok: boolean; data?: any; error?: { message: string; error: string } };
 
@@ -98,7 +99,9 @@ describe('repository files', () => {
     ).toBe(409);
 
     // The list says when and by whom each file was added (the emulator's extensions): a user's token here.
-    const userId = [...emu.services.db.tokens.values()].find((t) => t.kind === 'user')?.userId;
+    const userId = [...emulatorInternals(emu).db.tokens.values()].find(
+      (t) => t.kind === 'user',
+    )?.userId;
     expect(userId).toBeTruthy();
     const listed = await call('GET', '/api/repositories/repo_docs/files', emu.token!);
     expect(listed.body.data).toEqual([

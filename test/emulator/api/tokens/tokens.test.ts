@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ORG, OTHER_ORG, TOKENS, useMatrixEmulator } from '../../../helpers/matrix-emulator.js';
 import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
+import { emulatorInternals } from '../../../../emulator/internals.js';
 
 const emulator = useMatrixEmulator();
 const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>
@@ -33,7 +34,7 @@ describe('POST /api/tokens', () => {
       await call('POST', '/api/tokens', { token: TOKENS.owner, body: { name: 'stored' } }),
       201,
     );
-    const stored = JSON.stringify([...emulator.current.emu.services.db.tokens.values()]);
+    const stored = JSON.stringify([...emulatorInternals(emulator.current.emu).db.tokens.values()]);
     expect(stored).not.toContain(token);
   });
 
