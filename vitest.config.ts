@@ -19,7 +19,7 @@ export default defineConfig({
     isolate: false,
     // The kit's teardown of each file; then every response the integration suites receive is checked
     // against the OpenAPI document.
-    setupFiles: ['test/kit/file-setup.ts', 'test/helpers/contract-check.ts'],
+    setupFiles: ['test/kit/file-setup.ts', 'test/kit/contract-check.ts'],
     // A home of the run's own (HOME, XDG folders) and a check that no process a test started outlives
     // the run; then this checkout packed once, for every `plugsmith init` of the run.
     globalSetup: ['test/kit/run-setup.ts', 'test/kit/pack-once.ts'],

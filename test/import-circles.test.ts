@@ -8,7 +8,7 @@ import {
   importEdges,
   importGraph,
   ruleBreaks,
-} from './helpers/import-graph.js';
+} from './kit/import-graph.js';
 
 /**
  * No module of src/ or emulator/ reaches itself again through its imports, within either half or

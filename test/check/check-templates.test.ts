@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ORG, useCliEnv } from '../cli/cli-env.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../kit/ports.js';
 
 // Every template passes every check: a project made by `plugsmith init` (this package symlinked in
 // as its `plugsmith` dependency, and this package's standardwebhooks as its own: no npm install),

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { CLI, type CliResult } from '../helpers/cli-process.js';
+import { CLI, type CliResult } from '../kit/cli-process.js';
 import { useCliEnv } from './cli-env.js';
 
 const t = useCliEnv();

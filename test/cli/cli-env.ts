@@ -62,7 +62,7 @@ export interface CliEnv {
   api: PlatformClient;
 }
 
-/** How a file runs the CLI: in this process by default; `runCli` (test/helpers/cli-process.ts) spawns it. */
+/** How a file runs the CLI: in this process by default; `runCli` (test/kit/cli-process.ts) spawns it. */
 export type CliRunner = (
   args: string[],
   options: { env: Record<string, string>; input?: string },

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { commands, groups } from '../../src/commands/registry.js';
 import { main } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { jsonFile, ORG, useCliEnv } from './cli-env.js';
 import { server } from '../kit/index.js';
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { spawnCli, tempConfigDir, type CliProcess } from '../helpers/cli-process.js';
+import { spawnCli, tempConfigDir, type CliProcess } from '../kit/cli-process.js';
 import { runCliInProcess as runCli, until } from '../kit/index.js';
-import { freePort } from '../helpers/ports.js';
-import { stateFileOf } from '../helpers/emulator-state.js';
+import { freePort } from '../kit/ports.js';
+import { stateFileOf } from '../kit/emulator-state.js';
 
 // dev and emulator start run as processes; login and deploy, the commands of another terminal, run
 // in this process (test/kit's runCliInProcess), in the project's folder.

@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { spawnCli, type CliProcess } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
 
 const WEBHOOKS = pathToFileURL(resolve(import.meta.dirname, '../../dist/webhooks/index.js')).href;
 

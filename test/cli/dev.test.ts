@@ -5,10 +5,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { json, ok, receiver, runCliInProcess, until } from '../kit/index.js';
-import { freePort } from '../helpers/ports.js';
-import { stateFileOf } from '../helpers/emulator-state.js';
+import { freePort } from '../kit/ports.js';
+import { stateFileOf } from '../kit/emulator-state.js';
 
 /** The plugin (test/fixtures/plugins/replying-handler.mjs, which answers every message), writing its pid down. */
 const SERVER_JS = `

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCli, tempConfigDir } from '../kit/cli-process.js';
 import { EXIT } from '../../src/errors.js';
 
 // A mistyped command, subcommand or event kind gets the closest by edit distance, as a mistyped

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { request } from 'undici';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
-import { memoryStateFile } from '../helpers/emulator-state.js';
+import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
+import { memoryStateFile } from '../kit/emulator-state.js';
 import { runCliInProcess, until } from '../kit/index.js';
 
 // emulator start and dashboard --open run as processes (--open leaves a timer that removes its

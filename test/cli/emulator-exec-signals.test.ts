@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { spawnCli } from '../helpers/cli-process.js';
+import { spawnCli } from '../kit/cli-process.js';
 import { groupMembers } from '../kit/processes.js';
 import { until } from '../kit/index.js';
 

@@ -3,8 +3,8 @@ import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
 
 // `plugsmith emulator exec`: any test runner, in any language, gets a fresh emulator in its environment.
 

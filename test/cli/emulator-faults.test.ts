@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { describe, expect, test } from 'vitest';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
 
 describe('--faults and --faults-seed', () => {
   test('emulator start refuses a bad profile with exit 2, naming each bad part and the syntax, before it listens', async () => {

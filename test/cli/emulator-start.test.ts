@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
-import { stateFileOf } from '../helpers/emulator-state.js';
+import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
+import { stateFileOf } from '../kit/emulator-state.js';
 import { runCliInProcess } from '../kit/index.js';
 
 // `emulator start` runs as a process where it starts (its output, signals, exit on stop); the runs

@@ -4,7 +4,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, test } from 'vitest';
-import { CLI } from '../helpers/cli-process.js';
+import { CLI } from '../kit/cli-process.js';
 import { ORG, useCliEnv } from './cli-env.js';
 
 const t = useCliEnv();

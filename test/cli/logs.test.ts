@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { spawnCli } from '../helpers/cli-process.js';
+import { spawnCli } from '../kit/cli-process.js';
 import { ORG, useCliEnv } from './cli-env.js';
 import { receiver, refuse, type Receiver, until } from '../kit/index.js';
 

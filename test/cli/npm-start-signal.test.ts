@@ -5,7 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { commandLine, killMarked, markedProcesses } from '../kit/processes.js';
 import { tempDir, until } from '../kit/index.js';
-import { stateFiles } from '../helpers/emulator-state.js';
+import { stateFiles } from '../kit/emulator-state.js';
 
 // `npm start` runs `npm run build && … node bin/plugsmith.js emulator start`: npm forwards a SIGINT
 // to the shell of the script, so the emulator stops only if the shell hands its place to node.

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli } from '../helpers/cli-process.js';
-import { stateFileOf } from '../helpers/emulator-state.js';
-import { freePort } from '../helpers/ports.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
+import { stateFileOf } from '../kit/emulator-state.js';
+import { freePort } from '../kit/ports.js';
 import { tempDir, until } from '../kit/index.js';
 import { makeReplyThrow, pythonProject, typescriptProject } from '../kit/project.js';
 

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
-import { stateFileOf } from '../helpers/emulator-state.js';
+import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
+import { stateFileOf } from '../kit/emulator-state.js';
 import { until } from '../kit/index.js';
 
 const bare = (configDir: string) => ({

@@ -6,10 +6,10 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { runCliInProcess, until } from '../kit/index.js';
-import { freePort } from '../helpers/ports.js';
-import { stateFileOf } from '../helpers/emulator-state.js';
+import { freePort } from '../kit/ports.js';
+import { stateFileOf } from '../kit/emulator-state.js';
 
 // Several projects on one machine, each with its own emulator: found from the folder a command
 // runs in, never another project's. Every folder here is outside this repository (the OS temp dir),

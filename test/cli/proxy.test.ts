@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { own } from '../kit/index.js';
 import { ORG, useCliEnv } from './cli-env.js';
 

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { buildProgram } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
-import { CLI, runCli } from '../helpers/cli-process.js';
+import { CLI, runCli } from '../kit/cli-process.js';
 
 // `plugsmith --version` prints the version alone; `--help` is commander's own, at the terminal's width.
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { runCliRecordingLoads } from '../helpers/cli-process.js';
+import { runCliRecordingLoads } from '../kit/cli-process.js';
 import { ORG, useCliEnv } from './cli-env.js';
 
 // Issue #25: most of a command's start is loading modules. These tests hold the structure that keeps

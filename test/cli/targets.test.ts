@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
 
 // One rule for where every command goes and as whom (docs/platform.md, "Talking to a platform"): a URL given by flag or
 // variable that is a running local emulator's takes that emulator's credentials, for every command alike.

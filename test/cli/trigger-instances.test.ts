@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { createWebhookHandler, type WebhookEvent } from '../../src/shared/webhooks/index.js';
 import { own, server as serve, tempDir } from '../kit/index.js';
-import { runCli, spawnCli } from '../helpers/cli-process.js';
-import { stateFiles } from '../helpers/emulator-state.js';
+import { runCli, spawnCli } from '../kit/cli-process.js';
+import { stateFiles } from '../kit/emulator-state.js';
 
 // `plugsmith trigger` against an emulator started by `plugsmith emulator start`, the CLI spawned
 // with what CI scripts set: PLUGSMITH_BASE_URL and PLUGSMITH_TOKEN, nothing else (the admin

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ORG, useCliEnv } from './cli-env.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../kit/ports.js';
 
 // `plugsmith trigger` against the real EVENT_HANDLER template: a project made by `plugsmith init`,
 // using this package as its `plugsmith` dependency, its plugin started from the project's own

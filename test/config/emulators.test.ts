@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { adminTokenFor } from '../../src/config/admin-token.js';
 import { namedEmulator } from '../../src/config/emulators.js';
-import { emulatorRunningAt } from '../helpers/emulator-state.js';
+import { emulatorRunningAt } from '../kit/emulator-state.js';
 
 describe('the running emulator a URL names', () => {
   test('--emulator and the admin token find it however its URL is spelled: case, default port, trailing slash, any loopback host', async () => {

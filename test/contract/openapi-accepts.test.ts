@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call, type CallOptions } from '../helpers/http.js';
+import { call, type CallOptions } from '../kit/http.js';
 
 // The OpenAPI document says exactly what the emulator accepts: for each limit the issue found
 // missing or wrong (path parameter length, the query system's parameters, expiresIn, the upload

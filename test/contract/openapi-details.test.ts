@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 
 // What other tools found in the OpenAPI document and the answers behind it (issue 35): patterns a
 // Perl client reads otherwise, an SSE stream without its events, a body declared required that is

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SESSION_HEADER, startEmulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
 
 // AUDIT (fixed by design): browsers do not keep cookies apart by port, so a session cookie of the

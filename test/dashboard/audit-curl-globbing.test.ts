@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { curlCommand } from '../../emulator/dashboard/app/curl.js';
-import { adminCall, call } from '../helpers/http.js';
+import { adminCall, call } from '../kit/http.js';
 
 const run = promisify(execFile);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../kit/ports.js';
 import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
 
 async function dataDir(): Promise<string> {

@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { tempDir } from '../kit/index.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../kit/ports.js';
 import { call, install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 

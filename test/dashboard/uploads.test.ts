@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { request } from 'undici';
 import { startEmulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 describe('dashboard: Uploads', () => {

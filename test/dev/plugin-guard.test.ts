@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { spawnCli } from '../helpers/cli-process.js';
+import { spawnCli } from '../kit/cli-process.js';
 import { tempDir, until } from '../kit/index.js';
 import { groupMembers } from '../kit/processes.js';
 

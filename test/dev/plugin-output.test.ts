@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { DevSession } from '../../src/dev/session.js';
 import { api as api_, emulator, tempDir, until } from '../kit/index.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../kit/ports.js';
 import sample from '../../src/shared/sample-events/AGENT_MESSAGE_RECEIVED.json' with {
   type: 'json',
 };

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, onTestFinished, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
 import { runCliInProcess } from '../kit/index.js';
 
 // Two projects on every default: both manifests say `${PORT:-<port>}`, as both templates do. The

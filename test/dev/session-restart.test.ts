@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { DevSession } from '../../src/dev/session.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../kit/ports.js';
 import { until } from '../kit/index.js';
 
 /** A plugin that notes each process it ran as (one pid a line) and listens on PORT. */

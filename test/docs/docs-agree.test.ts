@@ -5,7 +5,7 @@ import { dirname, join, normalize, resolve } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { commands } from '../../src/commands/registry.js';
 import { TEMPLATES } from '../../src/project/plugin-types.js';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 
 // The README is the front door and docs/ the manual: what they tell a person to type must be
 // what the CLI takes, and the project `init` writes must lead the same way (`plugsmith dev`).

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { call, type ApiResponse, type CallOptions } from '../helpers/http.js';
+import { call, type ApiResponse, type CallOptions } from '../kit/http.js';
 import type { Emulator } from '../../emulator/index.js';
 import type { WebhookServer } from './webhooks/helpers.js';
 

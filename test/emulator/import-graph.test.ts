@@ -1,7 +1,7 @@
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { circles, importGraph } from '../helpers/import-graph.js';
+import { circles, importGraph } from '../kit/import-graph.js';
 
 /**
  * The emulator's layering (docs/architecture.md), checked over the real import graph: no route module

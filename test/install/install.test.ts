@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { sh, userEnv } from '../helpers/shell.js';
-import { freePort } from '../helpers/ports.js';
+import { sh, userEnv } from '../kit/shell.js';
+import { freePort } from '../kit/ports.js';
 import { killMarked } from '../kit/processes.js';
 
 // The README's install paths, as a person on a fresh machine meets them: nothing goes into this

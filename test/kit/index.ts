@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulator/index.js';
-import { call, type ApiResponse, type CallOptions } from '../helpers/http.js';
+import { call, type ApiResponse, type CallOptions } from './http.js';
 import { own } from './scope.js';
 
 export { own, ownForFile } from './scope.js';
@@ -389,7 +389,7 @@ async function runInProcess(
 
 /**
  * Runs `plugsmith <args>` in this process with `env` on top of the process's own (runCli's
- * signature, test/helpers/cli-process.ts, without the spawn). Runs with the same `env` and `cwd`
+ * signature, test/kit/cli-process.ts, without the spawn). Runs with the same `env` and `cwd`
  * overlap; others wait their turn.
  */
 export function runCliInProcess(

@@ -14,8 +14,8 @@ import {
   type Receiver,
 } from './index.js';
 import { spawnedCli } from './spawn.js';
-import { spawnCli } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { spawnCli } from './cli-process.js';
+import { freePort } from './ports.js';
 import { tempDir } from './index.js';
 import { markedProcesses } from './processes.js';
 import { RUN_MARK } from './run-setup.js';

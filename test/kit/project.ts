@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from './cli-process.js';
 
 // A project as `plugsmith init` writes it, runnable without `npm install`: its `plugsmith`
 // dependency is this checkout, `standardwebhooks` and the types come from this checkout's

@@ -1,4 +1,4 @@
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from './cli-process.js';
 import { tempDir, type Cli } from './index.js';
 
 // The spawned CLI: the built dist/ as a child process. Importing this module puts a test file in the

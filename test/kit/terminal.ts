@@ -1,6 +1,6 @@
 import pty from '@lydell/node-pty';
 import xterm from '@xterm/headless';
-import { CLI } from '../helpers/cli-process.js';
+import { CLI } from './cli-process.js';
 import { own } from './scope.js';
 
 // A real terminal for the tests of what a person sees and types: the command runs on a

@@ -10,7 +10,7 @@ describe('the tiers of the suite', () => {
   test('a file that starts processes, itself or through a helper, a browser, or init (npm pack) is of the process tier', () => {
     expect(processTier).toEqual(
       expect.arrayContaining([
-        'test/cli/dev.test.ts', // spawnCli, from test/helpers/cli-process.ts
+        'test/cli/dev.test.ts', // spawnCli, from test/kit/cli-process.ts
         'test/install/install.test.ts', // node:child_process itself
         'test/dashboard/overview.test.ts', // Chromium, through test/dashboard/helpers/browser.ts
         'test/cli/trigger-template.test.ts', // init in this process: npm pack

@@ -1,7 +1,7 @@
 import { MockAgent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { identifyTarget } from '../../src/manifest/target.js';
-import { emulatorRunningAt } from '../helpers/emulator-state.js';
+import { emulatorRunningAt } from '../kit/emulator-state.js';
 
 describe('the target of a deploy', () => {
   test('a running emulator is recognised by its store however its URL is spelled (case, default port, trailing slash)', async () => {

@@ -5,8 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, expect, onTestFinished, test } from 'vitest';
-import { CLI, runCli, spawnCli } from '../helpers/cli-process.js';
-import { stateFiles } from '../helpers/emulator-state.js';
+import { CLI, runCli, spawnCli } from '../kit/cli-process.js';
+import { stateFiles } from '../kit/emulator-state.js';
 import { own, receiver, tempDir } from '../kit/index.js';
 
 // A spawned `plugsmith mcp` at the edges of what it may reach: another host, the folder it starts in, the emulator's own

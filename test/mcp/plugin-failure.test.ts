@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { CLI, spawnCli } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { CLI, spawnCli } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
 import { tempDir } from '../kit/index.js';
 import { makeReplyThrow, pythonProject, typescriptProject } from '../kit/project.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
 import { recordScenario } from '../../src/scenario/record.js';
 import { validateScenario } from '../../src/scenario/validate.js';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 import { markedProcesses } from '../kit/processes.js';
 import { typescriptProject } from '../kit/project.js';

@@ -9,7 +9,7 @@ import type { Emulator } from '../../emulator/index.js';
 import type { PlatformClient } from '../../src/client/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { failureWarning } from '../../src/scenario/record.js';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { emulator, own, tempDir } from '../kit/index.js';
 import { emulatorAndClient, servePlugin } from './plugin-server.js';
 import { createClient } from '../../src/client/index.js';

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { uploadRepositoryFile } from '../../src/client/repository-file.js';
 import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { emulator, own, tempDir } from '../kit/index.js';
 import { standIn, type StandIn } from '../kit/stand-in.js';
 

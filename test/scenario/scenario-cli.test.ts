@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
 import { tempDir } from '../kit/index.js';
 import { typescriptProject } from '../kit/project.js';
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 
 // `plugsmith scenario validate` and `run` as a newcomer meets them on a file with many mistakes:

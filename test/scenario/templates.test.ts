@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { CLI, runCli, spawnCli } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
+import { CLI, runCli, spawnCli } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
 import { tempDir } from '../kit/index.js';
 import { pythonProject, typescriptProject } from '../kit/project.js';
 

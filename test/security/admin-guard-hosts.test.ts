@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
 import { adminRefusal, isThisMachine, ownHostNames } from '../../emulator/admin/guard.js';
-import { call } from '../helpers/http.js';
-import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { call } from '../kit/http.js';
+import { spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // Two ways the admin guard locked out the people it serves:

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The admin surface (/_emulator) belongs to the person running the emulator and their tools. A

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, call } from '../helpers/http.js';
+import { adminCall, call } from '../kit/http.js';
 
 // AUDIT: GET /_emulator/conversations/:id/messages forces oldest-first whenever @sortBy is absent
 // (emulator/admin/conversations.ts: `if (request.query['@sortBy'] === undefined)

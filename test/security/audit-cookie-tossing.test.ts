@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_HEADER, startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 
 // AUDIT (fixed by design): any page served from another port of the same host name may set cookies
 // for that host (cookies ignore ports), e.g. `plugsmith_dashboard_<port>=junk; Path=/_emulator/overview`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 
 // AUDIT: the dashboard's sign-in takes a body from anyone on this machine without a credential; a
 // body over the 1 MiB limit is refused with 413 (good), but the route's contract does not declare

@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { request } from 'undici';
 import { expect, test } from 'vitest';
-import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { runCliInProcess } from '../kit/index.js';
-import { memoryStateFile } from '../helpers/emulator-state.js';
+import { memoryStateFile } from '../kit/emulator-state.js';
 
 // `plugsmith emulator start` makes a new admin credential per start, prints it with --json and
 // keeps it in its owner-only state file, where the other commands find it on their own.

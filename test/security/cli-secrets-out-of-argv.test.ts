@@ -6,9 +6,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { useCliEnv } from '../cli/cli-env.js';
-import { stateFiles } from '../helpers/emulator-state.js';
+import { stateFiles } from '../kit/emulator-state.js';
 
 // Every local user can read every process's arguments (/proc/PID/cmdline, `ps`): a single-use
 // login code or an API key there can be taken by another process before the browser (or the

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { API_KEY, CLI_SEED, ORG, OWNER_TOKEN } from '../cli/cli-env.js';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { escapeControls, terminalText } from '../../src/ui/terminal-text.js';
 
 // A MEMBER's strings reach other people's terminals through the CLI: a plugin's name with OSC 52

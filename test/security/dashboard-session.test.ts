@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_HEADER, startEmulator, type Emulator } from '../../emulator/index.js';
 import { DashboardLogins } from '../../emulator/admin/dashboard-logins.js';
 import { request } from 'undici';
-import { call, type ApiResponse } from '../helpers/http.js';
+import { call, type ApiResponse } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The dashboard signs in with single-use login codes (in the URL's fragment) traded for a session

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { runCli, spawnCli, tempConfigDir } from '../helpers/cli-process.js';
+import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
 
 // ".plugsmith/emulator symlinks are followed" (issue 36): a cloned project whose
 // .plugsmith/emulator linked to a folder of the user's made `plugsmith emulator start` chmod that

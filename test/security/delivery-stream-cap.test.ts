@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // A client of /_emulator/deliveries/stream that never reads must not make the emulator buffer

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { api } from '../emulator/helpers.js';
-import { RawConnection } from '../helpers/raw-http.js';
-import { smallDisk, type SmallDisk } from '../helpers/small-disk.js';
+import { RawConnection } from '../kit/raw-http.js';
+import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // "Disk full wedges connections and shutdown" (issue 24, item 9): an upload failing with ENOSPC

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
 import { verifiedDataProvider } from '../emulator/helpers.js';
 import { emulatorInternals } from '../../emulator/internals.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { MAX_JSON_ARRAY_ITEMS, parseJsonBody } from '../../emulator/json-body.js';
 import { api } from '../emulator/helpers.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The validators report every problem (allErrors), so an array far past its schema's maxItems was

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { parseJsonBody } from '../../emulator/json-body.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 
 // Issue 24, item 5: the forbidden-key check (`__proto__`, `constructor.prototype`) only ran when the
 // raw text spelled the key, so `"\u005f_proto__"` and `"\u0063onstructor": { "prototype": … }` were

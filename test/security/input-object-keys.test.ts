@@ -3,7 +3,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES, parseJsonBody } from '../../emulator/json-body.js';
 import { MAX_ERROR_DETAILS } from '../../src/shared/contract/index.js';
 import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 
 // Issue 24, item 3: a 0.9 MB body with 60,000 unknown keys cost seconds of the event loop (ajv
 // reports every problem) and was answered with 7.7 MB holding 60,001 details, from a VIEWER token,

@@ -6,7 +6,7 @@ import {
   validateAgainst,
 } from '../../emulator/validation/json-schema.js';
 import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
-import { call } from '../helpers/http.js';
+import { call } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // Issue 24 audit, gap A: MAX_SCHEMA_NODES bounds a supplied schema's size, not how often its checks

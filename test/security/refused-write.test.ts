@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { Store, type Collection } from '../../emulator/store/store.js';
 import { api, exported } from '../emulator/helpers.js';
-import { smallDisk, type SmallDisk } from '../helpers/small-disk.js';
+import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 
 // "A refused write stays in memory" (issue 36): on a full disk a create answered 507 "nothing was
 // stored", yet the plugin was listed at once and an action created on it was acknowledged; after a

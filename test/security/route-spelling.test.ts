@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawRequest } from '../kit/raw-http.js';
 import { ownAdminTarget } from '../../emulator/admin/self-target.js';
 
 // "The /api auth hook can be skipped" (issue 24, item 2): the hook tested the raw URL

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildManagementApp } from '../../emulator/app.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { api } from '../emulator/helpers.js';
-import { RawConnection } from '../helpers/raw-http.js';
+import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // "A request body that trickles in forever is never timed out" (issue 24): fastify's

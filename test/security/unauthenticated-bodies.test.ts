@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { RawConnection } from '../helpers/raw-http.js';
+import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // Issue 41, item 9: one client with no credential held every connection slot. 260 connections

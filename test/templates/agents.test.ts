@@ -4,7 +4,7 @@ import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 
 // What a coding agent finds in a project `plugsmith init` wrote (issue 45): AGENTS.md with the loop

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCli } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 
 // Every plugsmith doc a generated project names (its README, AGENTS.md, the tests' comments) is in

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { CLI, runCli } from '../helpers/cli-process.js';
+import { CLI, runCli } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 import { pythonProject } from '../kit/project.js';
 

@@ -8,10 +8,10 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
-import { runCli, spawnCli, type CliProcess } from '../helpers/cli-process.js';
+import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { runCliInProcess } from '../kit/index.js';
-import { freePort } from '../helpers/ports.js';
-import { sh, userEnv } from '../helpers/shell.js';
+import { freePort } from '../kit/ports.js';
+import { sh, userEnv } from '../kit/shell.js';
 
 // The Python template the way a user meets it: `plugsmith init --lang python` from this checkout,
 // in a folder outside the repository, on a machine with Node and Python 3 alone (nothing is

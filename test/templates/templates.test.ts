@@ -7,9 +7,9 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ORG, useCliEnv } from '../cli/cli-env.js';
-import { runCli } from '../helpers/cli-process.js';
-import { freePort } from '../helpers/ports.js';
-import { sh, userEnv } from '../helpers/shell.js';
+import { runCli } from '../kit/cli-process.js';
+import { freePort } from '../kit/ports.js';
+import { sh, userEnv } from '../kit/shell.js';
 
 // Proves each template the way a user meets it: `plugsmith init` from this checkout writes the
 // project with this plugsmith packed into its vendor/ folder, and the project's own `npm install`

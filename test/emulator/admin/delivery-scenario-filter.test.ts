@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call } from '../../helpers/http.js';
+import { call } from '../../kit/http.js';
 import { adminCall, install, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
 
 // The delivery log's scenario filters (issue 45): `scenario` takes whole names, as before;

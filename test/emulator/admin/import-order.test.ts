@@ -6,8 +6,8 @@ import {
   TOKENS,
   startMatrixEmulator,
   type MatrixEmulator,
-} from '../../helpers/matrix-emulator.js';
-import { expectOk } from '../../helpers/envelope.js';
+} from '../../kit/matrix-emulator.js';
+import { expectOk } from '../../kit/envelope.js';
 
 let m: MatrixEmulator;
 beforeAll(async () => {

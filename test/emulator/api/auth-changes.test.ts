@@ -7,8 +7,8 @@ import {
   TOKENS,
   startMatrixEmulator,
   type MatrixEmulator,
-} from '../../helpers/matrix-emulator.js';
-import { expectError, expectOk } from '../../helpers/envelope.js';
+} from '../../kit/matrix-emulator.js';
+import { expectError, expectOk } from '../../kit/envelope.js';
 
 let m: MatrixEmulator;
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import {
   type Caller,
   type MatrixEmulator,
   type Role,
-} from '../../helpers/matrix-emulator.js';
-import { expectError } from '../../helpers/envelope.js';
+} from '../../kit/matrix-emulator.js';
+import { expectError } from '../../kit/envelope.js';
 
 // Every route of issue 2 against every kind of caller. Expected statuses come from the rules
 // (spec "Authentication" and DESIGN.md's status table), not from a hand-typed table.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ORG, TOKENS, useMatrixEmulator } from '../../helpers/matrix-emulator.js';
-import { expectError, expectValidationError } from '../../helpers/envelope.js';
+import { ORG, TOKENS, useMatrixEmulator } from '../../kit/matrix-emulator.js';
+import { expectError, expectValidationError } from '../../kit/envelope.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // The error envelope and the status codes of docs/emulator-behaviour.md ("Envelope and errors") for input that never reaches a handler's logic.

@@ -6,9 +6,9 @@ import {
   TOKENS,
   useMatrixEmulator,
   type MatrixEmulator,
-} from '../../helpers/matrix-emulator.js';
-import { expectOk, expectValidationError } from '../../helpers/envelope.js';
-import type { CallOptions } from '../../helpers/http.js';
+} from '../../kit/matrix-emulator.js';
+import { expectOk, expectValidationError } from '../../kit/envelope.js';
+import type { CallOptions } from '../../kit/http.js';
 
 // The shared query system over HTTP on every collection endpoint of issue 2. Each endpoint gets
 // its own emulator holding five records named below, created in this order.

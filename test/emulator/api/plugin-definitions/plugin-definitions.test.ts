@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { TOKENS, useMatrixEmulator } from '../../../helpers/matrix-emulator.js';
-import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
+import { TOKENS, useMatrixEmulator } from '../../../kit/matrix-emulator.js';
+import { expectError, expectOk, expectValidationError } from '../../../kit/envelope.js';
 
 const emulator = useMatrixEmulator();
 const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>

@@ -5,8 +5,8 @@ import {
   OTHER_ORG,
   TOKENS,
   useMatrixEmulator,
-} from '../../../helpers/matrix-emulator.js';
-import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
+} from '../../../kit/matrix-emulator.js';
+import { expectError, expectOk, expectValidationError } from '../../../kit/envelope.js';
 import { emulatorInternals } from '../../../../emulator/internals.js';
 
 const emulator = useMatrixEmulator();

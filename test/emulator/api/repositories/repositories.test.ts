@@ -6,8 +6,8 @@ import {
   REPOSITORY,
   TOKENS,
   useMatrixEmulator,
-} from '../../../helpers/matrix-emulator.js';
-import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
+} from '../../../kit/matrix-emulator.js';
+import { expectError, expectOk, expectValidationError } from '../../../kit/envelope.js';
 
 const emulator = useMatrixEmulator();
 const call = (...args: Parameters<(typeof emulator)['current']['call']>) =>

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ORG, OTHER_ORG, TOKENS, useMatrixEmulator } from '../../../helpers/matrix-emulator.js';
-import { expectError, expectOk, expectValidationError } from '../../../helpers/envelope.js';
+import { ORG, OTHER_ORG, TOKENS, useMatrixEmulator } from '../../../kit/matrix-emulator.js';
+import { expectError, expectOk, expectValidationError } from '../../../kit/envelope.js';
 import { emulatorInternals } from '../../../../emulator/internals.js';
 
 const emulator = useMatrixEmulator();

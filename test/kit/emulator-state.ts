@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { onTestFinished, vi } from 'vitest';
 import { writeEmulatorState } from '../../src/config/emulators.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir } from './index.js';
 
 /** The state file of the emulator of `folder` (a project folder, or the data dir of one started outside a project) in a config dir. */
 export function stateFileOf(configDir: string, folder: string): string {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { killMarked } from '../kit/processes.js';
+import { killMarked } from './processes.js';
 
 /** The built CLI entry; `npm test` builds before running vitest. */
 export const CLI = resolve(import.meta.dirname, '../../bin/plugsmith.js');
