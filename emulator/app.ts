@@ -18,7 +18,7 @@ import {
   sendError,
 } from './http.js';
 import { installLazyCompilers } from './schema-compilers.js';
-import { SHARED_SCHEMAS } from '../src/shared/contract/index.js';
+import { SHARED_SCHEMAS } from '#contract';
 import { principalFromHeader } from './auth/principal.js';
 import { unauthorized, type HttpError } from './errors.js';
 import pluginRoutes from './api/plugins/routes.js';

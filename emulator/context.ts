@@ -3,7 +3,7 @@ import type { Db } from './model.js';
 import type { Principal } from './auth/principal.js';
 import type { SlowBodyBound, UnauthenticatedBodyBound } from './slow-body.js';
 import type { ConnectionBound } from './connection-bound.js';
-import type { Overview, Workspace } from '../src/shared/contract/index.js';
+import type { Overview, Workspace } from '#contract';
 
 /** The default workspace's credentials and ids, as the dashboard uses them (null where the seed has none). */
 export type WorkspaceCredentials = Pick<

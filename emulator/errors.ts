@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '../src/shared/contract/index.js';
+import { ERROR_STATUS, type ErrorDetail, type ErrorType } from '#contract';
 
 export { ERROR_STATUS, type ErrorDetail, type ErrorType };
 

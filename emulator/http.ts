@@ -7,11 +7,7 @@ import type {
   HTTPMethods,
 } from 'fastify';
 import { HttpError, ERROR_STATUS, type ErrorDetail, type ErrorType } from './errors.js';
-import {
-  ERROR_TYPE_BY_STATUS,
-  EXTENSION,
-  MAX_ERROR_DETAILS,
-} from '../src/shared/contract/index.js';
+import { ERROR_TYPE_BY_STATUS, EXTENSION, MAX_ERROR_DETAILS } from '#contract';
 import { fromAjv } from './validation/json-schema.js';
 import { useBoundedFormats } from './validation/formats.js';
 

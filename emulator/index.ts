@@ -17,7 +17,7 @@ import {
   type Credentials,
   type Seed,
 } from './seed.js';
-import type { FaultSettings, Overview } from '../src/shared/contract/index.js';
+import type { FaultSettings, Overview } from '#contract';
 import { resetStore, seedStore } from './admin/store-service.js';
 import { storeIdOf } from './store/store-id.js';
 import { keepInternals } from './internals.js';
@@ -61,7 +61,7 @@ export {
   parseFaultProfile,
   FAULT_PROFILE_SYNTAX,
 } from '../src/shared/fault-profile.js';
-export type { FaultMark, FaultProfile, FaultSettings } from '../src/shared/contract/index.js';
+export type { FaultMark, FaultProfile, FaultSettings } from '#contract';
 export type { MessagingOptions } from './messaging/messaging.js';
 export type { StreamBufferLimits } from './messaging/conversation-streams.js';
 export type { OpenAiEngineOptions } from './messaging/characters/index.js';

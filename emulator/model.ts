@@ -13,7 +13,7 @@ import type {
   Repository,
   Role,
   TokenMetadata,
-} from '../src/shared/contract/index.js';
+} from '#contract';
 import type { Store } from './store/store.js';
 
 // The emulator's enums are the contract's (test/contract/enums.test.ts holds them to it).
@@ -28,7 +28,7 @@ export {
   type InstanceEntityType,
   type DeliveryStatus,
   type DeliveryAttempt,
-} from '../src/shared/contract/index.js';
+} from '#contract';
 
 export interface Timestamps {
   createdAt: string;

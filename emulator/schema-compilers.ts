@@ -2,7 +2,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { AnySchema } from 'ajv';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
-import { CHECKED_BY_HANDLER } from '../src/shared/contract/index.js';
+import { CHECKED_BY_HANDLER } from '#contract';
 
 // fastify's own compilers (the packages its docs name for `schemaController.compilersFactory`), made lazy and installed through
 // `setValidatorCompiler` and `setSerializerCompiler`, whose types say what fastify calls them with (compilersFactory's are the

@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { linearRegExpProblem } from './validation/linear-regex.js';
 import { lazyValidator } from './validation/json-schema.js';
 import { newSecret } from './store/ids.js';
-import { SeedSchema, type Seed, type Workspace } from '../src/shared/contract/index.js';
+import { SeedSchema, type Seed, type Workspace } from '#contract';
 import { SECRET_PREFIX } from './auth/credentials.js';
 
-export type { Seed } from '../src/shared/contract/index.js';
+export type { Seed } from '#contract';
 
 /** The credentials to print and to write to the state file. */
 export type Credentials = Pick<Workspace, 'token' | 'apiKey' | 'orgId'>;

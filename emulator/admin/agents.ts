@@ -11,7 +11,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { createAgent, renameAgent } from '../messaging/agent-service.js';
 import { requireBodyOrg } from './common.js';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';

@@ -15,7 +15,7 @@ import {
   OkPage,
   errorResponses,
   type CharacterUpdate,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { requireBodyAgent, requireBodyOrg } from './common.js';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 import { linksTo, MADE_ID } from '../openapi/links.js';

@@ -9,7 +9,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 const CONVERSATION_QUERY = querySpec(

@@ -12,7 +12,7 @@ import {
   TokenMetadataSchema,
   errorResponses,
   type TokenMetadata,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { requireBodyOrg } from './common.js';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 import { linksTo, MADE_ID } from '../openapi/links.js';

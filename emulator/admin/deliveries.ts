@@ -13,7 +13,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { badRequest, conflict, detail, found } from '../errors.js';

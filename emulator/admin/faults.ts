@@ -8,12 +8,7 @@ import {
   parseFaultProfile,
 } from '../../src/shared/fault-profile.js';
 import { typed, type RouteOptions } from '../api/common.js';
-import {
-  FaultSettingsSchema,
-  FaultsUpdateSchema,
-  Ok,
-  errorResponses,
-} from '../../src/shared/contract/index.js';
+import { FaultSettingsSchema, FaultsUpdateSchema, Ok, errorResponses } from '#contract';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** Fault injection at run time: `GET /faults` shows the profile and seed in force, `PUT /faults` replaces them (`{ "profile": "off" }`). */

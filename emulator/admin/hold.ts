@@ -2,12 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { found } from '../errors.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
-import {
-  DeliveryHoldSchema,
-  DeliveryHoldUpdateSchema,
-  Ok,
-  errorResponses,
-} from '../../src/shared/contract/index.js';
+import { DeliveryHoldSchema, DeliveryHoldUpdateSchema, Ok, errorResponses } from '#contract';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** `/plugins/:pluginId/hold`: hold a plugin's deliveries while it is not up (PUT, renewable, bounded), release them (DELETE), read the hold (GET). */

@@ -1,5 +1,5 @@
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
-import { MAX_ERROR_DETAILS } from '../../src/shared/contract/index.js';
+import { MAX_ERROR_DETAILS } from '#contract';
 
 /** The longest id a stored record may have (the contract's Id). */
 const MAX_ID_LENGTH = 200;

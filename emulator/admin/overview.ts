@@ -9,7 +9,7 @@ import {
   StoreEpochNoticeSchema,
   errorResponses,
   type Overview,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { openAdminStream } from './sse.js';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 

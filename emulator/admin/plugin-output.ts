@@ -10,7 +10,7 @@ import {
   PluginOutputPageSchema,
   PluginOutputQuerySchema,
   errorResponses,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** The plugin's own output: the CLI posts the lines it captured; followers read them after a cursor. */

@@ -2,12 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok } from '../http.js';
 import { typed, type RouteOptions } from '../api/common.js';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
-import {
-  Ok,
-  ScenarioTagSchema,
-  ScenarioTagUpdateSchema,
-  errorResponses,
-} from '../../src/shared/contract/index.js';
+import { Ok, ScenarioTagSchema, ScenarioTagUpdateSchema, errorResponses } from '#contract';
 
 /** The running scenario: `PUT /scenario` `{ "name": "…" }` tags the deliveries emitted from now on (`scenario` on each), `{ "name": null }` stops. */
 export default async function adminScenarioRoutes(

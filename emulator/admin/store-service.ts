@@ -5,7 +5,7 @@ import { nowIso } from '../store/ids.js';
 import { newApiKey, newUserToken } from '../auth/credentials.js';
 import { membershipId } from '../auth/principal.js';
 import type { Seed } from '../seed.js';
-import type { StoredRecord } from '../../src/shared/contract/index.js';
+import type { StoredRecord } from '#contract';
 import { importShapeProblems } from './import-shapes.js';
 import type { AdminDeps } from './common.js';
 

@@ -17,7 +17,7 @@ import {
   StoredRecordSchema,
   errorResponses,
   type EmulatorExport,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { ADMIN_ONLY, type AdminDeps } from './common.js';
 
 /** Exports can be large; the management API's 1 MB default would refuse most of them. */

@@ -8,7 +8,7 @@ import {
   OkPage,
   PluginInstanceSchema,
   errorResponses,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { ok } from '../http.js';
 import { badRequest, detail, found } from '../errors.js';
 import { validateAgainst } from '../validation/json-schema.js';

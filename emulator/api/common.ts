@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TObject } from '@sinclair/typebox';
-import { Params, type QueryFieldType } from '../../src/shared/contract/index.js';
+import { Params, type QueryFieldType } from '#contract';
 import type { StoreDeps } from '../context.js';
 import type { OrgRecord, PluginRecord } from '../model.js';
 import { badRequest, detail, found, notFound } from '../errors.js';

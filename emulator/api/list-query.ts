@@ -6,7 +6,7 @@ import {
   type Pagination,
   type QueryFieldType,
   type SortOrder,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 
 /** The query system of list routes, route side: the query string read into the store's typed query, and its errors as 400s. */
 

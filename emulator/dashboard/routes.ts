@@ -11,7 +11,7 @@ import {
   WorkspaceSchema,
   errorResponses,
   type Workspace,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { SESSION_HEADER, type DashboardLogins } from '../admin/dashboard-logins.js';
 import { ADMIN_ONLY } from '../admin/common.js';
 import { DASHBOARD_FILES, readDashboardFile, type DashboardFile } from './files.js';

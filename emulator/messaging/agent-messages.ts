@@ -4,12 +4,7 @@ import { notFound } from '../errors.js';
 import { requireInstanceScope } from '../auth/scopes.js';
 import type { ConversationRecord } from '../model.js';
 import { params, typed, type RouteOptions } from '../api/common.js';
-import {
-  AgentMessageWriteSchema,
-  MessageSchema,
-  Ok,
-  errorResponses,
-} from '../../src/shared/contract/index.js';
+import { AgentMessageWriteSchema, MessageSchema, Ok, errorResponses } from '#contract';
 import type { MessagingRouteDeps } from './messaging.js';
 
 /** The conversation, if its character belongs to the agent; otherwise a 404. */

@@ -1,6 +1,6 @@
 import type { MessageRecord } from '../model.js';
 import { badRequest, detail, type ErrorDetail } from '../errors.js';
-import { MAX_URL_LENGTH, type MessageSend } from '../../src/shared/contract/index.js';
+import { MAX_URL_LENGTH, type MessageSend } from '#contract';
 
 /** Longest content a plugin may build by streaming packets into one message. */
 export const MAX_STREAMED_CONTENT_LENGTH = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { CharacterRecord, ConversationRecord, MessageRecord } from '../model.js';
-import type { AgentMessageWrite } from '../../src/shared/contract/index.js';
+import type { AgentMessageWrite } from '#contract';
 import { HttpError, badRequest, conflict, detail, notFound } from '../errors.js';
 import { newId, nowIso } from '../store/ids.js';
 import {

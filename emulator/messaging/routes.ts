@@ -17,7 +17,7 @@ import {
   OkPage,
   errorResponses,
   type RawQuery,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { apiKeyFromHeader, requestApiKey } from './api-key-auth.js';
 import type { MessagingRouteDeps } from './messaging.js';
 import { linksTo, MADE_ID } from '../openapi/links.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { EVENT_KINDS, WEBHOOK_EVENT_SCHEMAS } from '../../src/shared/contract/index.js';
+import { EVENT_KINDS, WEBHOOK_EVENT_SCHEMAS } from '#contract';
 import { ADMIN_HEADER } from '../admin/guard.js';
 import { describeOperations, TAGS, type OpenApiDocument, type OpenApiNode } from './operations.js';
 import { SESSION_HEADER } from '../admin/dashboard-logins.js';

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, PluginOutputLine } from '../../src/shared/contract/index.js';
+import type { DeliveryAttempt, PluginOutputLine } from '#contract';
 import type { NumberedLine } from '../../src/shared/plugin-output.js';
 
 /**

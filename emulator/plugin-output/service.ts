@@ -8,7 +8,7 @@ import {
   type NumberedLine,
   type OutputLine,
 } from '../../src/shared/plugin-output.js';
-import type { PluginOutputPage } from '../../src/shared/contract/index.js';
+import type { PluginOutputPage } from '#contract';
 import { linkOutput } from './link.js';
 
 /** Words that may be a credential the store keeps only as a hash (a seeded `tok_olive`, a rotated API key). */

@@ -1,5 +1,5 @@
 import type { BaseRecord, Collection } from './store.js';
-import type { Pagination, SortOrder } from '../../src/shared/contract/index.js';
+import type { Pagination, SortOrder } from '#contract';
 
 /** A typed query of one collection: filters, search, sort, and a page or a cursor (routes build it from a query string). */
 export interface StoreQuery {

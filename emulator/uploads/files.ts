@@ -1,4 +1,4 @@
-import { FileSchema } from '../../src/shared/contract/index.js';
+import { FileSchema } from '#contract';
 import type { FileRecord } from '../model.js';
 import { querySpec } from '../api/common.js';
 

@@ -13,7 +13,7 @@ import {
   UploadUrlsSchema,
   errorResponses,
   type UploadUrlRequest,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { ok } from '../http.js';
 import { HttpError, badRequest, detail } from '../errors.js';
 import { requireRole, requireUser } from '../auth/guards.js';

@@ -1,7 +1,7 @@
 import { conflict } from '../errors.js';
-import type { FileStatus } from '../../src/shared/contract/index.js';
+import type { FileStatus } from '#contract';
 
-export { FILE_STATUSES, PARENT_TYPES } from '../../src/shared/contract/index.js';
+export { FILE_STATUSES, PARENT_TYPES } from '#contract';
 
 /** The upload status machine (docs/emulator-behaviour.md, "Uploads"): which status may follow which (a new record has `null`: awaiting upload). */
 const NEXT: Record<string, readonly FileStatus[]> = {

@@ -6,7 +6,7 @@ import {
   type FileStatusUpdate,
   type UploadUrlRequest,
   type UploadUrls,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { HttpError, badRequest, conflict, detail, notFound, type ErrorDetail } from '../errors.js';
 import type { Db, FileRecord } from '../model.js';
 import type { StoreDeps } from '../context.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
-import type { DeliveryAttemptNotice } from '../../src/shared/contract/index.js';
+import type { DeliveryAttemptNotice } from '#contract';
 import type { Db, DeliveryAttempt, DeliveryRecord, DeliveryStatus } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import {

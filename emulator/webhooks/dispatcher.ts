@@ -11,7 +11,7 @@ import type {
   DispatchMode,
   FaultProfile,
   WebhookVerification,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import type {
   Db,
   DeliveryRecord,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FaultMark, FaultProfile, FaultSettings } from '../../src/shared/contract/index.js';
+import type { FaultMark, FaultProfile, FaultSettings } from '#contract';
 import { formatFaultProfile, profileIsOn } from '../../src/shared/fault-profile.js';
 import { FaultDraws, newFaultSeed } from './fault-draws.js';
 

@@ -1,4 +1,4 @@
-import type { FaultMark } from '../../src/shared/contract/index.js';
+import type { FaultMark } from '#contract';
 import type { DeliveryAttempt, DeliveryRecord } from '../model.js';
 import { nowIso } from '../store/ids.js';
 import { answered2xx, loggedAttempt, notSent, type AttemptOutcome } from './attempt.js';

@@ -1,5 +1,5 @@
 // The one Retry-After reader (RFC 9110 semantics), shared with the client; delivery code reads it from here.
-export { parseRetryAfter } from '../../src/shared/contract/retry-after.js';
+export { parseRetryAfter } from '#contract/retry-after';
 
 /** How the emulator delivers webhooks; every field has a default suited to local development. */
 export interface DeliveryOptions {

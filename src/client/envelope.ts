@@ -1,6 +1,6 @@
 import { ApiError, type ApiErrorType, type ErrorDetail } from './errors.js';
 import type { Meta } from './types.js';
-import { ERROR_TYPE_BY_STATUS } from '../shared/contract/enum-values.js';
+import { ERROR_TYPE_BY_STATUS } from '#contract/enum-values';
 
 /** What a successful response unwraps to. */
 export interface Unwrapped<T> {

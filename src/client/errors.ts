@@ -1,4 +1,4 @@
-import type { ErrorDetail as ContractErrorDetail, ErrorType } from '../shared/contract/index.js';
+import type { ErrorDetail as ContractErrorDetail, ErrorType } from '#contract';
 
 /** One entry of `error.details` (the contract's), keeping any field a remote platform adds. */
 export type ErrorDetail = ContractErrorDetail & { [key: string]: unknown };

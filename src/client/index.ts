@@ -30,5 +30,5 @@ export type {
 } from './resources/instances.js';
 export type { AgentMessagesResource } from './resources/agent-messages.js';
 export { redactAuthorization, redactSecret, redactUrl } from './redact.js';
-export { parseRetryAfter } from '../shared/contract/retry-after.js';
+export { parseRetryAfter } from '#contract/retry-after';
 export type * from './types.js';

@@ -1,4 +1,4 @@
-import type { InstanceEntityType, PluginType } from '../shared/contract/index.js';
+import type { InstanceEntityType, PluginType } from '#contract';
 import type { PlatformClient } from './client.js';
 import type { InstancesResource } from './resources/instances.js';
 import type { CallOptions } from './transport.js';

@@ -1,4 +1,4 @@
-import type { SortOrder } from '../shared/contract/enum-values.js';
+import type { SortOrder } from '#contract/enum-values';
 
 /** A value a property filter can take; arrays become repeated parameters. */
 export type FilterValue = string | number | boolean;

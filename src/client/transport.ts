@@ -6,7 +6,7 @@ import { errorCode, NetworkError } from './errors.js';
 import { unwrap, type Unwrapped } from './envelope.js';
 import { toQueryString, type QueryPairs } from './query.js';
 import { redactHeaders, redactUrl } from './redact.js';
-import { parseRetryAfter } from '../shared/contract/retry-after.js';
+import { parseRetryAfter } from '#contract/retry-after';
 import {
   backoffMs,
   IDEMPOTENT_METHODS,

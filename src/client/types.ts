@@ -1,8 +1,8 @@
 // Records as the client sees them: the contract's, open to whatever else a remote platform sends.
 
-import type * as C from '../shared/contract/index.js';
+import type * as C from '#contract';
 
-export type { IndexPagination, CursorPagination, Pagination } from '../shared/contract/index.js';
+export type { IndexPagination, CursorPagination, Pagination } from '#contract';
 
 /** The envelope's `meta`. */
 export interface Meta {

@@ -1,5 +1,5 @@
 import { InvalidOptionValue, integerOption, type OptionSpec, type OptionsOf } from './types.js';
-import { SORT_ORDERS, type SortOrder } from '../shared/contract/enum-values.js';
+import { SORT_ORDERS, type SortOrder } from '#contract/enum-values';
 
 // Option declarations shared by many commands: the registry imports this at start-up, so no client, config or UI imports.
 

@@ -4,7 +4,7 @@
 
 import { setTimeout as wait } from 'node:timers/promises';
 import type { PlatformClient } from '../client/index.js';
-import type { Delivery, DeliveryAttempt } from '../shared/contract/index.js';
+import type { Delivery, DeliveryAttempt } from '#contract';
 
 /** The part of the client a watch uses: the emulator's admin API. */
 export type DeliveryWatchClient = Pick<PlatformClient, 'emulator'>;

@@ -1,5 +1,5 @@
 import type { DeliveryStreamFilters, PlatformClient } from '../client/index.js';
-import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
+import type { DeliveryAttemptNotice } from '#contract';
 
 /** Calls `onAttempt` for each attempt on the delivery stream until aborted, ended or failed; attempts before `onOpen` are not on it. */
 export async function followDeliveries(

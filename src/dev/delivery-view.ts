@@ -1,5 +1,5 @@
 import { shorten, type Column } from '../ui/output.js';
-import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '../shared/contract/index.js';
+import type { Delivery, DeliveryAttempt, DeliveryAttemptNotice } from '#contract';
 import type { Style } from '../ui/style.js';
 import { escapeControl } from '../shared/plugin-output.js';
 

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { env as environment } from '../config/env.js';
-import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
+import type { DeliveryAttemptNotice } from '#contract';
 import { followDeliveries } from './delivery-stream.js';
 import {
   liveEmulator,

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { deployManifest, type DeployOutcome } from '../manifest/deploy.js';
-import type { DeliveryAttemptNotice } from '../shared/contract/index.js';
+import type { DeliveryAttemptNotice } from '#contract';
 import type { OutputLine } from '../shared/plugin-output.js';
 import { DeliveryHold } from './delivery-hold.js';
 import { EmulatorLink } from './emulator-link.js';

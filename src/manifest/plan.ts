@@ -1,4 +1,4 @@
-import type { PluginCreate } from '../shared/contract/index.js';
+import type { PluginCreate } from '#contract';
 import type { Manifest, ManifestAction, ManifestExternalEvent } from './types.js';
 import type { AppliedState } from './state.js';
 

@@ -1,9 +1,4 @@
-import type {
-  ActionCreate,
-  ExternalEventCreate,
-  InstanceCreate,
-  PluginCreate,
-} from '../shared/contract/index.js';
+import type { ActionCreate, ExternalEventCreate, InstanceCreate, PluginCreate } from '#contract';
 
 /** An action or external event of a manifest: the create body, with title and description defaulted. */
 export type ManifestAction = ActionCreate & { title: string; description: string };

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt, PluginOutputLine } from '../shared/contract/index.js';
+import type { DeliveryAttempt, PluginOutputLine } from '#contract';
 
 // The plugin's own output (the stdout and stderr lines of the process plugsmith runs as the plugin) as an agent reads
 // it: always under an `untrusted` field, each line cut to a length, and as many lines as fit an answer's share of the cap.

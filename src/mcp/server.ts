@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { EVENT_KINDS } from '../shared/contract/enum-values.js';
-import { WEBHOOK_EVENT_SCHEMAS } from '../shared/contract/events.js';
+import { EVENT_KINDS } from '#contract/enum-values';
+import { WEBHOOK_EVENT_SCHEMAS } from '#contract/events';
 import { UserError } from '../errors.js';
 import { type Connect, START_EMULATOR, withConnection } from './connection.js';
 import { redact } from './shape.js';

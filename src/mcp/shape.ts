@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Delivery, Message } from '../client/index.js';
-import type { DeliveryAttempt } from '../shared/contract/index.js';
+import type { DeliveryAttempt } from '#contract';
 import { redactHeaders, redactSecret } from '../client/redact.js';
 import { inToolTerms } from './advice.js';
 import { type AttemptOutput, fitAttemptOutput } from './plugin-output.js';

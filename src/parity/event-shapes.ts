@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_SCHEMAS } from '../shared/contract/events.js';
+import { WEBHOOK_EVENT_SCHEMAS } from '#contract/events';
 import type { Difference, ExtraField, ParityReport } from './compare.js';
 import type { Shape } from './shape.js';
 

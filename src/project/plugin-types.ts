@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../shared/webhooks/events.js';
-import type { PluginType } from '../shared/contract/index.js';
+import type { PluginType } from '#contract';
 
 /** Events a plugin may list; WEBHOOK_CHALLENGE is sent to every plugin and never listed. */
 export const PLUGIN_EVENTS = EVENT_TYPES.filter((e) => e !== 'WEBHOOK_CHALLENGE');

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError, EXIT } from '../errors.js';
 import { plugsmithDependency } from './dependency.js';
-import { SCOPES, type PluginType } from '../shared/contract/index.js';
+import { SCOPES, type PluginType } from '#contract';
 import { PLUGIN_EVENTS, TEMPLATES } from './plugin-types.js';
 import { outputPath, renderTemplate } from './render.js';
 import { LANGUAGES, type Language } from './languages.js';

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
+import type { PluginOutputLine } from '#contract/plugin-output';
 import type { ScenarioResult, StepResult } from './run.js';
 import { describeTarget, type RunTarget } from './target.js';
 import { retriesSummary } from './retries.js';

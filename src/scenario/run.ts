@@ -19,9 +19,9 @@ import {
   type InstallEntity,
 } from '../client/installs.js';
 import { uploadRepositoryFile } from '../client/repository-file.js';
-import type { EventKind } from '../shared/contract/enums.js';
-import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
-import { MAX_FILE_BYTES } from '../shared/contract/requests.js';
+import type { EventKind } from '#contract/enums';
+import type { PluginOutputLine } from '#contract/plugin-output';
+import { MAX_FILE_BYTES } from '#contract/requests';
 import { linearPattern } from '../shared/linear-pattern.js';
 import {
   ProjectPathError,

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EVENT_KINDS } from '../shared/contract/enum-values.js';
+import { EVENT_KINDS } from '#contract/enum-values';
 
 // The scenario file's format, in TypeBox (the contract's style). `scenario.schema.json` at the
 // package root is generated from it (`npm run docs`; test/scenario/schema-file.test.ts fails while

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type PlatformClient } from '../client/index.js';
 import { UserError, EXIT } from '../errors.js';
 import { loadManifest } from '../manifest/load.js';
-import type { PluginOutputLine } from '../shared/contract/plugin-output.js';
+import type { PluginOutputLine } from '#contract/plugin-output';
 
 // `plugsmith scenario run --start`: the one CI command, for a plugin in any language. An emulator
 // in memory on free ports, and a `plugsmith dev` session against it (src/dev/session.ts: the

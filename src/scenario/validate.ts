@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
-import { EVENT_DATA_SCHEMAS } from '../shared/contract/events.js';
-import { EVENT_KINDS } from '../shared/contract/enum-values.js';
+import { EVENT_DATA_SCHEMAS } from '#contract/events';
+import { EVENT_KINDS } from '#contract/enum-values';
 import { linearPatternProblem } from '../shared/linear-pattern.js';
 import { closest } from '../ui/did-you-mean.js';
 import {

@@ -7,7 +7,7 @@ import {
   EVENT_KINDS,
   PLUGIN_TYPES,
   SCOPES,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import { EVENT_TYPES } from '../../src/shared/webhooks/events.js';
 import { TEMPLATES } from '../../src/project/plugin-types.js';
 import {

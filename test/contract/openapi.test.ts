@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Emulator } from '../../emulator/index.js';
-import { EVENT_KINDS } from '../../src/shared/contract/index.js';
+import { EVENT_KINDS } from '#contract';
 import { admin, api, cli, emulator, tempDir } from '../kit/index.js';
 import { contractViolations } from '../../emulator/openapi/contract-check.js';
 import { routesDocumentBuilds } from '../../emulator/openapi/document.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRetryAfter as clientParseRetryAfter } from '../../src/client/index.js';
 import { parseRetryAfter as deliveryParseRetryAfter } from '../../emulator/webhooks/options.js';
-import { parseHttpDate, parseRetryAfter } from '../../src/shared/contract/retry-after.js';
+import { parseHttpDate, parseRetryAfter } from '#contract/retry-after';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 

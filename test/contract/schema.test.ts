@@ -11,7 +11,7 @@ import {
   PARENT_TYPES,
   PLUGIN_TYPES,
   PluginSchema,
-} from '../../src/shared/contract/index.js';
+} from '#contract';
 import {
   FILE_STATUSES as UPLOAD_FILE_STATUSES,
   PARENT_TYPES as UPLOAD_PARENT_TYPES,

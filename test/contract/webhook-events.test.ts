@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { EVENT_KINDS } from '../../src/shared/contract/index.js';
+import { EVENT_KINDS } from '#contract';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
 import { api } from '../kit/index.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { previewText, upsert } from '../../emulator/dashboard/app/views/chat-messages.js';
-import type { Message } from '../../src/shared/contract/index.js';
+import type { Message } from '#contract';
 
 function message(id: string, sender: Message['sender'], createdAt: string, content = ''): Message {
   return {

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { EVENT_DATA_SCHEMAS, EVENT_KINDS } from '../../src/shared/contract/index.js';
+import { EVENT_DATA_SCHEMAS, EVENT_KINDS } from '#contract';
 import { checkSchema } from '../../emulator/dashboard/app/json-schema-check.js';
 import { exampleOf } from '../../emulator/dashboard/app/schema-example.js';
 import { validateAgainst } from '../../emulator/validation/json-schema.js';

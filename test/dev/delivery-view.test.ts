@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attemptLine } from '../../src/dev/delivery-view.js';
-import type { Delivery, DeliveryAttemptNotice } from '../../src/shared/contract/index.js';
-import type { FaultMark } from '../../src/shared/contract/index.js';
+import type { Delivery, DeliveryAttemptNotice } from '#contract';
+import type { FaultMark } from '#contract';
 
 const at = '2026-01-01T10:00:00.000Z';
 const attempt = (number: number) => ({

@@ -3,7 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import dashboardRoutes from '../../emulator/dashboard/routes.js';
 import { dashboardDir } from '../../emulator/dashboard/files.js';
-import { SHARED_SCHEMAS } from '../../src/shared/contract/index.js';
+import { SHARED_SCHEMAS } from '#contract';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 describe('the dashboard files', () => {

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import type { ApiResponse } from './http.js';
-import { ERROR_TYPE_BY_STATUS } from '../../src/shared/contract/index.js';
+import { ERROR_TYPE_BY_STATUS } from '#contract';
 
 /** The error type (docs/emulator-behaviour.md, "Envelope and errors") for each status: the contract's table. */
-export { ERROR_TYPE_BY_STATUS } from '../../src/shared/contract/index.js';
+export { ERROR_TYPE_BY_STATUS } from '#contract';
 
 /** Asserts a success envelope `{ ok: true, data, meta? }` with `status`; returns `data`. */
 export function expectOk(response: ApiResponse, status = 200): any {

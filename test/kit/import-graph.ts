@@ -1,5 +1,26 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** package.json `imports` (`#contract`, `#contract/*`): subpath imports resolve to files of the repository. */
+const SUBPATHS =
+  (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      imports?: Record<string, string>;
+    }
+  ).imports ?? {};
+
+/** The file a `#name` specifier names, without its extension, or undefined when package.json maps no such name. */
+function subpathTarget(spec: string): string | undefined {
+  for (const [key, value] of Object.entries(SUBPATHS)) {
+    const star = key.indexOf('*');
+    if (star === -1 ? spec !== key : !spec.startsWith(key.slice(0, star))) continue;
+    const mapped = star === -1 ? value : value.replace('*', spec.slice(star));
+    return resolve(ROOT, mapped).replace(/\.tsx?$/, '');
+  }
+  return undefined;
+}
 
 /** The TypeScript sources under `dir` (declarations excluded). */
 export function sources(dir: string): string[] {
@@ -10,7 +31,7 @@ export function sources(dir: string): string[] {
   });
 }
 
-/** The modules a file imports or re-exports (relative specifiers only, type-only included), as absolute paths. */
+/** The modules a file imports or re-exports (relative and `#` subpath specifiers, type-only included), as absolute paths. */
 export function importsOf(file: string, text: string): string[] {
   const specifiers = new Set<string>();
   // Static imports and re-exports (`import … from '…'`, `export … from '…'`, `import '…'`) and dynamic import('…').
@@ -22,6 +43,11 @@ export function importsOf(file: string, text: string): string[] {
   for (const pattern of patterns) for (const m of text.matchAll(pattern)) specifiers.add(m[1]);
   const out: string[] = [];
   for (const spec of specifiers) {
+    if (spec.startsWith('#')) {
+      const target = subpathTarget(spec);
+      if (target !== undefined) out.push(target);
+      continue;
+    }
     if (!spec.startsWith('.')) continue;
     const target = resolve(dirname(file), spec).replace(/\.jsx?$/, '');
     out.push(target);

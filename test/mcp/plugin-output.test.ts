@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { MAX_ANSWER_CHARS } from '../../src/mcp/shape.js';
-import type { PluginOutputLine } from '../../src/shared/contract/index.js';
+import type { PluginOutputLine } from '#contract';
 import { answerChallenge, emulator, json, receiver } from '../kit/index.js';
 import { call, connectTo, mcpClient, textOf } from './in-memory.js';
 

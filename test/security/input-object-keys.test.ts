@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES, parseJsonBody } from '../../emulator/json-body.js';
-import { MAX_ERROR_DETAILS } from '../../src/shared/contract/index.js';
+import { MAX_ERROR_DETAILS } from '#contract';
 import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
 import { call } from '../kit/http.js';
 

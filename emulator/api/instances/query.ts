@@ -1,4 +1,4 @@
-import { PluginInstanceSchema } from '../../../src/shared/contract/index.js';
+import { PluginInstanceSchema } from '#contract';
 import { querySpec } from '../common.js';
 
 /** The query of instance lists. */

@@ -8,7 +8,7 @@ import {
   PluginInstanceSchema,
   errorResponses,
   type InstanceCreate,
-} from '../../../src/shared/contract/index.js';
+} from '#contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../../http.js';
 import { badRequest, detail, notFound, type ErrorDetail } from '../../errors.js';

@@ -32,7 +32,7 @@ import {
   Ok,
   OkPage,
   errorResponses,
-} from '../../../src/shared/contract/index.js';
+} from '#contract';
 import { linksTo } from '../../openapi/links.js';
 
 /** Actions: /api/plugins/:pluginId/actions[/:name]; `schemaFields` hold JSON Schemas. */

@@ -1,7 +1,7 @@
 import { conflict, found, notFound } from '../../errors.js';
 import { nowIso } from '../../store/ids.js';
 import type { Collection } from '../../store/store.js';
-import type { Action, ExternalEvent } from '../../../src/shared/contract/index.js';
+import type { Action, ExternalEvent } from '#contract';
 import type { StoreDeps } from '../../context.js';
 import { pluginDeletions } from '../plugins/deletion-service.js';
 

@@ -12,7 +12,7 @@ import {
   PluginUpdateSchema,
   errorResponses,
   type Plugin,
-} from '../../../src/shared/contract/index.js';
+} from '#contract';
 import { hasRole, requireRole, requireUser } from '../../auth/guards.js';
 import {
   findOrg,

@@ -1,7 +1,7 @@
 import { generateWebhookSecret } from '../../../src/shared/webhooks/signing.js';
 import { newId, nowIso } from '../../store/ids.js';
 import type { PluginRecord } from '../../model.js';
-import type { WebhookSecretRotation } from '../../../src/shared/contract/index.js';
+import type { WebhookSecretRotation } from '#contract';
 import type { StoreDeps } from '../../context.js';
 import type { WebhookDispatcher } from '../../webhooks/dispatcher.js';
 import { badRequest, detail, found } from '../../errors.js';

@@ -10,7 +10,7 @@ import {
   WebhookSecretRotationSchema,
   WebhookVerificationSchema,
   errorResponses,
-} from '../../../src/shared/contract/index.js';
+} from '#contract';
 import type { PluginDeps } from './service.js';
 
 /** A day, as the real platforms give by default (Svix, Stripe): long enough to roll the new secret out. */

@@ -18,7 +18,7 @@ import {
   RepositoryFileRemovedSchema,
   RepositoryFileSchema,
   errorResponses,
-} from '../../../src/shared/contract/index.js';
+} from '#contract';
 import type { RepositoryDeps } from './service.js';
 import { linksTo } from '../../openapi/links.js';
 

@@ -21,7 +21,7 @@ import {
   RepositorySchema,
   errorResponses,
   type RepositoryCreate,
-} from '../../../src/shared/contract/index.js';
+} from '#contract';
 import type { RepositoryDeps } from './service.js';
 import { linksTo, MADE_ID } from '../../openapi/links.js';
 

@@ -8,7 +8,7 @@ import type {
 } from '../../model.js';
 import type { StoreDeps } from '../../context.js';
 import type { WebhookDispatcher } from '../../webhooks/dispatcher.js';
-import type { RepositoryCreate } from '../../../src/shared/contract/index.js';
+import type { RepositoryCreate } from '#contract';
 
 /** What the repositories feature needs: the store, and the webhook dispatcher (file events to data providers). */
 export interface RepositoryDeps extends StoreDeps {

@@ -4,12 +4,7 @@ import { forbidden } from '../../errors.js';
 import { requireRole, requireUser } from '../../auth/guards.js';
 import { createUserToken } from './service.js';
 import { findOrg, typed, type RouteOptions } from '../common.js';
-import {
-  CreatedTokenSchema,
-  Ok,
-  TokenCreateSchema,
-  errorResponses,
-} from '../../../src/shared/contract/index.js';
+import { CreatedTokenSchema, Ok, TokenCreateSchema, errorResponses } from '#contract';
 import type { TokenDeps } from './service.js';
 
 /** User tokens: POST /api/tokens creates one for the calling user. */

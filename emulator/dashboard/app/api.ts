@@ -1,12 +1,12 @@
 import { SseParser, type ServerSentEvent } from '../../../src/shared/http/sse.js';
-import type { Workspace } from '../../../src/shared/contract/dashboard.js';
+import type { Workspace } from '#contract/dashboard';
 
 /**
  * What the dashboard knows of the emulator it runs in, from `GET|POST /_emulator/dashboard/session`:
  * where the two APIs are and the default workspace's credentials (the dashboard calls `/api` and
  * the messaging API as a client would, with this token and API key). Defined once, in the contract.
  */
-export type { Workspace } from '../../../src/shared/contract/dashboard.js';
+export type { Workspace } from '#contract/dashboard';
 
 /** An error answer of one of the emulator's APIs, with its `details` for showing inline. */
 export class ApiFailure extends Error {

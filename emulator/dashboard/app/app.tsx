@@ -8,7 +8,7 @@ import {
   storedSession,
   type Workspace,
 } from './api.js';
-import type { DashboardSession } from '../../../src/shared/contract/dashboard.js';
+import type { DashboardSession } from '#contract/dashboard';
 import { ErrorBox } from './components/error-box.js';
 import { ViewBoundary } from './components/view-boundary.js';
 import { VIEWS } from './views/index.js';

@@ -3,7 +3,7 @@ import {
   FOLDER_PATTERN,
   MAX_FILE_NAME_LENGTH,
   MAX_FOLDER_LENGTH,
-} from '../../../src/shared/contract/requests.js';
+} from '#contract/requests';
 
 /** The characters a file name may not hold (besides control characters), as people write them. */
 const FORBIDDEN = ['/', '\\', ':', '*', '?', '"', '<', '>', '|'];

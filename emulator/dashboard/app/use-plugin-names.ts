@@ -1,6 +1,6 @@
 import { isolated } from './format.js';
 import { useEffect, useState } from 'react';
-import type { Plugin } from '../../../src/shared/contract/index.js';
+import type { Plugin } from '#contract';
 import { call, currentWorkspace } from './api.js';
 
 /** The workspace's plugins by id, read once per mount (every page): the names shown beside plugin ids. */

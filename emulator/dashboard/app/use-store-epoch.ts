@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { StoreEpochNotice } from '../../../src/shared/contract/index.js';
+import type { StoreEpochNotice } from '#contract';
 import { stream } from './api.js';
 
 const RECONNECT_MS = 1000;

@@ -1,7 +1,4 @@
-import type {
-  Character as CharacterResource,
-  Message,
-} from '../../../src/shared/contract/index.js';
+import type { Character as CharacterResource, Message } from '#contract';
 
 /** A character as the reply engines see it: the contract's, without what they do not read. */
 export type Character = Omit<CharacterResource, 'agentId' | 'createdAt' | 'updatedAt'>;

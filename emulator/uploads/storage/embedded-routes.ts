@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendClosing, sendError } from '../../http.js';
 import type { OwnBodyGuardConfig } from '../../slow-body.js';
-import type { ErrorType } from '../../../src/shared/contract/index.js';
+import type { ErrorType } from '#contract';
 import { attachment, isPublicKey, keyProblem } from './keys.js';
 import { ObjectTooLargeError, WriteRefusedError, type EmbeddedStorage } from './embedded.js';
 import type { ObjectRecords } from './types.js';

@@ -14,7 +14,7 @@ import {
   type PresignGetOptions,
   type PresignPutOptions,
 } from './types.js';
-import { MAX_FILE_BYTES } from '../../../src/shared/contract/index.js';
+import { MAX_FILE_BYTES } from '#contract';
 
 export interface EmbeddedStorageOptions {
   /** Folder for the objects (the emulator passes `<dataDir>/objects`); omitted: a temporary folder removed by `close()`. */

@@ -21,7 +21,7 @@ import type {
   PluginOutputPage,
   ResetResult,
   ScenarioTag,
-} from '../../shared/contract/index.js';
+} from '#contract';
 import type { BulkRedeliveryResult, Character, Delivery, Loose, PluginInstance } from '../types.js';
 
 /** The delivery log's own filters (beyond the query system's): the dashboard's Deliveries filters, and what a bulk redelivery matches. */

@@ -1,6 +1,6 @@
 import { defineCommand, integerOption } from '../types.js';
 import { listOptions, targetOptions } from '../list-options.js';
-import { PARENT_TYPES } from '../../shared/contract/enum-values.js';
+import { PARENT_TYPES } from '#contract/enum-values';
 
 const run = () => import('./run.js');
 

@@ -3,7 +3,7 @@ import type { RunCommand, TargetFlags } from '../types.js';
 import { printList, printRecord, printRows, withClient } from '../context.js';
 import { fileColumns } from '../repos/columns.js';
 import { UserError, EXIT } from '../../errors.js';
-import { FILE_STATUSES, PARENT_TYPES } from '../../shared/contract/enum-values.js';
+import { FILE_STATUSES, PARENT_TYPES } from '#contract/enum-values';
 import { askChoice, askText } from '../../ui/dialogs.js';
 import { exitCodeOf } from '../../ui/errors.js';
 import { note, printResult } from '../../ui/output.js';

@@ -12,7 +12,7 @@ import {
   type ProjectAnswers,
 } from '../../project/scaffold.js';
 import type { Language } from '../../project/languages.js';
-import { PLUGIN_TYPES, SCOPES, type PluginType } from '../../shared/contract/index.js';
+import { PLUGIN_TYPES, SCOPES, type PluginType } from '#contract';
 import { PLUGIN_EVENTS, TEMPLATES } from '../../project/plugin-types.js';
 import { askChoice, askMany, askText } from '../../ui/dialogs.js';
 import type { Io } from '../../ui/io.js';

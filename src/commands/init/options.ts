@@ -1,5 +1,5 @@
 import { integerOption, type OptionSpec } from '../types.js';
-import { PLUGIN_TYPES } from '../../shared/contract/enum-values.js';
+import { PLUGIN_TYPES } from '#contract/enum-values';
 import { LANGUAGES } from '../../project/languages.js';
 import { commaList } from '../list-options.js';
 

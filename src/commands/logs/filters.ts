@@ -1,5 +1,5 @@
 import { InvalidOptionValue, integerOption, type OptionSpec, type OptionsOf } from '../types.js';
-import { HTTP_STATUS_FILTER_PATTERN } from '../../shared/contract/enum-values.js';
+import { HTTP_STATUS_FILTER_PATTERN } from '#contract/enum-values';
 
 // The delivery log's filters as options: `plugsmith logs` shows what they match and `plugsmith logs
 // redeliver` resends it, the way the dashboard's Deliveries filters and its bulk resend do. Pure

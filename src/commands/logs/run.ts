@@ -1,7 +1,7 @@
 import type { RunCommand, CommandInput, TargetFlags } from '../types.js';
 import { printRows, timeoutMsOf, withClient } from '../context.js';
 import { UserError, EXIT } from '../../errors.js';
-import { MAX_BULK_REDELIVERIES } from '../../shared/contract/requests.js';
+import { MAX_BULK_REDELIVERIES } from '#contract/requests';
 import {
   DELIVERY_COLUMNS,
   attemptLine,

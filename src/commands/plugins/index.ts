@@ -1,5 +1,5 @@
 import { defineCommand, type OptionSpec } from '../types.js';
-import { PLUGIN_TYPES } from '../../shared/contract/enum-values.js';
+import { PLUGIN_TYPES } from '#contract/enum-values';
 import { commaList, listOptions, orgOption, targetOptions, yesOption } from '../list-options.js';
 import { parseGrace } from './grace.js';
 

@@ -1,5 +1,5 @@
 import { defineCommand } from '../types.js';
-import { EVENT_KINDS } from '../../shared/contract/enum-values.js';
+import { EVENT_KINDS } from '#contract/enum-values';
 import { triggerOptions } from './options.js';
 
 /** `plugsmith trigger <EVENT_TYPE>` */

@@ -2,7 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { z } from 'zod';
 import type { PlatformClient } from '../../client/index.js';
 import { UserError } from '../../errors.js';
-import type { PluginOutputPage } from '../../shared/contract/index.js';
+import type { PluginOutputPage } from '#contract';
 import { OUTPUT_MAX_BATCH } from '../../shared/plugin-output.js';
 import { pluginIdOf } from '../connection.js';
 import { cutLine, sizeInAnswer } from '../plugin-output.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DeliveryListQuery } from '../../client/index.js';
-import { EVENT_KINDS } from '../../shared/contract/enum-values.js';
+import { EVENT_KINDS } from '#contract/enum-values';
 import { deliveryRow, result } from '../shape.js';
 import { anyObject, defineTool, READ_ONLY } from '../tool.js';
 

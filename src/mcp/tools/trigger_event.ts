@@ -3,7 +3,7 @@ import type { Message } from '../../client/index.js';
 import { ApiError } from '../../client/errors.js';
 import { accepted, noReplyExplanation } from '../../delivery-watch/index.js';
 import { UserError } from '../../errors.js';
-import { EVENT_KINDS } from '../../shared/contract/enum-values.js';
+import { EVENT_KINDS } from '#contract/enum-values';
 import { pluginIdOf } from '../connection.js';
 import { outputNote } from '../plugin-output.js';
 import { deliveryDetail, messageOf, result } from '../shape.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import type { DeliveryAttemptNotice as AttemptNotice } from '../../../src/shared/contract/index.js';
+import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
 import {
   adminCall,
   answerProperly,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
-import type { DeliveryAttemptNotice as AttemptNotice } from '../../../src/shared/contract/index.js';
+import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
 import {
   adminCall,
   answerProperly,

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { call } from '../api.js';
 import { isolated, plural } from '../format.js';
-import type { PluginInstance } from '../../../../src/shared/contract/resources.js';
+import type { PluginInstance } from '#contract/resources';
 
 /** An app of the org, known by the plugins installed on it. */
 interface KnownApp {

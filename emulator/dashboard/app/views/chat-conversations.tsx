@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { call } from '../api.js';
-import type { AdminConversation } from '../../../../src/shared/contract/index.js';
-import type { Character, Message } from '../../../../src/shared/contract/resources.js';
+import type { AdminConversation } from '#contract';
+import type { Character, Message } from '#contract/resources';
 import { absoluteTime, relativeTime } from '../format.js';
 import { previewText } from './chat-messages.js';
 

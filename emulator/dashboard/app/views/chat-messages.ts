@@ -1,4 +1,4 @@
-import type { Message } from '../../../../src/shared/contract/resources.js';
+import type { Message } from '#contract/resources';
 
 /** Oldest first; on the same instant a user's message before the reply to it. */
 export function byTime(a: Message, b: Message): number {

@@ -3,12 +3,7 @@ import { call, currentWorkspace, stream } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { navigate } from '../use-hash-route.js';
 import type { ViewProps } from '../view-props.js';
-import type {
-  Character,
-  CharacterMessageSent,
-  Conversation,
-  Message,
-} from '../../../../src/shared/contract/resources.js';
+import type { Character, CharacterMessageSent, Conversation, Message } from '#contract/resources';
 import { upsert } from './chat-messages.js';
 import { ConversationList } from './chat-conversations.js';
 import { isolated, plural } from '../format.js';

@@ -3,7 +3,7 @@ import { call, type Target } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import { JsonView } from '../components/json-view.js';
 import { CopyButton } from '../components/copy-button.js';
-import { SORT_ORDERS, type SortOrder } from '../../../../src/shared/contract/enum-values.js';
+import { SORT_ORDERS, type SortOrder } from '#contract/enum-values';
 import {
   initialListState,
   listQuery,

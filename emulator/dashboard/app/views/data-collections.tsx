@@ -6,7 +6,7 @@ import {
   INSTANCE_ENTITY_TYPES,
   PARENT_TYPES,
   PLUGIN_TYPES,
-} from '../../../../src/shared/contract/enum-values.js';
+} from '#contract/enum-values';
 import type { CollectionConfig, DataRecord, DataContext } from './data-collection.js';
 import { WebhookSecret } from './plugin-secret.js';
 import { humanSize } from '../format.js';

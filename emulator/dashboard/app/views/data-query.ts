@@ -1,4 +1,4 @@
-import type { SortOrder } from '../../../../src/shared/contract/enum-values.js';
+import type { SortOrder } from '#contract/enum-values';
 
 /** The state of one list on the emulator's query system (`@sortBy`, `@sortOrder`, filters, `@search`, paging). */
 export interface ListState {

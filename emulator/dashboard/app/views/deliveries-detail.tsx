@@ -1,12 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type {
-  Delivery,
-  DeliveryAttempt,
-  FaultMark,
-  Plugin,
-  PluginOutputLine,
-} from '../../../../src/shared/contract/index.js';
-import type { Overview } from '../../../../src/shared/contract/dashboard.js';
+import type { Delivery, DeliveryAttempt, FaultMark, Plugin, PluginOutputLine } from '#contract';
+import type { Overview } from '#contract/dashboard';
 import { absoluteTime, relativeTime, when } from '../format.js';
 import { pluginLabel } from '../use-plugin-names.js';
 import { ApiFailure, call } from '../api.js';

@@ -1,6 +1,6 @@
 import { hashQuery } from '../use-hash-route.js';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Delivery, DeliveryAttemptNotice } from '../../../../src/shared/contract/index.js';
+import type { Delivery, DeliveryAttemptNotice } from '#contract';
 import { call, stream } from '../api.js';
 
 /** What the Deliveries table shows: each filter empty when unset. The names are the URL's (`#/deliveries?status=failed`). */

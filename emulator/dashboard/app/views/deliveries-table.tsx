@@ -1,7 +1,7 @@
 // biome-ignore-all lint/a11y/useSemanticElements: an ARIA table of <div>s, because the virtualizer places each row absolutely, which <table> layout does not allow
 import { memo, useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Delivery, Plugin } from '../../../../src/shared/contract/index.js';
+import type { Delivery, Plugin } from '#contract';
 import { absoluteTime, relativeTime } from '../format.js';
 
 const ROW_HEIGHT = 34;

@@ -1,9 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import {
-  DELIVERY_STATUSES,
-  EVENT_KINDS,
-  HTTP_STATUS_FILTER_PATTERN,
-} from '../../../../src/shared/contract/enums.js';
+import { DELIVERY_STATUSES, EVENT_KINDS, HTTP_STATUS_FILTER_PATTERN } from '#contract/enums';
 import type { ViewProps } from '../view-props.js';
 import { call } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { EmulatorExport, FaultSettings } from '../../../../src/shared/contract/index.js';
+import type { EmulatorExport, FaultSettings } from '#contract';
 import { call } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 

@@ -12,7 +12,7 @@ import type {
   PluginInstance,
   Repository,
   WebhookVerification,
-} from '../../../../src/shared/contract/resources.js';
+} from '#contract/resources';
 import { InputsForm, initialInputs } from './install-inputs.js';
 import { AppPicker } from './app-picker.js';
 import './data-views.css';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { Overview } from '../../../../src/shared/contract/dashboard.js';
+import type { Overview } from '#contract/dashboard';
 import { call, currentWorkspace } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBox } from '../components/error-box.js';

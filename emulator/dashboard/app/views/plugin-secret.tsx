@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { WebhookSecretRotation } from '../../../../src/shared/contract/index.js';
+import type { WebhookSecretRotation } from '#contract';
 import { call } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBox } from '../components/error-box.js';

@@ -1,13 +1,8 @@
 import { isolated } from '../format.js';
 import { useEffect, useMemo, useState } from 'react';
-import type {
-  Delivery,
-  ExternalEvent,
-  Plugin,
-  PluginInstance,
-} from '../../../../src/shared/contract/index.js';
-import { EVENT_DATA_SCHEMAS } from '../../../../src/shared/contract/events.js';
-import { LIFECYCLE_EVENTS, type EventKind } from '../../../../src/shared/contract/enums.js';
+import type { Delivery, ExternalEvent, Plugin, PluginInstance } from '#contract';
+import { EVENT_DATA_SCHEMAS } from '#contract/events';
+import { LIFECYCLE_EVENTS, type EventKind } from '#contract/enums';
 import { fill, SAMPLE_EVENTS } from '../../../../src/shared/sample-events/index.js';
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';

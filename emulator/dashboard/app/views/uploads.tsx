@@ -2,12 +2,8 @@ import { useEffect, useState } from 'react';
 import { ApiFailure, call, currentWorkspace } from '../api.js';
 import { ErrorBox } from '../components/error-box.js';
 import type { ViewProps } from '../view-props.js';
-import type {
-  File as FileRecord,
-  Repository,
-  UploadUrls,
-} from '../../../../src/shared/contract/resources.js';
-import { MAX_FILES_PER_REQUEST } from '../../../../src/shared/contract/requests.js';
+import type { File as FileRecord, Repository, UploadUrls } from '#contract/resources';
+import { MAX_FILES_PER_REQUEST } from '#contract/requests';
 import { fileNameProblem, folderProblem } from '../file-names.js';
 import { humanSize, isolated } from '../format.js';
 import './data-views.css';

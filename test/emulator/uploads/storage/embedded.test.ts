@@ -13,7 +13,7 @@ import { installErrorHandling } from '../../../../emulator/http.js';
 import { EmbeddedStorage } from '../../../../emulator/uploads/storage/embedded.js';
 import { embeddedStorageRoutes } from '../../../../emulator/uploads/storage/embedded-routes.js';
 import { InvalidKeyError, objectKey } from '../../../../emulator/uploads/storage/keys.js';
-import { MAX_FILE_BYTES as DEFAULT_MAX_BYTES } from '../../../../src/shared/contract/index.js';
+import { MAX_FILE_BYTES as DEFAULT_MAX_BYTES } from '#contract';
 import { until } from '../../../kit/index.js';
 
 let app: FastifyInstance;
