@@ -75,7 +75,8 @@ describe('public APIs only', () => {
   test('nothing imports, requires or resolves a file another package does not offer', () => {
     const privateFiles = files.flatMap((file) =>
       specifiers(readFileSync(file, 'utf8'))
-        .filter((specifier) => !/^(\.|\/|node:)/.test(specifier))
+        // Relative paths, Node's own modules and this package's own `#` subpath imports (package.json imports).
+        .filter((specifier) => !/^(\.|\/|node:|#)/.test(specifier))
         .filter((specifier) => {
           const [pkg, subpath] = splitSpecifier(specifier);
           return !offers(pkg, subpath);
