@@ -284,6 +284,12 @@ function schemaProblems(
   return out;
 }
 
+/** A schema part's `properties`, when it has them. */
+function propertiesOf(part: TSchema): Record<string, TSchema> | undefined {
+  const { properties } = part as { properties?: Record<string, TSchema> };
+  return properties;
+}
+
 /** The schema under `path` of an event's data, or undefined when the path leaves it (a field it does not have). `null`: anything goes below. */
 function schemaAt(schema: TSchema, path: string[]): TSchema | null | undefined {
   let node: TSchema = schema;
@@ -298,11 +304,9 @@ function schemaAt(schema: TSchema, path: string[]): TSchema | null | undefined {
     };
     if (s.allOf) {
       // The open file record: its fields, and any other.
-      const withField = s.allOf.find(
-        (part) => (part as { properties?: object }).properties?.[key as never],
-      );
+      const withField = s.allOf.map(propertiesOf).find((fields) => fields?.[key] !== undefined);
       if (withField) {
-        node = (withField as unknown as { properties: Record<string, TSchema> }).properties[key];
+        node = withField[key];
         continue;
       }
       return null;

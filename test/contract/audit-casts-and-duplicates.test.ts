@@ -37,27 +37,6 @@ const ALLOWED: ReadonlyArray<{ file: string; text: string; reason: string }> = [
       "commander's parsed option values are untyped, and the registry forgets each command's option type " +
       '(AnyCommandSpec): defineCommand checked the run function against the options it declares',
   },
-  // To remove: these files are being changed apart from this audit (issue 42 items 2 and 3).
-  {
-    file: 'src/scenario/validate.ts',
-    text: '.properties?.[key as never]',
-    reason: 'to remove: narrow the schema part (a type guard) instead',
-  },
-  {
-    file: 'src/scenario/validate.ts',
-    text: '(withField as unknown as { properties: Record<string, TSchema> })',
-    reason: 'to remove: narrow the schema part (a type guard) instead',
-  },
-  {
-    file: 'src/mcp/tools/run_check.ts',
-    text: 'report.latency as unknown as Record<string, unknown>',
-    reason: "to remove: the tool's output type takes the report's latency type",
-  },
-  {
-    file: 'emulator/dashboard/app/views/deliveries-feed.ts',
-    text: ') as unknown as DeliveryFilters;',
-    reason: 'to remove: build the filters from their keys with their type',
-  },
 ];
 
 describe('#16, issue 42: typed from the contract (audit)', () => {

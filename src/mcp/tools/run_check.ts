@@ -55,7 +55,7 @@ export const runCheck = defineTool({
         ok: report.ok,
         url: report.url,
         summary: report.summary,
-        latency: report.latency as unknown as Record<string, unknown>,
+        latency: { ...report.latency },
         checks,
       },
       [...connection.credentials, secret],

@@ -40,9 +40,20 @@ export const FILTER_KEYS = [
 
 /** Filters as the URL's query holds them. */
 export function filtersFromQuery(query: URLSearchParams): DeliveryFilters {
-  return Object.fromEntries(
-    FILTER_KEYS.map((k) => [k, query.get(k) ?? '']),
-  ) as unknown as DeliveryFilters;
+  const value = (key: (typeof FILTER_KEYS)[number]) => query.get(key) ?? '';
+  return {
+    pluginId: value('pluginId'),
+    type: value('type'),
+    status: value('status'),
+    search: value('search'),
+    failedOnce: value('failedOnce'),
+    faulted: value('faulted'),
+    httpStatus: value('httpStatus'),
+    minAttempts: value('minAttempts'),
+    maxAttempts: value('maxAttempts'),
+    since: value('since'),
+    scenario: value('scenario'),
+  };
 }
 
 /** Filters as a URL query (only the set ones). */
