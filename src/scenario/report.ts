@@ -168,9 +168,10 @@ export function junitReport(
           `step ${s.index + 1} (${s.label}): ${u.expectation}: not checkable on this target (${u.reason})`,
       ),
     );
-    const systemOut = unchecked.length
-      ? `\n    <system-out>${xml(unchecked.join('\n'))}</system-out>`
-      : '';
+    // The deliveries that needed a retry: a passing scenario says so here as on the console.
+    const retried = retriedLines(result, PLAIN_MARKS).trimEnd();
+    const notes = [...unchecked, ...(retried ? [retried.trimStart()] : [])];
+    const systemOut = notes.length ? `\n    <system-out>${xml(notes.join('\n'))}</system-out>` : '';
     const inside = `${systemOut}${systemErr}`;
     if (result.ok) return inside ? `${open}>${inside}\n  </testcase>` : `${open}/>`;
     const failed = result.steps.find((s) => !s.ok && !s.skipped);

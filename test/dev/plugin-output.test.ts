@@ -108,11 +108,17 @@ test('dev: the plugin process output reaches the emulator scrubbed and escaped, 
   });
   expect(emitted.status, JSON.stringify(emitted.body)).toBeLessThan(300);
   const deliveryId = emitted.body.data.id;
-  const delivery = await until('the late line linked to the first attempt', async () => {
-    const read = await api.get(`/_emulator/deliveries/${deliveryId}`);
-    const lines: Array<{ text: string }> = read.body.data.attempts[0]?.pluginOutput ?? [];
-    return lines.some((l) => l.text.startsWith('cleanup of')) ? read.body.data : undefined;
-  });
+  // stdout and stderr are two pipes, read and posted apart: wait for the last line of each.
+  const delivery = await until(
+    'the late line and the stack linked to the first attempt',
+    async () => {
+      const read = await api.get(`/_emulator/deliveries/${deliveryId}`);
+      const lines: Array<{ text: string }> = read.body.data.attempts[0]?.pluginOutput ?? [];
+      const late = lines.some((l) => l.text.startsWith('cleanup of'));
+      const stack = lines.some((l) => /^ {4}at .*server\.mjs:\d+:\d+/.test(l.text));
+      return late && stack ? read.body.data : undefined;
+    },
+  );
   const eventId = delivery.eventId as string;
   const first = delivery.attempts[0];
   expect(first.responseStatus).toBe(500);

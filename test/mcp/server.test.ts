@@ -368,6 +368,16 @@ describe('plugsmith mcp tools', () => {
     const outside = await call(client, 'run_scenarios', { paths: ['../elsewhere'] });
     expect(outside.isError).toBe(true);
     expect(seen(outside)).toContain('does not exist');
+
+    // A file of 60 problems: each with its line and column, 50 told, then how many more (as the CLI tells them).
+    const steps = Array.from({ length: 60 }, () => ({ wait: 'soon' }));
+    await writeFile(join(project, 'many.json'), JSON.stringify({ name: 'many', steps }, null, 2));
+    const many = await call(client, 'run_scenarios', { paths: ['many.json'], pluginId });
+    expect(many.isError, seen(many)).toBe(true);
+    expect(seen(many)).toMatch(/many\.json steps\[0\]\.wait \(line 5, column \d+\): /);
+    expect(seen(many)).toContain('steps[49].wait');
+    expect(seen(many)).not.toContain('steps[50].wait');
+    expect(seen(many)).toContain('many.json: … and 10 more problem(s)');
   });
 
   test('paths are real paths inside the project: a linked recorded/ or scenarios folder is refused, .plugsmith/ is never read, a parse error shows no bytes', async () => {

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runCli } from '../kit/cli-process.js';
@@ -78,12 +78,12 @@ async function setUp() {
   );
   const run = (...extra: string[]) =>
     runCli(['scenario', 'run', 'chat.json', '--plugin', pluginId, ...extra], { cwd: dir, env });
-  return { run };
+  return { run, dir };
 }
 
 test('a run that passes after the plugin answered 500 once says which delivery needed a retry; the next run says nothing', async () => {
-  const { run } = await setUp();
-  const first = await run();
+  const { run, dir } = await setUp();
+  const first = await run('--junit', 'first.xml');
   expect(first.code, first.stdout + first.stderr).toBe(0);
   expect(first.stdout).toContain(
     '  passed, 1 delivery needed a retry (made at once; "delivery": { "retried": false } fails on it):',
@@ -92,6 +92,11 @@ test('a run that passes after the plugin answered 500 once says which delivery n
     / {6}step 2 \(message "hello"\): AGENT_MESSAGE_RECEIVED dlv_\w+: HTTP 500, then HTTP 200\n/,
   );
   expect(first.stdout).toMatch(/✓ 1 passed \([^)]+\); 1 delivery needed a retry\n/);
+  // CI reads the same in the JUnit report, in the passing testcase's system-out.
+  const junit = await readFile(join(dir, 'first.xml'), 'utf8');
+  expect(junit).toMatch(
+    /<testcase [^>]*>\s*<system-out>passed, 1 delivery needed a retry \(made at once;[^<]*step 2 \(message &quot;hello&quot;\): AGENT_MESSAGE_RECEIVED dlv_\w+: HTTP 500, then HTTP 200<\/system-out>/,
+  );
 
   const json = await run('--json');
   expect(json.code, json.stderr).toBe(0);
@@ -113,7 +118,8 @@ test('a run that passes after the plugin answered 500 once says which delivery n
   // The plugin now takes every message at once: nothing to tell.
   const clean = await run('--json');
   expect(JSON.parse(clean.stdout).scenarios[0].retried).toEqual([]);
-  const plain = await run();
+  const plain = await run('--junit', 'clean.xml');
   expect(plain.code).toBe(0);
   expect(plain.stdout).not.toContain('needed a retry');
+  expect(await readFile(join(dir, 'clean.xml'), 'utf8')).not.toContain('system-out');
 });

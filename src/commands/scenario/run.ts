@@ -8,7 +8,7 @@ import { styleFor } from '../../ui/style.js';
 import { faultOptions } from '../../dev/faults.js';
 import { pluginOfProject } from '../../dev/project-plugin.js';
 import type { PlatformClient } from '../../client/index.js';
-import { loadScenarioFile, scenarioFiles } from '../../scenario/load.js';
+import { loadScenarioFile } from '../../scenario/load.js';
 import type { Scenario } from '../../scenario/schema.js';
 import type { ScenarioResult } from '../../scenario/run.js';
 import type { MatrixCell } from '../../scenario/matrix.js';
@@ -30,18 +30,11 @@ import { adminTokenFor } from '../../config/admin-token.js';
 import { remoteProblems, runTarget, type RunTarget } from '../../scenario/target.js';
 import type { ScenarioProblem } from '../../scenario/validate.js';
 import type { ScenarioRunFlags } from './options.js';
-import { badFilesText, problemsJson } from './validate.js';
+import { badFilesText, givenScenarioFiles, problemsJson } from './validate.js';
 
 /** The scenarios of the paths given, or a usage error listing every problem of every bad file. */
 async function loadAll(input: CommandInput<ScenarioRunFlags>, cwd: string): Promise<Scenario[]> {
-  const given = (input.args as unknown[]).flat().map(String);
-  const paths = given.length ? given : ['scenarios'];
-  const files = await scenarioFiles(paths, cwd);
-  if (files.length === 0)
-    throw new UserError(
-      `no scenario files in ${paths.join(', ')}: write one (docs/scenarios.md), or record one with \`plugsmith scenario record -o scenarios/first.json\``,
-      EXIT.USAGE,
-    );
+  const files = await givenScenarioFiles(input.args, cwd);
   const loaded = await Promise.all(files.map((file) => loadScenarioFile(file, process.env)));
   const bad = loaded.filter((l) => !l.scenario);
   if (bad.length === 0) return loaded.map((l) => l.scenario!);

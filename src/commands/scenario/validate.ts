@@ -10,14 +10,7 @@ import { MAX_PROBLEMS_SHOWN, problemText } from '../../scenario/validate.js';
  */
 const validate: RunCommand = async (input) => {
   const cwd = process.cwd();
-  const given = (input.args as unknown[]).flat().map(String);
-  const paths = given.length ? given : ['scenarios'];
-  const files = await scenarioFiles(paths, cwd);
-  if (files.length === 0)
-    throw new UserError(
-      `no scenario files in ${paths.join(', ')}: write one (docs/scenarios.md), or record one with \`plugsmith scenario record -o scenarios/first.json\``,
-      EXIT.USAGE,
-    );
+  const files = await givenScenarioFiles(input.args, cwd);
   const loaded = await Promise.all(files.map((file) => loadScenarioFile(file)));
   const bad = loaded.filter((l) => !l.scenario);
   const name = (file: string) => relative(cwd, file) || file;
@@ -52,6 +45,19 @@ const validate: RunCommand = async (input) => {
   }
   throw new UserError(badFilesText(bad, cwd, ''), EXIT.USAGE);
 };
+
+/** The scenario files of the paths a command was given (default: scenarios/), or a usage error when there are none. */
+export async function givenScenarioFiles(args: unknown[], cwd: string): Promise<string[]> {
+  const given = args.flat().map(String);
+  const paths = given.length ? given : ['scenarios'];
+  const files = await scenarioFiles(paths, cwd);
+  if (files.length === 0)
+    throw new UserError(
+      `no scenario files in ${paths.join(', ')}: write one (docs/scenarios.md), or record one with \`plugsmith scenario record -o scenarios/first.json\``,
+      EXIT.USAGE,
+    );
+  return files;
+}
 
 /** A file's problems in --json: at most {@link MAX_PROBLEMS_SHOWN}, with their count. */
 export function problemsJson(problems: Parameters<typeof problemText>[0]) {

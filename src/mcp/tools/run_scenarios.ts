@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import type { ScenarioResult } from '../../scenario/run.js';
+import { MAX_PROBLEMS_SHOWN } from '../../scenario/validate.js';
 import { pluginIdOf } from '../connection.js';
 import { existingInProject, projectOf, scenarioShape } from '../project.js';
 import { result } from '../shape.js';
@@ -51,12 +52,17 @@ export const runScenarios = defineTool({
     );
     const bad = loaded.filter((file) => !file.scenario);
     if (bad.length > 0) {
-      const problems = bad.flatMap((file) =>
-        file.problems.map(
-          (p) =>
-            `${relative(project, file.file)} ${p.path}: ${withoutContent(p.message)} (fix: ${p.fix})`,
-        ),
-      );
+      // As the CLI tells them: each with its line and column, at most MAX_PROBLEMS_SHOWN a file, then how many more.
+      const problems = bad.flatMap((file) => {
+        const name = relative(project, file.file);
+        const shown = file.problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => {
+          const where =
+            p.line === undefined || p.path === '$' ? '' : ` (line ${p.line}, column ${p.column})`;
+          return `${name} ${p.path}${where}: ${withoutContent(p.message)} (fix: ${p.fix})`;
+        });
+        const more = file.problems.length - shown.length;
+        return more > 0 ? [...shown, `${name}: … and ${more} more problem(s)`] : shown;
+      });
       throw new UserError(
         `nothing was run; the scenario files have problems:\n${problems.join('\n')}`,
       );
