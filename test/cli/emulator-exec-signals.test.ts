@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { spawnCli } from '../kit/cli-process.js';
-import { groupMembers } from '../kit/processes.js';
+import { commandLine, groupMembers } from '../kit/processes.js';
 import { until } from '../kit/index.js';
 
 // `plugsmith emulator exec` owns its command: the command runs in a process group of its own, and
@@ -32,8 +32,12 @@ async function startExec(words: (pidFile: string) => string[], extra: string[] =
     const text = readFileSync(pidFile, 'utf8').trim();
     return text ? Number(text) : undefined;
   });
-  // The children the command started (sleep) are running too.
-  await until('its children', () => (groupMembers(group).length >= 2 ? true : undefined));
+  // The children the command started are running `sleep` itself. A member counted between the shell's fork and
+  // its exec of sleep is still a copy of dash that catches SIGINT (dash catches it under -c): a SIGINT in that
+  // window is lost, sleep 100 runs on, and exec ends it only after its grace (137, not 130).
+  await until('its children', () =>
+    groupMembers(group).some((pid) => commandLine(pid).startsWith('sleep')) ? true : undefined,
+  );
   const exited = once(exec.child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   return { exec, group, exited };
 }
