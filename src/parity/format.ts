@@ -1,6 +1,6 @@
 import type { Envelope, Shape } from './shape.js';
 
-// The parity file (DESIGN.md, "Parity file"): shapes, not values, meant to be committed.
+// The parity file (docs/parity.md, "The parity file"): shapes, not values, meant to be committed.
 
 /** The version of the parity file format this plugsmith writes and reads. */
 export const PARITY_VERSION = 1;

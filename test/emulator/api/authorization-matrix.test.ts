@@ -11,7 +11,7 @@ import {
 import { expectError } from '../../kit/envelope.js';
 
 // Every route of issue 2 against every kind of caller. Expected statuses come from the rules
-// (spec "Authentication" and DESIGN.md's status table), not from a hand-typed table.
+// (spec "Authentication" and the statuses in docs/emulator-behaviour.md), not from a hand-typed table.
 
 const RANK: Record<Role, number> = { VIEWER: 1, MEMBER: 2, OWNER: 3 };
 
@@ -226,7 +226,7 @@ const rows: Row[] = [
     target: () => ({ path: `/api/repositories/${REPOSITORY}` }),
     expected: read(false),
   },
-  // DESIGN.md: a non-member listing an org's repositories gets 403 (not 404).
+  // docs/emulator-behaviour.md, "Roles": a non-member listing an org's repositories gets 403 (not 404).
   {
     name: 'GET /api/orgs/:orgId/repositories',
     operation: 'listOrgRepositories',
