@@ -84,5 +84,13 @@ export function scenarioShape(scenario: ScenarioResult, project: string) {
       deliveries: step.deliveries,
       untrusted: { label: step.label, error: step.error ?? null, failures: step.failures },
     })),
+    // The deliveries the plugin refused before a retry (made at once): a passing scenario says so, as the CLI does.
+    retried: (scenario.retried ?? []).map((r) => ({
+      deliveryId: r.deliveryId,
+      type: r.type,
+      step: r.step,
+      answers: r.answers,
+      status: r.status,
+    })),
   };
 }
