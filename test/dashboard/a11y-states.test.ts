@@ -1,6 +1,7 @@
+import { adminCall } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
-import { adminCall, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 
@@ -34,9 +35,9 @@ describe('dashboard: axe on states reached by acting', () => {
       scopes: [],
     });
     const original = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!;
-    await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'delay=1-2ms' });
+    await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'delay=1-2ms' } });
     const resent = await adminCall(emu, 'POST', `/_emulator/deliveries/${original.id}/redeliver`);
-    await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' });
+    await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } });
     expect(resent.status, JSON.stringify(resent.body)).toBeLessThan(300);
     const exported = await adminCall(emu, 'GET', '/_emulator/export');
 

@@ -1,7 +1,8 @@
+import { call } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../emulator/messaging/helpers.js';
+
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
@@ -16,14 +17,14 @@ const MANY = 30;
 async function conversation(emu: Emulator, said: string | null): Promise<string> {
   const key = emu.apiKey!;
   const created = await call(emu.messagingUrl, 'POST', '/conversations', {
-    key,
+    bearer: key,
     body: { characterId: 'char_nova' },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.data.id as string;
   if (said !== null) {
     const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key,
+      bearer: key,
       body: { content: said },
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);

@@ -1,7 +1,8 @@
+import { adminCall } from '../kit/index.js';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // What the delivery log tells a person at a glance: a retried delivery says after how many
@@ -85,7 +86,7 @@ describe('dashboard: reading the delivery log', () => {
     for (const d of store.collections.deliveries) {
       if (d.id === installedId) d.createdAt = '2025-03-04T05:06:07.000Z';
     }
-    expect((await adminCall(emu, 'POST', '/_emulator/import', store)).status).toBe(200);
+    expect((await adminCall(emu, 'POST', '/_emulator/import', { body: store })).status).toBe(200);
     const time = row(page, installedId).getByRole('cell').first();
     await expect.poll(() => time.textContent()).toBe('2025-03-04');
     expect(await time.getAttribute('title')).toMatch(/^2025-03-04 \d\d:\d\d:07/);
@@ -94,11 +95,14 @@ describe('dashboard: reading the delivery log', () => {
 
   it('a resend with faults injected is marked, and read under its event beside the original; long bodies start collapsed', async () => {
     expect(
-      (await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'delay=1-2ms' })).status,
+      (await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'delay=1-2ms' } }))
+        .status,
     ).toBe(200);
     const resent = await adminCall(emu, 'POST', `/_emulator/deliveries/${installedId}/redeliver`);
     expect(resent.status, JSON.stringify(resent.body)).toBeLessThan(300);
-    expect((await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' })).status).toBe(200);
+    expect(
+      (await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } })).status,
+    ).toBe(200);
     const resendId = resent.body.data.id as string;
     await expect.poll(() => emu.deliveries.get(resendId)?.faults?.length ?? 0).toBeGreaterThan(0);
 

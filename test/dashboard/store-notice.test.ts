@@ -1,7 +1,8 @@
+import { adminCall } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator } from '../../emulator/index.js';
-import { adminCall } from '../emulator/webhooks/helpers.js';
+
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
@@ -33,9 +34,9 @@ describe('dashboard: the store-change notice', () => {
     await page.getByRole('heading', { name: /Deliveries/ }).waitFor();
     expect(await notices(page).count()).toBe(0);
 
-    expect((await adminCall(emu, 'POST', '/_emulator/import', exported.body.data)).status).toBe(
-      200,
-    );
+    expect(
+      (await adminCall(emu, 'POST', '/_emulator/import', { body: exported.body.data })).status,
+    ).toBe(200);
     const imported = notices(page).filter({ hasText: 'The emulator imported a store' });
     await imported.waitFor();
     expect(await findingsInBothSchemes(page, 'notice at 390 px')).toEqual([]);

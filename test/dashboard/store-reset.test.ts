@@ -1,7 +1,8 @@
+import { adminCall } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
+import { install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // A reset or an import replaces the whole store: no view of the dashboard may keep showing (or
@@ -61,9 +62,9 @@ describe('dashboard: after a reset or an import', () => {
     await screenshot(page, 'deliveries-after-reset');
 
     // An import of the export brings them back, again without a reload.
-    expect((await adminCall(emu, 'POST', '/_emulator/import', exported.body.data)).status).toBe(
-      200,
-    );
+    expect(
+      (await adminCall(emu, 'POST', '/_emulator/import', { body: exported.body.data })).status,
+    ).toBe(200);
     await expect.poll(() => bodyRows(page).count()).toBe(2);
     await detail.getByRole('button', { name: 'Resend' }).waitFor();
     expect(await detail.getByRole('button', { name: 'Resend' }).isEnabled()).toBe(true);

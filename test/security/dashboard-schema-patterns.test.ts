@@ -1,13 +1,8 @@
+import { call } from '../kit/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import {
-  answerProperly,
-  call,
-  ROLES_SEED,
-  TOKENS,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import { answerProperly, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
 
 // A MEMBER writes the payloadSchema of an external event; the OWNER's dashboard reads it. The
@@ -31,12 +26,15 @@ beforeAll(async () => {
       ? answerProperly(event, received)
       : { status: 200, body: {} },
   );
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-    name: 'Hostile schemas',
-    type: 'EVENT_HANDLER',
-    events: [],
-    scopes: [],
-    webhookUrl: hook.url,
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'Hostile schemas',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
@@ -61,13 +59,10 @@ beforeAll(async () => {
     },
   ];
   for (const event of events) {
-    const answer = await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${pluginId}/external-events`,
-      TOKENS.member,
-      event,
-    );
+    const answer = await call(emu.url, 'POST', `/api/plugins/${pluginId}/external-events`, {
+      bearer: TOKENS.member,
+      body: event,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   }
 });

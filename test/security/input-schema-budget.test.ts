@@ -10,8 +10,8 @@ import {
   MAX_SCHEMA_PATTERNS,
   validateAgainst,
 } from '../../emulator/validation/json-schema.js';
-import { api } from '../emulator/helpers.js';
-import { runCliInProcess, tempDir } from '../kit/index.js';
+
+import { runCliInProcess, tempDir, call } from '../kit/index.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // ajv turns a supplied JSON Schema into code on the event loop, at a cost that grows with the
@@ -41,7 +41,8 @@ function objectSchema(n: number, patterns = 0): Record<string, unknown> {
   };
 }
 
-const post = (path: string, body: unknown) => api(emu, 'POST', path, { token: emu.token!, body });
+const post = (path: string, body: unknown) =>
+  call(emu.url, 'POST', path, { token: emu.token!, body });
 
 function expectTooLarge(
   res: { status: number; body: any },

@@ -1,7 +1,8 @@
+import { call } from '../kit/index.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildManagementApp } from '../../emulator/app.js';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/helpers.js';
+
 import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
@@ -105,7 +106,7 @@ test('a messaging body that stops midway is answered 408', async () => {
 });
 
 test('an upload that keeps flowing is never cut, however long it takes', async () => {
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+  const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
     token: emu.token!,
     body: { files: [{ fileName: 'big.bin' }], parentId: 'org_dev', parentType: 'ORG' },
   });

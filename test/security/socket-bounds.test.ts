@@ -1,3 +1,4 @@
+import { call } from '../kit/index.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
@@ -5,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call, KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
+import { KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
 
 // Issue 36: without any credential, idle and partial-header connections were never timed out (still
 // open after 98 s), so under `ulimit -n 1024` 1,100 idle sockets locked out health and every API; and
@@ -155,7 +156,7 @@ describe('conversation streams per API key are capped', { timeout: 30_000 }, () 
     expect(
       (
         await call(emu.messagingUrl, 'GET', `/conversations/${conversationId}/messages`, {
-          key: KEY_A,
+          bearer: KEY_A,
         })
       ).status,
     ).toBe(200);

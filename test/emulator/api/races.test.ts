@@ -1,8 +1,9 @@
+import { call } from '../../kit/index.js';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../webhooks/helpers.js';
-import { api, verifiedDataProvider } from '../helpers.js';
+import { verifiedDataProvider } from '../helpers.js';
 import { deletePlugin } from '../../../emulator/api/plugins/service.js';
 import { installInstance } from '../../../emulator/api/instances/service.js';
 import { HttpError } from '../../../emulator/errors.js';
@@ -31,7 +32,7 @@ afterEach(async () => {
 });
 
 async function uploadedFile(emu: Emulator, name: string): Promise<string> {
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+  const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
     token: emu.token!,
     body: { files: [{ fileName: name }], parentId: 'org_dev', parentType: 'ORG' },
   });
@@ -54,7 +55,7 @@ describe('races between changes', () => {
     });
     emu = await startEmulator();
     const pluginId = await verifiedDataProvider(emu, hook);
-    const first = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const first = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       body: {
         name: 'first',
@@ -68,7 +69,7 @@ describe('races between changes', () => {
     const fileId = await uploadedFile(emu, 'guide.md');
     expect(
       (
-        await api(emu, 'PATCH', '/api/status', {
+        await call(emu.url, 'PATCH', '/api/status', {
           token: emu.token!,
           body: { fileId, status: 'UPLOADED' },
         })
@@ -76,17 +77,17 @@ describe('races between changes', () => {
     ).toBe(200);
     expect(
       (
-        await api(emu, 'POST', '/api/repositories/repo_docs/files', {
+        await call(emu.url, 'POST', '/api/repositories/repo_docs/files', {
           token: emu.token!,
           body: { fileId },
         })
       ).status,
     ).toBe(201);
 
-    const deleting = api(emu, 'DELETE', `/api/plugins/${pluginId}`, { token: emu.token! });
+    const deleting = call(emu.url, 'DELETE', `/api/plugins/${pluginId}`, { token: emu.token! });
     await held.reached;
     // The plugin still exists at this point; the old code installed against it.
-    const second = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const second = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       body: { name: 'second', pluginId, events: [], scopes: ['REPOSITORY_FILES_READ'] },
     });
@@ -95,7 +96,7 @@ describe('races between changes', () => {
     expect((await deleting).status).toBe(200);
 
     expect(emulatorInternals(emu).db.instances.where('pluginId', pluginId)).toEqual([]);
-    const listed = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', {
+    const listed = await call(emu.url, 'GET', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
     });
     expect(listed.body.data).toEqual([]);
@@ -106,7 +107,7 @@ describe('races between changes', () => {
       .map((r) => (r.event.data as { accessToken: string }).accessToken);
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) {
-      const read = await api(emu, 'GET', '/api/repositories/repo_docs/files', { token });
+      const read = await call(emu.url, 'GET', '/api/repositories/repo_docs/files', { token });
       expect(read.status).toBe(401);
     }
   });
@@ -156,20 +157,20 @@ describe('races between changes', () => {
       if (++calls === 1) await held.wait();
       return stat(key);
     };
-    const stale = api(emu, 'PATCH', '/api/status', {
+    const stale = call(emu.url, 'PATCH', '/api/status', {
       token: emu.token!,
       body: { fileId, status: 'UPLOADED' },
     });
     await held.reached;
     expect(
       (
-        await api(emu, 'PATCH', '/api/status', {
+        await call(emu.url, 'PATCH', '/api/status', {
           token: emu.token!,
           body: { fileId, status: 'UPLOADED' },
         })
       ).status,
     ).toBe(200);
-    const completed = await api(emu, 'PATCH', '/api/status', {
+    const completed = await call(emu.url, 'PATCH', '/api/status', {
       token: emu.token!,
       body: { fileId, status: 'COMPLETED' },
     });
@@ -178,7 +179,7 @@ describe('races between changes', () => {
     held.open();
     const late = await stale;
     expect(late.status).toBe(409);
-    const files = await api(emu, 'GET', '/api/', { token: emu.token! });
+    const files = await call(emu.url, 'GET', '/api/', { token: emu.token! });
     expect(files.body.data.find((f: { id: string }) => f.id === fileId).status).toBe('COMPLETED');
   });
 
@@ -186,18 +187,18 @@ describe('races between changes', () => {
     emu = await startEmulator();
     const fileId = await uploadedFile(emu, 'many.txt');
     const uploads = Array.from({ length: 8 }, () =>
-      api(emu!, 'PATCH', '/api/status', {
+      call(emu!.url, 'PATCH', '/api/status', {
         token: emu!.token!,
         body: { fileId, status: 'UPLOADED' },
       }),
     );
-    let completed = await api(emu, 'PATCH', '/api/status', {
+    let completed = await call(emu.url, 'PATCH', '/api/status', {
       token: emu.token!,
       body: { fileId, status: 'COMPLETED' },
     });
     // COMPLETED needs an UPLOADED first: retry until one landed.
     while (completed.status === 409)
-      completed = await api(emu, 'PATCH', '/api/status', {
+      completed = await call(emu.url, 'PATCH', '/api/status', {
         token: emu.token!,
         body: { fileId, status: 'COMPLETED' },
       });

@@ -1,12 +1,7 @@
+import { call } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import {
-  call,
-  EventClient,
-  expectPacketInvariants,
-  messagingSeed,
-  newConversation,
-} from './helpers.js';
+import { EventClient, expectPacketInvariants, messagingSeed, newConversation } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
@@ -56,7 +51,7 @@ describe('admin API: characters', () => {
     const id = await newConversation(emu.messagingUrl, key, 'char_echo');
     const events = await EventClient.open(emu.messagingUrl, id, key);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key,
+      bearer: key,
       body: { content: 'PING' },
     });
     const packets = await events.reply();

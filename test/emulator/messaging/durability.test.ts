@@ -1,7 +1,7 @@
+import { call } from '../../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -19,7 +19,7 @@ describe('messaging durability', () => {
     const id = await newConversation(first.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(first.messagingUrl, id, KEY_A);
     await call(first.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hello' },
     });
     const final = expectPacketInvariants(await events.reply());
@@ -38,10 +38,10 @@ describe('messaging durability', () => {
     const second = await startEmulator({ dataDir: dir });
     try {
       expect(
-        (await call(second.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status,
+        (await call(second.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,
       ).toBe(200);
       const listed = (
-        await call(second.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+        await call(second.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })
       ).body.data as Message[];
       expect(listed.map((m) => m.sender)).toEqual(['USER', 'CHARACTER', 'CHARACTER']);
       expect(listed[1]).toEqual(final);
@@ -62,18 +62,18 @@ describe('messaging durability', () => {
       const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
       const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
       await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body: { content: 'go' },
       });
       await events.until((packets) => packets.length > 0);
       await emu.reset();
       expect(
-        (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status,
+        (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,
       ).toBe(404);
       const again = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
       const fresh = await EventClient.open(emu.messagingUrl, again, KEY_A);
       await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body: { content: 'hello' },
       });
       expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');

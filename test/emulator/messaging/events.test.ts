@@ -1,7 +1,7 @@
+import { call } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 function send(id: string, content: string) {
   return call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-    key: KEY_A,
+    bearer: KEY_A,
     body: { content },
   });
 }
@@ -104,7 +104,7 @@ describe('GET /conversations/:id/events', () => {
     const id = await newConversation(other.messagingUrl, KEY_A, 'char_slow');
     const client = await EventClient.open(other.messagingUrl, id, KEY_A);
     await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'go' },
     });
     await client.until((packets: Packet[]) => packets.length >= 1);

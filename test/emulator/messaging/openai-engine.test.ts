@@ -1,9 +1,9 @@
+import { call } from '../../kit/index.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -78,7 +78,7 @@ async function converse(content: string) {
   const id = await newConversation(emu.messagingUrl, KEY_A, 'char_llm');
   const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
   const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-    key: KEY_A,
+    bearer: KEY_A,
     body: { content },
   });
   expect(sent.status).toBe(201);
@@ -131,7 +131,7 @@ describe('OpenAI-compatible engine through the messaging API', () => {
     const { id, events } = await converse('first');
     await events.reply(1);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'second' },
     });
     await events.reply(2);
@@ -184,7 +184,7 @@ describe('OpenAI-compatible engine through the messaging API', () => {
       const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
       const events = await EventClient.open(other.messagingUrl, id, KEY_A);
       await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body: { content: 'anyone there?' },
       });
       const final = expectPacketInvariants(await events.reply(1, 5000));
@@ -207,7 +207,7 @@ describe('OpenAI-compatible engine through the messaging API', () => {
       const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
       const events = await EventClient.open(other.messagingUrl, id, KEY_A);
       await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body: { content: 'hi' },
       });
       const final = expectPacketInvariants(await events.reply());

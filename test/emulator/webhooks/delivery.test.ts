@@ -4,9 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
 import {
-  adminCall,
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -14,7 +12,7 @@ import {
   WebhookServer,
   type Responder,
 } from './helpers.js';
-import { deadUrl } from '../../kit/index.js';
+import { deadUrl, call, adminCall } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
@@ -52,12 +50,15 @@ async function handlerOnAgent(
     events,
   });
   if (options.responder) hook.responder = options.responder;
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-    name: 'handler',
-    pluginId: plugin.id,
-    events: options.instanceEvents ?? events,
-    scopes: [],
-    ...(options.mode ? { eventDispatchMode: options.mode } : {}),
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'handler',
+      pluginId: plugin.id,
+      events: options.instanceEvents ?? events,
+      scopes: [],
+      ...(options.mode ? { eventDispatchMode: options.mode } : {}),
+    },
   });
   expect(installed.status).toBe(201);
   return { hook, plugin, instance: installed.body.data as { id: string } };
@@ -295,9 +296,12 @@ describe('webhook delivery through the API', () => {
     const body = { name: 'h', pluginId: plugin.id, events: [], scopes: [] };
     try {
       // Had the call waited for its delivery, it could not answer before the webhook is released.
-      const quick = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-        ...body,
-        eventDispatchMode: 'ASYNC',
+      const quick = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+        bearer: TOKENS.member,
+        body: {
+          ...body,
+          eventDispatchMode: 'ASYNC',
+        },
       });
       expect(quick.status).toBe(201);
       await hook.waitFor(1, 'PLUGIN_INSTALLED');
@@ -311,9 +315,12 @@ describe('webhook delivery through the API', () => {
     } finally {
       release();
     }
-    const waited = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      ...body,
-      eventDispatchMode: 'SYNC',
+    const waited = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        ...body,
+        eventDispatchMode: 'SYNC',
+      },
     });
     expect(waited.status).toBe(201);
     // The answer came after the first attempt (a 503, to be retried) was logged.
@@ -399,11 +406,14 @@ describe('the delivery log', () => {
       }
       return seen;
     })();
-    await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      name: 'streamed',
-      pluginId: plugin.id,
-      events: [],
-      scopes: [],
+    await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'streamed',
+        pluginId: plugin.id,
+        events: [],
+        scopes: [],
+      },
     });
     expect(await attempts).toEqual(['PLUGIN_INSTALLED']);
     controller.abort();
@@ -434,11 +444,14 @@ describe('giving up', () => {
         webhookUrl: hook.url,
       });
       hook.responder = () => ({ status: 500 });
-      await call(local.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-        name: 'doomed',
-        pluginId: plugin.id,
-        events: [],
-        scopes: [],
+      await call(local.url, 'POST', '/api/agents/agent_acme/plugins', {
+        bearer: TOKENS.member,
+        body: {
+          name: 'doomed',
+          pluginId: plugin.id,
+          events: [],
+          scopes: [],
+        },
       });
       const delivery = await local.waitForDelivery({
         type: 'PLUGIN_INSTALLED',

@@ -1,8 +1,8 @@
+import { call } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -38,11 +38,14 @@ async function handler(responder: Responder) {
     webhookUrl: hook.url,
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-    name: 'handler',
-    pluginId: plugin.id,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: [],
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'handler',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    },
   });
   expect(installed.status).toBe(201);
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });

@@ -1,8 +1,9 @@
+import { call } from '../../kit/index.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, ROLES_SEED, TOKENS, verifiedPlugin } from './helpers.js';
+import { ROLES_SEED, TOKENS, verifiedPlugin } from './helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -44,11 +45,14 @@ it('reuses connections between deliveries, and a target restarted on the same po
     events: ['PLUGIN_INSTALLED'],
   });
   const install = () =>
-    call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      name: 'h',
-      pluginId: plugin.id,
-      events: ['PLUGIN_INSTALLED'],
-      scopes: [],
+    call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'h',
+        pluginId: plugin.id,
+        events: ['PLUGIN_INSTALLED'],
+        scopes: [],
+      },
     });
   for (let i = 0; i < 5; i++) {
     const created = await install();
