@@ -1,7 +1,7 @@
-import { call, adminCall } from '../../kit/index.js';
+import { call, adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
   ROLES_SEED,
@@ -20,7 +20,7 @@ let plugin: Awaited<ReturnType<typeof verifiedPlugin>>;
 let instanceId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
@@ -49,7 +49,6 @@ beforeAll(async () => {
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

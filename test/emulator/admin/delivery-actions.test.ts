@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { until, call, adminCall } from '../../kit/index.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { until, call, adminCall, emulator } from '../../kit/index.js';
 import {
   answerProperly,
   ROLES_SEED,
@@ -21,7 +21,7 @@ let answer: { status: number } | 'hang' = { status: 200 };
 
 beforeAll(async () => {
   // Retries a minute apart: a failed delivery stays pending for the test to act on.
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { timeoutMs: 1500, schedule: [60_000, 60_000, 60_000] },
   });
@@ -48,7 +48,6 @@ beforeAll(async () => {
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

@@ -1,6 +1,6 @@
-import { adminCall } from '../../kit/index.js';
+import { adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { call } from '../../kit/http.js';
 import { install, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
 
@@ -52,7 +52,7 @@ async function emitUnder(scenario: string | null): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ inMemory: true });
+  emu = await emulator({ inMemory: true });
   hook = await WebhookServer.start();
   plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
@@ -80,7 +80,6 @@ beforeAll(async () => {
   await emitUnder('Checkout flow');
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { deepJson, exported } from '../helpers.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
+
 let emu: Emulator | undefined;
 let dir: string | undefined;
 afterEach(async () => {

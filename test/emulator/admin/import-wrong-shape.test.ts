@@ -1,6 +1,6 @@
-import { adminCall, call } from '../../kit/index.js';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { adminCall, call, emulator } from '../../kit/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import { exported } from '../helpers.js';
 
 // "A 12 MB wrong-shape import (admin only) holds the event loop for 8.3 s" (issue 36): the import's
@@ -11,9 +11,8 @@ import { exported } from '../helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu?.close());
 
 const HEAD = '{"format":"plugsmith-emulator-export","version":1,"collections":';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
   ROLES_SEED,
@@ -7,7 +7,7 @@ import {
   verifiedPlugin,
   WebhookServer,
 } from '../webhooks/helpers.js';
-import { deadUrl, call } from '../../kit/index.js';
+import { deadUrl, call, emulator } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // GET /_emulator/overview: what the dashboard's Overview shows, from the running emulator itself.
@@ -17,7 +17,7 @@ const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
   // Retries wait a minute: a delivery that failed once stays "retrying" while the test looks.
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { schedule: [60_000], jitter: 0 },
     llm: {
@@ -28,7 +28,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await emu.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

@@ -9,6 +9,8 @@ import { WebhookServer } from '../webhooks/helpers.js';
 import { deepJson, exported, verifiedDataProvider } from '../helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
+
 /**
  * A change that cannot be written to the journal (JSON.stringify overflows on ~4,200 levels) is
  * refused with a 400 before it touches memory: memory, the export and a restart agree.

@@ -1,7 +1,7 @@
-import { call } from '../../kit/index.js';
+import { call, emulator } from '../../kit/index.js';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../webhooks/helpers.js';
 import { verifiedDataProvider } from '../helpers.js';
 import { deletePlugin } from '../../../emulator/api/plugins/service.js';
@@ -26,7 +26,6 @@ function gate() {
 let emu: Emulator | undefined;
 let hook: WebhookServer | undefined;
 afterEach(async () => {
-  await emu?.close();
   await hook?.close();
   emu = hook = undefined;
 });
@@ -53,7 +52,7 @@ describe('races between changes', () => {
       if (event.type === 'PLUGIN_UNINSTALLED') await held.wait();
       return answerProperly(event, received);
     });
-    emu = await startEmulator();
+    emu = await emulator();
     const pluginId = await verifiedDataProvider(emu, hook);
     const first = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
@@ -114,7 +113,7 @@ describe('races between changes', () => {
 
   test('through the services: an install interleaved after the delete started is refused, and nothing of the plugin is left', async () => {
     hook = await WebhookServer.start();
-    emu = await startEmulator();
+    emu = await emulator();
     const pluginId = await verifiedDataProvider(emu, hook);
     const services = emulatorInternals(emu);
     const now = new Date().toISOString();
@@ -146,7 +145,7 @@ describe('races between changes', () => {
   });
 
   test('a stale UPLOADED never overwrites an acknowledged COMPLETED', async () => {
-    emu = await startEmulator();
+    emu = await emulator();
     const fileId = await uploadedFile(emu, 'report.pdf');
     // Hold the first UPLOADED request where it waits on storage (after it checked the move).
     const storage = emulatorInternals(emu).storage;
@@ -184,7 +183,7 @@ describe('races between changes', () => {
   });
 
   test('eight concurrent UPLOADED and one COMPLETED: once COMPLETED is acknowledged the file stays COMPLETED', async () => {
-    emu = await startEmulator();
+    emu = await emulator();
     const fileId = await uploadedFile(emu, 'many.txt');
     const uploads = Array.from({ length: 8 }, () =>
       call(emu!.url, 'PATCH', '/api/status', {

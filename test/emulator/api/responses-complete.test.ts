@@ -1,6 +1,6 @@
-import { call, adminCall } from '../../kit/index.js';
+import { call, adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
@@ -10,11 +10,10 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 let emu: Emulator;
 let hook: WebhookServer;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

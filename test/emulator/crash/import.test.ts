@@ -10,6 +10,8 @@ import { builtEmulator, startChild, type ChildInfo } from './child.js';
 import { type ApiResponse, call as kitCall } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the data dir a killed child left.
+
 let root: string;
 beforeAll(async () => {
   builtEmulator();

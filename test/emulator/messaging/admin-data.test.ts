@@ -1,6 +1,6 @@
-import { call } from '../../kit/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import { EventClient, KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
@@ -9,10 +9,7 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed() });
-});
-afterAll(async () => {
-  await emu.close();
+  emu = await emulator({ seed: messagingSeed() });
 });
 
 const admin = (method: string, path: string, body?: unknown) =>

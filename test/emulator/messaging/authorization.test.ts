@@ -1,16 +1,13 @@
-import { call } from '../../kit/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import { KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
 
 let emu: Emulator;
 let conversationA: string;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed() });
+  emu = await emulator({ seed: messagingSeed() });
   conversationA = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-});
-afterAll(async () => {
-  await emu.close();
 });
 
 /** Every messaging route, with a body that would be valid. */

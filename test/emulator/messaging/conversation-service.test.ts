@@ -1,9 +1,8 @@
-import { call } from '../../kit/index.js';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { call, emulator, tempDir } from '../../kit/index.js';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import { KEY_A, messagingSeed } from './helpers.js';
 
 // Messaging's store changes live in emulator/messaging/conversation-service.ts, one journal line per
@@ -13,12 +12,8 @@ import { KEY_A, messagingSeed } from './helpers.js';
 let emu: Emulator;
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'plugsmith-conv-'));
-  emu = await startEmulator({ dataDir: dir, seed: messagingSeed() });
-});
-afterAll(async () => {
-  await emu?.close();
-  await rm(dir, { recursive: true, force: true });
+  dir = await tempDir('plugsmith-conv-');
+  emu = await emulator({ dataDir: dir, seed: messagingSeed() });
 });
 
 /** Every journal line of the data dir, parsed. */

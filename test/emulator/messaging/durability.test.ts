@@ -1,4 +1,4 @@
-import { call } from '../../kit/index.js';
+import { call, emulator } from '../../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import {
@@ -10,6 +10,8 @@ import {
   type Message,
 } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 describe('messaging durability', () => {
   it('keeps conversations and final replies across a restart, and ends replies a crash left streaming', async () => {
@@ -57,30 +59,26 @@ describe('messaging durability', () => {
   });
 
   it('empties conversations on reset and keeps serving', async () => {
-    const emu = await startEmulator({ seed: messagingSeed() });
-    try {
-      const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
-      const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-      await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        bearer: KEY_A,
-        body: { content: 'go' },
-      });
-      await events.until((packets) => packets.length > 0);
-      await emu.reset();
-      expect(
-        (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,
-      ).toBe(404);
-      const again = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-      const fresh = await EventClient.open(emu.messagingUrl, again, KEY_A);
-      await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, {
-        bearer: KEY_A,
-        body: { content: 'hello' },
-      });
-      expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');
-      // Nothing of the old conversation came back into the store after the reset.
-      expect(emulatorInternals(emu).db.messages.where('conversationId', id)).toEqual([]);
-    } finally {
-      await emu.close();
-    }
+    const emu = await emulator({ seed: messagingSeed() });
+    const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
+    const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      bearer: KEY_A,
+      body: { content: 'go' },
+    });
+    await events.until((packets) => packets.length > 0);
+    await emu.reset();
+    expect(
+      (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,
+    ).toBe(404);
+    const again = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
+    const fresh = await EventClient.open(emu.messagingUrl, again, KEY_A);
+    await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, {
+      bearer: KEY_A,
+      body: { content: 'hello' },
+    });
+    expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');
+    // Nothing of the old conversation came back into the store after the reset.
+    expect(emulatorInternals(emu).db.messages.where('conversationId', id)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { call } from '../../kit/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
   EventClient,
@@ -14,13 +14,10 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 let emu: Emulator;
 beforeAll(async () => {
   // 200 streams of one key below: past the default cap of streams per API key (MAX_STREAMS_PER_API_KEY).
-  emu = await startEmulator({
+  emu = await emulator({
     seed: messagingSeed(),
     messaging: { keepAliveMs: 200, maxStreamsPerApiKey: 200 },
   });
-});
-afterAll(async () => {
-  await emu.close();
 });
 
 function send(id: string, content: string) {
@@ -100,6 +97,7 @@ describe('GET /conversations/:id/events', () => {
   });
 
   it('ends open streams when the emulator closes', async () => {
+    // Started and closed by the test: what a stream sees when its emulator closes is under test.
     const other = await startEmulator({ seed: messagingSeed() });
     const id = await newConversation(other.messagingUrl, KEY_A, 'char_slow');
     const client = await EventClient.open(other.messagingUrl, id, KEY_A);

@@ -1,8 +1,8 @@
-import { call } from '../../kit/index.js';
+import { call, emulator } from '../../kit/index.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
 import {
   EventClient,
@@ -92,7 +92,7 @@ function write(
 
 beforeAll(async () => {
   await plugin.start();
-  emu = await startEmulator({ seed: messagingSeed(), messaging: { pluginReplyTimeoutMs: 400 } });
+  emu = await emulator({ seed: messagingSeed(), messaging: { pluginReplyTimeoutMs: 400 } });
   const created = await call(emu.url, 'POST', '/api/plugins', {
     token: USER_TOKEN,
     body: {
@@ -127,7 +127,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await emu.close();
   await plugin.stop();
 });
 

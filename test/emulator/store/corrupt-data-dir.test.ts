@@ -7,6 +7,8 @@ import { startEmulator } from '../../../emulator/index.js';
 
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file starts on data dirs it damaged, and restarts on them.
+
 // "Corrupted data dirs that start with less data, silently" (issue 36): snapshot.json deleted while
 // journal-2 existed started with 20 of 50 plugins; a raised snapshot generation deleted journal-2;
 // byte flips that kept the JSON valid were accepted; `null` and `{"t":"replace"}` journal lines

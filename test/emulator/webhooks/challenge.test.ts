@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { answerProperly, ROLES_SEED, TOKENS, verifyReceived, WebhookServer } from './helpers.js';
-import { deadUrl, call } from '../../kit/index.js';
+import { deadUrl, call, emulator } from '../../kit/index.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 300 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 300 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

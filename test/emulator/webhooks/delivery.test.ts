@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
 import {
   answerProperly,
@@ -12,7 +12,7 @@ import {
   WebhookServer,
   type Responder,
 } from './helpers.js';
-import { deadUrl, call, adminCall } from '../../kit/index.js';
+import { deadUrl, call, adminCall, emulator } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
@@ -20,10 +20,9 @@ const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
   // Default schedule (1 s, 5 s, 30 s…) shrunk a hundredfold: first retry after ~10 ms.
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
 });
 afterAll(async () => {
-  await emu.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 
@@ -433,36 +432,32 @@ describe('the delivery log', () => {
 
 describe('giving up', () => {
   it('marks a delivery exhausted once the schedule is used up', async () => {
-    const local = await startEmulator({
+    const local = await emulator({
       seed: ROLES_SEED,
       delivery: { schedule: [5, 5], timeoutMs: 1000 },
     });
-    try {
-      const hook = await server();
-      const plugin = await verifiedPlugin(local, TOKENS.member, 'org_acme', {
-        type: 'EVENT_HANDLER',
-        webhookUrl: hook.url,
-      });
-      hook.responder = () => ({ status: 500 });
-      await call(local.url, 'POST', '/api/agents/agent_acme/plugins', {
-        bearer: TOKENS.member,
-        body: {
-          name: 'doomed',
-          pluginId: plugin.id,
-          events: [],
-          scopes: [],
-        },
-      });
-      const delivery = await local.waitForDelivery({
-        type: 'PLUGIN_INSTALLED',
+    const hook = await server();
+    const plugin = await verifiedPlugin(local, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: hook.url,
+    });
+    hook.responder = () => ({ status: 500 });
+    await call(local.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'doomed',
         pluginId: plugin.id,
-        status: 'exhausted',
-      });
-      expect(delivery.attempts).toHaveLength(3);
-      expect(delivery.nextAttemptAt).toBeNull();
-      expect(delivery.attempts[2].nextAttemptAt).toBeNull();
-    } finally {
-      await local.close();
-    }
+        events: [],
+        scopes: [],
+      },
+    });
+    const delivery = await local.waitForDelivery({
+      type: 'PLUGIN_INSTALLED',
+      pluginId: plugin.id,
+      status: 'exhausted',
+    });
+    expect(delivery.attempts).toHaveLength(3);
+    expect(delivery.nextAttemptAt).toBeNull();
+    expect(delivery.attempts[2].nextAttemptAt).toBeNull();
   });
 });

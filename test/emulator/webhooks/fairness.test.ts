@@ -1,6 +1,6 @@
-import { call } from '../../kit/index.js';
+import { call, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
   ROLES_SEED,
@@ -17,13 +17,12 @@ let emu: Emulator;
 const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { concurrency: 4, perPluginConcurrency: 2, timeoutMs: 60_000, timeScale: 0.01 },
   });
 });
 afterAll(async () => {
-  await emu.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

@@ -1,4 +1,4 @@
-import { adminCall, call } from '../../kit/index.js';
+import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type FaultMark } from '../../../emulator/index.js';
 import {
@@ -9,6 +9,8 @@ import {
 import { verifiedPlugin, verifyReceived, WebhookServer, type Received } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file tests that startEmulator refuses a bad fault profile.
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -17,15 +19,12 @@ afterEach(async () => {
 /** An emulator with short retries and an EVENT_HANDLER plugin whose webhook is a real server on port 0. */
 async function setup(options: EmulatorOptions) {
   const hook = await WebhookServer.start();
-  const emu = await startEmulator({
+  const emu = await emulator({
     delivery: { schedule: [30, 30, 30], jitter: 0 },
     log: () => undefined,
     ...options,
   });
-  cleanups.push(
-    () => hook.close(),
-    () => emu.close(),
-  );
+  cleanups.push(() => hook.close());
   const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
     webhookUrl: hook.url,

@@ -1,8 +1,10 @@
-import { call, adminCall } from '../../kit/index.js';
+import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, temporaryDataDir, type Emulator } from '../../../emulator/index.js';
 import { createClient } from '../../../src/client/index.js';
 import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -10,9 +12,7 @@ afterAll(async () => {
 });
 
 async function started(options: Parameters<typeof startEmulator>[0]): Promise<Emulator> {
-  const emu = await startEmulator({ seed: ROLES_SEED, ...options });
-  cleanups.push(() => emu.close());
-  return emu;
+  return emulator({ seed: ROLES_SEED, ...options });
 }
 
 async function hookServer(): Promise<WebhookServer> {

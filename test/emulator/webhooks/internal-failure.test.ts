@@ -1,12 +1,11 @@
-import { adminCall, call } from '../../kit/index.js';
+import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 
 let emu: Emulator | undefined;
 let hook: WebhookServer | undefined;
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -14,7 +13,7 @@ it('an attempt that throws inside the emulator is logged on the delivery and rep
   const lines: string[] = [];
   hook = await WebhookServer.start();
   // No retry: the first attempt is the last, so the delivery must end.
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { schedule: [] },
     log: (line) => lines.push(line),

@@ -1,15 +1,14 @@
-import { call } from '../../kit/index.js';
+import { call, emulator } from '../../kit/index.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import { ROLES_SEED, TOKENS, verifiedPlugin } from './helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
 });
-afterAll(() => emu.close());
 
 /** A webhook server that answers challenges and counts requests and connections. */
 function webhook(

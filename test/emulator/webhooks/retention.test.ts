@@ -7,6 +7,8 @@ import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir, and tests the options startEmulator refuses.
+
 let emu: Emulator | undefined;
 let dir = '';
 const servers: WebhookServer[] = [];

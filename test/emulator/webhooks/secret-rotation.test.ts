@@ -1,18 +1,17 @@
-import { call } from '../../kit/index.js';
+import { call, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { ROLES_SEED, TOKENS, WebhookServer, type Received } from './helpers.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

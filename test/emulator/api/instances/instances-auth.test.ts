@@ -1,7 +1,7 @@
-import { call } from '../../../kit/index.js';
+import { call, emulator } from '../../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEmulator, type Emulator } from '../../../../emulator/index.js';
+import type { Emulator } from '../../../../emulator/index.js';
 import {
   install,
   ROLES_SEED,
@@ -86,7 +86,7 @@ async function fileInRepository(repositoryId: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 
   const common = {
@@ -171,7 +171,6 @@ beforeAll(async () => {
   token.instanceUninstalled = gone.accessToken;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,8 +1,8 @@
-import { call } from '../../../kit/index.js';
+import { call, emulator } from '../../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type Emulator } from '../../../../emulator/index.js';
+import type { Emulator } from '../../../../emulator/index.js';
 import { apiAuthentication, buildManagementApp } from '../../../../emulator/app.js';
 import { requireInstanceScope } from '../../../../emulator/auth/scopes.js';
 import { ok } from '../../../../emulator/http.js';
@@ -23,7 +23,7 @@ let scoped: FastifyInstance;
 let scopedUrl: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
   scoped = await buildManagementApp(emulatorInternals(emu));
   // Guarded as /api's own routes are: the authentication hook in the route's scope.
@@ -48,7 +48,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await scoped.close();
-  await emu.close();
   await hook.close();
 });
 
