@@ -63,6 +63,7 @@ async function setUp(streamBuffers: { total?: number; perApiKey?: number }): Pro
   instanceToken = (received.event.data as { accessToken: string }).accessToken;
 }
 
+/** Closes what setUp started, after its describe's tests (the next describe starts its own emulator). */
 async function tearDown(): Promise<void> {
   await emu?.close();
   await hook?.close();

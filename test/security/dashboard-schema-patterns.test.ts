@@ -1,7 +1,7 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { answerProperly, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
 
@@ -20,7 +20,7 @@ let pluginId: string;
 const EVIL = 'a'.repeat(27) + '!';
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED });
+  emu = await emulator({ seed: ROLES_SEED });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
@@ -67,7 +67,6 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

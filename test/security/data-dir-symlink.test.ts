@@ -5,6 +5,8 @@ import { startEmulator } from '../../emulator/index.js';
 import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 
+// startEmulator rather than the kit's emulator(): this file tests the data dirs a start refuses.
+
 // ".plugsmith/emulator symlinks are followed" (issue 36): a cloned project whose
 // .plugsmith/emulator linked to a folder of the user's made `plugsmith emulator start` chmod that
 // folder 0700 and every file in it 0600 (run.sh 755 -> 600, .bashrc 644 -> 600), then write the

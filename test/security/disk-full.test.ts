@@ -8,6 +8,8 @@ import { RawConnection } from '../kit/raw-http.js';
 import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on a dataDir the full disk left.
+
 // "Disk full wedges connections and shutdown" (issue 24, item 9): an upload failing with ENOSPC
 // answered 500 with keep-alive and its body unread, so the next request on that connection got no
 // answer; after a failed compaction close() rejected with ENOSPC even once space was back, and left

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_JSON_ARRAY_ITEMS, parseJsonBody } from '../../emulator/json-body.js';
 
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The validators report every problem (allErrors), so an array far past its schema's maxItems was
@@ -12,10 +12,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 function expectCapped(res: { status: number; body: any }, path: string[]) {

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { api } from '../kit/index.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
+
 // The data dir holds webhook secrets, installation tokens (in logged deliveries) and the key of
 // storage URL signatures: the folder is owner-only (0700) and every file in it 0600.
 let root: string;

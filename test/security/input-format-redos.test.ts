@@ -1,8 +1,8 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { createRequire } from 'node:module';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { boundedFormats, MAX_FORMAT_LENGTH } from '../../emulator/validation/formats.js';
 import { validateAgainst } from '../../emulator/validation/json-schema.js';
 import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
@@ -23,7 +23,7 @@ let emu: Emulator;
 let hook: WebhookServer;
 let pluginId: string;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
   const properties = Object.fromEntries(
     Object.keys(FORMAT_ATTACKS).map((format) => [format, { type: 'string', format }]),
@@ -38,7 +38,6 @@ beforeAll(async () => {
   pluginId = plugin.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,7 +1,7 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { validateSeed } from '../../emulator/seed.js';
 import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
@@ -16,11 +16,10 @@ const ATTACK = `${'a'.repeat(30)}!`;
 let emu: Emulator;
 let hook: WebhookServer;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import {
   compiledSchemaCounts,
   MAX_SCHEMA_CHARS,
@@ -11,7 +11,7 @@ import {
   validateAgainst,
 } from '../../emulator/validation/json-schema.js';
 
-import { runCliInProcess, tempDir, call } from '../kit/index.js';
+import { runCliInProcess, tempDir, call, emulator } from '../kit/index.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // ajv turns a supplied JSON Schema into code on the event loop, at a cost that grows with the
@@ -22,10 +22,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 /** An object schema with `n` string properties, the first `patterns` of them with a pattern. */

@@ -1,14 +1,13 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { api, emulator } from '../kit/index.js';
 
 // Uploaded objects are served from the management API's origin: they must never run there.
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 /** Creates a file record, PUTs `content` with `uploadType`, and moves it to COMPLETED. */
 async function uploaded(declared: string, uploadType: string, content: string, isPublic: boolean) {

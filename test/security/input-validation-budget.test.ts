@@ -1,6 +1,6 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_VALIDATION_WORK } from '../../emulator/validation/work-budget.js';
 import { answerProperly, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
@@ -18,10 +18,9 @@ const token = () => emu.token!;
 
 beforeAll(async () => {
   hook = await WebhookServer.start(answerProperly);
-  emu = await startEmulator();
+  emu = await emulator();
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -7,6 +7,8 @@ import { Store, type Collection } from '../../emulator/store/store.js';
 import { exported } from '../emulator/helpers.js';
 import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on a dataDir the full disk left.
+
 // "A refused write stays in memory" (issue 36): on a full disk a create answered 507 "nothing was
 // stored", yet the plugin was listed at once and an action created on it was acknowledged; after a
 // restart the plugin was gone and the action an orphan. Store.commit applied a change before its

@@ -1,7 +1,7 @@
-import { call } from '../kit/index.js';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { call, emulator } from '../kit/index.js';
+import { beforeAll, expect, test } from 'vitest';
 import { buildManagementApp } from '../../emulator/app.js';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 
 import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
@@ -14,9 +14,8 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
+  emu = await emulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
 });
-afterAll(() => emu?.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

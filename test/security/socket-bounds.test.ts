@@ -1,4 +1,4 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
@@ -12,12 +12,6 @@ import { KEY_A, messagingSeed, newConversation } from '../emulator/messaging/hel
 // open after 98 s), so under `ulimit -n 1024` 1,100 idle sockets locked out health and every API; and
 // one API key opened 20,175 conversation streams until the process ran out of descriptors. Real
 // sockets against a real emulator, with short bounds (`connections`, `maxStreamsPerApiKey`).
-
-async function emulator(options: Parameters<typeof startEmulator>[0]): Promise<Emulator> {
-  const emu = await startEmulator(options);
-  onTestFinished(() => emu.close());
-  return emu;
-}
 
 /** A raw TCP connection to `url`'s port; destroyed when the test finishes. */
 async function rawSocket(url: string): Promise<Socket & { received: () => string }> {

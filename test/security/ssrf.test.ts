@@ -1,6 +1,6 @@
-import { call, adminCall } from '../kit/index.js';
+import { call, adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import {
   install,
   ROLES_SEED,
@@ -20,7 +20,7 @@ let attackerHook: WebhookServer;
 let victimDelivery: { id: string; eventId: string };
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   victimHook = await WebhookServer.start();
   attackerHook = await WebhookServer.start();
   const victim = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', {
@@ -43,7 +43,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await emu?.close();
   await victimHook?.close();
   await attackerHook?.close();
 });

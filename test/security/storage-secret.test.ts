@@ -6,6 +6,8 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { signedQuery } from '../../emulator/uploads/storage/signing.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir and tests the secrets a start refuses.
+
 // "An empty storage-secret becomes an empty signing key" (issue 36): a first start on a nearly full
 // disk left a 0-byte storage-secret, the next start read it as an empty HMAC key, and anyone could
 // sign upload and download URLs (a URL signed with '' got PUT -> 200). Now an empty file gets a new

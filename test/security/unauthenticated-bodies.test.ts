@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // Issue 41, item 9: one client with no credential held every connection slot. 260 connections
 // trickling 1 MB bodies to /_emulator/dashboard/session (the sign-in, which needs no credential) at
@@ -11,12 +12,6 @@ import { emulatorInternals } from '../../emulator/internals.js';
 // health, callers with a credential and new connections keep the rest. Real sockets, real servers.
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function emulator(options: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
-  const emu = await startEmulator(options);
-  onTestFinished(() => emu.close());
-  return emu;
-}
 
 /** A sign-in request whose head declares `length` bytes of JSON body, and the first bytes of it. */
 async function signInHead(emu: Emulator, length: number): Promise<RawConnection> {

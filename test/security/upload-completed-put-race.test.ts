@@ -1,7 +1,7 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import http from 'node:http';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 
 // "A COMPLETED file's object cannot be replaced through an old signed URL" (#15): the embedded
 // store checked the file's status when a PUT started, not when its object was written, so a PUT
@@ -10,10 +10,7 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 function startPut(url: string, length: number) {

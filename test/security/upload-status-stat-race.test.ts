@@ -1,6 +1,6 @@
-import { call } from '../kit/index.js';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { call, emulator } from '../kit/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 
 // "UPLOADED acknowledged with stale metadata" (issue 24, item 8): a PUT that committed between the
 // status PATCH's read of the object and its record write left fileSize and contentType describing
@@ -10,9 +10,8 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu?.close());
 
 const FIRST = { body: 'first', type: 'text/x-first' };
 const SECOND = { body: 'the second object', type: 'text/x-second' };
