@@ -1,6 +1,5 @@
-import { adminCall } from '../kit/index.js';
+import { adminCall, emulator } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
@@ -11,8 +10,7 @@ import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 
 describe('dashboard: axe on states reached by acting', () => {
   it('finds nothing serious in the Import confirmation, a refused upload, and a tagged resend', async () => {
-    const emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ delivery: { timeoutMs: 3000 } });
     const hook = await WebhookServer.start((event) =>
       event.type === 'WEBHOOK_CHALLENGE'
         ? { status: 200, body: { challenge: (event.data as { challenge: string }).challenge } }

@@ -1,7 +1,7 @@
-import { call } from '../kit/index.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { call, emulator } from '../kit/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
@@ -55,11 +55,10 @@ describe('dashboard: the Chat conversation list', () => {
     { width: 1280, height: 800 },
   ]) {
     it(`at ${viewport.width} px: each entry shows its last message and when, the list scrolls in its own box, and the input stays in view`, async () => {
-      const emu = await startEmulator({
+      const emu = await emulator({
         inMemory: true,
         messaging: { packetSize: 1000, packetIntervalMs: 1 },
       });
-      onTestFinished(() => emu.close());
       const silent = await conversation(emu, null);
       for (let i = 0; i < MANY - 2; i++) await conversation(emu, `question ${i}`);
       const greeted = await conversation(emu, 'hello');

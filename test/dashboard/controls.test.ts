@@ -1,7 +1,6 @@
-import { call, adminCall } from '../kit/index.js';
+import { call, adminCall, emulator } from '../kit/index.js';
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
+import { describe, expect, it } from 'vitest';
 
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
@@ -11,8 +10,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 describe('dashboard: the emulator from the page', () => {
   it('exports, resets only after "reset" is typed, imports the export back, and turns faults on and off', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
       bearer: emu.token,
       body: {
@@ -95,8 +93,7 @@ describe('dashboard: the emulator from the page', () => {
   });
 
   it('signs out: the page shows the signed-out state and the session no longer works', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page, consoleErrors } = await openDashboard(emu, 'overview');
     const session = (await page.evaluate(
       "localStorage.getItem('plugsmith.dashboard.session')",

@@ -1,7 +1,7 @@
-import { adminCall } from '../kit/index.js';
+import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import {
   answerProperly,
   install,
@@ -21,7 +21,7 @@ let answer = 200;
 
 beforeAll(async () => {
   // Retries a minute apart: a failed delivery stays pending while the page acts on it.
-  emu = await startEmulator({ delivery: { timeoutMs: 2000, schedule: [60_000, 60_000] } });
+  emu = await emulator({ delivery: { timeoutMs: 2000, schedule: [60_000, 60_000] } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'AGENT_MESSAGE_RECEIVED'
       ? { status: answer, body: { n: answer } }
@@ -44,7 +44,6 @@ beforeAll(async () => {
   ).instance.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,7 +1,7 @@
-import { adminCall } from '../kit/index.js';
+import { adminCall, emulator } from '../kit/index.js';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
@@ -18,7 +18,7 @@ let firstInstall = true;
 const LONG_ANSWER = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`key${i}`, i]));
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000, schedule: [200] } });
+  emu = await emulator({ delivery: { timeoutMs: 3000, schedule: [200] } });
   hook = await WebhookServer.start((event, received) => {
     if (event.type === 'WEBHOOK_CHALLENGE')
       return { status: 200, body: { challenge: (event.data as { challenge: string }).challenge } };
@@ -52,7 +52,6 @@ beforeAll(async () => {
   installedId = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,8 +1,8 @@
-import { call, adminCall } from '../kit/index.js';
+import { call, adminCall, emulator } from '../kit/index.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { verifyWebhook } from '../../src/shared/webhooks/index.js';
 import { WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
@@ -20,7 +20,7 @@ let plugin: { id: string; webhookSecret: string; orgId: string };
 let instanceId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
@@ -57,7 +57,6 @@ beforeAll(async () => {
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -329,27 +328,23 @@ describe('dashboard: Deliveries', () => {
   });
 
   it('renders 10,000 stored deliveries with a few dozen rows in the DOM, and scrolls to the oldest', async () => {
-    const big = await startEmulator();
-    try {
-      await storeDeliveries(big, 10_000);
-      const { page, consoleErrors } = await openDashboard(big, 'deliveries');
-      await bodyRows(page).first().waitFor();
-      await page.getByText('10,000 shown').waitFor({ timeout: 20_000 });
-      const inDom = await bodyRows(page).count();
-      expect(inDom).toBeGreaterThan(5);
-      expect(inDom).toBeLessThan(100);
-      expect(await bodyRows(page).first().textContent()).toContain('dlv_bulk_09999');
-      // Browser code as a string: the tests' tsconfig has no DOM types.
-      await page.evaluate(
-        "document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9",
-      );
-      await bodyRows(page).filter({ hasText: 'dlv_bulk_00000' }).waitFor();
-      expect(await bodyRows(page).count()).toBeLessThan(100);
-      await screenshot(page, 'deliveries-10k');
-      expectNoConsoleErrors(consoleErrors);
-    } finally {
-      await big.close();
-    }
+    const big = await emulator();
+    await storeDeliveries(big, 10_000);
+    const { page, consoleErrors } = await openDashboard(big, 'deliveries');
+    await bodyRows(page).first().waitFor();
+    await page.getByText('10,000 shown').waitFor({ timeout: 20_000 });
+    const inDom = await bodyRows(page).count();
+    expect(inDom).toBeGreaterThan(5);
+    expect(inDom).toBeLessThan(100);
+    expect(await bodyRows(page).first().textContent()).toContain('dlv_bulk_09999');
+    // Browser code as a string: the tests' tsconfig has no DOM types.
+    await page.evaluate(
+      "document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9",
+    );
+    await bodyRows(page).filter({ hasText: 'dlv_bulk_00000' }).waitFor();
+    expect(await bodyRows(page).count()).toBeLessThan(100);
+    await screenshot(page, 'deliveries-10k');
+    expectNoConsoleErrors(consoleErrors);
   });
 });
 

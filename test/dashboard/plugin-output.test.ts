@@ -1,6 +1,6 @@
-import { adminCall } from '../kit/index.js';
+import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
@@ -12,7 +12,7 @@ let hook: WebhookServer;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000, schedule: [] } });
+  emu = await emulator({ delivery: { timeoutMs: 3000, schedule: [] } });
   hook = await WebhookServer.start(async (event) => {
     if (event.type === 'WEBHOOK_CHALLENGE')
       return { status: 200, body: { challenge: (event.data as { challenge: string }).challenge } };
@@ -45,7 +45,6 @@ beforeAll(async () => {
   expect(installed.status).toBe(201);
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

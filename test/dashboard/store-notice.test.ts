@@ -1,7 +1,6 @@
-import { adminCall } from '../kit/index.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { adminCall, emulator } from '../kit/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator } from '../../emulator/index.js';
 
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
@@ -22,8 +21,7 @@ async function visit(page: Page, view: string, heading: string | RegExp): Promis
 
 describe('dashboard: the store-change notice', () => {
   it('closes, stays closed across pages for that import, and a later reset shows its own', async () => {
-    const emu = await startEmulator({ inMemory: true });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ inMemory: true });
     const exported = await adminCall(emu, 'GET', '/_emulator/export');
     expect(exported.status).toBe(200);
     const { page, consoleErrors } = await openDashboard(

@@ -1,6 +1,6 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { startReceiver, type Receiver } from '../check/receivers.js';
 
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
@@ -18,7 +18,7 @@ let instanceId: string;
 let installDeliveryId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   receiver = await startReceiver('correct', emu.url);
   const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
     bearer: emu.token,
@@ -56,7 +56,6 @@ beforeAll(async () => {
   installDeliveryId = install.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await receiver?.close();
 });
 

@@ -1,6 +1,6 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
@@ -14,7 +14,7 @@ let hook: WebhookServer;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
@@ -52,7 +52,6 @@ beforeAll(async () => {
   expect(event.status, JSON.stringify(event.body)).toBe(201);
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,6 +1,6 @@
-import { call } from '../kit/index.js';
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { startReceiver, type Receiver } from '../check/receivers.js';
 
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
@@ -16,7 +16,7 @@ let receiver: Receiver;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   receiver = await startReceiver('correct', emu.url);
   const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
     bearer: emu.token,
@@ -49,7 +49,6 @@ beforeAll(async () => {
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: installed.body.data.id });
 });
 afterAll(async () => {
-  await emu?.close();
   await receiver?.close();
 });
 
