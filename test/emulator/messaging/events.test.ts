@@ -1,4 +1,4 @@
-import { call, emulator } from '../../kit/index.js';
+import { call, emulator, until } from '../../kit/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
@@ -67,16 +67,19 @@ describe('GET /conversations/:id/events', () => {
   it('sends keep-alive comments and forgets clients that leave', async () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const client = await EventClient.open(emu.messagingUrl, id, KEY_A);
-    const deadline = Date.now() + 3000;
-    while (!client.comments.includes('keep-alive') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('a keep-alive comment', () => client.comments.includes('keep-alive'), {
+      timeoutMs: 3000,
+      intervalMs: 10,
+    });
     expect(client.comments).toContain('connected');
     expect(client.comments).toContain('keep-alive');
     expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(1);
     client.close();
-    const until = Date.now() + 3000;
-    while (emulatorInternals(emu).messaging.streams.count(id) > 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(
+      'the stream forgotten',
+      () => emulatorInternals(emu).messaging.streams.count(id) === 0,
+      { timeoutMs: 3000, intervalMs: 10 },
+    );
     expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(0);
     // A reply with nobody listening still completes.
     await send(id, 'anyone?');
@@ -107,8 +110,7 @@ describe('GET /conversations/:id/events', () => {
     });
     await client.until((packets: Packet[]) => packets.length >= 1);
     await other.close();
-    const deadline = Date.now() + 3000;
-    while (!client.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until('the stream ended', () => client.ended, { timeoutMs: 3000, intervalMs: 10 });
     expect(client.ended).toBe(true);
     // The reply was ended with a final packet saying why, before the stream closed.
     const last = client.packets[client.packets.length - 1];
