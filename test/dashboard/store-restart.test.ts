@@ -21,6 +21,7 @@ function outage(error: string): boolean {
   );
 }
 
+/** An emulator on `dataDir` and `port`; the test closes and restarts it there itself (not the kit's emulator()). */
 async function durable(dataDir: string, port: number): Promise<Emulator> {
   const emu = await startEmulator({ dataDir, port, delivery: { timeoutMs: 3000 } });
   return emu;

@@ -12,6 +12,7 @@ test('a start compiles no route schema; bodies are validated and responses writt
   const { compiled } = await import('../../emulator/schema-compilers.js');
   // The registry of the emulator modules just loaded (the module the file imported would not know it).
   const { emulatorInternals } = await import('../../emulator/internals.js');
+  // startEmulator of the modules just loaded, not the kit's emulator() (which holds the file's own).
   const first = await startEmulator();
   try {
     expect(compiled).toEqual({ validators: 0, serializers: 0 });

@@ -12,6 +12,8 @@ import {
 } from '../emulator/messaging/helpers.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator() in places: this file closes each describe's emulator after its tests (tearDown).
+
 // Conversation streams whose clients never read: each one made the emulator hold up to
 // 16 MiB of unsent reply packets, and nothing bounded how many there were (24 of them took the
 // process from 250 to 650 MB). The emulator now bounds what it holds for slow readers in all and

@@ -8,6 +8,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
 
+// startEmulator rather than the kit's emulator() in places: this file tests the bounds a start refuses, and one in a child process.
+
 // Issue 36: without any credential, idle and partial-header connections were never timed out (still
 // open after 98 s), so under `ulimit -n 1024` 1,100 idle sockets locked out health and every API; and
 // one API key opened 20,175 conversation streams until the process ran out of descriptors. Real

@@ -4,6 +4,8 @@ import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 import { emulator } from '../kit/index.js';
 
+// startEmulator rather than the kit's emulator() in places: this file tests the connection bounds a start refuses.
+
 // Issue 41, item 9: one client with no credential held every connection slot. 260 connections
 // trickling 1 MB bodies to /_emulator/dashboard/session (the sign-in, which needs no credential) at
 // 9 KB/s, above the slow-body rate, made health answer 503 to 17 of 17 probes for 45 s. A body read
