@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { call, emulator } from '../kit/index.js';
 import { beforeAll, expect, test } from 'vitest';
 import { buildManagementApp } from '../../emulator/app.js';
@@ -16,8 +17,6 @@ let emu: Emulator;
 beforeAll(async () => {
   emu = await emulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startBody(
   baseUrl: string,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { RawConnection } from '../kit/raw-http.js';
@@ -12,8 +13,6 @@ import { emulator } from '../kit/index.js';
 // without a credential a guard recognised is now at most 16 KiB, must arrive within 2 s plus a second
 // per 2 KiB, and such bodies hold at most maxConnections - reservedConnections connections together:
 // health, callers with a credential and new connections keep the rest. Real sockets, real servers.
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A sign-in request whose head declares `length` bytes of JSON body, and the first bytes of it. */
 async function signInHead(emu: Emulator, length: number): Promise<RawConnection> {
