@@ -1,4 +1,4 @@
-import { call, emulator } from '../../kit/index.js';
+import { call, emulator, deadUrl } from '../../kit/index.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,15 +169,12 @@ describe('OpenAI-compatible engine through the messaging API', () => {
   });
 
   it('ends the reply with an error, without hanging, when the backend is unreachable', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await deadUrl();
     const other = await emulator({
       seed: messagingSeed({
         characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }],
       }),
-      llm: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' },
+      llm: { baseUrl: `${unreachable}/v1`, model: 'm' },
     });
     const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
     const events = await EventClient.open(other.messagingUrl, id, KEY_A);
@@ -187,7 +184,7 @@ describe('OpenAI-compatible engine through the messaging API', () => {
     });
     const final = expectPacketInvariants(await events.reply(1, 5000));
     expect(final.error?.code).toBe('UNREACHABLE');
-    expect(final.content).toContain(`127.0.0.1:${port}`);
+    expect(final.content).toContain(new URL(unreachable).host);
     const polled = await pollReply(other.messagingUrl, id, KEY_A);
     expect(polled[polled.length - 1]).toEqual(final);
   });
