@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { createClient } from '../../src/client/index.js';
 import { cliTerminal, type Terminal } from '../kit/terminal.js';
+import { emulator } from '../kit/index.js';
 
 // plugsmith chat in a real terminal (a pseudo-terminal, test/kit/terminal.ts), CI unset unless a
 // test sets it.
@@ -45,12 +46,11 @@ async function typeLine(t: Terminal, text: string): Promise<void> {
 
 beforeAll(async () => {
   // The default workspace (char_nova), with slower packets so the screen can be caught mid-reply.
-  emu = await startEmulator({ messaging: { packetSize: 4, packetIntervalMs: 60 } });
+  emu = await emulator({ messaging: { packetSize: 4, packetIntervalMs: 60 } });
   configDir = await mkdtemp(join(tmpdir(), 'plugsmith-chat-tty-'));
 });
 
 afterAll(async () => {
-  await emu?.close();
   await rm(configDir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -8,7 +7,7 @@ import { main } from '../../src/main.js';
 import type { Io } from '../../src/ui/io.js';
 import { runCli } from '../kit/cli-process.js';
 import { jsonFile, ORG, useCliEnv } from './cli-env.js';
-import { server } from '../kit/index.js';
+import { deadUrl, server } from '../kit/index.js';
 
 // One CLI that behaves the same everywhere: bare groups print help, every platform command takes
 // --base-url and --messaging-url and honours them, --timeout bounds a silent server, and the
@@ -139,16 +138,6 @@ describe('groups', () => {
   });
 });
 
-/** A port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createTcpServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
-}
-
 describe('--base-url and --messaging-url', () => {
   let manifest: string;
   let exportFile: string;
@@ -235,8 +224,7 @@ describe('--base-url and --messaging-url', () => {
   });
 
   test('every platform command goes to the URL of --base-url (here a closed port), whatever the environment says', async () => {
-    const port = await closedPort();
-    const url = `http://127.0.0.1:${port}`;
+    const url = await deadUrl();
     const platform = commands.filter((c) => !LOCAL.has(c.path.join(' ')));
     expect(platform.length).toBeGreaterThan(50);
     const failures: string[] = [];

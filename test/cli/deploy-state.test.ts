@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { spawnCli, tempConfigDir, type CliProcess } from '../kit/cli-process.js';
-import { runCliInProcess as runCli, until } from '../kit/index.js';
+import { runCliInProcess as runCli, until, emulator } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { stateFileOf } from '../kit/emulator-state.js';
 
@@ -187,8 +186,7 @@ test('emulator restarted on the same data dir and another port: login --local fo
 }, 60_000);
 
 test('a state file of version 1 (keyed by profile and by URL, one entry per old port) is adopted, not duplicated', async () => {
-  const emu = await startEmulator();
-  onTestFinished(() => emu.close());
+  const emu = await emulator();
   const dir = await project();
   const configDir = await tempConfigDir();
   // Two plugins an older plugsmith created for this project in this store (dev on two ports), and one elsewhere.

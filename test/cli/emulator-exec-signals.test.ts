@@ -1,12 +1,11 @@
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { spawnCli } from '../kit/cli-process.js';
 import { commandLine, groupMembers } from '../kit/processes.js';
-import { until } from '../kit/index.js';
+import { until, tempDir } from '../kit/index.js';
 
 // `plugsmith emulator exec` owns its command: the command runs in a process group of its own, and
 // SIGINT, SIGTERM and SIGHUP to exec reach that whole group. Before, only `sh` got them, so
@@ -14,15 +13,9 @@ import { until } from '../kit/index.js';
 // emulator running for good, and SIGHUP or SIGKILL to exec left the command orphaned. Real processes:
 // the command writes its process group id ($$, the group leader) to a file the test reads.
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-exec-signals-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /** Starts `exec` with `words`; resolves once the command wrote its group id (and its children run). */
 async function startExec(words: (pidFile: string) => string[], extra: string[] = []) {
-  const dir = await tempDir();
+  const dir = await tempDir('plugsmith-exec-signals-');
   const pidFile = join(dir, 'group');
   const exec = spawnCli(['emulator', 'exec', ...extra, '--', ...words(pidFile)], {
     env: { PLUGSMITH_CONFIG_DIR: join(dir, 'config') },

@@ -1,20 +1,14 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { runCli, spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
+import { tempDir } from '../kit/index.js';
 
 // `plugsmith emulator exec`: any test runner, in any language, gets a fresh emulator in its environment.
 
 const PYTHON_PLUGIN = resolve(import.meta.dirname, '../fixtures/python-plugin');
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 async function machine(): Promise<Record<string, string>> {
   const home = await tempDir('plugsmith-exec-home-');

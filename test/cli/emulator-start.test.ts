@@ -1,21 +1,14 @@
-import { mkdtemp, readdir, readFile, rm, writeFile, stat } from 'node:fs/promises';
+import { readdir, readFile, writeFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { stateFileOf } from '../kit/emulator-state.js';
-import { runCliInProcess } from '../kit/index.js';
+import { runCliInProcess, tempDir } from '../kit/index.js';
 
 // `emulator start` runs as a process where it starts (its output, signals, exit on stop); the runs
 // that are refused before anything listens, and the commands that find it, run in this process.
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'plugsmith-start-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 interface State {
   url: string;
@@ -40,7 +33,7 @@ async function start(args: string[], configDir: string) {
 describe('plugsmith emulator start', () => {
   test('prints the URLs, token and API key, serves health, writes the state file, and stops cleanly on SIGTERM', async () => {
     const config = await tempConfigDir();
-    const data = await tempDir();
+    const data = await tempDir('plugsmith-start-');
     const { proc, state } = await start(['--data-dir', data], config);
     expect(state.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(state.messagingUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -99,7 +92,7 @@ describe('plugsmith emulator start', () => {
 
   test('SIGINT flushes and exits 0; a restart on the same data dir keeps records and prints the same token', async () => {
     const config = await tempConfigDir();
-    const data = await tempDir();
+    const data = await tempDir('plugsmith-start-');
     const first = await start(['--data-dir', data], config);
     const created = await request(`${first.state.url}/api/plugins`, {
       method: 'POST',
@@ -122,7 +115,7 @@ describe('plugsmith emulator start', () => {
 
   test('a second emulator on the same data dir is refused with a clear message', async () => {
     const config = await tempConfigDir();
-    const data = await tempDir();
+    const data = await tempDir('plugsmith-start-');
     const first = await start(['--data-dir', data], config);
     // Another config dir: the same one is refused earlier, for the running emulator (test/cli/preflight.test.ts).
     const second = await runCli(
@@ -139,7 +132,7 @@ describe('plugsmith emulator start', () => {
 
   test('loads exactly the seed format, and --in-memory writes nothing', async () => {
     const config = await tempConfigDir();
-    const dir = await tempDir();
+    const dir = await tempDir('plugsmith-start-');
     const seedPath = join(dir, 'seed.json');
     await writeFile(
       seedPath,
@@ -181,7 +174,7 @@ describe('plugsmith emulator start', () => {
 
   test('without --json: a banner with the URLs, token, key and store; --host is where it listens; --in-memory writes nothing in the folder', async () => {
     const config = await tempConfigDir();
-    const cwd = await tempDir();
+    const cwd = await tempDir('plugsmith-start-');
     const proc = spawnCli(
       [
         'emulator',
@@ -221,7 +214,7 @@ describe('plugsmith emulator start', () => {
 
   test('--in-memory with --data-dir is a usage error (2) naming both, before anything starts', async () => {
     const config = await tempConfigDir();
-    const cwd = await tempDir();
+    const cwd = await tempDir('plugsmith-start-');
     const result = await runCliInProcess(
       [
         'emulator',
@@ -329,7 +322,7 @@ describe('plugsmith emulator start', () => {
     'an invalid seed (%s) is refused naming the field, with a non-zero exit',
     async (_name, seed, path) => {
       const config = await tempConfigDir();
-      const dir = await tempDir();
+      const dir = await tempDir('plugsmith-start-');
       const seedPath = join(dir, 'seed.json');
       await writeFile(seedPath, JSON.stringify(seed));
       const result = await runCliInProcess(
@@ -357,7 +350,7 @@ describe('plugsmith emulator start', () => {
 
   test('a seed that is not JSON, or missing, is refused', async () => {
     const config = await tempConfigDir();
-    const dir = await tempDir();
+    const dir = await tempDir('plugsmith-start-');
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, '{ nope');
     const broken = await runCli(

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
-import { runCliInProcess, until } from '../kit/index.js';
+import { runCliInProcess, until, tempDir } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { stateFileOf } from '../kit/emulator-state.js';
 
@@ -36,12 +35,6 @@ function manifest(name: string, installs: unknown[] = []) {
     },
     installs,
   });
-}
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 async function project(name: string, installs: unknown[] = []): Promise<string> {

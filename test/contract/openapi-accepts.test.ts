@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { call, type CallOptions } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 // The OpenAPI document says exactly what the emulator accepts: for each limit the issue found
 // missing or wrong (path parameter length, the query system's parameters, expiresIn, the upload
@@ -12,10 +13,9 @@ let doc: any;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 beforeAll(async () => {
-  emu = await startEmulator({ inMemory: true, port: 0, messagingPort: 0 });
+  emu = await emulator({ inMemory: true, port: 0, messagingPort: 0 });
   doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
 });
-afterAll(() => emu.close());
 
 /** Whether the document takes `schema` for `value` (refs resolved against its components). */
 function documentTakes(schema: object, value: unknown): boolean {

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { request } from 'undici';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 // What other tools found in the OpenAPI document and the answers behind it (issue 35): patterns a
 // Perl client reads otherwise, an SSE stream without its events, a body declared required that is
@@ -14,10 +15,9 @@ let emu: Emulator;
 let doc: any;
 
 beforeAll(async () => {
-  emu = await startEmulator({ inMemory: true, port: 0, messagingPort: 0 });
+  emu = await emulator({ inMemory: true, port: 0, messagingPort: 0 });
   doc = (await call(emu.url, 'GET', '/_emulator/openapi.json')).body;
 });
-afterAll(() => emu.close());
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const operations = () =>

@@ -1,10 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { EVENT_KINDS } from '#contract';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
-import { api } from '../kit/index.js';
+import { api, emulator } from '../kit/index.js';
 
 // Every kind of event the emulator really sends, through the platform's own flows (no admin
 // trigger), must match its schema in the OpenAPI document's `webhooks`: the document a plugin
@@ -30,11 +30,10 @@ async function plugin(type: string, events: string[], scopes: string[]) {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import {
   answerProperly,
   install,
@@ -9,6 +9,7 @@ import {
 } from '../emulator/webhooks/helpers.js';
 import { axeContext, seriousFindings } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 // Every view at a phone's width and a wide screen, light and dark: nothing overflows the page
 // sideways, axe finds nothing serious or critical, and the keyboard reaches what matters.
@@ -19,7 +20,7 @@ let plugin: { id: string };
 let deliveryId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 2000, schedule: [60_000] } });
+  emu = await emulator({ delivery: { timeoutMs: 2000, schedule: [60_000] } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'PLUGIN_INSTALLED'
       ? {
@@ -46,7 +47,6 @@ beforeAll(async () => {
   deliveryId = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,7 +1,7 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 // axe at a phone's width (390 px) on the states the all-views sweep (a11y-layout.test.ts) does not
 // reach: an emulator with no delivery yet, and a filter that matches none (issue 45).
@@ -10,8 +10,7 @@ const PHONE = { width: 390, height: 844 };
 
 describe('dashboard at 390 px: axe on the empty Deliveries table', () => {
   it('finds nothing serious with no delivery at all and with a filter that matches none, and the page does not scroll sideways', async () => {
-    const emu = await startEmulator({ inMemory: true });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ inMemory: true });
     expect(emu.deliveries.list()).toEqual([]);
     const { page, consoleErrors } = await openDashboard(emu, 'deliveries', await axeContext(PHONE));
     const findings: string[] = [];

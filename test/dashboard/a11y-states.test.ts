@@ -1,6 +1,6 @@
+import { adminCall, emulator } from '../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
-import { adminCall, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 
@@ -10,8 +10,7 @@ import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 
 describe('dashboard: axe on states reached by acting', () => {
   it('finds nothing serious in the Import confirmation, a refused upload, and a tagged resend', async () => {
-    const emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ delivery: { timeoutMs: 3000 } });
     const hook = await WebhookServer.start((event) =>
       event.type === 'WEBHOOK_CHALLENGE'
         ? { status: 200, body: { challenge: (event.data as { challenge: string }).challenge } }
@@ -34,9 +33,9 @@ describe('dashboard: axe on states reached by acting', () => {
       scopes: [],
     });
     const original = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!;
-    await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'delay=1-2ms' });
+    await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'delay=1-2ms' } });
     const resent = await adminCall(emu, 'POST', `/_emulator/deliveries/${original.id}/redeliver`);
-    await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' });
+    await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } });
     expect(resent.status, JSON.stringify(resent.body)).toBeLessThan(300);
     const exported = await adminCall(emu, 'GET', '/_emulator/export');
 

@@ -1,9 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { SESSION_HEADER, startEmulator } from '../../emulator/index.js';
+import { SESSION_HEADER } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 // AUDIT (fixed by design): browsers do not keep cookies apart by port, so a session cookie of the
 // emulator's host would reach ANY other server on that host name (a second emulator, a plugin's dev
@@ -41,8 +42,7 @@ async function otherLocalServer(
 
 describe('the dashboard session (audit)', () => {
   it('reaches no other server on the same host name, cannot be read by its page, and a tossed cookie changes nothing', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const port = new URL(emu.url).port;
 
     const context = await newContext();
@@ -94,8 +94,7 @@ describe('the dashboard session (audit)', () => {
   });
 
   it('survives a reload, is shared by the tabs of this emulator, is unknown to another emulator, and a 401 signs the page out', async () => {
-    const [emu, second] = await Promise.all([startEmulator(), startEmulator()]);
-    onTestFinished(() => Promise.all([emu.close(), second.close()]).then(() => undefined));
+    const [emu, second] = await Promise.all([emulator(), emulator()]);
     const context = await newContext();
     const { page, consoleErrors } = await openDashboard(emu, undefined, context);
     const token = (await page.evaluate(`localStorage.getItem('${STORAGE_KEY}')`)) as string;

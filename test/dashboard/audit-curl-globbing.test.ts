@@ -3,9 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { curlCommand } from '../../emulator/dashboard/app/curl.js';
 import { adminCall, call } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 const run = promisify(execFile);
 
@@ -28,8 +28,7 @@ describe('copy as curl (audit)', () => {
     onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const plugin = await call(emu.url, 'POST', '/api/plugins', {
       token: emu.token!,
       body: {

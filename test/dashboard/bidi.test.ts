@@ -1,8 +1,9 @@
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 // A plugin name holding a RIGHT-TO-LEFT OVERRIDE (U+202E) must not reverse what the page prints
 // beside it: every name from data is bidi-isolated (<bdi> in markup; FIRST STRONG ISOLATE … POP
@@ -14,7 +15,7 @@ let hook: WebhookServer;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start();
   const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
@@ -24,7 +25,6 @@ beforeAll(async () => {
   pluginId = plugin.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

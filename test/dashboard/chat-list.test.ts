@@ -1,7 +1,8 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { call, emulator } from '../kit/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../emulator/messaging/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
@@ -16,14 +17,14 @@ const MANY = 30;
 async function conversation(emu: Emulator, said: string | null): Promise<string> {
   const key = emu.apiKey!;
   const created = await call(emu.messagingUrl, 'POST', '/conversations', {
-    key,
+    bearer: key,
     body: { characterId: 'char_nova' },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.data.id as string;
   if (said !== null) {
     const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key,
+      bearer: key,
       body: { content: said },
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(201);
@@ -54,11 +55,10 @@ describe('dashboard: the Chat conversation list', () => {
     { width: 1280, height: 800 },
   ]) {
     it(`at ${viewport.width} px: each entry shows its last message and when, the list scrolls in its own box, and the input stays in view`, async () => {
-      const emu = await startEmulator({
+      const emu = await emulator({
         inMemory: true,
         messaging: { packetSize: 1000, packetIntervalMs: 1 },
       });
-      onTestFinished(() => emu.close());
       const silent = await conversation(emu, null);
       for (let i = 0; i < MANY - 2; i++) await conversation(emu, `question ${i}`);
       const greeted = await conversation(emu, 'hello');

@@ -1,14 +1,13 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 const REPLY = "Hi there! I'm Nova, a scripted character in the plugsmith emulator.";
 
 describe('dashboard: Chat', () => {
   it('lists the conversations to pick one up again, and Data opens one in Chat', async () => {
-    const emu = await startEmulator({ messaging: { packetSize: 1000, packetIntervalMs: 1 } });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ messaging: { packetSize: 1000, packetIntervalMs: 1 } });
     const { page, consoleErrors } = await openDashboard(emu, 'chat');
     const list = page.getByRole('navigation', { name: 'Conversations' });
     await list.getByText('No conversations yet').waitFor();
@@ -42,8 +41,7 @@ describe('dashboard: Chat', () => {
 
   it('starts a conversation, sends a message with an image URL, and shows the reply growing packet by packet', async () => {
     // Small, spaced packets: the reply takes about a second to stream.
-    const emu = await startEmulator({ messaging: { packetSize: 4, packetIntervalMs: 50 } });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ messaging: { packetSize: 4, packetIntervalMs: 50 } });
     const { page, consoleErrors } = await openDashboard(emu, 'chat');
     await page.getByLabel('Character').selectOption('char_nova');
     await page.getByRole('button', { name: 'Start a conversation' }).click();

@@ -1,7 +1,7 @@
+import { call, adminCall, emulator } from '../kit/index.js';
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
-import { adminCall, call } from '../emulator/webhooks/helpers.js';
+import { describe, expect, it } from 'vitest';
+
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
@@ -10,13 +10,15 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 describe('dashboard: the emulator from the page', () => {
   it('exports, resets only after "reset" is typed, imports the export back, and turns faults on and off', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
-    const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
-      name: 'Kept in the export',
-      type: 'EVENT_HANDLER',
-      events: [],
-      scopes: [],
+    const emu = await emulator();
+    const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+      bearer: emu.token,
+      body: {
+        name: 'Kept in the export',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+      },
     });
     expect(created.status).toBe(201);
     const { page, consoleErrors } = await openDashboard(emu, 'overview');
@@ -39,11 +41,14 @@ describe('dashboard: the emulator from the page', () => {
     await page.getByRole('status').filter({ hasText: 'The emulator was reset' }).waitFor();
 
     // Picking the file replaces nothing: the page shows what would be replaced and asks.
-    const created2 = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
-      name: 'Made after the reset',
-      type: 'EVENT_HANDLER',
-      events: [],
-      scopes: [],
+    const created2 = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+      bearer: emu.token,
+      body: {
+        name: 'Made after the reset',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+      },
     });
     expect(created2.status).toBe(201);
     await page.getByLabel('Import a store from a file').setInputFiles(file);
@@ -88,8 +93,7 @@ describe('dashboard: the emulator from the page', () => {
   });
 
   it('signs out: the page shows the signed-out state and the session no longer works', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page, consoleErrors } = await openDashboard(emu, 'overview');
     const session = (await page.evaluate(
       "localStorage.getItem('plugsmith.dashboard.session')",
@@ -97,8 +101,10 @@ describe('dashboard: the emulator from the page', () => {
     expect(session).toBeTruthy();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('This dashboard needs a login link').waitFor();
-    const after = await call(emu.url, 'GET', '/_emulator/dashboard/session', null, undefined, {
-      'x-plugsmith-session': session,
+    const after = await call(emu.url, 'GET', '/_emulator/dashboard/session', {
+      headers: {
+        'x-plugsmith-session': session,
+      },
     });
     expect(after.status).toBe(401);
     expectNoConsoleErrors(consoleErrors);

@@ -1,35 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { curlCommand, shellQuote } from '../../emulator/dashboard/app/curl.js';
+import { receiver } from '../kit/index.js';
 
 const run = promisify(execFile);
-
-/** A receiver that records the one request it gets. */
-async function receiver() {
-  const got: Array<{
-    method: string;
-    url: string;
-    headers: Record<string, unknown>;
-    body: string;
-  }> = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    got.push({
-      method: req.method!,
-      url: req.url!,
-      headers: req.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
-    });
-    res.end('ok');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook?a=1&b='2'`, got };
-}
 
 const HOSTILE = [
   `it's`,
@@ -53,7 +28,9 @@ describe('shellQuote', () => {
 describe('curlCommand', () => {
   it('reproduces the request exactly when run by sh, however hostile the body', async () => {
     for (const text of HOSTILE) {
-      const { url, got } = await receiver();
+      const hook = await receiver();
+      const url = `${hook.url}/hook?a=1&b='2'`;
+      const got = hook.received;
       const body = JSON.stringify({ text, raw: text.replace(/\n/g, '') }).replace(
         '"raw"',
         '\n"raw"',

@@ -1,14 +1,13 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 describe('dashboard: Data', () => {
   it('shows a plugin created through the API; searches, edits (an invalid edit shows the details) and deletes it', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const auth = `Bearer ${emu.token}`;
     const create = (name: string) =>
       call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
@@ -109,8 +108,7 @@ describe('dashboard: Data', () => {
   });
 
   it('an edit of the description sends only the description and keeps the webhook verified', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const hook = await WebhookServer.start();
     onTestFinished(() => hook.close());
     const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
@@ -150,8 +148,7 @@ describe('dashboard: Data', () => {
   });
 
   it("hides a plugin's webhook secret until revealed, and rotates it with a grace period", async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const created = (
       await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
         token: `Bearer ${emu.token}`,
@@ -190,8 +187,7 @@ describe('dashboard: Data', () => {
   });
 
   it('lists every collection, never a token, API key or hash, and creates an API key showing it once', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page, consoleErrors } = await openDashboard(emu, 'data/plugins');
     const tabs = [
       'Plugins',

@@ -1,8 +1,8 @@
+import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import {
-  adminCall,
   answerProperly,
   install,
   verifiedPlugin,
@@ -21,7 +21,7 @@ let answer = 200;
 
 beforeAll(async () => {
   // Retries a minute apart: a failed delivery stays pending while the page acts on it.
-  emu = await startEmulator({ delivery: { timeoutMs: 2000, schedule: [60_000, 60_000] } });
+  emu = await emulator({ delivery: { timeoutMs: 2000, schedule: [60_000, 60_000] } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'AGENT_MESSAGE_RECEIVED'
       ? { status: answer, body: { n: answer } }
@@ -44,7 +44,6 @@ beforeAll(async () => {
   ).instance.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -68,10 +67,12 @@ async function emit(status: number): Promise<{ id: string; status: string }> {
     },
   };
   const res = await adminCall(emu, 'POST', '/_emulator/events', {
-    type: 'AGENT_MESSAGE_RECEIVED',
-    pluginId: plugin.id,
-    pluginInstanceId: instanceId,
-    data,
+    body: {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: plugin.id,
+      pluginInstanceId: instanceId,
+      data,
+    },
   });
   expect(res.status).toBe(201);
   return res.body.data;
@@ -161,13 +162,15 @@ describe('dashboard: acting on deliveries', () => {
   });
 
   it('names the faults injected into a delivery in its detail', async () => {
-    const on = await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'delay=1-2ms' });
+    const on = await adminCall(emu, 'PUT', '/_emulator/faults', {
+      body: { profile: 'delay=1-2ms' },
+    });
     expect(on.status, JSON.stringify(on.body)).toBe(200);
     let faulted: { id: string };
     try {
       faulted = await emit(200);
     } finally {
-      await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' });
+      await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } });
     }
     expect(emu.deliveries.get(faulted.id)?.faults?.[0]?.kind).toBe('delay');
     const { page, consoleErrors } = await openDashboard(emu, `deliveries/${faulted.id}`);
@@ -179,7 +182,9 @@ describe('dashboard: acting on deliveries', () => {
 
   it('names a held delivery as held rather than a next retry time', async () => {
     const held = await adminCall(emu, 'PUT', `/_emulator/plugins/${plugin.id}/hold`, {
-      forMs: 60_000,
+      body: {
+        forMs: 60_000,
+      },
     });
     expect(held.status, JSON.stringify(held.body)).toBe(200);
     try {

@@ -1,7 +1,8 @@
+import { adminCall, emulator } from '../kit/index.js';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // What the delivery log tells a person at a glance: a retried delivery says after how many
@@ -17,7 +18,7 @@ let firstInstall = true;
 const LONG_ANSWER = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`key${i}`, i]));
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000, schedule: [200] } });
+  emu = await emulator({ delivery: { timeoutMs: 3000, schedule: [200] } });
   hook = await WebhookServer.start((event, received) => {
     if (event.type === 'WEBHOOK_CHALLENGE')
       return { status: 200, body: { challenge: (event.data as { challenge: string }).challenge } };
@@ -51,7 +52,6 @@ beforeAll(async () => {
   installedId = emu.deliveries.list().find((d) => d.type === 'PLUGIN_INSTALLED')!.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -85,7 +85,7 @@ describe('dashboard: reading the delivery log', () => {
     for (const d of store.collections.deliveries) {
       if (d.id === installedId) d.createdAt = '2025-03-04T05:06:07.000Z';
     }
-    expect((await adminCall(emu, 'POST', '/_emulator/import', store)).status).toBe(200);
+    expect((await adminCall(emu, 'POST', '/_emulator/import', { body: store })).status).toBe(200);
     const time = row(page, installedId).getByRole('cell').first();
     await expect.poll(() => time.textContent()).toBe('2025-03-04');
     expect(await time.getAttribute('title')).toMatch(/^2025-03-04 \d\d:\d\d:07/);
@@ -94,11 +94,14 @@ describe('dashboard: reading the delivery log', () => {
 
   it('a resend with faults injected is marked, and read under its event beside the original; long bodies start collapsed', async () => {
     expect(
-      (await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'delay=1-2ms' })).status,
+      (await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'delay=1-2ms' } }))
+        .status,
     ).toBe(200);
     const resent = await adminCall(emu, 'POST', `/_emulator/deliveries/${installedId}/redeliver`);
     expect(resent.status, JSON.stringify(resent.body)).toBeLessThan(300);
-    expect((await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' })).status).toBe(200);
+    expect(
+      (await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } })).status,
+    ).toBe(200);
     const resendId = resent.body.data.id as string;
     await expect.poll(() => emu.deliveries.get(resendId)?.faults?.length ?? 0).toBeGreaterThan(0);
 

@@ -1,9 +1,10 @@
+import { call, adminCall, emulator } from '../kit/index.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { verifyWebhook } from '../../src/shared/webhooks/index.js';
-import { adminCall, call, WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
+import { WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The Deliveries and Trigger views in a real Chromium, against a real emulator and a real webhook
@@ -19,38 +20,43 @@ let plugin: { id: string; webhookSecret: string; orgId: string };
 let instanceId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
       : { status: 200, headers: { 'x-receiver': 'test' }, body: { received: event.id } },
   );
-  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
-    name: 'Dash plugin',
-    type: 'EVENT_HANDLER',
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: [],
-    webhookUrl: hook.url,
+  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'Dash plugin',
+      type: 'EVENT_HANDLER',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status).toBe(201);
   plugin = created.body.data;
   expect(
-    (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, emu.token)).body.data
-      .verified,
+    (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, { bearer: emu.token }))
+      .body.data.verified,
   ).toBe(true);
   const agentId = emu.agentId!;
-  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
-    name: 'On the agent',
-    pluginId: plugin.id,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: [],
+  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'On the agent',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    },
   });
   expect(installed.status).toBe(201);
   instanceId = installed.body.data.id;
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -139,11 +145,13 @@ describe('dashboard: Deliveries', () => {
       },
     };
     const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'AGENT_MESSAGE_RECEIVED',
-      pluginId: plugin.id,
-      pluginInstanceId: instanceId,
-      data: sample,
-      mode: 'ASYNC',
+      body: {
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: plugin.id,
+        pluginInstanceId: instanceId,
+        data: sample,
+        mode: 'ASYNC',
+      },
     });
     expect(emitted.status).toBe(201);
     const id: string = emitted.body.data.id;
@@ -256,27 +264,29 @@ describe('dashboard: Deliveries', () => {
   it('narrows the table to the scenarios whose name holds the text typed, in any case, live and across a reload', async () => {
     const now = new Date().toISOString();
     const emitUnder = async (scenario: string | null) => {
-      expect((await adminCall(emu, 'PUT', '/_emulator/scenario', { name: scenario })).status).toBe(
-        200,
-      );
+      expect(
+        (await adminCall(emu, 'PUT', '/_emulator/scenario', { body: { name: scenario } })).status,
+      ).toBe(200);
       const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
-        type: 'AGENT_MESSAGE_RECEIVED',
-        pluginId: plugin.id,
-        pluginInstanceId: instanceId,
-        data: {
-          agentId: 'agent_acme',
-          characterId: 'char_sample',
-          conversationId: 'conv_sample',
-          message: {
-            id: 'msg_scenario',
+        body: {
+          type: 'AGENT_MESSAGE_RECEIVED',
+          pluginId: plugin.id,
+          pluginInstanceId: instanceId,
+          data: {
+            agentId: 'agent_acme',
+            characterId: 'char_sample',
             conversationId: 'conv_sample',
-            sender: 'USER',
-            type: 'TEXT',
-            content: 'hi',
-            attachments: [],
-            isStreaming: false,
-            createdAt: now,
-            updatedAt: now,
+            message: {
+              id: 'msg_scenario',
+              conversationId: 'conv_sample',
+              sender: 'USER',
+              type: 'TEXT',
+              content: 'hi',
+              attachments: [],
+              isStreaming: false,
+              createdAt: now,
+              updatedAt: now,
+            },
           },
         },
       });
@@ -318,27 +328,23 @@ describe('dashboard: Deliveries', () => {
   });
 
   it('renders 10,000 stored deliveries with a few dozen rows in the DOM, and scrolls to the oldest', async () => {
-    const big = await startEmulator();
-    try {
-      await storeDeliveries(big, 10_000);
-      const { page, consoleErrors } = await openDashboard(big, 'deliveries');
-      await bodyRows(page).first().waitFor();
-      await page.getByText('10,000 shown').waitFor({ timeout: 20_000 });
-      const inDom = await bodyRows(page).count();
-      expect(inDom).toBeGreaterThan(5);
-      expect(inDom).toBeLessThan(100);
-      expect(await bodyRows(page).first().textContent()).toContain('dlv_bulk_09999');
-      // Browser code as a string: the tests' tsconfig has no DOM types.
-      await page.evaluate(
-        "document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9",
-      );
-      await bodyRows(page).filter({ hasText: 'dlv_bulk_00000' }).waitFor();
-      expect(await bodyRows(page).count()).toBeLessThan(100);
-      await screenshot(page, 'deliveries-10k');
-      expectNoConsoleErrors(consoleErrors);
-    } finally {
-      await big.close();
-    }
+    const big = await emulator();
+    await storeDeliveries(big, 10_000);
+    const { page, consoleErrors } = await openDashboard(big, 'deliveries');
+    await bodyRows(page).first().waitFor();
+    await page.getByText('10,000 shown').waitFor({ timeout: 20_000 });
+    const inDom = await bodyRows(page).count();
+    expect(inDom).toBeGreaterThan(5);
+    expect(inDom).toBeLessThan(100);
+    expect(await bodyRows(page).first().textContent()).toContain('dlv_bulk_09999');
+    // Browser code as a string: the tests' tsconfig has no DOM types.
+    await page.evaluate(
+      "document.querySelector('[data-testid=deliveries-scroll]').scrollTop = 1e9",
+    );
+    await bodyRows(page).filter({ hasText: 'dlv_bulk_00000' }).waitFor();
+    expect(await bodyRows(page).count()).toBeLessThan(100);
+    await screenshot(page, 'deliveries-10k');
+    expectNoConsoleErrors(consoleErrors);
   });
 });
 
@@ -394,6 +400,6 @@ async function storeDeliveries(target: Emulator, count: number): Promise<void> {
     ...exported.body.data,
     collections: { ...exported.body.data.collections, deliveries: deliveries },
   };
-  const imported = await adminCall(target, 'POST', '/_emulator/import', body);
+  const imported = await adminCall(target, 'POST', '/_emulator/import', { body: body });
   expect(imported.status).toBe(200);
 }

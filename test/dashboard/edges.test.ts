@@ -1,13 +1,13 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 // The states that used to be silent or cryptic: an emulator that went away, an unknown page.
 
 describe('dashboard: edges', () => {
   it('an unknown route shows a not-found page, not the Overview', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page } = await openDashboard(emu, 'no-such-page/x');
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Overview' }).count()).toBe(0);
@@ -15,6 +15,7 @@ describe('dashboard: edges', () => {
   });
 
   it('an emulator that stopped is named as such, not "Failed to fetch"', async () => {
+    // Started and closed by the test: what the page shows once its emulator stopped is under test.
     const emu = await startEmulator();
     let closed = false;
     onTestFinished(() => (closed ? undefined : emu.close()));

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { startEmulator, type Emulator, type Seed } from '../../emulator/index.js';
-import { api } from '../kit/index.js';
+import type { Emulator, Seed } from '../../emulator/index.js';
+import { api, emulator } from '../kit/index.js';
 import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
@@ -10,10 +10,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 /** The element holding `sentence` (the innermost one), and its whole text. */
@@ -189,8 +186,7 @@ describe('dashboard: every empty list names the next step', () => {
       tokens: [{ userId: 'u_ada', token: 'pst_bare_owner', orgId: null, name: 'dev' }],
       apiKeys: [{ key: 'psk_bare_key', orgId: 'org_bare' }],
     } as Seed;
-    const bare = await startEmulator({ seed });
-    onTestFinished(() => bare.close());
+    const bare = await emulator({ seed });
     const plugin = await api(bare, { token: 'Bearer pst_bare_owner' }).data(
       'POST',
       '/api/orgs/org_bare/plugins',

@@ -1,8 +1,9 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { install, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 // Where the focus and the scroll go when something opens or closes: a closed delivery gives the
 // focus back to its row (the arrow keys go on working), Edit moves the focus into the editor and
@@ -13,7 +14,7 @@ let hook: WebhookServer;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start();
   const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
@@ -30,7 +31,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

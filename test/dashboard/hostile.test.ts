@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { newContext, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // A page of another origin, open in the same browser as a signed-in dashboard, tries what a
 // malicious site would: read the session (its own localStorage is another origin's: empty), change
@@ -55,8 +56,7 @@ async function serve(html: string): Promise<string> {
 
 describe('a page of another origin, in the browser of a signed-in dashboard', () => {
   it('cannot read the session or any admin data, cannot change anything, cannot frame the dashboard', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     // Something a reset would remove.
     const plugin = await call(emu.url, 'POST', '/api/plugins', {
       token: emu.token!,
@@ -119,8 +119,7 @@ describe('a page of another origin, in the browser of a signed-in dashboard', ()
 
   it('no request URL, response, console line or emulator log line of a dashboard session carries the admin token, and no URL the session', async () => {
     const lines: string[] = [];
-    const emu = await startEmulator({ log: (line) => lines.push(line), faults: 'duplicate=0.1' });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ log: (line) => lines.push(line), faults: 'duplicate=0.1' });
     const context = await newContext();
     const seen: string[] = [];
     context.on('request', (request) => {

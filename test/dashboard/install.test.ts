@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 const INPUTS_SCHEMA = {
   type: 'object',
@@ -18,8 +18,7 @@ const INPUTS_SCHEMA = {
 
 describe('dashboard: Verify & install', () => {
   it('verifies a webhook showing the challenge exchange, refuses a bad input with the schema error, and installs on an agent', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const hook = await WebhookServer.start();
     onTestFinished(() => hook.close());
     const auth = `Bearer ${emu.token}`;
@@ -106,8 +105,7 @@ describe('dashboard: Verify & install', () => {
   });
 
   it('shows why a webhook is not verified: the wrong answer to the challenge', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const hook = await WebhookServer.start(() => ({ body: { challenge: 'something else' } }));
     onTestFinished(() => hook.close());
     const plugin = (
@@ -134,8 +132,7 @@ describe('dashboard: Verify & install', () => {
   });
 
   it("an APP plugin installs on an app picked from the org's apps (a new one offered under a free id), with no id to type", async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const hook = await WebhookServer.start();
     onTestFinished(() => hook.close());
     const auth = `Bearer ${emu.token}`;
@@ -201,8 +198,7 @@ describe('dashboard: Verify & install', () => {
   });
 
   it('Trigger opens on a plugin it can send to, not on the first one listed', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const hook = await WebhookServer.start();
     onTestFinished(() => hook.close());
     const auth = `Bearer ${emu.token}`;

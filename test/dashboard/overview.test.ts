@@ -1,12 +1,11 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, newContext, openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 describe('dashboard: sign-in and the Overview', () => {
   it('opens signed in from a login link, leaves no code in the address bar, and keeps the session in localStorage, never a cookie', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page, consoleErrors } = await openDashboard(emu);
     expect(page.url()).not.toContain('login=');
     await page.getByRole('link', { name: 'Overview', exact: true }).waitFor();
@@ -23,8 +22,7 @@ describe('dashboard: sign-in and the Overview', () => {
   });
 
   it('shows URLs, masked credentials with reveal and copy, the store, uptime, counts and queue, and refreshes them', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const context = await newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: emu.url });
     const { page, consoleErrors } = await openDashboard(emu, 'overview', context);

@@ -1,6 +1,7 @@
+import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+import { verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The delivery detail shows the plugin's own output beside the attempt it belongs to, above the fold at
@@ -11,18 +12,20 @@ let hook: WebhookServer;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000, schedule: [] } });
+  emu = await emulator({ delivery: { timeoutMs: 3000, schedule: [] } });
   hook = await WebhookServer.start(async (event) => {
     if (event.type === 'WEBHOOK_CHALLENGE')
       return { status: 200, body: { challenge: (event.data as { challenge: string }).challenge } };
     // What a failing handler writes, posted before it answers: the lines fall between the send and the answer.
     const at = new Date().toISOString();
     const posted = await adminCall(emu, 'POST', `/_emulator/plugins/${pluginId}/output`, {
-      lines: [
-        { at, stream: 'stderr', text: `${event.type} ${event.id} failed: TypeError: boom` },
-        { at, stream: 'stderr', text: '    at replyTo (/plugin/dist/reply.js:7:17)' },
-        { at, stream: 'stdout', text: '<img src=x onerror=alert(1)> is text' },
-      ],
+      body: {
+        lines: [
+          { at, stream: 'stderr', text: `${event.type} ${event.id} failed: TypeError: boom` },
+          { at, stream: 'stderr', text: '    at replyTo (/plugin/dist/reply.js:7:17)' },
+          { at, stream: 'stdout', text: '<img src=x onerror=alert(1)> is text' },
+        ],
+      },
     });
     if (posted.status !== 200) throw new Error(JSON.stringify(posted.body));
     return { status: 500, body: { error: 'the handler failed' } };
@@ -42,7 +45,6 @@ beforeAll(async () => {
   expect(installed.status).toBe(201);
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

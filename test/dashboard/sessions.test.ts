@@ -6,6 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { freePort } from '../kit/ports.js';
 import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 async function dataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dashboard-sessions-'));
@@ -56,12 +57,12 @@ describe('dashboard sessions across restarts', () => {
     expect(await sessionStatus(emu.url, kept)).toBe(200);
     expect(await sessionStatus(emu.url, ended)).toBe(401);
 
+    // Closed by the test: a session of an in-memory emulator ends with it, which the next start shows.
     const memory = await startEmulator();
     const session = await signIn(memory.dashboardLink());
     expect(await sessionStatus(memory.url, session)).toBe(200);
     await memory.close();
-    const again = await startEmulator();
-    onTestFinished(() => again.close());
+    const again = await emulator();
     expect(await sessionStatus(again.url, session)).toBe(401);
   });
 

@@ -1,7 +1,7 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { adminCall, emulator } from '../kit/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator } from '../../emulator/index.js';
-import { adminCall } from '../emulator/webhooks/helpers.js';
+
 import { axeContext, findingsInBothSchemes } from './helpers/axe.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
@@ -21,8 +21,7 @@ async function visit(page: Page, view: string, heading: string | RegExp): Promis
 
 describe('dashboard: the store-change notice', () => {
   it('closes, stays closed across pages for that import, and a later reset shows its own', async () => {
-    const emu = await startEmulator({ inMemory: true });
-    onTestFinished(() => emu.close());
+    const emu = await emulator({ inMemory: true });
     const exported = await adminCall(emu, 'GET', '/_emulator/export');
     expect(exported.status).toBe(200);
     const { page, consoleErrors } = await openDashboard(
@@ -33,9 +32,9 @@ describe('dashboard: the store-change notice', () => {
     await page.getByRole('heading', { name: /Deliveries/ }).waitFor();
     expect(await notices(page).count()).toBe(0);
 
-    expect((await adminCall(emu, 'POST', '/_emulator/import', exported.body.data)).status).toBe(
-      200,
-    );
+    expect(
+      (await adminCall(emu, 'POST', '/_emulator/import', { body: exported.body.data })).status,
+    ).toBe(200);
     const imported = notices(page).filter({ hasText: 'The emulator imported a store' });
     await imported.waitFor();
     expect(await findingsInBothSchemes(page, 'notice at 390 px')).toEqual([]);

@@ -1,7 +1,8 @@
+import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { adminCall, install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+import { install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // A reset or an import replaces the whole store: no view of the dashboard may keep showing (or
@@ -11,7 +12,7 @@ let emu: Emulator;
 let hook: WebhookServer;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start();
   const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
@@ -27,7 +28,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -61,9 +61,9 @@ describe('dashboard: after a reset or an import', () => {
     await screenshot(page, 'deliveries-after-reset');
 
     // An import of the export brings them back, again without a reload.
-    expect((await adminCall(emu, 'POST', '/_emulator/import', exported.body.data)).status).toBe(
-      200,
-    );
+    expect(
+      (await adminCall(emu, 'POST', '/_emulator/import', { body: exported.body.data })).status,
+    ).toBe(200);
     await expect.poll(() => bodyRows(page).count()).toBe(2);
     await detail.getByRole('button', { name: 'Resend' }).waitFor();
     expect(await detail.getByRole('button', { name: 'Resend' }).isEnabled()).toBe(true);

@@ -1,9 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, call } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
-import { call, install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
+import { install, WebhookServer, verifiedPlugin } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // A restart (the emulator stopped, and started again on the same port and data dir) is a new store
@@ -21,6 +21,7 @@ function outage(error: string): boolean {
   );
 }
 
+/** An emulator on `dataDir` and `port`; the test closes and restarts it there itself (not the kit's emulator()). */
 async function durable(dataDir: string, port: number): Promise<Emulator> {
   const emu = await startEmulator({ dataDir, port, delivery: { timeoutMs: 3000 } });
   return emu;
@@ -78,9 +79,9 @@ describe('dashboard: after a restart', () => {
     // While it is down, another run on the same data dir deletes the installed plugin (which sends PLUGIN_UNINSTALLED).
     const meanwhile = await durable(dataDir, 0);
     running = meanwhile;
-    expect((await call(meanwhile.url, 'DELETE', `/api/plugins/${doomed.id}`, token)).status).toBe(
-      200,
-    );
+    expect(
+      (await call(meanwhile.url, 'DELETE', `/api/plugins/${doomed.id}`, { bearer: token })).status,
+    ).toBe(200);
     await meanwhile.waitForDelivery({ type: 'PLUGIN_UNINSTALLED' });
     await meanwhile.close();
     running = null;

@@ -1,7 +1,8 @@
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { startReceiver, type Receiver } from '../check/receivers.js';
-import { call } from '../emulator/webhooks/helpers.js';
+
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 import type { Page } from 'playwright-core';
 
@@ -17,31 +18,34 @@ let instanceId: string;
 let installDeliveryId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   receiver = await startReceiver('correct', emu.url);
-  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
-    name: 'Keeps its token',
-    type: 'EVENT_HANDLER',
-    webhookUrl: receiver.url,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
+  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'Keeps its token',
+      type: 'EVENT_HANDLER',
+      webhookUrl: receiver.url,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
   receiver.secret = created.body.data.webhookSecret;
-  const verified = await call(
-    emu.url,
-    'POST',
-    `/api/plugins/${pluginId}/verify-webhook`,
-    emu.token,
-  );
+  const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, {
+    bearer: emu.token,
+  });
   expect(verified.body.data.verified, JSON.stringify(verified.body)).toBe(true);
   const agentId = emu.agentId!;
-  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
-    name: 'On the agent',
-    pluginId,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
+  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'On the agent',
+      pluginId,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
   });
   expect(installed.status, JSON.stringify(installed.body)).toBe(201);
   instanceId = installed.body.data.id;
@@ -52,7 +56,6 @@ beforeAll(async () => {
   installDeliveryId = install.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await receiver?.close();
 });
 

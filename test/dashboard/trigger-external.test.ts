@@ -1,6 +1,7 @@
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call, WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+import { WebhookServer, answerProperly } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 
 // The Trigger view and a plugin's external events, in a real Chromium against a real emulator and
@@ -13,39 +14,44 @@ let hook: WebhookServer;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
       : { status: 200, body: {} },
   );
-  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
-    name: 'Shop events',
-    type: 'EVENT_HANDLER',
-    events: [],
-    scopes: [],
-    webhookUrl: hook.url,
+  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'Shop events',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
-  const event = await call(emu.url, 'POST', `/api/plugins/${pluginId}/external-events`, emu.token, {
-    name: 'order_placed',
-    title: 'Order placed',
-    description: 'A customer placed an order.',
-    payloadSchema: {
-      type: 'object',
-      required: ['orderId', 'total'],
-      properties: {
-        orderId: { type: 'string', minLength: 1 },
-        total: { type: 'number', minimum: 0 },
-        note: { type: 'string' },
+  const event = await call(emu.url, 'POST', `/api/plugins/${pluginId}/external-events`, {
+    bearer: emu.token,
+    body: {
+      name: 'order_placed',
+      title: 'Order placed',
+      description: 'A customer placed an order.',
+      payloadSchema: {
+        type: 'object',
+        required: ['orderId', 'total'],
+        properties: {
+          orderId: { type: 'string', minLength: 1 },
+          total: { type: 'number', minimum: 0 },
+          note: { type: 'string' },
+        },
       },
     },
   });
   expect(event.status, JSON.stringify(event.body)).toBe(201);
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

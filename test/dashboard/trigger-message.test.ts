@@ -1,7 +1,8 @@
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { startReceiver, type Receiver } from '../check/receivers.js';
-import { call } from '../emulator/webhooks/helpers.js';
+
 import { expectNoConsoleErrors, openDashboard } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
@@ -15,37 +16,39 @@ let receiver: Receiver;
 let pluginId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ delivery: { timeoutMs: 3000 } });
+  emu = await emulator({ delivery: { timeoutMs: 3000 } });
   receiver = await startReceiver('correct', emu.url);
-  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, emu.token, {
-    name: 'Replies to messages',
-    type: 'EVENT_HANDLER',
-    webhookUrl: receiver.url,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
+  const created = await call(emu.url, 'POST', `/api/orgs/${emu.orgId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'Replies to messages',
+      type: 'EVENT_HANDLER',
+      webhookUrl: receiver.url,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
   receiver.secret = created.body.data.webhookSecret;
-  const verified = await call(
-    emu.url,
-    'POST',
-    `/api/plugins/${pluginId}/verify-webhook`,
-    emu.token,
-  );
+  const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, {
+    bearer: emu.token,
+  });
   expect(verified.body.data.verified, JSON.stringify(verified.body)).toBe(true);
   const agentId = emu.agentId!;
-  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, emu.token, {
-    name: 'On the agent',
-    pluginId,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
+  const installed = await call(emu.url, 'POST', `/api/agents/${agentId}/plugins`, {
+    bearer: emu.token,
+    body: {
+      name: 'On the agent',
+      pluginId,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
   });
   expect(installed.status, JSON.stringify(installed.body)).toBe(201);
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: installed.body.data.id });
 });
 afterAll(async () => {
-  await emu?.close();
   await receiver?.close();
 });
 

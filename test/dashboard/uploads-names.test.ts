@@ -1,7 +1,7 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // One file whose name the emulator refuses must not fail the others picked with it: the good ones
 // upload, the bad one is reported by name, with a sentence that says which characters are not
@@ -9,8 +9,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 describe('dashboard: Uploads with a file name the emulator refuses', () => {
   it('uploads the good files, reports the bad one by name in words, and keeps the box on the screen', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page, consoleErrors } = await openDashboard(emu, 'uploads');
     const bad = 'report: draft?.txt';
     await page.getByLabel('Choose files to upload').setInputFiles([
@@ -43,8 +42,7 @@ describe('dashboard: Uploads with a file name the emulator refuses', () => {
   });
 
   it('names the characters a folder may not hold, and uploads nothing into it', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const { page, consoleErrors } = await openDashboard(emu, 'uploads');
     await page.getByLabel('Folder (optional)').fill('docs/2026|q1');
     await page

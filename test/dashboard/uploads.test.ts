@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEmulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from './helpers/browser.js';
+import { emulator } from '../kit/index.js';
 
 describe('dashboard: Uploads', () => {
   it('uploads picked and dropped files into a repository through the signed-URL flow; the bytes are in storage', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const auth = `Bearer ${emu.token}`;
     const { page, consoleErrors } = await openDashboard(emu, 'uploads');
     await page.getByLabel('Upload into').selectOption('repo_docs');

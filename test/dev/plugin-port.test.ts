@@ -1,12 +1,11 @@
 import { realpathSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { runCliInProcess } from '../kit/index.js';
+import { runCliInProcess, tempDir } from '../kit/index.js';
 
 // Two projects on every default: both manifests say `${PORT:-<port>}`, as both templates do. The
 // second `dev` finds the default taken by the first project's plugin and moves its own plugin to a
@@ -18,14 +17,8 @@ import { runCliInProcess } from '../kit/index.js';
 /** test/fixtures/plugins/replying-handler.mjs: answers every message, listens on PORT. */
 const SERVER_JS = `import ${JSON.stringify(pathToFileURL(resolve(import.meta.dirname, '../fixtures/plugins/replying-handler.mjs')).href)};\n`;
 
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return realpathSync(dir);
-}
-
 async function project(name: string, defaultPort: number): Promise<string> {
-  const dir = await tempDir(`plugsmith-port-${name}-`);
+  const dir = realpathSync(await tempDir(`plugsmith-port-${name}-`));
   const manifest = {
     plugin: {
       name,

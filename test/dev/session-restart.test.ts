@@ -3,10 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { DevSession } from '../../src/dev/session.js';
 import { freePort } from '../kit/ports.js';
-import { until } from '../kit/index.js';
+import { until, emulator } from '../kit/index.js';
 
 /** A plugin that notes each process it ran as (one pid a line) and listens on PORT. */
 const SERVER_JS = `
@@ -37,10 +36,9 @@ async function pids(dir: string): Promise<number[]> {
 
 test('dev: two restarts at once (a redeploy and a secret check) leave one plugin process, and stop() leaves none', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'plugsmith-dev-restart-'));
-  const emu = await startEmulator();
+  const emu = await emulator();
   onTestFinished(async () => {
     for (const pid of await pids(dir)) if (alive(pid)) process.kill(pid, 'SIGKILL');
-    await emu.close();
     await rm(dir, { recursive: true, force: true });
   });
   const port = await freePort();

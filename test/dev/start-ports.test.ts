@@ -3,6 +3,8 @@ import { startEmulator } from '../../emulator/index.js';
 import { startOnChosenPorts } from '../../src/dev/local-emulator.js';
 import { own, server } from '../kit/index.js';
 
+// startEmulator rather than the kit's emulator(): the code under test starts it on chosen ports, and retries.
+
 // Two projects starting `plugsmith dev` (or `emulator start`) at the same moment: both find the
 // default port free, one listens first, and the other's listen fails. choosePort's check cannot see
 // that; startOnChosenPorts makes the second start on a free port instead, unless the port was asked for.

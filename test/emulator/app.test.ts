@@ -5,6 +5,8 @@ import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file tests what close() does.
+
 /** Status, the headers a HEAD answer must share with GET, and the body's length. */
 async function answer(url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) {
   const res = await request(url, { method, headers });

@@ -1,12 +1,12 @@
 import net from 'node:net';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { emulator } from '../kit/index.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 function raw(url: string, request: string): Promise<string> {
   const { port } = new URL(url);

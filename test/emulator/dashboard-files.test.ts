@@ -1,10 +1,10 @@
 import Fastify from 'fastify';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import dashboardRoutes from '../../emulator/dashboard/routes.js';
 import { dashboardDir } from '../../emulator/dashboard/files.js';
 import { SHARED_SCHEMAS } from '#contract';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 describe('the dashboard files', () => {
   it('come from dist/dashboard of the package, found from the source tree too', () => {
@@ -12,8 +12,7 @@ describe('the dashboard files', () => {
   });
 
   it('missing (no build): a 503 page that says to run npm run build, with the security headers still on', async () => {
-    const emu = await startEmulator();
-    onTestFinished(() => emu.close());
+    const emu = await emulator();
     const app = Fastify();
     for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
     await app.register(dashboardRoutes, {

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { call, type ApiResponse, type CallOptions } from '../kit/http.js';
+import { adminCall, call } from '../kit/index.js';
 import type { Emulator } from '../../emulator/index.js';
 import type { WebhookServer } from './webhooks/helpers.js';
 
@@ -8,28 +8,9 @@ export function deepJson(depth: number): string {
   return '{"a":'.repeat(depth - 1) + '{"leaf":true}' + '}'.repeat(depth - 1);
 }
 
-/** The admin credential header, once the emulator has one (another branch adds it); nothing before. */
-export function adminHeaders(emu: Emulator): Record<string, string> {
-  const token = (emu as unknown as { adminToken?: string }).adminToken;
-  return token ? { 'x-plugsmith-admin': token } : {};
-}
-
-/** A call to the management API. */
-export function api(
-  emu: Emulator,
-  method: string,
-  path: string,
-  options: CallOptions = {},
-): Promise<ApiResponse> {
-  return call(emu.url, method, path, {
-    ...options,
-    headers: { ...adminHeaders(emu), ...options.headers },
-  });
-}
-
 /** A DATA_PROVIDER plugin of org_dev with a verified webhook at `hook`. */
 export async function verifiedDataProvider(emu: Emulator, hook: WebhookServer): Promise<string> {
-  const plugin = await api(emu, 'POST', '/api/plugins', {
+  const plugin = await call(emu.url, 'POST', '/api/plugins', {
     token: emu.token!,
     body: {
       orgId: 'org_dev',
@@ -41,16 +22,21 @@ export async function verifiedDataProvider(emu: Emulator, hook: WebhookServer): 
     },
   });
   expect(plugin.status).toBe(201);
-  const verified = await api(emu, 'POST', `/api/plugins/${plugin.body.data.id}/verify-webhook`, {
-    token: emu.token!,
-  });
+  const verified = await call(
+    emu.url,
+    'POST',
+    `/api/plugins/${plugin.body.data.id}/verify-webhook`,
+    {
+      token: emu.token!,
+    },
+  );
   expect(verified.body.data.verified).toBe(true);
   return plugin.body.data.id;
 }
 
 /** The store's contents as the export shows them (without its timestamp). */
 export async function exported(emu: Emulator): Promise<Record<string, unknown[]>> {
-  const res = await api(emu, 'GET', '/_emulator/export');
+  const res = await adminCall(emu, 'GET', '/_emulator/export');
   expect(res.status).toBe(200);
   return res.body.data.collections;
 }

@@ -1,13 +1,13 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_JSON_DEPTH } from '../../emulator/json-body.js';
+import { emulator } from '../kit/index.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 async function send(
   method: 'POST' | 'DELETE' | 'PUT',

@@ -1,17 +1,8 @@
 // emulator/schema-compilers.ts wraps fastify's own schema compilers so that a route's schemas are
 // compiled at its first request, not at start. An upgrade that changes those compilers must fail
 // here rather than silently stop validating, stop filtering responses, or compile at every start.
-import { request } from 'undici';
 import { expect, test, vi } from 'vitest';
-
-async function call(url: string, token: string, method: 'GET' | 'POST', body?: unknown) {
-  const res = await request(url, {
-    method,
-    headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as any };
-}
+import { call } from '../kit/index.js';
 
 test('a start compiles no route schema; bodies are validated and responses written from their schema at first use', async () => {
   // The emulator's modules as a fresh process has them (test files share their worker): no route
@@ -21,21 +12,28 @@ test('a start compiles no route schema; bodies are validated and responses writt
   const { compiled } = await import('../../emulator/schema-compilers.js');
   // The registry of the emulator modules just loaded (the module the file imported would not know it).
   const { emulatorInternals } = await import('../../emulator/internals.js');
+  // startEmulator of the modules just loaded, not the kit's emulator() (which holds the file's own).
   const first = await startEmulator();
   try {
     expect(compiled).toEqual({ validators: 0, serializers: 0 });
     const beforeFirst = { ...compiled };
     // Validation: a 400 with details from the route's body schema.
-    const bad = await call(`${first.url}/api/orgs/org_dev/repositories`, first.token!, 'POST', {
-      name: 12,
+    const bad = await call(first.url, 'POST', `/api/orgs/org_dev/repositories`, {
+      token: first.token!,
+      body: {
+        name: 12,
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual(
       expect.arrayContaining([expect.objectContaining({ path: ['name'] })]),
     );
     // Serialization: a field the response schema does not name never leaves the server.
-    const created = await call(`${first.url}/api/orgs/org_dev/repositories`, first.token!, 'POST', {
-      name: 'compiled',
+    const created = await call(first.url, 'POST', `/api/orgs/org_dev/repositories`, {
+      token: first.token!,
+      body: {
+        name: 'compiled',
+      },
     });
     expect(created.status).toBe(201);
     const stored = emulatorInternals(first).db.repositories.get(created.body.data.id)!;
@@ -43,7 +41,9 @@ test('a start compiles no route schema; bodies are validated and responses writt
       ...stored,
       notInTheSchema: 'hidden',
     } as typeof stored);
-    const read = await call(`${first.url}/api/repositories/${stored.id}`, first.token!, 'GET');
+    const read = await call(first.url, 'GET', `/api/repositories/${stored.id}`, {
+      token: first.token!,
+    });
     expect(read.status).toBe(200);
     expect(read.body.data).not.toHaveProperty('notInTheSchema');
     expect(compiled.validators).toBeGreaterThan(beforeFirst.validators);

@@ -1,17 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { Agent, request } from 'undici';
+import { call } from '../kit/index.js';
 import { describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../emulator/index.js';
-
-/** GET or POST with the emulator's token; status and parsed body. */
-async function call(url: string, token: string, method: 'GET' | 'POST' = 'GET', body?: unknown) {
-  const res = await request(url, {
-    method,
-    headers: { authorization: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as any };
-}
 
 describe('startEmulator()', () => {
   it('is in memory on free ports with the default workspace; reset() goes back to the seed with the same credentials; close() stops both servers', async () => {
@@ -26,16 +17,25 @@ describe('startEmulator()', () => {
       const health = await request(`${emu.url}/_emulator/health`);
       expect(await health.body.json()).toMatchObject({ data: { persistent: false } });
 
-      const created = await call(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!, 'POST', {
-        name: 'scratch',
+      const created = await call(emu.url, 'POST', `/api/orgs/org_dev/repositories`, {
+        token: emu.token!,
+        body: {
+          name: 'scratch',
+        },
       });
       expect(created.status).toBe(201);
       await emu.reset();
       expect(
-        (await call(`${emu.url}/api/repositories/${created.body.data.id}`, emu.token!)).status,
+        (
+          await call(emu.url, 'GET', `/api/repositories/${created.body.data.id}`, {
+            token: emu.token!,
+          })
+        ).status,
       ).toBe(404);
       // The seed's records and credentials are back as they were.
-      const listed = await call(`${emu.url}/api/orgs/org_dev/repositories`, emu.token!);
+      const listed = await call(emu.url, 'GET', `/api/orgs/org_dev/repositories`, {
+        token: emu.token!,
+      });
       expect(listed.status).toBe(200);
       expect(listed.body.data.map((r: { id: string }) => r.id)).toEqual(['repo_docs']);
 
@@ -59,20 +59,21 @@ describe('startEmulator()', () => {
     const dir = await temporaryDataDir();
     try {
       const first = await startEmulator({ dataDir: dir.dir });
-      const created = await call(
-        `${first.url}/api/orgs/org_dev/repositories`,
-        first.token!,
-        'POST',
-        { name: 'kept' },
-      );
+      const created = await call(first.url, 'POST', '/api/orgs/org_dev/repositories', {
+        token: first.token!,
+        body: { name: 'kept' },
+      });
       await first.close();
       expect((await readdir(dir.dir)).length).toBeGreaterThan(0);
       const second = await startEmulator({ dataDir: dir.dir });
       try {
         expect(second.dataDir).toBe(dir.dir);
         expect(
-          (await call(`${second.url}/api/repositories/${created.body.data.id}`, second.token!)).body
-            .data,
+          (
+            await call(second.url, 'GET', `/api/repositories/${created.body.data.id}`, {
+              token: second.token!,
+            })
+          ).body.data,
         ).toMatchObject({ name: 'kept' });
       } finally {
         await second.close();

@@ -4,6 +4,8 @@ import { request } from 'undici';
 import { expect, onTestFinished, test } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../emulator/index.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir and compares two starts.
+
 async function healthOf(url: string): Promise<{ storeId: string }> {
   const response = await request(`${url}/_emulator/health`);
   return ((await response.body.json()) as { data: { storeId: string } }).data;

@@ -7,9 +7,12 @@ export interface ApiResponse<T = any> {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** What to send: a token (raw `Authorization` value), a JSON body, query parameters, extra headers. */
+/** What to send: a credential, a JSON body, query parameters, extra headers. */
 export interface CallOptions {
+  /** The raw `Authorization` value (`Bearer pst_…`, `Basic …`, or anything a test needs to send). */
   token?: string;
+  /** A token or API key sent as `Authorization: Bearer <bearer>`; null or undefined sends none. */
+  bearer?: string | null;
   /** Sent as JSON with `content-type: application/json`. */
   body?: unknown;
   /** Sent as it is (for malformed JSON and wrong content types); set the content type in `headers`. */
@@ -39,6 +42,7 @@ export async function call(
 ): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = options.token;
+  else if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
   let body: string | Buffer | undefined = options.rawBody;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);

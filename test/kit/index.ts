@@ -15,6 +15,7 @@ import { startEmulator, type Emulator, type EmulatorOptions } from '../../emulat
 import { call, type ApiResponse, type CallOptions } from './http.js';
 import { own } from './scope.js';
 
+export { adminCall, call, queryString, type ApiResponse, type CallOptions } from './http.js';
 export { own, ownForFile } from './scope.js';
 export { until, type UntilOptions } from './until.js';
 

@@ -6,6 +6,7 @@ import type { Emulator } from '../../emulator/index.js';
 import {
   admin,
   api,
+  call,
   cli,
   emulator,
   emulatorEnv,
@@ -46,6 +47,18 @@ describe('the test kit', () => {
     expect((await api(shared).get('/api/plugins/plg_missing')).status).toBe(404);
     expect((await api(shared, { token: null }).get('/api/plugins/plg_missing')).status).toBe(401);
     expect((await admin(shared).get('/_emulator/health')).status).toBe(200);
+  });
+
+  test('call() sends a raw Authorization value as token and a bare token or key as bearer; none without either', async () => {
+    const hook = await receiver();
+    await call(hook.url, 'GET', '/raw', { token: 'Basic abc' });
+    await call(hook.url, 'POST', '/bearer', { bearer: 'pst_x', body: { a: 1 } });
+    await call(hook.url, 'GET', '/none', { bearer: null });
+    const [raw, bearer, none] = hook.received;
+    expect(raw!.headers.authorization).toBe('Basic abc');
+    expect(bearer!.headers.authorization).toBe('Bearer pst_x');
+    expect(bearer!.json).toEqual({ a: 1 });
+    expect(none!.headers.authorization).toBeUndefined();
   });
 
   test('cli() runs a command in this process, with the outcome of the spawned CLI', async () => {

@@ -4,6 +4,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { runCli } from './cli-process.js';
+import { tempDir } from './index.js';
 
 // A project as `plugsmith init` writes it, runnable without `npm install`: its `plugsmith`
 // dependency is this checkout, `standardwebhooks` and the types come from this checkout's
@@ -11,6 +12,56 @@ import { runCli } from './cli-process.js';
 // serves the compiled plugin (`node dist/main.js`); the template's own code is untouched.
 
 const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A language `plugsmith init` writes a project in. */
+export type Language = 'typescript' | 'python';
+
+/** Both languages, named for a test's title: `describe.each(LANGUAGES)('a generated $language project', …)`. */
+export const LANGUAGES = [
+  { language: 'TypeScript', code: 'typescript' },
+  { language: 'Python', code: 'python' },
+] as const satisfies ReadonlyArray<{ language: string; code: Language }>;
+
+/** A generated project in a temporary folder of its own (removed by the kit), and the CLI's environment for it. */
+export interface ScenarioProject {
+  /** The temporary folder: the project (`plugin/`), the CLI's config (`config/`), and whatever else a test writes. */
+  work: string;
+  /** The project's folder. */
+  dir: string;
+  /** A config dir of its own, and none of the machine's platform credentials (`--start` and `dev` start their emulator). */
+  env: Record<string, string>;
+}
+
+/**
+ * A project as `plugsmith init` writes it (an EVENT_HANDLER unless `type` says otherwise), ready for
+ * `plugsmith scenario run --start` and `plugsmith dev`: `replyThrows` makes its reply throw on
+ * "boom" (makeReplyThrow), and `scenarios` writes more files into its `scenarios/` (name: content).
+ */
+export async function scenarioProject(
+  language: Language,
+  options: {
+    type?: 'EVENT_HANDLER' | 'DATA_PROVIDER' | 'APP';
+    replyThrows?: boolean;
+    scenarios?: Record<string, unknown>;
+    prefix?: string;
+  } = {},
+): Promise<ScenarioProject> {
+  const work = await tempDir(options.prefix ?? 'plugsmith-project-');
+  const env = {
+    PLUGSMITH_CONFIG_DIR: join(work, 'config'),
+    PLUGSMITH_BASE_URL: '',
+    PLUGSMITH_TOKEN: '',
+    PLUGSMITH_MESSAGING_URL: '',
+    PLUGSMITH_API_KEY: '',
+  };
+  const dir = join(work, 'plugin');
+  const make = language === 'typescript' ? typescriptProject : pythonProject;
+  await make(dir, options.type ?? 'EVENT_HANDLER', env);
+  if (options.replyThrows) await makeReplyThrow(dir, language);
+  for (const [name, scenario] of Object.entries(options.scenarios ?? {}))
+    await writeFile(join(dir, 'scenarios', name), JSON.stringify(scenario, null, 2));
+  return { work, dir, env };
+}
 
 /** Writes a TypeScript project of the type in `dir` and compiles it. */
 export async function typescriptProject(
@@ -68,10 +119,7 @@ export async function setDevCommand(dir: string, command: string, watch?: string
  * answers that message's delivery 500 and writes the error and its stack: the TypeScript project's compiled reply
  * (what `node dist/main.js` runs), or the Python project's `plugin/reply.py`.
  */
-export async function makeReplyThrow(
-  dir: string,
-  language: 'typescript' | 'python',
-): Promise<void> {
+export async function makeReplyThrow(dir: string, language: Language): Promise<void> {
   const [file, from, to] =
     language === 'typescript'
       ? [

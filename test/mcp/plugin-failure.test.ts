@@ -6,19 +6,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { CLI, spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { tempDir } from '../kit/index.js';
-import { makeReplyThrow, pythonProject, typescriptProject } from '../kit/project.js';
+import { LANGUAGES, type Language, scenarioProject } from '../kit/project.js';
 
 // Issue 43, the agent's side: a spawned `plugsmith mcp` over stdio beside `plugsmith dev`, which runs a generated
 // project whose reply throws on "boom" (HTTP 500, the error and its stack on the plugin's stderr). The agent sees the
 // plugin's own error and stack beside the attempt, without dev's terminal, and a chat with it returns at the failure.
-
-const BLANK_CREDENTIALS = {
-  PLUGSMITH_BASE_URL: '',
-  PLUGSMITH_TOKEN: '',
-  PLUGSMITH_MESSAGING_URL: '',
-  PLUGSMITH_API_KEY: '',
-};
 
 interface Attempt {
   number: number;
@@ -56,14 +48,19 @@ function textOf(result: CallToolResult): string {
   return (result.content[0] as { text: string }).text;
 }
 
-/** A generated project under `plugsmith dev`, its plugin deployed and installed, and `plugsmith mcp` beside it. */
+/**
+ * A generated project whose reply throws on "boom" (then changed by `change`, if given) under `plugsmith dev`, its
+ * plugin deployed and installed, and `plugsmith mcp` beside it.
+ */
 async function devWithMcp(
-  project: (dir: string, env: Record<string, string>) => Promise<void>,
+  language: Language,
+  change?: (dir: string) => Promise<void>,
 ): Promise<{ dir: string; client: Client }> {
-  const work = await tempDir('plugsmith-mcp-failure-');
-  const env = { PLUGSMITH_CONFIG_DIR: join(work, 'config'), ...BLANK_CREDENTIALS };
-  const dir = join(work, 'plugin');
-  await project(dir, env);
+  const { dir, env } = await scenarioProject(language, {
+    prefix: 'plugsmith-mcp-failure-',
+    replyThrows: true,
+  });
+  await change?.(dir);
   const port = await freePort();
   const dev = spawnCli(
     ['dev', '--emulator-port', '0', '--messaging-port', '0', '--plugin-port', String(port)],
@@ -107,30 +104,17 @@ async function failingChat(client: Client, characterId: string): Promise<Detail>
   return failed;
 }
 
-const LANGUAGES = [
-  {
-    language: 'TypeScript',
-    async project(dir: string, env: Record<string, string>) {
-      await typescriptProject(dir, 'EVENT_HANDLER', env);
-      await makeReplyThrow(dir, 'typescript');
-    },
-    stackLine: /^ {4}at replyTo \(.*dist\/reply\.js:\d+:\d+\)$/,
-  },
-  {
-    language: 'Python',
-    async project(dir: string, env: Record<string, string>) {
-      await pythonProject(dir, 'EVENT_HANDLER', env);
-      await makeReplyThrow(dir, 'python');
-    },
-    stackLine: /^ {2}File ".*plugin\/reply\.py", line \d+, in reply_to$/,
-  },
-];
+const STACK_LINES = {
+  typescript: /^ {4}at replyTo \(.*dist\/reply\.js:\d+:\d+\)$/,
+  python: /^ {2}File ".*plugin\/reply\.py", line \d+, in reply_to$/,
+};
 
 describe.each(LANGUAGES)(
   'a generated $language plugin that throws, under plugsmith dev',
-  ({ project, stackLine }) => {
+  ({ code }) => {
     test('send_chat_message returns at the failed attempt; get_delivery and follow_plugin_output show the error and its stack', async () => {
-      const { client } = await devWithMcp(project);
+      const { client } = await devWithMcp(code);
+      const stackLine = STACK_LINES[code];
       const character = await characterOf(client);
       const failed = await failingChat(client, character.id);
 
@@ -160,9 +144,7 @@ describe.each(LANGUAGES)(
 );
 
 test('trigger_event returns the failed attempt with the plugin output; a message the plugin accepts without replying is explained after waitSeconds', async () => {
-  const { client } = await devWithMcp(async (dir, env) => {
-    await typescriptProject(dir, 'EVENT_HANDLER', env);
-    await makeReplyThrow(dir, 'typescript');
+  const { client } = await devWithMcp('typescript', async (dir) => {
     // "quiet": the plugin accepts the event and writes nothing.
     const path = join(dir, 'dist/plugin.js');
     const plugin = await readFile(path, 'utf8');

@@ -5,31 +5,16 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import { runCli, spawnCli } from '../kit/cli-process.js';
 import { stateFileOf } from '../kit/emulator-state.js';
 import { freePort } from '../kit/ports.js';
-import { tempDir } from '../kit/index.js';
-import { pythonProject, typescriptProject } from '../kit/project.js';
+import { LANGUAGES, type Language, scenarioProject } from '../kit/project.js';
+import { until } from '../kit/index.js';
 
 // Issue 44's event payloads: a generated plugin run with PLUGSMITH_EVENT_SHAPES keeps the shape of
 // every verified event it receives (paths and JSON types, never a value), in the same file for both
 // templates; `parity check --event-shapes` compares it with the emulator's event schemas. The events
 // are real signed deliveries of a real emulator (`plugsmith dev`'s), to the plugin as a process.
 
-const LANGUAGES = [
-  { language: 'TypeScript', project: typescriptProject },
-  { language: 'Python', project: pythonProject },
-] as const;
-
 const TYPE_NAMES =
   /^(array|boolean|null|number|object|string)(\|(array|boolean|null|number|object|string))*$/;
-
-async function until<T>(what: string, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Every string and number in a JSON value: what the shapes file must never hold. */
 function valuesOf(value: unknown, out: string[] = []): string[] {
@@ -43,17 +28,8 @@ function valuesOf(value: unknown, out: string[] = []): string[] {
  * A generated EVENT_HANDLER project run by `plugsmith dev` with PLUGSMITH_EVENT_SHAPES set, after a
  * challenge, an install and a chat message: the shapes file and every event the emulator delivered.
  */
-async function keepShapes(project: (typeof LANGUAGES)[number]['project']) {
-  const work = await tempDir('plugsmith-event-shapes-');
-  const env = {
-    PLUGSMITH_CONFIG_DIR: join(work, 'config'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_MESSAGING_URL: '',
-    PLUGSMITH_API_KEY: '',
-  };
-  const dir = join(work, 'plugin');
-  await project(dir, 'EVENT_HANDLER', env);
+async function keepShapes(language: Language) {
+  const { work, dir, env } = await scenarioProject(language, { prefix: 'plugsmith-event-shapes-' });
   const shapesFile = join(work, 'shapes', 'event-shapes.json');
   const port = await freePort();
   const dev = spawnCli(
@@ -141,9 +117,7 @@ function expectShapesOnly(kept: Awaited<ReturnType<typeof keepShapes>>) {
 
 describe('PLUGSMITH_EVENT_SHAPES in generated plugins, and parity check --event-shapes', () => {
   test('both templates keep the same file of shapes and no value; the check passes on it and names one changed type', async () => {
-    const [typescript, python] = await Promise.all(
-      LANGUAGES.map(({ project }) => keepShapes(project)),
-    );
+    const [typescript, python] = await Promise.all(LANGUAGES.map(({ code }) => keepShapes(code)));
     const file = expectShapesOnly(typescript);
     expectShapesOnly(python);
     // The same events, the same file, byte for byte.

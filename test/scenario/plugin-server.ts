@@ -1,10 +1,8 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import type { Emulator } from '../../emulator/index.js';
 import { createWebhookHandler, type WebhookHandlers } from '../../src/shared/webhooks/index.js';
-import { emulator, own } from '../kit/index.js';
+import { emulator, own, server } from '../kit/index.js';
 
 /** An in-memory emulator and a client of it with every credential (the admin token too), both closed after the test file. */
 export async function emulatorAndClient(): Promise<{ emu: Emulator; client: PlatformClient }> {
@@ -40,14 +38,11 @@ export async function servePlugin(
   on: WebhookHandlers,
 ): Promise<string> {
   let secret = '';
-  const server = createServer((req, res) => createWebhookHandler({ secret, on })(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  own(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const port = (server.address() as AddressInfo).port;
+  const webhook = await server((req, res) => createWebhookHandler({ secret, on })(req, res));
   const created = await client.plugins.create({
     orgId: emu.orgId!,
     ...plugin,
-    webhookUrl: `http://127.0.0.1:${port}/webhook`,
+    webhookUrl: `${webhook.url}/webhook`,
   } as never);
   secret = String(created.webhookSecret);
   expect((await client.plugins.verifyWebhook(created.id)).verified).toBe(true);

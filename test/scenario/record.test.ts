@@ -3,14 +3,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import type { PlatformClient } from '../../src/client/index.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { failureWarning } from '../../src/scenario/record.js';
 import { runCli } from '../kit/cli-process.js';
-import { emulator, own, tempDir } from '../kit/index.js';
+import { emulator, own, tempDir, until } from '../kit/index.js';
 import { emulatorAndClient, servePlugin } from './plugin-server.js';
 import { createClient } from '../../src/client/index.js';
 
@@ -86,15 +85,12 @@ async function setUp(emu: Emulator, client: PlatformClient): Promise<Setup> {
   return { emu, client, pluginId, handled: () => handled, cliEnv };
 }
 
-/** Until `done()`, checking every 5 ms (the test's own timeout bounds it). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await sleep(5);
-}
-
 /** Every delivery of the plugin has settled: none pending. */
 async function settled(emu: Emulator, pluginId: string): Promise<void> {
-  await until(() =>
-    emu.deliveries.list({ pluginId, status: 'any' }).every((d) => d.status !== 'pending'),
+  await until(
+    'every delivery of the plugin settled',
+    () => emu.deliveries.list({ pluginId, status: 'any' }).every((d) => d.status !== 'pending'),
+    { intervalMs: 5 },
   );
 }
 
@@ -104,7 +100,7 @@ async function chat(s: Setup, texts: string[]): Promise<void> {
   for (const text of texts) {
     const before = s.handled();
     await s.client.messaging.messages.send(conversation.id, { content: text, type: 'TEXT' });
-    await until(() => s.handled() > before);
+    await until('the plugin handled the message', () => s.handled() > before, { intervalMs: 5 });
   }
   await settled(s.emu, s.pluginId);
 }

@@ -1,13 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { uploadRepositoryFile } from '../../src/client/repository-file.js';
 import { createWebhookHandler } from '../../src/shared/webhooks/index.js';
 import { runCli } from '../kit/cli-process.js';
-import { emulator, own, tempDir } from '../kit/index.js';
+import { emulator, own, tempDir, server } from '../kit/index.js';
 import { standIn, type StandIn } from '../kit/stand-in.js';
 
 // `plugsmith scenario run` against a remote platform: the stand-in (an emulator behind a proxy that
@@ -26,7 +24,7 @@ beforeAll(async () => {
   own(() => client.close());
   const tokens = new Map<string, string>();
   let secret = '';
-  const server = createServer((req, res) =>
+  const webhook = await server((req, res) =>
     createWebhookHandler({
       secret,
       on: {
@@ -61,8 +59,6 @@ beforeAll(async () => {
       },
     })(req, res),
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  own(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const created = await client.plugins.create({
     orgId: platform.orgId,
     name: 'echo',
@@ -70,7 +66,7 @@ beforeAll(async () => {
     type: 'EVENT_HANDLER',
     events: ['AGENT_MESSAGE_RECEIVED'],
     scopes: ['AGENT_MESSAGE_WRITE'],
-    webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`,
+    webhookUrl: `${webhook.url}/webhook`,
   } as never);
   secret = String(created.webhookSecret);
   expect((await client.plugins.verifyWebhook(created.id)).verified).toBe(true);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { tempDir } from '../kit/index.js';
+import { tempDir, until } from '../kit/index.js';
 import { typescriptProject } from '../kit/project.js';
 
 // `plugsmith scenario run` and `record` as a user runs them: a project from `plugsmith init`
@@ -30,14 +30,6 @@ async function devLine(pattern: RegExp): Promise<string> {
   for (;;) {
     const line = await dev!.nextLine();
     if (pattern.test(line)) return line;
-  }
-}
-
-async function until(what: string, test: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

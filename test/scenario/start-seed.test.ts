@@ -2,8 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runCli } from '../kit/cli-process.js';
-import { tempDir } from '../kit/index.js';
-import { pythonProject } from '../kit/project.js';
+import { scenarioProject } from '../kit/project.js';
 
 // Issue 44: `scenario run --start --seed FILE` starts its emulator from a known store, as `emulator exec --seed` does, so a
 // CI journey can rely on what the seed holds. Here the manifest installs the plugin on an agent only the seed has.
@@ -27,16 +26,7 @@ const SEED = {
 };
 
 test('the seed is the store --start runs in: an install on its agent works, and fails fast without it', async () => {
-  const work = await tempDir('plugsmith-start-seed-');
-  const env = {
-    PLUGSMITH_CONFIG_DIR: join(work, 'config'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_MESSAGING_URL: '',
-    PLUGSMITH_API_KEY: '',
-  };
-  const dir = join(work, 'plugin');
-  await pythonProject(dir, 'EVENT_HANDLER', env);
+  const { dir, env } = await scenarioProject('python', { prefix: 'plugsmith-start-seed-' });
   const manifestPath = join(dir, 'plugsmith.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
   manifest.installs = [{ name: 'ci agent', agent: 'agent_ci' }];
@@ -65,16 +55,7 @@ test('the seed is the store --start runs in: an install on its agent works, and 
 });
 
 test('--seed: a missing file is not found (4), an invalid one is refused (5), and without --start it is a usage error (2)', async () => {
-  const work = await tempDir('plugsmith-start-seed-');
-  const env = {
-    PLUGSMITH_CONFIG_DIR: join(work, 'config'),
-    PLUGSMITH_BASE_URL: '',
-    PLUGSMITH_TOKEN: '',
-    PLUGSMITH_MESSAGING_URL: '',
-    PLUGSMITH_API_KEY: '',
-  };
-  const dir = join(work, 'plugin');
-  await pythonProject(dir, 'EVENT_HANDLER', env);
+  const { dir, env } = await scenarioProject('python', { prefix: 'plugsmith-start-seed-' });
   await writeFile(join(dir, 'bad.json'), JSON.stringify({ ...SEED, orgs: undefined }));
   const noKey = join(dir, 'no-key.json');
   await writeFile(noKey, JSON.stringify({ ...SEED, apiKeys: [] }));

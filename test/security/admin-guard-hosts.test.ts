@@ -1,13 +1,14 @@
 import { networkInterfaces } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'undici';
-import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
 import { adminRefusal, isThisMachine, ownHostNames } from '../../emulator/admin/guard.js';
 import { call } from '../kit/http.js';
 import { spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // Two ways the admin guard locked out the people it serves:
 // - `--host <this machine's LAN address>`: a CLI on the same machine connects to that address and
@@ -48,7 +49,7 @@ describe("a peer on one of this machine's own addresses is this machine", () => 
 
   it("the real guard counts the real interface addresses (inject from this machine's LAN address)", async () => {
     const lan = lanAddress() ?? '127.0.0.1';
-    const emu = await startEmulator({ host: '127.0.0.1' });
+    const emu = await emulator({ host: '127.0.0.1' });
     const app: FastifyInstance = await buildManagementApp(emulatorInternals(emu));
     try {
       const res = await app.inject({
@@ -67,7 +68,6 @@ describe("a peer on one of this machine's own addresses is this machine", () => 
       expect(stranger.statusCode).toBe(403);
     } finally {
       await app.close();
-      await emu.close();
     }
   });
 });
@@ -76,15 +76,11 @@ describe('--admin-host names the admin API answers under', () => {
   let emu: Emulator;
   let plain: Emulator;
   beforeAll(async () => {
-    emu = await startEmulator({
+    emu = await emulator({
       allowRemoteAdmin: true,
       adminHosts: ['emulator', 'Host.Docker.Internal'],
     });
-    plain = await startEmulator({ allowRemoteAdmin: true });
-  });
-  afterAll(async () => {
-    await emu?.close();
-    await plain?.close();
+    plain = await emulator({ allowRemoteAdmin: true });
   });
 
   it('a Host of a name given is served; without the option it is refused with a message naming --admin-host', async () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { buildManagementApp } from '../../emulator/app.js';
 import { call } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // The admin surface (/_emulator) belongs to the person running the emulator and their tools. A
 // web page (CSRF, DNS rebinding), a caller without the credential and a remote peer are refused.
@@ -12,16 +13,11 @@ let emu: Emulator;
 let remoteEmu: Emulator;
 
 beforeAll(async () => {
-  emu = await startEmulator();
-  remoteEmu = await startEmulator({
+  emu = await emulator();
+  remoteEmu = await emulator({
     allowRemoteAdmin: true,
     adminToken: 'psa_fixed_token_for_remote_tests',
   });
-});
-
-afterAll(async () => {
-  await emu?.close();
-  await remoteEmu?.close();
 });
 
 /** Records a reset would remove: an agent made through the admin API itself. */

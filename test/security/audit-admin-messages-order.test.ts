@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { adminCall, call } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 // AUDIT: GET /_emulator/conversations/:id/messages forces oldest-first whenever @sortBy is absent
 // (emulator/admin/conversations.ts: `if (request.query['@sortBy'] === undefined)
@@ -10,9 +11,8 @@ import { adminCall, call } from '../kit/http.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 describe('admin messages of a conversation (audit)', () => {
   it('honour @sortOrder=desc without @sortBy', async () => {

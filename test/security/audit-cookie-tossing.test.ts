@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_HEADER, startEmulator, type Emulator } from '../../emulator/index.js';
-import { call } from '../kit/http.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_HEADER, type Emulator } from '../../emulator/index.js';
+import { call, emulator } from '../kit/index.js';
 
 // AUDIT (fixed by design): any page served from another port of the same host name may set cookies
 // for that host (cookies ignore ports), e.g. `plugsmith_dashboard_<port>=junk; Path=/_emulator/overview`,
@@ -12,9 +12,8 @@ import { call } from '../kit/http.js';
 let emu: Emulator;
 let other: Emulator;
 beforeAll(async () => {
-  [emu, other] = await Promise.all([startEmulator(), startEmulator()]);
+  [emu, other] = await Promise.all([emulator(), emulator()]);
 });
-afterAll(() => Promise.all([emu?.close(), other?.close()]));
 
 async function signIn(target: Emulator): Promise<string> {
   const code = /#login=(.+)$/.exec(target.dashboardLink())![1];

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 // AUDIT: the dashboard's sign-in takes a body from anyone on this machine without a credential; a
 // body over the 1 MiB limit is refused with 413 (good), but the route's contract does not declare
@@ -10,9 +11,8 @@ import { call } from '../kit/http.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 describe('POST /_emulator/dashboard/session with a huge body (audit)', () => {
   it('is refused with 413, a status its OpenAPI operation declares', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempConfigDir } from '../kit/cli-process.js';
 import { useCliEnv } from '../cli/cli-env.js';
 import { stateFiles } from '../kit/emulator-state.js';
+import { until } from '../kit/index.js';
 
 // Every local user can read every process's arguments (/proc/PID/cmdline, `ps`): a single-use
 // login code or an API key there can be taken by another process before the browser (or the
@@ -36,17 +37,14 @@ async function fakeBrowser(
   );
   return {
     command,
-    argv: async () => {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        try {
-          return (await readFile(recorded, 'utf8')).trimEnd().split('\n');
-        } catch {
-          if (Date.now() > deadline) throw new Error('the browser was never run');
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-    },
+    argv: () =>
+      until(
+        'the browser to run',
+        async () => (await readFile(recorded, 'utf8')).trimEnd().split('\n'),
+        {
+          timeoutMs: 30_000,
+        },
+      ),
   };
 }
 
@@ -171,9 +169,7 @@ describe('emulator start takes its secrets from a file or the environment', () =
     const before = authorizations.length;
     const conversation = await post('/conversations', { characterId: 'char_llm' });
     await post(`/conversations/${conversation.id}/messages`, { content: 'hi' });
-    const deadline = Date.now() + 20_000;
-    while (authorizations.length === before && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    await until('the LLM request', () => authorizations.length > before, 20_000);
     await start.stop();
     return authorizations[before];
   }

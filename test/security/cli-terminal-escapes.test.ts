@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { API_KEY, CLI_SEED, ORG, OWNER_TOKEN } from '../cli/cli-env.js';
 import { runCli } from '../kit/cli-process.js';
 import { escapeControls, terminalText } from '../../src/ui/terminal-text.js';
+import { emulator } from '../kit/index.js';
 
 // A MEMBER's strings reach other people's terminals through the CLI: a plugin's name with OSC 52
 // (writes the clipboard) and OSC 0 (the window title), a character's reply, a webhook's answer.
@@ -40,7 +41,7 @@ const cli = (args: string[]) =>
   });
 
 beforeAll(async () => {
-  emu = await startEmulator({
+  emu = await emulator({
     seed: {
       ...CLI_SEED,
       characters: [
@@ -80,7 +81,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await api?.close();
-  await emu?.close();
   await new Promise((r) => webhook.close(r));
   await rm(configDir, { recursive: true, force: true });
 });

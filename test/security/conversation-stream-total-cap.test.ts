@@ -1,16 +1,18 @@
+import { call } from '../kit/index.js';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../emulator/webhooks/helpers.js';
 import {
-  call,
   EventClient,
   KEY_A,
   messagingSeed,
   newConversation,
 } from '../emulator/messaging/helpers.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator() in places: this file closes each describe's emulator after its tests (tearDown).
 
 // Conversation streams whose clients never read: each one made the emulator hold up to
 // 16 MiB of unsent reply packets, and nothing bounded how many there were (24 of them took the
@@ -33,7 +35,7 @@ async function setUp(streamBuffers: { total?: number; perApiKey?: number }): Pro
   hook = await WebhookServer.start(answerProperly);
   emu = await startEmulator({ seed: messagingSeed(), messaging: { streamBuffers } });
   const created = await call(emu.url, 'POST', '/api/plugins', {
-    auth: USER_TOKEN,
+    token: USER_TOKEN,
     body: {
       name: 'Big replier',
       type: 'EVENT_HANDLER',
@@ -46,11 +48,11 @@ async function setUp(streamBuffers: { total?: number; perApiKey?: number }): Pro
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const pluginId = created.body.data.id as string;
   expect(
-    (await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, { auth: USER_TOKEN }))
+    (await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, { token: USER_TOKEN }))
       .body.data.verified,
   ).toBe(true);
   const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', {
-    auth: USER_TOKEN,
+    token: USER_TOKEN,
     body: {
       name: 'Big replier on agent A',
       pluginId,
@@ -63,6 +65,7 @@ async function setUp(streamBuffers: { total?: number; perApiKey?: number }): Pro
   instanceToken = (received.event.data as { accessToken: string }).accessToken;
 }
 
+/** Closes what setUp started, after its describe's tests (the next describe starts its own emulator). */
 async function tearDown(): Promise<void> {
   await emu?.close();
   await hook?.close();
@@ -72,17 +75,18 @@ async function tearDown(): Promise<void> {
 async function reply(conversationId: string): Promise<void> {
   const path = `/api/agents/agent_a/conversations/${conversationId}/messages`;
   const auth = `Bearer ${instanceToken}`;
-  const first = await call(emu.url, 'POST', path, { auth, body: { content: PACKET } });
+  const first = await call(emu.url, 'POST', path, { token: auth, body: { content: PACKET } });
   expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(201);
   const messageId = first.body.data.id as string;
   for (let n = 1; n < PACKETS; n++)
     expect(
-      (await call(emu.url, 'POST', path, { auth, body: { content: PACKET, messageId } })).status,
+      (await call(emu.url, 'POST', path, { token: auth, body: { content: PACKET, messageId } }))
+        .status,
     ).toBe(200);
   expect(
     (
       await call(emu.url, 'POST', path, {
-        auth,
+        token: auth,
         body: { content: '', messageId, isStreaming: false },
       })
     ).status,

@@ -1,13 +1,8 @@
+import { call, emulator } from '../kit/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import {
-  answerProperly,
-  call,
-  ROLES_SEED,
-  TOKENS,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+import { answerProperly, ROLES_SEED, TOKENS, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { expectNoConsoleErrors, openDashboard, screenshot } from '../dashboard/helpers/browser.js';
 
 // A MEMBER writes the payloadSchema of an external event; the OWNER's dashboard reads it. The
@@ -25,18 +20,21 @@ let pluginId: string;
 const EVIL = 'a'.repeat(27) + '!';
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED });
+  emu = await emulator({ seed: ROLES_SEED });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
       : { status: 200, body: {} },
   );
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-    name: 'Hostile schemas',
-    type: 'EVENT_HANDLER',
-    events: [],
-    scopes: [],
-    webhookUrl: hook.url,
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'Hostile schemas',
+      type: 'EVENT_HANDLER',
+      events: [],
+      scopes: [],
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   pluginId = created.body.data.id;
@@ -61,18 +59,14 @@ beforeAll(async () => {
     },
   ];
   for (const event of events) {
-    const answer = await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${pluginId}/external-events`,
-      TOKENS.member,
-      event,
-    );
+    const answer = await call(emu.url, 'POST', `/api/plugins/${pluginId}/external-events`, {
+      bearer: TOKENS.member,
+      body: event,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   }
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_HEADER, startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_HEADER, type Emulator } from '../../emulator/index.js';
 import { DashboardLogins } from '../../emulator/admin/dashboard-logins.js';
 import { request } from 'undici';
-import { call, type ApiResponse } from '../kit/http.js';
+import { call, emulator, type ApiResponse } from '../kit/index.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The dashboard signs in with single-use login codes (in the URL's fragment) traded for a session
@@ -14,10 +14,7 @@ let emu: Emulator;
 let other: Emulator;
 
 beforeAll(async () => {
-  [emu, other] = await Promise.all([startEmulator(), startEmulator()]);
-});
-afterAll(async () => {
-  await Promise.all([emu?.close(), other?.close()]);
+  [emu, other] = await Promise.all([emulator(), emulator()]);
 });
 
 function codeOf(link: string): string {

@@ -1,19 +1,11 @@
-import {
-  chmod,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect, onTestFinished, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
 import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
+import { tempDir } from '../kit/index.js';
+
+// startEmulator rather than the kit's emulator(): this file tests the data dirs a start refuses.
 
 // ".plugsmith/emulator symlinks are followed" (issue 36): a cloned project whose
 // .plugsmith/emulator linked to a folder of the user's made `plugsmith emulator start` chmod that
@@ -21,12 +13,6 @@ import { runCli, spawnCli, tempConfigDir } from '../kit/cli-process.js';
 // store into it. Now the default data dir is never reached through a link (the CLI refuses, naming
 // it and the fix), a link inside a data dir is refused rather than followed, and a folder given on
 // the command line with --data-dir is used as given.
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 /** A folder of the user's: a script, a profile; its modes and names, to compare after. */
 async function usersFolder(): Promise<{ dir: string; look: () => Promise<string[]> }> {

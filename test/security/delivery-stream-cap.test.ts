@@ -2,9 +2,10 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
+import { emulator } from '../kit/index.js';
 
 // A client of /_emulator/deliveries/stream that never reads must not make the emulator buffer
 // without limit: once more than 16 MB behind it is dropped, while a client that reads keeps its stream.
@@ -16,12 +17,11 @@ let emu: Emulator;
 let hook: WebhookServer;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
   hook = await WebhookServer.start();
 });
 
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

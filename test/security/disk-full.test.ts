@@ -1,11 +1,14 @@
+import { call, adminCall } from '../kit/index.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/helpers.js';
+
 import { RawConnection } from '../kit/raw-http.js';
 import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on a dataDir the full disk left.
 
 // "Disk full wedges connections and shutdown" (issue 24, item 9): an upload failing with ENOSPC
 // answered 500 with keep-alive and its body unread, so the next request on that connection got no
@@ -39,7 +42,10 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
   let second: { fileRecord: { id: string } };
   const body = Buffer.alloc(512 * 1024, 7);
   try {
-    const gen = await api(emu, 'POST', '/api/generate-upload-url', { token, body: fileBody() });
+    const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
+      token,
+      body: fileBody(),
+    });
     expect(gen.status).toBe(201);
     [first, second] = gen.body.data.files;
 
@@ -67,12 +73,12 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
       connection.close();
     }
     // The emulator goes on serving while the disk is full.
-    expect((await api(emu, 'GET', '/_emulator/health')).status).toBe(200);
+    expect((await adminCall(emu, 'GET', '/_emulator/health')).status).toBe(200);
 
     disk.free();
     const put = await fetch(first.signedUrl, { method: 'PUT', body });
     expect(put.status).toBe(200);
-    const uploaded = await api(emu, 'PATCH', '/api/status', {
+    const uploaded = await call(emu.url, 'PATCH', '/api/status', {
       token,
       body: { fileId: first.fileRecord.id, status: 'UPLOADED' },
     });
@@ -84,14 +90,14 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
 
   emu = await startEmulator({ dataDir });
   try {
-    const access = await api(emu, 'GET', `/api/access/${first!.fileRecord.id}`, { token });
+    const access = await call(emu.url, 'GET', `/api/access/${first!.fileRecord.id}`, { token });
     expect(access.status).toBe(200);
     const content = Buffer.from(await (await fetch(access.body.data.url)).arrayBuffer());
     expect(content.equals(body)).toBe(true);
     // The other record, acknowledged before the disk filled, still awaits its upload.
-    expect((await api(emu, 'GET', `/api/access/${second!.fileRecord.id}`, { token })).status).toBe(
-      409,
-    );
+    expect(
+      (await call(emu.url, 'GET', `/api/access/${second!.fileRecord.id}`, { token })).status,
+    ).toBe(409);
   } finally {
     await emu.close();
   }
@@ -100,7 +106,7 @@ test('an upload that meets a full disk is a 507 on a closing connection; once sp
 test('after a compaction that met a full disk, close() resolves once space is back, releases the lock, and nothing acknowledged is lost', async () => {
   const dataDir = join(disk.dir, 'compaction');
   const emu = await startEmulator({ dataDir });
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+  const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
     token: emu.token!,
     body: fileBody(),
   });
@@ -118,7 +124,7 @@ test('after a compaction that met a full disk, close() resolves once space is ba
   try {
     for (const file of gen.body.data.files)
       expect(
-        (await api(again, 'GET', `/api/access/${file.fileRecord.id}`, { token: again.token! }))
+        (await call(again.url, 'GET', `/api/access/${file.fileRecord.id}`, { token: again.token! }))
           .status,
       ).toBe(409);
   } finally {
@@ -145,7 +151,7 @@ test('close() while the disk is still full releases the lock all the same', asyn
 test('the OpenAPI document declares the 507 on operations that write, and the error type in the envelope', async () => {
   const emu = await startEmulator();
   try {
-    const doc = (await api(emu, 'GET', '/_emulator/openapi.json')).body;
+    const doc = (await adminCall(emu, 'GET', '/_emulator/openapi.json')).body;
     expect(
       doc.paths['/api/plugins'].post.responses['507'].content['application/json'].schema.$ref,
     ).toBe('#/components/schemas/ErrorEnvelope');

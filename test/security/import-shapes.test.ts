@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { WebhookServer } from '../emulator/webhooks/helpers.js';
 import { verifiedDataProvider } from '../emulator/helpers.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // An import was checked for ids and serializability only: a plugin with `name: 5` (or an agent
 // without orgId) was stored, and every route that read it afterwards met a record it could not
@@ -11,10 +12,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 async function exportNow(): Promise<any> {

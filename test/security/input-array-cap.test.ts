@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_JSON_ARRAY_ITEMS, parseJsonBody } from '../../emulator/json-body.js';
-import { api } from '../emulator/helpers.js';
-import { call } from '../kit/http.js';
+
+import { call, emulator } from '../kit/index.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // The validators report every problem (allErrors), so an array far past its schema's maxItems was
@@ -12,10 +12,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 function expectCapped(res: { status: number; body: any }, path: string[]) {
@@ -26,7 +23,7 @@ function expectCapped(res: { status: number; body: any }, path: string[]) {
 
 describe('arrays in bodies are capped at the parse step', () => {
   it("a plugin's 200,000 events are a 400 naming the path and the cap (not a maxItems walk)", async () => {
-    const res = await api(emu, 'POST', '/api/orgs/org_dev/plugins', {
+    const res = await call(emu.url, 'POST', '/api/orgs/org_dev/plugins', {
       token: emu.token!,
       body: { name: 'x', type: 'EVENT_HANDLER', scopes: [], events: Array(200_000).fill('0') },
     });
@@ -35,7 +32,7 @@ describe('arrays in bodies are capped at the parse step', () => {
 
   it('files of generate-upload-url past the cap are a 400 naming the path', async () => {
     const files = Array.from({ length: MAX_JSON_ARRAY_ITEMS + 1 }, () => ({ fileName: 'a.txt' }));
-    const res = await api(emu, 'POST', '/api/generate-upload-url', {
+    const res = await call(emu.url, 'POST', '/api/generate-upload-url', {
       token: emu.token!,
       body: { files, parentId: 'org_dev', parentType: 'ORG' },
     });

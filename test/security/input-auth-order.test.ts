@@ -1,13 +1,14 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { emulator } from '../kit/index.js';
 
 // Authentication comes before validation on every /api route: a caller without a token learns
 // that it needs one (401), and nothing else (not whether an id exists, nor what a body lacks).
 let emu: Emulator;
 let fileId: string;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
   const res = await request(`${emu.url}/api/generate-upload-url`, {
     method: 'POST',
     headers: { authorization: emu.token!, 'content-type': 'application/json' },
@@ -15,7 +16,6 @@ beforeAll(async () => {
   });
   fileId = ((await res.body.json()) as any).data.files[0].fileRecord.id;
 });
-afterAll(() => emu.close());
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

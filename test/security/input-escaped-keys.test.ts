@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { parseJsonBody } from '../../emulator/json-body.js';
 import { call } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 // Issue 24, item 5: the forbidden-key check (`__proto__`, `constructor.prototype`) only ran when the
 // raw text spelled the key, so `"\u005f_proto__"` and `"\u0063onstructor": { "prototype": … }` were
@@ -9,10 +10,7 @@ import { call } from '../kit/http.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 const post = (rawBody: string) =>

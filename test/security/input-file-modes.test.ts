@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../emulator/index.js';
+import { api } from '../kit/index.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 // The data dir holds webhook secrets, installation tokens (in logged deliveries) and the key of
 // storage URL signatures: the folder is owner-only (0700) and every file in it 0600.
@@ -23,15 +26,6 @@ async function modes(dir: string): Promise<Array<{ path: string; mode: number; f
   return out;
 }
 
-async function api(method: 'POST' | 'PUT' | 'PATCH', url: string, token: string, body: unknown) {
-  const res = await request(url, {
-    method,
-    headers: { authorization: token, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await res.body.json()) as any;
-}
-
 describe('data dir permissions', () => {
   it('after activity (a plugin, an upload, compaction, a restart) the data dir and its folders are 0700 and every file 0600', async () => {
     root = await mkdtemp(join(tmpdir(), 'plugsmith-modes-'));
@@ -42,15 +36,15 @@ describe('data dir permissions', () => {
         const emu = await startEmulator({ dataDir, store: { compactAfter: { lines: 3 } } });
         try {
           for (let i = 0; i < 4; i++)
-            await api('POST', `${emu.url}/api/plugins`, emu.token!, {
+            await api(emu).data('POST', '/api/plugins', {
               name: `p${round}${i}`,
               type: 'APP',
               orgId: 'org_dev',
             });
-          const generated = await api('POST', `${emu.url}/api/generate-upload-url`, emu.token!, {
+          const generated = await api(emu).data('POST', '/api/generate-upload-url', {
             files: [{ fileName: 'a.txt', contentType: 'text/plain' }],
           });
-          const put = await request(generated.data.files[0].signedUrl, {
+          const put = await request(generated.files[0].signedUrl, {
             method: 'PUT',
             headers: { 'content-type': 'text/plain' },
             body: 'hello',

@@ -1,16 +1,11 @@
+import { call, emulator } from '../kit/index.js';
 import { createRequire } from 'node:module';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { boundedFormats, MAX_FORMAT_LENGTH } from '../../emulator/validation/formats.js';
 import { validateAgainst } from '../../emulator/validation/json-schema.js';
-import {
-  call,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 import { FORMAT_ATTACKS } from '../../bench/format-attacks.js';
 
 // Issue 24, item 1: ajv-formats checks `format` with V8's backtracking regular expressions, and its
@@ -28,7 +23,7 @@ let emu: Emulator;
 let hook: WebhookServer;
 let pluginId: string;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
   const properties = Object.fromEntries(
     Object.keys(FORMAT_ATTACKS).map((format) => [format, { type: 'string', format }]),
@@ -43,7 +38,6 @@ beforeAll(async () => {
   pluginId = plugin.id;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -56,12 +50,15 @@ async function timedHealth(): Promise<number> {
 }
 
 const install = (inputs: Record<string, unknown>, name = 'i') =>
-  call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, {
-    name,
-    pluginId,
-    events: ['PLUGIN_INSTALLED'],
-    scopes: ['REPOSITORY_FILES_READ'],
-    inputs,
+  call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+    bearer: TOKENS.member,
+    body: {
+      name,
+      pluginId,
+      events: ['PLUGIN_INSTALLED'],
+      scopes: ['REPOSITORY_FILES_READ'],
+      inputs,
+    },
   });
 
 describe('format checks run in bounded time', () => {
@@ -158,10 +155,13 @@ describe('format checks run in bounded time', () => {
   });
 
   it("the emulator's own route schemas check formats the same bounded way (fastify's ajv)", async () => {
-    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-      name: 'p',
-      type: 'APP',
-      webhookUrl: `https://example.com/${'a'.repeat(MAX_FORMAT_LENGTH)}`,
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'p',
+        type: 'APP',
+        webhookUrl: `https://example.com/${'a'.repeat(MAX_FORMAT_LENGTH)}`,
+      },
     });
     expect(res.status).toBe(400);
     const format = res.body.error.details.find((d: { code: string }) => d.code === 'format');

@@ -1,15 +1,15 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_JSON_DEPTH } from '../../emulator/json-body.js';
+import { emulator } from '../kit/index.js';
 
 // Bodies nested a few thousand levels fit in the 1 MB body limit and later break JSON.stringify
 // (the store's journal). Each API refuses them when it parses them, with the path where they go too deep.
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 /** `{"name":"deep","extra":[[[…{}…]]]}` nested `levels` levels below `extra`. */
 function nested(

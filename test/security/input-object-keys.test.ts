@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_JSON_OBJECT_KEYS, MAX_JSON_VALUES, parseJsonBody } from '../../emulator/json-body.js';
 import { MAX_ERROR_DETAILS } from '#contract';
 import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
 import { call } from '../kit/http.js';
+import { emulator } from '../kit/index.js';
 
 // Issue 24, item 3: a 0.9 MB body with 60,000 unknown keys cost seconds of the event loop (ajv
 // reports every problem) and was answered with 7.7 MB holding 60,001 details, from a VIEWER token,
@@ -17,10 +18,7 @@ const ATTACK = manyKeys(60_000);
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED });
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator({ seed: ROLES_SEED });
 });
 
 function expectCapped(res: { status: number; body: any }, path: string[], keys: number) {

@@ -1,14 +1,9 @@
+import { call, emulator } from '../kit/index.js';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { validateSeed } from '../../emulator/seed.js';
-import {
-  call,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // User-supplied regular expressions run on RE2 (linear time): `^(a+)+$` against thirty `a` and a
 // `!` took a backtracking engine over 30 s, during which nothing else (health included) answered.
@@ -21,11 +16,10 @@ const ATTACK = `${'a'.repeat(30)}!`;
 let emu: Emulator;
 let hook: WebhookServer;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 
@@ -60,13 +54,10 @@ describe('schema patterns', () => {
       scopes: ['REPOSITORY_FILES_READ'],
       inputs: { folder: ATTACK, [ATTACK]: 1 },
     };
-    const install = call(
-      emu.url,
-      'POST',
-      '/api/repositories/repo_acme/data-providers',
-      TOKENS.member,
-      body,
-    );
+    const install = call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+      bearer: TOKENS.member,
+      body: body,
+    });
     const [installed, ...healths] = await Promise.all([install, health(), health(), health()]);
     expect(healths).toEqual([200, 200, 200]);
     expect(installed.status).toBe(400);
@@ -74,13 +65,10 @@ describe('schema patterns', () => {
       'inputs.folder',
     );
     // The pattern still works as a pattern.
-    const good = await call(
-      emu.url,
-      'POST',
-      '/api/repositories/repo_acme/data-providers',
-      TOKENS.member,
-      { ...body, name: 'ok', inputs: { folder: 'aaaa' } },
-    );
+    const good = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+      bearer: TOKENS.member,
+      body: { ...body, name: 'ok', inputs: { folder: 'aaaa' } },
+    });
     expect(good.status).toBe(201);
   });
 
@@ -92,31 +80,34 @@ describe('schema patterns', () => {
       ],
       ['inputsSchema', { type: 'object', patternProperties: { '(a)\\1': { type: 'string' } } }],
     ] as const) {
-      const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-        name: 'p',
-        type: 'DATA_PROVIDER',
-        [field]: schema,
+      const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+        bearer: TOKENS.member,
+        body: {
+          name: 'p',
+          type: 'DATA_PROVIDER',
+          [field]: schema,
+        },
       });
       expect(res.status, JSON.stringify(schema)).toBe(400);
       expect(res.body.error.details[0].path[0]).toBe(field);
       expect(res.body.error.details[0].message).toMatch(/RE2/);
     }
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-      name: 'defs',
-      type: 'DATA_PROVIDER',
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'defs',
+        type: 'DATA_PROVIDER',
+      },
     });
     for (const [segment, field] of [
       ['actions', 'argsSchema'],
       ['actions', 'returnSchema'],
       ['external-events', 'payloadSchema'],
     ] as const) {
-      const res = await call(
-        emu.url,
-        'POST',
-        `/api/plugins/${plugin.body.data.id}/${segment}`,
-        TOKENS.member,
-        { name: `d_${field}`, title: 'T', [field]: { type: 'string', pattern: '(?<!x)y' } },
-      );
+      const res = await call(emu.url, 'POST', `/api/plugins/${plugin.body.data.id}/${segment}`, {
+        bearer: TOKENS.member,
+        body: { name: `d_${field}`, title: 'T', [field]: { type: 'string', pattern: '(?<!x)y' } },
+      });
       expect(res.status, field).toBe(400);
     }
   });
@@ -124,12 +115,15 @@ describe('schema patterns', () => {
 
 describe('bounded matching', () => {
   it('a pattern too large to match quickly is refused where it is supplied', async () => {
-    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-      name: 'huge',
-      type: 'DATA_PROVIDER',
-      inputsSchema: {
-        type: 'object',
-        properties: { a: { type: 'string', pattern: '[\\s\\S]{1000}[\\s\\S]{1000}' } },
+    const res = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'huge',
+        type: 'DATA_PROVIDER',
+        inputsSchema: {
+          type: 'object',
+          properties: { a: { type: 'string', pattern: '[\\s\\S]{1000}[\\s\\S]{1000}' } },
+        },
       },
     });
     expect(res.status).toBe(400);
@@ -159,7 +153,10 @@ describe('bounded matching', () => {
       inputs,
     };
     const [installed, ...healths] = await Promise.all([
-      call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, body),
+      call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+        bearer: TOKENS.member,
+        body: body,
+      }),
       health(),
       health(),
     ]);
@@ -193,7 +190,7 @@ describe("characters' script match", () => {
     });
     const apiKey = ((await keyRes.body.json()) as any).data.key;
     const messaging = (method: 'POST' | 'GET', path: string, body?: unknown) =>
-      call(emu.messagingUrl, method, path, apiKey, body);
+      call(emu.messagingUrl, method, path, { bearer: apiKey, body: body });
     const conversation = (await messaging('POST', '/conversations', { characterId: character.id }))
       .body.data;
     const sent = messaging('POST', `/conversations/${conversation.id}/messages`, {

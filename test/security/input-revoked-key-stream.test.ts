@@ -1,13 +1,13 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { emulator } from '../kit/index.js';
 
 // Revoking an API key ends what it holds open: its conversation streams close at once.
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 function adminHeaders(): Record<string, string> {
   const token = (emu as unknown as { adminToken?: string }).adminToken;

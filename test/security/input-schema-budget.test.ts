@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import {
   compiledSchemaCounts,
   MAX_SCHEMA_CHARS,
@@ -10,8 +10,8 @@ import {
   MAX_SCHEMA_PATTERNS,
   validateAgainst,
 } from '../../emulator/validation/json-schema.js';
-import { api } from '../emulator/helpers.js';
-import { runCliInProcess, tempDir } from '../kit/index.js';
+
+import { runCliInProcess, tempDir, call, emulator } from '../kit/index.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
 // ajv turns a supplied JSON Schema into code on the event loop, at a cost that grows with the
@@ -22,10 +22,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 /** An object schema with `n` string properties, the first `patterns` of them with a pattern. */
@@ -41,7 +38,8 @@ function objectSchema(n: number, patterns = 0): Record<string, unknown> {
   };
 }
 
-const post = (path: string, body: unknown) => api(emu, 'POST', path, { token: emu.token!, body });
+const post = (path: string, body: unknown) =>
+  call(emu.url, 'POST', path, { token: emu.token!, body });
 
 function expectTooLarge(
   res: { status: number; body: any },

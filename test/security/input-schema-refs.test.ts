@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import {
   checkJsonSchema,
   MAX_SCHEMA_EXPANDED_NODES,
@@ -8,6 +8,7 @@ import {
 import { ROLES_SEED, TOKENS } from '../emulator/webhooks/helpers.js';
 import { call } from '../kit/http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
 
 // Issue 24 audit, gap A: MAX_SCHEMA_NODES bounds a supplied schema's size, not how often its checks
 // run. `$ref` let a 201-value schema expand exponentially: 19 definitions each `allOf` two refs to the
@@ -18,10 +19,7 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED });
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator({ seed: ROLES_SEED });
 });
 
 /** The audit's schema: `d` definitions, each allOf two refs to the next, then `leaf`. */

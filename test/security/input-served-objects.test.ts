@@ -1,29 +1,17 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
+import { api, emulator } from '../kit/index.js';
 
 // Uploaded objects are served from the management API's origin: they must never run there.
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
-
-async function api(method: 'POST' | 'PATCH' | 'GET', path: string, body?: unknown) {
-  const res = await request(`${emu.url}${path}`, {
-    method,
-    headers: {
-      authorization: emu.token!,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as any };
-}
 
 /** Creates a file record, PUTs `content` with `uploadType`, and moves it to COMPLETED. */
 async function uploaded(declared: string, uploadType: string, content: string, isPublic: boolean) {
-  const generated = await api('POST', '/api/generate-upload-url', {
+  const generated = await api(emu).post('/api/generate-upload-url', {
     files: [{ fileName: 'picture.png', contentType: declared, isPublic }],
   });
   const { signedUrl, fileRecord } = generated.body.data.files[0];
@@ -35,12 +23,12 @@ async function uploaded(declared: string, uploadType: string, content: string, i
   expect(put.statusCode).toBe(200);
   await put.body.dump();
   expect(
-    (await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'UPLOADED' })).status,
+    (await api(emu).patch('/api/status', { fileId: fileRecord.id, status: 'UPLOADED' })).status,
   ).toBe(200);
   expect(
-    (await api('PATCH', '/api/status', { fileId: fileRecord.id, status: 'COMPLETED' })).status,
+    (await api(emu).patch('/api/status', { fileId: fileRecord.id, status: 'COMPLETED' })).status,
   ).toBe(200);
-  const access = await api('GET', `/api/access/${fileRecord.id}`);
+  const access = await api(emu).get(`/api/access/${fileRecord.id}`);
   return {
     signedUrl: signedUrl as string,
     fileId: fileRecord.id as string,
@@ -100,13 +88,13 @@ describe('signed upload URLs', () => {
   });
 
   it('a FAILED file may be uploaded again through its URL (a retried upload)', async () => {
-    const generated = await api('POST', '/api/generate-upload-url', {
+    const generated = await api(emu).post('/api/generate-upload-url', {
       files: [{ fileName: 'r.txt', contentType: 'text/plain' }],
     });
     const { signedUrl, fileRecord } = generated.body.data.files[0];
     expect(
       (
-        await api('PATCH', '/api/status', {
+        await api(emu).patch('/api/status', {
           fileId: fileRecord.id,
           status: 'FAILED',
           errorMessage: 'network',

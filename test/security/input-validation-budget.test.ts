@@ -1,12 +1,8 @@
+import { call, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import { MAX_VALIDATION_WORK } from '../../emulator/validation/work-budget.js';
-import {
-  answerProperly,
-  call,
-  verifiedPlugin,
-  WebhookServer,
-} from '../emulator/webhooks/helpers.js';
+import { answerProperly, verifiedPlugin, WebhookServer } from '../emulator/webhooks/helpers.js';
 
 // Each value and each schema was bounded, the product was not (issue 36). An inputsSchema whose
 // `definitions.a` is `allOf` of 150 `{format: "date-time"}`, referenced 6 times per item, against
@@ -22,10 +18,9 @@ const token = () => emu.token!;
 
 beforeAll(async () => {
   hook = await WebhookServer.start(answerProperly);
-  emu = await startEmulator();
+  emu = await emulator();
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -45,14 +40,19 @@ async function installWith(inputsSchema: Record<string, unknown>, inputs: unknow
     webhookUrl: hook.url,
     inputsSchema,
   });
-  const repositories = await call(emu.url, 'GET', '/api/orgs/org_dev/repositories', token());
+  const repositories = await call(emu.url, 'GET', '/api/orgs/org_dev/repositories', {
+    bearer: token(),
+  });
   const repositoryId = repositories.body.data[0].id as string;
-  return call(emu.url, 'POST', `/api/repositories/${repositoryId}/data-providers`, token(), {
-    name: 'amplified',
-    pluginId: plugin.id,
-    events: [],
-    scopes: [],
-    inputs,
+  return call(emu.url, 'POST', `/api/repositories/${repositoryId}/data-providers`, {
+    bearer: token(),
+    body: {
+      name: 'amplified',
+      pluginId: plugin.id,
+      events: [],
+      scopes: [],
+      inputs,
+    },
   });
 }
 

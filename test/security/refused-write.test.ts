@@ -1,10 +1,13 @@
+import { adminCall, type ApiResponse, call } from '../kit/index.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { Store, type Collection } from '../../emulator/store/store.js';
-import { api, exported } from '../emulator/helpers.js';
+import { exported } from '../emulator/helpers.js';
 import { smallDisk, type SmallDisk } from '../kit/small-disk.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on a dataDir the full disk left.
 
 // "A refused write stays in memory" (issue 36): on a full disk a create answered 507 "nothing was
 // stored", yet the plugin was listed at once and an action created on it was acknowledged; after a
@@ -122,13 +125,13 @@ test('a plugin create answered 507 is not listed, cannot be built upon, and is n
   try {
     const before = await exported(emu);
     disk.fill();
-    let refused: Awaited<ReturnType<typeof api>>;
+    let refused: ApiResponse;
     try {
-      refused = await api(emu, 'POST', '/api/plugins', {
+      refused = await call(emu.url, 'POST', '/api/plugins', {
         token,
         body: { orgId: 'org_dev', name: 'Refused', type: 'APP', description: LONG_TEXT },
       });
-      const listed = await api(emu, 'GET', '/api/orgs/org_dev/plugins', { token });
+      const listed = await call(emu.url, 'GET', '/api/orgs/org_dev/plugins', { token });
       expect(listed.status).toBe(200);
       expect(listed.body.data.map((p: { name: string }) => p.name)).not.toContain('Refused');
     } finally {
@@ -139,7 +142,7 @@ test('a plugin create answered 507 is not listed, cannot be built upon, and is n
     expect(await exported(emu)).toEqual(before);
 
     // Space is back: the same create works.
-    const created = await api(emu, 'POST', '/api/plugins', {
+    const created = await call(emu.url, 'POST', '/api/plugins', {
       token,
       body: { orgId: 'org_dev', name: 'Stored', type: 'APP' },
     });
@@ -158,7 +161,7 @@ test('an import refused by a full disk leaves the store as it was', async () => 
   const dataDir = join(disk.dir, 'import');
   const emu = await startEmulator({ dataDir });
   try {
-    const repository = await api(emu, 'POST', '/api/repositories', {
+    const repository = await call(emu.url, 'POST', '/api/repositories', {
       token: emu.token!,
       body: { orgId: 'org_dev', name: 'big', description: LONG_TEXT },
     });
@@ -174,9 +177,9 @@ test('an import refused by a full disk leaves the store as it was', async () => 
       collections: { ...before, repositories },
     };
     disk.fill();
-    let res: Awaited<ReturnType<typeof api>>;
+    let res: ApiResponse;
     try {
-      res = await api(emu, 'POST', '/_emulator/import', { body: file });
+      res = await adminCall(emu, 'POST', '/_emulator/import', { body: file });
     } finally {
       disk.free();
     }

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 import { rawRequest } from '../kit/raw-http.js';
 import { ownAdminTarget } from '../../emulator/admin/self-target.js';
+import { emulator } from '../kit/index.js';
 
 // "The /api auth hook can be skipped" (issue 24, item 2): the hook tested the raw URL
 // (`request.url.startsWith('/api')`) while the router decodes it, so `POST /%61pi/plugins` and the
@@ -12,10 +13,9 @@ import { ownAdminTarget } from '../../emulator/admin/self-target.js';
 let emu: Emulator;
 let authority: string;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
   authority = new URL(emu.url).host;
 });
-afterAll(() => emu?.close());
 
 const json = { 'content-type': 'application/json' };
 

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { call, emulator } from '../kit/index.js';
+import { beforeAll, expect, test } from 'vitest';
 import { buildManagementApp } from '../../emulator/app.js';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/helpers.js';
+import type { Emulator } from '../../emulator/index.js';
+
 import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
 
@@ -13,11 +15,8 @@ import { emulatorInternals } from '../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
+  emu = await emulator({ slowBodies: { graceMs: 500, minBytesPerSecond: 1000 } });
 });
-afterAll(() => emu?.close());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startBody(
   baseUrl: string,
@@ -105,7 +104,7 @@ test('a messaging body that stops midway is answered 408', async () => {
 });
 
 test('an upload that keeps flowing is never cut, however long it takes', async () => {
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+  const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
     token: emu.token!,
     body: { files: [{ fileName: 'big.bin' }], parentId: 'org_dev', parentType: 'ORG' },
   });

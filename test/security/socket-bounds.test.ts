@@ -1,3 +1,4 @@
+import { call, emulator } from '../kit/index.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
@@ -5,18 +6,14 @@ import { createInterface } from 'node:readline';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { call, KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
+import { KEY_A, messagingSeed, newConversation } from '../emulator/messaging/helpers.js';
+
+// startEmulator rather than the kit's emulator() in places: this file tests the bounds a start refuses, and one in a child process.
 
 // Issue 36: without any credential, idle and partial-header connections were never timed out (still
 // open after 98 s), so under `ulimit -n 1024` 1,100 idle sockets locked out health and every API; and
 // one API key opened 20,175 conversation streams until the process ran out of descriptors. Real
 // sockets against a real emulator, with short bounds (`connections`, `maxStreamsPerApiKey`).
-
-async function emulator(options: Parameters<typeof startEmulator>[0]): Promise<Emulator> {
-  const emu = await startEmulator(options);
-  onTestFinished(() => emu.close());
-  return emu;
-}
 
 /** A raw TCP connection to `url`'s port; destroyed when the test finishes. */
 async function rawSocket(url: string): Promise<Socket & { received: () => string }> {
@@ -155,7 +152,7 @@ describe('conversation streams per API key are capped', { timeout: 30_000 }, () 
     expect(
       (
         await call(emu.messagingUrl, 'GET', `/conversations/${conversationId}/messages`, {
-          key: KEY_A,
+          bearer: KEY_A,
         })
       ).status,
     ).toBe(200);

@@ -1,8 +1,7 @@
+import { call, adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
 import {
-  adminCall,
-  call,
   install,
   ROLES_SEED,
   TOKENS,
@@ -21,7 +20,7 @@ let attackerHook: WebhookServer;
 let victimDelivery: { id: string; eventId: string };
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   victimHook = await WebhookServer.start();
   attackerHook = await WebhookServer.start();
   const victim = await verifiedPlugin(emu, TOKENS.owner, 'org_acme', {
@@ -44,7 +43,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await emu?.close();
   await victimHook?.close();
   await attackerHook?.close();
 });
@@ -82,41 +80,47 @@ describe('a webhook URL aimed at the emulator itself', () => {
       `${emu.url}/_storage/anything`,
       `${emu.url}/_emulator/deliveries/${victimDelivery.id}/redeliver`,
     ]) {
-      const created = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
-        name: 'Evil',
-        type: 'EVENT_HANDLER',
-        events: [],
-        scopes: [],
-        webhookUrl,
+      const created = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', {
+        bearer: TOKENS.outsider,
+        body: {
+          name: 'Evil',
+          type: 'EVENT_HANDLER',
+          events: [],
+          scopes: [],
+          webhookUrl,
+        },
       });
       expect(created.status, webhookUrl).toBe(400);
       expect(created.body.error.details[0].path).toEqual(['webhookUrl']);
       expect(created.body.error.message).toMatch(/own \/_(emulator|storage) paths/);
     }
     // Another server's /_emulator path (another port) is that server's business.
-    const elsewhere = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
-      name: 'Elsewhere',
-      type: 'EVENT_HANDLER',
-      events: [],
-      scopes: [],
-      webhookUrl: 'http://127.0.0.1:1/_emulator/reset',
+    const elsewhere = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', {
+      bearer: TOKENS.outsider,
+      body: {
+        name: 'Elsewhere',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: 'http://127.0.0.1:1/_emulator/reset',
+      },
     });
     expect(elsewhere.status).toBe(201);
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
-      name: 'Evil',
-      type: 'EVENT_HANDLER',
-      events: [],
-      scopes: [],
-      webhookUrl: attackerHook.url,
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', {
+      bearer: TOKENS.outsider,
+      body: {
+        name: 'Evil',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: attackerHook.url,
+      },
     });
     expect(plugin.status).toBe(201);
-    const updated = await call(
-      emu.url,
-      'PUT',
-      `/api/plugins/${plugin.body.data.id}`,
-      TOKENS.outsider,
-      { webhookUrl: `${emu.url}/_emulator/reset` },
-    );
+    const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.body.data.id}`, {
+      bearer: TOKENS.outsider,
+      body: { webhookUrl: `${emu.url}/_emulator/reset` },
+    });
     expect(updated.status).toBe(400);
     expect(emulatorInternals(emu).db.plugins.get(plugin.body.data.id)!.webhookUrl).toBe(
       attackerHook.url,
@@ -125,12 +129,15 @@ describe('a webhook URL aimed at the emulator itself', () => {
 
   it('verify-webhook of a plugin whose stored URL is /_emulator/reset sends nothing there and resets nothing', async () => {
     // The URL is stored directly, as a plugin saved before the emulator moved to this port would hold it.
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
-      name: 'Evil reset',
-      type: 'EVENT_HANDLER',
-      events: [],
-      scopes: [],
-      webhookUrl: attackerHook.url,
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', {
+      bearer: TOKENS.outsider,
+      body: {
+        name: 'Evil reset',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: attackerHook.url,
+      },
     });
     const record = emulatorInternals(emu).db.plugins.get(plugin.body.data.id)!;
     await emulatorInternals(emu).db.plugins.put({
@@ -139,12 +146,9 @@ describe('a webhook URL aimed at the emulator itself', () => {
     });
     const before = storeShape();
 
-    const verify = await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${record.id}/verify-webhook`,
-      TOKENS.outsider,
-    );
+    const verify = await call(emu.url, 'POST', `/api/plugins/${record.id}/verify-webhook`, {
+      bearer: TOKENS.outsider,
+    });
 
     expect(verify.status).toBe(200);
     expect(verify.body.data.verified).toBe(false);
@@ -157,12 +161,15 @@ describe('a webhook URL aimed at the emulator itself', () => {
   });
 
   it("a delivery to another org's /_emulator/deliveries/:id/redeliver is not sent: the victim gets its event once", async () => {
-    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', TOKENS.outsider, {
-      name: 'Evil redeliver',
-      type: 'EVENT_HANDLER',
-      events: [],
-      scopes: [],
-      webhookUrl: attackerHook.url,
+    const plugin = await call(emu.url, 'POST', '/api/orgs/org_other/plugins', {
+      bearer: TOKENS.outsider,
+      body: {
+        name: 'Evil redeliver',
+        type: 'EVENT_HANDLER',
+        events: [],
+        scopes: [],
+        webhookUrl: attackerHook.url,
+      },
     });
     const record = emulatorInternals(emu).db.plugins.get(plugin.body.data.id)!;
     await emulatorInternals(emu).db.plugins.put({
@@ -172,20 +179,19 @@ describe('a webhook URL aimed at the emulator itself', () => {
 
     // Both kinds of request the emulator sends: an ordinary (retried) delivery, and a challenge.
     const emitted = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'WEBHOOK_CHALLENGE',
-      pluginId: record.id,
-      data: { challenge: 'x' },
+      body: {
+        type: 'WEBHOOK_CHALLENGE',
+        pluginId: record.id,
+        data: { challenge: 'x' },
+      },
     });
     expect(emitted.status).toBe(201);
     expect(emitted.body.data.status).toBe('failed'); // refused for good, never retried
     expect(emitted.body.data.attempts[0].error).toMatch(/own \/_emulator paths/);
     expect(emitted.body.data.attempts[0].responseStatus).toBeNull();
-    const verify = await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${record.id}/verify-webhook`,
-      TOKENS.outsider,
-    );
+    const verify = await call(emu.url, 'POST', `/api/plugins/${record.id}/verify-webhook`, {
+      bearer: TOKENS.outsider,
+    });
     expect(verify.body.data.verified).toBe(false);
 
     expect(

@@ -1,10 +1,12 @@
+import { call } from '../kit/index.js';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { signedQuery } from '../../emulator/uploads/storage/signing.js';
-import { api } from '../emulator/helpers.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir and tests the secrets a start refuses.
 
 // "An empty storage-secret becomes an empty signing key" (issue 36): a first start on a nearly full
 // disk left a 0-byte storage-secret, the next start read it as an empty HMAC key, and anyone could
@@ -27,7 +29,7 @@ const secretPath = () => join(dir, 'storage-secret');
 
 /** A signed upload URL of the running emulator, and the same grant signed with `secret` instead. */
 async function uploadUrls(running: Emulator, secret: string): Promise<{ real: URL; forged: URL }> {
-  const generated = await api(running, 'POST', '/api/generate-upload-url', {
+  const generated = await call(running.url, 'POST', '/api/generate-upload-url', {
     token: running.token!,
     body: { files: [{ fileName: 'a.txt' }], parentId: 'org_dev', parentType: 'ORG' },
   });

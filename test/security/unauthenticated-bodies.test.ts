@@ -1,7 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../emulator/index.js';
 import { RawConnection } from '../kit/raw-http.js';
 import { emulatorInternals } from '../../emulator/internals.js';
+import { emulator } from '../kit/index.js';
+
+// startEmulator rather than the kit's emulator() in places: this file tests the connection bounds a start refuses.
 
 // Issue 41, item 9: one client with no credential held every connection slot. 260 connections
 // trickling 1 MB bodies to /_emulator/dashboard/session (the sign-in, which needs no credential) at
@@ -9,14 +13,6 @@ import { emulatorInternals } from '../../emulator/internals.js';
 // without a credential a guard recognised is now at most 16 KiB, must arrive within 2 s plus a second
 // per 2 KiB, and such bodies hold at most maxConnections - reservedConnections connections together:
 // health, callers with a credential and new connections keep the rest. Real sockets, real servers.
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function emulator(options: Parameters<typeof startEmulator>[0] = {}): Promise<Emulator> {
-  const emu = await startEmulator(options);
-  onTestFinished(() => emu.close());
-  return emu;
-}
 
 /** A sign-in request whose head declares `length` bytes of JSON body, and the first bytes of it. */
 async function signInHead(emu: Emulator, length: number): Promise<RawConnection> {

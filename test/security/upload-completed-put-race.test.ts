@@ -1,7 +1,7 @@
+import { call, emulator } from '../kit/index.js';
 import http from 'node:http';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/helpers.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 
 // "A COMPLETED file's object cannot be replaced through an old signed URL" (#15): the embedded
 // store checked the file's status when a PUT started, not when its object was written, so a PUT
@@ -10,10 +10,7 @@ import { api } from '../emulator/helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
-});
-afterAll(async () => {
-  await emu?.close();
+  emu = await emulator();
 });
 
 function startPut(url: string, length: number) {
@@ -37,7 +34,7 @@ function startPut(url: string, length: number) {
 
 test('a PUT that started before COMPLETED cannot replace the object once COMPLETED is acknowledged', async () => {
   const token = emu.token!;
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+  const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
     token,
     body: { files: [{ fileName: 'race.txt' }], parentId: 'org_dev', parentType: 'ORG' },
   });
@@ -55,7 +52,7 @@ test('a PUT that started before COMPLETED cannot replace the object once COMPLET
   expect(good.status).toBe(200);
   expect(
     (
-      await api(emu, 'PATCH', '/api/status', {
+      await call(emu.url, 'PATCH', '/api/status', {
         token,
         body: { fileId: fileRecord.id, status: 'UPLOADED' },
       })
@@ -63,7 +60,7 @@ test('a PUT that started before COMPLETED cannot replace the object once COMPLET
   ).toBe(200);
   expect(
     (
-      await api(emu, 'PATCH', '/api/status', {
+      await call(emu.url, 'PATCH', '/api/status', {
         token,
         body: { fileId: fileRecord.id, status: 'COMPLETED' },
       })
@@ -74,7 +71,7 @@ test('a PUT that started before COMPLETED cannot replace the object once COMPLET
   const late = await slow.answered;
   expect(late).toBeGreaterThanOrEqual(400);
 
-  const access = await api(emu, 'GET', `/api/access/${fileRecord.id}`, { token });
+  const access = await call(emu.url, 'GET', `/api/access/${fileRecord.id}`, { token });
   expect(access.status).toBe(200);
   const url = access.body.data.signedUrl ?? access.body.data.url;
   const content = await (await fetch(url)).text();

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
-import { api } from '../emulator/helpers.js';
+import { call, emulator } from '../kit/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../emulator/index.js';
 
 // "UPLOADED acknowledged with stale metadata" (issue 24, item 8): a PUT that committed between the
 // status PATCH's read of the object and its record write left fileSize and contentType describing
@@ -10,9 +10,8 @@ import { api } from '../emulator/helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu?.close());
 
 const FIRST = { body: 'first', type: 'text/x-first' };
 const SECOND = { body: 'the second object', type: 'text/x-second' };
@@ -23,7 +22,7 @@ test('an acknowledged UPLOADED describes the object that is stored, whatever PUT
   const stale: string[] = [];
   let acknowledged = 0;
   for (let i = 0; i < tries; i++) {
-    const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+    const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
       token,
       body: { files: [{ fileName: `race-${i}.txt` }], parentId: 'org_dev', parentType: 'ORG' },
     });
@@ -40,7 +39,7 @@ test('an acknowledged UPLOADED describes the object that is stored, whatever PUT
     ).toBe(200);
 
     const [status, put] = await Promise.all([
-      api(emu, 'PATCH', '/api/status', {
+      call(emu.url, 'PATCH', '/api/status', {
         token,
         body: { fileId: fileRecord.id, status: 'UPLOADED' },
       }),
@@ -57,7 +56,7 @@ test('an acknowledged UPLOADED describes the object that is stored, whatever PUT
     expect([200, 409], `PUT answered ${put}`).toContain(put);
     if (status.status !== 200) continue;
     acknowledged++;
-    const access = await api(emu, 'GET', `/api/access/${fileRecord.id}`, { token });
+    const access = await call(emu.url, 'GET', `/api/access/${fileRecord.id}`, { token });
     const stored = await (await fetch(access.body.data.url)).text();
     const object = stored === SECOND.body ? SECOND : FIRST;
     const record = status.body.data;

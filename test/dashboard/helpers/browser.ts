@@ -5,11 +5,10 @@
  *
  * Use:
  * ```ts
- * import { startEmulator } from '../../emulator/index.js';
+ * import { emulator } from '../kit/index.js';
  * import { openDashboard, screenshot, expectNoConsoleErrors } from './helpers/browser.js';
  *
- * const emu = await startEmulator();
- * onTestFinished(() => emu.close());
+ * const emu = await emulator();
  * const { page, consoleErrors } = await openDashboard(emu, 'deliveries'); // signed in, at #/deliveries
  * await page.getByRole('button', { name: 'Resend' }).click();          // locate by role and label
  * await screenshot(page, 'deliveries-resend');                          // artifacts/screenshots/deliveries-resend.png
@@ -71,7 +70,7 @@ export function collectErrors(page: Page): string[] {
   return errors;
 }
 
-/** The emulator as the harness needs it (what `startEmulator()` returns). */
+/** The emulator as the harness needs it (what the kit's `emulator()` returns). */
 export interface DashboardEmulator {
   dashboardLink(): string;
 }

@@ -1,10 +1,9 @@
+import { call, adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
-  adminCall,
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -21,7 +20,7 @@ let plugin: Awaited<ReturnType<typeof verifiedPlugin>>;
 let instanceId: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
   hook = await WebhookServer.start((event, received) =>
     event.type === 'WEBHOOK_CHALLENGE'
       ? answerProperly(event, received)
@@ -36,18 +35,20 @@ beforeAll(async () => {
     webhookUrl: hook.url,
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-    name: 'h',
-    pluginId: plugin.id,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: [],
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'h',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    },
   });
   expect(installed.status).toBe(201);
   instanceId = installed.body.data.id;
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 
@@ -80,10 +81,12 @@ describe('POST /_emulator/events', () => {
     const bad = message(42);
     delete (bad as Record<string, unknown>).agentId;
     const res = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'AGENT_MESSAGE_RECEIVED',
-      pluginId: plugin.id,
-      pluginInstanceId: instanceId,
-      data: bad,
+      body: {
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: plugin.id,
+        pluginInstanceId: instanceId,
+        data: bad,
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.error).toBe('VALIDATION_ERROR');
@@ -106,10 +109,12 @@ describe('POST /_emulator/events', () => {
 
   it('sends a matching payload and logs the exact signed request and the answer', async () => {
     const res = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'AGENT_MESSAGE_RECEIVED',
-      pluginId: plugin.id,
-      pluginInstanceId: instanceId,
-      data: message('it\'s "quoted" $(nope)\n'),
+      body: {
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: plugin.id,
+        pluginInstanceId: instanceId,
+        data: message('it\'s "quoted" $(nope)\n'),
+      },
     });
     expect(res.status).toBe(201);
     const delivery = res.body.data;
@@ -148,17 +153,21 @@ describe('POST /_emulator/events', () => {
 
   it('refuses an unknown event type and extra body fields by the contract schema', async () => {
     const unknownType = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'NOPE',
-      pluginId: plugin.id,
-      data: {},
+      body: {
+        type: 'NOPE',
+        pluginId: plugin.id,
+        data: {},
+      },
     });
     expect(unknownType.status).toBe(400);
     expect(unknownType.body.error.details.length).toBeGreaterThan(0);
     const extra = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'WEBHOOK_CHALLENGE',
-      pluginId: plugin.id,
-      data: { challenge: 'x' },
-      surprise: 1,
+      body: {
+        type: 'WEBHOOK_CHALLENGE',
+        pluginId: plugin.id,
+        data: { challenge: 'x' },
+        surprise: 1,
+      },
     });
     expect(extra.status).toBe(400);
   });
@@ -166,10 +175,12 @@ describe('POST /_emulator/events', () => {
   it('refuses a WEBHOOK_CHALLENGE with an instance (the platform sends a challenge with pluginInstanceId null) and sends nothing', async () => {
     const before = hook.received.length;
     const res = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'WEBHOOK_CHALLENGE',
-      pluginId: plugin.id,
-      pluginInstanceId: instanceId,
-      data: { challenge: 'x' },
+      body: {
+        type: 'WEBHOOK_CHALLENGE',
+        pluginId: plugin.id,
+        pluginInstanceId: instanceId,
+        data: { challenge: 'x' },
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0]).toMatchObject({
@@ -234,10 +245,12 @@ describe('GET /_emulator/deliveries/stream', () => {
       }
     })();
     const res = await adminCall(emu, 'POST', '/_emulator/events', {
-      type: 'AGENT_MESSAGE_RECEIVED',
-      pluginId: plugin.id,
-      pluginInstanceId: instanceId,
-      data: message('streamed'),
+      body: {
+        type: 'AGENT_MESSAGE_RECEIVED',
+        pluginId: plugin.id,
+        pluginInstanceId: instanceId,
+        data: message('streamed'),
+      },
     });
     const notice = await first;
     controller.abort();

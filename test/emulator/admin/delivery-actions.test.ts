@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { until } from '../../kit/index.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { until, call, adminCall, emulator } from '../../kit/index.js';
 import {
-  adminCall,
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -23,7 +21,7 @@ let answer: { status: number } | 'hang' = { status: 200 };
 
 beforeAll(async () => {
   // Retries a minute apart: a failed delivery stays pending for the test to act on.
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { timeoutMs: 1500, schedule: [60_000, 60_000, 60_000] },
   });
@@ -36,18 +34,20 @@ beforeAll(async () => {
     webhookUrl: hook.url,
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-    name: 'h',
-    pluginId: plugin.id,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: [],
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'h',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    },
   });
   expect(installed.status).toBe(201);
   instanceId = installed.body.data.id;
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginInstanceId: instanceId });
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 
@@ -73,10 +73,12 @@ function message() {
 
 async function emit(): Promise<{ id: string; status: string; attempts: unknown[] }> {
   const res = await adminCall(emu, 'POST', '/_emulator/events', {
-    type: 'AGENT_MESSAGE_RECEIVED',
-    pluginId: plugin.id,
-    pluginInstanceId: instanceId,
-    data: message(),
+    body: {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: plugin.id,
+      pluginInstanceId: instanceId,
+      data: message(),
+    },
   });
   expect(res.status).toBe(201);
   return res.body.data;

@@ -1,7 +1,8 @@
+import { adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { call } from '../../kit/http.js';
-import { adminCall, install, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
+import { install, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
 
 // The delivery log's scenario filters (issue 45): `scenario` takes whole names, as before;
 // `@scenarioContains` takes part of one, in any case. Both through the API of a real emulator and
@@ -16,26 +17,30 @@ const emitted: Record<string, string[]> = {};
 
 /** Emits one AGENT_MESSAGE_RECEIVED while `scenario` runs (none with null); its delivery id. */
 async function emitUnder(scenario: string | null): Promise<string> {
-  expect((await adminCall(emu, 'PUT', '/_emulator/scenario', { name: scenario })).status).toBe(200);
+  expect(
+    (await adminCall(emu, 'PUT', '/_emulator/scenario', { body: { name: scenario } })).status,
+  ).toBe(200);
   const now = new Date().toISOString();
   const answer = await adminCall(emu, 'POST', '/_emulator/events', {
-    type: 'AGENT_MESSAGE_RECEIVED',
-    pluginId: plugin.id,
-    pluginInstanceId: instanceId,
-    data: {
-      agentId,
-      characterId: 'char_sample',
-      conversationId: 'conv_sample',
-      message: {
-        id: 'msg_scenario',
+    body: {
+      type: 'AGENT_MESSAGE_RECEIVED',
+      pluginId: plugin.id,
+      pluginInstanceId: instanceId,
+      data: {
+        agentId,
+        characterId: 'char_sample',
         conversationId: 'conv_sample',
-        sender: 'USER',
-        type: 'TEXT',
-        content: 'hi',
-        attachments: [],
-        isStreaming: false,
-        createdAt: now,
-        updatedAt: now,
+        message: {
+          id: 'msg_scenario',
+          conversationId: 'conv_sample',
+          sender: 'USER',
+          type: 'TEXT',
+          content: 'hi',
+          attachments: [],
+          isStreaming: false,
+          createdAt: now,
+          updatedAt: now,
+        },
       },
     },
   });
@@ -47,7 +52,7 @@ async function emitUnder(scenario: string | null): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ inMemory: true });
+  emu = await emulator({ inMemory: true });
   hook = await WebhookServer.start();
   plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
@@ -75,7 +80,6 @@ beforeAll(async () => {
   await emitUnder('Checkout flow');
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 

@@ -1,9 +1,12 @@
+import { call, adminCall } from '../../kit/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { api, deepJson, exported } from '../helpers.js';
+import { deepJson, exported } from '../helpers.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 let emu: Emulator | undefined;
 let dir: string | undefined;
@@ -23,14 +26,14 @@ describe('a refused import changes nothing', () => {
   test('a record nested 20,000 levels deep is a 400 and the store, also after a restart, is as before', async () => {
     dir = await mkdtemp(join(tmpdir(), 'plugsmith-import-'));
     emu = await startEmulator({ dataDir: dir });
-    const repo = await api(emu, 'POST', '/api/repositories', {
+    const repo = await call(emu.url, 'POST', '/api/repositories', {
       token: emu.token!,
       body: { orgId: 'org_dev', name: 'kept' },
     });
     expect(repo.status).toBe(201);
     const before = await exported(emu);
 
-    const res = await api(emu, 'POST', '/_emulator/import', {
+    const res = await adminCall(emu, 'POST', '/_emulator/import', {
       rawBody: deepImport(20_000),
       headers: { 'content-type': 'application/json' },
     });
@@ -40,7 +43,7 @@ describe('a refused import changes nothing', () => {
 
     expect(await exported(emu)).toEqual(before);
     expect(
-      (await api(emu, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! }))
+      (await call(emu.url, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! }))
         .status,
     ).toBe(200);
 
@@ -48,7 +51,7 @@ describe('a refused import changes nothing', () => {
     emu = await startEmulator({ dataDir: dir });
     expect(await exported(emu)).toEqual(before);
     expect(
-      (await api(emu, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! }))
+      (await call(emu.url, 'GET', `/api/repositories/${repo.body.data.id}`, { token: emu.token! }))
         .status,
     ).toBe(200);
   });
@@ -61,7 +64,7 @@ describe('a refused import changes nothing', () => {
       version: 1,
       collections: { ...before, repositories: [] },
     };
-    const res = await api(emu, 'POST', '/_emulator/import', { body: file });
+    const res = await adminCall(emu, 'POST', '/_emulator/import', { body: file });
     expect(res.status).toBe(200);
     expect(res.body.data.counts.repositories).toBe(0);
     expect((await exported(emu)).repositories).toEqual([]);

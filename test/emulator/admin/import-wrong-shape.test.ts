@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { api, exported } from '../helpers.js';
+import { adminCall, call, emulator } from '../../kit/index.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
+import { exported } from '../helpers.js';
 
 // "A 12 MB wrong-shape import (admin only) holds the event loop for 8.3 s" (issue 36): the import's
 // schema reported a detail per wrong record (millions), and walking a parsed body for `__proto__`
@@ -10,14 +11,13 @@ import { api, exported } from '../helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu?.close());
 
 const HEAD = '{"format":"plugsmith-emulator-export","version":1,"collections":';
 
 async function importText(text: string) {
-  return api(emu, 'POST', '/_emulator/import', {
+  return adminCall(emu, 'POST', '/_emulator/import', {
     rawBody: text,
     headers: { 'content-type': 'application/json' },
   });
@@ -27,7 +27,7 @@ test('a million records that are not objects: a 400 with 20 details that counts 
   const before = await exported(emu);
   const body = `${HEAD}{"plugins":[${Array(1_000_000).fill('7').join(',')}]}}`;
   const importing = importText(body);
-  const health = api(emu, 'GET', '/_emulator/health');
+  const health = adminCall(emu, 'GET', '/_emulator/health');
   const [res, healthRes] = await Promise.all([importing, health]);
   expect(healthRes.status).toBe(200);
   expect(res.status).toBe(400);
@@ -119,7 +119,7 @@ test("a repository file's addedBy that is not a user or an instance is refused; 
 
   const imported = await importText(body({ kind: 'user', userId: 'usr_imported' }));
   expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-  const listed = await api(emu, 'GET', '/api/repositories/repo_docs/files', {
+  const listed = await call(emu.url, 'GET', '/api/repositories/repo_docs/files', {
     headers: { authorization: `Bearer ${emu.token}` },
   });
   expect(listed.status).toBe(200);

@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
   WebhookServer,
 } from '../webhooks/helpers.js';
-import { deadUrl } from '../../kit/index.js';
+import { deadUrl, call, emulator } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // GET /_emulator/overview: what the dashboard's Overview shows, from the running emulator itself.
@@ -18,7 +17,7 @@ const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
   // Retries wait a minute: a delivery that failed once stays "retrying" while the test looks.
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { schedule: [60_000], jitter: 0 },
     llm: {
@@ -29,19 +28,11 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await emu.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 
 async function overview() {
-  const res = await call(
-    emu.url,
-    'GET',
-    '/_emulator/overview',
-    undefined,
-    undefined,
-    emu.adminHeaders,
-  );
+  const res = await call(emu.url, 'GET', '/_emulator/overview', { headers: emu.adminHeaders });
   expect(res.status).toBe(200);
   return { data: res.body.data, text: JSON.stringify(res.body) };
 }
@@ -87,13 +78,10 @@ describe('GET /_emulator/overview', () => {
       events: ['AGENT_MESSAGE_RECEIVED'],
     });
     for (const plugin of [delivered, retried]) {
-      const installed = await call(
-        emu.url,
-        'POST',
-        '/api/agents/agent_acme/plugins',
-        TOKENS.member,
-        { name: 'h', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] },
-      );
+      const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+        bearer: TOKENS.member,
+        body: { name: 'h', pluginId: plugin.id, events: ['AGENT_MESSAGE_RECEIVED'], scopes: [] },
+      });
       expect(installed.status).toBe(201);
     }
     await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: delivered.id });
@@ -105,19 +93,19 @@ describe('GET /_emulator/overview', () => {
     for (let i = 0; i < 100 && emu.deliveries.get(waiting.id)!.attempts.length === 0; i++)
       await new Promise((r) => setTimeout(r, 20));
     // A challenge to a closed port fails for good (challenges are never retried).
-    const unreachable = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-      name: 'Gone',
-      type: 'EVENT_HANDLER',
-      webhookUrl: `${await deadUrl()}/webhook`,
-      events: [],
-      scopes: [],
+    const unreachable = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'Gone',
+        type: 'EVENT_HANDLER',
+        webhookUrl: `${await deadUrl()}/webhook`,
+        events: [],
+        scopes: [],
+      },
     });
-    await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${unreachable.body.data.id}/verify-webhook`,
-      TOKENS.member,
-    );
+    await call(emu.url, 'POST', `/api/plugins/${unreachable.body.data.id}/verify-webhook`, {
+      bearer: TOKENS.member,
+    });
 
     const { data } = await overview();
     const { db } = emulatorInternals(emu);

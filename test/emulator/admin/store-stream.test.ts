@@ -1,16 +1,16 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+import { emulator } from '../../kit/index.js';
 
 // GET /_emulator/stream: the store announces each replacement (reset, import) with a new epoch, once the new records are in.
 
 let emu: Emulator;
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
 });
-afterAll(() => emu.close());
 
 /** Opens the stream and returns a reader of its next frames (event name and parsed data). */
 async function openStream() {

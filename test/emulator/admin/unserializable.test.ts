@@ -1,3 +1,4 @@
+import { call, adminCall } from '../../kit/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { RecordRefused } from '../../../emulator/store/store.js';
 import { WebhookServer } from '../webhooks/helpers.js';
-import { api, deepJson, exported, verifiedDataProvider } from '../helpers.js';
+import { deepJson, exported, verifiedDataProvider } from '../helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 /**
  * A change that cannot be written to the journal (JSON.stringify overflows on ~4,200 levels) is
@@ -38,7 +41,7 @@ describe('a change that cannot be serialized is refused with nothing applied', (
   test('a data provider whose inputs nest 5,000 levels: 400; the list, the export and a restart agree', async () => {
     const before = await exported(emu);
     const rawBody = `{"name":"deep","pluginId":"${pluginId}","events":[],"scopes":[],"inputs":${deepJson(5000)}}`;
-    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const res = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       rawBody,
       headers: { 'content-type': 'application/json' },
@@ -46,7 +49,7 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
 
-    const list = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', {
+    const list = await call(emu.url, 'GET', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
     });
     expect(list.status).toBe(200);
@@ -57,8 +60,11 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     await restart();
     expect((await exported(emu)).instances).toEqual(before.instances);
     expect(
-      (await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', { token: emu.token! }))
-        .body.data,
+      (
+        await call(emu.url, 'GET', '/api/repositories/repo_docs/data-providers', {
+          token: emu.token!,
+        })
+      ).body.data,
     ).toEqual([]);
   });
 
@@ -66,7 +72,7 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     const before = await exported(emu);
     // 998 levels: the instance record is 999 deep (stored), its delivery record 1,002 (refused).
     const rawBody = `{"name":"almost","pluginId":"${pluginId}","events":[],"scopes":[],"inputs":${deepJson(998)}}`;
-    const res = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const res = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       rawBody,
       headers: { 'content-type': 'application/json' },
@@ -79,14 +85,14 @@ describe('a change that cannot be serialized is refused with nothing applied', (
   });
 
   test('an event whose data nests 4,150 levels (inside the 1 MB body limit): 400, no delivery kept', async () => {
-    const install = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const install = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       body: { name: 'ok', pluginId, events: ['REPOSITORY_FILE_ADDED'], scopes: [] },
     });
     expect(install.status).toBe(201);
     const before = await exported(emu);
     const rawBody = `{"type":"REPOSITORY_FILE_ADDED","pluginId":"${pluginId}","pluginInstanceId":"${install.body.data.id}","data":${deepJson(4150)}}`;
-    const res = await api(emu, 'POST', '/_emulator/events', {
+    const res = await adminCall(emu, 'POST', '/_emulator/events', {
       rawBody,
       headers: { 'content-type': 'application/json' },
     });
@@ -94,7 +100,7 @@ describe('a change that cannot be serialized is refused with nothing applied', (
     expect(res.status).toBeLessThan(500);
 
     // The delivery log and the export still answer, and hold what they held.
-    expect((await api(emu, 'GET', '/_emulator/deliveries')).status).toBe(200);
+    expect((await adminCall(emu, 'GET', '/_emulator/deliveries')).status).toBe(200);
     const after = await exported(emu);
     expect(after.deliveries.map((d) => (d as { id: string }).id)).toEqual(
       before.deliveries.map((d) => (d as { id: string }).id),

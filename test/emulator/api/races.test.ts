@@ -1,8 +1,9 @@
+import { call, emulator } from '../../kit/index.js';
 import { request } from 'undici';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { answerProperly, WebhookServer } from '../webhooks/helpers.js';
-import { api, verifiedDataProvider } from '../helpers.js';
+import { verifiedDataProvider } from '../helpers.js';
 import { deletePlugin } from '../../../emulator/api/plugins/service.js';
 import { installInstance } from '../../../emulator/api/instances/service.js';
 import { HttpError } from '../../../emulator/errors.js';
@@ -25,13 +26,12 @@ function gate() {
 let emu: Emulator | undefined;
 let hook: WebhookServer | undefined;
 afterEach(async () => {
-  await emu?.close();
   await hook?.close();
   emu = hook = undefined;
 });
 
 async function uploadedFile(emu: Emulator, name: string): Promise<string> {
-  const gen = await api(emu, 'POST', '/api/generate-upload-url', {
+  const gen = await call(emu.url, 'POST', '/api/generate-upload-url', {
     token: emu.token!,
     body: { files: [{ fileName: name }], parentId: 'org_dev', parentType: 'ORG' },
   });
@@ -52,9 +52,9 @@ describe('races between changes', () => {
       if (event.type === 'PLUGIN_UNINSTALLED') await held.wait();
       return answerProperly(event, received);
     });
-    emu = await startEmulator();
+    emu = await emulator();
     const pluginId = await verifiedDataProvider(emu, hook);
-    const first = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const first = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       body: {
         name: 'first',
@@ -68,7 +68,7 @@ describe('races between changes', () => {
     const fileId = await uploadedFile(emu, 'guide.md');
     expect(
       (
-        await api(emu, 'PATCH', '/api/status', {
+        await call(emu.url, 'PATCH', '/api/status', {
           token: emu.token!,
           body: { fileId, status: 'UPLOADED' },
         })
@@ -76,17 +76,17 @@ describe('races between changes', () => {
     ).toBe(200);
     expect(
       (
-        await api(emu, 'POST', '/api/repositories/repo_docs/files', {
+        await call(emu.url, 'POST', '/api/repositories/repo_docs/files', {
           token: emu.token!,
           body: { fileId },
         })
       ).status,
     ).toBe(201);
 
-    const deleting = api(emu, 'DELETE', `/api/plugins/${pluginId}`, { token: emu.token! });
+    const deleting = call(emu.url, 'DELETE', `/api/plugins/${pluginId}`, { token: emu.token! });
     await held.reached;
     // The plugin still exists at this point; the old code installed against it.
-    const second = await api(emu, 'POST', '/api/repositories/repo_docs/data-providers', {
+    const second = await call(emu.url, 'POST', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
       body: { name: 'second', pluginId, events: [], scopes: ['REPOSITORY_FILES_READ'] },
     });
@@ -95,7 +95,7 @@ describe('races between changes', () => {
     expect((await deleting).status).toBe(200);
 
     expect(emulatorInternals(emu).db.instances.where('pluginId', pluginId)).toEqual([]);
-    const listed = await api(emu, 'GET', '/api/repositories/repo_docs/data-providers', {
+    const listed = await call(emu.url, 'GET', '/api/repositories/repo_docs/data-providers', {
       token: emu.token!,
     });
     expect(listed.body.data).toEqual([]);
@@ -106,14 +106,14 @@ describe('races between changes', () => {
       .map((r) => (r.event.data as { accessToken: string }).accessToken);
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) {
-      const read = await api(emu, 'GET', '/api/repositories/repo_docs/files', { token });
+      const read = await call(emu.url, 'GET', '/api/repositories/repo_docs/files', { token });
       expect(read.status).toBe(401);
     }
   });
 
   test('through the services: an install interleaved after the delete started is refused, and nothing of the plugin is left', async () => {
     hook = await WebhookServer.start();
-    emu = await startEmulator();
+    emu = await emulator();
     const pluginId = await verifiedDataProvider(emu, hook);
     const services = emulatorInternals(emu);
     const now = new Date().toISOString();
@@ -145,7 +145,7 @@ describe('races between changes', () => {
   });
 
   test('a stale UPLOADED never overwrites an acknowledged COMPLETED', async () => {
-    emu = await startEmulator();
+    emu = await emulator();
     const fileId = await uploadedFile(emu, 'report.pdf');
     // Hold the first UPLOADED request where it waits on storage (after it checked the move).
     const storage = emulatorInternals(emu).storage;
@@ -156,20 +156,20 @@ describe('races between changes', () => {
       if (++calls === 1) await held.wait();
       return stat(key);
     };
-    const stale = api(emu, 'PATCH', '/api/status', {
+    const stale = call(emu.url, 'PATCH', '/api/status', {
       token: emu.token!,
       body: { fileId, status: 'UPLOADED' },
     });
     await held.reached;
     expect(
       (
-        await api(emu, 'PATCH', '/api/status', {
+        await call(emu.url, 'PATCH', '/api/status', {
           token: emu.token!,
           body: { fileId, status: 'UPLOADED' },
         })
       ).status,
     ).toBe(200);
-    const completed = await api(emu, 'PATCH', '/api/status', {
+    const completed = await call(emu.url, 'PATCH', '/api/status', {
       token: emu.token!,
       body: { fileId, status: 'COMPLETED' },
     });
@@ -178,26 +178,26 @@ describe('races between changes', () => {
     held.open();
     const late = await stale;
     expect(late.status).toBe(409);
-    const files = await api(emu, 'GET', '/api/', { token: emu.token! });
+    const files = await call(emu.url, 'GET', '/api/', { token: emu.token! });
     expect(files.body.data.find((f: { id: string }) => f.id === fileId).status).toBe('COMPLETED');
   });
 
   test('eight concurrent UPLOADED and one COMPLETED: once COMPLETED is acknowledged the file stays COMPLETED', async () => {
-    emu = await startEmulator();
+    emu = await emulator();
     const fileId = await uploadedFile(emu, 'many.txt');
     const uploads = Array.from({ length: 8 }, () =>
-      api(emu!, 'PATCH', '/api/status', {
+      call(emu!.url, 'PATCH', '/api/status', {
         token: emu!.token!,
         body: { fileId, status: 'UPLOADED' },
       }),
     );
-    let completed = await api(emu, 'PATCH', '/api/status', {
+    let completed = await call(emu.url, 'PATCH', '/api/status', {
       token: emu.token!,
       body: { fileId, status: 'COMPLETED' },
     });
     // COMPLETED needs an UPLOADED first: retry until one landed.
     while (completed.status === 409)
-      completed = await api(emu, 'PATCH', '/api/status', {
+      completed = await call(emu.url, 'PATCH', '/api/status', {
         token: emu.token!,
         body: { fileId, status: 'COMPLETED' },
       });

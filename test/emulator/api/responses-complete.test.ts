@@ -1,14 +1,7 @@
+import { call, adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import {
-  adminCall,
-  call,
-  install,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from '../webhooks/helpers.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { install, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from '../webhooks/helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // Answers are written from their response schemas, which drop any field they do not name. These
@@ -17,11 +10,10 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 let emu: Emulator;
 let hook: WebhookServer;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 
@@ -51,12 +43,9 @@ describe('answers carry every stored field the contract shows', () => {
     );
     const stored = emulatorInternals(emu).db.instances.get(instance.id);
     expect(instance).toEqual(stored);
-    const listed = await call(
-      emu.url,
-      'GET',
-      `/api/agents/agent_acme/plugins?id=${instance.id}`,
-      TOKENS.member,
-    );
+    const listed = await call(emu.url, 'GET', `/api/agents/agent_acme/plugins?id=${instance.id}`, {
+      bearer: TOKENS.member,
+    });
     expect(listed.body.data).toEqual([stored]);
   });
 
@@ -67,13 +56,10 @@ describe('answers carry every stored field the contract shows', () => {
       orgId: 'org_acme',
     };
     for (const method of ['POST', 'GET']) {
-      const answer = await call(
-        emu.url,
-        method,
-        '/api/generate-upload-url',
-        TOKENS.member,
-        request,
-      );
+      const answer = await call(emu.url, method, '/api/generate-upload-url', {
+        bearer: TOKENS.member,
+        body: request,
+      });
       expect(answer.status, JSON.stringify(answer.body)).toBe(method === 'POST' ? 201 : 200);
       const { files, expiresIn } = answer.body.data;
       expect(expiresIn).toBe(3600);
@@ -89,13 +75,10 @@ describe('answers carry every stored field the contract shows', () => {
       type: 'EVENT_HANDLER',
       webhookUrl: hook.url,
     });
-    const answer = await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${plugin.id}/webhook-secret/rotate`,
-      TOKENS.member,
-      { graceSeconds: 60 },
-    );
+    const answer = await call(emu.url, 'POST', `/api/plugins/${plugin.id}/webhook-secret/rotate`, {
+      bearer: TOKENS.member,
+      body: { graceSeconds: 60 },
+    });
     expect(answer.status).toBe(200);
     const stored = emulatorInternals(emu).db.plugins.get(plugin.id)!;
     expect(answer.body.data).toEqual({
@@ -105,27 +88,26 @@ describe('answers carry every stored field the contract shows', () => {
     });
     expect(
       (
-        await call(
-          emu.url,
-          'POST',
-          `/api/plugins/${plugin.id}/webhook-secret/rotate`,
-          TOKENS.viewer,
-          {},
-        )
+        await call(emu.url, 'POST', `/api/plugins/${plugin.id}/webhook-secret/rotate`, {
+          bearer: TOKENS.viewer,
+          body: {},
+        })
       ).status,
     ).toBe(403);
   });
 
   test('the fault settings are the dispatcher’s, every rule included', async () => {
     const put = await adminCall(emu, 'PUT', '/_emulator/faults', {
-      profile: 'duplicate=0.5,delay=10-20ms,reorder=0.1:50,drop=0.2,timeout-after-answer=0.3',
-      seed: 7,
+      body: {
+        profile: 'duplicate=0.5,delay=10-20ms,reorder=0.1:50,drop=0.2,timeout-after-answer=0.3',
+        seed: 7,
+      },
     });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body.data).toEqual(emu.faults.get());
     expect(put.body.data.rules.reorder).toEqual({ probability: 0.1, windowMs: 50 });
     expect((await adminCall(emu, 'GET', '/_emulator/faults')).body.data).toEqual(emu.faults.get());
-    await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' });
+    await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } });
   });
 
   test('an export holds every stored record as it is, secrets (hashed or signing) included', async () => {
@@ -136,7 +118,7 @@ describe('answers carry every stored field the contract shows', () => {
         JSON.parse(JSON.stringify([...collection.values()])),
       );
     }
-    const imported = await adminCall(emu, 'POST', '/_emulator/import', exported);
+    const imported = await adminCall(emu, 'POST', '/_emulator/import', { body: exported });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     expect(imported.body.data.imported).toBe(true);
     expect(imported.body.data.counts.plugins).toBe(exported.collections.plugins.length);

@@ -7,6 +7,8 @@ import { startEmulator } from '../../../emulator/index.js';
 import { builtEmulator, startChild, type ChildInfo } from './child.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the data dir a killed child left, round after round.
+
 const CONCURRENCY = 50;
 const ROUNDS = 3;
 

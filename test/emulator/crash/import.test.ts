@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startEmulator } from '../../../emulator/index.js';
 import { builtEmulator, startChild, type ChildInfo } from './child.js';
+import { type ApiResponse, call as kitCall } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the data dir a killed child left.
 
 let root: string;
 beforeAll(async () => {
@@ -18,22 +21,12 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-async function call(
-  info: ChildInfo,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: any }> {
-  const admin = path.startsWith('/_emulator');
-  const res = await fetch(`${info.url}${path}`, {
-    method,
-    headers: {
-      ...(admin ? { 'x-plugsmith-admin': info.adminToken } : { authorization: info.token }),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
+/** A call to the child emulator: admin paths with its admin credential, the rest as its OWNER. */
+function call(info: ChildInfo, method: string, path: string, body?: unknown): Promise<ApiResponse> {
+  const credential = path.startsWith('/_emulator')
+    ? { headers: { 'x-plugsmith-admin': info.adminToken } }
+    : { token: info.token };
+  return kitCall(info.url, method, path, { ...credential, body });
 }
 
 const createPlugin = (info: ChildInfo, name: string) =>

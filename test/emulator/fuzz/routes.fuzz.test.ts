@@ -15,6 +15,8 @@ import {
 import { MAX_SCHEMA_NODES, MAX_SCHEMA_PATTERNS } from '../../../emulator/validation/json-schema.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file closes and reopens its dataDir to check the store.
+
 // Bad-input fuzz against every operation of the management and admin APIs, as the emulator's own
 // OpenAPI document lists them, on a real emulator over HTTP: never a 5xx, always the error
 // envelope, the server keeps serving, and the data dir reloads to the same records. About 450

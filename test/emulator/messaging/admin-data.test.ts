@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, EventClient, KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
+import { EventClient, KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 // The admin listings the dashboard's Data page needs beyond the platform's API: tokens as metadata,
@@ -8,10 +9,7 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed() });
-});
-afterAll(async () => {
-  await emu.close();
+  emu = await emulator({ seed: messagingSeed() });
 });
 
 const admin = (method: string, path: string, body?: unknown) =>
@@ -98,7 +96,7 @@ describe('admin API: conversations and messages', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hello' },
     });
     await events.reply();

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import {
-  call,
-  EventClient,
-  expectPacketInvariants,
-  messagingSeed,
-  newConversation,
-} from './helpers.js';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
+import { EventClient, expectPacketInvariants, messagingSeed, newConversation } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed() });
-});
-afterAll(async () => {
-  await emu.close();
+  emu = await emulator({ seed: messagingSeed() });
 });
 
 const admin = (method: string, path: string, body?: unknown) =>
@@ -56,7 +48,7 @@ describe('admin API: characters', () => {
     const id = await newConversation(emu.messagingUrl, key, 'char_echo');
     const events = await EventClient.open(emu.messagingUrl, id, key);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key,
+      bearer: key,
       body: { content: 'PING' },
     });
     const packets = await events.reply();

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
+import { KEY_A, KEY_B, messagingSeed, newConversation } from './helpers.js';
 
 let emu: Emulator;
 let conversationA: string;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed() });
+  emu = await emulator({ seed: messagingSeed() });
   conversationA = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-});
-afterAll(async () => {
-  await emu.close();
 });
 
 /** Every messaging route, with a body that would be valid. */
@@ -40,8 +38,8 @@ describe('messaging authorization', () => {
     it(`answers 401 to ${label} on every route`, async () => {
       for (const route of routes()) {
         const res = await call(emu.messagingUrl, route.method, route.path, {
-          auth: auth ?? undefined,
-          key: null,
+          token: auth ?? undefined,
+          bearer: null,
           body: 'body' in route ? route.body : undefined,
         });
         expect(res.status, `${route.method} ${route.path}`).toBe(401);
@@ -55,7 +53,7 @@ describe('messaging authorization', () => {
 
   it('answers 401 before looking at a bad body', async () => {
     const res = await call(emu.messagingUrl, 'POST', `/conversations/${conversationA}/messages`, {
-      key: null,
+      bearer: null,
       body: { nonsense: true },
     });
     expect(res.status).toBe(401);
@@ -64,7 +62,7 @@ describe('messaging authorization', () => {
   it("hides another org's conversations and characters from a valid key", async () => {
     for (const route of routes()) {
       const res = await call(emu.messagingUrl, route.method, route.path, {
-        key: KEY_B,
+        bearer: KEY_B,
         body: 'body' in route ? route.body : undefined,
       });
       if (route.path === '/conversations') {
@@ -78,7 +76,7 @@ describe('messaging authorization', () => {
     }
     // Nothing was written into org A's conversation.
     const listed = await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
     });
     expect(listed.body.data).toEqual([]);
   });
@@ -87,7 +85,7 @@ describe('messaging authorization', () => {
     for (const route of routes()) {
       if (route.path.endsWith('/events')) continue; // a stream; covered by events.test.ts
       const res = await call(emu.messagingUrl, route.method, route.path, {
-        auth: `bearer ${KEY_A}`,
+        token: `bearer ${KEY_A}`,
         body: 'body' in route ? route.body : undefined,
       });
       expect(res.status, `${route.method} ${route.path}`).toBeLessThan(300);
@@ -102,7 +100,8 @@ describe('messaging authorization', () => {
     expect(issued.status).toBe(201);
     const key = issued.body.data.key as string;
     expect(
-      (await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}`, { key })).status,
+      (await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}`, { bearer: key }))
+        .status,
     ).toBe(200);
     expect(
       (
@@ -112,7 +111,8 @@ describe('messaging authorization', () => {
       ).status,
     ).toBe(200);
     expect(
-      (await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}`, { key })).status,
+      (await call(emu.messagingUrl, 'GET', `/conversations/${conversationA}`, { bearer: key }))
+        .status,
     ).toBe(401);
   });
 });

@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { call, emulator, tempDir } from '../../kit/index.js';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, KEY_A, messagingSeed } from './helpers.js';
+import { beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
+import { KEY_A, messagingSeed } from './helpers.js';
 
 // Messaging's store changes live in emulator/messaging/conversation-service.ts, one journal line per
 // logical change: a user's message and its conversation's new updatedAt were two separate writes
@@ -12,12 +12,8 @@ import { call, KEY_A, messagingSeed } from './helpers.js';
 let emu: Emulator;
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'plugsmith-conv-'));
-  emu = await startEmulator({ dataDir: dir, seed: messagingSeed() });
-});
-afterAll(async () => {
-  await emu?.close();
-  await rm(dir, { recursive: true, force: true });
+  dir = await tempDir('plugsmith-conv-');
+  emu = await emulator({ dataDir: dir, seed: messagingSeed() });
 });
 
 /** Every journal line of the data dir, parsed. */
@@ -41,13 +37,13 @@ async function journalLines(): Promise<
 
 test("a user's message and its conversation's touch are one journal line", async () => {
   const created = await call(emu.messagingUrl, 'POST', '/conversations', {
-    key: KEY_A,
+    bearer: KEY_A,
     body: { characterId: 'char_fast' },
   });
   expect(created.status).toBe(201);
   const conversationId = created.body.data.id;
   const sent = await call(emu.messagingUrl, 'POST', `/conversations/${conversationId}/messages`, {
-    key: KEY_A,
+    bearer: KEY_A,
     body: { type: 'TEXT', content: 'hello' },
   });
   expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);

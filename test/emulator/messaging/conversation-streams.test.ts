@@ -7,6 +7,7 @@ import {
   ConversationStreams,
   MAX_BUFFERED_BYTES,
 } from '../../../emulator/messaging/conversation-streams.js';
+import { until } from '../../kit/index.js';
 
 // A real HTTP server whose responses become SSE streams, and raw TCP clients: one that reads
 // everything, one that never reads (its kernel buffers fill, then the server's do).
@@ -74,8 +75,10 @@ describe('ConversationStreams', () => {
 
     // The reading client got every frame, and still gets new ones.
     streams!.broadcast('conv_1', 'event: done\ndata: {}\n\n');
-    const deadline = Date.now() + 10_000;
-    while (!tail.includes('event: done') && Date.now() < deadline) await sleep(10);
+    await until('the new frame', () => tail.includes('event: done'), {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
     expect(tail).toContain('event: done');
     expect(received).toBeGreaterThanOrEqual(sent * frame.length);
   });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import { call, emulator } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -14,16 +14,13 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: messagingSeed() });
-});
-afterAll(async () => {
-  await emu.close();
+  emu = await emulator({ seed: messagingSeed() });
 });
 
 describe('conversations', () => {
   it('creates and reads a conversation in the documented shape', async () => {
     const created = await call(emu.messagingUrl, 'POST', '/conversations', {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { characterId: 'char_fast' },
     });
     expect(created.status).toBe(201);
@@ -34,7 +31,7 @@ describe('conversations', () => {
       'updatedAt',
     ]);
     const read = await call(emu.messagingUrl, 'GET', `/conversations/${created.body.data.id}`, {
-      key: KEY_A,
+      bearer: KEY_A,
     });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ ok: true, data: created.body.data });
@@ -47,15 +44,16 @@ describe('conversations', () => {
       { characterId: 'char_fast', extra: 1 },
       { characterId: 42 },
     ]) {
-      const res = await call(emu.messagingUrl, 'POST', '/conversations', { key: KEY_A, body });
+      const res = await call(emu.messagingUrl, 'POST', '/conversations', { bearer: KEY_A, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.ok).toBe(false);
       expect(res.body.error.error).toBe('VALIDATION_ERROR');
       expect(res.body.error.details.length).toBeGreaterThan(0);
     }
     const res = await call(emu.messagingUrl, 'POST', '/conversations', {
-      key: KEY_A,
-      body: '{not json',
+      bearer: KEY_A,
+      rawBody: '{not json',
+      headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
   });
@@ -68,7 +66,7 @@ describe('conversations', () => {
       ['GET', '/conversations/conv_missing/events'],
     ] as const) {
       const res = await call(emu.messagingUrl, method, path, {
-        key: KEY_A,
+        bearer: KEY_A,
         body: method === 'POST' ? { content: 'hi' } : undefined,
       });
       expect(res.status, `${method} ${path}`).toBe(404);
@@ -84,7 +82,7 @@ describe('messages', () => {
     expect(events.status).toBe(200);
     expect(String(events.headers['content-type'])).toContain('text/event-stream');
     const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hello you', type: 'TEXT' },
     });
     expect(sent.status).toBe(201);
@@ -103,7 +101,7 @@ describe('messages', () => {
     expect(packets[packets.length - 1].contentDelta).toBe('');
 
     const listed = await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
     });
     expect(listed.body.data.map((m: Message) => m.sender)).toEqual(['USER', 'CHARACTER']);
     expect(listed.body.data[1]).toEqual(final);
@@ -121,7 +119,7 @@ describe('messages', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'anything' },
     });
     const polled = await pollReply(emu.messagingUrl, id, KEY_A);
@@ -144,13 +142,13 @@ describe('messages', () => {
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     for (let i = 1; i <= 3; i++) {
       await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body: { content: `message ${i}` },
       });
       await events.reply(i);
     }
     const all = (
-      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })
     ).body.data as Message[];
     expect(all.map((m) => m.sender)).toEqual([
       'USER',
@@ -166,7 +164,7 @@ describe('messages', () => {
       'message 3',
     ]);
     const first = await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages?limit=2`, {
-      key: KEY_A,
+      bearer: KEY_A,
     });
     expect(first.body.data).toEqual(all.slice(0, 2));
     expect(first.body.meta.pagination).toEqual({
@@ -179,14 +177,14 @@ describe('messages', () => {
       emu.messagingUrl,
       'GET',
       `/conversations/${id}/messages?after=${all[1].id}&limit=3`,
-      { key: KEY_A },
+      { bearer: KEY_A },
     );
     expect(next.body.data).toEqual(all.slice(2, 5));
     const tail = await call(
       emu.messagingUrl,
       'GET',
       `/conversations/${id}/messages?after=${all[5].id}`,
-      { key: KEY_A },
+      { bearer: KEY_A },
     );
     expect(tail.body.data).toEqual([]);
     expect(tail.body.meta.pagination.hasNext).toBe(false);
@@ -204,7 +202,7 @@ describe('messages', () => {
       'after=a&after=b',
     ]) {
       const res = await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages?${query}`, {
-        key: KEY_A,
+        bearer: KEY_A,
       });
       expect(res.status, query).toBe(400);
       expect(res.body.error.message).toBe('Invalid query parameters');
@@ -245,7 +243,7 @@ describe('messages', () => {
     ];
     for (const body of bad) {
       const res = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body,
       });
       expect(res.status, JSON.stringify(body).slice(0, 200)).toBe(400);
@@ -258,13 +256,13 @@ describe('messages', () => {
       });
     }
     const huge = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'x'.repeat(2 * 1024 * 1024) },
     });
     expect(huge.status).toBe(413);
     // Nothing was stored, no reply was started.
     expect(
-      (await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })).body
+      (await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })).body
         .data,
     ).toEqual([]);
   });
@@ -284,7 +282,7 @@ describe('messages', () => {
     ];
     for (const [i, body] of good.entries()) {
       const res = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
+        bearer: KEY_A,
         body,
       });
       expect(res.status).toBe(201);
@@ -297,11 +295,11 @@ describe('messages', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'first' },
     });
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'second' },
     });
     await events.reply(2);

@@ -1,7 +1,7 @@
+import { call, emulator } from '../../kit/index.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -11,6 +11,8 @@ import {
 } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
+
 describe('messaging durability', () => {
   it('keeps conversations and final replies across a restart, and ends replies a crash left streaming', async () => {
     const { dir, remove } = await temporaryDataDir('plugsmith-messaging-');
@@ -19,7 +21,7 @@ describe('messaging durability', () => {
     const id = await newConversation(first.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(first.messagingUrl, id, KEY_A);
     await call(first.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hello' },
     });
     const final = expectPacketInvariants(await events.reply());
@@ -38,10 +40,10 @@ describe('messaging durability', () => {
     const second = await startEmulator({ dataDir: dir });
     try {
       expect(
-        (await call(second.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status,
+        (await call(second.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,
       ).toBe(200);
       const listed = (
-        await call(second.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+        await call(second.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })
       ).body.data as Message[];
       expect(listed.map((m) => m.sender)).toEqual(['USER', 'CHARACTER', 'CHARACTER']);
       expect(listed[1]).toEqual(final);
@@ -57,30 +59,26 @@ describe('messaging durability', () => {
   });
 
   it('empties conversations on reset and keeps serving', async () => {
-    const emu = await startEmulator({ seed: messagingSeed() });
-    try {
-      const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
-      const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
-      await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
-        body: { content: 'go' },
-      });
-      await events.until((packets) => packets.length > 0);
-      await emu.reset();
-      expect(
-        (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { key: KEY_A })).status,
-      ).toBe(404);
-      const again = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
-      const fresh = await EventClient.open(emu.messagingUrl, again, KEY_A);
-      await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, {
-        key: KEY_A,
-        body: { content: 'hello' },
-      });
-      expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');
-      // Nothing of the old conversation came back into the store after the reset.
-      expect(emulatorInternals(emu).db.messages.where('conversationId', id)).toEqual([]);
-    } finally {
-      await emu.close();
-    }
+    const emu = await emulator({ seed: messagingSeed() });
+    const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
+    const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
+    await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      bearer: KEY_A,
+      body: { content: 'go' },
+    });
+    await events.until((packets) => packets.length > 0);
+    await emu.reset();
+    expect(
+      (await call(emu.messagingUrl, 'GET', `/conversations/${id}`, { bearer: KEY_A })).status,
+    ).toBe(404);
+    const again = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
+    const fresh = await EventClient.open(emu.messagingUrl, again, KEY_A);
+    await call(emu.messagingUrl, 'POST', `/conversations/${again}/messages`, {
+      bearer: KEY_A,
+      body: { content: 'hello' },
+    });
+    expect(expectPacketInvariants(await fresh.reply()).content).toBe('Hi there, Fast here!');
+    // Nothing of the old conversation came back into the store after the reset.
+    expect(emulatorInternals(emu).db.messages.where('conversationId', id)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, emulator, until } from '../../kit/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -14,18 +14,15 @@ import { emulatorInternals } from '../../../emulator/internals.js';
 let emu: Emulator;
 beforeAll(async () => {
   // 200 streams of one key below: past the default cap of streams per API key (MAX_STREAMS_PER_API_KEY).
-  emu = await startEmulator({
+  emu = await emulator({
     seed: messagingSeed(),
     messaging: { keepAliveMs: 200, maxStreamsPerApiKey: 200 },
   });
 });
-afterAll(async () => {
-  await emu.close();
-});
 
 function send(id: string, content: string) {
   return call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-    key: KEY_A,
+    bearer: KEY_A,
     body: { content },
   });
 }
@@ -70,16 +67,19 @@ describe('GET /conversations/:id/events', () => {
   it('sends keep-alive comments and forgets clients that leave', async () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const client = await EventClient.open(emu.messagingUrl, id, KEY_A);
-    const deadline = Date.now() + 3000;
-    while (!client.comments.includes('keep-alive') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
+    await until('a keep-alive comment', () => client.comments.includes('keep-alive'), {
+      timeoutMs: 3000,
+      intervalMs: 10,
+    });
     expect(client.comments).toContain('connected');
     expect(client.comments).toContain('keep-alive');
     expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(1);
     client.close();
-    const until = Date.now() + 3000;
-    while (emulatorInternals(emu).messaging.streams.count(id) > 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(
+      'the stream forgotten',
+      () => emulatorInternals(emu).messaging.streams.count(id) === 0,
+      { timeoutMs: 3000, intervalMs: 10 },
+    );
     expect(emulatorInternals(emu).messaging.streams.count(id)).toBe(0);
     // A reply with nobody listening still completes.
     await send(id, 'anyone?');
@@ -100,17 +100,17 @@ describe('GET /conversations/:id/events', () => {
   });
 
   it('ends open streams when the emulator closes', async () => {
+    // Started and closed by the test: what a stream sees when its emulator closes is under test.
     const other = await startEmulator({ seed: messagingSeed() });
     const id = await newConversation(other.messagingUrl, KEY_A, 'char_slow');
     const client = await EventClient.open(other.messagingUrl, id, KEY_A);
     await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'go' },
     });
     await client.until((packets: Packet[]) => packets.length >= 1);
     await other.close();
-    const deadline = Date.now() + 3000;
-    while (!client.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until('the stream ended', () => client.ended, { timeoutMs: 3000, intervalMs: 10 });
     expect(client.ended).toBe(true);
     // The reply was ended with a final packet saying why, before the stream closed.
     const last = client.packets[client.packets.length - 1];

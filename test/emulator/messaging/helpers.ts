@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { expect, onTestFinished } from 'vitest';
 import type { Seed } from '../../../emulator/index.js';
+import { call } from '../../kit/index.js';
 
 /** The message shape of the messaging API. */
 export interface Message {
@@ -72,36 +73,6 @@ export function messagingSeed(extra: Partial<Seed> = {}): Seed {
     ],
     ...extra,
   };
-}
-
-/** Calls the emulator over HTTP; returns status and parsed JSON. */
-export async function call(
-  base: string,
-  method: string,
-  path: string,
-  options: {
-    key?: string | null;
-    auth?: string;
-    body?: unknown;
-    headers?: Record<string, string>;
-  } = {},
-) {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.auth !== undefined) headers.authorization = options.auth;
-  else if (options.key) headers.authorization = `Bearer ${options.key}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await request(`${base}${path}`, {
-    method: method as 'GET',
-    headers,
-    body:
-      options.body === undefined
-        ? undefined
-        : typeof options.body === 'string'
-          ? options.body
-          : JSON.stringify(options.body),
-  });
-  const text = await response.body.text();
-  return { status: response.statusCode, body: text ? JSON.parse(text) : undefined };
 }
 
 /** A server-sent-events client of `GET /conversations/:id/events`, parsing frames as they arrive. */
@@ -229,7 +200,7 @@ export async function pollReply(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await call(base, 'GET', `/conversations/${conversationId}/messages?limit=100`, {
-      key,
+      bearer: key,
     });
     expect(res.status).toBe(200);
     const replies = (res.body.data as Message[]).filter((m) => m.sender === 'CHARACTER');
@@ -251,7 +222,7 @@ export async function newConversation(
   key: string,
   characterId: string,
 ): Promise<string> {
-  const res = await call(base, 'POST', '/conversations', { key, body: { characterId } });
+  const res = await call(base, 'POST', '/conversations', { bearer: key, body: { characterId } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.id as string;
 }

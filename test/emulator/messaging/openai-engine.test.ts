@@ -1,9 +1,9 @@
+import { call, emulator, deadUrl } from '../../kit/index.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -46,7 +46,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  emu = await startEmulator({
+  emu = await emulator({
     seed: messagingSeed({
       characters: [
         {
@@ -69,7 +69,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await emu.close();
   for (const socket of sockets) socket.destroy();
   await new Promise((resolve) => server.close(resolve));
 });
@@ -78,7 +77,7 @@ async function converse(content: string) {
   const id = await newConversation(emu.messagingUrl, KEY_A, 'char_llm');
   const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
   const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-    key: KEY_A,
+    bearer: KEY_A,
     body: { content },
   });
   expect(sent.status).toBe(201);
@@ -131,7 +130,7 @@ describe('OpenAI-compatible engine through the messaging API', () => {
     const { id, events } = await converse('first');
     await events.reply(1);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'second' },
     });
     await events.reply(2);
@@ -170,51 +169,40 @@ describe('OpenAI-compatible engine through the messaging API', () => {
   });
 
   it('ends the reply with an error, without hanging, when the backend is unreachable', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-    const other = await startEmulator({
+    const unreachable = await deadUrl();
+    const other = await emulator({
       seed: messagingSeed({
         characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }],
       }),
-      llm: { baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm' },
+      llm: { baseUrl: `${unreachable}/v1`, model: 'm' },
     });
-    try {
-      const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
-      const events = await EventClient.open(other.messagingUrl, id, KEY_A);
-      await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
-        body: { content: 'anyone there?' },
-      });
-      const final = expectPacketInvariants(await events.reply(1, 5000));
-      expect(final.error?.code).toBe('UNREACHABLE');
-      expect(final.content).toContain(`127.0.0.1:${port}`);
-      const polled = await pollReply(other.messagingUrl, id, KEY_A);
-      expect(polled[polled.length - 1]).toEqual(final);
-    } finally {
-      await other.close();
-    }
+    const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
+    const events = await EventClient.open(other.messagingUrl, id, KEY_A);
+    await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      bearer: KEY_A,
+      body: { content: 'anyone there?' },
+    });
+    const final = expectPacketInvariants(await events.reply(1, 5000));
+    expect(final.error?.code).toBe('UNREACHABLE');
+    expect(final.content).toContain(new URL(unreachable).host);
+    const polled = await pollReply(other.messagingUrl, id, KEY_A);
+    expect(polled[polled.length - 1]).toEqual(final);
   });
 
   it('says how to configure the backend when the emulator has none', async () => {
-    const other = await startEmulator({
+    const other = await emulator({
       seed: messagingSeed({
         characters: [{ id: 'char_llm', orgId: 'org_a', name: 'Lena', engine: 'openai' }],
       }),
     });
-    try {
-      const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
-      const events = await EventClient.open(other.messagingUrl, id, KEY_A);
-      await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-        key: KEY_A,
-        body: { content: 'hi' },
-      });
-      const final = expectPacketInvariants(await events.reply());
-      expect(final.error?.code).toBe('NOT_CONFIGURED');
-      expect(final.content).toContain('--llm-base-url');
-    } finally {
-      await other.close();
-    }
+    const id = await newConversation(other.messagingUrl, KEY_A, 'char_llm');
+    const events = await EventClient.open(other.messagingUrl, id, KEY_A);
+    await call(other.messagingUrl, 'POST', `/conversations/${id}/messages`, {
+      bearer: KEY_A,
+      body: { content: 'hi' },
+    });
+    const final = expectPacketInvariants(await events.reply());
+    expect(final.error?.code).toBe('NOT_CONFIGURED');
+    expect(final.content).toContain('--llm-base-url');
   });
 });

@@ -1,10 +1,10 @@
+import { call, emulator } from '../../kit/index.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
 import {
-  call,
   EventClient,
   expectPacketInvariants,
   KEY_A,
@@ -86,15 +86,15 @@ function write(
     emu.url,
     'POST',
     `/api/agents/${options.agentId ?? 'agent_a'}/conversations/${conversationId}/messages`,
-    { auth: token === null ? undefined : `Bearer ${token}`, body },
+    { token: token === null ? undefined : `Bearer ${token}`, body },
   );
 }
 
 beforeAll(async () => {
   await plugin.start();
-  emu = await startEmulator({ seed: messagingSeed(), messaging: { pluginReplyTimeoutMs: 400 } });
+  emu = await emulator({ seed: messagingSeed(), messaging: { pluginReplyTimeoutMs: 400 } });
   const created = await call(emu.url, 'POST', '/api/plugins', {
-    auth: USER_TOKEN,
+    token: USER_TOKEN,
     body: {
       name: 'Replier',
       type: 'EVENT_HANDLER',
@@ -108,11 +108,11 @@ beforeAll(async () => {
   pluginId = created.body.data.id;
   plugin.secret = created.body.data.webhookSecret;
   const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, {
-    auth: USER_TOKEN,
+    token: USER_TOKEN,
   });
   expect(verified.body.data.verified, JSON.stringify(verified.body)).toBe(true);
   const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', {
-    auth: USER_TOKEN,
+    token: USER_TOKEN,
     body: {
       name: 'Replier on agent A',
       pluginId,
@@ -127,7 +127,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await emu.close();
   await plugin.stop();
 });
 
@@ -150,7 +149,7 @@ describe('plugin-driven replies', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     const sent = await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hello' },
     });
     expect(sent.status).toBe(201);
@@ -179,7 +178,7 @@ describe('plugin-driven replies', () => {
 
     // The built-in engine stayed silent: the plugin's message is the only reply.
     const listed = (
-      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })
     ).body.data as Message[];
     expect(listed.map((m) => m.sender)).toEqual(['USER', 'CHARACTER']);
     expect(listed[1]).toEqual(final);
@@ -198,12 +197,12 @@ describe('plugin-driven replies', () => {
     });
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'question' },
     });
     await opened;
     const growing = (
-      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })
     ).body.data as Message[];
     expect(growing[1]).toMatchObject({ id: messageId, content: 'Thinking', isStreaming: true });
     await write(id, { content: '… done.', messageId });
@@ -213,7 +212,7 @@ describe('plugin-driven replies', () => {
           emu.messagingUrl,
           'GET',
           `/conversations/${id}/messages?after=${growing[0].id}`,
-          { key: KEY_A },
+          { bearer: KEY_A },
         )
       ).body.data[0],
     ).toMatchObject({ content: 'Thinking… done.', isStreaming: true });
@@ -229,7 +228,7 @@ describe('plugin-driven replies', () => {
     plugin.onMessage = (_event, res) => void res.writeHead(200).end();
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hi' },
     });
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
@@ -264,7 +263,7 @@ describe('plugin-driven replies', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_fast');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hi' },
     });
     const opened = await write(id, { content: 'I will never fin' });
@@ -286,7 +285,7 @@ describe('plugin-driven replies', () => {
       body: { id: 'char_sync', orgId: 'org_a', agentId: 'agent_sync', name: 'Sync' },
     });
     const installed = await call(emu.url, 'POST', '/api/agents/agent_sync/plugins', {
-      auth: USER_TOKEN,
+      token: USER_TOKEN,
       body: {
         name: 'sync',
         pluginId,
@@ -311,12 +310,12 @@ describe('plugin-driven replies', () => {
     };
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_sync');
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'now' },
     });
     // No waiting: the reply was written during the delivery the POST awaited.
     const listed = (
-      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { key: KEY_A })
+      await call(emu.messagingUrl, 'GET', `/conversations/${id}/messages`, { bearer: KEY_A })
     ).body.data as Message[];
     expect(listed.map((m) => [m.sender, m.content])).toEqual([
       ['USER', 'now'],
@@ -332,7 +331,7 @@ describe('plugin-driven replies', () => {
     const id = await newConversation(emu.messagingUrl, KEY_A, 'char_slow');
     const events = await EventClient.open(emu.messagingUrl, id, KEY_A);
     await call(emu.messagingUrl, 'POST', `/conversations/${id}/messages`, {
-      key: KEY_A,
+      bearer: KEY_A,
       body: { content: 'hi' },
     });
     const final = expectPacketInvariants(await events.reply());
@@ -374,7 +373,7 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
     const body = { content: 'x', isStreaming: false };
     const installOnAgent = async (scopes: string[]) => {
       const installed = await call(emu.url, 'POST', '/api/agents/agent_a/plugins', {
-        auth: USER_TOKEN,
+        token: USER_TOKEN,
         body: { name: 'another', pluginId, events: [], scopes },
       });
       expect(installed.status, JSON.stringify(installed.body)).toBe(201);
@@ -392,7 +391,7 @@ describe('POST /api/agents/:agentId/conversations/:conversationId/messages', () 
     expect(
       (
         await call(emu.url, 'DELETE', `/api/agents/agent_a/plugins/${removed.id}`, {
-          auth: USER_TOKEN,
+          token: USER_TOKEN,
         })
       ).status,
     ).toBe(200);

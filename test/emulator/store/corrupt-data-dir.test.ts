@@ -1,10 +1,13 @@
+import { call } from '../../kit/index.js';
 import { mkdtemp, readdir, readFile, rm, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startEmulator } from '../../../emulator/index.js';
-import { api } from '../helpers.js';
+
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file starts on data dirs it damaged, and restarts on them.
 
 // "Corrupted data dirs that start with less data, silently" (issue 36): snapshot.json deleted while
 // journal-2 existed started with 20 of 50 plugins; a raised snapshot generation deleted journal-2;
@@ -25,7 +28,7 @@ async function dataDirWithPlugins(): Promise<{ generation: number }> {
   const emu = await startEmulator({ dataDir: dir });
   try {
     const create = (i: number) =>
-      api(emu, 'POST', '/api/plugins', {
+      call(emu.url, 'POST', '/api/plugins', {
         token: emu.token!,
         body: { orgId: 'org_dev', name: `Plugin ${i}`, type: 'APP' },
       });
@@ -79,7 +82,7 @@ describe('a corrupt data dir is refused, never shrunk', () => {
     await dataDirWithPlugins();
     const emu = await startEmulator({ dataDir: dir });
     try {
-      const plugins = await api(emu, 'GET', '/api/orgs/org_dev/plugins', {
+      const plugins = await call(emu.url, 'GET', '/api/orgs/org_dev/plugins', {
         token: emu.token!,
         query: { '@limit': 100 },
       });
@@ -184,7 +187,7 @@ describe('a corrupt data dir is refused, never shrunk', () => {
     await editSnapshot(withoutChecksum);
     const emu = await startEmulator({ dataDir: dir });
     try {
-      const plugins = await api(emu, 'GET', '/api/orgs/org_dev/plugins', {
+      const plugins = await call(emu.url, 'GET', '/api/orgs/org_dev/plugins', {
         token: emu.token!,
         query: { '@limit': 100 },
       });

@@ -7,6 +7,8 @@ import { defineCollections, type Db } from '../../../emulator/model.js';
 import { startEmulator } from '../../../emulator/index.js';
 import { startChild, type EmulatorChild } from '../crash/child.js';
 
+// startEmulator rather than the kit's emulator(): this file tests that a second start on a locked dataDir is refused.
+
 let child: EmulatorChild | undefined;
 let dir: string | undefined;
 afterEach(async () => {

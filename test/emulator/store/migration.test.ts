@@ -14,6 +14,8 @@ import {
 } from '../../../emulator/store/store.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
+
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'plugsmith-migration-'));

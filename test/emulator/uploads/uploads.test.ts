@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
 import { canMove, FILE_STATUSES } from '../../../emulator/uploads/rules.js';
 import { startS3Server, S3RVER_KEYS, type TestS3Server } from './storage/s3-server.js';
+import { emulator } from '../../kit/index.js';
 
 type Json = {
   ok: boolean;
@@ -51,6 +52,7 @@ function uploadSuite(name: string, start: () => Promise<Emulator>, stop: () => P
       api = client(emu);
     });
     afterAll(async () => {
+      // Closed here, before its storage stops (start() is the embedded or the S3 one).
       await emu.close();
       await stop();
     });
@@ -219,10 +221,9 @@ describe('upload limits and rules', () => {
   let emu: Emulator;
   let api: ReturnType<typeof client>;
   beforeAll(async () => {
-    emu = await startEmulator();
+    emu = await emulator();
     api = client(emu);
   });
-  afterAll(() => emu.close());
 
   const base = { parentId: 'org_dev', parentType: 'ORG' };
   const bad: Array<[string, Record<string, unknown>, string]> = [

@@ -1,44 +1,41 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import {
-  answerProperly,
-  call,
-  ROLES_SEED,
-  TOKENS,
-  verifyReceived,
-  WebhookServer,
-} from './helpers.js';
-import { deadUrl } from '../../kit/index.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { answerProperly, ROLES_SEED, TOKENS, verifyReceived, WebhookServer } from './helpers.js';
+import { deadUrl, call, emulator } from '../../kit/index.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 300 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 300 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 
 async function plugin(webhookUrl: string | null) {
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-    name: 'Challenged',
-    type: 'EVENT_HANDLER',
-    webhookUrl,
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'Challenged',
+      type: 'EVENT_HANDLER',
+      webhookUrl,
+    },
   });
   expect(created.status).toBe(201);
   return created.body.data as { id: string; webhookSecret: string };
 }
 
 async function verify(pluginId: string) {
-  return call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, TOKENS.member);
+  return call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, {
+    bearer: TOKENS.member,
+  });
 }
 
 async function isVerified(pluginId: string) {
-  return (await call(emu.url, 'GET', `/api/plugins/${pluginId}`, TOKENS.member)).body.data
-    .webhookUrlIsVerified;
+  return (await call(emu.url, 'GET', `/api/plugins/${pluginId}`, { bearer: TOKENS.member })).body
+    .data.webhookUrlIsVerified;
 }
 
 describe('POST /api/plugins/:pluginId/verify-webhook', () => {
@@ -142,15 +139,20 @@ describe('POST /api/plugins/:pluginId/verify-webhook', () => {
   it('needs MEMBER or OWNER', async () => {
     const { id } = await plugin(hook.url);
     expect(
-      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.viewer)).status,
+      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, { bearer: TOKENS.viewer }))
+        .status,
     ).toBe(403);
     expect(
-      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.outsider)).status,
+      (
+        await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, {
+          bearer: TOKENS.outsider,
+        })
+      ).status,
     ).toBe(404);
     expect((await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`)).status).toBe(401);
     expect(
-      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, TOKENS.owner)).body.data
-        .verified,
+      (await call(emu.url, 'POST', `/api/plugins/${id}/verify-webhook`, { bearer: TOKENS.owner }))
+        .body.data.verified,
     ).toBe(true);
   });
 });

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
 import {
-  adminCall,
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -14,7 +12,7 @@ import {
   WebhookServer,
   type Responder,
 } from './helpers.js';
-import { deadUrl } from '../../kit/index.js';
+import { deadUrl, call, adminCall, emulator } from '../../kit/index.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
 
 let emu: Emulator;
@@ -22,10 +20,9 @@ const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
   // Default schedule (1 s, 5 s, 30 s…) shrunk a hundredfold: first retry after ~10 ms.
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
 });
 afterAll(async () => {
-  await emu.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 
@@ -52,12 +49,15 @@ async function handlerOnAgent(
     events,
   });
   if (options.responder) hook.responder = options.responder;
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-    name: 'handler',
-    pluginId: plugin.id,
-    events: options.instanceEvents ?? events,
-    scopes: [],
-    ...(options.mode ? { eventDispatchMode: options.mode } : {}),
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'handler',
+      pluginId: plugin.id,
+      events: options.instanceEvents ?? events,
+      scopes: [],
+      ...(options.mode ? { eventDispatchMode: options.mode } : {}),
+    },
   });
   expect(installed.status).toBe(201);
   return { hook, plugin, instance: installed.body.data as { id: string } };
@@ -295,9 +295,12 @@ describe('webhook delivery through the API', () => {
     const body = { name: 'h', pluginId: plugin.id, events: [], scopes: [] };
     try {
       // Had the call waited for its delivery, it could not answer before the webhook is released.
-      const quick = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-        ...body,
-        eventDispatchMode: 'ASYNC',
+      const quick = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+        bearer: TOKENS.member,
+        body: {
+          ...body,
+          eventDispatchMode: 'ASYNC',
+        },
       });
       expect(quick.status).toBe(201);
       await hook.waitFor(1, 'PLUGIN_INSTALLED');
@@ -311,9 +314,12 @@ describe('webhook delivery through the API', () => {
     } finally {
       release();
     }
-    const waited = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      ...body,
-      eventDispatchMode: 'SYNC',
+    const waited = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        ...body,
+        eventDispatchMode: 'SYNC',
+      },
     });
     expect(waited.status).toBe(201);
     // The answer came after the first attempt (a 503, to be retried) was logged.
@@ -399,11 +405,14 @@ describe('the delivery log', () => {
       }
       return seen;
     })();
-    await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      name: 'streamed',
-      pluginId: plugin.id,
-      events: [],
-      scopes: [],
+    await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'streamed',
+        pluginId: plugin.id,
+        events: [],
+        scopes: [],
+      },
     });
     expect(await attempts).toEqual(['PLUGIN_INSTALLED']);
     controller.abort();
@@ -423,33 +432,32 @@ describe('the delivery log', () => {
 
 describe('giving up', () => {
   it('marks a delivery exhausted once the schedule is used up', async () => {
-    const local = await startEmulator({
+    const local = await emulator({
       seed: ROLES_SEED,
       delivery: { schedule: [5, 5], timeoutMs: 1000 },
     });
-    try {
-      const hook = await server();
-      const plugin = await verifiedPlugin(local, TOKENS.member, 'org_acme', {
-        type: 'EVENT_HANDLER',
-        webhookUrl: hook.url,
-      });
-      hook.responder = () => ({ status: 500 });
-      await call(local.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
+    const hook = await server();
+    const plugin = await verifiedPlugin(local, TOKENS.member, 'org_acme', {
+      type: 'EVENT_HANDLER',
+      webhookUrl: hook.url,
+    });
+    hook.responder = () => ({ status: 500 });
+    await call(local.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
         name: 'doomed',
         pluginId: plugin.id,
         events: [],
         scopes: [],
-      });
-      const delivery = await local.waitForDelivery({
-        type: 'PLUGIN_INSTALLED',
-        pluginId: plugin.id,
-        status: 'exhausted',
-      });
-      expect(delivery.attempts).toHaveLength(3);
-      expect(delivery.nextAttemptAt).toBeNull();
-      expect(delivery.attempts[2].nextAttemptAt).toBeNull();
-    } finally {
-      await local.close();
-    }
+      },
+    });
+    const delivery = await local.waitForDelivery({
+      type: 'PLUGIN_INSTALLED',
+      pluginId: plugin.id,
+      status: 'exhausted',
+    });
+    expect(delivery.attempts).toHaveLength(3);
+    expect(delivery.nextAttemptAt).toBeNull();
+    expect(delivery.attempts[2].nextAttemptAt).toBeNull();
   });
 });

@@ -1,8 +1,8 @@
+import { call, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
+import type { Emulator } from '../../../emulator/index.js';
 import {
   answerProperly,
-  call,
   ROLES_SEED,
   TOKENS,
   verifiedPlugin,
@@ -17,13 +17,12 @@ let emu: Emulator;
 const servers: WebhookServer[] = [];
 
 beforeAll(async () => {
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { concurrency: 4, perPluginConcurrency: 2, timeoutMs: 60_000, timeScale: 0.01 },
   });
 });
 afterAll(async () => {
-  await emu.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 
@@ -38,11 +37,14 @@ async function handler(responder: Responder) {
     webhookUrl: hook.url,
     events: ['AGENT_MESSAGE_RECEIVED'],
   });
-  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-    name: 'handler',
-    pluginId: plugin.id,
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: [],
+  const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'handler',
+      pluginId: plugin.id,
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: [],
+    },
   });
   expect(installed.status).toBe(201);
   await emu.waitForDelivery({ type: 'PLUGIN_INSTALLED', pluginId: plugin.id });

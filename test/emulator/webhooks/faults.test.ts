@@ -1,3 +1,4 @@
+import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorOptions, type FaultMark } from '../../../emulator/index.js';
 import {
@@ -5,14 +6,10 @@ import {
   parseFaultProfile,
   formatFaultProfile,
 } from '../../../src/shared/fault-profile.js';
-import {
-  adminCall,
-  verifiedPlugin,
-  verifyReceived,
-  WebhookServer,
-  type Received,
-} from './helpers.js';
+import { verifiedPlugin, verifyReceived, WebhookServer, type Received } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file tests that startEmulator refuses a bad fault profile.
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -22,15 +19,12 @@ afterEach(async () => {
 /** An emulator with short retries and an EVENT_HANDLER plugin whose webhook is a real server on port 0. */
 async function setup(options: EmulatorOptions) {
   const hook = await WebhookServer.start();
-  const emu = await startEmulator({
+  const emu = await emulator({
     delivery: { schedule: [30, 30, 30], jitter: 0 },
     log: () => undefined,
     ...options,
   });
-  cleanups.push(
-    () => hook.close(),
-    () => emu.close(),
-  );
+  cleanups.push(() => hook.close());
   const plugin = await verifiedPlugin(emu, emu.token!, emu.orgId!, {
     type: 'EVENT_HANDLER',
     webhookUrl: hook.url,
@@ -244,7 +238,9 @@ describe('PUT /_emulator/faults', () => {
   it('changes the faults at run time, shows them on GET, and refuses a bad profile with details', async () => {
     const { emu, emit, messages } = await setup({});
     const bad = await adminCall(emu, 'PUT', '/_emulator/faults', {
-      profile: 'duplicate=2,explode=1',
+      body: {
+        profile: 'duplicate=2,explode=1',
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.error).toBe('VALIDATION_ERROR');
@@ -253,15 +249,19 @@ describe('PUT /_emulator/faults', () => {
       'explode=1',
     ]);
     const badSeed = await adminCall(emu, 'PUT', '/_emulator/faults', {
-      profile: 'drop=0.1',
-      seed: 'no spaces',
+      body: {
+        profile: 'drop=0.1',
+        seed: 'no spaces',
+      },
     });
     expect(badSeed.status).toBe(400);
     expect(badSeed.body.error.details[0].path).toEqual(['seed']);
 
     const set = await adminCall(emu, 'PUT', '/_emulator/faults', {
-      profile: 'duplicate=1',
-      seed: 42,
+      body: {
+        profile: 'duplicate=1',
+        seed: 42,
+      },
     });
     expect(set.status).toBe(200);
     expect(set.body.data).toMatchObject({ on: true, profile: 'duplicate=1', seed: '42' });
@@ -273,15 +273,13 @@ describe('PUT /_emulator/faults', () => {
     await emit(1);
     expect(messages()).toHaveLength(2);
 
-    const off = await adminCall(emu, 'PUT', '/_emulator/faults', { profile: 'off' });
+    const off = await adminCall(emu, 'PUT', '/_emulator/faults', { body: { profile: 'off' } });
     expect(off.body.data.on).toBe(false);
     await emit(2);
     expect(messages()).toHaveLength(3);
     // Guarded like every admin route.
-    const { call } = await import('./helpers.js');
-    expect((await call(emu.url, 'PUT', '/_emulator/faults', null, { profile: 'off' })).status).toBe(
-      401,
-    );
+    const unguarded = await call(emu.url, 'PUT', '/_emulator/faults', { body: { profile: 'off' } });
+    expect(unguarded.status).toBe(401);
   });
 
   it('startEmulator refuses a bad profile before it listens', async () => {

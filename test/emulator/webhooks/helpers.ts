@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { verifyWebhook, type WebhookEvent } from '../../../src/shared/webhooks/index.js';
 import type { Emulator } from '../../../emulator/index.js';
-import { api, receiver, type Receiver } from '../../kit/index.js';
+import { call, receiver, type Receiver } from '../../kit/index.js';
 
 /** The seed with a user of every role (fixtures/roles-seed.json); its tokens are named below. */
 export const ROLES_SEED = fileURLToPath(new URL('./fixtures/roles-seed.json', import.meta.url));
@@ -89,32 +89,6 @@ export class WebhookServer {
   }
 }
 
-/** Calls the emulator over HTTP (a `Bearer` token); returns status and parsed JSON body (null when empty). */
-export async function call(
-  url: string,
-  method: string,
-  path: string,
-  token?: string | null,
-  body?: unknown,
-  extraHeaders: Record<string, string> = {},
-) {
-  const answer = await api(url, {
-    token: token ? `Bearer ${token}` : null,
-    headers: extraHeaders,
-  }).call(method, path, body === undefined ? {} : { body });
-  return { status: answer.status, body: (answer.body ?? null) as any };
-}
-
-/** Calls the emulator's admin API (`/_emulator/…`) with its admin credential. */
-export function adminCall(
-  emu: Pick<Emulator, 'url' | 'adminHeaders'>,
-  method: string,
-  path: string,
-  body?: unknown,
-) {
-  return call(emu.url, method, path, null, body, emu.adminHeaders);
-}
-
 /** Creates a plugin in an org and verifies its webhook; returns the plugin record (with its secret). */
 export async function verifiedPlugin(
   emu: Emulator,
@@ -130,11 +104,9 @@ export async function verifiedPlugin(
     name?: string;
   },
 ) {
-  const created = await call(emu.url, 'POST', `/api/orgs/${orgId}/plugins`, token, {
-    name: fields.name ?? 'Test plugin',
-    events: [],
-    scopes: [],
-    ...fields,
+  const created = await call(emu.url, 'POST', `/api/orgs/${orgId}/plugins`, {
+    bearer: token,
+    body: { name: fields.name ?? 'Test plugin', events: [], scopes: [], ...fields },
   });
   if (created.status !== 201)
     throw new Error(`plugin creation failed: ${JSON.stringify(created.body)}`);
@@ -142,7 +114,9 @@ export async function verifiedPlugin(
     emu.url,
     'POST',
     `/api/plugins/${created.body.data.id}/verify-webhook`,
-    token,
+    {
+      bearer: token,
+    },
   );
   if (verified.body?.data?.verified !== true)
     throw new Error(`verification failed: ${JSON.stringify(verified.body)}`);
@@ -167,7 +141,7 @@ export async function install(
   path: string,
   body: Record<string, unknown>,
 ) {
-  const installed = await call(emu.url, 'POST', path, token, body);
+  const installed = await call(emu.url, 'POST', path, { bearer: token, body });
   if (installed.status !== 201)
     throw new Error(
       `install through ${path} failed: ${installed.status} ${JSON.stringify(installed.body)}`,

@@ -1,15 +1,10 @@
+import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, temporaryDataDir, type Emulator } from '../../../emulator/index.js';
 import { createClient } from '../../../src/client/index.js';
-import {
-  adminCall,
-  answerProperly,
-  call,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from './helpers.js';
+import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -17,9 +12,7 @@ afterAll(async () => {
 });
 
 async function started(options: Parameters<typeof startEmulator>[0]): Promise<Emulator> {
-  const emu = await startEmulator({ seed: ROLES_SEED, ...options });
-  cleanups.push(() => emu.close());
-  return emu;
+  return emulator({ seed: ROLES_SEED, ...options });
 }
 
 async function hookServer(): Promise<WebhookServer> {
@@ -36,13 +29,10 @@ function adminClient(emu: Emulator) {
 
 /** Installs a data provider whose PLUGIN_INSTALLED is SYNC: the answer comes after its first attempt, or once it is held. */
 async function installSync(emu: Emulator, pluginId: string, name: string) {
-  const installed = await call(
-    emu.url,
-    'POST',
-    '/api/repositories/repo_acme/data-providers',
-    TOKENS.member,
-    { name, pluginId, events: [], scopes: [], eventDispatchMode: 'SYNC' },
-  );
+  const installed = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+    bearer: TOKENS.member,
+    body: { name, pluginId, events: [], scopes: [], eventDispatchMode: 'SYNC' },
+  });
   expect(installed.status).toBe(201);
   const [delivery] = emu.deliveries
     .list({ type: 'PLUGIN_INSTALLED', pluginId, status: 'any' })
@@ -77,12 +67,9 @@ describe('holding a plugin’s deliveries', () => {
     const retry = await adminCall(emu, 'POST', `/_emulator/deliveries/${first.id}/retry`);
     expect(retry.status).toBe(409);
     expect(retry.body.error.message).toMatch(/held.*release the hold/);
-    const verified = await call(
-      emu.url,
-      'POST',
-      `/api/plugins/${plugin.id}/verify-webhook`,
-      TOKENS.member,
-    );
+    const verified = await call(emu.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, {
+      bearer: TOKENS.member,
+    });
     expect(verified.body.data.verified).toBe(true);
     expect(hook.ofType('PLUGIN_INSTALLED')).toHaveLength(0);
 
@@ -125,12 +112,9 @@ describe('holding a plugin’s deliveries', () => {
   it('answers 404 for an unknown plugin and 400 for a bound out of range', async () => {
     const emu = await started({});
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      const answer = await adminCall(
-        emu,
-        method,
-        '/_emulator/plugins/plg_none/hold',
-        method === 'PUT' ? {} : undefined,
-      );
+      const answer = await adminCall(emu, method, '/_emulator/plugins/plg_none/hold', {
+        body: method === 'PUT' ? {} : undefined,
+      });
       expect(answer.status, method).toBe(404);
     }
     const hook = await hookServer();
@@ -139,7 +123,9 @@ describe('holding a plugin’s deliveries', () => {
       webhookUrl: hook.url,
     });
     for (const forMs of [0, 600_001, 'soon']) {
-      const answer = await adminCall(emu, 'PUT', `/_emulator/plugins/${plugin.id}/hold`, { forMs });
+      const answer = await adminCall(emu, 'PUT', `/_emulator/plugins/${plugin.id}/hold`, {
+        body: { forMs },
+      });
       expect(answer.status, String(forMs)).toBe(400);
     }
     const notHeld = await adminCall(emu, 'DELETE', `/_emulator/plugins/${plugin.id}/hold`);

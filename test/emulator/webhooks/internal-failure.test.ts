@@ -1,11 +1,11 @@
+import { adminCall, call, emulator } from '../../kit/index.js';
 import { afterAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { adminCall, call, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 
 let emu: Emulator | undefined;
 let hook: WebhookServer | undefined;
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -13,7 +13,7 @@ it('an attempt that throws inside the emulator is logged on the delivery and rep
   const lines: string[] = [];
   hook = await WebhookServer.start();
   // No retry: the first attempt is the last, so the delivery must end.
-  emu = await startEmulator({
+  emu = await emulator({
     seed: ROLES_SEED,
     delivery: { schedule: [] },
     log: (line) => lines.push(line),
@@ -28,16 +28,13 @@ it('an attempt that throws inside the emulator is logged on the delivery and rep
   const file = exported.body.data;
   for (const record of file.collections.plugins)
     if (record.id === plugin.id) record.webhookSecret = 'whsec_not*base64!';
-  const imported = await adminCall(emu, 'POST', '/_emulator/import', file);
+  const imported = await adminCall(emu, 'POST', '/_emulator/import', { body: file });
   expect(imported.status).toBe(200);
 
-  const installed = await call(
-    emu.url,
-    'POST',
-    '/api/repositories/repo_acme/data-providers',
-    TOKENS.member,
-    { name: 'dp', pluginId: plugin.id, events: [], scopes: [] },
-  );
+  const installed = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+    bearer: TOKENS.member,
+    body: { name: 'dp', pluginId: plugin.id, events: [], scopes: [] },
+  });
   expect(installed.status).toBe(201);
 
   const delivery = await emu.waitForDelivery({

@@ -1,14 +1,14 @@
+import { call, emulator } from '../../kit/index.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, ROLES_SEED, TOKENS, verifiedPlugin } from './helpers.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { Emulator } from '../../../emulator/index.js';
+import { ROLES_SEED, TOKENS, verifiedPlugin } from './helpers.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000, timeScale: 0.01 } });
 });
-afterAll(() => emu.close());
 
 /** A webhook server that answers challenges and counts requests and connections. */
 function webhook(
@@ -44,11 +44,14 @@ it('reuses connections between deliveries, and a target restarted on the same po
     events: ['PLUGIN_INSTALLED'],
   });
   const install = () =>
-    call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      name: 'h',
-      pluginId: plugin.id,
-      events: ['PLUGIN_INSTALLED'],
-      scopes: [],
+    call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'h',
+        pluginId: plugin.id,
+        events: ['PLUGIN_INSTALLED'],
+        scopes: [],
+      },
     });
   for (let i = 0; i < 5; i++) {
     const created = await install();

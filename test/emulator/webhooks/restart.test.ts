@@ -1,16 +1,11 @@
+import { call, adminCall } from '../../kit/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, temporaryDataDir } from '../../../emulator/index.js';
 import type { DeliveryAttemptNotice as AttemptNotice } from '#contract';
-import {
-  adminCall,
-  answerProperly,
-  call,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from './helpers.js';
+import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir.
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -46,8 +41,10 @@ describe('pending deliveries across a restart', () => {
         first.url,
         'POST',
         '/api/repositories/repo_acme/data-providers',
-        TOKENS.member,
-        { name: 'dp', pluginId: plugin.id, events: [], scopes: [] },
+        {
+          bearer: TOKENS.member,
+          body: { name: 'dp', pluginId: plugin.id, events: [], scopes: [] },
+        },
       );
       expect(installed.status).toBe(201);
       const notice = await attempted;
@@ -99,11 +96,14 @@ describe('pending deliveries across a restart', () => {
     });
     hook.responder = (event, received) =>
       event.type === 'PLUGIN_INSTALLED' ? { hang: true } : answerProperly(event, received);
-    await call(first.url, 'POST', '/api/repositories/repo_acme/data-providers', TOKENS.member, {
-      name: 'dp',
-      pluginId: plugin.id,
-      events: [],
-      scopes: [],
+    await call(first.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'dp',
+        pluginId: plugin.id,
+        events: [],
+        scopes: [],
+      },
     });
     await hook.waitFor(1, 'PLUGIN_INSTALLED');
     await first.close();
@@ -141,12 +141,9 @@ describe('pending deliveries across a restart', () => {
     });
     hook.responder = (event, received) =>
       event.type === 'WEBHOOK_CHALLENGE' ? { hang: true } : answerProperly(event, received);
-    const verifying = call(
-      first.url,
-      'POST',
-      `/api/plugins/${plugin.id}/verify-webhook`,
-      TOKENS.member,
-    ).catch((error: Error) => error);
+    const verifying = call(first.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, {
+      bearer: TOKENS.member,
+    }).catch((error: Error) => error);
     await hook.waitFor(2, 'WEBHOOK_CHALLENGE');
     await first.close();
     const answer = await verifying;
@@ -172,7 +169,9 @@ describe('pending deliveries across a restart', () => {
       expect(challenges[1].attempts.at(-1)!.error).toMatch(
         /stopped before the webhook answered.*plugsmith plugins verify/,
       );
-      const read = await call(second.url, 'GET', `/api/plugins/${plugin.id}`, TOKENS.member);
+      const read = await call(second.url, 'GET', `/api/plugins/${plugin.id}`, {
+        bearer: TOKENS.member,
+      });
       expect(read.body.data.webhookUrlIsVerified).toBe(true);
 
       // A challenge is not redelivered either: its answer is judged only by verify-webhook.
@@ -188,12 +187,9 @@ describe('pending deliveries across a restart', () => {
       });
 
       // The next challenge is a new one, judged: the wrong answer fails it.
-      const again = await call(
-        second.url,
-        'POST',
-        `/api/plugins/${plugin.id}/verify-webhook`,
-        TOKENS.member,
-      );
+      const again = await call(second.url, 'POST', `/api/plugins/${plugin.id}/verify-webhook`, {
+        bearer: TOKENS.member,
+      });
       expect(again.body.data).toMatchObject({ verified: false });
       expect(hook.ofType('WEBHOOK_CHALLENGE')).toHaveLength(3);
     } finally {

@@ -1,18 +1,13 @@
+import { call, adminCall } from '../../kit/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import {
-  adminCall,
-  answerProperly,
-  call,
-  ROLES_SEED,
-  TOKENS,
-  verifiedPlugin,
-  WebhookServer,
-} from './helpers.js';
+import { answerProperly, ROLES_SEED, TOKENS, verifiedPlugin, WebhookServer } from './helpers.js';
 import { emulatorInternals } from '../../../emulator/internals.js';
+
+// startEmulator rather than the kit's emulator(): this file restarts on the same dataDir, and tests the options startEmulator refuses.
 
 let emu: Emulator | undefined;
 let dir = '';
@@ -54,11 +49,14 @@ describe('the delivery log limit', () => {
       event.type === 'WEBHOOK_CHALLENGE' ? answerProperly(event, received) : { status: 500 };
     expect(
       (
-        await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-          name: 'stuck',
-          pluginId: stuck.id,
-          events: [],
-          scopes: [],
+        await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+          bearer: TOKENS.member,
+          body: {
+            name: 'stuck',
+            pluginId: stuck.id,
+            events: [],
+            scopes: [],
+          },
         })
       ).status,
     ).toBe(201);
@@ -76,11 +74,14 @@ describe('the delivery log limit', () => {
       webhookUrl: healthy.url,
       events: ['AGENT_MESSAGE_RECEIVED'],
     });
-    const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', TOKENS.member, {
-      name: 'ok',
-      pluginId: plugin.id,
-      events: ['AGENT_MESSAGE_RECEIVED'],
-      scopes: [],
+    const installed = await call(emu.url, 'POST', '/api/agents/agent_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'ok',
+        pluginId: plugin.id,
+        events: ['AGENT_MESSAGE_RECEIVED'],
+        scopes: [],
+      },
     });
     expect(installed.status).toBe(201);
     const sent: string[] = [];

@@ -1,25 +1,28 @@
+import { call, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startEmulator, type Emulator } from '../../../emulator/index.js';
-import { call, ROLES_SEED, TOKENS, WebhookServer, type Received } from './helpers.js';
+import type { Emulator } from '../../../emulator/index.js';
+import { ROLES_SEED, TOKENS, WebhookServer, type Received } from './helpers.js';
 
 let emu: Emulator;
 let hook: WebhookServer;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeoutMs: 2000 } });
   hook = await WebhookServer.start();
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 
 async function newPlugin(): Promise<{ id: string; webhookSecret: string }> {
-  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-    name: 'Rotated',
-    type: 'EVENT_HANDLER',
-    webhookUrl: hook.url,
+  const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+    bearer: TOKENS.member,
+    body: {
+      name: 'Rotated',
+      type: 'EVENT_HANDLER',
+      webhookUrl: hook.url,
+    },
   });
   expect(created.status).toBe(201);
   return created.body.data;
@@ -28,12 +31,9 @@ async function newPlugin(): Promise<{ id: string; webhookSecret: string }> {
 /** Sends a WEBHOOK_CHALLENGE (a real, signed delivery) and returns what the webhook received. */
 async function deliver(pluginId: string): Promise<Received> {
   const before = hook.received.length;
-  const verified = await call(
-    emu.url,
-    'POST',
-    `/api/plugins/${pluginId}/verify-webhook`,
-    TOKENS.member,
-  );
+  const verified = await call(emu.url, 'POST', `/api/plugins/${pluginId}/verify-webhook`, {
+    bearer: TOKENS.member,
+  });
   expect(verified.body.data.verified).toBe(true);
   return hook.received[before];
 }
@@ -48,7 +48,10 @@ function verifiesWith(received: Received, secret: string): boolean {
 }
 
 async function rotate(pluginId: string, body: unknown, token: string = TOKENS.member) {
-  return call(emu.url, 'POST', `/api/plugins/${pluginId}/webhook-secret/rotate`, token, body);
+  return call(emu.url, 'POST', `/api/plugins/${pluginId}/webhook-secret/rotate`, {
+    bearer: token,
+    body: body,
+  });
 }
 
 describe('POST /api/plugins/:pluginId/webhook-secret/rotate', () => {
@@ -101,15 +104,22 @@ describe('POST /api/plugins/:pluginId/webhook-secret/rotate', () => {
     expect(
       Math.round((Date.parse(rotated.body.data.previousSecretExpiresAt) - Date.now()) / 3600_000),
     ).toBe(24);
-    const shown = await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, TOKENS.member);
+    const shown = await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, {
+      bearer: TOKENS.member,
+    });
     expect(shown.body.data.webhookSecret).toBe(rotated.body.data.webhookSecret);
     expect(JSON.stringify(shown.body)).not.toContain(plugin.webhookSecret);
     expect(shown.body.data).not.toHaveProperty('previousWebhookSecret');
-    const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.id}`, TOKENS.member, {
-      description: 'changed',
+    const updated = await call(emu.url, 'PUT', `/api/plugins/${plugin.id}`, {
+      bearer: TOKENS.member,
+      body: {
+        description: 'changed',
+      },
     });
     expect(JSON.stringify(updated.body)).not.toContain(plugin.webhookSecret);
-    const listed = await call(emu.url, 'GET', '/api/orgs/org_acme/plugins', TOKENS.member);
+    const listed = await call(emu.url, 'GET', '/api/orgs/org_acme/plugins', {
+      bearer: TOKENS.member,
+    });
     expect(JSON.stringify(listed.body)).not.toContain(plugin.webhookSecret);
   });
 
@@ -118,7 +128,7 @@ describe('POST /api/plugins/:pluginId/webhook-secret/rotate', () => {
     expect((await rotate(plugin.id, {}, TOKENS.viewer)).status).toBe(403);
     expect((await rotate(plugin.id, {}, TOKENS.outsider)).status).toBe(404);
     expect(
-      (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/webhook-secret/rotate`, null, {}))
+      (await call(emu.url, 'POST', `/api/plugins/${plugin.id}/webhook-secret/rotate`, { body: {} }))
         .status,
     ).toBe(401);
     expect((await rotate('plg_missing', {})).status).toBe(404);
@@ -134,7 +144,9 @@ describe('POST /api/plugins/:pluginId/webhook-secret/rotate', () => {
       expect(refused.body.error.details.length).toBeGreaterThan(0);
     }
     // Nothing changed through the refusals.
-    const shown = await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, TOKENS.member);
+    const shown = await call(emu.url, 'GET', `/api/plugins/${plugin.id}`, {
+      bearer: TOKENS.member,
+    });
     expect(shown.body.data.webhookSecret).toBe(plugin.webhookSecret);
     expect((await rotate(plugin.id, {}, TOKENS.owner)).status).toBe(200);
   });

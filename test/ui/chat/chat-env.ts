@@ -6,8 +6,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { startEmulator, type Emulator, type Seed } from '../../../emulator/index.js';
+import type { Emulator, Seed } from '../../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../../src/client/index.js';
+import { emulator } from '../../kit/index.js';
 
 export const API_KEY = 'psk_chat_test_key';
 export const TOKEN = 'pst_chat_test_token';
@@ -45,12 +46,12 @@ export const CHAT_SEED: Seed = {
   apiKeys: [{ key: API_KEY, orgId: ORG }],
 } as Seed;
 
-/** An emulator for a test file, started before its tests and closed after. */
+/** An emulator for a test file, started before its tests and closed by the kit after them (its clients first). */
 export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient } {
   const env = {} as { emu: Emulator; client: () => PlatformClient };
   const clients: PlatformClient[] = [];
   beforeAll(async () => {
-    env.emu = await startEmulator({ seed: CHAT_SEED });
+    env.emu = await emulator({ seed: CHAT_SEED });
   });
   env.client = () => {
     const client = createClient({
@@ -65,7 +66,6 @@ export function useChatEmulator(): { emu: Emulator; client: () => PlatformClient
   };
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await env.emu?.close();
   });
   return env;
 }

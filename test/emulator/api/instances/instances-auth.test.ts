@@ -1,8 +1,8 @@
+import { call, emulator } from '../../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startEmulator, type Emulator } from '../../../../emulator/index.js';
+import type { Emulator } from '../../../../emulator/index.js';
 import {
-  call,
   install,
   ROLES_SEED,
   TOKENS,
@@ -49,10 +49,13 @@ let ids: {
 
 /** A file uploaded through a signed URL (org_acme) and added to a repository; its id. */
 async function fileInRepository(repositoryId: string): Promise<string> {
-  const generated = await call(emu.url, 'POST', '/api/generate-upload-url', TOKENS.owner, {
-    files: [{ fileName: 'matrix.md' }],
-    parentId: 'org_acme',
-    parentType: 'ORG',
+  const generated = await call(emu.url, 'POST', '/api/generate-upload-url', {
+    bearer: TOKENS.owner,
+    body: {
+      files: [{ fileName: 'matrix.md' }],
+      parentId: 'org_acme',
+      parentType: 'ORG',
+    },
   });
   const { signedUrl, fileRecord } = generated.body.data.files[0];
   const put = await request(signedUrl, { method: 'PUT', body: 'matrix' });
@@ -60,16 +63,22 @@ async function fileInRepository(repositoryId: string): Promise<string> {
   expect(put.statusCode).toBeLessThan(300);
   expect(
     (
-      await call(emu.url, 'PATCH', '/api/status', TOKENS.owner, {
-        fileId: fileRecord.id,
-        status: 'UPLOADED',
+      await call(emu.url, 'PATCH', '/api/status', {
+        bearer: TOKENS.owner,
+        body: {
+          fileId: fileRecord.id,
+          status: 'UPLOADED',
+        },
       })
     ).status,
   ).toBe(200);
   expect(
     (
-      await call(emu.url, 'POST', `/api/repositories/${repositoryId}/files`, TOKENS.owner, {
-        fileId: fileRecord.id,
+      await call(emu.url, 'POST', `/api/repositories/${repositoryId}/files`, {
+        bearer: TOKENS.owner,
+        body: {
+          fileId: fileRecord.id,
+        },
       })
     ).status,
   ).toBe(201);
@@ -77,7 +86,7 @@ async function fileInRepository(repositoryId: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
 
   const common = {
@@ -155,14 +164,13 @@ beforeAll(async () => {
         emu.url,
         'DELETE',
         `/api/repositories/repo_acme/data-providers/${gone.instance.id}`,
-        TOKENS.owner,
+        { bearer: TOKENS.owner },
       )
     ).status,
   ).toBe(200);
   token.instanceUninstalled = gone.accessToken;
 });
 afterAll(async () => {
-  await emu?.close();
   await hook?.close();
 });
 
@@ -291,7 +299,10 @@ const CASES = ROWS.flatMap((row) =>
 
 describe('authorization of the instance, verification and scope-checked routes', () => {
   it.each(CASES)('$route as $caller → $status', async ({ method, path, body, caller, status }) => {
-    const result = await call(emu.url, method, await path(), token[caller], body?.());
+    const result = await call(emu.url, method, await path(), {
+      bearer: token[caller],
+      body: body?.(),
+    });
     expect(result.status, JSON.stringify(result.body)).toBe(status);
     if (status >= 400) expect(result.body.ok).toBe(false);
   });
@@ -316,26 +327,20 @@ describe('installation access tokens on the user routes', () => {
     ['GET', '/api/orgs/org_acme/repositories', () => undefined],
   ];
   it.each(USER_ROUTES)('%s %s → 403', async (method, path, body) => {
-    const result = await call(
-      emu.url,
-      method,
-      path.replace('{private}', ids.privatePlugin),
-      token.instanceRightScope,
-      body(),
-    );
+    const result = await call(emu.url, method, path.replace('{private}', ids.privatePlugin), {
+      bearer: token.instanceRightScope,
+      body: body(),
+    });
     expect(result.status, JSON.stringify(result.body)).toBe(403);
   });
 });
 
 describe('role refusals name the entity kind in the plural', () => {
   it('a viewer installing on a repository is told it cannot install plugins on repositories', async () => {
-    const result = await call(
-      emu.url,
-      'POST',
-      '/api/repositories/repo_acme/data-providers',
-      TOKENS.viewer,
-      { name: 'dp', pluginId: ids.dataProvider, events: [], scopes: [] },
-    );
+    const result = await call(emu.url, 'POST', '/api/repositories/repo_acme/data-providers', {
+      bearer: TOKENS.viewer,
+      body: { name: 'dp', pluginId: ids.dataProvider, events: [], scopes: [] },
+    });
     expect(result.status).toBe(403);
     expect(JSON.stringify(result.body)).toContain('install plugins on repositories');
     expect(JSON.stringify(result.body)).not.toContain('repositorys');

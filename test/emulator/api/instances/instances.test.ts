@@ -1,12 +1,12 @@
+import { call, emulator } from '../../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type Emulator } from '../../../../emulator/index.js';
+import type { Emulator } from '../../../../emulator/index.js';
 import { apiAuthentication, buildManagementApp } from '../../../../emulator/app.js';
 import { requireInstanceScope } from '../../../../emulator/auth/scopes.js';
 import { ok } from '../../../../emulator/http.js';
 import {
-  call,
   install,
   ROLES_SEED,
   TOKENS,
@@ -23,7 +23,7 @@ let scoped: FastifyInstance;
 let scopedUrl: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
+  emu = await emulator({ seed: ROLES_SEED, delivery: { timeScale: 0.01 } });
   hook = await WebhookServer.start();
   scoped = await buildManagementApp(emulatorInternals(emu));
   // Guarded as /api's own routes are: the authentication hook in the route's scope.
@@ -48,7 +48,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await scoped.close();
-  await emu.close();
   await hook.close();
 });
 
@@ -133,41 +132,52 @@ describe.each(ENTITY_ROUTES)(
       });
       expect(accessToken).toMatch(/^psi_/);
 
-      const listed = await call(emu.url, 'GET', `${path}?pluginId=${plugin.id}`, TOKENS.viewer);
+      const listed = await call(emu.url, 'GET', `${path}?pluginId=${plugin.id}`, {
+        bearer: TOKENS.viewer,
+      });
       expect(listed.status).toBe(200);
       expect(listed.body.data).toEqual([instance]);
 
       // The token is an instance token: refused by user routes, accepted where its scope is checked.
-      expect((await call(emu.url, 'GET', '/api/orgs/org_acme/plugins', accessToken)).status).toBe(
-        403,
-      );
+      expect(
+        (await call(emu.url, 'GET', '/api/orgs/org_acme/plugins', { bearer: accessToken })).status,
+      ).toBe(403);
       // Also for plugins asked for by users first, a public one too.
-      const publicOne = await call(emu.url, 'POST', '/api/plugins', TOKENS.member, {
-        name: 'Public one',
-        type: 'APP',
-        orgId: 'org_acme',
-        isPublic: true,
+      const publicOne = await call(emu.url, 'POST', '/api/plugins', {
+        bearer: TOKENS.member,
+        body: {
+          name: 'Public one',
+          type: 'APP',
+          orgId: 'org_acme',
+          isPublic: true,
+        },
       });
       for (const id of [plugin.id, publicOne.body.data.id]) {
         for (const token of [TOKENS.member, TOKENS.viewer])
-          expect((await call(emu.url, 'GET', `/api/plugins/${id}`, token)).status).toBe(200);
-        expect((await call(emu.url, 'GET', `/api/plugins/${id}`, accessToken)).status).toBe(403);
+          expect((await call(emu.url, 'GET', `/api/plugins/${id}`, { bearer: token })).status).toBe(
+            200,
+          );
+        expect(
+          (await call(emu.url, 'GET', `/api/plugins/${id}`, { bearer: accessToken })).status,
+        ).toBe(403);
       }
-      const files = await call(
-        scopedUrl,
-        'GET',
-        '/api/test/repositories/repo_acme/files',
-        accessToken,
-      );
+      const files = await call(scopedUrl, 'GET', '/api/test/repositories/repo_acme/files', {
+        bearer: accessToken,
+      });
       expect(files.status).toBe(entityType === 'REPOSITORY' ? 200 : 403);
 
-      const removed = await call(emu.url, 'DELETE', `${path}/${instance.id}`, TOKENS.owner);
+      const removed = await call(emu.url, 'DELETE', `${path}/${instance.id}`, {
+        bearer: TOKENS.owner,
+      });
       expect(removed.status).toBe(200);
       expect(removed.body.data).toEqual({ id: instance.id, deleted: true });
       // Revoked at once, before the uninstall event is even delivered.
       expect(
-        (await call(scopedUrl, 'GET', '/api/test/repositories/repo_acme/files', accessToken))
-          .status,
+        (
+          await call(scopedUrl, 'GET', '/api/test/repositories/repo_acme/files', {
+            bearer: accessToken,
+          })
+        ).status,
       ).toBe(401);
       const uninstalled = await emu.waitForDelivery({
         type: 'PLUGIN_UNINSTALLED',
@@ -175,13 +185,13 @@ describe.each(ENTITY_ROUTES)(
       });
       expect(uninstalled.event).toMatchObject({ data: { instance } });
       expect(
-        (await call(emu.url, 'GET', path, TOKENS.viewer)).body.data.map(
+        (await call(emu.url, 'GET', path, { bearer: TOKENS.viewer })).body.data.map(
           (i: { id: string }) => i.id,
         ),
       ).not.toContain(instance.id);
-      expect((await call(emu.url, 'DELETE', `${path}/${instance.id}`, TOKENS.owner)).status).toBe(
-        404,
-      );
+      expect(
+        (await call(emu.url, 'DELETE', `${path}/${instance.id}`, { bearer: TOKENS.owner })).status,
+      ).toBe(404);
     });
   },
 );
@@ -190,7 +200,7 @@ describe('install rules', () => {
   const path = '/api/repositories/repo_acme/data-providers';
 
   async function expect400(body: Record<string, unknown>, message: RegExp, detailPath: string[]) {
-    const result = await call(emu.url, 'POST', path, TOKENS.member, body);
+    const result = await call(emu.url, 'POST', path, { bearer: TOKENS.member, body: body });
     expect(result.status).toBe(400);
     expect(result.body.error.error).toBe('VALIDATION_ERROR');
     expect(result.body.error.message).toMatch(message);
@@ -210,10 +220,13 @@ describe('install rules', () => {
       ['pluginId'],
     );
 
-    const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', TOKENS.member, {
-      name: 'unverified',
-      type: 'DATA_PROVIDER',
-      webhookUrl: hook.url,
+    const created = await call(emu.url, 'POST', '/api/orgs/org_acme/plugins', {
+      bearer: TOKENS.member,
+      body: {
+        name: 'unverified',
+        type: 'DATA_PROVIDER',
+        webhookUrl: hook.url,
+      },
     });
     await expect400(
       { name: 'x', pluginId: created.body.data.id, events: [], scopes: [] },
@@ -235,11 +248,14 @@ describe('install rules', () => {
       'pluginId',
     ]);
     // Visible to the owner (member of both orgs), but still private to org_other.
-    const result = await call(emu.url, 'POST', path, TOKENS.owner, {
-      name: 'x',
-      pluginId: foreign.id,
-      events: [],
-      scopes: [],
+    const result = await call(emu.url, 'POST', path, {
+      bearer: TOKENS.owner,
+      body: {
+        name: 'x',
+        pluginId: foreign.id,
+        events: [],
+        scopes: [],
+      },
     });
     expect(result.status).toBe(400);
     expect(result.body.error.message).toMatch(/private to org org_other/);
@@ -272,12 +288,15 @@ describe('install rules', () => {
         properties: { folder: { type: 'string' } },
       },
     });
-    const result = await call(emu.url, 'POST', path, TOKENS.member, {
-      name: 'x',
-      pluginId: plugin.id,
-      events: ['REPOSITORY_FILE_ADDED', 'AGENT_MESSAGE_RECEIVED'],
-      scopes: ['AGENT_MESSAGE_WRITE'],
-      inputs: { folder: 3 },
+    const result = await call(emu.url, 'POST', path, {
+      bearer: TOKENS.member,
+      body: {
+        name: 'x',
+        pluginId: plugin.id,
+        events: ['REPOSITORY_FILE_ADDED', 'AGENT_MESSAGE_RECEIVED'],
+        scopes: ['AGENT_MESSAGE_WRITE'],
+        inputs: { folder: 3 },
+      },
     });
     expect(result.status).toBe(400);
     const paths = result.body.error.details.map((d: { path: string[] }) => d.path.join('.'));
@@ -326,7 +345,9 @@ describe('install rules', () => {
     }
     const names = async (query: string) =>
       (
-        await call(emu.url, 'GET', `${agentPath}?pluginId=${plugin.id}&${query}`, TOKENS.member)
+        await call(emu.url, 'GET', `${agentPath}?pluginId=${plugin.id}&${query}`, {
+          bearer: TOKENS.member,
+        })
       ).body.data.map((i: { name: string }) => i.name);
     expect(await names('@sortBy=name&@sortOrder=asc')).toEqual(['alpha', 'beta', 'gamma']);
     expect(await names('events=AGENT_MESSAGE_RECEIVED&@sortBy=name&@sortOrder=desc')).toEqual([
@@ -335,15 +356,13 @@ describe('install rules', () => {
     ]);
     expect(await names('eventDispatchMode=SYNC')).toEqual(['beta']);
     expect(await names('@search=GAM')).toEqual(['gamma']);
-    const paged = await call(
-      emu.url,
-      'GET',
-      `${agentPath}?pluginId=${plugin.id}&@limit=2`,
-      TOKENS.member,
-    );
+    const paged = await call(emu.url, 'GET', `${agentPath}?pluginId=${plugin.id}&@limit=2`, {
+      bearer: TOKENS.member,
+    });
     expect(paged.body.meta.pagination).toMatchObject({ type: 'index', total: 3, hasNext: true });
     expect(
-      (await call(emu.url, 'GET', `${agentPath}?@limit=abc`, TOKENS.member)).body.error.message,
+      (await call(emu.url, 'GET', `${agentPath}?@limit=abc`, { bearer: TOKENS.member })).body.error
+        .message,
     ).toBe('Invalid query parameters');
   });
 
@@ -355,11 +374,14 @@ describe('install rules', () => {
     });
     const appPath = '/api/apps/app_bound/plugins';
     // The owner belongs to two orgs: without orgId (or an org-limited token) the org cannot be guessed.
-    const ambiguous = await call(emu.url, 'POST', appPath, TOKENS.owner, {
-      name: 'a',
-      pluginId: plugin.id,
-      events: [],
-      scopes: [],
+    const ambiguous = await call(emu.url, 'POST', appPath, {
+      bearer: TOKENS.owner,
+      body: {
+        name: 'a',
+        pluginId: plugin.id,
+        events: [],
+        scopes: [],
+      },
     });
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body.error.message).toMatch(/orgId/);
@@ -370,12 +392,15 @@ describe('install rules', () => {
       scopes: [],
     });
     expect(instance.orgId).toBe('org_acme');
-    const clash = await call(emu.url, 'POST', appPath, TOKENS.owner, {
-      name: 'b',
-      pluginId: plugin.id,
-      events: [],
-      scopes: [],
-      orgId: 'org_other',
+    const clash = await call(emu.url, 'POST', appPath, {
+      bearer: TOKENS.owner,
+      body: {
+        name: 'b',
+        pluginId: plugin.id,
+        events: [],
+        scopes: [],
+        orgId: 'org_other',
+      },
     });
     expect(clash.status).toBe(400);
     expect(clash.body.error.message).toMatch(/belongs to org org_acme/);
@@ -387,7 +412,11 @@ describe('install rules', () => {
       scopes: [],
     });
     expect(
-      (await call(emu.url, 'GET', '/api/apps/app_nothing_here/plugins', TOKENS.outsider)).body.data,
+      (
+        await call(emu.url, 'GET', '/api/apps/app_nothing_here/plugins', {
+          bearer: TOKENS.outsider,
+        })
+      ).body.data,
     ).toEqual([]);
   });
 
@@ -409,16 +438,19 @@ describe('install rules', () => {
       events: [],
       scopes: [],
     });
-    expect((await call(emu.url, 'DELETE', `/api/plugins/${plugin.id}`, TOKENS.owner)).status).toBe(
-      200,
-    );
+    expect(
+      (await call(emu.url, 'DELETE', `/api/plugins/${plugin.id}`, { bearer: TOKENS.owner })).status,
+    ).toBe(200);
     for (const { instance } of [one, two]) {
       expect(emulatorInternals(emu).db.instances.get(instance.id)).toBeUndefined();
       await emu.waitForDelivery({ type: 'PLUGIN_UNINSTALLED', pluginInstanceId: instance.id });
     }
     expect(
-      (await call(scopedUrl, 'GET', '/api/test/repositories/repo_acme/files', one.accessToken))
-        .status,
+      (
+        await call(scopedUrl, 'GET', '/api/test/repositories/repo_acme/files', {
+          bearer: one.accessToken,
+        })
+      ).status,
     ).toBe(401);
   });
 });

@@ -1,9 +1,9 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startEmulator, type Emulator } from '../../../../emulator/index.js';
+import type { Emulator } from '../../../../emulator/index.js';
 import { verifyWebhook } from '../../../../src/shared/webhooks/index.js';
 import { WebhookServer } from '../../webhooks/helpers.js';
-import { api } from '../../../kit/index.js';
+import { api, emulator } from '../../../kit/index.js';
 import { emulatorInternals } from '../../../../emulator/internals.js';
 
 type Json = { ok: boolean; data?: any; error?: { message: string; error: string } };
@@ -44,7 +44,7 @@ async function uploadFile(name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator();
+  emu = await emulator();
   hook = await WebhookServer.start();
   const plugin = await call('POST', '/api/plugins', emu.token!, {
     orgId: 'org_dev',
@@ -73,7 +73,6 @@ beforeAll(async () => {
   outsideFile = await uploadFile('not-in-repo.md');
 });
 afterAll(async () => {
-  await emu.close();
   await hook.close();
 });
 

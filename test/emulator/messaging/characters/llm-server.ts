@@ -87,12 +87,3 @@ export async function writeInPieces(
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
-
-/** A port nothing listens on. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

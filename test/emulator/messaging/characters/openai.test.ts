@@ -6,13 +6,8 @@ import {
   type ReplyRequest,
 } from '../../../../emulator/messaging/characters/index.js';
 import { collect, collectFailure, expectPacketsWellFormed } from './collect.js';
-import {
-  chunkEvent,
-  closedPort,
-  startLlmServer,
-  startStream,
-  writeInPieces,
-} from './llm-server.js';
+import { deadUrl } from '../../../kit/index.js';
+import { chunkEvent, startLlmServer, startStream, writeInPieces } from './llm-server.js';
 
 const nova: Character = {
   id: 'char_nova',
@@ -269,7 +264,7 @@ describe('createOpenAiEngine', () => {
   });
 
   it('reports a backend nobody listens on', FAST, async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+    const baseUrl = `${await deadUrl()}/v1`;
     const { error } = await collectFailure(
       createOpenAiEngine({ baseUrl, model: 'm' }).reply(ask('x')),
       'UNREACHABLE',

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { objectKey } from '../../../../emulator/uploads/storage/keys.js';
@@ -10,6 +9,7 @@ import {
 } from '../../../../emulator/uploads/storage/s3.js';
 import { StorageError } from '../../../../emulator/uploads/storage/types.js';
 import { S3RVER_KEYS, startS3Server, type TestS3Server } from './s3-server.js';
+import { deadUrl } from '../../../kit/index.js';
 
 let s3: TestS3Server;
 let storage: S3Storage;
@@ -227,9 +227,8 @@ describe('S3 storage configuration errors', () => {
   });
 
   it('explains an unreachable server at init', async () => {
-    const port = await closedPort();
     const unreachable = new S3Storage({
-      s3Endpoint: `http://127.0.0.1:${port}`,
+      s3Endpoint: await deadUrl(),
       ...S3RVER_KEYS,
       s3Bucket: 'some-bucket',
     });
@@ -263,12 +262,3 @@ describe('S3 storage configuration errors', () => {
     }
   });
 });
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
