@@ -1,10 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import type { IncomingHttpHeaders } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { SESSION_HEADER } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { expectNoConsoleErrors, newContext, openDashboard } from './helpers/browser.js';
-import { emulator } from '../kit/index.js';
+import { emulator, server } from '../kit/index.js';
 
 // AUDIT (fixed by design): browsers do not keep cookies apart by port, so a session cookie of the
 // emulator's host would reach ANY other server on that host name (a second emulator, a plugin's dev
@@ -20,7 +19,7 @@ async function otherLocalServer(
   emulatorPort: string,
 ): Promise<{ url: string; received: IncomingHttpHeaders[] }> {
   const received: IncomingHttpHeaders[] = [];
-  const server: Server = createServer((request, response) => {
+  const { url } = await server((request, response) => {
     if (request.url?.startsWith('/_emulator/')) {
       received.push(request.headers);
       response.writeHead(204).end();
@@ -35,9 +34,7 @@ async function otherLocalServer(
       fetch('/_emulator/anything', { credentials: 'include' }).then(() => { window.done = true; }, () => { window.done = true; });
     </script>`);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, received };
+  return { url: `${url}/`, received };
 }
 
 describe('the dashboard session (audit)', () => {

@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { curlCommand } from '../../emulator/dashboard/app/curl.js';
 import { adminCall, call } from '../kit/http.js';
-import { emulator } from '../kit/index.js';
+import { emulator, server } from '../kit/index.js';
 
 const run = promisify(execFile);
 
@@ -19,14 +17,11 @@ const run = promisify(execFile);
 describe('copy as curl (audit)', () => {
   it('sends exactly one request, to the URL of the logged attempt, when the webhook URL holds [ ] or { }', async () => {
     const got: string[] = [];
-    const server = createServer((req, res) => {
+    const { url: base } = await server((req, res) => {
       got.push(req.url!);
       req.resume();
       req.on('end', () => res.end('ok'));
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const emu = await emulator();
     const plugin = await call(emu.url, 'POST', '/api/plugins', {

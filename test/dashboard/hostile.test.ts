@@ -1,11 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../emulator/index.js';
 import { call } from '../kit/http.js';
 import { newContext, openDashboard, screenshot } from './helpers/browser.js';
 import { emulatorInternals } from '../../emulator/internals.js';
-import { emulator } from '../kit/index.js';
+import { emulator, server } from '../kit/index.js';
 
 // A page of another origin, open in the same browser as a signed-in dashboard, tries what a
 // malicious site would: read the session (its own localStorage is another origin's: empty), change
@@ -45,13 +43,11 @@ const outcome = (p) => p.then(async (r) => 'read ' + r.status + ' ' + (r.type ==
 }
 
 async function serve(html: string): Promise<string> {
-  const server: Server = createServer((_request, response) => {
+  const { url } = await server((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(html);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onTestFinished(() => new Promise<void>((r) => server.close(() => r())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return `${url}/`;
 }
 
 describe('a page of another origin, in the browser of a signed-in dashboard', () => {
