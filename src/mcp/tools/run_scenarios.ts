@@ -3,7 +3,6 @@ import { relative } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import type { ScenarioResult } from '../../scenario/run.js';
-import { MAX_PROBLEMS_SHOWN } from '../../scenario/validate.js';
 import { pluginIdOf } from '../connection.js';
 import { existingInProject, projectOf, scenarioShape } from '../project.js';
 import { result } from '../shape.js';
@@ -38,6 +37,7 @@ export const runScenarios = defineTool({
     const project = projectOf(connection);
     const { loadScenarioFile, scenarioFiles } = await import('../../scenario/load.js');
     const { runScenario } = await import('../../scenario/run.js');
+    const { MAX_PROBLEMS_SHOWN } = await import('../../scenario/validate.js');
     const paths = await Promise.all(args.paths.map((path) => existingInProject(project, path)));
     const found = await scenarioFiles(paths, project);
     if (found.length === 0)
