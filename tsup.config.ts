@@ -41,9 +41,14 @@ export default defineConfig([
     format: 'esm',
     target: 'node20',
     platform: 'node',
-    // TypeBox bundled here too, for the same reason as above and for the commands' start: the MCP
-    // server's event schemas opened its ~200 modules one by one before answering `initialize`.
-    noExternal: ['@sinclair/typebox'],
+    // TypeBox bundled here too, for the same reason as above and for the commands' start. The MCP SDK
+    // and zod (with the SDK's zod-to-json-schema) too: `plugsmith mcp` read some 140 of their modules
+    // one by one before it could answer `initialize` (budget: 400 ms and 5x `node -e 0`, bench/cli.js).
+    // The SDK's ajv stays a package of its own (ajv is a dependency of plugsmith, shared with the
+    // emulator). TypeBox, the SDK and zod are MIT, zod-to-json-schema ISC: none carries a licence
+    // comment to keep, and all four still install with plugsmith, LICENSE files included (the SDK
+    // and zod stay in `dependencies`; the tests use the SDK's client).
+    noExternal: ['@sinclair/typebox', '@modelcontextprotocol/sdk', 'zod', 'zod-to-json-schema'],
     sourcemap: true,
     splitting: true,
     outDir: 'dist',

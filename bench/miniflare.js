@@ -1,8 +1,9 @@
 // Issue 42: a test file's own emulator, `startEmulator()` + first answered request + `close()`,
 // within 0.25x of what Miniflare 4 costs for the same (`new Miniflare()` + `dispatchFetch` +
 // `dispose()`), the reference of a local server a test suite starts. Each figure is the median of
-// 10 processes, the two kinds taking turns so that they share the machine's load; the imports are
-// outside the timing. Miniflare is not a dependency of plugsmith: the suite installs the version
+// 10 processes, the two kinds taking turns so that they share the machine's load; the imports and
+// the HTTP client's first-use set-up (one request to a throwaway local server, the same for both
+// kinds: see servers/first-request.js) are outside the timing. Miniflare is not a dependency of plugsmith: the suite installs the version
 // below into a folder of the OS's temporary directory the first time (npm, from the registry).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

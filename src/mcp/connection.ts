@@ -3,7 +3,6 @@ import type { PlatformClient } from '../client/index.js';
 import { ApiError, NetworkError } from '../client/errors.js';
 import type { Settings } from '../config/profiles.js';
 import { UserError } from '../errors.js';
-import { pluginOfProject } from '../dev/project-plugin.js';
 import { toolError } from './shape.js';
 
 /** A client of the project's emulator, for one tool call, and what the call may need to know about the project. */
@@ -63,6 +62,8 @@ export async function pluginIdOf(
   given: string | undefined,
 ): Promise<string> {
   if (given) return given;
+  // Loaded when a tool needs it: it reaches undici, which `plugsmith mcp` need not load to answer `initialize`.
+  const { pluginOfProject } = await import('../dev/project-plugin.js');
   try {
     return await pluginOfProject(undefined, connection.manifestPath, connection.settings);
   } catch {

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { EVENT_KINDS } from '#contract/enum-values';
-import { WEBHOOK_EVENT_SCHEMAS } from '#contract/events';
 import { UserError } from '../errors.js';
 import { type Connect, START_EMULATOR, withConnection } from './connection.js';
 import { redact } from './shape.js';
@@ -121,8 +120,10 @@ function registerResources(server: McpServer, connect: Connect): void {
         'The JSON Schema of one webhook event body (its data is what trigger_event takes)',
       mimeType: 'application/schema+json',
     },
-    (uri, variables) => {
+    async (uri, variables) => {
       const type = String(variables.type);
+      // The events' TypeBox schemas are built when one is read, not before the server answers `initialize`.
+      const { WEBHOOK_EVENT_SCHEMAS } = await import('#contract/events');
       const schema = (WEBHOOK_EVENT_SCHEMAS as Record<string, unknown>)[type];
       if (!schema)
         throw new UserError(`no event ${type}: the events are ${EVENT_KINDS.join(', ')}`);

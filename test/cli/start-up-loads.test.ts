@@ -56,4 +56,24 @@ describe('what a command loads', () => {
     expect(run.loaded).toContain('node:http');
     expect(run.loaded).not.toContain('node:v8');
   });
+
+  test('mcp serves (ready to answer initialize) without what its tools run: no client transport, no emulator', async () => {
+    // stdin closed at once: the server starts, reads the end of its input and stops; tools load only when called.
+    const run = await runCliRecordingLoads(['--emulator', 'http://127.0.0.1:9', 'mcp'], {
+      env: { ...t.env, HTTP_PROXY: '', http_proxy: '', HTTPS_PROXY: '', https_proxy: '' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('serving over stdio');
+    // The MCP SDK and zod are bundled into the CLI's chunks (tsup.config.ts); the recorder saw those chunks.
+    expect(run.loaded.filter((url) => url.includes('/dist/')).length).toBeGreaterThan(2);
+    // The SDK itself imports ajv (its JSON Schema validator): every other heavy package stays out, as do the client's
+    // SSE parser and the scenario checker's linear-time regular expressions.
+    expect(
+      packagesIn(run.loaded).filter(
+        (name) =>
+          (HEAVY.includes(name) && name !== 'ajv') ||
+          ['eventsource-parser', 're2js'].includes(name),
+      ),
+    ).toEqual([]);
+  });
 });

@@ -1,6 +1,8 @@
 // emulator/schema-compilers.ts wraps fastify's own schema compilers so that a route's schemas are
 // compiled at its first request, not at start. An upgrade that changes those compilers must fail
 // here rather than silently stop validating, stop filtering responses, or compile at every start.
+import { Ajv } from 'ajv';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { expect, test, vi } from 'vitest';
 import { call } from '../kit/index.js';
 
@@ -50,5 +52,56 @@ test('a start compiles no route schema; bodies are validated and responses writt
     expect(compiled.serializers).toBeGreaterThan(beforeFirst.serializers);
   } finally {
     await first.close();
+  }
+});
+
+test("every route schema is a valid JSON Schema (fastify's ajv trusts them: validateSchema is off)", async () => {
+  const { startEmulator } = await import('../../emulator/index.js');
+  const { emulatorInternals } = await import('../../emulator/internals.js');
+  const { buildManagementApp, buildMessagingApp } = await import('../../emulator/app.js');
+  const emu = await startEmulator();
+  try {
+    const services = emulatorInternals(emu);
+    // Every route of both apps, the admin API's too (built with the routes' collector, as the OpenAPI document is).
+    const routes: RouteOptions[] = [];
+    const collect = async (app: FastifyInstance) => {
+      app.addHook('onRoute', (route) => void routes.push(route));
+    };
+    const apps = [
+      await buildManagementApp(services, collect),
+      await buildMessagingApp(services, collect),
+    ];
+    for (const app of apps) await app.ready();
+    const ajv = new Ajv({ strict: false });
+    const problems: string[] = [];
+    let checked = 0;
+    for (const route of routes) {
+      const { body, querystring, params, headers, response } = (route.schema ?? {}) as Record<
+        string,
+        unknown
+      >;
+      const parts: Array<[string, unknown]> = [
+        ['body', body],
+        ['querystring', querystring],
+        ['params', params],
+        ['headers', headers],
+        ...Object.entries((response ?? {}) as Record<string, unknown>).map(
+          ([status, schema]) => [`response ${status}`, schema] as [string, unknown],
+        ),
+      ];
+      for (const [part, schema] of parts) {
+        if (schema === undefined) continue;
+        checked++;
+        if (!ajv.validateSchema(schema as object))
+          problems.push(`${route.method} ${route.url} ${part}: ${ajv.errorsText(ajv.errors)}`);
+      }
+    }
+    for (const app of apps) await app.close();
+    expect(problems).toEqual([]);
+    // The collector saw the management, admin and messaging routes (some 110 routes, most with schemas).
+    expect(routes.length).toBeGreaterThan(100);
+    expect(checked).toBeGreaterThan(200);
+  } finally {
+    await emu.close();
   }
 });

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { UserError } from '../../errors.js';
 import type { ScenarioResult } from '../../scenario/run.js';
 import { retriesSummary } from '../../scenario/retries.js';
-import { MAX_PROBLEMS_SHOWN } from '../../scenario/validate.js';
 import { pluginIdOf } from '../connection.js';
 import { existingInProject, projectOf, scenarioShape } from '../project.js';
 import { result } from '../shape.js';
@@ -39,6 +38,7 @@ export const runScenarios = defineTool({
     const project = projectOf(connection);
     const { loadScenarioFile, scenarioFiles } = await import('../../scenario/load.js');
     const { runScenario } = await import('../../scenario/run.js');
+    const { MAX_PROBLEMS_SHOWN } = await import('../../scenario/validate.js');
     const paths = await Promise.all(args.paths.map((path) => existingInProject(project, path)));
     const found = await scenarioFiles(paths, project);
     if (found.length === 0)
