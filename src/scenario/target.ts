@@ -38,8 +38,7 @@ export interface UncheckedExpectation {
 const RUN_ON_EMULATOR = 'or run the scenario on the emulator (`plugsmith dev`, or `--start`)';
 
 /** A whole-string reference to an earlier step's field: `${inst.id}` gives ['inst', 'id']. */
-function wholeReference(value: unknown): [string, string] | null {
-  if (typeof value !== 'string') return null;
+function wholeReference(value: string): [string, string] | null {
   const match = /^\$\{([A-Za-z][A-Za-z0-9_]*)\.([^}]+)\}$/.exec(value);
   return match ? [match[1], match[2]] : null;
 }
@@ -57,11 +56,10 @@ export function remoteProblems(scenario: Scenario): ScenarioProblem[] {
   const installs = new Set<string>();
   scenario.steps.forEach((step, index) => {
     const at = `steps[${index}].${step.kind}`;
-    const body = step.body;
     switch (step.kind) {
       case 'trigger':
         problems.push(
-          body.payload !== undefined
+          step.body.payload !== undefined
             ? {
                 path: `${at}.payload`,
                 message:
@@ -84,7 +82,7 @@ export function remoteProblems(scenario: Scenario): ScenarioProblem[] {
         });
         break;
       case 'conversation':
-        if (typeof body.character !== 'string')
+        if (step.body.character === undefined)
           problems.push({
             path: at,
             message:
@@ -96,7 +94,7 @@ export function remoteProblems(scenario: Scenario): ScenarioProblem[] {
         if (step.id) installs.add(step.id);
         break;
       case 'uninstall': {
-        const [stepId, field] = wholeReference(body.instance) ?? [];
+        const [stepId, field] = wholeReference(step.body.instance) ?? [];
         if (field !== 'id' || !installs.has(stepId ?? ''))
           problems.push({
             path: `${at}.instance`,
@@ -107,7 +105,7 @@ export function remoteProblems(scenario: Scenario): ScenarioProblem[] {
         break;
       }
       case 'request':
-        if (typeof body.path === 'string' && isAdminPath(body.path))
+        if (isAdminPath(step.body.path))
           problems.push({
             path: `${at}.path`,
             message: "/_emulator is the emulator's admin API: a remote platform has none",

@@ -9,7 +9,11 @@ import {
   EXPECTATION_KINDS,
   STEP_KIND_NAMES,
   STEP_KINDS,
+  isExpectationOf,
+  typedExpectation,
+  typedStep,
   type Expectation,
+  type ExpectationBody,
   type ExpectationKind,
   type Scenario,
   type Step,
@@ -660,12 +664,13 @@ function checkStep(raw: unknown, at: string, problems: ScenarioProblem[]): Step 
   if (kind) checkStepBody(kind, body, `${at}.${kind}`, problems);
   const expect = checkExpectations(raw.expect, `${at}.expect`, kind, body, problems);
   if (problems.length > before || !kind || !isObject(body)) return null;
-  return {
+  const step = typedStep(kind, body, {
     ...(typeof raw.id === 'string' ? { id: raw.id } : {}),
-    kind,
-    body,
     expect,
-  };
+  });
+  // Checked against the same schema above: a body that passed it and failed this would be a bug of this file.
+  if (!step) throw new Error(`${at}.${kind}: the step passed validation but not its schema`);
+  return step;
 }
 
 /** The problems of a step's own object (`"message": { … }`). */
@@ -775,8 +780,12 @@ function checkExpectations(
       }
       const before = problems.length;
       checkExpectation(name, item[name], `${here}.${name}`, kind, stepBody, problems);
-      if (names.length === 1 && problems.length === before) {
-        out.push({ kind: name, body: item[name] as Record<string, unknown> });
+      const expectation =
+        names.length === 1 && problems.length === before
+          ? typedExpectation(name, item[name])
+          : null;
+      if (expectation) {
+        out.push(expectation);
         indexes.push(index);
       }
     }
@@ -803,11 +812,9 @@ function contradictions(
   const out: ScenarioProblem[] = [];
   const where = (i: number) => `${at}[${indexes[i]}].${expectations[i].kind}`;
   const named = (i: number) => `expect[${indexes[i]}]`;
-  const of = (kind: ExpectationKind) =>
-    expectations.flatMap((e, i) => (e.kind === kind ? [{ body: e.body, i }] : []));
-  const replies = of('reply');
-  const counts = of('replies');
-  const nones = of('none');
+  const replies = ofKind(expectations, 'reply');
+  const counts = ofKind(expectations, 'replies');
+  const nones = ofKind(expectations, 'none');
   for (const none of nones) {
     for (const reply of replies)
       out.push({
@@ -815,7 +822,7 @@ function contradictions(
         message: `"none" expects no reply, but ${named(reply.i)} expects one ("reply"): the step cannot pass both`,
         fix: 'keep one of them: "reply" to check the answer, or "none" to check that the plugin stays silent',
       });
-    for (const count of counts.filter((c) => Number(c.body.count) > 0))
+    for (const count of counts.filter((c) => c.body.count > 0))
       out.push({
         path: where(none.i),
         message: `"none" expects no reply, but ${named(count.i)} expects ${count.body.count} ("replies")`,
@@ -830,12 +837,8 @@ function contradictions(
           message: `"replies" expects none ("count": 0), but ${named(reply.i)} expects a reply`,
           fix: 'keep one of them, or give the number of replies the plugin writes',
         });
-    const texts = new Set(replies.map((r) => r.body.text).filter((t) => typeof t === 'string'));
-    if (
-      typeof count.body.count === 'number' &&
-      count.body.count > 0 &&
-      texts.size > count.body.count
-    )
+    const texts = new Set(replies.map((r) => r.body.text).filter((t) => t !== undefined));
+    if (count.body.count > 0 && texts.size > count.body.count)
       out.push({
         path: where(count.i),
         message: `"replies" expects ${count.body.count}, but the step expects ${texts.size} different reply texts`,
@@ -856,11 +859,11 @@ function contradictions(
         message: '"reply" gives both "text" and "pattern": only "text" would be checked',
         fix: 'keep one: "text" for the exact reply, "pattern" for a reply that matches',
       });
-  const deliveries = of('delivery');
+  const deliveries = ofKind(expectations, 'delivery');
   for (const delivery of deliveries) {
     const b = delivery.body;
     if (b.count === 0) {
-      const judged = ['status', 'retried', 'withinMs'].filter((f) => b[f] !== undefined);
+      const judged = (['status', 'retried', 'withinMs'] as const).filter((f) => b[f] !== undefined);
       if (judged.length)
         out.push({
           path: where(delivery.i),
@@ -896,6 +899,16 @@ function contradictions(
       });
   }
   return out;
+}
+
+/** The expectations of one kind, each with its index among `expectations`. */
+function ofKind<K extends ExpectationKind>(
+  expectations: Expectation[],
+  kind: K,
+): Array<{ body: ExpectationBody<K>; i: number }> {
+  return expectations.flatMap((expectation, i) =>
+    isExpectationOf(expectation, kind) ? [{ body: expectation.body, i }] : [],
+  );
 }
 
 /** The problems of one expectation's object (`"reply": { … }`) on a step of `kind`. */

@@ -1,4 +1,7 @@
+import type { Static } from '@sinclair/typebox';
 import { ApiError, type PlatformClient } from '../../client/index.js';
+import type { RequestStepSchema } from '../schema.js';
+import type { StepModule } from '../context.js';
 
 /** Whether a request path goes to the emulator's admin API (`/_emulator`, percent-encoded or not). */
 export function isAdminPath(path: string): boolean {
@@ -54,11 +57,18 @@ export function requestPathProblem(path: string, remote: boolean): string | null
   return null;
 }
 
+export type RequestStep = Static<typeof RequestStepSchema>;
+
+export const requestStep: StepModule<'request'> = {
+  label: (step) =>
+    `request ${step.method} ${step.path}${step.api === 'messaging' ? ' (messaging)' : ''}`,
+  run: (step, context) => sendRequest(context.client, step, context.remote),
+};
+
 /** A request step's query as pairs: a list gives the name once per value. */
-function queryPairs(query: unknown): Array<[string, string]> {
-  if (!query || typeof query !== 'object') return [];
+function queryPairs(query: RequestStep['query']): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(query ?? {})) {
     for (const item of Array.isArray(value) ? value : [value]) pairs.push([name, String(item)]);
   }
   return pairs;
@@ -67,24 +77,23 @@ function queryPairs(query: unknown): Array<[string, string]> {
 /** Sends a request step (its references expanded) and returns its result; a status other than the expected one throws. */
 export async function sendRequest(
   client: PlatformClient,
-  body: Record<string, unknown>,
+  step: RequestStep,
   remote: boolean,
 ): Promise<Record<string, unknown>> {
-  const path = String(body.path);
+  const { path, method } = step;
   const problem = requestPathProblem(path, remote);
   if (problem) throw new Error(`${problem}: ${JSON.stringify(path)}`);
-  const api = body.api === 'messaging' ? 'messaging' : 'management';
-  const method = String(body.method);
-  const expected = body.status ?? '2xx';
+  const api = step.api === 'messaging' ? 'messaging' : 'management';
+  const expected = step.status ?? '2xx';
   const fits = (status: number) =>
     expected === '2xx' ? status >= 200 && status < 300 : status === expected;
   try {
     const answer = await client.request(api, method, path, {
-      query: queryPairs(body.query),
-      ...(body.body !== undefined ? { body: body.body } : {}),
+      query: queryPairs(step.query),
+      ...(step.body !== undefined ? { body: step.body } : {}),
     });
     if (!fits(answer.status))
-      throw new Error(`${method} ${path} answered ${answer.status}, not ${String(expected)}`);
+      throw new Error(`${method} ${path} answered ${answer.status}, not ${expected}`);
     return {
       status: answer.status,
       data: answer.data ?? null,
@@ -96,22 +105,8 @@ export async function sendRequest(
       return { status: error.status, data: null, meta: null, error: error.type };
     if (error instanceof ApiError)
       throw new Error(
-        `${method} ${path} answered ${error.status} (${error.type}: ${error.message}), not ${String(expected)}`,
+        `${method} ${path} answered ${error.status} (${error.type}: ${error.message}), not ${expected}`,
       );
     throw error;
   }
-}
-
-/** A field of a step's result by path (`data.items.0.id`); an error naming what is there when the path leads nowhere. */
-export function resultField(step: string, result: Record<string, unknown>, field: string): unknown {
-  if (Object.hasOwn(result, field)) return result[field];
-  let value: unknown = result;
-  for (const key of field.split('.')) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key))
-      throw new Error(
-        `step "${step}"'s result has no ${field}${value !== null && typeof value === 'object' ? ` (at ${key}: fields ${Object.keys(value).join(', ') || 'none'})` : ''}`,
-      );
-    value = (value as Record<string, unknown>)[key];
-  }
-  return value;
 }
