@@ -3,11 +3,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, expect, onTestFinished, test } from 'vitest';
 import { CLI, runCli, spawnCli } from '../kit/cli-process.js';
 import { stateFiles } from '../kit/emulator-state.js';
 import { own, receiver, tempDir } from '../kit/index.js';
+import { call } from './in-memory.js';
 
 // A spawned `plugsmith mcp` at the edges of what it may reach: another host, the folder it starts in, the emulator's own
 // secrets. The emulator is a spawned `plugsmith emulator start` with a data dir (so it has a storage secret on disk).
@@ -71,10 +71,6 @@ async function mcpOver(env: Record<string, string>, args: string[] = []): Promis
   await client.connect(transport);
   onTestFinished(() => client.close());
   return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
 test("a messaging URL on another host is refused before anything is sent: the emulator's API key stays here", async () => {

@@ -2,11 +2,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { CLI, spawnCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
 import { LANGUAGES, type Language, scenarioProject } from '../kit/project.js';
+import { call, textOf } from './in-memory.js';
 
 // Issue 43, the agent's side: a spawned `plugsmith mcp` over stdio beside `plugsmith dev`, which runs a generated
 // project whose reply throws on "boom" (HTTP 500, the error and its stack on the plugin's stderr). The agent sees the
@@ -38,14 +38,6 @@ async function mcpOver(dir: string, env: Record<string, string>): Promise<Client
   await client.connect(transport);
   onTestFinished(() => client.close());
   return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  return (result.content[0] as { text: string }).text;
 }
 
 /**
