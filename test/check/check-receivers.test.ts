@@ -37,7 +37,7 @@ async function installed(kind: ReceiverKind): Promise<{ receiver: Receiver; plug
   receiver.secret = String(plugin.webhookSecret);
   const verified = await t.api.plugins.verifyWebhook(plugin.id);
   expect(verified.verified, JSON.stringify(verified)).toBe(true);
-  const instance = await t.api.agentPlugins.attach('agent_nova', {
+  const instance = await t.api.agentPlugins.install('agent_nova', {
     name: kind,
     pluginId: plugin.id,
     events: ['AGENT_MESSAGE_RECEIVED'],

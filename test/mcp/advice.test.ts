@@ -59,7 +59,7 @@ test('errors of the shared services reach the agent naming tools: a cancel of a 
     });
   const installed = await make('installed plugin');
   await raw.plugins.verifyWebhook(installed.id);
-  await raw.agentPlugins.attach('agent_nova', {
+  await raw.agentPlugins.install('agent_nova', {
     name: 'on nova',
     pluginId: installed.id,
     events: ['AGENT_MESSAGE_RECEIVED'],

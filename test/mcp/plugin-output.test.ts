@@ -36,7 +36,7 @@ beforeAll(async () => {
   pluginId = plugin.id;
   webhookSecret = String(plugin.webhookSecret);
   await raw.plugins.verifyWebhook(pluginId);
-  await raw.agentPlugins.attach('agent_nova', {
+  await raw.agentPlugins.install('agent_nova', {
     name: 'on nova',
     pluginId,
     events: ['AGENT_MESSAGE_RECEIVED'],

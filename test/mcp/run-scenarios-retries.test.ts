@@ -32,7 +32,7 @@ async function setUp(refuseFirstAttempt: boolean) {
     scopes: ['AGENT_MESSAGE_WRITE'],
   });
   await client.plugins.verifyWebhook(plugin.id);
-  await client.agentPlugins.attach('agent_nova', {
+  await client.agentPlugins.install('agent_nova', {
     name: 'on nova',
     pluginId: plugin.id,
     events: ['AGENT_MESSAGE_RECEIVED'],

@@ -51,7 +51,7 @@ beforeAll(async () => {
   pluginId = plugin.id;
   webhookSecret = String(plugin.webhookSecret);
   await client.plugins.verifyWebhook(pluginId);
-  await client.agentPlugins.attach('agent_nova', {
+  await client.agentPlugins.install('agent_nova', {
     name: 'on nova',
     pluginId,
     events: ['AGENT_MESSAGE_RECEIVED'],
@@ -437,7 +437,7 @@ describe('plugsmith mcp tools', () => {
     });
     echoedSecret = String(plugin.webhookSecret);
     await raw.plugins.verifyWebhook(plugin.id);
-    await raw.agentPlugins.attach('agent_nova', {
+    await raw.agentPlugins.install('agent_nova', {
       name: 'echo on nova',
       pluginId: plugin.id,
       events: ['AGENT_MESSAGE_RECEIVED'],

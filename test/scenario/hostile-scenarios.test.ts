@@ -49,7 +49,7 @@ async function setUp() {
       });
     },
   });
-  const instance = await client.agentPlugins.attach('agent_nova', {
+  const instance = await client.agentPlugins.install('agent_nova', {
     name: 'probe',
     pluginId,
     events: ['AGENT_MESSAGE_RECEIVED'],

@@ -66,7 +66,7 @@ async function setUp(emu: Emulator, client: PlatformClient): Promise<Setup> {
       },
     },
   );
-  await client.agentPlugins.attach('agent_nova', {
+  await client.agentPlugins.install('agent_nova', {
     name: 'probe',
     pluginId,
     events: ['AGENT_MESSAGE_RECEIVED'],

@@ -46,7 +46,7 @@ async function setUp() {
       });
     },
   });
-  await client.agentPlugins.attach('agent_nova', {
+  await client.agentPlugins.install('agent_nova', {
     name: 'flaky',
     pluginId,
     events: ['AGENT_MESSAGE_RECEIVED'],
