@@ -9,7 +9,7 @@ import {
   installsOn,
   type InstallEntity,
 } from '../../src/client/installs.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from '../scenario/plugin-server.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
 // Issue 42 item 3: one verb (`install`) and one entity-to-resource mapping (src/client/installs.ts) for the three kinds of
 // installation, on a real emulator with a real, verified plugin of each type. The old names (`add`, `attach`) still work.

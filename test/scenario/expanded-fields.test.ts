@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
-import { emulatorAndClient, servePlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin } from '../kit/plugin-server.js';
 
 // A step's fields keep the types its schema gives them once references are expanded: a whole-string
 // reference to a number, where text goes, is its digits (as it always was); one to an object fails the

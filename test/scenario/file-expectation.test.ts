@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
 import type { PlatformClient } from '../../src/client/index.js';
 import { uploadRepositoryFile } from '../../src/client/repository-file.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
 // The scenario `file` expectation against a real emulator and a real DATA_PROVIDER plugin on a
 // port: when a file is added to its repository, the plugin writes a summary of it there. It tries

@@ -11,7 +11,7 @@ import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 import { markedProcesses } from '../kit/processes.js';
 import { typescriptProject } from '../kit/project.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
 // Scenario files and recordings are attacker input (issue 41): a recording of a stranger's chat
 // message, a scenario file from a cloned project. A real emulator, a real plugin on a port that

@@ -10,7 +10,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { failureWarning } from '../../src/scenario/record.js';
 import { runCli } from '../kit/cli-process.js';
 import { emulator, own, tempDir, until } from '../kit/index.js';
-import { emulatorAndClient, servePlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin } from '../kit/plugin-server.js';
 import { createClient } from '../../src/client/index.js';
 
 // `plugsmith scenario record` reads the whole delivery log (issue 43): a real emulator, a real

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runCli } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
 // A passing run says when retries happened: a real plugin on a port that answers 500 to the first
 // attempt of the first two messages it is told and then answers each with what it was told, a real emulator, and

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario, ScenarioFileError } from '../../src/emulator-entry.js';
 import { tempDir } from '../kit/index.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
 // `runScenario` as plugsmith/emulator exports it, in a plugin author's TypeScript test: an
 // emulator in this process, a plugin on a real port (it answers each message with what it was

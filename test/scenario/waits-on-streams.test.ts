@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { createClient } from '../../src/client/index.js';
 import { runScenario } from '../../src/emulator-entry.js';
 import { own } from '../kit/index.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from './plugin-server.js';
+import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
 
 // An expectation that waits (a reply that comes a second after the plugin took the message) waits on
 // the emulator's streams, the delivery stream and the conversation's events, and reads the lists

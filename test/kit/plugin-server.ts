@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import type { Emulator } from '../../emulator/index.js';
 import { createWebhookHandler, type WebhookHandlers } from '../../src/shared/webhooks/index.js';
-import { emulator, own, server } from '../kit/index.js';
+import { emulator, own, server } from './index.js';
 
 /** An in-memory emulator and a client of it with every credential (the admin token too), both closed after the test file. */
 export async function emulatorAndClient(): Promise<{ emu: Emulator; client: PlatformClient }> {
