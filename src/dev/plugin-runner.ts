@@ -48,7 +48,7 @@ interface PluginRunnerOptions {
 }
 
 /** How Node (`EADDRINUSE`) and Python (`[Errno 98] Address already in use`) say a port is taken. */
-const PORT_IN_USE = /EADDRINUSE|address already in use/i;
+export const PORT_IN_USE = /EADDRINUSE|address already in use/i;
 
 /**
  * The plugin process as dev runs it: started, restarted with a backoff when it exits (PluginProcess), restarted on purpose

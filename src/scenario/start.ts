@@ -87,8 +87,7 @@ interface StartWatch {
   installsFailed: string | null;
 }
 
-/** Starts the emulator and the plugin, and resolves once the plugin is verified and installed. */
-export async function startForScenarios(options: {
+export interface StartOptions {
   manifestPath: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
@@ -96,9 +95,51 @@ export async function startForScenarios(options: {
   readyTimeoutMs?: number;
   /** A seed file for the emulator's store (absolute), instead of the default workspace. */
   seed?: string;
-}): Promise<StartedForScenarios> {
+  /** The plugin's port for the first start (default: a free one). */
+  pluginPort?: number;
+}
+
+/** How many times the plugin is started on a fresh port when another process took its port before it listened. */
+const PORT_TAKEN_STARTS = 3;
+
+/**
+ * Starts the emulator and the plugin, and resolves once the plugin is verified and installed. The plugin's port is a free
+ * one, but only until the plugin listens: another process (any outgoing connection takes a port of the same range) may
+ * take it meanwhile. A plugin that could not listen because its port is in use is started again on another free port,
+ * with a line saying so; any other failure is the plugin's.
+ */
+export async function startForScenarios(options: StartOptions): Promise<StartedForScenarios> {
+  let pluginPort = options.pluginPort ?? (await freePort());
+  for (let start = 1; ; start++) {
+    try {
+      return await startOnce(options, pluginPort);
+    } catch (error) {
+      if (start >= PORT_TAKEN_STARTS || !(await portTaken(error, pluginPort))) throw error;
+      const taken = pluginPort;
+      pluginPort = await freePort();
+      options.log(
+        `the plugin could not listen on port ${taken} (another process took it before the plugin listened): started again with PORT=${pluginPort}`,
+      );
+    }
+  }
+}
+
+/**
+ * Whether a start failed because another process holds the plugin's port: dev found it taken before starting the plugin
+ * (a conflict), or the plugin said the address is in use; and the port is still held.
+ */
+async function portTaken(error: unknown, pluginPort: number): Promise<boolean> {
+  const { PORT_IN_USE } = await import('../dev/plugin-runner.js');
+  const { portIsFree } = await import('../dev/ports.js');
+  const said =
+    error instanceof PluginStartError
+      ? error.pluginOutput.some((line) => PORT_IN_USE.test(line.text))
+      : error instanceof UserError && error.exitCode === EXIT.CONFLICT;
+  return said && !(await portIsFree(pluginPort));
+}
+
+async function startOnce(options: StartOptions, pluginPort: number): Promise<StartedForScenarios> {
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const pluginPort = await freePort();
   const env: NodeJS.ProcessEnv = { ...options.env, PORT: String(pluginPort) };
   const manifest = await loadManifest(options.manifestPath, env);
   // The plugin's own state (the installation tokens of PLUGIN_INSTALLED among it) belongs to this run's throwaway emulator:
