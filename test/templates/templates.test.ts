@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
@@ -10,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { ORG, useCliEnv } from '../cli/cli-env.js';
 import { runCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
-import { sh, userEnv, type ShellRun } from '../kit/shell.js';
+import { npmInstall } from '../kit/installed-project.js';
+import { sh, userEnv } from '../kit/shell.js';
 
 // Proves each template the way a user meets it: `plugsmith init` from this checkout writes the
 // project with this plugsmith packed into its vendor/ folder, and the project's own `npm install`
@@ -63,52 +63,6 @@ async function installedPackages(modules: string): Promise<string[]> {
     }
   }
   return found;
-}
-
-/** A project of this file that `npm install` set up from nothing, and what it asked npm for. */
-let installedFromNothing: { dir: string; asked: string } | undefined;
-
-/**
- * What `npm install` in a project depends on: its package.json but for the name and description
- * (the three templates' package.json differ in nothing else), and the plugsmith tarball init
- * vendored (the same pack, by its bytes).
- */
-async function whatNpmIsAskedFor(dir: string): Promise<string> {
-  const {
-    name: _name,
-    description: _description,
-    ...rest
-  } = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-  const vendored = await readFile(join(dir, 'vendor', `plugsmith-${version}.tgz`));
-  return JSON.stringify({ ...rest, vendored: createHash('sha256').update(vendored).digest('hex') });
-}
-
-/**
- * `npm install` in a project init wrote, with strict engines: its output. The file's first project
- * installs from nothing (npm's cache only). A later one that asks npm for the same starts from a copy
- * of that project's node_modules, without its package-lock: npm checks the tree it finds against the
- * project's package.json and writes the project's own package-lock, the tree an install from nothing
- * gives, without unpacking its 180 packages again (20 s a project on a 2-core machine).
- */
-async function npmInstall(dir: string): Promise<ShellRun> {
-  const asked = await whatNpmIsAskedFor(dir);
-  if (installedFromNothing?.asked === asked) {
-    const copy = await sh(
-      'cp',
-      ['-a', join(installedFromNothing.dir, 'node_modules'), join(dir, 'node_modules')],
-      dir,
-      MINUTES,
-    );
-    expect(copy.code, copy.output).toBe(0);
-  }
-  const install = await sh(
-    'npm',
-    ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
-    dir,
-    8 * MINUTES,
-  );
-  if (install.code === 0 && !installedFromNothing) installedFromNothing = { dir, asked };
-  return install;
 }
 
 /** Bytes a folder takes on disk, as `du` counts them (allocated blocks). */
@@ -242,7 +196,14 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(Object.keys(pkg.dependencies)).toEqual(['standardwebhooks']);
 
         // Strict engines: nothing in the tree may want a newer Node than the project promises (20).
-        const install = await npmInstall(dir);
+        // The run installs this tree from nothing once; a later project asking npm for the same
+        // starts from a copy of it (test/kit/installed-project.ts).
+        const install = await npmInstall(dir, [
+          '--engine-strict',
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+        ]);
         expect(install.code, install.output).toBe(0);
         expect(install.output).not.toContain('EBADENGINE');
         // npm 11 runs a dependency's install script only when package.json approves it, and warns
