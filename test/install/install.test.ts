@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { sh, userEnv } from '../kit/shell.js';
 import { freePort } from '../kit/ports.js';
+import { npmInstall } from '../kit/installed-project.js';
 import { killMarked } from '../kit/processes.js';
 
 // The README's install paths, as a person on a fresh machine meets them: nothing goes into this
@@ -313,12 +314,11 @@ describe('npm pack', () => {
         `installs it from vendor/plugsmith-${version}.tgz (packed from ${join(prefix, 'lib/node_modules/plugsmith')})`,
       );
       const project = join(projects, 'tar-bot');
-      const projectInstall = await sh(
-        'npm',
-        ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
+      // A tree the run installed for the same package.json and vendored tarball is copied in first (test/kit/installed-project.ts).
+      const projectInstall = await npmInstall(
         project,
-        8 * MINUTES,
-        env,
+        ['--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
+        { env },
       );
       expect(projectInstall.code, projectInstall.output).toBe(0);
       expect(projectInstall.output).not.toContain('EBADENGINE');
@@ -360,13 +360,9 @@ describe('a fresh machine, as the README says', () => {
       expect(init.output).toContain(`installs it from vendor/plugsmith-${version}.tgz`);
       const project = join(projects, 'my-bot');
 
-      const install = await sh(
-        'npm',
-        ['install', '--prefer-offline', '--no-audit', '--no-fund'],
-        project,
-        8 * MINUTES,
+      const install = await npmInstall(project, ['--prefer-offline', '--no-audit', '--no-fund'], {
         env,
-      );
+      });
       expect(install.code, install.output).toBe(0);
       expect(install.output).not.toContain('EBADENGINE');
       const test = await sh('npm', ['test'], project, 4 * MINUTES, env);

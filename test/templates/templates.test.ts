@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { ORG, useCliEnv } from '../cli/cli-env.js';
 import { runCli } from '../kit/cli-process.js';
 import { freePort } from '../kit/ports.js';
+import { npmInstall } from '../kit/installed-project.js';
 import { sh, userEnv } from '../kit/shell.js';
 
 // Proves each template the way a user meets it: `plugsmith init` from this checkout writes the
@@ -18,7 +19,7 @@ import { sh, userEnv } from '../kit/shell.js';
 // `npm ci --omit=dev` there (the package-lock of the full install), and `npm start` serving the
 // plugin from dist/ with only its runtime dependencies, within the dependency budget, passing
 // `plugsmith check` against the emulator it is deployed to.
-// Slow (npm install three times), so the timeouts are long.
+// Slow (an npm install, npm test, a build and npm ci per type), so the timeouts are long.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TYPES = ['DATA_PROVIDER', 'EVENT_HANDLER', 'APP'] as const;
@@ -195,12 +196,14 @@ describe('generated projects install and pass their own tests, as init wrote the
         expect(Object.keys(pkg.dependencies)).toEqual(['standardwebhooks']);
 
         // Strict engines: nothing in the tree may want a newer Node than the project promises (20).
-        const install = await sh(
-          'npm',
-          ['install', '--engine-strict', '--prefer-offline', '--no-audit', '--no-fund'],
-          dir,
-          8 * MINUTES,
-        );
+        // The run installs this tree from nothing once; a later project asking npm for the same
+        // starts from a copy of it (test/kit/installed-project.ts).
+        const install = await npmInstall(dir, [
+          '--engine-strict',
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+        ]);
         expect(install.code, install.output).toBe(0);
         expect(install.output).not.toContain('EBADENGINE');
         // npm 11 runs a dependency's install script only when package.json approves it, and warns
