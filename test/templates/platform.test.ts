@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../emulator/index.js';
+import type { Emulator } from '../../emulator/index.js';
+import { emulator } from '../kit/index.js';
 import { createClient, paginate, type PlatformClient } from '../../src/client/index.js';
 
 // The generated project's own platform module (templates/common/src/platform.ts: `fetch` with an
@@ -49,7 +50,7 @@ let close: () => Promise<void>;
 
 beforeAll(async () => {
   template = (await import(MODULE)) as TemplatePlatform;
-  emu = await startEmulator();
+  emu = await emulator();
   owner = createClient({
     baseUrl: emu.url,
     messagingUrl: emu.messagingUrl,
@@ -85,7 +86,7 @@ beforeAll(async () => {
     webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`,
   });
   expect((await owner.plugins.verifyWebhook(plugin.id)).verified).toBe(true);
-  await owner.dataProviders.add(REPOSITORY, {
+  await owner.dataProviders.install(REPOSITORY, {
     name: 'docs',
     pluginId: plugin.id,
     events: ['REPOSITORY_FILE_ADDED'],
@@ -111,7 +112,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await owner?.close();
-  await emu?.close();
   await close?.();
 });
 

@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { startEmulator } from '../../emulator/index.js';
 import { createClient, type PlatformClient } from '../../src/client/index.js';
 import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
-import { runCliInProcess } from '../kit/index.js';
+import { emulator, runCliInProcess } from '../kit/index.js';
 import { freePort } from '../kit/ports.js';
 import { sh, userEnv } from '../kit/shell.js';
 
@@ -61,7 +60,7 @@ async function initPython(type: string, name: string): Promise<string> {
 async function deployedEmulator(
   dir: string,
 ): Promise<{ env: Record<string, string>; client: PlatformClient }> {
-  const emu = await startEmulator();
+  const emu = await emulator();
   const client = createClient({
     baseUrl: emu.url,
     messagingUrl: emu.messagingUrl,
@@ -70,7 +69,6 @@ async function deployedEmulator(
   });
   onTestFinished(async () => {
     await client.close();
-    await emu.close();
   });
   const deployed = await runCliInProcess(
     ['deploy', '--manifest', join(dir, 'plugsmith.json'), '--org', emu.orgId!, '--json'],
