@@ -13,6 +13,7 @@ import { embeddedStorageRoutes } from '../../../../emulator/uploads/storage/embe
 import { InvalidKeyError, objectKey } from '../../../../emulator/uploads/storage/keys.js';
 import { MAX_FILE_BYTES as DEFAULT_MAX_BYTES } from '#contract';
 import { until } from '../../../kit/index.js';
+import { generated } from './generated-body.js';
 
 let app: FastifyInstance;
 let storage: EmbeddedStorage;
@@ -85,20 +86,6 @@ async function upload(
   );
   expect(result.status, JSON.stringify(result.json)).toBe(200);
   return result;
-}
-
-/** A body of `size` bytes produced in 64 KiB chunks, sent without Content-Length. */
-function generated(size: number): Readable {
-  const chunk = Buffer.alloc(64 * 1024, 7);
-  let left = size;
-  return new Readable({
-    read() {
-      if (left <= 0) return void this.push(null);
-      const n = Math.min(left, chunk.length);
-      left -= n;
-      this.push(n === chunk.length ? chunk : chunk.subarray(0, n));
-    },
-  });
 }
 
 /**

@@ -13,6 +13,7 @@ import { installErrorHandling } from '../../../../emulator/http.js';
 import { EmbeddedStorage } from '../../../../emulator/uploads/storage/embedded.js';
 import { embeddedStorageRoutes } from '../../../../emulator/uploads/storage/embedded-routes.js';
 import { objectKey } from '../../../../emulator/uploads/storage/keys.js';
+import { generated } from './generated-body.js';
 
 /** What the child prints. */
 export interface MemoryReading {
@@ -28,20 +29,6 @@ export interface MemoryReading {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-
-/** `size` bytes in 64 KB chunks. */
-function generated(size: number): Readable {
-  const chunk = Buffer.alloc(64 * 1024, 7);
-  let left = size;
-  return new Readable({
-    read() {
-      if (left <= 0) return void this.push(null);
-      const n = Math.min(left, chunk.length);
-      left -= n;
-      this.push(n === chunk.length ? chunk : chunk.subarray(0, n));
-    },
-  });
-}
 
 const rootDir = await mkdtemp(join(tmpdir(), 'plugsmith-embedded-memory-'));
 const storage = new EmbeddedStorage({
