@@ -35,6 +35,7 @@ const suites = {
   scenario: () => import('./scenario.js'),
   mcp: () => import('./mcp.js'),
   'plugin-output': () => import('./plugin-output.js'),
+  'test-suite': () => import('./test-suite.js'),
 };
 
 const named = [...positionals, ...(values.only ? values.only.split(',') : [])];

@@ -146,9 +146,12 @@ describe('an unbuilt checkout', () => {
 
 describe('npm pack', () => {
   it(
-    'builds dist/ in a checkout (prepack), again over an existing one; without the build tools packs dist/ as it is; marks only `npm publish` of a release',
+    'builds dist/ in a checkout (prepack), over a stale one; without the build tools packs dist/ as it is; marks only `npm publish` of a release',
     async () => {
-      // A checkout as a fresh clone has it: the tracked tree, no dist/; dependencies as `npm ci` leaves them.
+      // A checkout as a fresh clone has it (the tracked tree; dependencies as `npm ci` leaves them), not
+      // rebuilt since a `git pull`: its dist/ holds one file, older than the sources. With the build tools
+      // installed, packing builds: every file of dist/ in the tarball is the build's, never the stale one.
+      // (One build, not two: `npm run build` empties dist/ first, so a clone without dist/ builds the same.)
       const clone = join(work, 'clone');
       const skipped = new Set([
         'node_modules',
@@ -164,7 +167,13 @@ describe('npm pack', () => {
           !skipped.has(source.slice(ROOT.length + 1).split(/[\\/]/)[0]) && !source.endsWith('.tgz'),
       });
       await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
-      expect(existsSync(join(clone, 'dist'))).toBe(false);
+      const STALE = '// stale build, from before the last git pull\n';
+      await mkdir(join(clone, 'dist'));
+      await writeFile(
+        join(clone, 'dist/cli.js'),
+        STALE + (await readFile(join(ROOT, 'dist/cli.js'), 'utf8')),
+      );
+      expect(existsSync(join(clone, 'dist/emulator/index.js'))).toBe(false);
 
       const packed = await sh(
         'npm',
@@ -190,6 +199,7 @@ describe('npm pack', () => {
       ]) {
         expect(files, file).toContain(file);
       }
+      expect(await readFile(join(clone, 'dist/cli.js'), 'utf8')).not.toContain(STALE);
       // Not published: no release mark, so an init run by this tarball vendors it.
       expect(files).not.toContain('dist/release.json');
       expect(
@@ -197,22 +207,6 @@ describe('npm pack', () => {
       ).toBe(false);
       tarball = join(work, info.filename);
       expect(info.filename).toBe(`plugsmith-${version}.tgz`);
-
-      // A checkout not rebuilt after `git pull`: its dist/ is older than its sources. With the build
-      // tools installed, packing builds again, so the tarball never ships the stale dist/.
-      const STALE = '// stale build, from before the last git pull\n';
-      await writeFile(
-        join(clone, 'dist/cli.js'),
-        STALE + (await readFile(join(clone, 'dist/cli.js'), 'utf8')),
-      );
-      const again = await sh(
-        'npm',
-        ['pack', '--json', '--pack-destination', join(work, 'clone')],
-        clone,
-        8 * MINUTES,
-      );
-      expect(again.code, again.output).toBe(0);
-      expect(await readFile(join(clone, 'dist/cli.js'), 'utf8')).not.toContain(STALE);
 
       // Without the build tools (an installed copy: no src/, no devDependencies), prepack packs the
       // dist/ it finds, untouched; with no dist/ either it fails, naming the fix.
