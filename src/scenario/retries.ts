@@ -16,7 +16,7 @@ export interface RetriedDelivery {
   status: string;
 }
 
-const is2xx = (code: number | null) => code !== null && code >= 200 && code < 300;
+export const is2xx = (code: number | null) => code !== null && code >= 200 && code < 300;
 
 /**
  * The plugin's own answers to a delivery: an attempt that fault injection dropped, cut off after the
@@ -39,6 +39,13 @@ function answerText(attempt: Delivery['attempts'][number]): string {
     : `HTTP ${attempt.responseStatus}`;
 }
 
+/** Whether the plugin refused one of its own answers (not a 2xx, or none) before the delivery's last attempt: a retry followed it. */
+export function retriedForThePlugin(delivery: Delivery): boolean {
+  const last = delivery.attempts.at(-1)?.number;
+  if (last === undefined) return false;
+  return ownAnswers(delivery).some((a) => a.number < last && !is2xx(a.responseStatus));
+}
+
 /**
  * The deliveries whose plugin refused an answer (not a 2xx, or none) and were tried again, each with
  * the step it belongs to: the last of `stepStarts` (ISO times) at or before it was made.
@@ -46,11 +53,8 @@ function answerText(attempt: Delivery['attempts'][number]): string {
 export function retriedDeliveries(deliveries: Delivery[], stepStarts: string[]): RetriedDelivery[] {
   const out: RetriedDelivery[] = [];
   for (const delivery of deliveries) {
-    if (delivery.type === 'WEBHOOK_CHALLENGE' || delivery.attempts.length < 2) continue;
+    if (delivery.type === 'WEBHOOK_CHALLENGE' || !retriedForThePlugin(delivery)) continue;
     const answers = ownAnswers(delivery);
-    // Refused before the last attempt: a retry followed it.
-    const last = delivery.attempts.at(-1)!.number;
-    if (!answers.some((a) => a.number < last && !is2xx(a.responseStatus))) continue;
     let step: number | null = null;
     stepStarts.forEach((started, index) => {
       if (started !== undefined && started <= delivery.createdAt) step = index;

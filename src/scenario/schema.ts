@@ -314,7 +314,10 @@ export const DeliveryExpectationSchema = Type.Object(
       }),
     ),
     retried: Type.Optional(
-      Type.Boolean({ description: 'false: the first attempt is the answer (no retry)' }),
+      Type.Boolean({
+        description:
+          'false: the first attempt is the answer (no retry). true: the plugin refused an answer (not a 2xx, or none) and was tried again; status then judges the answer after the retries',
+      }),
     ),
     count: Type.Optional(Type.Integer({ minimum: 0, description: 'Exactly this many deliveries' })),
   },

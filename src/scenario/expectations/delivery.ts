@@ -1,16 +1,24 @@
 import type { Static } from '@sinclair/typebox';
 import type { ExpectationContext, ExpectationFailure } from '../context.js';
 import type { DeliveryExpectationSchema } from '../schema.js';
+import { is2xx, ownAnswers, retriedForThePlugin } from '../retries.js';
 import { settledDeliveries } from './watch.js';
 
 // The `delivery` expectation: how the plugin answers the deliveries the step caused (their count,
 // the status of the first answer, its time, whether a retry was needed), once every one is
-// answered. The emulator's only: a remote platform shows no delivery log (target.ts reports the
-// expectation unchecked there).
+// answered. With `retried: true` a retry must have been needed, and `status` judges the answer that
+// ended the retries (a plugin that fails once, then answers 2xx). The plugin's own answers only
+// (retries.ts: what fault injection dropped, duplicated or cut off is not one). The emulator's only:
+// a remote platform shows no delivery log (target.ts reports the expectation unchecked there).
 
 export type DeliveryExpectation = Static<typeof DeliveryExpectationSchema>;
 
-const is2xx = (code: number | null) => code !== null && code >= 200 && code < 300;
+/** How an answer reads in a failure: `HTTP 500`, `no answer (timeout)`. */
+function answerText(attempt: { responseStatus: number | null; error?: string | null }): string {
+  return attempt.responseStatus === null
+    ? `no answer (${attempt.error ?? 'none'})`
+    : `HTTP ${attempt.responseStatus}`;
+}
 
 export async function checkDelivery(
   expectation: DeliveryExpectation,
@@ -33,20 +41,25 @@ export async function checkDelivery(
       : context.failure(`a ${of.replace(/ies$/, 'y')} to the plugin`, 'none');
   const status = expectation.status ?? '2xx';
   for (const delivery of deliveries) {
-    // The plugin's own answers: an attempt the emulator dropped, or a duplicate it sent, is not one.
-    const marks = delivery.faults ?? [];
-    const notAnswers = new Set(
-      marks.filter((m) => m.kind === 'drop' || m.kind === 'duplicate').map((m) => m.attempt),
-    );
-    const answers = delivery.attempts.filter((a) => !notAnswers.has(a.number));
+    const answers = ownAnswers(delivery);
     const first = answers[0];
-    const answered = first?.responseStatus ?? null;
+    if (retried === true && !retriedForThePlugin(delivery))
+      return context.failure(
+        `${delivery.type} retried (a first answer other than 2xx)`,
+        first
+          ? `answered ${answers.map(answerText).join(', then ')}: no retry was needed`
+          : `no attempt reached the plugin yet (status ${delivery.status})`,
+        delivery,
+      );
+    // The answer `status` judges: the first, or after a retry that was expected, the one that ended it.
+    const judged = retried === true ? answers.at(-1) : first;
+    const answered = judged?.responseStatus ?? null;
     const okStatus = status === '2xx' ? is2xx(answered) : answered === status;
     if (!okStatus)
       return context.failure(
-        `${delivery.type} answered ${status}`,
-        first
-          ? `${answered === null ? 'no answer' : `HTTP ${answered}`}${first.error ? ` (${first.error})` : ''}${first.responseBody ? `: ${first.responseBody.slice(0, 200)}` : ''}`
+        `${delivery.type} answered ${status}${retried === true ? ' after its retries' : ''}`,
+        judged
+          ? `${answerText(judged)}${judged.error && judged.responseStatus !== null ? ` (${judged.error})` : ''}${judged.responseBody ? `: ${judged.responseBody.slice(0, 200)}` : ''}`
           : `no attempt reached the plugin yet (status ${delivery.status})`,
         delivery,
       );
@@ -56,12 +69,13 @@ export async function checkDelivery(
         `answered in ${Math.round(first.durationMs)} ms`,
         delivery,
       );
-    // Retried because of the plugin: one of its answers was not a 2xx (a lost answer, injected, was a 2xx).
-    const refused = answers.filter((a) => !is2xx(a.responseStatus));
-    if (retried === false && refused.length > 0)
+    if (retried === false && retriedForThePlugin(delivery))
       return context.failure(
         `${delivery.type} not retried`,
-        `retried after ${refused.map((a) => (a.responseStatus === null ? `no answer (${a.error ?? 'none'})` : `HTTP ${a.responseStatus}`)).join(', ')}`,
+        `retried after ${answers
+          .filter((a) => !is2xx(a.responseStatus))
+          .map(answerText)
+          .join(', ')}`,
         delivery,
       );
   }
