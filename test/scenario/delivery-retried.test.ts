@@ -46,7 +46,7 @@ async function flakyPlugin() {
 /** A scenario of one message, with one `delivery` expectation. */
 function oneMessage(text: string, delivery: Record<string, unknown>) {
   return {
-    name: `${text}: ${JSON.stringify(delivery).replaceAll(",", " and ")}`,
+    name: `${text}: ${JSON.stringify(delivery).replaceAll(',', ' and ')}`,
     steps: [
       { install: { on: 'agent', id: 'agent_nova' } },
       { id: 'conv', conversation: { agent: 'agent_nova' } },
