@@ -48,3 +48,61 @@ export async function servePlugin(
   expect((await client.plugins.verifyWebhook(created.id)).verified).toBe(true);
   return created.id;
 }
+
+/**
+ * What the echo plugin writes back to a message the platform sent it: the reply's text, or null to write none. Throwing
+ * answers the delivery 500 (the webhook handler's answer to a handler that throws), so the platform retries it.
+ */
+export type EchoAnswer = (
+  text: string,
+  event: { id: string; attempt: number },
+) => string | null | Promise<string | null>;
+
+/**
+ * An EVENT_HANDLER plugin served on a real port (servePlugin) that writes a reply to every message it is sent, with the
+ * access token its installation got: `You said: <text>` unless `answer` says otherwise. `received` lists every message
+ * text it was sent (a retry's too), in order; `answer` is told which attempt at the event this is (1 for the first).
+ */
+export async function serveEchoPlugin(
+  emu: Emulator,
+  client: PlatformClient,
+  options: { name?: string; answer?: EchoAnswer } = {},
+): Promise<{ pluginId: string; received: string[] }> {
+  const tokens = new Map<string, string>();
+  const received: string[] = [];
+  const attempts = new Map<string, number>();
+  const answer: EchoAnswer = options.answer ?? ((text) => `You said: ${text}`);
+  const pluginId = await servePlugin(
+    emu,
+    client,
+    {
+      name: options.name ?? 'echo',
+      description: 'answers with what it was told',
+      type: 'EVENT_HANDLER',
+      events: ['AGENT_MESSAGE_RECEIVED'],
+      scopes: ['AGENT_MESSAGE_WRITE'],
+    },
+    {
+      PLUGIN_INSTALLED: (event) => {
+        tokens.set(event.data.instance.id, event.data.accessToken);
+      },
+      AGENT_MESSAGE_RECEIVED: async (event) => {
+        const { agentId, conversationId, message } = event.data;
+        received.push(message.content);
+        const attempt = (attempts.get(event.id) ?? 0) + 1;
+        attempts.set(event.id, attempt);
+        const content = await answer(message.content, { id: event.id, attempt });
+        if (content === null) return;
+        await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ content, isStreaming: false }),
+        });
+      },
+    },
+  );
+  return { pluginId, received };
+}

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { runScenario } from '../../src/emulator-entry.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
+import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 
 // `"delivery": { "retried": true }` is checked: a real plugin on a port refuses (500) the first attempt
 // of every message holding "flaky" and answers the rest at once, against a real emulator. A step whose
@@ -10,34 +10,12 @@ import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-s
 
 async function flakyPlugin() {
   const { emu, client } = await emulatorAndClient();
-  const tokens = new Map<string, string>();
-  const refused = new Set<string>();
-  const plugin: TestPlugin = {
+  const { pluginId } = await serveEchoPlugin(emu, client, {
     name: 'flaky on request',
-    description: 'refuses the first attempt of a message holding "flaky"',
-    type: 'EVENT_HANDLER',
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
-  };
-  const pluginId = await servePlugin(emu, client, plugin, {
-    PLUGIN_INSTALLED: (event) => {
-      tokens.set(event.data.instance.id, event.data.accessToken);
-    },
-    AGENT_MESSAGE_RECEIVED: async (event) => {
-      const { agentId, conversationId, message } = event.data;
-      if (message.content.includes('flaky') && !refused.has(event.id)) {
-        refused.add(event.id);
-        // The webhook handler answers a throwing handler 500.
-        throw new Error('not ready yet');
-      }
-      await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ content: `You said: ${message.content}`, isStreaming: false }),
-      });
+    answer: (text, { attempt }) => {
+      // The webhook handler answers a throwing handler 500.
+      if (text.includes('flaky') && attempt === 1) throw new Error('not ready yet');
+      return `You said: ${text}`;
     },
   });
   return { client, pluginId };

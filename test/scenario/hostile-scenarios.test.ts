@@ -11,7 +11,7 @@ import { runCli, spawnCli, type CliProcess } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
 import { markedProcesses } from '../kit/processes.js';
 import { typescriptProject } from '../kit/project.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
+import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 
 // Scenario files and recordings are attacker input (issue 41): a recording of a stranger's chat
 // message, a scenario file from a cloned project. A real emulator, a real plugin on a port that
@@ -22,33 +22,8 @@ const SECRET = 'probe-secret-value-7c1f9a';
 
 async function setUp() {
   const { emu, client } = await emulatorAndClient();
-  const tokens = new Map<string, string>();
-  /** Every message text the plugin was sent. */
-  const received: string[] = [];
-  const plugin: TestPlugin = {
-    name: 'echo',
-    description: 'answers with what it was told',
-    type: 'EVENT_HANDLER',
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
-  };
-  const pluginId = await servePlugin(emu, client, plugin, {
-    PLUGIN_INSTALLED: (event) => {
-      tokens.set(event.data.instance.id, event.data.accessToken);
-    },
-    AGENT_MESSAGE_RECEIVED: async (event) => {
-      const { agentId, conversationId, message } = event.data;
-      received.push(message.content);
-      await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ content: `You said: ${message.content}`, isStreaming: false }),
-      });
-    },
-  });
+  /** `received`: every message text the plugin was sent. */
+  const { pluginId, received } = await serveEchoPlugin(emu, client);
   const instance = await client.agentPlugins.install('agent_nova', {
     name: 'probe',
     pluginId,

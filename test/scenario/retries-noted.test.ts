@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { runCli } from '../kit/cli-process.js';
 import { tempDir } from '../kit/index.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
+import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 
 // A passing run says when retries happened: a real plugin on a port that answers 500 to the first
 // attempt of the first two messages it is told and then answers each with what it was told, a real emulator, and
@@ -12,38 +12,18 @@ import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-s
 
 async function setUp() {
   const { emu, client } = await emulatorAndClient();
-  const tokens = new Map<string, string>();
   /** How many messages it still answers 500: one for each of the first two runs. */
   let failures = 2;
-  const failed = new Set<string>();
-  const plugin: TestPlugin = {
+  const { pluginId } = await serveEchoPlugin(emu, client, {
     name: 'flaky echo',
-    description: 'answers 500 once, then with what it was told',
-    type: 'EVENT_HANDLER',
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
-  };
-  const pluginId = await servePlugin(emu, client, plugin, {
-    PLUGIN_INSTALLED: (event) => {
-      tokens.set(event.data.instance.id, event.data.accessToken);
-    },
-    AGENT_MESSAGE_RECEIVED: async (event) => {
+    answer: (text, { attempt }) => {
       // The first attempt of each of the first two messages; a retry of the same event is taken.
-      if (failures > 0 && !failed.has(event.id)) {
+      if (failures > 0 && attempt === 1) {
         failures--;
-        failed.add(event.id);
         // The webhook handler answers a throwing handler 500.
         throw new Error('not ready yet');
       }
-      const { agentId, conversationId, message } = event.data;
-      await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ content: `You said: ${message.content}`, isStreaming: false }),
-      });
+      return `You said: ${text}`;
     },
   });
   await client.agentPlugins.install('agent_nova', {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runScenario, ScenarioFileError } from '../../src/emulator-entry.js';
 import { tempDir } from '../kit/index.js';
-import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-server.js';
+import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 
 // `runScenario` as plugsmith/emulator exports it, in a plugin author's TypeScript test: an
 // emulator in this process, a plugin on a real port (it answers each message with what it was
@@ -12,33 +12,11 @@ import { emulatorAndClient, servePlugin, type TestPlugin } from '../kit/plugin-s
 
 async function setUp(options: { shout?: boolean } = {}) {
   const { emu, client } = await emulatorAndClient();
-  const tokens = new Map<string, string>();
-  const plugin: TestPlugin = {
-    name: 'echo',
-    description: 'answers with what it was told',
-    type: 'EVENT_HANDLER',
-    events: ['AGENT_MESSAGE_RECEIVED'],
-    scopes: ['AGENT_MESSAGE_WRITE'],
-  };
-  const pluginId = await servePlugin(emu, client, plugin, {
-    PLUGIN_INSTALLED: (event) => {
-      tokens.set(event.data.instance.id, event.data.accessToken);
-    },
-    AGENT_MESSAGE_RECEIVED: async (event) => {
-      const { agentId, conversationId, message } = event.data;
-      if (message.content.includes('quiet')) return;
-      const reply = `You said: ${message.content}`;
-      await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({
-          content: options.shout ? reply.toUpperCase() : reply,
-          isStreaming: false,
-        }),
-      });
+  const { pluginId } = await serveEchoPlugin(emu, client, {
+    answer: (text) => {
+      if (text.includes('quiet')) return null;
+      const reply = `You said: ${text}`;
+      return options.shout ? reply.toUpperCase() : reply;
     },
   });
   return { emu, pluginId };
