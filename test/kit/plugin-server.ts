@@ -62,14 +62,16 @@ export type EchoAnswer = (
  * An EVENT_HANDLER plugin served on a real port (servePlugin) that writes a reply to every message it is sent, with the
  * access token its installation got: `You said: <text>` unless `answer` says otherwise. `received` lists every message
  * text it was sent (a retry's too), in order; `answer` is told which attempt at the event this is (1 for the first).
+ * `handled()` counts the attempts it has finished with (its reply written, or its refusal answered).
  */
 export async function serveEchoPlugin(
   emu: Emulator,
   client: PlatformClient,
   options: { name?: string; answer?: EchoAnswer } = {},
-): Promise<{ pluginId: string; received: string[] }> {
+): Promise<{ pluginId: string; received: string[]; handled: () => number }> {
   const tokens = new Map<string, string>();
   const received: string[] = [];
+  let handled = 0;
   const attempts = new Map<string, number>();
   const answer: EchoAnswer = options.answer ?? ((text) => `You said: ${text}`);
   const pluginId = await servePlugin(
@@ -91,18 +93,22 @@ export async function serveEchoPlugin(
         received.push(message.content);
         const attempt = (attempts.get(event.id) ?? 0) + 1;
         attempts.set(event.id, attempt);
-        const content = await answer(message.content, { id: event.id, attempt });
-        if (content === null) return;
-        await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-            'content-type': 'application/json',
-          },
-          body: JSON.stringify({ content, isStreaming: false }),
-        });
+        try {
+          const content = await answer(message.content, { id: event.id, attempt });
+          if (content === null) return;
+          await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ content, isStreaming: false }),
+          });
+        } finally {
+          handled++;
+        }
       },
     },
   );
-  return { pluginId, received };
+  return { pluginId, received, handled: () => handled };
 }

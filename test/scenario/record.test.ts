@@ -10,7 +10,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { failureWarning } from '../../src/scenario/record.js';
 import { runCli } from '../kit/cli-process.js';
 import { emulator, own, tempDir, until } from '../kit/index.js';
-import { emulatorAndClient, servePlugin } from '../kit/plugin-server.js';
+import { emulatorAndClient, serveEchoPlugin } from '../kit/plugin-server.js';
 import { createClient } from '../../src/client/index.js';
 
 // `plugsmith scenario record` reads the whole delivery log (issue 43): a real emulator, a real
@@ -28,44 +28,13 @@ interface Setup {
 }
 
 async function setUp(emu: Emulator, client: PlatformClient): Promise<Setup> {
-  const tokens = new Map<string, string>();
-  const seen = new Set<string>();
-  let handled = 0;
-  const pluginId = await servePlugin(
-    emu,
-    client,
-    {
-      name: 'echo',
-      description: 'answers with what it was told',
-      type: 'EVENT_HANDLER',
-      events: ['AGENT_MESSAGE_RECEIVED'],
-      scopes: ['AGENT_MESSAGE_WRITE'],
+  const { pluginId, handled } = await serveEchoPlugin(emu, client, {
+    answer: (text, { attempt }) => {
+      if (text === 'boom') throw new Error('boom');
+      if (text === 'flaky' && attempt === 1) throw new Error('flaky');
+      return `You said: ${text}`;
     },
-    {
-      PLUGIN_INSTALLED: (event) => {
-        tokens.set(event.data.instance.id, event.data.accessToken);
-      },
-      AGENT_MESSAGE_RECEIVED: async (event) => {
-        const { agentId, conversationId, message } = event.data;
-        const first = !seen.has(event.id);
-        seen.add(event.id);
-        try {
-          if (message.content === 'boom') throw new Error('boom');
-          if (message.content === 'flaky' && first) throw new Error('flaky');
-          await fetch(`${emu.url}/api/agents/${agentId}/conversations/${conversationId}/messages`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${tokens.get(event.pluginInstanceId)}`,
-              'content-type': 'application/json',
-            },
-            body: JSON.stringify({ content: `You said: ${message.content}`, isStreaming: false }),
-          });
-        } finally {
-          handled++;
-        }
-      },
-    },
-  );
+  });
   await client.agentPlugins.install('agent_nova', {
     name: 'probe',
     pluginId,
@@ -82,7 +51,7 @@ async function setUp(emu: Emulator, client: PlatformClient): Promise<Setup> {
     PLUGSMITH_API_KEY: emu.apiKey!,
     PLUGSMITH_ADMIN_TOKEN: emu.adminToken!,
   });
-  return { emu, client, pluginId, handled: () => handled, cliEnv };
+  return { emu, client, pluginId, handled, cliEnv };
 }
 
 /** Every delivery of the plugin has settled: none pending. */
