@@ -8,6 +8,7 @@ import {
   type PlatformClient,
 } from '../client/index.js';
 import { literalText, literalValue } from './references.js';
+import { is2xx, ownAnswers } from './retries.js';
 
 // `plugsmith scenario record`: what happened on the emulator, read back from the plugin's delivery
 // log (each event tells a user's action) and the conversations (what the plugin answered), written
@@ -49,26 +50,14 @@ export interface RecordedFailure {
   what: string;
 }
 
-/** The attempts that reached the plugin: an attempt the emulator dropped, or a duplicate it sent, is not one of its answers. */
-function pluginAnswers(delivery: Delivery): Delivery['attempts'] {
-  const skipped = new Set(
-    (delivery.faults ?? [])
-      .filter((m) => m.kind === 'drop' || m.kind === 'duplicate')
-      .map((m) => m.attempt),
-  );
-  return delivery.attempts.filter((a) => !skipped.has(a.number));
-}
-
-const is2xx = (status: number | null) => status !== null && status >= 200 && status < 300;
-
 /** The delivery answered 2xx the first time it reached the plugin, and never refused. */
 function answeredAtOnce(delivery: Delivery): boolean {
-  const answers = pluginAnswers(delivery);
+  const answers = ownAnswers(delivery);
   return answers.length > 0 && answers.every((a) => is2xx(a.responseStatus));
 }
 
 function deliveryExpectation(delivery: Delivery, count: number): Record<string, unknown> {
-  const first = pluginAnswers(delivery)[0]?.responseStatus ?? null;
+  const first = ownAnswers(delivery)[0]?.responseStatus ?? null;
   return {
     delivery: {
       type: delivery.type,
