@@ -92,7 +92,10 @@ export async function typescriptProject(
 
 /** Writes the JavaScript of every `.ts` file under `src` into `out`, as the templates' tsconfig.build.json has tsc emit it. */
 async function transpile(src: string, out: string): Promise<void> {
-  const files = (await readdir(src, { recursive: true })).filter((file) => file.endsWith('.ts'));
+  // A declaration file (`.d.ts`) emits nothing.
+  const files = (await readdir(src, { recursive: true })).filter(
+    (file) => file.endsWith('.ts') && !file.endsWith('.d.ts'),
+  );
   for (const file of files) {
     const { outputText } = ts.transpileModule(await readFile(join(src, file), 'utf8'), {
       fileName: file,
