@@ -11,7 +11,7 @@
  * const emu = await emulator();
  * const { page, consoleErrors } = await openDashboard(emu, 'deliveries'); // signed in, at #/deliveries
  * await page.getByRole('button', { name: 'Resend' }).click();          // locate by role and label
- * await screenshot(page, 'deliveries-resend');                          // artifacts/screenshots/deliveries-resend.png
+ * await screenshot(page, 'deliveries-resend');   // artifacts/screenshots/deliveries-resend.png, with PLUGSMITH_TEST_SCREENSHOTS=1
  * expectNoConsoleErrors(consoleErrors);                                  // console errors and page errors
  * ```
  * One browser is shared by the tests of a file (launched on first use, closed after the file);
@@ -95,6 +95,12 @@ export async function openDashboard(
   const ctx = context ?? (await newContext());
   const page = await ctx.newPage();
   const consoleErrors = collectErrors(page);
+  // Before the context closes (finish hooks run last registered first): a failing test leaves its page's picture.
+  onTestFinished(async ({ task }) => {
+    if (task.result?.state !== 'fail') return;
+    const name = `failed-${task.name.replace(/[^\w-]+/g, '_').slice(0, 80)}`;
+    await save(page, name, true).catch(() => undefined);
+  });
   await page.goto(emu.dashboardLink());
   await page.getByRole('navigation', { name: 'Dashboard pages' }).waitFor();
   if (view !== undefined) {
@@ -109,15 +115,27 @@ export function expectNoConsoleErrors(errors: string[]): void {
   expect(errors, 'the page logged errors').toEqual([]);
 }
 
-/** Saves a screenshot of the page as `artifacts/screenshots/<name>.png` (gitignored; CI keeps it as an artifact). */
+/** Whether every `screenshot()` is saved (`PLUGSMITH_TEST_SCREENSHOTS=1`), to look at the pages by eye. */
+const EVERY_SCREENSHOT = process.env.PLUGSMITH_TEST_SCREENSHOTS === '1';
+
+/**
+ * Saves a screenshot of the page as `artifacts/screenshots/<name>.png` (gitignored) when the run asks for every one
+ * (`PLUGSMITH_TEST_SCREENSHOTS=1`); null otherwise. A failing test's page is saved whatever the setting (openDashboard).
+ * Some 40 screenshots, full pages among them, took several seconds of a run that keeps none of them.
+ */
 export async function screenshot(
   page: Page,
   name: string,
   options: { fullPage?: boolean } = {},
-): Promise<string> {
+): Promise<string | null> {
+  if (!EVERY_SCREENSHOT) return null;
+  return save(page, name, options.fullPage ?? false);
+}
+
+async function save(page: Page, name: string, fullPage: boolean): Promise<string> {
   const dir = join(process.cwd(), 'artifacts', 'screenshots');
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${name}.png`);
-  await page.screenshot({ path, fullPage: options.fullPage ?? false });
+  await page.screenshot({ path, fullPage });
   return path;
 }
