@@ -1,3 +1,4 @@
+import { sampleData } from '../../src/trigger/fixtures.js';
 import { adminCall, emulator } from '../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -49,23 +50,13 @@ afterAll(async () => {
 
 async function emit(status: number): Promise<{ id: string; status: string }> {
   answer = status;
-  const now = new Date().toISOString();
-  const data = {
+  const data = sampleData('AGENT_MESSAGE_RECEIVED', {
     agentId: 'a',
     characterId: 'c',
     conversationId: 'v',
-    message: {
-      id: 'm',
-      conversationId: 'v',
-      sender: 'USER',
-      type: 'TEXT',
-      content: 'hi',
-      attachments: [],
-      isStreaming: false,
-      createdAt: now,
-      updatedAt: now,
-    },
-  };
+    messageId: 'm',
+    text: 'hi',
+  });
   const res = await adminCall(emu, 'POST', '/_emulator/events', {
     body: {
       type: 'AGENT_MESSAGE_RECEIVED',

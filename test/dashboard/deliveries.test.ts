@@ -1,3 +1,4 @@
+import { sampleData } from '../../src/trigger/fixtures.js';
 import { call, adminCall, emulator } from '../kit/index.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -262,7 +263,6 @@ describe('dashboard: Deliveries', () => {
   });
 
   it('narrows the table to the scenarios whose name holds the text typed, in any case, live and across a reload', async () => {
-    const now = new Date().toISOString();
     const emitUnder = async (scenario: string | null) => {
       expect(
         (await adminCall(emu, 'PUT', '/_emulator/scenario', { body: { name: scenario } })).status,
@@ -272,22 +272,11 @@ describe('dashboard: Deliveries', () => {
           type: 'AGENT_MESSAGE_RECEIVED',
           pluginId: plugin.id,
           pluginInstanceId: instanceId,
-          data: {
+          data: sampleData('AGENT_MESSAGE_RECEIVED', {
             agentId: 'agent_acme',
-            characterId: 'char_sample',
-            conversationId: 'conv_sample',
-            message: {
-              id: 'msg_scenario',
-              conversationId: 'conv_sample',
-              sender: 'USER',
-              type: 'TEXT',
-              content: 'hi',
-              attachments: [],
-              isStreaming: false,
-              createdAt: now,
-              updatedAt: now,
-            },
-          },
+            messageId: 'msg_scenario',
+            text: 'hi',
+          }),
         },
       });
       expect(emitted.status).toBe(201);

@@ -1,3 +1,4 @@
+import { sampleData } from '../../../src/trigger/fixtures.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
 import { until, call, adminCall, emulator } from '../../kit/index.js';
@@ -52,23 +53,11 @@ afterAll(async () => {
 });
 
 function message() {
-  const now = new Date().toISOString();
-  return {
+  return sampleData('AGENT_MESSAGE_RECEIVED', {
     agentId: 'agent_acme',
-    characterId: 'char_sample',
-    conversationId: 'conv_sample',
-    message: {
-      id: 'msg_1',
-      conversationId: 'conv_sample',
-      sender: 'USER',
-      type: 'TEXT',
-      content: 'hi',
-      attachments: [],
-      isStreaming: false,
-      createdAt: now,
-      updatedAt: now,
-    },
-  };
+    messageId: 'msg_1',
+    text: 'hi',
+  });
 }
 
 async function emit(): Promise<{ id: string; status: string; attempts: unknown[] }> {

@@ -1,3 +1,4 @@
+import { sampleData } from '../../../src/trigger/fixtures.js';
 import { adminCall, emulator } from '../../kit/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../emulator/index.js';
@@ -20,28 +21,16 @@ async function emitUnder(scenario: string | null): Promise<string> {
   expect(
     (await adminCall(emu, 'PUT', '/_emulator/scenario', { body: { name: scenario } })).status,
   ).toBe(200);
-  const now = new Date().toISOString();
   const answer = await adminCall(emu, 'POST', '/_emulator/events', {
     body: {
       type: 'AGENT_MESSAGE_RECEIVED',
       pluginId: plugin.id,
       pluginInstanceId: instanceId,
-      data: {
+      data: sampleData('AGENT_MESSAGE_RECEIVED', {
         agentId,
-        characterId: 'char_sample',
-        conversationId: 'conv_sample',
-        message: {
-          id: 'msg_scenario',
-          conversationId: 'conv_sample',
-          sender: 'USER',
-          type: 'TEXT',
-          content: 'hi',
-          attachments: [],
-          isStreaming: false,
-          createdAt: now,
-          updatedAt: now,
-        },
-      },
+        messageId: 'msg_scenario',
+        text: 'hi',
+      }),
     },
   });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
